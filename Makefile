@@ -1,0 +1,37 @@
+# Convenience front end for CMake.  The two commands a newcomer types:
+#   make demo    build, then build a model, run it with tracing, inspect it
+#   make check   build and run every test (also under ASan+UBSan)
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build demo check test test-asan cross bench clean
+
+all: build
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake --preset default >/dev/null
+	cmake --build build -j $(JOBS)
+
+demo: build
+	./build/src/cli/etkit demo --output-dir etkit-demo
+
+test: build
+	ctest --test-dir build --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake --preset asan >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+cross: deps
+	./scripts/cross-build.sh
+
+check: test test-asan cross
+
+bench: build
+	./scripts/run-bench.sh build
+
+clean:
+	rm -rf build build-asan build-ubsan build-fuzz build-cortex-m build-release

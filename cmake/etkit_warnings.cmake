@@ -1,0 +1,23 @@
+# etkit_set_warnings(target): per-target warning flags (no global flags).
+function(etkit_set_warnings target)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE
+      -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+      -Wpointer-arith -Wcast-align -Wvla -Wformat=2)
+    if(ETKIT_WERROR)
+      target_compile_options(${target} PRIVATE -Werror)
+    endif()
+  endif()
+endfunction()
+
+# etkit_add_library(name SOURCES...): a static library with the public include dir.
+function(etkit_add_library name)
+  add_library(${name} STATIC ${ARGN})
+  add_library(etkit::${name} ALIAS ${name})
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  etkit_set_warnings(${name})
+  install(TARGETS ${name} EXPORT etkitTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endfunction()

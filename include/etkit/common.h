@@ -1,0 +1,84 @@
+/*
+ * etkit/common.h - host-side helpers shared by the etkit libraries:
+ * error records, whole-file reads, and all-or-nothing file writes.
+ *
+ * Host only (uses stdio and the heap).  The portable libraries use bare
+ * status codes (etkit/status.h) instead.
+ */
+#ifndef ETKIT_COMMON_H
+#define ETKIT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ETK_NO_OFFSET UINT64_MAX
+
+/* What a person needs to know about a failure.  Every host API that can
+ * fail takes an optional `etk_error_t *err` (NULL = caller does not care). */
+typedef struct etk_error {
+  int code;           /* ETK_E_* (ETK_OK when there is no error) */
+  uint64_t offset;    /* byte offset of the problem, or ETK_NO_OFFSET */
+  int line, column;   /* 1-based text position (JSON), 0 when unknown */
+  char where[128];    /* file or member name, "" when unknown */
+  char message[256];  /* one line, no trailing newline */
+} etk_error_t;
+
+/* Clears `err` (no-op on NULL). */
+void etk_error_clear(etk_error_t *err);
+
+/* Fills `err` (if non-NULL) and returns `code`, so callers can write
+ * `return etk_error_set(err, ETK_E_TRUNCATED, off, "events vector at %u", x);`.
+ * Keeps the first error: a second set on an error already holding a code is
+ * ignored (the code is still returned). */
+int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
+                  ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Sets err->where (truncated to fit) if it is empty. */
+void etk_error_where(etk_error_t *err, const char *where);
+
+/* Formats the error as one line: "<where>: <message> (at byte N)" or with
+ * "line L, column C".  Returns `out`. */
+char *etk_error_format(const etk_error_t *err, char *out, size_t out_size);
+
+/* Reads a whole file into malloc'd memory (one extra NUL byte after the
+ * data, not counted in *len).  Caller frees *data.  Limits the size to
+ * `max_len` bytes (0 = 4 GiB). */
+int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
+                  size_t *len, etk_error_t *err);
+
+/* All-or-nothing output file: writes go to "<path>.tmp.<pid>", and
+ * etk_outfile_commit() renames it over `path`.  etk_outfile_abort() (or a
+ * failed commit) removes the temporary file, so no partial output is ever
+ * left looking complete.  The path "-" means standard output (commit just
+ * flushes). */
+typedef struct etk_outfile {
+  FILE *fp;
+  char path[4096];
+  char tmp_path[4096];
+  int is_stdout;
+} etk_outfile_t;
+
+int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err);
+int etk_outfile_commit(etk_outfile_t *of, etk_error_t *err);
+void etk_outfile_abort(etk_outfile_t *of);
+
+/* Writes `len` bytes to `path` atomically (temp file + rename). */
+int etk_write_file(const char *path, const void *data, size_t len,
+                   etk_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETKIT_COMMON_H */

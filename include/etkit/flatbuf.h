@@ -1,0 +1,296 @@
+/*
+ * etkit/flatbuf.h - etkit's own FlatBuffers core: a no-heap builder and a
+ * schema-driven verifying reader.
+ *
+ * Portable C99, no OS dependency, no heap: this is one of the files an MCU
+ * build copies (see docs/porting.md).
+ *
+ * BUILDER
+ *   The buffer is built back to front inside caller memory, like every
+ *   FlatBuffers builder: children first, parents after, the root last.  An
+ *   object is identified by an etk_fb_ref_t, its distance in bytes from the
+ *   end of the buffer (never 0 for a real object; 0 means "none/failed").
+ *   Errors are sticky (nanopb style): after the first failure every call is a
+ *   no-op returning 0 and etk_fb_builder_status() reports the first error, so
+ *   a caller may check once at the end.
+ *
+ *     uint8_t mem[4096];
+ *     etk_fb_builder_t b;
+ *     etk_fb_builder_init(&b, mem, sizeof mem);
+ *     etk_fb_ref_t name = etk_fb_create_string(&b, "Default", 7);
+ *     etk_fb_table_start(&b);
+ *     etk_fb_add_ref(&b, 0, name);
+ *     etk_fb_ref_t root = etk_fb_table_end(&b);
+ *     const uint8_t *out; size_t len;
+ *     etk_fb_finish(&b, root, "ED00", ETK_FB_SIZE_PREFIXED, &out, &len);
+ *
+ *   Only one table may be open at a time (FlatBuffers tables cannot nest
+ *   while being built).  Scalars equal to their default are not written
+ *   unless ETK_FB_FORCE is used.  Vtables are deduplicated against a small
+ *   cache of recently emitted vtables.
+ *
+ * READER
+ *   etk_fb_verify() walks the whole buffer once against a schema descriptor
+ *   (etk_fb_table_desc_t) and checks every offset, vtable, vector length,
+ *   string terminator, alignment, enum and union value, with a nesting limit
+ *   and a total-object budget (so shared sub-objects cannot explode the work).
+ *   Only after it returns ETK_OK may the unchecked accessors below be used on
+ *   that buffer; they do no bounds checks at all.
+ */
+#ifndef ETKIT_FLATBUF_H
+#define ETKIT_FLATBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- config */
+
+/* Highest field id + 1 a table under construction may use. */
+#ifndef ETK_FB_MAX_FIELDS
+#define ETK_FB_MAX_FIELDS 24
+#endif
+/* Bytes of inline field data a table under construction may hold. */
+#ifndef ETK_FB_MAX_TABLE_BYTES
+#define ETK_FB_MAX_TABLE_BYTES 256
+#endif
+/* Number of emitted vtables remembered for sharing. */
+#ifndef ETK_FB_VTABLE_CACHE
+#define ETK_FB_VTABLE_CACHE 32
+#endif
+/* Default nesting limit of the verifier. */
+#ifndef ETK_FB_DEFAULT_MAX_DEPTH
+#define ETK_FB_DEFAULT_MAX_DEPTH 64
+#endif
+
+/* ---------------------------------------------------------------- builder */
+
+typedef uint32_t etk_fb_ref_t;
+
+typedef struct etk_fb_field_slot {
+  uint16_t position; /* byte position inside the table data, 0 = absent */
+  uint8_t size;      /* 0 = absent */
+  uint8_t is_ref;    /* offset field: patched when the table is written */
+} etk_fb_field_slot_t;
+
+/* All state lives in this struct (no interior pointers other than the
+ * caller's buffer), so it can be copied before a risky sequence and restored
+ * to roll back (see etk_fb_builder_mark / etk_fb_builder_rollback). */
+typedef struct etk_fb_builder {
+  uint8_t *buf;       /* caller memory; objects are written at its end */
+  uint32_t cap;       /* capacity in bytes (at most 2^31) */
+  uint32_t used;      /* bytes used from the end (the "front" distance) */
+  uint32_t max_align; /* largest alignment seen, for the final header pad */
+  int status;         /* first error, sticky */
+  /* table under construction */
+  int table_open;
+  uint16_t field_count;  /* highest id + 1 */
+  uint16_t table_bytes;  /* unpadded data bytes */
+  uint16_t table_align;  /* largest scalar alignment in the table */
+  uint16_t write_count;  /* number of fields added */
+  uint8_t write_order[ETK_FB_MAX_FIELDS];
+  etk_fb_field_slot_t fields[ETK_FB_MAX_FIELDS];
+  uint8_t data[ETK_FB_MAX_TABLE_BYTES];
+  /* vtable cache: refs of emitted vtables (ring) */
+  uint32_t vtable_refs[ETK_FB_VTABLE_CACHE];
+  uint32_t vtable_count;
+} etk_fb_builder_t;
+
+#define ETK_FB_SIZE_PREFIXED 1
+#define ETK_FB_NO_SIZE_PREFIX 0
+
+/* Initialises `b` to build into `buf[0..cap)`.  `buf` is borrowed and must
+ * outlive the builder; its alignment must be at least 8 if the finished
+ * buffer will be read in place.  Returns ETK_E_INVALID_ARGUMENT for NULL
+ * arguments or cap > 2^31. */
+int etk_fb_builder_init(etk_fb_builder_t *b, void *buf, size_t cap);
+
+/* Forget everything built so far; keeps the buffer. */
+void etk_fb_builder_reset(etk_fb_builder_t *b);
+
+/* First error, or ETK_OK. */
+int etk_fb_builder_status(const etk_fb_builder_t *b);
+
+/* Bytes used so far (from the end of the buffer). */
+size_t etk_fb_builder_size(const etk_fb_builder_t *b);
+
+/* Strings: `n` bytes (need not be NUL-terminated; embedded NULs are copied).
+ * `s` may be NULL only when n == 0. */
+etk_fb_ref_t etk_fb_create_string(etk_fb_builder_t *b, const char *s, size_t n);
+
+/* Vector of `count` little-endian scalars or structs of `elem_size` bytes,
+ * aligned to max(elem_align, 4).  `elems` is copied as is (host must be
+ * little-endian, which etkit requires everywhere).  NULL allowed if count 0. */
+etk_fb_ref_t etk_fb_create_vector(etk_fb_builder_t *b, const void *elems,
+                                  size_t count, size_t elem_size,
+                                  size_t elem_align);
+
+/* Vector of offsets to objects already built (tables or strings).  Every
+ * ref must be non-zero. */
+etk_fb_ref_t etk_fb_create_offset_vector(etk_fb_builder_t *b,
+                                         const etk_fb_ref_t *refs,
+                                         size_t count);
+
+/* Offset vector whose elements are produced by a callback, for callers that
+ * keep refs in their own records rather than a contiguous array.
+ * `get(ctx, i)` returns the ref of element i. */
+etk_fb_ref_t etk_fb_create_offset_vector_cb(etk_fb_builder_t *b, size_t count,
+                                            etk_fb_ref_t (*get)(void *ctx,
+                                                                size_t i),
+                                            void *ctx);
+
+/* Tables.  Field ids are schema slot numbers.  The add functions skip a
+ * value equal to `def` unless `flags` has ETK_FB_FORCE.  Adding the same id
+ * twice is ETK_E_INVALID_ARGUMENT. */
+#define ETK_FB_FORCE 1
+int etk_fb_table_start(etk_fb_builder_t *b);
+void etk_fb_add_bool(etk_fb_builder_t *b, unsigned id, int v, int def, int flags);
+void etk_fb_add_u8(etk_fb_builder_t *b, unsigned id, uint8_t v, uint8_t def, int flags);
+void etk_fb_add_i8(etk_fb_builder_t *b, unsigned id, int8_t v, int8_t def, int flags);
+void etk_fb_add_u16(etk_fb_builder_t *b, unsigned id, uint16_t v, uint16_t def, int flags);
+void etk_fb_add_i16(etk_fb_builder_t *b, unsigned id, int16_t v, int16_t def, int flags);
+void etk_fb_add_u32(etk_fb_builder_t *b, unsigned id, uint32_t v, uint32_t def, int flags);
+void etk_fb_add_i32(etk_fb_builder_t *b, unsigned id, int32_t v, int32_t def, int flags);
+void etk_fb_add_u64(etk_fb_builder_t *b, unsigned id, uint64_t v, uint64_t def, int flags);
+void etk_fb_add_i64(etk_fb_builder_t *b, unsigned id, int64_t v, int64_t def, int flags);
+void etk_fb_add_f32(etk_fb_builder_t *b, unsigned id, float v, float def, int flags);
+void etk_fb_add_f64(etk_fb_builder_t *b, unsigned id, double v, double def, int flags);
+/* Offset field (string, vector, table); ref 0 means "absent" and is skipped. */
+void etk_fb_add_ref(etk_fb_builder_t *b, unsigned id, etk_fb_ref_t ref);
+/* Inline struct of `size` bytes with alignment `align`. */
+void etk_fb_add_struct(etk_fb_builder_t *b, unsigned id, const void *data,
+                       size_t size, size_t align);
+/* Writes vtable (shared when an identical one is cached) and table. */
+etk_fb_ref_t etk_fb_table_end(etk_fb_builder_t *b);
+
+/* Writes the header: [u32 size if size_prefixed][u32 root][4-byte ident if
+ * non-NULL], padded so the buffer start honours the largest alignment used.
+ * On success *out/*len give the finished bytes (a pointer into the caller's
+ * buffer).  May be called once per build; etk_fb_builder_reset() starts
+ * over. */
+int etk_fb_finish(etk_fb_builder_t *b, etk_fb_ref_t root, const char *ident,
+                  int size_prefixed, const uint8_t **out, size_t *len);
+
+/* ---------------------------------------------------------------- schema */
+
+typedef enum etk_fb_kind {
+  ETK_FB_SCALAR = 1,     /* size 1/2/4/8; enum_mask optional */
+  ETK_FB_STRING,         /* offset to string */
+  ETK_FB_TABLE,          /* offset to table `table` */
+  ETK_FB_STRUCT,         /* inline struct of `size` bytes, `align` */
+  ETK_FB_VEC_SCALAR,     /* vector of `size`-byte scalars (enum_mask optional) */
+  ETK_FB_VEC_STRUCT,     /* vector of `size`-byte structs, `align` */
+  ETK_FB_VEC_STRING,     /* vector of strings */
+  ETK_FB_VEC_TABLE,      /* vector of tables `table` */
+  ETK_FB_UNION_TYPE,     /* u8 union discriminator; the value field is id+1 */
+  ETK_FB_UNION           /* offset to union member; union_tables[type] */
+} etk_fb_kind_t;
+
+struct etk_fb_table_desc;
+
+typedef struct etk_fb_field_desc {
+  const char *name;  /* for error messages */
+  uint16_t id;
+  uint8_t kind;      /* etk_fb_kind_t */
+  uint8_t size;      /* scalar, element or struct size */
+  uint8_t align;     /* struct alignment (0 = size) */
+  uint8_t required;  /* absent -> ETK_E_MISSING_FIELD */
+  uint8_t union_count; /* number of union_tables entries (index = type) */
+  uint64_t enum_mask;  /* for 1-byte enums: bit v set = value v valid; 0 = any */
+  const struct etk_fb_table_desc *table;          /* TABLE / VEC_TABLE */
+  const struct etk_fb_table_desc *const *union_tables; /* UNION; [0] = NONE */
+} etk_fb_field_desc_t;
+
+typedef struct etk_fb_table_desc {
+  const char *name;
+  uint16_t field_count;
+  const etk_fb_field_desc_t *fields;
+} etk_fb_table_desc_t;
+
+/* ---------------------------------------------------------------- verifier */
+
+typedef struct etk_fb_verify_options {
+  unsigned max_depth;      /* 0 -> ETK_FB_DEFAULT_MAX_DEPTH */
+  uint64_t max_objects;    /* 0 -> 8 * buffer length + 1024 */
+  const char *ident;       /* 4 chars expected at the identifier slot, or NULL */
+  int size_prefixed;       /* 1: u32 size first, must be <= len - 4 */
+} etk_fb_verify_options_t;
+
+typedef struct etk_fb_verify_error {
+  int code;           /* ETK_E_* */
+  uint32_t offset;    /* byte offset in the buffer given to verify */
+  const char *table;  /* descriptor names, or NULL */
+  const char *field;
+} etk_fb_verify_error_t;
+
+/* Verifies `buf[0..len)` against `root`.  On success returns ETK_OK and sets
+ * *root_table (offset of the root table from `buf`, usable with the accessors
+ * below).  For a size-prefixed buffer the verified region is the prefix's
+ * size (trailing bytes are ignored, as readers of size-prefixed streams do).
+ * `buf` must be at least 4-aligned; on failure `err` (optional) tells where. */
+int etk_fb_verify(const uint8_t *buf, size_t len,
+                  const etk_fb_table_desc_t *root,
+                  const etk_fb_verify_options_t *options, uint32_t *root_table,
+                  etk_fb_verify_error_t *err);
+
+/* --------------------------------------------- unchecked accessors (verified) */
+
+/* A table is named by its byte offset from the buffer start. */
+typedef struct etk_fb_table {
+  const uint8_t *buf;
+  uint32_t pos;
+} etk_fb_table_t;
+
+typedef struct etk_fb_vector {
+  const uint8_t *data; /* first element; NULL if absent */
+  uint32_t count;
+  uint32_t pos;        /* offset of the first element from buffer start */
+} etk_fb_vector_t;
+
+typedef struct etk_fb_string {
+  const char *data;    /* NUL-terminated; NULL if absent */
+  uint32_t len;
+} etk_fb_string_t;
+
+etk_fb_table_t etk_fb_root(const uint8_t *buf, uint32_t root_table);
+/* Whether field `id` is physically present. */
+int etk_fb_has(etk_fb_table_t t, unsigned id);
+uint8_t etk_fb_get_u8(etk_fb_table_t t, unsigned id, uint8_t def);
+int8_t etk_fb_get_i8(etk_fb_table_t t, unsigned id, int8_t def);
+uint16_t etk_fb_get_u16(etk_fb_table_t t, unsigned id, uint16_t def);
+int16_t etk_fb_get_i16(etk_fb_table_t t, unsigned id, int16_t def);
+uint32_t etk_fb_get_u32(etk_fb_table_t t, unsigned id, uint32_t def);
+int32_t etk_fb_get_i32(etk_fb_table_t t, unsigned id, int32_t def);
+uint64_t etk_fb_get_u64(etk_fb_table_t t, unsigned id, uint64_t def);
+int64_t etk_fb_get_i64(etk_fb_table_t t, unsigned id, int64_t def);
+float etk_fb_get_f32(etk_fb_table_t t, unsigned id, float def);
+double etk_fb_get_f64(etk_fb_table_t t, unsigned id, double def);
+/* Inline struct: pointer to its bytes, NULL if absent. */
+const uint8_t *etk_fb_get_struct(etk_fb_table_t t, unsigned id);
+/* Sub-table; .pos == 0 if absent (use etk_fb_table_present). */
+etk_fb_table_t etk_fb_get_table(etk_fb_table_t t, unsigned id);
+int etk_fb_table_present(etk_fb_table_t t);
+etk_fb_string_t etk_fb_get_string(etk_fb_table_t t, unsigned id);
+etk_fb_vector_t etk_fb_get_vector(etk_fb_table_t t, unsigned id);
+/* Element i of a vector of tables / strings. */
+etk_fb_table_t etk_fb_vector_table(const uint8_t *buf, etk_fb_vector_t v, uint32_t i);
+etk_fb_string_t etk_fb_vector_string(const uint8_t *buf, etk_fb_vector_t v, uint32_t i);
+
+/* Little-endian loads usable on any alignment. */
+uint16_t etk_fb_load_u16(const uint8_t *p);
+uint32_t etk_fb_load_u32(const uint8_t *p);
+uint64_t etk_fb_load_u64(const uint8_t *p);
+
+/* 1 if s[0..n) is valid UTF-8 (no overlongs, no surrogates), else 0. */
+int etk_fb_utf8_valid(const char *s, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETKIT_FLATBUF_H */

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs the Debian packages etkit builds and tests with, if any is missing.
+# Required: compiler, CMake, pkg-config, libzip, jansson, flatc (test oracle).
+# Optional (skipped quietly when unavailable): clang + its runtime for the
+# libFuzzer build, and the Cortex-M cross compiler.
+set -eu
+required="build-essential cmake pkg-config libzip-dev libjansson-dev zlib1g-dev flatbuffers-compiler python3"
+optional="clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi"
+
+missing=""
+for p in $required; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+missing_opt=""
+for p in $optional; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_opt="$missing_opt $p"
+done
+[ -z "$missing$missing_opt" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+if [ -n "$missing" ]; then
+  $SUDO apt-get install -y -q $missing
+fi
+for p in $missing_opt; do
+  $SUDO apt-get install -y -q "$p" || echo "install-deps: optional package $p not installed"
+done

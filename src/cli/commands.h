@@ -1,0 +1,32 @@
+/*
+ * commands.h - the subcommands of the `etkit` binary.
+ *
+ * Each subcommand lives in its own cmd_<name>.c and has the signature of
+ * etk_command_fn: argv[0] is the subcommand name.  It returns the process
+ * exit status: 0 success, 1 a failure reported on stderr as one line
+ * ("etkit <cmd>: <what went wrong>"), 2 a usage error.
+ */
+#ifndef ETKIT_CLI_COMMANDS_H
+#define ETKIT_CLI_COMMANDS_H
+
+#include <stdio.h>
+
+typedef int (*etk_command_fn)(int argc, char **argv);
+
+typedef struct etk_command {
+  const char *name;
+  etk_command_fn run;
+  const char *summary;
+} etk_command_t;
+
+int etk_cmd_version(int argc, char **argv);
+int etk_cmd_record_demo(int argc, char **argv);
+
+/* Prints "etkit <cmd>: <message>\n" to stderr; returns 1. */
+int etk_cli_fail(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

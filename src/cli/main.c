@@ -1,0 +1,53 @@
+/*
+ * main.c - entry point of the `etkit` command: dispatches to subcommands.
+ *
+ * The table below is the whole list of subcommands; each one is
+ * implemented in cmd_<name>.c (see commands.h for the contract).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const etk_command_t commands[] = {
+    {"version", etk_cmd_version, "print the etkit version"},
+    {"record-demo", etk_cmd_record_demo,
+     "record a synthetic model run with the recorder and describe the ETDump"},
+};
+
+int etk_cli_fail(const char *cmd, const char *fmt, ...) {
+  fprintf(stderr, "etkit %s: ", cmd);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return 1;
+}
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: etkit <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\n'etkit <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) return etk_cmd_version(1, argv + 1);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "etkit: unknown command '%s' (try 'etkit --help')\n",
+          argv[1]);
+  return 2;
+}

@@ -1,0 +1,55 @@
+/*
+ * error.c - the host error record (etk_error_t).
+ *
+ * The first error wins: deep readers set the precise cause, and callers
+ * higher up may add context (the file name through etk_error_where) without
+ * overwriting it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "etkit/common.h"
+
+void etk_error_clear(etk_error_t *err) {
+  if (!err) return;
+  memset(err, 0, sizeof *err);
+  err->offset = ETK_NO_OFFSET;
+}
+
+int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
+                  ...) {
+  if (!err || err->code != ETK_OK) return code;
+  err->code = code;
+  err->offset = offset;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+void etk_error_where(etk_error_t *err, const char *where) {
+  if (!err || !where || err->where[0]) return;
+  snprintf(err->where, sizeof err->where, "%s", where);
+}
+
+char *etk_error_format(const etk_error_t *err, char *out, size_t out_size) {
+  if (!out || out_size == 0) return out;
+  if (!err) {
+    snprintf(out, out_size, "unknown error");
+    return out;
+  }
+  const char *msg = err->message[0] ? err->message : etk_strerror(err->code);
+  char pos[64] = "";
+  if (err->line > 0)
+    snprintf(pos, sizeof pos, " (line %d, column %d)", err->line, err->column);
+  else if (err->offset != ETK_NO_OFFSET)
+    snprintf(pos, sizeof pos, " (at byte %llu)",
+             (unsigned long long)err->offset);
+  if (err->where[0])
+    snprintf(out, out_size, "%s: %s%s", err->where, msg, pos);
+  else
+    snprintf(out, out_size, "%s%s", msg, pos);
+  return out;
+}

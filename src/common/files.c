@@ -1,0 +1,142 @@
+/*
+ * files.c - whole-file reads and all-or-nothing writes.
+ *
+ * Output files are written under a temporary name in the same directory and
+ * renamed into place only when complete, so an interrupted or failed command
+ * never leaves a file that looks finished.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "etkit/common.h"
+
+int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
+                  size_t *len, etk_error_t *err) {
+  if (!path || !data || !len)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  *data = NULL;
+  *len = 0;
+  if (max_len == 0) max_len = (uint64_t)4 << 30;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot open: %s",
+                         strerror(errno));
+  }
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *buf = malloc(cap + 1);
+  for (;;) {
+    if (!buf) {
+      fclose(f);
+      etk_error_where(err, path);
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory reading the file");
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n > max_len) {
+      free(buf);
+      fclose(f);
+      etk_error_where(err, path);
+      return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                           "file is larger than the limit of %llu bytes",
+                           (unsigned long long)max_len);
+    }
+    if (got == 0) break;
+    if (n == cap) {
+      cap *= 2;
+      uint8_t *bigger = realloc(buf, cap + 1);
+      if (!bigger) free(buf);
+      buf = bigger;
+    }
+  }
+  int failed = ferror(f);
+  fclose(f);
+  if (failed) {
+    free(buf);
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "read error");
+  }
+  buf[n] = 0;
+  *data = buf;
+  *len = n;
+  return ETK_OK;
+}
+
+int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
+  if (!of || !path)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  memset(of, 0, sizeof *of);
+  if (strcmp(path, "-") == 0) {
+    of->fp = stdout;
+    of->is_stdout = 1;
+    return ETK_OK;
+  }
+  if (strlen(path) + 32 >= sizeof of->path) {
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "path too long");
+  }
+  snprintf(of->path, sizeof of->path, "%s", path);
+  snprintf(of->tmp_path, sizeof of->tmp_path, "%s.tmp.%ld", path,
+           (long)getpid());
+  of->fp = fopen(of->tmp_path, "wb");
+  if (!of->fp) {
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot create: %s",
+                         strerror(errno));
+  }
+  return ETK_OK;
+}
+
+int etk_outfile_commit(etk_outfile_t *of, etk_error_t *err) {
+  if (!of || !of->fp)
+    return etk_error_set(err, ETK_E_INVALID_STATE, ETK_NO_OFFSET,
+                         "output file is not open");
+  if (of->is_stdout) {
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    of->fp = NULL;
+    return bad ? etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                               "error writing standard output")
+               : ETK_OK;
+  }
+  int bad = ferror(of->fp);
+  if (fclose(of->fp) != 0) bad = 1;
+  of->fp = NULL;
+  if (bad || rename(of->tmp_path, of->path) != 0) {
+    int e = errno;
+    remove(of->tmp_path);
+    etk_error_where(err, of->path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot write: %s",
+                         strerror(e));
+  }
+  return ETK_OK;
+}
+
+void etk_outfile_abort(etk_outfile_t *of) {
+  if (!of || !of->fp) return;
+  if (!of->is_stdout) {
+    fclose(of->fp);
+    remove(of->tmp_path);
+  }
+  of->fp = NULL;
+}
+
+int etk_write_file(const char *path, const void *data, size_t len,
+                   etk_error_t *err) {
+  etk_outfile_t of;
+  int rc = etk_outfile_open(&of, path, err);
+  if (rc != ETK_OK) return rc;
+  if (len && fwrite(data, 1, len, of.fp) != len) {
+    etk_outfile_abort(&of);
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "short write");
+  }
+  return etk_outfile_commit(&of, err);
+}

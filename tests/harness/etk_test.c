@@ -1,0 +1,81 @@
+/*
+ * etk_test.c - runner for etk_test.h: runs the registered cases in order
+ * (or only those named on the command line) and prints TAP.
+ */
+#include "etk_test.h"
+
+#include <unistd.h>
+
+etk_test_case_t etk_test_cases_[ETK_TEST_MAX];
+int etk_test_count_;
+int etk_test_failed_;
+int etk_test_skipped_;
+
+const char *etk_test_conformance_path(const char *name) {
+  static char path[4096];
+  const char *dir = getenv("ETKIT_CONFORMANCE_DIR");
+#ifdef ETKIT_CONFORMANCE_DIR
+  if (!dir) dir = ETKIT_CONFORMANCE_DIR;
+#endif
+  if (!dir) return NULL;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return access(path, R_OK) == 0 ? path : NULL;
+}
+
+unsigned char *etk_test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
+  long n = ftell(f);
+  if (n < 0) { fclose(f); return NULL; }
+  rewind(f);
+  unsigned char *p = malloc((size_t)n + 1);
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
+  fclose(f);
+  if (p) { p[n] = 0; *len = (size_t)n; }
+  return p;
+}
+
+const char *etk_test_temp_path(const char *suffix) {
+  static char path[4096];
+  static int counter;
+  const char *dir = getenv("TMPDIR");
+  if (!dir) dir = "/tmp";
+  snprintf(path, sizeof path, "%s/etkit-test-%d-%d-%s", dir, (int)getpid(),
+           counter++, suffix);
+  return path;
+}
+
+static int selected(const char *name, int argc, char **argv) {
+  if (argc < 2) return 1;
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], name) == 0) return 1;
+  return 0;
+}
+
+int etk_test_main(int argc, char **argv) {
+  int run = 0, failed = 0, skipped = 0;
+  printf("1..%d\n", etk_test_count_);
+  for (int i = 0; i < etk_test_count_; i++) {
+    if (!selected(etk_test_cases_[i].name, argc, argv)) continue;
+    etk_test_failed_ = 0;
+    etk_test_skipped_ = 0;
+    etk_test_cases_[i].fn();
+    run++;
+    if (etk_test_failed_) {
+      failed++;
+      printf("not ok %d - %s\n", i + 1, etk_test_cases_[i].name);
+    } else if (etk_test_skipped_) {
+      skipped++;
+      printf("ok %d - %s # SKIP\n", i + 1, etk_test_cases_[i].name);
+    } else {
+      printf("ok %d - %s\n", i + 1, etk_test_cases_[i].name);
+    }
+    fflush(stdout);
+  }
+  printf("# %d passed, %d failed, %d skipped\n", run - failed - skipped, failed,
+         skipped);
+  if (failed) return 1;
+  if (run > 0 && skipped == run) return 77;
+  return 0;
+}

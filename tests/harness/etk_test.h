@@ -1,0 +1,120 @@
+/*
+ * etk_test.h - the tiny test harness every etkit test executable uses.
+ *
+ * A test file defines cases with ETK_TEST(name) { ... } and ends with
+ * ETK_TEST_MAIN().  Each case runs in order; a failed CHECK prints the file,
+ * line and expression and marks the case failed (the case continues, so one
+ * run shows every broken assertion).  Output is TAP ("ok 3 - name"), the exit
+ * status is non-zero if any case failed, and ctest runs each executable.
+ *
+ * ETK_SKIP("reason") ends the current case as skipped (e.g. a conformance
+ * file under ../shared/ is absent).  ctest sees exit code 77 when every case
+ * of an executable skipped (SKIP_RETURN_CODE 77 is set by etkit_add_test).
+ */
+#ifndef ETK_TEST_H
+#define ETK_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*etk_test_fn)(void);
+typedef struct etk_test_case {
+  const char *name;
+  etk_test_fn fn;
+} etk_test_case_t;
+
+#define ETK_TEST_MAX 512
+extern etk_test_case_t etk_test_cases_[ETK_TEST_MAX];
+extern int etk_test_count_;
+extern int etk_test_failed_;  /* current case failed */
+extern int etk_test_skipped_; /* current case skipped */
+
+#define ETK_TEST(name)                                                         \
+  static void etk_test_##name(void);                                           \
+  __attribute__((constructor)) static void etk_test_register_##name(void) {    \
+    if (etk_test_count_ < ETK_TEST_MAX) {                                      \
+      etk_test_cases_[etk_test_count_].name = #name;                           \
+      etk_test_cases_[etk_test_count_].fn = etk_test_##name;                   \
+      etk_test_count_++;                                                       \
+    }                                                                          \
+  }                                                                            \
+  static void etk_test_##name(void)
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      printf("# %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);        \
+      etk_test_failed_ = 1;                                                    \
+    }                                                                          \
+  } while (0)
+
+/* Stops the current case when the condition fails (later code depends on it). */
+#define REQUIRE(cond)                                                          \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      printf("# %s:%d: REQUIRE(%s) failed\n", __FILE__, __LINE__, #cond);      \
+      etk_test_failed_ = 1;                                                    \
+      return;                                                                  \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                     \
+  do {                                                                         \
+    long long etk_a_ = (long long)(a), etk_b_ = (long long)(b);                \
+    if (etk_a_ != etk_b_) {                                                    \
+      printf("# %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__,   \
+             #a, #b, etk_a_, etk_b_);                                          \
+      etk_test_failed_ = 1;                                                    \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_EQ_U64(a, b)                                                     \
+  do {                                                                         \
+    unsigned long long etk_a_ = (unsigned long long)(a),                       \
+                       etk_b_ = (unsigned long long)(b);                       \
+    if (etk_a_ != etk_b_) {                                                    \
+      printf("# %s:%d: %s == %s failed: %llu != %llu\n", __FILE__, __LINE__,   \
+             #a, #b, etk_a_, etk_b_);                                          \
+      etk_test_failed_ = 1;                                                    \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_EQ_STR(a, b)                                                     \
+  do {                                                                         \
+    const char *etk_a_ = (a), *etk_b_ = (b);                                   \
+    if (!etk_a_ || !etk_b_ || strcmp(etk_a_, etk_b_) != 0) {                   \
+      printf("# %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__,         \
+             __LINE__, #a, #b, etk_a_ ? etk_a_ : "(null)",                     \
+             etk_b_ ? etk_b_ : "(null)");                                      \
+      etk_test_failed_ = 1;                                                    \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_EQ_MEM(a, b, n) CHECK(memcmp((a), (b), (n)) == 0)
+
+#define ETK_SKIP(reason)                                                       \
+  do {                                                                         \
+    printf("# skip: %s\n", reason);                                            \
+    etk_test_skipped_ = 1;                                                     \
+    return;                                                                    \
+  } while (0)
+
+/* Path of a file in ../shared/conformance, or NULL if it is absent.
+ * ETKIT_CONFORMANCE_DIR is set by CMake; the environment variable
+ * ETKIT_CONFORMANCE_DIR overrides it. */
+const char *etk_test_conformance_path(const char *name);
+
+/* Reads a whole file into malloc'd memory; NULL if it cannot. */
+unsigned char *etk_test_read_file(const char *path, size_t *len);
+
+/* A fresh temporary path "<tmpdir>/etkit-test-<pid>-<n>-<suffix>". */
+const char *etk_test_temp_path(const char *suffix);
+
+int etk_test_main(int argc, char **argv);
+
+#define ETK_TEST_MAIN()                                                        \
+  int main(int argc, char **argv) { return etk_test_main(argc, argv); }
+
+#endif
