@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etkit/schema.h"
 #include "etkit/status.h"
 
 #ifdef __cplusplus
@@ -22,37 +23,34 @@ extern "C" {
 
 /* ------------------------------------------------------------ scalar types */
 
-/* c10 numbering, shared by .pte, .bpte and ETDump. */
-typedef enum etk_scalar_type {
-  ETK_BYTE = 0,  /* uint8 */
-  ETK_CHAR = 1,  /* int8 */
-  ETK_SHORT = 2, /* int16 */
-  ETK_INT = 3,   /* int32 */
-  ETK_LONG = 4,  /* int64 */
-  ETK_HALF = 5,
-  ETK_FLOAT = 6,
-  ETK_DOUBLE = 7,
-  ETK_BOOL = 11,
-  ETK_QINT8 = 12,
-  ETK_QUINT8 = 13,
-  ETK_QINT32 = 14,
-  ETK_BFLOAT16 = 15,
-  ETK_QUINT4X2 = 16,
-  ETK_QUINT2X4 = 17,
-  ETK_BITS16 = 22,
-  ETK_FLOAT8E5M2 = 23,
-  ETK_FLOAT8E4M3FN = 24,
-  ETK_FLOAT8E5M2FNUZ = 25,
-  ETK_FLOAT8E4M3FNUZ = 26,
-  ETK_UINT16 = 27,
-  ETK_UINT32 = 28,
-  ETK_UINT64 = 29
-} etk_scalar_type_t;
-
-/* Element size in bytes, 0 for unknown types. */
-size_t etk_scalar_type_size(int scalar_type);
-/* Upper-case name as in ExecuTorch ("FLOAT"), "UNKNOWN" otherwise. */
-const char *etk_scalar_type_name(int scalar_type);
+/* Short names of the ScalarType codes (etk_scalar_type_t, c10 numbering,
+ * shared by .pte, .bpte and ETDump) used throughout the runtime and kernels.
+ * etk_scalar_type_size() and etk_scalar_type_name() come from etkit/schema.h. */
+enum {
+  ETK_BYTE = ETK_SCALAR_TYPE_BYTE,
+  ETK_CHAR = ETK_SCALAR_TYPE_CHAR,
+  ETK_SHORT = ETK_SCALAR_TYPE_SHORT,
+  ETK_INT = ETK_SCALAR_TYPE_INT,
+  ETK_LONG = ETK_SCALAR_TYPE_LONG,
+  ETK_HALF = ETK_SCALAR_TYPE_HALF,
+  ETK_FLOAT = ETK_SCALAR_TYPE_FLOAT,
+  ETK_DOUBLE = ETK_SCALAR_TYPE_DOUBLE,
+  ETK_BOOL = ETK_SCALAR_TYPE_BOOL,
+  ETK_QINT8 = ETK_SCALAR_TYPE_QINT8,
+  ETK_QUINT8 = ETK_SCALAR_TYPE_QUINT8,
+  ETK_QINT32 = ETK_SCALAR_TYPE_QINT32,
+  ETK_BFLOAT16 = ETK_SCALAR_TYPE_BFLOAT16,
+  ETK_QUINT4X2 = ETK_SCALAR_TYPE_QUINT4X2,
+  ETK_QUINT2X4 = ETK_SCALAR_TYPE_QUINT2X4,
+  ETK_BITS16 = ETK_SCALAR_TYPE_BITS16,
+  ETK_FLOAT8E5M2 = ETK_SCALAR_TYPE_FLOAT8E5M2,
+  ETK_FLOAT8E4M3FN = ETK_SCALAR_TYPE_FLOAT8E4M3FN,
+  ETK_FLOAT8E5M2FNUZ = ETK_SCALAR_TYPE_FLOAT8E5M2FNUZ,
+  ETK_FLOAT8E4M3FNUZ = ETK_SCALAR_TYPE_FLOAT8E4M3FNUZ,
+  ETK_UINT16 = ETK_SCALAR_TYPE_UINT16,
+  ETK_UINT32 = ETK_SCALAR_TYPE_UINT32,
+  ETK_UINT64 = ETK_SCALAR_TYPE_UINT64
+};
 
 /* ------------------------------------------------------------------ tensors */
 
@@ -82,6 +80,10 @@ int etk_tensor_is_contiguous(const etk_tensor_t *t);
  * sizes, or the tensor is dynamic and the new bytes fit its capacity.
  * Returns ETK_OK or ETK_E_INVALID_ARGUMENT. */
 int etk_tensor_resize(etk_tensor_t *t, int32_t dim, const int32_t *sizes);
+/* ETK_OK if dim is in 0..ETK_MAX_DIMS, every size is >= 0 and dim_order is
+ * a permutation of 0..dim-1; ETK_E_INVALID_ARGUMENT otherwise.  Kernels run
+ * it on every tensor argument; loaders may run it once per tensor. */
+int etk_tensor_validate(const etk_tensor_t *t);
 
 /* ------------------------------------------------------------------- values */
 
@@ -173,6 +175,328 @@ typedef struct etk_kernel_entry {
 const etk_kernel_entry_t *etk_kernels_builtin(size_t *count);
 /* Finds a kernel by "op.overload" name in the built-in table; NULL if none. */
 const etk_kernel_entry_t *etk_kernel_find(const char *name);
+
+/* ================================================================
+ * EXECUTOR (reference runtime: src/runtime/, see docs/runtime.md)
+ * ================================================================
+ *
+ * Runs a method of a loaded program (etkit/program.h) exactly as
+ * ExecuTorch's Method does: values are built from the program at load,
+ * planned tensors get their memory from caller-provided buffers sized from
+ * the plan's non_const_buffer_sizes, every KernelCall is bound to a kernel
+ * and its dtypes are checked before anything runs, delegates are handed
+ * their payloads at load, and execute() walks the chains instruction by
+ * instruction.  Execution never touches the heap.
+ *
+ * Tracing goes to an etk_recorder_t (etkit/recorder.h) with upstream's
+ * event structure: a "Default" block holding "Program::load_method" and
+ * "Method::init", then one "Execute" block per execute() with
+ * "Method::execute", and per instruction OPERATOR_CALL around
+ * native_call_<op>.<overload> (or DELEGATE_CALL, JF_CALL, MOVE_CALL,
+ * FREE_CALL) with chain index and instruction id set; intermediate outputs
+ * and program outputs are logged when the recorder's debug level asks.
+ * Beyond upstream: the Default block also names the allocators
+ * ("method_allocator", "planned_memory_<id>") and records one allocation
+ * event per planned buffer and per method allocation.
+ *
+ *   etk_method_t *m;
+ *   if (etk_method_load_alloc(prog, "forward", NULL, &m, &err) != ETK_OK) ...
+ *   etk_tensor_t x = {0};               // describe the caller's data
+ *   x.scalar_type = ETK_FLOAT; x.dim = 1; x.sizes[0] = 1;
+ *   x.data = &one; x.nbytes = sizeof one;
+ *   etk_value_t in = {ETK_VALUE_TENSOR, {.tensor = &x}};
+ *   etk_method_set_input(m, 0, &in, &err);
+ *   etk_method_set_input(m, 1, &in, &err);
+ *   etk_method_execute(m, &err);
+ *   const etk_value_t *out = etk_method_output(m, 0);
+ *   etk_method_free(m);
+ */
+
+struct etk_program;
+struct etk_program_plan;
+struct etk_bundled_program;
+struct etk_error;
+struct etk_recorder;
+
+/* ------------------------------------------------------------- backends */
+
+/* A backend (delegate) runs the lowered sub-graphs of one kind: the
+ * program's BackendDelegate.id names it, its `processed` bytes are the
+ * payload given to init(), and each DelegateCall instruction calls
+ * execute() with the instruction's arguments.  Backends register by id;
+ * a program naming an unknown backend fails at load. */
+typedef struct etk_backend_compile_spec {
+  const char *key;
+  const uint8_t *value;
+  size_t value_len;
+} etk_backend_compile_spec_t;
+
+typedef struct etk_backend_init_context {
+  const char *method_name;
+  uint32_t delegate_index;              /* in the plan's delegates */
+  const etk_backend_compile_spec_t *compile_specs;
+  size_t compile_spec_count;
+  /* Method memory reserved for this delegate: memory_size() bytes,
+   * 16-byte aligned, zeroed; valid until the method is freed. */
+  void *memory;
+  size_t memory_size;
+  struct etk_recorder *recorder;        /* NULL when not tracing */
+  char message[160];                    /* set on failure */
+} etk_backend_init_context_t;
+
+typedef struct etk_backend_execute_context {
+  const char *method_name;
+  uint32_t delegate_index;
+  struct etk_recorder *recorder;        /* NULL when not tracing */
+  char message[160];                    /* set on failure */
+} etk_backend_execute_context_t;
+
+typedef struct etk_backend {
+  const char *id; /* matched with BackendDelegate.id (strcmp) */
+  /* Bytes of method memory one delegate with this payload needs (counted
+   * into etk_method_memory_size); NULL = 0.  Must accept any bytes: return
+   * 0 for payloads init() will reject. */
+  size_t (*memory_size)(const uint8_t *payload, size_t len);
+  /* Checks and prepares the payload (borrowed from the program, valid for
+   * the method's life); sets *handle.  ETK_OK or an error + ctx->message. */
+  int (*init)(etk_backend_init_context_t *ctx, const uint8_t *payload,
+              size_t len, void **handle);
+  /* Runs one DelegateCall: args are the instruction's values (inputs then
+   * outputs, as the program lists them).  Must not allocate. */
+  int (*execute)(etk_backend_execute_context_t *ctx, void *handle,
+                 etk_value_t **args, size_t nargs);
+  /* Releases what init acquired besides its method memory; may be NULL. */
+  void (*destroy)(void *handle);
+} etk_backend_t;
+
+#define ETK_BACKEND_MAX 16
+
+/* Registers `backend` (borrowed: must stay valid while registered).
+ * ETK_E_INVALID_ARGUMENT (NULL, no id, no init/execute), ETK_E_INVALID_STATE
+ * (the id is taken), ETK_E_FULL (ETK_BACKEND_MAX reached).  Not
+ * thread-safe: register at start-up.  The built-in backends
+ * ("EtkitMicroBackend") are always available without registering. */
+int etk_backend_register(const etk_backend_t *backend);
+/* Removes a registered backend (not the built-ins); ETK_E_NOT_FOUND. */
+int etk_backend_unregister(const char *id);
+/* The backend named `id` (registered ones first, then built-ins); NULL. */
+const etk_backend_t *etk_backend_find(const char *id);
+
+/* Tracing for backends (all no-ops returning ETK_OK when ctx->recorder is
+ * NULL).  Exactly one of `name` (string delegate debug id) and `id`
+ * (integer delegate debug id, else -1) must be given.  The chain and
+ * instruction id are the DelegateCall's. */
+typedef struct etk_backend_event {
+  uint64_t opaque_[4]; /* an etk_recorder_scope_t */
+} etk_backend_event_t;
+
+etk_backend_event_t etk_backend_event_begin(etk_backend_execute_context_t *ctx,
+                                            const char *name, int32_t id);
+int etk_backend_event_end(etk_backend_execute_context_t *ctx,
+                          const etk_backend_event_t *event,
+                          const void *metadata, size_t len);
+/* A delegate event with times the backend measured itself (ticks of the
+ * recorder's clock, see etk_backend_ticks). */
+int etk_backend_event_log(etk_backend_execute_context_t *ctx, const char *name,
+                          int32_t id, uint64_t start, uint64_t end,
+                          const void *metadata, size_t len);
+uint64_t etk_backend_ticks(etk_backend_execute_context_t *ctx);
+/* 1 when the recorder's debug level asks for intermediate outputs (upstream
+ * leaves this to each backend; etkit's backend logs only then). */
+int etk_backend_should_log(const etk_backend_execute_context_t *ctx);
+/* Logs a delegate intermediate output (Tensor, Int, Bool, Double or a
+ * TensorList resolved through `values`); the recorder's filter applies. */
+int etk_backend_log_output(etk_backend_execute_context_t *ctx,
+                           const char *name, int32_t id, const etk_value_t *v,
+                           const etk_value_t *values, size_t value_count);
+
+/* ---------------------------------------------------- EtkitMicroBackend */
+
+/* etkit's own backend: its payload is a tiny serialised sub-graph of
+ * portable-kernel calls (docs/runtime.md, "EtkitMicroBackend payload").
+ * Each op reports a delegate profiling event (integer or string debug id,
+ * optional metadata bytes) and logs its outputs as delegate intermediate
+ * outputs.  Build a payload with etk_micro_graph_*:
+ *
+ *   etk_micro_graph_t g;
+ *   etk_micro_graph_init(&g, buf, sizeof buf);
+ *   int x = etk_micro_graph_arg(&g, 0);             // DelegateCall arg 0
+ *   int y = etk_micro_graph_arg(&g, 1);             // DelegateCall arg 1 (out)
+ *   etk_micro_graph_op(&g, "aten::relu.out", "relu #0", -1, NULL, 0,
+ *                      (const uint16_t[]){x, y, y}, 3, 1);
+ *   size_t len; etk_micro_graph_finish(&g, &len);   // payload = buf[0..len)
+ */
+#define ETK_MICRO_BACKEND_ID "EtkitMicroBackend"
+
+typedef struct etk_micro_graph {
+  uint8_t *buf;
+  size_t cap, used;
+  uint16_t value_count, op_count;
+  uint32_t scratch_bytes;
+  int status; /* first error, sticky */
+} etk_micro_graph_t;
+
+/* Starts a payload in buf[0..cap) (borrowed). */
+int etk_micro_graph_init(etk_micro_graph_t *g, void *buf, size_t cap);
+/* Local values; each returns its local index (>= 0) or a negative error. */
+int etk_micro_graph_arg(etk_micro_graph_t *g, uint16_t delegate_arg);
+int etk_micro_graph_tensor(etk_micro_graph_t *g, int scalar_type,
+                           uint32_t dim, const int32_t *sizes);
+int etk_micro_graph_int(etk_micro_graph_t *g, int64_t v);
+int etk_micro_graph_double(etk_micro_graph_t *g, double v);
+int etk_micro_graph_bool(etk_micro_graph_t *g, bool v);
+int etk_micro_graph_null(etk_micro_graph_t *g);
+/* IntList of local Int values (boxed, as in programs). */
+int etk_micro_graph_int_list(etk_micro_graph_t *g, const uint16_t *items,
+                             uint16_t count);
+/* An op: kernel `name` ("aten::relu.out"), debug id `debug_name` (string,
+ * or NULL) or `debug_id` (>= 0 when debug_name is NULL), optional metadata
+ * bytes, args (local indices, kernel order), and how many trailing args
+ * are outputs to log. */
+int etk_micro_graph_op(etk_micro_graph_t *g, const char *name,
+                       const char *debug_name, int32_t debug_id,
+                       const void *metadata, uint16_t metadata_len,
+                       const uint16_t *args, uint16_t nargs,
+                       uint16_t output_count);
+/* Completes the payload; *len = bytes used.  Returns the sticky status. */
+int etk_micro_graph_finish(etk_micro_graph_t *g, size_t *len);
+
+/* The backend itself (also found by etk_backend_find). */
+const etk_backend_t *etk_micro_backend(void);
+
+/* --------------------------------------------------------------- methods */
+
+typedef struct etk_method etk_method_t;
+
+/* Where a method's memory comes from.  The arena holds every runtime
+ * struct (values, tensors, argument lists, delegate state); planned
+ * buffer k (memory_id k + 1) must hold the plan's non_const_buffer_sizes
+ * [k + 1] bytes and be 16-byte aligned.  All memory is borrowed and must
+ * outlive the method. */
+typedef struct etk_method_config {
+  void *arena;
+  size_t arena_size;                /* >= etk_method_memory_size() */
+  void *const *planned_buffers;
+  const size_t *planned_sizes;
+  size_t planned_count;             /* == etk_method_planned_count() */
+  struct etk_recorder *recorder;    /* NULL: no tracing */
+  /* Bound on instructions executed per execute() (cyclic jumps), 0 = the
+   * default ETK_METHOD_DEFAULT_MAX_INSTRUCTIONS. */
+  uint64_t max_instructions;
+} etk_method_config_t;
+
+#define ETK_METHOD_DEFAULT_MAX_INSTRUCTIONS 10000000u
+
+/* Arena bytes etk_method_load() needs for `method_name` (NULL = first
+ * method), including backend memory.  Fails like etk_method_load would on
+ * an unknown method or backend. */
+int etk_method_memory_size(const struct etk_program *program,
+                           const char *method_name, size_t *arena_size,
+                           struct etk_error *err);
+/* Number of planned buffers and the size of buffer k (0-based). */
+size_t etk_method_planned_count(const struct etk_program *program,
+                                const char *method_name);
+size_t etk_method_planned_size(const struct etk_program *program,
+                               const char *method_name, size_t k);
+
+/* Loads a method into caller memory (upstream Program::load_method +
+ * Method::init).  Fails, naming the value, instruction, operator, dtype
+ * or backend, on: an unknown method, unsupported tensors (non-zero
+ * storage offset, unbound dynamic shapes, external data), buffers that are
+ * missing or too small, an operator without kernel or with unsupported
+ * dtypes, an unknown backend or a payload it rejects.  `program` must
+ * outlive the method.  *out points into config->arena. */
+int etk_method_load(const struct etk_program *program, const char *method_name,
+                    const etk_method_config_t *config, etk_method_t **out,
+                    struct etk_error *err);
+
+/* Host convenience: mallocs the arena and planned buffers (freed by
+ * etk_method_free) and loads.  `recorder` may be NULL. */
+int etk_method_load_alloc(const struct etk_program *program,
+                          const char *method_name,
+                          struct etk_recorder *recorder, etk_method_t **out,
+                          struct etk_error *err);
+
+/* Destroys the delegates and frees what etk_method_load_alloc allocated.
+ * NULL is a no-op. */
+void etk_method_free(etk_method_t *method);
+
+const char *etk_method_name(const etk_method_t *method);
+size_t etk_method_input_count(const etk_method_t *method);
+size_t etk_method_output_count(const etk_method_t *method);
+/* The method's input/output values (NULL if out of range).  Inputs may be
+ * read to learn the expected dtype and shape. */
+const etk_value_t *etk_method_input(const etk_method_t *method, size_t i);
+const etk_value_t *etk_method_output(const etk_method_t *method, size_t i);
+
+/* Sets input i (upstream Method::set_input).  A Tensor input is described
+ * by value->u.tensor: dtype and rank must match, sizes must equal (static)
+ * or fit (dynamic bound) the program's; dim_order must match (an all-zero
+ * dim_order means "the program's").  Planned inputs are copied into
+ * planned memory; unplanned ones point at the caller's data (borrowed
+ * until the next set_input).  Int/Bool/Double inputs are compared with the
+ * value traced into the program, as upstream does.  ETK_E_INVALID_ARGUMENT
+ * with a message otherwise. */
+int etk_method_set_input(etk_method_t *method, size_t i,
+                         const etk_value_t *value, struct etk_error *err);
+
+/* Runs every chain once (upstream Method::execute).  Fails if an input was
+ * never set, a kernel or delegate fails (its message is kept), a jump
+ * condition is not a Bool, or more than max_instructions run. */
+int etk_method_execute(etk_method_t *method, struct etk_error *err);
+
+/* Instructions executed by the last execute(). */
+uint64_t etk_method_executed_instructions(const etk_method_t *method);
+
+/* ------------------------------------------------------ bundled programs */
+
+/* Loads inputs of bundled case `case_index` of this method's suite into
+ * the method (upstream load_bundled_input) and sets the recorder's bundled
+ * input index.  ETK_E_NOT_FOUND (no suite), ETK_E_INVALID_ARGUMENT (index
+ * out of range, wrong input count), or set_input's errors. */
+int etk_bundled_load_input(etk_method_t *method,
+                           const struct etk_bundled_program *bp,
+                           size_t case_index, struct etk_error *err);
+
+/* Outcome of comparing a method's outputs with a case's expectations. */
+typedef struct etk_bundled_result {
+  uint32_t case_index;
+  int status;           /* ETK_OK, ETK_E_MISMATCH, or the run's error */
+  bool has_expected;    /* false: the case only has inputs */
+  bool passed;          /* has_expected && every output matched */
+  double max_abs_error; /* over all elements of all outputs */
+  double max_rel_error; /* |a-b| / max(|a|, |b|, 1e-8) */
+  double mean_abs_error, mean_rel_error;
+  uint64_t elements;    /* compared */
+  char message[160];    /* first mismatch, or the error */
+} etk_bundled_result_t;
+
+/* Default tolerances of upstream verify_method_outputs. */
+#define ETK_BUNDLED_DEFAULT_RTOL 1e-5
+#define ETK_BUNDLED_DEFAULT_ATOL 1e-8
+
+/* Compares the method's outputs with case `case_index` using upstream's
+ * rules: dtype and sizes must be equal, strides must agree (checked, not
+ * an abort), zero-byte tensors match, float/double/half elements match
+ * when |expected - actual| <= atol + rtol * |actual| (NaN equals NaN,
+ * infinities of one sign are equal, rtol = atol = 0 means exact), every
+ * other dtype (integers, bool, bfloat16...) must be bytewise equal.  Fills
+ * *result (error statistics computed per dtype) and returns ETK_OK or
+ * ETK_E_MISMATCH. */
+int etk_bundled_verify_outputs(const etk_method_t *method,
+                               const struct etk_bundled_program *bp,
+                               size_t case_index, double rtol, double atol,
+                               etk_bundled_result_t *result,
+                               struct etk_error *err);
+
+/* Loads, runs and verifies every case of `method`'s suite; results[i] for
+ * case i (results has room for the suite's case count).  Returns ETK_OK if
+ * all ran and every case with expectations passed, ETK_E_MISMATCH if one
+ * did not, or the first run error. */
+int etk_bundled_run_all(etk_method_t *method,
+                        const struct etk_bundled_program *bp, double rtol,
+                        double atol, etk_bundled_result_t *results,
+                        size_t result_capacity, struct etk_error *err);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,11 @@ typedef struct etk_command {
 
 int etk_cmd_version(int argc, char **argv);
 int etk_cmd_record_demo(int argc, char **argv);
+int etk_cmd_graph(int argc, char **argv);
+int etk_cmd_inspect(int argc, char **argv);
+int etk_cmd_run(int argc, char **argv);
+int etk_cmd_bundle(int argc, char **argv);
+int etk_cmd_demo(int argc, char **argv);
 
 /* Prints "etkit <cmd>: <message>\n" to stderr; returns 1. */
 int etk_cli_fail(const char *cmd, const char *fmt, ...)

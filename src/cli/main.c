@@ -14,6 +14,15 @@ static const etk_command_t commands[] = {
     {"version", etk_cmd_version, "print the etkit version"},
     {"record-demo", etk_cmd_record_demo,
      "record a synthetic model run with the recorder and describe the ETDump"},
+    {"graph", etk_cmd_graph,
+     "list the edge program of an ETRecord (ops, handles, modules, sources)"},
+    {"inspect", etk_cmd_inspect,
+     "tabulate an ETDump like upstream's Inspector (table, TSV, CSV, JSON)"},
+    {"run", etk_cmd_run,
+     "run a .pte (or the test cases of a .bpte) on the reference runtime"},
+    {"bundle", etk_cmd_bundle, "make a bundled program (.bpte) from a .pte"},
+    {"demo", etk_cmd_demo,
+     "build, run and trace a small CNN; write .pte/.etdp/.etrecord files"},
 };
 
 int etk_cli_fail(const char *cmd, const char *fmt, ...) {

@@ -31,16 +31,16 @@ extern int etk_test_count_;
 extern int etk_test_failed_;  /* current case failed */
 extern int etk_test_skipped_; /* current case skipped */
 
-#define ETK_TEST(name)                                                         \
-  static void etk_test_##name(void);                                           \
-  __attribute__((constructor)) static void etk_test_register_##name(void) {    \
+#define ETK_TEST(case_name)                                                    \
+  static void etk_test_##case_name(void);                                      \
+  __attribute__((constructor)) static void etk_test_register_##case_name(void) { \
     if (etk_test_count_ < ETK_TEST_MAX) {                                      \
-      etk_test_cases_[etk_test_count_].name = #name;                           \
-      etk_test_cases_[etk_test_count_].fn = etk_test_##name;                   \
+      etk_test_cases_[etk_test_count_].name = #case_name;                      \
+      etk_test_cases_[etk_test_count_].fn = etk_test_##case_name;              \
       etk_test_count_++;                                                       \
     }                                                                          \
   }                                                                            \
-  static void etk_test_##name(void)
+  static void etk_test_##case_name(void)
 
 #define CHECK(cond)                                                            \
   do {                                                                         \

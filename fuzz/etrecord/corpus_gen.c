@@ -1,0 +1,202 @@
+/*
+ * corpus_gen.c - writes the seed corpus of etrecord_fuzz into a directory:
+ *
+ *   etrecord_corpus_gen fuzz/etrecord/corpus
+ *
+ * Two kinds of seeds, matching the two input forms of the target:
+ *   zip-*    whole ETRecord archives: one written by the etkit writer (two
+ *            methods, delegates), and hand-made ones in the 2023 dialect,
+ *            with deflated members, with a lowered module, with Python's
+ *            Infinity/NaN tokens;
+ *   json-*   NUL-separated member texts (debug_handle_map, the forward
+ *            program, delegate_map, num-outs map, ...) that the target
+ *            zips itself, so mutations reach the JSON code past the CRCs.
+ * The files are deterministic (fixed time stamps).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+#include "etkit/etrecord.h"
+
+static int write_bytes(const char *dir, const char *name, const void *data,
+                       size_t len) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, len, f) != len) {
+    if (f) fclose(f);
+    fprintf(stderr, "cannot write %s\n", path);
+    return 1;
+  }
+  return fclose(f) != 0;
+}
+
+typedef struct member {
+  const char *name;
+  const char *text;
+  int deflate;
+} member_t;
+
+static int write_zip(const char *dir, const char *file, const member_t *m,
+                     size_t n) {
+  zip_error_t ze;
+  zip_error_init(&ze);
+  zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
+  zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze)
+                  : NULL;
+  zip_error_fini(&ze);
+  if (!za) return 1;
+  zip_source_keep(src);
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(m[i].text);
+    zip_source_t *s = zip_source_buffer(za, len ? m[i].text : NULL, len, 0);
+    zip_int64_t idx = s ? zip_file_add(za, m[i].name, s, 0) : -1;
+    if (idx < 0) return 1;
+    zip_set_file_compression(za, (zip_uint64_t)idx,
+                             m[i].deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
+    zip_file_set_mtime(za, (zip_uint64_t)idx, 1704110400, 0);
+  }
+  if (zip_close(za) != 0) return 1;
+  int rc = 1;
+  if (zip_source_open(src) == 0) {
+    zip_int64_t size = -1;
+    if (zip_source_seek(src, 0, SEEK_END) == 0) size = zip_source_tell(src);
+    char *buf = size > 0 ? malloc((size_t)size) : NULL;
+    if (buf && zip_source_seek(src, 0, SEEK_SET) == 0 &&
+        zip_source_read(src, buf, (zip_uint64_t)size) == size)
+      rc = write_bytes(dir, file, buf, (size_t)size);
+    free(buf);
+    zip_source_close(src);
+  }
+  zip_source_free(src);
+  return rc;
+}
+
+static const char kOld[] =
+    "{\"graph_module\": {\"graph\": {\"inputs\": [{\"as_none\": null, "
+    "\"as_tensor\": {\"name\": \"x\"}, \"as_int\": null}], \"outputs\": [], "
+    "\"nodes\": [{\"target\": \"executorch.exir.dialects.edge.ops.aten.mul."
+    "Tensor\", \"inputs\": [{\"name\": \"self\", \"arg\": {\"as_none\": null, "
+    "\"as_tensor\": {\"name\": \"x\"}, \"as_int\": null}}], \"outputs\": "
+    "[{\"as_none\": null, \"as_tensor\": {\"name\": \"aten_mul_tensor\"}, "
+    "\"as_int\": null}], \"metadata\": {\"stack_trace\": \"  File \\\"m.py\\\", "
+    "line 18, in forward\\n    return x * x\\n\", \"source_fn_stack\": "
+    "\"mul,_operator.mul\", \"debug_handle\": \"2\"}}]}}, \"schema_version\": "
+    "1}";
+
+static const char kNew[] =
+    "{\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": "
+    "\"x\"}}], \"outputs\": [{\"as_tensor\": {\"name\": \"y\"}}], \"nodes\": ["
+    "{\"name\": \"d\", \"target\": \"torch.ops.higher_order."
+    "executorch_call_delegate\", \"inputs\": [{\"name\": \"lowered_module_0\", "
+    "\"arg\": {\"as_string\": \"{\\\"backend_id\\\": \\\"B\\\", "
+    "\\\"original_module\\\": {\\\"graph_module\\\": {\\\"graph\\\": "
+    "{\\\"nodes\\\": [{\\\"name\\\": \\\"mm\\\", \\\"target\\\": "
+    "\\\"torch.ops.aten.mm.default\\\", \\\"metadata\\\": "
+    "{\\\"debug_handle\\\": \\\"8\\\"}}]}}}}\"}}, {\"name\": \"c\", \"arg\": "
+    "{\"as_float\": -Infinity}}], \"outputs\": [{\"as_tensor\": {\"name\": "
+    "\"y\"}}], \"metadata\": {\"nn_module_stack\": \"L__self__,,M;"
+    "L__self___fc,getattr(L['self'].layers, '0'),torch.nn.Linear\", "
+    "\"debug_handle\": \"7\"}}, {\"name\": \"cond\", \"target\": "
+    "\"torch.ops.higher_order.cond\", \"inputs\": [{\"name\": \"t\", \"arg\": "
+    "{\"as_graph\": {\"name\": \"g\", \"graph\": {\"nodes\": [{\"name\": "
+    "\"sin\", \"target\": \"torch.ops.aten.sin.default\", \"metadata\": "
+    "{\"debug_handle\": \"9\"}}]}}}}], \"metadata\": {}}]}}, "
+    "\"range_constraints\": {\"s0\": {\"min_val\": NaN, \"max_val\": "
+    "Infinity}}, \"schema_version\": {\"major\": 5, \"minor\": 4}}";
+
+static const char kHandles[] = "{\"forward\": {\"0\": 7, \"1\": [8, 9]}}";
+static const char kDelegates[] =
+    "{\"forward\": {\"1\": {\"name\": \"B\", \"delegate_map\": {\"0\": [8], "
+    "\"1\": [9], \"10\": [8, 9], \"fc\": [9]}}}}";
+static const char kNumOuts[] = "{\"forward\": {\"1\": 2}}";
+
+static int write_chunks(const char *dir, const char *file,
+                        const char *const *texts, size_t n) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) total += strlen(texts[i]) + 1;
+  char *buf = malloc(total);
+  if (!buf) return 1;
+  size_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(texts[i]);
+    memcpy(buf + at, texts[i], len);
+    at += len;
+    if (i + 1 < n) buf[at++] = 0;
+  }
+  int rc = write_bytes(dir, file, buf, at);
+  free(buf);
+  return rc;
+}
+
+static int write_writer_seed(const char *dir) {
+  static const etk_etrecord_module_desc_t mods[] = {
+      {"L__self__", "", "toy.Net"}, {"L__self___fc", "fc", "torch.nn.Linear"}};
+  static const etk_etrecord_input_desc_t in[] = {{"self", "x"}};
+  static const char *const outs[] = {"aten_relu_default"};
+  static const char *const gin[] = {"x"};
+  etk_etrecord_node_desc_t nodes[] = {{
+      .name = "aten_relu_default",
+      .target = "executorch.exir.dialects.edge.ops.aten.relu.default",
+      .debug_handle = 1,
+      .stack_trace = "  File \"net.py\", line 3, in forward\n    return r(x)\n",
+      .module_stack = mods,
+      .module_stack_count = 2,
+      .inputs = in,
+      .input_count = 1,
+      .outputs = outs,
+      .output_count = 1}};
+  static const int64_t h1[] = {1};
+  static const etk_etrecord_handle_desc_t handles[] = {{0, h1, 1, false},
+                                                       {1, h1, 1, true}};
+  static const etk_etrecord_delegate_id_desc_t ids[] = {{"0", h1, 1}};
+  static const etk_etrecord_delegate_desc_t dels[] = {{1, "B", ids, 1, 2}};
+  etk_etrecord_method_desc_t methods[] = {
+      {.name = "forward", .nodes = nodes, .node_count = 1, .graph_inputs = gin,
+       .graph_input_count = 1, .graph_outputs = outs, .graph_output_count = 1,
+       .handles = handles, .handle_count = 2, .delegates = dels,
+       .delegate_count = 1},
+      {.name = "decode"}};
+  etk_etrecord_desc_t desc = {.methods = methods, .method_count = 2};
+  uint8_t *data;
+  size_t len;
+  if (etk_etrecord_write_memory(&desc, &data, &len, NULL) != ETK_OK) return 1;
+  int rc = write_bytes(dir, "zip-writer", data, len);
+  free(data);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+    return 2;
+  }
+  const char *dir = argv[1];
+  int bad = write_writer_seed(dir);
+  member_t old[] = {{"ETRECORD_V0", "", 0},
+                    {"edge_dialect_exported_program", kOld, 0},
+                    {"debug_handle_map", "{}", 0},
+                    {"delegate_map", "{}", 0}};
+  bad |= write_zip(dir, "zip-2023", old, 4);
+  member_t cur[] = {{"ETRECORD_V0", "", 0},
+                    {"edge_dialect_exported_program/forward", kNew, 1},
+                    {"debug_handle_map", kHandles, 1},
+                    {"delegate_map", kDelegates, 0},
+                    {"instruction_id_to_num_outs_map", kNumOuts, 0},
+                    {"export_graph_id", "140245120539360", 0},
+                    {"aten_dialect_output/forward", kOld, 0}};
+  bad |= write_zip(dir, "zip-current", cur, 7);
+  const char *chunks[] = {kHandles, kNew, kDelegates, kNumOuts, kOld,
+                          "9223372036854775807"};
+  bad |= write_chunks(dir, "json-current", chunks, 6);
+  const char *flat[] = {"{\"0\": 1, \"1\": [2, 3], \"2\": null}",
+                        kOld, "{\"0\": {\"name\": \"X\", \"delegate_map\": "
+                              "null}}", "{\"1\": 1}"};
+  bad |= write_chunks(dir, "json-flat", flat, 4);
+  const char *tokens[] = {"{\"forward\": {\"0\": [Infinity, -Infinity, NaN, "
+                          "18446744073709551616]}}"};
+  bad |= write_chunks(dir, "json-tokens", tokens, 1);
+  return bad ? 1 : 0;
+}

@@ -1,0 +1,196 @@
+/*
+ * corpus_gen.c - writes the seed corpus of program_fuzz with the program
+ * builder (never copies upstream files):
+ *
+ *   program_corpus_gen fuzz/program/corpus
+ *
+ * Seeds: an add program, a linear program with constants in a segment
+ * (extended header) and with inline constants, a program with every value
+ * and instruction kind, a delegated program for EtkitMicroBackend (inline
+ * payload and payload in a segment), a loop program, and a bundled
+ * program.  Deterministic output.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etkit/program.h"
+#include "etkit/runtime.h"
+
+static int save(const char *dir, const char *name, uint8_t *data, size_t len) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_write_file(path, data, len, &err);
+  if (rc) fprintf(stderr, "%s: %s\n", path, err.message);
+  free(data);
+  return rc;
+}
+
+static int finish(etk_program_builder_t *b, const char *dir, const char *name) {
+  uint8_t *d;
+  size_t len;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_program_builder_finish(b, &d, &len, &err);
+  etk_program_builder_free(b);
+  if (rc) {
+    fprintf(stderr, "%s: %s\n", name, err.message);
+    return rc;
+  }
+  return save(dir, name, d, len);
+}
+
+static etk_program_builder_t *add_program(void) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  int32_t sz[1] = {2};
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int alpha = etk_program_builder_add_int(b, 1);
+  int op = etk_program_builder_add_operator(b, "aten::add", "out");
+  int32_t args[5] = {x, y, alpha, o, o};
+  etk_program_builder_kernel_call(b, op, args, 5);
+  int32_t in[2] = {x, y};
+  etk_program_builder_set_inputs(b, in, 2);
+  etk_program_builder_set_outputs(b, &o, 1);
+  return b;
+}
+
+static etk_program_builder_t *linear_program(int inline_constants) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  etk_program_builder_options_t opt;
+  memset(&opt, 0, sizeof opt);
+  opt.inline_constants = inline_constants;
+  etk_program_builder_set_options(b, &opt);
+  int32_t sz[2] = {2, 2};
+  float three[4] = {3, 3, 3, 3}, two[4] = {2, 2, 2, 2};
+  int a = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_CONSTANT, three);
+  int c = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_CONSTANT, two);
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int t = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int alpha = etk_program_builder_add_int(b, 1);
+  int mul = etk_program_builder_add_operator(b, "aten::mul", "out");
+  int add = etk_program_builder_add_operator(b, "aten::add", "out");
+  int32_t a0[4] = {x, a, t, t}, a1[5] = {t, c, alpha, o, o};
+  etk_program_builder_kernel_call(b, mul, a0, 4);
+  etk_program_builder_kernel_call(b, add, a1, 5);
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &o, 1);
+  return b;
+}
+
+static etk_program_builder_t *kinds_program(void) {
+  etk_program_builder_t *b = etk_program_builder_new("kinds");
+  int32_t sz[2] = {2, 3};
+  int t = etk_program_builder_add_tensor(b, ETK_LONG, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int i = etk_program_builder_add_int(b, 5);
+  etk_program_builder_add_double(b, 0.25);
+  int cond = etk_program_builder_add_bool(b, false);
+  etk_program_builder_add_null(b);
+  etk_program_builder_add_string(b, "text");
+  const int64_t il[2] = {1, 2};
+  etk_program_builder_add_int_list(b, il, 2);
+  const double dl[2] = {1.0, 2.0};
+  etk_program_builder_add_double_list(b, dl, 2);
+  const bool bl[2] = {true, false};
+  etk_program_builder_add_bool_list(b, bl, 2);
+  int32_t items[2] = {t, -1};
+  etk_program_builder_add_tensor_list(b, items, 1, false);
+  etk_program_builder_add_tensor_list(b, items, 2, true);
+  etk_program_builder_set_dynamic(b, t);
+  etk_program_builder_move_call(b, i, i);
+  etk_program_builder_jump_false_call(b, cond, 3);
+  etk_program_builder_free_call(b, t);
+  etk_program_builder_set_outputs(b, &i, 1);
+  return b;
+}
+
+static etk_program_builder_t *loop_program(void) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  int cond = etk_program_builder_add_bool(b, false);
+  etk_program_builder_jump_false_call(b, cond, 0);
+  etk_program_builder_set_outputs(b, &cond, 1);
+  return b;
+}
+
+static etk_program_builder_t *delegate_program(int in_segment) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  etk_program_builder_options_t opt;
+  memset(&opt, 0, sizeof opt);
+  opt.delegates_in_segments = in_segment;
+  etk_program_builder_set_options(b, &opt);
+  int32_t sz[2] = {2, 3};
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  uint8_t payload[256];
+  etk_micro_graph_t g;
+  etk_micro_graph_init(&g, payload, sizeof payload);
+  int a = etk_micro_graph_arg(&g, 0), o = etk_micro_graph_arg(&g, 1);
+  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 2, sz);
+  uint16_t r1[3] = {(uint16_t)a, (uint16_t)tmp, (uint16_t)tmp};
+  uint16_t r2[3] = {(uint16_t)tmp, (uint16_t)o, (uint16_t)o};
+  etk_micro_graph_op(&g, "aten::relu.out", NULL, 7, "meta", 4, r1, 3, 1);
+  etk_micro_graph_op(&g, "aten::neg.out", "neg #1", -1, NULL, 0, r2, 3, 1);
+  size_t len = 0;
+  etk_micro_graph_finish(&g, &len);
+  int d = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
+                                           len, NULL, NULL, NULL, 0);
+  int32_t args[2] = {x, y};
+  etk_program_builder_delegate_call(b, d, args, 2);
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &y, 1);
+  return b;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: program_corpus_gen DIR\n");
+    return 2;
+  }
+  const char *dir = argv[1];
+  int rc = 0;
+  rc |= finish(add_program(), dir, "pte-add");
+  rc |= finish(linear_program(0), dir, "pte-linear-segment");
+  rc |= finish(linear_program(1), dir, "pte-linear-inline");
+  rc |= finish(kinds_program(), dir, "pte-kinds");
+  rc |= finish(loop_program(), dir, "pte-loop");
+  rc |= finish(delegate_program(0), dir, "pte-delegate-inline");
+  rc |= finish(delegate_program(1), dir, "pte-delegate-segment");
+  /* a bundled program around the add program */
+  etk_program_builder_t *b = add_program();
+  uint8_t *pte;
+  size_t pte_len;
+  if (etk_program_builder_finish(b, &pte, &pte_len, NULL) == ETK_OK) {
+    int32_t sz[1] = {2};
+    float x[2] = {1, 2}, y[2] = {3, 4}, z[2] = {4, 6};
+    etk_tensor_data_t in[2] = {
+        {ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, x, 8, 0, false, 0},
+        {ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, y, 8, 0, false, 0}};
+    etk_tensor_data_t ex[1] = {
+        {ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, z, 8, 0, false, 0}};
+    etk_bundled_case_spec_t c = {"forward", in, 2, ex, 1};
+    uint8_t *bpte;
+    size_t len;
+    if (etk_bundled_write(pte, pte_len, &c, 1, &bpte, &len, NULL) == ETK_OK)
+      rc |= save(dir, "bpte-add", bpte, len);
+    else
+      rc = 1;
+    free(pte);
+  }
+  etk_program_builder_free(b);
+  return rc ? 1 : 0;
+}

@@ -1,0 +1,308 @@
+/*
+ * etkit/render.h - output formats shared by the etkit tools: buffered
+ * output sinks, the upstream-compatible text table (tabulate "fancy_grid"),
+ * pandas-compatible TSV/CSV, a streaming JSON writer, and the number and
+ * Python-repr formatting those formats need.
+ *
+ * Host only (stdio, heap).  The library knows nothing about ETDump or the
+ * Inspector: callers describe a table as an etk_frame_t (a row/column cell
+ * callback, so a million-row table is never materialised), and the
+ * renderers pull cells from it.  The Inspector (etkit/inspector.h) builds
+ * its frames on top of this.
+ *
+ * Compatibility targets (see docs/compatibility.md, "Renderers"):
+ *   - etk_render_table() prints what Python tabulate 0.8.9 prints for
+ *     tabulate(df, headers="keys", tablefmt="fancy_grid") of a pandas
+ *     DataFrame with the same cells, except that control characters are
+ *     escaped (a deliberate deviation, for terminal safety).
+ *   - etk_render_delimited() writes what DataFrame.to_csv(sep=...) writes
+ *     (pandas 1.5, minimal quoting, "\n" line ends, index first).
+ *   - etk_format_double_repr() is Python's repr(float) (shortest round-trip
+ *     digits), etk_format_double_g() is Python's format(x, "g").
+ *
+ * Example: print a two-column frame as a fancy grid on stdout.
+ *
+ *   static int cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+ *                   etk_strbuf_t *scratch) {
+ *     (void)ctx; (void)scratch;
+ *     if (col == 0) etk_cell_set_text(out, "add", 3);
+ *     else etk_cell_set_float(out, 0.5 * (double)row);
+ *     return ETK_OK;
+ *   }
+ *   ...
+ *   static const char *const headers[] = {"name", "avg (ms)"};
+ *   etk_frame_t f = {2, 2, headers, cell, NULL, 1};
+ *   etk_render_sink_t sink;
+ *   etk_render_sink_init_file(&sink, stdout);
+ *   int rc = etk_render_table(&f, &sink, NULL);
+ *   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
+ */
+#ifndef ETKIT_RENDER_H
+#define ETKIT_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etkit/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ sink */
+
+/* Receives rendered bytes.  Returns 0 on success, non-zero on failure (the
+ * sink then records ETK_E_IO and drops everything after). */
+typedef int (*etk_render_write_fn)(void *ctx, const char *data, size_t len);
+
+#define ETK_RENDER_SINK_BUFFER 16384
+
+/* A buffered output.  Caller-allocated, no interior pointers except the
+ * callback context; all state is plain data.  Errors are sticky: after the
+ * first failed write every put is a no-op and etk_render_sink_flush()
+ * returns the error.  Not thread-safe. */
+typedef struct etk_render_sink {
+  etk_render_write_fn write; /* NULL: counting sink (bytes counted, dropped) */
+  void *ctx;
+  int status;        /* first error (ETK_E_IO, ETK_E_NO_MEMORY) or ETK_OK */
+  uint64_t bytes;    /* bytes accepted so far (buffered ones included) */
+  size_t len;        /* bytes waiting in buf */
+  /* memory sinks (etk_render_sink_init_memory) grow this buffer instead */
+  char *mem;
+  size_t mem_len, mem_cap;
+  char buf[ETK_RENDER_SINK_BUFFER];
+} etk_render_sink_t;
+
+/* Sink that calls `write(ctx, ...)` with chunks of up to
+ * ETK_RENDER_SINK_BUFFER bytes.  `write` may be NULL for a counting sink. */
+void etk_render_sink_init(etk_render_sink_t *s, etk_render_write_fn write,
+                          void *ctx);
+
+/* Sink writing to `fp` (borrowed; not closed).  A short fwrite is ETK_E_IO. */
+void etk_render_sink_init_file(etk_render_sink_t *s, FILE *fp);
+
+/* Sink collecting everything in a growing malloc'd buffer.  Take the result
+ * with etk_render_sink_take(); free it with etk_render_sink_free() if not
+ * taken.  Allocation failure is sticky ETK_E_NO_MEMORY. */
+void etk_render_sink_init_memory(etk_render_sink_t *s);
+
+/* Memory sinks: hands the collected bytes (NUL-terminated, length in *len)
+ * to the caller, who frees them with free(); the sink is emptied.  Returns
+ * NULL (and *len = 0) after an error or for other sink kinds. */
+char *etk_render_sink_take(etk_render_sink_t *s, size_t *len);
+
+/* Releases a memory sink's buffer (no-op for other kinds). */
+void etk_render_sink_free(etk_render_sink_t *s);
+
+/* Appends bytes (buffered). */
+void etk_render_put(etk_render_sink_t *s, const char *data, size_t len);
+/* Appends a NUL-terminated string. */
+void etk_render_puts(etk_render_sink_t *s, const char *str);
+/* Appends one byte. */
+void etk_render_putc(etk_render_sink_t *s, char c);
+/* Appends printf-formatted text (at most 4095 bytes per call). */
+void etk_render_printf(etk_render_sink_t *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Writes out buffered bytes; returns the sticky status. */
+int etk_render_sink_flush(etk_render_sink_t *s);
+
+/* ------------------------------------------------------------- strbuf */
+
+/* A growing byte buffer (always NUL-terminated once non-empty).  Errors are
+ * sticky: after an allocation failure `failed` is set and appends are
+ * no-ops.  Zero-initialise ({0}) or call etk_strbuf_init(). */
+typedef struct etk_strbuf {
+  char *data;
+  size_t len, cap;
+  int failed;
+} etk_strbuf_t;
+
+void etk_strbuf_init(etk_strbuf_t *b);
+void etk_strbuf_free(etk_strbuf_t *b);
+/* Empties the buffer, keeping its memory. */
+void etk_strbuf_clear(etk_strbuf_t *b);
+void etk_strbuf_append(etk_strbuf_t *b, const char *data, size_t len);
+void etk_strbuf_appends(etk_strbuf_t *b, const char *str);
+void etk_strbuf_appendc(etk_strbuf_t *b, char c);
+void etk_strbuf_printf(etk_strbuf_t *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ------------------------------------------------------ number formatting */
+
+/* Longest output of the formatters below, NUL included. */
+#define ETK_FORMAT_DOUBLE_MAX 32
+
+/* Python repr(float): the shortest decimal that reads back as exactly `x`
+ * (the nearest one when several are as short), written positionally when
+ * 1e-4 <= |x| < 1e16 ("0.0001", "1000000000000000.0", "0.036000000000000004")
+ * and as d.ddde±XX otherwise ("1e-05", "1.5e+16"); "nan", "inf", "-inf",
+ * "0.0", "-0.0".  Writes a NUL-terminated string to `out` (at least
+ * ETK_FORMAT_DOUBLE_MAX bytes) and returns its length.  Cost: a few
+ * multiplications for values with at most 15 significant digits (the usual
+ * case for durations), a few snprintf/strtod calls otherwise. */
+size_t etk_format_double_repr(double x, char *out);
+
+/* Python format(x, "g") (6 significant digits, trailing zeros dropped,
+ * exponent form when the exponent is < -4 or >= 6): "0.022484", "1e-06",
+ * "123457", "nan", "inf".  Same contract as etk_format_double_repr(). */
+size_t etk_format_double_g(double x, char *out);
+
+/* Decimal text of an integer; returns the length (at most 20). */
+size_t etk_format_int(int64_t v, char *out);
+size_t etk_format_uint(uint64_t v, char *out);
+
+/* ------------------------------------------------- Python repr of values */
+
+/* Appends Python's repr() of a str given as UTF-8 bytes: single quotes unless
+ * the text contains ' and no ", backslash and the quote escaped, \t \n \r,
+ * other control and non-printable characters as \xNN, \uNNNN, \UNNNNNNNN.
+ * (Non-printable means: C0/C1 controls, DEL, Unicode separators and format
+ * characters, private use and noncharacters; unassigned code points are not
+ * known to etkit and are printed as they are.)  Invalid UTF-8 bytes are
+ * written as \xNN escapes. */
+void etk_pyrepr_str(etk_strbuf_t *b, const char *s, size_t len);
+
+/* Appends Python's repr() of a bytes object: b'...' with the same quote
+ * rule, \\ \t \n \r, and \xNN for bytes outside 0x20..0x7e. */
+void etk_pyrepr_bytes(etk_strbuf_t *b, const uint8_t *s, size_t len);
+
+/* ------------------------------------------------------------- frames */
+
+/* Cell kinds, named after the Python value a DataFrame cell would hold.
+ * They matter for the table (tabulate infers column types from them) and
+ * for TSV/CSV (None/NaN become empty fields). */
+typedef enum etk_cell_kind {
+  ETK_CELL_NONE = 0, /* Python None: empty in every format */
+  ETK_CELL_NAN,      /* float NaN: "nan" in the table, empty in TSV/CSV */
+  ETK_CELL_FLOAT,    /* a float (`f`) */
+  ETK_CELL_INT,      /* an int (`i`) */
+  ETK_CELL_BOOL,     /* True/False (`i` != 0) */
+  ETK_CELL_TEXT,     /* a str (`text`, `len`): the table treats "12" as a number, like tabulate */
+  ETK_CELL_OBJECT    /* str() of another object, e.g. a list repr: never a number */
+} etk_cell_kind_t;
+
+typedef struct etk_cell {
+  int kind;          /* etk_cell_kind_t */
+  double f;
+  int64_t i;
+  const char *text;  /* TEXT/OBJECT; valid until the next cell call */
+  size_t len;
+} etk_cell_t;
+
+static inline void etk_cell_set_none(etk_cell_t *c) { c->kind = ETK_CELL_NONE; }
+static inline void etk_cell_set_float(etk_cell_t *c, double f) {
+  c->kind = (f != f) ? ETK_CELL_NAN : ETK_CELL_FLOAT;
+  c->f = f;
+}
+static inline void etk_cell_set_int(etk_cell_t *c, int64_t i) {
+  c->kind = ETK_CELL_INT;
+  c->i = i;
+}
+static inline void etk_cell_set_bool(etk_cell_t *c, int b) {
+  c->kind = ETK_CELL_BOOL;
+  c->i = b != 0;
+}
+static inline void etk_cell_set_text(etk_cell_t *c, const char *t, size_t len) {
+  c->kind = ETK_CELL_TEXT;
+  c->text = t;
+  c->len = len;
+}
+static inline void etk_cell_set_object(etk_cell_t *c, const char *t, size_t len) {
+  c->kind = ETK_CELL_OBJECT;
+  c->text = t;
+  c->len = len;
+}
+
+/* Fills `out` with the cell at (row, col).  `scratch` is a buffer the
+ * callback may use for text it builds (cleared by the renderer before each
+ * call); text may also point to the caller's own stable memory.  Return
+ * ETK_OK or an error code (rendering stops and returns it). */
+typedef int (*etk_frame_cell_fn)(void *ctx, size_t row, size_t col,
+                                 etk_cell_t *out, etk_strbuf_t *scratch);
+
+/* A table: `rows` x `cols` cells produced on demand, `headers[cols]` the
+ * column names (UTF-8), `show_index` adds pandas' row index (0..rows-1) as
+ * an unnamed first column.  Renderers may call `cell` several times per
+ * cell (the table makes three passes), in row-major order within a pass. */
+typedef struct etk_frame {
+  size_t rows;
+  size_t cols;
+  const char *const *headers;
+  etk_frame_cell_fn cell;
+  void *ctx;
+  int show_index;
+} etk_frame_t;
+
+/* Prints the frame like tabulate(df, headers="keys", tablefmt="fancy_grid")
+ * followed by "\n" (Python's print).  Column types, number formats ("g"),
+ * decimal alignment, widths and box characters follow tabulate 0.8.9; cell
+ * width counts code points.  Control characters (C0, DEL, C1) and bidi
+ * controls inside text are written as escapes (\n, \t, \x1b, \u202e) so a
+ * hostile name cannot move the cursor or reorder the line.  A frame with no
+ * rows prints the header box only (and no index column), as tabulate does. */
+int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
+                     etk_error_t *err);
+
+/* Writes the frame like DataFrame.to_csv(sep=sep): header line (an empty
+ * index name first when show_index), one line per row, "\n" line ends,
+ * floats as Python repr, None/NaN empty, booleans True/False, and a field
+ * quoted with "" doubling when it contains `sep`, '"', '\n' or '\r'.
+ * `sep` is '\t' for TSV (save_data_to_tsv) or ',' for CSV. */
+int etk_render_delimited(const etk_frame_t *f, char sep,
+                         etk_render_sink_t *sink, etk_error_t *err);
+
+/* ------------------------------------------------------------- JSON */
+
+#define ETK_JSON_MAX_DEPTH 32
+
+/* Streaming JSON writer: commas, nesting and escaping are handled; the
+ * caller emits keys and values in order.  Output is compact unless
+ * `indent` > 0 (spaces per level).  Misuse (a value where a key is due,
+ * nesting deeper than ETK_JSON_MAX_DEPTH, closing what is not open) sets a
+ * sticky ETK_E_INVALID_STATE in `status`. */
+typedef struct etk_json {
+  etk_render_sink_t *sink;
+  int indent;
+  int depth;
+  int status;
+  uint8_t is_object[ETK_JSON_MAX_DEPTH]; /* per level: object (1) or array */
+  uint8_t count_nonzero[ETK_JSON_MAX_DEPTH]; /* per level: a member written */
+  int key_pending;                      /* a key was written, value due */
+} etk_json_t;
+
+void etk_json_init(etk_json_t *j, etk_render_sink_t *sink, int indent);
+void etk_json_begin_object(etk_json_t *j);
+void etk_json_end_object(etk_json_t *j);
+void etk_json_begin_array(etk_json_t *j);
+void etk_json_end_array(etk_json_t *j);
+/* Object key (UTF-8, escaped like strings). */
+void etk_json_key(etk_json_t *j, const char *key);
+void etk_json_key_n(etk_json_t *j, const char *key, size_t len);
+/* String value: " \\ and control characters escaped (\n \t \uXXXX), and
+ * U+2028/U+2029 escaped so the output is also valid JavaScript; invalid
+ * UTF-8 bytes become U+FFFD. */
+void etk_json_string(etk_json_t *j, const char *s, size_t len);
+void etk_json_cstring(etk_json_t *j, const char *s); /* NULL -> null */
+/* Number in Python repr digits; NaN and infinities become null. */
+void etk_json_double(etk_json_t *j, double v);
+void etk_json_int(etk_json_t *j, int64_t v);
+void etk_json_uint(etk_json_t *j, uint64_t v);
+void etk_json_bool(etk_json_t *j, int v);
+void etk_json_null(etk_json_t *j);
+/* Ends the document (a final newline); returns the sticky status, or
+ * ETK_E_INVALID_STATE when containers are still open. */
+int etk_json_finish(etk_json_t *j);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETKIT_RENDER_H */

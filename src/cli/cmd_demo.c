@@ -1,0 +1,473 @@
+/*
+ * cmd_demo.c - `etkit demo [--output-dir DIR]`: the whole developer-tools
+ * loop on one small model, without Python.
+ *
+ *   1. builds a small convolutional network in C with the program builder
+ *      (the tutorial model's operators: convolution, relu, max-pool,
+ *      permute, view, addmm), part of it (a second convolution + relu)
+ *      lowered to EtkitMicroBackend as a delegate;
+ *   2. writes model.pte and a bundled model.bpte (two test cases whose
+ *      expected outputs come from the reference runtime);
+ *   3. runs the model several times with tracing at the "intermediates"
+ *      debug level, writing etdump.etdp and debug_buffer.bin;
+ *   4. writes model.etrecord (the graph, debug handles, the instruction ->
+ *      handle map and the delegate map) so the inspector can link events
+ *      to graph nodes;
+ *   5. prints a per-operator table of the ETDump.
+ *
+ * Weights are a fixed pseudo-random sequence, so every run of the demo
+ * produces the same model, the same outputs and (timings aside) the same
+ * files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "etkit/etrecord.h"
+#include "etkit/program.h"
+#include "etkit/runtime.h"
+#include "run_support.h"
+
+#define CMD "demo"
+#define RUNS 5
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: etkit demo [--output-dir DIR] [--runs N]\n"
+          "\n"
+          "Builds a small CNN (with a delegated part), runs it with tracing and\n"
+          "writes model.pte, model.bpte, model.etrecord, etdump.etdp and\n"
+          "debug_buffer.bin into DIR (default ./etkit-demo), then prints a\n"
+          "per-operator table.\n");
+}
+
+static uint32_t lcg_state = 12345u;
+static float next_weight(float scale) {
+  lcg_state = lcg_state * 1664525u + 1013904223u;
+  return ((float)(lcg_state >> 8) / 16777216.0f - 0.5f) * scale;
+}
+
+static float *weights(size_t n, float scale) {
+  float *w = malloc(n * sizeof *w);
+  if (w)
+    for (size_t k = 0; k < n; k++) w[k] = next_weight(scale);
+  return w;
+}
+
+/* The delegated part: conv(in, w, b) -> relu -> out, as an
+ * EtkitMicroBackend payload.  DelegateCall args: [in, w, b, out]. */
+static int build_payload(uint8_t *buf, size_t cap, size_t *len) {
+  etk_micro_graph_t g;
+  etk_micro_graph_init(&g, buf, cap);
+  int in = etk_micro_graph_arg(&g, 0), w = etk_micro_graph_arg(&g, 1);
+  int b = etk_micro_graph_arg(&g, 2), out = etk_micro_graph_arg(&g, 3);
+  int one = etk_micro_graph_int(&g, 1), zero = etk_micro_graph_int(&g, 0);
+  uint16_t ones[2] = {(uint16_t)one, (uint16_t)one};
+  uint16_t zeros[2] = {(uint16_t)zero, (uint16_t)zero};
+  int stride = etk_micro_graph_int_list(&g, ones, 2);
+  int pad = etk_micro_graph_int_list(&g, ones, 2);
+  int dil = etk_micro_graph_int_list(&g, ones, 2);
+  int opad = etk_micro_graph_int_list(&g, zeros, 2);
+  int transposed = etk_micro_graph_bool(&g, false);
+  int32_t tsz[4] = {1, 8, 4, 4};
+  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 4, tsz);
+  uint16_t conv_args[11] = {(uint16_t)in,   (uint16_t)w,    (uint16_t)b,
+                            (uint16_t)stride, (uint16_t)pad, (uint16_t)dil,
+                            (uint16_t)transposed, (uint16_t)opad,
+                            (uint16_t)one, (uint16_t)tmp, (uint16_t)tmp};
+  static const char meta[] = "conv2d 3x3 pad 1";
+  etk_micro_graph_op(&g, "aten::convolution.out", NULL, 0, meta,
+                     (uint16_t)(sizeof meta - 1), conv_args, 11, 1);
+  uint16_t relu_args[3] = {(uint16_t)tmp, (uint16_t)out, (uint16_t)out};
+  etk_micro_graph_op(&g, "aten::relu.out", "relu #1", -1, NULL, 0, relu_args,
+                     3, 1);
+  return etk_micro_graph_finish(&g, len);
+}
+
+/* Builds the program; returns the .pte bytes (malloc'd). */
+static int build_model(uint8_t **pte, size_t *len, etk_error_t *err) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  if (!b)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  float *w1 = weights(4 * 1 * 3 * 3, 0.8f), *b1 = weights(4, 0.2f);
+  float *w2 = weights(8 * 4 * 3 * 3, 0.4f), *b2 = weights(8, 0.2f);
+  float *w3 = weights(32 * 10, 0.3f), *b3 = weights(10, 0.1f);
+  int rc = ETK_E_NO_MEMORY;
+  uint8_t payload[1024];
+  size_t payload_len = 0;
+  if (!w1 || !b1 || !w2 || !b2 || !w3 || !b3) goto out;
+  rc = build_payload(payload, sizeof payload, &payload_len);
+  if (rc != ETK_OK) {
+    etk_error_set(err, rc, ETK_NO_OFFSET, "cannot build the delegate payload");
+    goto out;
+  }
+  const int32_t s_in[4] = {1, 1, 8, 8}, s_w1[4] = {4, 1, 3, 3}, s_b1[1] = {4};
+  const int32_t s_c1[4] = {1, 4, 8, 8}, s_p1[4] = {1, 4, 4, 4};
+  const int32_t s_w2[4] = {8, 4, 3, 3}, s_b2[1] = {8}, s_d[4] = {1, 8, 4, 4};
+  const int32_t s_p2[4] = {1, 8, 2, 2}, s_t[4] = {1, 2, 2, 8};
+  const int32_t s_v[2] = {1, 32}, s_w3[2] = {32, 10}, s_b3[1] = {10};
+  const int32_t s_o[2] = {1, 10};
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_in, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int cw1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_w1, NULL,
+                                           ETK_BUILDER_CONSTANT, w1);
+  int cb1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b1, NULL,
+                                           ETK_BUILDER_CONSTANT, b1);
+  const int64_t one2[2] = {1, 1}, zero2[2] = {0, 0}, two2[2] = {2, 2};
+  int stride = etk_program_builder_add_int_list(b, one2, 2);
+  int pad = etk_program_builder_add_int_list(b, one2, 2);
+  int dil = etk_program_builder_add_int_list(b, one2, 2);
+  int opad = etk_program_builder_add_int_list(b, zero2, 2);
+  int transposed = etk_program_builder_add_bool(b, false);
+  int groups = etk_program_builder_add_int(b, 1);
+  int c1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_c1, NULL,
+                                          ETK_BUILDER_PLANNED, NULL);
+  int r1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_c1, NULL,
+                                          ETK_BUILDER_PLANNED, NULL);
+  int kernel = etk_program_builder_add_int_list(b, two2, 2);
+  int pstride = etk_program_builder_add_int_list(b, two2, 2);
+  int ppad = etk_program_builder_add_int_list(b, zero2, 2);
+  int pdil = etk_program_builder_add_int_list(b, one2, 2);
+  int ceil = etk_program_builder_add_bool(b, false);
+  int p1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_p1, NULL,
+                                          ETK_BUILDER_PLANNED, NULL);
+  int i1 = etk_program_builder_add_tensor(b, ETK_LONG, 4, s_p1, NULL,
+                                          ETK_BUILDER_PLANNED, NULL);
+  int cw2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_w2, NULL,
+                                           ETK_BUILDER_CONSTANT, w2);
+  int cb2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b2, NULL,
+                                           ETK_BUILDER_CONSTANT, b2);
+  int d = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_d, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int p2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_p2, NULL,
+                                          ETK_BUILDER_PLANNED, NULL);
+  int i2 = etk_program_builder_add_tensor(b, ETK_LONG, 4, s_p2, NULL,
+                                          ETK_BUILDER_PLANNED, NULL);
+  const int64_t perm[4] = {0, 2, 3, 1}, view[2] = {1, 32};
+  int dims = etk_program_builder_add_int_list(b, perm, 4);
+  int t = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_t, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int size = etk_program_builder_add_int_list(b, view, 2);
+  int v = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_v, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int cw3 = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_w3, NULL,
+                                           ETK_BUILDER_CONSTANT, w3);
+  int cb3 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b3, NULL,
+                                           ETK_BUILDER_CONSTANT, b3);
+  int beta = etk_program_builder_add_int(b, 1), alpha = beta;
+  int out = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_o, NULL,
+                                           ETK_BUILDER_PLANNED, NULL);
+  int op_conv = etk_program_builder_add_operator(b, "aten::convolution", "out");
+  int op_relu = etk_program_builder_add_operator(b, "aten::relu", "out");
+  int op_pool = etk_program_builder_add_operator(
+      b, "aten::max_pool2d_with_indices", "out");
+  int op_perm = etk_program_builder_add_operator(b, "aten::permute_copy", "out");
+  int op_view = etk_program_builder_add_operator(b, "aten::view_copy", "out");
+  int op_addmm = etk_program_builder_add_operator(b, "aten::addmm", "out");
+  const char *spec_keys[1] = {"origin"};
+  const uint8_t spec_value[] = "etkit demo";
+  const uint8_t *spec_values[1] = {spec_value};
+  const uint32_t spec_lens[1] = {sizeof spec_value - 1};
+  int del = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
+                                             payload_len, spec_keys,
+                                             spec_values, spec_lens, 1);
+  int32_t a0[] = {x, cw1, cb1, stride, pad, dil, transposed, opad, groups, c1, c1};
+  etk_program_builder_kernel_call(b, op_conv, a0, 11);
+  int32_t a1[] = {c1, r1, r1};
+  etk_program_builder_kernel_call(b, op_relu, a1, 3);
+  int32_t a2[] = {r1, kernel, pstride, ppad, pdil, ceil, p1, i1, p1, i1};
+  etk_program_builder_kernel_call(b, op_pool, a2, 10);
+  int32_t a3[] = {p1, cw2, cb2, d};
+  etk_program_builder_delegate_call(b, del, a3, 4);
+  int32_t a4[] = {d, kernel, pstride, ppad, pdil, ceil, p2, i2, p2, i2};
+  etk_program_builder_kernel_call(b, op_pool, a4, 10);
+  int32_t a5[] = {p2, dims, t, t};
+  etk_program_builder_kernel_call(b, op_perm, a5, 4);
+  int32_t a6[] = {t, size, v, v};
+  etk_program_builder_kernel_call(b, op_view, a6, 4);
+  int32_t a7[] = {cb3, v, cw3, beta, alpha, out, out};
+  etk_program_builder_kernel_call(b, op_addmm, a7, 7);
+  int32_t inputs[] = {x}, outputs[] = {out};
+  etk_program_builder_set_inputs(b, inputs, 1);
+  etk_program_builder_set_outputs(b, outputs, 1);
+  rc = etk_program_builder_finish(b, pte, len, err);
+out:
+  if (rc == ETK_E_NO_MEMORY && !*pte)
+    etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
+  free(w1);
+  free(b1);
+  free(w2);
+  free(b2);
+  free(w3);
+  free(b3);
+  etk_program_builder_free(b);
+  return rc;
+}
+
+/* The ETRecord: one node per graph operator with its debug handle, the
+ * instruction -> handle map and the delegate map of instruction 3. */
+static int write_etrecord(const char *path, etk_error_t *err) {
+  static const char *const names[] = {"aten_convolution_default",
+                                      "aten_relu_default",
+                                      "aten_max_pool2d_with_indices_default",
+                                      "aten_convolution_default_1",
+                                      "aten_relu_default_1",
+                                      "aten_max_pool2d_with_indices_default_1",
+                                      "aten_permute_copy_default",
+                                      "aten_view_copy_default",
+                                      "aten_addmm_default"};
+  static const char *const ops[] = {"aten::convolution", "aten::relu",
+                                    "aten::max_pool2d_with_indices",
+                                    "aten::convolution", "aten::relu",
+                                    "aten::max_pool2d_with_indices",
+                                    "aten::permute_copy", "aten::view_copy",
+                                    "aten::addmm"};
+  static const char *const modules[][3] = {
+      {"L__self___conv1", "conv1", "torch.nn.modules.conv.Conv2d"},
+      {"L__self___relu1", "relu1", "torch.nn.modules.activation.ReLU"},
+      {"L__self___pool1", "pool1", "torch.nn.modules.pooling.MaxPool2d"},
+      {"L__self___conv2", "conv2", "torch.nn.modules.conv.Conv2d"},
+      {"L__self___relu2", "relu2", "torch.nn.modules.activation.ReLU"},
+      {"L__self___pool2", "pool2", "torch.nn.modules.pooling.MaxPool2d"},
+      {"", "", ""},
+      {"", "", ""},
+      {"L__self___fc", "fc", "torch.nn.modules.linear.Linear"}};
+  enum { N = 9 };
+  char targets[N][128];
+  char traces[N][160];
+  etk_etrecord_node_desc_t nodes[N];
+  etk_etrecord_input_desc_t inputs[N];
+  etk_etrecord_module_desc_t stacks[N][2];
+  const char *outs[N][1];
+  memset(nodes, 0, sizeof nodes);
+  for (int k = 0; k < N; k++) {
+    char op[96];
+    snprintf(op, sizeof op, "%s.default", ops[k]);
+    etk_etrecord_edge_target(op, targets[k], sizeof targets[k]);
+    snprintf(traces[k], sizeof traces[k],
+             "  File \"demo_model.py\", line %d, in forward\n    x = "
+             "self.layer%d(x)\n",
+             20 + k, k);
+    inputs[k].arg = k == 8 ? "mat1" : "self";
+    inputs[k].tensor = k == 0 ? "x" : names[k - 1];
+    stacks[k][0] = (etk_etrecord_module_desc_t){"L__self__", "", "demo.Model"};
+    stacks[k][1] = (etk_etrecord_module_desc_t){modules[k][0], modules[k][1],
+                                                modules[k][2]};
+    outs[k][0] = names[k];
+    nodes[k].name = names[k];
+    nodes[k].target = targets[k];
+    nodes[k].debug_handle = k + 1;
+    nodes[k].stack_trace = traces[k];
+    nodes[k].module_stack = stacks[k];
+    nodes[k].module_stack_count = modules[k][0][0] ? 2 : 1;
+    nodes[k].inputs = &inputs[k];
+    nodes[k].input_count = 1;
+    nodes[k].outputs = outs[k];
+    nodes[k].output_count = 1;
+  }
+  /* instruction -> handles (instruction 3 is the delegate call) */
+  static const int64_t h[N] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  etk_etrecord_handle_desc_t handles[] = {
+      {0, &h[0], 1, false}, {1, &h[1], 1, false}, {2, &h[2], 1, false},
+      {3, &h[3], 2, true},  {4, &h[5], 1, false}, {5, &h[6], 1, false},
+      {6, &h[7], 1, false}, {7, &h[8], 1, false}};
+  etk_etrecord_delegate_id_desc_t ids[] = {{"0", &h[3], 1},
+                                           {"relu #1", &h[4], 1}};
+  etk_etrecord_delegate_desc_t delegates[] = {
+      {3, ETK_MICRO_BACKEND_ID, ids, 2, 1}};
+  const char *graph_in[] = {"x"};
+  const char *graph_out[] = {names[N - 1]};
+  etk_etrecord_method_desc_t m;
+  memset(&m, 0, sizeof m);
+  m.name = "forward";
+  m.nodes = nodes;
+  m.node_count = N;
+  m.graph_inputs = graph_in;
+  m.graph_input_count = 1;
+  m.graph_outputs = graph_out;
+  m.graph_output_count = 1;
+  m.handles = handles;
+  m.handle_count = sizeof handles / sizeof handles[0];
+  m.delegates = delegates;
+  m.delegate_count = 1;
+  etk_etrecord_desc_t desc;
+  memset(&desc, 0, sizeof desc);
+  desc.methods = &m;
+  desc.method_count = 1;
+  return etk_etrecord_write_file(&desc, path, err);
+}
+
+static void fill_input(float *x, size_t n, int run) {
+  for (size_t k = 0; k < n; k++)
+    x[k] = (float)((int)((k * 7 + (size_t)run * 3) % 17) - 8) / 8.0f;
+}
+
+static int fail_err(const etk_error_t *err) {
+  char line[640];
+  return etk_cli_fail(CMD, "%s", etk_error_format(err, line, sizeof line));
+}
+
+static void report_file(const char *path, const char *what) {
+  FILE *f = fopen(path, "rb");
+  long size = -1;
+  if (f) {
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fclose(f);
+  }
+  printf("  %-40s %8ld bytes  %s\n", path, size, what);
+}
+
+int etk_cmd_demo(int argc, char **argv) {
+  const char *dir = "etkit-demo";
+  unsigned runs = RUNS;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--output-dir") == 0 && i + 1 < argc) {
+      dir = argv[++i];
+    } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      char *end;
+      unsigned long n = strtoul(argv[++i], &end, 10);
+      if (*end || n == 0 || n > 10000) {
+        fprintf(stderr, "etkit demo: --runs needs a count from 1 to 10000\n");
+        return 2;
+      }
+      runs = (unsigned)n;
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (cli_make_dir(dir, &err)) return fail_err(&err);
+  char p_pte[4096], p_bpte[4096], p_etdp[4096], p_dbg[4096], p_rec[4096];
+  snprintf(p_pte, sizeof p_pte, "%s/model.pte", dir);
+  snprintf(p_bpte, sizeof p_bpte, "%s/model.bpte", dir);
+  snprintf(p_etdp, sizeof p_etdp, "%s/etdump.etdp", dir);
+  snprintf(p_dbg, sizeof p_dbg, "%s/debug_buffer.bin", dir);
+  snprintf(p_rec, sizeof p_rec, "%s/model.etrecord", dir);
+
+  uint8_t *pte = NULL;
+  size_t pte_len = 0;
+  if (build_model(&pte, &pte_len, &err) || etk_write_file(p_pte, pte, pte_len, &err)) {
+    free(pte);
+    return fail_err(&err);
+  }
+  etk_program_t *prog = NULL;
+  int status = 0;
+  etk_method_t *m = NULL;
+  cli_recorder_t rec;
+  memset(&rec, 0, sizeof rec);
+  float x[64], *expected = NULL;
+  if (etk_program_load(pte, pte_len, NULL, &prog, &err)) {
+    status = fail_err(&err);
+    goto out;
+  }
+  const etk_program_plan_t *plan = etk_program_find_plan(prog, "forward");
+  if (cli_recorder_create(plan, runs, CLI_DEBUG_INTERMEDIATES, CLI_PROFILE_ALL,
+                          1, &rec, &err) ||
+      etk_method_load_alloc(prog, "forward", rec.rec, &m, &err)) {
+    status = fail_err(&err);
+    goto out;
+  }
+  for (unsigned r = 0; r < runs; r++) {
+    etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
+    memset(t.dim_order, 0, sizeof t.dim_order);
+    fill_input(x, 64, (int)r);
+    t.data = x;
+    t.nbytes = sizeof x;
+    etk_value_t in = {ETK_VALUE_TENSOR, {.tensor = &t}};
+    if (etk_method_set_input(m, 0, &in, &err) || etk_method_execute(m, &err)) {
+      status = fail_err(&err);
+      goto out;
+    }
+  }
+  uint32_t dropped = 0;
+  if (cli_recorder_write(&rec, p_etdp, p_dbg, &dropped, &err)) {
+    status = fail_err(&err);
+    goto out;
+  }
+  printf("etkit demo: built a CNN (convolution, relu, max-pool, a delegated "
+         "conv+relu, permute, view, addmm),\nran it %u times with tracing and "
+         "wrote:\n",
+         runs);
+  printf("output of the last run: ");
+  cli_print_value(stdout, m, 0, 10);
+  printf("\n");
+
+  /* A bundled program: the last input and ones, expectations from this
+   * runtime. */
+  {
+    const etk_tensor_t *o = etk_method_output(m, 0)->u.tensor;
+    expected = malloc(o->nbytes);
+    if (!expected) {
+      status = etk_cli_fail(CMD, "out of memory");
+      goto out;
+    }
+    memcpy(expected, o->data, o->nbytes);
+    int32_t s_in[4] = {1, 1, 8, 8}, s_out[2] = {1, 10};
+    etk_tensor_data_t in0 = {ETK_BUNDLED_TENSOR, ETK_FLOAT, 4, s_in, NULL, x,
+                             sizeof x, 0, false, 0.0};
+    etk_tensor_data_t ex0 = {ETK_BUNDLED_TENSOR, ETK_FLOAT, 2, s_out, NULL,
+                             expected, o->nbytes, 0, false, 0.0};
+    etk_bundled_case_spec_t cases[1] = {{"forward", &in0, 1, &ex0, 1}};
+    uint8_t *bpte = NULL;
+    size_t blen = 0;
+    if (etk_bundled_write(pte, pte_len, cases, 1, &bpte, &blen, &err) ||
+        etk_write_file(p_bpte, bpte, blen, &err)) {
+      free(bpte);
+      status = fail_err(&err);
+      goto out;
+    }
+    free(bpte);
+  }
+  /* ETRecord: the graph and the maps that link instruction ids (and the
+   * delegate's debug ids) to graph nodes. */
+  if (write_etrecord(p_rec, &err)) {
+    status = fail_err(&err);
+    goto out;
+  }
+  report_file(p_pte, "the program (ET12, constants in a segment)");
+  report_file(p_bpte, "bundled program with one test case (BP08)");
+  report_file(p_rec, "ETRecord: graph, debug handles, delegate map");
+  report_file(p_etdp, "ETDump: 1 load block + Execute blocks");
+  report_file(p_dbg, "debug buffer: intermediate and output tensors");
+  if (dropped)
+    printf("warning: the recorder dropped %u events\n", dropped);
+  /* The inspector's summary table (etkit_inspector); if it cannot render
+   * this dump, a short table computed here. */
+  printf("\nper-operator summary (etkit inspect --summary):\n");
+  fflush(stdout);
+  etk_error_t ierr;
+  etk_error_clear(&ierr);
+  if (cli_print_inspector_summary(stdout, p_etdp, p_dbg, &ierr) != ETK_OK) {
+    char line[640];
+    printf("(inspector unavailable: %s)\nper-operator times (ns):\n",
+           etk_error_format(&ierr, line, sizeof line));
+    uint8_t *etdp;
+    size_t elen;
+    if (etk_read_file(p_etdp, 0, &etdp, &elen, &err)) {
+      status = fail_err(&err);
+      goto out;
+    }
+    int rc = cli_print_etdump_summary(stdout, etdp, elen, "ns");
+    free(etdp);
+    if (rc) {
+      status = etk_cli_fail(CMD, "cannot summarise the ETDump: %s",
+                            etk_strerror(rc));
+      goto out;
+    }
+  }
+  printf("\nnext: etkit run %s --verify\n", p_bpte);
+out:
+  free(expected);
+  etk_method_free(m);
+  cli_recorder_free(&rec);
+  etk_program_free(prog);
+  free(pte);
+  return status;
+}

@@ -1,0 +1,322 @@
+/*
+ * cmd_inspect.c - `etkit inspect`: upstream's inspector_cli in C, plus
+ * output formats, summaries, sorting and block selection.
+ *
+ * Upstream flags keep their meaning (devtools/inspector/inspector_cli.py):
+ * --etdump_path (required), --etrecord_path, --debug_buffer_path,
+ * --source_time_scale / --target_time_scale (ns|us|ms|s|cycles, default ns
+ * and ms), --tsv_path (also write save_data_to_tsv's file),
+ * --compare_results.  With no other flag the output is print_data_tabular's
+ * table on stdout.  Flags may be written "--flag value" or "--flag=value",
+ * and with dashes instead of underscores.
+ *
+ * Exit status: 0 success, 1 failure (one line on stderr: "etkit inspect:
+ * <what>"), 2 usage error.  Output files are written atomically.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "etkit/common.h"
+#include "etkit/inspector.h"
+#include "etkit/render.h"
+
+static const char *const usage_text =
+    "usage: etkit inspect --etdump_path FILE [options]\n"
+    "\n"
+    "Reads an ETDump and prints upstream's Inspector table (print_data_tabular).\n"
+    "\n"
+    "upstream options (inspector_cli.py):\n"
+    "  --etdump_path FILE          ETDump (.etdp) to read (required)\n"
+    "  --etrecord_path FILE        ETRecord to link (not supported yet)\n"
+    "  --debug_buffer_path FILE    debug buffer holding intermediate tensors\n"
+    "  --source_time_scale UNIT    unit of the raw timestamps: ns|us|ms|s|cycles (ns)\n"
+    "  --target_time_scale UNIT    unit of the reported times (ms)\n"
+    "  --tsv_path FILE             also write the table as TSV (save_data_to_tsv)\n"
+    "  --compare_results           compare run outputs with reference outputs\n"
+    "                              (not supported yet)\n"
+    "\n"
+    "etkit options:\n"
+    "  --format table|tsv|csv|json output format (table)\n"
+    "  --output FILE               write the output to FILE (atomically) instead of stdout\n"
+    "  --summary, --by-op-type     one row per operator type per block: count, total,\n"
+    "                              average, % of the method time, framework overhead\n"
+    "  --allocations               allocation events per allocator\n"
+    "  --sort KEY                  avg|p10|p50|p90|min|max|total|count|name\n"
+    "  --reverse                   reverse the sort order\n"
+    "  --top N                     keep the first N rows (per block with --summary)\n"
+    "  --block INDEX|NAME          only this event block (repeatable)\n"
+    "  --clock-hz HZ               convert cycles to time (or time to cycles)\n"
+    "  --no-units                  no \" (ms)\" suffix in the headers\n"
+    "  --include-delegate-debug-data  add the delegate_debug_metadata column\n"
+    "  --all-rows                  keep OPERATOR_CALL rows\n"
+    "  --all-columns               every to_dataframe column (raw, debug_data, ...)\n"
+    "  --allow-empty               skip event blocks without events instead of failing\n"
+    "  --upstream-quirks           reproduce upstream's wrap-around and missing\n"
+    "                              end-time behaviour (see docs/compatibility.md)\n"
+    "  --json-indent N             JSON indentation (2; 0 = compact)\n"
+    "  -h, --help                  this help\n";
+
+/* Matches "--name" / "--name=value" with '_' and '-' interchangeable. */
+static int flag_is(const char *arg, const char *name, const char **inline_value) {
+  if (arg[0] != '-' || arg[1] != '-') return 0;
+  const char *a = arg + 2, *n = name;
+  while (*n && *a && *a != '=') {
+    char x = *a == '-' ? '_' : *a, y = *n == '-' ? '_' : *n;
+    if (x != y) return 0;
+    a++;
+    n++;
+  }
+  if (*n) return 0;
+  if (*a == '=') {
+    *inline_value = a + 1;
+    return 1;
+  }
+  if (*a) return 0;
+  *inline_value = NULL;
+  return 1;
+}
+
+typedef struct cli {
+  const char *etdump, *etrecord, *debug_buffer, *tsv_path, *output;
+  int compare;
+  etk_inspector_options_t opt;
+  etk_inspector_render_options_t ro;
+} cli_t;
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "etkit inspect: ");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, " (try 'etkit inspect --help')\n");
+  return 2;
+}
+
+static int parse_size(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-') return 0;
+  *out = (size_t)v;
+  return 1;
+}
+
+static int parse_args(int argc, char **argv, cli_t *c) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+#define VALUE()                                                               \
+  do {                                                                        \
+    if (!v) {                                                                 \
+      if (i + 1 >= argc) return usage_error("option %s needs a value", a);    \
+      v = argv[++i];                                                          \
+    }                                                                         \
+  } while (0)
+    if (strcmp(a, "-h") == 0 || flag_is(a, "help", &v)) {
+      fputs(usage_text, stdout);
+      return -1;
+    } else if (flag_is(a, "etdump_path", &v)) {
+      VALUE();
+      c->etdump = v;
+    } else if (flag_is(a, "etrecord_path", &v)) {
+      VALUE();
+      c->etrecord = v;
+    } else if (flag_is(a, "debug_buffer_path", &v)) {
+      VALUE();
+      c->debug_buffer = v;
+    } else if (flag_is(a, "source_time_scale", &v) ||
+               flag_is(a, "target_time_scale", &v)) {
+      int src = strstr(a, "source") != NULL;
+      VALUE();
+      etk_time_scale_t t;
+      if (etk_time_scale_parse(v, &t) != ETK_OK)
+        return usage_error("invalid time scale '%s' (choose from ns, us, ms, s, cycles)", v);
+      if (src) c->opt.source_time_scale = t;
+      else c->opt.target_time_scale = t;
+    } else if (flag_is(a, "tsv_path", &v)) {
+      VALUE();
+      c->tsv_path = v;
+    } else if (flag_is(a, "compare_results", &v) && !v) {
+      c->compare = 1;
+    } else if (flag_is(a, "format", &v)) {
+      VALUE();
+      if (strcmp(v, "table") == 0) c->ro.format = ETK_INSPECT_FORMAT_TABLE;
+      else if (strcmp(v, "tsv") == 0) c->ro.format = ETK_INSPECT_FORMAT_TSV;
+      else if (strcmp(v, "csv") == 0) c->ro.format = ETK_INSPECT_FORMAT_CSV;
+      else if (strcmp(v, "json") == 0) c->ro.format = ETK_INSPECT_FORMAT_JSON;
+      else return usage_error("invalid format '%s' (choose from table, tsv, csv, json)", v);
+    } else if (flag_is(a, "output", &v) || strcmp(a, "-o") == 0) {
+      VALUE();
+      c->output = v;
+    } else if ((flag_is(a, "summary", &v) || flag_is(a, "by_op_type", &v)) && !v) {
+      c->ro.view = ETK_INSPECT_VIEW_SUMMARY;
+    } else if (flag_is(a, "allocations", &v) && !v) {
+      c->ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
+    } else if (flag_is(a, "sort", &v)) {
+      VALUE();
+      if (etk_inspect_sort_parse(v, &c->ro.sort) != ETK_OK)
+        return usage_error("invalid sort key '%s' (choose from avg, p10, p50, p90, "
+                           "min, max, total, count, name)", v);
+    } else if (flag_is(a, "reverse", &v) && !v) {
+      c->ro.reverse = 1;
+    } else if (flag_is(a, "top", &v)) {
+      VALUE();
+      if (!parse_size(v, &c->ro.top) || c->ro.top == 0)
+        return usage_error("--top needs a positive integer, not '%s'", v);
+    } else if (flag_is(a, "block", &v)) {
+      VALUE();
+      size_t idx;
+      if (parse_size(v, &idx)) {
+        if (c->ro.select_index_count == ETK_INSPECT_MAX_SELECT)
+          return usage_error("too many --block options at '%s'", v);
+        c->ro.select_index[c->ro.select_index_count++] = idx;
+      } else {
+        if (c->ro.select_name_count == ETK_INSPECT_MAX_SELECT)
+          return usage_error("too many --block options at '%s'", v);
+        c->ro.select_name[c->ro.select_name_count++] = v;
+      }
+    } else if (flag_is(a, "clock_hz", &v)) {
+      VALUE();
+      char *end;
+      errno = 0;
+      double hz = strtod(v, &end);
+      if (errno || end == v || *end || !(hz > 0) || hz - hz != 0)
+        return usage_error("--clock-hz needs a positive number, not '%s'", v);
+      c->opt.clock_hz = hz;
+    } else if (flag_is(a, "no_units", &v) && !v) {
+      c->ro.include_units = 0;
+    } else if (flag_is(a, "include_delegate_debug_data", &v) && !v) {
+      c->ro.include_delegate_debug_data = 1;
+    } else if (flag_is(a, "all_rows", &v) && !v) {
+      c->ro.all_rows = 1;
+    } else if (flag_is(a, "all_columns", &v) && !v) {
+      c->ro.all_columns = 1;
+    } else if (flag_is(a, "allow_empty", &v) && !v) {
+      c->ro.allow_empty = 1;
+    } else if (flag_is(a, "upstream_quirks", &v) && !v) {
+      c->opt.flags |= ETK_INSPECTOR_QUIRKS_ALL;
+    } else if (flag_is(a, "json_indent", &v)) {
+      VALUE();
+      size_t n;
+      if (!parse_size(v, &n) || n > 16)
+        return usage_error("--json-indent needs an integer from 0 to 16, not '%s'", v);
+      c->ro.json_indent = (int)n;
+    } else {
+      return usage_error("unknown argument '%s'", a);
+    }
+#undef VALUE
+  }
+  if (!c->etdump) return usage_error("%s", "the following argument is required: --etdump_path");
+  return 0;
+}
+
+static int fail_err(const etk_error_t *err) {
+  char line[600];
+  return etk_cli_fail("inspect", "%s", etk_error_format(err, line, sizeof line));
+}
+
+/* Renders into `path` ("-" = stdout) atomically. */
+static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t *ro,
+                     const char *path, int with_allocs, etk_error_t *err) {
+  etk_outfile_t of;
+  int rc = etk_outfile_open(&of, path, err);
+  if (rc != ETK_OK) return rc;
+  etk_render_sink_t *sink = malloc(sizeof *sink);
+  if (!sink) {
+    etk_outfile_abort(&of);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
+  etk_render_sink_init_file(sink, of.fp);
+  rc = etk_inspector_render(insp, ro, sink, err);
+  if (rc == ETK_OK && with_allocs) {
+    etk_inspector_render_options_t ao = *ro;
+    ao.view = ETK_INSPECT_VIEW_ALLOCATIONS;
+    ao.top = 0;
+    etk_render_puts(sink, "\nallocation events (upstream's Inspector cannot read them):\n");
+    rc = etk_inspector_render(insp, &ao, sink, err);
+  }
+  if (rc == ETK_OK) rc = etk_render_sink_flush(sink);
+  free(sink);
+  if (rc != ETK_OK) {
+    if (err && err->code == ETK_OK)
+      etk_error_set(err, rc, ETK_NO_OFFSET, "writing failed: %s", etk_strerror(rc));
+    etk_error_where(err, strcmp(path, "-") == 0 ? "<stdout>" : path);
+    etk_outfile_abort(&of);
+    return rc;
+  }
+  return etk_outfile_commit(&of, err);
+}
+
+int etk_cmd_inspect(int argc, char **argv) {
+  cli_t c;
+  memset(&c, 0, sizeof c);
+  etk_inspector_options_init(&c.opt);
+  etk_inspector_render_options_init(&c.ro);
+  int prc = parse_args(argc, argv, &c);
+  if (prc < 0) return 0;
+  if (prc > 0) return prc;
+  if (c.etrecord)
+    return etk_cli_fail("inspect", "--etrecord_path: ETRecord linking is not "
+                                   "supported yet");
+  if (c.compare)
+    return etk_cli_fail("inspect", "--compare_results: comparing run outputs "
+                                   "with reference outputs is not supported yet");
+
+  etk_error_t err;
+  etk_error_clear(&err);
+  double factor;
+  if (etk_time_scale_factor(c.opt.source_time_scale, c.opt.target_time_scale,
+                            c.opt.clock_hz, &factor, &err) != ETK_OK)
+    return fail_err(&err);
+
+  uint8_t *dbuf = NULL;
+  size_t dlen = 0;
+  if (c.debug_buffer) {
+    if (etk_read_file(c.debug_buffer, 0, &dbuf, &dlen, &err) != ETK_OK)
+      return fail_err(&err);
+    c.opt.debug_buffer = dbuf;
+    c.opt.debug_buffer_len = dlen;
+  }
+
+  etk_inspector_t *insp;
+  if (etk_inspector_open_path(c.etdump, &c.opt, &insp, &err) != ETK_OK) {
+    free(dbuf);
+    return fail_err(&err);
+  }
+  size_t mismatches = etk_inspector_debug_mismatch_count(insp);
+  if (mismatches)
+    fprintf(stderr,
+            "etkit inspect: warning: %zu debug value(s) differ between merged "
+            "runs (upstream stops with an AssertionError); showing the first "
+            "run's values\n",
+            mismatches);
+
+  /* Allocation events (which upstream cannot read) are shown after the
+   * events table; machine formats get them through --allocations/JSON. */
+  int with_allocs = c.ro.format == ETK_INSPECT_FORMAT_TABLE &&
+                    c.ro.view == ETK_INSPECT_VIEW_EVENTS &&
+                    etk_inspector_allocator_count(insp) > 0;
+  int rc = render_to(insp, &c.ro, c.output ? c.output : "-", with_allocs, &err);
+  if (rc == ETK_OK && c.tsv_path) {
+    etk_inspector_render_options_t tsv;
+    etk_inspector_render_options_init(&tsv);
+    tsv.format = ETK_INSPECT_FORMAT_TSV;
+    tsv.include_units = c.ro.include_units;
+    tsv.include_delegate_debug_data = c.ro.include_delegate_debug_data;
+    tsv.allow_empty = c.ro.allow_empty;
+    rc = render_to(insp, &tsv, c.tsv_path, 0, &err);
+  }
+  etk_inspector_close(insp);
+  free(dbuf);
+  if (rc != ETK_OK) return fail_err(&err);
+  return 0;
+}

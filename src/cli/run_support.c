@@ -1,0 +1,145 @@
+/*
+ * run_support.c - inputs and outputs of the CLI's runs: method inputs from
+ * .npy files (or filled with ones, like upstream's executor_runner),
+ * outputs to .npy files and to the terminal.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "etkit/runtime.h"
+#include "run_support.h"
+
+int cli_make_dir(const char *dir, etk_error_t *err) {
+  char path[4096];
+  size_t n = strlen(dir);
+  if (n == 0 || n >= sizeof path)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "bad directory name");
+  memcpy(path, dir, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (path[i] != '/' && path[i] != 0) continue;
+    char saved = path[i];
+    path[i] = 0;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+      etk_error_where(err, path);
+      return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                           "cannot create directory: %s", strerror(errno));
+    }
+    path[i] = saved;
+  }
+  return ETK_OK;
+}
+
+static void fill_one(void *p, int st, size_t k) {
+  uint8_t *b = p;
+  switch (st) {
+  case ETK_FLOAT: { float f = 1.0f; memcpy(b + 4 * k, &f, 4); } break;
+  case ETK_DOUBLE: { double d = 1.0; memcpy(b + 8 * k, &d, 8); } break;
+  case ETK_HALF: { uint16_t h = 0x3C00; memcpy(b + 2 * k, &h, 2); } break;
+  case ETK_BFLOAT16: { uint16_t h = 0x3F80; memcpy(b + 2 * k, &h, 2); } break;
+  default: {
+    size_t e = etk_scalar_type_size(st);
+    memset(b + e * k, 0, e);
+    b[e * k] = 1; /* little-endian integer one, or true */
+  }
+  }
+}
+
+int cli_set_input(struct etk_method *m, size_t i, const char *path,
+                  etk_npy_t **keep, void **ones, etk_error_t *err) {
+  const etk_value_t *in = etk_method_input(m, i);
+  if (!in)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "method has no input %zu", i);
+  if (in->tag != ETK_VALUE_TENSOR) {
+    /* Scalars are traced into the program: give it its own value. */
+    return etk_method_set_input(m, i, in, err);
+  }
+  etk_tensor_t t = *in->u.tensor;
+  memset(t.dim_order, 0, sizeof t.dim_order);
+  if (path) {
+    int rc = etk_npy_read_file(path, keep, err);
+    if (rc != ETK_OK) return rc;
+    etk_npy_t *npy = *keep;
+    t.scalar_type = npy->scalar_type;
+    t.dim = (int32_t)npy->dim;
+    for (uint32_t d = 0; d < npy->dim; d++) t.sizes[d] = npy->sizes[d];
+    t.data = (void *)(uintptr_t)npy->data;
+    t.nbytes = (size_t)npy->nbytes;
+  } else {
+    size_t n = (size_t)etk_tensor_numel(&t);
+    size_t bytes = n * etk_scalar_type_size(t.scalar_type);
+    *ones = malloc(bytes ? bytes : 1);
+    if (!*ones)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+    for (size_t k = 0; k < n; k++) fill_one(*ones, t.scalar_type, k);
+    t.data = *ones;
+    t.nbytes = bytes;
+  }
+  etk_value_t v;
+  memset(&v, 0, sizeof v);
+  v.tag = ETK_VALUE_TENSOR;
+  v.u.tensor = &t;
+  int rc = etk_method_set_input(m, i, &v, err);
+  if (rc != ETK_OK && path) etk_error_where(err, path);
+  return rc;
+}
+
+int cli_write_output(const struct etk_method *m, size_t i, const char *dir,
+                     const char *prefix, etk_error_t *err) {
+  const etk_value_t *v = etk_method_output(m, i);
+  if (!v || v->tag != ETK_VALUE_TENSOR)
+    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                         "output %zu is not a tensor", i);
+  const etk_tensor_t *t = v->u.tensor;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%soutput_%zu.npy", dir, prefix ? prefix : "",
+           i);
+  size_t bytes = (size_t)etk_tensor_numel(t) * etk_scalar_type_size(t->scalar_type);
+  return etk_npy_write_file(path, t->scalar_type, (uint32_t)t->dim, t->sizes,
+                            t->data, bytes, err);
+}
+
+static void print_element(FILE *out, const void *data, int st, size_t k) {
+  const uint8_t *p = data;
+  switch (st) {
+  case ETK_FLOAT: { float f; memcpy(&f, p + 4 * k, 4); fprintf(out, "%g", f); } break;
+  case ETK_DOUBLE: { double d; memcpy(&d, p + 8 * k, 8); fprintf(out, "%g", d); } break;
+  case ETK_BOOL: fprintf(out, "%s", p[k] ? "true" : "false"); break;
+  case ETK_BYTE: fprintf(out, "%u", p[k]); break;
+  case ETK_CHAR: fprintf(out, "%d", (int8_t)p[k]); break;
+  case ETK_SHORT: { int16_t x; memcpy(&x, p + 2 * k, 2); fprintf(out, "%d", x); } break;
+  case ETK_INT: { int32_t x; memcpy(&x, p + 4 * k, 4); fprintf(out, "%d", x); } break;
+  case ETK_LONG: { int64_t x; memcpy(&x, p + 8 * k, 8); fprintf(out, "%lld", (long long)x); } break;
+  default: fprintf(out, "?");
+  }
+}
+
+void cli_print_value(FILE *out, const struct etk_method *m, size_t output,
+                     size_t max_values) {
+  const etk_value_t *v = etk_method_output(m, output);
+  if (!v) return;
+  switch (v->tag) {
+  case ETK_VALUE_INT: fprintf(out, "Int %lld", (long long)v->u.i); return;
+  case ETK_VALUE_DOUBLE: fprintf(out, "Double %g", v->u.d); return;
+  case ETK_VALUE_BOOL: fprintf(out, "Bool %s", v->u.b ? "true" : "false"); return;
+  case ETK_VALUE_TENSOR: break;
+  default: fprintf(out, "%s", etk_program_tag_name(v->tag)); return;
+  }
+  const etk_tensor_t *t = v->u.tensor;
+  fprintf(out, "%s [", etk_scalar_type_name(t->scalar_type));
+  for (int32_t d = 0; d < t->dim; d++)
+    fprintf(out, "%s%d", d ? ", " : "", t->sizes[d]);
+  fprintf(out, "] = [");
+  size_t n = (size_t)etk_tensor_numel(t);
+  for (size_t k = 0; k < n && k < max_values && t->data; k++) {
+    if (k) fprintf(out, ", ");
+    print_element(out, t->data, t->scalar_type, k);
+  }
+  if (n > max_values) fprintf(out, ", ...");
+  fprintf(out, "]");
+}

@@ -1,0 +1,70 @@
+/*
+ * etdump_internal.h - the layout of etk_etdump_t, shared by the files of
+ * src/etdump/ only.  Not installed; other libraries use etkit/etdump.h.
+ */
+#ifndef ETKIT_ETDUMP_INTERNAL_H
+#define ETKIT_ETDUMP_INTERNAL_H
+
+#include <stdint.h>
+
+#include "etkit/etdump.h"
+#include "etkit/flatbuf.h"
+
+/* An interned string: where its bytes are in the buffer. */
+typedef struct etdump_string {
+  uint32_t pos;  /* offset of the first character (0 for ids 0 and 1) */
+  uint32_t len;
+  uint32_t hash; /* low bits of the string's hash: most mismatches are
+                    rejected without touching the bytes */
+} etdump_string_t;
+
+typedef struct etdump_chain {
+  uint64_t magnitude;
+  uint8_t negative;
+} etdump_chain_t;
+
+typedef struct etdump_run {
+  uint32_t name_id;
+  int32_t bundled_input_index;
+  uint32_t first_event, event_count;
+  uint32_t first_allocator, allocator_count;
+  uint32_t offset;
+  uint8_t has_events;
+} etdump_run_t;
+
+struct etk_etdump {
+  const uint8_t *buf; /* verified bytes (size prefix included) */
+  size_t len;
+  uint8_t *owned;     /* non-NULL when buf is ours */
+  uint32_t root;      /* offset of the ETDump table */
+  uint32_t version;
+
+  /* runs and allocators */
+  size_t run_count;
+  etdump_run_t *runs;
+  size_t allocator_count;
+  uint32_t *allocator_name_id;
+
+  /* event columns (one arena: `columns_mem`) */
+  size_t event_count;
+  void *columns_mem;
+  uint8_t *flags;
+  int32_t *instruction_id;
+  int32_t *delegate_id_int;
+  uint32_t *name_id;
+  uint32_t *dstr_id;
+  uint32_t *chain_id;
+  uint32_t *offset;
+
+  /* interned strings */
+  size_t string_count, string_cap;
+  etdump_string_t *strings;
+  uint32_t *string_slots; /* open addressing: id, 0 = empty */
+  size_t string_slot_mask;
+
+  /* interned chain values */
+  size_t chain_count, chain_cap;
+  etdump_chain_t *chains;
+};
+
+#endif

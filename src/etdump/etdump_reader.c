@@ -1,0 +1,776 @@
+/*
+ * etdump_reader.c - opens an ETDump: verify first, then decode into columns.
+ *
+ * PURPOSE
+ *   Turn untrusted .etdp bytes into the compact, immutable etk_etdump_t the
+ *   Inspector groups, without ever reading a field the verifier has not
+ *   vouched for, and fast enough for ten million events.
+ *
+ * STEPS
+ *   1. Header checks with precise messages (length, identifier at byte 8,
+ *      "ED00" at byte 4 meaning a missing size prefix, a size prefix larger
+ *      than the file).
+ *   2. etk_fb_verify() of the whole buffer against etk_etdump_schema: every
+ *      offset, vtable, vector length, string terminator, enum; nesting and
+ *      object budgets bound the work for shared or looping objects.
+ *   3. One pass over runs and events.  Each event's member table is chosen
+ *      as upstream's find_populated_event does (profile, else debug, else
+ *      allocation); its ids go to the columns, its strings to the intern
+ *      table (each DISTINCT string is checked for UTF-8 once).  Times,
+ *      metadata and values stay in the buffer and are read on demand.
+ *
+ * DATA LAYOUT
+ *   Columns (see etdump_internal.h) live in one allocation of
+ *   25 bytes per event: flags u8, instruction_id i32, delegate_id_int i32,
+ *   name_id u32, dstr_id u32, chain_id u32, offset u32.  Strings are
+ *   (position, length) pairs into the buffer, found through an open-
+ *   addressing table of ids (load factor <= 1/2).  Chain values are interned
+ *   the same way, keyed by sign and magnitude, so that a ProfileEvent chain
+ *   -1 and a DebugEvent chain 2^64-1 stay different while a profile 0 and a
+ *   debug 0 are equal, exactly as Python compares the two integers.
+ *
+ * INVARIANTS
+ *   - Nothing is read from the buffer before verification succeeded.
+ *   - String ids: 0 absent, 1 the empty string, others in first-seen order.
+ *   - Every allocation failure returns ETK_E_NO_MEMORY with nothing leaked.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "etdump_internal.h"
+#include "etkit/schema.h"
+
+/* ------------------------------------------------------- buffer helpers */
+
+static inline uint16_t ld16(const uint8_t *p) {
+  return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t ld32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4); /* etkit requires a little-endian host */
+  return v;
+}
+static inline uint64_t ld64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+/* A verified table with its vtable located once. */
+typedef struct tbl {
+  uint32_t pos, vt, vsize;
+} tbl_t;
+
+static inline tbl_t tbl_at(const uint8_t *buf, uint32_t pos) {
+  tbl_t t;
+  t.pos = pos;
+  t.vt = pos - ld32(buf + pos);
+  t.vsize = ld16(buf + t.vt);
+  return t;
+}
+
+/* Offset of field `id` from the buffer start, 0 when absent. */
+static inline uint32_t tbl_field(const uint8_t *buf, tbl_t t, unsigned id) {
+  if (2u * id + 6u > t.vsize) return 0;
+  uint32_t off = ld16(buf + t.vt + 4u + 2u * id);
+  return off ? t.pos + off : 0;
+}
+
+static inline uint32_t follow(const uint8_t *buf, uint32_t at) {
+  return at + ld32(buf + at);
+}
+
+static inline int32_t get_i32(const uint8_t *buf, tbl_t t, unsigned id,
+                              int32_t def) {
+  uint32_t p = tbl_field(buf, t, id);
+  return p ? (int32_t)ld32(buf + p) : def;
+}
+
+static inline uint64_t get_u64(const uint8_t *buf, tbl_t t, unsigned id) {
+  uint32_t p = tbl_field(buf, t, id);
+  return p ? ld64(buf + p) : 0;
+}
+
+/* ------------------------------------------------------- string interning */
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  memcpy(&w, p, n);
+  h = (h ^ w) * 0x94D049BB133111EBull;
+  h ^= h >> 29;
+  return h;
+}
+
+static int strings_rehash(etk_etdump_t *d, size_t slots) {
+  uint32_t *s = calloc(slots, sizeof *s);
+  if (!s) return ETK_E_NO_MEMORY;
+  for (size_t id = 2; id < d->string_count; id++) {
+    const etdump_string_t *e = &d->strings[id];
+    size_t i = (size_t)e->hash & (slots - 1);
+    while (s[i]) i = (i + 1) & (slots - 1);
+    s[i] = (uint32_t)id;
+  }
+  free(d->string_slots);
+  d->string_slots = s;
+  d->string_slot_mask = slots - 1;
+  return ETK_OK;
+}
+
+/* The slot table is sized up front for the number of strings the file can
+ * hold (one per event, run and allocator at most), so it never rehashes;
+ * untouched pages of a large calloc cost no memory. */
+static int strings_init(etk_etdump_t *d, uint64_t max_strings) {
+  d->string_cap = 64;
+  d->strings = malloc(d->string_cap * sizeof *d->strings);
+  if (!d->strings) return ETK_E_NO_MEMORY;
+  memset(d->strings, 0, 2 * sizeof *d->strings); /* absent, "" */
+  d->string_count = 2;
+  size_t slots = 128;
+  while (slots < 2 * max_strings + 8 && slots < ((size_t)1 << 30)) slots *= 2;
+  return strings_rehash(d, slots);
+}
+
+/* Interns the string whose uoffset is at `at` (a verified string field);
+ * *id receives its id.  Validates UTF-8 of new strings. */
+static int string_intern(etk_etdump_t *d, uint32_t at, uint32_t *id,
+                         etk_error_t *err, const char *what) {
+  uint32_t s = follow(d->buf, at);
+  uint32_t len = ld32(d->buf + s);
+  if (len == 0) {
+    *id = ETK_ETDUMP_STR_EMPTY;
+    return ETK_OK;
+  }
+  const uint8_t *chars = d->buf + s + 4;
+  uint32_t hash = (uint32_t)hash_bytes(chars, len);
+  size_t i = (size_t)hash & d->string_slot_mask;
+  for (;;) {
+    uint32_t cand = d->string_slots[i];
+    if (!cand) break;
+    const etdump_string_t *e = &d->strings[cand];
+    if (e->hash == hash && e->len == len &&
+        (e->pos == s + 4 || memcmp(d->buf + e->pos, chars, len) == 0)) {
+      *id = cand;
+      return ETK_OK;
+    }
+    i = (i + 1) & d->string_slot_mask;
+  }
+  if (!etk_fb_utf8_valid((const char *)chars, len))
+    return etk_error_set(err, ETK_E_BAD_UTF8, s,
+                         "%s is not valid UTF-8 (string of %u bytes)", what,
+                         (unsigned)len);
+  if (d->string_count >= UINT32_MAX - 1)
+    return etk_error_set(err, ETK_E_LIMIT, s, "too many distinct strings");
+  if (d->string_count == d->string_cap) {
+    size_t cap = d->string_cap * 2;
+    etdump_string_t *p = realloc(d->strings, cap * sizeof *p);
+    if (!p) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                                 "out of memory interning strings");
+    d->strings = p;
+    d->string_cap = cap;
+  }
+  uint32_t nid = (uint32_t)d->string_count++;
+  d->strings[nid].pos = s + 4;
+  d->strings[nid].len = len;
+  d->strings[nid].hash = hash;
+  d->string_slots[i] = nid;
+  if (d->string_count * 2 > d->string_slot_mask + 1) {
+    if (strings_rehash(d, (d->string_slot_mask + 1) * 2) != ETK_OK)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory interning strings");
+  }
+  *id = nid;
+  return ETK_OK;
+}
+
+/* ------------------------------------------------------- chain interning */
+
+typedef struct chain_map {
+  uint32_t *slots; /* id + 1, 0 = empty */
+  size_t mask;
+} chain_map_t;
+
+static uint64_t chain_hash(uint64_t m, int neg) {
+  uint64_t h = (m ^ (neg ? 0xD6E8FEB86659FD93ull : 0)) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 32);
+}
+
+static int chain_intern(etk_etdump_t *d, chain_map_t *m, uint64_t magnitude,
+                        int negative, uint32_t *id) {
+  size_t i = (size_t)chain_hash(magnitude, negative) & m->mask;
+  for (;;) {
+    uint32_t c = m->slots[i];
+    if (!c) break;
+    const etdump_chain_t *e = &d->chains[c - 1];
+    if (e->magnitude == magnitude && e->negative == (uint8_t)negative) {
+      *id = c - 1;
+      return ETK_OK;
+    }
+    i = (i + 1) & m->mask;
+  }
+  if (d->chain_count == d->chain_cap) {
+    size_t cap = d->chain_cap ? d->chain_cap * 2 : 8;
+    etdump_chain_t *p = realloc(d->chains, cap * sizeof *p);
+    if (!p) return ETK_E_NO_MEMORY;
+    d->chains = p;
+    d->chain_cap = cap;
+  }
+  uint32_t nid = (uint32_t)d->chain_count++;
+  d->chains[nid].magnitude = magnitude;
+  d->chains[nid].negative = (uint8_t)negative;
+  m->slots[i] = nid + 1;
+  if (d->chain_count * 2 > m->mask + 1) {
+    size_t slots = (m->mask + 1) * 2;
+    uint32_t *s = calloc(slots, sizeof *s);
+    if (!s) return ETK_E_NO_MEMORY;
+    for (size_t k = 0; k < d->chain_count; k++) {
+      size_t j = (size_t)chain_hash(d->chains[k].magnitude,
+                                    d->chains[k].negative) & (slots - 1);
+      while (s[j]) j = (j + 1) & (slots - 1);
+      s[j] = (uint32_t)k + 1;
+    }
+    free(m->slots);
+    m->slots = s;
+    m->mask = slots - 1;
+  }
+  *id = nid;
+  return ETK_OK;
+}
+
+/* ------------------------------------------------------- verification */
+
+static void describe_ident(const uint8_t *p, char *out, size_t size) {
+  size_t o = 0;
+  for (int i = 0; i < 4 && o + 5 < size; i++) {
+    if (p[i] >= 0x20 && p[i] < 0x7F && p[i] != '"' && p[i] != '\\')
+      out[o++] = (char)p[i];
+    else
+      o += (size_t)snprintf(out + o, size - o, "\\x%02x", p[i]);
+  }
+  out[o] = 0;
+}
+
+static int check_header(const uint8_t *buf, size_t len, etk_error_t *err) {
+  if (len < 12)
+    return etk_error_set(err, ETK_E_TRUNCATED, len,
+                         "file is %zu bytes, too short for an ETDump (a "
+                         "size-prefixed FlatBuffer needs at least 12: size "
+                         "prefix, root offset, identifier)",
+                         len);
+  if (memcmp(buf + 8, ETK_ETDUMP_FILE_IDENTIFIER, 4) != 0) {
+    if (memcmp(buf + 4, ETK_ETDUMP_FILE_IDENTIFIER, 4) == 0)
+      return etk_error_set(
+          err, ETK_E_BAD_IDENTIFIER, 8,
+          "identifier \"ED00\" is at byte 4 instead of 8: the size prefix "
+          "is missing (upstream's Inspector reads only size-prefixed "
+          "ETDumps, as the runtime writes them)");
+    char got[24];
+    describe_ident(buf + 8, got, sizeof got);
+    return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 8,
+                         "wrong file identifier \"%s\" (expected \"ED00\"): "
+                         "not an ETDump",
+                         got);
+  }
+  uint32_t prefix = ld32(buf);
+  if ((uint64_t)prefix > (uint64_t)len - 4)
+    return etk_error_set(err, ETK_E_TRUNCATED, 0,
+                         "size prefix says %u bytes follow but the file has "
+                         "only %zu after it: the file is truncated",
+                         (unsigned)prefix, len - 4);
+  if (prefix < 8)
+    return etk_error_set(err, ETK_E_TRUNCATED, 0,
+                         "size prefix %u is too small to hold a root table",
+                         (unsigned)prefix);
+  return ETK_OK;
+}
+
+static int verify(etk_etdump_t *d, const etk_etdump_options_t *o,
+                  etk_error_t *err) {
+  etk_fb_verify_options_t vo;
+  memset(&vo, 0, sizeof vo);
+  vo.ident = ETK_ETDUMP_FILE_IDENTIFIER;
+  vo.size_prefixed = 1;
+  vo.max_depth = o && o->max_depth ? o->max_depth : 0;
+  etk_fb_verify_error_t ve;
+  memset(&ve, 0, sizeof ve);
+  int rc = etk_fb_verify(d->buf, d->len, &etk_etdump_schema, &vo, &d->root, &ve);
+  if (rc == ETK_OK) return ETK_OK;
+  char where[96] = "";
+  if (ve.table && ve.field)
+    snprintf(where, sizeof where, " in %s.%s", ve.table, ve.field);
+  else if (ve.table)
+    snprintf(where, sizeof where, " in table %s", ve.table);
+  const char *hint = "";
+  if (ve.code == ETK_E_LIMIT)
+    hint = " (the verifier's object budget is exhausted: objects shared or "
+           "reached too many times)";
+  else if (ve.code == ETK_E_TOO_DEEP)
+    hint = " (tables nested beyond the verifier's depth limit)";
+  return etk_error_set(err, ve.code ? ve.code : rc, ve.offset,
+                       "invalid ETDump: %s%s%s", etk_strerror(ve.code ? ve.code : rc),
+                       where, hint);
+}
+
+/* ------------------------------------------------------- decoding */
+
+static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
+                  etk_error_t *err) {
+  const uint8_t *buf = d->buf;
+  uint64_t max_events = o && o->max_events ? o->max_events : ((uint64_t)1 << 31);
+  uint64_t max_runs = o && o->max_runs ? o->max_runs : ((uint64_t)1 << 24);
+  tbl_t root = tbl_at(buf, d->root);
+  uint32_t vp = tbl_field(buf, root, ETK_ETDUMP_VERSION);
+  d->version = vp ? ld32(buf + vp) : 0;
+  uint32_t rp = tbl_field(buf, root, ETK_ETDUMP_RUN_DATA);
+  if (!rp)
+    return etk_error_set(err, ETK_E_FORMAT, d->root,
+                         "the ETDump table has no run_data (upstream's "
+                         "Inspector rejects such a file too)");
+  uint32_t runs_vec = follow(buf, rp);
+  uint32_t run_count = ld32(buf + runs_vec);
+  if (run_count > max_runs)
+    return etk_error_set(err, ETK_E_LIMIT, runs_vec,
+                         "%u runs exceed the limit of %llu", (unsigned)run_count,
+                         (unsigned long long)max_runs);
+
+  /* first pass: sizes */
+  uint64_t events = 0, allocators = 0;
+  for (uint32_t r = 0; r < run_count; r++) {
+    tbl_t run = tbl_at(buf, follow(buf, runs_vec + 4 + 4 * r));
+    uint32_t ep = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_EVENTS);
+    if (ep) events += ld32(buf + follow(buf, ep));
+    uint32_t ap = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
+    if (ap) allocators += ld32(buf + follow(buf, ap));
+    if (events > max_events)
+      return etk_error_set(err, ETK_E_LIMIT, run.pos,
+                           "more than %llu events (limit reached in run %u)",
+                           (unsigned long long)max_events, (unsigned)r);
+  }
+  if (allocators > UINT32_MAX)
+    return etk_error_set(err, ETK_E_LIMIT, runs_vec, "too many allocators");
+
+  d->run_count = run_count;
+  d->runs = calloc(run_count ? run_count : 1, sizeof *d->runs);
+  d->allocator_count = (size_t)allocators;
+  d->allocator_name_id = calloc(allocators ? (size_t)allocators : 1,
+                                sizeof *d->allocator_name_id);
+  size_t n = (size_t)events;
+  size_t per = 1 + 4 * 6;
+  d->columns_mem = malloc(n ? n * per : 1);
+  if (!d->runs || !d->allocator_name_id || !d->columns_mem)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory for %zu events", n);
+  /* 4-byte columns first so each stays aligned; flags last */
+  uint8_t *m = d->columns_mem;
+  d->instruction_id = (int32_t *)(void *)m;
+  d->delegate_id_int = (int32_t *)(void *)(m + 4 * n);
+  d->name_id = (uint32_t *)(void *)(m + 8 * n);
+  d->dstr_id = (uint32_t *)(void *)(m + 12 * n);
+  d->chain_id = (uint32_t *)(void *)(m + 16 * n);
+  d->offset = (uint32_t *)(void *)(m + 20 * n);
+  d->flags = m + 24 * n;
+  d->event_count = n;
+
+  if (strings_init(d, events + allocators + run_count) != ETK_OK)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory interning strings");
+  chain_map_t cm;
+  cm.mask = 15;
+  cm.slots = calloc(cm.mask + 1, sizeof *cm.slots);
+  if (!cm.slots)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+
+  int rc = ETK_OK;
+  uint32_t e = 0, a = 0;
+  for (uint32_t r = 0; r < run_count && rc == ETK_OK; r++) {
+    etdump_run_t *out = &d->runs[r];
+    tbl_t run = tbl_at(buf, follow(buf, runs_vec + 4 + 4 * r));
+    out->offset = run.pos;
+    out->bundled_input_index =
+        get_i32(buf, run, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, -1);
+    uint32_t np = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_NAME);
+    out->name_id = ETK_ETDUMP_STR_ABSENT;
+    if (np && (rc = string_intern(d, np, &out->name_id, err, "a run name")) != ETK_OK)
+      break;
+    uint32_t ap = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
+    out->first_allocator = a;
+    if (ap) {
+      uint32_t av = follow(buf, ap), ac = ld32(buf + av);
+      for (uint32_t i = 0; i < ac && rc == ETK_OK; i++) {
+        tbl_t al = tbl_at(buf, follow(buf, av + 4 + 4 * i));
+        uint32_t anp = tbl_field(buf, al, ETK_ETDUMP_ALLOCATOR_NAME);
+        uint32_t id = ETK_ETDUMP_STR_ABSENT;
+        if (anp) rc = string_intern(d, anp, &id, err, "an allocator name");
+        d->allocator_name_id[a++] = id;
+      }
+      out->allocator_count = ac;
+    }
+    uint32_t ep = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_EVENTS);
+    out->first_event = e;
+    out->has_events = ep != 0;
+    if (!ep) continue;
+    uint32_t ev = follow(buf, ep), ec = ld32(buf + ev);
+    out->event_count = ec;
+    for (uint32_t i = 0; i < ec && rc == ETK_OK; i++, e++) {
+      tbl_t et = tbl_at(buf, follow(buf, ev + 4 + 4 * i));
+      uint32_t pp = tbl_field(buf, et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
+      uint32_t dp = tbl_field(buf, et, ETK_ETDUMP_EVENT_DEBUG_EVENT);
+      uint32_t lp = tbl_field(buf, et, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
+      uint8_t flags = (uint8_t)(((pp != 0) + (dp != 0) + (lp != 0) > 1)
+                                    ? ETK_ETDUMP_FLAG_BOTH_MEMBERS : 0);
+      uint32_t name = ETK_ETDUMP_STR_ABSENT, dstr = ETK_ETDUMP_STR_ABSENT;
+      uint64_t chain_mag = 0;
+      int chain_neg = 0;
+      int32_t iid = -1, dint = -1;
+      if (pp) {
+        tbl_t t = tbl_at(buf, follow(buf, pp));
+        d->offset[e] = t.pos;
+        flags |= ETK_ETDUMP_EVENT_PROFILE;
+        uint32_t f = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_NAME);
+        if (f && (rc = string_intern(d, f, &name, err, "an event name")) != ETK_OK) break;
+        int32_t c = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
+        chain_neg = c < 0;
+        chain_mag = c < 0 ? (uint64_t)(-(int64_t)c) : (uint64_t)c;
+        iid = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
+        dint = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+        f = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
+        if (f && (rc = string_intern(d, f, &dstr, err, "a delegate debug id")) != ETK_OK)
+          break;
+        if (tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
+          flags |= ETK_ETDUMP_FLAG_METADATA;
+      } else if (dp) {
+        tbl_t t = tbl_at(buf, follow(buf, dp));
+        d->offset[e] = t.pos;
+        flags |= ETK_ETDUMP_EVENT_DEBUG;
+        uint32_t f = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_NAME);
+        if (f && (rc = string_intern(d, f, &name, err, "an event name")) != ETK_OK) break;
+        chain_mag = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
+        iid = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
+        dint = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+        f = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
+        if (f && (rc = string_intern(d, f, &dstr, err, "a delegate debug id")) != ETK_OK)
+          break;
+        uint32_t vpos = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+        if (vpos) {
+          flags |= ETK_ETDUMP_FLAG_HAS_ENTRY;
+          tbl_t v = tbl_at(buf, follow(buf, vpos));
+          uint32_t op = tbl_field(buf, v, ETK_ETDUMP_VALUE_OUTPUT);
+          if (op) {
+            tbl_t b = tbl_at(buf, follow(buf, op));
+            uint32_t bp = tbl_field(buf, b, ETK_ETDUMP_BOOL_BOOL_VAL);
+            if (bp && buf[bp] != 0) flags |= ETK_ETDUMP_FLAG_OUTPUT;
+          }
+        }
+      } else if (lp) {
+        tbl_t t = tbl_at(buf, follow(buf, lp));
+        d->offset[e] = t.pos;
+        flags |= ETK_ETDUMP_EVENT_ALLOCATION;
+        iid = get_i32(buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
+      } else {
+        rc = etk_error_set(err, ETK_E_FORMAT, et.pos,
+                           "event %u of run %u has none of profile_event, "
+                           "debug_event, allocation_event set",
+                           (unsigned)i, (unsigned)r);
+        break;
+      }
+      d->flags[e] = flags;
+      d->instruction_id[e] = iid;
+      d->delegate_id_int[e] = dint;
+      d->name_id[e] = name;
+      d->dstr_id[e] = dstr;
+      if (chain_intern(d, &cm, chain_mag, chain_neg, &d->chain_id[e]) != ETK_OK)
+        rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+    }
+  }
+  free(cm.slots);
+  return rc;
+}
+
+/* ------------------------------------------------------- public API */
+
+void etk_etdump_close(etk_etdump_t *d) {
+  if (!d) return;
+  free(d->owned);
+  free(d->runs);
+  free(d->allocator_name_id);
+  free(d->columns_mem);
+  free(d->strings);
+  free(d->string_slots);
+  free(d->chains);
+  free(d);
+}
+
+static int open_buffer(const uint8_t *buf, size_t len, uint8_t *owned,
+                       const etk_etdump_options_t *o, etk_etdump_t **out,
+                       etk_error_t *err) {
+  int rc = check_header(buf, len, err);
+  if (rc != ETK_OK) {
+    free(owned);
+    return rc;
+  }
+  etk_etdump_t *d = calloc(1, sizeof *d);
+  if (!d) {
+    free(owned);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
+  d->buf = buf;
+  d->len = len;
+  d->owned = owned;
+  rc = verify(d, o, err);
+  if (rc == ETK_OK) rc = decode(d, o, err);
+  if (rc != ETK_OK) {
+    etk_etdump_close(d);
+    return rc;
+  }
+  *out = d;
+  return ETK_OK;
+}
+
+int etk_etdump_open_memory(const void *data, size_t len,
+                           const etk_etdump_options_t *o, etk_etdump_t **out,
+                           etk_error_t *err) {
+  if (!out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_etdump_open_memory: NULL out");
+  *out = NULL;
+  if (!data && len)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_etdump_open_memory: NULL data");
+  uint64_t max = o && o->max_file_bytes ? o->max_file_bytes : 0xFFFFFFFFull;
+  if ((uint64_t)len > max || (uint64_t)len > 0xFFFFFFFFull)
+    return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                         "%zu bytes exceed the limit of %llu", len,
+                         (unsigned long long)(max < 0xFFFFFFFFull ? max : 0xFFFFFFFFull));
+  if (!data) data = "";
+  if ((o && o->copy) || ((uintptr_t)data & 7u)) {
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory copying %zu bytes", len);
+    memcpy(copy, data, len);
+    return open_buffer(copy, len, copy, o, out, err);
+  }
+  return open_buffer(data, len, NULL, o, out, err);
+}
+
+int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
+                         etk_etdump_t **out, etk_error_t *err) {
+  if (!path || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_etdump_open_path: NULL argument");
+  *out = NULL;
+  uint64_t max = o && o->max_file_bytes ? o->max_file_bytes : 0xFFFFFFFFull;
+  if (max > 0xFFFFFFFFull) max = 0xFFFFFFFFull;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot open: %s",
+                         strerror(errno));
+  }
+  struct stat st;
+  uint8_t *data = NULL;
+  size_t len = 0;
+  int rc = ETK_OK;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+    if ((uint64_t)st.st_size > max) {
+      rc = etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                         "file is %llu bytes, more than the limit of %llu",
+                         (unsigned long long)st.st_size, (unsigned long long)max);
+    } else {
+      len = (size_t)st.st_size;
+      data = malloc(len ? len : 1);
+      if (!data)
+        rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory reading %zu bytes", len);
+      else if (len && fread(data, 1, len, f) != len)
+        rc = etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "read error: %s",
+                           ferror(f) ? strerror(errno) : "file shrank");
+    }
+    fclose(f);
+  } else {
+    fclose(f);
+    rc = etk_read_file(path, max, &data, &len, err);
+  }
+  if (rc != ETK_OK) {
+    free(data);
+    etk_error_where(err, path);
+    return rc;
+  }
+  rc = open_buffer(data, len, data, o, out, err);
+  etk_error_where(err, path);
+  return rc;
+}
+
+const uint8_t *etk_etdump_bytes(const etk_etdump_t *d, size_t *len) {
+  if (len) *len = d ? d->len : 0;
+  return d ? d->buf : NULL;
+}
+
+uint32_t etk_etdump_version(const etk_etdump_t *d) { return d ? d->version : 0; }
+
+size_t etk_etdump_string_count(const etk_etdump_t *d) {
+  return d ? d->string_count : 0;
+}
+
+etk_etdump_str_t etk_etdump_string(const etk_etdump_t *d, uint32_t id) {
+  etk_etdump_str_t s = {NULL, 0};
+  if (!d || id == ETK_ETDUMP_STR_ABSENT || id >= d->string_count) return s;
+  if (id == ETK_ETDUMP_STR_EMPTY) {
+    s.data = "";
+    return s;
+  }
+  s.data = (const char *)d->buf + d->strings[id].pos;
+  s.len = d->strings[id].len;
+  return s;
+}
+
+size_t etk_etdump_run_count(const etk_etdump_t *d) { return d ? d->run_count : 0; }
+
+int etk_etdump_run_get(const etk_etdump_t *d, size_t index,
+                       etk_etdump_run_t *out) {
+  if (!d || !out || index >= d->run_count) return ETK_E_INVALID_ARGUMENT;
+  const etdump_run_t *r = &d->runs[index];
+  out->name = etk_etdump_string(d, r->name_id);
+  out->name_id = r->name_id;
+  out->bundled_input_index = r->bundled_input_index;
+  out->has_events = r->has_events;
+  out->first_event = r->first_event;
+  out->event_count = r->event_count;
+  out->first_allocator = r->first_allocator;
+  out->allocator_count = r->allocator_count;
+  out->offset = r->offset;
+  return ETK_OK;
+}
+
+size_t etk_etdump_allocator_count(const etk_etdump_t *d) {
+  return d ? d->allocator_count : 0;
+}
+
+etk_etdump_str_t etk_etdump_allocator_name(const etk_etdump_t *d, size_t index) {
+  etk_etdump_str_t none = {NULL, 0};
+  if (!d || index >= d->allocator_count) return none;
+  return etk_etdump_string(d, d->allocator_name_id[index]);
+}
+
+uint32_t etk_etdump_allocator_name_id(const etk_etdump_t *d, size_t index) {
+  if (!d || index >= d->allocator_count) return 0;
+  return d->allocator_name_id[index];
+}
+
+size_t etk_etdump_event_count(const etk_etdump_t *d) {
+  return d ? d->event_count : 0;
+}
+
+void etk_etdump_columns(const etk_etdump_t *d, etk_etdump_columns_t *out) {
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (!d) return;
+  out->count = d->event_count;
+  out->flags = d->flags;
+  out->instruction_id = d->instruction_id;
+  out->delegate_id_int = d->delegate_id_int;
+  out->name_id = d->name_id;
+  out->delegate_id_str_id = d->dstr_id;
+  out->chain_id = d->chain_id;
+  out->offset = d->offset;
+}
+
+size_t etk_etdump_chain_count(const etk_etdump_t *d) {
+  return d ? d->chain_count : 0;
+}
+
+void etk_etdump_chain(const etk_etdump_t *d, uint32_t chain_id, int *negative,
+                      uint64_t *magnitude) {
+  int neg = 0;
+  uint64_t mag = 0;
+  if (d && chain_id < d->chain_count) {
+    neg = d->chains[chain_id].negative;
+    mag = d->chains[chain_id].magnitude;
+  }
+  if (negative) *negative = neg;
+  if (magnitude) *magnitude = mag;
+}
+
+static uint32_t run_of(const etk_etdump_t *d, size_t index) {
+  size_t lo = 0, hi = d->run_count;
+  /* last run with first_event <= index and a non-empty range holding it */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (d->runs[mid].first_event <= index)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  while (lo > 0) {
+    const etdump_run_t *r = &d->runs[lo - 1];
+    if (index >= r->first_event && index - r->first_event < r->event_count)
+      return (uint32_t)(lo - 1);
+    lo--;
+  }
+  return 0;
+}
+
+void etk_etdump_event_times(const etk_etdump_t *d, size_t index,
+                            uint64_t *start_time, uint64_t *end_time) {
+  uint64_t s = 0, e = 0;
+  if (d && index < d->event_count &&
+      (d->flags[index] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE) {
+    tbl_t t = tbl_at(d->buf, d->offset[index]);
+    s = get_u64(d->buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME);
+    e = get_u64(d->buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME);
+  }
+  if (start_time) *start_time = s;
+  if (end_time) *end_time = e;
+}
+
+int etk_etdump_event_get(const etk_etdump_t *d, size_t index,
+                         etk_etdump_event_t *out) {
+  if (!d || !out || index >= d->event_count) return ETK_E_INVALID_ARGUMENT;
+  memset(out, 0, sizeof *out);
+  const uint8_t *buf = d->buf;
+  unsigned flags = d->flags[index];
+  out->kind = (int)(flags & ETK_ETDUMP_KIND_MASK);
+  out->flags = flags;
+  out->run = run_of(d, index);
+  out->offset = d->offset[index];
+  out->instruction_id = -1;
+  out->delegate_debug_id_int = -1;
+  tbl_t t = tbl_at(buf, d->offset[index]);
+  if (out->kind == ETK_ETDUMP_EVENT_ALLOCATION) {
+    out->allocator_id = d->instruction_id[index];
+    out->allocation_size = get_u64(buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE);
+    return ETK_OK;
+  }
+  out->name_id = d->name_id[index];
+  out->name = etk_etdump_string(d, out->name_id);
+  out->instruction_id = d->instruction_id[index];
+  out->delegate_debug_id_int = d->delegate_id_int[index];
+  out->delegate_debug_id_str_id = d->dstr_id[index];
+  out->delegate_debug_id_str = etk_etdump_string(d, out->delegate_debug_id_str_id);
+  if (out->kind == ETK_ETDUMP_EVENT_PROFILE) {
+    out->profile_chain_index = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
+    out->start_time = get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME);
+    out->end_time = get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME);
+    uint32_t mp = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
+    if (mp) {
+      uint32_t v = follow(buf, mp);
+      out->metadata_len = ld32(buf + v);
+      out->metadata = buf + v + 4;
+    }
+  } else {
+    out->debug_chain_index = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
+  }
+  return ETK_OK;
+}

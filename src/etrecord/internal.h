@@ -1,0 +1,165 @@
+/*
+ * internal.h - private structures shared by the ETRecord reader files.
+ *
+ * A record (struct etk_etrecord) owns:
+ *   - the libzip archive, opened over a private copy of the file bytes
+ *     (libzip frees that copy when the archive is discarded);
+ *   - `members`: one slot per ZIP entry, in archive order, with the bytes
+ *     of the member once read (malloc'd, cached until close);
+ *   - `programs`: one slot per program member; a slot's `loaded` program
+ *     has its own arena, so a failed or abandoned parse frees everything
+ *     it allocated;
+ *   - `maps`: the three emitter maps merged per method, in the record's
+ *     arena.
+ * Every public pointer handed out points into one of these and lives until
+ * etk_etrecord_close().
+ */
+#ifndef ETKIT_ETRECORD_INTERNAL_H
+#define ETKIT_ETRECORD_INTERNAL_H
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <zip.h>
+
+#include "etkit/etrecord.h"
+
+/* ------------------------------------------------------------------ arena */
+
+typedef struct etr_arena_chunk etr_arena_chunk_t;
+
+/* Bump allocator: chunks of at least 64 KiB, freed all at once. */
+typedef struct etr_arena {
+  etr_arena_chunk_t *head;
+} etr_arena_t;
+
+/* size bytes aligned to 16; NULL on overflow or out of memory. */
+void *etr_arena_alloc(etr_arena_t *arena, size_t size);
+/* count * size bytes, zeroed; NULL on overflow or out of memory. */
+void *etr_arena_calloc(etr_arena_t *arena, size_t count, size_t size);
+/* Copy of s[0..n) plus a NUL; NULL on out of memory. */
+char *etr_arena_strndup(etr_arena_t *arena, const char *s, size_t n);
+char *etr_arena_strdup(etr_arena_t *arena, const char *s);
+void etr_arena_free(etr_arena_t *arena);
+
+/* --------------------------------------------------------- string builder */
+
+/* Growable text with a cap: appends past `cap` are dropped and `cut` set.
+ * `failed` is sticky after an allocation failure. */
+typedef struct etr_text {
+  char *buf;
+  size_t len, alloc, cap;
+  bool cut, failed;
+} etr_text_t;
+
+void etr_text_init(etr_text_t *t, size_t cap);
+void etr_text_add(etr_text_t *t, const char *s, size_t n);
+void etr_text_adds(etr_text_t *t, const char *s);
+void etr_text_addf(etr_text_t *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void etr_text_free(etr_text_t *t);
+
+/* ------------------------------------------------------------------- JSON */
+
+/* Parses text[0..len) with the record limits.  Before jansson sees it the
+ * text is checked for UTF-8, nesting depth and string sizes, and the
+ * tokens jansson does not accept are rewritten: Infinity, -Infinity and NaN
+ * become sentinel strings (see etr_json_special), integers beyond int64
+ * become reals.  Error positions are mapped back to the original text.
+ * `where` names the member; `context` (may be NULL) is prefixed to the
+ * message, e.g. "in the lowered module of node 'x'". */
+int etr_json_parse(const char *text, size_t len,
+                   const etk_etrecord_limits_t *limits, const char *where,
+                   const char *context, json_t **out, etk_error_t *err);
+
+/* 1 for +Infinity, -1 for -Infinity, 2 for NaN, 0 for anything else. */
+int etr_json_special(const json_t *value);
+
+/* Sets an error with the 1-based line and column (in code points) of
+ * text[offset]. */
+int etr_error_at(etk_error_t *err, int code, const char *where,
+                 const char *text, size_t len, size_t offset, const char *fmt,
+                 ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+/* Strict canonical decimal int64 ("0", "17", "-3"; no '+', no leading
+ * zeros, no spaces).  Returns false when s[0..n) is not one. */
+bool etr_parse_int64(const char *s, size_t n, int64_t *out);
+
+/* Validates UTF-8 in s[0..n); returns n when valid, else the offset of the
+ * first bad byte. */
+size_t etr_utf8_check(const char *s, size_t n);
+
+/* ---------------------------------------------------------------- record */
+
+typedef struct etr_member {
+  etk_etrecord_member_t pub;
+  zip_uint64_t zip_index;
+  bool encrypted;
+  bool loaded;
+  uint8_t *data; /* loaded bytes plus a NUL (not counted in len) */
+  size_t len;
+} etr_member_t;
+
+typedef struct etr_handle_ref {
+  int64_t handle;
+  size_t node;
+} etr_handle_ref_t;
+
+typedef struct etr_program {
+  etk_etrecord_program_t pub;
+  etr_arena_t arena;
+  etk_etrecord_node_t *nodes; /* malloc'd */
+  /* handle index: node pointers sorted by (handle, node order) */
+  int64_t *index_handles;
+  const etk_etrecord_node_t **index_nodes;
+  size_t index_count;
+} etr_program_t;
+
+typedef struct etr_program_slot {
+  etk_etrecord_program_ref_t ref;
+  etr_program_t *loaded;
+} etr_program_slot_t;
+
+struct etk_etrecord {
+  etk_etrecord_limits_t limits;
+  zip_t *zip;
+  etr_arena_t arena;
+  etr_member_t *members;
+  size_t member_count;
+  etr_program_slot_t *programs;
+  size_t program_count;
+  etk_etrecord_method_maps_t *maps;
+  size_t maps_count;
+  etk_etrecord_info_t info;
+  uint64_t bytes_inflated;
+};
+
+/* Reads a member by index into its cache (limits enforced). */
+int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err);
+
+/* Parses the three maps and export_graph_id (called once by open). */
+int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err);
+
+/* Frees a loaded program. */
+void etr_program_free(etr_program_t *prog);
+
+/* Parses one program member (see program.c). */
+int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
+                      etr_program_t **out, etk_error_t *err);
+
+/* Decoders used by program.c (see text.c): ETK_OK, ETK_E_FORMAT when the
+ * text does not decode (nothing is set), ETK_E_NO_MEMORY. */
+int etr_module_stack_decode(etr_arena_t *arena, const char *text,
+                            etk_etrecord_module_entry_t **entries,
+                            size_t *count);
+int etr_source_fn_stack_decode(etr_arena_t *arena, const char *text,
+                               etk_etrecord_source_fn_t **entries,
+                               size_t *count);
+
+#endif /* ETKIT_ETRECORD_INTERNAL_H */

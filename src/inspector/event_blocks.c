@@ -1,0 +1,613 @@
+/*
+ * event_blocks.c - groups an ETDump's runs into event blocks, exactly as
+ * upstream's EventBlock._gen_from_etdump (docs inspector.md 3.1-3.6).
+ *
+ * ALGORITHM (one pass over the runs, O(events) expected)
+ *   For each run that has an events vector:
+ *   A. Collate its events into "instruction events" keyed by (instruction
+ *      id, chain, delegate int id, delegate str id) with the raw values, in
+ *      first-appearance order (a per-run open-addressing table).  Profile
+ *      events append to the key's profile list; debug events to its debug
+ *      list unless their value is marked as a program output (those still
+ *      create the key, and are collected as the run's outputs).  Allocation
+ *      events, which upstream cannot read, are tallied per allocator.
+ *   B. Event signatures: for each instruction event with something in it,
+ *      one signature per profile event (iid, profile name, debug signature
+ *      of its FIRST debug event), or a single debug-only signature.  A
+ *      signature seen again in the same run replaces the earlier one's value
+ *      but keeps its position (Python's ordered dict assignment).
+ *   C. The run signature (run name, ordered signatures, bundled input
+ *      index) is looked up among the blocks found so far (hash + full
+ *      compare); a new one creates a block whose events ARE its signatures,
+ *      in order, with the first run's debug entries.  Later runs of a block
+ *      are checked against them (mismatches are counted, not fatal).
+ *   D. The run's kept profile event per signature is appended to `kept`.
+ *   Finally every block gets an events x runs matrix of ETDump profile event
+ *   indices (the samples), filled from `kept` in run order, and every sample
+ *   is checked for upstream's wrap-around error.
+ *
+ * DATA LAYOUT
+ *   Per-run scratch (sized by the largest run, reused): instruction events
+ *   (20 bytes), a hash table of u32 slots shared by steps A and B, a next
+ *   link per event, signature positions (8 bytes).  Kept across the whole
+ *   build: 4 bytes per kept sample, 4 per run; the result is 20 bytes per
+ *   Inspector event plus 4 per sample (see inspector_internal.h).
+ *
+ * INVARIANTS
+ *   - Blocks, and the events inside each block, are in first-appearance
+ *     order; block b's events are events[first_event .. +event_count).
+ *   - samples[sample_base + local_event * run_count + j] is the profile
+ *     event of the block's j-th run for that signature, or INSP_NONE for
+ *     debug-only signatures (which have no profile part in any run).
+ *   - Every array growth is checked; failure frees everything.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etkit/schema.h"
+#include "inspector_internal.h"
+
+typedef struct ie {
+  uint32_t key;     /* global ETDump index of the event that created it */
+  uint32_t ph, pt;  /* profile list head/tail (local indices) */
+  uint32_t dh, dt;  /* debug list head/tail */
+} ie_t;
+
+typedef struct sigpos {
+  uint32_t prof; /* local index of the kept profile event, or NONE */
+  uint32_t ie;
+} sigpos_t;
+
+typedef struct builder {
+  etk_inspector_t *insp;
+  const etk_etdump_t *d;
+  etk_etdump_columns_t c;
+  etk_error_t *err;
+  /* per-run scratch */
+  ie_t *ies;
+  uint32_t *slots;
+  uint32_t *next;
+  sigpos_t *pos;
+  uint32_t *outs;
+  /* growing arrays */
+  size_t event_cap, block_cap, debug_cap, ref_cap, out_cap, kept_len, kept_cap,
+      alloc_cap;
+  uint32_t *kept;
+  uint32_t *run_group;
+  uint32_t *run_kept;
+  size_t debug_ref_len, output_len;
+  uint32_t *block_slots;
+  size_t block_slot_mask;
+  uint32_t *alloc_slots;
+  size_t alloc_slot_mask;
+} builder_t;
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  size_t c = *cap ? *cap : 16;
+  while (c < need) {
+    if (c > ((size_t)-1) / 2 / elem) return 0;
+    c *= 2;
+  }
+  void *q = realloc(*p, c * elem);
+  if (!q) return 0;
+  *p = q;
+  *cap = c;
+  return 1;
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 31);
+}
+
+/* Slot of a key in the per-run tables: the instruction id's low bits plus a
+ * mix of everything else.  Consecutive instruction ids (the common case)
+ * land in consecutive slots, so a million-event run walks the table
+ * sequentially instead of missing the cache on every event; ids that share
+ * low bits but differ above `shift` bits, or share the id but differ in
+ * chain or delegate ids, get unrelated offsets, so no input can pile keys
+ * onto one slot. */
+static inline size_t local_slot(int32_t iid, unsigned shift, uint64_t rest,
+                                size_t mask) {
+  uint64_t u = (uint32_t)iid;
+  return (size_t)(u + mix(mix(0x1D, u >> shift), rest)) & mask;
+}
+
+static inline uint32_t norm_name(uint32_t id) {
+  return id == ETK_ETDUMP_STR_ABSENT ? ETK_ETDUMP_STR_EMPTY : id;
+}
+static inline uint32_t norm_dstr(uint32_t id) {
+  return id == ETK_ETDUMP_STR_EMPTY ? ETK_ETDUMP_STR_ABSENT : id;
+}
+
+static int nomem(builder_t *b) {
+  return etk_error_set(b->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                       "out of memory grouping events into blocks");
+}
+
+/* ------------------------------------------------------- allocations */
+
+static int alloc_account(builder_t *b, uint32_t run_index,
+                         const etk_etdump_run_t *run, uint32_t ev) {
+  etk_inspector_t *insp = b->insp;
+  int32_t id = b->c.instruction_id[ev]; /* allocator_id */
+  uint32_t name_id = 0; /* unknown allocator */
+  if (id >= 1 && (uint32_t)id <= run->allocator_count)
+    name_id = etk_etdump_allocator_name_id(b->d, run->first_allocator + (uint32_t)id - 1);
+  uint64_t size;
+  {
+    etk_etdump_event_t e;
+    etk_etdump_event_get(b->d, ev, &e);
+    size = e.allocation_size;
+  }
+  if (!b->alloc_slots) {
+    b->alloc_slot_mask = 15;
+    b->alloc_slots = calloc(16, sizeof *b->alloc_slots);
+    if (!b->alloc_slots) return nomem(b);
+  }
+  uint64_t h = mix(mix(mix(0, run->name_id), (uint32_t)id), name_id);
+  size_t i = (size_t)h & b->alloc_slot_mask;
+  for (;;) {
+    uint32_t s = b->alloc_slots[i];
+    if (!s) break;
+    insp_alloc_t *a = &insp->allocs[s - 1];
+    if (a->run_name_id == run->name_id && a->allocator_id == id &&
+        a->name_id == name_id) {
+      a->count++;
+      a->total += size;
+      if (size > a->max) a->max = size;
+      if (a->last_run != run_index) {
+        a->runs++;
+        a->last_run = run_index;
+      }
+      return ETK_OK;
+    }
+    i = (i + 1) & b->alloc_slot_mask;
+  }
+  if (!grow((void **)&insp->allocs, &b->alloc_cap, insp->alloc_count + 1,
+            sizeof *insp->allocs))
+    return nomem(b);
+  insp_alloc_t *a = &insp->allocs[insp->alloc_count];
+  a->run_name_id = run->name_id;
+  a->allocator_id = id;
+  a->name_id = name_id;
+  a->count = 1;
+  a->total = a->max = size;
+  a->runs = 1;
+  a->last_run = run_index;
+  b->alloc_slots[i] = (uint32_t)++insp->alloc_count;
+  if (insp->alloc_count * 2 > b->alloc_slot_mask + 1) {
+    size_t n = (b->alloc_slot_mask + 1) * 2;
+    uint32_t *s = calloc(n, sizeof *s);
+    if (!s) return nomem(b);
+    for (size_t k = 0; k < insp->alloc_count; k++) {
+      const insp_alloc_t *x = &insp->allocs[k];
+      size_t j = (size_t)mix(mix(mix(0, x->run_name_id), (uint32_t)x->allocator_id),
+                             x->name_id) & (n - 1);
+      while (s[j]) j = (j + 1) & (n - 1);
+      s[j] = (uint32_t)k + 1;
+    }
+    free(b->alloc_slots);
+    b->alloc_slots = s;
+    b->alloc_slot_mask = n - 1;
+  }
+  return ETK_OK;
+}
+
+/* ------------------------------------------------------- signatures */
+
+static insp_event_t sig_of(const builder_t *b, uint32_t first,
+                           const sigpos_t *p) {
+  const ie_t *x = &b->ies[p->ie];
+  insp_event_t s;
+  s.iid = b->c.instruction_id[x->key];
+  s.dint = b->c.delegate_id_int[x->key];
+  s.dstr = norm_dstr(b->c.delegate_id_str_id[x->key]);
+  s.pname = p->prof == INSP_NONE ? INSP_NONE : norm_name(b->c.name_id[first + p->prof]);
+  s.dname = x->dh == INSP_NONE ? INSP_NONE : norm_name(b->c.name_id[first + x->dh]);
+  return s;
+}
+
+static inline uint64_t sig_hash(const insp_event_t *s) {
+  uint64_t h = mix(0x51ED27, (uint32_t)s->iid);
+  h = mix(h, (uint32_t)s->dint);
+  h = mix(h, s->dstr);
+  h = mix(h, s->pname);
+  return mix(h, s->dname);
+}
+
+static inline int sig_eq(const insp_event_t *a, const insp_event_t *b) {
+  return a->iid == b->iid && a->dint == b->dint && a->dstr == b->dstr &&
+         a->pname == b->pname && a->dname == b->dname;
+}
+
+/* ------------------------------------------------------- debug values */
+
+/* Whether two debug entries are equal in upstream's sense: same kind, equal
+ * scalars, tensors of equal dtype, shape and (when a debug buffer is given)
+ * bytes.  Without a buffer upstream compares zero tensors, i.e. shapes. */
+static int values_equal(const etk_inspector_t *insp, uint32_t ea, uint32_t eb) {
+  etk_etdump_value_t a, b;
+  if (etk_etdump_event_value(insp->dump, ea, &a) != ETK_OK ||
+      etk_etdump_event_value(insp->dump, eb, &b) != ETK_OK)
+    return 0;
+  if (a.present != b.present || a.type != b.type) return 0;
+  switch (a.type) {
+    case ETK_ETDUMP_VALUE_TYPE_INT: return a.int_value == b.int_value;
+    case ETK_ETDUMP_VALUE_TYPE_BOOL: return a.bool_value == b.bool_value;
+    case ETK_ETDUMP_VALUE_TYPE_FLOAT:
+    case ETK_ETDUMP_VALUE_TYPE_DOUBLE: return a.real_value == b.real_value;
+    case ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST:
+      if (a.tensor_count != b.tensor_count) return 0;
+      break;
+    case ETK_ETDUMP_VALUE_TYPE_TENSOR: {
+      const etk_etdump_tensor_t *ta = &a.tensor, *tb = &b.tensor;
+      if (ta->scalar_type != tb->scalar_type || ta->dim != tb->dim) return 0;
+      for (uint32_t i = 0; i < ta->dim; i++)
+        if (etk_etdump_tensor_dim(ta, i) != etk_etdump_tensor_dim(tb, i)) return 0;
+      if (insp->options.debug_buffer) {
+        const uint8_t *da, *db;
+        uint64_t na, nb;
+        if (etk_etdump_tensor_data(ta, insp->options.debug_buffer,
+                                   insp->options.debug_buffer_len, &da, &na,
+                                   NULL) != ETK_OK ||
+            etk_etdump_tensor_data(tb, insp->options.debug_buffer,
+                                   insp->options.debug_buffer_len, &db, &nb,
+                                   NULL) != ETK_OK)
+          return 1; /* unreadable either way: reported when rendered */
+        return na == nb && (na == 0 || memcmp(da, db, (size_t)na) == 0);
+      }
+      return 1;
+    }
+    default: break;
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------- one run */
+
+static int process_run(builder_t *b, uint32_t r) {
+  etk_inspector_t *insp = b->insp;
+  etk_etdump_run_t run;
+  etk_etdump_run_get(b->d, r, &run);
+  b->run_group[r] = INSP_NONE;
+  if (!run.has_events) return ETK_OK; /* upstream skips the run entirely */
+  const uint32_t first = run.first_event, n = run.event_count;
+  const etk_etdump_columns_t *c = &b->c;
+
+  size_t slots = 16;
+  unsigned shift = 4;
+  while (slots < 2 * (size_t)n) {
+    slots *= 2;
+    shift++;
+  }
+  const size_t mask = slots - 1;
+  memset(b->slots, 0, slots * sizeof *b->slots);
+
+  /* A. collate */
+  uint32_t nie = 0, nout = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t ev = first + i;
+    unsigned kind = c->flags[ev] & ETK_ETDUMP_KIND_MASK;
+    if (kind == ETK_ETDUMP_EVENT_ALLOCATION) {
+      int rc = alloc_account(b, r, &run, ev);
+      if (rc != ETK_OK) return rc;
+      continue;
+    }
+    size_t s = local_slot(c->instruction_id[ev], shift,
+                          mix(mix(c->chain_id[ev], (uint32_t)c->delegate_id_int[ev]),
+                              c->delegate_id_str_id[ev]),
+                          mask);
+    uint32_t x = INSP_NONE;
+    for (;;) {
+      uint32_t v = b->slots[s];
+      if (!v) break;
+      uint32_t k = b->ies[v - 1].key;
+      if (c->instruction_id[k] == c->instruction_id[ev] &&
+          c->chain_id[k] == c->chain_id[ev] &&
+          c->delegate_id_int[k] == c->delegate_id_int[ev] &&
+          c->delegate_id_str_id[k] == c->delegate_id_str_id[ev]) {
+        x = v - 1;
+        break;
+      }
+      s = (s + 1) & mask;
+    }
+    if (x == INSP_NONE) {
+      x = nie++;
+      b->ies[x].key = ev;
+      b->ies[x].ph = b->ies[x].pt = b->ies[x].dh = b->ies[x].dt = INSP_NONE;
+      b->slots[s] = x + 1;
+    }
+    b->next[i] = INSP_NONE;
+    ie_t *e = &b->ies[x];
+    if (kind == ETK_ETDUMP_EVENT_PROFILE) {
+      if (e->ph == INSP_NONE) e->ph = i; else b->next[e->pt] = i;
+      e->pt = i;
+    } else if (c->flags[ev] & ETK_ETDUMP_FLAG_OUTPUT) {
+      b->outs[nout++] = ev;
+    } else {
+      if (e->dh == INSP_NONE) e->dh = i; else b->next[e->dt] = i;
+      e->dt = i;
+    }
+  }
+
+  /* B. signatures (the slot table is reused) */
+  memset(b->slots, 0, slots * sizeof *b->slots);
+  uint32_t npos = 0;
+  for (uint32_t x = 0; x < nie; x++) {
+    const ie_t *e = &b->ies[x];
+    if (e->ph == INSP_NONE && e->dh == INSP_NONE) continue;
+    uint32_t p = e->ph;
+    do {
+      sigpos_t cand = {p, x};
+      insp_event_t sg = sig_of(b, first, &cand);
+      size_t s = local_slot(sg.iid, shift, mix((uint32_t)sg.dint, sg.dstr), mask);
+      for (;;) {
+        uint32_t v = b->slots[s];
+        if (!v) {
+          b->pos[npos] = cand;
+          b->slots[s] = ++npos;
+          break;
+        }
+        insp_event_t old = sig_of(b, first, &b->pos[v - 1]);
+        if (sig_eq(&old, &sg)) {
+          b->pos[v - 1] = cand; /* later value, earlier position */
+          break;
+        }
+        s = (s + 1) & mask;
+      }
+      if (p != INSP_NONE) p = b->next[p];
+    } while (p != INSP_NONE);
+  }
+
+  /* C. the block */
+  uint64_t h = mix(mix(mix(0xB10C, run.name_id), (uint32_t)run.bundled_input_index), npos);
+  for (uint32_t p = 0; p < npos; p++) {
+    insp_event_t sg = sig_of(b, first, &b->pos[p]);
+    h = mix(h, sig_hash(&sg));
+  }
+  size_t bs = (size_t)h & b->block_slot_mask;
+  uint32_t blk = INSP_NONE;
+  for (;;) {
+    uint32_t v = b->block_slots[bs];
+    if (!v) break;
+    const insp_block_t *cand = &insp->blocks[v - 1];
+    if (cand->hash == h && cand->name_id == run.name_id &&
+        cand->bii == run.bundled_input_index && cand->event_count == npos) {
+      uint32_t p = 0;
+      for (; p < npos; p++) {
+        insp_event_t sg = sig_of(b, first, &b->pos[p]);
+        if (!sig_eq(&sg, &insp->events[cand->first_event + p])) break;
+      }
+      if (p == npos) {
+        blk = v - 1;
+        break;
+      }
+    }
+    bs = (bs + 1) & b->block_slot_mask;
+  }
+  if (blk == INSP_NONE) {
+    if (insp->event_count + npos > UINT32_MAX - 1)
+      return etk_error_set(b->err, ETK_E_LIMIT, run.offset,
+                           "more than 2^32 - 1 Inspector events");
+    if (!grow((void **)&insp->blocks, &b->block_cap, insp->block_count + 1,
+              sizeof *insp->blocks) ||
+        !grow((void **)&insp->events, &b->event_cap, insp->event_count + npos,
+              sizeof *insp->events))
+      return nomem(b);
+    blk = (uint32_t)insp->block_count++;
+    insp_block_t *nb = &insp->blocks[blk];
+    memset(nb, 0, sizeof *nb);
+    nb->name_id = run.name_id;
+    nb->bii = run.bundled_input_index;
+    nb->first_event = (uint32_t)insp->event_count;
+    nb->event_count = npos;
+    nb->offset = run.offset;
+    nb->hash = h;
+    for (uint32_t p = 0; p < npos; p++) {
+      insp->events[insp->event_count + p] = sig_of(b, first, &b->pos[p]);
+      const ie_t *e = &b->ies[b->pos[p].ie];
+      if (e->dh == INSP_NONE) continue;
+      if (!grow((void **)&insp->debug, &b->debug_cap, insp->debug_count + 1,
+                sizeof *insp->debug))
+        return nomem(b);
+      insp_debug_t *dd = &insp->debug[insp->debug_count++];
+      dd->event = (uint32_t)insp->event_count + p;
+      dd->first = (uint32_t)b->debug_ref_len;
+      dd->count = 0;
+      for (uint32_t q = e->dh; q != INSP_NONE; q = b->next[q]) {
+        if (!grow((void **)&insp->debug_refs, &b->ref_cap, b->debug_ref_len + 1,
+                  sizeof *insp->debug_refs))
+          return nomem(b);
+        insp->debug_refs[b->debug_ref_len++] = first + q;
+        dd->count++;
+      }
+    }
+    insp->event_count += npos;
+    b->block_slots[bs] = blk + 1;
+    if (insp->block_count * 2 > b->block_slot_mask + 1) {
+      size_t ns = (b->block_slot_mask + 1) * 2;
+      uint32_t *t = calloc(ns, sizeof *t);
+      if (!t) return nomem(b);
+      for (size_t k = 0; k < insp->block_count; k++) {
+        size_t j = (size_t)insp->blocks[k].hash & (ns - 1);
+        while (t[j]) j = (j + 1) & (ns - 1);
+        t[j] = (uint32_t)k + 1;
+      }
+      free(b->block_slots);
+      b->block_slots = t;
+      b->block_slot_mask = ns - 1;
+    }
+  } else {
+    /* a repeated run: upstream asserts its debug entries equal the first
+     * run's (zip semantics: extra or missing entries are not compared) */
+    insp_block_t *ob = &insp->blocks[blk];
+    for (uint32_t p = 0; p < npos; p++) {
+      const ie_t *e = &b->ies[b->pos[p].ie];
+      if (e->dh == INSP_NONE) continue;
+      const insp_debug_t *dd = insp_debug_of(insp, ob->first_event + p);
+      if (!dd) continue;
+      uint32_t k = 0;
+      for (uint32_t q = e->dh; q != INSP_NONE && k < dd->count; q = b->next[q], k++)
+        if (!values_equal(insp, first + q, insp->debug_refs[dd->first + k]))
+          insp->debug_mismatches++;
+    }
+  }
+
+  /* run outputs: the first run with any sets them, later runs must match */
+  insp_block_t *bk = &insp->blocks[blk];
+  if (bk->output_count == 0) {
+    if (nout > 0) {
+      if (!grow((void **)&insp->outputs, &b->out_cap, b->output_len + nout,
+                sizeof *insp->outputs))
+        return nomem(b);
+      bk->output_first = (uint32_t)b->output_len;
+      bk->output_count = nout;
+      memcpy(insp->outputs + b->output_len, b->outs, nout * sizeof *b->outs);
+      b->output_len += nout;
+    }
+  } else if (nout != bk->output_count) {
+    insp->debug_mismatches++;
+  } else {
+    for (uint32_t k = 0; k < nout; k++)
+      if (!values_equal(insp, b->outs[k], insp->outputs[bk->output_first + k]))
+        insp->debug_mismatches++;
+  }
+
+  /* D. kept samples */
+  if (!grow((void **)&b->kept, &b->kept_cap, b->kept_len + npos, sizeof *b->kept))
+    return nomem(b);
+  b->run_kept[r] = (uint32_t)b->kept_len;
+  for (uint32_t p = 0; p < npos; p++)
+    b->kept[b->kept_len++] =
+        b->pos[p].prof == INSP_NONE ? INSP_NONE : first + b->pos[p].prof;
+  b->run_group[r] = blk;
+  bk->run_count++;
+  return ETK_OK;
+}
+
+/* ------------------------------------------------------- wrap check */
+
+static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
+  for (size_t bi = 0; bi < insp->block_count; bi++) {
+    const insp_block_t *bk = &insp->blocks[bi];
+    for (uint32_t e = 0; e < bk->event_count; e++) {
+      const insp_event_t *ev = &insp->events[bk->first_event + e];
+      if (ev->pname == INSP_NONE) continue;
+      int delegated = insp_event_is_delegated(ev);
+      const uint32_t *s = insp->samples + bk->sample_base + (uint64_t)e * bk->run_count;
+      for (uint32_t j = 0; j < bk->run_count; j++) {
+        double dur;
+        if (insp_duration(insp, s[j], delegated, &dur) < 0) {
+          uint64_t st, en;
+          etk_etdump_event_times(insp->dump, s[j], &st, &en);
+          etk_etdump_columns_t c;
+          etk_etdump_columns(insp->dump, &c);
+          return etk_error_set(
+              err, ETK_E_FORMAT, c.offset[s[j]],
+              "Expected start_time (%llu) and end_time (%llu) to be less "
+              "than 4294967295 for cases where there is wrap-around of time "
+              "values (upstream's error; the profile event's end is before "
+              "its start)",
+              (unsigned long long)st, (unsigned long long)en);
+        }
+      }
+    }
+  }
+  return ETK_OK;
+}
+
+/* ------------------------------------------------------- entry point */
+
+int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err);
+
+int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
+  builder_t b;
+  memset(&b, 0, sizeof b);
+  b.insp = insp;
+  b.d = insp->dump;
+  b.err = err;
+  etk_etdump_columns(b.d, &b.c);
+  size_t runs = etk_etdump_run_count(b.d);
+  size_t max_run = 0;
+  for (size_t r = 0; r < runs; r++) {
+    etk_etdump_run_t run;
+    etk_etdump_run_get(b.d, r, &run);
+    if (run.event_count > max_run) max_run = run.event_count;
+  }
+  size_t slots = 16;
+  while (slots < 2 * max_run) slots *= 2;
+  int rc = ETK_OK;
+  b.ies = malloc((max_run ? max_run : 1) * sizeof *b.ies);
+  b.slots = malloc(slots * sizeof *b.slots);
+  b.next = malloc((max_run ? max_run : 1) * sizeof *b.next);
+  b.pos = malloc((max_run ? max_run : 1) * sizeof *b.pos);
+  b.outs = malloc((max_run ? max_run : 1) * sizeof *b.outs);
+  b.run_group = malloc((runs ? runs : 1) * sizeof *b.run_group);
+  b.run_kept = malloc((runs ? runs : 1) * sizeof *b.run_kept);
+  b.block_slot_mask = 63;
+  b.block_slots = calloc(64, sizeof *b.block_slots);
+  if (!b.ies || !b.slots || !b.next || !b.pos || !b.outs || !b.run_group ||
+      !b.run_kept || !b.block_slots)
+    rc = nomem(&b);
+
+  for (size_t r = 0; r < runs && rc == ETK_OK; r++)
+    rc = process_run(&b, (uint32_t)r);
+
+  free(b.ies);
+  free(b.slots);
+  free(b.next);
+  free(b.pos);
+  free(b.outs);
+  b.ies = NULL;
+  b.slots = b.next = b.outs = NULL;
+  b.pos = NULL;
+  free(b.block_slots);
+  free(b.alloc_slots);
+
+  /* the block x run matrix of samples */
+  if (rc == ETK_OK) {
+    uint64_t total = 0, grouped = 0;
+    for (size_t k = 0; k < insp->block_count; k++) {
+      insp_block_t *bk = &insp->blocks[k];
+      bk->sample_base = total;
+      bk->first_run = (uint32_t)grouped;
+      total += (uint64_t)bk->event_count * bk->run_count;
+      grouped += bk->run_count;
+      bk->run_count = 0; /* refilled below as a cursor */
+    }
+    if (total > ((size_t)-1) / sizeof(uint32_t)) {
+      rc = etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET, "too many samples");
+    } else {
+      insp->samples = malloc(total ? (size_t)total * sizeof *insp->samples : 1);
+      insp->block_runs = malloc(grouped ? (size_t)grouped * sizeof *insp->block_runs : 1);
+      if (!insp->samples || !insp->block_runs) rc = nomem(&b);
+    }
+    if (rc == ETK_OK) {
+      /* first count runs per block again to know R while filling */
+      uint32_t *count = calloc(insp->block_count ? insp->block_count : 1, sizeof *count);
+      if (!count) rc = nomem(&b);
+      for (size_t r = 0; rc == ETK_OK && r < runs; r++)
+        if (b.run_group[r] != INSP_NONE) count[b.run_group[r]]++;
+      for (size_t r = 0; rc == ETK_OK && r < runs; r++) {
+        uint32_t g = b.run_group[r];
+        if (g == INSP_NONE) continue;
+        insp_block_t *bk = &insp->blocks[g];
+        uint32_t j = bk->run_count++;
+        uint32_t R = count[g];
+        insp->block_runs[bk->first_run + j] = (uint32_t)r;
+        const uint32_t *kp = b.kept + b.run_kept[r];
+        uint32_t *dst = insp->samples + bk->sample_base + j;
+        for (uint32_t p = 0; p < bk->event_count; p++) dst[(uint64_t)p * R] = kp[p];
+      }
+      free(count);
+    }
+  }
+  free(b.kept);
+  free(b.run_group);
+  free(b.run_kept);
+  if (rc == ETK_OK) rc = check_samples(insp, err);
+  return rc;
+}

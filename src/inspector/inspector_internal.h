@@ -1,0 +1,105 @@
+/*
+ * inspector_internal.h - the layout of etk_inspector_t, shared by the files
+ * of src/inspector/ only.
+ */
+#ifndef ETKIT_INSPECTOR_INTERNAL_H
+#define ETKIT_INSPECTOR_INTERNAL_H
+
+#include <stdint.h>
+
+#include "etkit/inspector.h"
+
+#define INSP_NONE UINT32_MAX /* no index / no signature */
+
+/* One Inspector event = one event signature of a block (20 bytes).
+ * pname/dname are NORMALISED name ids ("name or ''": absent -> empty) of
+ * the profile / first debug event, or INSP_NONE when the signature has no
+ * profile / debug part.  dint is -1 for None, dstr 0 for None (absent or
+ * empty string).  Name, delegate identifier and is_delegated_op derive from
+ * these exactly as upstream's _populate_event_signature_fields. */
+typedef struct insp_event {
+  int32_t iid;
+  int32_t dint;
+  uint32_t dstr;
+  uint32_t pname;
+  uint32_t dname;
+} insp_event_t;
+
+typedef struct insp_block {
+  uint32_t name_id;     /* raw run name id (0 = absent) */
+  int32_t bii;
+  uint32_t first_event, event_count;
+  uint32_t first_run, run_count;   /* into block_runs */
+  uint64_t sample_base;            /* samples[base + e_local * run_count + j] */
+  uint32_t output_first, output_count; /* into outputs */
+  uint32_t offset;
+  uint64_t hash;        /* run-signature hash */
+} insp_block_t;
+
+/* Debug entries of one event (sparse: only events with debug data). */
+typedef struct insp_debug {
+  uint32_t event;
+  uint32_t first, count; /* into debug_refs */
+} insp_debug_t;
+
+typedef struct insp_link {
+  etk_inspector_event_link_t view;
+  void *mem; /* one allocation holding every array and string of the view */
+} insp_link_t;
+
+typedef struct insp_alloc {
+  uint32_t run_name_id;
+  int32_t allocator_id;
+  uint32_t name_id;     /* allocator name id, 0 when unknown */
+  uint64_t count, total, max, runs;
+  uint32_t last_run;
+} insp_alloc_t;
+
+struct etk_inspector {
+  const etk_etdump_t *dump;
+  etk_etdump_t *owned_dump;
+  etk_inspector_options_t options;
+  double factor;
+
+  size_t block_count;
+  insp_block_t *blocks;
+  uint32_t *block_runs;
+
+  size_t event_count;
+  insp_event_t *events;
+  uint32_t *samples;       /* ETDump event index per (event, run); NONE for
+                              debug-only events */
+  size_t debug_count;
+  insp_debug_t *debug;
+  uint32_t *debug_refs;
+  uint32_t *outputs;
+  size_t debug_mismatches;
+
+  size_t alloc_count;
+  insp_alloc_t *allocs;
+
+  insp_link_t **links;     /* NULL until a link is set; then per event */
+
+  /* scratch (not thread-safe) */
+  double *scratch;         /* 2 * max samples per event */
+  size_t scratch_cap;
+  char name_buf[32];       /* decimal delegate ids */
+};
+
+/* Shared helpers (events.c). */
+int insp_event_is_delegated(const insp_event_t *e);
+/* Name of an event; decimal ids are written to buf (>= 24 bytes). */
+const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
+                            char *buf, size_t *len);
+size_t insp_block_of(const etk_inspector_t *insp, size_t event);
+/* Duration of the profile event `ev` for an event delegated or not;
+ * returns 0 and sets *out, or 1 when the sample has no duration. */
+int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
+                  double *out);
+/* Durations of an event into raw (>= run_count entries); returns count. */
+size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw);
+int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
+const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
+int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * statistics.c - PerfData statistics, bit-identical to numpy and Python.
+ *
+ * PURPOSE
+ *   Upstream's PerfData computes p10/p50/p90 with numpy.percentile (default
+ *   "linear" method), avg with numpy.mean and min/max with Python builtins.
+ *   Tables compare digits, so the last bit matters: the recipes below
+ *   reproduce numpy's exact operation order (docs inspector.md 5.2).
+ *
+ * RECIPES
+ *   percentile(a sorted ascending, p): q = p / 100.0, v = (n - 1) * q;
+ *     v >= n - 1 -> a[n-1]; else i = floor(v), g = v - i, d = a[i+1] - a[i],
+ *     result = a[i+1] - d * (1 - g) when g >= 0.5, else a[i] + d * g
+ *     (numpy's _lerp, which interpolates from the nearer end).
+ *   mean: numpy's add.reduce starts from the identity 0.0 and adds the
+ *     pairwise sum: n < 8 a plain loop from 0.0; n <= 128 eight interleaved
+ *     accumulators seeded with a[0..7], combined ((r0+r1)+(r2+r3)) +
+ *     ((r4+r5)+(r6+r7)), then the tail; above 128 the array is split at
+ *     n/2 rounded down to a multiple of 8 and both halves summed
+ *     recursively.  Then the sum is divided by n.
+ *   min/max: Python's builtins keep the first element unless a later one is
+ *     strictly smaller/larger.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etkit/inspector.h"
+
+static double pairwise_sum(const double *a, size_t n) {
+  if (n < 8) {
+    double res = 0.;
+    for (size_t i = 0; i < n; i++) res += a[i];
+    return res;
+  }
+  if (n <= 128) {
+    double r[8];
+    for (int j = 0; j < 8; j++) r[j] = a[j];
+    size_t i;
+    for (i = 8; i < n - (n % 8); i += 8)
+      for (int j = 0; j < 8; j++) r[j] += a[i + j];
+    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) res += a[i];
+    return res;
+  }
+  size_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+double etk_stats_mean(const double *raw, size_t n) {
+  if (!raw || n == 0) return (double)NAN;
+  double sum = 0.0;
+  sum += pairwise_sum(raw, n);
+  return sum / (double)n;
+}
+
+double etk_stats_percentile_sorted(const double *a, size_t n, double p) {
+  if (n == 0) return (double)NAN;
+  double q = p / 100.0;
+  double v = (double)(n - 1) * q;
+  if (v >= (double)(n - 1)) return a[n - 1];
+  double fi = floor(v);
+  size_t i = (size_t)fi;
+  double g = v - fi;
+  double lo = a[i], hi = a[i + 1];
+  double d = hi - lo;
+  return g >= 0.5 ? hi - d * (1.0 - g) : lo + d * g;
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  int an = a != a, bn = b != b;
+  if (an || bn) return an - bn; /* NaN last, as numpy sorts */
+  return (a > b) - (a < b);
+}
+
+int etk_stats_compute(const double *raw, size_t n, double *scratch,
+                      etk_stats_t *out) {
+  if (!raw || !scratch || !out || n == 0) return ETK_E_INVALID_ARGUMENT;
+  memcpy(scratch, raw, n * sizeof *raw);
+  int sorted = 1;
+  for (size_t i = 1; i < n && sorted; i++)
+    if (!(scratch[i - 1] <= scratch[i])) sorted = 0;
+  if (!sorted) qsort(scratch, n, sizeof *scratch, cmp_double);
+  out->count = n;
+  out->p10 = etk_stats_percentile_sorted(scratch, n, 10);
+  out->p50 = etk_stats_percentile_sorted(scratch, n, 50);
+  out->p90 = etk_stats_percentile_sorted(scratch, n, 90);
+  out->avg = etk_stats_mean(raw, n);
+  double mn = raw[0], mx = raw[0];
+  for (size_t i = 1; i < n; i++) {
+    if (raw[i] < mn) mn = raw[i];
+    if (raw[i] > mx) mx = raw[i];
+  }
+  out->min = mn;
+  out->max = mx;
+  return ETK_OK;
+}

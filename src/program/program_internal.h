@@ -1,0 +1,58 @@
+/*
+ * program_internal.h - private helpers shared by the files of src/program:
+ * the bump arena that holds a loaded program's structs, and small checked
+ * arithmetic helpers.  Not installed.
+ */
+#ifndef ETKIT_PROGRAM_INTERNAL_H
+#define ETKIT_PROGRAM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etkit/program.h"
+
+/* A list of malloc'd blocks; allocations are 16-byte aligned, zeroed, and
+ * freed all at once. */
+typedef struct etk_arena_block etk_arena_block_t;
+typedef struct etk_arena {
+  etk_arena_block_t *head;
+  size_t total; /* bytes handed out, for statistics */
+} etk_arena_t;
+
+/* n bytes (n may be 0: a valid unique pointer is still returned), or NULL
+ * on out of memory. */
+void *etk_arena_alloc(etk_arena_t *a, size_t n);
+/* count * size bytes with overflow check. */
+void *etk_arena_array(etk_arena_t *a, size_t count, size_t size);
+/* Copy of s[0..n) plus a NUL. */
+char *etk_arena_strndup(etk_arena_t *a, const char *s, size_t n);
+void etk_arena_free(etk_arena_t *a);
+
+/* 16-byte aligned malloc/free for owned copies of files. */
+void *etk_aligned_malloc(size_t n);
+void etk_aligned_free(void *p);
+
+/* Element count of a shape with overflow detection: returns 0 and sets
+ * *numel, or ETK_E_OVERFLOW. Sizes must be >= 0. */
+int etk_shape_numel(const int32_t *sizes, uint32_t dim, uint64_t *numel);
+/* numel * elem with overflow detection. */
+int etk_shape_nbytes(const int32_t *sizes, uint32_t dim, size_t elem,
+                     uint64_t *nbytes);
+/* 1 if order[0..dim) is a permutation of 0..dim-1. */
+int etk_dim_order_valid(const uint8_t *order, uint32_t dim);
+
+/* Internal state behind etk_program_t.internal_. */
+typedef struct etk_program_owner {
+  etk_arena_t arena;
+  uint8_t *owned; /* aligned copy of the file, or NULL when borrowed */
+} etk_program_owner_t;
+
+/* Whether bundled value `v` fits program value `pv` (a method input when
+ * `input`, an expected output otherwise); ETK_E_MISMATCH naming method,
+ * case c and position k otherwise. */
+int etk_bundled_value_fits(const etk_bundled_value_t *v,
+                           const etk_program_value_t *pv, bool input,
+                           const char *method, uint32_t c, uint32_t k,
+                           etk_error_t *err);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * linear_algebra.c - matrix products: mm.out, bmm.out, addmm.out and
+ * linear.out, in float32.
+ *
+ * All four reduce to one strided core, C[i][j] = alpha * sum_k A[i][k] B[k][j]
+ * + beta * D[i][j], where D is an optional addend read with its own
+ * (possibly zero, i.e. broadcast) strides.  Each operand carries a row and a
+ * column stride in elements, derived from its dim order, so transposed or
+ * channels-last operands need no copy.  Dot products accumulate in double.
+ *
+ * linear(input [.., in], weight [out_f, in], bias [out_f]) is
+ * input @ weight^T + bias, so weight is read with its strides swapped; the
+ * leading dims of input are flattened into rows, which is valid for any dim
+ * order because each row is addressed by its own multi-index.
+ *
+ * addmm follows PyTorch: when beta is 0 the addend is not read at all, so
+ * NaN or inf in `self` does not leak into the result.
+ */
+#include "kernel_list.h"
+#include "kernel_util.h"
+
+typedef struct matmul_desc {
+  int64_t n, k, p;
+  const float *a;
+  int64_t a_row, a_col;
+  const float *b;
+  int64_t b_row, b_col;
+  float *c;
+  int64_t c_row, c_col;
+  const float *d;
+  int64_t d_row, d_col; /* NULL: no addend */
+  double alpha, beta;
+} matmul_desc_t;
+
+static void matmul_run(const matmul_desc_t *m) {
+  for (int64_t i = 0; i < m->n; i++)
+    for (int64_t j = 0; j < m->p; j++) {
+      double acc = 0.0, v;
+      /* with k == 0 the operands may have no data at all */
+      if (m->k > 0) {
+        const float *ar = m->a + i * m->a_row;
+        const float *bc = m->b + j * m->b_col;
+        for (int64_t t = 0; t < m->k; t++)
+          acc += (double)ar[t * m->a_col] * bc[t * m->b_row];
+      }
+      v = m->alpha * acc;
+      if (m->d && m->beta != 0.0)
+        v += m->beta * m->d[i * m->d_row + j * m->d_col];
+      m->c[i * m->c_row + j * m->c_col] = (float)v;
+    }
+}
+
+static int check_float(etk_op_t *op, etk_tensor_t *t, const char *what) {
+  return etk_op_check_dtype(op, t, what, ETK_DTYPES_FLOAT);
+}
+
+static int need_dim(etk_op_t *op, const etk_tensor_t *t, const char *what,
+                    int32_t dim) {
+  if (t->dim == dim) return ETK_OK;
+  return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "%s must be %d-D, got %d-D",
+                     what, (int)dim, (int)t->dim);
+}
+
+static int inner_mismatch(etk_op_t *op, int64_t a, int64_t b) {
+  return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                     "inner dimensions differ (%lld vs %lld)", (long long)a,
+                     (long long)b);
+}
+
+/* mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) */
+ETK_KERNEL_DEFINE(mm_out, "aten::mm.out") {
+  etk_tensor_t *a, *b, *out;
+  etk_view_t va, vb, vo;
+  matmul_desc_t m;
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "self", &a))) return rc;
+  if ((rc = etk_op_tensor(op, 1, "mat2", &b))) return rc;
+  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
+  if ((rc = check_float(op, a, "self")) || (rc = check_float(op, b, "mat2")) ||
+      (rc = check_float(op, out, "out")))
+    return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = need_dim(op, a, "self", 2)) || (rc = need_dim(op, b, "mat2", 2)))
+    return rc;
+  if (a->sizes[1] != b->sizes[0])
+    return inner_mismatch(op, a->sizes[1], b->sizes[0]);
+  {
+    int64_t osz[2] = {a->sizes[0], b->sizes[1]};
+    if ((rc = etk_op_resize(op, out, "out", 2, osz))) return rc;
+  }
+  etk_view_init(&va, a);
+  etk_view_init(&vb, b);
+  etk_view_init(&vo, out);
+  memset(&m, 0, sizeof m);
+  m.n = a->sizes[0];
+  m.k = a->sizes[1];
+  m.p = b->sizes[1];
+  m.a = va.data;
+  m.a_row = va.strides[0];
+  m.a_col = va.strides[1];
+  m.b = vb.data;
+  m.b_row = vb.strides[0];
+  m.b_col = vb.strides[1];
+  m.c = vo.data;
+  m.c_row = vo.strides[0];
+  m.c_col = vo.strides[1];
+  m.alpha = 1.0;
+  matmul_run(&m);
+  return ETK_OK;
+}
+
+/* bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) */
+ETK_KERNEL_DEFINE(bmm_out, "aten::bmm.out") {
+  etk_tensor_t *a, *b, *out;
+  etk_view_t va, vb, vo;
+  matmul_desc_t m;
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "self", &a))) return rc;
+  if ((rc = etk_op_tensor(op, 1, "mat2", &b))) return rc;
+  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
+  if ((rc = check_float(op, a, "self")) || (rc = check_float(op, b, "mat2")) ||
+      (rc = check_float(op, out, "out")))
+    return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = need_dim(op, a, "self", 3)) || (rc = need_dim(op, b, "mat2", 3)))
+    return rc;
+  if (a->sizes[0] != b->sizes[0])
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "batch sizes differ (%d vs %d)", (int)a->sizes[0],
+                       (int)b->sizes[0]);
+  if (a->sizes[2] != b->sizes[1])
+    return inner_mismatch(op, a->sizes[2], b->sizes[1]);
+  {
+    int64_t osz[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
+    if ((rc = etk_op_resize(op, out, "out", 3, osz))) return rc;
+  }
+  etk_view_init(&va, a);
+  etk_view_init(&vb, b);
+  etk_view_init(&vo, out);
+  memset(&m, 0, sizeof m);
+  m.n = a->sizes[1];
+  m.k = a->sizes[2];
+  m.p = b->sizes[2];
+  m.a_row = va.strides[1];
+  m.a_col = va.strides[2];
+  m.b_row = vb.strides[1];
+  m.b_col = vb.strides[2];
+  m.c_row = vo.strides[1];
+  m.c_col = vo.strides[2];
+  m.alpha = 1.0;
+  for (int64_t bi = 0; bi < a->sizes[0]; bi++) {
+    m.a = va.data ? (const float *)va.data + bi * va.strides[0] : NULL;
+    m.b = vb.data ? (const float *)vb.data + bi * vb.strides[0] : NULL;
+    m.c = (float *)vo.data + bi * vo.strides[0];
+    matmul_run(&m);
+  }
+  return ETK_OK;
+}
+
+/* addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1,
+ *   Scalar alpha=1, Tensor(a!) out) */
+ETK_KERNEL_DEFINE(addmm_out, "aten::addmm.out") {
+  etk_tensor_t *d, *a, *b, *out;
+  etk_scalar_t beta, alpha;
+  etk_view_t vd, va, vb, vo;
+  matmul_desc_t m;
+  int64_t osz[2], dsz[ETK_MAX_DIMS], bsz[2], dstr[2];
+  int32_t bdim;
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 7))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "self", &d))) return rc;
+  if ((rc = etk_op_tensor(op, 1, "mat1", &a))) return rc;
+  if ((rc = etk_op_tensor(op, 2, "mat2", &b))) return rc;
+  if ((rc = etk_op_scalar(op, 3, "beta", &beta))) return rc;
+  if ((rc = etk_op_scalar(op, 4, "alpha", &alpha))) return rc;
+  if ((rc = etk_op_tensor(op, 5, "out", &out))) return rc;
+  if ((rc = check_float(op, d, "self")) || (rc = check_float(op, a, "mat1")) ||
+      (rc = check_float(op, b, "mat2")) || (rc = check_float(op, out, "out")))
+    return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = need_dim(op, a, "mat1", 2)) || (rc = need_dim(op, b, "mat2", 2)))
+    return rc;
+  if (d->dim > 2)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "self must have at most 2 dims, got %d", (int)d->dim);
+  if (a->sizes[1] != b->sizes[0])
+    return inner_mismatch(op, a->sizes[1], b->sizes[0]);
+  osz[0] = a->sizes[0];
+  osz[1] = b->sizes[1];
+  etk_tensor_sizes64(d, dsz);
+  /* self must broadcast to [n, p] without changing it */
+  if ((rc = etk_op_broadcast_shape(op, d->dim, dsz, 2, osz, &bdim, bsz)))
+    return rc;
+  if (bsz[0] != osz[0] || bsz[1] != osz[1])
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "self does not broadcast to the product's shape");
+  if ((rc = etk_op_resize(op, out, "out", 2, osz))) return rc;
+  etk_view_init(&vd, d);
+  etk_view_init(&va, a);
+  etk_view_init(&vb, b);
+  etk_view_init(&vo, out);
+  etk_view_broadcast_strides(&vd, 2, osz, dstr);
+  memset(&m, 0, sizeof m);
+  m.n = osz[0];
+  m.k = a->sizes[1];
+  m.p = osz[1];
+  m.a = va.data;
+  m.a_row = va.strides[0];
+  m.a_col = va.strides[1];
+  m.b = vb.data;
+  m.b_row = vb.strides[0];
+  m.b_col = vb.strides[1];
+  m.c = vo.data;
+  m.c_row = vo.strides[0];
+  m.c_col = vo.strides[1];
+  m.d = vd.data;
+  m.d_row = dstr[0];
+  m.d_col = dstr[1];
+  m.alpha = alpha.d;
+  m.beta = beta.d;
+  matmul_run(&m);
+  return ETK_OK;
+}
+
+/* linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, out) */
+ETK_KERNEL_DEFINE(linear_out, "aten::linear.out") {
+  etk_tensor_t *in, *wt, *bias, *out;
+  etk_view_t vi, vw, vo, vb;
+  matmul_desc_t m;
+  int64_t osz[ETK_MAX_DIMS], in_f, out_f, rows;
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 5))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
+  if ((rc = etk_op_tensor(op, 1, "weight", &wt))) return rc;
+  if ((rc = etk_op_tensor_opt(op, 2, "bias", &bias))) return rc;
+  if ((rc = etk_op_tensor(op, 3, "out", &out))) return rc;
+  if ((rc = check_float(op, in, "input")) ||
+      (rc = check_float(op, wt, "weight")) ||
+      (bias && (rc = check_float(op, bias, "bias"))) ||
+      (rc = check_float(op, out, "out")))
+    return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = need_dim(op, wt, "weight", 2))) return rc;
+  if (in->dim < 1)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "input must have at least 1 dim");
+  in_f = wt->sizes[1];
+  out_f = wt->sizes[0];
+  if (in->sizes[in->dim - 1] != in_f)
+    return inner_mismatch(op, in->sizes[in->dim - 1], in_f);
+  if (bias && !(bias->dim == 1 && bias->sizes[0] == out_f) &&
+      !(bias->dim == 0 || (bias->dim == 1 && bias->sizes[0] == 1)))
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "bias must have %lld elements", (long long)out_f);
+  etk_tensor_sizes64(in, osz);
+  osz[in->dim - 1] = out_f;
+  if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
+  etk_view_init(&vi, in);
+  etk_view_init(&vw, wt);
+  etk_view_init(&vo, out);
+  memset(&m, 0, sizeof m);
+  m.n = 1;
+  m.k = in_f;
+  m.p = out_f;
+  m.a_row = 0;
+  m.a_col = vi.strides[in->dim - 1];
+  m.b = vw.data;
+  m.b_row = vw.strides[1];
+  m.b_col = vw.strides[0];
+  m.c_row = 0;
+  m.c_col = vo.strides[in->dim - 1];
+  if (bias) {
+    etk_view_init(&vb, bias);
+    m.d = vb.data;
+    m.d_col = bias->dim == 1 && bias->sizes[0] == out_f ? vb.strides[0] : 0;
+  }
+  m.alpha = 1.0;
+  m.beta = 1.0;
+  /* one row per multi-index of the leading dims */
+  rows = etk_sizes_numel(in->dim - 1, osz);
+  {
+    int64_t idx[ETK_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < rows; r++) {
+      int64_t ioff = 0, ooff = 0;
+      for (int32_t dd = 0; dd < in->dim - 1; dd++) {
+        ioff += idx[dd] * vi.strides[dd];
+        ooff += idx[dd] * vo.strides[dd];
+      }
+      m.a = vi.data ? (const float *)vi.data + ioff : NULL;
+      m.c = (float *)vo.data + ooff;
+      matmul_run(&m);
+      for (int32_t dd = in->dim - 2; dd >= 0; dd--) {
+        if (++idx[dd] < osz[dd]) break;
+        idx[dd] = 0;
+      }
+    }
+  }
+  return ETK_OK;
+}

@@ -1,0 +1,343 @@
+/*
+ * pool.c - 2-D pooling: max_pool2d_with_indices.out, avg_pool2d.out and
+ * adaptive average pooling (_adaptive_avg_pool2d.out, adaptive_avg_pool2d.out).
+ *
+ * Inputs are [C, H, W] or [N, C, H, W] in any dim order (accessed through
+ * their strides; a 3-D input is walked as N = 1).  Outputs have the same
+ * rank with H, W replaced by the pooled sizes and are written through their
+ * own strides.
+ *
+ * Output size (max and avg, PyTorch's pooling_output_shape):
+ *   o = floor_or_ceil((H + 2p - d(k-1) - 1) / s) + 1, and in ceil mode the
+ *   last window is dropped when it would start inside the right padding,
+ *   i.e. when (o-1)s >= H + p.
+ * Padding may be at most half the kernel; every computed size must be >= 1.
+ *
+ * Max pooling takes NaN as the maximum (a NaN in a window wins, as in
+ * PyTorch, whose index is then the last NaN's) and reports indices as int64
+ * flat positions h * W + w within the input plane, the first maximum on ties.
+ * Average pooling divides by divisor_override when given, else by the window
+ * size clipped to the padded input (count_include_pad) or to the real input
+ * (not counting padding).  Adaptive windows are [floor(o*H/OH),
+ * ceil((o+1)*H/OH)).
+ */
+#include "kernel_list.h"
+#include "kernel_util.h"
+
+typedef struct pool_geom {
+  int64_t n, c, h, w, oh, ow;
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t is[4], os[4], xs[4]; /* input, out, indices strides as 4-D */
+} pool_geom_t;
+
+static void pool_strides4(const etk_view_t *v, int64_t *s) {
+  if (v->dim == 4) {
+    memcpy(s, v->strides, 4 * sizeof *s);
+  } else {
+    s[0] = 0;
+    memcpy(s + 1, v->strides, 3 * sizeof *s);
+  }
+}
+
+/* kernel_size/stride/padding/dilation: 1 or 2 items (stride may be empty,
+ * meaning the kernel size). */
+static int read_pool_pair(etk_op_t *op, size_t i, const char *what, int64_t min,
+                          bool empty_ok, int64_t *out) {
+  int64_t items[ETK_MAX_DIMS];
+  size_t n;
+  int rc = etk_op_int_list(op, i, what, items, ETK_MAX_DIMS, &n);
+  if (rc) return rc;
+  if (n == 0 && empty_ok) {
+    out[0] = out[1] = -1;
+    return ETK_OK;
+  }
+  if (n != 1 && n != 2)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "%s must have 1 or 2 items, got %zu", what, n);
+  out[0] = items[0];
+  out[1] = items[n - 1];
+  if (out[0] < min || out[1] < min)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "%s must be >= %lld", what,
+                       (long long)min);
+  return ETK_OK;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+static int64_t pooled_size(int64_t in, int64_t k, int64_t p, int64_t s,
+                           int64_t d, bool ceil_mode) {
+  int64_t o =
+      floor_div(in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
+  if (ceil_mode && (o - 1) * s >= in + p) o--;
+  return o;
+}
+
+/* Shared front half of max and avg pooling: input, window arguments,
+ * output geometry and resize of `out` (and `indices` when given). */
+static int pool_setup(etk_op_t *op, etk_tensor_t *in, etk_tensor_t *out,
+                      etk_tensor_t *indices, const int64_t *k,
+                      const int64_t *s_in, const int64_t *p, const int64_t *d,
+                      bool ceil_mode, pool_geom_t *g) {
+  int64_t s[2] = {s_in[0] < 0 ? k[0] : s_in[0], s_in[0] < 0 ? k[1] : s_in[1]};
+  int64_t osz[4];
+  int rc;
+  if (in->dim != 3 && in->dim != 4)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "input must be 3-D or 4-D, got %d dims", (int)in->dim);
+  memset(g, 0, sizeof *g);
+  g->n = in->dim == 4 ? in->sizes[0] : 1;
+  g->c = in->sizes[in->dim - 3];
+  g->h = in->sizes[in->dim - 2];
+  g->w = in->sizes[in->dim - 1];
+  g->kh = k[0];
+  g->kw = k[1];
+  g->sh = s[0];
+  g->sw = s[1];
+  g->ph = p[0];
+  g->pw = p[1];
+  g->dh = d[0];
+  g->dw = d[1];
+  if (g->ph > g->kh / 2 || g->pw > g->kw / 2)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "padding must be at most half the kernel size");
+  if (g->h == 0 || g->w == 0)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "input has an empty spatial dim");
+  g->oh = pooled_size(g->h, g->kh, g->ph, g->sh, g->dh, ceil_mode);
+  g->ow = pooled_size(g->w, g->kw, g->pw, g->sw, g->dw, ceil_mode);
+  if (g->oh < 1 || g->ow < 1)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "output size %lldx%lld is too small", (long long)g->oh,
+                       (long long)g->ow);
+  for (int32_t i = 0; i < in->dim; i++) osz[i] = in->sizes[i];
+  osz[in->dim - 2] = g->oh;
+  osz[in->dim - 1] = g->ow;
+  if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
+  if (indices && (rc = etk_op_resize(op, indices, "indices", in->dim, osz)))
+    return rc;
+  return ETK_OK;
+}
+
+/* max_pool2d_with_indices.out(Tensor self, int[2] kernel_size,
+ *   int[2] stride=[], int[2] padding=0, int[2] dilation=1,
+ *   bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) */
+ETK_KERNEL_DEFINE(max_pool2d_with_indices_out,
+                  "aten::max_pool2d_with_indices.out") {
+  etk_tensor_t *in, *out, *indices;
+  int64_t k[2], s[2], p[2], d[2];
+  bool ceil_mode;
+  pool_geom_t g;
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 10))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
+  if ((rc = etk_op_tensor(op, 6, "out", &out))) return rc;
+  if ((rc = etk_op_tensor(op, 7, "indices", &indices))) return rc;
+  if ((rc = etk_op_check_dtype(op, in, "self",
+                               ETK_DTYPES_FLOAT | ETK_DTYPE_BIT(ETK_DOUBLE))))
+    return rc;
+  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
+  if ((rc =
+           etk_op_check_dtype(op, indices, "indices", ETK_DTYPE_BIT(ETK_LONG))))
+    return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = read_pool_pair(op, 1, "kernel_size", 1, false, k))) return rc;
+  if ((rc = read_pool_pair(op, 2, "stride", 1, true, s))) return rc;
+  if ((rc = read_pool_pair(op, 3, "padding", 0, false, p))) return rc;
+  if ((rc = read_pool_pair(op, 4, "dilation", 1, false, d))) return rc;
+  if ((rc = etk_op_bool(op, 5, "ceil_mode", &ceil_mode))) return rc;
+  if ((rc = pool_setup(op, in, out, indices, k, s, p, d, ceil_mode, &g)))
+    return rc;
+  {
+    etk_view_t vi, vo, vx;
+    etk_view_init(&vi, in);
+    etk_view_init(&vo, out);
+    etk_view_init(&vx, indices);
+    pool_strides4(&vi, g.is);
+    pool_strides4(&vo, g.os);
+    pool_strides4(&vx, g.xs);
+    for (int64_t n = 0; n < g.n; n++)
+      for (int64_t c = 0; c < g.c; c++) {
+        int64_t ibase = n * g.is[0] + c * g.is[1];
+        for (int64_t oh = 0; oh < g.oh; oh++)
+          for (int64_t ow = 0; ow < g.ow; ow++) {
+            double best = -INFINITY;
+            int64_t best_at = -1;
+            for (int64_t kh = 0; kh < g.kh; kh++) {
+              int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+              if (ih < 0 || ih >= g.h) continue;
+              for (int64_t kw = 0; kw < g.kw; kw++) {
+                int64_t iw = ow * g.sw - g.pw + kw * g.dw;
+                double v;
+                if (iw < 0 || iw >= g.w) continue;
+                v = etk_load_f64(vi.dtype, vi.data,
+                                 ibase + ih * g.is[2] + iw * g.is[3]);
+                /* the first in-bounds element seeds the index even if it
+                 * is -inf; any NaN takes over, the last one winning, as in
+                 * PyTorch's CPU kernel */
+                if (best_at < 0 || v > best || v != v) {
+                  best = v;
+                  best_at = ih * g.w + iw;
+                }
+              }
+            }
+            etk_store_f64(
+                vo.dtype, vo.data,
+                n * g.os[0] + c * g.os[1] + oh * g.os[2] + ow * g.os[3], best);
+            ((int64_t *)vx.data)[n * g.xs[0] + c * g.xs[1] + oh * g.xs[2] +
+                                 ow * g.xs[3]] = best_at;
+          }
+      }
+  }
+  return ETK_OK;
+}
+
+/* avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[],
+ *   int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True,
+ *   int? divisor_override=None, *, Tensor(a!) out) */
+ETK_KERNEL_DEFINE(avg_pool2d_out, "aten::avg_pool2d.out") {
+  etk_tensor_t *in, *out;
+  int64_t k[2], s[2], p[2], d[2] = {1, 1}, divisor;
+  bool ceil_mode, count_include_pad, has_divisor;
+  pool_geom_t g;
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 9))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
+  if ((rc = etk_op_tensor(op, 7, "out", &out))) return rc;
+  if ((rc = etk_op_check_dtype(op, in, "self",
+                               ETK_DTYPES_FLOAT | ETK_DTYPE_BIT(ETK_DOUBLE))))
+    return rc;
+  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = read_pool_pair(op, 1, "kernel_size", 1, false, k))) return rc;
+  if ((rc = read_pool_pair(op, 2, "stride", 1, true, s))) return rc;
+  if ((rc = read_pool_pair(op, 3, "padding", 0, false, p))) return rc;
+  if ((rc = etk_op_bool(op, 4, "ceil_mode", &ceil_mode))) return rc;
+  if ((rc = etk_op_bool(op, 5, "count_include_pad", &count_include_pad)))
+    return rc;
+  if ((rc = etk_op_int_opt(op, 6, "divisor_override", &divisor, &has_divisor)))
+    return rc;
+  if (has_divisor && divisor == 0)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "divisor_override must be non-zero");
+  if ((rc = pool_setup(op, in, out, NULL, k, s, p, d, ceil_mode, &g)))
+    return rc;
+  {
+    etk_view_t vi, vo;
+    etk_view_init(&vi, in);
+    etk_view_init(&vo, out);
+    pool_strides4(&vi, g.is);
+    pool_strides4(&vo, g.os);
+    for (int64_t n = 0; n < g.n; n++)
+      for (int64_t c = 0; c < g.c; c++) {
+        int64_t ibase = n * g.is[0] + c * g.is[1];
+        for (int64_t oh = 0; oh < g.oh; oh++)
+          for (int64_t ow = 0; ow < g.ow; ow++) {
+            int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+            int64_t h1 = h0 + g.kh, w1 = w0 + g.kw;
+            int64_t padded_count, real_count;
+            double sum = 0.0, result;
+            /* the window clipped to the padded input ... */
+            if (h1 > g.h + g.ph) h1 = g.h + g.ph;
+            if (w1 > g.w + g.pw) w1 = g.w + g.pw;
+            padded_count = (h1 - h0) * (w1 - w0);
+            /* ... and to the real input */
+            if (h0 < 0) h0 = 0;
+            if (w0 < 0) w0 = 0;
+            if (h1 > g.h) h1 = g.h;
+            if (w1 > g.w) w1 = g.w;
+            real_count = (h1 - h0) * (w1 - w0);
+            for (int64_t ih = h0; ih < h1; ih++)
+              for (int64_t iw = w0; iw < w1; iw++)
+                sum += etk_load_f64(vi.dtype, vi.data,
+                                    ibase + ih * g.is[2] + iw * g.is[3]);
+            if (h0 >= h1 || w0 >= w1)
+              result = 0.0;
+            else if (has_divisor)
+              result = sum / (double)divisor;
+            else
+              result =
+                  sum / (double)(count_include_pad ? padded_count : real_count);
+            etk_store_f64(
+                vo.dtype, vo.data,
+                n * g.os[0] + c * g.os[1] + oh * g.os[2] + ow * g.os[3],
+                result);
+          }
+      }
+  }
+  return ETK_OK;
+}
+
+/* _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, out) */
+static int adaptive_avg_pool2d(etk_op_t *op) {
+  etk_tensor_t *in, *out;
+  int64_t osz_arg[2], osz[4];
+  pool_geom_t g;
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
+  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
+  if ((rc = etk_op_check_dtype(op, in, "self",
+                               ETK_DTYPES_FLOAT | ETK_DTYPE_BIT(ETK_DOUBLE))))
+    return rc;
+  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = read_pool_pair(op, 1, "output_size", 0, false, osz_arg))) return rc;
+  if (in->dim != 3 && in->dim != 4)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "input must be 3-D or 4-D, got %d dims", (int)in->dim);
+  memset(&g, 0, sizeof g);
+  g.n = in->dim == 4 ? in->sizes[0] : 1;
+  g.c = in->sizes[in->dim - 3];
+  g.h = in->sizes[in->dim - 2];
+  g.w = in->sizes[in->dim - 1];
+  g.oh = osz_arg[0];
+  g.ow = osz_arg[1];
+  if ((g.h == 0 || g.w == 0) && g.oh * g.ow > 0)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "input has an empty spatial dim");
+  for (int32_t i = 0; i < in->dim; i++) osz[i] = in->sizes[i];
+  osz[in->dim - 2] = g.oh;
+  osz[in->dim - 1] = g.ow;
+  if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
+  {
+    etk_view_t vi, vo;
+    etk_view_init(&vi, in);
+    etk_view_init(&vo, out);
+    pool_strides4(&vi, g.is);
+    pool_strides4(&vo, g.os);
+    for (int64_t n = 0; n < g.n; n++)
+      for (int64_t c = 0; c < g.c; c++)
+        for (int64_t oh = 0; oh < g.oh; oh++) {
+          int64_t h0 = (oh * g.h) / g.oh;
+          int64_t h1 = ((oh + 1) * g.h + g.oh - 1) / g.oh;
+          for (int64_t ow = 0; ow < g.ow; ow++) {
+            int64_t w0 = (ow * g.w) / g.ow;
+            int64_t w1 = ((ow + 1) * g.w + g.ow - 1) / g.ow;
+            double sum = 0.0;
+            for (int64_t ih = h0; ih < h1; ih++)
+              for (int64_t iw = w0; iw < w1; iw++)
+                sum += etk_load_f64(
+                    vi.dtype, vi.data,
+                    n * g.is[0] + c * g.is[1] + ih * g.is[2] + iw * g.is[3]);
+            etk_store_f64(
+                vo.dtype, vo.data,
+                n * g.os[0] + c * g.os[1] + oh * g.os[2] + ow * g.os[3],
+                sum / (double)((h1 - h0) * (w1 - w0)));
+          }
+        }
+  }
+  return ETK_OK;
+}
+
+ETK_KERNEL_DEFINE(adaptive_avg_pool2d_internal_out,
+                  "aten::_adaptive_avg_pool2d.out") {
+  return adaptive_avg_pool2d(op);
+}
+/* adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, out) */
+ETK_KERNEL_DEFINE(adaptive_avg_pool2d_out, "aten::adaptive_avg_pool2d.out") {
+  return adaptive_avg_pool2d(op);
+}

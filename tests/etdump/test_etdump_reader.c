@@ -1,0 +1,260 @@
+/*
+ * test_etdump_reader.c - the ETDump reader on upstream's files (read in
+ * place from ../shared/conformance), on files written with the builder,
+ * and on crafted bad inputs (each must fail with its own status and a byte
+ * offset inside the file, never crash).
+ *
+ * Expected values come from the conformance files' flatc decoding
+ * (etdump_tutorial.json) and from the writer calls in etdump-recorder.md
+ * 4.6 for the golden files.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bad_inputs.h"
+#include "etdump_writer.h"
+#include "etk_test.h"
+#include "etkit/etdump.h"
+#include "etkit/schema.h"
+
+static etk_etdump_t *open_conf(const char *name) {
+  const char *path = etk_test_conformance_path(name);
+  if (!path) return NULL;
+  etk_etdump_t *d = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_etdump_open_path(path, NULL, &d, &err) != ETK_OK) {
+    printf("# %s: %s\n", name, err.message);
+    return NULL;
+  }
+  return d;
+}
+
+ETK_TEST(tutorial_matches_flatc_decoding) {
+  if (!etk_test_conformance_path("etdump_tutorial.etdp")) ETK_SKIP("no conformance files");
+  etk_etdump_t *d = open_conf("etdump_tutorial.etdp");
+  REQUIRE(d != NULL);
+  CHECK_EQ_INT(etk_etdump_run_count(d), 2);
+  CHECK_EQ_INT(etk_etdump_event_count(d), 31);
+  CHECK_EQ_INT(etk_etdump_version(d), 0);
+  etk_etdump_run_t r;
+  REQUIRE(etk_etdump_run_get(d, 1, &r) == ETK_OK);
+  CHECK_EQ_STR(r.name.data, "Execute");
+  CHECK_EQ_INT(r.bundled_input_index, -1);
+  CHECK_EQ_INT(r.event_count, 29);
+  etk_etdump_event_t e;
+  /* last event: Method::execute, chain -1, iid 0, 425313 -> 2324134 */
+  REQUIRE(etk_etdump_event_get(d, r.first_event + 28, &e) == ETK_OK);
+  CHECK_EQ_INT(e.kind, ETK_ETDUMP_EVENT_PROFILE);
+  CHECK_EQ_STR(e.name.data, "Method::execute");
+  CHECK_EQ_INT(e.profile_chain_index, -1);
+  CHECK_EQ_INT(e.instruction_id, 0);
+  CHECK_EQ_U64(e.start_time, 425313);
+  CHECK_EQ_U64(e.end_time, 2324134);
+  CHECK_EQ_INT(e.run, 1);
+  /* first kernel: chain absent (0), iid 0 */
+  REQUIRE(etk_etdump_event_get(d, r.first_event, &e) == ETK_OK);
+  CHECK_EQ_STR(e.name.data, "native_call_convolution.out");
+  CHECK_EQ_INT(e.profile_chain_index, 0);
+  CHECK_EQ_INT(e.delegate_debug_id_int, -1);
+  CHECK(e.delegate_debug_id_str.data == NULL);
+  /* equal strings share one id */
+  etk_etdump_columns_t c;
+  etk_etdump_columns(d, &c);
+  CHECK(c.name_id[r.first_event + 1] == c.name_id[r.first_event + 3]); /* OPERATOR_CALL */
+  CHECK(c.chain_id[r.first_event] != c.chain_id[r.first_event + 28]);
+  uint64_t s, en;
+  etk_etdump_event_times(d, r.first_event + 28, &s, &en);
+  CHECK(s == 425313 && en == 2324134);
+  etk_etdump_close(d);
+}
+
+ETK_TEST(golden_files_from_the_upstream_writer) {
+  if (!etk_test_conformance_path("golden_debug_events.etdp")) ETK_SKIP("no conformance files");
+  etk_etdump_t *d = open_conf("golden_empty_block.etdp");
+  REQUIRE(d != NULL);
+  etk_etdump_run_t r;
+  etk_etdump_run_get(d, 0, &r);
+  CHECK_EQ_STR(r.name.data, "test_block");
+  CHECK(!r.has_events && r.event_count == 0);
+  etk_etdump_close(d);
+
+  d = open_conf("golden_allocators.etdp");
+  REQUIRE(d != NULL);
+  CHECK_EQ_INT(etk_etdump_event_count(d), 3);
+  etk_etdump_event_t e;
+  etk_etdump_event_get(d, 0, &e);
+  CHECK_EQ_INT(e.kind, ETK_ETDUMP_EVENT_ALLOCATION);
+  etk_etdump_close(d);
+
+  d = open_conf("golden_delegate_events.etdp");
+  REQUIRE(d != NULL);
+  etk_etdump_event_get(d, 1, &e);
+  CHECK_EQ_INT(e.delegate_debug_id_int, 278);
+  CHECK(e.metadata_len == 14 && memcmp(e.metadata, "test_metadata", 13) == 0);
+  etk_etdump_event_get(d, 2, &e);
+  CHECK_EQ_STR(e.delegate_debug_id_str.data, "test_event");
+  etk_etdump_close(d);
+
+  d = open_conf("golden_debug_events.etdp");
+  REQUIRE(d != NULL);
+  etk_etdump_value_t v;
+  REQUIRE(etk_etdump_event_value(d, 0, &v) == ETK_OK);
+  CHECK(v.present);
+  etk_etdump_event_get(d, 2, &e);
+  CHECK_EQ_U64(e.debug_chain_index, UINT64_MAX);
+  CHECK(e.flags & ETK_ETDUMP_FLAG_OUTPUT);
+  REQUIRE(etk_etdump_event_value(d, 2, &v) == ETK_OK);
+  CHECK(v.output_present && v.output);
+  CHECK_EQ_INT(etk_etdump_event_value(d, 99, &v), ETK_E_INVALID_ARGUMENT);
+  etk_etdump_close(d);
+}
+
+ETK_TEST(values_and_tensor_bytes) {
+  static const int64_t sizes[] = {2, 3};
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", 0);
+  etw_debug_t d = {0};
+  d.iid = 3;
+  d.dint = -1;
+  d.kind = ETW_VALUE_TENSOR;
+  d.tensor.scalar_type = ETK_SCALAR_TYPE_INT;
+  d.tensor.sizes = sizes;
+  d.tensor.dim = 2;
+  d.tensor.offset = 8;
+  d.output = -1;
+  etw_debug(w, &d);
+  d.kind = ETW_VALUE_DOUBLE;
+  d.real_value = 2.5;
+  etw_debug(w, &d);
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_t *dump;
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  etk_etdump_value_t v;
+  REQUIRE(etk_etdump_event_value(dump, 0, &v) == ETK_OK);
+  CHECK_EQ_INT(v.type, ETK_ETDUMP_VALUE_TYPE_TENSOR);
+  CHECK_EQ_INT(v.tensor.scalar_type, ETK_SCALAR_TYPE_INT);
+  CHECK(v.tensor.dim == 2 && etk_etdump_tensor_dim(&v.tensor, 1) == 3);
+  CHECK_EQ_INT(etk_etdump_tensor_stride(&v.tensor, 0), 3);
+  uint8_t buf[40] = {0};
+  const uint8_t *data;
+  uint64_t nbytes;
+  CHECK_EQ_INT(etk_etdump_tensor_data(&v.tensor, buf, 32, &data, &nbytes, NULL),
+               ETK_OK);
+  CHECK(data == buf + 8 && nbytes == 24);
+  etk_error_t err;
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_tensor_data(&v.tensor, buf, 31, &data, &nbytes, &err),
+               ETK_E_BAD_OFFSET);
+  CHECK_EQ_U64(err.offset, 8);
+  REQUIRE(etk_etdump_event_value(dump, 1, &v) == ETK_OK);
+  CHECK(v.type == ETK_ETDUMP_VALUE_TYPE_DOUBLE && v.real_value == 2.5);
+  CHECK_EQ_STR(etk_etdump_tensor_dtype_name(ETK_SCALAR_TYPE_LONG), "int64");
+  CHECK(etk_etdump_tensor_element_size(ETK_SCALAR_TYPE_BFLOAT16) == 0);
+  etk_etdump_close(dump);
+  etw_free(w);
+}
+
+ETK_TEST(memory_is_borrowed_or_copied) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "r", -1);
+  etw_profile(w, &(etw_profile_t){.name = "x", .iid = 0, .dint = -1, .end = 1});
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_t *d;
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &d, NULL) == ETK_OK);
+  size_t n;
+  CHECK(etk_etdump_bytes(d, &n) == bytes && n == len); /* borrowed */
+  etk_etdump_close(d);
+  /* a misaligned pointer is copied, not rejected */
+  uint8_t *odd = malloc(len + 1);
+  memcpy(odd + 1, bytes, len);
+  REQUIRE(etk_etdump_open_memory(odd + 1, len, NULL, &d, NULL) == ETK_OK);
+  CHECK(etk_etdump_bytes(d, &n) != odd + 1);
+  etk_etdump_close(d);
+  free(odd);
+  etw_free(w);
+}
+
+ETK_TEST(limits) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "r", -1);
+  for (int i = 0; i < 10; i++)
+    etw_profile(w, &(etw_profile_t){.name = "x", .iid = i, .dint = -1, .end = 1});
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_options_t o = {0};
+  o.max_events = 5;
+  etk_etdump_t *d;
+  etk_error_t err;
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_open_memory(bytes, len, &o, &d, &err), ETK_E_LIMIT);
+  CHECK(d == NULL);
+  o.max_events = 0;
+  o.max_file_bytes = 16;
+  CHECK_EQ_INT(etk_etdump_open_memory(bytes, len, &o, &d, NULL), ETK_E_LIMIT);
+  etw_free(w);
+}
+
+ETK_TEST(bad_inputs_fail_cleanly_with_offsets) {
+  for (size_t i = 0; i < bad_input_count; i++) {
+    size_t len = 0;
+    uint8_t *b = bad_inputs[i].build(&len);
+    REQUIRE(b != NULL);
+    etk_etdump_t *d = NULL;
+    etk_error_t err;
+    etk_error_clear(&err);
+    int rc = etk_etdump_open_memory(b, len, NULL, &d, &err);
+    if (rc != bad_inputs[i].code)
+      printf("# %s: got %s (%s), want %s\n", bad_inputs[i].name,
+             etk_status_name(rc), err.message, etk_status_name(bad_inputs[i].code));
+    CHECK_EQ_INT(rc, bad_inputs[i].code);
+    if (rc != ETK_OK) {
+      CHECK(d == NULL);
+      CHECK(err.message[0] != 0);
+      CHECK(err.offset != ETK_NO_OFFSET);
+      CHECK(err.offset <= len);
+    }
+    etk_etdump_close(d);
+    free(b);
+  }
+}
+
+ETK_TEST(truncations_of_a_valid_dump_never_crash) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", -1);
+  etw_profile(w, &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1, .end = 5});
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  for (size_t n = 0; n < len; n++) {
+    uint8_t *copy = malloc(n ? n : 1);
+    memcpy(copy, bytes, n);
+    etk_etdump_t *d = NULL;
+    CHECK(etk_etdump_open_memory(copy, n, NULL, &d, NULL) != ETK_OK);
+    etk_etdump_close(d);
+    free(copy);
+  }
+  /* every single-byte corruption either fails cleanly or reads */
+  uint8_t *copy = malloc(len);
+  for (size_t i = 0; i < len; i++) {
+    memcpy(copy, bytes, len);
+    copy[i] ^= 0xA5;
+    etk_etdump_t *d = NULL;
+    if (etk_etdump_open_memory(copy, len, NULL, &d, NULL) == ETK_OK) {
+      for (size_t k = 0; k < etk_etdump_event_count(d); k++) {
+        etk_etdump_event_t e;
+        CHECK(etk_etdump_event_get(d, k, &e) == ETK_OK);
+      }
+    }
+    etk_etdump_close(d);
+  }
+  free(copy);
+  etw_free(w);
+}
+
+ETK_TEST_MAIN()

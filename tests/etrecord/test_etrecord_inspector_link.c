@@ -1,0 +1,166 @@
+/*
+ * test_etrecord_inspector_link.c - filling an Inspector's links from an
+ * ETRecord, end to end: the upstream tutorial ETDump (a small CNN, 14
+ * instructions) opened by the inspector, an ETRecord written by etkit for
+ * the same 14 instructions, etk_etrecord_inspector_link(), and what the
+ * inspector then reports and renders.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etk_test.h"
+#include "etkit/etrecord.h"
+#include "etkit/inspector.h"
+#include "etkit/render.h"
+
+static const char *const kOps[14] = {
+    "convolution.default", "relu.default",     "max_pool2d_with_indices.default",
+    "convolution.default", "relu.default",     "max_pool2d_with_indices.default",
+    "permute_copy.default", "addmm.default",   "relu.default",
+    "permute_copy.default", "addmm.default",   "relu.default",
+    "permute_copy.default", "addmm.default"};
+
+static char names[14][64], targets[14][128], traces[14][96];
+static etk_etrecord_node_desc_t nodes[14];
+static etk_etrecord_handle_desc_t handles[14];
+static int64_t handle_values[14];
+static const etk_etrecord_module_desc_t kConv1[] = {
+    {"L__self__", "", "Net"}, {"L__self___conv1", "L['self'].conv1", "torch.nn.Conv2d"}};
+
+static uint8_t *write_record(size_t *len) {
+  for (int i = 0; i < 14; i++) {
+    snprintf(names[i], sizeof names[i], "aten_%.*s_%d",
+             (int)strcspn(kOps[i], "."), kOps[i], i);
+    snprintf(targets[i], sizeof targets[i],
+             "executorch.exir.dialects.edge.ops.aten.%s", kOps[i]);
+    snprintf(traces[i], sizeof traces[i],
+             "  File \"/src/cnn.py\", line %d, in forward\n    x = f(x)\n",
+             20 + i);
+    handle_values[i] = i + 1;
+    nodes[i] = (etk_etrecord_node_desc_t){.name = names[i],
+                                          .target = targets[i],
+                                          .debug_handle = i + 1,
+                                          .stack_trace = traces[i]};
+    handles[i] = (etk_etrecord_handle_desc_t){i, &handle_values[i], 1, false};
+  }
+  nodes[0].module_stack = kConv1;
+  nodes[0].module_stack_count = 2;
+  etk_etrecord_method_desc_t m = {.name = "forward",
+                                  .nodes = nodes,
+                                  .node_count = 14,
+                                  .handles = handles,
+                                  .handle_count = 14};
+  etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
+  uint8_t *out = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_etrecord_write_memory(&desc, &out, len, &err) != ETK_OK) return NULL;
+  return out;
+}
+
+static size_t find_event(etk_inspector_t *insp, const char *name,
+                         int32_t iid) {
+  for (size_t i = 0; i < etk_inspector_event_count(insp); i++) {
+    etk_inspector_event_t ev;
+    if (etk_inspector_event_get(insp, i, &ev) == ETK_OK &&
+        strcmp(ev.name, name) == 0 && ev.instruction_id == iid)
+      return i;
+  }
+  return SIZE_MAX;
+}
+
+ETK_TEST(tutorial_etdump_gets_linked) {
+  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
+  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
+  size_t len;
+  uint8_t *zip = write_record(&len);
+  REQUIRE(zip != NULL);
+  etk_etrecord_t *rec;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &rec, &err) == ETK_OK);
+  free(zip);
+  etk_inspector_options_t opt;
+  etk_inspector_options_init(&opt);
+  etk_inspector_t *insp;
+  REQUIRE(etk_inspector_open_path(path, &opt, &insp, &err) == ETK_OK);
+
+  etk_etrecord_link_summary_t sum;
+  REQUIRE(etk_etrecord_inspector_link(rec, insp, NULL, 0, &sum, &err) == ETK_OK);
+  CHECK_EQ_INT(sum.events, etk_inspector_event_count(insp));
+  /* every event has an instruction id in the map (framework events get
+   * instruction 0's handle, as upstream); only the 28 operator events get
+   * nodes */
+  CHECK_EQ_INT(sum.linked, sum.events);
+  CHECK_EQ_INT(sum.with_nodes, 28);
+  CHECK_EQ_INT(sum.no_delegate_mapping, 0);
+
+  size_t conv = find_event(insp, "native_call_convolution.out", 0);
+  REQUIRE(conv != SIZE_MAX);
+  etk_inspector_event_link_t l;
+  REQUIRE(etk_inspector_event_link(insp, conv, &l) == ETK_OK);
+  CHECK(l.has_debug_handles && !l.debug_handles_is_list);
+  REQUIRE(l.debug_handle_count == 1);
+  CHECK_EQ_INT(l.debug_handles[0], 1);
+  CHECK_EQ_INT(l.num_outputs, 1);
+  CHECK(l.delegate_backend_name == NULL);
+  REQUIRE(l.op_type_count == 1);
+  CHECK_EQ_STR(l.op_types[0], "aten.convolution.default");
+  REQUIRE(l.node_count == 1);
+  CHECK_EQ_STR(l.nodes[0].name, "aten_convolution_0_");
+  CHECK_EQ_STR(l.nodes[0].stack_trace,
+               "  File \"/src/cnn.py\", line 20, in forward\n    x = f(x)\n");
+  CHECK_EQ_STR(l.nodes[0].module_hierarchy,
+               "L__self__,,Net;L__self___conv1,L['self'].conv1,torch.nn.Conv2d");
+
+  size_t addmm = find_event(insp, "OPERATOR_CALL", 13);
+  REQUIRE(addmm != SIZE_MAX);
+  REQUIRE(etk_inspector_event_link(insp, addmm, &l) == ETK_OK);
+  REQUIRE(l.op_type_count == 1);
+  CHECK_EQ_STR(l.op_types[0], "aten.addmm.default");
+  CHECK(l.nodes[0].module_hierarchy == NULL);
+
+  size_t exec = find_event(insp, "Method::execute", 0);
+  REQUIRE(exec != SIZE_MAX);
+  REQUIRE(etk_inspector_event_link(insp, exec, &l) == ETK_OK);
+  CHECK(l.has_debug_handles);
+  CHECK_EQ_INT(l.op_type_count, 0);
+
+  /* the rendered TSV now carries the op types */
+  etk_render_sink_t sink;
+  etk_render_sink_init_memory(&sink);
+  etk_inspector_render_options_t ro;
+  etk_inspector_render_options_init(&ro);
+  ro.format = ETK_INSPECT_FORMAT_TSV;
+  REQUIRE(etk_inspector_render(insp, &ro, &sink, &err) == ETK_OK);
+  REQUIRE(etk_render_sink_flush(&sink) == ETK_OK);
+  size_t tsv_len;
+  char *tsv = etk_render_sink_take(&sink, &tsv_len);
+  REQUIRE(tsv != NULL);
+  CHECK(strstr(tsv, "native_call_convolution.out\t") != NULL);
+  CHECK(strstr(tsv, "['aten.convolution.default']") != NULL);
+  CHECK(strstr(tsv, "['aten.max_pool2d_with_indices.default']") != NULL);
+  free(tsv);
+  etk_inspector_close(insp);
+
+  /* framework events get nothing with INSTRUCTIONS_ONLY */
+  REQUIRE(etk_inspector_open_path(path, &opt, &insp, &err) == ETK_OK);
+  REQUIRE(etk_etrecord_inspector_link(rec, insp, "forward",
+                                      ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY, &sum,
+                                      &err) == ETK_OK);
+  CHECK_EQ_INT(sum.linked, 28);
+  exec = find_event(insp, "Method::execute", 0);
+  REQUIRE(etk_inspector_event_link(insp, exec, &l) == ETK_OK);
+  CHECK(!l.has_debug_handles);
+  /* a method the record does not have links nothing */
+  REQUIRE(etk_etrecord_inspector_link(rec, insp, "decode", 0, &sum, &err) ==
+          ETK_OK);
+  CHECK_EQ_INT(sum.linked, 0);
+  CHECK(etk_etrecord_inspector_link(NULL, insp, NULL, 0, NULL, NULL) ==
+        ETK_E_INVALID_ARGUMENT);
+  etk_inspector_close(insp);
+  etk_etrecord_close(rec);
+}
+
+ETK_TEST_MAIN()

@@ -1,0 +1,227 @@
+/*
+ * fixtures.c - hand-made ETDumps (see fixtures.h).  Appendices B and C
+ * follow the inspector notes word for word: event order, chains (-1 for the
+ * framework's Method::execute, 2^64-1 for program outputs), timestamps and
+ * the debug-buffer layout.
+ */
+#include "fixtures.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../etdump/etdump_writer.h"
+#include "etkit/schema.h"
+
+static uint8_t *done(etw_t *w, size_t *len) {
+  size_t n = 0;
+  const uint8_t *b = etw_finish(w, &n);
+  uint8_t *copy = b ? malloc(n) : NULL;
+  if (copy) memcpy(copy, b, n);
+  *len = copy ? n : 0;
+  etw_free(w);
+  return copy;
+}
+
+static void prof(etw_t *w, const char *name, int32_t chain, int32_t iid,
+                 uint64_t start, uint64_t end) {
+  etw_profile_t p = {0};
+  p.name = name;
+  p.chain = chain;
+  p.iid = iid;
+  p.dint = -1;
+  p.start = start;
+  p.end = end;
+  etw_profile(w, &p);
+}
+
+uint8_t *fixture_appendix_b(size_t *len) {
+  etw_t *w = etw_new(1 << 16);
+  if (!w) return NULL;
+  etw_run_begin(w, "Default", -1);
+  prof(w, "Method::init", -1, 0, 5, 10);
+  prof(w, "Program::load_method", -1, 0, 1, 20);
+  etw_run_end(w);
+  for (int k = 1; k <= 4; k++) {
+    etw_run_begin(w, "Execute", -1);
+    prof(w, "native_call_add.out", 0, 0, 100, 100 + 10 * (uint64_t)k);
+    prof(w, "OPERATOR_CALL", 0, 0, 90, 115 + 10 * (uint64_t)k);
+    if (k == 3) prof(w, "native_call_mul.out", 0, 1, 300, 307);
+    prof(w, "Method::execute", -1, 0, 80, 200 + (uint64_t)k);
+    etw_run_end(w);
+  }
+  return done(w, len);
+}
+
+static const int64_t size3[] = {3}, size2[] = {2}, size1[] = {1};
+
+uint8_t *fixture_appendix_c(size_t *len) {
+  etw_t *w = etw_new(1 << 16);
+  if (!w) return NULL;
+  const int32_t bii[3] = {0, 0, 1};
+  for (int k = 1; k <= 3; k++) {
+    etw_run_begin(w, "Execute", bii[k - 1]);
+    prof(w, "native_call_add.out", 0, 0, 100, 110 + (uint64_t)k);
+    etw_debug_t d = {0};
+    d.iid = 0;
+    d.dint = -1;
+    d.kind = ETW_VALUE_TENSOR;
+    d.tensor.scalar_type = ETK_SCALAR_TYPE_FLOAT;
+    d.tensor.sizes = size3;
+    d.tensor.dim = 1;
+    d.tensor.offset = 0;
+    d.output = -1;
+    etw_debug(w, &d);
+    prof(w, "OPERATOR_CALL", 0, 0, 90, 120 + (uint64_t)k);
+    char meta[4] = {'m', (char)('0' + k), 0, 0};
+    etw_profile_t p = {0};
+    p.iid = 1;
+    p.dint = 5;
+    p.meta = (const uint8_t *)meta;
+    p.meta_len = 2;
+    p.start = 200;
+    p.end = 230 + (uint64_t)k;
+    etw_profile(w, &p);
+    memset(&p, 0, sizeof p);
+    p.iid = 1;
+    p.dint = -1;
+    p.dstr = "conv_fused";
+    p.meta_present = 1;
+    p.start = 240;
+    p.end = 250;
+    etw_profile(w, &p);
+    memset(&d, 0, sizeof d);
+    d.iid = 1;
+    d.dint = 5;
+    d.kind = ETW_VALUE_TENSOR;
+    d.tensor.scalar_type = ETK_SCALAR_TYPE_LONG;
+    d.tensor.sizes = size2;
+    d.tensor.dim = 1;
+    d.tensor.offset = 64;
+    d.output = -1;
+    etw_debug(w, &d);
+    prof(w, "DELEGATE_CALL", 0, 1, 190, 260 + (uint64_t)k);
+    d.dint = -1;
+    etw_debug(w, &d);
+    memset(&d, 0, sizeof d);
+    d.iid = 1;
+    d.dint = -1;
+    d.kind = ETW_VALUE_INT;
+    d.int_value = 42;
+    d.output = -1;
+    etw_debug(w, &d);
+    memset(&d, 0, sizeof d);
+    d.chain = UINT64_MAX;
+    d.iid = 0;
+    d.dint = -1;
+    d.kind = ETW_VALUE_TENSOR;
+    d.tensor.scalar_type = ETK_SCALAR_TYPE_FLOAT;
+    d.tensor.sizes = size1;
+    d.tensor.dim = 1;
+    d.tensor.offset = 128;
+    d.output = 1;
+    etw_debug(w, &d);
+    prof(w, "Method::execute", -1, 0, 80, 300 + (uint64_t)k);
+    etw_run_end(w);
+  }
+  return done(w, len);
+}
+
+uint8_t *fixture_appendix_c_buffer(size_t *len) {
+  uint8_t *b = calloc(1, 136);
+  if (!b) return NULL;
+  const float f[3] = {1, 2, 3}, nine = 9;
+  const int64_t l[2] = {7, 8};
+  memcpy(b, f, sizeof f);
+  memcpy(b + 64, l, sizeof l);
+  memcpy(b + 128, &nine, sizeof nine);
+  *len = 136;
+  return b;
+}
+
+uint8_t *fixture_hostile_names(size_t *len) {
+  static const char *const names[] = {
+      "tab\there",         "new\nline",
+      "quote\"d",          "comma,name",
+      "back\\slash",       "\x1b[31mred\x1b[0m",
+      "bidi\xe2\x80\xae" "evil", "\xc3\xbc" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 \xe2\x9c\x93",
+      "42",                "it's",
+      " spaced ",          "carriage\rreturn",
+      "my_OPERATOR_CALL_x"};
+  etw_t *w = etw_new(1 << 16);
+  if (!w) return NULL;
+  etw_run_begin(w, "hostile,\"run\"", -1);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    prof(w, names[i], 0, (int32_t)i, 1000 * i, 1000 * i + 10 + i);
+  etw_run_end(w);
+  return done(w, len);
+}
+
+uint8_t *fixture_allocations(size_t *len) {
+  etw_t *w = etw_new(1 << 16);
+  if (!w) return NULL;
+  etw_run_begin(w, "Default", -1);
+  etw_allocator(w, "method_allocator");
+  etw_allocator(w, "planned_memory");
+  etw_allocation(w, 1, 64);
+  etw_allocation(w, 2, 128);
+  etw_allocation(w, 1, 32);
+  prof(w, "Method::init", -1, 0, 10, 30);
+  etw_run_end(w);
+  etw_run_begin(w, "Execute", -1);
+  etw_allocator(w, "method_allocator");
+  etw_allocation(w, 1, 16);
+  etw_allocation(w, 5, 8);
+  prof(w, "native_call_add.out", 0, 0, 100, 150);
+  prof(w, "Method::execute", -1, 0, 90, 200);
+  etw_run_end(w);
+  return done(w, len);
+}
+
+uint8_t *fixture_wrap(size_t *len) {
+  etw_t *w = etw_new(1 << 16);
+  if (!w) return NULL;
+  etw_run_begin(w, "Execute", -1);
+  prof(w, "wrapped", 0, 0, 4294967290u, 5);
+  prof(w, "missing_end", 0, 1, 100, 0);
+  prof(w, "normal", 0, 2, 100, 200);
+  etw_profile_t p = {0};
+  p.iid = 3;
+  p.dint = 7;
+  p.start = 4294967000u;
+  p.end = 1000;
+  etw_profile(w, &p);
+  etw_run_end(w);
+  return done(w, len);
+}
+
+uint8_t *fixture_delegates(size_t *len) {
+  etw_t *w = etw_new(1 << 16);
+  if (!w) return NULL;
+  for (int run = 0; run < 2; run++) {
+    uint64_t o = (uint64_t)run * 10;
+    etw_run_begin(w, "Execute", -1);
+    prof(w, "native_call_add.out", 0, 0, 10, 110 + o);
+    prof(w, "OPERATOR_CALL", 0, 0, 0, 120 + o);
+    etw_profile_t p = {0};
+    p.iid = 1;
+    p.dint = -1;
+    p.dstr = "linear #1";
+    p.start = 200;
+    p.end = 300 + o;
+    etw_profile(w, &p);
+    p.dstr = "linear #2";
+    p.start = 300;
+    p.end = 380;
+    etw_profile(w, &p);
+    p.dstr = NULL;
+    p.dint = 3;
+    p.start = 380;
+    p.end = 390;
+    etw_profile(w, &p);
+    prof(w, "DELEGATE_CALL", 0, 1, 190, 400);
+    prof(w, "DELEGATE_CALL", 0, 2, 400, 500);
+    prof(w, "Method::execute", -1, 0, 0, 600 + o);
+    etw_run_end(w);
+  }
+  return done(w, len);
+}

@@ -1,0 +1,82 @@
+/*
+ * test_helpers.h - small helpers shared by the inspector tests.
+ */
+#ifndef ETKIT_TESTS_INSPECTOR_HELPERS_H
+#define ETKIT_TESTS_INSPECTOR_HELPERS_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "etkit/inspector.h"
+
+/* Opens an inspector over a copy of `bytes` (the copy is owned by it). */
+static inline etk_inspector_t *th_open(const uint8_t *bytes, size_t len,
+                                       etk_time_scale_t src, etk_time_scale_t tgt,
+                                       unsigned flags, int *rc_out) {
+  etk_inspector_options_t o;
+  etk_inspector_options_init(&o);
+  o.source_time_scale = src;
+  o.target_time_scale = tgt;
+  o.flags = flags;
+  o.etdump.copy = 1;
+  etk_inspector_t *insp = NULL;
+  int rc = etk_inspector_open_memory(bytes, len, &o, &insp, NULL);
+  if (rc_out) *rc_out = rc;
+  return insp;
+}
+
+/* Renders with `ro` (NULL = defaults) into a malloc'd string; NULL on error
+ * (the code in *rc_out). */
+static inline char *th_render(etk_inspector_t *insp,
+                              const etk_inspector_render_options_t *ro,
+                              int *rc_out, etk_error_t *err) {
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  int rc = etk_inspector_render(insp, ro, s, err);
+  size_t len;
+  char *out = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
+  etk_render_sink_free(s);
+  free(s);
+  if (rc_out) *rc_out = rc;
+  return out;
+}
+
+static inline char *th_tsv(etk_inspector_t *insp) {
+  etk_inspector_render_options_t ro;
+  etk_inspector_render_options_init(&ro);
+  ro.format = ETK_INSPECT_FORMAT_TSV;
+  return th_render(insp, &ro, NULL, NULL);
+}
+
+/* Python repr of an event's raw durations, e.g. "[0.01, 0.02, 0.04]". */
+static inline void th_raw_repr(const etk_inspector_t *insp, size_t ev, char *out,
+                               size_t cap) {
+  double raw[64];
+  size_t n = 0;
+  etk_inspector_event_durations(insp, ev, raw, &n);
+  size_t o = 0;
+  out[o++] = '[';
+  for (size_t i = 0; i < n && o + 40 < cap; i++) {
+    if (i) {
+      out[o++] = ',';
+      out[o++] = ' ';
+    }
+    o += etk_format_double_repr(raw[i], out + o);
+  }
+  out[o++] = ']';
+  out[o] = 0;
+}
+
+static inline size_t th_find_event(const etk_inspector_t *insp, size_t block,
+                                   const char *name) {
+  etk_inspector_block_t b;
+  etk_inspector_block_get(insp, block, &b);
+  for (size_t i = 0; i < b.event_count; i++) {
+    etk_inspector_event_t e;
+    etk_inspector_event_get(insp, b.first_event + i, &e);
+    if (strcmp(e.name, name) == 0) return b.first_event + i;
+  }
+  return (size_t)-1;
+}
+
+#endif

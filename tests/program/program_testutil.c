@@ -1,0 +1,120 @@
+/*
+ * program_testutil.c - see program_testutil.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "program_testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "etk_test.h"
+
+const char *ptu_flatc(void) {
+  static const char path[] = ETK_FLATC_PATH;
+  return path[0] ? path : NULL;
+}
+
+char *ptu_flatc_json(const uint8_t *bytes, size_t len, const char *schema,
+                     int size_prefixed) {
+  const char *flatc = ptu_flatc();
+  if (!flatc) return NULL;
+  char dir[4096], bin[4200], cmd[16384], json[4300];
+  snprintf(dir, sizeof dir, "%s", etk_test_temp_path("flatc"));
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+  if (system(cmd) != 0) return NULL;
+  snprintf(bin, sizeof bin, "%s/input.bin", dir);
+  FILE *f = fopen(bin, "wb");
+  if (!f) return NULL;
+  fwrite(bytes, 1, len, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "'%s' --json --strict-json --defaults-json --raw-binary %s -o '%s' "
+           "'%s/schema/%s' -- '%s' >'%s/flatc.log' 2>&1",
+           flatc, size_prefixed ? "--size-prefixed" : "", dir, ETKIT_SOURCE_DIR,
+           schema, bin, dir);
+  int rc = system(cmd);
+  if (rc != 0) {
+    printf("# flatc failed (status %d): %s\n", rc, cmd);
+    return NULL;
+  }
+  snprintf(json, sizeof json, "%s/input.json", dir);
+  size_t n;
+  char *text = (char *)etk_test_read_file(json, &n);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) printf("# could not remove %s\n", dir);
+  return text;
+}
+
+int ptu_build_add(int32_t n, uint8_t **out, size_t *len) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  int32_t sz[1] = {n};
+  int x = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int y = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int o = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int alpha = etk_program_builder_add_int(b, 1);
+  int op = etk_program_builder_add_operator(b, "aten::add", "out");
+  int32_t args[5] = {x, y, alpha, o, o};
+  etk_program_builder_kernel_call(b, op, args, 5);
+  int32_t in[2] = {x, y};
+  etk_program_builder_set_inputs(b, in, 2);
+  etk_program_builder_set_outputs(b, &o, 1);
+  int rc = etk_program_builder_finish(b, out, len, NULL);
+  etk_program_builder_free(b);
+  return rc;
+}
+
+int ptu_build_linear(int inline_constants, uint8_t **out, size_t *len) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  etk_program_builder_options_t opt;
+  memset(&opt, 0, sizeof opt);
+  opt.inline_constants = inline_constants;
+  etk_program_builder_set_options(b, &opt);
+  int32_t sz[2] = {2, 2};
+  float three[4] = {3, 3, 3, 3}, two[4] = {2, 2, 2, 2};
+  int a = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_CONSTANT, three);
+  int c = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_CONSTANT, two);
+  int x = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int t = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int o = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int alpha = etk_program_builder_add_int(b, 1);
+  int mul = etk_program_builder_add_operator(b, "aten::mul", "out");
+  int add = etk_program_builder_add_operator(b, "aten::add", "out");
+  int32_t a0[4] = {x, a, t, t}, a1[5] = {t, c, alpha, o, o};
+  etk_program_builder_kernel_call(b, mul, a0, 4);
+  etk_program_builder_kernel_call(b, add, a1, 5);
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &o, 1);
+  int rc = etk_program_builder_finish(b, out, len, NULL);
+  etk_program_builder_free(b);
+  return rc;
+}
+
+size_t ptu_count(const char *hay, const char *needle) {
+  size_t n = 0, k = strlen(needle);
+  for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += k) n++;
+  return n;
+}
+
+void ptu_put_u32(uint8_t *p, uint32_t v) {
+  for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+void ptu_put_u64(uint8_t *p, uint64_t v) {
+  for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+long ptu_find(const uint8_t *hay, size_t len, const void *needle, size_t n) {
+  for (size_t i = 0; i + n <= len; i++)
+    if (memcmp(hay + i, needle, n) == 0) return (long)i;
+  return -1;
+}

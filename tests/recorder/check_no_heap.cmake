@@ -1,0 +1,21 @@
+# check_no_heap.cmake: fails if any of LIBS (static libraries) has an
+# undefined reference to malloc, calloc, realloc, free (or aligned_alloc,
+# posix_memalign).  Run with cmake -DNM=... -DLIBS=a;b -P check_no_heap.cmake
+if(NOT NM)
+  message(FATAL_ERROR "no nm program")
+endif()
+set(bad "")
+foreach(lib ${LIBS})
+  execute_process(COMMAND ${NM} -u ${lib} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nm failed on ${lib}")
+  endif()
+  string(REGEX MATCHALL "[ \t]U[ \t]+(malloc|calloc|realloc|free|aligned_alloc|posix_memalign)\n" hits "${out}\n")
+  if(hits)
+    list(APPEND bad "${lib}: ${hits}")
+  endif()
+  message(STATUS "${lib}: no heap references")
+endforeach()
+if(bad)
+  message(FATAL_ERROR "heap functions referenced:\n${bad}")
+endif()

@@ -1,0 +1,63 @@
+# check_demo.cmake: runs `etkit demo` into DIR, checks every file appeared,
+# runs the bundled program it wrote with --verify, runs the .pte with
+# tracing, and (when flatc is available) decodes model.pte and etdump.etdp.
+file(REMOVE_RECURSE ${DIR})
+execute_process(COMMAND ${ETKIT} demo --output-dir ${DIR} --runs 3
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "etkit demo failed (${rc}): ${out}${err}")
+endif()
+foreach(f model.pte model.bpte model.etrecord etdump.etdp debug_buffer.bin)
+  if(NOT EXISTS ${DIR}/${f})
+    message(FATAL_ERROR "etkit demo did not write ${f}")
+  endif()
+endforeach()
+foreach(word convolution.out max_pool2d_with_indices.out relu addmm.out
+        Method::execute)
+  string(FIND "${out}" "${word}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "demo table lacks '${word}':\n${out}")
+  endif()
+endforeach()
+execute_process(COMMAND ${ETKIT} run ${DIR}/model.bpte --verify
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "1 of 1 checked case passed")
+  message(FATAL_ERROR "etkit run model.bpte --verify failed: ${out}${err}")
+endif()
+execute_process(COMMAND ${ETKIT} run ${DIR}/model.pte --iterations 2
+                  --etdump ${DIR}/run.etdp --debug-buffer ${DIR}/run.bin
+                  --debug-level intermediates --output-dir ${DIR}/out
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${DIR}/out/output_0.npy)
+  message(FATAL_ERROR "etkit run model.pte failed: ${out}${err}")
+endif()
+if(FLATC)
+  execute_process(COMMAND ${FLATC} --json --strict-json --defaults-json
+                    --raw-binary -o ${DIR} ${SCHEMA_DIR}/program.fbs --
+                    ${DIR}/model.pte RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "flatc cannot decode model.pte: ${err}")
+  endif()
+  execute_process(COMMAND ${FLATC} --json --strict-json --defaults-json
+                    --size-prefixed --raw-binary -o ${DIR}
+                    ${SCHEMA_DIR}/etdump_schema_flatcc.fbs -- ${DIR}/etdump.etdp
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "flatc cannot decode etdump.etdp: ${err}")
+  endif()
+  file(READ ${DIR}/model.json pj)
+  file(READ ${DIR}/etdump.json ej)
+  foreach(word "\"id\": \"EtkitMicroBackend\"" "\"name\": \"aten::addmm\"")
+    string(FIND "${pj}" "${word}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "model.json lacks ${word}")
+    endif()
+  endforeach()
+  foreach(word "\"delegate_debug_id_str\": \"relu #1\"" "\"name\": \"DELEGATE_CALL\"")
+    string(FIND "${ej}" "${word}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "etdump.json lacks ${word}")
+    endif()
+  endforeach()
+endif()
+message(STATUS "etkit demo: all files written and checked")

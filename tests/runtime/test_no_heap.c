@@ -1,0 +1,119 @@
+/*
+ * test_no_heap.c - execution never touches the heap.  The executable is
+ * linked with -Wl,--wrap for malloc, calloc, realloc, free, aligned_alloc
+ * and posix_memalign, so every call from any object linked in (the
+ * executor, kernels, backends, recorder) goes through the counters below.
+ * Loading may allocate (etk_method_load_alloc does); set_input and
+ * execute, traced at every level and with a delegate, must not.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etk_test.h"
+#include "etkit/program.h"
+#include "etkit/runtime.h"
+#include "program_testutil.h"
+#include "trace_testutil.h"
+
+static unsigned long heap_calls;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__real_aligned_alloc(size_t a, size_t n);
+int __real_posix_memalign(void **p, size_t a, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+void *__wrap_aligned_alloc(size_t a, size_t n);
+int __wrap_posix_memalign(void **p, size_t a, size_t n);
+
+void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
+void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
+void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
+void __wrap_free(void *p) { if (p) heap_calls++; __real_free(p); }
+void *__wrap_aligned_alloc(size_t a, size_t n) { heap_calls++; return __real_aligned_alloc(a, n); }
+int __wrap_posix_memalign(void **p, size_t a, size_t n) { heap_calls++; return __real_posix_memalign(p, a, n); }
+
+static etk_program_t *delegated_program(uint8_t **keep) {
+  uint8_t payload[512];
+  etk_micro_graph_t g;
+  etk_micro_graph_init(&g, payload, sizeof payload);
+  int a = etk_micro_graph_arg(&g, 0), o = etk_micro_graph_arg(&g, 1);
+  int32_t sz[2] = {4, 4};
+  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 2, sz);
+  uint16_t r1[3] = {(uint16_t)a, (uint16_t)tmp, (uint16_t)tmp};
+  uint16_t r2[3] = {(uint16_t)tmp, (uint16_t)o, (uint16_t)o};
+  etk_micro_graph_op(&g, "aten::neg.out", NULL, 1, "m", 1, r1, 3, 1);
+  etk_micro_graph_op(&g, "aten::relu.out", "relu", -1, NULL, 0, r2, 3, 1);
+  size_t plen;
+  etk_micro_graph_finish(&g, &plen);
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  etk_program_builder_options_t opt;
+  memset(&opt, 0, sizeof opt);
+  etk_program_builder_set_options(b, &opt);
+  float w[16];
+  for (int k = 0; k < 16; k++) w[k] = (float)k - 8;
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int c = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_CONSTANT, w);
+  int t = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int alpha = etk_program_builder_add_int(b, 1);
+  int add = etk_program_builder_add_operator(b, "aten::add", "out");
+  int32_t aa[5] = {x, c, alpha, t, t};
+  etk_program_builder_kernel_call(b, add, aa, 5);
+  int dg = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
+                                            plen, NULL, NULL, NULL, 0);
+  int32_t da[2] = {t, y};
+  etk_program_builder_delegate_call(b, dg, da, 2);
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &y, 1);
+  size_t len;
+  if (etk_program_builder_finish(b, keep, &len, NULL) != ETK_OK) return NULL;
+  etk_program_builder_free(b);
+  etk_program_t *p = NULL;
+  etk_program_load(*keep, len, NULL, &p, NULL);
+  return p;
+}
+
+ETK_TEST(execute_does_not_allocate) {
+  uint8_t *d;
+  etk_program_t *p = delegated_program(&d);
+  REQUIRE(p);
+  for (int level = 0; level <= 2; level++) {
+    struct etk_recorder *rec = ttu_recorder_new(level, 1, 1 << 20);
+    REQUIRE(rec);
+    etk_method_t *m;
+    etk_error_t err;
+    etk_error_clear(&err);
+    REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+    float x[16];
+    for (int k = 0; k < 16; k++) x[k] = (float)k;
+    etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
+    memset(t.dim_order, 0, sizeof t.dim_order);
+    t.data = x;
+    t.nbytes = sizeof x;
+    etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
+    unsigned long before = heap_calls;
+    for (int r = 0; r < 50; r++) {
+      CHECK_EQ_INT(etk_method_set_input(m, 0, &v, &err), ETK_OK);
+      CHECK_EQ_INT(etk_method_execute(m, &err), ETK_OK);
+    }
+    CHECK_EQ_U64(heap_calls, before);
+    const float *o = etk_method_output(m, 0)->u.tensor->data;
+    CHECK(o[0] == 8 && o[15] == 0);
+    etk_method_free(m);
+    ttu_recorder_free(rec);
+  }
+  CHECK(heap_calls > 0); /* the wrapping is in effect */
+  etk_program_free(p);
+  free(d);
+}
+
+ETK_TEST_MAIN()

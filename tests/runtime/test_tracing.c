@@ -1,0 +1,339 @@
+/*
+ * test_tracing.c - the executor's ETDump has upstream's structure: a
+ * "Default" block (allocators, allocation events, Method::init inside
+ * Program::load_method), one "Execute" block per run with
+ * native_call_<op> inside OPERATOR_CALL per instruction (chain 0,
+ * instruction id) and Method::execute (chain -1); intermediate and program
+ * outputs by debug level; "method only" profiling; the bundled input
+ * index; delegate events and delegate outputs from EtkitMicroBackend.  The
+ * dumps verify with etkit's verifier and decode with flatc.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etk_test.h"
+#include "etkit/program.h"
+#include "etkit/runtime.h"
+#include "program_testutil.h"
+#include "trace_testutil.h"
+
+static etk_program_t *build_load(int (*build)(uint8_t **, size_t *),
+                                 uint8_t **keep) {
+  size_t len;
+  if (build(keep, &len) != ETK_OK) return NULL;
+  etk_program_t *p = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_program_load(*keep, len, NULL, &p, &err) != ETK_OK)
+    printf("# %s\n", err.message);
+  return p;
+}
+
+static int build_linear(uint8_t **d, size_t *n) { return ptu_build_linear(0, d, n); }
+
+static void run_linear(etk_method_t *m, int runs) {
+  etk_error_t err;
+  float x[4] = {1, 2, 3, 4};
+  for (int r = 0; r < runs; r++) {
+    etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
+    memset(t.dim_order, 0, sizeof t.dim_order);
+    t.data = x;
+    t.nbytes = sizeof x;
+    etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
+    etk_error_clear(&err);
+    if (etk_method_set_input(m, 0, &v, &err) || etk_method_execute(m, &err))
+      printf("# run failed: %s\n", err.message);
+  }
+}
+
+static const ttu_event_t *find_event(const ttu_block_t *b, char kind,
+                                     const char *name, int nth) {
+  for (uint32_t e = 0; e < b->event_count; e++)
+    if (b->events[e].kind == kind &&
+        (!name || strcmp(b->events[e].name, name) == 0) && nth-- == 0)
+      return &b->events[e];
+  return NULL;
+}
+
+ETK_TEST(upstream_event_structure) {
+  uint8_t *d;
+  etk_program_t *p = build_load(build_linear, &d);
+  REQUIRE(p);
+  struct etk_recorder *rec = ttu_recorder_new(0, 1, 0);
+  REQUIRE(rec);
+  etk_method_t *m;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+  run_linear(m, 2);
+  const uint8_t *etdp;
+  size_t len;
+  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+  CHECK_EQ_INT(ttu_dropped(rec), 0);
+  ttu_dump_t dump;
+  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(dump.block_count == 3);
+  const ttu_block_t *def = &dump.blocks[0];
+  CHECK_EQ_STR(def->name, "Default");
+  CHECK_EQ_INT(def->bundled_input_index, -1);
+  REQUIRE(def->allocator_count == 2);
+  CHECK_EQ_STR(def->allocators[0], "method_allocator");
+  CHECK_EQ_STR(def->allocators[1], "planned_memory_1");
+  /* allocation events first (one planned buffer of 48 bytes, then method
+   * allocations), then Method::init ending before Program::load_method */
+  REQUIRE(def->event_count >= 4);
+  CHECK_EQ_INT(def->events[0].kind, 'A');
+  CHECK_EQ_INT(def->events[0].allocator, 2);
+  CHECK_EQ_U64(def->events[0].size, 48);
+  uint64_t method_bytes = 0;
+  for (uint32_t e = 0; e < def->event_count; e++)
+    if (def->events[e].kind == 'A' && def->events[e].allocator == 1)
+      method_bytes += def->events[e].size;
+  size_t arena;
+  etk_method_memory_size(p, "forward", &arena, NULL);
+  CHECK(method_bytes > 0 && method_bytes <= arena);
+  const ttu_event_t *init = &def->events[def->event_count - 2];
+  const ttu_event_t *load = &def->events[def->event_count - 1];
+  CHECK_EQ_STR(init->name, "Method::init");
+  CHECK_EQ_STR(load->name, "Program::load_method");
+  CHECK_EQ_INT(init->chain, -1);
+  CHECK_EQ_INT(init->instruction, 0);
+  CHECK(load->start <= init->start && init->end <= load->end);
+  for (int r = 1; r <= 2; r++) {
+    const ttu_block_t *b = &dump.blocks[r];
+    CHECK_EQ_STR(b->name, "Execute");
+    REQUIRE(b->event_count == 5);
+    CHECK_EQ_STR(b->events[0].name, "native_call_mul.out");
+    CHECK_EQ_STR(b->events[1].name, "OPERATOR_CALL");
+    CHECK_EQ_STR(b->events[2].name, "native_call_add.out");
+    CHECK_EQ_STR(b->events[3].name, "OPERATOR_CALL");
+    CHECK_EQ_STR(b->events[4].name, "Method::execute");
+    for (int e = 0; e < 4; e++) {
+      CHECK_EQ_INT(b->events[e].chain, 0);
+      CHECK_EQ_INT(b->events[e].instruction, e / 2);
+    }
+    CHECK_EQ_INT(b->events[4].chain, -1);
+    CHECK_EQ_INT(b->events[4].instruction, 0);
+    /* nesting: native call inside OPERATOR_CALL inside Method::execute */
+    CHECK(b->events[1].start <= b->events[0].start);
+    CHECK(b->events[0].end <= b->events[1].end);
+    CHECK(b->events[4].start <= b->events[1].start);
+    CHECK(b->events[3].end <= b->events[4].end);
+  }
+  ttu_dump_free(&dump);
+  if (ptu_flatc()) {
+    char *json = ptu_flatc_json(etdp, len, "etdump_schema_flatcc.fbs", 1);
+    REQUIRE(json);
+    CHECK_EQ_INT(ptu_count(json, "\"name\": \"OPERATOR_CALL\""), 4);
+    CHECK_EQ_INT(ptu_count(json, "\"name\": \"native_call_add.out\""), 2);
+    CHECK_EQ_INT(ptu_count(json, "\"name\": \"Execute\""), 2);
+    CHECK_EQ_INT(ptu_count(json, "\"name\": \"Method::init\""), 1);
+    CHECK_EQ_INT(ptu_count(json, "\"name\": \"planned_memory_1\""), 1);
+    free(json);
+  }
+  etk_method_free(m);
+  ttu_recorder_free(rec);
+  etk_program_free(p);
+  free(d);
+}
+
+ETK_TEST(debug_levels) {
+  uint8_t *d;
+  etk_program_t *p = build_load(build_linear, &d);
+  REQUIRE(p);
+  for (int level = 0; level <= 2; level++) {
+    struct etk_recorder *rec = ttu_recorder_new(level, 1, 1 << 16);
+    etk_method_t *m;
+    etk_error_t err;
+    etk_error_clear(&err);
+    REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+    run_linear(m, 1);
+    const uint8_t *etdp;
+    size_t len;
+    REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+    ttu_dump_t dump;
+    REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+    const ttu_block_t *b = &dump.blocks[1];
+    int debug = 0, outputs = 0;
+    for (uint32_t e = 0; e < b->event_count; e++)
+      if (b->events[e].kind == 'D') {
+        debug++;
+        outputs += b->events[e].output;
+      }
+    CHECK_EQ_INT(debug, level == 0 ? 0 : level == 1 ? 1 : 3);
+    CHECK_EQ_INT(outputs, level == 0 ? 0 : 1);
+    if (level == 2) {
+      /* mul's output logged inside its native call, before it ends */
+      CHECK_EQ_INT(b->events[0].kind, 'D');
+      CHECK_EQ_INT(b->events[0].instruction, 0);
+      CHECK_EQ_INT(b->events[0].value_kind, 5);
+      CHECK_EQ_INT(b->events[0].value_dims, 2);
+      CHECK_EQ_STR(b->events[1].name, "native_call_mul.out");
+      const ttu_event_t *last = &b->events[b->event_count - 1];
+      CHECK_EQ_INT(last->kind, 'D');
+      CHECK(last->output);
+      CHECK_EQ_INT(last->debug_chain, -1);
+    }
+    ttu_dump_free(&dump);
+    etk_method_free(m);
+    ttu_recorder_free(rec);
+  }
+  etk_program_free(p);
+  free(d);
+}
+
+ETK_TEST(method_only_profiling) {
+  uint8_t *d;
+  etk_program_t *p = build_load(build_linear, &d);
+  REQUIRE(p);
+  struct etk_recorder *rec = ttu_recorder_new(0, 0, 0);
+  etk_method_t *m;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+  run_linear(m, 3);
+  const uint8_t *etdp;
+  size_t len;
+  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+  ttu_dump_t dump;
+  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(dump.block_count == 4);
+  for (int r = 1; r < 4; r++) {
+    REQUIRE(dump.blocks[r].event_count == 1);
+    CHECK_EQ_STR(dump.blocks[r].events[0].name, "Method::execute");
+  }
+  CHECK(find_event(&dump.blocks[0], 'P', "Method::init", 0) != NULL);
+  ttu_dump_free(&dump);
+  etk_method_free(m);
+  ttu_recorder_free(rec);
+  etk_program_free(p);
+  free(d);
+}
+
+ETK_TEST(bundled_input_index_and_failed_execute) {
+  const char *path = etk_test_conformance_path("bundled_program.bpte");
+  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  etk_bundled_program_t *bp;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_bundled_program_load_file(path, NULL, &bp, &err) == ETK_OK);
+  struct etk_recorder *rec = ttu_recorder_new(0, 1, 0);
+  etk_method_t *m;
+  REQUIRE(etk_method_load_alloc(bp->program, "forward", rec, &m, &err) == 0);
+  /* Like upstream, an execute() rejected for missing inputs still adds an
+   * Execute block (its Method::execute never ends). */
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_method_execute(m, &err), ETK_E_INVALID_STATE);
+  etk_bundled_result_t r[10];
+  REQUIRE(etk_bundled_run_all(m, bp, 1e-5, 1e-8, r, 10, &err) == ETK_OK);
+  const uint8_t *etdp;
+  size_t len;
+  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+  ttu_dump_t dump;
+  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(dump.block_count == 12);
+  CHECK_EQ_INT(dump.blocks[0].bundled_input_index, -1);
+  CHECK_EQ_INT(dump.blocks[1].bundled_input_index, -1);
+  CHECK_EQ_INT(dump.blocks[1].event_count, 0);
+  for (int c = 0; c < 10; c++) {
+    CHECK_EQ_STR(dump.blocks[2 + c].name, "Execute");
+    CHECK_EQ_INT(dump.blocks[2 + c].bundled_input_index, c);
+    CHECK_EQ_INT(dump.blocks[2 + c].event_count, 7);
+  }
+  ttu_dump_free(&dump);
+  etk_method_free(m);
+  ttu_recorder_free(rec);
+  etk_bundled_program_free(bp);
+}
+
+/* conv -> relu delegated to EtkitMicroBackend: delegate events with int
+ * and string ids and metadata inside DELEGATE_CALL, delegate outputs. */
+static int build_delegated(uint8_t **out, size_t *len) {
+  uint8_t payload[512];
+  etk_micro_graph_t g;
+  etk_micro_graph_init(&g, payload, sizeof payload);
+  int a = etk_micro_graph_arg(&g, 0), o = etk_micro_graph_arg(&g, 1);
+  int32_t sz[2] = {2, 3};
+  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 2, sz);
+  uint16_t r1[3] = {(uint16_t)a, (uint16_t)tmp, (uint16_t)tmp};
+  uint16_t r2[3] = {(uint16_t)tmp, (uint16_t)o, (uint16_t)o};
+  etk_micro_graph_op(&g, "aten::neg.out", NULL, 7, "meta", 4, r1, 3, 1);
+  etk_micro_graph_op(&g, "aten::relu.out", "relu #1", -1, NULL, 0, r2, 3, 1);
+  size_t plen;
+  if (etk_micro_graph_finish(&g, &plen) != ETK_OK) return ETK_E_INTERNAL;
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int dg = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
+                                            plen, NULL, NULL, NULL, 0);
+  int32_t args[2] = {x, y};
+  etk_program_builder_delegate_call(b, dg, args, 2);
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &y, 1);
+  int rc = etk_program_builder_finish(b, out, len, NULL);
+  etk_program_builder_free(b);
+  return rc;
+}
+
+ETK_TEST(delegate_events) {
+  uint8_t *d;
+  etk_program_t *p = build_load(build_delegated, &d);
+  REQUIRE(p);
+  struct etk_recorder *rec = ttu_recorder_new(2, 1, 1 << 16);
+  etk_method_t *m;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+  float x[6] = {1, -2, 3, -4, 5, -6};
+  etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
+  memset(t.dim_order, 0, sizeof t.dim_order);
+  t.data = x;
+  t.nbytes = sizeof x;
+  etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
+  REQUIRE(etk_method_set_input(m, 0, &v, &err) == ETK_OK);
+  REQUIRE(etk_method_execute(m, &err) == ETK_OK);
+  const float *o = etk_method_output(m, 0)->u.tensor->data;
+  CHECK(o[0] == 0 && o[1] == 2 && o[2] == 0 && o[3] == 4 && o[5] == 6);
+  const uint8_t *etdp;
+  size_t len;
+  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+  ttu_dump_t dump;
+  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  const ttu_block_t *b = &dump.blocks[1];
+  /* P(#7) D(#7) P(relu #1) D(relu #1) D(arg0) D(arg1) P(DELEGATE_CALL)
+   * P(Method::execute) D(output) */
+  REQUIRE(b->event_count == 9);
+  CHECK_EQ_INT(b->events[0].kind, 'P');
+  CHECK_EQ_INT(b->events[0].delegate_int, 7);
+  CHECK_EQ_INT(b->events[0].metadata_len, 4);
+  CHECK_EQ_STR(b->events[0].metadata, "meta");
+  CHECK_EQ_INT(b->events[0].chain, 0);
+  CHECK_EQ_INT(b->events[0].instruction, 0);
+  CHECK_EQ_INT(b->events[1].kind, 'D');
+  CHECK_EQ_INT(b->events[1].delegate_int, 7);
+  CHECK_EQ_STR(b->events[2].delegate_str, "relu #1");
+  CHECK_EQ_INT(b->events[2].metadata_len, 0);
+  CHECK_EQ_STR(b->events[3].delegate_str, "relu #1");
+  CHECK_EQ_INT(b->events[4].kind, 'D');
+  CHECK_EQ_INT(b->events[5].kind, 'D');
+  CHECK_EQ_STR(b->events[6].name, "DELEGATE_CALL");
+  CHECK(b->events[6].start <= b->events[0].start);
+  CHECK_EQ_STR(b->events[7].name, "Method::execute");
+  CHECK(b->events[8].output);
+  ttu_dump_free(&dump);
+  if (ptu_flatc()) {
+    char *json = ptu_flatc_json(etdp, len, "etdump_schema_flatcc.fbs", 1);
+    REQUIRE(json);
+    CHECK_EQ_INT(ptu_count(json, "\"delegate_debug_id_str\": \"relu #1\""), 2);
+    CHECK_EQ_INT(ptu_count(json, "\"delegate_debug_id_int\": 7"), 2);
+    free(json);
+  }
+  etk_method_free(m);
+  ttu_recorder_free(rec);
+  etk_program_free(p);
+  free(d);
+}
+
+ETK_TEST_MAIN()

@@ -1,0 +1,64 @@
+/*
+ * trace_testutil.h - recorder set-up and an ETDump walker for the runtime
+ * tests.  Implemented in a file that includes etkit/recorder.h and
+ * etkit/schema.h, so the tests themselves include only etkit/runtime.h
+ * (the two headers' value-kind names collide).
+ */
+#ifndef ETK_TRACE_TESTUTIL_H
+#define ETK_TRACE_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct etk_recorder;
+
+/* A recorder in a malloc'd arena (ttu_recorder_free releases it).
+ * debug_level 0/1/2, profile_all 0/1, debug_capacity 0 = no buffer. */
+struct etk_recorder *ttu_recorder_new(int debug_level, int profile_all,
+                                      size_t debug_capacity);
+void ttu_recorder_free(struct etk_recorder *r);
+/* Finishes; the bytes stay valid until the recorder is used again. */
+int ttu_finish(struct etk_recorder *r, const uint8_t **data, size_t *len);
+uint32_t ttu_dropped(struct etk_recorder *r);
+
+/* One ETDump event, flattened. */
+typedef struct ttu_event {
+  char kind;            /* 'P' profile, 'A' allocation, 'D' debug */
+  char name[64];        /* profile name ("" if none) */
+  int32_t chain;        /* profile: int; debug: low 32 bits of the uint64 */
+  int64_t debug_chain;  /* debug: full value (-1 for 2^64-1) */
+  int32_t instruction;
+  int32_t delegate_int; /* -1 if none */
+  char delegate_str[64];
+  uint32_t metadata_len;
+  char metadata[64];
+  uint64_t start, end;
+  uint32_t allocator;   /* allocation */
+  uint64_t size;
+  int value_kind;       /* debug: ETDump ValueType */
+  uint32_t value_dims;
+  int64_t sizes[8];
+  int64_t offset;
+  int output;           /* debug: output flag */
+} ttu_event_t;
+
+typedef struct ttu_block {
+  char name[64];
+  int32_t bundled_input_index;
+  uint32_t allocator_count;
+  char allocators[8][32];
+  uint32_t event_count;
+  ttu_event_t *events;
+} ttu_block_t;
+
+typedef struct ttu_dump {
+  uint32_t block_count;
+  ttu_block_t *blocks;
+} ttu_dump_t;
+
+/* Verifies the bytes with the ETDump schema and flattens them.  Returns
+ * ETK_OK or the verifier's error. */
+int ttu_dump_parse(const uint8_t *data, size_t len, ttu_dump_t *out);
+void ttu_dump_free(ttu_dump_t *d);
+
+#endif
