@@ -127,7 +127,13 @@ static int measure(const char *self, const char *shape_name, etdump_shape_t shap
   printf("inspector_%s_group_ms %.1f ms\n", label, tg * 1e3);
   printf("inspector_%s_tsv_ms %.1f ms\n", label, tt * 1e3);
   printf("inspector_%s_total_ms %.1f ms\n", label, total * 1e3);
+  double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
   printf("inspector_%s_ns_per_event %.1f ns\n", label, total * 1e9 / (double)events);
+  /* CPU time of the child (whole process, user + system): the same figure
+   * without the noise of other processes sharing the machine */
+  printf("inspector_%s_cpu_ms %.1f ms\n", label, cpu * 1e3);
+  printf("inspector_%s_cpu_ns_per_event %.1f ns\n", label, cpu * 1e9 / (double)events);
   printf("inspector_%s_peak_rss_mb %.1f MB\n", label, rss / 1048576.0);
   printf("inspector_%s_bytes_per_event %.1f B\n", label, rss / (double)events);
   printf("inspector_%s_inspector_events %zu events\n", label, insp_events);

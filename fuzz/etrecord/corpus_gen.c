@@ -44,8 +44,8 @@ static int write_zip(const char *dir, const char *file, const member_t *m,
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
-  zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze)
-                  : NULL;
+  zip_t *za =
+      src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
   zip_error_fini(&ze);
   if (!za) return 1;
   zip_source_keep(src);
@@ -81,7 +81,8 @@ static const char kOld[] =
     "Tensor\", \"inputs\": [{\"name\": \"self\", \"arg\": {\"as_none\": null, "
     "\"as_tensor\": {\"name\": \"x\"}, \"as_int\": null}}], \"outputs\": "
     "[{\"as_none\": null, \"as_tensor\": {\"name\": \"aten_mul_tensor\"}, "
-    "\"as_int\": null}], \"metadata\": {\"stack_trace\": \"  File \\\"m.py\\\", "
+    "\"as_int\": null}], \"metadata\": {\"stack_trace\": \"  File "
+    "\\\"m.py\\\", "
     "line 18, in forward\\n    return x * x\\n\", \"source_fn_stack\": "
     "\"mul,_operator.mul\", \"debug_handle\": \"2\"}}]}}, \"schema_version\": "
     "1}";
@@ -137,28 +138,35 @@ static int write_writer_seed(const char *dir) {
   static const etk_etrecord_input_desc_t in[] = {{"self", "x"}};
   static const char *const outs[] = {"aten_relu_default"};
   static const char *const gin[] = {"x"};
-  etk_etrecord_node_desc_t nodes[] = {{
-      .name = "aten_relu_default",
-      .target = "executorch.exir.dialects.edge.ops.aten.relu.default",
-      .debug_handle = 1,
-      .stack_trace = "  File \"net.py\", line 3, in forward\n    return r(x)\n",
-      .module_stack = mods,
-      .module_stack_count = 2,
-      .inputs = in,
-      .input_count = 1,
-      .outputs = outs,
-      .output_count = 1}};
+  etk_etrecord_node_desc_t nodes[] = {
+      {.name = "aten_relu_default",
+       .target = "executorch.exir.dialects.edge.ops.aten.relu.default",
+       .debug_handle = 1,
+       .stack_trace =
+           "  File \"net.py\", line 3, in forward\n    return r(x)\n",
+       .module_stack = mods,
+       .module_stack_count = 2,
+       .inputs = in,
+       .input_count = 1,
+       .outputs = outs,
+       .output_count = 1}};
   static const int64_t h1[] = {1};
   static const etk_etrecord_handle_desc_t handles[] = {{0, h1, 1, false},
                                                        {1, h1, 1, true}};
   static const etk_etrecord_delegate_id_desc_t ids[] = {{"0", h1, 1}};
   static const etk_etrecord_delegate_desc_t dels[] = {{1, "B", ids, 1, 2}};
-  etk_etrecord_method_desc_t methods[] = {
-      {.name = "forward", .nodes = nodes, .node_count = 1, .graph_inputs = gin,
-       .graph_input_count = 1, .graph_outputs = outs, .graph_output_count = 1,
-       .handles = handles, .handle_count = 2, .delegates = dels,
-       .delegate_count = 1},
-      {.name = "decode"}};
+  etk_etrecord_method_desc_t methods[] = {{.name = "forward",
+                                           .nodes = nodes,
+                                           .node_count = 1,
+                                           .graph_inputs = gin,
+                                           .graph_input_count = 1,
+                                           .graph_outputs = outs,
+                                           .graph_output_count = 1,
+                                           .handles = handles,
+                                           .handle_count = 2,
+                                           .delegates = dels,
+                                           .delegate_count = 1},
+                                          {.name = "decode"}};
   etk_etrecord_desc_t desc = {.methods = methods, .method_count = 2};
   uint8_t *data;
   size_t len;
@@ -188,15 +196,17 @@ int main(int argc, char **argv) {
                     {"export_graph_id", "140245120539360", 0},
                     {"aten_dialect_output/forward", kOld, 0}};
   bad |= write_zip(dir, "zip-current", cur, 7);
-  const char *chunks[] = {kHandles, kNew, kDelegates, kNumOuts, kOld,
-                          "9223372036854775807"};
+  const char *chunks[] = {kHandles, kNew, kDelegates,
+                          kNumOuts, kOld, "9223372036854775807"};
   bad |= write_chunks(dir, "json-current", chunks, 6);
-  const char *flat[] = {"{\"0\": 1, \"1\": [2, 3], \"2\": null}",
-                        kOld, "{\"0\": {\"name\": \"X\", \"delegate_map\": "
-                              "null}}", "{\"1\": 1}"};
+  const char *flat[] = {"{\"0\": 1, \"1\": [2, 3], \"2\": null}", kOld,
+                        "{\"0\": {\"name\": \"X\", \"delegate_map\": "
+                        "null}}",
+                        "{\"1\": 1}"};
   bad |= write_chunks(dir, "json-flat", flat, 4);
-  const char *tokens[] = {"{\"forward\": {\"0\": [Infinity, -Infinity, NaN, "
-                          "18446744073709551616]}}"};
+  const char *tokens[] = {
+      "{\"forward\": {\"0\": [Infinity, -Infinity, NaN, "
+      "18446744073709551616]}}"};
   bad |= write_chunks(dir, "json-tokens", tokens, 1);
   return bad ? 1 : 0;
 }

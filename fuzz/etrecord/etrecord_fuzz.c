@@ -36,8 +36,8 @@ static uint8_t *zip_chunks(const uint8_t *data, size_t size, size_t *out_len) {
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
-  zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze)
-                  : NULL;
+  zip_t *za =
+      src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
   zip_error_fini(&ze);
   if (!za) {
     if (src) zip_source_free(src);
@@ -110,9 +110,12 @@ static void link_all(etk_etrecord_t *rec) {
       const etk_etrecord_method_maps_t *mm = etk_etrecord_maps_at(rec, m);
       for (size_t i = 0; i < mm->handle_count && i < 64; i++) {
         etk_etrecord_event_ref_t ev = {
-            .method = mm->method, .name = "OPERATOR_CALL", .chain_index = 0,
+            .method = mm->method,
+            .name = "OPERATOR_CALL",
+            .chain_index = 0,
             .instruction_id = mm->handles[i].instruction_id,
-            .has_instruction_id = true, .delegate_debug_id_int = -1};
+            .has_instruction_id = true,
+            .delegate_debug_id_int = -1};
         etk_etrecord_event_link_t out;
         etk_etrecord_linker_resolve(l, &ev, &out, NULL);
         etk_etrecord_link_in_module(&out, "L__self__",
@@ -169,13 +172,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     etk_etrecord_info_get(rec, &info);
     for (size_t i = 0; i < info.program_count; i++) {
       const etk_etrecord_program_t *p;
-      if (etk_etrecord_program_load(rec, i, &p, NULL) == ETK_OK) walk_program(p);
+      if (etk_etrecord_program_load(rec, i, &p, NULL) == ETK_OK)
+        walk_program(p);
     }
     for (size_t i = 0; i < info.member_count; i++) {
       const uint8_t *d;
       size_t n;
-      if (etk_etrecord_member_read(rec, etk_etrecord_member_at(rec, i)->name, &d,
-                                   &n, NULL) == ETK_OK)
+      if (etk_etrecord_member_read(rec, etk_etrecord_member_at(rec, i)->name,
+                                   &d, &n, NULL) == ETK_OK)
         etk_etrecord_blob_kind(d, n);
     }
     const etk_etrecord_program_t *p;

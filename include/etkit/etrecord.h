@@ -22,13 +22,15 @@
  *
  *     etk_etrecord_t *rec;
  *     etk_error_t err;
+ *     etk_error_clear(&err);   // the first error wins: start cleared
  *     if (etk_etrecord_open_file("etrecord.bin", NULL, &rec, &err) != ETK_OK) {
  *       char line[512];
  *       fprintf(stderr, "%s\n", etk_error_format(&err, line, sizeof line));
  *       return 1;
  *     }
  *     const etk_etrecord_program_t *edge;
- *     if (etk_etrecord_edge_program_load(rec, "forward", &edge, &err) == ETK_OK)
+ *     int rc = etk_etrecord_edge_program_load(rec, "forward", &edge, &err);
+ *     if (rc == ETK_OK)
  *       for (size_t i = 0; i < edge->node_count; i++)
  *         printf("%s %s %lld\n", edge->nodes[i].name, edge->nodes[i].op,
  *                (long long)edge->nodes[i].debug_handle);
@@ -41,7 +43,8 @@
  *   asked for.  Every failure is one etk_error_t: `where` names the archive
  *   member (or the archive), `line`/`column` locate JSON problems (column
  *   counts code points, both 1-based), and the message says what was
- *   expected.
+ *   expected.  As everywhere in etkit, `err` may be NULL, and an error
+ *   record that already holds an error is left alone (clear it first).
  *
  * LINKING
  *   etk_etrecord_linker_t resolves one runtime event (method, chain,
@@ -158,28 +161,29 @@ const char *etk_etrecord_layout_name(etk_etrecord_layout_t layout);
 
 typedef struct etk_etrecord_info {
   etk_etrecord_layout_t layout;
-  uint32_t features;        /* ETK_ETRECORD_HAS_* */
-  int64_t export_graph_id;  /* 0 unless HAS_EXPORT_GRAPH_ID */
+  uint32_t features;       /* ETK_ETRECORD_HAS_* */
+  int64_t export_graph_id; /* 0 unless HAS_EXPORT_GRAPH_ID */
   size_t member_count;
   size_t program_count;
-  size_t method_count;      /* methods named by the three maps */
+  size_t method_count; /* methods named by the three maps */
 } etk_etrecord_info_t;
 
 /* Describes the record.  Both pointers must not be NULL. */
-void etk_etrecord_info_get(const etk_etrecord_t *rec, etk_etrecord_info_t *info);
+void etk_etrecord_info_get(const etk_etrecord_t *rec,
+                           etk_etrecord_info_t *info);
 
 /* ================================================================ members */
 
 typedef enum etk_etrecord_member_kind {
-  ETK_ETRECORD_MEMBER_OTHER = 0,     /* unknown name (ignored) */
-  ETK_ETRECORD_MEMBER_MARKER,        /* ETRECORD_V0 */
-  ETK_ETRECORD_MEMBER_PROGRAM,       /* serialised ExportedProgram JSON */
-  ETK_ETRECORD_MEMBER_STATE_DICT,    /* <program>_state_dict (torch.save) */
-  ETK_ETRECORD_MEMBER_CONSTANTS,     /* <program>_constants (torch.save) */
-  ETK_ETRECORD_MEMBER_EXAMPLE_INPUTS,/* <program>_example_inputs */
+  ETK_ETRECORD_MEMBER_OTHER = 0,      /* unknown name (ignored) */
+  ETK_ETRECORD_MEMBER_MARKER,         /* ETRECORD_V0 */
+  ETK_ETRECORD_MEMBER_PROGRAM,        /* serialised ExportedProgram JSON */
+  ETK_ETRECORD_MEMBER_STATE_DICT,     /* <program>_state_dict (torch.save) */
+  ETK_ETRECORD_MEMBER_CONSTANTS,      /* <program>_constants (torch.save) */
+  ETK_ETRECORD_MEMBER_EXAMPLE_INPUTS, /* <program>_example_inputs */
   ETK_ETRECORD_MEMBER_DEBUG_HANDLE_MAP,
   ETK_ETRECORD_MEMBER_DELEGATE_MAP,
-  ETK_ETRECORD_MEMBER_NUM_OUTS_MAP,  /* instruction_id_to_num_outs_map */
+  ETK_ETRECORD_MEMBER_NUM_OUTS_MAP, /* instruction_id_to_num_outs_map */
   ETK_ETRECORD_MEMBER_REFERENCE_OUTPUTS,
   ETK_ETRECORD_MEMBER_REPRESENTATIVE_INPUTS,
   ETK_ETRECORD_MEMBER_EXPORT_GRAPH_ID,
@@ -188,18 +192,18 @@ typedef enum etk_etrecord_member_kind {
 
 typedef struct etk_etrecord_member {
   const char *name;
-  uint64_t size;            /* declared uncompressed size */
+  uint64_t size; /* declared uncompressed size */
   uint64_t compressed_size;
-  int32_t compression;      /* ZIP method: 0 stored, 8 deflate, ... */
+  int32_t compression; /* ZIP method: 0 stored, 8 deflate, ... */
   etk_etrecord_member_kind_t kind;
 } etk_etrecord_member_t;
 
 /* What an opaque blob member holds, judged from its first bytes. */
 typedef enum etk_etrecord_blob_kind {
-  ETK_ETRECORD_BLOB_EMPTY = 0,  /* zero bytes */
-  ETK_ETRECORD_BLOB_TORCH_ZIP,  /* "PK": a torch.save archive */
-  ETK_ETRECORD_BLOB_PICKLE,     /* 0x80 PROTO: a raw pickle (before 2026-03) */
-  ETK_ETRECORD_BLOB_JSON,       /* '{', '[' or a digit */
+  ETK_ETRECORD_BLOB_EMPTY = 0, /* zero bytes */
+  ETK_ETRECORD_BLOB_TORCH_ZIP, /* "PK": a torch.save archive */
+  ETK_ETRECORD_BLOB_PICKLE,    /* 0x80 PROTO: a raw pickle (before 2026-03) */
+  ETK_ETRECORD_BLOB_JSON,      /* '{', '[' or a digit */
   ETK_ETRECORD_BLOB_UNKNOWN
 } etk_etrecord_blob_kind_t;
 
@@ -224,7 +228,8 @@ int etk_etrecord_member_read(etk_etrecord_t *rec, const char *name,
 
 /* Classifies a blob (see etk_etrecord_blob_kind_t).  data may be NULL when
  * len is 0. */
-etk_etrecord_blob_kind_t etk_etrecord_blob_kind(const uint8_t *data, size_t len);
+etk_etrecord_blob_kind_t etk_etrecord_blob_kind(const uint8_t *data,
+                                                size_t len);
 
 /* =============================================================== programs */
 
@@ -290,7 +295,7 @@ typedef struct etk_etrecord_node {
                          prefix ("aten.mul.Tensor", "executorch_call_delegate",
                          "getitem" for "_operator.getitem") */
   bool has_debug_handle;
-  int64_t debug_handle; /* metadata "debug_handle" (0 when absent) */
+  int64_t debug_handle;        /* metadata "debug_handle" (0 when absent) */
   const char *stack_trace;     /* NULL when absent */
   const char *nn_module_stack; /* raw string, NULL when absent */
   const etk_etrecord_module_entry_t *modules; /* decoded, outermost first */
@@ -298,24 +303,24 @@ typedef struct etk_etrecord_node {
   const char *source_fn_stack; /* raw, NULL when absent */
   const etk_etrecord_source_fn_t *source_fns;
   size_t source_fn_count;
-  const char *torch_fn;   /* raw, NULL when absent */
-  const char *from_node;  /* raw JSON text, NULL when absent */
+  const char *torch_fn;                    /* raw, NULL when absent */
+  const char *from_node;                   /* raw JSON text, NULL when absent */
   const etk_etrecord_metadata_t *metadata; /* every metadata entry */
   size_t metadata_count;
-  const char *args;       /* one-line summary "self=arg0_1, other=arg1_1" */
+  const char *args;           /* one-line summary "self=arg0_1, other=arg1_1" */
   const char *const *outputs; /* output value names */
   size_t output_count;
   const char *delegate_backend; /* backend_id of a lowered module, or NULL */
-  uint32_t depth;         /* 0 for the program's own graph */
-  size_t parent;          /* index of the owning node, or ETK_ETRECORD_NO_PARENT */
+  uint32_t depth;               /* 0 for the program's own graph */
+  size_t parent; /* owning node's index, or ETK_ETRECORD_NO_PARENT */
 } etk_etrecord_node_t;
 
 typedef struct etk_etrecord_program {
   etk_etrecord_program_ref_t ref;
   etk_etrecord_dialect_t dialect;
-  int64_t schema_major; /* schema_version (a bare int in 2023) */
-  int64_t schema_minor; /* -1 when schema_version was a bare int */
-  const char *verifiers; /* comma-joined dialect names ("EDGE"), or "" */
+  int64_t schema_major;      /* schema_version (a bare int in 2023) */
+  int64_t schema_minor;      /* -1 when schema_version was a bare int */
+  const char *verifiers;     /* comma-joined dialect names ("EDGE"), or "" */
   const char *const *inputs; /* graph input names */
   size_t input_count;
   const char *const *outputs; /* graph output names */
@@ -358,17 +363,17 @@ int etk_etrecord_graph_load(etk_etrecord_t *rec, const char *name,
  * NULL when none).  getitem and memory.alloc nodes are left out, like
  * upstream's operator graph.  Nested nodes are included; check
  * node->depth to keep only the top graph.  `nodes` may be NULL to count. */
-size_t etk_etrecord_program_nodes_for_handle(const etk_etrecord_program_t *prog,
-                                             int64_t handle,
-                                             const etk_etrecord_node_t *const **nodes);
+size_t etk_etrecord_program_nodes_for_handle(
+    const etk_etrecord_program_t *prog, int64_t handle,
+    const etk_etrecord_node_t *const **nodes);
 
 /* =================================================================== maps */
 
 /* debug_handle_map[method][instruction_id]. */
 typedef struct etk_etrecord_handle_entry {
   int64_t instruction_id;
-  bool is_list;  /* the JSON value was a list (delegate calls) */
-  bool is_null;  /* the JSON value was null (upstream: handles None) */
+  bool is_list; /* the JSON value was a list (delegate calls) */
+  bool is_null; /* the JSON value was null (upstream: handles None) */
   const int64_t *handles;
   size_t handle_count;
 } etk_etrecord_handle_entry_t;
@@ -410,12 +415,12 @@ typedef struct etk_etrecord_method_maps {
 
 /* The maps of the index-th method (methods in first-seen order), or NULL.
  * A map written flat (not nested by method) is filed under "forward". */
-const etk_etrecord_method_maps_t *etk_etrecord_maps_at(const etk_etrecord_t *rec,
-                                                       size_t index);
+const etk_etrecord_method_maps_t *etk_etrecord_maps_at(
+    const etk_etrecord_t *rec, size_t index);
 
 /* The maps of `method` (NULL = "forward"), or NULL. */
-const etk_etrecord_method_maps_t *etk_etrecord_maps_find(const etk_etrecord_t *rec,
-                                                         const char *method);
+const etk_etrecord_method_maps_t *etk_etrecord_maps_find(
+    const etk_etrecord_t *rec, const char *method);
 
 /* The debug_handle_map entry of an instruction, or NULL.  `maps` may be NULL
  * (then NULL). */
@@ -504,7 +509,7 @@ int etk_etrecord_module_stack_split(const char *text, size_t len,
  * NUL-terminated result into out[0..out_size) (truncated to fit; out may be
  * NULL when out_size is 0) and returns the full length, like snprintf. */
 size_t etk_etrecord_module_path_normalize(const char *path, size_t len,
-                                         char *out, size_t out_size);
+                                          char *out, size_t out_size);
 
 /* Module matching modes. */
 typedef enum etk_etrecord_module_match {
@@ -531,35 +536,35 @@ size_t etk_etrecord_node_module_path(const etk_etrecord_node_t *node,
 /* Writes "file:line" of the node's innermost user frame, with only the
  * file's base name unless `full_path`.  "" when there is no stack trace.
  * snprintf-style return value; `node` must not be NULL. */
-size_t etk_etrecord_node_source(const etk_etrecord_node_t *node,
-                                bool full_path, char *out, size_t out_size);
+size_t etk_etrecord_node_source(const etk_etrecord_node_t *node, bool full_path,
+                                char *out, size_t out_size);
 
 /* The Inspector's op type of a target string (see etk_etrecord_node_t.op)
  * written into out (snprintf-style).  `target` must not be NULL. */
 size_t etk_etrecord_op_from_target(const char *target, char *out,
                                    size_t out_size);
 
-/* =================================================================== linking */
+/* ================================================================ linking */
 
 /* One runtime event, as the Inspector sees it. */
 typedef struct etk_etrecord_event_ref {
-  const char *method;       /* NULL = "forward" */
-  const char *name;         /* event name ("DELEGATE_CALL", "Method::init"..) */
-  int32_t chain_index;      /* < 0: not an instruction event */
-  int64_t instruction_id;   /* < 0 or ignored when has_instruction_id false */
-  bool has_instruction_id;  /* false = upstream's _instruction_id None */
-  int64_t delegate_debug_id_int; /* -1 when none */
+  const char *method;      /* NULL = "forward" */
+  const char *name;        /* event name ("DELEGATE_CALL", "Method::init"..) */
+  int32_t chain_index;     /* < 0: not an instruction event */
+  int64_t instruction_id;  /* < 0 or ignored when has_instruction_id false */
+  bool has_instruction_id; /* false = upstream's _instruction_id None */
+  int64_t delegate_debug_id_int;     /* -1 when none */
   const char *delegate_debug_id_str; /* NULL or "" when none */
 } etk_etrecord_event_ref_t;
 
 /* What linking attaches to one event.  Arrays belong to the linker and are
  * valid until the next resolve call or etk_etrecord_linker_destroy(). */
 typedef struct etk_etrecord_event_link {
-  bool has_debug_handles;  /* false = upstream None */
+  bool has_debug_handles;     /* false = upstream None */
   bool debug_handles_is_list; /* the map held a list (else one integer) */
   const int64_t *debug_handles;
   size_t debug_handle_count;
-  int64_t num_outputs;     /* 1 unless the num-outs map says otherwise */
+  int64_t num_outputs; /* 1 unless the num-outs map says otherwise */
   const char *delegate_backend_name; /* NULL = None; "" when unnamed */
   bool no_delegate_mapping; /* delegated event without a delegate_map entry:
                                upstream logs "No delegate mapping found" */
@@ -630,9 +635,9 @@ void etk_etrecord_linker_destroy(etk_etrecord_linker_t *linker);
 typedef struct etk_inspector etk_inspector_t;
 
 typedef struct etk_etrecord_link_summary {
-  size_t events;     /* Inspector events looked at */
-  size_t linked;     /* events that received debug handles */
-  size_t with_nodes; /* events that received at least one graph node */
+  size_t events;              /* Inspector events looked at */
+  size_t linked;              /* events that received debug handles */
+  size_t with_nodes;          /* events that received at least one graph node */
   size_t no_delegate_mapping; /* upstream's "No delegate mapping found" */
 } etk_etrecord_link_summary_t;
 
@@ -650,8 +655,7 @@ typedef struct etk_etrecord_link_summary {
  * right after opening the inspector.
  *
  *     etk_etrecord_link_summary_t sum;
- *     if (etk_etrecord_inspector_link(rec, insp, NULL, 0, &sum, &err) != ETK_OK)
- *       ...;
+ *     int rc = etk_etrecord_inspector_link(rec, insp, NULL, 0, &sum, &err);
  *     // etk_inspector_render() now fills op_types, stack_traces, ...
  */
 int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
@@ -659,7 +663,7 @@ int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
                                 etk_etrecord_link_summary_t *summary,
                                 etk_error_t *err);
 
-/* =================================================================== writing */
+/* ================================================================ writing */
 
 /* The writer describes programs that etkit built itself.  Everything is
  * borrowed for the duration of the write call only.  Example (one method,
@@ -688,6 +692,8 @@ int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
  *         .graph_outputs = outs, .graph_output_count = 1,
  *         .handles = handles, .handle_count = 1};
  *     etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
+ *     etk_error_t err;
+ *     etk_error_clear(&err);
  *     int rc = etk_etrecord_write_file(&desc, "model.etrecord", &err);
  */
 
@@ -696,7 +702,7 @@ int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
 typedef struct etk_etrecord_module_desc {
   const char *key;  /* unique module-call id, e.g. "L__self___fc" */
   const char *path; /* access path, e.g. "fc" ("" for the root) */
-  const char *type; /* qualified class name, e.g. "torch.nn.modules.linear.Linear" */
+  const char *type; /* qualified class name, e.g. "torch.nn.Linear" */
 } etk_etrecord_module_desc_t;
 
 /* One tensor input of a node: schema argument name and value name. */
@@ -708,7 +714,7 @@ typedef struct etk_etrecord_input_desc {
 typedef struct etk_etrecord_node_desc {
   const char *name;   /* unique within the method; required */
   const char *target; /* full target string (see etk_etrecord_edge_target()) */
-  int64_t debug_handle; /* > 0; 0 = none (no "debug_handle" metadata) */
+  int64_t debug_handle;    /* > 0; 0 = none (no "debug_handle" metadata) */
   const char *stack_trace; /* Python-style frames, or NULL */
   const etk_etrecord_module_desc_t *module_stack; /* may be NULL */
   size_t module_stack_count;

@@ -22,21 +22,22 @@
 #define CMD "graph"
 
 static void usage(FILE *out) {
-  fprintf(out,
-          "usage: etkit graph ETRECORD [options]\n"
-          "\n"
-          "Lists the edge-dialect program recorded in an ETRecord: each node's\n"
-          "name, op, debug handle, module path and source line.\n"
-          "\n"
-          "options:\n"
-          "  --method NAME   method to list (default: forward, or the only one)\n"
-          "  --graph NAME    list another recorded graph instead, e.g.\n"
-          "                  exported_program or aten_dialect_output/forward\n"
-          "  --args          add each node's arguments\n"
-          "  --full-paths    show full source paths, not base names\n"
-          "  --members       list the archive members instead\n"
-          "  --maps          print the method's debug-handle, delegate and\n"
-          "                  output-count maps instead\n");
+  fprintf(
+      out,
+      "usage: etkit graph ETRECORD [options]\n"
+      "\n"
+      "Lists the edge-dialect program recorded in an ETRecord: each node's\n"
+      "name, op, debug handle, module path and source line.\n"
+      "\n"
+      "options:\n"
+      "  --method NAME   method to list (default: forward, or the only one)\n"
+      "  --graph NAME    list another recorded graph instead, e.g.\n"
+      "                  exported_program or aten_dialect_output/forward\n"
+      "  --args          add each node's arguments\n"
+      "  --full-paths    show full source paths, not base names\n"
+      "  --members       list the archive members instead\n"
+      "  --maps          print the method's debug-handle, delegate and\n"
+      "                  output-count maps instead\n");
 }
 
 /* A table of malloc'd cells. */
@@ -107,19 +108,29 @@ static void table_free(table_t *t) {
 
 static const char *dialect_name(etk_etrecord_dialect_t d) {
   switch (d) {
-    case ETK_ETRECORD_DIALECT_ALL_TAGS: return "all tags (before 2024-07)";
-    case ETK_ETRECORD_DIALECT_SINGLE_KEY: return "single key";
-    default: return "none seen";
+    case ETK_ETRECORD_DIALECT_ALL_TAGS:
+      return "all tags (before 2024-07)";
+    case ETK_ETRECORD_DIALECT_SINGLE_KEY:
+      return "single key";
+    default:
+      return "none seen";
   }
 }
 
 static const char *member_kind_name(etk_etrecord_member_kind_t k) {
-  static const char *const names[] = {
-      "other",        "marker",        "program",
-      "state dict",   "constants",     "example inputs",
-      "debug handle map", "delegate map", "num-outs map",
-      "reference outputs", "representative inputs", "export graph id",
-      "program buffer"};
+  static const char *const names[] = {"other",
+                                      "marker",
+                                      "program",
+                                      "state dict",
+                                      "constants",
+                                      "example inputs",
+                                      "debug handle map",
+                                      "delegate map",
+                                      "num-outs map",
+                                      "reference outputs",
+                                      "representative inputs",
+                                      "export graph id",
+                                      "program buffer"};
   return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -135,9 +146,11 @@ static int list_members(etk_etrecord_t *rec) {
     snprintf(size, sizeof size, "%llu", (unsigned long long)m->size);
     snprintf(comp, sizeof comp, "%llu", (unsigned long long)m->compressed_size);
     snprintf(method, sizeof method, "%s",
-             m->compression == 0 ? "stored"
-             : m->compression == 8 ? "deflate" : "other");
-    const char *row[] = {m->name, size, comp, method, member_kind_name(m->kind)};
+             m->compression == 0   ? "stored"
+             : m->compression == 8 ? "deflate"
+                                   : "other");
+    const char *row[] = {m->name, size, comp, method,
+                         member_kind_name(m->kind)};
     table_row(&t, row);
   }
   bool printed = !t.failed && table_print(&t);
@@ -247,8 +260,9 @@ static int list_program(const char *path, etk_etrecord_t *rec,
   for (size_t i = 0; i < p->node_count; i++) {
     const etk_etrecord_node_t *n = &p->nodes[i];
     char name[300], handle[32], module[300], source[300];
-    snprintf(name, sizeof name, "%*s%s", (int)(2 * (n->depth > 16 ? 16 : n->depth)),
-             "", n->name[0] ? n->name : "-");
+    snprintf(name, sizeof name, "%*s%s",
+             (int)(2 * (n->depth > 16 ? 16 : n->depth)), "",
+             n->name[0] ? n->name : "-");
     if (n->has_debug_handle)
       snprintf(handle, sizeof handle, "%lld", (long long)n->debug_handle);
     else

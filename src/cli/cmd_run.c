@@ -188,9 +188,10 @@ static int run_program(const options_t *o, const etk_program_t *prog,
     return fail_err(&err);
   size_t nin = etk_method_input_count(m);
   if (o->input_count && o->input_count != nin) {
+    int rc = etk_cli_fail(CMD, "method '%s' takes %zu inputs, %zu --input given",
+                          etk_method_name(m), nin, o->input_count);
     etk_method_free(m);
-    return etk_cli_fail(CMD, "method '%s' takes %zu inputs, %zu --input given",
-                        etk_method_name(m), nin, o->input_count);
+    return rc;
   }
   etk_npy_t *npys[MAX_INPUTS] = {0};
   void *ones[MAX_INPUTS] = {0};

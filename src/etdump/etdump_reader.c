@@ -145,6 +145,29 @@ static int strings_init(etk_etdump_t *d, uint64_t max_strings) {
 
 /* Interns the string whose uoffset is at `at` (a verified string field);
  * *id receives its id.  Validates UTF-8 of new strings. */
+/* Name string (uoffset position) of verified event `ev` of an events
+ * vector, or 0 when it has none: used to prefetch the intern slot of an
+ * event a few places ahead, which hides the cache miss that dominates
+ * interning a million distinct names. */
+static uint32_t peek_name(const uint8_t *buf, uint32_t events_vec, uint32_t ev) {
+  tbl_t et = tbl_at(buf, follow(buf, events_vec + 4 + 4 * ev));
+  uint32_t m = tbl_field(buf, et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
+  if (!m) return 0;
+  tbl_t t = tbl_at(buf, follow(buf, m));
+  return tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_NAME);
+}
+
+static void prefetch_name(const etk_etdump_t *d, uint32_t at) {
+  uint32_t s = follow(d->buf, at);
+  uint32_t len = ld32(d->buf + s);
+  size_t i = (size_t)(uint32_t)hash_bytes(d->buf + s + 4, len) & d->string_slot_mask;
+#if defined(__GNUC__)
+  __builtin_prefetch(&d->string_slots[i]);
+#else
+  (void)i;
+#endif
+}
+
 static int string_intern(etk_etdump_t *d, uint32_t at, uint32_t *id,
                          etk_error_t *err, const char *what) {
   uint32_t s = follow(d->buf, at);
@@ -424,6 +447,10 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
     uint32_t ev = follow(buf, ep), ec = ld32(buf + ev);
     out->event_count = ec;
     for (uint32_t i = 0; i < ec && rc == ETK_OK; i++, e++) {
+      if (i + 8 < ec) {
+        uint32_t ahead = peek_name(buf, ev, i + 8);
+        if (ahead) prefetch_name(d, ahead);
+      }
       tbl_t et = tbl_at(buf, follow(buf, ev + 4 + 4 * i));
       uint32_t pp = tbl_field(buf, et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
       uint32_t dp = tbl_field(buf, et, ETK_ETDUMP_EVENT_DEBUG_EVENT);

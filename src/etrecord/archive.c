@@ -83,7 +83,8 @@ static etk_etrecord_member_kind_t classify(const char *name) {
     if (strcmp(name, exact[i].name) == 0) return exact[i].kind;
   if (name[0] == 0 || name[strlen(name) - 1] == '/')
     return ETK_ETRECORD_MEMBER_OTHER; /* directory entries */
-  if (ends_with(name, "_state_dict", NULL)) return ETK_ETRECORD_MEMBER_STATE_DICT;
+  if (ends_with(name, "_state_dict", NULL))
+    return ETK_ETRECORD_MEMBER_STATE_DICT;
   if (ends_with(name, "_constants", NULL)) return ETK_ETRECORD_MEMBER_CONSTANTS;
   if (ends_with(name, "_example_inputs", NULL))
     return ETK_ETRECORD_MEMBER_EXAMPLE_INPUTS;
@@ -95,8 +96,8 @@ static void split_program_name(etk_etrecord_t *rec, etr_program_slot_t *slot,
   slot->ref.member = member;
   const char *slash = strrchr(member, '/');
   if (slash) {
-    slot->ref.module = etr_arena_strndup(&rec->arena, member,
-                                         (size_t)(slash - member));
+    slot->ref.module =
+        etr_arena_strndup(&rec->arena, member, (size_t)(slash - member));
     slot->ref.method = slash + 1;
   } else {
     slot->ref.module = member;
@@ -204,8 +205,8 @@ static int list_members(etk_etrecord_t *rec, const char *where,
   if ((uint64_t)n > rec->limits.max_members) {
     etk_error_where(err, where);
     return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "%lld ZIP entries, over the limit of %u",
-                         (long long)n, (unsigned)rec->limits.max_members);
+                         "%lld ZIP entries, over the limit of %u", (long long)n,
+                         (unsigned)rec->limits.max_members);
   }
   rec->members = calloc((size_t)n ? (size_t)n : 1, sizeof(etr_member_t));
   if (!rec->members) {
@@ -373,8 +374,7 @@ int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err) {
     rc = etk_error_set(err, got > size ? ETK_E_FORMAT : ETK_E_TRUNCATED,
                        ETK_NO_OFFSET,
                        "member holds %s data than the %llu bytes it declares",
-                       got > size ? "more" : "less",
-                       (unsigned long long)size);
+                       got > size ? "more" : "less", (unsigned long long)size);
   }
   if (rc != ETK_OK) {
     free(buf);
@@ -390,8 +390,8 @@ int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err) {
 
 /* Opens an archive whose malloc'd bytes `owned` are handed over. */
 static int open_owned(uint8_t *owned, size_t len,
-                      const etk_etrecord_limits_t *limits,
-                      etk_etrecord_t **out, etk_error_t *err) {
+                      const etk_etrecord_limits_t *limits, etk_etrecord_t **out,
+                      etk_error_t *err) {
   etk_etrecord_t *rec = calloc(1, sizeof *rec);
   if (!rec) {
     free(owned);
@@ -418,7 +418,8 @@ static int open_owned(uint8_t *owned, size_t len,
   if (rc == ETK_OK && !find_member(rec, MARKER)) {
     etk_error_where(err, where);
     rc = etk_error_set(err, ETK_E_BAD_IDENTIFIER, ETK_NO_OFFSET,
-                       "no " MARKER " member: this ZIP archive is not an "
+                       "no " MARKER
+                       " member: this ZIP archive is not an "
                        "ETRecord");
   }
   if (rc == ETK_OK) rc = list_programs(rec, err);
@@ -490,7 +491,8 @@ void etk_etrecord_close(etk_etrecord_t *rec) {
   free(rec);
 }
 
-void etk_etrecord_info_get(const etk_etrecord_t *rec, etk_etrecord_info_t *info) {
+void etk_etrecord_info_get(const etk_etrecord_t *rec,
+                           etk_etrecord_info_t *info) {
   *info = rec->info;
 }
 
@@ -528,7 +530,8 @@ int etk_etrecord_member_read(etk_etrecord_t *rec, const char *name,
   return ETK_OK;
 }
 
-etk_etrecord_blob_kind_t etk_etrecord_blob_kind(const uint8_t *data, size_t len) {
+etk_etrecord_blob_kind_t etk_etrecord_blob_kind(const uint8_t *data,
+                                                size_t len) {
   if (!data || len == 0) return ETK_ETRECORD_BLOB_EMPTY;
   if (len >= 2 && data[0] == 'P' && data[1] == 'K')
     return ETK_ETRECORD_BLOB_TORCH_ZIP;

@@ -122,7 +122,9 @@ void etr_text_add(etr_text_t *t, const char *s, size_t n) {
   t->buf[t->len] = 0;
 }
 
-void etr_text_adds(etr_text_t *t, const char *s) { etr_text_add(t, s, strlen(s)); }
+void etr_text_adds(etr_text_t *t, const char *s) {
+  etr_text_add(t, s, strlen(s));
+}
 
 void etr_text_addf(etr_text_t *t, const char *fmt, ...) {
   char small[256];

@@ -112,17 +112,17 @@ int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
     etk_inspector_event_t ev;
     rc = etk_inspector_event_get(insp, i, &ev);
     if (rc != ETK_OK) {
-      etk_error_set(err, rc, ETK_NO_OFFSET, "cannot read inspector event %zu", i);
+      etk_error_set(err, rc, ETK_NO_OFFSET, "cannot read inspector event %zu",
+                    i);
       break;
     }
-    etk_etrecord_event_ref_t ref = {
-        .method = method,
-        .name = ev.name,
-        .chain_index = ev.chain_index,
-        .instruction_id = ev.instruction_id,
-        .has_instruction_id = true,
-        .delegate_debug_id_int = -1,
-        .delegate_debug_id_str = NULL};
+    etk_etrecord_event_ref_t ref = {.method = method,
+                                    .name = ev.name,
+                                    .chain_index = ev.chain_index,
+                                    .instruction_id = ev.instruction_id,
+                                    .has_instruction_id = true,
+                                    .delegate_debug_id_int = -1,
+                                    .delegate_debug_id_str = NULL};
     if (ev.is_delegated_op) {
       if (ev.delegate_id_is_int)
         ref.delegate_debug_id_int = ev.delegate_debug_id_int;
@@ -144,7 +144,8 @@ int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
     etk_inspector_event_link_t il;
     rc = fill_link(&s, &link, &il);
     if (rc != ETK_OK) {
-      etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory linking event %zu", i);
+      etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory linking event %zu",
+                    i);
       break;
     }
     rc = etk_inspector_event_set_link(insp, i, &il, err);

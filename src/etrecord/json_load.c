@@ -214,8 +214,7 @@ static bool literal_at(const char *s, size_t len, size_t i, const char *lit) {
 
 static int prescan(const char *text, size_t len,
                    const etk_etrecord_limits_t *limits, const char *where,
-                   const char *context, json_edits_t *edits,
-                   etk_error_t *err) {
+                   const char *context, json_edits_t *edits, etk_error_t *err) {
   size_t bad = etr_utf8_check(text, len);
   if (bad != len)
     return etr_error_at(err, ETK_E_BAD_UTF8, where, text, len, bad,
@@ -303,11 +302,16 @@ static char *apply_edits(const char *text, size_t len, const json_edits_t *e,
 
 static int jansson_code(const json_error_t *je) {
   switch (json_error_code(je)) {
-    case json_error_out_of_memory: return ETK_E_NO_MEMORY;
-    case json_error_stack_overflow: return ETK_E_TOO_DEEP;
-    case json_error_invalid_utf8: return ETK_E_BAD_UTF8;
-    case json_error_premature_end_of_input: return ETK_E_TRUNCATED;
-    default: return ETK_E_FORMAT;
+    case json_error_out_of_memory:
+      return ETK_E_NO_MEMORY;
+    case json_error_stack_overflow:
+      return ETK_E_TOO_DEEP;
+    case json_error_invalid_utf8:
+      return ETK_E_BAD_UTF8;
+    case json_error_premature_end_of_input:
+      return ETK_E_TRUNCATED;
+    default:
+      return ETK_E_FORMAT;
   }
 }
 

@@ -106,8 +106,8 @@ static bool reserved_event(const char *name) {
                   strcmp(name, "Method::execute") == 0);
 }
 
-static int collect_nodes(etk_etrecord_linker_t *l, etk_etrecord_event_link_t *out,
-                         etk_error_t *err) {
+static int collect_nodes(etk_etrecord_linker_t *l,
+                         etk_etrecord_event_link_t *out, etk_error_t *err) {
   size_t count = 0, unique = 0;
   for (size_t h = 0; h < out->debug_handle_count; h++) {
     const etk_etrecord_node_t *const *nodes;
@@ -124,7 +124,8 @@ static int collect_nodes(etk_etrecord_linker_t *l, etk_etrecord_event_link_t *ou
       l->nodes[count++] = node;
       bool seen = false;
       for (size_t u = 0; u < unique && !seen; u++)
-        seen = l->unique[u] == node || strcmp(l->unique[u]->name, node->name) == 0;
+        seen =
+            l->unique[u] == node || strcmp(l->unique[u]->name, node->name) == 0;
       if (!seen) l->unique[unique++] = node;
     }
   }
@@ -153,10 +154,12 @@ int etk_etrecord_linker_resolve(etk_etrecord_linker_t *l,
   if (rc != ETK_OK) return rc;
 
   int64_t iid = ev->instruction_id;
-  const etk_etrecord_handle_entry_t *entry = etk_etrecord_maps_handles(l->maps, iid);
+  const etk_etrecord_handle_entry_t *entry =
+      etk_etrecord_maps_handles(l->maps, iid);
   if (!entry) return ETK_OK;
   out->num_outputs = etk_etrecord_maps_num_outputs(l->maps, iid, 1);
-  const etk_etrecord_delegate_entry_t *d = etk_etrecord_maps_delegate(l->maps, iid);
+  const etk_etrecord_delegate_entry_t *d =
+      etk_etrecord_maps_delegate(l->maps, iid);
   bool delegated = ev->delegate_debug_id_int >= 0 ||
                    (ev->delegate_debug_id_str && ev->delegate_debug_id_str[0]);
   if (!delegated || !d) {

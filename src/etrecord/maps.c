@@ -6,12 +6,12 @@
  * Input shapes (JSON; every key is a string):
  *   debug_handle_map  {method: {"<iid>": handle | [handle, ...] | null}}
  *   delegate_map      {method: {"<iid>": {"name": backend,
- *                                         "delegate_map": {id: [h...]} | null}}}
- *   num_outs_map      {method: {"<iid>": count}}
- * A map written flat, without the method level (not seen in any known
- * file, but cheap to accept), is filed under "forward": a debug-handle map
- * whose values are integers/lists/null, a delegate map whose values carry
- * "name" or "delegate_map", a num-outs map whose values are integers.
+ *                                         "delegate_map": {id: [h...]} |
+ * null}}} num_outs_map      {method: {"<iid>": count}} A map written flat,
+ * without the method level (not seen in any known file, but cheap to accept),
+ * is filed under "forward": a debug-handle map whose values are
+ * integers/lists/null, a delegate map whose values carry "name" or
+ * "delegate_map", a num-outs map whose values are integers.
  *
  * Output: rec->maps, one etk_etrecord_method_maps_t per method in
  * first-seen order (debug handles, then delegates, then num-outs).  Entry
@@ -113,8 +113,7 @@ static int cmp_num_outs_entry(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-#define OOM(member)                                                        \
-  map_error(err, ETK_E_NO_MEMORY, member, "out of memory")
+#define OOM(member) map_error(err, ETK_E_NO_MEMORY, member, "out of memory")
 
 static int parse_handles(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
                          json_t *obj, const char *member, etk_error_t *err) {
@@ -291,8 +290,8 @@ static int parse_map(etk_etrecord_t *rec, const char *member,
   int rc = etr_member_load(rec, m, err);
   if (rc != ETK_OK) return rc;
   json_t *root;
-  rc = etr_json_parse((const char *)m->data, m->len, &rec->limits, member,
-                      NULL, &root, err);
+  rc = etr_json_parse((const char *)m->data, m->len, &rec->limits, member, NULL,
+                      &root, err);
   if (rc != ETK_OK) return rc;
   if (!json_is_object(root)) {
     json_decref(root);
@@ -329,9 +328,9 @@ static int parse_map(etk_etrecord_t *rec, const char *member,
 
 int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err) {
   size_t cap = 0;
-  int rc = parse_map(rec, "debug_handle_map",
-                     ETK_ETRECORD_MEMBER_DEBUG_HANDLE_MAP, parse_handles, &cap,
-                     err);
+  int rc =
+      parse_map(rec, "debug_handle_map", ETK_ETRECORD_MEMBER_DEBUG_HANDLE_MAP,
+                parse_handles, &cap, err);
   if (rc == ETK_OK)
     rc = parse_map(rec, "delegate_map", ETK_ETRECORD_MEMBER_DELEGATE_MAP,
                    parse_delegates, &cap, err);
@@ -368,14 +367,14 @@ int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err) {
   return ETK_OK;
 }
 
-const etk_etrecord_method_maps_t *etk_etrecord_maps_at(const etk_etrecord_t *rec,
-                                                       size_t index) {
+const etk_etrecord_method_maps_t *etk_etrecord_maps_at(
+    const etk_etrecord_t *rec, size_t index) {
   if (!rec || index >= rec->maps_count) return NULL;
   return &rec->maps[index];
 }
 
-const etk_etrecord_method_maps_t *etk_etrecord_maps_find(const etk_etrecord_t *rec,
-                                                         const char *method) {
+const etk_etrecord_method_maps_t *etk_etrecord_maps_find(
+    const etk_etrecord_t *rec, const char *method) {
   if (!rec) return NULL;
   if (!method) method = "forward";
   for (size_t i = 0; i < rec->maps_count; i++)
@@ -385,19 +384,19 @@ const etk_etrecord_method_maps_t *etk_etrecord_maps_find(const etk_etrecord_t *r
 
 /* Binary search over an array sorted by instruction_id (first field of
  * each entry type is not the id, so the accessor is passed). */
-#define FIND_BY_IID(arr, count, iid)                                       \
-  do {                                                                     \
-    size_t lo_ = 0, hi_ = (count);                                         \
-    while (lo_ < hi_) {                                                    \
-      size_t mid_ = lo_ + (hi_ - lo_) / 2;                                 \
-      if ((arr)[mid_].instruction_id < (iid))                              \
-        lo_ = mid_ + 1;                                                    \
-      else                                                                 \
-        hi_ = mid_;                                                        \
-    }                                                                      \
-    if (lo_ < (count) && (arr)[lo_].instruction_id == (iid))               \
-      return &(arr)[lo_];                                                  \
-    return NULL;                                                           \
+#define FIND_BY_IID(arr, count, iid)                         \
+  do {                                                       \
+    size_t lo_ = 0, hi_ = (count);                           \
+    while (lo_ < hi_) {                                      \
+      size_t mid_ = lo_ + (hi_ - lo_) / 2;                   \
+      if ((arr)[mid_].instruction_id < (iid))                \
+        lo_ = mid_ + 1;                                      \
+      else                                                   \
+        hi_ = mid_;                                          \
+    }                                                        \
+    if (lo_ < (count) && (arr)[lo_].instruction_id == (iid)) \
+      return &(arr)[lo_];                                    \
+    return NULL;                                             \
   } while (0)
 
 const etk_etrecord_handle_entry_t *etk_etrecord_maps_handles(
@@ -413,7 +412,8 @@ const etk_etrecord_delegate_entry_t *etk_etrecord_maps_delegate(
 }
 
 int64_t etk_etrecord_maps_num_outputs(const etk_etrecord_method_maps_t *maps,
-                                      int64_t instruction_id, int64_t fallback) {
+                                      int64_t instruction_id,
+                                      int64_t fallback) {
   if (!maps) return fallback;
   size_t lo = 0, hi = maps->num_outs_count;
   while (lo < hi) {

@@ -139,7 +139,8 @@ static void arg_names(walker_t *w, json_t *arg, name_vec_t *out) {
       const char *n = obj_string(e, "name");
       if (n) names_push(out, n);
     }
-  } else if (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_bool") == 0) {
+  } else if (strcmp(tag, "as_sym_int") == 0 ||
+             strcmp(tag, "as_sym_bool") == 0) {
     const char *t2;
     json_t *v2;
     if (union_pick(w, v, &t2, &v2) && json_is_string(v2))
@@ -163,9 +164,9 @@ static void arg_names(walker_t *w, json_t *arg, name_vec_t *out) {
 
 static const char *serde_dtype_name(json_int_t d) {
   static const char *const names[] = {
-      "unknown",   "uint8",     "int8",          "int16",         "int32",
-      "int64",     "float16",   "float32",       "float64",       "complex32",
-      "complex64", "complex128", "bool",         "bfloat16",      "uint16",
+      "unknown",     "uint8",        "int8",    "int16",    "int32",
+      "int64",       "float16",      "float32", "float64",  "complex32",
+      "complex64",   "complex128",   "bool",    "bfloat16", "uint16",
       "float8_e5m2", "float8_e4m3fn"};
   if (d >= 0 && (size_t)d < sizeof names / sizeof names[0]) return names[d];
   return NULL;
@@ -244,7 +245,8 @@ static void add_arg(walker_t *w, etr_text_t *t, json_t *arg) {
   }
   if (strcmp(tag, "as_none") == 0) {
     etr_text_adds(t, "None");
-  } else if (strcmp(tag, "as_tensor") == 0 || strcmp(tag, "as_custom_obj") == 0) {
+  } else if (strcmp(tag, "as_tensor") == 0 ||
+             strcmp(tag, "as_custom_obj") == 0) {
     const char *n = obj_string(v, "name");
     etr_text_adds(t, n ? n : "?");
   } else if (strcmp(tag, "as_graph") == 0) {
@@ -253,7 +255,8 @@ static void add_arg(walker_t *w, etr_text_t *t, json_t *arg) {
   } else if (strcmp(tag, "as_tensors") == 0) {
     add_list(w, t, v, 1);
   } else if (strcmp(tag, "as_int") == 0 || strcmp(tag, "as_float") == 0 ||
-             strcmp(tag, "as_bool") == 0 || strcmp(tag, "as_memory_format") == 0 ||
+             strcmp(tag, "as_bool") == 0 ||
+             strcmp(tag, "as_memory_format") == 0 ||
              strcmp(tag, "as_layout") == 0) {
     add_number(t, v);
   } else if (strcmp(tag, "as_ints") == 0 || strcmp(tag, "as_floats") == 0 ||
@@ -275,8 +278,8 @@ static void add_arg(walker_t *w, etr_text_t *t, json_t *arg) {
   } else if (strcmp(tag, "as_strings") == 0) {
     add_list(w, t, v, 2);
   } else if (strcmp(tag, "as_scalar_type") == 0) {
-    const char *n = json_is_integer(v) ? serde_dtype_name(json_integer_value(v))
-                                       : NULL;
+    const char *n =
+        json_is_integer(v) ? serde_dtype_name(json_integer_value(v)) : NULL;
     if (n)
       etr_text_adds(t, n);
     else
@@ -287,14 +290,16 @@ static void add_arg(walker_t *w, etr_text_t *t, json_t *arg) {
     etr_text_adds(t, ty ? ty : "?");
     if (json_is_integer(idx))
       etr_text_addf(t, ":%lld", (long long)json_integer_value(idx));
-  } else if (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_bool") == 0) {
+  } else if (strcmp(tag, "as_sym_int") == 0 ||
+             strcmp(tag, "as_sym_bool") == 0) {
     const char *t2;
     json_t *v2;
     if (union_pick(w, v, &t2, &v2) && json_is_string(v2))
       etr_text_adds(t, json_string_value(v2));
     else if (union_pick(w, v, &t2, &v2))
       add_number(t, v2);
-  } else if (strcmp(tag, "as_sym_ints") == 0 || strcmp(tag, "as_sym_bools") == 0 ||
+  } else if (strcmp(tag, "as_sym_ints") == 0 ||
+             strcmp(tag, "as_sym_bools") == 0 ||
              strcmp(tag, "as_optional_tensors") == 0) {
     add_list(w, t, v, 3);
   } else {
@@ -320,7 +325,8 @@ static const char **names_to_arena(walker_t *w, name_vec_t *nv, bool *ok) {
   return a;
 }
 
-static int walk_graph(walker_t *w, json_t *graph, uint32_t depth, size_t parent);
+static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
+                      size_t parent);
 
 /* Parses a delegate's lowered module (a JSON document inside a string) and
  * walks its original module.  `index` is the delegate node. */
@@ -342,7 +348,8 @@ static int walk_lowered_module(walker_t *w, size_t index, const char *text,
   json_t *om = json_object_get(lm, "original_module");
   json_t *gm = json_object_get(om, "graph_module");
   json_t *g = json_object_get(gm, "graph");
-  if (rc == ETK_OK && json_is_object(g)) rc = walk_graph(w, g, depth + 1, index);
+  if (rc == ETK_OK && json_is_object(g))
+    rc = walk_graph(w, g, depth + 1, index);
   json_decref(lm);
   return rc;
 }
@@ -351,8 +358,8 @@ static bool is_delegate_op(const char *op) {
   return strcmp(op, "executorch_call_delegate") == 0;
 }
 
-static int walk_node(walker_t *w, json_t *node, size_t position,
-                     uint32_t depth, size_t parent) {
+static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
+                     size_t parent) {
   if (!json_is_object(node))
     return format_error(w, "graph node %zu is not an object", position);
   if (w->count >= w->rec->limits.max_nodes) {
@@ -461,7 +468,8 @@ static int walk_node(walker_t *w, json_t *node, size_t position,
   if (n->source_fn_stack) {
     etk_etrecord_source_fn_t *fns;
     size_t count;
-    int drc = etr_source_fn_stack_decode(arena, n->source_fn_stack, &fns, &count);
+    int drc =
+        etr_source_fn_stack_decode(arena, n->source_fn_stack, &fns, &count);
     if (drc == ETK_E_NO_MEMORY) return oom(w);
     if (drc == ETK_OK) {
       n->source_fns = fns;
@@ -523,7 +531,8 @@ static int walk_node(walker_t *w, json_t *node, size_t position,
   return rc;
 }
 
-static int walk_graph(walker_t *w, json_t *graph, uint32_t depth, size_t parent) {
+static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
+                      size_t parent) {
   uint32_t max_depth = w->rec->limits.max_graph_depth;
   if (max_depth > MAX_GRAPH_DEPTH_CAP) max_depth = MAX_GRAPH_DEPTH_CAP;
   if (depth > max_depth) {
@@ -637,7 +646,8 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
   json_t *gm = json_object_get(root, "graph_module");
   json_t *graph = json_object_get(gm, "graph");
   if (!json_is_object(root)) {
-    rc = format_error(&w, "expected a JSON object (a serialised ExportedProgram)");
+    rc = format_error(&w,
+                      "expected a JSON object (a serialised ExportedProgram)");
   } else if (!json_is_object(graph)) {
     etk_error_where(err, member);
     rc = etk_error_set(err, ETK_E_MISSING_FIELD, ETK_NO_OFFSET,
@@ -651,8 +661,10 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
     } else if (json_is_object(sv)) {
       json_t *major = json_object_get(sv, "major");
       json_t *minor = json_object_get(sv, "minor");
-      if (json_is_integer(major)) prog->pub.schema_major = json_integer_value(major);
-      if (json_is_integer(minor)) prog->pub.schema_minor = json_integer_value(minor);
+      if (json_is_integer(major))
+        prog->pub.schema_major = json_integer_value(major);
+      if (json_is_integer(minor))
+        prog->pub.schema_minor = json_integer_value(minor);
     }
     etr_text_t ver;
     etr_text_init(&ver, 256);
@@ -666,7 +678,8 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
     }
     if (ver.len == 0 && obj_string(root, "dialect"))
       etr_text_adds(&ver, obj_string(root, "dialect"));
-    prog->pub.verifiers = etr_arena_strdup(&prog->arena, ver.buf ? ver.buf : "");
+    prog->pub.verifiers =
+        etr_arena_strdup(&prog->arena, ver.buf ? ver.buf : "");
     bool failed = ver.failed || !prog->pub.verifiers;
     etr_text_free(&ver);
     if (failed) rc = oom(&w);
@@ -764,7 +777,8 @@ int etk_etrecord_graph_load(etk_etrecord_t *rec, const char *name,
     size_t n = strlen(name);
     char *with = malloc(n + sizeof "/forward");
     if (!with)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
     memcpy(with, name, n);
     memcpy(with + n, "/forward", sizeof "/forward");
     i = find_program(rec, with);
@@ -783,9 +797,9 @@ int etk_etrecord_graph_load(etk_etrecord_t *rec, const char *name,
   return etk_etrecord_program_load(rec, i, out, err);
 }
 
-size_t etk_etrecord_program_nodes_for_handle(const etk_etrecord_program_t *prog,
-                                             int64_t handle,
-                                             const etk_etrecord_node_t *const **nodes) {
+size_t etk_etrecord_program_nodes_for_handle(
+    const etk_etrecord_program_t *prog, int64_t handle,
+    const etk_etrecord_node_t *const **nodes) {
   if (nodes) *nodes = NULL;
   if (!prog) return 0;
   const etr_program_t *p = (const etr_program_t *)(const void *)prog;

@@ -33,13 +33,14 @@ static void trim(const char **s, size_t *n) {
     (*s)++;
     (*n)--;
   }
-  while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' ||
-                (*s)[*n - 1] == '\r'))
+  while (*n &&
+         ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r'))
     (*n)--;
 }
 
 /* Parses one line as a frame header; false if it is not one. */
-static bool parse_frame_line(const char *line, size_t n, etk_etrecord_frame_t *f) {
+static bool parse_frame_line(const char *line, size_t n,
+                             etk_etrecord_frame_t *f) {
   trim(&line, &n);
   if (!span_starts(line, n, "File \"")) return false;
   const char *body = line + 6;
@@ -339,7 +340,7 @@ static bool pp_expr(path_parser_t *p) {
 }
 
 size_t etk_etrecord_module_path_normalize(const char *path, size_t len,
-                                         char *out, size_t out_size) {
+                                          char *out, size_t out_size) {
   out_cursor_t o = {out, out ? out_size : 0, 0};
   if (!path) len = 0;
   path_parser_t p = {path, len, 0, &o, 0};
@@ -360,8 +361,7 @@ int etr_module_stack_decode(etr_arena_t *arena, const char *text,
   if (etk_etrecord_module_stack_split(text, len, NULL, 0, &n) != ETK_OK)
     return ETK_E_FORMAT;
   if (n == 0) return ETK_OK;
-  etk_etrecord_module_span_t *spans =
-      etr_arena_calloc(arena, n, sizeof *spans);
+  etk_etrecord_module_span_t *spans = etr_arena_calloc(arena, n, sizeof *spans);
   etk_etrecord_module_entry_t *e = etr_arena_calloc(arena, n, sizeof *e);
   if (!spans || !e) return ETK_E_NO_MEMORY;
   etk_etrecord_module_stack_split(text, len, spans, n, &n);
@@ -421,8 +421,8 @@ bool etk_etrecord_node_in_module(const etk_etrecord_node_t *node,
     const etk_etrecord_module_entry_t *m = &node->modules[i];
     if (mode == ETK_ETRECORD_MODULE_SUBSTRING) {
       if (strstr(m->key, name)) return true;
-    } else if (strcmp(m->normalized, name) == 0 ||
-               strcmp(m->path, name) == 0 || strcmp(m->key, name) == 0) {
+    } else if (strcmp(m->normalized, name) == 0 || strcmp(m->path, name) == 0 ||
+               strcmp(m->key, name) == 0) {
       return true;
     }
   }
@@ -434,7 +434,8 @@ size_t etk_etrecord_node_module_path(const etk_etrecord_node_t *node,
                                      size_t out_size) {
   out_cursor_t o = {out, out ? out_size : 0, 0};
   if (node && node->module_count) {
-    const etk_etrecord_module_entry_t *m = &node->modules[node->module_count - 1];
+    const etk_etrecord_module_entry_t *m =
+        &node->modules[node->module_count - 1];
     put(&o, m->normalized, strlen(m->normalized));
     if (with_type && m->type[0]) {
       const char *dot = strrchr(m->type, '.');
@@ -449,14 +450,13 @@ size_t etk_etrecord_node_module_path(const etk_etrecord_node_t *node,
   return o.len;
 }
 
-size_t etk_etrecord_node_source(const etk_etrecord_node_t *node,
-                                bool full_path, char *out, size_t out_size) {
+size_t etk_etrecord_node_source(const etk_etrecord_node_t *node, bool full_path,
+                                char *out, size_t out_size) {
   out_cursor_t o = {out, out ? out_size : 0, 0};
   etk_etrecord_frame_t f;
   if (node && node->stack_trace &&
-      etk_etrecord_stack_trace_user_frame(node->stack_trace,
-                                          strlen(node->stack_trace),
-                                          &f) == ETK_OK) {
+      etk_etrecord_stack_trace_user_frame(
+          node->stack_trace, strlen(node->stack_trace), &f) == ETK_OK) {
     const char *file = f.file.ptr;
     size_t n = f.file.len;
     if (!full_path) {

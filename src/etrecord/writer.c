@@ -72,8 +72,7 @@ static bool utf8_ok(const char *s) {
 static bool text_ok(checker_t *c, const char *s, bool required,
                     const char *what, const char *ctx) {
   if (!s) {
-    if (required)
-      bad(c, ETK_E_INVALID_ARGUMENT, "%s: %s is NULL", ctx, what);
+    if (required) bad(c, ETK_E_INVALID_ARGUMENT, "%s: %s is NULL", ctx, what);
     return !required;
   }
   if (required && !*s) {
@@ -114,7 +113,8 @@ static bool duplicate_id(int64_t *ids, size_t n, int64_t *dup) {
   return false;
 }
 
-static void check_module_entry(checker_t *c, const etk_etrecord_module_desc_t *m,
+static void check_module_entry(checker_t *c,
+                               const etk_etrecord_module_desc_t *m,
                                const char *ctx) {
   if (!text_ok(c, m->key, true, "module key", ctx) ||
       !text_ok(c, m->path, false, "module path", ctx) ||
@@ -164,8 +164,8 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
       (m->graph_output_count && !m->graph_outputs) ||
       (m->tensor_count && !m->tensors) || (m->handle_count && !m->handles) ||
       (m->delegate_count && !m->delegates)) {
-    bad(c, ETK_E_INVALID_ARGUMENT, "%s: an array is NULL but its count is not 0",
-        ctx);
+    bad(c, ETK_E_INVALID_ARGUMENT,
+        "%s: an array is NULL but its count is not 0", ctx);
     return;
   }
   for (size_t i = 0; i < m->graph_input_count; i++)
@@ -180,7 +180,8 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
   }
   if (c->rc != ETK_OK) return;
 
-  const char **names = malloc((m->node_count ? m->node_count : 1) * sizeof *names);
+  const char **names =
+      malloc((m->node_count ? m->node_count : 1) * sizeof *names);
   if (!names) {
     bad(c, ETK_E_NO_MEMORY, "out of memory");
     return;
@@ -212,7 +213,8 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
   }
   if (c->rc == ETK_OK && m->node_count) {
     const char *dup = duplicate_name(names, m->node_count);
-    if (dup) bad(c, ETK_E_INVALID_ARGUMENT, "%s: node name '%s' used twice", ctx, dup);
+    if (dup)
+      bad(c, ETK_E_INVALID_ARGUMENT, "%s: node name '%s' used twice", ctx, dup);
   }
   free(names);
   if (c->rc != ETK_OK) return;
@@ -253,7 +255,8 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
     if (d->id_count && !d->ids)
       bad(c, ETK_E_INVALID_ARGUMENT, "%s: ids is NULL", dctx);
     for (size_t k = 0; k < d->id_count && c->rc == ETK_OK; k++) {
-      if (!text_ok(c, d->ids[k].id, false, "delegate id", dctx) || !d->ids[k].id)
+      if (!text_ok(c, d->ids[k].id, false, "delegate id", dctx) ||
+          !d->ids[k].id)
         bad(c, ETK_E_INVALID_ARGUMENT, "%s: delegate id %zu is NULL", dctx, k);
       else if (d->ids[k].handle_count && !d->ids[k].handles)
         bad(c, ETK_E_INVALID_ARGUMENT, "%s: handles of id '%s' is NULL", dctx,
@@ -270,10 +273,14 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
   free(ids);
 }
 
-static const char *const kReserved[] = {
-    "ETRECORD_V0",      "exported_program", "export_graph_id",
-    EDGE_NAME,          "et_dialect_graph_module", "debug_handle_map",
-    "delegate_map",     "instruction_id_to_num_outs_map"};
+static const char *const kReserved[] = {"ETRECORD_V0",
+                                        "exported_program",
+                                        "export_graph_id",
+                                        EDGE_NAME,
+                                        "et_dialect_graph_module",
+                                        "debug_handle_map",
+                                        "delegate_map",
+                                        "instruction_id_to_num_outs_map"};
 
 static int validate(const etk_etrecord_desc_t *desc, etk_error_t *err) {
   checker_t c = {err, ETK_OK};
@@ -432,7 +439,8 @@ static json_t *node_json(builder_t *b, const etk_etrecord_node_desc_t *n) {
   }
   jb_set(b, node, "outputs", outputs);
   json_t *meta = jb_check(b, json_object());
-  if (n->stack_trace) jb_set(b, meta, "stack_trace", json_string(n->stack_trace));
+  if (n->stack_trace)
+    jb_set(b, meta, "stack_trace", json_string(n->stack_trace));
   if (n->module_stack_count) {
     char *text = module_stack_text(n);
     if (!text) b->failed = true;
@@ -563,8 +571,8 @@ static void maps_json(builder_t *b, const etk_etrecord_desc_t *desc,
 /* ---------------------------------------------------------------- zipping */
 
 typedef struct member_out {
-  char *name;    /* malloc'd */
-  char *data;    /* malloc'd JSON text, or NULL (borrowed / empty) */
+  char *name; /* malloc'd */
+  char *data; /* malloc'd JSON text, or NULL (borrowed / empty) */
   const void *bytes;
   size_t len;
 } member_out_t;
@@ -614,8 +622,8 @@ static int zip_all(const members_t *ms, int64_t mtime, uint8_t **out,
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
-  zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze)
-                  : NULL;
+  zip_t *za =
+      src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
   if (!za) {
     if (src) zip_source_free(src);
     zip_error_fini(&ze);
@@ -627,7 +635,8 @@ static int zip_all(const members_t *ms, int64_t mtime, uint8_t **out,
   const char *failed = NULL;
   for (size_t i = 0; i < ms->n && !failed; i++) {
     const member_out_t *m = &ms->v[i];
-    zip_source_t *s = zip_source_buffer(za, m->len ? m->bytes : NULL, m->len, 0);
+    zip_source_t *s =
+        zip_source_buffer(za, m->len ? m->bytes : NULL, m->len, 0);
     zip_int64_t idx = s ? zip_file_add(za, m->name, s, ZIP_FL_ENC_UTF_8) : -1;
     if (idx < 0) {
       if (s) zip_source_free(s);
@@ -733,10 +742,14 @@ int etk_etrecord_write_memory(const etk_etrecord_desc_t *desc, uint8_t **out,
     } else {
       /* members_add() takes ownership of its text, even on failure. */
       ok = members_add(&ms, "debug_handle_map", hs, NULL, 0);
-      if (ok) ok = members_add(&ms, "delegate_map", ds, NULL, 0);
-      else free(ds);
-      if (ok) ok = members_add(&ms, "instruction_id_to_num_outs_map", os, NULL, 0);
-      else free(os);
+      if (ok)
+        ok = members_add(&ms, "delegate_map", ds, NULL, 0);
+      else
+        free(ds);
+      if (ok)
+        ok = members_add(&ms, "instruction_id_to_num_outs_map", os, NULL, 0);
+      else
+        free(os);
     }
   }
   for (size_t i = 0; i < desc->extra_member_count && ok; i++)

@@ -598,6 +598,7 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
         uint32_t j = bk->run_count++;
         uint32_t R = count[g];
         insp->block_runs[bk->first_run + j] = (uint32_t)r;
+        if (bk->event_count == 0) continue; /* b.kept may still be NULL */
         const uint32_t *kp = b.kept + b.run_kept[r];
         uint32_t *dst = insp->samples + bk->sample_base + j;
         for (uint32_t p = 0; p < bk->event_count; p++) dst[(uint64_t)p * R] = kp[p];

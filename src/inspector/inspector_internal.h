@@ -92,8 +92,9 @@ int insp_event_is_delegated(const insp_event_t *e);
 const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
                             char *buf, size_t *len);
 size_t insp_block_of(const etk_inspector_t *insp, size_t event);
-/* Duration of the profile event `ev` for an event delegated or not;
- * returns 0 and sets *out, or 1 when the sample has no duration. */
+/* Duration of the profile event `ev` for an event delegated or not:
+ * returns 0 and sets *out; 1 when the sample has no duration (a missing end
+ * time); -1 for upstream's wrap-around error (a stamp above 2^32 - 1). */
 int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
                   double *out);
 /* Durations of an event into raw (>= run_count entries); returns count. */

@@ -727,7 +727,8 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
     sum_sort_desc = sum_sort_key == ETK_INSPECT_SORT_NAME ? o->reverse != 0
                                                           : o->reverse == 0;
     sum_keys = s.keys.data;
-    qsort(s.rows + block_start, s.nrows - block_start, sizeof *s.rows, cmp_sum);
+    if (s.nrows > block_start)
+      qsort(s.rows + block_start, s.nrows - block_start, sizeof *s.rows, cmp_sum);
     if (o->top && s.nrows - block_start > o->top) s.nrows = block_start + o->top;
     if (s.method_time[bi] == s.method_time[bi]) {
       rc = sum_add(&s, (uint32_t)bi, 1, "framework overhead", 18,

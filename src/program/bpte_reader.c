@@ -80,7 +80,7 @@ static int decode_value(etk_fb_table_t vt, const uint8_t *buf, uint32_t si,
                          "rank %u",
                          si, ci, what, k, odim, dim);
   out->dim = dim;
-  out->sizes = dim ? (const int32_t *)sizes.data : NULL;
+  out->sizes = dim ? (const int32_t *)(const void *)sizes.data : NULL;
   out->dim_order = dim ? order.data : NULL;
   if (!etk_dim_order_valid(out->dim_order, dim))
     return etk_error_set(err, ETK_E_FORMAT, order.pos,

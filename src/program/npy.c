@@ -188,7 +188,7 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
   uint8_t *mem = etk_aligned_malloc(head + (size_t)nbytes);
   if (!mem)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  etk_npy_t *npy = (etk_npy_t *)mem;
+  etk_npy_t *npy = (etk_npy_t *)(void *)mem;
   memset(npy, 0, sizeof *npy);
   npy->scalar_type = st;
   npy->dim = dim;

@@ -232,7 +232,7 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                 "value %u: dim_order has %u entries for a rank-%u tensor",
                 value_index, order.count, sizes.count);
   out->dim = sizes.count;
-  out->sizes = sizes.count ? (const int32_t *)sizes.data : NULL;
+  out->sizes = sizes.count ? (const int32_t *)(const void *)sizes.data : NULL;
   out->dim_order = order.count ? order.data : NULL;
   for (uint32_t j = 0; j < out->dim; j++)
     if (out->sizes[j] < 0)
@@ -440,7 +440,7 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
         return fail(r, ETK_E_FORMAT, v.pos, "value %u: %s has no items", i,
                     etk_program_tag_name(pv->tag));
       if (pv->tag == ETK_PTE_KT_INT_LIST) {
-        pv->u.int_list.items = (const int64_t *)items.data;
+        pv->u.int_list.items = (const int64_t *)(const void *)items.data;
         pv->u.int_list.count = items.count;
         for (uint32_t j = 0; j < items.count; j++) {
           int64_t x = pv->u.int_list.items[j];
@@ -454,14 +454,14 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
                         i, j, (long long)x, etk_program_tag_name(values[x].tag));
         }
       } else if (pv->tag == ETK_PTE_KT_DOUBLE_LIST) {
-        pv->u.double_list.items = (const double *)items.data;
+        pv->u.double_list.items = (const double *)(const void *)items.data;
         pv->u.double_list.count = items.count;
       } else if (pv->tag == ETK_PTE_KT_BOOL_LIST) {
         pv->u.bool_list.items = items.data;
         pv->u.bool_list.count = items.count;
       } else {
         bool optional = pv->tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST;
-        pv->u.tensor_list.items = (const int32_t *)items.data;
+        pv->u.tensor_list.items = (const int32_t *)(const void *)items.data;
         pv->u.tensor_list.count = items.count;
         for (uint32_t j = 0; j < items.count; j++) {
           int32_t x = pv->u.tensor_list.items[j];
@@ -491,7 +491,7 @@ static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
   *items = NULL;
   *count = 0;
   if (!v.data) return ETK_OK;
-  const int32_t *p = (const int32_t *)v.data;
+  const int32_t *p = (const int32_t *)(const void *)v.data;
   for (uint32_t j = 0; j < v.count; j++) {
     int rc = check_value_index(r, p[j], nvals, vec_elem_offset(v, j, 4), what);
     if (rc != ETK_OK) return rc;
@@ -741,7 +741,7 @@ static int decode_plan(reader_t *r, etk_fb_table_t pt, uint32_t index,
   etk_fb_vector_t bs =
       etk_fb_get_vector(pt, ETK_PTE_PLAN_NON_CONST_BUFFER_SIZES);
   if (bs.data && bs.count) {
-    plan->buffer_sizes = (const int64_t *)bs.data;
+    plan->buffer_sizes = (const int64_t *)(const void *)bs.data;
     plan->buffer_size_count = bs.count;
     for (uint32_t j = 0; j < bs.count; j++)
       if (plan->buffer_sizes[j] < 0)

@@ -408,7 +408,7 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
   if (status != ETK_OK) return ETK_E_INTERNAL;
   /* NEVER: the reservation is an upper bound of what was just written */
   if (out_len > etk_recorder_output_bound(rec)) return ETK_E_INTERNAL;
-  rec->state = REC_STATE_DONE;
+  rec_set_state(rec, REC_STATE_DONE);
   rec->last_output_len = (uint32_t)out_len;
   if (data != NULL) *data = out;
   if (len != NULL) *len = out_len;

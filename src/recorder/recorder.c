@@ -110,13 +110,18 @@ static void rooms_refresh(etk_recorder_t *rec) {
                            ? rec->output_capacity - reserved
                            : 0u;
   }
+  rec->profile_ready = 0;
   for (unsigned v = 0; v < 4; v++) {
     unsigned shape = SH_PROFILE + v;
-    rec->profile_cost[v] = rec_table_bound(shape) +
-                           rec_event_out(SH_EVENT_PROFILE) +
-                           (conservative ? rec_shape_vtable(shape) +
-                                               rec_shape_vtable(SH_EVENT_PROFILE)
-                                         : 0u);
+    uint32_t out = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE) +
+                   (conservative ? rec_shape_vtable(shape) +
+                                       rec_shape_vtable(SH_EVENT_PROFILE)
+                                 : 0u);
+    rec->profile_arena_cost[v] =
+        (uint32_t)sizeof(rec_profile_t) + (rec->output == NULL ? out : 0u);
+    rec->profile_output_cost[v] = rec->output == NULL ? 0u : out;
+    if ((rec->shapes >> shape) & (rec->shapes >> SH_EVENT_PROFILE) & 1u)
+      rec->profile_ready |= (uint8_t)(1u << v);
   }
 }
 
@@ -139,7 +144,7 @@ static void dump_reset(etk_recorder_t *rec) {
   rec->shape_count = 2;
   rec->vtables_all = rec_shape_vtable(SH_ETDUMP) + rec_shape_vtable(SH_RUN_DATA);
   rec->vtables_shared = rec->vtables_all;
-  rec->state = REC_STATE_INIT;
+  rec_set_state(rec, REC_STATE_INIT);
   rec->full = 0;
   if (++rec->gen == 0) {
     /* 2^32 dumps: clear the marks so that no stale gen can match */
@@ -237,7 +242,7 @@ static void budget_commit(etk_recorder_t *rec, const rec_cost_t *c,
 static int budget_take(etk_recorder_t *rec, const rec_cost_t *c) {
   rec_plan_t plan;
   if (!budget_check(rec, c, &plan)) {
-    rec->full = 1;
+    rec_set_full(rec);
     return ETK_E_FULL;
   }
   budget_commit(rec, c, &plan);
@@ -276,7 +281,7 @@ static int events_open(etk_recorder_t *rec) {
   if (rec->state == REC_STATE_EVENTS) return ETK_OK;
   if (rec->state != REC_STATE_BLOCK && rec->state != REC_STATE_ALLOCATORS)
     return ETK_E_INVALID_STATE;
-  rec->state = REC_STATE_EVENTS;
+  rec_set_state(rec, REC_STATE_EVENTS);
   if (!rec->full && rec->block_record != 0) {
     /* the block's RunData gains an events vector: a new shape maybe */
     rec_block_t b = load_block(rec);
@@ -347,7 +352,7 @@ etk_recorder_name_t etk_recorder_intern(etk_recorder_t *rec, const char *s) {
 static int intern_for_event(etk_recorder_t *rec, const char *s,
                             etk_recorder_name_t *out) {
   int status = intern_status(rec, s, strlen(s), out);
-  if (status == ETK_E_FULL) rec->full = 1;
+  if (status == ETK_E_FULL) rec_set_full(rec);
   return status;
 }
 
@@ -538,7 +543,7 @@ size_t etk_recorder_estimate_size(const etk_recorder_config_t *cfg,
 /* A block that does not fit: its events will be dropped too (the recorder
  * is latched full), but the state machine moves on as upstream's would. */
 static int block_dropped(etk_recorder_t *rec) {
-  rec->state = REC_STATE_BLOCK;
+  rec_set_state(rec, REC_STATE_BLOCK);
   rec->block_record = 0;
   rec->block_events = 0;
   rec->block_allocators = 0;
@@ -567,7 +572,7 @@ int etk_recorder_begin_block_id(etk_recorder_t *rec, etk_recorder_name_t name) {
   c.shapes = SHAPE_BIT(run_data_shape(b.flags, 0));
   c.names[0] = name;
   if (budget_take(rec, &c) != ETK_OK) return block_dropped(rec);
-  rec->state = REC_STATE_BLOCK;
+  rec_set_state(rec, REC_STATE_BLOCK);
   rec->block_events = 0;
   rec->block_allocators = 0;
   rec->block_record = rec->records_end - (uint32_t)sizeof b;
@@ -652,65 +657,92 @@ etk_recorder_scope_t etk_recorder_begin_named(etk_recorder_t *rec,
   return etk_recorder_begin_at(rec, id, chain, debug_handle);
 }
 
-/* Appends a ProfileEvent record.  The fast path covers the steady state
- * (the event's shapes already used in this dump, its name already
- * reserved): two room checks and a few counter updates, no FlatBuffers
- * work.  Anything else goes through the general budget. */
-static int append_profile(etk_recorder_t *rec, etk_recorder_name_t name,
-                          int32_t chain, uint32_t instruction, uint64_t start,
-                          uint64_t end) {
+/* Appends a ProfileEvent record: the slow, general path (state changes,
+ * first use of a shape or name in this dump, full). */
+static int append_profile_slow(etk_recorder_t *rec, etk_recorder_name_t name,
+                               int32_t chain, uint32_t instruction,
+                               uint64_t start, uint64_t end) {
   rec_profile_t r;
-  unsigned variant, shape;
-  uint32_t scratch, offset;
+  rec_cost_t c;
+  unsigned shape;
   if (rec->state != REC_STATE_EVENTS) {
     int status = events_open(rec);
     if (status != ETK_OK) return status;
   }
   if (rec->full) return drop_event(rec);
+  rec->hot = 1; /* EVENTS and not full: later events may take the fast path */
   if (name > rec->string_count) return ETK_E_INVALID_ARGUMENT;
-  variant = (name != 0 ? 1u : 0u) + (chain != 0 ? 2u : 0u);
-  shape = SH_PROFILE + variant;
-  scratch = rec->block_events >= rec->max_items ? 4u : 0u;
-  if (((rec->shapes >> shape) & (rec->shapes >> SH_EVENT_PROFILE) & 1u) &&
-      (name == 0 || rec_string(rec, name)->gen == rec->gen)) {
-    uint32_t arena_need = (uint32_t)sizeof r + scratch;
-    uint32_t output_need = rec->profile_cost[variant];
-    if (rec->output == NULL) {
-      arena_need += output_need;
-      output_need = 0;
-    }
-    if (arena_need > rec->arena_room || output_need > rec->output_room) {
-      rec->full = 1;
-      return drop_event(rec);
-    }
-    rec->arena_room -= arena_need;
-    rec->output_room -= output_need;
-    rec->output_base += rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE);
-    rec->vtables_all += rec_shape_vtable(shape) +
-                        rec_shape_vtable(SH_EVENT_PROFILE);
-    rec->scratch_bytes += scratch;
-    offset = rec->records_end;
-    rec->records_end += (uint32_t)sizeof r;
-  } else {
-    rec_cost_t c;
-    cost_clear(&c);
-    c.records = (uint32_t)sizeof r;
-    c.scratch = scratch;
-    c.output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE);
-    c.vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
-    c.shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
-    c.names[0] = name;
-    if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
-    offset = rec->records_end - (uint32_t)sizeof r;
-  }
+  shape = rec_profile_shape(name != 0, chain);
+  cost_clear(&c);
+  c.records = (uint32_t)sizeof r;
+  c.scratch = rec->block_events >= rec->max_items ? 4u : 0u;
+  c.output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE);
+  c.vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
+  c.shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
+  c.names[0] = name;
+  if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
+  memset(&r, 0, sizeof r);
   r.kind = REC_PROFILE;
-  r.unused[0] = r.unused[1] = r.unused[2] = 0;
-  r.name = name;
   r.chain = chain;
+  r.name = name;
   r.instruction = instruction;
   r.start = start;
   r.end = end;
-  memcpy(rec_base(rec) + offset, &r, sizeof r);
+  memcpy(rec_base(rec) + rec->records_end - sizeof r, &r, sizeof r);
+  if (++rec->block_events > rec->max_items) rec->max_items = rec->block_events;
+  rec->event_count++;
+  return ETK_OK;
+}
+
+/* The hot path of etk_recorder_end: the steady state of a block (events
+ * open, not full, the event's shapes and name already reserved in this
+ * dump) costs two room checks, a 32-byte record and a few counters; no
+ * FlatBuffers work.  Everything else goes to append_profile_slow.  Kept
+ * out of line so that etk_recorder_end itself holds few registers across
+ * the clock call. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int append_profile(etk_recorder_t *rec, etk_recorder_name_t name,
+                          int32_t chain, uint32_t instruction, uint64_t start,
+                          uint64_t end) {
+  unsigned variant;
+  uint32_t scratch, arena_need, output_need;
+  uint8_t *p;
+  if (!rec->hot || name > rec->string_count)
+    return append_profile_slow(rec, name, chain, instruction, start, end);
+  variant = (name != 0 ? 1u : 0u) + (chain != 0 ? 2u : 0u);
+  if (!((rec->profile_ready >> variant) & 1u) ||
+      (name != 0 && rec_string(rec, name)->gen != rec->gen))
+    return append_profile_slow(rec, name, chain, instruction, start, end);
+  scratch = rec->block_events >= rec->max_items ? 4u : 0u;
+  arena_need = rec->profile_arena_cost[variant] + scratch;
+  output_need = rec->profile_output_cost[variant];
+  if (arena_need > rec->arena_room || output_need > rec->output_room) {
+    rec_set_full(rec);
+    return drop_event(rec);
+  }
+  rec->arena_room -= arena_need;
+  rec->output_room -= output_need;
+  rec->output_base += rec_table_bound(SH_PROFILE + variant) +
+                      rec_event_out(SH_EVENT_PROFILE);
+  rec->vtables_all +=
+      rec_shape_vtable(SH_PROFILE + variant) + rec_shape_vtable(SH_EVENT_PROFILE);
+  rec->scratch_bytes += scratch;
+  p = rec_base(rec) + rec->records_end;
+  rec->records_end += (uint32_t)sizeof(rec_profile_t);
+  {
+    /* Field by field straight into the arena: assembling the record on the
+     * stack and copying it costs a store-forwarding stall per event. */
+    static const uint8_t head[4] = {REC_PROFILE, 0, 0, 0};
+    memcpy(p + offsetof(rec_profile_t, kind), head, sizeof head);
+    memcpy(p + offsetof(rec_profile_t, chain), &chain, sizeof chain);
+    memcpy(p + offsetof(rec_profile_t, name), &name, sizeof name);
+    memcpy(p + offsetof(rec_profile_t, instruction), &instruction,
+           sizeof instruction);
+    memcpy(p + offsetof(rec_profile_t, start), &start, sizeof start);
+    memcpy(p + offsetof(rec_profile_t, end), &end, sizeof end);
+  }
   if (++rec->block_events > rec->max_items) rec->max_items = rec->block_events;
   rec->event_count++;
   return ETK_OK;
@@ -891,7 +923,7 @@ int etk_recorder_track_allocator(etk_recorder_t *rec, const char *name,
   if (rec == NULL || name == NULL) return ETK_E_INVALID_ARGUMENT;
   if (rec->state != REC_STATE_BLOCK && rec->state != REC_STATE_ALLOCATORS)
     return ETK_E_INVALID_STATE;
-  rec->state = REC_STATE_ALLOCATORS;
+  rec_set_state(rec, REC_STATE_ALLOCATORS);
   if (rec->full) {
     count_up(&rec->dropped_allocators);
     return ETK_E_FULL;
@@ -1102,7 +1134,7 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   c.vtables = (uint32_t)vtables;
   c.names[0] = id_kind == 2u ? id : 0;
   if (!budget_check(rec, &c, &plan)) {
-    rec->full = 1;
+    rec_set_full(rec);
     return drop_event(rec);
   }
 

@@ -71,15 +71,20 @@ struct etk_recorder {
    * bytes still free (UINT32_MAX when the output shares the arena). */
   uint32_t arena_room;
   uint32_t output_room;
-  /* reservation growth of one profile event of each variant (name?,
-   * chain?), vtable included in the conservative regime */
-  uint32_t profile_cost[4];
+  /* per profile variant (name?, chain?): arena and output bytes one event
+   * costs (the output part is charged to the arena when they share it;
+   * vtables included in the conservative regime) */
+  uint32_t profile_arena_cost[4];
+  uint32_t profile_output_cost[4];
 
   etk_recorder_clock_fn clock;
   void *clock_ctx;
 
   uint8_t state;
   uint8_t full; /* stop-and-count latch */
+  uint8_t hot;  /* 1 only while state == EVENTS and !full: the fast path's
+                 * single check; cleared by every state or latch change */
+  uint8_t profile_ready; /* bit v: profile variant v needs no new shape */
   uint8_t debug_level;
   uint8_t profiling_level;
   uint32_t gen; /* dump generation, never 0 */
@@ -109,6 +114,16 @@ struct etk_recorder {
 
   uint32_t last_output_len;
 };
+
+static inline void rec_set_state(etk_recorder_t *rec, uint8_t state) {
+  rec->state = state;
+  rec->hot = 0;
+}
+
+static inline void rec_set_full(etk_recorder_t *rec) {
+  rec->full = 1;
+  rec->hot = 0;
+}
 
 static inline uint8_t *rec_base(const etk_recorder_t *rec) {
   return (uint8_t *)(uintptr_t)rec;
@@ -159,11 +174,15 @@ typedef struct rec_allocator {
   etk_recorder_name_t name;
 } rec_allocator_t; /* 8 bytes */
 
+/* chain comes before name on purpose: in the scope they are in the other
+ * order, so the compiler cannot merge the two 4-byte copies into one 8-byte
+ * load, which would not be forwarded from begin's two 4-byte stores (a
+ * stall of ~10 cycles on the hot path). */
 typedef struct rec_profile {
   uint8_t kind;
   uint8_t unused[3];
-  etk_recorder_name_t name; /* 0 = none */
   int32_t chain;
+  etk_recorder_name_t name; /* 0 = none */
   uint32_t instruction;
   uint64_t start;
   uint64_t end;

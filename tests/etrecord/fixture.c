@@ -17,8 +17,8 @@ uint8_t *fixture_zip(const fixture_member_t *members, size_t count,
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
-  zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze)
-                  : NULL;
+  zip_t *za =
+      src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
   zip_error_fini(&ze);
   if (!za) {
     if (src) zip_source_free(src);
@@ -63,7 +63,9 @@ uint8_t *fixture_zip(const fixture_member_t *members, size_t count,
   return buf;
 }
 
-static uint32_t rd16(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8; }
+static uint32_t rd16(const uint8_t *p) {
+  return p[0] | (uint32_t)p[1] << 8;
+}
 
 static void wr32(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)v;
@@ -83,7 +85,8 @@ bool fixture_patch_size(uint8_t *zip, size_t len, const char *name,
       wr32(zip + i + 22, size);
       patched++;
     } else if (zip[i + 2] == 1 && zip[i + 3] == 2 && i + 46 + nl <= len &&
-               rd16(zip + i + 28) == nl && memcmp(zip + i + 46, name, nl) == 0) {
+               rd16(zip + i + 28) == nl &&
+               memcmp(zip + i + 46, name, nl) == 0) {
       wr32(zip + i + 24, size);
       patched++;
     }

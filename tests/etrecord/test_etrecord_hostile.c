@@ -10,7 +10,8 @@
 #include "etk_test.h"
 #include "fixture.h"
 
-#define MARKER_MEMBER {.name = "ETRECORD_V0", .text = ""}
+#define MARKER_MEMBER \
+  { .name = "ETRECORD_V0", .text = "" }
 
 static void expect_open(const fixture_member_t *m, size_t n,
                         const etk_etrecord_limits_t *limits, int code,
@@ -29,8 +30,9 @@ static void expect_open(const fixture_member_t *m, size_t n,
 }
 
 /* Opens fine, then loading the forward edge program fails as given. */
-static void expect_program(const char *json, const etk_etrecord_limits_t *limits,
-                           int code, const char *line) {
+static void expect_program(const char *json,
+                           const etk_etrecord_limits_t *limits, int code,
+                           const char *line) {
   fixture_member_t m[] = {
       MARKER_MEMBER,
       {.name = "edge_dialect_exported_program/forward", .text = json},
@@ -68,7 +70,8 @@ ETK_TEST(not_a_zip) {
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_etrecord_open_memory("PK", 2, NULL, &rec, &err),
                ETK_E_BAD_IDENTIFIER);
-  CHECK_EQ_STR(fixture_error_line(&err), "ETRecord: not a ZIP archive (2 bytes)");
+  CHECK_EQ_STR(fixture_error_line(&err),
+               "ETRecord: not a ZIP archive (2 bytes)");
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_etrecord_open_memory(NULL, 0, NULL, &rec, &err),
                ETK_E_BAD_IDENTIFIER);
@@ -82,9 +85,9 @@ ETK_TEST(missing_file_names_the_path) {
   etk_etrecord_t *rec;
   etk_error_t err;
   etk_error_clear(&err);
-  CHECK_EQ_INT(etk_etrecord_open_file("/nonexistent/etrecord.bin", NULL, &rec,
-                                      &err),
-               ETK_E_IO);
+  CHECK_EQ_INT(
+      etk_etrecord_open_file("/nonexistent/etrecord.bin", NULL, &rec, &err),
+      ETK_E_IO);
   CHECK_EQ_STR(fixture_error_line(&err),
                "/nonexistent/etrecord.bin: cannot open: No such file or "
                "directory");
@@ -172,9 +175,9 @@ ETK_TEST(zip_bomb_declared_size) {
   size_t len;
   etk_error_t err;
   etk_error_clear(&err);
-  CHECK_EQ_INT(etk_etrecord_member_read(rec, "reference_outputs", &data, &len,
-                                        &err),
-               ETK_E_LIMIT);
+  CHECK_EQ_INT(
+      etk_etrecord_member_read(rec, "reference_outputs", &data, &len, &err),
+      ETK_E_LIMIT);
   CHECK_EQ_STR(fixture_error_line(&err),
                "reference_outputs: member of 33554432 bytes is over the limit "
                "of 1048576");
@@ -245,11 +248,12 @@ ETK_TEST(json_too_deep) {
 }
 
 ETK_TEST(json_bad_utf8) {
-  expect_program("{\"graph_module\": {\"graph\": {\"nodes\": [\n"
-                 "  {\"name\": \"caf\xc3\xa9\", \"target\": \"x\xff\"}]}}}",
-                 NULL, ETK_E_BAD_UTF8,
-                 "edge_dialect_exported_program/forward: invalid UTF-8 byte "
-                 "0xff (line 2, column 32)");
+  expect_program(
+      "{\"graph_module\": {\"graph\": {\"nodes\": [\n"
+      "  {\"name\": \"caf\xc3\xa9\", \"target\": \"x\xff\"}]}}}",
+      NULL, ETK_E_BAD_UTF8,
+      "edge_dialect_exported_program/forward: invalid UTF-8 byte "
+      "0xff (line 2, column 32)");
   /* overlong encoding and a UTF-16 surrogate are invalid too */
   expect_program("{\"a\": \"\xc0\xaf\"}", NULL, ETK_E_BAD_UTF8,
                  "edge_dialect_exported_program/forward: invalid UTF-8 byte "
@@ -275,8 +279,9 @@ ETK_TEST(json_truncated_and_malformed) {
   expect_open(m, 2, NULL, ETK_E_TRUNCATED,
               "debug_handle_map: empty JSON document (line 1, column 1)");
   /* positions after rewritten Python tokens still point into the original */
-  m[1].text = "{\"forward\": {\"0\": [Infinity, NaN, -Infinity, "
-              "99999999999999999999, x]}}";
+  m[1].text =
+      "{\"forward\": {\"0\": [Infinity, NaN, -Infinity, "
+      "99999999999999999999, x]}}";
   expect_open(m, 2, NULL, ETK_E_FORMAT,
               "debug_handle_map: invalid JSON: invalid token near 'x' (line 1, "
               "column 68)");
@@ -290,11 +295,12 @@ ETK_TEST(json_string_too_long) {
   etk_etrecord_limits_t lim;
   etk_etrecord_limits_default(&lim);
   lim.max_string_bytes = 16;
-  expect_program("{\"graph_module\": {\"graph\": {\"nodes\": []}},\n"
-                 " \"note\": \"this string is longer than sixteen bytes\"}",
-                 &lim, ETK_E_LIMIT,
-                 "edge_dialect_exported_program/forward: JSON string of 40 "
-                 "bytes is over the limit of 16 (line 2, column 10)");
+  expect_program(
+      "{\"graph_module\": {\"graph\": {\"nodes\": []}},\n"
+      " \"note\": \"this string is longer than sixteen bytes\"}",
+      &lim, ETK_E_LIMIT,
+      "edge_dialect_exported_program/forward: JSON string of 40 "
+      "bytes is over the limit of 16 (line 2, column 10)");
 }
 
 ETK_TEST(maps_with_wrong_shapes) {
@@ -348,17 +354,19 @@ ETK_TEST(programs_with_wrong_shapes) {
   expect_program("{\"graph_module\": {}}", NULL, ETK_E_MISSING_FIELD,
                  "edge_dialect_exported_program/forward: no graph_module.graph "
                  "object: not a serialised ExportedProgram");
-  expect_program("[1, 2, 3]", NULL, ETK_E_FORMAT,
-                 "edge_dialect_exported_program/forward: expected a JSON object "
-                 "(a serialised ExportedProgram)");
+  expect_program(
+      "[1, 2, 3]", NULL, ETK_E_FORMAT,
+      "edge_dialect_exported_program/forward: expected a JSON object "
+      "(a serialised ExportedProgram)");
   expect_program("{\"graph_module\": {\"graph\": {\"nodes\": {}}}}", NULL,
                  ETK_E_FORMAT,
                  "edge_dialect_exported_program/forward: \"nodes\" of a graph "
                  "at depth 0 is not a list");
-  expect_program("{\"graph_module\": {\"graph\": {\"nodes\": [{}, 7]}}}", NULL,
-                 ETK_E_FORMAT,
-                 "edge_dialect_exported_program/forward: graph node 1 is not an "
-                 "object");
+  expect_program(
+      "{\"graph_module\": {\"graph\": {\"nodes\": [{}, 7]}}}", NULL,
+      ETK_E_FORMAT,
+      "edge_dialect_exported_program/forward: graph node 1 is not an "
+      "object");
   /* a broken lowered module names the delegate node */
   expect_program(
       "{\"graph_module\": {\"graph\": {\"nodes\": [{\"name\": \"d0\", "
@@ -385,7 +393,8 @@ static char *nested_as_graph(int levels) {
                           "{\"name\": \"g\", \"graph\": ",
                           i);
   n += (size_t)snprintf(s + n, cap - n, "{\"nodes\": []}");
-  for (int i = 0; i < levels; i++) n += (size_t)snprintf(s + n, cap - n, "}}}]}]}");
+  for (int i = 0; i < levels; i++)
+    n += (size_t)snprintf(s + n, cap - n, "}}}]}]}");
   snprintf(s + n, cap - n, "}}");
   return s;
 }

@@ -15,10 +15,10 @@
 #include "etkit/render.h"
 
 static const char *const kOps[14] = {
-    "convolution.default", "relu.default",     "max_pool2d_with_indices.default",
-    "convolution.default", "relu.default",     "max_pool2d_with_indices.default",
-    "permute_copy.default", "addmm.default",   "relu.default",
-    "permute_copy.default", "addmm.default",   "relu.default",
+    "convolution.default",  "relu.default",  "max_pool2d_with_indices.default",
+    "convolution.default",  "relu.default",  "max_pool2d_with_indices.default",
+    "permute_copy.default", "addmm.default", "relu.default",
+    "permute_copy.default", "addmm.default", "relu.default",
     "permute_copy.default", "addmm.default"};
 
 static char names[14][64], targets[14][128], traces[14][96];
@@ -26,7 +26,8 @@ static etk_etrecord_node_desc_t nodes[14];
 static etk_etrecord_handle_desc_t handles[14];
 static int64_t handle_values[14];
 static const etk_etrecord_module_desc_t kConv1[] = {
-    {"L__self__", "", "Net"}, {"L__self___conv1", "L['self'].conv1", "torch.nn.Conv2d"}};
+    {"L__self__", "", "Net"},
+    {"L__self___conv1", "L['self'].conv1", "torch.nn.Conv2d"}};
 
 static uint8_t *write_record(size_t *len) {
   for (int i = 0; i < 14; i++) {
@@ -59,8 +60,7 @@ static uint8_t *write_record(size_t *len) {
   return out;
 }
 
-static size_t find_event(etk_inspector_t *insp, const char *name,
-                         int32_t iid) {
+static size_t find_event(etk_inspector_t *insp, const char *name, int32_t iid) {
   for (size_t i = 0; i < etk_inspector_event_count(insp); i++) {
     etk_inspector_event_t ev;
     if (etk_inspector_event_get(insp, i, &ev) == ETK_OK &&
@@ -87,7 +87,8 @@ ETK_TEST(tutorial_etdump_gets_linked) {
   REQUIRE(etk_inspector_open_path(path, &opt, &insp, &err) == ETK_OK);
 
   etk_etrecord_link_summary_t sum;
-  REQUIRE(etk_etrecord_inspector_link(rec, insp, NULL, 0, &sum, &err) == ETK_OK);
+  REQUIRE(etk_etrecord_inspector_link(rec, insp, NULL, 0, &sum, &err) ==
+          ETK_OK);
   CHECK_EQ_INT(sum.events, etk_inspector_event_count(insp));
   /* every event has an instruction id in the map (framework events get
    * instruction 0's handle, as upstream); only the 28 operator events get
@@ -111,8 +112,9 @@ ETK_TEST(tutorial_etdump_gets_linked) {
   CHECK_EQ_STR(l.nodes[0].name, "aten_convolution_0_");
   CHECK_EQ_STR(l.nodes[0].stack_trace,
                "  File \"/src/cnn.py\", line 20, in forward\n    x = f(x)\n");
-  CHECK_EQ_STR(l.nodes[0].module_hierarchy,
-               "L__self__,,Net;L__self___conv1,L['self'].conv1,torch.nn.Conv2d");
+  CHECK_EQ_STR(
+      l.nodes[0].module_hierarchy,
+      "L__self__,,Net;L__self___conv1,L['self'].conv1,torch.nn.Conv2d");
 
   size_t addmm = find_event(insp, "OPERATOR_CALL", 13);
   REQUIRE(addmm != SIZE_MAX);

@@ -20,11 +20,15 @@ static const char kDelegates[] =
     "{\"0\":[8],\"1\":[9],\"10\":[11],\"fc\":[8,9]}}}}";
 static const char kNumOuts[] = "{\"forward\":{\"1\":2}}";
 
-#define NODE(name, op, handle, stack)                                        \
-  "{\"name\": \"" name "\", \"target\": "                                    \
-  "\"executorch.exir.dialects.edge.ops.aten." op "\", \"inputs\": [], "      \
-  "\"outputs\": [], \"metadata\": {\"debug_handle\": \"" handle "\", "       \
-  "\"stack_trace\": \"  File \\\"m.py\\\", line " handle ", in forward\\n\", " \
+#define NODE(name, op, handle, stack)                           \
+  "{\"name\": \"" name                                          \
+  "\", \"target\": "                                            \
+  "\"executorch.exir.dialects.edge.ops.aten." op                \
+  "\", \"inputs\": [], "                                        \
+  "\"outputs\": [], \"metadata\": {\"debug_handle\": \"" handle \
+  "\", "                                                        \
+  "\"stack_trace\": \"  File \\\"m.py\\\", line " handle        \
+  ", in forward\\n\", "                                         \
   "\"nn_module_stack\": \"" stack "\"}}"
 
 static const char kProgram[] =
@@ -110,19 +114,21 @@ ETK_TEST(appendix_d_resolution) {
   etk_etrecord_linker_t *l;
   REQUIRE(etk_etrecord_linker_create(rec, 0, &l, NULL) == ETK_OK);
   const expected_t cases[] = {
-      {event("Method::init", -1, 0, -1, NULL), "7", "[]", 1, NULL, false, false},
+      {event("Method::init", -1, 0, -1, NULL), "7", "[]", 1, NULL, false,
+       false},
       {event("Method::execute", -1, 0, -1, NULL), "7", "[]", 1, NULL, false,
        false},
       {event("native_call_add.out", 0, 0, -1, NULL), "7", "[aten.add.Tensor]",
        1, NULL, false, false},
-      {event("OPERATOR_CALL", 0, 0, -1, NULL), "7", "[aten.add.Tensor]", 1, NULL,
-       false, false},
-      {event("10", 0, 1, 10, NULL), "[11]", "[aten.sub.Tensor, aten.sub.Tensor]",
-       2, "XnnpackBackend", false, false},
+      {event("OPERATOR_CALL", 0, 0, -1, NULL), "7", "[aten.add.Tensor]", 1,
+       NULL, false, false},
+      {event("10", 0, 1, 10, NULL), "[11]",
+       "[aten.sub.Tensor, aten.sub.Tensor]", 2, "XnnpackBackend", false, false},
       {event("3", 0, 1, 3, NULL), "None", "[]", 2, "XnnpackBackend", false,
        false},
       {event("fc", 0, 1, -1, "fc"), "[8, 9]",
-       "[aten.mm.default, aten.relu.default]", 2, "XnnpackBackend", false, true},
+       "[aten.mm.default, aten.relu.default]", 2, "XnnpackBackend", false,
+       true},
       {event("xx", 0, 1, -1, "xx"), "None", "[]", 2, "XnnpackBackend", false,
        false},
       {event("DELEGATE_CALL", 0, 1, -1, NULL), "[8, 9, 11]",
@@ -195,16 +201,19 @@ ETK_TEST(delegate_id_resolution_rules) {
   CHECK(n == 1 && h[0] == 9); /* "1" is inside "12" */
   REQUIRE(etk_etrecord_delegate_resolve(d, 100, NULL, 0, &h, &n) == ETK_OK);
   CHECK(n == 1 && h[0] == 11); /* "0", "1", "10" all inside; "10" is last */
-  CHECK(etk_etrecord_delegate_resolve(d, 12, NULL, ETK_ETRECORD_DELEGATE_ID_EXACT,
-                                      &h, &n) == ETK_E_NOT_FOUND);
-  CHECK(etk_etrecord_delegate_resolve(d, 3, NULL, 0, &h, &n) == ETK_E_NOT_FOUND);
+  CHECK(etk_etrecord_delegate_resolve(d, 12, NULL,
+                                      ETK_ETRECORD_DELEGATE_ID_EXACT, &h,
+                                      &n) == ETK_E_NOT_FOUND);
+  CHECK(etk_etrecord_delegate_resolve(d, 3, NULL, 0, &h, &n) ==
+        ETK_E_NOT_FOUND);
   /* string ids: exact first, else substring keys */
   REQUIRE(etk_etrecord_delegate_resolve(d, -1, "fc", 0, &h, &n) == ETK_OK);
   CHECK(n == 2 && h[0] == 8 && h[1] == 9);
   REQUIRE(etk_etrecord_delegate_resolve(d, -1, "fc_out", 0, &h, &n) == ETK_OK);
   CHECK(n == 2);
-  CHECK(etk_etrecord_delegate_resolve(d, -1, "fc_out", ETK_ETRECORD_DELEGATE_ID_EXACT,
-                                      &h, &n) == ETK_E_NOT_FOUND);
+  CHECK(etk_etrecord_delegate_resolve(d, -1, "fc_out",
+                                      ETK_ETRECORD_DELEGATE_ID_EXACT, &h,
+                                      &n) == ETK_E_NOT_FOUND);
   CHECK(etk_etrecord_delegate_resolve(d, -1, "", 0, &h, &n) ==
         ETK_E_INVALID_ARGUMENT);
   CHECK(etk_etrecord_delegate_resolve(NULL, 1, NULL, 0, &h, &n) ==
@@ -216,10 +225,10 @@ ETK_TEST(linker_flags) {
   etk_etrecord_t *rec = open_appendix_d();
   REQUIRE(rec != NULL);
   etk_etrecord_linker_t *l;
-  REQUIRE(etk_etrecord_linker_create(
-              rec, ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY |
-                       ETK_ETRECORD_LINK_EXACT_DELEGATE_IDS,
-              &l, NULL) == ETK_OK);
+  REQUIRE(etk_etrecord_linker_create(rec,
+                                     ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY |
+                                         ETK_ETRECORD_LINK_EXACT_DELEGATE_IDS,
+                                     &l, NULL) == ETK_OK);
   etk_etrecord_event_link_t out;
   etk_etrecord_event_ref_t ev = event("Method::execute", -1, 0, -1, NULL);
   REQUIRE(etk_etrecord_linker_resolve(l, &ev, &out, NULL) == ETK_OK);
@@ -246,7 +255,8 @@ ETK_TEST(linker_flags) {
   CHECK_EQ_STR(handles_text(&out), "7");
   CHECK_EQ_STR(op_types_text(&out), "[aten.add.Tensor]");
   etk_etrecord_linker_destroy(l);
-  CHECK(etk_etrecord_linker_create(NULL, 0, &l, NULL) == ETK_E_INVALID_ARGUMENT);
+  CHECK(etk_etrecord_linker_create(NULL, 0, &l, NULL) ==
+        ETK_E_INVALID_ARGUMENT);
   etk_etrecord_close(rec);
 }
 
@@ -323,7 +333,8 @@ ETK_TEST(linker_reports_broken_programs) {
   etk_etrecord_event_ref_t ev = event("OPERATOR_CALL", 0, 0, -1, NULL);
   etk_error_t err;
   etk_error_clear(&err);
-  CHECK_EQ_INT(etk_etrecord_linker_resolve(l, &ev, &out, &err), ETK_E_TRUNCATED);
+  CHECK_EQ_INT(etk_etrecord_linker_resolve(l, &ev, &out, &err),
+               ETK_E_TRUNCATED);
   CHECK_EQ_STR(err.where, "edge_dialect_exported_program");
   etk_etrecord_linker_destroy(l);
   etk_etrecord_close(rec);

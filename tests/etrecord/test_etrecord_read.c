@@ -76,14 +76,14 @@ ETK_TEST(toy_sample_reads) {
   CHECK_EQ_INT(n->metadata_count, 3);
   REQUIRE(n->stack_trace != NULL);
   etk_etrecord_frame_t f;
-  REQUIRE(etk_etrecord_stack_trace_user_frame(n->stack_trace,
-                                              strlen(n->stack_trace),
-                                              &f) == ETK_OK);
+  REQUIRE(etk_etrecord_stack_trace_user_frame(
+              n->stack_trace, strlen(n->stack_trace), &f) == ETK_OK);
   CHECK_EQ_INT(f.line, 18);
   CHECK(f.file.len > 8 &&
         memcmp(f.file.ptr + f.file.len - 8, "model.py", 8) == 0);
   CHECK(f.function.len == 7 && memcmp(f.function.ptr, "forward", 7) == 0);
-  CHECK(f.code.len == 20 && memcmp(f.code.ptr, "return input * other", 20) == 0);
+  CHECK(f.code.len == 20 &&
+        memcmp(f.code.ptr, "return input * other", 20) == 0);
   char buf[256];
   etk_etrecord_node_source(n, false, buf, sizeof buf);
   CHECK_EQ_STR(buf, "model.py:18");
@@ -113,18 +113,19 @@ ETK_TEST(toy_sample_reads) {
 
 /* ------------------------------------------------- the 2023 JSON dialect */
 
-#define OLD_TAIL                                                             \
-  "\"as_int\": null, \"as_ints\": null, \"as_float\": null, "                \
-  "\"as_floats\": null, \"as_string\": null, \"as_strings\": null, "         \
-  "\"as_sym_int\": null, \"as_sym_ints\": null, \"as_scalar_type\": null, "  \
-  "\"as_memory_format\": null, \"as_layout\": null, \"as_device\": null, "   \
-  "\"as_bool\": null, \"as_bools\": null, \"as_sym_bool\": null, "           \
-  "\"as_sym_bools\": null, \"as_graph\": null, "                             \
+#define OLD_TAIL                                                            \
+  "\"as_int\": null, \"as_ints\": null, \"as_float\": null, "               \
+  "\"as_floats\": null, \"as_string\": null, \"as_strings\": null, "        \
+  "\"as_sym_int\": null, \"as_sym_ints\": null, \"as_scalar_type\": null, " \
+  "\"as_memory_format\": null, \"as_layout\": null, \"as_device\": null, "  \
+  "\"as_bool\": null, \"as_bools\": null, \"as_sym_bool\": null, "          \
+  "\"as_sym_bools\": null, \"as_graph\": null, "                            \
   "\"as_optional_tensors\": null, \"as_custom_obj\": null"
-#define OLD_TENSOR(n)                                                        \
-  "{\"as_none\": null, \"as_tensor\": {\"name\": \"" n "\"}, "               \
+#define OLD_TENSOR(n)                                  \
+  "{\"as_none\": null, \"as_tensor\": {\"name\": \"" n \
+  "\"}, "                                              \
   "\"as_tensors\": null, " OLD_TAIL "}"
-#define OLD_TENSORS(a, b)                                                    \
+#define OLD_TENSORS(a, b)                                                     \
   "{\"as_none\": null, \"as_tensor\": null, \"as_tensors\": [{\"name\": \"" a \
   "\"}, {\"name\": \"" b "\"}], " OLD_TAIL "}"
 
@@ -154,7 +155,8 @@ ETK_TEST(old_dialect_hand_made) {
       {.name = "ETRECORD_V0", .text = ""},
       {.name = "edge_dialect_exported_program", .text = kOldProgram},
       {.name = "edge_dialect_exported_program_state_dict", .text = ""},
-      {.name = "debug_handle_map", .text = "{\"forward\": {\"0\": 1, \"1\": 2}}"},
+      {.name = "debug_handle_map",
+       .text = "{\"forward\": {\"0\": 1, \"1\": 2}}"},
       {.name = "delegate_map", .text = "{}"},
   };
   etk_etrecord_t *rec;
@@ -226,7 +228,8 @@ ETK_TEST(current_dialect_multi_method_deflated) {
       {.name = "exported_program_state_dict", .text = ""},
       {.name = "exported_program_constants", .text = ""},
       {.name = "exported_program_example_inputs", .text = ""},
-      {.name = "edge_dialect_exported_program/forward", .text = kForward,
+      {.name = "edge_dialect_exported_program/forward",
+       .text = kForward,
        .deflate = true},
       {.name = "edge_dialect_exported_program/forward_state_dict", .text = ""},
       {.name = "edge_dialect_exported_program/decode", .text = kDecode},
@@ -251,7 +254,8 @@ ETK_TEST(current_dialect_multi_method_deflated) {
   CHECK(info.features & ETK_ETRECORD_HAS_EXPORTED_PROGRAM);
   CHECK(info.features & ETK_ETRECORD_HAS_REFERENCE_OUTPUTS);
   CHECK(info.features & ETK_ETRECORD_HAS_NUM_OUTS_MAP);
-  CHECK_EQ_INT(etk_etrecord_member_find(rec, "exported_program")->compression, 8);
+  CHECK_EQ_INT(etk_etrecord_member_find(rec, "exported_program")->compression,
+               8);
   CHECK_EQ_INT(etk_etrecord_member_find(rec, "exported_program")->kind,
                ETK_ETRECORD_MEMBER_PROGRAM);
   CHECK_EQ_INT(etk_etrecord_member_find(rec, "export_graph_id")->kind,
@@ -260,7 +264,8 @@ ETK_TEST(current_dialect_multi_method_deflated) {
   size_t blob_len;
   REQUIRE(etk_etrecord_member_read(rec, "reference_outputs", &blob, &blob_len,
                                    NULL) == ETK_OK);
-  CHECK_EQ_INT(etk_etrecord_blob_kind(blob, blob_len), ETK_ETRECORD_BLOB_PICKLE);
+  CHECK_EQ_INT(etk_etrecord_blob_kind(blob, blob_len),
+               ETK_ETRECORD_BLOB_PICKLE);
 
   const etk_etrecord_program_t *fwd, *dec, *dflt, *ep;
   REQUIRE(etk_etrecord_edge_program_load(rec, "forward", &fwd, NULL) == ETK_OK);
@@ -269,7 +274,8 @@ ETK_TEST(current_dialect_multi_method_deflated) {
   CHECK(dflt == fwd);
   CHECK_EQ_STR(dec->ref.method, "decode");
   CHECK_EQ_STR(dec->ref.module, "edge_dialect_exported_program");
-  REQUIRE(etk_etrecord_graph_load(rec, "exported_program", &ep, NULL) == ETK_OK);
+  REQUIRE(etk_etrecord_graph_load(rec, "exported_program", &ep, NULL) ==
+          ETK_OK);
   CHECK_EQ_INT(ep->ref.kind, ETK_ETRECORD_PROGRAM_EXPORTED);
   CHECK_EQ_STR(ep->ref.method, "");
 
@@ -298,7 +304,8 @@ ETK_TEST(current_dialect_multi_method_deflated) {
   CHECK_EQ_STR(buf, "model.py:12");
   etk_etrecord_node_source(n, true, buf, sizeof buf);
   CHECK_EQ_STR(buf, "/home/u/model.py:12");
-  CHECK(etk_etrecord_node_in_module(n, "self___f", ETK_ETRECORD_MODULE_SUBSTRING));
+  CHECK(etk_etrecord_node_in_module(n, "self___f",
+                                    ETK_ETRECORD_MODULE_SUBSTRING));
   CHECK(!etk_etrecord_node_in_module(n, "f", ETK_ETRECORD_MODULE_EXACT_PATH));
   CHECK(etk_etrecord_node_in_module(n, "fc", ETK_ETRECORD_MODULE_EXACT_PATH));
   CHECK(etk_etrecord_node_in_module(n, "L['self'].fc",
@@ -311,7 +318,8 @@ ETK_TEST(current_dialect_multi_method_deflated) {
   CHECK_EQ_INT(h->handles[0], 5);
   CHECK(!h->is_list);
   CHECK(mm->in_debug_handle_map && mm->in_delegate_map && mm->in_num_outs_map);
-  CHECK(etk_etrecord_maps_find(rec, NULL) == etk_etrecord_maps_find(rec, "forward"));
+  CHECK(etk_etrecord_maps_find(rec, NULL) ==
+        etk_etrecord_maps_find(rec, "forward"));
   etk_etrecord_close(rec);
 }
 
@@ -348,7 +356,8 @@ ETK_TEST(layout_detection) {
   etk_etrecord_info_get(rec, &info);
   CHECK_EQ_INT(info.layout, ETK_ETRECORD_LAYOUT_UNKNOWN);
   CHECK_EQ_INT(info.program_count, 0);
-  CHECK_EQ_STR(etk_etrecord_layout_name(info.layout), "unknown (no edge program)");
+  CHECK_EQ_STR(etk_etrecord_layout_name(info.layout),
+               "unknown (no edge program)");
   etk_etrecord_close(rec);
 }
 
@@ -418,7 +427,8 @@ static char *escape_json(const char *s) {
 
 static const char kLowered[] =
     "{\"backend_id\": \"XnnpackBackend\", \"processed_bytes\": \"AAAA\", "
-    "\"compile_specs\": [], \"original_module\": {\"graph_module\": {\"graph\": "
+    "\"compile_specs\": [], \"original_module\": {\"graph_module\": "
+    "{\"graph\": "
     "{\"inputs\": [], \"outputs\": [], \"nodes\": ["
     "{\"name\": \"aten_mm_default\", \"target\": "
     "\"executorch.exir.dialects.edge.ops.aten.mm.default\", \"inputs\": [], "
@@ -478,11 +488,13 @@ ETK_TEST(nested_graphs_and_lowered_modules) {
   REQUIRE(rc == ETK_OK);
   REQUIRE(p->node_count == 7);
   const char *names[] = {"executorch_call_delegate", "aten_mm_default",
-                         "aten_relu_default", "cond", "aten_sin_default",
-                         "getitem_2", "aten_sub_tensor"};
+                         "aten_relu_default",        "cond",
+                         "aten_sin_default",         "getitem_2",
+                         "aten_sub_tensor"};
   const unsigned depth[] = {0, 1, 1, 0, 1, 1, 0};
-  const size_t parent[] = {ETK_ETRECORD_NO_PARENT, 0, 0, ETK_ETRECORD_NO_PARENT,
-                           3, 3, ETK_ETRECORD_NO_PARENT};
+  const size_t parent[] = {ETK_ETRECORD_NO_PARENT, 0, 0,
+                           ETK_ETRECORD_NO_PARENT, 3, 3,
+                           ETK_ETRECORD_NO_PARENT};
   for (size_t i = 0; i < 7; i++) {
     CHECK_EQ_STR(p->nodes[i].name, names[i]);
     CHECK_EQ_INT(p->nodes[i].depth, depth[i]);
@@ -513,7 +525,8 @@ ETK_TEST(maps_every_shape) {
   fixture_member_t m[] = {
       {.name = "ETRECORD_V0", .text = ""},
       {.name = "debug_handle_map",
-       .text = "{\"forward\": {\"3\": [4, 5], \"1\": 2, \"2\": null, \"0\": []}}"},
+       .text =
+           "{\"forward\": {\"3\": [4, 5], \"1\": 2, \"2\": null, \"0\": []}}"},
       {.name = "delegate_map",
        .text = "{\"forward\": {\"3\": {\"name\": \"QnnBackend\", "
                "\"delegate_map\": null}, \"5\": {\"delegate_map\": {\"b\": 7, "
@@ -588,7 +601,8 @@ ETK_TEST(stack_trace_split) {
   CHECK(fr[2].file.len == 13 &&
         memcmp(fr[2].file.ptr, "/odd\", line 9\", l", 4) == 0);
   CHECK_EQ_INT(fr[2].line, 12);
-  CHECK(fr[2].function.len == 8 && memcmp(fr[2].function.ptr, "<lambda>", 8) == 0);
+  CHECK(fr[2].function.len == 8 &&
+        memcmp(fr[2].function.ptr, "<lambda>", 8) == 0);
   CHECK(fr[2].code.len == 8 && memcmp(fr[2].code.ptr, "return x", 8) == 0);
   /* counting only */
   CHECK(etk_etrecord_stack_trace_split(t, strlen(t), NULL, 0, &n) == ETK_OK);
@@ -601,14 +615,17 @@ ETK_TEST(stack_trace_split) {
   const char *lib = "  File \"/x/dist-packages/torch/a.py\", line 1, in g\n";
   REQUIRE(etk_etrecord_stack_trace_user_frame(lib, strlen(lib), &f) == ETK_OK);
   CHECK_EQ_INT(f.line, 1); /* only library frames: the last one */
-  const char *bad = "  File \"/x.py\", line , in g\n  File \"/y.py\" line 2, in h\n";
-  CHECK(etk_etrecord_stack_trace_split(bad, strlen(bad), NULL, 0, &n) == ETK_OK);
+  const char *bad =
+      "  File \"/x.py\", line , in g\n  File \"/y.py\" line 2, in h\n";
+  CHECK(etk_etrecord_stack_trace_split(bad, strlen(bad), NULL, 0, &n) ==
+        ETK_OK);
   CHECK_EQ_INT(n, 0);
 }
 
 ETK_TEST(module_stack_split_and_paths) {
-  const char *s = "L__self__,,toy.Model;L__self___layers_0,getattr(L['self']"
-                  ".layers, '0'),torch.nn.modules.linear.Linear";
+  const char *s =
+      "L__self__,,toy.Model;L__self___layers_0,getattr(L['self']"
+      ".layers, '0'),torch.nn.modules.linear.Linear";
   etk_etrecord_module_span_t e[2];
   size_t n = 0;
   REQUIRE(etk_etrecord_module_stack_split(s, strlen(s), e, 2, &n) == ETK_OK);
@@ -642,9 +659,8 @@ ETK_TEST(module_stack_split_and_paths) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char out[64];
-    size_t len = etk_etrecord_module_path_normalize(cases[i].in,
-                                                    strlen(cases[i].in), out,
-                                                    sizeof out);
+    size_t len = etk_etrecord_module_path_normalize(
+        cases[i].in, strlen(cases[i].in), out, sizeof out);
     CHECK_EQ_STR(out, cases[i].out);
     CHECK_EQ_INT(len, strlen(cases[i].out));
   }

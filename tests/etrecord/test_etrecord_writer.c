@@ -20,15 +20,15 @@ static const etk_etrecord_input_desc_t kLinearIn[] = {{"input", "x"},
                                                       {NULL, "w"}};
 static const char *const kLinearOut[] = {"aten_linear_default"};
 static const char *const kReluOut[] = {"aten_relu_default"};
-static const etk_etrecord_input_desc_t kReluIn[] = {{"self",
-                                                     "aten_linear_default"}};
+static const etk_etrecord_input_desc_t kReluIn[] = {
+    {"self", "aten_linear_default"}};
 static const char *const kGraphIn[] = {"x", "w"};
 static const int64_t kSizes[] = {2, 3};
-static const etk_etrecord_tensor_desc_t kTensors[] = {
-    {"x", 7, kSizes, 2}, {"w", 7, kSizes, 2}};
+static const etk_etrecord_tensor_desc_t kTensors[] = {{"x", 7, kSizes, 2},
+                                                      {"w", 7, kSizes, 2}};
 static const int64_t kH1[] = {1}, kH12[] = {1, 2}, kH2[] = {2};
-static const etk_etrecord_handle_desc_t kHandles[] = {
-    {0, kH1, 1, false}, {1, kH12, 2, true}};
+static const etk_etrecord_handle_desc_t kHandles[] = {{0, kH1, 1, false},
+                                                      {1, kH12, 2, true}};
 static const etk_etrecord_delegate_id_desc_t kIds[] = {{"fc", kH1, 1},
                                                        {"0", kH2, 1}};
 static const etk_etrecord_delegate_desc_t kDelegates[] = {
@@ -43,8 +43,9 @@ static etk_etrecord_desc_t make_desc(void) {
       .name = "aten_linear_default",
       .target = "executorch.exir.dialects.edge.ops.aten.linear.default",
       .debug_handle = 1,
-      .stack_trace = "  File \"/src/net.py\", line 9, in forward\n"
-                     "    return self.layers[0](x) \xe2\x9c\x93\n",
+      .stack_trace =
+          "  File \"/src/net.py\", line 9, in forward\n"
+          "    return self.layers[0](x) \xe2\x9c\x93\n",
       .module_stack = kMods,
       .module_stack_count = 2,
       .source_fn_stack = "layers_0,torch.nn.modules.linear.Linear",
@@ -61,20 +62,19 @@ static etk_etrecord_desc_t make_desc(void) {
       .outputs = kReluOut,
       .output_count = 1};
   memset(methods, 0, sizeof methods);
-  methods[0] = (etk_etrecord_method_desc_t){
-      .name = "forward",
-      .nodes = forward_nodes,
-      .node_count = 2,
-      .graph_inputs = kGraphIn,
-      .graph_input_count = 2,
-      .graph_outputs = kReluOut,
-      .graph_output_count = 1,
-      .tensors = kTensors,
-      .tensor_count = 2,
-      .handles = kHandles,
-      .handle_count = 2,
-      .delegates = kDelegates,
-      .delegate_count = 1};
+  methods[0] = (etk_etrecord_method_desc_t){.name = "forward",
+                                            .nodes = forward_nodes,
+                                            .node_count = 2,
+                                            .graph_inputs = kGraphIn,
+                                            .graph_input_count = 2,
+                                            .graph_outputs = kReluOut,
+                                            .graph_output_count = 1,
+                                            .tensors = kTensors,
+                                            .tensor_count = 2,
+                                            .handles = kHandles,
+                                            .handle_count = 2,
+                                            .delegates = kDelegates,
+                                            .delegate_count = 1};
   methods[1] = (etk_etrecord_method_desc_t){.name = "init"};
   etk_etrecord_desc_t d = {.methods = methods, .method_count = 2};
   return d;
@@ -142,17 +142,20 @@ ETK_TEST(round_trip) {
   CHECK_EQ_STR((const char *)data, "{\"forward\": {\"1\": 2}, \"init\": {}}");
   REQUIRE(etk_etrecord_member_read(rec, "edge_dialect_exported_program/forward",
                                    &data, &n, NULL) == ETK_OK);
-  CHECK(strncmp((const char *)data, "{\"graph_module\": {\"graph\": {\"inputs\": "
-                                    "[{\"as_tensor\": {\"name\": \"x\"}}",
+  CHECK(strncmp((const char *)data,
+                "{\"graph_module\": {\"graph\": {\"inputs\": "
+                "[{\"as_tensor\": {\"name\": \"x\"}}",
                 60) == 0);
   CHECK(strstr((const char *)data, "\\u2713") != NULL); /* ensure_ascii */
-  CHECK(strstr((const char *)data, "\"schema_version\": {\"major\": 5, "
-                                   "\"minor\": 4}") != NULL);
-  CHECK(strstr((const char *)data, "\"tensor_values\": {\"x\": {\"dtype\": 7, "
-                                   "\"sizes\": [{\"as_int\": 2}, {\"as_int\": "
-                                   "3}], \"requires_grad\": false, \"device\": "
-                                   "{\"type\": \"cpu\"}, \"strides\": "
-                                   "[{\"as_int\": 3}, {\"as_int\": 1}]") != NULL);
+  CHECK(strstr((const char *)data,
+               "\"schema_version\": {\"major\": 5, "
+               "\"minor\": 4}") != NULL);
+  CHECK(strstr((const char *)data,
+               "\"tensor_values\": {\"x\": {\"dtype\": 7, "
+               "\"sizes\": [{\"as_int\": 2}, {\"as_int\": "
+               "3}], \"requires_grad\": false, \"device\": "
+               "{\"type\": \"cpu\"}, \"strides\": "
+               "[{\"as_int\": 3}, {\"as_int\": 1}]") != NULL);
 
   /* the maps read back */
   const etk_etrecord_method_maps_t *mm = etk_etrecord_maps_find(rec, "forward");
@@ -189,7 +192,8 @@ ETK_TEST(round_trip) {
     else
       CHECK(got->stack_trace == NULL);
     CHECK_EQ_INT(got->module_count, want->module_stack_count);
-    for (size_t k = 0; k < got->module_count && k < want->module_stack_count; k++) {
+    for (size_t k = 0; k < got->module_count && k < want->module_stack_count;
+         k++) {
       CHECK_EQ_STR(got->modules[k].key, want->module_stack[k].key);
       CHECK_EQ_STR(got->modules[k].path, want->module_stack[k].path);
       CHECK_EQ_STR(got->modules[k].type, want->module_stack[k].type);
@@ -211,8 +215,10 @@ ETK_TEST(round_trip) {
   /* the linker sees what was written */
   etk_etrecord_linker_t *l;
   REQUIRE(etk_etrecord_linker_create(rec, 0, &l, NULL) == ETK_OK);
-  etk_etrecord_event_ref_t ev = {.name = "fc", .chain_index = 0,
-                                 .instruction_id = 1, .has_instruction_id = true,
+  etk_etrecord_event_ref_t ev = {.name = "fc",
+                                 .chain_index = 0,
+                                 .instruction_id = 1,
+                                 .has_instruction_id = true,
                                  .delegate_debug_id_int = -1,
                                  .delegate_debug_id_str = "fc"};
   etk_etrecord_event_link_t out;
@@ -229,8 +235,8 @@ ETK_TEST(round_trip) {
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(zip, len, 0, &ze);
-  zip_t *za = src ? zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze)
-                  : NULL;
+  zip_t *za =
+      src ? zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze) : NULL;
   REQUIRE(za != NULL);
   zip_uint8_t opsys;
   zip_uint32_t attr;
@@ -267,14 +273,16 @@ ETK_TEST(write_file_is_atomic_and_readable) {
   methods[0].name = "bad/name";
   char missing[4200];
   snprintf(missing, sizeof missing, "%s.never", saved);
-  CHECK(etk_etrecord_write_file(&desc, missing, NULL) == ETK_E_INVALID_ARGUMENT);
+  CHECK(etk_etrecord_write_file(&desc, missing, NULL) ==
+        ETK_E_INVALID_ARGUMENT);
   FILE *f = fopen(missing, "rb");
   CHECK(f == NULL);
   if (f) fclose(f);
   remove(saved);
 }
 
-static void expect_refused(etk_etrecord_desc_t *desc, int code, const char *line) {
+static void expect_refused(etk_etrecord_desc_t *desc, int code,
+                           const char *line) {
   uint8_t *out = (uint8_t *)1;
   size_t len = 7;
   etk_error_t err;

@@ -266,6 +266,78 @@ ETK_TEST(gen_from_etdump_groups_by_signature) {
   free(bytes);
 }
 
+ETK_TEST(gen_from_etdump_profiling_and_debugging) {
+  /* upstream test_gen_from_etdump_profiling_and_debugging: runs a, a (one
+   * profiled op with one debug value) and b (two ops, debug data on the
+   * first only) -> block 0: 1 event, 2 samples, 1 debug value; block 1:
+   * 2 events with 1 sample each, debug data only on the first. */
+  etw_t *w = etw_new(1 << 16);
+  for (int r = 0; r < 3; r++) {
+    etw_run_begin(w, "Execute", -1);
+    etw_profile(w, &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1,
+                                    .start = 1, .end = 5 + (uint64_t)r});
+    etw_debug_t d = {0};
+    d.iid = 0;
+    d.dint = -1;
+    d.kind = ETW_VALUE_INT;
+    d.int_value = 7;
+    d.output = -1;
+    etw_debug(w, &d);
+    if (r == 2)
+      etw_profile(w, &(etw_profile_t){.name = "op_b", .iid = 1, .dint = -1,
+                                      .start = 5, .end = 9});
+    etw_run_end(w);
+  }
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  REQUIRE(insp && etk_inspector_block_count(insp) == 2);
+  etk_inspector_block_t b;
+  etk_inspector_event_t e;
+  etk_inspector_block_get(insp, 0, &b);
+  CHECK(b.event_count == 1 && b.run_count == 2);
+  etk_inspector_event_get(insp, b.first_event, &e);
+  CHECK(e.sample_count == 2 && e.debug_count == 1);
+  etk_inspector_block_get(insp, 1, &b);
+  CHECK(b.event_count == 2 && b.run_count == 1);
+  etk_inspector_event_get(insp, b.first_event, &e);
+  CHECK(e.sample_count == 1 && e.debug_count == 1);
+  etk_inspector_event_get(insp, b.first_event + 1, &e);
+  CHECK(e.sample_count == 1 && e.debug_count == 0);
+  uint32_t ref;
+  REQUIRE(etk_inspector_event_debug_entry(insp, b.first_event, 0, &ref) == ETK_OK);
+  etk_etdump_value_t v;
+  REQUIRE(etk_etdump_event_value(etk_inspector_etdump(insp), ref, &v) == ETK_OK);
+  CHECK(v.type == ETK_ETDUMP_VALUE_TYPE_INT && v.int_value == 7);
+  CHECK_EQ_INT(etk_inspector_debug_mismatch_count(insp), 0);
+  etk_inspector_close(insp);
+  etw_free(w);
+}
+
+ETK_TEST(delegated_events_convert_each_timestamp) {
+  /* upstream test_inspector_delegate_time_scale_converter: a delegated
+   * event 100 -> 200 gives 100 at scale 1; with ns -> us each stamp is
+   * divided first: 200/1000 - 100/1000 = 0.1 (here exactly). */
+  etw_t *w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  etw_profile(w, &(etw_profile_t){.iid = 0, .dint = 1, .start = 100, .end = 200});
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  char s[64];
+  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
+  REQUIRE(insp != NULL);
+  th_raw_repr(insp, 0, s, sizeof s);
+  CHECK_EQ_STR(s, "[100.0]");
+  etk_inspector_close(insp);
+  insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, 0, NULL);
+  REQUIRE(insp != NULL);
+  th_raw_repr(insp, 0, s, sizeof s);
+  CHECK_EQ_STR(s, "[0.1]");
+  etk_inspector_close(insp);
+  etw_free(w);
+}
+
 ETK_TEST(non_adjacent_repeats_merge) {
   /* notes 3.3: A, A, B, A -> blocks A (3 samples), B (1) */
   static const char *const order[] = {"a", "a", "b", "a"};

@@ -35,7 +35,7 @@ ETK_TEST(sample_bpte_structure) {
       CHECK_EQ_U64(k->inputs[i].nbytes, 16);
       CHECK_EQ_U64((uintptr_t)(k->inputs[i].data - bp->data) % 16, 0);
     }
-    const int32_t *e = (const int32_t *)k->expected[0].data;
+    const int32_t *e = (const int32_t *)(const void *)k->expected[0].data;
     for (int j = 0; j < 4; j++) CHECK_EQ_INT(e[j], 2);
   }
   CHECK(bp->program != NULL);

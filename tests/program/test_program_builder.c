@@ -66,8 +66,8 @@ ETK_TEST(constants_in_segment_with_extended_header) {
   CHECK_EQ_U64(p->header.segment_base_offset + p->header.segment_data_size, len);
   CHECK_EQ_INT(p->constant_storage, ETK_CONSTANTS_SEGMENT);
   CHECK_EQ_INT(p->constant_count, 3);
-  const float *a = (const float *)p->plans[0].values[0].u.tensor->data;
-  const float *c = (const float *)p->plans[0].values[1].u.tensor->data;
+  const float *a = (const float *)(const void *)p->plans[0].values[0].u.tensor->data;
+  const float *c = (const float *)(const void *)p->plans[0].values[1].u.tensor->data;
   REQUIRE(a && c);
   CHECK(a[0] == 3.0f && a[3] == 3.0f && c[0] == 2.0f && c[3] == 2.0f);
   CHECK_EQ_U64((uintptr_t)a % 16, 0);
@@ -94,7 +94,7 @@ ETK_TEST(inline_constants_like_old_files) {
   REQUIRE(p);
   CHECK_EQ_INT(p->constant_storage, ETK_CONSTANTS_INLINE);
   CHECK_EQ_INT(p->constant_count, 3);
-  const float *a = (const float *)p->plans[0].values[0].u.tensor->data;
+  const float *a = (const float *)(const void *)p->plans[0].values[0].u.tensor->data;
   CHECK(a && a[2] == 3.0f);
   CHECK_EQ_U64((uintptr_t)a % 16, 0);
   etk_program_free(p);

@@ -91,8 +91,8 @@ ETK_TEST(inline_constants_pte) {
   CHECK_EQ_INT(pl->inputs[0], 2);
   CHECK_EQ_INT(pl->outputs[0], 4);
   REQUIRE(pl->values[0].tag == 5 && pl->values[1].tag == 5);
-  const float *a = (const float *)pl->values[0].u.tensor->data;
-  const float *b = (const float *)pl->values[1].u.tensor->data;
+  const float *a = (const float *)(const void *)pl->values[0].u.tensor->data;
+  const float *b = (const float *)(const void *)pl->values[1].u.tensor->data;
   REQUIRE(a && b);
   for (int k = 0; k < 4; k++) {
     CHECK(a[k] == 3.0f);
@@ -131,8 +131,8 @@ ETK_TEST(embedded_program_24_byte_header) {
   CHECK_EQ_INT(p->constant_count, 3);
   const etk_program_plan_t *pl = &p->plans[0];
   CHECK_EQ_INT(pl->value_count, 9);
-  const int32_t *a = (const int32_t *)pl->values[0].u.tensor->data;
-  const int32_t *b = (const int32_t *)pl->values[1].u.tensor->data;
+  const int32_t *a = (const int32_t *)(const void *)pl->values[0].u.tensor->data;
+  const int32_t *b = (const int32_t *)(const void *)pl->values[1].u.tensor->data;
   for (int k = 0; k < 4; k++) {
     CHECK_EQ_INT(a[k], 3);
     CHECK_EQ_INT(b[k], 2);

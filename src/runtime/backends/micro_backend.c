@@ -143,19 +143,19 @@ static int parse(const uint8_t *payload, size_t len, counts_t *n, void *mem,
   char *names = NULL;
   uint8_t *scratch_mem = NULL;
   if (mem) {
-    g = (micro_graph_rt_t *)cur;
+    g = (micro_graph_rt_t *)(void *)cur;
     cur += ALIGN16(sizeof *g);
-    g->values = (etk_value_t *)cur;
+    g->values = (etk_value_t *)(void *)cur;
     cur += ALIGN16(n->values * sizeof(etk_value_t));
-    tensors = (etk_tensor_t *)cur;
+    tensors = (etk_tensor_t *)(void *)cur;
     cur += ALIGN16(n->values * sizeof(etk_tensor_t));
-    g->arg_of = (uint16_t *)cur;
+    g->arg_of = (uint16_t *)(void *)cur;
     cur += ALIGN16(n->values * sizeof(uint16_t));
-    list_mem = (int64_t *)cur;
+    list_mem = (int64_t *)(void *)cur;
     cur += ALIGN16(n->list_items * 2 * sizeof(int64_t));
-    g->ops = (micro_op_t *)cur;
+    g->ops = (micro_op_t *)(void *)cur;
     cur += ALIGN16(n->ops * sizeof(micro_op_t));
-    argp = (etk_value_t **)cur;
+    argp = (etk_value_t **)(void *)cur;
     cur += ALIGN16(n->args * sizeof(etk_value_t *));
     names = (char *)cur;
     cur += ALIGN16(n->names);
@@ -413,7 +413,7 @@ const etk_backend_t *etk_micro_backend(void) { return &micro_backend; }
 /* --------------------------------------------------------------- builder */
 
 static void put(etk_micro_graph_t *g, const void *p, size_t n) {
-  if (g->status != ETK_OK) return;
+  if (g->status != ETK_OK || n == 0) return;
   if (n > g->cap - g->used) {
     g->status = ETK_E_FULL;
     return;

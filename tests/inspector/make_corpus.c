@@ -1,0 +1,57 @@
+/*
+ * make_corpus.c - writes the seed corpus of fuzz/inspector (committed):
+ * every fixture and bad input, each with a few option-selector bytes in
+ * front (see fuzz_inspector.c: the first byte picks options).
+ *
+ *   make_corpus OUT_DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../etdump/bad_inputs.h"
+#include "../etdump/etdump_writer.h"
+#include "fixtures.h"
+
+static int emit(const char *dir, const char *stem, uint8_t sel, const uint8_t *b,
+                size_t len) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s-%02x", dir, stem, sel);
+  uint8_t *buf = malloc(len + 1);
+  if (!buf) return 1;
+  buf[0] = sel;
+  if (len) memcpy(buf + 1, b, len);
+  int bad = etw_write_file(path, buf, len + 1);
+  free(buf);
+  return bad;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: make_corpus OUT_DIR\n");
+    return 2;
+  }
+  static const struct {
+    const char *stem;
+    uint8_t *(*build)(size_t *);
+  } seeds[] = {{"appendix_b", fixture_appendix_b}, {"appendix_c", fixture_appendix_c},
+               {"hostile", fixture_hostile_names}, {"allocations", fixture_allocations},
+               {"wrap", fixture_wrap}, {"delegates", fixture_delegates}};
+  static const uint8_t sels[] = {0x02, 0x16, 0x7d, 0xf1};
+  int bad = 0;
+  for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+    size_t len;
+    uint8_t *b = seeds[i].build(&len);
+    if (!b) return 1;
+    for (size_t k = 0; k < sizeof sels; k++) bad |= emit(argv[1], seeds[i].stem, sels[k], b, len);
+    free(b);
+  }
+  for (size_t i = 0; i < bad_input_count; i++) {
+    size_t len;
+    uint8_t *b = bad_inputs[i].build(&len);
+    if (!b) return 1;
+    bad |= emit(argv[1], bad_inputs[i].name, 0x12, b, len);
+    free(b);
+  }
+  return bad;
+}
