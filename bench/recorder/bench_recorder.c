@@ -3,6 +3,8 @@
  * a trivial counter clock and with the default host clock), the by-name
  * compatibility path, a small tensor log, finish per event, RAM and output
  * bytes per operator event.  One line per figure: "<name> <value> <unit>".
+ * "excl_clock" subtracts the cost of the counter clock's two calls, timed
+ * separately, from the pair measured with that clock.
  *
  * Each timing is the best of several rounds (the least disturbed by other
  * work on the machine); rounds record 20,000 OPERATOR_CALL events into one
@@ -178,8 +180,12 @@ int main(void) {
     tensor_ns = best;
   }
 
-  printf("recorder_pair_excl_clock %.2f ns\n", pair);
+  /* The pair with a trivial counter clock, then the same minus what the
+   * two calls of that clock cost on their own (an estimate: the calls can
+   * overlap other work inside the pair). */
+  printf("recorder_pair_counter_clock %.2f ns\n", pair);
   printf("recorder_counter_clock_two_calls %.2f ns\n", clock_calls);
+  printf("recorder_pair_excl_clock %.2f ns\n", pair - clock_calls);
   printf("recorder_pair_default_clock %.2f ns\n", pair_host);
   printf("recorder_pair_by_name %.2f ns\n", pair_name);
   printf("recorder_log_tensor_64B %.2f ns\n", tensor_ns);

@@ -304,7 +304,6 @@ static int intern_status(etk_recorder_t *rec, const char *s, size_t n,
   *out = 0;
   if (rec == NULL || (s == NULL && n != 0)) return ETK_E_INVALID_ARGUMENT;
   if (n > 0x7FFFFFFFu) return ETK_E_INVALID_ARGUMENT;
-  if (!etk_fb_utf8_valid(s, n)) return ETK_E_INVALID_ARGUMENT;
   hash = hash_bytes(s, n);
   slots = rec_slots(rec);
   e = rec_strings(rec);
@@ -317,6 +316,8 @@ static int intern_status(etk_recorder_t *rec, const char *s, size_t n,
       return ETK_OK;
     }
   }
+  /* only new text needs checking: what the table holds is valid */
+  if (!etk_fb_utf8_valid(s, n)) return ETK_E_INVALID_ARGUMENT;
   if (rec->string_count >= rec->max_strings) return ETK_E_FULL;
   if ((uint64_t)rec->strings_low < pool_floor(rec) + n + 1u) return ETK_E_FULL;
   rec->strings_low -= (uint32_t)n + 1u;
