@@ -27,7 +27,9 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t counter_clock(void *ctx) { return ++*(uint64_t *)ctx; }
+static uint64_t counter_clock(void *ctx) {
+  return ++*(uint64_t *)ctx;
+}
 
 static uint64_t arena[8u * 1024u * 1024u / 8u];
 static uint64_t ticks;

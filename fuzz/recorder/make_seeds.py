@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of recorder_fuzz.c into corpus/ (run once; the
-fuzzer grows the corpus from these).  Each seed is a byte program in the
+"""Writes the hand-made seeds (seed_*) of recorder_fuzz.c into corpus/.
+The cov_* files next to them were grown from these by libFuzzer and reduced
+to a set that covers the same code edges (greedy set cover over the COV
+lines of a -merge=1 control file).  Each seed is a byte program in the
 target's format: [arena size u16][string slots][output? (+u32 capacity)]
 then opcodes (op % 24) with their operands; see recorder_fuzz.c."""
 import os

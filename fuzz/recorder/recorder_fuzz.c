@@ -49,8 +49,16 @@ static uint64_t fuzz_clock(void *ctx) {
 }
 
 static const char *const names[] = {
-    "OPERATOR_CALL", "native_call_add.out", "Method::execute", "Default",
-    "Execute", "DELEGATE_CALL", "conv #1", "filtered_x", "", "a",
+    "OPERATOR_CALL",
+    "native_call_add.out",
+    "Method::execute",
+    "Default",
+    "Execute",
+    "DELEGATE_CALL",
+    "conv #1",
+    "filtered_x",
+    "",
+    "a",
 };
 
 /* A name: one of the table, or up to 12 raw bytes (maybe not UTF-8). */
@@ -142,9 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           etk_recorder_name_t id = take8(&in) % 12u;
           stack[depth++] = op % 24u == 3
                                ? etk_recorder_begin(rec, id)
-                               : etk_recorder_begin_at(rec, id,
-                                                       (int8_t)take8(&in),
-                                                       take8(&in));
+                               : etk_recorder_begin_at(
+                                     rec, id, (int8_t)take8(&in), take8(&in));
         }
         break;
       case 5:
@@ -181,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 11: {
         etk_recorder_value_t v;
         uint8_t k = take8(&in) % 3u;
-        v = k == 0 ? etk_value_int((int64_t)take32(&in) << 20)
+        v = k == 0   ? etk_value_int((int64_t)take32(&in) << 20)
             : k == 1 ? etk_value_double((double)take32(&in) / 7.0)
                      : etk_value_bool(take8(&in) & 1u);
         if (op % 24u == 10)
@@ -249,7 +256,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         break;
       case 20:
-        if (depth < 8) stack[depth++] = etk_recorder_begin_op(rec, take8(&in) % 4u);
+        if (depth < 8)
+          stack[depth++] = etk_recorder_begin_op(rec, take8(&in) % 4u);
         break;
       case 21:
         if (depth > 0) {

@@ -171,7 +171,8 @@ typedef struct etk_recorder_config {
   etk_recorder_clock_fn clock;
   void *clock_ctx; /* passed to clock; may be NULL */
   /* Interned-string slots (0 = ETK_RECORDER_DEFAULT_MAX_STRINGS).  Each
-   * slot costs 20 bytes of arena; string bytes come from the arena too. */
+   * slot costs about 24 bytes of arena (entry + hash slots); the strings'
+   * bytes come from the arena too. */
   uint32_t max_strings;
   /* Optional separate output buffer for etk_recorder_finish() (borrowed;
    * must outlive the recorder).  NULL: the ETDump is built in the arena's
@@ -193,46 +194,46 @@ typedef struct etk_recorder_tensor {
 /* A value to log, in the spirit of ExecuTorch's EValue.  `kind` uses the
  * ETDump ValueType codes; build one with the etk_value_*() helpers. */
 typedef enum etk_value_kind {
-  ETK_VALUE_INT = 1,
-  ETK_VALUE_BOOL = 2,
-  ETK_VALUE_DOUBLE = 4,
-  ETK_VALUE_TENSOR = 5,
-  ETK_VALUE_TENSOR_LIST = 6
+  ETK_RECORDER_VALUE_INT = 1,
+  ETK_RECORDER_VALUE_BOOL = 2,
+  ETK_RECORDER_VALUE_DOUBLE = 4,
+  ETK_RECORDER_VALUE_TENSOR = 5,
+  ETK_RECORDER_VALUE_TENSOR_LIST = 6
 } etk_value_kind_t;
 
 typedef struct etk_recorder_value {
-  int kind;                              /* etk_value_kind_t */
-  int64_t int_value;                     /* ETK_VALUE_INT */
-  double double_value;                   /* ETK_VALUE_DOUBLE */
-  int bool_value;                        /* ETK_VALUE_BOOL (0/1) */
-  const etk_recorder_tensor_t *tensors;  /* TENSOR: 1 entry; LIST: count */
+  int kind;                             /* etk_value_kind_t */
+  int64_t int_value;                    /* ETK_RECORDER_VALUE_INT */
+  double double_value;                  /* ETK_RECORDER_VALUE_DOUBLE */
+  int bool_value;                       /* ETK_RECORDER_VALUE_BOOL (0/1) */
+  const etk_recorder_tensor_t *tensors; /* TENSOR: 1 entry; LIST: count */
   size_t tensor_count;
 } etk_recorder_value_t;
 
 static inline etk_recorder_value_t etk_value_int(int64_t v) {
-  etk_recorder_value_t x = {ETK_VALUE_INT, 0, 0.0, 0, NULL, 0};
+  etk_recorder_value_t x = {ETK_RECORDER_VALUE_INT, 0, 0.0, 0, NULL, 0};
   x.int_value = v;
   return x;
 }
 static inline etk_recorder_value_t etk_value_double(double v) {
-  etk_recorder_value_t x = {ETK_VALUE_DOUBLE, 0, 0.0, 0, NULL, 0};
+  etk_recorder_value_t x = {ETK_RECORDER_VALUE_DOUBLE, 0, 0.0, 0, NULL, 0};
   x.double_value = v;
   return x;
 }
 static inline etk_recorder_value_t etk_value_bool(int v) {
-  etk_recorder_value_t x = {ETK_VALUE_BOOL, 0, 0.0, 0, NULL, 0};
+  etk_recorder_value_t x = {ETK_RECORDER_VALUE_BOOL, 0, 0.0, 0, NULL, 0};
   x.bool_value = v != 0;
   return x;
 }
 static inline etk_recorder_value_t etk_value_tensor(
     const etk_recorder_tensor_t *t) {
-  etk_recorder_value_t x = {ETK_VALUE_TENSOR, 0, 0.0, 0, NULL, 1};
+  etk_recorder_value_t x = {ETK_RECORDER_VALUE_TENSOR, 0, 0.0, 0, NULL, 1};
   x.tensors = t;
   return x;
 }
 static inline etk_recorder_value_t etk_value_tensor_list(
     const etk_recorder_tensor_t *ts, size_t count) {
-  etk_recorder_value_t x = {ETK_VALUE_TENSOR_LIST, 0, 0.0, 0, NULL, 0};
+  etk_recorder_value_t x = {ETK_RECORDER_VALUE_TENSOR_LIST, 0, 0.0, 0, NULL, 0};
   x.tensors = ts;
   x.tensor_count = count;
   return x;
@@ -243,12 +244,12 @@ static inline etk_recorder_value_t etk_value_tensor_list(
  * A negative `kind` is the error the begin call met; the end call returns
  * it (and counts a drop for ETK_E_FULL). */
 typedef struct etk_recorder_scope {
-  uint64_t start;          /* ticks at begin */
+  uint64_t start;           /* ticks at begin */
   etk_recorder_name_t name; /* name, or the string delegate id */
-  int32_t chain;           /* chain index at begin */
-  uint32_t debug_handle;   /* instruction id at begin */
-  int32_t delegate_index;  /* integer delegate id, or -1 */
-  int32_t kind;            /* etk_recorder_scope_kind_t or ETK_E_* (< 0) */
+  int32_t chain;            /* chain index at begin */
+  uint32_t debug_handle;    /* instruction id at begin */
+  int32_t delegate_index;   /* integer delegate id, or -1 */
+  int32_t kind;             /* etk_recorder_scope_kind_t or ETK_E_* (< 0) */
 } etk_recorder_scope_t;
 
 typedef enum etk_recorder_scope_kind {
@@ -261,39 +262,39 @@ typedef enum etk_recorder_scope_kind {
 /* What a dump will need, for etk_recorder_estimate_size().  Counts are per
  * dump (between two fresh starts). */
 typedef struct etk_recorder_workload {
-  uint32_t blocks;                 /* event blocks (RunData) */
-  uint32_t max_block_events;       /* most events in one block (0 = all) */
-  uint32_t profile_events;         /* begin/end pairs */
-  uint32_t delegate_events;        /* delegate profiling events */
+  uint32_t blocks;                  /* event blocks (RunData) */
+  uint32_t max_block_events;        /* most events in one block (0 = all) */
+  uint32_t profile_events;          /* begin/end pairs */
+  uint32_t delegate_events;         /* delegate profiling events */
   uint32_t delegate_metadata_bytes; /* their metadata, in total */
   uint32_t allocators;
   uint32_t allocation_events;
-  uint32_t debug_scalars;          /* int / double / bool debug events */
-  uint32_t debug_tensors;          /* tensor debug events */
-  uint32_t debug_tensor_lists;     /* tensor-list debug events */
-  uint32_t list_tensors;           /* tensors inside those lists, in total */
-  uint32_t tensor_dims;            /* dimensions of all logged tensors */
-  uint32_t strings;                /* distinct names (blocks, events, ids) */
-  uint32_t string_bytes;           /* their total length */
+  uint32_t debug_scalars;      /* int / double / bool debug events */
+  uint32_t debug_tensors;      /* tensor debug events */
+  uint32_t debug_tensor_lists; /* tensor-list debug events */
+  uint32_t list_tensors;       /* tensors inside those lists, in total */
+  uint32_t tensor_dims;        /* dimensions of all logged tensors */
+  uint32_t strings;            /* distinct names (blocks, events, ids) */
+  uint32_t string_bytes;       /* their total length */
 } etk_recorder_workload_t;
 
 typedef struct etk_recorder_stats {
-  uint32_t blocks;             /* blocks in the current dump */
-  uint32_t events;             /* events recorded in the current dump */
+  uint32_t blocks; /* blocks in the current dump */
+  uint32_t events; /* events recorded in the current dump */
   uint32_t allocators;
-  uint32_t dropped_events;     /* events dropped (full) in the current dump */
+  uint32_t dropped_events; /* events dropped (full) in the current dump */
   uint32_t dropped_blocks;
   uint32_t dropped_allocators;
-  uint32_t strings;            /* interned strings (persist across dumps) */
-  size_t string_bytes;         /* arena bytes of interned strings */
-  size_t record_bytes;         /* arena bytes of records */
-  size_t output_reserved;      /* worst-case bytes finish will write */
-  size_t scratch_bytes;        /* arena bytes finish borrows */
-  size_t arena_free;           /* arena bytes still unused */
-  size_t output_free;          /* separate output buffer bytes unused */
-  uint32_t vtable_shapes;      /* distinct table shapes used */
-  int vtables_conservative;    /* 1: more shapes than the builder caches */
-  size_t last_output_bytes;    /* size of the last finished ETDump */
+  uint32_t strings;         /* interned strings (persist across dumps) */
+  size_t string_bytes;      /* arena bytes of interned strings */
+  size_t record_bytes;      /* arena bytes of records */
+  size_t output_reserved;   /* worst-case bytes finish will write */
+  size_t scratch_bytes;     /* arena bytes finish borrows */
+  size_t arena_free;        /* arena bytes still unused */
+  size_t output_free;       /* separate output buffer bytes unused */
+  uint32_t vtable_shapes;   /* distinct table shapes used */
+  int vtables_conservative; /* 1: more shapes than the builder caches */
+  size_t last_output_bytes; /* size of the last finished ETDump */
 } etk_recorder_stats_t;
 
 /* ------------------------------------------------- setup and life cycle */
@@ -320,8 +321,9 @@ size_t etk_recorder_estimate_output_size(const etk_recorder_workload_t *w);
  * whole life; nothing else is ever allocated.  `cfg` is copied (NULL =
  * defaults).  Errors: ETK_E_INVALID_ARGUMENT (NULL out/mem, bad config, no
  * clock on a non-host build), ETK_E_NO_MEMORY (too small even for an empty
- * dump), ETK_E_LIMIT (max_strings > ETK_RECORDER_MAX_STRINGS, size >= 2 GiB).
- * On error *out is NULL. */
+ * dump), ETK_E_LIMIT (max_strings > ETK_RECORDER_MAX_STRINGS).  Memory
+ * beyond 2 GiB (arena or output buffer) is left unused.  On error *out is
+ * NULL.  Cost: clears the context and string table only. */
 int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
                       const etk_recorder_config_t *cfg);
 
@@ -508,8 +510,7 @@ int32_t etk_recorder_bundled_input_index(const etk_recorder_t *rec);
  * ETK_E_INVALID_ARGUMENT (NULL rec), ETK_E_INVALID_STATE (no block was ever
  * begun and nothing dropped), ETK_E_INTERNAL (a reservation bug; the dump
  * is not produced).  Cost: one pass over the records. */
-int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
-                        size_t *len);
+int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data, size_t *len);
 
 /* Same, then hands the finished bytes to `write(ctx, data, len)` in one
  * call.  A write failure returns ETK_E_IO (the dump stays finished and can
@@ -560,9 +561,9 @@ size_t etk_recorder_debug_buffer_used(const etk_recorder_t *rec);
  * the offset is from `buf`.  A write that does not fit returns ETK_E_FULL
  * and changes nothing. */
 typedef struct etk_buffer_sink {
-  uint8_t *buf;     /* borrowed */
+  uint8_t *buf; /* borrowed */
   size_t capacity;
-  size_t used;      /* end of the last write */
+  size_t used; /* end of the last write */
   size_t alignment;
 } etk_buffer_sink_t;
 
@@ -598,7 +599,7 @@ etk_data_sink_t etk_stream_sink_as_data_sink(etk_stream_sink_t *s);
  * Errors: ETK_E_IO when the file cannot be created ("" included), on a
  * short write, or on a write after close; ETK_E_INVALID_ARGUMENT for NULL. */
 typedef struct etk_file_sink {
-  void *fp;         /* FILE *, NULL once closed */
+  void *fp; /* FILE *, NULL once closed */
   uint64_t written;
 } etk_file_sink_t;
 

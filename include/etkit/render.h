@@ -301,6 +301,101 @@ void etk_json_null(etk_json_t *j);
  * ETK_E_INVALID_STATE when containers are still open. */
 int etk_json_finish(etk_json_t *j);
 
+/* ====================================================================
+ * Analysis output formats: HTML and the Chrome Trace Event Format.
+ * Used by `etkit report` and `etkit trace` (etkit/inspector.h, section
+ * "Analyses"); like the rest of this library they know nothing about
+ * ETDumps.
+ * ==================================================================== */
+
+/* ------------------------------------------------------------- HTML */
+
+/* Appends `len` bytes of UTF-8 text escaped for HTML element content AND
+ * quoted attribute values: & < > " ' as entities; control characters
+ * (C0 with tab and newline, DEL, C1), U+2028/9 and bidi controls as
+ * visible escapes (\n, \t, \x1b, \u202e); invalid UTF-8 bytes as U+FFFD.
+ * NULL `s` or `text` is a no-op.  Cost: one pass, no allocation. */
+void etk_html_text(etk_render_sink_t *s, const char *text, size_t len);
+/* Same for a NUL-terminated string (NULL is a no-op). */
+void etk_html_texts(etk_render_sink_t *s, const char *text);
+
+/* Writes the frame as <table class="css_class"> with a <thead> of the
+ * headers and one <tr> per row; cells are escaped with etk_html_text(),
+ * numbers (INT, FLOAT, NAN cells) get class="n" and Python "g" formatting,
+ * None is an empty cell.  `css_class` may be NULL.  Each cell is requested
+ * once, row by row.  Errors: ETK_E_INVALID_ARGUMENT, the cell callback's
+ * code, the sink's ETK_E_IO / ETK_E_NO_MEMORY. */
+int etk_render_html_table(const etk_frame_t *f, const char *css_class,
+                          etk_render_sink_t *sink, etk_error_t *err);
+
+/* ------------------------------------------------- Chrome trace events */
+
+/* Streaming writer of a Chrome Trace Event Format document (loads in
+ * Perfetto UI, chrome://tracing and trace_processor):
+ *
+ *   {"displayTimeUnit":"ns","traceEvents":[
+ *   {"name":..,"cat":..,"ph":"X","ts":..,"pid":..,"tid":..,"dur":..,"args":{..}},
+ *   ...
+ *   ],
+ *   "otherData":{...}}
+ *
+ * one event per line.  Names and values are escaped by the JSON writer.
+ * Caller-allocated, no heap; errors are sticky in `status` (misuse is
+ * ETK_E_INVALID_STATE, sink failures ETK_E_IO / ETK_E_NO_MEMORY).
+ *
+ *   etk_trace_writer_t w;
+ *   etk_trace_writer_init(&w, &sink, "ns");
+ *   etk_trace_metadata(&w, "thread_name", 1, 2, "main", 4);
+ *   etk_json_t *j = etk_trace_event_begin(&w, "X", "add", 3, "op", 1, 2, 10.5);
+ *   etk_json_key(j, "dur");
+ *   etk_json_double(j, 2.0);
+ *   etk_trace_event_end(&w);
+ *   int rc = etk_trace_writer_finish(&w);   // then flush the sink
+ */
+typedef struct etk_trace_writer {
+  etk_render_sink_t *sink;
+  etk_json_t json;   /* the open event (or otherData) */
+  uint64_t events;   /* events written so far */
+  int state;         /* private */
+  int status;        /* sticky first error, ETK_OK */
+} etk_trace_writer_t;
+
+/* Starts the document; `display_time_unit` ("ms" or "ns", NULL = omit)
+ * is only a viewer hint: "ts" and "dur" are always microseconds. */
+void etk_trace_writer_init(etk_trace_writer_t *w, etk_render_sink_t *sink,
+                           const char *display_time_unit);
+
+/* Opens one event with its common keys: name (`name_len` bytes, NULL =
+ * ""), cat (omitted when NULL), ph, ts (microseconds; omitted when NaN or
+ * infinite, as metadata events have none), pid, tid.  Returns the JSON
+ * writer positioned inside the event object, so the caller adds "dur",
+ * "args", "s", "id", "bp" ... with etk_json_key() and values, then calls
+ * etk_trace_event_end().  NULL after an error (nothing to add then). */
+etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
+                                  const char *name, size_t name_len,
+                                  const char *cat, uint32_t pid, uint32_t tid,
+                                  double ts);
+/* Closes the open event; returns the sticky status. */
+int etk_trace_event_end(etk_trace_writer_t *w);
+
+/* A metadata event {"ph":"M","name":what,"args":{"name":value}}:
+ * `what` is "process_name" or "thread_name". */
+void etk_trace_metadata(etk_trace_writer_t *w, const char *what, uint32_t pid,
+                        uint32_t tid, const char *value, size_t len);
+/* {"ph":"M","name":what,"args":{"sort_index":index}}: `what` is
+ * "process_sort_index" or "thread_sort_index". */
+void etk_trace_sort_index(etk_trace_writer_t *w, const char *what, uint32_t pid,
+                          uint32_t tid, int64_t index);
+
+/* Closes traceEvents and starts "otherData": the caller writes exactly one
+ * value (normally an object) with the returned writer, then calls
+ * etk_trace_writer_finish().  NULL after an error or out of order. */
+etk_json_t *etk_trace_other_data_begin(etk_trace_writer_t *w);
+
+/* Ends the document (newline-terminated); returns the sticky status.  The
+ * sink is not flushed. */
+int etk_trace_writer_finish(etk_trace_writer_t *w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -145,7 +145,8 @@ static int demo_record(etk_recorder_t *rec, demo_clock_t *clk) {
   argmax_v = etk_value_int(9);
 
   etk_recorder_set_debug_level(rec, ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS);
-  status = etk_recorder_set_debug_buffer(rec, debug_buffer, sizeof debug_buffer);
+  status =
+      etk_recorder_set_debug_buffer(rec, debug_buffer, sizeof debug_buffer);
   if (status != ETK_OK) return status;
 
   /* Program::load_method: the Default block */
@@ -242,9 +243,10 @@ int etk_cmd_record_demo(int argc, char **argv) {
   }
   printf("wrote %s: %u blocks, %u events, %zu bytes, %u dropped\n", output,
          st.blocks, st.events, len, st.dropped_events);
-  printf("  recorder arena: %zu bytes of records, %zu bytes of names, "
-         "finish reserved %zu bytes\n",
-         st.record_bytes, st.string_bytes, st.output_reserved);
+  printf(
+      "  recorder arena: %zu bytes of records, %zu bytes of names, "
+      "finish reserved %zu bytes\n",
+      st.record_bytes, st.string_bytes, st.output_reserved);
   if (debug_output != NULL)
     printf("wrote %s: %zu bytes of logged tensors\n", debug_output,
            etk_recorder_debug_buffer_used(rec));

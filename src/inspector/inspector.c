@@ -101,6 +101,7 @@ void etk_inspector_close(etk_inspector_t *insp) {
       }
     free(insp->links);
   }
+  insp_origins_free(insp);
   free(insp->scratch);
   etk_etdump_close(insp->owned_dump);
   free(insp);

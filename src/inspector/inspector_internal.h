@@ -47,6 +47,13 @@ typedef struct insp_link {
   void *mem; /* one allocation holding every array and string of the view */
 } insp_link_t;
 
+/* Origins of one event's link nodes (event_origins.c): the view and one
+ * allocation holding it, its module arrays and strings. */
+typedef struct insp_origins {
+  etk_inspector_node_origin_t *nodes;
+  size_t count;
+} insp_origins_t;
+
 typedef struct insp_alloc {
   uint32_t run_name_id;
   int32_t allocator_id;
@@ -79,6 +86,7 @@ struct etk_inspector {
   insp_alloc_t *allocs;
 
   insp_link_t **links;     /* NULL until a link is set; then per event */
+  insp_origins_t **origins; /* NULL until origins are set; then per event */
 
   /* scratch (not thread-safe) */
   double *scratch;         /* 2 * max samples per event */
@@ -102,5 +110,17 @@ size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw);
 int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
+
+/* ETRecord origins (event_origins.c, module_tree.c). */
+void insp_origins_free(etk_inspector_t *insp);
+/* Appends the event's source text (distinct "file:line" of its nodes,
+ * ", "-joined) to b; returns 0 when the event has none. */
+int insp_event_source_text(const etk_inspector_t *insp, size_t event,
+                           int full_paths, etk_strbuf_t *b);
+/* The module view of the selected blocks (selected[b] != 0). */
+int insp_render_modules(etk_inspector_t *insp,
+                        const etk_inspector_render_options_t *o,
+                        const uint8_t *selected, etk_render_sink_t *sink,
+                        etk_error_t *err);
 
 #endif

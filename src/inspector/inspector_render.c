@@ -36,6 +36,11 @@
  *   total = sum of avg, avg = total / count, % = total / method time.  Two
  *   more rows close each block: "framework overhead" (method time minus the
  *   operators' total) and the method event itself (100 %).
+ *
+ * ETRECORD COLUMNS AND THE MODULE VIEW (etkit)
+ *   options->columns adds source / module / debug_handles / num_outputs
+ *   after op_types (event_origins.c computes the cells); the module view is
+ *   module_tree.c.  With columns 0 nothing here changes upstream's output.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -70,14 +75,17 @@ int etk_inspect_sort_parse(const char *name, etk_inspect_sort_t *out) {
 enum col {
   COL_BLOCK, COL_NAME, COL_RAW, COL_P10, COL_P50, COL_P90, COL_AVG, COL_MIN,
   COL_MAX, COL_OP_TYPES, COL_DELEGATE_ID, COL_STACK, COL_MODULE,
-  COL_IS_DELEGATED, COL_BACKEND, COL_DEBUG, COL_START, COL_METADATA
+  COL_IS_DELEGATED, COL_BACKEND, COL_DEBUG, COL_START, COL_METADATA,
+  /* etkit columns from ETRecord origins (ETK_INSPECT_COLUMN_*) */
+  COL_SOURCE, COL_EVENT_MODULE, COL_HANDLES, COL_NUM_OUTPUTS
 };
 
 static const char *const col_base[] = {
     "event_block_name", "event_name", "raw", "p10", "p50", "p90", "avg", "min",
     "max", "op_types", "delegate_debug_identifier", "stack_traces",
     "module_hierarchy", "is_delegated_op", "delegate_backend_name",
-    "debug_data", "start_time", "delegate_debug_metadata"};
+    "debug_data", "start_time", "delegate_debug_metadata", "source", "module",
+    "debug_handles", "num_outputs"};
 
 static int col_is_stat(int c) { return c >= COL_P10 && c <= COL_MAX; }
 
@@ -92,10 +100,10 @@ typedef struct plan {
   int any_perf;
   int metadata_col;
   /* frame */
-  int cols[20];
+  int cols[24];
   size_t ncols;
-  const char *headers[20];
-  char header_buf[20][48];
+  const char *headers[24];
+  char header_buf[24][48];
   /* row cache */
   size_t cached_row;
   int cached;
@@ -459,6 +467,46 @@ static int event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       sample_list_cell(p, e, 0, b);
       etk_cell_set_object(out, b->data, b->len);
       return ETK_OK;
+    case COL_SOURCE:
+      if (insp_event_source_text(insp, e, p->o->full_paths, b))
+        etk_cell_set_text(out, b->data, b->len);
+      else
+        etk_cell_set_none(out);
+      return ETK_OK;
+    case COL_EVENT_MODULE: {
+      const etk_inspector_module_t *path;
+      size_t depth;
+      if (!etk_inspector_event_has_modules(insp, e) ||
+          etk_inspector_event_module(insp, e, &path, &depth) != ETK_OK)
+        etk_cell_set_none(out);
+      else if (depth == 0)
+        etk_cell_set_text(out, "(root)", 6);
+      else
+        etk_cell_set_text(out, path[depth - 1].normalized,
+                          strlen(path[depth - 1].normalized));
+      return ETK_OK;
+    }
+    case COL_HANDLES:
+      etk_inspector_event_link(insp, e, &link);
+      if (!link.has_debug_handles) {
+        etk_cell_set_none(out);
+      } else if (!link.debug_handles_is_list && link.debug_handle_count == 1) {
+        etk_cell_set_int(out, link.debug_handles[0]);
+      } else {
+        char num[24];
+        etk_strbuf_appendc(b, '[');
+        for (size_t k = 0; k < link.debug_handle_count; k++) {
+          if (k) etk_strbuf_append(b, ", ", 2);
+          etk_strbuf_append(b, num, etk_format_int(link.debug_handles[k], num));
+        }
+        etk_strbuf_appendc(b, ']');
+        etk_cell_set_object(out, b->data, b->len);
+      }
+      return ETK_OK;
+    case COL_NUM_OUTPUTS:
+      etk_inspector_event_link(insp, e, &link);
+      etk_cell_set_int(out, link.num_outputs);
+      return ETK_OK;
     case COL_METADATA:
       if (!insp_event_has_metadata(insp, e)) {
         etk_cell_set_float(out, (double)NAN);
@@ -491,9 +539,17 @@ static void event_columns(plan_t *p, int all) {
   if (all) add_col(p, COL_RAW);
   for (int c = COL_P10; c <= COL_MAX; c++) add_col(p, c);
   add_col(p, COL_OP_TYPES);
+  unsigned extra = p->o->columns;
+  if (extra & ETK_INSPECT_COLUMN_SOURCE) add_col(p, COL_SOURCE);
+  if (extra & ETK_INSPECT_COLUMN_MODULE) add_col(p, COL_EVENT_MODULE);
+  if (extra & ETK_INSPECT_COLUMN_DEBUG_HANDLES) add_col(p, COL_HANDLES);
+  if (extra & ETK_INSPECT_COLUMN_NUM_OUTPUTS) add_col(p, COL_NUM_OUTPUTS);
   if (all) {
     add_col(p, COL_DELEGATE_ID);
-    add_col(p, COL_STACK);
+    /* the table shows the source column instead of raw stack traces */
+    if (!(p->o->format == ETK_INSPECT_FORMAT_TABLE &&
+          (extra & ETK_INSPECT_COLUMN_SOURCE)))
+      add_col(p, COL_STACK);
     add_col(p, COL_MODULE);
   }
   add_col(p, COL_IS_DELEGATED);
@@ -1067,6 +1123,23 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     }
     etk_json_key(&j, "num_outputs");
     etk_json_int(&j, link.num_outputs);
+    if (o->columns & (ETK_INSPECT_COLUMN_SOURCE | ETK_INSPECT_COLUMN_MODULE)) {
+      /* the same cells as the table's extra columns */
+      static const int extra_cols[2] = {COL_SOURCE, COL_EVENT_MODULE};
+      static const unsigned extra_bits[2] = {ETK_INSPECT_COLUMN_SOURCE,
+                                             ETK_INSPECT_COLUMN_MODULE};
+      for (int k = 0; k < 2; k++) {
+        if (!(o->columns & extra_bits[k])) continue;
+        etk_cell_t cell;
+        memset(&cell, 0, sizeof cell);
+        etk_strbuf_clear(&tmp);
+        p->cols[0] = extra_cols[k]; /* JSON uses no column plan */
+        event_cell(p, r, 0, &cell, &tmp);
+        etk_json_key(&j, col_base[extra_cols[k]]);
+        if (cell.kind == ETK_CELL_TEXT) etk_json_string(&j, cell.text, cell.len);
+        else etk_json_null(&j);
+      }
+    }
     etk_json_end_object(&j);
   }
   etk_strbuf_free(&tmp);
@@ -1107,6 +1180,11 @@ int etk_inspector_render(etk_inspector_t *insp,
     return rc;
   }
   rc = select_blocks(&p, err);
+  if (rc == ETK_OK && options->view == ETK_INSPECT_VIEW_MODULES) {
+    rc = insp_render_modules(insp, options, p.selected, sink, err);
+    plan_free(&p);
+    return rc;
+  }
   if (rc == ETK_OK && options->view == ETK_INSPECT_VIEW_SUMMARY) {
     rc = render_summary(&p, sink, err);
     plan_free(&p);

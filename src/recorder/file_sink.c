@@ -40,8 +40,7 @@ int etk_file_sink_write(etk_file_sink_t *s, const void *data, size_t len,
   if (s == NULL || offset == NULL || (data == NULL && len != 0))
     return ETK_E_INVALID_ARGUMENT;
   if (s->fp == NULL) return ETK_E_IO;
-  if (len != 0 && fwrite(data, 1, len, (FILE *)s->fp) != len)
-    return ETK_E_IO;
+  if (len != 0 && fwrite(data, 1, len, (FILE *)s->fp) != len) return ETK_E_IO;
   *offset = s->written;
   s->written += len;
   return ETK_OK;

@@ -116,10 +116,9 @@ static etk_fb_ref_t emit_delegate(finish_ctx_t *f, const uint8_t *p) {
   if (r.flags & DELEGATE_ID_STR)
     etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR, id_str);
   else
-    etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
-                   (int32_t)r.id,
-                   ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT_DEFAULT,
-                   ETK_FB_FORCE);
+    etk_fb_add_i32(
+        b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, (int32_t)r.id,
+        ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT_DEFAULT, ETK_FB_FORCE);
   etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA, metadata);
   pe = etk_fb_table_end(b);
   return event_wrap(f, ETK_ETDUMP_EVENT_PROFILE_EVENT, pe);
@@ -171,7 +170,7 @@ static etk_fb_ref_t emit_value(finish_ctx_t *f, const rec_debug_t *r,
   etk_fb_builder_t *b = f->b;
   etk_fb_ref_t payload, output = 0;
   switch (r->value_kind) {
-    case ETK_VALUE_INT:
+    case ETK_RECORDER_VALUE_INT:
       etk_fb_table_start(b);
       etk_fb_add_i64(b, ETK_ETDUMP_INT_INT_VAL, r->value.i, 0, ETK_FB_FORCE);
       payload = etk_fb_table_end(b);
@@ -179,7 +178,7 @@ static etk_fb_ref_t emit_value(finish_ctx_t *f, const rec_debug_t *r,
       etk_fb_add_i8(b, ETK_ETDUMP_VALUE_VAL, ETK_ETDUMP_VALUE_TYPE_INT, 0, 0);
       etk_fb_add_ref(b, ETK_ETDUMP_VALUE_INT_VALUE, payload);
       return etk_fb_table_end(b);
-    case ETK_VALUE_DOUBLE:
+    case ETK_RECORDER_VALUE_DOUBLE:
       etk_fb_table_start(b);
       etk_fb_add_f64(b, ETK_ETDUMP_DOUBLE_DOUBLE_VAL, r->value.d, 0.0,
                      ETK_FB_FORCE);
@@ -189,13 +188,13 @@ static etk_fb_ref_t emit_value(finish_ctx_t *f, const rec_debug_t *r,
       etk_fb_add_i8(b, ETK_ETDUMP_VALUE_VAL, ETK_ETDUMP_VALUE_TYPE_DOUBLE, 0,
                     0);
       return etk_fb_table_end(b);
-    case ETK_VALUE_BOOL:
+    case ETK_RECORDER_VALUE_BOOL:
       payload = bool_table(b, r->value.u != 0);
       etk_fb_table_start(b);
       etk_fb_add_ref(b, ETK_ETDUMP_VALUE_BOOL_VALUE, payload);
       etk_fb_add_i8(b, ETK_ETDUMP_VALUE_VAL, ETK_ETDUMP_VALUE_TYPE_BOOL, 0, 0);
       return etk_fb_table_end(b);
-    case ETK_VALUE_TENSOR:
+    case ETK_RECORDER_VALUE_TENSOR:
       payload = emit_tensor(f, p, &p);
       if (r->flags & DEBUG_OUTPUT) output = bool_table(b, 1);
       etk_fb_table_start(b);
@@ -204,7 +203,7 @@ static etk_fb_ref_t emit_value(finish_ctx_t *f, const rec_debug_t *r,
       etk_fb_add_ref(b, ETK_ETDUMP_VALUE_TENSOR, payload);
       if (output) etk_fb_add_ref(b, ETK_ETDUMP_VALUE_OUTPUT, output);
       return etk_fb_table_end(b);
-    default: { /* ETK_VALUE_TENSOR_LIST */
+    default: { /* ETK_RECORDER_VALUE_TENSOR_LIST */
       etk_fb_ref_t vec;
       for (uint32_t i = 0; i < r->tensor_count; i++)
         f->list[i] = emit_tensor(f, p, &p);
@@ -239,10 +238,9 @@ static etk_fb_ref_t emit_debug(finish_ctx_t *f, const uint8_t *p) {
                  (int32_t)r.instruction,
                  ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID_DEFAULT, ETK_FB_FORCE);
   if (r.flags & DEBUG_DELEGATE_INT)
-    etk_fb_add_i32(b, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT,
-                   (int32_t)r.delegate_id,
-                   ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT_DEFAULT,
-                   ETK_FB_FORCE);
+    etk_fb_add_i32(
+        b, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, (int32_t)r.delegate_id,
+        ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT_DEFAULT, ETK_FB_FORCE);
   if (r.flags & DEBUG_DELEGATE_STR)
     etk_fb_add_ref(b, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR, id_str);
   etk_fb_add_ref(b, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY, value);
@@ -306,10 +304,9 @@ static etk_fb_ref_t block_close(finish_ctx_t *f, open_block_t *ob) {
   etk_fb_table_start(b);
   etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_NAME, name);
   if (ob->rec.flags & BLOCK_HAS_BUNDLED)
-    etk_fb_add_i32(b, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX,
-                   ob->rec.bundled_input_index,
-                   ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX_DEFAULT,
-                   ETK_FB_FORCE);
+    etk_fb_add_i32(
+        b, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, ob->rec.bundled_input_index,
+        ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX_DEFAULT, ETK_FB_FORCE);
   if (ob->allocators_vec != 0)
     etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_ALLOCATORS, ob->allocators_vec);
   if (events != 0) etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_EVENTS, events);
@@ -378,11 +375,20 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
         etk_fb_ref_t ev;
         allocators_close(&f, &ob);
         switch (p[0]) {
-          case REC_PROFILE: ev = emit_profile(&f, p); break;
-          case REC_DELEGATE: ev = emit_delegate(&f, p); break;
-          case REC_ALLOCATION: ev = emit_allocation(&f, p); break;
-          case REC_DEBUG: ev = emit_debug(&f, p); break;
-          default: return ETK_E_INTERNAL;
+          case REC_PROFILE:
+            ev = emit_profile(&f, p);
+            break;
+          case REC_DELEGATE:
+            ev = emit_delegate(&f, p);
+            break;
+          case REC_ALLOCATION:
+            ev = emit_allocation(&f, p);
+            break;
+          case REC_DEBUG:
+            ev = emit_debug(&f, p);
+            break;
+          default:
+            return ETK_E_INTERNAL;
         }
         f.items[ob.events++] = ev;
         break;

@@ -77,15 +77,15 @@ static uint16_t *rec_slots(const etk_recorder_t *rec) {
   return (uint16_t *)(void *)(rec_base(rec) + rec->slots_offset);
 }
 
-static uint32_t output_reserved_for(const etk_recorder_t *rec, uint32_t base,
-                                    uint32_t shape_count, uint32_t all,
-                                    uint32_t shared) {
-  (void)rec;
+/* The output reservation: one vtable per shape while the builder's cache
+ * can hold them all, else one per table (see BUDGET above). */
+static uint32_t output_reserved_for(uint32_t base, uint32_t shape_count,
+                                    uint32_t all, uint32_t shared) {
   return base + (shape_count > ETK_FB_VTABLE_CACHE ? all : shared);
 }
 
 static uint32_t output_reserved(const etk_recorder_t *rec) {
-  return output_reserved_for(rec, rec->output_base, rec->shape_count,
+  return output_reserved_for(rec->output_base, rec->shape_count,
                              rec->vtables_all, rec->vtables_shared);
 }
 
@@ -106,9 +106,8 @@ static void rooms_refresh(etk_recorder_t *rec) {
     rec->output_room = UINT32_MAX;
   } else {
     uint32_t reserved = output_reserved(rec);
-    rec->output_room = reserved < rec->output_capacity
-                           ? rec->output_capacity - reserved
-                           : 0u;
+    rec->output_room =
+        reserved < rec->output_capacity ? rec->output_capacity - reserved : 0u;
   }
   rec->profile_ready = 0;
   for (unsigned v = 0; v < 4; v++) {
@@ -142,7 +141,8 @@ static void dump_reset(etk_recorder_t *rec) {
   rec->output_base = rec_fixed_out();
   rec->shapes = SHAPE_BIT(SH_ETDUMP) | SHAPE_BIT(SH_RUN_DATA);
   rec->shape_count = 2;
-  rec->vtables_all = rec_shape_vtable(SH_ETDUMP) + rec_shape_vtable(SH_RUN_DATA);
+  rec->vtables_all =
+      rec_shape_vtable(SH_ETDUMP) + rec_shape_vtable(SH_RUN_DATA);
   rec->vtables_shared = rec->vtables_all;
   rec_set_state(rec, REC_STATE_INIT);
   rec->full = 0;
@@ -186,7 +186,9 @@ typedef struct rec_plan {
   uint32_t shape_count;
 } rec_plan_t;
 
-static void cost_clear(rec_cost_t *c) { memset(c, 0, sizeof *c); }
+static void cost_clear(rec_cost_t *c) {
+  memset(c, 0, sizeof *c);
+}
 
 /* Whether `c` fits.  On success fills *plan with the new budget (commit it
  * with budget_commit after the record is written).  Pure: changes nothing. */
@@ -213,10 +215,10 @@ static int budget_check(const etk_recorder_t *rec, const rec_cost_t *c,
   if (out > 0x7FFFFFFFu) return 0;
   plan->output_base = (uint32_t)out;
   plan->vtables_all = rec->vtables_all + c->vtables;
-  reserved = output_reserved_for(rec, plan->output_base, plan->shape_count,
+  reserved = output_reserved_for(plan->output_base, plan->shape_count,
                                  plan->vtables_all, plan->vtables_shared);
-  used = (uint64_t)rec->records_end + c->records + rec->scratch_bytes +
-         c->scratch;
+  used =
+      (uint64_t)rec->records_end + c->records + rec->scratch_bytes + c->scratch;
   if (rec->output == NULL)
     used += reserved;
   else if (reserved > rec->output_capacity)
@@ -387,8 +389,8 @@ static int layout_for(uint32_t max_strings, rec_layout_t *l) {
   l->slots_offset = rec_round8((uint32_t)sizeof(struct etk_recorder));
   l->entries_offset = (l->slots_offset + 2u * (uint64_t)slots + 7u) & ~7ull;
   l->records_begin =
-      (l->entries_offset + (uint64_t)sizeof(rec_string_t) * max_strings +
-       7u) & ~7ull;
+      (l->entries_offset + (uint64_t)sizeof(rec_string_t) * max_strings + 7u) &
+      ~7ull;
   return ETK_OK;
 }
 
@@ -421,13 +423,12 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
 
   rec = (etk_recorder_t *)(void *)((uint8_t *)mem + pad);
   memset(rec, 0, (size_t)layout.entries_offset);
-  rec->magic = REC_MAGIC;
   rec->arena_size = (uint32_t)size;
   rec->slots_offset = (uint32_t)layout.slots_offset;
   rec->entries_offset = (uint32_t)layout.entries_offset;
   rec->hash_mask = layout.hash_slots - 1u;
-  rec->max_strings = cfg->max_strings ? cfg->max_strings
-                                      : ETK_RECORDER_DEFAULT_MAX_STRINGS;
+  rec->max_strings =
+      cfg->max_strings ? cfg->max_strings : ETK_RECORDER_DEFAULT_MAX_STRINGS;
   rec->records_begin = (uint32_t)layout.records_begin;
   rec->strings_low = rec->arena_size;
   if (cfg->output != NULL) {
@@ -485,8 +486,9 @@ static uint64_t estimate_output(const etk_recorder_workload_t *w) {
   out += (uint64_t)w->allocators * (rec_table_bound(SH_ALLOCATOR) + 4u);
   out += (uint64_t)w->allocation_events *
          (rec_table_bound(SH_ALLOCATION) + rec_event_out(SH_EVENT_ALLOCATION));
-  out += ((uint64_t)w->debug_scalars + w->debug_tensors +
-          w->debug_tensor_lists) * debug_fixed_out();
+  out +=
+      ((uint64_t)w->debug_scalars + w->debug_tensors + w->debug_tensor_lists) *
+      debug_fixed_out();
   out += (uint64_t)w->debug_tensor_lists *
          (rec_table_bound(SH_TENSOR_LIST) + rec_vector_bound(0, 4));
   out += 4u * (uint64_t)w->list_tensors;
@@ -704,9 +706,9 @@ static int append_profile_slow(etk_recorder_t *rec, etk_recorder_name_t name,
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static int append_profile(etk_recorder_t *rec, etk_recorder_name_t name,
-                          int32_t chain, uint32_t instruction, uint64_t start,
-                          uint64_t end) {
+static int
+append_profile(etk_recorder_t *rec, etk_recorder_name_t name, int32_t chain,
+               uint32_t instruction, uint64_t start, uint64_t end) {
   unsigned variant;
   uint32_t scratch, arena_need, output_need;
   uint8_t *p;
@@ -725,10 +727,10 @@ static int append_profile(etk_recorder_t *rec, etk_recorder_name_t name,
   }
   rec->arena_room -= arena_need;
   rec->output_room -= output_need;
-  rec->output_base += rec_table_bound(SH_PROFILE + variant) +
-                      rec_event_out(SH_EVENT_PROFILE);
-  rec->vtables_all +=
-      rec_shape_vtable(SH_PROFILE + variant) + rec_shape_vtable(SH_EVENT_PROFILE);
+  rec->output_base +=
+      rec_table_bound(SH_PROFILE + variant) + rec_event_out(SH_EVENT_PROFILE);
+  rec->vtables_all += rec_shape_vtable(SH_PROFILE + variant) +
+                      rec_shape_vtable(SH_EVENT_PROFILE);
   rec->scratch_bytes += scratch;
   p = rec_base(rec) + rec->records_end;
   rec->records_end += (uint32_t)sizeof(rec_profile_t);
@@ -907,8 +909,8 @@ int etk_recorder_log_delegate(etk_recorder_t *rec, const char *name,
     if (status != ETK_OK) return status;
     return append_delegate(rec, 1, id, start, end, metadata, len);
   }
-  return append_delegate(rec, 0, (uint32_t)delegate_index, start, end,
-                         metadata, len);
+  return append_delegate(rec, 0, (uint32_t)delegate_index, start, end, metadata,
+                         len);
 }
 
 /* ------------------------------------------------------------ allocations */
@@ -973,9 +975,10 @@ int etk_recorder_track_allocation(etk_recorder_t *rec, uint32_t allocator_id,
   cost_clear(&c);
   c.records = (uint32_t)sizeof r;
   c.scratch = item_scratch(rec, rec->block_events);
-  c.output = rec_table_bound(SH_ALLOCATION) + rec_event_out(SH_EVENT_ALLOCATION);
-  c.vtables = rec_shape_vtable(SH_ALLOCATION) +
-              rec_shape_vtable(SH_EVENT_ALLOCATION);
+  c.output =
+      rec_table_bound(SH_ALLOCATION) + rec_event_out(SH_EVENT_ALLOCATION);
+  c.vtables =
+      rec_shape_vtable(SH_ALLOCATION) + rec_shape_vtable(SH_EVENT_ALLOCATION);
   c.shapes = SHAPE_BIT(SH_ALLOCATION) | SHAPE_BIT(SH_EVENT_ALLOCATION);
   if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
   memset(&r, 0, sizeof r);
@@ -1023,13 +1026,13 @@ static int tensor_valid(const etk_recorder_tensor_t *t) {
 static int value_valid(const etk_recorder_value_t *v, int *needs_sink) {
   *needs_sink = 0;
   switch (v->kind) {
-    case ETK_VALUE_INT:
-    case ETK_VALUE_BOOL:
-    case ETK_VALUE_DOUBLE:
+    case ETK_RECORDER_VALUE_INT:
+    case ETK_RECORDER_VALUE_BOOL:
+    case ETK_RECORDER_VALUE_DOUBLE:
       return ETK_OK;
-    case ETK_VALUE_TENSOR:
-    case ETK_VALUE_TENSOR_LIST: {
-      size_t n = v->kind == ETK_VALUE_TENSOR ? 1u : v->tensor_count;
+    case ETK_RECORDER_VALUE_TENSOR:
+    case ETK_RECORDER_VALUE_TENSOR_LIST: {
+      size_t n = v->kind == ETK_RECORDER_VALUE_TENSOR ? 1u : v->tensor_count;
       if (v->tensors == NULL && n != 0) return ETK_E_INVALID_ARGUMENT;
       if (n > 0xFFFFFFu) return ETK_E_LIMIT;
       for (size_t i = 0; i < n; i++) {
@@ -1080,14 +1083,14 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   vtables = rec_shape_vtable(debug_shape) + rec_shape_vtable(SH_EVENT_DEBUG);
   c.shapes = SHAPE_BIT(debug_shape) | SHAPE_BIT(SH_EVENT_DEBUG);
   switch (v->kind) {
-    case ETK_VALUE_INT:
-    case ETK_VALUE_DOUBLE:
-    case ETK_VALUE_BOOL: {
-      unsigned value_shape = v->kind == ETK_VALUE_INT      ? SH_VALUE_INT
-                             : v->kind == ETK_VALUE_DOUBLE ? SH_VALUE_DOUBLE
+    case ETK_RECORDER_VALUE_INT:
+    case ETK_RECORDER_VALUE_DOUBLE:
+    case ETK_RECORDER_VALUE_BOOL: {
+      unsigned value_shape = v->kind == ETK_RECORDER_VALUE_INT      ? SH_VALUE_INT
+                             : v->kind == ETK_RECORDER_VALUE_DOUBLE ? SH_VALUE_DOUBLE
                                                            : SH_VALUE_BOOL;
-      unsigned payload = v->kind == ETK_VALUE_INT      ? SH_INT
-                         : v->kind == ETK_VALUE_DOUBLE ? SH_DOUBLE
+      unsigned payload = v->kind == ETK_RECORDER_VALUE_INT      ? SH_INT
+                         : v->kind == ETK_RECORDER_VALUE_DOUBLE ? SH_DOUBLE
                                                        : SH_BOOL;
       is_output = 0; /* upstream never flags scalars */
       output += rec_table_bound(value_shape) + rec_table_bound(payload);
@@ -1096,11 +1099,10 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
       break;
     }
     default: {
-      int list = v->kind == ETK_VALUE_TENSOR_LIST;
-      unsigned value_shape = list ? (is_output ? SH_VALUE_LIST_OUT
-                                               : SH_VALUE_LIST)
-                                  : (is_output ? SH_VALUE_TENSOR_OUT
-                                               : SH_VALUE_TENSOR);
+      int list = v->kind == ETK_RECORDER_VALUE_TENSOR_LIST;
+      unsigned value_shape =
+          list ? (is_output ? SH_VALUE_LIST_OUT : SH_VALUE_LIST)
+               : (is_output ? SH_VALUE_TENSOR_OUT : SH_VALUE_TENSOR);
       count = list ? v->tensor_count : 1u;
       output += rec_table_bound(value_shape);
       vtables += rec_shape_vtable(value_shape);
@@ -1190,15 +1192,15 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   r.instruction = rec->debug_handle;
   r.delegate_id = id;
   r.tensor_count = (uint32_t)count;
-  if (v->kind == ETK_VALUE_INT)
+  if (v->kind == ETK_RECORDER_VALUE_INT)
     r.value.i = v->int_value;
-  else if (v->kind == ETK_VALUE_DOUBLE)
+  else if (v->kind == ETK_RECORDER_VALUE_DOUBLE)
     r.value.d = v->double_value;
-  else if (v->kind == ETK_VALUE_BOOL)
+  else if (v->kind == ETK_RECORDER_VALUE_BOOL)
     r.value.u = v->bool_value != 0;
   memcpy(rec_base(rec) + offset, &r, sizeof r);
   budget_commit(rec, &c, &plan);
-  if (v->kind == ETK_VALUE_TENSOR_LIST && count > rec->max_list)
+  if (v->kind == ETK_RECORDER_VALUE_TENSOR_LIST && count > rec->max_list)
     rec->max_list = (uint32_t)count;
   rec->block_events++;
   note_item(rec, rec->block_events);

@@ -25,8 +25,6 @@ enum {
   REC_STATE_DONE        /* finished */
 };
 
-#define REC_MAGIC 0x45544b52u /* "RKTE" */
-
 /* One interned string.  `gen` is the dump generation in which the string's
  * output bytes were last reserved; `ref` is its builder ref during finish. */
 typedef struct rec_string {
@@ -38,7 +36,6 @@ typedef struct rec_string {
 } rec_string_t;
 
 struct etk_recorder {
-  uint32_t magic;
   uint32_t arena_size; /* bytes from the context start to the arena end */
 
   /* string table: u16 slots (0 = empty, else id) then rec_string_t[] */
@@ -90,7 +87,6 @@ struct etk_recorder {
   uint32_t gen; /* dump generation, never 0 */
 
   uint32_t block_record; /* offset of the current block record, 0 = none */
-  uint32_t block_dropped; /* current block was dropped */
   uint32_t block_count;
   uint32_t event_count;
   uint32_t allocator_count;
@@ -164,8 +160,7 @@ typedef struct rec_block {
   etk_recorder_name_t name;
   int32_t bundled_input_index;
   uint32_t allocators; /* allocator records that follow */
-  uint32_t events;     /* event records in the block */
-  uint32_t unused2;
+  uint32_t unused2[2];
 } rec_block_t; /* 24 bytes */
 
 typedef struct rec_allocator {
@@ -191,11 +186,11 @@ typedef struct rec_profile {
 #define DELEGATE_ID_STR 1u
 typedef struct rec_delegate {
   uint8_t kind;
-  uint8_t flags;          /* DELEGATE_ID_STR: id is a name */
-  uint16_t metadata_len;  /* metadata bytes follow, padded to 8 */
+  uint8_t flags;         /* DELEGATE_ID_STR: id is a name */
+  uint16_t metadata_len; /* metadata bytes follow, padded to 8 */
   int32_t chain;
   uint32_t instruction;
-  uint32_t id;            /* int32 id or name */
+  uint32_t id; /* int32 id or name */
   uint64_t start;
   uint64_t end;
 } rec_delegate_t; /* 32 bytes + metadata */
@@ -215,7 +210,7 @@ typedef struct rec_debug {
   uint8_t value_kind; /* etk_value_kind_t */
   uint8_t flags;
   uint8_t unused;
-  uint32_t size;      /* whole record, tensors included */
+  uint32_t size; /* whole record, tensors included */
   int32_t chain;
   uint32_t instruction;
   uint32_t delegate_id; /* int32 id or name */
@@ -231,28 +226,35 @@ typedef struct rec_tensor {
   int32_t scalar_type;
   uint32_t dim;
   int64_t offset; /* in the data sink, -1 for an empty tensor */
-} rec_tensor_t; /* 16 bytes, then sizes[dim], strides[dim] */
+} rec_tensor_t;   /* 16 bytes, then sizes[dim], strides[dim] */
 
-static inline uint32_t rec_round8(uint32_t n) { return (n + 7u) & ~7u; }
+static inline uint32_t rec_round8(uint32_t n) {
+  return (n + 7u) & ~7u;
+}
 
 /* Size of the record at `p` (kind byte first). */
 static inline uint32_t rec_record_size(const uint8_t *p) {
   switch (p[0]) {
-    case REC_BLOCK: return (uint32_t)sizeof(rec_block_t);
-    case REC_ALLOCATOR: return (uint32_t)sizeof(rec_allocator_t);
-    case REC_PROFILE: return (uint32_t)sizeof(rec_profile_t);
+    case REC_BLOCK:
+      return (uint32_t)sizeof(rec_block_t);
+    case REC_ALLOCATOR:
+      return (uint32_t)sizeof(rec_allocator_t);
+    case REC_PROFILE:
+      return (uint32_t)sizeof(rec_profile_t);
     case REC_DELEGATE: {
       uint16_t n;
       memcpy(&n, p + 2, sizeof n);
       return (uint32_t)sizeof(rec_delegate_t) + rec_round8(n);
     }
-    case REC_ALLOCATION: return (uint32_t)sizeof(rec_allocation_t);
+    case REC_ALLOCATION:
+      return (uint32_t)sizeof(rec_allocation_t);
     case REC_DEBUG: {
       uint32_t n;
       memcpy(&n, p + 4, sizeof n);
       return n;
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -268,15 +270,15 @@ static inline uint32_t rec_record_size(const uint8_t *p) {
  * dtype/offset, Int/Bool/Double values) so that shapes do not multiply. */
 enum {
   SH_ETDUMP = 0,
-  SH_RUN_DATA = 1,         /* + BUNDLED(1) + ALLOCATORS(2) + EVENTS(4): 8 */
+  SH_RUN_DATA = 1, /* + BUNDLED(1) + ALLOCATORS(2) + EVENTS(4): 8 */
   SH_ALLOCATOR = 9,
   SH_EVENT_PROFILE = 10,
   SH_EVENT_ALLOCATION = 11,
   SH_EVENT_DEBUG = 12,
-  SH_PROFILE = 13,         /* + NAME(1) + CHAIN(2): 4 */
-  SH_DELEGATE = 17,        /* + STR(1) + CHAIN(2): 4 */
+  SH_PROFILE = 13,  /* + NAME(1) + CHAIN(2): 4 */
+  SH_DELEGATE = 17, /* + STR(1) + CHAIN(2): 4 */
   SH_ALLOCATION = 21,
-  SH_DEBUG = 22,           /* + CHAIN(1) + 2*(0 none, 1 int, 2 str): 6 */
+  SH_DEBUG = 22, /* + CHAIN(1) + 2*(0 none, 1 int, 2 str): 6 */
   SH_VALUE_TENSOR = 28,
   SH_VALUE_TENSOR_OUT = 29,
   SH_VALUE_LIST = 30,
@@ -305,22 +307,38 @@ typedef struct rec_shape_info {
 /* D (field bytes), A (alignment), vtable bytes of every shape finish.c
  * writes; the comment gives the write order, which fixes D. */
 static const rec_shape_info_t rec_shape_table[SH_COUNT] = {
-    {4, 4, 8},   /* ETDump: run_data */
+    {4, 4, 8}, /* ETDump: run_data */
     /* RunData: name [bundled] [allocators] [events] */
-    {4, 4, 6},   {8, 4, 8},   {8, 4, 10},  {12, 4, 10},
-    {8, 4, 12},  {12, 4, 12}, {12, 4, 12}, {16, 4, 12},
-    {4, 4, 6},   /* Allocator: name */
-    {4, 4, 6},   /* Event: profile_event */
-    {4, 4, 8},   /* Event: allocation_event */
-    {4, 4, 10},  /* Event: debug_event */
+    {4, 4, 6},
+    {8, 4, 8},
+    {8, 4, 10},
+    {12, 4, 10},
+    {8, 4, 12},
+    {12, 4, 12},
+    {12, 4, 12},
+    {16, 4, 12},
+    {4, 4, 6},  /* Allocator: name */
+    {4, 4, 6},  /* Event: profile_event */
+    {4, 4, 8},  /* Event: allocation_event */
+    {4, 4, 10}, /* Event: debug_event */
     /* ProfileEvent: start end [chain] instruction [name] */
-    {20, 8, 20}, {24, 8, 20}, {24, 8, 20}, {28, 8, 20},
+    {20, 8, 20},
+    {24, 8, 20},
+    {24, 8, 20},
+    {28, 8, 20},
     /* ProfileEvent (delegate): start end [chain] instruction id metadata */
-    {28, 8, 20}, {28, 8, 20}, {32, 8, 20}, {32, 8, 20},
-    {12, 8, 8},  /* AllocationEvent: size allocator_id */
+    {28, 8, 20},
+    {28, 8, 20},
+    {32, 8, 20},
+    {32, 8, 20},
+    {12, 8, 8}, /* AllocationEvent: size allocator_id */
     /* DebugEvent: [chain] instruction [id] debug_entry */
-    {8, 4, 10},  {16, 8, 10}, {12, 4, 12}, {20, 8, 12},
-    {12, 4, 14}, {20, 8, 14},
+    {8, 4, 10},
+    {16, 8, 10},
+    {12, 4, 12},
+    {20, 8, 12},
+    {12, 4, 14},
+    {20, 8, 14},
     {8, 4, 8},   /* Value: val tensor */
     {12, 4, 20}, /* Value: val tensor output */
     {8, 4, 10},  /* Value: val tensor_list */
@@ -334,7 +352,6 @@ static const rec_shape_info_t rec_shape_table[SH_COUNT] = {
     {8, 8, 6},   /* Double: double_val */
     {1, 4, 6},   /* Bool: bool_val */
 };
-
 
 /* Worst-case bytes of one table of shape s, vtable excluded:
  * [soffset 4][D][pad < A]. */
@@ -362,7 +379,9 @@ static inline unsigned rec_debug_shape(int32_t chain, unsigned id_kind) {
  * Worst-case output bytes of objects other than tables (the builder's
  * layout, src/flatbuf/builder.c): a string is [u32 n][n][NUL][pad<4];
  * a vector [u32 count][elements][pad < max(align, 4)]. */
-static inline uint32_t rec_string_bound(uint32_t len) { return len + 8u; }
+static inline uint32_t rec_string_bound(uint32_t len) {
+  return len + 8u;
+}
 static inline uint32_t rec_vector_bound(uint32_t bytes, uint32_t align) {
   return 4u + bytes + (align < 4u ? 4u : align) - 1u;
 }

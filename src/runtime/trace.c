@@ -29,11 +29,11 @@ _Static_assert(sizeof(etk_trace_value_t) == sizeof(etk_recorder_value_t) &&
                    SAME_FIELD(etk_trace_value_t, etk_recorder_value_t, tensors) &&
                    SAME_FIELD(etk_trace_value_t, etk_recorder_value_t, tensor_count),
                "trace value layout");
-_Static_assert((int)ETK_TRACE_INT == (int)ETK_VALUE_INT &&
-                   (int)ETK_TRACE_BOOL == (int)ETK_VALUE_BOOL &&
-                   (int)ETK_TRACE_DOUBLE == (int)ETK_VALUE_DOUBLE &&
-                   (int)ETK_TRACE_TENSOR == (int)ETK_VALUE_TENSOR &&
-                   (int)ETK_TRACE_TENSOR_LIST == (int)ETK_VALUE_TENSOR_LIST,
+_Static_assert((int)ETK_TRACE_INT == (int)ETK_RECORDER_VALUE_INT &&
+                   (int)ETK_TRACE_BOOL == (int)ETK_RECORDER_VALUE_BOOL &&
+                   (int)ETK_TRACE_DOUBLE == (int)ETK_RECORDER_VALUE_DOUBLE &&
+                   (int)ETK_TRACE_TENSOR == (int)ETK_RECORDER_VALUE_TENSOR &&
+                   (int)ETK_TRACE_TENSOR_LIST == (int)ETK_RECORDER_VALUE_TENSOR_LIST,
                "trace value kinds");
 _Static_assert(sizeof(etk_recorder_scope_t) <= sizeof(etk_trace_scope_t),
                "trace scope storage");

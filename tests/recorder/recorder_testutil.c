@@ -229,7 +229,8 @@ typedef struct replay_tensors {
 
 static uint8_t replay_byte = 0x5a;
 
-static int replay_tensor(json_t *jt, replay_tensors_t *ts, replay_sink_t *sink) {
+static int replay_tensor(json_t *jt, replay_tensors_t *ts,
+                         replay_sink_t *sink) {
   etk_recorder_tensor_t *t;
   json_t *sizes = json_object_get(jt, "sizes");
   json_t *strides = json_object_get(jt, "strides");
@@ -277,10 +278,10 @@ static int replay_debug(etk_recorder_t *rec, json_t *de, replay_sink_t *sink) {
       (uint32_t)json_integer_value(json_object_get(de, "instruction_id")));
   if (kind == NULL) return ETK_E_FORMAT;
   if (strcmp(kind, "Int") == 0) {
-    v = etk_value_int(
-        json_integer_value(rt_json(entry, "int_value/int_val")));
+    v = etk_value_int(json_integer_value(rt_json(entry, "int_value/int_val")));
   } else if (strcmp(kind, "Double") == 0) {
-    v = etk_value_double(json_number_value(rt_json(entry, "double_value/double_val")));
+    v = etk_value_double(
+        json_number_value(rt_json(entry, "double_value/double_val")));
   } else if (strcmp(kind, "Bool") == 0) {
     v = etk_value_bool(json_is_true(rt_json(entry, "bool_value/bool_val")));
   } else if (strcmp(kind, "Tensor") == 0) {
@@ -325,8 +326,8 @@ static int replay_profile(etk_recorder_t *rec, rt_clock_t *clk, json_t *pe) {
     for (size_t i = 0; i < n; i++)
       bytes[i] = (uint8_t)json_integer_value(json_array_get(md, i));
     return etk_recorder_log_delegate(
-        rec, id_str, id_str ? ETK_DELEGATE_ID_UNSET : (int32_t)id_int,
-        times[0], times[1], n ? bytes : NULL, n);
+        rec, id_str, id_str ? ETK_DELEGATE_ID_UNSET : (int32_t)id_int, times[0],
+        times[1], n ? bytes : NULL, n);
   }
   {
     etk_recorder_name_t id = name ? etk_recorder_intern(rec, name) : 0;

@@ -52,7 +52,8 @@ int rt_check_dump(const uint8_t *buf, size_t len, json_t **json);
 json_t *rt_json(json_t *root, const char *path);
 const char *rt_json_str(json_t *root, const char *path);
 long long rt_json_int(json_t *root, const char *path, long long missing);
-size_t rt_json_len(json_t *root, const char *path); /* array size, 0 if absent */
+size_t rt_json_len(json_t *root,
+                   const char *path); /* array size, 0 if absent */
 int rt_json_has(json_t *root, const char *path);
 
 /* Runs an ETDump (as decoded JSON) through the recorder API (a replay of

@@ -39,7 +39,8 @@ ETK_TEST(init_errors) {
   CHECK_EQ_INT(etk_recorder_init(&rec, NULL, sizeof arena, &cfg),
                ETK_E_INVALID_ARGUMENT);
   CHECK(rec == NULL);
-  CHECK_EQ_INT(etk_recorder_init(&rec, tiny, sizeof tiny, &cfg), ETK_E_NO_MEMORY);
+  CHECK_EQ_INT(etk_recorder_init(&rec, tiny, sizeof tiny, &cfg),
+               ETK_E_NO_MEMORY);
   cfg.max_strings = ETK_RECORDER_MAX_STRINGS + 1;
   CHECK_EQ_INT(etk_recorder_init(&rec, arena, sizeof arena, &cfg), ETK_E_LIMIT);
   cfg.max_strings = 0;
@@ -53,9 +54,9 @@ ETK_TEST(init_errors) {
   /* unaligned memory is fine */
   cfg.output = NULL;
   cfg.output_capacity = 0;
-  CHECK_EQ_INT(etk_recorder_init(&rec, (uint8_t *)arena + 3, sizeof arena - 3,
-                                 &cfg),
-               ETK_OK);
+  CHECK_EQ_INT(
+      etk_recorder_init(&rec, (uint8_t *)arena + 3, sizeof arena - 3, &cfg),
+      ETK_OK);
   CHECK(rec != NULL && ((uintptr_t)rec % 8) == 0);
 #if ETK_RECORDER_HOST
   /* no clock: the host clock */
@@ -134,7 +135,8 @@ ETK_TEST(state_machine_without_aborts) {
   s = etk_recorder_begin(rec, 0);
   CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_E_INVALID_STATE);
   CHECK_EQ_INT(etk_recorder_track_allocation(rec, 1, 1), ETK_E_INVALID_STATE);
-  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "a", NULL), ETK_E_INVALID_STATE);
+  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "a", NULL),
+               ETK_E_INVALID_STATE);
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_INVALID_STATE);
   CHECK_EQ_INT(etk_recorder_log_delegate(rec, NULL, 1, 1, 2, NULL, 0),
                ETK_E_INVALID_STATE);
@@ -147,7 +149,8 @@ ETK_TEST(state_machine_without_aborts) {
   REQUIRE(etk_recorder_begin_block(rec, "b") == ETK_OK);
   CHECK_EQ_INT(etk_recorder_finish(rec, &out, &len), ETK_OK);
   CHECK_EQ_INT(etk_recorder_track_allocation(rec, 1, 1), ETK_E_INVALID_STATE);
-  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "a", NULL), ETK_E_INVALID_STATE);
+  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "a", NULL),
+               ETK_E_INVALID_STATE);
   /* NULLs */
   CHECK_EQ_INT(etk_recorder_begin_block(NULL, "x"), ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(etk_recorder_begin_block(rec, NULL), ETK_E_INVALID_ARGUMENT);
@@ -529,13 +532,14 @@ ETK_TEST(many_shapes_fall_back_to_conservative_vtables) {
         etk_recorder_tensor_t two[2];
         two[0] = t;
         two[1] = t;
-        v = k == 0 ? etk_value_int(1)
+        v = k == 0   ? etk_value_int(1)
             : k == 1 ? etk_value_double(2)
             : k == 2 ? etk_value_bool(1)
             : k <= 4 ? etk_value_tensor(&t)
                      : etk_value_tensor_list(two, 2);
-        CHECK_EQ_INT(etk_recorder_log_value(rec, &v, (etk_logged_type_t)(k & 1)),
-                     ETK_OK);
+        CHECK_EQ_INT(
+            etk_recorder_log_value(rec, &v, (etk_logged_type_t)(k & 1)),
+            ETK_OK);
         CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, NULL, 3, &v), ETK_OK);
         CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, "x", -1, &v), ETK_OK);
       }

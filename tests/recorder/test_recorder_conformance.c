@@ -49,7 +49,8 @@ static void replay_golden(const char *name) {
   got = rt_flatc_decode(out, len);
   REQUIRE(got != NULL);
   if (!json_equal(want, got)) {
-    char *a = json_dumps(want, JSON_COMPACT), *b = json_dumps(got, JSON_COMPACT);
+    char *a = json_dumps(want, JSON_COMPACT),
+         *b = json_dumps(got, JSON_COMPACT);
     printf("# want %.600s\n# got  %.600s\n", a, b);
     free(a);
     free(b);
@@ -61,11 +62,21 @@ static void replay_golden(const char *name) {
   free(golden);
 }
 
-ETK_TEST(golden_tutorial) { replay_golden("etdump_tutorial.etdp"); }
-ETK_TEST(golden_empty_block) { replay_golden("golden_empty_block.etdp"); }
-ETK_TEST(golden_allocators) { replay_golden("golden_allocators.etdp"); }
-ETK_TEST(golden_debug_events) { replay_golden("golden_debug_events.etdp"); }
-ETK_TEST(golden_delegate_events) { replay_golden("golden_delegate_events.etdp"); }
+ETK_TEST(golden_tutorial) {
+  replay_golden("etdump_tutorial.etdp");
+}
+ETK_TEST(golden_empty_block) {
+  replay_golden("golden_empty_block.etdp");
+}
+ETK_TEST(golden_allocators) {
+  replay_golden("golden_allocators.etdp");
+}
+ETK_TEST(golden_debug_events) {
+  replay_golden("golden_debug_events.etdp");
+}
+ETK_TEST(golden_delegate_events) {
+  replay_golden("golden_delegate_events.etdp");
+}
 
 /* Every member of `a` is in `b` with the same value (b may have more keys:
  * scalars that --defaults-json adds). */
@@ -189,8 +200,8 @@ ETK_TEST(field_presence_rules) {
   CHECK(!etk_fb_has(run0, ETK_ETDUMP_RUN_DATA_ALLOCATORS));
   /* B1 fixed: the index is written */
   CHECK(etk_fb_has(run1, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX));
-  CHECK_EQ_INT(etk_fb_get_i32(run1, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, -1),
-               2);
+  CHECK_EQ_INT(
+      etk_fb_get_i32(run1, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, -1), 2);
   CHECK(etk_fb_has(run1, ETK_ETDUMP_RUN_DATA_EVENTS));
   CHECK_EQ_INT(etk_fb_get_vector(run1, ETK_ETDUMP_RUN_DATA_EVENTS).count, 0);
 
@@ -216,7 +227,8 @@ ETK_TEST(field_presence_rules) {
           .count,
       0);
   CHECK_EQ_INT(
-      etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1), 3);
+      etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1),
+      3);
   CHECK(!etk_fb_has(pe, ETK_ETDUMP_PROFILE_EVENT_NAME));
   CHECK_EQ_U64(etk_fb_get_u64(pe, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0), 5);
 
@@ -235,9 +247,11 @@ ETK_TEST(field_presence_rules) {
 
   de = event_sub(out, run0, 4, ETK_ETDUMP_EVENT_DEBUG_EVENT);
   CHECK(!etk_fb_has(de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX));
-  CHECK_EQ_INT(etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1), 7);
-  ten = etk_fb_get_table(etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY),
-                         ETK_ETDUMP_VALUE_TENSOR);
+  CHECK_EQ_INT(etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1),
+               7);
+  ten =
+      etk_fb_get_table(etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY),
+                       ETK_ETDUMP_VALUE_TENSOR);
   CHECK_EQ_INT(etk_fb_get_i8(ten, ETK_ETDUMP_TENSOR_SCALAR_TYPE, 0),
                ETK_SCALAR_TYPE_FLOAT);
   CHECK(memcmp(debug + etk_fb_get_i64(ten, ETK_ETDUMP_TENSOR_OFFSET, 0), data,

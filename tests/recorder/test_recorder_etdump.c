@@ -49,10 +49,10 @@ static json_t *finish_json(etk_recorder_t *rec, int *ok) {
   return j;
 }
 
-#define FINISH_OR_SKIP(rec, json)                                              \
-  int ok_;                                                                     \
-  json_t *json = finish_json(rec, &ok_);                                       \
-  REQUIRE(ok_);                                                                \
+#define FINISH_OR_SKIP(rec, json)        \
+  int ok_;                               \
+  json_t *json = finish_json(rec, &ok_); \
+  REQUIRE(ok_);                          \
   if (json == NULL) ETK_SKIP("flatc not available")
 
 static const float ones6[6] = {1, 1, 1, 1, 1, 1};
@@ -76,19 +76,23 @@ ETK_TEST(single_profile_event) {
     REQUIRE(rec != NULL);
     REQUIRE(etk_recorder_begin_block(rec, "test_block") == ETK_OK);
     for (int j = 0; j < 2048; j++) {
-      etk_recorder_scope_t s = etk_recorder_begin_named(rec, "test_event", 0, 1);
+      etk_recorder_scope_t s =
+          etk_recorder_begin_named(rec, "test_event", 0, 1);
       CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
     }
     {
       FINISH_OR_SKIP(rec, json);
       CHECK_EQ_INT(rt_json_int(json, "version", -1), 0);
-      CHECK_EQ_U64(rt_json_len(json, "run_data"), etk_recorder_block_count(rec));
+      CHECK_EQ_U64(rt_json_len(json, "run_data"),
+                   etk_recorder_block_count(rec));
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/name"), "test_block");
       CHECK_EQ_U64(rt_json_len(json, "run_data/0/events"), 2048);
-      CHECK_EQ_STR(rt_json_str(json, "run_data/0/events/2047/profile_event/name"),
-                   "test_event");
+      CHECK_EQ_STR(
+          rt_json_str(json, "run_data/0/events/2047/profile_event/name"),
+          "test_event");
       CHECK_EQ_INT(
-          rt_json_int(json, "run_data/0/events/5/profile_event/instruction_id", 9),
+          rt_json_int(json, "run_data/0/events/5/profile_event/instruction_id",
+                      9),
           1);
       json_decref(json);
     }
@@ -113,10 +117,12 @@ ETK_TEST(multiple_profile_event) {
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/events/1/profile_event/name"),
                    "test_event_1");
       CHECK_EQ_INT(
-          rt_json_int(json, "run_data/0/events/0/profile_event/instruction_id", 0),
+          rt_json_int(json, "run_data/0/events/0/profile_event/instruction_id",
+                      0),
           2);
-      CHECK(rt_json_int(json, "run_data/0/events/1/profile_event/start_time", 0) <
-            rt_json_int(json, "run_data/0/events/0/profile_event/start_time", 0));
+      CHECK(
+          rt_json_int(json, "run_data/0/events/1/profile_event/start_time", 0) <
+          rt_json_int(json, "run_data/0/events/0/profile_event/start_time", 0));
       json_decref(json);
     }
   }
@@ -193,19 +199,19 @@ ETK_TEST(allocation_events) {
       FINISH_OR_SKIP(rec, json);
       CHECK_EQ_U64(rt_json_len(json, "run_data/0/events"), 5);
       CHECK(!rt_json_has(json, "run_data/0/allocators"));
-      CHECK_EQ_INT(rt_json_int(json,
-                               "run_data/0/events/1/allocation_event/allocator_id",
-                               0),
-                   2);
       CHECK_EQ_INT(
-          rt_json_int(json,
-                      "run_data/0/events/1/allocation_event/allocation_size", 0),
+          rt_json_int(json, "run_data/0/events/1/allocation_event/allocator_id",
+                      0),
+          2);
+      CHECK_EQ_INT(
+          rt_json_int(
+              json, "run_data/0/events/1/allocation_event/allocation_size", 0),
           128);
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/events/3/profile_event/name"),
                    "test_event");
       CHECK_EQ_INT(
-          rt_json_int(json,
-                      "run_data/0/events/4/allocation_event/allocation_size", 0),
+          rt_json_int(
+              json, "run_data/0/events/4/allocation_event/allocation_size", 0),
           128);
       json_decref(json);
     }
@@ -280,9 +286,10 @@ ETK_TEST(debug_event) {
                                  "int_value/int_val",
                                  0),
                      5);
-        CHECK_EQ_STR(rt_json_str(json,
-                                 "run_data/0/events/1/debug_event/debug_entry/val"),
-                     "Double");
+        CHECK_EQ_STR(
+            rt_json_str(json,
+                        "run_data/0/events/1/debug_event/debug_entry/val"),
+            "Double");
         CHECK(json_real_value(rt_json(json,
                                       "run_data/0/events/1/debug_event/"
                                       "debug_entry/double_value/double_val")) ==
@@ -293,20 +300,23 @@ ETK_TEST(debug_event) {
                                  0),
                      1);
         /* scalars never carry output; the tensor's bytes are in the sink */
-        CHECK(!rt_json_has(json, "run_data/0/events/2/debug_event/debug_entry/output"));
-        CHECK(!rt_json_has(json, "run_data/0/events/4/debug_event/debug_entry/output"));
+        CHECK(!rt_json_has(
+            json, "run_data/0/events/2/debug_event/debug_entry/output"));
+        CHECK(!rt_json_has(
+            json, "run_data/0/events/4/debug_event/debug_entry/output"));
         CHECK_EQ_INT(rt_json_int(json,
                                  "run_data/0/events/5/debug_event/debug_entry/"
                                  "output/bool_val",
                                  0),
                      1);
         /* unset chain is stored in the ulong field as 2^64-1 */
-        CHECK_EQ_STR(rt_json_str(json, "run_data/0/events/0/debug_event/chain_index"),
-                     "2^64-1");
-        CHECK_EQ_INT(rt_json_int(json,
-                                 "run_data/0/events/0/debug_event/instruction_id",
-                                 -7),
-                     0);
+        CHECK_EQ_STR(
+            rt_json_str(json, "run_data/0/events/0/debug_event/chain_index"),
+            "2^64-1");
+        CHECK_EQ_INT(
+            rt_json_int(json, "run_data/0/events/0/debug_event/instruction_id",
+                        -7),
+            0);
         {
           long long off0 = rt_json_int(
               json, "run_data/0/events/4/debug_event/debug_entry/tensor/offset",
@@ -352,7 +362,8 @@ ETK_TEST(debug_event_tensor_list) {
             "run_data/0/events/0/debug_event/debug_entry/tensor_list/tensors";
         char path[256];
         CHECK_EQ_STR(
-            rt_json_str(json, "run_data/0/events/0/debug_event/debug_entry/val"),
+            rt_json_str(json,
+                        "run_data/0/events/0/debug_event/debug_entry/val"),
             "TensorList");
         CHECK_EQ_U64(rt_json_len(json, list), 2);
         snprintf(path, sizeof path, "%s/1/scalar_type", list);
@@ -435,15 +446,16 @@ ETK_TEST(multiple_blocks_with_events) {
     {
       FINISH_OR_SKIP(rec, json);
       CHECK_EQ_INT(rt_json_int(json, "version", -1), 0);
-      CHECK_EQ_U64(rt_json_len(json, "run_data"), etk_recorder_block_count(rec));
+      CHECK_EQ_U64(rt_json_len(json, "run_data"),
+                   etk_recorder_block_count(rec));
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/name"), "test_block");
       CHECK_EQ_U64(rt_json_len(json, "run_data/0/allocators"), 2);
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/allocators/0/name"),
                    "test_allocator_0");
       CHECK_EQ_U64(rt_json_len(json, "run_data/0/events"), 3);
       CHECK_EQ_INT(
-          rt_json_int(json,
-                      "run_data/0/events/0/allocation_event/allocation_size", 0),
+          rt_json_int(
+              json, "run_data/0/events/0/allocation_event/allocation_size", 0),
           64);
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/events/2/profile_event/name"),
                    "test_event");
@@ -460,15 +472,17 @@ ETK_TEST(verify_data) {
     etk_recorder_scope_t s;
     REQUIRE(rec != NULL);
     REQUIRE(etk_recorder_begin_block(rec, "test_block") == ETK_OK);
-    CHECK_EQ_INT(etk_recorder_track_allocator(rec, "single prof allocator", NULL),
-                 ETK_OK);
+    CHECK_EQ_INT(
+        etk_recorder_track_allocator(rec, "single prof allocator", NULL),
+        ETK_OK);
     s = etk_recorder_begin_named(rec, "test_event", 0, 1);
     CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
     s = etk_recorder_begin_named(rec, "test_event2", 0, 1);
     CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
     {
       FINISH_OR_SKIP(rec, json);
-      CHECK_EQ_U64(rt_json_len(json, "run_data"), etk_recorder_block_count(rec));
+      CHECK_EQ_U64(rt_json_len(json, "run_data"),
+                   etk_recorder_block_count(rec));
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/name"), "test_block");
       CHECK_EQ_STR(rt_json_str(json, "run_data/0/events/0/profile_event/name"),
                    "test_event");
@@ -510,8 +524,8 @@ ETK_TEST(log_delegate_intermediate_output) {
       CHECK_EQ_INT(
           etk_recorder_log_delegate_value(rec, "test_event_tensor", 2589, &vt),
           ETK_E_INVALID_ARGUMENT);
-      CHECK_EQ_INT(etk_recorder_log_delegate_value(
-                       rec, NULL, ETK_DELEGATE_ID_UNSET, &vl),
+      CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, NULL,
+                                                   ETK_DELEGATE_ID_UNSET, &vl),
                    ETK_E_INVALID_ARGUMENT);
       CHECK_EQ_INT(
           etk_recorder_log_delegate_value(rec, "test_event_tensor", 2589, &vi),
@@ -519,8 +533,8 @@ ETK_TEST(log_delegate_intermediate_output) {
       CHECK_EQ_INT(
           etk_recorder_log_delegate_value(rec, "test_event_tensor", 2589, &vd),
           ETK_E_INVALID_ARGUMENT);
-      CHECK_EQ_INT(etk_recorder_log_delegate_value(
-                       rec, NULL, ETK_DELEGATE_ID_UNSET, &vb),
+      CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, NULL,
+                                                   ETK_DELEGATE_ID_UNSET, &vb),
                    ETK_E_INVALID_ARGUMENT);
       CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, "test_event_tensor",
                                                    ETK_DELEGATE_ID_UNSET, &vt),
@@ -563,8 +577,8 @@ ETK_TEST(log_delegate_intermediate_output) {
                                  "tensor_list/tensors"),
                      2);
         /* delegate outputs never carry the program-output flag */
-        CHECK(!rt_json_has(json,
-                           "run_data/0/events/0/debug_event/debug_entry/output"));
+        CHECK(!rt_json_has(
+            json, "run_data/0/events/0/debug_event/debug_entry/output"));
         json_decref(json);
       }
       sinks_done(&k);
@@ -585,8 +599,10 @@ ETK_TEST(verify_delegate_intermediate_logging) {
       REQUIRE(rec != NULL);
       REQUIRE(etk_recorder_begin_block(rec, "test_block") == ETK_OK);
       sinks_use(rec, &k, j);
-      CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, NULL, 257, &va), ETK_OK);
-      CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, NULL, 258, &vb), ETK_OK);
+      CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, NULL, 257, &va),
+                   ETK_OK);
+      CHECK_EQ_INT(etk_recorder_log_delegate_value(rec, NULL, 258, &vb),
+                   ETK_OK);
       {
         FINISH_OR_SKIP(rec, json);
         const char *e0 = "run_data/0/events/0/debug_event";
@@ -624,17 +640,19 @@ ETK_TEST(log_delegate_events) {
     CHECK_EQ_INT(etk_recorder_log_delegate(rec, NULL, 278, 1, 2, metadata,
                                            sizeof metadata),
                  ETK_OK);
-    entry = etk_recorder_begin_delegate(rec, "test_event", ETK_DELEGATE_ID_UNSET);
+    entry =
+        etk_recorder_begin_delegate(rec, "test_event", ETK_DELEGATE_ID_UNSET);
     CHECK(entry.kind == ETK_SCOPE_DELEGATE_STR);
-    CHECK_EQ_INT(etk_recorder_end_delegate(rec, &entry, metadata, sizeof metadata),
+    CHECK_EQ_INT(
+        etk_recorder_end_delegate(rec, &entry, metadata, sizeof metadata),
+        ETK_OK);
+    CHECK_EQ_INT(etk_recorder_log_delegate(
+                     rec, "test_event", ETK_DELEGATE_ID_UNSET, 1, 2, NULL, 0),
                  ETK_OK);
-    CHECK_EQ_INT(etk_recorder_log_delegate(rec, "test_event",
-                                           ETK_DELEGATE_ID_UNSET, 1, 2, NULL, 0),
-                 ETK_OK);
-    CHECK_EQ_INT(etk_recorder_log_delegate(rec, "test_event",
-                                           ETK_DELEGATE_ID_UNSET, 1, 2, metadata,
-                                           sizeof metadata),
-                 ETK_OK);
+    CHECK_EQ_INT(
+        etk_recorder_log_delegate(rec, "test_event", ETK_DELEGATE_ID_UNSET, 1,
+                                  2, metadata, sizeof metadata),
+        ETK_OK);
     /* the three upstream aborts, as error codes that record nothing */
     bad = etk_recorder_begin_delegate(rec, "test_event", 1);
     CHECK_EQ_INT(bad.kind, ETK_E_INVALID_ARGUMENT);
@@ -649,16 +667,19 @@ ETK_TEST(log_delegate_events) {
       const char *ev = "run_data/0/events";
       char path[256];
       CHECK_EQ_U64(rt_json_len(json, ev), 5);
-      snprintf(path, sizeof path, "%s/0/profile_event/delegate_debug_id_str", ev);
+      snprintf(path, sizeof path, "%s/0/profile_event/delegate_debug_id_str",
+               ev);
       CHECK(!rt_json_has(json, path));
-      snprintf(path, sizeof path, "%s/0/profile_event/delegate_debug_id_int", ev);
+      snprintf(path, sizeof path, "%s/0/profile_event/delegate_debug_id_int",
+               ev);
       CHECK_EQ_INT(rt_json_int(json, path, 0), 276);
       /* always written, even when empty */
       snprintf(path, sizeof path, "%s/0/profile_event/delegate_debug_metadata",
                ev);
       CHECK(rt_json_has(json, path));
       CHECK_EQ_U64(rt_json_len(json, path), 0);
-      snprintf(path, sizeof path, "%s/1/profile_event/delegate_debug_id_int", ev);
+      snprintf(path, sizeof path, "%s/1/profile_event/delegate_debug_id_int",
+               ev);
       CHECK_EQ_INT(rt_json_int(json, path, 0), 278);
       snprintf(path, sizeof path, "%s/1/profile_event/delegate_debug_metadata",
                ev);
@@ -670,9 +691,11 @@ ETK_TEST(log_delegate_events) {
           text[i] = (char)json_integer_value(json_array_get(md, i));
         CHECK(memcmp(text, metadata, sizeof metadata) == 0);
       }
-      snprintf(path, sizeof path, "%s/2/profile_event/delegate_debug_id_str", ev);
+      snprintf(path, sizeof path, "%s/2/profile_event/delegate_debug_id_str",
+               ev);
       CHECK_EQ_STR(rt_json_str(json, path), "test_event");
-      snprintf(path, sizeof path, "%s/2/profile_event/delegate_debug_id_int", ev);
+      snprintf(path, sizeof path, "%s/2/profile_event/delegate_debug_id_int",
+               ev);
       CHECK_EQ_INT(rt_json_int(json, path, 0), -1);
       snprintf(path, sizeof path, "%s/3/profile_event/start_time", ev);
       CHECK_EQ_INT(rt_json_int(json, path, 0), 1);

@@ -111,7 +111,8 @@ ETK_TEST(bad_patterns_and_limits) {
   char big[ETK_FILTER_PATTERN_BYTES];
   etk_filter_init(&filter);
   CHECK_EQ_INT(etk_filter_add_pattern(&filter, "[abc"), ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_INT(etk_filter_add_pattern(&filter, "abc\\"), ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_INT(etk_filter_add_pattern(&filter, "abc\\"),
+               ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(etk_filter_add_pattern(&filter, NULL), ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(etk_filter_add_pattern(NULL, "a"), ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(filter.count, 0);

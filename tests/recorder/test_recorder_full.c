@@ -45,10 +45,9 @@ static void note(outcome_t *o, int status, int is_event, int is_block) {
 static void run_model(etk_recorder_t *rec, outcome_t *o) {
   static const float data[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   static const int64_t s34[2] = {3, 4}, s6[1] = {6};
-  static const char *ops[] = {"native_call_convolution.out",
-                              "native_call_relu.out",
-                              "native_call_max_pool2d_with_indices.out",
-                              "native_call_addmm.out"};
+  static const char *ops[] = {
+      "native_call_convolution.out", "native_call_relu.out",
+      "native_call_max_pool2d_with_indices.out", "native_call_addmm.out"};
   etk_recorder_name_t op_call = etk_recorder_intern(rec, "OPERATOR_CALL");
   etk_recorder_tensor_t t, list[2];
   etk_recorder_value_t v;
@@ -97,7 +96,8 @@ static void run_model(etk_recorder_t *rec, outcome_t *o) {
       note(o, etk_recorder_end(rec, &a), 1, 0);
       if (i == 5) {
         static const char md[] = "xnn:meta";
-        etk_recorder_scope_t d = etk_recorder_begin_delegate(rec, "conv #1", -1);
+        etk_recorder_scope_t d =
+            etk_recorder_begin_delegate(rec, "conv #1", -1);
         note(o, etk_recorder_log_delegate(rec, NULL, 7, 10, 20, md, sizeof md),
              1, 0);
         note(o, etk_recorder_end_delegate(rec, &d, md, 3), 1, 0);
@@ -141,7 +141,8 @@ static void extract(const uint8_t *buf, uint32_t root, tokens_t *t) {
   for (uint32_t r = 0; r < runs.count; r++) {
     etk_fb_table_t run = etk_fb_vector_table(buf, runs, r);
     etk_fb_string_t name = etk_fb_get_string(run, ETK_ETDUMP_RUN_DATA_NAME);
-    etk_fb_vector_t allocs = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
+    etk_fb_vector_t allocs =
+        etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
     etk_fb_vector_t events = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS);
     if (name.data && strncmp(name.data, "etkit:dropped_events=", 21) == 0)
       t->marker = t->n;
@@ -157,49 +158,54 @@ static void extract(const uint8_t *buf, uint32_t root, tokens_t *t) {
     for (uint32_t e = 0; e < events.count; e++) {
       etk_fb_table_t ev = etk_fb_vector_table(buf, events, e);
       etk_fb_table_t pe = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_PROFILE_EVENT);
-      etk_fb_table_t ae = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
+      etk_fb_table_t ae =
+          etk_fb_get_table(ev, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
       etk_fb_table_t de = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_DEBUG_EVENT);
       if (etk_fb_table_present(pe)) {
-        etk_fb_string_t n = etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_NAME);
-        etk_fb_string_t ids =
-            etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
-        snprintf(s, sizeof s, "P %s c=%d i=%d d=%d/%s m=%u t=%llu-%llu",
-                 n.data ? n.data : "-",
-                 etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0),
-                 etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1),
-                 etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
-                                -1),
-                 ids.data ? ids.data : "-",
-                 etk_fb_get_vector(pe,
-                                   ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA)
-                     .count,
-                 (unsigned long long)etk_fb_get_u64(
-                     pe, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0),
-                 (unsigned long long)etk_fb_get_u64(
-                     pe, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0));
+        etk_fb_string_t n =
+            etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_NAME);
+        etk_fb_string_t ids = etk_fb_get_string(
+            pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
+        snprintf(
+            s, sizeof s, "P %s c=%d i=%d d=%d/%s m=%u t=%llu-%llu",
+            n.data ? n.data : "-",
+            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0),
+            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1),
+            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
+                           -1),
+            ids.data ? ids.data : "-",
+            etk_fb_get_vector(pe,
+                              ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA)
+                .count,
+            (unsigned long long)etk_fb_get_u64(
+                pe, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0),
+            (unsigned long long)etk_fb_get_u64(
+                pe, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0));
       } else if (etk_fb_table_present(ae)) {
-        snprintf(s, sizeof s, "A %d %llu",
-                 etk_fb_get_i32(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0),
-                 (unsigned long long)etk_fb_get_u64(
-                     ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0));
+        snprintf(
+            s, sizeof s, "A %d %llu",
+            etk_fb_get_i32(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0),
+            (unsigned long long)etk_fb_get_u64(
+                ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0));
       } else {
         etk_fb_table_t val =
             etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
         etk_fb_table_t ten = etk_fb_get_table(val, ETK_ETDUMP_VALUE_TENSOR);
         etk_fb_string_t ids =
             etk_fb_get_string(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
-        snprintf(s, sizeof s, "D v=%d c=%llu i=%d d=%d/%s off=%lld out=%d",
-                 etk_fb_get_i8(val, ETK_ETDUMP_VALUE_VAL, 0),
-                 (unsigned long long)etk_fb_get_u64(
-                     de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0),
-                 etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1),
-                 etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT,
-                                -1),
-                 ids.data ? ids.data : "-",
-                 etk_fb_table_present(ten)
-                     ? (long long)etk_fb_get_i64(ten, ETK_ETDUMP_TENSOR_OFFSET, 0)
-                     : -2,
-                 etk_fb_has(val, ETK_ETDUMP_VALUE_OUTPUT));
+        snprintf(
+            s, sizeof s, "D v=%d c=%llu i=%d d=%d/%s off=%lld out=%d",
+            etk_fb_get_i8(val, ETK_ETDUMP_VALUE_VAL, 0),
+            (unsigned long long)etk_fb_get_u64(
+                de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0),
+            etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1),
+            etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT,
+                           -1),
+            ids.data ? ids.data : "-",
+            etk_fb_table_present(ten)
+                ? (long long)etk_fb_get_i64(ten, ETK_ETDUMP_TENSOR_OFFSET, 0)
+                : -2,
+            etk_fb_has(val, ETK_ETDUMP_VALUE_OUTPUT));
       }
       add(t, 1, s);
     }
@@ -252,8 +258,10 @@ static int check_size(size_t arena_size, size_t out_cap, int use_flatc) {
     }
     if (s == ETK_E_FULL) latched = 1;
     if (outcome.is_event[i]) {
-      if (s == ETK_OK) accepted++;
-      else refused++;
+      if (s == ETK_OK)
+        accepted++;
+      else
+        refused++;
     }
     if (outcome.is_block[i] && s == ETK_E_FULL) blocks_refused++;
   }
@@ -279,15 +287,16 @@ static int check_size(size_t arena_size, size_t out_cap, int use_flatc) {
     for (int i = 0; i < n; i++) {
       if (i >= reference.n || strcmp(got.line[i], reference.line[i]) != 0) {
         printf("# size %zu/%zu: line %d is '%s', expected '%s'\n", arena_size,
-               out_cap, i, got.line[i], i < reference.n ? reference.line[i] : "");
+               out_cap, i, got.line[i],
+               i < reference.n ? reference.line[i] : "");
         ok = 0;
         break;
       }
       events += got.is_event[i];
     }
     if (events != accepted) {
-      printf("# size %zu/%zu: %d events in the dump, %d accepted\n",
-             arena_size, out_cap, events, accepted);
+      printf("# size %zu/%zu: %d events in the dump, %d accepted\n", arena_size,
+             out_cap, events, accepted);
       ok = 0;
     }
     if (got.marker >= 0) {
@@ -350,8 +359,8 @@ ETK_TEST(every_arena_size) {
       break;
     }
   }
-  printf("# %d arena sizes from %zu to %zu bytes; %d events\n", sizes,
-         smallest, full_size, total);
+  printf("# %d arena sizes from %zu to %zu bytes; %d events\n", sizes, smallest,
+         full_size, total);
   CHECK(full_size != 0);
   CHECK(sizes > 100);
 }
@@ -372,7 +381,8 @@ ETK_TEST(every_output_size) {
       break;
     }
   }
-  printf("# %d output sizes, all events fit from %zu bytes\n", sizes, full_size);
+  printf("# %d output sizes, all events fit from %zu bytes\n", sizes,
+         full_size);
   CHECK(full_size != 0);
 }
 
@@ -442,8 +452,9 @@ ETK_TEST(sink_full_drops_only_that_event) {
   t.data = data;
   t.nbytes = sizeof data; /* 256 bytes: one fits in 300, two do not */
   REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
-  CHECK_EQ_INT(etk_recorder_set_debug_buffer(rec, small_debug, sizeof small_debug),
-               ETK_OK);
+  CHECK_EQ_INT(
+      etk_recorder_set_debug_buffer(rec, small_debug, sizeof small_debug),
+      ETK_OK);
   v = etk_value_tensor(&t);
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_OK);
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_FULL);

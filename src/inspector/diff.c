@@ -1,0 +1,971 @@
+/*
+ * diff.c - A/B comparison of two ETDumps per operator: what users script
+ * by hand today from two Inspector DataFrames.
+ *
+ * PAIRING
+ *   Blocks pair by (name, occurrence): the k-th block named "Execute" in A
+ *   with the k-th block named "Execute" in B.  Inside a block pair the
+ *   candidate events are those with perf data, minus OPERATOR_CALL (it
+ *   wraps its native_call; `all_rows` keeps it) and minus the event that
+ *   gives the block's method time (it becomes a total row).  They are
+ *   matched in three stages, each on what the previous left unmatched:
+ *     1. exact:   (event name, instruction id, k-th such event)
+ *     2. name:    (event name, k-th remaining such event)  - the program
+ *                 was re-lowered and instruction ids moved
+ *     3. op_type: (operator type, k-th remaining)          - names changed
+ *                 (another kernel variant, another delegate instance)
+ *   "k-th" keeps repeated events (a delegate's "linear #1", "#2" ...) in
+ *   file order.  What is left in B is new, what is left in A is missing.
+ *
+ * ROWS
+ *   Per block pair three total rows (method, operators' total, framework
+ *   overhead: the same accounting as `etkit inspect --summary`, see
+ *   op_summary.c), then every operator row.  Operator rows are sorted by
+ *   |delta| (largest first), new rows after matched ones (by B's value),
+ *   missing rows last (by A's value).  The compared metric is the average
+ *   by default (p50, p10, p90, min or max on request); avg and p50 of both
+ *   sides are always kept.
+ *
+ * MEMORY
+ *   Statistics of every event of both inspectors (56 bytes each), the rows
+ *   (about 140 bytes each), and every name copied once into a string pool:
+ *   rows stay valid while the inspectors change their volatile name
+ *   buffers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+typedef struct diff_row {
+  etk_diff_row_t pub;
+  uint32_t block_text, name, name_b, op_type; /* pool ids, UINT32_MAX none */
+} diff_row_t;
+
+struct etk_diff {
+  diff_row_t *rows;
+  size_t nrows, cap;
+  ana_intern_t pool;   /* every string a row points to */
+  etk_diff_metric_t metric;
+  etk_time_scale_t unit;
+};
+
+/* ------------------------------------------------------- names */
+
+static const char *const metric_names[] = {"avg", "p50", "p10", "p90", "min", "max"};
+
+int etk_diff_metric_parse(const char *name, etk_diff_metric_t *out) {
+  if (!name || !out) return ETK_E_INVALID_ARGUMENT;
+  for (int i = 0; i < 6; i++)
+    if (strcmp(name, metric_names[i]) == 0) {
+      *out = (etk_diff_metric_t)i;
+      return ETK_OK;
+    }
+  return ETK_E_INVALID_ARGUMENT;
+}
+
+const char *etk_diff_metric_name(etk_diff_metric_t m) {
+  return (unsigned)m < 6 ? metric_names[m] : "?";
+}
+
+const char *etk_diff_match_name(etk_diff_match_t m) {
+  static const char *const names[] = {"exact", "name", "op_type",
+                                      "new", "missing", "total"};
+  return (unsigned)m < 6 ? names[m] : "?";
+}
+
+void etk_diff_options_init(etk_diff_options_t *o) {
+  if (o) memset(o, 0, sizeof *o);
+}
+
+void etk_diff_render_options_init(etk_diff_render_options_t *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->json_indent = 2;
+}
+
+static double metric_of(const etk_stats_t *st, etk_diff_metric_t m) {
+  switch (m) {
+    case ETK_DIFF_METRIC_P50: return st->p50;
+    case ETK_DIFF_METRIC_P10: return st->p10;
+    case ETK_DIFF_METRIC_P90: return st->p90;
+    case ETK_DIFF_METRIC_MIN: return st->min;
+    case ETK_DIFF_METRIC_MAX: return st->max;
+    default: return st->avg;
+  }
+}
+
+/* ------------------------------------------------------- one side */
+
+/* What the diff needs of one inspector. */
+typedef struct side {
+  etk_inspector_t *insp;
+  etk_op_summary_t *sum;
+  etk_stats_t *stats;    /* per event (count 0: no perf data) */
+  size_t nevents, nblocks;
+  size_t *method_event;  /* per block: the event giving the method time */
+  uint8_t *used;         /* per event: matched */
+} side_t;
+
+static void side_free(side_t *s) {
+  etk_op_summary_free(s->sum);
+  free(s->stats);
+  free(s->method_event);
+  free(s->used);
+}
+
+static int side_load(side_t *s, etk_inspector_t *insp, etk_error_t *err) {
+  memset(s, 0, sizeof *s);
+  s->insp = insp;
+  int rc = etk_op_summary_build(insp, &s->sum, err);
+  if (rc != ETK_OK) return rc;
+  s->nevents = etk_inspector_event_count(insp);
+  s->nblocks = etk_inspector_block_count(insp);
+  s->stats = calloc(s->nevents ? s->nevents : 1, sizeof *s->stats);
+  s->used = calloc(s->nevents ? s->nevents : 1, 1);
+  s->method_event = malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
+  if (!s->stats || !s->used || !s->method_event) return ETK_E_NO_MEMORY;
+  for (size_t e = 0; e < s->nevents; e++)
+    if (etk_inspector_event_stats(insp, e, &s->stats[e]) != ETK_OK)
+      s->stats[e].count = 0;
+  for (size_t b = 0; b < s->nblocks; b++) {
+    etk_op_summary_block_t ob;
+    etk_inspector_block_t blk;
+    etk_op_summary_block_get(s->sum, b, &ob);
+    etk_inspector_block_get(insp, b, &blk);
+    s->method_event[b] = SIZE_MAX;
+    if (!ob.method_name) continue;
+    int want = strcmp(ob.method_name, "Method::execute") == 0
+                   ? ETK_OP_ROLE_METHOD
+                   : ETK_OP_ROLE_LOAD_METHOD;
+    for (size_t i = 0; i < blk.event_count; i++)
+      if (etk_op_summary_event_role(s->sum, blk.first_event + i) == want) {
+        s->method_event[b] = blk.first_event + i;
+        break;
+      }
+  }
+  return ETK_OK;
+}
+
+/* Is inspector event e of block b an operator candidate? */
+static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
+  if (s->stats[e].count == 0 || e == s->method_event[b]) return 0;
+  int role = etk_op_summary_event_role(s->sum, e);
+  if (role == ETK_OP_ROLE_METHOD) return 0;
+  if (role == ETK_OP_ROLE_OPERATOR_CALL && !all_rows) return 0;
+  return 1;
+}
+
+/* Operator type of an event (linked type when exactly one, else from the
+ * name), into `out`. */
+static void event_op_type(etk_inspector_t *insp, size_t e, etk_strbuf_t *out) {
+  etk_inspector_event_link_t link;
+  etk_inspector_event_link(insp, e, &link);
+  etk_strbuf_clear(out);
+  if (link.op_type_count == 1 && link.op_types[0]) {
+    etk_strbuf_appends(out, link.op_types[0]);
+    return;
+  }
+  etk_inspector_event_t ev;
+  etk_inspector_event_get(insp, e, &ev);
+  size_t len;
+  const char *t = etk_op_type_from_name(ev.name, ev.name_len, &len);
+  etk_strbuf_append(out, t, len);
+}
+
+/* ------------------------------------------------------- rows */
+
+static int pool_put(etk_diff_t *d, const char *s, size_t len, uint32_t *id) {
+  return ana_intern_put(&d->pool, s ? s : "", s ? len : 0, id, NULL);
+}
+
+static diff_row_t *row_new(etk_diff_t *d) {
+  if (d->nrows == d->cap) {
+    size_t c = d->cap ? d->cap * 2 : 64;
+    diff_row_t *q = realloc(d->rows, c * sizeof *q);
+    if (!q) return NULL;
+    d->rows = q;
+    d->cap = c;
+  }
+  diff_row_t *r = &d->rows[d->nrows++];
+  memset(r, 0, sizeof *r);
+  r->block_text = r->name = r->name_b = r->op_type = UINT32_MAX;
+  r->pub.instruction_id_a = r->pub.instruction_id_b = -1;
+  r->pub.event_a = r->pub.event_b = SIZE_MAX;
+  r->pub.avg_a = r->pub.avg_b = r->pub.p50_a = r->pub.p50_b = (double)NAN;
+  r->pub.value_a = r->pub.value_b = (double)NAN;
+  r->pub.delta = r->pub.change_pct = (double)NAN;
+  return r;
+}
+
+static void row_finish_values(diff_row_t *r) {
+  etk_diff_row_t *p = &r->pub;
+  if (p->match == ETK_DIFF_MATCH_NEW) {
+    p->delta = p->value_b;
+  } else if (p->match == ETK_DIFF_MATCH_MISSING) {
+    p->delta = -p->value_a;
+  } else {
+    p->delta = p->value_b - p->value_a;
+    if (p->value_a != 0 && p->value_a == p->value_a)
+      p->change_pct = p->delta / p->value_a * 100.0;
+  }
+}
+
+/* Fills one side of an operator row from event e. */
+static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e,
+                    int is_b, etk_strbuf_t *tmp) {
+  etk_inspector_event_t ev;
+  etk_inspector_event_get(s->insp, e, &ev);
+  const etk_stats_t *st = &s->stats[e];
+  etk_diff_row_t *p = &r->pub;
+  uint32_t name_id;
+  int rc = pool_put(d, ev.name, ev.name_len, &name_id);
+  if (rc != ETK_OK) return rc;
+  if (is_b) {
+    p->instruction_id_b = ev.instruction_id;
+    p->event_b = e;
+    p->count_b = st->count;
+    p->avg_b = st->avg;
+    p->p50_b = st->p50;
+    p->value_b = metric_of(st, d->metric);
+    if (r->name == UINT32_MAX) r->name = name_id;
+    else if (r->name != name_id) r->name_b = name_id;
+  } else {
+    p->instruction_id_a = ev.instruction_id;
+    p->event_a = e;
+    p->count_a = st->count;
+    p->avg_a = st->avg;
+    p->p50_a = st->p50;
+    p->value_a = metric_of(st, d->metric);
+    r->name = name_id;
+  }
+  if (r->op_type == UINT32_MAX) {
+    event_op_type(s->insp, e, tmp);
+    if (tmp->failed) return ETK_E_NO_MEMORY;
+    rc = pool_put(d, tmp->data ? tmp->data : "", tmp->len, &r->op_type);
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------- matching */
+
+/* Key of event e for a stage: 1 exact (name + iid), 2 name, 3 op type. */
+static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
+                      etk_strbuf_t *tmp) {
+  etk_inspector_event_t ev;
+  etk_inspector_event_get(s->insp, e, &ev);
+  etk_strbuf_clear(key);
+  if (stage == 3) {
+    event_op_type(s->insp, e, tmp);
+    etk_strbuf_append(key, tmp->data ? tmp->data : "", tmp->len);
+  } else {
+    etk_strbuf_append(key, ev.name, ev.name_len);
+  }
+  etk_strbuf_appendc(key, '\0');
+  if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
+}
+
+/* Appends an 8-byte occurrence counter of the key's base to `key`. */
+static int key_occurrence(ana_intern_t *bases, uint64_t **counts, size_t *cap,
+                          etk_strbuf_t *key) {
+  uint32_t id;
+  int rc = ana_intern_put(bases, key->data, key->len, &id, NULL);
+  if (rc != ETK_OK) return rc;
+  if (id >= *cap) {
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c <= id) c *= 2;
+    uint64_t *q = realloc(*counts, c * sizeof *q);
+    if (!q) return ETK_E_NO_MEMORY;
+    memset(q + *cap, 0, (c - *cap) * sizeof *q);
+    *counts = q;
+    *cap = c;
+  }
+  uint64_t k = (*counts)[id]++;
+  etk_strbuf_append(key, (const char *)&k, sizeof k);
+  return key->failed ? ETK_E_NO_MEMORY : ETK_OK;
+}
+
+/* One matching stage between block ba of A and block bb of B. */
+static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
+                       size_t bb, int stage, int all_rows, const char *block,
+                       size_t occurrence, uint32_t block_text) {
+  etk_inspector_block_t blka, blkb;
+  etk_inspector_block_get(A->insp, ba, &blka);
+  etk_inspector_block_get(B->insp, bb, &blkb);
+  ana_intern_t bases, keys;
+  ana_intern_init(&bases);
+  ana_intern_init(&keys);
+  uint64_t *counts = NULL;
+  size_t counts_cap = 0;
+  size_t *key_event = NULL, key_cap = 0;
+  etk_strbuf_t key, tmp;
+  etk_strbuf_init(&key);
+  etk_strbuf_init(&tmp);
+  int rc = ETK_OK;
+  for (size_t i = 0; i < blkb.event_count && rc == ETK_OK; i++) {
+    size_t e = blkb.first_event + i;
+    if (B->used[e] || !is_candidate(B, bb, e, all_rows)) continue;
+    stage_key(B, e, stage, &key, &tmp);
+    rc = key_occurrence(&bases, &counts, &counts_cap, &key);
+    uint32_t id;
+    if (rc == ETK_OK) rc = ana_intern_put(&keys, key.data, key.len, &id, NULL);
+    if (rc != ETK_OK) break;
+    if (id >= key_cap) {
+      size_t c = key_cap ? key_cap * 2 : 64;
+      while (c <= id) c *= 2;
+      size_t *q = realloc(key_event, c * sizeof *q);
+      if (!q) {
+        rc = ETK_E_NO_MEMORY;
+        break;
+      }
+      key_event = q;
+      key_cap = c;
+    }
+    key_event[id] = e;
+  }
+  /* A's occurrences count afresh */
+  ana_intern_free(&bases);
+  ana_intern_init(&bases);
+  if (counts) memset(counts, 0, counts_cap * sizeof *counts);
+  for (size_t i = 0; i < blka.event_count && rc == ETK_OK; i++) {
+    size_t e = blka.first_event + i;
+    if (A->used[e] || !is_candidate(A, ba, e, all_rows)) continue;
+    stage_key(A, e, stage, &key, &tmp);
+    rc = key_occurrence(&bases, &counts, &counts_cap, &key);
+    if (rc != ETK_OK) break;
+    uint32_t id = ana_intern_find(&keys, key.data, key.len);
+    if (id == UINT32_MAX) continue;
+    size_t eb = key_event[id];
+    if (B->used[eb]) continue;
+    A->used[e] = B->used[eb] = 1;
+    diff_row_t *r = row_new(d);
+    if (!r) {
+      rc = ETK_E_NO_MEMORY;
+      break;
+    }
+    r->pub.kind = ETK_DIFF_ROW_OPERATOR;
+    r->pub.match = stage == 1 ? ETK_DIFF_MATCH_EXACT
+                   : stage == 2 ? ETK_DIFF_MATCH_NAME
+                                : ETK_DIFF_MATCH_OP_TYPE;
+    r->pub.block_occurrence = occurrence;
+    r->block_text = block_text;
+    (void)block;
+    rc = row_side(d, r, A, e, 0, &tmp);
+    if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
+    row_finish_values(r);
+  }
+  if (rc == ETK_OK && (key.failed || tmp.failed)) rc = ETK_E_NO_MEMORY;
+  ana_intern_free(&bases);
+  ana_intern_free(&keys);
+  free(counts);
+  free(key_event);
+  etk_strbuf_free(&key);
+  etk_strbuf_free(&tmp);
+  return rc;
+}
+
+/* Leftover candidates of one side's block become new / missing rows. */
+static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
+                     size_t occurrence, uint32_t block_text) {
+  etk_inspector_block_t blk;
+  etk_inspector_block_get(s->insp, b, &blk);
+  etk_strbuf_t tmp;
+  etk_strbuf_init(&tmp);
+  int rc = ETK_OK;
+  for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
+    size_t e = blk.first_event + i;
+    if (s->used[e] || !is_candidate(s, b, e, all_rows)) continue;
+    diff_row_t *r = row_new(d);
+    if (!r) {
+      rc = ETK_E_NO_MEMORY;
+      break;
+    }
+    r->pub.kind = ETK_DIFF_ROW_OPERATOR;
+    r->pub.match = is_b ? ETK_DIFF_MATCH_NEW : ETK_DIFF_MATCH_MISSING;
+    r->pub.block_occurrence = occurrence;
+    r->block_text = block_text;
+    rc = row_side(d, r, s, e, is_b, &tmp);
+    row_finish_values(r);
+  }
+  etk_strbuf_free(&tmp);
+  return rc;
+}
+
+/* The three total rows of a block pair (either side may be absent). */
+static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
+                      size_t occurrence, uint32_t block_text) {
+  static const char *const names[3] = {"method", "operators", "framework overhead"};
+  double va[3], vb[3];
+  size_t ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
+  double aa[3], ab[3], pa[3], pb[3];
+  for (int k = 0; k < 3; k++)
+    va[k] = vb[k] = aa[k] = ab[k] = pa[k] = pb[k] = (double)NAN;
+  for (int side = 0; side < 2; side++) {
+    side_t *s = side ? B : A;
+    size_t b = side ? bb : ba;
+    if (b == SIZE_MAX) continue;
+    double *v = side ? vb : va, *avg = side ? ab : aa, *p50 = side ? pb : pa;
+    size_t *c = side ? cb : ca;
+    size_t me = s->method_event[b];
+    if (me != SIZE_MAX) {
+      v[0] = metric_of(&s->stats[me], d->metric);
+      avg[0] = s->stats[me].avg;
+      p50[0] = s->stats[me].p50;
+      c[0] = s->stats[me].count;
+    }
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(s->insp, b, &blk);
+    double sum = 0, sum_avg = 0, sum_p50 = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < blk.event_count; i++) {
+      size_t e = blk.first_event + i;
+      if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_OPERATOR) continue;
+      sum += metric_of(&s->stats[e], d->metric);
+      sum_avg += s->stats[e].avg;
+      sum_p50 += s->stats[e].p50;
+      n++;
+    }
+    v[1] = sum;
+    avg[1] = sum_avg;
+    p50[1] = sum_p50;
+    c[1] = n;
+    v[2] = v[0] - v[1];
+    avg[2] = avg[0] - avg[1];
+    p50[2] = p50[0] - p50[1];
+  }
+  for (int k = 0; k < 3; k++) {
+    if (va[k] != va[k] && vb[k] != vb[k]) continue; /* no method time */
+    diff_row_t *r = row_new(d);
+    if (!r) return ETK_E_NO_MEMORY;
+    etk_diff_row_t *p = &r->pub;
+    p->kind = k == 0 ? ETK_DIFF_ROW_METHOD
+              : k == 1 ? ETK_DIFF_ROW_OPERATORS_TOTAL
+                       : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
+    p->match = ETK_DIFF_MATCH_TOTAL;
+    p->block_occurrence = occurrence;
+    r->block_text = block_text;
+    int rc = pool_put(d, names[k], strlen(names[k]), &r->name);
+    if (rc != ETK_OK) return rc;
+    p->value_a = va[k];
+    p->value_b = vb[k];
+    p->avg_a = aa[k];
+    p->avg_b = ab[k];
+    p->p50_a = pa[k];
+    p->p50_b = pb[k];
+    p->count_a = ca[k];
+    p->count_b = cb[k];
+    if (k == 0) {
+      if (ba != SIZE_MAX && A->method_event[ba] != SIZE_MAX) {
+        etk_inspector_event_t ev;
+        etk_inspector_event_get(A->insp, A->method_event[ba], &ev);
+        p->event_a = A->method_event[ba];
+        p->instruction_id_a = ev.instruction_id;
+      }
+      if (bb != SIZE_MAX && B->method_event[bb] != SIZE_MAX) {
+        etk_inspector_event_t ev;
+        etk_inspector_event_get(B->insp, B->method_event[bb], &ev);
+        p->event_b = B->method_event[bb];
+        p->instruction_id_b = ev.instruction_id;
+      }
+    }
+    p->delta = vb[k] - va[k];
+    if (va[k] == va[k] && va[k] != 0) p->change_pct = p->delta / va[k] * 100.0;
+  }
+  return ETK_OK;
+}
+
+/* Display text of a block: its name, plus " (k+1)" for a repeated name. */
+static int block_text_id(etk_diff_t *d, const char *name, size_t len,
+                         size_t occurrence, uint32_t *id) {
+  etk_strbuf_t t;
+  etk_strbuf_init(&t);
+  etk_strbuf_append(&t, name ? name : "", name ? len : 0);
+  if (occurrence) etk_strbuf_printf(&t, " (%zu)", occurrence + 1);
+  int rc = t.failed ? ETK_E_NO_MEMORY
+                    : pool_put(d, t.data ? t.data : "", t.len, id);
+  etk_strbuf_free(&t);
+  return rc;
+}
+
+/* ------------------------------------------------------- sorting */
+
+static int sort_class(const etk_diff_row_t *r) {
+  if (r->match == ETK_DIFF_MATCH_TOTAL) return 0;
+  if (r->match == ETK_DIFF_MATCH_NEW) return 2;
+  if (r->match == ETK_DIFF_MATCH_MISSING) return 3;
+  return 1;
+}
+
+static int cmp_rows(const void *pa, const void *pb) {
+  const diff_row_t *x = pa, *y = pb;
+  int cx = sort_class(&x->pub), cy = sort_class(&y->pub);
+  if (cx != cy) return cx - cy;
+  if (cx == 0) return 0; /* totals keep block order (stable: see below) */
+  double kx = fabs(x->pub.delta), ky = fabs(y->pub.delta);
+  if (kx != ky) return kx > ky ? -1 : 1;
+  return 0;
+}
+
+/* qsort is not stable: sort (class, key) with the original position as
+ * the last key. */
+typedef struct sort_item {
+  diff_row_t row;
+  size_t pos;
+} sort_item_t;
+
+static int cmp_items(const void *pa, const void *pb) {
+  const sort_item_t *x = pa, *y = pb;
+  int c = cmp_rows(&x->row, &y->row);
+  if (c) return c;
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int sort_rows(etk_diff_t *d) {
+  if (d->nrows < 2) return ETK_OK;
+  sort_item_t *items = malloc(d->nrows * sizeof *items);
+  if (!items) return ETK_E_NO_MEMORY;
+  for (size_t i = 0; i < d->nrows; i++) {
+    items[i].row = d->rows[i];
+    items[i].pos = i;
+  }
+  qsort(items, d->nrows, sizeof *items, cmp_items);
+  for (size_t i = 0; i < d->nrows; i++) d->rows[i] = items[i].row;
+  free(items);
+  return ETK_OK;
+}
+
+/* ------------------------------------------------------- build */
+
+int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
+                   const etk_diff_options_t *options, etk_diff_t **out,
+                   etk_error_t *err) {
+  if (!a || !b || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_diff_build: NULL argument");
+  *out = NULL;
+  etk_diff_options_t defaults;
+  etk_diff_options_init(&defaults);
+  const etk_diff_options_t *o = options ? options : &defaults;
+  etk_diff_t *d = calloc(1, sizeof *d);
+  if (!d) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  ana_intern_init(&d->pool);
+  d->metric = o->metric;
+  d->unit = etk_inspector_target_time_scale(a);
+  side_t A, B;
+  memset(&A, 0, sizeof A);
+  memset(&B, 0, sizeof B);
+  int rc = side_load(&A, a, err);
+  if (rc == ETK_OK) rc = side_load(&B, b, err);
+
+  /* B blocks by (name, occurrence) */
+  ana_intern_t bnames;
+  ana_intern_init(&bnames);
+  size_t *b_of_key = NULL, *occ_b = NULL;
+  uint8_t *b_paired = NULL;
+  etk_strbuf_t key;
+  etk_strbuf_init(&key);
+  if (rc == ETK_OK) {
+    b_of_key = malloc((B.nblocks ? B.nblocks : 1) * sizeof *b_of_key);
+    occ_b = calloc(B.nblocks ? B.nblocks : 1, sizeof *occ_b);
+    b_paired = calloc(B.nblocks ? B.nblocks : 1, 1);
+    if (!b_of_key || !occ_b || !b_paired) rc = ETK_E_NO_MEMORY;
+  }
+  /* name ids of B blocks count occurrences: bnames maps name -> id, and
+   * the composite (name, k) key is name + NUL + k */
+  ana_intern_t bkeys;
+  ana_intern_init(&bkeys);
+  for (size_t bb = 0; bb < B.nblocks && rc == ETK_OK; bb++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(b, bb, &blk);
+    uint32_t nid;
+    rc = ana_intern_put(&bnames, blk.name, blk.name_len, &nid, NULL);
+    if (rc != ETK_OK) break;
+    size_t k = occ_b[nid]++;
+    etk_strbuf_clear(&key);
+    etk_strbuf_append(&key, blk.name, blk.name_len);
+    etk_strbuf_appendc(&key, '\0');
+    etk_strbuf_append(&key, (const char *)&k, sizeof k);
+    uint32_t id;
+    rc = key.failed ? ETK_E_NO_MEMORY
+                    : ana_intern_put(&bkeys, key.data, key.len, &id, NULL);
+    if (rc == ETK_OK) b_of_key[id] = bb;
+  }
+  /* A blocks in order, each with its B partner */
+  ana_intern_t anames;
+  ana_intern_init(&anames);
+  size_t *occ_a = calloc(A.nblocks ? A.nblocks : 1, sizeof *occ_a);
+  if (rc == ETK_OK && !occ_a) rc = ETK_E_NO_MEMORY;
+  for (size_t ba = 0; ba < A.nblocks && rc == ETK_OK; ba++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(a, ba, &blk);
+    uint32_t nid;
+    rc = ana_intern_put(&anames, blk.name, blk.name_len, &nid, NULL);
+    if (rc != ETK_OK) break;
+    size_t k = occ_a[nid]++;
+    etk_strbuf_clear(&key);
+    etk_strbuf_append(&key, blk.name, blk.name_len);
+    etk_strbuf_appendc(&key, '\0');
+    etk_strbuf_append(&key, (const char *)&k, sizeof k);
+    if (key.failed) {
+      rc = ETK_E_NO_MEMORY;
+      break;
+    }
+    uint32_t id = ana_intern_find(&bkeys, key.data, key.len);
+    size_t bb = id == UINT32_MAX ? SIZE_MAX : b_of_key[id];
+    if (bb != SIZE_MAX) b_paired[bb] = 1;
+    uint32_t text;
+    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
+    if (rc == ETK_OK) rc = total_rows(d, &A, ba, &B, bb, k, text);
+    for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
+      rc = match_stage(d, &A, ba, &B, bb, stage, o->all_rows, blk.name, k, text);
+    if (rc == ETK_OK && bb != SIZE_MAX)
+      rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
+    if (rc == ETK_OK) rc = leftovers(d, &A, ba, 0, o->all_rows, k, text);
+  }
+  /* B blocks without a partner: everything is new */
+  for (size_t bb = 0; bb < B.nblocks && rc == ETK_OK; bb++) {
+    if (b_paired[bb]) continue;
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(b, bb, &blk);
+    /* its occurrence among B's blocks of that name */
+    size_t k = 0;
+    for (size_t j = 0; j < bb; j++) {
+      etk_inspector_block_t o2;
+      etk_inspector_block_get(b, j, &o2);
+      if (o2.name_len == blk.name_len &&
+          (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
+        k++;
+    }
+    uint32_t text;
+    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
+    if (rc == ETK_OK) rc = total_rows(d, &A, SIZE_MAX, &B, bb, k, text);
+    if (rc == ETK_OK) rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
+  }
+  if (rc == ETK_OK && key.failed) rc = ETK_E_NO_MEMORY;
+  if (rc == ETK_OK) rc = sort_rows(d);
+  etk_strbuf_free(&key);
+  ana_intern_free(&bnames);
+  ana_intern_free(&bkeys);
+  ana_intern_free(&anames);
+  free(b_of_key);
+  free(occ_b);
+  free(occ_a);
+  free(b_paired);
+  side_free(&A);
+  side_free(&B);
+  if (rc != ETK_OK) {
+    etk_diff_free(d);
+    if (err && err->code != ETK_OK) return err->code;
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "diff: %s", etk_strerror(rc));
+  }
+  /* resolve the pool ids now that the pool no longer moves */
+  for (size_t i = 0; i < d->nrows; i++) {
+    diff_row_t *r = &d->rows[i];
+    r->pub.block = r->block_text != UINT32_MAX ? ana_intern_key(&d->pool, r->block_text, NULL) : "";
+    r->pub.name = r->name != UINT32_MAX ? ana_intern_key(&d->pool, r->name, NULL) : "";
+    r->pub.name_b = r->name_b != UINT32_MAX ? ana_intern_key(&d->pool, r->name_b, NULL) : NULL;
+    r->pub.op_type = r->op_type != UINT32_MAX ? ana_intern_key(&d->pool, r->op_type, NULL) : NULL;
+  }
+  *out = d;
+  return ETK_OK;
+}
+
+void etk_diff_free(etk_diff_t *d) {
+  if (!d) return;
+  free(d->rows);
+  ana_intern_free(&d->pool);
+  free(d);
+}
+
+size_t etk_diff_row_count(const etk_diff_t *d) { return d ? d->nrows : 0; }
+
+int etk_diff_row_get(const etk_diff_t *d, size_t index, etk_diff_row_t *out) {
+  if (!d || !out || index >= d->nrows) return ETK_E_INVALID_ARGUMENT;
+  *out = d->rows[index].pub;
+  return ETK_OK;
+}
+
+size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
+                                 double min_delta) {
+  size_t n = 0;
+  for (size_t i = 0; d && i < d->nrows; i++) {
+    const etk_diff_row_t *r = &d->rows[i].pub;
+    if (r->kind != ETK_DIFF_ROW_OPERATOR || sort_class(r) != 1) continue;
+    if (r->change_pct == r->change_pct && r->change_pct > pct &&
+        r->delta >= min_delta)
+      n++;
+  }
+  return n;
+}
+
+/* ------------------------------------------------------- rendering */
+
+static int row_hidden(const etk_diff_row_t *r, const etk_diff_render_options_t *o) {
+  if (r->kind != ETK_DIFF_ROW_OPERATOR || sort_class(r) != 1) return 0;
+  if (o->threshold_pct > 0 && !(fabs(r->change_pct) >= o->threshold_pct) &&
+      r->change_pct == r->change_pct)
+    return 1;
+  if (o->threshold_pct > 0 && r->change_pct != r->change_pct && r->delta == 0)
+    return 1;
+  if (o->min_delta > 0 && fabs(r->delta) < o->min_delta) return 1;
+  return 0;
+}
+
+typedef struct view {
+  const etk_diff_t *d;
+  size_t *rows;       /* visible row indices */
+  size_t n;
+  int totals;         /* table: the totals table */
+  int single;         /* tsv/csv: one table with every column */
+} view_t;
+
+static void cell_num(etk_cell_t *c, double v) {
+  if (v != v) etk_cell_set_none(c);
+  else etk_cell_set_float(c, v);
+}
+
+static const char *kind_name(int kind) {
+  switch (kind) {
+    case ETK_DIFF_ROW_METHOD: return "method";
+    case ETK_DIFF_ROW_OPERATORS_TOTAL: return "operators_total";
+    case ETK_DIFF_ROW_FRAMEWORK_OVERHEAD: return "framework_overhead";
+    default: return "operator";
+  }
+}
+
+/* Columns: table totals: block, row, count A, count B, A, B, delta, change %.
+ * table operators: block, event, iid A, iid B, match, count A, count B,
+ * avg A, avg B, p50 A, p50 B, delta, change %.  single (tsv/csv): block,
+ * kind, event, event_b, op_type, iid A, iid B, match, count A, count B,
+ * avg A, avg B, p50 A, p50 B, value A, value B, delta, change %. */
+static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                     etk_strbuf_t *scratch) {
+  view_t *v = ctx;
+  (void)scratch;
+  const etk_diff_row_t *r = &v->d->rows[v->rows[row]].pub;
+  static const int totals_cols[] = {0, 2, 8, 9, 14, 15, 16, 17};
+  static const int op_cols[] = {0, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17};
+  int c = v->single ? (int)col : v->totals ? totals_cols[col] : op_cols[col];
+  switch (c) {
+    case 0: etk_cell_set_text(out, r->block, strlen(r->block)); break;
+    case 1: etk_cell_set_text(out, kind_name(r->kind), strlen(kind_name(r->kind))); break;
+    case 2:
+      if (!v->single && r->name_b) {
+        etk_strbuf_printf(scratch, "%s -> %s", r->name, r->name_b);
+        etk_cell_set_text(out, scratch->data ? scratch->data : "", scratch->len);
+      } else {
+        etk_cell_set_text(out, r->name, strlen(r->name));
+      }
+      break;
+    case 3:
+      if (r->name_b) etk_cell_set_text(out, r->name_b, strlen(r->name_b));
+      else etk_cell_set_none(out);
+      break;
+    case 4:
+      if (r->op_type) etk_cell_set_text(out, r->op_type, strlen(r->op_type));
+      else etk_cell_set_none(out);
+      break;
+    case 5:
+    case 6: {
+      int32_t iid = c == 5 ? r->instruction_id_a : r->instruction_id_b;
+      size_t ev = c == 5 ? r->event_a : r->event_b;
+      if (ev == SIZE_MAX) etk_cell_set_none(out);
+      else etk_cell_set_int(out, iid);
+      break;
+    }
+    case 7: {
+      const char *m = etk_diff_match_name((etk_diff_match_t)r->match);
+      etk_cell_set_text(out, m, strlen(m));
+      break;
+    }
+    case 8:
+    case 9: {
+      int present = c == 8 ? r->value_a == r->value_a : r->value_b == r->value_b;
+      if (!present) etk_cell_set_none(out);
+      else etk_cell_set_int(out, (int64_t)(c == 8 ? r->count_a : r->count_b));
+      break;
+    }
+    case 10: cell_num(out, r->avg_a); break;
+    case 11: cell_num(out, r->avg_b); break;
+    case 12: cell_num(out, r->p50_a); break;
+    case 13: cell_num(out, r->p50_b); break;
+    case 14: cell_num(out, r->value_a); break;
+    case 15: cell_num(out, r->value_b); break;
+    case 16: cell_num(out, r->delta); break;
+    default: cell_num(out, r->change_pct); break;
+  }
+  return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
+}
+
+static void json_num(etk_json_t *j, const char *key, double v) {
+  etk_json_key(j, key);
+  etk_json_double(j, v); /* NaN -> null */
+}
+
+static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
+  etk_json_begin_object(j);
+  etk_json_key(j, "block");
+  etk_json_cstring(j, r->block);
+  etk_json_key(j, "block_occurrence");
+  etk_json_uint(j, r->block_occurrence);
+  etk_json_key(j, "kind");
+  etk_json_cstring(j, kind_name(r->kind));
+  etk_json_key(j, "match");
+  etk_json_cstring(j, etk_diff_match_name((etk_diff_match_t)r->match));
+  etk_json_key(j, "name");
+  etk_json_cstring(j, r->name);
+  etk_json_key(j, "name_b");
+  etk_json_cstring(j, r->name_b);
+  etk_json_key(j, "op_type");
+  etk_json_cstring(j, r->op_type);
+  etk_json_key(j, "instruction_id_a");
+  if (r->event_a == SIZE_MAX) etk_json_null(j);
+  else etk_json_int(j, r->instruction_id_a);
+  etk_json_key(j, "instruction_id_b");
+  if (r->event_b == SIZE_MAX) etk_json_null(j);
+  else etk_json_int(j, r->instruction_id_b);
+  etk_json_key(j, "count_a");
+  etk_json_uint(j, r->count_a);
+  etk_json_key(j, "count_b");
+  etk_json_uint(j, r->count_b);
+  json_num(j, "avg_a", r->avg_a);
+  json_num(j, "avg_b", r->avg_b);
+  json_num(j, "p50_a", r->p50_a);
+  json_num(j, "p50_b", r->p50_b);
+  json_num(j, "value_a", r->value_a);
+  json_num(j, "value_b", r->value_b);
+  json_num(j, "delta", r->delta);
+  json_num(j, "change_pct", r->change_pct);
+  etk_json_end_object(j);
+}
+
+int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                    etk_render_sink_t *sink, etk_error_t *err) {
+  etk_diff_render_options_t defaults;
+  etk_diff_render_options_init(&defaults);
+  if (!o) o = &defaults;
+  if (!d || !sink)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_diff_render: NULL argument");
+  const char *la = o->label_a ? o->label_a : "A";
+  const char *lb = o->label_b ? o->label_b : "B";
+  const char *unit = etk_time_scale_name(d->unit);
+  const char *metric = etk_diff_metric_name(d->metric);
+  size_t *vis = malloc((d->nrows ? d->nrows : 1) * sizeof *vis);
+  if (!vis) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  size_t nvis = 0, ntot = 0, hidden = 0;
+  for (size_t i = 0; i < d->nrows; i++) {
+    if (row_hidden(&d->rows[i].pub, o)) {
+      hidden++;
+      continue;
+    }
+    if (d->rows[i].pub.match == ETK_DIFF_MATCH_TOTAL) ntot++;
+    vis[nvis++] = i;
+  }
+  int rc = ETK_OK;
+  if (o->format == ETK_INSPECT_FORMAT_JSON) {
+    etk_json_t j;
+    etk_json_init(&j, sink, o->json_indent);
+    etk_json_begin_object(&j);
+    etk_json_key(&j, "a");
+    etk_json_cstring(&j, la);
+    etk_json_key(&j, "b");
+    etk_json_cstring(&j, lb);
+    etk_json_key(&j, "metric");
+    etk_json_cstring(&j, metric);
+    etk_json_key(&j, "time_unit");
+    etk_json_cstring(&j, unit);
+    json_num(&j, "threshold_pct", o->threshold_pct);
+    json_num(&j, "min_delta", o->min_delta);
+    etk_json_key(&j, "hidden_rows");
+    etk_json_uint(&j, hidden);
+    etk_json_key(&j, "totals");
+    etk_json_begin_array(&j);
+    for (size_t i = 0; i < ntot; i++) json_row(&j, &d->rows[vis[i]].pub);
+    etk_json_end_array(&j);
+    etk_json_key(&j, "operators");
+    etk_json_begin_array(&j);
+    for (size_t i = ntot; i < nvis; i++) json_row(&j, &d->rows[vis[i]].pub);
+    etk_json_end_array(&j);
+    etk_json_end_object(&j);
+    rc = etk_json_finish(&j);
+  } else if (o->format == ETK_INSPECT_FORMAT_TABLE) {
+    char h[13][64];
+    const char *hp[13];
+    etk_render_puts(sink, "A: ");
+    etk_render_puts(sink, la);
+    etk_render_puts(sink, "\nB: ");
+    etk_render_puts(sink, lb);
+    etk_render_printf(sink, "\ncompared: %s (%s); delta = B - A; change = delta / A\n\n",
+                      metric, unit);
+    view_t v = {d, vis, ntot, 1, 0};
+    snprintf(h[0], sizeof h[0], "block");
+    snprintf(h[1], sizeof h[1], "total");
+    snprintf(h[2], sizeof h[2], "count A");
+    snprintf(h[3], sizeof h[3], "count B");
+    snprintf(h[4], sizeof h[4], "%s A (%s)", metric, unit);
+    snprintf(h[5], sizeof h[5], "%s B (%s)", metric, unit);
+    snprintf(h[6], sizeof h[6], "delta (%s)", unit);
+    snprintf(h[7], sizeof h[7], "change %%");
+    for (int i = 0; i < 8; i++) hp[i] = h[i];
+    if (ntot) {
+      etk_render_puts(sink, "totals per block:\n");
+      etk_frame_t f = {ntot, 8, hp, view_cell, &v, 0};
+      rc = etk_render_table(&f, sink, err);
+    }
+    if (rc == ETK_OK) {
+      static const char *const names[13] = {
+          "block", "event", "iid A", "iid B", "match", "count A", "count B",
+          "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
+      for (int i = 0; i < 13; i++) {
+        if (i >= 7 && i <= 11) snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
+        else snprintf(h[i], sizeof h[i], "%s", names[i]);
+        hp[i] = h[i];
+      }
+      if (d->metric != ETK_DIFF_METRIC_AVG)
+        snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, unit);
+      view_t vo = {d, vis + ntot, nvis - ntot, 0, 0};
+      etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
+      etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
+      rc = etk_render_table(&f, sink, err);
+    }
+    if (rc == ETK_OK && hidden) {
+      etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ", hidden);
+      char num[ETK_FORMAT_DOUBLE_MAX];
+      etk_format_double_g(o->threshold_pct, num);
+      etk_render_printf(sink, "%s %%", num);
+      if (o->min_delta > 0) {
+        etk_format_double_g(o->min_delta, num);
+        etk_render_printf(sink, " or |delta| below %s %s", num, unit);
+      }
+      etk_render_puts(sink, "\n");
+    }
+  } else {
+    static const char *const names[18] = {
+        "block", "kind", "event", "event_b", "op_type", "instruction_id_a",
+        "instruction_id_b", "match", "count_a", "count_b", "avg_a", "avg_b",
+        "p50_a", "p50_b", "value_a", "value_b", "delta", "change_pct"};
+    char h[18][64];
+    const char *hp[18];
+    for (int i = 0; i < 18; i++) {
+      if ((i >= 10 && i <= 16))
+        snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
+      else
+        snprintf(h[i], sizeof h[i], "%s", names[i]);
+      hp[i] = h[i];
+    }
+    view_t v = {d, vis, nvis, 0, 1};
+    etk_frame_t f = {nvis, 18, hp, view_cell, &v, 0};
+    rc = etk_render_delimited(&f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
+                              sink, err);
+  }
+  free(vis);
+  if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
+  if (rc != ETK_OK) {
+    if (err && err->code != ETK_OK) return err->code;
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "rendering the diff failed: %s",
+                         etk_strerror(rc));
+  }
+  return ETK_OK;
+}

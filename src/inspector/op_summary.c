@@ -1,0 +1,345 @@
+/*
+ * op_summary.c - per-block operator-type summary as a data API: the
+ * numbers of `etkit inspect --summary`, for the diff and the HTML report.
+ *
+ * RULES (the same as the summary view of inspector_render.c; a test keeps
+ * the two in agreement)
+ *   Per block, every event with perf data contributes its average (one
+ *   value per run) to its operator type: the linked op type when the
+ *   ETRecord link gives exactly one, else the event name without
+ *   "native_call_" and without a " #N" instance suffix.  Wrappers are not
+ *   counted, so nothing is counted twice:
+ *     OPERATOR_CALL          wraps its native_call_*
+ *     Method::execute        is the method time
+ *     Program::load_method   is the method time of a block without execute
+ *     DELEGATE_CALL          when its instruction has delegated per-op
+ *                            events (else it is its own type)
+ *   The first Method::execute / Program::load_method of a block gives the
+ *   method time.  Closing rows: "framework overhead" = method time minus
+ *   the operators' total, and the method row (100 %).
+ *
+ * DATA LAYOUT
+ *   One row array (block-major; inside a block operator rows sorted by
+ *   total, largest first, ties in first-appearance order, then the two
+ *   closing rows), one interning map keyed by (block, op type) bytes, and
+ *   two per-event arrays (role, average).  Memory: 9 bytes per event plus
+ *   the distinct (block, op type) pairs.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+typedef struct op_row {
+  uint32_t block;
+  int kind;
+  uint32_t key;     /* intern id (operators) */
+  const char *text; /* closing rows: static text */
+  uint64_t count;
+  double total;
+  uint32_t order;   /* first appearance */
+} op_row_t;
+
+struct etk_op_summary {
+  op_row_t *rows;
+  size_t nrows;
+  etk_op_summary_block_t *blocks;
+  size_t nblocks;
+  uint8_t *roles;
+  double *avgs;
+  size_t nevents;
+  ana_intern_t keys;
+  size_t *row_of;   /* intern id -> row index while its block is built */
+  size_t row_of_cap;
+};
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+const char *etk_op_type_from_name(const char *name, size_t len,
+                                  size_t *out_len) {
+  if (!name) {
+    if (out_len) *out_len = 0;
+    return "";
+  }
+  if (len > 12 && memcmp(name, "native_call_", 12) == 0) {
+    name += 12;
+    len -= 12;
+  }
+  size_t i = len;
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+  if (i < len && i >= 2 && name[i - 1] == '#' && name[i - 2] == ' ') len = i - 2;
+  if (out_len) *out_len = len;
+  return name;
+}
+
+static int cmp_rows(const void *pa, const void *pb) {
+  const op_row_t *a = pa, *b = pb;
+  if (a->total != b->total) {
+    /* NaN totals cannot happen (only events with statistics count) */
+    return a->total > b->total ? -1 : 1;
+  }
+  return (a->order > b->order) - (a->order < b->order);
+}
+
+static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
+                       op_row_t **rows, size_t *cap, etk_strbuf_t *key) {
+  etk_inspector_block_t blk;
+  etk_inspector_block_get(insp, bi, &blk);
+  etk_op_summary_block_t *ob = &s->blocks[bi];
+  ob->method_time = (double)NAN;
+  ob->method_name = NULL;
+  ob->operators_total = 0;
+  ob->first_row = s->nrows;
+
+  /* instructions whose delegated events carry timings: their DELEGATE_CALL
+   * is a wrapper (small sorted list: the ids are few per block) */
+  int32_t *inner = NULL;
+  size_t ninner = 0, inner_cap = 0;
+  for (size_t i = 0; i < blk.event_count; i++) {
+    etk_inspector_event_t ev;
+    etk_inspector_event_get(insp, blk.first_event + i, &ev);
+    if (!ev.is_delegated_op || ev.instruction_id < 0 || ev.sample_count == 0)
+      continue;
+    if (ninner == inner_cap) {
+      size_t c = inner_cap ? inner_cap * 2 : 16;
+      int32_t *q = realloc(inner, c * sizeof *q);
+      if (!q) {
+        free(inner);
+        return ETK_E_NO_MEMORY;
+      }
+      inner = q;
+      inner_cap = c;
+    }
+    inner[ninner++] = ev.instruction_id;
+  }
+
+  if (ninner) qsort(inner, ninner, sizeof *inner, cmp_i32);
+  double load_time = (double)NAN;
+  int rc = ETK_OK;
+  for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
+    size_t e = blk.first_event + i;
+    etk_stats_t st;
+    if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) {
+      s->roles[e] = ETK_OP_ROLE_NO_DATA;
+      continue;
+    }
+    s->avgs[e] = st.avg;
+    etk_inspector_event_t ev;
+    etk_inspector_event_get(insp, e, &ev);
+    int deleg = ev.is_delegated_op;
+    if (!deleg && ana_is_name(ev.name, ev.name_len, "OPERATOR_CALL")) {
+      s->roles[e] = ETK_OP_ROLE_OPERATOR_CALL;
+      continue;
+    }
+    if (!deleg && ana_is_name(ev.name, ev.name_len, "Method::execute")) {
+      s->roles[e] = ETK_OP_ROLE_METHOD;
+      if (ob->method_time != ob->method_time) {
+        ob->method_time = st.avg;
+        ob->method_name = "Method::execute";
+      }
+      continue;
+    }
+    if (!deleg && ana_is_name(ev.name, ev.name_len, "Program::load_method")) {
+      s->roles[e] = ETK_OP_ROLE_LOAD_METHOD;
+      if (load_time != load_time) load_time = st.avg;
+      continue;
+    }
+    if (!deleg && ev.instruction_id >= 0 &&
+        ana_is_name(ev.name, ev.name_len, "DELEGATE_CALL")) {
+      if (ninner && bsearch(&ev.instruction_id, inner, ninner, sizeof *inner,
+                            cmp_i32)) {
+        s->roles[e] = ETK_OP_ROLE_DELEGATE_WRAPPER;
+        continue;
+      }
+    }
+    s->roles[e] = ETK_OP_ROLE_OPERATOR;
+    const char *type;
+    size_t tlen;
+    etk_inspector_event_link_t link;
+    etk_inspector_event_link(insp, e, &link);
+    if (link.op_type_count == 1 && link.op_types[0]) {
+      type = link.op_types[0];
+      tlen = strlen(type);
+    } else {
+      type = etk_op_type_from_name(ev.name, ev.name_len, &tlen);
+    }
+    /* key bytes: block index then the type */
+    etk_strbuf_clear(key);
+    uint64_t b64 = bi;
+    etk_strbuf_append(key, (const char *)&b64, sizeof b64);
+    etk_strbuf_append(key, type, tlen);
+    if (key->failed) {
+      rc = ETK_E_NO_MEMORY;
+      break;
+    }
+    uint32_t id;
+    int is_new;
+    rc = ana_intern_put(&s->keys, key->data, key->len, &id, &is_new);
+    if (rc != ETK_OK) break;
+    ob->operators_total += st.avg;
+    if (!is_new) { /* keys carry the block, so the row is in this block */
+      op_row_t *r = &(*rows)[s->row_of[id]];
+      r->total += st.avg;
+      r->count++;
+      continue;
+    }
+    if (id >= s->row_of_cap) {
+      size_t c = s->row_of_cap ? s->row_of_cap * 2 : 64;
+      while (c <= id) c *= 2;
+      size_t *q = realloc(s->row_of, c * sizeof *q);
+      if (!q) {
+        rc = ETK_E_NO_MEMORY;
+        break;
+      }
+      s->row_of = q;
+      s->row_of_cap = c;
+    }
+    s->row_of[id] = s->nrows;
+    if (s->nrows == *cap) {
+      size_t c = *cap ? *cap * 2 : 64;
+      op_row_t *q = realloc(*rows, c * sizeof *q);
+      if (!q) {
+        rc = ETK_E_NO_MEMORY;
+        break;
+      }
+      *rows = q;
+      *cap = c;
+    }
+    op_row_t *r = &(*rows)[s->nrows++];
+    memset(r, 0, sizeof *r);
+    r->block = (uint32_t)bi;
+    r->kind = ETK_OP_ROW_OPERATOR;
+    r->key = id;
+    r->count = 1;
+    r->total = st.avg;
+    r->order = (uint32_t)(s->nrows - ob->first_row);
+  }
+  free(inner);
+  if (rc != ETK_OK) return rc;
+  if (ob->method_time != ob->method_time && load_time == load_time) {
+    ob->method_time = load_time;
+    ob->method_name = "Program::load_method";
+  }
+  if (s->nrows > ob->first_row)
+    qsort(*rows + ob->first_row, s->nrows - ob->first_row, sizeof **rows,
+          cmp_rows);
+  if (ob->method_time == ob->method_time) {
+    if (s->nrows + 2 > *cap) {
+      size_t c = *cap * 2 + 2;
+      op_row_t *q = realloc(*rows, c * sizeof *q);
+      if (!q) return ETK_E_NO_MEMORY;
+      *rows = q;
+      *cap = c;
+    }
+    op_row_t *r = &(*rows)[s->nrows++];
+    memset(r, 0, sizeof *r);
+    r->block = (uint32_t)bi;
+    r->kind = ETK_OP_ROW_FRAMEWORK_OVERHEAD;
+    r->text = "framework overhead";
+    r->total = ob->method_time - ob->operators_total;
+    r = &(*rows)[s->nrows++];
+    memset(r, 0, sizeof *r);
+    r->block = (uint32_t)bi;
+    r->kind = ETK_OP_ROW_METHOD;
+    r->text = ob->method_name;
+    r->count = 1;
+    r->total = ob->method_time;
+  }
+  ob->row_count = s->nrows - ob->first_row;
+  return ETK_OK;
+}
+
+int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
+                         etk_error_t *err) {
+  if (!insp || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_op_summary_build: NULL argument");
+  *out = NULL;
+  etk_op_summary_t *s = calloc(1, sizeof *s);
+  if (!s) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  ana_intern_init(&s->keys);
+  s->nblocks = etk_inspector_block_count(insp);
+  s->nevents = etk_inspector_event_count(insp);
+  s->blocks = calloc(s->nblocks ? s->nblocks : 1, sizeof *s->blocks);
+  s->roles = calloc(s->nevents ? s->nevents : 1, 1);
+  s->avgs = malloc((s->nevents ? s->nevents : 1) * sizeof *s->avgs);
+  int rc = (s->blocks && s->roles && s->avgs) ? ETK_OK : ETK_E_NO_MEMORY;
+  for (size_t e = 0; rc == ETK_OK && e < s->nevents; e++) s->avgs[e] = (double)NAN;
+  size_t cap = 0;
+  etk_strbuf_t key;
+  etk_strbuf_init(&key);
+  for (size_t b = 0; b < s->nblocks && rc == ETK_OK; b++)
+    rc = build_block(insp, s, b, &s->rows, &cap, &key);
+  etk_strbuf_free(&key);
+  if (rc != ETK_OK) {
+    etk_op_summary_free(s);
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "operator summary: %s",
+                         etk_strerror(rc));
+  }
+  *out = s;
+  return ETK_OK;
+}
+
+void etk_op_summary_free(etk_op_summary_t *s) {
+  if (!s) return;
+  free(s->rows);
+  free(s->blocks);
+  free(s->roles);
+  free(s->avgs);
+  free(s->row_of);
+  ana_intern_free(&s->keys);
+  free(s);
+}
+
+size_t etk_op_summary_row_count(const etk_op_summary_t *s) {
+  return s ? s->nrows : 0;
+}
+
+int etk_op_summary_row_get(const etk_op_summary_t *s, size_t index,
+                           etk_op_summary_row_t *out) {
+  if (!s || !out || index >= s->nrows) return ETK_E_INVALID_ARGUMENT;
+  const op_row_t *r = &s->rows[index];
+  const etk_op_summary_block_t *b = &s->blocks[r->block];
+  memset(out, 0, sizeof *out);
+  out->block = r->block;
+  out->kind = r->kind;
+  if (r->kind == ETK_OP_ROW_OPERATOR) {
+    size_t len;
+    const char *k = ana_intern_key(&s->keys, r->key, &len);
+    out->op_type = k + sizeof(uint64_t);
+    out->op_type_len = len - sizeof(uint64_t);
+  } else {
+    out->op_type = r->text;
+    out->op_type_len = strlen(r->text);
+  }
+  out->count = r->count;
+  out->total = r->total;
+  out->avg = (r->kind == ETK_OP_ROW_FRAMEWORK_OVERHEAD || r->count == 0)
+                 ? (double)NAN
+                 : r->total / (double)r->count;
+  out->percent = (b->method_time == b->method_time && b->method_time != 0)
+                     ? r->total / b->method_time * 100.0
+                     : (double)NAN;
+  return ETK_OK;
+}
+
+int etk_op_summary_block_get(const etk_op_summary_t *s, size_t block,
+                             etk_op_summary_block_t *out) {
+  if (!s || !out || block >= s->nblocks) return ETK_E_INVALID_ARGUMENT;
+  *out = s->blocks[block];
+  return ETK_OK;
+}
+
+int etk_op_summary_event_role(const etk_op_summary_t *s, size_t event) {
+  if (!s || event >= s->nevents) return ETK_OP_ROLE_NO_DATA;
+  return s->roles[event];
+}
+
+double etk_op_summary_event_avg(const etk_op_summary_t *s, size_t event) {
+  if (!s || event >= s->nevents) return (double)NAN;
+  return s->avgs[event];
+}

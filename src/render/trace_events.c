@@ -1,0 +1,154 @@
+/*
+ * trace_events.c - a streaming writer of the Chrome Trace Event Format
+ * (the JSON that chrome://tracing, Perfetto UI and trace_processor load).
+ *
+ * PURPOSE
+ *   Timelines of millions of events must not be built in memory, and every
+ *   name in them comes from an untrusted file.  This writer emits the
+ *   document piece by piece into a sink:
+ *
+ *     {"displayTimeUnit":"ns","traceEvents":[
+ *     {"name":"add","cat":"op","ph":"X","ts":12.5,"pid":1,"tid":2,"dur":3,...},
+ *     ...
+ *     ],
+ *     "otherData":{...}}
+ *
+ *   one event per line (readable, diffable, greppable).  Each event is a
+ *   top-level value of its own etk_json_t, so the JSON writer does the
+ *   escaping (quotes, controls, U+2028/9, invalid UTF-8) and the nesting
+ *   checks; this file only owns the outer structure.  The writer knows
+ *   nothing about ETDumps: the analysis layer (etkit/inspector.h,
+ *   etk_trace_export_etdump) decides what the events are.
+ *
+ * STATES
+ *   0 nothing written, 1 inside traceEvents (between events), 2 an event
+ *   is open (keys may be added through the returned etk_json_t), 3
+ *   otherData is being written, 4 finished.  Calls out of order set a
+ *   sticky ETK_E_INVALID_STATE.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "etkit/render.h"
+
+enum { TW_FRESH = 0, TW_EVENTS, TW_IN_EVENT, TW_OTHER, TW_DONE };
+
+void etk_trace_writer_init(etk_trace_writer_t *w, etk_render_sink_t *sink,
+                           const char *display_time_unit) {
+  memset(w, 0, sizeof *w);
+  w->sink = sink;
+  w->status = sink ? ETK_OK : ETK_E_INVALID_ARGUMENT;
+  if (w->status != ETK_OK) return;
+  etk_render_putc(sink, '{');
+  if (display_time_unit) {
+    etk_json_t j;
+    etk_json_init(&j, sink, 0);
+    etk_render_puts(sink, "\"displayTimeUnit\":");
+    etk_json_cstring(&j, display_time_unit);
+    etk_render_putc(sink, ',');
+  }
+  etk_render_puts(sink, "\"traceEvents\":[");
+  w->state = TW_EVENTS;
+}
+
+etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
+                                  const char *name, size_t name_len,
+                                  const char *cat, uint32_t pid, uint32_t tid,
+                                  double ts) {
+  if (w->status != ETK_OK) return NULL;
+  if (w->state != TW_EVENTS || !ph) {
+    w->status = ETK_E_INVALID_STATE;
+    return NULL;
+  }
+  etk_render_puts(w->sink, w->events ? ",\n" : "\n");
+  etk_json_t *j = &w->json;
+  etk_json_init(j, w->sink, 0);
+  etk_json_begin_object(j);
+  etk_json_key(j, "name");
+  etk_json_string(j, name ? name : "", name ? name_len : 0);
+  if (cat) {
+    etk_json_key(j, "cat");
+    etk_json_cstring(j, cat);
+  }
+  etk_json_key(j, "ph");
+  etk_json_cstring(j, ph);
+  if (ts == ts && ts - ts == 0) { /* finite; metadata events have none */
+    etk_json_key(j, "ts");
+    etk_json_double(j, ts);
+  }
+  etk_json_key(j, "pid");
+  etk_json_uint(j, pid);
+  etk_json_key(j, "tid");
+  etk_json_uint(j, tid);
+  w->state = TW_IN_EVENT;
+  return j;
+}
+
+int etk_trace_event_end(etk_trace_writer_t *w) {
+  if (w->status != ETK_OK) return w->status;
+  if (w->state != TW_IN_EVENT) return w->status = ETK_E_INVALID_STATE;
+  etk_json_end_object(&w->json);
+  if (w->json.status != ETK_OK || w->json.depth != 0)
+    return w->status = w->json.status != ETK_OK ? w->json.status
+                                                : ETK_E_INVALID_STATE;
+  w->events++;
+  w->state = TW_EVENTS;
+  if (w->sink->status != ETK_OK) w->status = w->sink->status;
+  return w->status;
+}
+
+void etk_trace_metadata(etk_trace_writer_t *w, const char *what, uint32_t pid,
+                        uint32_t tid, const char *value, size_t len) {
+  etk_json_t *j = etk_trace_event_begin(w, "M", what, what ? strlen(what) : 0,
+                                        NULL, pid, tid, (double)NAN);
+  if (!j) return;
+  etk_json_key(j, "args");
+  etk_json_begin_object(j);
+  etk_json_key(j, "name");
+  etk_json_string(j, value ? value : "", value ? len : 0);
+  etk_json_end_object(j);
+  etk_trace_event_end(w);
+}
+
+void etk_trace_sort_index(etk_trace_writer_t *w, const char *what, uint32_t pid,
+                          uint32_t tid, int64_t index) {
+  etk_json_t *j = etk_trace_event_begin(w, "M", what, what ? strlen(what) : 0,
+                                        NULL, pid, tid, (double)NAN);
+  if (!j) return;
+  etk_json_key(j, "args");
+  etk_json_begin_object(j);
+  etk_json_key(j, "sort_index");
+  etk_json_int(j, index);
+  etk_json_end_object(j);
+  etk_trace_event_end(w);
+}
+
+etk_json_t *etk_trace_other_data_begin(etk_trace_writer_t *w) {
+  if (w->status != ETK_OK) return NULL;
+  if (w->state != TW_EVENTS) {
+    w->status = ETK_E_INVALID_STATE;
+    return NULL;
+  }
+  etk_render_puts(w->sink, "\n],\n\"otherData\":");
+  etk_json_init(&w->json, w->sink, 0);
+  w->state = TW_OTHER;
+  return &w->json;
+}
+
+int etk_trace_writer_finish(etk_trace_writer_t *w) {
+  if (w->status != ETK_OK) return w->status;
+  if (w->state == TW_EVENTS) {
+    etk_render_puts(w->sink, "\n]}\n");
+  } else if (w->state == TW_OTHER) {
+    /* the caller wrote exactly one complete value */
+    if (w->json.status != ETK_OK) return w->status = w->json.status;
+    if (w->json.depth != 0 || !w->json.count_nonzero[0])
+      return w->status = ETK_E_INVALID_STATE;
+    etk_render_puts(w->sink, "}\n");
+  } else {
+    return w->status = ETK_E_INVALID_STATE;
+  }
+  w->state = TW_DONE;
+  if (w->sink->status != ETK_OK) w->status = w->sink->status;
+  return w->status;
+}
