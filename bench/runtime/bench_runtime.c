@@ -27,10 +27,8 @@
 #include <time.h>
 
 #include "etkit/program.h"
+#include "etkit/recorder.h"
 #include "etkit/runtime.h"
-
-struct etk_recorder *bench_recorder_new(int profile_all, void **arena_out);
-void bench_recorder_restart(struct etk_recorder *r);
 
 #define N_INSTR 1000
 #define BATCHES 15
@@ -45,6 +43,24 @@ static double now_ns(void) {
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* A recorder in a 64 MiB arena (returned in *arena_out for free()). */
+static etk_recorder_t *recorder_new(int profile_all, void **arena_out) {
+  size_t size = (size_t)64 << 20;
+  void *arena = aligned_alloc(64, size);
+  etk_recorder_t *r = NULL;
+  etk_recorder_config_t cfg;
+  etk_recorder_config_init(&cfg);
+  cfg.max_strings = 256;
+  if (!arena || etk_recorder_init(&r, arena, size, &cfg) != ETK_OK) {
+    free(arena);
+    return NULL;
+  }
+  etk_recorder_set_profiling_level(
+      r, profile_all ? ETK_PROFILING_ALL_EVENTS : ETK_PROFILING_METHOD_ONLY);
+  *arena_out = arena;
+  return r;
 }
 
 static etk_program_t *build(int kernels) {
@@ -77,8 +93,7 @@ static etk_program_t *build(int kernels) {
   return p;
 }
 
-static etk_method_t *prepare(etk_program_t *p, struct etk_recorder *rec,
-                             float *x) {
+static etk_method_t *prepare(etk_program_t *p, etk_recorder_t *rec, float *x) {
   etk_method_t *m;
   if (etk_method_load_alloc(p, "forward", rec, &m, NULL) != ETK_OK) return NULL;
   etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
@@ -91,8 +106,10 @@ static etk_method_t *prepare(etk_program_t *p, struct etk_recorder *rec,
   return m;
 }
 
-static double batch(etk_method_t *m, struct etk_recorder *rec) {
-  if (rec) bench_recorder_restart(rec);
+static double batch(etk_method_t *m, etk_recorder_t *rec) {
+  /* Finishing lets the next block start a fresh dump, so the arena never
+   * fills up between timed batches. */
+  if (rec) (void)etk_recorder_finish(rec, NULL, NULL);
   double t0 = now_ns();
   for (int r = 0; r < RUNS_PER_BATCH; r++)
     if (etk_method_execute(m, NULL) != ETK_OK) return -1;
@@ -102,7 +119,7 @@ static double batch(etk_method_t *m, struct etk_recorder *rec) {
 /* ns per instruction of `p` untraced (*base) and the median added cost of
  * tracing into `rec`, measured in alternating batches so that drift of the
  * shared machine hits both sides alike. */
-static int measure(etk_program_t *p, struct etk_recorder *rec, double *base,
+static int measure(etk_program_t *p, etk_recorder_t *rec, double *base,
                    double *added) {
   float x = 1.0f;
   etk_method_t *plain = prepare(p, NULL, &x);
@@ -129,8 +146,8 @@ int main(void) {
     return 1;
   }
   void *arena_all, *arena_method;
-  struct etk_recorder *all = bench_recorder_new(1, &arena_all);
-  struct etk_recorder *method = bench_recorder_new(0, &arena_method);
+  etk_recorder_t *all = recorder_new(1, &arena_all);
+  etk_recorder_t *method = recorder_new(0, &arena_method);
   double dispatch, plain, traced_move, traced, method_only, unused;
   if (!all || !method || measure(moves, all, &dispatch, &traced_move) ||
       measure(adds, all, &plain, &traced) ||

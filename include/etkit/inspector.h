@@ -446,8 +446,9 @@ int etk_inspector_render(etk_inspector_t *insp,
  *   (the time of one run) to one module and to every module above it:
  *     - an event's module is the deepest module that contains all of its
  *       nodes (for a single node: the innermost nn_module_stack entry);
- *       nodes without a module stack are ignored; an event without linked
- *       nodes is "(unattributed)";
+ *       nodes without a module stack are ignored (an event whose nodes
+ *       all lack one counts as the root); an event without linked nodes
+ *       is "(unattributed)";
  *     - wrappers are not counted, so no time is counted twice:
  *       Method::execute, Method::init and Program::load_method (the method
  *       itself); OPERATOR_CALL when its instruction has another
@@ -556,7 +557,8 @@ int etk_inspector_render_module_totals(
  * stack_traces dict. */
 #define ETK_INSPECT_COLUMN_SOURCE 0x1u        /* "file:line" of each node's
                                                 innermost user frame,
-                                                distinct ones joined by ", " */
+                                                distinct ones joined by ", "
+                                                (at most 32, then ", ...") */
 #define ETK_INSPECT_COLUMN_MODULE 0x2u        /* the event's module: dotted
                                                 path, "(root)" for the root,
                                                 None without module stacks */

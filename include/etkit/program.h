@@ -307,6 +307,14 @@ const etk_program_plan_t *etk_program_find_plan(const etk_program_t *program,
 const char *etk_program_tag_name(int tag);
 const char *etk_program_instruction_name(int kind);
 
+/* The out arguments of a KernelCall (or DelegateCall) with `n` argument
+ * value indices `args`: ".out" overloads repeat their out arguments as
+ * returns, so when the trailing r indices equal the r before them (the
+ * smallest such r), args[n - 2r .. n - r) are the outputs; otherwise the
+ * last argument is the only one.  Sets *first and *count (0 for n == 0). */
+void etk_program_call_outputs(const int32_t *args, uint32_t n, uint32_t *first,
+                              uint32_t *count);
+
 /* ------------------------------------------------------ bundled programs */
 
 typedef enum etk_bundled_tag {

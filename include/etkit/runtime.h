@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etkit/recorder.h"
 #include "etkit/schema.h"
 #include "etkit/status.h"
 
@@ -216,7 +217,6 @@ struct etk_program;
 struct etk_program_plan;
 struct etk_bundled_program;
 struct etk_error;
-struct etk_recorder;
 
 /* ------------------------------------------------------------- backends */
 
@@ -240,14 +240,14 @@ typedef struct etk_backend_init_context {
    * 16-byte aligned, zeroed; valid until the method is freed. */
   void *memory;
   size_t memory_size;
-  struct etk_recorder *recorder;        /* NULL when not tracing */
+  etk_recorder_t *recorder;             /* NULL when not tracing */
   char message[160];                    /* set on failure */
 } etk_backend_init_context_t;
 
 typedef struct etk_backend_execute_context {
   const char *method_name;
   uint32_t delegate_index;
-  struct etk_recorder *recorder;        /* NULL when not tracing */
+  etk_recorder_t *recorder;             /* NULL when not tracing */
   char message[160];                    /* set on failure */
 } etk_backend_execute_context_t;
 
@@ -282,30 +282,27 @@ int etk_backend_unregister(const char *id);
 /* The backend named `id` (registered ones first, then built-ins); NULL. */
 const etk_backend_t *etk_backend_find(const char *id);
 
-/* Tracing for backends (all no-ops returning ETK_OK when ctx->recorder is
- * NULL).  Exactly one of `name` (string delegate debug id) and `id`
- * (integer delegate debug id, else -1) must be given.  The chain and
- * instruction id are the DelegateCall's. */
-typedef struct etk_backend_event {
-  uint64_t opaque_[4]; /* an etk_recorder_scope_t */
-} etk_backend_event_t;
+/* Tracing for backends.  A backend traces with the recorder API on
+ * ctx->recorder, which is NULL when the method is not traced (every
+ * recorder call accepts NULL and then records nothing):
+ *   etk_recorder_begin_delegate() / etk_recorder_end_delegate() around an
+ *   op, etk_recorder_log_delegate() for times the backend measured itself,
+ *   etk_recorder_should_log(ctx->recorder, ETK_LOGGED_INTERMEDIATE_OUTPUT)
+ *   before logging outputs (upstream leaves this check to each backend).
+ * Delegate events take the DelegateCall's chain and instruction id from the
+ * recorder's current state, which the executor sets around every
+ * instruction.  The two helpers below add what the recorder cannot know. */
 
-etk_backend_event_t etk_backend_event_begin(etk_backend_execute_context_t *ctx,
-                                            const char *name, int32_t id);
-int etk_backend_event_end(etk_backend_execute_context_t *ctx,
-                          const etk_backend_event_t *event,
-                          const void *metadata, size_t len);
-/* A delegate event with times the backend measured itself (ticks of the
- * recorder's clock, see etk_backend_ticks). */
-int etk_backend_event_log(etk_backend_execute_context_t *ctx, const char *name,
-                          int32_t id, uint64_t start, uint64_t end,
-                          const void *metadata, size_t len);
+/* The recorder's clock (ticks for etk_recorder_log_delegate); 0 when not
+ * tracing. */
 uint64_t etk_backend_ticks(etk_backend_execute_context_t *ctx);
-/* 1 when the recorder's debug level asks for intermediate outputs (upstream
- * leaves this to each backend; etkit's backend logs only then). */
-int etk_backend_should_log(const etk_backend_execute_context_t *ctx);
-/* Logs a delegate intermediate output (Tensor, Int, Bool, Double or a
- * TensorList resolved through `values`); the recorder's filter applies. */
+/* Logs a delegate intermediate output given as a runtime value (Tensor,
+ * Int, Bool, Double, or a TensorList of at most 8 tensors resolved through
+ * `values`) with string id `name`, or integer id `id` when name is NULL.
+ * ETK_OK (also when not tracing), ETK_RECORDER_FILTERED, the recorder's
+ * errors, ETK_E_INVALID_ARGUMENT (NULL value or tensor, bad list item),
+ * ETK_E_LIMIT (longer list, or a list without `values`), ETK_E_UNSUPPORTED
+ * (other value kinds). */
 int etk_backend_log_output(etk_backend_execute_context_t *ctx,
                            const char *name, int32_t id, const etk_value_t *v,
                            const etk_value_t *values, size_t value_count);
@@ -379,7 +376,7 @@ typedef struct etk_method_config {
   void *const *planned_buffers;
   const size_t *planned_sizes;
   size_t planned_count;             /* == etk_method_planned_count() */
-  struct etk_recorder *recorder;    /* NULL: no tracing */
+  etk_recorder_t *recorder;         /* NULL: no tracing */
   /* Bound on instructions executed per execute() (cyclic jumps), 0 = the
    * default ETK_METHOD_DEFAULT_MAX_INSTRUCTIONS. */
   uint64_t max_instructions;
@@ -413,9 +410,8 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
 /* Host convenience: mallocs the arena and planned buffers (freed by
  * etk_method_free) and loads.  `recorder` may be NULL. */
 int etk_method_load_alloc(const struct etk_program *program,
-                          const char *method_name,
-                          struct etk_recorder *recorder, etk_method_t **out,
-                          struct etk_error *err);
+                          const char *method_name, etk_recorder_t *recorder,
+                          etk_method_t **out, struct etk_error *err);
 
 /* Destroys the delegates and frees what etk_method_load_alloc allocated.
  * NULL is a no-op. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "etkit/program.h"
 #include "etkit/runtime.h"
@@ -45,20 +46,16 @@ typedef struct case_args {
   int no_expected;
 } case_args_t;
 
-static int fail_err(const etk_error_t *err) {
-  char line[640];
-  return etk_cli_fail(CMD, "%s", etk_error_format(err, line, sizeof line));
-}
-
 static int extract(const char *in, const char *out) {
   etk_error_t err;
   etk_error_clear(&err);
   etk_bundled_program_t *bp;
-  if (etk_bundled_program_load_file(in, NULL, &bp, &err)) return fail_err(&err);
+  if (etk_bundled_program_load_file(in, NULL, &bp, &err))
+    return etk_cli_fail_error(CMD, &err);
   size_t size = bp->program_size;
   int rc = etk_write_file(out, bp->program_data, size, &err);
   etk_bundled_program_free(bp);
-  if (rc) return fail_err(&err);
+  if (rc) return etk_cli_fail_error(CMD, &err);
   printf("%s: %zu-byte program extracted\n", out, size);
   return 0;
 }
@@ -98,7 +95,8 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
   spec->method_name = method;
   etk_method_t *m = NULL;
   int need_run = !ca->no_expected && ca->expected_count == 0;
-  if (etk_method_load_alloc(prog, method, NULL, &m, &err)) return fail_err(&err);
+  if (etk_method_load_alloc(prog, method, NULL, &m, &err))
+    return etk_cli_fail_error(CMD, &err);
   size_t nin = etk_method_input_count(m), nout = etk_method_output_count(m);
   int status = 0;
   if ((ca->input_count && ca->input_count != nin) || nin > MAX_VALUES ||
@@ -114,7 +112,7 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
                       &ones, &err)) {
       etk_npy_free(npy);
       free(ones);
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
       goto done;
     }
     const etk_value_t *iv = etk_method_input(m, i);
@@ -125,15 +123,7 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
       tensor_from_npy(npy, t);
     } else if (iv->tag == ETK_VALUE_TENSOR) {
       d->owned[d->owned_count++] = ones;
-      const etk_tensor_t *pt = iv->u.tensor;
-      t->tag = ETK_BUNDLED_TENSOR;
-      t->scalar_type = pt->scalar_type;
-      t->dim = (uint32_t)pt->dim;
-      memcpy(d->sizes[i], pt->sizes, sizeof d->sizes[i]);
-      t->sizes = d->sizes[i];
-      t->data = ones;
-      t->nbytes = (uint64_t)etk_tensor_numel(pt) *
-                  etk_scalar_type_size(pt->scalar_type);
+      cli_bundled_tensor(iv->u.tensor, ones, d->sizes[i], t);
     } else {
       free(ones);
       t->tag = iv->tag == ETK_VALUE_INT    ? ETK_BUNDLED_INT
@@ -150,7 +140,7 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
     for (uint32_t k = 0; k < ca->expected_count; k++) {
       etk_npy_t *npy;
       if (etk_npy_read_file(ca->expected[k], &npy, &err)) {
-        status = fail_err(&err);
+        status = etk_cli_fail_error(CMD, &err);
         goto done;
       }
       d->npys[d->npy_count++] = npy;
@@ -160,36 +150,18 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
     spec->expected_count = ca->expected_count;
   } else if (need_run) {
     if (etk_method_execute(m, &err)) {
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
       goto done;
     }
     for (size_t k = 0; k < nout; k++) {
-      const etk_value_t *ov = etk_method_output(m, k);
-      if (ov->tag != ETK_VALUE_TENSOR) {
-        status = etk_cli_fail(CMD, "output %zu of '%s' is not a tensor", k,
-                              method);
+      void *copy = NULL;
+      int rc = cli_bundled_output(m, k, d->sizes[MAX_VALUES + k], &copy,
+                                  &d->expected[k], &err);
+      if (copy) d->owned[d->owned_count++] = copy;
+      if (rc != ETK_OK) {
+        status = etk_cli_fail_error(CMD, &err);
         goto done;
       }
-      const etk_tensor_t *ot = ov->u.tensor;
-      size_t bytes = (size_t)etk_tensor_numel(ot) *
-                     etk_scalar_type_size(ot->scalar_type);
-      void *copy = malloc(bytes ? bytes : 1);
-      if (!copy) {
-        status = etk_cli_fail(CMD, "out of memory");
-        goto done;
-      }
-      if (bytes) memcpy(copy, ot->data, bytes);
-      d->owned[d->owned_count++] = copy;
-      etk_tensor_data_t *t = &d->expected[k];
-      memset(t, 0, sizeof *t);
-      t->tag = ETK_BUNDLED_TENSOR;
-      t->scalar_type = ot->scalar_type;
-      t->dim = (uint32_t)ot->dim;
-      memcpy(d->sizes[MAX_VALUES + k], ot->sizes, sizeof d->sizes[0]);
-      t->sizes = d->sizes[MAX_VALUES + k];
-      t->dim_order = NULL;
-      t->data = copy;
-      t->nbytes = bytes;
     }
     spec->expected = d->expected;
     spec->expected_count = (uint32_t)nout;
@@ -266,12 +238,13 @@ int etk_cmd_bundle(int argc, char **argv) {
   etk_error_clear(&err);
   uint8_t *pte;
   size_t pte_len;
-  if (etk_read_file(program, 0, &pte, &pte_len, &err)) return fail_err(&err);
+  if (etk_read_file(program, 0, &pte, &pte_len, &err))
+    return etk_cli_fail_error(CMD, &err);
   etk_program_t *prog = NULL;
   if (etk_program_load(pte, pte_len, NULL, &prog, &err)) {
     free(pte);
     etk_error_where(&err, program);
-    return fail_err(&err);
+    return etk_cli_fail_error(CMD, &err);
   }
   static case_data_t data[MAX_CASES];
   etk_bundled_case_spec_t specs[MAX_CASES];
@@ -286,7 +259,7 @@ int etk_cmd_bundle(int argc, char **argv) {
     size_t len = 0;
     if (etk_bundled_write(pte, pte_len, specs, ncases, &bpte, &len, &err) ||
         etk_write_file(out, bpte, len, &err)) {
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
     } else {
       printf("%s: %zu test case%s, %zu bytes\n", out, ncases,
              ncases == 1 ? "" : "s", len);

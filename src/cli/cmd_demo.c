@@ -5,15 +5,20 @@
  *   1. builds a small convolutional network in C with the program builder
  *      (the tutorial model's operators: convolution, relu, max-pool,
  *      permute, view, addmm), part of it (a second convolution + relu)
- *      lowered to EtkitMicroBackend as a delegate;
- *   2. writes model.pte and a bundled model.bpte (two test cases whose
+ *      lowered to EtkitMicroBackend as a delegate whose ops report string
+ *      debug ids "<op> #<n>", as upstream's XNNPACK delegate does;
+ *   2. writes model.pte and a bundled model.bpte (one test case whose
  *      expected outputs come from the reference runtime);
- *   3. runs the model several times with tracing at the "intermediates"
- *      debug level, writing etdump.etdp and debug_buffer.bin;
+ *   3. runs the model several times on the same input (as upstream's
+ *      example runner does, so the runs' logged values agree) with tracing
+ *      at the "intermediates" debug level, writing etdump.etdp and
+ *      debug_buffer.bin;
  *   4. writes model.etrecord (the graph, debug handles, the instruction ->
- *      handle map and the delegate map) so the inspector can link events
- *      to graph nodes;
- *   5. prints a per-operator table of the ETDump.
+ *      handle map and the delegate map of the delegate's debug ids) so the
+ *      inspector can link events to graph nodes;
+ *   5. opens the ETDump with the inspector, links it with the ETRecord and
+ *      prints each operator with its op type and module, the
+ *      per-operator-type summary, and the commands to go further.
  *
  * Weights are a fixed pseudo-random sequence, so every run of the demo
  * produces the same model, the same outputs and (timings aside) the same
@@ -23,9 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
+#include "etkit/inspector.h"
 #include "etkit/program.h"
+#include "etkit/render.h"
 #include "etkit/runtime.h"
 #include "run_support.h"
 
@@ -36,10 +44,12 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: etkit demo [--output-dir DIR] [--runs N]\n"
           "\n"
-          "Builds a small CNN (with a delegated part), runs it with tracing and\n"
-          "writes model.pte, model.bpte, model.etrecord, etdump.etdp and\n"
-          "debug_buffer.bin into DIR (default ./etkit-demo), then prints a\n"
-          "per-operator table.\n");
+          "Builds a small CNN (with a delegated part), runs it N times\n"
+          "(default 5) with tracing and writes model.pte, model.bpte,\n"
+          "model.etrecord, etdump.etdp and debug_buffer.bin into DIR (default\n"
+          "./etkit-demo), then prints the operators linked with the ETRecord\n"
+          "(op types, modules), a per-operator-type summary and the commands\n"
+          "to go on.\n");
 }
 
 static uint32_t lcg_state = 12345u;
@@ -56,7 +66,11 @@ static float *weights(size_t n, float scale) {
 }
 
 /* The delegated part: conv(in, w, b) -> relu -> out, as an
- * EtkitMicroBackend payload.  DelegateCall args: [in, w, b, out]. */
+ * EtkitMicroBackend payload.  DelegateCall args: [in, w, b, out].  The ops'
+ * debug ids are the keys of the ETRecord's delegate map (write_etrecord). */
+#define DELEGATE_ID_CONV "convolution #0"
+#define DELEGATE_ID_RELU "relu #1"
+
 static int build_payload(uint8_t *buf, size_t cap, size_t *len) {
   etk_micro_graph_t g;
   etk_micro_graph_init(&g, buf, cap);
@@ -77,11 +91,11 @@ static int build_payload(uint8_t *buf, size_t cap, size_t *len) {
                             (uint16_t)transposed, (uint16_t)opad,
                             (uint16_t)one, (uint16_t)tmp, (uint16_t)tmp};
   static const char meta[] = "conv2d 3x3 pad 1";
-  etk_micro_graph_op(&g, "aten::convolution.out", NULL, 0, meta,
+  etk_micro_graph_op(&g, "aten::convolution.out", DELEGATE_ID_CONV, -1, meta,
                      (uint16_t)(sizeof meta - 1), conv_args, 11, 1);
   uint16_t relu_args[3] = {(uint16_t)tmp, (uint16_t)out, (uint16_t)out};
-  etk_micro_graph_op(&g, "aten::relu.out", "relu #1", -1, NULL, 0, relu_args,
-                     3, 1);
+  etk_micro_graph_op(&g, "aten::relu.out", DELEGATE_ID_RELU, -1, NULL, 0,
+                     relu_args, 3, 1);
   return etk_micro_graph_finish(&g, len);
 }
 
@@ -272,8 +286,8 @@ static int write_etrecord(const char *path, etk_error_t *err) {
       {0, &h[0], 1, false}, {1, &h[1], 1, false}, {2, &h[2], 1, false},
       {3, &h[3], 2, true},  {4, &h[5], 1, false}, {5, &h[6], 1, false},
       {6, &h[7], 1, false}, {7, &h[8], 1, false}};
-  etk_etrecord_delegate_id_desc_t ids[] = {{"0", &h[3], 1},
-                                           {"relu #1", &h[4], 1}};
+  etk_etrecord_delegate_id_desc_t ids[] = {{DELEGATE_ID_CONV, &h[3], 1},
+                                           {DELEGATE_ID_RELU, &h[4], 1}};
   etk_etrecord_delegate_desc_t delegates[] = {
       {3, ETK_MICRO_BACKEND_ID, ids, 2, 1}};
   const char *graph_in[] = {"x"};
@@ -298,14 +312,8 @@ static int write_etrecord(const char *path, etk_error_t *err) {
   return etk_etrecord_write_file(&desc, path, err);
 }
 
-static void fill_input(float *x, size_t n, int run) {
-  for (size_t k = 0; k < n; k++)
-    x[k] = (float)((int)((k * 7 + (size_t)run * 3) % 17) - 8) / 8.0f;
-}
-
-static int fail_err(const etk_error_t *err) {
-  char line[640];
-  return etk_cli_fail(CMD, "%s", etk_error_format(err, line, sizeof line));
+static void fill_input(float *x, size_t n) {
+  for (size_t k = 0; k < n; k++) x[k] = (float)((int)((k * 7) % 17) - 8) / 8.0f;
 }
 
 static void report_file(const char *path, const char *what) {
@@ -317,6 +325,103 @@ static void report_file(const char *path, const char *what) {
     fclose(f);
   }
   printf("  %-40s %8ld bytes  %s\n", path, size, what);
+}
+
+/* One line per operator of the Execute block: what ran, its mean time, and
+ * what the ETRecord link says it is (module, op types).  OPERATOR_CALL is
+ * left out (it wraps the native call), as `etkit inspect` does. */
+static int print_linked_events(etk_inspector_t *insp) {
+  printf("%-5s %-40s %9s  %-7s %s\n", "inst", "event", "avg (us)", "module",
+         "op_types");
+  for (size_t b = 0; b < etk_inspector_block_count(insp); b++) {
+    etk_inspector_block_t blk;
+    if (etk_inspector_block_get(insp, b, &blk) != ETK_OK ||
+        strcmp(blk.name, "Execute") != 0)
+      continue;
+    for (size_t e = blk.first_event; e < blk.first_event + blk.event_count;
+         e++) {
+      etk_inspector_event_t ev;
+      etk_stats_t st;
+      etk_inspector_event_link_t link;
+      int rc = etk_inspector_event_get(insp, e, &ev);
+      if (rc == ETK_OK &&
+          (ev.sample_count == 0 || strcmp(ev.name, "OPERATOR_CALL") == 0))
+        continue;
+      if (rc == ETK_OK) rc = etk_inspector_event_stats(insp, e, &st);
+      if (rc == ETK_OK) rc = etk_inspector_event_link(insp, e, &link);
+      if (rc != ETK_OK) return rc;
+      char inst[16] = "-", name[64];
+      if (ev.chain_index >= 0)
+        snprintf(inst, sizeof inst, "%d", (int)ev.instruction_id);
+      if (link.delegate_backend_name && link.delegate_backend_name[0])
+        snprintf(name, sizeof name, "%s%s [%s]", ev.is_delegated_op ? "  " : "",
+                 ev.name, link.delegate_backend_name);
+      else
+        snprintf(name, sizeof name, "%s", ev.name);
+      const etk_inspector_module_t *mods = NULL;
+      size_t depth = 0;
+      const char *module = "";
+      if (etk_inspector_event_has_modules(insp, e) &&
+          etk_inspector_event_module(insp, e, &mods, &depth) == ETK_OK)
+        module = depth ? mods[depth - 1].normalized : "(root)";
+      printf("%-5s %-40s %9.3f", inst, name, st.avg);
+      if (module[0] || link.op_type_count) printf("  %-7s", module);
+      for (size_t k = 0; k < link.op_type_count; k++)
+        printf("%s%s", k ? ", " : " ", link.op_types[k]);
+      printf("\n");
+    }
+  }
+  return ETK_OK;
+}
+
+/* What `etkit inspect` would show for the files just written: the ETDump
+ * (with its debug buffer) linked with the ETRecord, as an operator list and
+ * the per-operator-type summary. */
+static int show_linked_results(const char *p_etdp, const char *p_dbg,
+                               const char *p_rec, etk_error_t *err) {
+  uint8_t *debug = NULL;
+  size_t debug_len = 0;
+  etk_inspector_t *insp = NULL;
+  etk_etrecord_t *rec = NULL;
+  etk_inspector_options_t opt;
+  etk_inspector_options_init(&opt);
+  opt.target_time_scale = ETK_TIME_US;
+  int rc = etk_read_file(p_dbg, 0, &debug, &debug_len, err);
+  if (rc == ETK_OK) {
+    opt.debug_buffer = debug;
+    opt.debug_buffer_len = debug_len;
+    rc = etk_inspector_open_path(p_etdp, &opt, &insp, err);
+  }
+  if (rc == ETK_OK) rc = etk_etrecord_open_file(p_rec, NULL, &rec, err);
+  if (rc == ETK_OK)
+    rc = etk_etrecord_inspector_link(rec, insp, "forward", 0, NULL, err);
+  if (rc == ETK_OK && etk_inspector_debug_mismatch_count(insp))
+    fprintf(stderr,
+            "etkit demo: warning: %zu debug value(s) differ between merged "
+            "runs\n",
+            etk_inspector_debug_mismatch_count(insp));
+  if (rc == ETK_OK) {
+    printf("\noperators of one run, linked with %s (mean of all runs):\n",
+           p_rec);
+    rc = print_linked_events(insp);
+    if (rc != ETK_OK)
+      etk_error_set(err, rc, ETK_NO_OFFSET, "cannot read the events");
+  }
+  if (rc == ETK_OK) {
+    printf("\nper-operator-type summary (etkit inspect --summary):\n");
+    fflush(stdout);
+    etk_inspector_render_options_t ro;
+    etk_inspector_render_options_init(&ro);
+    ro.view = ETK_INSPECT_VIEW_SUMMARY;
+    etk_render_sink_t sink;
+    etk_render_sink_init_file(&sink, stdout);
+    rc = etk_inspector_render(insp, &ro, &sink, err);
+    if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
+  }
+  etk_etrecord_close(rec);
+  etk_inspector_close(insp);
+  free(debug);
+  return rc;
 }
 
 int etk_cmd_demo(int argc, char **argv) {
@@ -343,7 +448,7 @@ int etk_cmd_demo(int argc, char **argv) {
   }
   etk_error_t err;
   etk_error_clear(&err);
-  if (cli_make_dir(dir, &err)) return fail_err(&err);
+  if (cli_make_dir(dir, &err)) return etk_cli_fail_error(CMD, &err);
   char p_pte[4096], p_bpte[4096], p_etdp[4096], p_dbg[4096], p_rec[4096];
   snprintf(p_pte, sizeof p_pte, "%s/model.pte", dir);
   snprintf(p_bpte, sizeof p_bpte, "%s/model.bpte", dir);
@@ -355,72 +460,60 @@ int etk_cmd_demo(int argc, char **argv) {
   size_t pte_len = 0;
   if (build_model(&pte, &pte_len, &err) || etk_write_file(p_pte, pte, pte_len, &err)) {
     free(pte);
-    return fail_err(&err);
+    return etk_cli_fail_error(CMD, &err);
   }
   etk_program_t *prog = NULL;
   int status = 0;
   etk_method_t *m = NULL;
   cli_recorder_t rec;
   memset(&rec, 0, sizeof rec);
-  float x[64], *expected = NULL;
+  float x[64];
+  void *expected = NULL;
   if (etk_program_load(pte, pte_len, NULL, &prog, &err)) {
-    status = fail_err(&err);
+    status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
   const etk_program_plan_t *plan = etk_program_find_plan(prog, "forward");
   if (cli_recorder_create(plan, runs, CLI_DEBUG_INTERMEDIATES, CLI_PROFILE_ALL,
                           1, &rec, &err) ||
       etk_method_load_alloc(prog, "forward", rec.rec, &m, &err)) {
-    status = fail_err(&err);
+    status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
+  /* The same input every run, as upstream's example runner does: the
+   * inspector merges the runs, and their logged values must agree. */
+  fill_input(x, 64);
   for (unsigned r = 0; r < runs; r++) {
     etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
     memset(t.dim_order, 0, sizeof t.dim_order);
-    fill_input(x, 64, (int)r);
     t.data = x;
     t.nbytes = sizeof x;
     etk_value_t in = {ETK_VALUE_TENSOR, {.tensor = &t}};
     if (etk_method_set_input(m, 0, &in, &err) || etk_method_execute(m, &err)) {
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
       goto out;
     }
   }
   uint32_t dropped = 0;
   if (cli_recorder_write(&rec, p_etdp, p_dbg, &dropped, &err)) {
-    status = fail_err(&err);
+    status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
-  printf("etkit demo: built a CNN (convolution, relu, max-pool, a delegated "
-         "conv+relu, permute, view, addmm),\nran it %u times with tracing and "
-         "wrote:\n",
-         runs);
-  printf("output of the last run: ");
-  cli_print_value(stdout, m, 0, 10);
-  printf("\n");
 
-  /* A bundled program: the last input and ones, expectations from this
+  /* A bundled program: the input and the expected output from this
    * runtime. */
   {
-    const etk_tensor_t *o = etk_method_output(m, 0)->u.tensor;
-    expected = malloc(o->nbytes);
-    if (!expected) {
-      status = etk_cli_fail(CMD, "out of memory");
-      goto out;
-    }
-    memcpy(expected, o->data, o->nbytes);
-    int32_t s_in[4] = {1, 1, 8, 8}, s_out[2] = {1, 10};
-    etk_tensor_data_t in0 = {ETK_BUNDLED_TENSOR, ETK_FLOAT, 4, s_in, NULL, x,
-                             sizeof x, 0, false, 0.0};
-    etk_tensor_data_t ex0 = {ETK_BUNDLED_TENSOR, ETK_FLOAT, 2, s_out, NULL,
-                             expected, o->nbytes, 0, false, 0.0};
+    int32_t s_in[ETK_MAX_DIMS], s_out[ETK_MAX_DIMS];
+    etk_tensor_data_t in0, ex0;
+    cli_bundled_tensor(etk_method_input(m, 0)->u.tensor, x, s_in, &in0);
     etk_bundled_case_spec_t cases[1] = {{"forward", &in0, 1, &ex0, 1}};
     uint8_t *bpte = NULL;
     size_t blen = 0;
-    if (etk_bundled_write(pte, pte_len, cases, 1, &bpte, &blen, &err) ||
+    if (cli_bundled_output(m, 0, s_out, &expected, &ex0, &err) ||
+        etk_bundled_write(pte, pte_len, cases, 1, &bpte, &blen, &err) ||
         etk_write_file(p_bpte, bpte, blen, &err)) {
       free(bpte);
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
       goto out;
     }
     free(bpte);
@@ -428,9 +521,14 @@ int etk_cmd_demo(int argc, char **argv) {
   /* ETRecord: the graph and the maps that link instruction ids (and the
    * delegate's debug ids) to graph nodes. */
   if (write_etrecord(p_rec, &err)) {
-    status = fail_err(&err);
+    status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
+  printf(
+      "etkit demo: built a CNN (convolution, relu, max-pool, a delegated "
+      "conv+relu, permute, view, addmm),\nran it %u times on the same "
+      "input with tracing and wrote:\n",
+      runs);
   report_file(p_pte, "the program (ET12, constants in a segment)");
   report_file(p_bpte, "bundled program with one test case (BP08)");
   report_file(p_rec, "ETRecord: graph, debug handles, delegate map");
@@ -438,31 +536,28 @@ int etk_cmd_demo(int argc, char **argv) {
   report_file(p_dbg, "debug buffer: intermediate and output tensors");
   if (dropped)
     printf("warning: the recorder dropped %u events\n", dropped);
-  /* The inspector's summary table (etkit_inspector); if it cannot render
-   * this dump, a short table computed here. */
-  printf("\nper-operator summary (etkit inspect --summary):\n");
+  printf("output: ");
+  cli_print_value(stdout, m, 0, 10);
+  printf("\n");
   fflush(stdout);
-  etk_error_t ierr;
-  etk_error_clear(&ierr);
-  if (cli_print_inspector_summary(stdout, p_etdp, p_dbg, &ierr) != ETK_OK) {
-    char line[640];
-    printf("(inspector unavailable: %s)\nper-operator times (ns):\n",
-           etk_error_format(&ierr, line, sizeof line));
-    uint8_t *etdp;
-    size_t elen;
-    if (etk_read_file(p_etdp, 0, &etdp, &elen, &err)) {
-      status = fail_err(&err);
-      goto out;
-    }
-    int rc = cli_print_etdump_summary(stdout, etdp, elen, "ns");
-    free(etdp);
-    if (rc) {
-      status = etk_cli_fail(CMD, "cannot summarise the ETDump: %s",
-                            etk_strerror(rc));
-      goto out;
-    }
+  if (show_linked_results(p_etdp, p_dbg, p_rec, &err)) {
+    status = etk_cli_fail_error(CMD, &err);
+    goto out;
   }
-  printf("\nnext: etkit run %s --verify\n", p_bpte);
+  printf(
+      "\nnext:\n"
+      "  etkit inspect --etdump_path %s --etrecord_path %s "
+      "--debug_buffer_path %s\n"
+      "      every event with its statistics (add --by-module for time "
+      "per nn.Module)\n"
+      "  etkit run %s --verify\n"
+      "      runs the bundled test case and checks the output\n"
+      "  etkit trace --etdump_path %s -o %s/trace.json\n"
+      "      a timeline for ui.perfetto.dev or chrome://tracing\n"
+      "  etkit report --etdump_path %s --etrecord_path %s -o "
+      "%s/report.html\n"
+      "      a self-contained HTML report\n",
+      p_etdp, p_rec, p_dbg, p_bpte, p_etdp, dir, p_etdp, p_rec, dir);
 out:
   free(expected);
   etk_method_free(m);

@@ -10,6 +10,16 @@
  * table on stdout.  Flags may be written "--flag value" or "--flag=value",
  * and with dashes instead of underscores.
  *
+ * With --etrecord_path every block is linked (etk_etrecord_inspector_link_
+ * block) with the method etk_etrecord_block_method() picks for it or the
+ * one --method names; the default columns then carry op_types and
+ * delegate_backend_name exactly as upstream prints them.  Upstream's
+ * accidental rules (forward maps for every block, framework events given
+ * instruction 0's handles, substring delegate-id lookup, top graph only)
+ * are off unless --upstream-quirks, which also turns on the inspector's
+ * quirks.  --by-module, --module-total, --source and --link-columns are
+ * etkit views and columns built on the links (docs/inspector.md).
+ *
  * Exit status: 0 success, 1 failure (one line on stderr: "etkit inspect:
  * <what>"), 2 usage error.  Output files are written atomically.
  */
@@ -21,6 +31,7 @@
 
 #include "commands.h"
 #include "etkit/common.h"
+#include "etkit/etrecord.h"
 #include "etkit/inspector.h"
 #include "etkit/render.h"
 
@@ -31,7 +42,8 @@ static const char *const usage_text =
     "\n"
     "upstream options (inspector_cli.py):\n"
     "  --etdump_path FILE          ETDump (.etdp) to read (required)\n"
-    "  --etrecord_path FILE        ETRecord to link (not supported yet)\n"
+    "  --etrecord_path FILE        ETRecord to link: op types, backends, stack traces,\n"
+    "                              module hierarchy (all methods; see --method)\n"
     "  --debug_buffer_path FILE    debug buffer holding intermediate tensors\n"
     "  --source_time_scale UNIT    unit of the raw timestamps: ns|us|ms|s|cycles (ns)\n"
     "  --target_time_scale UNIT    unit of the reported times (ms)\n"
@@ -56,8 +68,21 @@ static const char *const usage_text =
     "  --all-columns               every to_dataframe column (raw, debug_data, ...)\n"
     "  --allow-empty               skip event blocks without events instead of failing\n"
     "  --upstream-quirks           reproduce upstream's wrap-around and missing\n"
-    "                              end-time behaviour (see docs/compatibility.md)\n"
+    "                              end-time behaviour and its ETRecord linking rules\n"
+    "                              (see docs/compatibility.md)\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
+    "\n"
+    "ETRecord options (need --etrecord_path):\n"
+    "  --method NAME|BLOCK=NAME    link blocks with method NAME (all, or block BLOCK by\n"
+    "                              index or name; repeatable); default: the method named\n"
+    "                              like the block, else forward, else the only one\n"
+    "  --by-module                 operator time per nn.Module, as a tree\n"
+    "  --module-total NAME         upstream's find_total_for_module(NAME) (repeatable)\n"
+    "  --exact-module              --module-total matches the module path exactly\n"
+    "                              instead of upstream's substring of a module key\n"
+    "  --source[=full]             add a source column: file:line of each operator's\n"
+    "                              innermost user frame (full: the whole file path)\n"
+    "  --link-columns              add module, debug_handles and num_outputs columns\n"
     "  -h, --help                  this help\n";
 
 /* Matches "--name" / "--name=value" with '_' and '-' interchangeable. */
@@ -80,11 +105,23 @@ static int flag_is(const char *arg, const char *name, const char **inline_value)
   return 1;
 }
 
+#define MAX_LIST ETK_INSPECT_MAX_SELECT
+
 typedef struct cli {
   const char *etdump, *etrecord, *debug_buffer, *tsv_path, *output;
   int compare;
+  int quirks;
   etk_inspector_options_t opt;
   etk_inspector_render_options_t ro;
+  /* ETRecord: --method (block NULL = every block), --module-total */
+  const char *method_all;
+  size_t method_count;
+  char method_block[MAX_LIST][64];
+  const char *method_name[MAX_LIST];
+  size_t total_count;
+  const char *totals[MAX_LIST];
+  int exact_module;
+  const char *needs_etrecord; /* first option that needs --etrecord_path */
 } cli_t;
 
 static int usage_error(const char *fmt, ...)
@@ -204,6 +241,46 @@ static int parse_args(int argc, char **argv, cli_t *c) {
       c->ro.allow_empty = 1;
     } else if (flag_is(a, "upstream_quirks", &v) && !v) {
       c->opt.flags |= ETK_INSPECTOR_QUIRKS_ALL;
+      c->quirks = 1;
+    } else if (flag_is(a, "method", &v)) {
+      VALUE();
+      const char *eq = strrchr(v, '=');
+      if (!eq) {
+        if (!*v) return usage_error("%s", "--method needs a method name");
+        c->method_all = v;
+      } else {
+        size_t n = (size_t)(eq - v);
+        if (n == 0 || n >= sizeof c->method_block[0] || !eq[1])
+          return usage_error("--method needs NAME or BLOCK=NAME, not '%s'", v);
+        if (c->method_count == MAX_LIST)
+          return usage_error("too many --method options at '%s'", v);
+        memcpy(c->method_block[c->method_count], v, n);
+        c->method_block[c->method_count][n] = 0;
+        c->method_name[c->method_count++] = eq + 1;
+      }
+      if (!c->needs_etrecord) c->needs_etrecord = "--method";
+    } else if (flag_is(a, "by_module", &v) && !v) {
+      c->ro.view = ETK_INSPECT_VIEW_MODULES;
+      if (!c->needs_etrecord) c->needs_etrecord = "--by-module";
+    } else if (flag_is(a, "module_total", &v)) {
+      VALUE();
+      if (c->total_count == MAX_LIST)
+        return usage_error("too many --module-total options at '%s'", v);
+      c->totals[c->total_count++] = v;
+      if (!c->needs_etrecord) c->needs_etrecord = "--module-total";
+    } else if (flag_is(a, "exact_module", &v) && !v) {
+      c->exact_module = 1;
+    } else if (flag_is(a, "source", &v)) {
+      if (v && strcmp(v, "full") != 0)
+        return usage_error("--source takes no value or '=full', not '%s'", v);
+      c->ro.columns |= ETK_INSPECT_COLUMN_SOURCE;
+      c->ro.full_paths = v != NULL;
+      if (!c->needs_etrecord) c->needs_etrecord = "--source";
+    } else if (flag_is(a, "link_columns", &v) && !v) {
+      c->ro.columns |= ETK_INSPECT_COLUMN_MODULE |
+                       ETK_INSPECT_COLUMN_DEBUG_HANDLES |
+                       ETK_INSPECT_COLUMN_NUM_OUTPUTS;
+      if (!c->needs_etrecord) c->needs_etrecord = "--link-columns";
     } else if (flag_is(a, "json_indent", &v)) {
       VALUE();
       size_t n;
@@ -216,6 +293,13 @@ static int parse_args(int argc, char **argv, cli_t *c) {
 #undef VALUE
   }
   if (!c->etdump) return usage_error("%s", "the following argument is required: --etdump_path");
+  if (c->needs_etrecord && !c->etrecord)
+    return usage_error("%s needs --etrecord_path", c->needs_etrecord);
+  if (c->exact_module && !c->total_count)
+    return usage_error("%s", "--exact-module needs --module-total");
+  if (c->total_count && c->ro.view != ETK_INSPECT_VIEW_EVENTS)
+    return usage_error("%s", "--module-total cannot be combined with --summary, "
+                             "--by-module or --allocations");
   return 0;
 }
 
@@ -226,7 +310,8 @@ static int fail_err(const etk_error_t *err) {
 
 /* Renders into `path` ("-" = stdout) atomically. */
 static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t *ro,
-                     const char *path, int with_allocs, etk_error_t *err) {
+                     const cli_t *totals, const char *path, int with_allocs,
+                     etk_error_t *err) {
   etk_outfile_t of;
   int rc = etk_outfile_open(&of, path, err);
   if (rc != ETK_OK) return rc;
@@ -236,7 +321,14 @@ static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   }
   etk_render_sink_init_file(sink, of.fp);
-  rc = etk_inspector_render(insp, ro, sink, err);
+  if (totals)
+    rc = etk_inspector_render_module_totals(
+        insp, totals->totals, totals->total_count,
+        totals->exact_module ? ETK_INSPECTOR_MODULE_EXACT
+                             : ETK_INSPECTOR_MODULE_SUBSTRING,
+        ro, sink, err);
+  else
+    rc = etk_inspector_render(insp, ro, sink, err);
   if (rc == ETK_OK && with_allocs) {
     etk_inspector_render_options_t ao = *ro;
     ao.view = ETK_INSPECT_VIEW_ALLOCATIONS;
@@ -256,6 +348,127 @@ static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t
   return etk_outfile_commit(&of, err);
 }
 
+/* "forward, decode" into buf. */
+static const char *method_list(const etk_etrecord_t *rec, char *buf, size_t size) {
+  size_t at = 0;
+  buf[0] = 0;
+  const char *m;
+  for (size_t i = 0; (m = etk_etrecord_method_at(rec, i)) != NULL && at < size; i++) {
+    int k = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", m);
+    if (k < 0) break;
+    at += (size_t)k;
+  }
+  return buf[0] ? buf : "none";
+}
+
+/* Puts the ETRecord's path in front of err->where ("<path>: <member>"). */
+static void where_in_record(etk_error_t *err, const char *path) {
+  char joined[2 * sizeof err->where + 4096];
+  if (err->where[0] && strcmp(err->where, path) != 0)
+    snprintf(joined, sizeof joined, "%s: %s", path, err->where);
+  else
+    snprintf(joined, sizeof joined, "%s", path);
+  size_t n = strlen(joined);
+  if (n >= sizeof err->where) n = sizeof err->where - 1; /* keep the start */
+  memcpy(err->where, joined, n);
+  err->where[n] = 0;
+}
+
+/* The block a --method BLOCK=NAME names: an index or an exact name. */
+static int method_spec_matches(const char *spec, size_t index,
+                               const etk_inspector_block_t *b) {
+  size_t idx;
+  if (parse_size(spec, &idx)) return idx == index;
+  return b->name_present && strlen(spec) == b->name_len &&
+         memcmp(spec, b->name, b->name_len) == 0;
+}
+
+/* Opens the ETRecord and links every block (method per block: an explicit
+ * --method, else the record's choice for the block's name). */
+static int link_etrecord(const cli_t *c, etk_inspector_t *insp,
+                         etk_etrecord_t **rec_out, etk_error_t *err) {
+  etk_error_clear(err);
+  int rc = etk_etrecord_open_file(c->etrecord, NULL, rec_out, err);
+  if (rc != ETK_OK) {
+    where_in_record(err, c->etrecord);
+    return rc;
+  }
+  etk_error_clear(err);
+  etk_etrecord_t *rec = *rec_out;
+  char names[512];
+  if (!etk_etrecord_method_at(rec, 0)) {
+    fprintf(stderr, "etkit inspect: warning: %s names no method (no debug "
+                    "maps, no edge program): nothing is linked\n", c->etrecord);
+    return ETK_OK;
+  }
+  for (size_t i = 0; i <= c->method_count; i++) {
+    const char *m = i < c->method_count ? c->method_name[i] : c->method_all;
+    if (m && !etk_etrecord_has_method(rec, m)) {
+      etk_error_where(err, c->etrecord);
+      return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                           "--method %s: the ETRecord has no method \"%s\" "
+                           "(methods: %s)",
+                           m, m, method_list(rec, names, sizeof names));
+    }
+  }
+  size_t blocks = etk_inspector_block_count(insp);
+  for (size_t i = 0; i < c->method_count; i++) {
+    int found = 0;
+    for (size_t b = 0; b < blocks && !found; b++) {
+      etk_inspector_block_t blk;
+      etk_inspector_block_get(insp, b, &blk);
+      found = method_spec_matches(c->method_block[i], b, &blk);
+    }
+    if (!found)
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "--method %s=%s: there is no event block \"%s\" "
+                           "(the ETDump has %zu)",
+                           c->method_block[i], c->method_name[i],
+                           c->method_block[i], blocks);
+  }
+  /* etkit's rules by default; upstream's with --upstream-quirks: top graph
+   * only, framework events and substring delegate ids, and "forward" for
+   * every block that --method does not name */
+  unsigned flags = c->quirks ? ETK_ETRECORD_LINK_TOP_GRAPH_ONLY
+                             : ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY |
+                                   ETK_ETRECORD_LINK_EXACT_DELEGATE_IDS;
+  etk_etrecord_link_summary_t sum;
+  memset(&sum, 0, sizeof sum);
+  for (size_t b = 0; b < blocks; b++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(insp, b, &blk);
+    const char *method = c->method_all;
+    for (size_t i = 0; i < c->method_count; i++)
+      if (method_spec_matches(c->method_block[i], b, &blk))
+        method = c->method_name[i];
+    if (!method && c->quirks) method = "forward";
+    if (!method) {
+      method = etk_etrecord_block_method(rec, blk.name_present ? blk.name : NULL);
+      if (!method && blk.event_count) {
+        fprintf(stderr,
+                "etkit inspect: warning: event block %zu (\"%s\") is not "
+                "linked: the ETRecord has no method of that name, no forward "
+                "and several others (%s); choose one with --method\n",
+                b, blk.name, method_list(rec, names, sizeof names));
+        continue;
+      }
+    }
+    rc = etk_etrecord_inspector_link_block(rec, insp, b, method, flags, &sum, err);
+    if (rc != ETK_OK) {
+      where_in_record(err, c->etrecord);
+      return rc;
+    }
+  }
+  if (sum.no_delegate_mapping)
+    fprintf(stderr,
+            "etkit inspect: warning: %zu delegated event(s) have no "
+            "delegate_map entry for their instruction (upstream: \"No "
+            "delegate mapping found\"); they get the instruction's debug "
+            "handles\n",
+            sum.no_delegate_mapping);
+  return ETK_OK;
+}
+
 int etk_cmd_inspect(int argc, char **argv) {
   cli_t c;
   memset(&c, 0, sizeof c);
@@ -264,9 +477,6 @@ int etk_cmd_inspect(int argc, char **argv) {
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;
   if (prc > 0) return prc;
-  if (c.etrecord)
-    return etk_cli_fail("inspect", "--etrecord_path: ETRecord linking is not "
-                                   "supported yet");
   if (c.compare)
     return etk_cli_fail("inspect", "--compare_results: comparing run outputs "
                                    "with reference outputs is not supported yet");
@@ -292,6 +502,13 @@ int etk_cmd_inspect(int argc, char **argv) {
     free(dbuf);
     return fail_err(&err);
   }
+  etk_etrecord_t *rec = NULL;
+  if (c.etrecord && link_etrecord(&c, insp, &rec, &err) != ETK_OK) {
+    etk_etrecord_close(rec);
+    etk_inspector_close(insp);
+    free(dbuf);
+    return fail_err(&err);
+  }
   size_t mismatches = etk_inspector_debug_mismatch_count(insp);
   if (mismatches)
     fprintf(stderr,
@@ -305,7 +522,8 @@ int etk_cmd_inspect(int argc, char **argv) {
   int with_allocs = c.ro.format == ETK_INSPECT_FORMAT_TABLE &&
                     c.ro.view == ETK_INSPECT_VIEW_EVENTS &&
                     etk_inspector_allocator_count(insp) > 0;
-  int rc = render_to(insp, &c.ro, c.output ? c.output : "-", with_allocs, &err);
+  int rc = render_to(insp, &c.ro, c.total_count ? &c : NULL,
+                     c.output ? c.output : "-", with_allocs, &err);
   if (rc == ETK_OK && c.tsv_path) {
     etk_inspector_render_options_t tsv;
     etk_inspector_render_options_init(&tsv);
@@ -313,9 +531,10 @@ int etk_cmd_inspect(int argc, char **argv) {
     tsv.include_units = c.ro.include_units;
     tsv.include_delegate_debug_data = c.ro.include_delegate_debug_data;
     tsv.allow_empty = c.ro.allow_empty;
-    rc = render_to(insp, &tsv, c.tsv_path, 0, &err);
+    rc = render_to(insp, &tsv, NULL, c.tsv_path, 0, &err);
   }
   etk_inspector_close(insp);
+  etk_etrecord_close(rec);
   free(dbuf);
   if (rc != ETK_OK) return fail_err(&err);
   return 0;

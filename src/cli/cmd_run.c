@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "etkit/program.h"
 #include "etkit/runtime.h"
@@ -173,11 +174,6 @@ static int parse_args(int argc, char **argv, options_t *o) {
   return 0;
 }
 
-static int fail_err(const etk_error_t *err) {
-  char line[640];
-  return etk_cli_fail(CMD, "%s", etk_error_format(err, line, sizeof line));
-}
-
 /* Runs a .pte method o->iterations times. */
 static int run_program(const options_t *o, const etk_program_t *prog,
                        const char *method, cli_recorder_t *rec) {
@@ -185,7 +181,7 @@ static int run_program(const options_t *o, const etk_program_t *prog,
   etk_error_clear(&err);
   etk_method_t *m = NULL;
   if (etk_method_load_alloc(prog, method, rec ? rec->rec : NULL, &m, &err))
-    return fail_err(&err);
+    return etk_cli_fail_error(CMD, &err);
   size_t nin = etk_method_input_count(m);
   if (o->input_count && o->input_count != nin) {
     int rc = etk_cli_fail(CMD, "method '%s' takes %zu inputs, %zu --input given",
@@ -212,13 +208,13 @@ static int run_program(const options_t *o, const etk_program_t *prog,
       }
       if (cli_set_input(m, i, o->input_count ? o->inputs[i] : NULL, &npys[i],
                         &ones[i], &err)) {
-        status = fail_err(&err);
+        status = etk_cli_fail_error(CMD, &err);
         goto done;
       }
     }
     double t0 = now_seconds();
     if (etk_method_execute(m, &err)) {
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
       goto done;
     }
     elapsed += now_seconds() - t0;
@@ -235,12 +231,12 @@ static int run_program(const options_t *o, const etk_program_t *prog,
   }
   if (o->output_dir) {
     if (cli_make_dir(o->output_dir, &err)) {
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
       goto done;
     }
     for (size_t k = 0; k < etk_method_output_count(m); k++)
       if (cli_write_output(m, k, o->output_dir, NULL, &err)) {
-        status = fail_err(&err);
+        status = etk_cli_fail_error(CMD, &err);
         goto done;
       }
   }
@@ -264,11 +260,11 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
     return etk_cli_fail(CMD, "the bundled program has no test cases for "
                              "method '%s'",
                         method);
-  if (etk_bundled_check(bp, &err)) return fail_err(&err);
+  if (etk_bundled_check(bp, &err)) return etk_cli_fail_error(CMD, &err);
   etk_method_t *m = NULL;
   if (etk_method_load_alloc(bp->program, method, rec ? rec->rec : NULL, &m,
                             &err))
-    return fail_err(&err);
+    return etk_cli_fail_error(CMD, &err);
   printf("method %s: %u test case%s, %lu run%s each (rtol %g, atol %g)\n",
          method, suite->case_count, suite->case_count == 1 ? "" : "s",
          o->iterations, o->iterations == 1 ? "" : "s", o->rtol, o->atol);
@@ -278,12 +274,12 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
     double elapsed = 0;
     for (unsigned long it = 0; it < o->iterations; it++) {
       if (etk_bundled_load_input(m, bp, c, &err)) {
-        status = fail_err(&err);
+        status = etk_cli_fail_error(CMD, &err);
         break;
       }
       double t0 = now_seconds();
       if (etk_method_execute(m, &err)) {
-        status = fail_err(&err);
+        status = etk_cli_fail_error(CMD, &err);
         break;
       }
       elapsed += now_seconds() - t0;
@@ -308,12 +304,12 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
       char prefix[32];
       snprintf(prefix, sizeof prefix, "case%u_", c);
       if (cli_make_dir(o->output_dir, &err)) {
-        status = fail_err(&err);
+        status = etk_cli_fail_error(CMD, &err);
         break;
       }
       for (size_t k = 0; k < etk_method_output_count(m); k++)
         if (cli_write_output(m, k, o->output_dir, prefix, &err)) {
-          status = fail_err(&err);
+          status = etk_cli_fail_error(CMD, &err);
           break;
         }
     }
@@ -334,7 +330,8 @@ int etk_cmd_run(int argc, char **argv) {
   etk_error_clear(&err);
   uint8_t *bytes;
   size_t len;
-  if (etk_read_file(o.program, 0, &bytes, &len, &err)) return fail_err(&err);
+  if (etk_read_file(o.program, 0, &bytes, &len, &err))
+    return etk_cli_fail_error(CMD, &err);
   etk_file_kind_t kind = etk_file_kind_detect(bytes, len);
   etk_program_t *prog = NULL;
   etk_bundled_program_t *bp = NULL;
@@ -345,7 +342,7 @@ int etk_cmd_run(int argc, char **argv) {
   free(bytes);
   if (rc) {
     etk_error_where(&err, o.program);
-    return fail_err(&err);
+    return etk_cli_fail_error(CMD, &err);
   }
   if (bp) prog = bp->program;
   if (o.verify && !bp) {
@@ -381,7 +378,7 @@ int etk_cmd_run(int argc, char **argv) {
     if (cli_recorder_create(plan, (unsigned)runs, o.debug_level,
                             o.profile_level, o.debug_buffer != NULL, &rec,
                             &err)) {
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
       goto out;
     }
   }
@@ -392,7 +389,7 @@ int etk_cmd_run(int argc, char **argv) {
   if (status == 0 && o.etdump) {
     uint32_t dropped = 0;
     if (cli_recorder_write(&rec, o.etdump, o.debug_buffer, &dropped, &err))
-      status = fail_err(&err);
+      status = etk_cli_fail_error(CMD, &err);
     else if (dropped)
       fprintf(stderr, "etkit run: warning: the recorder dropped %u events "
                       "(its arena was too small)\n",

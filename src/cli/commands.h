@@ -26,6 +26,12 @@ int etk_cmd_inspect(int argc, char **argv);
 int etk_cmd_run(int argc, char **argv);
 int etk_cmd_bundle(int argc, char **argv);
 int etk_cmd_demo(int argc, char **argv);
+/* Analyses (cmd_trace.c, cmd_diff.c, cmd_report.c, cmd_memory.c);
+ * `etkit diff --fail-above` also returns 3 on a regression. */
+int etk_cmd_trace(int argc, char **argv);
+int etk_cmd_diff(int argc, char **argv);
+int etk_cmd_report(int argc, char **argv);
+int etk_cmd_memory(int argc, char **argv);
 
 /* Prints "etkit <cmd>: <message>\n" to stderr; returns 1. */
 int etk_cli_fail(const char *cmd, const char *fmt, ...)

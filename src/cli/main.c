@@ -23,6 +23,14 @@ static const etk_command_t commands[] = {
     {"bundle", etk_cmd_bundle, "make a bundled program (.bpte) from a .pte"},
     {"demo", etk_cmd_demo,
      "build, run and trace a small CNN; write .pte/.etdp/.etrecord files"},
+    {"trace", etk_cmd_trace,
+     "write an ETDump timeline for Perfetto / chrome://tracing (JSON)"},
+    {"diff", etk_cmd_diff,
+     "compare two ETDumps per operator (A/B, CI exit status)"},
+    {"report", etk_cmd_report,
+     "write a self-contained HTML report of an ETDump"},
+    {"memory", etk_cmd_memory,
+     "summarise allocation events per block and allocator"},
 };
 
 int etk_cli_fail(const char *cmd, const char *fmt, ...) {

@@ -1,8 +1,7 @@
 /*
  * run_support.h - what `etkit run`, `etkit bundle` and `etkit demo` share:
  * a recorder sized for a method and a number of runs, inputs from .npy
- * files or filled with ones, outputs to .npy files, and a per-operator
- * timing summary of an ETDump.
+ * files or filled with ones, outputs to .npy files and to the terminal.
  */
 #ifndef ETKIT_CLI_RUN_SUPPORT_H
 #define ETKIT_CLI_RUN_SUPPORT_H
@@ -12,13 +11,12 @@
 
 #include "etkit/common.h"
 #include "etkit/program.h"
-
-struct etk_recorder;
-struct etk_method;
+#include "etkit/recorder.h"
+#include "etkit/runtime.h"
 
 /* A host recorder with its arena and debug buffer. */
 typedef struct cli_recorder {
-  struct etk_recorder *rec;
+  etk_recorder_t *rec;
   void *arena;
   uint8_t *debug_buffer;
   size_t debug_capacity;
@@ -46,30 +44,29 @@ void cli_recorder_free(cli_recorder_t *r);
 /* Sets input i from an .npy file (kept alive in *keep, freed by the
  * caller with etk_npy_free), or, when path is NULL, from a buffer of ones
  * (*ones, freed by the caller with free). */
-int cli_set_input(struct etk_method *m, size_t i, const char *path,
-                  etk_npy_t **keep, void **ones, etk_error_t *err);
+int cli_set_input(etk_method_t *m, size_t i, const char *path, etk_npy_t **keep,
+                  void **ones, etk_error_t *err);
 
 /* Writes output i to "<dir>/<prefix>output_<i>.npy". */
-int cli_write_output(const struct etk_method *m, size_t i, const char *dir,
+int cli_write_output(const etk_method_t *m, size_t i, const char *dir,
                      const char *prefix, etk_error_t *err);
 
 /* Prints "FLOAT [2, 2] = [5, 8, 11, 14]" (at most `max_values` values). */
-void cli_print_value(FILE *out, const struct etk_method *m, size_t output,
+void cli_print_value(FILE *out, const etk_method_t *m, size_t output,
                      size_t max_values);
+
+/* Describes tensor `t` holding `data` (borrowed) as a bundled-program
+ * value: dtype, sizes (copied into `sizes`, ETK_MAX_DIMS entries that must
+ * outlive `out`) and its contiguous byte count. */
+void cli_bundled_tensor(const etk_tensor_t *t, const void *data, int32_t *sizes,
+                        etk_tensor_data_t *out);
+
+/* Copies output i of `m`, which must be a tensor, into *copy (malloc'd,
+ * freed by the caller) and describes it as cli_bundled_tensor does. */
+int cli_bundled_output(const etk_method_t *m, size_t i, int32_t *sizes,
+                       void **copy, etk_tensor_data_t *out, etk_error_t *err);
 
 /* Creates `dir` (and parents) if missing. */
 int cli_make_dir(const char *dir, etk_error_t *err);
-
-/* Prints a per-operator summary of the ETDump bytes: for each event name
- * of the Execute blocks (operator calls by native_call name, delegate
- * calls and delegate events), count, mean/min/max duration in the raw
- * ticks' unit.  Returns ETK_OK or the verifier's error. */
-int cli_print_etdump_summary(FILE *out, const uint8_t *etdp, size_t len,
-                             const char *tick_unit);
-
-/* The inspector's per-operator summary table of an ETDump file (upstream
- * Inspector columns, times in microseconds), written to `out`. */
-int cli_print_inspector_summary(FILE *out, const char *etdump_path,
-                                const char *debug_path, etk_error_t *err);
 
 #endif

@@ -43,4 +43,34 @@ static inline const char *ana_intern_key(const ana_intern_t *m, uint32_t id,
 /* 1 when s[0..n) equals the C string `lit`. */
 int ana_is_name(const char *s, size_t n, const char *lit);
 
+/* ---------------------------------------------------- timed profile events */
+
+/* Flags of an ana_item_t. */
+#define ANA_ITEM_DELEGATED 1u   /* has a delegate id */
+#define ANA_ITEM_WRAPPED 2u     /* end < start: 32-bit counter wrap */
+#define ANA_ITEM_MISSING_END 4u /* end 0, start not: never closed */
+#define ANA_ITEM_INVALID 8u     /* end < start beyond 32 bits */
+#define ANA_ITEM_OVERLAP 16u    /* does not nest on its track (trace) */
+#define ANA_ITEM_NO_DURATION (ANA_ITEM_MISSING_END | ANA_ITEM_INVALID)
+
+/* One profile event of a run on a timeline (24 bytes). */
+typedef struct ana_item {
+  uint64_t s, e;  /* unwrapped ticks; e == s without a duration */
+  uint32_t ev;    /* ETDump event index (UINT32_MAX: a synthetic item) */
+  uint8_t flags;  /* ANA_ITEM_* */
+} ana_item_t;
+
+/* The profile events of `run` in file order as items, 32-bit wraps
+ * unwrapped (rules in trace_export.c), into a growing array (items,
+ * cap; one spare slot is always left for a synthetic item).  *n receives
+ * the count, *lo and *hi the tick bounds (0 when *n is 0).  ETK_E_NO_MEMORY. */
+int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
+                  ana_item_t **items, size_t *cap, size_t *n, uint64_t *lo,
+                  uint64_t *hi);
+
+/* qsort order for items: start ascending, end descending, later file
+ * position first (a parent ends after its children, so it is appended
+ * after them and must come first). */
+int ana_item_compare(const void *a, const void *b);
+
 #endif

@@ -288,8 +288,8 @@ static int key_occurrence(ana_intern_t *bases, uint64_t **counts, size_t *cap,
 
 /* One matching stage between block ba of A and block bb of B. */
 static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
-                       size_t bb, int stage, int all_rows, const char *block,
-                       size_t occurrence, uint32_t block_text) {
+                       size_t bb, int stage, int all_rows, size_t occurrence,
+                       uint32_t block_text) {
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
@@ -350,7 +350,6 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
                                 : ETK_DIFF_MATCH_OP_TYPE;
     r->pub.block_occurrence = occurrence;
     r->block_text = block_text;
-    (void)block;
     rc = row_side(d, r, A, e, 0, &tmp);
     if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
     row_finish_values(r);
@@ -618,7 +617,7 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
     rc = block_text_id(d, blk.name, blk.name_len, k, &text);
     if (rc == ETK_OK) rc = total_rows(d, &A, ba, &B, bb, k, text);
     for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-      rc = match_stage(d, &A, ba, &B, bb, stage, o->all_rows, blk.name, k, text);
+      rc = match_stage(d, &A, ba, &B, bb, stage, o->all_rows, k, text);
     if (rc == ETK_OK && bb != SIZE_MAX)
       rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
     if (rc == ETK_OK) rc = leftovers(d, &A, ba, 0, o->all_rows, k, text);

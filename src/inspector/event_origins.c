@@ -32,11 +32,17 @@
 
 #include "inspector_internal.h"
 
-static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+static size_t str_size(const char *s) {
+  return s ? strlen(s) + 1 : 0;
+}
 
-static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+static size_t align8(size_t n) {
+  return (n + 7) & ~(size_t)7;
+}
 
-static void free_one(insp_origins_t *o) { free(o); }
+static void free_one(insp_origins_t *o) {
+  free(o);
+}
 
 void insp_origins_free(etk_inspector_t *insp) {
   if (!insp->origins) return;
@@ -74,7 +80,8 @@ int etk_inspector_event_set_origins(etk_inspector_t *insp, size_t event,
   if (!insp->origins) {
     insp->origins = calloc(insp->event_count, sizeof *insp->origins);
     if (!insp->origins)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
   }
   insp_origins_t *block = NULL;
   if (count) {
@@ -86,23 +93,24 @@ int etk_inspector_event_set_origins(etk_inspector_t *insp, size_t event,
                            "origins too large");
     char *mem = calloc(1, head + nodes + mods + strings + 1);
     if (!mem)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
     block = (insp_origins_t *)(void *)mem;
     etk_inspector_node_origin_t *nv =
         (etk_inspector_node_origin_t *)(void *)(mem + head);
     etk_inspector_module_t *mv =
         (etk_inspector_module_t *)(void *)(mem + head + nodes);
     char *p = mem + head + nodes + mods;
-#define COPY_STR(dst, src)              \
-  do {                                  \
-    if (src) {                          \
-      size_t n_ = strlen(src) + 1;      \
-      memcpy(p, src, n_);               \
-      (dst) = p;                        \
-      p += n_;                          \
-    } else {                            \
-      (dst) = NULL;                     \
-    }                                   \
+#define COPY_STR(dst, src)         \
+  do {                             \
+    if (src) {                     \
+      size_t n_ = strlen(src) + 1; \
+      memcpy(p, src, n_);          \
+      (dst) = p;                   \
+      p += n_;                     \
+    } else {                       \
+      (dst) = NULL;                \
+    }                              \
   } while (0)
     for (size_t i = 0; i < count; i++) {
       const etk_inspector_node_origin_t *o = &origins[i];
@@ -181,6 +189,9 @@ int etk_inspector_event_module(const etk_inspector_t *insp, size_t event,
   return ETK_OK;
 }
 
+/* Distinct "file:line" entries shown per event before ", ...". */
+#define INSP_SOURCE_MAX 32
+
 static const char *display_file(const char *file, int full_paths) {
   if (full_paths) return file;
   const char *slash = strrchr(file, '/'), *back = strrchr(file, '\\');
@@ -193,26 +204,32 @@ int insp_event_source_text(const etk_inspector_t *insp, size_t event,
   const etk_inspector_node_origin_t *o;
   size_t n;
   if (etk_inspector_event_origins(insp, event, &o, &n) != ETK_OK) return 0;
-  int any = 0;
+  size_t shown = 0, index[INSP_SOURCE_MAX];
   for (size_t i = 0; i < n; i++) {
     if (!o[i].file) continue;
     const char *file = display_file(o[i].file, full_paths);
-    /* distinct entries only (an event's nodes often share a line) */
+    /* distinct entries only (an event's nodes often share a line), among
+     * the ones shown: the scan stays O(nodes * cap) for huge delegates */
     int seen = 0;
-    for (size_t j = 0; j < i && !seen; j++)
-      seen = o[j].file && o[j].line == o[i].line &&
-             strcmp(display_file(o[j].file, full_paths), file) == 0;
+    for (size_t k = 0; k < shown && !seen; k++)
+      seen = o[index[k]].line == o[i].line &&
+             strcmp(display_file(o[index[k]].file, full_paths), file) == 0;
     if (seen) continue;
-    if (any) etk_strbuf_append(b, ", ", 2);
+    if (shown == INSP_SOURCE_MAX) {
+      etk_strbuf_append(b, ", ...", 5);
+      break;
+    }
+    if (shown) etk_strbuf_append(b, ", ", 2);
     etk_strbuf_printf(b, "%s:%lld", file, (long long)o[i].line);
-    any = 1;
+    index[shown++] = i;
   }
-  return any;
+  return shown > 0;
 }
 
 static int entry_matches(const etk_inspector_module_t *m, const char *name,
                          etk_inspector_module_match_t match) {
-  if (match == ETK_INSPECTOR_MODULE_SUBSTRING) return strstr(m->key, name) != NULL;
+  if (match == ETK_INSPECTOR_MODULE_SUBSTRING)
+    return strstr(m->key, name) != NULL;
   return strcmp(m->normalized, name) == 0 || strcmp(m->path, name) == 0 ||
          strcmp(m->key, name) == 0;
 }

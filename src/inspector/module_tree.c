@@ -40,10 +40,10 @@ typedef struct mt_node {
   uint32_t block;
   uint32_t parent;
   uint32_t depth;
-  int kind;               /* 0 module, 1 root, 2 unattributed */
-  const char *path;       /* normalised dotted path (modules) */
-  const char *key;        /* nn_module_stack key (modules) */
-  const char *type;       /* qualified class name, may be NULL */
+  int kind;         /* 0 module, 1 root, 2 unattributed */
+  const char *path; /* normalised dotted path (modules) */
+  const char *key;  /* nn_module_stack key (modules) */
+  const char *type; /* qualified class name, may be NULL */
   uint64_t count;
   double total, self;
 } mt_node_t;
@@ -110,8 +110,16 @@ static int tree_child(mt_tree_t *t, uint32_t parent,
     }
     at = (at + 1) & (t->table_cap - 1);
   }
-  mt_node_t n = {t->nodes[parent].block, parent, t->nodes[parent].depth + 1,
-                 0, m->normalized, m->key, m->type, 0, 0.0, 0.0};
+  mt_node_t n = {t->nodes[parent].block,
+                 parent,
+                 t->nodes[parent].depth + 1,
+                 0,
+                 m->normalized,
+                 m->key,
+                 m->type,
+                 0,
+                 0.0,
+                 0.0};
   int rc = tree_add(t, &n, out);
   if (rc == ETK_OK) t->table[at] = *out;
   return rc;
@@ -143,7 +151,8 @@ static mt_instr_t *instr_get(mt_instrs_t *s, int32_t chain, int32_t iid) {
   uint64_t key = ((uint64_t)(uint32_t)chain << 32) | (uint32_t)iid;
   uint64_t h = key * 0x9e3779b97f4a7c15ull;
   size_t at = (size_t)(h >> 20) & (s->cap - 1);
-  while (s->slots[at].used && s->slots[at].key != key) at = (at + 1) & (s->cap - 1);
+  while (s->slots[at].used && s->slots[at].key != key)
+    at = (at + 1) & (s->cap - 1);
   if (!s->slots[at].used) {
     s->slots[at].used = 1;
     s->slots[at].key = key;
@@ -164,7 +173,8 @@ static int event_class(const etk_inspector_t *insp, uint32_t e, char *buf) {
   if (insp_event_is_delegated(ev)) return EV_OP;
   size_t len;
   const char *name = insp_event_name(insp, ev, buf, &len);
-  if (is_name(name, len, "Method::execute") || is_name(name, len, "Method::init") ||
+  if (is_name(name, len, "Method::execute") ||
+      is_name(name, len, "Method::init") ||
       is_name(name, len, "Program::load_method"))
     return EV_SKIP;
   if (is_name(name, len, "OPERATOR_CALL")) return EV_OPERATOR_CALL;
@@ -221,7 +231,8 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
   int32_t *chains = malloc((size_t)bk->event_count * sizeof *chains);
   int rc = ETK_OK;
   if (!instrs.slots || !has_perf || !chains) rc = ETK_E_NO_MEMORY;
-  if (rc == ETK_OK && insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
+  if (rc == ETK_OK &&
+      insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
     rc = ETK_E_NO_MEMORY;
   /* pass 1: what each instruction holds */
   for (uint32_t i = 0; rc == ETK_OK && i < bk->event_count; i++) {
@@ -233,10 +244,13 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
                   insp_event_raw(insp, e, insp->scratch) > 0;
     int cls = event_class(insp, e, buf);
     mt_instr_t *in = instr_get(&instrs, chains[i], insp->events[e].iid);
-    if (cls == EV_DELEGATE_CALL && in->delegate_call == NO_NODE) in->delegate_call = e;
+    if (cls == EV_DELEGATE_CALL && in->delegate_call == NO_NODE)
+      in->delegate_call = e;
     if (!has_perf[i] || cls != EV_OP) continue;
-    if (insp_event_is_delegated(&insp->events[e])) in->has_delegated_ops = 1;
-    else in->has_kernel = 1;
+    if (insp_event_is_delegated(&insp->events[e]))
+      in->has_delegated_ops = 1;
+    else
+      in->has_kernel = 1;
   }
   /* pass 2: credit the counted events */
   uint32_t root = NO_NODE, unattributed = NO_NODE;
@@ -251,7 +265,8 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
     etk_stats_t st;
     if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) continue;
     if (root == NO_NODE) {
-      mt_node_t r = {(uint32_t)b, NO_NODE, 0, 1, "(root)", NULL, NULL, 0, 0.0, 0.0};
+      mt_node_t r = {(uint32_t)b, NO_NODE, 0, 1,   "(root)",
+                     NULL,        NULL,    0, 0.0, 0.0};
       if ((rc = tree_add(t, &r, &root)) != ETK_OK) break;
     }
     uint32_t at;
@@ -262,7 +277,8 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
       break;
     if (at == NO_NODE) {
       if (unattributed == NO_NODE) {
-        mt_node_t u = {(uint32_t)b, root, 1, 2, "(unattributed)", NULL, NULL, 0, 0.0, 0.0};
+        mt_node_t u = {(uint32_t)b, root, 1, 2,   "(unattributed)",
+                       NULL,        NULL, 0, 0.0, 0.0};
         if ((rc = tree_add(t, &u, &unattributed)) != ETK_OK) break;
       }
       at = unattributed;
@@ -299,10 +315,10 @@ static int cmp_siblings(const void *a, const void *b) {
 }
 
 /* Pre-order of the tree: out[] receives every node index. */
-static int tree_order(const mt_tree_t *t, const etk_inspector_render_options_t *o,
-                      uint32_t *out) {
+static int tree_order(const mt_tree_t *t,
+                      const etk_inspector_render_options_t *o, uint32_t *out) {
   size_t n = t->count ? t->count : 1;
-  uint32_t *count = calloc(n, sizeof *count);  /* children per node */
+  uint32_t *count = calloc(n, sizeof *count);    /* children per node */
   uint32_t *offset = malloc(n * sizeof *offset); /* first child in kids[] */
   uint32_t *kids = malloc(n * sizeof *kids);
   uint32_t *stack = malloc(n * sizeof *stack);
@@ -327,7 +343,8 @@ static int tree_order(const mt_tree_t *t, const etk_inspector_render_options_t *
                                                     : o->reverse == 0;
     order_nodes = t->nodes;
     for (size_t i = 0; i < t->count; i++)
-      if (count[i] > 1) qsort(kids + offset[i], count[i], sizeof *kids, cmp_siblings);
+      if (count[i] > 1)
+        qsort(kids + offset[i], count[i], sizeof *kids, cmp_siblings);
     /* roots were added block by block, so they come out in block order */
     size_t emitted = 0, sp = 0;
     for (size_t r = 0; r < t->count; r++) {
@@ -336,7 +353,8 @@ static int tree_order(const mt_tree_t *t, const etk_inspector_render_options_t *
       while (sp) {
         uint32_t at = stack[--sp];
         out[emitted++] = at;
-        for (uint32_t k = count[at]; k-- > 0;) stack[sp++] = kids[offset[at] + k];
+        for (uint32_t k = count[at]; k-- > 0;)
+          stack[sp++] = kids[offset[at] + k];
       }
     }
   }
@@ -375,14 +393,19 @@ static int module_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
     case 0: {
       etk_etdump_str_t s =
           etk_etdump_string(v->insp->dump, v->insp->blocks[n->block].name_id);
-      if (s.data) etk_cell_set_text(out, s.data, s.len);
-      else etk_cell_set_none(out);
+      if (s.data)
+        etk_cell_set_text(out, s.data, s.len);
+      else
+        etk_cell_set_none(out);
       break;
     }
-    case 1: etk_cell_set_int(out, n->depth); break;
+    case 1:
+      etk_cell_set_int(out, n->depth);
+      break;
     case 2:
       if (v->table && n->depth > 0) {
-        for (uint32_t d = 1; d < n->depth; d++) etk_strbuf_appends(b, "\xe2\x94\x82  ");
+        for (uint32_t d = 1; d < n->depth; d++)
+          etk_strbuf_appends(b, "\xe2\x94\x82  ");
         etk_strbuf_appends(b, "\xe2\x94\x9c\xe2\x94\x80 ");
         etk_strbuf_appends(b, n->path);
         etk_cell_set_text(out, b->data, b->len);
@@ -392,17 +415,27 @@ static int module_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       break;
     case 3: {
       const char *t = short_type(n->type);
-      if (t && *t) etk_cell_set_text(out, t, strlen(t));
-      else etk_cell_set_none(out);
+      if (t && *t)
+        etk_cell_set_text(out, t, strlen(t));
+      else
+        etk_cell_set_none(out);
       break;
     }
-    case 4: etk_cell_set_int(out, (int64_t)n->count); break;
-    case 5: etk_cell_set_float(out, n->total); break;
-    case 6: etk_cell_set_float(out, n->self); break;
+    case 4:
+      etk_cell_set_int(out, (int64_t)n->count);
+      break;
+    case 5:
+      etk_cell_set_float(out, n->total);
+      break;
+    case 6:
+      etk_cell_set_float(out, n->self);
+      break;
     default: {
       double root = v->root_total[row];
-      if (root > 0) etk_cell_set_float(out, n->total / root * 100.0);
-      else etk_cell_set_none(out);
+      if (root > 0)
+        etk_cell_set_float(out, n->total / root * 100.0);
+      else
+        etk_cell_set_none(out);
       break;
     }
   }
@@ -431,10 +464,18 @@ static int modules_json(mt_view_t *v, const etk_inspector_render_options_t *o,
       module_cell(v, r, c, &cell, &scratch);
       etk_json_key(&j, v->headers[c]);
       switch (cell.kind) {
-        case ETK_CELL_TEXT: etk_json_string(&j, cell.text, cell.len); break;
-        case ETK_CELL_INT: etk_json_int(&j, cell.i); break;
-        case ETK_CELL_FLOAT: etk_json_double(&j, cell.f); break;
-        default: etk_json_null(&j); break;
+        case ETK_CELL_TEXT:
+          etk_json_string(&j, cell.text, cell.len);
+          break;
+        case ETK_CELL_INT:
+          etk_json_int(&j, cell.i);
+          break;
+        case ETK_CELL_FLOAT:
+          etk_json_double(&j, cell.f);
+          break;
+        default:
+          etk_json_null(&j);
+          break;
       }
       etk_strbuf_free(&scratch);
       if (c == 2) {
@@ -475,33 +516,36 @@ int insp_render_modules(etk_inspector_t *insp,
       root_total[r] = root;
     }
     const char *unit = etk_time_scale_name(insp->options.target_time_scale);
-    mt_view_t v = {insp, &t, rows, t.count, root_total,
-                   o->format == ETK_INSPECT_FORMAT_TABLE, {0}, {{0}}};
+    mt_view_t v = {insp,    &t,         rows,
+                   t.count, root_total, o->format == ETK_INSPECT_FORMAT_TABLE,
+                   {0},     {{0}}};
     snprintf(v.header_buf[0], sizeof v.header_buf[0],
              o->include_units ? "total (%s)" : "total", unit);
     snprintf(v.header_buf[1], sizeof v.header_buf[1],
              o->include_units ? "self (%s)" : "self", unit);
-    const char *all[8] = {"event_block_name", "depth", "module", "type",
-                          "count", v.header_buf[0], v.header_buf[1],
-                          "% of total"};
+    const char *all[8] = {
+        "event_block_name", "depth",         "module",    "type", "count",
+        v.header_buf[0],    v.header_buf[1], "% of total"};
     memcpy(v.headers, all, sizeof all);
     if (o->format == ETK_INSPECT_FORMAT_JSON) {
       rc = modules_json(&v, o, sink);
     } else if (v.table) {
-      const char *tab[7] = {all[0], all[2], all[3], all[4], all[5], all[6], all[7]};
+      const char *tab[7] = {all[0], all[2], all[3], all[4],
+                            all[5], all[6], all[7]};
       etk_frame_t f = {v.nrows, 7, tab, module_cell, &v, 1};
       rc = etk_render_table(&f, sink, err);
     } else {
       etk_frame_t f = {v.nrows, 8, v.headers, module_cell, &v, 1};
-      rc = etk_render_delimited(&f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
-                                sink, err);
+      rc = etk_render_delimited(
+          &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
     }
   }
   free(rows);
   free(root_total);
   tree_free(&t);
   if (rc != ETK_OK && (!err || err->code == ETK_OK))
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "rendering the module view failed: %s",
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "rendering the module view failed: %s",
                          etk_strerror(rc));
   return rc;
 }
@@ -520,10 +564,18 @@ static int totals_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   totals_view_t *v = ctx;
   (void)b;
   switch (col) {
-    case 0: etk_cell_set_text(out, v->names[row], strlen(v->names[row])); break;
-    case 1: etk_cell_set_text(out, v->match, strlen(v->match)); break;
-    case 2: etk_cell_set_int(out, (int64_t)v->events[row]); break;
-    default: etk_cell_set_float(out, v->totals[row]); break;
+    case 0:
+      etk_cell_set_text(out, v->names[row], strlen(v->names[row]));
+      break;
+    case 1:
+      etk_cell_set_text(out, v->match, strlen(v->match));
+      break;
+    case 2:
+      etk_cell_set_int(out, (int64_t)v->events[row]);
+      break;
+    default:
+      etk_cell_set_float(out, v->totals[row]);
+      break;
   }
   return ETK_OK;
 }
@@ -538,8 +590,9 @@ int etk_inspector_render_module_totals(
                          "etk_inspector_render_module_totals: NULL argument");
   for (size_t i = 0; i < count; i++)
     if (!names[i])
-      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                           "etk_inspector_render_module_totals: name %zu is NULL", i);
+      return etk_error_set(
+          err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+          "etk_inspector_render_module_totals: name %zu is NULL", i);
   etk_inspector_render_options_t defaults;
   if (!options) {
     etk_inspector_render_options_init(&defaults);
@@ -559,8 +612,9 @@ int etk_inspector_render_module_totals(
   snprintf(total_header, sizeof total_header,
            options->include_units ? "total (%s)" : "total", unit);
   const char *headers[4] = {"module", "match", "events", total_header};
-  totals_view_t v = {names, totals, events,
-                     match == ETK_INSPECTOR_MODULE_EXACT ? "exact" : "substring"};
+  totals_view_t v = {
+      names, totals, events,
+      match == ETK_INSPECTOR_MODULE_EXACT ? "exact" : "substring"};
   int rc;
   if (options->format == ETK_INSPECT_FORMAT_JSON) {
     etk_json_t j;
@@ -585,13 +639,15 @@ int etk_inspector_render_module_totals(
     etk_json_end_array(&j);
     etk_json_end_object(&j);
     rc = etk_json_finish(&j);
-    if (rc != ETK_OK) etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed");
+    if (rc != ETK_OK)
+      etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed");
   } else {
     etk_frame_t f = {count, 4, headers, totals_cell, &v, 1};
     rc = options->format == ETK_INSPECT_FORMAT_TABLE
              ? etk_render_table(&f, sink, err)
-             : etk_render_delimited(&f, options->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
-                                    sink, err);
+             : etk_render_delimited(
+                   &f, options->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
+                   sink, err);
   }
   free(totals);
   free(events);

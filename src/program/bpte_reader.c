@@ -139,9 +139,7 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
   *out = NULL;
-  uint64_t max = options && options->max_file_size ? options->max_file_size
-                                                   : (uint64_t)1 << 30;
-  if (len > max)
+  if (len > etk_program_max_file_size(options))
     return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
                          "bundled program of %zu bytes exceeds the limit", len);
   if (len < 8)
@@ -178,18 +176,11 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
   bp->size = len;
   const uint8_t *buf = owner->owned;
 
-  etk_fb_verify_options_t vo;
-  memset(&vo, 0, sizeof vo);
-  vo.ident = ETK_BPTE_IDENTIFIER;
-  etk_fb_verify_error_t ve;
   uint32_t root = 0;
-  int rc = etk_fb_verify(buf, len, &etk_bpte_schema, &vo,
-                         &root, &ve);
+  int rc =
+      etk_program_verify_buffer(buf, len, ETK_BPTE_IDENTIFIER, &etk_bpte_schema,
+                                "bundled program", &root, err);
   if (rc != ETK_OK) {
-    etk_error_set(err, rc, ve.offset, "malformed bundled program: %s%s%s%s%s",
-                  etk_strerror(rc), ve.table ? " in " : "",
-                  ve.table ? ve.table : "", ve.field ? "." : "",
-                  ve.field ? ve.field : "");
     etk_bundled_program_free(bp);
     return rc;
   }
@@ -277,9 +268,8 @@ int etk_bundled_program_load_file(const char *path,
                                   etk_error_t *err) {
   uint8_t *data;
   size_t len;
-  uint64_t max = options && options->max_file_size ? options->max_file_size
-                                                   : (uint64_t)1 << 30;
-  int rc = etk_read_file(path, max, &data, &len, err);
+  int rc =
+      etk_read_file(path, etk_program_max_file_size(options), &data, &len, err);
   if (rc != ETK_OK) return rc;
   rc = etk_bundled_program_load(data, len, options, out, err);
   free(data);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etkit/flatbuf.h"
 #include "etkit/program.h"
 
 /* A list of malloc'd blocks; allocations are 16-byte aligned, zeroed, and
@@ -40,6 +41,18 @@ int etk_shape_nbytes(const int32_t *sizes, uint32_t dim, size_t elem,
                      uint64_t *nbytes);
 /* 1 if order[0..dim) is a permutation of 0..dim-1. */
 int etk_dim_order_valid(const uint8_t *order, uint32_t dim);
+
+/* The file size limit of `options` (NULL or 0: the default, 1 GiB). */
+uint64_t etk_program_max_file_size(const etk_program_options_t *options);
+
+/* Verifies buf[0..len) against `schema` with identifier `ident` (the whole
+ * buffer first: readers then use unchecked accessors) and sets *root.  On
+ * failure fills `err` with "malformed <what>: <reason> in <table>.<field>"
+ * at the offending byte and returns the verifier's code. */
+int etk_program_verify_buffer(const uint8_t *buf, size_t len, const char *ident,
+                              const etk_fb_table_desc_t *schema,
+                              const char *what, uint32_t *root,
+                              etk_error_t *err);
 
 /* Internal state behind etk_program_t.internal_. */
 typedef struct etk_program_owner {

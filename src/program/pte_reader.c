@@ -67,6 +67,41 @@ const char *etk_program_instruction_name(int kind) {
   return names[kind];
 }
 
+void etk_program_call_outputs(const int32_t *args, uint32_t n, uint32_t *first,
+                              uint32_t *count) {
+  for (uint32_t r = 1; r <= n / 2; r++) {
+    if (memcmp(args + n - r, args + n - 2 * r, r * sizeof *args) == 0) {
+      *first = n - 2 * r;
+      *count = r;
+      return;
+    }
+  }
+  *first = n ? n - 1 : 0;
+  *count = n ? 1 : 0;
+}
+
+uint64_t etk_program_max_file_size(const etk_program_options_t *options) {
+  return options && options->max_file_size ? options->max_file_size
+                                           : (uint64_t)1 << 30;
+}
+
+int etk_program_verify_buffer(const uint8_t *buf, size_t len, const char *ident,
+                              const etk_fb_table_desc_t *schema,
+                              const char *what, uint32_t *root,
+                              etk_error_t *err) {
+  etk_fb_verify_options_t vo;
+  memset(&vo, 0, sizeof vo);
+  vo.ident = ident;
+  etk_fb_verify_error_t ve;
+  int rc = etk_fb_verify(buf, len, schema, &vo, root, &ve);
+  if (rc != ETK_OK)
+    etk_error_set(err, rc, ve.offset, "malformed %s: %s%s%s%s%s", what,
+                  etk_strerror(rc), ve.table ? " in " : "",
+                  ve.table ? ve.table : "", ve.field ? "." : "",
+                  ve.field ? ve.field : "");
+  return rc;
+}
+
 /* -------------------------------------------------------------- file kind */
 
 etk_file_kind_t etk_file_kind_detect(const uint8_t *data, size_t len) {
@@ -917,7 +952,7 @@ int etk_program_load(const uint8_t *data, size_t len,
   *out = NULL;
   etk_program_options_t opt = {0};
   if (options) opt = *options;
-  if (opt.max_file_size == 0) opt.max_file_size = (uint64_t)1 << 30;
+  opt.max_file_size = etk_program_max_file_size(options);
   if (opt.max_values == 0) opt.max_values = 1000000;
   if (opt.max_instructions == 0) opt.max_instructions = 1000000;
   if (len > opt.max_file_size)
@@ -979,18 +1014,10 @@ int etk_program_load(const uint8_t *data, size_t len,
     buf = owner->owned;
   }
 
-  etk_fb_verify_options_t vo;
-  memset(&vo, 0, sizeof vo);
-  vo.ident = ETK_PTE_IDENTIFIER;
-  etk_fb_verify_error_t ve;
   uint32_t root = 0;
-  rc = etk_fb_verify(buf, (size_t)program_size, &etk_pte_schema, &vo,
-                     &root, &ve);
+  rc = etk_program_verify_buffer(buf, (size_t)program_size, ETK_PTE_IDENTIFIER,
+                                 &etk_pte_schema, "program", &root, err);
   if (rc != ETK_OK) {
-    etk_error_set(err, rc, ve.offset, "malformed program: %s%s%s%s%s",
-                  etk_strerror(rc), ve.table ? " in " : "",
-                  ve.table ? ve.table : "", ve.field ? "." : "",
-                  ve.field ? ve.field : "");
     etk_aligned_free(owner->owned);
     free(owner);
     return rc;
@@ -1033,9 +1060,8 @@ int etk_program_load_file(const char *path,
                           etk_program_t **out, etk_error_t *err) {
   uint8_t *data;
   size_t len;
-  uint64_t max = options && options->max_file_size ? options->max_file_size
-                                                   : (uint64_t)1 << 30;
-  int rc = etk_read_file(path, max, &data, &len, err);
+  int rc =
+      etk_read_file(path, etk_program_max_file_size(options), &data, &len, err);
   if (rc != ETK_OK) return rc;
   etk_program_options_t opt = {0};
   if (options) opt = *options;

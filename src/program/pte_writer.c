@@ -446,6 +446,8 @@ int etk_program_builder_add_double_list(etk_program_builder_t *b,
 int etk_program_builder_add_bool_list(etk_program_builder_t *b,
                                       const bool *items, uint32_t count) {
   if (!b) return ETK_E_INVALID_ARGUMENT;
+  if (b->status) return b->status;
+  if (count && !items) return fail(b, ETK_E_INVALID_ARGUMENT, "NULL items");
   uint8_t *bytes = malloc(count ? count : 1);
   if (!bytes) return fail(b, ETK_E_NO_MEMORY, "out of memory");
   for (uint32_t k = 0; k < count; k++) bytes[k] = items[k] ? 1 : 0;

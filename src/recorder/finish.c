@@ -77,6 +77,21 @@ static etk_fb_ref_t event_wrap(finish_ctx_t *f, unsigned field,
   return etk_fb_table_end(f->b);
 }
 
+/* The fields operator and delegate ProfileEvents share, in the order both
+ * write them. */
+static void add_profile_fields(etk_fb_builder_t *b, uint64_t start,
+                               uint64_t end, int32_t chain,
+                               uint32_t instruction) {
+  etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_START_TIME, start, 0,
+                 ETK_FB_FORCE);
+  etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_END_TIME, end, 0, ETK_FB_FORCE);
+  etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, chain,
+                 ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX_DEFAULT, 0);
+  etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID,
+                 (int32_t)instruction,
+                 ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID_DEFAULT, ETK_FB_FORCE);
+}
+
 static etk_fb_ref_t emit_profile(finish_ctx_t *f, const uint8_t *p) {
   rec_profile_t r;
   etk_fb_ref_t name, pe;
@@ -84,14 +99,7 @@ static etk_fb_ref_t emit_profile(finish_ctx_t *f, const uint8_t *p) {
   memcpy(&r, p, sizeof r);
   name = name_ref(f, r.name);
   etk_fb_table_start(b);
-  etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_START_TIME, r.start, 0,
-                 ETK_FB_FORCE);
-  etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_END_TIME, r.end, 0, ETK_FB_FORCE);
-  etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, r.chain,
-                 ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX_DEFAULT, 0);
-  etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID,
-                 (int32_t)r.instruction,
-                 ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID_DEFAULT, ETK_FB_FORCE);
+  add_profile_fields(b, r.start, r.end, r.chain, r.instruction);
   if (name != 0) etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_NAME, name);
   pe = etk_fb_table_end(b);
   return event_wrap(f, ETK_ETDUMP_EVENT_PROFILE_EVENT, pe);
@@ -105,14 +113,7 @@ static etk_fb_ref_t emit_delegate(finish_ctx_t *f, const uint8_t *p) {
   if (r.flags & DELEGATE_ID_STR) id_str = name_ref(f, r.id);
   metadata = etk_fb_create_vector(b, p + sizeof r, r.metadata_len, 1, 1);
   etk_fb_table_start(b);
-  etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_START_TIME, r.start, 0,
-                 ETK_FB_FORCE);
-  etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_END_TIME, r.end, 0, ETK_FB_FORCE);
-  etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, r.chain,
-                 ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX_DEFAULT, 0);
-  etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID,
-                 (int32_t)r.instruction,
-                 ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID_DEFAULT, ETK_FB_FORCE);
+  add_profile_fields(b, r.start, r.end, r.chain, r.instruction);
   if (r.flags & DELEGATE_ID_STR)
     etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR, id_str);
   else

@@ -93,7 +93,7 @@ int etk_bundled_load_input(etk_method_t *m, const struct etk_bundled_program *bp
     int rc = etk_method_set_input(m, k, &v, err);
     if (rc != ETK_OK) return rc;
   }
-  etk_trace_set_bundled_index(m->recorder, (int32_t)case_index);
+  etk_recorder_set_bundled_input_index(m->recorder, (int32_t)case_index);
   return ETK_OK;
 }
 

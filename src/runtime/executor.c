@@ -43,10 +43,10 @@
 
 #include "runtime_internal.h"
 
-/* ---------------------------------------------------------- trace values */
+/* ------------------------------------------------------- logged values */
 
-void etk_trace_tensor_from(const etk_tensor_t *t, etk_trace_tensor_t *out,
-                           int64_t *dims) {
+static void describe_tensor(const etk_tensor_t *t, etk_recorder_tensor_t *out,
+                            int64_t *dims) {
   int32_t dim = t->dim < 0 ? 0 : t->dim > ETK_MAX_DIMS ? ETK_MAX_DIMS : t->dim;
   for (int32_t d = 0; d < dim; d++) {
     dims[d] = t->sizes[d];
@@ -64,57 +64,60 @@ void etk_trace_tensor_from(const etk_tensor_t *t, etk_trace_tensor_t *out,
   if (!t->data) out->nbytes = 0;
 }
 
-int etk_method_trace_value(etk_method_t *m, const etk_value_t *v,
-                           etk_trace_value_t *out, etk_trace_tensor_t *one,
-                           int64_t *one_dims) {
-  memset(out, 0, sizeof *out);
+int etk_logged_value_init(etk_logged_value_t *out, const etk_value_t *v,
+                          const etk_value_t *values, size_t value_count,
+                          etk_recorder_tensor_t *list, int64_t *list_dims,
+                          size_t list_capacity) {
   switch (v->tag) {
   case ETK_VALUE_INT:
-    out->kind = ETK_TRACE_INT;
-    out->int_value = v->u.i;
-    return 1;
+    out->value = etk_value_int(v->u.i);
+    return ETK_OK;
   case ETK_VALUE_BOOL:
-    out->kind = ETK_TRACE_BOOL;
-    out->bool_value = v->u.b;
-    return 1;
+    out->value = etk_value_bool(v->u.b);
+    return ETK_OK;
   case ETK_VALUE_DOUBLE:
-    out->kind = ETK_TRACE_DOUBLE;
-    out->double_value = v->u.d;
-    return 1;
+    out->value = etk_value_double(v->u.d);
+    return ETK_OK;
   case ETK_VALUE_TENSOR:
-    if (!v->u.tensor) return 0;
-    etk_trace_tensor_from(v->u.tensor, one, one_dims);
-    out->kind = ETK_TRACE_TENSOR;
-    out->tensors = one;
-    out->tensor_count = 1;
-    return 1;
+    if (!v->u.tensor) return ETK_E_INVALID_ARGUMENT;
+    describe_tensor(v->u.tensor, &out->tensor, out->dims);
+    out->value = etk_value_tensor(&out->tensor);
+    return ETK_OK;
   case ETK_VALUE_TENSOR_LIST: {
+    /* Logged as one event: splitting a long list would change the
+     * ETDump's structure, so it is refused instead. */
     size_t n = v->u.tensor_list.count;
-    if (n > m->trace_capacity) return 0;
+    if (!values || n > list_capacity) return ETK_E_LIMIT;
     for (size_t k = 0; k < n; k++) {
       int64_t idx = v->u.tensor_list.items[k];
-      if (idx < 0 || (size_t)idx >= m->value_count ||
-          m->values[idx].tag != ETK_VALUE_TENSOR || !m->values[idx].u.tensor)
-        return 0;
-      etk_trace_tensor_from(m->values[idx].u.tensor, &m->trace_tensors[k],
-                            m->trace_dims + k * 2 * ETK_MAX_DIMS);
+      if (idx < 0 || (size_t)idx >= value_count ||
+          values[idx].tag != ETK_VALUE_TENSOR || !values[idx].u.tensor)
+        return ETK_E_INVALID_ARGUMENT;
+      describe_tensor(values[idx].u.tensor, &list[k],
+                      list_dims + k * 2 * ETK_MAX_DIMS);
     }
-    out->kind = ETK_TRACE_TENSOR_LIST;
-    out->tensors = m->trace_tensors;
-    out->tensor_count = n;
-    return 1;
+    out->value = etk_value_tensor_list(list, n);
+    return ETK_OK;
   }
   default:
-    return 0;
+    return ETK_E_UNSUPPORTED;
   }
 }
 
-static void log_value(etk_method_t *m, const etk_value_t *v, int is_output) {
-  etk_trace_value_t tv;
-  etk_trace_tensor_t one;
-  int64_t dims[2 * ETK_MAX_DIMS];
-  if (etk_method_trace_value(m, v, &tv, &one, dims))
-    (void)etk_trace_log(m->recorder, &tv, is_output);
+/* Logs a value of the method; values without an ETDump form are skipped
+ * and recorder errors ignored (tracing is best effort, as upstream: the
+ * recorder counts what it dropped). */
+static void log_value(etk_method_t *m, const etk_value_t *v,
+                      etk_logged_type_t type) {
+  etk_logged_value_t lv;
+  if (etk_logged_value_init(&lv, v, m->values, m->value_count, m->list_tensors,
+                            m->list_dims, m->list_capacity) == ETK_OK)
+    (void)etk_recorder_log_value(m->recorder, &lv.value, type);
+}
+
+static void clear_instruction(etk_recorder_t *rec) {
+  etk_recorder_set_chain_debug_handle(rec, ETK_CHAIN_UNSET,
+                                      ETK_DEBUG_HANDLE_UNSET);
 }
 
 /* ------------------------------------------------------------------ load */
@@ -152,22 +155,6 @@ static void *alloc_or_fail(loader_t *L, size_t n, int *rc) {
     *rc = load_fail(L, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                     "method arena exhausted (internal sizing error)");
   return p;
-}
-
-/* Finds the out arguments of a call: ".out" overloads repeat their out
- * arguments as returns, so the trailing r args equal the r before them.
- * Without such a repeat, the last argument is the (only) return. */
-static void find_outputs(const int32_t *args, uint32_t n, uint32_t *first,
-                         uint32_t *count) {
-  for (uint32_t r = 1; r <= n / 2; r++) {
-    if (memcmp(args + n - r, args + n - 2 * r, r * sizeof *args) == 0) {
-      *first = n - 2 * r;
-      *count = r;
-      return;
-    }
-  }
-  *first = n ? n - 1 : 0;
-  *count = n ? 1 : 0;
 }
 
 static int load_values(loader_t *L) {
@@ -375,12 +362,13 @@ static int load_chains(loader_t *L) {
         for (uint32_t k = 0; k < pi->arg_count; k++)
           argp[k] = &m->values[pi->args[k]];
         argp += pi->arg_count;
-        find_outputs(pi->args, pi->arg_count, &x->out_first, &x->out_count);
+        etk_program_call_outputs(pi->args, pi->arg_count, &x->out_first,
+                                 &x->out_count);
       }
       if (pi->kind != ETK_INSTR_KERNEL_CALL) continue;
       const etk_program_operator_t *op = &plan->operators[pi->index];
       const etk_kernel_entry_t *entry = etk_kernel_find(op->full_name);
-      x->event = etk_trace_intern(m->recorder, op->event_name);
+      x->event = etk_recorder_intern(m->recorder, op->event_name);
       if (!entry) {
         if (missing++ == 0) {
           first_missing = op->full_name;
@@ -454,28 +442,31 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
   *out = NULL;
-  struct etk_recorder *rec = config->recorder;
-  etk_trace_block(rec, etk_trace_intern(rec, "Default"));
+  etk_recorder_t *rec = config->recorder;
+  /* Recorder calls accept a NULL recorder (untraced) and their errors never
+   * fail the load: the recorder counts what it dropped. */
+  (void)etk_recorder_begin_block_id(rec, etk_recorder_intern(rec, "Default"));
+  etk_recorder_name_t ev_load =
+      etk_recorder_intern(rec, "Program::load_method");
   const etk_program_plan_t *plan = etk_program_find_plan(program, method_name);
   if (!plan) {
-    etk_trace_scope_t s =
-        etk_trace_begin(rec, etk_trace_intern(rec, "Program::load_method"));
-    etk_trace_end(rec, &s);
+    etk_recorder_scope_t s = etk_recorder_begin(rec, ev_load);
+    (void)etk_recorder_end(rec, &s);
     return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
                          "no method named '%s' in the program",
                          method_name ? method_name : "(first)");
   }
   /* Allocators must precede every event of the block. */
-  uint32_t method_alloc = etk_trace_allocator(rec, "method_allocator");
+  uint32_t method_alloc = 0; /* allocator ids stay 0 when not tracked */
+  (void)etk_recorder_track_allocator(rec, "method_allocator", &method_alloc);
   size_t nplanned = plan->buffer_size_count ? plan->buffer_size_count - 1 : 0;
   uint32_t planned_ids[64] = {0};
   for (size_t k = 0; k < nplanned && k < 64; k++) {
     char name[48];
     snprintf(name, sizeof name, "planned_memory_%zu", k + 1);
-    planned_ids[k] = etk_trace_allocator(rec, name);
+    (void)etk_recorder_track_allocator(rec, name, &planned_ids[k]);
   }
-  etk_trace_scope_t s_load =
-      etk_trace_begin(rec, etk_trace_intern(rec, "Program::load_method"));
+  etk_recorder_scope_t s_load = etk_recorder_begin(rec, ev_load);
 
   loader_t L;
   memset(&L, 0, sizeof L);
@@ -485,14 +476,16 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
   int rc = etk_method_layout(plan, &L.layout, err);
   if (rc == ETK_OK) rc = check_memory(&L);
   if (rc != ETK_OK) {
-    etk_trace_end(rec, &s_load);
+    (void)etk_recorder_end(rec, &s_load);
     return rc;
   }
   for (size_t k = 0; k < nplanned && k < 64; k++)
-    etk_trace_allocation(rec, planned_ids[k], (uint64_t)plan->buffer_sizes[k + 1]);
+    if (planned_ids[k])
+      (void)etk_recorder_track_allocation(rec, planned_ids[k],
+                                          (uint64_t)plan->buffer_sizes[k + 1]);
 
-  etk_trace_scope_t s_init =
-      etk_trace_begin(rec, etk_trace_intern(rec, "Method::init"));
+  etk_recorder_scope_t s_init =
+      etk_recorder_begin(rec, etk_recorder_intern(rec, "Method::init"));
   uintptr_t base = ((uintptr_t)config->arena + 15u) & ~(uintptr_t)15u;
   L.bump.base = (uint8_t *)base;
   L.bump.size = config->arena_size - (size_t)(base - (uintptr_t)config->arena);
@@ -519,34 +512,34 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
       for (size_t k = 0; m->planned_bases && k < L.layout.planned_count; k++)
         m->planned_bases[k] = config->planned_buffers[k];
       if (m->planned_bases) {
-        m->trace_capacity = L.layout.max_list;
-        m->trace_tensors = alloc_or_fail(
-            &L, L.layout.max_list * sizeof(etk_trace_tensor_t), &rc);
-        m->trace_dims = m->trace_tensors
-                            ? alloc_or_fail(&L,
-                                            L.layout.max_list * 2 *
-                                                ETK_MAX_DIMS * sizeof(int64_t),
-                                            &rc)
-                            : NULL;
+        m->list_capacity = L.layout.max_list;
+        m->list_tensors = alloc_or_fail(
+            &L, L.layout.max_list * sizeof(etk_recorder_tensor_t), &rc);
+        m->list_dims = m->list_tensors
+                           ? alloc_or_fail(&L,
+                                           L.layout.max_list * 2 *
+                                               ETK_MAX_DIMS * sizeof(int64_t),
+                                           &rc)
+                           : NULL;
       }
     }
     if (rc == ETK_OK) rc = load_delegates(&L);
     if (rc == ETK_OK) rc = load_chains(&L);
   }
   if (rc == ETK_OK) {
-    m->ev_operator = etk_trace_intern(rec, "OPERATOR_CALL");
-    m->ev_delegate = etk_trace_intern(rec, "DELEGATE_CALL");
-    m->ev_jump = etk_trace_intern(rec, "JF_CALL");
-    m->ev_move = etk_trace_intern(rec, "MOVE_CALL");
-    m->ev_free = etk_trace_intern(rec, "FREE_CALL");
-    m->ev_execute = etk_trace_intern(rec, "Method::execute");
-    m->ev_block = etk_trace_intern(rec, "Execute");
+    m->ev_operator = etk_recorder_intern(rec, "OPERATOR_CALL");
+    m->ev_delegate = etk_recorder_intern(rec, "DELEGATE_CALL");
+    m->ev_jump = etk_recorder_intern(rec, "JF_CALL");
+    m->ev_move = etk_recorder_intern(rec, "MOVE_CALL");
+    m->ev_free = etk_recorder_intern(rec, "FREE_CALL");
+    m->ev_execute = etk_recorder_intern(rec, "Method::execute");
+    m->ev_block = etk_recorder_intern(rec, "Execute");
     m->bctx.method_name = plan->name;
     m->bctx.recorder = rec;
     m->initialized = true;
   }
-  etk_trace_end(rec, &s_init);
-  etk_trace_end(rec, &s_load);
+  (void)etk_recorder_end(rec, &s_init);
+  (void)etk_recorder_end(rec, &s_load);
   if (rc != ETK_OK) {
     destroy_delegates(m);
     return rc;
@@ -717,21 +710,22 @@ static int cond_value(const etk_value_t *v, bool *out) {
 
 static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
                            etk_error_t *err) {
-  struct etk_recorder *rec = m->recorder;
+  etk_recorder_t *rec = m->recorder;
   const etk_instr_t *x = &m->chains[c].instrs[*pc];
   uint32_t next = *pc + 1;
   int rc = ETK_OK;
   switch (x->kind) {
   case ETK_INSTR_KERNEL_CALL: {
-    etk_trace_scope_t s_op = etk_trace_begin_op(rec, m->ev_operator);
-    etk_trace_scope_t s_native = etk_trace_begin_op(rec, x->event);
+    etk_recorder_scope_t s_op = etk_recorder_begin_op(rec, m->ev_operator);
+    etk_recorder_scope_t s_native = etk_recorder_begin_op(rec, x->event);
     m->kctx.message[0] = 0;
     rc = x->fn(&m->kctx, x->args, x->nargs);
-    if (rc == ETK_OK && etk_trace_should_log(rec, 0))
+    if (rc == ETK_OK &&
+        etk_recorder_should_log(rec, ETK_LOGGED_INTERMEDIATE_OUTPUT))
       for (uint32_t k = 0; k < x->out_count; k++)
-        log_value(m, x->args[x->out_first + k], 0);
-    etk_trace_end_op(rec, &s_native);
-    etk_trace_end_op(rec, &s_op);
+        log_value(m, x->args[x->out_first + k], ETK_LOGGED_INTERMEDIATE_OUTPUT);
+    (void)etk_recorder_end_op(rec, &s_native);
+    (void)etk_recorder_end_op(rec, &s_op);
     if (rc != ETK_OK)
       etk_error_set(err, rc, ETK_NO_OFFSET,
                     "method '%s': instruction %u (%s) failed: %s",
@@ -740,16 +734,17 @@ static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
                     m->kctx.message[0] ? m->kctx.message : etk_strerror(rc));
   } break;
   case ETK_INSTR_DELEGATE_CALL: {
-    etk_trace_scope_t s_op = etk_trace_begin_op(rec, m->ev_delegate);
+    etk_recorder_scope_t s_op = etk_recorder_begin_op(rec, m->ev_delegate);
     etk_delegate_rt_t *d = &m->delegates[x->index];
     m->bctx.delegate_index = (uint32_t)x->index;
     m->bctx.message[0] = 0;
     rc = d->backend->execute(&m->bctx, d->handle, x->args, x->nargs);
     /* Upstream logs every argument: inputs and outputs are not told apart
      * in a DelegateCall. */
-    if (etk_trace_should_log(rec, 0))
-      for (uint32_t k = 0; k < x->nargs; k++) log_value(m, x->args[k], 0);
-    etk_trace_end_op(rec, &s_op);
+    if (etk_recorder_should_log(rec, ETK_LOGGED_INTERMEDIATE_OUTPUT))
+      for (uint32_t k = 0; k < x->nargs; k++)
+        log_value(m, x->args[k], ETK_LOGGED_INTERMEDIATE_OUTPUT);
+    (void)etk_recorder_end_op(rec, &s_op);
     if (rc != ETK_OK)
       etk_error_set(err, rc, ETK_NO_OFFSET,
                     "method '%s': instruction %u (delegate %d, backend '%s') "
@@ -758,11 +753,11 @@ static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
                     m->bctx.message[0] ? m->bctx.message : etk_strerror(rc));
   } break;
   case ETK_INSTR_JUMP_FALSE_CALL: {
-    etk_trace_scope_t s = etk_trace_begin_op(rec, m->ev_jump);
+    etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_jump);
     bool cond = false;
     rc = cond_value(&m->values[x->index], &cond);
     if (rc == ETK_OK && !cond) next = (uint32_t)x->index2;
-    etk_trace_end_op(rec, &s);
+    (void)etk_recorder_end_op(rec, &s);
     if (rc != ETK_OK)
       etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
                     "method '%s': instruction %u: jump condition value %d is "
@@ -770,12 +765,12 @@ static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
                     m->plan->name, *pc, x->index);
   } break;
   case ETK_INSTR_MOVE_CALL: {
-    etk_trace_scope_t s = etk_trace_begin_op(rec, m->ev_move);
+    etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_move);
     m->values[x->index2] = m->values[x->index];
-    etk_trace_end_op(rec, &s);
+    (void)etk_recorder_end_op(rec, &s);
   } break;
   case ETK_INSTR_FREE_CALL: {
-    etk_trace_scope_t s = etk_trace_begin_op(rec, m->ev_free);
+    etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_free);
     etk_value_t *v = &m->values[x->index];
     if (v->tag == ETK_VALUE_TENSOR && v->u.tensor)
       v->u.tensor->data = NULL;
@@ -784,7 +779,7 @@ static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
                          "method '%s': instruction %u frees value %d, which "
                          "is not a tensor",
                          m->plan->name, *pc, x->index);
-    etk_trace_end_op(rec, &s);
+    (void)etk_recorder_end_op(rec, &s);
   } break;
   default:
     rc = etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
@@ -799,11 +794,11 @@ int etk_method_execute(etk_method_t *m, struct etk_error *err) {
   if (!m)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL method");
-  struct etk_recorder *rec = m->recorder;
+  etk_recorder_t *rec = m->recorder;
   /* Like upstream, the block and the method event's start exist even when
    * the checks below reject the call (the event then never ends). */
-  etk_trace_block(rec, m->ev_block);
-  etk_trace_scope_t s_exec = etk_trace_begin(rec, m->ev_execute);
+  (void)etk_recorder_begin_block_id(rec, m->ev_block);
+  etk_recorder_scope_t s_exec = etk_recorder_begin(rec, m->ev_execute);
   m->executed = 0;
   if (!m->initialized)
     return etk_error_set(err, ETK_E_INVALID_STATE, ETK_NO_OFFSET,
@@ -818,7 +813,7 @@ int etk_method_execute(etk_method_t *m, struct etk_error *err) {
     uint32_t pc = 0, n = m->chains[c].count;
     while (pc < n) {
       if (m->executed >= budget) {
-        etk_trace_clear_instruction(rec);
+        clear_instruction(rec);
         return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
                              "method '%s': more than %llu instructions "
                              "executed (chain %u, instruction %u): the "
@@ -826,15 +821,15 @@ int etk_method_execute(etk_method_t *m, struct etk_error *err) {
                              m->plan->name, (unsigned long long)budget, c, pc);
       }
       m->executed++;
-      etk_trace_set_instruction(rec, (int32_t)c, pc);
+      etk_recorder_set_chain_debug_handle(rec, (int32_t)c, pc);
       int rc = run_instruction(m, c, &pc, err);
-      etk_trace_clear_instruction(rec);
+      clear_instruction(rec);
       if (rc != ETK_OK) return rc;
     }
   }
-  etk_trace_end(rec, &s_exec);
-  if (etk_trace_should_log(rec, 1))
+  (void)etk_recorder_end(rec, &s_exec);
+  if (etk_recorder_should_log(rec, ETK_LOGGED_PROGRAM_OUTPUT))
     for (uint32_t i = 0; i < m->plan->output_count; i++)
-      log_value(m, &m->values[m->plan->outputs[i]], 1);
+      log_value(m, &m->values[m->plan->outputs[i]], ETK_LOGGED_PROGRAM_OUTPUT);
   return ETK_OK;
 }

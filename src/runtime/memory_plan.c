@@ -45,7 +45,7 @@ static size_t layout_total(const etk_program_plan_t *plan,
   t += ALIGN16(l->planned_count * sizeof(void *));
   t += ALIGN16(plan->delegate_count * sizeof(etk_delegate_rt_t));
   t += ALIGN16(l->spec_count * sizeof(etk_backend_compile_spec_t));
-  t += ALIGN16(l->max_list * sizeof(etk_trace_tensor_t));
+  t += ALIGN16(l->max_list * sizeof(etk_recorder_tensor_t));
   t += ALIGN16(l->max_list * 2 * ETK_MAX_DIMS * sizeof(int64_t));
   t += l->backend_total;
   return t;
@@ -102,7 +102,7 @@ void *etk_bump_alloc(etk_bump_t *b, size_t n) {
   b->used += need;
   memset(p, 0, need);
   if (need && b->recorder && b->allocator_id)
-    etk_trace_allocation(b->recorder, b->allocator_id, need);
+    (void)etk_recorder_track_allocation(b->recorder, b->allocator_id, need);
   return p;
 }
 
@@ -144,9 +144,8 @@ size_t etk_method_planned_size(const struct etk_program *program,
 }
 
 int etk_method_load_alloc(const struct etk_program *program,
-                          const char *method_name,
-                          struct etk_recorder *recorder, etk_method_t **out,
-                          struct etk_error *err) {
+                          const char *method_name, etk_recorder_t *recorder,
+                          etk_method_t **out, struct etk_error *err) {
   if (!out)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");

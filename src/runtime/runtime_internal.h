@@ -11,8 +11,8 @@
 
 #include "etkit/common.h"
 #include "etkit/program.h"
+#include "etkit/recorder.h"
 #include "etkit/runtime.h"
-#include "trace.h"
 
 /* One instruction, ready to run: everything the hot loop needs is here, so
  * execute() never looks at the program again. */
@@ -23,7 +23,7 @@ typedef struct etk_instr {
   etk_value_t **args;      /* KernelCall / DelegateCall */
   uint32_t nargs;
   uint32_t out_first, out_count; /* args logged as intermediate outputs */
-  etk_trace_name_t event;  /* native_call_<op> name */
+  etk_recorder_name_t event;     /* native_call_<op> name */
 } etk_instr_t;
 
 typedef struct etk_chain_rt {
@@ -46,7 +46,7 @@ typedef struct etk_method_layout {
   size_t tensor_list_items; /* int64 converted indices */
   size_t instr_count;
   size_t arg_count;
-  size_t max_list;          /* longest tensor list (trace scratch) */
+  size_t max_list;          /* longest tensor list (logging scratch) */
   size_t spec_count;        /* compile specs of all delegates */
   size_t planned_count;     /* planned buffers */
   size_t backend_total;     /* memory_size() of every delegate, rounded */
@@ -57,7 +57,7 @@ typedef struct etk_method_layout {
 typedef struct etk_bump {
   uint8_t *base;
   size_t size, used;
-  struct etk_recorder *recorder;
+  etk_recorder_t *recorder;
   uint32_t allocator_id; /* recorder allocator, 0 = none */
 } etk_bump_t;
 
@@ -75,12 +75,12 @@ struct etk_method {
   void **planned_bases; /* copy of the config's planned buffer pointers */
   etk_kernel_context_t kctx;
   etk_backend_execute_context_t bctx;
-  struct etk_recorder *recorder;
-  etk_trace_name_t ev_operator, ev_delegate, ev_jump, ev_move, ev_free,
+  etk_recorder_t *recorder;
+  etk_recorder_name_t ev_operator, ev_delegate, ev_jump, ev_move, ev_free,
       ev_execute, ev_block;
-  etk_trace_tensor_t *trace_tensors; /* scratch for logging tensor lists */
-  int64_t *trace_dims;               /* 2 * ETK_MAX_DIMS per trace tensor */
-  size_t trace_capacity;
+  etk_recorder_tensor_t *list_tensors; /* scratch for logging tensor lists */
+  int64_t *list_dims;                  /* 2 * ETK_MAX_DIMS per list tensor */
+  size_t list_capacity;
   uint64_t max_instructions;
   uint64_t executed;
   bool initialized;
@@ -99,14 +99,25 @@ int etk_method_layout(const etk_program_plan_t *plan, etk_method_layout_t *l,
  * event when tracing), or NULL when the arena is exhausted. */
 void *etk_bump_alloc(etk_bump_t *b, size_t n);
 
-/* Converts a runtime value for the recorder; tensor lists use the method's
- * scratch.  Returns 0 if the value has no ETDump representation. */
-int etk_method_trace_value(etk_method_t *m, const etk_value_t *v,
-                           etk_trace_value_t *out, etk_trace_tensor_t *one,
-                           int64_t *one_dims);
+/* A runtime value described for the recorder (etk_logged_value_init).
+ * Scalars and a single tensor need no storage besides this struct (which
+ * therefore must not be copied once filled); the tensors of a list live in
+ * caller scratch. */
+typedef struct etk_logged_value {
+  etk_recorder_value_t value;
+  etk_recorder_tensor_t tensor;   /* a Tensor value */
+  int64_t dims[2 * ETK_MAX_DIMS]; /* its sizes, then its strides */
+} etk_logged_value_t;
 
-/* Fills a trace tensor from a runtime tensor; dims holds 2 * ETK_MAX_DIMS. */
-void etk_trace_tensor_from(const etk_tensor_t *t, etk_trace_tensor_t *out,
-                           int64_t *dims);
+/* Describes `v` (borrowed: the recorder copies what it keeps) in out->value.
+ * A TensorList's items are resolved through values[0..value_count) into
+ * list[0..list_capacity) with list_dims (2 * ETK_MAX_DIMS per tensor).
+ * ETK_OK, ETK_E_INVALID_ARGUMENT (NULL tensor, an item that is not a
+ * tensor), ETK_E_LIMIT (no `values`, or more items than list_capacity),
+ * ETK_E_UNSUPPORTED (a kind ETDump cannot hold). */
+int etk_logged_value_init(etk_logged_value_t *out, const etk_value_t *v,
+                          const etk_value_t *values, size_t value_count,
+                          etk_recorder_tensor_t *list, int64_t *list_dims,
+                          size_t list_capacity);
 
 #endif

@@ -270,6 +270,11 @@ ETK_TEST(builder_errors_are_sticky_and_named) {
                ETK_E_INVALID_ARGUMENT);
   CHECK(strstr(err.message, "sizes") != NULL);
   etk_program_builder_free(b);
+  /* NULL list items are an error, not a crash */
+  b = etk_program_builder_new("forward");
+  CHECK_EQ_INT(etk_program_builder_add_bool_list(b, NULL, 2),
+               ETK_E_INVALID_ARGUMENT);
+  etk_program_builder_free(b);
 }
 
 ETK_TEST(two_methods_and_explicit_placement) {

@@ -1,6 +1,8 @@
 # check_demo.cmake: runs `etkit demo` into DIR, checks every file appeared,
-# runs the bundled program it wrote with --verify, runs the .pte with
-# tracing, and (when flatc is available) decodes model.pte and etdump.etdp.
+# that it prints its operators linked with its ETRecord and no warning,
+# that `etkit inspect` links the files too, runs the bundled program it
+# wrote with --verify, runs the .pte with tracing, and (when flatc is
+# available) decodes model.pte and etdump.etdp.
 file(REMOVE_RECURSE ${DIR})
 execute_process(COMMAND ${ETKIT} demo --output-dir ${DIR} --runs 3
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -19,6 +21,32 @@ foreach(word convolution.out max_pool2d_with_indices.out relu addmm.out
     message(FATAL_ERROR "demo table lacks '${word}':\n${out}")
   endif()
 endforeach()
+# Every run gets the same input, so the merged runs' debug values agree.
+if(err MATCHES "differ between merged runs")
+  message(FATAL_ERROR "etkit demo warns about its own dump:\n${err}")
+endif()
+# The events are linked with the ETRecord the demo wrote: op types and
+# modules, delegated ops included (their string ids are in the delegate map).
+foreach(re "native_call_addmm\\.out[^\n]* fc +aten\\.addmm\\.default"
+        "convolution #0 \\[EtkitMicroBackend\\][^\n]* conv2 +aten\\.convolution\\.default"
+        "relu #1 \\[EtkitMicroBackend\\][^\n]* relu2 +aten\\.relu\\.default"
+        "Execute[^\n]*aten\\.max_pool2d_with_indices\\.default[^\n]* 2 ")
+  if(NOT out MATCHES "${re}")
+    message(FATAL_ERROR "demo output does not match '${re}':\n${out}")
+  endif()
+endforeach()
+execute_process(COMMAND ${ETKIT} inspect --etdump_path ${DIR}/etdump.etdp
+                  --etrecord_path ${DIR}/model.etrecord
+                  --debug_buffer_path ${DIR}/debug_buffer.bin --format tsv
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "")
+  message(FATAL_ERROR "etkit inspect of the demo files failed or warned "
+                      "(${rc}): ${err}")
+endif()
+if(NOT out MATCHES "\tconvolution #0\t[^\n]*\t\\['aten\\.convolution\\.default'\\]\tTrue\tEtkitMicroBackend")
+  message(FATAL_ERROR "etkit inspect does not link the delegated "
+                      "convolution:\n${out}")
+endif()
 execute_process(COMMAND ${ETKIT} run ${DIR}/model.bpte --verify
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "1 of 1 checked case passed")
@@ -53,7 +81,9 @@ if(FLATC)
       message(FATAL_ERROR "model.json lacks ${word}")
     endif()
   endforeach()
-  foreach(word "\"delegate_debug_id_str\": \"relu #1\"" "\"name\": \"DELEGATE_CALL\"")
+  foreach(word "\"delegate_debug_id_str\": \"relu #1\""
+          "\"delegate_debug_id_str\": \"convolution #0\""
+          "\"name\": \"DELEGATE_CALL\"")
     string(FIND "${ej}" "${word}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "etdump.json lacks ${word}")

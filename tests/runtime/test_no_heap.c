@@ -87,7 +87,7 @@ ETK_TEST(execute_does_not_allocate) {
   etk_program_t *p = delegated_program(&d);
   REQUIRE(p);
   for (int level = 0; level <= 2; level++) {
-    struct etk_recorder *rec = ttu_recorder_new(level, 1, 1 << 20);
+    etk_recorder_t *rec = ttu_recorder_new(level, 1, 1 << 20);
     REQUIRE(rec);
     etk_method_t *m;
     etk_error_t err;

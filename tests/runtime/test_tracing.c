@@ -13,6 +13,7 @@
 
 #include "etk_test.h"
 #include "etkit/program.h"
+#include "etkit/recorder.h"
 #include "etkit/runtime.h"
 #include "program_testutil.h"
 #include "trace_testutil.h"
@@ -59,7 +60,7 @@ ETK_TEST(upstream_event_structure) {
   uint8_t *d;
   etk_program_t *p = build_load(build_linear, &d);
   REQUIRE(p);
-  struct etk_recorder *rec = ttu_recorder_new(0, 1, 0);
+  etk_recorder_t *rec = ttu_recorder_new(0, 1, 0);
   REQUIRE(rec);
   etk_method_t *m;
   etk_error_t err;
@@ -68,8 +69,8 @@ ETK_TEST(upstream_event_structure) {
   run_linear(m, 2);
   const uint8_t *etdp;
   size_t len;
-  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
-  CHECK_EQ_INT(ttu_dropped(rec), 0);
+  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
+  CHECK_EQ_INT(etk_recorder_dropped(rec), 0);
   ttu_dump_t dump;
   REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 3);
@@ -142,7 +143,7 @@ ETK_TEST(debug_levels) {
   etk_program_t *p = build_load(build_linear, &d);
   REQUIRE(p);
   for (int level = 0; level <= 2; level++) {
-    struct etk_recorder *rec = ttu_recorder_new(level, 1, 1 << 16);
+    etk_recorder_t *rec = ttu_recorder_new(level, 1, 1 << 16);
     etk_method_t *m;
     etk_error_t err;
     etk_error_clear(&err);
@@ -150,7 +151,7 @@ ETK_TEST(debug_levels) {
     run_linear(m, 1);
     const uint8_t *etdp;
     size_t len;
-    REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+    REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
     ttu_dump_t dump;
     REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
     const ttu_block_t *b = &dump.blocks[1];
@@ -186,7 +187,7 @@ ETK_TEST(method_only_profiling) {
   uint8_t *d;
   etk_program_t *p = build_load(build_linear, &d);
   REQUIRE(p);
-  struct etk_recorder *rec = ttu_recorder_new(0, 0, 0);
+  etk_recorder_t *rec = ttu_recorder_new(0, 0, 0);
   etk_method_t *m;
   etk_error_t err;
   etk_error_clear(&err);
@@ -194,7 +195,7 @@ ETK_TEST(method_only_profiling) {
   run_linear(m, 3);
   const uint8_t *etdp;
   size_t len;
-  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
   REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 4);
@@ -217,7 +218,7 @@ ETK_TEST(bundled_input_index_and_failed_execute) {
   etk_error_t err;
   etk_error_clear(&err);
   REQUIRE(etk_bundled_program_load_file(path, NULL, &bp, &err) == ETK_OK);
-  struct etk_recorder *rec = ttu_recorder_new(0, 1, 0);
+  etk_recorder_t *rec = ttu_recorder_new(0, 1, 0);
   etk_method_t *m;
   REQUIRE(etk_method_load_alloc(bp->program, "forward", rec, &m, &err) == 0);
   /* Like upstream, an execute() rejected for missing inputs still adds an
@@ -228,7 +229,7 @@ ETK_TEST(bundled_input_index_and_failed_execute) {
   REQUIRE(etk_bundled_run_all(m, bp, 1e-5, 1e-8, r, 10, &err) == ETK_OK);
   const uint8_t *etdp;
   size_t len;
-  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
   REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 12);
@@ -281,7 +282,7 @@ ETK_TEST(delegate_events) {
   uint8_t *d;
   etk_program_t *p = build_load(build_delegated, &d);
   REQUIRE(p);
-  struct etk_recorder *rec = ttu_recorder_new(2, 1, 1 << 16);
+  etk_recorder_t *rec = ttu_recorder_new(2, 1, 1 << 16);
   etk_method_t *m;
   etk_error_t err;
   etk_error_clear(&err);
@@ -298,7 +299,7 @@ ETK_TEST(delegate_events) {
   CHECK(o[0] == 0 && o[1] == 2 && o[2] == 0 && o[3] == 4 && o[5] == 6);
   const uint8_t *etdp;
   size_t len;
-  REQUIRE(ttu_finish(rec, &etdp, &len) == ETK_OK);
+  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
   REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
   const ttu_block_t *b = &dump.blocks[1];

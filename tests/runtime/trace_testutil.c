@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "etkit/flatbuf.h"
-#include "etkit/recorder.h"
 #include "etkit/schema.h"
 
 typedef struct owned {
@@ -19,8 +18,8 @@ typedef struct owned {
 /* The arena pointer is the key: recorders live at the start of theirs. */
 static owned_t owned_table[16];
 
-struct etk_recorder *ttu_recorder_new(int debug_level, int profile_all,
-                                      size_t debug_capacity) {
+etk_recorder_t *ttu_recorder_new(int debug_level, int profile_all,
+                                 size_t debug_capacity) {
   size_t size = (size_t)8 << 20;
   void *arena = aligned_alloc(64, size);
   etk_recorder_config_t cfg;
@@ -48,7 +47,7 @@ struct etk_recorder *ttu_recorder_new(int debug_level, int profile_all,
   return r;
 }
 
-void ttu_recorder_free(struct etk_recorder *r) {
+void ttu_recorder_free(etk_recorder_t *r) {
   if (!r) return;
   for (int k = 0; k < 16; k++)
     if (owned_table[k].arena &&
@@ -60,12 +59,6 @@ void ttu_recorder_free(struct etk_recorder *r) {
       return;
     }
 }
-
-int ttu_finish(struct etk_recorder *r, const uint8_t **data, size_t *len) {
-  return etk_recorder_finish(r, data, len);
-}
-
-uint32_t ttu_dropped(struct etk_recorder *r) { return etk_recorder_dropped(r); }
 
 static void copy_str(char *dst, size_t cap, etk_fb_string_t s) {
   if (!s.data) {

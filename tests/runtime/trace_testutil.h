@@ -1,8 +1,7 @@
 /*
- * trace_testutil.h - recorder set-up and an ETDump walker for the runtime
- * tests.  Implemented in a file that includes etkit/recorder.h and
- * etkit/schema.h, so the tests themselves include only etkit/runtime.h
- * (the two headers' value-kind names collide).
+ * trace_testutil.h - what the runtime's tracing tests share: a recorder in
+ * a malloc'd arena, and an ETDump walker that verifies a dump and flattens
+ * its blocks and events for assertions.
  */
 #ifndef ETK_TRACE_TESTUTIL_H
 #define ETK_TRACE_TESTUTIL_H
@@ -10,16 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct etk_recorder;
+#include "etkit/recorder.h"
 
 /* A recorder in a malloc'd arena (ttu_recorder_free releases it).
  * debug_level 0/1/2, profile_all 0/1, debug_capacity 0 = no buffer. */
-struct etk_recorder *ttu_recorder_new(int debug_level, int profile_all,
-                                      size_t debug_capacity);
-void ttu_recorder_free(struct etk_recorder *r);
-/* Finishes; the bytes stay valid until the recorder is used again. */
-int ttu_finish(struct etk_recorder *r, const uint8_t **data, size_t *len);
-uint32_t ttu_dropped(struct etk_recorder *r);
+etk_recorder_t *ttu_recorder_new(int debug_level, int profile_all,
+                                 size_t debug_capacity);
+void ttu_recorder_free(etk_recorder_t *r);
 
 /* One ETDump event, flattened. */
 typedef struct ttu_event {

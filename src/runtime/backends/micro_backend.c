@@ -384,20 +384,24 @@ static int micro_execute(etk_backend_execute_context_t *ctx, void *handle,
     }
     g->values[i] = *args[a];
   }
+  /* Tracing is best effort: recorder errors (a NULL recorder included)
+   * never fail the call.  The parser guarantees exactly one debug id. */
+  etk_recorder_t *rec = ctx->recorder;
+  int log_outputs =
+      etk_recorder_should_log(rec, ETK_LOGGED_INTERMEDIATE_OUTPUT);
   for (uint16_t o = 0; o < g->op_count; o++) {
     micro_op_t *op = &g->ops[o];
-    etk_backend_event_t ev =
-        etk_backend_event_begin(ctx, op->debug_name, op->debug_id);
+    etk_recorder_scope_t ev =
+        etk_recorder_begin_delegate(rec, op->debug_name, op->debug_id);
     g->kctx.message[0] = 0;
     int rc = op->fn(&g->kctx, op->args, op->nargs);
-    etk_backend_event_end(ctx, &ev, op->metadata, op->metadata_len);
+    (void)etk_recorder_end_delegate(rec, &ev, op->metadata, op->metadata_len);
     if (rc != ETK_OK) {
       snprintf(ctx->message, sizeof ctx->message, "op %u (%.40s): %.100s", o,
                op->name, g->kctx.message[0] ? g->kctx.message : etk_strerror(rc));
       return rc;
     }
-    for (uint8_t k = 0; etk_backend_should_log(ctx) && k < op->output_count;
-         k++)
+    for (uint8_t k = 0; log_outputs && k < op->output_count; k++)
       (void)etk_backend_log_output(ctx, op->debug_name, op->debug_id,
                                    op->args[op->nargs - op->output_count + k],
                                    g->values, g->value_count);

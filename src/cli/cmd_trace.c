@@ -1,0 +1,265 @@
+/*
+ * cmd_trace.c - `etkit trace`: ETDumps as a Chrome Trace Event Format
+ * timeline for Perfetto UI (ui.perfetto.dev) or chrome://tracing.
+ *
+ * Each --etdump_path (repeatable, or given as plain arguments) becomes one
+ * process; its event blocks become tracks.  The work is
+ * etk_trace_export_etdump() (etkit/inspector.h); this file parses options,
+ * groups runs into blocks with the Inspector when it can, and writes the
+ * document atomically.
+ *
+ * Exit status: 0 success, 1 failure (one line on stderr), 2 usage error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_args.h"
+#include "commands.h"
+
+#define CMD "trace"
+#define MAX_INPUTS 64
+
+static const char *const usage_text =
+    "usage: etkit trace --etdump_path FILE [--etdump_path FILE ...] [options]\n"
+    "\n"
+    "Writes a timeline in Chrome Trace Event Format (JSON) for Perfetto UI or\n"
+    "chrome://tracing: one process per ETDump, one track per event block,\n"
+    "nested slices (ts/dur in microseconds from the raw ticks), delegated\n"
+    "events on their own track, allocations as memory counters.\n"
+    "\n"
+    "options:\n"
+    "  --etdump_path FILE          ETDump to read (repeatable; plain arguments too)\n"
+    "  -o, --output FILE           write there (atomically) instead of stdout\n"
+    "  --source_time_scale UNIT    unit of the raw ticks: ns|us|ms|s|cycles (ns)\n"
+    "  --clock-hz HZ               cycles per second (with cycles)\n"
+    "  --raw-ticks                 cycles without a clock: write ticks as they are\n"
+    "                              (otherData says so; they are NOT microseconds)\n"
+    "  --blocks LIST               only these event blocks: indices or names,\n"
+    "                              comma separated (repeatable)\n"
+    "  --block INDEX|NAME          one block (repeatable; names may contain commas)\n"
+    "  --layout auto|raw|sequential  raw ticks, or runs back to back each on its\n"
+    "                              own time base (auto: raw when runs do not overlap)\n"
+    "  --tracks block|run          one track per event block (default) or per run\n"
+    "  --no-args                   leave out per-event args (smaller file)\n"
+    "  --no-flows                  no DELEGATE_CALL -> delegate arrows\n"
+    "  -q, --quiet                 no summary line on stderr\n"
+    "  -h, --help                  this help\n";
+
+typedef struct input {
+  const char *path;
+  etk_etdump_t *dump;
+  etk_inspector_t *insp;
+  etk_trace_stats_t stats;
+} input_t;
+
+typedef struct trace_cli {
+  input_t in[MAX_INPUTS];
+  size_t n;
+  const char *output;
+  int quiet;
+  etk_trace_options_t opt;
+  char *block_lists[MAX_INPUTS]; /* strdup'd --blocks values */
+  size_t nlists;
+} trace_cli_t;
+
+static int add_selection(trace_cli_t *c, const char *v) {
+  size_t idx;
+  if (etk_cli_parse_size(v, &idx)) {
+    if (c->opt.select_index_count == ETK_INSPECT_MAX_SELECT)
+      return etk_cli_usage(CMD, "too many blocks selected at '%s'", v);
+    c->opt.select_index[c->opt.select_index_count++] = idx;
+  } else {
+    if (c->opt.select_name_count == ETK_INSPECT_MAX_SELECT)
+      return etk_cli_usage(CMD, "too many blocks selected at '%s'", v);
+    c->opt.select_name[c->opt.select_name_count++] = v;
+  }
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, trace_cli_t *c) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+#define VALUE()                                                                \
+  do {                                                                         \
+    if (!v) {                                                                  \
+      if (i + 1 >= argc) return etk_cli_usage(CMD, "option %s needs a value", a); \
+      v = argv[++i];                                                           \
+    }                                                                          \
+  } while (0)
+    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
+      fputs(usage_text, stdout);
+      return -1;
+    } else if (etk_cli_flag(a, "etdump_path", &v) || a[0] != '-') {
+      if (a[0] != '-') v = a;
+      else VALUE();
+      if (c->n == MAX_INPUTS) return etk_cli_usage(CMD, "too many ETDumps (at most %d)", MAX_INPUTS);
+      c->in[c->n++].path = v;
+    } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
+      VALUE();
+      c->output = v;
+    } else if (etk_cli_flag(a, "source_time_scale", &v)) {
+      VALUE();
+      if (etk_time_scale_parse(v, &c->opt.source_time_scale) != ETK_OK)
+        return etk_cli_usage(CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)", v);
+    } else if (etk_cli_flag(a, "clock_hz", &v)) {
+      VALUE();
+      if (!etk_cli_parse_double(v, &c->opt.clock_hz) || !(c->opt.clock_hz > 0))
+        return etk_cli_usage(CMD, "--clock-hz needs a positive number, not '%s'", v);
+    } else if (etk_cli_flag(a, "raw_ticks", &v) && !v) {
+      c->opt.raw_ticks = 1;
+    } else if (etk_cli_flag(a, "blocks", &v)) {
+      VALUE();
+      if (c->nlists == MAX_INPUTS) return etk_cli_usage(CMD, "too many --blocks options");
+      size_t len = strlen(v);
+      char *copy = malloc(len + 1);
+      if (!copy) return etk_cli_fail(CMD, "out of memory");
+      memcpy(copy, v, len + 1);
+      c->block_lists[c->nlists++] = copy;
+      for (char *tok = copy;;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = 0;
+        if (!*tok) return etk_cli_usage(CMD, "empty entry in --blocks '%s'", v);
+        int rc = add_selection(c, tok);
+        if (rc) return rc;
+        if (!comma) break;
+        tok = comma + 1;
+      }
+    } else if (etk_cli_flag(a, "block", &v)) {
+      VALUE();
+      int rc = add_selection(c, v);
+      if (rc) return rc;
+    } else if (etk_cli_flag(a, "layout", &v)) {
+      VALUE();
+      if (strcmp(v, "auto") == 0) c->opt.layout = ETK_TRACE_LAYOUT_AUTO;
+      else if (strcmp(v, "raw") == 0) c->opt.layout = ETK_TRACE_LAYOUT_RAW;
+      else if (strcmp(v, "sequential") == 0) c->opt.layout = ETK_TRACE_LAYOUT_SEQUENTIAL;
+      else return etk_cli_usage(CMD, "invalid layout '%s' (choose from auto, raw, sequential)", v);
+    } else if (etk_cli_flag(a, "tracks", &v)) {
+      VALUE();
+      if (strcmp(v, "block") == 0) c->opt.tracks = ETK_TRACE_TRACKS_BLOCK;
+      else if (strcmp(v, "run") == 0) c->opt.tracks = ETK_TRACE_TRACKS_RUN;
+      else return etk_cli_usage(CMD, "invalid tracks '%s' (choose from block, run)", v);
+    } else if (etk_cli_flag(a, "no_args", &v) && !v) {
+      c->opt.no_args = 1;
+    } else if (etk_cli_flag(a, "no_flows", &v) && !v) {
+      c->opt.no_flows = 1;
+    } else if (strcmp(a, "-q") == 0 || (etk_cli_flag(a, "quiet", &v) && !v)) {
+      c->quiet = 1;
+    } else {
+      return etk_cli_usage(CMD, "unknown argument '%s'", a);
+    }
+#undef VALUE
+  }
+  if (c->n == 0) return etk_cli_usage(CMD, "%s", "the following argument is required: --etdump_path");
+  if (c->opt.source_time_scale == ETK_TIME_CYCLES && !(c->opt.clock_hz > 0) &&
+      !c->opt.raw_ticks)
+    return etk_cli_usage(CMD, "%s", "timestamps in cycles need --clock-hz HZ (or --raw-ticks "
+                                    "to write raw ticks, clearly labelled)");
+  return 0;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  trace_cli_t *c = ctx;
+  etk_trace_writer_t w;
+  etk_trace_writer_init(&w, sink, c->opt.source_time_scale == ETK_TIME_NS ? "ns" : NULL);
+  for (size_t i = 0; i < c->n; i++) {
+    etk_trace_options_t o = c->opt;
+    o.pid = (uint32_t)(i + 1);
+    o.process_name = base_name(c->in[i].path);
+    int rc = etk_trace_export_etdump(&w, c->in[i].dump, c->in[i].insp, &o,
+                                     &c->in[i].stats, err);
+    if (rc != ETK_OK) {
+      etk_error_where(err, c->in[i].path);
+      return rc;
+    }
+  }
+  etk_json_t *j = etk_trace_other_data_begin(&w);
+  if (j) {
+    etk_json_begin_object(j);
+    etk_json_key(j, "generator");
+    etk_json_cstring(j, "etkit trace");
+    etk_json_key(j, "files");
+    etk_json_begin_array(j);
+    for (size_t i = 0; i < c->n; i++) {
+      etk_trace_options_t o = c->opt;
+      o.pid = (uint32_t)(i + 1);
+      etk_trace_stats_write_json(j, &c->in[i].stats, &o, c->in[i].path);
+    }
+    etk_json_end_array(j);
+    etk_json_end_object(j);
+  }
+  int rc = etk_trace_writer_finish(&w);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "writing the trace failed: %s",
+                         etk_strerror(rc));
+  return ETK_OK;
+}
+
+int etk_cmd_trace(int argc, char **argv) {
+  trace_cli_t *c = calloc(1, sizeof *c);
+  if (!c) return etk_cli_fail(CMD, "out of memory");
+  etk_trace_options_init(&c->opt);
+  int rc = parse_args(argc, argv, c);
+  int status = 0;
+  if (rc < 0) status = 0;
+  else if (rc > 0) status = rc;
+  etk_error_t err;
+  etk_error_clear(&err);
+  for (size_t i = 0; rc == 0 && i < c->n; i++) {
+    if (etk_etdump_open_path(c->in[i].path, NULL, &c->in[i].dump, &err) != ETK_OK) {
+      status = etk_cli_fail_error(CMD, &err);
+      rc = 1;
+      break;
+    }
+    /* blocks come from the Inspector; a dump it refuses is still drawn,
+     * with tracks per run name */
+    etk_inspector_options_t io;
+    etk_inspector_options_init(&io);
+    io.source_time_scale = io.target_time_scale = c->opt.source_time_scale;
+    etk_error_t ierr;
+    etk_error_clear(&ierr);
+    if (etk_inspector_open(c->in[i].dump, &io, &c->in[i].insp, &ierr) != ETK_OK) {
+      char line[600];
+      fprintf(stderr, "etkit trace: warning: %s: cannot group runs into event blocks "
+                      "(%s); tracks follow run names\n",
+              c->in[i].path, etk_error_format(&ierr, line, sizeof line));
+      c->in[i].insp = NULL;
+    }
+  }
+  if (rc == 0) {
+    const char *out = c->output ? c->output : "-";
+    if (etk_cli_write_output(out, render, c, &err) != ETK_OK) {
+      status = etk_cli_fail_error(CMD, &err);
+    } else if (!c->quiet && c->output) {
+      uint64_t slices = 0, runs = 0, instants = 0, overl = 0;
+      for (size_t i = 0; i < c->n; i++) {
+        slices += c->in[i].stats.slices;
+        runs += c->in[i].stats.runs;
+        instants += c->in[i].stats.instants;
+        overl += c->in[i].stats.overlapping;
+      }
+      fprintf(stderr, "etkit trace: wrote %s: %zu process(es), %llu run(s), %llu slice(s)",
+              c->output, c->n, (unsigned long long)runs, (unsigned long long)slices);
+      if (instants)
+        fprintf(stderr, ", %llu event(s) without an end time as instants",
+                (unsigned long long)instants);
+      if (overl)
+        fprintf(stderr, ", %llu non-nesting slice(s) on 'overlapping' tracks",
+                (unsigned long long)overl);
+      fputc('\n', stderr);
+    }
+  }
+  for (size_t i = 0; i < c->n; i++) {
+    etk_inspector_close(c->in[i].insp);
+    etk_etdump_close(c->in[i].dump);
+  }
+  for (size_t i = 0; i < c->nlists; i++) free(c->block_lists[i]);
+  free(c);
+  return status;
+}

@@ -1,0 +1,421 @@
+/*
+ * memory.c - memory insights from ETDump allocation events: per block and
+ * allocator, how many allocations, how many bytes per run (the run's
+ * high-water mark), and the largest single allocations with where they
+ * happened.
+ *
+ * WHAT THE FILE CAN TELL
+ *   An AllocationEvent is (allocator_id, allocation_size) and nothing
+ *   else: no address, no free, no timestamp.  ExecuTorch's allocators
+ *   (method allocator, temp allocator, planned memory) are bump allocators
+ *   reset between loads, so within one run the bytes only grow: the
+ *   per-run sum IS the run's peak as far as the dump can tell, and the
+ *   report says "cumulative" wherever it shows bytes.  Upstream's Inspector
+ *   cannot read these events at all ("Unable to find populated event").
+ *
+ * DATA LAYOUT
+ *   Rows keyed by (block, allocator id) through the interning map, in
+ *   block order then first appearance; a per-row "current run" and
+ *   "bytes in current run" fold each run into peak/min without a per-run
+ *   array.  The top-N largest allocations are kept in a small array
+ *   sorted descending (insertion, N is small); their "next event" (the
+ *   first profile event to end after them: events are appended when they
+ *   END) is looked up at the end, only for those N.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+typedef struct mem_row {
+  etk_memory_allocator_t pub;
+  uint32_t block_name, name;  /* pool ids, UINT32_MAX = none */
+  uint32_t cur_run;           /* run being folded, UINT32_MAX = none */
+  uint64_t cur_bytes;
+} mem_row_t;
+
+typedef struct mem_top {
+  etk_memory_allocation_t pub;
+  uint32_t next_event;        /* pool id */
+} mem_top_t;
+
+struct etk_memory_report {
+  mem_row_t *rows;
+  size_t nrows, cap;
+  mem_top_t *top;
+  size_t ntop, top_cap;
+  uint64_t events;
+  etk_dropped_marker_t dropped;
+  ana_intern_t keys;          /* (block, allocator id) -> row */
+  ana_intern_t pool;          /* strings */
+};
+
+static void fold_run(mem_row_t *r) {
+  if (r->cur_run == UINT32_MAX) return;
+  if (r->cur_bytes > r->pub.peak_bytes) r->pub.peak_bytes = r->cur_bytes;
+  if (r->pub.runs_with_allocations == 0 || r->cur_bytes < r->pub.min_run_bytes)
+    r->pub.min_run_bytes = r->cur_bytes;
+  r->pub.runs_with_allocations++;
+  r->cur_run = UINT32_MAX;
+  r->cur_bytes = 0;
+}
+
+static void top_insert(etk_memory_report_t *m, const etk_memory_allocation_t *a) {
+  if (m->top_cap == 0) return;
+  if (m->ntop == m->top_cap && m->top[m->ntop - 1].pub.bytes >= a->bytes) return;
+  size_t pos = m->ntop < m->top_cap ? m->ntop : m->ntop - 1;
+  /* ties keep file order: insert after equal sizes */
+  while (pos > 0 && m->top[pos - 1].pub.bytes < a->bytes) {
+    m->top[pos] = m->top[pos - 1];
+    pos--;
+  }
+  m->top[pos].pub = *a;
+  m->top[pos].next_event = UINT32_MAX;
+  if (m->ntop < m->top_cap) m->ntop++;
+}
+
+static int pool_str(etk_memory_report_t *m, const char *s, size_t len, uint32_t *id) {
+  return ana_intern_put(&m->pool, s ? s : "", s ? len : 0, id, NULL);
+}
+
+/* Name of the first profile event after ETDump event `ev` in its run. */
+static int next_event_name(etk_memory_report_t *m, const etk_etdump_t *dump,
+                           uint32_t ev, uint32_t *id) {
+  etk_etdump_event_t e;
+  if (etk_etdump_event_get(dump, ev, &e) != ETK_OK) return ETK_OK;
+  etk_etdump_run_t run;
+  if (etk_etdump_run_get(dump, e.run, &run) != ETK_OK) return ETK_OK;
+  for (size_t i = (size_t)ev + 1; i < (size_t)run.first_event + run.event_count; i++) {
+    etk_etdump_event_t p;
+    if (etk_etdump_event_get(dump, i, &p) != ETK_OK ||
+        p.kind != ETK_ETDUMP_EVENT_PROFILE)
+      continue;
+    char num[24];
+    if (p.name.data && p.name.len) return pool_str(m, p.name.data, p.name.len, id);
+    if (p.delegate_debug_id_str.data && p.delegate_debug_id_str.len)
+      return pool_str(m, p.delegate_debug_id_str.data, p.delegate_debug_id_str.len, id);
+    size_t n = etk_format_int(p.delegate_debug_id_int, num);
+    return pool_str(m, num, n, id);
+  }
+  return ETK_OK;
+}
+
+int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
+                            etk_memory_report_t **out, etk_error_t *err) {
+  if (!insp || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_memory_report_build: NULL argument");
+  *out = NULL;
+  etk_memory_report_t *m = calloc(1, sizeof *m);
+  if (!m) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  ana_intern_init(&m->keys);
+  ana_intern_init(&m->pool);
+  const etk_etdump_t *dump = etk_inspector_etdump(insp);
+  etk_dropped_marker_find(dump, &m->dropped);
+  m->top_cap = top ? top : 10;
+  m->top = calloc(m->top_cap, sizeof *m->top);
+  int rc = m->top ? ETK_OK : ETK_E_NO_MEMORY;
+
+  /* every allocation event of the dump, blocks or not */
+  etk_etdump_columns_t cols;
+  etk_etdump_columns(dump, &cols);
+  for (size_t i = 0; i < cols.count; i++)
+    if ((cols.flags[i] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_ALLOCATION)
+      m->events++;
+
+  size_t nblocks = etk_inspector_block_count(insp);
+  for (size_t b = 0; b < nblocks && rc == ETK_OK && m->events; b++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(insp, b, &blk);
+    size_t block_first_row = m->nrows;
+    for (size_t k = 0; k < blk.run_count && rc == ETK_OK; k++) {
+      uint32_t ri = blk.runs[k];
+      etk_etdump_run_t run;
+      if (etk_etdump_run_get(dump, ri, &run) != ETK_OK) continue;
+      for (size_t i = run.first_event; i < (size_t)run.first_event + run.event_count; i++) {
+        if ((cols.flags[i] & ETK_ETDUMP_KIND_MASK) != ETK_ETDUMP_EVENT_ALLOCATION)
+          continue;
+        etk_etdump_event_t e;
+        etk_etdump_event_get(dump, i, &e);
+        struct {
+          uint64_t block;
+          int64_t id;
+        } key = {b, e.allocator_id};
+        uint32_t id;
+        int is_new;
+        rc = ana_intern_put(&m->keys, &key, sizeof key, &id, &is_new);
+        if (rc != ETK_OK) break;
+        if (is_new) {
+          if (m->nrows == m->cap) {
+            size_t c = m->cap ? m->cap * 2 : 16;
+            mem_row_t *q = realloc(m->rows, c * sizeof *q);
+            if (!q) {
+              rc = ETK_E_NO_MEMORY;
+              break;
+            }
+            m->rows = q;
+            m->cap = c;
+          }
+          mem_row_t *r = &m->rows[m->nrows];
+          memset(r, 0, sizeof *r);
+          r->pub.block = b;
+          r->pub.allocator_id = e.allocator_id;
+          r->pub.runs = blk.run_count;
+          r->cur_run = UINT32_MAX;
+          r->name = UINT32_MAX;
+          rc = pool_str(m, blk.name, blk.name_len, &r->block_name);
+          if (rc == ETK_OK && e.allocator_id >= 1 &&
+              (uint32_t)e.allocator_id <= run.allocator_count) {
+            etk_etdump_str_t an = etk_etdump_allocator_name(
+                dump, run.first_allocator + (size_t)e.allocator_id - 1);
+            if (an.data) rc = pool_str(m, an.data, an.len, &r->name);
+          }
+          if (rc != ETK_OK) break;
+          m->nrows++;
+        }
+        /* ids are dense in insertion order, one per row */
+        mem_row_t *r = &m->rows[id];
+        if (r->cur_run != ri) {
+          fold_run(r);
+          r->cur_run = ri;
+        }
+        etk_memory_allocation_t a;
+        memset(&a, 0, sizeof a);
+        a.etdump_event = (uint32_t)i;
+        a.run = ri;
+        a.block = b;
+        a.allocator = id;
+        a.bytes = e.allocation_size;
+        a.offset_in_run = r->cur_bytes;
+        top_insert(m, &a);
+        r->cur_bytes = r->cur_bytes + e.allocation_size < r->cur_bytes
+                           ? UINT64_MAX : r->cur_bytes + e.allocation_size;
+        r->pub.count++;
+        r->pub.total_bytes = r->pub.total_bytes + e.allocation_size < r->pub.total_bytes
+                                 ? UINT64_MAX : r->pub.total_bytes + e.allocation_size;
+        if (e.allocation_size > r->pub.largest_bytes)
+          r->pub.largest_bytes = e.allocation_size;
+      }
+    }
+    for (size_t k = block_first_row; k < m->nrows; k++) fold_run(&m->rows[k]);
+  }
+  for (size_t k = 0; k < m->ntop && rc == ETK_OK; k++)
+    rc = next_event_name(m, dump, m->top[k].pub.etdump_event, &m->top[k].next_event);
+  if (rc != ETK_OK) {
+    etk_memory_report_free(m);
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "memory report: %s",
+                         etk_strerror(rc));
+  }
+  for (size_t k = 0; k < m->nrows; k++) {
+    mem_row_t *r = &m->rows[k];
+    r->pub.block_name = ana_intern_key(&m->pool, r->block_name, NULL);
+    r->pub.name = r->name == UINT32_MAX ? NULL : ana_intern_key(&m->pool, r->name, NULL);
+  }
+  for (size_t k = 0; k < m->ntop; k++)
+    m->top[k].pub.next_event = m->top[k].next_event == UINT32_MAX
+                                   ? NULL
+                                   : ana_intern_key(&m->pool, m->top[k].next_event, NULL);
+  *out = m;
+  return ETK_OK;
+}
+
+void etk_memory_report_free(etk_memory_report_t *m) {
+  if (!m) return;
+  free(m->rows);
+  free(m->top);
+  ana_intern_free(&m->keys);
+  ana_intern_free(&m->pool);
+  free(m);
+}
+
+size_t etk_memory_report_allocator_count(const etk_memory_report_t *m) {
+  return m ? m->nrows : 0;
+}
+
+int etk_memory_report_allocator_get(const etk_memory_report_t *m, size_t index,
+                                    etk_memory_allocator_t *out) {
+  if (!m || !out || index >= m->nrows) return ETK_E_INVALID_ARGUMENT;
+  *out = m->rows[index].pub;
+  return ETK_OK;
+}
+
+size_t etk_memory_report_largest_count(const etk_memory_report_t *m) {
+  return m ? m->ntop : 0;
+}
+
+int etk_memory_report_largest_get(const etk_memory_report_t *m, size_t index,
+                                  etk_memory_allocation_t *out) {
+  if (!m || !out || index >= m->ntop) return ETK_E_INVALID_ARGUMENT;
+  *out = m->top[index].pub;
+  return ETK_OK;
+}
+
+uint64_t etk_memory_report_event_count(const etk_memory_report_t *m) {
+  return m ? m->events : 0;
+}
+
+/* ------------------------------------------------------- rendering */
+
+static const char *const alloc_headers[] = {
+    "event_block_name", "allocator",        "allocator_id",
+    "runs",             "runs_allocating",  "allocations",
+    "total_bytes",      "peak_bytes_per_run", "min_bytes_per_run",
+    "largest_bytes"};
+
+static const char *alloc_name(const etk_memory_allocator_t *a) {
+  return a->name ? a->name : "(unknown allocator)";
+}
+
+static int alloc_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                      etk_strbuf_t *scratch) {
+  const etk_memory_report_t *m = ctx;
+  const etk_memory_allocator_t *a = &m->rows[row].pub;
+  (void)scratch;
+  switch (col) {
+    case 0: etk_cell_set_text(out, a->block_name, strlen(a->block_name)); break;
+    case 1: etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a))); break;
+    case 2: etk_cell_set_int(out, a->allocator_id); break;
+    case 3: etk_cell_set_int(out, (int64_t)a->runs); break;
+    case 4: etk_cell_set_int(out, (int64_t)a->runs_with_allocations); break;
+    case 5: etk_cell_set_int(out, (int64_t)a->count); break;
+    case 6: etk_cell_set_int(out, (int64_t)a->total_bytes); break;
+    case 7: etk_cell_set_int(out, (int64_t)a->peak_bytes); break;
+    case 8: etk_cell_set_int(out, (int64_t)a->min_run_bytes); break;
+    default: etk_cell_set_int(out, (int64_t)a->largest_bytes); break;
+  }
+  return ETK_OK;
+}
+
+static const char *const top_headers[] = {"event_block_name", "run", "allocator",
+                                          "bytes", "allocator_bytes_before",
+                                          "next_event", "etdump_event"};
+
+static int top_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                    etk_strbuf_t *scratch) {
+  const etk_memory_report_t *m = ctx;
+  const etk_memory_allocation_t *t = &m->top[row].pub;
+  const etk_memory_allocator_t *a = &m->rows[t->allocator].pub;
+  (void)scratch;
+  switch (col) {
+    case 0: etk_cell_set_text(out, a->block_name, strlen(a->block_name)); break;
+    case 1: etk_cell_set_int(out, t->run); break;
+    case 2: etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a))); break;
+    case 3: etk_cell_set_int(out, (int64_t)t->bytes); break;
+    case 4: etk_cell_set_int(out, (int64_t)t->offset_in_run); break;
+    case 5:
+      if (t->next_event) etk_cell_set_text(out, t->next_event, strlen(t->next_event));
+      else etk_cell_set_none(out);
+      break;
+    default: etk_cell_set_int(out, t->etdump_event); break;
+  }
+  return ETK_OK;
+}
+
+int etk_memory_report_render(const etk_memory_report_t *m,
+                             etk_inspect_format_t format, int json_indent,
+                             etk_render_sink_t *sink, etk_error_t *err) {
+  if (!m || !sink)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_memory_report_render: NULL argument");
+  int rc = ETK_OK;
+  etk_frame_t fa = {m->nrows, 10, alloc_headers, alloc_cell, (void *)m, 0};
+  etk_frame_t ft = {m->ntop, 7, top_headers, top_cell, (void *)m, 0};
+  if (format == ETK_INSPECT_FORMAT_JSON) {
+    etk_json_t j;
+    etk_json_init(&j, sink, json_indent);
+    etk_json_begin_object(&j);
+    etk_json_key(&j, "cumulative");
+    etk_json_bool(&j, 1);
+    etk_json_key(&j, "allocation_events");
+    etk_json_uint(&j, m->events);
+    etk_json_key(&j, "dropped_events");
+    if (m->dropped.present) etk_json_uint(&j, m->dropped.events);
+    else etk_json_null(&j);
+    etk_json_key(&j, "allocators");
+    etk_json_begin_array(&j);
+    for (size_t i = 0; i < m->nrows; i++) {
+      const etk_memory_allocator_t *a = &m->rows[i].pub;
+      etk_json_begin_object(&j);
+      etk_json_key(&j, "event_block_index");
+      etk_json_uint(&j, a->block);
+      etk_json_key(&j, "event_block_name");
+      etk_json_cstring(&j, a->block_name);
+      etk_json_key(&j, "allocator");
+      etk_json_cstring(&j, a->name);
+      etk_json_key(&j, "allocator_id");
+      etk_json_int(&j, a->allocator_id);
+      etk_json_key(&j, "runs");
+      etk_json_uint(&j, a->runs);
+      etk_json_key(&j, "runs_allocating");
+      etk_json_uint(&j, a->runs_with_allocations);
+      etk_json_key(&j, "allocations");
+      etk_json_uint(&j, a->count);
+      etk_json_key(&j, "total_bytes");
+      etk_json_uint(&j, a->total_bytes);
+      etk_json_key(&j, "peak_bytes_per_run");
+      etk_json_uint(&j, a->peak_bytes);
+      etk_json_key(&j, "min_bytes_per_run");
+      etk_json_uint(&j, a->min_run_bytes);
+      etk_json_key(&j, "largest_bytes");
+      etk_json_uint(&j, a->largest_bytes);
+      etk_json_end_object(&j);
+    }
+    etk_json_end_array(&j);
+    etk_json_key(&j, "largest");
+    etk_json_begin_array(&j);
+    for (size_t i = 0; i < m->ntop; i++) {
+      const etk_memory_allocation_t *t = &m->top[i].pub;
+      etk_json_begin_object(&j);
+      etk_json_key(&j, "event_block_index");
+      etk_json_uint(&j, t->block);
+      etk_json_key(&j, "run");
+      etk_json_uint(&j, t->run);
+      etk_json_key(&j, "allocator");
+      etk_json_cstring(&j, m->rows[t->allocator].pub.name);
+      etk_json_key(&j, "allocator_id");
+      etk_json_int(&j, m->rows[t->allocator].pub.allocator_id);
+      etk_json_key(&j, "bytes");
+      etk_json_uint(&j, t->bytes);
+      etk_json_key(&j, "allocator_bytes_before");
+      etk_json_uint(&j, t->offset_in_run);
+      etk_json_key(&j, "next_event");
+      etk_json_cstring(&j, t->next_event);
+      etk_json_key(&j, "etdump_event");
+      etk_json_uint(&j, t->etdump_event);
+      etk_json_end_object(&j);
+    }
+    etk_json_end_array(&j);
+    etk_json_end_object(&j);
+    rc = etk_json_finish(&j);
+  } else if (format == ETK_INSPECT_FORMAT_TABLE) {
+    if (m->dropped.present)
+      etk_render_printf(sink,
+                        "warning: the recorder dropped %llu event(s) when its "
+                        "buffer filled; the numbers below miss them\n",
+                        (unsigned long long)m->dropped.events);
+    if (m->nrows == 0) {
+      etk_render_puts(sink, "no allocation events in this ETDump\n");
+    } else {
+      etk_render_puts(sink,
+                      "allocation events carry no address, free or time: bytes are "
+                      "CUMULATIVE within a run,\nso a run's total is its "
+                      "high-water mark as far as the dump can tell.\n\n"
+                      "allocators:\n");
+      rc = etk_render_table(&fa, sink, err);
+      if (rc == ETK_OK && m->ntop) {
+        etk_render_puts(sink, "\nlargest allocations:\n");
+        rc = etk_render_table(&ft, sink, err);
+      }
+    }
+  } else {
+    rc = etk_render_delimited(&fa, format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
+                              sink, err);
+  }
+  if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
+  if (rc != ETK_OK) {
+    if (err && err->code != ETK_OK) return err->code;
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "rendering the memory report: %s",
+                         etk_strerror(rc));
+  }
+  return ETK_OK;
+}

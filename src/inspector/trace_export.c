@@ -1,0 +1,979 @@
+/*
+ * trace_export.c - an ETDump as a timeline in the Chrome Trace Event
+ * Format (Perfetto UI, chrome://tracing): what users script today around
+ * the Inspector (Arm's etdump_to_chrome_trace.py and friends), from the
+ * raw start/end ticks, without losing nesting, delegates or allocations.
+ *
+ * TRACKS
+ *   One process per dump (pid).  One track (tid) per event block (or per
+ *   run), four tids per group g: 1+4g main, 2+4g delegate (events with a
+ *   delegate id), 3+4g and 4+4g their "overlapping" companions.  Perfetto
+ *   and chrome://tracing need the slices of one track to nest perfectly;
+ *   a stack check moves any slice that would partially overlap its
+ *   enclosing slice to the companion track instead of letting the viewer
+ *   guess.  Each run also gets a "run N" slice around its events on the
+ *   main track.
+ *
+ * TIME
+ *   ts/dur are microseconds: ticks * (1e6 / units per second of the
+ *   source scale), cycles through clock_hz.  Layout per run:
+ *     raw         ticks minus the smallest start of the exported runs
+ *     sequential  each run on its own time base, runs back to back in file
+ *                 order (for dumps whose clock restarts per run)
+ *     auto        raw when every run starts at or after the previous one
+ *                 ends (one monotonic clock), else sequential
+ *   The raw ticks are kept in args (start_ticks, end_ticks), so nothing is
+ *   lost by the layout.
+ *
+ * BROKEN TIMES (the Inspector's rules, applied to a timeline)
+ *   end < start with start < 2^32: a 32-bit counter wrapped; the duration
+ *   is the modular one (2^32 - start + end).  In a run where that happens
+ *   and every tick fits in 32 bits, times are unwrapped along file order,
+ *   which is end order (the runtime appends an event when it ENDS): an end
+ *   more than 2^31 below the previous end starts a new epoch (+2^32), and
+ *   each start is its end minus its duration.  end == 0 with start != 0
+ *   (never closed) and end < start beyond 32 bits (corrupt) have no
+ *   duration: they become instant events at their start with
+ *   args.missing_end / args.invalid_times.
+ *
+ * ALLOCATIONS
+ *   AllocationEvents have no time.  Each one becomes a "C" counter sample
+ *   "memory: <allocator>" (cumulative bytes of that allocator in the run,
+ *   reset to 0 at the run start) at the latest end among the profile
+ *   events before it in file order (the run start when there is none).
+ *
+ * MEMORY AND COST
+ *   Two passes over the selected runs (bounds for the layout, then
+ *   output); per run an item array of 24 bytes per event, sorted by
+ *   (start, end descending) so parents precede children in the file; 16
+ *   bytes per run for the layout.  Output streams through the sink.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+#define WRAP 4294967296ull /* 2^32 */
+#define HALF_WRAP 2147483648ull
+
+typedef ana_item_t trace_item_t;
+
+#define IT_DELEGATED ANA_ITEM_DELEGATED
+#define IT_WRAPPED ANA_ITEM_WRAPPED
+#define IT_MISSING_END ANA_ITEM_MISSING_END
+#define IT_INVALID ANA_ITEM_INVALID
+#define IT_OVERLAP ANA_ITEM_OVERLAP
+
+typedef struct exporter {
+  etk_trace_writer_t *w;
+  const etk_etdump_t *dump;
+  const etk_inspector_t *insp;
+  const etk_trace_options_t *o;
+  etk_trace_stats_t *st;
+  etk_error_t *err;
+  double mul, div;            /* us = ticks * mul, or ticks / div */
+  size_t nruns;
+  size_t *run_group;          /* group (block/run/name) of a run, SIZE_MAX skip */
+  size_t *run_block;          /* inspector block of a run, SIZE_MAX none */
+  size_t ngroups;
+  uint8_t *named;             /* per group: tracks already named (4 bits) */
+  uint64_t *run_min, *run_max;/* unwrapped tick bounds */
+  uint8_t *run_has_times;
+  uint64_t *group_end;        /* raw layout: mapped end of the group's last run */
+  uint8_t *group_seen;
+  trace_item_t *items;
+  size_t nitems, cap;
+  uint64_t *stack[2];
+  size_t stack_n[2], stack_cap[2];
+  /* layout of the current run: pos = t - base + offset */
+  uint64_t base, offset;
+  uint64_t last_hi;           /* raw ticks where the last timed run ended */
+  int layout;
+  uint64_t flow_id;
+  etk_strbuf_t text;          /* names and hex */
+} exporter_t;
+
+void etk_trace_options_init(etk_trace_options_t *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->source_time_scale = ETK_TIME_NS;
+  o->pid = 1;
+}
+
+static double to_us(const exporter_t *x, uint64_t ticks) {
+  return x->div > 0 ? (double)ticks / x->div : (double)ticks * x->mul;
+}
+
+static int fail(exporter_t *x, int code, const char *what) {
+  return etk_error_set(x->err, code, ETK_NO_OFFSET, "trace: %s", what);
+}
+
+/* ------------------------------------------------------- selection */
+
+static int name_selected(const etk_trace_options_t *o, const char *name, size_t len) {
+  for (size_t i = 0; i < o->select_name_count; i++)
+    if (o->select_name[i] && strlen(o->select_name[i]) == len &&
+        (len == 0 || memcmp(o->select_name[i], name, len) == 0))
+      return 1;
+  return 0;
+}
+
+/* Fills run_block/run_group; returns the number of exported runs. */
+static int map_runs(exporter_t *x, size_t *selected) {
+  const etk_trace_options_t *o = x->o;
+  size_t n = x->nruns ? x->nruns : 1;
+  x->run_group = malloc(n * sizeof *x->run_group);
+  x->run_block = malloc(n * sizeof *x->run_block);
+  if (!x->run_group || !x->run_block) return ETK_E_NO_MEMORY;
+  for (size_t r = 0; r < x->nruns; r++) x->run_block[r] = x->run_group[r] = SIZE_MAX;
+  int any_select = o->select_index_count || o->select_name_count;
+  if (x->insp) {
+    size_t nb = etk_inspector_block_count(x->insp);
+    for (size_t b = 0; b < nb; b++) {
+      etk_inspector_block_t blk;
+      etk_inspector_block_get(x->insp, b, &blk);
+      int sel = !any_select || name_selected(o, blk.name, blk.name_len);
+      for (size_t i = 0; !sel && i < o->select_index_count; i++)
+        sel = o->select_index[i] == b;
+      for (size_t k = 0; k < blk.run_count; k++)
+        if (blk.runs[k] < x->nruns) {
+          x->run_block[blk.runs[k]] = b;
+          if (!sel) x->run_block[blk.runs[k]] = SIZE_MAX - 1; /* not selected */
+        }
+    }
+  }
+  /* groups: blocks, run names (no inspector) or runs */
+  ana_intern_t names;
+  ana_intern_init(&names);
+  size_t count = 0;
+  int rc = ETK_OK;
+  for (size_t r = 0; r < x->nruns && rc == ETK_OK; r++) {
+    etk_etdump_run_t run;
+    etk_etdump_run_get(x->dump, r, &run);
+    if (!run.has_events || run.event_count == 0) continue;
+    size_t b = x->run_block[r];
+    if (b == SIZE_MAX - 1) {
+      x->run_block[r] = SIZE_MAX;
+      continue;
+    }
+    if (x->insp && b == SIZE_MAX) continue; /* in no block */
+    if (!x->insp && any_select) {
+      int sel = name_selected(o, run.name.data ? run.name.data : "", run.name.len);
+      if (!sel) continue;
+    }
+    size_t g;
+    if (o->tracks == ETK_TRACE_TRACKS_RUN) {
+      g = r;
+    } else if (x->insp) {
+      g = b;
+    } else {
+      uint32_t id;
+      rc = ana_intern_put(&names, run.name.data ? run.name.data : "", run.name.len,
+                          &id, NULL);
+      g = id;
+    }
+    x->run_group[r] = g;
+    if (g + 1 > x->ngroups) x->ngroups = g + 1;
+    count++;
+  }
+  ana_intern_free(&names);
+  *selected = count;
+  return rc;
+}
+
+/* ------------------------------------------------------- collecting */
+
+static int items_reserve(trace_item_t **items, size_t *cap, size_t n) {
+  if (n <= *cap) return ETK_OK;
+  size_t c = *cap ? *cap : 256;
+  while (c < n) c *= 2;
+  trace_item_t *q = realloc(*items, c * sizeof *q);
+  if (!q) return ETK_E_NO_MEMORY;
+  *items = q;
+  *cap = c;
+  return ETK_OK;
+}
+
+int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
+                  ana_item_t **items, size_t *cap, size_t *n, uint64_t *lo,
+                  uint64_t *hi) {
+  *n = 0;
+  if (items_reserve(items, cap, (size_t)run->event_count + 1) != ETK_OK)
+    return ETK_E_NO_MEMORY;
+  ana_item_t *its = *items;
+  size_t count = 0;
+  etk_etdump_columns_t cols;
+  etk_etdump_columns(dump, &cols);
+  int any_wrap = 0, all32 = 1;
+  for (size_t i = run->first_event; i < (size_t)run->first_event + run->event_count; i++) {
+    if ((cols.flags[i] & ETK_ETDUMP_KIND_MASK) != ETK_ETDUMP_EVENT_PROFILE) continue;
+    uint64_t s, e;
+    etk_etdump_event_times(dump, i, &s, &e);
+    ana_item_t *it = &its[count++];
+    it->ev = (uint32_t)i;
+    it->flags = 0;
+    if (cols.delegate_id_int[i] != -1 ||
+        (cols.delegate_id_str_id[i] != ETK_ETDUMP_STR_ABSENT &&
+         cols.delegate_id_str_id[i] != ETK_ETDUMP_STR_EMPTY))
+      it->flags |= ANA_ITEM_DELEGATED;
+    if (e == 0 && s != 0) {
+      it->flags |= ANA_ITEM_MISSING_END;
+    } else if (e < s) {
+      if (s < WRAP) {
+        it->flags |= ANA_ITEM_WRAPPED;
+        any_wrap = 1;
+      } else {
+        it->flags |= ANA_ITEM_INVALID;
+      }
+    }
+    if (s >= WRAP || e >= WRAP) all32 = 0;
+    it->s = s;
+    it->e = e;
+  }
+  /* durations, and unwrapping along file (= end) order */
+  int unwrap = any_wrap && all32;
+  uint64_t epoch = 0, prev = 0;
+  int have_prev = 0;
+  for (size_t k = 0; k < count; k++) {
+    ana_item_t *it = &its[k];
+    if (it->flags & ANA_ITEM_NO_DURATION) {
+      uint64_t su = it->s;
+      if (unwrap) {
+        su += epoch * WRAP;
+        if (epoch && have_prev && su > prev + HALF_WRAP) su -= WRAP;
+      }
+      it->s = it->e = su;
+      continue;
+    }
+    uint64_t dur = (it->flags & ANA_ITEM_WRAPPED) ? WRAP - it->s + it->e : it->e - it->s;
+    if (unwrap) {
+      uint64_t eu = it->e + epoch * WRAP;
+      if (have_prev && eu + HALF_WRAP < prev) {
+        epoch++;
+        eu += WRAP;
+      }
+      prev = eu;
+      have_prev = 1;
+      it->e = eu;
+      it->s = eu - dur;
+    } else {
+      it->e = it->s + dur;
+    }
+  }
+  uint64_t l = UINT64_MAX, h = 0;
+  for (size_t k = 0; k < count; k++) {
+    if (its[k].s < l) l = its[k].s;
+    if (its[k].e > h) h = its[k].e;
+  }
+  *lo = count ? l : 0;
+  *hi = count ? h : 0;
+  *n = count;
+  return ETK_OK;
+}
+
+int ana_item_compare(const void *pa, const void *pb) {
+  const ana_item_t *a = pa, *b = pb;
+  if (a->s != b->s) return a->s < b->s ? -1 : 1;
+  if (a->e != b->e) return a->e > b->e ? -1 : 1;
+  return (a->ev < b->ev) - (a->ev > b->ev);
+}
+
+/* Items of run `run` in x->items; returns whether any item has a time. */
+static int collect(exporter_t *x, const etk_etdump_run_t *run, uint64_t *lo,
+                   uint64_t *hi, int *has_times) {
+  int rc = ana_run_items(x->dump, run, &x->items, &x->cap, &x->nitems, lo, hi);
+  *has_times = x->nitems > 0;
+  return rc;
+}
+
+/* ------------------------------------------------------- output helpers */
+
+static uint32_t track_tid(size_t group, int track) {
+  return (uint32_t)(1 + 4 * group + (size_t)track);
+}
+
+static void name_track(exporter_t *x, size_t group, size_t run, int track) {
+  if (x->named[group] & (1u << track)) return;
+  x->named[group] |= (uint8_t)(1u << track);
+  etk_strbuf_t *t = &x->text;
+  etk_strbuf_clear(t);
+  etk_etdump_run_t r;
+  etk_etdump_run_get(x->dump, run, &r);
+  size_t b = x->run_block[run];
+  if (x->o->tracks == ETK_TRACE_TRACKS_RUN) {
+    etk_strbuf_printf(t, "run %zu: ", run);
+    etk_strbuf_append(t, r.name.data ? r.name.data : "", r.name.len);
+    if (b != SIZE_MAX) etk_strbuf_printf(t, " (block %zu)", b);
+  } else if (b != SIZE_MAX) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(x->insp, b, &blk);
+    etk_strbuf_printf(t, "block %zu: ", b);
+    etk_strbuf_append(t, blk.name, blk.name_len);
+  } else {
+    etk_strbuf_append(t, r.name.data ? r.name.data : "", r.name.len);
+  }
+  static const char *const suffix[4] = {"", " [delegate]", " [overlapping]",
+                                        " [delegate, overlapping]"};
+  etk_strbuf_appends(t, suffix[track]);
+  uint32_t tid = track_tid(group, track);
+  etk_trace_metadata(x->w, "thread_name", x->o->pid, tid, t->data ? t->data : "",
+                     t->len);
+  etk_trace_sort_index(x->w, "thread_sort_index", x->o->pid, tid, (int64_t)tid);
+}
+
+static uint64_t pos(const exporter_t *x, uint64_t t) {
+  return t - x->base + x->offset;
+}
+
+/* Text of delegate metadata when it is printable UTF-8 (trailing NULs
+ * dropped), else NULL and the caller writes hex. */
+static int metadata_is_text(const uint8_t *m, uint32_t len, uint32_t *text_len) {
+  while (len > 0 && m[len - 1] == 0) len--;
+  if (len == 0) return 0;
+  for (uint32_t i = 0; i < len;) {
+    unsigned c = m[i];
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7F) return 0;
+      i++;
+      continue;
+    }
+    uint32_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || n > len - i) return 0;
+    for (uint32_t k = 1; k < n; k++)
+      if ((m[i + k] & 0xC0) != 0x80) return 0;
+    i += n;
+  }
+  *text_len = len;
+  return 1;
+}
+
+static const char *category(const etk_etdump_event_t *e, int delegated) {
+  if (delegated) return "delegate";
+  const char *n = e->name.data;
+  size_t len = e->name.len;
+  if (!n) return "event";
+  if (ana_is_name(n, len, "OPERATOR_CALL")) return "operator_call";
+  if (ana_is_name(n, len, "DELEGATE_CALL")) return "delegate_call";
+  if (len > 12 && memcmp(n, "native_call_", 12) == 0) return "operator";
+  if ((len > 8 && memcmp(n, "Method::", 8) == 0) ||
+      (len > 9 && memcmp(n, "Program::", 9) == 0))
+    return "method";
+  return e->profile_chain_index < 0 ? "framework" : "operator";
+}
+
+/* Display name of a profile event (the Inspector's rule: the name, else
+ * the delegate id). */
+static void event_name(const etk_etdump_event_t *e, etk_strbuf_t *t) {
+  etk_strbuf_clear(t);
+  if (e->name.data && e->name.len) etk_strbuf_append(t, e->name.data, e->name.len);
+  else if (e->delegate_debug_id_str.data && e->delegate_debug_id_str.len)
+    etk_strbuf_append(t, e->delegate_debug_id_str.data, e->delegate_debug_id_str.len);
+  else if (e->delegate_debug_id_int != -1)
+    etk_strbuf_printf(t, "%d", (int)e->delegate_debug_id_int);
+  else
+    etk_strbuf_appends(t, "(unnamed)");
+}
+
+static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
+                        size_t group) {
+  etk_etdump_event_t e;
+  etk_etdump_event_get(x->dump, it->ev, &e);
+  int track = (it->flags & IT_DELEGATED ? 1 : 0) + (it->flags & IT_OVERLAP ? 2 : 0);
+  name_track(x, group, run, track);
+  event_name(&e, &x->text);
+  int instant = (it->flags & (IT_MISSING_END | IT_INVALID)) != 0;
+  etk_json_t *j = etk_trace_event_begin(
+      x->w, instant ? "i" : "X", x->text.data ? x->text.data : "", x->text.len,
+      category(&e, (it->flags & IT_DELEGATED) != 0), x->o->pid,
+      track_tid(group, track), to_us(x, pos(x, it->s)));
+  if (!j) return;
+  if (instant) {
+    etk_json_key(j, "s");
+    etk_json_cstring(j, "t");
+  } else {
+    etk_json_key(j, "dur");
+    etk_json_double(j, to_us(x, it->e - it->s));
+  }
+  if (!x->o->no_args) {
+    etk_json_key(j, "args");
+    etk_json_begin_object(j);
+    etk_json_key(j, "run");
+    etk_json_uint(j, run);
+    if (x->run_block[run] != SIZE_MAX) {
+      etk_json_key(j, "block");
+      etk_json_uint(j, x->run_block[run]);
+    }
+    etk_json_key(j, "event");
+    etk_json_uint(j, it->ev);
+    if (e.instruction_id != -1) {
+      etk_json_key(j, "instruction_id");
+      etk_json_int(j, e.instruction_id);
+    }
+    etk_json_key(j, "chain");
+    etk_json_int(j, e.profile_chain_index);
+    if (e.delegate_debug_id_str.data && e.delegate_debug_id_str.len) {
+      etk_json_key(j, "delegate_debug_id");
+      etk_json_string(j, e.delegate_debug_id_str.data, e.delegate_debug_id_str.len);
+    } else if (e.delegate_debug_id_int != -1) {
+      etk_json_key(j, "delegate_debug_id");
+      etk_json_int(j, e.delegate_debug_id_int);
+    }
+    if (e.metadata && e.metadata_len) {
+      uint32_t tl;
+      if (metadata_is_text(e.metadata, e.metadata_len, &tl)) {
+        etk_json_key(j, "metadata");
+        etk_json_string(j, (const char *)e.metadata, tl);
+      } else {
+        static const char hex[] = "0123456789abcdef";
+        etk_strbuf_clear(&x->text);
+        for (uint32_t k = 0; k < e.metadata_len; k++) {
+          etk_strbuf_appendc(&x->text, hex[e.metadata[k] >> 4]);
+          etk_strbuf_appendc(&x->text, hex[e.metadata[k] & 15]);
+        }
+        etk_json_key(j, "metadata_hex");
+        etk_json_string(j, x->text.data ? x->text.data : "", x->text.len);
+      }
+    }
+    etk_json_key(j, "start_ticks");
+    etk_json_uint(j, e.start_time);
+    etk_json_key(j, "end_ticks");
+    etk_json_uint(j, e.end_time);
+    if (it->flags & IT_WRAPPED) {
+      etk_json_key(j, "wrapped");
+      etk_json_bool(j, 1);
+    }
+    if (it->flags & IT_MISSING_END) {
+      etk_json_key(j, "missing_end");
+      etk_json_bool(j, 1);
+    }
+    if (it->flags & IT_INVALID) {
+      etk_json_key(j, "invalid_times");
+      etk_json_bool(j, 1);
+    }
+    etk_json_end_object(j);
+  }
+  etk_trace_event_end(x->w);
+  if (instant) {
+    x->st->instants++;
+    if (it->flags & IT_MISSING_END) x->st->missing_end++;
+    else x->st->invalid_times++;
+  } else {
+    x->st->slices++;
+    if (it->flags & IT_WRAPPED) x->st->wrapped++;
+    if (it->flags & IT_OVERLAP) x->st->overlapping++;
+  }
+}
+
+static void write_run_slice(exporter_t *x, const trace_item_t *it, size_t run,
+                            size_t group, const etk_etdump_run_t *r) {
+  int track = it->flags & IT_OVERLAP ? 2 : 0;
+  name_track(x, group, run, track);
+  etk_strbuf_clear(&x->text);
+  etk_strbuf_printf(&x->text, "run %zu", run);
+  etk_json_t *j = etk_trace_event_begin(x->w, "X", x->text.data, x->text.len, "run",
+                                        x->o->pid, track_tid(group, track),
+                                        to_us(x, pos(x, it->s)));
+  if (!j) return;
+  etk_json_key(j, "dur");
+  etk_json_double(j, to_us(x, it->e - it->s));
+  if (!x->o->no_args) {
+    etk_json_key(j, "args");
+    etk_json_begin_object(j);
+    etk_json_key(j, "run");
+    etk_json_uint(j, run);
+    if (x->run_block[run] != SIZE_MAX) {
+      etk_json_key(j, "block");
+      etk_json_uint(j, x->run_block[run]);
+    }
+    etk_json_key(j, "run_name");
+    if (r->name.data) etk_json_string(j, r->name.data, r->name.len);
+    else etk_json_null(j);
+    if (r->bundled_input_index != -1) {
+      etk_json_key(j, "bundled_input_index");
+      etk_json_int(j, r->bundled_input_index);
+    }
+    etk_json_key(j, "events");
+    etk_json_uint(j, r->event_count);
+    etk_json_end_object(j);
+  }
+  etk_trace_event_end(x->w);
+  if (it->flags & IT_OVERLAP) x->st->overlapping++;
+}
+
+/* ------------------------------------------------------- per run */
+
+static int stack_push(exporter_t *x, int t, uint64_t v) {
+  if (x->stack_n[t] == x->stack_cap[t]) {
+    size_t c = x->stack_cap[t] ? x->stack_cap[t] * 2 : 64;
+    uint64_t *q = realloc(x->stack[t], c * sizeof *q);
+    if (!q) return ETK_E_NO_MEMORY;
+    x->stack[t] = q;
+    x->stack_cap[t] = c;
+  }
+  x->stack[t][x->stack_n[t]++] = v;
+  return ETK_OK;
+}
+
+/* Marks slices that do not nest on their track. */
+static int check_nesting(exporter_t *x) {
+  x->stack_n[0] = x->stack_n[1] = 0;
+  for (size_t k = 0; k < x->nitems; k++) {
+    trace_item_t *it = &x->items[k];
+    if (it->flags & (IT_MISSING_END | IT_INVALID)) continue;
+    int t = (it->flags & IT_DELEGATED) ? 1 : 0;
+    while (x->stack_n[t] && x->stack[t][x->stack_n[t] - 1] <= it->s)
+      x->stack_n[t]--;
+    if (x->stack_n[t] && it->e > x->stack[t][x->stack_n[t] - 1]) {
+      it->flags |= IT_OVERLAP;
+      continue;
+    }
+    if (stack_push(x, t, it->e) != ETK_OK) return ETK_E_NO_MEMORY;
+  }
+  return ETK_OK;
+}
+
+typedef struct flow_ref {
+  int32_t iid;
+  uint32_t item;
+} flow_ref_t;
+
+static int cmp_flow(const void *pa, const void *pb) {
+  const flow_ref_t *a = pa, *b = pb;
+  if (a->iid != b->iid) return a->iid < b->iid ? -1 : 1;
+  return (a->item > b->item) - (a->item < b->item);
+}
+
+/* Arrows from each DELEGATE_CALL to the first delegated event of its
+ * instruction (by start time). */
+static int write_flows(exporter_t *x, size_t group) {
+  etk_etdump_columns_t cols;
+  etk_etdump_columns(x->dump, &cols);
+  size_t nd = 0;
+  for (size_t k = 0; k < x->nitems; k++)
+    if ((x->items[k].flags & IT_DELEGATED) &&
+        !(x->items[k].flags & (IT_MISSING_END | IT_INVALID)))
+      nd++;
+  if (nd == 0) return ETK_OK;
+  flow_ref_t *refs = malloc(nd * sizeof *refs);
+  if (!refs) return ETK_E_NO_MEMORY;
+  nd = 0;
+  for (size_t k = 0; k < x->nitems; k++)
+    if ((x->items[k].flags & IT_DELEGATED) &&
+        !(x->items[k].flags & (IT_MISSING_END | IT_INVALID))) {
+      refs[nd].iid = cols.instruction_id[x->items[k].ev];
+      refs[nd].item = (uint32_t)k;
+      nd++;
+    }
+  qsort(refs, nd, sizeof *refs, cmp_flow);
+  etk_etdump_str_t dc = {"DELEGATE_CALL", 13};
+  for (size_t k = 0; k < x->nitems; k++) {
+    const trace_item_t *it = &x->items[k];
+    if (it->ev == UINT32_MAX || (it->flags & (IT_DELEGATED | IT_MISSING_END | IT_INVALID)))
+      continue;
+    etk_etdump_str_t n = etk_etdump_string(x->dump, cols.name_id[it->ev]);
+    if (n.len != dc.len || memcmp(n.data, dc.data, dc.len) != 0) continue;
+    int32_t iid = cols.instruction_id[it->ev];
+    if (iid < 0) continue;
+    /* lower bound of iid */
+    size_t lo = 0, hi = nd;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (refs[mid].iid < iid) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo == nd || refs[lo].iid != iid) continue;
+    const trace_item_t *to = &x->items[refs[lo].item];
+    uint64_t id = ((uint64_t)x->o->pid << 40) | ++x->flow_id;
+    int from_track = it->flags & IT_OVERLAP ? 2 : 0;
+    int to_track = 1 + (to->flags & IT_OVERLAP ? 2 : 0);
+    etk_json_t *j = etk_trace_event_begin(x->w, "s", "delegate", 8, "delegate_flow",
+                                          x->o->pid, track_tid(group, from_track),
+                                          to_us(x, pos(x, it->s)));
+    if (j) {
+      etk_json_key(j, "id");
+      etk_json_uint(j, id);
+      etk_trace_event_end(x->w);
+    }
+    j = etk_trace_event_begin(x->w, "f", "delegate", 8, "delegate_flow", x->o->pid,
+                              track_tid(group, to_track), to_us(x, pos(x, to->s)));
+    if (j) {
+      etk_json_key(j, "id");
+      etk_json_uint(j, id);
+      etk_json_key(j, "bp");
+      etk_json_cstring(j, "e");
+      etk_trace_event_end(x->w);
+    }
+    x->st->flows++;
+  }
+  free(refs);
+  return ETK_OK;
+}
+
+/* Allocation counters of a run; items are still in file order.  Ids that
+ * name no allocator of the run ("allocator #7") are counted too. */
+static int write_allocations(exporter_t *x, const etk_etdump_run_t *run,
+                             uint64_t run_lo) {
+  etk_etdump_columns_t cols;
+  etk_etdump_columns(x->dump, &cols);
+  typedef struct slot {
+    int32_t id;
+    uint64_t bytes;
+  } slot_t;
+  slot_t *slots = NULL;
+  size_t nslots = 0, cap = 0, k = 0;
+  uint64_t last_end = run_lo;
+  for (size_t i = run->first_event; i < (size_t)run->first_event + run->event_count; i++) {
+    unsigned kind = cols.flags[i] & ETK_ETDUMP_KIND_MASK;
+    if (kind == ETK_ETDUMP_EVENT_PROFILE) {
+      const trace_item_t *it = &x->items[k++];
+      if (!(it->flags & (IT_MISSING_END | IT_INVALID)) && it->e > last_end)
+        last_end = it->e;
+      continue;
+    }
+    if (kind != ETK_ETDUMP_EVENT_ALLOCATION) continue;
+    etk_etdump_event_t e;
+    etk_etdump_event_get(x->dump, i, &e);
+    size_t sl = 0;
+    while (sl < nslots && slots[sl].id != e.allocator_id) sl++;
+    int fresh = sl == nslots;
+    if (fresh) {
+      if (nslots == cap) {
+        size_t c = cap ? cap * 2 : 8;
+        slot_t *q = realloc(slots, c * sizeof *q);
+        if (!q) {
+          free(slots);
+          return ETK_E_NO_MEMORY;
+        }
+        slots = q;
+        cap = c;
+      }
+      slots[nslots].id = e.allocator_id;
+      slots[nslots].bytes = 0;
+      nslots++;
+    }
+    etk_strbuf_clear(&x->text);
+    etk_strbuf_appends(&x->text, "memory: ");
+    etk_etdump_str_t an = {NULL, 0};
+    if (e.allocator_id >= 1 && (uint32_t)e.allocator_id <= run->allocator_count)
+      an = etk_etdump_allocator_name(x->dump,
+                                     run->first_allocator + (size_t)e.allocator_id - 1);
+    if (an.data) etk_strbuf_append(&x->text, an.data, an.len);
+    else etk_strbuf_printf(&x->text, "allocator #%d", (int)e.allocator_id);
+    for (int pass = fresh ? 0 : 1; pass < 2; pass++) {
+      /* pass 0: the run starts from zero; pass 1: after this allocation */
+      uint64_t v = 0;
+      if (pass == 1) {
+        v = slots[sl].bytes + e.allocation_size;
+        if (v < slots[sl].bytes) v = UINT64_MAX;
+        slots[sl].bytes = v;
+      }
+      etk_json_t *j = etk_trace_event_begin(x->w, "C", x->text.data, x->text.len, NULL,
+                                            x->o->pid, 0,
+                                            to_us(x, pos(x, pass ? last_end : run_lo)));
+      if (!j) break;
+      etk_json_key(j, "args");
+      etk_json_begin_object(j);
+      etk_json_key(j, "bytes");
+      etk_json_uint(j, v);
+      etk_json_end_object(j);
+      etk_trace_event_end(x->w);
+    }
+    x->st->counters++;
+  }
+  free(slots);
+  return ETK_OK;
+}
+
+static int export_run(exporter_t *x, size_t r) {
+  etk_etdump_run_t run;
+  etk_etdump_run_get(x->dump, r, &run);
+  size_t g = x->run_group[r];
+  uint64_t lo, hi;
+  int has_times;
+  int rc = collect(x, &run, &lo, &hi, &has_times);
+  if (rc != ETK_OK) return rc;
+  /* layout of this run */
+  if (x->layout == ETK_TRACE_LAYOUT_SEQUENTIAL) {
+    x->base = has_times ? lo : 0;
+  }
+  uint64_t mapped_lo = has_times ? pos(x, lo) : x->offset;
+  int run_overlaps = 0;
+  if (x->layout == ETK_TRACE_LAYOUT_RAW && x->group_seen[g] && has_times &&
+      mapped_lo < x->group_end[g])
+    run_overlaps = 1; /* an earlier run of this track is still open */
+  /* allocation-only runs sit where the previous run ended */
+  rc = write_allocations(x, &run,
+                         has_times ? lo
+                         : x->layout == ETK_TRACE_LAYOUT_RAW ? x->last_hi
+                                                             : x->base);
+  if (rc != ETK_OK) return rc;
+  if (has_times) {
+    trace_item_t *it = &x->items[x->nitems++];
+    it->s = lo;
+    it->e = hi;
+    it->ev = UINT32_MAX;
+    it->flags = 0;
+  }
+  qsort(x->items, x->nitems, sizeof *x->items, ana_item_compare);
+  rc = check_nesting(x);
+  if (rc != ETK_OK) return rc;
+  for (size_t k = 0; k < x->nitems; k++) {
+    trace_item_t *it = &x->items[k];
+    if (run_overlaps) it->flags |= IT_OVERLAP;
+    if (it->ev == UINT32_MAX) write_run_slice(x, it, r, g, &run);
+    else write_event(x, it, r, g);
+  }
+  if (!x->o->no_flows) {
+    rc = write_flows(x, g);
+    if (rc != ETK_OK) return rc;
+  }
+  x->st->runs++;
+  if (has_times) {
+    uint64_t mapped_hi = pos(x, hi);
+    if (!x->group_seen[g] || mapped_hi > x->group_end[g]) x->group_end[g] = mapped_hi;
+    x->group_seen[g] = 1;
+    double end = to_us(x, mapped_hi);
+    if (end > x->st->end_us) x->st->end_us = end;
+    if (x->layout == ETK_TRACE_LAYOUT_SEQUENTIAL) x->offset = mapped_hi;
+    x->last_hi = hi;
+  }
+  return x->w->status;
+}
+
+/* ------------------------------------------------------- entry points */
+
+static void exporter_free(exporter_t *x) {
+  free(x->run_group);
+  free(x->run_block);
+  free(x->named);
+  free(x->run_min);
+  free(x->run_max);
+  free(x->run_has_times);
+  free(x->group_end);
+  free(x->group_seen);
+  free(x->items);
+  free(x->stack[0]);
+  free(x->stack[1]);
+  etk_strbuf_free(&x->text);
+}
+
+static int set_scale(exporter_t *x) {
+  const etk_trace_options_t *o = x->o;
+  x->mul = 0;
+  x->div = 0;
+  switch (o->source_time_scale) {
+    case ETK_TIME_NS: x->div = 1000.0; break;
+    case ETK_TIME_US: x->mul = 1.0; break;
+    case ETK_TIME_MS: x->mul = 1000.0; break;
+    case ETK_TIME_S: x->mul = 1e6; break;
+    case ETK_TIME_CYCLES:
+      if (o->clock_hz > 0 && o->clock_hz - o->clock_hz == 0) {
+        x->div = o->clock_hz / 1e6;
+      } else if (o->raw_ticks) {
+        x->mul = 1.0;
+      } else {
+        return etk_error_set(x->err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                             "trace: timestamps are cycles; give the clock rate "
+                             "(--clock-hz) to convert them to microseconds, or "
+                             "--raw-ticks to write ticks as they are");
+      }
+      break;
+    default:
+      return etk_error_set(x->err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "trace: invalid time scale");
+  }
+  x->st->ticks_per_us = x->div > 0 ? x->div : 1.0 / x->mul;
+  return ETK_OK;
+}
+
+int etk_trace_export_etdump(etk_trace_writer_t *w, const etk_etdump_t *dump,
+                            const etk_inspector_t *insp,
+                            const etk_trace_options_t *options,
+                            etk_trace_stats_t *stats, etk_error_t *err) {
+  etk_trace_options_t defaults;
+  etk_trace_options_init(&defaults);
+  const etk_trace_options_t *o = options ? options : &defaults;
+  etk_trace_stats_t local;
+  if (!stats) stats = &local;
+  memset(stats, 0, sizeof *stats);
+  if (!w || !dump)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_trace_export_etdump: NULL argument");
+  exporter_t x;
+  memset(&x, 0, sizeof x);
+  x.w = w;
+  x.dump = dump;
+  x.insp = insp;
+  x.o = o;
+  x.st = stats;
+  x.err = err;
+  etk_strbuf_init(&x.text);
+  int rc = set_scale(&x);
+  if (rc != ETK_OK) return rc;
+  x.nruns = etk_etdump_run_count(dump);
+  etk_dropped_marker_find(dump, &stats->dropped);
+  size_t selected = 0;
+  rc = map_runs(&x, &selected);
+  if (rc == ETK_OK && selected == 0 && (o->select_index_count || o->select_name_count))
+    rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                       "trace: no event block matches the selection");
+  size_t ng = x.ngroups ? x.ngroups : 1, nr = x.nruns ? x.nruns : 1;
+  if (rc == ETK_OK) {
+    x.named = calloc(ng, 1);
+    x.group_end = calloc(ng, sizeof *x.group_end);
+    x.group_seen = calloc(ng, 1);
+    x.run_min = calloc(nr, sizeof *x.run_min);
+    x.run_max = calloc(nr, sizeof *x.run_max);
+    x.run_has_times = calloc(nr, 1);
+    if (!x.named || !x.group_end || !x.group_seen || !x.run_min || !x.run_max ||
+        !x.run_has_times)
+      rc = ETK_E_NO_MEMORY;
+  }
+  /* pass 1: bounds of every exported run, for the layout */
+  uint64_t origin = UINT64_MAX;
+  int monotonic = 1;
+  uint64_t prev_hi = 0;
+  int have_prev = 0;
+  for (size_t r = 0; r < x.nruns && rc == ETK_OK; r++) {
+    if (x.run_group[r] == SIZE_MAX) continue;
+    etk_etdump_run_t run;
+    etk_etdump_run_get(dump, r, &run);
+    int has;
+    rc = collect(&x, &run, &x.run_min[r], &x.run_max[r], &has);
+    x.run_has_times[r] = (uint8_t)has;
+    if (!has) continue;
+    if (x.run_min[r] < origin) origin = x.run_min[r];
+    if (have_prev && x.run_min[r] < prev_hi) monotonic = 0;
+    prev_hi = x.run_max[r];
+    have_prev = 1;
+  }
+  x.layout = o->layout;
+  if (x.layout == ETK_TRACE_LAYOUT_AUTO)
+    x.layout = monotonic ? ETK_TRACE_LAYOUT_RAW : ETK_TRACE_LAYOUT_SEQUENTIAL;
+  stats->layout = x.layout;
+  x.base = origin == UINT64_MAX ? 0 : origin;
+  x.last_hi = x.base;
+  x.offset = 0;
+
+  if (rc == ETK_OK) {
+    const char *pname = o->process_name ? o->process_name : "ETDump";
+    etk_trace_metadata(w, "process_name", o->pid, 0, pname, strlen(pname));
+    etk_trace_sort_index(w, "process_sort_index", o->pid, 0, (int64_t)o->pid);
+    rc = w->status;
+  }
+  /* pass 2: output */
+  for (size_t r = 0; r < x.nruns && rc == ETK_OK; r++) {
+    if (x.run_group[r] == SIZE_MAX) continue;
+    rc = export_run(&x, r);
+  }
+  if (rc == ETK_OK && stats->dropped.present) {
+    etk_strbuf_clear(&x.text);
+    etk_strbuf_printf(&x.text, "etkit recorder: %llu event(s) dropped (buffer full)",
+                      (unsigned long long)stats->dropped.events);
+    etk_json_t *j = etk_trace_event_begin(w, "i", x.text.data, x.text.len, "recorder",
+                                          o->pid, 0, stats->end_us);
+    if (j) {
+      etk_json_key(j, "s");
+      etk_json_cstring(j, "p");
+      etk_json_key(j, "args");
+      etk_json_begin_object(j);
+      etk_json_key(j, "dropped_events");
+      etk_json_uint(j, stats->dropped.events);
+      etk_json_key(j, "dropped_blocks");
+      etk_json_uint(j, stats->dropped.blocks);
+      etk_json_key(j, "dropped_allocators");
+      etk_json_uint(j, stats->dropped.allocators);
+      etk_json_end_object(j);
+      etk_trace_event_end(w);
+    }
+    rc = w->status;
+  }
+  if (rc == ETK_OK && x.text.failed) rc = ETK_E_NO_MEMORY;
+  exporter_free(&x);
+  if (rc != ETK_OK) {
+    if (err && err->code != ETK_OK) return err->code;
+    if (rc == ETK_E_NO_MEMORY) return fail(&x, rc, "out of memory");
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "trace: writing failed: %s",
+                         etk_strerror(rc));
+  }
+  return ETK_OK;
+}
+
+void etk_trace_stats_write_json(etk_json_t *j, const etk_trace_stats_t *st,
+                                const etk_trace_options_t *o, const char *path) {
+  etk_json_begin_object(j);
+  etk_json_key(j, "pid");
+  etk_json_uint(j, o ? o->pid : 1);
+  etk_json_key(j, "path");
+  etk_json_cstring(j, path);
+  etk_json_key(j, "source_time_scale");
+  etk_json_cstring(j, etk_time_scale_name(o ? o->source_time_scale : ETK_TIME_NS));
+  etk_json_key(j, "clock_hz");
+  if (o && o->clock_hz > 0) etk_json_double(j, o->clock_hz);
+  else etk_json_null(j);
+  etk_json_key(j, "ts_unit");
+  int raw = o && o->source_time_scale == ETK_TIME_CYCLES && !(o->clock_hz > 0);
+  etk_json_cstring(j, raw ? "raw ticks (cycles; NOT microseconds)" : "us");
+  etk_json_key(j, "ticks_per_us");
+  etk_json_double(j, st->ticks_per_us);
+  etk_json_key(j, "layout");
+  etk_json_cstring(j, st->layout == ETK_TRACE_LAYOUT_SEQUENTIAL ? "sequential" : "raw");
+  etk_json_key(j, "runs");
+  etk_json_uint(j, st->runs);
+  etk_json_key(j, "slices");
+  etk_json_uint(j, st->slices);
+  etk_json_key(j, "instants");
+  etk_json_uint(j, st->instants);
+  etk_json_key(j, "missing_end");
+  etk_json_uint(j, st->missing_end);
+  etk_json_key(j, "invalid_times");
+  etk_json_uint(j, st->invalid_times);
+  etk_json_key(j, "wrapped");
+  etk_json_uint(j, st->wrapped);
+  etk_json_key(j, "overlapping");
+  etk_json_uint(j, st->overlapping);
+  etk_json_key(j, "counters");
+  etk_json_uint(j, st->counters);
+  etk_json_key(j, "flows");
+  etk_json_uint(j, st->flows);
+  etk_json_key(j, "dropped_events");
+  if (st->dropped.present) etk_json_uint(j, st->dropped.events);
+  else etk_json_null(j);
+  etk_json_end_object(j);
+}
+
+int etk_trace_write_json(const etk_etdump_t *dump, const etk_inspector_t *insp,
+                         const etk_trace_options_t *o, const char *path,
+                         etk_render_sink_t *sink, etk_trace_stats_t *stats,
+                         etk_error_t *err) {
+  etk_trace_options_t defaults;
+  etk_trace_options_init(&defaults);
+  if (!o) o = &defaults;
+  etk_trace_stats_t local;
+  if (!stats) stats = &local;
+  if (!sink)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_trace_write_json: NULL sink");
+  etk_trace_writer_t w;
+  etk_trace_writer_init(&w, sink, o->source_time_scale == ETK_TIME_NS ? "ns" : NULL);
+  int rc = etk_trace_export_etdump(&w, dump, insp, o, stats, err);
+  if (rc != ETK_OK) return rc;
+  etk_json_t *j = etk_trace_other_data_begin(&w);
+  if (j) {
+    etk_json_begin_object(j);
+    etk_json_key(j, "generator");
+    etk_json_cstring(j, "etkit trace");
+    etk_json_key(j, "files");
+    etk_json_begin_array(j);
+    etk_trace_stats_write_json(j, stats, o, path);
+    etk_json_end_array(j);
+    etk_json_end_object(j);
+  }
+  rc = etk_trace_writer_finish(&w);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "trace: writing failed: %s",
+                         etk_strerror(rc));
+  return ETK_OK;
+}
