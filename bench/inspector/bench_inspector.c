@@ -36,6 +36,13 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Peak resident set of this process so far, in bytes. */
+static double peak_rss(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_maxrss * 1024.0; /* Linux: kilobytes */
+}
+
 static int run_child(const char *path) {
   double t0 = now();
   etk_etdump_t *dump;
@@ -46,12 +53,14 @@ static int run_child(const char *path) {
     return 1;
   }
   double t1 = now();
+  double rss_load = peak_rss();
   etk_inspector_t *insp;
   if (etk_inspector_open(dump, NULL, &insp, &err) != ETK_OK) {
     fprintf(stderr, "bench: %s\n", err.message);
     return 1;
   }
   double t2 = now();
+  double rss_group = peak_rss();
   FILE *out = fopen("/dev/null", "wb");
   etk_render_sink_t *sink = malloc(sizeof *sink);
   etk_render_sink_init_file(sink, out);
@@ -63,9 +72,9 @@ static int run_child(const char *path) {
   double t3 = now();
   fclose(out);
   free(sink);
-  printf("%.9f %.9f %.9f %llu %zu\n", t1 - t0, t2 - t1, t3 - t2,
+  printf("%.9f %.9f %.9f %llu %zu %.0f %.0f\n", t1 - t0, t2 - t1, t3 - t2,
          (unsigned long long)etk_etdump_event_count(dump),
-         etk_inspector_event_count(insp));
+         etk_inspector_event_count(insp), rss_load, rss_group);
   etk_inspector_close(insp);
   etk_etdump_close(dump);
   return rc != ETK_OK;
@@ -111,11 +120,12 @@ static int measure(const char *self, const char *shape_name, etdump_shape_t shap
   struct rusage ru;
   wait4(pid, &status, 0, &ru);
   remove(path);
-  double tl, tg, tt;
+  double tl, tg, tt, rss_load, rss_group;
   unsigned long long events;
   size_t insp_events;
   if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      sscanf(buf, "%lf %lf %lf %llu %zu", &tl, &tg, &tt, &events, &insp_events) != 5) {
+      sscanf(buf, "%lf %lf %lf %llu %zu %lf %lf", &tl, &tg, &tt, &events,
+             &insp_events, &rss_load, &rss_group) != 7) {
     fprintf(stderr, "bench: child failed for %s\n", label);
     return 1;
   }
@@ -136,6 +146,9 @@ static int measure(const char *self, const char *shape_name, etdump_shape_t shap
   printf("inspector_%s_cpu_ns_per_event %.1f ns\n", label, cpu * 1e9 / (double)events);
   printf("inspector_%s_peak_rss_mb %.1f MB\n", label, rss / 1048576.0);
   printf("inspector_%s_bytes_per_event %.1f B\n", label, rss / (double)events);
+  /* peak after opening the dump, and after grouping (before the TSV) */
+  printf("inspector_%s_load_peak_rss_mb %.1f MB\n", label, rss_load / 1048576.0);
+  printf("inspector_%s_group_peak_rss_mb %.1f MB\n", label, rss_group / 1048576.0);
   printf("inspector_%s_inspector_events %zu events\n", label, insp_events);
   fflush(stdout);
   return 0;

@@ -569,8 +569,8 @@ int etk_inspector_render_module_totals(
  * ANALYSES built on the Inspector (docs/analysis.md): operator-type
  * summary, A/B diff, memory report, Chrome-trace export and HTML report.
  * They read the ETDump and Inspector through the public API above only,
- * and write through etkit/render.h.  `etkit summary|diff|memory|trace|
- * report` are thin wrappers around these calls.
+ * and write through etkit/render.h.  `etkit trace|diff|report|memory`
+ * are thin wrappers around these calls.
  * ==================================================================== */
 
 /* ------------------------------------------------ recorder drop marker */
@@ -907,9 +907,10 @@ typedef struct etk_trace_stats {
  *   - the recorder's drop marker becomes a global instant event.
  * `insp` (optional, borrowed) supplies blocks; without it runs are
  * grouped by run name.  `stats` may be NULL.  Errors: ETK_E_UNSUPPORTED
- * (cycles without clock_hz or raw_ticks), ETK_E_NOT_FOUND (selection
- * matched nothing), ETK_E_NO_MEMORY, the writer's status.  Memory: 24
- * bytes per event of the largest run, plus 16 bytes per run. */
+ * (cycles without clock_hz or raw_ticks), ETK_E_NOT_FOUND (a selected
+ * index or name that matches no block), ETK_E_NO_MEMORY, the writer's
+ * status.  Memory: 24 bytes per event of the largest run, plus about 40
+ * bytes per run.  Cost: about 1 us per event (docs/analysis.md). */
 int etk_trace_export_etdump(etk_trace_writer_t *w, const etk_etdump_t *dump,
                             const etk_inspector_t *insp,
                             const etk_trace_options_t *o,
@@ -937,6 +938,8 @@ typedef struct etk_report_options {
   const char *etrecord_note;  /* one line about the link, may be NULL */
   const char *generator;      /* e.g. "etkit 0.1.0", may be NULL */
   size_t max_event_rows;      /* events table cap (0 = 5000) */
+  size_t max_summary_rows;    /* operator types per block (0 = 50; the
+                                 rest are folded into one row) */
   size_t max_timeline_events; /* per timeline (0 = 2000) */
   size_t top_allocations;     /* largest allocations listed (0 = 10) */
 } etk_report_options_t;

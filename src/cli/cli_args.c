@@ -41,7 +41,8 @@ int etk_cli_usage(const char *cmd, const char *fmt, ...) {
 
 int etk_cli_fail_error(const char *cmd, const etk_error_t *err) {
   char line[700];
-  fprintf(stderr, "etkit %s: %s\n", cmd, etk_error_format(err, line, sizeof line));
+  fprintf(stderr, "etkit %s: %s\n", cmd,
+          etk_error_format(err, line, sizeof line));
   return 1;
 }
 
@@ -89,7 +90,8 @@ int etk_cli_write_output(const char *path, etk_cli_render_fn fn, void *ctx,
   free(sink);
   if (rc != ETK_OK) {
     if (err && err->code == ETK_OK)
-      etk_error_set(err, rc, ETK_NO_OFFSET, "writing failed: %s", etk_strerror(rc));
+      etk_error_set(err, rc, ETK_NO_OFFSET, "writing failed: %s",
+                    etk_strerror(rc));
     etk_error_where(err, strcmp(path, "-") == 0 ? "<stdout>" : path);
     etk_outfile_abort(&of);
     return rc;

@@ -28,10 +28,13 @@ static const char *const usage_text =
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
     "  --metric avg|p50|p10|p90|min|max  the compared statistic (avg)\n"
-    "  --threshold PCT             hide matched operators whose |change| < PCT %\n"
+    "  --threshold PCT             hide matched operators whose |change| < PCT "
+    "%\n"
     "  --min-delta VALUE           ... or whose |delta| < VALUE (target unit)\n"
-    "  --fail-above PCT            exit 3 when an operator is slower by more than\n"
-    "                              PCT % (and by at least --min-delta): for CI\n"
+    "  --fail-above PCT            exit 3 when an operator is slower by more "
+    "than\n"
+    "                              PCT % (and by at least --min-delta): for "
+    "CI\n"
     "  --all-rows                  also compare OPERATOR_CALL wrappers\n"
     "  --source_time_scale UNIT    unit of the raw timestamps (ns)\n"
     "  --target_time_scale UNIT    unit of the reported times (ms)\n"
@@ -54,18 +57,21 @@ typedef struct diff_cli {
 static int parse_args(int argc, char **argv, diff_cli_t *c) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
-#define VALUE()                                                                \
-  do {                                                                         \
-    if (!v) {                                                                  \
-      if (i + 1 >= argc) return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                                           \
-    }                                                                          \
+#define VALUE()                                                  \
+  do {                                                           \
+    if (!v) {                                                    \
+      if (i + 1 >= argc)                                         \
+        return etk_cli_usage(CMD, "option %s needs a value", a); \
+      v = argv[++i];                                             \
+    }                                                            \
   } while (0)
     if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
       fputs(usage_text, stdout);
       return -1;
     } else if (a[0] != '-' || strcmp(a, "-") == 0) {
-      if (c->npaths == 2) return etk_cli_usage(CMD, "unexpected argument '%s' (two ETDumps only)", a);
+      if (c->npaths == 2)
+        return etk_cli_usage(CMD, "unexpected argument '%s' (two ETDumps only)",
+                             a);
       c->path[c->npaths++] = a;
     } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
       VALUE();
@@ -73,23 +79,31 @@ static int parse_args(int argc, char **argv, diff_cli_t *c) {
     } else if (etk_cli_flag(a, "format", &v)) {
       VALUE();
       if (!etk_cli_parse_format(v, &c->ro.format))
-        return etk_cli_usage(CMD, "invalid format '%s' (choose from table, tsv, csv, json)", v);
+        return etk_cli_usage(
+            CMD, "invalid format '%s' (choose from table, tsv, csv, json)", v);
     } else if (etk_cli_flag(a, "metric", &v)) {
       VALUE();
       if (etk_diff_metric_parse(v, &c->dopt.metric) != ETK_OK)
-        return etk_cli_usage(CMD, "invalid metric '%s' (choose from avg, p50, p10, p90, min, max)", v);
+        return etk_cli_usage(
+            CMD,
+            "invalid metric '%s' (choose from avg, p50, p10, p90, min, max)",
+            v);
     } else if (etk_cli_flag(a, "threshold", &v)) {
       VALUE();
-      if (!etk_cli_parse_double(v, &c->ro.threshold_pct) || c->ro.threshold_pct < 0)
-        return etk_cli_usage(CMD, "--threshold needs a percentage >= 0, not '%s'", v);
+      if (!etk_cli_parse_double(v, &c->ro.threshold_pct) ||
+          c->ro.threshold_pct < 0)
+        return etk_cli_usage(
+            CMD, "--threshold needs a percentage >= 0, not '%s'", v);
     } else if (etk_cli_flag(a, "min_delta", &v)) {
       VALUE();
       if (!etk_cli_parse_double(v, &c->ro.min_delta) || c->ro.min_delta < 0)
-        return etk_cli_usage(CMD, "--min-delta needs a number >= 0, not '%s'", v);
+        return etk_cli_usage(CMD, "--min-delta needs a number >= 0, not '%s'",
+                             v);
     } else if (etk_cli_flag(a, "fail_above", &v)) {
       VALUE();
       if (!etk_cli_parse_double(v, &c->fail_above) || c->fail_above < 0)
-        return etk_cli_usage(CMD, "--fail-above needs a percentage >= 0, not '%s'", v);
+        return etk_cli_usage(
+            CMD, "--fail-above needs a percentage >= 0, not '%s'", v);
       c->has_fail_above = 1;
     } else if (etk_cli_flag(a, "all_rows", &v) && !v) {
       c->dopt.all_rows = 1;
@@ -99,25 +113,32 @@ static int parse_args(int argc, char **argv, diff_cli_t *c) {
       VALUE();
       etk_time_scale_t t;
       if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return etk_cli_usage(CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)", v);
-      if (src) c->io.source_time_scale = t;
-      else c->io.target_time_scale = t;
+        return etk_cli_usage(
+            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
+            v);
+      if (src)
+        c->io.source_time_scale = t;
+      else
+        c->io.target_time_scale = t;
     } else if (etk_cli_flag(a, "clock_hz", &v)) {
       VALUE();
       if (!etk_cli_parse_double(v, &c->io.clock_hz) || !(c->io.clock_hz > 0))
-        return etk_cli_usage(CMD, "--clock-hz needs a positive number, not '%s'", v);
+        return etk_cli_usage(CMD,
+                             "--clock-hz needs a positive number, not '%s'", v);
     } else if (etk_cli_flag(a, "json_indent", &v)) {
       VALUE();
       size_t n;
       if (!etk_cli_parse_size(v, &n) || n > 16)
-        return etk_cli_usage(CMD, "--json-indent needs an integer from 0 to 16, not '%s'", v);
+        return etk_cli_usage(
+            CMD, "--json-indent needs an integer from 0 to 16, not '%s'", v);
       c->ro.json_indent = (int)n;
     } else {
       return etk_cli_usage(CMD, "unknown argument '%s'", a);
     }
 #undef VALUE
   }
-  if (c->npaths != 2) return etk_cli_usage(CMD, "%s", "two ETDumps are required: A.etdp B.etdp");
+  if (c->npaths != 2)
+    return etk_cli_usage(CMD, "%s", "two ETDumps are required: A.etdp B.etdp");
   return 0;
 }
 
@@ -134,7 +155,8 @@ static void report_regressions(const diff_cli_t *c, size_t n) {
   for (size_t i = 0; i < etk_diff_row_count(c->diff) && shown < 3; i++) {
     etk_diff_row_t r;
     etk_diff_row_get(c->diff, i, &r);
-    if (r.kind != ETK_DIFF_ROW_OPERATOR || r.match > ETK_DIFF_MATCH_OP_TYPE) continue;
+    if (r.kind != ETK_DIFF_ROW_OPERATOR || r.match > ETK_DIFF_MATCH_OP_TYPE)
+      continue;
     if (!(r.change_pct > c->fail_above) || r.delta < c->ro.min_delta) continue;
     fprintf(stderr, "%s %s (%+.1f %%)", shown ? "," : "", r.name, r.change_pct);
     shown++;
@@ -162,12 +184,22 @@ int etk_cmd_diff(int argc, char **argv) {
     return etk_cli_fail_error(CMD, &err);
   etk_inspector_t *a = NULL, *b = NULL;
   int status = 0;
-  if (etk_inspector_open_path(c.path[0], &c.io, &a, &err) != ETK_OK ||
-      etk_inspector_open_path(c.path[1], &c.io, &b, &err) != ETK_OK) {
-    status = etk_cli_fail_error(CMD, &err);
-  } else if (etk_diff_build(a, b, &c.dopt, &c.diff, &err) != ETK_OK) {
-    status = etk_cli_fail_error(CMD, &err);
-  } else if (etk_cli_write_output(c.output ? c.output : "-", render, &c, &err) != ETK_OK) {
+  /* each step starts with a clear error: a successful open may leave the
+   * file name in err.where */
+  int rc = etk_inspector_open_path(c.path[0], &c.io, &a, &err);
+  if (rc == ETK_OK) {
+    etk_error_clear(&err);
+    rc = etk_inspector_open_path(c.path[1], &c.io, &b, &err);
+  }
+  if (rc == ETK_OK) {
+    etk_error_clear(&err);
+    rc = etk_diff_build(a, b, &c.dopt, &c.diff, &err);
+  }
+  if (rc == ETK_OK) {
+    etk_error_clear(&err);
+    rc = etk_cli_write_output(c.output ? c.output : "-", render, &c, &err);
+  }
+  if (rc != ETK_OK) {
     status = etk_cli_fail_error(CMD, &err);
   } else if (c.has_fail_above) {
     size_t n = etk_diff_regression_count(c.diff, c.fail_above, c.ro.min_delta);

@@ -17,16 +17,18 @@
 #define CMD "report"
 
 static const char *const usage_text =
-    "usage: etkit report --etdump_path FILE [--etrecord_path FILE] -o report.html\n"
+    "usage: etkit report --etdump_path FILE [--etrecord_path FILE] -o "
+    "report.html\n"
     "\n"
-    "Writes one self-contained HTML page (no scripts, no network): file facts,\n"
+    "Writes one self-contained HTML page (no scripts, no network): file "
+    "facts,\n"
     "operator types per block, a timeline of the first run of each block,\n"
     "the events with statistics, memory per allocator, dropped events.\n"
     "\n"
     "options:\n"
     "  --etdump_path FILE          ETDump to read (required)\n"
-    "  --etrecord_path FILE        ETRecord: link op types and delegate backends\n"
-    "  --debug_buffer_path FILE    debug buffer (checked like etkit inspect)\n"
+    "  --etrecord_path FILE        ETRecord: link op types and delegate "
+    "backends\n"
     "  -o, --output FILE           the HTML file (atomically; default stdout)\n"
     "  --title TEXT                page title (etkit report)\n"
     "  --source_time_scale UNIT    unit of the raw timestamps (ns)\n"
@@ -38,7 +40,7 @@ static const char *const usage_text =
     "  -h, --help                  this help\n";
 
 typedef struct report_cli {
-  const char *etdump, *etrecord, *debug_buffer, *output, *title;
+  const char *etdump, *etrecord, *output, *title;
   etk_inspector_options_t io;
   etk_report_options_t ro;
   etk_inspector_t *insp;
@@ -48,12 +50,13 @@ typedef struct report_cli {
 static int parse_args(int argc, char **argv, report_cli_t *c) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
-#define VALUE()                                                                \
-  do {                                                                         \
-    if (!v) {                                                                  \
-      if (i + 1 >= argc) return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                                           \
-    }                                                                          \
+#define VALUE()                                                  \
+  do {                                                           \
+    if (!v) {                                                    \
+      if (i + 1 >= argc)                                         \
+        return etk_cli_usage(CMD, "option %s needs a value", a); \
+      v = argv[++i];                                             \
+    }                                                            \
   } while (0)
     if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
       fputs(usage_text, stdout);
@@ -64,9 +67,6 @@ static int parse_args(int argc, char **argv, report_cli_t *c) {
     } else if (etk_cli_flag(a, "etrecord_path", &v)) {
       VALUE();
       c->etrecord = v;
-    } else if (etk_cli_flag(a, "debug_buffer_path", &v)) {
-      VALUE();
-      c->debug_buffer = v;
     } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
       VALUE();
       c->output = v;
@@ -79,27 +79,36 @@ static int parse_args(int argc, char **argv, report_cli_t *c) {
       VALUE();
       etk_time_scale_t t;
       if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return etk_cli_usage(CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)", v);
-      if (src) c->io.source_time_scale = t;
-      else c->io.target_time_scale = t;
+        return etk_cli_usage(
+            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
+            v);
+      if (src)
+        c->io.source_time_scale = t;
+      else
+        c->io.target_time_scale = t;
     } else if (etk_cli_flag(a, "clock_hz", &v)) {
       VALUE();
       if (!etk_cli_parse_double(v, &c->io.clock_hz) || !(c->io.clock_hz > 0))
-        return etk_cli_usage(CMD, "--clock-hz needs a positive number, not '%s'", v);
-    } else if (etk_cli_flag(a, "max_rows", &v) || etk_cli_flag(a, "max_timeline", &v) ||
+        return etk_cli_usage(CMD,
+                             "--clock-hz needs a positive number, not '%s'", v);
+    } else if (etk_cli_flag(a, "max_rows", &v) ||
+               etk_cli_flag(a, "max_timeline", &v) ||
                etk_cli_flag(a, "top", &v)) {
-      size_t *dst = strstr(a, "rows") ? &c->ro.max_event_rows
+      size_t *dst = strstr(a, "rows")       ? &c->ro.max_event_rows
                     : strstr(a, "timeline") ? &c->ro.max_timeline_events
                                             : &c->ro.top_allocations;
       VALUE();
       if (!etk_cli_parse_size(v, dst) || *dst == 0)
-        return etk_cli_usage(CMD, "%s needs a positive integer, not '%s'", a, v);
+        return etk_cli_usage(CMD, "%s needs a positive integer, not '%s'", a,
+                             v);
     } else {
       return etk_cli_usage(CMD, "unknown argument '%s'", a);
     }
 #undef VALUE
   }
-  if (!c->etdump) return etk_cli_usage(CMD, "%s", "the following argument is required: --etdump_path");
+  if (!c->etdump)
+    return etk_cli_usage(CMD, "%s",
+                         "the following argument is required: --etdump_path");
   return 0;
 }
 
@@ -122,25 +131,20 @@ int etk_cmd_report(int argc, char **argv) {
   if (etk_time_scale_factor(c.io.source_time_scale, c.io.target_time_scale,
                             c.io.clock_hz, &factor, &err) != ETK_OK)
     return etk_cli_fail_error(CMD, &err);
-  uint8_t *dbuf = NULL;
-  size_t dlen = 0, blen = 0;
+  size_t blen = 0;
   etk_etrecord_t *rec = NULL;
   int status = 0;
-  if (c.debug_buffer && etk_read_file(c.debug_buffer, 0, &dbuf, &dlen, &err) != ETK_OK) {
-    status = etk_cli_fail_error(CMD, &err);
-    goto done;
-  }
-  c.io.debug_buffer = dbuf;
-  c.io.debug_buffer_len = dlen;
   if (etk_inspector_open_path(c.etdump, &c.io, &c.insp, &err) != ETK_OK) {
     status = etk_cli_fail_error(CMD, &err);
     goto done;
   }
+  etk_error_clear(&err); /* a successful open may leave err.where set */
   etk_etdump_bytes(etk_inspector_etdump(c.insp), &blen);
   if (c.etrecord) {
     etk_etrecord_link_summary_t sum;
     if (etk_etrecord_open_file(c.etrecord, NULL, &rec, &err) != ETK_OK ||
-        etk_etrecord_inspector_link(rec, c.insp, NULL, 0, &sum, &err) != ETK_OK) {
+        etk_etrecord_inspector_link(rec, c.insp, NULL, 0, &sum, &err) !=
+            ETK_OK) {
       etk_error_where(&err, c.etrecord);
       status = etk_cli_fail_error(CMD, &err);
       goto done;
@@ -155,11 +159,12 @@ int etk_cmd_report(int argc, char **argv) {
   c.ro.etdump_path = c.etdump;
   c.ro.etdump_bytes = blen;
   c.ro.generator = "etkit " ETKIT_VERSION_STRING;
-  if (etk_cli_write_output(c.output ? c.output : "-", render, &c, &err) != ETK_OK)
+  etk_error_clear(&err);
+  if (etk_cli_write_output(c.output ? c.output : "-", render, &c, &err) !=
+      ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
 done:
   etk_inspector_close(c.insp);
   etk_etrecord_close(rec);
-  free(dbuf);
   return status;
 }

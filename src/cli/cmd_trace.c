@@ -29,18 +29,26 @@ static const char *const usage_text =
     "events on their own track, allocations as memory counters.\n"
     "\n"
     "options:\n"
-    "  --etdump_path FILE          ETDump to read (repeatable; plain arguments too)\n"
+    "  --etdump_path FILE          ETDump to read (repeatable; plain arguments "
+    "too)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
-    "  --source_time_scale UNIT    unit of the raw ticks: ns|us|ms|s|cycles (ns)\n"
+    "  --source_time_scale UNIT    unit of the raw ticks: ns|us|ms|s|cycles "
+    "(ns)\n"
     "  --clock-hz HZ               cycles per second (with cycles)\n"
-    "  --raw-ticks                 cycles without a clock: write ticks as they are\n"
-    "                              (otherData says so; they are NOT microseconds)\n"
+    "  --raw-ticks                 cycles without a clock: write ticks as they "
+    "are\n"
+    "                              (otherData says so; they are NOT "
+    "microseconds)\n"
     "  --blocks LIST               only these event blocks: indices or names,\n"
     "                              comma separated (repeatable)\n"
-    "  --block INDEX|NAME          one block (repeatable; names may contain commas)\n"
-    "  --layout auto|raw|sequential  raw ticks, or runs back to back each on its\n"
-    "                              own time base (auto: raw when runs do not overlap)\n"
-    "  --tracks block|run          one track per event block (default) or per run\n"
+    "  --block INDEX|NAME          one block (repeatable; names may contain "
+    "commas)\n"
+    "  --layout auto|raw|sequential  raw ticks, or runs back to back each on "
+    "its\n"
+    "                              own time base (auto: raw when runs do not "
+    "overlap)\n"
+    "  --tracks block|run          one track per event block (default) or per "
+    "run\n"
     "  --no-args                   leave out per-event args (smaller file)\n"
     "  --no-flows                  no DELEGATE_CALL -> delegate arrows\n"
     "  -q, --quiet                 no summary line on stderr\n"
@@ -80,20 +88,24 @@ static int add_selection(trace_cli_t *c, const char *v) {
 static int parse_args(int argc, char **argv, trace_cli_t *c) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
-#define VALUE()                                                                \
-  do {                                                                         \
-    if (!v) {                                                                  \
-      if (i + 1 >= argc) return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                                           \
-    }                                                                          \
+#define VALUE()                                                  \
+  do {                                                           \
+    if (!v) {                                                    \
+      if (i + 1 >= argc)                                         \
+        return etk_cli_usage(CMD, "option %s needs a value", a); \
+      v = argv[++i];                                             \
+    }                                                            \
   } while (0)
     if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
       fputs(usage_text, stdout);
       return -1;
     } else if (etk_cli_flag(a, "etdump_path", &v) || a[0] != '-') {
-      if (a[0] != '-') v = a;
-      else VALUE();
-      if (c->n == MAX_INPUTS) return etk_cli_usage(CMD, "too many ETDumps (at most %d)", MAX_INPUTS);
+      if (a[0] != '-')
+        v = a;
+      else
+        VALUE();
+      if (c->n == MAX_INPUTS)
+        return etk_cli_usage(CMD, "too many ETDumps (at most %d)", MAX_INPUTS);
       c->in[c->n++].path = v;
     } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
       VALUE();
@@ -101,16 +113,20 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
     } else if (etk_cli_flag(a, "source_time_scale", &v)) {
       VALUE();
       if (etk_time_scale_parse(v, &c->opt.source_time_scale) != ETK_OK)
-        return etk_cli_usage(CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)", v);
+        return etk_cli_usage(
+            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
+            v);
     } else if (etk_cli_flag(a, "clock_hz", &v)) {
       VALUE();
       if (!etk_cli_parse_double(v, &c->opt.clock_hz) || !(c->opt.clock_hz > 0))
-        return etk_cli_usage(CMD, "--clock-hz needs a positive number, not '%s'", v);
+        return etk_cli_usage(CMD,
+                             "--clock-hz needs a positive number, not '%s'", v);
     } else if (etk_cli_flag(a, "raw_ticks", &v) && !v) {
       c->opt.raw_ticks = 1;
     } else if (etk_cli_flag(a, "blocks", &v)) {
       VALUE();
-      if (c->nlists == MAX_INPUTS) return etk_cli_usage(CMD, "too many --blocks options");
+      if (c->nlists == MAX_INPUTS)
+        return etk_cli_usage(CMD, "too many --blocks options");
       size_t len = strlen(v);
       char *copy = malloc(len + 1);
       if (!copy) return etk_cli_fail(CMD, "out of memory");
@@ -131,15 +147,24 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
       if (rc) return rc;
     } else if (etk_cli_flag(a, "layout", &v)) {
       VALUE();
-      if (strcmp(v, "auto") == 0) c->opt.layout = ETK_TRACE_LAYOUT_AUTO;
-      else if (strcmp(v, "raw") == 0) c->opt.layout = ETK_TRACE_LAYOUT_RAW;
-      else if (strcmp(v, "sequential") == 0) c->opt.layout = ETK_TRACE_LAYOUT_SEQUENTIAL;
-      else return etk_cli_usage(CMD, "invalid layout '%s' (choose from auto, raw, sequential)", v);
+      if (strcmp(v, "auto") == 0)
+        c->opt.layout = ETK_TRACE_LAYOUT_AUTO;
+      else if (strcmp(v, "raw") == 0)
+        c->opt.layout = ETK_TRACE_LAYOUT_RAW;
+      else if (strcmp(v, "sequential") == 0)
+        c->opt.layout = ETK_TRACE_LAYOUT_SEQUENTIAL;
+      else
+        return etk_cli_usage(
+            CMD, "invalid layout '%s' (choose from auto, raw, sequential)", v);
     } else if (etk_cli_flag(a, "tracks", &v)) {
       VALUE();
-      if (strcmp(v, "block") == 0) c->opt.tracks = ETK_TRACE_TRACKS_BLOCK;
-      else if (strcmp(v, "run") == 0) c->opt.tracks = ETK_TRACE_TRACKS_RUN;
-      else return etk_cli_usage(CMD, "invalid tracks '%s' (choose from block, run)", v);
+      if (strcmp(v, "block") == 0)
+        c->opt.tracks = ETK_TRACE_TRACKS_BLOCK;
+      else if (strcmp(v, "run") == 0)
+        c->opt.tracks = ETK_TRACE_TRACKS_RUN;
+      else
+        return etk_cli_usage(CMD,
+                             "invalid tracks '%s' (choose from block, run)", v);
     } else if (etk_cli_flag(a, "no_args", &v) && !v) {
       c->opt.no_args = 1;
     } else if (etk_cli_flag(a, "no_flows", &v) && !v) {
@@ -151,11 +176,15 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
     }
 #undef VALUE
   }
-  if (c->n == 0) return etk_cli_usage(CMD, "%s", "the following argument is required: --etdump_path");
+  if (c->n == 0)
+    return etk_cli_usage(CMD, "%s",
+                         "the following argument is required: --etdump_path");
   if (c->opt.source_time_scale == ETK_TIME_CYCLES && !(c->opt.clock_hz > 0) &&
       !c->opt.raw_ticks)
-    return etk_cli_usage(CMD, "%s", "timestamps in cycles need --clock-hz HZ (or --raw-ticks "
-                                    "to write raw ticks, clearly labelled)");
+    return etk_cli_usage(
+        CMD, "%s",
+        "timestamps in cycles need --clock-hz HZ (or --raw-ticks "
+        "to write raw ticks, clearly labelled)");
   return 0;
 }
 
@@ -167,7 +196,8 @@ static const char *base_name(const char *path) {
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   trace_cli_t *c = ctx;
   etk_trace_writer_t w;
-  etk_trace_writer_init(&w, sink, c->opt.source_time_scale == ETK_TIME_NS ? "ns" : NULL);
+  etk_trace_writer_init(&w, sink,
+                        c->opt.source_time_scale == ETK_TIME_NS ? "ns" : NULL);
   for (size_t i = 0; i < c->n; i++) {
     etk_trace_options_t o = c->opt;
     o.pid = (uint32_t)(i + 1);
@@ -207,12 +237,16 @@ int etk_cmd_trace(int argc, char **argv) {
   etk_trace_options_init(&c->opt);
   int rc = parse_args(argc, argv, c);
   int status = 0;
-  if (rc < 0) status = 0;
-  else if (rc > 0) status = rc;
+  if (rc < 0)
+    status = 0;
+  else if (rc > 0)
+    status = rc;
   etk_error_t err;
   etk_error_clear(&err);
   for (size_t i = 0; rc == 0 && i < c->n; i++) {
-    if (etk_etdump_open_path(c->in[i].path, NULL, &c->in[i].dump, &err) != ETK_OK) {
+    etk_error_clear(&err);
+    if (etk_etdump_open_path(c->in[i].path, NULL, &c->in[i].dump, &err) !=
+        ETK_OK) {
       status = etk_cli_fail_error(CMD, &err);
       rc = 1;
       break;
@@ -224,16 +258,19 @@ int etk_cmd_trace(int argc, char **argv) {
     io.source_time_scale = io.target_time_scale = c->opt.source_time_scale;
     etk_error_t ierr;
     etk_error_clear(&ierr);
-    if (etk_inspector_open(c->in[i].dump, &io, &c->in[i].insp, &ierr) != ETK_OK) {
+    if (etk_inspector_open(c->in[i].dump, &io, &c->in[i].insp, &ierr) !=
+        ETK_OK) {
       char line[600];
-      fprintf(stderr, "etkit trace: warning: %s: cannot group runs into event blocks "
-                      "(%s); tracks follow run names\n",
+      fprintf(stderr,
+              "etkit trace: warning: %s: cannot group runs into event blocks "
+              "(%s); tracks follow run names\n",
               c->in[i].path, etk_error_format(&ierr, line, sizeof line));
       c->in[i].insp = NULL;
     }
   }
   if (rc == 0) {
     const char *out = c->output ? c->output : "-";
+    etk_error_clear(&err); /* a successful open may leave err.where set */
     if (etk_cli_write_output(out, render, c, &err) != ETK_OK) {
       status = etk_cli_fail_error(CMD, &err);
     } else if (!c->quiet && c->output) {
@@ -244,8 +281,11 @@ int etk_cmd_trace(int argc, char **argv) {
         instants += c->in[i].stats.instants;
         overl += c->in[i].stats.overlapping;
       }
-      fprintf(stderr, "etkit trace: wrote %s: %zu process(es), %llu run(s), %llu slice(s)",
-              c->output, c->n, (unsigned long long)runs, (unsigned long long)slices);
+      fprintf(
+          stderr,
+          "etkit trace: wrote %s: %zu process(es), %llu run(s), %llu slice(s)",
+          c->output, c->n, (unsigned long long)runs,
+          (unsigned long long)slices);
       if (instants)
         fprintf(stderr, ", %llu event(s) without an end time as instants",
                 (unsigned long long)instants);

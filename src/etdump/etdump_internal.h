@@ -10,12 +10,11 @@
 #include "etkit/etdump.h"
 #include "etkit/flatbuf.h"
 
-/* An interned string: where its bytes are in the buffer. */
+/* An interned string: where its bytes are in the buffer.  (The hashes used
+ * while interning live in the decoder's slot table, freed after opening.) */
 typedef struct etdump_string {
   uint32_t pos;  /* offset of the first character (0 for ids 0 and 1) */
   uint32_t len;
-  uint32_t hash; /* low bits of the string's hash: most mismatches are
-                    rejected without touching the bytes */
 } etdump_string_t;
 
 typedef struct etdump_chain {
@@ -35,7 +34,9 @@ typedef struct etdump_run {
 struct etk_etdump {
   const uint8_t *buf; /* verified bytes (size prefix included) */
   size_t len;
-  uint8_t *owned;     /* non-NULL when buf is ours */
+  uint8_t *owned;     /* non-NULL when buf is ours (malloc'd) */
+  void *map;          /* non-NULL when buf is a read-only mapping of the */
+  size_t map_len;     /* file (etk_etdump_open_path), unmapped at close */
   uint32_t root;      /* offset of the ETDump table */
   uint32_t version;
 
@@ -59,8 +60,6 @@ struct etk_etdump {
   /* interned strings */
   size_t string_count, string_cap;
   etdump_string_t *strings;
-  uint32_t *string_slots; /* open addressing: id, 0 = empty */
-  size_t string_slot_mask;
 
   /* interned chain values */
   size_t chain_count, chain_cap;

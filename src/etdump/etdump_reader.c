@@ -35,11 +35,19 @@
  *   - Every allocation failure returns ETK_E_NO_MEMORY with nothing leaked.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_POPULATE (Linux) next to POSIX */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#define ETDUMP_HAVE_MMAP 1
+#else
+#define ETDUMP_HAVE_MMAP 0
+#endif
 
 #include "etdump_internal.h"
 #include "etkit/schema.h"
@@ -97,42 +105,77 @@ static inline uint64_t get_u64(const uint8_t *buf, tbl_t t, unsigned id) {
 
 /* ------------------------------------------------------- string interning */
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+/* Interning state, alive only while decoding: an open-addressing table of
+ * 64-bit slots, each the high half of a string's hash and its id (so most
+ * mismatches are rejected without touching the strings array or the bytes),
+ * and a small direct-mapped cache from a string's buffer offset to its id:
+ * writers that share one string object between events (etkit's recorder,
+ * flatc's CreateSharedString) then cost one compare per event, no hash. */
+#define RECENT_SLOTS 256u
+
+typedef struct interner {
+  uint64_t *slots; /* hash >> 32 << 32 | id; 0 = empty (ids are >= 2) */
+  size_t mask;
+  uint32_t recent_pos[RECENT_SLOTS]; /* string offset (0 = unused) */
+  uint32_t recent_id[RECENT_SLOTS];
+} interner_t;
+
+static inline size_t recent_slot(uint32_t s) {
+  return (size_t)((s >> 2) ^ (s >> 10)) & (RECENT_SLOTS - 1);
+}
+
+/* 64-bit hash of n bytes.  *high receives the top bits of every byte OR'ed
+ * together: 0 means ASCII, valid UTF-8 without a closer look.  Reads only
+ * p[0..n): tails of 1-7 bytes are loaded as (overlapping) pieces that
+ * together cover every byte. */
+static inline uint64_t hash_string(const uint8_t *p, size_t n, uint64_t *high) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, acc = 0, w;
   while (n >= 8) {
-    uint64_t w;
     memcpy(&w, p, 8);
+    acc |= w;
     h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
     p += 8;
     n -= 8;
   }
-  uint64_t w = 0;
-  memcpy(&w, p, n);
+  if (n >= 4)
+    w = (uint64_t)ld32(p) | (uint64_t)ld32(p + n - 4) << 32;
+  else if (n > 0)
+    w = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+  else
+    w = 0;
+  acc |= w;
   h = (h ^ w) * 0x94D049BB133111EBull;
   h ^= h >> 29;
+  *high = acc & 0x8080808080808080ull;
   return h;
 }
 
-static int strings_rehash(etk_etdump_t *d, size_t slots) {
-  uint32_t *s = calloc(slots, sizeof *s);
+static inline uint64_t string_hash_at(const uint8_t *buf, const etdump_string_t *e) {
+  uint64_t high;
+  return hash_string(buf + e->pos, e->len, &high);
+}
+
+static int interner_resize(etk_etdump_t *d, interner_t *in, size_t slots) {
+  uint64_t *s = calloc(slots, sizeof *s);
   if (!s) return ETK_E_NO_MEMORY;
   for (size_t id = 2; id < d->string_count; id++) {
-    const etdump_string_t *e = &d->strings[id];
-    size_t i = (size_t)e->hash & (slots - 1);
+    uint64_t h = string_hash_at(d->buf, &d->strings[id]);
+    size_t i = (size_t)h & (slots - 1);
     while (s[i]) i = (i + 1) & (slots - 1);
-    s[i] = (uint32_t)id;
+    s[i] = (h >> 32 << 32) | id;
   }
-  free(d->string_slots);
-  d->string_slots = s;
-  d->string_slot_mask = slots - 1;
+  free(in->slots);
+  in->slots = s;
+  in->mask = slots - 1;
   return ETK_OK;
 }
 
-/* The slot table is sized up front for the number of strings the file can
- * hold (one per event, run and allocator at most), so it never rehashes;
- * untouched pages of a large calloc cost no memory. */
-static int strings_init(etk_etdump_t *d, uint64_t max_strings) {
+/* The slot table is sized up front for one string per event, run and
+ * allocator (load <= 1/2), so it rarely grows; untouched pages of a large
+ * calloc cost no memory.  It is freed when decoding ends. */
+static int interner_init(etk_etdump_t *d, interner_t *in, uint64_t max_strings) {
+  memset(in, 0, sizeof *in);
   d->string_cap = 64;
   d->strings = malloc(d->string_cap * sizeof *d->strings);
   if (!d->strings) return ETK_E_NO_MEMORY;
@@ -140,57 +183,38 @@ static int strings_init(etk_etdump_t *d, uint64_t max_strings) {
   d->string_count = 2;
   size_t slots = 128;
   while (slots < 2 * max_strings + 8 && slots < ((size_t)1 << 30)) slots *= 2;
-  return strings_rehash(d, slots);
+  return interner_resize(d, in, slots);
 }
 
-/* Interns the string whose uoffset is at `at` (a verified string field);
- * *id receives its id.  Validates UTF-8 of new strings. */
-/* Name string (uoffset position) of verified event `ev` of an events
- * vector, or 0 when it has none: used to prefetch the intern slot of an
- * event a few places ahead, which hides the cache miss that dominates
- * interning a million distinct names. */
-static uint32_t peek_name(const uint8_t *buf, uint32_t events_vec, uint32_t ev) {
-  tbl_t et = tbl_at(buf, follow(buf, events_vec + 4 + 4 * ev));
-  uint32_t m = tbl_field(buf, et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
-  if (!m) return 0;
-  tbl_t t = tbl_at(buf, follow(buf, m));
-  return tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_NAME);
+static void interner_free(interner_t *in) {
+  free(in->slots);
+  in->slots = NULL;
 }
 
-static void prefetch_name(const etk_etdump_t *d, uint32_t at) {
-  uint32_t s = follow(d->buf, at);
-  uint32_t len = ld32(d->buf + s);
-  size_t i = (size_t)(uint32_t)hash_bytes(d->buf + s + 4, len) & d->string_slot_mask;
-#if defined(__GNUC__)
-  __builtin_prefetch(&d->string_slots[i]);
-#else
-  (void)i;
-#endif
-}
-
-static int string_intern(etk_etdump_t *d, uint32_t at, uint32_t *id,
+/* Interns the string at buffer offset `s` (a verified string: u32 length
+ * `len` > 0, bytes, NUL) whose hash_string() is h / high; *id receives its
+ * id.  Validates UTF-8 of new strings. */
+static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
+                         uint32_t len, uint64_t h, uint64_t high, uint32_t *id,
                          etk_error_t *err, const char *what) {
-  uint32_t s = follow(d->buf, at);
-  uint32_t len = ld32(d->buf + s);
-  if (len == 0) {
-    *id = ETK_ETDUMP_STR_EMPTY;
-    return ETK_OK;
-  }
   const uint8_t *chars = d->buf + s + 4;
-  uint32_t hash = (uint32_t)hash_bytes(chars, len);
-  size_t i = (size_t)hash & d->string_slot_mask;
+  const uint64_t tag = h >> 32;
+  size_t i = (size_t)h & in->mask;
   for (;;) {
-    uint32_t cand = d->string_slots[i];
-    if (!cand) break;
-    const etdump_string_t *e = &d->strings[cand];
-    if (e->hash == hash && e->len == len &&
-        (e->pos == s + 4 || memcmp(d->buf + e->pos, chars, len) == 0)) {
-      *id = cand;
-      return ETK_OK;
+    uint64_t v = in->slots[i];
+    if (!v) break;
+    if ((v >> 32) == tag) {
+      uint32_t cand = (uint32_t)v;
+      const etdump_string_t *e = &d->strings[cand];
+      if (e->len == len &&
+          (e->pos == s + 4 || memcmp(d->buf + e->pos, chars, len) == 0)) {
+        *id = cand;
+        goto remember;
+      }
     }
-    i = (i + 1) & d->string_slot_mask;
+    i = (i + 1) & in->mask;
   }
-  if (!etk_fb_utf8_valid((const char *)chars, len))
+  if (high && !etk_fb_utf8_valid((const char *)chars, len))
     return etk_error_set(err, ETK_E_BAD_UTF8, s,
                          "%s is not valid UTF-8 (string of %u bytes)", what,
                          (unsigned)len);
@@ -207,15 +231,34 @@ static int string_intern(etk_etdump_t *d, uint32_t at, uint32_t *id,
   uint32_t nid = (uint32_t)d->string_count++;
   d->strings[nid].pos = s + 4;
   d->strings[nid].len = len;
-  d->strings[nid].hash = hash;
-  d->string_slots[i] = nid;
-  if (d->string_count * 2 > d->string_slot_mask + 1) {
-    if (strings_rehash(d, (d->string_slot_mask + 1) * 2) != ETK_OK)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "out of memory interning strings");
-  }
+  in->slots[i] = tag << 32 | nid;
+  if (d->string_count * 2 > in->mask + 1 &&
+      interner_resize(d, in, (in->mask + 1) * 2) != ETK_OK)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory interning strings");
   *id = nid;
+remember:
+  in->recent_pos[recent_slot(s)] = s;
+  in->recent_id[recent_slot(s)] = *id;
   return ETK_OK;
+}
+
+/* Interns the string whose uoffset is at `at` (a verified string field). */
+static int string_intern(etk_etdump_t *d, interner_t *in, uint32_t at,
+                         uint32_t *id, etk_error_t *err, const char *what) {
+  uint32_t s = follow(d->buf, at);
+  uint32_t len = ld32(d->buf + s);
+  if (len == 0) {
+    *id = ETK_ETDUMP_STR_EMPTY;
+    return ETK_OK;
+  }
+  size_t r = recent_slot(s);
+  if (in->recent_pos[r] == s) {
+    *id = in->recent_id[r];
+    return ETK_OK;
+  }
+  uint64_t high, h = hash_string(d->buf + s + 4, len, &high);
+  return intern_hashed(d, in, s, len, h, high, id, err, what);
 }
 
 /* ------------------------------------------------------- chain interning */
@@ -223,6 +266,10 @@ static int string_intern(etk_etdump_t *d, uint32_t at, uint32_t *id,
 typedef struct chain_map {
   uint32_t *slots; /* id + 1, 0 = empty */
   size_t mask;
+  int have_last;   /* last value interned, for runs of equal chains */
+  uint64_t last_magnitude;
+  int last_negative;
+  uint32_t last_id;
 } chain_map_t;
 
 static uint64_t chain_hash(uint64_t m, int neg) {
@@ -230,8 +277,8 @@ static uint64_t chain_hash(uint64_t m, int neg) {
   return h ^ (h >> 32);
 }
 
-static int chain_intern(etk_etdump_t *d, chain_map_t *m, uint64_t magnitude,
-                        int negative, uint32_t *id) {
+static int chain_intern_slow(etk_etdump_t *d, chain_map_t *m, uint64_t magnitude,
+                             int negative, uint32_t *id) {
   size_t i = (size_t)chain_hash(magnitude, negative) & m->mask;
   for (;;) {
     uint32_t c = m->slots[i];
@@ -270,6 +317,23 @@ static int chain_intern(etk_etdump_t *d, chain_map_t *m, uint64_t magnitude,
   }
   *id = nid;
   return ETK_OK;
+}
+
+static inline int chain_intern(etk_etdump_t *d, chain_map_t *m,
+                               uint64_t magnitude, int negative, uint32_t *id) {
+  if (m->have_last && m->last_magnitude == magnitude &&
+      m->last_negative == negative) {
+    *id = m->last_id;
+    return ETK_OK;
+  }
+  int rc = chain_intern_slow(d, m, magnitude, negative, id);
+  if (rc == ETK_OK) {
+    m->have_last = 1;
+    m->last_magnitude = magnitude;
+    m->last_negative = negative;
+    m->last_id = *id;
+  }
+  return rc;
 }
 
 /* ------------------------------------------------------- verification */
@@ -348,6 +412,83 @@ static int verify(etk_etdump_t *d, const etk_etdump_options_t *o,
 
 /* ------------------------------------------------------- decoding */
 
+/* Events are decoded in batches: a first look at each event of the batch
+ * finds its member table and name string, hashes the name and prefetches
+ * its intern slot; the second pass does the rest in file order (so errors
+ * are reported for the first bad event, as a single pass would).  With a
+ * million distinct names the slot misses then overlap instead of stalling
+ * one after the other. */
+#define DECODE_BATCH 16u
+
+typedef struct pending {
+  uint32_t table;  /* the Event table */
+  uint32_t member; /* its chosen member table, 0 when none is set */
+  uint32_t name;   /* the member's name string (its offset), 0 if absent */
+  uint32_t name_len;
+  uint32_t name_id; /* already known (empty, or the offset cache), else 0 */
+  uint8_t kind;    /* ETK_ETDUMP_EVENT_*, 0 when no member is set */
+  uint8_t both;    /* more than one member set */
+  uint64_t hash, high;
+} pending_t;
+
+static void decode_look(const etk_etdump_t *d, const interner_t *in,
+                        uint32_t events_vec, uint32_t i, pending_t *p) {
+  const uint8_t *buf = d->buf;
+  tbl_t et = tbl_at(buf, follow(buf, events_vec + 4 + 4 * i));
+  uint32_t pp = tbl_field(buf, et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
+  uint32_t dp = tbl_field(buf, et, ETK_ETDUMP_EVENT_DEBUG_EVENT);
+  uint32_t lp = tbl_field(buf, et, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
+  p->table = et.pos;
+  p->both = (pp != 0) + (dp != 0) + (lp != 0) > 1;
+  p->name = 0;
+  p->name_id = ETK_ETDUMP_STR_ABSENT;
+  unsigned name_field;
+  if (pp) {
+    p->kind = ETK_ETDUMP_EVENT_PROFILE;
+    p->member = follow(buf, pp);
+    name_field = ETK_ETDUMP_PROFILE_EVENT_NAME;
+  } else if (dp) {
+    p->kind = ETK_ETDUMP_EVENT_DEBUG;
+    p->member = follow(buf, dp);
+    name_field = ETK_ETDUMP_DEBUG_EVENT_NAME;
+  } else {
+    p->kind = lp ? ETK_ETDUMP_EVENT_ALLOCATION : 0;
+    p->member = lp ? follow(buf, lp) : 0;
+    return;
+  }
+  uint32_t f = tbl_field(buf, tbl_at(buf, p->member), name_field);
+  if (!f) return;
+  uint32_t s = follow(buf, f);
+  p->name = s;
+  p->name_len = ld32(buf + s);
+  if (p->name_len == 0) {
+    p->name_id = ETK_ETDUMP_STR_EMPTY;
+    return;
+  }
+  size_t r = recent_slot(s);
+  if (in->recent_pos[r] == s) {
+    p->name_id = in->recent_id[r];
+    return;
+  }
+  p->hash = hash_string(buf + s + 4, p->name_len, &p->high);
+#if defined(__GNUC__)
+  __builtin_prefetch(&in->slots[(size_t)p->hash & in->mask]);
+#endif
+}
+
+/* The name of a looked-at event (pending_t.name != 0). */
+static int decode_name(etk_etdump_t *d, interner_t *in, const pending_t *p,
+                       uint32_t *id, etk_error_t *err) {
+  if (p->name_id != ETK_ETDUMP_STR_ABSENT) {
+    *id = p->name_id;
+    return ETK_OK;
+  }
+  /* an earlier event of the batch may have cached it meanwhile: harmless,
+   * the table finds it */
+  return intern_hashed(d, in, p->name, p->name_len, p->hash, p->high, id, err,
+                       "an event name");
+}
+
 static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
                   etk_error_t *err) {
   const uint8_t *buf = d->buf;
@@ -406,17 +547,26 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
   d->flags = m + 24 * n;
   d->event_count = n;
 
-  if (strings_init(d, events + allocators + run_count) != ETK_OK)
+  interner_t *in = malloc(sizeof *in);
+  if (!in || interner_init(d, in, events + allocators + run_count) != ETK_OK) {
+    if (in) interner_free(in);
+    free(in);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory interning strings");
+  }
   chain_map_t cm;
+  memset(&cm, 0, sizeof cm);
   cm.mask = 15;
   cm.slots = calloc(cm.mask + 1, sizeof *cm.slots);
-  if (!cm.slots)
+  if (!cm.slots) {
+    interner_free(in);
+    free(in);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
 
   int rc = ETK_OK;
   uint32_t e = 0, a = 0;
+  pending_t batch[DECODE_BATCH];
   for (uint32_t r = 0; r < run_count && rc == ETK_OK; r++) {
     etdump_run_t *out = &d->runs[r];
     tbl_t run = tbl_at(buf, follow(buf, runs_vec + 4 + 4 * r));
@@ -425,7 +575,7 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
         get_i32(buf, run, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, -1);
     uint32_t np = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_NAME);
     out->name_id = ETK_ETDUMP_STR_ABSENT;
-    if (np && (rc = string_intern(d, np, &out->name_id, err, "a run name")) != ETK_OK)
+    if (np && (rc = string_intern(d, in, np, &out->name_id, err, "a run name")) != ETK_OK)
       break;
     uint32_t ap = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
     out->first_allocator = a;
@@ -435,7 +585,7 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
         tbl_t al = tbl_at(buf, follow(buf, av + 4 + 4 * i));
         uint32_t anp = tbl_field(buf, al, ETK_ETDUMP_ALLOCATOR_NAME);
         uint32_t id = ETK_ETDUMP_STR_ABSENT;
-        if (anp) rc = string_intern(d, anp, &id, err, "an allocator name");
+        if (anp) rc = string_intern(d, in, anp, &id, err, "an allocator name");
         d->allocator_name_id[a++] = id;
       }
       out->allocator_count = ac;
@@ -443,118 +593,130 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
     uint32_t ep = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_EVENTS);
     out->first_event = e;
     out->has_events = ep != 0;
-    if (!ep) continue;
+    if (!ep || rc != ETK_OK) continue;
     uint32_t ev = follow(buf, ep), ec = ld32(buf + ev);
     out->event_count = ec;
-    for (uint32_t i = 0; i < ec && rc == ETK_OK; i++, e++) {
-      if (i + 8 < ec) {
-        uint32_t ahead = peek_name(buf, ev, i + 8);
-        if (ahead) prefetch_name(d, ahead);
-      }
-      tbl_t et = tbl_at(buf, follow(buf, ev + 4 + 4 * i));
-      uint32_t pp = tbl_field(buf, et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
-      uint32_t dp = tbl_field(buf, et, ETK_ETDUMP_EVENT_DEBUG_EVENT);
-      uint32_t lp = tbl_field(buf, et, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
-      uint8_t flags = (uint8_t)(((pp != 0) + (dp != 0) + (lp != 0) > 1)
-                                    ? ETK_ETDUMP_FLAG_BOTH_MEMBERS : 0);
-      uint32_t name = ETK_ETDUMP_STR_ABSENT, dstr = ETK_ETDUMP_STR_ABSENT;
-      uint64_t chain_mag = 0;
-      int chain_neg = 0;
-      int32_t iid = -1, dint = -1;
-      if (pp) {
-        tbl_t t = tbl_at(buf, follow(buf, pp));
-        d->offset[e] = t.pos;
-        flags |= ETK_ETDUMP_EVENT_PROFILE;
-        uint32_t f = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_NAME);
-        if (f && (rc = string_intern(d, f, &name, err, "an event name")) != ETK_OK) break;
-        int32_t c = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
-        chain_neg = c < 0;
-        chain_mag = c < 0 ? (uint64_t)(-(int64_t)c) : (uint64_t)c;
-        iid = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
-        dint = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
-        f = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
-        if (f && (rc = string_intern(d, f, &dstr, err, "a delegate debug id")) != ETK_OK)
+    for (uint32_t b0 = 0; b0 < ec && rc == ETK_OK; b0 += DECODE_BATCH) {
+      uint32_t bn = ec - b0 < DECODE_BATCH ? ec - b0 : DECODE_BATCH;
+      for (uint32_t j = 0; j < bn; j++) decode_look(d, in, ev, b0 + j, &batch[j]);
+      for (uint32_t j = 0; j < bn; j++, e++) {
+        const pending_t *p = &batch[j];
+        uint8_t flags = (uint8_t)(p->both ? ETK_ETDUMP_FLAG_BOTH_MEMBERS : 0);
+        uint32_t name = ETK_ETDUMP_STR_ABSENT, dstr = ETK_ETDUMP_STR_ABSENT;
+        uint64_t chain_mag = 0;
+        int chain_neg = 0;
+        int32_t iid = -1, dint = -1;
+        if (!p->kind) {
+          rc = etk_error_set(err, ETK_E_FORMAT, p->table,
+                             "event %u of run %u has none of profile_event, "
+                             "debug_event, allocation_event set",
+                             (unsigned)(b0 + j), (unsigned)r);
           break;
-        if (tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
-          flags |= ETK_ETDUMP_FLAG_METADATA;
-      } else if (dp) {
-        tbl_t t = tbl_at(buf, follow(buf, dp));
-        d->offset[e] = t.pos;
-        flags |= ETK_ETDUMP_EVENT_DEBUG;
-        uint32_t f = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_NAME);
-        if (f && (rc = string_intern(d, f, &name, err, "an event name")) != ETK_OK) break;
-        chain_mag = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
-        iid = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
-        dint = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
-        f = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
-        if (f && (rc = string_intern(d, f, &dstr, err, "a delegate debug id")) != ETK_OK)
-          break;
-        uint32_t vpos = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
-        if (vpos) {
-          flags |= ETK_ETDUMP_FLAG_HAS_ENTRY;
-          tbl_t v = tbl_at(buf, follow(buf, vpos));
-          uint32_t op = tbl_field(buf, v, ETK_ETDUMP_VALUE_OUTPUT);
-          if (op) {
-            tbl_t b = tbl_at(buf, follow(buf, op));
-            uint32_t bp = tbl_field(buf, b, ETK_ETDUMP_BOOL_BOOL_VAL);
-            if (bp && buf[bp] != 0) flags |= ETK_ETDUMP_FLAG_OUTPUT;
-          }
         }
-      } else if (lp) {
-        tbl_t t = tbl_at(buf, follow(buf, lp));
+        tbl_t t = tbl_at(buf, p->member);
         d->offset[e] = t.pos;
-        flags |= ETK_ETDUMP_EVENT_ALLOCATION;
-        iid = get_i32(buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
-      } else {
-        rc = etk_error_set(err, ETK_E_FORMAT, et.pos,
-                           "event %u of run %u has none of profile_event, "
-                           "debug_event, allocation_event set",
-                           (unsigned)i, (unsigned)r);
-        break;
+        flags |= p->kind;
+        if (p->kind == ETK_ETDUMP_EVENT_PROFILE) {
+          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK) break;
+          int32_t c = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
+          chain_neg = c < 0;
+          chain_mag = c < 0 ? (uint64_t)(-(int64_t)c) : (uint64_t)c;
+          iid = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
+          dint = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+          uint32_t f = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
+          if (f && (rc = string_intern(d, in, f, &dstr, err, "a delegate debug id")) != ETK_OK)
+            break;
+          if (tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
+            flags |= ETK_ETDUMP_FLAG_METADATA;
+        } else if (p->kind == ETK_ETDUMP_EVENT_DEBUG) {
+          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK) break;
+          chain_mag = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
+          iid = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
+          dint = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+          uint32_t f = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
+          if (f && (rc = string_intern(d, in, f, &dstr, err, "a delegate debug id")) != ETK_OK)
+            break;
+          uint32_t vpos = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+          if (vpos) {
+            flags |= ETK_ETDUMP_FLAG_HAS_ENTRY;
+            tbl_t v = tbl_at(buf, follow(buf, vpos));
+            uint32_t op = tbl_field(buf, v, ETK_ETDUMP_VALUE_OUTPUT);
+            if (op) {
+              tbl_t bo = tbl_at(buf, follow(buf, op));
+              uint32_t bp = tbl_field(buf, bo, ETK_ETDUMP_BOOL_BOOL_VAL);
+              if (bp && buf[bp] != 0) flags |= ETK_ETDUMP_FLAG_OUTPUT;
+            }
+          }
+        } else {
+          iid = get_i32(buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
+        }
+        d->flags[e] = flags;
+        d->instruction_id[e] = iid;
+        d->delegate_id_int[e] = dint;
+        d->name_id[e] = name;
+        d->dstr_id[e] = dstr;
+        if (chain_intern(d, &cm, chain_mag, chain_neg, &d->chain_id[e]) != ETK_OK) {
+          rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+          break;
+        }
       }
-      d->flags[e] = flags;
-      d->instruction_id[e] = iid;
-      d->delegate_id_int[e] = dint;
-      d->name_id[e] = name;
-      d->dstr_id[e] = dstr;
-      if (chain_intern(d, &cm, chain_mag, chain_neg, &d->chain_id[e]) != ETK_OK)
-        rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
     }
   }
   free(cm.slots);
+  interner_free(in);
+  free(in);
   return rc;
 }
 
 /* ------------------------------------------------------- public API */
 
+/* The file's bytes: a read-only mapping (`map`) or an allocation (`owned`). */
+typedef struct file_bytes {
+  const uint8_t *data;
+  size_t len;
+  uint8_t *owned;
+  void *map;
+} file_bytes_t;
+
+static void file_bytes_release(file_bytes_t *fb) {
+#if ETDUMP_HAVE_MMAP
+  if (fb->map) munmap(fb->map, fb->len);
+#endif
+  free(fb->owned);
+  memset(fb, 0, sizeof *fb);
+}
+
 void etk_etdump_close(etk_etdump_t *d) {
   if (!d) return;
-  free(d->owned);
+  file_bytes_t fb = {d->buf, d->map_len, d->owned, d->map};
+  file_bytes_release(&fb);
   free(d->runs);
   free(d->allocator_name_id);
   free(d->columns_mem);
   free(d->strings);
-  free(d->string_slots);
   free(d->chains);
   free(d);
 }
 
-static int open_buffer(const uint8_t *buf, size_t len, uint8_t *owned,
-                       const etk_etdump_options_t *o, etk_etdump_t **out,
-                       etk_error_t *err) {
-  int rc = check_header(buf, len, err);
+/* Takes over fb's bytes whatever the outcome. */
+static int open_buffer(file_bytes_t *fb, const etk_etdump_options_t *o,
+                       etk_etdump_t **out, etk_error_t *err) {
+  int rc = check_header(fb->data, fb->len, err);
   if (rc != ETK_OK) {
-    free(owned);
+    file_bytes_release(fb);
     return rc;
   }
   etk_etdump_t *d = calloc(1, sizeof *d);
   if (!d) {
-    free(owned);
+    file_bytes_release(fb);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   }
-  d->buf = buf;
-  d->len = len;
-  d->owned = owned;
+  d->buf = fb->data;
+  d->len = fb->len;
+  d->owned = fb->owned;
+  d->map = fb->map;
+  d->map_len = fb->map ? fb->len : 0;
+  memset(fb, 0, sizeof *fb);
   rc = verify(d, o, err);
   if (rc == ETK_OK) rc = decode(d, o, err);
   if (rc != ETK_OK) {
@@ -581,15 +743,43 @@ int etk_etdump_open_memory(const void *data, size_t len,
                          "%zu bytes exceed the limit of %llu", len,
                          (unsigned long long)(max < 0xFFFFFFFFull ? max : 0xFFFFFFFFull));
   if (!data) data = "";
+  file_bytes_t fb = {data, len, NULL, NULL};
   if ((o && o->copy) || ((uintptr_t)data & 7u)) {
     uint8_t *copy = malloc(len ? len : 1);
     if (!copy)
       return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                            "out of memory copying %zu bytes", len);
     memcpy(copy, data, len);
-    return open_buffer(copy, len, copy, o, out, err);
+    fb.data = fb.owned = copy;
   }
-  return open_buffer(data, len, NULL, o, out, err);
+  return open_buffer(&fb, o, out, err);
+}
+
+/* Maps a regular file of `len` > 0 bytes read-only, pages read in at once
+ * (every byte is verified anyway): no copy, no page zeroing, and the pages
+ * are the page cache's, shared with other readers.  0 when mapping is not
+ * possible (then the caller reads the file). */
+static int map_file(int fd, size_t len, file_bytes_t *fb) {
+#if ETDUMP_HAVE_MMAP
+  int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+  flags |= MAP_POPULATE;
+#endif
+  void *p = mmap(NULL, len, PROT_READ, flags, fd, 0);
+  if (p == MAP_FAILED) return 0;
+#ifndef MAP_POPULATE
+  posix_madvise(p, len, POSIX_MADV_WILLNEED);
+#endif
+  fb->data = p;
+  fb->len = len;
+  fb->map = p;
+  return 1;
+#else
+  (void)fd;
+  (void)len;
+  (void)fb;
+  return 0;
+#endif
 }
 
 int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
@@ -607,35 +797,40 @@ int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
                          strerror(errno));
   }
   struct stat st;
-  uint8_t *data = NULL;
-  size_t len = 0;
+  file_bytes_t fb = {NULL, 0, NULL, NULL};
   int rc = ETK_OK;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
     if ((uint64_t)st.st_size > max) {
       rc = etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
                          "file is %llu bytes, more than the limit of %llu",
                          (unsigned long long)st.st_size, (unsigned long long)max);
+    } else if (st.st_size > 0 && !(o && o->copy) &&
+               map_file(fileno(f), (size_t)st.st_size, &fb)) {
+      /* mapped */
     } else {
-      len = (size_t)st.st_size;
-      data = malloc(len ? len : 1);
-      if (!data)
+      size_t len = (size_t)st.st_size;
+      fb.owned = malloc(len ? len : 1);
+      fb.data = fb.owned;
+      fb.len = len;
+      if (!fb.owned)
         rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                            "out of memory reading %zu bytes", len);
-      else if (len && fread(data, 1, len, f) != len)
+      else if (len && fread(fb.owned, 1, len, f) != len)
         rc = etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "read error: %s",
                            ferror(f) ? strerror(errno) : "file shrank");
     }
     fclose(f);
   } else {
     fclose(f);
-    rc = etk_read_file(path, max, &data, &len, err);
+    rc = etk_read_file(path, max, &fb.owned, &fb.len, err);
+    fb.data = fb.owned;
   }
   if (rc != ETK_OK) {
-    free(data);
+    file_bytes_release(&fb);
     etk_error_where(err, path);
     return rc;
   }
-  rc = open_buffer(data, len, data, o, out, err);
+  rc = open_buffer(&fb, o, out, err);
   etk_error_where(err, path);
   return rc;
 }

@@ -44,12 +44,18 @@ typedef struct verifier {
   etk_fb_verify_error_t *err;
 } verifier_t;
 
-static uint16_t load16(const verifier_t *v, uint32_t at) {
-  return etk_fb_load_u16(v->buf + at);
+/* Byte-wise little-endian loads, inline: the verifier spends most of its
+ * time here, and compilers turn the pattern into one load on little-endian
+ * hosts (etk_fb_load_* live in another file and would cost a call each). */
+static inline uint16_t load16(const verifier_t *v, uint32_t at) {
+  const uint8_t *p = v->buf + at;
+  return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t load32(const verifier_t *v, uint32_t at) {
-  return etk_fb_load_u32(v->buf + at);
+static inline uint32_t load32(const verifier_t *v, uint32_t at) {
+  const uint8_t *p = v->buf + at;
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
 }
 
 static int fail(verifier_t *v, int code, uint32_t offset,
@@ -167,17 +173,21 @@ static int field_geometry(const etk_fb_field_desc_t *f, uint32_t *size,
   }
 }
 
-/* Position of field `id` of the table at t whose vtable is at vt, or 0 if
- * absent.  The vtable header was checked by the caller. */
-static uint32_t field_lookup(const verifier_t *v, uint32_t t, uint32_t vt,
-                             unsigned id) {
-  uint32_t vtable_size = load16(v, vt);
+/* Position of field `id` of the table at t whose vtable (of vtable_size
+ * bytes, header checked by the caller) is at vt, or 0 if absent. */
+static inline uint32_t field_at(const verifier_t *v, uint32_t t, uint32_t vt,
+                                uint32_t vtable_size, unsigned id) {
   uint32_t entry = 4u + 2u * id;
   if (id >= 0x7FFEu || entry + 2u > vtable_size) return 0;
   {
     uint32_t off = load16(v, vt + entry);
     return off ? t + off : 0;
   }
+}
+
+static uint32_t field_lookup(const verifier_t *v, uint32_t t, uint32_t vt,
+                             unsigned id) {
+  return field_at(v, t, vt, load16(v, vt), id);
 }
 
 static int verify_union(verifier_t *v, uint32_t t, uint32_t vt,
@@ -291,7 +301,7 @@ static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *de
     return fail(v, ETK_E_BAD_VTABLE, vt + 2, desc, NULL);
   for (uint16_t i = 0; i < desc->field_count; i++) {
     const etk_fb_field_desc_t *f = &desc->fields[i];
-    uint32_t size, align, pos = field_lookup(v, t, vt, f->id);
+    uint32_t size, align, pos = field_at(v, t, vt, vtable_size, f->id);
     if (!field_geometry(f, &size, &align))
       return fail(v, ETK_E_INVALID_ARGUMENT, t, desc, f);
     if (pos != 0) {
@@ -301,6 +311,8 @@ static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *de
       if (pos & (align - 1u)) return fail(v, ETK_E_BAD_ALIGNMENT, pos, desc, f);
     } else if (f->required) {
       return fail(v, ETK_E_MISSING_FIELD, t, desc, f);
+    } else if (f->kind != ETK_FB_UNION) {
+      continue; /* absent, optional: nothing to check (unions check the pair) */
     }
     rc = verify_field(v, t, vt, table_size, pos, desc, f, depth);
     if (rc != ETK_OK) return rc;

@@ -20,7 +20,9 @@
 
 #include "analysis_internal.h"
 
-void ana_intern_init(ana_intern_t *m) { memset(m, 0, sizeof *m); }
+void ana_intern_init(ana_intern_t *m) {
+  memset(m, 0, sizeof *m);
+}
 
 void ana_intern_free(ana_intern_t *m) {
   free(m->slots);
@@ -31,6 +33,9 @@ void ana_intern_free(ana_intern_t *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* FNV-1a, then a 64-bit finaliser: FNV's multiplication only carries bits
+ * upwards, so similar keys (names differing in a digit, trailing counters)
+ * share low bits, which are the ones a power-of-two table uses. */
 static uint64_t fnv1a(const void *key, size_t len) {
   const unsigned char *p = key;
   uint64_t h = 0xcbf29ce484222325ull;
@@ -38,6 +43,11 @@ static uint64_t fnv1a(const void *key, size_t len) {
     h ^= p[i];
     h *= 0x100000001b3ull;
   }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
   return h;
 }
 
@@ -50,7 +60,8 @@ static int same_key(const ana_intern_t *m, uint32_t id, const void *key,
 uint32_t ana_intern_find(const ana_intern_t *m, const void *key, size_t len) {
   if (!m->slot_cap) return UINT32_MAX;
   uint64_t h = fnv1a(key, len);
-  for (size_t i = (size_t)h & (m->slot_cap - 1);; i = (i + 1) & (m->slot_cap - 1)) {
+  for (size_t i = (size_t)h & (m->slot_cap - 1);;
+       i = (i + 1) & (m->slot_cap - 1)) {
     uint32_t s = m->slots[i];
     if (s == 0) return UINT32_MAX;
     if (m->hashes[s - 1] == h && same_key(m, s - 1, key, len)) return s - 1;
@@ -155,7 +166,8 @@ int etk_dropped_marker_parse(const char *name, size_t len,
     i++;
     uint64_t v;
     if (!read_count(name, len, &i, &v)) return 0;
-    if (key_len == 6 && memcmp(name + key, "blocks", 6) == 0) m.blocks = v;
+    if (key_len == 6 && memcmp(name + key, "blocks", 6) == 0)
+      m.blocks = v;
     else if (key_len == 10 && memcmp(name + key, "allocators", 10) == 0)
       m.allocators = v;
   }
@@ -164,7 +176,8 @@ int etk_dropped_marker_parse(const char *name, size_t len,
   return 1;
 }
 
-int etk_dropped_marker_find(const etk_etdump_t *dump, etk_dropped_marker_t *out) {
+int etk_dropped_marker_find(const etk_etdump_t *dump,
+                            etk_dropped_marker_t *out) {
   etk_dropped_marker_t found;
   memset(&found, 0, sizeof found);
   size_t runs = dump ? etk_etdump_run_count(dump) : 0;

@@ -16,12 +16,12 @@
  * ana_intern_key() can be used as a C string when the key has no NUL).
  * Open addressing on a power-of-two table, FNV-1a hashes. */
 typedef struct ana_intern {
-  uint32_t *slots;       /* id + 1, 0 = empty */
-  size_t slot_cap;       /* power of two */
-  uint64_t *hashes;      /* per id */
-  size_t *offsets;       /* per id: key offset in keys */
-  size_t *lengths;       /* per id */
-  size_t count, cap;     /* ids */
+  uint32_t *slots;   /* id + 1, 0 = empty */
+  size_t slot_cap;   /* power of two */
+  uint64_t *hashes;  /* per id */
+  size_t *offsets;   /* per id: key offset in keys */
+  size_t *lengths;   /* per id */
+  size_t count, cap; /* ids */
   etk_strbuf_t keys;
 } ana_intern_t;
 
@@ -55,9 +55,9 @@ int ana_is_name(const char *s, size_t n, const char *lit);
 
 /* One profile event of a run on a timeline (24 bytes). */
 typedef struct ana_item {
-  uint64_t s, e;  /* unwrapped ticks; e == s without a duration */
-  uint32_t ev;    /* ETDump event index (UINT32_MAX: a synthetic item) */
-  uint8_t flags;  /* ANA_ITEM_* */
+  uint64_t s, e; /* unwrapped ticks; e == s without a duration */
+  uint32_t ev;   /* ETDump event index (UINT32_MAX: a synthetic item) */
+  uint8_t flags; /* ANA_ITEM_* */
 } ana_item_t;
 
 /* The profile events of `run` in file order as items, 32-bit wraps

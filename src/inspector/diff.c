@@ -43,17 +43,26 @@ typedef struct diff_row {
   uint32_t block_text, name, name_b, op_type; /* pool ids, UINT32_MAX none */
 } diff_row_t;
 
+/* Append-only string store: every string a row points to, copied once
+ * (no hashing: a million distinct operator names cost a memcpy each). */
+typedef struct strings {
+  etk_strbuf_t text; /* NUL-separated */
+  size_t *offsets;   /* per id */
+  size_t count, cap;
+} strings_t;
+
 struct etk_diff {
   diff_row_t *rows;
   size_t nrows, cap;
-  ana_intern_t pool;   /* every string a row points to */
+  strings_t pool;
   etk_diff_metric_t metric;
   etk_time_scale_t unit;
 };
 
 /* ------------------------------------------------------- names */
 
-static const char *const metric_names[] = {"avg", "p50", "p10", "p90", "min", "max"};
+static const char *const metric_names[] = {"avg", "p50", "p10",
+                                           "p90", "min", "max"};
 
 int etk_diff_metric_parse(const char *name, etk_diff_metric_t *out) {
   if (!name || !out) return ETK_E_INVALID_ARGUMENT;
@@ -70,8 +79,8 @@ const char *etk_diff_metric_name(etk_diff_metric_t m) {
 }
 
 const char *etk_diff_match_name(etk_diff_match_t m) {
-  static const char *const names[] = {"exact", "name", "op_type",
-                                      "new", "missing", "total"};
+  static const char *const names[] = {"exact", "name",    "op_type",
+                                      "new",   "missing", "total"};
   return (unsigned)m < 6 ? names[m] : "?";
 }
 
@@ -87,12 +96,18 @@ void etk_diff_render_options_init(etk_diff_render_options_t *o) {
 
 static double metric_of(const etk_stats_t *st, etk_diff_metric_t m) {
   switch (m) {
-    case ETK_DIFF_METRIC_P50: return st->p50;
-    case ETK_DIFF_METRIC_P10: return st->p10;
-    case ETK_DIFF_METRIC_P90: return st->p90;
-    case ETK_DIFF_METRIC_MIN: return st->min;
-    case ETK_DIFF_METRIC_MAX: return st->max;
-    default: return st->avg;
+    case ETK_DIFF_METRIC_P50:
+      return st->p50;
+    case ETK_DIFF_METRIC_P10:
+      return st->p10;
+    case ETK_DIFF_METRIC_P90:
+      return st->p90;
+    case ETK_DIFF_METRIC_MIN:
+      return st->min;
+    case ETK_DIFF_METRIC_MAX:
+      return st->max;
+    default:
+      return st->avg;
   }
 }
 
@@ -102,10 +117,10 @@ static double metric_of(const etk_stats_t *st, etk_diff_metric_t m) {
 typedef struct side {
   etk_inspector_t *insp;
   etk_op_summary_t *sum;
-  etk_stats_t *stats;    /* per event (count 0: no perf data) */
+  etk_stats_t *stats; /* per event (count 0: no perf data) */
   size_t nevents, nblocks;
-  size_t *method_event;  /* per block: the event giving the method time */
-  uint8_t *used;         /* per event: matched */
+  size_t *method_event; /* per block: the event giving the method time */
+  uint8_t *used;        /* per event: matched */
 } side_t;
 
 static void side_free(side_t *s) {
@@ -124,7 +139,8 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_error_t *err) {
   s->nblocks = etk_inspector_block_count(insp);
   s->stats = calloc(s->nevents ? s->nevents : 1, sizeof *s->stats);
   s->used = calloc(s->nevents ? s->nevents : 1, 1);
-  s->method_event = malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
+  s->method_event =
+      malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
   if (!s->stats || !s->used || !s->method_event) return ETK_E_NO_MEMORY;
   for (size_t e = 0; e < s->nevents; e++)
     if (etk_inspector_event_stats(insp, e, &s->stats[e]) != ETK_OK)
@@ -177,7 +193,31 @@ static void event_op_type(etk_inspector_t *insp, size_t e, etk_strbuf_t *out) {
 /* ------------------------------------------------------- rows */
 
 static int pool_put(etk_diff_t *d, const char *s, size_t len, uint32_t *id) {
-  return ana_intern_put(&d->pool, s ? s : "", s ? len : 0, id, NULL);
+  strings_t *p = &d->pool;
+  if (p->count == p->cap) {
+    size_t c = p->cap ? p->cap * 2 : 256;
+    size_t *q = realloc(p->offsets, c * sizeof *q);
+    if (!q) return ETK_E_NO_MEMORY;
+    p->offsets = q;
+    p->cap = c;
+  }
+  if (p->count >= UINT32_MAX - 1) return ETK_E_LIMIT;
+  p->offsets[p->count] = p->text.len;
+  etk_strbuf_append(&p->text, s ? s : "", s ? len : 0);
+  etk_strbuf_appendc(&p->text, '\0');
+  if (p->text.failed) return ETK_E_NO_MEMORY;
+  *id = (uint32_t)p->count++;
+  return ETK_OK;
+}
+
+static const char *pool_str(const etk_diff_t *d, uint32_t id) {
+  return d->pool.text.data + d->pool.offsets[id];
+}
+
+static int pool_equal(const etk_diff_t *d, uint32_t id, const char *s,
+                      size_t len) {
+  const char *t = pool_str(d, id);
+  return strlen(t) == len && (len == 0 || memcmp(t, s, len) == 0);
 }
 
 static diff_row_t *row_new(etk_diff_t *d) {
@@ -213,15 +253,13 @@ static void row_finish_values(diff_row_t *r) {
 }
 
 /* Fills one side of an operator row from event e. */
-static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e,
-                    int is_b, etk_strbuf_t *tmp) {
+static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
+                    etk_strbuf_t *tmp) {
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
   const etk_stats_t *st = &s->stats[e];
   etk_diff_row_t *p = &r->pub;
-  uint32_t name_id;
-  int rc = pool_put(d, ev.name, ev.name_len, &name_id);
-  if (rc != ETK_OK) return rc;
+  int rc = ETK_OK;
   if (is_b) {
     p->instruction_id_b = ev.instruction_id;
     p->event_b = e;
@@ -229,8 +267,10 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e,
     p->avg_b = st->avg;
     p->p50_b = st->p50;
     p->value_b = metric_of(st, d->metric);
-    if (r->name == UINT32_MAX) r->name = name_id;
-    else if (r->name != name_id) r->name_b = name_id;
+    if (r->name == UINT32_MAX)
+      rc = pool_put(d, ev.name, ev.name_len, &r->name);
+    else if (!pool_equal(d, r->name, ev.name, ev.name_len))
+      rc = pool_put(d, ev.name, ev.name_len, &r->name_b);
   } else {
     p->instruction_id_a = ev.instruction_id;
     p->event_a = e;
@@ -238,9 +278,9 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e,
     p->avg_a = st->avg;
     p->p50_a = st->p50;
     p->value_a = metric_of(st, d->metric);
-    r->name = name_id;
+    rc = pool_put(d, ev.name, ev.name_len, &r->name);
   }
-  if (r->op_type == UINT32_MAX) {
+  if (rc == ETK_OK && r->op_type == UINT32_MAX) {
     event_op_type(s->insp, e, tmp);
     if (tmp->failed) return ETK_E_NO_MEMORY;
     rc = pool_put(d, tmp->data ? tmp->data : "", tmp->len, &r->op_type);
@@ -266,78 +306,66 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
   if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
 }
 
-/* Appends an 8-byte occurrence counter of the key's base to `key`. */
-static int key_occurrence(ana_intern_t *bases, uint64_t **counts, size_t *cap,
-                          etk_strbuf_t *key) {
-  uint32_t id;
-  int rc = ana_intern_put(bases, key->data, key->len, &id, NULL);
-  if (rc != ETK_OK) return rc;
-  if (id >= *cap) {
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c <= id) c *= 2;
-    uint64_t *q = realloc(*counts, c * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    memset(q + *cap, 0, (c - *cap) * sizeof *q);
-    *counts = q;
-    *cap = c;
-  }
-  uint64_t k = (*counts)[id]++;
-  etk_strbuf_append(key, (const char *)&k, sizeof k);
-  return key->failed ? ETK_E_NO_MEMORY : ETK_OK;
-}
-
-/* One matching stage between block ba of A and block bb of B. */
+/* One matching stage between block ba of A and block bb of B.  B's
+ * unmatched candidates are listed per key in file order; each A candidate
+ * (in file order) takes the first free B event of its key, so the k-th
+ * event of a key in A pairs with the k-th in B.  One hash per event. */
 static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
                        size_t bb, int stage, int all_rows, size_t occurrence,
                        uint32_t block_text) {
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
-  ana_intern_t bases, keys;
-  ana_intern_init(&bases);
+  ana_intern_t keys;
   ana_intern_init(&keys);
-  uint64_t *counts = NULL;
-  size_t counts_cap = 0;
-  size_t *key_event = NULL, key_cap = 0;
+  size_t *head = NULL, *tail = NULL, heads_cap = 0;
+  size_t *next = calloc(blkb.event_count ? blkb.event_count : 1, sizeof *next);
   etk_strbuf_t key, tmp;
   etk_strbuf_init(&key);
   etk_strbuf_init(&tmp);
-  int rc = ETK_OK;
+  int rc = next ? ETK_OK : ETK_E_NO_MEMORY;
   for (size_t i = 0; i < blkb.event_count && rc == ETK_OK; i++) {
     size_t e = blkb.first_event + i;
     if (B->used[e] || !is_candidate(B, bb, e, all_rows)) continue;
     stage_key(B, e, stage, &key, &tmp);
-    rc = key_occurrence(&bases, &counts, &counts_cap, &key);
     uint32_t id;
-    if (rc == ETK_OK) rc = ana_intern_put(&keys, key.data, key.len, &id, NULL);
+    int is_new;
+    rc = key.failed ? ETK_E_NO_MEMORY
+                    : ana_intern_put(&keys, key.data, key.len, &id, &is_new);
     if (rc != ETK_OK) break;
-    if (id >= key_cap) {
-      size_t c = key_cap ? key_cap * 2 : 64;
-      while (c <= id) c *= 2;
-      size_t *q = realloc(key_event, c * sizeof *q);
-      if (!q) {
+    if (id >= heads_cap) {
+      size_t c = heads_cap ? heads_cap * 2 : 64;
+      size_t *h = realloc(head, c * sizeof *h);
+      if (h) head = h;
+      size_t *t = h ? realloc(tail, c * sizeof *t) : NULL;
+      if (t) tail = t;
+      if (!h || !t) {
         rc = ETK_E_NO_MEMORY;
         break;
       }
-      key_event = q;
-      key_cap = c;
+      heads_cap = c;
     }
-    key_event[id] = e;
+    /* lists hold block-local indices + 1 (0 ends a list) */
+    next[i] = 0;
+    if (is_new)
+      head[id] = i + 1;
+    else
+      next[tail[id] - 1] = i + 1;
+    tail[id] = i + 1;
   }
-  /* A's occurrences count afresh */
-  ana_intern_free(&bases);
-  ana_intern_init(&bases);
-  if (counts) memset(counts, 0, counts_cap * sizeof *counts);
-  for (size_t i = 0; i < blka.event_count && rc == ETK_OK; i++) {
+  for (size_t i = 0; i < blka.event_count && rc == ETK_OK && keys.count; i++) {
     size_t e = blka.first_event + i;
     if (A->used[e] || !is_candidate(A, ba, e, all_rows)) continue;
     stage_key(A, e, stage, &key, &tmp);
-    rc = key_occurrence(&bases, &counts, &counts_cap, &key);
-    if (rc != ETK_OK) break;
+    if (key.failed) {
+      rc = ETK_E_NO_MEMORY;
+      break;
+    }
     uint32_t id = ana_intern_find(&keys, key.data, key.len);
-    if (id == UINT32_MAX) continue;
-    size_t eb = key_event[id];
-    if (B->used[eb]) continue;
+    if (id == UINT32_MAX || head[id] == 0) continue;
+    size_t local = head[id] - 1;
+    head[id] = next[local];
+    size_t eb = blkb.first_event + local;
     A->used[e] = B->used[eb] = 1;
     diff_row_t *r = row_new(d);
     if (!r) {
@@ -345,7 +373,7 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
       break;
     }
     r->pub.kind = ETK_DIFF_ROW_OPERATOR;
-    r->pub.match = stage == 1 ? ETK_DIFF_MATCH_EXACT
+    r->pub.match = stage == 1   ? ETK_DIFF_MATCH_EXACT
                    : stage == 2 ? ETK_DIFF_MATCH_NAME
                                 : ETK_DIFF_MATCH_OP_TYPE;
     r->pub.block_occurrence = occurrence;
@@ -354,11 +382,10 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
     if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
     row_finish_values(r);
   }
-  if (rc == ETK_OK && (key.failed || tmp.failed)) rc = ETK_E_NO_MEMORY;
-  ana_intern_free(&bases);
   ana_intern_free(&keys);
-  free(counts);
-  free(key_event);
+  free(head);
+  free(tail);
+  free(next);
   etk_strbuf_free(&key);
   etk_strbuf_free(&tmp);
   return rc;
@@ -394,7 +421,8 @@ static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
 /* The three total rows of a block pair (either side may be absent). */
 static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
                       size_t occurrence, uint32_t block_text) {
-  static const char *const names[3] = {"method", "operators", "framework overhead"};
+  static const char *const names[3] = {"method", "operators",
+                                       "framework overhead"};
   double va[3], vb[3];
   size_t ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
   double aa[3], ab[3], pa[3], pb[3];
@@ -419,7 +447,8 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     size_t n = 0;
     for (size_t i = 0; i < blk.event_count; i++) {
       size_t e = blk.first_event + i;
-      if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_OPERATOR) continue;
+      if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_OPERATOR)
+        continue;
       sum += metric_of(&s->stats[e], d->metric);
       sum_avg += s->stats[e].avg;
       sum_p50 += s->stats[e].p50;
@@ -438,7 +467,7 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     diff_row_t *r = row_new(d);
     if (!r) return ETK_E_NO_MEMORY;
     etk_diff_row_t *p = &r->pub;
-    p->kind = k == 0 ? ETK_DIFF_ROW_METHOD
+    p->kind = k == 0   ? ETK_DIFF_ROW_METHOD
               : k == 1 ? ETK_DIFF_ROW_OPERATORS_TOTAL
                        : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
     p->match = ETK_DIFF_MATCH_TOTAL;
@@ -481,8 +510,8 @@ static int block_text_id(etk_diff_t *d, const char *name, size_t len,
   etk_strbuf_init(&t);
   etk_strbuf_append(&t, name ? name : "", name ? len : 0);
   if (occurrence) etk_strbuf_printf(&t, " (%zu)", occurrence + 1);
-  int rc = t.failed ? ETK_E_NO_MEMORY
-                    : pool_put(d, t.data ? t.data : "", t.len, id);
+  int rc =
+      t.failed ? ETK_E_NO_MEMORY : pool_put(d, t.data ? t.data : "", t.len, id);
   etk_strbuf_free(&t);
   return rc;
 }
@@ -496,41 +525,44 @@ static int sort_class(const etk_diff_row_t *r) {
   return 1;
 }
 
-static int cmp_rows(const void *pa, const void *pb) {
-  const diff_row_t *x = pa, *y = pb;
-  int cx = sort_class(&x->pub), cy = sort_class(&y->pub);
-  if (cx != cy) return cx - cy;
-  if (cx == 0) return 0; /* totals keep block order (stable: see below) */
-  double kx = fabs(x->pub.delta), ky = fabs(y->pub.delta);
-  if (kx != ky) return kx > ky ? -1 : 1;
-  return 0;
-}
-
-/* qsort is not stable: sort (class, key) with the original position as
- * the last key. */
-typedef struct sort_item {
-  diff_row_t row;
+/* Rows sort by (class, |delta| descending, original position): the key is
+ * computed once per row, and the position makes qsort's order stable
+ * without any shared state (the diff may be built in several threads). */
+typedef struct sort_key {
+  int cls;
+  double key;
   size_t pos;
-} sort_item_t;
+} sort_key_t;
 
-static int cmp_items(const void *pa, const void *pb) {
-  const sort_item_t *x = pa, *y = pb;
-  int c = cmp_rows(&x->row, &y->row);
-  if (c) return c;
+static int cmp_keys(const void *pa, const void *pb) {
+  const sort_key_t *x = pa, *y = pb;
+  if (x->cls != y->cls) return x->cls - y->cls;
+  if (x->key != y->key) return x->key > y->key ? -1 : 1;
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 static int sort_rows(etk_diff_t *d) {
   if (d->nrows < 2) return ETK_OK;
-  sort_item_t *items = malloc(d->nrows * sizeof *items);
-  if (!items) return ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < d->nrows; i++) {
-    items[i].row = d->rows[i];
-    items[i].pos = i;
+  sort_key_t *keys = malloc(d->nrows * sizeof *keys);
+  diff_row_t *sorted = malloc(d->nrows * sizeof *sorted);
+  if (!keys || !sorted) {
+    free(keys);
+    free(sorted);
+    return ETK_E_NO_MEMORY;
   }
-  qsort(items, d->nrows, sizeof *items, cmp_items);
-  for (size_t i = 0; i < d->nrows; i++) d->rows[i] = items[i].row;
-  free(items);
+  for (size_t i = 0; i < d->nrows; i++) {
+    const etk_diff_row_t *r = &d->rows[i].pub;
+    keys[i].cls = sort_class(r);
+    /* totals keep block order; NaN deltas cannot happen outside totals */
+    keys[i].key = keys[i].cls == 0 ? 0 : fabs(r->delta);
+    keys[i].pos = i;
+  }
+  qsort(keys, d->nrows, sizeof *keys, cmp_keys);
+  for (size_t i = 0; i < d->nrows; i++) sorted[i] = d->rows[keys[i].pos];
+  free(d->rows);
+  d->rows = sorted;
+  d->cap = d->nrows;
+  free(keys);
   return ETK_OK;
 }
 
@@ -547,8 +579,8 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
   etk_diff_options_init(&defaults);
   const etk_diff_options_t *o = options ? options : &defaults;
   etk_diff_t *d = calloc(1, sizeof *d);
-  if (!d) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  ana_intern_init(&d->pool);
+  if (!d)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   d->metric = o->metric;
   d->unit = etk_inspector_target_time_scale(a);
   side_t A, B;
@@ -661,10 +693,11 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
   /* resolve the pool ids now that the pool no longer moves */
   for (size_t i = 0; i < d->nrows; i++) {
     diff_row_t *r = &d->rows[i];
-    r->pub.block = r->block_text != UINT32_MAX ? ana_intern_key(&d->pool, r->block_text, NULL) : "";
-    r->pub.name = r->name != UINT32_MAX ? ana_intern_key(&d->pool, r->name, NULL) : "";
-    r->pub.name_b = r->name_b != UINT32_MAX ? ana_intern_key(&d->pool, r->name_b, NULL) : NULL;
-    r->pub.op_type = r->op_type != UINT32_MAX ? ana_intern_key(&d->pool, r->op_type, NULL) : NULL;
+    r->pub.block =
+        r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
+    r->pub.name = r->name != UINT32_MAX ? pool_str(d, r->name) : "";
+    r->pub.name_b = r->name_b != UINT32_MAX ? pool_str(d, r->name_b) : NULL;
+    r->pub.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
   }
   *out = d;
   return ETK_OK;
@@ -673,11 +706,14 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
 void etk_diff_free(etk_diff_t *d) {
   if (!d) return;
   free(d->rows);
-  ana_intern_free(&d->pool);
+  etk_strbuf_free(&d->pool.text);
+  free(d->pool.offsets);
   free(d);
 }
 
-size_t etk_diff_row_count(const etk_diff_t *d) { return d ? d->nrows : 0; }
+size_t etk_diff_row_count(const etk_diff_t *d) {
+  return d ? d->nrows : 0;
+}
 
 int etk_diff_row_get(const etk_diff_t *d, size_t index, etk_diff_row_t *out) {
   if (!d || !out || index >= d->nrows) return ETK_E_INVALID_ARGUMENT;
@@ -700,7 +736,8 @@ size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
 
 /* ------------------------------------------------------- rendering */
 
-static int row_hidden(const etk_diff_row_t *r, const etk_diff_render_options_t *o) {
+static int row_hidden(const etk_diff_row_t *r,
+                      const etk_diff_render_options_t *o) {
   if (r->kind != ETK_DIFF_ROW_OPERATOR || sort_class(r) != 1) return 0;
   if (o->threshold_pct > 0 && !(fabs(r->change_pct) >= o->threshold_pct) &&
       r->change_pct == r->change_pct)
@@ -713,23 +750,29 @@ static int row_hidden(const etk_diff_row_t *r, const etk_diff_render_options_t *
 
 typedef struct view {
   const etk_diff_t *d;
-  size_t *rows;       /* visible row indices */
+  size_t *rows; /* visible row indices */
   size_t n;
-  int totals;         /* table: the totals table */
-  int single;         /* tsv/csv: one table with every column */
+  int totals; /* table: the totals table */
+  int single; /* tsv/csv: one table with every column */
 } view_t;
 
 static void cell_num(etk_cell_t *c, double v) {
-  if (v != v) etk_cell_set_none(c);
-  else etk_cell_set_float(c, v);
+  if (v != v)
+    etk_cell_set_none(c);
+  else
+    etk_cell_set_float(c, v);
 }
 
 static const char *kind_name(int kind) {
   switch (kind) {
-    case ETK_DIFF_ROW_METHOD: return "method";
-    case ETK_DIFF_ROW_OPERATORS_TOTAL: return "operators_total";
-    case ETK_DIFF_ROW_FRAMEWORK_OVERHEAD: return "framework_overhead";
-    default: return "operator";
+    case ETK_DIFF_ROW_METHOD:
+      return "method";
+    case ETK_DIFF_ROW_OPERATORS_TOTAL:
+      return "operators_total";
+    case ETK_DIFF_ROW_FRAMEWORK_OVERHEAD:
+      return "framework_overhead";
+    default:
+      return "operator";
   }
 }
 
@@ -747,30 +790,41 @@ static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   static const int op_cols[] = {0, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17};
   int c = v->single ? (int)col : v->totals ? totals_cols[col] : op_cols[col];
   switch (c) {
-    case 0: etk_cell_set_text(out, r->block, strlen(r->block)); break;
-    case 1: etk_cell_set_text(out, kind_name(r->kind), strlen(kind_name(r->kind))); break;
+    case 0:
+      etk_cell_set_text(out, r->block, strlen(r->block));
+      break;
+    case 1:
+      etk_cell_set_text(out, kind_name(r->kind), strlen(kind_name(r->kind)));
+      break;
     case 2:
       if (!v->single && r->name_b) {
         etk_strbuf_printf(scratch, "%s -> %s", r->name, r->name_b);
-        etk_cell_set_text(out, scratch->data ? scratch->data : "", scratch->len);
+        etk_cell_set_text(out, scratch->data ? scratch->data : "",
+                          scratch->len);
       } else {
         etk_cell_set_text(out, r->name, strlen(r->name));
       }
       break;
     case 3:
-      if (r->name_b) etk_cell_set_text(out, r->name_b, strlen(r->name_b));
-      else etk_cell_set_none(out);
+      if (r->name_b)
+        etk_cell_set_text(out, r->name_b, strlen(r->name_b));
+      else
+        etk_cell_set_none(out);
       break;
     case 4:
-      if (r->op_type) etk_cell_set_text(out, r->op_type, strlen(r->op_type));
-      else etk_cell_set_none(out);
+      if (r->op_type)
+        etk_cell_set_text(out, r->op_type, strlen(r->op_type));
+      else
+        etk_cell_set_none(out);
       break;
     case 5:
     case 6: {
       int32_t iid = c == 5 ? r->instruction_id_a : r->instruction_id_b;
       size_t ev = c == 5 ? r->event_a : r->event_b;
-      if (ev == SIZE_MAX) etk_cell_set_none(out);
-      else etk_cell_set_int(out, iid);
+      if (ev == SIZE_MAX)
+        etk_cell_set_none(out);
+      else
+        etk_cell_set_int(out, iid);
       break;
     }
     case 7: {
@@ -780,19 +834,38 @@ static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
     }
     case 8:
     case 9: {
-      int present = c == 8 ? r->value_a == r->value_a : r->value_b == r->value_b;
-      if (!present) etk_cell_set_none(out);
-      else etk_cell_set_int(out, (int64_t)(c == 8 ? r->count_a : r->count_b));
+      int present =
+          c == 8 ? r->value_a == r->value_a : r->value_b == r->value_b;
+      if (!present || r->kind == ETK_DIFF_ROW_FRAMEWORK_OVERHEAD)
+        etk_cell_set_none(out);
+      else
+        etk_cell_set_int(out, (int64_t)(c == 8 ? r->count_a : r->count_b));
       break;
     }
-    case 10: cell_num(out, r->avg_a); break;
-    case 11: cell_num(out, r->avg_b); break;
-    case 12: cell_num(out, r->p50_a); break;
-    case 13: cell_num(out, r->p50_b); break;
-    case 14: cell_num(out, r->value_a); break;
-    case 15: cell_num(out, r->value_b); break;
-    case 16: cell_num(out, r->delta); break;
-    default: cell_num(out, r->change_pct); break;
+    case 10:
+      cell_num(out, r->avg_a);
+      break;
+    case 11:
+      cell_num(out, r->avg_b);
+      break;
+    case 12:
+      cell_num(out, r->p50_a);
+      break;
+    case 13:
+      cell_num(out, r->p50_b);
+      break;
+    case 14:
+      cell_num(out, r->value_a);
+      break;
+    case 15:
+      cell_num(out, r->value_b);
+      break;
+    case 16:
+      cell_num(out, r->delta);
+      break;
+    default:
+      cell_num(out, r->change_pct);
+      break;
   }
   return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
 }
@@ -819,11 +892,15 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
   etk_json_key(j, "op_type");
   etk_json_cstring(j, r->op_type);
   etk_json_key(j, "instruction_id_a");
-  if (r->event_a == SIZE_MAX) etk_json_null(j);
-  else etk_json_int(j, r->instruction_id_a);
+  if (r->event_a == SIZE_MAX)
+    etk_json_null(j);
+  else
+    etk_json_int(j, r->instruction_id_a);
   etk_json_key(j, "instruction_id_b");
-  if (r->event_b == SIZE_MAX) etk_json_null(j);
-  else etk_json_int(j, r->instruction_id_b);
+  if (r->event_b == SIZE_MAX)
+    etk_json_null(j);
+  else
+    etk_json_int(j, r->instruction_id_b);
   etk_json_key(j, "count_a");
   etk_json_uint(j, r->count_a);
   etk_json_key(j, "count_b");
@@ -852,7 +929,8 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
   const char *unit = etk_time_scale_name(d->unit);
   const char *metric = etk_diff_metric_name(d->metric);
   size_t *vis = malloc((d->nrows ? d->nrows : 1) * sizeof *vis);
-  if (!vis) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (!vis)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   size_t nvis = 0, ntot = 0, hidden = 0;
   for (size_t i = 0; i < d->nrows; i++) {
     if (row_hidden(&d->rows[i].pub, o)) {
@@ -896,8 +974,9 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
     etk_render_puts(sink, la);
     etk_render_puts(sink, "\nB: ");
     etk_render_puts(sink, lb);
-    etk_render_printf(sink, "\ncompared: %s (%s); delta = B - A; change = delta / A\n\n",
-                      metric, unit);
+    etk_render_printf(
+        sink, "\ncompared: %s (%s); delta = B - A; change = delta / A\n\n",
+        metric, unit);
     view_t v = {d, vis, ntot, 1, 0};
     snprintf(h[0], sizeof h[0], "block");
     snprintf(h[1], sizeof h[1], "total");
@@ -918,8 +997,10 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
           "block", "event", "iid A", "iid B", "match", "count A", "count B",
           "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
       for (int i = 0; i < 13; i++) {
-        if (i >= 7 && i <= 11) snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
-        else snprintf(h[i], sizeof h[i], "%s", names[i]);
+        if (i >= 7 && i <= 11)
+          snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
+        else
+          snprintf(h[i], sizeof h[i], "%s", names[i]);
         hp[i] = h[i];
       }
       if (d->metric != ETK_DIFF_METRIC_AVG)
@@ -930,7 +1011,8 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
       rc = etk_render_table(&f, sink, err);
     }
     if (rc == ETK_OK && hidden) {
-      etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ", hidden);
+      etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ",
+                        hidden);
       char num[ETK_FORMAT_DOUBLE_MAX];
       etk_format_double_g(o->threshold_pct, num);
       etk_render_printf(sink, "%s %%", num);
@@ -941,10 +1023,24 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
       etk_render_puts(sink, "\n");
     }
   } else {
-    static const char *const names[18] = {
-        "block", "kind", "event", "event_b", "op_type", "instruction_id_a",
-        "instruction_id_b", "match", "count_a", "count_b", "avg_a", "avg_b",
-        "p50_a", "p50_b", "value_a", "value_b", "delta", "change_pct"};
+    static const char *const names[18] = {"block",
+                                          "kind",
+                                          "event",
+                                          "event_b",
+                                          "op_type",
+                                          "instruction_id_a",
+                                          "instruction_id_b",
+                                          "match",
+                                          "count_a",
+                                          "count_b",
+                                          "avg_a",
+                                          "avg_b",
+                                          "p50_a",
+                                          "p50_b",
+                                          "value_a",
+                                          "value_b",
+                                          "delta",
+                                          "change_pct"};
     char h[18][64];
     const char *hp[18];
     for (int i = 0; i < 18; i++) {
@@ -956,15 +1052,15 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
     }
     view_t v = {d, vis, nvis, 0, 1};
     etk_frame_t f = {nvis, 18, hp, view_cell, &v, 0};
-    rc = etk_render_delimited(&f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
-                              sink, err);
+    rc = etk_render_delimited(
+        &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
   }
   free(vis);
   if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
   if (rc != ETK_OK) {
     if (err && err->code != ETK_OK) return err->code;
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "rendering the diff failed: %s",
-                         etk_strerror(rc));
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "rendering the diff failed: %s", etk_strerror(rc));
   }
   return ETK_OK;
 }

@@ -47,7 +47,8 @@ static const char css[] =
     "main{padding:8px 28px 40px}"
     "h2{margin:28px 0 8px;border-bottom:2px solid #d5dde6;padding-bottom:4px}"
     "h3{margin:18px 0 6px;font-size:15px}"
-    "table{border-collapse:collapse;margin:6px 0;background:#fff;font-size:13px}"
+    "table{border-collapse:collapse;margin:6px "
+    "0;background:#fff;font-size:13px}"
     "th,td{border:1px solid #d5dde6;padding:3px 8px;text-align:left;"
     "vertical-align:top}"
     "th{background:#eef2f6;font-weight:600}td.n{text-align:right;"
@@ -61,8 +62,10 @@ static const char css[] =
     ".bar span{display:block;height:10px;background:#4f7cac}"
     "svg{background:#fff;border:1px solid #d5dde6;display:block;margin:6px 0}"
     "svg text{font:11px system-ui,sans-serif}"
-    ".legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;"
+    ".legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 "
+    "12px;"
     "vertical-align:middle}"
+    ".scroll{overflow-x:auto}"
     "footer{color:#5a6575;font-size:12px;padding:12px 28px}";
 
 /* Colours by event category (operator, wrapper, method, delegate ...). */
@@ -86,7 +89,7 @@ typedef struct report {
   etk_op_summary_t *sum;
   etk_memory_report_t *mem;
   const char *unit;
-  double factor;          /* raw ticks / factor = target units */
+  double factor; /* raw ticks / factor = target units */
   ana_item_t *items;
   size_t nitems, cap;
   uint32_t *depth;
@@ -134,11 +137,14 @@ static void block_title(report_t *r, size_t b, const char *tag) {
   etk_inspector_block_t blk;
   etk_inspector_block_get(r->insp, b, &blk);
   etk_render_printf(r->s, "<%s>block %zu: ", tag, b);
-  if (blk.name_present) etk_html_text(r->s, blk.name, blk.name_len);
-  else etk_render_puts(r->s, "<i>(no name)</i>");
-  etk_render_printf(r->s, " <span class=\"note\">(%zu run%s, %zu event%s)</span></%s>\n",
-                    blk.run_count, blk.run_count == 1 ? "" : "s", blk.event_count,
-                    blk.event_count == 1 ? "" : "s", tag);
+  if (blk.name_present)
+    etk_html_text(r->s, blk.name, blk.name_len);
+  else
+    etk_render_puts(r->s, "<i>(no name)</i>");
+  etk_render_printf(
+      r->s, " <span class=\"note\">(%zu run%s, %zu event%s)</span></%s>\n",
+      blk.run_count, blk.run_count == 1 ? "" : "s", blk.event_count,
+      blk.event_count == 1 ? "" : "s", tag);
 }
 
 /* ------------------------------------------------------- sections */
@@ -146,7 +152,8 @@ static void block_title(report_t *r, size_t b, const char *tag) {
 static void section_facts(report_t *r, const etk_dropped_marker_t *dropped) {
   etk_render_sink_t *s = r->s;
   const etk_report_options_t *o = r->o;
-  etk_render_puts(s, "<section id=\"file\"><h2>File</h2>\n<table class=\"facts\">\n");
+  etk_render_puts(
+      s, "<section id=\"file\"><h2>File</h2>\n<table class=\"facts\">\n");
   if (o->etdump_path) fact_row(r, "ETDump", o->etdump_path);
   if (o->etdump_bytes) fact_uint(r, "size (bytes)", o->etdump_bytes);
   fact_uint(r, "ETDump version", etk_etdump_version(r->dump));
@@ -155,15 +162,16 @@ static void section_facts(report_t *r, const etk_dropped_marker_t *dropped) {
   etk_etdump_columns_t cols;
   etk_etdump_columns(r->dump, &cols);
   uint64_t kinds[4] = {0, 0, 0, 0};
-  for (size_t i = 0; i < cols.count; i++) kinds[cols.flags[i] & ETK_ETDUMP_KIND_MASK]++;
+  for (size_t i = 0; i < cols.count; i++)
+    kinds[cols.flags[i] & ETK_ETDUMP_KIND_MASK]++;
   fact_uint(r, "profile events", kinds[ETK_ETDUMP_EVENT_PROFILE]);
   fact_uint(r, "debug events", kinds[ETK_ETDUMP_EVENT_DEBUG]);
   fact_uint(r, "allocation events", kinds[ETK_ETDUMP_EVENT_ALLOCATION]);
   fact_uint(r, "Inspector events", etk_inspector_event_count(r->insp));
   etk_strbuf_clear(&r->tmp);
-  etk_strbuf_printf(&r->tmp, "%s -> %s",
-                    etk_time_scale_name(etk_inspector_source_time_scale(r->insp)),
-                    r->unit);
+  etk_strbuf_printf(
+      &r->tmp, "%s -> %s",
+      etk_time_scale_name(etk_inspector_source_time_scale(r->insp)), r->unit);
   fact_row(r, "time scale (source -> shown)", r->tmp.data ? r->tmp.data : "");
   if (o->etrecord_path) fact_row(r, "ETRecord", o->etrecord_path);
   if (o->etrecord_note) fact_row(r, "ETRecord link", o->etrecord_note);
@@ -174,8 +182,10 @@ static void section_facts(report_t *r, const etk_dropped_marker_t *dropped) {
            dropped->present ? "see the warning below" : "none reported");
   etk_render_puts(s, "</table>\n");
   if (dropped->present) {
-    etk_render_puts(s, "<div class=\"warn\"><b>Incomplete recording.</b> The recorder's "
-                       "buffer filled: ");
+    etk_render_puts(
+        s,
+        "<div class=\"warn\"><b>Incomplete recording.</b> The recorder's "
+        "buffer filled: ");
     put_uint(s, dropped->events);
     etk_render_puts(s, " event(s)");
     if (dropped->blocks) {
@@ -190,21 +200,24 @@ static void section_facts(report_t *r, const etk_dropped_marker_t *dropped) {
     }
     etk_render_puts(s, " were dropped (marker run ");
     put_uint(s, dropped->run);
-    etk_render_puts(s, "). Everything below describes only what was recorded "
-                       "before the buffer filled; give the recorder a larger "
-                       "buffer to see the rest.</div>\n");
+    etk_render_puts(s,
+                    "). Everything below describes only what was recorded "
+                    "before the buffer filled; give the recorder a larger "
+                    "buffer to see the rest.</div>\n");
   }
   etk_render_puts(s, "</section>\n");
 }
 
 static void section_summary(report_t *r) {
   etk_render_sink_t *s = r->s;
-  etk_render_puts(s, "<section id=\"summary\"><h2>Operator types per block</h2>\n"
-                     "<p class=\"note\">Per run: each event contributes its average. "
-                     "Wrappers are not counted twice (OPERATOR_CALL, "
-                     "Method::execute, Program::load_method, DELEGATE_CALL around "
-                     "delegated per-op events); framework overhead = method time "
-                     "minus the operators' total.</p>\n");
+  etk_render_puts(
+      s,
+      "<section id=\"summary\"><h2>Operator types per block</h2>\n"
+      "<p class=\"note\">Per run: each event contributes its average. "
+      "Wrappers are not counted twice (OPERATOR_CALL, "
+      "Method::execute, Program::load_method, DELEGATE_CALL around "
+      "delegated per-op events); framework overhead = method time "
+      "minus the operators' total.</p>\n");
   size_t nb = etk_inspector_block_count(r->insp);
   for (size_t b = 0; b < nb; b++) {
     etk_op_summary_block_t ob;
@@ -214,16 +227,53 @@ static void section_summary(report_t *r) {
       etk_render_puts(s, "<p class=\"note\">no timed events</p>\n");
       continue;
     }
-    etk_render_printf(s, "<table><thead><tr><th>operator type</th><th>count</th>"
-                         "<th>total (%s)</th><th>avg (%s)</th><th>%% of method</th>"
-                         "<th></th></tr></thead>\n<tbody>\n",
-                      r->unit, r->unit);
+    etk_render_printf(
+        s,
+        "<table><thead><tr><th>operator type</th><th>count</th>"
+        "<th>total (%s)</th><th>avg (%s)</th><th>%% of method</th>"
+        "<th></th></tr></thead>\n<tbody>\n",
+        r->unit, r->unit);
+    /* operator rows come first, largest total first: keep the top ones,
+     * fold the rest into one line, always keep the two closing rows */
+    size_t cap = r->o->max_summary_rows ? r->o->max_summary_rows : 50;
+    size_t nops = 0;
     for (size_t k = 0; k < ob.row_count; k++) {
       etk_op_summary_row_t row;
       etk_op_summary_row_get(r->sum, ob.first_row + k, &row);
-      etk_render_puts(s, row.kind == ETK_OP_ROW_OPERATOR ? "<tr><td>" : "<tr><td><i>");
+      nops += row.kind == ETK_OP_ROW_OPERATOR;
+    }
+    for (size_t k = 0; k < ob.row_count; k++) {
+      etk_op_summary_row_t row;
+      etk_op_summary_row_get(r->sum, ob.first_row + k, &row);
+      if (row.kind == ETK_OP_ROW_OPERATOR && k >= cap) {
+        if (k == cap) {
+          double rest = 0;
+          uint64_t calls = 0;
+          for (size_t j = cap; j < nops; j++) {
+            etk_op_summary_row_t o2;
+            etk_op_summary_row_get(r->sum, ob.first_row + j, &o2);
+            rest += o2.total;
+            calls += o2.count;
+          }
+          etk_render_printf(
+              s, "<tr><td><i>%zu more operator types</i></td><td class=\"n\">",
+              nops - cap);
+          put_uint(s, calls);
+          etk_render_puts(s, "</td><td class=\"n\">");
+          put_num(s, rest);
+          etk_render_puts(s, "</td><td></td><td class=\"n\">");
+          put_num(s, ob.method_time == ob.method_time && ob.method_time != 0
+                         ? rest / ob.method_time * 100.0
+                         : (double)NAN);
+          etk_render_puts(s, "</td><td></td></tr>\n");
+        }
+        continue;
+      }
+      etk_render_puts(
+          s, row.kind == ETK_OP_ROW_OPERATOR ? "<tr><td>" : "<tr><td><i>");
       etk_html_text(s, row.op_type, row.op_type_len);
-      etk_render_puts(s, row.kind == ETK_OP_ROW_OPERATOR ? "</td>" : "</i></td>");
+      etk_render_puts(s,
+                      row.kind == ETK_OP_ROW_OPERATOR ? "</td>" : "</i></td>");
       etk_render_puts(s, "<td class=\"n\">");
       if (row.kind != ETK_OP_ROW_FRAMEWORK_OVERHEAD) put_uint(s, row.count);
       etk_render_puts(s, "</td><td class=\"n\">");
@@ -274,17 +324,22 @@ static int timeline_block(report_t *r, size_t b) {
   etk_etdump_run_t run;
   etk_etdump_run_get(r->dump, blk.runs[0], &run);
   uint64_t lo, hi;
-  int rc = ana_run_items(r->dump, &run, &r->items, &r->cap, &r->nitems, &lo, &hi);
+  int rc =
+      ana_run_items(r->dump, &run, &r->items, &r->cap, &r->nitems, &lo, &hi);
   if (rc != ETK_OK) return rc;
   /* drop events without a duration from the drawing, count them */
   size_t n = 0, no_dur = 0;
   for (size_t k = 0; k < r->nitems; k++) {
-    if (r->items[k].flags & ANA_ITEM_NO_DURATION) no_dur++;
-    else r->items[n++] = r->items[k];
+    if (r->items[k].flags & ANA_ITEM_NO_DURATION)
+      no_dur++;
+    else
+      r->items[n++] = r->items[k];
   }
-  size_t total = n, limit = r->o->max_timeline_events ? r->o->max_timeline_events : 2000;
+  size_t total = n,
+         limit = r->o->max_timeline_events ? r->o->max_timeline_events : 2000;
   if (n == 0) {
-    etk_render_puts(s, "<p class=\"note\">no timed events in its first run</p>\n");
+    etk_render_puts(s,
+                    "<p class=\"note\">no timed events in its first run</p>\n");
     return ETK_OK;
   }
   if (n > limit) {
@@ -315,8 +370,10 @@ static int timeline_block(report_t *r, size_t b) {
     /* a slice that does not nest is still pushed: it is drawn one lane
      * below the slice it overlaps */
     uint32_t d = (uint32_t)sn[t];
-    if (sn[t] < 64) stack[t][sn[t]++] = it->e;
-    else d = 63;
+    if (sn[t] < 64)
+      stack[t][sn[t]++] = it->e;
+    else
+      d = 63;
     r->depth[k] = d;
     if (d + 1 > max_depth[t]) max_depth[t] = d + 1;
   }
@@ -326,7 +383,8 @@ static int timeline_block(report_t *r, size_t b) {
   double scale = (width - left - right) / span;
   double top_deleg = axis + lane * max_depth[0] + (max_depth[1] ? 10 : 0);
   double height = top_deleg + lane * max_depth[1] + 6;
-  etk_render_puts(s, "<svg role=\"img\" xmlns=\"http://www.w3.org/2000/svg\" width=\"");
+  etk_render_puts(
+      s, "<svg role=\"img\" xmlns=\"http://www.w3.org/2000/svg\" width=\"");
   put_coord(s, width);
   etk_render_puts(s, "\" height=\"");
   put_coord(s, height);
@@ -348,6 +406,12 @@ static int timeline_block(report_t *r, size_t b) {
     put_coord(s, xx);
     etk_render_puts(s, "\" y2=\"");
     put_coord(s, height);
+    /* a label too close to the right edge would be cut or collide with
+     * its neighbour: that tick keeps its line only */
+    if (xx > width - 70) {
+      etk_render_puts(s, "\" stroke=\"#e3e8ee\"/>\n");
+      continue;
+    }
     etk_render_puts(s, "\" stroke=\"#e3e8ee\"/><text x=\"");
     put_coord(s, xx + 2);
     etk_render_puts(s, "\" y=\"11\" fill=\"#5a6575\">");
@@ -364,10 +428,13 @@ static int timeline_block(report_t *r, size_t b) {
     if (w < 0.5) w = 0.5;
     double y = (deleg ? top_deleg : axis) + lane * r->depth[k];
     etk_strbuf_clear(&r->tmp);
-    if (e.name.data && e.name.len) etk_strbuf_append(&r->tmp, e.name.data, e.name.len);
+    if (e.name.data && e.name.len)
+      etk_strbuf_append(&r->tmp, e.name.data, e.name.len);
     else if (e.delegate_debug_id_str.data && e.delegate_debug_id_str.len)
-      etk_strbuf_append(&r->tmp, e.delegate_debug_id_str.data, e.delegate_debug_id_str.len);
-    else etk_strbuf_printf(&r->tmp, "%d", (int)e.delegate_debug_id_int);
+      etk_strbuf_append(&r->tmp, e.delegate_debug_id_str.data,
+                        e.delegate_debug_id_str.len);
+    else
+      etk_strbuf_printf(&r->tmp, "%d", (int)e.delegate_debug_id_int);
     etk_render_puts(s, "<g><title>");
     etk_html_text(s, r->tmp.data ? r->tmp.data : "", r->tmp.len);
     etk_render_puts(s, " | start ");
@@ -375,7 +442,8 @@ static int timeline_block(report_t *r, size_t b) {
     etk_render_puts(s, " | duration ");
     put_num(s, (double)(it->e - it->s) / r->factor);
     etk_render_printf(s, " %s", r->unit);
-    if (e.instruction_id != -1) etk_render_printf(s, " | instruction %d", (int)e.instruction_id);
+    if (e.instruction_id != -1)
+      etk_render_printf(s, " | instruction %d", (int)e.instruction_id);
     if (it->flags & ANA_ITEM_WRAPPED) etk_render_puts(s, " | 32-bit tick wrap");
     etk_render_puts(s, "</title><rect x=\"");
     put_coord(s, x0);
@@ -383,8 +451,9 @@ static int timeline_block(report_t *r, size_t b) {
     put_coord(s, y);
     etk_render_puts(s, "\" width=\"");
     put_coord(s, w);
-    etk_render_printf(s, "\" height=\"%.0f\" fill=\"%s\" stroke=\"#fff\" "
-                         "stroke-width=\"0.5\"/>",
+    etk_render_printf(s,
+                      "\" height=\"%.0f\" fill=\"%s\" stroke=\"#fff\" "
+                      "stroke-width=\"0.5\"/>",
                       lane - 2, slice_color(&e, deleg));
     if (w > 40) {
       /* a label clipped to about the slice width (7 px per character) */
@@ -392,7 +461,8 @@ static int timeline_block(report_t *r, size_t b) {
       size_t len = r->tmp.len, cut = 0, chars = 0;
       while (cut < len && chars < maxc) {
         cut++;
-        while (cut < len && ((unsigned char)r->tmp.data[cut] & 0xC0) == 0x80) cut++;
+        while (cut < len && ((unsigned char)r->tmp.data[cut] & 0xC0) == 0x80)
+          cut++;
         chars++;
       }
       etk_render_puts(s, "<text x=\"");
@@ -409,23 +479,25 @@ static int timeline_block(report_t *r, size_t b) {
   put_uint(s, blk.runs[0]);
   etk_render_printf(s, "; %zu slice%s drawn", n, n == 1 ? "" : "s");
   if (total > n) etk_render_printf(s, " (the %zu longest of %zu)", n, total);
-  if (no_dur) etk_render_printf(s, "; %zu event%s without an end time not drawn", no_dur,
-                                no_dur == 1 ? "" : "s");
+  if (no_dur)
+    etk_render_printf(s, "; %zu event%s without an end time not drawn", no_dur,
+                      no_dur == 1 ? "" : "s");
   if (max_depth[1]) etk_render_puts(s, "; delegated events in the lower lanes");
   etk_render_puts(s, ".</p>\n");
   return r->tmp.failed ? ETK_E_NO_MEMORY : ETK_OK;
 }
 
 static int section_timeline(report_t *r) {
-  etk_render_puts(r->s,
-                  "<section id=\"timeline\"><h2>Timeline (first run of each block)</h2>\n"
-                  "<p class=\"legend note\">Nesting goes downwards."
-                  "<span style=\"background:#4f7cac\"></span>operator"
-                  "<span style=\"background:#9fb4c9\"></span>OPERATOR_CALL"
-                  "<span style=\"background:#7a8799\"></span>method"
-                  "<span style=\"background:#b5835a\"></span>DELEGATE_CALL"
-                  "<span style=\"background:#d08b3c\"></span>delegated event"
-                  " - hover a slice for details.</p>\n");
+  etk_render_puts(
+      r->s,
+      "<section id=\"timeline\"><h2>Timeline (first run of each block)</h2>\n"
+      "<p class=\"legend note\">Nesting goes downwards."
+      "<span style=\"background:#4f7cac\"></span>operator"
+      "<span style=\"background:#9fb4c9\"></span>OPERATOR_CALL"
+      "<span style=\"background:#7a8799\"></span>method"
+      "<span style=\"background:#b5835a\"></span>DELEGATE_CALL"
+      "<span style=\"background:#d08b3c\"></span>delegated event"
+      " - hover a slice for details.</p>\n");
   size_t nb = etk_inspector_block_count(r->insp);
   int rc = ETK_OK;
   for (size_t b = 0; b < nb && rc == ETK_OK; b++) rc = timeline_block(r, b);
@@ -453,23 +525,28 @@ static int events_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
     v->st_row = row;
   }
   double stat[7] = {(double)v->st.count, v->st.avg, v->st.p10, v->st.p50,
-                    v->st.p90, v->st.min, v->st.max};
+                    v->st.p90,           v->st.min, v->st.max};
   switch (col) {
-    case 0: etk_cell_set_int(out, (int64_t)ev.block); break;
+    case 0:
+      etk_cell_set_int(out, (int64_t)ev.block);
+      break;
     case 1:
       etk_strbuf_append(scratch, ev.name, ev.name_len);
       etk_cell_set_text(out, scratch->data ? scratch->data : "", scratch->len);
       break;
     case 2:
-      if (ev.instruction_id == -1) etk_cell_set_none(out);
-      else etk_cell_set_int(out, ev.instruction_id);
+      if (ev.instruction_id == -1)
+        etk_cell_set_none(out);
+      else
+        etk_cell_set_int(out, ev.instruction_id);
       break;
     case 3: {
       etk_inspector_event_link_t l;
       etk_inspector_event_link(v->r->insp, e, &l);
       if (ev.is_delegated_op) {
-        etk_strbuf_appends(scratch, l.delegate_backend_name ? l.delegate_backend_name
-                                                           : "delegated");
+        etk_strbuf_appends(scratch, l.delegate_backend_name
+                                        ? l.delegate_backend_name
+                                        : "delegated");
         etk_cell_set_text(out, scratch->data, scratch->len);
       } else {
         etk_cell_set_none(out);
@@ -483,24 +560,30 @@ static int events_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
         if (k) etk_strbuf_appends(scratch, ", ");
         etk_strbuf_appends(scratch, l.op_types[k] ? l.op_types[k] : "");
       }
-      if (l.op_type_count > 8) etk_strbuf_printf(scratch, " ... (%zu)", l.op_type_count);
-      if (scratch->len) etk_cell_set_text(out, scratch->data, scratch->len);
-      else etk_cell_set_none(out);
+      if (l.op_type_count > 8)
+        etk_strbuf_printf(scratch, " ... (%zu)", l.op_type_count);
+      if (scratch->len)
+        etk_cell_set_text(out, scratch->data, scratch->len);
+      else
+        etk_cell_set_none(out);
       break;
     }
     case 5: {
-      static const char *const roles[] = {"operator", "wrapper (OPERATOR_CALL)",
-                                          "method", "method (load)",
-                                          "wrapper (DELEGATE_CALL)", "no timings"};
+      static const char *const roles[] = {
+          "operator",      "wrapper (OPERATOR_CALL)", "method",
+          "method (load)", "wrapper (DELEGATE_CALL)", "no timings"};
       int role = etk_op_summary_event_role(v->r->sum, e);
       const char *t = (unsigned)role < 6 ? roles[role] : "";
       etk_cell_set_text(out, t, strlen(t));
       break;
     }
     default:
-      if (!v->st_ok) etk_cell_set_none(out);
-      else if (col == 6) etk_cell_set_int(out, (int64_t)v->st.count);
-      else etk_cell_set_float(out, stat[col - 6]);
+      if (!v->st_ok)
+        etk_cell_set_none(out);
+      else if (col == 6)
+        etk_cell_set_int(out, (int64_t)v->st.count);
+      else
+        etk_cell_set_float(out, stat[col - 6]);
       break;
   }
   return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
@@ -520,9 +603,11 @@ static int section_events(report_t *r) {
   if (!rows) return ETK_E_NO_MEMORY;
   for (size_t i = 0; i < n; i++) rows[i] = i;
   char h[7][40];
-  const char *headers[13] = {"block", "event", "instruction", "delegate",
-                             "op types", "counted as", "runs"};
-  static const char *const stat_names[6] = {"avg", "p10", "p50", "p90", "min", "max"};
+  const char *headers[13] = {"block",    "event",    "instruction",
+                             "delegate", "op types", "counted as",
+                             "runs"};
+  static const char *const stat_names[6] = {"avg", "p10", "p50",
+                                            "p90", "min", "max"};
   for (int i = 0; i < 6; i++) {
     snprintf(h[i], sizeof h[i], "%s (%s)", stat_names[i], r->unit);
     headers[7 + i] = h[i];
@@ -533,11 +618,15 @@ static int section_events(report_t *r) {
   v.rows = rows;
   v.st_row = SIZE_MAX;
   etk_frame_t f = {n, 13, headers, events_cell, &v, 0};
+  etk_render_puts(s, "<div class=\"scroll\">");
   int rc = etk_render_html_table(&f, "events", s, NULL);
+  etk_render_puts(s, "</div>\n");
   free(rows);
   if (total > n)
-    etk_render_printf(s, "<p class=\"note\">first %zu of %zu events shown "
-                         "(raise the cap with --max-rows).</p>\n", n, total);
+    etk_render_printf(s,
+                      "<p class=\"note\">first %zu of %zu events shown "
+                      "(raise the cap with --max-rows).</p>\n",
+                      n, total);
   etk_render_puts(s, "</section>\n");
   return rc;
 }
@@ -547,18 +636,21 @@ static void section_memory(report_t *r) {
   etk_render_puts(s, "<section id=\"memory\"><h2>Memory</h2>\n");
   size_t na = etk_memory_report_allocator_count(r->mem);
   if (na == 0) {
-    etk_render_puts(s, "<p class=\"note\">No allocation events in this ETDump "
-                       "(the runtime logs them only when allocators are "
-                       "tracked).</p></section>\n");
+    etk_render_puts(s,
+                    "<p class=\"note\">No allocation events in this ETDump "
+                    "(the runtime logs them only when allocators are "
+                    "tracked).</p></section>\n");
     return;
   }
-  etk_render_puts(s, "<p class=\"note\">Allocation events carry no address, free or "
-                     "time: bytes are <b>cumulative</b> within a run, so a run's "
-                     "total is its high-water mark as far as the dump can tell.</p>\n"
-                     "<table><thead><tr><th>block</th><th>allocator</th><th>id</th>"
-                     "<th>runs</th><th>allocations</th><th>total bytes</th>"
-                     "<th>peak bytes / run</th><th>largest</th><th></th></tr></thead>"
-                     "\n<tbody>\n");
+  etk_render_puts(
+      s,
+      "<p class=\"note\">Allocation events carry no address, free or "
+      "time: bytes are <b>cumulative</b> within a run, so a run's "
+      "total is its high-water mark as far as the dump can tell.</p>\n"
+      "<table><thead><tr><th>block</th><th>allocator</th><th>id</th>"
+      "<th>runs</th><th>allocations</th><th>total bytes</th>"
+      "<th>peak bytes / run</th><th>largest</th><th></th></tr></thead>"
+      "\n<tbody>\n");
   uint64_t max_peak = 1;
   for (size_t i = 0; i < na; i++) {
     etk_memory_allocator_t a;
@@ -571,9 +663,12 @@ static void section_memory(report_t *r) {
     etk_render_puts(s, "<tr><td>");
     etk_html_texts(s, a.block_name);
     etk_render_puts(s, "</td><td>");
-    if (a.name) etk_html_texts(s, a.name);
-    else etk_render_puts(s, "<i>unknown</i>");
-    etk_render_printf(s, "</td><td class=\"n\">%d</td><td class=\"n\">", (int)a.allocator_id);
+    if (a.name)
+      etk_html_texts(s, a.name);
+    else
+      etk_render_puts(s, "<i>unknown</i>");
+    etk_render_printf(s, "</td><td class=\"n\">%d</td><td class=\"n\">",
+                      (int)a.allocator_id);
     put_uint(s, a.runs_with_allocations);
     etk_render_puts(s, " / ");
     put_uint(s, a.runs);
@@ -592,10 +687,12 @@ static void section_memory(report_t *r) {
   etk_render_puts(s, "</tbody></table>\n");
   size_t nt = etk_memory_report_largest_count(r->mem);
   if (nt) {
-    etk_render_puts(s, "<h3>Largest allocations</h3>\n<table><thead><tr><th>bytes</th>"
-                       "<th>block</th><th>run</th><th>allocator</th>"
-                       "<th>allocator bytes before</th><th>next event to end</th>"
-                       "</tr></thead>\n<tbody>\n");
+    etk_render_puts(
+        s,
+        "<h3>Largest allocations</h3>\n<table><thead><tr><th>bytes</th>"
+        "<th>block</th><th>run</th><th>allocator</th>"
+        "<th>allocator bytes before</th><th>next event to end</th>"
+        "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < nt; i++) {
       etk_memory_allocation_t t;
       etk_memory_allocator_t a;
@@ -608,8 +705,10 @@ static void section_memory(report_t *r) {
       etk_render_puts(s, "</td><td class=\"n\">");
       put_uint(s, t.run);
       etk_render_puts(s, "</td><td>");
-      if (a.name) etk_html_texts(s, a.name);
-      else etk_render_printf(s, "<i>#%d</i>", (int)a.allocator_id);
+      if (a.name)
+        etk_html_texts(s, a.name);
+      else
+        etk_render_printf(s, "<i>#%d</i>", (int)a.allocator_id);
       etk_render_puts(s, "</td><td class=\"n\">");
       put_uint(s, t.offset_in_run);
       etk_render_puts(s, "</td><td>");
@@ -623,7 +722,8 @@ static void section_memory(report_t *r) {
 
 /* ------------------------------------------------------- entry point */
 
-int etk_report_write_html(etk_inspector_t *insp, const etk_report_options_t *options,
+int etk_report_write_html(etk_inspector_t *insp,
+                          const etk_report_options_t *options,
                           etk_render_sink_t *sink, etk_error_t *err) {
   etk_report_options_t defaults;
   etk_report_options_init(&defaults);
@@ -642,28 +742,33 @@ int etk_report_write_html(etk_inspector_t *insp, const etk_report_options_t *opt
   if (!(r.factor > 0)) r.factor = 1;
   etk_strbuf_init(&r.tmp);
   int rc = etk_op_summary_build(insp, &r.sum, err);
-  if (rc == ETK_OK) rc = etk_memory_report_build(insp, o->top_allocations, &r.mem, err);
+  if (rc == ETK_OK)
+    rc = etk_memory_report_build(insp, o->top_allocations, &r.mem, err);
   if (rc == ETK_OK) {
     const char *title = o->title ? o->title : "etkit report";
     etk_dropped_marker_t dropped;
     etk_dropped_marker_find(r.dump, &dropped);
-    etk_render_puts(sink, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-                          "<meta charset=\"utf-8\">\n"
-                          "<meta name=\"viewport\" content=\"width=device-width\">\n"
-                          "<title>");
+    etk_render_puts(sink,
+                    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                    "<meta charset=\"utf-8\">\n"
+                    "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                    "<title>");
     etk_html_texts(sink, title);
     etk_render_puts(sink, "</title>\n<style>");
     etk_render_puts(sink, css);
     etk_render_puts(sink, "</style>\n</head>\n<body>\n<header><h1>");
     etk_html_texts(sink, title);
     etk_render_puts(sink, "</h1><p>");
-    if (o->etdump_path) etk_html_texts(sink, o->etdump_path);
-    else etk_render_puts(sink, "ETDump");
-    etk_render_puts(sink, "</p></header>\n<nav><a href=\"#file\">file</a>"
-                          "<a href=\"#summary\">operator types</a>"
-                          "<a href=\"#timeline\">timeline</a>"
-                          "<a href=\"#events\">events</a>"
-                          "<a href=\"#memory\">memory</a></nav>\n<main>\n");
+    if (o->etdump_path)
+      etk_html_texts(sink, o->etdump_path);
+    else
+      etk_render_puts(sink, "ETDump");
+    etk_render_puts(sink,
+                    "</p></header>\n<nav><a href=\"#file\">file</a>"
+                    "<a href=\"#summary\">operator types</a>"
+                    "<a href=\"#timeline\">timeline</a>"
+                    "<a href=\"#events\">events</a>"
+                    "<a href=\"#memory\">memory</a></nav>\n<main>\n");
     section_facts(&r, &dropped);
     section_summary(&r);
     rc = section_timeline(&r);
@@ -687,7 +792,8 @@ int etk_report_write_html(etk_inspector_t *insp, const etk_report_options_t *opt
   etk_strbuf_free(&r.tmp);
   if (rc != ETK_OK) {
     if (err && err->code != ETK_OK) return err->code;
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "report: %s", etk_strerror(rc));
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "report: %s",
+                         etk_strerror(rc));
   }
   return ETK_OK;
 }

@@ -29,14 +29,14 @@
 
 typedef struct mem_row {
   etk_memory_allocator_t pub;
-  uint32_t block_name, name;  /* pool ids, UINT32_MAX = none */
-  uint32_t cur_run;           /* run being folded, UINT32_MAX = none */
+  uint32_t block_name, name; /* pool ids, UINT32_MAX = none */
+  uint32_t cur_run;          /* run being folded, UINT32_MAX = none */
   uint64_t cur_bytes;
 } mem_row_t;
 
 typedef struct mem_top {
   etk_memory_allocation_t pub;
-  uint32_t next_event;        /* pool id */
+  uint32_t next_event; /* pool id */
 } mem_top_t;
 
 struct etk_memory_report {
@@ -46,8 +46,8 @@ struct etk_memory_report {
   size_t ntop, top_cap;
   uint64_t events;
   etk_dropped_marker_t dropped;
-  ana_intern_t keys;          /* (block, allocator id) -> row */
-  ana_intern_t pool;          /* strings */
+  ana_intern_t keys; /* (block, allocator id) -> row */
+  ana_intern_t pool; /* strings */
 };
 
 static void fold_run(mem_row_t *r) {
@@ -60,9 +60,11 @@ static void fold_run(mem_row_t *r) {
   r->cur_bytes = 0;
 }
 
-static void top_insert(etk_memory_report_t *m, const etk_memory_allocation_t *a) {
+static void top_insert(etk_memory_report_t *m,
+                       const etk_memory_allocation_t *a) {
   if (m->top_cap == 0) return;
-  if (m->ntop == m->top_cap && m->top[m->ntop - 1].pub.bytes >= a->bytes) return;
+  if (m->ntop == m->top_cap && m->top[m->ntop - 1].pub.bytes >= a->bytes)
+    return;
   size_t pos = m->ntop < m->top_cap ? m->ntop : m->ntop - 1;
   /* ties keep file order: insert after equal sizes */
   while (pos > 0 && m->top[pos - 1].pub.bytes < a->bytes) {
@@ -74,7 +76,8 @@ static void top_insert(etk_memory_report_t *m, const etk_memory_allocation_t *a)
   if (m->ntop < m->top_cap) m->ntop++;
 }
 
-static int pool_str(etk_memory_report_t *m, const char *s, size_t len, uint32_t *id) {
+static int pool_str(etk_memory_report_t *m, const char *s, size_t len,
+                    uint32_t *id) {
   return ana_intern_put(&m->pool, s ? s : "", s ? len : 0, id, NULL);
 }
 
@@ -85,15 +88,18 @@ static int next_event_name(etk_memory_report_t *m, const etk_etdump_t *dump,
   if (etk_etdump_event_get(dump, ev, &e) != ETK_OK) return ETK_OK;
   etk_etdump_run_t run;
   if (etk_etdump_run_get(dump, e.run, &run) != ETK_OK) return ETK_OK;
-  for (size_t i = (size_t)ev + 1; i < (size_t)run.first_event + run.event_count; i++) {
+  for (size_t i = (size_t)ev + 1; i < (size_t)run.first_event + run.event_count;
+       i++) {
     etk_etdump_event_t p;
     if (etk_etdump_event_get(dump, i, &p) != ETK_OK ||
         p.kind != ETK_ETDUMP_EVENT_PROFILE)
       continue;
     char num[24];
-    if (p.name.data && p.name.len) return pool_str(m, p.name.data, p.name.len, id);
+    if (p.name.data && p.name.len)
+      return pool_str(m, p.name.data, p.name.len, id);
     if (p.delegate_debug_id_str.data && p.delegate_debug_id_str.len)
-      return pool_str(m, p.delegate_debug_id_str.data, p.delegate_debug_id_str.len, id);
+      return pool_str(m, p.delegate_debug_id_str.data,
+                      p.delegate_debug_id_str.len, id);
     size_t n = etk_format_int(p.delegate_debug_id_int, num);
     return pool_str(m, num, n, id);
   }
@@ -107,7 +113,8 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
                          "etk_memory_report_build: NULL argument");
   *out = NULL;
   etk_memory_report_t *m = calloc(1, sizeof *m);
-  if (!m) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (!m)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   ana_intern_init(&m->keys);
   ana_intern_init(&m->pool);
   const etk_etdump_t *dump = etk_inspector_etdump(insp);
@@ -132,8 +139,10 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
       uint32_t ri = blk.runs[k];
       etk_etdump_run_t run;
       if (etk_etdump_run_get(dump, ri, &run) != ETK_OK) continue;
-      for (size_t i = run.first_event; i < (size_t)run.first_event + run.event_count; i++) {
-        if ((cols.flags[i] & ETK_ETDUMP_KIND_MASK) != ETK_ETDUMP_EVENT_ALLOCATION)
+      for (size_t i = run.first_event;
+           i < (size_t)run.first_event + run.event_count; i++) {
+        if ((cols.flags[i] & ETK_ETDUMP_KIND_MASK) !=
+            ETK_ETDUMP_EVENT_ALLOCATION)
           continue;
         etk_etdump_event_t e;
         etk_etdump_event_get(dump, i, &e);
@@ -189,10 +198,13 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
         a.offset_in_run = r->cur_bytes;
         top_insert(m, &a);
         r->cur_bytes = r->cur_bytes + e.allocation_size < r->cur_bytes
-                           ? UINT64_MAX : r->cur_bytes + e.allocation_size;
+                           ? UINT64_MAX
+                           : r->cur_bytes + e.allocation_size;
         r->pub.count++;
-        r->pub.total_bytes = r->pub.total_bytes + e.allocation_size < r->pub.total_bytes
-                                 ? UINT64_MAX : r->pub.total_bytes + e.allocation_size;
+        r->pub.total_bytes =
+            r->pub.total_bytes + e.allocation_size < r->pub.total_bytes
+                ? UINT64_MAX
+                : r->pub.total_bytes + e.allocation_size;
         if (e.allocation_size > r->pub.largest_bytes)
           r->pub.largest_bytes = e.allocation_size;
       }
@@ -200,7 +212,8 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
     for (size_t k = block_first_row; k < m->nrows; k++) fold_run(&m->rows[k]);
   }
   for (size_t k = 0; k < m->ntop && rc == ETK_OK; k++)
-    rc = next_event_name(m, dump, m->top[k].pub.etdump_event, &m->top[k].next_event);
+    rc = next_event_name(m, dump, m->top[k].pub.etdump_event,
+                         &m->top[k].next_event);
   if (rc != ETK_OK) {
     etk_memory_report_free(m);
     return etk_error_set(err, rc, ETK_NO_OFFSET, "memory report: %s",
@@ -209,12 +222,14 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
   for (size_t k = 0; k < m->nrows; k++) {
     mem_row_t *r = &m->rows[k];
     r->pub.block_name = ana_intern_key(&m->pool, r->block_name, NULL);
-    r->pub.name = r->name == UINT32_MAX ? NULL : ana_intern_key(&m->pool, r->name, NULL);
+    r->pub.name =
+        r->name == UINT32_MAX ? NULL : ana_intern_key(&m->pool, r->name, NULL);
   }
   for (size_t k = 0; k < m->ntop; k++)
-    m->top[k].pub.next_event = m->top[k].next_event == UINT32_MAX
-                                   ? NULL
-                                   : ana_intern_key(&m->pool, m->top[k].next_event, NULL);
+    m->top[k].pub.next_event =
+        m->top[k].next_event == UINT32_MAX
+            ? NULL
+            : ana_intern_key(&m->pool, m->top[k].next_event, NULL);
   *out = m;
   return ETK_OK;
 }
@@ -257,10 +272,9 @@ uint64_t etk_memory_report_event_count(const etk_memory_report_t *m) {
 /* ------------------------------------------------------- rendering */
 
 static const char *const alloc_headers[] = {
-    "event_block_name", "allocator",        "allocator_id",
-    "runs",             "runs_allocating",  "allocations",
-    "total_bytes",      "peak_bytes_per_run", "min_bytes_per_run",
-    "largest_bytes"};
+    "event_block_name",  "allocator",    "allocator_id", "runs",
+    "runs_allocating",   "allocations",  "total_bytes",  "peak_bytes_per_run",
+    "min_bytes_per_run", "largest_bytes"};
 
 static const char *alloc_name(const etk_memory_allocator_t *a) {
   return a->name ? a->name : "(unknown allocator)";
@@ -272,23 +286,43 @@ static int alloc_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   const etk_memory_allocator_t *a = &m->rows[row].pub;
   (void)scratch;
   switch (col) {
-    case 0: etk_cell_set_text(out, a->block_name, strlen(a->block_name)); break;
-    case 1: etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a))); break;
-    case 2: etk_cell_set_int(out, a->allocator_id); break;
-    case 3: etk_cell_set_int(out, (int64_t)a->runs); break;
-    case 4: etk_cell_set_int(out, (int64_t)a->runs_with_allocations); break;
-    case 5: etk_cell_set_int(out, (int64_t)a->count); break;
-    case 6: etk_cell_set_int(out, (int64_t)a->total_bytes); break;
-    case 7: etk_cell_set_int(out, (int64_t)a->peak_bytes); break;
-    case 8: etk_cell_set_int(out, (int64_t)a->min_run_bytes); break;
-    default: etk_cell_set_int(out, (int64_t)a->largest_bytes); break;
+    case 0:
+      etk_cell_set_text(out, a->block_name, strlen(a->block_name));
+      break;
+    case 1:
+      etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a)));
+      break;
+    case 2:
+      etk_cell_set_int(out, a->allocator_id);
+      break;
+    case 3:
+      etk_cell_set_int(out, (int64_t)a->runs);
+      break;
+    case 4:
+      etk_cell_set_int(out, (int64_t)a->runs_with_allocations);
+      break;
+    case 5:
+      etk_cell_set_int(out, (int64_t)a->count);
+      break;
+    case 6:
+      etk_cell_set_int(out, (int64_t)a->total_bytes);
+      break;
+    case 7:
+      etk_cell_set_int(out, (int64_t)a->peak_bytes);
+      break;
+    case 8:
+      etk_cell_set_int(out, (int64_t)a->min_run_bytes);
+      break;
+    default:
+      etk_cell_set_int(out, (int64_t)a->largest_bytes);
+      break;
   }
   return ETK_OK;
 }
 
-static const char *const top_headers[] = {"event_block_name", "run", "allocator",
-                                          "bytes", "allocator_bytes_before",
-                                          "next_event", "etdump_event"};
+static const char *const top_headers[] = {
+    "event_block_name",       "run",        "allocator",   "bytes",
+    "allocator_bytes_before", "next_event", "etdump_event"};
 
 static int top_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                     etk_strbuf_t *scratch) {
@@ -297,16 +331,30 @@ static int top_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   const etk_memory_allocator_t *a = &m->rows[t->allocator].pub;
   (void)scratch;
   switch (col) {
-    case 0: etk_cell_set_text(out, a->block_name, strlen(a->block_name)); break;
-    case 1: etk_cell_set_int(out, t->run); break;
-    case 2: etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a))); break;
-    case 3: etk_cell_set_int(out, (int64_t)t->bytes); break;
-    case 4: etk_cell_set_int(out, (int64_t)t->offset_in_run); break;
-    case 5:
-      if (t->next_event) etk_cell_set_text(out, t->next_event, strlen(t->next_event));
-      else etk_cell_set_none(out);
+    case 0:
+      etk_cell_set_text(out, a->block_name, strlen(a->block_name));
       break;
-    default: etk_cell_set_int(out, t->etdump_event); break;
+    case 1:
+      etk_cell_set_int(out, t->run);
+      break;
+    case 2:
+      etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a)));
+      break;
+    case 3:
+      etk_cell_set_int(out, (int64_t)t->bytes);
+      break;
+    case 4:
+      etk_cell_set_int(out, (int64_t)t->offset_in_run);
+      break;
+    case 5:
+      if (t->next_event)
+        etk_cell_set_text(out, t->next_event, strlen(t->next_event));
+      else
+        etk_cell_set_none(out);
+      break;
+    default:
+      etk_cell_set_int(out, t->etdump_event);
+      break;
   }
   return ETK_OK;
 }
@@ -329,8 +377,10 @@ int etk_memory_report_render(const etk_memory_report_t *m,
     etk_json_key(&j, "allocation_events");
     etk_json_uint(&j, m->events);
     etk_json_key(&j, "dropped_events");
-    if (m->dropped.present) etk_json_uint(&j, m->dropped.events);
-    else etk_json_null(&j);
+    if (m->dropped.present)
+      etk_json_uint(&j, m->dropped.events);
+    else
+      etk_json_null(&j);
     etk_json_key(&j, "allocators");
     etk_json_begin_array(&j);
     for (size_t i = 0; i < m->nrows; i++) {
@@ -396,11 +446,12 @@ int etk_memory_report_render(const etk_memory_report_t *m,
     if (m->nrows == 0) {
       etk_render_puts(sink, "no allocation events in this ETDump\n");
     } else {
-      etk_render_puts(sink,
-                      "allocation events carry no address, free or time: bytes are "
-                      "CUMULATIVE within a run,\nso a run's total is its "
-                      "high-water mark as far as the dump can tell.\n\n"
-                      "allocators:\n");
+      etk_render_puts(
+          sink,
+          "allocation events carry no address, free or time: bytes are "
+          "CUMULATIVE within a run,\nso a run's total is its "
+          "high-water mark as far as the dump can tell.\n\n"
+          "allocators:\n");
       rc = etk_render_table(&fa, sink, err);
       if (rc == ETK_OK && m->ntop) {
         etk_render_puts(sink, "\nlargest allocations:\n");
@@ -408,14 +459,14 @@ int etk_memory_report_render(const etk_memory_report_t *m,
       }
     }
   } else {
-    rc = etk_render_delimited(&fa, format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
-                              sink, err);
+    rc = etk_render_delimited(
+        &fa, format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
   }
   if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
   if (rc != ETK_OK) {
     if (err && err->code != ETK_OK) return err->code;
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "rendering the memory report: %s",
-                         etk_strerror(rc));
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "rendering the memory report: %s", etk_strerror(rc));
   }
   return ETK_OK;
 }

@@ -38,7 +38,7 @@ typedef struct op_row {
   const char *text; /* closing rows: static text */
   uint64_t count;
   double total;
-  uint32_t order;   /* first appearance */
+  uint32_t order; /* first appearance */
 } op_row_t;
 
 struct etk_op_summary {
@@ -50,7 +50,7 @@ struct etk_op_summary {
   double *avgs;
   size_t nevents;
   ana_intern_t keys;
-  size_t *row_of;   /* intern id -> row index while its block is built */
+  size_t *row_of; /* intern id -> row index while its block is built */
   size_t row_of_cap;
 };
 
@@ -71,7 +71,8 @@ const char *etk_op_type_from_name(const char *name, size_t len,
   }
   size_t i = len;
   while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
-  if (i < len && i >= 2 && name[i - 1] == '#' && name[i - 2] == ' ') len = i - 2;
+  if (i < len && i >= 2 && name[i - 1] == '#' && name[i - 2] == ' ')
+    len = i - 2;
   if (out_len) *out_len = len;
   return name;
 }
@@ -150,8 +151,8 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     }
     if (!deleg && ev.instruction_id >= 0 &&
         ana_is_name(ev.name, ev.name_len, "DELEGATE_CALL")) {
-      if (ninner && bsearch(&ev.instruction_id, inner, ninner, sizeof *inner,
-                            cmp_i32)) {
+      if (ninner &&
+          bsearch(&ev.instruction_id, inner, ninner, sizeof *inner, cmp_i32)) {
         s->roles[e] = ETK_OP_ROLE_DELEGATE_WRAPPER;
         continue;
       }
@@ -260,7 +261,8 @@ int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
                          "etk_op_summary_build: NULL argument");
   *out = NULL;
   etk_op_summary_t *s = calloc(1, sizeof *s);
-  if (!s) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (!s)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   ana_intern_init(&s->keys);
   s->nblocks = etk_inspector_block_count(insp);
   s->nevents = etk_inspector_event_count(insp);
@@ -268,7 +270,8 @@ int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
   s->roles = calloc(s->nevents ? s->nevents : 1, 1);
   s->avgs = malloc((s->nevents ? s->nevents : 1) * sizeof *s->avgs);
   int rc = (s->blocks && s->roles && s->avgs) ? ETK_OK : ETK_E_NO_MEMORY;
-  for (size_t e = 0; rc == ETK_OK && e < s->nevents; e++) s->avgs[e] = (double)NAN;
+  for (size_t e = 0; rc == ETK_OK && e < s->nevents; e++)
+    s->avgs[e] = (double)NAN;
   size_t cap = 0;
   etk_strbuf_t key;
   etk_strbuf_init(&key);

@@ -39,8 +39,10 @@ static int html_is_control(uint32_t c) {
  * the bytes are not a valid, shortest-form sequence. */
 static size_t utf8_decode(const unsigned char *u, size_t len, uint32_t *cp) {
   unsigned c = u[0];
-  size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-             : (c & 0xF8) == 0xF0 ? 4 : 0;
+  size_t n = (c & 0xE0) == 0xC0   ? 2
+             : (c & 0xF0) == 0xE0 ? 3
+             : (c & 0xF8) == 0xF0 ? 4
+                                  : 0;
   if (n == 0 || n > len) return 0;
   uint32_t v = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
   for (size_t k = 1; k < n; k++) {
@@ -63,12 +65,24 @@ void etk_html_text(etk_render_sink_t *s, const char *text, size_t len) {
     const char *entity = NULL;
     if (c >= 0x20 && c < 0x7F) {
       switch (c) {
-        case '&': entity = "&amp;"; break;
-        case '<': entity = "&lt;"; break;
-        case '>': entity = "&gt;"; break;
-        case '"': entity = "&quot;"; break;
-        case '\'': entity = "&#39;"; break;
-        default: i++; continue;
+        case '&':
+          entity = "&amp;";
+          break;
+        case '<':
+          entity = "&lt;";
+          break;
+        case '>':
+          entity = "&gt;";
+          break;
+        case '"':
+          entity = "&quot;";
+          break;
+        case '\'':
+          entity = "&#39;";
+          break;
+        default:
+          i++;
+          continue;
       }
       etk_render_put(s, text + run, i - run);
       etk_render_puts(s, entity);
@@ -94,9 +108,12 @@ void etk_html_text(etk_render_sink_t *s, const char *text, size_t len) {
     char esc[8];
     size_t e = 0;
     esc[e++] = '\\';
-    if (cp == '\t') esc[e++] = 't';
-    else if (cp == '\n') esc[e++] = 'n';
-    else if (cp == '\r') esc[e++] = 'r';
+    if (cp == '\t')
+      esc[e++] = 't';
+    else if (cp == '\n')
+      esc[e++] = 'n';
+    else if (cp == '\r')
+      esc[e++] = 'r';
     else if (cp < 0x100) {
       esc[e++] = 'x';
       esc[e++] = hex[cp >> 4];
@@ -121,8 +138,12 @@ static void html_cell(etk_render_sink_t *s, const etk_cell_t *c, int *numeric) {
   char num[ETK_FORMAT_DOUBLE_MAX];
   *numeric = 0;
   switch (c->kind) {
-    case ETK_CELL_NONE: break;
-    case ETK_CELL_NAN: *numeric = 1; etk_render_puts(s, "nan"); break;
+    case ETK_CELL_NONE:
+      break;
+    case ETK_CELL_NAN:
+      *numeric = 1;
+      etk_render_puts(s, "nan");
+      break;
     case ETK_CELL_FLOAT:
       *numeric = 1;
       etk_render_put(s, num, etk_format_double_g(c->f, num));
@@ -131,8 +152,12 @@ static void html_cell(etk_render_sink_t *s, const etk_cell_t *c, int *numeric) {
       *numeric = 1;
       etk_render_put(s, num, etk_format_int(c->i, num));
       break;
-    case ETK_CELL_BOOL: etk_render_puts(s, c->i ? "True" : "False"); break;
-    default: etk_html_text(s, c->text ? c->text : "", c->text ? c->len : 0); break;
+    case ETK_CELL_BOOL:
+      etk_render_puts(s, c->i ? "True" : "False");
+      break;
+    default:
+      etk_html_text(s, c->text ? c->text : "", c->text ? c->len : 0);
+      break;
   }
 }
 

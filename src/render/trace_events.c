@@ -89,8 +89,8 @@ int etk_trace_event_end(etk_trace_writer_t *w) {
   if (w->state != TW_IN_EVENT) return w->status = ETK_E_INVALID_STATE;
   etk_json_end_object(&w->json);
   if (w->json.status != ETK_OK || w->json.depth != 0)
-    return w->status = w->json.status != ETK_OK ? w->json.status
-                                                : ETK_E_INVALID_STATE;
+    return w->status =
+               w->json.status != ETK_OK ? w->json.status : ETK_E_INVALID_STATE;
   w->events++;
   w->state = TW_EVENTS;
   if (w->sink->status != ETK_OK) w->status = w->sink->status;

@@ -59,7 +59,8 @@ uint8_t *afx_model(size_t *len) {
   etw_allocation(w, 1, 64);
   prof(w, "Program::load_method", -1, 0, 1, 50);
   etw_run_end(w);
-  static const uint8_t text_meta[] = {'x', 'n', 'n', ':', 'f', 'p', '3', '2', 0};
+  static const uint8_t text_meta[] = {'x', 'n', 'n', ':', 'f',
+                                      'p', '3', '2', 0};
   static const uint8_t bin_meta[] = {0x01, 0xff, 0x00, 0x7f};
   for (uint64_t k = 0; k < 2; k++) {
     uint64_t t = 1000 + 1000 * k;
@@ -119,9 +120,14 @@ uint8_t *afx_overlap(size_t *len) {
 }
 
 uint8_t *afx_hostile(size_t *len) {
-  static const char *const names[] = {
-      "<script>alert(1)</script>", "a\"b'c&d<e>", "new\nline", "tab\tx",
-      "\x1b[31mred", "bidi\xe2\x80\xae" "evil", "</td></tr></table>"};
+  static const char *const names[] = {"<script>alert(1)</script>",
+                                      "a\"b'c&d<e>",
+                                      "new\nline",
+                                      "tab\tx",
+                                      "\x1b[31mred",
+                                      ("bidi\xe2\x80\xae"
+                                       "evil"),
+                                      "</td></tr></table>"};
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "<b>run</b> & \"co\"", -1);
@@ -171,11 +177,15 @@ static void diff_run(etw_t *w, int b) {
   t += 10;
   prof(w, "native_call_mul.out", 0, 1, t, t + (b ? 30 : 20));
   t += 30;
-  if (b) prof(w, "native_call_conv.out", 0, 5, t, t + 80);
-  else prof(w, "native_call_conv.out", 0, 2, t, t + 100);
+  if (b)
+    prof(w, "native_call_conv.out", 0, 5, t, t + 80);
+  else
+    prof(w, "native_call_conv.out", 0, 2, t, t + 100);
   t += 100;
-  if (b) prof(w, "native_call_sigmoid.out", 0, 3, t, t + 7);
-  else prof(w, "native_call_relu.out", 0, 3, t, t + 5);
+  if (b)
+    prof(w, "native_call_sigmoid.out", 0, 3, t, t + 7);
+  else
+    prof(w, "native_call_relu.out", 0, 3, t, t + 5);
   t += 10;
   deleg(w, -1, b ? "linear #2" : "linear #1", 4, NULL, 0, t, t + (b ? 44 : 40));
   prof(w, "Method::execute", -1, 0, 1000, 1000 + (b ? 190 : 200));

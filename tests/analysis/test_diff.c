@@ -91,7 +91,8 @@ ETK_TEST(known_deltas_and_matching_stages) {
 
   REQUIRE(find_row(p.d, "Execute", "native_call_relu.out", &r) >= 0);
   CHECK_EQ_INT(r.match, ETK_DIFF_MATCH_MISSING);
-  CHECK(r.delta == -5 && r.change_pct != r.change_pct && r.value_b != r.value_b);
+  CHECK(r.delta == -5 && r.change_pct != r.change_pct &&
+        r.value_b != r.value_b);
   CHECK(r.event_b == SIZE_MAX);
 
   REQUIRE(find_row(p.d, "Execute", "native_call_sigmoid.out", &r) >= 0);
@@ -124,7 +125,8 @@ ETK_TEST(totals_and_framework_overhead) {
   REQUIRE(m >= 0);
   CHECK_EQ_INT(r.kind, ETK_DIFF_ROW_METHOD);
   CHECK_EQ_INT(r.match, ETK_DIFF_MATCH_TOTAL);
-  CHECK(r.value_a == 200 && r.value_b == 190 && r.delta == -10 && r.change_pct == -5);
+  CHECK(r.value_a == 200 && r.value_b == 190 && r.delta == -10 &&
+        r.change_pct == -5);
   CHECK(r.count_a == 3 && r.count_b == 3);
   REQUIRE(find_row(p.d, "Execute", "operators", &r) >= 0);
   CHECK(r.value_a == 175 && r.value_b == 171 && r.delta == -4);
@@ -144,17 +146,18 @@ ETK_TEST(rows_sorted_by_absolute_delta) {
   REQUIRE(make_pair(&p, NULL));
   /* totals first, then matched by |delta|, then new, then missing */
   static const char *const order[] = {
-      "native_call_conv.out", "native_call_mul.out", "linear #1",
-      "native_call_add.out",  "native_call_add.out", /* Warmup's (new, 12) */
-      "native_call_sigmoid.out", "Method::init", "native_call_relu.out"};
+      "native_call_conv.out",    "native_call_mul.out", "linear #1",
+      "native_call_add.out",     "native_call_add.out", /* Warmup's (new, 12) */
+      "native_call_sigmoid.out", "Method::init",        "native_call_relu.out"};
   size_t k = 0, totals = 0;
   int last_class = 0;
   for (size_t i = 0; i < etk_diff_row_count(p.d); i++) {
     etk_diff_row_t r;
     etk_diff_row_get(p.d, i, &r);
-    int cls = r.match == ETK_DIFF_MATCH_TOTAL ? 0
-              : r.match == ETK_DIFF_MATCH_NEW ? 2
-              : r.match == ETK_DIFF_MATCH_MISSING ? 3 : 1;
+    int cls = r.match == ETK_DIFF_MATCH_TOTAL     ? 0
+              : r.match == ETK_DIFF_MATCH_NEW     ? 2
+              : r.match == ETK_DIFF_MATCH_MISSING ? 3
+                                                  : 1;
     CHECK(cls >= last_class);
     last_class = cls;
     if (cls == 0) {
@@ -173,11 +176,12 @@ ETK_TEST(rows_sorted_by_absolute_delta) {
 ETK_TEST(regressions_for_ci) {
   pair_t p;
   REQUIRE(make_pair(&p, NULL));
-  CHECK_EQ_INT(etk_diff_regression_count(p.d, 20, 0), 1);  /* mul +50 % */
-  CHECK_EQ_INT(etk_diff_regression_count(p.d, 5, 0), 2);   /* + linear +10 % */
-  CHECK_EQ_INT(etk_diff_regression_count(p.d, 5, 5), 1);   /* linear: +4 < 5 */
-  CHECK_EQ_INT(etk_diff_regression_count(p.d, 50, 0), 0);  /* strictly above */
-  CHECK_EQ_INT(etk_diff_regression_count(p.d, -30, 0), 3); /* add +0 too, not conv */
+  CHECK_EQ_INT(etk_diff_regression_count(p.d, 20, 0), 1); /* mul +50 % */
+  CHECK_EQ_INT(etk_diff_regression_count(p.d, 5, 0), 2);  /* + linear +10 % */
+  CHECK_EQ_INT(etk_diff_regression_count(p.d, 5, 5), 1);  /* linear: +4 < 5 */
+  CHECK_EQ_INT(etk_diff_regression_count(p.d, 50, 0), 0); /* strictly above */
+  CHECK_EQ_INT(etk_diff_regression_count(p.d, -30, 0),
+               3); /* add +0 too, not conv */
   free_pair(&p);
 }
 
@@ -269,10 +273,12 @@ ETK_TEST(threshold_hides_small_changes) {
   json_t *ops = json_object_get(root, "operators");
   CHECK_EQ_INT(json_array_size(ops), 6);
   json_t *first = json_array_get(ops, 0);
-  CHECK_EQ_STR(json_string_value(json_object_get(first, "name")), "native_call_conv.out");
+  CHECK_EQ_STR(json_string_value(json_object_get(first, "name")),
+               "native_call_conv.out");
   CHECK_EQ_STR(json_string_value(json_object_get(first, "match")), "name");
   CHECK(json_real_value(json_object_get(first, "change_pct")) == -20.0);
-  CHECK_EQ_INT(json_integer_value(json_object_get(first, "instruction_id_b")), 5);
+  CHECK_EQ_INT(json_integer_value(json_object_get(first, "instruction_id_b")),
+               5);
   json_t *last = json_array_get(ops, 5);
   CHECK_EQ_STR(json_string_value(json_object_get(last, "match")), "missing");
   CHECK(json_is_null(json_object_get(last, "change_pct")));
@@ -289,9 +295,16 @@ ETK_TEST(threshold_hides_small_changes) {
   size_t lines = 0;
   for (char *c = text; *c; c++) lines += *c == '\n';
   CHECK_EQ_INT(lines, 1 + 9 + 6); /* header, totals, rows */
-  CHECK(strncmp(text, "block\tkind\tevent\tevent_b\top_type\tinstruction_id_a", 48) == 0);
-  CHECK(strstr(text, "Execute\toperator\tlinear #1\tlinear #2\tlinear\t4\t4\top_type") == NULL);
-  CHECK(strstr(text, "Execute\toperator\tnative_call_mul.out\t\tmul.out\t1\t1\texact\t3\t3\t20.0\t30.0\t20.0\t30.0\t20.0\t30.0\t10.0\t50.0\n") != NULL);
+  CHECK(strncmp(text, "block\tkind\tevent\tevent_b\top_type\tinstruction_id_a",
+                48) == 0);
+  CHECK(strstr(
+            text,
+            "Execute\toperator\tlinear #1\tlinear #2\tlinear\t4\t4\top_type") ==
+        NULL);
+  CHECK(strstr(text,
+               "Execute\toperator\tnative_call_mul.out\t\tmul."
+               "out\t1\t1\texact\t3\t3\t20.0\t30.0\t20.0\t30.0\t20.0\t30.0\t10."
+               "0\t50.0\n") != NULL);
   free(text);
   /* the table says what it hid */
   etk_diff_render_options_init(&o);

@@ -17,7 +17,8 @@ static etk_inspector_t *open_copy(const uint8_t *bytes, size_t len) {
   etk_inspector_options_init(&o);
   o.etdump.copy = 1;
   etk_inspector_t *insp = NULL;
-  if (!bytes || etk_inspector_open_memory(bytes, len, &o, &insp, NULL) != ETK_OK)
+  if (!bytes ||
+      etk_inspector_open_memory(bytes, len, &o, &insp, NULL) != ETK_OK)
     return NULL;
   return insp;
 }
@@ -48,7 +49,8 @@ ETK_TEST(model_numbers) {
   etk_memory_report_allocator_get(m, 0, &a);
   CHECK_EQ_STR(a.block_name, "Default");
   CHECK_EQ_STR(a.name, "method_allocator");
-  CHECK(a.block == 0 && a.allocator_id == 1 && a.runs == 1 && a.runs_with_allocations == 1);
+  CHECK(a.block == 0 && a.allocator_id == 1 && a.runs == 1 &&
+        a.runs_with_allocations == 1);
   CHECK(a.count == 2 && a.total_bytes == 320 && a.peak_bytes == 320);
   CHECK(a.min_run_bytes == 320 && a.largest_bytes == 256);
   etk_memory_report_allocator_get(m, 1, &a);
@@ -71,10 +73,15 @@ ETK_TEST(model_numbers) {
   REQUIRE(etk_memory_report_largest_count(m) == 9);
   static const uint64_t sizes[9] = {4096, 256, 64, 32, 32, 16, 16, 8, 8};
   static const uint32_t runs[9] = {0, 0, 0, 1, 2, 1, 2, 1, 2};
-  static const char *const next[9] = {"Method::init", "Method::init",
-                                      "Program::load_method", "3", "3",
-                                      "native_call_mul.out", "native_call_mul.out",
-                                      "native_call_mul.out", "native_call_mul.out"};
+  static const char *const next[9] = {"Method::init",
+                                      "Method::init",
+                                      "Program::load_method",
+                                      "3",
+                                      "3",
+                                      "native_call_mul.out",
+                                      "native_call_mul.out",
+                                      "native_call_mul.out",
+                                      "native_call_mul.out"};
   for (size_t i = 0; i < 9; i++) {
     etk_memory_allocation_t t;
     REQUIRE(etk_memory_report_largest_get(m, i, &t) == ETK_OK);
@@ -103,17 +110,25 @@ ETK_TEST(model_numbers) {
   CHECK(json_is_null(json_object_get(root, "dropped_events")));
   json_t *al = json_object_get(root, "allocators");
   CHECK_EQ_INT(json_array_size(al), 4);
-  CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(al, 2), "peak_bytes_per_run")), 48);
+  CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(al, 2),
+                                                  "peak_bytes_per_run")),
+               48);
   CHECK(json_is_null(json_object_get(json_array_get(al, 3), "allocator")));
   json_decref(root);
 
   text = render(m, ETK_INSPECT_FORMAT_TSV);
   REQUIRE(text);
-  CHECK(strstr(text, "event_block_name\tallocator\tallocator_id\truns\truns_allocating\t"
-                     "allocations\ttotal_bytes\tpeak_bytes_per_run\tmin_bytes_per_run\t"
-                     "largest_bytes\n") == text);
-  CHECK(strstr(text, "\nExecute\ttemp_allocator\t1\t2\t2\t4\t96\t48\t48\t32\n") != NULL);
-  CHECK(strstr(text, "\nExecute\t(unknown allocator)\t9\t2\t2\t2\t16\t8\t8\t8\n") != NULL);
+  CHECK(strstr(
+            text,
+            "event_block_name\tallocator\tallocator_id\truns\truns_allocating\t"
+            "allocations\ttotal_bytes\tpeak_bytes_per_run\tmin_bytes_per_run\t"
+            "largest_bytes\n") == text);
+  CHECK(
+      strstr(text, "\nExecute\ttemp_allocator\t1\t2\t2\t4\t96\t48\t48\t32\n") !=
+      NULL);
+  CHECK(strstr(text,
+               "\nExecute\t(unknown allocator)\t9\t2\t2\t2\t16\t8\t8\t8\n") !=
+        NULL);
   free(text);
   text = render(m, ETK_INSPECT_FORMAT_TABLE);
   REQUIRE(text);
@@ -166,7 +181,8 @@ ETK_TEST(no_allocations_and_dropped_marker) {
   text = render(m, ETK_INSPECT_FORMAT_JSON);
   json_t *root = json_loads(text, 0, NULL);
   free(text);
-  CHECK(root && json_integer_value(json_object_get(root, "dropped_events")) == 17);
+  CHECK(root &&
+        json_integer_value(json_object_get(root, "dropped_events")) == 17);
   json_decref(root);
   etk_memory_report_free(m);
   etk_inspector_close(insp);

@@ -13,8 +13,10 @@
 #include "etkit/inspector.h"
 
 static void repr_or_empty(double v, char *out) {
-  if (v != v) out[0] = 0;
-  else etk_format_double_repr(v, out);
+  if (v != v)
+    out[0] = 0;
+  else
+    etk_format_double_repr(v, out);
 }
 
 /* Compares the Inspector's summary TSV with the API, row by row. */
@@ -136,7 +138,8 @@ ETK_TEST(delegates_match_inspect_summary) {
   REQUIRE(etk_op_summary_build(insp, &sum, NULL) == ETK_OK);
   size_t wrappers = 0;
   for (size_t e = 0; e < etk_inspector_event_count(insp); e++)
-    wrappers += etk_op_summary_event_role(sum, e) == ETK_OP_ROLE_DELEGATE_WRAPPER;
+    wrappers +=
+        etk_op_summary_event_role(sum, e) == ETK_OP_ROLE_DELEGATE_WRAPPER;
   CHECK_EQ_INT(wrappers, 1);
   /* "linear #1" groups as "linear" */
   int found = 0;

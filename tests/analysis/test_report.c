@@ -112,7 +112,8 @@ static int check_html(const char *h) {
     if (closing) {
       if (sn == 0 || lens[sn - 1] != n || memcmp(stack[sn - 1], name, n) != 0) {
         printf("# </%.*s> closes <%.*s> at %ld\n", (int)n, name,
-               sn ? (int)lens[sn - 1] : 0, sn ? stack[sn - 1] : "", (long)(p - h));
+               sn ? (int)lens[sn - 1] : 0, sn ? stack[sn - 1] : "",
+               (long)(p - h));
         problems++;
       } else {
         sn--;
@@ -125,7 +126,8 @@ static int check_html(const char *h) {
     p = q + 1;
   }
   if (sn) {
-    printf("# %zu element(s) left open, first <%.*s>\n", sn, (int)lens[0], stack[0]);
+    printf("# %zu element(s) left open, first <%.*s>\n", sn, (int)lens[0],
+           stack[0]);
     problems++;
   }
   return problems;
@@ -146,7 +148,8 @@ static void check_self_contained(const char *h) {
   CHECK(strstr(h, "<link") == NULL);
   CHECK(strstr(h, "<img") == NULL);
   /* the only URL is the SVG namespace name, which is never fetched */
-  CHECK_EQ_INT(count(h, "http"), count(h, "xmlns=\"http://www.w3.org/2000/svg\""));
+  CHECK_EQ_INT(count(h, "http"),
+               count(h, "xmlns=\"http://www.w3.org/2000/svg\""));
 }
 
 static char *report(uint8_t *bytes, size_t len, const char *path,
@@ -170,8 +173,10 @@ static char *report(uint8_t *bytes, size_t len, const char *path,
   char *out = rc == ETK_OK ? etk_render_sink_take(s, &n) : NULL;
   etk_render_sink_free(s);
   free(s);
-  if (keep) *keep = insp;
-  else etk_inspector_close(insp);
+  if (keep)
+    *keep = insp;
+  else
+    etk_inspector_close(insp);
   return out;
 }
 
@@ -187,13 +192,20 @@ ETK_TEST(tutorial_report_structure) {
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
   check_self_contained(h);
-  static const char *const ids[] = {"id=\"file\"", "id=\"summary\"", "id=\"timeline\"",
-                                    "id=\"events\"", "id=\"memory\""};
+  static const char *const ids[] = {"id=\"file\"", "id=\"summary\"",
+                                    "id=\"timeline\"", "id=\"events\"",
+                                    "id=\"memory\""};
   for (size_t i = 0; i < 5; i++) CHECK_EQ_INT(count(h, ids[i]), 1);
   CHECK_EQ_INT(count(h, "<svg"), 2);
-  CHECK(strstr(h, "<th>size (bytes)</th><td class=\"n\" style=\"text-align:left\">2320</td>") != NULL);
-  CHECK(strstr(h, "<th>profile events</th><td class=\"n\" style=\"text-align:left\">31</td>") != NULL);
-  CHECK(strstr(h, "<h3>block 1: Execute <span class=\"note\">(1 run, 29 events)</span></h3>") != NULL);
+  CHECK(strstr(h,
+               "<th>size (bytes)</th><td class=\"n\" "
+               "style=\"text-align:left\">2320</td>") != NULL);
+  CHECK(strstr(h,
+               "<th>profile events</th><td class=\"n\" "
+               "style=\"text-align:left\">31</td>") != NULL);
+  CHECK(strstr(h,
+               "<h3>block 1: Execute <span class=\"note\">(1 run, 29 "
+               "events)</span></h3>") != NULL);
   /* events table: header + 31 rows */
   const char *ev = strstr(h, "<table class=\"events\">");
   REQUIRE(ev);
@@ -202,7 +214,8 @@ ETK_TEST(tutorial_report_structure) {
   for (const char *p = ev; (p = strstr(p, "<tr>")) && p < ev_end; p++) rows++;
   CHECK_EQ_INT(rows, 32);
   /* summary: the operator types of the tutorial model with their share */
-  CHECK(strstr(h, "<tr><td>convolution.out</td><td class=\"n\">2</td>") != NULL);
+  CHECK(strstr(h, "<tr><td>convolution.out</td><td class=\"n\">2</td>") !=
+        NULL);
   CHECK(strstr(h, "<tr><td><i>framework overhead</i></td>") != NULL);
   CHECK(strstr(h, "No allocation events") != NULL);
   CHECK(strstr(h, "Incomplete recording") == NULL);
@@ -242,7 +255,9 @@ ETK_TEST(hostile_names_are_escaped) {
   CHECK(strstr(h, "\x1b") == NULL);
   CHECK(strstr(h, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
   CHECK(strstr(h, "&lt;b&gt;run&lt;/b&gt; &amp; &quot;co&quot;") != NULL);
-  CHECK(strstr(h, "<title>title &lt;/title&gt;&lt;script&gt;x&lt;/script&gt;</title>") != NULL);
+  CHECK(strstr(h,
+               "<title>title "
+               "&lt;/title&gt;&lt;script&gt;x&lt;/script&gt;</title>") != NULL);
   CHECK(strstr(h, "&lt;evil path&gt;.etdp") != NULL);
   free(h);
 }
@@ -258,12 +273,19 @@ ETK_TEST(model_report_delegates_and_memory) {
   CHECK(strstr(h, "delegated events in the lower lanes") != NULL);
   CHECK(strstr(h, "<td>wrapper (DELEGATE_CALL)</td>") != NULL);
   /* memory: temp_allocator peak 48 per run, 4 allocations in 2 runs */
-  CHECK(strstr(h, "<tr><td>Execute</td><td>temp_allocator</td><td class=\"n\">1</td>"
-                  "<td class=\"n\">2 / 2</td><td class=\"n\">4</td><td class=\"n\">96</td>"
-                  "<td class=\"n\">48</td><td class=\"n\">32</td>") != NULL);
+  CHECK(
+      strstr(h,
+             "<tr><td>Execute</td><td>temp_allocator</td><td class=\"n\">1</td>"
+             "<td class=\"n\">2 / 2</td><td class=\"n\">4</td><td "
+             "class=\"n\">96</td>"
+             "<td class=\"n\">48</td><td class=\"n\">32</td>") != NULL);
   CHECK(strstr(h, "<b>cumulative</b>") != NULL);
-  CHECK(strstr(h, "<tr><td class=\"n\">4096</td><td>Default</td><td class=\"n\">0</td>"
-                  "<td>planned_memory</td><td class=\"n\">0</td><td>Method::init</td></tr>") != NULL);
+  CHECK(
+      strstr(
+          h,
+          "<tr><td class=\"n\">4096</td><td>Default</td><td class=\"n\">0</td>"
+          "<td>planned_memory</td><td "
+          "class=\"n\">0</td><td>Method::init</td></tr>") != NULL);
   free(h);
 }
 
@@ -273,8 +295,10 @@ ETK_TEST(dropped_events_warning) {
   char *h = report(bytes, len, NULL, NULL, NULL);
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
-  CHECK(strstr(h, "Incomplete recording.</b> The recorder's buffer filled: 17 event(s), "
-                  "2 block(s) were dropped (marker run 1).") != NULL);
+  CHECK(strstr(h,
+               "Incomplete recording.</b> The recorder's buffer filled: 17 "
+               "event(s), "
+               "2 block(s) were dropped (marker run 1).") != NULL);
   free(h);
 }
 
@@ -284,7 +308,8 @@ ETK_TEST(wrap_fixture_timeline_notes) {
   char *h = report(bytes, len, NULL, NULL, NULL);
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
-  CHECK(strstr(h, "4 slices drawn; 1 event without an end time not drawn") != NULL);
+  CHECK(strstr(h, "4 slices drawn; 1 event without an end time not drawn") !=
+        NULL);
   CHECK(strstr(h, "32-bit tick wrap") != NULL);
   free(h);
 }
@@ -311,22 +336,35 @@ ETK_TEST(html_text_escaping) {
   free(e);
   /* invalid UTF-8: a lone continuation, an overlong '/', a surrogate, a
    * truncated sequence */
-  e = escape("a\x80" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x9c", 12);
-  CHECK_EQ_STR(e, "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
-                  "d\xef\xbf\xbd\xef\xbf\xbd");
+  e = escape(
+      "a\x80"
+      "b\xc0\xaf"
+      "c\xed\xa0\x80"
+      "d\xe2\x9c",
+      12);
+  CHECK_EQ_STR(e,
+               "a\xef\xbf\xbd"
+               "b\xef\xbf\xbd\xef\xbf\xbd"
+               "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+               "d\xef\xbf\xbd\xef\xbf\xbd");
   free(e);
   e = escape("x\0y\x7f\xc2\x85z\xe2\x80\xa8", 10);
   CHECK_EQ_STR(e, "x\\x00y\\x7f\\x85z\\u2028");
   free(e);
 }
 
-static int cell3(void *ctx, size_t row, size_t col, etk_cell_t *out, etk_strbuf_t *b) {
+static int cell3(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                 etk_strbuf_t *b) {
   (void)ctx;
   (void)b;
-  if (col == 0) etk_cell_set_text(out, row ? "<x>" : "a&b", 3);
-  else if (col == 1) etk_cell_set_float(out, row ? 0.5 : 1234567.0);
-  else if (row) etk_cell_set_none(out);
-  else etk_cell_set_int(out, -3);
+  if (col == 0)
+    etk_cell_set_text(out, row ? "<x>" : "a&b", 3);
+  else if (col == 1)
+    etk_cell_set_float(out, row ? 0.5 : 1234567.0);
+  else if (row)
+    etk_cell_set_none(out);
+  else
+    etk_cell_set_int(out, -3);
   return ETK_OK;
 }
 
@@ -338,13 +376,15 @@ ETK_TEST(html_table) {
   CHECK(etk_render_html_table(&f, "c\"x", k, NULL) == ETK_OK);
   size_t len;
   char *h = etk_render_sink_take(k, &len);
-  CHECK_EQ_STR(h,
-               "<table class=\"c&quot;x\"><thead><tr><th></th><th>name</th>"
-               "<th>t &lt;ms&gt;</th><th>n</th></tr></thead>\n<tbody>\n"
-               "<tr><td class=\"n\">0</td><td>a&amp;b</td><td class=\"n\">1.23457e+06</td>"
-               "<td class=\"n\">-3</td></tr>\n"
-               "<tr><td class=\"n\">1</td><td>&lt;x&gt;</td><td class=\"n\">0.5</td>"
-               "<td></td></tr>\n</tbody></table>\n");
+  CHECK_EQ_STR(
+      h,
+      "<table class=\"c&quot;x\"><thead><tr><th></th><th>name</th>"
+      "<th>t &lt;ms&gt;</th><th>n</th></tr></thead>\n<tbody>\n"
+      "<tr><td class=\"n\">0</td><td>a&amp;b</td><td "
+      "class=\"n\">1.23457e+06</td>"
+      "<td class=\"n\">-3</td></tr>\n"
+      "<tr><td class=\"n\">1</td><td>&lt;x&gt;</td><td class=\"n\">0.5</td>"
+      "<td></td></tr>\n</tbody></table>\n");
   free(h);
   etk_render_sink_free(k);
   free(k);

@@ -29,7 +29,8 @@ static int open_bytes(opened_t *o, uint8_t *bytes, size_t len, int with_insp) {
   if (!bytes) return 0;
   etk_etdump_options_t eo = {0};
   eo.copy = 1;
-  if (etk_etdump_open_memory(bytes, len, &eo, &o->dump, NULL) != ETK_OK) return 0;
+  if (etk_etdump_open_memory(bytes, len, &eo, &o->dump, NULL) != ETK_OK)
+    return 0;
   if (with_insp) {
     etk_inspector_options_t io;
     etk_inspector_options_init(&io);
@@ -52,7 +53,8 @@ static json_t *export_parse(opened_t *o, const etk_trace_options_t *opt,
   etk_render_sink_init_memory(s);
   etk_error_t err;
   etk_error_clear(&err);
-  int rc = etk_trace_write_json(o->dump, o->insp, opt, "fixture.etdp", s, st, &err);
+  int rc =
+      etk_trace_write_json(o->dump, o->insp, opt, "fixture.etdp", s, st, &err);
   if (rc_out) *rc_out = rc;
   size_t len = 0;
   char *text = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
@@ -66,7 +68,9 @@ static json_t *export_parse(opened_t *o, const etk_trace_options_t *opt,
   return root;
 }
 
-static json_t *events_of(json_t *root) { return json_object_get(root, "traceEvents"); }
+static json_t *events_of(json_t *root) {
+  return json_object_get(root, "traceEvents");
+}
 
 static const char *str_of(json_t *ev, const char *key) {
   return json_string_value(json_object_get(ev, key));
@@ -91,7 +95,8 @@ static json_t *find(json_t *root, const char *ph, const char *name) {
   json_t *evs = events_of(root);
   for (size_t i = 0; i < json_array_size(evs); i++) {
     json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), ph) == 0 && (!name || strcmp(str_of(e, "name"), name) == 0))
+    if (strcmp(str_of(e, "ph"), ph) == 0 &&
+        (!name || strcmp(str_of(e, "name"), name) == 0))
       return e;
   }
   return NULL;
@@ -103,7 +108,8 @@ static size_t count_ph(json_t *root, const char *ph, const char *cat) {
   for (size_t i = 0; i < json_array_size(evs); i++) {
     json_t *e = json_array_get(evs, i);
     if (strcmp(str_of(e, "ph"), ph) != 0) continue;
-    if (cat && (!str_of(e, "cat") || strcmp(str_of(e, "cat"), cat) != 0)) continue;
+    if (cat && (!str_of(e, "cat") || strcmp(str_of(e, "cat"), cat) != 0))
+      continue;
     n++;
   }
   return n;
@@ -114,9 +120,11 @@ static const char *thread_name(json_t *root, long long tid) {
   json_t *evs = events_of(root);
   for (size_t i = 0; i < json_array_size(evs); i++) {
     json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "M") == 0 && strcmp(str_of(e, "name"), "thread_name") == 0 &&
+    if (strcmp(str_of(e, "ph"), "M") == 0 &&
+        strcmp(str_of(e, "name"), "thread_name") == 0 &&
         json_integer_value(json_object_get(e, "tid")) == tid)
-      return json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+      return json_string_value(
+          json_object_get(json_object_get(e, "args"), "name"));
   }
   return NULL;
 }
@@ -169,7 +177,9 @@ static size_t nesting_violations(json_t *root) {
   return bad;
 }
 
-static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(b) + 1); }
+static int near(double a, double b) {
+  return fabs(a - b) <= 1e-9 * (fabs(b) + 1);
+}
 
 /* ------------------------------------------------------- tutorial */
 
@@ -184,7 +194,8 @@ ETK_TEST(tutorial_event_by_event) {
   int rc;
   json_t *root = export_parse(&o, NULL, &st, &rc);
   REQUIRE(rc == ETK_OK && root);
-  CHECK_EQ_STR(json_string_value(json_object_get(root, "displayTimeUnit")), "ns");
+  CHECK_EQ_STR(json_string_value(json_object_get(root, "displayTimeUnit")),
+               "ns");
   CHECK_EQ_INT(st.layout, ETK_TRACE_LAYOUT_RAW);
   CHECK_EQ_INT(st.runs, 2);
   CHECK_EQ_INT(st.slices, 31);
@@ -204,26 +215,33 @@ ETK_TEST(tutorial_event_by_event) {
   uint8_t *hit = calloc(etk_etdump_event_count(o.dump), 1);
   for (size_t i = 0; i < json_array_size(evs); i++) {
     json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "X") != 0 || strcmp(str_of(e, "cat"), "run") == 0) continue;
+    if (strcmp(str_of(e, "ph"), "X") != 0 ||
+        strcmp(str_of(e, "cat"), "run") == 0)
+      continue;
     long long idx = int_arg(e, "event");
     REQUIRE(idx >= 0 && (size_t)idx < etk_etdump_event_count(o.dump));
     etk_etdump_event_t ev;
     etk_etdump_event_get(o.dump, (size_t)idx, &ev);
     CHECK_EQ_STR(str_of(e, "name"), ev.name.data);
     CHECK(near(num_of(e, "ts"), (double)(ev.start_time - origin) / 1000.0));
-    CHECK(near(num_of(e, "dur"), (double)(ev.end_time - ev.start_time) / 1000.0));
+    CHECK(
+        near(num_of(e, "dur"), (double)(ev.end_time - ev.start_time) / 1000.0));
     CHECK_EQ_U64(int_arg(e, "start_ticks"), ev.start_time);
     CHECK_EQ_U64(int_arg(e, "end_ticks"), ev.end_time);
     CHECK_EQ_INT(int_arg(e, "instruction_id"), ev.instruction_id);
     CHECK_EQ_INT(int_arg(e, "chain"), ev.profile_chain_index);
     CHECK_EQ_INT(int_arg(e, "run"), ev.run);
     /* tracks: block 0 (Default) on tid 1, block 1 (Execute) on tid 5 */
-    CHECK_EQ_INT(json_integer_value(json_object_get(e, "tid")), ev.run == 0 ? 1 : 5);
+    CHECK_EQ_INT(json_integer_value(json_object_get(e, "tid")),
+                 ev.run == 0 ? 1 : 5);
     CHECK_EQ_INT(json_integer_value(json_object_get(e, "pid")), 1);
     const char *cat = str_of(e, "cat");
-    if (strncmp(ev.name.data, "native_call_", 12) == 0) CHECK_EQ_STR(cat, "operator");
-    else if (strcmp(ev.name.data, "OPERATOR_CALL") == 0) CHECK_EQ_STR(cat, "operator_call");
-    else CHECK_EQ_STR(cat, "method");
+    if (strncmp(ev.name.data, "native_call_", 12) == 0)
+      CHECK_EQ_STR(cat, "operator");
+    else if (strcmp(ev.name.data, "OPERATOR_CALL") == 0)
+      CHECK_EQ_STR(cat, "operator_call");
+    else
+      CHECK_EQ_STR(cat, "method");
     CHECK(!hit[idx]);
     hit[idx] = 1;
     seen++;
@@ -239,14 +257,17 @@ ETK_TEST(tutorial_event_by_event) {
   CHECK_EQ_STR(json_string_value(arg_of(pn, "name")), "ETDump");
   json_t *files = json_object_get(json_object_get(root, "otherData"), "files");
   CHECK_EQ_INT(json_array_size(files), 1);
-  CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(files, 0), "slices")), 31);
+  CHECK_EQ_INT(
+      json_integer_value(json_object_get(json_array_get(files, 0), "slices")),
+      31);
   /* events appear parents first: the first operator slice in the file is
    * the first OPERATOR_CALL, followed by its native call */
   json_t *opc = find(root, "X", "OPERATOR_CALL");
   json_t *conv = find(root, "X", "native_call_convolution.out");
   REQUIRE(opc && conv);
   CHECK(num_of(opc, "ts") <= num_of(conv, "ts"));
-  CHECK(num_of(opc, "ts") + num_of(opc, "dur") >= num_of(conv, "ts") + num_of(conv, "dur"));
+  CHECK(num_of(opc, "ts") + num_of(opc, "dur") >=
+        num_of(conv, "ts") + num_of(conv, "dur"));
   json_decref(root);
   close_opened(&o);
 }
@@ -282,8 +303,10 @@ ETK_TEST(tutorial_cycles_need_a_clock) {
   REQUIRE(root);
   e = find(root, "X", "Method::init");
   CHECK(near(num_of(e, "ts"), 399054.0 - 398073.0));
-  json_t *f = json_array_get(json_object_get(json_object_get(root, "otherData"), "files"), 0);
-  CHECK(strstr(json_string_value(json_object_get(f, "ts_unit")), "NOT microseconds") != NULL);
+  json_t *f = json_array_get(
+      json_object_get(json_object_get(root, "otherData"), "files"), 0);
+  CHECK(strstr(json_string_value(json_object_get(f, "ts_unit")),
+               "NOT microseconds") != NULL);
   json_decref(root);
   close_opened(&o);
 }
@@ -331,7 +354,8 @@ ETK_TEST(model_delegates_flows_metadata) {
   /* string id with binary metadata: hex */
   json_t *lin = find(root, "X", "linear #1");
   REQUIRE(lin);
-  CHECK_EQ_STR(json_string_value(arg_of(lin, "delegate_debug_id")), "linear #1");
+  CHECK_EQ_STR(json_string_value(arg_of(lin, "delegate_debug_id")),
+               "linear #1");
   CHECK_EQ_STR(json_string_value(arg_of(lin, "metadata_hex")), "01ff007f");
   /* ts relative to the first start (tick 1), ns -> us */
   CHECK(near(num_of(d3, "ts"), (1040.0 - 1.0) / 1000.0));
@@ -352,13 +376,15 @@ ETK_TEST(model_delegates_flows_metadata) {
 }
 
 /* Counter samples of one counter name, in file order. */
-static size_t counters(json_t *root, const char *name, double *ts, long long *val,
-                       size_t cap) {
+static size_t counters(json_t *root, const char *name, double *ts,
+                       long long *val, size_t cap) {
   json_t *evs = events_of(root);
   size_t n = 0;
   for (size_t i = 0; i < json_array_size(evs); i++) {
     json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "C") != 0 || strcmp(str_of(e, "name"), name) != 0) continue;
+    if (strcmp(str_of(e, "ph"), "C") != 0 ||
+        strcmp(str_of(e, "name"), name) != 0)
+      continue;
     if (n < cap) {
       ts[n] = num_of(e, "ts");
       val[n] = (long long)json_integer_value(arg_of(e, "bytes"));
@@ -571,9 +597,13 @@ ETK_TEST(hostile_names_round_trip) {
   REQUIRE(open_bytes(&o, bytes, len, 1));
   json_t *root = export_parse(&o, NULL, NULL, NULL);
   REQUIRE(root);
-  static const char *const names[] = {"<script>alert(1)</script>", "a\"b'c&d<e>",
-                                      "new\nline", "tab\tx", "\x1b[31mred",
-                                      "bidi\xe2\x80\xae" "evil"};
+  static const char *const names[] = {"<script>alert(1)</script>",
+                                      "a\"b'c&d<e>",
+                                      "new\nline",
+                                      "tab\tx",
+                                      "\x1b[31mred",
+                                      ("bidi\xe2\x80\xae"
+                                       "evil")};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     CHECK(find(root, "X", names[i]) != NULL);
   CHECK_EQ_STR(thread_name(root, 1), "block 0: <b>run</b> & \"co\"");
@@ -602,7 +632,8 @@ ETK_TEST(dropped_marker_becomes_a_global_instant) {
   CHECK_EQ_STR(str_of(d, "s"), "p");
   CHECK_EQ_INT(int_arg(d, "dropped_events"), 17);
   CHECK(near(num_of(d, "ts"), 0.025));
-  json_t *f = json_array_get(json_object_get(json_object_get(root, "otherData"), "files"), 0);
+  json_t *f = json_array_get(
+      json_object_get(json_object_get(root, "otherData"), "files"), 0);
   CHECK_EQ_INT(json_integer_value(json_object_get(f, "dropped_events")), 17);
   json_decref(root);
   close_opened(&o);
@@ -610,7 +641,8 @@ ETK_TEST(dropped_marker_becomes_a_global_instant) {
 
 ETK_TEST(dropped_marker_parser) {
   etk_dropped_marker_t m;
-  CHECK(etk_dropped_marker_parse("etkit:dropped_events=5", 22, &m) && m.events == 5);
+  CHECK(etk_dropped_marker_parse("etkit:dropped_events=5", 22, &m) &&
+        m.events == 5);
   const char *full = "etkit:dropped_events=1,blocks=2,allocators=3,future=9";
   CHECK(etk_dropped_marker_parse(full, strlen(full), &m));
   CHECK(m.events == 1 && m.blocks == 2 && m.allocators == 3);
@@ -619,7 +651,8 @@ ETK_TEST(dropped_marker_parser) {
   CHECK(!etk_dropped_marker_parse("etkit:dropped_events=1,blocks", 29, NULL));
   CHECK(!etk_dropped_marker_parse("Execute", 7, NULL));
   const char *huge = "etkit:dropped_events=99999999999999999999999";
-  CHECK(etk_dropped_marker_parse(huge, strlen(huge), &m) && m.events == UINT64_MAX);
+  CHECK(etk_dropped_marker_parse(huge, strlen(huge), &m) &&
+        m.events == UINT64_MAX);
 }
 
 /* ------------------------------------------------------- the writer */
