@@ -2,10 +2,11 @@
 # Installs the Debian packages etkit builds and tests with, if any is missing.
 # Required: compiler, CMake, pkg-config, libzip, jansson, flatc (test oracle).
 # Optional (skipped quietly when unavailable): clang + its runtime for the
-# libFuzzer build, and the Cortex-M cross compiler.
+# libFuzzer build, the Cortex-M cross compiler, and pandas + tabulate + numpy
+# for the renderers' oracle test (tests/oracle).
 set -eu
 required="build-essential cmake pkg-config libzip-dev libjansson-dev zlib1g-dev flatbuffers-compiler python3"
-optional="clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi"
+optional="clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas python3-tabulate python3-numpy"
 
 missing=""
 for p in $required; do

@@ -61,12 +61,14 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
  * etk_outfile_commit() renames it over `path`.  etk_outfile_abort() (or a
  * failed commit) removes the temporary file, so no partial output is ever
  * left looking complete.  The path "-" means standard output (commit just
- * flushes). */
+ * flushes).  An existing path that is not a regular file (/dev/null, a
+ * FIFO) is written in place, since renaming over it would replace it. */
 typedef struct etk_outfile {
   FILE *fp;
   char path[4096];
   char tmp_path[4096];
   int is_stdout;
+  int is_special; /* an existing device/FIFO, written in place */
 } etk_outfile_t;
 
 int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err);

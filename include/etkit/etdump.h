@@ -42,12 +42,22 @@
  *     etk_etdump_close(dump);
  *
  * MEMORY
- *   One allocation holds every column array (about 25 bytes per event); the
- *   string table grows with the number of DISTINCT strings (8 bytes each
- *   plus a hash slot) and points into the buffer.  The buffer itself is
- *   read into one exact-size allocation (open_path) or borrowed
- *   (open_memory).  Start/end times, metadata and debug values are read
- *   from the verified buffer on demand, so they cost no extra memory.
+ *   One allocation holds every column array (25 bytes per event); the
+ *   string table grows with the number of DISTINCT strings (8 bytes each)
+ *   and points into the buffer; the hash table that interns them lives
+ *   only while opening.  open_path maps the file read-only (its pages are
+ *   the page cache's: no copy, nothing to zero; they count in the
+ *   process's resident size like the copy would) and falls back to reading
+ *   it into one exact-size allocation; open_memory borrows the bytes.
+ *   Start/end times, metadata and debug values are read from the verified
+ *   buffer on demand, so they cost no extra memory.
+ *
+ *   A mapped file must stay unchanged while the dump is open: the reader
+ *   trusts the bytes it verified, and a file truncated under a mapping
+ *   raises SIGBUS on the next access.  Replacing the file (write a new one,
+ *   rename it over the old: etkit's writers do) is safe, the mapping keeps
+ *   the old bytes.  When another process may still be rewriting the file
+ *   in place, set options->copy to read it into memory instead.
  *
  * THREADS
  *   A dump is immutable after opening: any number of threads may read it.
@@ -74,14 +84,19 @@ typedef struct etk_etdump_options {
   uint64_t max_events;     /* default 2^31 events in all runs together */
   uint64_t max_runs;       /* default 2^24 runs */
   unsigned max_depth;      /* verifier nesting limit, default 64 */
-  int copy;                /* open_memory: copy the bytes instead of borrowing */
+  int copy;                /* open_memory: copy the bytes instead of borrowing;
+                              open_path: read the file into memory instead of
+                              mapping it */
 } etk_etdump_options_t;
 
-/* Reads the file at `path` into one exact-size allocation and opens it as
- * with etk_etdump_open_memory() (the dump owns the bytes).  `options` may be
- * NULL.  On failure *out is NULL and `err` (optional) says why; err->where
- * is the path.  Errors: ETK_E_IO (cannot open or read), ETK_E_LIMIT (larger
- * than max_file_bytes), ETK_E_NO_MEMORY, and those of open_memory. */
+/* Maps the file at `path` read-only (or, with options->copy, or when it
+ * cannot be mapped, reads it into one exact-size allocation) and opens it
+ * as with etk_etdump_open_memory(); the dump owns the mapping or the
+ * allocation (see MEMORY above for the mapped file's contract).  `options`
+ * may be NULL.  On failure *out is NULL and `err` (optional) says why;
+ * err->where is the path.  Errors: ETK_E_IO (cannot open or read),
+ * ETK_E_LIMIT (larger than max_file_bytes), ETK_E_NO_MEMORY, and those of
+ * open_memory. */
 int etk_etdump_open_path(const char *path, const etk_etdump_options_t *options,
                          etk_etdump_t **out, etk_error_t *err);
 
@@ -179,6 +194,9 @@ typedef enum etk_etdump_event_kind {
 #define ETK_ETDUMP_FLAG_BOTH_MEMBERS 0x20u /* more than one member was set
                                               (the first of profile, debug,
                                               allocation wins, as upstream) */
+#define ETK_ETDUMP_FLAG_END_BEFORE_START 0x40u /* profile: end_time <
+                                                  start_time (a wrap-around
+                                                  or a missing end) */
 
 /* One event, decoded.  An Event table has three optional members; `kind`
  * says which one was read (profile first, then debug, then allocation, as

@@ -147,12 +147,16 @@ void etk_strbuf_printf(etk_strbuf_t *b, const char *fmt, ...)
  * "0.0", "-0.0".  Writes a NUL-terminated string to `out` (at least
  * ETK_FORMAT_DOUBLE_MAX bytes) and returns its length.  Cost: a few
  * multiplications for values with at most 15 significant digits (the usual
- * case for durations), a few snprintf/strtod calls otherwise. */
+ * case for durations), a few long double operations for 16-17 digits
+ * (where long double has a 64-bit significand), snprintf/strtod for
+ * subnormals, far exponents and the rare too-close-to-call value. */
 size_t etk_format_double_repr(double x, char *out);
 
 /* Python format(x, "g") (6 significant digits, trailing zeros dropped,
  * exponent form when the exponent is < -4 or >= 6): "0.022484", "1e-06",
- * "123457", "nan", "inf".  Same contract as etk_format_double_repr(). */
+ * "123457", "nan", "inf".  Same contract as etk_format_double_repr().
+ * Cost: a multiplication and a rounding for 1e-17 <= |x| < 1e27 (a fused
+ * multiply-add more on a near tie), snprintf outside that range. */
 size_t etk_format_double_g(double x, char *out);
 
 /* Decimal text of an integer; returns the length (at most 20). */
@@ -231,7 +235,9 @@ typedef int (*etk_frame_cell_fn)(void *ctx, size_t row, size_t col,
 /* A table: `rows` x `cols` cells produced on demand, `headers[cols]` the
  * column names (UTF-8), `show_index` adds pandas' row index (0..rows-1) as
  * an unnamed first column.  Renderers may call `cell` several times per
- * cell (the table makes three passes), in row-major order within a pass. */
+ * cell (the table makes two passes, and a third over the rare text column
+ * whose first floats came before its first string), in row-major order
+ * within a pass. */
 typedef struct etk_frame {
   size_t rows;
   size_t cols;

@@ -219,9 +219,20 @@ out:
   return rc;
 }
 
+/* Describes a bundled tensor for the ETRecord writer (sizes into `dims`). */
+static etk_torch_tensor_desc_t torch_desc(const etk_tensor_data_t *t,
+                                          int64_t *dims) {
+  for (uint32_t k = 0; k < t->dim; k++) dims[k] = t->sizes[k];
+  etk_torch_tensor_desc_t d = {t->scalar_type, t->dim, dims, t->data, t->nbytes};
+  return d;
+}
+
 /* The ETRecord: one node per graph operator with its debug handle, the
- * instruction -> handle map and the delegate map of instruction 3. */
-static int write_etrecord(const char *path, etk_error_t *err) {
+ * instruction -> handle map and the delegate map of instruction 3, and the
+ * bundled test case's input and expected output as representative_inputs
+ * and reference_outputs (so `etkit inspect --compare_results` works). */
+static int write_etrecord(const char *path, const etk_tensor_data_t *input,
+                          const etk_tensor_data_t *expected, etk_error_t *err) {
   static const char *const names[] = {"aten_convolution_default",
                                       "aten_relu_default",
                                       "aten_max_pool2d_with_indices_default",
@@ -305,10 +316,17 @@ static int write_etrecord(const char *path, etk_error_t *err) {
   m.handle_count = sizeof handles / sizeof handles[0];
   m.delegates = delegates;
   m.delegate_count = 1;
+  int64_t in_dims[ETK_MAX_DIMS], out_dims[ETK_MAX_DIMS];
+  etk_torch_tensor_desc_t in_desc = torch_desc(input, in_dims);
+  etk_torch_tensor_desc_t out_desc = torch_desc(expected, out_dims);
+  etk_etrecord_case_desc_t case0 = {&out_desc, 1};
+  etk_etrecord_reference_desc_t ref = {"forward", &case0, 1};
+  etk_etrecord_references_desc_t refs = {&ref, 1, &in_desc, 1};
   etk_etrecord_desc_t desc;
   memset(&desc, 0, sizeof desc);
   desc.methods = &m;
   desc.method_count = 1;
+  desc.references = &refs;
   return etk_etrecord_write_file(&desc, path, err);
 }
 
@@ -502,9 +520,9 @@ int etk_cmd_demo(int argc, char **argv) {
 
   /* A bundled program: the input and the expected output from this
    * runtime. */
+  int32_t s_in[ETK_MAX_DIMS], s_out[ETK_MAX_DIMS];
+  etk_tensor_data_t in0, ex0;
   {
-    int32_t s_in[ETK_MAX_DIMS], s_out[ETK_MAX_DIMS];
-    etk_tensor_data_t in0, ex0;
     cli_bundled_tensor(etk_method_input(m, 0)->u.tensor, x, s_in, &in0);
     etk_bundled_case_spec_t cases[1] = {{"forward", &in0, 1, &ex0, 1}};
     uint8_t *bpte = NULL;
@@ -520,7 +538,7 @@ int etk_cmd_demo(int argc, char **argv) {
   }
   /* ETRecord: the graph and the maps that link instruction ids (and the
    * delegate's debug ids) to graph nodes. */
-  if (write_etrecord(p_rec, &err)) {
+  if (write_etrecord(p_rec, &in0, &ex0, &err)) {
     status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
@@ -531,7 +549,7 @@ int etk_cmd_demo(int argc, char **argv) {
       runs);
   report_file(p_pte, "the program (ET12, constants in a segment)");
   report_file(p_bpte, "bundled program with one test case (BP08)");
-  report_file(p_rec, "ETRecord: graph, debug handles, delegate map");
+  report_file(p_rec, "ETRecord: graph, debug handles, delegate map, refs");
   report_file(p_etdp, "ETDump: 1 load block + Execute blocks");
   report_file(p_dbg, "debug buffer: intermediate and output tensors");
   if (dropped)
@@ -550,6 +568,10 @@ int etk_cmd_demo(int argc, char **argv) {
       "--debug_buffer_path %s\n"
       "      every event with its statistics (add --by-module for time "
       "per nn.Module)\n"
+      "  etkit inspect --etdump_path %s --etrecord_path %s "
+      "--debug_buffer_path %s --compare_results\n"
+      "      the program output against the reference output (snr, mse, "
+      "cosine)\n"
       "  etkit run %s --verify\n"
       "      runs the bundled test case and checks the output\n"
       "  etkit trace --etdump_path %s -o %s/trace.json\n"
@@ -557,7 +579,8 @@ int etk_cmd_demo(int argc, char **argv) {
       "  etkit report --etdump_path %s --etrecord_path %s -o "
       "%s/report.html\n"
       "      a self-contained HTML report\n",
-      p_etdp, p_rec, p_dbg, p_bpte, p_etdp, dir, p_etdp, p_rec, dir);
+      p_etdp, p_rec, p_dbg, p_etdp, p_rec, p_dbg, p_bpte, p_etdp, dir, p_etdp,
+      p_rec, dir);
 out:
   free(expected);
   etk_method_free(m);

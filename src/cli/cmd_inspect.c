@@ -6,7 +6,9 @@
  * --etdump_path (required), --etrecord_path, --debug_buffer_path,
  * --source_time_scale / --target_time_scale (ns|us|ms|s|cycles, default ns
  * and ms), --tsv_path (also write save_data_to_tsv's file),
- * --compare_results.  With no other flag the output is print_data_tabular's
+ * --compare_results (text output only, see cmd_numerics.c; --reference
+ * FILE.bpte takes the expected outputs of a bundled program instead of the
+ * ETRecord's).  With no other flag the output is print_data_tabular's
  * table on stdout.  Flags may be written "--flag value" or "--flag=value",
  * and with dashes instead of underscores.
  *
@@ -48,8 +50,10 @@ static const char *const usage_text =
     "  --source_time_scale UNIT    unit of the raw timestamps: ns|us|ms|s|cycles (ns)\n"
     "  --target_time_scale UNIT    unit of the reported times (ms)\n"
     "  --tsv_path FILE             also write the table as TSV (save_data_to_tsv)\n"
-    "  --compare_results           compare run outputs with reference outputs\n"
-    "                              (not supported yet)\n"
+    "  --compare_results           for every block named \"Execute\", print snr, mse\n"
+    "                              and cosine_similarity of its program outputs\n"
+    "                              (needs --debug_buffer_path) against the\n"
+    "                              ETRecord's reference_outputs (text, no plots)\n"
     "\n"
     "etkit options:\n"
     "  --format table|tsv|csv|json output format (table)\n"
@@ -71,6 +75,9 @@ static const char *const usage_text =
     "                              end-time behaviour and its ETRecord linking rules\n"
     "                              (see docs/compatibility.md)\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
+    "\n"
+    "  --reference FILE.bpte       --compare_results against the expected outputs of\n"
+    "                              this bundled program's test cases instead\n"
     "\n"
     "ETRecord options (need --etrecord_path):\n"
     "  --method NAME|BLOCK=NAME    link blocks with method NAME (all, or block BLOCK by\n"
@@ -110,6 +117,7 @@ static int flag_is(const char *arg, const char *name, const char **inline_value)
 typedef struct cli {
   const char *etdump, *etrecord, *debug_buffer, *tsv_path, *output;
   int compare;
+  const char *reference; /* --reference FILE.bpte */
   int quirks;
   etk_inspector_options_t opt;
   etk_inspector_render_options_t ro;
@@ -184,6 +192,9 @@ static int parse_args(int argc, char **argv, cli_t *c) {
       c->tsv_path = v;
     } else if (flag_is(a, "compare_results", &v) && !v) {
       c->compare = 1;
+    } else if (flag_is(a, "reference", &v)) {
+      VALUE();
+      c->reference = v;
     } else if (flag_is(a, "format", &v)) {
       VALUE();
       if (strcmp(v, "table") == 0) c->ro.format = ETK_INSPECT_FORMAT_TABLE;
@@ -295,6 +306,8 @@ static int parse_args(int argc, char **argv, cli_t *c) {
   if (!c->etdump) return usage_error("%s", "the following argument is required: --etdump_path");
   if (c->needs_etrecord && !c->etrecord)
     return usage_error("%s needs --etrecord_path", c->needs_etrecord);
+  if (c->reference && !c->compare)
+    return usage_error("%s", "--reference needs --compare_results");
   if (c->exact_module && !c->total_count)
     return usage_error("%s", "--exact-module needs --module-total");
   if (c->total_count && c->ro.view != ETK_INSPECT_VIEW_EVENTS)
@@ -477,9 +490,16 @@ int etk_cmd_inspect(int argc, char **argv) {
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;
   if (prc > 0) return prc;
-  if (c.compare)
-    return etk_cli_fail("inspect", "--compare_results: comparing run outputs "
-                                   "with reference outputs is not supported yet");
+  /* --compare_results reads program outputs from the debug buffer: refuse
+   * before printing anything (upstream would compare zeros) */
+  if (c.compare && !c.debug_buffer)
+    return etk_cli_fail("inspect", "--compare_results needs --debug_buffer_path "
+                                   "(the program outputs are in the debug "
+                                   "buffer)");
+  if (c.compare && !c.reference && !c.etrecord)
+    return etk_cli_fail("inspect", "--compare_results needs reference outputs: "
+                                   "--etrecord_path (with reference_outputs) or "
+                                   "--reference FILE.bpte");
 
   etk_error_t err;
   etk_error_clear(&err);
@@ -509,6 +529,18 @@ int etk_cmd_inspect(int argc, char **argv) {
     free(dbuf);
     return fail_err(&err);
   }
+  etk_cli_reference_t *ref = NULL;
+  if (c.compare) {
+    etk_error_t rerr; /* (err may still name the ETDump) */
+    etk_error_clear(&rerr);
+    if (etk_cli_reference_open(c.reference, rec, c.etrecord, &ref, &rerr) !=
+        ETK_OK) {
+      etk_etrecord_close(rec);
+      etk_inspector_close(insp);
+      free(dbuf);
+      return fail_err(&rerr);
+    }
+  }
   size_t mismatches = etk_inspector_debug_mismatch_count(insp);
   if (mismatches)
     fprintf(stderr,
@@ -533,6 +565,10 @@ int etk_cmd_inspect(int argc, char **argv) {
     tsv.allow_empty = c.ro.allow_empty;
     rc = render_to(insp, &tsv, NULL, c.tsv_path, 0, &err);
   }
+  /* upstream's inspector_cli: the table, the TSV, then compare_results */
+  if (rc == ETK_OK && ref)
+    rc = etk_cli_compare_results(ref, insp, dbuf, dlen, stdout, &err);
+  etk_cli_reference_free(ref);
   etk_inspector_close(insp);
   etk_etrecord_close(rec);
   free(dbuf);

@@ -31,6 +31,8 @@ static const etk_command_t commands[] = {
      "write a self-contained HTML report of an ETDump"},
     {"memory", etk_cmd_memory,
      "summarise allocation events per block and allocator"},
+    {"numerics", etk_cmd_numerics,
+     "compare the values two traced runs logged (MSE, SNR per instruction)"},
 };
 
 int etk_cli_fail(const char *cmd, const char *fmt, ...) {

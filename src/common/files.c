@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "etkit/common.h"
@@ -84,6 +85,20 @@ int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
                          "path too long");
   }
   snprintf(of->path, sizeof of->path, "%s", path);
+  /* A device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written in
+   * place: renaming a temporary file over it would replace the device with
+   * a regular file. */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    of->fp = fopen(path, "wb");
+    if (!of->fp) {
+      etk_error_where(err, path);
+      return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot open: %s",
+                           strerror(errno));
+    }
+    of->is_special = 1;
+    return ETK_OK;
+  }
   snprintf(of->tmp_path, sizeof of->tmp_path, "%s.tmp.%ld", path,
            (long)getpid());
   of->fp = fopen(of->tmp_path, "wb");
@@ -109,6 +124,10 @@ int etk_outfile_commit(etk_outfile_t *of, etk_error_t *err) {
   int bad = ferror(of->fp);
   if (fclose(of->fp) != 0) bad = 1;
   of->fp = NULL;
+  if (of->is_special)
+    return bad ? etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                               "error writing %s", of->path)
+               : ETK_OK;
   if (bad || rename(of->tmp_path, of->path) != 0) {
     int e = errno;
     remove(of->tmp_path);
@@ -123,7 +142,7 @@ void etk_outfile_abort(etk_outfile_t *of) {
   if (!of || !of->fp) return;
   if (!of->is_stdout) {
     fclose(of->fp);
-    remove(of->tmp_path);
+    if (!of->is_special) remove(of->tmp_path);
   }
   of->fp = NULL;
 }

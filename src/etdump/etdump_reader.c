@@ -7,26 +7,35 @@
  *   vouched for, and fast enough for ten million events.
  *
  * STEPS
+ *   0. open_path maps the file read-only, pages read in at once (every byte
+ *      is verified anyway); it reads the file into memory when mapping is
+ *      impossible or options->copy asks for it.
  *   1. Header checks with precise messages (length, identifier at byte 8,
  *      "ED00" at byte 4 meaning a missing size prefix, a size prefix larger
  *      than the file).
  *   2. etk_fb_verify() of the whole buffer against etk_etdump_schema: every
  *      offset, vtable, vector length, string terminator, enum; nesting and
  *      object budgets bound the work for shared or looping objects.
- *   3. One pass over runs and events.  Each event's member table is chosen
- *      as upstream's find_populated_event does (profile, else debug, else
- *      allocation); its ids go to the columns, its strings to the intern
- *      table (each DISTINCT string is checked for UTF-8 once).  Times,
- *      metadata and values stay in the buffer and are read on demand.
+ *   3. One pass over runs and events, in batches of DECODE_BATCH events:
+ *      a first look at each event of a batch finds its member table (as
+ *      upstream's find_populated_event: profile, else debug, else
+ *      allocation) and hashes its name, prefetching the name's intern slot;
+ *      then the events are decoded in order: ids to the columns, strings to
+ *      the intern table (each DISTINCT string is checked for UTF-8 once, and
+ *      pure ASCII, seen while hashing, needs no check).  Times, metadata and
+ *      values stay in the buffer and are read on demand.
  *
  * DATA LAYOUT
  *   Columns (see etdump_internal.h) live in one allocation of
  *   25 bytes per event: flags u8, instruction_id i32, delegate_id_int i32,
  *   name_id u32, dstr_id u32, chain_id u32, offset u32.  Strings are
- *   (position, length) pairs into the buffer, found through an open-
- *   addressing table of ids (load factor <= 1/2).  Chain values are interned
- *   the same way, keyed by sign and magnitude, so that a ProfileEvent chain
- *   -1 and a DebugEvent chain 2^64-1 stay different while a profile 0 and a
+ *   (position, length) pairs into the buffer (8 bytes per distinct string).
+ *   While decoding they are found through an open-addressing table of
+ *   32-bit slots (id plus spare hash bits, load factor <= 1/2) and a small
+ *   cache keyed by a string's offset (shared string objects cost no hash);
+ *   both are freed once the dump is open.  Chain values are interned the
+ *   same way, keyed by sign and magnitude, so that a ProfileEvent chain -1
+ *   and a DebugEvent chain 2^64-1 stay different while a profile 0 and a
  *   debug 0 are equal, exactly as Python compares the two integers.
  *
  * INVARIANTS
@@ -106,22 +115,31 @@ static inline uint64_t get_u64(const uint8_t *buf, tbl_t t, unsigned id) {
 /* ------------------------------------------------------- string interning */
 
 /* Interning state, alive only while decoding: an open-addressing table of
- * 64-bit slots, each the high half of a string's hash and its id (so most
- * mismatches are rejected without touching the strings array or the bytes),
- * and a small direct-mapped cache from a string's buffer offset to its id:
- * writers that share one string object between events (etkit's recorder,
- * flatc's CreateSharedString) then cost one compare per event, no hash. */
+ * 32-bit slots, each a string id with, in the bits ids never need, a few
+ * bits of the string's hash (so most mismatches are rejected without
+ * touching the strings array or the bytes; the table stays small enough to
+ * keep cache and TLB misses down), and a small direct-mapped cache from a
+ * string's buffer offset to its id: writers that share one string object
+ * between events (etkit's recorder, flatc's CreateSharedString) then cost
+ * one compare per event, no hash. */
 #define RECENT_SLOTS 256u
 
 typedef struct interner {
-  uint64_t *slots; /* hash >> 32 << 32 | id; 0 = empty (ids are >= 2) */
+  uint32_t *slots;    /* tag << id_bits | id; 0 = empty (ids are >= 2) */
   size_t mask;
+  unsigned id_bits;   /* ids are < 2^id_bits */
+  uint32_t id_mask;
   uint32_t recent_pos[RECENT_SLOTS]; /* string offset (0 = unused) */
   uint32_t recent_id[RECENT_SLOTS];
 } interner_t;
 
 static inline size_t recent_slot(uint32_t s) {
   return (size_t)((s >> 2) ^ (s >> 10)) & (RECENT_SLOTS - 1);
+}
+
+/* The slot tag of a hash: its top (32 - id_bits) bits. */
+static inline uint32_t hash_tag(const interner_t *in, uint64_t h) {
+  return in->id_bits >= 32 ? 0 : (uint32_t)(h >> 32) >> in->id_bits;
 }
 
 /* 64-bit hash of n bytes.  *high receives the top bits of every byte OR'ed
@@ -151,19 +169,15 @@ static inline uint64_t hash_string(const uint8_t *p, size_t n, uint64_t *high) {
   return h;
 }
 
-static inline uint64_t string_hash_at(const uint8_t *buf, const etdump_string_t *e) {
-  uint64_t high;
-  return hash_string(buf + e->pos, e->len, &high);
-}
-
 static int interner_resize(etk_etdump_t *d, interner_t *in, size_t slots) {
-  uint64_t *s = calloc(slots, sizeof *s);
+  uint32_t *s = calloc(slots, sizeof *s);
   if (!s) return ETK_E_NO_MEMORY;
   for (size_t id = 2; id < d->string_count; id++) {
-    uint64_t h = string_hash_at(d->buf, &d->strings[id]);
+    uint64_t high, h = hash_string(d->buf + d->strings[id].pos,
+                                   d->strings[id].len, &high);
     size_t i = (size_t)h & (slots - 1);
     while (s[i]) i = (i + 1) & (slots - 1);
-    s[i] = (h >> 32 << 32) | id;
+    s[i] = (in->id_bits >= 32 ? 0 : hash_tag(in, h) << in->id_bits) | (uint32_t)id;
   }
   free(in->slots);
   in->slots = s;
@@ -171,18 +185,25 @@ static int interner_resize(etk_etdump_t *d, interner_t *in, size_t slots) {
   return ETK_OK;
 }
 
-/* The slot table is sized up front for one string per event, run and
- * allocator (load <= 1/2), so it rarely grows; untouched pages of a large
- * calloc cost no memory.  It is freed when decoding ends. */
-static int interner_init(etk_etdump_t *d, interner_t *in, uint64_t max_strings) {
+/* `max_strings` bounds the number of distinct strings (two per event, one
+ * per run and allocator); the slot table is sized for one per event, run
+ * and allocator at load <= 1/2 (names are usually the only strings), grows
+ * if needed, and untouched pages of a large calloc cost no memory.  It is
+ * freed when decoding ends. */
+static int interner_init(etk_etdump_t *d, interner_t *in, uint64_t max_strings,
+                         uint64_t expected) {
   memset(in, 0, sizeof *in);
   d->string_cap = 64;
   d->strings = malloc(d->string_cap * sizeof *d->strings);
   if (!d->strings) return ETK_E_NO_MEMORY;
   memset(d->strings, 0, 2 * sizeof *d->strings); /* absent, "" */
   d->string_count = 2;
+  in->id_bits = 1;
+  while (in->id_bits < 32 && ((uint64_t)1 << in->id_bits) < max_strings + 2)
+    in->id_bits++;
+  in->id_mask = in->id_bits >= 32 ? UINT32_MAX : ((uint32_t)1 << in->id_bits) - 1;
   size_t slots = 128;
-  while (slots < 2 * max_strings + 8 && slots < ((size_t)1 << 30)) slots *= 2;
+  while (slots < 2 * expected + 8 && slots < ((size_t)1 << 30)) slots *= 2;
   return interner_resize(d, in, slots);
 }
 
@@ -198,13 +219,13 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
                          uint32_t len, uint64_t h, uint64_t high, uint32_t *id,
                          etk_error_t *err, const char *what) {
   const uint8_t *chars = d->buf + s + 4;
-  const uint64_t tag = h >> 32;
+  const uint32_t tag = hash_tag(in, h);
   size_t i = (size_t)h & in->mask;
   for (;;) {
-    uint64_t v = in->slots[i];
+    uint32_t v = in->slots[i];
     if (!v) break;
-    if ((v >> 32) == tag) {
-      uint32_t cand = (uint32_t)v;
+    if (in->id_bits >= 32 || (v >> in->id_bits) == tag) {
+      uint32_t cand = v & in->id_mask;
       const etdump_string_t *e = &d->strings[cand];
       if (e->len == len &&
           (e->pos == s + 4 || memcmp(d->buf + e->pos, chars, len) == 0)) {
@@ -218,7 +239,8 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
     return etk_error_set(err, ETK_E_BAD_UTF8, s,
                          "%s is not valid UTF-8 (string of %u bytes)", what,
                          (unsigned)len);
-  if (d->string_count >= UINT32_MAX - 1)
+  /* ids fit id_bits by construction (max_strings is an upper bound) */
+  if (d->string_count >= UINT32_MAX - 1 || d->string_count > in->id_mask)
     return etk_error_set(err, ETK_E_LIMIT, s, "too many distinct strings");
   if (d->string_count == d->string_cap) {
     size_t cap = d->string_cap * 2;
@@ -231,7 +253,7 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
   uint32_t nid = (uint32_t)d->string_count++;
   d->strings[nid].pos = s + 4;
   d->strings[nid].len = len;
-  in->slots[i] = tag << 32 | nid;
+  in->slots[i] = (in->id_bits >= 32 ? 0 : tag << in->id_bits) | nid;
   if (d->string_count * 2 > in->mask + 1 &&
       interner_resize(d, in, (in->mask + 1) * 2) != ETK_OK)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
@@ -548,7 +570,8 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
   d->event_count = n;
 
   interner_t *in = malloc(sizeof *in);
-  if (!in || interner_init(d, in, events + allocators + run_count) != ETK_OK) {
+  if (!in || interner_init(d, in, 2 * events + allocators + run_count,
+                           events + allocators + run_count) != ETK_OK) {
     if (in) interner_free(in);
     free(in);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
@@ -628,6 +651,9 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
             break;
           if (tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
             flags |= ETK_ETDUMP_FLAG_METADATA;
+          if (get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME) <
+              get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME))
+            flags |= ETK_ETDUMP_FLAG_END_BEFORE_START;
         } else if (p->kind == ETK_ETDUMP_EVENT_DEBUG) {
           if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK) break;
           chain_mag = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);

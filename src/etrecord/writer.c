@@ -9,6 +9,9 @@
  *   edge_dialect_exported_program/<method>_example_inputs  empty
  *   ... one group per method ...
  *   debug_handle_map, delegate_map, instruction_id_to_num_outs_map
+ *   reference_outputs, representative_inputs   torch.save archives, when
+ *                                              desc->references asks
+ *                                              (torch_writer.c)
  *   extra members, as given
  * Every member is STORED with Unix 0600 attributes, like Python's zipfile.
  *
@@ -32,6 +35,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "torch_internal.h"
 
 #define EDGE_NAME "edge_dialect_exported_program"
 #define DEFAULT_MTIME 1704110400 /* 2024-01-01 12:00 UTC */
@@ -314,6 +318,12 @@ static int validate(const etk_etrecord_desc_t *desc, etk_error_t *err) {
       if (strcmp(b->name, desc->extra_members[j].name) == 0)
         return bad(&c, ETK_E_INVALID_ARGUMENT, "extra member '%s' given twice",
                    b->name);
+    if (desc->references && (strcmp(b->name, "reference_outputs") == 0 ||
+                             strcmp(b->name, "representative_inputs") == 0))
+      return bad(&c, ETK_E_INVALID_ARGUMENT,
+                 "extra member '%s' would clash with the references the "
+                 "writer writes",
+                 b->name);
   }
   return c.rc;
 }
@@ -752,17 +762,37 @@ int etk_etrecord_write_memory(const etk_etrecord_desc_t *desc, uint8_t **out,
         free(os);
     }
   }
+  /* reference outputs / representative inputs: torch.save archives,
+   * borrowed by the member list until the archive is written */
+  uint8_t *ref_out = NULL, *ref_in = NULL;
+  size_t ref_out_len = 0, ref_in_len = 0;
+  if (ok && !b.failed && desc->references) {
+    rc = etr_write_references(desc->references, &ref_out, &ref_out_len, &ref_in,
+                              &ref_in_len, err);
+    if (rc != ETK_OK) {
+      members_free(&ms);
+      return rc;
+    }
+    if (ref_out)
+      ok = members_add(&ms, "reference_outputs", NULL, ref_out, ref_out_len);
+    if (ok && ref_in)
+      ok = members_add(&ms, "representative_inputs", NULL, ref_in, ref_in_len);
+  }
   for (size_t i = 0; i < desc->extra_member_count && ok; i++)
     ok = members_add(&ms, desc->extra_members[i].name, NULL,
                      desc->extra_members[i].data, desc->extra_members[i].len);
   if (!ok || b.failed) {
     members_free(&ms);
+    free(ref_out);
+    free(ref_in);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory building the ETRecord");
   }
   rc = zip_all(&ms, desc->mtime ? desc->mtime : DEFAULT_MTIME, out, out_len,
                err);
   members_free(&ms);
+  free(ref_out);
+  free(ref_in);
   return rc;
 }
 

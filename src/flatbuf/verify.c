@@ -309,6 +309,10 @@ static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *de
       if (off < 4 || off > table_size || size > table_size - off)
         return fail(v, ETK_E_BAD_VTABLE, vt + 4u + 2u * f->id, desc, f);
       if (pos & (align - 1u)) return fail(v, ETK_E_BAD_ALIGNMENT, pos, desc, f);
+      /* inline scalars and structs need nothing more, except 1-byte enums */
+      if ((f->kind == ETK_FB_SCALAR && (f->size != 1 || f->enum_mask == 0)) ||
+          f->kind == ETK_FB_STRUCT)
+        continue;
     } else if (f->required) {
       return fail(v, ETK_E_MISSING_FIELD, t, desc, f);
     } else if (f->kind != ETK_FB_UNION) {

@@ -15,23 +15,30 @@
  *      one signature per profile event (iid, profile name, debug signature
  *      of its FIRST debug event), or a single debug-only signature.  A
  *      signature seen again in the same run replaces the earlier one's value
- *      but keeps its position (Python's ordered dict assignment).
+ *      but keeps its position (Python's ordered dict assignment).  The
+ *      signatures are staged where a new block keeps them: at the end of
+ *      the Inspector's events (8 bytes each) and of `kept`.
  *   C. The run signature (run name, ordered signatures, bundled input
  *      index) is looked up among the blocks found so far (hash + full
- *      compare); a new one creates a block whose events ARE its signatures,
- *      in order, with the first run's debug entries.  Later runs of a block
- *      are checked against them (mismatches are counted, not fatal).
- *   D. The run's kept profile event per signature is appended to `kept`.
+ *      compare); a new one makes the staged signatures a block's events,
+ *      with the first run's debug entries.  Later runs of a block are
+ *      checked against them (mismatches are counted, not fatal).
+ *   D. The run's kept profile event per signature stays in `kept`.
  *   Finally every block gets an events x runs matrix of ETDump profile event
- *   indices (the samples), filled from `kept` in run order, and every sample
- *   is checked for upstream's wrap-around error.
+ *   indices (the samples), filled from `kept` in run order (when every block
+ *   has one run, `kept` already is that matrix).  Upstream's wrap-around
+ *   error needs an event whose end is before its start; only when the
+ *   reader flagged one is every sample checked.
  *
  * DATA LAYOUT
  *   Per-run scratch (sized by the largest run, reused): instruction events
- *   (20 bytes), a hash table of u32 slots shared by steps A and B, a next
- *   link per event, signature positions (8 bytes).  Kept across the whole
- *   build: 4 bytes per kept sample, 4 per run; the result is 20 bytes per
- *   Inspector event plus 4 per sample (see inspector_internal.h).
+ *   (16 bytes), a hash table of u32 slots shared by steps A and B (2 to 4
+ *   per event), and per event a next link and a signature's instruction
+ *   event, written only for lists longer than one and signatures with debug
+ *   data, so their pages mostly stay untouched.  Kept across the whole
+ *   build: 4 bytes per kept sample, 4 per run; the result is 8 bytes per
+ *   Inspector event plus 4 per sample (see inspector_internal.h).  A wide
+ *   run (1M distinct events) thus peaks at about 32 bytes per event here.
  *
  * INVARIANTS
  *   - Blocks, and the events inside each block, are in first-appearance
@@ -47,27 +54,30 @@
 #include "etkit/schema.h"
 #include "inspector_internal.h"
 
+/* An instruction event: its profile and debug lists (local indices, linked
+ * through builder.next).  While both lists are empty, pt holds the local
+ * index of the event that created it (its key); afterwards the key is the
+ * head of either list, whose events all share the key's values. */
 typedef struct ie {
-  uint32_t key;     /* global ETDump index of the event that created it */
-  uint32_t ph, pt;  /* profile list head/tail (local indices) */
+  uint32_t ph, pt;  /* profile list head/tail */
   uint32_t dh, dt;  /* debug list head/tail */
 } ie_t;
 
-typedef struct sigpos {
-  uint32_t prof; /* local index of the kept profile event, or NONE */
-  uint32_t ie;
-} sigpos_t;
+static inline uint32_t ie_key(const ie_t *e) {
+  return e->ph != INSP_NONE ? e->ph : e->dh != INSP_NONE ? e->dh : e->pt;
+}
 
 typedef struct builder {
   etk_inspector_t *insp;
   const etk_etdump_t *d;
   etk_etdump_columns_t c;
   etk_error_t *err;
-  /* per-run scratch */
+  /* per-run scratch (sized for the largest run; only the parts a run
+   * uses are ever touched, so most pages of next/pos_ie/outs stay virtual) */
   ie_t *ies;
   uint32_t *slots;
   uint32_t *next;
-  sigpos_t *pos;
+  uint32_t *pos_ie;  /* instruction event of each signature with debug data */
   uint32_t *outs;
   /* growing arrays */
   size_t event_cap, block_cap, debug_cap, ref_cap, out_cap, kept_len, kept_cap,
@@ -78,6 +88,8 @@ typedef struct builder {
   size_t debug_ref_len, output_len;
   uint32_t *block_slots;
   size_t block_slot_mask;
+  insp_event_t **block_sigs; /* per block, see block_signatures() */
+  size_t block_sigs_cap;
   uint32_t *alloc_slots;
   size_t alloc_slot_mask;
 } builder_t;
@@ -115,12 +127,17 @@ static inline size_t local_slot(int32_t iid, unsigned shift, uint64_t rest,
   return (size_t)(u + mix(mix(0x1D, u >> shift), rest)) & mask;
 }
 
-static inline uint32_t norm_name(uint32_t id) {
-  return id == ETK_ETDUMP_STR_ABSENT ? ETK_ETDUMP_STR_EMPTY : id;
+/* The same for signatures, two slots apart per instruction id: an
+ * instruction usually has two (native_call_* and OPERATOR_CALL), which
+ * would otherwise pile up into one long probe sequence. */
+static inline size_t signature_slot(int32_t iid, unsigned shift, uint64_t rest,
+                                    size_t mask) {
+  uint64_t u = 2 * (uint64_t)(uint32_t)iid;
+  return (size_t)(u + mix(mix(0x1D, u >> shift), rest)) & mask;
 }
-static inline uint32_t norm_dstr(uint32_t id) {
-  return id == ETK_ETDUMP_STR_EMPTY ? ETK_ETDUMP_STR_ABSENT : id;
-}
+
+#define norm_name insp_norm_name
+#define norm_dstr insp_norm_dstr
 
 static int nomem(builder_t *b) {
   return etk_error_set(b->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
@@ -198,18 +215,6 @@ static int alloc_account(builder_t *b, uint32_t run_index,
 
 /* ------------------------------------------------------- signatures */
 
-static insp_event_t sig_of(const builder_t *b, uint32_t first,
-                           const sigpos_t *p) {
-  const ie_t *x = &b->ies[p->ie];
-  insp_event_t s;
-  s.iid = b->c.instruction_id[x->key];
-  s.dint = b->c.delegate_id_int[x->key];
-  s.dstr = norm_dstr(b->c.delegate_id_str_id[x->key]);
-  s.pname = p->prof == INSP_NONE ? INSP_NONE : norm_name(b->c.name_id[first + p->prof]);
-  s.dname = x->dh == INSP_NONE ? INSP_NONE : norm_name(b->c.name_id[first + x->dh]);
-  return s;
-}
-
 static inline uint64_t sig_hash(const insp_event_t *s) {
   uint64_t h = mix(0x51ED27, (uint32_t)s->iid);
   h = mix(h, (uint32_t)s->dint);
@@ -268,6 +273,72 @@ static int values_equal(const etk_inspector_t *insp, uint32_t ea, uint32_t eb) {
 
 /* ------------------------------------------------------- one run */
 
+/* The signatures of block k spelled out, made when a run first matches
+ * its hash: later runs of the block compare against them without going
+ * back to the columns.  Blocks that are never repeated never get them. */
+static const insp_event_t *block_signatures(builder_t *b, uint32_t k) {
+  if (!b->block_sigs) {
+    b->block_sigs = calloc(b->block_cap ? b->block_cap : 1, sizeof *b->block_sigs);
+    if (!b->block_sigs) return NULL;
+    b->block_sigs_cap = b->block_cap ? b->block_cap : 1;
+  } else if (b->block_sigs_cap < b->insp->block_count) {
+    insp_event_t **p = realloc(b->block_sigs, b->block_cap * sizeof *p);
+    if (!p) return NULL;
+    memset(p + b->block_sigs_cap, 0, (b->block_cap - b->block_sigs_cap) * sizeof *p);
+    b->block_sigs = p;
+    b->block_sigs_cap = b->block_cap;
+  }
+  if (!b->block_sigs[k]) {
+    const insp_block_t *bk = &b->insp->blocks[k];
+    insp_event_t *sigs = malloc((bk->event_count ? bk->event_count : 1) * sizeof *sigs);
+    if (!sigs) return NULL;
+    for (uint32_t p = 0; p < bk->event_count; p++)
+      sigs[p] = insp_event_at(b->insp, bk->first_event + p);
+    b->block_sigs[k] = sigs;
+  }
+  return b->block_sigs[k];
+}
+
+/* Appends local event i to the list (*head, *tail); next[] is written only
+ * for elements that get a successor, so runs whose instruction events hold
+ * one event each never touch it. */
+static inline void list_append(uint32_t *head, uint32_t *tail, uint32_t *next,
+                               uint32_t i) {
+  if (*head == INSP_NONE) *head = i;
+  else next[*tail] = i;
+  *tail = i;
+}
+
+/* Stages signature `sg` (kept profile event `prof`, instruction event x) at
+ * the end of the run's signatures, or, when the run already has an equal
+ * signature, gives that one the later value (Python's ordered dict keeps
+ * the first position). */
+static inline void stage_signature(builder_t *b, insp_event_rec_t *staged,
+                                   uint32_t *kept, const insp_event_t *sg,
+                                   uint32_t rep, uint32_t prof, uint32_t x,
+                                   unsigned shift, size_t mask, uint32_t *npos,
+                                   uint64_t *hash) {
+  size_t s = signature_slot(sg->iid, shift, mix((uint32_t)sg->dint, sg->dstr), mask);
+  for (;;) {
+    uint32_t v = b->slots[s];
+    if (!v) break;
+    insp_event_t old = insp_event_of(&b->c, staged[v - 1]);
+    if (sig_eq(&old, sg)) {
+      kept[v - 1] = prof;
+      if (sg->dname != INSP_NONE) b->pos_ie[v - 1] = x;
+      return;
+    }
+    s = (s + 1) & mask;
+  }
+  uint32_t p = (*npos)++;
+  *hash = mix(*hash, sig_hash(sg)); /* in position order, as compared */
+  staged[p].rep = rep;
+  staged[p].dname = sg->dname;
+  kept[p] = prof;
+  if (sg->dname != INSP_NONE) b->pos_ie[p] = x;
+  b->slots[s] = p + 1;
+}
+
 static int process_run(builder_t *b, uint32_t r) {
   etk_inspector_t *insp = b->insp;
   etk_etdump_run_t run;
@@ -296,19 +367,16 @@ static int process_run(builder_t *b, uint32_t r) {
       if (rc != ETK_OK) return rc;
       continue;
     }
-    size_t s = local_slot(c->instruction_id[ev], shift,
-                          mix(mix(c->chain_id[ev], (uint32_t)c->delegate_id_int[ev]),
-                              c->delegate_id_str_id[ev]),
-                          mask);
+    const int32_t iid = c->instruction_id[ev], dint = c->delegate_id_int[ev];
+    const uint32_t chain = c->chain_id[ev], dstr = c->delegate_id_str_id[ev];
+    size_t s = local_slot(iid, shift, mix(mix(chain, (uint32_t)dint), dstr), mask);
     uint32_t x = INSP_NONE;
     for (;;) {
       uint32_t v = b->slots[s];
       if (!v) break;
-      uint32_t k = b->ies[v - 1].key;
-      if (c->instruction_id[k] == c->instruction_id[ev] &&
-          c->chain_id[k] == c->chain_id[ev] &&
-          c->delegate_id_int[k] == c->delegate_id_int[ev] &&
-          c->delegate_id_str_id[k] == c->delegate_id_str_id[ev]) {
+      uint32_t k = first + ie_key(&b->ies[v - 1]);
+      if (c->instruction_id[k] == iid && c->chain_id[k] == chain &&
+          c->delegate_id_int[k] == dint && c->delegate_id_str_id[k] == dstr) {
         x = v - 1;
         break;
       }
@@ -316,58 +384,59 @@ static int process_run(builder_t *b, uint32_t r) {
     }
     if (x == INSP_NONE) {
       x = nie++;
-      b->ies[x].key = ev;
-      b->ies[x].ph = b->ies[x].pt = b->ies[x].dh = b->ies[x].dt = INSP_NONE;
+      ie_t *e = &b->ies[x];
+      e->ph = e->dh = e->dt = INSP_NONE;
+      e->pt = i; /* the key, until a list starts */
       b->slots[s] = x + 1;
     }
-    b->next[i] = INSP_NONE;
     ie_t *e = &b->ies[x];
     if (kind == ETK_ETDUMP_EVENT_PROFILE) {
-      if (e->ph == INSP_NONE) e->ph = i; else b->next[e->pt] = i;
-      e->pt = i;
+      list_append(&e->ph, &e->pt, b->next, i);
     } else if (c->flags[ev] & ETK_ETDUMP_FLAG_OUTPUT) {
       b->outs[nout++] = ev;
     } else {
-      if (e->dh == INSP_NONE) e->dh = i; else b->next[e->dt] = i;
-      e->dt = i;
+      list_append(&e->dh, &e->dt, b->next, i);
     }
   }
 
-  /* B. signatures (the slot table is reused) */
+  /* B. signatures, staged where a new block keeps them: at the end of the
+   * Inspector's events and of the kept samples (the slot table is reused) */
+  if (!grow((void **)&insp->events, &b->event_cap, insp->event_count + n + 1,
+            sizeof *insp->events) ||
+      !grow((void **)&b->kept, &b->kept_cap, b->kept_len + n + 1, sizeof *b->kept))
+    return nomem(b);
+  insp_event_rec_t *staged = insp->events + insp->event_count;
+  uint32_t *kept = b->kept + b->kept_len;
   memset(b->slots, 0, slots * sizeof *b->slots);
   uint32_t npos = 0;
+  uint64_t h = mix(mix(0xB10C, run.name_id), (uint32_t)run.bundled_input_index);
   for (uint32_t x = 0; x < nie; x++) {
     const ie_t *e = &b->ies[x];
     if (e->ph == INSP_NONE && e->dh == INSP_NONE) continue;
-    uint32_t p = e->ph;
-    do {
-      sigpos_t cand = {p, x};
-      insp_event_t sg = sig_of(b, first, &cand);
-      size_t s = local_slot(sg.iid, shift, mix((uint32_t)sg.dint, sg.dstr), mask);
-      for (;;) {
-        uint32_t v = b->slots[s];
-        if (!v) {
-          b->pos[npos] = cand;
-          b->slots[s] = ++npos;
-          break;
-        }
-        insp_event_t old = sig_of(b, first, &b->pos[v - 1]);
-        if (sig_eq(&old, &sg)) {
-          b->pos[v - 1] = cand; /* later value, earlier position */
-          break;
-        }
-        s = (s + 1) & mask;
-      }
-      if (p != INSP_NONE) p = b->next[p];
-    } while (p != INSP_NONE);
+    const uint32_t key = first + ie_key(e);
+    insp_event_t sg;
+    sg.iid = c->instruction_id[key];
+    sg.dint = c->delegate_id_int[key];
+    sg.dstr = norm_dstr(c->delegate_id_str_id[key]);
+    sg.dname = e->dh == INSP_NONE ? INSP_NONE : norm_name(c->name_id[first + e->dh]);
+    if (e->ph == INSP_NONE) {
+      sg.pname = INSP_NONE;
+      stage_signature(b, staged, kept, &sg, key, INSP_NONE, x, shift, mask, &npos,
+                      &h);
+      continue;
+    }
+    for (uint32_t q = e->ph;; q = b->next[q]) {
+      sg.pname = norm_name(c->name_id[first + q]);
+      stage_signature(b, staged, kept, &sg, first + q, first + q, x, shift, mask,
+                      &npos, &h);
+      if (q == e->pt) break;
+    }
   }
 
-  /* C. the block */
-  uint64_t h = mix(mix(mix(0xB10C, run.name_id), (uint32_t)run.bundled_input_index), npos);
-  for (uint32_t p = 0; p < npos; p++) {
-    insp_event_t sg = sig_of(b, first, &b->pos[p]);
-    h = mix(h, sig_hash(&sg));
-  }
+  /* C. the block: the run signature's hash (name, bundled input index,
+   * signatures in order, their count) finds candidates, a full compare
+   * decides */
+  h = mix(h, npos);
   size_t bs = (size_t)h & b->block_slot_mask;
   uint32_t blk = INSP_NONE;
   for (;;) {
@@ -376,10 +445,12 @@ static int process_run(builder_t *b, uint32_t r) {
     const insp_block_t *cand = &insp->blocks[v - 1];
     if (cand->hash == h && cand->name_id == run.name_id &&
         cand->bii == run.bundled_input_index && cand->event_count == npos) {
+      const insp_event_t *ce = block_signatures(b, v - 1);
+      if (!ce) return nomem(b);
       uint32_t p = 0;
       for (; p < npos; p++) {
-        insp_event_t sg = sig_of(b, first, &b->pos[p]);
-        if (!sig_eq(&sg, &insp->events[cand->first_event + p])) break;
+        insp_event_t sg = insp_event_of(c, staged[p]);
+        if (!sig_eq(&sg, &ce[p])) break;
       }
       if (p == npos) {
         blk = v - 1;
@@ -393,9 +464,7 @@ static int process_run(builder_t *b, uint32_t r) {
       return etk_error_set(b->err, ETK_E_LIMIT, run.offset,
                            "more than 2^32 - 1 Inspector events");
     if (!grow((void **)&insp->blocks, &b->block_cap, insp->block_count + 1,
-              sizeof *insp->blocks) ||
-        !grow((void **)&insp->events, &b->event_cap, insp->event_count + npos,
-              sizeof *insp->events))
+              sizeof *insp->blocks))
       return nomem(b);
     blk = (uint32_t)insp->block_count++;
     insp_block_t *nb = &insp->blocks[blk];
@@ -407,9 +476,8 @@ static int process_run(builder_t *b, uint32_t r) {
     nb->offset = run.offset;
     nb->hash = h;
     for (uint32_t p = 0; p < npos; p++) {
-      insp->events[insp->event_count + p] = sig_of(b, first, &b->pos[p]);
-      const ie_t *e = &b->ies[b->pos[p].ie];
-      if (e->dh == INSP_NONE) continue;
+      if (staged[p].dname == INSP_NONE) continue;
+      const ie_t *e = &b->ies[b->pos_ie[p]];
       if (!grow((void **)&insp->debug, &b->debug_cap, insp->debug_count + 1,
                 sizeof *insp->debug))
         return nomem(b);
@@ -417,15 +485,16 @@ static int process_run(builder_t *b, uint32_t r) {
       dd->event = (uint32_t)insp->event_count + p;
       dd->first = (uint32_t)b->debug_ref_len;
       dd->count = 0;
-      for (uint32_t q = e->dh; q != INSP_NONE; q = b->next[q]) {
+      for (uint32_t q = e->dh;; q = b->next[q]) {
         if (!grow((void **)&insp->debug_refs, &b->ref_cap, b->debug_ref_len + 1,
                   sizeof *insp->debug_refs))
           return nomem(b);
         insp->debug_refs[b->debug_ref_len++] = first + q;
         dd->count++;
+        if (q == e->dt) break;
       }
     }
-    insp->event_count += npos;
+    insp->event_count += npos; /* the staged signatures become the events */
     b->block_slots[bs] = blk + 1;
     if (insp->block_count * 2 > b->block_slot_mask + 1) {
       size_t ns = (b->block_slot_mask + 1) * 2;
@@ -445,14 +514,16 @@ static int process_run(builder_t *b, uint32_t r) {
      * run's (zip semantics: extra or missing entries are not compared) */
     insp_block_t *ob = &insp->blocks[blk];
     for (uint32_t p = 0; p < npos; p++) {
-      const ie_t *e = &b->ies[b->pos[p].ie];
-      if (e->dh == INSP_NONE) continue;
+      if (staged[p].dname == INSP_NONE) continue;
+      const ie_t *e = &b->ies[b->pos_ie[p]];
       const insp_debug_t *dd = insp_debug_of(insp, ob->first_event + p);
       if (!dd) continue;
       uint32_t k = 0;
-      for (uint32_t q = e->dh; q != INSP_NONE && k < dd->count; q = b->next[q], k++)
+      for (uint32_t q = e->dh; k < dd->count; q = b->next[q], k++) {
         if (!values_equal(insp, first + q, insp->debug_refs[dd->first + k]))
           insp->debug_mismatches++;
+        if (q == e->dt) break;
+      }
     }
   }
 
@@ -476,13 +547,9 @@ static int process_run(builder_t *b, uint32_t r) {
         insp->debug_mismatches++;
   }
 
-  /* D. kept samples */
-  if (!grow((void **)&b->kept, &b->kept_cap, b->kept_len + npos, sizeof *b->kept))
-    return nomem(b);
+  /* D. the kept samples were staged in place */
   b->run_kept[r] = (uint32_t)b->kept_len;
-  for (uint32_t p = 0; p < npos; p++)
-    b->kept[b->kept_len++] =
-        b->pos[p].prof == INSP_NONE ? INSP_NONE : first + b->pos[p].prof;
+  b->kept_len += npos;
   b->run_group[r] = blk;
   bk->run_count++;
   return ETK_OK;
@@ -490,13 +557,21 @@ static int process_run(builder_t *b, uint32_t r) {
 
 /* ------------------------------------------------------- wrap check */
 
+/* Upstream's wrap-around error needs a profile event whose end is before
+ * its start; the reader flags those, so the usual dump (none) skips the
+ * walk over every sample's times. */
 static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
+  etk_etdump_columns_t cols;
+  etk_etdump_columns(insp->dump, &cols);
+  unsigned any = 0;
+  for (size_t i = 0; i < cols.count; i++) any |= cols.flags[i];
+  if (!(any & ETK_ETDUMP_FLAG_END_BEFORE_START)) return ETK_OK;
   for (size_t bi = 0; bi < insp->block_count; bi++) {
     const insp_block_t *bk = &insp->blocks[bi];
     for (uint32_t e = 0; e < bk->event_count; e++) {
-      const insp_event_t *ev = &insp->events[bk->first_event + e];
-      if (ev->pname == INSP_NONE) continue;
-      int delegated = insp_event_is_delegated(ev);
+      if (!insp_event_has_perf(insp, bk->first_event + e)) continue;
+      insp_event_t ev = insp_event_at(insp, bk->first_event + e);
+      int delegated = insp_event_is_delegated(&ev);
       const uint32_t *s = insp->samples + bk->sample_base + (uint64_t)e * bk->run_count;
       for (uint32_t j = 0; j < bk->run_count; j++) {
         double dur;
@@ -543,13 +618,13 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   b.ies = malloc((max_run ? max_run : 1) * sizeof *b.ies);
   b.slots = malloc(slots * sizeof *b.slots);
   b.next = malloc((max_run ? max_run : 1) * sizeof *b.next);
-  b.pos = malloc((max_run ? max_run : 1) * sizeof *b.pos);
+  b.pos_ie = malloc((max_run ? max_run : 1) * sizeof *b.pos_ie);
   b.outs = malloc((max_run ? max_run : 1) * sizeof *b.outs);
   b.run_group = malloc((runs ? runs : 1) * sizeof *b.run_group);
   b.run_kept = malloc((runs ? runs : 1) * sizeof *b.run_kept);
   b.block_slot_mask = 63;
   b.block_slots = calloc(64, sizeof *b.block_slots);
-  if (!b.ies || !b.slots || !b.next || !b.pos || !b.outs || !b.run_group ||
+  if (!b.ies || !b.slots || !b.next || !b.pos_ie || !b.outs || !b.run_group ||
       !b.run_kept || !b.block_slots)
     rc = nomem(&b);
 
@@ -559,16 +634,39 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   free(b.ies);
   free(b.slots);
   free(b.next);
-  free(b.pos);
+  free(b.pos_ie);
   free(b.outs);
   b.ies = NULL;
-  b.slots = b.next = b.outs = NULL;
-  b.pos = NULL;
+  b.slots = b.next = b.pos_ie = b.outs = NULL;
   free(b.block_slots);
   free(b.alloc_slots);
+  for (size_t k = 0; k < b.block_sigs_cap; k++) free(b.block_sigs[k]);
+  free(b.block_sigs);
 
-  /* the block x run matrix of samples */
-  if (rc == ETK_OK) {
+  /* the block x run matrix of samples: when every block holds one run
+   * (the runs all differ, e.g. one huge run) it is the kept list itself */
+  int single = 1;
+  for (size_t k = 0; k < insp->block_count && single; k++)
+    single = insp->blocks[k].run_count == 1;
+  if (rc == ETK_OK && single) {
+    uint64_t total = 0;
+    for (size_t k = 0; k < insp->block_count; k++) {
+      insp_block_t *bk = &insp->blocks[k];
+      bk->sample_base = total;
+      bk->first_run = (uint32_t)k;
+      total += bk->event_count;
+    }
+    insp->block_runs = malloc(insp->block_count ? insp->block_count * sizeof *insp->block_runs : 1);
+    if (!insp->block_runs) rc = nomem(&b);
+    for (size_t r = 0; rc == ETK_OK && r < runs; r++)
+      if (b.run_group[r] != INSP_NONE) insp->block_runs[b.run_group[r]] = (uint32_t)r;
+    if (rc == ETK_OK) {
+      /* ALWAYS(total == b.kept_len): blocks were created in run order */
+      insp->samples = b.kept ? b.kept : malloc(1);
+      b.kept = NULL;
+      if (!insp->samples) rc = nomem(&b);
+    }
+  } else if (rc == ETK_OK) {
     uint64_t total = 0, grouped = 0;
     for (size_t k = 0; k < insp->block_count; k++) {
       insp_block_t *bk = &insp->blocks[k];

@@ -246,7 +246,8 @@ int etk_inspector_module_total(etk_inspector_t *insp, const char *name,
     const insp_origins_t *o = insp->origins[e];
     if (!o) continue;
     size_t len;
-    const char *ename = insp_event_name(insp, &insp->events[e], buf, &len);
+    insp_event_t ev = insp_event_at(insp, e);
+    const char *ename = insp_event_name(insp, &ev, buf, &len);
     if (len == 13 && memcmp(ename, "OPERATOR_CALL", 13) == 0) continue;
     int hit = 0;
     for (size_t i = 0; i < o->count && !hit; i++)

@@ -122,6 +122,7 @@ int etk_inspector_open(const etk_etdump_t *dump,
   else
     etk_inspector_options_init(&insp->options);
   insp->dump = dump;
+  etk_etdump_columns(dump, &insp->cols);
   int rc = etk_time_scale_factor(insp->options.source_time_scale,
                                  insp->options.target_time_scale,
                                  insp->options.clock_hz, &insp->factor, err);
@@ -260,12 +261,18 @@ int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
 }
 
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw) {
-  const insp_event_t *ev = &insp->events[event];
-  if (ev->pname == INSP_NONE) return 0;
-  const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
+  if (!insp_event_has_perf(insp, event)) return 0;
+  return insp_event_raw_in(insp, event, insp_block_of(insp, event), raw);
+}
+
+size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
+                         size_t block, double *raw) {
+  if (!insp_event_has_perf(insp, event)) return 0;
+  insp_event_t ev = insp_event_at(insp, event);
+  const insp_block_t *bk = &insp->blocks[block];
   const uint32_t *s = insp->samples + bk->sample_base +
                       (uint64_t)(event - bk->first_event) * bk->run_count;
-  int delegated = insp_event_is_delegated(ev);
+  int delegated = insp_event_is_delegated(&ev);
   size_t n = 0;
   for (uint32_t j = 0; j < bk->run_count; j++) {
     double d;
@@ -284,8 +291,7 @@ int insp_scratch_reserve(etk_inspector_t *insp, size_t n) {
 }
 
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event) {
-  const insp_event_t *ev = &insp->events[event];
-  if (ev->pname == INSP_NONE) return 0;
+  if (!insp_event_has_perf(insp, event)) return 0;
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
   const uint32_t *s = insp->samples + bk->sample_base +
                       (uint64_t)(event - bk->first_event) * bk->run_count;
@@ -334,7 +340,7 @@ size_t etk_inspector_event_count(const etk_inspector_t *insp) {
 int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
                             etk_inspector_event_t *out) {
   if (!insp || !out || index >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
-  const insp_event_t *e = &insp->events[index];
+  const insp_event_t ev = insp_event_at(insp, index), *e = &ev;
   memset(out, 0, sizeof *out);
   size_t bi = insp_block_of(insp, index);
   const insp_block_t *bk = &insp->blocks[bi];
@@ -377,7 +383,7 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
 int etk_inspector_event_sample(const etk_inspector_t *insp, size_t event,
                                size_t k, etk_inspector_sample_t *out) {
   if (!insp || !out || event >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
-  const insp_event_t *e = &insp->events[event];
+  const insp_event_t sig = insp_event_at(insp, event), *e = &sig;
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
   if (e->pname == INSP_NONE || k >= bk->run_count) return ETK_E_INVALID_ARGUMENT;
   uint32_t ev = insp->samples[bk->sample_base +
@@ -404,15 +410,20 @@ int etk_inspector_event_durations(const etk_inspector_t *insp, size_t event,
   return ETK_OK;
 }
 
+int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
+                     etk_stats_t *out) {
+  const insp_block_t *bk = &insp->blocks[block];
+  if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
+    return ETK_E_NO_MEMORY;
+  size_t n = insp_event_raw_in(insp, event, block, insp->scratch);
+  if (n == 0) return ETK_E_NOT_FOUND;
+  return etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap, out);
+}
+
 int etk_inspector_event_stats(etk_inspector_t *insp, size_t event,
                               etk_stats_t *out) {
   if (!insp || !out || event >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
-  const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
-  if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
-    return ETK_E_NO_MEMORY;
-  size_t n = insp_event_raw(insp, event, insp->scratch);
-  if (n == 0) return ETK_E_NOT_FOUND;
-  return etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap, out);
+  return insp_event_stats(insp, event, insp_block_of(insp, event), out);
 }
 
 int etk_inspector_event_debug_entry(const etk_inspector_t *insp, size_t event,

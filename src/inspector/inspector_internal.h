@@ -11,7 +11,7 @@
 
 #define INSP_NONE UINT32_MAX /* no index / no signature */
 
-/* One Inspector event = one event signature of a block (20 bytes).
+/* The event signature of an Inspector event (derived, see insp_event_at).
  * pname/dname are NORMALISED name ids ("name or ''": absent -> empty) of
  * the profile / first debug event, or INSP_NONE when the signature has no
  * profile / debug part.  dint is -1 for None, dstr 0 for None (absent or
@@ -24,6 +24,37 @@ typedef struct insp_event {
   uint32_t pname;
   uint32_t dname;
 } insp_event_t;
+
+/* What an Inspector event stores (8 bytes): `rep` is an ETDump event whose
+ * columns carry the signature's instruction id, delegate ids and, when it
+ * is a profile event, the profile name: for a signature with a profile part
+ * one of its profile events (all runs of a block agree), else an event of
+ * its instruction event (a debug event).  `dname` is stored as is. */
+typedef struct insp_event_rec {
+  uint32_t rep;
+  uint32_t dname;
+} insp_event_rec_t;
+
+static inline uint32_t insp_norm_name(uint32_t id) {
+  return id == ETK_ETDUMP_STR_ABSENT ? ETK_ETDUMP_STR_EMPTY : id;
+}
+static inline uint32_t insp_norm_dstr(uint32_t id) {
+  return id == ETK_ETDUMP_STR_EMPTY ? ETK_ETDUMP_STR_ABSENT : id;
+}
+
+/* The signature a stored event stands for. */
+static inline insp_event_t insp_event_of(const etk_etdump_columns_t *c,
+                                         insp_event_rec_t r) {
+  insp_event_t s;
+  s.iid = c->instruction_id[r.rep];
+  s.dint = c->delegate_id_int[r.rep];
+  s.dstr = insp_norm_dstr(c->delegate_id_str_id[r.rep]);
+  s.pname = (c->flags[r.rep] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE
+                ? insp_norm_name(c->name_id[r.rep])
+                : INSP_NONE;
+  s.dname = r.dname;
+  return s;
+}
 
 typedef struct insp_block {
   uint32_t name_id;     /* raw run name id (0 = absent) */
@@ -72,8 +103,9 @@ struct etk_inspector {
   insp_block_t *blocks;
   uint32_t *block_runs;
 
+  etk_etdump_columns_t cols; /* of `dump` */
   size_t event_count;
-  insp_event_t *events;
+  insp_event_rec_t *events;  /* read them with insp_event_at() */
   uint32_t *samples;       /* ETDump event index per (event, run); NONE for
                               debug-only events */
   size_t debug_count;
@@ -94,6 +126,16 @@ struct etk_inspector {
   char name_buf[32];       /* decimal delegate ids */
 };
 
+/* Signature of Inspector event e (e < event_count). */
+static inline insp_event_t insp_event_at(const etk_inspector_t *insp, size_t e) {
+  return insp_event_of(&insp->cols, insp->events[e]);
+}
+/* Whether Inspector event e has a profile part (perf data). */
+static inline int insp_event_has_perf(const etk_inspector_t *insp, size_t e) {
+  return (insp->cols.flags[insp->events[e].rep] & ETK_ETDUMP_KIND_MASK) ==
+         ETK_ETDUMP_EVENT_PROFILE;
+}
+
 /* Shared helpers (events.c). */
 int insp_event_is_delegated(const insp_event_t *e);
 /* Name of an event; decimal ids are written to buf (>= 24 bytes). */
@@ -107,6 +149,12 @@ int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
                   double *out);
 /* Durations of an event into raw (>= run_count entries); returns count. */
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw);
+/* The same when the event's block index is known. */
+size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
+                         size_t block, double *raw);
+/* etk_inspector_event_stats() when the event's block index is known. */
+int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
+                     etk_stats_t *out);
 int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);

@@ -104,11 +104,21 @@ typedef struct plan {
   size_t ncols;
   const char *headers[24];
   char header_buf[24][48];
-  /* row cache */
+  /* row cache: the renderer asks for a row's cells one after the other */
   size_t cached_row;
   int cached;
+  size_t row_block;  /* block of the cached row's event */
+  insp_event_t row_sig; /* its signature */
+  const char *row_name; /* its event_name (decimal ids in row_name_buf) */
+  size_t row_name_len;
+  int row_delegated;
+  size_t name_block;  /* block whose name is in block_name (+1, 0 = none) */
+  etk_etdump_str_t block_name;
+  int stats_done;    /* stats computed for the cached row */
   int has_stats;
   etk_stats_t stats;
+  double stat_vals[6]; /* p10, p50, p90, avg, min, max: COL_P10 order */
+  char row_name_buf[32];
   char name_buf[32];
 } plan_t;
 
@@ -241,7 +251,7 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
     if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
       return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
     for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++) {
-      const insp_event_t *ev = &insp->events[e];
+      const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
       if (!p->any_perf && ev->pname != INSP_NONE &&
           insp_event_raw(insp, e, insp->scratch) > 0)
         p->any_perf = 1;
@@ -271,11 +281,12 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
     for (size_t i = 0; i < p->nrows; i++) {
       items[i].row = p->rows[i];
       items[i].order = (uint32_t)i;
-      if (names)
-        items[i].name = insp_event_name(insp, &insp->events[p->rows[i]], names[i],
-                                        &items[i].name_len);
-      else
+      if (names) {
+        insp_event_t ev = insp_event_at(insp, p->rows[i]);
+        items[i].name = insp_event_name(insp, &ev, names[i], &items[i].name_len);
+      } else {
         items[i].key = sort_key(insp, p->rows[i], o->sort);
+      }
     }
     /* numbers: largest first; names: A to Z; `reverse` flips either */
     sort_desc = names ? o->reverse != 0 : o->reverse == 0;
@@ -339,10 +350,44 @@ static void dict_cell(const etk_inspector_event_link_t *l, int module,
   etk_strbuf_appendc(b, '}');
 }
 
+/* Loads `row` into the row cache: its block, signature, name, block name;
+ * statistics on demand (row_stats). */
+static void row_load(plan_t *p, size_t row) {
+  etk_inspector_t *insp = p->insp;
+  uint32_t e = p->rows[row];
+  p->cached = 1;
+  p->cached_row = row;
+  p->row_block = insp_block_of(insp, e);
+  p->row_sig = insp_event_at(insp, e);
+  p->row_name = insp_event_name(insp, &p->row_sig, p->row_name_buf, &p->row_name_len);
+  p->row_delegated = insp_event_is_delegated(&p->row_sig);
+  if (p->name_block != p->row_block + 1) {
+    p->block_name = etk_etdump_string(insp->dump, insp->blocks[p->row_block].name_id);
+    p->name_block = p->row_block + 1;
+  }
+  p->stats_done = 0;
+}
+
+static inline void row_enter(plan_t *p, size_t row) {
+  if (!p->cached || p->cached_row != row) row_load(p, row);
+}
+
+static void row_stats(plan_t *p) {
+  p->has_stats = insp_event_stats(p->insp, p->rows[p->cached_row], p->row_block,
+                                  &p->stats) == ETK_OK;
+  p->stats_done = 1;
+  p->stat_vals[0] = p->stats.p10;
+  p->stat_vals[1] = p->stats.p50;
+  p->stat_vals[2] = p->stats.p90;
+  p->stat_vals[3] = p->stats.avg;
+  p->stat_vals[4] = p->stats.min;
+  p->stat_vals[5] = p->stats.max;
+}
+
 static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
                             etk_strbuf_t *b) {
   etk_inspector_t *insp = p->insp;
-  const insp_block_t *bk = &insp->blocks[insp_block_of(insp, e)];
+  const insp_block_t *bk = &insp->blocks[p->row_block];
   const uint32_t *s = insp->samples + bk->sample_base +
                       (uint64_t)(e - bk->first_event) * bk->run_count;
   char num[24];
@@ -364,50 +409,53 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
   return ETK_OK;
 }
 
+static int event_cell_other(plan_t *p, size_t row, size_t col, etk_cell_t *out,
+                            etk_strbuf_t *b);
+
+/* A cell of the event table.  The renderer asks for a million rows of a
+ * dozen cells, so the usual cells are answered here from the row cache and
+ * everything else goes to event_cell_other. */
 static int event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                       etk_strbuf_t *b) {
   plan_t *p = ctx;
+  row_enter(p, row);
+  int c = p->cols[col];
+  switch (c) {
+    case COL_P10: case COL_P50: case COL_P90:
+    case COL_AVG: case COL_MIN: case COL_MAX:
+      if (!p->stats_done) row_stats(p);
+      if (p->has_stats) etk_cell_set_float(out, p->stat_vals[c - COL_P10]);
+      else if (p->any_perf) etk_cell_set_float(out, (double)NAN);
+      else etk_cell_set_none(out);
+      return ETK_OK;
+    case COL_BLOCK:
+      if (p->block_name.data) etk_cell_set_text(out, p->block_name.data, p->block_name.len);
+      else etk_cell_set_none(out);
+      return ETK_OK;
+    case COL_NAME:
+      etk_cell_set_text(out, p->row_name, p->row_name_len);
+      return ETK_OK;
+    case COL_IS_DELEGATED:
+      etk_cell_set_bool(out, p->row_delegated);
+      return ETK_OK;
+    default:
+      return event_cell_other(p, row, col, out, b);
+  }
+}
+
+static int event_cell_other(plan_t *p, size_t row, size_t col, etk_cell_t *out,
+                            etk_strbuf_t *b) {
   etk_inspector_t *insp = p->insp;
   uint32_t e = p->rows[row];
-  const insp_event_t *ev = &insp->events[e];
+  const insp_event_t *ev = &p->row_sig;
   int c = p->cols[col];
-  if (col_is_stat(c)) {
-    if (!p->cached || p->cached_row != row) {
-      p->has_stats = etk_inspector_event_stats(insp, e, &p->stats) == ETK_OK;
-      p->cached = 1;
-      p->cached_row = row;
-    }
-    if (!p->has_stats) {
-      if (p->any_perf) etk_cell_set_float(out, (double)NAN);
-      else etk_cell_set_none(out);
-      return ETK_OK;
-    }
-    double v = c == COL_P10 ? p->stats.p10 : c == COL_P50 ? p->stats.p50
-             : c == COL_P90 ? p->stats.p90 : c == COL_AVG ? p->stats.avg
-             : c == COL_MIN ? p->stats.min : p->stats.max;
-    etk_cell_set_float(out, v);
-    return ETK_OK;
-  }
   etk_inspector_event_link_t link;
   switch (c) {
-    case COL_BLOCK: {
-      const insp_block_t *bk = &insp->blocks[insp_block_of(insp, e)];
-      etk_etdump_str_t s = etk_etdump_string(insp->dump, bk->name_id);
-      if (s.data) etk_cell_set_text(out, s.data, s.len);
-      else etk_cell_set_none(out);
-      return ETK_OK;
-    }
-    case COL_NAME: {
-      size_t len;
-      const char *name = insp_event_name(insp, ev, p->name_buf, &len);
-      etk_cell_set_text(out, name, len);
-      return ETK_OK;
-    }
     case COL_RAW: {
-      const insp_block_t *bk = &insp->blocks[insp_block_of(insp, e)];
+      const insp_block_t *bk = &insp->blocks[p->row_block];
       if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
         return ETK_E_NO_MEMORY;
-      size_t n = insp_event_raw(insp, e, insp->scratch);
+      size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch);
       if (n == 0) {
         etk_cell_set_none(out);
         return ETK_OK;
@@ -417,6 +465,10 @@ static int event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       return ETK_OK;
     }
     case COL_OP_TYPES:
+      if (!insp->links || !insp->links[e]) {
+        etk_cell_set_object(out, "[]", 2); /* no link: no op types */
+        return ETK_OK;
+      }
       etk_inspector_event_link(insp, e, &link);
       op_types_cell(&link, out, b);
       return ETK_OK;
@@ -436,10 +488,11 @@ static int event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       dict_cell(&link, c == COL_MODULE, b);
       etk_cell_set_object(out, b->data, b->len);
       return ETK_OK;
-    case COL_IS_DELEGATED:
-      etk_cell_set_bool(out, insp_event_is_delegated(ev));
-      return ETK_OK;
     case COL_BACKEND:
+      if (!insp->links || !insp->links[e]) {
+        etk_cell_set_none(out);
+        return ETK_OK;
+      }
       etk_inspector_event_link(insp, e, &link);
       if (link.delegate_backend_name)
         etk_cell_set_text(out, link.delegate_backend_name,
@@ -597,7 +650,8 @@ static void op_key(const etk_inspector_t *insp, uint32_t e, char *buf,
     *len = strlen(*key);
     return;
   }
-  const char *name = insp_event_name(insp, &insp->events[e], buf, len);
+  insp_event_t ev = insp_event_at(insp, e);
+  const char *name = insp_event_name(insp, &ev, buf, len);
   if (*len > 12 && memcmp(name, "native_call_", 12) == 0) {
     name += 12;
     *len -= 12;
@@ -730,23 +784,25 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
     free(has_inner);
     has_inner = NULL;
     int32_t max_iid = -1;
-    for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++)
-      if (insp_event_is_delegated(&insp->events[e]) && insp->events[e].iid > max_iid)
-        max_iid = insp->events[e].iid;
+    for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++) {
+      insp_event_t ev = insp_event_at(insp, e);
+      if (insp_event_is_delegated(&ev) && ev.iid > max_iid) max_iid = ev.iid;
+    }
     if (max_iid >= 0) {
       has_inner = calloc((size_t)max_iid + 1, 1);
       if (!has_inner) {
         rc = ETK_E_NO_MEMORY;
         break;
       }
-      for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++)
-        if (insp_event_is_delegated(&insp->events[e]) && insp->events[e].iid >= 0 &&
-            insp->events[e].pname != INSP_NONE)
-          has_inner[insp->events[e].iid] = 1;
+      for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++) {
+        insp_event_t ev = insp_event_at(insp, e);
+        if (insp_event_is_delegated(&ev) && ev.iid >= 0 && ev.pname != INSP_NONE)
+          has_inner[ev.iid] = 1;
+      }
     }
     double load_time = (double)NAN, ops_total = 0;
     for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count && rc == ETK_OK; e++) {
-      const insp_event_t *ev = &insp->events[e];
+      const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
       etk_stats_t st;
       if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) continue;
       size_t len;
@@ -1013,7 +1069,7 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
   etk_strbuf_init(&tmp);
   for (size_t r = 0; r < p->nrows && j.status == ETK_OK && sink->status == ETK_OK; r++) {
     uint32_t e = p->rows[r];
-    const insp_event_t *ev = &insp->events[e];
+    const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
     size_t bi = insp_block_of(insp, e);
     const insp_block_t *bk = &insp->blocks[bi];
     etk_inspector_event_link_t link;

@@ -169,7 +169,7 @@ enum { EV_SKIP = 0, EV_OP, EV_OPERATOR_CALL, EV_DELEGATE_CALL };
 
 /* Classifies an event by name (delegated events are always operators). */
 static int event_class(const etk_inspector_t *insp, uint32_t e, char *buf) {
-  const insp_event_t *ev = &insp->events[e];
+  const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
   if (insp_event_is_delegated(ev)) return EV_OP;
   size_t len;
   const char *name = insp_event_name(insp, ev, buf, &len);
@@ -240,14 +240,15 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
     etk_inspector_event_t info;
     etk_inspector_event_get(insp, e, &info);
     chains[i] = info.chain_index;
-    has_perf[i] = insp->events[e].pname != INSP_NONE &&
+    insp_event_t ev = insp_event_at(insp, e);
+    has_perf[i] = ev.pname != INSP_NONE &&
                   insp_event_raw(insp, e, insp->scratch) > 0;
     int cls = event_class(insp, e, buf);
-    mt_instr_t *in = instr_get(&instrs, chains[i], insp->events[e].iid);
+    mt_instr_t *in = instr_get(&instrs, chains[i], ev.iid);
     if (cls == EV_DELEGATE_CALL && in->delegate_call == NO_NODE)
       in->delegate_call = e;
     if (!has_perf[i] || cls != EV_OP) continue;
-    if (insp_event_is_delegated(&insp->events[e]))
+    if (insp_event_is_delegated(&ev))
       in->has_delegated_ops = 1;
     else
       in->has_kernel = 1;
@@ -258,7 +259,8 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
     uint32_t e = bk->first_event + i;
     if (!has_perf[i]) continue;
     int cls = event_class(insp, e, buf);
-    mt_instr_t *in = instr_get(&instrs, chains[i], insp->events[e].iid);
+    insp_event_t ev = insp_event_at(insp, e);
+    mt_instr_t *in = instr_get(&instrs, chains[i], ev.iid);
     if (cls == EV_SKIP || (cls == EV_OPERATOR_CALL && in->has_kernel) ||
         (cls == EV_DELEGATE_CALL && in->has_delegated_ops))
       continue;
@@ -271,7 +273,7 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
     }
     uint32_t at;
     if ((rc = event_node(insp, t, root, e, &at)) != ETK_OK) break;
-    if (at == NO_NODE && insp_event_is_delegated(&insp->events[e]) &&
+    if (at == NO_NODE && insp_event_is_delegated(&ev) &&
         in->delegate_call != NO_NODE &&
         (rc = event_node(insp, t, root, in->delegate_call, &at)) != ETK_OK)
       break;

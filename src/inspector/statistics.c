@@ -75,18 +75,122 @@ static int cmp_double(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
+/* ---------------------------------------------------- selection */
+
+/* Rearranges a[lo..hi) so that a[k] holds the value sorting would put
+ * there, with nothing larger before it and nothing smaller after it
+ * (quickselect, median of three; after too many rounds the rest is sorted,
+ * so no input makes it quadratic).  Only for arrays without NaN, where `<`
+ * is a total order: then equal values have equal bits (the caller also
+ * excludes -0.0), so the values at every rank are exactly sorting's. */
+static void select_rank(double *a, size_t lo, size_t hi, size_t k) {
+  unsigned rounds = 0;
+  while (hi - lo > 16) {
+    if (++rounds > 64) {
+      qsort(a + lo, hi - lo, sizeof *a, cmp_double);
+      return;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    double x = a[lo], y = a[mid], z = a[hi - 1];
+    double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    /* Hoare partition: [lo, j] <= pivot <= [j + 1, hi) */
+    size_t i = lo, j = hi - 1;
+    for (;;) {
+      while (a[i] < pivot) i++;
+      while (pivot < a[j]) j--;
+      if (i >= j) break;
+      double t = a[i];
+      a[i] = a[j];
+      a[j] = t;
+      i++;
+      j--;
+    }
+    if (k <= j) hi = j + 1;
+    else lo = j + 1;
+  }
+  /* insertion sort of the small rest */
+  for (size_t i = lo + 1; i < hi; i++) {
+    double v = a[i];
+    size_t m = i;
+    while (m > lo && v < a[m - 1]) {
+      a[m] = a[m - 1];
+      m--;
+    }
+    a[m] = v;
+  }
+}
+
+static double min_of(const double *a, size_t lo, size_t hi) {
+  double m = a[lo];
+  for (size_t i = lo + 1; i < hi; i++)
+    if (a[i] < m) m = a[i];
+  return m;
+}
+
+/* numpy's linear percentile from the two values around rank v (see
+ * etk_stats_percentile_sorted). */
+static double lerp_ranks(double v, double lo, double hi) {
+  double g = v - floor(v);
+  double d = hi - lo;
+  return g >= 0.5 ? hi - d * (1.0 - g) : lo + d * g;
+}
+
+/* p10, p50 and p90 of a (n > 1, unsorted, no NaN, no -0.0) in expected
+ * O(n): the ranks each needs are selected, from the middle outwards. */
+static void percentiles_by_selection(double *a, size_t n, double out[3]) {
+  static const double ps[3] = {10, 50, 90};
+  size_t idx[3];
+  double v[3];
+  for (int t = 0; t < 3; t++) {
+    v[t] = (double)(n - 1) * (ps[t] / 100.0);
+    idx[t] = v[t] >= (double)(n - 1) ? n - 1 : (size_t)floor(v[t]);
+  }
+  select_rank(a, 0, n, idx[1]);
+  if (idx[0] < idx[1]) select_rank(a, 0, idx[1], idx[0]);
+  if (idx[2] > idx[1]) select_rank(a, idx[1] + 1, n, idx[2]);
+  /* now a[idx[t]] is rank idx[t], and everything after a selected rank
+   * is >= it, so rank idx + 1 is the smallest value after it up to the
+   * next selected rank (or the end) */
+  for (int t = 0; t < 3; t++) {
+    size_t i = idx[t];
+    if (v[t] >= (double)(n - 1)) { /* the last rank: the maximum */
+      out[t] = a[0];
+      for (size_t m = 1; m < n; m++)
+        if (a[m] > out[t]) out[t] = a[m];
+      continue;
+    }
+    size_t end = n;
+    for (int u = 0; u < 3; u++)
+      if (idx[u] > i && idx[u] < end) end = idx[u] + 1;
+    out[t] = lerp_ranks(v[t], a[i], min_of(a, i + 1, end));
+  }
+}
+
 int etk_stats_compute(const double *raw, size_t n, double *scratch,
                       etk_stats_t *out) {
   if (!raw || !scratch || !out || n == 0) return ETK_E_INVALID_ARGUMENT;
   memcpy(scratch, raw, n * sizeof *raw);
-  int sorted = 1;
+  int sorted = 1, plain = 1; /* plain: no NaN and no -0.0 */
   for (size_t i = 1; i < n && sorted; i++)
     if (!(scratch[i - 1] <= scratch[i])) sorted = 0;
-  if (!sorted) qsort(scratch, n, sizeof *scratch, cmp_double);
   out->count = n;
-  out->p10 = etk_stats_percentile_sorted(scratch, n, 10);
-  out->p50 = etk_stats_percentile_sorted(scratch, n, 50);
-  out->p90 = etk_stats_percentile_sorted(scratch, n, 90);
+  if (!sorted && n > 32) {
+    for (size_t i = 0; i < n && plain; i++)
+      plain = scratch[i] == scratch[i] && !(scratch[i] == 0 && signbit(scratch[i]));
+    if (plain) {
+      double p[3];
+      percentiles_by_selection(scratch, n, p);
+      out->p10 = p[0];
+      out->p50 = p[1];
+      out->p90 = p[2];
+    }
+  }
+  if (sorted || n <= 32 || !plain) {
+    if (!sorted) qsort(scratch, n, sizeof *scratch, cmp_double);
+    out->p10 = etk_stats_percentile_sorted(scratch, n, 10);
+    out->p50 = etk_stats_percentile_sorted(scratch, n, 50);
+    out->p90 = etk_stats_percentile_sorted(scratch, n, 90);
+  }
   out->avg = etk_stats_mean(raw, n);
   double mn = raw[0], mx = raw[0];
   for (size_t i = 1; i < n; i++) {

@@ -18,14 +18,26 @@
  *   take this path: a handful of flops and an integer-to-text conversion.
  *
  *   Slow path (values needing 16-17 digits, e.g. 0.036000000000000004).
- *   For p = 15, 16, 17 (every p from 1 for subnormals, whose precision is
- *   lower) take the nearest p-digit decimal (snprintf "%.*e",
- *   which glibc rounds exactly); if it reads back as x it is the answer
- *   (at p = 15 by the uniqueness above, at 16 and 17 because Python picks
- *   the nearest among the shortest).  At a power of two the rounding
- *   interval is lopsided, so the nearest p-digit decimal may miss it while
- *   its neighbour on the other side of x hits it; the neighbour is tried
- *   too.  p = 17 always reads back.
+ *   For p = 15, 16, 17 take the nearest p-digit decimal; if it reads back
+ *   as x it is the answer (at p = 15 by the uniqueness above, at 16 and 17
+ *   because Python picks the nearest among the shortest).  At a power of
+ *   two the rounding interval is lopsided, so the nearest p-digit decimal
+ *   may miss it while its neighbour on the other side of x hits it; the
+ *   neighbour is tried too.  p = 17 always reads back.
+ *   Where long double carries a 64-bit significand (x86-64), both steps are
+ *   done in it: 10^q is exact for q <= 27, so x * 10^q and the scaled ends
+ *   of x's rounding interval (x +- half an ulp, exact in 64 bits) are each
+ *   off by at most 2^-64 relative; a decision closer than that margin (a
+ *   tie) is left to the exact route below, so every answer is proven.
+ *   The exact route, also used for subnormals (lower precision: every
+ *   length is searched) and far exponents: snprintf "%.*e", which glibc
+ *   rounds exactly, and strtod to read back.
+ *
+ *   format(x, "g") rounds x itself to 6 digits: x * 10^q (q <= 22, exact
+ *   power) is computed with one rounding, so unless its fraction is within
+ *   1e-9 of one half the rounding direction is certain; otherwise the sign
+ *   of x * 10^q - (k + 1/2) is taken exactly with a fused multiply-add
+ *   (ties to even, as Python).  Out of range, snprintf "%g" decides.
  *
  * LAYOUT (Python's float_repr_style "short")
  *   With digits d1..dn and x = 0.d1..dn * 10^decpt: positional when
@@ -45,27 +57,59 @@ static const double pow10_exact[23] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "00010203040506070809101112131415161718192021222324252627282930313233343536"
+    "373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576"
+    "777879"
     "8081828384858687888990919293949596979899";
+
+/* Writes the decimal digits of v < 10^8 backwards ending at end; returns
+ * the new start.  32-bit arithmetic: divisions by 100 become multiplies. */
+static char *digits32_back(uint32_t v, char *end) {
+  while (v >= 100) {
+    uint32_t r = v % 100;
+    v /= 100;
+    *--end = digit_pairs[2 * r + 1];
+    *--end = digit_pairs[2 * r];
+  }
+  if (v >= 10) {
+    *--end = digit_pairs[2 * v + 1];
+    *--end = digit_pairs[2 * v];
+  } else {
+    *--end = (char)('0' + v);
+  }
+  return end;
+}
+
+/* Exactly 8 digits of v < 10^8 (leading zeros kept) ending at end. */
+static char *digits8_back(uint32_t v, char *end) {
+  for (int i = 0; i < 4; i++) {
+    uint32_t r = v % 100;
+    v /= 100;
+    *--end = digit_pairs[2 * r + 1];
+    *--end = digit_pairs[2 * r];
+  }
+  return end;
+}
 
 size_t etk_format_uint(uint64_t v, char *out) {
   char tmp[24];
-  size_t n = sizeof tmp;
-  while (v >= 100) {
-    unsigned r = (unsigned)(v % 100);
-    v /= 100;
-    tmp[--n] = digit_pairs[2 * r + 1];
-    tmp[--n] = digit_pairs[2 * r];
-  }
-  if (v >= 10) {
-    tmp[--n] = digit_pairs[2 * v + 1];
-    tmp[--n] = digit_pairs[2 * v];
+  char *end = tmp + sizeof tmp, *p;
+  if (v < 100000000) {
+    p = digits32_back((uint32_t)v, end);
   } else {
-    tmp[--n] = (char)('0' + v);
+    /* split in 8-digit groups so that each is converted in 32 bits */
+    p = digits8_back((uint32_t)(v % 100000000), end);
+    v /= 100000000;
+    if (v < 100000000) {
+      p = digits32_back((uint32_t)v, p);
+    } else {
+      p = digits8_back((uint32_t)(v % 100000000), p);
+      p = digits32_back((uint32_t)(v / 100000000), p);
+    }
   }
-  size_t len = sizeof tmp - n;
-  memcpy(out, tmp + n, len);
+  size_t len = (size_t)(end - p);
+  memcpy(out, p, len);
   out[len] = 0;
   return len;
 }
@@ -78,6 +122,16 @@ size_t etk_format_int(int64_t v, char *out) {
   return etk_format_uint((uint64_t)v, out);
 }
 
+/* floor(log10(x)) or one less, for a normal x > 0: from the binary
+ * exponent (x = m * 2^e2, m in [0.5, 1)) times log10(2) ~ 78913 / 2^18,
+ * exact over the whole double range. */
+static int decimal_exponent_estimate(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  int e2 = (int)((bits >> 52) & 0x7ff) - 1022;
+  return ((e2 - 1) * 78913) >> 18;
+}
+
 /* Fast path: digits of |x| (x > 0, finite) when some decimal of at most 15
  * significant digits reads back as x.  Writes the digits without trailing
  * zeros to d, sets *decpt, returns the digit count or 0 when not applicable. */
@@ -86,9 +140,7 @@ static int digits_fast(double x, char *d, int *decpt) {
   /* decimal exponent from the binary one (floor(log10(2)) * (e2 - 1), exact
    * for this range), corrected once against the table; an estimate that
    * is still off only costs the slow path, never a wrong answer */
-  int e2;
-  frexp(x, &e2);
-  int e10 = ((e2 - 1) * 78913) >> 18;
+  int e10 = decimal_exponent_estimate(x);
   if (e10 + 1 >= 0 && e10 + 1 <= 22 && x >= pow10_exact[e10 + 1]) e10++;
   for (int attempt = 0; attempt < 2; attempt++) {
     int q = 14 - e10;
@@ -98,13 +150,14 @@ static int digits_fast(double x, char *d, int *decpt) {
       e10++;
       continue;
     }
-    double kr = floor(scaled + 0.5);
+    double kr = (double)(uint64_t)(scaled + 0.5); /* floor: exact, < 2^50 */
     if (kr < 1.0 || kr >= 1e15) {
       e10++;
       continue;
     }
     uint64_t k = (uint64_t)kr;
-    double back = q >= 0 ? (double)k / pow10_exact[q] : (double)k * pow10_exact[-q];
+    double back =
+        q >= 0 ? (double)k / pow10_exact[q] : (double)k * pow10_exact[-q];
     if (back != x) return 0;
     char tmp[24];
     size_t n = etk_format_uint(k, tmp);
@@ -169,6 +222,96 @@ static int step_digits(char *d, int n, int *decpt, int delta) {
   return n;
 }
 
+#if LDBL_MANT_DIG >= 64
+/* 10^q, exact in a 64-bit significand for q <= 27 (5^27 < 2^64). */
+static const long double pow10_long[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* v * 10^q with one rounding (|q| <= 27). */
+static long double scale_long(long double v, int q) {
+  return q >= 0 ? v * pow10_long[q] : v / pow10_long[-q];
+}
+
+/* x's rounding interval (x normal, > 0): the midpoints between x and its
+ * neighbours, exact in a 64-bit significand (at a power of two the gap
+ * below x is half the gap above, which the neighbour gives for free). */
+typedef struct interval {
+  long double lo, hi;
+} interval_t;
+
+static interval_t interval_of(double x) {
+  uint64_t bits, up, down;
+  memcpy(&bits, &x, sizeof bits);
+  up = bits + 1;
+  down = bits - 1;
+  double xu, xd;
+  memcpy(&xu, &up, sizeof xu);
+  memcpy(&xd, &down, sizeof xd);
+  interval_t iv = {((long double)x + xd) / 2, ((long double)x + xu) / 2};
+  return iv;
+}
+
+/* Whether the decimal k * 10^-q reads back as x, given the interval ends
+ * scaled by 10^q (l, h): 1 yes, 0 no, -1 too close to an end to tell
+ * here (there the half-even rule decides: left to strtod). */
+static int reads_back_long(long double l, long double h, uint64_t k) {
+  long double kk = (long double)k;
+  long double margin = kk * 0x1p-61L; /* covers the 2^-64 errors of h, l */
+  if (kk > h + margin || kk < l - margin) return 0;
+  if (kk < h - margin && kk > l + margin) return 1;
+  return -1;
+}
+
+/* Writes k's digits without trailing zeros; *decpt for k * 10^-q. */
+static int emit_k(uint64_t k, int q, char *d, int *decpt) {
+  char tmp[24];
+  size_t n = etk_format_uint(k, tmp);
+  *decpt = (int)n - q;
+  while (n > 1 && tmp[n - 1] == '0') n--;
+  memcpy(d, tmp, n);
+  return (int)n;
+}
+
+/* The slow path in long double (see the file comment): the digits, or 0
+ * when a decision was too close to call or x is out of range. */
+static int digits_long(double x, char *d, int *decpt) {
+  if (!(x >= 1e-10 && x < 1e40)) return 0;
+  int e10 = decimal_exponent_estimate(x);
+  interval_t iv = interval_of(x);
+  for (int p = 15; p <= 17; p++) {
+    long double s = 0;
+    int q = 0, tries = 0;
+    for (;;) {
+      q = p - 1 - e10;
+      if (q < -27 || q > 27 || ++tries > 3) return 0;
+      s = scale_long((long double)x, q);
+      if (s < pow10_long[p - 1])
+        e10--;
+      else if (s >= pow10_long[p])
+        e10++;
+      else
+        break;
+    }
+    long double fl = floorl(s), fr = s - fl;       /* exact: s < 2^57 */
+    if (fabsl(fr - 0.5L) < s * 0x1p-62L) return 0; /* s is off by <= s 2^-64 */
+    uint64_t k = (uint64_t)fl + (fr > 0.5L);
+    long double l = scale_long(iv.lo, q), h = scale_long(iv.hi, q);
+    int r = reads_back_long(l, h, k);
+    if (r < 0) return 0;
+    if (r) return emit_k(k, q, d, decpt);
+    if (p == 17) return 0; /* cannot happen: 17 digits always read back */
+    /* the neighbour on the other side of x (lopsided interval at 2^k) */
+    uint64_t alt = (long double)k < s ? k + 1 : k - 1;
+    r = reads_back_long(l, h, alt);
+    if (r < 0) return 0;
+    if (r) return emit_k(alt, q, d, decpt);
+  }
+  return 0;
+}
+#endif
+
 static int digits_slow(double x, char *d, int *decpt) {
   char buf[64];
   /* Subnormals carry fewer than 53 bits, so even short decimals are not
@@ -223,6 +366,9 @@ size_t etk_format_double_repr(double x, char *out) {
   char d[32];
   int decpt = 0;
   int n = digits_fast(x, d, &decpt);
+#if LDBL_MANT_DIG >= 64
+  if (n == 0) n = digits_long(x, d, &decpt);
+#endif
   if (n == 0) n = digits_slow(x, d, &decpt);
   if (decpt > -4 && decpt <= 16) {
     if (decpt <= 0) {
@@ -265,11 +411,102 @@ size_t etk_format_double_repr(double x, char *out) {
   return o;
 }
 
+/* format(x, "g") digits of x > 0: at most 6 digits without trailing zeros
+ * and *decpt, or 0 when the rounding direction is too close to call or x
+ * is out of range (see the file comment). */
+static int g_digits_fast(double x, char *d, int *decpt) {
+  if (!(x >= 1e-17 && x < 1e27)) return 0;
+  int e10 = decimal_exponent_estimate(x);
+  double s = 0;
+  int q = 0, tries = 0;
+  for (;;) {
+    q = 5 - e10;
+    if (q < -22 || q > 22 || ++tries > 3) return 0;
+    s = q >= 0 ? x * pow10_exact[q] : x / pow10_exact[-q];
+    if (s < 1e5)
+      e10--;
+    else if (s >= 1e6)
+      e10++;
+    else
+      break;
+  }
+  double fl = (double)(uint32_t)s, fr = s - fl; /* exact: s < 2^20 */
+  int up = fr > 0.5;
+  if (fabs(fr - 0.5) < 1e-9) {
+    /* too close to call from s: the sign of x * 10^q - (fl + 0.5), exact
+     * through one fused multiply-add; a true tie rounds half to even */
+    double t = fl + 0.5;
+    double r =
+        q >= 0 ? fma(x, pow10_exact[q], -t) : -fma(t, pow10_exact[-q], -x);
+    up = r > 0 || (r == 0 && ((uint32_t)fl & 1));
+  }
+  uint32_t k = (uint32_t)fl + (uint32_t)up;
+  if (k == 1000000) { /* 999999.7 rounds to the next decade */
+    k = 100000;
+    e10++;
+  }
+  char tmp[8];
+  size_t n = etk_format_uint(k, tmp); /* 6 digits */
+  *decpt = e10 + 1;
+  while (n > 1 && tmp[n - 1] == '0') n--;
+  memcpy(d, tmp, n);
+  return (int)n;
+}
+
 size_t etk_format_double_g(double x, char *out) {
   if (x != x) {
     memcpy(out, "nan", 4);
     return 3;
   }
-  int n = snprintf(out, ETK_FORMAT_DOUBLE_MAX, "%g", x);
-  return n < 0 ? 0 : (size_t)n;
+  size_t o = 0;
+  double a = x;
+  if (signbit(x)) {
+    out[o++] = '-';
+    a = -x;
+  }
+  if (a == 0 || isinf(a)) {
+    memcpy(out + o, a == 0 ? "0" : "inf", a == 0 ? 2 : 4);
+    return o + (a == 0 ? 1 : 3);
+  }
+  char d[8];
+  int decpt = 0;
+  int n = g_digits_fast(a, d, &decpt);
+  if (n == 0) {
+    int m = snprintf(out, ETK_FORMAT_DOUBLE_MAX, "%g", x);
+    return m < 0 ? 0 : (size_t)m;
+  }
+  int e = decpt - 1;
+  if (e >= -4 && e < 6) {
+    if (decpt <= 0) {
+      out[o++] = '0';
+      out[o++] = '.';
+      for (int i = 0; i < -decpt; i++) out[o++] = '0';
+      memcpy(out + o, d, (size_t)n);
+      o += (size_t)n;
+    } else if (decpt < n) {
+      memcpy(out + o, d, (size_t)decpt);
+      o += (size_t)decpt;
+      out[o++] = '.';
+      memcpy(out + o, d + decpt, (size_t)(n - decpt));
+      o += (size_t)(n - decpt);
+    } else {
+      memcpy(out + o, d, (size_t)n);
+      o += (size_t)n;
+      for (int i = n; i < decpt; i++) out[o++] = '0';
+    }
+  } else {
+    out[o++] = d[0];
+    if (n > 1) {
+      out[o++] = '.';
+      memcpy(out + o, d + 1, (size_t)(n - 1));
+      o += (size_t)(n - 1);
+    }
+    out[o++] = 'e';
+    out[o++] = e < 0 ? '-' : '+';
+    if (e < 0) e = -e;
+    out[o++] = (char)('0' + e / 10);
+    out[o++] = (char)('0' + e % 10);
+  }
+  out[o] = 0;
+  return o;
 }

@@ -104,6 +104,73 @@ ETK_TEST(median_equals_statistics_median) {
   CHECK(st.p50 == 2.5);
 }
 
+static int cmp_asc(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+/* etk_stats_compute selects the ranks it needs instead of sorting large
+ * inputs; the result must be bit-identical to sorting first (the recipe
+ * numpy's values above were checked against). */
+ETK_TEST(selection_equals_sorting) {
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  static const size_t sizes[] = {33, 34, 40, 64, 99, 100, 101, 255, 256, 1000, 4099, 20000};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    size_t n = sizes[si];
+    double *a = malloc(n * sizeof *a), *sorted = malloc(n * sizeof *a),
+           *scratch = malloc(n * sizeof *a);
+    REQUIRE(a && sorted && scratch);
+    for (int shape = 0; shape < 7; shape++) {
+      for (size_t i = 0; i < n; i++) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        switch (shape) {
+          case 0: a[i] = (double)(rng % 1000003) / 7000.0; break; /* random */
+          case 1: a[i] = (double)(rng % 5); break;                /* few values */
+          case 2: a[i] = (double)(n - i); break;                  /* descending */
+          case 3: a[i] = 1.5; break;                              /* all equal */
+          case 4: a[i] = (double)(i % 2 ? i : n - i) * 1e-6; break; /* zigzag */
+          case 5: a[i] = i == n / 2 ? -1.0 : (double)i; break; /* one out of place */
+          default: a[i] = (double)(rng % 3) * 0.1 - 0.1; break; /* negatives, +0 */
+        }
+      }
+      memcpy(sorted, a, n * sizeof *a);
+      qsort(sorted, n, sizeof *sorted, cmp_asc);
+      etk_stats_t st;
+      REQUIRE(etk_stats_compute(a, n, scratch, &st) == ETK_OK);
+      CHECK_EQ_U64(bits(st.p10), bits(etk_stats_percentile_sorted(sorted, n, 10)));
+      CHECK_EQ_U64(bits(st.p50), bits(etk_stats_percentile_sorted(sorted, n, 50)));
+      CHECK_EQ_U64(bits(st.p90), bits(etk_stats_percentile_sorted(sorted, n, 90)));
+      CHECK(st.min == sorted[0] && st.max == sorted[n - 1]);
+    }
+    free(a);
+    free(sorted);
+    free(scratch);
+  }
+}
+
+ETK_TEST(nan_and_negative_zero_sort_as_before) {
+  /* NaN sorts last (as numpy) and -0.0 keeps its place among equal zeros:
+   * such inputs take the sorting path */
+  double a[40], s[40], want[40];
+  for (int i = 0; i < 40; i++) a[i] = (double)(39 - i);
+  a[3] = (double)NAN; /* 36 becomes NaN: sorted 0..35, 37, 38, 39, NaN */
+  for (int i = 0; i < 36; i++) want[i] = i;
+  want[36] = 37;
+  want[37] = 38;
+  want[38] = 39;
+  want[39] = (double)NAN;
+  etk_stats_t st;
+  REQUIRE(etk_stats_compute(a, 40, s, &st) == ETK_OK);
+  CHECK_EQ_U64(bits(st.p10), bits(etk_stats_percentile_sorted(want, 40, 10)));
+  CHECK_EQ_U64(bits(st.p90), bits(etk_stats_percentile_sorted(want, 40, 90)));
+  for (int i = 0; i < 40; i++) a[i] = i % 2 ? 0.0 : -0.0;
+  a[0] = 1.0; /* not sorted */
+  REQUIRE(etk_stats_compute(a, 40, s, &st) == ETK_OK);
+  CHECK(st.p50 == 0.0 && st.p90 == 0.0);
+}
+
 ETK_TEST(bad_arguments) {
   double x = 1, s;
   etk_stats_t st;

@@ -113,14 +113,44 @@ static int digits(const char *dir) {
 /* One event per duration: the durations sit on the repr/"g" boundaries
  * for the unit conversions the cases use (ns -> ms/us/s/ns, s -> ns). */
 static int boundaries(const char *dir) {
-  static const uint64_t durations[] = {
-      0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 12345, 99999, 100000,
-      999999, 1000000, 1000001, 9999999, 123456789, 999999499, 999999500,
-      999999999, 1000000000, 1234565000, 1234575000, 123456789012ULL,
-      999999499999ULL, 999999500000ULL, 1000000000000ULL, 10000000000000ULL,
-      99999999999999ULL, 1000000000000000ULL, 9999999999999999ULL,
-      10000000000000000ULL, 12345678901234567ULL, 9007199254740993ULL,
-      0x7fffffffffffffffULL, 0xffffffffffffffffULL};
+  static const uint64_t durations[] = {0,
+                                       1,
+                                       9,
+                                       10,
+                                       11,
+                                       99,
+                                       100,
+                                       101,
+                                       999,
+                                       1000,
+                                       1001,
+                                       12345,
+                                       99999,
+                                       100000,
+                                       999999,
+                                       1000000,
+                                       1000001,
+                                       9999999,
+                                       123456789,
+                                       999999499,
+                                       999999500,
+                                       999999999,
+                                       1000000000,
+                                       1234565000,
+                                       1234575000,
+                                       123456789012ULL,
+                                       999999499999ULL,
+                                       999999500000ULL,
+                                       1000000000000ULL,
+                                       10000000000000ULL,
+                                       99999999999999ULL,
+                                       1000000000000000ULL,
+                                       9999999999999999ULL,
+                                       10000000000000000ULL,
+                                       12345678901234567ULL,
+                                       9007199254740993ULL,
+                                       0x7fffffffffffffffULL,
+                                       0xffffffffffffffffULL};
   etw_t *w = etw_new(1 << 20);
   if (!w) return 1;
   etw_run_begin(w, "Execute", -1);
@@ -151,9 +181,9 @@ static int nan_mixed(const char *dir) {
   etw_run_begin(w, "Execute", -1);
   prof(w, "native_call_add.out", 0, 0, 100, 150);
   debug_int(w, 0, -1, NULL, 1);
-  debug_int(w, 1, -1, NULL, 2);             /* unnamed debug-only event */
-  debug_int(w, 2, -1, "named_debug", 3);    /* named debug-only event */
-  debug_int(w, 3, 9, NULL, 4);              /* delegated debug-only: "9" */
+  debug_int(w, 1, -1, NULL, 2);          /* unnamed debug-only event */
+  debug_int(w, 2, -1, "named_debug", 3); /* named debug-only event */
+  debug_int(w, 3, 9, NULL, 4);           /* delegated debug-only: "9" */
   debug_int(w, 4, -1, NULL, 5);
   debug_int(w, 4, -1, NULL, 6);
   prof(w, "native_call_mul.out", 0, 5, 200, 1200);
@@ -195,36 +225,59 @@ static int unicode_names(const char *dir) {
   memcpy(longname, "very_long_", 10);
   longname[sizeof longname - 1] = 0;
   const char *const names[] = {
-      "\xe5\x8d\xb7\xe7\xa7\xaf_\xe5\xb1\x82",               /* CJK */
-      "\xef\xbc\xa1\xef\xbc\xa2\xef\xbc\xa3",                /* fullwidth ABC */
-      "e\xcc\x81" "e\xcc\x81" "e\xcc\x81",                   /* combining */
-      "\xf0\x9f\x9a\x80_rocket",                              /* emoji */
-      "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb",         /* ZWJ sequence */
-      "\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a",                     /* Arabic */
-      "\xc2\xa0nbsp_padded\xc2\xa0",                          /* U+00A0 */
-      "\xe3\x80\x80ideographic_space\xe3\x80\x80",            /* U+3000 */
-      "\xe2\x80\x83" "em_space",                              /* U+2003 */
-      "zero\xe2\x80\x8bwidth",                                /* U+200B */
+      "\xe5\x8d\xb7\xe7\xa7\xaf_\xe5\xb1\x82", /* CJK */
+      "\xef\xbc\xa1\xef\xbc\xa2\xef\xbc\xa3",  /* fullwidth ABC */
+      "e\xcc\x81"
+      "e\xcc\x81"
+      "e\xcc\x81",                                    /* combining */
+      "\xf0\x9f\x9a\x80_rocket",                      /* emoji */
+      "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb", /* ZWJ sequence */
+      "\xd8\xb9\xd8\xb1\xd8\xa8\xd9\x8a",             /* Arabic */
+      "\xc2\xa0nbsp_padded\xc2\xa0",                  /* U+00A0 */
+      "\xe3\x80\x80ideographic_space\xe3\x80\x80",    /* U+3000 */
+      "\xe2\x80\x83"
+      "em_space",              /* U+2003 */
+      "zero\xe2\x80\x8bwidth", /* U+200B */
       "  two_spaces  ",
-      "\xe2\x80\xa8line_sep",                                 /* U+2028 */
-      "\xc2\x85next_line",                                    /* U+0085 */
+      "\xe2\x80\xa8line_sep", /* U+2028 */
+      "\xc2\x85next_line",    /* U+0085 */
       longname,
-      "\xce\xb1\xce\xb2\xce\xb3 \xd0\xb0\xd0\xb1\xd0\xb2",    /* Greek, Cyrillic */
-      "\xf0\x9d\x94\x98\xf0\x9d\x94\xab",                     /* math letters */
+      "\xce\xb1\xce\xb2\xce\xb3 \xd0\xb0\xd0\xb1\xd0\xb2", /* Greek, Cyrillic */
+      "\xf0\x9d\x94\x98\xf0\x9d\x94\xab",                  /* math letters */
   };
-  return names_file(dir, "unicode.etdp",
-                    "\xe5\x9d\x97 block \xf0\x9f\x93\xa6", names,
-                    sizeof names / sizeof names[0]);
+  return names_file(dir, "unicode.etdp", "\xe5\x9d\x97 block \xf0\x9f\x93\xa6",
+                    names, sizeof names / sizeof names[0]);
 }
 
 /* Characters every delimited or boxed format must handle. */
 static int hostile_names(const char *dir) {
   const char *const names[] = {
-      "tab\there", "new\nline", "crlf\r\nline", "bare\rcr", "quote\"d",
-      "it's", "both'\"", "comma,name", "back\\slash", "\"leading quote",
-      "trailing quote\"", "\x1b[1mbold\x1b[0m", "bidi\xe2\x80\xae" "evil",
-      "del\x7f", "c1\xc2\x9b" "csi", "bell\x07", "\t5", "5\n", "'quoted'",
-      "[list]", "{'a': 1}", "None", "nan_name", "b'bytes'",
+      "tab\there",
+      "new\nline",
+      "crlf\r\nline",
+      "bare\rcr",
+      "quote\"d",
+      "it's",
+      "both'\"",
+      "comma,name",
+      "back\\slash",
+      "\"leading quote",
+      "trailing quote\"",
+      "\x1b[1mbold\x1b[0m",
+      "bidi\xe2\x80\xae"
+      "evil",
+      "del\x7f",
+      "c1\xc2\x9b"
+      "csi",
+      "bell\x07",
+      "\t5",
+      "5\n",
+      "'quoted'",
+      "[list]",
+      "{'a': 1}",
+      "None",
+      "nan_name",
+      "b'bytes'",
   };
   return names_file(dir, "hostile.etdp", "host\tile \"block\"", names,
                     sizeof names / sizeof names[0]);
@@ -234,15 +287,16 @@ static int hostile_names(const char *dir) {
  * them.  Mixed with text (a text column), then columns made only of
  * numbers (float, int) or of True/False. */
 static int numeric_names(const char *dir) {
-  const char *const mixed[] = {"12", "-3", "1e3", "nan", "inf", "Infinity",
-                               "1_000", " 42 ", "True", "False", "0x10",
-                               "1.5", ".5", "5.", "1e", "+7", "1__0", "_1",
-                               "NaN", "-inf", "1.0e-7", "text"};
-  const char *const floats[] = {"1", "2.5", "1e3", "-7", "nan", "0.000123456789",
-                                "123456789", "1_5.2_5", " 3.25 ", "-0",
-                                "inf", "1e-5", "12345678.9"};
-  const char *const ints[] = {"007", "-12", "1_000", "+5", " 3 ",
-                              "123456789012345678901234567890", "0"};
+  const char *const mixed[] = {
+      "12",   "-3",    "1e3",  "nan",  "inf",    "Infinity", "1_000", " 42 ",
+      "True", "False", "0x10", "1.5",  ".5",     "5.",       "1e",    "+7",
+      "1__0", "_1",    "NaN",  "-inf", "1.0e-7", "text"};
+  const char *const floats[] = {
+      "1",       "2.5",    "1e3", "-7",  "nan",  "0.000123456789", "123456789",
+      "1_5.2_5", " 3.25 ", "-0",  "inf", "1e-5", "12345678.9"};
+  const char *const ints[] = {"007", "-12", "1_000",
+                              "+5",  " 3 ", "123456789012345678901234567890",
+                              "0"};
   const char *const bools[] = {"True", "False", "True"};
   int rc = names_file(dir, "numeric_mixed.etdp", "Execute", mixed,
                       sizeof mixed / sizeof mixed[0]);
@@ -267,13 +321,12 @@ static int delegates(const char *dir) {
     etw_run_begin(w, "Execute", -1);
     prof(w, "native_call_add.out", 0, 0, 100, 131 + o);
     prof(w, "OPERATOR_CALL", 0, 0, 90, 140 + o);
-    delegated(w, 1, 0, NULL, metas[run], run == 2 ? 4 : strlen(metas[run]),
-              200, 231 + o);
+    delegated(w, 1, 0, NULL, metas[run], run == 2 ? 4 : strlen(metas[run]), 200,
+              231 + o);
     delegated(w, 1, 10, NULL, NULL, 0, 240, 250 + o);
     delegated(w, 1, -1, "conv_fused", "", 0, 260, 263);
     delegated(w, 1, -1, "12", "both'\"", 6, 270, 290 + o);
-    delegated(w, 1, -1, "linear #1", run ? "x" : "", run ? 1 : 0, 300,
-              333 + o);
+    delegated(w, 1, -1, "linear #1", run ? "x" : "", run ? 1 : 0, 300, 333 + o);
     prof(w, "DELEGATE_CALL", 0, 1, 190, 400 + o);
     prof(w, "Method::execute", -1, 0, 80, 500 + o);
     etw_run_end(w);
@@ -364,10 +417,10 @@ static int wrap(const char *dir) {
  * name with a quote (repr picks double quotes), and a delegated event. */
 #define EDGE "executorch.exir.dialects.edge.ops.aten."
 static const char *const kOut[] = {"out"};
-#define NODE(nm, tgt, handle)                                   \
-  {                                                             \
-    .name = nm, .target = tgt, .debug_handle = handle,          \
-    .outputs = kOut, .output_count = 1                          \
+#define NODE(nm, tgt, handle)                                           \
+  {                                                                     \
+    .name = nm, .target = tgt, .debug_handle = handle, .outputs = kOut, \
+    .output_count = 1                                                   \
   }
 static const etk_etrecord_node_desc_t kNodes[] = {
     NODE("add", EDGE "add.Tensor", 1),
@@ -384,11 +437,11 @@ static const int64_t kH1[] = {1}, kH12[] = {1, 2}, kH1234[] = {1, 2, 3, 4},
                      kH_all[] = {1, 2, 3, 4, 5, 6}, kH7[] = {7},
                      kH78[] = {7, 8, 9, 7, 8};
 static const etk_etrecord_handle_desc_t kHandles[] = {
-    {0, kH1, 1, false},   {1, kH12, 2, true},   {2, kH1234, 4, true},
-    {3, kH_all, 6, true}, {4, kH7, 1, true},    {5, kH78, 5, true}};
+    {0, kH1, 1, false},   {1, kH12, 2, true}, {2, kH1234, 4, true},
+    {3, kH_all, 6, true}, {4, kH7, 1, true},  {5, kH78, 5, true}};
 static const int64_t kD1[] = {1, 2, 3, 4, 5}, kD2[] = {6};
 static const etk_etrecord_delegate_id_desc_t kIds[] = {{"0", kD1, 5},
-                                                        {"1", kD2, 1}};
+                                                       {"1", kD2, 1}};
 static const etk_etrecord_delegate_desc_t kDelegates[] = {
     {3, "Back'end \"x\"", kIds, 2, 1}};
 

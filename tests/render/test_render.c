@@ -9,6 +9,7 @@
  * they are hard-coded so the test needs no Python.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,75 @@ ETK_TEST(delimited_quotes_like_pandas) {
                     "0,tab\there,\"q\"\"x\",\"a,b\",0.036000000000000004\n"
                     "1,,,True,-3\n");
   free(csv);
+}
+
+/* Frames whose expected text was printed by the real libraries (tabulate
+ * 0.8.9, pandas 1.5; tests/oracle checks many more): golden/<name>. */
+static void check_golden(const etk_frame_t *f, int table, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/render/golden/%s", ETKIT_SOURCE_DIR,
+           name);
+  size_t len = 0;
+  unsigned char *want = etk_test_read_file(path, &len);
+  REQUIRE(want != NULL);
+  char *got = render(f, table, '\t');
+  REQUIRE(got != NULL);
+  CHECK(strlen(got) == len && memcmp(got, want, len) == 0);
+  if (strlen(got) != len || memcmp(got, want, len) != 0)
+    fprintf(stderr, "  %s: got\n%s", name, got);
+  free(got);
+  free(want);
+}
+
+ETK_TEST(table_types_text_cells_like_tabulate) {
+  /* Python's int()/float() decide a str column's type: "1_5.2_5" is 15.25
+   * in a float column, " 3 " keeps its spaces in an int column, "True"
+   * makes a bool column, "1e" and "0x10" are text. */
+  static const etk_cell_t cells[] = {
+      TXT("1"),       TXT("007"),   TXT("True"),  TXT("12"),
+      TXT("2.5"),     TXT("-12"),   TXT("False"), TXT("text"),
+      TXT("1e3"),     TXT("1_000"), NONE_,        TXT("  pad  "),
+      TXT("-7"),      TXT(" 3 "),   TXT("True"),  TXT("1e"),
+      TXT("nan"),     TXT("+5"),    TXT("False"), TXT("0x10"),
+      TXT("1_5.2_5"), TXT("0"),     TXT("True"),  TXT("NaN"),
+      TXT(" 3.25 "),  TXT("42"),    TXT("True"),  TXT("\xc3\xa9t\xc3\xa9"),
+      TXT("inf"),     NONE_,        TXT("False"), NONE_,
+  };
+  static const char *const headers[] = {"floaty", "inty", "booly", "mixed"};
+  demo_t d = {cells, 4};
+  etk_frame_t f = {8, 4, headers, demo_cell, &d, 1};
+  check_golden(&f, 1, "text_types.table");
+}
+
+ETK_TEST(table_and_tsv_format_floats_like_python) {
+  /* "g" ties: 1234565.0 is exact (half to even: 1.23456e+06), 2.345675 is
+   * below its decimal (2.34567), 999999.5 rounds to the next decade. */
+  static const etk_cell_t cells[] = {
+      FLT(0.000253), TXT("a"), NAN_, TXT(""),
+      FLT(1234565.0), TXT("b"), FLT(2.345675), TXT("c"),
+      FLT(999999.5), TXT("d"), FLT(1e16), TXT("e"),
+      FLT(12345678901234567.0), TXT("f"), FLT(0.30000000000000004), TXT("g"),
+  };
+  static const char *const headers[] = {"p10 (ms)", "name"};
+  demo_t d = {cells, 2};
+  etk_frame_t f = {8, 2, headers, demo_cell, &d, 1};
+  check_golden(&f, 1, "float_formats.table");
+  check_golden(&f, 0, "float_formats.tsv");
+}
+
+ETK_TEST(table_measures_floats_seen_before_text) {
+  /* Column v turns text at its third cell: its floats print their repr and
+   * must count in its width.  Column w mixes bools, ints and a float: a
+   * float column ("g" of True is 1). */
+  static const etk_cell_t cells[] = {
+      FLT(1.5),   BOOLC(1), FLT(0.30000000000000004), INT(1),
+      TXT("abc"), FLT(2.5), NONE_,                    NONE_,
+      FLT(1e16),  BOOLC(0), NAN_,                     INT(3),
+  };
+  static const char *const headers[] = {"v", "w"};
+  demo_t d = {cells, 2};
+  etk_frame_t f = {6, 2, headers, demo_cell, &d, 1};
+  check_golden(&f, 1, "floats_then_text.table");
 }
 
 ETK_TEST(json_writer_escapes_and_checks_nesting) {

@@ -1,0 +1,120 @@
+/*
+ * test_files.c - the all-or-nothing output file (etk_outfile_*) and
+ * whole-file reads of src/common/files.c.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "etk_test.h"
+#include "etkit/common.h"
+
+static int file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+ETK_TEST(outfile_appears_only_on_commit) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", etk_test_temp_path("out.txt"));
+  etk_outfile_t of;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_outfile_open(&of, path, &err) == ETK_OK);
+  fputs("hello\n", of.fp);
+  CHECK(!file_exists(path)); /* still under its temporary name */
+  CHECK(file_exists(of.tmp_path));
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", of.tmp_path);
+  REQUIRE(etk_outfile_commit(&of, &err) == ETK_OK);
+  CHECK(!file_exists(tmp));
+  size_t len = 0;
+  unsigned char *data = etk_test_read_file(path, &len);
+  REQUIRE(data != NULL);
+  CHECK_EQ_INT(len, 6);
+  CHECK(memcmp(data, "hello\n", 6) == 0);
+  free(data);
+  remove(path);
+}
+
+ETK_TEST(outfile_abort_leaves_nothing_and_keeps_old_file) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", etk_test_temp_path("keep.txt"));
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_write_file(path, "old", 3, &err) == ETK_OK);
+  etk_outfile_t of;
+  REQUIRE(etk_outfile_open(&of, path, &err) == ETK_OK);
+  fputs("partial new content", of.fp);
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", of.tmp_path);
+  etk_outfile_abort(&of);
+  CHECK(!file_exists(tmp));
+  size_t len = 0;
+  unsigned char *data = etk_test_read_file(path, &len);
+  REQUIRE(data != NULL);
+  CHECK_EQ_INT(len, 3);
+  CHECK(memcmp(data, "old", 3) == 0);
+  free(data);
+  remove(path);
+}
+
+/* Renaming a temporary file over a FIFO or a device (/dev/null) would
+ * replace it with a regular file; such targets are written in place. */
+ETK_TEST(outfile_writes_fifo_in_place) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", etk_test_temp_path("fifo"));
+  REQUIRE(mkfifo(path, 0600) == 0);
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) { /* reader: drain the FIFO, exit 0 if it saw "data\n" */
+    FILE *f = fopen(path, "rb");
+    char buf[64] = {0};
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    _exit(n == 5 && memcmp(buf, "data\n", 5) == 0 ? 0 : 1);
+  }
+  etk_outfile_t of;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_outfile_open(&of, path, &err);
+  CHECK_EQ_INT(rc, ETK_OK);
+  if (rc == ETK_OK) {
+    fputs("data\n", of.fp);
+    CHECK_EQ_INT(etk_outfile_commit(&of, &err), ETK_OK);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  struct stat st;
+  REQUIRE(stat(path, &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  remove(path);
+}
+
+ETK_TEST(read_file_limit_and_missing) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", etk_test_temp_path("big.bin"));
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_write_file(path, "0123456789", 10, &err) == ETK_OK);
+  uint8_t *data = NULL;
+  size_t len = 0;
+  CHECK_EQ_INT(etk_read_file(path, 9, &data, &len, &err), ETK_E_LIMIT);
+  CHECK(data == NULL);
+  etk_error_clear(&err);
+  REQUIRE(etk_read_file(path, 10, &data, &len, &err) == ETK_OK);
+  CHECK_EQ_INT(len, 10);
+  CHECK_EQ_INT(data[10], 0); /* terminating NUL after the data */
+  free(data);
+  remove(path);
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_read_file(path, 0, &data, &len, &err), ETK_E_IO);
+  char line[512];
+  etk_error_format(&err, line, sizeof line);
+  CHECK(strstr(line, "cannot open") != NULL);
+}
+
+ETK_TEST_MAIN()
