@@ -232,6 +232,11 @@ int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
                   double *out) {
   uint64_t s, e;
   etk_etdump_event_times(insp->dump, ev, &s, &e);
+  return insp_duration_of(insp, s, e, delegated, out);
+}
+
+int insp_duration_of(const etk_inspector_t *insp, uint64_t s, uint64_t e,
+                     int delegated, double *out) {
   const unsigned q = insp->options.flags;
   const double f = insp->factor;
   if (e == 0 && s > 0 && !(q & ETK_INSPECTOR_QUIRK_MISSING_END_WRAPS)) return 1;
@@ -262,11 +267,11 @@ int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
 
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw) {
   if (!insp_event_has_perf(insp, event)) return 0;
-  return insp_event_raw_in(insp, event, insp_block_of(insp, event), raw);
+  return insp_event_raw_in(insp, event, insp_block_of(insp, event), raw, NULL);
 }
 
 size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
-                         size_t block, double *raw) {
+                         size_t block, double *raw, uint64_t *starts) {
   if (!insp_event_has_perf(insp, event)) return 0;
   insp_event_t ev = insp_event_at(insp, event);
   const insp_block_t *bk = &insp->blocks[block];
@@ -275,8 +280,11 @@ size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
   int delegated = insp_event_is_delegated(&ev);
   size_t n = 0;
   for (uint32_t j = 0; j < bk->run_count; j++) {
+    uint64_t st, en;
     double d;
-    if (insp_duration(insp, s[j], delegated, &d) == 0) raw[n++] = d;
+    etk_etdump_event_times(insp->dump, s[j], &st, &en);
+    if (starts) starts[j] = st;
+    if (insp_duration_of(insp, st, en, delegated, &d) == 0) raw[n++] = d;
   }
   return n;
 }
@@ -411,11 +419,11 @@ int etk_inspector_event_durations(const etk_inspector_t *insp, size_t event,
 }
 
 int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
-                     etk_stats_t *out) {
+                     etk_stats_t *out, uint64_t *starts) {
   const insp_block_t *bk = &insp->blocks[block];
   if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
     return ETK_E_NO_MEMORY;
-  size_t n = insp_event_raw_in(insp, event, block, insp->scratch);
+  size_t n = insp_event_raw_in(insp, event, block, insp->scratch, starts);
   if (n == 0) return ETK_E_NOT_FOUND;
   return etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap, out);
 }
@@ -423,7 +431,7 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
 int etk_inspector_event_stats(etk_inspector_t *insp, size_t event,
                               etk_stats_t *out) {
   if (!insp || !out || event >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
-  return insp_event_stats(insp, event, insp_block_of(insp, event), out);
+  return insp_event_stats(insp, event, insp_block_of(insp, event), out, NULL);
 }
 
 int etk_inspector_event_debug_entry(const etk_inspector_t *insp, size_t event,

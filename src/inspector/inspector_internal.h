@@ -147,14 +147,19 @@ size_t insp_block_of(const etk_inspector_t *insp, size_t event);
  * time); -1 for upstream's wrap-around error (a stamp above 2^32 - 1). */
 int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
                   double *out);
+/* The same from the event's start and end ticks. */
+int insp_duration_of(const etk_inspector_t *insp, uint64_t start, uint64_t end,
+                     int delegated, double *out);
 /* Durations of an event into raw (>= run_count entries); returns count. */
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw);
-/* The same when the event's block index is known. */
+/* The same when the event's block index is known; `starts` (NULL or
+ * run_count entries) also receives every sample's start ticks. */
 size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
-                         size_t block, double *raw);
-/* etk_inspector_event_stats() when the event's block index is known. */
+                         size_t block, double *raw, uint64_t *starts);
+/* etk_inspector_event_stats() when the event's block index is known
+ * (`starts` as for insp_event_raw_in). */
 int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
-                     etk_stats_t *out);
+                     etk_stats_t *out, uint64_t *starts);
 int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);

@@ -118,15 +118,23 @@ typedef struct plan {
   int has_stats;
   etk_stats_t stats;
   double stat_vals[6]; /* p10, p50, p90, avg, min, max: COL_P10 order */
+  int row_start_known; /* row_start holds the one sample's start ticks */
+  uint64_t row_start;
   char row_name_buf[32];
   char name_buf[32];
 } plan_t;
 
+/* Whether s[0..n) contains `needle` (non-empty); memchr finds the
+ * candidates, as every row's name is checked. */
 static int name_contains(const char *s, size_t n, const char *needle) {
   size_t m = strlen(needle);
-  if (m > n) return 0;
-  for (size_t i = 0; i + m <= n; i++)
-    if (s[i] == needle[0] && memcmp(s + i, needle, m) == 0) return 1;
+  const char *p = s, *end = s + n;
+  while ((size_t)(end - p) >= m) {
+    const char *q = memchr(p, needle[0], (size_t)(end - p) - m + 1);
+    if (!q) return 0;
+    if (memcmp(q, needle, m) == 0) return 1;
+    p = q + 1;
+  }
   return 0;
 }
 
@@ -350,9 +358,16 @@ static void dict_cell(const etk_inspector_event_link_t *l, int module,
   etk_strbuf_appendc(b, '}');
 }
 
+/* Out of line, so that event_cell stays a leaf that needs no stack. */
+#if defined(__GNUC__)
+#define COLD_PATH __attribute__((noinline))
+#else
+#define COLD_PATH
+#endif
+
 /* Loads `row` into the row cache: its block, signature, name, block name;
  * statistics on demand (row_stats). */
-static void row_load(plan_t *p, size_t row) {
+COLD_PATH static void row_load(plan_t *p, size_t row) {
   etk_inspector_t *insp = p->insp;
   uint32_t e = p->rows[row];
   p->cached = 1;
@@ -366,15 +381,21 @@ static void row_load(plan_t *p, size_t row) {
     p->name_block = p->row_block + 1;
   }
   p->stats_done = 0;
+  p->row_start_known = 0;
 }
 
 static inline void row_enter(plan_t *p, size_t row) {
   if (!p->cached || p->cached_row != row) row_load(p, row);
 }
 
-static void row_stats(plan_t *p) {
-  p->has_stats = insp_event_stats(p->insp, p->rows[p->cached_row], p->row_block,
-                                  &p->stats) == ETK_OK;
+COLD_PATH static void row_stats(plan_t *p) {
+  /* a one-run block's start time is kept for its start_time cell */
+  int one = p->insp->blocks[p->row_block].run_count == 1;
+  int rc = insp_event_stats(p->insp, p->rows[p->cached_row], p->row_block,
+                            &p->stats, one ? &p->row_start : NULL);
+  p->has_stats = rc == ETK_OK;
+  /* the samples were read (durations or not) unless memory ran out */
+  p->row_start_known = one && p->row_sig.pname != INSP_NONE && rc != ETK_E_NO_MEMORY;
   p->stats_done = 1;
   p->stat_vals[0] = p->stats.p10;
   p->stat_vals[1] = p->stats.p50;
@@ -401,7 +422,8 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
       else etk_strbuf_append(b, "''", 2);
     } else {
       uint64_t st, en;
-      etk_etdump_event_times(insp->dump, s[j], &st, &en);
+      if (p->row_start_known) st = p->row_start; /* read with the stats */
+      else etk_etdump_event_times(insp->dump, s[j], &st, &en);
       etk_strbuf_append(b, num, etk_format_uint(st, num));
     }
   }
@@ -409,8 +431,8 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
   return ETK_OK;
 }
 
-static int event_cell_other(plan_t *p, size_t row, size_t col, etk_cell_t *out,
-                            etk_strbuf_t *b);
+COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
+                                      etk_cell_t *out, etk_strbuf_t *b);
 
 /* A cell of the event table.  The renderer asks for a million rows of a
  * dozen cells, so the usual cells are answered here from the row cache and
@@ -443,8 +465,8 @@ static int event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   }
 }
 
-static int event_cell_other(plan_t *p, size_t row, size_t col, etk_cell_t *out,
-                            etk_strbuf_t *b) {
+COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
+                                      etk_cell_t *out, etk_strbuf_t *b) {
   etk_inspector_t *insp = p->insp;
   uint32_t e = p->rows[row];
   const insp_event_t *ev = &p->row_sig;
@@ -455,7 +477,7 @@ static int event_cell_other(plan_t *p, size_t row, size_t col, etk_cell_t *out,
       const insp_block_t *bk = &insp->blocks[p->row_block];
       if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
         return ETK_E_NO_MEMORY;
-      size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch);
+      size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch, NULL);
       if (n == 0) {
         etk_cell_set_none(out);
         return ETK_OK;
