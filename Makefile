@@ -2,6 +2,7 @@
 #   make demo    build, then build a model, run it with tracing, inspect it
 #   make check   build and run every test (also under ASan+UBSan)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps build demo check test test-asan cross bench clean
 

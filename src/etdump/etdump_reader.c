@@ -440,7 +440,7 @@ static int verify(etk_etdump_t *d, const etk_etdump_options_t *o,
  * are reported for the first bad event, as a single pass would).  With a
  * million distinct names the slot misses then overlap instead of stalling
  * one after the other. */
-#define DECODE_BATCH 16u
+#define DECODE_BATCH 32u
 
 typedef struct pending {
   uint32_t table;  /* the Event table */

@@ -32,13 +32,14 @@
  *
  * DATA LAYOUT
  *   Per-run scratch (sized by the largest run, reused): instruction events
- *   (16 bytes), a hash table of u32 slots shared by steps A and B (2 to 4
- *   per event), and per event a next link and a signature's instruction
- *   event, written only for lists longer than one and signatures with debug
- *   data, so their pages mostly stay untouched.  Kept across the whole
- *   build: 4 bytes per kept sample, 4 per run; the result is 8 bytes per
- *   Inspector event plus 4 per sample (see inspector_internal.h).  A wide
- *   run (1M distinct events) thus peaks at about 32 bytes per event here.
+ *   (8 bytes; 8 more and a bit for those with debug events), a hash table
+ *   of u32 slots shared by steps A and B (2 to 4 per event), and per event
+ *   a next link and a signature's instruction event, written only for lists
+ *   longer than one and signatures with debug data, so their pages mostly
+ *   stay untouched.  Kept across the whole build: 4 bytes per kept sample,
+ *   4 per run; the result is 8 bytes per Inspector event plus 4 per sample
+ *   (see inspector_internal.h).  A wide run (1M distinct events) thus peaks
+ *   at about 28-36 bytes per event here.
  *
  * INVARIANTS
  *   - Blocks, and the events inside each block, are in first-appearance
@@ -54,18 +55,19 @@
 #include "etkit/schema.h"
 #include "inspector_internal.h"
 
-/* An instruction event: its profile and debug lists (local indices, linked
- * through builder.next).  While both lists are empty, pt holds the local
- * index of the event that created it (its key); afterwards the key is the
- * head of either list, whose events all share the key's values. */
+/* An instruction event: its profile list (local indices, linked through
+ * builder.next); while that is empty, pt holds the local index of the
+ * event that created it (its key).  Its debug list, rarer, lives apart
+ * (builder.dbg, valid where builder.has_dbg has the bit), so a run without
+ * debug events never touches those pages.  Every event of an instruction
+ * event shares the key's values. */
 typedef struct ie {
   uint32_t ph, pt;  /* profile list head/tail */
-  uint32_t dh, dt;  /* debug list head/tail */
 } ie_t;
 
-static inline uint32_t ie_key(const ie_t *e) {
-  return e->ph != INSP_NONE ? e->ph : e->dh != INSP_NONE ? e->dh : e->pt;
-}
+typedef struct ie_debug {
+  uint32_t dh, dt;  /* debug list head/tail */
+} ie_debug_t;
 
 typedef struct builder {
   etk_inspector_t *insp;
@@ -75,6 +77,8 @@ typedef struct builder {
   /* per-run scratch (sized for the largest run; only the parts a run
    * uses are ever touched, so most pages of next/pos_ie/outs stay virtual) */
   ie_t *ies;
+  ie_debug_t *dbg;
+  uint8_t *has_dbg;  /* bit x: ies[x] has a debug list (dbg[x]) */
   uint32_t *slots;
   uint32_t *next;
   uint32_t *pos_ie;  /* instruction event of each signature with debug data */
@@ -93,6 +97,16 @@ typedef struct builder {
   uint32_t *alloc_slots;
   size_t alloc_slot_mask;
 } builder_t;
+
+static inline int ie_has_debug(const builder_t *b, uint32_t x) {
+  return (b->has_dbg[x >> 3] >> (x & 7)) & 1;
+}
+
+/* Local index of instruction event x's key event. */
+static inline uint32_t ie_key(const builder_t *b, uint32_t x) {
+  const ie_t *e = &b->ies[x];
+  return e->ph != INSP_NONE ? e->ph : ie_has_debug(b, x) ? b->dbg[x].dh : e->pt;
+}
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 1;
@@ -356,6 +370,7 @@ static int process_run(builder_t *b, uint32_t r) {
   }
   const size_t mask = slots - 1;
   memset(b->slots, 0, slots * sizeof *b->slots);
+  memset(b->has_dbg, 0, n / 8 + 1);
 
   /* A. collate */
   uint32_t nie = 0, nout = 0;
@@ -374,7 +389,7 @@ static int process_run(builder_t *b, uint32_t r) {
     for (;;) {
       uint32_t v = b->slots[s];
       if (!v) break;
-      uint32_t k = first + ie_key(&b->ies[v - 1]);
+      uint32_t k = first + ie_key(b, v - 1);
       if (c->instruction_id[k] == iid && c->chain_id[k] == chain &&
           c->delegate_id_int[k] == dint && c->delegate_id_str_id[k] == dstr) {
         x = v - 1;
@@ -385,8 +400,8 @@ static int process_run(builder_t *b, uint32_t r) {
     if (x == INSP_NONE) {
       x = nie++;
       ie_t *e = &b->ies[x];
-      e->ph = e->dh = e->dt = INSP_NONE;
-      e->pt = i; /* the key, until a list starts */
+      e->ph = INSP_NONE;
+      e->pt = i; /* the key, until a profile list starts */
       b->slots[s] = x + 1;
     }
     ie_t *e = &b->ies[x];
@@ -395,7 +410,12 @@ static int process_run(builder_t *b, uint32_t r) {
     } else if (c->flags[ev] & ETK_ETDUMP_FLAG_OUTPUT) {
       b->outs[nout++] = ev;
     } else {
-      list_append(&e->dh, &e->dt, b->next, i);
+      ie_debug_t *d = &b->dbg[x];
+      if (!ie_has_debug(b, x)) {
+        b->has_dbg[x >> 3] |= (uint8_t)(1u << (x & 7));
+        d->dh = INSP_NONE;
+      }
+      list_append(&d->dh, &d->dt, b->next, i);
     }
   }
 
@@ -412,13 +432,14 @@ static int process_run(builder_t *b, uint32_t r) {
   uint64_t h = mix(mix(0xB10C, run.name_id), (uint32_t)run.bundled_input_index);
   for (uint32_t x = 0; x < nie; x++) {
     const ie_t *e = &b->ies[x];
-    if (e->ph == INSP_NONE && e->dh == INSP_NONE) continue;
-    const uint32_t key = first + ie_key(e);
+    const int has_debug = ie_has_debug(b, x);
+    if (e->ph == INSP_NONE && !has_debug) continue;
+    const uint32_t key = first + ie_key(b, x);
     insp_event_t sg;
     sg.iid = c->instruction_id[key];
     sg.dint = c->delegate_id_int[key];
     sg.dstr = norm_dstr(c->delegate_id_str_id[key]);
-    sg.dname = e->dh == INSP_NONE ? INSP_NONE : norm_name(c->name_id[first + e->dh]);
+    sg.dname = has_debug ? norm_name(c->name_id[first + b->dbg[x].dh]) : INSP_NONE;
     if (e->ph == INSP_NONE) {
       sg.pname = INSP_NONE;
       stage_signature(b, staged, kept, &sg, key, INSP_NONE, x, shift, mask, &npos,
@@ -477,7 +498,7 @@ static int process_run(builder_t *b, uint32_t r) {
     nb->hash = h;
     for (uint32_t p = 0; p < npos; p++) {
       if (staged[p].dname == INSP_NONE) continue;
-      const ie_t *e = &b->ies[b->pos_ie[p]];
+      const ie_debug_t *e = &b->dbg[b->pos_ie[p]];
       if (!grow((void **)&insp->debug, &b->debug_cap, insp->debug_count + 1,
                 sizeof *insp->debug))
         return nomem(b);
@@ -515,7 +536,7 @@ static int process_run(builder_t *b, uint32_t r) {
     insp_block_t *ob = &insp->blocks[blk];
     for (uint32_t p = 0; p < npos; p++) {
       if (staged[p].dname == INSP_NONE) continue;
-      const ie_t *e = &b->ies[b->pos_ie[p]];
+      const ie_debug_t *e = &b->dbg[b->pos_ie[p]];
       const insp_debug_t *dd = insp_debug_of(insp, ob->first_event + p);
       if (!dd) continue;
       uint32_t k = 0;
@@ -616,6 +637,8 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   while (slots < 2 * max_run) slots *= 2;
   int rc = ETK_OK;
   b.ies = malloc((max_run ? max_run : 1) * sizeof *b.ies);
+  b.dbg = malloc((max_run ? max_run : 1) * sizeof *b.dbg);
+  b.has_dbg = malloc(max_run / 8 + 1);
   b.slots = malloc(slots * sizeof *b.slots);
   b.next = malloc((max_run ? max_run : 1) * sizeof *b.next);
   b.pos_ie = malloc((max_run ? max_run : 1) * sizeof *b.pos_ie);
@@ -624,7 +647,8 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   b.run_kept = malloc((runs ? runs : 1) * sizeof *b.run_kept);
   b.block_slot_mask = 63;
   b.block_slots = calloc(64, sizeof *b.block_slots);
-  if (!b.ies || !b.slots || !b.next || !b.pos_ie || !b.outs || !b.run_group ||
+  if (!b.ies || !b.dbg || !b.has_dbg || !b.slots || !b.next || !b.pos_ie ||
+      !b.outs || !b.run_group ||
       !b.run_kept || !b.block_slots)
     rc = nomem(&b);
 
@@ -632,11 +656,15 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
     rc = process_run(&b, (uint32_t)r);
 
   free(b.ies);
+  free(b.dbg);
+  free(b.has_dbg);
   free(b.slots);
   free(b.next);
   free(b.pos_ie);
   free(b.outs);
   b.ies = NULL;
+  b.dbg = NULL;
+  b.has_dbg = NULL;
   b.slots = b.next = b.pos_ie = b.outs = NULL;
   free(b.block_slots);
   free(b.alloc_slots);

@@ -120,6 +120,7 @@ typedef struct plan {
   double stat_vals[6]; /* p10, p50, p90, avg, min, max: COL_P10 order */
   int row_start_known; /* row_start holds the one sample's start ticks */
   uint64_t row_start;
+  char start_buf[32];  /* "[" start "]" */
   char row_name_buf[32];
   char name_buf[32];
 } plan_t;
@@ -460,9 +461,27 @@ static int event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
     case COL_IS_DELEGATED:
       etk_cell_set_bool(out, p->row_delegated);
       return ETK_OK;
+    case COL_OP_TYPES: /* without a link: no op types, no backend */
+      if (p->insp->links && p->insp->links[p->rows[row]]) break;
+      etk_cell_set_object(out, "[]", 2);
+      return ETK_OK;
+    case COL_BACKEND:
+      if (p->insp->links && p->insp->links[p->rows[row]]) break;
+      etk_cell_set_none(out);
+      return ETK_OK;
+    case COL_START: /* one run: "[start]", the start read with the stats */
+      if (!p->row_start_known) break;
+      p->start_buf[0] = '[';
+      {
+        size_t n = 1 + etk_format_uint(p->row_start, p->start_buf + 1);
+        p->start_buf[n++] = ']';
+        etk_cell_set_object(out, p->start_buf, n);
+      }
+      return ETK_OK;
     default:
-      return event_cell_other(p, row, col, out, b);
+      break;
   }
+  return event_cell_other(p, row, col, out, b);
 }
 
 COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,

@@ -169,6 +169,13 @@ static void percentiles_by_selection(double *a, size_t n, double out[3]) {
 int etk_stats_compute(const double *raw, size_t n, double *scratch,
                       etk_stats_t *out) {
   if (!raw || !scratch || !out || n == 0) return ETK_E_INVALID_ARGUMENT;
+  if (n == 1) { /* the recipes below reduced to one value (a single run) */
+    out->count = 1;
+    out->p10 = out->p50 = out->p90 = out->min = out->max = raw[0];
+    out->avg = (0.0 + (0.0 + raw[0])) / 1.0; /* etk_stats_mean: 0.0 + sum */
+    scratch[0] = raw[0];
+    return ETK_OK;
+  }
   memcpy(scratch, raw, n * sizeof *raw);
   int sorted = 1, plain = 1; /* plain: no NaN and no -0.0 */
   for (size_t i = 1; i < n && sorted; i++)

@@ -171,6 +171,19 @@ ETK_TEST(nan_and_negative_zero_sort_as_before) {
   CHECK(st.p50 == 0.0 && st.p90 == 0.0);
 }
 
+ETK_TEST(one_value_takes_the_general_recipes) {
+  static const double vals[] = {0.25, -0.0, 0.0, 1e300, -3.5};
+  for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+    double s;
+    etk_stats_t st;
+    REQUIRE(etk_stats_compute(&vals[i], 1, &s, &st) == ETK_OK);
+    CHECK_EQ_U64(bits(st.avg), bits(etk_stats_mean(&vals[i], 1)));
+    CHECK_EQ_U64(bits(st.p50), bits(etk_stats_percentile_sorted(&vals[i], 1, 50)));
+    CHECK_EQ_U64(bits(st.p10), bits(vals[i]));
+    CHECK_EQ_U64(bits(st.max), bits(vals[i]));
+  }
+}
+
 ETK_TEST(bad_arguments) {
   double x = 1, s;
   etk_stats_t st;
