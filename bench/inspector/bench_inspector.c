@@ -147,8 +147,10 @@ static int measure(const char *self, const char *shape_name, etdump_shape_t shap
   printf("inspector_%s_peak_rss_mb %.1f MB\n", label, rss / 1048576.0);
   printf("inspector_%s_bytes_per_event %.1f B\n", label, rss / (double)events);
   /* peak after opening the dump, and after grouping (before the TSV) */
-  printf("inspector_%s_load_peak_rss_mb %.1f MB\n", label, rss_load / 1048576.0);
-  printf("inspector_%s_group_peak_rss_mb %.1f MB\n", label, rss_group / 1048576.0);
+  printf("inspector_%s_load_peak_rss_mb %.1f MB\n", label,
+         rss_load / 1048576.0);
+  printf("inspector_%s_group_peak_rss_mb %.1f MB\n", label,
+         rss_group / 1048576.0);
   printf("inspector_%s_inspector_events %zu events\n", label, insp_events);
   fflush(stdout);
   return 0;

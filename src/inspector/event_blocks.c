@@ -291,16 +291,13 @@ static int values_equal(const etk_inspector_t *insp, uint32_t ea, uint32_t eb) {
  * its hash: later runs of the block compare against them without going
  * back to the columns.  Blocks that are never repeated never get them. */
 static const insp_event_t *block_signatures(builder_t *b, uint32_t k) {
-  if (!b->block_sigs) {
-    b->block_sigs = calloc(b->block_cap ? b->block_cap : 1, sizeof *b->block_sigs);
-    if (!b->block_sigs) return NULL;
-    b->block_sigs_cap = b->block_cap ? b->block_cap : 1;
-  } else if (b->block_sigs_cap < b->insp->block_count) {
-    insp_event_t **p = realloc(b->block_sigs, b->block_cap * sizeof *p);
+  if (b->block_sigs_cap < b->insp->block_count) { /* one pointer per block */
+    size_t cap = b->block_cap, had = b->block_sigs_cap;
+    insp_event_t **p = realloc(b->block_sigs, cap * sizeof *p);
     if (!p) return NULL;
-    memset(p + b->block_sigs_cap, 0, (b->block_cap - b->block_sigs_cap) * sizeof *p);
+    memset(p + had, 0, (cap - had) * sizeof *p);
     b->block_sigs = p;
-    b->block_sigs_cap = b->block_cap;
+    b->block_sigs_cap = cap;
   }
   if (!b->block_sigs[k]) {
     const insp_block_t *bk = &b->insp->blocks[k];
