@@ -380,6 +380,11 @@ typedef struct etk_method_config {
   /* Bound on instructions executed per execute() (cyclic jumps), 0 = the
    * default ETK_METHOD_DEFAULT_MAX_INSTRUCTIONS. */
   uint64_t max_instructions;
+  /* 1: record no allocators or allocation events.  Upstream's runtime never
+   * records them and upstream's Python Inspector stops on ETDumps that
+   * contain them ("Unable to find populated event"); set this for dumps
+   * meant for it.  0 (default): record them (etkit reads them). */
+  int no_allocation_events;
 } etk_method_config_t;
 
 #define ETK_METHOD_DEFAULT_MAX_INSTRUCTIONS 10000000u
@@ -412,6 +417,13 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
 int etk_method_load_alloc(const struct etk_program *program,
                           const char *method_name, etk_recorder_t *recorder,
                           etk_method_t **out, struct etk_error *err);
+/* The same with every etk_method_config_t setting except the memory ones
+ * (arena and planned buffers are allocated here; those fields of `options`
+ * are ignored).  `options` must not be NULL. */
+int etk_method_load_alloc_with(const struct etk_program *program,
+                               const char *method_name,
+                               const etk_method_config_t *options,
+                               etk_method_t **out, struct etk_error *err);
 
 /* Destroys the delegates and frees what etk_method_load_alloc allocated.
  * NULL is a no-op. */

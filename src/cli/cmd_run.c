@@ -42,6 +42,8 @@ static void usage(FILE *out) {
           "  --debug-level L        none | outputs | intermediates (default: none,\n"
           "                         or outputs when --debug-buffer is given)\n"
           "  --profile-level L      method | all (default: all)\n"
+          "  --no-allocation-events record no allocators/allocations (upstream's\n"
+          "                         runtime records none; its Inspector stops on them)\n"
           "  --verify               (.bpte) exit 1 if a test case does not match\n"
           "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n");
 }
@@ -63,7 +65,7 @@ typedef struct options {
   const char *inputs[MAX_INPUTS];
   size_t input_count;
   unsigned long iterations;
-  int debug_level, profile_level, verify;
+  int debug_level, profile_level, verify, no_allocation_events;
   double rtol, atol;
 } options_t;
 
@@ -126,6 +128,8 @@ static int parse_args(int argc, char **argv, options_t *o) {
                         "intermediates\n");
         return 2;
       }
+    } else if (strcmp(a, "--no-allocation-events") == 0) {
+      o->no_allocation_events = 1;
     } else if (strcmp(a, "--profile-level") == 0) {
       NEED_VALUE();
       if (strcmp(v, "method") == 0) o->profile_level = CLI_PROFILE_METHOD;
@@ -174,13 +178,24 @@ static int parse_args(int argc, char **argv, options_t *o) {
   return 0;
 }
 
+/* Load settings shared by .pte and .bpte runs. */
+static etk_method_config_t method_options(const options_t *o,
+                                          cli_recorder_t *rec) {
+  etk_method_config_t load;
+  memset(&load, 0, sizeof load);
+  load.recorder = rec ? rec->rec : NULL;
+  load.no_allocation_events = o->no_allocation_events;
+  return load;
+}
+
 /* Runs a .pte method o->iterations times. */
 static int run_program(const options_t *o, const etk_program_t *prog,
                        const char *method, cli_recorder_t *rec) {
   etk_error_t err;
   etk_error_clear(&err);
   etk_method_t *m = NULL;
-  if (etk_method_load_alloc(prog, method, rec ? rec->rec : NULL, &m, &err))
+  etk_method_config_t load = method_options(o, rec);
+  if (etk_method_load_alloc_with(prog, method, &load, &m, &err))
     return etk_cli_fail_error(CMD, &err);
   size_t nin = etk_method_input_count(m);
   if (o->input_count && o->input_count != nin) {
@@ -262,8 +277,8 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
                         method);
   if (etk_bundled_check(bp, &err)) return etk_cli_fail_error(CMD, &err);
   etk_method_t *m = NULL;
-  if (etk_method_load_alloc(bp->program, method, rec ? rec->rec : NULL, &m,
-                            &err))
+  etk_method_config_t load = method_options(o, rec);
+  if (etk_method_load_alloc_with(bp->program, method, &load, &m, &err))
     return etk_cli_fail_error(CMD, &err);
   printf("method %s: %u test case%s, %lu run%s each (rtol %g, atol %g)\n",
          method, suite->case_count, suite->case_count == 1 ? "" : "s",

@@ -458,10 +458,12 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
   }
   /* Allocators must precede every event of the block. */
   uint32_t method_alloc = 0; /* allocator ids stay 0 when not tracked */
-  (void)etk_recorder_track_allocator(rec, "method_allocator", &method_alloc);
+  etk_recorder_t *alloc_rec = config->no_allocation_events ? NULL : rec;
+  (void)etk_recorder_track_allocator(alloc_rec, "method_allocator",
+                                     &method_alloc);
   size_t nplanned = plan->buffer_size_count ? plan->buffer_size_count - 1 : 0;
   uint32_t planned_ids[64] = {0};
-  for (size_t k = 0; k < nplanned && k < 64; k++) {
+  for (size_t k = 0; alloc_rec && k < nplanned && k < 64; k++) {
     char name[48];
     snprintf(name, sizeof name, "planned_memory_%zu", k + 1);
     (void)etk_recorder_track_allocator(rec, name, &planned_ids[k]);

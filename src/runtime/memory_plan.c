@@ -146,7 +146,17 @@ size_t etk_method_planned_size(const struct etk_program *program,
 int etk_method_load_alloc(const struct etk_program *program,
                           const char *method_name, etk_recorder_t *recorder,
                           etk_method_t **out, struct etk_error *err) {
-  if (!out)
+  etk_method_config_t options;
+  memset(&options, 0, sizeof options);
+  options.recorder = recorder;
+  return etk_method_load_alloc_with(program, method_name, &options, out, err);
+}
+
+int etk_method_load_alloc_with(const struct etk_program *program,
+                               const char *method_name,
+                               const etk_method_config_t *options,
+                               etk_method_t **out, struct etk_error *err) {
+  if (!out || !options)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
   *out = NULL;
@@ -174,14 +184,12 @@ int etk_method_load_alloc(const struct etk_program *program,
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory allocating the method");
   }
-  etk_method_config_t cfg;
-  memset(&cfg, 0, sizeof cfg);
+  etk_method_config_t cfg = *options;
   cfg.arena = arena;
   cfg.arena_size = ALIGN16(arena_size);
   cfg.planned_buffers = planned;
   cfg.planned_sizes = sizes;
   cfg.planned_count = np;
-  cfg.recorder = recorder;
   etk_method_t *m = NULL;
   rc = etk_method_load(program, method_name, &cfg, &m, err);
   free(sizes);

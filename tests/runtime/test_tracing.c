@@ -337,4 +337,44 @@ ETK_TEST(delegate_events) {
   free(d);
 }
 
+/* no_allocation_events: the dump keeps upstream's runtime shape (no
+ * allocators, no allocation events) so upstream's Inspector can read it. */
+ETK_TEST(no_allocation_events_option) {
+  uint8_t *d;
+  etk_program_t *p = build_load(build_linear, &d);
+  REQUIRE(p);
+  etk_recorder_t *rec = ttu_recorder_new(0, 1, 0);
+  REQUIRE(rec);
+  etk_method_config_t options;
+  memset(&options, 0, sizeof options);
+  options.recorder = rec;
+  options.no_allocation_events = 1;
+  etk_method_t *m;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_method_load_alloc_with(p, "forward", &options, &m, &err) ==
+          ETK_OK);
+  run_linear(m, 1);
+  const uint8_t *etdp;
+  size_t len;
+  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
+  ttu_dump_t dump;
+  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(dump.block_count == 2);
+  const ttu_block_t *def = &dump.blocks[0];
+  CHECK_EQ_STR(def->name, "Default");
+  CHECK_EQ_INT(def->allocator_count, 0);
+  REQUIRE(def->event_count == 2);
+  CHECK_EQ_STR(def->events[0].name, "Method::init");
+  CHECK_EQ_STR(def->events[1].name, "Program::load_method");
+  for (uint32_t b = 0; b < dump.block_count; b++)
+    for (uint32_t e = 0; e < dump.blocks[b].event_count; e++)
+      CHECK(dump.blocks[b].events[e].kind != 'A');
+  ttu_dump_free(&dump);
+  etk_method_free(m);
+  ttu_recorder_free(rec);
+  etk_program_free(p);
+  free(d);
+}
+
 ETK_TEST_MAIN()

@@ -20,6 +20,57 @@
 
 #define ETK_MAX_LIST_TENSORS 256
 
+/* The arguments of cat and stack, (Tensor[] tensors, int dim, *, out):
+ * every tensor of a basic dtype, converted when it differs from out's.
+ * list holds ETK_MAX_LIST_TENSORS entries. */
+static int read_tensor_list_args(etk_op_t *op, etk_tensor_t **list, size_t *n,
+                                 int64_t *dim, etk_tensor_t **out) {
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
+  if ((rc = etk_op_tensor_list(op, 0, "tensors", list, ETK_MAX_LIST_TENSORS,
+                               n)))
+    return rc;
+  if ((rc = etk_op_int(op, 1, "dim", dim))) return rc;
+  if ((rc = etk_op_tensor(op, 2, "out", out))) return rc;
+  for (size_t k = 0; k < *n; k++) {
+    if (list[k]->scalar_type != (*out)->scalar_type) {
+      if ((rc = etk_op_check_dtype(op, list[k], "tensors", ETK_DTYPES_BASIC)) ||
+          (rc = etk_op_check_dtype(op, *out, "out", ETK_DTYPES_BASIC)))
+        return rc;
+    } else if (etk_scalar_type_size((*out)->scalar_type) == 0) {
+      return etk_op_check_dtype(op, *out, "out", ETK_DTYPES_BASIC);
+    }
+  }
+  return ETK_OK;
+}
+
+/* The arguments self (index 0) and out (index out_index) of slice_copy and
+ * select_copy: the same dtype, any with a known element size. */
+static int read_self_out(etk_op_t *op, size_t out_index, etk_tensor_t **in,
+                         etk_tensor_t **out) {
+  int rc;
+  if ((rc = etk_op_tensor(op, 0, "self", in))) return rc;
+  if ((rc = etk_op_tensor(op, out_index, "out", out))) return rc;
+  if (etk_scalar_type_size((*in)->scalar_type) == 0)
+    return etk_op_check_dtype(op, *in, "self", ETK_DTYPES_BASIC);
+  return etk_op_check_same_dtype(op, *in, "self", *out, "out");
+}
+
+/* The slab of v at position `at` along `axis`, without that dim. */
+static void view_drop_dim(const etk_view_t *v, int32_t axis, int64_t at,
+                          etk_view_t *slab) {
+  memset(slab, 0, sizeof *slab);
+  slab->dtype = v->dtype;
+  slab->data = v->data;
+  slab->offset = v->offset + at * v->strides[axis];
+  for (int32_t d = 0; d < v->dim; d++) {
+    if (d == axis) continue;
+    slab->sizes[slab->dim] = v->sizes[d];
+    slab->strides[slab->dim] = v->strides[d];
+    slab->dim++;
+  }
+}
+
 /* cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) */
 ETK_KERNEL_DEFINE(cat_out, "aten::cat.out") {
   etk_tensor_t *list[ETK_MAX_LIST_TENSORS], *out, *ref = NULL;
@@ -27,22 +78,8 @@ ETK_KERNEL_DEFINE(cat_out, "aten::cat.out") {
   int64_t dim, osz[ETK_MAX_DIMS], at;
   int32_t axis;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor_list(op, 0, "tensors", list, ETK_MAX_LIST_TENSORS,
-                               &n)))
+  if ((rc = read_tensor_list_args(op, list, &n, &dim, &out)) || op->checking)
     return rc;
-  if ((rc = etk_op_int(op, 1, "dim", &dim))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
-  for (size_t k = 0; k < n; k++) {
-    if (list[k]->scalar_type != out->scalar_type) {
-      if ((rc = etk_op_check_dtype(op, list[k], "tensors", ETK_DTYPES_BASIC)) ||
-          (rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC)))
-        return rc;
-    } else if (etk_scalar_type_size(out->scalar_type) == 0) {
-      return etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC);
-    }
-  }
-  if (op->checking) return ETK_OK;
   if (n == 0)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "tensors must not be empty");
   for (size_t k = 0; k < n && !ref; k++)
@@ -93,22 +130,8 @@ ETK_KERNEL_DEFINE(stack_out, "aten::stack.out") {
   int64_t dim, osz[ETK_MAX_DIMS];
   int32_t axis;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor_list(op, 0, "tensors", list, ETK_MAX_LIST_TENSORS,
-                               &n)))
+  if ((rc = read_tensor_list_args(op, list, &n, &dim, &out)) || op->checking)
     return rc;
-  if ((rc = etk_op_int(op, 1, "dim", &dim))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
-  for (size_t k = 0; k < n; k++) {
-    if (list[k]->scalar_type != out->scalar_type) {
-      if ((rc = etk_op_check_dtype(op, list[k], "tensors", ETK_DTYPES_BASIC)) ||
-          (rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC)))
-        return rc;
-    } else if (etk_scalar_type_size(out->scalar_type) == 0) {
-      return etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC);
-    }
-  }
-  if (op->checking) return ETK_OK;
   if (n == 0)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "tensors must not be empty");
   if (list[0]->dim >= ETK_MAX_DIMS)
@@ -130,17 +153,7 @@ ETK_KERNEL_DEFINE(stack_out, "aten::stack.out") {
   for (size_t k = 0; k < n; k++) {
     etk_view_t vo, vi, vs;
     etk_view_init(&vo, out);
-    /* the slab of out at position k along axis, without that dim */
-    memset(&vs, 0, sizeof vs);
-    vs.dtype = vo.dtype;
-    vs.data = vo.data;
-    vs.offset = (int64_t)k * vo.strides[axis];
-    for (int32_t i = 0; i <= list[0]->dim; i++) {
-      if (i == axis) continue;
-      vs.sizes[vs.dim] = vo.sizes[i];
-      vs.strides[vs.dim] = vo.strides[i];
-      vs.dim++;
-    }
+    view_drop_dim(&vo, axis, (int64_t)k, &vs);
     etk_view_init(&vi, list[k]);
     etk_view_copy(&vs, &vi);
   }
@@ -157,12 +170,7 @@ ETK_KERNEL_DEFINE(slice_copy_tensor_out, "aten::slice_copy.Tensor_out") {
   etk_view_t vi;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 7))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 5, "out", &out))) return rc;
-  if (etk_scalar_type_size(in->scalar_type) == 0)
-    return etk_op_check_dtype(op, in, "self", ETK_DTYPES_BASIC);
-  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_self_out(op, 5, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int(op, 1, "dim", &dim)) ||
       (rc = etk_op_int_opt(op, 2, "start", &start, &has_start)) ||
       (rc = etk_op_int_opt(op, 3, "end", &end, &has_end)) ||
@@ -203,17 +211,12 @@ ETK_KERNEL_DEFINE(slice_copy_tensor_out, "aten::slice_copy.Tensor_out") {
 /* select_copy.int_out(Tensor self, int dim, SymInt index, *, out) */
 ETK_KERNEL_DEFINE(select_copy_int_out, "aten::select_copy.int_out") {
   etk_tensor_t *in, *out;
-  int64_t dim, index, size, osz[ETK_MAX_DIMS];
+  int64_t dim, index, size;
   int32_t axis;
   etk_view_t vi, vs, vo;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 5))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 3, "out", &out))) return rc;
-  if (etk_scalar_type_size(in->scalar_type) == 0)
-    return etk_op_check_dtype(op, in, "self", ETK_DTYPES_BASIC);
-  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_self_out(op, 3, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int(op, 1, "dim", &dim)) ||
       (rc = etk_op_int(op, 2, "index", &index)))
     return rc;
@@ -228,18 +231,8 @@ ETK_KERNEL_DEFINE(select_copy_int_out, "aten::select_copy.int_out") {
                        (long long)index, (int)axis, (long long)size);
   if (index < 0) index += size;
   etk_view_init(&vi, in);
-  memset(&vs, 0, sizeof vs);
-  vs.dtype = vi.dtype;
-  vs.data = vi.data;
-  vs.offset = index * vi.strides[axis];
-  for (int32_t d = 0; d < in->dim; d++) {
-    if (d == axis) continue;
-    vs.sizes[vs.dim] = vi.sizes[d];
-    vs.strides[vs.dim] = vi.strides[d];
-    osz[vs.dim] = vi.sizes[d];
-    vs.dim++;
-  }
-  if ((rc = etk_op_resize(op, out, "out", vs.dim, osz))) return rc;
+  view_drop_dim(&vi, axis, index, &vs);
+  if ((rc = etk_op_resize(op, out, "out", vs.dim, vs.sizes))) return rc;
   etk_view_init(&vo, out);
   etk_view_copy(&vo, &vs);
   return ETK_OK;
@@ -259,6 +252,26 @@ static int index_at(etk_op_t *op, const etk_view_t *vx, int64_t off,
   return ETK_OK;
 }
 
+/* The arguments of embedding and index_select: the source tensor at 0
+ * (named `what`), an INT or LONG index tensor at idx_at and out at out_at,
+ * of the source's dtype. */
+static int read_indexed_args(etk_op_t *op, const char *what, size_t idx_at,
+                             const char *idx_what, size_t out_at,
+                             etk_tensor_t **src, etk_tensor_t **idx,
+                             etk_tensor_t **out) {
+  int rc;
+  if ((rc = etk_op_tensor(op, 0, what, src))) return rc;
+  if ((rc = etk_op_tensor(op, idx_at, idx_what, idx))) return rc;
+  if ((rc = etk_op_tensor(op, out_at, "out", out))) return rc;
+  if (etk_scalar_type_size((*src)->scalar_type) == 0)
+    return etk_op_check_dtype(op, *src, what, ETK_DTYPES_BASIC);
+  if ((rc = etk_op_check_dtype(
+           op, *idx, idx_what,
+           ETK_DTYPE_BIT(ETK_LONG) | ETK_DTYPE_BIT(ETK_INT))))
+    return rc;
+  return etk_op_check_same_dtype(op, *src, what, *out, "out");
+}
+
 /* embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1,
  *   bool scale_grad_by_freq=False, bool sparse=False, *, out) */
 ETK_KERNEL_DEFINE(embedding_out, "aten::embedding.out") {
@@ -270,17 +283,10 @@ ETK_KERNEL_DEFINE(embedding_out, "aten::embedding.out") {
   int64_t row = 0;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 7))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "indices", &idx))) return rc;
-  if ((rc = etk_op_tensor(op, 5, "out", &out))) return rc;
-  if (etk_scalar_type_size(wt->scalar_type) == 0)
-    return etk_op_check_dtype(op, wt, "weight", ETK_DTYPES_BASIC);
-  if ((rc = etk_op_check_dtype(
-           op, idx, "indices",
-           ETK_DTYPE_BIT(ETK_LONG) | ETK_DTYPE_BIT(ETK_INT))))
+  if ((rc = read_indexed_args(op, "weight", 1, "indices", 5, &wt, &idx,
+                               &out)) ||
+      op->checking)
     return rc;
-  if ((rc = etk_op_check_same_dtype(op, wt, "weight", out, "out"))) return rc;
-  if (op->checking) return ETK_OK;
   if (wt->dim != 2)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "weight must be 2-D, got %d-D", (int)wt->dim);
@@ -334,16 +340,9 @@ ETK_KERNEL_DEFINE(index_select_out, "aten::index_select.out") {
   etk_view_t vi, vx, vo;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 5))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "index", &idx))) return rc;
-  if ((rc = etk_op_tensor(op, 3, "out", &out))) return rc;
-  if (etk_scalar_type_size(in->scalar_type) == 0)
-    return etk_op_check_dtype(op, in, "self", ETK_DTYPES_BASIC);
-  if ((rc = etk_op_check_dtype(
-           op, idx, "index", ETK_DTYPE_BIT(ETK_LONG) | ETK_DTYPE_BIT(ETK_INT))))
+  if ((rc = read_indexed_args(op, "self", 2, "index", 3, &in, &idx, &out)) ||
+      op->checking)
     return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
-  if (op->checking) return ETK_OK;
   if ((rc = etk_op_int(op, 1, "dim", &dim))) return rc;
   if (idx->dim > 1)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "index must be 0-D or 1-D");

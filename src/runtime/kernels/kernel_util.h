@@ -209,23 +209,17 @@ static inline void etk_store_i64(int dtype, void *base, int64_t off,
       break;
     case ETK_INT: {
       uint32_t w = (uint32_t)u;
-      int32_t s;
-      memcpy(&s, &w, sizeof s);
-      ((int32_t *)base)[off] = s;
+      memcpy((int32_t *)base + off, &w, sizeof w);
       break;
     }
     case ETK_SHORT: {
       uint16_t w = (uint16_t)u;
-      int16_t s;
-      memcpy(&s, &w, sizeof s);
-      ((int16_t *)base)[off] = s;
+      memcpy((int16_t *)base + off, &w, sizeof w);
       break;
     }
     case ETK_CHAR: {
       uint8_t w = (uint8_t)u;
-      int8_t s;
-      memcpy(&s, &w, sizeof s);
-      ((int8_t *)base)[off] = s;
+      memcpy((int8_t *)base + off, &w, sizeof w);
       break;
     }
     case ETK_BYTE:

@@ -67,22 +67,55 @@ static int inner_mismatch(etk_op_t *op, int64_t a, int64_t b) {
                      (long long)b);
 }
 
+/* The arguments of mm and bmm, (self, mat2, *, out): all floating, and
+ * self and mat2 `dim`-D once past the checking pass.  Returns ETK_OK early
+ * when op->checking is set, so callers test it again. */
+static int read_mat_pair(etk_op_t *op, int32_t dim, etk_tensor_t **a,
+                         etk_tensor_t **b, etk_tensor_t **out) {
+  int rc;
+  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
+  if ((rc = etk_op_tensor(op, 0, "self", a))) return rc;
+  if ((rc = etk_op_tensor(op, 1, "mat2", b))) return rc;
+  if ((rc = etk_op_tensor(op, 2, "out", out))) return rc;
+  if ((rc = check_float(op, *a, "self")) ||
+      (rc = check_float(op, *b, "mat2")) ||
+      (rc = check_float(op, *out, "out")))
+    return rc;
+  if (op->checking) return ETK_OK;
+  if ((rc = need_dim(op, *a, "self", dim)) ||
+      (rc = need_dim(op, *b, "mat2", dim)))
+    return rc;
+  return ETK_OK;
+}
+
+/* A plain product (alpha 1, no addend) of the matrices that dims `row` and
+ * row + 1 of each view form; bmm moves a, b and c per batch afterwards. */
+static void matmul_bind(matmul_desc_t *m, const etk_view_t *va,
+                        const etk_view_t *vb, const etk_view_t *vo,
+                        int32_t row) {
+  memset(m, 0, sizeof *m);
+  m->n = va->sizes[row];
+  m->k = va->sizes[row + 1];
+  m->p = vb->sizes[row + 1];
+  m->a = va->data;
+  m->a_row = va->strides[row];
+  m->a_col = va->strides[row + 1];
+  m->b = vb->data;
+  m->b_row = vb->strides[row];
+  m->b_col = vb->strides[row + 1];
+  m->c = vo->data;
+  m->c_row = vo->strides[row];
+  m->c_col = vo->strides[row + 1];
+  m->alpha = 1.0;
+}
+
 /* mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) */
 ETK_KERNEL_DEFINE(mm_out, "aten::mm.out") {
   etk_tensor_t *a, *b, *out;
   etk_view_t va, vb, vo;
   matmul_desc_t m;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &a))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "mat2", &b))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
-  if ((rc = check_float(op, a, "self")) || (rc = check_float(op, b, "mat2")) ||
-      (rc = check_float(op, out, "out")))
-    return rc;
-  if (op->checking) return ETK_OK;
-  if ((rc = need_dim(op, a, "self", 2)) || (rc = need_dim(op, b, "mat2", 2)))
-    return rc;
+  if ((rc = read_mat_pair(op, 2, &a, &b, &out)) || op->checking) return rc;
   if (a->sizes[1] != b->sizes[0])
     return inner_mismatch(op, a->sizes[1], b->sizes[0]);
   {
@@ -92,20 +125,7 @@ ETK_KERNEL_DEFINE(mm_out, "aten::mm.out") {
   etk_view_init(&va, a);
   etk_view_init(&vb, b);
   etk_view_init(&vo, out);
-  memset(&m, 0, sizeof m);
-  m.n = a->sizes[0];
-  m.k = a->sizes[1];
-  m.p = b->sizes[1];
-  m.a = va.data;
-  m.a_row = va.strides[0];
-  m.a_col = va.strides[1];
-  m.b = vb.data;
-  m.b_row = vb.strides[0];
-  m.b_col = vb.strides[1];
-  m.c = vo.data;
-  m.c_row = vo.strides[0];
-  m.c_col = vo.strides[1];
-  m.alpha = 1.0;
+  matmul_bind(&m, &va, &vb, &vo, 0);
   matmul_run(&m);
   return ETK_OK;
 }
@@ -116,16 +136,7 @@ ETK_KERNEL_DEFINE(bmm_out, "aten::bmm.out") {
   etk_view_t va, vb, vo;
   matmul_desc_t m;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &a))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "mat2", &b))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
-  if ((rc = check_float(op, a, "self")) || (rc = check_float(op, b, "mat2")) ||
-      (rc = check_float(op, out, "out")))
-    return rc;
-  if (op->checking) return ETK_OK;
-  if ((rc = need_dim(op, a, "self", 3)) || (rc = need_dim(op, b, "mat2", 3)))
-    return rc;
+  if ((rc = read_mat_pair(op, 3, &a, &b, &out)) || op->checking) return rc;
   if (a->sizes[0] != b->sizes[0])
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "batch sizes differ (%d vs %d)", (int)a->sizes[0],
@@ -139,17 +150,7 @@ ETK_KERNEL_DEFINE(bmm_out, "aten::bmm.out") {
   etk_view_init(&va, a);
   etk_view_init(&vb, b);
   etk_view_init(&vo, out);
-  memset(&m, 0, sizeof m);
-  m.n = a->sizes[1];
-  m.k = a->sizes[2];
-  m.p = b->sizes[2];
-  m.a_row = va.strides[1];
-  m.a_col = va.strides[2];
-  m.b_row = vb.strides[1];
-  m.b_col = vb.strides[2];
-  m.c_row = vo.strides[1];
-  m.c_col = vo.strides[2];
-  m.alpha = 1.0;
+  matmul_bind(&m, &va, &vb, &vo, 1);
   for (int64_t bi = 0; bi < a->sizes[0]; bi++) {
     m.a = va.data ? (const float *)va.data + bi * va.strides[0] : NULL;
     m.b = vb.data ? (const float *)vb.data + bi * vb.strides[0] : NULL;
@@ -202,19 +203,7 @@ ETK_KERNEL_DEFINE(addmm_out, "aten::addmm.out") {
   etk_view_init(&vb, b);
   etk_view_init(&vo, out);
   etk_view_broadcast_strides(&vd, 2, osz, dstr);
-  memset(&m, 0, sizeof m);
-  m.n = osz[0];
-  m.k = a->sizes[1];
-  m.p = osz[1];
-  m.a = va.data;
-  m.a_row = va.strides[0];
-  m.a_col = va.strides[1];
-  m.b = vb.data;
-  m.b_row = vb.strides[0];
-  m.b_col = vb.strides[1];
-  m.c = vo.data;
-  m.c_row = vo.strides[0];
-  m.c_col = vo.strides[1];
+  matmul_bind(&m, &va, &vb, &vo, 0);
   m.d = vd.data;
   m.d_row = dstr[0];
   m.d_col = dstr[1];

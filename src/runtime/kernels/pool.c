@@ -39,6 +39,51 @@ static void pool_strides4(const etk_view_t *v, int64_t *s) {
   }
 }
 
+/* Element offset of [n, c, h, w] under 4-D strides s. */
+static int64_t pool_at(const int64_t *s, int64_t n, int64_t c, int64_t h,
+                       int64_t w) {
+  return n * s[0] + c * s[1] + h * s[2] + w * s[3];
+}
+
+/* self is Float or Double and out has its dtype (all pooling kernels). */
+static int pool_check_dtypes(etk_op_t *op, etk_tensor_t *in,
+                             etk_tensor_t *out) {
+  int rc;
+  if ((rc = etk_op_check_dtype(op, in, "self",
+                               ETK_DTYPES_FLOAT | ETK_DTYPE_BIT(ETK_DOUBLE))))
+    return rc;
+  return etk_op_check_same_dtype(op, in, "self", out, "out");
+}
+
+/* Clears g and fills n, c, h, w from a 3-D or 4-D input. */
+static int pool_input_geom(etk_op_t *op, const etk_tensor_t *in,
+                           pool_geom_t *g) {
+  if (in->dim != 3 && in->dim != 4)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "input must be 3-D or 4-D, got %d dims", (int)in->dim);
+  memset(g, 0, sizeof *g);
+  g->n = in->dim == 4 ? in->sizes[0] : 1;
+  g->c = in->sizes[in->dim - 3];
+  g->h = in->sizes[in->dim - 2];
+  g->w = in->sizes[in->dim - 1];
+  return ETK_OK;
+}
+
+/* Resizes out (and indices when given) to the input's shape with H, W
+ * replaced by g's oh, ow. */
+static int pool_resize(etk_op_t *op, const etk_tensor_t *in, etk_tensor_t *out,
+                       etk_tensor_t *indices, const pool_geom_t *g) {
+  int64_t osz[4];
+  int rc;
+  for (int32_t i = 0; i < in->dim; i++) osz[i] = in->sizes[i];
+  osz[in->dim - 2] = g->oh;
+  osz[in->dim - 1] = g->ow;
+  if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
+  if (indices && (rc = etk_op_resize(op, indices, "indices", in->dim, osz)))
+    return rc;
+  return ETK_OK;
+}
+
 /* kernel_size/stride/padding/dilation: 1 or 2 items (stride may be empty,
  * meaning the kernel size). */
 static int read_pool_pair(etk_op_t *op, size_t i, const char *what, int64_t min,
@@ -62,6 +107,14 @@ static int read_pool_pair(etk_op_t *op, size_t i, const char *what, int64_t min,
   return ETK_OK;
 }
 
+/* kernel_size, stride and padding, arguments 1 to 3 of max and avg pooling */
+static int read_pool_window(etk_op_t *op, int64_t *k, int64_t *s, int64_t *p) {
+  int rc;
+  if ((rc = read_pool_pair(op, 1, "kernel_size", 1, false, k))) return rc;
+  if ((rc = read_pool_pair(op, 2, "stride", 1, true, s))) return rc;
+  return read_pool_pair(op, 3, "padding", 0, false, p);
+}
+
 static int64_t floor_div(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
@@ -83,16 +136,8 @@ static int pool_setup(etk_op_t *op, etk_tensor_t *in, etk_tensor_t *out,
                       const int64_t *s_in, const int64_t *p, const int64_t *d,
                       bool ceil_mode, pool_geom_t *g) {
   int64_t s[2] = {s_in[0] < 0 ? k[0] : s_in[0], s_in[0] < 0 ? k[1] : s_in[1]};
-  int64_t osz[4];
   int rc;
-  if (in->dim != 3 && in->dim != 4)
-    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
-                       "input must be 3-D or 4-D, got %d dims", (int)in->dim);
-  memset(g, 0, sizeof *g);
-  g->n = in->dim == 4 ? in->sizes[0] : 1;
-  g->c = in->sizes[in->dim - 3];
-  g->h = in->sizes[in->dim - 2];
-  g->w = in->sizes[in->dim - 1];
+  if ((rc = pool_input_geom(op, in, g))) return rc;
   g->kh = k[0];
   g->kw = k[1];
   g->sh = s[0];
@@ -113,13 +158,7 @@ static int pool_setup(etk_op_t *op, etk_tensor_t *in, etk_tensor_t *out,
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "output size %lldx%lld is too small", (long long)g->oh,
                        (long long)g->ow);
-  for (int32_t i = 0; i < in->dim; i++) osz[i] = in->sizes[i];
-  osz[in->dim - 2] = g->oh;
-  osz[in->dim - 1] = g->ow;
-  if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
-  if (indices && (rc = etk_op_resize(op, indices, "indices", in->dim, osz)))
-    return rc;
-  return ETK_OK;
+  return pool_resize(op, in, out, indices, g);
 }
 
 /* max_pool2d_with_indices.out(Tensor self, int[2] kernel_size,
@@ -136,17 +175,12 @@ ETK_KERNEL_DEFINE(max_pool2d_with_indices_out,
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
   if ((rc = etk_op_tensor(op, 6, "out", &out))) return rc;
   if ((rc = etk_op_tensor(op, 7, "indices", &indices))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "self",
-                               ETK_DTYPES_FLOAT | ETK_DTYPE_BIT(ETK_DOUBLE))))
-    return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
+  if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if ((rc =
            etk_op_check_dtype(op, indices, "indices", ETK_DTYPE_BIT(ETK_LONG))))
     return rc;
   if (op->checking) return ETK_OK;
-  if ((rc = read_pool_pair(op, 1, "kernel_size", 1, false, k))) return rc;
-  if ((rc = read_pool_pair(op, 2, "stride", 1, true, s))) return rc;
-  if ((rc = read_pool_pair(op, 3, "padding", 0, false, p))) return rc;
+  if ((rc = read_pool_window(op, k, s, p))) return rc;
   if ((rc = read_pool_pair(op, 4, "dilation", 1, false, d))) return rc;
   if ((rc = etk_op_bool(op, 5, "ceil_mode", &ceil_mode))) return rc;
   if ((rc = pool_setup(op, in, out, indices, k, s, p, d, ceil_mode, &g)))
@@ -184,11 +218,9 @@ ETK_KERNEL_DEFINE(max_pool2d_with_indices_out,
                 }
               }
             }
-            etk_store_f64(
-                vo.dtype, vo.data,
-                n * g.os[0] + c * g.os[1] + oh * g.os[2] + ow * g.os[3], best);
-            ((int64_t *)vx.data)[n * g.xs[0] + c * g.xs[1] + oh * g.xs[2] +
-                                 ow * g.xs[3]] = best_at;
+            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow),
+                          best);
+            ((int64_t *)vx.data)[pool_at(g.xs, n, c, oh, ow)] = best_at;
           }
       }
   }
@@ -207,14 +239,9 @@ ETK_KERNEL_DEFINE(avg_pool2d_out, "aten::avg_pool2d.out") {
   if ((rc = etk_op_expect_nargs(op, 9))) return rc;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
   if ((rc = etk_op_tensor(op, 7, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "self",
-                               ETK_DTYPES_FLOAT | ETK_DTYPE_BIT(ETK_DOUBLE))))
-    return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
+  if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if (op->checking) return ETK_OK;
-  if ((rc = read_pool_pair(op, 1, "kernel_size", 1, false, k))) return rc;
-  if ((rc = read_pool_pair(op, 2, "stride", 1, true, s))) return rc;
-  if ((rc = read_pool_pair(op, 3, "padding", 0, false, p))) return rc;
+  if ((rc = read_pool_window(op, k, s, p))) return rc;
   if ((rc = etk_op_bool(op, 4, "ceil_mode", &ceil_mode))) return rc;
   if ((rc = etk_op_bool(op, 5, "count_include_pad", &count_include_pad)))
     return rc;
@@ -261,10 +288,8 @@ ETK_KERNEL_DEFINE(avg_pool2d_out, "aten::avg_pool2d.out") {
             else
               result =
                   sum / (double)(count_include_pad ? padded_count : real_count);
-            etk_store_f64(
-                vo.dtype, vo.data,
-                n * g.os[0] + c * g.os[1] + oh * g.os[2] + ow * g.os[3],
-                result);
+            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow),
+                          result);
           }
       }
   }
@@ -274,35 +299,22 @@ ETK_KERNEL_DEFINE(avg_pool2d_out, "aten::avg_pool2d.out") {
 /* _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, out) */
 static int adaptive_avg_pool2d(etk_op_t *op) {
   etk_tensor_t *in, *out;
-  int64_t osz_arg[2], osz[4];
+  int64_t osz_arg[2];
   pool_geom_t g;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 4))) return rc;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
   if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "self",
-                               ETK_DTYPES_FLOAT | ETK_DTYPE_BIT(ETK_DOUBLE))))
-    return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
+  if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if (op->checking) return ETK_OK;
   if ((rc = read_pool_pair(op, 1, "output_size", 0, false, osz_arg))) return rc;
-  if (in->dim != 3 && in->dim != 4)
-    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
-                       "input must be 3-D or 4-D, got %d dims", (int)in->dim);
-  memset(&g, 0, sizeof g);
-  g.n = in->dim == 4 ? in->sizes[0] : 1;
-  g.c = in->sizes[in->dim - 3];
-  g.h = in->sizes[in->dim - 2];
-  g.w = in->sizes[in->dim - 1];
+  if ((rc = pool_input_geom(op, in, &g))) return rc;
   g.oh = osz_arg[0];
   g.ow = osz_arg[1];
   if ((g.h == 0 || g.w == 0) && g.oh * g.ow > 0)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "input has an empty spatial dim");
-  for (int32_t i = 0; i < in->dim; i++) osz[i] = in->sizes[i];
-  osz[in->dim - 2] = g.oh;
-  osz[in->dim - 1] = g.ow;
-  if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
+  if ((rc = pool_resize(op, in, out, NULL, &g))) return rc;
   {
     etk_view_t vi, vo;
     etk_view_init(&vi, in);
@@ -320,13 +332,10 @@ static int adaptive_avg_pool2d(etk_op_t *op) {
             double sum = 0.0;
             for (int64_t ih = h0; ih < h1; ih++)
               for (int64_t iw = w0; iw < w1; iw++)
-                sum += etk_load_f64(
-                    vi.dtype, vi.data,
-                    n * g.is[0] + c * g.is[1] + ih * g.is[2] + iw * g.is[3]);
-            etk_store_f64(
-                vo.dtype, vo.data,
-                n * g.os[0] + c * g.os[1] + oh * g.os[2] + ow * g.os[3],
-                sum / (double)((h1 - h0) * (w1 - w0)));
+                sum += etk_load_f64(vi.dtype, vi.data,
+                                    pool_at(g.is, n, c, ih, iw));
+            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow),
+                          sum / (double)((h1 - h0) * (w1 - w0)));
           }
         }
   }

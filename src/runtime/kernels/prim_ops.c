@@ -75,6 +75,23 @@ typedef enum prim_kind {
   PRIM_LE
 } prim_kind_t;
 
+/* A comparison kind (PRIM_EQ and after) from the three orderings of its
+ * operands; with a NaN operand all three are false, and so is the result. */
+static bool prim_compare(prim_kind_t kind, bool lt, bool eq, bool gt) {
+  switch (kind) {
+    case PRIM_EQ:
+      return eq;
+    case PRIM_GT:
+      return gt;
+    case PRIM_LT:
+      return lt;
+    case PRIM_GE:
+      return gt || eq;
+    default:
+      return lt || eq; /* PRIM_LE */
+  }
+}
+
 /* Binary op on [a, b, out]; ints_only rejects Double operands. */
 static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
   prim_num_t a, b;
@@ -86,23 +103,7 @@ static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
       op->args[1]->tag == ETK_VALUE_BOOL) {
     bool x = op->args[0]->u.b, y = op->args[1]->u.b;
     if (op->checking) return ETK_OK;
-    switch (kind) {
-      case PRIM_EQ:
-        set_bool(out, x == y);
-        break;
-      case PRIM_GT:
-        set_bool(out, x > y);
-        break;
-      case PRIM_LT:
-        set_bool(out, x < y);
-        break;
-      case PRIM_GE:
-        set_bool(out, x >= y);
-        break;
-      default:
-        set_bool(out, x <= y);
-        break;
-    }
+    set_bool(out, prim_compare(kind, x < y, x == y, x > y));
     return ETK_OK;
   }
   if ((rc = read_num(op, 0, "a", &a)) || (rc = read_num(op, 1, "b", &b)))
@@ -113,6 +114,10 @@ static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
   if (op->checking) return ETK_OK;
   if (!a.is_double && !b.is_double) {
     int64_t x = a.i, y = b.i;
+    if (kind >= PRIM_EQ) {
+      set_bool(out, prim_compare(kind, x < y, x == y, x > y));
+      return ETK_OK;
+    }
     switch (kind) {
       case PRIM_ADD:
         set_int(out, (int64_t)((uint64_t)x + (uint64_t)y));
@@ -151,25 +156,16 @@ static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
         set_int(out, q);
         return ETK_OK;
       }
-      case PRIM_EQ:
-        set_bool(out, x == y);
-        return ETK_OK;
-      case PRIM_GT:
-        set_bool(out, x > y);
-        return ETK_OK;
-      case PRIM_LT:
-        set_bool(out, x < y);
-        return ETK_OK;
-      case PRIM_GE:
-        set_bool(out, x >= y);
-        return ETK_OK;
-      case PRIM_LE:
-        set_bool(out, x <= y);
-        return ETK_OK;
+      default:
+        break; /* comparisons are answered above */
     }
   }
   {
     double x = a.d, y = b.d;
+    if (kind >= PRIM_EQ) {
+      set_bool(out, prim_compare(kind, x < y, x == y, x > y));
+      return ETK_OK;
+    }
     switch (kind) {
       case PRIM_ADD:
         set_double(out, x + y);
@@ -191,21 +187,6 @@ static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
           set_double(
               out, (mod != 0.0 && signbit(y) != signbit(mod)) ? div - 1 : div);
         }
-        break;
-      case PRIM_EQ:
-        set_bool(out, x == y);
-        break;
-      case PRIM_GT:
-        set_bool(out, x > y);
-        break;
-      case PRIM_LT:
-        set_bool(out, x < y);
-        break;
-      case PRIM_GE:
-        set_bool(out, x >= y);
-        break;
-      case PRIM_LE:
-        set_bool(out, x <= y);
         break;
       default:
         return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,

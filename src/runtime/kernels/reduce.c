@@ -176,6 +176,19 @@ static bool has_empty_reduction(const etk_tensor_t *in, const bool *mask) {
   return false;
 }
 
+/* The common back half of every reduction once its arguments are checked:
+ * size out from the mask, plan the walks and run them. */
+static int reduce_run(etk_op_t *op, const etk_tensor_t *in, etk_tensor_t *out,
+                      const bool *mask, bool keepdim, reduce_kind_t kind) {
+  reduce_plan_t p;
+  int rc;
+  reduce_shape(in, mask, keepdim, &p);
+  if ((rc = etk_op_resize(op, out, "out", p.out_dim, p.out_sizes))) return rc;
+  reduce_strides(in, out, mask, keepdim, &p);
+  reduce_compute(in, out, &p, kind);
+  return ETK_OK;
+}
+
 /* sum.IntList_out / mean.out(Tensor self, int[1]? dim, bool keepdim=False,
  *   *, ScalarType? dtype=None, Tensor(a!) out) */
 static int sum_or_mean(etk_op_t *op, reduce_kind_t kind) {
@@ -183,7 +196,6 @@ static int sum_or_mean(etk_op_t *op, reduce_kind_t kind) {
   int64_t dims[ETK_MAX_DIMS], dtype;
   size_t count;
   bool present, keepdim, has_dtype, mask[ETK_MAX_DIMS];
-  reduce_plan_t p;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 6))) return rc;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
@@ -216,11 +228,7 @@ static int sum_or_mean(etk_op_t *op, reduce_kind_t kind) {
                        etk_scalar_type_name(out->scalar_type));
   if (op->checking) return ETK_OK;
   if ((rc = reduce_mask(op, in, present ? dims : NULL, count, mask))) return rc;
-  reduce_shape(in, mask, keepdim, &p);
-  if ((rc = etk_op_resize(op, out, "out", p.out_dim, p.out_sizes))) return rc;
-  reduce_strides(in, out, mask, keepdim, &p);
-  reduce_compute(in, out, &p, kind);
-  return ETK_OK;
+  return reduce_run(op, in, out, mask, keepdim, kind);
 }
 
 ETK_KERNEL_DEFINE(sum_intlist_out, "aten::sum.IntList_out") {
@@ -237,7 +245,6 @@ static int amax_or_amin(etk_op_t *op, reduce_kind_t kind) {
   int64_t dims[ETK_MAX_DIMS];
   size_t count;
   bool keepdim, mask[ETK_MAX_DIMS];
-  reduce_plan_t p;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 5))) return rc;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
@@ -252,11 +259,7 @@ static int amax_or_amin(etk_op_t *op, reduce_kind_t kind) {
   if (has_empty_reduction(in, mask))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "cannot reduce over a dim of size 0");
-  reduce_shape(in, mask, keepdim, &p);
-  if ((rc = etk_op_resize(op, out, "out", p.out_dim, p.out_sizes))) return rc;
-  reduce_strides(in, out, mask, keepdim, &p);
-  reduce_compute(in, out, &p, kind);
-  return ETK_OK;
+  return reduce_run(op, in, out, mask, keepdim, kind);
 }
 
 ETK_KERNEL_DEFINE(amax_out, "aten::amax.out") {
@@ -272,7 +275,6 @@ static int arg_extreme(etk_op_t *op, reduce_kind_t kind) {
   etk_tensor_t *in, *out;
   int64_t dim;
   bool has_dim, keepdim, mask[ETK_MAX_DIMS];
-  reduce_plan_t p;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 5))) return rc;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
@@ -288,11 +290,7 @@ static int arg_extreme(etk_op_t *op, reduce_kind_t kind) {
   if (etk_tensor_numel(in) == 0 && (!has_dim || has_empty_reduction(in, mask)))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "cannot take the arg of an empty reduction");
-  reduce_shape(in, mask, keepdim, &p);
-  if ((rc = etk_op_resize(op, out, "out", p.out_dim, p.out_sizes))) return rc;
-  reduce_strides(in, out, mask, keepdim, &p);
-  reduce_compute(in, out, &p, kind);
-  return ETK_OK;
+  return reduce_run(op, in, out, mask, keepdim, kind);
 }
 
 ETK_KERNEL_DEFINE(argmax_out, "aten::argmax.out") {

@@ -179,12 +179,18 @@ static int unary_run(etk_op_t *op, const unary_call_t *c, size_t out_at) {
   return ETK_OK;
 }
 
+/* Starts a call of `kind` with no bounds; checks the argument count. */
+static int unary_begin(etk_op_t *op, unary_call_t *c, unary_kind_t kind,
+                       size_t nargs) {
+  memset(c, 0, sizeof *c);
+  c->kind = kind;
+  return etk_op_expect_nargs(op, nargs);
+}
+
 static int unary_simple(etk_op_t *op, unary_kind_t kind) {
   unary_call_t c;
   int rc;
-  memset(&c, 0, sizeof c);
-  c.kind = kind;
-  if ((rc = etk_op_expect_nargs(op, 3))) return rc;
+  if ((rc = unary_begin(op, &c, kind, 3))) return rc;
   return unary_run(op, &c, 1);
 }
 
@@ -223,8 +229,7 @@ ETK_KERNEL_DEFINE(gelu_out, "aten::gelu.out") {
   const char *mode;
   size_t len;
   int rc;
-  memset(&c, 0, sizeof c);
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
+  if ((rc = unary_begin(op, &c, UNARY_GELU, 4))) return rc;
   if ((rc = etk_op_string_opt(op, 1, "approximate", &mode, &len))) return rc;
   if (!mode || (len == 4 && memcmp(mode, "none", 4) == 0))
     c.kind = UNARY_GELU;
@@ -241,10 +246,8 @@ ETK_KERNEL_DEFINE(gelu_out, "aten::gelu.out") {
 ETK_KERNEL_DEFINE(hardtanh_out, "aten::hardtanh.out") {
   unary_call_t c;
   int rc;
-  memset(&c, 0, sizeof c);
-  c.kind = UNARY_CLAMP;
+  if ((rc = unary_begin(op, &c, UNARY_CLAMP, 5))) return rc;
   c.has_lo = c.has_hi = true;
-  if ((rc = etk_op_expect_nargs(op, 5))) return rc;
   if ((rc = etk_op_scalar(op, 1, "min_val", &c.lo))) return rc;
   if ((rc = etk_op_scalar(op, 2, "max_val", &c.hi))) return rc;
   /* hardtanh keeps the input dtype even with Double bounds */
@@ -261,9 +264,7 @@ ETK_KERNEL_DEFINE(hardtanh_out, "aten::hardtanh.out") {
 ETK_KERNEL_DEFINE(clamp_out, "aten::clamp.out") {
   unary_call_t c;
   int rc;
-  memset(&c, 0, sizeof c);
-  c.kind = UNARY_CLAMP;
-  if ((rc = etk_op_expect_nargs(op, 5))) return rc;
+  if ((rc = unary_begin(op, &c, UNARY_CLAMP, 5))) return rc;
   if ((rc = etk_op_scalar_opt(op, 1, "min", &c.lo, &c.has_lo))) return rc;
   if ((rc = etk_op_scalar_opt(op, 2, "max", &c.hi, &c.has_hi))) return rc;
   if (!c.has_lo && !c.has_hi)
@@ -276,9 +277,7 @@ ETK_KERNEL_DEFINE(clamp_out, "aten::clamp.out") {
 ETK_KERNEL_DEFINE(leaky_relu_out, "aten::leaky_relu.out") {
   unary_call_t c;
   int rc;
-  memset(&c, 0, sizeof c);
-  c.kind = UNARY_LEAKY_RELU;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
+  if ((rc = unary_begin(op, &c, UNARY_LEAKY_RELU, 4))) return rc;
   if ((rc = etk_op_scalar(op, 1, "negative_slope", &c.lo))) return rc;
   return unary_run(op, &c, 2);
 }
