@@ -34,15 +34,15 @@ static int write_file(const char *sub, const char *name, const uint8_t *bytes, s
   return fclose(f) != 0;
 }
 
-/* A valid dump plus its broken variants. */
+/* A valid dump (unless write_valid is 0) plus its broken variants. */
 static int write_variants(const char *stem, const uint8_t *bytes, size_t len,
-                          int prefixed) {
+                          int prefixed, int write_valid) {
   char name[256];
   uint8_t *copy = malloc(len + 1);
   int bad = 0;
   if (!copy) return 1;
   snprintf(name, sizeof name, "%s.etdp", stem);
-  bad |= write_file("corpus", name, bytes, len);
+  if (write_valid) bad |= write_file("corpus", name, bytes, len);
   snprintf(name, sizeof name, "%s-truncated.etdp", stem);
   bad |= write_file("corpus", name, bytes, len / 2);
   memcpy(copy, bytes, len);
@@ -79,8 +79,14 @@ int main(int argc, char **argv) {
     const uint8_t *out;
     size_t len;
     etk_fb_builder_init(&b, mem, sizeof mem);
-    if (replays[i].fn(&b, &out, &len) != ETK_OK) return 1;
-    bad |= write_variants(replays[i].stem, out, len, 1);
+    if (replays[i].fn(&b, &out, &len) != ETK_OK || len < 8) return 1;
+    /* The replays are byte-identical to upstream's golden files, which the
+     * project never stores: keep only the unprefixed form (the same buffer
+     * without its size prefix) and the broken variants. */
+    char name[256];
+    snprintf(name, sizeof name, "%s-no-prefix.etdp", replays[i].stem);
+    bad |= write_file("corpus", name, out + 4, len - 4);
+    bad |= write_variants(replays[i].stem, out, len, 1, 0);
   }
   static const char *const fixtures[] = {"etdump_every_field", "etdump_blocks",
                                          "etdump_empty_root"};
@@ -100,7 +106,7 @@ int main(int argc, char **argv) {
       if (etk_fb_finish(&b, root, ETK_ETDUMP_FILE_IDENTIFIER, prefixed, &out, &len) != ETK_OK)
         return 1;
       snprintf(stem, sizeof stem, "%s%s", fixtures[i], prefixed ? "" : "-no-prefix");
-      bad |= write_variants(stem, out, len, prefixed);
+      bad |= write_variants(stem, out, len, prefixed, 1);
     }
     json_free(json);
   }
