@@ -115,20 +115,34 @@ static int cmp_num_outs_entry(const void *a, const void *b) {
 
 #define OOM(member) map_error(err, ETK_E_NO_MEMORY, member, "out of memory")
 
+/* One entry per key of a method's map, in the record arena (never a
+ * zero-size allocation). */
+static void *entries_alloc(etk_etrecord_t *rec, json_t *obj, size_t size) {
+  size_t n = json_object_size(obj);
+  return etr_arena_calloc(&rec->arena, n ? n : 1, size);
+}
+
+/* The instruction id a map key names, or the format error naming the map,
+ * method and key. */
+static int entry_iid(const char *key, int64_t *iid,
+                     const etk_etrecord_method_maps_t *mm, const char *member,
+                     etk_error_t *err) {
+  if (key_to_iid(key, iid)) return ETK_OK;
+  return map_error(err, ETK_E_FORMAT, member,
+                   "method '%s': key '%s' is not an instruction id",
+                   mm->method, key);
+}
+
 static int parse_handles(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
                          json_t *obj, const char *member, etk_error_t *err) {
-  size_t n = json_object_size(obj);
-  etk_etrecord_handle_entry_t *e =
-      etr_arena_calloc(&rec->arena, n ? n : 1, sizeof *e);
+  etk_etrecord_handle_entry_t *e = entries_alloc(rec, obj, sizeof *e);
   if (!e) return OOM(member);
   size_t k = 0;
   const char *key;
   json_t *v;
   json_object_foreach(obj, key, v) {
-    if (!key_to_iid(key, &e[k].instruction_id))
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s': key '%s' is not an instruction id",
-                       mm->method, key);
+    int rc = entry_iid(key, &e[k].instruction_id, mm, member, err);
+    if (rc != ETK_OK) return rc;
     if (json_is_null(v)) {
       e[k].is_null = true;
     } else {
@@ -154,19 +168,15 @@ static int parse_handles(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
 
 static int parse_delegates(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
                            json_t *obj, const char *member, etk_error_t *err) {
-  size_t n = json_object_size(obj);
-  etk_etrecord_delegate_entry_t *e =
-      etr_arena_calloc(&rec->arena, n ? n : 1, sizeof *e);
+  etk_etrecord_delegate_entry_t *e = entries_alloc(rec, obj, sizeof *e);
   if (!e) return OOM(member);
   size_t k = 0;
   const char *key;
   json_t *v;
   json_object_foreach(obj, key, v) {
     etk_etrecord_delegate_entry_t *d = &e[k];
-    if (!key_to_iid(key, &d->instruction_id))
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s': key '%s' is not an instruction id",
-                       mm->method, key);
+    int rc = entry_iid(key, &d->instruction_id, mm, member, err);
+    if (rc != ETK_OK) return rc;
     if (!json_is_object(v))
       return map_error(err, ETK_E_FORMAT, member,
                        "method '%s', instruction %s: expected an object with "
@@ -226,18 +236,14 @@ static int parse_delegates(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
 
 static int parse_num_outs(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
                           json_t *obj, const char *member, etk_error_t *err) {
-  size_t n = json_object_size(obj);
-  etk_etrecord_num_outs_entry_t *e =
-      etr_arena_calloc(&rec->arena, n ? n : 1, sizeof *e);
+  etk_etrecord_num_outs_entry_t *e = entries_alloc(rec, obj, sizeof *e);
   if (!e) return OOM(member);
   size_t k = 0;
   const char *key;
   json_t *v;
   json_object_foreach(obj, key, v) {
-    if (!key_to_iid(key, &e[k].instruction_id))
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s': key '%s' is not an instruction id",
-                       mm->method, key);
+    int rc = entry_iid(key, &e[k].instruction_id, mm, member, err);
+    if (rc != ETK_OK) return rc;
     if (!json_is_integer(v))
       return map_error(err, ETK_E_FORMAT, member,
                        "method '%s', instruction %s: expected an integer",

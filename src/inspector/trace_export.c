@@ -408,6 +408,19 @@ static void event_name(const etk_etdump_event_t *e, etk_strbuf_t *t) {
     etk_strbuf_appends(t, "(unnamed)");
 }
 
+/* Opens a slice's args with what every slice carries: its run and, when
+ * the run belongs to one, its event block. */
+static void begin_run_args(exporter_t *x, etk_json_t *j, size_t run) {
+  etk_json_key(j, "args");
+  etk_json_begin_object(j);
+  etk_json_key(j, "run");
+  etk_json_uint(j, run);
+  if (x->run_block[run] != SIZE_MAX) {
+    etk_json_key(j, "block");
+    etk_json_uint(j, x->run_block[run]);
+  }
+}
+
 static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
                         size_t group) {
   etk_etdump_event_t e;
@@ -430,14 +443,7 @@ static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
     etk_json_double(j, to_us(x, it->e - it->s));
   }
   if (!x->o->no_args) {
-    etk_json_key(j, "args");
-    etk_json_begin_object(j);
-    etk_json_key(j, "run");
-    etk_json_uint(j, run);
-    if (x->run_block[run] != SIZE_MAX) {
-      etk_json_key(j, "block");
-      etk_json_uint(j, x->run_block[run]);
-    }
+    begin_run_args(x, j, run);
     etk_json_key(j, "event");
     etk_json_uint(j, it->ev);
     if (e.instruction_id != -1) {
@@ -515,14 +521,7 @@ static void write_run_slice(exporter_t *x, const trace_item_t *it, size_t run,
   etk_json_key(j, "dur");
   etk_json_double(j, to_us(x, it->e - it->s));
   if (!x->o->no_args) {
-    etk_json_key(j, "args");
-    etk_json_begin_object(j);
-    etk_json_key(j, "run");
-    etk_json_uint(j, run);
-    if (x->run_block[run] != SIZE_MAX) {
-      etk_json_key(j, "block");
-      etk_json_uint(j, x->run_block[run]);
-    }
+    begin_run_args(x, j, run);
     etk_json_key(j, "run_name");
     if (r->name.data)
       etk_json_string(j, r->name.data, r->name.len);
