@@ -187,7 +187,11 @@ static double rd64(int st, const uint8_t *p) {
   }
 }
 
-/* torch's .to(torch.float32): each type converted straight to float. */
+/* torch's .to(torch.float32): each type converted straight to float.
+ * Only the 64-bit integers need their own case: through double they would
+ * be rounded twice.  Every other type is exact in double (int32, uint32
+ * and the narrower ones) or is double itself, so one rounding to float of
+ * rd64's value is the same as the direct conversion. */
 static float rd32(int st, const uint8_t *p) {
   switch (st) {
     case ETK_SCALAR_TYPE_LONG: {
@@ -197,21 +201,6 @@ static float rd32(int st, const uint8_t *p) {
     }
     case ETK_SCALAR_TYPE_UINT64: {
       uint64_t v;
-      memcpy(&v, p, 8);
-      return (float)v;
-    }
-    case ETK_SCALAR_TYPE_UINT32: {
-      uint32_t v;
-      memcpy(&v, p, 4);
-      return (float)v;
-    }
-    case ETK_SCALAR_TYPE_INT: {
-      int32_t v;
-      memcpy(&v, p, 4);
-      return (float)v;
-    }
-    case ETK_SCALAR_TYPE_DOUBLE: {
-      double v;
       memcpy(&v, p, 8);
       return (float)v;
     }
