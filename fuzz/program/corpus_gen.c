@@ -16,6 +16,7 @@
 
 #include "etkit/program.h"
 #include "etkit/runtime.h"
+#include "program_testutil.h"
 
 static int save(const char *dir, const char *name, uint8_t *data, size_t len) {
   char path[4096];
@@ -40,54 +41,6 @@ static int finish(etk_program_builder_t *b, const char *dir, const char *name) {
     return rc;
   }
   return save(dir, name, d, len);
-}
-
-static etk_program_builder_t *add_program(void) {
-  etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {2};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int alpha = etk_program_builder_add_int(b, 1);
-  int op = etk_program_builder_add_operator(b, "aten::add", "out");
-  int32_t args[5] = {x, y, alpha, o, o};
-  etk_program_builder_kernel_call(b, op, args, 5);
-  int32_t in[2] = {x, y};
-  etk_program_builder_set_inputs(b, in, 2);
-  etk_program_builder_set_outputs(b, &o, 1);
-  return b;
-}
-
-static etk_program_builder_t *linear_program(int inline_constants) {
-  etk_program_builder_t *b = etk_program_builder_new("forward");
-  etk_program_builder_options_t opt;
-  memset(&opt, 0, sizeof opt);
-  opt.inline_constants = inline_constants;
-  etk_program_builder_set_options(b, &opt);
-  int32_t sz[2] = {2, 2};
-  float three[4] = {3, 3, 3, 3}, two[4] = {2, 2, 2, 2};
-  int a = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_CONSTANT, three);
-  int c = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_CONSTANT, two);
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int t = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int alpha = etk_program_builder_add_int(b, 1);
-  int mul = etk_program_builder_add_operator(b, "aten::mul", "out");
-  int add = etk_program_builder_add_operator(b, "aten::add", "out");
-  int32_t a0[4] = {x, a, t, t}, a1[5] = {t, c, alpha, o, o};
-  etk_program_builder_kernel_call(b, mul, a0, 4);
-  etk_program_builder_kernel_call(b, add, a1, 5);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &o, 1);
-  return b;
 }
 
 static etk_program_builder_t *kinds_program(void) {
@@ -163,18 +116,28 @@ int main(int argc, char **argv) {
   }
   const char *dir = argv[1];
   int rc = 0;
-  rc |= finish(add_program(), dir, "pte-add");
-  rc |= finish(linear_program(0), dir, "pte-linear-segment");
-  rc |= finish(linear_program(1), dir, "pte-linear-inline");
+  /* The add and 3x+2 programs are the ones the program tests build. */
+  uint8_t *pte;
+  size_t pte_len;
+  if (ptu_build_linear(0, &pte, &pte_len) == ETK_OK)
+    rc |= save(dir, "pte-linear-segment", pte, pte_len);
+  else
+    rc = 1;
+  if (ptu_build_linear(1, &pte, &pte_len) == ETK_OK)
+    rc |= save(dir, "pte-linear-inline", pte, pte_len);
+  else
+    rc = 1;
   rc |= finish(kinds_program(), dir, "pte-kinds");
   rc |= finish(loop_program(), dir, "pte-loop");
   rc |= finish(delegate_program(0), dir, "pte-delegate-inline");
   rc |= finish(delegate_program(1), dir, "pte-delegate-segment");
-  /* a bundled program around the add program */
-  etk_program_builder_t *b = add_program();
-  uint8_t *pte;
-  size_t pte_len;
-  if (etk_program_builder_finish(b, &pte, &pte_len, NULL) == ETK_OK) {
+  /* pte-add, and a bundled program around it */
+  if (ptu_build_add(2, &pte, &pte_len) != ETK_OK) return 1;
+  {
+    uint8_t *copy = malloc(pte_len);
+    if (!copy) return 1;
+    memcpy(copy, pte, pte_len);
+    rc |= save(dir, "pte-add", copy, pte_len);
     int32_t sz[1] = {2};
     float x[2] = {1, 2}, y[2] = {3, 4}, z[2] = {4, 6};
     etk_tensor_data_t in[2] = {
@@ -191,6 +154,5 @@ int main(int argc, char **argv) {
       rc = 1;
     free(pte);
   }
-  etk_program_builder_free(b);
   return rc ? 1 : 0;
 }

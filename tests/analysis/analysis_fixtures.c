@@ -10,28 +10,6 @@
 
 #include "../etdump/etdump_writer.h"
 
-static uint8_t *done(etw_t *w, size_t *len) {
-  size_t n = 0;
-  const uint8_t *b = etw_finish(w, &n);
-  uint8_t *copy = b ? malloc(n) : NULL;
-  if (copy) memcpy(copy, b, n);
-  *len = copy ? n : 0;
-  etw_free(w);
-  return copy;
-}
-
-static void prof(etw_t *w, const char *name, int32_t chain, int32_t iid,
-                 uint64_t start, uint64_t end) {
-  etw_profile_t p = {0};
-  p.name = name;
-  p.chain = chain;
-  p.iid = iid;
-  p.dint = -1;
-  p.start = start;
-  p.end = end;
-  etw_profile(w, &p);
-}
-
 static void deleg(etw_t *w, int32_t dint, const char *dstr, int32_t iid,
                   const uint8_t *meta, uint32_t meta_len, uint64_t start,
                   uint64_t end) {
@@ -55,9 +33,9 @@ uint8_t *afx_model(size_t *len) {
   etw_allocator(w, "planned_memory");
   etw_allocation(w, 1, 256);
   etw_allocation(w, 2, 4096);
-  prof(w, "Method::init", -1, 0, 5, 40);
+  etw_profile_simple(w, "Method::init", -1, 0, 5, 40);
   etw_allocation(w, 1, 64);
-  prof(w, "Program::load_method", -1, 0, 1, 50);
+  etw_profile_simple(w, "Program::load_method", -1, 0, 1, 50);
   etw_run_end(w);
   static const uint8_t text_meta[] = {'x', 'n', 'n', ':', 'f',
                                       'p', '3', '2', 0};
@@ -66,43 +44,43 @@ uint8_t *afx_model(size_t *len) {
     uint64_t t = 1000 + 1000 * k;
     etw_run_begin(w, "Execute", -1);
     etw_allocator(w, "temp_allocator");
-    prof(w, "native_call_add.out", 0, 0, t + 10, t + 20 + k);
-    prof(w, "OPERATOR_CALL", 0, 0, t + 5, t + 25 + k);
+    etw_profile_simple(w, "native_call_add.out", 0, 0, t + 10, t + 20 + k);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 0, t + 5, t + 25 + k);
     etw_allocation(w, 1, 32);
     deleg(w, 3, NULL, 1, text_meta, sizeof text_meta, t + 40, t + 60);
     deleg(w, -1, "linear #1", 1, bin_meta, sizeof bin_meta, t + 62, t + 80 + k);
-    prof(w, "DELEGATE_CALL", 0, 1, t + 30, t + 90 + k);
+    etw_profile_simple(w, "DELEGATE_CALL", 0, 1, t + 30, t + 90 + k);
     etw_allocation(w, 1, 16);
     etw_allocation(w, 9, 8);
-    prof(w, "native_call_mul.out", 0, 2, t + 95, t + 110);
-    prof(w, "OPERATOR_CALL", 0, 2, t + 92, t + 112);
-    prof(w, "Method::execute", -1, 0, t + 1, t + 120 + k);
+    etw_profile_simple(w, "native_call_mul.out", 0, 2, t + 95, t + 110);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 2, t + 92, t + 112);
+    etw_profile_simple(w, "Method::execute", -1, 0, t + 1, t + 120 + k);
     etw_run_end(w);
   }
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *afx_wrap(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "a", 0, 0, 4294967000u, 4294967100u);
-  prof(w, "wrapped", 0, 1, 4294967200u, 50);
-  prof(w, "after", 0, 2, 60, 80);
-  prof(w, "missing_end", 0, 3, 90, 0);
-  prof(w, "outer", -1, 0, 4294966990u, 100);
+  etw_profile_simple(w, "a", 0, 0, 4294967000u, 4294967100u);
+  etw_profile_simple(w, "wrapped", 0, 1, 4294967200u, 50);
+  etw_profile_simple(w, "after", 0, 2, 60, 80);
+  etw_profile_simple(w, "missing_end", 0, 3, 90, 0);
+  etw_profile_simple(w, "outer", -1, 0, 4294966990u, 100);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *afx_invalid(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "fine", 0, 0, 5000000100ull, 5000000200ull);
-  prof(w, "backwards", 0, 1, 6000000000ull, 5000000000ull);
+  etw_profile_simple(w, "fine", 0, 0, 5000000100ull, 5000000200ull);
+  etw_profile_simple(w, "backwards", 0, 1, 6000000000ull, 5000000000ull);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *afx_overlap(size_t *len) {
@@ -110,13 +88,13 @@ uint8_t *afx_overlap(size_t *len) {
   if (!w) return NULL;
   for (int k = 0; k < 2; k++) {
     etw_run_begin(w, "Execute", -1);
-    prof(w, "inner", 0, 2, 160, 170);
-    prof(w, "first", 0, 0, 100, 200);
-    prof(w, "second", 0, 1, 150, 250);
-    prof(w, "Method::execute", -1, 0, 90, 300);
+    etw_profile_simple(w, "inner", 0, 2, 160, 170);
+    etw_profile_simple(w, "first", 0, 0, 100, 200);
+    etw_profile_simple(w, "second", 0, 1, 150, 250);
+    etw_profile_simple(w, "Method::execute", -1, 0, 90, 300);
     etw_run_end(w);
   }
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *afx_hostile(size_t *len) {
@@ -135,23 +113,23 @@ uint8_t *afx_hostile(size_t *len) {
   etw_allocation(w, 1, 100);
   uint64_t t = 10;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++, t += 100)
-    prof(w, names[i], 0, (int32_t)i, t, t + 50);
-  prof(w, "Method::execute", -1, 0, 5, t + 10);
+    etw_profile_simple(w, names[i], 0, (int32_t)i, t, t + 50);
+  etw_profile_simple(w, "Method::execute", -1, 0, 5, t + 10);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *afx_dropped(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "native_call_add.out", 0, 0, 10, 20);
-  prof(w, "Method::execute", -1, 0, 5, 30);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, 10, 20);
+  etw_profile_simple(w, "Method::execute", -1, 0, 5, 30);
   etw_run_end(w);
   etw_run_begin(w, "etkit:dropped_events=17,blocks=2", -1);
   etw_run_without_events(w);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 /* The diff pair (durations in ns, identical in the three runs):
@@ -173,22 +151,22 @@ uint8_t *afx_dropped(size_t *len) {
 static void diff_run(etw_t *w, int b) {
   uint64_t t = 1000;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "native_call_add.out", 0, 0, t, t + 10);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, t, t + 10);
   t += 10;
-  prof(w, "native_call_mul.out", 0, 1, t, t + (b ? 30 : 20));
+  etw_profile_simple(w, "native_call_mul.out", 0, 1, t, t + (b ? 30 : 20));
   t += 30;
   if (b)
-    prof(w, "native_call_conv.out", 0, 5, t, t + 80);
+    etw_profile_simple(w, "native_call_conv.out", 0, 5, t, t + 80);
   else
-    prof(w, "native_call_conv.out", 0, 2, t, t + 100);
+    etw_profile_simple(w, "native_call_conv.out", 0, 2, t, t + 100);
   t += 100;
   if (b)
-    prof(w, "native_call_sigmoid.out", 0, 3, t, t + 7);
+    etw_profile_simple(w, "native_call_sigmoid.out", 0, 3, t, t + 7);
   else
-    prof(w, "native_call_relu.out", 0, 3, t, t + 5);
+    etw_profile_simple(w, "native_call_relu.out", 0, 3, t, t + 5);
   t += 10;
   deleg(w, -1, b ? "linear #2" : "linear #1", 4, NULL, 0, t, t + (b ? 44 : 40));
-  prof(w, "Method::execute", -1, 0, 1000, 1000 + (b ? 190 : 200));
+  etw_profile_simple(w, "Method::execute", -1, 0, 1000, 1000 + (b ? 190 : 200));
   etw_run_end(w);
 }
 
@@ -196,11 +174,11 @@ uint8_t *afx_diff_a(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Default", -1);
-  prof(w, "Method::init", -1, 0, 10, 40);
-  prof(w, "Program::load_method", -1, 0, 0, 50);
+  etw_profile_simple(w, "Method::init", -1, 0, 10, 40);
+  etw_profile_simple(w, "Program::load_method", -1, 0, 0, 50);
   etw_run_end(w);
   for (int k = 0; k < 3; k++) diff_run(w, 0);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *afx_diff_b(size_t *len) {
@@ -208,8 +186,8 @@ uint8_t *afx_diff_b(size_t *len) {
   if (!w) return NULL;
   for (int k = 0; k < 3; k++) diff_run(w, 1);
   etw_run_begin(w, "Warmup", -1);
-  prof(w, "native_call_add.out", 0, 0, 2, 14);
-  prof(w, "Method::execute", -1, 0, 0, 15);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, 2, 14);
+  etw_profile_simple(w, "Method::execute", -1, 0, 0, 15);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }

@@ -253,6 +253,28 @@ const uint8_t *etw_finish_unprefixed(etw_t *w, size_t *len) {
   return finish(w, len, 0);
 }
 
+uint8_t *etw_finish_copy(etw_t *w, size_t *len) {
+  size_t n = 0;
+  const uint8_t *b = etw_finish(w, &n);
+  uint8_t *copy = b ? malloc(n) : NULL;
+  if (copy) memcpy(copy, b, n);
+  *len = copy ? n : 0;
+  etw_free(w);
+  return copy;
+}
+
+void etw_profile_simple(etw_t *w, const char *name, int32_t chain, int32_t iid,
+                        uint64_t start, uint64_t end) {
+  etw_profile_t p = {0};
+  p.name = name;
+  p.chain = chain;
+  p.iid = iid;
+  p.dint = ETW_NO_ID;
+  p.start = start;
+  p.end = end;
+  etw_profile(w, &p);
+}
+
 int etw_write_file(const char *path, const uint8_t *data, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f) return 1;

@@ -55,6 +55,11 @@ typedef struct etw_profile {
 void etw_profile(etw_t *w, const etw_profile_t *p);
 #define ETW_NO_ID -1
 
+/* A plain (non-delegated) profile event: name, chain, instruction id and
+ * times, no delegate id, no metadata. */
+void etw_profile_simple(etw_t *w, const char *name, int32_t chain, int32_t iid,
+                        uint64_t start, uint64_t end);
+
 typedef struct etw_tensor {
   int8_t scalar_type;
   const int64_t *sizes;
@@ -102,6 +107,9 @@ void etw_empty_event(etw_t *w);
 const uint8_t *etw_finish(etw_t *w, size_t *len);
 /* Same without the size prefix (what upstream's Python serializer writes). */
 const uint8_t *etw_finish_unprefixed(etw_t *w, size_t *len);
+/* Finishes (size-prefixed), returns a malloc'd copy of the bytes (caller
+ * frees) and frees the writer.  NULL with *len 0 on any error. */
+uint8_t *etw_finish_copy(etw_t *w, size_t *len);
 
 /* Writes bytes to a file; 0 on success. */
 int etw_write_file(const char *path, const uint8_t *data, size_t len);

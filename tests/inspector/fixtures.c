@@ -12,44 +12,22 @@
 #include "../etdump/etdump_writer.h"
 #include "etkit/schema.h"
 
-static uint8_t *done(etw_t *w, size_t *len) {
-  size_t n = 0;
-  const uint8_t *b = etw_finish(w, &n);
-  uint8_t *copy = b ? malloc(n) : NULL;
-  if (copy) memcpy(copy, b, n);
-  *len = copy ? n : 0;
-  etw_free(w);
-  return copy;
-}
-
-static void prof(etw_t *w, const char *name, int32_t chain, int32_t iid,
-                 uint64_t start, uint64_t end) {
-  etw_profile_t p = {0};
-  p.name = name;
-  p.chain = chain;
-  p.iid = iid;
-  p.dint = -1;
-  p.start = start;
-  p.end = end;
-  etw_profile(w, &p);
-}
-
 uint8_t *fixture_appendix_b(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Default", -1);
-  prof(w, "Method::init", -1, 0, 5, 10);
-  prof(w, "Program::load_method", -1, 0, 1, 20);
+  etw_profile_simple(w, "Method::init", -1, 0, 5, 10);
+  etw_profile_simple(w, "Program::load_method", -1, 0, 1, 20);
   etw_run_end(w);
   for (int k = 1; k <= 4; k++) {
     etw_run_begin(w, "Execute", -1);
-    prof(w, "native_call_add.out", 0, 0, 100, 100 + 10 * (uint64_t)k);
-    prof(w, "OPERATOR_CALL", 0, 0, 90, 115 + 10 * (uint64_t)k);
-    if (k == 3) prof(w, "native_call_mul.out", 0, 1, 300, 307);
-    prof(w, "Method::execute", -1, 0, 80, 200 + (uint64_t)k);
+    etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 100 + 10 * (uint64_t)k);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 90, 115 + 10 * (uint64_t)k);
+    if (k == 3) etw_profile_simple(w, "native_call_mul.out", 0, 1, 300, 307);
+    etw_profile_simple(w, "Method::execute", -1, 0, 80, 200 + (uint64_t)k);
     etw_run_end(w);
   }
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 static const int64_t size3[] = {3}, size2[] = {2}, size1[] = {1};
@@ -60,7 +38,7 @@ uint8_t *fixture_appendix_c(size_t *len) {
   const int32_t bii[3] = {0, 0, 1};
   for (int k = 1; k <= 3; k++) {
     etw_run_begin(w, "Execute", bii[k - 1]);
-    prof(w, "native_call_add.out", 0, 0, 100, 110 + (uint64_t)k);
+    etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 110 + (uint64_t)k);
     etw_debug_t d = {0};
     d.iid = 0;
     d.dint = -1;
@@ -71,7 +49,7 @@ uint8_t *fixture_appendix_c(size_t *len) {
     d.tensor.offset = 0;
     d.output = -1;
     etw_debug(w, &d);
-    prof(w, "OPERATOR_CALL", 0, 0, 90, 120 + (uint64_t)k);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 90, 120 + (uint64_t)k);
     char meta[4] = {'m', (char)('0' + k), 0, 0};
     etw_profile_t p = {0};
     p.iid = 1;
@@ -99,7 +77,7 @@ uint8_t *fixture_appendix_c(size_t *len) {
     d.tensor.offset = 64;
     d.output = -1;
     etw_debug(w, &d);
-    prof(w, "DELEGATE_CALL", 0, 1, 190, 260 + (uint64_t)k);
+    etw_profile_simple(w, "DELEGATE_CALL", 0, 1, 190, 260 + (uint64_t)k);
     d.dint = -1;
     etw_debug(w, &d);
     memset(&d, 0, sizeof d);
@@ -120,10 +98,10 @@ uint8_t *fixture_appendix_c(size_t *len) {
     d.tensor.offset = 128;
     d.output = 1;
     etw_debug(w, &d);
-    prof(w, "Method::execute", -1, 0, 80, 300 + (uint64_t)k);
+    etw_profile_simple(w, "Method::execute", -1, 0, 80, 300 + (uint64_t)k);
     etw_run_end(w);
   }
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *fixture_appendix_c_buffer(size_t *len) {
@@ -151,9 +129,9 @@ uint8_t *fixture_hostile_names(size_t *len) {
   if (!w) return NULL;
   etw_run_begin(w, "hostile,\"run\"", -1);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    prof(w, names[i], 0, (int32_t)i, 1000 * i, 1000 * i + 10 + i);
+    etw_profile_simple(w, names[i], 0, (int32_t)i, 1000 * i, 1000 * i + 10 + i);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *fixture_allocations(size_t *len) {
@@ -165,25 +143,25 @@ uint8_t *fixture_allocations(size_t *len) {
   etw_allocation(w, 1, 64);
   etw_allocation(w, 2, 128);
   etw_allocation(w, 1, 32);
-  prof(w, "Method::init", -1, 0, 10, 30);
+  etw_profile_simple(w, "Method::init", -1, 0, 10, 30);
   etw_run_end(w);
   etw_run_begin(w, "Execute", -1);
   etw_allocator(w, "method_allocator");
   etw_allocation(w, 1, 16);
   etw_allocation(w, 5, 8);
-  prof(w, "native_call_add.out", 0, 0, 100, 150);
-  prof(w, "Method::execute", -1, 0, 90, 200);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 150);
+  etw_profile_simple(w, "Method::execute", -1, 0, 90, 200);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *fixture_wrap(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "wrapped", 0, 0, 4294967290u, 5);
-  prof(w, "missing_end", 0, 1, 100, 0);
-  prof(w, "normal", 0, 2, 100, 200);
+  etw_profile_simple(w, "wrapped", 0, 0, 4294967290u, 5);
+  etw_profile_simple(w, "missing_end", 0, 1, 100, 0);
+  etw_profile_simple(w, "normal", 0, 2, 100, 200);
   etw_profile_t p = {0};
   p.iid = 3;
   p.dint = 7;
@@ -191,7 +169,7 @@ uint8_t *fixture_wrap(size_t *len) {
   p.end = 1000;
   etw_profile(w, &p);
   etw_run_end(w);
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *fixture_delegates(size_t *len) {
@@ -200,8 +178,8 @@ uint8_t *fixture_delegates(size_t *len) {
   for (int run = 0; run < 2; run++) {
     uint64_t o = (uint64_t)run * 10;
     etw_run_begin(w, "Execute", -1);
-    prof(w, "native_call_add.out", 0, 0, 10, 110 + o);
-    prof(w, "OPERATOR_CALL", 0, 0, 0, 120 + o);
+    etw_profile_simple(w, "native_call_add.out", 0, 0, 10, 110 + o);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 0, 120 + o);
     etw_profile_t p = {0};
     p.iid = 1;
     p.dint = -1;
@@ -218,10 +196,10 @@ uint8_t *fixture_delegates(size_t *len) {
     p.start = 380;
     p.end = 390;
     etw_profile(w, &p);
-    prof(w, "DELEGATE_CALL", 0, 1, 190, 400);
-    prof(w, "DELEGATE_CALL", 0, 2, 400, 500);
-    prof(w, "Method::execute", -1, 0, 0, 600 + o);
+    etw_profile_simple(w, "DELEGATE_CALL", 0, 1, 190, 400);
+    etw_profile_simple(w, "DELEGATE_CALL", 0, 2, 400, 500);
+    etw_profile_simple(w, "Method::execute", -1, 0, 0, 600 + o);
     etw_run_end(w);
   }
-  return done(w, len);
+  return etw_finish_copy(w, len);
 }

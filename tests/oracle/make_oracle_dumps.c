@@ -27,18 +27,6 @@ static uint64_t rng(void) {
   return z ^ (z >> 31);
 }
 
-static void prof(etw_t *w, const char *name, int32_t chain, int32_t iid,
-                 uint64_t start, uint64_t end) {
-  etw_profile_t p = {0};
-  p.name = name;
-  p.chain = chain;
-  p.iid = iid;
-  p.dint = ETW_NO_ID;
-  p.start = start;
-  p.end = end;
-  etw_profile(w, &p);
-}
-
 static void delegated(etw_t *w, int32_t iid, int32_t dint, const char *dstr,
                       const char *meta, size_t meta_len, uint64_t start,
                       uint64_t end) {
@@ -85,8 +73,8 @@ static int digits(const char *dir) {
   etw_t *w = etw_new(1 << 20);
   if (!w) return 1;
   etw_run_begin(w, "Default", -1);
-  prof(w, "Method::init", -1, 0, 5, 22489);
-  prof(w, "Program::load_method", -1, 0, 1, 24858);
+  etw_profile_simple(w, "Method::init", -1, 0, 5, 22489);
+  etw_profile_simple(w, "Program::load_method", -1, 0, 1, 24858);
   etw_run_end(w);
   for (int run = 0; run < 4; run++) {
     etw_run_begin(w, "Execute", -1);
@@ -96,16 +84,16 @@ static int digits(const char *dir) {
       snprintf(name, sizeof name, "native_call_op%d.out", i % 7);
       uint64_t scale = (uint64_t)1 << (rng() % 34);
       uint64_t d = 1 + rng() % scale;
-      prof(w, name, 0, i, t, t + d);
-      prof(w, "OPERATOR_CALL", 0, i, t, t + d + rng() % 100);
+      etw_profile_simple(w, name, 0, i, t, t + d);
+      etw_profile_simple(w, "OPERATOR_CALL", 0, i, t, t + d + rng() % 100);
       t += d + 200;
     }
-    prof(w, "Method::execute", -1, 0, 500, t + 77);
+    etw_profile_simple(w, "Method::execute", -1, 0, 500, t + 77);
     etw_run_end(w);
   }
   etw_run_begin(w, "Execute", -1);
-  prof(w, "native_call_other.out", 0, 0, 3, 3 + 1234567);
-  prof(w, "Method::execute", -1, 0, 1, 2000000);
+  etw_profile_simple(w, "native_call_other.out", 0, 0, 3, 3 + 1234567);
+  etw_profile_simple(w, "Method::execute", -1, 0, 1, 2000000);
   etw_run_end(w);
   return save(w, dir, "digits.etdp");
 }
@@ -158,16 +146,16 @@ static int boundaries(const char *dir) {
     char name[64];
     snprintf(name, sizeof name, "d_%llu", (unsigned long long)durations[i]);
     uint64_t start = durations[i] > 1000 ? 0 : 7;
-    prof(w, name, 0, (int32_t)i, start, start + durations[i]);
+    etw_profile_simple(w, name, 0, (int32_t)i, start, start + durations[i]);
   }
   etw_run_end(w);
   /* Three runs of one event: p10/p90 interpolate, the mean divides by 3 */
   for (int run = 0; run < 3; run++) {
     etw_run_begin(w, "Repeat", -1);
     static const uint64_t a[3] = {1, 2, 4}, b[3] = {999999, 1000000, 1000003};
-    prof(w, "small", 0, 0, 0, a[run]);
-    prof(w, "near_million", 0, 1, 0, b[run]);
-    prof(w, "third", 0, 2, 0, (uint64_t)(run == 0 ? 10 : 20));
+    etw_profile_simple(w, "small", 0, 0, 0, a[run]);
+    etw_profile_simple(w, "near_million", 0, 1, 0, b[run]);
+    etw_profile_simple(w, "third", 0, 2, 0, (uint64_t)(run == 0 ? 10 : 20));
     etw_run_end(w);
   }
   return save(w, dir, "boundaries.etdp");
@@ -179,14 +167,14 @@ static int nan_mixed(const char *dir) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return 1;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "native_call_add.out", 0, 0, 100, 150);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 150);
   debug_int(w, 0, -1, NULL, 1);
   debug_int(w, 1, -1, NULL, 2);          /* unnamed debug-only event */
   debug_int(w, 2, -1, "named_debug", 3); /* named debug-only event */
   debug_int(w, 3, 9, NULL, 4);           /* delegated debug-only: "9" */
   debug_int(w, 4, -1, NULL, 5);
   debug_int(w, 4, -1, NULL, 6);
-  prof(w, "native_call_mul.out", 0, 5, 200, 1200);
+  etw_profile_simple(w, "native_call_mul.out", 0, 5, 200, 1200);
   etw_run_end(w);
   etw_run_begin(w, "Debug only", -1);
   debug_int(w, 0, -1, "only", 7);
@@ -212,7 +200,7 @@ static int names_file(const char *dir, const char *file, const char *block,
   if (!w) return 1;
   etw_run_begin(w, block, -1);
   for (size_t i = 0; i < count; i++)
-    prof(w, names[i], 0, (int32_t)i, 1000 * i, 1000 * i + 7 + 13 * i);
+    etw_profile_simple(w, names[i], 0, (int32_t)i, 1000 * i, 1000 * i + 7 + 13 * i);
   etw_run_end(w);
   return save(w, dir, file);
 }
@@ -319,21 +307,21 @@ static int delegates(const char *dir) {
   for (int run = 0; run < 3; run++) {
     uint64_t o = (uint64_t)run * 7;
     etw_run_begin(w, "Execute", -1);
-    prof(w, "native_call_add.out", 0, 0, 100, 131 + o);
-    prof(w, "OPERATOR_CALL", 0, 0, 90, 140 + o);
+    etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 131 + o);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 90, 140 + o);
     delegated(w, 1, 0, NULL, metas[run], run == 2 ? 4 : strlen(metas[run]), 200,
               231 + o);
     delegated(w, 1, 10, NULL, NULL, 0, 240, 250 + o);
     delegated(w, 1, -1, "conv_fused", "", 0, 260, 263);
     delegated(w, 1, -1, "12", "both'\"", 6, 270, 290 + o);
     delegated(w, 1, -1, "linear #1", run ? "x" : "", run ? 1 : 0, 300, 333 + o);
-    prof(w, "DELEGATE_CALL", 0, 1, 190, 400 + o);
-    prof(w, "Method::execute", -1, 0, 80, 500 + o);
+    etw_profile_simple(w, "DELEGATE_CALL", 0, 1, 190, 400 + o);
+    etw_profile_simple(w, "Method::execute", -1, 0, 80, 500 + o);
     etw_run_end(w);
   }
   etw_run_begin(w, "Second", -1);
   delegated(w, 0, 3, NULL, NULL, 0, 10, 20);
-  prof(w, "plain", 0, 1, 30, 45);
+  etw_profile_simple(w, "plain", 0, 1, 30, 45);
   etw_run_end(w);
   return save(w, dir, "delegates.etdp");
 }
@@ -357,18 +345,18 @@ static int block_names(const char *dir) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return 1;
   etw_run_begin(w, NULL, -1);
-  prof(w, "in_unnamed", 0, 0, 0, 5);
+  etw_profile_simple(w, "in_unnamed", 0, 0, 0, 5);
   etw_run_end(w);
   etw_run_begin(w, "", -1);
-  prof(w, "in_empty", 0, 0, 0, 6);
+  etw_profile_simple(w, "in_empty", 0, 0, 0, 6);
   etw_run_end(w);
   for (int k = 0; k < 3; k++) {
     etw_run_begin(w, "7", k == 2 ? 1 : 0);
-    prof(w, "op", 0, 0, 0, 10 + (uint64_t)k);
+    etw_profile_simple(w, "op", 0, 0, 0, 10 + (uint64_t)k);
     etw_run_end(w);
   }
   etw_run_begin(w, "   spaced block   ", -1);
-  prof(w, "x", 0, 0, 0, 1);
+  etw_profile_simple(w, "x", 0, 0, 0, 1);
   etw_run_end(w);
   return save(w, dir, "block_names.etdp");
 }
@@ -392,7 +380,7 @@ static int many_rows(const char *dir) {
           name[n] = (char)('a' + (i + n) % 26);
         name[n] = 0;
         uint64_t d = rng() % ((uint64_t)1 << (1 + (unsigned)i % 40));
-        prof(w, name, 0, i, t, t + d);
+        etw_profile_simple(w, name, 0, i, t, t + d);
         t += d;
       }
       etw_run_end(w);
@@ -406,8 +394,8 @@ static int wrap(const char *dir) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return 1;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "wrapped", 0, 0, 4294967290u, 5);
-  prof(w, "normal", 0, 1, 100, 200);
+  etw_profile_simple(w, "wrapped", 0, 0, 4294967290u, 5);
+  etw_profile_simple(w, "normal", 0, 1, 100, 200);
   etw_run_end(w);
   return save(w, dir, "wrap.etdp");
 }
@@ -449,16 +437,16 @@ static int op_types(const char *dir) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return 1;
   etw_run_begin(w, "Execute", -1);
-  prof(w, "native_call_add.out", 0, 0, 0, 10);
-  prof(w, "OPERATOR_CALL", 0, 0, 0, 12);
-  prof(w, "native_call_two.out", 0, 1, 20, 30);
-  prof(w, "native_call_four.out", 0, 2, 30, 45);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, 0, 10);
+  etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 0, 12);
+  etw_profile_simple(w, "native_call_two.out", 0, 1, 20, 30);
+  etw_profile_simple(w, "native_call_four.out", 0, 2, 30, 45);
   delegated(w, 3, 0, NULL, NULL, 0, 50, 60);
   delegated(w, 3, 1, NULL, NULL, 0, 60, 65);
-  prof(w, "DELEGATE_CALL", 0, 3, 45, 70);
-  prof(w, "native_call_quote.out", 0, 4, 70, 80);
-  prof(w, "native_call_five.out", 0, 5, 80, 95);
-  prof(w, "Method::execute", -1, 0, 0, 100);
+  etw_profile_simple(w, "DELEGATE_CALL", 0, 3, 45, 70);
+  etw_profile_simple(w, "native_call_quote.out", 0, 4, 70, 80);
+  etw_profile_simple(w, "native_call_five.out", 0, 5, 80, 95);
+  etw_profile_simple(w, "Method::execute", -1, 0, 0, 100);
   etw_run_end(w);
   if (save(w, dir, "op_types.etdp")) return 1;
 
