@@ -10,7 +10,7 @@
  *   [u32 size prefix]? [u32 root uoffset] [4-byte identifier]? ...
  *   table   at t:  i32 soffset; its vtable is at t - soffset
  *   vtable  at vt: u16 vtable_size, u16 table_size, u16 field_pos[...]
- *   field   at t + field_pos, inside [t, t + table_size)
+ *   field   at t + field_pos, inside the buffer and aligned to its size
  *   uoffset at p:  target = p + u32 value (never 0, always forward)
  *   string  at s:  u32 n, n bytes, NUL
  *   vector  at v:  u32 count, count * element_size bytes
@@ -28,6 +28,13 @@
  *     element of an enum-checked vector) is at most options->max_objects, so
  *     a DAG that reaches one object many times cannot make the work grow
  *     faster than the budget.
+ *   - The rules are the official FlatBuffers verifier's: a vtable must be
+ *     2-aligned, of even size and inside the buffer; a field must lie inside
+ *     the buffer and be aligned.  The vtable's table-size entry bounds
+ *     nothing: writers share one vtable among tables of different shapes
+ *     (upstream's programs do, with the vtable after the table), so a field
+ *     may reach past the size that the shared vtable records.  Bounding
+ *     fields by it rejected real programs that flatc and upstream load.
  *   - The first error stops the walk; `err` describes it: code, the byte
  *     offset (of the offending pointer for out-of-range targets, of the
  *     offending object or field otherwise) and the schema names.
@@ -191,7 +198,7 @@ static uint32_t field_lookup(const verifier_t *v, uint32_t t, uint32_t vt,
 }
 
 static int verify_union(verifier_t *v, uint32_t t, uint32_t vt,
-                        uint32_t table_size, uint32_t value_pos,
+                        uint32_t value_pos,
                         const etk_fb_table_desc_t *desc,
                         const etk_fb_field_desc_t *f, unsigned depth) {
   uint32_t type_pos = f->id > 0 ? field_lookup(v, t, vt, f->id - 1u) : 0;
@@ -200,7 +207,7 @@ static int verify_union(verifier_t *v, uint32_t t, uint32_t vt,
   int rc;
   if (type_pos != 0) {
     /* the type field's own descriptor may be missing: check it here */
-    if (type_pos - t < 4u || type_pos - t >= table_size)
+    if (!in_range(v, type_pos, 1))
       return fail(v, ETK_E_BAD_VTABLE, vt + 4u + 2u * (f->id - 1u), desc, f);
     type = v->buf[type_pos];
   }
@@ -217,13 +224,13 @@ static int verify_union(verifier_t *v, uint32_t t, uint32_t vt,
 }
 
 static int verify_field(verifier_t *v, uint32_t t, uint32_t vt,
-                        uint32_t table_size, uint32_t pos,
+                        uint32_t pos,
                         const etk_fb_table_desc_t *desc,
                         const etk_fb_field_desc_t *f, unsigned depth) {
   uint32_t target, vpos, count, i;
   int rc;
   if (f->kind == ETK_FB_UNION)
-    return verify_union(v, t, vt, table_size, pos, desc, f, depth);
+    return verify_union(v, t, vt, pos, desc, f, depth);
   if (pos == 0) return ETK_OK;
   switch (f->kind) {
   case ETK_FB_SCALAR:
@@ -281,7 +288,7 @@ static int verify_field(verifier_t *v, uint32_t t, uint32_t vt,
 /* Verifies the table at t (the caller's follow() checked its 4 bytes). */
 static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *desc,
                         unsigned depth) {
-  uint32_t vt, vtable_size, table_size;
+  uint32_t vt, vtable_size;
   int64_t vtable_pos;
   int rc;
   if (depth > v->max_depth) return fail(v, ETK_E_TOO_DEEP, t, desc, NULL);
@@ -289,24 +296,22 @@ static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *de
   if (t & 3u) return fail(v, ETK_E_BAD_ALIGNMENT, t, desc, NULL);
   /* follow() guaranteed 4 bytes at t for the soffset */
   vtable_pos = (int64_t)t - (int32_t)load32(v, t);
-  if (vtable_pos < 0 || !in_range(v, (uint64_t)vtable_pos, 4))
+  if (vtable_pos < 0 || !in_range(v, (uint64_t)vtable_pos, 2))
     return fail(v, ETK_E_BAD_VTABLE, t, desc, NULL);
   vt = (uint32_t)vtable_pos;
   if (vt & 1u) return fail(v, ETK_E_BAD_ALIGNMENT, vt, desc, NULL);
   vtable_size = load16(v, vt);
-  table_size = load16(v, vt + 2);
-  if (vtable_size < 4 || (vtable_size & 1u) || !in_range(v, vt, vtable_size))
+  /* A vtable shorter than its 4-byte header has no field entries: every
+   * field reads as absent, as in the official verifier. */
+  if ((vtable_size & 1u) || !in_range(v, vt, vtable_size))
     return fail(v, ETK_E_BAD_VTABLE, vt, desc, NULL);
-  if (table_size < 4 || !in_range(v, t, table_size))
-    return fail(v, ETK_E_BAD_VTABLE, vt + 2, desc, NULL);
   for (uint16_t i = 0; i < desc->field_count; i++) {
     const etk_fb_field_desc_t *f = &desc->fields[i];
     uint32_t size, align, pos = field_at(v, t, vt, vtable_size, f->id);
     if (!field_geometry(f, &size, &align))
       return fail(v, ETK_E_INVALID_ARGUMENT, t, desc, f);
     if (pos != 0) {
-      uint32_t off = pos - t;
-      if (off < 4 || off > table_size || size > table_size - off)
+      if (!in_range(v, pos, size))
         return fail(v, ETK_E_BAD_VTABLE, vt + 4u + 2u * f->id, desc, f);
       if (pos & (align - 1u)) return fail(v, ETK_E_BAD_ALIGNMENT, pos, desc, f);
       /* inline scalars and structs need nothing more, except 1-byte enums */
@@ -318,7 +323,7 @@ static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *de
     } else if (f->kind != ETK_FB_UNION) {
       continue; /* absent, optional: nothing to check (unions check the pair) */
     }
-    rc = verify_field(v, t, vt, table_size, pos, desc, f, depth);
+    rc = verify_field(v, t, vt, pos, desc, f, depth);
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;

@@ -62,6 +62,7 @@ static void locate(const uint8_t *b, size_t len, where_t *w) {
 }
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
 static uint8_t *empty_file(size_t *len) {
   *len = 0;
@@ -114,13 +115,16 @@ static uint8_t *element_offset_outside(size_t *len) {
   return b;
 }
 
-static uint8_t *vtable_loop(size_t *len) {
-  /* soffset 0: the table is its own vtable (a zero-length vtable) */
+static uint8_t *vtable_odd_size(size_t *len) {
+  /* a vtable whose size is odd (the official verifier's alignment rule);
+   * a zero-length vtable, by contrast, is valid: every field is absent */
   uint8_t *b = valid(len);
   where_t w;
   if (b) {
     locate(b, *len, &w);
-    put32(b + w.profile0, 0);
+    int32_t soffset = (int32_t)get32(b + w.profile0);
+    uint8_t *vt = b + (int64_t)w.profile0 - soffset;
+    vt[0] |= 1u;
   }
   return b;
 }
@@ -231,7 +235,7 @@ const bad_input_t bad_inputs[] = {
     {"root_offset_outside", ETK_E_BAD_OFFSET, root_offset_outside},
     {"absurd_vector_length", ETK_E_BAD_VECTOR, absurd_vector_length},
     {"element_offset_outside", ETK_E_BAD_OFFSET, element_offset_outside},
-    {"vtable_loop", ETK_E_BAD_VTABLE, vtable_loop},
+    {"vtable_odd_size", ETK_E_BAD_VTABLE, vtable_odd_size},
     {"invalid_utf8_name", ETK_E_BAD_UTF8, invalid_utf8_name},
     {"string_not_terminated", ETK_E_BAD_STRING, string_not_terminated},
     {"bad_enum", ETK_E_BAD_ENUM, bad_enum},
