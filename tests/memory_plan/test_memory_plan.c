@@ -1,0 +1,279 @@
+/*
+ * test_memory_plan.c - etk_memory_plan_* on programs with known plans
+ * (memory_plan_fixtures.c): lifetimes, peaks, overlaps, invalid tensors,
+ * aliases, lists, several arenas, delegate and control instructions, the
+ * trace rows and the HTML page; damaged programs (every truncation, every
+ * byte flipped) give one error and never crash; the conformance programs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etk_test.h"
+#include "etkit/memory_plan.h"
+#include "memory_plan_fixtures.h"
+
+static etk_memory_plan_t *open_fixture(const char *name) {
+  for (size_t i = 0; i < mpf_fixture_count; i++) {
+    if (strcmp(mpf_fixtures[i].name, name) != 0) continue;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (mpf_fixtures[i].build(&bytes, &len) != ETK_OK) return NULL;
+    etk_memory_plan_t *p = NULL;
+    etk_error_t err;
+    etk_error_clear(&err);
+    int rc = etk_memory_plan_open(bytes, len, NULL, &p, &err);
+    if (rc != ETK_OK) printf("# %s: %s\n", name, err.message);
+    free(bytes);
+    return p;
+  }
+  return NULL;
+}
+
+static const etk_memory_plan_tensor_t *tensor(const etk_memory_plan_t *p,
+                                              uint32_t value) {
+  int64_t k = etk_memory_plan_find(p, value);
+  return k < 0 ? NULL : &p->tensors[k];
+}
+
+static int lifetime_is(const etk_memory_plan_t *p, uint32_t v, int64_t first,
+                       int64_t last) {
+  const etk_memory_plan_tensor_t *t = tensor(p, v);
+  if (t && t->first == first && t->last == last) return 1;
+  printf("# value %u: lifetime %lld..%lld, expected %lld..%lld\n", v,
+         t ? (long long)t->first : -9, t ? (long long)t->last : -9,
+         (long long)first, (long long)last);
+  return 0;
+}
+
+ETK_TEST(chain_with_reuse) {
+  etk_memory_plan_t *p = open_fixture("chain_reuse");
+  REQUIRE(p);
+  CHECK_EQ_U64(p->num_instructions, 4);
+  CHECK_EQ_U64(p->tensor_count, 5);
+  CHECK(lifetime_is(p, 0, 0, 0) && lifetime_is(p, 1, 0, 1));
+  CHECK(lifetime_is(p, 2, 1, 2) && lifetime_is(p, 3, 2, 3));
+  CHECK(lifetime_is(p, 4, 3, 3));
+  REQUIRE(p->buffer_count == 1);
+  CHECK_EQ_U64(p->buffers[0].size, 128);
+  CHECK_EQ_U64(p->buffers[0].peak_bytes, 128);
+  CHECK_EQ_INT(p->buffers[0].peak_instruction, 0);
+  CHECK_EQ_U64(p->overlap_total, 0);
+  CHECK_EQ_U64(p->invalid_count, 0);
+  CHECK(tensor(p, 0)->is_input && tensor(p, 4)->is_output);
+  CHECK(strcmp(tensor(p, 1)->op, "aten::relu.out") == 0);
+  CHECK(strcmp(tensor(p, 0)->op, "input") == 0);
+  uint32_t live[4];
+  CHECK_EQ_U64(etk_memory_plan_live_at(p, 1, 2, live, 4), 2);
+  CHECK(live[0] == 2 && live[1] == 3); /* equal sizes: by value */
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(unsafe_plan_is_reported_not_refused) {
+  etk_memory_plan_t *p = open_fixture("chain_unsafe");
+  REQUIRE(p);
+  REQUIRE(p->overlap_count == 2);
+  CHECK(p->overlaps[0].a == 1 && p->overlaps[0].b == 2);
+  CHECK_EQ_U64(p->overlaps[0].byte_start, 64);
+  CHECK_EQ_U64(p->overlaps[0].byte_end, 96);
+  CHECK(p->overlaps[0].first == 1 && p->overlaps[0].last == 1);
+  CHECK(p->overlaps[1].a == 2 && p->overlaps[1].b == 3);
+  CHECK(p->overlaps[1].first == 2 && p->overlaps[1].last == 2);
+  etk_render_sink_t s;
+  etk_render_sink_init_memory(&s);
+  CHECK_EQ_U64(etk_memory_plan_render_problems(p, &s), 2);
+  size_t len;
+  char *text = etk_render_sink_take(&s, &len);
+  REQUIRE(text);
+  CHECK(strstr(text, "unsafe plan: values 1 and 2 share bytes [64, 96)"));
+  free(text);
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(invalid_plan_past_the_end) {
+  etk_memory_plan_t *p = open_fixture("chain_invalid");
+  REQUIRE(p);
+  CHECK_EQ_U64(p->buffers[0].size, 96);
+  CHECK_EQ_U64(p->invalid_count, 2);
+  CHECK(tensor(p, 1)->invalid && tensor(p, 3)->invalid);
+  CHECK(!tensor(p, 0)->invalid);
+  CHECK_EQ_U64(p->buffers[0].peak_bytes, 128); /* still analysed */
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(residual_and_unreferenced) {
+  etk_memory_plan_t *p = open_fixture("residual");
+  REQUIRE(p);
+  CHECK(lifetime_is(p, 0, 0, 2) && lifetime_is(p, 1, 0, 1));
+  CHECK(lifetime_is(p, 2, 1, 2) && lifetime_is(p, 3, 2, 2));
+  CHECK(lifetime_is(p, 5, -1, -1));
+  CHECK(strcmp(tensor(p, 5)->op, "") == 0);
+  CHECK_EQ_U64(p->buffers[0].peak_bytes, 192);
+  CHECK_EQ_INT(p->buffers[0].peak_instruction, 1);
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(tensor_lists_extend_lifetimes) {
+  etk_memory_plan_t *p = open_fixture("tensor_lists");
+  REQUIRE(p);
+  CHECK(lifetime_is(p, 0, 0, 1) && lifetime_is(p, 1, 0, 3));
+  CHECK(lifetime_is(p, 2, 1, 3) && lifetime_is(p, 3, 2, 3));
+  CHECK(lifetime_is(p, 4, 3, 3));
+  CHECK_EQ_U64(p->buffers[0].peak_bytes, 192);
+  CHECK_EQ_INT(p->buffers[0].peak_instruction, 3);
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(several_memory_ids_and_delegate) {
+  etk_memory_plan_t *p = open_fixture("multi_mem_delegate");
+  REQUIRE(p);
+  REQUIRE(p->buffer_count == 2);
+  CHECK_EQ_U64(p->buffers[0].peak_bytes, 128);
+  CHECK_EQ_INT(p->buffers[0].peak_instruction, 1);
+  CHECK_EQ_U64(p->buffers[1].peak_bytes, 32);
+  CHECK_EQ_INT(p->buffers[1].peak_instruction, 0);
+  CHECK(lifetime_is(p, 2, 1, 2));
+  CHECK(strcmp(tensor(p, 2)->op, "delegate:XnnpackBackend") == 0);
+  CHECK_EQ_U64(p->overlap_total, 0);
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(alias_move_jump_free) {
+  etk_memory_plan_t *p = open_fixture("alias_and_control");
+  REQUIRE(p);
+  CHECK_EQ_INT(tensor(p, 1)->alias_of, 0);
+  CHECK_EQ_U64(p->overlap_total, 0); /* x and its view share on purpose */
+  CHECK(lifetime_is(p, 1, 0, 1) && lifetime_is(p, 2, 1, 4));
+  CHECK(lifetime_is(p, 3, 2, 4));
+  CHECK_EQ_U64(p->buffers[0].peak_bytes, 128); /* the view counts once */
+  CHECK_EQ_INT(p->buffers[0].peak_instruction, 2);
+  CHECK_EQ_U64(p->backward_jumps, 0);
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(long_chain_and_trace_rows) {
+  etk_memory_plan_t *p = open_fixture("long_chain");
+  REQUIRE(p);
+  CHECK_EQ_U64(p->num_instructions, 3000);
+  CHECK_EQ_U64(p->tensor_count, 3002);
+  CHECK(lifetime_is(p, 0, 0, 2999) && lifetime_is(p, 1, 0, 0));
+  CHECK(lifetime_is(p, 1500, 1498, 1499) && lifetime_is(p, 3001, 2999, 2999));
+  CHECK_EQ_U64(p->buffers[0].peak_bytes, 768);
+  CHECK_EQ_INT(p->buffers[0].peak_instruction, 0);
+  etk_render_sink_t s;
+  etk_render_sink_init_memory(&s);
+  REQUIRE(etk_memory_plan_render_trace(p, 0, &s, NULL) == ETK_OK);
+  size_t len;
+  char *text = etk_render_sink_take(&s, &len);
+  REQUIRE(text);
+  /* 3 live tensors in each of the 3000 rows */
+  size_t events = 0;
+  for (const char *q = text; (q = strstr(q, "\"cat\": \"memory_allocation\""));
+       q++)
+    events++;
+  CHECK_EQ_U64(events, 9000);
+  CHECK(strstr(text, "\"tid\": 2999"));
+  CHECK(!strstr(text, "\"tid\": 3000"));
+  free(text);
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(html_page_is_self_contained) {
+  etk_memory_plan_t *p = open_fixture("chain_unsafe");
+  REQUIRE(p);
+  etk_render_sink_t s;
+  etk_render_sink_init_memory(&s);
+  REQUIRE(etk_memory_plan_render_html(p, &s, NULL) == ETK_OK);
+  size_t len;
+  char *html = etk_render_sink_take(&s, &len);
+  REQUIRE(html);
+  CHECK(strstr(html, "<svg"));
+  CHECK(strstr(html, "class=\"overlap\""));
+  CHECK(strstr(html, "aten::relu"));
+  CHECK(strstr(html, "peak 128 B @ 0"));
+  CHECK(!strstr(html, "<script src") && !strstr(html, "https://") &&
+        !strstr(html, "<link"));
+  free(html);
+  etk_memory_plan_free(p);
+}
+
+ETK_TEST(method_selection) {
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+  REQUIRE(mpf_fixtures[0].build(&bytes, &len) == ETK_OK);
+  etk_memory_plan_t *p = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  CHECK(etk_memory_plan_open(bytes, len, "forward", &p, &err) == ETK_OK);
+  etk_memory_plan_free(p);
+  p = NULL;
+  etk_error_clear(&err);
+  CHECK(etk_memory_plan_open(bytes, len, "nope", &p, &err) == ETK_E_NOT_FOUND);
+  CHECK(p == NULL && strstr(err.message, "methods: forward"));
+  free(bytes);
+}
+
+/* Every prefix and every single flipped byte: an error or a plan, never a
+ * crash (ASan runs this too). */
+ETK_TEST(damaged_programs_fail_cleanly) {
+  for (size_t f = 0; f < mpf_fixture_count; f++) {
+    if (strcmp(mpf_fixtures[f].name, "long_chain") == 0) continue;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    REQUIRE(mpf_fixtures[f].build(&bytes, &len) == ETK_OK);
+    size_t ok_prefixes = 0;
+    for (size_t n = 0; n < len; n++) {
+      uint8_t *copy = malloc(n ? n : 1);
+      REQUIRE(copy);
+      memcpy(copy, bytes, n);
+      etk_memory_plan_t *p = NULL;
+      etk_error_t err;
+      etk_error_clear(&err);
+      int rc = etk_memory_plan_open(copy, n, NULL, &p, &err);
+      if (rc == ETK_OK) ok_prefixes++;
+      else CHECK(err.message[0] != '\0' && p == NULL);
+      etk_memory_plan_free(p);
+      free(copy);
+    }
+    CHECK_EQ_U64(ok_prefixes, 0);
+    for (size_t i = 0; i < len; i++) {
+      bytes[i] ^= 0xA5;
+      etk_memory_plan_t *p = NULL;
+      etk_error_t err;
+      etk_error_clear(&err);
+      int rc = etk_memory_plan_open(bytes, len, NULL, &p, &err);
+      if (rc != ETK_OK) CHECK(err.message[0] != '\0');
+      etk_memory_plan_free(p);
+      bytes[i] ^= 0xA5;
+    }
+    free(bytes);
+  }
+}
+
+ETK_TEST(conformance_programs) {
+  static const char *const names[] = {"add.pte",
+                                      "module_linear_inline_constants.pte"};
+  int found = 0;
+  for (size_t i = 0; i < 2; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ETKIT_CONFORMANCE_DIR, names[i]);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) continue;
+    fclose(fp);
+    found++;
+    etk_memory_plan_t *p = NULL;
+    etk_error_t err;
+    etk_error_clear(&err);
+    REQUIRE(etk_memory_plan_open_file(path, NULL, &p, &err) == ETK_OK);
+    CHECK_EQ_U64(p->tensor_count, 3);
+    CHECK_EQ_U64(p->overlap_total + p->invalid_count, 0);
+    if (i == 0) { /* add: x, y inputs, out at 32; all live at 0 */
+      CHECK_EQ_U64(p->buffers[0].size, 48);
+      CHECK_EQ_U64(p->buffers[0].peak_bytes, 12);
+      CHECK(lifetime_is(p, 2, 0, 0));
+    }
+    etk_memory_plan_free(p);
+  }
+  if (!found) ETK_SKIP("conformance programs absent");
+}
+
+ETK_TEST_MAIN()
