@@ -318,6 +318,34 @@ def derived(flatc, schema, base, work, etkit):
         print("ok truncated rejected: %s" % r.stderr.strip())
 
 
+def etdump_check(etkit, pte, work):
+    """Run the program on etkit's runtime with an ETDump, then compare the
+    runtime's allocation events with the plan: one planned_memory_<id>
+    event per buffer of exactly the buffer's size."""
+    dump = os.path.join(work, os.path.basename(pte) + ".etdp")
+    r = subprocess.run([etkit, "run", pte, "--etdump", dump, "--iterations",
+                        "2"], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("%s: etkit run failed: %s" % (pte, r.stderr))
+        return
+    r = run(etkit, pte, "--etdump", dump, "--format", "json")
+    got = json.loads(r.stdout) if r.returncode == 0 else {}
+    rows = {x["allocator"]: x for x in got.get("runtime", [])}
+    for b in got.get("buffers", []):
+        row = rows.get("planned_memory_%d" % b["mem_id"])
+        if (not row or row["mem_id"] != b["mem_id"] or
+                row["planned_bytes"] != b["size"] or
+                row["total_bytes"] != b["size"] * row["runs"] or
+                row["events"] != row["runs"]):
+            fail("%s: --etdump rows %s do not match buffer %s" %
+                 (pte, rows, b))
+            return
+    if "method_allocator" not in rows:
+        fail("%s: --etdump lacks the method allocator" % pte)
+        return
+    print("ok %s --etdump: %d allocators" % (os.path.basename(pte), len(rows)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--etkit", required=True)
@@ -337,6 +365,9 @@ def main():
     for pte in programs:
         compare(a.etkit, pte, decode(a.flatc, a.schema, pte, a.work)["execution_plan"][0],
                 a.work)
+    residual = os.path.join(a.fixtures, "residual.pte")
+    if os.path.exists(residual):
+        etdump_check(a.etkit, residual, a.work)
     chain = os.path.join(a.fixtures, "chain_reuse.pte")
     if os.path.exists(chain):
         derived(a.flatc, a.schema, decode(a.flatc, a.schema, chain, a.work),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "etk_test.h"
+#include "etkit/etrecord.h"
 #include "etkit/memory_plan.h"
 #include "memory_plan_fixtures.h"
 
@@ -274,6 +275,73 @@ ETK_TEST(conformance_programs) {
     etk_memory_plan_free(p);
   }
   if (!found) ETK_SKIP("conformance programs absent");
+}
+
+/* An ETRecord for chain_reuse: instruction i runs node relu_<i+1>
+ * (debug handle i + 1) in module "block<i>". */
+ETK_TEST(etrecord_names_tensors) {
+  etk_memory_plan_t *p = open_fixture("chain_reuse");
+  REQUIRE(p);
+  etk_etrecord_node_desc_t nodes[4];
+  etk_etrecord_handle_desc_t handles[4];
+  etk_etrecord_module_desc_t mods[4][2];
+  int64_t ids[4];
+  char names[4][16], paths[4][16], keys[4][24], traces[4][96];
+  const char *outs[4][1];
+  memset(nodes, 0, sizeof nodes);
+  for (int i = 0; i < 4; i++) {
+    snprintf(names[i], sizeof names[i], "relu_%d", i + 1);
+    snprintf(paths[i], sizeof paths[i], "block%d", i);
+    snprintf(keys[i], sizeof keys[i], "L__self___block%d", i);
+    snprintf(traces[i], sizeof traces[i],
+             "  File \"toy.py\", line %d, in forward\n    x = relu(x)\n", 10 + i);
+    mods[i][0] = (etk_etrecord_module_desc_t){"L__self__", "", "toy.Model"};
+    mods[i][1] = (etk_etrecord_module_desc_t){keys[i], paths[i], "toy.Block"};
+    outs[i][0] = names[i];
+    ids[i] = i + 1;
+    nodes[i].name = names[i];
+    nodes[i].target = "executorch.exir.dialects.edge.ops.aten.relu.default";
+    nodes[i].debug_handle = i + 1;
+    nodes[i].stack_trace = traces[i];
+    nodes[i].module_stack = mods[i];
+    nodes[i].module_stack_count = 2;
+    nodes[i].outputs = outs[i];
+    nodes[i].output_count = 1;
+    handles[i] = (etk_etrecord_handle_desc_t){i, &ids[i], 1, false};
+  }
+  const char *graph_in[] = {"x"}, *graph_out[] = {"relu_4"};
+  etk_etrecord_method_desc_t m = {.name = "forward", .nodes = nodes,
+                                  .node_count = 4, .graph_inputs = graph_in,
+                                  .graph_input_count = 1,
+                                  .graph_outputs = graph_out,
+                                  .graph_output_count = 1, .handles = handles,
+                                  .handle_count = 4};
+  etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
+  uint8_t *zip = NULL;
+  size_t zip_len = 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_etrecord_write_memory(&desc, &zip, &zip_len, &err) == ETK_OK);
+  etk_etrecord_t *rec = NULL;
+  REQUIRE(etk_etrecord_open_memory(zip, zip_len, NULL, &rec, &err) == ETK_OK);
+  REQUIRE(etk_memory_plan_attach_etrecord(p, rec, &err) == ETK_OK);
+  CHECK(p->etrecord_note == NULL);
+  CHECK(strcmp(tensor(p, 0)->name, "value_0") == 0); /* input: no node */
+  CHECK(strcmp(tensor(p, 1)->name, "relu_1") == 0);
+  CHECK(strcmp(tensor(p, 3)->module, "block2") == 0);
+  CHECK(strstr(tensor(p, 4)->source, "line 13"));
+  etk_render_sink_t s;
+  etk_render_sink_init_memory(&s);
+  REQUIRE(etk_memory_plan_render_trace(p, 0, &s, NULL) == ETK_OK);
+  size_t len;
+  char *text = etk_render_sink_take(&s, &len);
+  REQUIRE(text);
+  CHECK(strstr(text, "\"name\": \"relu_2\""));
+  CHECK(strstr(text, "\"fqn\": \"block1\""));
+  free(text);
+  etk_etrecord_close(rec);
+  free(zip);
+  etk_memory_plan_free(p);
 }
 
 ETK_TEST_MAIN()
