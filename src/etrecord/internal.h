@@ -21,45 +21,9 @@
 #include <stdarg.h>
 #include <zip.h>
 
+#include "common/buffers.h"
 #include "etkit/etrecord.h"
-
-/* ------------------------------------------------------------------ arena */
-
-typedef struct etr_arena_chunk etr_arena_chunk_t;
-
-/* Bump allocator: chunks of at least 64 KiB, freed all at once. */
-typedef struct etr_arena {
-  etr_arena_chunk_t *head;
-} etr_arena_t;
-
-/* size bytes aligned to 16; NULL on overflow or out of memory. */
-void *etr_arena_alloc(etr_arena_t *arena, size_t size);
-/* count * size bytes, zeroed; NULL on overflow or out of memory. */
-void *etr_arena_calloc(etr_arena_t *arena, size_t count, size_t size);
-/* Copy of s[0..n) plus a NUL; NULL on out of memory. */
-char *etr_arena_strndup(etr_arena_t *arena, const char *s, size_t n);
-char *etr_arena_strdup(etr_arena_t *arena, const char *s);
-void etr_arena_free(etr_arena_t *arena);
-
-/* --------------------------------------------------------- string builder */
-
-/* Growable text with a cap: appends past `cap` are dropped and `cut` set.
- * `failed` is sticky after an allocation failure. */
-typedef struct etr_text {
-  char *buf;
-  size_t len, alloc, cap;
-  bool cut, failed;
-} etr_text_t;
-
-void etr_text_init(etr_text_t *t, size_t cap);
-void etr_text_add(etr_text_t *t, const char *s, size_t n);
-void etr_text_adds(etr_text_t *t, const char *s);
-void etr_text_addf(etr_text_t *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void etr_text_free(etr_text_t *t);
+#include "etkit/utf8.h"
 
 /* ------------------------------------------------------------------- JSON */
 
@@ -90,10 +54,6 @@ int etr_error_at(etk_error_t *err, int code, const char *where,
 /* Strict canonical decimal int64 ("0", "17", "-3"; no '+', no leading
  * zeros, no spaces).  Returns false when s[0..n) is not one. */
 bool etr_parse_int64(const char *s, size_t n, int64_t *out);
-
-/* Validates UTF-8 in s[0..n); returns n when valid, else the offset of the
- * first bad byte. */
-size_t etr_utf8_check(const char *s, size_t n);
 
 /* ---------------------------------------------------------------- record */
 
@@ -161,5 +121,14 @@ int etr_module_stack_decode(etr_arena_t *arena, const char *text,
 int etr_source_fn_stack_decode(etr_arena_t *arena, const char *text,
                                etk_etrecord_source_fn_t **entries,
                                size_t *count);
+
+/* Encodes the ETRecord writer's references: *outputs (reference_outputs)
+ * when refs->method_count > 0, *inputs (representative_inputs) when
+ * refs->input_count > 0, both malloc'd torch.save archives (NULL/0
+ * otherwise).  Errors name "ETRecord writer: references". */
+int etr_write_references(const etk_etrecord_references_desc_t *refs,
+                         uint8_t **outputs, size_t *outputs_len,
+                         uint8_t **inputs, size_t *inputs_len,
+                         etk_error_t *err);
 
 #endif /* ETKIT_ETRECORD_INTERNAL_H */

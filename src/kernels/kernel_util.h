@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "etkit/runtime.h"
+#include "etkit/kernels.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ETK_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))

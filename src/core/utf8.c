@@ -1,5 +1,5 @@
 /*
- * utf8.c - strict UTF-8 validation (etk_fb_utf8_valid).
+ * utf8.c - strict UTF-8 validation (etk_fb_utf8_valid, etk_utf8_check).
  *
  * PURPOSE
  *   FlatBuffers strings are meant to be UTF-8, but the format does not
@@ -18,7 +18,7 @@
  * INVARIANTS
  *   Reads only s[0..n); never reads past a truncated sequence's end.
  */
-#include "etkit/flatbuf.h"
+#include "etkit/utf8.h"
 
 int etk_fb_utf8_valid(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
@@ -52,4 +52,39 @@ int etk_fb_utf8_valid(const char *s, size_t n) {
     i += extra + 1;
   }
   return 1;
+}
+
+size_t etk_utf8_check(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = p[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t need;
+    unsigned min;
+    if (c >= 0xC2 && c <= 0xDF) {
+      need = 1;
+      min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      need = 2;
+      min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      need = 3;
+      min = 0x10000;
+    } else {
+      return i;
+    }
+    if (n - i <= need) return i;
+    unsigned cp = c & (0x3Fu >> need);
+    for (size_t k = 1; k <= need; k++) {
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += need + 1;
+  }
+  return n;
 }

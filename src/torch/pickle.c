@@ -485,9 +485,9 @@ static tk_node_t *new_text(vm_t *vm, etk_pickle_kind_t kind, const uint8_t *s,
          (unsigned long long)vm->a->limits.max_string_bytes);
     return NULL;
   }
-  if (kind == ETK_PICKLE_STR && etr_utf8_check((const char *)s, n) != n) {
+  if (kind == ETK_PICKLE_STR && etk_utf8_check((const char *)s, n) != n) {
     fail(vm, ETK_E_BAD_UTF8, "str is not valid UTF-8 (byte %llu)",
-         (unsigned long long)etr_utf8_check((const char *)s, n));
+         (unsigned long long)etk_utf8_check((const char *)s, n));
     return NULL;
   }
   tk_node_t *node = new_node(vm, kind);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etkit/inspector.h"
+#include "etkit/analysis.h"
 
 /* An interning map from byte strings to dense ids 0, 1, 2, ... in
  * first-insertion order.  Keys are copied (with a NUL after each, so

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "etkit/runtime.h"
+#include "etkit/kernels.h"
 
 int64_t etk_tensor_numel(const etk_tensor_t *t) {
   uint64_t n = 1;

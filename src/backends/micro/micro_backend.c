@@ -32,7 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "etkit/runtime.h"
+#include "etkit/micro_backend.h"
 
 #define MAGIC "EMB1"
 #define MAX_VALUES 4096u
@@ -413,6 +413,16 @@ static const etk_backend_t micro_backend = {
     ETK_MICRO_BACKEND_ID, micro_memory_size, micro_init, micro_execute, NULL};
 
 const etk_backend_t *etk_micro_backend(void) { return &micro_backend; }
+
+/* The runtime's registry knows no backend by name: linking this library in
+ * makes EtkitMicroBackend a built-in, registered before main() runs.  With
+ * a compiler without constructors, call
+ * etk_backend_register_builtin(etk_micro_backend()) at start-up instead. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((constructor)) static void micro_backend_register(void) {
+  (void)etk_backend_register_builtin(&micro_backend);
+}
+#endif
 
 /* --------------------------------------------------------------- builder */
 

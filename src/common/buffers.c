@@ -1,5 +1,5 @@
 /*
- * buffers.c - the two allocation helpers of the ETRecord reader: a bump
+ * buffers.c - the two allocation helpers of the host libraries: a bump
  * arena and a capped, growable text.
  *
  * Arena.  A singly linked list of chunks; each chunk holds `cap` bytes of
@@ -15,11 +15,12 @@
  * end instead of after every call.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "common/buffers.h"
 
 struct etr_arena_chunk {
   etr_arena_chunk_t *next;

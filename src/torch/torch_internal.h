@@ -9,11 +9,14 @@
  * it: the archive bytes given to etk_torch_archive_open() are only read
  * while opening.
  */
-#ifndef ETKIT_ETRECORD_TORCH_INTERNAL_H
-#define ETKIT_ETRECORD_TORCH_INTERNAL_H
+#ifndef ETKIT_TORCH_INTERNAL_H
+#define ETKIT_TORCH_INTERNAL_H
 
-#include "etkit/etrecord.h"
-#include "internal.h"
+#include <stdbool.h>
+
+#include "common/buffers.h"
+#include "etkit/torch.h"
+#include "etkit/utf8.h"
 
 /* One storage read from data/<key>, shared by every tensor that names it. */
 typedef struct tk_storage {
@@ -64,17 +67,8 @@ int tk_unpickle(etk_torch_archive_t *a, const uint8_t *data, size_t len,
 /* Allocates an empty archive object with `limits` (NULL = defaults). */
 etk_torch_archive_t *tk_archive_new(const etk_pickle_limits_t *limits);
 
-/* Encodes the ETRecord writer's references: *outputs (reference_outputs)
- * when refs->method_count > 0, *inputs (representative_inputs) when
- * refs->input_count > 0, both malloc'd torch.save archives (NULL/0
- * otherwise).  Errors name "ETRecord writer: references". */
-int etr_write_references(const etk_etrecord_references_desc_t *refs,
-                         uint8_t **outputs, size_t *outputs_len,
-                         uint8_t **inputs, size_t *inputs_len,
-                         etk_error_t *err);
-
 /* CRC-32 (ZIP polynomial) of data[0..len), continuing from `crc` (0 to
  * start). */
 uint32_t tk_crc32(uint32_t crc, const uint8_t *data, size_t len);
 
-#endif /* ETKIT_ETRECORD_TORCH_INTERNAL_H */
+#endif /* ETKIT_TORCH_INTERNAL_H */

@@ -11,7 +11,7 @@
 #ifndef ETKIT_KERNEL_LIST_H
 #define ETKIT_KERNEL_LIST_H
 
-#include "etkit/runtime.h"
+#include "etkit/kernels.h"
 
 #define ETK_KERNEL_LIST(X)                                              \
   X(adaptive_avg_pool2d_internal_out, "aten::_adaptive_avg_pool2d.out") \

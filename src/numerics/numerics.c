@@ -1,7 +1,7 @@
 /*
  * numerics.c - numerical debugging: tensor views, upstream's comparators
  * and compare_results, inflation of logged values, and the A/B comparison
- * of two traced runs (etkit/inspector.h, section NUMERICS).
+ * of two traced runs (etkit/numerics.h).
  *
  * Views.  Everything reads through etk_numerics_tensor_t (type, sizes,
  * element strides, offset, bytes), checked once by
@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etkit/inspector.h"
+#include "etkit/numerics.h"
 #include "etkit/schema.h"
 
 /* ------------------------------------------------------------- elements */

@@ -1,6 +1,6 @@
 /*
  * inspector_link.c - fills an Inspector's ETRecord-link slots from an
- * ETRecord (library etkit_etrecord_link).
+ * ETRecord (library etkit_link).
  *
  * This file is the only place where the ETRecord reader meets the
  * inspector, and it is built as its own library so that etkit_etrecord
@@ -38,8 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etkit/inspector.h"
-#include "internal.h"
+#include "etkit/link.h"
 
 typedef struct scratch {
   const char **ops;

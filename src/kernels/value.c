@@ -7,7 +7,7 @@
  * therefore means chasing each index through the value table, and every
  * index is checked: the list comes from a file and may point anywhere.
  */
-#include "etkit/runtime.h"
+#include "etkit/kernels.h"
 
 int etk_value_int_list(const etk_kernel_context_t *ctx, const etk_value_t *v,
                        int64_t *out, size_t max) {

@@ -7,7 +7,7 @@
  * enum (8-10, 18-21) and answer "invalid" ("UNKNOWN" / size 0).  The names
  * are the schema's spelling, which is what flatc prints in JSON.
  */
-#include "etkit/schema.h"
+#include "etkit/scalar_type.h"
 
 typedef struct scalar_type_info {
   const char *name;
