@@ -29,7 +29,7 @@ if grep -q "src/recorder/.*warning:" "$log"; then
   exit 1
 fi
 
-libs="$build/src/flatbuf/libetkit_flatbuf.a $build/src/schema/libetkit_schema.a $build/src/recorder/libetkit_recorder.a"
+libs="$build/src/core/libetkit_core.a $build/src/flatbuf/libetkit_flatbuf.a $build/src/schema/libetkit_schema.a $build/src/recorder/libetkit_recorder.a"
 echo "cross-build: $(arm-none-eabi-gcc --version | head -n 1)"
 echo "cross-build: code size per object (bytes), -mcpu=cortex-m4 -mthumb -Os:"
 arm-none-eabi-size $libs
@@ -59,7 +59,7 @@ arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -Os -ffunction-sections \
   -fdata-sections -Iinclude --specs=nosys.specs -nostartfiles \
   -Wl,--gc-sections -Wl,-e,main -o "$elf" bench/recorder/mcu_footprint.c \
   $build/src/recorder/libetkit_recorder.a $build/src/schema/libetkit_schema.a \
-  $build/src/flatbuf/libetkit_flatbuf.a
+  $build/src/flatbuf/libetkit_flatbuf.a $build/src/core/libetkit_core.a
 echo "cross-build: profiling-only firmware (bench/recorder/mcu_footprint.c,"
 echo "             16 KiB arena in bss, memcpy/memset from newlib included):"
 arm-none-eabi-size "$elf"

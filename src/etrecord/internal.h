@@ -103,17 +103,23 @@ struct etk_etrecord {
 /* Reads a member by index into its cache (limits enforced). */
 int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err);
 
+/* Opens the ZIP over `owned` (the record takes it, also on failure), lists
+ * the members, checks the ETRECORD_V0 marker and lists the programs
+ * (archive.c).  Errors name `where`. */
+int etr_archive_open(etk_etrecord_t *rec, uint8_t *owned, size_t len,
+                     const char *where, etk_error_t *err);
+
 /* Parses the three maps and export_graph_id (called once by open). */
 int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err);
 
 /* Frees a loaded program. */
 void etr_program_free(etr_program_t *prog);
 
-/* Parses one program member (see program.c). */
+/* Parses one program member (see edge_program.c). */
 int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
                       etr_program_t **out, etk_error_t *err);
 
-/* Decoders used by program.c (see text.c): ETK_OK, ETK_E_FORMAT when the
+/* Decoders used by edge_program.c (see text.c): ETK_OK, ETK_E_FORMAT when the
  * text does not decode (nothing is set), ETK_E_NO_MEMORY. */
 int etr_module_stack_decode(etr_arena_t *arena, const char *text,
                             etk_etrecord_module_entry_t **entries,

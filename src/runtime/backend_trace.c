@@ -1,7 +1,7 @@
 /*
  * backend_trace.c - the tracing helpers backends call while executing.
  *
- * Backends trace with the recorder API directly (see etkit/executor.h);
+ * Backends trace with the recorder API directly (see etkit/method.h);
  * the two helpers here add what the recorder cannot know: its clock for
  * backend-measured times, and the conversion of runtime values (with the
  * executor's etk_logged_value_init, so backend outputs are logged exactly

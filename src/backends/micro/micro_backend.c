@@ -32,7 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "etkit/micro_backend.h"
+#include "etkit/backend_micro.h"
 
 #define MAGIC "EMB1"
 #define MAX_VALUES 4096u

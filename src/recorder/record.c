@@ -1,5 +1,5 @@
 /*
- * recorder.c - the ETDump recorder's recording side: context set-up, string
+ * record.c - the ETDump recorder's recording side: context set-up, string
  * interning, the upstream EventTracer state machine and the hot path.
  *
  * PURPOSE

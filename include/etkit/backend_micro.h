@@ -1,15 +1,15 @@
 /*
- * etkit/micro_backend.h - EtkitMicroBackend (library etkit_backend_micro), the
+ * etkit/backend_micro.h - EtkitMicroBackend (library etkit_backend_micro), the
  * example delegate of the reference runtime, and its graph builder.
  */
-#ifndef ETKIT_MICRO_BACKEND_H
-#define ETKIT_MICRO_BACKEND_H
+#ifndef ETKIT_BACKEND_MICRO_H
+#define ETKIT_BACKEND_MICRO_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etkit/executor.h"
+#include "etkit/method.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,4 +73,4 @@ const etk_backend_t *etk_micro_backend(void);
 }
 #endif
 
-#endif /* ETKIT_MICRO_BACKEND_H */
+#endif /* ETKIT_BACKEND_MICRO_H */

@@ -1,10 +1,10 @@
 /*
- * etkit/executor.h - the executor of the reference runtime (library
+ * etkit/method.h - the executor of the reference runtime (library
  * etkit_runtime): the backend registry, method loading, memory planning,
  * execution with tracing, and bundled-program checks.
  */
-#ifndef ETKIT_EXECUTOR_H
-#define ETKIT_EXECUTOR_H
+#ifndef ETKIT_METHOD_H
+#define ETKIT_METHOD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -302,4 +302,4 @@ int etk_bundled_run_all(etk_method_t *method,
 }
 #endif
 
-#endif /* ETKIT_EXECUTOR_H */
+#endif /* ETKIT_METHOD_H */

@@ -1,5 +1,5 @@
 /*
- * numerics.c - numerical debugging: tensor views, upstream's comparators
+ * compare.c - numerical debugging: tensor views, upstream's comparators
  * and compare_results, inflation of logged values, and the A/B comparison
  * of two traced runs (etkit/numerics.h).
  *

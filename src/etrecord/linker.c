@@ -1,5 +1,5 @@
 /*
- * link.c - linking runtime events to ETRecord debug handles and graph
+ * linker.c - linking runtime events to ETRecord debug handles and graph
  * nodes, with upstream's rules (inspector notes 7.2 and 7.3).
  *
  * The linker is independent of how the inspector stores events: the

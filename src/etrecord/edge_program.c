@@ -1,5 +1,5 @@
 /*
- * program.c - from a serialised ExportedProgram (torch.export JSON) to the
+ * edge_program.c - from a serialised ExportedProgram (torch.export JSON) to the
  * flat node list of etk_etrecord_program_t.
  *
  * The JSON is walked once, graph_module.graph first.  For each node the
