@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cross-builds the portable device libraries (FlatBuffers core, schema
+# Cross-builds the portable device libraries (core, FlatBuffers, schema
 # descriptors, ETDump recorder) for a Cortex-M4 with the `cortex-m` CMake
 # preset (ETKIT_RUNTIME_ONLY=ON, MinSizeRel) and prints their code size.
 # Without arm-none-eabi-gcc it says so and exits 0 (`make cross` is part of
@@ -16,7 +16,7 @@ build=build-cortex-m
 log="$build/cross-build.log"
 cmake --preset cortex-m >/dev/null
 cmake --build "$build" --clean-first -j "${JOBS:-2}" \
-  --target etkit_flatbuf etkit_schema etkit_recorder >"$log" 2>&1 || {
+  --target etkit_core etkit_flatbuf etkit_schema etkit_recorder >"$log" 2>&1 || {
   cat "$log"
   echo "cross-build: build failed"
   exit 1
