@@ -2,7 +2,7 @@
  * etkit/memory_plan.h - the memory plan of a program (.pte), read from the
  * file alone: planned tensors, their lifetimes, the peak of every planned
  * buffer, and a verification of the plan (unsafe overlaps, tensors past
- * their buffer's end).  Library etkit_memory_plan (src/analysis/).
+ * their buffer's end).  Part of library etkit_analysis (src/analysis/).
  *
  * READING
  *   etk_memory_plan_open() reads a program through its own checked path
@@ -119,6 +119,8 @@ typedef struct etk_memory_plan {
   uint32_t method_index;
   uint64_t num_instructions;   /* all chains */
   uint32_t chain_count;
+  const uint64_t *chain_starts; /* chain_count + 1 entries: first global
+                                   instruction of each chain, then the end */
   uint32_t value_count;
   uint64_t backward_jumps;     /* JumpFalseCalls to an earlier instruction */
   const etk_memory_plan_tensor_t *tensors; /* ascending value index */
@@ -131,7 +133,6 @@ typedef struct etk_memory_plan {
   size_t invalid_count;        /* tensors with `invalid` set */
   const etk_memory_plan_runtime_t *runtime; /* after attach_etdump */
   size_t runtime_count;
-  const char *etrecord_note;   /* why names are missing, or NULL */
   void *internal_;
 } etk_memory_plan_t;
 
@@ -164,16 +165,17 @@ size_t etk_memory_plan_live_at(const etk_memory_plan_t *plan, uint32_t mem_id,
 
 /* -------------------------------------------------------- annotations */
 
-struct etk_etrecord;
 struct etk_inspector;
 
-/* Names tensors after the ETRecord nodes of their first instruction
- * (debug_handle_map of the method, then the edge program's nodes): name,
- * module path and stack trace.  Sets plan->etrecord_note when the record
- * has no map or program for the method (not an error). */
-int etk_memory_plan_attach_etrecord(etk_memory_plan_t *plan,
-                                    struct etk_etrecord *rec,
-                                    etk_error_t *err);
+/* Sets the name, module path (upstream's "fqn") and source (stack trace)
+ * of tensors[tensor]; the strings are copied, NULL keeps the current one.
+ * Callers take them from an ETRecord: the node that ran the tensor's first
+ * instruction (etk_etrecord_instruction_node() in etkit/link.h; ETRecord
+ * instruction ids count chain 0, i.e. first < chain_starts[1]).
+ * Errors: ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY. */
+int etk_memory_plan_set_names(etk_memory_plan_t *plan, size_t tensor,
+                              const char *name, const char *module,
+                              const char *source, etk_error_t *err);
 
 /* Fills plan->runtime from the allocation events of an ETDump opened as an
  * Inspector: one row per allocator, planned buffers matched by the

@@ -8,7 +8,8 @@
  *   which is exactly the program this tool must show.  So the file goes
  *   through the FlatBuffers verifier (after which the schema accessors are
  *   safe) and then through the checks below, which reject only what makes
- *   the analysis itself impossible: dangling value / operator / delegate
+ *   the analysis itself impossible: a wrong identifier or extended
+ *   header, dangling value / operator / delegate
  *   indices, list items that are not tensors (this also rules out cyclic
  *   lists: a list never contains a list), negative sizes or buffer sizes,
  *   unknown scalar types, byte sizes or ends beyond 64 bits.
@@ -40,9 +41,8 @@
 #include <string.h>
 
 #include "etkit/flatbuf.h"
-#include "etkit/program.h"
 #include "etkit/program_schema.h"
-#include "etkit/schema.h"
+#include "etkit/scalar_type.h"
 #include "memory_plan_internal.h"
 
 /* ------------------------------------------------------------ string pool */
@@ -90,6 +90,15 @@ typedef struct reader {
 static const char OP_INPUT[] = "input", OP_OUTPUT[] = "output",
                   OP_MOVE[] = "move", OP_JUMP[] = "jump_false",
                   OP_FREE[] = "free";
+
+static const char *tag_name(int tag) {
+  static const char *const names[] = {
+      "None",   "Null",     "Int",        "Bool",     "Double",     "Tensor",
+      "String", "IntList",  "DoubleList", "BoolList", "TensorList",
+      "OptionalTensorList"};
+  return tag >= 0 && tag < (int)(sizeof names / sizeof *names) ? names[tag]
+                                                                : "Unknown";
+}
 
 static int fail(reader_t *r, int code, uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -233,7 +242,7 @@ static int check_lists(reader_t *r) {
         return fail(r, ETK_E_FORMAT, elem_pos(items, j, 4),
                     "value %u: list item %u refers to value %d, a %s, not a "
                     "Tensor",
-                    i, j, x, etk_program_tag_name(item));
+                    i, j, x, tag_name(item));
     }
   }
   return ETK_OK;
@@ -388,6 +397,7 @@ static int read_chains(reader_t *r, etk_fb_table_t plan) {
     }
   }
   in->chain_starts[chains.count] = (uint64_t)g;
+  in->pub.chain_starts = in->chain_starts;
   in->pub.chain_count = chains.count;
   in->pub.num_instructions = (uint64_t)g;
   return ETK_OK;
@@ -735,21 +745,42 @@ static void reader_free(reader_t *r) {
   free(r->delegate_names);
 }
 
+/* The identifier and the optional "eh00" extended header (at byte 8:
+ * length, program_size, ...): sets *region to the bytes the flatbuffer
+ * occupies. */
+static int parse_header(const uint8_t *data, size_t len, uint64_t *region,
+                        etk_error_t *err) {
+  if (len < 8)
+    return etk_error_set(err, ETK_E_TRUNCATED, len,
+                         "file is %zu bytes, too short for a program", len);
+  if (memcmp(data + 4, ETK_PTE_IDENTIFIER, 4) != 0)
+    return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 4,
+                         "not an ExecuTorch program (identifier is not '%s')",
+                         ETK_PTE_IDENTIFIER);
+  *region = len;
+  if (len < 16 || memcmp(data + 8, "eh00", 4) != 0) return ETK_OK;
+  uint32_t hlen = etk_fb_load_u32(data + 12);
+  if (hlen < 24 || hlen > len - 8)
+    return etk_error_set(err, ETK_E_TRUNCATED, 12,
+                         "extended header of %u bytes does not fit the "
+                         "%zu-byte file", hlen, len);
+  *region = etk_fb_load_u64(data + 16);
+  if (*region < 8 || *region > len)
+    return etk_error_set(err, ETK_E_TRUNCATED, 16,
+                         "extended header program_size %llu does not fit the "
+                         "%zu-byte file", (unsigned long long)*region, len);
+  return ETK_OK;
+}
+
 int etk_memory_plan_open(const uint8_t *data, size_t len, const char *method,
                          etk_memory_plan_t **out, etk_error_t *err) {
   if (!out || (!data && len))
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
   *out = NULL;
-  etk_pte_header_t hdr;
-  int rc = etk_pte_header_parse(data, len, &hdr, err);
+  uint64_t region = 0;
+  int rc = parse_header(data, len, &region, err);
   if (rc != ETK_OK) return rc;
-  uint64_t region = hdr.has_extended_header ? hdr.program_size : len;
-  if (region > len)
-    return etk_error_set(err, ETK_E_TRUNCATED, 16,
-                         "extended header program_size %llu exceeds the "
-                         "%zu-byte file",
-                         (unsigned long long)region, len);
   if (region > 0xFFFFFFF0u)
     return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
                          "program region of %llu bytes is too large",

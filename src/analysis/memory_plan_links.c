@@ -1,13 +1,10 @@
 /*
  * memory_plan_links.c - what other artifacts add to a memory plan.
  *
- * ETRecord: a tensor is named after the node of its first instruction.
- * The method's debug_handle_map gives that instruction's debug handles
- * (instruction ids count the instructions of chain 0, as the runtime's
- * events do), the edge program gives the nodes with those handles; the
- * first node of the top graph supplies the name, the innermost module path
- * (upstream's "fqn") and the stack trace (upstream's "source").  Method
- * inputs keep their default names.
+ * Names: etk_memory_plan_set_names() copies a tensor's name, module path
+ * and source into the plan's pool (the CLI takes them from an ETRecord
+ * through etk_etrecord_instruction_node(), library etkit_link, which this
+ * library cannot see: docs/architecture.md).
  *
  * ETDump: the allocation events of the Inspector, summed per allocator name
  * over all runs; etkit's runtime names the planned buffers
@@ -18,67 +15,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etkit/etrecord.h"
-#include "etkit/inspector.h"
+#include "etkit/inspector_core.h"
 #include "etkit/memory_plan.h"
 #include "memory_plan_internal.h"
 
-static const etk_etrecord_node_t *node_of(const etk_etrecord_program_t *prog,
-                                          const etk_etrecord_handle_entry_t *h) {
-  for (size_t i = 0; i < h->handle_count; i++) {
-    const etk_etrecord_node_t *const *nodes = NULL;
-    size_t n = etk_etrecord_program_nodes_for_handle(prog, h->handles[i], &nodes);
-    for (size_t k = 0; k < n; k++)
-      if (nodes[k]->depth == 0) return nodes[k];
-    if (n) return nodes[0];
-  }
-  return NULL;
-}
-
-int etk_memory_plan_attach_etrecord(etk_memory_plan_t *plan,
-                                    struct etk_etrecord *rec,
-                                    etk_error_t *err) {
-  if (!plan || !rec)
+int etk_memory_plan_set_names(etk_memory_plan_t *plan, size_t tensor,
+                              const char *name, const char *module,
+                              const char *source, etk_error_t *err) {
+  if (!plan || tensor >= plan->tensor_count)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "NULL argument");
+                         "no tensor %zu in the plan", tensor);
   etk_mp_internal_t *in = plan->internal_;
-  const etk_etrecord_method_maps_t *maps =
-      etk_etrecord_maps_find(rec, plan->method);
-  const etk_etrecord_program_t *prog = NULL;
-  etk_error_t local;
-  etk_error_clear(&local);
-  int rc = etk_etrecord_edge_program_load(rec, plan->method, &prog, &local);
-  if (rc == ETK_E_NO_MEMORY)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
-  if (!maps || rc != ETK_OK) {
-    plan->etrecord_note = !maps ? "the ETRecord has no debug handle map for "
-                                  "this method; tensors keep value names"
-                                : "the ETRecord has no edge program for this "
-                                  "method; tensors keep value names";
-    return ETK_OK;
-  }
-  uint64_t chain0_end = in->chain_starts[plan->chain_count ? 1 : 0];
-  for (size_t k = 0; k < plan->tensor_count; k++) {
-    etk_memory_plan_tensor_t *t = &in->tensors[k];
-    if (t->first < 0 || t->is_input || (uint64_t)t->first >= chain0_end)
-      continue;
-    const etk_etrecord_handle_entry_t *h = etk_etrecord_maps_handles(maps, t->first);
-    const etk_etrecord_node_t *node = h ? node_of(prog, h) : NULL;
-    if (!node) continue;
-    char module[512];
-    size_t n = etk_etrecord_node_module_path(node, false, module, sizeof module);
-    if (n >= sizeof module) n = sizeof module - 1;
-    const char *name = etk_mp_pool_dup(in, node->name, strlen(node->name));
-    const char *mod = etk_mp_pool_dup(in, module, n);
-    const char *src = node->stack_trace
-                          ? etk_mp_pool_dup(in, node->stack_trace,
-                                            strlen(node->stack_trace))
-                          : "";
-    if (!name || !mod || !src)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-    t->name = name;
-    t->module = mod;
-    t->source = src;
+  etk_memory_plan_tensor_t *t = &in->tensors[tensor];
+  const char *const from[3] = {name, module, source};
+  const char **to[3] = {&t->name, &t->module, &t->source};
+  for (int i = 0; i < 3; i++) {
+    if (!from[i]) continue;
+    const char *copy = etk_mp_pool_dup(in, from[i], strlen(from[i]));
+    if (!copy)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+    *to[i] = copy;
   }
   return ETK_OK;
 }

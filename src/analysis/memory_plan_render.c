@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/flatbuf.h"
 #include "etkit/memory_plan.h"
-#include "etkit/schema.h"
+#include "etkit/scalar_type.h"
 #include "memory_plan_internal.h"
 
 /* -------------------------------------------------------------- helpers */
@@ -287,7 +288,6 @@ static void render_table(const etk_memory_plan_t *p, size_t top,
                         (unsigned long long)r->max_bytes);
     }
   }
-  if (p->etrecord_note) etk_render_printf(s, "\nnote: %s\n", p->etrecord_note);
   uint64_t problems = p->overlap_total + p->invalid_count;
   etk_render_printf(s, "\nPlan problems: %llu\n", (unsigned long long)problems);
   etk_memory_plan_render_problems(p, s);

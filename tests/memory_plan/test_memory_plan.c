@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "etk_test.h"
-#include "etkit/etrecord.h"
+#include "etkit/link.h"
 #include "etkit/memory_plan.h"
 #include "memory_plan_fixtures.h"
 
@@ -324,8 +324,21 @@ ETK_TEST(etrecord_names_tensors) {
   REQUIRE(etk_etrecord_write_memory(&desc, &zip, &zip_len, &err) == ETK_OK);
   etk_etrecord_t *rec = NULL;
   REQUIRE(etk_etrecord_open_memory(zip, zip_len, NULL, &rec, &err) == ETK_OK);
-  REQUIRE(etk_memory_plan_attach_etrecord(p, rec, &err) == ETK_OK);
-  CHECK(p->etrecord_note == NULL);
+  for (size_t k = 0; k < p->tensor_count; k++) {
+    const etk_memory_plan_tensor_t *t = &p->tensors[k];
+    const etk_etrecord_node_t *node = NULL;
+    if (t->is_input) continue;
+    REQUIRE(etk_etrecord_instruction_node(rec, "forward", t->first, &node,
+                                          &err) == ETK_OK);
+    REQUIRE(node);
+    char module[64];
+    etk_etrecord_node_module_path(node, false, module, sizeof module);
+    REQUIRE(etk_memory_plan_set_names(p, k, node->name, module,
+                                      node->stack_trace, &err) == ETK_OK);
+  }
+  const etk_etrecord_node_t *none = NULL;
+  CHECK(etk_etrecord_instruction_node(rec, "other", 0, &none, &err) ==
+        ETK_E_NOT_FOUND);
   CHECK(strcmp(tensor(p, 0)->name, "value_0") == 0); /* input: no node */
   CHECK(strcmp(tensor(p, 1)->name, "relu_1") == 0);
   CHECK(strcmp(tensor(p, 3)->module, "block2") == 0);
