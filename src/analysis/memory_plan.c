@@ -35,7 +35,6 @@
  */
 #include "etkit/memory_plan.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,20 +99,6 @@ static const char *tag_name(int tag) {
                                                                 : "Unknown";
 }
 
-static int fail(reader_t *r, int code, uint64_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int fail(reader_t *r, int code, uint64_t offset, const char *fmt, ...) {
-  char msg[200];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return etk_error_set(r->err, code, offset, "%s", msg);
-}
-
 static int oom(reader_t *r) {
   return etk_error_set(r->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                        "out of memory");
@@ -125,7 +110,7 @@ static uint32_t elem_pos(etk_fb_vector_t v, uint32_t j, uint32_t size) {
 
 static int check_index(reader_t *r, int64_t v, uint64_t at, const char *what) {
   if (v < 0 || v >= (int64_t)r->nvalues)
-    return fail(r, ETK_E_FORMAT, at,
+    return etk_error_set(r->err, ETK_E_FORMAT, at,
                 "%s refers to value %lld, but the method has %u values", what,
                 (long long)v, r->nvalues);
   return ETK_OK;
@@ -146,19 +131,19 @@ static int tensor_nbytes(reader_t *r, uint32_t i, etk_fb_table_t t,
   for (uint32_t j = 0; j < sizes.count; j++) {
     int32_t s = (int32_t)etk_fb_load_u32(sizes.data + 4u * j);
     if (s < 0)
-      return fail(r, ETK_E_FORMAT, elem_pos(sizes, j, 4),
+      return etk_error_set(r->err, ETK_E_FORMAT, elem_pos(sizes, j, 4),
                   "value %u: negative size %d in dimension %u", i, s, j);
     if (s == 0) zero = 1;
   }
   if (!planned) return ETK_OK;
   if (elem == 0)
-    return fail(r, ETK_E_FORMAT, t.pos, "value %u: unknown scalar type %d", i,
+    return etk_error_set(r->err, ETK_E_FORMAT, t.pos, "value %u: unknown scalar type %d", i,
                 st);
   uint64_t n = zero ? 0 : elem;
   for (uint32_t j = 0; j < sizes.count && n; j++) {
     uint64_t s = etk_fb_load_u32(sizes.data + 4u * j);
     if (n > UINT64_MAX / s)
-      return fail(r, ETK_E_OVERFLOW, t.pos,
+      return etk_error_set(r->err, ETK_E_OVERFLOW, t.pos,
                   "value %u: tensor byte size overflows 64 bits", i);
     n *= s;
   }
@@ -200,7 +185,7 @@ static int read_tensors(reader_t *r) {
             << 32;
     x->nbytes = nbytes;
     if (x->offset > UINT64_MAX - nbytes)
-      return fail(r, ETK_E_OVERFLOW, ai.pos,
+      return etk_error_set(r->err, ETK_E_OVERFLOW, ai.pos,
                   "value %u: offset %llu + %llu bytes overflows 64 bits", i,
                   (unsigned long long)x->offset, (unsigned long long)nbytes);
     x->scalar_type = etk_fb_get_i8(t, ETK_PTE_TENSOR_SCALAR_TYPE, 0);
@@ -239,7 +224,7 @@ static int check_lists(reader_t *r) {
       if (rc != ETK_OK) return rc;
       int item = r->tags[x];
       if (item != ETK_PTE_KT_TENSOR && !(optional && item == ETK_PTE_KT_NULL))
-        return fail(r, ETK_E_FORMAT, elem_pos(items, j, 4),
+        return etk_error_set(r->err, ETK_E_FORMAT, elem_pos(items, j, 4),
                     "value %u: list item %u refers to value %d, a %s, not a "
                     "Tensor",
                     i, j, x, tag_name(item));
@@ -314,7 +299,7 @@ static int read_call(reader_t *r, etk_fb_table_t args, int kind, int64_t g) {
   int kernel = kind == ETK_PTE_INSTR_KERNEL_CALL;
   uint32_t limit = kernel ? r->op_count : r->delegate_count;
   if (index < 0 || (uint32_t)index >= limit)
-    return fail(r, ETK_E_FORMAT, args.pos,
+    return etk_error_set(r->err, ETK_E_FORMAT, args.pos,
                 "instruction %lld: %s index %d out of range (%u)", (long long)g,
                 kernel ? "operator" : "delegate", index, limit);
   const char *op = kernel ? r->op_names[index] : r->delegate_names[index];
@@ -339,7 +324,7 @@ static int read_instruction(reader_t *r, etk_fb_table_t ins, int64_t g,
   int kind = etk_fb_get_u8(ins, ETK_PTE_INSTRUCTION_ARGS_TYPE, 0);
   etk_fb_table_t a = etk_fb_get_table(ins, ETK_PTE_INSTRUCTION_ARGS);
   if (!etk_fb_table_present(a))
-    return fail(r, ETK_E_FORMAT, ins.pos, "instruction %lld has no arguments",
+    return etk_error_set(r->err, ETK_E_FORMAT, ins.pos, "instruction %lld has no arguments",
                 (long long)g);
   int32_t x = 0, y = 0;
   int rc;
@@ -362,7 +347,7 @@ static int read_instruction(reader_t *r, etk_fb_table_t ins, int64_t g,
       if ((rc = check_index(r, x, a.pos, "a JumpFalseCall")) != ETK_OK)
         return rc;
       if (y < 0 || (uint32_t)y > n)
-        return fail(r, ETK_E_FORMAT, a.pos,
+        return etk_error_set(r->err, ETK_E_FORMAT, a.pos,
                     "instruction %lld jumps to %d, outside its chain of %u",
                     (long long)g, y, n);
       if ((uint32_t)y <= j) r->in->pub.backward_jumps++;
@@ -374,7 +359,7 @@ static int read_instruction(reader_t *r, etk_fb_table_t ins, int64_t g,
       touch(r, (uint32_t)x, g, OP_FREE);
       return ETK_OK;
     default:
-      return fail(r, ETK_E_FORMAT, ins.pos,
+      return etk_error_set(r->err, ETK_E_FORMAT, ins.pos,
                   "instruction %lld has unknown kind %d", (long long)g, kind);
   }
 }
@@ -488,7 +473,7 @@ static int read_buffers(reader_t *r, etk_fb_table_t plan) {
   for (size_t k = 0; k < nb; k++) {
     int64_t s = (int64_t)etk_fb_load_u64(bs.data + 8u * (k + 1));
     if (s < 0)
-      return fail(r, ETK_E_FORMAT, elem_pos(bs, (uint32_t)(k + 1), 8),
+      return etk_error_set(r->err, ETK_E_FORMAT, elem_pos(bs, (uint32_t)(k + 1), 8),
                   "non_const_buffer_sizes[%zu] is negative (%lld)", k + 1,
                   (long long)s);
     in->buffers[k].mem_id = (uint32_t)(k + 1);
@@ -675,7 +660,7 @@ static int find_method(reader_t *r, etk_fb_table_t program, const char *method,
                        etk_fb_table_t *out) {
   etk_fb_vector_t plans = etk_fb_get_vector(program, ETK_PTE_PROGRAM_EXECUTION_PLAN);
   if (plans.count == 0)
-    return fail(r, ETK_E_NOT_FOUND, program.pos, "the program has no methods");
+    return etk_error_set(r->err, ETK_E_NOT_FOUND, program.pos, "the program has no methods");
   for (uint32_t i = 0; i < plans.count; i++) {
     etk_fb_table_t p = etk_fb_vector_table(r->buf, plans, i);
     etk_fb_string_t name = etk_fb_get_string(p, ETK_PTE_PLAN_NAME);
@@ -698,7 +683,7 @@ static int find_method(reader_t *r, etk_fb_table_t program, const char *method,
   }
   if (used >= sizeof list) used = sizeof list - 1;
   list[used] = '\0';
-  return fail(r, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+  return etk_error_set(r->err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
               "no method named '%s' in the program (methods: %s)", method, list);
 }
 

@@ -20,6 +20,21 @@
 
 /* -------------------------------------------------------------- helpers */
 
+static void kv_uint(etk_json_t *j, const char *key, uint64_t v) {
+  etk_json_key(j, key);
+  etk_json_uint(j, v);
+}
+
+static void kv_str(etk_json_t *j, const char *key, const char *v) {
+  etk_json_key(j, key);
+  etk_json_cstring(j, v);
+}
+
+static void kv_bool(etk_json_t *j, const char *key, int v) {
+  etk_json_key(j, key);
+  etk_json_bool(j, v);
+}
+
 static void json_lifetime(etk_json_t *j, const char *key, int64_t v) {
   etk_json_key(j, key);
   if (v < 0) etk_json_null(j);
@@ -34,38 +49,26 @@ static double utilisation(const etk_memory_plan_buffer_t *b) {
 
 static void json_tensor(etk_json_t *j, const etk_memory_plan_tensor_t *t) {
   etk_json_begin_object(j);
-  etk_json_key(j, "value");
-  etk_json_uint(j, t->value);
-  etk_json_key(j, "mem_id");
-  etk_json_uint(j, t->mem_id);
-  etk_json_key(j, "offset");
-  etk_json_uint(j, t->offset);
-  etk_json_key(j, "nbytes");
-  etk_json_uint(j, t->nbytes);
+  kv_uint(j, "value", t->value);
+  kv_uint(j, "mem_id", t->mem_id);
+  kv_uint(j, "offset", t->offset);
+  kv_uint(j, "nbytes", t->nbytes);
   json_lifetime(j, "first", t->first);
   json_lifetime(j, "last", t->last);
-  etk_json_key(j, "dtype");
-  etk_json_cstring(j, etk_scalar_type_name(t->scalar_type));
+  kv_str(j, "dtype", etk_scalar_type_name(t->scalar_type));
   etk_json_key(j, "sizes");
   etk_json_begin_array(j);
   for (uint32_t d = 0; d < t->dim; d++)
     etk_json_int(j, (int32_t)etk_fb_load_u32((const uint8_t *)(t->sizes + d)));
   etk_json_end_array(j);
-  etk_json_key(j, "op");
-  etk_json_cstring(j, t->op);
-  etk_json_key(j, "name");
-  etk_json_cstring(j, t->name);
-  etk_json_key(j, "module");
-  etk_json_cstring(j, t->module);
-  etk_json_key(j, "source");
-  etk_json_cstring(j, t->source);
-  etk_json_key(j, "is_input");
-  etk_json_bool(j, t->is_input);
-  etk_json_key(j, "is_output");
-  etk_json_bool(j, t->is_output);
+  kv_str(j, "op", t->op);
+  kv_str(j, "name", t->name);
+  kv_str(j, "module", t->module);
+  kv_str(j, "source", t->source);
+  kv_bool(j, "is_input", t->is_input);
+  kv_bool(j, "is_output", t->is_output);
   json_lifetime(j, "alias_of", t->alias_of);
-  etk_json_key(j, "invalid");
-  etk_json_bool(j, t->invalid);
+  kv_bool(j, "invalid", t->invalid);
   etk_json_end_object(j);
 }
 
@@ -75,21 +78,15 @@ static void json_runtime(etk_json_t *j, const etk_memory_plan_t *p) {
   for (size_t k = 0; k < p->runtime_count; k++) {
     const etk_memory_plan_runtime_t *r = &p->runtime[k];
     etk_json_begin_object(j);
-    etk_json_key(j, "allocator");
-    etk_json_cstring(j, r->allocator);
+    kv_str(j, "allocator", r->allocator);
     etk_json_key(j, "mem_id");
     if (r->mem_id) etk_json_uint(j, r->mem_id);
     else etk_json_null(j);
-    etk_json_key(j, "planned_bytes");
-    etk_json_uint(j, r->planned_bytes);
-    etk_json_key(j, "events");
-    etk_json_uint(j, r->events);
-    etk_json_key(j, "runs");
-    etk_json_uint(j, r->runs);
-    etk_json_key(j, "total_bytes");
-    etk_json_uint(j, r->total_bytes);
-    etk_json_key(j, "max_bytes");
-    etk_json_uint(j, r->max_bytes);
+    kv_uint(j, "planned_bytes", r->planned_bytes);
+    kv_uint(j, "events", r->events);
+    kv_uint(j, "runs", r->runs);
+    kv_uint(j, "total_bytes", r->total_bytes);
+    kv_uint(j, "max_bytes", r->max_bytes);
     etk_json_end_object(j);
   }
   etk_json_end_array(j);
@@ -99,32 +96,23 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
   etk_json_t j;
   etk_json_init(&j, sink, 2);
   etk_json_begin_object(&j);
-  etk_json_key(&j, "method");
-  etk_json_cstring(&j, p->method);
-  etk_json_key(&j, "num_instructions");
-  etk_json_uint(&j, p->num_instructions);
-  etk_json_key(&j, "num_chains");
-  etk_json_uint(&j, p->chain_count);
-  etk_json_key(&j, "backward_jumps");
-  etk_json_uint(&j, p->backward_jumps);
+  kv_str(&j, "method", p->method);
+  kv_uint(&j, "num_instructions", p->num_instructions);
+  kv_uint(&j, "num_chains", p->chain_count);
+  kv_uint(&j, "backward_jumps", p->backward_jumps);
   etk_json_key(&j, "buffers");
   etk_json_begin_array(&j);
   for (size_t k = 0; k < p->buffer_count; k++) {
     const etk_memory_plan_buffer_t *b = &p->buffers[k];
     etk_json_begin_object(&j);
-    etk_json_key(&j, "mem_id");
-    etk_json_uint(&j, b->mem_id);
-    etk_json_key(&j, "size");
-    etk_json_uint(&j, b->size);
-    etk_json_key(&j, "peak_bytes");
-    etk_json_uint(&j, b->peak_bytes);
+    kv_uint(&j, "mem_id", b->mem_id);
+    kv_uint(&j, "size", b->size);
+    kv_uint(&j, "peak_bytes", b->peak_bytes);
     json_lifetime(&j, "peak_instruction", b->peak_instruction);
     etk_json_key(&j, "utilisation");
     etk_json_double(&j, utilisation(b));
-    etk_json_key(&j, "tensor_count");
-    etk_json_uint(&j, b->tensor_count);
-    etk_json_key(&j, "used_end");
-    etk_json_uint(&j, b->used_end);
+    kv_uint(&j, "tensor_count", b->tensor_count);
+    kv_uint(&j, "used_end", b->used_end);
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);
@@ -137,16 +125,11 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
   for (size_t k = 0; k < p->overlap_count; k++) {
     const etk_memory_plan_overlap_t *o = &p->overlaps[k];
     etk_json_begin_object(&j);
-    etk_json_key(&j, "a");
-    etk_json_uint(&j, o->a);
-    etk_json_key(&j, "b");
-    etk_json_uint(&j, o->b);
-    etk_json_key(&j, "mem_id");
-    etk_json_uint(&j, o->mem_id);
-    etk_json_key(&j, "byte_start");
-    etk_json_uint(&j, o->byte_start);
-    etk_json_key(&j, "byte_end");
-    etk_json_uint(&j, o->byte_end);
+    kv_uint(&j, "a", o->a);
+    kv_uint(&j, "b", o->b);
+    kv_uint(&j, "mem_id", o->mem_id);
+    kv_uint(&j, "byte_start", o->byte_start);
+    kv_uint(&j, "byte_end", o->byte_end);
     etk_json_key(&j, "first");
     etk_json_int(&j, o->first);
     etk_json_key(&j, "last");
@@ -154,8 +137,7 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);
-  etk_json_key(&j, "overlap_total");
-  etk_json_uint(&j, p->overlap_total);
+  kv_uint(&j, "overlap_total", p->overlap_total);
   etk_json_key(&j, "invalid");
   etk_json_begin_array(&j);
   for (size_t k = 0; k < p->tensor_count; k++)
@@ -371,32 +353,20 @@ static int first_cmp(const void *pa, const void *pb) {
 static void trace_event(etk_json_t *j, const etk_memory_plan_tensor_t *t,
                         uint64_t ts, uint64_t tid) {
   etk_json_begin_object(j);
-  etk_json_key(j, "name");
-  etk_json_cstring(j, t->name);
-  etk_json_key(j, "cat");
-  etk_json_cstring(j, "memory_allocation");
-  etk_json_key(j, "ph");
-  etk_json_cstring(j, "X");
-  etk_json_key(j, "ts");
-  etk_json_uint(j, ts);
-  etk_json_key(j, "dur");
-  etk_json_uint(j, t->nbytes);
-  etk_json_key(j, "pid");
-  etk_json_uint(j, t->mem_id);
-  etk_json_key(j, "tid");
-  etk_json_uint(j, tid);
+  kv_str(j, "name", t->name);
+  kv_str(j, "cat", "memory_allocation");
+  kv_str(j, "ph", "X");
+  kv_uint(j, "ts", ts);
+  kv_uint(j, "dur", t->nbytes);
+  kv_uint(j, "pid", t->mem_id);
+  kv_uint(j, "tid", tid);
   etk_json_key(j, "args");
   etk_json_begin_object(j);
-  etk_json_key(j, "op_name");
-  etk_json_cstring(j, t->op);
-  etk_json_key(j, "Memory ID");
-  etk_json_uint(j, t->mem_id);
-  etk_json_key(j, "fqn");
-  etk_json_cstring(j, t->module);
-  etk_json_key(j, "source");
-  etk_json_cstring(j, t->source);
-  etk_json_key(j, "bytes");
-  etk_json_uint(j, t->nbytes);
+  kv_str(j, "op_name", t->op);
+  kv_uint(j, "Memory ID", t->mem_id);
+  kv_str(j, "fqn", t->module);
+  kv_str(j, "source", t->source);
+  kv_uint(j, "bytes", t->nbytes);
   etk_json_end_object(j);
   etk_json_end_object(j);
 }
