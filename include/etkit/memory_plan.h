@@ -31,9 +31,9 @@
  *     out of peaks, trace rows and overlap checks.
  *   - Aliases: the output of executorch_prim::et_view shares its input's
  *     storage on purpose (alias_of); a tensor and its aliases never count
- *     as overlapping, and alias tensors are left out of the live bytes
- *     (their storage is counted once, through the tensor they view).  One
- *     value referenced several times is one tensor.
+ *     as overlapping.  Like every planned tensor with a lifetime, an alias
+ *     counts in live bytes and trace rows.  One value referenced several
+ *     times is one tensor.
  *   - Peak of a buffer: the largest sum of nbytes of its live tensors at
  *     one instruction, and the first instruction reaching it.
  *   - Unsafe overlap: two tensors of one mem_id whose byte ranges intersect
@@ -157,7 +157,7 @@ void etk_memory_plan_free(etk_memory_plan_t *plan);
 /* Index into plan->tensors of value `value`, or -1. */
 int64_t etk_memory_plan_find(const etk_memory_plan_t *plan, uint32_t value);
 
-/* Sorted value indices of the non-alias tensors of buffer `mem_id` live at
+/* Sorted value indices of the tensors of buffer `mem_id` live at
  * `instruction`, largest first (ties by value), at most `cap` written to
  * out[]; returns how many there are in all. */
 size_t etk_memory_plan_live_at(const etk_memory_plan_t *plan, uint32_t mem_id,
@@ -201,7 +201,7 @@ int etk_memory_plan_render(const etk_memory_plan_t *plan,
 
 /* The Chrome trace of upstream's generate_memory_trace: {"traceEvents":
  * [...]}, indent 2; one tid per instruction with a live tensor (0, 1, ...),
- * one "X" event per live non-alias tensor in ascending value index, ts the
+ * one "X" event per live tensor in ascending value index, ts the
  * running sum of the row's sizes (all buffers together) or the tensor's
  * offset when `offsets`, dur = nbytes, pid = mem_id, args {op_name,
  * "Memory ID", fqn, source, bytes}. */

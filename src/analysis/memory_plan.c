@@ -512,9 +512,11 @@ static int event_cmp(const void *pa, const void *pb) {
   return (a->at > b->at) - (a->at < b->at);
 }
 
-/* 1 when the tensor counts in live bytes and trace rows. */
+/* 1 when the tensor counts in live bytes and trace rows: it has a
+ * lifetime (aliases count too: the peak is the sum of the live planned
+ * tensors, as defined; only the overlap check exempts them). */
 int etk_mp_counts_live(const etk_memory_plan_tensor_t *t) {
-  return t->first >= 0 && t->alias_of < 0;
+  return t->first >= 0;
 }
 
 /* Pass 4b: peaks by a sweep over sorted events. */

@@ -33,8 +33,8 @@ typedef struct etk_mp_internal {
 /* Copy of s[0..n) plus a NUL, freed with the plan; NULL on out of memory. */
 char *etk_mp_pool_dup(etk_mp_internal_t *in, const char *s, size_t n);
 
-/* 1 when a tensor counts in live bytes and trace rows: it has a lifetime
- * and is not an alias of another tensor. */
+/* 1 when a tensor counts in live bytes and trace rows: it has a
+ * lifetime. */
 int etk_mp_counts_live(const etk_memory_plan_tensor_t *t);
 
 #endif

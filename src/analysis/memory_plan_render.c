@@ -4,7 +4,7 @@
  * upstream's generate_memory_trace.
  *
  * TRACE ROWS
- *   One row per instruction that has a live (non-alias) tensor.  Rows are
+ *   One row per instruction that has a live tensor.  Rows are
  *   built by a sweep: tensors sorted by first instruction enter the live
  *   set, and leave it after their last instruction; each row is the live
  *   set sorted by value index.  The cost is the output's size plus a sort

@@ -113,8 +113,7 @@ static int multi_mem_delegate(uint8_t **out, size_t *len) {
   return finish(b, out, len);
 }
 
-/* v = et_view(x) shares x's bytes (alias, not an overlap, not counted
- * twice); o = relu(v); then a MoveCall, a forward JumpFalseCall and a
+/* v = et_view(x) shares x's bytes (an alias: not an overlap); o = relu(v); then a MoveCall, a forward JumpFalseCall and a
  * FreeCall reference m, so m lives 2..4. */
 static int alias_and_control(uint8_t **out, size_t *len) {
   etk_program_builder_t *b = etk_program_builder_new("forward");

@@ -141,7 +141,7 @@ def expected_plan(plan):
         peak, at = 0, None
         for i in range(n):
             live = sum(t["nbytes"] for t in live_at[i]
-                       if t["mem_id"] == mem_id and t["value"] not in alias)
+                       if t["mem_id"] == mem_id)
             if live > peak:
                 peak, at = live, i
         buffers.append({"mem_id": mem_id, "size": sizes[mem_id],
@@ -161,7 +161,7 @@ def expected_plan(plan):
                or t["offset"] + t["nbytes"] > sizes[t["mem_id"]]]
     trace, tid = [], 0
     for i in range(n):
-        live = [t for t in live_at[i] if t["value"] not in alias]
+        live = live_at[i]
         if not live:
             continue
         start = 0
