@@ -5,12 +5,12 @@
  *     spanning its lifetime and its bytes, filled with the colour of its op
  *     type (operator name without overload; legend on top), with a native
  *     tooltip (<title>: name, value, size, lifetime, op, module, source);
- *   - unsafe overlaps drawn on top as red hatched rectangles (the shared
+ *   - unsafe overlaps drawn on top as red rectangles (the shared
  *     bytes during the shared instructions), invalid tensors outlined red;
  *   - under the map, the live-bytes curve (a step line over instructions)
  *     with the buffer size and the peak marked.
- * Alias tensors (et_view outputs) are drawn dashed and do not count in the
- * curve.  Coordinates are scaled into a fixed drawing area, so the page
+ * Alias tensors (et_view outputs) are drawn translucent and dashed, over
+ * the tensor they view.  Coordinates are scaled into a fixed drawing area, so the page
  * size is linear in the number of tensors.
  */
 #include <stdlib.h>
