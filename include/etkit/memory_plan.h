@@ -111,7 +111,8 @@ typedef struct etk_memory_plan_runtime {
   uint64_t max_bytes;     /* largest single allocation */
 } etk_memory_plan_runtime_t;
 
-/* Most overlaps stored (overlap_total still counts them all). */
+/* Most overlaps looked for: beyond them the check stops and sets
+ * overlaps_truncated (a pathological plan must not take quadratic time). */
 #define ETK_MEMORY_PLAN_MAX_OVERLAPS 100000u
 
 typedef struct etk_memory_plan {
@@ -129,7 +130,8 @@ typedef struct etk_memory_plan {
   size_t buffer_count;
   const etk_memory_plan_overlap_t *overlaps; /* sorted by (a, b) */
   size_t overlap_count;
-  uint64_t overlap_total;      /* > overlap_count when capped */
+  uint64_t overlap_total;      /* pairs found (= overlap_count) */
+  bool overlaps_truncated;     /* more than ETK_MEMORY_PLAN_MAX_OVERLAPS */
   size_t invalid_count;        /* tensors with `invalid` set */
   const etk_memory_plan_runtime_t *runtime; /* after attach_etdump */
   size_t runtime_count;
@@ -216,7 +218,8 @@ int etk_memory_plan_render_html(const etk_memory_plan_t *plan,
                                 etk_render_sink_t *sink, etk_error_t *err);
 
 /* Writes one line per plan problem (invalid tensors, then overlaps) and
- * returns their number (overlap_total + invalid_count). */
+ * returns their number (overlap_total + invalid_count, plus 1 for the
+ * line saying the overlap list was cut). */
 uint64_t etk_memory_plan_render_problems(const etk_memory_plan_t *plan,
                                          etk_render_sink_t *sink);
 

@@ -24,8 +24,8 @@
  *      lists pass their first/last on to their items (once per list, so a
  *      list referenced a million times costs its size once);
  *   4. buffers; invalid tensors; peaks by sorting +/- events per buffer;
- *   5. overlaps: per mem_id, tensors by first instruction, each compared
- *      with the tensors still live when it starts.
+ *   5. overlaps (memory_plan_overlaps.c): a sweep over time with the live
+ *      tensors of each mem_id in an interval treap.
  *
  * MEMORY
  *   A copy of the file (tensor sizes point into it), O(values) arrays for
@@ -550,112 +550,6 @@ static int compute_peaks(etk_mp_internal_t *in) {
   return ETK_OK;
 }
 
-static size_t group_root(size_t *parent, size_t k) {
-  while (parent[k] != k) {
-    parent[k] = parent[parent[k]];
-    k = parent[k];
-  }
-  return k;
-}
-
-/* A tensor with a lifetime, keyed for the overlap sweep. */
-typedef struct sweep_item {
-  uint32_t mem_id, value;
-  int64_t first;
-  size_t k;
-} sweep_item_t;
-
-static int sweep_cmp(const void *pa, const void *pb) {
-  const sweep_item_t *a = pa, *b = pb;
-  if (a->mem_id != b->mem_id) return a->mem_id < b->mem_id ? -1 : 1;
-  if (a->first != b->first) return a->first < b->first ? -1 : 1;
-  return (a->value > b->value) - (a->value < b->value);
-}
-
-static int overlap_cmp(const void *pa, const void *pb) {
-  const etk_memory_plan_overlap_t *a = pa, *b = pb;
-  if (a->a != b->a) return a->a < b->a ? -1 : 1;
-  return (a->b > b->b) - (a->b < b->b);
-}
-
-static void record_overlap(etk_mp_internal_t *in,
-                           const etk_memory_plan_tensor_t *x,
-                           const etk_memory_plan_tensor_t *y) {
-  in->pub.overlap_total++;
-  if (in->pub.overlap_count >= ETK_MEMORY_PLAN_MAX_OVERLAPS) return;
-  if (in->pub.overlap_count == in->overlap_cap) {
-    size_t cap = in->overlap_cap ? 2 * in->overlap_cap : 64;
-    etk_memory_plan_overlap_t *p = realloc(in->overlaps, cap * sizeof *p);
-    if (!p) {
-      in->overlap_oom = 1;
-      return;
-    }
-    in->overlaps = p;
-    in->overlap_cap = cap;
-  }
-  etk_memory_plan_overlap_t *o = &in->overlaps[in->pub.overlap_count++];
-  o->a = x->value < y->value ? x->value : y->value;
-  o->b = x->value < y->value ? y->value : x->value;
-  o->mem_id = x->mem_id;
-  o->byte_start = x->offset > y->offset ? x->offset : y->offset;
-  uint64_t xe = x->offset + x->nbytes, ye = y->offset + y->nbytes;
-  o->byte_end = xe < ye ? xe : ye;
-  o->first = x->first > y->first ? x->first : y->first;
-  o->last = x->last < y->last ? x->last : y->last;
-}
-
-/* Pass 5: unsafe overlaps, per mem_id, by a sweep over first instructions
- * with the list of tensors still live. */
-static int compute_overlaps(etk_mp_internal_t *in, reader_t *r) {
-  size_t nt = in->pub.tensor_count, n = 0;
-  sweep_item_t *order = malloc((nt + 1) * sizeof *order);
-  size_t *parent = malloc((nt + 1) * sizeof *parent);
-  size_t *active = malloc((nt + 1) * sizeof *active);
-  int rc = ETK_OK;
-  if (!order || !parent || !active) {
-    rc = ETK_E_NO_MEMORY;
-    goto done;
-  }
-  for (size_t k = 0; k < nt; k++) parent[k] = k;
-  for (size_t k = 0; k < nt; k++) {
-    const etk_memory_plan_tensor_t *t = &in->tensors[k];
-    if (t->alias_of >= 0) {
-      size_t a = group_root(parent, k);
-      size_t b = group_root(parent, (size_t)r->tensor_of[t->alias_of]);
-      parent[a] = b;
-    }
-    if (t->first >= 0 && t->nbytes > 0)
-      order[n++] = (sweep_item_t){t->mem_id, t->value, t->first, k};
-  }
-  qsort(order, n, sizeof *order, sweep_cmp);
-  size_t na = 0;
-  for (size_t i = 0; i < n; i++) {
-    const etk_memory_plan_tensor_t *t = &in->tensors[order[i].k];
-    if (i > 0 && order[i - 1].mem_id != t->mem_id) na = 0;
-    size_t keep = 0, gt = group_root(parent, order[i].k);
-    for (size_t j = 0; j < na; j++) {
-      const etk_memory_plan_tensor_t *u = &in->tensors[active[j]];
-      if (u->last < t->first) continue; /* dead: dropped */
-      active[keep++] = active[j];
-      if (u->offset < t->offset + t->nbytes && t->offset < u->offset + u->nbytes &&
-          group_root(parent, active[j]) != gt)
-        record_overlap(in, u, t);
-    }
-    na = keep;
-    active[na++] = order[i].k;
-  }
-  if (in->overlap_oom) rc = ETK_E_NO_MEMORY;
-  if (in->pub.overlap_count)
-    qsort(in->overlaps, in->pub.overlap_count, sizeof *in->overlaps,
-          overlap_cmp);
-  in->pub.overlaps = in->overlaps;
-done:
-  free(order);
-  free(parent);
-  free(active);
-  return rc;
-}
-
 /* ------------------------------------------------------------- public */
 
 static int find_method(reader_t *r, etk_fb_table_t program, const char *method,
@@ -716,7 +610,7 @@ static int analyse(reader_t *r, uint32_t root, const char *method) {
       (rc = read_buffers(r, plan)) != ETK_OK)
     return rc;
   if ((rc = compute_peaks(r->in)) != ETK_OK ||
-      (rc = compute_overlaps(r->in, r)) != ETK_OK)
+      (rc = etk_mp_find_overlaps(r->in)) != ETK_OK)
     return oom(r);
   return ETK_OK;
 }

@@ -37,4 +37,8 @@ char *etk_mp_pool_dup(etk_mp_internal_t *in, const char *s, size_t n);
  * lifetime. */
 int etk_mp_counts_live(const etk_memory_plan_tensor_t *t);
 
+/* Fills in->overlaps / overlap_count / overlap_total / overlaps_truncated
+ * (memory_plan_overlaps.c).  ETK_OK or ETK_E_NO_MEMORY. */
+int etk_mp_find_overlaps(etk_mp_internal_t *in);
+
 #endif

@@ -138,6 +138,7 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
   }
   etk_json_end_array(&j);
   kv_uint(&j, "overlap_total", p->overlap_total);
+  kv_bool(&j, "overlaps_truncated", p->overlaps_truncated);
   etk_json_key(&j, "invalid");
   etk_json_begin_array(&j);
   for (size_t k = 0; k < p->tensor_count; k++)
@@ -303,10 +304,10 @@ uint64_t etk_memory_plan_render_problems(const etk_memory_plan_t *p,
                       (unsigned long long)o->byte_end, o->mem_id,
                       (long long)o->first, (long long)o->last);
   }
-  if (p->overlap_total > p->overlap_count)
-    etk_render_printf(s, "unsafe plan: %llu more overlapping pairs not listed\n",
-                      (unsigned long long)(p->overlap_total - p->overlap_count));
-  return p->overlap_total + p->invalid_count;
+  if (p->overlaps_truncated)
+    etk_render_printf(s, "unsafe plan: more than %u overlapping pairs; the "
+                      "check stopped there\n", ETK_MEMORY_PLAN_MAX_OVERLAPS);
+  return p->overlap_total + p->invalid_count + (p->overlaps_truncated ? 1 : 0);
 }
 
 int etk_memory_plan_render(const etk_memory_plan_t *plan,
