@@ -39,32 +39,36 @@ static int event_cmp(const void *pa, const void *pb) {
   return (a->value > b->value) - (a->value < b->value);
 }
 
+/* One treap node per tensor, packed in one cache line's worth of bytes
+ * (the sweep's cost is memory latency). */
+typedef struct node {
+  int64_t left, right;
+  uint64_t offset, end, max_end;
+  uint32_t value, prio;
+  size_t group; /* alias group root */
+} node_t;
+
 typedef struct treap {
   const etk_memory_plan_tensor_t *ts;
-  int64_t *left, *right;
-  uint64_t *max_end;
-  uint32_t *prio;
-  size_t *group; /* alias group root per tensor */
+  node_t *n;
   etk_mp_internal_t *in;
   int64_t probe; /* the tensor being inserted, for reports */
 } treap_t;
 
-static uint64_t end_of(const treap_t *t, int64_t k) {
-  return t->ts[k].offset + t->ts[k].nbytes;
-}
+static uint64_t end_of(const treap_t *t, int64_t k) { return t->n[k].end; }
 
 static int key_less(const treap_t *t, int64_t a, int64_t b) {
-  const etk_memory_plan_tensor_t *x = &t->ts[a], *y = &t->ts[b];
+  const node_t *x = &t->n[a], *y = &t->n[b];
   if (x->offset != y->offset) return x->offset < y->offset;
   return x->value < y->value;
 }
 
 static void pull(treap_t *t, int64_t k) {
-  uint64_t m = end_of(t, k);
-  if (t->left[k] >= 0 && t->max_end[t->left[k]] > m) m = t->max_end[t->left[k]];
-  if (t->right[k] >= 0 && t->max_end[t->right[k]] > m)
-    m = t->max_end[t->right[k]];
-  t->max_end[k] = m;
+  node_t *x = &t->n[k];
+  uint64_t m = x->end;
+  if (x->left >= 0 && t->n[x->left].max_end > m) m = t->n[x->left].max_end;
+  if (x->right >= 0 && t->n[x->right].max_end > m) m = t->n[x->right].max_end;
+  x->max_end = m;
 }
 
 /* Splits `root` into keys < key(k) (*a) and keys >= key(k) (*b). */
@@ -74,10 +78,10 @@ static void split(treap_t *t, int64_t root, int64_t k, int64_t *a, int64_t *b) {
     return;
   }
   if (key_less(t, root, k)) {
-    split(t, t->right[root], k, &t->right[root], b);
+    split(t, t->n[root].right, k, &t->n[root].right, b);
     *a = root;
   } else {
-    split(t, t->left[root], k, a, &t->left[root]);
+    split(t, t->n[root].left, k, a, &t->n[root].left);
     *b = root;
   }
   pull(t, root);
@@ -86,21 +90,21 @@ static void split(treap_t *t, int64_t root, int64_t k, int64_t *a, int64_t *b) {
 static int64_t merge(treap_t *t, int64_t a, int64_t b) {
   if (a < 0) return b;
   if (b < 0) return a;
-  if (t->prio[a] > t->prio[b]) {
-    t->right[a] = merge(t, t->right[a], b);
+  if (t->n[a].prio > t->n[b].prio) {
+    t->n[a].right = merge(t, t->n[a].right, b);
     pull(t, a);
     return a;
   }
-  t->left[b] = merge(t, a, t->left[b]);
+  t->n[b].left = merge(t, a, t->n[b].left);
   pull(t, b);
   return b;
 }
 
 static int64_t erase(treap_t *t, int64_t root, int64_t k) {
   if (root < 0) return -1;
-  if (root == k) return merge(t, t->left[root], t->right[root]);
-  if (key_less(t, k, root)) t->left[root] = erase(t, t->left[root], k);
-  else t->right[root] = erase(t, t->right[root], k);
+  if (root == k) return merge(t, t->n[root].left, t->n[root].right);
+  if (key_less(t, k, root)) t->n[root].left = erase(t, t->n[root].left, k);
+  else t->n[root].right = erase(t, t->n[root].right, k);
   pull(t, root);
   return root;
 }
@@ -136,14 +140,14 @@ static void record(treap_t *t, int64_t other) {
 
 /* Reports every node of `root` whose bytes intersect [lo, hi). */
 static void query(treap_t *t, int64_t root, uint64_t lo, uint64_t hi) {
-  if (root < 0 || t->max_end[root] <= lo || t->in->pub.overlaps_truncated ||
+  if (root < 0 || t->n[root].max_end <= lo || t->in->pub.overlaps_truncated ||
       t->in->overlap_oom)
     return;
-  query(t, t->left[root], lo, hi);
-  if (t->ts[root].offset >= hi) return;
-  if (end_of(t, root) > lo && t->group[root] != t->group[t->probe])
-    record(t, root);
-  query(t, t->right[root], lo, hi);
+  const node_t *x = &t->n[root];
+  query(t, x->left, lo, hi);
+  if (x->offset >= hi) return;
+  if (x->end > lo && x->group != t->n[t->probe].group) record(t, root);
+  query(t, x->right, lo, hi);
 }
 
 static size_t group_root(size_t *parent, size_t k) {
@@ -162,36 +166,34 @@ static int overlap_cmp(const void *pa, const void *pb) {
 
 int etk_mp_find_overlaps(etk_mp_internal_t *in) {
   size_t nt = in->pub.tensor_count, n = 0;
-  treap_t t = {in->tensors, NULL, NULL, NULL, NULL, NULL, in, -1};
+  treap_t t = {in->tensors, NULL, in, -1};
   sweep_event_t *ev = malloc((2 * nt + 1) * sizeof *ev);
-  t.left = malloc((nt + 1) * sizeof *t.left);
-  t.right = malloc((nt + 1) * sizeof *t.right);
-  t.max_end = malloc((nt + 1) * sizeof *t.max_end);
-  t.prio = malloc((nt + 1) * sizeof *t.prio);
-  t.group = malloc((nt + 1) * sizeof *t.group);
+  size_t *group = malloc((nt + 1) * sizeof *group);
+  t.n = malloc((nt + 1) * sizeof *t.n);
   int rc = ETK_OK;
-  if (!ev || !t.left || !t.right || !t.max_end || !t.prio || !t.group) {
+  if (!ev || !group || !t.n) {
     rc = ETK_E_NO_MEMORY;
     goto done;
   }
-  uint32_t seed = 0x9E3779B9u;
-  for (size_t k = 0; k < nt; k++) {
-    t.group[k] = k;
-    seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
-    t.prio[k] = seed;
-  }
+  for (size_t k = 0; k < nt; k++) group[k] = k;
   for (size_t k = 0; k < nt; k++) {
     const etk_memory_plan_tensor_t *x = &in->tensors[k];
     int64_t base = x->alias_of >= 0
                        ? etk_memory_plan_find(&in->pub, (uint32_t)x->alias_of)
                        : -1;
-    if (base >= 0)
-      t.group[group_root(t.group, k)] = group_root(t.group, (size_t)base);
+    if (base >= 0) group[group_root(group, k)] = group_root(group, (size_t)base);
     if (x->first < 0 || x->nbytes == 0) continue;
     ev[n++] = (sweep_event_t){x->mem_id, x->value, x->first, 1, k};
     ev[n++] = (sweep_event_t){x->mem_id, x->value, x->last + 1, 0, k};
   }
-  for (size_t k = 0; k < nt; k++) t.group[k] = group_root(t.group, k);
+  uint32_t seed = 0x9E3779B9u;
+  for (size_t k = 0; k < nt; k++) {
+    const etk_memory_plan_tensor_t *x = &in->tensors[k];
+    seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+    t.n[k] = (node_t){-1, -1, x->offset, x->offset + x->nbytes,
+                      x->offset + x->nbytes, x->value, seed,
+                      group_root(group, k)};
+  }
   qsort(ev, n, sizeof *ev, event_cmp);
   int64_t root = -1;
   for (size_t i = 0; i < n && !in->pub.overlaps_truncated; i++) {
@@ -202,10 +204,10 @@ int etk_mp_find_overlaps(etk_mp_internal_t *in) {
       continue;
     }
     t.probe = k;
-    query(&t, root, in->tensors[k].offset, end_of(&t, k));
+    query(&t, root, t.n[k].offset, t.n[k].end);
     int64_t a, b;
     split(&t, root, k, &a, &b);
-    t.left[k] = t.right[k] = -1;
+    t.n[k].left = t.n[k].right = -1;
     pull(&t, k);
     root = merge(&t, merge(&t, a, k), b);
   }
@@ -216,10 +218,7 @@ int etk_mp_find_overlaps(etk_mp_internal_t *in) {
   in->pub.overlaps = in->overlaps;
 done:
   free(ev);
-  free(t.left);
-  free(t.right);
-  free(t.max_end);
-  free(t.prio);
-  free(t.group);
+  free(group);
+  free(t.n);
   return rc;
 }
