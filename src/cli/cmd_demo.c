@@ -40,17 +40,15 @@
 #define CMD "demo"
 #define RUNS 5
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: etkit demo [--output-dir DIR] [--runs N]\n"
-          "\n"
-          "Builds a small CNN (with a delegated part), runs it N times\n"
-          "(default 5) with tracing and writes model.pte, model.bpte,\n"
-          "model.etrecord, etdump.etdp and debug_buffer.bin into DIR (default\n"
-          "./etkit-demo), then prints the operators linked with the ETRecord\n"
-          "(op types, modules), a per-operator-type summary and the commands\n"
-          "to go on.\n");
-}
+static const char *const usage_text =
+    "usage: etkit demo [--output-dir DIR] [--runs N]\n"
+    "\n"
+    "Builds a small CNN (with a delegated part), runs it N times\n"
+    "(default 5) with tracing and writes model.pte, model.bpte,\n"
+    "model.etrecord, etdump.etdp and debug_buffer.bin into DIR (default\n"
+    "./etkit-demo), then prints the operators linked with the ETRecord\n"
+    "(op types, modules), a per-operator-type summary and the commands\n"
+    "to go on.\n";
 
 static uint32_t lcg_state = 12345u;
 static float next_weight(float scale) {
@@ -442,28 +440,42 @@ static int show_linked_results(const char *p_etdp, const char *p_dbg,
   return rc;
 }
 
-int etk_cmd_demo(int argc, char **argv) {
-  const char *dir = "etkit-demo";
-  unsigned runs = RUNS;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
+typedef struct demo_cli {
+  const char *dir;
+  unsigned runs;
+} demo_cli_t;
+
+enum { OPT_OUTPUT_DIR = 1, OPT_RUNS };
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("output_dir", 0, demo_cli_t, dir),
+    {"runs", 0, ETK_CLI_VALUE, OPT_RUNS, 0},
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  demo_cli_t *c = ctx;
+  size_t n;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+    case OPT_RUNS:
+      if (!etk_cli_parse_size(p->value, &n) || n == 0 || n > 10000)
+        return etk_cli_usage(
+            CMD, "--runs needs a count from 1 to 10000, not '%s'", p->value);
+      c->runs = (unsigned)n;
       return 0;
-    } else if (strcmp(argv[i], "--output-dir") == 0 && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-      char *end;
-      unsigned long n = strtoul(argv[++i], &end, 10);
-      if (*end || n == 0 || n > 10000) {
-        fprintf(stderr, "etkit demo: --runs needs a count from 1 to 10000\n");
-        return 2;
-      }
-      runs = (unsigned)n;
-    } else {
-      usage(stderr);
-      return 2;
-    }
   }
+  return 0;
+}
+
+int etk_cmd_demo(int argc, char **argv) {
+  demo_cli_t c = {"etkit-demo", RUNS};
+  int prc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options),
+                          argc, argv, apply_option, &c);
+  if (prc) return prc < 0 ? 0 : prc;
+  const char *dir = c.dir;
+  unsigned runs = c.runs;
   etk_error_t err;
   etk_error_clear(&err);
   if (cli_make_dir(dir, &err)) return etk_cli_fail_error(CMD, &err);

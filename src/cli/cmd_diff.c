@@ -54,91 +54,85 @@ typedef struct diff_cli {
   etk_diff_t *diff;
 } diff_cli_t;
 
-static int parse_args(int argc, char **argv, diff_cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                  \
-  do {                                                           \
-    if (!v) {                                                    \
-      if (i + 1 >= argc)                                         \
-        return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                             \
-    }                                                            \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (a[0] != '-' || strcmp(a, "-") == 0) {
+enum {
+  OPT_OUTPUT = 1,
+  OPT_FORMAT,
+  OPT_METRIC,
+  OPT_THRESHOLD,
+  OPT_MIN_DELTA,
+  OPT_FAIL_ABOVE,
+  OPT_ALL_ROWS,
+  OPT_JSON_INDENT,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("output", 'o', diff_cli_t, output),
+    {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
+    {"metric", 0, ETK_CLI_VALUE, OPT_METRIC, 0},
+    {"threshold", 0, ETK_CLI_VALUE, OPT_THRESHOLD, 0},
+    {"min_delta", 0, ETK_CLI_VALUE, OPT_MIN_DELTA, 0},
+    {"fail_above", 0, ETK_CLI_VALUE, OPT_FAIL_ABOVE, 0},
+    {"all_rows", 0, ETK_CLI_NO_VALUE, OPT_ALL_ROWS, 0},
+    ETK_CLI_TIME_OPTIONS,
+    {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+};
+
+/* A value >= 0 (a percentage or a delta); 0 or an exit status. */
+static int non_negative(const etk_cli_parser_t *p, const char *what,
+                        double *out) {
+  if (etk_cli_parse_double(p->value, out) && *out >= 0) return 0;
+  return etk_cli_usage(CMD, "%s needs %s >= 0, not '%s'", p->arg, what,
+                       p->value);
+}
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  diff_cli_t *c = ctx;
+  const char *v = p->value;
+  int t = etk_cli_time_option(p, id, &c->io.source_time_scale,
+                              &c->io.target_time_scale, &c->io.clock_hz);
+  if (t) return t < 0 ? 2 : 0;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
       if (c->npaths == 2)
         return etk_cli_usage(CMD, "unexpected argument '%s' (two ETDumps only)",
-                             a);
-      c->path[c->npaths++] = a;
-    } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
-      VALUE();
-      c->output = v;
-    } else if (etk_cli_flag(a, "format", &v)) {
-      VALUE();
-      if (!etk_cli_parse_format(v, &c->ro.format))
-        return etk_cli_usage(
-            CMD, "invalid format '%s' (choose from table, tsv, csv, json)", v);
-    } else if (etk_cli_flag(a, "metric", &v)) {
-      VALUE();
+                             v);
+      c->path[c->npaths++] = v;
+      return 0;
+    case OPT_FORMAT:
+      return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
+    case OPT_METRIC:
       if (etk_diff_metric_parse(v, &c->dopt.metric) != ETK_OK)
         return etk_cli_usage(
             CMD,
             "invalid metric '%s' (choose from avg, p50, p10, p90, min, max)",
             v);
-    } else if (etk_cli_flag(a, "threshold", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->ro.threshold_pct) ||
-          c->ro.threshold_pct < 0)
-        return etk_cli_usage(
-            CMD, "--threshold needs a percentage >= 0, not '%s'", v);
-    } else if (etk_cli_flag(a, "min_delta", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->ro.min_delta) || c->ro.min_delta < 0)
-        return etk_cli_usage(CMD, "--min-delta needs a number >= 0, not '%s'",
-                             v);
-    } else if (etk_cli_flag(a, "fail_above", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->fail_above) || c->fail_above < 0)
-        return etk_cli_usage(
-            CMD, "--fail-above needs a percentage >= 0, not '%s'", v);
+      return 0;
+    case OPT_THRESHOLD:
+      return non_negative(p, "a percentage", &c->ro.threshold_pct);
+    case OPT_MIN_DELTA:
+      return non_negative(p, "a number", &c->ro.min_delta);
+    case OPT_FAIL_ABOVE:
       c->has_fail_above = 1;
-    } else if (etk_cli_flag(a, "all_rows", &v) && !v) {
+      return non_negative(p, "a percentage", &c->fail_above);
+    case OPT_ALL_ROWS:
       c->dopt.all_rows = 1;
-    } else if (etk_cli_flag(a, "source_time_scale", &v) ||
-               etk_cli_flag(a, "target_time_scale", &v)) {
-      int src = strstr(a, "source") != NULL;
-      VALUE();
-      etk_time_scale_t t;
-      if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return etk_cli_usage(
-            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
-            v);
-      if (src)
-        c->io.source_time_scale = t;
-      else
-        c->io.target_time_scale = t;
-    } else if (etk_cli_flag(a, "clock_hz", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->io.clock_hz) || !(c->io.clock_hz > 0))
-        return etk_cli_usage(CMD,
-                             "--clock-hz needs a positive number, not '%s'", v);
-    } else if (etk_cli_flag(a, "json_indent", &v)) {
-      VALUE();
-      size_t n;
-      if (!etk_cli_parse_size(v, &n) || n > 16)
-        return etk_cli_usage(
-            CMD, "--json-indent needs an integer from 0 to 16, not '%s'", v);
-      c->ro.json_indent = (int)n;
-    } else {
-      return etk_cli_usage(CMD, "unknown argument '%s'", a);
-    }
-#undef VALUE
+      return 0;
+    case OPT_JSON_INDENT:
+      return etk_cli_json_indent_value(p, &c->ro.json_indent) ? 2 : 0;
   }
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, diff_cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
   if (c->npaths != 2)
     return etk_cli_usage(CMD, "%s", "two ETDumps are required: A.etdp B.etdp");
+  if (etk_cli_time_check(CMD, &c->io)) return 1;
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
 }
 
@@ -178,10 +172,6 @@ int etk_cmd_diff(int argc, char **argv) {
   c.ro.label_b = c.path[1];
   etk_error_t err;
   etk_error_clear(&err);
-  double factor;
-  if (etk_time_scale_factor(c.io.source_time_scale, c.io.target_time_scale,
-                            c.io.clock_hz, &factor, &err) != ETK_OK)
-    return etk_cli_fail_error(CMD, &err);
   etk_inspector_t *a = NULL, *b = NULL;
   int status = 0;
   /* each step starts with a clear error: a successful open may leave the

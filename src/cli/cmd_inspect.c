@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "etkit/common.h"
 #include "etkit/etrecord.h"
@@ -92,26 +93,7 @@ static const char *const usage_text =
     "  --link-columns              add module, debug_handles and num_outputs columns\n"
     "  -h, --help                  this help\n";
 
-/* Matches "--name" / "--name=value" with '_' and '-' interchangeable. */
-static int flag_is(const char *arg, const char *name, const char **inline_value) {
-  if (arg[0] != '-' || arg[1] != '-') return 0;
-  const char *a = arg + 2, *n = name;
-  while (*n && *a && *a != '=') {
-    char x = *a == '-' ? '_' : *a, y = *n == '-' ? '_' : *n;
-    if (x != y) return 0;
-    a++;
-    n++;
-  }
-  if (*n) return 0;
-  if (*a == '=') {
-    *inline_value = a + 1;
-    return 1;
-  }
-  if (*a) return 0;
-  *inline_value = NULL;
-  return 1;
-}
-
+#define CMD "inspect"
 #define MAX_LIST ETK_INSPECT_MAX_SELECT
 
 typedef struct cli {
@@ -129,190 +111,179 @@ typedef struct cli {
   size_t total_count;
   const char *totals[MAX_LIST];
   int exact_module;
-  const char *needs_etrecord; /* first option that needs --etrecord_path */
+  char needs_etrecord[128]; /* first option that needs --etrecord_path */
 } cli_t;
 
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "etkit inspect: ");
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, " (try 'etkit inspect --help')\n");
-  return 2;
+enum {
+  OPT_ETDUMP = 1,
+  OPT_FORMAT,
+  OPT_SUMMARY,
+  OPT_ALLOCATIONS,
+  OPT_SORT,
+  OPT_TOP,
+  OPT_BLOCK,
+  OPT_NO_UNITS,
+  OPT_QUIRKS,
+  OPT_METHOD,
+  OPT_BY_MODULE,
+  OPT_MODULE_TOTAL,
+  OPT_SOURCE,
+  OPT_LINK_COLUMNS,
+  OPT_JSON_INDENT,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("etdump_path|etdump", 0, cli_t, etdump),
+    ETK_CLI_STRING("etrecord_path|etrecord", 0, cli_t, etrecord),
+    ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, cli_t, debug_buffer),
+    ETK_CLI_TIME_OPTIONS,
+    ETK_CLI_STRING("tsv_path", 0, cli_t, tsv_path),
+    ETK_CLI_FLAG("compare_results", 0, cli_t, compare),
+    ETK_CLI_STRING("reference", 0, cli_t, reference),
+    {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
+    ETK_CLI_STRING("output", 'o', cli_t, output),
+    {"summary|by_op_type", 0, ETK_CLI_NO_VALUE, OPT_SUMMARY, 0},
+    {"allocations", 0, ETK_CLI_NO_VALUE, OPT_ALLOCATIONS, 0},
+    {"sort", 0, ETK_CLI_VALUE, OPT_SORT, 0},
+    ETK_CLI_FLAG("reverse", 0, cli_t, ro.reverse),
+    {"top", 0, ETK_CLI_VALUE, OPT_TOP, 0},
+    {"block", 0, ETK_CLI_VALUE, OPT_BLOCK, 0},
+    {"no_units", 0, ETK_CLI_NO_VALUE, OPT_NO_UNITS, 0},
+    ETK_CLI_FLAG("include_delegate_debug_data", 0, cli_t,
+                 ro.include_delegate_debug_data),
+    ETK_CLI_FLAG("all_rows", 0, cli_t, ro.all_rows),
+    ETK_CLI_FLAG("all_columns", 0, cli_t, ro.all_columns),
+    ETK_CLI_FLAG("allow_empty", 0, cli_t, ro.allow_empty),
+    {"upstream_quirks", 0, ETK_CLI_NO_VALUE, OPT_QUIRKS, 0},
+    {"method", 0, ETK_CLI_VALUE, OPT_METHOD, 0},
+    {"by_module", 0, ETK_CLI_NO_VALUE, OPT_BY_MODULE, 0},
+    {"module_total", 0, ETK_CLI_VALUE, OPT_MODULE_TOTAL, 0},
+    ETK_CLI_FLAG("exact_module", 0, cli_t, exact_module),
+    {"source", 0, ETK_CLI_OPTIONAL_VALUE, OPT_SOURCE, 0},
+    {"link_columns", 0, ETK_CLI_NO_VALUE, OPT_LINK_COLUMNS, 0},
+    {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+};
+
+/* --block INDEX|NAME */
+static int add_block(cli_t *c, const char *v) {
+  return etk_cli_add_block(CMD, v, c->ro.select_index,
+                           &c->ro.select_index_count, c->ro.select_name,
+                           &c->ro.select_name_count);
 }
 
-static int parse_size(const char *s, size_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-') return 0;
-  *out = (size_t)v;
-  return 1;
+/* --method NAME (every block) or BLOCK=NAME */
+static int add_method(cli_t *c, const char *v) {
+  const char *eq = strrchr(v, '=');
+  if (!eq) {
+    if (!*v) return etk_cli_usage(CMD, "%s", "--method needs a method name");
+    c->method_all = v;
+    return 0;
+  }
+  size_t n = (size_t)(eq - v);
+  if (n == 0 || n >= sizeof c->method_block[0] || !eq[1])
+    return etk_cli_usage(CMD, "--method needs NAME or BLOCK=NAME, not '%s'", v);
+  if (c->method_count == MAX_LIST)
+    return etk_cli_usage(CMD, "too many --method options at '%s'", v);
+  memcpy(c->method_block[c->method_count], v, n);
+  c->method_block[c->method_count][n] = 0;
+  c->method_name[c->method_count++] = eq + 1;
+  return 0;
 }
 
-static int parse_args(int argc, char **argv, cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                               \
-  do {                                                                        \
-    if (!v) {                                                                 \
-      if (i + 1 >= argc) return usage_error("option %s needs a value", a);    \
-      v = argv[++i];                                                          \
-    }                                                                         \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || flag_is(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (flag_is(a, "etdump_path", &v)) {
-      VALUE();
-      c->etdump = v;
-    } else if (flag_is(a, "etrecord_path", &v)) {
-      VALUE();
-      c->etrecord = v;
-    } else if (flag_is(a, "debug_buffer_path", &v)) {
-      VALUE();
-      c->debug_buffer = v;
-    } else if (flag_is(a, "source_time_scale", &v) ||
-               flag_is(a, "target_time_scale", &v)) {
-      int src = strstr(a, "source") != NULL;
-      VALUE();
-      etk_time_scale_t t;
-      if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return usage_error("invalid time scale '%s' (choose from ns, us, ms, s, cycles)", v);
-      if (src) c->opt.source_time_scale = t;
-      else c->opt.target_time_scale = t;
-    } else if (flag_is(a, "tsv_path", &v)) {
-      VALUE();
-      c->tsv_path = v;
-    } else if (flag_is(a, "compare_results", &v) && !v) {
-      c->compare = 1;
-    } else if (flag_is(a, "reference", &v)) {
-      VALUE();
-      c->reference = v;
-    } else if (flag_is(a, "format", &v)) {
-      VALUE();
-      if (strcmp(v, "table") == 0) c->ro.format = ETK_INSPECT_FORMAT_TABLE;
-      else if (strcmp(v, "tsv") == 0) c->ro.format = ETK_INSPECT_FORMAT_TSV;
-      else if (strcmp(v, "csv") == 0) c->ro.format = ETK_INSPECT_FORMAT_CSV;
-      else if (strcmp(v, "json") == 0) c->ro.format = ETK_INSPECT_FORMAT_JSON;
-      else return usage_error("invalid format '%s' (choose from table, tsv, csv, json)", v);
-    } else if (flag_is(a, "output", &v) || strcmp(a, "-o") == 0) {
-      VALUE();
-      c->output = v;
-    } else if ((flag_is(a, "summary", &v) || flag_is(a, "by_op_type", &v)) && !v) {
-      c->ro.view = ETK_INSPECT_VIEW_SUMMARY;
-    } else if (flag_is(a, "allocations", &v) && !v) {
-      c->ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
-    } else if (flag_is(a, "sort", &v)) {
-      VALUE();
-      if (etk_inspect_sort_parse(v, &c->ro.sort) != ETK_OK)
-        return usage_error("invalid sort key '%s' (choose from avg, p10, p50, p90, "
-                           "min, max, total, count, name)", v);
-    } else if (flag_is(a, "reverse", &v) && !v) {
-      c->ro.reverse = 1;
-    } else if (flag_is(a, "top", &v)) {
-      VALUE();
-      if (!parse_size(v, &c->ro.top) || c->ro.top == 0)
-        return usage_error("--top needs a positive integer, not '%s'", v);
-    } else if (flag_is(a, "block", &v)) {
-      VALUE();
-      size_t idx;
-      if (parse_size(v, &idx)) {
-        if (c->ro.select_index_count == ETK_INSPECT_MAX_SELECT)
-          return usage_error("too many --block options at '%s'", v);
-        c->ro.select_index[c->ro.select_index_count++] = idx;
-      } else {
-        if (c->ro.select_name_count == ETK_INSPECT_MAX_SELECT)
-          return usage_error("too many --block options at '%s'", v);
-        c->ro.select_name[c->ro.select_name_count++] = v;
-      }
-    } else if (flag_is(a, "clock_hz", &v)) {
-      VALUE();
-      char *end;
-      errno = 0;
-      double hz = strtod(v, &end);
-      if (errno || end == v || *end || !(hz > 0) || hz - hz != 0)
-        return usage_error("--clock-hz needs a positive number, not '%s'", v);
-      c->opt.clock_hz = hz;
-    } else if (flag_is(a, "no_units", &v) && !v) {
-      c->ro.include_units = 0;
-    } else if (flag_is(a, "include_delegate_debug_data", &v) && !v) {
-      c->ro.include_delegate_debug_data = 1;
-    } else if (flag_is(a, "all_rows", &v) && !v) {
-      c->ro.all_rows = 1;
-    } else if (flag_is(a, "all_columns", &v) && !v) {
-      c->ro.all_columns = 1;
-    } else if (flag_is(a, "allow_empty", &v) && !v) {
-      c->ro.allow_empty = 1;
-    } else if (flag_is(a, "upstream_quirks", &v) && !v) {
-      c->opt.flags |= ETK_INSPECTOR_QUIRKS_ALL;
-      c->quirks = 1;
-    } else if (flag_is(a, "method", &v)) {
-      VALUE();
-      const char *eq = strrchr(v, '=');
-      if (!eq) {
-        if (!*v) return usage_error("%s", "--method needs a method name");
-        c->method_all = v;
-      } else {
-        size_t n = (size_t)(eq - v);
-        if (n == 0 || n >= sizeof c->method_block[0] || !eq[1])
-          return usage_error("--method needs NAME or BLOCK=NAME, not '%s'", v);
-        if (c->method_count == MAX_LIST)
-          return usage_error("too many --method options at '%s'", v);
-        memcpy(c->method_block[c->method_count], v, n);
-        c->method_block[c->method_count][n] = 0;
-        c->method_name[c->method_count++] = eq + 1;
-      }
-      if (!c->needs_etrecord) c->needs_etrecord = "--method";
-    } else if (flag_is(a, "by_module", &v) && !v) {
+/* The options that only make sense with an ETRecord; 0 or a status. */
+static int apply_link_option(cli_t *c, const etk_cli_parser_t *p, int id) {
+  const char *v = p->value;
+  if (!c->needs_etrecord[0])
+    snprintf(c->needs_etrecord, sizeof c->needs_etrecord, "%s", p->arg);
+  switch (id) {
+    case OPT_METHOD:
+      return add_method(c, v);
+    case OPT_BY_MODULE:
       c->ro.view = ETK_INSPECT_VIEW_MODULES;
-      if (!c->needs_etrecord) c->needs_etrecord = "--by-module";
-    } else if (flag_is(a, "module_total", &v)) {
-      VALUE();
+      return 0;
+    case OPT_MODULE_TOTAL:
       if (c->total_count == MAX_LIST)
-        return usage_error("too many --module-total options at '%s'", v);
+        return etk_cli_usage(CMD, "too many --module-total options at '%s'", v);
       c->totals[c->total_count++] = v;
-      if (!c->needs_etrecord) c->needs_etrecord = "--module-total";
-    } else if (flag_is(a, "exact_module", &v) && !v) {
-      c->exact_module = 1;
-    } else if (flag_is(a, "source", &v)) {
+      return 0;
+    case OPT_SOURCE:
       if (v && strcmp(v, "full") != 0)
-        return usage_error("--source takes no value or '=full', not '%s'", v);
+        return etk_cli_usage(CMD,
+                             "--source takes no value or '=full', not '%s'", v);
       c->ro.columns |= ETK_INSPECT_COLUMN_SOURCE;
       c->ro.full_paths = v != NULL;
-      if (!c->needs_etrecord) c->needs_etrecord = "--source";
-    } else if (flag_is(a, "link_columns", &v) && !v) {
+      return 0;
+    case OPT_LINK_COLUMNS:
       c->ro.columns |= ETK_INSPECT_COLUMN_MODULE |
                        ETK_INSPECT_COLUMN_DEBUG_HANDLES |
                        ETK_INSPECT_COLUMN_NUM_OUTPUTS;
-      if (!c->needs_etrecord) c->needs_etrecord = "--link-columns";
-    } else if (flag_is(a, "json_indent", &v)) {
-      VALUE();
-      size_t n;
-      if (!parse_size(v, &n) || n > 16)
-        return usage_error("--json-indent needs an integer from 0 to 16, not '%s'", v);
-      c->ro.json_indent = (int)n;
-    } else {
-      return usage_error("unknown argument '%s'", a);
-    }
-#undef VALUE
+      return 0;
   }
-  if (!c->etdump) return usage_error("%s", "the following argument is required: --etdump_path");
-  if (c->needs_etrecord && !c->etrecord)
-    return usage_error("%s needs --etrecord_path", c->needs_etrecord);
+  return 0;
+}
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  cli_t *c = ctx;
+  const char *v = p->value;
+  int t = etk_cli_time_option(p, id, &c->opt.source_time_scale,
+                              &c->opt.target_time_scale, &c->opt.clock_hz);
+  if (t) return t < 0 ? 2 : 0;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      return etk_cli_usage(CMD, "unknown argument '%s'", v);
+    case OPT_FORMAT:
+      return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
+    case OPT_SUMMARY:
+      c->ro.view = ETK_INSPECT_VIEW_SUMMARY;
+      return 0;
+    case OPT_ALLOCATIONS:
+      c->ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
+      return 0;
+    case OPT_SORT:
+      if (etk_inspect_sort_parse(v, &c->ro.sort) != ETK_OK)
+        return etk_cli_usage(
+            CMD,
+            "invalid sort key '%s' (choose from avg, p10, p50, "
+            "p90, min, max, total, count, name)",
+            v);
+      return 0;
+    case OPT_TOP:
+      return etk_cli_positive_size_value(p, &c->ro.top) ? 2 : 0;
+    case OPT_BLOCK:
+      return add_block(c, v);
+    case OPT_NO_UNITS:
+      c->ro.include_units = 0;
+      return 0;
+    case OPT_QUIRKS:
+      c->opt.flags |= ETK_INSPECTOR_QUIRKS_ALL;
+      c->quirks = 1;
+      return 0;
+    case OPT_JSON_INDENT:
+      return etk_cli_json_indent_value(p, &c->ro.json_indent) ? 2 : 0;
+  }
+  return apply_link_option(c, p, id);
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
+  if (etk_cli_require(CMD, c->etdump, "--etdump_path")) return 2;
+  if (c->needs_etrecord[0] && !c->etrecord)
+    return etk_cli_usage(CMD, "%s needs --etrecord_path", c->needs_etrecord);
   if (c->reference && !c->compare)
-    return usage_error("%s", "--reference needs --compare_results");
+    return etk_cli_usage(CMD, "%s", "--reference needs --compare_results");
   if (c->exact_module && !c->total_count)
-    return usage_error("%s", "--exact-module needs --module-total");
+    return etk_cli_usage(CMD, "%s", "--exact-module needs --module-total");
   if (c->total_count && c->ro.view != ETK_INSPECT_VIEW_EVENTS)
-    return usage_error("%s", "--module-total cannot be combined with --summary, "
-                             "--by-module or --allocations");
+    return etk_cli_usage(CMD, "%s",
+                         "--module-total cannot be combined with --summary, "
+                         "--by-module or --allocations");
+  if (etk_cli_time_check(CMD, &c->opt)) return 1;
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if (c->tsv_path && etk_cli_check_output(CMD, c->tsv_path)) return 1;
   return 0;
 }
 
@@ -391,7 +362,7 @@ static void where_in_record(etk_error_t *err, const char *path) {
 static int method_spec_matches(const char *spec, size_t index,
                                const etk_inspector_block_t *b) {
   size_t idx;
-  if (parse_size(spec, &idx)) return idx == index;
+  if (etk_cli_parse_size(spec, &idx)) return idx == index;
   return b->name_present && strlen(spec) == b->name_len &&
          memcmp(spec, b->name, b->name_len) == 0;
 }
@@ -503,10 +474,6 @@ int etk_cmd_inspect(int argc, char **argv) {
 
   etk_error_t err;
   etk_error_clear(&err);
-  double factor;
-  if (etk_time_scale_factor(c.opt.source_time_scale, c.opt.target_time_scale,
-                            c.opt.clock_hz, &factor, &err) != ETK_OK)
-    return fail_err(&err);
 
   uint8_t *dbuf = NULL;
   size_t dlen = 0;

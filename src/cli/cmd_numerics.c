@@ -359,70 +359,54 @@ typedef struct numerics_cli {
   etk_numerics_ab_t *ab;
 } numerics_cli_t;
 
-static int parse_args(int argc, char **argv, numerics_cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                  \
-  do {                                                           \
-    if (!v) {                                                    \
-      if (i + 1 >= argc)                                         \
-        return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                             \
-    }                                                            \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (etk_cli_flag(a, "etdump_path", &v)) {
-      VALUE();
-      c->etdump[0] = v;
-    } else if (etk_cli_flag(a, "debug_buffer_path", &v)) {
-      VALUE();
-      c->buffer[0] = v;
-    } else if (etk_cli_flag(a, "against", &v)) {
-      VALUE();
-      c->etdump[1] = v;
-    } else if (etk_cli_flag(a, "against_debug_buffer", &v)) {
-      VALUE();
-      c->buffer[1] = v;
-    } else if (etk_cli_flag(a, "etrecord_path", &v)) {
-      VALUE();
-      c->etrecord = v;
-    } else if (etk_cli_flag(a, "method", &v)) {
-      VALUE();
-      c->method = v;
-    } else if (etk_cli_flag(a, "format", &v)) {
-      VALUE();
-      if (!etk_cli_parse_format(v, &c->ro.format))
-        return etk_cli_usage(CMD,
-                             "invalid format '%s' (choose from table, tsv, "
-                             "csv, json)",
-                             v);
-    } else if (etk_cli_flag(a, "output", &v) || strcmp(a, "-o") == 0) {
-      VALUE();
-      c->output = v;
-    } else if (etk_cli_flag(a, "no_outputs", &v) && !v) {
-      c->opt.skip_outputs = 1;
-    } else if (etk_cli_flag(a, "min_snr", &v)) {
-      VALUE();
+enum {
+  OPT_ETDUMP = 1,
+  OPT_FORMAT,
+  OPT_MIN_SNR,
+  OPT_JSON_INDENT,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("etdump_path|etdump", 0, numerics_cli_t, etdump[0]),
+    ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, numerics_cli_t,
+                   buffer[0]),
+    ETK_CLI_STRING("against", 0, numerics_cli_t, etdump[1]),
+    ETK_CLI_STRING("against_debug_buffer", 0, numerics_cli_t, buffer[1]),
+    ETK_CLI_STRING("etrecord_path|etrecord", 0, numerics_cli_t, etrecord),
+    ETK_CLI_STRING("method", 0, numerics_cli_t, method),
+    {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
+    ETK_CLI_STRING("output", 'o', numerics_cli_t, output),
+    ETK_CLI_FLAG("no_outputs", 0, numerics_cli_t, opt.skip_outputs),
+    {"min_snr", 0, ETK_CLI_VALUE, OPT_MIN_SNR, 0},
+    {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  numerics_cli_t *c = ctx;
+  const char *v = p->value;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      return etk_cli_usage(CMD, "unexpected argument '%s'", v);
+    case OPT_FORMAT:
+      return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
+    case OPT_MIN_SNR:
       if (!etk_cli_parse_double(v, &c->min_snr))
         return etk_cli_usage(CMD, "--min-snr needs a number of dB, not '%s'",
                              v);
       c->has_min_snr = 1;
-    } else if (etk_cli_flag(a, "json_indent", &v)) {
-      VALUE();
-      size_t n;
-      if (!etk_cli_parse_size(v, &n) || n > 16)
-        return etk_cli_usage(CMD,
-                             "--json-indent needs an integer from 0 to "
-                             "16, not '%s'",
-                             v);
-      c->ro.json_indent = (int)n;
-    } else {
-      return etk_cli_usage(CMD, "unknown argument '%s'", a);
-    }
-#undef VALUE
+      return 0;
+    case OPT_JSON_INDENT:
+      return etk_cli_json_indent_value(p, &c->ro.json_indent) ? 2 : 0;
   }
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, numerics_cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
   if (!c->etdump[0] || !c->etdump[1])
     return etk_cli_usage(CMD, "%s",
                          "the following arguments are required: "
@@ -435,6 +419,7 @@ static int parse_args(int argc, char **argv, numerics_cli_t *c) {
                          "in them");
   if (c->method && !c->etrecord)
     return etk_cli_usage(CMD, "%s", "--method needs --etrecord_path");
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
 }
 

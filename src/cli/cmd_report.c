@@ -47,68 +47,51 @@ typedef struct report_cli {
   char note[256];
 } report_cli_t;
 
-static int parse_args(int argc, char **argv, report_cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                  \
-  do {                                                           \
-    if (!v) {                                                    \
-      if (i + 1 >= argc)                                         \
-        return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                             \
-    }                                                            \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (etk_cli_flag(a, "etdump_path", &v)) {
-      VALUE();
-      c->etdump = v;
-    } else if (etk_cli_flag(a, "etrecord_path", &v)) {
-      VALUE();
-      c->etrecord = v;
-    } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
-      VALUE();
-      c->output = v;
-    } else if (etk_cli_flag(a, "title", &v)) {
-      VALUE();
-      c->title = v;
-    } else if (etk_cli_flag(a, "source_time_scale", &v) ||
-               etk_cli_flag(a, "target_time_scale", &v)) {
-      int src = strstr(a, "source") != NULL;
-      VALUE();
-      etk_time_scale_t t;
-      if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return etk_cli_usage(
-            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
-            v);
-      if (src)
-        c->io.source_time_scale = t;
-      else
-        c->io.target_time_scale = t;
-    } else if (etk_cli_flag(a, "clock_hz", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->io.clock_hz) || !(c->io.clock_hz > 0))
-        return etk_cli_usage(CMD,
-                             "--clock-hz needs a positive number, not '%s'", v);
-    } else if (etk_cli_flag(a, "max_rows", &v) ||
-               etk_cli_flag(a, "max_timeline", &v) ||
-               etk_cli_flag(a, "top", &v)) {
-      size_t *dst = strstr(a, "rows")       ? &c->ro.max_event_rows
-                    : strstr(a, "timeline") ? &c->ro.max_timeline_events
-                                            : &c->ro.top_allocations;
-      VALUE();
-      if (!etk_cli_parse_size(v, dst) || *dst == 0)
-        return etk_cli_usage(CMD, "%s needs a positive integer, not '%s'", a,
-                             v);
-    } else {
-      return etk_cli_usage(CMD, "unknown argument '%s'", a);
-    }
-#undef VALUE
+enum {
+  OPT_ETDUMP = 1,
+  OPT_MAX_ROWS,
+  OPT_MAX_TIMELINE,
+  OPT_TOP,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("etdump_path|etdump", 0, report_cli_t, etdump),
+    ETK_CLI_STRING("etrecord_path|etrecord", 0, report_cli_t, etrecord),
+    ETK_CLI_STRING("output", 'o', report_cli_t, output),
+    ETK_CLI_STRING("title", 0, report_cli_t, title),
+    ETK_CLI_TIME_OPTIONS,
+    {"max_rows", 0, ETK_CLI_VALUE, OPT_MAX_ROWS, 0},
+    {"max_timeline", 0, ETK_CLI_VALUE, OPT_MAX_TIMELINE, 0},
+    {"top", 0, ETK_CLI_VALUE, OPT_TOP, 0},
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  report_cli_t *c = ctx;
+  int t = etk_cli_time_option(p, id, &c->io.source_time_scale,
+                              &c->io.target_time_scale, &c->io.clock_hz);
+  if (t) return t < 0 ? 2 : 0;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+    case OPT_MAX_ROWS:
+      return etk_cli_positive_size_value(p, &c->ro.max_event_rows) ? 2 : 0;
+    case OPT_MAX_TIMELINE:
+      return etk_cli_positive_size_value(p, &c->ro.max_timeline_events) ? 2 : 0;
+    case OPT_TOP:
+      return etk_cli_positive_size_value(p, &c->ro.top_allocations) ? 2 : 0;
   }
-  if (!c->etdump)
-    return etk_cli_usage(CMD, "%s",
-                         "the following argument is required: --etdump_path");
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, report_cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
+  if (etk_cli_require(CMD, c->etdump, "--etdump_path")) return 2;
+  if (etk_cli_time_check(CMD, &c->io)) return 1;
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
 }
 
@@ -127,10 +110,6 @@ int etk_cmd_report(int argc, char **argv) {
   if (prc > 0) return prc;
   etk_error_t err;
   etk_error_clear(&err);
-  double factor;
-  if (etk_time_scale_factor(c.io.source_time_scale, c.io.target_time_scale,
-                            c.io.clock_hz, &factor, &err) != ETK_OK)
-    return etk_cli_fail_error(CMD, &err);
   size_t blen = 0;
   etk_etrecord_t *rec = NULL;
   int status = 0;

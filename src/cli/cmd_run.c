@@ -25,39 +25,34 @@
 #define CMD "run"
 #define MAX_INPUTS 64
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: etkit run PROGRAM [options]\n"
-          "\n"
-          "Runs a program (.pte) or the test cases of a bundled program (.bpte)\n"
-          "on etkit's reference runtime.\n"
-          "\n"
-          "options:\n"
-          "  --method NAME          method to run (default: forward, or the first)\n"
-          "  --iterations N         executions (per test case for a .bpte; default 1)\n"
-          "  --input FILE.npy       an input, once per method input (default: ones)\n"
-          "  --output-dir DIR       write the outputs as .npy files into DIR\n"
-          "  --etdump FILE          trace the runs into an ETDump (.etdp)\n"
-          "  --debug-buffer FILE    write logged tensor bytes to FILE\n"
-          "  --debug-level L        none | outputs | intermediates (default: none,\n"
-          "                         or outputs when --debug-buffer is given)\n"
-          "  --profile-level L      method | all (default: all)\n"
-          "  --no-allocation-events record no allocators/allocations (upstream's\n"
-          "                         runtime records none; its Inspector stops on them)\n"
-          "  --verify               (.bpte) exit 1 if a test case does not match\n"
-          "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n");
-}
+static const char *const usage_text =
+    "usage: etkit run PROGRAM [options]\n"
+    "\n"
+    "Runs a program (.pte) or the test cases of a bundled program (.bpte)\n"
+    "on etkit's reference runtime.\n"
+    "\n"
+    "options:\n"
+    "  --method NAME          method to run (default: forward, or the first)\n"
+    "  --iterations N         executions (per test case for a .bpte; default "
+    "1)\n"
+    "  --input FILE.npy       an input, once per method input (default: ones)\n"
+    "  --output-dir DIR       write the outputs as .npy files into DIR\n"
+    "  --etdump FILE          trace the runs into an ETDump (.etdp)\n"
+    "  --debug-buffer FILE    write logged tensor bytes to FILE\n"
+    "  --debug-level L        none | outputs | intermediates (default: none,\n"
+    "                         or outputs when --debug-buffer is given)\n"
+    "  --profile-level L      method | all (default: all)\n"
+    "  --no-allocation-events record no allocators/allocations (upstream's\n"
+    "                         runtime records none; its Inspector stops on "
+    "them)\n"
+    "  --verify               (.bpte) exit 1 if a test case does not match\n"
+    "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n"
+    "  -h, --help             this help\n";
 
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int parse_double(const char *s, double *out) {
-  char *end;
-  *out = strtod(s, &end);
-  return end != s && *end == 0;
 }
 
 typedef struct options {
@@ -69,6 +64,91 @@ typedef struct options {
   double rtol, atol;
 } options_t;
 
+enum {
+  OPT_METHOD = 1,
+  OPT_ITERATIONS,
+  OPT_INPUT,
+  OPT_DEBUG_LEVEL,
+  OPT_PROFILE_LEVEL,
+  OPT_RTOL,
+  OPT_ATOL,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("method", 0, options_t, method),
+    {"iterations", 0, ETK_CLI_VALUE, OPT_ITERATIONS, 0},
+    {"input", 0, ETK_CLI_VALUE, OPT_INPUT, 0},
+    ETK_CLI_STRING("output_dir", 0, options_t, output_dir),
+    ETK_CLI_STRING("etdump|etdump_path", 0, options_t, etdump),
+    ETK_CLI_STRING("debug_buffer|debug_buffer_path", 0, options_t,
+                   debug_buffer),
+    {"debug_level", 0, ETK_CLI_VALUE, OPT_DEBUG_LEVEL, 0},
+    {"profile_level", 0, ETK_CLI_VALUE, OPT_PROFILE_LEVEL, 0},
+    ETK_CLI_FLAG("no_allocation_events", 0, options_t, no_allocation_events),
+    ETK_CLI_FLAG("verify", 0, options_t, verify),
+    {"rtol", 0, ETK_CLI_VALUE, OPT_RTOL, 0},
+    {"atol", 0, ETK_CLI_VALUE, OPT_ATOL, 0},
+};
+
+/* The index of `v` in the NULL-terminated `names`, or -1. */
+static int choice(const char *v, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(v, names[i]) == 0) return i;
+  return -1;
+}
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  static const char *const debug_levels[] = {"none", "outputs", "intermediates",
+                                             NULL};
+  static const char *const profile_levels[] = {"method", "all", NULL};
+  options_t *o = ctx;
+  const char *v = p->value;
+  size_t n;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      if (o->program) return etk_cli_usage(CMD, "more than one program given");
+      o->program = v;
+      return 0;
+    case OPT_ITERATIONS:
+      if (!etk_cli_parse_size(v, &n) || n == 0 || n > 100000000u)
+        return etk_cli_usage(
+            CMD, "--iterations needs a positive count, not '%s'", v);
+      o->iterations = (unsigned long)n;
+      return 0;
+    case OPT_INPUT:
+      if (o->input_count == MAX_INPUTS)
+        return etk_cli_usage(CMD, "at most %d inputs", MAX_INPUTS);
+      o->inputs[o->input_count++] = v;
+      return 0;
+    case OPT_DEBUG_LEVEL:
+      o->debug_level = choice(v, debug_levels);
+      if (o->debug_level < 0)
+        return etk_cli_usage(CMD,
+                             "invalid debug level '%s' (choose from none, "
+                             "outputs, intermediates)",
+                             v);
+      return 0;
+    case OPT_PROFILE_LEVEL:
+      o->profile_level = choice(v, profile_levels);
+      if (o->profile_level < 0)
+        return etk_cli_usage(
+            CMD, "invalid profile level '%s' (choose from method, all)", v);
+      return 0;
+    case OPT_RTOL:
+    case OPT_ATOL: {
+      double x;
+      if (!etk_cli_parse_double(v, &x) || x < 0)
+        return etk_cli_usage(CMD, "%s needs a number >= 0, not '%s'", p->arg,
+                             v);
+      *(id == OPT_RTOL ? &o->rtol : &o->atol) = x;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
   memset(o, 0, sizeof *o);
   o->iterations = 1;
@@ -76,105 +156,21 @@ static int parse_args(int argc, char **argv, options_t *o) {
   o->profile_level = CLI_PROFILE_ALL;
   o->rtol = ETK_BUNDLED_DEFAULT_RTOL;
   o->atol = ETK_BUNDLED_DEFAULT_ATOL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                           \
-  do {                                                                         \
-    if (!v) {                                                                  \
-      fprintf(stderr, "etkit run: %s needs a value\n", a);                     \
-      return 2;                                                                \
-    }                                                                          \
-    i++;                                                                       \
-  } while (0)
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return -1;
-    } else if (strcmp(a, "--method") == 0) {
-      NEED_VALUE();
-      o->method = v;
-    } else if (strcmp(a, "--iterations") == 0) {
-      NEED_VALUE();
-      char *end;
-      o->iterations = strtoul(v, &end, 10);
-      if (*end || o->iterations == 0 || o->iterations > 100000000ul) {
-        fprintf(stderr, "etkit run: --iterations needs a positive count\n");
-        return 2;
-      }
-    } else if (strcmp(a, "--input") == 0) {
-      NEED_VALUE();
-      if (o->input_count == MAX_INPUTS) {
-        fprintf(stderr, "etkit run: at most %d inputs\n", MAX_INPUTS);
-        return 2;
-      }
-      o->inputs[o->input_count++] = v;
-    } else if (strcmp(a, "--output-dir") == 0) {
-      NEED_VALUE();
-      o->output_dir = v;
-    } else if (strcmp(a, "--etdump") == 0) {
-      NEED_VALUE();
-      o->etdump = v;
-    } else if (strcmp(a, "--debug-buffer") == 0) {
-      NEED_VALUE();
-      o->debug_buffer = v;
-    } else if (strcmp(a, "--debug-level") == 0) {
-      NEED_VALUE();
-      if (strcmp(v, "none") == 0) o->debug_level = CLI_DEBUG_NONE;
-      else if (strcmp(v, "outputs") == 0) o->debug_level = CLI_DEBUG_OUTPUTS;
-      else if (strcmp(v, "intermediates") == 0)
-        o->debug_level = CLI_DEBUG_INTERMEDIATES;
-      else {
-        fprintf(stderr, "etkit run: --debug-level is none, outputs or "
-                        "intermediates\n");
-        return 2;
-      }
-    } else if (strcmp(a, "--no-allocation-events") == 0) {
-      o->no_allocation_events = 1;
-    } else if (strcmp(a, "--profile-level") == 0) {
-      NEED_VALUE();
-      if (strcmp(v, "method") == 0) o->profile_level = CLI_PROFILE_METHOD;
-      else if (strcmp(v, "all") == 0) o->profile_level = CLI_PROFILE_ALL;
-      else {
-        fprintf(stderr, "etkit run: --profile-level is method or all\n");
-        return 2;
-      }
-    } else if (strcmp(a, "--verify") == 0) {
-      o->verify = 1;
-    } else if (strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0) {
-      NEED_VALUE();
-      double x;
-      if (!parse_double(v, &x) || x < 0) {
-        fprintf(stderr, "etkit run: %s needs a number >= 0\n", a);
-        return 2;
-      }
-      *(a[2] == 'r' ? &o->rtol : &o->atol) = x;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "etkit run: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (!o->program) {
-      o->program = a;
-    } else {
-      fprintf(stderr, "etkit run: more than one program given\n");
-      return 2;
-    }
-#undef NEED_VALUE
-  }
-  if (!o->program) {
-    usage(stderr);
-    return 2;
-  }
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, o);
+  if (rc) return rc;
+  if (etk_cli_require(CMD, o->program, "PROGRAM")) return 2;
   if (o->debug_level < 0)
     o->debug_level = o->debug_buffer ? CLI_DEBUG_OUTPUTS : CLI_DEBUG_NONE;
-  if (o->debug_level > CLI_DEBUG_NONE && !o->etdump) {
-    fprintf(stderr, "etkit run: --debug-level needs --etdump (the events "
-                    "that describe the logged tensors)\n");
-    return 2;
-  }
-  if (o->debug_buffer && !o->etdump) {
-    fprintf(stderr, "etkit run: --debug-buffer needs --etdump\n");
-    return 2;
-  }
+  if (o->debug_level > CLI_DEBUG_NONE && !o->etdump)
+    return etk_cli_usage(CMD, "%s",
+                         "--debug-level needs --etdump (the events that "
+                         "describe the logged tensors)");
+  if (o->debug_buffer && !o->etdump)
+    return etk_cli_usage(CMD, "%s", "--debug-buffer needs --etdump");
+  const char *outputs[] = {o->etdump, o->debug_buffer};
+  for (int i = 0; i < 2; i++)
+    if (outputs[i] && etk_cli_check_output(CMD, outputs[i])) return 1;
   return 0;
 }
 
