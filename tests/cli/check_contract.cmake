@@ -1,0 +1,110 @@
+# check_contract.cmake: runs every `etkit` subcommand against the CLI
+# contract.  -DETKIT=<etkit> -DDIR=<scratch directory>.
+file(REMOVE_RECURSE ${DIR})
+file(MAKE_DIRECTORY ${DIR})
+
+# run(<expected exit> <args...>): sets out/err; fails on another status
+macro(run want)
+  execute_process(COMMAND ${ETKIT} ${ARGN} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc STREQUAL "${want}")
+    message(FATAL_ERROR "etkit ${ARGN}: exit ${rc}, expected ${want}\n${out}${err}")
+  endif()
+endmacro()
+
+run(0 demo --output-dir ${DIR}/d --runs 2)
+set(E ${DIR}/d/etdump.etdp)
+set(B ${DIR}/d/debug_buffer.bin)
+set(R ${DIR}/d/model.etrecord)
+set(P ${DIR}/d/model.pte)
+
+set(commands version record-demo graph inspect run bundle demo trace diff
+    report memory numerics)
+foreach(cmd ${commands})
+  run(0 ${cmd} --help)
+  if(NOT out MATCHES "^usage: etkit ${cmd}" OR NOT err STREQUAL "")
+    message(FATAL_ERROR "etkit ${cmd} --help: no usage on stdout:\n${out}${err}")
+  endif()
+  foreach(bad --no-such-option --no-such-option=3 -Z)
+    run(2 ${cmd} ${bad})
+    if(NOT err MATCHES "^etkit ${cmd}: [^\n]*'${bad}'[^\n]*\n$" OR NOT out STREQUAL "")
+      message(FATAL_ERROR "etkit ${cmd} ${bad}: not one line naming it:\n${err}")
+    endif()
+  endforeach()
+endforeach()
+
+# Options that need a value, given none; flags given one.
+foreach(args "inspect;--etdump_path" "trace;-o" "diff;--format" "report;--title"
+        "memory;--top" "numerics;--against" "run;--iterations" "bundle;--input"
+        "graph;--method" "demo;--runs" "record-demo;--output")
+  run(2 ${args})
+  list(GET args 1 opt)
+  if(NOT err MATCHES "option ${opt} needs a value")
+    message(FATAL_ERROR "etkit ${args}: ${err}")
+  endif()
+endforeach()
+run(2 inspect --etdump_path ${E} --reverse=yes)
+if(NOT err MATCHES "option --reverse takes no value")
+  message(FATAL_ERROR "a flag accepted a value: ${err}")
+endif()
+
+# "--opt value", "--opt=value", dashes or underscores, upstream's names:
+# the same output.
+run(0 inspect --etdump_path ${E} --format tsv --target_time_scale us)
+set(want "${out}")
+foreach(args "--etdump_path=${E};--format=tsv;--target_time_scale=us"
+        "--etdump-path;${E};--format;tsv;--target-time-scale=us"
+        "--etdump;${E};--format=tsv;--target-time-scale;us")
+  run(0 inspect ${args})
+  if(NOT out STREQUAL want)
+    message(FATAL_ERROR "etkit inspect ${args} differs from the spaced form")
+  endif()
+endforeach()
+run(0 inspect --etdump_path ${E} --etrecord_path ${R} --debug_buffer_path ${B}
+    --tsv_path ${DIR}/t.tsv --source_time_scale ns --target_time_scale ms
+    --compare_results)
+if(NOT EXISTS ${DIR}/t.tsv OR NOT out MATCHES "snr")
+  message(FATAL_ERROR "upstream inspector_cli options: ${out}${err}")
+endif()
+run(0 diff ${E} ${E} --format=json --output=${DIR}/d1.json)
+run(0 diff ${E} ${E} --format json -o ${DIR}/d2.json)
+file(READ ${DIR}/d1.json d1)
+file(READ ${DIR}/d2.json d2)
+if(NOT d1 STREQUAL d2)
+  message(FATAL_ERROR "diff --output=F and -o F differ")
+endif()
+
+# An unwritable output is named before any work: the input does not exist,
+# yet the error is about the output, and nothing is left behind.
+set(NO ${DIR}/no/such/dir/out)
+set(absent ${DIR}/absent.etdp)
+foreach(args "inspect;--etdump_path;${absent};-o;${NO}"
+        "inspect;--etdump_path;${absent};--tsv_path;${NO}"
+        "trace;${absent};-o;${NO}" "diff;${absent};${absent};-o;${NO}"
+        "report;--etdump_path;${absent};-o;${NO}"
+        "memory;--etdump_path;${absent};-o;${NO}"
+        "numerics;--etdump_path;${absent};--debug_buffer_path;${absent};--against;${absent};--against-debug-buffer;${absent};-o;${NO}"
+        "run;${absent};--etdump;${NO}" "bundle;${absent};-o;${NO}"
+        "record-demo;--output;${NO}")
+  run(1 ${args})
+  string(FIND "${err}" "${NO}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "etkit ${args}: the error does not name the output:\n${err}")
+  endif()
+endforeach()
+if(EXISTS ${DIR}/no)
+  message(FATAL_ERROR "a failed command created ${DIR}/no")
+endif()
+
+# A failing command leaves no partial output file.
+file(WRITE ${DIR}/broken.etdp "not an ETDump")
+foreach(args "trace;--etdump_path;${DIR}/broken.etdp;-o;${DIR}/p.json"
+        "report;--etdump_path;${DIR}/broken.etdp;-o;${DIR}/p.html"
+        "inspect;--etdump_path;${DIR}/broken.etdp;-o;${DIR}/p.txt"
+        "memory;--etdump_path;${DIR}/broken.etdp;-o;${DIR}/p.mem")
+  run(1 ${args})
+endforeach()
+file(GLOB left ${DIR}/p.*)
+if(left)
+  message(FATAL_ERROR "partial outputs left behind: ${left}")
+endif()
