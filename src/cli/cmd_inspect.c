@@ -332,125 +332,54 @@ static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t
   return etk_outfile_commit(&of, err);
 }
 
-/* "forward, decode" into buf. */
-static const char *method_list(const etk_etrecord_t *rec, char *buf, size_t size) {
-  size_t at = 0;
-  buf[0] = 0;
-  const char *m;
-  for (size_t i = 0; (m = etk_etrecord_method_at(rec, i)) != NULL && at < size; i++) {
-    int k = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", m);
-    if (k < 0) break;
-    at += (size_t)k;
-  }
-  return buf[0] ? buf : "none";
+/* Prints a library note or warning as "etkit inspect: warning: ...". */
+static void print_note(void *ctx, int is_warning, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "etkit inspect: %s: %s\n", is_warning ? "warning" : "note",
+          line);
 }
 
-/* Puts the ETRecord's path in front of err->where ("<path>: <member>"). */
-static void where_in_record(etk_error_t *err, const char *path) {
-  char joined[2 * sizeof err->where + 4096];
-  if (err->where[0] && strcmp(err->where, path) != 0)
-    snprintf(joined, sizeof joined, "%s: %s", path, err->where);
-  else
-    snprintf(joined, sizeof joined, "%s", path);
-  size_t n = strlen(joined);
-  if (n >= sizeof err->where) n = sizeof err->where - 1; /* keep the start */
-  memcpy(err->where, joined, n);
-  err->where[n] = 0;
-}
-
-/* The block a --method BLOCK=NAME names: an index or an exact name. */
-static int method_spec_matches(const char *spec, size_t index,
-                               const etk_inspector_block_t *b) {
-  size_t idx;
-  if (etk_cli_parse_size(spec, &idx)) return idx == index;
-  return b->name_present && strlen(spec) == b->name_len &&
-         memcmp(spec, b->name, b->name_len) == 0;
-}
-
-/* Opens the ETRecord and links every block (method per block: an explicit
- * --method, else the record's choice for the block's name). */
+/* Opens the ETRecord and links every block (etk_etrecord_link_with_policy
+ * with the --method choices and --upstream-quirks). */
 static int link_etrecord(const cli_t *c, etk_inspector_t *insp,
                          etk_etrecord_t **rec_out, etk_error_t *err) {
   etk_error_clear(err);
   int rc = etk_etrecord_open_file(c->etrecord, NULL, rec_out, err);
   if (rc != ETK_OK) {
-    where_in_record(err, c->etrecord);
+    etk_etrecord_error_where(err, c->etrecord);
     return rc;
   }
   etk_error_clear(err);
-  etk_etrecord_t *rec = *rec_out;
-  char names[512];
-  if (!etk_etrecord_method_at(rec, 0)) {
-    fprintf(stderr, "etkit inspect: warning: %s names no method (no debug "
-                    "maps, no edge program): nothing is linked\n", c->etrecord);
-    return ETK_OK;
-  }
-  for (size_t i = 0; i <= c->method_count; i++) {
-    const char *m = i < c->method_count ? c->method_name[i] : c->method_all;
-    if (m && !etk_etrecord_has_method(rec, m)) {
-      etk_error_where(err, c->etrecord);
-      return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                           "--method %s: the ETRecord has no method \"%s\" "
-                           "(methods: %s)",
-                           m, m, method_list(rec, names, sizeof names));
-    }
-  }
-  size_t blocks = etk_inspector_block_count(insp);
+  etk_link_policy_t policy;
+  etk_link_policy_init(&policy);
+  policy.upstream_quirks = c->quirks;
+  policy.method_all = c->method_all;
+  policy.method_count = c->method_count;
   for (size_t i = 0; i < c->method_count; i++) {
-    int found = 0;
-    for (size_t b = 0; b < blocks && !found; b++) {
-      etk_inspector_block_t blk;
-      etk_inspector_block_get(insp, b, &blk);
-      found = method_spec_matches(c->method_block[i], b, &blk);
-    }
-    if (!found)
-      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                           "--method %s=%s: there is no event block \"%s\" "
-                           "(the ETDump has %zu)",
-                           c->method_block[i], c->method_name[i],
-                           c->method_block[i], blocks);
+    policy.method_block[i] = c->method_block[i];
+    policy.method_name[i] = c->method_name[i];
   }
-  /* etkit's rules by default; upstream's with --upstream-quirks: top graph
-   * only, framework events and substring delegate ids, and "forward" for
-   * every block that --method does not name */
-  unsigned flags = c->quirks ? ETK_ETRECORD_LINK_TOP_GRAPH_ONLY
-                             : ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY |
-                                   ETK_ETRECORD_LINK_EXACT_DELEGATE_IDS;
-  etk_etrecord_link_summary_t sum;
-  memset(&sum, 0, sizeof sum);
-  for (size_t b = 0; b < blocks; b++) {
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(insp, b, &blk);
-    const char *method = c->method_all;
-    for (size_t i = 0; i < c->method_count; i++)
-      if (method_spec_matches(c->method_block[i], b, &blk))
-        method = c->method_name[i];
-    if (!method && c->quirks) method = "forward";
-    if (!method) {
-      method = etk_etrecord_block_method(rec, blk.name_present ? blk.name : NULL);
-      if (!method && blk.event_count) {
-        fprintf(stderr,
-                "etkit inspect: warning: event block %zu (\"%s\") is not "
-                "linked: the ETRecord has no method of that name, no forward "
-                "and several others (%s); choose one with --method\n",
-                b, blk.name, method_list(rec, names, sizeof names));
-        continue;
-      }
-    }
-    rc = etk_etrecord_inspector_link_block(rec, insp, b, method, flags, &sum, err);
-    if (rc != ETK_OK) {
-      where_in_record(err, c->etrecord);
-      return rc;
-    }
-  }
-  if (sum.no_delegate_mapping)
-    fprintf(stderr,
-            "etkit inspect: warning: %zu delegated event(s) have no "
-            "delegate_map entry for their instruction (upstream: \"No "
-            "delegate mapping found\"); they get the instruction's debug "
-            "handles\n",
-            sum.no_delegate_mapping);
-  return ETK_OK;
+  policy.record_name = c->etrecord;
+  policy.note = print_note;
+  return etk_etrecord_link_with_policy(*rec_out, insp, &policy, NULL, err);
+}
+
+/* Prints upstream's compare_results text on stdout. */
+static int compare_results(const etk_reference_outputs_t *ref,
+                           const etk_inspector_t *insp, const uint8_t *dbuf,
+                           size_t dlen, etk_error_t *err) {
+  etk_render_sink_t *sink = malloc(sizeof *sink);
+  if (!sink)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  etk_render_sink_init_file(sink, stdout);
+  etk_compare_report_t report = {print_note, NULL, NULL};
+  int rc =
+      etk_compare_results_inspector(ref, insp, dbuf, dlen, sink, &report, err);
+  int frc = etk_render_sink_flush(sink);
+  free(sink);
+  if (rc == ETK_OK && frc != ETK_OK)
+    rc = etk_error_set(err, frc, ETK_NO_OFFSET, "writing to stdout failed");
+  return rc;
 }
 
 int etk_cmd_inspect(int argc, char **argv) {
@@ -496,11 +425,11 @@ int etk_cmd_inspect(int argc, char **argv) {
     free(dbuf);
     return fail_err(&err);
   }
-  etk_cli_reference_t *ref = NULL;
+  etk_reference_outputs_t *ref = NULL;
   if (c.compare) {
     etk_error_t rerr; /* (err may still name the ETDump) */
     etk_error_clear(&rerr);
-    if (etk_cli_reference_open(c.reference, rec, c.etrecord, &ref, &rerr) !=
+    if (etk_reference_outputs_open(c.reference, rec, c.etrecord, &ref, &rerr) !=
         ETK_OK) {
       etk_etrecord_close(rec);
       etk_inspector_close(insp);
@@ -534,8 +463,8 @@ int etk_cmd_inspect(int argc, char **argv) {
   }
   /* upstream's inspector_cli: the table, the TSV, then compare_results */
   if (rc == ETK_OK && ref)
-    rc = etk_cli_compare_results(ref, insp, dbuf, dlen, stdout, &err);
-  etk_cli_reference_free(ref);
+    rc = compare_results(ref, insp, dbuf, dlen, &err);
+  etk_reference_outputs_free(ref);
   etk_inspector_close(insp);
   etk_etrecord_close(rec);
   free(dbuf);

@@ -14,24 +14,21 @@
 #include "etkit/recorder.h"
 #include "etkit/runtime.h"
 
-/* A host recorder with its arena and debug buffer. */
-typedef struct cli_recorder {
-  etk_recorder_t *rec;
-  void *arena;
-  uint8_t *debug_buffer;
-  size_t debug_capacity;
-} cli_recorder_t;
+/* A host recorder with its arena and debug buffer (etkit/runtime.h). */
+typedef etk_trace_session_t cli_recorder_t;
 
 /* Debug levels and profiling levels as the CLI spells them. */
-enum { CLI_DEBUG_NONE = 0, CLI_DEBUG_OUTPUTS = 1, CLI_DEBUG_INTERMEDIATES = 2 };
-enum { CLI_PROFILE_METHOD = 0, CLI_PROFILE_ALL = 1 };
-
-/* Creates a recorder big enough for `runs` executions of `plan` (plus its
- * load) at the given levels; with want_debug a debug buffer is attached,
- * sized for every tensor those runs log.  Returns ETK_OK or an error. */
-int cli_recorder_create(const etk_program_plan_t *plan, unsigned runs,
-                        int debug_level, int profile_level, int want_debug,
-                        cli_recorder_t *out, etk_error_t *err);
+enum {
+  CLI_DEBUG_NONE = ETK_TRACE_DEBUG_NONE,
+  CLI_DEBUG_OUTPUTS = ETK_TRACE_DEBUG_OUTPUTS,
+  CLI_DEBUG_INTERMEDIATES = ETK_TRACE_DEBUG_INTERMEDIATES
+};
+enum {
+  CLI_PROFILE_METHOD = ETK_TRACE_PROFILE_METHOD,
+  CLI_PROFILE_ALL = ETK_TRACE_PROFILE_ALL
+};
+#define cli_recorder_create etk_trace_session_create
+#define cli_recorder_free etk_trace_session_free
 
 /* Finishes the dump and writes it to etdump_path (if non-NULL) and the
  * used debug bytes to debug_path (if non-NULL).  *dropped (optional)
@@ -39,7 +36,6 @@ int cli_recorder_create(const etk_program_plan_t *plan, unsigned runs,
 int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
                        const char *debug_path, uint32_t *dropped,
                        etk_error_t *err);
-void cli_recorder_free(cli_recorder_t *r);
 
 /* Sets input i from an .npy file (kept alive in *keep, freed by the
  * caller with etk_npy_free), or, when path is NULL, from a buffer of ones
