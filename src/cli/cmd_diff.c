@@ -48,6 +48,7 @@ typedef struct diff_cli {
   const char *output;
   double fail_above;
   int has_fail_above;
+  char gate[128]; /* the first gate option given (--fail-above, ...) */
   etk_inspector_options_t io;
   etk_diff_options_t dopt;
   etk_diff_render_options_t ro;
@@ -85,6 +86,10 @@ static int non_negative(const etk_cli_parser_t *p, const char *what,
                        p->value);
 }
 
+static void set_gate(diff_cli_t *c, const etk_cli_parser_t *p) {
+  if (!c->gate[0]) snprintf(c->gate, sizeof c->gate, "%s", p->arg);
+}
+
 /* One option; 0 or an exit status. */
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   diff_cli_t *c = ctx;
@@ -109,10 +114,13 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
             v);
       return 0;
     case OPT_THRESHOLD:
+      set_gate(c, p);
       return non_negative(p, "a percentage", &c->ro.threshold_pct);
     case OPT_MIN_DELTA:
+      set_gate(c, p);
       return non_negative(p, "a number", &c->ro.min_delta);
     case OPT_FAIL_ABOVE:
+      set_gate(c, p);
       c->has_fail_above = 1;
       return non_negative(p, "a percentage", &c->fail_above);
     case OPT_ALL_ROWS:
@@ -159,6 +167,18 @@ static void report_regressions(const diff_cli_t *c, size_t n) {
   fputc('\n', stderr);
 }
 
+/* Operators found in both A and B (matched by id, name or op type). */
+static size_t matched_operators(const etk_diff_t *diff) {
+  size_t n = 0;
+  for (size_t i = 0; i < etk_diff_row_count(diff); i++) {
+    etk_diff_row_t r;
+    etk_diff_row_get(diff, i, &r);
+    if (r.kind == ETK_DIFF_ROW_OPERATOR && r.match <= ETK_DIFF_MATCH_OP_TYPE)
+      n++;
+  }
+  return n;
+}
+
 int etk_cmd_diff(int argc, char **argv) {
   diff_cli_t c;
   memset(&c, 0, sizeof c);
@@ -184,6 +204,20 @@ int etk_cmd_diff(int argc, char **argv) {
   if (rc == ETK_OK) {
     etk_error_clear(&err);
     rc = etk_diff_build(a, b, &c.dopt, &c.diff, &err);
+  }
+  if (rc == ETK_OK && matched_operators(c.diff) == 0) {
+    /* a check that compared nothing is an error, not a pass */
+    etk_error_clear(&err);
+    if (c.gate[0])
+      rc = etk_error_set(&err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "%s compared nothing: no operator of A matches one "
+                         "of B (by event name and instruction id, name or "
+                         "operator type)",
+                         c.gate);
+    else
+      fprintf(stderr,
+              "etkit diff: warning: no operator of A matches one of B; "
+              "only block totals are compared\n");
   }
   if (rc == ETK_OK) {
     etk_error_clear(&err);

@@ -382,6 +382,32 @@ static int compare_results(const etk_reference_outputs_t *ref,
   return rc;
 }
 
+/* --module-total: a name that matches no module gets a warning (its row
+ * says 0 events, as upstream's 0.0); when no name matches anything the
+ * query compared nothing, which is an error (1). */
+static int check_module_totals(const cli_t *c, etk_inspector_t *insp) {
+  size_t matched = 0;
+  for (size_t i = 0; i < c->total_count; i++) {
+    double total;
+    size_t events = 0;
+    etk_inspector_module_total(insp, c->totals[i],
+                               c->exact_module ? ETK_INSPECTOR_MODULE_EXACT
+                                               : ETK_INSPECTOR_MODULE_SUBSTRING,
+                               &total, &events);
+    if (events) {
+      matched++;
+      continue;
+    }
+    fprintf(stderr,
+            "etkit inspect: %s--module-total %s matched nothing: no timed "
+            "event has a node whose module stack %s \"%s\"\n",
+            c->total_count > 1 ? "warning: " : "", c->totals[i],
+            c->exact_module ? "has the path" : "contains", c->totals[i]);
+  }
+  if (matched || c->total_count == 1) return matched ? 0 : 1;
+  return etk_cli_fail(CMD, "no --module-total name matched a module");
+}
+
 int etk_cmd_inspect(int argc, char **argv) {
   cli_t c;
   memset(&c, 0, sizeof c);
@@ -445,6 +471,13 @@ int etk_cmd_inspect(int argc, char **argv) {
             "run's values\n",
             mismatches);
 
+  if (c.total_count && check_module_totals(&c, insp) != 0) {
+    etk_reference_outputs_free(ref);
+    etk_etrecord_close(rec);
+    etk_inspector_close(insp);
+    free(dbuf);
+    return 1;
+  }
   /* Allocation events (which upstream cannot read) are shown after the
    * events table; machine formats get them through --allocations/JSON. */
   int with_allocs = c.ro.format == ETK_INSPECT_FORMAT_TABLE &&

@@ -241,13 +241,20 @@ int etk_cmd_numerics(int argc, char **argv) {
       status = etk_cli_fail_error(CMD, &err);
   }
   if (!status && c.has_min_snr) {
-    size_t below = 0;
+    size_t below = 0, matched = 0;
     for (size_t i = 0; i < etk_numerics_ab_row_count(c.ab); i++) {
       etk_numerics_row_t r;
       etk_numerics_ab_row_get(c.ab, i, &r);
-      if (r.status == ETK_NUMERICS_MATCHED && r.snr < c.min_snr) below++;
+      if (r.status != ETK_NUMERICS_MATCHED) continue;
+      matched++;
+      if (r.snr < c.min_snr) below++;
     }
-    if (below) {
+    if (matched == 0) {
+      /* a check that compared nothing is an error, not a pass */
+      status = etk_cli_fail(CMD,
+                            "--min-snr compared nothing: no logged value of "
+                            "A could be compared with one of B");
+    } else if (below) {
       fprintf(stderr, "etkit numerics: %zu value(s) have an SNR below %g dB\n",
               below, c.min_snr);
       status = 3;

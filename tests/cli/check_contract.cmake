@@ -108,3 +108,23 @@ file(GLOB left ${DIR}/p.*)
 if(left)
   message(FATAL_ERROR "partial outputs left behind: ${left}")
 endif()
+
+# Gates fail when they compared nothing.
+run(0 record-demo --output ${DIR}/rd.etdp --debug-output ${DIR}/rd.bin)
+run(0 run ${P} --etdump ${DIR}/none.etdp --debug-buffer ${DIR}/none.bin
+    --debug-level none)
+run(1 numerics --etdump_path ${DIR}/rd.etdp --debug_buffer_path ${DIR}/rd.bin
+    --against ${DIR}/none.etdp --against-debug-buffer ${DIR}/none.bin
+    --min-snr 10)
+if(NOT err MATCHES "--min-snr compared nothing")
+  message(FATAL_ERROR "numerics --min-snr over nothing: ${err}")
+endif()
+run(1 inspect --etdump_path ${E} --etrecord_path ${R} --module-total nosuchmodule)
+if(NOT err MATCHES "--module-total nosuchmodule matched nothing")
+  message(FATAL_ERROR "inspect --module-total matching nothing: ${err}")
+endif()
+run(1 inspect --etdump_path ${E} --block NoSuchBlock)
+run(1 trace --etdump_path ${E} --block NoSuchBlock -o ${DIR}/nb.json)
+if(EXISTS ${DIR}/nb.json)
+  message(FATAL_ERROR "trace left ${DIR}/nb.json behind")
+endif()
