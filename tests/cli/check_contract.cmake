@@ -128,3 +128,29 @@ run(1 trace --etdump_path ${E} --block NoSuchBlock -o ${DIR}/nb.json)
 if(EXISTS ${DIR}/nb.json)
   message(FATAL_ERROR "trace left ${DIR}/nb.json behind")
 endif()
+
+# No sentinel (2^32 - 1, 2^64 - 1, -1 ids) where an offset or id is absent,
+# in any renderer's output.
+set(all "")
+foreach(fmt table tsv csv json)
+  foreach(view "--all-columns" "--summary" "--allocations" "--by-module")
+    run(0 inspect --etdump_path ${E} --etrecord_path ${R} --debug_buffer_path ${B}
+        --link-columns --all-rows --format ${fmt} ${view})
+    string(APPEND all "${out}")
+  endforeach()
+  run(0 numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${E}
+      --against-debug-buffer ${B} --etrecord_path ${R} --format ${fmt})
+  string(APPEND all "${out}")
+  run(0 memory --etdump_path ${E} --format ${fmt})
+  string(APPEND all "${out}")
+  run(0 diff ${E} ${DIR}/rd.etdp --format ${fmt})
+  string(APPEND all "${out}")
+endforeach()
+foreach(args "trace;${E};${DIR}/rd.etdp" "report;--etdump_path;${E};--etrecord_path;${R}"
+        "graph;${R};--maps" "graph;${R};--args")
+  run(0 ${args})
+  string(APPEND all "${out}")
+endforeach()
+if(all MATCHES "4294967295|18446744073709551615|\"(chain_index|instruction|instruction_id|debug_handle)\": *-1")
+  message(FATAL_ERROR "a sentinel leaks into the output: ${CMAKE_MATCH_0}")
+endif()
