@@ -504,9 +504,14 @@ int etk_cmd_demo(int argc, char **argv) {
     goto out;
   }
   const etk_program_plan_t *plan = etk_program_find_plan(prog, "forward");
-  if (cli_recorder_create(plan, runs, CLI_DEBUG_INTERMEDIATES, CLI_PROFILE_ALL,
-                          1, &rec, &err) ||
-      etk_method_load_alloc(prog, "forward", rec.rec, &m, &err)) {
+  /* no allocation events: upstream's Inspector stops on them */
+  etk_method_config_t load;
+  memset(&load, 0, sizeof load);
+  load.no_allocation_events = 1;
+  int rc = cli_recorder_create(plan, runs, CLI_DEBUG_INTERMEDIATES,
+                               CLI_PROFILE_ALL, 1, &rec, &err);
+  load.recorder = rec.rec;
+  if (rc || etk_method_load_alloc_with(prog, "forward", &load, &m, &err)) {
     status = etk_cli_fail_error(CMD, &err);
     goto out;
   }

@@ -14,7 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <math.h>
+#include <time.h>
+
+#include "etkit/inspector.h"
 #include "etkit/recorder.h"
+#include "etkit/render.h"
 #include "etkit/runtime.h"
 #include "run_support.h"
 
@@ -34,6 +39,145 @@ int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;
+}
+
+/* ------------------------------------------------------------------ timing */
+
+double cli_now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_timing_init(cli_timing_t *t, size_t capacity, etk_error_t *err) {
+  memset(t, 0, sizeof *t);
+  t->seconds = malloc((capacity ? capacity : 1) * 2 * sizeof *t->seconds);
+  if (!t->seconds)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory for %zu run times", capacity);
+  t->capacity = capacity;
+  return ETK_OK;
+}
+
+void cli_timing_add(cli_timing_t *t, double seconds) {
+  if (t->count < t->capacity) t->seconds[t->count++] = seconds;
+}
+
+void cli_timing_print(FILE *out, const cli_timing_t *t, unsigned long warmup) {
+  char a[ETK_FORMAT_DOUBLE_MAX], b[ETK_FORMAT_DOUBLE_MAX];
+  char c[ETK_FORMAT_DOUBLE_MAX], d[ETK_FORMAT_DOUBLE_MAX];
+  etk_stats_t st;
+  /* the second half of the array is etk_stats_compute's scratch space */
+  if (t->count == 0 ||
+      etk_stats_compute(t->seconds, t->count, t->seconds + t->capacity, &st) !=
+          ETK_OK)
+    return;
+  if (t->count > 1 || warmup) {
+    fprintf(out, "%zu run%s", t->count, t->count == 1 ? "" : "s");
+    if (warmup) fprintf(out, " (+%lu warm-up)", warmup);
+    fprintf(out, ": ");
+  }
+  double per_second;
+  const char *unit = etk_duration_unit(st.p50, &per_second);
+  etk_format_duration_in(st.p50, per_second, a);
+  if (t->count == 1) {
+    fprintf(out, "%s %s", a, unit);
+    return;
+  }
+  double var = 0;
+  for (size_t i = 0; i < t->count; i++)
+    var += (t->seconds[i] - st.avg) * (t->seconds[i] - st.avg);
+  etk_format_duration_in(st.min, per_second, b);
+  etk_format_duration_in(st.max, per_second, c);
+  etk_format_duration_in(sqrt(var / (double)t->count), per_second, d);
+  fprintf(out, "median %s %s, min %s %s, max %s %s, stddev %s %s", a, unit, b,
+          unit, c, unit, d, unit);
+}
+
+void cli_timing_free(cli_timing_t *t) {
+  free(t->seconds);
+  memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------------------------------- runs */
+
+int cli_program_open(const char *path, etk_program_t **prog,
+                     etk_bundled_program_t **bp, etk_error_t *err) {
+  uint8_t *bytes;
+  size_t len;
+  *prog = NULL;
+  *bp = NULL;
+  if (etk_read_file(path, 0, &bytes, &len, err)) return 1;
+  int rc = etk_file_kind_detect(bytes, len) == ETK_FILE_BPTE
+               ? etk_bundled_program_load(bytes, len, NULL, bp, err)
+               : etk_program_load(bytes, len, NULL, prog, err);
+  free(bytes);
+  if (rc) {
+    etk_error_where(err, path);
+    return 1;
+  }
+  if (*bp) *prog = (*bp)->program;
+  return 0;
+}
+
+int cli_debug_path_for(const char *etdump, char *out, size_t size) {
+  size_t n = strlen(etdump);
+  if (n > 5 && strcmp(etdump + n - 5, ".etdp") == 0) n -= 5;
+  if (n + sizeof ".debug.bin" > size) return 1;
+  snprintf(out, size, "%.*s.debug.bin", (int)n, etdump);
+  return 0;
+}
+
+void cli_program_close(etk_program_t *prog, etk_bundled_program_t *bp) {
+  if (bp)
+    etk_bundled_program_free(bp);
+  else
+    etk_program_free(prog);
+}
+
+void cli_run_source_init(cli_run_source_t *src, const etk_bundled_program_t *bp,
+                         uint32_t case_index, const char *const *inputs,
+                         size_t input_count) {
+  memset(src, 0, sizeof *src);
+  src->bp = bp;
+  src->case_index = case_index;
+  src->inputs = inputs;
+  src->input_count = input_count;
+}
+
+void cli_run_source_free(cli_run_source_t *src) {
+  for (size_t i = 0; i < CLI_MAX_INPUTS; i++) {
+    etk_npy_free(src->npys[i]);
+    free(src->ones[i]);
+    src->npys[i] = NULL;
+    src->ones[i] = NULL;
+  }
+}
+
+int cli_execute_once(etk_method_t *m, cli_run_source_t *src,
+                     cli_timing_t *timing, etk_error_t *err) {
+  if (src->bp) {
+    if (etk_bundled_load_input(m, src->bp, src->case_index, err)) return 1;
+  } else {
+    cli_run_source_free(src);
+    size_t n = etk_method_input_count(m);
+    for (size_t i = 0; i < n && i < CLI_MAX_INPUTS; i++)
+      if (cli_set_input(m, i, src->input_count ? src->inputs[i] : NULL,
+                        &src->npys[i], &src->ones[i], err))
+        return 1;
+  }
+  double t0 = cli_now_seconds();
+  if (etk_method_execute(m, err)) return 1;
+  if (timing) cli_timing_add(timing, cli_now_seconds() - t0);
+  return 0;
+}
+
+int cli_write_outputs(const etk_method_t *m, const char *dir,
+                      const char *prefix, etk_error_t *err) {
+  if (cli_make_dir(dir, err)) return 1;
+  for (size_t k = 0; k < etk_method_output_count(m); k++)
+    if (cli_write_output(m, k, dir, prefix, err)) return 1;
+  return 0;
 }
 
 /* ------------------------------------------------------- inputs and outputs */
