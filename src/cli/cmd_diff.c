@@ -27,7 +27,8 @@ static const char *const usage_text =
     "options:\n"
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
-    "  --metric avg|p50|p10|p90|min|max  the compared statistic (avg)\n"
+    "  --metric p50|avg|p10|p90|min|max  the compared statistic: p50 (median,\n"
+    "                              the default) or avg (mean), ...\n"
     "  --threshold PCT             hide matched operators whose |change| < PCT "
     "%\n"
     "  --min-delta VALUE           ... or whose |delta| < VALUE (target unit)\n"
@@ -107,11 +108,14 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
     case OPT_FORMAT:
       return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
     case OPT_METRIC:
-      if (etk_diff_metric_parse(v, &c->dopt.metric) != ETK_OK)
-        return etk_cli_usage(
-            CMD,
-            "invalid metric '%s' (choose from avg, p50, p10, p90, min, max)",
-            v);
+      if (etk_diff_metric_parse(strcmp(v, "mean") == 0     ? "avg"
+                                : strcmp(v, "median") == 0 ? "p50"
+                                                           : v,
+                                &c->dopt.metric) != ETK_OK)
+        return etk_cli_usage(CMD,
+                             "invalid metric '%s' (choose from p50 or median, "
+                             "avg or mean, p10, p90, min, max)",
+                             v);
       return 0;
     case OPT_THRESHOLD:
       set_gate(c, p);
@@ -184,6 +188,7 @@ int etk_cmd_diff(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   etk_inspector_options_init(&c.io);
   etk_diff_options_init(&c.dopt);
+  c.dopt.metric = ETK_DIFF_METRIC_P50; /* medians: robust to outliers */
   etk_diff_render_options_init(&c.ro);
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;

@@ -185,3 +185,13 @@ run(0 inspect --etdump_path ${DIR}/a.etdp --allocations --format tsv)
 if(NOT out MATCHES "method_allocator")
   message(FATAL_ERROR "--allocation-events recorded none:\n${out}")
 endif()
+
+# diff compares medians by default, means on request.
+run(0 diff ${E} ${DIR}/r.etdp --format json)
+if(NOT out MATCHES "\"metric\": \"p50\"")
+  message(FATAL_ERROR "diff does not compare medians by default")
+endif()
+run(0 diff ${E} ${DIR}/r.etdp --format json --metric mean)
+if(NOT out MATCHES "\"metric\": \"avg\"")
+  message(FATAL_ERROR "diff --metric mean")
+endif()
