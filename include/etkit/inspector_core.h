@@ -520,6 +520,26 @@ int etk_inspector_event_module(const etk_inspector_t *insp, size_t event,
 /* 1 when some node of the event has a module stack, else 0. */
 int etk_inspector_event_has_modules(const etk_inspector_t *insp, size_t event);
 
+/* One row of the module view (`etkit inspect --by-module`), as data. */
+typedef struct etk_inspector_module_row {
+  size_t block;     /* event block */
+  unsigned depth;   /* 0: the block's root */
+  const char *path; /* "(root)", "(unattributed)" or the dotted path */
+  const char *type; /* qualified class name, or NULL */
+  uint64_t count;   /* operator events counted in it and below */
+  double total;     /* their time per run (target units), subtree */
+  double self;      /* the part counted on this module itself */
+} etk_inspector_module_row_t;
+
+/* The module view of every block, by the rules of the module view (no
+ * time counted twice): rows in pre-order (siblings in first-appearance
+ * order) in *rows (malloc'd, free() it; strings owned by the inspector),
+ * *count rows (0 when nothing is linked to modules).  Errors:
+ * ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY. */
+int etk_inspector_module_rows(etk_inspector_t *insp,
+                              etk_inspector_module_row_t **rows, size_t *count,
+                              etk_error_t *err);
+
 /* Module matching for etk_inspector_module_total(). */
 typedef enum etk_inspector_module_match {
   /* upstream's find_total_for_module: `name` is a substring of some entry

@@ -382,6 +382,67 @@ static void section_summary(report_t *r) {
   etk_render_puts(s, "</section>\n");
 }
 
+/* The module tree of each block (the module view of `etkit inspect
+ * --by-module`): total and self time per nn.Module, nested. */
+static int section_modules(report_t *r) {
+  etk_render_sink_t *s = r->s;
+  etk_inspector_module_row_t *rows = NULL;
+  size_t n = 0;
+  int rc = etk_inspector_module_rows(r->insp, &rows, &n, NULL);
+  if (rc != ETK_OK) return rc;
+  etk_render_puts(s, "<section id=\"modules\"><h2>Modules</h2>\n");
+  if (n == 0)
+    etk_render_puts(s,
+                    "<p class=\"note\">No operator is linked to an "
+                    "nn.Module: give the ETRecord (--etrecord_path) for time "
+                    "per module.</p>\n");
+  else
+    etk_render_puts(s,
+                    "<p class=\"note\">Per run; total = the module and "
+                    "everything below it, self = its own operators; the "
+                    "same numbers as <code>etkit inspect --by-module</code>."
+                    "</p>\n");
+  for (size_t i = 0; i < n;) {
+    size_t b = rows[i].block, end = i;
+    double root = rows[i].total, ts;
+    while (end < n && rows[end].block == b) end++;
+    const char *tu = col_unit(r, root, &ts);
+    block_title(r, b, "h3");
+    etk_render_printf(s,
+                      "<table><thead><tr><th>module</th><th>type</th>"
+                      "<th>operators</th><th>total (%s)</th><th>self (%s)</th>"
+                      "<th>%% of block</th><th></th></tr></thead>\n<tbody>\n",
+                      tu, tu);
+    for (; i < end; i++) {
+      const etk_inspector_module_row_t *m = &rows[i];
+      double pct = root > 0 ? m->total / root * 100.0 : (double)NAN;
+      etk_render_printf(s, "<tr><td style=\"padding-left:%upx\">",
+                        8 + 18 * m->depth);
+      etk_html_texts(s, m->path ? m->path : "");
+      etk_render_puts(s, "</td><td>");
+      if (m->type) {
+        const char *dot = strrchr(m->type, '.');
+        etk_html_texts(s, dot ? dot + 1 : m->type);
+      }
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_uint(s, m->count);
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_dur(s, m->total, ts);
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_dur(s, m->self, ts);
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_dur(s, pct, 1);
+      etk_render_puts(s, "</td><td><span class=\"bar\"><span style=\"width:");
+      put_coord(s, pct == pct ? (pct < 0 ? 0 : pct > 100 ? 100 : pct) : 0);
+      etk_render_puts(s, "%\"></span></span></td></tr>\n");
+    }
+    etk_render_puts(s, "</tbody></table>\n");
+  }
+  free(rows);
+  etk_render_puts(s, "</section>\n");
+  return ETK_OK;
+}
+
 /* Ticks at 1, 2 or 5 x 10^k target units, about 8 across. */
 static double nice_step(double span) {
   if (!(span > 0)) return 1;
@@ -950,12 +1011,14 @@ int etk_report_write_html(etk_inspector_t *insp,
     etk_render_puts(sink,
                     "</p></header>\n<nav><a href=\"#file\">file</a>"
                     "<a href=\"#summary\">operator types</a>"
+                    "<a href=\"#modules\">modules</a>"
                     "<a href=\"#timeline\">timeline</a>"
                     "<a href=\"#events\">events</a>"
                     "<a href=\"#memory\">memory</a></nav>\n<main>\n");
     section_facts(&r, &dropped);
     section_summary(&r);
-    rc = section_timeline(&r);
+    rc = section_modules(&r);
+    if (rc == ETK_OK) rc = section_timeline(&r);
     if (rc == ETK_OK) rc = section_events(&r);
     if (rc == ETK_OK) section_memory(&r);
     if (rc == ETK_OK) {

@@ -552,6 +552,54 @@ int insp_render_modules(etk_inspector_t *insp,
   return rc;
 }
 
+int etk_inspector_module_rows(etk_inspector_t *insp,
+                              etk_inspector_module_row_t **out, size_t *count,
+                              etk_error_t *err) {
+  if (!insp || !out || !count)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_inspector_module_rows: NULL argument");
+  *out = NULL;
+  *count = 0;
+  mt_tree_t t;
+  memset(&t, 0, sizeof t);
+  int rc = ETK_OK;
+  for (size_t b = 0; b < insp->block_count && rc == ETK_OK; b++)
+    rc = build_block(insp, &t, b);
+  uint32_t *order = NULL;
+  etk_inspector_module_row_t *rows = NULL;
+  if (rc == ETK_OK && t.count) {
+    order = malloc(t.count * sizeof *order);
+    rows = malloc(t.count * sizeof *rows);
+    if (!order || !rows) rc = ETK_E_NO_MEMORY;
+  }
+  etk_inspector_render_options_t o;
+  etk_inspector_render_options_init(&o);
+  if (rc == ETK_OK && t.count) rc = tree_order(&t, &o, order);
+  for (size_t i = 0; rc == ETK_OK && i < t.count; i++) {
+    const mt_node_t *n = &t.nodes[order[i]];
+    etk_inspector_module_row_t *r = &rows[i];
+    r->block = n->block;
+    r->depth = n->depth;
+    r->path = n->path;
+    r->type = n->type;
+    r->count = n->count;
+    r->total = n->total;
+    r->self = n->self;
+  }
+  free(order);
+  if (rc == ETK_OK) {
+    *out = rows;
+    *count = t.count;
+  } else {
+    free(rows);
+  }
+  tree_free(&t);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "module view: %s",
+                         etk_strerror(rc));
+  return ETK_OK;
+}
+
 /* ------------------------------------------------------- module totals */
 
 typedef struct totals_view {

@@ -195,3 +195,14 @@ run(0 diff ${E} ${DIR}/r.etdp --format json --metric mean)
 if(NOT out MATCHES "\"metric\": \"avg\"")
   message(FATAL_ERROR "diff --metric mean")
 endif()
+
+# The HTML report: every run, the module tree, colours with a legend.
+run(0 report --etdump_path ${E} --etrecord_path ${R} -o ${DIR}/r.html)
+file(READ ${DIR}/r.html page)
+string(REGEX MATCHALL "<svg" svgs "${page}")
+list(LENGTH svgs nsvg)
+if(NOT nsvg EQUAL 3 OR NOT page MATCHES "id=\"modules\"" OR
+   NOT page MATCHES "<td style=\"padding-left:26px\">conv1</td><td>Conv2d</td>" OR
+   NOT page MATCHES "class=\"legend note\"><span style=\"background:#")
+  message(FATAL_ERROR "report: ${nsvg} timelines (want 3: 1 load + 2 runs), modules or legend missing")
+endif()
