@@ -41,56 +41,91 @@
 static const char *const usage_text =
     "usage: etkit inspect --etdump_path FILE [options]\n"
     "\n"
-    "Reads an ETDump and prints upstream's Inspector table (print_data_tabular).\n"
+    "Reads an ETDump and prints upstream's Inspector table "
+    "(print_data_tabular).\n"
     "\n"
     "upstream options (inspector_cli.py):\n"
     "  --etdump_path FILE          ETDump (.etdp) to read (required)\n"
-    "  --etrecord_path FILE        ETRecord to link: op types, backends, stack traces,\n"
-    "                              module hierarchy (all methods; see --method)\n"
+    "  --etrecord_path FILE        ETRecord to link: op types, backends, stack "
+    "traces,\n"
+    "                              module hierarchy (all methods; see "
+    "--method)\n"
     "  --debug_buffer_path FILE    debug buffer holding intermediate tensors\n"
-    "  --source_time_scale UNIT    unit of the raw timestamps: ns|us|ms|s|cycles (ns)\n"
+    "  --source_time_scale UNIT    unit of the raw timestamps: "
+    "ns|us|ms|s|cycles (ns)\n"
     "  --target_time_scale UNIT    unit of the reported times (ms)\n"
-    "  --tsv_path FILE             also write the table as TSV (save_data_to_tsv)\n"
-    "  --compare_results           for every block named \"Execute\", print snr, mse\n"
-    "                              and cosine_similarity of its program outputs\n"
+    "  --tsv_path FILE             also write the table as TSV "
+    "(save_data_to_tsv)\n"
+    "  --compare_results           for every block named \"Execute\", print "
+    "snr, mse\n"
+    "                              and cosine_similarity of its program "
+    "outputs\n"
     "                              (needs --debug_buffer_path) against the\n"
-    "                              ETRecord's reference_outputs (text, no plots)\n"
+    "                              ETRecord's reference_outputs (text, no "
+    "plots)\n"
     "\n"
     "etkit options:\n"
     "  --format table|tsv|csv|json output format (table)\n"
-    "  --output FILE               write the output to FILE (atomically) instead of stdout\n"
-    "  --summary, --by-op-type     one row per operator type per block: count, total,\n"
-    "                              average, % of the method time, framework overhead\n"
+    "  --output FILE               write the output to FILE (atomically) "
+    "instead of stdout\n"
+    "  --summary, --by-op-type     one row per operator type per block: count, "
+    "total,\n"
+    "                              average, % of the method time, framework "
+    "overhead\n"
     "  --allocations               allocation events per allocator\n"
     "  --sort KEY                  avg|p10|p50|p90|min|max|total|count|name\n"
     "  --reverse                   reverse the sort order\n"
-    "  --top N                     keep the first N rows (per block with --summary)\n"
+    "  --top N                     keep the first N rows (per block with "
+    "--summary)\n"
     "  --block INDEX|NAME          only this event block (repeatable)\n"
     "  --clock-hz HZ               convert cycles to time (or time to cycles)\n"
     "  --no-units                  no \" (ms)\" suffix in the headers\n"
     "  --include-delegate-debug-data  add the delegate_debug_metadata column\n"
     "  --all-rows                  keep OPERATOR_CALL rows\n"
-    "  --all-columns               every to_dataframe column (raw, debug_data, ...)\n"
-    "  --allow-empty               skip event blocks without events instead of failing\n"
-    "  --upstream-quirks           reproduce upstream's wrap-around and missing\n"
-    "                              end-time behaviour and its ETRecord linking rules\n"
+    "  --all-columns               every to_dataframe column (raw, debug_data, "
+    "...)\n"
+    "  --allow-empty               skip event blocks without events instead of "
+    "failing\n"
+    "  --upstream-quirks           reproduce upstream's wrap-around and "
+    "missing\n"
+    "                              end-time behaviour and its ETRecord linking "
+    "rules\n"
     "                              (see docs/compatibility.md)\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
     "\n"
-    "  --reference FILE.bpte       --compare_results against the expected outputs of\n"
+    "  --reference FILE.bpte       --compare_results against the expected "
+    "outputs of\n"
     "                              this bundled program's test cases instead\n"
     "\n"
     "ETRecord options (need --etrecord_path):\n"
-    "  --method NAME|BLOCK=NAME    link blocks with method NAME (all, or block BLOCK by\n"
-    "                              index or name; repeatable); default: the method named\n"
-    "                              like the block, else forward, else the only one\n"
+    "  --method NAME|BLOCK=NAME    link blocks with method NAME (all, or block "
+    "BLOCK by\n"
+    "                              index or name; repeatable); default: the "
+    "method named\n"
+    "                              like the block, else forward, else the only "
+    "one\n"
     "  --by-module                 operator time per nn.Module, as a tree\n"
-    "  --module-total NAME         upstream's find_total_for_module(NAME) (repeatable)\n"
-    "  --exact-module              --module-total matches the module path exactly\n"
-    "                              instead of upstream's substring of a module key\n"
-    "  --source[=full]             add a source column: file:line of each operator's\n"
-    "                              innermost user frame (full: the whole file path)\n"
-    "  --link-columns              add module, debug_handles and num_outputs columns\n"
+    "  --module-total NAME         the time of module NAME (dotted path or "
+    "key) as\n"
+    "                              --by-module counts it (repeatable; "
+    "upstream's\n"
+    "                              find_total_for_module with "
+    "--upstream-quirks)\n"
+    "  --module-match view|substring|exact  how --module-total matches: the\n"
+    "                              module view's row (view), upstream's "
+    "substring\n"
+    "                              of a key, or the exact path "
+    "(--exact-module)\n"
+    "  --exact-module              --module-total matches the module path "
+    "exactly\n"
+    "                              instead of upstream's substring of a module "
+    "key\n"
+    "  --source[=full]             add a source column: file:line of each "
+    "operator's\n"
+    "                              innermost user frame (full: the whole file "
+    "path)\n"
+    "  --link-columns              add module, debug_handles and num_outputs "
+    "columns\n"
     "  -h, --help                  this help\n";
 
 #define CMD "inspect"
@@ -111,6 +146,7 @@ typedef struct cli {
   size_t total_count;
   const char *totals[MAX_LIST];
   int exact_module;
+  int module_match;         /* --module-match, or -1 */
   char needs_etrecord[128]; /* first option that needs --etrecord_path */
 } cli_t;
 
@@ -127,6 +163,7 @@ enum {
   OPT_METHOD,
   OPT_BY_MODULE,
   OPT_MODULE_TOTAL,
+  OPT_MODULE_MATCH,
   OPT_SOURCE,
   OPT_LINK_COLUMNS,
   OPT_JSON_INDENT,
@@ -159,6 +196,7 @@ static const etk_cli_option_t options[] = {
     {"by_module", 0, ETK_CLI_NO_VALUE, OPT_BY_MODULE, 0},
     {"module_total", 0, ETK_CLI_VALUE, OPT_MODULE_TOTAL, 0},
     ETK_CLI_FLAG("exact_module", 0, cli_t, exact_module),
+    {"module_match", 0, ETK_CLI_VALUE, OPT_MODULE_MATCH, 0},
     {"source", 0, ETK_CLI_OPTIONAL_VALUE, OPT_SOURCE, 0},
     {"link_columns", 0, ETK_CLI_NO_VALUE, OPT_LINK_COLUMNS, 0},
     {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
@@ -261,6 +299,17 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
       return 0;
     case OPT_JSON_INDENT:
       return etk_cli_json_indent_value(p, &c->ro.json_indent) ? 2 : 0;
+    case OPT_MODULE_MATCH: {
+      static const char *const names[] = {"substring", "exact", "view"};
+      for (int k = 0; k < 3; k++)
+        if (strcmp(v, names[k]) == 0) c->module_match = k;
+      if (c->module_match < 0)
+        return etk_cli_usage(CMD,
+                             "invalid module match '%s' (choose from view, "
+                             "substring, exact)",
+                             v);
+      return 0;
+    }
   }
   return apply_link_option(c, p, id);
 }
@@ -275,7 +324,7 @@ static int parse_args(int argc, char **argv, cli_t *c) {
     return etk_cli_usage(CMD, "%s needs --etrecord_path", c->needs_etrecord);
   if (c->reference && !c->compare)
     return etk_cli_usage(CMD, "%s", "--reference needs --compare_results");
-  if (c->exact_module && !c->total_count)
+  if ((c->exact_module || c->module_match >= 0) && !c->total_count)
     return etk_cli_usage(CMD, "%s", "--exact-module needs --module-total");
   if (c->total_count && c->ro.view != ETK_INSPECT_VIEW_EVENTS)
     return etk_cli_usage(CMD, "%s",
@@ -290,6 +339,16 @@ static int parse_args(int argc, char **argv, cli_t *c) {
 static int fail_err(const etk_error_t *err) {
   char line[600];
   return etk_cli_fail("inspect", "%s", etk_error_format(err, line, sizeof line));
+}
+
+/* How --module-total matches: the module view's row (etkit), the exact
+ * path (--exact-module) or upstream's substring of a key (quirks). */
+static etk_inspector_module_match_t module_match(const cli_t *c) {
+  if (c->module_match >= 0)
+    return (etk_inspector_module_match_t)c->module_match;
+  return c->exact_module ? ETK_INSPECTOR_MODULE_EXACT
+         : c->quirks     ? ETK_INSPECTOR_MODULE_SUBSTRING
+                         : ETK_INSPECTOR_MODULE_VIEW;
 }
 
 /* Renders into `path` ("-" = stdout) atomically. */
@@ -307,10 +366,8 @@ static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t
   etk_render_sink_init_file(sink, of.fp);
   if (totals)
     rc = etk_inspector_render_module_totals(
-        insp, totals->totals, totals->total_count,
-        totals->exact_module ? ETK_INSPECTOR_MODULE_EXACT
-                             : ETK_INSPECTOR_MODULE_SUBSTRING,
-        ro, sink, err);
+        insp, totals->totals, totals->total_count, module_match(totals), ro,
+        sink, err);
   else
     rc = etk_inspector_render(insp, ro, sink, err);
   if (rc == ETK_OK && with_allocs) {
@@ -386,23 +443,28 @@ static int compare_results(const etk_reference_outputs_t *ref,
  * says 0 events, as upstream's 0.0); when no name matches anything the
  * query compared nothing, which is an error (1). */
 static int check_module_totals(const cli_t *c, etk_inspector_t *insp) {
+  static const char *const how[] = {"whose module stack contains",
+                                    "whose module stack has the path",
+                                    "in a module named"};
+  etk_inspector_module_match_t match = module_match(c);
   size_t matched = 0;
   for (size_t i = 0; i < c->total_count; i++) {
     double total;
     size_t events = 0;
-    etk_inspector_module_total(insp, c->totals[i],
-                               c->exact_module ? ETK_INSPECTOR_MODULE_EXACT
-                                               : ETK_INSPECTOR_MODULE_SUBSTRING,
-                               &total, &events);
+    if (match == ETK_INSPECTOR_MODULE_VIEW)
+      etk_inspector_module_view_total(insp, c->totals[i], &total, &events,
+                                      NULL);
+    else
+      etk_inspector_module_total(insp, c->totals[i], match, &total, &events);
     if (events) {
       matched++;
       continue;
     }
     fprintf(stderr,
             "etkit inspect: %s--module-total %s matched nothing: no timed "
-            "event has a node whose module stack %s \"%s\"\n",
-            c->total_count > 1 ? "warning: " : "", c->totals[i],
-            c->exact_module ? "has the path" : "contains", c->totals[i]);
+            "operator %s \"%s\"\n",
+            c->total_count > 1 ? "warning: " : "", c->totals[i], how[match],
+            c->totals[i]);
   }
   if (matched || c->total_count == 1) return matched ? 0 : 1;
   return etk_cli_fail(CMD, "no --module-total name matched a module");
@@ -411,6 +473,7 @@ static int check_module_totals(const cli_t *c, etk_inspector_t *insp) {
 int etk_cmd_inspect(int argc, char **argv) {
   cli_t c;
   memset(&c, 0, sizeof c);
+  c.module_match = -1;
   etk_inspector_options_init(&c.opt);
   etk_inspector_render_options_init(&c.ro);
   int prc = parse_args(argc, argv, &c);

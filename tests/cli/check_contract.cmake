@@ -206,3 +206,14 @@ if(NOT nsvg EQUAL 3 OR NOT page MATCHES "id=\"modules\"" OR
    NOT page MATCHES "class=\"legend note\"><span style=\"background:#")
   message(FATAL_ERROR "report: ${nsvg} timelines (want 3: 1 load + 2 runs), modules or legend missing")
 endif()
+
+# Statistics agree across views: a module's --module-total is its
+# --by-module row.
+run(0 inspect --etdump_path ${E} --etrecord_path ${R} --by-module --format csv)
+string(REGEX MATCH "\n[^\n]*,conv1,[^,]*,[^,]*,([^,]+)," row "${out}")
+set(by_module "${CMAKE_MATCH_1}")
+run(0 inspect --etdump_path ${E} --etrecord_path ${R} --module-total conv1 --format csv)
+string(REGEX MATCH "conv1,[^,]*,[^,]*,([^\n]+)" row "${out}")
+if(by_module STREQUAL "" OR NOT CMAKE_MATCH_1 STREQUAL by_module)
+  message(FATAL_ERROR "--module-total conv1 (${CMAKE_MATCH_1}) != its --by-module row (${by_module})")
+endif()
