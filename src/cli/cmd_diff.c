@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_link.h"
 #include "commands.h"
 
 #define CMD "diff"
@@ -27,6 +28,8 @@ static const char *const usage_text =
     "options:\n"
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
+    "  --etrecord FILE             link A and B with this ETRecord (op types,\n"
+    "                              modules); --etrecord-b FILE: B's own\n"
     "  --metric p50|avg|p10|p90|min|max  the compared statistic: p50 (median,\n"
     "                              the default) or avg (mean), ...\n"
     "  --threshold PCT             hide matched operators whose |change| < PCT "
@@ -46,7 +49,7 @@ static const char *const usage_text =
 typedef struct diff_cli {
   const char *path[2];
   size_t npaths;
-  const char *output;
+  const char *output, *etrecord[2];
   double fail_above;
   int has_fail_above;
   char gate[128]; /* the first gate option given (--fail-above, ...) */
@@ -69,6 +72,8 @@ enum {
 
 static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("output", 'o', diff_cli_t, output),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, diff_cli_t, etrecord[0]),
+    ETK_CLI_STRING("etrecord_b", 0, diff_cli_t, etrecord[1]),
     {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
     {"metric", 0, ETK_CLI_VALUE, OPT_METRIC, 0},
     {"threshold", 0, ETK_CLI_VALUE, OPT_THRESHOLD, 0},
@@ -201,11 +206,20 @@ int etk_cmd_diff(int argc, char **argv) {
   int status = 0;
   /* each step starts with a clear error: a successful open may leave the
    * file name in err.where */
+  etk_etrecord_t *rec[2] = {NULL, NULL};
   int rc = etk_inspector_open_path(c.path[0], &c.io, &a, &err);
   if (rc == ETK_OK) {
     etk_error_clear(&err);
     rc = etk_inspector_open_path(c.path[1], &c.io, &b, &err);
   }
+  /* --etrecord links A and B (--etrecord-b: B with its own record) */
+  const char *rec_b = c.etrecord[1] ? c.etrecord[1] : c.etrecord[0];
+  if (rc == ETK_OK && c.etrecord[0] &&
+      cli_link_etrecord(CMD, c.etrecord[0], a, &rec[0], NULL, &err))
+    rc = ETK_E_FORMAT;
+  if (rc == ETK_OK && rec_b &&
+      cli_link_etrecord(CMD, rec_b, b, &rec[1], NULL, &err))
+    rc = ETK_E_FORMAT;
   if (rc == ETK_OK) {
     etk_error_clear(&err);
     rc = etk_diff_build(a, b, &c.dopt, &c.diff, &err);
@@ -238,6 +252,8 @@ int etk_cmd_diff(int argc, char **argv) {
     }
   }
   etk_diff_free(c.diff);
+  etk_etrecord_close(rec[0]);
+  etk_etrecord_close(rec[1]);
   etk_inspector_close(a);
   etk_inspector_close(b);
   return status;

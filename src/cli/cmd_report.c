@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_link.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
 
@@ -121,10 +122,7 @@ int etk_cmd_report(int argc, char **argv) {
   etk_etdump_bytes(etk_inspector_etdump(c.insp), &blen);
   if (c.etrecord) {
     etk_etrecord_link_summary_t sum;
-    if (etk_etrecord_open_file(c.etrecord, NULL, &rec, &err) != ETK_OK ||
-        etk_etrecord_inspector_link(rec, c.insp, NULL, 0, &sum, &err) !=
-            ETK_OK) {
-      etk_error_where(&err, c.etrecord);
+    if (cli_link_etrecord(CMD, c.etrecord, c.insp, &rec, &sum, &err)) {
       status = etk_cli_fail_error(CMD, &err);
       goto done;
     }

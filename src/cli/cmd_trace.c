@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_link.h"
 #include "commands.h"
 
 #define CMD "trace"
@@ -32,6 +33,10 @@ static const char *const usage_text =
     "  --etdump_path FILE          ETDump to read (repeatable; plain arguments "
     "too)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
+    "  --etrecord FILE             link the events with this ETRecord: op "
+    "types,\n"
+    "                              graph nodes, module, source line and stack\n"
+    "                              trace in each slice's args\n"
     "  --source_time_scale UNIT    unit of the raw ticks: ns|us|ms|s|cycles "
     "(ns)\n"
     "  --clock-hz HZ               cycles per second (with cycles)\n"
@@ -58,13 +63,14 @@ typedef struct input {
   const char *path;
   etk_etdump_t *dump;
   etk_inspector_t *insp;
+  etk_etrecord_t *rec;
   etk_trace_stats_t stats;
 } input_t;
 
 typedef struct trace_cli {
   input_t in[MAX_INPUTS];
   size_t n;
-  const char *output;
+  const char *output, *etrecord;
   int quiet;
   etk_trace_options_t opt;
   char *block_lists[MAX_INPUTS]; /* strdup'd --blocks values */
@@ -89,6 +95,7 @@ enum {
 static const etk_cli_option_t options[] = {
     {"etdump_path|etdump", 0, ETK_CLI_VALUE, OPT_ETDUMP, 0},
     ETK_CLI_STRING("output", 'o', trace_cli_t, output),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, trace_cli_t, etrecord),
     ETK_CLI_SOURCE_TIME_OPTION,
     ETK_CLI_CLOCK_OPTION,
     ETK_CLI_FLAG("raw_ticks", 0, trace_cli_t, opt.raw_ticks),
@@ -258,6 +265,11 @@ int etk_cmd_trace(int argc, char **argv) {
               "(%s); tracks follow run names\n",
               c->in[i].path, etk_error_format(&ierr, line, sizeof line));
       c->in[i].insp = NULL;
+    } else if (c->etrecord && cli_link_etrecord(CMD, c->etrecord, c->in[i].insp,
+                                                &c->in[i].rec, NULL, &err)) {
+      status = etk_cli_fail_error(CMD, &err);
+      rc = 1;
+      break;
     }
   }
   if (rc == 0) {
@@ -289,6 +301,7 @@ int etk_cmd_trace(int argc, char **argv) {
   }
   for (size_t i = 0; i < c->n; i++) {
     etk_inspector_close(c->in[i].insp);
+    etk_etrecord_close(c->in[i].rec);
     etk_etdump_close(c->in[i].dump);
   }
   for (size_t i = 0; i < c->nlists; i++) free(c->block_lists[i]);

@@ -217,3 +217,16 @@ string(REGEX MATCH "conv1,[^,]*,[^,]*,([^\n]+)" row "${out}")
 if(by_module STREQUAL "" OR NOT CMAKE_MATCH_1 STREQUAL by_module)
   message(FATAL_ERROR "--module-total conv1 (${CMAKE_MATCH_1}) != its --by-module row (${by_module})")
 endif()
+
+# trace and diff accept --etrecord: op types, nodes, module, source and
+# stack trace in the timeline's args, op types in the diff; an ETRecord
+# that matches nothing gets a warning saying why.
+run(0 trace --etdump_path ${E} --etrecord ${R})
+if(NOT out MATCHES "\"op_types\":\\[\"aten.addmm.default\"\\]" OR
+   NOT out MATCHES "\"module\":\"fc\"" OR NOT out MATCHES "\"stack_trace\":")
+  message(FATAL_ERROR "trace --etrecord: no linked args")
+endif()
+run(0 diff ${E} ${DIR}/r.etdp --etrecord ${R} --format tsv)
+if(NOT out MATCHES "\taten.addmm.default\t")
+  message(FATAL_ERROR "diff --etrecord: no op types\n${out}")
+endif()
