@@ -440,6 +440,62 @@ static int show_linked_results(const char *p_etdp, const char *p_dbg,
   return rc;
 }
 
+/* `path` as one shell word: as it is when it is made of safe characters,
+ * else in single quotes (a ' inside written '\''). */
+static const char *shell_word(const char *path, char *buf, size_t size) {
+  if (*path && strspn(path,
+                      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                      "0123456789_./+-:=,@%") == strlen(path))
+    return path;
+  size_t at = 0;
+  buf[at++] = '\'';
+  for (const char *p = path; *p && at + 5 < size; p++) {
+    if (*p == '\'') {
+      memcpy(buf + at, "'\\''", 4);
+      at += 4;
+    } else {
+      buf[at++] = *p;
+    }
+  }
+  buf[at++] = '\'';
+  buf[at] = 0;
+  return buf;
+}
+
+/* What to run next: commands that can be pasted into a shell as they
+ * are (paths quoted when needed, explanations as comments). */
+static void print_hints(const char *etdp, const char *rec, const char *dbg,
+                        const char *bpte, const char *dir) {
+  static char q[5][8200];
+  const char *e = shell_word(etdp, q[0], sizeof q[0]);
+  const char *r = shell_word(rec, q[1], sizeof q[1]);
+  const char *d = shell_word(dbg, q[2], sizeof q[2]);
+  const char *b = shell_word(bpte, q[3], sizeof q[3]);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/trace.json", dir);
+  const char *t = shell_word(out, q[4], sizeof q[4]);
+  printf(
+      "\nnext:\n"
+      "  # every event with its statistics (add --by-module for time per "
+      "nn.Module)\n"
+      "  etkit inspect --etdump_path %s --etrecord_path %s "
+      "--debug_buffer_path %s\n"
+      "  # the program output against the reference output (snr, mse, "
+      "cosine)\n"
+      "  etkit inspect --etdump_path %s --etrecord_path %s "
+      "--debug_buffer_path %s --compare_results\n"
+      "  # runs the bundled test case and checks the output\n"
+      "  etkit run %s --verify\n"
+      "  # a timeline for ui.perfetto.dev or chrome://tracing\n"
+      "  etkit trace --etdump_path %s --etrecord %s -o %s\n",
+      e, r, d, e, r, d, b, e, r, t);
+  snprintf(out, sizeof out, "%s/report.html", dir);
+  printf(
+      "  # a self-contained HTML report\n"
+      "  etkit report --etdump_path %s --etrecord_path %s -o %s\n",
+      e, r, shell_word(out, q[4], sizeof q[4]));
+}
+
 typedef struct demo_cli {
   const char *dir;
   unsigned runs;
@@ -579,25 +635,7 @@ int etk_cmd_demo(int argc, char **argv) {
     status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
-  printf(
-      "\nnext:\n"
-      "  etkit inspect --etdump_path %s --etrecord_path %s "
-      "--debug_buffer_path %s\n"
-      "      every event with its statistics (add --by-module for time "
-      "per nn.Module)\n"
-      "  etkit inspect --etdump_path %s --etrecord_path %s "
-      "--debug_buffer_path %s --compare_results\n"
-      "      the program output against the reference output (snr, mse, "
-      "cosine)\n"
-      "  etkit run %s --verify\n"
-      "      runs the bundled test case and checks the output\n"
-      "  etkit trace --etdump_path %s -o %s/trace.json\n"
-      "      a timeline for ui.perfetto.dev or chrome://tracing\n"
-      "  etkit report --etdump_path %s --etrecord_path %s -o "
-      "%s/report.html\n"
-      "      a self-contained HTML report\n",
-      p_etdp, p_rec, p_dbg, p_etdp, p_rec, p_dbg, p_bpte, p_etdp, dir, p_etdp,
-      p_rec, dir);
+  print_hints(p_etdp, p_rec, p_dbg, p_bpte, dir);
 out:
   free(expected);
   etk_method_free(m);

@@ -230,3 +230,17 @@ run(0 diff ${E} ${DIR}/r.etdp --etrecord ${R} --format tsv)
 if(NOT out MATCHES "\taten.addmm.default\t")
   message(FATAL_ERROR "diff --etrecord: no op types\n${out}")
 endif()
+
+# The demo's hints are commands that run as printed (paths with spaces are
+# quoted): the "next:" block goes through the shell as it is.
+run(0 demo --output-dir "${DIR}/my demo" --runs 2)
+string(FIND "${out}" "\nnext:\n" at)
+string(SUBSTRING "${out}" ${at} -1 hints)
+string(REPLACE "\n  etkit " "\n'${ETKIT}' " hints "${hints}")
+string(REPLACE "\nnext:\n" "set -e\n" hints "${hints}")
+file(WRITE ${DIR}/hints.sh "${hints}")
+execute_process(COMMAND sh ${DIR}/hints.sh RESULT_VARIABLE rc OUTPUT_VARIABLE o
+                ERROR_VARIABLE e)
+if(NOT rc EQUAL 0 OR NOT EXISTS "${DIR}/my demo/report.html")
+  message(FATAL_ERROR "the demo's hints do not run as printed (${rc}):\n${hints}\n${e}")
+endif()
