@@ -173,6 +173,14 @@ const char *etk_duration_unit(double seconds, double *per_second);
  * returns the length. */
 size_t etk_format_duration_in(double seconds, double per_second, char *out);
 
+/* `v` rounded to 3 significant digits (at most 3 decimals, the integer
+ * part kept): what etk_format_duration_in() prints, as a number for
+ * cells. */
+double etk_duration_round(double v);
+
+/* Seconds in one "ns", "us", "ms" or "s"; 0 for anything else (cycles). */
+double etk_seconds_per_unit(const char *unit);
+
 /* "12.3 ms": etk_format_duration_in() in the unit etk_duration_unit()
  * picks for the value itself. */
 size_t etk_format_duration(double seconds, char *out);

@@ -740,13 +740,6 @@ typedef struct events_view {
   int st_ok;
 } events_view_t;
 
-/* `v` rounded to 3 significant digits (at most 3 decimals). */
-static double few_digits(double v) {
-  double mag = fabs(v);
-  double p = mag >= 99.95 ? 1 : mag >= 9.995 ? 10 : mag >= 0.9995 ? 100 : 1000;
-  return v == v ? round(v * p) / p : v;
-}
-
 static int events_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                        etk_strbuf_t *scratch) {
   events_view_t *v = ctx;
@@ -815,7 +808,8 @@ static int events_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       else if (col == 6)
         etk_cell_set_int(out, (int64_t)v->st.count);
       else
-        etk_cell_set_float(out, few_digits(stat[col - 7] * v->scale[col - 7]));
+        etk_cell_set_float(
+            out, etk_duration_round(stat[col - 7] * v->scale[col - 7]));
       break;
   }
   return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
@@ -981,10 +975,7 @@ int etk_report_write_html(etk_inspector_t *insp,
   r.unit = etk_time_scale_name(etk_inspector_target_time_scale(insp));
   r.factor = etk_inspector_scale_factor(insp);
   if (!(r.factor > 0)) r.factor = 1;
-  static const char *const units[] = {"ns", "us", "ms", "s"};
-  static const double seconds[] = {1e-9, 1e-6, 1e-3, 1.0};
-  for (int i = 0; i < 4; i++)
-    if (strcmp(r.unit, units[i]) == 0) r.sec_per_unit = seconds[i];
+  r.sec_per_unit = etk_seconds_per_unit(r.unit);
   etk_strbuf_init(&r.tmp);
   int rc = etk_op_summary_build(insp, &r.sum, err);
   if (rc == ETK_OK)

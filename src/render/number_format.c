@@ -549,6 +549,20 @@ size_t etk_format_duration_in(double seconds, double per_second, char *out) {
   return (size_t)n;
 }
 
+double etk_duration_round(double v) {
+  double mag = fabs(v);
+  double p = mag >= 99.95 ? 1 : mag >= 9.995 ? 10 : mag >= 0.9995 ? 100 : 1000;
+  return v == v && v - v == 0 ? round(v * p) / p : v;
+}
+
+double etk_seconds_per_unit(const char *unit) {
+  static const char *const names[] = {"ns", "us", "ms", "s"};
+  static const double seconds[] = {1e-9, 1e-6, 1e-3, 1.0};
+  for (int i = 0; unit && i < 4; i++)
+    if (strcmp(unit, names[i]) == 0) return seconds[i];
+  return 0;
+}
+
 size_t etk_format_duration(double seconds, char *out) {
   double per_second;
   const char *unit = etk_duration_unit(seconds, &per_second);
