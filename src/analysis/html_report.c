@@ -443,6 +443,39 @@ static int section_modules(report_t *r) {
   return ETK_OK;
 }
 
+/* Program outputs against reference outputs (compare_results). */
+static void section_numerics(report_t *r) {
+  etk_render_sink_t *s = r->s;
+  const etk_report_options_t *o = r->o;
+  if (!o->comparison_count) return;
+  etk_render_puts(s,
+                  "<section id=\"numerics\"><h2>Numerics</h2>\n"
+                  "<p class=\"note\">Program outputs against ");
+  etk_html_texts(s, o->comparison_reference ? o->comparison_reference
+                                            : "the reference outputs");
+  etk_render_puts(s,
+                  " (upstream's compare_results: SNR in dB, higher is "
+                  "better; MSE; cosine similarity, 1 is identical).</p>\n"
+                  "<table><thead><tr><th>block</th><th>output</th>"
+                  "<th>snr (dB)</th><th>mse</th><th>cosine</th></tr></thead>"
+                  "\n<tbody>\n");
+  for (size_t i = 0; i < o->comparison_count; i++) {
+    const etk_report_comparison_t *c = &o->comparisons[i];
+    etk_render_puts(s, "<tr><td class=\"n\">");
+    put_uint(s, c->block);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_uint(s, c->output);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_num(s, c->snr);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_num(s, c->mse);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_num(s, c->cosine);
+    etk_render_puts(s, "</td></tr>\n");
+  }
+  etk_render_puts(s, "</tbody></table>\n</section>\n");
+}
+
 /* Ticks at 1, 2 or 5 x 10^k target units, about 8 across. */
 static double nice_step(double span) {
   if (!(span > 0)) return 1;
@@ -1003,11 +1036,13 @@ int etk_report_write_html(etk_inspector_t *insp,
                     "</p></header>\n<nav><a href=\"#file\">file</a>"
                     "<a href=\"#summary\">operator types</a>"
                     "<a href=\"#modules\">modules</a>"
+                    "<a href=\"#numerics\">numerics</a>"
                     "<a href=\"#timeline\">timeline</a>"
                     "<a href=\"#events\">events</a>"
                     "<a href=\"#memory\">memory</a></nav>\n<main>\n");
     section_facts(&r, &dropped);
     section_summary(&r);
+    section_numerics(&r);
     rc = section_modules(&r);
     if (rc == ETK_OK) rc = section_timeline(&r);
     if (rc == ETK_OK) rc = section_events(&r);

@@ -23,13 +23,18 @@ static const char *const usage_text =
     "\n"
     "Writes one self-contained HTML page (no scripts, no network): file "
     "facts,\n"
-    "operator types per block, a timeline of the first run of each block,\n"
+    "operator types per block, the module tree, numerics, a timeline of\n"
+    "every run (colours by operator type),\n"
     "the events with statistics, memory per allocator, dropped events.\n"
     "\n"
     "options:\n"
     "  --etdump_path FILE          ETDump to read (required)\n"
     "  --etrecord_path FILE        ETRecord: link op types and delegate "
     "backends\n"
+    "  --debug_buffer_path FILE    debug buffer: adds the numerics section\n"
+    "                              (program outputs against the ETRecord's\n"
+    "                              reference outputs, or --reference's)\n"
+    "  --reference FILE.bpte       reference outputs from a bundled program\n"
     "  -o, --output FILE           the HTML file (atomically; default stdout)\n"
     "  --title TEXT                page title (etkit report)\n"
     "  --source_time_scale UNIT    unit of the raw timestamps (ns)\n"
@@ -40,8 +45,12 @@ static const char *const usage_text =
     "  --top N                     largest allocations listed (10)\n"
     "  -h, --help                  this help\n";
 
+#define MAX_COMPARISONS 256
+
 typedef struct report_cli {
-  const char *etdump, *etrecord, *output, *title;
+  const char *etdump, *etrecord, *output, *title, *debug_buffer, *reference;
+  etk_report_comparison_t comparisons[MAX_COMPARISONS];
+  size_t ncomparisons;
   etk_inspector_options_t io;
   etk_report_options_t ro;
   etk_inspector_t *insp;
@@ -58,6 +67,9 @@ enum {
 static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("etdump_path|etdump", 0, report_cli_t, etdump),
     ETK_CLI_STRING("etrecord_path|etrecord", 0, report_cli_t, etrecord),
+    ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, report_cli_t,
+                   debug_buffer),
+    ETK_CLI_STRING("reference", 0, report_cli_t, reference),
     ETK_CLI_STRING("output", 'o', report_cli_t, output),
     ETK_CLI_STRING("title", 0, report_cli_t, title),
     ETK_CLI_TIME_OPTIONS,
@@ -101,6 +113,56 @@ static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   return etk_report_write_html(c->insp, &c->ro, sink, err);
 }
 
+/* compare_results' values of one block, kept for the page. */
+static void keep_block(void *ctx, size_t block, size_t count,
+                       const double *values) {
+  report_cli_t *c = ctx;
+  for (size_t i = 0; i < count && c->ncomparisons < MAX_COMPARISONS; i++) {
+    etk_report_comparison_t *k = &c->comparisons[c->ncomparisons++];
+    k->block = block;
+    k->output = i;
+    k->snr = values[ETK_COMPARE_SNR * count + i];
+    k->mse = values[ETK_COMPARE_MSE * count + i];
+    k->cosine = values[ETK_COMPARE_COSINE_SIMILARITY * count + i];
+  }
+}
+
+/* With a debug buffer and reference outputs (the ETRecord's or a
+ * --reference bundled program), the numerics section: upstream's
+ * compare_results of the program outputs.  0 or 1 (printed). */
+static int compare_outputs(report_cli_t *c, etk_etrecord_t *rec,
+                           const uint8_t *dbuf, size_t dlen) {
+  if (!dbuf || (!rec && !c->reference)) return 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_reference_outputs_t *ref = NULL;
+  if (etk_reference_outputs_open(c->reference, rec, c->etrecord, &ref, &err) !=
+      ETK_OK) {
+    if (c->reference) return etk_cli_fail_error(CMD, &err);
+    char line[700];
+    fprintf(stderr, "etkit report: note: no numerics section: %s\n",
+            etk_error_format(&err, line, sizeof line));
+    return 0;
+  }
+  etk_render_sink_t *sink = malloc(sizeof *sink);
+  int status = 0;
+  if (!sink) {
+    status = etk_cli_fail(CMD, "out of memory");
+  } else {
+    etk_render_sink_init(sink, NULL, NULL); /* the text is not needed */
+    etk_compare_report_t report = {NULL, keep_block, c};
+    if (etk_compare_results_inspector(ref, c->insp, dbuf, dlen, sink, &report,
+                                      &err) != ETK_OK)
+      status = etk_cli_fail_error(CMD, &err);
+  }
+  free(sink);
+  etk_reference_outputs_free(ref);
+  c->ro.comparisons = c->comparisons;
+  c->ro.comparison_count = c->ncomparisons;
+  c->ro.comparison_reference = c->reference ? c->reference : c->etrecord;
+  return status;
+}
+
 int etk_cmd_report(int argc, char **argv) {
   report_cli_t c;
   memset(&c, 0, sizeof c);
@@ -111,9 +173,16 @@ int etk_cmd_report(int argc, char **argv) {
   if (prc > 0) return prc;
   etk_error_t err;
   etk_error_clear(&err);
-  size_t blen = 0;
+  size_t blen = 0, dlen = 0;
+  uint8_t *dbuf = NULL;
   etk_etrecord_t *rec = NULL;
   int status = 0;
+  if (c.debug_buffer) {
+    if (etk_read_file(c.debug_buffer, 0, &dbuf, &dlen, &err) != ETK_OK)
+      return etk_cli_fail_error(CMD, &err);
+    c.io.debug_buffer = dbuf;
+    c.io.debug_buffer_len = dlen;
+  }
   if (etk_inspector_open_path(c.etdump, &c.io, &c.insp, &err) != ETK_OK) {
     status = etk_cli_fail_error(CMD, &err);
     goto done;
@@ -132,6 +201,7 @@ int etk_cmd_report(int argc, char **argv) {
     c.ro.etrecord_path = c.etrecord;
     c.ro.etrecord_note = c.note;
   }
+  if ((status = compare_outputs(&c, rec, dbuf, dlen)) != 0) goto done;
   c.ro.title = c.title;
   c.ro.etdump_path = c.etdump;
   c.ro.etdump_bytes = blen;
@@ -143,5 +213,6 @@ int etk_cmd_report(int argc, char **argv) {
 done:
   etk_inspector_close(c.insp);
   etk_etrecord_close(rec);
+  free(dbuf);
   return status;
 }

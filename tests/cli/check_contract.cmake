@@ -244,3 +244,9 @@ execute_process(COMMAND sh ${DIR}/hints.sh RESULT_VARIABLE rc OUTPUT_VARIABLE o
 if(NOT rc EQUAL 0 OR NOT EXISTS "${DIR}/my demo/report.html")
   message(FATAL_ERROR "the demo's hints do not run as printed (${rc}):\n${hints}\n${e}")
 endif()
+run(0 report --etdump_path ${E} --etrecord_path ${R} --debug_buffer_path ${B}
+    -o ${DIR}/rn.html)
+file(READ ${DIR}/rn.html page)
+if(NOT page MATCHES "<section id=\"numerics\">.*<th>snr \\(dB\\)</th>.*<td class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">inf</td>")
+  message(FATAL_ERROR "report --debug_buffer_path: no numerics section")
+endif()
