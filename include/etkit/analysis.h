@@ -383,6 +383,14 @@ int etk_trace_write_json(const etk_etdump_t *dump, const etk_inspector_t *insp,
 
 /* ------------------------------------------------ HTML report */
 
+/* One compared program output (upstream's compare_results), for the
+ * report's numerics section. */
+typedef struct etk_report_comparison {
+  size_t block;  /* event block */
+  size_t output; /* program output index */
+  double snr, mse, cosine;
+} etk_report_comparison_t;
+
 typedef struct etk_report_options {
   const char *title;          /* default "etkit report" */
   const char *etdump_path;    /* shown in the header (may be NULL) */
@@ -395,6 +403,11 @@ typedef struct etk_report_options {
                                  rest are folded into one row) */
   size_t max_timeline_events; /* per timeline (0 = 2000) */
   size_t top_allocations;     /* largest allocations listed (0 = 10) */
+  /* numeric comparisons of the program outputs against reference outputs
+   * (none: no section); `comparison_reference` names the reference */
+  const etk_report_comparison_t *comparisons;
+  size_t comparison_count;
+  const char *comparison_reference;
 } etk_report_options_t;
 
 void etk_report_options_init(etk_report_options_t *o);

@@ -520,13 +520,47 @@ int etk_inspector_event_module(const etk_inspector_t *insp, size_t event,
 /* 1 when some node of the event has a module stack, else 0. */
 int etk_inspector_event_has_modules(const etk_inspector_t *insp, size_t event);
 
+/* One row of the module view (`etkit inspect --by-module`), as data. */
+typedef struct etk_inspector_module_row {
+  size_t block;     /* event block */
+  unsigned depth;   /* 0: the block's root */
+  const char *path; /* "(root)", "(unattributed)" or the dotted path */
+  const char *key;  /* its nn_module_stack key, or NULL */
+  const char *type; /* qualified class name, or NULL */
+  uint64_t count;   /* operator events counted in it and below */
+  double total;     /* their time per run (target units), subtree */
+  double self;      /* the part counted on this module itself */
+} etk_inspector_module_row_t;
+
+/* The module view of every block, by the rules of the module view (no
+ * time counted twice): rows in pre-order (siblings in first-appearance
+ * order) in *rows (malloc'd, free() it; strings owned by the inspector),
+ * *count rows (0 when nothing is linked to modules).  Errors:
+ * ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY. */
+int etk_inspector_module_rows(etk_inspector_t *insp,
+                              etk_inspector_module_row_t **rows, size_t *count,
+                              etk_error_t *err);
+
+/* The module view's total of the module named `name` (its dotted path or
+ * its nn_module_stack key): the sum of its rows' totals over the blocks,
+ * so that it equals its row(s) of `etkit inspect --by-module`; *events
+ * (may be NULL) receives the operator events counted.  0.0 and 0 events
+ * when no module has that name.  Errors as etk_inspector_module_rows(). */
+int etk_inspector_module_view_total(etk_inspector_t *insp, const char *name,
+                                    double *total, size_t *events,
+                                    etk_error_t *err);
+
 /* Module matching for etk_inspector_module_total(). */
 typedef enum etk_inspector_module_match {
   /* upstream's find_total_for_module: `name` is a substring of some entry
    * key ("aten_sub" matches "L__self___aten_sub_dup") */
   ETK_INSPECTOR_MODULE_SUBSTRING = 0,
   /* `name` equals an entry's dotted path ("layer1.0"), access path or key */
-  ETK_INSPECTOR_MODULE_EXACT = 1
+  ETK_INSPECTOR_MODULE_EXACT = 1,
+  /* etk_inspector_module_view_total(): the module view's row (etkit's
+   * default in `etkit inspect --module-total`; etk_inspector_module_total()
+   * does not take it) */
+  ETK_INSPECTOR_MODULE_VIEW = 2
 } etk_inspector_module_match_t;
 
 /* Upstream's Inspector.find_total_for_module(name): over every block and

@@ -110,6 +110,95 @@ int etk_etrecord_instruction_node(etk_etrecord_t *rec, const char *method,
                                   const etk_etrecord_node_t **node,
                                   etk_error_t *err);
 
+/* ------------------------------------------- link policy (etkit inspect)
+ *
+ * What `etkit inspect --etrecord_path` and the Python Inspector do with an
+ * ETRecord: pick a method per block (explicit choices first, then
+ * etk_etrecord_block_method()), link every block, and report what could
+ * not be linked.  Notes and warnings are one line each, without prefix or
+ * newline, through a callback (NULL = dropped). */
+
+typedef void (*etk_note_fn)(void *ctx, int is_warning, const char *line);
+
+#define ETK_LINK_POLICY_MAX_METHODS 64
+
+typedef struct etk_link_policy {
+  /* upstream's rules: top graph only, framework events and substring
+   * delegate ids, "forward" for every block not named below */
+  int upstream_quirks;
+  const char *method_all; /* link every block with this method (NULL) */
+  /* per-block choices: block `method_block[i]` (an index or an exact block
+   * name) links with `method_name[i]`; a later choice wins */
+  size_t method_count;
+  const char *method_block[ETK_LINK_POLICY_MAX_METHODS];
+  const char *method_name[ETK_LINK_POLICY_MAX_METHODS];
+  const char *record_name; /* names the ETRecord in messages (a path) */
+  etk_note_fn note;        /* warnings (may be NULL) */
+  void *note_ctx;
+} etk_link_policy_t;
+
+/* Zeroes a policy (etkit's rules, default methods, no callback). */
+void etk_link_policy_init(etk_link_policy_t *policy);
+
+/* Links every block of `insp` with `rec` under `policy` (NULL = defaults).
+ * Warnings: a record that names no method (nothing is linked), a block
+ * whose method cannot be chosen, delegated events without a delegate_map
+ * entry.  Errors: ETK_E_NOT_FOUND (a chosen method the record lacks,
+ * listing the record's methods), ETK_E_INVALID_ARGUMENT (a block choice
+ * that names no block), and those of etk_etrecord_inspector_link_block()
+ * (err->where then starts with record_name). */
+int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
+                                  const etk_link_policy_t *policy,
+                                  etk_etrecord_link_summary_t *summary,
+                                  etk_error_t *err);
+
+/* Puts `path` in front of err->where ("<path>: <member>"), as the errors
+ * above do; for errors of etk_etrecord_open_file() on that path. */
+void etk_etrecord_error_where(etk_error_t *err, const char *path);
+
+/* ------------------------------------------- compare_results (etkit inspect)
+ *
+ * Library etkit_etrecord_link (src/etrecord/compare_outputs.c). */
+
+typedef struct etk_reference_outputs etk_reference_outputs_t;
+struct etk_render_sink;
+
+/* Reference outputs: the test cases of the bundled program at `bpte_path`
+ * (method "forward") when given, else `rec`'s reference_outputs (`rec` is
+ * borrowed and must outlive the result; `etrecord_path` names it in
+ * messages).  Errors (naming the file): ETK_E_NOT_FOUND (no forward suite,
+ * no reference_outputs member), ETK_E_INVALID_ARGUMENT (neither given),
+ * the readers' errors, ETK_E_NO_MEMORY. */
+int etk_reference_outputs_open(const char *bpte_path, etk_etrecord_t *rec,
+                               const char *etrecord_path,
+                               etk_reference_outputs_t **out,
+                               etk_error_t *err);
+void etk_reference_outputs_free(etk_reference_outputs_t *ref);
+
+/* Callbacks of etk_compare_results_inspector() (each may be NULL). */
+typedef struct etk_compare_report {
+  etk_note_fn note; /* notes and warnings, one line each */
+  /* after each compared block: values[metric * count + i] for metric snr,
+   * mse, cosine_similarity (etk_compare_metric_t) and output i */
+  void (*block)(void *ctx, size_t block, size_t count, const double *values);
+  void *ctx;
+} etk_compare_report_t;
+
+/* Upstream's compare_results for every event block named "Execute" of
+ * `insp`: its program outputs (inflated from the debug buffer
+ * dbuf[0..dlen)) against the reference outputs of its bundled input index
+ * (-1 = the last case, as upstream), written as text into `sink` (not
+ * flushed).  Errors: ETK_E_NOT_FOUND (no "Execute" block, a block without
+ * program outputs, a case that does not exist), the inflation errors of a
+ * value, ETK_E_MISMATCH (shapes cosine cannot compare; the message starts
+ * "event block B: "), ETK_E_NO_MEMORY. */
+int etk_compare_results_inspector(const etk_reference_outputs_t *ref,
+                                  const etk_inspector_t *insp,
+                                  const uint8_t *dbuf, size_t dlen,
+                                  struct etk_render_sink *sink,
+                                  const etk_compare_report_t *report,
+                                  etk_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -298,6 +298,48 @@ int etk_bundled_run_all(etk_method_t *method,
                         double atol, etk_bundled_result_t *results,
                         size_t result_capacity, struct etk_error *err);
 
+/* ---------------------------------------------------------- trace sessions
+ * A host recorder (arena and debug buffer on the heap) sized from a
+ * method's plan so that `runs` executions drop nothing: what `etkit run`
+ * and Python's etkit.run() trace into (src/runtime/trace_session.c). */
+
+enum {
+  ETK_TRACE_DEBUG_NONE = 0,         /* no values logged */
+  ETK_TRACE_DEBUG_OUTPUTS = 1,      /* program outputs */
+  ETK_TRACE_DEBUG_INTERMEDIATES = 2 /* every instruction's outputs */
+};
+enum { ETK_TRACE_PROFILE_METHOD = 0, ETK_TRACE_PROFILE_ALL = 1 };
+
+typedef struct etk_trace_session {
+  etk_recorder_t *rec;   /* pass to etk_method_config_t.recorder */
+  void *arena;
+  uint8_t *debug_buffer; /* NULL without want_debug */
+  size_t debug_capacity;
+} etk_trace_session_t;
+
+struct etk_program_plan;
+
+/* Creates a recorder big enough for `runs` executions of `plan` (plus its
+ * load) at `debug_level` (ETK_TRACE_DEBUG_*) and `profile_level`
+ * (ETK_TRACE_PROFILE_*); with want_debug a debug buffer is attached, sized
+ * for every tensor those runs log.  Errors: ETK_E_LIMIT (a trace above
+ * 1 GiB or a debug buffer above 2 GiB), ETK_E_NO_MEMORY, the recorder's. */
+int etk_trace_session_create(const struct etk_program_plan *plan,
+                             unsigned runs, int debug_level, int profile_level,
+                             int want_debug, etk_trace_session_t *out,
+                             struct etk_error *err);
+
+/* Finishes the ETDump: *etdump and *etdump_len (owned by the session), the
+ * used debug bytes (NULL/0 without a buffer) and the dropped-event count;
+ * every output pointer may be NULL. */
+int etk_trace_session_finish(etk_trace_session_t *s, const uint8_t **etdump,
+                             size_t *etdump_len, const uint8_t **debug,
+                             size_t *debug_len, uint32_t *dropped,
+                             struct etk_error *err);
+
+/* Frees the arena and debug buffer; the session is zeroed (NULL: no-op). */
+void etk_trace_session_free(etk_trace_session_t *s);
+
 #ifdef __cplusplus
 }
 #endif

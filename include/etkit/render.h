@@ -159,6 +159,32 @@ size_t etk_format_double_repr(double x, char *out);
  * multiply-add more on a near tie), snprintf outside that range. */
 size_t etk_format_double_g(double x, char *out);
 
+/* Readable durations for etkit's own views (not the upstream-compatible
+ * tables): a unit chosen for a column, values with few digits.
+ * etk_duration_unit() picks the largest of s, ms, µs, ns in which
+ * `seconds` (typically a column's largest magnitude) is at least 1 (ns
+ * below 1 ns and for 0 / NaN), returns its name ("ms", "µs" in UTF-8) and
+ * stores in *per_second how many units make one second. */
+const char *etk_duration_unit(double seconds, double *per_second);
+
+/* Writes `seconds` in the unit of `per_second` with 3 significant digits
+ * and no exponent ("12.3", "0.512", "1234", "-4.50" stays "-4.5"); "nan",
+ * "inf" as etk_format_double_g.  `out` holds ETK_FORMAT_DOUBLE_MAX bytes;
+ * returns the length. */
+size_t etk_format_duration_in(double seconds, double per_second, char *out);
+
+/* `v` rounded to 3 significant digits (at most 3 decimals, the integer
+ * part kept): what etk_format_duration_in() prints, as a number for
+ * cells. */
+double etk_duration_round(double v);
+
+/* Seconds in one "ns", "us", "ms" or "s"; 0 for anything else (cycles). */
+double etk_seconds_per_unit(const char *unit);
+
+/* "12.3 ms": etk_format_duration_in() in the unit etk_duration_unit()
+ * picks for the value itself. */
+size_t etk_format_duration(double seconds, char *out);
+
 /* Decimal text of an integer; returns the length (at most 20). */
 size_t etk_format_int(int64_t v, char *out);
 size_t etk_format_uint(uint64_t v, char *out);

@@ -754,7 +754,42 @@ typedef struct view {
   size_t n;
   int totals; /* table: the totals table */
   int single; /* tsv/csv: one table with every column */
+  /* table: durations of column c (10..16) in a readable unit: value *
+   * scale[c], rounded to 3 digits (scale 0: raw target units) */
+  double scale[18];
+  const char *unit[18];
 } view_t;
+
+/* A readable unit per duration column of the table rows rows[0..n). */
+static void view_units(view_t *v, const char *unit) {
+  double sec = etk_seconds_per_unit(unit);
+  for (int c = 10; c <= 16; c++) {
+    double max = 0;
+    for (size_t i = 0; i < v->n; i++) {
+      const etk_diff_row_t *r = &v->d->rows[v->rows[i]].pub;
+      double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
+                     r->value_a, r->value_b, r->delta};
+      if (fabs(x[c - 10]) > max) max = fabs(x[c - 10]);
+    }
+    v->unit[c] = unit;
+    v->scale[c] = 0;
+    if (sec > 0) {
+      double per_second;
+      v->unit[c] = etk_duration_unit(max * sec, &per_second);
+      v->scale[c] = sec * per_second;
+    }
+  }
+}
+
+/* A duration cell: in the column's unit when it has one. */
+static void cell_dur(const view_t *v, int c, etk_cell_t *out, double x) {
+  if (x != x)
+    etk_cell_set_none(out);
+  else if (v->scale[c] > 0)
+    etk_cell_set_float(out, etk_duration_round(x * v->scale[c]));
+  else
+    etk_cell_set_float(out, x);
+}
 
 static void cell_num(etk_cell_t *c, double v) {
   if (v != v)
@@ -843,28 +878,29 @@ static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       break;
     }
     case 10:
-      cell_num(out, r->avg_a);
+      cell_dur(v, 10, out, r->avg_a);
       break;
     case 11:
-      cell_num(out, r->avg_b);
+      cell_dur(v, 11, out, r->avg_b);
       break;
     case 12:
-      cell_num(out, r->p50_a);
+      cell_dur(v, 12, out, r->p50_a);
       break;
     case 13:
-      cell_num(out, r->p50_b);
+      cell_dur(v, 13, out, r->p50_b);
       break;
     case 14:
-      cell_num(out, r->value_a);
+      cell_dur(v, 14, out, r->value_a);
       break;
     case 15:
-      cell_num(out, r->value_b);
+      cell_dur(v, 15, out, r->value_b);
       break;
     case 16:
-      cell_num(out, r->delta);
+      cell_dur(v, 16, out, r->delta);
       break;
     default:
-      cell_num(out, r->change_pct);
+      cell_num(out,
+               v->single ? r->change_pct : etk_duration_round(r->change_pct));
       break;
   }
   return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
@@ -974,17 +1010,19 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
     etk_render_puts(sink, la);
     etk_render_puts(sink, "\nB: ");
     etk_render_puts(sink, lb);
-    etk_render_printf(
-        sink, "\ncompared: %s (%s); delta = B - A; change = delta / A\n\n",
-        metric, unit);
-    view_t v = {d, vis, ntot, 1, 0};
+    etk_render_printf(sink,
+                      "\ncompared: %s; delta = B - A; change = delta / A; "
+                      "durations in a unit per column\n\n",
+                      metric);
+    view_t v = {d, vis, ntot, 1, 0, {0}, {0}};
+    view_units(&v, unit);
     snprintf(h[0], sizeof h[0], "block");
     snprintf(h[1], sizeof h[1], "total");
     snprintf(h[2], sizeof h[2], "count A");
     snprintf(h[3], sizeof h[3], "count B");
-    snprintf(h[4], sizeof h[4], "%s A (%s)", metric, unit);
-    snprintf(h[5], sizeof h[5], "%s B (%s)", metric, unit);
-    snprintf(h[6], sizeof h[6], "delta (%s)", unit);
+    snprintf(h[4], sizeof h[4], "%s A (%s)", metric, v.unit[14]);
+    snprintf(h[5], sizeof h[5], "%s B (%s)", metric, v.unit[15]);
+    snprintf(h[6], sizeof h[6], "delta (%s)", v.unit[16]);
     snprintf(h[7], sizeof h[7], "change %%");
     for (int i = 0; i < 8; i++) hp[i] = h[i];
     if (ntot) {
@@ -996,16 +1034,19 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
       static const char *const names[13] = {
           "block", "event", "iid A", "iid B", "match", "count A", "count B",
           "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
+      view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}};
+      view_units(&vo, unit);
+      static const int col_of[13] = {0,  0,  0,  0,  0,  0, 0,
+                                     10, 11, 12, 13, 16, 0};
       for (int i = 0; i < 13; i++) {
         if (i >= 7 && i <= 11)
-          snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
+          snprintf(h[i], sizeof h[i], "%s (%s)", names[i], vo.unit[col_of[i]]);
         else
           snprintf(h[i], sizeof h[i], "%s", names[i]);
         hp[i] = h[i];
       }
       if (d->metric != ETK_DIFF_METRIC_AVG)
-        snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, unit);
-      view_t vo = {d, vis + ntot, nvis - ntot, 0, 0};
+        snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
       etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
       etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
       rc = etk_render_table(&f, sink, err);
@@ -1050,7 +1091,7 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
         snprintf(h[i], sizeof h[i], "%s", names[i]);
       hp[i] = h[i];
     }
-    view_t v = {d, vis, nvis, 0, 1};
+    view_t v = {d, vis, nvis, 0, 1, {0}, {0}};
     etk_frame_t f = {nvis, 18, hp, view_cell, &v, 0};
     rc = etk_render_delimited(
         &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);

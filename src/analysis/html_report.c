@@ -66,19 +66,58 @@ static const char css[] =
     "12px;"
     "vertical-align:middle}"
     ".scroll{overflow-x:auto}"
+    "main{max-width:1300px}svg{max-width:100%;height:auto}"
+    "td.op{word-break:break-word;max-width:360px}"
+    ".sw{display:inline-block;width:10px;height:10px;margin-right:6px;"
+    "vertical-align:middle;border-radius:2px}"
     "footer{color:#5a6575;font-size:12px;padding:12px 28px}";
 
-/* Colours by event category (operator, wrapper, method, delegate ...). */
-static const char *slice_color(const etk_etdump_event_t *e, int delegated) {
-  if (delegated) return "#d08b3c";
+/* Colours by operator type: the type's key (etk_op_type_from_name() of the
+ * event name, or the linked op type, without "aten." and overload
+ * suffixes: "native_call_convolution.out", "convolution #0" and
+ * "aten.convolution.default" all give "convolution") hashed into a
+ * palette, so one type has one colour in the summary, the legends and
+ * every timeline. */
+static const char *const palette[] = {
+    "#4f7cac", "#e07b39", "#3f9e6e", "#b5487a", "#8a6bbf", "#c9a227",
+    "#2a9bb0", "#d05353", "#6b8e23", "#a0522d", "#5c6bc0", "#00897b"};
+#define PALETTE_SIZE (sizeof palette / sizeof palette[0])
+
+static size_t op_key(const char *name, size_t len, const char **key) {
+  size_t n;
+  const char *t = etk_op_type_from_name(name, len, &n);
+  if (n > 5 && memcmp(t, "aten.", 5) == 0) {
+    t += 5;
+    n -= 5;
+  }
+  const char *dot = memchr(t, '.', n);
+  if (dot) n = (size_t)(dot - t);
+  *key = t;
+  return n;
+}
+
+static const char *op_color(const char *name, size_t len) {
+  const char *k;
+  size_t n = op_key(name, len, &k);
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 16777619u;
+  return palette[h % PALETTE_SIZE];
+}
+
+/* Wrappers and the method in greys; operators (delegated ones too) in the
+ * colour of their type; `label` is the slice's name.  0 for a wrapper. */
+static const char *slice_color(const etk_etdump_event_t *e, const char *label,
+                               size_t label_len, int *is_operator) {
   const char *n = e->name.data;
   size_t len = e->name.len;
-  if (n && ana_is_name(n, len, "OPERATOR_CALL")) return "#9fb4c9";
-  if (n && ana_is_name(n, len, "DELEGATE_CALL")) return "#b5835a";
+  *is_operator = 0;
+  if (n && ana_is_name(n, len, "OPERATOR_CALL")) return "#c3ced9";
+  if (n && ana_is_name(n, len, "DELEGATE_CALL")) return "#a3927f";
   if (n && ((len > 8 && memcmp(n, "Method::", 8) == 0) ||
             (len > 9 && memcmp(n, "Program::", 9) == 0)))
     return "#7a8799";
-  return "#4f7cac";
+  *is_operator = 1;
+  return op_color(label, label_len);
 }
 
 typedef struct report {
@@ -89,7 +128,8 @@ typedef struct report {
   etk_op_summary_t *sum;
   etk_memory_report_t *mem;
   const char *unit;
-  double factor; /* raw ticks / factor = target units */
+  double factor;       /* raw ticks / factor = target units */
+  double sec_per_unit; /* seconds per target unit (0: cycles) */
   ana_item_t *items;
   size_t nitems, cap;
   uint32_t *depth;
@@ -104,6 +144,38 @@ static void put_num(etk_render_sink_t *s, double v) {
     return;
   }
   etk_render_put(s, num, etk_format_double_g(v, num));
+}
+
+/* A readable unit for a column of durations whose largest magnitude is
+ * `max` target units: its name and *scale (column units per target unit).
+ * Cycles stay cycles. */
+static const char *col_unit(const report_t *r, double max, double *scale) {
+  if (!(r->sec_per_unit > 0)) {
+    *scale = 1;
+    return r->unit;
+  }
+  double per_second;
+  const char *u = etk_duration_unit(max * r->sec_per_unit, &per_second);
+  *scale = r->sec_per_unit * per_second;
+  return u;
+}
+
+/* A duration in column units (few digits), or a dash. */
+static void put_dur(etk_render_sink_t *s, double v, double scale) {
+  char num[ETK_FORMAT_DOUBLE_MAX];
+  if (v != v) {
+    etk_render_puts(s, "&ndash;");
+    return;
+  }
+  etk_render_put(s, num, etk_format_duration_in(v, scale, num));
+}
+
+/* A duration with its own unit ("12.3 µs"). */
+static void put_dur_auto(const report_t *r, double v) {
+  double scale;
+  const char *u = col_unit(r, v, &scale);
+  put_dur(r->s, v, scale);
+  etk_render_printf(r->s, " %s", u);
 }
 
 static void put_uint(etk_render_sink_t *s, uint64_t v) {
@@ -227,12 +299,21 @@ static void section_summary(report_t *r) {
       etk_render_puts(s, "<p class=\"note\">no timed events</p>\n");
       continue;
     }
+    double max_total = 0, max_avg = 0, ts, as;
+    for (size_t k = 0; k < ob.row_count; k++) {
+      etk_op_summary_row_t row;
+      etk_op_summary_row_get(r->sum, ob.first_row + k, &row);
+      if (fabs(row.total) > max_total) max_total = fabs(row.total);
+      if (fabs(row.avg) > max_avg) max_avg = fabs(row.avg);
+    }
+    const char *tu = col_unit(r, max_total, &ts),
+               *au = col_unit(r, max_avg, &as);
     etk_render_printf(
         s,
         "<table><thead><tr><th>operator type</th><th>count</th>"
         "<th>total (%s)</th><th>avg (%s)</th><th>%% of method</th>"
         "<th></th></tr></thead>\n<tbody>\n",
-        r->unit, r->unit);
+        tu, au);
     /* operator rows come first, largest total first: keep the top ones,
      * fold the rest into one line, always keep the two closing rows */
     size_t cap = r->o->max_summary_rows ? r->o->max_summary_rows : 50;
@@ -260,7 +341,7 @@ static void section_summary(report_t *r) {
               nops - cap);
           put_uint(s, calls);
           etk_render_puts(s, "</td><td class=\"n\">");
-          put_num(s, rest);
+          put_dur(s, rest, ts);
           etk_render_puts(s, "</td><td></td><td class=\"n\">");
           put_num(s, ob.method_time == ob.method_time && ob.method_time != 0
                          ? rest / ob.method_time * 100.0
@@ -269,19 +350,24 @@ static void section_summary(report_t *r) {
         }
         continue;
       }
-      etk_render_puts(
-          s, row.kind == ETK_OP_ROW_OPERATOR ? "<tr><td>" : "<tr><td><i>");
+      if (row.kind == ETK_OP_ROW_OPERATOR)
+        etk_render_printf(s,
+                          "<tr><td><span class=\"sw\" style=\"background:%s\">"
+                          "</span>",
+                          op_color(row.op_type, row.op_type_len));
+      else
+        etk_render_puts(s, "<tr><td><i>");
       etk_html_text(s, row.op_type, row.op_type_len);
       etk_render_puts(s,
                       row.kind == ETK_OP_ROW_OPERATOR ? "</td>" : "</i></td>");
       etk_render_puts(s, "<td class=\"n\">");
       if (row.kind != ETK_OP_ROW_FRAMEWORK_OVERHEAD) put_uint(s, row.count);
       etk_render_puts(s, "</td><td class=\"n\">");
-      put_num(s, row.total);
+      put_dur(s, row.total, ts);
       etk_render_puts(s, "</td><td class=\"n\">");
-      put_num(s, row.avg);
+      put_dur(s, row.avg, as);
       etk_render_puts(s, "</td><td class=\"n\">");
-      put_num(s, row.percent);
+      put_dur(s, row.percent, 1);
       etk_render_puts(s, "</td><td>");
       if (row.percent == row.percent) {
         double w = row.percent < 0 ? 0 : row.percent > 100 ? 100 : row.percent;
@@ -294,6 +380,100 @@ static void section_summary(report_t *r) {
     etk_render_puts(s, "</tbody></table>\n");
   }
   etk_render_puts(s, "</section>\n");
+}
+
+/* The module tree of each block (the module view of `etkit inspect
+ * --by-module`): total and self time per nn.Module, nested. */
+static int section_modules(report_t *r) {
+  etk_render_sink_t *s = r->s;
+  etk_inspector_module_row_t *rows = NULL;
+  size_t n = 0;
+  int rc = etk_inspector_module_rows(r->insp, &rows, &n, NULL);
+  if (rc != ETK_OK) return rc;
+  etk_render_puts(s, "<section id=\"modules\"><h2>Modules</h2>\n");
+  if (n == 0)
+    etk_render_puts(s,
+                    "<p class=\"note\">No operator is linked to an "
+                    "nn.Module: give the ETRecord (--etrecord_path) for time "
+                    "per module.</p>\n");
+  else
+    etk_render_puts(s,
+                    "<p class=\"note\">Per run; total = the module and "
+                    "everything below it, self = its own operators; the "
+                    "same numbers as <code>etkit inspect --by-module</code>."
+                    "</p>\n");
+  for (size_t i = 0; i < n;) {
+    size_t b = rows[i].block, end = i;
+    double root = rows[i].total, ts;
+    while (end < n && rows[end].block == b) end++;
+    const char *tu = col_unit(r, root, &ts);
+    block_title(r, b, "h3");
+    etk_render_printf(s,
+                      "<table><thead><tr><th>module</th><th>type</th>"
+                      "<th>operators</th><th>total (%s)</th><th>self (%s)</th>"
+                      "<th>%% of block</th><th></th></tr></thead>\n<tbody>\n",
+                      tu, tu);
+    for (; i < end; i++) {
+      const etk_inspector_module_row_t *m = &rows[i];
+      double pct = root > 0 ? m->total / root * 100.0 : (double)NAN;
+      etk_render_printf(s, "<tr><td style=\"padding-left:%upx\">",
+                        8 + 18 * m->depth);
+      etk_html_texts(s, m->path ? m->path : "");
+      etk_render_puts(s, "</td><td>");
+      if (m->type) {
+        const char *dot = strrchr(m->type, '.');
+        etk_html_texts(s, dot ? dot + 1 : m->type);
+      }
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_uint(s, m->count);
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_dur(s, m->total, ts);
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_dur(s, m->self, ts);
+      etk_render_puts(s, "</td><td class=\"n\">");
+      put_dur(s, pct, 1);
+      etk_render_puts(s, "</td><td><span class=\"bar\"><span style=\"width:");
+      put_coord(s, pct == pct ? (pct < 0 ? 0 : pct > 100 ? 100 : pct) : 0);
+      etk_render_puts(s, "%\"></span></span></td></tr>\n");
+    }
+    etk_render_puts(s, "</tbody></table>\n");
+  }
+  free(rows);
+  etk_render_puts(s, "</section>\n");
+  return ETK_OK;
+}
+
+/* Program outputs against reference outputs (compare_results). */
+static void section_numerics(report_t *r) {
+  etk_render_sink_t *s = r->s;
+  const etk_report_options_t *o = r->o;
+  if (!o->comparison_count) return;
+  etk_render_puts(s,
+                  "<section id=\"numerics\"><h2>Numerics</h2>\n"
+                  "<p class=\"note\">Program outputs against ");
+  etk_html_texts(s, o->comparison_reference ? o->comparison_reference
+                                            : "the reference outputs");
+  etk_render_puts(s,
+                  " (upstream's compare_results: SNR in dB, higher is "
+                  "better; MSE; cosine similarity, 1 is identical).</p>\n"
+                  "<table><thead><tr><th>block</th><th>output</th>"
+                  "<th>snr (dB)</th><th>mse</th><th>cosine</th></tr></thead>"
+                  "\n<tbody>\n");
+  for (size_t i = 0; i < o->comparison_count; i++) {
+    const etk_report_comparison_t *c = &o->comparisons[i];
+    etk_render_puts(s, "<tr><td class=\"n\">");
+    put_uint(s, c->block);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_uint(s, c->output);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_num(s, c->snr);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_num(s, c->mse);
+    etk_render_puts(s, "</td><td class=\"n\">");
+    put_num(s, c->cosine);
+    etk_render_puts(s, "</td></tr>\n");
+  }
+  etk_render_puts(s, "</tbody></table>\n</section>\n");
 }
 
 /* Ticks at 1, 2 or 5 x 10^k target units, about 8 across. */
@@ -312,63 +492,89 @@ static int cmp_by_duration(const void *pa, const void *pb) {
   return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
-static int timeline_block(report_t *r, size_t b) {
-  etk_render_sink_t *s = r->s;
-  etk_inspector_block_t blk;
-  etk_inspector_block_get(r->insp, b, &blk);
-  block_title(r, b, "h3");
-  if (blk.run_count == 0) {
-    etk_render_puts(s, "<p class=\"note\">no runs</p>\n");
-    return ETK_OK;
+/* The legend of a block's timelines: operator types drawn, in order. */
+#define LEGEND_MAX 24
+typedef struct legend {
+  const char *key[LEGEND_MAX];
+  size_t len[LEGEND_MAX];
+  size_t count, more;
+} legend_t;
+
+static void legend_add(legend_t *l, const char *name, size_t len) {
+  const char *k;
+  size_t n = op_key(name, len, &k);
+  for (size_t i = 0; i < l->count; i++)
+    if (l->len[i] == n && memcmp(l->key[i], k, n) == 0) return;
+  if (l->count == LEGEND_MAX) {
+    l->more++;
+    return;
   }
+  l->key[l->count] = k;
+  l->len[l->count++] = n;
+}
+
+static void legend_print(report_t *r, const legend_t *l) {
+  etk_render_puts(r->s, "<p class=\"legend note\">");
+  for (size_t i = 0; i < l->count; i++) {
+    etk_render_printf(r->s, "<span style=\"background:%s\"></span>",
+                      op_color(l->key[i], l->len[i]));
+    etk_html_text(r->s, l->key[i], l->len[i]);
+  }
+  if (l->more) etk_render_printf(r->s, " and %zu more types", l->more);
+  etk_render_puts(r->s,
+                  "<span style=\"background:#7a8799\"></span>method"
+                  "<span style=\"background:#c3ced9\"></span>OPERATOR_CALL"
+                  "<span style=\"background:#a3927f\"></span>DELEGATE_CALL"
+                  "</p>\n");
+}
+
+/* The slices of run `run` of the dump in r->items[0..*n) (the longest
+ * max_timeline_events ones, in start order) with their lanes in r->depth;
+ * *total counts the timed slices, *no_dur those without an end. */
+static int timeline_items(report_t *r, uint32_t run_index, size_t *n,
+                          size_t *total, size_t *no_dur, uint32_t max_depth[2],
+                          uint64_t *lo, uint64_t *hi) {
   etk_etdump_run_t run;
-  etk_etdump_run_get(r->dump, blk.runs[0], &run);
-  uint64_t lo, hi;
-  int rc =
-      ana_run_items(r->dump, &run, &r->items, &r->cap, &r->nitems, &lo, &hi);
+  etk_etdump_run_get(r->dump, run_index, &run);
+  int rc = ana_run_items(r->dump, &run, &r->items, &r->cap, &r->nitems, lo, hi);
   if (rc != ETK_OK) return rc;
-  /* drop events without a duration from the drawing, count them */
-  size_t n = 0, no_dur = 0;
+  size_t m = 0;
+  *no_dur = 0;
   for (size_t k = 0; k < r->nitems; k++) {
     if (r->items[k].flags & ANA_ITEM_NO_DURATION)
-      no_dur++;
+      (*no_dur)++;
     else
-      r->items[n++] = r->items[k];
+      r->items[m++] = r->items[k];
   }
-  size_t total = n,
-         limit = r->o->max_timeline_events ? r->o->max_timeline_events : 2000;
-  if (n == 0) {
-    etk_render_puts(s,
-                    "<p class=\"note\">no timed events in its first run</p>\n");
-    return ETK_OK;
+  size_t limit = r->o->max_timeline_events ? r->o->max_timeline_events : 2000;
+  *total = m;
+  if (m > limit) {
+    qsort(r->items, m, sizeof *r->items, cmp_by_duration);
+    m = limit;
   }
-  if (n > limit) {
-    qsort(r->items, n, sizeof *r->items, cmp_by_duration);
-    n = limit;
+  qsort(r->items, m, sizeof *r->items, ana_item_compare);
+  *n = m;
+  *lo = UINT64_MAX;
+  *hi = 0;
+  for (size_t k = 0; k < m; k++) {
+    if (r->items[k].s < *lo) *lo = r->items[k].s;
+    if (r->items[k].e > *hi) *hi = r->items[k].e;
   }
-  qsort(r->items, n, sizeof *r->items, ana_item_compare);
-  lo = UINT64_MAX;
-  hi = 0;
-  for (size_t k = 0; k < n; k++) {
-    if (r->items[k].s < lo) lo = r->items[k].s;
-    if (r->items[k].e > hi) hi = r->items[k].e;
-  }
-  if (n > r->depth_cap) {
-    uint32_t *q = realloc(r->depth, n * sizeof *q);
+  if (m > r->depth_cap) {
+    uint32_t *q = realloc(r->depth, m * sizeof *q);
     if (!q) return ETK_E_NO_MEMORY;
     r->depth = q;
-    r->depth_cap = n;
+    r->depth_cap = m;
   }
-  /* lanes: nesting depth per track, with a small stack of open ends */
+  /* lanes: nesting depth per track, with a small stack of open ends; a
+   * slice that does not nest goes one lane below the one it overlaps */
   uint64_t stack[2][64];
   size_t sn[2] = {0, 0};
-  uint32_t max_depth[2] = {0, 0};
-  for (size_t k = 0; k < n; k++) {
+  max_depth[0] = max_depth[1] = 0;
+  for (size_t k = 0; k < m; k++) {
     const ana_item_t *it = &r->items[k];
     int t = (it->flags & ANA_ITEM_DELEGATED) ? 1 : 0;
     while (sn[t] && stack[t][sn[t] - 1] <= it->s) sn[t]--;
-    /* a slice that does not nest is still pushed: it is drawn one lane
-     * below the slice it overlaps */
     uint32_t d = (uint32_t)sn[t];
     if (sn[t] < 64)
       stack[t][sn[t]++] = it->e;
@@ -377,25 +583,16 @@ static int timeline_block(report_t *r, size_t b) {
     r->depth[k] = d;
     if (d + 1 > max_depth[t]) max_depth[t] = d + 1;
   }
-  const double width = 1100, left = 10, right = 10, lane = 18, axis = 22;
-  double span = (double)(hi - lo);
-  if (!(span > 0)) span = 1;
-  double scale = (width - left - right) / span;
-  double top_deleg = axis + lane * max_depth[0] + (max_depth[1] ? 10 : 0);
-  double height = top_deleg + lane * max_depth[1] + 6;
-  etk_render_puts(
-      s, "<svg role=\"img\" xmlns=\"http://www.w3.org/2000/svg\" width=\"");
-  put_coord(s, width);
-  etk_render_puts(s, "\" height=\"");
-  put_coord(s, height);
-  etk_render_puts(s, "\" viewBox=\"0 0 ");
-  put_coord(s, width);
-  etk_render_putc(s, ' ');
-  put_coord(s, height);
-  etk_render_puts(s, "\">\n");
-  /* axis in target units, relative to the run start */
-  double span_units = span / r->factor;
+  return ETK_OK;
+}
+
+/* The time axis: ticks at 1, 2 or 5 x 10^k in a readable unit. */
+static void timeline_axis(report_t *r, double span, double left, double scale,
+                          double width, double height) {
+  etk_render_sink_t *s = r->s;
+  double span_units = span / r->factor, cs;
   double step = nice_step(span_units);
+  const char *cu = col_unit(r, span_units, &cs);
   for (int k = 0; k <= 20; k++) {
     double v = step * k;
     if (v > span_units * 1.0001) break;
@@ -406,8 +603,7 @@ static int timeline_block(report_t *r, size_t b) {
     put_coord(s, xx);
     etk_render_puts(s, "\" y2=\"");
     put_coord(s, height);
-    /* a label too close to the right edge would be cut or collide with
-     * its neighbour: that tick keeps its line only */
+    /* a label too close to the right edge would be cut: line only */
     if (xx > width - 70) {
       etk_render_puts(s, "\" stroke=\"#e3e8ee\"/>\n");
       continue;
@@ -415,69 +611,111 @@ static int timeline_block(report_t *r, size_t b) {
     etk_render_puts(s, "\" stroke=\"#e3e8ee\"/><text x=\"");
     put_coord(s, xx + 2);
     etk_render_puts(s, "\" y=\"11\" fill=\"#5a6575\">");
-    put_num(s, v);
-    etk_render_printf(s, " %s</text>\n", r->unit);
+    put_dur(s, v, cs);
+    etk_render_printf(s, " %s</text>\n", cu);
   }
-  for (size_t k = 0; k < n; k++) {
-    const ana_item_t *it = &r->items[k];
-    etk_etdump_event_t e;
-    etk_etdump_event_get(r->dump, it->ev, &e);
-    int deleg = (it->flags & ANA_ITEM_DELEGATED) != 0;
-    double x0 = left + (double)(it->s - lo) * scale;
-    double w = (double)(it->e - it->s) * scale;
-    if (w < 0.5) w = 0.5;
-    double y = (deleg ? top_deleg : axis) + lane * r->depth[k];
-    etk_strbuf_clear(&r->tmp);
-    if (e.name.data && e.name.len)
-      etk_strbuf_append(&r->tmp, e.name.data, e.name.len);
-    else if (e.delegate_debug_id_str.data && e.delegate_debug_id_str.len)
-      etk_strbuf_append(&r->tmp, e.delegate_debug_id_str.data,
-                        e.delegate_debug_id_str.len);
-    else
-      etk_strbuf_printf(&r->tmp, "%d", (int)e.delegate_debug_id_int);
-    etk_render_puts(s, "<g><title>");
-    etk_html_text(s, r->tmp.data ? r->tmp.data : "", r->tmp.len);
-    etk_render_puts(s, " | start ");
-    put_num(s, (double)(it->s - lo) / r->factor);
-    etk_render_puts(s, " | duration ");
-    put_num(s, (double)(it->e - it->s) / r->factor);
-    etk_render_printf(s, " %s", r->unit);
-    if (e.instruction_id != -1)
-      etk_render_printf(s, " | instruction %d", (int)e.instruction_id);
-    if (it->flags & ANA_ITEM_WRAPPED) etk_render_puts(s, " | 32-bit tick wrap");
-    etk_render_puts(s, "</title><rect x=\"");
-    put_coord(s, x0);
-    etk_render_puts(s, "\" y=\"");
-    put_coord(s, y);
-    etk_render_puts(s, "\" width=\"");
-    put_coord(s, w);
-    etk_render_printf(s,
-                      "\" height=\"%.0f\" fill=\"%s\" stroke=\"#fff\" "
-                      "stroke-width=\"0.5\"/>",
-                      lane - 2, slice_color(&e, deleg));
-    if (w > 40) {
-      /* a label clipped to about the slice width (7 px per character) */
-      size_t maxc = (size_t)(w / 7);
-      size_t len = r->tmp.len, cut = 0, chars = 0;
-      while (cut < len && chars < maxc) {
-        cut++;
-        while (cut < len && ((unsigned char)r->tmp.data[cut] & 0xC0) == 0x80)
-          cut++;
-        chars++;
-      }
-      etk_render_puts(s, "<text x=\"");
-      put_coord(s, x0 + 3);
-      etk_render_puts(s, "\" y=\"");
-      put_coord(s, y + lane - 6);
-      etk_render_puts(s, "\" fill=\"#fff\">");
-      etk_html_text(s, r->tmp.data ? r->tmp.data : "", cut);
-      etk_render_puts(s, "</text>");
+}
+
+/* One slice with its tooltip and (when wide enough) its clipped label. */
+static void timeline_slice(report_t *r, const ana_item_t *it, uint64_t lo,
+                           double x0, double w, double y, double lane,
+                           legend_t *legend) {
+  etk_render_sink_t *s = r->s;
+  etk_etdump_event_t e;
+  etk_etdump_event_get(r->dump, it->ev, &e);
+  etk_strbuf_clear(&r->tmp);
+  if (e.name.data && e.name.len)
+    etk_strbuf_append(&r->tmp, e.name.data, e.name.len);
+  else if (e.delegate_debug_id_str.data && e.delegate_debug_id_str.len)
+    etk_strbuf_append(&r->tmp, e.delegate_debug_id_str.data,
+                      e.delegate_debug_id_str.len);
+  else
+    etk_strbuf_printf(&r->tmp, "%d", (int)e.delegate_debug_id_int);
+  const char *label = r->tmp.data ? r->tmp.data : "";
+  int is_op;
+  const char *color = slice_color(&e, label, r->tmp.len, &is_op);
+  if (is_op)
+    legend_add(legend, e.name.data && e.name.len ? e.name.data : label,
+               e.name.data && e.name.len ? e.name.len : r->tmp.len);
+  etk_render_puts(s, "<g><title>");
+  etk_html_text(s, label, r->tmp.len);
+  etk_render_puts(s, " | start ");
+  put_dur_auto(r, (double)(it->s - lo) / r->factor);
+  etk_render_puts(s, " | duration ");
+  put_dur_auto(r, (double)(it->e - it->s) / r->factor);
+  if (e.instruction_id != -1)
+    etk_render_printf(s, " | instruction %d", (int)e.instruction_id);
+  if (it->flags & ANA_ITEM_WRAPPED) etk_render_puts(s, " | 32-bit tick wrap");
+  etk_render_puts(s, "</title><rect x=\"");
+  put_coord(s, x0);
+  etk_render_puts(s, "\" y=\"");
+  put_coord(s, y);
+  etk_render_puts(s, "\" width=\"");
+  put_coord(s, w);
+  etk_render_printf(s,
+                    "\" height=\"%.0f\" fill=\"%s\" stroke=\"#fff\" "
+                    "stroke-width=\"0.5\"/>",
+                    lane - 2, color);
+  if (w > 40) {
+    /* a label clipped to about the slice width (7 px per character) */
+    size_t maxc = (size_t)(w / 7), len = r->tmp.len, cut = 0, chars = 0;
+    while (cut < len && chars < maxc) {
+      cut++;
+      while (cut < len && ((unsigned char)label[cut] & 0xC0) == 0x80) cut++;
+      chars++;
     }
-    etk_render_puts(s, "</g>\n");
+    etk_render_puts(s, "<text x=\"");
+    put_coord(s, x0 + 3);
+    etk_render_puts(s, "\" y=\"");
+    put_coord(s, y + lane - 6);
+    etk_render_puts(s, "\" fill=\"#fff\">");
+    etk_html_text(s, label, cut);
+    etk_render_puts(s, "</text>");
+  }
+  etk_render_puts(s, "</g>\n");
+}
+
+/* The timeline of run `k` of block `b`. */
+static int timeline_run(report_t *r, size_t b, size_t k, legend_t *legend) {
+  etk_render_sink_t *s = r->s;
+  etk_inspector_block_t blk;
+  etk_inspector_block_get(r->insp, b, &blk);
+  size_t n, total, no_dur;
+  uint32_t max_depth[2];
+  uint64_t lo, hi;
+  int rc =
+      timeline_items(r, blk.runs[k], &n, &total, &no_dur, max_depth, &lo, &hi);
+  if (rc != ETK_OK) return rc;
+  if (n == 0) {
+    etk_render_printf(s, "<p class=\"note\">no timed events in run %zu</p>\n",
+                      (size_t)blk.runs[k]);
+    return ETK_OK;
+  }
+  const double width = 1200, left = 10, right = 10, lane = 18, axis = 22;
+  double span = (double)(hi - lo);
+  if (!(span > 0)) span = 1;
+  double scale = (width - left - right) / span;
+  double top_deleg = axis + lane * max_depth[0] + (max_depth[1] ? 10 : 0);
+  double height = top_deleg + lane * max_depth[1] + 6;
+  etk_render_printf(
+      s,
+      "<svg role=\"img\" xmlns=\"http://www.w3.org/2000/svg\" "
+      "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
+      width, height, width, height);
+  timeline_axis(r, span, left, scale, width, height);
+  for (size_t j = 0; j < n; j++) {
+    const ana_item_t *it = &r->items[j];
+    int deleg = (it->flags & ANA_ITEM_DELEGATED) != 0;
+    double w = (double)(it->e - it->s) * scale;
+    timeline_slice(
+        r, it, lo, left + (double)(it->s - lo) * scale, w < 0.5 ? 0.5 : w,
+        (deleg ? top_deleg : axis) + lane * r->depth[j], lane, legend);
   }
   etk_render_puts(s, "</svg>\n<p class=\"note\">run ");
-  put_uint(s, blk.runs[0]);
-  etk_render_printf(s, "; %zu slice%s drawn", n, n == 1 ? "" : "s");
+  put_uint(s, blk.runs[k]);
+  etk_render_puts(s, " (");
+  put_dur_auto(r, span / r->factor);
+  etk_render_printf(s, "); %zu slice%s drawn", n, n == 1 ? "" : "s");
   if (total > n) etk_render_printf(s, " (the %zu longest of %zu)", n, total);
   if (no_dur)
     etk_render_printf(s, "; %zu event%s without an end time not drawn", no_dur,
@@ -487,17 +725,37 @@ static int timeline_block(report_t *r, size_t b) {
   return r->tmp.failed ? ETK_E_NO_MEMORY : ETK_OK;
 }
 
+/* Every run of a block (at most TIMELINE_RUNS drawn), then the legend. */
+#define TIMELINE_RUNS 16
+static int timeline_block(report_t *r, size_t b) {
+  etk_inspector_block_t blk;
+  etk_inspector_block_get(r->insp, b, &blk);
+  block_title(r, b, "h3");
+  if (blk.run_count == 0) {
+    etk_render_puts(r->s, "<p class=\"note\">no runs</p>\n");
+    return ETK_OK;
+  }
+  legend_t legend;
+  memset(&legend, 0, sizeof legend);
+  size_t runs = blk.run_count < TIMELINE_RUNS ? blk.run_count : TIMELINE_RUNS;
+  int rc = ETK_OK;
+  for (size_t k = 0; k < runs && rc == ETK_OK; k++)
+    rc = timeline_run(r, b, k, &legend);
+  if (blk.run_count > runs)
+    etk_render_printf(r->s,
+                      "<p class=\"note\">%zu more runs not drawn (the events "
+                      "table has the statistics of all %zu).</p>\n",
+                      blk.run_count - runs, blk.run_count);
+  legend_print(r, &legend);
+  return rc;
+}
+
 static int section_timeline(report_t *r) {
-  etk_render_puts(
-      r->s,
-      "<section id=\"timeline\"><h2>Timeline (first run of each block)</h2>\n"
-      "<p class=\"legend note\">Nesting goes downwards."
-      "<span style=\"background:#4f7cac\"></span>operator"
-      "<span style=\"background:#9fb4c9\"></span>OPERATOR_CALL"
-      "<span style=\"background:#7a8799\"></span>method"
-      "<span style=\"background:#b5835a\"></span>DELEGATE_CALL"
-      "<span style=\"background:#d08b3c\"></span>delegated event"
-      " - hover a slice for details.</p>\n");
+  etk_render_puts(r->s,
+                  "<section id=\"timeline\"><h2>Timeline (every run)</h2>\n"
+                  "<p class=\"note\">Nesting goes downwards; colours are "
+                  "operator types (legend under each block); hover a slice "
+                  "for details.</p>\n");
   size_t nb = etk_inspector_block_count(r->insp);
   int rc = ETK_OK;
   for (size_t b = 0; b < nb && rc == ETK_OK; b++) rc = timeline_block(r, b);
@@ -509,6 +767,7 @@ static int section_timeline(report_t *r) {
 typedef struct events_view {
   report_t *r;
   size_t *rows;
+  double scale[4]; /* column units per target unit: avg, p50, min, max */
   etk_stats_t st;
   size_t st_row;
   int st_ok;
@@ -524,8 +783,7 @@ static int events_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
     v->st_ok = etk_inspector_event_stats(v->r->insp, e, &v->st) == ETK_OK;
     v->st_row = row;
   }
-  double stat[7] = {(double)v->st.count, v->st.avg, v->st.p10, v->st.p50,
-                    v->st.p90,           v->st.min, v->st.max};
+  double stat[4] = {v->st.avg, v->st.p50, v->st.min, v->st.max};
   switch (col) {
     case 0:
       etk_cell_set_int(out, (int64_t)ev.block);
@@ -583,7 +841,8 @@ static int events_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       else if (col == 6)
         etk_cell_set_int(out, (int64_t)v->st.count);
       else
-        etk_cell_set_float(out, stat[col - 6]);
+        etk_cell_set_float(
+            out, etk_duration_round(stat[col - 7] * v->scale[col - 7]));
       break;
   }
   return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
@@ -602,22 +861,31 @@ static int section_events(report_t *r) {
   size_t *rows = malloc(n * sizeof *rows);
   if (!rows) return ETK_E_NO_MEMORY;
   for (size_t i = 0; i < n; i++) rows[i] = i;
-  char h[7][40];
-  const char *headers[13] = {"block",    "event",    "instruction",
-                             "delegate", "op types", "counted as",
-                             "runs"};
-  static const char *const stat_names[6] = {"avg", "p10", "p50",
-                                            "p90", "min", "max"};
-  for (int i = 0; i < 6; i++) {
-    snprintf(h[i], sizeof h[i], "%s (%s)", stat_names[i], r->unit);
-    headers[7 + i] = h[i];
-  }
   events_view_t v;
   memset(&v, 0, sizeof v);
   v.r = r;
   v.rows = rows;
   v.st_row = SIZE_MAX;
-  etk_frame_t f = {n, 13, headers, events_cell, &v, 0};
+  /* one readable unit per statistics column, from its largest value */
+  double max[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    etk_stats_t st;
+    if (etk_inspector_event_stats(r->insp, rows[i], &st) != ETK_OK) continue;
+    double x[4] = {st.avg, st.p50, st.min, st.max};
+    for (int c = 0; c < 4; c++)
+      if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
+  }
+  char h[4][40];
+  const char *headers[11] = {"block",    "event",    "instruction",
+                             "delegate", "op types", "counted as",
+                             "runs"};
+  static const char *const stat_names[4] = {"avg", "p50", "min", "max"};
+  for (int i = 0; i < 4; i++) {
+    const char *u = col_unit(r, max[i], &v.scale[i]);
+    snprintf(h[i], sizeof h[i], "%s (%s)", stat_names[i], u);
+    headers[7 + i] = h[i];
+  }
+  etk_frame_t f = {n, 11, headers, events_cell, &v, 0};
   etk_render_puts(s, "<div class=\"scroll\">");
   int rc = etk_render_html_table(&f, "events", s, NULL);
   etk_render_puts(s, "</div>\n");
@@ -740,6 +1008,7 @@ int etk_report_write_html(etk_inspector_t *insp,
   r.unit = etk_time_scale_name(etk_inspector_target_time_scale(insp));
   r.factor = etk_inspector_scale_factor(insp);
   if (!(r.factor > 0)) r.factor = 1;
+  r.sec_per_unit = etk_seconds_per_unit(r.unit);
   etk_strbuf_init(&r.tmp);
   int rc = etk_op_summary_build(insp, &r.sum, err);
   if (rc == ETK_OK)
@@ -766,12 +1035,16 @@ int etk_report_write_html(etk_inspector_t *insp,
     etk_render_puts(sink,
                     "</p></header>\n<nav><a href=\"#file\">file</a>"
                     "<a href=\"#summary\">operator types</a>"
+                    "<a href=\"#modules\">modules</a>"
+                    "<a href=\"#numerics\">numerics</a>"
                     "<a href=\"#timeline\">timeline</a>"
                     "<a href=\"#events\">events</a>"
                     "<a href=\"#memory\">memory</a></nav>\n<main>\n");
     section_facts(&r, &dropped);
     section_summary(&r);
-    rc = section_timeline(&r);
+    section_numerics(&r);
+    rc = section_modules(&r);
+    if (rc == ETK_OK) rc = section_timeline(&r);
     if (rc == ETK_OK) rc = section_events(&r);
     if (rc == ETK_OK) section_memory(&r);
     if (rc == ETK_OK) {

@@ -91,7 +91,9 @@ typedef struct exporter {
   uint64_t last_hi; /* raw ticks where the last timed run ended */
   int layout;
   uint64_t flow_id;
-  etk_strbuf_t text; /* names and hex */
+  etk_strbuf_t text;    /* names and hex */
+  uint32_t *insp_event; /* per ETDump event: its Inspector event, or
+                           UINT32_MAX (NULL without an inspector) */
 } exporter_t;
 
 void etk_trace_options_init(etk_trace_options_t *o) {
@@ -408,6 +410,75 @@ static void event_name(const etk_etdump_event_t *e, etk_strbuf_t *t) {
     etk_strbuf_appends(t, "(unnamed)");
 }
 
+/* ETDump event -> Inspector event, for the ETRecord link of a slice. */
+static int map_inspector_events(exporter_t *x) {
+  if (!x->insp) return ETK_OK;
+  size_t n = etk_etdump_event_count(x->dump);
+  x->insp_event = malloc((n ? n : 1) * sizeof *x->insp_event);
+  if (!x->insp_event) return ETK_E_NO_MEMORY;
+  for (size_t i = 0; i < n; i++) x->insp_event[i] = UINT32_MAX;
+  size_t ne = etk_inspector_event_count(x->insp);
+  for (size_t e = 0; e < ne && e < UINT32_MAX; e++) {
+    etk_inspector_event_t ev;
+    etk_inspector_event_get(x->insp, e, &ev);
+    for (size_t k = 0; k < ev.sample_count; k++) {
+      etk_inspector_sample_t smp;
+      if (etk_inspector_event_sample(x->insp, e, k, &smp) == ETK_OK &&
+          smp.etdump_event < n)
+        x->insp_event[smp.etdump_event] = (uint32_t)e;
+    }
+  }
+  return ETK_OK;
+}
+
+/* What the ETRecord link says about the slice of ETDump event `ev`: op
+ * types, graph nodes, the innermost module, the source line and the
+ * stack trace of its first node (nothing when it is not linked). */
+static void write_link_args(exporter_t *x, etk_json_t *j, uint32_t ev) {
+  if (!x->insp_event || x->insp_event[ev] == UINT32_MAX) return;
+  size_t e = x->insp_event[ev];
+  etk_inspector_event_link_t l;
+  etk_inspector_event_link(x->insp, e, &l);
+  if (l.op_type_count) {
+    etk_json_key(j, "op_types");
+    etk_json_begin_array(j);
+    for (size_t k = 0; k < l.op_type_count; k++)
+      etk_json_cstring(j, l.op_types[k] ? l.op_types[k] : "");
+    etk_json_end_array(j);
+  }
+  if (l.node_count) {
+    etk_json_key(j, "nodes");
+    etk_json_begin_array(j);
+    for (size_t k = 0; k < l.node_count; k++)
+      etk_json_cstring(j, l.nodes[k].name ? l.nodes[k].name : "");
+    etk_json_end_array(j);
+    if (l.nodes[0].stack_trace) {
+      etk_json_key(j, "stack_trace");
+      etk_json_cstring(j, l.nodes[0].stack_trace);
+    }
+  }
+  const etk_inspector_module_t *mods;
+  size_t depth;
+  if (etk_inspector_event_module(x->insp, e, &mods, &depth) == ETK_OK &&
+      depth && mods[depth - 1].normalized) {
+    etk_json_key(j, "module");
+    etk_json_cstring(j, mods[depth - 1].normalized);
+    if (mods[depth - 1].type) {
+      etk_json_key(j, "module_type");
+      etk_json_cstring(j, mods[depth - 1].type);
+    }
+  }
+  const etk_inspector_node_origin_t *o;
+  size_t no;
+  if (etk_inspector_event_origins(x->insp, e, &o, &no) == ETK_OK && no &&
+      o[0].file) {
+    etk_strbuf_clear(&x->text);
+    etk_strbuf_printf(&x->text, "%s:%lld", o[0].file, (long long)o[0].line);
+    etk_json_key(j, "source");
+    etk_json_string(j, x->text.data ? x->text.data : "", x->text.len);
+  }
+}
+
 /* Opens a slice's args with what every slice carries: its run and, when
  * the run belongs to one, its event block. */
 static void begin_run_args(exporter_t *x, etk_json_t *j, size_t run) {
@@ -452,6 +523,7 @@ static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
     }
     etk_json_key(j, "chain");
     etk_json_int(j, e.profile_chain_index);
+    write_link_args(x, j, it->ev);
     if (e.delegate_debug_id_str.data && e.delegate_debug_id_str.len) {
       etk_json_key(j, "delegate_debug_id");
       etk_json_string(j, e.delegate_debug_id_str.data,
@@ -792,6 +864,7 @@ static int export_run(exporter_t *x, size_t r) {
 /* ------------------------------------------------------- entry points */
 
 static void exporter_free(exporter_t *x) {
+  free(x->insp_event);
   free(x->run_group);
   free(x->run_block);
   free(x->named);
@@ -867,6 +940,10 @@ int etk_trace_export_etdump(etk_trace_writer_t *w, const etk_etdump_t *dump,
   etk_strbuf_init(&x.text);
   int rc = set_scale(&x);
   if (rc != ETK_OK) return rc;
+  if (map_inspector_events(&x) != ETK_OK) {
+    exporter_free(&x);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
   x.nruns = etk_etdump_run_count(dump);
   etk_dropped_marker_find(dump, &stats->dropped);
   size_t selected = 0;

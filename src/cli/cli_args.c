@@ -1,7 +1,13 @@
 /*
- * cli_args.c - option parsing and all-or-nothing output for the analysis
- * subcommands (see cli_args.h).
+ * cli_args.c - the table-driven argument parser of every subcommand, the
+ * value parsers and time options they share, and all-or-nothing output
+ * (see cli_args.h for the rules).
+ *
+ * Layout: name matching and etk_cli_next() first, then the shared value
+ * parsers (time scales, formats, sizes), then output files.  The parser
+ * never allocates; option values point into argv.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli_args.h"
 
 #include <errno.h>
@@ -9,24 +15,166 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-int etk_cli_flag(const char *arg, const char *name, const char **inline_value) {
-  if (arg[0] != '-' || arg[1] != '-') return 0;
-  const char *a = arg + 2, *n = name;
-  while (*n && *a && *a != '=') {
-    char x = *a == '-' ? '_' : *a, y = *n == '-' ? '_' : *n;
-    if (x != y) return 0;
-    a++;
-    n++;
+/* 1 when the `n` bytes at `written` equal one of the '|'-separated names,
+ * with '-' and '_' interchangeable. */
+static int names_match(const char *names, const char *written, size_t n) {
+  for (const char *name = names; *name;) {
+    size_t len = strcspn(name, "|");
+    if (len == n) {
+      size_t k = 0;
+      for (; k < n; k++) {
+        char x = written[k] == '-' ? '_' : written[k];
+        char y = name[k] == '-' ? '_' : name[k];
+        if (x != y) break;
+      }
+      if (k == n) return 1;
+    }
+    name += len;
+    if (*name == '|') name++;
   }
-  if (*n) return 0;
-  if (*a == '=') {
-    *inline_value = a + 1;
+  return 0;
+}
+
+void etk_cli_parser_init(etk_cli_parser_t *p, const char *cmd,
+                         const char *usage, const etk_cli_option_t *options,
+                         size_t option_count, int argc, char **argv) {
+  memset(p, 0, sizeof *p);
+  p->cmd = cmd;
+  p->usage = usage;
+  p->options = options;
+  p->option_count = option_count;
+  p->argc = argc;
+  p->argv = argv;
+  p->index = 1;
+}
+
+/* The table row for "--name" (long) or "-x" (short), or NULL. */
+static const etk_cli_option_t *find_option(const etk_cli_parser_t *p,
+                                           const char *name, size_t n,
+                                           int is_long) {
+  for (size_t i = 0; i < p->option_count; i++) {
+    const etk_cli_option_t *o = &p->options[i];
+    if (is_long ? names_match(o->names, name, n)
+                : (n == 1 && o->short_name && o->short_name == name[0]))
+      return o;
+  }
+  return NULL;
+}
+
+int etk_cli_next(etk_cli_parser_t *p) {
+  p->value = NULL;
+  p->store = 0;
+  p->arg[0] = 0;
+  if (p->index >= p->argc) return ETK_CLI_DONE;
+  const char *a = p->argv[p->index++];
+  if (p->options_ended || a[0] != '-' || a[1] == 0) {
+    p->value = a;
+    return ETK_CLI_POSITIONAL;
+  }
+  if (strcmp(a, "--") == 0) {
+    p->options_ended = 1;
+    return etk_cli_next(p);
+  }
+  int is_long = a[1] == '-';
+  const char *name = a + (is_long ? 2 : 1);
+  const char *eq = is_long ? strchr(name, '=') : NULL;
+  size_t n = eq ? (size_t)(eq - name) : strlen(name);
+  snprintf(p->arg, sizeof p->arg, "%.*s", (int)(name - a + n), a);
+  if ((is_long && names_match("help", name, n)) ||
+      (!is_long && strcmp(name, "h") == 0)) {
+    if (eq) {
+      etk_cli_usage(p->cmd, "option %s takes no value", p->arg);
+      return ETK_CLI_ERROR;
+    }
+    fputs(p->usage, stdout);
+    return ETK_CLI_HELP;
+  }
+  const etk_cli_option_t *o = find_option(p, name, n, is_long);
+  if (!o || n == 0) {
+    etk_cli_usage(p->cmd, "unknown argument '%s'", a);
+    return ETK_CLI_ERROR;
+  }
+  if (eq) {
+    if (o->arity == ETK_CLI_NO_VALUE) {
+      etk_cli_usage(p->cmd, "option %s takes no value", p->arg);
+      return ETK_CLI_ERROR;
+    }
+    p->value = eq + 1;
+  } else if (o->arity == ETK_CLI_VALUE) {
+    if (p->index >= p->argc) {
+      etk_cli_usage(p->cmd, "option %s needs a value", p->arg);
+      return ETK_CLI_ERROR;
+    }
+    p->value = p->argv[p->index++];
+  }
+  p->store = o->store;
+  return o->id;
+}
+
+int etk_cli_parse(const char *cmd, const char *usage,
+                  const etk_cli_option_t *options, size_t option_count,
+                  int argc, char **argv, etk_cli_apply_fn apply, void *ctx) {
+  etk_cli_parser_t p;
+  etk_cli_parser_init(&p, cmd, usage, options, option_count, argc, argv);
+  int id;
+  while ((id = etk_cli_next(&p)) != ETK_CLI_DONE) {
+    if (id == ETK_CLI_HELP) return -1;
+    if (id == ETK_CLI_ERROR) return 2;
+    if (p.store) {
+      char *field = (char *)ctx + p.store - 1;
+      if (p.value) {
+        memcpy(field, &p.value, sizeof p.value);
+      } else {
+        int one = 1;
+        memcpy(field, &one, sizeof one);
+      }
+      continue;
+    }
+    int rc = apply(ctx, &p, id);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int etk_cli_time_option(const etk_cli_parser_t *p, int id,
+                        etk_time_scale_t *source, etk_time_scale_t *target,
+                        double *clock_hz) {
+  if (id == ETK_CLI_OPT_SOURCE_TIME_SCALE ||
+      id == ETK_CLI_OPT_TARGET_TIME_SCALE) {
+    etk_time_scale_t *dst =
+        id == ETK_CLI_OPT_SOURCE_TIME_SCALE ? source : target;
+    if (!dst) return 0;
+    if (etk_time_scale_parse(p->value, dst) != ETK_OK) {
+      etk_cli_usage(p->cmd,
+                    "invalid time scale '%s' (choose from ns, us, ms, s, "
+                    "cycles)",
+                    p->value);
+      return ETK_CLI_ERROR;
+    }
     return 1;
   }
-  if (*a) return 0;
-  *inline_value = NULL;
-  return 1;
+  if (id == ETK_CLI_OPT_CLOCK_HZ && clock_hz) {
+    if (!etk_cli_parse_double(p->value, clock_hz) || !(*clock_hz > 0)) {
+      etk_cli_usage(p->cmd, "--clock-hz needs a positive number, not '%s'",
+                    p->value);
+      return ETK_CLI_ERROR;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+int etk_cli_time_check(const char *cmd, const etk_inspector_options_t *io) {
+  etk_error_t err;
+  etk_error_clear(&err);
+  double factor;
+  if (etk_time_scale_factor(io->source_time_scale, io->target_time_scale,
+                            io->clock_hz, &factor, &err) != ETK_OK)
+    return etk_cli_fail_error(cmd, &err);
+  return 0;
 }
 
 int etk_cli_usage(const char *cmd, const char *fmt, ...) {
@@ -37,6 +185,25 @@ int etk_cli_usage(const char *cmd, const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, " (try 'etkit %s --help')\n", cmd);
   return 2;
+}
+
+int etk_cli_require(const char *cmd, const void *value, const char *what) {
+  if (value) return 0;
+  return etk_cli_usage(cmd, "the following argument is required: %s", what);
+}
+
+int etk_cli_add_block(const char *cmd, const char *v, size_t *index,
+                      size_t *index_count, const char **name,
+                      size_t *name_count) {
+  size_t idx;
+  int is_index = etk_cli_parse_size(v, &idx);
+  if ((is_index ? *index_count : *name_count) == ETK_INSPECT_MAX_SELECT)
+    return etk_cli_usage(cmd, "too many blocks selected at '%s'", v);
+  if (is_index)
+    index[(*index_count)++] = idx;
+  else
+    name[(*name_count)++] = v;
+  return 0;
 }
 
 int etk_cli_fail_error(const char *cmd, const etk_error_t *err) {
@@ -71,6 +238,59 @@ int etk_cli_parse_format(const char *s, etk_inspect_format_t *out) {
       *out = (etk_inspect_format_t)i;
       return 1;
     }
+  return 0;
+}
+
+int etk_cli_format_value(const etk_cli_parser_t *p, etk_inspect_format_t *out) {
+  if (etk_cli_parse_format(p->value, out)) return 0;
+  etk_cli_usage(p->cmd,
+                "invalid format '%s' (choose from table, tsv, csv, json)",
+                p->value);
+  return ETK_CLI_ERROR;
+}
+
+int etk_cli_json_indent_value(const etk_cli_parser_t *p, int *out) {
+  size_t n;
+  if (!etk_cli_parse_size(p->value, &n) || n > 16) {
+    etk_cli_usage(p->cmd,
+                  "--json-indent needs an integer from 0 to 16, not '%s'",
+                  p->value);
+    return ETK_CLI_ERROR;
+  }
+  *out = (int)n;
+  return 0;
+}
+
+int etk_cli_positive_size_value(const etk_cli_parser_t *p, size_t *out) {
+  if (etk_cli_parse_size(p->value, out) && *out > 0) return 0;
+  etk_cli_usage(p->cmd, "%s needs a positive integer, not '%s'", p->arg,
+                p->value);
+  return ETK_CLI_ERROR;
+}
+
+int etk_cli_check_output(const char *cmd, const char *path) {
+  if (strcmp(path, "-") == 0) return 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    etk_error_where(&err, path);
+    etk_error_set(&err, ETK_E_IO, ETK_NO_OFFSET,
+                  "cannot write the output: it is a directory");
+    return etk_cli_fail_error(cmd, &err);
+  }
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* a device or FIFO: opening a FIFO would wait for a reader */
+    if (access(path, W_OK) == 0) return 0;
+    etk_error_where(&err, path);
+    etk_error_set(&err, ETK_E_IO, ETK_NO_OFFSET, "cannot open: %s",
+                  strerror(errno));
+    return etk_cli_fail_error(cmd, &err);
+  }
+  etk_outfile_t of;
+  if (etk_outfile_open(&of, path, &err) != ETK_OK)
+    return etk_cli_fail_error(cmd, &err);
+  etk_outfile_abort(&of);
   return 0;
 }
 

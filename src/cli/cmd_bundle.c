@@ -23,21 +23,20 @@
 #define MAX_CASES 256
 #define MAX_VALUES 64
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: etkit bundle PROGRAM.pte -o OUT.bpte [case options] "
-          "[--case [case options]]...\n"
-          "       etkit bundle --extract BUNDLED.bpte -o OUT.pte\n"
-          "\n"
-          "Wraps a program and test cases into a bundled program (.bpte).\n"
-          "\n"
-          "case options:\n"
-          "  --method NAME        method of this case (default: forward)\n"
-          "  --input FILE.npy     an input, once per method input (default: ones)\n"
-          "  --expected FILE.npy  an expected output, once per method output\n"
-          "                       (default: computed with the reference runtime)\n"
-          "  --no-expected        store no expected outputs (profiling only)\n");
-}
+static const char *const usage_text =
+    "usage: etkit bundle PROGRAM.pte -o OUT.bpte [case options] "
+    "[--case [case options]]...\n"
+    "       etkit bundle --extract BUNDLED.bpte -o OUT.pte\n"
+    "\n"
+    "Wraps a program and test cases into a bundled program (.bpte).\n"
+    "\n"
+    "case options:\n"
+    "  --method NAME        method of this case (default: forward)\n"
+    "  --input FILE.npy     an input, once per method input (default: ones)\n"
+    "  --expected FILE.npy  an expected output, once per method output\n"
+    "                       (default: computed with the reference runtime)\n"
+    "  --no-expected        store no expected outputs (profiling only)\n"
+    "  -h, --help           this help\n";
 
 typedef struct case_args {
   const char *method;
@@ -171,69 +170,83 @@ done:
   return status;
 }
 
-int etk_cmd_bundle(int argc, char **argv) {
-  const char *program = NULL, *out = NULL, *extract_from = NULL;
-  static case_args_t cases[MAX_CASES];
-  size_t ncases = 1;
-  memset(&cases[0], 0, sizeof cases[0]);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    case_args_t *c = &cases[ncases - 1];
-    int takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                strcmp(a, "--method") == 0 || strcmp(a, "--input") == 0 ||
-                strcmp(a, "--expected") == 0 || strcmp(a, "--extract") == 0;
-    if (takes && !v) {
-      fprintf(stderr, "etkit bundle: %s needs a value\n", a);
-      return 2;
-    }
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
+typedef struct bundle_cli {
+  const char *program, *out, *extract_from;
+  case_args_t *cases;
+  size_t ncases;
+} bundle_cli_t;
+
+enum {
+  OPT_OUTPUT = 1,
+  OPT_METHOD,
+  OPT_INPUT,
+  OPT_EXPECTED,
+  OPT_NO_EXPECTED,
+  OPT_CASE,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("output", 'o', bundle_cli_t, out),
+    ETK_CLI_STRING("extract", 0, bundle_cli_t, extract_from),
+    {"method", 0, ETK_CLI_VALUE, OPT_METHOD, 0},
+    {"input", 0, ETK_CLI_VALUE, OPT_INPUT, 0},
+    {"expected", 0, ETK_CLI_VALUE, OPT_EXPECTED, 0},
+    {"no_expected", 0, ETK_CLI_NO_VALUE, OPT_NO_EXPECTED, 0},
+    {"case", 0, ETK_CLI_NO_VALUE, OPT_CASE, 0},
+};
+
+/* One option (case options apply to the last --case); 0 or a status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  bundle_cli_t *b = ctx;
+  case_args_t *c = &b->cases[b->ncases - 1];
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      if (b->program) return etk_cli_usage(CMD, "more than one program given");
+      b->program = p->value;
       return 0;
-    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-      out = argv[++i];
-    } else if (strcmp(a, "--extract") == 0) {
-      extract_from = argv[++i];
-    } else if (strcmp(a, "--method") == 0) {
-      c->method = argv[++i];
-    } else if (strcmp(a, "--input") == 0 || strcmp(a, "--expected") == 0) {
-      int input = a[2] == 'i';
+    case OPT_METHOD:
+      c->method = p->value;
+      return 0;
+    case OPT_INPUT:
+    case OPT_EXPECTED: {
+      int input = id == OPT_INPUT;
       uint32_t *n = input ? &c->input_count : &c->expected_count;
-      if (*n == MAX_VALUES) {
-        fprintf(stderr, "etkit bundle: at most %d values per case\n",
-                MAX_VALUES);
-        return 2;
-      }
-      (input ? c->inputs : c->expected)[(*n)++] = argv[++i];
-    } else if (strcmp(a, "--no-expected") == 0) {
+      if (*n == MAX_VALUES)
+        return etk_cli_usage(CMD, "at most %d values per case", MAX_VALUES);
+      (input ? c->inputs : c->expected)[(*n)++] = p->value;
+      return 0;
+    }
+    case OPT_NO_EXPECTED:
       c->no_expected = 1;
-    } else if (strcmp(a, "--case") == 0) {
-      if (ncases == MAX_CASES) {
-        fprintf(stderr, "etkit bundle: at most %d cases\n", MAX_CASES);
-        return 2;
-      }
-      memset(&cases[ncases++], 0, sizeof cases[0]);
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "etkit bundle: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (!program) {
-      program = a;
-    } else {
-      fprintf(stderr, "etkit bundle: more than one program given\n");
-      return 2;
-    }
+      return 0;
+    case OPT_CASE:
+      if (b->ncases == MAX_CASES)
+        return etk_cli_usage(CMD, "at most %d cases", MAX_CASES);
+      memset(&b->cases[b->ncases++], 0, sizeof b->cases[0]);
+      return 0;
   }
-  if (extract_from) {
-    if (!out || program) {
-      usage(stderr);
-      return 2;
-    }
-    return extract(extract_from, out);
-  }
-  if (!program || !out) {
-    usage(stderr);
-    return 2;
-  }
+  return 0;
+}
+
+int etk_cmd_bundle(int argc, char **argv) {
+  static case_args_t cases[MAX_CASES];
+  bundle_cli_t b = {NULL, NULL, NULL, cases, 1};
+  memset(&cases[0], 0, sizeof cases[0]);
+  int prc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options),
+                          argc, argv, apply_option, &b);
+  if (prc) return prc < 0 ? 0 : prc;
+  const char *program = b.program, *out = b.out;
+  size_t ncases = b.ncases;
+  if (b.extract_from && program)
+    return etk_cli_usage(CMD, "%s", "--extract takes no PROGRAM");
+  if (!out)
+    return etk_cli_usage(CMD, "%s",
+                         "the following argument is required: -o OUT");
+  if (!b.extract_from && !program)
+    return etk_cli_usage(CMD, "%s",
+                         "the following argument is required: PROGRAM.pte");
+  if (etk_cli_check_output(CMD, out)) return 1;
+  if (b.extract_from) return extract(b.extract_from, out);
   etk_error_t err;
   etk_error_clear(&err);
   uint8_t *pte;

@@ -40,17 +40,15 @@
 #define CMD "demo"
 #define RUNS 5
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: etkit demo [--output-dir DIR] [--runs N]\n"
-          "\n"
-          "Builds a small CNN (with a delegated part), runs it N times\n"
-          "(default 5) with tracing and writes model.pte, model.bpte,\n"
-          "model.etrecord, etdump.etdp and debug_buffer.bin into DIR (default\n"
-          "./etkit-demo), then prints the operators linked with the ETRecord\n"
-          "(op types, modules), a per-operator-type summary and the commands\n"
-          "to go on.\n");
-}
+static const char *const usage_text =
+    "usage: etkit demo [--output-dir DIR] [--runs N]\n"
+    "\n"
+    "Builds a small CNN (with a delegated part), runs it N times\n"
+    "(default 5) with tracing and writes model.pte, model.bpte,\n"
+    "model.etrecord, etdump.etdp and debug_buffer.bin into DIR (default\n"
+    "./etkit-demo), then prints the operators linked with the ETRecord\n"
+    "(op types, modules), a per-operator-type summary and the commands\n"
+    "to go on.\n";
 
 static uint32_t lcg_state = 12345u;
 static float next_weight(float scale) {
@@ -442,28 +440,98 @@ static int show_linked_results(const char *p_etdp, const char *p_dbg,
   return rc;
 }
 
-int etk_cmd_demo(int argc, char **argv) {
-  const char *dir = "etkit-demo";
-  unsigned runs = RUNS;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(argv[i], "--output-dir") == 0 && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-      char *end;
-      unsigned long n = strtoul(argv[++i], &end, 10);
-      if (*end || n == 0 || n > 10000) {
-        fprintf(stderr, "etkit demo: --runs needs a count from 1 to 10000\n");
-        return 2;
-      }
-      runs = (unsigned)n;
+/* `path` as one shell word: as it is when it is made of safe characters,
+ * else in single quotes (a ' inside written '\''). */
+static const char *shell_word(const char *path, char *buf, size_t size) {
+  if (*path && strspn(path,
+                      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                      "0123456789_./+-:=,@%") == strlen(path))
+    return path;
+  size_t at = 0;
+  buf[at++] = '\'';
+  for (const char *p = path; *p && at + 5 < size; p++) {
+    if (*p == '\'') {
+      memcpy(buf + at, "'\\''", 4);
+      at += 4;
     } else {
-      usage(stderr);
-      return 2;
+      buf[at++] = *p;
     }
   }
+  buf[at++] = '\'';
+  buf[at] = 0;
+  return buf;
+}
+
+/* What to run next: commands that can be pasted into a shell as they
+ * are (paths quoted when needed, explanations as comments). */
+static void print_hints(const char *etdp, const char *rec, const char *dbg,
+                        const char *bpte, const char *dir) {
+  static char q[5][8200];
+  const char *e = shell_word(etdp, q[0], sizeof q[0]);
+  const char *r = shell_word(rec, q[1], sizeof q[1]);
+  const char *d = shell_word(dbg, q[2], sizeof q[2]);
+  const char *b = shell_word(bpte, q[3], sizeof q[3]);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/trace.json", dir);
+  const char *t = shell_word(out, q[4], sizeof q[4]);
+  printf(
+      "\nnext:\n"
+      "  # every event with its statistics (add --by-module for time per "
+      "nn.Module)\n"
+      "  etkit inspect --etdump_path %s --etrecord_path %s "
+      "--debug_buffer_path %s\n"
+      "  # the program output against the reference output (snr, mse, "
+      "cosine)\n"
+      "  etkit inspect --etdump_path %s --etrecord_path %s "
+      "--debug_buffer_path %s --compare_results\n"
+      "  # runs the bundled test case and checks the output\n"
+      "  etkit run %s --verify\n"
+      "  # a timeline for ui.perfetto.dev or chrome://tracing\n"
+      "  etkit trace --etdump_path %s --etrecord %s -o %s\n",
+      e, r, d, e, r, d, b, e, r, t);
+  snprintf(out, sizeof out, "%s/report.html", dir);
+  printf(
+      "  # a self-contained HTML report\n"
+      "  etkit report --etdump_path %s --etrecord_path %s -o %s\n",
+      e, r, shell_word(out, q[4], sizeof q[4]));
+}
+
+typedef struct demo_cli {
+  const char *dir;
+  unsigned runs;
+} demo_cli_t;
+
+enum { OPT_OUTPUT_DIR = 1, OPT_RUNS };
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("output_dir", 0, demo_cli_t, dir),
+    {"runs", 0, ETK_CLI_VALUE, OPT_RUNS, 0},
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  demo_cli_t *c = ctx;
+  size_t n;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+    case OPT_RUNS:
+      if (!etk_cli_parse_size(p->value, &n) || n == 0 || n > 10000)
+        return etk_cli_usage(
+            CMD, "--runs needs a count from 1 to 10000, not '%s'", p->value);
+      c->runs = (unsigned)n;
+      return 0;
+  }
+  return 0;
+}
+
+int etk_cmd_demo(int argc, char **argv) {
+  demo_cli_t c = {"etkit-demo", RUNS};
+  int prc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options),
+                          argc, argv, apply_option, &c);
+  if (prc) return prc < 0 ? 0 : prc;
+  const char *dir = c.dir;
+  unsigned runs = c.runs;
   etk_error_t err;
   etk_error_clear(&err);
   if (cli_make_dir(dir, &err)) return etk_cli_fail_error(CMD, &err);
@@ -492,9 +560,14 @@ int etk_cmd_demo(int argc, char **argv) {
     goto out;
   }
   const etk_program_plan_t *plan = etk_program_find_plan(prog, "forward");
-  if (cli_recorder_create(plan, runs, CLI_DEBUG_INTERMEDIATES, CLI_PROFILE_ALL,
-                          1, &rec, &err) ||
-      etk_method_load_alloc(prog, "forward", rec.rec, &m, &err)) {
+  /* no allocation events: upstream's Inspector stops on them */
+  etk_method_config_t load;
+  memset(&load, 0, sizeof load);
+  load.no_allocation_events = 1;
+  int rc = cli_recorder_create(plan, runs, CLI_DEBUG_INTERMEDIATES,
+                               CLI_PROFILE_ALL, 1, &rec, &err);
+  load.recorder = rec.rec;
+  if (rc || etk_method_load_alloc_with(prog, "forward", &load, &m, &err)) {
     status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
@@ -562,25 +635,7 @@ int etk_cmd_demo(int argc, char **argv) {
     status = etk_cli_fail_error(CMD, &err);
     goto out;
   }
-  printf(
-      "\nnext:\n"
-      "  etkit inspect --etdump_path %s --etrecord_path %s "
-      "--debug_buffer_path %s\n"
-      "      every event with its statistics (add --by-module for time "
-      "per nn.Module)\n"
-      "  etkit inspect --etdump_path %s --etrecord_path %s "
-      "--debug_buffer_path %s --compare_results\n"
-      "      the program output against the reference output (snr, mse, "
-      "cosine)\n"
-      "  etkit run %s --verify\n"
-      "      runs the bundled test case and checks the output\n"
-      "  etkit trace --etdump_path %s -o %s/trace.json\n"
-      "      a timeline for ui.perfetto.dev or chrome://tracing\n"
-      "  etkit report --etdump_path %s --etrecord_path %s -o "
-      "%s/report.html\n"
-      "      a self-contained HTML report\n",
-      p_etdp, p_rec, p_dbg, p_etdp, p_rec, p_dbg, p_bpte, p_etdp, dir, p_etdp,
-      p_rec, dir);
+  print_hints(p_etdp, p_rec, p_dbg, p_bpte, dir);
 out:
   free(expected);
   etk_method_free(m);

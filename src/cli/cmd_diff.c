@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_link.h"
 #include "commands.h"
 
 #define CMD "diff"
@@ -27,7 +28,10 @@ static const char *const usage_text =
     "options:\n"
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
-    "  --metric avg|p50|p10|p90|min|max  the compared statistic (avg)\n"
+    "  --etrecord FILE             link A and B with this ETRecord (op types,\n"
+    "                              modules); --etrecord-b FILE: B's own\n"
+    "  --metric p50|avg|p10|p90|min|max  the compared statistic: p50 (median,\n"
+    "                              the default) or avg (mean), ...\n"
     "  --threshold PCT             hide matched operators whose |change| < PCT "
     "%\n"
     "  --min-delta VALUE           ... or whose |delta| < VALUE (target unit)\n"
@@ -45,100 +49,107 @@ static const char *const usage_text =
 typedef struct diff_cli {
   const char *path[2];
   size_t npaths;
-  const char *output;
+  const char *output, *etrecord[2];
   double fail_above;
   int has_fail_above;
+  char gate[128]; /* the first gate option given (--fail-above, ...) */
   etk_inspector_options_t io;
   etk_diff_options_t dopt;
   etk_diff_render_options_t ro;
   etk_diff_t *diff;
 } diff_cli_t;
 
-static int parse_args(int argc, char **argv, diff_cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                  \
-  do {                                                           \
-    if (!v) {                                                    \
-      if (i + 1 >= argc)                                         \
-        return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                             \
-    }                                                            \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (a[0] != '-' || strcmp(a, "-") == 0) {
+enum {
+  OPT_OUTPUT = 1,
+  OPT_FORMAT,
+  OPT_METRIC,
+  OPT_THRESHOLD,
+  OPT_MIN_DELTA,
+  OPT_FAIL_ABOVE,
+  OPT_ALL_ROWS,
+  OPT_JSON_INDENT,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("output", 'o', diff_cli_t, output),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, diff_cli_t, etrecord[0]),
+    ETK_CLI_STRING("etrecord_b", 0, diff_cli_t, etrecord[1]),
+    {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
+    {"metric", 0, ETK_CLI_VALUE, OPT_METRIC, 0},
+    {"threshold", 0, ETK_CLI_VALUE, OPT_THRESHOLD, 0},
+    {"min_delta", 0, ETK_CLI_VALUE, OPT_MIN_DELTA, 0},
+    {"fail_above", 0, ETK_CLI_VALUE, OPT_FAIL_ABOVE, 0},
+    {"all_rows", 0, ETK_CLI_NO_VALUE, OPT_ALL_ROWS, 0},
+    ETK_CLI_TIME_OPTIONS,
+    {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+};
+
+/* A value >= 0 (a percentage or a delta); 0 or an exit status. */
+static int non_negative(const etk_cli_parser_t *p, const char *what,
+                        double *out) {
+  if (etk_cli_parse_double(p->value, out) && *out >= 0) return 0;
+  return etk_cli_usage(CMD, "%s needs %s >= 0, not '%s'", p->arg, what,
+                       p->value);
+}
+
+static void set_gate(diff_cli_t *c, const etk_cli_parser_t *p) {
+  if (!c->gate[0]) snprintf(c->gate, sizeof c->gate, "%s", p->arg);
+}
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  diff_cli_t *c = ctx;
+  const char *v = p->value;
+  int t = etk_cli_time_option(p, id, &c->io.source_time_scale,
+                              &c->io.target_time_scale, &c->io.clock_hz);
+  if (t) return t < 0 ? 2 : 0;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
       if (c->npaths == 2)
         return etk_cli_usage(CMD, "unexpected argument '%s' (two ETDumps only)",
-                             a);
-      c->path[c->npaths++] = a;
-    } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
-      VALUE();
-      c->output = v;
-    } else if (etk_cli_flag(a, "format", &v)) {
-      VALUE();
-      if (!etk_cli_parse_format(v, &c->ro.format))
-        return etk_cli_usage(
-            CMD, "invalid format '%s' (choose from table, tsv, csv, json)", v);
-    } else if (etk_cli_flag(a, "metric", &v)) {
-      VALUE();
-      if (etk_diff_metric_parse(v, &c->dopt.metric) != ETK_OK)
-        return etk_cli_usage(
-            CMD,
-            "invalid metric '%s' (choose from avg, p50, p10, p90, min, max)",
-            v);
-    } else if (etk_cli_flag(a, "threshold", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->ro.threshold_pct) ||
-          c->ro.threshold_pct < 0)
-        return etk_cli_usage(
-            CMD, "--threshold needs a percentage >= 0, not '%s'", v);
-    } else if (etk_cli_flag(a, "min_delta", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->ro.min_delta) || c->ro.min_delta < 0)
-        return etk_cli_usage(CMD, "--min-delta needs a number >= 0, not '%s'",
                              v);
-    } else if (etk_cli_flag(a, "fail_above", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->fail_above) || c->fail_above < 0)
-        return etk_cli_usage(
-            CMD, "--fail-above needs a percentage >= 0, not '%s'", v);
-      c->has_fail_above = 1;
-    } else if (etk_cli_flag(a, "all_rows", &v) && !v) {
-      c->dopt.all_rows = 1;
-    } else if (etk_cli_flag(a, "source_time_scale", &v) ||
-               etk_cli_flag(a, "target_time_scale", &v)) {
-      int src = strstr(a, "source") != NULL;
-      VALUE();
-      etk_time_scale_t t;
-      if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return etk_cli_usage(
-            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
-            v);
-      if (src)
-        c->io.source_time_scale = t;
-      else
-        c->io.target_time_scale = t;
-    } else if (etk_cli_flag(a, "clock_hz", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->io.clock_hz) || !(c->io.clock_hz > 0))
+      c->path[c->npaths++] = v;
+      return 0;
+    case OPT_FORMAT:
+      return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
+    case OPT_METRIC:
+      if (etk_diff_metric_parse(strcmp(v, "mean") == 0     ? "avg"
+                                : strcmp(v, "median") == 0 ? "p50"
+                                                           : v,
+                                &c->dopt.metric) != ETK_OK)
         return etk_cli_usage(CMD,
-                             "--clock-hz needs a positive number, not '%s'", v);
-    } else if (etk_cli_flag(a, "json_indent", &v)) {
-      VALUE();
-      size_t n;
-      if (!etk_cli_parse_size(v, &n) || n > 16)
-        return etk_cli_usage(
-            CMD, "--json-indent needs an integer from 0 to 16, not '%s'", v);
-      c->ro.json_indent = (int)n;
-    } else {
-      return etk_cli_usage(CMD, "unknown argument '%s'", a);
-    }
-#undef VALUE
+                             "invalid metric '%s' (choose from p50 or median, "
+                             "avg or mean, p10, p90, min, max)",
+                             v);
+      return 0;
+    case OPT_THRESHOLD:
+      set_gate(c, p);
+      return non_negative(p, "a percentage", &c->ro.threshold_pct);
+    case OPT_MIN_DELTA:
+      set_gate(c, p);
+      return non_negative(p, "a number", &c->ro.min_delta);
+    case OPT_FAIL_ABOVE:
+      set_gate(c, p);
+      c->has_fail_above = 1;
+      return non_negative(p, "a percentage", &c->fail_above);
+    case OPT_ALL_ROWS:
+      c->dopt.all_rows = 1;
+      return 0;
+    case OPT_JSON_INDENT:
+      return etk_cli_json_indent_value(p, &c->ro.json_indent) ? 2 : 0;
   }
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, diff_cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
   if (c->npaths != 2)
     return etk_cli_usage(CMD, "%s", "two ETDumps are required: A.etdp B.etdp");
+  if (etk_cli_time_check(CMD, &c->io)) return 1;
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
 }
 
@@ -165,11 +176,24 @@ static void report_regressions(const diff_cli_t *c, size_t n) {
   fputc('\n', stderr);
 }
 
+/* Operators found in both A and B (matched by id, name or op type). */
+static size_t matched_operators(const etk_diff_t *diff) {
+  size_t n = 0;
+  for (size_t i = 0; i < etk_diff_row_count(diff); i++) {
+    etk_diff_row_t r;
+    etk_diff_row_get(diff, i, &r);
+    if (r.kind == ETK_DIFF_ROW_OPERATOR && r.match <= ETK_DIFF_MATCH_OP_TYPE)
+      n++;
+  }
+  return n;
+}
+
 int etk_cmd_diff(int argc, char **argv) {
   diff_cli_t c;
   memset(&c, 0, sizeof c);
   etk_inspector_options_init(&c.io);
   etk_diff_options_init(&c.dopt);
+  c.dopt.metric = ETK_DIFF_METRIC_P50; /* medians: robust to outliers */
   etk_diff_render_options_init(&c.ro);
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;
@@ -178,22 +202,41 @@ int etk_cmd_diff(int argc, char **argv) {
   c.ro.label_b = c.path[1];
   etk_error_t err;
   etk_error_clear(&err);
-  double factor;
-  if (etk_time_scale_factor(c.io.source_time_scale, c.io.target_time_scale,
-                            c.io.clock_hz, &factor, &err) != ETK_OK)
-    return etk_cli_fail_error(CMD, &err);
   etk_inspector_t *a = NULL, *b = NULL;
   int status = 0;
   /* each step starts with a clear error: a successful open may leave the
    * file name in err.where */
+  etk_etrecord_t *rec[2] = {NULL, NULL};
   int rc = etk_inspector_open_path(c.path[0], &c.io, &a, &err);
   if (rc == ETK_OK) {
     etk_error_clear(&err);
     rc = etk_inspector_open_path(c.path[1], &c.io, &b, &err);
   }
+  /* --etrecord links A and B (--etrecord-b: B with its own record) */
+  const char *rec_b = c.etrecord[1] ? c.etrecord[1] : c.etrecord[0];
+  if (rc == ETK_OK && c.etrecord[0] &&
+      cli_link_etrecord(CMD, c.etrecord[0], a, &rec[0], NULL, &err))
+    rc = ETK_E_FORMAT;
+  if (rc == ETK_OK && rec_b &&
+      cli_link_etrecord(CMD, rec_b, b, &rec[1], NULL, &err))
+    rc = ETK_E_FORMAT;
   if (rc == ETK_OK) {
     etk_error_clear(&err);
     rc = etk_diff_build(a, b, &c.dopt, &c.diff, &err);
+  }
+  if (rc == ETK_OK && matched_operators(c.diff) == 0) {
+    /* a check that compared nothing is an error, not a pass */
+    etk_error_clear(&err);
+    if (c.gate[0])
+      rc = etk_error_set(&err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "%s compared nothing: no operator of A matches one "
+                         "of B (by event name and instruction id, name or "
+                         "operator type)",
+                         c.gate);
+    else
+      fprintf(stderr,
+              "etkit diff: warning: no operator of A matches one of B; "
+              "only block totals are compared\n");
   }
   if (rc == ETK_OK) {
     etk_error_clear(&err);
@@ -209,6 +252,8 @@ int etk_cmd_diff(int argc, char **argv) {
     }
   }
   etk_diff_free(c.diff);
+  etk_etrecord_close(rec[0]);
+  etk_etrecord_close(rec[1]);
   etk_inspector_close(a);
   etk_inspector_close(b);
   return status;

@@ -16,29 +16,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
 
 #define CMD "graph"
 
-static void usage(FILE *out) {
-  fprintf(
-      out,
-      "usage: etkit graph ETRECORD [options]\n"
-      "\n"
-      "Lists the edge-dialect program recorded in an ETRecord: each node's\n"
-      "name, op, debug handle, module path and source line.\n"
-      "\n"
-      "options:\n"
-      "  --method NAME   method to list (default: forward, or the only one)\n"
-      "  --graph NAME    list another recorded graph instead, e.g.\n"
-      "                  exported_program or aten_dialect_output/forward\n"
-      "  --args          add each node's arguments\n"
-      "  --full-paths    show full source paths, not base names\n"
-      "  --members       list the archive members instead\n"
-      "  --maps          print the method's debug-handle, delegate and\n"
-      "                  output-count maps instead\n");
-}
+static const char *const usage_text =
+    "usage: etkit graph ETRECORD [options]\n"
+    "\n"
+    "Lists the edge-dialect program recorded in an ETRecord: each node's\n"
+    "name, op, debug handle, module path and source line.\n"
+    "\n"
+    "options:\n"
+    "  --method NAME   method to list (default: forward, or the only one)\n"
+    "  --graph NAME    list another recorded graph instead, e.g.\n"
+    "                  exported_program or aten_dialect_output/forward\n"
+    "  --args          add each node's arguments\n"
+    "  --full-paths    show full source paths, not base names\n"
+    "  --members       list the archive members instead\n"
+    "  --maps          print the method's debug-handle, delegate and\n"
+    "                  output-count maps instead\n"
+    "  -h, --help      this help\n";
 
 /* A table of malloc'd cells. */
 typedef struct table {
@@ -294,64 +293,60 @@ static int fail_with(const char *path, const etk_error_t *err) {
   return etk_cli_fail(CMD, "%s: %s", path, line);
 }
 
+typedef struct graph_cli {
+  const char *path, *method, *graph;
+  int with_args, full_paths, members, maps; /* ETK_CLI_FLAG fields */
+} graph_cli_t;
+
+enum { OPT_METHOD = 1, OPT_MAPS };
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("method", 0, graph_cli_t, method),
+    ETK_CLI_STRING("graph", 0, graph_cli_t, graph),
+    ETK_CLI_FLAG("args", 0, graph_cli_t, with_args),
+    ETK_CLI_FLAG("full_paths", 0, graph_cli_t, full_paths),
+    ETK_CLI_FLAG("members", 0, graph_cli_t, members),
+    ETK_CLI_FLAG("maps", 0, graph_cli_t, maps),
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  graph_cli_t *c = ctx;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      if (c->path) return etk_cli_usage(CMD, "more than one ETRecord given");
+      c->path = p->value;
+      break;
+  }
+  return 0;
+}
+
 int etk_cmd_graph(int argc, char **argv) {
-  const char *path = NULL, *method = NULL, *graph = NULL;
-  bool with_args = false, full_paths = false, members = false, maps = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(a, "--method") == 0 || strcmp(a, "--graph") == 0) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "etkit graph: %s needs a value\n", a);
-        return 2;
-      }
-      if (a[2] == 'm')
-        method = argv[++i];
-      else
-        graph = argv[++i];
-    } else if (strcmp(a, "--args") == 0) {
-      with_args = true;
-    } else if (strcmp(a, "--full-paths") == 0) {
-      full_paths = true;
-    } else if (strcmp(a, "--members") == 0) {
-      members = true;
-    } else if (strcmp(a, "--maps") == 0) {
-      maps = true;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "etkit graph: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, "etkit graph: more than one ETRecord given\n");
-      return 2;
-    }
-  }
-  if (!path) {
-    usage(stderr);
-    return 2;
-  }
+  graph_cli_t c;
+  memset(&c, 0, sizeof c);
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, &c);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (etk_cli_require(CMD, c.path, "ETRECORD")) return 2;
+  const char *path = c.path, *method = c.method, *graph = c.graph;
   etk_etrecord_t *rec;
   etk_error_t err;
   etk_error_clear(&err);
   if (etk_etrecord_open_file(path, NULL, &rec, &err) != ETK_OK)
     return fail_with(path, &err);
   int status;
-  if (members) {
+  if (c.members) {
     status = list_members(rec);
-  } else if (maps) {
+  } else if (c.maps) {
     status = print_maps(rec, method);
   } else {
     const etk_etrecord_program_t *p;
-    int rc = graph ? etk_etrecord_graph_load(rec, graph, &p, &err)
-                   : etk_etrecord_edge_program_load(rec, method, &p, &err);
+    rc = graph ? etk_etrecord_graph_load(rec, graph, &p, &err)
+               : etk_etrecord_edge_program_load(rec, method, &p, &err);
     if (rc != ETK_OK)
       status = fail_with(path, &err);
     else
-      status = list_program(path, rec, p, with_args, full_paths);
+      status = list_program(path, rec, p, c.with_args, c.full_paths);
   }
   etk_etrecord_close(rec);
   if (status == 0 && (fflush(stdout) != 0 || ferror(stdout)))

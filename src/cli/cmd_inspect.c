@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "etkit/common.h"
 #include "etkit/etrecord.h"
@@ -40,78 +41,94 @@
 static const char *const usage_text =
     "usage: etkit inspect --etdump_path FILE [options]\n"
     "\n"
-    "Reads an ETDump and prints upstream's Inspector table (print_data_tabular).\n"
+    "Reads an ETDump and prints upstream's Inspector table "
+    "(print_data_tabular).\n"
     "\n"
     "upstream options (inspector_cli.py):\n"
     "  --etdump_path FILE          ETDump (.etdp) to read (required)\n"
-    "  --etrecord_path FILE        ETRecord to link: op types, backends, stack traces,\n"
-    "                              module hierarchy (all methods; see --method)\n"
+    "  --etrecord_path FILE        ETRecord to link: op types, backends, stack "
+    "traces,\n"
+    "                              module hierarchy (all methods; see "
+    "--method)\n"
     "  --debug_buffer_path FILE    debug buffer holding intermediate tensors\n"
-    "  --source_time_scale UNIT    unit of the raw timestamps: ns|us|ms|s|cycles (ns)\n"
+    "  --source_time_scale UNIT    unit of the raw timestamps: "
+    "ns|us|ms|s|cycles (ns)\n"
     "  --target_time_scale UNIT    unit of the reported times (ms)\n"
-    "  --tsv_path FILE             also write the table as TSV (save_data_to_tsv)\n"
-    "  --compare_results           for every block named \"Execute\", print snr, mse\n"
-    "                              and cosine_similarity of its program outputs\n"
+    "  --tsv_path FILE             also write the table as TSV "
+    "(save_data_to_tsv)\n"
+    "  --compare_results           for every block named \"Execute\", print "
+    "snr, mse\n"
+    "                              and cosine_similarity of its program "
+    "outputs\n"
     "                              (needs --debug_buffer_path) against the\n"
-    "                              ETRecord's reference_outputs (text, no plots)\n"
+    "                              ETRecord's reference_outputs (text, no "
+    "plots)\n"
     "\n"
     "etkit options:\n"
     "  --format table|tsv|csv|json output format (table)\n"
-    "  --output FILE               write the output to FILE (atomically) instead of stdout\n"
-    "  --summary, --by-op-type     one row per operator type per block: count, total,\n"
-    "                              average, % of the method time, framework overhead\n"
+    "  --output FILE               write the output to FILE (atomically) "
+    "instead of stdout\n"
+    "  --summary, --by-op-type     one row per operator type per block: count, "
+    "total,\n"
+    "                              average, % of the method time, framework "
+    "overhead\n"
     "  --allocations               allocation events per allocator\n"
     "  --sort KEY                  avg|p10|p50|p90|min|max|total|count|name\n"
     "  --reverse                   reverse the sort order\n"
-    "  --top N                     keep the first N rows (per block with --summary)\n"
+    "  --top N                     keep the first N rows (per block with "
+    "--summary)\n"
     "  --block INDEX|NAME          only this event block (repeatable)\n"
     "  --clock-hz HZ               convert cycles to time (or time to cycles)\n"
     "  --no-units                  no \" (ms)\" suffix in the headers\n"
     "  --include-delegate-debug-data  add the delegate_debug_metadata column\n"
     "  --all-rows                  keep OPERATOR_CALL rows\n"
-    "  --all-columns               every to_dataframe column (raw, debug_data, ...)\n"
-    "  --allow-empty               skip event blocks without events instead of failing\n"
-    "  --upstream-quirks           reproduce upstream's wrap-around and missing\n"
-    "                              end-time behaviour and its ETRecord linking rules\n"
+    "  --all-columns               every to_dataframe column (raw, debug_data, "
+    "...)\n"
+    "  --allow-empty               skip event blocks without events instead of "
+    "failing\n"
+    "  --upstream-quirks           reproduce upstream's wrap-around and "
+    "missing\n"
+    "                              end-time behaviour and its ETRecord linking "
+    "rules\n"
     "                              (see docs/compatibility.md)\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
     "\n"
-    "  --reference FILE.bpte       --compare_results against the expected outputs of\n"
+    "  --reference FILE.bpte       --compare_results against the expected "
+    "outputs of\n"
     "                              this bundled program's test cases instead\n"
     "\n"
     "ETRecord options (need --etrecord_path):\n"
-    "  --method NAME|BLOCK=NAME    link blocks with method NAME (all, or block BLOCK by\n"
-    "                              index or name; repeatable); default: the method named\n"
-    "                              like the block, else forward, else the only one\n"
+    "  --method NAME|BLOCK=NAME    link blocks with method NAME (all, or block "
+    "BLOCK by\n"
+    "                              index or name; repeatable); default: the "
+    "method named\n"
+    "                              like the block, else forward, else the only "
+    "one\n"
     "  --by-module                 operator time per nn.Module, as a tree\n"
-    "  --module-total NAME         upstream's find_total_for_module(NAME) (repeatable)\n"
-    "  --exact-module              --module-total matches the module path exactly\n"
-    "                              instead of upstream's substring of a module key\n"
-    "  --source[=full]             add a source column: file:line of each operator's\n"
-    "                              innermost user frame (full: the whole file path)\n"
-    "  --link-columns              add module, debug_handles and num_outputs columns\n"
+    "  --module-total NAME         the time of module NAME (dotted path or "
+    "key) as\n"
+    "                              --by-module counts it (repeatable; "
+    "upstream's\n"
+    "                              find_total_for_module with "
+    "--upstream-quirks)\n"
+    "  --module-match view|substring|exact  how --module-total matches: the\n"
+    "                              module view's row (view), upstream's "
+    "substring\n"
+    "                              of a key, or the exact path "
+    "(--exact-module)\n"
+    "  --exact-module              --module-total matches the module path "
+    "exactly\n"
+    "                              instead of upstream's substring of a module "
+    "key\n"
+    "  --source[=full]             add a source column: file:line of each "
+    "operator's\n"
+    "                              innermost user frame (full: the whole file "
+    "path)\n"
+    "  --link-columns              add module, debug_handles and num_outputs "
+    "columns\n"
     "  -h, --help                  this help\n";
 
-/* Matches "--name" / "--name=value" with '_' and '-' interchangeable. */
-static int flag_is(const char *arg, const char *name, const char **inline_value) {
-  if (arg[0] != '-' || arg[1] != '-') return 0;
-  const char *a = arg + 2, *n = name;
-  while (*n && *a && *a != '=') {
-    char x = *a == '-' ? '_' : *a, y = *n == '-' ? '_' : *n;
-    if (x != y) return 0;
-    a++;
-    n++;
-  }
-  if (*n) return 0;
-  if (*a == '=') {
-    *inline_value = a + 1;
-    return 1;
-  }
-  if (*a) return 0;
-  *inline_value = NULL;
-  return 1;
-}
-
+#define CMD "inspect"
 #define MAX_LIST ETK_INSPECT_MAX_SELECT
 
 typedef struct cli {
@@ -129,196 +146,209 @@ typedef struct cli {
   size_t total_count;
   const char *totals[MAX_LIST];
   int exact_module;
-  const char *needs_etrecord; /* first option that needs --etrecord_path */
+  int module_match;         /* --module-match, or -1 */
+  char needs_etrecord[128]; /* first option that needs --etrecord_path */
 } cli_t;
 
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "etkit inspect: ");
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, " (try 'etkit inspect --help')\n");
-  return 2;
+enum {
+  OPT_ETDUMP = 1,
+  OPT_FORMAT,
+  OPT_SUMMARY,
+  OPT_ALLOCATIONS,
+  OPT_SORT,
+  OPT_TOP,
+  OPT_BLOCK,
+  OPT_NO_UNITS,
+  OPT_QUIRKS,
+  OPT_METHOD,
+  OPT_BY_MODULE,
+  OPT_MODULE_TOTAL,
+  OPT_MODULE_MATCH,
+  OPT_SOURCE,
+  OPT_LINK_COLUMNS,
+  OPT_JSON_INDENT,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("etdump_path|etdump", 0, cli_t, etdump),
+    ETK_CLI_STRING("etrecord_path|etrecord", 0, cli_t, etrecord),
+    ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, cli_t, debug_buffer),
+    ETK_CLI_TIME_OPTIONS,
+    ETK_CLI_STRING("tsv_path", 0, cli_t, tsv_path),
+    ETK_CLI_FLAG("compare_results", 0, cli_t, compare),
+    ETK_CLI_STRING("reference", 0, cli_t, reference),
+    {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
+    ETK_CLI_STRING("output", 'o', cli_t, output),
+    {"summary|by_op_type", 0, ETK_CLI_NO_VALUE, OPT_SUMMARY, 0},
+    {"allocations", 0, ETK_CLI_NO_VALUE, OPT_ALLOCATIONS, 0},
+    {"sort", 0, ETK_CLI_VALUE, OPT_SORT, 0},
+    ETK_CLI_FLAG("reverse", 0, cli_t, ro.reverse),
+    {"top", 0, ETK_CLI_VALUE, OPT_TOP, 0},
+    {"block", 0, ETK_CLI_VALUE, OPT_BLOCK, 0},
+    {"no_units", 0, ETK_CLI_NO_VALUE, OPT_NO_UNITS, 0},
+    ETK_CLI_FLAG("include_delegate_debug_data", 0, cli_t,
+                 ro.include_delegate_debug_data),
+    ETK_CLI_FLAG("all_rows", 0, cli_t, ro.all_rows),
+    ETK_CLI_FLAG("all_columns", 0, cli_t, ro.all_columns),
+    ETK_CLI_FLAG("allow_empty", 0, cli_t, ro.allow_empty),
+    {"upstream_quirks", 0, ETK_CLI_NO_VALUE, OPT_QUIRKS, 0},
+    {"method", 0, ETK_CLI_VALUE, OPT_METHOD, 0},
+    {"by_module", 0, ETK_CLI_NO_VALUE, OPT_BY_MODULE, 0},
+    {"module_total", 0, ETK_CLI_VALUE, OPT_MODULE_TOTAL, 0},
+    ETK_CLI_FLAG("exact_module", 0, cli_t, exact_module),
+    {"module_match", 0, ETK_CLI_VALUE, OPT_MODULE_MATCH, 0},
+    {"source", 0, ETK_CLI_OPTIONAL_VALUE, OPT_SOURCE, 0},
+    {"link_columns", 0, ETK_CLI_NO_VALUE, OPT_LINK_COLUMNS, 0},
+    {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+};
+
+/* --block INDEX|NAME */
+static int add_block(cli_t *c, const char *v) {
+  return etk_cli_add_block(CMD, v, c->ro.select_index,
+                           &c->ro.select_index_count, c->ro.select_name,
+                           &c->ro.select_name_count);
 }
 
-static int parse_size(const char *s, size_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-') return 0;
-  *out = (size_t)v;
-  return 1;
+/* --method NAME (every block) or BLOCK=NAME */
+static int add_method(cli_t *c, const char *v) {
+  const char *eq = strrchr(v, '=');
+  if (!eq) {
+    if (!*v) return etk_cli_usage(CMD, "%s", "--method needs a method name");
+    c->method_all = v;
+    return 0;
+  }
+  size_t n = (size_t)(eq - v);
+  if (n == 0 || n >= sizeof c->method_block[0] || !eq[1])
+    return etk_cli_usage(CMD, "--method needs NAME or BLOCK=NAME, not '%s'", v);
+  if (c->method_count == MAX_LIST)
+    return etk_cli_usage(CMD, "too many --method options at '%s'", v);
+  memcpy(c->method_block[c->method_count], v, n);
+  c->method_block[c->method_count][n] = 0;
+  c->method_name[c->method_count++] = eq + 1;
+  return 0;
 }
 
-static int parse_args(int argc, char **argv, cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                               \
-  do {                                                                        \
-    if (!v) {                                                                 \
-      if (i + 1 >= argc) return usage_error("option %s needs a value", a);    \
-      v = argv[++i];                                                          \
-    }                                                                         \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || flag_is(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (flag_is(a, "etdump_path", &v)) {
-      VALUE();
-      c->etdump = v;
-    } else if (flag_is(a, "etrecord_path", &v)) {
-      VALUE();
-      c->etrecord = v;
-    } else if (flag_is(a, "debug_buffer_path", &v)) {
-      VALUE();
-      c->debug_buffer = v;
-    } else if (flag_is(a, "source_time_scale", &v) ||
-               flag_is(a, "target_time_scale", &v)) {
-      int src = strstr(a, "source") != NULL;
-      VALUE();
-      etk_time_scale_t t;
-      if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return usage_error("invalid time scale '%s' (choose from ns, us, ms, s, cycles)", v);
-      if (src) c->opt.source_time_scale = t;
-      else c->opt.target_time_scale = t;
-    } else if (flag_is(a, "tsv_path", &v)) {
-      VALUE();
-      c->tsv_path = v;
-    } else if (flag_is(a, "compare_results", &v) && !v) {
-      c->compare = 1;
-    } else if (flag_is(a, "reference", &v)) {
-      VALUE();
-      c->reference = v;
-    } else if (flag_is(a, "format", &v)) {
-      VALUE();
-      if (strcmp(v, "table") == 0) c->ro.format = ETK_INSPECT_FORMAT_TABLE;
-      else if (strcmp(v, "tsv") == 0) c->ro.format = ETK_INSPECT_FORMAT_TSV;
-      else if (strcmp(v, "csv") == 0) c->ro.format = ETK_INSPECT_FORMAT_CSV;
-      else if (strcmp(v, "json") == 0) c->ro.format = ETK_INSPECT_FORMAT_JSON;
-      else return usage_error("invalid format '%s' (choose from table, tsv, csv, json)", v);
-    } else if (flag_is(a, "output", &v) || strcmp(a, "-o") == 0) {
-      VALUE();
-      c->output = v;
-    } else if ((flag_is(a, "summary", &v) || flag_is(a, "by_op_type", &v)) && !v) {
-      c->ro.view = ETK_INSPECT_VIEW_SUMMARY;
-    } else if (flag_is(a, "allocations", &v) && !v) {
-      c->ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
-    } else if (flag_is(a, "sort", &v)) {
-      VALUE();
-      if (etk_inspect_sort_parse(v, &c->ro.sort) != ETK_OK)
-        return usage_error("invalid sort key '%s' (choose from avg, p10, p50, p90, "
-                           "min, max, total, count, name)", v);
-    } else if (flag_is(a, "reverse", &v) && !v) {
-      c->ro.reverse = 1;
-    } else if (flag_is(a, "top", &v)) {
-      VALUE();
-      if (!parse_size(v, &c->ro.top) || c->ro.top == 0)
-        return usage_error("--top needs a positive integer, not '%s'", v);
-    } else if (flag_is(a, "block", &v)) {
-      VALUE();
-      size_t idx;
-      if (parse_size(v, &idx)) {
-        if (c->ro.select_index_count == ETK_INSPECT_MAX_SELECT)
-          return usage_error("too many --block options at '%s'", v);
-        c->ro.select_index[c->ro.select_index_count++] = idx;
-      } else {
-        if (c->ro.select_name_count == ETK_INSPECT_MAX_SELECT)
-          return usage_error("too many --block options at '%s'", v);
-        c->ro.select_name[c->ro.select_name_count++] = v;
-      }
-    } else if (flag_is(a, "clock_hz", &v)) {
-      VALUE();
-      char *end;
-      errno = 0;
-      double hz = strtod(v, &end);
-      if (errno || end == v || *end || !(hz > 0) || hz - hz != 0)
-        return usage_error("--clock-hz needs a positive number, not '%s'", v);
-      c->opt.clock_hz = hz;
-    } else if (flag_is(a, "no_units", &v) && !v) {
-      c->ro.include_units = 0;
-    } else if (flag_is(a, "include_delegate_debug_data", &v) && !v) {
-      c->ro.include_delegate_debug_data = 1;
-    } else if (flag_is(a, "all_rows", &v) && !v) {
-      c->ro.all_rows = 1;
-    } else if (flag_is(a, "all_columns", &v) && !v) {
-      c->ro.all_columns = 1;
-    } else if (flag_is(a, "allow_empty", &v) && !v) {
-      c->ro.allow_empty = 1;
-    } else if (flag_is(a, "upstream_quirks", &v) && !v) {
-      c->opt.flags |= ETK_INSPECTOR_QUIRKS_ALL;
-      c->quirks = 1;
-    } else if (flag_is(a, "method", &v)) {
-      VALUE();
-      const char *eq = strrchr(v, '=');
-      if (!eq) {
-        if (!*v) return usage_error("%s", "--method needs a method name");
-        c->method_all = v;
-      } else {
-        size_t n = (size_t)(eq - v);
-        if (n == 0 || n >= sizeof c->method_block[0] || !eq[1])
-          return usage_error("--method needs NAME or BLOCK=NAME, not '%s'", v);
-        if (c->method_count == MAX_LIST)
-          return usage_error("too many --method options at '%s'", v);
-        memcpy(c->method_block[c->method_count], v, n);
-        c->method_block[c->method_count][n] = 0;
-        c->method_name[c->method_count++] = eq + 1;
-      }
-      if (!c->needs_etrecord) c->needs_etrecord = "--method";
-    } else if (flag_is(a, "by_module", &v) && !v) {
+/* The options that only make sense with an ETRecord; 0 or a status. */
+static int apply_link_option(cli_t *c, const etk_cli_parser_t *p, int id) {
+  const char *v = p->value;
+  if (!c->needs_etrecord[0])
+    snprintf(c->needs_etrecord, sizeof c->needs_etrecord, "%s", p->arg);
+  switch (id) {
+    case OPT_METHOD:
+      return add_method(c, v);
+    case OPT_BY_MODULE:
       c->ro.view = ETK_INSPECT_VIEW_MODULES;
-      if (!c->needs_etrecord) c->needs_etrecord = "--by-module";
-    } else if (flag_is(a, "module_total", &v)) {
-      VALUE();
+      return 0;
+    case OPT_MODULE_TOTAL:
       if (c->total_count == MAX_LIST)
-        return usage_error("too many --module-total options at '%s'", v);
+        return etk_cli_usage(CMD, "too many --module-total options at '%s'", v);
       c->totals[c->total_count++] = v;
-      if (!c->needs_etrecord) c->needs_etrecord = "--module-total";
-    } else if (flag_is(a, "exact_module", &v) && !v) {
-      c->exact_module = 1;
-    } else if (flag_is(a, "source", &v)) {
+      return 0;
+    case OPT_SOURCE:
       if (v && strcmp(v, "full") != 0)
-        return usage_error("--source takes no value or '=full', not '%s'", v);
+        return etk_cli_usage(CMD,
+                             "--source takes no value or '=full', not '%s'", v);
       c->ro.columns |= ETK_INSPECT_COLUMN_SOURCE;
       c->ro.full_paths = v != NULL;
-      if (!c->needs_etrecord) c->needs_etrecord = "--source";
-    } else if (flag_is(a, "link_columns", &v) && !v) {
+      return 0;
+    case OPT_LINK_COLUMNS:
       c->ro.columns |= ETK_INSPECT_COLUMN_MODULE |
                        ETK_INSPECT_COLUMN_DEBUG_HANDLES |
                        ETK_INSPECT_COLUMN_NUM_OUTPUTS;
-      if (!c->needs_etrecord) c->needs_etrecord = "--link-columns";
-    } else if (flag_is(a, "json_indent", &v)) {
-      VALUE();
-      size_t n;
-      if (!parse_size(v, &n) || n > 16)
-        return usage_error("--json-indent needs an integer from 0 to 16, not '%s'", v);
-      c->ro.json_indent = (int)n;
-    } else {
-      return usage_error("unknown argument '%s'", a);
-    }
-#undef VALUE
+      return 0;
   }
-  if (!c->etdump) return usage_error("%s", "the following argument is required: --etdump_path");
-  if (c->needs_etrecord && !c->etrecord)
-    return usage_error("%s needs --etrecord_path", c->needs_etrecord);
+  return 0;
+}
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  cli_t *c = ctx;
+  const char *v = p->value;
+  int t = etk_cli_time_option(p, id, &c->opt.source_time_scale,
+                              &c->opt.target_time_scale, &c->opt.clock_hz);
+  if (t) return t < 0 ? 2 : 0;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      return etk_cli_usage(CMD, "unknown argument '%s'", v);
+    case OPT_FORMAT:
+      return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
+    case OPT_SUMMARY:
+      c->ro.view = ETK_INSPECT_VIEW_SUMMARY;
+      return 0;
+    case OPT_ALLOCATIONS:
+      c->ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
+      return 0;
+    case OPT_SORT:
+      if (etk_inspect_sort_parse(v, &c->ro.sort) != ETK_OK)
+        return etk_cli_usage(
+            CMD,
+            "invalid sort key '%s' (choose from avg, p10, p50, "
+            "p90, min, max, total, count, name)",
+            v);
+      return 0;
+    case OPT_TOP:
+      return etk_cli_positive_size_value(p, &c->ro.top) ? 2 : 0;
+    case OPT_BLOCK:
+      return add_block(c, v);
+    case OPT_NO_UNITS:
+      c->ro.include_units = 0;
+      return 0;
+    case OPT_QUIRKS:
+      c->opt.flags |= ETK_INSPECTOR_QUIRKS_ALL;
+      c->quirks = 1;
+      return 0;
+    case OPT_JSON_INDENT:
+      return etk_cli_json_indent_value(p, &c->ro.json_indent) ? 2 : 0;
+    case OPT_MODULE_MATCH: {
+      static const char *const names[] = {"substring", "exact", "view"};
+      for (int k = 0; k < 3; k++)
+        if (strcmp(v, names[k]) == 0) c->module_match = k;
+      if (c->module_match < 0)
+        return etk_cli_usage(CMD,
+                             "invalid module match '%s' (choose from view, "
+                             "substring, exact)",
+                             v);
+      return 0;
+    }
+  }
+  return apply_link_option(c, p, id);
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
+  if (etk_cli_require(CMD, c->etdump, "--etdump_path")) return 2;
+  if (c->needs_etrecord[0] && !c->etrecord)
+    return etk_cli_usage(CMD, "%s needs --etrecord_path", c->needs_etrecord);
   if (c->reference && !c->compare)
-    return usage_error("%s", "--reference needs --compare_results");
-  if (c->exact_module && !c->total_count)
-    return usage_error("%s", "--exact-module needs --module-total");
+    return etk_cli_usage(CMD, "%s", "--reference needs --compare_results");
+  if ((c->exact_module || c->module_match >= 0) && !c->total_count)
+    return etk_cli_usage(CMD, "%s", "--exact-module needs --module-total");
   if (c->total_count && c->ro.view != ETK_INSPECT_VIEW_EVENTS)
-    return usage_error("%s", "--module-total cannot be combined with --summary, "
-                             "--by-module or --allocations");
+    return etk_cli_usage(CMD, "%s",
+                         "--module-total cannot be combined with --summary, "
+                         "--by-module or --allocations");
+  if (etk_cli_time_check(CMD, &c->opt)) return 1;
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if (c->tsv_path && etk_cli_check_output(CMD, c->tsv_path)) return 1;
   return 0;
 }
 
 static int fail_err(const etk_error_t *err) {
   char line[600];
   return etk_cli_fail("inspect", "%s", etk_error_format(err, line, sizeof line));
+}
+
+/* How --module-total matches: the module view's row (etkit), the exact
+ * path (--exact-module) or upstream's substring of a key (quirks). */
+static etk_inspector_module_match_t module_match(const cli_t *c) {
+  if (c->module_match >= 0)
+    return (etk_inspector_module_match_t)c->module_match;
+  return c->exact_module ? ETK_INSPECTOR_MODULE_EXACT
+         : c->quirks     ? ETK_INSPECTOR_MODULE_SUBSTRING
+                         : ETK_INSPECTOR_MODULE_VIEW;
 }
 
 /* Renders into `path` ("-" = stdout) atomically. */
@@ -336,10 +366,8 @@ static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t
   etk_render_sink_init_file(sink, of.fp);
   if (totals)
     rc = etk_inspector_render_module_totals(
-        insp, totals->totals, totals->total_count,
-        totals->exact_module ? ETK_INSPECTOR_MODULE_EXACT
-                             : ETK_INSPECTOR_MODULE_SUBSTRING,
-        ro, sink, err);
+        insp, totals->totals, totals->total_count, module_match(totals), ro,
+        sink, err);
   else
     rc = etk_inspector_render(insp, ro, sink, err);
   if (rc == ETK_OK && with_allocs) {
@@ -361,130 +389,91 @@ static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t
   return etk_outfile_commit(&of, err);
 }
 
-/* "forward, decode" into buf. */
-static const char *method_list(const etk_etrecord_t *rec, char *buf, size_t size) {
-  size_t at = 0;
-  buf[0] = 0;
-  const char *m;
-  for (size_t i = 0; (m = etk_etrecord_method_at(rec, i)) != NULL && at < size; i++) {
-    int k = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", m);
-    if (k < 0) break;
-    at += (size_t)k;
-  }
-  return buf[0] ? buf : "none";
+/* Prints a library note or warning as "etkit inspect: warning: ...". */
+static void print_note(void *ctx, int is_warning, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "etkit inspect: %s: %s\n", is_warning ? "warning" : "note",
+          line);
 }
 
-/* Puts the ETRecord's path in front of err->where ("<path>: <member>"). */
-static void where_in_record(etk_error_t *err, const char *path) {
-  char joined[2 * sizeof err->where + 4096];
-  if (err->where[0] && strcmp(err->where, path) != 0)
-    snprintf(joined, sizeof joined, "%s: %s", path, err->where);
-  else
-    snprintf(joined, sizeof joined, "%s", path);
-  size_t n = strlen(joined);
-  if (n >= sizeof err->where) n = sizeof err->where - 1; /* keep the start */
-  memcpy(err->where, joined, n);
-  err->where[n] = 0;
-}
-
-/* The block a --method BLOCK=NAME names: an index or an exact name. */
-static int method_spec_matches(const char *spec, size_t index,
-                               const etk_inspector_block_t *b) {
-  size_t idx;
-  if (parse_size(spec, &idx)) return idx == index;
-  return b->name_present && strlen(spec) == b->name_len &&
-         memcmp(spec, b->name, b->name_len) == 0;
-}
-
-/* Opens the ETRecord and links every block (method per block: an explicit
- * --method, else the record's choice for the block's name). */
+/* Opens the ETRecord and links every block (etk_etrecord_link_with_policy
+ * with the --method choices and --upstream-quirks). */
 static int link_etrecord(const cli_t *c, etk_inspector_t *insp,
                          etk_etrecord_t **rec_out, etk_error_t *err) {
   etk_error_clear(err);
   int rc = etk_etrecord_open_file(c->etrecord, NULL, rec_out, err);
   if (rc != ETK_OK) {
-    where_in_record(err, c->etrecord);
+    etk_etrecord_error_where(err, c->etrecord);
     return rc;
   }
   etk_error_clear(err);
-  etk_etrecord_t *rec = *rec_out;
-  char names[512];
-  if (!etk_etrecord_method_at(rec, 0)) {
-    fprintf(stderr, "etkit inspect: warning: %s names no method (no debug "
-                    "maps, no edge program): nothing is linked\n", c->etrecord);
-    return ETK_OK;
-  }
-  for (size_t i = 0; i <= c->method_count; i++) {
-    const char *m = i < c->method_count ? c->method_name[i] : c->method_all;
-    if (m && !etk_etrecord_has_method(rec, m)) {
-      etk_error_where(err, c->etrecord);
-      return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                           "--method %s: the ETRecord has no method \"%s\" "
-                           "(methods: %s)",
-                           m, m, method_list(rec, names, sizeof names));
-    }
-  }
-  size_t blocks = etk_inspector_block_count(insp);
+  etk_link_policy_t policy;
+  etk_link_policy_init(&policy);
+  policy.upstream_quirks = c->quirks;
+  policy.method_all = c->method_all;
+  policy.method_count = c->method_count;
   for (size_t i = 0; i < c->method_count; i++) {
-    int found = 0;
-    for (size_t b = 0; b < blocks && !found; b++) {
-      etk_inspector_block_t blk;
-      etk_inspector_block_get(insp, b, &blk);
-      found = method_spec_matches(c->method_block[i], b, &blk);
-    }
-    if (!found)
-      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                           "--method %s=%s: there is no event block \"%s\" "
-                           "(the ETDump has %zu)",
-                           c->method_block[i], c->method_name[i],
-                           c->method_block[i], blocks);
+    policy.method_block[i] = c->method_block[i];
+    policy.method_name[i] = c->method_name[i];
   }
-  /* etkit's rules by default; upstream's with --upstream-quirks: top graph
-   * only, framework events and substring delegate ids, and "forward" for
-   * every block that --method does not name */
-  unsigned flags = c->quirks ? ETK_ETRECORD_LINK_TOP_GRAPH_ONLY
-                             : ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY |
-                                   ETK_ETRECORD_LINK_EXACT_DELEGATE_IDS;
-  etk_etrecord_link_summary_t sum;
-  memset(&sum, 0, sizeof sum);
-  for (size_t b = 0; b < blocks; b++) {
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(insp, b, &blk);
-    const char *method = c->method_all;
-    for (size_t i = 0; i < c->method_count; i++)
-      if (method_spec_matches(c->method_block[i], b, &blk))
-        method = c->method_name[i];
-    if (!method && c->quirks) method = "forward";
-    if (!method) {
-      method = etk_etrecord_block_method(rec, blk.name_present ? blk.name : NULL);
-      if (!method && blk.event_count) {
-        fprintf(stderr,
-                "etkit inspect: warning: event block %zu (\"%s\") is not "
-                "linked: the ETRecord has no method of that name, no forward "
-                "and several others (%s); choose one with --method\n",
-                b, blk.name, method_list(rec, names, sizeof names));
-        continue;
-      }
+  policy.record_name = c->etrecord;
+  policy.note = print_note;
+  return etk_etrecord_link_with_policy(*rec_out, insp, &policy, NULL, err);
+}
+
+/* Prints upstream's compare_results text on stdout. */
+static int compare_results(const etk_reference_outputs_t *ref,
+                           const etk_inspector_t *insp, const uint8_t *dbuf,
+                           size_t dlen, etk_error_t *err) {
+  etk_render_sink_t *sink = malloc(sizeof *sink);
+  if (!sink)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  etk_render_sink_init_file(sink, stdout);
+  etk_compare_report_t report = {print_note, NULL, NULL};
+  int rc =
+      etk_compare_results_inspector(ref, insp, dbuf, dlen, sink, &report, err);
+  int frc = etk_render_sink_flush(sink);
+  free(sink);
+  if (rc == ETK_OK && frc != ETK_OK)
+    rc = etk_error_set(err, frc, ETK_NO_OFFSET, "writing to stdout failed");
+  return rc;
+}
+
+/* --module-total: a name that matches no module gets a warning (its row
+ * says 0 events, as upstream's 0.0); when no name matches anything the
+ * query compared nothing, which is an error (1). */
+static int check_module_totals(const cli_t *c, etk_inspector_t *insp) {
+  static const char *const how[] = {"whose module stack contains",
+                                    "whose module stack has the path",
+                                    "in a module named"};
+  etk_inspector_module_match_t match = module_match(c);
+  size_t matched = 0;
+  for (size_t i = 0; i < c->total_count; i++) {
+    double total;
+    size_t events = 0;
+    if (match == ETK_INSPECTOR_MODULE_VIEW)
+      etk_inspector_module_view_total(insp, c->totals[i], &total, &events,
+                                      NULL);
+    else
+      etk_inspector_module_total(insp, c->totals[i], match, &total, &events);
+    if (events) {
+      matched++;
+      continue;
     }
-    rc = etk_etrecord_inspector_link_block(rec, insp, b, method, flags, &sum, err);
-    if (rc != ETK_OK) {
-      where_in_record(err, c->etrecord);
-      return rc;
-    }
-  }
-  if (sum.no_delegate_mapping)
     fprintf(stderr,
-            "etkit inspect: warning: %zu delegated event(s) have no "
-            "delegate_map entry for their instruction (upstream: \"No "
-            "delegate mapping found\"); they get the instruction's debug "
-            "handles\n",
-            sum.no_delegate_mapping);
-  return ETK_OK;
+            "etkit inspect: %s--module-total %s matched nothing: no timed "
+            "operator %s \"%s\"\n",
+            c->total_count > 1 ? "warning: " : "", c->totals[i], how[match],
+            c->totals[i]);
+  }
+  if (matched || c->total_count == 1) return matched ? 0 : 1;
+  return etk_cli_fail(CMD, "no --module-total name matched a module");
 }
 
 int etk_cmd_inspect(int argc, char **argv) {
   cli_t c;
   memset(&c, 0, sizeof c);
+  c.module_match = -1;
   etk_inspector_options_init(&c.opt);
   etk_inspector_render_options_init(&c.ro);
   int prc = parse_args(argc, argv, &c);
@@ -503,10 +492,6 @@ int etk_cmd_inspect(int argc, char **argv) {
 
   etk_error_t err;
   etk_error_clear(&err);
-  double factor;
-  if (etk_time_scale_factor(c.opt.source_time_scale, c.opt.target_time_scale,
-                            c.opt.clock_hz, &factor, &err) != ETK_OK)
-    return fail_err(&err);
 
   uint8_t *dbuf = NULL;
   size_t dlen = 0;
@@ -529,11 +514,11 @@ int etk_cmd_inspect(int argc, char **argv) {
     free(dbuf);
     return fail_err(&err);
   }
-  etk_cli_reference_t *ref = NULL;
+  etk_reference_outputs_t *ref = NULL;
   if (c.compare) {
     etk_error_t rerr; /* (err may still name the ETDump) */
     etk_error_clear(&rerr);
-    if (etk_cli_reference_open(c.reference, rec, c.etrecord, &ref, &rerr) !=
+    if (etk_reference_outputs_open(c.reference, rec, c.etrecord, &ref, &rerr) !=
         ETK_OK) {
       etk_etrecord_close(rec);
       etk_inspector_close(insp);
@@ -549,6 +534,13 @@ int etk_cmd_inspect(int argc, char **argv) {
             "run's values\n",
             mismatches);
 
+  if (c.total_count && check_module_totals(&c, insp) != 0) {
+    etk_reference_outputs_free(ref);
+    etk_etrecord_close(rec);
+    etk_inspector_close(insp);
+    free(dbuf);
+    return 1;
+  }
   /* Allocation events (which upstream cannot read) are shown after the
    * events table; machine formats get them through --allocations/JSON. */
   int with_allocs = c.ro.format == ETK_INSPECT_FORMAT_TABLE &&
@@ -567,8 +559,8 @@ int etk_cmd_inspect(int argc, char **argv) {
   }
   /* upstream's inspector_cli: the table, the TSV, then compare_results */
   if (rc == ETK_OK && ref)
-    rc = etk_cli_compare_results(ref, insp, dbuf, dlen, stdout, &err);
-  etk_cli_reference_free(ref);
+    rc = compare_results(ref, insp, dbuf, dlen, &err);
+  etk_reference_outputs_free(ref);
   etk_inspector_close(insp);
   etk_etrecord_close(rec);
   free(dbuf);

@@ -59,71 +59,51 @@ typedef struct memory_cli {
   uint64_t problems;
 } memory_cli_t;
 
-static int parse_args(int argc, char **argv, memory_cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                  \
-  do {                                                           \
-    if (!v) {                                                    \
-      if (i + 1 >= argc)                                         \
-        return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                             \
-    }                                                            \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (etk_cli_flag(a, "etdump_path", &v) ||
-               etk_cli_flag(a, "etdump", &v)) {
-      VALUE();
-      c->etdump = v;
-    } else if (etk_cli_flag(a, "method", &v)) {
-      VALUE();
-      c->method = v;
-    } else if (etk_cli_flag(a, "etrecord", &v)) {
-      VALUE();
-      c->etrecord = v;
-    } else if (etk_cli_flag(a, "trace", &v)) {
-      VALUE();
-      c->trace = v;
-    } else if (etk_cli_flag(a, "html", &v)) {
-      VALUE();
-      c->html = v;
-    } else if (etk_cli_flag(a, "offsets", &v) && !v) {
-      c->offsets = 1;
-    } else if (etk_cli_flag(a, "check", &v) && !v) {
-      c->check = 1;
-    } else if (a[0] != '-' && !c->file) {
-      c->file = a;
-    } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
-      VALUE();
-      c->output = v;
-    } else if (etk_cli_flag(a, "format", &v)) {
-      VALUE();
-      c->format_name = v;
-      if (!etk_cli_parse_format(v, &c->format))
-        return etk_cli_usage(
-            CMD, "invalid format '%s' (choose from table, tsv, csv, json)", v);
-    } else if (etk_cli_flag(a, "top", &v)) {
-      VALUE();
-      if (!etk_cli_parse_size(v, &c->top) || c->top == 0)
-        return etk_cli_usage(CMD, "--top needs a positive integer, not '%s'",
-                             v);
-    } else if (etk_cli_flag(a, "json_indent", &v)) {
-      VALUE();
-      size_t n;
-      if (!etk_cli_parse_size(v, &n) || n > 16)
-        return etk_cli_usage(
-            CMD, "--json-indent needs an integer from 0 to 16, not '%s'", v);
-      c->json_indent = (int)n;
-    } else {
-      return etk_cli_usage(CMD, "unknown argument '%s'", a);
-    }
-#undef VALUE
+enum { OPT_FORMAT = 1, OPT_TOP, OPT_JSON_INDENT };
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("etdump_path|etdump", 0, memory_cli_t, etdump),
+    ETK_CLI_STRING("output", 'o', memory_cli_t, output),
+    ETK_CLI_STRING("method", 0, memory_cli_t, method),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, memory_cli_t, etrecord),
+    ETK_CLI_STRING("trace", 0, memory_cli_t, trace),
+    ETK_CLI_STRING("html", 0, memory_cli_t, html),
+    ETK_CLI_FLAG("offsets", 0, memory_cli_t, offsets),
+    ETK_CLI_FLAG("check", 0, memory_cli_t, check),
+    {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
+    {"top", 0, ETK_CLI_VALUE, OPT_TOP, 0},
+    {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  memory_cli_t *c = ctx;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      if (c->file) return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+      c->file = p->value;
+      return 0;
+    case OPT_FORMAT:
+      return etk_cli_format_value(p, &c->format) ? 2 : 0;
+    case OPT_TOP:
+      return etk_cli_positive_size_value(p, &c->top) ? 2 : 0;
+    case OPT_JSON_INDENT:
+      return etk_cli_json_indent_value(p, &c->json_indent) ? 2 : 0;
   }
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, memory_cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
   if (!c->etdump && !c->file)
     return etk_cli_usage(CMD, "%s",
                          "give a program (.pte) or --etdump_path FILE");
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if (c->trace && etk_cli_check_output(CMD, c->trace)) return 1;
+  if (c->html && etk_cli_check_output(CMD, c->html)) return 1;
   return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "etkit/common.h"
 #include "etkit/recorder.h"
@@ -61,12 +62,30 @@ static uint64_t arena[ARENA_BYTES / 8];
 /* 64-aligned so that the first tensor lands at offset 0 */
 static _Alignas(64) uint8_t debug_buffer[DEBUG_BYTES];
 
-static int usage(void) {
-  fprintf(stderr,
-          "usage: etkit record-demo [--output FILE] [--debug-output FILE]\n"
-          "  records a synthetic model run with the portable recorder and\n"
-          "  writes the ETDump (default: record-demo.etdp)\n");
-  return 2;
+static const char *const usage_text =
+    "usage: etkit record-demo [--output FILE] [--debug-output FILE]\n"
+    "  records a synthetic model run with the portable recorder and\n"
+    "  writes the ETDump (default: record-demo.etdp)\n";
+
+typedef struct record_demo_cli {
+  const char *output, *debug_output;
+} record_demo_cli_t;
+
+enum { OPT_OUTPUT = 1, OPT_DEBUG_OUTPUT };
+
+static const etk_cli_option_t options[] = {
+    {"output", 'o', ETK_CLI_VALUE, OPT_OUTPUT, 0},
+    {"debug_output", 0, ETK_CLI_VALUE, OPT_DEBUG_OUTPUT, 0},
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  record_demo_cli_t *c = ctx;
+  if (id == ETK_CLI_POSITIONAL)
+    return etk_cli_usage("record-demo", "unexpected argument '%s'", p->value);
+  if (id == OPT_OUTPUT) c->output = p->value;
+  if (id == OPT_DEBUG_OUTPUT) c->debug_output = p->value;
+  return 0;
 }
 
 /* One kernel instruction: OPERATOR_CALL around native_call_<op>, with the
@@ -184,8 +203,7 @@ static int demo_record(etk_recorder_t *rec, demo_clock_t *clk) {
 }
 
 int etk_cmd_record_demo(int argc, char **argv) {
-  const char *output = "record-demo.etdp";
-  const char *debug_output = NULL;
+  const char *output, *debug_output;
   etk_recorder_config_t cfg;
   etk_recorder_t *rec;
   etk_recorder_stats_t st;
@@ -195,18 +213,16 @@ int etk_cmd_record_demo(int argc, char **argv) {
   size_t len;
   int status;
 
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--output") == 0 && i + 1 < argc) {
-      output = argv[++i];
-    } else if (strcmp(argv[i], "--debug-output") == 0 && i + 1 < argc) {
-      debug_output = argv[++i];
-    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage();
-      return 0;
-    } else {
-      return usage();
-    }
-  }
+  record_demo_cli_t cli = {"record-demo.etdp", NULL};
+  status =
+      etk_cli_parse("record-demo", usage_text, options, ETK_CLI_COUNT(options),
+                    argc, argv, apply_option, &cli);
+  if (status) return status < 0 ? 0 : status;
+  output = cli.output;
+  debug_output = cli.debug_output;
+  if (etk_cli_check_output("record-demo", output) ||
+      (debug_output && etk_cli_check_output("record-demo", debug_output)))
+    return 1;
 
   clk.now = 1000000;
   etk_recorder_config_init(&cfg);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_link.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
 
@@ -22,13 +23,18 @@ static const char *const usage_text =
     "\n"
     "Writes one self-contained HTML page (no scripts, no network): file "
     "facts,\n"
-    "operator types per block, a timeline of the first run of each block,\n"
+    "operator types per block, the module tree, numerics, a timeline of\n"
+    "every run (colours by operator type),\n"
     "the events with statistics, memory per allocator, dropped events.\n"
     "\n"
     "options:\n"
     "  --etdump_path FILE          ETDump to read (required)\n"
     "  --etrecord_path FILE        ETRecord: link op types and delegate "
     "backends\n"
+    "  --debug_buffer_path FILE    debug buffer: adds the numerics section\n"
+    "                              (program outputs against the ETRecord's\n"
+    "                              reference outputs, or --reference's)\n"
+    "  --reference FILE.bpte       reference outputs from a bundled program\n"
     "  -o, --output FILE           the HTML file (atomically; default stdout)\n"
     "  --title TEXT                page title (etkit report)\n"
     "  --source_time_scale UNIT    unit of the raw timestamps (ns)\n"
@@ -39,82 +45,122 @@ static const char *const usage_text =
     "  --top N                     largest allocations listed (10)\n"
     "  -h, --help                  this help\n";
 
+#define MAX_COMPARISONS 256
+
 typedef struct report_cli {
-  const char *etdump, *etrecord, *output, *title;
+  const char *etdump, *etrecord, *output, *title, *debug_buffer, *reference;
+  etk_report_comparison_t comparisons[MAX_COMPARISONS];
+  size_t ncomparisons;
   etk_inspector_options_t io;
   etk_report_options_t ro;
   etk_inspector_t *insp;
   char note[256];
 } report_cli_t;
 
-static int parse_args(int argc, char **argv, report_cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                  \
-  do {                                                           \
-    if (!v) {                                                    \
-      if (i + 1 >= argc)                                         \
-        return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                             \
-    }                                                            \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (etk_cli_flag(a, "etdump_path", &v)) {
-      VALUE();
-      c->etdump = v;
-    } else if (etk_cli_flag(a, "etrecord_path", &v)) {
-      VALUE();
-      c->etrecord = v;
-    } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
-      VALUE();
-      c->output = v;
-    } else if (etk_cli_flag(a, "title", &v)) {
-      VALUE();
-      c->title = v;
-    } else if (etk_cli_flag(a, "source_time_scale", &v) ||
-               etk_cli_flag(a, "target_time_scale", &v)) {
-      int src = strstr(a, "source") != NULL;
-      VALUE();
-      etk_time_scale_t t;
-      if (etk_time_scale_parse(v, &t) != ETK_OK)
-        return etk_cli_usage(
-            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
-            v);
-      if (src)
-        c->io.source_time_scale = t;
-      else
-        c->io.target_time_scale = t;
-    } else if (etk_cli_flag(a, "clock_hz", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->io.clock_hz) || !(c->io.clock_hz > 0))
-        return etk_cli_usage(CMD,
-                             "--clock-hz needs a positive number, not '%s'", v);
-    } else if (etk_cli_flag(a, "max_rows", &v) ||
-               etk_cli_flag(a, "max_timeline", &v) ||
-               etk_cli_flag(a, "top", &v)) {
-      size_t *dst = strstr(a, "rows")       ? &c->ro.max_event_rows
-                    : strstr(a, "timeline") ? &c->ro.max_timeline_events
-                                            : &c->ro.top_allocations;
-      VALUE();
-      if (!etk_cli_parse_size(v, dst) || *dst == 0)
-        return etk_cli_usage(CMD, "%s needs a positive integer, not '%s'", a,
-                             v);
-    } else {
-      return etk_cli_usage(CMD, "unknown argument '%s'", a);
-    }
-#undef VALUE
+enum {
+  OPT_ETDUMP = 1,
+  OPT_MAX_ROWS,
+  OPT_MAX_TIMELINE,
+  OPT_TOP,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("etdump_path|etdump", 0, report_cli_t, etdump),
+    ETK_CLI_STRING("etrecord_path|etrecord", 0, report_cli_t, etrecord),
+    ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, report_cli_t,
+                   debug_buffer),
+    ETK_CLI_STRING("reference", 0, report_cli_t, reference),
+    ETK_CLI_STRING("output", 'o', report_cli_t, output),
+    ETK_CLI_STRING("title", 0, report_cli_t, title),
+    ETK_CLI_TIME_OPTIONS,
+    {"max_rows", 0, ETK_CLI_VALUE, OPT_MAX_ROWS, 0},
+    {"max_timeline", 0, ETK_CLI_VALUE, OPT_MAX_TIMELINE, 0},
+    {"top", 0, ETK_CLI_VALUE, OPT_TOP, 0},
+};
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  report_cli_t *c = ctx;
+  int t = etk_cli_time_option(p, id, &c->io.source_time_scale,
+                              &c->io.target_time_scale, &c->io.clock_hz);
+  if (t) return t < 0 ? 2 : 0;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+    case OPT_MAX_ROWS:
+      return etk_cli_positive_size_value(p, &c->ro.max_event_rows) ? 2 : 0;
+    case OPT_MAX_TIMELINE:
+      return etk_cli_positive_size_value(p, &c->ro.max_timeline_events) ? 2 : 0;
+    case OPT_TOP:
+      return etk_cli_positive_size_value(p, &c->ro.top_allocations) ? 2 : 0;
   }
-  if (!c->etdump)
-    return etk_cli_usage(CMD, "%s",
-                         "the following argument is required: --etdump_path");
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, report_cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
+  if (etk_cli_require(CMD, c->etdump, "--etdump_path")) return 2;
+  if (etk_cli_time_check(CMD, &c->io)) return 1;
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
 }
 
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   report_cli_t *c = ctx;
   return etk_report_write_html(c->insp, &c->ro, sink, err);
+}
+
+/* compare_results' values of one block, kept for the page. */
+static void keep_block(void *ctx, size_t block, size_t count,
+                       const double *values) {
+  report_cli_t *c = ctx;
+  for (size_t i = 0; i < count && c->ncomparisons < MAX_COMPARISONS; i++) {
+    etk_report_comparison_t *k = &c->comparisons[c->ncomparisons++];
+    k->block = block;
+    k->output = i;
+    k->snr = values[ETK_COMPARE_SNR * count + i];
+    k->mse = values[ETK_COMPARE_MSE * count + i];
+    k->cosine = values[ETK_COMPARE_COSINE_SIMILARITY * count + i];
+  }
+}
+
+/* With a debug buffer and reference outputs (the ETRecord's or a
+ * --reference bundled program), the numerics section: upstream's
+ * compare_results of the program outputs.  0 or 1 (printed). */
+static int compare_outputs(report_cli_t *c, etk_etrecord_t *rec,
+                           const uint8_t *dbuf, size_t dlen) {
+  if (!dbuf || (!rec && !c->reference)) return 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_reference_outputs_t *ref = NULL;
+  if (etk_reference_outputs_open(c->reference, rec, c->etrecord, &ref, &err) !=
+      ETK_OK) {
+    if (c->reference) return etk_cli_fail_error(CMD, &err);
+    char line[700];
+    fprintf(stderr, "etkit report: note: no numerics section: %s\n",
+            etk_error_format(&err, line, sizeof line));
+    return 0;
+  }
+  etk_render_sink_t *sink = malloc(sizeof *sink);
+  int status = 0;
+  if (!sink) {
+    status = etk_cli_fail(CMD, "out of memory");
+  } else {
+    etk_render_sink_init(sink, NULL, NULL); /* the text is not needed */
+    etk_compare_report_t report = {NULL, keep_block, c};
+    if (etk_compare_results_inspector(ref, c->insp, dbuf, dlen, sink, &report,
+                                      &err) != ETK_OK)
+      status = etk_cli_fail_error(CMD, &err);
+  }
+  free(sink);
+  etk_reference_outputs_free(ref);
+  c->ro.comparisons = c->comparisons;
+  c->ro.comparison_count = c->ncomparisons;
+  c->ro.comparison_reference = c->reference ? c->reference : c->etrecord;
+  return status;
 }
 
 int etk_cmd_report(int argc, char **argv) {
@@ -127,13 +173,16 @@ int etk_cmd_report(int argc, char **argv) {
   if (prc > 0) return prc;
   etk_error_t err;
   etk_error_clear(&err);
-  double factor;
-  if (etk_time_scale_factor(c.io.source_time_scale, c.io.target_time_scale,
-                            c.io.clock_hz, &factor, &err) != ETK_OK)
-    return etk_cli_fail_error(CMD, &err);
-  size_t blen = 0;
+  size_t blen = 0, dlen = 0;
+  uint8_t *dbuf = NULL;
   etk_etrecord_t *rec = NULL;
   int status = 0;
+  if (c.debug_buffer) {
+    if (etk_read_file(c.debug_buffer, 0, &dbuf, &dlen, &err) != ETK_OK)
+      return etk_cli_fail_error(CMD, &err);
+    c.io.debug_buffer = dbuf;
+    c.io.debug_buffer_len = dlen;
+  }
   if (etk_inspector_open_path(c.etdump, &c.io, &c.insp, &err) != ETK_OK) {
     status = etk_cli_fail_error(CMD, &err);
     goto done;
@@ -142,10 +191,7 @@ int etk_cmd_report(int argc, char **argv) {
   etk_etdump_bytes(etk_inspector_etdump(c.insp), &blen);
   if (c.etrecord) {
     etk_etrecord_link_summary_t sum;
-    if (etk_etrecord_open_file(c.etrecord, NULL, &rec, &err) != ETK_OK ||
-        etk_etrecord_inspector_link(rec, c.insp, NULL, 0, &sum, &err) !=
-            ETK_OK) {
-      etk_error_where(&err, c.etrecord);
+    if (cli_link_etrecord(CMD, c.etrecord, c.insp, &rec, &sum, &err)) {
       status = etk_cli_fail_error(CMD, &err);
       goto done;
     }
@@ -155,6 +201,7 @@ int etk_cmd_report(int argc, char **argv) {
     c.ro.etrecord_path = c.etrecord;
     c.ro.etrecord_note = c.note;
   }
+  if ((status = compare_outputs(&c, rec, dbuf, dlen)) != 0) goto done;
   c.ro.title = c.title;
   c.ro.etdump_path = c.etdump;
   c.ro.etdump_bytes = blen;
@@ -166,5 +213,6 @@ int etk_cmd_report(int argc, char **argv) {
 done:
   etk_inspector_close(c.insp);
   etk_etrecord_close(rec);
+  free(dbuf);
   return status;
 }

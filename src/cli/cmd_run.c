@@ -23,52 +23,137 @@
 #include "run_support.h"
 
 #define CMD "run"
-#define MAX_INPUTS 64
+#define MAX_INPUTS CLI_MAX_INPUTS
+#define MAX_RUNS 1000000
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: etkit run PROGRAM [options]\n"
-          "\n"
-          "Runs a program (.pte) or the test cases of a bundled program (.bpte)\n"
-          "on etkit's reference runtime.\n"
-          "\n"
-          "options:\n"
-          "  --method NAME          method to run (default: forward, or the first)\n"
-          "  --iterations N         executions (per test case for a .bpte; default 1)\n"
-          "  --input FILE.npy       an input, once per method input (default: ones)\n"
-          "  --output-dir DIR       write the outputs as .npy files into DIR\n"
-          "  --etdump FILE          trace the runs into an ETDump (.etdp)\n"
-          "  --debug-buffer FILE    write logged tensor bytes to FILE\n"
-          "  --debug-level L        none | outputs | intermediates (default: none,\n"
-          "                         or outputs when --debug-buffer is given)\n"
-          "  --profile-level L      method | all (default: all)\n"
-          "  --no-allocation-events record no allocators/allocations (upstream's\n"
-          "                         runtime records none; its Inspector stops on them)\n"
-          "  --verify               (.bpte) exit 1 if a test case does not match\n"
-          "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n");
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int parse_double(const char *s, double *out) {
-  char *end;
-  *out = strtod(s, &end);
-  return end != s && *end == 0;
-}
+static const char *const usage_text =
+    "usage: etkit run PROGRAM [options]\n"
+    "\n"
+    "Runs a program (.pte) or the test cases of a bundled program (.bpte)\n"
+    "on etkit's reference runtime.\n"
+    "\n"
+    "options:\n"
+    "  --method NAME          method to run (default: forward, or the first)\n"
+    "  --iterations N         executions (per test case for a .bpte; default "
+    "1)\n"
+    "  --input FILE.npy       an input, once per method input (default: ones)\n"
+    "  --output-dir DIR       write the outputs as .npy files into DIR\n"
+    "  --etdump FILE          trace the runs into an ETDump (.etdp)\n"
+    "  --debug-buffer FILE    write logged tensor bytes to FILE (default with "
+    "a\n"
+    "                         debug level: next to the ETDump, X.debug.bin)\n"
+    "  --debug-level L        none | outputs | intermediates (default: none,\n"
+    "                         or outputs when --debug-buffer is given)\n"
+    "  --profile-level L      method | all (default: all)\n"
+    "  --warmup N             untimed, untraced runs first (default 0)\n"
+    "  --allocation-events    record allocators and allocations (default:\n"
+    "                         none, as upstream; its Inspector stops on them)\n"
+    "  --verify               (.bpte) exit 1 if a test case does not match\n"
+    "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n"
+    "  -h, --help             this help\n";
 
 typedef struct options {
   const char *program, *method, *output_dir, *etdump, *debug_buffer;
   const char *inputs[MAX_INPUTS];
   size_t input_count;
-  unsigned long iterations;
+  unsigned long iterations, warmup;
+  int allocation_events; /* --allocation-events (ETK_CLI_FLAG) */
+  int auto_debug_buffer; /* the debug buffer path was derived */
+  char debug_path[4096]; /* the derived one */
   int debug_level, profile_level, verify, no_allocation_events;
   double rtol, atol;
 } options_t;
 
+enum {
+  OPT_METHOD = 1,
+  OPT_ITERATIONS,
+  OPT_WARMUP,
+  OPT_INPUT,
+  OPT_DEBUG_LEVEL,
+  OPT_PROFILE_LEVEL,
+  OPT_RTOL,
+  OPT_ATOL,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("method", 0, options_t, method),
+    {"iterations", 0, ETK_CLI_VALUE, OPT_ITERATIONS, 0},
+    {"warmup|warm_up", 0, ETK_CLI_VALUE, OPT_WARMUP, 0},
+    ETK_CLI_FLAG("allocation_events", 0, options_t, allocation_events),
+    {"input", 0, ETK_CLI_VALUE, OPT_INPUT, 0},
+    ETK_CLI_STRING("output_dir", 0, options_t, output_dir),
+    ETK_CLI_STRING("etdump|etdump_path", 0, options_t, etdump),
+    ETK_CLI_STRING("debug_buffer|debug_buffer_path", 0, options_t,
+                   debug_buffer),
+    {"debug_level", 0, ETK_CLI_VALUE, OPT_DEBUG_LEVEL, 0},
+    {"profile_level", 0, ETK_CLI_VALUE, OPT_PROFILE_LEVEL, 0},
+    ETK_CLI_FLAG("no_allocation_events", 0, options_t, no_allocation_events),
+    ETK_CLI_FLAG("verify", 0, options_t, verify),
+    {"rtol", 0, ETK_CLI_VALUE, OPT_RTOL, 0},
+    {"atol", 0, ETK_CLI_VALUE, OPT_ATOL, 0},
+};
+
+/* The index of `v` in the NULL-terminated `names`, or -1. */
+static int choice(const char *v, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(v, names[i]) == 0) return i;
+  return -1;
+}
+
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  static const char *const debug_levels[] = {"none", "outputs", "intermediates",
+                                             NULL};
+  static const char *const profile_levels[] = {"method", "all", NULL};
+  options_t *o = ctx;
+  const char *v = p->value;
+  size_t n;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      if (o->program) return etk_cli_usage(CMD, "more than one program given");
+      o->program = v;
+      return 0;
+    case OPT_ITERATIONS:
+    case OPT_WARMUP:
+      if (!etk_cli_parse_size(v, &n) || n > MAX_RUNS ||
+          (n == 0 && id == OPT_ITERATIONS))
+        return etk_cli_usage(CMD, "%s needs a count from %d to %d, not '%s'",
+                             p->arg, id == OPT_ITERATIONS, MAX_RUNS, v);
+      *(id == OPT_ITERATIONS ? &o->iterations : &o->warmup) = (unsigned long)n;
+      return 0;
+    case OPT_INPUT:
+      if (o->input_count == MAX_INPUTS)
+        return etk_cli_usage(CMD, "at most %d inputs", MAX_INPUTS);
+      o->inputs[o->input_count++] = v;
+      return 0;
+    case OPT_DEBUG_LEVEL:
+      o->debug_level = choice(v, debug_levels);
+      if (o->debug_level < 0)
+        return etk_cli_usage(CMD,
+                             "invalid debug level '%s' (choose from none, "
+                             "outputs, intermediates)",
+                             v);
+      return 0;
+    case OPT_PROFILE_LEVEL:
+      o->profile_level = choice(v, profile_levels);
+      if (o->profile_level < 0)
+        return etk_cli_usage(
+            CMD, "invalid profile level '%s' (choose from method, all)", v);
+      return 0;
+    case OPT_RTOL:
+    case OPT_ATOL: {
+      double x;
+      if (!etk_cli_parse_double(v, &x) || x < 0)
+        return etk_cli_usage(CMD, "%s needs a number >= 0, not '%s'", p->arg,
+                             v);
+      *(id == OPT_RTOL ? &o->rtol : &o->atol) = x;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
   memset(o, 0, sizeof *o);
   o->iterations = 1;
@@ -76,105 +161,29 @@ static int parse_args(int argc, char **argv, options_t *o) {
   o->profile_level = CLI_PROFILE_ALL;
   o->rtol = ETK_BUNDLED_DEFAULT_RTOL;
   o->atol = ETK_BUNDLED_DEFAULT_ATOL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                           \
-  do {                                                                         \
-    if (!v) {                                                                  \
-      fprintf(stderr, "etkit run: %s needs a value\n", a);                     \
-      return 2;                                                                \
-    }                                                                          \
-    i++;                                                                       \
-  } while (0)
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return -1;
-    } else if (strcmp(a, "--method") == 0) {
-      NEED_VALUE();
-      o->method = v;
-    } else if (strcmp(a, "--iterations") == 0) {
-      NEED_VALUE();
-      char *end;
-      o->iterations = strtoul(v, &end, 10);
-      if (*end || o->iterations == 0 || o->iterations > 100000000ul) {
-        fprintf(stderr, "etkit run: --iterations needs a positive count\n");
-        return 2;
-      }
-    } else if (strcmp(a, "--input") == 0) {
-      NEED_VALUE();
-      if (o->input_count == MAX_INPUTS) {
-        fprintf(stderr, "etkit run: at most %d inputs\n", MAX_INPUTS);
-        return 2;
-      }
-      o->inputs[o->input_count++] = v;
-    } else if (strcmp(a, "--output-dir") == 0) {
-      NEED_VALUE();
-      o->output_dir = v;
-    } else if (strcmp(a, "--etdump") == 0) {
-      NEED_VALUE();
-      o->etdump = v;
-    } else if (strcmp(a, "--debug-buffer") == 0) {
-      NEED_VALUE();
-      o->debug_buffer = v;
-    } else if (strcmp(a, "--debug-level") == 0) {
-      NEED_VALUE();
-      if (strcmp(v, "none") == 0) o->debug_level = CLI_DEBUG_NONE;
-      else if (strcmp(v, "outputs") == 0) o->debug_level = CLI_DEBUG_OUTPUTS;
-      else if (strcmp(v, "intermediates") == 0)
-        o->debug_level = CLI_DEBUG_INTERMEDIATES;
-      else {
-        fprintf(stderr, "etkit run: --debug-level is none, outputs or "
-                        "intermediates\n");
-        return 2;
-      }
-    } else if (strcmp(a, "--no-allocation-events") == 0) {
-      o->no_allocation_events = 1;
-    } else if (strcmp(a, "--profile-level") == 0) {
-      NEED_VALUE();
-      if (strcmp(v, "method") == 0) o->profile_level = CLI_PROFILE_METHOD;
-      else if (strcmp(v, "all") == 0) o->profile_level = CLI_PROFILE_ALL;
-      else {
-        fprintf(stderr, "etkit run: --profile-level is method or all\n");
-        return 2;
-      }
-    } else if (strcmp(a, "--verify") == 0) {
-      o->verify = 1;
-    } else if (strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0) {
-      NEED_VALUE();
-      double x;
-      if (!parse_double(v, &x) || x < 0) {
-        fprintf(stderr, "etkit run: %s needs a number >= 0\n", a);
-        return 2;
-      }
-      *(a[2] == 'r' ? &o->rtol : &o->atol) = x;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "etkit run: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (!o->program) {
-      o->program = a;
-    } else {
-      fprintf(stderr, "etkit run: more than one program given\n");
-      return 2;
-    }
-#undef NEED_VALUE
-  }
-  if (!o->program) {
-    usage(stderr);
-    return 2;
-  }
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, o);
+  if (rc) return rc;
+  if (etk_cli_require(CMD, o->program, "PROGRAM")) return 2;
   if (o->debug_level < 0)
     o->debug_level = o->debug_buffer ? CLI_DEBUG_OUTPUTS : CLI_DEBUG_NONE;
-  if (o->debug_level > CLI_DEBUG_NONE && !o->etdump) {
-    fprintf(stderr, "etkit run: --debug-level needs --etdump (the events "
-                    "that describe the logged tensors)\n");
-    return 2;
+  if (o->debug_level > CLI_DEBUG_NONE && !o->etdump)
+    return etk_cli_usage(CMD, "%s",
+                         "--debug-level needs --etdump (the events that "
+                         "describe the logged tensors)");
+  if (o->debug_buffer && !o->etdump)
+    return etk_cli_usage(CMD, "%s", "--debug-buffer needs --etdump");
+  if (o->debug_level > CLI_DEBUG_NONE && !o->debug_buffer) {
+    /* logged tensors need a buffer: one is sized for the method and
+     * written next to the ETDump */
+    if (cli_debug_path_for(o->etdump, o->debug_path, sizeof o->debug_path))
+      return etk_cli_usage(CMD, "%s", "--etdump path too long");
+    o->debug_buffer = o->debug_path;
+    o->auto_debug_buffer = 1;
   }
-  if (o->debug_buffer && !o->etdump) {
-    fprintf(stderr, "etkit run: --debug-buffer needs --etdump\n");
-    return 2;
-  }
+  const char *outputs[] = {o->etdump, o->debug_buffer};
+  for (int i = 0; i < 2; i++)
+    if (outputs[i] && etk_cli_check_output(CMD, outputs[i])) return 1;
   return 0;
 }
 
@@ -184,11 +193,34 @@ static etk_method_config_t method_options(const options_t *o,
   etk_method_config_t load;
   memset(&load, 0, sizeof load);
   load.recorder = rec ? rec->rec : NULL;
-  load.no_allocation_events = o->no_allocation_events;
+  /* upstream's runtime records no allocation events and its Inspector
+   * stops on them: none unless --allocation-events */
+  load.no_allocation_events = !o->allocation_events || o->no_allocation_events;
   return load;
 }
 
-/* Runs a .pte method o->iterations times. */
+/* --warmup runs: on `m` itself, or, when it is traced, on an untraced
+ * instance so that the ETDump holds the measured runs only. */
+static int warm_up(const options_t *o, const etk_program_t *prog,
+                   const char *method, const etk_bundled_program_t *bp,
+                   etk_method_t *m, int traced, etk_error_t *err) {
+  if (!o->warmup) return 0;
+  etk_method_t *w = m;
+  if (traced) {
+    etk_method_config_t load = method_options(o, NULL);
+    if (etk_method_load_alloc_with(prog, method, &load, &w, err)) return 1;
+  }
+  cli_run_source_t src;
+  cli_run_source_init(&src, bp, 0, o->inputs, o->input_count);
+  int rc = 0;
+  for (unsigned long it = 0; it < o->warmup && !rc; it++)
+    rc = cli_execute_once(w, &src, NULL, err);
+  cli_run_source_free(&src);
+  if (w != m) etk_method_free(w);
+  return rc;
+}
+
+/* Runs a .pte method o->iterations times (after o->warmup warm-ups). */
 static int run_program(const options_t *o, const etk_program_t *prog,
                        const char *method, cli_recorder_t *rec) {
   etk_error_t err;
@@ -197,69 +229,39 @@ static int run_program(const options_t *o, const etk_program_t *prog,
   etk_method_config_t load = method_options(o, rec);
   if (etk_method_load_alloc_with(prog, method, &load, &m, &err))
     return etk_cli_fail_error(CMD, &err);
-  size_t nin = etk_method_input_count(m);
-  if (o->input_count && o->input_count != nin) {
-    int rc = etk_cli_fail(CMD, "method '%s' takes %zu inputs, %zu --input given",
-                          etk_method_name(m), nin, o->input_count);
-    etk_method_free(m);
-    return rc;
-  }
-  etk_npy_t *npys[MAX_INPUTS] = {0};
-  void *ones[MAX_INPUTS] = {0};
+  size_t nin = etk_method_input_count(m), nout = etk_method_output_count(m);
   int status = 0;
-  double elapsed = 0;
-  if (nin > MAX_INPUTS) {
+  cli_run_source_t src;
+  cli_run_source_init(&src, NULL, 0, o->inputs, o->input_count);
+  cli_timing_t timing;
+  memset(&timing, 0, sizeof timing);
+  if (o->input_count && o->input_count != nin)
+    status =
+        etk_cli_fail(CMD, "method '%s' takes %zu inputs, %zu --input given",
+                     etk_method_name(m), nin, o->input_count);
+  else if (nin > MAX_INPUTS)
     status = etk_cli_fail(CMD, "the method has more than %d inputs", MAX_INPUTS);
-    goto done;
-  }
-  for (size_t it = 0; it < o->iterations && status == 0; it++) {
-    for (size_t i = 0; i < nin; i++) {
-      /* Inputs are set before every run: kernels may alias them. */
-      if (npys[i] || ones[i]) {
-        etk_npy_free(npys[i]);
-        free(ones[i]);
-        npys[i] = NULL;
-        ones[i] = NULL;
-      }
-      if (cli_set_input(m, i, o->input_count ? o->inputs[i] : NULL, &npys[i],
-                        &ones[i], &err)) {
-        status = etk_cli_fail_error(CMD, &err);
-        goto done;
-      }
-    }
-    double t0 = now_seconds();
-    if (etk_method_execute(m, &err)) {
+  else if (cli_timing_init(&timing, o->iterations, &err) ||
+           warm_up(o, prog, method, NULL, m, rec != NULL, &err))
+    status = etk_cli_fail_error(CMD, &err);
+  for (size_t it = 0; it < o->iterations && status == 0; it++)
+    if (cli_execute_once(m, &src, &timing, &err))
       status = etk_cli_fail_error(CMD, &err);
-      goto done;
-    }
-    elapsed += now_seconds() - t0;
-  }
-  printf("method %s: %zu input%s, %zu output%s; %lu run%s, %.3f ms per run\n",
-         etk_method_name(m), nin, nin == 1 ? "" : "s",
-         etk_method_output_count(m), etk_method_output_count(m) == 1 ? "" : "s",
-         o->iterations, o->iterations == 1 ? "" : "s",
-         elapsed * 1e3 / (double)o->iterations);
-  for (size_t k = 0; k < etk_method_output_count(m); k++) {
-    printf("output %zu: ", k);
-    cli_print_value(stdout, m, k, 8);
+  if (status == 0) {
+    printf("method %s: %zu input%s, %zu output%s; ", etk_method_name(m), nin,
+           nin == 1 ? "" : "s", nout, nout == 1 ? "" : "s");
+    cli_timing_print(stdout, &timing, o->warmup);
     printf("\n");
-  }
-  if (o->output_dir) {
-    if (cli_make_dir(o->output_dir, &err)) {
-      status = etk_cli_fail_error(CMD, &err);
-      goto done;
+    for (size_t k = 0; k < nout; k++) {
+      printf("output %zu: ", k);
+      cli_print_value(stdout, m, k, 8);
+      printf("\n");
     }
-    for (size_t k = 0; k < etk_method_output_count(m); k++)
-      if (cli_write_output(m, k, o->output_dir, NULL, &err)) {
-        status = etk_cli_fail_error(CMD, &err);
-        goto done;
-      }
+    if (o->output_dir && cli_write_outputs(m, o->output_dir, NULL, &err))
+      status = etk_cli_fail_error(CMD, &err);
   }
-done:
-  for (size_t i = 0; i < MAX_INPUTS; i++) {
-    etk_npy_free(npys[i]);
-    free(ones[i]);
-  }
+  cli_timing_free(&timing);
+  cli_run_source_free(&src);
   etk_method_free(m);
   return status;
 }
@@ -283,56 +285,45 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
   printf("method %s: %u test case%s, %lu run%s each (rtol %g, atol %g)\n",
          method, suite->case_count, suite->case_count == 1 ? "" : "s",
          o->iterations, o->iterations == 1 ? "" : "s", o->rtol, o->atol);
+  cli_timing_t timing;
   int status = 0;
+  if (cli_timing_init(&timing, o->iterations, &err) ||
+      warm_up(o, bp->program, method, bp, m, rec != NULL, &err))
+    status = etk_cli_fail_error(CMD, &err);
   unsigned passed = 0, checked = 0;
   for (uint32_t c = 0; c < suite->case_count && status == 0; c++) {
-    double elapsed = 0;
-    for (unsigned long it = 0; it < o->iterations; it++) {
-      if (etk_bundled_load_input(m, bp, c, &err)) {
+    cli_run_source_t src;
+    cli_run_source_init(&src, bp, c, NULL, 0);
+    timing.count = 0;
+    for (unsigned long it = 0; it < o->iterations && status == 0; it++)
+      if (cli_execute_once(m, &src, &timing, &err))
         status = etk_cli_fail_error(CMD, &err);
-        break;
-      }
-      double t0 = now_seconds();
-      if (etk_method_execute(m, &err)) {
-        status = etk_cli_fail_error(CMD, &err);
-        break;
-      }
-      elapsed += now_seconds() - t0;
-    }
     if (status) break;
     etk_bundled_result_t r;
     etk_error_t verr;
     etk_error_clear(&verr);
     int rc = etk_bundled_verify_outputs(m, bp, c, o->rtol, o->atol, &r, &verr);
     if (!r.has_expected && rc == ETK_OK) {
-      printf("case %u: ran (no expected outputs)  %.3f ms\n", c,
-             elapsed * 1e3 / (double)o->iterations);
+      printf("case %u: ran (no expected outputs)  ", c);
     } else {
       checked++;
       if (r.passed) passed++;
-      printf("case %u: %s  max_abs_error %.6g  max_rel_error %.6g  %.3f ms%s%s\n",
-             c, r.passed ? "pass" : "FAIL", r.max_abs_error, r.max_rel_error,
-             elapsed * 1e3 / (double)o->iterations, r.passed ? "" : "  ",
-             r.passed ? "" : r.message);
+      printf("case %u: %s  max_abs_error %.6g  max_rel_error %.6g%s%s  ", c,
+             r.passed ? "pass" : "FAIL", r.max_abs_error, r.max_rel_error,
+             r.passed ? "" : "  ", r.passed ? "" : r.message);
     }
-    if (o->output_dir) {
-      char prefix[32];
-      snprintf(prefix, sizeof prefix, "case%u_", c);
-      if (cli_make_dir(o->output_dir, &err)) {
-        status = etk_cli_fail_error(CMD, &err);
-        break;
-      }
-      for (size_t k = 0; k < etk_method_output_count(m); k++)
-        if (cli_write_output(m, k, o->output_dir, prefix, &err)) {
-          status = etk_cli_fail_error(CMD, &err);
-          break;
-        }
-    }
+    cli_timing_print(stdout, &timing, 0);
+    printf("\n");
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "case%u_", c);
+    if (o->output_dir && cli_write_outputs(m, o->output_dir, prefix, &err))
+      status = etk_cli_fail_error(CMD, &err);
   }
   if (status == 0)
     printf("%u of %u checked case%s passed\n", passed, checked,
            checked == 1 ? "" : "s");
   *mismatches = (int)(checked - passed);
+  cli_timing_free(&timing);
   etk_method_free(m);
   return status;
 }
@@ -343,39 +334,20 @@ int etk_cmd_run(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   etk_error_t err;
   etk_error_clear(&err);
-  uint8_t *bytes;
-  size_t len;
-  if (etk_read_file(o.program, 0, &bytes, &len, &err))
-    return etk_cli_fail_error(CMD, &err);
-  etk_file_kind_t kind = etk_file_kind_detect(bytes, len);
   etk_program_t *prog = NULL;
   etk_bundled_program_t *bp = NULL;
-  if (kind == ETK_FILE_BPTE)
-    rc = etk_bundled_program_load(bytes, len, NULL, &bp, &err);
-  else
-    rc = etk_program_load(bytes, len, NULL, &prog, &err);
-  free(bytes);
-  if (rc) {
-    etk_error_where(&err, o.program);
+  if (cli_program_open(o.program, &prog, &bp, &err))
     return etk_cli_fail_error(CMD, &err);
-  }
-  if (bp) prog = bp->program;
-  if (o.verify && !bp) {
-    etk_program_free(prog);
-    fprintf(stderr, "etkit run: --verify needs a bundled program (.bpte)\n");
-    return 2;
-  }
-  if (bp && o.input_count) {
-    etk_bundled_program_free(bp);
-    fprintf(stderr, "etkit run: a .bpte brings its own inputs; --input is "
-                    "for .pte files\n");
-    return 2;
+  if ((o.verify && !bp) || (bp && o.input_count)) {
+    cli_program_close(prog, bp);
+    return etk_cli_usage(CMD, "%s",
+                         bp ? "a .bpte brings its own inputs; --input is for "
+                              ".pte files"
+                            : "--verify needs a bundled program (.bpte)");
   }
   const etk_program_plan_t *plan =
-      o.method ? etk_program_find_plan(prog, o.method)
-      : etk_program_find_plan(prog, "forward")
-          ? etk_program_find_plan(prog, "forward")
-          : etk_program_find_plan(prog, NULL);
+      etk_program_find_plan(prog, o.method ? o.method : "forward");
+  if (!plan && !o.method) plan = etk_program_find_plan(prog, NULL);
   int status = 0;
   if (!plan) {
     status = etk_cli_fail(CMD, "%s: no method named '%s'", o.program,
@@ -405,7 +377,12 @@ int etk_cmd_run(int argc, char **argv) {
     uint32_t dropped = 0;
     if (cli_recorder_write(&rec, o.etdump, o.debug_buffer, &dropped, &err))
       status = etk_cli_fail_error(CMD, &err);
-    else if (dropped)
+    else if (o.auto_debug_buffer)
+      fprintf(stderr,
+              "etkit run: the logged tensors are in %s (sized for the "
+              "method; --debug-buffer FILE to choose)\n",
+              o.debug_buffer);
+    if (status == 0 && dropped)
       fprintf(stderr, "etkit run: warning: the recorder dropped %u events "
                       "(its arena was too small)\n",
               dropped);
@@ -416,9 +393,6 @@ int etk_cmd_run(int argc, char **argv) {
                                "outputs",
                           mismatches, mismatches == 1 ? "" : "s");
 out:
-  if (bp)
-    etk_bundled_program_free(bp);
-  else
-    etk_program_free(prog);
+  cli_program_close(prog, bp);
   return status;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_link.h"
 #include "commands.h"
 
 #define CMD "trace"
@@ -32,6 +33,10 @@ static const char *const usage_text =
     "  --etdump_path FILE          ETDump to read (repeatable; plain arguments "
     "too)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
+    "  --etrecord FILE             link the events with this ETRecord: op "
+    "types,\n"
+    "                              graph nodes, module, source line and stack\n"
+    "                              trace in each slice's args\n"
     "  --source_time_scale UNIT    unit of the raw ticks: ns|us|ms|s|cycles "
     "(ns)\n"
     "  --clock-hz HZ               cycles per second (with cycles)\n"
@@ -58,95 +63,91 @@ typedef struct input {
   const char *path;
   etk_etdump_t *dump;
   etk_inspector_t *insp;
+  etk_etrecord_t *rec;
   etk_trace_stats_t stats;
 } input_t;
 
 typedef struct trace_cli {
   input_t in[MAX_INPUTS];
   size_t n;
-  const char *output;
+  const char *output, *etrecord;
   int quiet;
   etk_trace_options_t opt;
   char *block_lists[MAX_INPUTS]; /* strdup'd --blocks values */
   size_t nlists;
 } trace_cli_t;
 
+/* --block INDEX|NAME */
 static int add_selection(trace_cli_t *c, const char *v) {
-  size_t idx;
-  if (etk_cli_parse_size(v, &idx)) {
-    if (c->opt.select_index_count == ETK_INSPECT_MAX_SELECT)
-      return etk_cli_usage(CMD, "too many blocks selected at '%s'", v);
-    c->opt.select_index[c->opt.select_index_count++] = idx;
-  } else {
-    if (c->opt.select_name_count == ETK_INSPECT_MAX_SELECT)
-      return etk_cli_usage(CMD, "too many blocks selected at '%s'", v);
-    c->opt.select_name[c->opt.select_name_count++] = v;
+  return etk_cli_add_block(CMD, v, c->opt.select_index,
+                           &c->opt.select_index_count, c->opt.select_name,
+                           &c->opt.select_name_count);
+}
+
+enum {
+  OPT_ETDUMP = 1,
+  OPT_BLOCKS,
+  OPT_BLOCK,
+  OPT_LAYOUT,
+  OPT_TRACKS,
+};
+
+static const etk_cli_option_t options[] = {
+    {"etdump_path|etdump", 0, ETK_CLI_VALUE, OPT_ETDUMP, 0},
+    ETK_CLI_STRING("output", 'o', trace_cli_t, output),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, trace_cli_t, etrecord),
+    ETK_CLI_SOURCE_TIME_OPTION,
+    ETK_CLI_CLOCK_OPTION,
+    ETK_CLI_FLAG("raw_ticks", 0, trace_cli_t, opt.raw_ticks),
+    {"blocks", 0, ETK_CLI_VALUE, OPT_BLOCKS, 0},
+    {"block", 0, ETK_CLI_VALUE, OPT_BLOCK, 0},
+    {"layout", 0, ETK_CLI_VALUE, OPT_LAYOUT, 0},
+    {"tracks", 0, ETK_CLI_VALUE, OPT_TRACKS, 0},
+    ETK_CLI_FLAG("no_args", 0, trace_cli_t, opt.no_args),
+    ETK_CLI_FLAG("no_flows", 0, trace_cli_t, opt.no_flows),
+    ETK_CLI_FLAG("quiet", 'q', trace_cli_t, quiet),
+};
+
+/* Splits a --blocks list (kept in c->block_lists) into selections. */
+static int add_block_list(trace_cli_t *c, const char *v) {
+  if (c->nlists == MAX_INPUTS)
+    return etk_cli_usage(CMD, "too many --blocks options");
+  size_t len = strlen(v);
+  char *copy = malloc(len + 1);
+  if (!copy) return etk_cli_fail(CMD, "out of memory");
+  memcpy(copy, v, len + 1);
+  c->block_lists[c->nlists++] = copy;
+  for (char *tok = copy;;) {
+    char *comma = strchr(tok, ',');
+    if (comma) *comma = 0;
+    if (!*tok) return etk_cli_usage(CMD, "empty entry in --blocks '%s'", v);
+    int rc = add_selection(c, tok);
+    if (rc) return rc;
+    if (!comma) break;
+    tok = comma + 1;
   }
   return 0;
 }
 
-static int parse_args(int argc, char **argv, trace_cli_t *c) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-#define VALUE()                                                  \
-  do {                                                           \
-    if (!v) {                                                    \
-      if (i + 1 >= argc)                                         \
-        return etk_cli_usage(CMD, "option %s needs a value", a); \
-      v = argv[++i];                                             \
-    }                                                            \
-  } while (0)
-    if (strcmp(a, "-h") == 0 || etk_cli_flag(a, "help", &v)) {
-      fputs(usage_text, stdout);
-      return -1;
-    } else if (etk_cli_flag(a, "etdump_path", &v) || a[0] != '-') {
-      if (a[0] != '-')
-        v = a;
-      else
-        VALUE();
+/* One option; 0 or an exit status. */
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  trace_cli_t *c = ctx;
+  const char *v = p->value;
+  int t = etk_cli_time_option(p, id, &c->opt.source_time_scale, NULL,
+                              &c->opt.clock_hz);
+  if (t) return t < 0 ? 2 : 0;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+    case OPT_ETDUMP:
       if (c->n == MAX_INPUTS)
         return etk_cli_usage(CMD, "too many ETDumps (at most %d)", MAX_INPUTS);
       c->in[c->n++].path = v;
-    } else if (strcmp(a, "-o") == 0 || etk_cli_flag(a, "output", &v)) {
-      VALUE();
-      c->output = v;
-    } else if (etk_cli_flag(a, "source_time_scale", &v)) {
-      VALUE();
-      if (etk_time_scale_parse(v, &c->opt.source_time_scale) != ETK_OK)
-        return etk_cli_usage(
-            CMD, "invalid time scale '%s' (choose from ns, us, ms, s, cycles)",
-            v);
-    } else if (etk_cli_flag(a, "clock_hz", &v)) {
-      VALUE();
-      if (!etk_cli_parse_double(v, &c->opt.clock_hz) || !(c->opt.clock_hz > 0))
-        return etk_cli_usage(CMD,
-                             "--clock-hz needs a positive number, not '%s'", v);
-    } else if (etk_cli_flag(a, "raw_ticks", &v) && !v) {
-      c->opt.raw_ticks = 1;
-    } else if (etk_cli_flag(a, "blocks", &v)) {
-      VALUE();
-      if (c->nlists == MAX_INPUTS)
-        return etk_cli_usage(CMD, "too many --blocks options");
-      size_t len = strlen(v);
-      char *copy = malloc(len + 1);
-      if (!copy) return etk_cli_fail(CMD, "out of memory");
-      memcpy(copy, v, len + 1);
-      c->block_lists[c->nlists++] = copy;
-      for (char *tok = copy;;) {
-        char *comma = strchr(tok, ',');
-        if (comma) *comma = 0;
-        if (!*tok) return etk_cli_usage(CMD, "empty entry in --blocks '%s'", v);
-        int rc = add_selection(c, tok);
-        if (rc) return rc;
-        if (!comma) break;
-        tok = comma + 1;
-      }
-    } else if (etk_cli_flag(a, "block", &v)) {
-      VALUE();
-      int rc = add_selection(c, v);
-      if (rc) return rc;
-    } else if (etk_cli_flag(a, "layout", &v)) {
-      VALUE();
+      return 0;
+    case OPT_BLOCKS:
+      return add_block_list(c, v);
+    case OPT_BLOCK:
+      return add_selection(c, v);
+    case OPT_LAYOUT:
       if (strcmp(v, "auto") == 0)
         c->opt.layout = ETK_TRACE_LAYOUT_AUTO;
       else if (strcmp(v, "raw") == 0)
@@ -156,8 +157,8 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
       else
         return etk_cli_usage(
             CMD, "invalid layout '%s' (choose from auto, raw, sequential)", v);
-    } else if (etk_cli_flag(a, "tracks", &v)) {
-      VALUE();
+      return 0;
+    case OPT_TRACKS:
       if (strcmp(v, "block") == 0)
         c->opt.tracks = ETK_TRACE_TRACKS_BLOCK;
       else if (strcmp(v, "run") == 0)
@@ -165,26 +166,24 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
       else
         return etk_cli_usage(CMD,
                              "invalid tracks '%s' (choose from block, run)", v);
-    } else if (etk_cli_flag(a, "no_args", &v) && !v) {
-      c->opt.no_args = 1;
-    } else if (etk_cli_flag(a, "no_flows", &v) && !v) {
-      c->opt.no_flows = 1;
-    } else if (strcmp(a, "-q") == 0 || (etk_cli_flag(a, "quiet", &v) && !v)) {
-      c->quiet = 1;
-    } else {
-      return etk_cli_usage(CMD, "unknown argument '%s'", a);
-    }
-#undef VALUE
+      return 0;
   }
-  if (c->n == 0)
-    return etk_cli_usage(CMD, "%s",
-                         "the following argument is required: --etdump_path");
+  return 0;
+}
+
+/* -1 after --help, 0 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, trace_cli_t *c) {
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, c);
+  if (rc) return rc;
+  if (etk_cli_require(CMD, c->n ? c : NULL, "--etdump_path")) return 2;
   if (c->opt.source_time_scale == ETK_TIME_CYCLES && !(c->opt.clock_hz > 0) &&
       !c->opt.raw_ticks)
     return etk_cli_usage(
         CMD, "%s",
         "timestamps in cycles need --clock-hz HZ (or --raw-ticks "
         "to write raw ticks, clearly labelled)");
+  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
 }
 
@@ -266,6 +265,11 @@ int etk_cmd_trace(int argc, char **argv) {
               "(%s); tracks follow run names\n",
               c->in[i].path, etk_error_format(&ierr, line, sizeof line));
       c->in[i].insp = NULL;
+    } else if (c->etrecord && cli_link_etrecord(CMD, c->etrecord, c->in[i].insp,
+                                                &c->in[i].rec, NULL, &err)) {
+      status = etk_cli_fail_error(CMD, &err);
+      rc = 1;
+      break;
     }
   }
   if (rc == 0) {
@@ -297,6 +301,7 @@ int etk_cmd_trace(int argc, char **argv) {
   }
   for (size_t i = 0; i < c->n; i++) {
     etk_inspector_close(c->in[i].insp);
+    etk_etrecord_close(c->in[i].rec);
     etk_etdump_close(c->in[i].dump);
   }
   for (size_t i = 0; i < c->nlists; i++) free(c->block_lists[i]);

@@ -35,32 +35,9 @@ int etk_cmd_memory(int argc, char **argv);
 
 /* Numerical debugging (cmd_numerics.c): `etkit numerics` (A/B of the
  * values two traced runs logged; returns 3 with --min-snr when a value is
- * below it), and the --compare_results half of `etkit inspect`. */
+ * below it).  `etkit inspect --compare_results` calls
+ * etk_compare_results_inspector() (etkit/etrecord.h). */
 int etk_cmd_numerics(int argc, char **argv);
-
-/* Reference outputs for `etkit inspect --compare_results`: the test cases
- * of the bundled program at `bpte_path` when given, else the ETRecord's
- * reference_outputs (`rec`, borrowed; `etrecord_path` names it in errors).
- * One error (naming the file) when neither is available or decodable. */
-typedef struct etk_cli_reference etk_cli_reference_t;
-struct etk_error;
-struct etk_etrecord;
-int etk_cli_reference_open(const char *bpte_path, struct etk_etrecord *rec,
-                           const char *etrecord_path,
-                           etk_cli_reference_t **out, struct etk_error *err);
-void etk_cli_reference_free(etk_cli_reference_t *ref);
-
-/* Prints upstream's compare_results text on `out` for every event block
- * named "Execute" of `insp`: its program outputs (inflated from the debug
- * buffer dbuf[0..dlen)) against the reference outputs of its bundled input
- * index (-1 = the last test case, as upstream).  Notes and warnings go to
- * stderr; errors (no such block, no program outputs, a case that does not
- * exist, shapes cosine cannot compare) to `err`. */
-struct etk_inspector;
-int etk_cli_compare_results(const etk_cli_reference_t *ref,
-                            const struct etk_inspector *insp,
-                            const unsigned char *dbuf, size_t dlen, FILE *out,
-                            struct etk_error *err);
 
 /* Prints "etkit <cmd>: <message>\n" to stderr; returns 1. */
 int etk_cli_fail(const char *cmd, const char *fmt, ...)

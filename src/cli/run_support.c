@@ -3,16 +3,9 @@
  * method inputs from .npy files (or filled with ones, like upstream's
  * executor_runner), outputs to .npy files and to the terminal.
  *
- * The recorder is sized from the program so that nothing is dropped.  The
- * workload (etk_recorder_workload_t) is counted from the plan: per execute,
- * two operator events per KernelCall, one per other instruction, the method
- * event, the delegate events of EtkitMicroBackend payloads (one per op,
- * read from the payload header) or a generous guess for other backends;
- * with debug logging, the tensors each instruction logs.  The debug buffer
- * is sized the same way from the tensors' planned byte sizes plus the
- * 64-byte alignment of each write.  Should an estimate still be short, the
- * recorder drops and counts (never corrupts), and the caller reports the
- * count.
+ * The recorder is a trace session of the runtime library
+ * (etk_trace_session_*, src/runtime/trace_session.c), sized from the
+ * program so that nothing is dropped; this file writes its files.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -21,176 +14,170 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <math.h>
+#include <time.h>
+
+#include "etkit/inspector.h"
 #include "etkit/recorder.h"
+#include "etkit/render.h"
 #include "etkit/runtime.h"
 #include "run_support.h"
 
 /* ---------------------------------------------------------------- recorder */
 
-/* Bytes and tensor count value v would log. */
-static void value_cost(const etk_program_plan_t *plan, int32_t v,
-                       uint64_t *bytes, uint64_t *tensors, uint64_t *scalars) {
-  const etk_program_value_t *pv = &plan->values[v];
-  if (pv->tag == ETK_VALUE_TENSOR) {
-    *bytes += pv->u.tensor->nbytes + 64;
-    *tensors += 1;
-  } else if (pv->tag == ETK_VALUE_TENSOR_LIST) {
-    for (uint32_t k = 0; k < pv->u.tensor_list.count; k++) {
-      int32_t item = pv->u.tensor_list.items[k];
-      *bytes += plan->values[item].u.tensor->nbytes + 64;
-      *tensors += 1;
-    }
-  } else {
-    *scalars += 1;
-  }
-}
-
-int cli_recorder_create(const etk_program_plan_t *plan, unsigned runs,
-                        int debug_level, int profile_level, int want_debug,
-                        cli_recorder_t *out, etk_error_t *err) {
-  memset(out, 0, sizeof *out);
-  if (runs == 0) runs = 1;
-  uint64_t prof = 1, deleg = 0, dbg_t = 0, dbg_s = 0, dbg_bytes = 0;
-  uint64_t strings = 32, string_bytes = 512;
-  for (uint32_t i = 0; i < plan->operator_count; i++) {
-    strings++;
-    string_bytes += strlen(plan->operators[i].event_name) + 8;
-  }
-  for (uint32_t c = 0; c < plan->chain_count; c++)
-    for (uint32_t i = 0; i < plan->chains[c].instruction_count; i++) {
-      const etk_program_instruction_t *x = &plan->chains[c].instructions[i];
-      if (x->kind == ETK_INSTR_KERNEL_CALL) {
-        prof += 2;
-        if (debug_level >= CLI_DEBUG_INTERMEDIATES) {
-          uint32_t first, count;
-          etk_program_call_outputs(x->args, x->arg_count, &first, &count);
-          for (uint32_t k = 0; k < count; k++)
-            value_cost(plan, x->args[first + k], &dbg_bytes, &dbg_t, &dbg_s);
-        }
-      } else if (x->kind == ETK_INSTR_DELEGATE_CALL) {
-        prof += 1;
-        const etk_program_delegate_t *d = &plan->delegates[x->index];
-        uint64_t ops = 64;
-        if (d->size >= 8 && memcmp(d->data, "EMB1", 4) == 0)
-          ops = (uint64_t)d->data[6] | (uint64_t)d->data[7] << 8;
-        deleg += ops;
-        strings += ops;
-        string_bytes += ops * 48;
-        if (debug_level >= CLI_DEBUG_INTERMEDIATES) {
-          for (uint32_t k = 0; k < x->arg_count; k++)
-            value_cost(plan, x->args[k], &dbg_bytes, &dbg_t, &dbg_s);
-          /* delegate intermediate outputs: bounded by the payload's
-           * scratch plus the outputs, counted generously */
-          dbg_t += ops;
-          dbg_bytes += ops * 64;
-          if (d->size >= 12 && memcmp(d->data, "EMB1", 4) == 0)
-            dbg_bytes += (uint64_t)d->data[8] | (uint64_t)d->data[9] << 8 |
-                         (uint64_t)d->data[10] << 16 |
-                         (uint64_t)d->data[11] << 24;
-        }
-      } else {
-        prof += 1;
-      }
-    }
-  if (debug_level >= CLI_DEBUG_OUTPUTS)
-    for (uint32_t k = 0; k < plan->output_count; k++)
-      value_cost(plan, plan->outputs[k], &dbg_bytes, &dbg_t, &dbg_s);
-  if (profile_level == CLI_PROFILE_METHOD) prof = 1;
-
-  etk_recorder_workload_t w;
-  memset(&w, 0, sizeof w);
-  uint64_t r = runs;
-  uint64_t nplanned = plan->buffer_size_count ? plan->buffer_size_count - 1 : 0;
-#define CLAMP(x) ((x) > 0x3FFFFFFFu ? 0x3FFFFFFFu : (uint32_t)(x))
-  w.blocks = CLAMP(r + 1);
-  w.profile_events = CLAMP(prof * r + 2);
-  w.delegate_events = CLAMP(deleg * r);
-  w.delegate_metadata_bytes = CLAMP(deleg * r * 32);
-  w.allocators = CLAMP(1 + nplanned);
-  w.allocation_events = CLAMP(64 + nplanned);
-  w.debug_scalars = CLAMP(dbg_s * r);
-  w.debug_tensors = CLAMP(dbg_t * r);
-  w.tensor_dims = CLAMP(dbg_t * r * 8);
-  w.strings = CLAMP(strings + nplanned);
-  w.string_bytes = CLAMP(string_bytes + nplanned * 24);
-  etk_recorder_config_t cfg;
-  etk_recorder_config_init(&cfg);
-  cfg.max_strings = w.strings + 16 > ETK_RECORDER_MAX_STRINGS
-                        ? ETK_RECORDER_MAX_STRINGS
-                        : w.strings + 16;
-  size_t size = etk_recorder_estimate_size(&cfg, &w);
-  if (size == 0 || size > ((size_t)1 << 30) - 4096)
-    return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "the trace of %u runs would need more than 1 GiB; "
-                         "use fewer iterations",
-                         runs);
-  size += size / 4 + 4096;
-  out->arena = aligned_alloc(64, (size + 63) & ~(size_t)63);
-  if (!out->arena)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                         "out of memory for the recorder");
-  int rc = etk_recorder_init(&out->rec, out->arena, size, &cfg);
-  if (rc != ETK_OK) {
-    cli_recorder_free(out);
-    return etk_error_set(err, rc, ETK_NO_OFFSET,
-                         "cannot start the recorder: %s", etk_strerror(rc));
-  }
-  etk_recorder_set_debug_level(
-      out->rec, debug_level == CLI_DEBUG_NONE ? ETK_DEBUG_LEVEL_NONE
-                : debug_level == CLI_DEBUG_OUTPUTS
-                    ? ETK_DEBUG_LEVEL_PROGRAM_OUTPUTS
-                    : ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS);
-  etk_recorder_set_profiling_level(out->rec, profile_level == CLI_PROFILE_METHOD
-                                                 ? ETK_PROFILING_METHOD_ONLY
-                                                 : ETK_PROFILING_ALL_EVENTS);
-  if (want_debug) {
-    uint64_t cap = dbg_bytes * r + 4096;
-    if (cap > ((uint64_t)1 << 31)) {
-      cli_recorder_free(out);
-      return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                           "the debug buffer of %u runs would exceed 2 GiB; "
-                           "use fewer iterations",
-                           runs);
-    }
-    out->debug_capacity = (size_t)cap;
-    out->debug_buffer =
-        aligned_alloc(64, (out->debug_capacity + 63) & ~(size_t)63);
-    if (!out->debug_buffer) {
-      cli_recorder_free(out);
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "out of memory for the debug buffer");
-    }
-    etk_recorder_set_debug_buffer(out->rec, out->debug_buffer,
-                                  out->debug_capacity);
-  }
-  return ETK_OK;
-}
-
 int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
                        const char *debug_path, uint32_t *dropped,
                        etk_error_t *err) {
-  const uint8_t *data;
-  size_t len;
-  int rc = etk_recorder_finish(r->rec, &data, &len);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "cannot finish the ETDump: %s",
-                         etk_strerror(rc));
-  if (dropped) *dropped = etk_recorder_dropped(r->rec);
+  const uint8_t *data, *debug;
+  size_t len, used;
+  int rc = etk_trace_session_finish(r, &data, &len, &debug, &used, dropped, err);
+  if (rc != ETK_OK) return rc;
   if (etdump_path && (rc = etk_write_file(etdump_path, data, len, err)) != 0)
     return rc;
   if (debug_path) {
-    size_t used = etk_recorder_debug_buffer_used(r->rec);
-    rc = etk_write_file(debug_path, r->debug_buffer, used, err);
+    rc = etk_write_file(debug_path, debug, used, err);
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;
 }
 
-void cli_recorder_free(cli_recorder_t *r) {
-  if (!r) return;
-  free(r->arena);
-  free(r->debug_buffer);
-  memset(r, 0, sizeof *r);
+/* ------------------------------------------------------------------ timing */
+
+double cli_now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_timing_init(cli_timing_t *t, size_t capacity, etk_error_t *err) {
+  memset(t, 0, sizeof *t);
+  t->seconds = malloc((capacity ? capacity : 1) * 2 * sizeof *t->seconds);
+  if (!t->seconds)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory for %zu run times", capacity);
+  t->capacity = capacity;
+  return ETK_OK;
+}
+
+void cli_timing_add(cli_timing_t *t, double seconds) {
+  if (t->count < t->capacity) t->seconds[t->count++] = seconds;
+}
+
+void cli_timing_print(FILE *out, const cli_timing_t *t, unsigned long warmup) {
+  char a[ETK_FORMAT_DOUBLE_MAX], b[ETK_FORMAT_DOUBLE_MAX];
+  char c[ETK_FORMAT_DOUBLE_MAX], d[ETK_FORMAT_DOUBLE_MAX];
+  etk_stats_t st;
+  /* the second half of the array is etk_stats_compute's scratch space */
+  if (t->count == 0 ||
+      etk_stats_compute(t->seconds, t->count, t->seconds + t->capacity, &st) !=
+          ETK_OK)
+    return;
+  if (t->count > 1 || warmup) {
+    fprintf(out, "%zu run%s", t->count, t->count == 1 ? "" : "s");
+    if (warmup) fprintf(out, " (+%lu warm-up)", warmup);
+    fprintf(out, ": ");
+  }
+  double per_second;
+  const char *unit = etk_duration_unit(st.p50, &per_second);
+  etk_format_duration_in(st.p50, per_second, a);
+  if (t->count == 1) {
+    fprintf(out, "%s %s", a, unit);
+    return;
+  }
+  double var = 0;
+  for (size_t i = 0; i < t->count; i++)
+    var += (t->seconds[i] - st.avg) * (t->seconds[i] - st.avg);
+  etk_format_duration_in(st.min, per_second, b);
+  etk_format_duration_in(st.max, per_second, c);
+  etk_format_duration_in(sqrt(var / (double)t->count), per_second, d);
+  fprintf(out, "median %s %s, min %s %s, max %s %s, stddev %s %s", a, unit, b,
+          unit, c, unit, d, unit);
+}
+
+void cli_timing_free(cli_timing_t *t) {
+  free(t->seconds);
+  memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------------------------------- runs */
+
+int cli_program_open(const char *path, etk_program_t **prog,
+                     etk_bundled_program_t **bp, etk_error_t *err) {
+  uint8_t *bytes;
+  size_t len;
+  *prog = NULL;
+  *bp = NULL;
+  if (etk_read_file(path, 0, &bytes, &len, err)) return 1;
+  int rc = etk_file_kind_detect(bytes, len) == ETK_FILE_BPTE
+               ? etk_bundled_program_load(bytes, len, NULL, bp, err)
+               : etk_program_load(bytes, len, NULL, prog, err);
+  free(bytes);
+  if (rc) {
+    etk_error_where(err, path);
+    return 1;
+  }
+  if (*bp) *prog = (*bp)->program;
+  return 0;
+}
+
+int cli_debug_path_for(const char *etdump, char *out, size_t size) {
+  size_t n = strlen(etdump);
+  if (n > 5 && strcmp(etdump + n - 5, ".etdp") == 0) n -= 5;
+  if (n + sizeof ".debug.bin" > size) return 1;
+  snprintf(out, size, "%.*s.debug.bin", (int)n, etdump);
+  return 0;
+}
+
+void cli_program_close(etk_program_t *prog, etk_bundled_program_t *bp) {
+  if (bp)
+    etk_bundled_program_free(bp);
+  else
+    etk_program_free(prog);
+}
+
+void cli_run_source_init(cli_run_source_t *src, const etk_bundled_program_t *bp,
+                         uint32_t case_index, const char *const *inputs,
+                         size_t input_count) {
+  memset(src, 0, sizeof *src);
+  src->bp = bp;
+  src->case_index = case_index;
+  src->inputs = inputs;
+  src->input_count = input_count;
+}
+
+void cli_run_source_free(cli_run_source_t *src) {
+  for (size_t i = 0; i < CLI_MAX_INPUTS; i++) {
+    etk_npy_free(src->npys[i]);
+    free(src->ones[i]);
+    src->npys[i] = NULL;
+    src->ones[i] = NULL;
+  }
+}
+
+int cli_execute_once(etk_method_t *m, cli_run_source_t *src,
+                     cli_timing_t *timing, etk_error_t *err) {
+  if (src->bp) {
+    if (etk_bundled_load_input(m, src->bp, src->case_index, err)) return 1;
+  } else {
+    cli_run_source_free(src);
+    size_t n = etk_method_input_count(m);
+    for (size_t i = 0; i < n && i < CLI_MAX_INPUTS; i++)
+      if (cli_set_input(m, i, src->input_count ? src->inputs[i] : NULL,
+                        &src->npys[i], &src->ones[i], err))
+        return 1;
+  }
+  double t0 = cli_now_seconds();
+  if (etk_method_execute(m, err)) return 1;
+  if (timing) cli_timing_add(timing, cli_now_seconds() - t0);
+  return 0;
+}
+
+int cli_write_outputs(const etk_method_t *m, const char *dir,
+                      const char *prefix, etk_error_t *err) {
+  if (cli_make_dir(dir, err)) return 1;
+  for (size_t k = 0; k < etk_method_output_count(m); k++)
+    if (cli_write_output(m, k, dir, prefix, err)) return 1;
+  return 0;
 }
 
 /* ------------------------------------------------------- inputs and outputs */

@@ -14,24 +14,23 @@
 #include "etkit/recorder.h"
 #include "etkit/runtime.h"
 
-/* A host recorder with its arena and debug buffer. */
-typedef struct cli_recorder {
-  etk_recorder_t *rec;
-  void *arena;
-  uint8_t *debug_buffer;
-  size_t debug_capacity;
-} cli_recorder_t;
+#define CLI_MAX_INPUTS 64
+
+/* A host recorder with its arena and debug buffer (etkit/runtime.h). */
+typedef etk_trace_session_t cli_recorder_t;
 
 /* Debug levels and profiling levels as the CLI spells them. */
-enum { CLI_DEBUG_NONE = 0, CLI_DEBUG_OUTPUTS = 1, CLI_DEBUG_INTERMEDIATES = 2 };
-enum { CLI_PROFILE_METHOD = 0, CLI_PROFILE_ALL = 1 };
-
-/* Creates a recorder big enough for `runs` executions of `plan` (plus its
- * load) at the given levels; with want_debug a debug buffer is attached,
- * sized for every tensor those runs log.  Returns ETK_OK or an error. */
-int cli_recorder_create(const etk_program_plan_t *plan, unsigned runs,
-                        int debug_level, int profile_level, int want_debug,
-                        cli_recorder_t *out, etk_error_t *err);
+enum {
+  CLI_DEBUG_NONE = ETK_TRACE_DEBUG_NONE,
+  CLI_DEBUG_OUTPUTS = ETK_TRACE_DEBUG_OUTPUTS,
+  CLI_DEBUG_INTERMEDIATES = ETK_TRACE_DEBUG_INTERMEDIATES
+};
+enum {
+  CLI_PROFILE_METHOD = ETK_TRACE_PROFILE_METHOD,
+  CLI_PROFILE_ALL = ETK_TRACE_PROFILE_ALL
+};
+#define cli_recorder_create etk_trace_session_create
+#define cli_recorder_free etk_trace_session_free
 
 /* Finishes the dump and writes it to etdump_path (if non-NULL) and the
  * used debug bytes to debug_path (if non-NULL).  *dropped (optional)
@@ -39,7 +38,6 @@ int cli_recorder_create(const etk_program_plan_t *plan, unsigned runs,
 int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
                        const char *debug_path, uint32_t *dropped,
                        etk_error_t *err);
-void cli_recorder_free(cli_recorder_t *r);
 
 /* Sets input i from an .npy file (kept alive in *keep, freed by the
  * caller with etk_npy_free), or, when path is NULL, from a buffer of ones
@@ -65,6 +63,62 @@ void cli_bundled_tensor(const etk_tensor_t *t, const void *data, int32_t *sizes,
  * freed by the caller) and describes it as cli_bundled_tensor does. */
 int cli_bundled_output(const etk_method_t *m, size_t i, int32_t *sizes,
                        void **copy, etk_tensor_data_t *out, etk_error_t *err);
+
+/* Wall times of the runs of `etkit run` (benchmark_model's habit: warm-up
+ * runs first, then median, min, max and standard deviation). */
+typedef struct cli_timing {
+  double *seconds;
+  size_t count, capacity;
+} cli_timing_t;
+
+/* Room for `capacity` runs; 0 or an error (out of memory). */
+int cli_timing_init(cli_timing_t *t, size_t capacity, etk_error_t *err);
+void cli_timing_add(cli_timing_t *t, double seconds);
+/* "3 runs (+1 warm-up): median 1.23 ms, min 1.1 ms, max 2.5 ms, stddev
+ * 0.2 ms" (one unit for all four, picked for the median; the run count
+ * and warm-ups only when `warmup` is not 0 or there are several runs). */
+void cli_timing_print(FILE *out, const cli_timing_t *t, unsigned long warmup);
+void cli_timing_free(cli_timing_t *t);
+/* The monotonic clock in seconds. */
+double cli_now_seconds(void);
+
+/* Where the inputs of a run come from: test case `case_index` of `bp`,
+ * or (bp NULL) the .npy files inputs[0..input_count) or tensors of ones
+ * (kept here between runs). */
+typedef struct cli_run_source {
+  const etk_bundled_program_t *bp;
+  uint32_t case_index;
+  const char *const *inputs;
+  size_t input_count;
+  etk_npy_t *npys[CLI_MAX_INPUTS];
+  void *ones[CLI_MAX_INPUTS];
+} cli_run_source_t;
+
+void cli_run_source_init(cli_run_source_t *src, const etk_bundled_program_t *bp,
+                         uint32_t case_index, const char *const *inputs,
+                         size_t input_count);
+void cli_run_source_free(cli_run_source_t *src);
+
+/* Sets the inputs of `m` from `src` (before every run: kernels may alias
+ * them) and runs it once; the wall time goes to `timing` (NULL: not
+ * timed, a warm-up).  0 or 1 with `err` set. */
+int cli_execute_once(etk_method_t *m, cli_run_source_t *src,
+                     cli_timing_t *timing, etk_error_t *err);
+
+/* Writes every output of `m` into `dir` (created if missing) as
+ * "<prefix>output_<i>.npy".  0 or 1 with `err` set. */
+int cli_write_outputs(const etk_method_t *m, const char *dir,
+                      const char *prefix, etk_error_t *err);
+
+/* Loads `path`: a bundled program (*bp set, *prog its program) or a
+ * program (*prog set, *bp NULL).  0 or 1 with `err` naming the file. */
+int cli_program_open(const char *path, etk_program_t **prog,
+                     etk_bundled_program_t **bp, etk_error_t *err);
+void cli_program_close(etk_program_t *prog, etk_bundled_program_t *bp);
+
+/* The debug buffer next to an ETDump: "run.etdp" -> "run.debug.bin".
+ * 0, or 1 when it does not fit in out[0..size). */
+int cli_debug_path_for(const char *etdump, char *out, size_t size);
 
 /* Creates `dir` (and parents) if missing. */
 int cli_make_dir(const char *dir, etk_error_t *err);

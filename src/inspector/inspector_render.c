@@ -659,6 +659,10 @@ typedef struct summary {
   const char **method_name;
   char header_buf[2][48];
   const char *headers[6];
+  /* table: total and avg in a readable unit per column (value * scale,
+   * 3 digits) and the share with 3 digits; 0 = raw target units */
+  double scale[2];
+  int round_percent;
 } summary_t;
 
 static void op_key(const etk_inspector_t *insp, uint32_t e, char *buf,
@@ -770,14 +774,28 @@ static int summary_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       if (r->kind == 1) etk_cell_set_none(out);
       else etk_cell_set_int(out, (int64_t)r->count);
       break;
-    case 3: etk_cell_set_float(out, r->total); break;
+    case 3:
+      etk_cell_set_float(out, s->scale[0] > 0
+                                  ? etk_duration_round(r->total * s->scale[0])
+                                  : r->total);
+      break;
     case 4:
-      if (r->kind == 1 || r->count == 0) etk_cell_set_none(out);
-      else etk_cell_set_float(out, r->total / (double)r->count);
+      if (r->kind == 1 || r->count == 0) {
+        etk_cell_set_none(out);
+      } else {
+        double avg = r->total / (double)r->count;
+        etk_cell_set_float(
+            out, s->scale[1] > 0 ? etk_duration_round(avg * s->scale[1]) : avg);
+      }
       break;
     default:
-      if (method != method || method == 0) etk_cell_set_none(out);
-      else etk_cell_set_float(out, r->total / method * 100.0);
+      if (method != method || method == 0) {
+        etk_cell_set_none(out);
+      } else {
+        double pct = r->total / method * 100.0;
+        etk_cell_set_float(out,
+                           s->round_percent ? etk_duration_round(pct) : pct);
+      }
       break;
   }
   return ETK_OK;
@@ -874,10 +892,28 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
   if (rc == ETK_OK && s.keys.failed) rc = ETK_E_NO_MEMORY;
   if (rc == ETK_OK) {
     const char *unit = etk_time_scale_name(insp->options.target_time_scale);
+    const char *units[2] = {unit, unit};
+    double sec = etk_seconds_per_unit(unit);
+    if (o->format == ETK_INSPECT_FORMAT_TABLE && o->include_units && sec > 0) {
+      /* etkit's own view: a readable unit per duration column */
+      double max[2] = {0, 0};
+      for (size_t i = 0; i < s.nrows; i++) {
+        const sum_row_t *r = &s.rows[i];
+        if (fabs(r->total) > max[0]) max[0] = fabs(r->total);
+        if (r->count && fabs(r->total / (double)r->count) > max[1])
+          max[1] = fabs(r->total / (double)r->count);
+      }
+      for (int c = 0; c < 2; c++) {
+        double per_second;
+        units[c] = etk_duration_unit(max[c] * sec, &per_second);
+        s.scale[c] = sec * per_second;
+      }
+      s.round_percent = 1;
+    }
     snprintf(s.header_buf[0], sizeof s.header_buf[0],
-             o->include_units ? "total (%s)" : "total", unit);
+             o->include_units ? "total (%s)" : "total", units[0]);
     snprintf(s.header_buf[1], sizeof s.header_buf[1],
-             o->include_units ? "avg (%s)" : "avg", unit);
+             o->include_units ? "avg (%s)" : "avg", units[1]);
     s.headers[0] = "event_block_name";
     s.headers[1] = "op_type";
     s.headers[2] = "count";

@@ -552,6 +552,79 @@ int insp_render_modules(etk_inspector_t *insp,
   return rc;
 }
 
+int etk_inspector_module_rows(etk_inspector_t *insp,
+                              etk_inspector_module_row_t **out, size_t *count,
+                              etk_error_t *err) {
+  if (!insp || !out || !count)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_inspector_module_rows: NULL argument");
+  *out = NULL;
+  *count = 0;
+  mt_tree_t t;
+  memset(&t, 0, sizeof t);
+  int rc = ETK_OK;
+  for (size_t b = 0; b < insp->block_count && rc == ETK_OK; b++)
+    rc = build_block(insp, &t, b);
+  uint32_t *order = NULL;
+  etk_inspector_module_row_t *rows = NULL;
+  if (rc == ETK_OK && t.count) {
+    order = malloc(t.count * sizeof *order);
+    rows = malloc(t.count * sizeof *rows);
+    if (!order || !rows) rc = ETK_E_NO_MEMORY;
+  }
+  etk_inspector_render_options_t o;
+  etk_inspector_render_options_init(&o);
+  if (rc == ETK_OK && t.count) rc = tree_order(&t, &o, order);
+  for (size_t i = 0; rc == ETK_OK && i < t.count; i++) {
+    const mt_node_t *n = &t.nodes[order[i]];
+    etk_inspector_module_row_t *r = &rows[i];
+    r->block = n->block;
+    r->depth = n->depth;
+    r->path = n->path;
+    r->key = n->key;
+    r->type = n->type;
+    r->count = n->count;
+    r->total = n->total;
+    r->self = n->self;
+  }
+  free(order);
+  if (rc == ETK_OK) {
+    *out = rows;
+    *count = t.count;
+  } else {
+    free(rows);
+  }
+  tree_free(&t);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "module view: %s",
+                         etk_strerror(rc));
+  return ETK_OK;
+}
+
+int etk_inspector_module_view_total(etk_inspector_t *insp, const char *name,
+                                    double *total, size_t *events,
+                                    etk_error_t *err) {
+  if (events) *events = 0;
+  if (!name || !total)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_inspector_module_view_total: NULL argument");
+  *total = 0.0;
+  etk_inspector_module_row_t *rows;
+  size_t n;
+  int rc = etk_inspector_module_rows(insp, &rows, &n, err);
+  if (rc != ETK_OK) return rc;
+  for (size_t i = 0; i < n; i++) {
+    const etk_inspector_module_row_t *r = &rows[i];
+    if (r->depth == 0 || !((r->path && strcmp(r->path, name) == 0) ||
+                           (r->key && strcmp(r->key, name) == 0)))
+      continue;
+    *total += r->total;
+    if (events) *events += (size_t)r->count;
+  }
+  free(rows);
+  return ETK_OK;
+}
+
 /* ------------------------------------------------------- module totals */
 
 typedef struct totals_view {
@@ -607,16 +680,27 @@ int etk_inspector_render_module_totals(
     free(events);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   }
-  for (size_t i = 0; i < count; i++)
-    etk_inspector_module_total(insp, names[i], match, &totals[i], &events[i]);
+  int vrc = ETK_OK;
+  for (size_t i = 0; i < count && vrc == ETK_OK; i++)
+    vrc = match == ETK_INSPECTOR_MODULE_VIEW
+              ? etk_inspector_module_view_total(insp, names[i], &totals[i],
+                                                &events[i], err)
+              : etk_inspector_module_total(insp, names[i], match, &totals[i],
+                                           &events[i]);
+  if (vrc != ETK_OK) {
+    free(totals);
+    free(events);
+    return vrc;
+  }
   const char *unit = etk_time_scale_name(insp->options.target_time_scale);
   char total_header[48];
   snprintf(total_header, sizeof total_header,
            options->include_units ? "total (%s)" : "total", unit);
   const char *headers[4] = {"module", "match", "events", total_header};
-  totals_view_t v = {
-      names, totals, events,
-      match == ETK_INSPECTOR_MODULE_EXACT ? "exact" : "substring"};
+  totals_view_t v = {names, totals, events,
+                     match == ETK_INSPECTOR_MODULE_EXACT  ? "exact"
+                     : match == ETK_INSPECTOR_MODULE_VIEW ? "module view"
+                                                          : "substring"};
   int rc;
   if (options->format == ETK_INSPECT_FORMAT_JSON) {
     etk_json_t j;

@@ -1338,6 +1338,8 @@ static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
     case 1:
       if (r.is_output)
         etk_cell_set_text(out, "output", 6);
+      else if (r.instruction_id < 0)
+        etk_cell_set_none(out);
       else
         etk_cell_set_int(out, r.instruction_id);
       break;
@@ -1447,12 +1449,15 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
     etk_json_key(&j, "is_output");
     etk_json_bool(&j, r.is_output);
     etk_json_key(&j, "instruction");
-    if (r.is_output)
-      etk_json_null(&j);
+    if (r.is_output || r.instruction_id < 0)
+      etk_json_null(&j); /* absent: null, never a sentinel */
     else
       etk_json_int(&j, r.instruction_id);
     etk_json_key(&j, "chain_index");
-    etk_json_int(&j, r.chain_index);
+    if (r.chain_index < 0)
+      etk_json_null(&j);
+    else
+      etk_json_int(&j, r.chain_index);
     etk_json_key(&j, "delegate_debug_id");
     if (r.delegate_debug_id_int >= 0)
       etk_json_int(&j, r.delegate_debug_id_int);

@@ -510,3 +510,68 @@ size_t etk_format_double_g(double x, char *out) {
   out[o] = 0;
   return o;
 }
+
+/* ------------------------------------------------------ readable durations */
+
+const char *etk_duration_unit(double seconds, double *per_second) {
+  static const struct {
+    const char *name;
+    double per_second;
+  } units[] = {{"s", 1.0}, {"ms", 1e3}, {"\xc2\xb5s", 1e6}, {"ns", 1e9}};
+  double mag = fabs(seconds);
+  size_t i = 0;
+  while (i + 1 < sizeof units / sizeof units[0] &&
+         !(mag * units[i].per_second >= 1.0 - 5e-4))
+    i++;
+  if (per_second) *per_second = units[i].per_second;
+  return units[i].name;
+}
+
+size_t etk_format_duration_in(double seconds, double per_second, char *out) {
+  double v = seconds * per_second;
+  if (v != v || v - v != 0) return etk_format_double_g(v, out);
+  double mag = fabs(v);
+  /* 3 significant digits, never fewer than the integer part */
+  int decimals = mag >= 99.95 ? 0 : mag >= 9.995 ? 1 : mag >= 0.9995 ? 2 : 3;
+  int n = snprintf(out, ETK_FORMAT_DOUBLE_MAX, "%.*f", decimals, v);
+  if (n < 0) n = 0;
+  /* drop trailing zeros after the point ("4.50" -> "4.5", "2.00" -> "2") */
+  if (decimals > 0) {
+    while (n > 0 && out[n - 1] == '0') n--;
+    if (n > 0 && out[n - 1] == '.') n--;
+    out[n] = 0;
+  }
+  if (n == 2 && strcmp(out, "-0") == 0) {
+    out[0] = '0';
+    out[1] = 0;
+    n = 1;
+  }
+  return (size_t)n;
+}
+
+double etk_duration_round(double v) {
+  double mag = fabs(v);
+  double p = mag >= 99.95 ? 1 : mag >= 9.995 ? 10 : mag >= 0.9995 ? 100 : 1000;
+  return v == v && v - v == 0 ? round(v * p) / p : v;
+}
+
+double etk_seconds_per_unit(const char *unit) {
+  static const char *const names[] = {"ns", "us", "ms", "s"};
+  static const double seconds[] = {1e-9, 1e-6, 1e-3, 1.0};
+  for (int i = 0; unit && i < 4; i++)
+    if (strcmp(unit, names[i]) == 0) return seconds[i];
+  return 0;
+}
+
+size_t etk_format_duration(double seconds, char *out) {
+  double per_second;
+  const char *unit = etk_duration_unit(seconds, &per_second);
+  size_t n = etk_format_duration_in(seconds, per_second, out);
+  size_t u = strlen(unit);
+  if (n + 1 + u < ETK_FORMAT_DOUBLE_MAX) {
+    out[n] = ' ';
+    memcpy(out + n + 1, unit, u + 1);
+    n += 1 + u;
+  }
+  return n;
+}

@@ -214,8 +214,21 @@ ETK_TEST(tutorial_report_structure) {
   for (const char *p = ev; (p = strstr(p, "<tr>")) && p < ev_end; p++) rows++;
   CHECK_EQ_INT(rows, 32);
   /* summary: the operator types of the tutorial model with their share */
-  CHECK(strstr(h, "<tr><td>convolution.out</td><td class=\"n\">2</td>") !=
-        NULL);
+  /* with the colour of its type, the same as in the timeline legend */
+  const char *conv =
+      strstr(h, "</span>convolution.out</td><td class=\"n\">2</td>");
+  CHECK(conv != NULL);
+  CHECK(strstr(h, "</span>convolution<span") != NULL ||
+        strstr(h, "</span>convolution<") != NULL);
+  /* readable units, few digits: no number cell with 4+ decimals */
+  CHECK(strstr(h, "<th>total (ms)</th>") != NULL);
+  size_t long_numbers = 0;
+  for (const char *p = h; (p = strstr(p, "<td class=\"n\">")) != NULL; p++) {
+    const char *dot = strchr(p + 15, '.');
+    const char *end = strchr(p + 15, '<');
+    if (dot && end && dot < end && end - dot > 4) long_numbers++;
+  }
+  CHECK_EQ_INT(long_numbers, 0);
   CHECK(strstr(h, "<tr><td><i>framework overhead</i></td>") != NULL);
   CHECK(strstr(h, "No allocation events") != NULL);
   CHECK(strstr(h, "Incomplete recording") == NULL);
@@ -269,7 +282,8 @@ ETK_TEST(model_report_delegates_and_memory) {
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
   check_self_contained(h);
-  CHECK_EQ_INT(count(h, "<svg"), 2);
+  /* every run is drawn: one load run and two execute runs */
+  CHECK_EQ_INT(count(h, "<svg"), 3);
   CHECK(strstr(h, "delegated events in the lower lanes") != NULL);
   CHECK(strstr(h, "<td>wrapper (DELEGATE_CALL)</td>") != NULL);
   /* memory: temp_allocator peak 48 per run, 4 allocations in 2 runs */

@@ -323,7 +323,7 @@ def etdump_check(etkit, pte, work):
     runtime's allocation events with the plan: one planned_memory_<id>
     event per buffer of exactly the buffer's size."""
     dump = os.path.join(work, os.path.basename(pte) + ".etdp")
-    r = subprocess.run([etkit, "run", pte, "--etdump", dump, "--iterations",
+    r = subprocess.run([etkit, "run", pte, "--etdump", dump, "--allocation-events", "--iterations",
                         "2"], capture_output=True, text=True)
     if r.returncode != 0:
         fail("%s: etkit run failed: %s" % (pte, r.stderr))
