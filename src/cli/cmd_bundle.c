@@ -36,7 +36,10 @@ static void usage(FILE *out) {
           "  --input FILE.npy     an input, once per method input (default: ones)\n"
           "  --expected FILE.npy  an expected output, once per method output\n"
           "                       (default: computed with the reference runtime)\n"
-          "  --no-expected        store no expected outputs (profiling only)\n");
+          "  --no-expected        store no expected outputs (profiling only)\n"
+          "\n"
+          "  --max-memory BYTES   most memory a method may take to compute expected\n"
+          "                       outputs (suffix K, M, G; default 1G)\n");
 }
 
 typedef struct case_args {
@@ -87,7 +90,8 @@ static void case_data_free(case_data_t *d) {
 
 /* Fills a case's inputs and expected outputs. */
 static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
-                        case_data_t *d, etk_bundled_case_spec_t *spec) {
+                        uint64_t max_memory, case_data_t *d,
+                        etk_bundled_case_spec_t *spec) {
   etk_error_t err;
   etk_error_clear(&err);
   const char *method = ca->method ? ca->method : "forward";
@@ -95,7 +99,10 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
   spec->method_name = method;
   etk_method_t *m = NULL;
   int need_run = !ca->no_expected && ca->expected_count == 0;
-  if (etk_method_load_alloc(prog, method, NULL, &m, &err))
+  etk_method_config_t load;
+  memset(&load, 0, sizeof load);
+  load.max_memory = max_memory;
+  if (etk_method_load_alloc_with(prog, method, &load, &m, &err))
     return etk_cli_fail_error(CMD, &err);
   size_t nin = etk_method_input_count(m), nout = etk_method_output_count(m);
   int status = 0;
@@ -175,13 +182,15 @@ int etk_cmd_bundle(int argc, char **argv) {
   const char *program = NULL, *out = NULL, *extract_from = NULL;
   static case_args_t cases[MAX_CASES];
   size_t ncases = 1;
+  uint64_t max_memory = 0;
   memset(&cases[0], 0, sizeof cases[0]);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     case_args_t *c = &cases[ncases - 1];
     int takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
                 strcmp(a, "--method") == 0 || strcmp(a, "--input") == 0 ||
-                strcmp(a, "--expected") == 0 || strcmp(a, "--extract") == 0;
+                strcmp(a, "--expected") == 0 || strcmp(a, "--extract") == 0 ||
+                strcmp(a, "--max-memory") == 0;
     if (takes && !v) {
       fprintf(stderr, "etkit bundle: %s needs a value\n", a);
       return 2;
@@ -204,6 +213,12 @@ int etk_cmd_bundle(int argc, char **argv) {
         return 2;
       }
       (input ? c->inputs : c->expected)[(*n)++] = argv[++i];
+    } else if (strcmp(a, "--max-memory") == 0) {
+      if (!cli_parse_memory_limit(argv[++i], &max_memory)) {
+        fprintf(stderr, "etkit bundle: --max-memory needs a positive byte "
+                        "count (suffix K, M, G or T allowed)\n");
+        return 2;
+      }
     } else if (strcmp(a, "--no-expected") == 0) {
       c->no_expected = 1;
     } else if (strcmp(a, "--case") == 0) {
@@ -252,7 +267,7 @@ int etk_cmd_bundle(int argc, char **argv) {
   size_t prepared = 0;
   for (size_t c = 0; c < ncases && status == 0; c++, prepared++) {
     memset(&data[c], 0, sizeof data[c]);
-    status = prepare_case(prog, &cases[c], &data[c], &specs[c]);
+    status = prepare_case(prog, &cases[c], max_memory, &data[c], &specs[c]);
   }
   if (status == 0) {
     uint8_t *bpte = NULL;

@@ -45,7 +45,9 @@ static void usage(FILE *out) {
           "  --no-allocation-events record no allocators/allocations (upstream's\n"
           "                         runtime records none; its Inspector stops on them)\n"
           "  --verify               (.bpte) exit 1 if a test case does not match\n"
-          "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n");
+          "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n"
+          "  --max-memory BYTES     most memory the method may take (planned\n"
+          "                         buffers and arena; suffix K, M, G; default 1G)\n");
 }
 
 static double now_seconds(void) {
@@ -67,6 +69,7 @@ typedef struct options {
   unsigned long iterations;
   int debug_level, profile_level, verify, no_allocation_events;
   double rtol, atol;
+  uint64_t max_memory;
 } options_t;
 
 static int parse_args(int argc, char **argv, options_t *o) {
@@ -148,6 +151,13 @@ static int parse_args(int argc, char **argv, options_t *o) {
         return 2;
       }
       *(a[2] == 'r' ? &o->rtol : &o->atol) = x;
+    } else if (strcmp(a, "--max-memory") == 0) {
+      NEED_VALUE();
+      if (!cli_parse_memory_limit(v, &o->max_memory)) {
+        fprintf(stderr, "etkit run: --max-memory needs a positive byte count "
+                        "(suffix K, M, G or T allowed)\n");
+        return 2;
+      }
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "etkit run: unknown option '%s'\n", a);
       usage(stderr);
@@ -185,6 +195,7 @@ static etk_method_config_t method_options(const options_t *o,
   memset(&load, 0, sizeof load);
   load.recorder = rec ? rec->rec : NULL;
   load.no_allocation_events = o->no_allocation_events;
+  load.max_memory = o->max_memory;
   return load;
 }
 

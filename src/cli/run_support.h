@@ -66,6 +66,10 @@ void cli_bundled_tensor(const etk_tensor_t *t, const void *data, int32_t *sizes,
 int cli_bundled_output(const etk_method_t *m, size_t i, int32_t *sizes,
                        void **copy, etk_tensor_data_t *out, etk_error_t *err);
 
+/* A --max-memory value: a positive byte count with an optional binary
+ * suffix K, M, G or T ("512M", "2G").  0 on bad input. */
+int cli_parse_memory_limit(const char *s, uint64_t *out);
+
 /* Creates `dir` (and parents) if missing. */
 int cli_make_dir(const char *dir, etk_error_t *err);
 

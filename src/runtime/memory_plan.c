@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "runtime_internal.h"
 
 #define ALIGN16(n) (((n) + 15u) & ~(size_t)15u)
@@ -152,6 +153,30 @@ int etk_method_load_alloc(const struct etk_program *program,
   return etk_method_load_alloc_with(program, method_name, &options, out, err);
 }
 
+/* Fails with ETK_E_LIMIT, before anything is allocated, when the arena and
+ * the np planned buffers (as etk_method_load_alloc_with rounds them) exceed
+ * `limit` bytes (0 = ETK_METHOD_DEFAULT_MAX_MEMORY). */
+static int check_memory_limit(const struct etk_program *program,
+                              const char *method_name, size_t arena_size,
+                              size_t np, uint64_t limit,
+                              struct etk_error *err) {
+  uint64_t total = ALIGN16((uint64_t)arena_size);
+  if (limit == 0) limit = ETK_METHOD_DEFAULT_MAX_MEMORY;
+  for (size_t k = 0; k < np; k++) {
+    uint64_t bytes = etk_method_planned_size(program, method_name, k);
+    if (etk_checked_add_u64(bytes, 63, &bytes) != ETK_OK ||
+        etk_checked_add_u64(total, bytes & ~(uint64_t)63, &total) != ETK_OK)
+      total = UINT64_MAX;
+  }
+  if (total <= limit && total <= SIZE_MAX) return ETK_OK;
+  return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                       "method '%s' needs %llu bytes of memory (planned "
+                       "buffers and arena), more than the limit of %llu "
+                       "bytes",
+                       method_name ? method_name : "(first)",
+                       (unsigned long long)total, (unsigned long long)limit);
+}
+
 int etk_method_load_alloc_with(const struct etk_program *program,
                                const char *method_name,
                                const etk_method_config_t *options,
@@ -164,6 +189,9 @@ int etk_method_load_alloc_with(const struct etk_program *program,
   int rc = etk_method_memory_size(program, method_name, &arena_size, err);
   if (rc != ETK_OK) return rc;
   size_t np = etk_method_planned_count(program, method_name);
+  rc = check_memory_limit(program, method_name, arena_size, np,
+                          options->max_memory, err);
+  if (rc != ETK_OK) return rc;
   void *arena = aligned_alloc(16, ALIGN16(arena_size));
   void **planned = calloc(np ? np : 1, sizeof *planned);
   size_t *sizes = calloc(np ? np : 1, sizeof *sizes);
