@@ -102,6 +102,12 @@ typedef struct etk_etrecord_limits {
                                  lowered modules (default 16) */
   uint64_t max_nodes;         /* nodes of one program, nested ones
                                  included (default 4 Mi) */
+  uint32_t max_compression_ratio; /* a compressed member may declare at most
+                                 max(1 MiB, ratio x its compressed size)
+                                 uncompressed bytes (default 100; 0 = no
+                                 bound).  Upstream stores members
+                                 uncompressed; a higher ratio is a zip bomb,
+                                 refused when the archive is opened. */
 } etk_etrecord_limits_t;
 
 /* Fills *limits with the defaults above.  `limits` must not be NULL. */
@@ -919,6 +925,9 @@ typedef struct etk_pickle_limits {
   uint64_t max_storage_bytes; /* one storage (default 4 GiB) */
   uint64_t max_total_bytes;   /* data.pkl + every storage read, the zip-bomb
                                  guard (default 16 GiB) */
+  uint32_t max_compression_ratio; /* as etk_etrecord_limits_t's (default
+                                 100; 0 = no bound): torch.save stores
+                                 entries uncompressed */
 } etk_pickle_limits_t;
 
 /* Fills *limits with the defaults above.  `limits` must not be NULL. */

@@ -142,6 +142,11 @@ struct etk_etrecord {
 
 /* Reads a member by index into its cache (limits enforced). */
 int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err);
+/* 1 when a ZIP entry compressed with `method` declares more than
+ * max(1 MiB, ratio x compressed) uncompressed bytes (ratio 0: never):
+ * the zip-bomb test both archive readers apply before inflating. */
+int etr_zip_ratio_exceeded(uint64_t size, uint64_t compressed, int method,
+                           uint32_t ratio);
 
 /* Parses the three maps and export_graph_id (called once by open). */
 int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err);

@@ -116,6 +116,16 @@ static int read_entry(etk_torch_archive_t *a, zip_uint64_t index,
                        "compression method %d is not supported",
                        (int)st.comp_method);
   uint64_t size = st.size;
+  if ((st.valid & ZIP_STAT_COMP_SIZE) && (st.valid & ZIP_STAT_COMP_METHOD) &&
+      etr_zip_ratio_exceeded(size, st.comp_size, st.comp_method,
+                             a->limits.max_compression_ratio))
+    return entry_error(a, err, name, ETK_E_LIMIT,
+                       "entry declares %llu uncompressed bytes from %llu "
+                       "compressed ones (over %u:1): refusing a possible zip "
+                       "bomb",
+                       (unsigned long long)size,
+                       (unsigned long long)st.comp_size,
+                       (unsigned)a->limits.max_compression_ratio);
   if (size > max || size > SIZE_MAX - 2)
     return entry_error(a, err, name, ETK_E_LIMIT,
                        "entry of %llu bytes is over the limit of %llu",
