@@ -894,11 +894,15 @@ static int decode_program(reader_t *r, uint32_t root) {
       sv[i].data = r->buf; /* empty: any valid pointer */
       continue;
     }
-    if (!p->header.has_extended_header)
+    if (!p->header.has_extended_header || base == 0)
       return fail(r, ETK_E_FORMAT, s.pos,
-                  "segment %u holds %llu bytes but the file has no extended "
-                  "header giving the segment base offset",
-                  i, (unsigned long long)sv[i].size);
+                  "segment %u holds %llu bytes but %s (no segments: upstream "
+                  "refuses to load them)",
+                  i, (unsigned long long)sv[i].size,
+                  p->header.has_extended_header
+                      ? "the extended header's segment_base_offset is 0"
+                      : "the file has no extended header giving the segment "
+                        "base offset");
     if (sv[i].offset > UINT64_MAX - base ||
         base + sv[i].offset > r->len ||
         sv[i].size > r->len - (base + sv[i].offset))
@@ -1017,6 +1021,11 @@ int etk_program_load(const uint8_t *data, size_t len,
                            "extended header program_size %llu exceeds the "
                            "%zu-byte file",
                            (unsigned long long)program_size, len);
+    if (hdr.segment_base_offset == 0 && hdr.segment_data_size != 0)
+      return etk_error_set(err, ETK_E_FORMAT, 24,
+                           "extended header claims %llu bytes of segments "
+                           "with a zero segment_base_offset",
+                           (unsigned long long)hdr.segment_data_size);
     if (hdr.segment_base_offset != 0) {
       if (hdr.segment_base_offset < program_size)
         return etk_error_set(err, ETK_E_FORMAT, 24,
