@@ -61,9 +61,10 @@ int etk_cli_reference_open(const char *bpte_path, etk_etrecord_t *rec,
     r->source = etrecord_path;
     rc = etk_etrecord_reference_outputs_open(rec, NULL, &r->archive, err);
     if (rc != ETK_OK && err) {
-      char where[sizeof err->where];
-      snprintf(where, sizeof where, "%.60s: %.60s", etrecord_path, err->where);
-      memcpy(err->where, where, sizeof where);
+      char where[2 * sizeof err->where + 4];
+      snprintf(where, sizeof where, "%s: %s", etrecord_path, err->where);
+      err->where[0] = 0;
+      etk_error_where(err, where);
       if (rc == ETK_E_NOT_FOUND) {
         /* say what to do instead */
         size_t n = strlen(err->message);
@@ -513,9 +514,11 @@ int etk_cmd_numerics(int argc, char **argv) {
                                        len[1], &c.opt, &c.ab, &err) != ETK_OK) {
     /* name the file of the side that failed */
     int side = strcmp(err.where, "B") == 0;
-    if (snprintf(err.where, sizeof err.where, "%.60s (debug buffer %.60s)",
-                 c.etdump[side], c.buffer[side]) < 0)
-      err.where[0] = 0;
+    char where[2 * sizeof err.where + 32];
+    snprintf(where, sizeof where, "%s (debug buffer %s)", c.etdump[side],
+             c.buffer[side]);
+    err.where[0] = 0;
+    etk_error_where(&err, where);
     status = etk_cli_fail_error(CMD, &err);
   }
   if (!status && c.etrecord) {

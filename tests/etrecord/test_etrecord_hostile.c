@@ -89,8 +89,8 @@ ETK_TEST(missing_file_names_the_path) {
       etk_etrecord_open_file("/nonexistent/etrecord.bin", NULL, &rec, &err),
       ETK_E_IO);
   CHECK_EQ_STR(fixture_error_line(&err),
-               "/nonexistent/etrecord.bin: cannot open: No such file or "
-               "directory");
+               "/nonexistent/etrecord.bin: cannot open input file: No such "
+               "file or directory");
   /* archive-level errors name the file instead of "ETRecord" */
   const char *path = etk_test_temp_path("not-a-zip.bin");
   FILE *f = fopen(path, "wb");

@@ -273,6 +273,38 @@ ETK_TEST(npy_round_trip_and_errors) {
     CHECK(err.message[0] != 0);
     (void)hdr;
   }
+  /* trailing bytes after the data */
+  {
+    uint8_t *longer = malloc(len + 3);
+    REQUIRE(longer);
+    memcpy(longer, raw, len);
+    memset(longer + len, 0, 3);
+    etk_error_clear(&err);
+    CHECK_EQ_INT(etk_npy_parse(longer, len + 3, &n, &err), ETK_E_FORMAT);
+    CHECK(strstr(err.message, "trailing bytes") != NULL);
+    free(longer);
+  }
+  /* a key given twice, and text after the dict */
+  {
+    const char *bad[2] = {
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), "
+        "'descr': '<i4', }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), } x"};
+    const char *why[2] = {"duplicate .npy header key 'descr'",
+                          "unexpected text after the .npy header dict"};
+    for (int k = 0; k < 2; k++) {
+      size_t hl = strlen(bad[k]);
+      uint8_t buf[256];
+      memcpy(buf, "\x93NUMPY\x01\x00", 8);
+      buf[8] = (uint8_t)hl;
+      buf[9] = 0;
+      memcpy(buf + 10, bad[k], hl);
+      memset(buf + 10 + hl, 0, 4);
+      etk_error_clear(&err);
+      CHECK_EQ_INT(etk_npy_parse(buf, 10 + hl + 4, &n, &err), ETK_E_FORMAT);
+      CHECK(strstr(err.message, why[k]) != NULL);
+    }
+  }
   free(raw);
   remove(path);
   /* unsupported dtype for writing */
