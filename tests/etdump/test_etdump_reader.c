@@ -157,6 +157,59 @@ ETK_TEST(values_and_tensor_bytes) {
   etw_free(w);
 }
 
+/* Every logged tensor must fit a given debug buffer: past the end,
+ * straddling it, at offset -1 with elements, or of an uninflatable dtype. */
+ETK_TEST(debug_buffer_check) {
+  static const int64_t sizes[] = {2, 3};
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", 0);
+  etw_debug_t d = {0};
+  d.iid = 3;
+  d.dint = -1;
+  d.kind = ETW_VALUE_TENSOR;
+  d.tensor.scalar_type = ETK_SCALAR_TYPE_INT;
+  d.tensor.sizes = sizes;
+  d.tensor.dim = 2;
+  d.tensor.offset = 64;
+  d.output = -1;
+  etw_debug(w, &d); /* event 0: [64, +24) */
+  d.tensor.offset = 0;
+  etw_debug(w, &d); /* event 1: [0, +24) */
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_t *dump;
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  uint8_t buf[96] = {0};
+  etk_error_t err;
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, buf, 88, &err), ETK_OK);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, buf, 80, &err),
+               ETK_E_BAD_OFFSET);
+  CHECK_EQ_STR(err.message,
+               "debug event 0: tensor bytes [64, +24) lie outside the debug "
+               "buffer of 80 bytes");
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, NULL, 0, &err),
+               ETK_E_BAD_OFFSET);
+  CHECK(strstr(err.message, "debug buffer of 0 bytes") != NULL);
+  etk_etdump_close(dump);
+  etw_free(w);
+  /* offset -1 (the runtime's "no data") on a tensor with elements */
+  w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", 0);
+  d.tensor.offset = -1;
+  etw_debug(w, &d);
+  etw_run_end(w);
+  bytes = etw_finish(w, &len);
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, buf, sizeof buf, &err),
+               ETK_E_BAD_OFFSET);
+  etk_etdump_close(dump);
+  etw_free(w);
+}
+
 ETK_TEST(memory_is_borrowed_or_copied) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "r", -1);
