@@ -210,6 +210,47 @@ ETK_TEST(debug_buffer_check) {
   etw_free(w);
 }
 
+/* Dumps upstream's dataclass deserialiser rejects and etkit reads
+ * (docs/compatibility.md): a run without name, an allocator without name,
+ * an Int value without its table, a run without name and events. */
+ETK_TEST(upstream_rejected_dumps_are_read) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, NULL, -1);
+  etw_allocator(w, NULL);
+  etw_profile_simple(w, "op", 0, 0, 10, 20);
+  etw_debug_t d = {0};
+  d.iid = 1;
+  d.dint = -1;
+  d.kind = ETW_VALUE_INT;
+  d.int_value = 42;
+  d.omit_member = 1;
+  d.output = -1;
+  etw_debug(w, &d);
+  etw_run_end(w);
+  etw_run_begin(w, NULL, -1);
+  etw_run_without_events(w);
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_t *dump;
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  CHECK_EQ_U64(etk_etdump_run_count(dump), 2);
+  etk_etdump_run_t run;
+  REQUIRE(etk_etdump_run_get(dump, 0, &run) == ETK_OK);
+  CHECK(run.name.data == NULL && run.name.len == 0);
+  CHECK(run.has_events && run.event_count == 2);
+  REQUIRE(etk_etdump_run_get(dump, 1, &run) == ETK_OK);
+  CHECK(run.name.data == NULL && !run.has_events);
+  CHECK_EQ_U64(etk_etdump_allocator_count(dump), 1);
+  CHECK(etk_etdump_allocator_name(dump, 0).len == 0);
+  etk_etdump_value_t v;
+  REQUIRE(etk_etdump_event_value(dump, 1, &v) == ETK_OK);
+  CHECK(v.present && v.type == ETK_ETDUMP_VALUE_TYPE_INT);
+  CHECK(!v.member_present && v.int_value == 0);
+  etk_etdump_close(dump);
+  etw_free(w);
+}
+
 ETK_TEST(memory_is_borrowed_or_copied) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "r", -1);
