@@ -116,6 +116,18 @@ static inline int etk_checked_numel_i64(const int64_t *sizes, size_t dim,
   return ETK_OK;
 }
 
+/* Nonzero when `size` bytes inflated from `compressed` bytes exceed
+ * max(floor, ratio x compressed) (ratio 0: never): the zip-bomb test the
+ * archive readers apply to a member's declared sizes before inflating. */
+static inline int etk_expansion_exceeds(uint64_t size, uint64_t compressed,
+                                        uint32_t ratio, uint64_t floor) {
+  uint64_t allowed;
+  if (ratio == 0) return 0;
+  if (etk_checked_mul_u64(compressed, ratio, &allowed) != ETK_OK) return 0;
+  if (allowed < floor) allowed = floor;
+  return size > allowed;
+}
+
 /* Nonzero when `offset` bytes past an `align`-aligned base is still aligned
  * (align a power of two, or 0/1 for "no requirement"). */
 static inline int etk_offset_aligned(uint64_t offset, size_t align) {
