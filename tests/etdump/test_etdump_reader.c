@@ -110,10 +110,10 @@ ETK_TEST(golden_files_from_the_upstream_writer) {
   etk_etdump_close(d);
 }
 
-ETK_TEST(values_and_tensor_bytes) {
+/* A debug event of instruction 3 logging an int32 [2, 3] tensor (24 bytes)
+ * at `offset` of the debug buffer. */
+static etw_debug_t int_tensor_event(int64_t offset) {
   static const int64_t sizes[] = {2, 3};
-  etw_t *w = etw_new(1 << 14);
-  etw_run_begin(w, "Execute", 0);
   etw_debug_t d = {0};
   d.iid = 3;
   d.dint = -1;
@@ -121,8 +121,15 @@ ETK_TEST(values_and_tensor_bytes) {
   d.tensor.scalar_type = ETK_SCALAR_TYPE_INT;
   d.tensor.sizes = sizes;
   d.tensor.dim = 2;
-  d.tensor.offset = 8;
+  d.tensor.offset = offset;
   d.output = -1;
+  return d;
+}
+
+ETK_TEST(values_and_tensor_bytes) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", 0);
+  etw_debug_t d = int_tensor_event(8);
   etw_debug(w, &d);
   d.kind = ETW_VALUE_DOUBLE;
   d.real_value = 2.5;
@@ -160,18 +167,9 @@ ETK_TEST(values_and_tensor_bytes) {
 /* Every logged tensor must fit a given debug buffer: past the end,
  * straddling it, at offset -1 with elements, or of an uninflatable dtype. */
 ETK_TEST(debug_buffer_check) {
-  static const int64_t sizes[] = {2, 3};
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "Execute", 0);
-  etw_debug_t d = {0};
-  d.iid = 3;
-  d.dint = -1;
-  d.kind = ETW_VALUE_TENSOR;
-  d.tensor.scalar_type = ETK_SCALAR_TYPE_INT;
-  d.tensor.sizes = sizes;
-  d.tensor.dim = 2;
-  d.tensor.offset = 64;
-  d.output = -1;
+  etw_debug_t d = int_tensor_event(64);
   etw_debug(w, &d); /* event 0: [64, +24) */
   d.tensor.offset = 0;
   etw_debug(w, &d); /* event 1: [0, +24) */

@@ -221,6 +221,18 @@ ETK_TEST(writer_checks_cases) {
   free(pte);
 }
 
+/* A version 1.0 .npy in buf (>= 256 bytes) with header text `header`
+ * (under 240 bytes) and 4 zero data bytes; returns its length. */
+static size_t npy_with_header(uint8_t *buf, const char *header) {
+  size_t hl = strlen(header);
+  memcpy(buf, "\x93NUMPY\x01\x00", 8);
+  buf[8] = (uint8_t)hl;
+  buf[9] = 0;
+  memcpy(buf + 10, header, hl);
+  memset(buf + 10 + hl, 0, 4);
+  return 10 + hl + 4;
+}
+
 ETK_TEST(npy_round_trip_and_errors) {
   const char *path = etk_test_temp_path("a.npy");
   int32_t sizes[2] = {2, 3};
@@ -261,15 +273,10 @@ ETK_TEST(npy_round_trip_and_errors) {
       "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
       "{'descr': '<f4', 'fortran_order': False, 'shape': (1,"};
   for (int k = 0; k < 4; k++) {
-    size_t hl = strlen(variants[k]);
     uint8_t buf[256];
-    memcpy(buf, "\x93NUMPY\x01\x00", 8);
-    buf[8] = (uint8_t)hl;
-    buf[9] = 0;
-    memcpy(buf + 10, variants[k], hl);
-    memset(buf + 10 + hl, 0, 8);
+    size_t blen = npy_with_header(buf, variants[k]);
     etk_error_clear(&err);
-    CHECK(etk_npy_parse(buf, 10 + hl + 4, &n, &err) != ETK_OK);
+    CHECK(etk_npy_parse(buf, blen, &n, &err) != ETK_OK);
     CHECK(err.message[0] != 0);
     (void)hdr;
   }
@@ -293,15 +300,10 @@ ETK_TEST(npy_round_trip_and_errors) {
     const char *why[2] = {"duplicate .npy header key 'descr'",
                           "unexpected text after the .npy header dict"};
     for (int k = 0; k < 2; k++) {
-      size_t hl = strlen(bad[k]);
       uint8_t buf[256];
-      memcpy(buf, "\x93NUMPY\x01\x00", 8);
-      buf[8] = (uint8_t)hl;
-      buf[9] = 0;
-      memcpy(buf + 10, bad[k], hl);
-      memset(buf + 10 + hl, 0, 4);
+      size_t blen = npy_with_header(buf, bad[k]);
       etk_error_clear(&err);
-      CHECK_EQ_INT(etk_npy_parse(buf, 10 + hl + 4, &n, &err), ETK_E_FORMAT);
+      CHECK_EQ_INT(etk_npy_parse(buf, blen, &n, &err), ETK_E_FORMAT);
       CHECK(strstr(err.message, why[k]) != NULL);
     }
   }
