@@ -206,8 +206,10 @@ static int run_program(const options_t *o, const etk_program_t *prog,
   etk_error_clear(&err);
   etk_method_t *m = NULL;
   etk_method_config_t load = method_options(o, rec);
-  if (etk_method_load_alloc_with(prog, method, &load, &m, &err))
+  if (etk_method_load_alloc_with(prog, method, &load, &m, &err)) {
+    etk_error_where(&err, o->program);
     return etk_cli_fail_error(CMD, &err);
+  }
   size_t nin = etk_method_input_count(m);
   if (o->input_count && o->input_count != nin) {
     int rc = etk_cli_fail(CMD, "method '%s' takes %zu inputs, %zu --input given",
@@ -289,8 +291,10 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
   if (etk_bundled_check(bp, &err)) return etk_cli_fail_error(CMD, &err);
   etk_method_t *m = NULL;
   etk_method_config_t load = method_options(o, rec);
-  if (etk_method_load_alloc_with(bp->program, method, &load, &m, &err))
+  if (etk_method_load_alloc_with(bp->program, method, &load, &m, &err)) {
+    etk_error_where(&err, o->program);
     return etk_cli_fail_error(CMD, &err);
+  }
   printf("method %s: %u test case%s, %lu run%s each (rtol %g, atol %g)\n",
          method, suite->case_count, suite->case_count == 1 ? "" : "s",
          o->iterations, o->iterations == 1 ? "" : "s", o->rtol, o->atol);
