@@ -216,10 +216,22 @@ int main(int argc, char **argv) {
     etk_bundled_case_spec_t c = {"forward", in, 2, ex, 1};
     uint8_t *bpte;
     size_t len;
-    if (etk_bundled_write(pte, pte_len, &c, 1, &bpte, &len, NULL) == ETK_OK)
+    if (etk_bundled_write(pte, pte_len, &c, 1, &bpte, &len, NULL) == ETK_OK) {
+      /* damaged: cut in half, and the embedded program's identifier */
+      rc |= save_copy(dir, "bpte-truncated", bpte, len / 2);
+      long at = ptu_find(bpte, len, "ET12", 4);
+      if (at > 0) {
+        uint8_t *old = malloc(len);
+        if (old) {
+          memcpy(old, bpte, len);
+          memcpy(old + at, "ET11", 4);
+          rc |= save(dir, "bpte-old-program", old, len);
+        }
+      }
       rc |= save(dir, "bpte-add", bpte, len);
-    else
+    } else {
       rc = 1;
+    }
     free(pte);
   }
   rc |= damaged_seeds(dir);
