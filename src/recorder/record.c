@@ -638,8 +638,8 @@ static int scope_close(etk_recorder_t *rec, uint32_t serial) {
   for (i = rec->open_count; i-- > 0;) {
     if (rec->open_serials[i] == serial) {
       rec->open_count--;
-      memmove(&rec->open_serials[i], &rec->open_serials[i + 1],
-              (rec->open_count - i) * sizeof rec->open_serials[0]);
+      for (; i < rec->open_count; i++)
+        rec->open_serials[i] = rec->open_serials[i + 1];
       return ETK_OK;
     }
   }
