@@ -254,9 +254,10 @@ static int check_tensor(const etk_etdump_tensor_t *t, size_t index,
   const uint8_t *data;
   uint64_t nbytes;
   etk_error_t local;
+  if (etk_etdump_tensor_data(t, buf, len, &data, &nbytes, NULL) == ETK_OK)
+    return ETK_OK;
   etk_error_clear(&local);
   int rc = etk_etdump_tensor_data(t, buf, len, &data, &nbytes, &local);
-  if (rc == ETK_OK) return ETK_OK;
   return etk_error_set(err, rc, local.offset, "debug event %zu: %s", index,
                        local.message);
 }
