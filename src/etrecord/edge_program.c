@@ -379,6 +379,126 @@ static bool is_delegate_op(const char *op) {
   return strcmp(op, "executorch_call_delegate") == 0;
 }
 
+/* The node's metadata as key/value text (strings and integers), with the
+ * fields the linker reads picked out, and its module and source-function
+ * stacks decoded (a stack that does not decode keeps only its raw text). */
+static int node_metadata(walker_t *w, etk_etrecord_node_t *n, json_t *meta) {
+  etr_arena_t *arena = &w->prog->arena;
+  if (json_is_object(meta) && json_object_size(meta)) {
+    size_t m = json_object_size(meta);
+    etk_etrecord_metadata_t *kv = etr_arena_calloc(arena, m, sizeof *kv);
+    if (!kv) return oom(w);
+    size_t k = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(meta, key, v) {
+      char num[32];
+      const char *value;
+      size_t value_len;
+      if (json_is_string(v)) {
+        value = json_string_value(v);
+        value_len = json_string_length(v);
+      } else if (json_is_integer(v)) {
+        value_len = (size_t)snprintf(num, sizeof num, "%lld",
+                                     (long long)json_integer_value(v));
+        value = num;
+      } else {
+        continue;
+      }
+      kv[k].key = etr_arena_strdup(arena, key);
+      kv[k].value = etr_arena_strndup(arena, value, value_len);
+      if (!kv[k].key || !kv[k].value) return oom(w);
+      if (strcmp(key, "debug_handle") == 0) {
+        int64_t h;
+        if (etr_parse_int64(kv[k].value, strlen(kv[k].value), &h)) {
+          n->has_debug_handle = true;
+          n->debug_handle = h;
+        }
+      } else if (strcmp(key, "stack_trace") == 0) {
+        n->stack_trace = kv[k].value;
+      } else if (strcmp(key, "nn_module_stack") == 0) {
+        n->nn_module_stack = kv[k].value;
+      } else if (strcmp(key, "source_fn_stack") == 0) {
+        n->source_fn_stack = kv[k].value;
+      } else if (strcmp(key, "torch_fn") == 0) {
+        n->torch_fn = kv[k].value;
+      } else if (strcmp(key, "from_node") == 0) {
+        n->from_node = kv[k].value;
+      }
+      k++;
+    }
+    n->metadata = kv;
+    n->metadata_count = k;
+  }
+  /* A stack that does not decode keeps only its raw text. */
+  if (n->nn_module_stack) {
+    etk_etrecord_module_entry_t *mods;
+    size_t count;
+    int drc = etr_module_stack_decode(arena, n->nn_module_stack, &mods, &count);
+    if (drc == ETK_E_NO_MEMORY) return oom(w);
+    if (drc == ETK_OK) {
+      n->modules = mods;
+      n->module_count = count;
+    }
+  }
+  if (n->source_fn_stack) {
+    etk_etrecord_source_fn_t *fns;
+    size_t count;
+    int drc =
+        etr_source_fn_stack_decode(arena, n->source_fn_stack, &fns, &count);
+    if (drc == ETK_E_NO_MEMORY) return oom(w);
+    if (drc == ETK_OK) {
+      n->source_fns = fns;
+      n->source_fn_count = count;
+    }
+  }
+  return ETK_OK;
+}
+
+/* The node's argument summary ("name=value, ...", capped) and, for a
+ * delegate call, the lowered module's JSON text (*lowered, borrowed from
+ * `inputs`). */
+static int node_args(walker_t *w, etk_etrecord_node_t *n, json_t *inputs,
+                     const char **lowered, size_t *lowered_len) {
+  etr_arena_t *arena = &w->prog->arena;
+  size_t i;
+  json_t *e;
+  etr_text_t args;
+  etr_text_init(&args, ARGS_SUMMARY_CAP);
+  json_array_foreach(inputs, i, e) {
+    if (i) etr_text_adds(&args, ", ");
+    const char *arg_name = obj_string(e, "name");
+    json_t *arg = json_object_get(e, "arg");
+    if (arg_name) {
+      etr_text_adds(&args, arg_name);
+      etr_text_add(&args, "=", 1);
+    }
+    add_arg(w, &args, arg);
+    const char *tag;
+    json_t *v;
+    if (!*lowered && is_delegate_op(n->op) && union_pick(w, arg, &tag, &v) &&
+        strcmp(tag, "as_string") == 0 && json_is_string(v)) {
+      const char *s = json_string_value(v);
+      size_t len = json_string_length(v);
+      size_t k = 0;
+      while (k < len && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t')) k++;
+      if (k < len && s[k] == '{') {
+        *lowered = s;
+        *lowered_len = len;
+      }
+    }
+  }
+  if (args.cut) {
+    args.cut = false;
+    etr_text_adds(&args, "...");
+  }
+  n->args = etr_arena_strdup(arena, args.buf ? args.buf : "");
+  bool args_failed = args.failed;
+  etr_text_free(&args);
+  if (args_failed || !n->args) return oom(w);
+  return ETK_OK;
+}
+
 /* A string field `key` of graph node `position`: fails when it is present
  * but not a string or holds a NUL byte, and (when `required`) when it is
  * missing.  Upstream's deserializer raises on each of these. */
@@ -488,117 +608,15 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
   etk_etrecord_op_from_target(n->target, op, op_len + 1);
   n->op = op;
 
-  /* metadata */
-  json_t *meta = json_object_get(node, "metadata");
-  if (json_is_object(meta) && json_object_size(meta)) {
-    size_t m = json_object_size(meta);
-    etk_etrecord_metadata_t *kv = etr_arena_calloc(arena, m, sizeof *kv);
-    if (!kv) return oom(w);
-    size_t k = 0;
-    const char *key;
-    json_t *v;
-    json_object_foreach(meta, key, v) {
-      char num[32];
-      const char *value;
-      size_t value_len;
-      if (json_is_string(v)) {
-        value = json_string_value(v);
-        value_len = json_string_length(v);
-      } else if (json_is_integer(v)) {
-        value_len = (size_t)snprintf(num, sizeof num, "%lld",
-                                     (long long)json_integer_value(v));
-        value = num;
-      } else {
-        continue;
-      }
-      kv[k].key = etr_arena_strdup(arena, key);
-      kv[k].value = etr_arena_strndup(arena, value, value_len);
-      if (!kv[k].key || !kv[k].value) return oom(w);
-      if (strcmp(key, "debug_handle") == 0) {
-        int64_t h;
-        if (etr_parse_int64(kv[k].value, strlen(kv[k].value), &h)) {
-          n->has_debug_handle = true;
-          n->debug_handle = h;
-        }
-      } else if (strcmp(key, "stack_trace") == 0) {
-        n->stack_trace = kv[k].value;
-      } else if (strcmp(key, "nn_module_stack") == 0) {
-        n->nn_module_stack = kv[k].value;
-      } else if (strcmp(key, "source_fn_stack") == 0) {
-        n->source_fn_stack = kv[k].value;
-      } else if (strcmp(key, "torch_fn") == 0) {
-        n->torch_fn = kv[k].value;
-      } else if (strcmp(key, "from_node") == 0) {
-        n->from_node = kv[k].value;
-      }
-      k++;
-    }
-    n->metadata = kv;
-    n->metadata_count = k;
-  }
-  /* A stack that does not decode keeps only its raw text. */
-  if (n->nn_module_stack) {
-    etk_etrecord_module_entry_t *mods;
-    size_t count;
-    int drc = etr_module_stack_decode(arena, n->nn_module_stack, &mods, &count);
-    if (drc == ETK_E_NO_MEMORY) return oom(w);
-    if (drc == ETK_OK) {
-      n->modules = mods;
-      n->module_count = count;
-    }
-  }
-  if (n->source_fn_stack) {
-    etk_etrecord_source_fn_t *fns;
-    size_t count;
-    int drc =
-        etr_source_fn_stack_decode(arena, n->source_fn_stack, &fns, &count);
-    if (drc == ETK_E_NO_MEMORY) return oom(w);
-    if (drc == ETK_OK) {
-      n->source_fns = fns;
-      n->source_fn_count = count;
-    }
-  }
-
-  /* arguments */
-  etr_text_t args;
-  etr_text_init(&args, ARGS_SUMMARY_CAP);
+  int rc = node_metadata(w, n, json_object_get(node, "metadata"));
+  if (rc != ETK_OK) return rc;
   json_t *inputs = json_object_get(node, "inputs");
   const char *lowered = NULL;
   size_t lowered_len = 0;
-  json_array_foreach(inputs, i, e) {
-    if (i) etr_text_adds(&args, ", ");
-    const char *arg_name = obj_string(e, "name");
-    json_t *arg = json_object_get(e, "arg");
-    if (arg_name) {
-      etr_text_adds(&args, arg_name);
-      etr_text_add(&args, "=", 1);
-    }
-    add_arg(w, &args, arg);
-    const char *tag;
-    json_t *v;
-    if (!lowered && is_delegate_op(n->op) && union_pick(w, arg, &tag, &v) &&
-        strcmp(tag, "as_string") == 0 && json_is_string(v)) {
-      const char *s = json_string_value(v);
-      size_t len = json_string_length(v);
-      size_t k = 0;
-      while (k < len && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t')) k++;
-      if (k < len && s[k] == '{') {
-        lowered = s;
-        lowered_len = len;
-      }
-    }
-  }
-  if (args.cut) {
-    args.cut = false;
-    etr_text_adds(&args, "...");
-  }
-  n->args = etr_arena_strdup(arena, args.buf ? args.buf : "");
-  bool args_failed = args.failed;
-  etr_text_free(&args);
-  if (args_failed || !n->args) return oom(w);
+  rc = node_args(w, n, inputs, &lowered, &lowered_len);
+  if (rc != ETK_OK) return rc;
 
   /* nested graphs: `n` may move from here on */
-  int rc = ETK_OK;
   if (lowered) rc = walk_lowered_module(w, index, lowered, lowered_len, depth);
   json_array_foreach(inputs, i, e) {
     if (rc != ETK_OK) break;
