@@ -4,7 +4,10 @@
  * Linked with one fuzz target (which defines LLVMFuzzerTestOneInput) instead
  * of libFuzzer, so the same corpus is replayed under gcc and the sanitizers
  * by ctest.  Arguments are files or directories; every regular file found is
- * fed to the target once.  Exit status 0 unless a file cannot be read (a
+ * fed to the target once.  "--prefix=HH" makes the files of the arguments
+ * after it start with the byte 0xHH (for targets whose first byte selects
+ * options, so that plain files, e.g. upstream's, are read as intended);
+ * "--prefix=" turns it off.  Exit status 0 unless a file cannot be read (a
  * crash or sanitizer report fails the test by itself).
  */
 #include <dirent.h>
@@ -15,6 +18,8 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int prefix = -1; /* byte put before each file's bytes, -1 = none */
 
 static int replay_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -37,11 +42,13 @@ static int replay_file(const char *path) {
   fclose(f);
   if (!buf) return 1;
   /* Exact-size copy so that ASan catches reads past the input. */
-  uint8_t *exact = malloc(len ? len : 1);
+  size_t head = prefix >= 0 ? 1u : 0u;
+  uint8_t *exact = malloc(len + head ? len + head : 1);
   if (!exact) { free(buf); return 1; }
-  memcpy(exact, buf, len);
+  if (head) exact[0] = (uint8_t)prefix;
+  memcpy(exact + head, buf, len);
   free(buf);
-  LLVMFuzzerTestOneInput(exact, len);
+  LLVMFuzzerTestOneInput(exact, len + head);
   free(exact);
   return 0;
 }
@@ -72,7 +79,13 @@ static int replay_path(const char *path, int *count) {
 
 int main(int argc, char **argv) {
   int bad = 0, count = 0;
-  for (int i = 1; i < argc; i++) bad |= replay_path(argv[i], &count);
+  for (int i = 1; i < argc; i++) {
+    if (strncmp(argv[i], "--prefix=", 9) == 0) {
+      prefix = argv[i][9] ? (int)strtol(argv[i] + 9, NULL, 16) & 0xFF : -1;
+      continue;
+    }
+    bad |= replay_path(argv[i], &count);
+  }
   printf("replayed %d inputs\n", count);
   if (count == 0) {
     fprintf(stderr, "replay: no inputs\n");

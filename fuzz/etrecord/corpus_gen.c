@@ -11,6 +11,8 @@
  *   json-*   NUL-separated member texts (debug_handle_map, the forward
  *            program, delegate_map, num-outs map, ...) that the target
  *            zips itself, so mutations reach the JSON code past the CRCs.
+ *   damaged  a zip bomb, graph nodes with mistyped or NUL-holding fields,
+ *            negative and huge num_outs (write_damaged_seeds).
  * The files are deterministic (fixed time stamps).
  */
 #include <stdio.h>
@@ -176,6 +178,38 @@ static int write_writer_seed(const char *dir) {
   return rc;
 }
 
+/* Damaged seeds, each refused with one line: a deflated 8 MiB member
+ * (a zip bomb over the 100:1 ratio, about 8 KB on disk), graph nodes
+ * whose target is null, whose name holds a NUL byte or is a list,
+ * metadata that is not an object, and num_outs maps with a negative and
+ * a huge count. */
+static int write_damaged_seeds(const char *dir) {
+  size_t big = (size_t)8 << 20;
+  char *spaces = malloc(big + 1);
+  if (!spaces) return 1;
+  memset(spaces, ' ', big);
+  spaces[0] = '{';
+  spaces[big - 1] = '}';
+  spaces[big] = 0;
+  member_t bomb[] = {{"ETRECORD_V0", "", 0},
+                     {"debug_handle_map", spaces, 1}};
+  int bad = write_zip(dir, "zip-bomb", bomb, 2);
+  free(spaces);
+  const char *nodes[] = {
+      "{\"forward\": {\"0\": 1}}",
+      "{\"graph_module\": {\"graph\": {\"nodes\": [{\"target\": null}, "
+      "{\"target\": \"t\", \"name\": \"a\\u0000b\"}, {\"target\": "
+      "\"t\", \"name\": [1]}, {\"target\": \"t\", \"metadata\": [1]}]}}}",
+      "{}", "{\"forward\": {\"1\": -1, \"2\": 9223372036854775807}}"};
+  bad |= write_chunks(dir, "json-damaged", nodes, 4);
+  member_t outs[] = {{"ETRECORD_V0", "", 0},
+                     {"edge_dialect_exported_program/forward", kNew, 0},
+                     {"instruction_id_to_num_outs_map",
+                      "{\"forward\": {\"1\": -5}}", 0}};
+  bad |= write_zip(dir, "zip-negative-num-outs", outs, 3);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
@@ -208,5 +242,6 @@ int main(int argc, char **argv) {
       "{\"forward\": {\"0\": [Infinity, -Infinity, NaN, "
       "18446744073709551616]}}"};
   bad |= write_chunks(dir, "json-tokens", tokens, 1);
+  bad |= write_damaged_seeds(dir);
   return bad ? 1 : 0;
 }

@@ -4,7 +4,8 @@
  * allocations) on arbitrary bytes.  Invalid input must fail cleanly; valid
  * input must render without crashing, leaking or reading out of bounds.
  * The first byte (when there is one more) selects a few options so that
- * time scales, quirks and sorting are exercised too; the rest is the dump.
+ * time scales, quirks and sorting are exercised too; the rest is the dump,
+ * optionally followed by a debug buffer (see below).
  *
  * Built with -DETKIT_BUILD_FUZZ=ON (clang); its corpus is replayed as the
  * ordinary test inspector_fuzz_replay (fuzz/replay.c) under any compiler.
@@ -29,17 +30,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.etdump.max_events = 1u << 20;
   o.target_time_scale = (etk_time_scale_t)(sel % 4);
   o.flags = (sel >> 2) & ETK_INSPECTOR_QUIRKS_ALL;
-  static const uint8_t debug_buffer[64] = {1, 2, 3, 4, 5, 6, 7, 8};
-  if (sel & 0x10) {
+  /* With bit 4 set, the next byte is the length of a debug buffer taken
+   * from the end of the input (an exact-size copy): truncated and
+   * mismatched buffers must be refused, fitting ones rendered. */
+  uint8_t *debug_buffer = NULL;
+  if ((sel & 0x10) && size > 1) {
+    size_t want = data[0];
+    data++;
+    size--;
+    if (want > size) want = size;
+    size -= want;
+    debug_buffer = malloc(want ? want : 1);
+    if (!debug_buffer) return 0;
+    if (want) memcpy(debug_buffer, data + size, want);
     o.debug_buffer = debug_buffer;
-    o.debug_buffer_len = sizeof debug_buffer;
+    o.debug_buffer_len = want;
   }
   etk_inspector_t *insp = NULL;
-  if (etk_inspector_open_memory(size ? data : NULL, size, &o, &insp, NULL) != ETK_OK)
+  if (etk_inspector_open_memory(size ? data : NULL, size, &o, &insp, NULL) !=
+      ETK_OK) {
+    free(debug_buffer);
     return 0;
+  }
   etk_render_sink_t *sink = malloc(sizeof *sink);
   if (!sink) {
     etk_inspector_close(insp);
+    free(debug_buffer);
     return 0;
   }
   static const etk_inspect_format_t formats[] = {
@@ -71,5 +87,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   free(sink);
   etk_inspector_close(insp);
+  free(debug_buffer);
   return 0;
 }

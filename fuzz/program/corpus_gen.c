@@ -8,7 +8,9 @@
  * (extended header) and with inline constants, a program with every value
  * and instruction kind, a delegated program for EtkitMicroBackend (inline
  * payload and payload in a segment), a loop program, and a bundled
- * program.  Deterministic output.
+ * program, and damaged ones (damaged_seeds): a huge plan, misaligned data,
+ * a zero segment base, truncation, an old identifier, and .npy inputs.
+ * Deterministic output.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +111,72 @@ static etk_program_builder_t *delegate_program(int in_segment) {
   return b;
 }
 
+/* Writes `len` bytes of `data` (borrowed) under `name`. */
+static int save_copy(const char *dir, const char *name, const uint8_t *data,
+                     size_t len) {
+  uint8_t *copy = malloc(len ? len : 1);
+  if (!copy) return 1;
+  memcpy(copy, data, len);
+  return save(dir, name, copy, len);
+}
+
+/* A .npy file with header text `header` and `data_len` zero data bytes. */
+static int save_npy(const char *dir, const char *name, const char *header,
+                    size_t data_len) {
+  size_t hl = strlen(header), len = 10 + hl + data_len;
+  uint8_t *b = calloc(1, len);
+  if (!b) return 1;
+  memcpy(b, "\x93NUMPY\x01\x00", 8);
+  b[8] = (uint8_t)hl;
+  memcpy(b + 10, header, hl);
+  return save(dir, name, b, len);
+}
+
+/* Damaged seeds, each refused with one line: a 4 GiB plan in a small file,
+ * a float planned at an odd offset, segments at a zero base, a truncated
+ * and a mis-identified program; .npy inputs that are valid, have trailing
+ * bytes, a duplicate key, or text after the dict. */
+static int damaged_seeds(const char *dir) {
+  int rc = 0;
+  int32_t huge[1] = {1 << 30}, four[1] = {4};
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, huge, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &x, 1);
+  rc |= finish(b, dir, "pte-huge-plan");
+  b = etk_program_builder_new("forward");
+  x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, four, NULL,
+                                     ETK_BUILDER_PLANNED, NULL);
+  etk_program_builder_place_tensor(b, x, 1, 2);
+  etk_program_builder_set_outputs(b, &x, 1);
+  rc |= finish(b, dir, "pte-misaligned-planned");
+  uint8_t *pte;
+  size_t len;
+  if (ptu_build_linear(0, &pte, &len) != ETK_OK) return 1;
+  rc |= save_copy(dir, "pte-truncated", pte, len / 2);
+  memcpy(pte + 4, "ET11", 4);
+  rc |= save_copy(dir, "pte-old-identifier", pte, len);
+  memcpy(pte + 4, "ET12", 4);
+  ptu_put_u64(pte + 24, 0); /* segment_base_offset */
+  rc |= save(dir, "pte-zero-segment-base", pte, len);
+  rc |= save_npy(dir, "npy-float",
+                 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                 8);
+  rc |= save_npy(dir, "npy-trailing-bytes",
+                 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                 12);
+  rc |= save_npy(dir, "npy-duplicate-key",
+                 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), "
+                 "'shape': (1,), }",
+                 8);
+  rc |= save_npy(dir, "npy-text-after-dict",
+                 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } "
+                 "x",
+                 8);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: program_corpus_gen DIR\n");
@@ -148,11 +216,24 @@ int main(int argc, char **argv) {
     etk_bundled_case_spec_t c = {"forward", in, 2, ex, 1};
     uint8_t *bpte;
     size_t len;
-    if (etk_bundled_write(pte, pte_len, &c, 1, &bpte, &len, NULL) == ETK_OK)
+    if (etk_bundled_write(pte, pte_len, &c, 1, &bpte, &len, NULL) == ETK_OK) {
+      /* damaged: cut in half, and the embedded program's identifier */
+      rc |= save_copy(dir, "bpte-truncated", bpte, len / 2);
+      long at = ptu_find(bpte, len, "ET12", 4);
+      if (at > 0) {
+        uint8_t *old = malloc(len);
+        if (old) {
+          memcpy(old, bpte, len);
+          memcpy(old + at, "ET11", 4);
+          rc |= save(dir, "bpte-old-program", old, len);
+        }
+      }
       rc |= save(dir, "bpte-add", bpte, len);
-    else
+    } else {
       rc = 1;
+    }
     free(pte);
   }
+  rc |= damaged_seeds(dir);
   return rc ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 /*
  * program_fuzz.c - libFuzzer target of the program loader: any bytes are
- * read as a .pte or a .bpte (by their identifier) with the full checks;
+ * read as a .npy, a .pte or a .bpte (by their magic) with the full checks;
  * small programs that load are then loaded as methods and executed once on
  * zero inputs, under a bounded instruction count, so that the executor's
  * trust in the reader is fuzzed too.  The invariant under test: no crash,
@@ -85,6 +85,11 @@ static void run_method(const etk_program_t *p, const etk_program_plan_t *plan) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size >= 6 && memcmp(data, "\x93NUMPY", 6) == 0) {
+    etk_npy_t *npy = NULL;
+    if (etk_npy_parse(data, size, &npy, NULL) == ETK_OK) etk_npy_free(npy);
+    return 0;
+  }
   etk_program_options_t opt;
   memset(&opt, 0, sizeof opt);
   opt.max_values = 4096;

@@ -20,15 +20,26 @@ extern "C" {
 
 #define ETK_NO_OFFSET UINT64_MAX
 
+/* Bytes of etk_error_t.where: a whole path (PATH_MAX is 4096 on Linux) plus
+ * a member name, so error lines never cut the file name short.  Builds for
+ * small targets may define it lower. */
+#ifndef ETK_ERROR_WHERE_SIZE
+#define ETK_ERROR_WHERE_SIZE 4352
+#endif
+
 /* What a person needs to know about a failure.  Every host API that can
  * fail takes an optional `etk_error_t *err` (NULL = caller does not care). */
 typedef struct etk_error {
   int code;           /* ETK_E_* (ETK_OK when there is no error) */
   uint64_t offset;    /* byte offset of the problem, or ETK_NO_OFFSET */
   int line, column;   /* 1-based text position (JSON), 0 when unknown */
-  char where[128];    /* file or member name, "" when unknown */
+  char where[ETK_ERROR_WHERE_SIZE]; /* file (whole path) and/or member
+                                       name, "" when unknown */
   char message[256];  /* one line, no trailing newline */
 } etk_error_t;
+
+/* A buffer size that holds any etk_error_format() line whole. */
+#define ETK_ERROR_LINE_SIZE (ETK_ERROR_WHERE_SIZE + 256 + 96)
 
 /* Clears `err` (no-op on NULL). */
 void etk_error_clear(etk_error_t *err);

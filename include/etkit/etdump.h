@@ -342,6 +342,17 @@ int etk_etdump_tensor_data(const etk_etdump_tensor_t *t, const uint8_t *buf,
                            size_t len, const uint8_t **data, uint64_t *nbytes,
                            etk_error_t *err);
 
+/* Checks that `buf` (len bytes) can serve as the dump's debug buffer, the
+ * way upstream's Inspector inflates every logged tensor when it is given
+ * one: each tensor of each debug event (single or in a list) must have an
+ * inflatable dtype and lie wholly inside the buffer.  The first failure is
+ * reported as "debug event N: ..." with its code (ETK_E_BAD_OFFSET for a
+ * tensor past the end or straddling it, i.e. a truncated or mismatched
+ * buffer; ETK_E_UNSUPPORTED, ETK_E_FORMAT, ETK_E_OVERFLOW as
+ * etk_etdump_tensor_nbytes).  ETK_OK when every tensor fits. */
+int etk_etdump_check_debug_buffer(const etk_etdump_t *dump, const uint8_t *buf,
+                                  size_t len, etk_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -105,6 +105,12 @@ typedef struct etk_etrecord_limits {
                                  lowered modules (default 16) */
   uint64_t max_nodes;         /* nodes of one program, nested ones
                                  included (default 4 Mi) */
+  uint32_t max_compression_ratio; /* a compressed member may declare at most
+                                 max(1 MiB, ratio x its compressed size)
+                                 uncompressed bytes (default 100; 0 = no
+                                 bound).  Upstream stores members
+                                 uncompressed; a higher ratio is a zip bomb,
+                                 refused when the archive is opened. */
 } etk_etrecord_limits_t;
 
 /* Fills *limits with the defaults above.  `limits` must not be NULL. */

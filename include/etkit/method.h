@@ -177,9 +177,17 @@ typedef struct etk_method_config {
    * contain them ("Unable to find populated event"); set this for dumps
    * meant for it.  0 (default): record them (etkit reads them). */
   int no_allocation_events;
+  /* etk_method_load_alloc_with only: the most bytes it may allocate for the
+   * method (arena plus planned buffers, which a program merely declares);
+   * 0 = ETK_METHOD_DEFAULT_MAX_MEMORY.  A method needing more fails with
+   * ETK_E_LIMIT before anything is allocated.  etk_method_load ignores it
+   * (the caller's buffers are already there). */
+  uint64_t max_memory;
 } etk_method_config_t;
 
 #define ETK_METHOD_DEFAULT_MAX_INSTRUCTIONS 10000000u
+/* 1 GiB: the default bound on the memory etk_method_load_alloc allocates. */
+#define ETK_METHOD_DEFAULT_MAX_MEMORY ((uint64_t)1 << 30)
 
 /* Arena bytes etk_method_load() needs for `method_name` (NULL = first
  * method), including backend memory.  Fails like etk_method_load would on
@@ -205,13 +213,15 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
                     struct etk_error *err);
 
 /* Host convenience: mallocs the arena and planned buffers (freed by
- * etk_method_free) and loads.  `recorder` may be NULL. */
+ * etk_method_free) and loads.  `recorder` may be NULL.  At most
+ * ETK_METHOD_DEFAULT_MAX_MEMORY bytes are allocated (else ETK_E_LIMIT). */
 int etk_method_load_alloc(const struct etk_program *program,
                           const char *method_name, etk_recorder_t *recorder,
                           etk_method_t **out, struct etk_error *err);
 /* The same with every etk_method_config_t setting except the memory ones
  * (arena and planned buffers are allocated here; those fields of `options`
- * are ignored).  `options` must not be NULL. */
+ * are ignored; options->max_memory bounds their total).  `options` must not
+ * be NULL. */
 int etk_method_load_alloc_with(const struct etk_program *program,
                                const char *method_name,
                                const etk_method_config_t *options,

@@ -98,6 +98,11 @@ extern "C" {
 #ifndef ETK_RECORDER_MAX_METADATA
 #define ETK_RECORDER_MAX_METADATA 65535
 #endif
+/* Scopes open at once whose ends are checked for being second ends (see
+ * etk_recorder_end); scopes begun beyond this many are not tracked. */
+#ifndef ETK_RECORDER_TRACKED_SCOPES
+#define ETK_RECORDER_TRACKED_SCOPES 64
+#endif
 /* Interned-string slots when the config leaves max_strings at 0. */
 #ifndef ETK_RECORDER_DEFAULT_MAX_STRINGS
 #define ETK_RECORDER_DEFAULT_MAX_STRINGS 64
@@ -250,6 +255,7 @@ typedef struct etk_recorder_scope {
   uint32_t debug_handle;    /* instruction id at begin */
   int32_t delegate_index;   /* integer delegate id, or -1 */
   int32_t kind;             /* etk_recorder_scope_kind_t or ETK_E_* (< 0) */
+  uint32_t serial;          /* identifies the open scope; 0 = untracked */
 } etk_recorder_scope_t;
 
 typedef enum etk_recorder_scope_kind {
@@ -392,9 +398,13 @@ etk_recorder_scope_t etk_recorder_begin_named(etk_recorder_t *rec,
  * appends a ProfileEvent (start, end, the scope's chain and instruction id,
  * name).  Events are in end order, so children come before parents.
  * Returns ETK_OK, ETK_E_INVALID_ARGUMENT (NULL, delegate scope, unknown
- * name id), ETK_E_INVALID_STATE (no block yet / after finish), ETK_E_FULL
- * (dropped and counted) or the error carried by the scope.  Hot path: one
- * clock read, a bounds check, a 32-byte record; no FlatBuffers work. */
+ * name id), ETK_E_INVALID_STATE (no block yet / after finish / called from
+ * a data sink's write callback / the scope was already ended, or was begun
+ * by another recorder: nothing is recorded), ETK_E_FULL (dropped and
+ * counted) or the error carried by the scope.  Ending a scope twice is
+ * detected for the ETK_RECORDER_TRACKED_SCOPES most recently begun open
+ * scopes (a copy of an ended scope counts as ended).  Hot path: one clock
+ * read, a bounds check, a 32-byte record; no FlatBuffers work. */
 int etk_recorder_end(etk_recorder_t *rec, const etk_recorder_scope_t *scope);
 
 /* Operator scopes (upstream EventTracerProfileOpScope): like begin/end but
@@ -464,9 +474,13 @@ int etk_recorder_track_allocation(etk_recorder_t *rec, uint32_t allocator_id,
  * checked (see etk_recorder_should_log).  Everything is validated before
  * anything is written: an unsupported dtype (only BYTE, CHAR, SHORT, INT,
  * LONG, FLOAT, DOUBLE, BOOL, BITS16, UINT16 are, as upstream) is
- * ETK_E_INVALID_ARGUMENT; no sink for a non-empty tensor is
- * ETK_E_INVALID_STATE; a sink error (ETK_E_FULL when a buffer sink is
- * full) drops this event only and counts it. */
+ * ETK_E_INVALID_ARGUMENT, and so is a tensor whose nbytes is neither 0
+ * (no data) nor prod(sizes) x element size (a negative size, or a product
+ * that overflows, included): the reader would inflate the wrong bytes; no
+ * sink
+ * for a non-empty tensor is ETK_E_INVALID_STATE; a sink error (ETK_E_FULL
+ * when a buffer sink is full) or a sink offset above INT64_MAX
+ * (ETK_E_OVERFLOW) drops this event only and counts it. */
 int etk_recorder_log_value(etk_recorder_t *rec, const etk_recorder_value_t *v,
                            etk_logged_type_t type);
 
@@ -533,7 +547,18 @@ void etk_recorder_stats(const etk_recorder_t *rec, etk_recorder_stats_t *out);
  * and stores the offset the reader will find them at in *offset; len 0
  * writes nothing and reports the current offset.  Returns ETK_OK or an
  * ETK_E_* code (ETK_E_FULL when out of space).  The struct is copied by
- * etk_recorder_set_data_sink; `ctx` is borrowed. */
+ * etk_recorder_set_data_sink; `ctx` is borrowed.
+ *
+ * Re-entrancy: while `write` runs, the recorder is mid-event.  Every
+ * recording call made from inside it on the same recorder (begin_block,
+ * end, end_delegate, log_*, track_*, intern, finish, set_debug_buffer)
+ * returns ETK_E_INVALID_STATE (intern returns 0, set_data_sink does
+ * nothing) and records nothing, so the dump is never corrupted; the event
+ * being logged completes normally once `write` returns.
+ *
+ * Offsets: an offset above INT64_MAX (all ones included: the reader takes
+ * -1 for "no data") cannot be stored; the event is dropped and counted and
+ * the log call returns ETK_E_OVERFLOW. */
 typedef int (*etk_data_sink_write_fn)(void *ctx, const void *data, size_t len,
                                       uint64_t *offset);
 typedef struct etk_data_sink {

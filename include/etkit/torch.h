@@ -72,6 +72,9 @@ typedef struct etk_pickle_limits {
   uint64_t max_storage_bytes; /* one storage (default 4 GiB) */
   uint64_t max_total_bytes;   /* data.pkl + every storage read, the zip-bomb
                                  guard (default 16 GiB) */
+  uint32_t max_compression_ratio; /* as etk_etrecord_limits_t's (default
+                                 100; 0 = no bound): torch.save stores
+                                 entries uncompressed */
 } etk_pickle_limits_t;
 
 /* Fills *limits with the defaults above.  `limits` must not be NULL. */

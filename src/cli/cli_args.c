@@ -207,7 +207,7 @@ int etk_cli_add_block(const char *cmd, const char *v, size_t *index,
 }
 
 int etk_cli_fail_error(const char *cmd, const etk_error_t *err) {
-  char line[700];
+  char line[ETK_ERROR_LINE_SIZE];
   fprintf(stderr, "etkit %s: %s\n", cmd,
           etk_error_format(err, line, sizeof line));
   return 1;

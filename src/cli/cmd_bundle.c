@@ -36,6 +36,8 @@ static const char *const usage_text =
     "  --expected FILE.npy  an expected output, once per method output\n"
     "                       (default: computed with the reference runtime)\n"
     "  --no-expected        store no expected outputs (profiling only)\n"
+    "  --max-memory BYTES   most memory a method may take to compute expected\n"
+    "                       outputs (suffix K, M, G; default 1G)\n"
     "  -h, --help           this help\n";
 
 typedef struct case_args {
@@ -86,7 +88,8 @@ static void case_data_free(case_data_t *d) {
 
 /* Fills a case's inputs and expected outputs. */
 static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
-                        case_data_t *d, etk_bundled_case_spec_t *spec) {
+                        uint64_t max_memory, case_data_t *d,
+                        etk_bundled_case_spec_t *spec) {
   etk_error_t err;
   etk_error_clear(&err);
   const char *method = ca->method ? ca->method : "forward";
@@ -94,7 +97,10 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
   spec->method_name = method;
   etk_method_t *m = NULL;
   int need_run = !ca->no_expected && ca->expected_count == 0;
-  if (etk_method_load_alloc(prog, method, NULL, &m, &err))
+  etk_method_config_t load;
+  memset(&load, 0, sizeof load);
+  load.max_memory = max_memory;
+  if (etk_method_load_alloc_with(prog, method, &load, &m, &err))
     return etk_cli_fail_error(CMD, &err);
   size_t nin = etk_method_input_count(m), nout = etk_method_output_count(m);
   int status = 0;
@@ -174,6 +180,7 @@ typedef struct bundle_cli {
   const char *program, *out, *extract_from;
   case_args_t *cases;
   size_t ncases;
+  uint64_t max_memory; /* 0: the runtime's default */
 } bundle_cli_t;
 
 enum {
@@ -182,6 +189,7 @@ enum {
   OPT_INPUT,
   OPT_EXPECTED,
   OPT_NO_EXPECTED,
+  OPT_MAX_MEMORY,
   OPT_CASE,
 };
 
@@ -192,6 +200,7 @@ static const etk_cli_option_t options[] = {
     {"input", 0, ETK_CLI_VALUE, OPT_INPUT, 0},
     {"expected", 0, ETK_CLI_VALUE, OPT_EXPECTED, 0},
     {"no_expected", 0, ETK_CLI_NO_VALUE, OPT_NO_EXPECTED, 0},
+    {"max_memory", 0, ETK_CLI_VALUE, OPT_MAX_MEMORY, 0},
     {"case", 0, ETK_CLI_NO_VALUE, OPT_CASE, 0},
 };
 
@@ -216,6 +225,11 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
       (input ? c->inputs : c->expected)[(*n)++] = p->value;
       return 0;
     }
+    case OPT_MAX_MEMORY:
+      if (!cli_parse_memory_limit(p->value, &b->max_memory))
+        return etk_cli_usage(CMD, "%s", "--max-memory needs a positive byte "
+                             "count (suffix K, M, G or T allowed)");
+      return 0;
     case OPT_NO_EXPECTED:
       c->no_expected = 1;
       return 0;
@@ -230,7 +244,7 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
 
 int etk_cmd_bundle(int argc, char **argv) {
   static case_args_t cases[MAX_CASES];
-  bundle_cli_t b = {NULL, NULL, NULL, cases, 1};
+  bundle_cli_t b = {NULL, NULL, NULL, cases, 1, 0};
   memset(&cases[0], 0, sizeof cases[0]);
   int prc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options),
                           argc, argv, apply_option, &b);
@@ -265,7 +279,7 @@ int etk_cmd_bundle(int argc, char **argv) {
   size_t prepared = 0;
   for (size_t c = 0; c < ncases && status == 0; c++, prepared++) {
     memset(&data[c], 0, sizeof data[c]);
-    status = prepare_case(prog, &cases[c], &data[c], &specs[c]);
+    status = prepare_case(prog, &cases[c], b.max_memory, &data[c], &specs[c]);
   }
   if (status == 0) {
     uint8_t *bpte = NULL;

@@ -287,7 +287,7 @@ static int list_program(const char *path, etk_etrecord_t *rec,
 /* One line: "<path>: <member>: <message> (line L, column C)"; the path is
  * not repeated when the error already names it. */
 static int fail_with(const char *path, const etk_error_t *err) {
-  char line[512];
+  char line[ETK_ERROR_LINE_SIZE];
   etk_error_format(err, line, sizeof line);
   if (strcmp(err->where, path) == 0) return etk_cli_fail(CMD, "%s", line);
   return etk_cli_fail(CMD, "%s: %s", path, line);

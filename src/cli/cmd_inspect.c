@@ -337,7 +337,7 @@ static int parse_args(int argc, char **argv, cli_t *c) {
 }
 
 static int fail_err(const etk_error_t *err) {
-  char line[600];
+  char line[ETK_ERROR_LINE_SIZE];
   return etk_cli_fail("inspect", "%s", etk_error_format(err, line, sizeof line));
 }
 

@@ -213,9 +213,11 @@ int etk_cmd_numerics(int argc, char **argv) {
                                        len[1], &c.opt, &c.ab, &err) != ETK_OK) {
     /* name the file of the side that failed */
     int side = strcmp(err.where, "B") == 0;
-    if (snprintf(err.where, sizeof err.where, "%.60s (debug buffer %.60s)",
-                 c.etdump[side], c.buffer[side]) < 0)
-      err.where[0] = 0;
+    char where[2 * sizeof err.where + 32];
+    snprintf(where, sizeof where, "%s (debug buffer %s)", c.etdump[side],
+             c.buffer[side]);
+    err.where[0] = 0;
+    etk_error_where(&err, where);
     status = etk_cli_fail_error(CMD, &err);
   }
   if (!status && c.etrecord) {

@@ -244,7 +244,7 @@ int etk_cmd_record_demo(int argc, char **argv) {
 
   etk_error_clear(&err);
   if (etk_write_file(output, data, len, &err) != ETK_OK) {
-    char line[512];
+    char line[ETK_ERROR_LINE_SIZE];
     return etk_cli_fail("record-demo", "%s",
                         etk_error_format(&err, line, sizeof line));
   }
@@ -252,7 +252,7 @@ int etk_cmd_record_demo(int argc, char **argv) {
     size_t used = etk_recorder_debug_buffer_used(rec);
     etk_error_clear(&err);
     if (etk_write_file(debug_output, debug_buffer, used, &err) != ETK_OK) {
-      char line[512];
+      char line[ETK_ERROR_LINE_SIZE];
       return etk_cli_fail("record-demo", "%s",
                           etk_error_format(&err, line, sizeof line));
     }

@@ -50,6 +50,8 @@ static const char *const usage_text =
     "                         none, as upstream; its Inspector stops on them)\n"
     "  --verify               (.bpte) exit 1 if a test case does not match\n"
     "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n"
+    "  --max-memory BYTES     most memory the method may take (planned\n"
+    "                         buffers and arena; suffix K, M, G; default 1G)\n"
     "  -h, --help             this help\n";
 
 typedef struct options {
@@ -62,6 +64,7 @@ typedef struct options {
   char debug_path[4096]; /* the derived one */
   int debug_level, profile_level, verify, no_allocation_events;
   double rtol, atol;
+  uint64_t max_memory;
 } options_t;
 
 enum {
@@ -73,6 +76,7 @@ enum {
   OPT_PROFILE_LEVEL,
   OPT_RTOL,
   OPT_ATOL,
+  OPT_MAX_MEMORY,
 };
 
 static const etk_cli_option_t options[] = {
@@ -91,6 +95,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("verify", 0, options_t, verify),
     {"rtol", 0, ETK_CLI_VALUE, OPT_RTOL, 0},
     {"atol", 0, ETK_CLI_VALUE, OPT_ATOL, 0},
+    {"max_memory", 0, ETK_CLI_VALUE, OPT_MAX_MEMORY, 0},
 };
 
 /* The index of `v` in the NULL-terminated `names`, or -1. */
@@ -139,6 +144,11 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
       if (o->profile_level < 0)
         return etk_cli_usage(
             CMD, "invalid profile level '%s' (choose from method, all)", v);
+      return 0;
+    case OPT_MAX_MEMORY:
+      if (!cli_parse_memory_limit(v, &o->max_memory))
+        return etk_cli_usage(CMD, "%s", "--max-memory needs a positive byte "
+                             "count (suffix K, M, G or T allowed)");
       return 0;
     case OPT_RTOL:
     case OPT_ATOL: {
@@ -196,6 +206,7 @@ static etk_method_config_t method_options(const options_t *o,
   /* upstream's runtime records no allocation events and its Inspector
    * stops on them: none unless --allocation-events */
   load.no_allocation_events = !o->allocation_events || o->no_allocation_events;
+  load.max_memory = o->max_memory;
   return load;
 }
 
@@ -227,8 +238,10 @@ static int run_program(const options_t *o, const etk_program_t *prog,
   etk_error_clear(&err);
   etk_method_t *m = NULL;
   etk_method_config_t load = method_options(o, rec);
-  if (etk_method_load_alloc_with(prog, method, &load, &m, &err))
+  if (etk_method_load_alloc_with(prog, method, &load, &m, &err)) {
+    etk_error_where(&err, o->program);
     return etk_cli_fail_error(CMD, &err);
+  }
   size_t nin = etk_method_input_count(m), nout = etk_method_output_count(m);
   int status = 0;
   cli_run_source_t src;
@@ -280,8 +293,10 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
   if (etk_bundled_check(bp, &err)) return etk_cli_fail_error(CMD, &err);
   etk_method_t *m = NULL;
   etk_method_config_t load = method_options(o, rec);
-  if (etk_method_load_alloc_with(bp->program, method, &load, &m, &err))
+  if (etk_method_load_alloc_with(bp->program, method, &load, &m, &err)) {
+    etk_error_where(&err, o->program);
     return etk_cli_fail_error(CMD, &err);
+  }
   printf("method %s: %u test case%s, %lu run%s each (rtol %g, atol %g)\n",
          method, suite->case_count, suite->case_count == 1 ? "" : "s",
          o->iterations, o->iterations == 1 ? "" : "s", o->rtol, o->atol);

@@ -259,7 +259,7 @@ int etk_cmd_trace(int argc, char **argv) {
     etk_error_clear(&ierr);
     if (etk_inspector_open(c->in[i].dump, &io, &c->in[i].insp, &ierr) !=
         ETK_OK) {
-      char line[600];
+      char line[ETK_ERROR_LINE_SIZE];
       fprintf(stderr,
               "etkit trace: warning: %s: cannot group runs into event blocks "
               "(%s); tracks follow run names\n",

@@ -182,6 +182,21 @@ int cli_write_outputs(const etk_method_t *m, const char *dir,
 
 /* ------------------------------------------------------- inputs and outputs */
 
+int cli_parse_memory_limit(const char *s, uint64_t *out) {
+  char *end;
+  if (!s || *s < '0' || *s > '9') return 0;
+  unsigned long long n = strtoull(s, &end, 10);
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  else if (*end == 'M' || *end == 'm') shift = 20;
+  else if (*end == 'G' || *end == 'g') shift = 30;
+  else if (*end == 'T' || *end == 't') shift = 40;
+  if (shift) end++;
+  if (*end || n == 0 || n > (UINT64_MAX >> shift)) return 0;
+  *out = (uint64_t)n << shift;
+  return 1;
+}
+
 int cli_make_dir(const char *dir, etk_error_t *err) {
   char path[4096];
   size_t n = strlen(dir);

@@ -120,6 +120,10 @@ void cli_program_close(etk_program_t *prog, etk_bundled_program_t *bp);
  * 0, or 1 when it does not fit in out[0..size). */
 int cli_debug_path_for(const char *etdump, char *out, size_t size);
 
+/* A --max-memory value: a positive byte count with an optional binary
+ * suffix K, M, G or T ("512M", "2G").  0 on bad input. */
+int cli_parse_memory_limit(const char *s, uint64_t *out);
+
 /* Creates `dir` (and parents) if missing. */
 int cli_make_dir(const char *dir, etk_error_t *err);
 

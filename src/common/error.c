@@ -13,8 +13,14 @@
 
 void etk_error_clear(etk_error_t *err) {
   if (!err) return;
-  memset(err, 0, sizeof *err);
+  /* field by field: the struct holds a whole path (4 KiB and more), and
+   * clearing is on paths that run once per tensor */
+  err->code = ETK_OK;
   err->offset = ETK_NO_OFFSET;
+  err->line = 0;
+  err->column = 0;
+  err->where[0] = 0;
+  err->message[0] = 0;
 }
 
 int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,

@@ -26,7 +26,8 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
   FILE *f = fopen(path, "rb");
   if (!f) {
     etk_error_where(err, path);
-    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot open: %s",
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                         "cannot open input file: %s",
                          strerror(errno));
   }
   size_t cap = 1 << 16, n = 0;
@@ -36,7 +37,7 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
       fclose(f);
       etk_error_where(err, path);
       return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "out of memory reading the file");
+                           "out of memory reading the input file");
     }
     size_t got = fread(buf + n, 1, cap - n, f);
     n += got;
@@ -45,7 +46,7 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
       fclose(f);
       etk_error_where(err, path);
       return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                           "file is larger than the limit of %llu bytes",
+                           "input file is larger than the limit of %llu bytes",
                            (unsigned long long)max_len);
     }
     if (got == 0) break;
@@ -61,7 +62,8 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
   if (failed) {
     free(buf);
     etk_error_where(err, path);
-    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "read error");
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                         "read error in the input file");
   }
   buf[n] = 0;
   *data = buf;
@@ -93,7 +95,8 @@ int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
     of->fp = fopen(path, "wb");
     if (!of->fp) {
       etk_error_where(err, path);
-      return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot open: %s",
+      return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                           "cannot open output file: %s",
                            strerror(errno));
     }
     of->is_special = 1;
@@ -104,7 +107,8 @@ int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
   of->fp = fopen(of->tmp_path, "wb");
   if (!of->fp) {
     etk_error_where(err, path);
-    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot create: %s",
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                         "cannot create output file: %s",
                          strerror(errno));
   }
   return ETK_OK;
@@ -132,7 +136,8 @@ int etk_outfile_commit(etk_outfile_t *of, etk_error_t *err) {
     int e = errno;
     remove(of->tmp_path);
     etk_error_where(err, of->path);
-    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot write: %s",
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                         "cannot write output file: %s",
                          strerror(e));
   }
   return ETK_OK;
@@ -155,7 +160,8 @@ int etk_write_file(const char *path, const void *data, size_t len,
   if (len && fwrite(data, 1, len, of.fp) != len) {
     etk_outfile_abort(&of);
     etk_error_where(err, path);
-    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "short write");
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                         "short write to the output file");
   }
   return etk_outfile_commit(&of, err);
 }

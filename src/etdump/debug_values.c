@@ -247,3 +247,45 @@ int etk_etdump_tensor_data(const etk_etdump_tensor_t *t, const uint8_t *buf,
   *data = buf + t->offset;
   return ETK_OK;
 }
+
+/* One tensor of debug event `index` against the buffer. */
+static int check_tensor(const etk_etdump_tensor_t *t, size_t index,
+                        const uint8_t *buf, size_t len, etk_error_t *err) {
+  const uint8_t *data;
+  uint64_t nbytes;
+  etk_error_t local;
+  if (etk_etdump_tensor_data(t, buf, len, &data, &nbytes, NULL) == ETK_OK)
+    return ETK_OK;
+  etk_error_clear(&local);
+  int rc = etk_etdump_tensor_data(t, buf, len, &data, &nbytes, &local);
+  return etk_error_set(err, rc, local.offset, "debug event %zu: %s", index,
+                       local.message);
+}
+
+int etk_etdump_check_debug_buffer(const etk_etdump_t *d, const uint8_t *buf,
+                                  size_t len, etk_error_t *err) {
+  if (!d || (!buf && len))
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_etdump_check_debug_buffer: NULL argument");
+  static const uint8_t empty[1] = {0};
+  if (!buf) buf = empty;
+  for (size_t i = 0; i < d->event_count; i++) {
+    if ((d->flags[i] & ETK_ETDUMP_KIND_MASK) != ETK_ETDUMP_EVENT_DEBUG)
+      continue;
+    etk_etdump_value_t v;
+    if (etk_etdump_event_value(d, i, &v) != ETK_OK || !v.member_present)
+      continue;
+    int rc = ETK_OK;
+    if (v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR) {
+      rc = check_tensor(&v.tensor, i, buf, len, err);
+    } else if (v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST) {
+      for (uint32_t k = 0; rc == ETK_OK && k < v.tensor_count; k++) {
+        etk_etdump_tensor_t t;
+        if (etk_etdump_value_tensor(d, &v, k, &t) == ETK_OK)
+          rc = check_tensor(&t, i, buf, len, err);
+      }
+    }
+    if (rc != ETK_OK) return rc;
+  }
+  return ETK_OK;
+}

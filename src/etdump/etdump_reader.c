@@ -819,7 +819,8 @@ int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
   FILE *f = fopen(path, "rb");
   if (!f) {
     etk_error_where(err, path);
-    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "cannot open: %s",
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                         "cannot open input file: %s",
                          strerror(errno));
   }
   struct stat st;
@@ -842,7 +843,8 @@ int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
         rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                            "out of memory reading %zu bytes", len);
       else if (len && fread(fb.owned, 1, len, f) != len)
-        rc = etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "read error: %s",
+        rc = etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                           "read error in the input file: %s",
                            ferror(f) ? strerror(errno) : "file shrank");
     }
     fclose(f);

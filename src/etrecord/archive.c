@@ -5,7 +5,10 @@
  * The archive is opened with libzip over a private copy of the bytes.
  * Before any member is inflated, open checks what the central directory
  * declares: the number of entries (limits->max_members) and the sum of the
- * uncompressed sizes (limits->max_total_bytes, the zip-bomb guard).  Reads
+ * uncompressed sizes (limits->max_total_bytes, the zip-bomb guard), and
+ * each compressed member's ratio of declared to compressed size
+ * (limits->max_compression_ratio: a 1 GiB bomb is refused before a byte is
+ * inflated).  Reads
  * then enforce the same limits on what inflation really produces: a
  * member is read into a buffer of its declared size and one extra byte is
  * requested, so data longer than declared is an error instead of an
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "internal.h"
 
 #define MARKER "ETRECORD_V0"
@@ -41,6 +45,26 @@ void etk_etrecord_limits_default(etk_etrecord_limits_t *limits) {
   limits->max_string_bytes = (uint64_t)256 << 20;
   limits->max_graph_depth = 16;
   limits->max_nodes = (uint64_t)4 << 20;
+  limits->max_compression_ratio = 100;
+}
+
+/* Fails when compressed member `m` declares more uncompressed bytes than
+ * its compressed size allows under limits->max_compression_ratio. */
+static int check_ratio(const etk_etrecord_t *rec, const etr_member_t *m,
+                       etk_error_t *err) {
+  uint32_t ratio = rec->limits.max_compression_ratio;
+  if (m->pub.compression == ZIP_CM_STORE ||
+      !etk_expansion_exceeds(m->pub.size, m->pub.compressed_size, ratio,
+                             (uint64_t)1 << 20))
+    return ETK_OK;
+  etk_error_where(err, m->pub.name);
+  return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                       "member declares %llu uncompressed bytes from %llu "
+                       "compressed ones (over %llu:1): refusing a possible "
+                       "zip bomb",
+                       (unsigned long long)m->pub.size,
+                       (unsigned long long)m->pub.compressed_size,
+                       (unsigned long long)ratio);
 }
 
 const char *etk_etrecord_layout_name(etk_etrecord_layout_t layout) {
@@ -240,6 +264,8 @@ static int list_members(etk_etrecord_t *rec, const char *where,
                    st.encryption_method != ZIP_EM_NONE;
     m->pub.kind = classify(m->pub.name);
     rec->member_count++;
+    int rc = check_ratio(rec, m, err);
+    if (rc != ETK_OK) return rc;
     if (m->pub.size > rec->limits.max_total_bytes - declared) {
       etk_error_where(err, m->pub.name);
       return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,

@@ -117,6 +117,27 @@ static bool union_pick(walker_t *w, json_t *u, const char **tag, json_t **val) {
   return false;
 }
 
+/* "null", "an integer", ... for messages about mistyped fields. */
+static const char *json_kind_name(const json_t *v) {
+  switch (json_typeof(v)) {
+    case JSON_OBJECT:
+      return "an object";
+    case JSON_ARRAY:
+      return "a list";
+    case JSON_STRING:
+      return "a string";
+    case JSON_INTEGER:
+      return "an integer";
+    case JSON_REAL:
+      return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+      return "a boolean";
+    default:
+      return "null";
+  }
+}
+
 static const char *obj_string(json_t *obj, const char *key) {
   json_t *v = json_object_get(obj, key);
   return json_is_string(v) ? json_string_value(v) : NULL;
@@ -478,10 +499,71 @@ static int node_args(walker_t *w, etk_etrecord_node_t *n, json_t *inputs,
   return ETK_OK;
 }
 
+/* A string field `key` of graph node `position`: fails when it is present
+ * but not a string or holds a NUL byte, and (when `required`) when it is
+ * missing.  Upstream's deserializer raises on each of these. */
+static int node_string_field(walker_t *w, json_t *node, size_t position,
+                             const char *key, bool required) {
+  json_t *v = json_object_get(node, key);
+  if (!v) {
+    if (!required) return ETK_OK;
+    return format_error(w, "graph node %zu: required field \"%s\" is missing",
+                        position, key);
+  }
+  if (!json_is_string(v))
+    return format_error(w, "graph node %zu: field \"%s\" is %s, not a string",
+                        position, key, json_kind_name(v));
+  if (strlen(json_string_value(v)) != json_string_length(v))
+    return format_error(w, "graph node %zu: field \"%s\" contains a NUL byte",
+                        position, key);
+  return ETK_OK;
+}
+
+/* The node's own fields, checked before any is used: target (a string),
+ * name (a string when present), inputs and outputs (lists when present),
+ * metadata (an object of strings or integers when present). */
+static int check_node_fields(walker_t *w, json_t *node, size_t position) {
+  int rc;
+  if ((rc = node_string_field(w, node, position, "target", true)) ||
+      (rc = node_string_field(w, node, position, "name", false)))
+    return rc;
+  static const char *const lists[2] = {"inputs", "outputs"};
+  for (int k = 0; k < 2; k++) {
+    json_t *v = json_object_get(node, lists[k]);
+    if (v && !json_is_array(v))
+      return format_error(w, "graph node %zu: field \"%s\" is %s, not a list",
+                          position, lists[k], json_kind_name(v));
+  }
+  json_t *meta = json_object_get(node, "metadata");
+  if (meta && !json_is_object(meta) && !json_is_null(meta))
+    return format_error(w,
+                        "graph node %zu: field \"metadata\" is %s, not an "
+                        "object",
+                        position, json_kind_name(meta));
+  const char *key;
+  json_t *v;
+  json_object_foreach(meta, key, v) {
+    if (!json_is_string(v) && !json_is_integer(v))
+      return format_error(w,
+                          "graph node %zu: metadata \"%s\" is %s, not a "
+                          "string",
+                          position, key, json_kind_name(v));
+    if (json_is_string(v) &&
+        strlen(json_string_value(v)) != json_string_length(v))
+      return format_error(w,
+                          "graph node %zu: metadata \"%s\" contains a NUL "
+                          "byte",
+                          position, key);
+  }
+  return ETK_OK;
+}
+
 static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
                      size_t parent) {
   if (!json_is_object(node))
     return format_error(w, "graph node %zu is not an object", position);
+  int frc = check_node_fields(w, node, position);
+  if (frc != ETK_OK) return frc;
   if (w->count >= w->rec->limits.max_nodes) {
     etk_error_where(w->err, w->member);
     return etk_error_set(w->err, ETK_E_LIMIT, ETK_NO_OFFSET,

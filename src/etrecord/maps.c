@@ -234,6 +234,11 @@ static int parse_delegates(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
   return ETK_OK;
 }
 
+/* The most outputs one instruction may declare: far above any real
+ * operator or delegate, far below counts that would make the inspector
+ * slice debug outputs by absurd amounts. */
+#define MAX_NUM_OUTS (1 << 20)
+
 static int parse_num_outs(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
                           json_t *obj, const char *member, etk_error_t *err) {
   etk_etrecord_num_outs_entry_t *e = entries_alloc(rec, obj, sizeof *e);
@@ -248,6 +253,12 @@ static int parse_num_outs(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
       return map_error(err, ETK_E_FORMAT, member,
                        "method '%s', instruction %s: expected an integer",
                        mm->method, key);
+    if (json_integer_value(v) < 0 || json_integer_value(v) > MAX_NUM_OUTS)
+      return map_error(err, ETK_E_FORMAT, member,
+                       "method '%s', instruction %s: num_outs %lld is "
+                       "outside 0..%d",
+                       mm->method, key, (long long)json_integer_value(v),
+                       MAX_NUM_OUTS);
     e[k].num_outputs = json_integer_value(v);
     k++;
   }

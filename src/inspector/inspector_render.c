@@ -801,6 +801,11 @@ static int summary_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   return ETK_OK;
 }
 
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
 static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
   etk_inspector_t *insp = p->insp;
   const etk_inspector_render_options_t *o = p->o;
@@ -810,7 +815,8 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
   int rc = ETK_OK;
   s.method_time = malloc((insp->block_count ? insp->block_count : 1) * sizeof(double));
   s.method_name = calloc(insp->block_count ? insp->block_count : 1, sizeof(char *));
-  uint8_t *has_inner = NULL;
+  int32_t *inner = NULL; /* sorted ids of instructions with delegated ops */
+  size_t inner_count = 0;
   if (!s.method_time || !s.method_name) rc = ETK_E_NO_MEMORY;
   char buf[32];
   for (size_t bi = 0; bi < insp->block_count && rc == ETK_OK; bi++) {
@@ -819,25 +825,21 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
     const insp_block_t *bk = &insp->blocks[bi];
     size_t block_start = s.nrows;
     /* instructions with delegated per-op events: their DELEGATE_CALL wraps */
-    free(has_inner);
-    has_inner = NULL;
-    int32_t max_iid = -1;
+    /* a list sized by the block's events, never by the ids the file
+     * declares (an id near 2^31 would otherwise cost gigabytes) */
+    free(inner);
+    inner = malloc((bk->event_count ? bk->event_count : 1) * sizeof *inner);
+    inner_count = 0;
+    if (!inner) {
+      rc = ETK_E_NO_MEMORY;
+      break;
+    }
     for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++) {
       insp_event_t ev = insp_event_at(insp, e);
-      if (insp_event_is_delegated(&ev) && ev.iid > max_iid) max_iid = ev.iid;
+      if (insp_event_is_delegated(&ev) && ev.iid >= 0 && ev.pname != INSP_NONE)
+        inner[inner_count++] = ev.iid;
     }
-    if (max_iid >= 0) {
-      has_inner = calloc((size_t)max_iid + 1, 1);
-      if (!has_inner) {
-        rc = ETK_E_NO_MEMORY;
-        break;
-      }
-      for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++) {
-        insp_event_t ev = insp_event_at(insp, e);
-        if (insp_event_is_delegated(&ev) && ev.iid >= 0 && ev.pname != INSP_NONE)
-          has_inner[ev.iid] = 1;
-      }
-    }
+    qsort(inner, inner_count, sizeof *inner, cmp_i32);
     double load_time = (double)NAN, ops_total = 0;
     for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count && rc == ETK_OK; e++) {
       const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
@@ -858,8 +860,8 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
         if (load_time != load_time) load_time = st.avg;
         continue;
       }
-      if (!delegated && is_name(name, len, "DELEGATE_CALL") && has_inner &&
-          ev->iid >= 0 && ev->iid <= max_iid && has_inner[ev->iid])
+      if (!delegated && is_name(name, len, "DELEGATE_CALL") && ev->iid >= 0 &&
+          bsearch(&ev->iid, inner, inner_count, sizeof *inner, cmp_i32))
         continue;
       const char *key;
       size_t klen;
@@ -888,7 +890,7 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
                      strlen(s.method_name[bi]), s.method_time[bi], 1);
     }
   }
-  free(has_inner);
+  free(inner);
   if (rc == ETK_OK && s.keys.failed) rc = ETK_E_NO_MEMORY;
   if (rc == ETK_OK) {
     const char *unit = etk_time_scale_name(insp->options.target_time_scale);

@@ -60,6 +60,11 @@ int etk_inspector_open(const etk_etdump_t *dump,
   int rc = etk_time_scale_factor(insp->options.source_time_scale,
                                  insp->options.target_time_scale,
                                  insp->options.clock_hz, &insp->factor, err);
+  /* Upstream inflates every logged tensor from a given debug buffer and
+   * raises when one does not fit: a truncated or mismatched buffer. */
+  if (rc == ETK_OK && insp->options.debug_buffer)
+    rc = etk_etdump_check_debug_buffer(dump, insp->options.debug_buffer,
+                                       insp->options.debug_buffer_len, err);
   if (rc == ETK_OK) rc = insp_build_blocks(insp, err);
   if (rc != ETK_OK) {
     etk_inspector_close(insp);

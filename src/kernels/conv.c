@@ -45,6 +45,38 @@ static int read_pair(etk_op_t *op, size_t i, const char *what, int spatial,
   return ETK_OK;
 }
 
+/* in + 2 * pad - dil * (k - 1) - 1 (the direct form's span before the
+ * stride), in checked arithmetic: stride, padding and dilation come from the
+ * program file. */
+static int direct_span(int64_t in, int64_t pad, int64_t dil, int64_t k,
+                       int64_t *out) {
+  int64_t twice_pad, reach, span;
+  if (etk_checked_mul_i64(pad, 2, &twice_pad) ||
+      etk_checked_mul_i64(dil, k - 1, &reach) ||
+      etk_checked_add_i64(in, twice_pad, &span) ||
+      etk_checked_sub_i64(span, reach, &span) ||
+      etk_checked_sub_i64(span, 1, out))
+    return ETK_E_OVERFLOW;
+  return ETK_OK;
+}
+
+/* (in - 1) * stride - 2 * pad + dil * (k - 1) + output_padding + 1, the
+ * transposed form's output size, in checked arithmetic. */
+static int transposed_size(int64_t in, int64_t stride, int64_t pad,
+                           int64_t dil, int64_t k, int64_t opad,
+                           int64_t *out) {
+  int64_t size, twice_pad, reach;
+  if (etk_checked_mul_i64(in - 1, stride, &size) ||
+      etk_checked_mul_i64(pad, 2, &twice_pad) ||
+      etk_checked_mul_i64(dil, k - 1, &reach) ||
+      etk_checked_sub_i64(size, twice_pad, &size) ||
+      etk_checked_add_i64(size, reach, &size) ||
+      etk_checked_add_i64(size, opad, &size) ||
+      etk_checked_add_i64(size, 1, out))
+    return ETK_E_OVERFLOW;
+  return ETK_OK;
+}
+
 typedef struct conv_geom {
   int64_t n, cin, h, w; /* input */
   int64_t cout, kh, kw; /* weight */
@@ -206,8 +238,12 @@ ETK_KERNEL_DEFINE(convolution_out, "aten::convolution.out") {
           "weight has %d input channels per group, expected %lld",
           (int)wt->sizes[1], (long long)(g.cin / groups));
     {
-      int64_t span_h = g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1;
-      int64_t span_w = g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1;
+      int64_t span_h, span_w;
+      if (direct_span(g.h, g.ph, g.dh, g.kh, &span_h) != ETK_OK ||
+          direct_span(g.w, g.pw, g.dw, g.kw, &span_w) != ETK_OK)
+        return etk_op_fail(op, ETK_E_OVERFLOW,
+                           "padding or dilation too large (the output size "
+                           "overflows)");
       /* PyTorch rejects a kernel larger than the padded input rather than
        * producing an empty output */
       if (span_h < 0 || span_w < 0)
@@ -229,10 +265,13 @@ ETK_KERNEL_DEFINE(convolution_out, "aten::convolution.out") {
       return etk_op_fail(
           op, ETK_E_INVALID_ARGUMENT,
           "output_padding must be smaller than stride or dilation");
-    g.oh = (g.h - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) +
-           (spatial == 2 ? opad[0] : 0) + 1;
-    g.ow =
-        (g.w - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + opad[spatial - 1] + 1;
+    if (transposed_size(g.h, g.sh, g.ph, g.dh, g.kh,
+                        spatial == 2 ? opad[0] : 0, &g.oh) != ETK_OK ||
+        transposed_size(g.w, g.sw, g.pw, g.dw, g.kw, opad[spatial - 1],
+                        &g.ow) != ETK_OK)
+      return etk_op_fail(op, ETK_E_OVERFLOW,
+                         "stride, padding or dilation too large (the output "
+                         "size overflows)");
     if (g.oh < 1 || g.ow < 1)
       return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                          "computed output size is below 1");

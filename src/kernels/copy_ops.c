@@ -146,8 +146,9 @@ ETK_KERNEL_DEFINE(view_copy_out, "aten::view_copy.out") {
     } else if (size[k] < 0) {
       return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "invalid size %lld",
                          (long long)size[k]);
-    } else {
-      known *= size[k];
+    } else if (etk_checked_mul_i64(known, size[k], &known) != ETK_OK) {
+      return etk_op_fail(op, ETK_E_OVERFLOW,
+                         "size has more elements than int64 can count");
     }
   }
   if (infer >= 0) {

@@ -192,14 +192,20 @@ ETK_KERNEL_DEFINE(slice_copy_tensor_out, "aten::slice_copy.Tensor_out") {
   if (start > size) start = size;
   if (end < start) end = start;
   if (end > size) end = size;
-  len = end > start ? (end - start + step - 1) / step : 0;
+  /* ceil((end - start) / step) without forming end - start + step - 1,
+   * which overflows for a huge step */
+  len = end > start ? 1 + (end - start - 1) / step : 0;
   etk_tensor_sizes64(in, osz);
   osz[axis] = len;
   if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
   etk_view_init(&vi, in);
   vi.offset = start * vi.strides[axis];
   vi.sizes[axis] = len;
-  vi.strides[axis] *= step;
+  /* A slice of one element never steps (and a huge step would overflow). */
+  if (len > 1 &&
+      etk_checked_mul_i64(vi.strides[axis], step, &vi.strides[axis]) != ETK_OK)
+    return etk_op_fail(op, ETK_E_OVERFLOW, "step %lld overflows the stride",
+                       (long long)step);
   {
     etk_view_t vo;
     etk_view_init(&vo, out);
@@ -400,6 +406,13 @@ ETK_KERNEL_DEFINE(constant_pad_nd_out, "aten::constant_pad_nd.out") {
   etk_tensor_sizes64(in, osz);
   for (size_t k = 0; k < n / 2; k++) {
     int32_t d = in->dim - 1 - (int32_t)k;
+    /* Sizes are int32: a larger pad cannot leave a valid output, and
+     * bounding it keeps the sums and -before below exact. */
+    if (pad[2 * k] < -INT32_MAX || pad[2 * k] > INT32_MAX ||
+        pad[2 * k + 1] < -INT32_MAX || pad[2 * k + 1] > INT32_MAX)
+      return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                         "pad amount for dim %d exceeds the int32 range",
+                         (int)d);
     before[d] = pad[2 * k];
     osz[d] = in->sizes[d] + pad[2 * k] + pad[2 * k + 1];
     if (osz[d] < 0)

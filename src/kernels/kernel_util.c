@@ -307,8 +307,13 @@ void etk_tensor_sizes64(const etk_tensor_t *t, int64_t *sizes) {
 
 int64_t etk_sizes_numel(int32_t dim, const int64_t *sizes) {
   int64_t n = 1;
-  for (int32_t d = 0; d < dim; d++) n *= sizes[d];
-  return n;
+  bool saturated = false;
+  for (int32_t d = 0; d < dim; d++) {
+    if (sizes[d] <= 0) return 0;
+    if (!saturated && etk_checked_mul_i64(n, sizes[d], &n) != ETK_OK)
+      saturated = true;
+  }
+  return saturated ? INT64_MAX : n;
 }
 
 int etk_op_resize(const etk_op_t *op, etk_tensor_t *t, const char *what,
@@ -458,8 +463,7 @@ void etk_walk_init(etk_walk_t *w, int32_t dim, const int64_t *sizes,
     w->inner_stride[k] = w->strides[k][w->dim - 1];
   }
   w->inner = w->sizes[w->dim - 1];
-  w->rows = 1;
-  for (int32_t d = 0; d < w->dim - 1; d++) w->rows *= w->sizes[d];
+  w->rows = etk_sizes_numel(w->dim - 1, w->sizes);
   if (w->inner == 0) w->rows = 0;
 }
 

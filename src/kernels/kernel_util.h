@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "etkit/kernels.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -321,6 +322,8 @@ void etk_view_broadcast_strides(const etk_view_t *v, int32_t dim,
                                 const int64_t *sizes, int64_t *strides);
 
 /* Shape helpers */
+/* Product of sizes[0..dim): 0 when any size is <= 0, INT64_MAX when the
+ * product overflows (a count no capacity check accepts). */
 int64_t etk_sizes_numel(int32_t dim, const int64_t *sizes);
 /* "[2, 3]" into buf. */
 const char *etk_sizes_format(char *buf, size_t cap, int32_t dim,

@@ -121,12 +121,27 @@ static int64_t floor_div(int64_t a, int64_t b) {
   return q;
 }
 
-static int64_t pooled_size(int64_t in, int64_t k, int64_t p, int64_t s,
-                           int64_t d, bool ceil_mode) {
-  int64_t o =
-      floor_div(in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
-  if (ceil_mode && (o - 1) * s >= in + p) o--;
-  return o;
+/* The pooled size into *out, in checked arithmetic (kernel, stride,
+ * padding and dilation come from the program file). */
+static int pooled_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d,
+                       bool ceil_mode, int64_t *out) {
+  int64_t twice_pad, reach, span, o, last, right;
+  if (etk_checked_mul_i64(p, 2, &twice_pad) ||
+      etk_checked_mul_i64(d, k - 1, &reach) ||
+      etk_checked_add_i64(in, twice_pad, &span) ||
+      etk_checked_sub_i64(span, reach, &span) ||
+      etk_checked_sub_i64(span, 1, &span) ||
+      etk_checked_add_i64(span, ceil_mode ? s - 1 : 0, &span))
+    return ETK_E_OVERFLOW;
+  o = floor_div(span, s) + 1;
+  if (ceil_mode) {
+    if (etk_checked_mul_i64(o - 1, s, &last) ||
+        etk_checked_add_i64(in, p, &right))
+      return ETK_E_OVERFLOW;
+    if (last >= right) o--;
+  }
+  *out = o;
+  return ETK_OK;
 }
 
 /* Shared front half of max and avg pooling: input, window arguments,
@@ -152,8 +167,11 @@ static int pool_setup(etk_op_t *op, etk_tensor_t *in, etk_tensor_t *out,
   if (g->h == 0 || g->w == 0)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "input has an empty spatial dim");
-  g->oh = pooled_size(g->h, g->kh, g->ph, g->sh, g->dh, ceil_mode);
-  g->ow = pooled_size(g->w, g->kw, g->pw, g->sw, g->dw, ceil_mode);
+  if (pooled_size(g->h, g->kh, g->ph, g->sh, g->dh, ceil_mode, &g->oh) ||
+      pooled_size(g->w, g->kw, g->pw, g->sw, g->dw, ceil_mode, &g->ow))
+    return etk_op_fail(op, ETK_E_OVERFLOW,
+                       "kernel size, stride, padding or dilation too large "
+                       "(the output size overflows)");
   if (g->oh < 1 || g->ow < 1)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "output size %lldx%lld is too small", (long long)g->oh,

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "etkit/kernels.h"
 
 int64_t etk_tensor_numel(const etk_tensor_t *t) {
@@ -66,7 +67,12 @@ void etk_tensor_update_strides(etk_tensor_t *t) {
   for (int32_t i = t->dim - 1; i >= 0; i--) {
     int32_t d = t->dim_order[i];
     t->strides[d] = stride;
-    stride *= t->sizes[d] > 0 ? t->sizes[d] : 1;
+    /* Saturates: only a tensor with a zero-sized dim can get here with a
+     * product past int64 (the reader bounds numel), and it has no element
+     * whose offset would use the stride. */
+    if (etk_checked_mul_i64(stride, t->sizes[d] > 0 ? t->sizes[d] : 1,
+                            &stride) != ETK_OK)
+      stride = INT64_MAX;
   }
   t->nbytes =
       (size_t)etk_tensor_numel(t) * etk_scalar_type_size(t->scalar_type);

@@ -11,7 +11,10 @@
  * The parser accepts exactly the dict shape NumPy writes (keys in any
  * order, single or double quotes), little-endian or byte-order-free
  * descriptors of the plain numeric types, C order only, rank <= 16, and
- * checks that the data holds exactly numel x element size bytes.  It never
+ * checks that the data holds exactly numel x element size bytes (trailing
+ * bytes are an error).  A key given twice is an error too (Python's dict
+ * literal would keep the last; etkit refuses the ambiguity), as is text
+ * after the dict other than the padding.  It never
  * reads past the header length it was given.
  */
 #include <stdio.h>
@@ -104,6 +107,7 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
   int fortran = -1, have_shape = 0;
   int32_t sizes[ETK_PROGRAM_MAX_DIMS];
   uint32_t dim = 0;
+  unsigned seen = 0; /* bit per key: descr, fortran_order, shape */
   if (!expect(&t, '{'))
     return etk_error_set(err, ETK_E_FORMAT, hstart, ".npy header is not a dict");
   for (;;) {
@@ -111,6 +115,14 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
     char key[32];
     if (!read_str(&t, key, sizeof key) || !expect(&t, ':'))
       return etk_error_set(err, ETK_E_FORMAT, hstart, "malformed .npy header");
+    unsigned bit = strcmp(key, "descr") == 0           ? 1u
+                   : strcmp(key, "fortran_order") == 0 ? 2u
+                   : strcmp(key, "shape") == 0         ? 4u
+                                                       : 0u;
+    if (bit & seen)
+      return etk_error_set(err, ETK_E_FORMAT, hstart,
+                           "duplicate .npy header key '%s'", key);
+    seen |= bit;
     if (strcmp(key, "descr") == 0) {
       if (!read_str(&t, descr, sizeof descr))
         return etk_error_set(err, ETK_E_FORMAT, hstart, "bad .npy descr");
@@ -158,6 +170,10 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
       break;
     }
   }
+  skip_ws(&t);
+  if (t.p != t.end)
+    return etk_error_set(err, ETK_E_FORMAT, hstart,
+                         "unexpected text after the .npy header dict");
   if (!descr[0] || fortran < 0 || !have_shape)
     return etk_error_set(err, ETK_E_FORMAT, hstart,
                          ".npy header lacks descr, fortran_order or shape");
@@ -182,8 +198,11 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
   size_t dstart = hstart + hlen;
   if (nbytes != len - dstart)
     return etk_error_set(err, ETK_E_FORMAT, dstart,
-                         ".npy data holds %zu bytes, the shape needs %llu",
-                         len - dstart, (unsigned long long)nbytes);
+                         ".npy data holds %zu bytes, the shape needs %llu "
+                         "(%s)",
+                         len - dstart, (unsigned long long)nbytes,
+                         nbytes < len - dstart ? "trailing bytes"
+                                               : "truncated data");
   size_t head = (sizeof(etk_npy_t) + 63) & ~(size_t)63;
   uint8_t *mem = etk_aligned_malloc(head + (size_t)nbytes);
   if (!mem)

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "etkit/flatbuf.h"
 #include "etkit/program_schema.h"
 #include "etkit/schema.h"
@@ -239,10 +240,33 @@ static uint32_t vec_elem_offset(etk_fb_vector_t v, uint32_t j, uint32_t size) {
   return v.pos + j * size;
 }
 
+/* The alignment a tensor's data needs: its element size for the scalar
+ * types (1, 2, 4, 8), at most 8 (complex types align like their parts). */
+static size_t element_alignment(size_t elem) {
+  size_t a = 1;
+  while (a < elem && a < 8) a <<= 1;
+  return a == elem || elem > 8 ? a : 1;
+}
+
+/* Fails unless the data of value `value_index` at `data` (a pointer into the
+ * 16-byte aligned program buffer) suits its element type, as upstream's
+ * runtime requires before it hands out typed tensor data. */
+static int check_data_alignment(reader_t *r, const uint8_t *data, size_t elem,
+                                uint64_t at, uint32_t value_index,
+                                const char *what) {
+  size_t align = element_alignment(elem);
+  if (etk_pointer_aligned(data, align)) return ETK_OK;
+  return fail(r, ETK_E_BAD_ALIGNMENT, at,
+              "value %u: %s at file offset %llu is not %zu-byte aligned for "
+              "its element type",
+              value_index, what, (unsigned long long)(data - r->buf), align);
+}
+
 static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                          const etk_program_plan_t *plan,
                          etk_program_tensor_t *out) {
   const uint32_t at = t.pos;
+  int rc;
   out->scalar_type = etk_fb_get_i8(t, ETK_PTE_TENSOR_SCALAR_TYPE, 0);
   size_t elem = etk_scalar_type_size(out->scalar_type);
   if (elem == 0)
@@ -332,6 +356,12 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                   value_index, (unsigned long long)out->memory_offset,
                   (unsigned long long)out->nbytes, out->memory_id,
                   (unsigned long long)cap);
+    if (!etk_offset_aligned(out->memory_offset, element_alignment(elem)))
+      return fail(r, ETK_E_BAD_ALIGNMENT, alloc.pos,
+                  "value %u: planned memory_offset %llu is not %zu-byte "
+                  "aligned for its element type",
+                  value_index, (unsigned long long)out->memory_offset,
+                  element_alignment(elem));
   }
 
   if (out->external || out->data_buffer_idx == 0) return ETK_OK;
@@ -353,6 +383,11 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                     (unsigned long long)out->nbytes,
                     (unsigned long long)r->const_seg_size);
       out->data = r->const_seg_data + off;
+      if (out->nbytes &&
+          (rc = check_data_alignment(r, out->data, elem,
+                               vec_elem_offset(r->const_offsets, idx, 8),
+                               value_index, "constant data")) != ETK_OK)
+        return rc;
     } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
       if (idx >= r->const_buffers.count)
         return fail(r, ETK_E_FORMAT, at,
@@ -367,6 +402,10 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                     value_index, idx, st.count,
                     (unsigned long long)out->nbytes);
       out->data = st.data;
+      if (out->nbytes &&
+          (rc = check_data_alignment(r, out->data, elem, b.pos, value_index,
+                               "constant buffer data")) != ETK_OK)
+        return rc;
     } else {
       return fail(r, ETK_E_FORMAT, at,
                   "value %u: refers to constant %u but the program has no "
@@ -398,6 +437,11 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                 "value %u: initial data lies outside its segment",
                 value_index);
   out->data = r->mut_seg_data + off;
+  if (out->nbytes &&
+      (rc = check_data_alignment(r, out->data, elem,
+                           vec_elem_offset(r->mut_offsets, idx, 8), value_index,
+                           "initial data")) != ETK_OK)
+    return rc;
   return ETK_OK;
 }
 
@@ -850,11 +894,15 @@ static int decode_program(reader_t *r, uint32_t root) {
       sv[i].data = r->buf; /* empty: any valid pointer */
       continue;
     }
-    if (!p->header.has_extended_header)
+    if (!p->header.has_extended_header || base == 0)
       return fail(r, ETK_E_FORMAT, s.pos,
-                  "segment %u holds %llu bytes but the file has no extended "
-                  "header giving the segment base offset",
-                  i, (unsigned long long)sv[i].size);
+                  "segment %u holds %llu bytes but %s (no segments: upstream "
+                  "refuses to load them)",
+                  i, (unsigned long long)sv[i].size,
+                  p->header.has_extended_header
+                      ? "the extended header's segment_base_offset is 0"
+                      : "the file has no extended header giving the segment "
+                        "base offset");
     if (sv[i].offset > UINT64_MAX - base ||
         base + sv[i].offset > r->len ||
         sv[i].size > r->len - (base + sv[i].offset))
@@ -973,6 +1021,11 @@ int etk_program_load(const uint8_t *data, size_t len,
                            "extended header program_size %llu exceeds the "
                            "%zu-byte file",
                            (unsigned long long)program_size, len);
+    if (hdr.segment_base_offset == 0 && hdr.segment_data_size != 0)
+      return etk_error_set(err, ETK_E_FORMAT, 24,
+                           "extended header claims %llu bytes of segments "
+                           "with a zero segment_base_offset",
+                           (unsigned long long)hdr.segment_data_size);
     if (hdr.segment_base_offset != 0) {
       if (hdr.segment_base_offset < program_size)
         return etk_error_set(err, ETK_E_FORMAT, 24,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "program_internal.h"
 
 void *etk_aligned_malloc(size_t n) {
@@ -23,9 +24,8 @@ int etk_shape_numel(const int32_t *sizes, uint32_t dim, uint64_t *numel) {
   uint64_t n = 1;
   for (uint32_t i = 0; i < dim; i++) {
     if (sizes[i] < 0) return ETK_E_FORMAT;
-    uint64_t s = (uint64_t)sizes[i];
-    if (s != 0 && n > UINT64_MAX / s) return ETK_E_OVERFLOW;
-    n *= s;
+    if (etk_checked_mul_u64(n, (uint64_t)sizes[i], &n) != ETK_OK)
+      return ETK_E_OVERFLOW;
   }
   *numel = n;
   return ETK_OK;
@@ -36,9 +36,7 @@ int etk_shape_nbytes(const int32_t *sizes, uint32_t dim, size_t elem,
   uint64_t n;
   int rc = etk_shape_numel(sizes, dim, &n);
   if (rc != ETK_OK) return rc;
-  if (elem != 0 && n > UINT64_MAX / elem) return ETK_E_OVERFLOW;
-  *nbytes = n * elem;
-  return ETK_OK;
+  return etk_checked_mul_u64(n, elem, nbytes);
 }
 
 int etk_dim_order_valid(const uint8_t *order, uint32_t dim) {

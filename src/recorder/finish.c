@@ -328,7 +328,8 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
   if (data != NULL) *data = NULL;
   if (len != NULL) *len = 0;
   if (rec == NULL) return ETK_E_INVALID_ARGUMENT;
-  if (rec->state == REC_STATE_INIT) return ETK_E_INVALID_STATE;
+  if (rec->state == REC_STATE_INIT || rec->state == REC_STATE_IN_SINK)
+    return ETK_E_INVALID_STATE;
   base = rec_base(rec);
 
   /* scratch right after the records (8-aligned: records are) */

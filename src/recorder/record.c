@@ -58,6 +58,7 @@
  */
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "recorder_internal.h"
 
 #define SHAPE_BIT(s) ((uint64_t)1 << (s))
@@ -305,6 +306,7 @@ static int intern_status(etk_recorder_t *rec, const char *s, size_t n,
   rec_string_t *e;
   *out = 0;
   if (rec == NULL || (s == NULL && n != 0)) return ETK_E_INVALID_ARGUMENT;
+  if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
   if (n > 0x7FFFFFFFu) return ETK_E_INVALID_ARGUMENT;
   hash = hash_bytes(s, n);
   slots = rec_slots(rec);
@@ -558,6 +560,7 @@ int etk_recorder_begin_block_id(etk_recorder_t *rec, etk_recorder_name_t name) {
   rec_block_t b;
   rec_cost_t c;
   if (rec == NULL) return ETK_E_INVALID_ARGUMENT;
+  if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
   if (name == 0 || name > rec->string_count) return ETK_E_INVALID_ARGUMENT;
   if (rec->state == REC_STATE_DONE) dump_reset(rec);
   if (rec->full) return block_dropped(rec);
@@ -588,6 +591,7 @@ int etk_recorder_begin_block(etk_recorder_t *rec, const char *name) {
   etk_recorder_name_t id;
   int status;
   if (rec == NULL || name == NULL) return ETK_E_INVALID_ARGUMENT;
+  if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
   if (rec->state == REC_STATE_DONE) dump_reset(rec);
   if (rec->full) return block_dropped(rec);
   status = intern_for_event(rec, name, &id);
@@ -610,7 +614,36 @@ static etk_recorder_scope_t scope_error(int status) {
   s.debug_handle = ETK_DEBUG_HANDLE_UNSET;
   s.delegate_index = ETK_DELEGATE_ID_UNSET;
   s.kind = status;
+  s.serial = 0;
   return s;
+}
+
+/* A serial for a scope being begun, remembered as open (0 when
+ * ETK_RECORDER_TRACKED_SCOPES scopes are open already: untracked). */
+static uint32_t scope_track(etk_recorder_t *rec) {
+  uint32_t serial;
+  if (rec->open_count >= ETK_RECORDER_TRACKED_SCOPES) return 0;
+  serial = ++rec->next_serial;
+  if (serial == 0) serial = ++rec->next_serial; /* after 2^32 scopes */
+  rec->open_serials[rec->open_count++] = serial;
+  return serial;
+}
+
+/* Forgets open scope `serial` (0: untracked, always fine).  ETK_OK, or
+ * ETK_E_INVALID_STATE when it is not open: ended already, or begun by
+ * another recorder. */
+static int scope_close(etk_recorder_t *rec, uint32_t serial) {
+  uint32_t i;
+  if (serial == 0) return ETK_OK;
+  for (i = rec->open_count; i-- > 0;) {
+    if (rec->open_serials[i] == serial) {
+      rec->open_count--;
+      for (; i < rec->open_count; i++)
+        rec->open_serials[i] = rec->open_serials[i + 1];
+      return ETK_OK;
+    }
+  }
+  return ETK_E_INVALID_STATE;
 }
 
 etk_recorder_scope_t etk_recorder_begin(etk_recorder_t *rec,
@@ -622,6 +655,7 @@ etk_recorder_scope_t etk_recorder_begin(etk_recorder_t *rec,
   s.debug_handle = rec->debug_handle;
   s.delegate_index = ETK_DELEGATE_ID_UNSET;
   s.kind = ETK_SCOPE_PLAIN;
+  s.serial = scope_track(rec);
   s.start = rec->clock(rec->clock_ctx);
   return s;
 }
@@ -642,6 +676,7 @@ etk_recorder_scope_t etk_recorder_begin_at(etk_recorder_t *rec,
   }
   s.delegate_index = ETK_DELEGATE_ID_UNSET;
   s.kind = ETK_SCOPE_PLAIN;
+  s.serial = scope_track(rec);
   s.start = rec->clock(rec->clock_ctx);
   return s;
 }
@@ -762,9 +797,13 @@ static int end_unusual(etk_recorder_t *rec, const etk_recorder_scope_t *s) {
 
 int etk_recorder_end(etk_recorder_t *rec, const etk_recorder_scope_t *scope) {
   uint64_t end;
+  int status;
   if (rec == NULL || scope == NULL) return ETK_E_INVALID_ARGUMENT;
   end = rec->clock(rec->clock_ctx);
   if (scope->kind != ETK_SCOPE_PLAIN) return end_unusual(rec, scope);
+  if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
+  status = scope_close(rec, scope->serial);
+  if (status != ETK_OK) return status;
   return append_profile(rec, scope->name, scope->chain, scope->debug_handle,
                         scope->start, end);
 }
@@ -781,7 +820,10 @@ int etk_recorder_end_op(etk_recorder_t *rec,
   if (rec == NULL) return ETK_OK;
   if (scope == NULL) return ETK_E_INVALID_ARGUMENT;
   if (scope->kind == ETK_SCOPE_SKIPPED) return ETK_OK;
-  if (rec->profiling_level < ETK_PROFILING_ALL_EVENTS) return ETK_OK;
+  if (rec->profiling_level < ETK_PROFILING_ALL_EVENTS) {
+    if (rec->state != REC_STATE_IN_SINK) (void)scope_close(rec, scope->serial);
+    return ETK_OK;
+  }
   return etk_recorder_end(rec, scope);
 }
 
@@ -826,6 +868,7 @@ etk_recorder_scope_t etk_recorder_begin_delegate(etk_recorder_t *rec,
   s.delegate_index = delegate_index;
   s.chain = rec->chain;
   s.debug_handle = rec->debug_handle;
+  s.serial = scope_track(rec);
   s.start = rec->clock(rec->clock_ctx);
   return s;
 }
@@ -876,6 +919,7 @@ int etk_recorder_end_delegate(etk_recorder_t *rec,
                               const etk_recorder_scope_t *scope,
                               const void *metadata, size_t len) {
   uint64_t end;
+  int status;
   if (rec == NULL || scope == NULL) return ETK_E_INVALID_ARGUMENT;
   end = rec->clock(rec->clock_ctx);
   if (scope->kind < 0) return end_unusual(rec, scope);
@@ -884,6 +928,9 @@ int etk_recorder_end_delegate(etk_recorder_t *rec,
     return ETK_E_INVALID_ARGUMENT;
   if (metadata == NULL && len != 0) return ETK_E_INVALID_ARGUMENT;
   if (len > ETK_RECORDER_MAX_METADATA) return ETK_E_LIMIT;
+  if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
+  status = scope_close(rec, scope->serial);
+  if (status != ETK_OK) return status;
   if (scope->kind == ETK_SCOPE_DELEGATE_STR)
     return append_delegate(rec, 1, scope->name, scope->start, end, metadata,
                            len);
@@ -1013,11 +1060,41 @@ static int scalar_type_supported(int32_t t) {
   }
 }
 
+/* Bytes of one element of a supported scalar type. */
+static uint64_t element_size(int32_t t) {
+  switch (t) {
+    case 2:  /* SHORT */
+    case 22: /* BITS16 */
+    case 27: /* UINT16 */
+      return 2;
+    case 3: /* INT */
+    case 6: /* FLOAT */
+      return 4;
+    case 4: /* LONG */
+    case 7: /* DOUBLE */
+      return 8;
+    default: /* BYTE, CHAR, BOOL */
+      return 1;
+  }
+}
+
 static int tensor_valid(const etk_recorder_tensor_t *t) {
+  uint64_t bytes;
   if (!scalar_type_supported(t->scalar_type)) return ETK_E_INVALID_ARGUMENT;
   if (t->dim > ETK_RECORDER_MAX_DIMS) return ETK_E_LIMIT;
   if (t->dim != 0 && t->sizes == NULL) return ETK_E_INVALID_ARGUMENT;
   if (t->nbytes != 0 && t->data == NULL) return ETK_E_INVALID_ARGUMENT;
+  /* nbytes must be what the reader will inflate: prod(sizes) x element
+   * (0 is "no data": offset -1, whatever the shape, as upstream logs a
+   * tensor without storage) */
+  if (t->nbytes == 0) return ETK_OK;
+  bytes = element_size(t->scalar_type);
+  for (uint32_t d = 0; d < t->dim; d++) {
+    if (t->sizes[d] < 0 ||
+        etk_checked_mul_u64(bytes, (uint64_t)t->sizes[d], &bytes) != ETK_OK)
+      return ETK_E_INVALID_ARGUMENT;
+  }
+  if (bytes != (uint64_t)t->nbytes) return ETK_E_INVALID_ARGUMENT;
   return ETK_OK;
 }
 
@@ -1156,7 +1233,16 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
       if (t->nbytes == 0) {
         h.offset = -1;
       } else {
+        uint8_t state = rec->state, hot = rec->hot;
+        /* the callback may call back into the recorder: refuse it all
+         * while this event owns reserved space (recorder.h) */
+        rec->state = REC_STATE_IN_SINK;
+        rec->hot = 0;
         status = sink_write(rec, t->data, t->nbytes, &sink_offset);
+        rec->state = state;
+        rec->hot = hot;
+        if (status == ETK_OK && sink_offset > (uint64_t)INT64_MAX)
+          status = ETK_E_OVERFLOW; /* -1 would read as "no data" */
         if (status != ETK_OK) {
           /* our own buffer can forget the list's earlier tensors */
           if (rec->has_debug_buffer) rec->debug_buffer.used = sink_used;
@@ -1296,7 +1382,7 @@ int32_t etk_recorder_bundled_input_index(const etk_recorder_t *rec) {
 
 void etk_recorder_set_data_sink(etk_recorder_t *rec,
                                 const etk_data_sink_t *sink) {
-  if (rec == NULL) return;
+  if (rec == NULL || rec->state == REC_STATE_IN_SINK) return;
   rec->has_debug_buffer = 0;
   if (sink != NULL && sink->write != NULL) {
     rec->sink = *sink;
@@ -1309,6 +1395,7 @@ void etk_recorder_set_data_sink(etk_recorder_t *rec,
 int etk_recorder_set_debug_buffer(etk_recorder_t *rec, void *buf, size_t cap) {
   int status;
   if (rec == NULL) return ETK_E_INVALID_ARGUMENT;
+  if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
   status = etk_buffer_sink_init(&rec->debug_buffer, buf, cap,
                                 ETK_BUFFER_SINK_DEFAULT_ALIGNMENT);
   if (status != ETK_OK) return status;

@@ -22,7 +22,11 @@ enum {
   REC_STATE_BLOCK,      /* block begun, nothing else (BlockCreated) */
   REC_STATE_ALLOCATORS, /* allocators being added (AddingAllocators) */
   REC_STATE_EVENTS,     /* events being added (AddingEvents) */
-  REC_STATE_DONE        /* finished */
+  REC_STATE_DONE,       /* finished */
+  REC_STATE_IN_SINK     /* a data sink's write callback is running: every
+                         * recording call fails with ETK_E_INVALID_STATE
+                         * until it returns (the event being written owns
+                         * reserved space the call could overwrite) */
 };
 
 /* One interned string.  `gen` is the dump generation in which the string's
@@ -109,6 +113,13 @@ struct etk_recorder {
   int has_debug_buffer;
 
   uint32_t last_output_len;
+
+  /* Open scopes, for refusing a second end of the same scope: serials of
+   * scopes begun and not yet ended (most recent last).  A scope begun
+   * while the list is full gets serial 0 and is not tracked. */
+  uint32_t next_serial;
+  uint32_t open_count;
+  uint32_t open_serials[ETK_RECORDER_TRACKED_SCOPES];
 };
 
 static inline void rec_set_state(etk_recorder_t *rec, uint8_t state) {

@@ -5,16 +5,13 @@
  * FORMAT
  *   Header: an empty field for the unnamed index (when shown), then the
  *   column names.  Each row: the integer index, then the cells.  Python's
- *   csv module with QUOTE_MINIMAL: a field is wrapped in double quotes, with
- *   inner quotes doubled, when it contains the separator, '"', '\n' or
- *   '\r'.  Floats are Python repr (shortest round trip), None and NaN are
- *   empty, booleans True/False, other objects their str().  Lines end with
- *   "\n".
- *
- * DEVIATION
- *   Python 3.8-3.11's csv module, as pandas drives it with a "\n" line
- *   terminator, leaves a field containing only '\r' unquoted; we quote it so
- *   that no reader can mistake it for a line break.
+ *   csv module with QUOTE_MINIMAL and pandas' "\n" line terminator: a field
+ *   is wrapped in double quotes, with inner quotes doubled, when it contains
+ *   the separator, '"' or '\n'.  A bare '\r' is written as is, unquoted,
+ *   exactly as pandas does on Python 3.8-3.12 (Python 3.13's csv module
+ *   started quoting it; see docs/compatibility.md).  Floats are Python repr
+ *   (shortest round trip), None and NaN are empty, booleans True/False,
+ *   other objects their str().  Lines end with "\n".
  *
  * PERFORMANCE
  *   One pass, one frame callback per cell; each row is assembled in a line
@@ -32,7 +29,7 @@ static void put_field(etk_line_t *l, const char *s, size_t n, char sep) {
   size_t i = 0;
   for (; i < n; i++) {
     char c = s[i];
-    if (c == sep || c == '"' || c == '\n' || c == '\r') break;
+    if (c == sep || c == '"' || c == '\n') break;
   }
   if (i == n) {
     etk_line_put(l, s, n);

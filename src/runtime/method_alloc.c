@@ -4,7 +4,9 @@
  *
  * They size the method with memory_plan.c (arena and planned buffers), get
  * the memory with aligned_alloc (planned buffers zeroed, 64-byte aligned,
- * so runs are reproducible), and hand it to the executor's
+ * so runs are reproducible) after checking the total against
+ * etk_method_config_t.max_memory (a plan is only a declaration: a tiny
+ * file may claim gigabytes), and hand it to the executor's
  * etk_method_load(); the method then owns the memory and
  * etk_method_free() releases it.  This file sits above both the executor
  * and the memory plan, which do not know about each other's callers.
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/checked.h"
 #include "runtime_internal.h"
 
 #define ALIGN16(n) (((n) + 15u) & ~(size_t)15u)
@@ -23,6 +26,30 @@ int etk_method_load_alloc(const struct etk_program *program,
   memset(&options, 0, sizeof options);
   options.recorder = recorder;
   return etk_method_load_alloc_with(program, method_name, &options, out, err);
+}
+
+/* Fails with ETK_E_LIMIT, before anything is allocated, when the arena and
+ * the np planned buffers (as etk_method_load_alloc_with rounds them) exceed
+ * `limit` bytes (0 = ETK_METHOD_DEFAULT_MAX_MEMORY). */
+static int check_memory_limit(const struct etk_program *program,
+                              const char *method_name, size_t arena_size,
+                              size_t np, uint64_t limit,
+                              struct etk_error *err) {
+  uint64_t total = ALIGN16((uint64_t)arena_size);
+  if (limit == 0) limit = ETK_METHOD_DEFAULT_MAX_MEMORY;
+  for (size_t k = 0; k < np; k++) {
+    uint64_t bytes = etk_method_planned_size(program, method_name, k);
+    if (etk_checked_add_u64(bytes, 63, &bytes) != ETK_OK ||
+        etk_checked_add_u64(total, bytes & ~(uint64_t)63, &total) != ETK_OK)
+      total = UINT64_MAX;
+  }
+  if (total <= limit && total <= SIZE_MAX) return ETK_OK;
+  return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                       "method '%s' needs %llu bytes of memory (planned "
+                       "buffers and arena), more than the limit of %llu "
+                       "bytes",
+                       method_name ? method_name : "(first)",
+                       (unsigned long long)total, (unsigned long long)limit);
 }
 
 int etk_method_load_alloc_with(const struct etk_program *program,
@@ -37,6 +64,9 @@ int etk_method_load_alloc_with(const struct etk_program *program,
   int rc = etk_method_memory_size(program, method_name, &arena_size, err);
   if (rc != ETK_OK) return rc;
   size_t np = etk_method_planned_count(program, method_name);
+  rc = check_memory_limit(program, method_name, arena_size, np,
+                          options->max_memory, err);
+  if (rc != ETK_OK) return rc;
   void *arena = aligned_alloc(16, ALIGN16(arena_size));
   void **planned = calloc(np ? np : 1, sizeof *planned);
   size_t *sizes = calloc(np ? np : 1, sizeof *sizes);

@@ -98,6 +98,7 @@ void etk_pickle_limits_default(etk_pickle_limits_t *limits) {
   limits->max_entries = 1u << 20;
   limits->max_storage_bytes = (uint64_t)4 << 30;
   limits->max_total_bytes = (uint64_t)16 << 30;
+  limits->max_compression_ratio = 100;
 }
 
 const char *etk_pickle_kind_name(etk_pickle_kind_t kind) {

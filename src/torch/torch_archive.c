@@ -31,6 +31,8 @@
 #include <string.h>
 #include <zip.h>
 
+#include "etkit/checked.h"
+
 #include "torch_internal.h"
 
 etk_torch_archive_t *tk_archive_new(const etk_pickle_limits_t *limits) {
@@ -116,6 +118,18 @@ static int read_entry(etk_torch_archive_t *a, zip_uint64_t index,
                        "compression method %d is not supported",
                        (int)st.comp_method);
   uint64_t size = st.size;
+  if ((st.valid & ZIP_STAT_COMP_SIZE) && (st.valid & ZIP_STAT_COMP_METHOD) &&
+      st.comp_method != ZIP_CM_STORE &&
+      etk_expansion_exceeds(size, st.comp_size,
+                            a->limits.max_compression_ratio,
+                            (uint64_t)1 << 20))
+    return entry_error(a, err, name, ETK_E_LIMIT,
+                       "entry declares %llu uncompressed bytes from %llu "
+                       "compressed ones (over %u:1): refusing a possible zip "
+                       "bomb",
+                       (unsigned long long)size,
+                       (unsigned long long)st.comp_size,
+                       (unsigned)a->limits.max_compression_ratio);
   if (size > max || size > SIZE_MAX - 2)
     return entry_error(a, err, name, ETK_E_LIMIT,
                        "entry of %llu bytes is over the limit of %llu",

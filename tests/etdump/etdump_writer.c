@@ -191,7 +191,7 @@ void etw_debug(etw_t *w, const etw_debug_t *d) {
     if (d->output >= 0) output = bool_table(w, d->output);
     etk_fb_table_start(&w->b);
     etk_fb_add_i8(&w->b, ETK_ETDUMP_VALUE_VAL, (int8_t)d->kind, 0, 0);
-    if (member) etk_fb_add_ref(&w->b, member_id, member);
+    if (member && !d->omit_member) etk_fb_add_ref(&w->b, member_id, member);
     etk_fb_add_ref(&w->b, ETK_ETDUMP_VALUE_OUTPUT, output);
     value = etk_fb_table_end(&w->b);
   }

@@ -93,6 +93,7 @@ typedef struct etw_debug {
   const etw_tensor_t *tensors;
   uint32_t tensor_count;
   int output;             /* -1 omitted, 0 Bool(false), 1 Bool(true) */
+  int omit_member;        /* 1: `val` says the kind, its table is absent */
 } etw_debug_t;
 
 void etw_debug(etw_t *w, const etw_debug_t *d);

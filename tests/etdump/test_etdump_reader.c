@@ -110,10 +110,10 @@ ETK_TEST(golden_files_from_the_upstream_writer) {
   etk_etdump_close(d);
 }
 
-ETK_TEST(values_and_tensor_bytes) {
+/* A debug event of instruction 3 logging an int32 [2, 3] tensor (24 bytes)
+ * at `offset` of the debug buffer. */
+static etw_debug_t int_tensor_event(int64_t offset) {
   static const int64_t sizes[] = {2, 3};
-  etw_t *w = etw_new(1 << 14);
-  etw_run_begin(w, "Execute", 0);
   etw_debug_t d = {0};
   d.iid = 3;
   d.dint = -1;
@@ -121,8 +121,15 @@ ETK_TEST(values_and_tensor_bytes) {
   d.tensor.scalar_type = ETK_SCALAR_TYPE_INT;
   d.tensor.sizes = sizes;
   d.tensor.dim = 2;
-  d.tensor.offset = 8;
+  d.tensor.offset = offset;
   d.output = -1;
+  return d;
+}
+
+ETK_TEST(values_and_tensor_bytes) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", 0);
+  etw_debug_t d = int_tensor_event(8);
   etw_debug(w, &d);
   d.kind = ETW_VALUE_DOUBLE;
   d.real_value = 2.5;
@@ -153,6 +160,91 @@ ETK_TEST(values_and_tensor_bytes) {
   CHECK(v.type == ETK_ETDUMP_VALUE_TYPE_DOUBLE && v.real_value == 2.5);
   CHECK_EQ_STR(etk_etdump_tensor_dtype_name(ETK_SCALAR_TYPE_LONG), "int64");
   CHECK(etk_etdump_tensor_element_size(ETK_SCALAR_TYPE_BFLOAT16) == 0);
+  etk_etdump_close(dump);
+  etw_free(w);
+}
+
+/* Every logged tensor must fit a given debug buffer: past the end,
+ * straddling it, at offset -1 with elements, or of an uninflatable dtype. */
+ETK_TEST(debug_buffer_check) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", 0);
+  etw_debug_t d = int_tensor_event(64);
+  etw_debug(w, &d); /* event 0: [64, +24) */
+  d.tensor.offset = 0;
+  etw_debug(w, &d); /* event 1: [0, +24) */
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_t *dump;
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  uint8_t buf[96] = {0};
+  etk_error_t err;
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, buf, 88, &err), ETK_OK);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, buf, 80, &err),
+               ETK_E_BAD_OFFSET);
+  CHECK_EQ_STR(err.message,
+               "debug event 0: tensor bytes [64, +24) lie outside the debug "
+               "buffer of 80 bytes");
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, NULL, 0, &err),
+               ETK_E_BAD_OFFSET);
+  CHECK(strstr(err.message, "debug buffer of 0 bytes") != NULL);
+  etk_etdump_close(dump);
+  etw_free(w);
+  /* offset -1 (the runtime's "no data") on a tensor with elements */
+  w = etw_new(1 << 14);
+  etw_run_begin(w, "Execute", 0);
+  d.tensor.offset = -1;
+  etw_debug(w, &d);
+  etw_run_end(w);
+  bytes = etw_finish(w, &len);
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, buf, sizeof buf, &err),
+               ETK_E_BAD_OFFSET);
+  etk_etdump_close(dump);
+  etw_free(w);
+}
+
+/* Dumps upstream's dataclass deserialiser rejects and etkit reads
+ * (docs/compatibility.md): a run without name, an allocator without name,
+ * an Int value without its table, a run without name and events. */
+ETK_TEST(upstream_rejected_dumps_are_read) {
+  etw_t *w = etw_new(1 << 14);
+  etw_run_begin(w, NULL, -1);
+  etw_allocator(w, NULL);
+  etw_profile_simple(w, "op", 0, 0, 10, 20);
+  etw_debug_t d = {0};
+  d.iid = 1;
+  d.dint = -1;
+  d.kind = ETW_VALUE_INT;
+  d.int_value = 42;
+  d.omit_member = 1;
+  d.output = -1;
+  etw_debug(w, &d);
+  etw_run_end(w);
+  etw_run_begin(w, NULL, -1);
+  etw_run_without_events(w);
+  etw_run_end(w);
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_t *dump;
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  CHECK_EQ_U64(etk_etdump_run_count(dump), 2);
+  etk_etdump_run_t run;
+  REQUIRE(etk_etdump_run_get(dump, 0, &run) == ETK_OK);
+  CHECK(run.name.data == NULL && run.name.len == 0);
+  CHECK(run.has_events && run.event_count == 2);
+  REQUIRE(etk_etdump_run_get(dump, 1, &run) == ETK_OK);
+  CHECK(run.name.data == NULL && !run.has_events);
+  CHECK_EQ_U64(etk_etdump_allocator_count(dump), 1);
+  CHECK(etk_etdump_allocator_name(dump, 0).len == 0);
+  etk_etdump_value_t v;
+  REQUIRE(etk_etdump_event_value(dump, 1, &v) == ETK_OK);
+  CHECK(v.present && v.type == ETK_ETDUMP_VALUE_TYPE_INT);
+  CHECK(!v.member_present && v.int_value == 0);
   etk_etdump_close(dump);
   etw_free(w);
 }

@@ -89,8 +89,8 @@ ETK_TEST(missing_file_names_the_path) {
       etk_etrecord_open_file("/nonexistent/etrecord.bin", NULL, &rec, &err),
       ETK_E_IO);
   CHECK_EQ_STR(fixture_error_line(&err),
-               "/nonexistent/etrecord.bin: cannot open: No such file or "
-               "directory");
+               "/nonexistent/etrecord.bin: cannot open input file: No such "
+               "file or directory");
   /* archive-level errors name the file instead of "ETRecord" */
   const char *path = etk_test_temp_path("not-a-zip.bin");
   FILE *f = fopen(path, "wb");
@@ -161,6 +161,22 @@ ETK_TEST(zip_bomb_declared_size) {
   };
   etk_etrecord_limits_t lim;
   etk_etrecord_limits_default(&lim);
+  /* by default the ratio alone refuses it, before anything is inflated
+   * (the compressed size depends on the zlib build: match around it) */
+  {
+    etk_etrecord_t *rec = NULL;
+    char got[512];
+    CHECK_EQ_INT(fixture_open(m, 2, &lim, &rec, got, sizeof got), ETK_E_LIMIT);
+    CHECK(rec == NULL);
+    CHECK(strncmp(got,
+                  "reference_outputs: member declares 33554432 uncompressed "
+                  "bytes from ",
+                  68) == 0);
+    CHECK(strstr(got, " compressed ones (over 100:1): refusing a possible zip "
+                      "bomb") != NULL);
+  }
+  /* the total and per-member limits, with the ratio bound off */
+  lim.max_compression_ratio = 0;
   lim.max_total_bytes = (uint64_t)8 << 20;
   expect_open(m, 2, &lim, ETK_E_LIMIT,
               "reference_outputs: members declare more than 8388608 "
@@ -344,6 +360,14 @@ ETK_TEST(maps_with_wrong_shapes) {
   expect_open(m, 2, NULL, ETK_E_FORMAT,
               "instruction_id_to_num_outs_map: method 'forward', instruction "
               "1: expected an integer");
+  m[1].text = "{\"forward\": {\"1\": -1}}";
+  expect_open(m, 2, NULL, ETK_E_FORMAT,
+              "instruction_id_to_num_outs_map: method 'forward', instruction "
+              "1: num_outs -1 is outside 0..1048576");
+  m[1].text = "{\"forward\": {\"1\": 9223372036854775807}}";
+  expect_open(m, 2, NULL, ETK_E_FORMAT,
+              "instruction_id_to_num_outs_map: method 'forward', instruction "
+              "1: num_outs 9223372036854775807 is outside 0..1048576");
   m[1].name = "export_graph_id";
   m[1].text = "\"140\"";
   expect_open(m, 2, NULL, ETK_E_FORMAT,
@@ -363,10 +387,48 @@ ETK_TEST(programs_with_wrong_shapes) {
                  "edge_dialect_exported_program/forward: \"nodes\" of a graph "
                  "at depth 0 is not a list");
   expect_program(
-      "{\"graph_module\": {\"graph\": {\"nodes\": [{}, 7]}}}", NULL,
-      ETK_E_FORMAT,
+      "{\"graph_module\": {\"graph\": {\"nodes\": [{\"target\": \"x\"}, "
+      "7]}}}",
+      NULL, ETK_E_FORMAT,
       "edge_dialect_exported_program/forward: graph node 1 is not an "
       "object");
+  /* node fields: missing, mistyped, NUL bytes (upstream raises on each) */
+  static const struct {
+    const char *node, *line;
+  } fields[] = {
+      {"{}", "graph node 0: required field \"target\" is missing"},
+      {"{\"target\": null}",
+       "graph node 0: field \"target\" is null, not a string"},
+      {"{\"target\": 5}",
+       "graph node 0: field \"target\" is an integer, not a string"},
+      {"{\"target\": \"a\\u0000b\"}",
+       "graph node 0: field \"target\" contains a NUL byte"},
+      {"{\"target\": \"t\", \"name\": null}",
+       "graph node 0: field \"name\" is null, not a string"},
+      {"{\"target\": \"t\", \"name\": [\"n\"]}",
+       "graph node 0: field \"name\" is a list, not a string"},
+      {"{\"target\": \"t\", \"name\": \"x\\u0000\"}",
+       "graph node 0: field \"name\" contains a NUL byte"},
+      {"{\"target\": \"t\", \"inputs\": {}}",
+       "graph node 0: field \"inputs\" is an object, not a list"},
+      {"{\"target\": \"t\", \"outputs\": \"o\"}",
+       "graph node 0: field \"outputs\" is a string, not a list"},
+      {"{\"target\": \"t\", \"metadata\": [1]}",
+       "graph node 0: field \"metadata\" is a list, not an object"},
+      {"{\"target\": \"t\", \"metadata\": {\"stack_trace\": null}}",
+       "graph node 0: metadata \"stack_trace\" is null, not a string"},
+      {"{\"target\": \"t\", \"metadata\": {\"k\": \"\\u0000\"}}",
+       "graph node 0: metadata \"k\" contains a NUL byte"},
+  };
+  for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+    char json[256], line[256];
+    snprintf(json, sizeof json,
+             "{\"graph_module\": {\"graph\": {\"nodes\": [%s]}}}",
+             fields[k].node);
+    snprintf(line, sizeof line, "edge_dialect_exported_program/forward: %s",
+             fields[k].line);
+    expect_program(json, NULL, ETK_E_FORMAT, line);
+  }
   /* a broken lowered module names the delegate node */
   expect_program(
       "{\"graph_module\": {\"graph\": {\"nodes\": [{\"name\": \"d0\", "

@@ -13,15 +13,22 @@
 #include "../etdump/etdump_writer.h"
 #include "fixtures.h"
 
+/* Writes [sel][dump] or, when sel has bit 4 (a debug buffer follows the
+ * dump), [sel][debug_len][dump][debug_len bytes 0..]. */
 static int emit(const char *dir, const char *stem, uint8_t sel, const uint8_t *b,
-                size_t len) {
+                size_t len, uint8_t debug_len) {
   char path[4096];
+  size_t extra = (sel & 0x10) ? 1u + debug_len : 0u;
   snprintf(path, sizeof path, "%s/%s-%02x", dir, stem, sel);
-  uint8_t *buf = malloc(len + 1);
+  uint8_t *buf = malloc(len + 1 + extra);
   if (!buf) return 1;
-  buf[0] = sel;
-  if (len) memcpy(buf + 1, b, len);
-  int bad = etw_write_file(path, buf, len + 1);
+  size_t at = 0;
+  buf[at++] = sel;
+  if (sel & 0x10) buf[at++] = debug_len;
+  if (len) memcpy(buf + at, b, len);
+  at += len;
+  for (size_t k = 0; extra && k < debug_len; k++) buf[at++] = (uint8_t)k;
+  int bad = etw_write_file(path, buf, at);
   free(buf);
   return bad;
 }
@@ -43,14 +50,18 @@ int main(int argc, char **argv) {
     size_t len;
     uint8_t *b = seeds[i].build(&len);
     if (!b) return 1;
-    for (size_t k = 0; k < sizeof sels; k++) bad |= emit(argv[1], seeds[i].stem, sels[k], b, len);
+    /* 0x16 and 0x7d: a buffer holding every tensor of appendix_b/c (which
+     * log up to byte 192); 0xf1: a truncated one */
+    for (size_t k = 0; k < sizeof sels; k++)
+      bad |= emit(argv[1], seeds[i].stem, sels[k], b, len,
+                  sels[k] == 0xf1 ? 100 : 255);
     free(b);
   }
   for (size_t i = 0; i < bad_input_count; i++) {
     size_t len;
     uint8_t *b = bad_inputs[i].build(&len);
     if (!b) return 1;
-    bad |= emit(argv[1], bad_inputs[i].name, 0x12, b, len);
+    bad |= emit(argv[1], bad_inputs[i].name, 0x12, b, len, 64);
     free(b);
   }
   return bad;

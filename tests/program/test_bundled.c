@@ -221,6 +221,18 @@ ETK_TEST(writer_checks_cases) {
   free(pte);
 }
 
+/* A version 1.0 .npy in buf (>= 256 bytes) with header text `header`
+ * (under 240 bytes) and 4 zero data bytes; returns its length. */
+static size_t npy_with_header(uint8_t *buf, const char *header) {
+  size_t hl = strlen(header);
+  memcpy(buf, "\x93NUMPY\x01\x00", 8);
+  buf[8] = (uint8_t)hl;
+  buf[9] = 0;
+  memcpy(buf + 10, header, hl);
+  memset(buf + 10 + hl, 0, 4);
+  return 10 + hl + 4;
+}
+
 ETK_TEST(npy_round_trip_and_errors) {
   const char *path = etk_test_temp_path("a.npy");
   int32_t sizes[2] = {2, 3};
@@ -261,17 +273,39 @@ ETK_TEST(npy_round_trip_and_errors) {
       "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
       "{'descr': '<f4', 'fortran_order': False, 'shape': (1,"};
   for (int k = 0; k < 4; k++) {
-    size_t hl = strlen(variants[k]);
     uint8_t buf[256];
-    memcpy(buf, "\x93NUMPY\x01\x00", 8);
-    buf[8] = (uint8_t)hl;
-    buf[9] = 0;
-    memcpy(buf + 10, variants[k], hl);
-    memset(buf + 10 + hl, 0, 8);
+    size_t blen = npy_with_header(buf, variants[k]);
     etk_error_clear(&err);
-    CHECK(etk_npy_parse(buf, 10 + hl + 4, &n, &err) != ETK_OK);
+    CHECK(etk_npy_parse(buf, blen, &n, &err) != ETK_OK);
     CHECK(err.message[0] != 0);
     (void)hdr;
+  }
+  /* trailing bytes after the data */
+  {
+    uint8_t *longer = malloc(len + 3);
+    REQUIRE(longer);
+    memcpy(longer, raw, len);
+    memset(longer + len, 0, 3);
+    etk_error_clear(&err);
+    CHECK_EQ_INT(etk_npy_parse(longer, len + 3, &n, &err), ETK_E_FORMAT);
+    CHECK(strstr(err.message, "trailing bytes") != NULL);
+    free(longer);
+  }
+  /* a key given twice, and text after the dict */
+  {
+    const char *bad[2] = {
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), "
+        "'descr': '<i4', }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), } x"};
+    const char *why[2] = {"duplicate .npy header key 'descr'",
+                          "unexpected text after the .npy header dict"};
+    for (int k = 0; k < 2; k++) {
+      uint8_t buf[256];
+      size_t blen = npy_with_header(buf, bad[k]);
+      etk_error_clear(&err);
+      CHECK_EQ_INT(etk_npy_parse(buf, blen, &n, &err), ETK_E_FORMAT);
+      CHECK(strstr(err.message, why[k]) != NULL);
+    }
   }
   free(raw);
   remove(path);

@@ -287,6 +287,26 @@ ETK_TEST(sizes_that_overflow) {
   free(d);
 }
 
+/* An extended header claiming segments at base 0 (inside the program). */
+ETK_TEST(segments_with_zero_base) {
+  uint8_t *d;
+  size_t len;
+  REQUIRE(ptu_build_linear(0, &d, &len) == ETK_OK);
+  REQUIRE(memcmp(d + 8, "eh00", 4) == 0);
+  etk_program_t *p;
+  etk_error_t err;
+  REQUIRE(load(d, len, &p, &err) == ETK_OK);
+  etk_program_free(p);
+  ptu_put_u64(d + 24, 0); /* segment_base_offset */
+  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK(strstr(err.message, "bytes of segments with a zero "
+                            "segment_base_offset") != NULL);
+  ptu_put_u64(d + 32, 0); /* segment_data_size too: the segment itself */
+  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK(strstr(err.message, "segment_base_offset is 0") != NULL);
+  free(d);
+}
+
 ETK_TEST(bad_jump_destination) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   for (int k = 0; k < 1234; k++) etk_program_builder_add_int(b, k);

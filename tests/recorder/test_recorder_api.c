@@ -298,7 +298,7 @@ ETK_TEST(levels_and_hooks) {
 ETK_TEST(validation_before_anything_is_written) {
   static uint8_t debug[2048];
   static const uint16_t half[4] = {0};
-  static const int64_t s4[1] = {4};
+  static const int64_t s2[1] = {2};
   etk_recorder_t *rec = fresh();
   etk_recorder_tensor_t t[2];
   etk_recorder_value_t v;
@@ -309,7 +309,7 @@ ETK_TEST(validation_before_anything_is_written) {
   memset(t, 0, sizeof t);
   t[0].scalar_type = ETK_SCALAR_TYPE_FLOAT;
   t[0].dim = 1;
-  t[0].sizes = s4;
+  t[0].sizes = s2;
   t[0].data = half;
   t[0].nbytes = 8;
   t[1] = t[0];
@@ -343,12 +343,37 @@ ETK_TEST(validation_before_anything_is_written) {
   CHECK_EQ_INT(st.events, 0);
   CHECK_EQ_INT(st.dropped_events, 0);
   CHECK_EQ_U64(etk_recorder_debug_buffer_used(rec), 0);
-  /* every supported dtype is accepted */
+  /* nbytes that does not match dtype x shape (0 means "no data") */
+  {
+    static const int64_t neg[1] = {-2}, huge[2] = {INT64_MAX, 4};
+    t[1] = t[0];
+    t[1].nbytes = 12;
+    v = etk_value_tensor(&t[1]);
+    CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_INVALID_ARGUMENT);
+    t[1].nbytes = 4;
+    CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_INVALID_ARGUMENT);
+    t[1].scalar_type = ETK_SCALAR_TYPE_DOUBLE; /* 2 doubles: 16, not 8 */
+    t[1].nbytes = 8;
+    CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_INVALID_ARGUMENT);
+    t[1] = t[0];
+    t[1].sizes = neg;
+    CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_INVALID_ARGUMENT);
+    t[1].dim = 2;
+    t[1].sizes = huge;
+    CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_INVALID_ARGUMENT);
+    etk_recorder_stats(rec, &st);
+    CHECK_EQ_INT(st.events, 0);
+    CHECK_EQ_U64(etk_recorder_debug_buffer_used(rec), 0);
+  }
+  /* every supported dtype is accepted, with its own element size */
   {
     static const int types[] = {0, 1, 2, 3, 4, 6, 7, 11, 22, 27};
+    static const size_t sizes[] = {1, 1, 2, 4, 8, 4, 8, 1, 2, 2};
+    static const int64_t one[1] = {1};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
       t[0].scalar_type = types[i];
-      t[0].nbytes = 1;
+      t[0].sizes = one;
+      t[0].nbytes = sizes[i];
       v = etk_value_tensor(&t[0]);
       CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_OK);
     }

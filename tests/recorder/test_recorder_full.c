@@ -463,7 +463,9 @@ ETK_TEST(sink_full_drops_only_that_event) {
   {
     etk_recorder_tensor_t two[2];
     size_t used = etk_recorder_debug_buffer_used(rec);
+    static const int64_t s2[1] = {2};
     two[0] = t;
+    two[0].sizes = s2;
     two[0].nbytes = 8;
     two[1] = t;
     v = etk_value_tensor_list(two, 2);
