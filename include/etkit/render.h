@@ -68,7 +68,7 @@ typedef struct etk_render_sink {
   int status;        /* first error (ETK_E_IO, ETK_E_NO_MEMORY) or ETK_OK */
   uint64_t bytes;    /* bytes accepted so far (buffered ones included) */
   size_t len;        /* bytes waiting in buf */
-  /* memory sinks (etk_render_sink_init_memory) grow this buffer instead */
+  /* memory sinks (etk_render_sink_init_memory): buf drains into this */
   char *mem;
   size_t mem_len, mem_cap;
   char buf[ETK_RENDER_SINK_BUFFER];
@@ -110,6 +110,24 @@ void etk_render_printf(etk_render_sink_t *s, const char *fmt, ...)
 
 /* Writes out buffered bytes; returns the sticky status. */
 int etk_render_sink_flush(etk_render_sink_t *s);
+
+/* The writers' fast path: a pointer to room for `n` bytes (n <=
+ * ETK_RENDER_SINK_BUFFER) at the end of the sink's buffer, draining it
+ * first when it is too full, or NULL after an error.  Write at most `n`
+ * bytes there, then etk_render_commit() the number written.  Every sink
+ * kind (file, callback, memory, counting) buffers the same way, so a
+ * writer that formats straight into the room makes no call per piece. */
+char *etk_render_room_slow(etk_render_sink_t *s, size_t n);
+static inline char *etk_render_room(etk_render_sink_t *s, size_t n) {
+  if (n <= sizeof s->buf - s->len && s->status == ETK_OK)
+    return s->buf + s->len;
+  return etk_render_room_slow(s, n);
+}
+/* Accepts `n` bytes written into the room etk_render_room() returned. */
+static inline void etk_render_commit(etk_render_sink_t *s, size_t n) {
+  s->len += n;
+  s->bytes += n;
+}
 
 /* ------------------------------------------------------------- strbuf */
 

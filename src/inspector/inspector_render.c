@@ -1035,17 +1035,31 @@ static int render_allocations(plan_t *p, etk_render_sink_t *sink, etk_error_t *e
 
 /* ------------------------------------------------------- JSON events */
 
-static void json_stat(etk_json_t *j, const char *key, const plan_t *p,
-                      int has, double v) {
-  char k[48];
-  if (p->o->include_units)
-    snprintf(k, sizeof k, "%s (%s)", key,
-             etk_time_scale_name(p->insp->options.target_time_scale));
-  else
-    snprintf(k, sizeof k, "%s", key);
-  etk_json_key(j, k);
-  if (has) etk_json_double(j, v);
-  else etk_json_null(j);
+/* The six statistic keys of the JSON events ("p10 (ms)", ...), formatted
+ * once per document rather than once per event. */
+typedef struct json_stat_keys {
+  char text[6][48];
+} json_stat_keys_t;
+
+static void json_stat_keys_init(json_stat_keys_t *k, const plan_t *p) {
+  static const char *const names[6] = {"p10", "p50", "p90", "avg", "min", "max"};
+  for (int i = 0; i < 6; i++) {
+    if (p->o->include_units)
+      snprintf(k->text[i], sizeof k->text[i], "%s (%s)", names[i],
+               etk_time_scale_name(p->insp->options.target_time_scale));
+    else
+      snprintf(k->text[i], sizeof k->text[i], "%s", names[i]);
+  }
+}
+
+static void json_stats(etk_json_t *j, const json_stat_keys_t *k, int has,
+                       const etk_stats_t *st) {
+  const double v[6] = {st->p10, st->p50, st->p90, st->avg, st->min, st->max};
+  for (int i = 0; i < 6; i++) {
+    etk_json_key(j, k->text[i]);
+    if (has) etk_json_double(j, v[i]);
+    else etk_json_null(j);
+  }
 }
 
 static void json_hex(etk_json_t *j, const uint8_t *d, size_t n) {
@@ -1106,6 +1120,8 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
 
   etk_json_key(&j, "events");
   etk_json_begin_array(&j);
+  json_stat_keys_t stat_keys;
+  json_stat_keys_init(&stat_keys, p);
   etk_strbuf_t tmp;
   etk_strbuf_init(&tmp);
   for (size_t r = 0; r < p->nrows && j.status == ETK_OK && sink->status == ETK_OK; r++) {
@@ -1140,14 +1156,10 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
       etk_json_null(&j);
     }
     etk_stats_t st;
+    memset(&st, 0, sizeof st);
     int has = n > 0 &&
               etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap, &st) == ETK_OK;
-    json_stat(&j, "p10", p, has, has ? st.p10 : 0);
-    json_stat(&j, "p50", p, has, has ? st.p50 : 0);
-    json_stat(&j, "p90", p, has, has ? st.p90 : 0);
-    json_stat(&j, "avg", p, has, has ? st.avg : 0);
-    json_stat(&j, "min", p, has, has ? st.min : 0);
-    json_stat(&j, "max", p, has, has ? st.max : 0);
+    json_stats(&j, &stat_keys, has, &st);
     etk_json_key(&j, "op_types");
     etk_json_begin_array(&j);
     for (size_t k = 0; k < link.op_type_count; k++) etk_json_cstring(&j, link.op_types[k]);
