@@ -300,6 +300,12 @@ typedef struct etk_json {
   uint8_t is_object[ETK_JSON_MAX_DEPTH]; /* per level: object (1) or array */
   uint8_t count_nonzero[ETK_JSON_MAX_DEPTH]; /* per level: a member written */
   int key_pending;                      /* a key was written, value due */
+  /* the last double written and its text (columns of statistics often
+   * repeat one value: it is formatted once) */
+  int have_last;
+  uint64_t last_bits;
+  uint8_t last_len;
+  char last_text[ETK_FORMAT_DOUBLE_MAX];
 } etk_json_t;
 
 void etk_json_init(etk_json_t *j, etk_render_sink_t *sink, int indent);

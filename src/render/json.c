@@ -39,13 +39,15 @@ static void separator(etk_json_t *j, int comma) {
   size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
   size_t n = (size_t)(comma != 0) + (j->indent > 0 ? 1 + pad : 0);
   if (n == 0) return;
-  char *p = etk_render_room(j->sink, n);
+  /* spaces are stored eight at a time: room for up to 7 more */
+  char *p = etk_render_room(j->sink, n + 8);
   if (p) {
     char *q = p;
     if (comma) *q++ = ',';
     if (j->indent > 0) {
+      static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
       *q++ = '\n';
-      memset(q, ' ', pad);
+      for (size_t i = 0; i < pad; i += 8) memcpy(q + i, spaces, 8);
     }
     etk_render_commit(j->sink, n);
     return;
@@ -260,8 +262,17 @@ void etk_json_double(etk_json_t *j, double v) {
     return;
   }
   if (!before_value(j)) return;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  if (!j->have_last || bits != j->last_bits) {
+    j->last_len = (uint8_t)etk_format_double_repr(v, j->last_text);
+    j->last_bits = bits;
+    j->have_last = 1;
+  }
   char *p = etk_render_room(j->sink, ETK_FORMAT_DOUBLE_MAX);
-  if (p) etk_render_commit(j->sink, etk_format_double_repr(v, p));
+  if (!p) return;
+  memcpy(p, j->last_text, ETK_FORMAT_DOUBLE_MAX);
+  etk_render_commit(j->sink, j->last_len);
 }
 
 void etk_json_int(etk_json_t *j, int64_t v) {
