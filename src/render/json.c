@@ -233,10 +233,36 @@ void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
     j->status = ETK_E_INVALID_STATE;
     return;
   }
-  separator(j, j->count_nonzero[d]);
+  int comma = j->count_nonzero[d];
   j->count_nonzero[d] = 1;
-  put_escaped(j->sink, key, len, ": ", j->indent > 0 ? 2 : 1);
   j->key_pending = 1;
+  /* the common case in one piece: separator, indentation, "key": */
+  size_t pad = j->indent > 0 ? (size_t)d * (size_t)j->indent : 0;
+  size_t lead = (size_t)comma + (j->indent > 0 ? 1 + pad : 0);
+  size_t total = lead + len + 2 + (j->indent > 0 ? 2 : 1);
+  if (total + 8 <= ETK_RENDER_SINK_BUFFER &&
+      plain_prefix((const unsigned char *)key, len) == len) {
+    char *p = etk_render_room(j->sink, total + 8);
+    if (!p) return;
+    char *q = p;
+    if (comma) *q++ = ',';
+    if (j->indent > 0) {
+      static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+      *q++ = '\n';
+      for (size_t i = 0; i < pad; i += 8) memcpy(q + i, spaces, 8);
+      q += pad;
+    }
+    *q++ = '"';
+    memcpy(q, key, len);
+    q += len;
+    *q++ = '"';
+    *q++ = ':';
+    if (j->indent > 0) *q++ = ' ';
+    etk_render_commit(j->sink, total);
+    return;
+  }
+  separator(j, comma);
+  put_escaped(j->sink, key, len, ": ", j->indent > 0 ? 2 : 1);
 }
 
 void etk_json_key(etk_json_t *j, const char *key) {
