@@ -16,7 +16,7 @@
  * ana_intern_key() can be used as a C string when the key has no NUL).
  * Open addressing on a power-of-two table, FNV-1a hashes. */
 typedef struct ana_intern {
-  uint32_t *slots;   /* id + 1, 0 = empty */
+  uint64_t *slots;   /* hash's high half << 32 | (id + 1), 0 = empty */
   size_t slot_cap;   /* power of two */
   uint64_t *hashes;  /* per id */
   size_t *offsets;   /* per id: key offset in keys */
