@@ -316,6 +316,25 @@ void etk_json_end_array(etk_json_t *j);
 /* Object key (UTF-8, escaped like strings). */
 void etk_json_key(etk_json_t *j, const char *key);
 void etk_json_key_n(etk_json_t *j, const char *key, size_t len);
+
+/* A key checked, quoted and escaped once, for keys written many times
+ * (the columns of a million events): etk_json_key_prepared() then costs
+ * one copy.  `key` must stay valid while the prepared key is used; a key
+ * too long for `text` is written through etk_json_key_n() instead. */
+#define ETK_JSON_PREPARED_MAX 64
+typedef struct etk_json_prepared_key {
+  const char *key;
+  size_t key_len;
+  size_t len;                       /* bytes of text; 0: not prepared */
+  char text[ETK_JSON_PREPARED_MAX]; /* "key": (and a space when indenting) */
+} etk_json_prepared_key_t;
+
+/* Prepares `key` (NUL-terminated) for the writer `j` (its indentation
+ * decides the space after the colon). */
+void etk_json_key_prepare(const etk_json_t *j, const char *key,
+                          etk_json_prepared_key_t *out);
+/* Same as etk_json_key(j, k->key). */
+void etk_json_key_prepared(etk_json_t *j, const etk_json_prepared_key_t *k);
 /* String value: " \\ and control characters escaped (\n \t \uXXXX), and
  * U+2028/U+2029 escaped so the output is also valid JavaScript; invalid
  * UTF-8 bytes become U+FFFD. */

@@ -22,6 +22,7 @@
  *   etk_render_room(): no call per byte.  Strings that need no escaping
  *   (nearly all keys and names) are copied in one piece after one scan.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "etkit/render.h"
@@ -226,32 +227,47 @@ static void put_escaped_slow(etk_render_sink_t *s, const char *str,
   etk_render_putc(s, '"');
 }
 
-void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
-  if (j->status != ETK_OK) return;
+/* Writes the separator due before a key (comma when a member was
+ * written, then newline and indentation) at q, which has room for it and
+ * 7 more bytes; returns the end. */
+static char *write_lead(char *q, int comma, int indent, size_t pad) {
+  static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  if (comma) *q++ = ',';
+  if (indent > 0) {
+    *q++ = '\n';
+    for (size_t i = 0; i < pad; i += 8) memcpy(q + i, spaces, 8);
+    q += pad;
+  }
+  return q;
+}
+
+/* Checks the state for a key and marks it written; returns the comma
+ * flag (0 or 1), or -1 when a key is not allowed here. */
+static int key_state(etk_json_t *j) {
+  if (j->status != ETK_OK) return -1;
   int d = j->depth;
   if (d == 0 || !j->is_object[d] || j->key_pending) {
     j->status = ETK_E_INVALID_STATE;
-    return;
+    return -1;
   }
   int comma = j->count_nonzero[d];
   j->count_nonzero[d] = 1;
   j->key_pending = 1;
+  return comma;
+}
+
+void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
+  int comma = key_state(j);
+  if (comma < 0) return;
   /* the common case in one piece: separator, indentation, "key": */
-  size_t pad = j->indent > 0 ? (size_t)d * (size_t)j->indent : 0;
+  size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
   size_t lead = (size_t)comma + (j->indent > 0 ? 1 + pad : 0);
   size_t total = lead + len + 2 + (j->indent > 0 ? 2 : 1);
   if (total + 8 <= ETK_RENDER_SINK_BUFFER &&
       plain_prefix((const unsigned char *)key, len) == len) {
     char *p = etk_render_room(j->sink, total + 8);
     if (!p) return;
-    char *q = p;
-    if (comma) *q++ = ',';
-    if (j->indent > 0) {
-      static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-      *q++ = '\n';
-      for (size_t i = 0; i < pad; i += 8) memcpy(q + i, spaces, 8);
-      q += pad;
-    }
+    char *q = write_lead(p, comma, j->indent, pad);
     *q++ = '"';
     memcpy(q, key, len);
     q += len;
@@ -263,6 +279,48 @@ void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
   }
   separator(j, comma);
   put_escaped(j->sink, key, len, ": ", j->indent > 0 ? 2 : 1);
+}
+
+void etk_json_key_prepare(const etk_json_t *j, const char *key,
+                          etk_json_prepared_key_t *out) {
+  memset(out, 0, sizeof *out);
+  out->key = key ? key : "";
+  out->key_len = strlen(out->key);
+  /* the escaped text through a memory sink: the writer's own rules */
+  etk_render_sink_t *s = malloc(sizeof *s);
+  if (!s) return;
+  etk_render_sink_init_memory(s);
+  put_escaped(s, out->key, out->key_len, ": ", j->indent > 0 ? 2 : 1);
+  size_t n = 0;
+  char *text = etk_render_sink_take(s, &n);
+  if (text && n <= sizeof out->text) {
+    memcpy(out->text, text, n);
+    out->len = n;
+  }
+  free(text);
+  etk_render_sink_free(s);
+  free(s);
+}
+
+void etk_json_key_prepared(etk_json_t *j, const etk_json_prepared_key_t *k) {
+  if (k->len == 0) {
+    etk_json_key_n(j, k->key, k->key_len);
+    return;
+  }
+  int comma = key_state(j);
+  if (comma < 0) return;
+  size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
+  size_t lead = (size_t)comma + (j->indent > 0 ? 1 + pad : 0);
+  if (lead + 8 + sizeof k->text <= ETK_RENDER_SINK_BUFFER) {
+    char *p = etk_render_room(j->sink, lead + 8 + sizeof k->text);
+    if (!p) return;
+    char *q = write_lead(p, comma, j->indent, pad);
+    memcpy(q, k->text, sizeof k->text); /* whole array: a fixed-size copy */
+    etk_render_commit(j->sink, lead + k->len);
+    return;
+  }
+  separator(j, comma);
+  etk_render_put(j->sink, k->text, k->len);
 }
 
 void etk_json_key(etk_json_t *j, const char *key) {
