@@ -27,8 +27,7 @@ void ana_intern_init(ana_intern_t *m) {
 void ana_intern_free(ana_intern_t *m) {
   free(m->slots);
   free(m->hashes);
-  free(m->offsets);
-  free(m->lengths);
+  free(m->spans);
   etk_strbuf_free(&m->keys);
   memset(m, 0, sizeof *m);
 }
@@ -70,8 +69,9 @@ static inline uint64_t slot_of(uint64_t h, uint32_t id) {
 
 static int same_key(const ana_intern_t *m, uint32_t id, const void *key,
                     size_t len) {
-  return m->lengths[id] == len &&
-         (len == 0 || memcmp(m->keys.data + m->offsets[id], key, len) == 0);
+  const ana_span_t *sp = &m->spans[id];
+  return sp->length == len &&
+         (len == 0 || memcmp(m->keys.data + sp->offset, key, len) == 0);
 }
 
 static uint32_t find_hashed(const ana_intern_t *m, uint64_t h,
@@ -84,7 +84,7 @@ static uint32_t find_hashed(const ana_intern_t *m, uint64_t h,
     if (s == 0) return UINT32_MAX;
     if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
     uint32_t id = (uint32_t)s - 1;
-    if (m->hashes[id] == h && same_key(m, id, key, len)) return id;
+    if (same_key(m, id, key, len)) return id; /* 32 hash bits agreed */
   }
 }
 
@@ -112,12 +112,9 @@ static int grow_ids(ana_intern_t *m) {
   uint64_t *h = realloc(m->hashes, cap * sizeof *h);
   if (!h) return ETK_E_NO_MEMORY;
   m->hashes = h;
-  size_t *o = realloc(m->offsets, cap * sizeof *o);
-  if (!o) return ETK_E_NO_MEMORY;
-  m->offsets = o;
-  size_t *l = realloc(m->lengths, cap * sizeof *l);
-  if (!l) return ETK_E_NO_MEMORY;
-  m->lengths = l;
+  ana_span_t *sp = realloc(m->spans, cap * sizeof *sp);
+  if (!sp) return ETK_E_NO_MEMORY;
+  m->spans = sp;
   m->cap = cap;
   return ETK_OK;
 }
@@ -137,8 +134,8 @@ int ana_intern_put(ana_intern_t *m, const void *key, size_t len, uint32_t *id,
   if (m->count == m->cap && grow_ids(m) != ETK_OK) return ETK_E_NO_MEMORY;
   size_t n = m->count;
   m->hashes[n] = h;
-  m->offsets[n] = m->keys.len;
-  m->lengths[n] = len;
+  m->spans[n].offset = m->keys.len;
+  m->spans[n].length = len;
   etk_strbuf_append(&m->keys, key, len);
   etk_strbuf_appendc(&m->keys, '\0');
   if (m->keys.failed) return ETK_E_NO_MEMORY;

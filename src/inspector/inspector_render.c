@@ -659,6 +659,10 @@ typedef struct summary {
   const char **method_name;
   char header_buf[2][48];
   const char *headers[6];
+  /* rows found by (block, kind, key): open addressing, row index + 1,
+   * at most half full */
+  uint32_t *slots;
+  size_t slot_cap;
 } summary_t;
 
 static void op_key(const etk_inspector_t *insp, uint32_t e, char *buf,
@@ -684,19 +688,54 @@ static void op_key(const etk_inspector_t *insp, uint32_t e, char *buf,
   *key = name;
 }
 
+static uint64_t sum_hash(uint32_t block, int kind, const char *key,
+                         size_t len) {
+  uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)block << 1 | (uint64_t)kind);
+  for (size_t i = 0; i < len; i++) {
+    h ^= (unsigned char)key[i];
+    h *= 0x100000001b3ull;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+static int sum_slots_grow(summary_t *s) {
+  size_t cap = s->slot_cap ? s->slot_cap * 2 : 256;
+  uint32_t *slots = calloc(cap, sizeof *slots);
+  if (!slots) return ETK_E_NO_MEMORY;
+  for (size_t r = 0; r < s->nrows; r++) {
+    const sum_row_t *row = &s->rows[r];
+    size_t i = (size_t)sum_hash(row->block, row->kind,
+                                s->keys.data + row->key_off, row->key_len) &
+               (cap - 1);
+    while (slots[i]) i = (i + 1) & (cap - 1);
+    slots[i] = (uint32_t)r + 1;
+  }
+  free(s->slots);
+  s->slots = slots;
+  s->slot_cap = cap;
+  return ETK_OK;
+}
+
+/* Adds v to the row (block, kind, key), creating it (rows keep their
+ * first-seen order). */
 static int sum_add(summary_t *s, uint32_t block, int kind, const char *key,
                    size_t len, double v, uint64_t count) {
-  /* linear probe within this block's rows (rows of a block are contiguous) */
-  for (size_t i = s->nrows; i-- > 0;) {
-    sum_row_t *r = &s->rows[i];
-    if (r->block != block) break;
-    if (r->kind == kind && r->key_len == len &&
+  if ((s->nrows + 1) * 2 > s->slot_cap && sum_slots_grow(s) != ETK_OK)
+    return ETK_E_NO_MEMORY;
+  size_t i = (size_t)sum_hash(block, kind, key, len) & (s->slot_cap - 1);
+  for (; s->slots[i]; i = (i + 1) & (s->slot_cap - 1)) {
+    sum_row_t *r = &s->rows[s->slots[i] - 1];
+    if (r->block == block && r->kind == kind && r->key_len == len &&
         memcmp(s->keys.data + r->key_off, key, len) == 0) {
       r->total += v;
       r->count += count;
       return ETK_OK;
     }
   }
+  if (s->nrows >= UINT32_MAX - 1) return ETK_E_LIMIT;
+  s->slots[i] = (uint32_t)s->nrows + 1;
   if (s->nrows == s->cap) {
     size_t cap = s->cap ? s->cap * 2 : 64;
     sum_row_t *q = realloc(s->rows, cap * sizeof *q);
@@ -922,6 +961,7 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
     }
   }
   free(s.rows);
+  free(s.slots);
   etk_strbuf_free(&s.keys);
   free(s.method_time);
   free(s.method_name);
