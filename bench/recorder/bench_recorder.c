@@ -1,6 +1,7 @@
 /*
  * bench_recorder.c - what the recorder costs: time per begin+end pair (with
- * a trivial counter clock and with the default host clock), the by-name
+ * a trivial counter clock, with the default host clock and with the
+ * calibrated cycle-counter clock where the CPU has one), the by-name
  * compatibility path, a small tensor log, finish per event, RAM and output
  * bytes per operator event.  One line per figure: "<name> <value> <unit>".
  * "excl_clock" subtracts the cost of the counter clock's two calls, timed
@@ -34,6 +35,10 @@ static uint64_t counter_clock(void *ctx) {
 static uint64_t arena[8u * 1024u * 1024u / 8u];
 static uint64_t ticks;
 
+static etk_recorder_cycle_clock_t cycle_clock;
+
+/* host_clock: 0 the counter clock, 1 the default (clock_gettime), 2 the
+ * calibrated cycle-counter clock */
 static etk_recorder_t *make(int host_clock) {
   etk_recorder_config_t cfg;
   etk_recorder_t *rec = NULL;
@@ -41,6 +46,9 @@ static etk_recorder_t *make(int host_clock) {
   if (!host_clock) {
     cfg.clock = counter_clock;
     cfg.clock_ctx = &ticks;
+  } else if (host_clock == 2) {
+    cfg.clock = etk_recorder_cycle_clock;
+    cfg.clock_ctx = &cycle_clock;
   }
   if (etk_recorder_init(&rec, arena, sizeof arena, &cfg) != ETK_OK) {
     fprintf(stderr, "bench_recorder: init failed\n");
@@ -120,6 +128,12 @@ int main(void) {
   clock_calls = time_clock_calls();
   rec = make(1);
   pair_host = time_pairs(rec, 0);
+  int have_cycles = etk_recorder_cycle_clock_init(&cycle_clock) == ETK_OK;
+  double pair_cycles = 0;
+  if (have_cycles) {
+    rec = make(2);
+    pair_cycles = time_pairs(rec, 0);
+  }
 
   /* memory and output per operator event, and finish cost */
   rec = make(0);
@@ -189,6 +203,13 @@ int main(void) {
   printf("recorder_counter_clock_two_calls %.2f ns\n", clock_calls);
   printf("recorder_pair_excl_clock %.2f ns\n", pair - clock_calls);
   printf("recorder_pair_default_clock %.2f ns\n", pair_host);
+  if (have_cycles) {
+    printf("recorder_pair_cycle_clock %.2f ns\n", pair_cycles);
+    printf("recorder_cycle_clock_rate %.0f Hz\n",
+           (double)cycle_clock.ticks_per_second);
+  } else {
+    printf("recorder_pair_cycle_clock unsupported (no invariant counter)\n");
+  }
   printf("recorder_pair_by_name %.2f ns\n", pair_name);
   printf("recorder_log_tensor_64B %.2f ns\n", tensor_ns);
   printf("recorder_ram_per_event %.2f B\n",

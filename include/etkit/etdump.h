@@ -78,9 +78,13 @@ typedef struct etk_etdump etk_etdump_t;
 
 /* ------------------------------------------------------------- opening */
 
+/* FlatBuffers' buffer limit (FLATBUFFERS_MAX_BUFFER_SIZE): 2 GiB - 1.
+ * Larger files are refused with ETK_E_LIMIT whatever the options say. */
+#define ETK_ETDUMP_MAX_FILE_BYTES 0x7FFFFFFFull
+
 /* Limits applied while opening (0 = the default shown). */
 typedef struct etk_etdump_options {
-  uint64_t max_file_bytes; /* default 4 GiB - 1 (FlatBuffers' 32-bit offsets) */
+  uint64_t max_file_bytes; /* default and most ETK_ETDUMP_MAX_FILE_BYTES */
   uint64_t max_events;     /* default 2^31 events in all runs together */
   uint64_t max_runs;       /* default 2^24 runs */
   unsigned max_depth;      /* verifier nesting limit, default 64 */

@@ -68,7 +68,7 @@ typedef struct etk_render_sink {
   int status;        /* first error (ETK_E_IO, ETK_E_NO_MEMORY) or ETK_OK */
   uint64_t bytes;    /* bytes accepted so far (buffered ones included) */
   size_t len;        /* bytes waiting in buf */
-  /* memory sinks (etk_render_sink_init_memory) grow this buffer instead */
+  /* memory sinks (etk_render_sink_init_memory): buf drains into this */
   char *mem;
   size_t mem_len, mem_cap;
   char buf[ETK_RENDER_SINK_BUFFER];
@@ -110,6 +110,24 @@ void etk_render_printf(etk_render_sink_t *s, const char *fmt, ...)
 
 /* Writes out buffered bytes; returns the sticky status. */
 int etk_render_sink_flush(etk_render_sink_t *s);
+
+/* The writers' fast path: a pointer to room for `n` bytes (n <=
+ * ETK_RENDER_SINK_BUFFER) at the end of the sink's buffer, draining it
+ * first when it is too full, or NULL after an error.  Write at most `n`
+ * bytes there, then etk_render_commit() the number written.  Every sink
+ * kind (file, callback, memory, counting) buffers the same way, so a
+ * writer that formats straight into the room makes no call per piece. */
+char *etk_render_room_slow(etk_render_sink_t *s, size_t n);
+static inline char *etk_render_room(etk_render_sink_t *s, size_t n) {
+  if (n <= sizeof s->buf - s->len && s->status == ETK_OK)
+    return s->buf + s->len;
+  return etk_render_room_slow(s, n);
+}
+/* Accepts `n` bytes written into the room etk_render_room() returned. */
+static inline void etk_render_commit(etk_render_sink_t *s, size_t n) {
+  s->len += n;
+  s->bytes += n;
+}
 
 /* ------------------------------------------------------------- strbuf */
 
@@ -308,6 +326,12 @@ typedef struct etk_json {
   uint8_t is_object[ETK_JSON_MAX_DEPTH]; /* per level: object (1) or array */
   uint8_t count_nonzero[ETK_JSON_MAX_DEPTH]; /* per level: a member written */
   int key_pending;                      /* a key was written, value due */
+  /* the last double written and its text (columns of statistics often
+   * repeat one value: it is formatted once) */
+  int have_last;
+  uint64_t last_bits;
+  uint8_t last_len;
+  char last_text[ETK_FORMAT_DOUBLE_MAX];
 } etk_json_t;
 
 void etk_json_init(etk_json_t *j, etk_render_sink_t *sink, int indent);
@@ -318,6 +342,25 @@ void etk_json_end_array(etk_json_t *j);
 /* Object key (UTF-8, escaped like strings). */
 void etk_json_key(etk_json_t *j, const char *key);
 void etk_json_key_n(etk_json_t *j, const char *key, size_t len);
+
+/* A key checked, quoted and escaped once, for keys written many times
+ * (the columns of a million events): etk_json_key_prepared() then costs
+ * one copy.  `key` must stay valid while the prepared key is used; a key
+ * too long for `text` is written through etk_json_key_n() instead. */
+#define ETK_JSON_PREPARED_MAX 64
+typedef struct etk_json_prepared_key {
+  const char *key;
+  size_t key_len;
+  size_t len;                       /* bytes of text; 0: not prepared */
+  char text[ETK_JSON_PREPARED_MAX]; /* "key": (and a space when indenting) */
+} etk_json_prepared_key_t;
+
+/* Prepares `key` (NUL-terminated) for the writer `j` (its indentation
+ * decides the space after the colon). */
+void etk_json_key_prepare(const etk_json_t *j, const char *key,
+                          etk_json_prepared_key_t *out);
+/* Same as etk_json_key(j, k->key). */
+void etk_json_key_prepared(etk_json_t *j, const etk_json_prepared_key_t *k);
 /* String value: " \\ and control characters escaped (\n \t \uXXXX), and
  * U+2028/U+2029 escaped so the output is also valid JavaScript; invalid
  * UTF-8 bytes become U+FFFD. */

@@ -15,12 +15,16 @@
  * first-insertion order.  Keys are copied (with a NUL after each, so
  * ana_intern_key() can be used as a C string when the key has no NUL).
  * Open addressing on a power-of-two table, FNV-1a hashes. */
+typedef struct ana_span {
+  size_t offset, length;
+} ana_span_t;
+
 typedef struct ana_intern {
-  uint32_t *slots;   /* id + 1, 0 = empty */
+  uint64_t *slots;   /* hash's high half << 32 | (id + 1), 0 = empty */
   size_t slot_cap;   /* power of two */
   uint64_t *hashes;  /* per id */
-  size_t *offsets;   /* per id: key offset in keys */
-  size_t *lengths;   /* per id */
+  ana_span_t *spans; /* per id: key offset in keys and length (together:
+                        one cache line per compared key) */
   size_t count, cap; /* ids */
   etk_strbuf_t keys;
 } ana_intern_t;
@@ -36,8 +40,8 @@ uint32_t ana_intern_find(const ana_intern_t *m, const void *key, size_t len);
 /* The stored key of an id (NUL-terminated copy). */
 static inline const char *ana_intern_key(const ana_intern_t *m, uint32_t id,
                                          size_t *len) {
-  if (len) *len = m->lengths[id];
-  return m->keys.data + m->offsets[id];
+  if (len) *len = m->spans[id].length;
+  return m->keys.data + m->spans[id].offset;
 }
 
 /* 1 when s[0..n) equals the C string `lit`. */
@@ -67,6 +71,14 @@ typedef struct ana_item {
 int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
                   ana_item_t **items, size_t *cap, size_t *n, uint64_t *lo,
                   uint64_t *hi);
+
+/* etk_op_summary_build() without the operator rows: event roles, block
+ * method times and operators' totals only (what `diff` needs), without
+ * the per-operator-type keys and rows that cost some 120 bytes per event
+ * on a dump of distinct operators.  Row queries then see no operator
+ * rows. */
+int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
+                       etk_error_t *err);
 
 /* qsort order for items: start ascending, end descending, later file
  * position first (a parent ends after its children, so it is appended

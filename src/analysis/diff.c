@@ -27,10 +27,12 @@
  *   sides are always kept.
  *
  * MEMORY
- *   Statistics of every event of both inspectors (56 bytes each), the rows
- *   (about 140 bytes each), and every name copied once into a string pool:
- *   rows stay valid while the inspectors change their volatile name
- *   buffers.
+ *   Per event of both inspectors: its role (the operator summary built
+ *   without operator rows, ana_op_roles_build) and the three statistics
+ *   compared (32 bytes); freed before the rows are sorted, which happens
+ *   in place.  The rows (about 170 bytes each) and every name copied once
+ *   into a string pool: rows stay valid while the inspectors change their
+ *   volatile name buffers.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -113,11 +115,19 @@ static double metric_of(const etk_stats_t *st, etk_diff_metric_t m) {
 
 /* ------------------------------------------------------- one side */
 
+/* The statistics the diff keeps per event: avg and p50 (always shown)
+ * and the compared metric, exact doubles (32 bytes instead of the 56 of
+ * a whole etk_stats_t). */
+typedef struct side_stats {
+  double avg, p50, value;
+  size_t count; /* 0: no perf data */
+} side_stats_t;
+
 /* What the diff needs of one inspector. */
 typedef struct side {
   etk_inspector_t *insp;
   etk_op_summary_t *sum;
-  etk_stats_t *stats; /* per event (count 0: no perf data) */
+  side_stats_t *stats; /* per event */
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
   uint8_t *used;        /* per event: matched */
@@ -130,10 +140,11 @@ static void side_free(side_t *s) {
   free(s->used);
 }
 
-static int side_load(side_t *s, etk_inspector_t *insp, etk_error_t *err) {
+static int side_load(side_t *s, etk_inspector_t *insp,
+                     etk_diff_metric_t metric, etk_error_t *err) {
   memset(s, 0, sizeof *s);
   s->insp = insp;
-  int rc = etk_op_summary_build(insp, &s->sum, err);
+  int rc = ana_op_roles_build(insp, &s->sum, err);
   if (rc != ETK_OK) return rc;
   s->nevents = etk_inspector_event_count(insp);
   s->nblocks = etk_inspector_block_count(insp);
@@ -142,9 +153,18 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_error_t *err) {
   s->method_event =
       malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
   if (!s->stats || !s->used || !s->method_event) return ETK_E_NO_MEMORY;
-  for (size_t e = 0; e < s->nevents; e++)
-    if (etk_inspector_event_stats(insp, e, &s->stats[e]) != ETK_OK)
-      s->stats[e].count = 0;
+  for (size_t e = 0; e < s->nevents; e++) {
+    etk_stats_t st;
+    side_stats_t *k = &s->stats[e];
+    if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) {
+      k->count = 0;
+      continue;
+    }
+    k->avg = st.avg;
+    k->p50 = st.p50;
+    k->value = metric_of(&st, metric);
+    k->count = st.count;
+  }
   for (size_t b = 0; b < s->nblocks; b++) {
     etk_op_summary_block_t ob;
     etk_inspector_block_t blk;
@@ -257,7 +277,7 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
                     etk_strbuf_t *tmp) {
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
-  const etk_stats_t *st = &s->stats[e];
+  const side_stats_t *st = &s->stats[e];
   etk_diff_row_t *p = &r->pub;
   int rc = ETK_OK;
   if (is_b) {
@@ -266,7 +286,7 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
     p->count_b = st->count;
     p->avg_b = st->avg;
     p->p50_b = st->p50;
-    p->value_b = metric_of(st, d->metric);
+    p->value_b = st->value;
     if (r->name == UINT32_MAX)
       rc = pool_put(d, ev.name, ev.name_len, &r->name);
     else if (!pool_equal(d, r->name, ev.name, ev.name_len))
@@ -277,7 +297,7 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
     p->count_a = st->count;
     p->avg_a = st->avg;
     p->p50_a = st->p50;
-    p->value_a = metric_of(st, d->metric);
+    p->value_a = st->value;
     rc = pool_put(d, ev.name, ev.name_len, &r->name);
   }
   if (rc == ETK_OK && r->op_type == UINT32_MAX) {
@@ -436,7 +456,7 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     size_t *c = side ? cb : ca;
     size_t me = s->method_event[b];
     if (me != SIZE_MAX) {
-      v[0] = metric_of(&s->stats[me], d->metric);
+      v[0] = s->stats[me].value;
       avg[0] = s->stats[me].avg;
       p50[0] = s->stats[me].p50;
       c[0] = s->stats[me].count;
@@ -449,7 +469,7 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
       size_t e = blk.first_event + i;
       if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_OPERATOR)
         continue;
-      sum += metric_of(&s->stats[e], d->metric);
+      sum += s->stats[e].value;
       sum_avg += s->stats[e].avg;
       sum_p50 += s->stats[e].p50;
       n++;
@@ -541,15 +561,13 @@ static int cmp_keys(const void *pa, const void *pb) {
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* Sorts the rows in place: the keys are sorted, then the permutation is
+ * applied cycle by cycle (one row of scratch), so the rows are never held
+ * twice. */
 static int sort_rows(etk_diff_t *d) {
   if (d->nrows < 2) return ETK_OK;
   sort_key_t *keys = malloc(d->nrows * sizeof *keys);
-  diff_row_t *sorted = malloc(d->nrows * sizeof *sorted);
-  if (!keys || !sorted) {
-    free(keys);
-    free(sorted);
-    return ETK_E_NO_MEMORY;
-  }
+  if (!keys) return ETK_E_NO_MEMORY;
   for (size_t i = 0; i < d->nrows; i++) {
     const etk_diff_row_t *r = &d->rows[i].pub;
     keys[i].cls = sort_class(r);
@@ -558,10 +576,23 @@ static int sort_rows(etk_diff_t *d) {
     keys[i].pos = i;
   }
   qsort(keys, d->nrows, sizeof *keys, cmp_keys);
-  for (size_t i = 0; i < d->nrows; i++) sorted[i] = d->rows[keys[i].pos];
-  free(d->rows);
-  d->rows = sorted;
-  d->cap = d->nrows;
+  /* row i takes row keys[i].pos; a visited cycle is marked by setting its
+   * keys' pos to i itself */
+  for (size_t i = 0; i < d->nrows; i++) {
+    if (keys[i].pos == i) continue;
+    diff_row_t held = d->rows[i];
+    size_t at = i;
+    for (;;) {
+      size_t from = keys[at].pos;
+      keys[at].pos = at;
+      if (from == i) {
+        d->rows[at] = held;
+        break;
+      }
+      d->rows[at] = d->rows[from];
+      at = from;
+    }
+  }
   free(keys);
   return ETK_OK;
 }
@@ -586,8 +617,8 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
   side_t A, B;
   memset(&A, 0, sizeof A);
   memset(&B, 0, sizeof B);
-  int rc = side_load(&A, a, err);
-  if (rc == ETK_OK) rc = side_load(&B, b, err);
+  int rc = side_load(&A, a, o->metric, err);
+  if (rc == ETK_OK) rc = side_load(&B, b, o->metric, err);
 
   /* B blocks by (name, occurrence) */
   ana_intern_t bnames;
@@ -674,7 +705,7 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
     if (rc == ETK_OK) rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
   }
   if (rc == ETK_OK && key.failed) rc = ETK_E_NO_MEMORY;
-  if (rc == ETK_OK) rc = sort_rows(d);
+  /* the statistics and summaries are not needed to sort: freed first */
   etk_strbuf_free(&key);
   ana_intern_free(&bnames);
   ana_intern_free(&bkeys);
@@ -685,6 +716,7 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
   free(b_paired);
   side_free(&A);
   side_free(&B);
+  if (rc == ETK_OK) rc = sort_rows(d);
   if (rc != ETK_OK) {
     etk_diff_free(d);
     if (err && err->code != ETK_OK) return err->code;

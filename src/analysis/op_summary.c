@@ -52,6 +52,7 @@ struct etk_op_summary {
   ana_intern_t keys;
   size_t *row_of; /* intern id -> row index while its block is built */
   size_t row_of_cap;
+  int roles_only; /* ana_op_roles_build: no operator rows (nor their keys) */
 };
 
 static int cmp_i32(const void *a, const void *b) {
@@ -230,6 +231,10 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
       }
     }
     s->roles[e] = ETK_OP_ROLE_OPERATOR;
+    if (s->roles_only) {
+      ob->operators_total += st.avg;
+      continue;
+    }
     rc = add_operator(insp, s, bi, e, &ev, st.avg, rows, cap, key);
   }
   free(inner);
@@ -267,8 +272,8 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
   return ETK_OK;
 }
 
-int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
-                         etk_error_t *err) {
+static int summary_build(etk_inspector_t *insp, int roles_only,
+                         etk_op_summary_t **out, etk_error_t *err) {
   if (!insp || !out)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_op_summary_build: NULL argument");
@@ -276,6 +281,7 @@ int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
   etk_op_summary_t *s = calloc(1, sizeof *s);
   if (!s)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  s->roles_only = roles_only;
   ana_intern_init(&s->keys);
   s->nblocks = etk_inspector_block_count(insp);
   s->nevents = etk_inspector_event_count(insp);
@@ -298,6 +304,16 @@ int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
   }
   *out = s;
   return ETK_OK;
+}
+
+int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
+                         etk_error_t *err) {
+  return summary_build(insp, 0, out, err);
+}
+
+int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
+                       etk_error_t *err) {
+  return summary_build(insp, 1, out, err);
 }
 
 void etk_op_summary_free(etk_op_summary_t *s) {

@@ -308,6 +308,34 @@ int ana_item_compare(const void *pa, const void *pb) {
   return (a->ev < b->ev) - (a->ev > b->ev);
 }
 
+/* Sorts items by ana_item_compare.  Events are usually in time order
+ * already, with the run's slice (appended last) belonging in front: then
+ * the last item is moved into place with one binary search and one
+ * memmove instead of a full sort. */
+static void sort_items(ana_item_t *items, size_t n) {
+  if (n < 2) return;
+  size_t k = 1;
+  while (k < n - 1 && ana_item_compare(&items[k - 1], &items[k]) <= 0) k++;
+  if (k < n - 1) {
+    qsort(items, n, sizeof *items, ana_item_compare);
+    return;
+  }
+  /* items[0..n-1) sorted: insert items[n-1] after every item not greater
+   * (qsort's order is the same: the comparison is a total order, ties
+   * only between identical items) */
+  ana_item_t last = items[n - 1];
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ana_item_compare(&items[mid], &last) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(items + lo + 1, items + lo, (n - 1 - lo) * sizeof *items);
+  items[lo] = last;
+}
+
 /* Items of run `run` in x->items; returns whether any item has a time. */
 static int collect(exporter_t *x, const etk_etdump_run_t *run, uint64_t *lo,
                    uint64_t *hi, int *has_times) {
@@ -832,7 +860,7 @@ static int export_run(exporter_t *x, size_t r) {
     it->ev = UINT32_MAX;
     it->flags = 0;
   }
-  qsort(x->items, x->nitems, sizeof *x->items, ana_item_compare);
+  sort_items(x->items, x->nitems);
   rc = check_nesting(x);
   if (rc != ETK_OK) return rc;
   for (size_t k = 0; k < x->nitems; k++) {

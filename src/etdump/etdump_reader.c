@@ -753,6 +753,27 @@ static int open_buffer(file_bytes_t *fb, const etk_etdump_options_t *o,
   return ETK_OK;
 }
 
+/* The size limit: options->max_file_bytes when set, never more than
+ * FlatBuffers' own limit (ETK_ETDUMP_MAX_FILE_BYTES, 2 GiB - 1: offsets
+ * are signed 32-bit, and neither flatc nor upstream's runtime writes or
+ * reads a larger buffer). */
+static uint64_t size_limit(const etk_etdump_options_t *o) {
+  uint64_t max = o && o->max_file_bytes ? o->max_file_bytes
+                                        : ETK_ETDUMP_MAX_FILE_BYTES;
+  return max < ETK_ETDUMP_MAX_FILE_BYTES ? max : ETK_ETDUMP_MAX_FILE_BYTES;
+}
+
+static int size_error(uint64_t size, uint64_t max, etk_error_t *err) {
+  if (max == ETK_ETDUMP_MAX_FILE_BYTES)
+    return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                         "%llu bytes, more than FlatBuffers' limit of %llu "
+                         "(2 GiB - 1)",
+                         (unsigned long long)size, (unsigned long long)max);
+  return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                       "%llu bytes, more than the limit of %llu",
+                       (unsigned long long)size, (unsigned long long)max);
+}
+
 int etk_etdump_open_memory(const void *data, size_t len,
                            const etk_etdump_options_t *o, etk_etdump_t **out,
                            etk_error_t *err) {
@@ -763,11 +784,8 @@ int etk_etdump_open_memory(const void *data, size_t len,
   if (!data && len)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_etdump_open_memory: NULL data");
-  uint64_t max = o && o->max_file_bytes ? o->max_file_bytes : 0xFFFFFFFFull;
-  if ((uint64_t)len > max || (uint64_t)len > 0xFFFFFFFFull)
-    return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "%zu bytes exceed the limit of %llu", len,
-                         (unsigned long long)(max < 0xFFFFFFFFull ? max : 0xFFFFFFFFull));
+  uint64_t max = size_limit(o);
+  if ((uint64_t)len > max) return size_error((uint64_t)len, max, err);
   if (!data) data = "";
   file_bytes_t fb = {data, len, NULL, NULL};
   if ((o && o->copy) || ((uintptr_t)data & 7u)) {
@@ -814,8 +832,7 @@ int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_etdump_open_path: NULL argument");
   *out = NULL;
-  uint64_t max = o && o->max_file_bytes ? o->max_file_bytes : 0xFFFFFFFFull;
-  if (max > 0xFFFFFFFFull) max = 0xFFFFFFFFull;
+  uint64_t max = size_limit(o);
   FILE *f = fopen(path, "rb");
   if (!f) {
     etk_error_where(err, path);
@@ -828,9 +845,7 @@ int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
   int rc = ETK_OK;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
     if ((uint64_t)st.st_size > max) {
-      rc = etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "file is %llu bytes, more than the limit of %llu",
-                         (unsigned long long)st.st_size, (unsigned long long)max);
+      rc = size_error((uint64_t)st.st_size, max, err);
     } else if (st.st_size > 0 && !(o && o->copy) &&
                map_file(fileno(f), (size_t)st.st_size, &fb)) {
       /* mapped */

@@ -663,6 +663,10 @@ typedef struct summary {
    * 3 digits) and the share with 3 digits; 0 = raw target units */
   double scale[2];
   int round_percent;
+  /* rows found by (block, kind, key): open addressing, row index + 1,
+   * at most half full */
+  uint32_t *slots;
+  size_t slot_cap;
 } summary_t;
 
 static void op_key(const etk_inspector_t *insp, uint32_t e, char *buf,
@@ -688,19 +692,54 @@ static void op_key(const etk_inspector_t *insp, uint32_t e, char *buf,
   *key = name;
 }
 
+static uint64_t sum_hash(uint32_t block, int kind, const char *key,
+                         size_t len) {
+  uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)block << 1 | (uint64_t)kind);
+  for (size_t i = 0; i < len; i++) {
+    h ^= (unsigned char)key[i];
+    h *= 0x100000001b3ull;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+static int sum_slots_grow(summary_t *s) {
+  size_t cap = s->slot_cap ? s->slot_cap * 2 : 256;
+  uint32_t *slots = calloc(cap, sizeof *slots);
+  if (!slots) return ETK_E_NO_MEMORY;
+  for (size_t r = 0; r < s->nrows; r++) {
+    const sum_row_t *row = &s->rows[r];
+    size_t i = (size_t)sum_hash(row->block, row->kind,
+                                s->keys.data + row->key_off, row->key_len) &
+               (cap - 1);
+    while (slots[i]) i = (i + 1) & (cap - 1);
+    slots[i] = (uint32_t)r + 1;
+  }
+  free(s->slots);
+  s->slots = slots;
+  s->slot_cap = cap;
+  return ETK_OK;
+}
+
+/* Adds v to the row (block, kind, key), creating it (rows keep their
+ * first-seen order). */
 static int sum_add(summary_t *s, uint32_t block, int kind, const char *key,
                    size_t len, double v, uint64_t count) {
-  /* linear probe within this block's rows (rows of a block are contiguous) */
-  for (size_t i = s->nrows; i-- > 0;) {
-    sum_row_t *r = &s->rows[i];
-    if (r->block != block) break;
-    if (r->kind == kind && r->key_len == len &&
+  if ((s->nrows + 1) * 2 > s->slot_cap && sum_slots_grow(s) != ETK_OK)
+    return ETK_E_NO_MEMORY;
+  size_t i = (size_t)sum_hash(block, kind, key, len) & (s->slot_cap - 1);
+  for (; s->slots[i]; i = (i + 1) & (s->slot_cap - 1)) {
+    sum_row_t *r = &s->rows[s->slots[i] - 1];
+    if (r->block == block && r->kind == kind && r->key_len == len &&
         memcmp(s->keys.data + r->key_off, key, len) == 0) {
       r->total += v;
       r->count += count;
       return ETK_OK;
     }
   }
+  if (s->nrows >= UINT32_MAX - 1) return ETK_E_LIMIT;
+  s->slots[i] = (uint32_t)s->nrows + 1;
   if (s->nrows == s->cap) {
     size_t cap = s->cap ? s->cap * 2 : 64;
     sum_row_t *q = realloc(s->rows, cap * sizeof *q);
@@ -960,6 +999,7 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
     }
   }
   free(s.rows);
+  free(s.slots);
   etk_strbuf_free(&s.keys);
   free(s.method_time);
   free(s.method_name);
@@ -1052,17 +1092,51 @@ static int render_allocations(plan_t *p, etk_render_sink_t *sink, etk_error_t *e
 
 /* ------------------------------------------------------- JSON events */
 
-static void json_stat(etk_json_t *j, const char *key, const plan_t *p,
-                      int has, double v) {
-  char k[48];
-  if (p->o->include_units)
-    snprintf(k, sizeof k, "%s (%s)", key,
-             etk_time_scale_name(p->insp->options.target_time_scale));
-  else
-    snprintf(k, sizeof k, "%s", key);
-  etk_json_key(j, k);
-  if (has) etk_json_double(j, v);
-  else etk_json_null(j);
+/* The keys of the JSON events, checked and quoted once per document
+ * rather than once per event: the six statistic keys ("p10 (ms)", ...,
+ * formatted with the unit) and the fixed column names. */
+enum {
+  JK_BLOCK_INDEX, JK_BLOCK_NAME, JK_EVENT_NAME, JK_RAW, JK_OP_TYPES,
+  JK_DELEGATE_ID, JK_STACK, JK_MODULE, JK_IS_DELEGATED, JK_BACKEND,
+  JK_DEBUG, JK_START, JK_METADATA, JK_IID, JK_HANDLES, JK_NUM_OUTPUTS,
+  JK_COUNT
+};
+static const char *const json_event_keys[JK_COUNT] = {
+    "event_block_index", "event_block_name", "event_name", "raw",
+    "op_types", "delegate_debug_identifier", "stack_traces",
+    "module_hierarchy", "is_delegated_op", "delegate_backend_name",
+    "debug_data", "start_time", "delegate_debug_metadata", "instruction_id",
+    "debug_handles", "num_outputs"};
+
+typedef struct json_keys {
+  char text[6][48];
+  etk_json_prepared_key_t stat[6];
+  etk_json_prepared_key_t key[JK_COUNT];
+} json_keys_t;
+
+static void json_keys_init(json_keys_t *k, const plan_t *p,
+                           const etk_json_t *j) {
+  static const char *const names[6] = {"p10", "p50", "p90", "avg", "min", "max"};
+  for (int i = 0; i < 6; i++) {
+    if (p->o->include_units)
+      snprintf(k->text[i], sizeof k->text[i], "%s (%s)", names[i],
+               etk_time_scale_name(p->insp->options.target_time_scale));
+    else
+      snprintf(k->text[i], sizeof k->text[i], "%s", names[i]);
+    etk_json_key_prepare(j, k->text[i], &k->stat[i]);
+  }
+  for (int i = 0; i < JK_COUNT; i++)
+    etk_json_key_prepare(j, json_event_keys[i], &k->key[i]);
+}
+
+static void json_stats(etk_json_t *j, const json_keys_t *k, int has,
+                       const etk_stats_t *st) {
+  const double v[6] = {st->p10, st->p50, st->p90, st->avg, st->min, st->max};
+  for (int i = 0; i < 6; i++) {
+    etk_json_key_prepared(j, &k->stat[i]);
+    if (has) etk_json_double(j, v[i]);
+    else etk_json_null(j);
+  }
 }
 
 static void json_hex(etk_json_t *j, const uint8_t *d, size_t n) {
@@ -1123,6 +1197,10 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
 
   etk_json_key(&j, "events");
   etk_json_begin_array(&j);
+  json_keys_t *keys = malloc(sizeof *keys);
+  if (!keys)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  json_keys_init(keys, p, &j);
   etk_strbuf_t tmp;
   etk_strbuf_init(&tmp);
   for (size_t r = 0; r < p->nrows && j.status == ETK_OK && sink->status == ETK_OK; r++) {
@@ -1133,22 +1211,23 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     etk_inspector_event_link_t link;
     etk_inspector_event_link(insp, e, &link);
     etk_json_begin_object(&j);
-    etk_json_key(&j, "event_block_index");
+    etk_json_key_prepared(&j, &keys->key[JK_BLOCK_INDEX]);
     etk_json_uint(&j, bi);
-    etk_json_key(&j, "event_block_name");
+    etk_json_key_prepared(&j, &keys->key[JK_BLOCK_NAME]);
     etk_etdump_str_t bn = etk_etdump_string(insp->dump, bk->name_id);
     if (bn.data) etk_json_string(&j, bn.data, bn.len);
     else etk_json_null(&j);
     size_t nlen;
     const char *name = insp_event_name(insp, ev, p->name_buf, &nlen);
-    etk_json_key(&j, "event_name");
+    etk_json_key_prepared(&j, &keys->key[JK_EVENT_NAME]);
     etk_json_string(&j, name, nlen);
     if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK) {
       etk_strbuf_free(&tmp);
+      free(keys);
       return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
     }
     size_t n = insp_event_raw(insp, e, insp->scratch);
-    etk_json_key(&j, "raw");
+    etk_json_key_prepared(&j, &keys->key[JK_RAW]);
     if (n) {
       etk_json_begin_array(&j);
       for (size_t k = 0; k < n; k++) etk_json_double(&j, insp->scratch[k]);
@@ -1157,19 +1236,15 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
       etk_json_null(&j);
     }
     etk_stats_t st;
+    memset(&st, 0, sizeof st);
     int has = n > 0 &&
               etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap, &st) == ETK_OK;
-    json_stat(&j, "p10", p, has, has ? st.p10 : 0);
-    json_stat(&j, "p50", p, has, has ? st.p50 : 0);
-    json_stat(&j, "p90", p, has, has ? st.p90 : 0);
-    json_stat(&j, "avg", p, has, has ? st.avg : 0);
-    json_stat(&j, "min", p, has, has ? st.min : 0);
-    json_stat(&j, "max", p, has, has ? st.max : 0);
-    etk_json_key(&j, "op_types");
+    json_stats(&j, keys, has, &st);
+    etk_json_key_prepared(&j, &keys->key[JK_OP_TYPES]);
     etk_json_begin_array(&j);
     for (size_t k = 0; k < link.op_type_count; k++) etk_json_cstring(&j, link.op_types[k]);
     etk_json_end_array(&j);
-    etk_json_key(&j, "delegate_debug_identifier");
+    etk_json_key_prepared(&j, &keys->key[JK_DELEGATE_ID]);
     if (ev->dint != -1) {
       etk_json_int(&j, ev->dint);
     } else if (ev->dstr != ETK_ETDUMP_STR_ABSENT) {
@@ -1179,7 +1254,7 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
       etk_json_null(&j);
     }
     for (int mod = 0; mod < 2; mod++) {
-      etk_json_key(&j, mod ? "module_hierarchy" : "stack_traces");
+      etk_json_key_prepared(&j, &keys->key[mod ? JK_MODULE : JK_STACK]);
       etk_json_begin_object(&j);
       for (size_t k = 0; k < link.node_count; k++) {
         etk_json_key(&j, link.nodes[k].name);
@@ -1187,18 +1262,18 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
       }
       etk_json_end_object(&j);
     }
-    etk_json_key(&j, "is_delegated_op");
+    etk_json_key_prepared(&j, &keys->key[JK_IS_DELEGATED]);
     etk_json_bool(&j, insp_event_is_delegated(ev));
-    etk_json_key(&j, "delegate_backend_name");
+    etk_json_key_prepared(&j, &keys->key[JK_BACKEND]);
     etk_json_cstring(&j, link.delegate_backend_name);
-    etk_json_key(&j, "debug_data");
+    etk_json_key_prepared(&j, &keys->key[JK_DEBUG]);
     etk_json_begin_array(&j);
     const insp_debug_t *dd = insp_debug_of(insp, e);
     for (uint32_t k = 0; dd && k < dd->count; k++)
       insp_value_json(&j, insp->dump, insp->debug_refs[dd->first + k],
                       insp->options.debug_buffer, insp->options.debug_buffer_len, 0);
     etk_json_end_array(&j);
-    etk_json_key(&j, "start_time");
+    etk_json_key_prepared(&j, &keys->key[JK_START]);
     const uint32_t *s = insp->samples + bk->sample_base +
                         (uint64_t)(e - bk->first_event) * bk->run_count;
     if (ev->pname == INSP_NONE) {
@@ -1212,7 +1287,7 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
       }
       etk_json_end_array(&j);
     }
-    etk_json_key(&j, "delegate_debug_metadata");
+    etk_json_key_prepared(&j, &keys->key[JK_METADATA]);
     etk_json_begin_array(&j);
     if (ev->pname != INSP_NONE && insp_event_has_metadata(insp, e)) {
       for (uint32_t k = 0; k < bk->run_count; k++) {
@@ -1222,9 +1297,9 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
       }
     }
     etk_json_end_array(&j);
-    etk_json_key(&j, "instruction_id");
+    etk_json_key_prepared(&j, &keys->key[JK_IID]);
     etk_json_int(&j, ev->iid);
-    etk_json_key(&j, "debug_handles");
+    etk_json_key_prepared(&j, &keys->key[JK_HANDLES]);
     if (!link.has_debug_handles) {
       etk_json_null(&j);
     } else if (!link.debug_handles_is_list && link.debug_handle_count == 1) {
@@ -1235,7 +1310,7 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
         etk_json_int(&j, link.debug_handles[k]);
       etk_json_end_array(&j);
     }
-    etk_json_key(&j, "num_outputs");
+    etk_json_key_prepared(&j, &keys->key[JK_NUM_OUTPUTS]);
     etk_json_int(&j, link.num_outputs);
     if (o->columns & (ETK_INSPECT_COLUMN_SOURCE | ETK_INSPECT_COLUMN_MODULE)) {
       /* the same cells as the table's extra columns */
@@ -1257,6 +1332,7 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     etk_json_end_object(&j);
   }
   etk_strbuf_free(&tmp);
+  free(keys);
   etk_json_end_array(&j);
   etk_json_key(&j, "allocations");
   allocations_json(&j, insp);

@@ -15,7 +15,14 @@
  *     UTF-8 bytes become U+FFFD.  Numbers use Python repr digits; NaN and
  *     infinities, which JSON cannot express, are written as null.
  *   - Misuse sets a sticky ETK_E_INVALID_STATE and stops output.
+ *
+ * PERFORMANCE
+ *   Every piece (separator and indentation, a key with its quotes and
+ *   colon, a number) is formatted straight into the sink's buffer through
+ *   etk_render_room(): no call per byte.  Strings that need no escaping
+ *   (nearly all keys and names) are copied in one piece after one scan.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "etkit/render.h"
@@ -27,11 +34,33 @@ void etk_json_init(etk_json_t *j, etk_render_sink_t *sink, int indent) {
   j->status = ETK_OK;
 }
 
-static void newline_indent(etk_json_t *j) {
+/* Writes a comma when `comma`, then, when indenting, a newline and the
+ * indentation of the current depth, in one piece. */
+static void separator(etk_json_t *j, int comma) {
+  size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
+  size_t n = (size_t)(comma != 0) + (j->indent > 0 ? 1 + pad : 0);
+  if (n == 0) return;
+  /* spaces are stored eight at a time: room for up to 7 more */
+  char *p = etk_render_room(j->sink, n + 8);
+  if (p) {
+    char *q = p;
+    if (comma) *q++ = ',';
+    if (j->indent > 0) {
+      static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+      *q++ = '\n';
+      for (size_t i = 0; i < pad; i += 8) memcpy(q + i, spaces, 8);
+    }
+    etk_render_commit(j->sink, n);
+    return;
+  }
+  /* an indentation wider than the sink's buffer, or a failed sink */
+  if (comma) etk_render_putc(j->sink, ',');
   if (j->indent <= 0) return;
   etk_render_putc(j->sink, '\n');
-  for (int i = 0; i < j->depth * j->indent; i++) etk_render_putc(j->sink, ' ');
+  for (size_t i = 0; i < pad; i++) etk_render_putc(j->sink, ' ');
 }
+
+static void newline_indent(etk_json_t *j) { separator(j, 0); }
 
 /* Called before any value: emits the separator and checks the state. */
 static int before_value(etk_json_t *j) {
@@ -53,9 +82,8 @@ static int before_value(etk_json_t *j) {
     j->key_pending = 0;
     return 1;
   }
-  if (j->count_nonzero[d]) etk_render_putc(j->sink, ',');
+  separator(j, j->count_nonzero[d]);
   j->count_nonzero[d] = 1;
-  newline_indent(j);
   return 1;
 }
 
@@ -88,7 +116,51 @@ void etk_json_end_object(etk_json_t *j) { end(j, 1); }
 void etk_json_begin_array(etk_json_t *j) { begin(j, 0); }
 void etk_json_end_array(etk_json_t *j) { end(j, 0); }
 
-static void put_escaped(etk_render_sink_t *s, const char *str, size_t len) {
+/* Length of the leading run of `str` that JSON takes as it is (printable
+ * ASCII other than '"' and '\\'), eight bytes per step: a word passes when
+ * no byte has its top bit set, is below 0x20, or equals '"' or '\\' (the
+ * usual "has a zero byte" tests). */
+static size_t plain_prefix(const unsigned char *u, size_t len) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, u + i, 8);
+    uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+    uint64_t bad = (w | ((w - ones * 0x20) & ~w) |
+                    ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) &
+                   highs;
+    if (bad) break;
+  }
+  while (i < len && u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\')
+    i++;
+  return i;
+}
+
+static void put_escaped_slow(etk_render_sink_t *s, const char *str,
+                             size_t len);
+
+/* Writes str quoted and escaped, then `suffix` (0 to 2 bytes). */
+static void put_escaped(etk_render_sink_t *s, const char *str, size_t len,
+                        const char *suffix, size_t suffix_len) {
+  const unsigned char *u = (const unsigned char *)str;
+  if (len + 2 + suffix_len <= ETK_RENDER_SINK_BUFFER &&
+      plain_prefix(u, len) == len) {
+    char *p = etk_render_room(s, len + 2 + suffix_len);
+    if (!p) return;
+    p[0] = '"';
+    memcpy(p + 1, str, len);
+    p[len + 1] = '"';
+    memcpy(p + len + 2, suffix, suffix_len);
+    etk_render_commit(s, len + 2 + suffix_len);
+    return;
+  }
+  put_escaped_slow(s, str, len);
+  etk_render_put(s, suffix, suffix_len);
+}
+
+static void put_escaped_slow(etk_render_sink_t *s, const char *str,
+                             size_t len) {
   static const char hex[] = "0123456789abcdef";
   const unsigned char *u = (const unsigned char *)str;
   etk_render_putc(s, '"');
@@ -155,20 +227,100 @@ static void put_escaped(etk_render_sink_t *s, const char *str, size_t len) {
   etk_render_putc(s, '"');
 }
 
-void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
-  if (j->status != ETK_OK) return;
+/* Writes the separator due before a key (comma when a member was
+ * written, then newline and indentation) at q, which has room for it and
+ * 7 more bytes; returns the end. */
+static char *write_lead(char *q, int comma, int indent, size_t pad) {
+  static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  if (comma) *q++ = ',';
+  if (indent > 0) {
+    *q++ = '\n';
+    for (size_t i = 0; i < pad; i += 8) memcpy(q + i, spaces, 8);
+    q += pad;
+  }
+  return q;
+}
+
+/* Checks the state for a key and marks it written; returns the comma
+ * flag (0 or 1), or -1 when a key is not allowed here. */
+static int key_state(etk_json_t *j) {
+  if (j->status != ETK_OK) return -1;
   int d = j->depth;
   if (d == 0 || !j->is_object[d] || j->key_pending) {
     j->status = ETK_E_INVALID_STATE;
+    return -1;
+  }
+  int comma = j->count_nonzero[d];
+  j->count_nonzero[d] = 1;
+  j->key_pending = 1;
+  return comma;
+}
+
+void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
+  int comma = key_state(j);
+  if (comma < 0) return;
+  /* the common case in one piece: separator, indentation, "key": */
+  size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
+  size_t lead = (size_t)comma + (j->indent > 0 ? 1 + pad : 0);
+  size_t total = lead + len + 2 + (j->indent > 0 ? 2 : 1);
+  if (total + 8 <= ETK_RENDER_SINK_BUFFER &&
+      plain_prefix((const unsigned char *)key, len) == len) {
+    char *p = etk_render_room(j->sink, total + 8);
+    if (!p) return;
+    char *q = write_lead(p, comma, j->indent, pad);
+    *q++ = '"';
+    memcpy(q, key, len);
+    q += len;
+    *q++ = '"';
+    *q++ = ':';
+    if (j->indent > 0) *q++ = ' ';
+    etk_render_commit(j->sink, total);
     return;
   }
-  if (j->count_nonzero[d]) etk_render_putc(j->sink, ',');
-  j->count_nonzero[d] = 1;
-  newline_indent(j);
-  put_escaped(j->sink, key, len);
-  etk_render_putc(j->sink, ':');
-  if (j->indent > 0) etk_render_putc(j->sink, ' ');
-  j->key_pending = 1;
+  separator(j, comma);
+  put_escaped(j->sink, key, len, ": ", j->indent > 0 ? 2 : 1);
+}
+
+void etk_json_key_prepare(const etk_json_t *j, const char *key,
+                          etk_json_prepared_key_t *out) {
+  memset(out, 0, sizeof *out);
+  out->key = key ? key : "";
+  out->key_len = strlen(out->key);
+  /* the escaped text through a memory sink: the writer's own rules */
+  etk_render_sink_t *s = malloc(sizeof *s);
+  if (!s) return;
+  etk_render_sink_init_memory(s);
+  put_escaped(s, out->key, out->key_len, ": ", j->indent > 0 ? 2 : 1);
+  size_t n = 0;
+  char *text = etk_render_sink_take(s, &n);
+  if (text && n <= sizeof out->text) {
+    memcpy(out->text, text, n);
+    out->len = n;
+  }
+  free(text);
+  etk_render_sink_free(s);
+  free(s);
+}
+
+void etk_json_key_prepared(etk_json_t *j, const etk_json_prepared_key_t *k) {
+  if (k->len == 0) {
+    etk_json_key_n(j, k->key, k->key_len);
+    return;
+  }
+  int comma = key_state(j);
+  if (comma < 0) return;
+  size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
+  size_t lead = (size_t)comma + (j->indent > 0 ? 1 + pad : 0);
+  if (lead + 8 + sizeof k->text <= ETK_RENDER_SINK_BUFFER) {
+    char *p = etk_render_room(j->sink, lead + 8 + sizeof k->text);
+    if (!p) return;
+    char *q = write_lead(p, comma, j->indent, pad);
+    memcpy(q, k->text, sizeof k->text); /* whole array: a fixed-size copy */
+    etk_render_commit(j->sink, lead + k->len);
+    return;
+  }
+  separator(j, comma);
+  etk_render_put(j->sink, k->text, k->len);
 }
 
 void etk_json_key(etk_json_t *j, const char *key) {
@@ -177,7 +329,7 @@ void etk_json_key(etk_json_t *j, const char *key) {
 
 void etk_json_string(etk_json_t *j, const char *s, size_t len) {
   if (!before_value(j)) return;
-  put_escaped(j->sink, s ? s : "", s ? len : 0);
+  put_escaped(j->sink, s ? s : "", s ? len : 0, "", 0);
 }
 
 void etk_json_cstring(etk_json_t *j, const char *s) {
@@ -194,21 +346,29 @@ void etk_json_double(etk_json_t *j, double v) {
     return;
   }
   if (!before_value(j)) return;
-  char num[ETK_FORMAT_DOUBLE_MAX];
-  size_t n = etk_format_double_repr(v, num);
-  etk_render_put(j->sink, num, n);
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  if (!j->have_last || bits != j->last_bits) {
+    j->last_len = (uint8_t)etk_format_double_repr(v, j->last_text);
+    j->last_bits = bits;
+    j->have_last = 1;
+  }
+  char *p = etk_render_room(j->sink, ETK_FORMAT_DOUBLE_MAX);
+  if (!p) return;
+  memcpy(p, j->last_text, ETK_FORMAT_DOUBLE_MAX);
+  etk_render_commit(j->sink, j->last_len);
 }
 
 void etk_json_int(etk_json_t *j, int64_t v) {
   if (!before_value(j)) return;
-  char num[24];
-  etk_render_put(j->sink, num, etk_format_int(v, num));
+  char *p = etk_render_room(j->sink, 24);
+  if (p) etk_render_commit(j->sink, etk_format_int(v, p));
 }
 
 void etk_json_uint(etk_json_t *j, uint64_t v) {
   if (!before_value(j)) return;
-  char num[24];
-  etk_render_put(j->sink, num, etk_format_uint(v, num));
+  char *p = etk_render_room(j->sink, 24);
+  if (p) etk_render_commit(j->sink, etk_format_uint(v, p));
 }
 
 void etk_json_bool(etk_json_t *j, int v) {

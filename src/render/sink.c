@@ -8,10 +8,14 @@
  *   than a stdio call each.
  *
  * DATA LAYOUT
- *   Callback and file sinks keep up to ETK_RENDER_SINK_BUFFER bytes in the
- *   embedded `buf` and hand them to the callback when it fills or on flush.
- *   Memory sinks append straight to a malloc'd `mem` (doubling), so
- *   etk_render_sink_take() can hand the whole output over without a copy.
+ *   Every sink keeps up to ETK_RENDER_SINK_BUFFER bytes in the embedded
+ *   `buf`; when it fills (or on flush) the bytes go to the callback, to the
+ *   malloc'd `mem` of a memory sink (doubling, so etk_render_sink_take() can
+ *   hand the whole output over without a copy), or nowhere for a counting
+ *   sink.  Because all kinds share the buffer, writers take the inline
+ *   etk_render_room()/etk_render_commit() path of etkit/render.h and format
+ *   straight into it: a JSON key or number costs a memcpy, not a call.
+ *   A put larger than the buffer bypasses it (one write, no copy).
  *
  * INVARIANTS
  *   - status is sticky: once a write or allocation failed nothing more is
@@ -75,30 +79,43 @@ static void mem_append(etk_render_sink_t *s, const char *data, size_t len) {
   s->mem[s->mem_len] = 0;
 }
 
-static void drain(etk_render_sink_t *s) {
-  if (s->len == 0) return;
-  if (s->status == ETK_OK && s->write && s->write(s->ctx, s->buf, s->len) != 0)
+/* Hands `len` bytes on: to the callback, the memory buffer, or nowhere. */
+static void deliver(etk_render_sink_t *s, const char *data, size_t len) {
+  if (s->status != ETK_OK || len == 0) return;
+  if (is_memory(s))
+    mem_append(s, data, len);
+  else if (s->write && s->write(s->ctx, data, len) != 0)
     s->status = ETK_E_IO;
+}
+
+static void drain(etk_render_sink_t *s) {
+  deliver(s, s->buf, s->len);
   s->len = 0;
+}
+
+char *etk_render_room_slow(etk_render_sink_t *s, size_t n) {
+  if (s->status != ETK_OK || n > sizeof s->buf) return NULL;
+  drain(s);
+  return s->status == ETK_OK ? s->buf : NULL;
 }
 
 void etk_render_put(etk_render_sink_t *s, const char *data, size_t len) {
   if (s->status != ETK_OK || len == 0) return;
+  if (len <= sizeof s->buf - s->len) {
+    memcpy(s->buf + s->len, data, len);
+    s->len += len;
+    s->bytes += len;
+    return;
+  }
+  drain(s);
+  if (s->status != ETK_OK) return;
   s->bytes += len;
-  if (is_memory(s)) {
-    mem_append(s, data, len);
-    return;
-  }
-  if (s->write == NULL) return; /* counting sink */
   if (len >= sizeof s->buf) {
-    drain(s);
-    if (s->status == ETK_OK && s->write(s->ctx, data, len) != 0)
-      s->status = ETK_E_IO;
+    deliver(s, data, len);
     return;
   }
-  if (s->len + len > sizeof s->buf) drain(s);
-  memcpy(s->buf + s->len, data, len);
-  s->len += len;
+  memcpy(s->buf, data, len);
+  s->len = len;
 }
 
 void etk_render_puts(etk_render_sink_t *s, const char *str) {
@@ -106,12 +123,10 @@ void etk_render_puts(etk_render_sink_t *s, const char *str) {
 }
 
 void etk_render_putc(etk_render_sink_t *s, char c) {
-  if (s->status == ETK_OK && s->write && s->len < sizeof s->buf) {
-    s->buf[s->len++] = c;
-    s->bytes++;
-    return;
-  }
-  etk_render_put(s, &c, 1);
+  char *p = etk_render_room(s, 1);
+  if (!p) return;
+  *p = c;
+  etk_render_commit(s, 1);
 }
 
 void etk_render_printf(etk_render_sink_t *s, const char *fmt, ...) {
@@ -132,7 +147,9 @@ int etk_render_sink_flush(etk_render_sink_t *s) {
 
 char *etk_render_sink_take(etk_render_sink_t *s, size_t *len) {
   if (len) *len = 0;
-  if (!is_memory(s) || s->status != ETK_OK) return NULL;
+  if (!is_memory(s)) return NULL;
+  drain(s);
+  if (s->status != ETK_OK) return NULL;
   char *out = s->mem;
   if (!out) {
     out = malloc(1);
@@ -148,6 +165,7 @@ char *etk_render_sink_take(etk_render_sink_t *s, size_t *len) {
 
 void etk_render_sink_free(etk_render_sink_t *s) {
   if (!is_memory(s)) return;
+  s->len = 0;
   free(s->mem);
   s->mem = NULL;
   s->mem_len = 0;

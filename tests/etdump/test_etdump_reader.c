@@ -8,6 +8,7 @@
  * (etdump_tutorial.json) and from the writer calls in etdump-recorder.md
  * 4.6 for the golden files.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,6 +291,37 @@ ETK_TEST(limits) {
   o.max_file_bytes = 16;
   CHECK_EQ_INT(etk_etdump_open_memory(bytes, len, &o, &d, NULL), ETK_E_LIMIT);
   etw_free(w);
+}
+
+ETK_TEST(files_beyond_the_flatbuffers_limit_are_refused_in_one_line) {
+  /* a sparse file one byte over 2 GiB - 1 with a valid ETDump start: the
+   * size alone refuses it, before anything is mapped or read */
+  const char *path = etk_test_temp_path("huge.etdp");
+  FILE *f = fopen(path, "wb");
+  REQUIRE(f != NULL);
+  static const uint8_t head[8] = {0xF8, 0xFF, 0xFF, 0x7F, 8, 0, 0, 0};
+  fwrite(head, 1, sizeof head, f);
+  fwrite("ED00", 1, 4, f);
+  int sized = fseek(f, (long)ETK_ETDUMP_MAX_FILE_BYTES, SEEK_SET) == 0 &&
+              fwrite("\0", 1, 1, f) == 1;
+  fclose(f);
+  if (!sized) {
+    remove(path);
+    ETK_SKIP("cannot make a sparse 2 GiB file here");
+  }
+  etk_etdump_t *d = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etdump_open_path(path, NULL, &d, &err), ETK_E_LIMIT);
+  CHECK(d == NULL);
+  CHECK(strstr(err.message, "2147483648 bytes") != NULL);
+  CHECK(strstr(err.message, "FlatBuffers' limit of 2147483647") != NULL);
+  CHECK(strchr(err.message, '\n') == NULL);
+  /* a larger max_file_bytes does not lift FlatBuffers' limit */
+  etk_etdump_options_t o = {0};
+  o.max_file_bytes = 1ull << 40;
+  CHECK_EQ_INT(etk_etdump_open_path(path, &o, &d, NULL), ETK_E_LIMIT);
+  remove(path);
 }
 
 ETK_TEST(bad_inputs_fail_cleanly_with_offsets) {

@@ -351,6 +351,65 @@ ETK_TEST(json_writer_escapes_and_checks_nesting) {
   free(s);
 }
 
+/* Writes an object of keys, plain or prepared, and returns the text. */
+static char *keys_document(int indent, int prepared, const char *const *keys,
+                           size_t n) {
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_json_t j;
+  etk_json_init(&j, s, indent);
+  etk_json_begin_object(&j);
+  etk_json_key(&j, "outer");
+  etk_json_begin_object(&j);
+  for (size_t i = 0; i < n; i++) {
+    etk_json_prepared_key_t k;
+    etk_json_key_prepare(&j, keys[i], &k);
+    if (prepared)
+      etk_json_key_prepared(&j, &k);
+    else
+      etk_json_key(&j, keys[i]);
+    etk_json_int(&j, (int64_t)i);
+  }
+  etk_json_end_object(&j);
+  etk_json_end_object(&j);
+  CHECK_EQ_INT(etk_json_finish(&j), ETK_OK);
+  size_t len;
+  char *out = etk_render_sink_take(s, &len);
+  free(s);
+  return out;
+}
+
+ETK_TEST(json_prepared_keys_write_what_plain_keys_write) {
+  static const char *const keys[] = {
+      "p50 (ms)", "", "q\"uote\\", "ctl\x01", "bad\xff", "\xe2\x80\xa8",
+      /* longer than a prepared key holds: written the plain way */
+      "a key of more than sixty-four bytes, which is kept as it is and "
+      "escaped on every use"};
+  for (int indent = 0; indent <= 3; indent += 3) {
+    char *a = keys_document(indent, 0, keys, sizeof keys / sizeof keys[0]);
+    char *b = keys_document(indent, 1, keys, sizeof keys / sizeof keys[0]);
+    CHECK(a != NULL && b != NULL);
+    if (a && b) CHECK_EQ_STR(b, a);
+    free(a);
+    free(b);
+  }
+  char *c = keys_document(0, 1, keys, 3);
+  CHECK_EQ_STR(c, "{\"outer\":{\"p50 (ms)\":0,\"\":1,\"q\\\"uote\\\\\":2}}\n");
+  free(c);
+  /* a prepared key where a value is due: the sticky state error */
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_json_t j;
+  etk_json_init(&j, s, 0);
+  etk_json_prepared_key_t k;
+  etk_json_key_prepare(&j, "x", &k);
+  etk_json_begin_array(&j);
+  etk_json_key_prepared(&j, &k);
+  CHECK_EQ_INT(etk_json_finish(&j), ETK_E_INVALID_STATE);
+  etk_render_sink_free(s);
+  free(s);
+}
+
 static int failing_write(void *ctx, const char *d, size_t n) {
   (void)ctx;
   (void)d;

@@ -1,0 +1,253 @@
+/*
+ * bench_scale.c - every output path of `etkit` on million-event ETDumps,
+ * measured in one run against flatc's own JSON decode of the same files
+ * (the first step upstream's Python Inspector takes).
+ *
+ * WHAT IT DOES
+ *   Generates two dumps with the FlatBuffers builder (etdump_generator.c):
+ *   "repeat" (runs of the same 49 events) and "wide" (N distinct events),
+ *   writes them to temporary files, then runs, as child processes and in
+ *   turn (flatc, then each etkit path, round after round, so that a drift
+ *   of the shared machine's speed hits all of them alike):
+ *
+ *     flatc --json --strict-json --raw-binary --size-prefixed
+ *           SCHEMA -- FILE                           (repeat and wide)
+ *     etkit inspect --format tsv  --etdump_path repeat
+ *     etkit inspect --format tsv  --etdump_path wide
+ *     etkit inspect --format json --etdump_path wide
+ *     etkit trace wide
+ *     etkit diff wide wide
+ *
+ *   Each child's CPU time (user + system) and peak resident set come from
+ *   wait4(), its wall time from the clock; output goes to /dev/null (flatc
+ *   writes its JSON file into a temporary directory, removed after each
+ *   run: writing it is part of its decode).  The median over the rounds is
+ *   printed, then the ratios to flatc and the memory figures with their
+ *   goals, one "<name> <value> <unit>" line per figure.
+ *
+ * USAGE
+ *   bench_scale [--events N] [--runs R] [--etkit PATH] [--flatc PATH]
+ *   (defaults: 1000000 events, 3 rounds, the etkit built with this bench,
+ *   flatc from PATH).  --etkit lets the same run time another build.
+ *   Without flatc the etkit figures are printed and the ratios skipped.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "etdump_generator.h"
+#include "etkit/common.h"
+
+#ifndef ETKIT_CLI_PATH
+#define ETKIT_CLI_PATH "etkit"
+#endif
+#ifndef ETKIT_SCHEMA_PATH
+#define ETKIT_SCHEMA_PATH "schema/etdump_schema_flatcc.fbs"
+#endif
+
+#define MAX_RUNS 15
+#define MAX_ARGS 12
+
+typedef struct job {
+  const char *label;
+  const char *argv[MAX_ARGS];
+  double cpu[MAX_RUNS], wall[MAX_RUNS], rss[MAX_RUNS];
+  int done;
+} job_t;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs argv with stdout and stderr to /dev/null; records its figures. */
+static int run_job(job_t *j) {
+  double t0 = now();
+  pid_t pid = fork();
+  if (pid < 0) return 1;
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    execvp(j->argv[0], (char *const *)j->argv);
+    _exit(127);
+  }
+  int status;
+  struct rusage ru;
+  if (wait4(pid, &status, 0, &ru) != pid) return 1;
+  double wall = now() - t0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "bench_scale: %s failed (status %d)\n", j->label,
+            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 1;
+  }
+  j->cpu[j->done] = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+  j->wall[j->done] = wall;
+  j->rss[j->done] = (double)ru.ru_maxrss * 1024.0; /* Linux: kilobytes */
+  j->done++;
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n) {
+  double tmp[MAX_RUNS];
+  memcpy(tmp, v, (size_t)n * sizeof *v);
+  qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+  return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+}
+
+static int write_dump(etdump_shape_t shape, size_t events, const char *path,
+                      double *file_bytes) {
+  uint8_t *mem;
+  const uint8_t *bytes;
+  size_t len;
+  if (etdump_generate(shape, events, &mem, &bytes, &len) != ETK_OK) return 1;
+  FILE *f = fopen(path, "wb");
+  int bad = !f || fwrite(bytes, 1, len, f) != len;
+  if (f && fclose(f) != 0) bad = 1;
+  free(mem);
+  *file_bytes = (double)len;
+  return bad;
+}
+
+static int flatc_available(const char *flatc) {
+  job_t probe;
+  memset(&probe, 0, sizeof probe);
+  probe.label = "flatc --version";
+  probe.argv[0] = flatc;
+  probe.argv[1] = "--version";
+  return run_job(&probe) == 0;
+}
+
+/* Prints a job's medians. */
+static void print_job(const job_t *j) {
+  printf("scale_%s_cpu_s %.3f s\n", j->label, median(j->cpu, j->done));
+  printf("scale_%s_wall_s %.3f s\n", j->label, median(j->wall, j->done));
+  printf("scale_%s_peak_rss_mb %.1f MB\n", j->label,
+         median(j->rss, j->done) / 1048576.0);
+}
+
+/* Prints a ratio row of the table: median of the per-round ratios (CPU),
+ * and the ratio of the median wall times. */
+static void print_ratio(const char *row, const job_t *a, const job_t *flatc,
+                        double goal) {
+  double r[MAX_RUNS];
+  for (int i = 0; i < a->done; i++) r[i] = a->cpu[i] / flatc->cpu[i];
+  printf("table_%s_vs_flatc_cpu %.3f x (goal <= %.2f)\n", row,
+         median(r, a->done), goal);
+  for (int i = 0; i < a->done; i++) r[i] = a->wall[i] / flatc->wall[i];
+  printf("table_%s_vs_flatc_wall %.3f x\n", row, median(r, a->done));
+}
+
+int main(int argc, char **argv) {
+  size_t events = 1000000;
+  int runs = 3;
+  const char *etkit = ETKIT_CLI_PATH, *flatc = "flatc";
+  for (int i = 1; i < argc; i++) {
+    if (i + 1 < argc && strcmp(argv[i], "--events") == 0)
+      events = strtoull(argv[++i], NULL, 10);
+    else if (i + 1 < argc && strcmp(argv[i], "--runs") == 0)
+      runs = atoi(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--etkit") == 0)
+      etkit = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--flatc") == 0)
+      flatc = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_scale [--events N] [--runs R] "
+                      "[--etkit PATH] [--flatc PATH]\n");
+      return 2;
+    }
+  }
+  if (runs < 1) runs = 1;
+  if (runs > MAX_RUNS) runs = MAX_RUNS;
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir;
+  char dir[512], repeat[600], wide[600];
+  snprintf(dir, sizeof dir, "%s/etkit-scale-%d", tmp, (int)getpid());
+  if (mkdir(dir, 0700) != 0) {
+    perror("bench_scale: mkdir");
+    return 1;
+  }
+  snprintf(repeat, sizeof repeat, "%s/repeat.etdp", dir);
+  snprintf(wide, sizeof wide, "%s/wide.etdp", dir);
+  double repeat_bytes = 0, wide_bytes = 0;
+  if (write_dump(ETDUMP_SHAPE_REPEAT, events, repeat, &repeat_bytes) ||
+      write_dump(ETDUMP_SHAPE_WIDE, events, wide, &wide_bytes)) {
+    fprintf(stderr, "bench_scale: cannot generate the dumps in %s\n", dir);
+    return 1;
+  }
+  int have_flatc = flatc_available(flatc);
+  job_t jobs[] = {
+      {"flatc_repeat", {flatc, "--json", "--strict-json", "--raw-binary",
+                        "--size-prefixed", "-o", dir, ETKIT_SCHEMA_PATH, "--",
+                        repeat, NULL}, {0}, {0}, {0}, 0},
+      {"flatc_wide", {flatc, "--json", "--strict-json", "--raw-binary",
+                      "--size-prefixed", "-o", dir, ETKIT_SCHEMA_PATH, "--",
+                      wide, NULL}, {0}, {0}, {0}, 0},
+      {"tsv_repeat", {etkit, "inspect", "--format", "tsv", "--etdump_path",
+                      repeat, NULL}, {0}, {0}, {0}, 0},
+      {"tsv_wide", {etkit, "inspect", "--format", "tsv", "--etdump_path",
+                    wide, NULL}, {0}, {0}, {0}, 0},
+      {"json_wide", {etkit, "inspect", "--format", "json", "--etdump_path",
+                     wide, NULL}, {0}, {0}, {0}, 0},
+      {"trace_wide", {etkit, "trace", "-q", wide, NULL}, {0}, {0}, {0}, 0},
+      {"diff_wide", {etkit, "diff", wide, wide, NULL}, {0}, {0}, {0}, 0},
+  };
+  enum { FLATC_REPEAT, FLATC_WIDE, TSV_REPEAT, TSV_WIDE, JSON_WIDE, TRACE_WIDE,
+         DIFF_WIDE, NJOBS };
+  int bad = 0;
+  for (int r = 0; r < runs && !bad; r++) {
+    for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS && !bad; k++) {
+      bad |= run_job(&jobs[k]);
+      if (k <= FLATC_WIDE) { /* flatc's JSON: not kept */
+        char out[700];
+        snprintf(out, sizeof out, "%s/%s.json", dir,
+                 k == FLATC_REPEAT ? "repeat" : "wide");
+        remove(out);
+      }
+    }
+  }
+  remove(repeat);
+  remove(wide);
+  rmdir(dir);
+  if (bad) return 1;
+
+  printf("scale_events %zu events\n", events);
+  printf("scale_repeat_file_mb %.1f MB\n", repeat_bytes / 1048576.0);
+  printf("scale_wide_file_mb %.1f MB\n", wide_bytes / 1048576.0);
+  printf("scale_rounds %d runs\n", runs);
+  for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS; k++) print_job(&jobs[k]);
+  if (have_flatc) {
+    print_ratio("inspect_tsv_repeat", &jobs[TSV_REPEAT], &jobs[FLATC_REPEAT], 0.15);
+    print_ratio("inspect_tsv_wide", &jobs[TSV_WIDE], &jobs[FLATC_WIDE], 0.15);
+    print_ratio("inspect_json_wide", &jobs[JSON_WIDE], &jobs[FLATC_WIDE], 0.30);
+    print_ratio("trace_wide", &jobs[TRACE_WIDE], &jobs[FLATC_WIDE], 0.30);
+    print_ratio("diff_wide", &jobs[DIFF_WIDE], &jobs[FLATC_WIDE], 0.50);
+  } else {
+    printf("table_vs_flatc skipped (no flatc: %s)\n", flatc);
+  }
+  double mb = 1048576.0;
+  printf("table_diff_wide_peak_rss_mb %.1f MB (goal <= %.1f: 2 x file + 40)\n",
+         median(jobs[DIFF_WIDE].rss, runs) / mb, (2 * wide_bytes) / mb + 40);
+  printf("table_inspect_wide_peak_rss_mb %.1f MB (goal <= %.1f: file + 24)\n",
+         median(jobs[TSV_WIDE].rss, runs) / mb, wide_bytes / mb + 24);
+  printf("table_inspect_wide_rss_beside_file %.1f B/event\n",
+         (median(jobs[TSV_WIDE].rss, runs) - wide_bytes) / (double)events);
+  return 0;
+}
