@@ -408,6 +408,9 @@ typedef struct etk_report_options {
   const etk_report_comparison_t *comparisons;
   size_t comparison_count;
   const char *comparison_reference;
+  /* the memory plan of the program that ran (etkit/memory_plan.h; NULL =
+   * no section): its memory map is drawn in the page */
+  const struct etk_memory_plan *memory_plan;
 } etk_report_options_t;
 
 void etk_report_options_init(etk_report_options_t *o);

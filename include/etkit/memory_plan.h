@@ -217,6 +217,15 @@ int etk_memory_plan_render_trace(const etk_memory_plan_t *plan, int offsets,
 int etk_memory_plan_render_html(const etk_memory_plan_t *plan,
                                 etk_render_sink_t *sink, etk_error_t *err);
 
+/* The same map as a fragment for another page: a <div class="mplan">
+ * with the buffer table, plan problems, legend and one map per buffer.
+ * The page must include etk_memory_plan_html_style() (CSS rules scoped to
+ * .mplan, without the <style> tags) in its stylesheet. */
+int etk_memory_plan_render_html_body(const etk_memory_plan_t *plan,
+                                     etk_render_sink_t *sink,
+                                     etk_error_t *err);
+const char *etk_memory_plan_html_style(void);
+
 /* Writes one line per plan problem (invalid tensors, then overlaps) and
  * returns their number (overlap_total + invalid_count, plus 1 for the
  * line saying the overlap list was cut). */

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "etkit/memory_plan.h"
 
 void etk_report_options_init(etk_report_options_t *o) {
   if (o) memset(o, 0, sizeof *o);
@@ -899,6 +900,17 @@ static int section_events(report_t *r) {
   return rc;
 }
 
+/* The memory map of the program's plan (etkit/memory_plan.h). */
+static int section_memory_plan(report_t *r) {
+  if (!r->o->memory_plan) return ETK_OK;
+  etk_render_puts(r->s, "<section id=\"memory-plan\"><h2>Memory plan</h2>\n");
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_memory_plan_render_html_body(r->o->memory_plan, r->s, &err);
+  etk_render_puts(r->s, "</section>\n");
+  return rc;
+}
+
 static void section_memory(report_t *r) {
   etk_render_sink_t *s = r->s;
   etk_render_puts(s, "<section id=\"memory\"><h2>Memory</h2>\n");
@@ -1025,6 +1037,7 @@ int etk_report_write_html(etk_inspector_t *insp,
     etk_html_texts(sink, title);
     etk_render_puts(sink, "</title>\n<style>");
     etk_render_puts(sink, css);
+    if (o->memory_plan) etk_render_puts(sink, etk_memory_plan_html_style());
     etk_render_puts(sink, "</style>\n</head>\n<body>\n<header><h1>");
     etk_html_texts(sink, title);
     etk_render_puts(sink, "</h1><p>");
@@ -1039,7 +1052,10 @@ int etk_report_write_html(etk_inspector_t *insp,
                     "<a href=\"#numerics\">numerics</a>"
                     "<a href=\"#timeline\">timeline</a>"
                     "<a href=\"#events\">events</a>"
-                    "<a href=\"#memory\">memory</a></nav>\n<main>\n");
+                    "<a href=\"#memory\">memory</a>");
+    if (o->memory_plan)
+      etk_render_puts(sink, "<a href=\"#memory-plan\">memory plan</a>");
+    etk_render_puts(sink, "</nav>\n<main>\n");
     section_facts(&r, &dropped);
     section_summary(&r);
     section_numerics(&r);
@@ -1047,6 +1063,7 @@ int etk_report_write_html(etk_inspector_t *insp,
     if (rc == ETK_OK) rc = section_timeline(&r);
     if (rc == ETK_OK) rc = section_events(&r);
     if (rc == ETK_OK) section_memory(&r);
+    if (rc == ETK_OK) rc = section_memory_plan(&r);
     if (rc == ETK_OK) {
       etk_render_puts(sink, "</main>\n<footer>");
       if (o->generator) {

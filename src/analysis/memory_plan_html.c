@@ -173,7 +173,7 @@ static int buffer_map(etk_render_sink_t *s, const etk_memory_plan_t *p,
   c.n = p->num_instructions ? (double)p->num_instructions : 1.0;
   uint64_t ymax = b->size > b->used_end ? b->size : b->used_end;
   c.size = ymax ? (double)ymax : 1.0;
-  etk_render_printf(s, "<h2>mem_id %u: %llu bytes, peak %llu (%.1f%%)</h2>\n",
+  etk_render_printf(s, "<h3>mem_id %u: %llu bytes, peak %llu (%.1f%%)</h3>\n",
                     b->mem_id, (unsigned long long)b->size,
                     (unsigned long long)b->peak_bytes,
                     b->size ? 100.0 * (double)b->peak_bytes / (double)b->size
@@ -215,25 +215,32 @@ static int buffer_map(etk_render_sink_t *s, const etk_memory_plan_t *p,
   return rc;
 }
 
-static const char style[] =
-    "<style>body{font:13px sans-serif;margin:16px;color:#222}"
-    "svg text{font:11px sans-serif;fill:#444}"
-    "rect{stroke:#fff;stroke-width:0.3}rect:hover{stroke:#000;stroke-width:1.5}"
-    "rect.alias{fill-opacity:0.35;stroke:#333;stroke-dasharray:3 2}"
-    "rect.invalid{stroke:#d00;stroke-width:2}"
-    "rect.frame{fill:#f6f6f6;stroke:#999}"
-    "rect.overlap{fill:#e00;fill-opacity:0.55;stroke:#900;stroke-width:1.5}"
-    ".curve{fill:#cde;stroke:#357;stroke-width:1.2}"
-    ".limit{stroke:#999;stroke-dasharray:4 3}.peak{fill:#d00}"
-    "text.peaklabel{fill:#d00;font-weight:bold}"
-    ".legend span{display:inline-block;margin:0 12px 4px 0}"
-    ".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;"
-    "vertical-align:middle}table{border-collapse:collapse}"
-    "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
-    ".bad{color:#d00}</style>\n";
+/* Rules scoped to the map's container, so the map can sit inside another
+ * page (etkit report) without restyling it. */
+static const char map_style[] =
+    ".mplan svg text{font:11px sans-serif;fill:#444}"
+    ".mplan rect{stroke:#fff;stroke-width:0.3}"
+    ".mplan rect:hover{stroke:#000;stroke-width:1.5}"
+    ".mplan rect.alias{fill-opacity:0.35;stroke:#333;stroke-dasharray:3 2}"
+    ".mplan rect.invalid{stroke:#d00;stroke-width:2}"
+    ".mplan rect.frame{fill:#f6f6f6;stroke:#999}"
+    ".mplan rect.overlap{fill:#e00;fill-opacity:0.55;stroke:#900;"
+    "stroke-width:1.5}"
+    ".mplan .curve{fill:#cde;stroke:#357;stroke-width:1.2}"
+    ".mplan .limit{stroke:#999;stroke-dasharray:4 3}.mplan .peak{fill:#d00}"
+    ".mplan text.peaklabel{fill:#d00;font-weight:bold}"
+    ".mplan .mp-legend span{display:inline-block;width:auto;height:auto;"
+    "margin:0 12px 4px 0}"
+    ".mplan .mp-legend i{display:inline-block;width:12px;height:12px;"
+    "margin-right:4px;vertical-align:middle}"
+    ".mplan table{border-collapse:collapse}"
+    ".mplan td,.mplan th{border:1px solid #ccc;padding:2px 8px;"
+    "text-align:right}.mplan .bad{color:#d00}";
 
-int etk_memory_plan_render_html(const etk_memory_plan_t *p,
-                                etk_render_sink_t *s, etk_error_t *err) {
+const char *etk_memory_plan_html_style(void) { return map_style; }
+
+int etk_memory_plan_render_html_body(const etk_memory_plan_t *p,
+                                     etk_render_sink_t *s, etk_error_t *err) {
   if (!p || !s)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
@@ -241,13 +248,9 @@ int etk_memory_plan_render_html(const etk_memory_plan_t *p,
   /* Legend first: one pass to collect the op types in order. */
   for (size_t k = 0; k < p->tensor_count; k++)
     if (p->tensors[k].first >= 0) legend_index(&l, p->tensors[k].op);
-  etk_render_puts(s, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-                     "<title>Memory plan: ");
+  etk_render_puts(s, "<div class=\"mplan\">\n<p>Method '");
   etk_html_texts(s, p->method);
-  etk_render_printf(s, "</title>\n%s</head><body>\n<h1>Memory plan of "
-                    "method '", style);
-  etk_html_texts(s, p->method);
-  etk_render_printf(s, "'</h1>\n<p>%llu instructions, %zu planned tensors, "
+  etk_render_printf(s, "': %llu instructions, %zu planned tensors, "
                     "%zu buffers. x = instruction, y = byte offset; hover a "
                     "rectangle for its tensor.</p>\n<table><tr><th>mem_id</th>"
                     "<th>size</th><th>peak</th><th>peak at</th>"
@@ -269,7 +272,7 @@ int etk_memory_plan_render_html(const etk_memory_plan_t *p,
                     "(%llu unsafe overlaps, %zu invalid tensors)</p>\n",
                     problems ? "bad" : "", (unsigned long long)problems,
                     (unsigned long long)p->overlap_total, p->invalid_count);
-  etk_render_puts(s, "<div class=\"legend\">");
+  etk_render_puts(s, "<div class=\"mp-legend\">");
   for (size_t i = 0; i < l.count; i++) {
     etk_render_printf(s, "<span><i style=\"background:%s\"></i>",
                       legend_colour(i));
@@ -281,11 +284,33 @@ int etk_memory_plan_render_html(const etk_memory_plan_t *p,
   int rc = ETK_OK;
   for (size_t k = 0; k < p->buffer_count && rc == ETK_OK; k++)
     rc = buffer_map(s, p, &p->buffers[k], &l);
-  etk_render_puts(s, "</body></html>\n");
+  etk_render_puts(s, "</div>\n");
   free(l.types);
   if (rc == ETK_OK) rc = s->status;
   if (rc != ETK_OK)
     return etk_error_set(err, rc, ETK_NO_OFFSET, "writing the memory map: %s",
                          etk_strerror(rc));
+  return ETK_OK;
+}
+
+int etk_memory_plan_render_html(const etk_memory_plan_t *p,
+                                etk_render_sink_t *s, etk_error_t *err) {
+  if (!p || !s)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  etk_render_puts(s, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                     "<title>Memory plan: ");
+  etk_html_texts(s, p->method);
+  etk_render_printf(s, "</title>\n<style>body{font:13px sans-serif;"
+                    "margin:16px;color:#222}%s</style></head><body>\n"
+                    "<h1>Memory plan of method '", map_style);
+  etk_html_texts(s, p->method);
+  etk_render_puts(s, "'</h1>\n");
+  int rc = etk_memory_plan_render_html_body(p, s, err);
+  if (rc != ETK_OK) return rc;
+  etk_render_puts(s, "</body></html>\n");
+  if (s->status != ETK_OK)
+    return etk_error_set(err, s->status, ETK_NO_OFFSET,
+                         "writing the memory map: %s", etk_strerror(s->status));
   return ETK_OK;
 }

@@ -466,7 +466,7 @@ static const char *shell_word(const char *path, char *buf, size_t size) {
  * are (paths quoted when needed, explanations as comments). */
 static void print_hints(const char *etdp, const char *rec, const char *dbg,
                         const char *bpte, const char *dir) {
-  static char q[5][8200];
+  static char q[6][8200];
   const char *e = shell_word(etdp, q[0], sizeof q[0]);
   const char *r = shell_word(rec, q[1], sizeof q[1]);
   const char *d = shell_word(dbg, q[2], sizeof q[2]);
@@ -489,11 +489,19 @@ static void print_hints(const char *etdp, const char *rec, const char *dbg,
       "  # a timeline for ui.perfetto.dev or chrome://tracing\n"
       "  etkit trace --etdump_path %s --etrecord %s -o %s\n",
       e, r, d, e, r, d, b, e, r, t);
+  char pte[4200];
+  snprintf(pte, sizeof pte, "%s/model.pte", dir);
+  const char *p = shell_word(pte, q[5], sizeof q[5]);
+  printf(
+      "  # the program's memory plan: buffers, peaks, lifetimes (--check "
+      "verifies it)\n"
+      "  etkit memory %s --etrecord %s\n",
+      p, r);
   snprintf(out, sizeof out, "%s/report.html", dir);
   printf(
-      "  # a self-contained HTML report\n"
-      "  etkit report --etdump_path %s --etrecord_path %s -o %s\n",
-      e, r, shell_word(out, q[4], sizeof q[4]));
+      "  # a self-contained HTML report, with the memory map of the plan\n"
+      "  etkit report --etdump_path %s --etrecord_path %s --program %s -o %s\n",
+      e, r, p, shell_word(out, q[4], sizeof q[4]));
 }
 
 typedef struct demo_cli {

@@ -14,18 +14,20 @@
 #include "cli_link.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
+#include "etkit/memory_plan.h"
 
 #define CMD "report"
 
 static const char *const usage_text =
-    "usage: etkit report --etdump_path FILE [--etrecord_path FILE] -o "
-    "report.html\n"
+    "usage: etkit report --etdump_path FILE [--etrecord_path FILE]\n"
+    "                    [--program FILE.pte] -o report.html\n"
     "\n"
     "Writes one self-contained HTML page (no scripts, no network): file "
     "facts,\n"
     "operator types per block, the module tree, numerics, a timeline of\n"
     "every run (colours by operator type),\n"
-    "the events with statistics, memory per allocator, dropped events.\n"
+    "the events with statistics, memory per allocator, dropped events,\n"
+    "and with --program the memory map of the program's plan.\n"
     "\n"
     "options:\n"
     "  --etdump_path FILE          ETDump to read (required)\n"
@@ -35,6 +37,8 @@ static const char *const usage_text =
     "                              (program outputs against the ETRecord's\n"
     "                              reference outputs, or --reference's)\n"
     "  --reference FILE.bpte       reference outputs from a bundled program\n"
+    "  --program FILE.pte          the program that ran: adds its memory map\n"
+    "  --method NAME               the program's method (default: the first)\n"
     "  -o, --output FILE           the HTML file (atomically; default stdout)\n"
     "  --title TEXT                page title (etkit report)\n"
     "  --source_time_scale UNIT    unit of the raw timestamps (ns)\n"
@@ -49,6 +53,8 @@ static const char *const usage_text =
 
 typedef struct report_cli {
   const char *etdump, *etrecord, *output, *title, *debug_buffer, *reference;
+  const char *program, *method;
+  etk_memory_plan_t *plan;
   etk_report_comparison_t comparisons[MAX_COMPARISONS];
   size_t ncomparisons;
   etk_inspector_options_t io;
@@ -70,6 +76,8 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, report_cli_t,
                    debug_buffer),
     ETK_CLI_STRING("reference", 0, report_cli_t, reference),
+    ETK_CLI_STRING("program", 0, report_cli_t, program),
+    ETK_CLI_STRING("method", 0, report_cli_t, method),
     ETK_CLI_STRING("output", 'o', report_cli_t, output),
     ETK_CLI_STRING("title", 0, report_cli_t, title),
     ETK_CLI_TIME_OPTIONS,
@@ -103,6 +111,8 @@ static int parse_args(int argc, char **argv, report_cli_t *c) {
                          argv, apply_option, c);
   if (rc) return rc;
   if (etk_cli_require(CMD, c->etdump, "--etdump_path")) return 2;
+  if (c->method && !c->program)
+    return etk_cli_usage(CMD, "%s", "--method needs --program");
   if (etk_cli_time_check(CMD, &c->io)) return 1;
   if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
@@ -202,6 +212,15 @@ int etk_cmd_report(int argc, char **argv) {
     c.ro.etrecord_note = c.note;
   }
   if ((status = compare_outputs(&c, rec, dbuf, dlen)) != 0) goto done;
+  if (c.program) {
+    etk_error_clear(&err);
+    if (etk_memory_plan_open_file(c.program, c.method, &c.plan, &err) !=
+        ETK_OK) {
+      status = etk_cli_fail_error(CMD, &err);
+      goto done;
+    }
+    c.ro.memory_plan = c.plan;
+  }
   c.ro.title = c.title;
   c.ro.etdump_path = c.etdump;
   c.ro.etdump_bytes = blen;
@@ -211,6 +230,7 @@ int etk_cmd_report(int argc, char **argv) {
       ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
 done:
+  etk_memory_plan_free(c.plan);
   etk_inspector_close(c.insp);
   etk_etrecord_close(rec);
   free(dbuf);
