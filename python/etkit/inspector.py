@@ -225,7 +225,10 @@ def _event_from_handle(handle, index, parser, converter, scale_factor) -> Event:
         if delegated and converter is not None:
             raw = [_elapsed(converter(name, s), converter(name, e))
                    for s, e in zip(start, end)]
-        perf = PerfData(raw)
+        if raw:  # all samples without an end time: no perf data (etkit)
+            perf = PerfData(raw)
+        else:
+            start = None
         if any(meta):
             metas = [m if m else "" for m in meta]
     ev = Event(
@@ -286,92 +289,77 @@ class _LazyEvents(Sequence):
 # ---------------------------------------------------------------- DataFrames
 
 
-def _kind(v):
-    if v is None:
-        return "none"
-    if isinstance(v, (bool, np.bool_)):
-        return "bool"
-    if isinstance(v, (int, np.integer)):
-        return "int"
-    if isinstance(v, (float, np.floating)):
-        return "float"
-    if isinstance(v, str):
-        return "str"
-    return "object"
+_EMPTY_LIST: list = []
+_EMPTY_DICT: dict = {}
+_STATS = ("p10", "p50", "p90", "avg", "min", "max")
 
 
-def _column(values: list):
-    """Values of one DataFrame column with the dtype (and missing-value
-    spelling) that pandas gives upstream's concatenation of one-row frames:
-    decided by concatenating one prototype row per kind of value."""
+def _signatures(cols, sl, backends):
+    """Per event, what decides the dtypes pandas gives upstream's frames:
+    perf data or not, delegate id None/int/str, backend None/str."""
+    ids = cols["delegate_id"][sl]
+    kind = np.fromiter((0 if v is None else (1 if type(v) is int else 2) for v in ids),
+                       dtype=np.int64, count=len(ids))
+    has_backend = np.fromiter((v is not None for v in backends), dtype=np.int64,
+                              count=len(backends))
+    return cols["has_perf"][sl].astype(np.int64) + 2 * kind + 6 * has_backend
+
+
+def _prototype(handle, blocks, cols, sigs, lo, units, parser, converter):
+    """Upstream's own construction (Event.to_dataframe per event, concat per
+    block, insert the block name, concat the blocks) on one event per
+    signature and block: its dtypes are those of the full frame, because
+    pandas decides them from the kinds of blocks it concatenates."""
     import pandas as pd
 
-    examples = {}
-    for v in values:
-        k = _kind(v)
-        if k not in examples:
-            examples[k] = v
-            if len(examples) == 6:
-                break
-    if not examples:
-        return np.array([], dtype=object)
-    protos = [pd.DataFrame({"c": [v]}) for v in examples.values()]
-    merged = pd.concat(protos, ignore_index=True)["c"]
-    dtype = merged.dtype
+    frames = []
+    for name, b_lo, b_hi in blocks:
+        seg = sigs[b_lo - lo:b_hi - lo]
+        _, first = np.unique(seg, return_index=True)
+        rows = [_event_from_handle(handle, b_lo + int(k), parser, converter, 1.0)
+                for k in sorted(first)]
+        df = pd.concat([e.to_dataframe(units) for e in rows], ignore_index=True)
+        df.insert(0, "event_block_name", np.asarray([name] * len(rows)),
+                  allow_duplicates=True)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _typed(values, dtype):
+    """A column's values with the dtype the prototype frame has."""
     if dtype == object:
-        if "none" in examples:
-            missing = merged[list(examples).index("none")]
-            if missing is not None:
-                values = [missing if v is None else v for v in values]
         out = np.empty(len(values), dtype=object)
         out[:] = values
         return out
     return np.array(values, dtype=dtype)
 
 
-def _stat_column(arr, has_perf):
-    """A statistics column: float64 (NaN where an event has no perf data)
-    unless no event has perf data (then None objects, as upstream)."""
-    if has_perf.all():
-        return arr
-    if not has_perf.any():
-        return _column([None] * len(arr))
-    return _column([float(x) if h else None for x, h in zip(arr, has_perf)])
-
-
-_EMPTY_LIST: list = []
-_EMPTY_DICT: dict = {}
-
-
-def _frame(handle, events_range, block_names, units, include_ddd, parser, converter,
-           blocks):
-    """The DataFrame of events [lo, hi) built from C arrays (no Event objects
-    unless an event needs per-event data: links, debug data, metadata)."""
+def _frame(handle, blocks, units, include_ddd, parser, converter):
+    """The DataFrame of the events of `blocks` ((name, lo, hi) ranges that
+    follow each other), built from C arrays: Event objects are made only
+    for events that need per-event data (links, debug data, a converter)
+    and for one prototype event per dtype signature."""
     import pandas as pd
 
     cols = handle.columns()
-    lo, hi = events_range
+    lo, hi = blocks[0][1], blocks[-1][2]
     sl = slice(lo, hi)
     n = hi - lo
     has = cols["has_perf"][sl]
     deleg = cols["is_delegated"][sl]
-    linked = cols["linked"][sl]
-    names = cols["name"][sl]
     raw = cols["raw"][sl]
     start = cols["start_time"][sl]
-    stats = {k: cols[k][sl] for k in ("p10", "p50", "p90", "avg", "min", "max")}
+    stats = {k: cols[k][sl] for k in _STATS}
     op_types = [_EMPTY_LIST] * n
     traces = [_EMPTY_DICT] * n
     modules = [_EMPTY_DICT] * n
     backends = [None] * n
     debug = [_EMPTY_LIST] * n
-    metas = None
-    for k in np.nonzero(linked)[0]:
+    for k in np.nonzero(cols["linked"][sl])[0]:
         _, _, backend, ops, st, mh = handle.link(lo + int(k))
         op_types[k] = ops if len(ops) < 5 else _truncated_list(ops)
         traces[k], modules[k], backends[k] = st, mh, backend
-    counts = cols["debug_count"][sl]
-    for k in np.nonzero(counts)[0]:
+    for k in np.nonzero(cols["debug_count"][sl])[0]:
         debug[k] = handle.debug_data(lo + int(k))
     if converter is not None and deleg.any():
         # the user's converter decides delegated durations: recompute those
@@ -382,22 +370,32 @@ def _frame(handle, events_range, block_names, units, include_ddd, parser, conver
             raw[k] = ev.perf_data.raw
             for s in stats:
                 stats[s][k] = getattr(ev.perf_data, s)
-    data = {
-        "event_block_name": _column([block_names[b] for b in cols["block"][sl]])
-        if n else np.array([], dtype=object),
-        "event_name": _column(names),
-        "raw": _column(raw),
+    sigs = _signatures(cols, sl, backends)
+    proto = _prototype(handle, blocks, cols, sigs, lo, units, parser, converter)
+    names = np.empty(n, dtype=object)
+    for name, b_lo, b_hi in blocks:
+        names[b_lo - lo:b_hi - lo] = name
+    values = {
+        "event_block_name": names,
+        "event_name": cols["name"][sl],
+        "raw": raw,
     }
-    for s in ("p10", "p50", "p90", "avg", "min", "max"):
-        data[s + units] = _stat_column(stats[s], has)
-    data["op_types"] = _column(op_types)
-    data["delegate_debug_identifier"] = _column(cols["delegate_id"][sl])
-    data["stack_traces"] = _column(traces)
-    data["module_hierarchy"] = _column(modules)
-    data["is_delegated_op"] = deleg.copy()
-    data["delegate_backend_name"] = _column(backends)
-    data["debug_data"] = _column(debug)
-    data["start_time"] = _column(start)
+    for s in _STATS:
+        col = stats[s]
+        if proto[s + units].dtype == object:
+            col = [float(x) if h else None for x, h in zip(col, has)]
+        values[s + units] = col
+    values.update({
+        "op_types": op_types,
+        "delegate_debug_identifier": cols["delegate_id"][sl],
+        "stack_traces": traces,
+        "module_hierarchy": modules,
+        "is_delegated_op": deleg,
+        "delegate_backend_name": backends,
+        "debug_data": debug,
+        "start_time": start,
+    })
+    data = {c: _typed(values[c], proto[c].dtype) for c in proto.columns}
     df = pd.DataFrame(data)
     if include_ddd:
         metas = _metadata_columns(handle, lo, hi, deleg, parser)
@@ -466,8 +464,7 @@ class EventBlock:
             hi = lo + len(self.events)
             if hi == lo:
                 raise ValueError("No objects to concatenate")
-            names = {self._index: self.name}
-            return ins._frame((lo, hi), names, units, include_delegate_debug_data)
+            return ins._frame([(self.name, lo, hi)], units, include_delegate_debug_data)
         df = pd.concat([e.to_dataframe(units) for e in self.events], ignore_index=True)
         df.insert(0, "event_block_name",
                   np.asarray([self.name for _ in range(len(self.events))]),
@@ -685,10 +682,10 @@ class Inspector:
             self._handle, index, self._delegate_metadata_parser,
             self._delegate_time_scale_converter, 1.0)
 
-    def _frame(self, events_range, block_names, units, include_ddd):
-        return _frame(self._handle, events_range, block_names, units, include_ddd,
+    def _frame(self, blocks, units, include_ddd):
+        return _frame(self._handle, blocks, units, include_ddd,
                       self._delegate_metadata_parser,
-                      self._delegate_time_scale_converter, self.event_blocks)
+                      self._delegate_time_scale_converter)
 
     # -- upstream's methods
 
@@ -703,13 +700,13 @@ class Inspector:
         for block in self.event_blocks:
             if len(block.events) == 0:
                 raise ValueError("No objects to concatenate")
-        names = {b._index: b.name for b in self.event_blocks}
-        n = self._handle.event_count()
         if include_delegate_debug_data:
             # metadata columns are a union over blocks: build per block
             frames = [b.to_dataframe(include_units, True) for b in self.event_blocks]
             return pd.concat(frames, ignore_index=True)
-        return self._frame((0, n), names, units, False)
+        blocks = [(b.name, b.events._first, b.events._first + len(b.events))
+                  for b in self.event_blocks]
+        return self._frame(blocks, units, False)
 
     def _render(self, fmt, include_units, include_delegate_debug_data):
         if self._custom_durations(include_delegate_debug_data):
