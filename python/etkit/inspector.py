@@ -13,6 +13,7 @@ lazy sequence (events are built when first touched).
 """
 
 import dataclasses
+import gc
 import sys
 import warnings
 from dataclasses import dataclass
@@ -683,9 +684,17 @@ class Inspector:
             self._delegate_time_scale_converter, 1.0)
 
     def _frame(self, blocks, units, include_ddd):
-        return _frame(self._handle, blocks, units, include_ddd,
-                      self._delegate_metadata_parser,
-                      self._delegate_time_scale_converter)
+        # millions of new lists would run the cyclic collector over and over
+        # (they hold no cycles): pause it while the columns are built
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return _frame(self._handle, blocks, units, include_ddd,
+                          self._delegate_metadata_parser,
+                          self._delegate_time_scale_converter)
+        finally:
+            if enabled:
+                gc.enable()
 
     # -- upstream's methods
 
