@@ -52,7 +52,7 @@ def diff(a, b, metric: str = "avg"):
     if not isinstance(a, Inspector) or not isinstance(b, Inspector):
         raise TypeError("etkit.diff takes two Inspector objects")
     text = _etkit.diff(a._handle, b._handle, metric)
-    return pd.read_csv(io.StringIO(text), sep="\t", index_col=0, keep_default_na=False,
+    return pd.read_csv(io.StringIO(text), sep="\t", keep_default_na=False,
                        na_values=[""])
 
 

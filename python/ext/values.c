@@ -39,7 +39,9 @@ PyObject *ext_raise(const etk_error_t *err) {
   PyObject *cls = PyExc_ValueError;
   switch (err->code) {
     case ETK_E_NO_MEMORY: cls = PyExc_MemoryError; break;
-    case ETK_E_IO: cls = PyExc_OSError; break;
+    case ETK_E_IO:
+      cls = strstr(line, "No such file") ? PyExc_FileNotFoundError : PyExc_OSError;
+      break;
     case ETK_E_UNSUPPORTED: cls = PyExc_RuntimeError; break;
     case ETK_E_INVALID_ARGUMENT: cls = PyExc_ValueError; break;
     case ETK_E_NOT_FOUND:
