@@ -13,34 +13,38 @@ import etkit
 from conftest import quiet_inspector, run_cli
 
 
-def test_user_script_end_to_end(fixtures, cli, tmp_path, capfd):
-    from etkit import Inspector  # the one changed line
+USER_SCRIPT = """
+import sys, warnings
+warnings.simplefilter("ignore")
+from etkit import Inspector
+ins = Inspector(etrecord=sys.argv[1], etdump_path=sys.argv[2])
+ins.print_data_tabular(include_delegate_debug_data=True, include_units=False)
+with open(sys.argv[3], "w", encoding="utf-8") as f:
+    ins.save_data_to_tsv(f)
+for block in ins.event_blocks:
+    for event in block.events:
+        if event.name == "Method::execute":
+            print(event.perf_data.raw)
+"""
+
+
+def test_user_script_end_to_end(fixtures, cli, tmp_path):
+    """The issue's script, import line changed, in a fresh interpreter."""
+    import subprocess
+    import sys
 
     etdump = os.path.join(fixtures, "appendix_d.etdp")
     record = os.path.join(fixtures, "appendix_d.etrecord")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ins = Inspector(etrecord=record, etdump_path=etdump)
-    ins.print_data_tabular(include_delegate_debug_data=True, include_units=False)
-    with open(tmp_path / "model.csv", "w", encoding="utf-8") as f:
-        ins.save_data_to_tsv(f)
-    raws = []
-    for block in ins.event_blocks:
-        for event in block.events:
-            if event.name == "Method::execute":
-                print(event.perf_data.raw)
-                raws.append(event.perf_data.raw)
-    import sys
-
-    sys.stdout.flush()
-    sys.__stdout__.flush()
-    out = capfd.readouterr().out
+    out = subprocess.run([sys.executable, "-c", USER_SCRIPT, record, etdump,
+                          str(tmp_path / "model.csv")],
+                         capture_output=True, text=True, check=True).stdout
     table = run_cli(cli, "--etdump_path", etdump, "--etrecord_path", record,
                     "--include-delegate-debug-data", "--no-units").decode()
-    # print_data_tabular's default file is the sys.stdout of import time
-    # (as upstream's), so the two streams may interleave: check each part
-    assert table in out
-    assert raws and all(f"{r}\n" in out for r in raws)
+    assert out.startswith(table)
+    ins = quiet_inspector(etdump_path=etdump, etrecord=record)
+    raws = [e.perf_data.raw for b in ins.event_blocks for e in b.events
+            if e.name == "Method::execute"]
+    assert raws and out[len(table):] == "".join(f"{r}\n" for r in raws)
     run_cli(cli, "--etdump_path", etdump, "--etrecord_path", record,
             "--tsv_path", str(tmp_path / "cli.tsv"), "--output", os.devnull)
     assert (tmp_path / "model.csv").read_bytes() == (tmp_path / "cli.tsv").read_bytes()
