@@ -298,11 +298,10 @@ _STATS = ("p10", "p50", "p90", "avg", "min", "max")
 def _signatures(cols, sl, backends):
     """Per event, what decides the dtypes pandas gives upstream's frames:
     perf data or not, delegate id None/int/str, backend None/str."""
-    ids = cols["delegate_id"][sl]
-    kind = np.fromiter((0 if v is None else (1 if type(v) is int else 2) for v in ids),
-                       dtype=np.int64, count=len(ids))
-    has_backend = np.fromiter((v is not None for v in backends), dtype=np.int64,
-                              count=len(backends))
+    kind = cols["id_kind"][sl].astype(np.int64)
+    has_backend = np.zeros(len(kind), dtype=np.int64)
+    for k in np.nonzero(cols["linked"][sl])[0]:
+        has_backend[k] = backends[k] is not None
     return cols["has_perf"][sl].astype(np.int64) + 2 * kind + 6 * has_backend
 
 
@@ -328,11 +327,20 @@ def _prototype(handle, blocks, cols, sigs, lo, units, parser, converter):
 
 def _typed(values, dtype):
     """A column's values with the dtype the prototype frame has."""
+    if isinstance(values, np.ndarray) and values.dtype == dtype:
+        return values
     if dtype == object:
         out = np.empty(len(values), dtype=object)
         out[:] = values
         return out
     return np.array(values, dtype=dtype)
+
+
+def _shared(n, value):
+    """An object column holding one shared object n times."""
+    out = np.empty(n, dtype=object)
+    out.fill(value)
+    return out
 
 
 def _frame(handle, blocks, units, include_ddd, parser, converter):
@@ -351,11 +359,11 @@ def _frame(handle, blocks, units, include_ddd, parser, converter):
     raw = cols["raw"][sl]
     start = cols["start_time"][sl]
     stats = {k: cols[k][sl] for k in _STATS}
-    op_types = [_EMPTY_LIST] * n
-    traces = [_EMPTY_DICT] * n
-    modules = [_EMPTY_DICT] * n
-    backends = [None] * n
-    debug = [_EMPTY_LIST] * n
+    op_types = _shared(n, _EMPTY_LIST)
+    traces = _shared(n, _EMPTY_DICT)
+    modules = _shared(n, _EMPTY_DICT)
+    backends = _shared(n, None)
+    debug = _shared(n, _EMPTY_LIST)
     for k in np.nonzero(cols["linked"][sl])[0]:
         _, _, backend, ops, st, mh = handle.link(lo + int(k))
         op_types[k] = ops if len(ops) < 5 else _truncated_list(ops)
@@ -365,7 +373,7 @@ def _frame(handle, blocks, units, include_ddd, parser, converter):
     if converter is not None and deleg.any():
         # the user's converter decides delegated durations: recompute those
         stats = {k: v.copy() for k, v in stats.items()}
-        raw = list(raw)
+        raw = raw.copy()
         for k in np.nonzero(deleg & has)[0]:
             ev = _event_from_handle(handle, lo + int(k), parser, converter, 1.0)
             raw[k] = ev.perf_data.raw

@@ -344,24 +344,51 @@ static PyObject *h_link(ext_inspector_t *self, PyObject *arg) {
 
 /* ------------------------------------------------------------ columns */
 
-/* An interning cache: equal names share one str object. */
-static PyObject *interned(PyObject *cache, const char *s, size_t len) {
-  PyObject *key = PyBytes_FromStringAndSize(s, (Py_ssize_t)len);
-  if (!key) return NULL;
-  PyObject *v = PyDict_GetItemWithError(cache, key);
-  if (v) {
-    Py_DECREF(key);
-    Py_INCREF(v);
-    return v;
+/* A small direct-mapped cache of event names keyed by their address in the
+ * dump (names are interned there, so one address is one name): repeated
+ * names share one str object, at no per-event allocation. */
+#define NAME_CACHE_SIZE 4096
+typedef struct name_cache {
+  const char *key[NAME_CACHE_SIZE];
+  size_t len[NAME_CACHE_SIZE];
+  PyObject *value[NAME_CACHE_SIZE];
+} name_cache_t;
+
+static void name_cache_clear(name_cache_t *c) {
+  for (size_t i = 0; i < NAME_CACHE_SIZE; i++) Py_XDECREF(c->value[i]);
+}
+
+/* The name of `e` as a new reference; delegate ids' decimal text lives in
+ * scratch memory (one address, many names) and is never cached. */
+static PyObject *event_name(name_cache_t *c, const etk_inspector_event_t *e) {
+  if (e->is_delegated_op && e->delegate_id_is_int)
+    return ext_text(e->name, e->name_len);
+  size_t h = ((uintptr_t)e->name >> 2) % NAME_CACHE_SIZE;
+  if (c->key[h] == e->name && c->len[h] == e->name_len) {
+    Py_INCREF(c->value[h]);
+    return c->value[h];
   }
-  if (PyErr_Occurred() || !(v = ext_text(s, len)) ||
-      PyDict_SetItem(cache, key, v) < 0) {
-    Py_DECREF(key);
-    Py_XDECREF(v);
-    return NULL;
-  }
-  Py_DECREF(key);
+  PyObject *v = ext_text(e->name, e->name_len);
+  if (!v) return NULL;
+  Py_XDECREF(c->value[h]);
+  c->key[h] = e->name;
+  c->len[h] = e->name_len;
+  c->value[h] = v;
+  Py_INCREF(v);
   return v;
+}
+
+/* A 1-D object array of n entries (all NULL until set). */
+static PyObject *new_objects(size_t n) {
+  npy_intp dims[1] = {(npy_intp)n};
+  return PyArray_ZEROS(1, dims, NPY_OBJECT, 0);
+}
+
+/* Stores `v` (a new reference, stolen) as element i of object array `a`. */
+static void objects_set(PyObject *a, size_t i, PyObject *v) {
+  PyObject **slot = (PyObject **)PyArray_GETPTR1((PyArrayObject *)a, (npy_intp)i);
+  Py_XDECREF(*slot);
+  *slot = v;
 }
 
 static PyObject *new_doubles(size_t n, double **data) {
@@ -409,16 +436,18 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
     if (e.sample_count > max_samples) max_samples = e.sample_count;
   }
   double *st[6], *scratch = PyMem_Malloc(max_samples * sizeof *scratch);
-  PyObject *stats[6] = {0}, *cache = PyDict_New(), *out = NULL;
+  PyObject *stats[6] = {0}, *out = NULL;
+  name_cache_t *cache = PyMem_Calloc(1, sizeof *cache);
   npy_intp dims[1] = {(npy_intp)n};
   PyObject *block = PyArray_SimpleNew(1, dims, NPY_INT64);
   PyObject *has = PyArray_SimpleNew(1, dims, NPY_BOOL);
   PyObject *deleg = PyArray_SimpleNew(1, dims, NPY_BOOL);
   PyObject *linked = PyArray_SimpleNew(1, dims, NPY_BOOL);
   PyObject *dcount = PyArray_SimpleNew(1, dims, NPY_INT64);
-  PyObject *names = PyList_New((Py_ssize_t)n), *ids = PyList_New((Py_ssize_t)n);
-  PyObject *raws = PyList_New((Py_ssize_t)n), *starts = PyList_New((Py_ssize_t)n);
-  int ok = scratch && cache && block && has && deleg && linked && dcount && names &&
+  PyObject *id_kind = PyArray_SimpleNew(1, dims, NPY_INT8);
+  PyObject *names = new_objects(n), *ids = new_objects(n);
+  PyObject *raws = new_objects(n), *starts = new_objects(n);
+  int ok = scratch && cache && block && has && deleg && linked && dcount && id_kind && names &&
            ids && raws && starts;
   for (int k = 0; ok && k < 6; k++) ok = (stats[k] = new_doubles(n, &st[k])) != NULL;
   for (size_t i = 0; ok && i < n; i++) {
@@ -437,7 +466,9 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
     ((npy_bool *)PyArray_DATA((PyArrayObject *)has))[i] = perf != 0;
     double v[6] = {s.p10, s.p50, s.p90, s.avg, s.min, s.max};
     for (int k = 0; k < 6; k++) st[k][i] = perf ? v[k] : NAN;
-    PyObject *name = interned(cache, e.name, e.name_len);
+    ((int8_t *)PyArray_DATA((PyArrayObject *)id_kind))[i] =
+        (int8_t)(!e.is_delegated_op ? 0 : e.delegate_id_is_int ? 1 : 2);
+    PyObject *name = event_name(cache, &e);
     PyObject *id = delegate_id(&e);
     PyObject *raw = NULL, *start = NULL;
     if (perf) {
@@ -460,10 +491,10 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
       ok = 0;
       break;
     }
-    PyList_SET_ITEM(names, (Py_ssize_t)i, name);
-    PyList_SET_ITEM(ids, (Py_ssize_t)i, id);
-    PyList_SET_ITEM(raws, (Py_ssize_t)i, raw);
-    PyList_SET_ITEM(starts, (Py_ssize_t)i, start);
+    objects_set(names, i, name);
+    objects_set(ids, i, id);
+    objects_set(raws, i, raw);
+    objects_set(starts, i, start);
   }
   if (ok)
     out = Py_BuildValue("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
@@ -474,11 +505,14 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
                         "min", stats[4]);
   if (out) {
     if (PyDict_SetItemString(out, "max", stats[5]) < 0 ||
-        PyDict_SetItemString(out, "debug_count", dcount) < 0)
+        PyDict_SetItemString(out, "debug_count", dcount) < 0 ||
+        PyDict_SetItemString(out, "id_kind", id_kind) < 0)
       Py_CLEAR(out);
   }
   PyMem_Free(scratch);
-  Py_XDECREF(cache);
+  if (cache) name_cache_clear(cache);
+  PyMem_Free(cache);
+  Py_XDECREF(id_kind);
   Py_XDECREF(block);
   Py_XDECREF(has);
   Py_XDECREF(deleg);
