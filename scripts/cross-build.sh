@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cross-builds the portable device libraries (FlatBuffers core, schema
+# Cross-builds the portable device libraries (core, FlatBuffers, schema
 # descriptors, ETDump recorder) for a Cortex-M4 with the `cortex-m` CMake
 # preset (ETKIT_RUNTIME_ONLY=ON, MinSizeRel) and prints their code size.
 # Without arm-none-eabi-gcc it says so and exits 0 (`make cross` is part of
@@ -16,7 +16,7 @@ build=build-cortex-m
 log="$build/cross-build.log"
 cmake --preset cortex-m >/dev/null
 cmake --build "$build" --clean-first -j "${JOBS:-2}" \
-  --target etkit_flatbuf etkit_schema etkit_recorder >"$log" 2>&1 || {
+  --target etkit_core etkit_flatbuf etkit_schema etkit_recorder >"$log" 2>&1 || {
   cat "$log"
   echo "cross-build: build failed"
   exit 1
@@ -29,7 +29,7 @@ if grep -q "src/recorder/.*warning:" "$log"; then
   exit 1
 fi
 
-libs="$build/src/flatbuf/libetkit_flatbuf.a $build/src/schema/libetkit_schema.a $build/src/recorder/libetkit_recorder.a"
+libs="$build/src/core/libetkit_core.a $build/src/flatbuf/libetkit_flatbuf.a $build/src/schema/libetkit_schema.a $build/src/recorder/libetkit_recorder.a"
 echo "cross-build: $(arm-none-eabi-gcc --version | head -n 1)"
 echo "cross-build: code size per object (bytes), -mcpu=cortex-m4 -mthumb -Os:"
 arm-none-eabi-size $libs
@@ -59,7 +59,7 @@ arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -Os -ffunction-sections \
   -fdata-sections -Iinclude --specs=nosys.specs -nostartfiles \
   -Wl,--gc-sections -Wl,-e,main -o "$elf" bench/recorder/mcu_footprint.c \
   $build/src/recorder/libetkit_recorder.a $build/src/schema/libetkit_schema.a \
-  $build/src/flatbuf/libetkit_flatbuf.a
+  $build/src/flatbuf/libetkit_flatbuf.a $build/src/core/libetkit_core.a
 echo "cross-build: profiling-only firmware (bench/recorder/mcu_footprint.c,"
 echo "             16 KiB arena in bss, memcpy/memset from newlib included):"
 arm-none-eabi-size "$elf"

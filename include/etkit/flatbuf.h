@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "etkit/status.h"
+#include "etkit/utf8.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -394,9 +395,6 @@ etk_fb_string_t etk_fb_vector_string(const uint8_t *buf, etk_fb_vector_t v, uint
 uint16_t etk_fb_load_u16(const uint8_t *p);
 uint32_t etk_fb_load_u32(const uint8_t *p);
 uint64_t etk_fb_load_u64(const uint8_t *p);
-
-/* 1 if s[0..n) is valid UTF-8 (no overlongs, no surrogates), else 0. */
-int etk_fb_utf8_valid(const char *s, size_t n);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
  *
  * This header is portable C99 with no OS dependency: the recorder and the
  * FlatBuffers core include it on microcontrollers too.  Host libraries add a
- * richer error record (etk_error_t, see etkit/error.h) that says which file,
+ * richer error record (etk_error_t, see etkit/common.h) that says which file,
  * byte offset or JSON line a problem was found at.
  */
 #ifndef ETKIT_STATUS_H

@@ -18,6 +18,7 @@
 #include "etkit/etdump.h"
 #include "etkit/etrecord.h"
 #include "etkit/inspector.h"
+#include "etkit/link.h"
 
 /* An ETRecord (etkit.parse_etrecord's result wraps one). */
 typedef struct {

@@ -264,5 +264,8 @@ static PyMethodDef run_functions[] = {
     {NULL, NULL, 0, NULL}};
 
 int ext_run_register(PyObject *module) {
+  /* the example delegate, as `etkit run` has it (a static library's
+   * constructor is not linked in unless referenced) */
+  (void)etk_backend_register_builtin(etk_micro_backend());
   return PyModule_AddFunctions(module, run_functions);
 }

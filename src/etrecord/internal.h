@@ -21,45 +21,9 @@
 #include <stdarg.h>
 #include <zip.h>
 
+#include "common/buffers.h"
 #include "etkit/etrecord.h"
-
-/* ------------------------------------------------------------------ arena */
-
-typedef struct etr_arena_chunk etr_arena_chunk_t;
-
-/* Bump allocator: chunks of at least 64 KiB, freed all at once. */
-typedef struct etr_arena {
-  etr_arena_chunk_t *head;
-} etr_arena_t;
-
-/* size bytes aligned to 16; NULL on overflow or out of memory. */
-void *etr_arena_alloc(etr_arena_t *arena, size_t size);
-/* count * size bytes, zeroed; NULL on overflow or out of memory. */
-void *etr_arena_calloc(etr_arena_t *arena, size_t count, size_t size);
-/* Copy of s[0..n) plus a NUL; NULL on out of memory. */
-char *etr_arena_strndup(etr_arena_t *arena, const char *s, size_t n);
-char *etr_arena_strdup(etr_arena_t *arena, const char *s);
-void etr_arena_free(etr_arena_t *arena);
-
-/* --------------------------------------------------------- string builder */
-
-/* Growable text with a cap: appends past `cap` are dropped and `cut` set.
- * `failed` is sticky after an allocation failure. */
-typedef struct etr_text {
-  char *buf;
-  size_t len, alloc, cap;
-  bool cut, failed;
-} etr_text_t;
-
-void etr_text_init(etr_text_t *t, size_t cap);
-void etr_text_add(etr_text_t *t, const char *s, size_t n);
-void etr_text_adds(etr_text_t *t, const char *s);
-void etr_text_addf(etr_text_t *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void etr_text_free(etr_text_t *t);
+#include "etkit/utf8.h"
 
 /* ------------------------------------------------------------------- JSON */
 
@@ -90,10 +54,6 @@ int etr_error_at(etk_error_t *err, int code, const char *where,
 /* Strict canonical decimal int64 ("0", "17", "-3"; no '+', no leading
  * zeros, no spaces).  Returns false when s[0..n) is not one. */
 bool etr_parse_int64(const char *s, size_t n, int64_t *out);
-
-/* Validates UTF-8 in s[0..n); returns n when valid, else the offset of the
- * first bad byte. */
-size_t etr_utf8_check(const char *s, size_t n);
 
 /* ---------------------------------------------------------------- record */
 
@@ -143,17 +103,23 @@ struct etk_etrecord {
 /* Reads a member by index into its cache (limits enforced). */
 int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err);
 
+/* Opens the ZIP over `owned` (the record takes it, also on failure), lists
+ * the members, checks the ETRECORD_V0 marker and lists the programs
+ * (archive.c).  Errors name `where`. */
+int etr_archive_open(etk_etrecord_t *rec, uint8_t *owned, size_t len,
+                     const char *where, etk_error_t *err);
+
 /* Parses the three maps and export_graph_id (called once by open). */
 int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err);
 
 /* Frees a loaded program. */
 void etr_program_free(etr_program_t *prog);
 
-/* Parses one program member (see program.c). */
+/* Parses one program member (see edge_program.c). */
 int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
                       etr_program_t **out, etk_error_t *err);
 
-/* Decoders used by program.c (see text.c): ETK_OK, ETK_E_FORMAT when the
+/* Decoders used by edge_program.c (see text.c): ETK_OK, ETK_E_FORMAT when the
  * text does not decode (nothing is set), ETK_E_NO_MEMORY. */
 int etr_module_stack_decode(etr_arena_t *arena, const char *text,
                             etk_etrecord_module_entry_t **entries,
@@ -161,5 +127,14 @@ int etr_module_stack_decode(etr_arena_t *arena, const char *text,
 int etr_source_fn_stack_decode(etr_arena_t *arena, const char *text,
                                etk_etrecord_source_fn_t **entries,
                                size_t *count);
+
+/* Encodes the ETRecord writer's references: *outputs (reference_outputs)
+ * when refs->method_count > 0, *inputs (representative_inputs) when
+ * refs->input_count > 0, both malloc'd torch.save archives (NULL/0
+ * otherwise).  Errors name "ETRecord writer: references". */
+int etr_write_references(const etk_etrecord_references_desc_t *refs,
+                         uint8_t **outputs, size_t *outputs_len,
+                         uint8_t **inputs, size_t *inputs_len,
+                         etk_error_t *err);
 
 #endif /* ETKIT_ETRECORD_INTERNAL_H */

@@ -53,41 +53,6 @@ static const char kInf[] = "\"\\u0000Infinity\"";
 static const char kNegInf[] = "\"\\u0000-Infinity\"";
 static const char kNan[] = "\"\\u0000NaN\"";
 
-size_t etr_utf8_check(const char *s, size_t n) {
-  const unsigned char *p = (const unsigned char *)s;
-  size_t i = 0;
-  while (i < n) {
-    unsigned c = p[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t need;
-    unsigned min;
-    if (c >= 0xC2 && c <= 0xDF) {
-      need = 1;
-      min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      need = 2;
-      min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      need = 3;
-      min = 0x10000;
-    } else {
-      return i;
-    }
-    if (n - i <= need) return i;
-    unsigned cp = c & (0x3Fu >> need);
-    for (size_t k = 1; k <= need; k++) {
-      if ((p[i + k] & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += need + 1;
-  }
-  return n;
-}
-
 int etr_error_at(etk_error_t *err, int code, const char *where,
                  const char *text, size_t len, size_t offset, const char *fmt,
                  ...) {
@@ -215,7 +180,7 @@ static bool literal_at(const char *s, size_t len, size_t i, const char *lit) {
 static int prescan(const char *text, size_t len,
                    const etk_etrecord_limits_t *limits, const char *where,
                    const char *context, json_edits_t *edits, etk_error_t *err) {
-  size_t bad = etr_utf8_check(text, len);
+  size_t bad = etk_utf8_check(text, len);
   if (bad != len)
     return etr_error_at(err, ETK_E_BAD_UTF8, where, text, len, bad,
                         "%sinvalid UTF-8 byte 0x%02x", context,

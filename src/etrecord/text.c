@@ -6,7 +6,7 @@
  * never allocate, and return spans into the input or write snprintf-style
  * into a caller buffer.  That makes them safe on hostile input and usable
  * by the inspector on strings from anywhere.  The two etr_*_decode
- * helpers at the end copy the decoded parts into an arena for program.c.
+ * helpers at the end copy the decoded parts into an arena for edge_program.c.
  *
  * Formats (torch's, as the ETRecord JSON stores them):
  *   stack_trace      '  File "<path>", line <n>, in <func>\n    <code>\n'

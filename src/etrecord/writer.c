@@ -35,7 +35,6 @@
 #include <time.h>
 
 #include "internal.h"
-#include "torch_internal.h"
 
 #define EDGE_NAME "edge_dialect_exported_program"
 #define DEFAULT_MTIME 1704110400 /* 2024-01-01 12:00 UTC */
@@ -69,7 +68,7 @@ static int bad(checker_t *c, int code, const char *fmt, ...) {
 
 static bool utf8_ok(const char *s) {
   size_t n = strlen(s);
-  return etr_utf8_check(s, n) == n;
+  return etk_utf8_check(s, n) == n;
 }
 
 /* Checks a required (or optional) string field. */

@@ -1,5 +1,5 @@
 /*
- * inspector.c - the Inspector object: options and time scales, opening,
+ * inspector.c - the Inspector object: options and time scales (open.c opens),
  * block/event/sample accessors, durations, statistics, ETRecord link slots
  * and the allocation report.
  *
@@ -32,8 +32,6 @@
 #include <string.h>
 
 #include "inspector_internal.h"
-
-int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err);
 
 /* ------------------------------------------------------- time scales */
 
@@ -79,103 +77,6 @@ void etk_inspector_options_init(etk_inspector_options_t *o) {
   memset(o, 0, sizeof *o);
   o->source_time_scale = ETK_TIME_NS;
   o->target_time_scale = ETK_TIME_MS;
-}
-
-/* ------------------------------------------------------- open / close */
-
-void etk_inspector_close(etk_inspector_t *insp) {
-  if (!insp) return;
-  free(insp->blocks);
-  free(insp->block_runs);
-  free(insp->events);
-  free(insp->samples);
-  free(insp->debug);
-  free(insp->debug_refs);
-  free(insp->outputs);
-  free(insp->allocs);
-  if (insp->links) {
-    for (size_t i = 0; i < insp->event_count; i++)
-      if (insp->links[i]) {
-        free(insp->links[i]->mem);
-        free(insp->links[i]);
-      }
-    free(insp->links);
-  }
-  insp_origins_free(insp);
-  free(insp->scratch);
-  etk_etdump_close(insp->owned_dump);
-  free(insp);
-}
-
-int etk_inspector_open(const etk_etdump_t *dump,
-                       const etk_inspector_options_t *options,
-                       etk_inspector_t **out, etk_error_t *err) {
-  if (!dump || !out)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "etk_inspector_open: NULL argument");
-  *out = NULL;
-  etk_inspector_t *insp = calloc(1, sizeof *insp);
-  if (!insp)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  if (options)
-    insp->options = *options;
-  else
-    etk_inspector_options_init(&insp->options);
-  insp->dump = dump;
-  etk_etdump_columns(dump, &insp->cols);
-  int rc = etk_time_scale_factor(insp->options.source_time_scale,
-                                 insp->options.target_time_scale,
-                                 insp->options.clock_hz, &insp->factor, err);
-  if (rc == ETK_OK) rc = insp_build_blocks(insp, err);
-  if (rc != ETK_OK) {
-    etk_inspector_close(insp);
-    return rc;
-  }
-  *out = insp;
-  return ETK_OK;
-}
-
-static int open_owned(etk_etdump_t *dump, const etk_inspector_options_t *o,
-                      etk_inspector_t **out, etk_error_t *err) {
-  int rc = etk_inspector_open(dump, o, out, err);
-  if (rc != ETK_OK) {
-    etk_etdump_close(dump);
-    return rc;
-  }
-  (*out)->owned_dump = dump;
-  return ETK_OK;
-}
-
-int etk_inspector_open_path(const char *path, const etk_inspector_options_t *o,
-                            etk_inspector_t **out, etk_error_t *err) {
-  if (out) *out = NULL;
-  etk_etdump_t *dump;
-  int rc = etk_etdump_open_path(path, o ? &o->etdump : NULL, &dump, err);
-  if (rc != ETK_OK) return rc;
-  return open_owned(dump, o, out, err);
-}
-
-int etk_inspector_open_memory(const void *data, size_t len,
-                              const etk_inspector_options_t *o,
-                              etk_inspector_t **out, etk_error_t *err) {
-  if (out) *out = NULL;
-  etk_etdump_t *dump;
-  int rc = etk_etdump_open_memory(data, len, o ? &o->etdump : NULL, &dump, err);
-  if (rc != ETK_OK) return rc;
-  return open_owned(dump, o, out, err);
-}
-
-const etk_etdump_t *etk_inspector_etdump(const etk_inspector_t *insp) {
-  return insp ? insp->dump : NULL;
-}
-etk_time_scale_t etk_inspector_target_time_scale(const etk_inspector_t *insp) {
-  return insp ? insp->options.target_time_scale : ETK_TIME_MS;
-}
-etk_time_scale_t etk_inspector_source_time_scale(const etk_inspector_t *insp) {
-  return insp ? insp->options.source_time_scale : ETK_TIME_NS;
-}
-double etk_inspector_scale_factor(const etk_inspector_t *insp) {
-  return insp ? insp->factor : 0;
 }
 
 /* ------------------------------------------------------- helpers */

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "etkit/inspector.h"
+#include "etkit/inspector_core.h"
 
 #define INSP_NONE UINT32_MAX /* no index / no signature */
 

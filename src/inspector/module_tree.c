@@ -6,7 +6,7 @@
  *   Answer "which part of the model takes the time" from an ETDump linked
  *   to its ETRecord: each counted operator event adds its per-run time
  *   (avg) to the module it belongs to and to every module above it.  The
- *   rules, stated once in etkit/inspector.h ("MODULE VIEW"), are about not
+ *   rules, stated once in etkit/inspector_core.h ("MODULE VIEW"), are about not
  *   counting any time twice:
  *     - framework events (Method::execute, Method::init,
  *       Program::load_method) are the method, not operators;

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etkit/inspector.h"
+#include "etkit/inspector_core.h"
 
 static double pairwise_sum(const double *a, size_t n) {
   if (n < 8) {

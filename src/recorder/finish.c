@@ -38,7 +38,7 @@
  *   that carry no presence meaning (times, ids, sizes, dtype BYTE, offset 0,
  *   int/bool/double payloads) are written anyway (ETK_FB_FORCE): readers
  *   see the same values, and the set of table shapes stays small, which is
- *   what lets recorder.c bound the vtable bytes (recorder_internal.h).
+ *   what lets record.c bound the vtable bytes (recorder_internal.h).
  *   Every repeated string (names, ids) is written once and shared.
  *
  * INVARIANTS

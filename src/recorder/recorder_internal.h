@@ -1,5 +1,5 @@
 /*
- * recorder_internal.h - what recorder.c (recording) and finish.c (building
+ * recorder_internal.h - what record.c (recording) and finish.c (building
  * the FlatBuffer) share: the context layout, the record formats, the table
  * "shapes" and the worst-case output cost of each record.
  *
@@ -55,7 +55,7 @@ struct etk_recorder {
   uint8_t *output;
   uint32_t output_capacity;
 
-  /* reservation (see recorder.c "BUDGET") */
+  /* reservation (see record.c "BUDGET") */
   uint32_t scratch_bytes;  /* finish scratch: block refs, items, list refs */
   uint32_t output_base;    /* worst-case output bytes except vtables */
   uint32_t vtables_all;    /* one vtable per table emitted */

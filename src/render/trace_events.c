@@ -17,7 +17,7 @@
  *   top-level value of its own etk_json_t, so the JSON writer does the
  *   escaping (quotes, controls, U+2028/9, invalid UTF-8) and the nesting
  *   checks; this file only owns the outer structure.  The writer knows
- *   nothing about ETDumps: the analysis layer (etkit/inspector.h,
+ *   nothing about ETDumps: the analysis layer (etkit/analysis.h,
  *   etk_trace_export_etdump) decides what the events are.
  *
  * STATES

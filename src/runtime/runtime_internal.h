@@ -12,7 +12,7 @@
 #include "etkit/common.h"
 #include "etkit/program.h"
 #include "etkit/recorder.h"
-#include "etkit/runtime.h"
+#include "etkit/method.h"
 
 /* One instruction, ready to run: everything the hot loop needs is here, so
  * execute() never looks at the program again. */

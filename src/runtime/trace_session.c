@@ -19,7 +19,7 @@
 
 #include "etkit/program.h"
 #include "etkit/recorder.h"
-#include "etkit/runtime.h"
+#include "etkit/method.h"
 
 /* Bytes and tensor count value v would log. */
 static void value_cost(const etk_program_plan_t *plan, int32_t v,

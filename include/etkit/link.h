@@ -1,0 +1,191 @@
+/*
+ * etkit/link.h - fills an Inspector's ETRecord-link slots from an ETRecord
+ * (library etkit_link, above etkit_etrecord and etkit_inspector): debug
+ * handles, op types, stack traces, module stacks and node origins.
+ */
+#ifndef ETKIT_LINK_H
+#define ETKIT_LINK_H
+
+#include <stddef.h>
+
+#include "etkit/common.h"
+#include "etkit/etrecord.h"
+#include "etkit/inspector_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------- filling an Inspector's links */
+
+/* Library etkit_link (links etkit_etrecord and etkit_inspector;
+ * include etkit/inspector.h to use the inspector itself). */
+typedef struct etk_inspector etk_inspector_t;
+
+typedef struct etk_etrecord_link_summary {
+  size_t events;              /* Inspector events looked at */
+  size_t linked;              /* events that received debug handles */
+  size_t with_nodes;          /* events that received at least one graph node */
+  size_t no_delegate_mapping; /* upstream's "No delegate mapping found" */
+} etk_etrecord_link_summary_t;
+
+/* Links every event of `insp` to `rec` (etk_etrecord_linker_resolve() with
+ * `flags`) and stores the result with etk_inspector_event_set_link():
+ * debug_handles, num_outputs, delegate_backend_name, op_types (one per
+ * associated node, duplicates kept) and the stack_traces/module_hierarchy
+ * nodes, named like upstream's operator graph (FX node name + "_") with
+ * the raw nn_module_stack text as module hierarchy.  `method` is the
+ * method whose maps and edge program are used for every event (NULL =
+ * "forward", which is what upstream does; ETDump blocks do not name their
+ * method; etk_etrecord_inspector_link_block() below links per block).  Each
+ * linked node's origin is stored too (etk_inspector_event_set_origins()).
+ * Events that resolve to nothing keep the inspector's defaults.
+ * `summary` may be NULL.  Errors: ETK_E_INVALID_ARGUMENT (NULL rec/insp),
+ * ETK_E_NO_MEMORY, and the edge program's load errors.  Call it once,
+ * right after opening the inspector.
+ *
+ *     etk_etrecord_link_summary_t sum;
+ *     int rc = etk_etrecord_inspector_link(rec, insp, NULL, 0, &sum, &err);
+ *     // etk_inspector_render() now fills op_types, stack_traces, ...
+ */
+int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
+                                const char *method, unsigned flags,
+                                etk_etrecord_link_summary_t *summary,
+                                etk_error_t *err);
+
+/* ---------------------------------------- methods of blocks (etkit additions)
+ *
+ * ETDump blocks do not name their method (the runtime calls every run
+ * "Execute"), so which method's maps link a block is a choice.  Upstream
+ * uses "forward" for every block.  etkit's default, for a block named B:
+ *   1. the method named B, when the record has one (a runner that names its
+ *      blocks after methods gets every method linked);
+ *   2. else "forward", when the record has it;
+ *   3. else the record's only method, when it has exactly one;
+ *   4. else none: the block stays unlinked.
+ * Callers may override per block (etkit inspect --method).  Linking also
+ * attaches each node's origin (innermost user frame of its stack trace,
+ * decoded nn_module_stack) with etk_inspector_event_set_origins(), which
+ * the inspector's module view, module totals and source column use. */
+
+/* Methods of the record: those named by the three maps (first-seen order),
+ * then those that only have an edge program.  NULL when `index` is out of
+ * range.  The string belongs to the record. */
+const char *etk_etrecord_method_at(const etk_etrecord_t *rec, size_t index);
+
+/* True when `method` is one of etk_etrecord_method_at()'s names. */
+bool etk_etrecord_has_method(const etk_etrecord_t *rec, const char *method);
+
+/* The default method of an event block named `block_name` (rules above;
+ * NULL name = no name), or NULL when the record has none to offer.  The
+ * string belongs to the record. */
+const char *etk_etrecord_block_method(const etk_etrecord_t *rec,
+                                      const char *block_name);
+
+/* Links the events of inspector block `block` with `method` (NULL =
+ * etk_etrecord_block_method() of the block's name; when that is NULL too,
+ * nothing is linked and ETK_OK is returned) and `flags`, exactly like
+ * etk_etrecord_inspector_link() does for all blocks, origins included.
+ * Adds its counts to *summary (which the caller zeroes; may be NULL).
+ * Errors: ETK_E_INVALID_ARGUMENT (NULL rec/insp, block out of range),
+ * ETK_E_NO_MEMORY, and the edge program's load errors. */
+int etk_etrecord_inspector_link_block(etk_etrecord_t *rec,
+                                      etk_inspector_t *insp, size_t block,
+                                      const char *method, unsigned flags,
+                                      etk_etrecord_link_summary_t *summary,
+                                      etk_error_t *err);
+
+/* ------------------------------------------- link policy (etkit inspect)
+ *
+ * What `etkit inspect --etrecord_path` and the Python Inspector do with an
+ * ETRecord: pick a method per block (explicit choices first, then
+ * etk_etrecord_block_method()), link every block, and report what could
+ * not be linked.  Notes and warnings are one line each, without prefix or
+ * newline, through a callback (NULL = dropped). */
+
+typedef void (*etk_note_fn)(void *ctx, int is_warning, const char *line);
+
+#define ETK_LINK_POLICY_MAX_METHODS 64
+
+typedef struct etk_link_policy {
+  /* upstream's rules: top graph only, framework events and substring
+   * delegate ids, "forward" for every block not named below */
+  int upstream_quirks;
+  const char *method_all; /* link every block with this method (NULL) */
+  /* per-block choices: block `method_block[i]` (an index or an exact block
+   * name) links with `method_name[i]`; a later choice wins */
+  size_t method_count;
+  const char *method_block[ETK_LINK_POLICY_MAX_METHODS];
+  const char *method_name[ETK_LINK_POLICY_MAX_METHODS];
+  const char *record_name; /* names the ETRecord in messages (a path) */
+  etk_note_fn note;        /* warnings (may be NULL) */
+  void *note_ctx;
+} etk_link_policy_t;
+
+/* Zeroes a policy (etkit's rules, default methods, no callback). */
+void etk_link_policy_init(etk_link_policy_t *policy);
+
+/* Links every block of `insp` with `rec` under `policy` (NULL = defaults).
+ * Warnings: a record that names no method (nothing is linked), a block
+ * whose method cannot be chosen, delegated events without a delegate_map
+ * entry.  Errors: ETK_E_NOT_FOUND (a chosen method the record lacks,
+ * listing the record's methods), ETK_E_INVALID_ARGUMENT (a block choice
+ * that names no block), and those of etk_etrecord_inspector_link_block()
+ * (err->where then starts with record_name). */
+int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
+                                  const etk_link_policy_t *policy,
+                                  etk_etrecord_link_summary_t *summary,
+                                  etk_error_t *err);
+
+/* Puts `path` in front of err->where ("<path>: <member>"), as the errors
+ * above do; for errors of etk_etrecord_open_file() on that path. */
+void etk_etrecord_error_where(etk_error_t *err, const char *path);
+
+/* ------------------------------------------- compare_results (etkit inspect)
+ *
+ * Library etkit_link (src/link/compare_outputs.c). */
+
+typedef struct etk_reference_outputs etk_reference_outputs_t;
+struct etk_render_sink;
+
+/* Reference outputs: the test cases of the bundled program at `bpte_path`
+ * (method "forward") when given, else `rec`'s reference_outputs (`rec` is
+ * borrowed and must outlive the result; `etrecord_path` names it in
+ * messages).  Errors (naming the file): ETK_E_NOT_FOUND (no forward suite,
+ * no reference_outputs member), ETK_E_INVALID_ARGUMENT (neither given),
+ * the readers' errors, ETK_E_NO_MEMORY. */
+int etk_reference_outputs_open(const char *bpte_path, etk_etrecord_t *rec,
+                               const char *etrecord_path,
+                               etk_reference_outputs_t **out,
+                               etk_error_t *err);
+void etk_reference_outputs_free(etk_reference_outputs_t *ref);
+
+/* Callbacks of etk_compare_results_inspector() (each may be NULL). */
+typedef struct etk_compare_report {
+  etk_note_fn note; /* notes and warnings, one line each */
+  /* after each compared block: values[metric * count + i] for metric snr,
+   * mse, cosine_similarity (etk_compare_metric_t) and output i */
+  void (*block)(void *ctx, size_t block, size_t count, const double *values);
+  void *ctx;
+} etk_compare_report_t;
+
+/* Upstream's compare_results for every event block named "Execute" of
+ * `insp`: its program outputs (inflated from the debug buffer
+ * dbuf[0..dlen)) against the reference outputs of its bundled input index
+ * (-1 = the last case, as upstream), written as text into `sink` (not
+ * flushed).  Errors: ETK_E_NOT_FOUND (no "Execute" block, a block without
+ * program outputs, a case that does not exist), the inflation errors of a
+ * value, ETK_E_MISMATCH (shapes cosine cannot compare; the message starts
+ * "event block B: "), ETK_E_NO_MEMORY. */
+int etk_compare_results_inspector(const etk_reference_outputs_t *ref,
+                                  const etk_inspector_t *insp,
+                                  const uint8_t *dbuf, size_t dlen,
+                                  struct etk_render_sink *sink,
+                                  const etk_compare_report_t *report,
+                                  etk_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETKIT_LINK_H */

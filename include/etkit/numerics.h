@@ -1,0 +1,298 @@
+/*
+ * etkit/numerics.h - numerical debugging (library etkit_numerics): tensor
+ * views, upstream's comparators and compare_results, and the A/B
+ * comparison of two traced runs.  See docs/numerics.md.
+ */
+#ifndef ETKIT_NUMERICS_H
+#define ETKIT_NUMERICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etkit/common.h"
+#include "etkit/etdump.h"
+#include "etkit/inspector_core.h"
+#include "etkit/render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ====================================================================
+ * NUMERICS (src/inspector/numerics.c): where accuracy goes.
+ *
+ *   - tensor views over any etkit data (debug buffer, torch.save archive,
+ *     bundled program) and the values the runtime logged;
+ *   - upstream's numerical comparators (inspector notes 8.3: L1, MSE, SNR,
+ *     float64, NaN and broadcasting rules) plus max-abs error and cosine;
+ *   - upstream's compare_results (8.4: snr, mse, cosine_similarity in
+ *     float32, rounded to 2 decimals, and its exact text);
+ *   - an A/B comparison of the intermediate outputs of two traced runs of
+ *     the same program (float vs quantized, two backends), per
+ *     instruction, in table/TSV/CSV/JSON (`etkit numerics`).
+ * See docs/numerics.md.
+ * ==================================================================== */
+
+#define ETK_NUMERICS_MAX_DIMS 64
+
+/* A read-only view of a tensor.  Element (i0, i1, ...) is at byte
+ * (offset + sum(ik * strides[k])) * element size of `data`. */
+typedef struct etk_numerics_tensor {
+  int scalar_type;        /* etk_scalar_type_t (c10 codes, etkit/schema.h) */
+  uint32_t dim;           /* <= ETK_NUMERICS_MAX_DIMS */
+  const int64_t *sizes;   /* dim entries >= 0 (may be NULL when dim is 0) */
+  const int64_t *strides; /* in elements, >= 0; NULL = C-contiguous */
+  int64_t offset;         /* in elements, >= 0 */
+  const void *data;       /* little-endian elements */
+  uint64_t data_len;      /* bytes readable at data */
+} etk_numerics_tensor_t;
+
+/* Bytes per element of the types the comparisons read: BYTE, CHAR, SHORT,
+ * INT, LONG, HALF, FLOAT, DOUBLE, BOOL, BFLOAT16, BITS16, UINT16, UINT32,
+ * UINT64; 0 for any other (quantized, float8, ...). */
+size_t etk_numerics_element_size(int scalar_type);
+
+/* Checks a view: a readable type, dim, sizes/strides >= 0, every element
+ * inside data[0..data_len).  *numel (may be NULL) gets the element count.
+ * ETK_E_UNSUPPORTED (type), ETK_E_INVALID_ARGUMENT (shape), ETK_E_BAD_OFFSET
+ * (an element outside the data), ETK_E_OVERFLOW. */
+int etk_numerics_tensor_check(const etk_numerics_tensor_t *t, uint64_t *numel,
+                              etk_error_t *err);
+
+/* Writes "[2, 3]" (Python's list repr of the sizes) into out; snprintf
+ * style. */
+size_t etk_numerics_shape_text(const etk_numerics_tensor_t *t, char *out,
+                               size_t out_size);
+
+/* ------------------------------------------------ upstream comparators */
+
+typedef enum etk_numerics_metric {
+  ETK_NUMERICS_L1 = 0, /* sum |a - b| */
+  ETK_NUMERICS_MSE,    /* mean (a - b)^2 */
+  ETK_NUMERICS_SNR,    /* 10 log10(mean a^2 / mean (a - b)^2), a = reference */
+  ETK_NUMERICS_MAX_ABS,/* max |a - b| (etkit) */
+  ETK_NUMERICS_COSINE  /* sum ab / (sqrt(sum a^2) sqrt(sum b^2)) (etkit) */
+} etk_numerics_metric_t;
+
+/* "L1", "MSE", "SNR", "max_abs", "cosine". */
+const char *etk_numerics_metric_name(etk_numerics_metric_t metric);
+
+/* Upstream's distance names: the text stripped and upper-cased must be
+ * "L1", "MSE" or "SNR" (etkit adds "MAX_ABS" and "COSINE").
+ * ETK_E_INVALID_ARGUMENT otherwise. */
+int etk_numerics_metric_parse(const char *name, etk_numerics_metric_t *out);
+
+/* etk_numerics_compare() flags. */
+#define ETK_NUMERICS_NO_BROADCAST 0x1u /* shapes must be equal (upstream
+                                          broadcasts [3] against [1]) */
+
+/* Upstream's element_compare(a, b) (a = the reference / AOT side): both
+ * tensors are read as float64; a tensor holding a NaN gets nan_to_num
+ * (NaN -> 0, +inf -> DBL_MAX, -inf -> -DBL_MAX) while infinities of a
+ * tensor without NaN are kept; the shapes broadcast like torch (trailing
+ * dimensions equal or 1).  SNR's signal is a's own mean square; 0/0 gives
+ * NaN, a zero signal with error -inf, no error +inf.  MSE and SNR of empty
+ * tensors are NaN; L1 of empty tensors is 0.  Sums are compensated
+ * (Neumaier), so results equal torch's up to its float64 summation order.
+ * Errors: ETK_E_MISMATCH (shapes that cannot broadcast, or differ under
+ * NO_BROADCAST: "shapes [3] and [4] cannot be broadcast"), those of
+ * etk_numerics_tensor_check(). */
+int etk_numerics_compare(const etk_numerics_tensor_t *a,
+                         const etk_numerics_tensor_t *b,
+                         etk_numerics_metric_t metric, unsigned flags,
+                         double *out, etk_error_t *err);
+
+/* ------------------------------------------------ compare_results */
+
+typedef enum etk_compare_metric {
+  ETK_COMPARE_SNR = 0,           /* "snr" */
+  ETK_COMPARE_MSE,               /* "mse" */
+  ETK_COMPARE_COSINE_SIMILARITY  /* "cosine_similarity" */
+} etk_compare_metric_t;
+
+#define ETK_COMPARE_ALL 0x7u /* every metric: bit (1 << etk_compare_metric_t) */
+
+const char *etk_compare_metric_name(etk_compare_metric_t metric);
+
+/* One value of upstream's compare_results: both tensors cast to float32,
+ * element-wise arithmetic in float32, then
+ *   mse    round(mean((ref - run)^2), 2)
+ *   snr    round(10 * log10(mean(ref^2) / mean((ref - run)^2)), 2)
+ *   cosine round(sum(ref * run) / (sqrt(sum ref^2) * sqrt(sum run^2)), 2)
+ * with Python's round() (correctly rounded, ties to even).  Reductions are
+ * accumulated in float64 and rounded to float32 once (torch sums in
+ * float32 blocks), which can only matter at a rounding boundary of the
+ * second decimal.  mse/snr broadcast like torch; cosine needs equal shapes
+ * (ETK_E_MISMATCH "Input tensors must have the same shape", upstream's
+ * ValueError). */
+int etk_compare_results_value(const etk_numerics_tensor_t *reference,
+                              const etk_numerics_tensor_t *run,
+                              etk_compare_metric_t metric, double *out,
+                              etk_error_t *err);
+
+/* One (reference, run) pair; a NULL side is not a tensor (upstream puts
+ * None in its lists, and its print then fails; etkit prints "None"). */
+typedef struct etk_compare_pair {
+  const etk_numerics_tensor_t *reference;
+  const etk_numerics_tensor_t *run;
+} etk_compare_pair_t;
+
+/* Upstream's compare_results(reference, run, metrics, plot=False) output
+ * for pairs[0..count) (the pairs of zip(reference, run)): for each metric
+ * of the mask (0 = all) in the order snr, mse, cosine_similarity, the
+ * metric name, a line of 20 '-', one line per pair printed as
+ * f"{i:<5}{v:>8.5f}" (a pair with a non-tensor side: f"{i:<5}{'None':>8}"),
+ * then "\n\n".  values (may be NULL) receives 3 * count doubles, [metric *
+ * count + i] (NaN when not computed).  A metric that fails stops the
+ * output after the metrics already printed, like upstream's exception.
+ * Errors: those of etk_compare_results_value() naming the output index,
+ * the sink's ETK_E_IO. */
+int etk_compare_results_write(const etk_compare_pair_t *pairs, size_t count,
+                              unsigned metrics, etk_render_sink_t *sink,
+                              double *values, etk_error_t *err);
+
+/* Python's f"{v:>8.5f}" of a double (NaN -> "nan", never "-nan") into
+ * out[0..out_size); snprintf-style return value. */
+size_t etk_compare_format_value(double v, char *out, size_t out_size);
+
+/* ------------------------------------------------ logged values */
+
+typedef enum etk_numerics_value_kind {
+  ETK_NUMERICS_VALUE_NONE = 0, /* Null or String value: upstream's None */
+  ETK_NUMERICS_VALUE_TENSOR,   /* a tensor (or one item of a TensorList) */
+  ETK_NUMERICS_VALUE_SCALAR,   /* Int, Bool, Float, Double (as a double) */
+  ETK_NUMERICS_VALUE_TENSOR_LIST /* a TensorList asked for as a whole */
+} etk_numerics_value_kind_t;
+
+/* A logged debug value, inflated as upstream's Inspector does (notes
+ * 8.1): the tensor's bytes at its offset in the debug buffer, read as
+ * contiguous in `sizes` order (strides are ignored, as upstream). */
+typedef struct etk_numerics_value {
+  int kind;            /* etk_numerics_value_kind_t */
+  int value_type;      /* etk_etdump_value_type_t of the Value */
+  uint32_t list_count; /* TensorList: number of tensors */
+  double scalar;       /* SCALAR */
+  int scalar_type;     /* TENSOR */
+  uint32_t dim;
+  int64_t sizes[ETK_NUMERICS_MAX_DIMS];
+  const uint8_t *data; /* into the debug buffer (NULL when empty) */
+  uint64_t nbytes;
+} etk_numerics_value_t;
+
+/* Inflates the value of debug event `etdump_event` of `dump` from the debug
+ * buffer buf[0..len): item 0 of a single value; item k of a TensorList
+ * gives that tensor (kind TENSOR, list_count set), item ~0u the list as a
+ * whole (kind TENSOR_LIST, no data).  Errors: ETK_E_INVALID_ARGUMENT (not
+ * a debug event, item out of range), ETK_E_FORMAT (no debug_entry),
+ * ETK_E_UNSUPPORTED (a dtype upstream cannot inflate), ETK_E_LIMIT (more
+ * than ETK_NUMERICS_MAX_DIMS dims), ETK_E_BAD_OFFSET (bytes outside the
+ * buffer; also when buf is NULL and the tensor is not empty). */
+int etk_numerics_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
+                             size_t len, size_t etdump_event, uint32_t item,
+                             etk_numerics_value_t *out, etk_error_t *err);
+
+/* A view of a TENSOR or SCALAR value (a 0-d DOUBLE view of v->scalar).
+ * The view points into *v, which must outlive it.  0 for other kinds. */
+int etk_numerics_value_view(const etk_numerics_value_t *v,
+                            etk_numerics_tensor_t *view);
+
+/* ------------------------------------------------ A/B of two runs */
+
+typedef enum etk_numerics_status {
+  ETK_NUMERICS_MATCHED = 0,   /* both sides: metrics computed */
+  ETK_NUMERICS_ONLY_A,        /* logged in A only */
+  ETK_NUMERICS_ONLY_B,        /* logged in B only */
+  ETK_NUMERICS_SHAPE_MISMATCH,/* both, different shapes: no metrics */
+  ETK_NUMERICS_KIND_MISMATCH, /* tensor vs scalar / list / None */
+  ETK_NUMERICS_NOT_NUMERIC    /* None values, or a type that cannot be read */
+} etk_numerics_status_t;
+
+/* "matched", "only in A", "only in B", "shape mismatch", "kind mismatch",
+ * "not numeric". */
+const char *etk_numerics_status_name(etk_numerics_status_t status);
+
+typedef struct etk_numerics_row {
+  const char *block;          /* block name ("" when absent) */
+  size_t block_occurrence;    /* k-th block of that name (0-based) */
+  size_t block_a, block_b;    /* inspector blocks (SIZE_MAX: absent) */
+  int is_output;              /* a program output (output=true) */
+  int32_t chain_index;        /* of the logged value (-1 when unset) */
+  int32_t instruction_id;     /* -1 for program outputs */
+  int64_t delegate_debug_id_int;     /* -1 when none */
+  const char *delegate_debug_id_str; /* NULL when none */
+  uint32_t output_index;      /* n-th value logged for this instruction
+                                 and delegate id in the run (n-th program
+                                 output for outputs) */
+  int32_t list_item;          /* TensorList item, -1 for a single value */
+  const char *name;           /* the debug event's name, else the profile
+                                 event of its instruction (not
+                                 OPERATOR_CALL), else "" */
+  uint32_t event_a, event_b;  /* ETDump event indices, UINT32_MAX absent */
+  int status;                 /* etk_numerics_status_t */
+  const char *dtype_a, *dtype_b; /* "float32", ... (NULL when absent) */
+  const char *shape_a, *shape_b; /* "[1, 4, 8, 8]" (NULL when absent) */
+  uint64_t numel;             /* elements compared */
+  double mse, snr, max_abs, cosine; /* NaN unless MATCHED (A = reference) */
+  const char *op_types;       /* set by etk_numerics_ab_set_op_types(),
+                                 NULL when none */
+} etk_numerics_row_t;
+
+typedef struct etk_numerics_ab_options {
+  int skip_outputs;           /* leave program outputs out */
+} etk_numerics_ab_options_t;
+
+typedef struct etk_numerics_ab etk_numerics_ab_t;
+
+/* Pairs the blocks of `a` and `b` by name and occurrence (the k-th block
+ * named "Execute" in A with the k-th in B), then, in the FIRST run of each
+ * pair, every logged value by key (program output or not, instruction id,
+ * delegate debug id, output index) and TensorList item, and computes MSE,
+ * SNR, max abs error and cosine (etk_numerics_compare, float64, A as the
+ * reference) for each matched pair of equal shape.  Rows are sorted by
+ * block pair, then instruction id, delegate id, output index, item, with
+ * program outputs last.  The inspectors and buffers are borrowed until
+ * etk_numerics_ab_free().  Errors: ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY,
+ * and the inflation errors of a value (err->where "A" or "B", the message
+ * naming the ETDump event). */
+int etk_numerics_ab_build(const etk_inspector_t *a, const uint8_t *a_buffer,
+                          size_t a_len, const etk_inspector_t *b,
+                          const uint8_t *b_buffer, size_t b_len,
+                          const etk_numerics_ab_options_t *options,
+                          etk_numerics_ab_t **out, etk_error_t *err);
+void etk_numerics_ab_free(etk_numerics_ab_t *ab);
+size_t etk_numerics_ab_row_count(const etk_numerics_ab_t *ab);
+/* ETK_E_INVALID_ARGUMENT out of range.  Strings live until the next
+ * set_op_types on that row or free. */
+int etk_numerics_ab_row_get(const etk_numerics_ab_t *ab, size_t index,
+                            etk_numerics_row_t *out);
+/* Blocks of A (B) without a partner of the same name and occurrence. */
+size_t etk_numerics_ab_unpaired_blocks(const etk_numerics_ab_t *ab, int of_b);
+/* Attaches the op types text of a row (copied; e.g. "aten.relu.default"
+ * from an ETRecord link).  NULL clears it. */
+int etk_numerics_ab_set_op_types(etk_numerics_ab_t *ab, size_t index,
+                                 const char *op_types);
+
+typedef struct etk_numerics_render_options {
+  etk_inspect_format_t format; /* table, tsv, csv, json */
+  int json_indent;             /* default 2 */
+  const char *label_a, *label_b; /* JSON "a"/"b" (NULL = "A", "B") */
+} etk_numerics_render_options_t;
+
+void etk_numerics_render_options_init(etk_numerics_render_options_t *o);
+
+/* Columns: event_block_name, instruction, delegate_debug_id, output,
+ * event_name, op_types, dtype, shape, mse, snr (dB), max_abs_error,
+ * cosine, status.  dtype and shape show "A | B" when the sides differ;
+ * instruction is "output" for program outputs; output is "k" or "k[i]"
+ * (item i of a TensorList).  json: {"a", "b", "unpaired_blocks_a",
+ * "unpaired_blocks_b", "rows": [...]} with typed values (NaN/inf as
+ * null). */
+int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
+                           const etk_numerics_render_options_t *o,
+                           etk_render_sink_t *sink, etk_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETKIT_NUMERICS_H */

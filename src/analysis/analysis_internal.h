@@ -1,0 +1,76 @@
+/*
+ * analysis_internal.h - helpers shared by the analysis files of
+ * src/inspector/ (op_summary.c, diff.c, memory.c, trace_export.c,
+ * html_report.c).  Not installed; they use only the public Inspector API.
+ */
+#ifndef ETKIT_INSPECTOR_ANALYSIS_INTERNAL_H
+#define ETKIT_INSPECTOR_ANALYSIS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etkit/analysis.h"
+
+/* An interning map from byte strings to dense ids 0, 1, 2, ... in
+ * first-insertion order.  Keys are copied (with a NUL after each, so
+ * ana_intern_key() can be used as a C string when the key has no NUL).
+ * Open addressing on a power-of-two table, FNV-1a hashes. */
+typedef struct ana_intern {
+  uint32_t *slots;   /* id + 1, 0 = empty */
+  size_t slot_cap;   /* power of two */
+  uint64_t *hashes;  /* per id */
+  size_t *offsets;   /* per id: key offset in keys */
+  size_t *lengths;   /* per id */
+  size_t count, cap; /* ids */
+  etk_strbuf_t keys;
+} ana_intern_t;
+
+void ana_intern_init(ana_intern_t *m);
+void ana_intern_free(ana_intern_t *m);
+/* Finds or adds `key`; *id receives its id; returns ETK_OK, or
+ * ETK_E_NO_MEMORY / ETK_E_LIMIT (2^32 - 1 keys). *is_new may be NULL. */
+int ana_intern_put(ana_intern_t *m, const void *key, size_t len, uint32_t *id,
+                   int *is_new);
+/* Id of `key` or UINT32_MAX when absent. */
+uint32_t ana_intern_find(const ana_intern_t *m, const void *key, size_t len);
+/* The stored key of an id (NUL-terminated copy). */
+static inline const char *ana_intern_key(const ana_intern_t *m, uint32_t id,
+                                         size_t *len) {
+  if (len) *len = m->lengths[id];
+  return m->keys.data + m->offsets[id];
+}
+
+/* 1 when s[0..n) equals the C string `lit`. */
+int ana_is_name(const char *s, size_t n, const char *lit);
+
+/* ---------------------------------------------------- timed profile events */
+
+/* Flags of an ana_item_t. */
+#define ANA_ITEM_DELEGATED 1u   /* has a delegate id */
+#define ANA_ITEM_WRAPPED 2u     /* end < start: 32-bit counter wrap */
+#define ANA_ITEM_MISSING_END 4u /* end 0, start not: never closed */
+#define ANA_ITEM_INVALID 8u     /* end < start beyond 32 bits */
+#define ANA_ITEM_OVERLAP 16u    /* does not nest on its track (trace) */
+#define ANA_ITEM_NO_DURATION (ANA_ITEM_MISSING_END | ANA_ITEM_INVALID)
+
+/* One profile event of a run on a timeline (24 bytes). */
+typedef struct ana_item {
+  uint64_t s, e; /* unwrapped ticks; e == s without a duration */
+  uint32_t ev;   /* ETDump event index (UINT32_MAX: a synthetic item) */
+  uint8_t flags; /* ANA_ITEM_* */
+} ana_item_t;
+
+/* The profile events of `run` in file order as items, 32-bit wraps
+ * unwrapped (rules in trace_export.c), into a growing array (items,
+ * cap; one spare slot is always left for a synthetic item).  *n receives
+ * the count, *lo and *hi the tick bounds (0 when *n is 0).  ETK_E_NO_MEMORY. */
+int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
+                  ana_item_t **items, size_t *cap, size_t *n, uint64_t *lo,
+                  uint64_t *hi);
+
+/* qsort order for items: start ascending, end descending, later file
+ * position first (a parent ends after its children, so it is appended
+ * after them and must come first). */
+int ana_item_compare(const void *a, const void *b);
+
+#endif

@@ -1,0 +1,819 @@
+/*
+ * edge_program.c - from a serialised ExportedProgram (torch.export JSON) to the
+ * flat node list of etk_etrecord_program_t.
+ *
+ * The JSON is walked once, graph_module.graph first.  For each node the
+ * walker keeps what the developer tools use (name, target, op type, debug
+ * handle, stack trace, module stack, source_fn stack, every metadata
+ * string, an argument summary, output names) and drops the rest (tensor
+ * metadata, signatures, sympy ranges).  Nested graphs are followed: an
+ * "as_graph" argument (control flow) and the original_module inside the
+ * JSON string argument of an executorch_call_delegate node (a lowered
+ * module).  Their nodes follow the owning node in the list, with depth and
+ * parent set; limits->max_graph_depth bounds the recursion and
+ * limits->max_nodes the list.
+ *
+ * Both union spellings are read by union_pick(): an object with one key is
+ * the current form; an object with several keys is the 2023 form, where
+ * the chosen tag is the one member that is not null.  The first union
+ * seen decides the program's reported dialect.
+ *
+ * Ownership: strings are copied out of jansson into the program's own
+ * arena; the node array is malloc'd and grows while walking, so the walker
+ * refers to nodes by index, never by pointer, across a nested walk.  After
+ * the walk a handle index (node pointers sorted by debug handle, then node
+ * order) is built for etk_etrecord_program_nodes_for_handle().
+ *
+ * Structural problems (a node that is not an object, "nodes" that is not a
+ * list) are ETK_E_FORMAT errors naming the member and the node; jansson
+ * keeps no positions for parsed values, so only syntax errors carry a
+ * line and column.  Unknown keys are ignored.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define EDGE_NAME "edge_dialect_exported_program"
+#define ARGS_SUMMARY_CAP 480
+#define MAX_GRAPH_DEPTH_CAP 64
+
+typedef struct name_vec {
+  const char **v;
+  size_t n, cap;
+  bool failed;
+} name_vec_t;
+
+static void names_push(name_vec_t *nv, const char *s) {
+  if (nv->failed) return;
+  if (nv->n == nv->cap) {
+    size_t cap = nv->cap ? nv->cap * 2 : 8;
+    const char **bigger = realloc(nv->v, cap * sizeof *bigger);
+    if (!bigger) {
+      nv->failed = true;
+      return;
+    }
+    nv->v = bigger;
+    nv->cap = cap;
+  }
+  nv->v[nv->n++] = s;
+}
+
+typedef struct walker {
+  etk_etrecord_t *rec;
+  etr_program_t *prog;
+  const char *member;
+  etk_etrecord_node_t *nodes;
+  size_t count, cap;
+  etk_error_t *err;
+} walker_t;
+
+static int oom(walker_t *w) {
+  etk_error_where(w->err, w->member);
+  return etk_error_set(w->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                       "out of memory reading the program");
+}
+
+static int format_error(walker_t *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int format_error(walker_t *w, const char *fmt, ...) {
+  if (!w->err || w->err->code != ETK_OK) return ETK_E_FORMAT;
+  char msg[sizeof w->err->message];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  etk_error_where(w->err, w->member);
+  return etk_error_set(w->err, ETK_E_FORMAT, ETK_NO_OFFSET, "%s", msg);
+}
+
+/* Picks the chosen member of a union in either spelling. */
+static bool union_pick(walker_t *w, json_t *u, const char **tag, json_t **val) {
+  if (!json_is_object(u) || json_object_size(u) == 0) return false;
+  etk_etrecord_program_t *pub = &w->prog->pub;
+  if (pub->dialect == ETK_ETRECORD_DIALECT_UNKNOWN)
+    pub->dialect = json_object_size(u) == 1 ? ETK_ETRECORD_DIALECT_SINGLE_KEY
+                                            : ETK_ETRECORD_DIALECT_ALL_TAGS;
+  const char *key;
+  json_t *v;
+  if (json_object_size(u) == 1) {
+    json_object_foreach(u, key, v) {
+      *tag = key;
+      *val = v;
+      return true;
+    }
+  }
+  json_object_foreach(u, key, v) {
+    if (!json_is_null(v)) {
+      *tag = key;
+      *val = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+static const char *obj_string(json_t *obj, const char *key) {
+  json_t *v = json_object_get(obj, key);
+  return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Names of the values an Argument refers to (tensors, sym ints, custom
+ * objects, graphs), in order. */
+static void arg_names(walker_t *w, json_t *arg, name_vec_t *out) {
+  const char *tag;
+  json_t *v;
+  if (!union_pick(w, arg, &tag, &v)) return;
+  if (strcmp(tag, "as_tensor") == 0 || strcmp(tag, "as_custom_obj") == 0 ||
+      strcmp(tag, "as_graph") == 0) {
+    const char *n = obj_string(v, "name");
+    if (n) names_push(out, n);
+  } else if (strcmp(tag, "as_tensors") == 0) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+      const char *n = obj_string(e, "name");
+      if (n) names_push(out, n);
+    }
+  } else if (strcmp(tag, "as_sym_int") == 0 ||
+             strcmp(tag, "as_sym_bool") == 0) {
+    const char *t2;
+    json_t *v2;
+    if (union_pick(w, v, &t2, &v2) && json_is_string(v2))
+      names_push(out, json_string_value(v2));
+  } else if (strcmp(tag, "as_sym_ints") == 0 ||
+             strcmp(tag, "as_sym_bools") == 0 ||
+             strcmp(tag, "as_optional_tensors") == 0) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+      const char *t2;
+      json_t *v2;
+      if (!union_pick(w, e, &t2, &v2)) continue;
+      if (json_is_string(v2))
+        names_push(out, json_string_value(v2));
+      else if (json_is_object(v2) && obj_string(v2, "name"))
+        names_push(out, obj_string(v2, "name"));
+    }
+  }
+}
+
+static const char *serde_dtype_name(json_int_t d) {
+  static const char *const names[] = {
+      "unknown",     "uint8",        "int8",    "int16",    "int32",
+      "int64",       "float16",      "float32", "float64",  "complex32",
+      "complex64",   "complex128",   "bool",    "bfloat16", "uint16",
+      "float8_e5m2", "float8_e4m3fn"};
+  if (d >= 0 && (size_t)d < sizeof names / sizeof names[0]) return names[d];
+  return NULL;
+}
+
+static void add_number(etr_text_t *t, json_t *v) {
+  int special = etr_json_special(v);
+  if (special == 1)
+    etr_text_adds(t, "inf");
+  else if (special == -1)
+    etr_text_adds(t, "-inf");
+  else if (special == 2)
+    etr_text_adds(t, "nan");
+  else if (json_is_integer(v))
+    etr_text_addf(t, "%lld", (long long)json_integer_value(v));
+  else if (json_is_real(v))
+    etr_text_addf(t, "%g", json_real_value(v));
+  else if (json_is_true(v))
+    etr_text_adds(t, "True");
+  else if (json_is_false(v))
+    etr_text_adds(t, "False");
+  else
+    etr_text_adds(t, "?");
+}
+
+static void add_quoted(etr_text_t *t, const char *s, size_t n) {
+  size_t show = n > 40 ? 40 : n;
+  etr_text_add(t, "'", 1);
+  for (size_t i = 0; i < show; i++) {
+    char c = s[i];
+    etr_text_add(t, (unsigned char)c < 0x20 ? "?" : &c, 1);
+  }
+  if (show < n) etr_text_adds(t, "...");
+  etr_text_add(t, "'", 1);
+}
+
+static void add_list(walker_t *w, etr_text_t *t, json_t *arr, int kind) {
+  etr_text_add(t, "[", 1);
+  size_t i;
+  json_t *e;
+  json_array_foreach(arr, i, e) {
+    if (i) etr_text_adds(t, ", ");
+    if (kind == 0) {
+      add_number(t, e);
+    } else if (kind == 1) {
+      const char *n = obj_string(e, "name");
+      etr_text_adds(t, n ? n : "?");
+    } else if (kind == 2) {
+      if (json_is_string(e))
+        add_quoted(t, json_string_value(e), json_string_length(e));
+    } else {
+      const char *tag;
+      json_t *v;
+      if (!union_pick(w, e, &tag, &v))
+        etr_text_adds(t, "?");
+      else if (strcmp(tag, "as_none") == 0)
+        etr_text_adds(t, "None");
+      else if (json_is_string(v))
+        etr_text_adds(t, json_string_value(v));
+      else if (json_is_object(v) && obj_string(v, "name"))
+        etr_text_adds(t, obj_string(v, "name"));
+      else
+        add_number(t, v);
+    }
+  }
+  etr_text_add(t, "]", 1);
+}
+
+/* Appends a short rendering of an Argument ("x", "[1, 2]", "None"...). */
+static void add_arg(walker_t *w, etr_text_t *t, json_t *arg) {
+  const char *tag;
+  json_t *v;
+  if (!union_pick(w, arg, &tag, &v)) {
+    etr_text_adds(t, "?");
+    return;
+  }
+  if (strcmp(tag, "as_none") == 0) {
+    etr_text_adds(t, "None");
+  } else if (strcmp(tag, "as_tensor") == 0 ||
+             strcmp(tag, "as_custom_obj") == 0) {
+    const char *n = obj_string(v, "name");
+    etr_text_adds(t, n ? n : "?");
+  } else if (strcmp(tag, "as_graph") == 0) {
+    const char *n = obj_string(v, "name");
+    etr_text_addf(t, "<graph %s>", n ? n : "?");
+  } else if (strcmp(tag, "as_tensors") == 0) {
+    add_list(w, t, v, 1);
+  } else if (strcmp(tag, "as_int") == 0 || strcmp(tag, "as_float") == 0 ||
+             strcmp(tag, "as_bool") == 0 ||
+             strcmp(tag, "as_memory_format") == 0 ||
+             strcmp(tag, "as_layout") == 0) {
+    add_number(t, v);
+  } else if (strcmp(tag, "as_ints") == 0 || strcmp(tag, "as_floats") == 0 ||
+             strcmp(tag, "as_bools") == 0) {
+    add_list(w, t, v, 0);
+  } else if (strcmp(tag, "as_string") == 0 || strcmp(tag, "as_operator") == 0) {
+    if (!json_is_string(v)) {
+      etr_text_adds(t, "?");
+    } else {
+      const char *s = json_string_value(v);
+      size_t n = json_string_length(v);
+      size_t k = 0;
+      while (k < n && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t')) k++;
+      if (n > 40 && k < n && s[k] == '{')
+        etr_text_adds(t, "<json>");
+      else
+        add_quoted(t, s, n);
+    }
+  } else if (strcmp(tag, "as_strings") == 0) {
+    add_list(w, t, v, 2);
+  } else if (strcmp(tag, "as_scalar_type") == 0) {
+    const char *n =
+        json_is_integer(v) ? serde_dtype_name(json_integer_value(v)) : NULL;
+    if (n)
+      etr_text_adds(t, n);
+    else
+      add_number(t, v);
+  } else if (strcmp(tag, "as_device") == 0) {
+    const char *ty = obj_string(v, "type");
+    json_t *idx = json_object_get(v, "index");
+    etr_text_adds(t, ty ? ty : "?");
+    if (json_is_integer(idx))
+      etr_text_addf(t, ":%lld", (long long)json_integer_value(idx));
+  } else if (strcmp(tag, "as_sym_int") == 0 ||
+             strcmp(tag, "as_sym_bool") == 0) {
+    const char *t2;
+    json_t *v2;
+    if (union_pick(w, v, &t2, &v2) && json_is_string(v2))
+      etr_text_adds(t, json_string_value(v2));
+    else if (union_pick(w, v, &t2, &v2))
+      add_number(t, v2);
+  } else if (strcmp(tag, "as_sym_ints") == 0 ||
+             strcmp(tag, "as_sym_bools") == 0 ||
+             strcmp(tag, "as_optional_tensors") == 0) {
+    add_list(w, t, v, 3);
+  } else {
+    etr_text_addf(t, "<%s>", tag);
+  }
+}
+
+static const char **names_to_arena(walker_t *w, name_vec_t *nv, bool *ok) {
+  *ok = !nv->failed;
+  if (!*ok || nv->n == 0) return NULL;
+  const char **a = etr_arena_calloc(&w->prog->arena, nv->n, sizeof *a);
+  if (!a) {
+    *ok = false;
+    return NULL;
+  }
+  for (size_t i = 0; i < nv->n; i++) {
+    a[i] = etr_arena_strdup(&w->prog->arena, nv->v[i]);
+    if (!a[i]) {
+      *ok = false;
+      return NULL;
+    }
+  }
+  return a;
+}
+
+static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
+                      size_t parent);
+
+/* Parses a delegate's lowered module (a JSON document inside a string) and
+ * walks its original module.  `index` is the delegate node. */
+static int walk_lowered_module(walker_t *w, size_t index, const char *text,
+                               size_t len, uint32_t depth) {
+  char context[160];
+  snprintf(context, sizeof context, "in the lowered module of node '%.80s'",
+           w->nodes[index].name);
+  json_t *lm;
+  int rc = etr_json_parse(text, len, &w->rec->limits, w->member, context, &lm,
+                          w->err);
+  if (rc != ETK_OK) return rc;
+  const char *backend = obj_string(lm, "backend_id");
+  if (backend) {
+    w->nodes[index].delegate_backend =
+        etr_arena_strdup(&w->prog->arena, backend);
+    if (!w->nodes[index].delegate_backend) rc = oom(w);
+  }
+  json_t *om = json_object_get(lm, "original_module");
+  json_t *gm = json_object_get(om, "graph_module");
+  json_t *g = json_object_get(gm, "graph");
+  if (rc == ETK_OK && json_is_object(g))
+    rc = walk_graph(w, g, depth + 1, index);
+  json_decref(lm);
+  return rc;
+}
+
+static bool is_delegate_op(const char *op) {
+  return strcmp(op, "executorch_call_delegate") == 0;
+}
+
+static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
+                     size_t parent) {
+  if (!json_is_object(node))
+    return format_error(w, "graph node %zu is not an object", position);
+  if (w->count >= w->rec->limits.max_nodes) {
+    etk_error_where(w->err, w->member);
+    return etk_error_set(w->err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                         "more than %llu nodes",
+                         (unsigned long long)w->rec->limits.max_nodes);
+  }
+  if (w->count == w->cap) {
+    size_t cap = w->cap ? w->cap * 2 : 64;
+    etk_etrecord_node_t *bigger = realloc(w->nodes, cap * sizeof *bigger);
+    if (!bigger) return oom(w);
+    w->nodes = bigger;
+    w->cap = cap;
+  }
+  size_t index = w->count++;
+  etk_etrecord_node_t *n = &w->nodes[index];
+  memset(n, 0, sizeof *n);
+  n->depth = depth;
+  n->parent = parent;
+  etr_arena_t *arena = &w->prog->arena;
+
+  /* outputs (also the 2023 name) */
+  name_vec_t outs = {0};
+  json_t *outputs = json_object_get(node, "outputs");
+  size_t i;
+  json_t *e;
+  json_array_foreach(outputs, i, e) arg_names(w, e, &outs);
+  bool ok;
+  n->outputs = names_to_arena(w, &outs, &ok);
+  n->output_count = ok ? outs.n : 0;
+  free(outs.v);
+  if (!ok) return oom(w);
+
+  const char *name = obj_string(node, "name");
+  if (!name) name = n->output_count ? n->outputs[0] : "";
+  const char *target = obj_string(node, "target");
+  n->name = etr_arena_strdup(arena, name);
+  n->target = etr_arena_strdup(arena, target ? target : "");
+  if (!n->name || !n->target) return oom(w);
+  size_t op_len = etk_etrecord_op_from_target(n->target, NULL, 0);
+  char *op = etr_arena_alloc(arena, op_len + 1);
+  if (!op) return oom(w);
+  etk_etrecord_op_from_target(n->target, op, op_len + 1);
+  n->op = op;
+
+  /* metadata */
+  json_t *meta = json_object_get(node, "metadata");
+  if (json_is_object(meta) && json_object_size(meta)) {
+    size_t m = json_object_size(meta);
+    etk_etrecord_metadata_t *kv = etr_arena_calloc(arena, m, sizeof *kv);
+    if (!kv) return oom(w);
+    size_t k = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(meta, key, v) {
+      char num[32];
+      const char *value;
+      size_t value_len;
+      if (json_is_string(v)) {
+        value = json_string_value(v);
+        value_len = json_string_length(v);
+      } else if (json_is_integer(v)) {
+        value_len = (size_t)snprintf(num, sizeof num, "%lld",
+                                     (long long)json_integer_value(v));
+        value = num;
+      } else {
+        continue;
+      }
+      kv[k].key = etr_arena_strdup(arena, key);
+      kv[k].value = etr_arena_strndup(arena, value, value_len);
+      if (!kv[k].key || !kv[k].value) return oom(w);
+      if (strcmp(key, "debug_handle") == 0) {
+        int64_t h;
+        if (etr_parse_int64(kv[k].value, strlen(kv[k].value), &h)) {
+          n->has_debug_handle = true;
+          n->debug_handle = h;
+        }
+      } else if (strcmp(key, "stack_trace") == 0) {
+        n->stack_trace = kv[k].value;
+      } else if (strcmp(key, "nn_module_stack") == 0) {
+        n->nn_module_stack = kv[k].value;
+      } else if (strcmp(key, "source_fn_stack") == 0) {
+        n->source_fn_stack = kv[k].value;
+      } else if (strcmp(key, "torch_fn") == 0) {
+        n->torch_fn = kv[k].value;
+      } else if (strcmp(key, "from_node") == 0) {
+        n->from_node = kv[k].value;
+      }
+      k++;
+    }
+    n->metadata = kv;
+    n->metadata_count = k;
+  }
+  /* A stack that does not decode keeps only its raw text. */
+  if (n->nn_module_stack) {
+    etk_etrecord_module_entry_t *mods;
+    size_t count;
+    int drc = etr_module_stack_decode(arena, n->nn_module_stack, &mods, &count);
+    if (drc == ETK_E_NO_MEMORY) return oom(w);
+    if (drc == ETK_OK) {
+      n->modules = mods;
+      n->module_count = count;
+    }
+  }
+  if (n->source_fn_stack) {
+    etk_etrecord_source_fn_t *fns;
+    size_t count;
+    int drc =
+        etr_source_fn_stack_decode(arena, n->source_fn_stack, &fns, &count);
+    if (drc == ETK_E_NO_MEMORY) return oom(w);
+    if (drc == ETK_OK) {
+      n->source_fns = fns;
+      n->source_fn_count = count;
+    }
+  }
+
+  /* arguments */
+  etr_text_t args;
+  etr_text_init(&args, ARGS_SUMMARY_CAP);
+  json_t *inputs = json_object_get(node, "inputs");
+  const char *lowered = NULL;
+  size_t lowered_len = 0;
+  json_array_foreach(inputs, i, e) {
+    if (i) etr_text_adds(&args, ", ");
+    const char *arg_name = obj_string(e, "name");
+    json_t *arg = json_object_get(e, "arg");
+    if (arg_name) {
+      etr_text_adds(&args, arg_name);
+      etr_text_add(&args, "=", 1);
+    }
+    add_arg(w, &args, arg);
+    const char *tag;
+    json_t *v;
+    if (!lowered && is_delegate_op(n->op) && union_pick(w, arg, &tag, &v) &&
+        strcmp(tag, "as_string") == 0 && json_is_string(v)) {
+      const char *s = json_string_value(v);
+      size_t len = json_string_length(v);
+      size_t k = 0;
+      while (k < len && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t')) k++;
+      if (k < len && s[k] == '{') {
+        lowered = s;
+        lowered_len = len;
+      }
+    }
+  }
+  if (args.cut) {
+    args.cut = false;
+    etr_text_adds(&args, "...");
+  }
+  n->args = etr_arena_strdup(arena, args.buf ? args.buf : "");
+  bool args_failed = args.failed;
+  etr_text_free(&args);
+  if (args_failed || !n->args) return oom(w);
+
+  /* nested graphs: `n` may move from here on */
+  int rc = ETK_OK;
+  if (lowered) rc = walk_lowered_module(w, index, lowered, lowered_len, depth);
+  json_array_foreach(inputs, i, e) {
+    if (rc != ETK_OK) break;
+    const char *tag;
+    json_t *v;
+    if (union_pick(w, json_object_get(e, "arg"), &tag, &v) &&
+        strcmp(tag, "as_graph") == 0) {
+      json_t *g = json_object_get(v, "graph");
+      if (json_is_object(g)) rc = walk_graph(w, g, depth + 1, index);
+    }
+  }
+  return rc;
+}
+
+static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
+                      size_t parent) {
+  uint32_t max_depth = w->rec->limits.max_graph_depth;
+  if (max_depth > MAX_GRAPH_DEPTH_CAP) max_depth = MAX_GRAPH_DEPTH_CAP;
+  if (depth > max_depth) {
+    etk_error_where(w->err, w->member);
+    return etk_error_set(w->err, ETK_E_TOO_DEEP, ETK_NO_OFFSET,
+                         "graphs nested deeper than %u levels",
+                         (unsigned)max_depth);
+  }
+  json_t *nodes = json_object_get(graph, "nodes");
+  if (!nodes) return ETK_OK;
+  if (!json_is_array(nodes))
+    return format_error(w, "\"nodes\" of a graph at depth %u is not a list",
+                        (unsigned)depth);
+  size_t i;
+  json_t *node;
+  json_array_foreach(nodes, i, node) {
+    int rc = walk_node(w, node, i, depth, parent);
+    if (rc != ETK_OK) return rc;
+  }
+  return ETK_OK;
+}
+
+static int cmp_handle_ref(const void *a, const void *b) {
+  const etr_handle_ref_t *x = a, *y = b;
+  if (x->handle != y->handle) return x->handle < y->handle ? -1 : 1;
+  return (x->node > y->node) - (x->node < y->node);
+}
+
+static int build_index(walker_t *w) {
+  etr_program_t *p = w->prog;
+  size_t n = 0;
+  for (size_t i = 0; i < w->count; i++) {
+    const etk_etrecord_node_t *node = &w->nodes[i];
+    if (node->has_debug_handle && strcmp(node->op, "getitem") != 0 &&
+        strcmp(node->op, "alloc") != 0)
+      n++;
+  }
+  if (n == 0) return ETK_OK;
+  etr_handle_ref_t *refs = malloc(n * sizeof *refs);
+  p->index_handles = etr_arena_calloc(&p->arena, n, sizeof(int64_t));
+  p->index_nodes = etr_arena_calloc(&p->arena, n, sizeof(*p->index_nodes));
+  if (!refs || !p->index_handles || !p->index_nodes) {
+    free(refs);
+    return oom(w);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < w->count; i++) {
+    const etk_etrecord_node_t *node = &w->nodes[i];
+    if (node->has_debug_handle && strcmp(node->op, "getitem") != 0 &&
+        strcmp(node->op, "alloc") != 0) {
+      refs[k].handle = node->debug_handle;
+      refs[k].node = i;
+      k++;
+    }
+  }
+  qsort(refs, n, sizeof *refs, cmp_handle_ref);
+  for (size_t i = 0; i < n; i++) {
+    p->index_handles[i] = refs[i].handle;
+    p->index_nodes[i] = &w->nodes[refs[i].node];
+  }
+  p->index_count = n;
+  free(refs);
+  return ETK_OK;
+}
+
+static int graph_values(walker_t *w, json_t *list, const char *const **out,
+                        size_t *count) {
+  name_vec_t nv = {0};
+  size_t i;
+  json_t *e;
+  json_array_foreach(list, i, e) arg_names(w, e, &nv);
+  bool ok;
+  *out = names_to_arena(w, &nv, &ok);
+  *count = ok ? nv.n : 0;
+  free(nv.v);
+  return ok ? ETK_OK : oom(w);
+}
+
+void etr_program_free(etr_program_t *prog) {
+  if (!prog) return;
+  free(prog->nodes);
+  etr_arena_free(&prog->arena);
+  free(prog);
+}
+
+int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
+                      etr_program_t **out, etk_error_t *err) {
+  *out = NULL;
+  const char *member = slot->ref.member;
+  const etk_etrecord_member_t *pub = etk_etrecord_member_find(rec, member);
+  if (!pub) {
+    etk_error_where(err, member);
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET, "no such member");
+  }
+  etr_member_t *m = (etr_member_t *)(void *)pub; /* pub is the first field */
+  int rc = etr_member_load(rec, m, err);
+  if (rc != ETK_OK) return rc;
+  json_t *root;
+  rc = etr_json_parse((const char *)m->data, m->len, &rec->limits, member, NULL,
+                      &root, err);
+  if (rc != ETK_OK) return rc;
+
+  etr_program_t *prog = calloc(1, sizeof *prog);
+  walker_t w = {rec, prog, member, NULL, 0, 0, err};
+  if (!prog) {
+    json_decref(root);
+    return oom(&w);
+  }
+  prog->pub.ref = slot->ref;
+  prog->pub.schema_minor = -1;
+  json_t *gm = json_object_get(root, "graph_module");
+  json_t *graph = json_object_get(gm, "graph");
+  if (!json_is_object(root)) {
+    rc = format_error(&w,
+                      "expected a JSON object (a serialised ExportedProgram)");
+  } else if (!json_is_object(graph)) {
+    etk_error_where(err, member);
+    rc = etk_error_set(err, ETK_E_MISSING_FIELD, ETK_NO_OFFSET,
+                       "no graph_module.graph object: not a serialised "
+                       "ExportedProgram");
+  }
+  if (rc == ETK_OK) {
+    json_t *sv = json_object_get(root, "schema_version");
+    if (json_is_integer(sv)) {
+      prog->pub.schema_major = json_integer_value(sv);
+    } else if (json_is_object(sv)) {
+      json_t *major = json_object_get(sv, "major");
+      json_t *minor = json_object_get(sv, "minor");
+      if (json_is_integer(major))
+        prog->pub.schema_major = json_integer_value(major);
+      if (json_is_integer(minor))
+        prog->pub.schema_minor = json_integer_value(minor);
+    }
+    etr_text_t ver;
+    etr_text_init(&ver, 256);
+    json_t *verifiers = json_object_get(root, "verifiers");
+    size_t i;
+    json_t *e;
+    json_array_foreach(verifiers, i, e) {
+      if (!json_is_string(e)) continue;
+      if (ver.len) etr_text_add(&ver, ",", 1);
+      etr_text_adds(&ver, json_string_value(e));
+    }
+    if (ver.len == 0 && obj_string(root, "dialect"))
+      etr_text_adds(&ver, obj_string(root, "dialect"));
+    prog->pub.verifiers =
+        etr_arena_strdup(&prog->arena, ver.buf ? ver.buf : "");
+    bool failed = ver.failed || !prog->pub.verifiers;
+    etr_text_free(&ver);
+    if (failed) rc = oom(&w);
+  }
+  if (rc == ETK_OK)
+    rc = graph_values(&w, json_object_get(graph, "inputs"), &prog->pub.inputs,
+                      &prog->pub.input_count);
+  if (rc == ETK_OK)
+    rc = graph_values(&w, json_object_get(graph, "outputs"), &prog->pub.outputs,
+                      &prog->pub.output_count);
+  if (rc == ETK_OK) rc = walk_graph(&w, graph, 0, ETK_ETRECORD_NO_PARENT);
+  json_decref(root);
+  prog->nodes = w.nodes;
+  prog->pub.nodes = w.nodes;
+  prog->pub.node_count = w.count;
+  if (rc == ETK_OK) rc = build_index(&w);
+  if (rc != ETK_OK) {
+    etr_program_free(prog);
+    return rc;
+  }
+  *out = prog;
+  return ETK_OK;
+}
+
+/* ------------------------------------------------------------ public API */
+
+int etk_etrecord_program_load(etk_etrecord_t *rec, size_t index,
+                              const etk_etrecord_program_t **out,
+                              etk_error_t *err) {
+  if (!rec || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  *out = NULL;
+  if (index >= rec->program_count)
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "no program %zu (the record has %zu)", index,
+                         rec->program_count);
+  etr_program_slot_t *slot = &rec->programs[index];
+  if (!slot->loaded) {
+    int rc = etr_program_parse(rec, slot, &slot->loaded, err);
+    if (rc != ETK_OK) return rc;
+  }
+  *out = &slot->loaded->pub;
+  return ETK_OK;
+}
+
+static size_t find_program(const etk_etrecord_t *rec, const char *member) {
+  for (size_t i = 0; i < rec->program_count; i++)
+    if (strcmp(rec->programs[i].ref.member, member) == 0) return i;
+  return SIZE_MAX;
+}
+
+static size_t find_edge(const etk_etrecord_t *rec, const char *method) {
+  size_t found = SIZE_MAX, edges = 0, only = SIZE_MAX;
+  for (size_t i = 0; i < rec->program_count; i++) {
+    const etk_etrecord_program_ref_t *r = &rec->programs[i].ref;
+    if (r->kind != ETK_ETRECORD_PROGRAM_EDGE) continue;
+    edges++;
+    only = i;
+    const char *want = method ? method : "forward";
+    bool suffixed = strchr(r->member, '/') != NULL;
+    if (strcmp(r->method, want) == 0 && (suffixed || found == SIZE_MAX))
+      found = i; /* a suffixed program wins over the bare one */
+  }
+  if (found == SIZE_MAX && !method && edges == 1) found = only;
+  return found;
+}
+
+int etk_etrecord_edge_program_load(etk_etrecord_t *rec, const char *method,
+                                   const etk_etrecord_program_t **out,
+                                   etk_error_t *err) {
+  if (!rec || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  *out = NULL;
+  size_t i = find_edge(rec, method);
+  if (i == SIZE_MAX) {
+    etk_error_where(err, EDGE_NAME);
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "no edge-dialect program for method '%s'",
+                         method ? method : "forward");
+  }
+  return etk_etrecord_program_load(rec, i, out, err);
+}
+
+int etk_etrecord_graph_load(etk_etrecord_t *rec, const char *name,
+                            const etk_etrecord_program_t **out,
+                            etk_error_t *err) {
+  if (!rec || !name || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  *out = NULL;
+  size_t i = find_program(rec, name);
+  if (i == SIZE_MAX) {
+    size_t n = strlen(name);
+    char *with = malloc(n + sizeof "/forward");
+    if (!with)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+    memcpy(with, name, n);
+    memcpy(with + n, "/forward", sizeof "/forward");
+    i = find_program(rec, with);
+    free(with);
+  }
+  if (i == SIZE_MAX && (strcmp(name, EDGE_NAME) == 0 ||
+                        strcmp(name, "edge_dialect_graph_module") == 0))
+    i = find_edge(rec, "forward");
+  if (i == SIZE_MAX) {
+    etk_error_where(err, name);
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "no such graph in the ETRecord (tried '%s' and "
+                         "'%s/forward')",
+                         name, name);
+  }
+  return etk_etrecord_program_load(rec, i, out, err);
+}
+
+size_t etk_etrecord_program_nodes_for_handle(
+    const etk_etrecord_program_t *prog, int64_t handle,
+    const etk_etrecord_node_t *const **nodes) {
+  if (nodes) *nodes = NULL;
+  if (!prog) return 0;
+  const etr_program_t *p = (const etr_program_t *)(const void *)prog;
+  size_t lo = 0, hi = p->index_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p->index_handles[mid] < handle)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < p->index_count && p->index_handles[end] == handle) end++;
+  if (end == lo) return 0;
+  if (nodes) *nodes = &p->index_nodes[lo];
+  return end - lo;
+}

@@ -1,0 +1,330 @@
+/*
+ * kernel_util.h - private helpers shared by the portable kernels: argument
+ * readers that fill ctx->message, element loads/stores for the basic dtypes,
+ * strided views and the walkers that iterate them.
+ *
+ * Every kernel is written once as `static int NAME_impl(etk_op_t *op)` and
+ * run in two modes (see ETK_KERNEL_DEFINE):
+ *   - checking: called by the executor before execution; the kernel reads its
+ *     arguments (tags and tensor dtypes only, data may not be assigned yet)
+ *     and returns right after its dtype checks (`if (op->checking) return
+ *     ETK_OK;`), so shapes and data are never looked at;
+ *   - running: the same reads, then shape checks, output resize and compute.
+ * Sharing one body keeps the pre-execution check and the kernel from ever
+ * disagreeing about which dtypes are supported.
+ *
+ * Views never trust etk_tensor_t.strides: they derive strides from sizes and
+ * dim_order, which are validated when a tensor argument is read, so a stale
+ * stride field cannot send a kernel outside its buffer.
+ */
+#ifndef ETKIT_KERNEL_UTIL_H
+#define ETKIT_KERNEL_UTIL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "etkit/kernels.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ETK_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define ETK_PRINTF_LIKE(f, a)
+#endif
+
+/* One kernel invocation: what the argument readers need to name the op and
+ * the argument in their messages. */
+typedef struct etk_op {
+  etk_kernel_context_t *ctx;
+  const char *name; /* "aten::add.out" */
+  etk_value_t **args;
+  size_t nargs;
+  bool checking; /* pre-execution dtype check: no data, no shapes */
+} etk_op_t;
+
+/* Defines the public kernel and check entry points of one registry entry
+ * around `static int ident##_impl(etk_op_t *op)`. */
+#define ETK_KERNEL_DEFINE(ident, opname)                                      \
+  static int ident##_impl(etk_op_t *op);                                      \
+  int etk_kernel_##ident(etk_kernel_context_t *ctx, etk_value_t **args,       \
+                         size_t nargs) {                                      \
+    etk_op_t op = {ctx, opname, args, nargs, false};                          \
+    return ident##_impl(&op);                                                 \
+  }                                                                           \
+  int etk_kernel_check_##ident(etk_kernel_context_t *ctx, etk_value_t **args, \
+                               size_t nargs) {                                \
+    etk_op_t op = {ctx, opname, args, nargs, true};                           \
+    return ident##_impl(&op);                                                 \
+  }                                                                           \
+  static int ident##_impl(etk_op_t *op)
+
+/* Writes "<op>: <message>" into ctx->message and returns `status`. */
+int etk_op_fail(const etk_op_t *op, int status, const char *fmt, ...)
+    ETK_PRINTF_LIKE(3, 4);
+
+/* ------------------------------------------------------------ arguments */
+
+/* Scalar arguments arrive as Int, Double or Bool values. */
+typedef struct etk_scalar {
+  bool is_float; /* came from a Double value */
+  bool is_bool;  /* came from a Bool value */
+  double d;      /* the value as a double (always set) */
+  int64_t i;     /* the value as an integer (truncated for doubles) */
+} etk_scalar_t;
+
+int etk_op_expect_nargs(const etk_op_t *op, size_t expected);
+/* A Tensor argument; validates dim, sizes, dim_order and (when running)
+ * that data is present for non-empty tensors. */
+int etk_op_tensor(const etk_op_t *op, size_t i, const char *what,
+                  etk_tensor_t **out);
+/* Optional tensor: *out = NULL for None/Null values and for the empty BYTE
+ * placeholder tensor that programs use for a missing optional tensor. */
+int etk_op_tensor_opt(const etk_op_t *op, size_t i, const char *what,
+                      etk_tensor_t **out);
+int etk_op_int(const etk_op_t *op, size_t i, const char *what, int64_t *out);
+/* Optional int: *present = false for None. */
+int etk_op_int_opt(const etk_op_t *op, size_t i, const char *what, int64_t *out,
+                   bool *present);
+int etk_op_bool(const etk_op_t *op, size_t i, const char *what, bool *out);
+/* Double argument (Int values are accepted and converted). */
+int etk_op_double(const etk_op_t *op, size_t i, const char *what, double *out);
+int etk_op_scalar(const etk_op_t *op, size_t i, const char *what,
+                  etk_scalar_t *out);
+int etk_op_scalar_opt(const etk_op_t *op, size_t i, const char *what,
+                      etk_scalar_t *out, bool *present);
+/* Int list of at most `max` items into out[]; *count receives the length. */
+int etk_op_int_list(const etk_op_t *op, size_t i, const char *what,
+                    int64_t *out, size_t max, size_t *count);
+/* Optional int list: *present = false for None. */
+int etk_op_int_list_opt(const etk_op_t *op, size_t i, const char *what,
+                        int64_t *out, size_t max, size_t *count, bool *present);
+/* Optional string: *s = NULL for None. */
+int etk_op_string_opt(const etk_op_t *op, size_t i, const char *what,
+                      const char **s, size_t *len);
+/* Tensor list: value indices of its tensors into out[] (at most max). */
+int etk_op_tensor_list(const etk_op_t *op, size_t i, const char *what,
+                       etk_tensor_t **out, size_t max, size_t *count);
+
+/* Wraps a possibly negative dim into [0, ndim); ndim 0 accepts -1 and 0
+ * (PyTorch treats a scalar as having one dim for dim arguments). */
+int etk_op_wrap_dim(const etk_op_t *op, int64_t dim, int32_t ndim,
+                    const char *what, int32_t *out);
+
+/* Resizes `t` to `sizes` (int64, validated to fit int32); the error names
+ * the op, the tensor and both shapes. */
+int etk_op_resize(const etk_op_t *op, etk_tensor_t *t, const char *what,
+                  int32_t dim, const int64_t *sizes);
+/* etk_op_resize with the sizes of another tensor. */
+int etk_op_resize_like(const etk_op_t *op, etk_tensor_t *t, const char *what,
+                       const etk_tensor_t *like);
+
+/* ------------------------------------------------------------- dtypes */
+
+/* The dtypes kernels compute with: BYTE CHAR SHORT INT LONG FLOAT DOUBLE
+ * BOOL. */
+bool etk_dtype_is_basic(int dtype);
+bool etk_dtype_is_float(int dtype); /* FLOAT or DOUBLE */
+bool etk_dtype_is_int(int dtype);   /* the four signed ints and BYTE */
+
+/* Fails with ETK_E_UNSUPPORTED "dtype X not supported for <what>" unless
+ * dtype is in `allowed` (a bit set over scalar type codes). */
+#define ETK_DTYPE_BIT(t) (1u << (unsigned)(t))
+#define ETK_DTYPES_FLOAT (ETK_DTYPE_BIT(ETK_FLOAT))
+#define ETK_DTYPES_INT                                 \
+  (ETK_DTYPE_BIT(ETK_BYTE) | ETK_DTYPE_BIT(ETK_CHAR) | \
+   ETK_DTYPE_BIT(ETK_SHORT) | ETK_DTYPE_BIT(ETK_INT) | \
+   ETK_DTYPE_BIT(ETK_LONG))
+#define ETK_DTYPES_REAL \
+  (ETK_DTYPES_INT | ETK_DTYPE_BIT(ETK_FLOAT) | ETK_DTYPE_BIT(ETK_DOUBLE))
+#define ETK_DTYPES_BASIC (ETK_DTYPES_REAL | ETK_DTYPE_BIT(ETK_BOOL))
+int etk_op_check_dtype(const etk_op_t *op, const etk_tensor_t *t,
+                       const char *what, uint32_t allowed);
+/* Fails unless b has the same dtype as a. */
+int etk_op_check_same_dtype(const etk_op_t *op, const etk_tensor_t *a,
+                            const char *what_a, const etk_tensor_t *b,
+                            const char *what_b);
+
+/* Element loads and stores at element offset `off` of `base`.  Stores to
+ * integer types from doubles truncate toward zero and saturate (NaN -> 0),
+ * so an out-of-range value is defined behaviour rather than C's UB. */
+static inline double etk_load_f64(int dtype, const void *base, int64_t off) {
+  switch (dtype) {
+    case ETK_FLOAT:
+      return ((const float *)base)[off];
+    case ETK_DOUBLE:
+      return ((const double *)base)[off];
+    case ETK_LONG:
+      return (double)((const int64_t *)base)[off];
+    case ETK_INT:
+      return ((const int32_t *)base)[off];
+    case ETK_SHORT:
+      return ((const int16_t *)base)[off];
+    case ETK_CHAR:
+      return ((const int8_t *)base)[off];
+    case ETK_BYTE:
+      return ((const uint8_t *)base)[off];
+    case ETK_BOOL:
+      return ((const uint8_t *)base)[off] != 0;
+    default:
+      return 0.0;
+  }
+}
+
+int64_t etk_f64_to_i64_saturated(double v);
+
+static inline int64_t etk_load_i64(int dtype, const void *base, int64_t off) {
+  switch (dtype) {
+    case ETK_LONG:
+      return ((const int64_t *)base)[off];
+    case ETK_INT:
+      return ((const int32_t *)base)[off];
+    case ETK_SHORT:
+      return ((const int16_t *)base)[off];
+    case ETK_CHAR:
+      return ((const int8_t *)base)[off];
+    case ETK_BYTE:
+      return ((const uint8_t *)base)[off];
+    case ETK_BOOL:
+      return ((const uint8_t *)base)[off] != 0;
+    case ETK_FLOAT:
+      return etk_f64_to_i64_saturated(((const float *)base)[off]);
+    case ETK_DOUBLE:
+      return etk_f64_to_i64_saturated(((const double *)base)[off]);
+    default:
+      return 0;
+  }
+}
+
+/* Narrowing through uint64 keeps integer stores wrap-around (as PyTorch's
+ * static_cast does on every target we build for) without relying on the
+ * implementation-defined signed conversion. */
+static inline void etk_store_i64(int dtype, void *base, int64_t off,
+                                 int64_t v) {
+  uint64_t u = (uint64_t)v;
+  switch (dtype) {
+    case ETK_LONG:
+      ((int64_t *)base)[off] = v;
+      break;
+    case ETK_INT: {
+      uint32_t w = (uint32_t)u;
+      memcpy((int32_t *)base + off, &w, sizeof w);
+      break;
+    }
+    case ETK_SHORT: {
+      uint16_t w = (uint16_t)u;
+      memcpy((int16_t *)base + off, &w, sizeof w);
+      break;
+    }
+    case ETK_CHAR: {
+      uint8_t w = (uint8_t)u;
+      memcpy((int8_t *)base + off, &w, sizeof w);
+      break;
+    }
+    case ETK_BYTE:
+      ((uint8_t *)base)[off] = (uint8_t)u;
+      break;
+    case ETK_BOOL:
+      ((uint8_t *)base)[off] = v != 0;
+      break;
+    case ETK_FLOAT:
+      ((float *)base)[off] = (float)v;
+      break;
+    case ETK_DOUBLE:
+      ((double *)base)[off] = (double)v;
+      break;
+    default:
+      break;
+  }
+}
+
+static inline void etk_store_f64(int dtype, void *base, int64_t off, double v) {
+  switch (dtype) {
+    case ETK_FLOAT:
+      ((float *)base)[off] = (float)v;
+      break;
+    case ETK_DOUBLE:
+      ((double *)base)[off] = v;
+      break;
+    case ETK_BOOL:
+      ((uint8_t *)base)[off] = v != 0.0;
+      break;
+    default:
+      etk_store_i64(dtype, base, off, etk_f64_to_i64_saturated(v));
+      break;
+  }
+}
+
+/* ------------------------------------------------------------- views */
+
+/* A strided window onto a tensor's data: element (i0..in) lives at
+ * data + (offset + sum ik * strides[k]) * element size. */
+typedef struct etk_view {
+  int32_t dtype;
+  int32_t dim;
+  int64_t sizes[ETK_MAX_DIMS];
+  int64_t strides[ETK_MAX_DIMS]; /* elements; 0 for broadcast dims */
+  int64_t offset;                /* elements */
+  void *data;
+} etk_view_t;
+
+/* The whole tensor, strides derived from sizes and dim_order. */
+void etk_view_init(etk_view_t *v, const etk_tensor_t *t);
+/* Strides (elements) of t's logical dims, from sizes and dim_order. */
+void etk_tensor_dense_strides(const etk_tensor_t *t, int64_t *strides);
+int64_t etk_view_numel(const etk_view_t *v);
+/* Copies src into dst element by element, each walked in its own row-major
+ * logical order (so equal shapes copy element-wise and equal numels copy
+ * like a reshape).  Dtypes may differ when both are basic; otherwise they
+ * must be equal (any size).  Requires equal numel. */
+void etk_view_copy(const etk_view_t *dst, const etk_view_t *src);
+/* Fills every element of dst with the scalar converted to dst's dtype. */
+void etk_view_fill(const etk_view_t *dst, const etk_scalar_t *value);
+
+/* Row-major odometer over up to four strided operands that share a shape.
+ * Callers iterate the innermost dim themselves (size inner, strides
+ * inner_stride[k]) and call etk_walk_next_row between rows. */
+#define ETK_WALK_MAX_OPERANDS 4
+typedef struct etk_walk {
+  int32_t dim; /* >= 1; a 0-dim shape walks as [1] */
+  int32_t operands;
+  int64_t sizes[ETK_MAX_DIMS];
+  int64_t strides[ETK_WALK_MAX_OPERANDS][ETK_MAX_DIMS];
+  int64_t idx[ETK_MAX_DIMS];
+  int64_t off[ETK_WALK_MAX_OPERANDS]; /* current row start, elements */
+  int64_t rows;                       /* numel / inner */
+  int64_t inner;
+  int64_t inner_stride[ETK_WALK_MAX_OPERANDS];
+} etk_walk_t;
+
+/* strides[k] must have `dim` entries (already 0 on broadcast dims); offsets
+ * start at base[k] (NULL = all 0). */
+void etk_walk_init(etk_walk_t *w, int32_t dim, const int64_t *sizes,
+                   int32_t operands, int64_t (*strides)[ETK_MAX_DIMS],
+                   const int64_t *base);
+void etk_walk_next_row(etk_walk_t *w);
+/* Like etk_walk_init, but `axis` becomes the innermost (inner) dim, so each
+ * row is one line along that axis: the shape of softmax and reductions. */
+void etk_walk_init_axis(etk_walk_t *w, int32_t dim, const int64_t *sizes,
+                        int32_t operands, int64_t (*strides)[ETK_MAX_DIMS],
+                        int32_t axis);
+
+/* Broadcasting (NumPy rules, right-aligned).  etk_op_broadcast_shape fails
+ * with a message naming both shapes; etk_view_broadcast_strides gives the
+ * strides of view `v` seen with shape (dim, sizes): 0 on broadcast dims. */
+int etk_op_broadcast_shape(const etk_op_t *op, int32_t adim,
+                           const int64_t *asizes, int32_t bdim,
+                           const int64_t *bsizes, int32_t *odim,
+                           int64_t *osizes);
+void etk_view_broadcast_strides(const etk_view_t *v, int32_t dim,
+                                const int64_t *sizes, int64_t *strides);
+
+/* Shape helpers */
+int64_t etk_sizes_numel(int32_t dim, const int64_t *sizes);
+/* "[2, 3]" into buf. */
+const char *etk_sizes_format(char *buf, size_t cap, int32_t dim,
+                             const int64_t *sizes);
+void etk_tensor_sizes64(const etk_tensor_t *t, int64_t *sizes);
+
+#endif /* ETKIT_KERNEL_UTIL_H */
