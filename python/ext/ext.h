@@ -40,6 +40,11 @@ PyObject *ext_raise(const etk_error_t *err);
 PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
                           size_t len, uint32_t event);
 
+/* numpy type number of an etkit scalar type that upstream inflates and
+ * numpy holds (BYTE, CHAR, SHORT, INT, LONG, HALF, FLOAT, DOUBLE, BOOL,
+ * BITS16, UINT16); -1 for any other. */
+int ext_numpy_type(int scalar_type);
+
 /* Registers the ETRecord type and its functions in `module`. */
 int ext_etrecord_register(PyObject *module);
 

@@ -100,18 +100,7 @@ static PyObject *inspector_open(PyObject *mod, PyObject *args) {
     rc = etk_inspector_open_memory(bytes, len, &opt, &insp, &err);
     Py_END_ALLOW_THREADS
   }
-  if (rc != ETK_OK) {
-    if (rc == ETK_E_IO) {
-      char line[600];
-      PyErr_SetString(strstr(etk_error_format(&err, line, sizeof line),
-                             "No such file")
-                          ? PyExc_FileNotFoundError
-                          : PyExc_OSError,
-                      line);
-      return NULL;
-    }
-    return ext_raise(&err);
-  }
+  if (rc != ETK_OK) return ext_raise(&err);
   ext_inspector_t *self = PyObject_New(ext_inspector_t, &ext_inspector_type);
   if (!self) {
     etk_inspector_close(insp);

@@ -25,23 +25,6 @@
 #include "etkit/runtime.h"
 #include "etkit/schema.h"
 
-/* numpy type of a runtime scalar type (-1: not convertible). */
-static int run_numpy_type(int st) {
-  switch (st) {
-    case ETK_SCALAR_TYPE_BYTE: return NPY_UINT8;
-    case ETK_SCALAR_TYPE_CHAR: return NPY_INT8;
-    case ETK_SCALAR_TYPE_SHORT: return NPY_INT16;
-    case ETK_SCALAR_TYPE_INT: return NPY_INT32;
-    case ETK_SCALAR_TYPE_LONG: return NPY_INT64;
-    case ETK_SCALAR_TYPE_HALF: return NPY_FLOAT16;
-    case ETK_SCALAR_TYPE_FLOAT: return NPY_FLOAT32;
-    case ETK_SCALAR_TYPE_DOUBLE: return NPY_FLOAT64;
-    case ETK_SCALAR_TYPE_BOOL: return NPY_BOOL;
-    case ETK_SCALAR_TYPE_UINT16: return NPY_UINT16;
-    default: return -1;
-  }
-}
-
 /* Sets input i from a Python object; *keep receives the array the method
  * may borrow until the next set_input. */
 static int set_input(etk_method_t *m, size_t i, PyObject *obj, PyObject **keep) {
@@ -52,7 +35,7 @@ static int set_input(etk_method_t *m, size_t i, PyObject *obj, PyObject **keep) 
   memset(&v, 0, sizeof v);
   etk_tensor_t t;
   if (proto->tag == ETK_VALUE_TENSOR) {
-    int type = run_numpy_type(proto->u.tensor->scalar_type);
+    int type = ext_numpy_type(proto->u.tensor->scalar_type);
     if (type < 0) {
       PyErr_Format(PyExc_TypeError, "input %zu has a dtype numpy cannot hold", i);
       return -1;
@@ -119,7 +102,7 @@ static PyObject *output_value(const etk_method_t *m, size_t i) {
     case ETK_VALUE_DOUBLE: return PyFloat_FromDouble(v->u.d);
     case ETK_VALUE_TENSOR: {
       const etk_tensor_t *t = v->u.tensor;
-      int type = run_numpy_type(t->scalar_type);
+      int type = ext_numpy_type(t->scalar_type);
       if (type < 0) Py_RETURN_NONE;
       npy_intp dims[ETK_MAX_DIMS];
       for (int k = 0; k < t->dim; k++) dims[k] = t->sizes[k];

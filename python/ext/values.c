@@ -23,7 +23,6 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
-#include <errno.h>
 #include <string.h>
 
 #include "etkit/schema.h"
@@ -54,8 +53,7 @@ PyObject *ext_raise(const etk_error_t *err) {
   return NULL;
 }
 
-/* numpy type number of an etkit scalar type upstream can inflate. */
-static int numpy_type(int scalar_type) {
+int ext_numpy_type(int scalar_type) {
   switch (scalar_type) {
     case ETK_SCALAR_TYPE_BYTE: return NPY_UINT8;
     case ETK_SCALAR_TYPE_CHAR: return NPY_INT8;
@@ -77,7 +75,7 @@ static PyObject *tensor_array(const etk_etdump_tensor_t *t, const uint8_t *buf,
                               size_t len) {
   etk_error_t err;
   etk_error_clear(&err);
-  int type = numpy_type(t->scalar_type);
+  int type = ext_numpy_type(t->scalar_type);
   if (type < 0) {
     PyErr_Format(PyExc_RuntimeError,
                  "Unsupported scalar type in get_scalar_type_size : %d",
@@ -184,15 +182,6 @@ static PyObject *etrecord_open(PyObject *mod, PyObject *args) {
   if (rc != ETK_OK) {
     etk_etrecord_error_where(&err, path);
     Py_DECREF(path_obj);
-    if (rc == ETK_E_IO || rc == ETK_E_NOT_FOUND) {
-      char line[600];
-      etk_error_format(&err, line, sizeof line);
-      PyErr_SetString(errno == ENOENT || strstr(line, "No such file")
-                          ? PyExc_FileNotFoundError
-                          : PyExc_OSError,
-                      line);
-      return NULL;
-    }
     return ext_raise(&err);
   }
   ext_etrecord_t *self = PyObject_New(ext_etrecord_t, &ext_etrecord_type);
