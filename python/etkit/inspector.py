@@ -683,6 +683,23 @@ class Inspector:
             notes = self._handle.link_etrecord(self._etrecord._handle, upstream_quirks)
             for _, line in notes:
                 warnings.warn(line, stacklevel=2)
+            self._attach_reference_outputs()
+
+    def _attach_reference_outputs(self):
+        """Upstream's step 3: reference_outputs["forward"][bundled_input_index]
+        for every block (-1, an unset index, takes the last case)."""
+        try:
+            refs = self._etrecord._handle.reference_outputs()
+        except RuntimeError as e:  # a legacy pickle etkit does not decode
+            warnings.warn(f"reference outputs not read: {e}", stacklevel=3)
+            return
+        if refs is None:
+            return
+        self._reference_outputs = refs
+        for block in self.event_blocks:
+            index = block.bundled_input_index
+            if index is not None:
+                block.reference_output = refs["forward"][index]
 
     # -- events
 

@@ -305,10 +305,87 @@ static PyObject *etrecord_program(ext_etrecord_t *self, PyObject *args) {
                        ins, "outputs", outs, "nodes", nodes);
 }
 
+/* A decoded torch.save value as Python data: tensors become numpy arrays
+ * (copies in C order), containers lists/tuples/dicts, scalars Python
+ * scalars; dtypes numpy cannot hold become None. */
+static PyObject *pickle_to_python(const etk_pickle_value_t *v, int depth) {
+  if (depth > 64) {
+    PyErr_SetString(PyExc_ValueError, "reference outputs nested too deeply");
+    return NULL;
+  }
+  switch (v->kind) {
+    case ETK_PICKLE_BOOL: return PyBool_FromLong(v->b);
+    case ETK_PICKLE_INT: return PyLong_FromLongLong(v->i);
+    case ETK_PICKLE_FLOAT: return PyFloat_FromDouble(v->f);
+    case ETK_PICKLE_STR: return ext_text(v->str, v->len);
+    case ETK_PICKLE_BYTES: return PyBytes_FromStringAndSize(v->str, (Py_ssize_t)v->len);
+    case ETK_PICKLE_TUPLE:
+    case ETK_PICKLE_LIST: {
+      PyObject *list = PyList_New((Py_ssize_t)v->count);
+      for (size_t i = 0; list && i < v->count; i++) {
+        PyObject *x = pickle_to_python(v->items[i], depth + 1);
+        if (!x) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+      }
+      if (list && v->kind == ETK_PICKLE_TUPLE) {
+        PyObject *t = PyList_AsTuple(list);
+        Py_DECREF(list);
+        return t;
+      }
+      return list;
+    }
+    case ETK_PICKLE_DICT: {
+      PyObject *d = PyDict_New();
+      for (size_t i = 0; d && i < v->count; i++) {
+        PyObject *k = pickle_to_python(v->items[i], depth + 1);
+        PyObject *x = k ? pickle_to_python(v->values[i], depth + 1) : NULL;
+        if (!k || !x || PyDict_SetItem(d, k, x) < 0) Py_CLEAR(d);
+        Py_XDECREF(k);
+        Py_XDECREF(x);
+      }
+      return d;
+    }
+    case ETK_PICKLE_TENSOR: {
+      const etk_torch_tensor_t *t = v->tensor;
+      int type = ext_numpy_type(t->dtype);
+      if (type < 0 || t->dim > NPY_MAXDIMS) Py_RETURN_NONE;
+      npy_intp dims[NPY_MAXDIMS];
+      for (uint32_t k = 0; k < t->dim; k++) dims[k] = (npy_intp)t->sizes[k];
+      PyObject *a = PyArray_ZEROS((int)t->dim, dims, type, 0);
+      if (!a) return NULL;
+      PyArrayObject *arr = (PyArrayObject *)a;
+      if (PyArray_NBYTES(arr) &&
+          etk_torch_tensor_copy(t, PyArray_DATA(arr), (uint64_t)PyArray_NBYTES(arr)) != ETK_OK) {
+        Py_DECREF(a);
+        PyErr_SetString(PyExc_ValueError, "reference output tensor outside its storage");
+        return NULL;
+      }
+      return a;
+    }
+    default: Py_RETURN_NONE;
+  }
+}
+
+/* reference_outputs() -> {method: [case outputs, ...]} or None */
+static PyObject *etrecord_reference_outputs(ext_etrecord_t *self, PyObject *unused) {
+  (void)unused;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_torch_archive_t *a = NULL;
+  int rc = etk_etrecord_reference_outputs_open(self->rec, NULL, &a, &err);
+  if (rc == ETK_E_NOT_FOUND) Py_RETURN_NONE;
+  if (rc != ETK_OK) return ext_raise(&err);
+  PyObject *out = pickle_to_python(etk_torch_archive_root(a), 0);
+  etk_torch_archive_close(a);
+  return out;
+}
+
 static PyMethodDef etrecord_methods_def[] = {
     {"methods", (PyCFunction)etrecord_methods, METH_NOARGS, "method names"},
     {"programs", (PyCFunction)etrecord_programs, METH_NOARGS,
      "(member, module, method, kind) of every program"},
+    {"reference_outputs", (PyCFunction)etrecord_reference_outputs, METH_NOARGS,
+     "reference_outputs() -> {method: [outputs of each case]} or None"},
     {"program", (PyCFunction)etrecord_program, METH_VARARGS,
      "program(graph=None): nodes of a program as dicts, None when absent"},
     {NULL, NULL, 0, NULL}};

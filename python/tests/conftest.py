@@ -26,6 +26,11 @@ def oracle_dumps():
 
 
 @pytest.fixture(scope="session")
+def numerics_fixtures():
+    return _env("ETKIT_NUMERICS_FIXTURES")
+
+
+@pytest.fixture(scope="session")
 def source_dir():
     return _env("ETKIT_SOURCE_DIR")
 

@@ -125,3 +125,35 @@ def test_calculate_numeric_gap_errors(fixtures):
         ins.calculate_numeric_gap("cosine-ish")
     with pytest.raises(ValueError, match="ETRecord"):
         ins.calculate_numeric_gap("MSE")
+
+
+def test_compare_results_equals_cli(numerics_fixtures, source_dir, cli):
+    f = numerics_fixtures
+    ins = quiet_inspector(etdump_path=os.path.join(f, "compare.etdp"),
+                          etrecord=os.path.join(f, "compare.etrecord"),
+                          debug_buffer_path=os.path.join(f, "compare.bin"))
+    df = ins.compare_results()
+    golden = os.path.join(source_dir, "tests/numerics/golden/compare_results.stdout")
+    with open(golden) as g:
+        text = g.read()
+    assert text.endswith(df.attrs["text"])
+    assert list(df.columns) == ["event_block", "output", "snr", "mse", "cosine_similarity"]
+    # every value of the table is printed in the text, in order
+    for metric in ("snr", "mse", "cosine_similarity"):
+        for v in df[metric]:
+            assert f"{v:>8.5f}" in df.attrs["text"]
+
+
+def test_reference_output_per_block(numerics_fixtures):
+    f = numerics_fixtures
+    ins = quiet_inspector(etdump_path=os.path.join(f, "compare.etdp"),
+                          etrecord=os.path.join(f, "compare.etrecord"),
+                          debug_buffer_path=os.path.join(f, "compare.bin"))
+    cases = ins._reference_outputs["forward"]
+    assert len(cases) >= 2
+    for b in ins.event_blocks:
+        want = cases[b.bundled_input_index]  # -1: the last case, as upstream
+        assert len(b.reference_output) == len(want)
+        for x, y in zip(b.reference_output, want):
+            np.testing.assert_array_equal(x, y)
+    assert isinstance(ins.event_blocks[0].run_output[0], np.ndarray)
