@@ -7,6 +7,7 @@ import resource
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
 import etkit
@@ -88,7 +89,7 @@ def test_no_leak_in_a_loop(fixtures, oracle_dumps):
     refs = sys.gettotalrefcount() if hasattr(sys, "gettotalrefcount") else None
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     blocks = len(gc.get_objects())
-    for _ in range(150):
+    for _ in range(100):
         once()
     gc.collect()
     assert len(gc.get_objects()) - blocks < 200
@@ -97,3 +98,36 @@ def test_no_leak_in_a_loop(fixtures, oracle_dumps):
     assert growth_kb < 20 * 1024, growth_kb
     if refs is not None:
         assert sys.gettotalrefcount() - refs < 1000
+
+
+def test_damaged_programs_through_run(conformance, tmp_path):
+    with open(os.path.join(conformance, "add.pte"), "rb") as f:
+        good = f.read()
+    x = np.ones(1, np.float32)
+    failures = 0
+    for n in list(range(0, len(good), max(1, len(good) // 40))) + [len(good) - 1]:
+        path = tmp_path / "cut.pte"
+        path.write_bytes(good[:n])
+        try:
+            etkit.run(str(path), [x, x])
+        except ERRORS + (TypeError, KeyError) as e:
+            assert str(e) and "\n" not in str(e)
+            failures += 1
+    assert failures > 0
+
+
+def test_run_does_not_leak(conformance):
+    pte = os.path.join(conformance, "add.pte")
+    x = np.ones(1, np.float32)
+    for _ in range(10):
+        etkit.run(pte, [x, x], debug_level="intermediates")
+    gc.collect()
+    objects = len(gc.get_objects())
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(100):
+        r = etkit.run(pte, [x, x], iterations=2, debug_level="intermediates")
+        quiet_inspector(etdump_data=r.etdump, debug_buffer=r.debug_buffer).to_dataframe()
+    gc.collect()
+    assert len(gc.get_objects()) - objects < 200
+    assert sys.getrefcount(x) < 10
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0 < 20 * 1024
