@@ -125,7 +125,7 @@ static PyObject *h_block_count(ext_inspector_t *self, PyObject *unused) {
   return PyLong_FromSize_t(etk_inspector_block_count(self->insp));
 }
 
-/* block(i) -> (name, bundled_input_index, first_event, event_count,
+/* block(i) -> (name (None when the run has none, as upstream), bundled_input_index, first_event, event_count,
  *              outputs (ETDump event indices), run_count) */
 static PyObject *h_block(ext_inspector_t *self, PyObject *arg) {
   Py_ssize_t i = PyLong_AsSsize_t(arg);
@@ -137,7 +137,9 @@ static PyObject *h_block(ext_inspector_t *self, PyObject *arg) {
   for (size_t k = 0; outs && k < b.output_count; k++)
     PyTuple_SET_ITEM(outs, (Py_ssize_t)k, PyLong_FromUnsignedLong(b.outputs[k]));
   if (!outs) return NULL;
-  return Py_BuildValue("(NinnNn)", ext_text(b.name, b.name_len),
+  PyObject *name = b.name_present ? ext_text(b.name, b.name_len)
+                                  : (Py_INCREF(Py_None), Py_None);
+  return Py_BuildValue("(NinnNn)", name,
                        (int)b.bundled_input_index, (Py_ssize_t)b.first_event,
                        (Py_ssize_t)b.event_count, outs,
                        (Py_ssize_t)b.run_count);
