@@ -31,6 +31,11 @@ def numerics_fixtures():
 
 
 @pytest.fixture(scope="session")
+def python_fixtures():
+    return _env("ETKIT_PYTHON_FIXTURES")
+
+
+@pytest.fixture(scope="session")
 def source_dir():
     return _env("ETKIT_SOURCE_DIR")
 
