@@ -743,6 +743,9 @@ class Inspector:
         return self._frame(blocks, units, False)
 
     def _render(self, fmt, include_units, include_delegate_debug_data):
+        # upstream concatenates one frame per block (and per event)
+        if not self.event_blocks or any(len(b.events) == 0 for b in self.event_blocks):
+            raise ValueError("No objects to concatenate")
         if self._custom_durations(include_delegate_debug_data):
             df = self._prepare_dataframe(include_units, include_delegate_debug_data)
             if fmt == _FORMAT_TSV:

@@ -107,3 +107,14 @@ def test_stubs_like_upstream(fixtures):
     assert ins.write_tensorboard_artifact("x") is None
     assert ins.get_exported_program() is None
     assert ins.op_graph_dict is None and ins._reference_outputs == {}
+
+
+def test_empty_block_fails_like_upstream(conformance):
+    import io
+    import os
+
+    ins = quiet_inspector(etdump_path=os.path.join(conformance, "golden_empty_block.etdp"))
+    for call in (ins.to_dataframe, lambda: ins.save_data_to_tsv(io.StringIO()),
+                 lambda: ins.print_data_tabular(io.StringIO())):
+        with pytest.raises(ValueError, match="No objects to concatenate"):
+            call()
