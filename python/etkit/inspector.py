@@ -550,12 +550,28 @@ class GraphNode:
     meta: Dict[str, Any]
 
 
+_DIALECTS = {1: "all tags (before 2024-07)", 2: "single key"}
+
+
+def _listing(rows):
+    """Columns padded to their widest cell (in bytes, as `etkit graph`),
+    two spaces apart, nothing after a row's last non-empty cell."""
+    widths = [max(len(r[c].encode()) for r in rows) for c in range(len(rows[0]))]
+    lines = []
+    for r in rows:
+        last = max([c for c, v in enumerate(r) if v] or [0])
+        cells = [v + " " * (widths[c] - len(v.encode())) + "  " for c, v in enumerate(r[:last])]
+        lines.append("".join(cells) + r[last])
+    return lines
+
+
 class ExportedProgram:
     """An ETRecord program as etkit reads it (no torch): its nodes with
     name, op, target, args, users and meta (stack_trace, nn_module_stack,
-    debug_handle).  print() shows one line per node."""
+    debug_handle).  print() shows the listing `etkit graph` prints."""
 
     def __init__(self, prog: dict):
+        self._prog = prog
         self.member = prog["member"]
         self.inputs = prog["inputs"]
         self.outputs = prog["outputs"]
@@ -573,14 +589,31 @@ class ExportedProgram:
             self.nodes.append(GraphNode(n["name"], "call_function", n["target"],
                                         n["args"], node_users, meta))
 
+    def listing(self, with_args: bool = False) -> str:
+        """`etkit graph ETRECORD [--graph NAME] [--args]`'s text."""
+        p = self._prog
+        verifiers = f"; verifiers {p['verifiers']}" if p["verifiers"] else ""
+        head = [
+            f"etrecord  {p['path']}",
+            f"layout    {p['layout']}",
+            f"program   {p['member']} (method {p['method'] or '-'}; schema {p['schema']}; "
+            f"unions: {_DIALECTS.get(p['dialect'], 'none seen')}{verifiers})",
+            f"inputs    {', '.join(p['inputs'])}",
+            f"outputs   {', '.join(p['outputs'])}",
+            f"nodes     {len(p['nodes'])}",
+            "",
+        ]
+        rows = [["node", "op", "handle", "module", "source"] + (["args"] if with_args else [])]
+        for n in p["nodes"]:
+            op = f"{n['op']} ({n['delegate_backend']})" if n["delegate_backend"] else n["op"]
+            row = [" " * (2 * min(n["depth"], 16)) + (n["name"] or "-"), op,
+                   "-" if n["debug_handle"] is None else str(n["debug_handle"]),
+                   n["module_path"] or "-", n["source"] or "-"]
+            rows.append(row + ([n["args"] or ""] if with_args else []))
+        return "\n".join(head + _listing(rows)) + "\n"
+
     def __str__(self):
-        lines = [f"{self.member}: {len(self.nodes)} nodes, inputs "
-                 f"{', '.join(self.inputs)}; outputs {', '.join(self.outputs)}"]
-        for n in self.nodes:
-            handle = n.meta["debug_handle"]
-            lines.append(f"  {n.name} = {n.target}({n.args})"
-                         + (f"  # debug_handle {handle}" if handle is not None else ""))
-        return "\n".join(lines)
+        return self.listing().rstrip("\n")
 
     __repr__ = __str__
 

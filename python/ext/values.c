@@ -23,6 +23,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "etkit/schema.h"
@@ -256,8 +257,13 @@ static PyObject *node_dict(const etk_etrecord_node_t *n) {
                                          : (Py_INCREF(Py_None), Py_None);
   PyObject *mods = n->module_count ? module_dict(n->modules, n->module_count)
                                    : (Py_INCREF(Py_None), Py_None);
+  char module[300], source[300];
+  etk_etrecord_node_module_path(n, true, module, sizeof module);
+  etk_etrecord_node_source(n, false, source, sizeof source);
   return Py_BuildValue(
-      "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:n}", "name",
+      "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:n}", "module_path",
+      ext_text(module, strlen(module)), "source", ext_text(source, strlen(source)),
+      "name",
       opt_text(n->name), "target", opt_text(n->target), "op", opt_text(n->op),
       "args", opt_text(n->args), "outputs", outs, "debug_handle", handle,
       "stack_trace", opt_text(n->stack_trace), "nn_module_stack", mods,
@@ -301,8 +307,20 @@ static PyObject *etrecord_program(ext_etrecord_t *self, PyObject *args) {
     Py_XDECREF(outs);
     return NULL;
   }
-  return Py_BuildValue("{s:s,s:N,s:N,s:N}", "member", p->ref.member, "inputs",
-                       ins, "outputs", outs, "nodes", nodes);
+  etk_etrecord_info_t info;
+  etk_etrecord_info_get(self->rec, &info);
+  char schema[64];
+  if (p->schema_minor >= 0)
+    snprintf(schema, sizeof schema, "%lld.%lld", (long long)p->schema_major,
+             (long long)p->schema_minor);
+  else
+    snprintf(schema, sizeof schema, "%lld", (long long)p->schema_major);
+  return Py_BuildValue("{s:s,s:N,s:N,s:N,s:s,s:s,s:i,s:s,s:s,s:O}", "member",
+                       p->ref.member, "inputs", ins, "outputs", outs, "nodes",
+                       nodes, "method", p->ref.method, "schema", schema,
+                       "dialect", (int)p->dialect, "verifiers", p->verifiers,
+                       "layout", etk_etrecord_layout_name(info.layout), "path",
+                       self->path);
 }
 
 /* A decoded torch.save value as Python data: tensors become numpy arrays

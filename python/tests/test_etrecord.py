@@ -103,3 +103,18 @@ def test_damaged_records_raise_cleanly(fixtures, name):
             ins.to_dataframe()
     except (ValueError, OSError, KeyError, RuntimeError) as e:
         assert str(e) and "\n" not in str(e)
+
+
+@pytest.mark.parametrize("record", ["appendix_d.etrecord", "modules.etrecord",
+                                    "quirks.etrecord"])
+def test_exported_program_listing_equals_etkit_graph(fixtures, cli, record):
+    import subprocess
+
+    path = os.path.join(fixtures, record)
+    rec = etkit.parse_etrecord(path)
+    ep = rec.edge_dialect_program
+    for args in ([], ["--args"]):
+        out = subprocess.run([cli, "graph", path, *args], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert ep.listing(with_args=bool(args)) == out.stdout
+    assert str(ep) + "\n" == ep.listing()
