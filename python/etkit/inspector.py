@@ -405,7 +405,9 @@ def _frame(handle, blocks, units, include_ddd, parser, converter):
         "start_time": start,
     })
     data = {c: _typed(values[c], proto[c].dtype) for c in proto.columns}
-    df = pd.DataFrame(data)
+    # copy=False: no consolidation of the object columns into one 2-D block
+    # (a second copy of every cell pointer at the peak)
+    df = pd.DataFrame(data, copy=False)
     if include_ddd:
         metas = _metadata_columns(handle, lo, hi, deleg, parser)
         if metas is not None:
