@@ -5,8 +5,9 @@ ETDump against `etkit inspect --tsv_path` on the same file.
     bench_python.py --etkit BUILD/src/cli/etkit --generator BUILD/bench/inspector/bench_inspector
                     --pythonpath BUILD/python [--events 1000000] [--python /usr/bin/python3]
 
-Each side runs in its own child process; the figures are its wall time and
-its peak RSS (getrusage of the child alone).  Prints one line per figure,
+Each side runs in its own child process; the figures are its wall time,
+CPU time (user + system: steadier on a loaded machine) and peak RSS
+(wait4's rusage of that child alone).  Prints one line per figure,
 "<name> <value> <unit>", then the ratios against the goal (time <= 2x,
 peak <= 3x + 150 MB).
 """
@@ -31,7 +32,7 @@ print(t1 - t0, len(df))
 
 
 def child(cmd, env=None):
-    """Runs cmd; returns (wall seconds, peak RSS MB, stdout) of that child."""
+    """Runs cmd; returns (wall s, CPU s, peak RSS MB, stdout) of that child."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen(cmd, stdout=out, env=env)
@@ -41,7 +42,7 @@ def child(cmd, env=None):
         if proc.returncode != 0:
             raise SystemExit(f"{cmd[0]} failed with status {proc.returncode}")
         out.seek(0)
-        return wall, usage.ru_maxrss / 1024.0, out.read()
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, out.read()
 
 
 def main():
@@ -57,18 +58,21 @@ def main():
         subprocess.run([a.generator, "--generate", "wide", str(a.events), dump],
                        check=True, capture_output=True)
         env = dict(os.environ, PYTHONPATH=a.pythonpath)
-        py_wall, py_peak, out = child([a.python, "-c", CHILD, dump], env)
+        py_wall, py_cpu, py_peak, out = child([a.python, "-c", CHILD, dump], env)
         py_inner, rows = out.split()
-        cli_wall, cli_peak, _ = child([a.etkit, "inspect", "--etdump_path", dump,
+        cli_wall, cli_cpu, cli_peak, _ = child([a.etkit, "inspect", "--etdump_path", dump,
                                        "--tsv_path", os.path.join(tmp, "o.tsv"),
                                        "--output", os.devnull])
     print(f"python_rows {rows} rows")
     print(f"python_inspector_to_dataframe_wall {py_wall:.3f} s")
     print(f"python_inspector_to_dataframe_inner {float(py_inner):.3f} s")
+    print(f"python_inspector_to_dataframe_cpu {py_cpu:.3f} s")
     print(f"python_peak_rss {py_peak:.1f} MB")
     print(f"cli_inspect_tsv_wall {cli_wall:.3f} s")
+    print(f"cli_inspect_tsv_cpu {cli_cpu:.3f} s")
     print(f"cli_inspect_tsv_peak_rss {cli_peak:.1f} MB")
-    print(f"time_ratio {py_wall / cli_wall:.2f} x (goal <= 2)")
+    print(f"time_ratio {py_wall / cli_wall:.2f} x (wall; goal <= 2)")
+    print(f"cpu_ratio {py_cpu / cli_cpu:.2f} x (CPU; goal <= 2)")
     print(f"memory_budget {3 * cli_peak + 150:.1f} MB (goal: python peak <= this)")
 
 
