@@ -7,9 +7,9 @@
  * etkit.Inspector(etdump_data=...), so a notebook needs no files.
  *
  * Inputs are converted to C-contiguous arrays of the program's dtype
- * (numpy casts with "same_kind" rules, so a float64 array feeds a float32
- * input but a float array never silently feeds an int input); their shape
- * must be one the program accepts (etk_method_set_input checks).  Outputs
+ * (numpy's forced cast, as np.asarray(x, dtype=...) does: a float64 array
+ * feeds a float32 input); their shape must be one the program accepts
+ * (etk_method_set_input checks).  Outputs
  * are copied into new numpy arrays (scalars become Python numbers).
  */
 #include "ext.h"
