@@ -1,10 +1,12 @@
 # Convenience front end for CMake.  The two commands a newcomer types:
 #   make demo    build, then build a model, run it with tracing, inspect it
 #   make check   build and run every test (also under ASan+UBSan)
+# Also: make update-goldens (rewrite the CLI golden files from the current
+# outputs; review the diff), make format-check (clang-format clean?).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build demo check test test-asan cross bench clean
+.PHONY: all deps build demo check test test-asan cross bench clean update-goldens format-check
 
 all: build
 
@@ -30,6 +32,12 @@ cross: deps
 	./scripts/cross-build.sh
 
 check: test test-asan cross
+
+update-goldens: build
+	ETKIT_UPDATE_GOLDENS=1 ctest --test-dir build -L golden -j $(JOBS)
+
+format-check:
+	cmake -DSOURCE_DIR=$(CURDIR) -DCLANG_FORMAT=clang-format -P cmake/format_check.cmake
 
 bench: build
 	./scripts/run-bench.sh build

@@ -14,7 +14,7 @@
  *   etkit_runtime    etkit/method.h
  *   etkit_backend_micro  etkit/backend_micro.h
  *   etkit_torch      etkit/torch.h
- *   etkit_etrecord   etkit/etrecord.h
+ *   etkit_etrecord   etkit/etrecord.h (with etkit/etrecord_writer.h)
  *   etkit_render     etkit/render.h
  *   etkit_inspector  etkit/inspector_core.h
  *   etkit_link       etkit/link.h

@@ -58,6 +58,12 @@ const char *etk_scalar_type_name(int code);
  * byte, ...); 0 for an invalid code. */
 size_t etk_scalar_type_size(int code);
 
+/* The float value of an IEEE half (HALF) or of a bfloat16 (BFLOAT16), bit
+ * exact: every half and bfloat16 value is a float, NaN payloads and signs
+ * are kept. */
+float etk_half_to_float(uint16_t h);
+float etk_bfloat16_to_float(uint16_t b);
+
 #ifdef __cplusplus
 }
 #endif

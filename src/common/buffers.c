@@ -2,11 +2,15 @@
  * buffers.c - the two allocation helpers of the host libraries: a bump
  * arena and a capped, growable text.
  *
- * Arena.  A singly linked list of chunks; each chunk holds `cap` bytes of
- * which `used` are handed out, aligned to 16.  Requests larger than the
- * default chunk get a chunk of their own.  Nothing is freed before
- * etr_arena_free(), which is why parsed programs own a private arena: a
- * failed parse returns all of its memory at once.
+ * Arena.  A loaded file turns into many small structs (values, tensors,
+ * instructions, names, graph nodes).  They live in one etk_arena_t: a
+ * singly linked list of malloc'd blocks, each at least 64 KiB, filled
+ * front to back with 16-byte aligned, zeroed allocations; a request larger
+ * than a block gets a block of its own behind the current one.  Nothing is
+ * freed before etk_arena_free(), which is why parsed programs own a
+ * private arena: a failed parse returns all of its memory at once.
+ * Invariant: block->used <= block->cap and block->used is a multiple of
+ * 16, so the next allocation is aligned.
  *
  * Text.  `buf` always holds a NUL after `len` bytes once anything was
  * added.  Appends that would pass `cap` are truncated and set `cut` (the
@@ -22,72 +26,79 @@
 
 #include "common/buffers.h"
 
-struct etr_arena_chunk {
-  etr_arena_chunk_t *next;
+#define ARENA_MIN_BLOCK ((size_t)64 * 1024)
+#define ARENA_ALIGN ((size_t)16)
+
+struct etk_arena_block {
+  etk_arena_block_t *next;
   size_t used, cap;
-  _Alignas(16) unsigned char data[];
+  /* data follows, 16-byte aligned by the header size below */
 };
 
-#define ETR_ARENA_CHUNK (64u * 1024u)
+/* The header is padded to 32 bytes so data starts 16-aligned (malloc gives
+ * at least 16). */
+#define BLOCK_HEADER ((size_t)32)
 
-void *etr_arena_alloc(etr_arena_t *arena, size_t size) {
-  if (size > SIZE_MAX - 32) return NULL;
-  size_t need = (size + 15u) & ~(size_t)15u;
-  if (need == 0) need = 16;
-  etr_arena_chunk_t *c = arena->head;
-  if (!c || c->cap - c->used < need) {
-    size_t cap = need > ETR_ARENA_CHUNK ? need : ETR_ARENA_CHUNK;
-    if (cap > SIZE_MAX - sizeof(etr_arena_chunk_t)) return NULL;
-    etr_arena_chunk_t *n = malloc(sizeof(etr_arena_chunk_t) + cap);
-    if (!n) return NULL;
-    n->used = 0;
-    n->cap = cap;
-    if (c && need > ETR_ARENA_CHUNK) {
-      /* A big private chunk goes behind the current one so that the
-       * current chunk's free space stays usable. */
-      n->next = c->next;
-      c->next = n;
-      n->used = need;
-      return n->data;
+static unsigned char *block_data(etk_arena_block_t *b) {
+  return (unsigned char *)b + BLOCK_HEADER;
+}
+
+void *etk_arena_alloc(etk_arena_t *a, size_t n) {
+  if (!a) return NULL;
+  if (n > SIZE_MAX / 2) return NULL;
+  size_t need = (n + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+  if (need == 0) need = ARENA_ALIGN;
+  etk_arena_block_t *b = a->head;
+  if (!b || b->cap - b->used < need) {
+    size_t cap = need > ARENA_MIN_BLOCK ? need : ARENA_MIN_BLOCK;
+    etk_arena_block_t *nb = malloc(BLOCK_HEADER + cap);
+    if (!nb) return NULL;
+    nb->used = 0;
+    nb->cap = cap;
+    /* A big one-off block goes behind the current one so the current
+     * block's free space stays usable. */
+    if (b && need > ARENA_MIN_BLOCK) {
+      nb->next = b->next;
+      b->next = nb;
+    } else {
+      nb->next = b;
+      a->head = nb;
     }
-    n->next = c;
-    arena->head = n;
-    c = n;
+    b = nb;
   }
-  void *p = c->data + c->used;
-  c->used += need;
+  void *p = block_data(b) + b->used;
+  b->used += need;
+  a->total += need;
+  memset(p, 0, need);
   return p;
 }
 
-void *etr_arena_calloc(etr_arena_t *arena, size_t count, size_t size) {
-  if (size && count > SIZE_MAX / size) return NULL;
-  void *p = etr_arena_alloc(arena, count * size);
-  if (p) memset(p, 0, count * size);
-  return p;
+void *etk_arena_array(etk_arena_t *a, size_t count, size_t size) {
+  if (size != 0 && count > SIZE_MAX / 2 / size) return NULL;
+  return etk_arena_alloc(a, count * size);
 }
 
-char *etr_arena_strndup(etr_arena_t *arena, const char *s, size_t n) {
+char *etk_arena_strndup(etk_arena_t *a, const char *s, size_t n) {
   if (n == SIZE_MAX) return NULL;
-  char *p = etr_arena_alloc(arena, n + 1);
-  if (!p) return NULL;
-  if (n) memcpy(p, s, n);
-  p[n] = 0;
+  char *p = etk_arena_alloc(a, n + 1);
+  if (p && n) memcpy(p, s, n);
   return p;
 }
 
-char *etr_arena_strdup(etr_arena_t *arena, const char *s) {
-  return etr_arena_strndup(arena, s, strlen(s));
+char *etk_arena_strdup(etk_arena_t *a, const char *s) {
+  return etk_arena_strndup(a, s, strlen(s));
 }
 
-void etr_arena_free(etr_arena_t *arena) {
-  if (!arena) return;
-  etr_arena_chunk_t *c = arena->head;
-  while (c) {
-    etr_arena_chunk_t *next = c->next;
-    free(c);
-    c = next;
+void etk_arena_free(etk_arena_t *a) {
+  if (!a) return;
+  etk_arena_block_t *b = a->head;
+  while (b) {
+    etk_arena_block_t *next = b->next;
+    free(b);
+    b = next;
   }
-  arena->head = NULL;
+  a->head = NULL;
+  a->total = 0;
 }
 
 void etr_text_init(etr_text_t *t, size_t cap) {

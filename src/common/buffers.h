@@ -1,6 +1,7 @@
 /*
  * common/buffers.h - the host libraries' bump arena and capped growable
- * text (src/common/buffers.c).  Private to etkit's libraries: not installed.
+ * text (src/common/buffers.c), used by the program, torch and ETRecord
+ * readers.  Private to etkit's libraries: not installed.
  */
 #ifndef ETKIT_COMMON_BUFFERS_H
 #define ETKIT_COMMON_BUFFERS_H
@@ -10,21 +11,31 @@
 
 /* ------------------------------------------------------------------ arena */
 
-typedef struct etr_arena_chunk etr_arena_chunk_t;
+/* The host libraries' bump arena: a list of malloc'd blocks of at least
+ * 64 KiB; allocations are 16-byte aligned, zeroed, and freed all at once. */
+typedef struct etk_arena_block etk_arena_block_t;
+typedef struct etk_arena {
+  etk_arena_block_t *head;
+  size_t total; /* bytes handed out, for statistics */
+} etk_arena_t;
 
-/* Bump allocator: chunks of at least 64 KiB, freed all at once. */
-typedef struct etr_arena {
-  etr_arena_chunk_t *head;
-} etr_arena_t;
-
-/* size bytes aligned to 16; NULL on overflow or out of memory. */
-void *etr_arena_alloc(etr_arena_t *arena, size_t size);
-/* count * size bytes, zeroed; NULL on overflow or out of memory. */
-void *etr_arena_calloc(etr_arena_t *arena, size_t count, size_t size);
+/* n bytes (n may be 0: a valid unique pointer is still returned), or NULL
+ * on overflow or out of memory. */
+void *etk_arena_alloc(etk_arena_t *a, size_t n);
+/* count * size bytes with overflow check. */
+void *etk_arena_array(etk_arena_t *a, size_t count, size_t size);
 /* Copy of s[0..n) plus a NUL; NULL on out of memory. */
-char *etr_arena_strndup(etr_arena_t *arena, const char *s, size_t n);
-char *etr_arena_strdup(etr_arena_t *arena, const char *s);
-void etr_arena_free(etr_arena_t *arena);
+char *etk_arena_strndup(etk_arena_t *a, const char *s, size_t n);
+char *etk_arena_strdup(etk_arena_t *a, const char *s);
+void etk_arena_free(etk_arena_t *a);
+
+/* The names the ETRecord and torch readers use for the same arena. */
+typedef etk_arena_t etr_arena_t;
+#define etr_arena_alloc etk_arena_alloc
+#define etr_arena_calloc etk_arena_array
+#define etr_arena_strndup etk_arena_strndup
+#define etr_arena_strdup etk_arena_strdup
+#define etr_arena_free etk_arena_free
 
 /* --------------------------------------------------------- string builder */
 

@@ -1,12 +1,15 @@
 /*
  * scalar_type.c - names and element sizes of executorch_flatbuffer.ScalarType,
- * the tensor element type shared by the ETDump and program schemas.
+ * the tensor element type shared by the ETDump and program schemas, and the
+ * one conversion of HALF and BFLOAT16 elements to float.
  *
  * One table indexed by the code holds both facts, so a new type is one line.
  * Codes outside the table or with a NULL entry are the reserved gaps of the
  * enum (8-10, 18-21) and answer "invalid" ("UNKNOWN" / size 0).  The names
  * are the schema's spelling, which is what flatc prints in JSON.
  */
+#include <string.h>
+
 #include "etkit/scalar_type.h"
 
 typedef struct scalar_type_info {
@@ -53,4 +56,26 @@ const char *etk_scalar_type_name(int code) {
 
 size_t etk_scalar_type_size(int code) {
   return etk_scalar_type_valid(code) ? scalar_types[code].size : 0;
+}
+
+float etk_half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
+  if (exp == 0) {
+    /* zero and subnormals: mant * 2^-24, exact in float */
+    float f = (float)mant * (1.0f / 16777216.0f);
+    return sign ? -f : f;
+  }
+  uint32_t bits =
+      sign | (exp == 31 ? 0x7F800000u : (exp + 112) << 23) | (mant << 13);
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+float etk_bfloat16_to_float(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
 }

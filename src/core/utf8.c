@@ -15,44 +15,14 @@
  *   4 bytes F0 90..BF .. | F1..F3 80..BF .. | F4 80..8F ..   (<= U+10FFFF)
  *   An embedded NUL (00) is valid UTF-8; callers that care check it apart.
  *
+ * One decoder: etk_utf8_check() decodes each sequence and checks its code
+ * point against the rules (overlong, surrogate, above U+10FFFF) and says
+ * where the first bad sequence starts; etk_fb_utf8_valid() is its yes/no.
+ *
  * INVARIANTS
  *   Reads only s[0..n); never reads past a truncated sequence's end.
  */
 #include "etkit/utf8.h"
-
-int etk_fb_utf8_valid(const char *s, size_t n) {
-  const unsigned char *p = (const unsigned char *)s;
-  size_t i = 0;
-  if (s == NULL) return n == 0;
-  while (i < n) {
-    unsigned c = p[i];
-    size_t extra;
-    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-      extra = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      extra = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      extra = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return 0;
-    }
-    if (extra > n - i - 1) return 0;
-    if (p[i + 1] < lo || p[i + 1] > hi) return 0;
-    for (size_t k = 2; k <= extra; k++)
-      if ((p[i + k] & 0xC0) != 0x80) return 0;
-    i += extra + 1;
-  }
-  return 1;
-}
 
 size_t etk_utf8_check(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
@@ -87,4 +57,9 @@ size_t etk_utf8_check(const char *s, size_t n) {
     i += need + 1;
   }
   return n;
+}
+
+int etk_fb_utf8_valid(const char *s, size_t n) {
+  if (s == NULL) return n == 0;
+  return etk_utf8_check(s, n) == n;
 }

@@ -358,56 +358,11 @@ static bool is_delegate_op(const char *op) {
   return strcmp(op, "executorch_call_delegate") == 0;
 }
 
-static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
-                     size_t parent) {
-  if (!json_is_object(node))
-    return format_error(w, "graph node %zu is not an object", position);
-  if (w->count >= w->rec->limits.max_nodes) {
-    etk_error_where(w->err, w->member);
-    return etk_error_set(w->err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "more than %llu nodes",
-                         (unsigned long long)w->rec->limits.max_nodes);
-  }
-  if (w->count == w->cap) {
-    size_t cap = w->cap ? w->cap * 2 : 64;
-    etk_etrecord_node_t *bigger = realloc(w->nodes, cap * sizeof *bigger);
-    if (!bigger) return oom(w);
-    w->nodes = bigger;
-    w->cap = cap;
-  }
-  size_t index = w->count++;
-  etk_etrecord_node_t *n = &w->nodes[index];
-  memset(n, 0, sizeof *n);
-  n->depth = depth;
-  n->parent = parent;
+/* The node's metadata as key/value text (strings and integers), with the
+ * fields the linker reads picked out, and its module and source-function
+ * stacks decoded (a stack that does not decode keeps only its raw text). */
+static int node_metadata(walker_t *w, etk_etrecord_node_t *n, json_t *meta) {
   etr_arena_t *arena = &w->prog->arena;
-
-  /* outputs (also the 2023 name) */
-  name_vec_t outs = {0};
-  json_t *outputs = json_object_get(node, "outputs");
-  size_t i;
-  json_t *e;
-  json_array_foreach(outputs, i, e) arg_names(w, e, &outs);
-  bool ok;
-  n->outputs = names_to_arena(w, &outs, &ok);
-  n->output_count = ok ? outs.n : 0;
-  free(outs.v);
-  if (!ok) return oom(w);
-
-  const char *name = obj_string(node, "name");
-  if (!name) name = n->output_count ? n->outputs[0] : "";
-  const char *target = obj_string(node, "target");
-  n->name = etr_arena_strdup(arena, name);
-  n->target = etr_arena_strdup(arena, target ? target : "");
-  if (!n->name || !n->target) return oom(w);
-  size_t op_len = etk_etrecord_op_from_target(n->target, NULL, 0);
-  char *op = etr_arena_alloc(arena, op_len + 1);
-  if (!op) return oom(w);
-  etk_etrecord_op_from_target(n->target, op, op_len + 1);
-  n->op = op;
-
-  /* metadata */
-  json_t *meta = json_object_get(node, "metadata");
   if (json_is_object(meta) && json_object_size(meta)) {
     size_t m = json_object_size(meta);
     etk_etrecord_metadata_t *kv = etr_arena_calloc(arena, m, sizeof *kv);
@@ -476,13 +431,19 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
       n->source_fn_count = count;
     }
   }
+  return ETK_OK;
+}
 
-  /* arguments */
+/* The node's argument summary ("name=value, ...", capped) and, for a
+ * delegate call, the lowered module's JSON text (*lowered, borrowed from
+ * `inputs`). */
+static int node_args(walker_t *w, etk_etrecord_node_t *n, json_t *inputs,
+                     const char **lowered, size_t *lowered_len) {
+  etr_arena_t *arena = &w->prog->arena;
+  size_t i;
+  json_t *e;
   etr_text_t args;
   etr_text_init(&args, ARGS_SUMMARY_CAP);
-  json_t *inputs = json_object_get(node, "inputs");
-  const char *lowered = NULL;
-  size_t lowered_len = 0;
   json_array_foreach(inputs, i, e) {
     if (i) etr_text_adds(&args, ", ");
     const char *arg_name = obj_string(e, "name");
@@ -494,15 +455,15 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
     add_arg(w, &args, arg);
     const char *tag;
     json_t *v;
-    if (!lowered && is_delegate_op(n->op) && union_pick(w, arg, &tag, &v) &&
+    if (!*lowered && is_delegate_op(n->op) && union_pick(w, arg, &tag, &v) &&
         strcmp(tag, "as_string") == 0 && json_is_string(v)) {
       const char *s = json_string_value(v);
       size_t len = json_string_length(v);
       size_t k = 0;
       while (k < len && (s[k] == ' ' || s[k] == '\n' || s[k] == '\t')) k++;
       if (k < len && s[k] == '{') {
-        lowered = s;
-        lowered_len = len;
+        *lowered = s;
+        *lowered_len = len;
       }
     }
   }
@@ -514,9 +475,66 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
   bool args_failed = args.failed;
   etr_text_free(&args);
   if (args_failed || !n->args) return oom(w);
+  return ETK_OK;
+}
+
+static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
+                     size_t parent) {
+  if (!json_is_object(node))
+    return format_error(w, "graph node %zu is not an object", position);
+  if (w->count >= w->rec->limits.max_nodes) {
+    etk_error_where(w->err, w->member);
+    return etk_error_set(w->err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                         "more than %llu nodes",
+                         (unsigned long long)w->rec->limits.max_nodes);
+  }
+  if (w->count == w->cap) {
+    size_t cap = w->cap ? w->cap * 2 : 64;
+    etk_etrecord_node_t *bigger = realloc(w->nodes, cap * sizeof *bigger);
+    if (!bigger) return oom(w);
+    w->nodes = bigger;
+    w->cap = cap;
+  }
+  size_t index = w->count++;
+  etk_etrecord_node_t *n = &w->nodes[index];
+  memset(n, 0, sizeof *n);
+  n->depth = depth;
+  n->parent = parent;
+  etr_arena_t *arena = &w->prog->arena;
+
+  /* outputs (also the 2023 name) */
+  name_vec_t outs = {0};
+  json_t *outputs = json_object_get(node, "outputs");
+  size_t i;
+  json_t *e;
+  json_array_foreach(outputs, i, e) arg_names(w, e, &outs);
+  bool ok;
+  n->outputs = names_to_arena(w, &outs, &ok);
+  n->output_count = ok ? outs.n : 0;
+  free(outs.v);
+  if (!ok) return oom(w);
+
+  const char *name = obj_string(node, "name");
+  if (!name) name = n->output_count ? n->outputs[0] : "";
+  const char *target = obj_string(node, "target");
+  n->name = etr_arena_strdup(arena, name);
+  n->target = etr_arena_strdup(arena, target ? target : "");
+  if (!n->name || !n->target) return oom(w);
+  size_t op_len = etk_etrecord_op_from_target(n->target, NULL, 0);
+  char *op = etr_arena_alloc(arena, op_len + 1);
+  if (!op) return oom(w);
+  etk_etrecord_op_from_target(n->target, op, op_len + 1);
+  n->op = op;
+
+  int rc = node_metadata(w, n, json_object_get(node, "metadata"));
+  if (rc != ETK_OK) return rc;
+  json_t *inputs = json_object_get(node, "inputs");
+  const char *lowered = NULL;
+  size_t lowered_len = 0;
+  rc = node_args(w, n, inputs, &lowered, &lowered_len);
+  if (rc != ETK_OK) return rc;
 
   /* nested graphs: `n` may move from here on */
-  int rc = ETK_OK;
   if (lowered) rc = walk_lowered_module(w, index, lowered, lowered_len, depth);
   json_array_foreach(inputs, i, e) {
     if (rc != ETK_OK) break;

@@ -21,15 +21,6 @@
 #include "etkit/schema.h"
 #include "values_text.h"
 
-static double half_to_double(uint16_t h) {
-  int e = (h >> 10) & 0x1F, m = h & 0x3FF;
-  double v;
-  if (e == 0) v = ldexp((double)m, -24);
-  else if (e == 31) v = m ? (double)NAN : (double)INFINITY;
-  else v = ldexp((double)(m | 0x400), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
 /* Element i of a tensor's bytes as a double (exact for ints up to 2^53) or
  * an int64 (for integer dtypes: *is_int = 1). */
 static void element(int st, const uint8_t *p, uint64_t i, double *d,
@@ -54,7 +45,7 @@ static void element(int st, const uint8_t *p, uint64_t i, double *d,
     }
     case ETK_SCALAR_TYPE_HALF: {
       uint16_t v; memcpy(&v, p + 2 * i, 2);
-      *is_int = 0; *d = half_to_double(v); return;
+      *is_int = 0; *d = etk_half_to_float(v); return;
     }
     case ETK_SCALAR_TYPE_FLOAT: {
       float v; memcpy(&v, p + 4 * i, 4);

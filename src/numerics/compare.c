@@ -100,29 +100,6 @@ static const char *dtype_name(int st) {
   }
 }
 
-static float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu, bits;
-  if (exp == 0) {
-    float f = ldexpf((float)mant, -24); /* zero and subnormals, exact */
-    return sign ? -f : f;
-  }
-  if (exp == 31)
-    bits = sign | 0x7F800000u | (mant << 13);
-  else
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-static float bf16_to_float(uint16_t h) {
-  uint32_t bits = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 static double rd64(int st, const uint8_t *p) {
   switch (st) {
     case ETK_SCALAR_TYPE_BYTE:
@@ -139,12 +116,12 @@ static double rd64(int st, const uint8_t *p) {
     case ETK_SCALAR_TYPE_HALF: {
       uint16_t v;
       memcpy(&v, p, 2);
-      return half_to_float(v);
+      return etk_half_to_float(v);
     }
     case ETK_SCALAR_TYPE_BFLOAT16: {
       uint16_t v;
       memcpy(&v, p, 2);
-      return bf16_to_float(v);
+      return etk_bfloat16_to_float(v);
     }
     case ETK_SCALAR_TYPE_BITS16:
     case ETK_SCALAR_TYPE_UINT16: {

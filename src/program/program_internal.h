@@ -1,7 +1,8 @@
 /*
  * program_internal.h - private helpers shared by the files of src/program:
- * the bump arena that holds a loaded program's structs, and small checked
- * arithmetic helpers.  Not installed.
+ * aligned copies of files and small checked arithmetic helpers (a loaded
+ * program's structs live in the host arena of common/buffers.h).  Not
+ * installed.
  */
 #ifndef ETKIT_PROGRAM_INTERNAL_H
 #define ETKIT_PROGRAM_INTERNAL_H
@@ -9,25 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buffers.h"
 #include "etkit/flatbuf.h"
 #include "etkit/program.h"
-
-/* A list of malloc'd blocks; allocations are 16-byte aligned, zeroed, and
- * freed all at once. */
-typedef struct etk_arena_block etk_arena_block_t;
-typedef struct etk_arena {
-  etk_arena_block_t *head;
-  size_t total; /* bytes handed out, for statistics */
-} etk_arena_t;
-
-/* n bytes (n may be 0: a valid unique pointer is still returned), or NULL
- * on out of memory. */
-void *etk_arena_alloc(etk_arena_t *a, size_t n);
-/* count * size bytes with overflow check. */
-void *etk_arena_array(etk_arena_t *a, size_t count, size_t size);
-/* Copy of s[0..n) plus a NUL. */
-char *etk_arena_strndup(etk_arena_t *a, const char *s, size_t n);
-void etk_arena_free(etk_arena_t *a);
 
 /* 16-byte aligned malloc/free for owned copies of files. */
 void *etk_aligned_malloc(size_t n);

@@ -97,25 +97,6 @@ int etk_bundled_load_input(etk_method_t *m, const struct etk_bundled_program *bp
   return ETK_OK;
 }
 
-static double half_to_double(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-  double v;
-  if (exp == 0)
-    v = ldexp((double)frac, -24);
-  else if (exp == 31)
-    v = frac ? NAN : INFINITY;
-  else
-    v = ldexp((double)(frac | 0x400), exp - 25);
-  return sign ? -v : v;
-}
-
-static double bf16_to_double(uint16_t b) {
-  uint32_t bits = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 /* Element k of a tensor as a double, for statistics; 0 for types that have
  * no numeric reading here. */
 static double element(const void *data, int st, size_t k) {
@@ -123,8 +104,8 @@ static double element(const void *data, int st, size_t k) {
   switch (st) {
   case ETK_FLOAT: { float f; memcpy(&f, p + 4 * k, 4); return f; }
   case ETK_DOUBLE: { double d; memcpy(&d, p + 8 * k, 8); return d; }
-  case ETK_HALF: { uint16_t h; memcpy(&h, p + 2 * k, 2); return half_to_double(h); }
-  case ETK_BFLOAT16: { uint16_t h; memcpy(&h, p + 2 * k, 2); return bf16_to_double(h); }
+  case ETK_HALF: { uint16_t h; memcpy(&h, p + 2 * k, 2); return etk_half_to_float(h); }
+  case ETK_BFLOAT16: { uint16_t h; memcpy(&h, p + 2 * k, 2); return etk_bfloat16_to_float(h); }
   case ETK_BYTE: case ETK_QUINT8: return p[k];
   case ETK_CHAR: case ETK_QINT8: return (int8_t)p[k];
   case ETK_BOOL: return p[k] != 0;

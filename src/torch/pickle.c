@@ -917,14 +917,13 @@ static int check_duplicate_keys(vm_t *vm) {
 
 /* ------------------------------------------------------------- driver */
 
-static int step(vm_t *vm, bool *stop) {
-  vm->op_pos = vm->pos;
-  uint8_t op = vm->p[vm->pos++];
-  const uint8_t *b;
-  const char *line;
+/* Opcodes of framing and the stack: PROTO, FRAME, STOP, MARK, POP,
+ * POP_MARK, DUP. */
+static int op_frame(vm_t *vm, uint8_t op, bool *stop) {
   size_t n = 0;
   int rc;
   uint64_t u;
+  (void)op;
   switch (op) {
     case 0x80: /* PROTO */
       if ((rc = need(vm, 1))) return rc;
@@ -971,6 +970,18 @@ static int step(vm_t *vm, bool *stop) {
       tk_node_t *t = top(vm);
       return t ? push(vm, t) : ETK_E_FORMAT;
     }
+    default:
+      return fail(vm, ETK_E_INTERNAL, "opcode 0x%02x misrouted", op);
+  }
+}
+
+/* Opcodes of None, bools, ints and floats. */
+static int op_number(vm_t *vm, uint8_t op) {
+  const char *line;
+  size_t n = 0;
+  int rc;
+  uint64_t u;
+  switch (op) {
     case 'N':
       return push(vm, new_node(vm, ETK_PICKLE_NONE));
     case 0x88:   /* NEWTRUE */
@@ -1042,6 +1053,17 @@ static int step(vm_t *vm, bool *stop) {
       if (t) memcpy(&t->pub.f, &bits, sizeof bits);
       return push(vm, t);
     }
+    default:
+      return fail(vm, ETK_E_INTERNAL, "opcode 0x%02x misrouted", op);
+  }
+}
+
+/* Opcodes of str and bytes (and Python 2 strings, which must be ASCII). */
+static int op_text(vm_t *vm, uint8_t op) {
+  const uint8_t *b;
+  int rc;
+  uint64_t u;
+  switch (op) {
     case 'X':   /* BINUNICODE */
     case 0x8c:  /* SHORT_BINUNICODE */
     case 0x8d:  /* BINUNICODE8 */
@@ -1073,6 +1095,15 @@ static int step(vm_t *vm, bool *stop) {
       vm->pos += u;
       return push(vm, t);
     }
+    default:
+      return fail(vm, ETK_E_INTERNAL, "opcode 0x%02x misrouted", op);
+  }
+}
+
+/* Opcodes of tuples, lists and dicts, and filling them. */
+static int op_container(vm_t *vm, uint8_t op) {
+  int rc;
+  switch (op) {
     case ')':
       return push(vm, new_tuple(vm, NULL, 0));
     case 0x85:   /* TUPLE1 */
@@ -1132,6 +1163,18 @@ static int step(vm_t *vm, bool *stop) {
       return dict ? set_items(vm, dict, marked(vm, first), count)
                   : ETK_E_FORMAT;
     }
+    default:
+      return fail(vm, ETK_E_INTERNAL, "opcode 0x%02x misrouted", op);
+  }
+}
+
+/* Opcodes of the memo: GET, PUT and their binary forms, MEMOIZE. */
+static int op_memo(vm_t *vm, uint8_t op) {
+  const char *line;
+  size_t n = 0;
+  int rc;
+  uint64_t u;
+  switch (op) {
     case 'g':   /* GET (text) */
     case 'p': { /* PUT (text) */
       if ((rc = read_line(vm, &line, &n))) return rc;
@@ -1153,6 +1196,32 @@ static int step(vm_t *vm, bool *stop) {
       return op == 'j' ? memo_get(vm, u) : memo_put(vm, u);
     case 0x94: /* MEMOIZE */
       return memo_put(vm, vm->memo_len);
+    default:
+      return fail(vm, ETK_E_INTERNAL, "opcode 0x%02x misrouted", op);
+  }
+}
+
+/* One opcode at vm->pos; *stop at STOP. */
+static int step(vm_t *vm, bool *stop) {
+  vm->op_pos = vm->pos;
+  uint8_t op = vm->p[vm->pos++];
+  const char *line;
+  size_t n = 0;
+  int rc;
+  switch (op) {
+    case 0x80: case 0x95: case '.': case '(': case '0': case '1': case '2':
+      return op_frame(vm, op, stop);
+    case 'N': case 0x88: case 0x89: case 'I': case 'L': case 'J': case 'K':
+    case 'M': case 0x8a: case 0x8b: case 'F': case 'G':
+      return op_number(vm, op);
+    case 'X': case 0x8c: case 0x8d: case 'B': case 'C': case 0x8e: case 'T':
+    case 'U':
+      return op_text(vm, op);
+    case ')': case 0x85: case 0x86: case 0x87: case 't': case ']': case '}':
+    case 'l': case 'd': case 'a': case 'e': case 's': case 'u':
+      return op_container(vm, op);
+    case 'g': case 'p': case 'h': case 'q': case 'j': case 'r': case 0x94:
+      return op_memo(vm, op);
     case 'c': { /* GLOBAL: "module\nname\n" */
       const char *module;
       size_t mlen;

@@ -29,6 +29,7 @@
  *   [handle][values][tensors][int-list items + scratch][ops][arg pointers]
  *   [names][scratch]
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,225 +116,304 @@ static size_t layout_bytes(const counts_t *n) {
          ALIGN16(n->scratch);
 }
 
+/* The state of one parse: the cursor, the counts (counting pass) or the
+ * graph and the carved memory it fills (building pass), and where the
+ * error message goes. */
+typedef struct parser {
+  cursor_t c;
+  counts_t *n;
+  micro_graph_rt_t *g; /* NULL in the counting pass */
+  etk_tensor_t *tensors;
+  int64_t *list_mem;
+  etk_value_t **argp;
+  char *names;
+  uint8_t *scratch_mem;
+  uint32_t scratch;
+  uint16_t nv, no;
+  uint8_t kinds[MAX_VALUES];
+  char *msg;
+  size_t msg_size;
+} parser_t;
+
+static int bad(parser_t *ps, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int bad(parser_t *ps, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ps->msg, ps->msg_size, fmt, ap);
+  va_end(ap);
+  return ETK_E_FORMAT;
+}
+
+/* Magic, value and op counts, scratch size. */
+static int parse_header(parser_t *ps) {
+  const uint8_t *magic = take(&ps->c, 4);
+  if (!magic || memcmp(magic, MAGIC, 4) != 0)
+    return bad(ps, "payload does not start with \"" MAGIC "\"");
+  ps->nv = rd16(&ps->c);
+  ps->no = rd16(&ps->c);
+  ps->scratch = rd32(&ps->c);
+  if (ps->c.bad) return bad(ps, "payload header truncated");
+  if (ps->nv > MAX_VALUES || ps->no > MAX_OPS)
+    return bad(ps, "too many values or ops");
+  if (ps->scratch > (1u << 30))
+    return bad(ps, "scratch of %u bytes is too large", ps->scratch);
+  return ETK_OK;
+}
+
+/* Carves `mem` in layout_bytes() order (building pass), or starts the
+ * counts (counting pass). */
+static void carve(parser_t *ps, void *mem) {
+  counts_t *n = ps->n;
+  if (!mem) {
+    memset(n, 0, sizeof *n);
+    n->values = ps->nv;
+    n->ops = ps->no;
+    n->scratch = ps->scratch;
+    return;
+  }
+  uint8_t *cur = mem;
+  micro_graph_rt_t *g = (micro_graph_rt_t *)(void *)cur;
+  cur += ALIGN16(sizeof *g);
+  g->values = (etk_value_t *)(void *)cur;
+  cur += ALIGN16(n->values * sizeof(etk_value_t));
+  ps->tensors = (etk_tensor_t *)(void *)cur;
+  cur += ALIGN16(n->values * sizeof(etk_tensor_t));
+  g->arg_of = (uint16_t *)(void *)cur;
+  cur += ALIGN16(n->values * sizeof(uint16_t));
+  ps->list_mem = (int64_t *)(void *)cur;
+  cur += ALIGN16(n->list_items * 2 * sizeof(int64_t));
+  g->ops = (micro_op_t *)(void *)cur;
+  cur += ALIGN16(n->ops * sizeof(micro_op_t));
+  ps->argp = (etk_value_t **)(void *)cur;
+  cur += ALIGN16(n->args * sizeof(etk_value_t *));
+  ps->names = (char *)cur;
+  cur += ALIGN16(n->names);
+  ps->scratch_mem = cur;
+  g->value_count = ps->nv;
+  g->op_count = ps->no;
+  ps->g = g;
+}
+
+/* A TENSOR value: dtype, rank, scratch offset, sizes; it must fit the
+ * scratch. */
+static int parse_tensor(parser_t *ps, uint16_t i, etk_value_t *v) {
+  cursor_t *c = &ps->c;
+  int8_t st = (int8_t)rd8(c);
+  uint8_t dim = rd8(c);
+  uint32_t off = rd32(c);
+  if (c->bad) return bad(ps, "value %u truncated", i);
+  size_t elem = etk_scalar_type_size(st);
+  if (elem == 0) return bad(ps, "value %u: unknown scalar type %d", i, st);
+  if (dim > ETK_MAX_DIMS)
+    return bad(ps, "value %u: rank %u exceeds %d", i, dim, ETK_MAX_DIMS);
+  if (off % 16)
+    return bad(ps, "value %u: scratch offset %u is not 16-aligned", i, off);
+  uint64_t bytes = elem;
+  int32_t sizes[ETK_MAX_DIMS];
+  for (uint8_t d = 0; d < dim; d++) {
+    sizes[d] = (int32_t)rd32(c);
+    if (sizes[d] < 0) return bad(ps, "value %u: negative size", i);
+    bytes *= (uint64_t)sizes[d];
+    if (bytes > ps->scratch) break;
+  }
+  if (c->bad) return bad(ps, "value %u truncated", i);
+  if (off > ps->scratch || bytes > ps->scratch - off)
+    return bad(ps,
+               "value %u: tensor of %llu bytes at %u exceeds the %u-byte "
+               "scratch",
+               i, (unsigned long long)bytes, off, ps->scratch);
+  if (ps->g) {
+    etk_tensor_t *t = &ps->tensors[i];
+    t->scalar_type = st;
+    t->dim = dim;
+    for (uint8_t d = 0; d < dim; d++) {
+      t->sizes[d] = sizes[d];
+      t->dim_order[d] = d;
+    }
+    etk_tensor_update_strides(t);
+    t->data = ps->scratch_mem + off;
+    t->capacity_bytes = (size_t)bytes;
+    v->tag = ETK_VALUE_TENSOR;
+    v->u.tensor = t;
+  }
+  return ETK_OK;
+}
+
+/* An INT_LIST value: items refer to earlier Int values. */
+static int parse_int_list(parser_t *ps, uint16_t i, etk_value_t *v) {
+  cursor_t *c = &ps->c;
+  uint16_t cnt = rd16(c);
+  int64_t *items = ps->list_mem;
+  for (uint16_t k = 0; k < cnt; k++) {
+    uint16_t item = rd16(c);
+    if (!c->bad && (item >= i || ps->kinds[item] != V_INT))
+      return bad(ps, "value %u: int list item %u must refer to an earlier Int",
+                 i, k);
+    if (ps->g) items[k] = item;
+  }
+  if (ps->g) {
+    v->tag = ETK_VALUE_INT_LIST;
+    v->u.int_list.items = items;
+    v->u.int_list.count = cnt;
+    v->u.int_list.scratch = items + cnt;
+    ps->list_mem += 2 * (size_t)cnt;
+  } else {
+    ps->n->list_items += cnt;
+  }
+  return ETK_OK;
+}
+
+/* Value i: its kind byte, then the kind's fields. */
+static int parse_value(parser_t *ps, uint16_t i) {
+  cursor_t *c = &ps->c;
+  micro_graph_rt_t *g = ps->g;
+  uint8_t kind = rd8(c);
+  ps->kinds[i] = kind;
+  etk_value_t *v = g ? &g->values[i] : NULL;
+  if (g) g->arg_of[i] = 0xFFFF;
+  int rc = ETK_OK;
+  switch (kind) {
+  case V_ARG: {
+    uint16_t a = rd16(c);
+    if (g) {
+      g->arg_of[i] = a;
+      v->tag = ETK_VALUE_NONE; /* bound at execute */
+    }
+  } break;
+  case V_TENSOR:
+    rc = parse_tensor(ps, i, v);
+    break;
+  case V_INT: {
+    int64_t x = (int64_t)rd64(c);
+    if (g) {
+      v->tag = ETK_VALUE_INT;
+      v->u.i = x;
+    }
+  } break;
+  case V_DOUBLE: {
+    uint64_t bits = rd64(c);
+    if (g) {
+      v->tag = ETK_VALUE_DOUBLE;
+      memcpy(&v->u.d, &bits, sizeof bits);
+    }
+  } break;
+  case V_BOOL: {
+    uint8_t b = rd8(c);
+    if (g) {
+      v->tag = ETK_VALUE_BOOL;
+      v->u.b = b != 0;
+    }
+  } break;
+  case V_NULL:
+    if (g) v->tag = ETK_VALUE_NULL;
+    break;
+  case V_INT_LIST:
+    rc = parse_int_list(ps, i, v);
+    break;
+  default:
+    return bad(ps, "value %u: unknown kind %u", i, kind);
+  }
+  if (rc != ETK_OK) return rc;
+  if (c->bad) return bad(ps, "value %u truncated", i);
+  return ETK_OK;
+}
+
+/* Op o: kernel name, debug id (integer or string), metadata, argument
+ * value indices, output count.  The kernel must exist. */
+static int parse_op(parser_t *ps, uint16_t o) {
+  cursor_t *c = &ps->c;
+  uint8_t name_len = rd8(c);
+  const uint8_t *name = take(c, name_len);
+  uint8_t id_kind = rd8(c);
+  int32_t id = -1;
+  const uint8_t *dname = NULL;
+  uint8_t dlen = 0;
+  if (id_kind == 0) {
+    id = (int32_t)rd32(c);
+    if (!c->bad && id < 0) return bad(ps, "op %u: negative debug id", o);
+  } else if (id_kind == 1) {
+    dlen = rd8(c);
+    dname = take(c, dlen);
+  } else if (!c->bad) {
+    return bad(ps, "op %u: unknown debug id kind %u", o, id_kind);
+  }
+  uint16_t mlen = rd16(c);
+  const uint8_t *meta = take(c, mlen);
+  uint8_t nargs = rd8(c);
+  const uint8_t *args = take(c, 2u * nargs);
+  uint8_t nout = rd8(c);
+  if (c->bad) return bad(ps, "op %u truncated", o);
+  if (name_len == 0) return bad(ps, "op %u has no kernel name", o);
+  if (nout > nargs)
+    return bad(ps, "op %u: %u outputs but %u args", o, nout, nargs);
+  for (uint8_t k = 0; k < nargs; k++) {
+    uint16_t a = (uint16_t)(args[2 * k] | args[2 * k + 1] << 8);
+    if (a >= ps->nv)
+      return bad(ps, "op %u arg %u refers to value %u of %u", o, k, a, ps->nv);
+  }
+  char kname[256];
+  memcpy(kname, name, name_len);
+  kname[name_len] = 0;
+  const etk_kernel_entry_t *k = etk_kernel_find(kname);
+  if (!k) return bad(ps, "op %u: no kernel for '%.100s'", o, kname);
+  if (!ps->g) {
+    ps->n->args += nargs;
+    ps->n->names += (size_t)name_len + 1 + (dname ? (size_t)dlen + 1 : 0);
+    return ETK_OK;
+  }
+  micro_op_t *op = &ps->g->ops[o];
+  memcpy(ps->names, name, name_len);
+  ps->names[name_len] = 0;
+  op->name = ps->names;
+  ps->names += name_len + 1;
+  op->fn = k->fn;
+  if (dname) {
+    memcpy(ps->names, dname, dlen);
+    ps->names[dlen] = 0;
+    op->debug_name = ps->names;
+    ps->names += dlen + 1;
+  }
+  op->debug_id = id;
+  op->metadata = meta;
+  op->metadata_len = mlen;
+  op->nargs = nargs;
+  op->output_count = nout;
+  op->args = ps->argp;
+  for (uint8_t a = 0; a < nargs; a++)
+    ps->argp[a] = &ps->g->values[args[2 * a] | args[2 * a + 1] << 8];
+  ps->argp += nargs;
+  return ETK_OK;
+}
+
 /* Parses `payload`.  With mem == NULL only validates and fills *n.  With
  * memory (layout_bytes(n) bytes, zeroed, 16-aligned) builds the graph.
  * Returns ETK_OK or an error with msg filled. */
 static int parse(const uint8_t *payload, size_t len, counts_t *n, void *mem,
                  micro_graph_rt_t **out, char *msg, size_t msg_size) {
-  cursor_t c = {payload, len, 0, 0};
-#define BAD(...)                                                               \
-  do {                                                                         \
-    snprintf(msg, msg_size, __VA_ARGS__);                                      \
-    return ETK_E_FORMAT;                                                       \
-  } while (0)
-  const uint8_t *magic = take(&c, 4);
-  if (!magic || memcmp(magic, MAGIC, 4) != 0)
-    BAD("payload does not start with \"" MAGIC "\"");
-  uint16_t nv = rd16(&c), no = rd16(&c);
-  uint32_t scratch = rd32(&c);
-  if (c.bad) BAD("payload header truncated");
-  if (nv > MAX_VALUES || no > MAX_OPS) BAD("too many values or ops");
-  if (scratch > (1u << 30)) BAD("scratch of %u bytes is too large", scratch);
-
-  micro_graph_rt_t *g = NULL;
-  uint8_t *cur = mem;
-  etk_tensor_t *tensors = NULL;
-  int64_t *list_mem = NULL;
-  etk_value_t **argp = NULL;
-  char *names = NULL;
-  uint8_t *scratch_mem = NULL;
-  if (mem) {
-    g = (micro_graph_rt_t *)(void *)cur;
-    cur += ALIGN16(sizeof *g);
-    g->values = (etk_value_t *)(void *)cur;
-    cur += ALIGN16(n->values * sizeof(etk_value_t));
-    tensors = (etk_tensor_t *)(void *)cur;
-    cur += ALIGN16(n->values * sizeof(etk_tensor_t));
-    g->arg_of = (uint16_t *)(void *)cur;
-    cur += ALIGN16(n->values * sizeof(uint16_t));
-    list_mem = (int64_t *)(void *)cur;
-    cur += ALIGN16(n->list_items * 2 * sizeof(int64_t));
-    g->ops = (micro_op_t *)(void *)cur;
-    cur += ALIGN16(n->ops * sizeof(micro_op_t));
-    argp = (etk_value_t **)(void *)cur;
-    cur += ALIGN16(n->args * sizeof(etk_value_t *));
-    names = (char *)cur;
-    cur += ALIGN16(n->names);
-    scratch_mem = cur;
-    g->value_count = nv;
-    g->op_count = no;
-  } else {
-    memset(n, 0, sizeof *n);
-    n->values = nv;
-    n->ops = no;
-    n->scratch = scratch;
+  parser_t ps;
+  memset(&ps, 0, sizeof ps);
+  ps.c.p = payload;
+  ps.c.len = len;
+  ps.n = n;
+  ps.msg = msg;
+  ps.msg_size = msg_size;
+  int rc = parse_header(&ps);
+  if (rc != ETK_OK) return rc;
+  carve(&ps, mem);
+  for (uint16_t i = 0; i < ps.nv && rc == ETK_OK; i++) rc = parse_value(&ps, i);
+  for (uint16_t o = 0; o < ps.no && rc == ETK_OK; o++) rc = parse_op(&ps, o);
+  if (rc != ETK_OK) return rc;
+  if (ps.c.pos != ps.c.len)
+    return bad(&ps, "%zu trailing bytes after the last op", ps.c.len - ps.c.pos);
+  if (ps.g) {
+    ps.g->kctx.values = ps.g->values;
+    ps.g->kctx.value_count = ps.g->value_count;
   }
-  uint8_t kinds[MAX_VALUES];
-  for (uint16_t i = 0; i < nv; i++) {
-    uint8_t kind = rd8(&c);
-    kinds[i] = kind;
-    etk_value_t *v = g ? &g->values[i] : NULL;
-    if (g) g->arg_of[i] = 0xFFFF;
-    switch (kind) {
-    case V_ARG: {
-      uint16_t a = rd16(&c);
-      if (g) {
-        g->arg_of[i] = a;
-        v->tag = ETK_VALUE_NONE; /* bound at execute */
-      }
-    } break;
-    case V_TENSOR: {
-      int8_t st = (int8_t)rd8(&c);
-      uint8_t dim = rd8(&c);
-      uint32_t off = rd32(&c);
-      if (c.bad) BAD("value %u truncated", i);
-      size_t elem = etk_scalar_type_size(st);
-      if (elem == 0) BAD("value %u: unknown scalar type %d", i, st);
-      if (dim > ETK_MAX_DIMS) BAD("value %u: rank %u exceeds %d", i, dim,
-                                  ETK_MAX_DIMS);
-      if (off % 16) BAD("value %u: scratch offset %u is not 16-aligned", i, off);
-      uint64_t bytes = elem;
-      int32_t sizes[ETK_MAX_DIMS];
-      for (uint8_t d = 0; d < dim; d++) {
-        sizes[d] = (int32_t)rd32(&c);
-        if (sizes[d] < 0) BAD("value %u: negative size", i);
-        bytes *= (uint64_t)sizes[d];
-        if (bytes > scratch) break;
-      }
-      if (c.bad) BAD("value %u truncated", i);
-      if (off > scratch || bytes > scratch - off)
-        BAD("value %u: tensor of %llu bytes at %u exceeds the %u-byte scratch",
-            i, (unsigned long long)bytes, off, scratch);
-      if (g) {
-        etk_tensor_t *t = &tensors[i];
-        t->scalar_type = st;
-        t->dim = dim;
-        for (uint8_t d = 0; d < dim; d++) {
-          t->sizes[d] = sizes[d];
-          t->dim_order[d] = d;
-        }
-        etk_tensor_update_strides(t);
-        t->data = scratch_mem + off;
-        t->capacity_bytes = (size_t)bytes;
-        v->tag = ETK_VALUE_TENSOR;
-        v->u.tensor = t;
-      }
-    } break;
-    case V_INT: {
-      int64_t x = (int64_t)rd64(&c);
-      if (g) {
-        v->tag = ETK_VALUE_INT;
-        v->u.i = x;
-      }
-    } break;
-    case V_DOUBLE: {
-      uint64_t bits = rd64(&c);
-      if (g) {
-        v->tag = ETK_VALUE_DOUBLE;
-        memcpy(&v->u.d, &bits, sizeof bits);
-      }
-    } break;
-    case V_BOOL: {
-      uint8_t b = rd8(&c);
-      if (g) {
-        v->tag = ETK_VALUE_BOOL;
-        v->u.b = b != 0;
-      }
-    } break;
-    case V_NULL:
-      if (g) v->tag = ETK_VALUE_NULL;
-      break;
-    case V_INT_LIST: {
-      uint16_t cnt = rd16(&c);
-      int64_t *items = list_mem;
-      for (uint16_t k = 0; k < cnt; k++) {
-        uint16_t item = rd16(&c);
-        if (!c.bad && (item >= i || kinds[item] != V_INT))
-          BAD("value %u: int list item %u must refer to an earlier Int", i, k);
-        if (g) items[k] = item;
-      }
-      if (g) {
-        v->tag = ETK_VALUE_INT_LIST;
-        v->u.int_list.items = items;
-        v->u.int_list.count = cnt;
-        v->u.int_list.scratch = items + cnt;
-        list_mem += 2 * (size_t)cnt;
-      } else {
-        n->list_items += cnt;
-      }
-    } break;
-    default:
-      BAD("value %u: unknown kind %u", i, kind);
-    }
-    if (c.bad) BAD("value %u truncated", i);
-  }
-  for (uint16_t o = 0; o < no; o++) {
-    uint8_t name_len = rd8(&c);
-    const uint8_t *name = take(&c, name_len);
-    uint8_t id_kind = rd8(&c);
-    int32_t id = -1;
-    const uint8_t *dname = NULL;
-    uint8_t dlen = 0;
-    if (id_kind == 0) {
-      id = (int32_t)rd32(&c);
-      if (!c.bad && id < 0) BAD("op %u: negative debug id", o);
-    } else if (id_kind == 1) {
-      dlen = rd8(&c);
-      dname = take(&c, dlen);
-    } else if (!c.bad) {
-      BAD("op %u: unknown debug id kind %u", o, id_kind);
-    }
-    uint16_t mlen = rd16(&c);
-    const uint8_t *meta = take(&c, mlen);
-    uint8_t nargs = rd8(&c);
-    const uint8_t *args = take(&c, 2u * nargs);
-    uint8_t nout = rd8(&c);
-    if (c.bad) BAD("op %u truncated", o);
-    if (name_len == 0) BAD("op %u has no kernel name", o);
-    if (nout > nargs) BAD("op %u: %u outputs but %u args", o, nout, nargs);
-    for (uint8_t k = 0; k < nargs; k++) {
-      uint16_t a = (uint16_t)(args[2 * k] | args[2 * k + 1] << 8);
-      if (a >= nv) BAD("op %u arg %u refers to value %u of %u", o, k, a, nv);
-    }
-    char kname[256];
-    memcpy(kname, name, name_len);
-    kname[name_len] = 0;
-    const etk_kernel_entry_t *k = etk_kernel_find(kname);
-    if (!k) BAD("op %u: no kernel for '%.100s'", o, kname);
-    if (!g) {
-      n->args += nargs;
-      n->names += (size_t)name_len + 1 + (dname ? (size_t)dlen + 1 : 0);
-      continue;
-    }
-    micro_op_t *op = &g->ops[o];
-    memcpy(names, name, name_len);
-    names[name_len] = 0;
-    op->name = names;
-    names += name_len + 1;
-    op->fn = k->fn;
-    if (dname) {
-      memcpy(names, dname, dlen);
-      names[dlen] = 0;
-      op->debug_name = names;
-      names += dlen + 1;
-    }
-    op->debug_id = id;
-    op->metadata = meta;
-    op->metadata_len = mlen;
-    op->nargs = nargs;
-    op->output_count = nout;
-    op->args = argp;
-    for (uint8_t a = 0; a < nargs; a++)
-      argp[a] = &g->values[args[2 * a] | args[2 * a + 1] << 8];
-    argp += nargs;
-  }
-  if (c.pos != c.len) BAD("%zu trailing bytes after the last op", c.len - c.pos);
-#undef BAD
-  if (g) {
-    g->kctx.values = g->values;
-    g->kctx.value_count = g->value_count;
-  }
-  if (out) *out = g;
+  if (out) *out = ps.g;
   return ETK_OK;
 }
 
