@@ -22,8 +22,7 @@
 
 /* An ETRecord (etkit.parse_etrecord's result wraps one). */
 typedef struct {
-  PyObject_HEAD
-  etk_etrecord_t *rec;
+  PyObject_HEAD etk_etrecord_t *rec;
   PyObject *path; /* str, for messages */
 } ext_etrecord_t;
 

@@ -34,8 +34,7 @@
 #include "etkit/render.h"
 
 typedef struct {
-  PyObject_HEAD
-  etk_inspector_t *insp;
+  PyObject_HEAD etk_inspector_t *insp;
   PyObject *data;   /* bytes the dump borrows (NULL when opened by path) */
   PyObject *debug;  /* bytes of the debug buffer, or NULL */
   PyObject *record; /* the linked ETRecordHandle, or NULL */
@@ -58,8 +57,8 @@ static PyObject *inspector_open(PyObject *mod, PyObject *args) {
   const char *source, *target;
   int quirks = 0;
   double clock_hz = 0;
-  if (!PyArg_ParseTuple(args, "OOssOpd", &path, &data, &source, &target,
-                        &debug, &quirks, &clock_hz))
+  if (!PyArg_ParseTuple(args, "OOssOpd", &path, &data, &source, &target, &debug,
+                        &quirks, &clock_hz))
     return NULL;
   if (path != Py_None) {
     if (!PyUnicode_FSConverter(path, &path_obj)) return NULL;
@@ -89,15 +88,14 @@ static PyObject *inspector_open(PyObject *mod, PyObject *args) {
   int rc;
   if (path_obj) {
     const char *file = PyBytes_AS_STRING(path_obj);
-    Py_BEGIN_ALLOW_THREADS
-    rc = etk_inspector_open_path(file, &opt, &insp, &err);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(path_obj);
+    Py_BEGIN_ALLOW_THREADS rc =
+        etk_inspector_open_path(file, &opt, &insp, &err);
+    Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   } else {
     const char *bytes = PyBytes_AS_STRING(data);
     size_t len = (size_t)PyBytes_GET_SIZE(data);
-    Py_BEGIN_ALLOW_THREADS
-    rc = etk_inspector_open_memory(bytes, len, &opt, &insp, &err);
+    Py_BEGIN_ALLOW_THREADS rc =
+        etk_inspector_open_memory(bytes, len, &opt, &insp, &err);
     Py_END_ALLOW_THREADS
   }
   if (rc != ETK_OK) return ext_raise(&err);
@@ -125,8 +123,9 @@ static PyObject *h_block_count(ext_inspector_t *self, PyObject *unused) {
   return PyLong_FromSize_t(etk_inspector_block_count(self->insp));
 }
 
-/* block(i) -> (name (None when the run has none, as upstream), bundled_input_index, first_event, event_count,
- *              outputs (ETDump event indices), run_count) */
+/* block(i) -> (name (None when the run has none, as upstream),
+ * bundled_input_index, first_event, event_count, outputs (ETDump event
+ * indices), run_count) */
 static PyObject *h_block(ext_inspector_t *self, PyObject *arg) {
   Py_ssize_t i = PyLong_AsSsize_t(arg);
   if (i == -1 && PyErr_Occurred()) return NULL;
@@ -135,14 +134,14 @@ static PyObject *h_block(ext_inspector_t *self, PyObject *arg) {
     return PyErr_Format(PyExc_IndexError, "block %zd out of range", i);
   PyObject *outs = PyTuple_New((Py_ssize_t)b.output_count);
   for (size_t k = 0; outs && k < b.output_count; k++)
-    PyTuple_SET_ITEM(outs, (Py_ssize_t)k, PyLong_FromUnsignedLong(b.outputs[k]));
+    PyTuple_SET_ITEM(outs, (Py_ssize_t)k,
+                     PyLong_FromUnsignedLong(b.outputs[k]));
   if (!outs) return NULL;
   PyObject *name = b.name_present ? ext_text(b.name, b.name_len)
                                   : (Py_INCREF(Py_None), Py_None);
-  return Py_BuildValue("(NinnNn)", name,
-                       (int)b.bundled_input_index, (Py_ssize_t)b.first_event,
-                       (Py_ssize_t)b.event_count, outs,
-                       (Py_ssize_t)b.run_count);
+  return Py_BuildValue("(NinnNn)", name, (int)b.bundled_input_index,
+                       (Py_ssize_t)b.first_event, (Py_ssize_t)b.event_count,
+                       outs, (Py_ssize_t)b.run_count);
 }
 
 static PyObject *h_event_count(ext_inspector_t *self, PyObject *unused) {
@@ -163,7 +162,8 @@ static int event_arg(ext_inspector_t *self, PyObject *arg, size_t *out) {
 
 static PyObject *delegate_id(const etk_inspector_event_t *e) {
   if (!e->is_delegated_op) Py_RETURN_NONE;
-  if (e->delegate_id_is_int) return PyLong_FromLongLong(e->delegate_debug_id_int);
+  if (e->delegate_id_is_int)
+    return PyLong_FromLongLong(e->delegate_debug_id_int);
   return ext_text(e->delegate_debug_id_str, strlen(e->delegate_debug_id_str));
 }
 
@@ -239,8 +239,10 @@ static PyObject *h_debug_data(ext_inspector_t *self, PyObject *arg) {
     uint32_t ev;
     etk_inspector_event_debug_entry(self->insp, i, k, &ev);
     PyObject *v = ext_debug_value(dump, buf, len, ev);
-    if (!v) Py_CLEAR(list);
-    else PyList_SET_ITEM(list, (Py_ssize_t)k, v);
+    if (!v)
+      Py_CLEAR(list);
+    else
+      PyList_SET_ITEM(list, (Py_ssize_t)k, v);
   }
   return list;
 }
@@ -266,8 +268,8 @@ static PyObject *origin_modules(const etk_inspector_node_origin_t *o) {
   PyObject *d = PyDict_New();
   for (size_t m = 0; d && m < o->module_count; m++) {
     const etk_inspector_module_t *x = &o->modules[m];
-    PyObject *v = Py_BuildValue("(NN)", text_or_none(x->path),
-                                text_or_none(x->type));
+    PyObject *v =
+        Py_BuildValue("(NN)", text_or_none(x->path), text_or_none(x->type));
     if (!v || PyDict_SetItemString(d, x->key, v) < 0) Py_CLEAR(d);
     Py_XDECREF(v);
   }
@@ -286,7 +288,8 @@ static PyObject *h_link(ext_inspector_t *self, PyObject *arg) {
     handles = Py_None;
     Py_INCREF(handles);
   } else if (!l.debug_handles_is_list) {
-    handles = PyLong_FromLongLong(l.debug_handle_count ? l.debug_handles[0] : 0);
+    handles =
+        PyLong_FromLongLong(l.debug_handle_count ? l.debug_handles[0] : 0);
   } else {
     handles = PyList_New((Py_ssize_t)l.debug_handle_count);
     for (size_t k = 0; handles && k < l.debug_handle_count; k++)
@@ -377,7 +380,8 @@ static PyObject *new_objects(size_t n) {
 
 /* Stores `v` (a new reference, stolen) as element i of object array `a`. */
 static void objects_set(PyObject *a, size_t i, PyObject *v) {
-  PyObject **slot = (PyObject **)PyArray_GETPTR1((PyArrayObject *)a, (npy_intp)i);
+  PyObject **slot =
+      (PyObject **)PyArray_GETPTR1((PyArrayObject *)a, (npy_intp)i);
   Py_XDECREF(*slot);
   *slot = v;
 }
@@ -438,15 +442,18 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
   PyObject *id_kind = PyArray_SimpleNew(1, dims, NPY_INT8);
   PyObject *names = new_objects(n), *ids = new_objects(n);
   PyObject *raws = new_objects(n), *starts = new_objects(n);
-  int ok = scratch && cache && block && has && deleg && linked && dcount && id_kind && names &&
-           ids && raws && starts;
-  for (int k = 0; ok && k < 6; k++) ok = (stats[k] = new_doubles(n, &st[k])) != NULL;
+  int ok = scratch && cache && block && has && deleg && linked && dcount &&
+           id_kind && names && ids && raws && starts;
+  for (int k = 0; ok && k < 6; k++)
+    ok = (stats[k] = new_doubles(n, &st[k])) != NULL;
   for (size_t i = 0; ok && i < n; i++) {
     etk_inspector_event_t e;
     etk_inspector_event_get(insp, i, &e);
     ((int64_t *)PyArray_DATA((PyArrayObject *)block))[i] = (int64_t)e.block;
-    ((int64_t *)PyArray_DATA((PyArrayObject *)dcount))[i] = (int64_t)e.debug_count;
-    ((npy_bool *)PyArray_DATA((PyArrayObject *)deleg))[i] = e.is_delegated_op != 0;
+    ((int64_t *)PyArray_DATA((PyArrayObject *)dcount))[i] =
+        (int64_t)e.debug_count;
+    ((npy_bool *)PyArray_DATA((PyArrayObject *)deleg))[i] =
+        e.is_delegated_op != 0;
     etk_inspector_event_link_t l;
     etk_inspector_event_link(insp, i, &l);
     ((npy_bool *)PyArray_DATA((PyArrayObject *)linked))[i] =
@@ -458,7 +465,9 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
     double v[6] = {s.p10, s.p50, s.p90, s.avg, s.min, s.max};
     for (int k = 0; k < 6; k++) st[k][i] = perf ? v[k] : NAN;
     ((int8_t *)PyArray_DATA((PyArrayObject *)id_kind))[i] =
-        (int8_t)(!e.is_delegated_op ? 0 : e.delegate_id_is_int ? 1 : 2);
+        (int8_t)(!e.is_delegated_op     ? 0
+                 : e.delegate_id_is_int ? 1
+                                        : 2);
     PyObject *name = event_name(cache, &e);
     PyObject *id = delegate_id(&e);
     PyObject *raw = NULL, *start = NULL;
@@ -488,12 +497,11 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
     objects_set(starts, i, start);
   }
   if (ok)
-    out = Py_BuildValue("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
-                        "block", block, "has_perf", has, "is_delegated", deleg,
-                        "linked", linked, "name", names, "delegate_id", ids,
-                        "raw", raws, "start_time", starts, "p10", stats[0],
-                        "p50", stats[1], "p90", stats[2], "avg", stats[3],
-                        "min", stats[4]);
+    out = Py_BuildValue(
+        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "block", block,
+        "has_perf", has, "is_delegated", deleg, "linked", linked, "name", names,
+        "delegate_id", ids, "raw", raws, "start_time", starts, "p10", stats[0],
+        "p50", stats[1], "p90", stats[2], "avg", stats[3], "min", stats[4]);
   if (out) {
     if (PyDict_SetItemString(out, "max", stats[5]) < 0 ||
         PyDict_SetItemString(out, "debug_count", dcount) < 0 ||
@@ -588,10 +596,10 @@ static PyObject *h_module_total(ext_inspector_t *self, PyObject *args) {
 
 static PyObject *h_counts(ext_inspector_t *self, PyObject *unused) {
   (void)unused;
-  return Py_BuildValue("(nnd)",
-                       (Py_ssize_t)etk_inspector_debug_mismatch_count(self->insp),
-                       (Py_ssize_t)etk_inspector_allocator_count(self->insp),
-                       etk_inspector_scale_factor(self->insp));
+  return Py_BuildValue(
+      "(nnd)", (Py_ssize_t)etk_inspector_debug_mismatch_count(self->insp),
+      (Py_ssize_t)etk_inspector_allocator_count(self->insp),
+      etk_inspector_scale_factor(self->insp));
 }
 
 /* ------------------------------------------------------------ ETRecord */
@@ -653,9 +661,9 @@ static void compare_block(void *ctx, size_t block, size_t count,
   PyObject *vals = PyTuple_New((Py_ssize_t)(3 * count));
   for (size_t k = 0; vals && k < 3 * count; k++)
     PyTuple_SET_ITEM(vals, (Py_ssize_t)k, PyFloat_FromDouble(values[k]));
-  PyObject *t = vals ? Py_BuildValue("(nnN)", (Py_ssize_t)block,
-                                     (Py_ssize_t)count, vals)
-                     : NULL;
+  PyObject *t =
+      vals ? Py_BuildValue("(nnN)", (Py_ssize_t)block, (Py_ssize_t)count, vals)
+           : NULL;
   if (!t || PyList_Append(c->blocks, t) < 0) PyErr_Clear();
   Py_XDECREF(t);
 }
@@ -765,9 +773,15 @@ static PyMethodDef module_functions[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_etkit",
-    "etkit C extension (use the etkit package, not this module)", -1,
-    module_functions, NULL, NULL, NULL, NULL};
+    PyModuleDef_HEAD_INIT,
+    "_etkit",
+    "etkit C extension (use the etkit package, not this module)",
+    -1,
+    module_functions,
+    NULL,
+    NULL,
+    NULL,
+    NULL};
 
 PyMODINIT_FUNC PyInit__etkit(void);
 PyMODINIT_FUNC PyInit__etkit(void) {

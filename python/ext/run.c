@@ -27,7 +27,8 @@
 
 /* Sets input i from a Python object; *keep receives the array the method
  * may borrow until the next set_input. */
-static int set_input(etk_method_t *m, size_t i, PyObject *obj, PyObject **keep) {
+static int set_input(etk_method_t *m, size_t i, PyObject *obj,
+                     PyObject **keep) {
   const etk_value_t *proto = etk_method_input(m, i);
   etk_error_t err;
   etk_error_clear(&err);
@@ -37,14 +38,14 @@ static int set_input(etk_method_t *m, size_t i, PyObject *obj, PyObject **keep) 
   if (proto->tag == ETK_VALUE_TENSOR) {
     int type = ext_numpy_type(proto->u.tensor->scalar_type);
     if (type < 0) {
-      PyErr_Format(PyExc_TypeError, "input %zu has a dtype numpy cannot hold", i);
+      PyErr_Format(PyExc_TypeError, "input %zu has a dtype numpy cannot hold",
+                   i);
       return -1;
     }
     PyArray_Descr *d = PyArray_DescrFromType(type);
-    PyObject *a = PyArray_FromAny(obj, d, 0, 0,
-                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
-                                      NPY_ARRAY_FORCECAST,
-                                  NULL);
+    PyObject *a = PyArray_FromAny(
+        obj, d, 0, 0,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
     if (!a) return -1;
     PyArrayObject *arr = (PyArrayObject *)a;
     if (PyArray_NDIM(arr) > ETK_MAX_DIMS) {
@@ -83,7 +84,8 @@ static int set_input(etk_method_t *m, size_t i, PyObject *obj, PyObject **keep) 
     v.tag = ETK_VALUE_BOOL;
     v.u.b = PyObject_IsTrue(obj) == 1;
   } else {
-    PyErr_Format(PyExc_TypeError, "input %zu has a kind etkit.run cannot set", i);
+    PyErr_Format(PyExc_TypeError, "input %zu has a kind etkit.run cannot set",
+                 i);
     return -1;
   }
   if (etk_method_set_input(m, i, &v, &err) != ETK_OK) {
@@ -97,9 +99,12 @@ static int set_input(etk_method_t *m, size_t i, PyObject *obj, PyObject **keep) 
 static PyObject *output_value(const etk_method_t *m, size_t i) {
   const etk_value_t *v = etk_method_output(m, i);
   switch (v->tag) {
-    case ETK_VALUE_INT: return PyLong_FromLongLong(v->u.i);
-    case ETK_VALUE_BOOL: return PyBool_FromLong(v->u.b);
-    case ETK_VALUE_DOUBLE: return PyFloat_FromDouble(v->u.d);
+    case ETK_VALUE_INT:
+      return PyLong_FromLongLong(v->u.i);
+    case ETK_VALUE_BOOL:
+      return PyBool_FromLong(v->u.b);
+    case ETK_VALUE_DOUBLE:
+      return PyFloat_FromDouble(v->u.d);
     case ETK_VALUE_TENSOR: {
       const etk_tensor_t *t = v->u.tensor;
       int type = ext_numpy_type(t->scalar_type);
@@ -111,13 +116,15 @@ static PyObject *output_value(const etk_method_t *m, size_t i) {
       size_t n = (size_t)PyArray_NBYTES((PyArrayObject *)a);
       if (n > t->nbytes || (n && !t->data)) {
         Py_DECREF(a);
-        PyErr_SetString(PyExc_RuntimeError, "output tensor smaller than its shape");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "output tensor smaller than its shape");
         return NULL;
       }
       if (n) memcpy(PyArray_DATA((PyArrayObject *)a), t->data, n);
       return a;
     }
-    default: Py_RETURN_NONE;
+    default:
+      Py_RETURN_NONE;
   }
 }
 
@@ -127,7 +134,8 @@ static PyObject *run_method(etk_method_t *m, PyObject *inputs,
   size_t nin = etk_method_input_count(m);
   Py_ssize_t given = PySequence_Fast_GET_SIZE(inputs);
   if ((size_t)given != nin)
-    return PyErr_Format(PyExc_ValueError, "method '%s' takes %zu inputs, %zd given",
+    return PyErr_Format(PyExc_ValueError,
+                        "method '%s' takes %zu inputs, %zd given",
                         etk_method_name(m), nin, given);
   PyObject **keep = PyMem_Calloc(nin ? nin : 1, sizeof *keep);
   if (!keep) return PyErr_NoMemory();
@@ -149,8 +157,10 @@ static PyObject *run_method(etk_method_t *m, PyObject *inputs,
     outs = PyList_New((Py_ssize_t)nout);
     for (size_t k = 0; outs && k < nout; k++) {
       PyObject *o = output_value(m, k);
-      if (!o) Py_CLEAR(outs);
-      else PyList_SET_ITEM(outs, (Py_ssize_t)k, o);
+      if (!o)
+        Py_CLEAR(outs);
+      else
+        PyList_SET_ITEM(outs, (Py_ssize_t)k, o);
     }
   }
   for (size_t i = 0; i < nin; i++) Py_XDECREF(keep[i]);
@@ -227,10 +237,10 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   PyObject *dbg = debug ? PyBytes_FromStringAndSize((const char *)debug,
                                                     (Py_ssize_t)debug_len)
                         : (Py_INCREF(Py_None), Py_None);
-  result = Py_BuildValue("(ONNk)", outs,
-                         PyBytes_FromStringAndSize((const char *)dump,
-                                                   (Py_ssize_t)dump_len),
-                         dbg, (unsigned long)dropped);
+  result = Py_BuildValue(
+      "(ONNk)", outs,
+      PyBytes_FromStringAndSize((const char *)dump, (Py_ssize_t)dump_len), dbg,
+      (unsigned long)dropped);
 done:
   Py_XDECREF(outs);
   etk_method_free(m);

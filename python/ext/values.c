@@ -38,17 +38,25 @@ PyObject *ext_raise(const etk_error_t *err) {
   etk_error_format(err, line, sizeof line);
   PyObject *cls = PyExc_ValueError;
   switch (err->code) {
-    case ETK_E_NO_MEMORY: cls = PyExc_MemoryError; break;
-    case ETK_E_IO:
-      cls = strstr(line, "No such file") ? PyExc_FileNotFoundError : PyExc_OSError;
+    case ETK_E_NO_MEMORY:
+      cls = PyExc_MemoryError;
       break;
-    case ETK_E_UNSUPPORTED: cls = PyExc_RuntimeError; break;
-    case ETK_E_INVALID_ARGUMENT: cls = PyExc_ValueError; break;
+    case ETK_E_IO:
+      cls = strstr(line, "No such file") ? PyExc_FileNotFoundError
+                                         : PyExc_OSError;
+      break;
+    case ETK_E_UNSUPPORTED:
+      cls = PyExc_RuntimeError;
+      break;
+    case ETK_E_INVALID_ARGUMENT:
+      cls = PyExc_ValueError;
+      break;
     case ETK_E_NOT_FOUND:
       cls = strstr(err->message, "No such file") ? PyExc_FileNotFoundError
                                                  : PyExc_ValueError;
       break;
-    default: break;
+    default:
+      break;
   }
   PyErr_SetString(cls, line);
   return NULL;
@@ -56,18 +64,29 @@ PyObject *ext_raise(const etk_error_t *err) {
 
 int ext_numpy_type(int scalar_type) {
   switch (scalar_type) {
-    case ETK_SCALAR_TYPE_BYTE: return NPY_UINT8;
-    case ETK_SCALAR_TYPE_CHAR: return NPY_INT8;
-    case ETK_SCALAR_TYPE_SHORT: return NPY_INT16;
-    case ETK_SCALAR_TYPE_INT: return NPY_INT32;
-    case ETK_SCALAR_TYPE_LONG: return NPY_INT64;
-    case ETK_SCALAR_TYPE_HALF: return NPY_FLOAT16;
-    case ETK_SCALAR_TYPE_FLOAT: return NPY_FLOAT32;
-    case ETK_SCALAR_TYPE_DOUBLE: return NPY_FLOAT64;
-    case ETK_SCALAR_TYPE_BOOL: return NPY_BOOL;
+    case ETK_SCALAR_TYPE_BYTE:
+      return NPY_UINT8;
+    case ETK_SCALAR_TYPE_CHAR:
+      return NPY_INT8;
+    case ETK_SCALAR_TYPE_SHORT:
+      return NPY_INT16;
+    case ETK_SCALAR_TYPE_INT:
+      return NPY_INT32;
+    case ETK_SCALAR_TYPE_LONG:
+      return NPY_INT64;
+    case ETK_SCALAR_TYPE_HALF:
+      return NPY_FLOAT16;
+    case ETK_SCALAR_TYPE_FLOAT:
+      return NPY_FLOAT32;
+    case ETK_SCALAR_TYPE_DOUBLE:
+      return NPY_FLOAT64;
+    case ETK_SCALAR_TYPE_BOOL:
+      return NPY_BOOL;
     case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16: return NPY_UINT16;
-    default: return -1;
+    case ETK_SCALAR_TYPE_UINT16:
+      return NPY_UINT16;
+    default:
+      return -1;
   }
 }
 
@@ -84,12 +103,14 @@ static PyObject *tensor_array(const etk_etdump_tensor_t *t, const uint8_t *buf,
     return NULL;
   }
   if (t->dim > NPY_MAXDIMS) {
-    PyErr_Format(PyExc_ValueError, "tensor with %u dimensions (numpy allows %d)",
-                 t->dim, NPY_MAXDIMS);
+    PyErr_Format(PyExc_ValueError,
+                 "tensor with %u dimensions (numpy allows %d)", t->dim,
+                 NPY_MAXDIMS);
     return NULL;
   }
   uint64_t nbytes;
-  if (etk_etdump_tensor_nbytes(t, &nbytes, &err) != ETK_OK) return ext_raise(&err);
+  if (etk_etdump_tensor_nbytes(t, &nbytes, &err) != ETK_OK)
+    return ext_raise(&err);
   const uint8_t *data = NULL;
   if (buf && nbytes &&
       etk_etdump_tensor_data(t, buf, len, &data, &nbytes, &err) != ETK_OK)
@@ -115,9 +136,9 @@ PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
   etk_etdump_value_t v;
   if (etk_etdump_event_value(dump, event, &v) != ETK_OK || !v.present)
     Py_RETURN_NONE;
-  static const char *const kinds[] = {"", "Null", "Int", "Bool", "Float",
-                                      "Double", "Tensor", "TensorList",
-                                      "String"};
+  static const char *const kinds[] = {"",       "Null",       "Int",
+                                      "Bool",   "Float",      "Double",
+                                      "Tensor", "TensorList", "String"};
   int simple = v.type == ETK_ETDUMP_VALUE_TYPE_INT ||
                v.type == ETK_ETDUMP_VALUE_TYPE_BOOL ||
                v.type == ETK_ETDUMP_VALUE_TYPE_FLOAT ||
@@ -127,10 +148,13 @@ PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
     return PyErr_Format(PyExc_ValueError, "Expected %s value, `None` provided",
                         kinds[v.type]);
   switch (v.type) {
-    case ETK_ETDUMP_VALUE_TYPE_INT: return PyLong_FromLongLong(v.int_value);
-    case ETK_ETDUMP_VALUE_TYPE_BOOL: return PyBool_FromLong(v.bool_value);
+    case ETK_ETDUMP_VALUE_TYPE_INT:
+      return PyLong_FromLongLong(v.int_value);
+    case ETK_ETDUMP_VALUE_TYPE_BOOL:
+      return PyBool_FromLong(v.bool_value);
     case ETK_ETDUMP_VALUE_TYPE_FLOAT:
-    case ETK_ETDUMP_VALUE_TYPE_DOUBLE: return PyFloat_FromDouble(v.real_value);
+    case ETK_ETDUMP_VALUE_TYPE_DOUBLE:
+      return PyFloat_FromDouble(v.real_value);
     case ETK_ETDUMP_VALUE_TYPE_TENSOR:
       if (!v.member_present) {
         PyErr_SetString(PyExc_ValueError, "Tensor cannot be None");
@@ -154,7 +178,8 @@ PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
       }
       return list;
     }
-    default: Py_RETURN_NONE;
+    default:
+      Py_RETURN_NONE;
   }
 }
 
@@ -177,10 +202,8 @@ static PyObject *etrecord_open(PyObject *mod, PyObject *args) {
   etk_error_clear(&err);
   etk_etrecord_t *rec = NULL;
   int rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = etk_etrecord_open_file(path, NULL, &rec, &err);
-  Py_END_ALLOW_THREADS
-  if (rc != ETK_OK) {
+  Py_BEGIN_ALLOW_THREADS rc = etk_etrecord_open_file(path, NULL, &rec, &err);
+  Py_END_ALLOW_THREADS if (rc != ETK_OK) {
     etk_etrecord_error_where(&err, path);
     Py_DECREF(path_obj);
     return ext_raise(&err);
@@ -220,8 +243,8 @@ static PyObject *etrecord_programs(ext_etrecord_t *self, PyObject *unused) {
   PyObject *list = PyList_New(0);
   const etk_etrecord_program_ref_t *r;
   for (size_t i = 0; list && (r = etk_etrecord_program_at(self->rec, i)); i++) {
-    PyObject *t = Py_BuildValue("(sssi)", r->member, r->module, r->method,
-                                (int)r->kind);
+    PyObject *t =
+        Py_BuildValue("(sssi)", r->member, r->module, r->method, (int)r->kind);
     if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
     Py_XDECREF(t);
   }
@@ -249,8 +272,10 @@ static PyObject *node_dict(const etk_etrecord_node_t *n) {
   PyObject *outs = PyList_New((Py_ssize_t)n->output_count);
   for (size_t k = 0; outs && k < n->output_count; k++) {
     PyObject *s = opt_text(n->outputs[k]);
-    if (!s) Py_CLEAR(outs);
-    else PyList_SET_ITEM(outs, (Py_ssize_t)k, s);
+    if (!s)
+      Py_CLEAR(outs);
+    else
+      PyList_SET_ITEM(outs, (Py_ssize_t)k, s);
   }
   if (!outs) return NULL;
   PyObject *handle = n->has_debug_handle ? PyLong_FromLongLong(n->debug_handle)
@@ -261,13 +286,13 @@ static PyObject *node_dict(const etk_etrecord_node_t *n) {
   etk_etrecord_node_module_path(n, true, module, sizeof module);
   etk_etrecord_node_source(n, false, source, sizeof source);
   return Py_BuildValue(
-      "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:n}", "module_path",
-      ext_text(module, strlen(module)), "source", ext_text(source, strlen(source)),
-      "name",
-      opt_text(n->name), "target", opt_text(n->target), "op", opt_text(n->op),
-      "args", opt_text(n->args), "outputs", outs, "debug_handle", handle,
-      "stack_trace", opt_text(n->stack_trace), "nn_module_stack", mods,
-      "nn_module_stack_text", opt_text(n->nn_module_stack), "delegate_backend",
+      "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:n}",
+      "module_path", ext_text(module, strlen(module)), "source",
+      ext_text(source, strlen(source)), "name", opt_text(n->name), "target",
+      opt_text(n->target), "op", opt_text(n->op), "args", opt_text(n->args),
+      "outputs", outs, "debug_handle", handle, "stack_trace",
+      opt_text(n->stack_trace), "nn_module_stack", mods, "nn_module_stack_text",
+      opt_text(n->nn_module_stack), "delegate_backend",
       opt_text(n->delegate_backend), "depth", (unsigned)n->depth, "parent",
       n->parent == ETK_ETRECORD_NO_PARENT ? (Py_ssize_t)-1
                                           : (Py_ssize_t)n->parent);
@@ -287,8 +312,10 @@ static PyObject *etrecord_program(ext_etrecord_t *self, PyObject *args) {
   PyObject *nodes = PyList_New((Py_ssize_t)p->node_count);
   for (size_t i = 0; nodes && i < p->node_count; i++) {
     PyObject *d = node_dict(&p->nodes[i]);
-    if (!d) Py_CLEAR(nodes);
-    else PyList_SET_ITEM(nodes, (Py_ssize_t)i, d);
+    if (!d)
+      Py_CLEAR(nodes);
+    else
+      PyList_SET_ITEM(nodes, (Py_ssize_t)i, d);
   }
   PyObject *ins = PyList_New(0), *outs = PyList_New(0);
   for (size_t i = 0; ins && i < p->input_count; i++) {
@@ -315,12 +342,11 @@ static PyObject *etrecord_program(ext_etrecord_t *self, PyObject *args) {
              (long long)p->schema_minor);
   else
     snprintf(schema, sizeof schema, "%lld", (long long)p->schema_major);
-  return Py_BuildValue("{s:s,s:N,s:N,s:N,s:s,s:s,s:i,s:s,s:s,s:O}", "member",
-                       p->ref.member, "inputs", ins, "outputs", outs, "nodes",
-                       nodes, "method", p->ref.method, "schema", schema,
-                       "dialect", (int)p->dialect, "verifiers", p->verifiers,
-                       "layout", etk_etrecord_layout_name(info.layout), "path",
-                       self->path);
+  return Py_BuildValue(
+      "{s:s,s:N,s:N,s:N,s:s,s:s,s:i,s:s,s:s,s:O}", "member", p->ref.member,
+      "inputs", ins, "outputs", outs, "nodes", nodes, "method", p->ref.method,
+      "schema", schema, "dialect", (int)p->dialect, "verifiers", p->verifiers,
+      "layout", etk_etrecord_layout_name(info.layout), "path", self->path);
 }
 
 /* A decoded torch.save value as Python data: tensors become numpy arrays
@@ -332,18 +358,25 @@ static PyObject *pickle_to_python(const etk_pickle_value_t *v, int depth) {
     return NULL;
   }
   switch (v->kind) {
-    case ETK_PICKLE_BOOL: return PyBool_FromLong(v->b);
-    case ETK_PICKLE_INT: return PyLong_FromLongLong(v->i);
-    case ETK_PICKLE_FLOAT: return PyFloat_FromDouble(v->f);
-    case ETK_PICKLE_STR: return ext_text(v->str, v->len);
-    case ETK_PICKLE_BYTES: return PyBytes_FromStringAndSize(v->str, (Py_ssize_t)v->len);
+    case ETK_PICKLE_BOOL:
+      return PyBool_FromLong(v->b);
+    case ETK_PICKLE_INT:
+      return PyLong_FromLongLong(v->i);
+    case ETK_PICKLE_FLOAT:
+      return PyFloat_FromDouble(v->f);
+    case ETK_PICKLE_STR:
+      return ext_text(v->str, v->len);
+    case ETK_PICKLE_BYTES:
+      return PyBytes_FromStringAndSize(v->str, (Py_ssize_t)v->len);
     case ETK_PICKLE_TUPLE:
     case ETK_PICKLE_LIST: {
       PyObject *list = PyList_New((Py_ssize_t)v->count);
       for (size_t i = 0; list && i < v->count; i++) {
         PyObject *x = pickle_to_python(v->items[i], depth + 1);
-        if (!x) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+        if (!x)
+          Py_CLEAR(list);
+        else
+          PyList_SET_ITEM(list, (Py_ssize_t)i, x);
       }
       if (list && v->kind == ETK_PICKLE_TUPLE) {
         PyObject *t = PyList_AsTuple(list);
@@ -373,19 +406,23 @@ static PyObject *pickle_to_python(const etk_pickle_value_t *v, int depth) {
       if (!a) return NULL;
       PyArrayObject *arr = (PyArrayObject *)a;
       if (PyArray_NBYTES(arr) &&
-          etk_torch_tensor_copy(t, PyArray_DATA(arr), (uint64_t)PyArray_NBYTES(arr)) != ETK_OK) {
+          etk_torch_tensor_copy(t, PyArray_DATA(arr),
+                                (uint64_t)PyArray_NBYTES(arr)) != ETK_OK) {
         Py_DECREF(a);
-        PyErr_SetString(PyExc_ValueError, "reference output tensor outside its storage");
+        PyErr_SetString(PyExc_ValueError,
+                        "reference output tensor outside its storage");
         return NULL;
       }
       return a;
     }
-    default: Py_RETURN_NONE;
+    default:
+      Py_RETURN_NONE;
   }
 }
 
 /* reference_outputs() -> {method: [case outputs, ...]} or None */
-static PyObject *etrecord_reference_outputs(ext_etrecord_t *self, PyObject *unused) {
+static PyObject *etrecord_reference_outputs(ext_etrecord_t *self,
+                                            PyObject *unused) {
   (void)unused;
   etk_error_t err;
   etk_error_clear(&err);
