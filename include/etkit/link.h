@@ -184,6 +184,21 @@ int etk_compare_results_inspector(const etk_reference_outputs_t *ref,
                                   const etk_compare_report_t *report,
                                   etk_error_t *err);
 
+/* ------------------------------------------- instructions to graph nodes */
+
+/* The node that ran instruction `instruction` of chain 0 of `method`
+ * (NULL = "forward"): its debug_handle_map entry's handles, then the first
+ * node of the edge program's top graph with one of them (a nested node
+ * when the top graph has none).  *node is NULL when the instruction has no
+ * entry or no node.  ETK_E_NOT_FOUND (err names what is missing) when the
+ * record has no debug handle map or no edge program for the method; the
+ * edge program's load errors otherwise.  Used by `etkit memory --etrecord`
+ * to name planned tensors after the node of their first instruction. */
+int etk_etrecord_instruction_node(etk_etrecord_t *rec, const char *method,
+                                  int64_t instruction,
+                                  const etk_etrecord_node_t **node,
+                                  etk_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
