@@ -199,6 +199,17 @@ int etk_etrecord_instruction_node(etk_etrecord_t *rec, const char *method,
                                   const etk_etrecord_node_t **node,
                                   etk_error_t *err);
 
+/* Names the tensors of `plan` (etkit/memory_plan.h) after the node that
+ * ran their first instruction (etk_etrecord_instruction_node(); tensors of
+ * chain 0 that are not method inputs): name, innermost module path and
+ * stack trace.  A record without the plan's method (no debug handle map or
+ * edge program) names nothing and gives one note through `note` (may be
+ * NULL).  Errors: the edge program's load errors, ETK_E_NO_MEMORY. */
+struct etk_memory_plan;
+int etk_memory_plan_name_from_etrecord(struct etk_memory_plan *plan,
+                                       etk_etrecord_t *rec, etk_note_fn note,
+                                       void *note_ctx, etk_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

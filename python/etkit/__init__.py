@@ -6,8 +6,9 @@ Migrating a script from upstream is one line::
 
 See docs/python.md.  Beyond upstream: Inspector.op_summary(),
 Inspector.save_trace(path), Inspector.compare_results(), etkit.diff(a, b)
-and etkit.run(program, inputs) (the reference runtime, returning the ETDump
-bytes that Inspector(etdump_data=...) reads).
+etkit.run(program, inputs) (the reference runtime, returning the ETDump
+bytes that Inspector(etdump_data=...) reads) and etkit.memory_plan(program)
+(a program's memory plan as DataFrames).
 """
 
 from . import _etkit
@@ -22,6 +23,7 @@ from .inspector import (
     compare_results,
     parse_etrecord,
 )
+from .memory import MemoryPlan, memory_plan
 
 __version__ = "0.1.0"
 
@@ -36,6 +38,8 @@ __all__ = [
     "parse_etrecord",
     "compare_results",
     "diff",
+    "memory_plan",
+    "MemoryPlan",
     "run",
     "RunResult",
 ]

@@ -50,6 +50,13 @@ int ext_etrecord_register(PyObject *module);
 /* Registers etkit.run (run.c) in `module`. */
 int ext_run_register(PyObject *module);
 
+/* Registers etkit.memory_plan (memory.c) in `module`. */
+int ext_memory_register(PyObject *module);
+
+/* The text of a memory sink as a str (the sink is freed); raises `err`
+ * when rc is not ETK_OK. */
+PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err);
+
 /* A str from UTF-8 bytes, replacing undecodable bytes (names in damaged
  * files). */
 PyObject *ext_text(const char *s, size_t len);

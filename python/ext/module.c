@@ -528,7 +528,7 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
 
 /* ------------------------------------------------------------ rendering */
 
-static PyObject *sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err) {
+PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err) {
   size_t len = 0;
   char *text = rc == ETK_OK ? etk_render_sink_take(sink, &len) : NULL;
   etk_render_sink_free(sink);
@@ -564,7 +564,7 @@ static PyObject *h_render(ext_inspector_t *self, PyObject *args) {
   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
   if (rc != ETK_OK && err.code == ETK_OK)
     etk_error_set(&err, rc, ETK_NO_OFFSET, "rendering failed");
-  return sink_text(&sink, rc, &err);
+  return ext_sink_text(&sink, rc, &err);
 }
 
 /* trace_json() -> the Perfetto/Chrome trace text of `etkit trace` */
@@ -581,7 +581,7 @@ static PyObject *h_trace(ext_inspector_t *self, PyObject *args) {
   int rc = etk_trace_write_json(etk_inspector_etdump(self->insp), self->insp,
                                 &o, path, &sink, NULL, &err);
   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
-  return sink_text(&sink, rc, &err);
+  return ext_sink_text(&sink, rc, &err);
 }
 
 /* module_total(name) -> float (upstream's find_total_for_module) */
@@ -702,7 +702,7 @@ static PyObject *h_compare(ext_inspector_t *self, PyObject *args) {
   else
     rc = etk_error_set(&err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   etk_reference_outputs_free(ref);
-  PyObject *text = sink_text(&sink, rc, &err);
+  PyObject *text = ext_sink_text(&sink, rc, &err);
   if (!text) {
     Py_XDECREF(c.notes);
     Py_XDECREF(c.blocks);
@@ -763,7 +763,7 @@ static PyObject *m_diff(PyObject *mod, PyObject *args) {
   int rc = etk_diff_render(d, &ro, &sink, &err);
   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
   etk_diff_free(d);
-  return sink_text(&sink, rc, &err);
+  return ext_sink_text(&sink, rc, &err);
 }
 
 static PyMethodDef module_functions[] = {
@@ -789,7 +789,7 @@ PyMODINIT_FUNC PyInit__etkit(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
   if (PyType_Ready(&ext_inspector_type) < 0 || ext_etrecord_register(m) < 0 ||
-      ext_run_register(m) < 0) {
+      ext_run_register(m) < 0 || ext_memory_register(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }
