@@ -393,17 +393,51 @@ static PyObject *new_doubles(size_t n, double **data) {
   return a;
 }
 
+/* Durations repeat (they are whole source-time units scaled), so the
+ * float objects of the `raw` lists are shared through a direct-mapped
+ * cache keyed by the double's bits: a million one-element lists then hold
+ * a few hundred float objects instead of a million (floats are immutable,
+ * so sharing is invisible). */
+#define FLOAT_CACHE_SIZE 4096
+typedef struct float_cache {
+  uint64_t bits[FLOAT_CACHE_SIZE];
+  PyObject *value[FLOAT_CACHE_SIZE];
+} float_cache_t;
+
+static void float_cache_clear(float_cache_t *c) {
+  for (size_t i = 0; i < FLOAT_CACHE_SIZE; i++) Py_XDECREF(c->value[i]);
+}
+
+/* `v` as a new reference, shared with earlier equal doubles. */
+static PyObject *cached_float(float_cache_t *c, double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 52) % FLOAT_CACHE_SIZE;
+  if (c->value[h] && c->bits[h] == bits) {
+    Py_INCREF(c->value[h]);
+    return c->value[h];
+  }
+  PyObject *f = PyFloat_FromDouble(v);
+  if (!f) return NULL;
+  Py_XDECREF(c->value[h]);
+  c->bits[h] = bits;
+  c->value[h] = f;
+  Py_INCREF(f);
+  return f;
+}
+
 /* Per-event lists of columns(): raw and start_time (None when no perf
  * data). */
 static int sample_lists(etk_inspector_t *insp, size_t i, size_t n,
-                        double *scratch, PyObject **raw, PyObject **start) {
+                        double *scratch, float_cache_t *floats,
+                        PyObject **raw, PyObject **start) {
   size_t got = 0;
   etk_inspector_event_durations(insp, i, scratch, &got);
   *raw = PyList_New((Py_ssize_t)got);
   *start = PyList_New((Py_ssize_t)n);
   if (!*raw || !*start) return -1;
   for (size_t k = 0; k < got; k++) {
-    PyObject *d = PyFloat_FromDouble(scratch[k]);
+    PyObject *d = cached_float(floats, scratch[k]);
     if (!d) return -1;
     PyList_SET_ITEM(*raw, (Py_ssize_t)k, d);
   }
@@ -433,6 +467,7 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
   double *st[6], *scratch = PyMem_Malloc(max_samples * sizeof *scratch);
   PyObject *stats[6] = {0}, *out = NULL;
   name_cache_t *cache = PyMem_Calloc(1, sizeof *cache);
+  float_cache_t *floats = PyMem_Calloc(1, sizeof *floats);
   npy_intp dims[1] = {(npy_intp)n};
   PyObject *block = PyArray_SimpleNew(1, dims, NPY_INT64);
   PyObject *has = PyArray_SimpleNew(1, dims, NPY_BOOL);
@@ -442,7 +477,7 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
   PyObject *id_kind = PyArray_SimpleNew(1, dims, NPY_INT8);
   PyObject *names = new_objects(n), *ids = new_objects(n);
   PyObject *raws = new_objects(n), *starts = new_objects(n);
-  int ok = scratch && cache && block && has && deleg && linked && dcount &&
+  int ok = scratch && cache && floats && block && has && deleg && linked && dcount &&
            id_kind && names && ids && raws && starts;
   for (int k = 0; ok && k < 6; k++)
     ok = (stats[k] = new_doubles(n, &st[k])) != NULL;
@@ -472,7 +507,8 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
     PyObject *id = delegate_id(&e);
     PyObject *raw = NULL, *start = NULL;
     if (perf) {
-      if (sample_lists(insp, i, e.sample_count, scratch, &raw, &start) < 0) {
+      if (sample_lists(insp, i, e.sample_count, scratch, floats, &raw,
+                       &start) < 0) {
         Py_XDECREF(raw);
         Py_XDECREF(start);
         raw = start = NULL;
@@ -511,6 +547,8 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
   PyMem_Free(scratch);
   if (cache) name_cache_clear(cache);
   PyMem_Free(cache);
+  if (floats) float_cache_clear(floats);
+  PyMem_Free(floats);
   Py_XDECREF(id_kind);
   Py_XDECREF(block);
   Py_XDECREF(has);
