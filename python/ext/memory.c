@@ -62,8 +62,10 @@ static int columns_set(column_t *columns, size_t n, size_t row,
   int ok = 1;
   for (size_t i = 0; i < n; i++) ok = ok && values[i];
   for (size_t i = 0; i < n; i++) {
-    if (ok) PyList_SET_ITEM(columns[i].list, (Py_ssize_t)row, values[i]);
-    else Py_XDECREF(values[i]);
+    if (ok)
+      PyList_SET_ITEM(columns[i].list, (Py_ssize_t)row, values[i]);
+    else
+      Py_XDECREF(values[i]);
   }
   return ok ? 0 : -1;
 }
@@ -75,9 +77,9 @@ static void columns_clear(column_t *columns, size_t n) {
 #define BUFFER_COLUMNS 7
 static PyObject *buffer_columns(const etk_memory_plan_t *p) {
   column_t c[BUFFER_COLUMNS] = {
-      {"mem_id", NULL},      {"size", NULL},       {"peak_bytes", NULL},
-      {"peak_instruction", NULL}, {"utilisation", NULL},
-      {"tensor_count", NULL}, {"used_end", NULL}};
+      {"mem_id", NULL},           {"size", NULL},        {"peak_bytes", NULL},
+      {"peak_instruction", NULL}, {"utilisation", NULL}, {"tensor_count", NULL},
+      {"used_end", NULL}};
   if (columns_new(c, BUFFER_COLUMNS, p->buffer_count) < 0) return NULL;
   for (size_t k = 0; k < p->buffer_count; k++) {
     const etk_memory_plan_buffer_t *b = &p->buffers[k];
@@ -115,30 +117,29 @@ static PyObject *sizes_list(const etk_memory_plan_tensor_t *t) {
 #define TENSOR_COLUMNS 15
 static PyObject *tensor_columns(const etk_memory_plan_t *p) {
   column_t c[TENSOR_COLUMNS] = {
-      {"value", NULL},  {"mem_id", NULL},    {"offset", NULL},
-      {"nbytes", NULL}, {"first", NULL},     {"last", NULL},
-      {"dtype", NULL},  {"sizes", NULL},     {"op", NULL},
-      {"name", NULL},   {"module", NULL},    {"source", NULL},
+      {"value", NULL},    {"mem_id", NULL},    {"offset", NULL},
+      {"nbytes", NULL},   {"first", NULL},     {"last", NULL},
+      {"dtype", NULL},    {"sizes", NULL},     {"op", NULL},
+      {"name", NULL},     {"module", NULL},    {"source", NULL},
       {"is_input", NULL}, {"is_output", NULL}, {"alias_of", NULL}};
   if (columns_new(c, TENSOR_COLUMNS, p->tensor_count) < 0) return NULL;
   for (size_t k = 0; k < p->tensor_count; k++) {
     const etk_memory_plan_tensor_t *t = &p->tensors[k];
-    PyObject *v[TENSOR_COLUMNS] = {
-        PyLong_FromUnsignedLong(t->value),
-        PyLong_FromUnsignedLong(t->mem_id),
-        PyLong_FromUnsignedLongLong(t->offset),
-        PyLong_FromUnsignedLongLong(t->nbytes),
-        lifetime(t->first),
-        lifetime(t->last),
-        text(etk_scalar_type_name(t->scalar_type)),
-        sizes_list(t),
-        text(t->op),
-        text(t->name),
-        text(t->module),
-        text(t->source),
-        PyBool_FromLong(t->is_input),
-        PyBool_FromLong(t->is_output),
-        lifetime(t->alias_of)};
+    PyObject *v[TENSOR_COLUMNS] = {PyLong_FromUnsignedLong(t->value),
+                                   PyLong_FromUnsignedLong(t->mem_id),
+                                   PyLong_FromUnsignedLongLong(t->offset),
+                                   PyLong_FromUnsignedLongLong(t->nbytes),
+                                   lifetime(t->first),
+                                   lifetime(t->last),
+                                   text(etk_scalar_type_name(t->scalar_type)),
+                                   sizes_list(t),
+                                   text(t->op),
+                                   text(t->name),
+                                   text(t->module),
+                                   text(t->source),
+                                   PyBool_FromLong(t->is_input),
+                                   PyBool_FromLong(t->is_output),
+                                   lifetime(t->alias_of)};
     if (columns_set(c, TENSOR_COLUMNS, k, v) < 0) {
       columns_clear(c, TENSOR_COLUMNS);
       return NULL;
@@ -150,30 +151,28 @@ static PyObject *tensor_columns(const etk_memory_plan_t *p) {
   for (size_t k = 0; invalid && k < p->tensor_count; k++)
     PyList_SET_ITEM(invalid, (Py_ssize_t)k,
                     PyBool_FromLong(p->tensors[k].invalid));
-  if (!invalid || PyDict_SetItemString(d, "invalid", invalid) < 0)
-    Py_CLEAR(d);
+  if (!invalid || PyDict_SetItemString(d, "invalid", invalid) < 0) Py_CLEAR(d);
   Py_XDECREF(invalid);
   return d;
 }
 
 #define OVERLAP_COLUMNS 8
 static PyObject *overlap_columns(const etk_memory_plan_t *p) {
-  column_t c[OVERLAP_COLUMNS] = {
-      {"a", NULL},          {"b", NULL},        {"kind", NULL},
-      {"mem_id", NULL},     {"byte_start", NULL}, {"byte_end", NULL},
-      {"first", NULL},      {"last", NULL}};
+  column_t c[OVERLAP_COLUMNS] = {{"a", NULL},          {"b", NULL},
+                                 {"kind", NULL},       {"mem_id", NULL},
+                                 {"byte_start", NULL}, {"byte_end", NULL},
+                                 {"first", NULL},      {"last", NULL}};
   if (columns_new(c, OVERLAP_COLUMNS, p->overlap_count) < 0) return NULL;
   for (size_t k = 0; k < p->overlap_count; k++) {
     const etk_memory_plan_overlap_t *o = &p->overlaps[k];
-    PyObject *v[OVERLAP_COLUMNS] = {
-        PyLong_FromUnsignedLong(o->a),
-        PyLong_FromUnsignedLong(o->b),
-        PyUnicode_FromString("unsafe"),
-        PyLong_FromUnsignedLong(o->mem_id),
-        PyLong_FromUnsignedLongLong(o->byte_start),
-        PyLong_FromUnsignedLongLong(o->byte_end),
-        PyLong_FromLongLong(o->first),
-        PyLong_FromLongLong(o->last)};
+    PyObject *v[OVERLAP_COLUMNS] = {PyLong_FromUnsignedLong(o->a),
+                                    PyLong_FromUnsignedLong(o->b),
+                                    PyUnicode_FromString("unsafe"),
+                                    PyLong_FromUnsignedLong(o->mem_id),
+                                    PyLong_FromUnsignedLongLong(o->byte_start),
+                                    PyLong_FromUnsignedLongLong(o->byte_end),
+                                    PyLong_FromLongLong(o->first),
+                                    PyLong_FromLongLong(o->last)};
     if (columns_set(c, OVERLAP_COLUMNS, k, v) < 0) {
       columns_clear(c, OVERLAP_COLUMNS);
       return NULL;
@@ -214,8 +213,8 @@ static PyObject *plan_dict(const etk_memory_plan_t *p, PyObject *notes) {
   }
   return Py_BuildValue(
       "{s:s,s:K,s:I,s:K,s:K,s:O,s:N,s:N,s:N,s:N,s:N,s:O}", "method", p->method,
-      "num_instructions", (unsigned long long)p->num_instructions,
-      "num_chains", (unsigned int)p->chain_count, "backward_jumps",
+      "num_instructions", (unsigned long long)p->num_instructions, "num_chains",
+      (unsigned int)p->chain_count, "backward_jumps",
       (unsigned long long)p->backward_jumps, "overlap_total",
       (unsigned long long)p->overlap_total, "overlaps_truncated",
       p->overlaps_truncated ? Py_True : Py_False, "buffers", buffer_columns(p),
@@ -237,10 +236,9 @@ static PyObject *m_memory_plan(PyObject *mod, PyObject *args) {
   etk_error_clear(&err);
   etk_memory_plan_t *plan = NULL;
   int rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = etk_memory_plan_open_file(path, method, &plan, &err);
-  Py_END_ALLOW_THREADS
-  if (rc != ETK_OK) return ext_raise(&err);
+  Py_BEGIN_ALLOW_THREADS rc =
+      etk_memory_plan_open_file(path, method, &plan, &err);
+  Py_END_ALLOW_THREADS if (rc != ETK_OK) return ext_raise(&err);
   PyObject *notes = PyList_New(0), *out = NULL;
   if (notes && record != Py_None &&
       etk_memory_plan_name_from_etrecord(plan, ((ext_etrecord_t *)record)->rec,
