@@ -21,3 +21,10 @@ function(etkit_add_library name)
   install(TARGETS ${name} EXPORT etkitTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endfunction()
+
+# etkit_link_math(target): links the C math library where there is one.
+function(etkit_link_math target)
+  if(MATH_LIBRARY)
+    target_link_libraries(${target} PUBLIC ${MATH_LIBRARY})
+  endif()
+endfunction()

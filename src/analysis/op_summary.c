@@ -86,23 +86,17 @@ static int cmp_rows(const void *pa, const void *pb) {
   return (a->order > b->order) - (a->order < b->order);
 }
 
-static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
-                       op_row_t **rows, size_t *cap, etk_strbuf_t *key) {
-  etk_inspector_block_t blk;
-  etk_inspector_block_get(insp, bi, &blk);
-  etk_op_summary_block_t *ob = &s->blocks[bi];
-  ob->method_time = (double)NAN;
-  ob->method_name = NULL;
-  ob->operators_total = 0;
-  ob->first_row = s->nrows;
-
-  /* instructions whose delegated events carry timings: their DELEGATE_CALL
-   * is a wrapper (small sorted list: the ids are few per block) */
+/* The instructions of block `blk` whose delegated events carry timings:
+ * their DELEGATE_CALL is a wrapper.  *inner is a sorted malloc'd list (the
+ * ids are few per block), NULL when empty. */
+static int delegate_wrappers(etk_inspector_t *insp,
+                             const etk_inspector_block_t *blk, int32_t **out,
+                             size_t *count) {
   int32_t *inner = NULL;
   size_t ninner = 0, inner_cap = 0;
-  for (size_t i = 0; i < blk.event_count; i++) {
+  for (size_t i = 0; i < blk->event_count; i++) {
     etk_inspector_event_t ev;
-    etk_inspector_event_get(insp, blk.first_event + i, &ev);
+    etk_inspector_event_get(insp, blk->first_event + i, &ev);
     if (!ev.is_delegated_op || ev.instruction_id < 0 || ev.sample_count == 0)
       continue;
     if (ninner == inner_cap) {
@@ -117,8 +111,86 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     }
     inner[ninner++] = ev.instruction_id;
   }
-
   if (ninner) qsort(inner, ninner, sizeof *inner, cmp_i32);
+  *out = inner;
+  *count = ninner;
+  return ETK_OK;
+}
+
+/* Adds operator event `e` (average `avg`) of block `bi` to its operator
+ * type's row, making the row on first sight. */
+static int add_operator(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
+                        size_t e, const etk_inspector_event_t *ev, double avg,
+                        op_row_t **rows, size_t *cap, etk_strbuf_t *key) {
+  etk_op_summary_block_t *ob = &s->blocks[bi];
+  const char *type;
+  size_t tlen;
+  etk_inspector_event_link_t link;
+  etk_inspector_event_link(insp, e, &link);
+  if (link.op_type_count == 1 && link.op_types[0]) {
+    type = link.op_types[0];
+    tlen = strlen(type);
+  } else {
+    type = etk_op_type_from_name(ev->name, ev->name_len, &tlen);
+  }
+  /* key bytes: block index then the type */
+  etk_strbuf_clear(key);
+  uint64_t b64 = bi;
+  etk_strbuf_append(key, (const char *)&b64, sizeof b64);
+  etk_strbuf_append(key, type, tlen);
+  if (key->failed) return ETK_E_NO_MEMORY;
+  uint32_t id;
+  int is_new;
+  int rc = ana_intern_put(&s->keys, key->data, key->len, &id, &is_new);
+  if (rc != ETK_OK) return rc;
+  ob->operators_total += avg;
+  if (!is_new) { /* keys carry the block, so the row is in this block */
+    op_row_t *r = &(*rows)[s->row_of[id]];
+    r->total += avg;
+    r->count++;
+    return ETK_OK;
+  }
+  if (id >= s->row_of_cap) {
+    size_t c = s->row_of_cap ? s->row_of_cap * 2 : 64;
+    while (c <= id) c *= 2;
+    size_t *q = realloc(s->row_of, c * sizeof *q);
+    if (!q) return ETK_E_NO_MEMORY;
+    s->row_of = q;
+    s->row_of_cap = c;
+  }
+  s->row_of[id] = s->nrows;
+  if (s->nrows == *cap) {
+    size_t c = *cap ? *cap * 2 : 64;
+    op_row_t *q = realloc(*rows, c * sizeof *q);
+    if (!q) return ETK_E_NO_MEMORY;
+    *rows = q;
+    *cap = c;
+  }
+  op_row_t *r = &(*rows)[s->nrows++];
+  memset(r, 0, sizeof *r);
+  r->block = (uint32_t)bi;
+  r->kind = ETK_OP_ROW_OPERATOR;
+  r->key = id;
+  r->count = 1;
+  r->total = avg;
+  r->order = (uint32_t)(s->nrows - ob->first_row);
+  return ETK_OK;
+}
+
+static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
+                       op_row_t **rows, size_t *cap, etk_strbuf_t *key) {
+  etk_inspector_block_t blk;
+  etk_inspector_block_get(insp, bi, &blk);
+  etk_op_summary_block_t *ob = &s->blocks[bi];
+  ob->method_time = (double)NAN;
+  ob->method_name = NULL;
+  ob->operators_total = 0;
+  ob->first_row = s->nrows;
+
+  int32_t *inner = NULL;
+  size_t ninner = 0;
+  if (delegate_wrappers(insp, &blk, &inner, &ninner) != ETK_OK)
+    return ETK_E_NO_MEMORY;
   double load_time = (double)NAN;
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
@@ -158,66 +230,7 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
       }
     }
     s->roles[e] = ETK_OP_ROLE_OPERATOR;
-    const char *type;
-    size_t tlen;
-    etk_inspector_event_link_t link;
-    etk_inspector_event_link(insp, e, &link);
-    if (link.op_type_count == 1 && link.op_types[0]) {
-      type = link.op_types[0];
-      tlen = strlen(type);
-    } else {
-      type = etk_op_type_from_name(ev.name, ev.name_len, &tlen);
-    }
-    /* key bytes: block index then the type */
-    etk_strbuf_clear(key);
-    uint64_t b64 = bi;
-    etk_strbuf_append(key, (const char *)&b64, sizeof b64);
-    etk_strbuf_append(key, type, tlen);
-    if (key->failed) {
-      rc = ETK_E_NO_MEMORY;
-      break;
-    }
-    uint32_t id;
-    int is_new;
-    rc = ana_intern_put(&s->keys, key->data, key->len, &id, &is_new);
-    if (rc != ETK_OK) break;
-    ob->operators_total += st.avg;
-    if (!is_new) { /* keys carry the block, so the row is in this block */
-      op_row_t *r = &(*rows)[s->row_of[id]];
-      r->total += st.avg;
-      r->count++;
-      continue;
-    }
-    if (id >= s->row_of_cap) {
-      size_t c = s->row_of_cap ? s->row_of_cap * 2 : 64;
-      while (c <= id) c *= 2;
-      size_t *q = realloc(s->row_of, c * sizeof *q);
-      if (!q) {
-        rc = ETK_E_NO_MEMORY;
-        break;
-      }
-      s->row_of = q;
-      s->row_of_cap = c;
-    }
-    s->row_of[id] = s->nrows;
-    if (s->nrows == *cap) {
-      size_t c = *cap ? *cap * 2 : 64;
-      op_row_t *q = realloc(*rows, c * sizeof *q);
-      if (!q) {
-        rc = ETK_E_NO_MEMORY;
-        break;
-      }
-      *rows = q;
-      *cap = c;
-    }
-    op_row_t *r = &(*rows)[s->nrows++];
-    memset(r, 0, sizeof *r);
-    r->block = (uint32_t)bi;
-    r->kind = ETK_OP_ROW_OPERATOR;
-    r->key = id;
-    r->count = 1;
-    r->total = st.avg;
-    r->order = (uint32_t)(s->nrows - ob->first_row);
+    rc = add_operator(insp, s, bi, e, &ev, st.avg, rows, cap, key);
   }
   free(inner);
   if (rc != ETK_OK) return rc;

@@ -185,7 +185,7 @@ int etr_write_references(const etk_etrecord_references_desc_t *refs,
                          etk_error_t *err) {
   *outputs = *inputs = NULL;
   *outputs_len = *inputs_len = 0;
-  etr_arena_t ar = {NULL};
+  etr_arena_t ar = {0};
   int rc = ETK_OK;
   if (refs->method_count && !refs->methods)
     rc = etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
