@@ -3,10 +3,11 @@
 # Required: compiler, CMake, pkg-config, libzip, jansson, flatc (test oracle).
 # Optional (skipped quietly when unavailable): clang + its runtime for the
 # libFuzzer build, the Cortex-M cross compiler, and pandas + tabulate + numpy
-# for the renderers' oracle test (tests/oracle).
+# for the renderers' oracle test (tests/oracle); python3-dev, python3-numpy,
+# python3-pandas and python3-pytest for the etkit Python package and its tests.
 set -eu
 required="build-essential cmake pkg-config libzip-dev libjansson-dev zlib1g-dev flatbuffers-compiler python3"
-optional="clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas python3-tabulate python3-numpy"
+optional="clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas python3-tabulate python3-numpy python3-dev python3-pytest"
 
 missing=""
 for p in $required; do

@@ -95,21 +95,6 @@ int etk_etrecord_inspector_link_block(etk_etrecord_t *rec,
                                       etk_etrecord_link_summary_t *summary,
                                       etk_error_t *err);
 
-/* ------------------------------------------- instructions to graph nodes */
-
-/* The node that ran instruction `instruction` of chain 0 of `method`
- * (NULL = "forward"): its debug_handle_map entry's handles, then the first
- * node of the edge program's top graph with one of them (a nested node
- * when the top graph has none).  *node is NULL when the instruction has no
- * entry or no node.  ETK_E_NOT_FOUND (err names what is missing) when the
- * record has no debug handle map or no edge program for the method; the
- * edge program's load errors otherwise.  Used by `etkit memory --etrecord`
- * to name planned tensors after the node of their first instruction. */
-int etk_etrecord_instruction_node(etk_etrecord_t *rec, const char *method,
-                                  int64_t instruction,
-                                  const etk_etrecord_node_t **node,
-                                  etk_error_t *err);
-
 /* ------------------------------------------- link policy (etkit inspect)
  *
  * What `etkit inspect --etrecord_path` and the Python Inspector do with an
@@ -158,7 +143,7 @@ void etk_etrecord_error_where(etk_error_t *err, const char *path);
 
 /* ------------------------------------------- compare_results (etkit inspect)
  *
- * Library etkit_etrecord_link (src/etrecord/compare_outputs.c). */
+ * Library etkit_link (src/link/compare_outputs.c). */
 
 typedef struct etk_reference_outputs etk_reference_outputs_t;
 struct etk_render_sink;
@@ -198,6 +183,32 @@ int etk_compare_results_inspector(const etk_reference_outputs_t *ref,
                                   struct etk_render_sink *sink,
                                   const etk_compare_report_t *report,
                                   etk_error_t *err);
+
+/* ------------------------------------------- instructions to graph nodes */
+
+/* The node that ran instruction `instruction` of chain 0 of `method`
+ * (NULL = "forward"): its debug_handle_map entry's handles, then the first
+ * node of the edge program's top graph with one of them (a nested node
+ * when the top graph has none).  *node is NULL when the instruction has no
+ * entry or no node.  ETK_E_NOT_FOUND (err names what is missing) when the
+ * record has no debug handle map or no edge program for the method; the
+ * edge program's load errors otherwise.  Used by `etkit memory --etrecord`
+ * to name planned tensors after the node of their first instruction. */
+int etk_etrecord_instruction_node(etk_etrecord_t *rec, const char *method,
+                                  int64_t instruction,
+                                  const etk_etrecord_node_t **node,
+                                  etk_error_t *err);
+
+/* Names the tensors of `plan` (etkit/memory_plan.h) after the node that
+ * ran their first instruction (etk_etrecord_instruction_node(); tensors of
+ * chain 0 that are not method inputs): name, innermost module path and
+ * stack trace.  A record without the plan's method (no debug handle map or
+ * edge program) names nothing and gives one note through `note` (may be
+ * NULL).  Errors: the edge program's load errors, ETK_E_NO_MEMORY. */
+struct etk_memory_plan;
+int etk_memory_plan_name_from_etrecord(struct etk_memory_plan *plan,
+                                       etk_etrecord_t *rec, etk_note_fn note,
+                                       void *note_ctx, etk_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -126,34 +126,11 @@ static int render_html(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   return etk_memory_plan_render_html(((memory_cli_t *)ctx)->plan, sink, err);
 }
 
-/* Names tensors after the ETRecord node of their first instruction (ids
- * count chain 0); a record without this method is a note, not an error. */
-static int name_tensors(etk_memory_plan_t *p, etk_etrecord_t *rec,
-                        etk_error_t *err) {
-  for (size_t k = 0; k < p->tensor_count; k++) {
-    const etk_memory_plan_tensor_t *t = &p->tensors[k];
-    if (t->first < 0 || t->is_input || (uint64_t)t->first >= p->chain_starts[1])
-      continue;
-    const etk_etrecord_node_t *node = NULL;
-    etk_error_t local;
-    etk_error_clear(&local);
-    int rc = etk_etrecord_instruction_node(rec, p->method, t->first, &node,
-                                           &local);
-    if (rc == ETK_E_NOT_FOUND) {
-      fprintf(stderr, "etkit memory: note: %s; tensors keep value names\n",
-              local.message);
-      return ETK_OK;
-    }
-    if (rc != ETK_OK) return etk_error_set(err, rc, local.offset, "%s",
-                                           local.message);
-    if (!node) continue;
-    char module[512];
-    etk_etrecord_node_module_path(node, false, module, sizeof module);
-    rc = etk_memory_plan_set_names(p, k, node->name, module,
-                                   node->stack_trace, err);
-    if (rc != ETK_OK) return rc;
-  }
-  return ETK_OK;
+/* An ETRecord without the plan's method is a note on stderr. */
+static void name_note(void *ctx, int is_warning, const char *line) {
+  (void)ctx;
+  (void)is_warning;
+  fprintf(stderr, "etkit memory: note: %s; tensors keep value names\n", line);
 }
 
 /* Plan, annotations, then the outputs asked for. */
@@ -162,7 +139,9 @@ static int run_program(memory_cli_t *c, etk_error_t *err) {
   if (rc == ETK_OK && c->etrecord) {
     etk_etrecord_t *rec = NULL;
     rc = etk_etrecord_open_file(c->etrecord, NULL, &rec, err);
-    if (rc == ETK_OK) rc = name_tensors(c->plan, rec, err);
+    if (rc == ETK_OK)
+      rc = etk_memory_plan_name_from_etrecord(c->plan, rec, name_note, NULL,
+                                              err);
     etk_etrecord_close(rec);
   }
   if (rc == ETK_OK && c->etdump) {

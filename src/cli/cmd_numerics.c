@@ -10,7 +10,7 @@
  *     etkit/inspector.h);
  *
  *   (upstream's compare_results for `etkit inspect --compare_results` lives
- *   in src/etrecord/compare_outputs.c.)
+ *   in src/link/compare_outputs.c.)
  *
  * Exit status of `etkit numerics`: 0 success, 1 failure, 2 usage error, 3
  * with --min-snr DB when a matched value has an SNR below DB (the table is

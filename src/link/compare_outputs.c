@@ -26,6 +26,7 @@
 
 #include "etkit/etdump.h"
 #include "etkit/etrecord.h"
+#include "etkit/inspector_core.h"
 #include "etkit/link.h"
 #include "etkit/numerics.h"
 #include "etkit/program.h"
@@ -39,8 +40,9 @@ struct etk_reference_outputs {
 };
 
 int etk_reference_outputs_open(const char *bpte_path, etk_etrecord_t *rec,
-                           const char *etrecord_path, etk_reference_outputs_t **out,
-                           etk_error_t *err) {
+                               const char *etrecord_path,
+                               etk_reference_outputs_t **out,
+                               etk_error_t *err) {
   *out = calloc(1, sizeof **out);
   if (!*out)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
@@ -282,9 +284,9 @@ static int compare_block(const etk_reference_outputs_t *ref,
     if (!s.vals || !s.runs || !s.pairs || !s.values)
       rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   }
-  size_t n = rc == ETK_OK ? (rv.count < blk->output_count ? rv.count
-                                                          : blk->output_count)
-                          : 0;
+  size_t n = rc == ETK_OK
+                 ? (rv.count < blk->output_count ? rv.count : blk->output_count)
+                 : 0;
   if (rc == ETK_OK && rv.count != blk->output_count)
     report_note(report, 1,
                 "event block %zu logged %zu program outputs but the reference "

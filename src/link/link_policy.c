@@ -131,8 +131,10 @@ int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
   const char *record = p->record_name ? p->record_name : "ETRecord";
   char names[512];
   if (!etk_etrecord_method_at(rec, 0)) {
-    policy_warn(p, "%s names no method (no debug maps, no edge program): "
-                   "nothing is linked", record);
+    policy_warn(p,
+                "%s names no method (no debug maps, no edge program): "
+                "nothing is linked",
+                record);
     return ETK_OK;
   }
   int rc = check_choices(rec, insp, p, err);

@@ -40,8 +40,8 @@ static void value_cost(const etk_program_plan_t *plan, int32_t v,
 }
 
 int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
-                        int debug_level, int profile_level, int want_debug,
-                        etk_trace_session_t *out, etk_error_t *err) {
+                             int debug_level, int profile_level, int want_debug,
+                             etk_trace_session_t *out, etk_error_t *err) {
   memset(out, 0, sizeof *out);
   if (runs == 0) runs = 1;
   uint64_t prof = 1, deleg = 0, dbg_t = 0, dbg_s = 0, dbg_bytes = 0;
@@ -134,9 +134,10 @@ int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
                 : debug_level == ETK_TRACE_DEBUG_OUTPUTS
                     ? ETK_DEBUG_LEVEL_PROGRAM_OUTPUTS
                     : ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS);
-  etk_recorder_set_profiling_level(out->rec, profile_level == ETK_TRACE_PROFILE_METHOD
-                                                 ? ETK_PROFILING_METHOD_ONLY
-                                                 : ETK_PROFILING_ALL_EVENTS);
+  etk_recorder_set_profiling_level(out->rec,
+                                   profile_level == ETK_TRACE_PROFILE_METHOD
+                                       ? ETK_PROFILING_METHOD_ONLY
+                                       : ETK_PROFILING_ALL_EVENTS);
   if (want_debug) {
     uint64_t cap = dbg_bytes * r + 4096;
     if (cap > ((uint64_t)1 << 31)) {
@@ -166,7 +167,6 @@ void etk_trace_session_free(etk_trace_session_t *r) {
   free(r->debug_buffer);
   memset(r, 0, sizeof *r);
 }
-
 
 int etk_trace_session_finish(etk_trace_session_t *s, const uint8_t **etdump,
                              size_t *etdump_len, const uint8_t **debug,

@@ -1,0 +1,109 @@
+"""etkit: ExecuTorch's developer tools (Inspector, ETDump, ETRecord) in C.
+
+Migrating a script from upstream is one line::
+
+    from etkit import Inspector      # was: from executorch.devtools.inspector import Inspector
+
+See docs/python.md.  Beyond upstream: Inspector.op_summary(),
+Inspector.save_trace(path), Inspector.compare_results(), etkit.diff(a, b)
+etkit.run(program, inputs) (the reference runtime, returning the ETDump
+bytes that Inspector(etdump_data=...) reads) and etkit.memory_plan(program)
+(a program's memory plan as DataFrames).
+"""
+
+from . import _etkit
+from .inspector import (
+    ETRecord,
+    Event,
+    EventBlock,
+    ExportedProgram,
+    Inspector,
+    PerfData,
+    TimeScale,
+    compare_results,
+    parse_etrecord,
+)
+from .memory import MemoryPlan, memory_plan
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Event",
+    "EventBlock",
+    "Inspector",
+    "PerfData",
+    "TimeScale",
+    "ETRecord",
+    "ExportedProgram",
+    "parse_etrecord",
+    "compare_results",
+    "diff",
+    "memory_plan",
+    "MemoryPlan",
+    "run",
+    "RunResult",
+]
+
+
+def diff(a, b, metric: str = "avg"):
+    """`etkit diff` of two Inspectors (A = baseline) as a DataFrame: per
+    block the totals (method, operators, framework overhead), then every
+    operator matched by name and instruction, with delta and change %."""
+    import io
+
+    import pandas as pd
+
+    if not isinstance(a, Inspector) or not isinstance(b, Inspector):
+        raise TypeError("etkit.diff takes two Inspector objects")
+    text = _etkit.diff(a._handle, b._handle, metric)
+    return pd.read_csv(io.StringIO(text), sep="\t", keep_default_na=False,
+                       na_values=[""])
+
+
+class RunResult:
+    """What etkit.run returns: outputs (numpy arrays or scalars), etdump
+    (bytes), debug_buffer (bytes or None) and dropped (events the recorder
+    could not keep, normally 0)."""
+
+    def __init__(self, outputs, etdump, debug_buffer, dropped):
+        self.outputs = outputs
+        self.etdump = etdump
+        self.debug_buffer = debug_buffer
+        self.dropped = dropped
+
+    def inspector(self, **kwargs) -> Inspector:
+        """Inspector(etdump_data=self.etdump) with this run's debug buffer."""
+        kwargs.setdefault("debug_buffer", self.debug_buffer)
+        return Inspector(etdump_data=self.etdump, **kwargs)
+
+    def __iter__(self):
+        return iter((self.outputs, self.etdump, self.debug_buffer))
+
+    def __repr__(self):
+        return (f"RunResult(outputs={len(self.outputs)}, etdump={len(self.etdump)} "
+                f"bytes, debug_buffer={None if self.debug_buffer is None else len(self.debug_buffer)} "
+                f"bytes, dropped={self.dropped})")
+
+
+_DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2,
+                 0: 0, 1: 1, 2: 2}
+
+
+def run(program_path: str, inputs=(), iterations: int = 1, debug_level="none",
+        method: str = None, allocation_events: bool = True) -> RunResult:
+    """Runs `method` (default forward) of a .pte with etkit's reference
+    runtime `iterations` times on `inputs` (numpy arrays or scalars), traced.
+
+    debug_level: "none", "outputs" (program outputs logged into the debug
+    buffer) or "intermediates" (every instruction's outputs).
+    """
+    level = _DEBUG_LEVELS.get(debug_level)
+    if level is None:
+        raise ValueError(
+            f"debug_level must be 'none', 'outputs' or 'intermediates', not {debug_level!r}")
+    outs, etdump, debug, dropped = _etkit.run(
+        program_path, list(inputs), int(iterations), level, method, allocation_events)
+    if dropped:
+        import warnings
+        warnings.warn(f"the recorder dropped {dropped} events", stacklevel=2)
+    return RunResult(outs, etdump, debug, dropped)

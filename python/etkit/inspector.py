@@ -1,0 +1,923 @@
+"""etkit.inspector: upstream ExecuTorch's Inspector API over the etkit C library.
+
+Scripts written for ``executorch.devtools.inspector`` run unchanged once the
+import says ``from etkit import Inspector``.  Names, argument order, defaults,
+attribute types and values follow upstream (devtools/inspector/_inspector.py);
+the work (parsing, grouping runs into blocks, durations, statistics, tables)
+is done by the C library, whose results match upstream bit for bit.
+
+Differences from upstream are listed in docs/compatibility.md ("Python
+package"); the main ones: tensors are numpy arrays (upstream: torch tensors),
+ETRecords are etkit's own reader (no torch), and ``EventBlock.events`` is a
+lazy sequence (events are built when first touched).
+"""
+
+import dataclasses
+import gc
+import sys
+import warnings
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+from typing import Any, Callable, Dict, IO, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _etkit
+
+__all__ = [
+    "Event",
+    "EventBlock",
+    "Inspector",
+    "PerfData",
+    "TimeScale",
+    "ETRecord",
+    "parse_etrecord",
+    "compare_results",
+]
+
+EDGE_DIALECT_GRAPH_KEY = "edge_dialect_graph_module"
+EXCLUDED_COLUMNS_WHEN_PRINTING = [
+    "raw",
+    "delegate_debug_identifier",
+    "stack_traces",
+    "module_hierarchy",
+    "debug_data",
+]
+EXCLUDED_EVENTS_WHEN_PRINTING = {"OPERATOR_CALL"}
+
+# etk_inspect_format_t / etk_inspect_view_t of etkit/inspector.h
+_FORMAT_TABLE, _FORMAT_TSV, _FORMAT_CSV, _FORMAT_JSON = 0, 1, 2, 3
+_VIEW_EVENTS, _VIEW_SUMMARY = 0, 1
+
+
+class TimeScale(Enum):
+    NS = "ns"
+    US = "us"
+    MS = "ms"
+    S = "s"
+    CYCLES = "cycles"
+
+
+TIME_SCALE_DICT = {
+    TimeScale.NS: 1000000000,
+    TimeScale.US: 1000000,
+    TimeScale.MS: 1000,
+    TimeScale.S: 1,
+    TimeScale.CYCLES: 1,
+}
+
+
+def calculate_time_scale_factor(source_time_scale, target_time_scale) -> float:
+    """The divisor that turns source units into target units (upstream's)."""
+    return TIME_SCALE_DICT[source_time_scale] / TIME_SCALE_DICT[target_time_scale]
+
+
+def _time_scale(value, what: str) -> TimeScale:
+    if isinstance(value, TimeScale):
+        return value
+    try:
+        return TimeScale(value)
+    except ValueError:
+        raise ValueError(
+            f"{what}: {value!r} is not a TimeScale (ns, us, ms, s, cycles)"
+        ) from None
+
+
+# ---------------------------------------------------------------- PerfData
+
+
+@dataclass
+class PerfData:
+    """Durations of one event over the merged runs (target time units)."""
+
+    def __init__(self, raw: List[float]):
+        self.raw: List[float] = raw
+
+    @property
+    def p10(self) -> float:
+        return np.percentile(self.raw, 10)
+
+    @property
+    def p50(self) -> float:
+        return np.percentile(self.raw, 50)
+
+    @property
+    def p90(self) -> float:
+        return np.percentile(self.raw, 90)
+
+    @property
+    def avg(self) -> float:
+        return np.mean(self.raw)
+
+    @property
+    def min(self) -> float:
+        return min(self.raw)
+
+    @property
+    def max(self) -> float:
+        return max(self.raw)
+
+
+def _truncated_list(long_list: List[str]) -> str:
+    return (
+        f"['{long_list[0]}', '{long_list[1]}' ... '{long_list[-1]}'] "
+        f"({len(long_list)} total)"
+    )
+
+
+def _elapsed(start_time, end_time):
+    """Upstream's Event._calculate_elapsed_time (its 32-bit wrap rule)."""
+    max_uint32 = 2**32 - 1
+    if start_time > end_time:
+        if (start_time > max_uint32) or (end_time > max_uint32):
+            raise ValueError(
+                f"Expected start_time ({start_time}) and end_time ({end_time}) "
+                f"to be less than {max_uint32} for cases where there is "
+                "wrap-around of time values."
+            )
+        return (max_uint32 - start_time) + end_time
+    return end_time - start_time
+
+
+# ---------------------------------------------------------------- Event
+
+
+@dataclass
+class Event:
+    """One operator instance (or framework event) with its perf and debug data.
+
+    Same fields as upstream's Event; see its documentation.
+    """
+
+    name: str
+    perf_data: Optional[PerfData] = None
+    op_types: List[str] = dataclasses.field(default_factory=list)
+    delegate_debug_identifier: Optional[Union[int, str]] = None
+    debug_handles: Optional[Union[int, Sequence[int]]] = None
+    num_outputs: int = 1
+    stack_traces: Dict[str, str] = dataclasses.field(default_factory=dict)
+    module_hierarchy: Dict[str, Dict] = dataclasses.field(default_factory=dict)
+    is_delegated_op: Optional[bool] = None
+    delegate_backend_name: Optional[str] = None
+    _delegate_debug_metadatas: List[str] = dataclasses.field(default_factory=list)
+
+    debug_data: list = dataclasses.field(default_factory=list)
+    _instruction_id: Optional[int] = None
+
+    _delegate_metadata_parser: Optional[Callable[[List[str]], Dict[str, Any]]] = None
+    _delegate_time_scale_converter: Optional[
+        Callable[[Union[int, str], Union[int, float]], Union[int, float]]
+    ] = None
+    _start_time: Optional[List[Union[int, float]]] = None
+
+    @cached_property
+    def delegate_debug_metadatas(self) -> Union[List[str], Dict[str, Any]]:
+        """The parsed metadata when a parser is set (delegated events), else raw."""
+        if not self.is_delegated_op or self._delegate_metadata_parser is None:
+            return self._delegate_debug_metadatas
+        return self._delegate_metadata_parser(self._delegate_debug_metadatas)
+
+    @property
+    def raw_delegate_debug_metadatas(self) -> List[str]:
+        return self._delegate_debug_metadatas
+
+    @property
+    def start_time(self) -> Optional[List[Union[int, float]]]:
+        return self._start_time
+
+    def to_dataframe(self, _units=""):
+        import pandas as pd
+
+        return pd.DataFrame(self.asdict(_units=_units))
+
+    def asdict(self, _units="") -> dict:
+        perf = self.perf_data
+        return {
+            "event_name": self.name,
+            "raw": [perf.raw if perf else None],
+            "p10" + _units: perf.p10 if perf else None,
+            "p50" + _units: perf.p50 if perf else None,
+            "p90" + _units: perf.p90 if perf else None,
+            "avg" + _units: perf.avg if perf else None,
+            "min" + _units: perf.min if perf else None,
+            "max" + _units: perf.max if perf else None,
+            "op_types": [
+                self.op_types
+                if len(self.op_types) < 5
+                else _truncated_list(self.op_types)
+            ],
+            "delegate_debug_identifier": self.delegate_debug_identifier,
+            "stack_traces": [self.stack_traces],
+            "module_hierarchy": [self.module_hierarchy],
+            "is_delegated_op": self.is_delegated_op,
+            "delegate_backend_name": self.delegate_backend_name,
+            "debug_data": [self.debug_data],
+            "start_time": [self._start_time],
+        }
+
+
+def _event_from_handle(handle, index, parser, converter, scale_factor) -> Event:
+    """Builds the Event of C event `index` (one C call per field group)."""
+    _, name, iid, delegated, delegate_id, samples, debug_count, _ = handle.event(index)
+    perf, start, metas = None, None, []
+    if samples:
+        raw, start, end, meta = handle.samples(index)
+        if delegated and converter is not None:
+            raw = [_elapsed(converter(name, s), converter(name, e))
+                   for s, e in zip(start, end)]
+        if raw:  # all samples without an end time: no perf data (etkit)
+            perf = PerfData(raw)
+        else:
+            start = None
+        if any(meta):
+            metas = [m if m else "" for m in meta]
+    ev = Event(
+        name=name,
+        perf_data=perf,
+        delegate_debug_identifier=delegate_id,
+        is_delegated_op=delegated,
+        _delegate_debug_metadatas=metas,
+        debug_data=handle.debug_data(index) if debug_count else [],
+        _instruction_id=iid,
+        _delegate_metadata_parser=parser,
+        _delegate_time_scale_converter=converter,
+        _start_time=start,
+    )
+    link = handle.link(index)
+    if link is not None:
+        (ev.debug_handles, ev.num_outputs, ev.delegate_backend_name,
+         ev.op_types, ev.stack_traces, ev.module_hierarchy) = link
+    return ev
+
+
+class _LazyEvents(Sequence):
+    """The events of one block, each built on first access and then kept."""
+
+    def __init__(self, owner, first, count):
+        self._owner = owner
+        self._first = first
+        self._cache = [None] * count
+
+    def __len__(self):
+        return len(self._cache)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self._cache)))]
+        if i < 0:
+            i += len(self._cache)
+        if not 0 <= i < len(self._cache):
+            raise IndexError("event index out of range")
+        ev = self._cache[i]
+        if ev is None:
+            ev = self._owner._event(self._first + i)
+            self._cache[i] = ev
+        return ev
+
+    def __eq__(self, other):
+        if isinstance(other, (list, tuple, _LazyEvents)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self):
+        return repr(list(self))
+
+    def __add__(self, other):
+        return list(self) + list(other)
+
+
+# ---------------------------------------------------------------- DataFrames
+
+
+_EMPTY_LIST: list = []
+_EMPTY_DICT: dict = {}
+_STATS = ("p10", "p50", "p90", "avg", "min", "max")
+
+
+def _signatures(cols, sl, backends):
+    """Per event, what decides the dtypes pandas gives upstream's frames:
+    perf data or not, delegate id None/int/str, backend None/str."""
+    # int8 (values 0..11): a byte per event, not eight
+    sig = cols["id_kind"][sl] * np.int8(2)
+    sig += cols["has_perf"][sl]
+    for k in np.nonzero(cols["linked"][sl])[0]:
+        if backends[k] is not None:
+            sig[k] += 6
+    return sig
+
+
+def _prototype(handle, blocks, cols, sigs, lo, units, parser, converter):
+    """Upstream's own construction (Event.to_dataframe per event, concat per
+    block, insert the block name, concat the blocks) on one event per
+    signature and block: its dtypes are those of the full frame, because
+    pandas decides them from the kinds of blocks it concatenates."""
+    import pandas as pd
+
+    frames = []
+    for name, b_lo, b_hi in blocks:
+        seg = sigs[b_lo - lo:b_hi - lo]
+        _, first = np.unique(seg, return_index=True)
+        rows = [_event_from_handle(handle, b_lo + int(k), parser, converter, 1.0)
+                for k in sorted(first)]
+        df = pd.concat([e.to_dataframe(units) for e in rows], ignore_index=True)
+        df.insert(0, "event_block_name", np.asarray([name] * len(rows)),
+                  allow_duplicates=True)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _typed(values, dtype):
+    """A column's values with the dtype the prototype frame has."""
+    if isinstance(values, np.ndarray) and values.dtype == dtype:
+        return values
+    if dtype == object:
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+    return np.array(values, dtype=dtype)
+
+
+def _shared(n, value):
+    """An object column holding one shared object n times."""
+    out = np.empty(n, dtype=object)
+    out.fill(value)
+    return out
+
+
+def _frame(handle, blocks, units, include_ddd, parser, converter):
+    """The DataFrame of the events of `blocks` ((name, lo, hi) ranges that
+    follow each other), built from C arrays: Event objects are made only
+    for events that need per-event data (links, debug data, a converter)
+    and for one prototype event per dtype signature."""
+    import pandas as pd
+
+    cols = handle.columns()
+    lo, hi = blocks[0][1], blocks[-1][2]
+    sl = slice(lo, hi)
+    n = hi - lo
+    has = cols["has_perf"][sl]
+    deleg = cols["is_delegated"][sl]
+    raw = cols["raw"][sl]
+    start = cols["start_time"][sl]
+    stats = {k: cols[k][sl] for k in _STATS}
+    op_types = _shared(n, _EMPTY_LIST)
+    traces = _shared(n, _EMPTY_DICT)
+    modules = _shared(n, _EMPTY_DICT)
+    backends = _shared(n, None)
+    debug = _shared(n, _EMPTY_LIST)
+    for k in np.nonzero(cols["linked"][sl])[0]:
+        _, _, backend, ops, st, mh = handle.link(lo + int(k))
+        op_types[k] = ops if len(ops) < 5 else _truncated_list(ops)
+        traces[k], modules[k], backends[k] = st, mh, backend
+    for k in np.nonzero(cols["debug_count"][sl])[0]:
+        debug[k] = handle.debug_data(lo + int(k))
+    if converter is not None and deleg.any():
+        # the user's converter decides delegated durations: recompute those
+        stats = {k: v.copy() for k, v in stats.items()}
+        raw = raw.copy()
+        for k in np.nonzero(deleg & has)[0]:
+            ev = _event_from_handle(handle, lo + int(k), parser, converter, 1.0)
+            raw[k] = ev.perf_data.raw
+            for s in stats:
+                stats[s][k] = getattr(ev.perf_data, s)
+    sigs = _signatures(cols, sl, backends)
+    proto = _prototype(handle, blocks, cols, sigs, lo, units, parser, converter)
+    event_names, delegate_ids = cols["name"][sl], cols["delegate_id"][sl]
+    # what only decided the dtypes and the per-event lookups goes before the
+    # frame is built (about 30 MB at a million events)
+    del sigs, cols
+    names = np.empty(n, dtype=object)
+    for name, b_lo, b_hi in blocks:
+        names[b_lo - lo:b_hi - lo] = name
+    values = {
+        "event_block_name": names,
+        "event_name": event_names,
+        "raw": raw,
+    }
+    for s in _STATS:
+        col = stats[s]
+        if proto[s + units].dtype == object:
+            col = [float(x) if h else None for x, h in zip(col, has)]
+        values[s + units] = col
+    values.update({
+        "op_types": op_types,
+        "delegate_debug_identifier": delegate_ids,
+        "stack_traces": traces,
+        "module_hierarchy": modules,
+        "is_delegated_op": deleg,
+        "delegate_backend_name": backends,
+        "debug_data": debug,
+        "start_time": start,
+    })
+    data = {c: _typed(values[c], proto[c].dtype) for c in proto.columns}
+    # copy=False: no consolidation of the object columns into one 2-D block
+    # (a second copy of every cell pointer at the peak)
+    df = pd.DataFrame(data, copy=False)
+    if include_ddd:
+        metas = _metadata_columns(handle, lo, hi, deleg, parser)
+        if metas is not None:
+            df = pd.concat([df, metas], axis=1)
+    return df
+
+
+def _metadata_columns(handle, lo, hi, deleg, parser):
+    """Upstream's delegate_debug_metadata columns (include_delegate_debug_data)."""
+    import pandas as pd
+
+    rows, any_value = [], False
+    for i in range(lo, hi):
+        _, name, _, delegated, _, samples, _, _ = handle.event(i)
+        metadata = []
+        if samples:
+            meta = handle.samples(i)[3]
+            if any(meta):
+                metadata = [m if m else "" for m in meta]
+        if delegated and parser is not None:
+            metadata = parser(metadata)
+        if metadata is not None and len(metadata) > 0:
+            if isinstance(metadata, list):
+                rows.append(pd.Series([metadata], index=["delegate_debug_metadata"]))
+            elif isinstance(metadata, dict):
+                rows.append(pd.Series(metadata))
+            else:
+                raise ValueError(
+                    f"Unexpected type for delegate_debug_metadata: {type(metadata)}"
+                )
+            any_value = True
+        else:
+            rows.append(pd.Series(dtype=object))
+    if not any_value:
+        return None
+    return pd.DataFrame(rows).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- EventBlock
+
+
+@dataclass
+class EventBlock:
+    """The events of one pattern of execution (runs with the same signature)."""
+
+    name: str
+    events: List[Event] = dataclasses.field(default_factory=list)
+    source_time_scale: TimeScale = TimeScale.NS
+    target_time_scale: TimeScale = TimeScale.MS
+    bundled_input_index: Optional[int] = None
+    run_output: Optional[list] = None
+    reference_output: Optional[list] = None
+    _inspector: Any = dataclasses.field(default=None, repr=False, compare=False)
+    _index: int = dataclasses.field(default=-1, repr=False, compare=False)
+
+    def to_dataframe(self, include_units: bool = False,
+                     include_delegate_debug_data: bool = False):
+        """One row per event (upstream's columns and dtypes)."""
+        import pandas as pd
+
+        units = " (" + self.target_time_scale.value + ")" if include_units else ""
+        ins = self._inspector
+        if ins is not None and isinstance(self.events, _LazyEvents):
+            lo = self.events._first
+            hi = lo + len(self.events)
+            if hi == lo:
+                raise ValueError("No objects to concatenate")
+            return ins._frame([(self.name, lo, hi)], units, include_delegate_debug_data)
+        df = pd.concat([e.to_dataframe(units) for e in self.events], ignore_index=True)
+        df.insert(0, "event_block_name",
+                  np.asarray([self.name for _ in range(len(self.events))]),
+                  allow_duplicates=True)
+        if include_delegate_debug_data:
+            data = []
+            for event in self.events:
+                metadata = event.delegate_debug_metadatas
+                if metadata is not None and len(metadata) > 0:
+                    if isinstance(metadata, list):
+                        data.append(pd.Series([metadata], index=["delegate_debug_metadata"]))
+                    elif isinstance(metadata, dict):
+                        data.append(pd.Series(metadata))
+                    else:
+                        raise ValueError(
+                            f"Unexpected type for delegate_debug_metadata: {type(metadata)}"
+                        )
+                else:
+                    data.append(pd.Series(dtype=object))
+            if any(not d.empty for d in data):
+                df = pd.concat([df, pd.DataFrame(data)], axis=1)
+        return df
+
+
+# ---------------------------------------------------------------- ETRecord
+
+
+class ETRecord:
+    """An ETRecord read by etkit's C reader (etkit.parse_etrecord)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    @property
+    def path(self) -> str:
+        return self._handle.path
+
+    def methods(self) -> List[str]:
+        return self._handle.methods()
+
+    @property
+    def graph_map(self) -> Dict[str, "ExportedProgram"]:
+        out = {}
+        for member, module, method, kind in self._handle.programs():
+            if kind == 2:  # ETK_ETRECORD_PROGRAM_EXTRA
+                prog = self._handle.program(member)
+                if prog is not None:
+                    out[member] = ExportedProgram(prog)
+        return out
+
+    @property
+    def edge_dialect_program(self):
+        prog = self._handle.program(None)
+        return ExportedProgram(prog) if prog is not None else None
+
+    def __repr__(self):
+        return f"ETRecord({self.path!r})"
+
+
+def parse_etrecord(etrecord_path: str) -> ETRecord:
+    """Reads an ETRecord file (any layout etkit knows: 2023 to current)."""
+    return ETRecord(_etkit.open_etrecord(etrecord_path))
+
+
+@dataclass
+class GraphNode:
+    """One call_function node of an ETRecord program."""
+
+    name: str
+    op: str
+    target: str
+    args: str
+    users: List[str]
+    meta: Dict[str, Any]
+
+
+_DIALECTS = {1: "all tags (before 2024-07)", 2: "single key"}
+
+
+def _listing(rows):
+    """Columns padded to their widest cell (in bytes, as `etkit graph`),
+    two spaces apart, nothing after a row's last non-empty cell."""
+    widths = [max(len(r[c].encode()) for r in rows) for c in range(len(rows[0]))]
+    lines = []
+    for r in rows:
+        last = max([c for c, v in enumerate(r) if v] or [0])
+        cells = [v + " " * (widths[c] - len(v.encode())) + "  " for c, v in enumerate(r[:last])]
+        lines.append("".join(cells) + r[last])
+    return lines
+
+
+class ExportedProgram:
+    """An ETRecord program as etkit reads it (no torch): its nodes with
+    name, op, target, args, users and meta (stack_trace, nn_module_stack,
+    debug_handle).  print() shows the listing `etkit graph` prints."""
+
+    def __init__(self, prog: dict):
+        self._prog = prog
+        self.member = prog["member"]
+        self.inputs = prog["inputs"]
+        self.outputs = prog["outputs"]
+        users: Dict[str, List[str]] = {}
+        for n in prog["nodes"]:
+            for word in (n["args"] or "").replace(",", " ").replace("=", " ").split():
+                users.setdefault(word, []).append(n["name"])
+        self.nodes = []
+        for n in prog["nodes"]:
+            meta = {"stack_trace": n["stack_trace"],
+                    "nn_module_stack": n["nn_module_stack"],
+                    "debug_handle": n["debug_handle"]}
+            outs = n["outputs"] or [n["name"]]
+            node_users = sorted({u for o in outs for u in users.get(o, [])})
+            self.nodes.append(GraphNode(n["name"], "call_function", n["target"],
+                                        n["args"], node_users, meta))
+
+    def listing(self, with_args: bool = False) -> str:
+        """`etkit graph ETRECORD [--graph NAME] [--args]`'s text."""
+        p = self._prog
+        verifiers = f"; verifiers {p['verifiers']}" if p["verifiers"] else ""
+        head = [
+            f"etrecord  {p['path']}",
+            f"layout    {p['layout']}",
+            f"program   {p['member']} (method {p['method'] or '-'}; schema {p['schema']}; "
+            f"unions: {_DIALECTS.get(p['dialect'], 'none seen')}{verifiers})",
+            f"inputs    {', '.join(p['inputs'])}",
+            f"outputs   {', '.join(p['outputs'])}",
+            f"nodes     {len(p['nodes'])}",
+            "",
+        ]
+        rows = [["node", "op", "handle", "module", "source"] + (["args"] if with_args else [])]
+        for n in p["nodes"]:
+            op = f"{n['op']} ({n['delegate_backend']})" if n["delegate_backend"] else n["op"]
+            row = [" " * (2 * min(n["depth"], 16)) + (n["name"] or "-"), op,
+                   "-" if n["debug_handle"] is None else str(n["debug_handle"]),
+                   n["module_path"] or "-", n["source"] or "-"]
+            rows.append(row + ([n["args"] or ""] if with_args else []))
+        return "\n".join(head + _listing(rows)) + "\n"
+
+    def __str__(self):
+        return self.listing().rstrip("\n")
+
+    __repr__ = __str__
+
+
+# ---------------------------------------------------------------- Inspector
+
+
+class Inspector:
+    """APIs for examining model architecture and performance stats.
+
+    Public attributes: ``event_blocks`` (list of EventBlock), ``op_graph_dict``.
+    """
+
+    def __init__(
+        self,
+        etdump_path: Optional[str] = None,
+        etdump_data: Optional[bytes] = None,
+        etrecord: Optional[Union[ETRecord, str]] = None,
+        source_time_scale: TimeScale = TimeScale.NS,
+        target_time_scale: TimeScale = TimeScale.MS,
+        debug_buffer_path: Optional[str] = None,
+        delegate_metadata_parser: Optional[Callable[[List[str]], Dict[str, Any]]] = None,
+        delegate_time_scale_converter: Optional[
+            Callable[[Union[int, str], Union[int, float]], Union[int, float]]
+        ] = None,
+        enable_module_hierarchy: bool = False,
+        reference_graph_name: str = EDGE_DIALECT_GRAPH_KEY,
+        *,
+        debug_buffer: Optional[bytes] = None,
+        upstream_quirks: bool = False,
+    ) -> None:
+        source_time_scale = _time_scale(source_time_scale, "source_time_scale")
+        target_time_scale = _time_scale(target_time_scale, "target_time_scale")
+        if (source_time_scale == TimeScale.CYCLES) ^ (
+            target_time_scale == TimeScale.CYCLES
+        ):
+            raise RuntimeError(
+                "For TimeScale in cycles both the source and target time scale "
+                "have to be in cycles."
+            )
+        self._source_time_scale = source_time_scale
+        self._target_time_scale = target_time_scale
+        self._delegate_metadata_parser = delegate_metadata_parser
+        self._delegate_time_scale_converter = delegate_time_scale_converter
+
+        if etrecord is None:
+            self._etrecord = None
+        elif isinstance(etrecord, ETRecord):
+            self._etrecord = etrecord
+        elif isinstance(etrecord, str):
+            self._etrecord = parse_etrecord(etrecord)
+        else:
+            raise TypeError("Unsupported ETRecord type")
+
+        if (etdump_path is None) == (etdump_data is None):
+            raise ValueError(
+                "Expecting exactly one of etdump_path or etdump_data to be specified."
+            )
+        if debug_buffer_path is not None:
+            with open(debug_buffer_path, "rb") as f:
+                debug_buffer = f.read()
+        elif debug_buffer is None:
+            warnings.warn(
+                "Output Buffer not found. Tensor Debug Data will not be available.",
+                stacklevel=1,
+            )
+        if etdump_data is not None and not isinstance(etdump_data, bytes):
+            etdump_data = bytes(etdump_data)
+        self._handle = _etkit.open_inspector(
+            etdump_path, etdump_data, source_time_scale.value,
+            target_time_scale.value, debug_buffer, upstream_quirks, 0.0)
+        mismatches, _, _ = self._handle.counts()
+        if mismatches:
+            warnings.warn(
+                f"{mismatches} debug value(s) differ between merged runs "
+                "(upstream stops with an AssertionError); the first run's "
+                "values are kept", stacklevel=2)
+
+        self.event_blocks: List[EventBlock] = []
+        for b in range(self._handle.block_count()):
+            name, bundled, first, count, outputs, _ = self._handle.block(b)
+            run_output = [self._handle.value(e) for e in outputs]
+            block = EventBlock(
+                name=name,
+                events=_LazyEvents(self, first, count),
+                source_time_scale=source_time_scale,
+                target_time_scale=target_time_scale,
+                bundled_input_index=bundled,
+                run_output=run_output,
+                _inspector=self,
+                _index=b,
+            )
+            self.event_blocks.append(block)
+
+        self.op_graph_dict = None
+        self._reference_outputs: Dict[str, list] = {}
+        self._enable_module_hierarchy = enable_module_hierarchy
+        self._reference_graph_name = reference_graph_name
+        if self._etrecord is not None:
+            notes = self._handle.link_etrecord(self._etrecord._handle, upstream_quirks)
+            for _, line in notes:
+                warnings.warn(line, stacklevel=2)
+            self._attach_reference_outputs()
+
+    def _attach_reference_outputs(self):
+        """Upstream's step 3: reference_outputs["forward"][bundled_input_index]
+        for every block (-1, an unset index, takes the last case)."""
+        try:
+            refs = self._etrecord._handle.reference_outputs()
+        except RuntimeError as e:  # a legacy pickle etkit does not decode
+            warnings.warn(f"reference outputs not read: {e}", stacklevel=3)
+            return
+        if refs is None:
+            return
+        self._reference_outputs = refs
+        for block in self.event_blocks:
+            index = block.bundled_input_index
+            if index is not None:
+                block.reference_output = refs["forward"][index]
+
+    # -- events
+
+    def _event(self, index: int) -> Event:
+        return _event_from_handle(
+            self._handle, index, self._delegate_metadata_parser,
+            self._delegate_time_scale_converter, 1.0)
+
+    def _frame(self, blocks, units, include_ddd):
+        # millions of new lists would run the cyclic collector over and over
+        # (they hold no cycles): pause it while the columns are built
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return _frame(self._handle, blocks, units, include_ddd,
+                          self._delegate_metadata_parser,
+                          self._delegate_time_scale_converter)
+        finally:
+            if enabled:
+                gc.enable()
+
+    # -- upstream's methods
+
+    def to_dataframe(self, include_units: bool = True,
+                     include_delegate_debug_data: bool = False):
+        """Every event of every block, one row each (upstream's columns)."""
+        import pandas as pd
+
+        if not self.event_blocks:
+            raise ValueError("No objects to concatenate")
+        units = " (" + self._target_time_scale.value + ")" if include_units else ""
+        for block in self.event_blocks:
+            if len(block.events) == 0:
+                raise ValueError("No objects to concatenate")
+        if include_delegate_debug_data:
+            # metadata columns are a union over blocks: build per block
+            frames = [b.to_dataframe(include_units, True) for b in self.event_blocks]
+            return pd.concat(frames, ignore_index=True)
+        blocks = [(b.name, b.events._first, b.events._first + len(b.events))
+                  for b in self.event_blocks]
+        return self._frame(blocks, units, False)
+
+    def _render(self, fmt, include_units, include_delegate_debug_data):
+        # upstream concatenates one frame per block (and per event)
+        if not self.event_blocks or any(len(b.events) == 0 for b in self.event_blocks):
+            raise ValueError("No objects to concatenate")
+        if self._custom_durations(include_delegate_debug_data):
+            df = self._prepare_dataframe(include_units, include_delegate_debug_data)
+            if fmt == _FORMAT_TSV:
+                return df.to_csv(sep="\t")
+            from tabulate import tabulate
+            return tabulate(df, headers="keys", tablefmt="fancy_grid") + "\n"
+        return self._handle.render(fmt, _VIEW_EVENTS, include_units,
+                                   include_delegate_debug_data)
+
+    def _custom_durations(self, include_delegate_debug_data=False) -> bool:
+        """A converter (or a parser, when metadata is shown) changes cells
+        that the C renderer computes itself."""
+        return (self._delegate_time_scale_converter is not None
+                or (include_delegate_debug_data
+                    and self._delegate_metadata_parser is not None))
+
+    def _prepare_dataframe(self, include_units=True, include_delegate_debug_data=False):
+        df = self.to_dataframe(include_units, include_delegate_debug_data)
+        df = df.drop(columns=EXCLUDED_COLUMNS_WHEN_PRINTING)
+        for name in EXCLUDED_EVENTS_WHEN_PRINTING:
+            df = df[~df["event_name"].str.contains(name)]
+        df.reset_index(drop=True, inplace=True)
+        return df
+
+    def print_data_tabular(self, file: IO[str] = sys.stdout, include_units: bool = True,
+                           include_delegate_debug_data: bool = False) -> None:
+        """The events table (tabulate's fancy_grid), as `etkit inspect` prints it."""
+        text = self._render(_FORMAT_TABLE, include_units, include_delegate_debug_data)
+        file.write(text)
+
+    def save_data_to_tsv(self, file: IO[str], include_units: bool = True,
+                         include_delegate_debug_data: bool = False) -> None:
+        """The events table as TSV (byte-identical to `etkit inspect --tsv_path`)."""
+        text = self._render(_FORMAT_TSV, include_units, include_delegate_debug_data)
+        if isinstance(file, str):
+            with open(file, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        else:
+            file.write(text)
+
+    def find_total_for_module(self, module_name: str) -> float:
+        """Sum of avg of the events inside modules whose key contains module_name."""
+        return self._handle.module_total(module_name)
+
+    def get_op_list(self, event_block: str, show_delegated_ops: Optional[bool] = True):
+        return {}
+
+    def write_tensorboard_artifact(self, path: str) -> None:
+        return None
+
+    def get_exported_program(self, graph: Optional[str] = None):
+        """The ETRecord's edge program (or graph_map[graph]) as an etkit graph."""
+        if self._etrecord is None:
+            import logging
+            logging.warning(
+                "Exported program is only available when a valid etrecord_path "
+                "was provided at the time of Inspector construction")
+            return None
+        if graph is None:
+            return self._etrecord.edge_dialect_program
+        prog = self._etrecord._handle.program(graph)
+        return ExportedProgram(prog) if prog is not None else None
+
+    def calculate_numeric_gap(self, distance: Union[str, Callable] = "MSE",
+                              disable_debug_handle_valdiation: bool = False,
+                              reference_graph: Optional[str] = None):
+        """Not available without torch: raises with the reason."""
+        if isinstance(distance, str) and distance.strip().upper() not in (
+                "L1", "MSE", "SNR"):
+            raise ValueError(f"Unsupported distance metric {distance!r}")
+        if self._etrecord is None:
+            raise ValueError(
+                "calculate_numeric_gap needs an ETRecord with the AOT "
+                "intermediate outputs; none was given")
+        raise NotImplementedError(
+            "calculate_numeric_gap needs the AOT intermediate outputs, which "
+            "upstream computes by running the exported program in torch; etkit "
+            "does not run torch (use etkit.compare_runs / `etkit numerics` to "
+            "compare two traced runs)")
+
+    # -- etkit additions
+
+    def compare_results(self, reference: Optional[str] = None):
+        """Upstream compare_results of the "Execute" blocks' program outputs
+        against the ETRecord's reference outputs (or a .bpte's test cases)
+        as a DataFrame: block, output, snr, mse, cosine_similarity."""
+        import pandas as pd
+
+        rec = self._etrecord._handle if self._etrecord is not None else None
+        if rec is None and reference is None:
+            raise ValueError(
+                "compare_results needs reference outputs: an ETRecord with "
+                "reference_outputs or reference=FILE.bpte")
+        text, blocks, notes = self._handle.compare_results(rec, reference)
+        for _, line in notes:
+            warnings.warn(line, stacklevel=2)
+        rows = []
+        for block, count, values in blocks:
+            for i in range(count):
+                rows.append({"event_block": block, "output": i,
+                             "snr": values[i], "mse": values[count + i],
+                             "cosine_similarity": values[2 * count + i]})
+        df = pd.DataFrame(rows, columns=["event_block", "output", "snr", "mse",
+                                         "cosine_similarity"])
+        df.attrs["text"] = text
+        return df
+
+    def op_summary(self):
+        """Per operator type and block: count, total, share, framework overhead
+        (the `etkit inspect --summary` table) as a DataFrame."""
+        import io
+        import pandas as pd
+
+        text = self._handle.render(_FORMAT_TSV, _VIEW_SUMMARY, True, False)
+        return pd.read_csv(io.StringIO(text), sep="\t", index_col=0)
+
+    def save_trace(self, path: str) -> None:
+        """Writes the Chrome/Perfetto trace of `etkit trace` to path."""
+        text = self._handle.trace_json(None)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def _repr_html_(self) -> str:
+        try:
+            return self._prepare_dataframe()._repr_html_()
+        except ValueError:
+            return "<p>(no events)</p>"
+
+
+def compare_results(reference_output, run_output, metrics=None, plot=False):
+    """Not provided as a free function (it takes torch tensors upstream):
+    use Inspector.compare_results()."""
+    raise NotImplementedError(
+        "etkit does not take torch tensors; use Inspector.compare_results()")

@@ -1,0 +1,64 @@
+/*
+ * ext.h - what the files of the _etkit extension module share.
+ *
+ * The extension is a thin CPython layer over the etkit C libraries: it
+ * owns C objects (an etk_inspector_t, an etk_etrecord_t) inside Python
+ * objects and turns their results into Python values and numpy arrays.
+ * Everything user-facing (class names, argument defaults, DataFrames)
+ * lives in the Python package python/etkit; this layer only converts.
+ */
+#ifndef ETKIT_PYTHON_EXT_H
+#define ETKIT_PYTHON_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include "etkit/common.h"
+#include "etkit/etdump.h"
+#include "etkit/etrecord.h"
+#include "etkit/inspector.h"
+#include "etkit/link.h"
+
+/* An ETRecord (etkit.parse_etrecord's result wraps one). */
+typedef struct {
+  PyObject_HEAD etk_etrecord_t *rec;
+  PyObject *path; /* str, for messages */
+} ext_etrecord_t;
+
+extern PyTypeObject ext_etrecord_type;
+
+/* Raises the Python exception that matches `err` (ValueError for bad
+ * input, OSError for files, MemoryError, ...) with its one-line text;
+ * returns NULL. */
+PyObject *ext_raise(const etk_error_t *err);
+
+/* Debug value of ETDump event `event` as upstream inflates it: an int,
+ * float, bool, None, a numpy array (zeros without a buffer) or a list of
+ * arrays.  NULL with an exception on failure. */
+PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
+                          size_t len, uint32_t event);
+
+/* numpy type number of an etkit scalar type that upstream inflates and
+ * numpy holds (BYTE, CHAR, SHORT, INT, LONG, HALF, FLOAT, DOUBLE, BOOL,
+ * BITS16, UINT16); -1 for any other. */
+int ext_numpy_type(int scalar_type);
+
+/* Registers the ETRecord type and its functions in `module`. */
+int ext_etrecord_register(PyObject *module);
+
+/* Registers etkit.run (run.c) in `module`. */
+int ext_run_register(PyObject *module);
+
+/* Registers etkit.memory_plan (memory.c) in `module`. */
+int ext_memory_register(PyObject *module);
+
+/* The text of a memory sink as a str (the sink is freed); raises `err`
+ * when rc is not ETK_OK. */
+PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err);
+
+/* A str from UTF-8 bytes, replacing undecodable bytes (names in damaged
+ * files). */
+PyObject *ext_text(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * run.c - etkit.run(): the reference runtime from Python.  Loads a .pte,
+ * runs one method `iterations` times on numpy inputs while tracing into a
+ * trace session (etk_trace_session_*, sized so that nothing is dropped),
+ * and returns (outputs, etdump bytes, debug buffer bytes or None, dropped
+ * event count).  The ETDump bytes go straight into
+ * etkit.Inspector(etdump_data=...), so a notebook needs no files.
+ *
+ * Inputs are converted to C-contiguous arrays of the program's dtype
+ * (numpy's forced cast, as np.asarray(x, dtype=...) does: a float64 array
+ * feeds a float32 input); their shape must be one the program accepts
+ * (etk_method_set_input checks).  Outputs
+ * are copied into new numpy arrays (scalars become Python numbers).
+ */
+#include "ext.h"
+
+#define NO_IMPORT_ARRAY
+#define PY_ARRAY_UNIQUE_SYMBOL etkit_ARRAY_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <string.h>
+
+#include "etkit/program.h"
+#include "etkit/runtime.h"
+#include "etkit/schema.h"
+
+/* Sets input i from a Python object; *keep receives the array the method
+ * may borrow until the next set_input. */
+static int set_input(etk_method_t *m, size_t i, PyObject *obj,
+                     PyObject **keep) {
+  const etk_value_t *proto = etk_method_input(m, i);
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_value_t v;
+  memset(&v, 0, sizeof v);
+  etk_tensor_t t;
+  if (proto->tag == ETK_VALUE_TENSOR) {
+    int type = ext_numpy_type(proto->u.tensor->scalar_type);
+    if (type < 0) {
+      PyErr_Format(PyExc_TypeError, "input %zu has a dtype numpy cannot hold",
+                   i);
+      return -1;
+    }
+    PyArray_Descr *d = PyArray_DescrFromType(type);
+    PyObject *a = PyArray_FromAny(
+        obj, d, 0, 0,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
+    if (!a) return -1;
+    PyArrayObject *arr = (PyArrayObject *)a;
+    if (PyArray_NDIM(arr) > ETK_MAX_DIMS) {
+      Py_DECREF(a);
+      PyErr_Format(PyExc_ValueError, "input %zu has more than %d dimensions", i,
+                   ETK_MAX_DIMS);
+      return -1;
+    }
+    t = *proto->u.tensor;
+    memset(t.dim_order, 0, sizeof t.dim_order);
+    t.dim = PyArray_NDIM(arr);
+    for (int k = 0; k < t.dim; k++) {
+      npy_intp s = PyArray_DIM(arr, k);
+      if (s > INT32_MAX) {
+        Py_DECREF(a);
+        PyErr_Format(PyExc_ValueError, "input %zu is too large", i);
+        return -1;
+      }
+      t.sizes[k] = (int32_t)s;
+    }
+    t.data = PyArray_DATA(arr);
+    t.nbytes = (size_t)PyArray_NBYTES(arr);
+    v.tag = ETK_VALUE_TENSOR;
+    v.u.tensor = &t;
+    Py_XDECREF(*keep);
+    *keep = a;
+  } else if (proto->tag == ETK_VALUE_INT) {
+    v.tag = ETK_VALUE_INT;
+    v.u.i = PyLong_AsLongLong(obj);
+    if (PyErr_Occurred()) return -1;
+  } else if (proto->tag == ETK_VALUE_DOUBLE) {
+    v.tag = ETK_VALUE_DOUBLE;
+    v.u.d = PyFloat_AsDouble(obj);
+    if (PyErr_Occurred()) return -1;
+  } else if (proto->tag == ETK_VALUE_BOOL) {
+    v.tag = ETK_VALUE_BOOL;
+    v.u.b = PyObject_IsTrue(obj) == 1;
+  } else {
+    PyErr_Format(PyExc_TypeError, "input %zu has a kind etkit.run cannot set",
+                 i);
+    return -1;
+  }
+  if (etk_method_set_input(m, i, &v, &err) != ETK_OK) {
+    ext_raise(&err);
+    return -1;
+  }
+  return 0;
+}
+
+/* Output i as a numpy array (copy) or Python scalar. */
+static PyObject *output_value(const etk_method_t *m, size_t i) {
+  const etk_value_t *v = etk_method_output(m, i);
+  switch (v->tag) {
+    case ETK_VALUE_INT:
+      return PyLong_FromLongLong(v->u.i);
+    case ETK_VALUE_BOOL:
+      return PyBool_FromLong(v->u.b);
+    case ETK_VALUE_DOUBLE:
+      return PyFloat_FromDouble(v->u.d);
+    case ETK_VALUE_TENSOR: {
+      const etk_tensor_t *t = v->u.tensor;
+      int type = ext_numpy_type(t->scalar_type);
+      if (type < 0) Py_RETURN_NONE;
+      npy_intp dims[ETK_MAX_DIMS];
+      for (int k = 0; k < t->dim; k++) dims[k] = t->sizes[k];
+      PyObject *a = PyArray_SimpleNew(t->dim, dims, type);
+      if (!a) return NULL;
+      size_t n = (size_t)PyArray_NBYTES((PyArrayObject *)a);
+      if (n > t->nbytes || (n && !t->data)) {
+        Py_DECREF(a);
+        PyErr_SetString(PyExc_RuntimeError,
+                        "output tensor smaller than its shape");
+        return NULL;
+      }
+      if (n) memcpy(PyArray_DATA((PyArrayObject *)a), t->data, n);
+      return a;
+    }
+    default:
+      Py_RETURN_NONE;
+  }
+}
+
+/* Runs the iterations; returns the outputs of the last one. */
+static PyObject *run_method(etk_method_t *m, PyObject *inputs,
+                            unsigned long iterations) {
+  size_t nin = etk_method_input_count(m);
+  Py_ssize_t given = PySequence_Fast_GET_SIZE(inputs);
+  if ((size_t)given != nin)
+    return PyErr_Format(PyExc_ValueError,
+                        "method '%s' takes %zu inputs, %zd given",
+                        etk_method_name(m), nin, given);
+  PyObject **keep = PyMem_Calloc(nin ? nin : 1, sizeof *keep);
+  if (!keep) return PyErr_NoMemory();
+  PyObject *outs = NULL;
+  int ok = 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  for (unsigned long it = 0; ok && it < iterations; it++) {
+    for (size_t i = 0; ok && i < nin; i++) /* kernels may alias inputs */
+      ok = set_input(m, i, PySequence_Fast_GET_ITEM(inputs, (Py_ssize_t)i),
+                     &keep[i]) == 0;
+    if (ok && etk_method_execute(m, &err) != ETK_OK) {
+      ext_raise(&err);
+      ok = 0;
+    }
+  }
+  if (ok) {
+    size_t nout = etk_method_output_count(m);
+    outs = PyList_New((Py_ssize_t)nout);
+    for (size_t k = 0; outs && k < nout; k++) {
+      PyObject *o = output_value(m, k);
+      if (!o)
+        Py_CLEAR(outs);
+      else
+        PyList_SET_ITEM(outs, (Py_ssize_t)k, o);
+    }
+  }
+  for (size_t i = 0; i < nin; i++) Py_XDECREF(keep[i]);
+  PyMem_Free(keep);
+  return outs;
+}
+
+/* run(path, inputs, iterations, debug_level, method, allocation_events)
+ *   -> (outputs, etdump bytes, debug bytes or None, dropped) */
+static PyObject *m_run(PyObject *mod, PyObject *args) {
+  (void)mod;
+  PyObject *path_obj, *inputs_obj;
+  unsigned long iterations = 1;
+  int debug_level = 0, alloc_events = 1;
+  const char *method = NULL;
+  if (!PyArg_ParseTuple(args, "O&Okiz|p", PyUnicode_FSConverter, &path_obj,
+                        &inputs_obj, &iterations, &debug_level, &method,
+                        &alloc_events))
+    return NULL;
+  if (iterations == 0 || iterations > 1000000 || debug_level < 0 ||
+      debug_level > 2) {
+    Py_DECREF(path_obj);
+    return PyErr_Format(PyExc_ValueError,
+                        "iterations must be 1..1000000 and debug_level 0..2");
+  }
+  PyObject *inputs = PySequence_Fast(inputs_obj, "inputs must be a sequence");
+  if (!inputs) {
+    Py_DECREF(path_obj);
+    return NULL;
+  }
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_program_t *prog = NULL;
+  etk_method_t *m = NULL;
+  etk_trace_session_t s;
+  memset(&s, 0, sizeof s);
+  PyObject *result = NULL, *outs = NULL;
+  if (etk_program_load_file(PyBytes_AS_STRING(path_obj), NULL, &prog, &err) !=
+      ETK_OK) {
+    ext_raise(&err);
+    goto done;
+  }
+  const etk_program_plan_t *plan =
+      etk_program_find_plan(prog, method ? method : "forward");
+  if (!plan && !method) plan = etk_program_find_plan(prog, NULL);
+  if (!plan) {
+    PyErr_Format(PyExc_KeyError, "no method named '%s'",
+                 method ? method : "forward");
+    goto done;
+  }
+  etk_method_config_t load;
+  memset(&load, 0, sizeof load);
+  if (etk_trace_session_create(plan, (unsigned)iterations, debug_level,
+                               ETK_TRACE_PROFILE_ALL, debug_level > 0, &s,
+                               &err) != ETK_OK) {
+    ext_raise(&err);
+    goto done;
+  }
+  load.recorder = s.rec;
+  load.no_allocation_events = !alloc_events;
+  if (etk_method_load_alloc_with(prog, plan->name, &load, &m, &err) != ETK_OK) {
+    ext_raise(&err);
+    goto done;
+  }
+  if (!(outs = run_method(m, inputs, iterations))) goto done;
+  const uint8_t *dump, *debug;
+  size_t dump_len, debug_len;
+  uint32_t dropped = 0;
+  if (etk_trace_session_finish(&s, &dump, &dump_len, &debug, &debug_len,
+                               &dropped, &err) != ETK_OK) {
+    ext_raise(&err);
+    goto done;
+  }
+  PyObject *dbg = debug ? PyBytes_FromStringAndSize((const char *)debug,
+                                                    (Py_ssize_t)debug_len)
+                        : (Py_INCREF(Py_None), Py_None);
+  result = Py_BuildValue(
+      "(ONNk)", outs,
+      PyBytes_FromStringAndSize((const char *)dump, (Py_ssize_t)dump_len), dbg,
+      (unsigned long)dropped);
+done:
+  Py_XDECREF(outs);
+  etk_method_free(m);
+  etk_trace_session_free(&s);
+  etk_program_free(prog);
+  Py_DECREF(inputs);
+  Py_DECREF(path_obj);
+  return result;
+}
+
+static PyMethodDef run_functions[] = {
+    {"run", m_run, METH_VARARGS,
+     "run(path, inputs, iterations, debug_level, method, allocation_events)"},
+    {NULL, NULL, 0, NULL}};
+
+int ext_run_register(PyObject *module) {
+  /* the example delegate, as `etkit run` has it (a static library's
+   * constructor is not linked in unless referenced) */
+  (void)etk_backend_register_builtin(etk_micro_backend());
+  return PyModule_AddFunctions(module, run_functions);
+}
