@@ -160,7 +160,8 @@ int main(int argc, char **argv) {
   bad |= write_zip(dir, "zip-2023", old, 4);
   fixture_member_t cur[] = {
       {.name = "ETRECORD_V0", .text = ""},
-      {.name = "edge_dialect_exported_program/forward", .text = kNew,
+      {.name = "edge_dialect_exported_program/forward",
+       .text = kNew,
        .deflate = true},
       {.name = "debug_handle_map", .text = kHandles, .deflate = true},
       {.name = "delegate_map", .text = kDelegates},

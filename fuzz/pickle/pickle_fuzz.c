@@ -72,13 +72,15 @@ static uint8_t *wrap(const uint8_t *data, size_t size, size_t *out_len) {
   static uint8_t storage[4][64];
   for (int s = 0; s < 4; s++)
     for (int i = 0; i < 64; i++) storage[s][i] = (uint8_t)(s * 64 + i * 7);
-  const fixture_member_t members[] = {
-      {.name = "archive/data.pkl", .data = data, .len = size, .deflate = true},
-      {.name = "archive/data/0", .data = storage[0], .len = 64, .deflate = true},
-      {.name = "archive/data/1", .data = storage[1], .len = 64, .deflate = true},
-      {.name = "archive/data/2", .data = storage[2], .len = 64, .deflate = true},
-      {.name = "archive/data/3", .data = storage[3], .len = 64, .deflate = true},
-  };
+  static const char *const names[4] = {"archive/data/0", "archive/data/1",
+                                       "archive/data/2", "archive/data/3"};
+  fixture_member_t members[5] = {
+      {.name = "archive/data.pkl", .data = data, .len = size, .deflate = true}};
+  for (int k = 0; k < 4; k++)
+    members[1 + k] = (fixture_member_t){.name = names[k],
+                                        .data = storage[k],
+                                        .len = sizeof storage[k],
+                                        .deflate = true};
   return fixture_zip(members, sizeof members / sizeof members[0], out_len);
 }
 

@@ -135,8 +135,8 @@ size_t ptu_micro_chain(uint8_t *payload, size_t cap, const int32_t sizes[2],
   for (int k = 0; k < 2; k++) {
     const ptu_micro_step_t *st = &steps[k];
     uint16_t meta_len = st->metadata ? (uint16_t)strlen(st->metadata) : 0;
-    etk_micro_graph_op(&g, st->name, st->debug_name, st->debug_id,
-                       st->metadata, meta_len, args[k], 3, 1);
+    etk_micro_graph_op(&g, st->name, st->debug_name, st->debug_id, st->metadata,
+                       meta_len, args[k], 3, 1);
   }
   size_t len = 0;
   return etk_micro_graph_finish(&g, &len) == ETK_OK ? len : 0;
