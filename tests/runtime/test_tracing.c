@@ -149,11 +149,8 @@ ETK_TEST(debug_levels) {
     etk_error_clear(&err);
     REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
     run_linear(m, 1);
-    const uint8_t *etdp;
-    size_t len;
-    REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
     ttu_dump_t dump;
-    REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+    REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
     const ttu_block_t *b = &dump.blocks[1];
     int debug = 0, outputs = 0;
     for (uint32_t e = 0; e < b->event_count; e++)
@@ -193,11 +190,8 @@ ETK_TEST(method_only_profiling) {
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
   run_linear(m, 3);
-  const uint8_t *etdp;
-  size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
-  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 4);
   for (int r = 1; r < 4; r++) {
     REQUIRE(dump.blocks[r].event_count == 1);
@@ -226,11 +220,8 @@ ETK_TEST(bundled_input_index_and_failed_execute) {
   CHECK_EQ_INT(etk_method_execute(m, &err), ETK_E_INVALID_STATE);
   etk_bundled_result_t r[10];
   REQUIRE(etk_bundled_run_all(m, bp, 1e-5, 1e-8, r, 10, &err) == ETK_OK);
-  const uint8_t *etdp;
-  size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
-  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 12);
   CHECK_EQ_INT(dump.blocks[0].bundled_input_index, -1);
   CHECK_EQ_INT(dump.blocks[1].bundled_input_index, -1);
@@ -344,11 +335,8 @@ ETK_TEST(no_allocation_events_option) {
   REQUIRE(etk_method_load_alloc_with(p, "forward", &options, &m, &err) ==
           ETK_OK);
   run_linear(m, 1);
-  const uint8_t *etdp;
-  size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
-  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 2);
   const ttu_block_t *def = &dump.blocks[0];
   CHECK_EQ_STR(def->name, "Default");
