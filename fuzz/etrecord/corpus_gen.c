@@ -13,14 +13,15 @@
  *            zips itself, so mutations reach the JSON code past the CRCs.
  *   damaged  a zip bomb, graph nodes with mistyped or NUL-holding fields,
  *            negative and huge num_outs (write_damaged_seeds).
- * The files are deterministic (fixed time stamps).
+ * The files are deterministic (fixed time stamps); the archives are built
+ * with the ETRecord tests' fixture (tests/etrecord/fixture.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zip.h>
 
 #include "etkit/etrecord.h"
+#include "fixture.h"
 
 static int write_bytes(const char *dir, const char *name, const void *data,
                        size_t len) {
@@ -35,44 +36,12 @@ static int write_bytes(const char *dir, const char *name, const void *data,
   return fclose(f) != 0;
 }
 
-typedef struct member {
-  const char *name;
-  const char *text;
-  int deflate;
-} member_t;
-
-static int write_zip(const char *dir, const char *file, const member_t *m,
-                     size_t n) {
-  zip_error_t ze;
-  zip_error_init(&ze);
-  zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
-  zip_t *za =
-      src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
-  zip_error_fini(&ze);
-  if (!za) return 1;
-  zip_source_keep(src);
-  for (size_t i = 0; i < n; i++) {
-    size_t len = strlen(m[i].text);
-    zip_source_t *s = zip_source_buffer(za, len ? m[i].text : NULL, len, 0);
-    zip_int64_t idx = s ? zip_file_add(za, m[i].name, s, 0) : -1;
-    if (idx < 0) return 1;
-    zip_set_file_compression(za, (zip_uint64_t)idx,
-                             m[i].deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
-    zip_file_set_mtime(za, (zip_uint64_t)idx, 1704110400, 0);
-  }
-  if (zip_close(za) != 0) return 1;
-  int rc = 1;
-  if (zip_source_open(src) == 0) {
-    zip_int64_t size = -1;
-    if (zip_source_seek(src, 0, SEEK_END) == 0) size = zip_source_tell(src);
-    char *buf = size > 0 ? malloc((size_t)size) : NULL;
-    if (buf && zip_source_seek(src, 0, SEEK_SET) == 0 &&
-        zip_source_read(src, buf, (zip_uint64_t)size) == size)
-      rc = write_bytes(dir, file, buf, (size_t)size);
-    free(buf);
-    zip_source_close(src);
-  }
-  zip_source_free(src);
+static int write_zip(const char *dir, const char *file,
+                     const fixture_member_t *members, size_t count) {
+  size_t len = 0;
+  uint8_t *zip = fixture_zip(members, count, &len);
+  int rc = zip ? write_bytes(dir, file, zip, len) : 1;
+  free(zip);
   return rc;
 }
 
@@ -217,18 +186,22 @@ int main(int argc, char **argv) {
   }
   const char *dir = argv[1];
   int bad = write_writer_seed(dir);
-  member_t old[] = {{"ETRECORD_V0", "", 0},
-                    {"edge_dialect_exported_program", kOld, 0},
-                    {"debug_handle_map", "{}", 0},
-                    {"delegate_map", "{}", 0}};
+  fixture_member_t old[] = {
+      {.name = "ETRECORD_V0", .text = ""},
+      {.name = "edge_dialect_exported_program", .text = kOld},
+      {.name = "debug_handle_map", .text = "{}"},
+      {.name = "delegate_map", .text = "{}"}};
   bad |= write_zip(dir, "zip-2023", old, 4);
-  member_t cur[] = {{"ETRECORD_V0", "", 0},
-                    {"edge_dialect_exported_program/forward", kNew, 1},
-                    {"debug_handle_map", kHandles, 1},
-                    {"delegate_map", kDelegates, 0},
-                    {"instruction_id_to_num_outs_map", kNumOuts, 0},
-                    {"export_graph_id", "140245120539360", 0},
-                    {"aten_dialect_output/forward", kOld, 0}};
+  fixture_member_t cur[] = {
+      {.name = "ETRECORD_V0", .text = ""},
+      {.name = "edge_dialect_exported_program/forward",
+       .text = kNew,
+       .deflate = true},
+      {.name = "debug_handle_map", .text = kHandles, .deflate = true},
+      {.name = "delegate_map", .text = kDelegates},
+      {.name = "instruction_id_to_num_outs_map", .text = kNumOuts},
+      {.name = "export_graph_id", .text = "140245120539360"},
+      {.name = "aten_dialect_output/forward", .text = kOld}};
   bad |= write_zip(dir, "zip-current", cur, 7);
   const char *chunks[] = {kHandles, kNew, kDelegates,
                           kNumOuts, kOld, "9223372036854775807"};

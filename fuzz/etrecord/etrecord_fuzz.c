@@ -8,7 +8,7 @@
  *   - input starting with "PK": opened as an ETRecord archive as is;
  *   - anything else: split on NUL bytes into up to seven member texts,
  *     zipped (with correct CRCs) next to an ETRECORD_V0 marker under the
- *     names below, then opened.
+ *     names below (with tests/etrecord/fixture.c), then opened.
  * Everything that opens is then walked: every program loaded, every node's
  * helpers called, every member read, and events linked for every map entry.
  * Tight limits keep each run small.  Any crash, sanitizer report or leak is
@@ -17,9 +17,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zip.h>
 
 #include "etkit/etrecord.h"
+#include "fixture.h"
 
 static const char *const kNames[] = {
     "debug_handle_map",
@@ -33,52 +33,18 @@ static const char *const kNames[] = {
 #define MAX_CHUNKS (sizeof kNames / sizeof kNames[0])
 
 static uint8_t *zip_chunks(const uint8_t *data, size_t size, size_t *out_len) {
-  zip_error_t ze;
-  zip_error_init(&ze);
-  zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
-  zip_t *za =
-      src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
-  zip_error_fini(&ze);
-  if (!za) {
-    if (src) zip_source_free(src);
-    return NULL;
-  }
-  zip_source_keep(src);
-  zip_source_t *marker = zip_source_buffer(za, NULL, 0, 0);
-  if (!marker || zip_file_add(za, "ETRECORD_V0", marker, 0) < 0) {
-    if (marker) zip_source_free(marker);
-  }
-  size_t start = 0, chunk = 0;
-  for (size_t i = 0; i <= size && chunk < MAX_CHUNKS; i++) {
+  fixture_member_t members[1 + MAX_CHUNKS] = {{.name = "ETRECORD_V0"}};
+  size_t start = 0, count = 1;
+  for (size_t i = 0; i <= size && count < 1 + MAX_CHUNKS; i++) {
     if (i < size && data[i] != 0) continue;
-    zip_source_t *s =
-        zip_source_buffer(za, i > start ? data + start : NULL, i - start, 0);
-    if (s && zip_file_add(za, kNames[chunk], s, 0) < 0) zip_source_free(s);
-    chunk++;
+    members[count] = (fixture_member_t){.name = kNames[count - 1],
+                                        .data = data + start,
+                                        .len = i - start,
+                                        .deflate = true};
+    count++;
     start = i + 1;
   }
-  uint8_t *buf = NULL;
-  if (zip_close(za) != 0) {
-    zip_discard(za);
-    zip_source_free(src);
-    return NULL;
-  }
-  if (zip_source_open(src) == 0) {
-    zip_int64_t n = -1;
-    if (zip_source_seek(src, 0, SEEK_END) == 0) n = zip_source_tell(src);
-    if (n > 0 && zip_source_seek(src, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n)) != NULL) {
-      if (zip_source_read(src, buf, (zip_uint64_t)n) == n) {
-        *out_len = (size_t)n;
-      } else {
-        free(buf);
-        buf = NULL;
-      }
-    }
-    zip_source_close(src);
-  }
-  zip_source_free(src);
-  return buf;
+  return fixture_zip(members, count, out_len);
 }
 
 static void walk_program(const etk_etrecord_program_t *p) {

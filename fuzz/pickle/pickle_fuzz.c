@@ -8,7 +8,8 @@
  *   - any input: decoded as a bare pickle (persistent ids refused);
  *   - any input not starting with "PK": zipped as archive/data.pkl next to
  *     four 64-byte storages archive/data/0..3 (correct CRCs), so that
- *     mutations reach persistent ids and _rebuild_tensor_v2.
+ *     mutations reach persistent ids and _rebuild_tensor_v2 (the ZIP is
+ *     built by tests/etrecord/fixture.c).
  * Whatever decodes is walked (every tensor copied out), written back with
  * etk_torch_save_memory() and, when that succeeds, read again: a tree the
  * writer accepts must always read back (a failure traps).  Errors are
@@ -17,9 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zip.h>
 
 #include "etkit/etrecord.h"
+#include "fixture.h"
 
 static void limits(etk_pickle_limits_t *l) {
   etk_pickle_limits_default(l);
@@ -71,47 +72,16 @@ static uint8_t *wrap(const uint8_t *data, size_t size, size_t *out_len) {
   static uint8_t storage[4][64];
   for (int s = 0; s < 4; s++)
     for (int i = 0; i < 64; i++) storage[s][i] = (uint8_t)(s * 64 + i * 7);
-  zip_error_t ze;
-  zip_error_init(&ze);
-  zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
-  zip_t *za =
-      src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
-  zip_error_fini(&ze);
-  if (!za) {
-    if (src) zip_source_free(src);
-    return NULL;
-  }
-  zip_source_keep(src);
-  zip_source_t *s = zip_source_buffer(za, size ? data : NULL, size, 0);
-  if (s && zip_file_add(za, "archive/data.pkl", s, 0) < 0) zip_source_free(s);
   static const char *const names[4] = {"archive/data/0", "archive/data/1",
                                        "archive/data/2", "archive/data/3"};
-  for (int k = 0; k < 4; k++) {
-    s = zip_source_buffer(za, storage[k], sizeof storage[k], 0);
-    if (s && zip_file_add(za, names[k], s, 0) < 0) zip_source_free(s);
-  }
-  uint8_t *buf = NULL;
-  if (zip_close(za) != 0) {
-    zip_discard(za);
-    zip_source_free(src);
-    return NULL;
-  }
-  if (zip_source_open(src) == 0) {
-    zip_int64_t n = -1;
-    if (zip_source_seek(src, 0, SEEK_END) == 0) n = zip_source_tell(src);
-    if (n > 0 && zip_source_seek(src, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n)) != NULL) {
-      if (zip_source_read(src, buf, (zip_uint64_t)n) == n) {
-        *out_len = (size_t)n;
-      } else {
-        free(buf);
-        buf = NULL;
-      }
-    }
-    zip_source_close(src);
-  }
-  zip_source_free(src);
-  return buf;
+  fixture_member_t members[5] = {
+      {.name = "archive/data.pkl", .data = data, .len = size, .deflate = true}};
+  for (int k = 0; k < 4; k++)
+    members[1 + k] = (fixture_member_t){.name = names[k],
+                                        .data = storage[k],
+                                        .len = sizeof storage[k],
+                                        .deflate = true};
+  return fixture_zip(members, sizeof members / sizeof members[0], out_len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -92,16 +92,9 @@ static etk_program_builder_t *delegate_program(int in_segment) {
   int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
                                          ETK_BUILDER_PLANNED, NULL);
   uint8_t payload[256];
-  etk_micro_graph_t g;
-  etk_micro_graph_init(&g, payload, sizeof payload);
-  int a = etk_micro_graph_arg(&g, 0), o = etk_micro_graph_arg(&g, 1);
-  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 2, sz);
-  uint16_t r1[3] = {(uint16_t)a, (uint16_t)tmp, (uint16_t)tmp};
-  uint16_t r2[3] = {(uint16_t)tmp, (uint16_t)o, (uint16_t)o};
-  etk_micro_graph_op(&g, "aten::relu.out", NULL, 7, "meta", 4, r1, 3, 1);
-  etk_micro_graph_op(&g, "aten::neg.out", "neg #1", -1, NULL, 0, r2, 3, 1);
-  size_t len = 0;
-  etk_micro_graph_finish(&g, &len);
+  const ptu_micro_step_t steps[2] = {{"aten::relu.out", NULL, 7, "meta"},
+                                     {"aten::neg.out", "neg #1", -1, NULL}};
+  size_t len = ptu_micro_chain(payload, sizeof payload, sz, steps);
   int d = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
                                            len, NULL, NULL, NULL, 0);
   int32_t args[2] = {x, y};

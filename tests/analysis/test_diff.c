@@ -13,6 +13,7 @@
 #include "analysis_fixtures.h"
 #include "etk_test.h"
 #include "etkit/inspector.h"
+#include "render_capture.h"
 
 static etk_inspector_t *open_ns(uint8_t *bytes, size_t len) {
   if (!bytes) return NULL;
@@ -246,14 +247,8 @@ ETK_TEST(metric_p50_and_max) {
 }
 
 static char *render(const etk_diff_t *d, const etk_diff_render_options_t *o) {
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
-  int rc = etk_diff_render(d, o, s, NULL);
-  size_t len;
-  char *out = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
-  etk_render_sink_free(s);
-  free(s);
-  return out;
+  etk_render_sink_t *s = etk_test_capture_new();
+  return etk_test_capture_finish(s, etk_diff_render(d, o, s, NULL));
 }
 
 ETK_TEST(threshold_hides_small_changes) {

@@ -11,6 +11,7 @@
 #include "analysis_fixtures.h"
 #include "etk_test.h"
 #include "etkit/inspector.h"
+#include "render_capture.h"
 
 static etk_inspector_t *open_copy(const uint8_t *bytes, size_t len) {
   etk_inspector_options_t o;
@@ -24,14 +25,8 @@ static etk_inspector_t *open_copy(const uint8_t *bytes, size_t len) {
 }
 
 static char *render(const etk_memory_report_t *m, etk_inspect_format_t f) {
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
-  int rc = etk_memory_report_render(m, f, 2, s, NULL);
-  size_t len;
-  char *out = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
-  etk_render_sink_free(s);
-  free(s);
-  return out;
+  etk_render_sink_t *s = etk_test_capture_new();
+  return etk_test_capture_finish(s, etk_memory_report_render(m, f, 2, s, NULL));
 }
 
 ETK_TEST(model_numbers) {

@@ -12,6 +12,7 @@
 #include "analysis_fixtures.h"
 #include "etk_test.h"
 #include "etkit/inspector.h"
+#include "render_capture.h"
 
 /* ------------------------------------------------------- a strict checker */
 
@@ -166,13 +167,9 @@ static char *report(uint8_t *bytes, size_t len, const char *path,
     ok = etk_inspector_open_path(path, &o, &insp, NULL) == ETK_OK;
   }
   if (!ok) return NULL;
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
-  int rc = etk_report_write_html(insp, ro, s, NULL);
-  size_t n;
-  char *out = rc == ETK_OK ? etk_render_sink_take(s, &n) : NULL;
-  etk_render_sink_free(s);
-  free(s);
+  etk_render_sink_t *s = etk_test_capture_new();
+  char *out =
+      etk_test_capture_finish(s, etk_report_write_html(insp, ro, s, NULL));
   if (keep)
     *keep = insp;
   else

@@ -3,7 +3,10 @@
  *
  * Archives are written with libzip into memory, so tests describe records
  * as literal JSON text rather than binary files.  Deflated members use
- * libzip's default deflate level.
+ * libzip's default deflate level.  Every member carries one fixed time
+ * stamp, so the same members always give the same bytes: the fuzz targets
+ * (fuzz/etrecord, fuzz/pickle) and the etrecord seed-corpus generator build
+ * their archives with this file too.
  */
 #include "fixture.h"
 
@@ -11,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zip.h>
+
+/* 2024-01-01 12:00 UTC, the time stamp of every member. */
+#define FIXTURE_MTIME 1704110400
 
 uint8_t *fixture_zip(const fixture_member_t *members, size_t count,
                      size_t *len) {
@@ -39,7 +45,8 @@ uint8_t *fixture_zip(const fixture_member_t *members, size_t count,
     }
     ok = zip_set_file_compression(za, (zip_uint64_t)idx,
                                   m->deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
-                                  0) == 0;
+                                  0) == 0 &&
+         zip_file_set_mtime(za, (zip_uint64_t)idx, FIXTURE_MTIME, 0) == 0;
   }
   if (!ok || zip_close(za) != 0) {
     zip_discard(za);

@@ -20,7 +20,8 @@ typedef struct fixture_member {
   bool deflate;
 } fixture_member_t;
 
-/* A ZIP holding the members in order; malloc'd, NULL on failure. */
+/* A ZIP holding the members in order, each with the same fixed time stamp
+ * (the bytes depend only on the members); malloc'd, NULL on failure. */
 uint8_t *fixture_zip(const fixture_member_t *members, size_t count,
                      size_t *len);
 

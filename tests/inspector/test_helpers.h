@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "etkit/inspector.h"
+#include "render_capture.h"
 
 /* Opens an inspector over a copy of `bytes` (the copy is owned by it). */
 static inline etk_inspector_t *th_open(const uint8_t *bytes, size_t len,
@@ -30,15 +31,10 @@ static inline etk_inspector_t *th_open(const uint8_t *bytes, size_t len,
 static inline char *th_render(etk_inspector_t *insp,
                               const etk_inspector_render_options_t *ro,
                               int *rc_out, etk_error_t *err) {
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
+  etk_render_sink_t *s = etk_test_capture_new();
   int rc = etk_inspector_render(insp, ro, s, err);
-  size_t len;
-  char *out = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
-  etk_render_sink_free(s);
-  free(s);
   if (rc_out) *rc_out = rc;
-  return out;
+  return etk_test_capture_finish(s, rc);
 }
 
 static inline char *th_tsv(etk_inspector_t *insp) {

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "etk_test.h"
+#include "etkit/backend_micro.h"
 
 const char *ptu_flatc(void) {
   static const char path[] = ETK_FLATC_PATH;
@@ -45,6 +46,34 @@ char *ptu_flatc_json(const uint8_t *bytes, size_t len, const char *schema,
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) printf("# could not remove %s\n", dir);
   return text;
+}
+
+int ptu_finish_unary(etk_program_builder_t *b, int32_t x, int32_t y,
+                     uint8_t **out, size_t *len) {
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &y, 1);
+  int rc = etk_program_builder_finish(b, out, len, NULL);
+  etk_program_builder_free(b);
+  return rc;
+}
+
+etk_program_t *ptu_load(const uint8_t *bytes, size_t len) {
+  etk_program_t *p = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_program_load(bytes, len, NULL, &p, &err) != ETK_OK)
+    printf("# load: %s\n", err.message);
+  return p;
+}
+
+etk_bundled_program_t *ptu_load_bundled(const char *path, etk_error_t *err) {
+  etk_bundled_program_t *bp = NULL;
+  etk_error_clear(err);
+  if (etk_bundled_program_load_file(path, NULL, &bp, err) != ETK_OK) {
+    printf("# %s: %s\n", path, err->message);
+    return NULL;
+  }
+  return bp;
 }
 
 int ptu_build_add(int32_t n, uint8_t **out, size_t *len) {
@@ -92,11 +121,25 @@ int ptu_build_linear(int inline_constants, uint8_t **out, size_t *len) {
   int32_t a0[4] = {x, a, t, t}, a1[5] = {t, c, alpha, o, o};
   etk_program_builder_kernel_call(b, mul, a0, 4);
   etk_program_builder_kernel_call(b, add, a1, 5);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &o, 1);
-  int rc = etk_program_builder_finish(b, out, len, NULL);
-  etk_program_builder_free(b);
-  return rc;
+  return ptu_finish_unary(b, x, o, out, len);
+}
+
+size_t ptu_micro_chain(uint8_t *payload, size_t cap, const int32_t sizes[2],
+                       const ptu_micro_step_t steps[2]) {
+  etk_micro_graph_t g;
+  if (etk_micro_graph_init(&g, payload, cap) != ETK_OK) return 0;
+  int a = etk_micro_graph_arg(&g, 0), o = etk_micro_graph_arg(&g, 1);
+  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 2, sizes);
+  const uint16_t args[2][3] = {{(uint16_t)a, (uint16_t)tmp, (uint16_t)tmp},
+                               {(uint16_t)tmp, (uint16_t)o, (uint16_t)o}};
+  for (int k = 0; k < 2; k++) {
+    const ptu_micro_step_t *st = &steps[k];
+    uint16_t meta_len = st->metadata ? (uint16_t)strlen(st->metadata) : 0;
+    etk_micro_graph_op(&g, st->name, st->debug_name, st->debug_id, st->metadata,
+                       meta_len, args[k], 3, 1);
+  }
+  size_t len = 0;
+  return etk_micro_graph_finish(&g, &len) == ETK_OK ? len : 0;
 }
 
 size_t ptu_count(const char *hay, const char *needle) {

@@ -20,6 +20,19 @@ const char *ptu_flatc(void);
 char *ptu_flatc_json(const uint8_t *bytes, size_t len, const char *schema,
                      int size_prefixed);
 
+/* Sets the method's one input x and one output y, finishes the program into
+ * *out (malloc'd) and frees the builder.  Returns the finish status. */
+int ptu_finish_unary(etk_program_builder_t *b, int32_t x, int32_t y,
+                     uint8_t **out, size_t *len);
+
+/* Loads a program from memory; NULL (after a "# load: ..." line) on
+ * failure. */
+etk_program_t *ptu_load(const uint8_t *bytes, size_t len);
+
+/* Clears *err and loads the bundled program at `path`; NULL (after a
+ * "# path: ..." line, *err set) on failure. */
+etk_bundled_program_t *ptu_load_bundled(const char *path, etk_error_t *err);
+
 /* forward(x, y) = x + y over float32 [n] (like add.pte): values
  * 0 x, 1 y, 2 out, 3 alpha; one aten::add.out call.  *out malloc'd. */
 int ptu_build_add(int32_t n, uint8_t **out, size_t *len);
@@ -27,6 +40,22 @@ int ptu_build_add(int32_t n, uint8_t **out, size_t *len);
 /* forward(x) = 3 * x + 2 over float32 [2,2] with constants, stored in the
  * constant segment (inline = 0) or the deprecated constant_buffer. */
 int ptu_build_linear(int inline_constants, uint8_t **out, size_t *len);
+
+/* One unary ".out" operator of a micro-backend chain: its name, debug name
+ * (or NULL), debug id (-1: none) and metadata text (or NULL). */
+typedef struct ptu_micro_step {
+  const char *name;
+  const char *debug_name;
+  int32_t debug_id;
+  const char *metadata;
+} ptu_micro_step_t;
+
+/* Writes into payload[0..cap) the micro-backend graph
+ *   delegate arg 0 -> steps[0] -> temporary -> steps[1] -> delegate arg 1
+ * over a float32 temporary of sizes[0..2) (each step called with
+ * {input, output, output}).  Returns the payload's length, 0 on failure. */
+size_t ptu_micro_chain(uint8_t *payload, size_t cap, const int32_t sizes[2],
+                       const ptu_micro_step_t steps[2]);
 
 /* Counts occurrences of `needle` in `hay`. */
 size_t ptu_count(const char *hay, const char *needle);

@@ -13,10 +13,9 @@
 ETK_TEST(sample_bpte_structure) {
   const char *path = etk_test_conformance_path("bundled_program.bpte");
   if (!path) ETK_SKIP("bundled_program.bpte not found");
-  etk_bundled_program_t *bp;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_bundled_program_load_file(path, NULL, &bp, &err) == ETK_OK);
+  etk_bundled_program_t *bp = ptu_load_bundled(path, &err);
+  REQUIRE(bp);
   CHECK_EQ_INT(bp->version, 2);
   CHECK_EQ_U64(bp->program_offset, 64);
   CHECK_EQ_U64(bp->program_size, 1696);

@@ -10,21 +10,12 @@
 #include "etkit/program.h"
 #include "program_testutil.h"
 
-static etk_program_t *load_ok(const uint8_t *d, size_t n) {
-  etk_program_t *p = NULL;
-  etk_error_t err;
-  etk_error_clear(&err);
-  int rc = etk_program_load(d, n, NULL, &p, &err);
-  if (rc != ETK_OK) printf("# load failed: %s\n", err.message);
-  return p;
-}
-
 ETK_TEST(add_round_trip) {
   uint8_t *d;
   size_t len;
   REQUIRE(ptu_build_add(3, &d, &len) == ETK_OK);
   CHECK_EQ_INT(etk_file_kind_detect(d, len), ETK_FILE_PTE);
-  etk_program_t *p = load_ok(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   CHECK(!p->header.has_extended_header);
   const etk_program_plan_t *pl = &p->plans[0];
@@ -57,7 +48,7 @@ ETK_TEST(constants_in_segment_with_extended_header) {
   REQUIRE(ptu_build_linear(0, &d, &len) == ETK_OK);
   REQUIRE(len > 40);
   CHECK_EQ_MEM(d + 8, "eh00", 4);
-  etk_program_t *p = load_ok(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   CHECK(p->header.has_extended_header);
   CHECK_EQ_INT(p->header.extended_header_length, 32);
@@ -90,7 +81,7 @@ ETK_TEST(inline_constants_like_old_files) {
   size_t len;
   REQUIRE(ptu_build_linear(1, &d, &len) == ETK_OK);
   CHECK(memcmp(d + 8, "eh00", 4) != 0);
-  etk_program_t *p = load_ok(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   CHECK_EQ_INT(p->constant_storage, ETK_CONSTANTS_INLINE);
   CHECK_EQ_INT(p->constant_count, 3);
@@ -139,7 +130,7 @@ ETK_TEST(every_value_kind) {
   etk_error_clear(&err);
   REQUIRE(etk_program_builder_finish(b, &d, &len, &err) == ETK_OK);
   etk_program_builder_free(b);
-  etk_program_t *p = load_ok(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   const etk_program_plan_t *pl = etk_program_find_plan(p, "values");
   REQUIRE(pl);
@@ -205,13 +196,10 @@ static void check_delegate(int in_segments) {
                                              sizeof payload, keys, vals, lens, 2);
   int32_t args[1] = {x};
   etk_program_builder_delegate_call(b, del, args, 1);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &x, 1);
   uint8_t *d;
   size_t len;
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  etk_program_t *p = load_ok(d, len);
+  REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   const etk_program_delegate_t *dg = &p->plans[0].delegates[0];
   CHECK_EQ_STR(dg->id, "SomeBackend");
@@ -299,7 +287,7 @@ ETK_TEST(two_methods_and_explicit_placement) {
   size_t len;
   REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
   etk_program_builder_free(b);
-  etk_program_t *p = load_ok(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   CHECK_EQ_INT(p->plan_count, 2);
   const etk_program_plan_t *f = etk_program_find_plan(p, "forward");

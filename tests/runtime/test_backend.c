@@ -86,20 +86,7 @@ static int build(const char *backend, const void *payload, size_t plen,
                                             vals, lens, 1);
   int32_t args[2] = {x, y};
   etk_program_builder_delegate_call(b, dg, args, 2);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &y, 1);
-  int rc = etk_program_builder_finish(b, out, len, NULL);
-  etk_program_builder_free(b);
-  return rc;
-}
-
-static etk_program_t *load_bytes(const uint8_t *d, size_t n) {
-  etk_program_t *p = NULL;
-  etk_error_t err;
-  etk_error_clear(&err);
-  if (etk_program_load(d, n, NULL, &p, &err) != ETK_OK)
-    printf("# load: %s\n", err.message);
-  return p;
+  return ptu_finish_unary(b, x, y, out, len);
 }
 
 ETK_TEST(registry) {
@@ -122,7 +109,7 @@ ETK_TEST(custom_backend_lifecycle) {
   uint8_t *d;
   size_t len;
   REQUIRE(build("TwiceBackend", "hello payload", 13, &d, &len) == ETK_OK);
-  etk_program_t *p = load_bytes(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -162,7 +149,7 @@ ETK_TEST(unknown_backend_fails_at_load) {
   uint8_t *d;
   size_t len;
   REQUIRE(build("NoSuchBackend", "x", 1, &d, &len) == ETK_OK);
-  etk_program_t *p = load_bytes(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -250,7 +237,7 @@ ETK_TEST(micro_backend_runs_and_checks_arguments) {
   uint8_t *d;
   size_t len;
   REQUIRE(build(ETK_MICRO_BACKEND_ID, payload, plen, &d, &len) == ETK_OK);
-  etk_program_t *p = load_bytes(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;

@@ -23,15 +23,6 @@ static etk_program_t *load_conf(const char *name) {
   return p;
 }
 
-static etk_program_t *load_bytes(const uint8_t *d, size_t n) {
-  etk_program_t *p = NULL;
-  etk_error_t err;
-  etk_error_clear(&err);
-  if (etk_program_load(d, n, NULL, &p, &err) != ETK_OK)
-    printf("# load: %s\n", err.message);
-  return p;
-}
-
 /* Sets float input i to data[0..n). */
 static int set_float(etk_method_t *m, size_t i, float *data, size_t n,
                      etk_error_t *err) {
@@ -98,7 +89,7 @@ ETK_TEST(caller_memory) {
   uint8_t *d;
   size_t len;
   REQUIRE(ptu_build_linear(0, &d, &len) == ETK_OK);
-  etk_program_t *p = load_bytes(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   size_t arena_size = 0;
   etk_error_t err;
@@ -159,7 +150,7 @@ ETK_TEST(input_checks) {
   uint8_t *d;
   size_t len;
   REQUIRE(ptu_build_add(4, &d, &len) == ETK_OK);
-  etk_program_t *p = load_bytes(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -220,13 +211,10 @@ ETK_TEST(missing_operator_and_dtype) {
   int32_t args[3] = {x, x, x};
   etk_program_builder_kernel_call(b, op, args, 3);
   etk_program_builder_kernel_call(b, op, args, 3);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &x, 1);
   uint8_t *d;
   size_t len;
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  etk_program_t *p = load_bytes(d, len);
+  REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -259,11 +247,8 @@ ETK_TEST(missing_operator_and_dtype) {
   int conv = etk_program_builder_add_operator(b, "aten::convolution", "out");
   int32_t cargs[11] = {in, w, nul, st, pd, dl, tr, op2, g, o, o};
   etk_program_builder_kernel_call(b, conv, cargs, 11);
-  etk_program_builder_set_inputs(b, &in, 1);
-  etk_program_builder_set_outputs(b, &o, 1);
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  p = load_bytes(d, len);
+  REQUIRE(ptu_finish_unary(b, in, o, &d, &len) == ETK_OK);
+  p = ptu_load(d, len);
   REQUIRE(p);
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
@@ -286,7 +271,7 @@ ETK_TEST(cyclic_jump_is_bounded) {
   size_t len;
   REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
   etk_program_builder_free(b);
-  etk_program_t *p = load_bytes(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   _Alignas(16) static uint8_t arena[1 << 14];
   etk_method_config_t cfg;
@@ -333,7 +318,7 @@ ETK_TEST(control_flow_instructions) {
   size_t len;
   REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
   etk_program_builder_free(b);
-  etk_program_t *p = load_bytes(d, len);
+  etk_program_t *p = ptu_load(d, len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -356,11 +341,8 @@ ETK_TEST(control_flow_instructions) {
   x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
                                      ETK_BUILDER_PLANNED, NULL);
   etk_program_builder_free_call(b, x);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &x, 1);
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  p = load_bytes(d, len);
+  REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
+  p = ptu_load(d, len);
   REQUIRE(p);
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
@@ -377,10 +359,9 @@ ETK_TEST(control_flow_instructions) {
 ETK_TEST(bundled_sample_passes_all_cases) {
   const char *path = etk_test_conformance_path("bundled_program.bpte");
   if (!path) ETK_SKIP("bundled_program.bpte not found");
-  etk_bundled_program_t *bp;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_bundled_program_load_file(path, NULL, &bp, &err) == ETK_OK);
+  etk_bundled_program_t *bp = ptu_load_bundled(path, &err);
+  REQUIRE(bp);
   etk_method_t *m;
   REQUIRE(etk_method_load_alloc(bp->program, "forward", NULL, &m, &err) ==
           ETK_OK);

@@ -39,17 +39,10 @@ int __wrap_posix_memalign(void **p, size_t a, size_t n) { heap_calls++; return _
 
 static etk_program_t *delegated_program(uint8_t **keep) {
   uint8_t payload[512];
-  etk_micro_graph_t g;
-  etk_micro_graph_init(&g, payload, sizeof payload);
-  int a = etk_micro_graph_arg(&g, 0), o = etk_micro_graph_arg(&g, 1);
   int32_t sz[2] = {4, 4};
-  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 2, sz);
-  uint16_t r1[3] = {(uint16_t)a, (uint16_t)tmp, (uint16_t)tmp};
-  uint16_t r2[3] = {(uint16_t)tmp, (uint16_t)o, (uint16_t)o};
-  etk_micro_graph_op(&g, "aten::neg.out", NULL, 1, "m", 1, r1, 3, 1);
-  etk_micro_graph_op(&g, "aten::relu.out", "relu", -1, NULL, 0, r2, 3, 1);
-  size_t plen;
-  etk_micro_graph_finish(&g, &plen);
+  const ptu_micro_step_t steps[2] = {{"aten::neg.out", NULL, 1, "m"},
+                                     {"aten::relu.out", "relu", -1, NULL}};
+  size_t plen = ptu_micro_chain(payload, sizeof payload, sz, steps);
   etk_program_builder_t *b = etk_program_builder_new("forward");
   etk_program_builder_options_t opt;
   memset(&opt, 0, sizeof opt);

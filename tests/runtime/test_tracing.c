@@ -149,11 +149,8 @@ ETK_TEST(debug_levels) {
     etk_error_clear(&err);
     REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
     run_linear(m, 1);
-    const uint8_t *etdp;
-    size_t len;
-    REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
     ttu_dump_t dump;
-    REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+    REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
     const ttu_block_t *b = &dump.blocks[1];
     int debug = 0, outputs = 0;
     for (uint32_t e = 0; e < b->event_count; e++)
@@ -193,11 +190,8 @@ ETK_TEST(method_only_profiling) {
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
   run_linear(m, 3);
-  const uint8_t *etdp;
-  size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
-  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 4);
   for (int r = 1; r < 4; r++) {
     REQUIRE(dump.blocks[r].event_count == 1);
@@ -214,10 +208,9 @@ ETK_TEST(method_only_profiling) {
 ETK_TEST(bundled_input_index_and_failed_execute) {
   const char *path = etk_test_conformance_path("bundled_program.bpte");
   if (!path) ETK_SKIP("bundled_program.bpte not found");
-  etk_bundled_program_t *bp;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_bundled_program_load_file(path, NULL, &bp, &err) == ETK_OK);
+  etk_bundled_program_t *bp = ptu_load_bundled(path, &err);
+  REQUIRE(bp);
   etk_recorder_t *rec = ttu_recorder_new(0, 1, 0);
   etk_method_t *m;
   REQUIRE(etk_method_load_alloc(bp->program, "forward", rec, &m, &err) == 0);
@@ -227,11 +220,8 @@ ETK_TEST(bundled_input_index_and_failed_execute) {
   CHECK_EQ_INT(etk_method_execute(m, &err), ETK_E_INVALID_STATE);
   etk_bundled_result_t r[10];
   REQUIRE(etk_bundled_run_all(m, bp, 1e-5, 1e-8, r, 10, &err) == ETK_OK);
-  const uint8_t *etdp;
-  size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
-  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 12);
   CHECK_EQ_INT(dump.blocks[0].bundled_input_index, -1);
   CHECK_EQ_INT(dump.blocks[1].bundled_input_index, -1);
@@ -251,17 +241,11 @@ ETK_TEST(bundled_input_index_and_failed_execute) {
  * and string ids and metadata inside DELEGATE_CALL, delegate outputs. */
 static int build_delegated(uint8_t **out, size_t *len) {
   uint8_t payload[512];
-  etk_micro_graph_t g;
-  etk_micro_graph_init(&g, payload, sizeof payload);
-  int a = etk_micro_graph_arg(&g, 0), o = etk_micro_graph_arg(&g, 1);
   int32_t sz[2] = {2, 3};
-  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 2, sz);
-  uint16_t r1[3] = {(uint16_t)a, (uint16_t)tmp, (uint16_t)tmp};
-  uint16_t r2[3] = {(uint16_t)tmp, (uint16_t)o, (uint16_t)o};
-  etk_micro_graph_op(&g, "aten::neg.out", NULL, 7, "meta", 4, r1, 3, 1);
-  etk_micro_graph_op(&g, "aten::relu.out", "relu #1", -1, NULL, 0, r2, 3, 1);
-  size_t plen;
-  if (etk_micro_graph_finish(&g, &plen) != ETK_OK) return ETK_E_INTERNAL;
+  const ptu_micro_step_t steps[2] = {{"aten::neg.out", NULL, 7, "meta"},
+                                     {"aten::relu.out", "relu #1", -1, NULL}};
+  size_t plen = ptu_micro_chain(payload, sizeof payload, sz, steps);
+  if (plen == 0) return ETK_E_INTERNAL;
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
                                          ETK_BUILDER_PLANNED, NULL);
@@ -271,11 +255,7 @@ static int build_delegated(uint8_t **out, size_t *len) {
                                             plen, NULL, NULL, NULL, 0);
   int32_t args[2] = {x, y};
   etk_program_builder_delegate_call(b, dg, args, 2);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &y, 1);
-  int rc = etk_program_builder_finish(b, out, len, NULL);
-  etk_program_builder_free(b);
-  return rc;
+  return ptu_finish_unary(b, x, y, out, len);
 }
 
 ETK_TEST(delegate_events) {
@@ -355,11 +335,8 @@ ETK_TEST(no_allocation_events_option) {
   REQUIRE(etk_method_load_alloc_with(p, "forward", &options, &m, &err) ==
           ETK_OK);
   run_linear(m, 1);
-  const uint8_t *etdp;
-  size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
-  REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 2);
   const ttu_block_t *def = &dump.blocks[0];
   CHECK_EQ_STR(def->name, "Default");

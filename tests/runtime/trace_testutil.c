@@ -68,6 +68,13 @@ static void copy_str(char *dst, size_t cap, etk_fb_string_t s) {
   snprintf(dst, cap, "%.*s", (int)s.len, s.data);
 }
 
+int ttu_recorder_finish_parse(etk_recorder_t *rec, ttu_dump_t *out) {
+  const uint8_t *etdp;
+  size_t len;
+  int rc = etk_recorder_finish(rec, &etdp, &len);
+  return rc == ETK_OK ? ttu_dump_parse(etdp, len, out) : rc;
+}
+
 int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
   memset(out, 0, sizeof *out);
   etk_fb_verify_options_t opt;

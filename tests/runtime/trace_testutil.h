@@ -57,4 +57,8 @@ typedef struct ttu_dump {
 int ttu_dump_parse(const uint8_t *data, size_t len, ttu_dump_t *out);
 void ttu_dump_free(ttu_dump_t *d);
 
+/* Finishes `rec` (etk_recorder_finish) and parses the ETDump it holds into
+ * *out.  Returns ETK_OK or the first error. */
+int ttu_recorder_finish_parse(etk_recorder_t *rec, ttu_dump_t *out);
+
 #endif
