@@ -1,6 +1,7 @@
 # Convenience front end for CMake.  The two commands a newcomer types:
 #   make demo    build, then build a model, run it with tracing, inspect it
-#   make check   build and run every test (also under ASan+UBSan)
+#   make check   formatting, then build and run every test (also under
+#                ASan+UBSan), then the Cortex-M cross build
 # Also: make update-goldens (rewrite the CLI golden files from the current
 # outputs; review the diff), make format-check (clang-format clean?).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -31,12 +32,12 @@ test-asan: deps
 cross: deps
 	./scripts/cross-build.sh
 
-check: test test-asan cross
+check: format-check test test-asan cross
 
 update-goldens: build
 	ETKIT_UPDATE_GOLDENS=1 ctest --test-dir build -L golden -j $(JOBS)
 
-format-check:
+format-check: deps
 	cmake -DSOURCE_DIR=$(CURDIR) -DCLANG_FORMAT=clang-format -P cmake/format_check.cmake
 
 bench: build

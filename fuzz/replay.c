@@ -34,7 +34,11 @@ static int replay_file(const char *path) {
     len += n;
     if (len == cap) {
       uint8_t *bigger = realloc(buf, cap * 2);
-      if (!bigger) { free(buf); buf = NULL; break; }
+      if (!bigger) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
       buf = bigger;
       cap *= 2;
     }
@@ -44,7 +48,10 @@ static int replay_file(const char *path) {
   /* Exact-size copy so that ASan catches reads past the input. */
   size_t head = prefix >= 0 ? 1u : 0u;
   uint8_t *exact = malloc(len + head ? len + head : 1);
-  if (!exact) { free(buf); return 1; }
+  if (!exact) {
+    free(buf);
+    return 1;
+  }
   if (head) exact[0] = (uint8_t)prefix;
   memcpy(exact + head, buf, len);
   free(buf);

@@ -22,10 +22,12 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static etk_fb_ref_t event_ref(void *ctx, size_t i) { return ((etk_fb_ref_t *)ctx)[i]; }
+static etk_fb_ref_t event_ref(void *ctx, size_t i) {
+  return ((etk_fb_ref_t *)ctx)[i];
+}
 
-static int build_block(etk_fb_builder_t *b, etk_fb_ref_t *events, const uint8_t **out,
-                       size_t *len) {
+static int build_block(etk_fb_builder_t *b, etk_fb_ref_t *events,
+                       const uint8_t **out, size_t *len) {
   etk_fb_ref_t name = etk_fb_create_string(b, "Execute", 7);
   for (uint32_t i = 0; i < EVENTS; i++) {
     etk_fb_ref_t event_name = etk_fb_create_string(b, "OPERATOR_CALL", 13);
@@ -33,14 +35,16 @@ static int build_block(etk_fb_builder_t *b, etk_fb_ref_t *events, const uint8_t 
     etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 1000u + i, 0, 0);
     etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 1500u + i, 0, 0);
     etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0, 0, 0);
-    etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, (int32_t)(i % 14), -1, 0);
+    etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID,
+                   (int32_t)(i % 14), -1, 0);
     etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_NAME, event_name);
     etk_fb_ref_t profile = etk_fb_table_end(b);
     etk_fb_table_start(b);
     etk_fb_add_ref(b, ETK_ETDUMP_EVENT_PROFILE_EVENT, profile);
     events[i] = etk_fb_table_end(b);
   }
-  etk_fb_ref_t event_vector = etk_fb_create_offset_vector_cb(b, EVENTS, event_ref, events);
+  etk_fb_ref_t event_vector =
+      etk_fb_create_offset_vector_cb(b, EVENTS, event_ref, events);
   etk_fb_table_start(b);
   etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_NAME, name);
   etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_EVENTS, event_vector);
@@ -49,7 +53,8 @@ static int build_block(etk_fb_builder_t *b, etk_fb_ref_t *events, const uint8_t 
   etk_fb_table_start(b);
   etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA, runs);
   etk_fb_ref_t root = etk_fb_table_end(b);
-  return etk_fb_finish(b, root, ETK_ETDUMP_FILE_IDENTIFIER, ETK_FB_SIZE_PREFIXED, out, len);
+  return etk_fb_finish(b, root, ETK_ETDUMP_FILE_IDENTIFIER,
+                       ETK_FB_SIZE_PREFIXED, out, len);
 }
 
 int main(void) {
@@ -67,12 +72,16 @@ int main(void) {
     double t0 = now_seconds();
     if (build_block(&b, events, &out, &len) != ETK_OK) return 1;
     double t1 = now_seconds();
-    etk_fb_verify_options_t opt = {.ident = ETK_ETDUMP_FILE_IDENTIFIER, .size_prefixed = 1};
+    etk_fb_verify_options_t opt = {.ident = ETK_ETDUMP_FILE_IDENTIFIER,
+                                   .size_prefixed = 1};
     uint32_t root_pos;
-    if (etk_fb_verify(out, len, &etk_etdump_schema, &opt, &root_pos, NULL) != ETK_OK) return 1;
+    if (etk_fb_verify(out, len, &etk_etdump_schema, &opt, &root_pos, NULL) !=
+        ETK_OK)
+      return 1;
     double t2 = now_seconds();
     etk_fb_table_t root = etk_fb_root(out, root_pos);
-    etk_fb_table_t run = etk_fb_vector_table(out, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+    etk_fb_table_t run = etk_fb_vector_table(
+        out, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
     etk_fb_vector_t ev = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS);
     for (uint32_t i = 0; i < ev.count; i++) {
       etk_fb_table_t pe = etk_fb_get_table(etk_fb_vector_table(out, ev, i),
@@ -86,11 +95,15 @@ int main(void) {
     if (t2 - t1 < best_verify) best_verify = t2 - t1;
     if (t3 - t2 < best_walk) best_walk = t3 - t2;
   }
-  printf("flatbuf_build_profile_event %.1f ns/event\n", best_build * 1e9 / EVENTS);
-  printf("flatbuf_bytes_per_profile_event %.1f B/event\n", (double)len / EVENTS);
+  printf("flatbuf_build_profile_event %.1f ns/event\n",
+         best_build * 1e9 / EVENTS);
+  printf("flatbuf_bytes_per_profile_event %.1f B/event\n",
+         (double)len / EVENTS);
   printf("flatbuf_verify_etdump %.1f MB/s\n", (double)len / best_verify / 1e6);
-  printf("flatbuf_verify_profile_event %.1f ns/event\n", best_verify * 1e9 / EVENTS);
-  printf("flatbuf_read_profile_event %.1f ns/event\n", best_walk * 1e9 / EVENTS);
+  printf("flatbuf_verify_profile_event %.1f ns/event\n",
+         best_verify * 1e9 / EVENTS);
+  printf("flatbuf_read_profile_event %.1f ns/event\n",
+         best_walk * 1e9 / EVENTS);
   if (sink == 0) printf("# (unexpected empty walk)\n");
   free(mem);
   free(events);

@@ -80,8 +80,8 @@ static int run_child(const char *path) {
   return rc != ETK_OK;
 }
 
-static int measure(const char *self, const char *shape_name, etdump_shape_t shape,
-                   size_t n, const char *label) {
+static int measure(const char *self, const char *shape_name,
+                   etdump_shape_t shape, size_t n, const char *label) {
   char path[256];
   snprintf(path, sizeof path, "%s/etkit-bench-%d-%s.etdp",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(), label);
@@ -132,18 +132,21 @@ static int measure(const char *self, const char *shape_name, etdump_shape_t shap
   double total = tl + tg + tt;
   double rss = (double)ru.ru_maxrss * 1024.0; /* Linux: kilobytes */
   printf("inspector_%s_generate_ms %.1f ms\n", label, (g1 - g0) * 1e3);
-  printf("inspector_%s_file_bytes_per_event %.1f B\n", label, (double)len / (double)events);
+  printf("inspector_%s_file_bytes_per_event %.1f B\n", label,
+         (double)len / (double)events);
   printf("inspector_%s_load_ms %.1f ms\n", label, tl * 1e3);
   printf("inspector_%s_group_ms %.1f ms\n", label, tg * 1e3);
   printf("inspector_%s_tsv_ms %.1f ms\n", label, tt * 1e3);
   printf("inspector_%s_total_ms %.1f ms\n", label, total * 1e3);
   double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-  printf("inspector_%s_ns_per_event %.1f ns\n", label, total * 1e9 / (double)events);
+  printf("inspector_%s_ns_per_event %.1f ns\n", label,
+         total * 1e9 / (double)events);
   /* CPU time of the child (whole process, user + system): the same figure
    * without the noise of other processes sharing the machine */
   printf("inspector_%s_cpu_ms %.1f ms\n", label, cpu * 1e3);
-  printf("inspector_%s_cpu_ns_per_event %.1f ns\n", label, cpu * 1e9 / (double)events);
+  printf("inspector_%s_cpu_ns_per_event %.1f ns\n", label,
+         cpu * 1e9 / (double)events);
   printf("inspector_%s_peak_rss_mb %.1f MB\n", label, rss / 1048576.0);
   printf("inspector_%s_bytes_per_event %.1f B\n", label, rss / (double)events);
   /* peak after opening the dump, and after grouping (before the TSV) */
@@ -162,8 +165,10 @@ int main(int argc, char **argv) {
     uint8_t *mem;
     const uint8_t *bytes;
     size_t len;
-    etdump_shape_t s = strcmp(argv[2], "wide") == 0 ? ETDUMP_SHAPE_WIDE : ETDUMP_SHAPE_REPEAT;
-    if (etdump_generate(s, strtoull(argv[3], NULL, 10), &mem, &bytes, &len) != ETK_OK)
+    etdump_shape_t s =
+        strcmp(argv[2], "wide") == 0 ? ETDUMP_SHAPE_WIDE : ETDUMP_SHAPE_REPEAT;
+    if (etdump_generate(s, strtoull(argv[3], NULL, 10), &mem, &bytes, &len) !=
+        ETK_OK)
       return 1;
     FILE *f = fopen(argv[4], "wb");
     int bad = !f || fwrite(bytes, 1, len, f) != len;
@@ -192,8 +197,9 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     if (quick && cases[i].slow) continue;
-    bad |= measure(self, cases[i].shape == ETDUMP_SHAPE_WIDE ? "wide" : "repeat",
-                   cases[i].shape, cases[i].n, cases[i].label);
+    bad |=
+        measure(self, cases[i].shape == ETDUMP_SHAPE_WIDE ? "wide" : "repeat",
+                cases[i].shape, cases[i].n, cases[i].label);
   }
   return bad;
 }

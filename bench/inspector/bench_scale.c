@@ -93,8 +93,9 @@ static int run_job(job_t *j) {
             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     return 1;
   }
-  j->cpu[j->done] = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+  j->cpu[j->done] =
+      (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
   j->wall[j->done] = wall;
   j->rss[j->done] = (double)ru.ru_maxrss * 1024.0; /* Linux: kilobytes */
   j->done++;
@@ -170,8 +171,9 @@ int main(int argc, char **argv) {
     else if (i + 1 < argc && strcmp(argv[i], "--flatc") == 0)
       flatc = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_scale [--events N] [--runs R] "
-                      "[--etkit PATH] [--flatc PATH]\n");
+      fprintf(stderr,
+              "usage: bench_scale [--events N] [--runs R] "
+              "[--etkit PATH] [--flatc PATH]\n");
       return 2;
     }
   }
@@ -194,23 +196,51 @@ int main(int argc, char **argv) {
   }
   int have_flatc = flatc_available(flatc);
   job_t jobs[] = {
-      {"flatc_repeat", {flatc, "--json", "--strict-json", "--raw-binary",
-                        "--size-prefixed", "-o", dir, ETKIT_SCHEMA_PATH, "--",
-                        repeat, NULL}, {0}, {0}, {0}, 0},
-      {"flatc_wide", {flatc, "--json", "--strict-json", "--raw-binary",
-                      "--size-prefixed", "-o", dir, ETKIT_SCHEMA_PATH, "--",
-                      wide, NULL}, {0}, {0}, {0}, 0},
-      {"tsv_repeat", {etkit, "inspect", "--format", "tsv", "--etdump_path",
-                      repeat, NULL}, {0}, {0}, {0}, 0},
-      {"tsv_wide", {etkit, "inspect", "--format", "tsv", "--etdump_path",
-                    wide, NULL}, {0}, {0}, {0}, 0},
-      {"json_wide", {etkit, "inspect", "--format", "json", "--etdump_path",
-                     wide, NULL}, {0}, {0}, {0}, 0},
+      {"flatc_repeat",
+       {flatc, "--json", "--strict-json", "--raw-binary", "--size-prefixed",
+        "-o", dir, ETKIT_SCHEMA_PATH, "--", repeat, NULL},
+       {0},
+       {0},
+       {0},
+       0},
+      {"flatc_wide",
+       {flatc, "--json", "--strict-json", "--raw-binary", "--size-prefixed",
+        "-o", dir, ETKIT_SCHEMA_PATH, "--", wide, NULL},
+       {0},
+       {0},
+       {0},
+       0},
+      {"tsv_repeat",
+       {etkit, "inspect", "--format", "tsv", "--etdump_path", repeat, NULL},
+       {0},
+       {0},
+       {0},
+       0},
+      {"tsv_wide",
+       {etkit, "inspect", "--format", "tsv", "--etdump_path", wide, NULL},
+       {0},
+       {0},
+       {0},
+       0},
+      {"json_wide",
+       {etkit, "inspect", "--format", "json", "--etdump_path", wide, NULL},
+       {0},
+       {0},
+       {0},
+       0},
       {"trace_wide", {etkit, "trace", "-q", wide, NULL}, {0}, {0}, {0}, 0},
       {"diff_wide", {etkit, "diff", wide, wide, NULL}, {0}, {0}, {0}, 0},
   };
-  enum { FLATC_REPEAT, FLATC_WIDE, TSV_REPEAT, TSV_WIDE, JSON_WIDE, TRACE_WIDE,
-         DIFF_WIDE, NJOBS };
+  enum {
+    FLATC_REPEAT,
+    FLATC_WIDE,
+    TSV_REPEAT,
+    TSV_WIDE,
+    JSON_WIDE,
+    TRACE_WIDE,
+    DIFF_WIDE,
+    NJOBS
+  };
   int bad = 0;
   for (int r = 0; r < runs && !bad; r++) {
     for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS && !bad; k++) {
@@ -234,7 +264,8 @@ int main(int argc, char **argv) {
   printf("scale_rounds %d runs\n", runs);
   for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS; k++) print_job(&jobs[k]);
   if (have_flatc) {
-    print_ratio("inspect_tsv_repeat", &jobs[TSV_REPEAT], &jobs[FLATC_REPEAT], 0.15);
+    print_ratio("inspect_tsv_repeat", &jobs[TSV_REPEAT], &jobs[FLATC_REPEAT],
+                0.15);
     print_ratio("inspect_tsv_wide", &jobs[TSV_WIDE], &jobs[FLATC_WIDE], 0.15);
     print_ratio("inspect_json_wide", &jobs[JSON_WIDE], &jobs[FLATC_WIDE], 0.30);
     print_ratio("trace_wide", &jobs[TRACE_WIDE], &jobs[FLATC_WIDE], 0.30);

@@ -25,11 +25,14 @@
 #include "etkit/schema.h"
 
 static const char *const ops[24] = {
-    "convolution", "relu",  "max_pool2d_with_indices", "permute_copy", "addmm",
-    "add",         "mul",   "sub",                     "div",          "sigmoid",
-    "tanh",        "gelu",  "layer_norm",              "softmax",      "bmm",
-    "mm",          "cat",   "view_copy",               "clone",        "mean",
-    "sum",         "exp",   "sqrt",                    "linear"};
+    "convolution",  "relu",    "max_pool2d_with_indices",
+    "permute_copy", "addmm",   "add",
+    "mul",          "sub",     "div",
+    "sigmoid",      "tanh",    "gelu",
+    "layer_norm",   "softmax", "bmm",
+    "mm",           "cat",     "view_copy",
+    "clone",        "mean",    "sum",
+    "exp",          "sqrt",    "linear"};
 
 typedef struct gen {
   etk_fb_builder_t b;
@@ -87,7 +90,8 @@ int etdump_generate(etdump_shape_t shape, size_t events, uint8_t **out,
   g.refs = malloc((per_run ? per_run : 1) * sizeof *g.refs);
   size_t runs_cap = shape == ETDUMP_SHAPE_WIDE ? 1 : events / 49 + 2;
   uint32_t *runs = malloc(runs_cap * sizeof *runs);
-  if (!mem || !g.refs || !runs || etk_fb_builder_init(&g.b, mem, cap) != ETK_OK) {
+  if (!mem || !g.refs || !runs ||
+      etk_fb_builder_init(&g.b, mem, cap) != ETK_OK) {
     free(mem);
     free(g.refs);
     free(runs);

@@ -76,8 +76,8 @@ static int build_wide(uint32_t n, uint8_t **out, size_t *len) {
     first[k] = (uint32_t)(x % n);
     uint32_t span = (uint32_t)((x >> 32) % (n / 2 + 1));
     last[k] = first[k] + span < n ? first[k] + span : n - 1;
-    int v = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, &size,
-                                           NULL, ETK_BUILDER_PLANNED, NULL);
+    int v = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, &size, NULL,
+                                           ETK_BUILDER_PLANNED, NULL);
     etk_program_builder_place_tensor(b, v, 1, 256ull * k);
     count[first[k]]++;
     if (last[k] != first[k]) count[last[k]]++;
@@ -109,8 +109,8 @@ int main(int argc, char **argv) {
   uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 100000;
   uint8_t *pte = NULL;
   size_t len = 0;
-  if (n < 8 || (wide ? build_wide(n, &pte, &len) : build(n, &pte, &len)) !=
-                   ETK_OK) {
+  if (n < 8 ||
+      (wide ? build_wide(n, &pte, &len) : build(n, &pte, &len)) != ETK_OK) {
     fprintf(stderr, "bench_memory_plan: cannot build the program\n");
     return 1;
   }

@@ -71,7 +71,8 @@ static etk_program_t *build(int kernels) {
   int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
                                          ETK_BUILDER_PLANNED, NULL);
   int alpha = etk_program_builder_add_int(b, 1);
-  int i0 = etk_program_builder_add_int(b, 0), i1 = etk_program_builder_add_int(b, 0);
+  int i0 = etk_program_builder_add_int(b, 0),
+      i1 = etk_program_builder_add_int(b, 0);
   int add = etk_program_builder_add_operator(b, "aten::add", "out");
   int32_t args[5] = {x, o, alpha, o, o};
   for (int k = 0; k < N_INSTR; k++) {

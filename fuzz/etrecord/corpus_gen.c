@@ -160,8 +160,7 @@ static int write_damaged_seeds(const char *dir) {
   spaces[0] = '{';
   spaces[big - 1] = '}';
   spaces[big] = 0;
-  member_t bomb[] = {{"ETRECORD_V0", "", 0},
-                     {"debug_handle_map", spaces, 1}};
+  member_t bomb[] = {{"ETRECORD_V0", "", 0}, {"debug_handle_map", spaces, 1}};
   int bad = write_zip(dir, "zip-bomb", bomb, 2);
   free(spaces);
   const char *nodes[] = {
@@ -171,10 +170,10 @@ static int write_damaged_seeds(const char *dir) {
       "\"t\", \"name\": [1]}, {\"target\": \"t\", \"metadata\": [1]}]}}}",
       "{}", "{\"forward\": {\"1\": -1, \"2\": 9223372036854775807}}"};
   bad |= write_chunks(dir, "json-damaged", nodes, 4);
-  member_t outs[] = {{"ETRECORD_V0", "", 0},
-                     {"edge_dialect_exported_program/forward", kNew, 0},
-                     {"instruction_id_to_num_outs_map",
-                      "{\"forward\": {\"1\": -5}}", 0}};
+  member_t outs[] = {
+      {"ETRECORD_V0", "", 0},
+      {"edge_dialect_exported_program/forward", kNew, 0},
+      {"instruction_id_to_num_outs_map", "{\"forward\": {\"1\": -5}}", 0}};
   bad |= write_zip(dir, "zip-negative-num-outs", outs, 3);
   return bad;
 }

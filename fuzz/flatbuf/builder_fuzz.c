@@ -29,7 +29,9 @@ typedef struct cursor {
   size_t size, pos;
 } cursor_t;
 
-static uint8_t take(cursor_t *c) { return c->pos < c->size ? c->data[c->pos++] : 0; }
+static uint8_t take(cursor_t *c) {
+  return c->pos < c->size ? c->data[c->pos++] : 0;
+}
 
 static uint64_t take_bits(cursor_t *c, unsigned bytes) {
   uint64_t v = 0;
@@ -53,46 +55,49 @@ static uint64_t default_bits(const etk_fb_field_desc_t *f) {
   return bits; /* ETDump's float defaults are 0.0, whose bits are 0 */
 }
 
-static etk_fb_ref_t build_table(etk_fb_builder_t *b, const etk_fb_table_desc_t *d,
-                                cursor_t *c, int depth, uint64_t *sum);
+static etk_fb_ref_t build_table(etk_fb_builder_t *b,
+                                const etk_fb_table_desc_t *d, cursor_t *c,
+                                int depth, uint64_t *sum);
 
-static etk_fb_ref_t build_child(etk_fb_builder_t *b, const etk_fb_field_desc_t *f,
-                                cursor_t *c, int depth, uint64_t *sum) {
+static etk_fb_ref_t build_child(etk_fb_builder_t *b,
+                                const etk_fb_field_desc_t *f, cursor_t *c,
+                                int depth, uint64_t *sum) {
   switch (f->kind) {
-  case ETK_FB_STRING: {
-    char text[48];
-    size_t n = take(c) % sizeof text;
-    for (size_t i = 0; i < n; i++) text[i] = (char)take(c);
-    *sum += n + 1;
-    return etk_fb_create_string(b, text, n);
-  }
-  case ETK_FB_TABLE:
-    return build_table(b, f->table, c, depth + 1, sum);
-  case ETK_FB_VEC_SCALAR: {
-    uint8_t elems[16 * 8];
-    size_t n = take(c) % 16;
-    for (size_t i = 0; i < n * f->size; i++) elems[i] = take(c);
-    *sum += n * f->size + 1;
-    return etk_fb_create_vector(b, elems, n, f->size, f->size);
-  }
-  case ETK_FB_VEC_TABLE: {
-    etk_fb_ref_t refs[4];
-    size_t n = 0, want = take(c) % 4;
-    for (size_t i = 0; i < want; i++) {
-      etk_fb_ref_t r = build_table(b, f->table, c, depth + 1, sum);
-      if (r) refs[n++] = r;
+    case ETK_FB_STRING: {
+      char text[48];
+      size_t n = take(c) % sizeof text;
+      for (size_t i = 0; i < n; i++) text[i] = (char)take(c);
+      *sum += n + 1;
+      return etk_fb_create_string(b, text, n);
     }
-    *sum += 1;
-    return etk_fb_create_offset_vector(b, refs, n);
-  }
-  default:
-    return 0;
+    case ETK_FB_TABLE:
+      return build_table(b, f->table, c, depth + 1, sum);
+    case ETK_FB_VEC_SCALAR: {
+      uint8_t elems[16 * 8];
+      size_t n = take(c) % 16;
+      for (size_t i = 0; i < n * f->size; i++) elems[i] = take(c);
+      *sum += n * f->size + 1;
+      return etk_fb_create_vector(b, elems, n, f->size, f->size);
+    }
+    case ETK_FB_VEC_TABLE: {
+      etk_fb_ref_t refs[4];
+      size_t n = 0, want = take(c) % 4;
+      for (size_t i = 0; i < want; i++) {
+        etk_fb_ref_t r = build_table(b, f->table, c, depth + 1, sum);
+        if (r) refs[n++] = r;
+      }
+      *sum += 1;
+      return etk_fb_create_offset_vector(b, refs, n);
+    }
+    default:
+      return 0;
   }
 }
 
 /* Builds a random table of `d`; 0 when too deep (then nothing is counted). */
-static etk_fb_ref_t build_table(etk_fb_builder_t *b, const etk_fb_table_desc_t *d,
-                                cursor_t *c, int depth, uint64_t *sum) {
+static etk_fb_ref_t build_table(etk_fb_builder_t *b,
+                                const etk_fb_table_desc_t *d, cursor_t *c,
+                                int depth, uint64_t *sum) {
   etk_fb_ref_t refs[16] = {0};
   uint64_t local = 0;
   uint8_t present = take(c), order = take(c);
@@ -112,17 +117,27 @@ static etk_fb_ref_t build_table(etk_fb_builder_t *b, const etk_fb_table_desc_t *
       continue;
     }
     if (!((present >> (i % 8)) & 1u)) continue;
-    uint64_t bits = f->enum_mask ? enum_value(f->enum_mask, take(c)) : take_bits(c, f->size);
+    uint64_t bits = f->enum_mask ? enum_value(f->enum_mask, take(c))
+                                 : take_bits(c, f->size);
     if (f->size == 1 && !f->enum_mask && !f->is_signed) bits &= 1u; /* bool */
     uint64_t def = default_bits(f);
     int force = take(c) & 1;
     switch (f->size) {
-    case 1: etk_fb_add_u8(b, f->id, (uint8_t)bits, (uint8_t)def, force); break;
-    case 2: etk_fb_add_u16(b, f->id, (uint16_t)bits, (uint16_t)def, force); break;
-    case 4: etk_fb_add_u32(b, f->id, (uint32_t)bits, (uint32_t)def, force); break;
-    default: etk_fb_add_u64(b, f->id, bits, def, force); break;
+      case 1:
+        etk_fb_add_u8(b, f->id, (uint8_t)bits, (uint8_t)def, force);
+        break;
+      case 2:
+        etk_fb_add_u16(b, f->id, (uint16_t)bits, (uint16_t)def, force);
+        break;
+      case 4:
+        etk_fb_add_u32(b, f->id, (uint32_t)bits, (uint32_t)def, force);
+        break;
+      default:
+        etk_fb_add_u64(b, f->id, bits, def, force);
+        break;
     }
-    if (bits != def || force) local += bits; /* a skipped default adds nothing */
+    if (bits != def || force)
+      local += bits; /* a skipped default adds nothing */
   }
   etk_fb_ref_t ref = etk_fb_table_end(b);
   *sum += local + 1;
@@ -135,40 +150,48 @@ static uint64_t read_table(etk_fb_table_t t, const etk_fb_table_desc_t *d) {
   for (uint16_t i = 0; i < d->field_count; i++) {
     const etk_fb_field_desc_t *f = &d->fields[i];
     switch (f->kind) {
-    case ETK_FB_SCALAR:
-      if (etk_fb_has(t, f->id)) {
-        switch (f->size) {
-        case 1: sum += etk_fb_get_u8(t, f->id, 0); break;
-        case 2: sum += etk_fb_get_u16(t, f->id, 0); break;
-        case 4: sum += etk_fb_get_u32(t, f->id, 0); break;
-        default: sum += etk_fb_get_u64(t, f->id, 0); break;
+      case ETK_FB_SCALAR:
+        if (etk_fb_has(t, f->id)) {
+          switch (f->size) {
+            case 1:
+              sum += etk_fb_get_u8(t, f->id, 0);
+              break;
+            case 2:
+              sum += etk_fb_get_u16(t, f->id, 0);
+              break;
+            case 4:
+              sum += etk_fb_get_u32(t, f->id, 0);
+              break;
+            default:
+              sum += etk_fb_get_u64(t, f->id, 0);
+              break;
+          }
         }
+        break;
+      case ETK_FB_STRING: {
+        etk_fb_string_t s = etk_fb_get_string(t, f->id);
+        if (s.data) sum += s.len + 1;
+        break;
       }
-      break;
-    case ETK_FB_STRING: {
-      etk_fb_string_t s = etk_fb_get_string(t, f->id);
-      if (s.data) sum += s.len + 1;
-      break;
-    }
-    case ETK_FB_TABLE: {
-      etk_fb_table_t sub = etk_fb_get_table(t, f->id);
-      if (etk_fb_table_present(sub)) sum += read_table(sub, f->table);
-      break;
-    }
-    case ETK_FB_VEC_SCALAR: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      if (v.data) sum += (uint64_t)v.count * f->size + 1;
-      break;
-    }
-    case ETK_FB_VEC_TABLE: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      if (v.data) sum += 1;
-      for (uint32_t k = 0; k < v.count; k++)
-        sum += read_table(etk_fb_vector_table(t.buf, v, k), f->table);
-      break;
-    }
-    default:
-      break;
+      case ETK_FB_TABLE: {
+        etk_fb_table_t sub = etk_fb_get_table(t, f->id);
+        if (etk_fb_table_present(sub)) sum += read_table(sub, f->table);
+        break;
+      }
+      case ETK_FB_VEC_SCALAR: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        if (v.data) sum += (uint64_t)v.count * f->size + 1;
+        break;
+      }
+      case ETK_FB_VEC_TABLE: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        if (v.data) sum += 1;
+        for (uint32_t k = 0; k < v.count; k++)
+          sum += read_table(etk_fb_vector_table(t.buf, v, k), f->table);
+        break;
+      }
+      default:
+        break;
     }
   }
   return sum;
@@ -182,7 +205,8 @@ static int build_dump(etk_fb_builder_t *b, cursor_t *c, uint64_t *sum,
   for (size_t i = 0; i < want; i++) {
     etk_fb_builder_mark_t m = etk_fb_builder_mark(b);
     uint64_t run_sum = 0;
-    etk_fb_ref_t r = build_table(b, &etk_etdump_run_data_schema, c, 1, &run_sum);
+    etk_fb_ref_t r =
+        build_table(b, &etk_etdump_run_data_schema, c, 1, &run_sum);
     if (etk_fb_builder_status(b) != ETK_OK) {
       etk_fb_builder_rollback(b, m); /* drop the block that did not fit */
       continue;
@@ -197,7 +221,8 @@ static int build_dump(etk_fb_builder_t *b, cursor_t *c, uint64_t *sum,
   etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA, vec);
   etk_fb_ref_t root = etk_fb_table_end(b);
   *sum += 1 + 1 + version; /* root table, run_data vector, version */
-  return etk_fb_finish(b, root, ETK_ETDUMP_FILE_IDENTIFIER, take(c) & 1, out, len);
+  return etk_fb_finish(b, root, ETK_ETDUMP_FILE_IDENTIFIER, take(c) & 1, out,
+                       len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -218,8 +243,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     etk_fb_verify_options_t opt = {0};
     opt.size_prefixed = prefixed;
     uint32_t root = 0;
-    if (etk_fb_verify(out, len, &etk_etdump_schema, &opt, &root, NULL) != ETK_OK) abort();
-    if (read_table(etk_fb_root(out, root), &etk_etdump_schema) != written) abort();
+    if (etk_fb_verify(out, len, &etk_etdump_schema, &opt, &root, NULL) !=
+        ETK_OK)
+      abort();
+    if (read_table(etk_fb_root(out, root), &etk_etdump_schema) != written)
+      abort();
     /* same input, roomy buffer: same bytes unless a block was dropped in
      * the small one (then the roomy build keeps it) */
     static _Alignas(8) uint8_t roomy[1 << 16];
@@ -230,7 +258,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *out2;
     size_t len2;
     if (build_dump(&b2, &c2, &written2, &out2, &len2) != ETK_OK) abort();
-    if (written2 == written && (len2 != len || memcmp(out, out2, len) != 0)) abort();
+    if (written2 == written && (len2 != len || memcmp(out, out2, len) != 0))
+      abort();
   }
   free(mem);
   return 0;

@@ -26,40 +26,52 @@ static uint64_t walk_table(etk_fb_table_t t, const etk_fb_table_desc_t *d) {
   for (uint16_t i = 0; i < d->field_count; i++) {
     const etk_fb_field_desc_t *f = &d->fields[i];
     switch (f->kind) {
-    case ETK_FB_SCALAR:
-      switch (f->size) {
-      case 1: sum += etk_fb_get_u8(t, f->id, 0); break;
-      case 2: sum += etk_fb_get_u16(t, f->id, 0); break;
-      case 4: sum += etk_fb_get_u32(t, f->id, 0); break;
-      default: sum += etk_fb_get_u64(t, f->id, 0); break;
+      case ETK_FB_SCALAR:
+        switch (f->size) {
+          case 1:
+            sum += etk_fb_get_u8(t, f->id, 0);
+            break;
+          case 2:
+            sum += etk_fb_get_u16(t, f->id, 0);
+            break;
+          case 4:
+            sum += etk_fb_get_u32(t, f->id, 0);
+            break;
+          default:
+            sum += etk_fb_get_u64(t, f->id, 0);
+            break;
+        }
+        break;
+      case ETK_FB_STRING: {
+        etk_fb_string_t s = etk_fb_get_string(t, f->id);
+        if (s.data)
+          sum += s.len + (uint8_t)s.data[s.len] +
+                 (uint64_t)etk_fb_utf8_valid(s.data, s.len);
+        break;
       }
-      break;
-    case ETK_FB_STRING: {
-      etk_fb_string_t s = etk_fb_get_string(t, f->id);
-      if (s.data) sum += s.len + (uint8_t)s.data[s.len] + (uint64_t)etk_fb_utf8_valid(s.data, s.len);
-      break;
-    }
-    case ETK_FB_TABLE:
-      sum += walk_table(etk_fb_get_table(t, f->id), f->table);
-      break;
-    case ETK_FB_VEC_SCALAR: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      for (uint64_t k = 0; k < (uint64_t)v.count * f->size; k++) sum += v.data[k];
-      break;
-    }
-    case ETK_FB_VEC_TABLE: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      for (uint32_t k = 0; k < v.count; k++)
-        sum += walk_table(etk_fb_vector_table(t.buf, v, k), f->table);
-      break;
-    }
-    case ETK_FB_VEC_STRING: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      for (uint32_t k = 0; k < v.count; k++) sum += etk_fb_vector_string(t.buf, v, k).len;
-      break;
-    }
-    default:
-      break;
+      case ETK_FB_TABLE:
+        sum += walk_table(etk_fb_get_table(t, f->id), f->table);
+        break;
+      case ETK_FB_VEC_SCALAR: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        for (uint64_t k = 0; k < (uint64_t)v.count * f->size; k++)
+          sum += v.data[k];
+        break;
+      }
+      case ETK_FB_VEC_TABLE: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        for (uint32_t k = 0; k < v.count; k++)
+          sum += walk_table(etk_fb_vector_table(t.buf, v, k), f->table);
+        break;
+      }
+      case ETK_FB_VEC_STRING: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        for (uint32_t k = 0; k < v.count; k++)
+          sum += etk_fb_vector_string(t.buf, v, k).len;
+        break;
+      }
+      default:
+        break;
     }
   }
   return sum;
@@ -77,7 +89,8 @@ static void verify_and_walk(const uint8_t *data, size_t size, int size_prefixed,
   int rc = etk_fb_verify(data, size, &etk_etdump_schema, &options, &root, &err);
   if (rc == ETK_OK) {
     fuzz_sink += walk_table(etk_fb_root(data, root), &etk_etdump_schema);
-  } else if (err.code != rc || (size > 0 && err.offset >= size && rc != ETK_E_TRUNCATED)) {
+  } else if (err.code != rc ||
+             (size > 0 && err.offset >= size && rc != ETK_E_TRUNCATED)) {
     abort(); /* the error report must describe the failure */
   }
 }

@@ -153,12 +153,12 @@ static int damaged_seeds(const char *dir) {
   memcpy(pte + 4, "ET12", 4);
   ptu_put_u64(pte + 24, 0); /* segment_base_offset */
   rc |= save(dir, "pte-zero-segment-base", pte, len);
-  rc |= save_npy(dir, "npy-float",
-                 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
-                 8);
-  rc |= save_npy(dir, "npy-trailing-bytes",
-                 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
-                 12);
+  rc |=
+      save_npy(dir, "npy-float",
+               "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 8);
+  rc |=
+      save_npy(dir, "npy-trailing-bytes",
+               "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12);
   rc |= save_npy(dir, "npy-duplicate-key",
                  "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), "
                  "'shape': (1,), }",

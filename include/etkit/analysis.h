@@ -32,8 +32,8 @@ extern "C" {
  * "etkit:dropped_events=N[,blocks=M][,allocators=K]" and no events
  * (docs/recorder.md, "When memory runs out"). */
 typedef struct etk_dropped_marker {
-  int present;          /* a marker was found */
-  uint32_t run;         /* its run index */
+  int present;  /* a marker was found */
+  uint32_t run; /* its run index */
   uint64_t events, blocks, allocators;
 } etk_dropped_marker_t;
 
@@ -46,7 +46,8 @@ int etk_dropped_marker_parse(const char *name, size_t len,
 /* Looks for the marker among the runs of `dump` (the last one wins, as the
  * recorder writes it last).  Returns out->present; *out is zeroed when
  * there is none. */
-int etk_dropped_marker_find(const etk_etdump_t *dump, etk_dropped_marker_t *out);
+int etk_dropped_marker_find(const etk_etdump_t *dump,
+                            etk_dropped_marker_t *out);
 
 /* ------------------------------------------------ operator-type summary */
 
@@ -55,18 +56,19 @@ int etk_dropped_marker_find(const etk_etdump_t *dump, etk_dropped_marker_t *out)
  * " #<digits>" instance suffix.  Returns a pointer into `name` and the
  * length in *out_len ("native_call_add.out" -> "add.out", "linear #3" ->
  * "linear"). */
-const char *etk_op_type_from_name(const char *name, size_t len, size_t *out_len);
+const char *etk_op_type_from_name(const char *name, size_t len,
+                                  size_t *out_len);
 
 /* How the summary counts an event (wrappers are not counted twice). */
 typedef enum etk_op_role {
-  ETK_OP_ROLE_OPERATOR = 0,    /* counted under its op type */
-  ETK_OP_ROLE_OPERATOR_CALL,   /* OPERATOR_CALL: wraps its native_call */
-  ETK_OP_ROLE_METHOD,          /* Method::execute: the method time */
-  ETK_OP_ROLE_LOAD_METHOD,     /* Program::load_method: method time of a
-                                  block without Method::execute */
-  ETK_OP_ROLE_DELEGATE_WRAPPER,/* DELEGATE_CALL whose instruction has
-                                  delegated per-op events */
-  ETK_OP_ROLE_NO_DATA          /* no perf data (debug-only event) */
+  ETK_OP_ROLE_OPERATOR = 0,     /* counted under its op type */
+  ETK_OP_ROLE_OPERATOR_CALL,    /* OPERATOR_CALL: wraps its native_call */
+  ETK_OP_ROLE_METHOD,           /* Method::execute: the method time */
+  ETK_OP_ROLE_LOAD_METHOD,      /* Program::load_method: method time of a
+                                   block without Method::execute */
+  ETK_OP_ROLE_DELEGATE_WRAPPER, /* DELEGATE_CALL whose instruction has
+                                   delegated per-op events */
+  ETK_OP_ROLE_NO_DATA           /* no perf data (debug-only event) */
 } etk_op_role_t;
 
 typedef enum etk_op_row_kind {
@@ -79,21 +81,21 @@ typedef enum etk_op_row_kind {
  * inspector's target unit, per run: an event contributes its average). */
 typedef struct etk_op_summary_row {
   size_t block;
-  int kind;                /* etk_op_row_kind_t */
-  const char *op_type;     /* NUL-terminated; "framework overhead" or the
-                              method name for the closing rows */
+  int kind;            /* etk_op_row_kind_t */
+  const char *op_type; /* NUL-terminated; "framework overhead" or the
+                          method name for the closing rows */
   size_t op_type_len;
-  uint64_t count;          /* events of this type (0 for the overhead row) */
-  double total;            /* sum of their averages */
-  double avg;              /* total / count (NaN for the overhead row) */
-  double percent;          /* total / method time * 100 (NaN when unknown) */
+  uint64_t count; /* events of this type (0 for the overhead row) */
+  double total;   /* sum of their averages */
+  double avg;     /* total / count (NaN for the overhead row) */
+  double percent; /* total / method time * 100 (NaN when unknown) */
 } etk_op_summary_row_t;
 
 typedef struct etk_op_summary_block {
-  double method_time;      /* average of Method::execute (else of
-                              Program::load_method); NaN when neither */
-  const char *method_name; /* NULL when NaN */
-  double operators_total;  /* sum of the counted events' averages */
+  double method_time;          /* average of Method::execute (else of
+                                  Program::load_method); NaN when neither */
+  const char *method_name;     /* NULL when NaN */
+  double operators_total;      /* sum of the counted events' averages */
   size_t first_row, row_count; /* rows of this block (operators sorted by
                                   total, largest first, then overhead and
                                   method rows) */
@@ -124,8 +126,12 @@ double etk_op_summary_event_avg(const etk_op_summary_t *s, size_t event);
 /* ------------------------------------------------ A/B diff */
 
 typedef enum etk_diff_metric {
-  ETK_DIFF_METRIC_AVG = 0, ETK_DIFF_METRIC_P50, ETK_DIFF_METRIC_P10,
-  ETK_DIFF_METRIC_P90, ETK_DIFF_METRIC_MIN, ETK_DIFF_METRIC_MAX
+  ETK_DIFF_METRIC_AVG = 0,
+  ETK_DIFF_METRIC_P50,
+  ETK_DIFF_METRIC_P10,
+  ETK_DIFF_METRIC_P90,
+  ETK_DIFF_METRIC_MIN,
+  ETK_DIFF_METRIC_MAX
 } etk_diff_metric_t;
 
 /* "avg", "p50", "p10", "p90", "min", "max"; ETK_E_INVALID_ARGUMENT else. */
@@ -146,9 +152,9 @@ const char *etk_diff_match_name(etk_diff_match_t match);
 
 typedef enum etk_diff_row_kind {
   ETK_DIFF_ROW_OPERATOR = 0,
-  ETK_DIFF_ROW_METHOD,             /* Method::execute (or load_method) */
-  ETK_DIFF_ROW_OPERATORS_TOTAL,    /* sum of the operators' averages */
-  ETK_DIFF_ROW_FRAMEWORK_OVERHEAD  /* method - operators total */
+  ETK_DIFF_ROW_METHOD,            /* Method::execute (or load_method) */
+  ETK_DIFF_ROW_OPERATORS_TOTAL,   /* sum of the operators' averages */
+  ETK_DIFF_ROW_FRAMEWORK_OVERHEAD /* method - operators total */
 } etk_diff_row_kind_t;
 
 typedef struct etk_diff_row {
@@ -164,17 +170,17 @@ typedef struct etk_diff_row {
   int32_t instruction_id_a, instruction_id_b; /* -1 when absent */
   size_t event_a, event_b; /* inspector event indices, SIZE_MAX absent */
   size_t count_a, count_b; /* samples (runs) */
-  double avg_a, avg_b, p50_a, p50_b;  /* NaN when absent */
-  double value_a, value_b; /* the compared metric */
-  double delta;            /* value_b - value_a (new: +value_b, missing:
-                              -value_a) */
-  double change_pct;       /* delta / value_a * 100; NaN when value_a is 0
-                              or the row is new/missing */
+  double avg_a, avg_b, p50_a, p50_b; /* NaN when absent */
+  double value_a, value_b;           /* the compared metric */
+  double delta;      /* value_b - value_a (new: +value_b, missing:
+                        -value_a) */
+  double change_pct; /* delta / value_a * 100; NaN when value_a is 0
+                        or the row is new/missing */
 } etk_diff_row_t;
 
 typedef struct etk_diff_options {
-  etk_diff_metric_t metric;  /* default avg */
-  int all_rows;              /* also compare OPERATOR_CALL events */
+  etk_diff_metric_t metric; /* default avg */
+  int all_rows;             /* also compare OPERATOR_CALL events */
 } etk_diff_options_t;
 
 void etk_diff_options_init(etk_diff_options_t *o);
@@ -206,12 +212,12 @@ size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
                                  double min_delta);
 
 typedef struct etk_diff_render_options {
-  etk_inspect_format_t format;  /* table, tsv, csv, json */
-  double threshold_pct;         /* hide matched operator rows whose
-                                   |change| is below this (0 = show all) */
-  double min_delta;             /* ... or whose |delta| is below this */
-  int json_indent;              /* default 2 */
-  const char *label_a, *label_b;/* e.g. file names; NULL = "A", "B" */
+  etk_inspect_format_t format;   /* table, tsv, csv, json */
+  double threshold_pct;          /* hide matched operator rows whose
+                                    |change| is below this (0 = show all) */
+  double min_delta;              /* ... or whose |delta| is below this */
+  int json_indent;               /* default 2 */
+  const char *label_a, *label_b; /* e.g. file names; NULL = "A", "B" */
 } etk_diff_render_options_t;
 
 void etk_diff_render_options_init(etk_diff_render_options_t *o);
@@ -230,31 +236,31 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
  * ever given back), and the per-run total is that run's high-water mark
  * as far as the dump can tell. */
 typedef struct etk_memory_allocator {
-  size_t block;            /* inspector block */
-  const char *block_name;  /* "" when absent */
-  int32_t allocator_id;    /* as stored (1-based into the run's list) */
-  const char *name;        /* allocator name, NULL when the id names none */
-  uint64_t runs;           /* runs of the block */
+  size_t block;           /* inspector block */
+  const char *block_name; /* "" when absent */
+  int32_t allocator_id;   /* as stored (1-based into the run's list) */
+  const char *name;       /* allocator name, NULL when the id names none */
+  uint64_t runs;          /* runs of the block */
   uint64_t runs_with_allocations;
-  uint64_t count;          /* allocation events, all runs */
-  uint64_t total_bytes;    /* all runs together */
-  uint64_t peak_bytes;     /* max over runs of the run's cumulative bytes */
-  uint64_t min_run_bytes;  /* min over runs that allocated */
-  uint64_t largest_bytes;  /* largest single allocation */
+  uint64_t count;         /* allocation events, all runs */
+  uint64_t total_bytes;   /* all runs together */
+  uint64_t peak_bytes;    /* max over runs of the run's cumulative bytes */
+  uint64_t min_run_bytes; /* min over runs that allocated */
+  uint64_t largest_bytes; /* largest single allocation */
 } etk_memory_allocator_t;
 
 typedef struct etk_memory_allocation {
-  uint32_t etdump_event;   /* ETDump event index */
-  uint32_t run;            /* ETDump run index */
-  size_t block;            /* inspector block (SIZE_MAX: none) */
-  size_t allocator;        /* index of its etk_memory_allocator_t row */
+  uint32_t etdump_event; /* ETDump event index */
+  uint32_t run;          /* ETDump run index */
+  size_t block;          /* inspector block (SIZE_MAX: none) */
+  size_t allocator;      /* index of its etk_memory_allocator_t row */
   uint64_t bytes;
-  uint64_t offset_in_run;  /* cumulative bytes of that allocator in the
-                              run before this allocation */
-  const char *next_event;  /* name of the next profile event of the run in
-                              file order (the runtime appends events when
-                              they END, so it is the first one to finish
-                              after the allocation); NULL when none */
+  uint64_t offset_in_run; /* cumulative bytes of that allocator in the
+                             run before this allocation */
+  const char *next_event; /* name of the next profile event of the run in
+                             file order (the runtime appends events when
+                             they END, so it is the first one to finish
+                             after the allocation); NULL when none */
 } etk_memory_allocation_t;
 
 typedef struct etk_memory_report etk_memory_report_t;
@@ -286,29 +292,29 @@ int etk_memory_report_render(const etk_memory_report_t *m,
 /* ------------------------------------------------ Chrome trace export */
 
 typedef enum etk_trace_layout {
-  ETK_TRACE_LAYOUT_AUTO = 0,   /* raw when the runs follow each other on
-                                  one clock, else sequential */
-  ETK_TRACE_LAYOUT_RAW,        /* raw timestamps (minus the first one) */
-  ETK_TRACE_LAYOUT_SEQUENTIAL  /* each run on its own time base, runs
-                                  placed one after the other in file order */
+  ETK_TRACE_LAYOUT_AUTO = 0,  /* raw when the runs follow each other on
+                                 one clock, else sequential */
+  ETK_TRACE_LAYOUT_RAW,       /* raw timestamps (minus the first one) */
+  ETK_TRACE_LAYOUT_SEQUENTIAL /* each run on its own time base, runs
+                                 placed one after the other in file order */
 } etk_trace_layout_t;
 
 typedef enum etk_trace_tracks {
-  ETK_TRACE_TRACKS_BLOCK = 0,  /* one track per event block */
-  ETK_TRACE_TRACKS_RUN         /* one track per run */
+  ETK_TRACE_TRACKS_BLOCK = 0, /* one track per event block */
+  ETK_TRACE_TRACKS_RUN        /* one track per run */
 } etk_trace_tracks_t;
 
 typedef struct etk_trace_options {
   etk_time_scale_t source_time_scale; /* unit of the raw ticks (ns) */
-  double clock_hz;         /* cycles -> microseconds */
-  int raw_ticks;           /* cycles without clock_hz: write ticks as "us"
-                              (otherData says so) instead of failing */
+  double clock_hz;                    /* cycles -> microseconds */
+  int raw_ticks; /* cycles without clock_hz: write ticks as "us"
+                    (otherData says so) instead of failing */
   etk_trace_layout_t layout;
   etk_trace_tracks_t tracks;
-  int no_args;             /* omit "args" (smaller files) */
-  int no_flows;            /* omit DELEGATE_CALL -> delegate flow arrows */
-  uint32_t pid;            /* process id of this dump (default 1) */
-  const char *process_name;/* default "ETDump" */
+  int no_args;              /* omit "args" (smaller files) */
+  int no_flows;             /* omit DELEGATE_CALL -> delegate flow arrows */
+  uint32_t pid;             /* process id of this dump (default 1) */
+  const char *process_name; /* default "ETDump" */
   /* Block selection (none = all): inspector block indices and/or names
    * (run names when no inspector is given). */
   size_t select_index_count;
@@ -320,20 +326,20 @@ typedef struct etk_trace_options {
 void etk_trace_options_init(etk_trace_options_t *o);
 
 typedef struct etk_trace_stats {
-  uint64_t runs;           /* runs written */
-  uint64_t slices;         /* "X" events for profile events (run slices
-                              not included) */
-  uint64_t instants;       /* profile events without a usable end */
-  uint64_t missing_end;    /* ... of which end_time was absent */
-  uint64_t invalid_times;  /* ... of which end < start beyond 32 bits */
-  uint64_t wrapped;        /* slices whose 32-bit tick counter wrapped */
-  uint64_t overlapping;    /* slices moved to an "overlapping" track
-                              because they did not nest */
-  uint64_t counters;       /* "C" events (allocations) */
-  uint64_t flows;          /* flow arrows */
-  int layout;              /* the layout used (never AUTO) */
-  double ticks_per_us;     /* conversion used (1 with raw_ticks) */
-  double end_us;           /* end of the last run on the timeline */
+  uint64_t runs;          /* runs written */
+  uint64_t slices;        /* "X" events for profile events (run slices
+                             not included) */
+  uint64_t instants;      /* profile events without a usable end */
+  uint64_t missing_end;   /* ... of which end_time was absent */
+  uint64_t invalid_times; /* ... of which end < start beyond 32 bits */
+  uint64_t wrapped;       /* slices whose 32-bit tick counter wrapped */
+  uint64_t overlapping;   /* slices moved to an "overlapping" track
+                             because they did not nest */
+  uint64_t counters;      /* "C" events (allocations) */
+  uint64_t flows;         /* flow arrows */
+  int layout;             /* the layout used (never AUTO) */
+  double ticks_per_us;    /* conversion used (1 with raw_ticks) */
+  double end_us;          /* end of the last run on the timeline */
   etk_dropped_marker_t dropped;
 } etk_trace_stats_t;
 

@@ -45,8 +45,8 @@ typedef struct etk_micro_graph {
 int etk_micro_graph_init(etk_micro_graph_t *g, void *buf, size_t cap);
 /* Local values; each returns its local index (>= 0) or a negative error. */
 int etk_micro_graph_arg(etk_micro_graph_t *g, uint16_t delegate_arg);
-int etk_micro_graph_tensor(etk_micro_graph_t *g, int scalar_type,
-                           uint32_t dim, const int32_t *sizes);
+int etk_micro_graph_tensor(etk_micro_graph_t *g, int scalar_type, uint32_t dim,
+                           const int32_t *sizes);
 int etk_micro_graph_int(etk_micro_graph_t *g, int64_t v);
 int etk_micro_graph_double(etk_micro_graph_t *g, double v);
 int etk_micro_graph_bool(etk_micro_graph_t *g, bool v);

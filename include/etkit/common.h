@@ -30,12 +30,12 @@ extern "C" {
 /* What a person needs to know about a failure.  Every host API that can
  * fail takes an optional `etk_error_t *err` (NULL = caller does not care). */
 typedef struct etk_error {
-  int code;           /* ETK_E_* (ETK_OK when there is no error) */
-  uint64_t offset;    /* byte offset of the problem, or ETK_NO_OFFSET */
-  int line, column;   /* 1-based text position (JSON), 0 when unknown */
+  int code;         /* ETK_E_* (ETK_OK when there is no error) */
+  uint64_t offset;  /* byte offset of the problem, or ETK_NO_OFFSET */
+  int line, column; /* 1-based text position (JSON), 0 when unknown */
   char where[ETK_ERROR_WHERE_SIZE]; /* file (whole path) and/or member
                                        name, "" when unknown */
-  char message[256];  /* one line, no trailing newline */
+  char message[256];                /* one line, no trailing newline */
 } etk_error_t;
 
 /* A buffer size that holds any etk_error_format() line whole. */

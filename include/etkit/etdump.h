@@ -156,15 +156,15 @@ etk_etdump_str_t etk_etdump_string(const etk_etdump_t *dump, uint32_t id);
 /* ------------------------------------------------------------- runs */
 
 typedef struct etk_etdump_run {
-  etk_etdump_str_t name;        /* RunData.name ({NULL,0} when absent) */
-  uint32_t name_id;             /* interned id of name */
-  int32_t bundled_input_index;  /* -1 when absent (the schema default) */
-  int has_events;               /* the events vector is present (maybe empty) */
-  uint32_t first_event;         /* index of its first event (column index) */
+  etk_etdump_str_t name;       /* RunData.name ({NULL,0} when absent) */
+  uint32_t name_id;            /* interned id of name */
+  int32_t bundled_input_index; /* -1 when absent (the schema default) */
+  int has_events;              /* the events vector is present (maybe empty) */
+  uint32_t first_event;        /* index of its first event (column index) */
   uint32_t event_count;
-  uint32_t first_allocator;     /* index into the allocator list */
+  uint32_t first_allocator; /* index into the allocator list */
   uint32_t allocator_count;
-  uint32_t offset;              /* byte offset of the RunData table */
+  uint32_t offset; /* byte offset of the RunData table */
 } etk_etdump_run_t;
 
 size_t etk_etdump_run_count(const etk_etdump_t *dump);
@@ -191,27 +191,29 @@ typedef enum etk_etdump_event_kind {
 } etk_etdump_event_kind_t;
 
 /* Bits of the `flags` column. */
-#define ETK_ETDUMP_KIND_MASK 0x03u       /* etk_etdump_event_kind_t */
-#define ETK_ETDUMP_FLAG_OUTPUT 0x04u     /* debug: debug_entry.output is true */
-#define ETK_ETDUMP_FLAG_HAS_ENTRY 0x08u  /* debug: debug_entry present */
-#define ETK_ETDUMP_FLAG_METADATA 0x10u   /* profile: metadata vector present */
-#define ETK_ETDUMP_FLAG_BOTH_MEMBERS 0x20u /* more than one member was set
-                                              (the first of profile, debug,
-                                              allocation wins, as upstream) */
-#define ETK_ETDUMP_FLAG_END_BEFORE_START 0x40u /* profile: end_time <
-                                                  start_time (a wrap-around
-                                                  or a missing end) */
+#define ETK_ETDUMP_KIND_MASK 0x03u      /* etk_etdump_event_kind_t */
+#define ETK_ETDUMP_FLAG_OUTPUT 0x04u    /* debug: debug_entry.output is true */
+#define ETK_ETDUMP_FLAG_HAS_ENTRY 0x08u /* debug: debug_entry present */
+#define ETK_ETDUMP_FLAG_METADATA 0x10u  /* profile: metadata vector present */
+#define ETK_ETDUMP_FLAG_BOTH_MEMBERS     \
+  0x20u /* more than one member was set  \
+           (the first of profile, debug, \
+           allocation wins, as upstream) */
+#define ETK_ETDUMP_FLAG_END_BEFORE_START \
+  0x40u /* profile: end_time <           \
+           start_time (a wrap-around     \
+           or a missing end) */
 
 /* One event, decoded.  An Event table has three optional members; `kind`
  * says which one was read (profile first, then debug, then allocation, as
  * upstream's find_populated_event).  Fields of other kinds are zero, except
  * the ids, which hold their schema defaults (-1). */
 typedef struct etk_etdump_event {
-  int kind;                      /* etk_etdump_event_kind_t */
-  unsigned flags;                /* ETK_ETDUMP_FLAG_* */
-  uint32_t run;                  /* owning run */
-  uint32_t offset;               /* byte offset of the member table */
-  etk_etdump_str_t name;         /* ProfileEvent/DebugEvent name */
+  int kind;              /* etk_etdump_event_kind_t */
+  unsigned flags;        /* ETK_ETDUMP_FLAG_* */
+  uint32_t run;          /* owning run */
+  uint32_t offset;       /* byte offset of the member table */
+  etk_etdump_str_t name; /* ProfileEvent/DebugEvent name */
   uint32_t name_id;
   int32_t profile_chain_index;   /* ProfileEvent.chain_index (int) */
   uint64_t debug_chain_index;    /* DebugEvent.chain_index (ulong) */
@@ -278,8 +280,8 @@ void etk_etdump_chain(const etk_etdump_t *dump, uint32_t chain_id,
 /* A Tensor table.  `sizes`/`strides` point at little-endian int64 arrays
  * in the buffer (read them with etk_etdump_tensor_dim()). */
 typedef struct etk_etdump_tensor {
-  int scalar_type;       /* etk_scalar_type_t (etkit/schema.h), default BYTE */
-  const uint8_t *sizes;  /* NULL when absent */
+  int scalar_type;      /* etk_scalar_type_t (etkit/schema.h), default BYTE */
+  const uint8_t *sizes; /* NULL when absent */
   uint32_t dim;
   const uint8_t *strides;
   uint32_t stride_count;
@@ -294,17 +296,17 @@ int64_t etk_etdump_tensor_stride(const etk_etdump_tensor_t *t, uint32_t i);
 
 /* A debug event's Value ("debug_entry"). */
 typedef struct etk_etdump_value {
-  int present;            /* the debug event has a debug_entry */
-  int type;               /* etk_etdump_value_type_t (etkit/schema.h) */
-  int member_present;     /* the member table `type` names is present */
-  int64_t int_value;      /* Int */
-  int bool_value;         /* Bool */
-  double real_value;      /* Float (widened) or Double */
-  etk_etdump_tensor_t tensor;   /* Tensor */
-  uint32_t tensor_count;        /* TensorList: number of tensors */
-  int output_present;     /* Value.output is present */
-  int output;             /* Value.output.bool_val */
-  uint32_t offset;        /* byte offset of the Value table */
+  int present;                /* the debug event has a debug_entry */
+  int type;                   /* etk_etdump_value_type_t (etkit/schema.h) */
+  int member_present;         /* the member table `type` names is present */
+  int64_t int_value;          /* Int */
+  int bool_value;             /* Bool */
+  double real_value;          /* Float (widened) or Double */
+  etk_etdump_tensor_t tensor; /* Tensor */
+  uint32_t tensor_count;      /* TensorList: number of tensors */
+  int output_present;         /* Value.output is present */
+  int output;                 /* Value.output.bool_val */
+  uint32_t offset;            /* byte offset of the Value table */
 } etk_etdump_value_t;
 
 /* Decodes the debug_entry of debug event `index`.  ETK_E_INVALID_ARGUMENT

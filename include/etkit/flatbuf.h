@@ -90,10 +90,10 @@ typedef struct etk_fb_builder {
   int status;         /* first error, sticky */
   /* table under construction */
   int table_open;
-  uint16_t field_count;  /* highest id + 1 */
-  uint16_t table_bytes;  /* unpadded data bytes */
-  uint16_t table_align;  /* largest scalar alignment in the table */
-  uint16_t write_count;  /* number of fields added */
+  uint16_t field_count; /* highest id + 1 */
+  uint16_t table_bytes; /* unpadded data bytes */
+  uint16_t table_align; /* largest scalar alignment in the table */
+  uint16_t write_count; /* number of fields added */
   uint8_t write_order[ETK_FB_MAX_FIELDS];
   etk_fb_field_slot_t fields[ETK_FB_MAX_FIELDS];
   uint8_t data[ETK_FB_MAX_TABLE_BYTES];
@@ -102,7 +102,7 @@ typedef struct etk_fb_builder {
   uint32_t vtable_count;
   /* Added after the first version of this header: */
   uint8_t vtable_buckets[ETK_FB_VTABLE_CACHE]; /* hash bucket of each entry */
-  int finished;       /* etk_fb_finish() succeeded; only reset may follow */
+  int finished; /* etk_fb_finish() succeeded; only reset may follow */
 } etk_fb_builder_t;
 
 #define ETK_FB_SIZE_PREFIXED 1
@@ -197,17 +197,28 @@ etk_fb_ref_t etk_fb_create_offset_vector_cb(etk_fb_builder_t *b, size_t count,
  * smallest table).  etk_fb_table_start returns the (sticky) status. */
 #define ETK_FB_FORCE 1
 int etk_fb_table_start(etk_fb_builder_t *b);
-void etk_fb_add_bool(etk_fb_builder_t *b, unsigned id, int v, int def, int flags);
-void etk_fb_add_u8(etk_fb_builder_t *b, unsigned id, uint8_t v, uint8_t def, int flags);
-void etk_fb_add_i8(etk_fb_builder_t *b, unsigned id, int8_t v, int8_t def, int flags);
-void etk_fb_add_u16(etk_fb_builder_t *b, unsigned id, uint16_t v, uint16_t def, int flags);
-void etk_fb_add_i16(etk_fb_builder_t *b, unsigned id, int16_t v, int16_t def, int flags);
-void etk_fb_add_u32(etk_fb_builder_t *b, unsigned id, uint32_t v, uint32_t def, int flags);
-void etk_fb_add_i32(etk_fb_builder_t *b, unsigned id, int32_t v, int32_t def, int flags);
-void etk_fb_add_u64(etk_fb_builder_t *b, unsigned id, uint64_t v, uint64_t def, int flags);
-void etk_fb_add_i64(etk_fb_builder_t *b, unsigned id, int64_t v, int64_t def, int flags);
-void etk_fb_add_f32(etk_fb_builder_t *b, unsigned id, float v, float def, int flags);
-void etk_fb_add_f64(etk_fb_builder_t *b, unsigned id, double v, double def, int flags);
+void etk_fb_add_bool(etk_fb_builder_t *b, unsigned id, int v, int def,
+                     int flags);
+void etk_fb_add_u8(etk_fb_builder_t *b, unsigned id, uint8_t v, uint8_t def,
+                   int flags);
+void etk_fb_add_i8(etk_fb_builder_t *b, unsigned id, int8_t v, int8_t def,
+                   int flags);
+void etk_fb_add_u16(etk_fb_builder_t *b, unsigned id, uint16_t v, uint16_t def,
+                    int flags);
+void etk_fb_add_i16(etk_fb_builder_t *b, unsigned id, int16_t v, int16_t def,
+                    int flags);
+void etk_fb_add_u32(etk_fb_builder_t *b, unsigned id, uint32_t v, uint32_t def,
+                    int flags);
+void etk_fb_add_i32(etk_fb_builder_t *b, unsigned id, int32_t v, int32_t def,
+                    int flags);
+void etk_fb_add_u64(etk_fb_builder_t *b, unsigned id, uint64_t v, uint64_t def,
+                    int flags);
+void etk_fb_add_i64(etk_fb_builder_t *b, unsigned id, int64_t v, int64_t def,
+                    int flags);
+void etk_fb_add_f32(etk_fb_builder_t *b, unsigned id, float v, float def,
+                    int flags);
+void etk_fb_add_f64(etk_fb_builder_t *b, unsigned id, double v, double def,
+                    int flags);
 /* Offset field (string, vector, table); ref 0 means "absent" and is skipped
  * (so the result of a failed create can be passed on without a test). */
 void etk_fb_add_ref(etk_fb_builder_t *b, unsigned id, etk_fb_ref_t ref);
@@ -233,38 +244,38 @@ int etk_fb_finish(etk_fb_builder_t *b, etk_fb_ref_t root, const char *ident,
 /* ---------------------------------------------------------------- schema */
 
 typedef enum etk_fb_kind {
-  ETK_FB_SCALAR = 1,     /* size 1/2/4/8; enum_mask optional */
-  ETK_FB_STRING,         /* offset to string */
-  ETK_FB_TABLE,          /* offset to table `table` */
-  ETK_FB_STRUCT,         /* inline struct of `size` bytes, `align` */
-  ETK_FB_VEC_SCALAR,     /* vector of `size`-byte scalars (enum_mask optional) */
-  ETK_FB_VEC_STRUCT,     /* vector of `size`-byte structs, `align` */
-  ETK_FB_VEC_STRING,     /* vector of strings */
-  ETK_FB_VEC_TABLE,      /* vector of tables `table` */
-  ETK_FB_UNION_TYPE,     /* u8 union discriminator; the value field is id+1 */
-  ETK_FB_UNION           /* offset to union member; union_tables[type] */
+  ETK_FB_SCALAR = 1, /* size 1/2/4/8; enum_mask optional */
+  ETK_FB_STRING,     /* offset to string */
+  ETK_FB_TABLE,      /* offset to table `table` */
+  ETK_FB_STRUCT,     /* inline struct of `size` bytes, `align` */
+  ETK_FB_VEC_SCALAR, /* vector of `size`-byte scalars (enum_mask optional) */
+  ETK_FB_VEC_STRUCT, /* vector of `size`-byte structs, `align` */
+  ETK_FB_VEC_STRING, /* vector of strings */
+  ETK_FB_VEC_TABLE,  /* vector of tables `table` */
+  ETK_FB_UNION_TYPE, /* u8 union discriminator; the value field is id+1 */
+  ETK_FB_UNION       /* offset to union member; union_tables[type] */
 } etk_fb_kind_t;
 
 struct etk_fb_table_desc;
 
 typedef struct etk_fb_field_desc {
-  const char *name;  /* for error messages */
+  const char *name; /* for error messages */
   uint16_t id;
-  uint8_t kind;      /* etk_fb_kind_t */
-  uint8_t size;      /* scalar, element or struct size */
-  uint8_t align;     /* struct alignment (0 = size) */
-  uint8_t required;  /* absent -> ETK_E_MISSING_FIELD */
+  uint8_t kind;        /* etk_fb_kind_t */
+  uint8_t size;        /* scalar, element or struct size */
+  uint8_t align;       /* struct alignment (0 = size) */
+  uint8_t required;    /* absent -> ETK_E_MISSING_FIELD */
   uint8_t union_count; /* number of union_tables entries (index = type) */
-  uint64_t enum_mask;  /* for 1-byte enums: bit v set = value v valid; 0 = any */
-  const struct etk_fb_table_desc *table;          /* TABLE / VEC_TABLE */
+  uint64_t enum_mask; /* for 1-byte enums: bit v set = value v valid; 0 = any */
+  const struct etk_fb_table_desc *table;               /* TABLE / VEC_TABLE */
   const struct etk_fb_table_desc *const *union_tables; /* UNION; [0] = NONE */
   /* Added after the first version of this header (trailing, so positional
    * initialisers written against it stay valid).  Schema default of a
    * scalar field, for readers and tests; the verifier ignores it. */
-  int64_t default_int;  /* integer, bool and enum scalars (ulong: bit pattern) */
-  double default_real;  /* float and double scalars */
-  uint8_t is_signed;    /* SCALAR/VEC_SCALAR integers: 1 if signed */
-  uint8_t is_real;      /* SCALAR/VEC_SCALAR: 1 for float/double */
+  int64_t default_int; /* integer, bool and enum scalars (ulong: bit pattern) */
+  double default_real; /* float and double scalars */
+  uint8_t is_signed;   /* SCALAR/VEC_SCALAR integers: 1 if signed */
+  uint8_t is_real;     /* SCALAR/VEC_SCALAR: 1 for float/double */
 } etk_fb_field_desc_t;
 
 typedef struct etk_fb_table_desc {
@@ -276,16 +287,16 @@ typedef struct etk_fb_table_desc {
 /* ---------------------------------------------------------------- verifier */
 
 typedef struct etk_fb_verify_options {
-  unsigned max_depth;      /* 0 -> ETK_FB_DEFAULT_MAX_DEPTH */
-  uint64_t max_objects;    /* 0 -> 8 * buffer length + 1024 */
-  const char *ident;       /* 4 chars expected at the identifier slot, or NULL */
-  int size_prefixed;       /* 1: u32 size first, must be <= len - 4 */
+  unsigned max_depth;   /* 0 -> ETK_FB_DEFAULT_MAX_DEPTH */
+  uint64_t max_objects; /* 0 -> 8 * buffer length + 1024 */
+  const char *ident;    /* 4 chars expected at the identifier slot, or NULL */
+  int size_prefixed;    /* 1: u32 size first, must be <= len - 4 */
 } etk_fb_verify_options_t;
 
 typedef struct etk_fb_verify_error {
-  int code;           /* ETK_E_* */
-  uint32_t offset;    /* byte offset in the buffer given to verify */
-  const char *table;  /* descriptor names, or NULL */
+  int code;          /* ETK_E_* */
+  uint32_t offset;   /* byte offset in the buffer given to verify */
+  const char *table; /* descriptor names, or NULL */
   const char *field;
 } etk_fb_verify_error_t;
 
@@ -337,7 +348,8 @@ int etk_fb_verify(const uint8_t *buf, size_t len,
                   const etk_fb_verify_options_t *options, uint32_t *root_table,
                   etk_fb_verify_error_t *err);
 
-/* --------------------------------------------- unchecked accessors (verified) */
+/* --------------------------------------------- unchecked accessors (verified)
+ */
 
 /* Valid only on a buffer etk_fb_verify() accepted with a descriptor that
  * covers the fields read, and with the field read as its schema kind; no
@@ -354,11 +366,11 @@ typedef struct etk_fb_table {
 typedef struct etk_fb_vector {
   const uint8_t *data; /* first element; NULL if absent */
   uint32_t count;
-  uint32_t pos;        /* offset of the first element from buffer start */
+  uint32_t pos; /* offset of the first element from buffer start */
 } etk_fb_vector_t;
 
 typedef struct etk_fb_string {
-  const char *data;    /* NUL-terminated; NULL if absent */
+  const char *data; /* NUL-terminated; NULL if absent */
   uint32_t len;
 } etk_fb_string_t;
 
@@ -388,8 +400,10 @@ etk_fb_string_t etk_fb_get_string(etk_fb_table_t t, unsigned id);
  * .count 0.  Elements are little-endian, read them with etk_fb_load_*. */
 etk_fb_vector_t etk_fb_get_vector(etk_fb_table_t t, unsigned id);
 /* Element i of a vector of tables / strings. */
-etk_fb_table_t etk_fb_vector_table(const uint8_t *buf, etk_fb_vector_t v, uint32_t i);
-etk_fb_string_t etk_fb_vector_string(const uint8_t *buf, etk_fb_vector_t v, uint32_t i);
+etk_fb_table_t etk_fb_vector_table(const uint8_t *buf, etk_fb_vector_t v,
+                                   uint32_t i);
+etk_fb_string_t etk_fb_vector_string(const uint8_t *buf, etk_fb_vector_t v,
+                                     uint32_t i);
 
 /* Little-endian loads usable on any alignment. */
 uint16_t etk_fb_load_u16(const uint8_t *p);

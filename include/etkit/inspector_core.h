@@ -44,8 +44,8 @@
  *       etk_inspector_event_t ev;
  *       etk_stats_t st;
  *       etk_inspector_event_get(insp, blk.first_event + i, &ev);
- *       if (etk_inspector_event_stats(insp, blk.first_event + i, &st) == ETK_OK)
- *         printf("%s %s avg %g ms\n", blk.name, ev.name, st.avg);
+ *       if (etk_inspector_event_stats(insp, blk.first_event + i, &st) ==
+ * ETK_OK) printf("%s %s avg %g ms\n", blk.name, ev.name, st.avg);
  *     }
  *   }
  *   etk_render_sink_t sink;                    // upstream's TSV, on stdout
@@ -141,14 +141,16 @@ double etk_stats_percentile_sorted(const double *sorted, size_t n, double q);
 /* Upstream behaviours that are clearly bugs.  By default etkit fixes them
  * (docs/compatibility.md); these flags bring them back for bit-for-bit
  * comparisons with upstream on such inputs.  0 = fixed behaviour. */
-#define ETK_INSPECTOR_QUIRK_WRAP_OFF_BY_ONE 0x1u /* end < start (32-bit tick
-                                          wrap): upstream's (2^32-1 - start)
-                                          + end, one less than the true
-                                          modular difference 2^32 - start + end */
-#define ETK_INSPECTOR_QUIRK_MISSING_END_WRAPS 0x2u /* end_time 0 (absent)
-                                          with start > 0: upstream reads it as
-                                          a wrap (a huge duration); etkit
-                                          drops that sample from raw/stats */
+#define ETK_INSPECTOR_QUIRK_WRAP_OFF_BY_ONE \
+  0x1u /* end < start (32-bit tick          \
+wrap): upstream's (2^32-1 - start)          \
++ end, one less than the true               \
+modular difference 2^32 - start + end */
+#define ETK_INSPECTOR_QUIRK_MISSING_END_WRAPS \
+  0x2u /* end_time 0 (absent)                 \
+with start > 0: upstream reads it as          \
+a wrap (a huge duration); etkit               \
+drops that sample from raw/stats */
 #define ETK_INSPECTOR_QUIRKS_ALL 0x3u
 
 typedef struct etk_inspector_options {
@@ -204,7 +206,7 @@ double etk_inspector_scale_factor(const etk_inspector_t *insp);
 /* ------------------------------------------------------------ blocks */
 
 typedef struct etk_inspector_block {
-  const char *name;            /* run name, "" when absent (name_present 0) */
+  const char *name; /* run name, "" when absent (name_present 0) */
   size_t name_len;
   int name_present;
   int32_t bundled_input_index; /* raw value, -1 when unset */
@@ -226,22 +228,22 @@ int etk_inspector_block_get(const etk_inspector_t *insp, size_t index,
 /* ------------------------------------------------------------ events */
 
 typedef struct etk_inspector_event {
-  size_t block;               /* owning block */
-  const char *name;           /* NUL-terminated; valid until the next
-                                 etk_inspector_event_get on this inspector
-                                 when it is a delegate id's decimal text */
+  size_t block;     /* owning block */
+  const char *name; /* NUL-terminated; valid until the next
+                       etk_inspector_event_get on this inspector
+                       when it is a delegate id's decimal text */
   size_t name_len;
-  int32_t instruction_id;     /* raw value from the ETDump (may be -1) */
+  int32_t instruction_id; /* raw value from the ETDump (may be -1) */
   int is_delegated_op;
-  int delegate_id_is_int;     /* delegate_debug_identifier is the int */
-  int64_t delegate_debug_id_int;  /* when delegate_id_is_int */
+  int delegate_id_is_int;            /* delegate_debug_identifier is the int */
+  int64_t delegate_debug_id_int;     /* when delegate_id_is_int */
   const char *delegate_debug_id_str; /* when delegated by string, else NULL */
-  size_t sample_count;        /* 0: no perf_data (a debug-only event) */
-  size_t debug_count;         /* debug entries (debug_data) */
-  int has_debug_signature;    /* the event has debug events */
-  int32_t chain_index;        /* chain of its first ETDump event (-1 for a
-                                 debug chain of 2^64-1), for linkers */
-  int has_metadata;           /* some sample has non-empty delegate metadata */
+  size_t sample_count;               /* 0: no perf_data (a debug-only event) */
+  size_t debug_count;                /* debug entries (debug_data) */
+  int has_debug_signature;           /* the event has debug events */
+  int32_t chain_index; /* chain of its first ETDump event (-1 for a
+                          debug chain of 2^64-1), for linkers */
+  int has_metadata;    /* some sample has non-empty delegate metadata */
 } etk_inspector_event_t;
 
 /* Total events of all blocks (blocks are contiguous ranges). */
@@ -251,13 +253,13 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
 
 /* One merged run of an event. */
 typedef struct etk_inspector_sample {
-  double duration;            /* target units; NaN when the sample has no
-                                 duration (a missing end time) */
-  uint64_t start_time;        /* raw start_time (source units) */
+  double duration;     /* target units; NaN when the sample has no
+                          duration (a missing end time) */
+  uint64_t start_time; /* raw start_time (source units) */
   uint64_t end_time;
-  uint32_t run;               /* ETDump run index */
-  uint32_t etdump_event;      /* ETDump event index of the profile event */
-  const uint8_t *metadata;    /* delegate_debug_metadata, NULL when absent */
+  uint32_t run;            /* ETDump run index */
+  uint32_t etdump_event;   /* ETDump event index of the profile event */
+  const uint8_t *metadata; /* delegate_debug_metadata, NULL when absent */
   uint32_t metadata_len;
 } etk_inspector_sample_t;
 
@@ -286,7 +288,8 @@ int etk_inspector_event_debug_entry(const etk_inspector_t *insp, size_t event,
  * with an AssertionError; etkit keeps the first run's values and counts). */
 size_t etk_inspector_debug_mismatch_count(const etk_inspector_t *insp);
 
-/* ------------------------------------------------------------ ETRecord links */
+/* ------------------------------------------------------------ ETRecord links
+ */
 
 /* What an ETRecord linker attaches to an event (upstream Event fields
  * debug_handles, num_outputs, delegate_backend_name, op_types, stack_traces,
@@ -299,8 +302,8 @@ typedef struct etk_inspector_link_node {
 } etk_inspector_link_node_t;
 
 typedef struct etk_inspector_event_link {
-  int has_debug_handles;       /* 0 = None */
-  int debug_handles_is_list;   /* a list (else one int) */
+  int has_debug_handles;     /* 0 = None */
+  int debug_handles_is_list; /* a list (else one int) */
   const int64_t *debug_handles;
   size_t debug_handle_count;
   int64_t num_outputs;
@@ -331,13 +334,13 @@ int etk_inspector_event_link(const etk_inspector_t *insp, size_t event,
  * allocator id) in first-appearance order; an id that names no allocator of
  * its run keeps name NULL.  Sizes are summed over all runs. */
 typedef struct etk_inspector_allocator {
-  const char *run_name;   /* "" when the run has no name */
-  const char *name;       /* allocator name, NULL when unknown */
-  int32_t allocator_id;   /* as stored (1-based per upstream's writer) */
-  uint64_t count;         /* allocation events */
+  const char *run_name; /* "" when the run has no name */
+  const char *name;     /* allocator name, NULL when unknown */
+  int32_t allocator_id; /* as stored (1-based per upstream's writer) */
+  uint64_t count;       /* allocation events */
   uint64_t total_bytes;
-  uint64_t max_bytes;     /* largest single allocation */
-  uint64_t runs;          /* runs with at least one allocation */
+  uint64_t max_bytes; /* largest single allocation */
+  uint64_t runs;      /* runs with at least one allocation */
 } etk_inspector_allocator_t;
 
 size_t etk_inspector_allocator_count(const etk_inspector_t *insp);
@@ -369,8 +372,8 @@ typedef enum etk_inspect_sort {
   ETK_INSPECT_SORT_P90,
   ETK_INSPECT_SORT_MIN,
   ETK_INSPECT_SORT_MAX,
-  ETK_INSPECT_SORT_TOTAL,    /* summary: total time; events: avg * samples */
-  ETK_INSPECT_SORT_COUNT,    /* summary: calls; events: samples */
+  ETK_INSPECT_SORT_TOTAL, /* summary: total time; events: avg * samples */
+  ETK_INSPECT_SORT_COUNT, /* summary: calls; events: samples */
   ETK_INSPECT_SORT_NAME
 } etk_inspect_sort_t;
 
@@ -385,30 +388,30 @@ typedef struct etk_inspector_render_options {
   etk_inspect_view_t view;
   int include_units;               /* " (ms)" header suffixes; default 1 */
   int include_delegate_debug_data; /* delegate_debug_metadata column */
-  int all_rows;      /* keep OPERATOR_CALL rows (table/TSV/CSV hide rows
-                        whose name contains "OPERATOR_CALL", as upstream);
-                        JSON always keeps every row */
-  int all_columns;   /* table/TSV/CSV: every to_dataframe column (raw,
-                        delegate_debug_identifier, stack_traces,
-                        module_hierarchy, debug_data) */
+  int all_rows;    /* keep OPERATOR_CALL rows (table/TSV/CSV hide rows
+                      whose name contains "OPERATOR_CALL", as upstream);
+                      JSON always keeps every row */
+  int all_columns; /* table/TSV/CSV: every to_dataframe column (raw,
+                      delegate_debug_identifier, stack_traces,
+                      module_hierarchy, debug_data) */
   etk_inspect_sort_t sort;
-  int reverse;       /* reverse the default order (numbers descending,
-                        names ascending) */
-  size_t top;        /* keep the first N rows after sorting (0 = all) */
+  int reverse; /* reverse the default order (numbers descending,
+                  names ascending) */
+  size_t top;  /* keep the first N rows after sorting (0 = all) */
   /* Block selection (none = all): indices and/or exact names. */
   size_t select_index_count;
   size_t select_index[ETK_INSPECT_MAX_SELECT];
   size_t select_name_count;
   const char *select_name[ETK_INSPECT_MAX_SELECT];
-  int json_indent;   /* JSON: spaces per level, 0 = compact (default 2) */
-  int allow_empty;   /* skip blocks without events and render an empty
-                        table (headers only) when nothing is left, instead
-                        of failing like upstream */
+  int json_indent; /* JSON: spaces per level, 0 = compact (default 2) */
+  int allow_empty; /* skip blocks without events and render an empty
+                      table (headers only) when nothing is left, instead
+                      of failing like upstream */
   /* etkit columns from ETRecord links (see "ETRecord origins" below):
    * ETK_INSPECT_COLUMN_* bits, 0 = upstream's columns only. */
   unsigned columns;
-  int full_paths;    /* source column: the file as recorded, not its base
-                        name */
+  int full_paths; /* source column: the file as recorded, not its base
+                     name */
 } etk_inspector_render_options_t;
 
 /* Defaults: table, events view, units on, upstream filtering, no sort. */
@@ -485,7 +488,7 @@ typedef struct etk_inspector_node_origin {
   const char *function; /* its function, NULL when file is NULL */
   const etk_inspector_module_t *modules; /* the node's module stack,
                                             outermost first */
-  size_t module_count;  /* 0 = no (decodable) nn_module_stack */
+  size_t module_count; /* 0 = no (decodable) nn_module_stack */
 } etk_inspector_node_origin_t;
 
 /* Attaches origins[0..count) to an event, deep-copied (the caller keeps
@@ -591,12 +594,14 @@ int etk_inspector_render_module_totals(
  * "source" and "module" keys (debug_handles and num_outputs are always
  * there).  With all_columns, the table shows `source` instead of the raw
  * stack_traces dict. */
-#define ETK_INSPECT_COLUMN_SOURCE 0x1u        /* "file:line" of each node's
-                                                innermost user frame,
-                                                distinct ones joined by ", "
-                                                (at most 32, then ", ...") */
-#define ETK_INSPECT_COLUMN_MODULE 0x2u        /* the event's module: dotted
-                                                path, "(root)" for the root,
+#define ETK_INSPECT_COLUMN_SOURCE     \
+  0x1u /* "file:line" of each node's  \
+         innermost user frame,        \
+         distinct ones joined by ", " \
+         (at most 32, then ", ...") */
+#define ETK_INSPECT_COLUMN_MODULE                                            \
+  0x2u                                        /* the event's module: dotted  \
+                                                path, "(root)" for the root, \
                                                 None without module stacks */
 #define ETK_INSPECT_COLUMN_DEBUG_HANDLES 0x4u /* 7 / [8, 9] (None: empty) */
 #define ETK_INSPECT_COLUMN_NUM_OUTPUTS 0x8u

@@ -24,7 +24,8 @@ extern "C" {
 
 /* Short names of the ScalarType codes (etk_scalar_type_t, c10 numbering,
  * shared by .pte, .bpte and ETDump) used throughout the runtime and kernels.
- * etk_scalar_type_size() and etk_scalar_type_name() come from etkit/schema.h. */
+ * etk_scalar_type_size() and etk_scalar_type_name() come from etkit/schema.h.
+ */
 enum {
   ETK_BYTE = ETK_SCALAR_TYPE_BYTE,
   ETK_CHAR = ETK_SCALAR_TYPE_CHAR,
@@ -121,7 +122,7 @@ typedef struct etk_value {
     struct {
       const int64_t *items; /* value indices */
       size_t count;
-      int64_t *scratch;     /* count int64 slots owned by the method */
+      int64_t *scratch; /* count int64 slots owned by the method */
     } int_list;
     struct {
       const double *items; /* inline */
@@ -143,9 +144,9 @@ typedef struct etk_value {
 /* What a kernel may use besides its arguments: the method's value table
  * (to resolve list items) and an error message slot. */
 typedef struct etk_kernel_context {
-  etk_value_t *values;   /* the method's values */
+  etk_value_t *values; /* the method's values */
   size_t value_count;
-  char message[160];     /* set on failure: what was wrong */
+  char message[160]; /* set on failure: what was wrong */
 } etk_kernel_context_t;
 
 /* A kernel gets pointers to its arguments in schema order, followed by its
@@ -161,8 +162,8 @@ int etk_value_int_list(const etk_kernel_context_t *ctx, const etk_value_t *v,
                        int64_t *out, size_t max);
 
 typedef struct etk_kernel_entry {
-  const char *name;  /* "aten::add.out": operator name "." overload; the
-                        empty default overload is written "aten::foo" */
+  const char *name; /* "aten::add.out": operator name "." overload; the
+                       empty default overload is written "aten::foo" */
   etk_kernel_fn fn;
   /* Optional pre-execution check of dtypes: returns ETK_OK if the kernel
    * supports the argument dtypes, or ETK_E_UNSUPPORTED naming the dtype in

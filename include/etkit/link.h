@@ -156,8 +156,7 @@ struct etk_render_sink;
  * the readers' errors, ETK_E_NO_MEMORY. */
 int etk_reference_outputs_open(const char *bpte_path, etk_etrecord_t *rec,
                                const char *etrecord_path,
-                               etk_reference_outputs_t **out,
-                               etk_error_t *err);
+                               etk_reference_outputs_t **out, etk_error_t *err);
 void etk_reference_outputs_free(etk_reference_outputs_t *ref);
 
 /* Callbacks of etk_compare_results_inspector() (each may be NULL). */

@@ -62,32 +62,32 @@ extern "C" {
 #define ETK_MEMORY_PLAN_NONE (-1)
 
 typedef struct etk_memory_plan_tensor {
-  uint32_t value;        /* EValue index */
-  uint32_t mem_id;       /* allocation_info.memory_id as stored */
-  uint64_t offset;       /* low | high << 32 */
-  uint64_t nbytes;       /* numel x element size */
-  int64_t first, last;   /* instruction indices, or ETK_MEMORY_PLAN_NONE */
-  int32_t scalar_type;   /* c10 code */
+  uint32_t value;      /* EValue index */
+  uint32_t mem_id;     /* allocation_info.memory_id as stored */
+  uint64_t offset;     /* low | high << 32 */
+  uint64_t nbytes;     /* numel x element size */
+  int64_t first, last; /* instruction indices, or ETK_MEMORY_PLAN_NONE */
+  int32_t scalar_type; /* c10 code */
   uint32_t dim;
-  const int32_t *sizes;  /* dim entries (little-endian, in the file) */
-  int64_t alias_of;      /* value it views (et_view input), or -1 */
+  const int32_t *sizes; /* dim entries (little-endian, in the file) */
+  int64_t alias_of;     /* value it views (et_view input), or -1 */
   bool is_input, is_output;
-  bool invalid;          /* past its buffer's end or in no declared buffer */
-  const char *op;        /* operator of instruction `first` ("aten::add.out",
-                            "delegate:XnnpackBackend", "input", "move",
-                            "jump_false", "free"), "" when unreferenced */
-  const char *name;      /* ETRecord node name, else "value_<value>" */
-  const char *module;    /* ETRecord innermost module path, else "" */
-  const char *source;    /* ETRecord stack trace, else "" */
+  bool invalid;       /* past its buffer's end or in no declared buffer */
+  const char *op;     /* operator of instruction `first` ("aten::add.out",
+                         "delegate:XnnpackBackend", "input", "move",
+                         "jump_false", "free"), "" when unreferenced */
+  const char *name;   /* ETRecord node name, else "value_<value>" */
+  const char *module; /* ETRecord innermost module path, else "" */
+  const char *source; /* ETRecord stack trace, else "" */
 } etk_memory_plan_tensor_t;
 
 typedef struct etk_memory_plan_buffer {
-  uint32_t mem_id;           /* 1..buffer_count */
-  uint64_t size;             /* non_const_buffer_sizes[mem_id] */
+  uint32_t mem_id; /* 1..buffer_count */
+  uint64_t size;   /* non_const_buffer_sizes[mem_id] */
   uint64_t peak_bytes;
-  int64_t peak_instruction;  /* first instruction at the peak, or NONE */
-  uint64_t tensor_count;     /* planned tensors placed in it */
-  uint64_t used_end;         /* largest offset + nbytes of its tensors */
+  int64_t peak_instruction; /* first instruction at the peak, or NONE */
+  uint64_t tensor_count;    /* planned tensors placed in it */
+  uint64_t used_end;        /* largest offset + nbytes of its tensors */
 } etk_memory_plan_buffer_t;
 
 /* Two tensors (value indices a < b) of one mem_id sharing bytes
@@ -118,21 +118,21 @@ typedef struct etk_memory_plan_runtime {
 typedef struct etk_memory_plan {
   const char *method;
   uint32_t method_index;
-  uint64_t num_instructions;   /* all chains */
+  uint64_t num_instructions; /* all chains */
   uint32_t chain_count;
   const uint64_t *chain_starts; /* chain_count + 1 entries: first global
                                    instruction of each chain, then the end */
   uint32_t value_count;
-  uint64_t backward_jumps;     /* JumpFalseCalls to an earlier instruction */
+  uint64_t backward_jumps; /* JumpFalseCalls to an earlier instruction */
   const etk_memory_plan_tensor_t *tensors; /* ascending value index */
   size_t tensor_count;
   const etk_memory_plan_buffer_t *buffers; /* mem_id 1, 2, ... */
   size_t buffer_count;
   const etk_memory_plan_overlap_t *overlaps; /* sorted by (a, b) */
   size_t overlap_count;
-  uint64_t overlap_total;      /* pairs found (= overlap_count) */
-  bool overlaps_truncated;     /* more than ETK_MEMORY_PLAN_MAX_OVERLAPS */
-  size_t invalid_count;        /* tensors with `invalid` set */
+  uint64_t overlap_total;  /* pairs found (= overlap_count) */
+  bool overlaps_truncated; /* more than ETK_MEMORY_PLAN_MAX_OVERLAPS */
+  size_t invalid_count;    /* tensors with `invalid` set */
   const etk_memory_plan_runtime_t *runtime; /* after attach_etdump */
   size_t runtime_count;
   void *internal_;
@@ -222,8 +222,7 @@ int etk_memory_plan_render_html(const etk_memory_plan_t *plan,
  * The page must include etk_memory_plan_html_style() (CSS rules scoped to
  * .mplan, without the <style> tags) in its stylesheet. */
 int etk_memory_plan_render_html_body(const etk_memory_plan_t *plan,
-                                     etk_render_sink_t *sink,
-                                     etk_error_t *err);
+                                     etk_render_sink_t *sink, etk_error_t *err);
 const char *etk_memory_plan_html_style(void);
 
 /* Writes one line per plan problem (invalid tensors, then overlaps) and

@@ -74,22 +74,22 @@ typedef struct etk_backend_compile_spec {
 
 typedef struct etk_backend_init_context {
   const char *method_name;
-  uint32_t delegate_index;              /* in the plan's delegates */
+  uint32_t delegate_index; /* in the plan's delegates */
   const etk_backend_compile_spec_t *compile_specs;
   size_t compile_spec_count;
   /* Method memory reserved for this delegate: memory_size() bytes,
    * 16-byte aligned, zeroed; valid until the method is freed. */
   void *memory;
   size_t memory_size;
-  etk_recorder_t *recorder;             /* NULL when not tracing */
-  char message[160];                    /* set on failure */
+  etk_recorder_t *recorder; /* NULL when not tracing */
+  char message[160];        /* set on failure */
 } etk_backend_init_context_t;
 
 typedef struct etk_backend_execute_context {
   const char *method_name;
   uint32_t delegate_index;
-  etk_recorder_t *recorder;             /* NULL when not tracing */
-  char message[160];                    /* set on failure */
+  etk_recorder_t *recorder; /* NULL when not tracing */
+  char message[160];        /* set on failure */
 } etk_backend_execute_context_t;
 
 typedef struct etk_backend {
@@ -149,8 +149,8 @@ uint64_t etk_backend_ticks(etk_backend_execute_context_t *ctx);
  * errors, ETK_E_INVALID_ARGUMENT (NULL value or tensor, bad list item),
  * ETK_E_LIMIT (longer list, or a list without `values`), ETK_E_UNSUPPORTED
  * (other value kinds). */
-int etk_backend_log_output(etk_backend_execute_context_t *ctx,
-                           const char *name, int32_t id, const etk_value_t *v,
+int etk_backend_log_output(etk_backend_execute_context_t *ctx, const char *name,
+                           int32_t id, const etk_value_t *v,
                            const etk_value_t *values, size_t value_count);
 
 /* --------------------------------------------------------------- methods */
@@ -164,11 +164,11 @@ typedef struct etk_method etk_method_t;
  * outlive the method. */
 typedef struct etk_method_config {
   void *arena;
-  size_t arena_size;                /* >= etk_method_memory_size() */
+  size_t arena_size; /* >= etk_method_memory_size() */
   void *const *planned_buffers;
   const size_t *planned_sizes;
-  size_t planned_count;             /* == etk_method_planned_count() */
-  etk_recorder_t *recorder;         /* NULL: no tracing */
+  size_t planned_count;     /* == etk_method_planned_count() */
+  etk_recorder_t *recorder; /* NULL: no tracing */
   /* Bound on instructions executed per execute() (cyclic jumps), 0 = the
    * default ETK_METHOD_DEFAULT_MAX_INSTRUCTIONS. */
   uint64_t max_instructions;
@@ -277,8 +277,8 @@ typedef struct etk_bundled_result {
   double max_abs_error; /* over all elements of all outputs */
   double max_rel_error; /* |a-b| / max(|a|, |b|, 1e-8) */
   double mean_abs_error, mean_rel_error;
-  uint64_t elements;    /* compared */
-  char message[160];    /* first mismatch, or the error */
+  uint64_t elements; /* compared */
+  char message[160]; /* first mismatch, or the error */
 } etk_bundled_result_t;
 
 /* Default tolerances of upstream verify_method_outputs. */
@@ -321,7 +321,7 @@ enum {
 enum { ETK_TRACE_PROFILE_METHOD = 0, ETK_TRACE_PROFILE_ALL = 1 };
 
 typedef struct etk_trace_session {
-  etk_recorder_t *rec;   /* pass to etk_method_config_t.recorder */
+  etk_recorder_t *rec; /* pass to etk_method_config_t.recorder */
   void *arena;
   uint8_t *debug_buffer; /* NULL without want_debug */
   size_t debug_capacity;
@@ -334,10 +334,9 @@ struct etk_program_plan;
  * (ETK_TRACE_PROFILE_*); with want_debug a debug buffer is attached, sized
  * for every tensor those runs log.  Errors: ETK_E_LIMIT (a trace above
  * 1 GiB or a debug buffer above 2 GiB), ETK_E_NO_MEMORY, the recorder's. */
-int etk_trace_session_create(const struct etk_program_plan *plan,
-                             unsigned runs, int debug_level, int profile_level,
-                             int want_debug, etk_trace_session_t *out,
-                             struct etk_error *err);
+int etk_trace_session_create(const struct etk_program_plan *plan, unsigned runs,
+                             int debug_level, int profile_level, int want_debug,
+                             etk_trace_session_t *out, struct etk_error *err);
 
 /* Finishes the ETDump: *etdump and *etdump_len (owned by the session), the
  * used debug bytes (NULL/0 without a buffer) and the dropped-event count;

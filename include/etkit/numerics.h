@@ -67,11 +67,11 @@ size_t etk_numerics_shape_text(const etk_numerics_tensor_t *t, char *out,
 /* ------------------------------------------------ upstream comparators */
 
 typedef enum etk_numerics_metric {
-  ETK_NUMERICS_L1 = 0, /* sum |a - b| */
-  ETK_NUMERICS_MSE,    /* mean (a - b)^2 */
-  ETK_NUMERICS_SNR,    /* 10 log10(mean a^2 / mean (a - b)^2), a = reference */
-  ETK_NUMERICS_MAX_ABS,/* max |a - b| (etkit) */
-  ETK_NUMERICS_COSINE  /* sum ab / (sqrt(sum a^2) sqrt(sum b^2)) (etkit) */
+  ETK_NUMERICS_L1 = 0,  /* sum |a - b| */
+  ETK_NUMERICS_MSE,     /* mean (a - b)^2 */
+  ETK_NUMERICS_SNR,     /* 10 log10(mean a^2 / mean (a - b)^2), a = reference */
+  ETK_NUMERICS_MAX_ABS, /* max |a - b| (etkit) */
+  ETK_NUMERICS_COSINE   /* sum ab / (sqrt(sum a^2) sqrt(sum b^2)) (etkit) */
 } etk_numerics_metric_t;
 
 /* "L1", "MSE", "SNR", "max_abs", "cosine". */
@@ -83,8 +83,9 @@ const char *etk_numerics_metric_name(etk_numerics_metric_t metric);
 int etk_numerics_metric_parse(const char *name, etk_numerics_metric_t *out);
 
 /* etk_numerics_compare() flags. */
-#define ETK_NUMERICS_NO_BROADCAST 0x1u /* shapes must be equal (upstream
-                                          broadcasts [3] against [1]) */
+#define ETK_NUMERICS_NO_BROADCAST        \
+  0x1u /* shapes must be equal (upstream \
+          broadcasts [3] against [1]) */
 
 /* Upstream's element_compare(a, b) (a = the reference / AOT side): both
  * tensors are read as float64; a tensor holding a NaN gets nan_to_num
@@ -105,12 +106,14 @@ int etk_numerics_compare(const etk_numerics_tensor_t *a,
 /* ------------------------------------------------ compare_results */
 
 typedef enum etk_compare_metric {
-  ETK_COMPARE_SNR = 0,           /* "snr" */
-  ETK_COMPARE_MSE,               /* "mse" */
-  ETK_COMPARE_COSINE_SIMILARITY  /* "cosine_similarity" */
+  ETK_COMPARE_SNR = 0,          /* "snr" */
+  ETK_COMPARE_MSE,              /* "mse" */
+  ETK_COMPARE_COSINE_SIMILARITY /* "cosine_similarity" */
 } etk_compare_metric_t;
 
-#define ETK_COMPARE_ALL 0x7u /* every metric: bit (1 << etk_compare_metric_t) */
+#define ETK_COMPARE_ALL                                 \
+  0x7u /* every metric: bit (1 << etk_compare_metric_t) \
+        */
 
 const char *etk_compare_metric_name(etk_compare_metric_t metric);
 
@@ -158,9 +161,9 @@ size_t etk_compare_format_value(double v, char *out, size_t out_size);
 /* ------------------------------------------------ logged values */
 
 typedef enum etk_numerics_value_kind {
-  ETK_NUMERICS_VALUE_NONE = 0, /* Null or String value: upstream's None */
-  ETK_NUMERICS_VALUE_TENSOR,   /* a tensor (or one item of a TensorList) */
-  ETK_NUMERICS_VALUE_SCALAR,   /* Int, Bool, Float, Double (as a double) */
+  ETK_NUMERICS_VALUE_NONE = 0,   /* Null or String value: upstream's None */
+  ETK_NUMERICS_VALUE_TENSOR,     /* a tensor (or one item of a TensorList) */
+  ETK_NUMERICS_VALUE_SCALAR,     /* Int, Bool, Float, Double (as a double) */
   ETK_NUMERICS_VALUE_TENSOR_LIST /* a TensorList asked for as a whole */
 } etk_numerics_value_kind_t;
 
@@ -199,12 +202,12 @@ int etk_numerics_value_view(const etk_numerics_value_t *v,
 /* ------------------------------------------------ A/B of two runs */
 
 typedef enum etk_numerics_status {
-  ETK_NUMERICS_MATCHED = 0,   /* both sides: metrics computed */
-  ETK_NUMERICS_ONLY_A,        /* logged in A only */
-  ETK_NUMERICS_ONLY_B,        /* logged in B only */
-  ETK_NUMERICS_SHAPE_MISMATCH,/* both, different shapes: no metrics */
-  ETK_NUMERICS_KIND_MISMATCH, /* tensor vs scalar / list / None */
-  ETK_NUMERICS_NOT_NUMERIC    /* None values, or a type that cannot be read */
+  ETK_NUMERICS_MATCHED = 0,    /* both sides: metrics computed */
+  ETK_NUMERICS_ONLY_A,         /* logged in A only */
+  ETK_NUMERICS_ONLY_B,         /* logged in B only */
+  ETK_NUMERICS_SHAPE_MISMATCH, /* both, different shapes: no metrics */
+  ETK_NUMERICS_KIND_MISMATCH,  /* tensor vs scalar / list / None */
+  ETK_NUMERICS_NOT_NUMERIC     /* None values, or a type that cannot be read */
 } etk_numerics_status_t;
 
 /* "matched", "only in A", "only in B", "shape mismatch", "kind mismatch",
@@ -212,33 +215,33 @@ typedef enum etk_numerics_status {
 const char *etk_numerics_status_name(etk_numerics_status_t status);
 
 typedef struct etk_numerics_row {
-  const char *block;          /* block name ("" when absent) */
-  size_t block_occurrence;    /* k-th block of that name (0-based) */
-  size_t block_a, block_b;    /* inspector blocks (SIZE_MAX: absent) */
-  int is_output;              /* a program output (output=true) */
-  int32_t chain_index;        /* of the logged value (-1 when unset) */
-  int32_t instruction_id;     /* -1 for program outputs */
+  const char *block;                 /* block name ("" when absent) */
+  size_t block_occurrence;           /* k-th block of that name (0-based) */
+  size_t block_a, block_b;           /* inspector blocks (SIZE_MAX: absent) */
+  int is_output;                     /* a program output (output=true) */
+  int32_t chain_index;               /* of the logged value (-1 when unset) */
+  int32_t instruction_id;            /* -1 for program outputs */
   int64_t delegate_debug_id_int;     /* -1 when none */
   const char *delegate_debug_id_str; /* NULL when none */
-  uint32_t output_index;      /* n-th value logged for this instruction
-                                 and delegate id in the run (n-th program
-                                 output for outputs) */
-  int32_t list_item;          /* TensorList item, -1 for a single value */
-  const char *name;           /* the debug event's name, else the profile
-                                 event of its instruction (not
-                                 OPERATOR_CALL), else "" */
-  uint32_t event_a, event_b;  /* ETDump event indices, UINT32_MAX absent */
-  int status;                 /* etk_numerics_status_t */
+  uint32_t output_index;             /* n-th value logged for this instruction
+                                        and delegate id in the run (n-th program
+                                        output for outputs) */
+  int32_t list_item;             /* TensorList item, -1 for a single value */
+  const char *name;              /* the debug event's name, else the profile
+                                    event of its instruction (not
+                                    OPERATOR_CALL), else "" */
+  uint32_t event_a, event_b;     /* ETDump event indices, UINT32_MAX absent */
+  int status;                    /* etk_numerics_status_t */
   const char *dtype_a, *dtype_b; /* "float32", ... (NULL when absent) */
   const char *shape_a, *shape_b; /* "[1, 4, 8, 8]" (NULL when absent) */
-  uint64_t numel;             /* elements compared */
+  uint64_t numel;                /* elements compared */
   double mse, snr, max_abs, cosine; /* NaN unless MATCHED (A = reference) */
-  const char *op_types;       /* set by etk_numerics_ab_set_op_types(),
-                                 NULL when none */
+  const char *op_types;             /* set by etk_numerics_ab_set_op_types(),
+                                       NULL when none */
 } etk_numerics_row_t;
 
 typedef struct etk_numerics_ab_options {
-  int skip_outputs;           /* leave program outputs out */
+  int skip_outputs; /* leave program outputs out */
 } etk_numerics_ab_options_t;
 
 typedef struct etk_numerics_ab etk_numerics_ab_t;
@@ -273,8 +276,8 @@ int etk_numerics_ab_set_op_types(etk_numerics_ab_t *ab, size_t index,
                                  const char *op_types);
 
 typedef struct etk_numerics_render_options {
-  etk_inspect_format_t format; /* table, tsv, csv, json */
-  int json_indent;             /* default 2 */
+  etk_inspect_format_t format;   /* table, tsv, csv, json */
+  int json_indent;               /* default 2 */
   const char *label_a, *label_b; /* JSON "a"/"b" (NULL = "A", "B") */
 } etk_numerics_render_options_t;
 

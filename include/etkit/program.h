@@ -91,28 +91,28 @@ typedef struct etk_pte_header {
  * ETK_E_TRUNCATED (fewer than 8 bytes), ETK_E_BAD_IDENTIFIER (not a .pte),
  * ETK_E_UNSUPPORTED (another "ET??" version), ETK_E_FORMAT (corrupt
  * extended header), ETK_E_OVERFLOW (sizes that overflow). */
-int etk_pte_header_parse(const uint8_t *data, size_t len,
-                         etk_pte_header_t *out, etk_error_t *err);
+int etk_pte_header_parse(const uint8_t *data, size_t len, etk_pte_header_t *out,
+                         etk_error_t *err);
 
 /* ------------------------------------------------------ program structs */
 
 /* A tensor as the program declares it. */
 typedef struct etk_program_tensor {
-  int32_t scalar_type;    /* c10 code (etk_scalar_type_t) */
-  int32_t storage_offset; /* only 0 can run */
-  uint32_t dim;           /* <= ETK_PROGRAM_MAX_DIMS */
-  const int32_t *sizes;   /* dim entries, all >= 0 (NULL when dim is 0) */
+  int32_t scalar_type;      /* c10 code (etk_scalar_type_t) */
+  int32_t storage_offset;   /* only 0 can run */
+  uint32_t dim;             /* <= ETK_PROGRAM_MAX_DIMS */
+  const int32_t *sizes;     /* dim entries, all >= 0 (NULL when dim is 0) */
   const uint8_t *dim_order; /* dim entries, a permutation of 0..dim-1 */
   bool requires_grad;
   int8_t layout;
-  int8_t shape_dynamism;    /* 0 static, 1 dynamic bound, 2 unbound */
-  uint32_t data_buffer_idx; /* > 0: constant or initial data */
-  bool planned;             /* allocation_info present */
-  uint32_t memory_id;       /* 1-based planned buffer (when planned) */
-  uint64_t memory_offset;   /* byte offset inside that buffer */
-  bool external;            /* data lives in a separate .ptd file */
+  int8_t shape_dynamism;            /* 0 static, 1 dynamic bound, 2 unbound */
+  uint32_t data_buffer_idx;         /* > 0: constant or initial data */
+  bool planned;                     /* allocation_info present */
+  uint32_t memory_id;               /* 1-based planned buffer (when planned) */
+  uint64_t memory_offset;           /* byte offset inside that buffer */
+  bool external;                    /* data lives in a separate .ptd file */
   const char *fully_qualified_name; /* NULL if absent */
-  uint64_t nbytes;          /* numel x element size of `sizes` */
+  uint64_t nbytes;                  /* numel x element size of `sizes` */
   /* Constant data, or the initial value of a planned tensor (read from
    * mutable_data_segments); NULL otherwise.  nbytes bytes are readable. */
   const uint8_t *data;
@@ -199,9 +199,9 @@ typedef struct etk_program_chain {
 } etk_program_chain_t;
 
 typedef struct etk_program_operator {
-  const char *name;      /* "aten::add" */
-  const char *overload;  /* "out"; "" for the default overload */
-  const char *full_name; /* "aten::add.out" ("aten::foo" if no overload) */
+  const char *name;       /* "aten::add" */
+  const char *overload;   /* "out"; "" for the default overload */
+  const char *full_name;  /* "aten::add.out" ("aten::foo" if no overload) */
   const char *event_name; /* "native_call_add.out": upstream's kernel event */
 } etk_program_operator_t;
 
@@ -212,10 +212,10 @@ typedef struct etk_program_compile_spec {
 } etk_program_compile_spec_t;
 
 typedef struct etk_program_delegate {
-  const char *id;        /* backend name */
-  int32_t location;      /* 0 inline, 1 segment */
-  uint32_t index;        /* into backend_delegate_data or segments */
-  const uint8_t *data;   /* the payload (processed bytes) */
+  const char *id;      /* backend name */
+  int32_t location;    /* 0 inline, 1 segment */
+  uint32_t index;      /* into backend_delegate_data or segments */
+  const uint8_t *data; /* the payload (processed bytes) */
   uint64_t size;
   const etk_program_compile_spec_t *compile_specs;
   uint32_t compile_spec_count;
@@ -252,9 +252,9 @@ typedef struct etk_program_named_data {
 } etk_program_named_data_t;
 
 typedef enum etk_constant_storage {
-  ETK_CONSTANTS_NONE = 0,     /* no constant tensors */
-  ETK_CONSTANTS_SEGMENT = 1,  /* constant_segment (current files) */
-  ETK_CONSTANTS_INLINE = 2    /* deprecated constant_buffer */
+  ETK_CONSTANTS_NONE = 0,    /* no constant tensors */
+  ETK_CONSTANTS_SEGMENT = 1, /* constant_segment (current files) */
+  ETK_CONSTANTS_INLINE = 2   /* deprecated constant_buffer */
 } etk_constant_storage_t;
 
 typedef struct etk_program {
@@ -325,16 +325,16 @@ typedef enum etk_bundled_tag {
 } etk_bundled_tag_t;
 
 typedef struct etk_bundled_value {
-  int32_t tag; /* etk_bundled_tag_t */
+  int32_t tag;     /* etk_bundled_tag_t */
   uint32_t offset; /* byte offset of the Value table in the .bpte */
   /* tensor */
   int32_t scalar_type;
   uint32_t dim;
   const int32_t *sizes;
   const uint8_t *dim_order;
-  const uint8_t *data;  /* nbytes readable (checked at load) */
-  uint64_t nbytes;      /* numel x element size */
-  uint64_t data_len;    /* bytes stored (>= nbytes) */
+  const uint8_t *data; /* nbytes readable (checked at load) */
+  uint64_t nbytes;     /* numel x element size */
+  uint64_t data_len;   /* bytes stored (>= nbytes) */
   /* scalars */
   int64_t i;
   bool b;
@@ -362,8 +362,8 @@ typedef struct etk_bundled_program {
   uint32_t suite_count;
   const uint8_t *program_data; /* the embedded .pte bytes */
   size_t program_size;
-  uint64_t program_offset;     /* their offset in the .bpte */
-  etk_program_t *program;      /* the embedded program, loaded */
+  uint64_t program_offset; /* their offset in the .bpte */
+  etk_program_t *program;  /* the embedded program, loaded */
   void *internal_;
 } etk_bundled_program_t;
 
@@ -396,13 +396,13 @@ int etk_bundled_check(const etk_bundled_program_t *bp, etk_error_t *err);
 
 /* A tensor or scalar given to the writers (borrowed for the call). */
 typedef struct etk_tensor_data {
-  int32_t tag;          /* etk_bundled_tag_t */
+  int32_t tag; /* etk_bundled_tag_t */
   int32_t scalar_type;
   uint32_t dim;
   const int32_t *sizes;
   const uint8_t *dim_order; /* NULL = identity */
   const void *data;
-  uint64_t nbytes;      /* must equal numel x element size */
+  uint64_t nbytes; /* must equal numel x element size */
   int64_t i;
   bool b;
   double d;
@@ -492,11 +492,11 @@ typedef struct etk_program_builder etk_program_builder_t;
 #define ETK_BUILDER_BOOL 11
 
 typedef struct etk_program_builder_options {
-  int inline_constants;      /* 1: deprecated constant_buffer */
-  int delegates_in_segments; /* 1: delegate payloads in segments */
+  int inline_constants;        /* 1: deprecated constant_buffer */
+  int delegates_in_segments;   /* 1: delegate payloads in segments */
   uint32_t segment_alignment;  /* default 128 */
   uint32_t constant_alignment; /* default 16 */
-  int force_extended_header; /* write "eh00" even without segment data */
+  int force_extended_header;   /* write "eh00" even without segment data */
 } etk_program_builder_options_t;
 
 /* A builder for one method named `method_name` (copied).  NULL on out of
@@ -544,8 +544,8 @@ int etk_program_builder_set_outputs(etk_program_builder_t *b,
 
 /* Operators ("aten::add", "out"); the same pair added twice returns the
  * first index. */
-int etk_program_builder_add_operator(etk_program_builder_t *b,
-                                     const char *name, const char *overload);
+int etk_program_builder_add_operator(etk_program_builder_t *b, const char *name,
+                                     const char *overload);
 /* A delegate: backend `id`, payload bytes (copied), optional compile specs
  * (keys/values/lengths arrays of `spec_count`). */
 int etk_program_builder_add_delegate(etk_program_builder_t *b, const char *id,

@@ -65,9 +65,9 @@ typedef int (*etk_render_write_fn)(void *ctx, const char *data, size_t len);
 typedef struct etk_render_sink {
   etk_render_write_fn write; /* NULL: counting sink (bytes counted, dropped) */
   void *ctx;
-  int status;        /* first error (ETK_E_IO, ETK_E_NO_MEMORY) or ETK_OK */
-  uint64_t bytes;    /* bytes accepted so far (buffered ones included) */
-  size_t len;        /* bytes waiting in buf */
+  int status;     /* first error (ETK_E_IO, ETK_E_NO_MEMORY) or ETK_OK */
+  uint64_t bytes; /* bytes accepted so far (buffered ones included) */
+  size_t len;     /* bytes waiting in buf */
   /* memory sinks (etk_render_sink_init_memory): buf drains into this */
   char *mem;
   size_t mem_len, mem_cap;
@@ -233,19 +233,23 @@ typedef enum etk_cell_kind {
   ETK_CELL_FLOAT,    /* a float (`f`) */
   ETK_CELL_INT,      /* an int (`i`) */
   ETK_CELL_BOOL,     /* True/False (`i` != 0) */
-  ETK_CELL_TEXT,     /* a str (`text`, `len`): the table treats "12" as a number, like tabulate */
-  ETK_CELL_OBJECT    /* str() of another object, e.g. a list repr: never a number */
+  ETK_CELL_TEXT,  /* a str (`text`, `len`): the table treats "12" as a number,
+                     like tabulate */
+  ETK_CELL_OBJECT /* str() of another object, e.g. a list repr: never a number
+                   */
 } etk_cell_kind_t;
 
 typedef struct etk_cell {
-  int kind;          /* etk_cell_kind_t */
+  int kind; /* etk_cell_kind_t */
   double f;
   int64_t i;
-  const char *text;  /* TEXT/OBJECT; valid until the next cell call */
+  const char *text; /* TEXT/OBJECT; valid until the next cell call */
   size_t len;
 } etk_cell_t;
 
-static inline void etk_cell_set_none(etk_cell_t *c) { c->kind = ETK_CELL_NONE; }
+static inline void etk_cell_set_none(etk_cell_t *c) {
+  c->kind = ETK_CELL_NONE;
+}
 static inline void etk_cell_set_float(etk_cell_t *c, double f) {
   c->kind = (f != f) ? ETK_CELL_NAN : ETK_CELL_FLOAT;
   c->f = f;
@@ -263,7 +267,8 @@ static inline void etk_cell_set_text(etk_cell_t *c, const char *t, size_t len) {
   c->text = t;
   c->len = len;
 }
-static inline void etk_cell_set_object(etk_cell_t *c, const char *t, size_t len) {
+static inline void etk_cell_set_object(etk_cell_t *c, const char *t,
+                                       size_t len) {
   c->kind = ETK_CELL_OBJECT;
   c->text = t;
   c->len = len;
@@ -325,7 +330,7 @@ typedef struct etk_json {
   int status;
   uint8_t is_object[ETK_JSON_MAX_DEPTH]; /* per level: object (1) or array */
   uint8_t count_nonzero[ETK_JSON_MAX_DEPTH]; /* per level: a member written */
-  int key_pending;                      /* a key was written, value due */
+  int key_pending;                           /* a key was written, value due */
   /* the last double written and its text (columns of statistics often
    * repeat one value: it is formatted once) */
   int have_last;
@@ -429,10 +434,10 @@ int etk_render_html_table(const etk_frame_t *f, const char *css_class,
  */
 typedef struct etk_trace_writer {
   etk_render_sink_t *sink;
-  etk_json_t json;   /* the open event (or otherData) */
-  uint64_t events;   /* events written so far */
-  int state;         /* private */
-  int status;        /* sticky first error, ETK_OK */
+  etk_json_t json; /* the open event (or otherData) */
+  uint64_t events; /* events written so far */
+  int state;       /* private */
+  int status;      /* sticky first error, ETK_OK */
 } etk_trace_writer_t;
 
 /* Starts the document; `display_time_unit` ("ms" or "ns", NULL = omit)

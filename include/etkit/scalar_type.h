@@ -43,7 +43,7 @@ typedef enum etk_scalar_type {
 } etk_scalar_type_t;
 
 /* Bit v set <=> ScalarType v is valid (an etk_fb_field_desc_t enum_mask). */
-#define ETK_SCALAR_TYPE_ENUM_MASK                                              \
+#define ETK_SCALAR_TYPE_ENUM_MASK \
   ((uint64_t)0xFFu | ((uint64_t)0x7Fu << 11) | ((uint64_t)0xFFu << 22))
 
 /* 1 if `code` is a ScalarType of the schema, else 0. */

@@ -8,7 +8,8 @@
  * accessors of etkit/flatbuf.h.
  *
  * Sections:
- *   1. Shared enums (ScalarType, schema/scalar_type.fbs, src/schema/scalar_type.c)
+ *   1. Shared enums (ScalarType, schema/scalar_type.fbs,
+ * src/schema/scalar_type.c)
  *   2. ETDump   (schema/etdump_schema_flatcc.fbs, src/schema/etdump_schema.c)
  *   3. Program and BundledProgram: see etkit/program_schema.h
  *      (schema/program.fbs, schema/bundled_program_schema.fbs,
@@ -27,12 +28,12 @@
  *   opt.ident = ETK_ETDUMP_FILE_IDENTIFIER;
  *   opt.size_prefixed = 1;
  *   uint32_t root;
- *   if (etk_fb_verify(bytes, len, &etk_etdump_schema, &opt, &root, NULL) == ETK_OK) {
- *     etk_fb_table_t dump = etk_fb_root(bytes, root);
- *     etk_fb_vector_t runs = etk_fb_get_vector(dump, ETK_ETDUMP_RUN_DATA);
- *     for (uint32_t i = 0; i < runs.count; i++) {
- *       etk_fb_table_t run = etk_fb_vector_table(bytes, runs, i);
- *       etk_fb_string_t name = etk_fb_get_string(run, ETK_ETDUMP_RUN_DATA_NAME);
+ *   if (etk_fb_verify(bytes, len, &etk_etdump_schema, &opt, &root, NULL) ==
+ * ETK_OK) { etk_fb_table_t dump = etk_fb_root(bytes, root); etk_fb_vector_t
+ * runs = etk_fb_get_vector(dump, ETK_ETDUMP_RUN_DATA); for (uint32_t i = 0; i <
+ * runs.count; i++) { etk_fb_table_t run = etk_fb_vector_table(bytes, runs, i);
+ *       etk_fb_string_t name = etk_fb_get_string(run,
+ * ETK_ETDUMP_RUN_DATA_NAME);
  *       ...
  *     }
  *   }
@@ -80,8 +81,8 @@ const char *etk_etdump_value_type_name(int code);
 
 /* table ETDump (root) */
 enum {
-  ETK_ETDUMP_VERSION = 0,  /* uint, default 0 */
-  ETK_ETDUMP_RUN_DATA = 1  /* [RunData] */
+  ETK_ETDUMP_VERSION = 0, /* uint, default 0 */
+  ETK_ETDUMP_RUN_DATA = 1 /* [RunData] */
 };
 
 /* table RunData */

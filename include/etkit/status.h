@@ -19,31 +19,31 @@ extern "C" {
 #endif
 
 /* X(name, value, message) */
-#define ETK_STATUS_LIST(X)                                                      \
-  X(OK, 0, "success")                                                           \
-  X(E_INVALID_ARGUMENT, -1, "invalid argument")                                 \
-  X(E_INVALID_STATE, -2, "call not allowed in the current state")               \
-  X(E_NO_MEMORY, -3, "out of memory")                                           \
-  X(E_FULL, -4, "buffer full; the item was dropped and counted")                \
-  X(E_TRUNCATED, -5, "input is truncated")                                      \
-  X(E_BAD_IDENTIFIER, -6, "wrong file identifier")                              \
-  X(E_BAD_OFFSET, -7, "offset points outside the buffer")                       \
-  X(E_BAD_ALIGNMENT, -8, "misaligned object")                                   \
-  X(E_BAD_VTABLE, -9, "malformed vtable")                                       \
-  X(E_BAD_STRING, -10, "malformed string")                                      \
-  X(E_BAD_VECTOR, -11, "malformed vector")                                      \
-  X(E_BAD_ENUM, -12, "enum value out of range")                                 \
-  X(E_BAD_UNION, -13, "malformed union")                                        \
-  X(E_TOO_DEEP, -14, "nesting too deep")                                        \
-  X(E_LIMIT, -15, "a configured limit was exceeded")                            \
-  X(E_MISSING_FIELD, -16, "a required field is missing")                        \
-  X(E_BAD_UTF8, -17, "invalid UTF-8 text")                                      \
-  X(E_IO, -18, "input/output error")                                            \
-  X(E_UNSUPPORTED, -19, "not supported")                                        \
-  X(E_NOT_FOUND, -20, "not found")                                              \
-  X(E_FORMAT, -21, "malformed input")                                           \
-  X(E_MISMATCH, -22, "values do not match")                                     \
-  X(E_OVERFLOW, -23, "arithmetic overflow in a size or offset")                 \
+#define ETK_STATUS_LIST(X)                                        \
+  X(OK, 0, "success")                                             \
+  X(E_INVALID_ARGUMENT, -1, "invalid argument")                   \
+  X(E_INVALID_STATE, -2, "call not allowed in the current state") \
+  X(E_NO_MEMORY, -3, "out of memory")                             \
+  X(E_FULL, -4, "buffer full; the item was dropped and counted")  \
+  X(E_TRUNCATED, -5, "input is truncated")                        \
+  X(E_BAD_IDENTIFIER, -6, "wrong file identifier")                \
+  X(E_BAD_OFFSET, -7, "offset points outside the buffer")         \
+  X(E_BAD_ALIGNMENT, -8, "misaligned object")                     \
+  X(E_BAD_VTABLE, -9, "malformed vtable")                         \
+  X(E_BAD_STRING, -10, "malformed string")                        \
+  X(E_BAD_VECTOR, -11, "malformed vector")                        \
+  X(E_BAD_ENUM, -12, "enum value out of range")                   \
+  X(E_BAD_UNION, -13, "malformed union")                          \
+  X(E_TOO_DEEP, -14, "nesting too deep")                          \
+  X(E_LIMIT, -15, "a configured limit was exceeded")              \
+  X(E_MISSING_FIELD, -16, "a required field is missing")          \
+  X(E_BAD_UTF8, -17, "invalid UTF-8 text")                        \
+  X(E_IO, -18, "input/output error")                              \
+  X(E_UNSUPPORTED, -19, "not supported")                          \
+  X(E_NOT_FOUND, -20, "not found")                                \
+  X(E_FORMAT, -21, "malformed input")                             \
+  X(E_MISMATCH, -22, "values do not match")                       \
+  X(E_OVERFLOW, -23, "arithmetic overflow in a size or offset")   \
   X(E_INTERNAL, -24, "internal error")
 
 typedef enum etk_status {

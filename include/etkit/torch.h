@@ -61,17 +61,17 @@ extern "C" {
 /* Bounds for hostile archives and pickles.  A limit that is hit gives
  * ETK_E_LIMIT (ETK_E_TOO_DEEP for nesting) with the offset in data.pkl. */
 typedef struct etk_pickle_limits {
-  uint32_t max_depth;         /* container nesting (default 100; values
-                                 above 1000 count as 1000) */
-  uint64_t max_objects;       /* values created + stack + memo entries
-                                 (default 4 Mi) */
-  uint64_t max_pickle_bytes;  /* size of data.pkl (default 256 MiB) */
-  uint64_t max_string_bytes;  /* one str or bytes value (default 64 MiB) */
-  uint32_t max_dims;          /* dimensions of one tensor (default 64) */
-  uint32_t max_entries;       /* ZIP entries of an archive (default 1 Mi) */
-  uint64_t max_storage_bytes; /* one storage (default 4 GiB) */
-  uint64_t max_total_bytes;   /* data.pkl + every storage read, the zip-bomb
-                                 guard (default 16 GiB) */
+  uint32_t max_depth;             /* container nesting (default 100; values
+                                     above 1000 count as 1000) */
+  uint64_t max_objects;           /* values created + stack + memo entries
+                                     (default 4 Mi) */
+  uint64_t max_pickle_bytes;      /* size of data.pkl (default 256 MiB) */
+  uint64_t max_string_bytes;      /* one str or bytes value (default 64 MiB) */
+  uint32_t max_dims;              /* dimensions of one tensor (default 64) */
+  uint32_t max_entries;           /* ZIP entries of an archive (default 1 Mi) */
+  uint64_t max_storage_bytes;     /* one storage (default 4 GiB) */
+  uint64_t max_total_bytes;       /* data.pkl + every storage read, the zip-bomb
+                                     guard (default 16 GiB) */
   uint32_t max_compression_ratio; /* as etk_etrecord_limits_t's (default
                                  100; 0 = no bound): torch.save stores
                                  entries uncompressed */
@@ -120,10 +120,10 @@ typedef struct etk_torch_tensor {
   bool contiguous;        /* C-contiguous: the numel elements start at
                              storage + storage_offset * element_size */
   bool requires_grad;
-  const char *storage_key;      /* "0", ... (the data/<key> entry) */
-  const char *location;         /* "cpu", "cuda:0", ... */
-  const uint8_t *storage;       /* little-endian bytes; owned by the archive */
-  uint64_t storage_nbytes;      /* storage numel * element_size */
+  const char *storage_key; /* "0", ... (the data/<key> entry) */
+  const char *location;    /* "cpu", "cuda:0", ... */
+  const uint8_t *storage;  /* little-endian bytes; owned by the archive */
+  uint64_t storage_nbytes; /* storage numel * element_size */
 } etk_torch_tensor_t;
 
 typedef struct etk_pickle_value etk_pickle_value_t;
@@ -167,9 +167,8 @@ typedef struct etk_torch_archive etk_torch_archive_t;
  * missing), ETK_E_TRUNCATED, ETK_E_LIMIT, ETK_E_TOO_DEEP, ETK_E_BAD_UTF8,
  * ETK_E_NO_MEMORY.  *out is NULL on failure. */
 int etk_torch_archive_open(const void *data, size_t len,
-                           const etk_pickle_limits_t *limits,
-                           const char *where, etk_torch_archive_t **out,
-                           etk_error_t *err);
+                           const etk_pickle_limits_t *limits, const char *where,
+                           etk_torch_archive_t **out, etk_error_t *err);
 
 /* Decodes a bare pickle (no archive, so persistent ids are refused) with
  * the same restrictions: for pickles of plain Python values.  The bytes

@@ -429,8 +429,8 @@ static PyObject *cached_float(float_cache_t *c, double v) {
 /* Per-event lists of columns(): raw and start_time (None when no perf
  * data). */
 static int sample_lists(etk_inspector_t *insp, size_t i, size_t n,
-                        double *scratch, float_cache_t *floats,
-                        PyObject **raw, PyObject **start) {
+                        double *scratch, float_cache_t *floats, PyObject **raw,
+                        PyObject **start) {
   size_t got = 0;
   etk_inspector_event_durations(insp, i, scratch, &got);
   *raw = PyList_New((Py_ssize_t)got);
@@ -477,8 +477,8 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
   PyObject *id_kind = PyArray_SimpleNew(1, dims, NPY_INT8);
   PyObject *names = new_objects(n), *ids = new_objects(n);
   PyObject *raws = new_objects(n), *starts = new_objects(n);
-  int ok = scratch && cache && floats && block && has && deleg && linked && dcount &&
-           id_kind && names && ids && raws && starts;
+  int ok = scratch && cache && floats && block && has && deleg && linked &&
+           dcount && id_kind && names && ids && raws && starts;
   for (int k = 0; ok && k < 6; k++)
     ok = (stats[k] = new_doubles(n, &st[k])) != NULL;
   for (size_t i = 0; ok && i < n; i++) {
@@ -507,8 +507,8 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
     PyObject *id = delegate_id(&e);
     PyObject *raw = NULL, *start = NULL;
     if (perf) {
-      if (sample_lists(insp, i, e.sample_count, scratch, floats, &raw,
-                       &start) < 0) {
+      if (sample_lists(insp, i, e.sample_count, scratch, floats, &raw, &start) <
+          0) {
         Py_XDECREF(raw);
         Py_XDECREF(start);
         raw = start = NULL;

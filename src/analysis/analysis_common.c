@@ -74,8 +74,8 @@ static int same_key(const ana_intern_t *m, uint32_t id, const void *key,
          (len == 0 || memcmp(m->keys.data + sp->offset, key, len) == 0);
 }
 
-static uint32_t find_hashed(const ana_intern_t *m, uint64_t h,
-                            const void *key, size_t len) {
+static uint32_t find_hashed(const ana_intern_t *m, uint64_t h, const void *key,
+                            size_t len) {
   if (!m->slot_cap) return UINT32_MAX;
   uint64_t tag = h & 0xFFFFFFFF00000000ull;
   for (size_t i = (size_t)h & (m->slot_cap - 1);;

@@ -140,8 +140,8 @@ static void side_free(side_t *s) {
   free(s->used);
 }
 
-static int side_load(side_t *s, etk_inspector_t *insp,
-                     etk_diff_metric_t metric, etk_error_t *err) {
+static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
+                     etk_error_t *err) {
   memset(s, 0, sizeof *s);
   s->insp = insp;
   int rc = ana_op_roles_build(insp, &s->sum, err);

@@ -73,17 +73,17 @@ typedef struct reader {
   etk_mp_internal_t *in;
   etk_fb_vector_t values;
   uint32_t nvalues;
-  uint8_t *tags;           /* per value */
-  int64_t *tensor_of;      /* value -> tensor index, -1 */
+  uint8_t *tags;                 /* per value */
+  int64_t *tensor_of;            /* value -> tensor index, -1 */
   int64_t *ref_first, *ref_last; /* per value */
-  const char **ref_op;     /* op of the first reference, per value */
-  uint32_t *alias_pairs;   /* (input, output) value pairs of et_view */
+  const char **ref_op;           /* op of the first reference, per value */
+  uint32_t *alias_pairs;         /* (input, output) value pairs of et_view */
   size_t alias_count, alias_cap;
-  const char **op_names;   /* per operator */
+  const char **op_names; /* per operator */
   uint32_t op_count;
   const char **delegate_names;
   uint32_t delegate_count;
-  int32_t et_view_op;      /* operator index of et_view, -1 */
+  int32_t et_view_op; /* operator index of et_view, -1 */
 } reader_t;
 
 static const char OP_INPUT[] = "input", OP_OUTPUT[] = "output",
@@ -92,16 +92,15 @@ static const char OP_INPUT[] = "input", OP_OUTPUT[] = "output",
 
 static const char *tag_name(int tag) {
   static const char *const names[] = {
-      "None",   "Null",     "Int",        "Bool",     "Double",     "Tensor",
-      "String", "IntList",  "DoubleList", "BoolList", "TensorList",
-      "OptionalTensorList"};
+      "None",       "Null",     "Int",        "Bool",
+      "Double",     "Tensor",   "String",     "IntList",
+      "DoubleList", "BoolList", "TensorList", "OptionalTensorList"};
   return tag >= 0 && tag < (int)(sizeof names / sizeof *names) ? names[tag]
-                                                                : "Unknown";
+                                                               : "Unknown";
 }
 
 static int oom(reader_t *r) {
-  return etk_error_set(r->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                       "out of memory");
+  return etk_error_set(r->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
 }
 
 static uint32_t elem_pos(etk_fb_vector_t v, uint32_t j, uint32_t size) {
@@ -110,9 +109,10 @@ static uint32_t elem_pos(etk_fb_vector_t v, uint32_t j, uint32_t size) {
 
 static int check_index(reader_t *r, int64_t v, uint64_t at, const char *what) {
   if (v < 0 || v >= (int64_t)r->nvalues)
-    return etk_error_set(r->err, ETK_E_FORMAT, at,
-                "%s refers to value %lld, but the method has %u values", what,
-                (long long)v, r->nvalues);
+    return etk_error_set(
+        r->err, ETK_E_FORMAT, at,
+        "%s refers to value %lld, but the method has %u values", what,
+        (long long)v, r->nvalues);
   return ETK_OK;
 }
 
@@ -122,8 +122,8 @@ static etk_fb_table_t value_table(reader_t *r, uint32_t i) {
 }
 
 /* nbytes of a tensor; negative sizes and overflow are errors. */
-static int tensor_nbytes(reader_t *r, uint32_t i, etk_fb_table_t t,
-                         int planned, uint64_t *out) {
+static int tensor_nbytes(reader_t *r, uint32_t i, etk_fb_table_t t, int planned,
+                         uint64_t *out) {
   int st = etk_fb_get_i8(t, ETK_PTE_TENSOR_SCALAR_TYPE, 0);
   size_t elem = etk_scalar_type_size(st);
   etk_fb_vector_t sizes = etk_fb_get_vector(t, ETK_PTE_TENSOR_SIZES);
@@ -132,19 +132,20 @@ static int tensor_nbytes(reader_t *r, uint32_t i, etk_fb_table_t t,
     int32_t s = (int32_t)etk_fb_load_u32(sizes.data + 4u * j);
     if (s < 0)
       return etk_error_set(r->err, ETK_E_FORMAT, elem_pos(sizes, j, 4),
-                  "value %u: negative size %d in dimension %u", i, s, j);
+                           "value %u: negative size %d in dimension %u", i, s,
+                           j);
     if (s == 0) zero = 1;
   }
   if (!planned) return ETK_OK;
   if (elem == 0)
-    return etk_error_set(r->err, ETK_E_FORMAT, t.pos, "value %u: unknown scalar type %d", i,
-                st);
+    return etk_error_set(r->err, ETK_E_FORMAT, t.pos,
+                         "value %u: unknown scalar type %d", i, st);
   uint64_t n = zero ? 0 : elem;
   for (uint32_t j = 0; j < sizes.count && n; j++) {
     uint64_t s = etk_fb_load_u32(sizes.data + 4u * j);
     if (n > UINT64_MAX / s)
       return etk_error_set(r->err, ETK_E_OVERFLOW, t.pos,
-                  "value %u: tensor byte size overflows 64 bits", i);
+                           "value %u: tensor byte size overflows 64 bits", i);
     n *= s;
   }
   *out = n;
@@ -160,8 +161,8 @@ static int read_tensors(reader_t *r) {
     r->tags[i] = etk_fb_get_u8(ev, ETK_PTE_EVALUE_VAL_TYPE, 0);
     r->tensor_of[i] = -1;
     if (r->tags[i] == ETK_PTE_KT_TENSOR &&
-        etk_fb_table_present(etk_fb_get_table(
-            value_table(r, i), ETK_PTE_TENSOR_ALLOCATION_INFO)))
+        etk_fb_table_present(etk_fb_get_table(value_table(r, i),
+                                              ETK_PTE_TENSOR_ALLOCATION_INFO)))
       planned++;
   }
   in->tensors = calloc(planned ? planned : 1, sizeof *in->tensors);
@@ -185,9 +186,10 @@ static int read_tensors(reader_t *r) {
             << 32;
     x->nbytes = nbytes;
     if (x->offset > UINT64_MAX - nbytes)
-      return etk_error_set(r->err, ETK_E_OVERFLOW, ai.pos,
-                  "value %u: offset %llu + %llu bytes overflows 64 bits", i,
-                  (unsigned long long)x->offset, (unsigned long long)nbytes);
+      return etk_error_set(
+          r->err, ETK_E_OVERFLOW, ai.pos,
+          "value %u: offset %llu + %llu bytes overflows 64 bits", i,
+          (unsigned long long)x->offset, (unsigned long long)nbytes);
     x->scalar_type = etk_fb_get_i8(t, ETK_PTE_TENSOR_SCALAR_TYPE, 0);
     etk_fb_vector_t sizes = etk_fb_get_vector(t, ETK_PTE_TENSOR_SIZES);
     x->dim = sizes.count;
@@ -205,8 +207,8 @@ static int read_tensors(reader_t *r) {
 static int check_lists(reader_t *r) {
   for (uint32_t i = 0; i < r->nvalues; i++) {
     int tag = r->tags[i];
-    if (tag != ETK_PTE_KT_TENSOR_LIST && tag != ETK_PTE_KT_OPTIONAL_TENSOR_LIST &&
-        tag != ETK_PTE_KT_INT_LIST)
+    if (tag != ETK_PTE_KT_TENSOR_LIST &&
+        tag != ETK_PTE_KT_OPTIONAL_TENSOR_LIST && tag != ETK_PTE_KT_INT_LIST)
       continue;
     etk_fb_vector_t items =
         etk_fb_get_vector(value_table(r, i), ETK_PTE_LIST_ITEMS);
@@ -224,10 +226,11 @@ static int check_lists(reader_t *r) {
       if (rc != ETK_OK) return rc;
       int item = r->tags[x];
       if (item != ETK_PTE_KT_TENSOR && !(optional && item == ETK_PTE_KT_NULL))
-        return etk_error_set(r->err, ETK_E_FORMAT, elem_pos(items, j, 4),
-                    "value %u: list item %u refers to value %d, a %s, not a "
-                    "Tensor",
-                    i, j, x, tag_name(item));
+        return etk_error_set(
+            r->err, ETK_E_FORMAT, elem_pos(items, j, 4),
+            "value %u: list item %u refers to value %d, a %s, not a "
+            "Tensor",
+            i, j, x, tag_name(item));
     }
   }
   return ETK_OK;
@@ -300,8 +303,9 @@ static int read_call(reader_t *r, etk_fb_table_t args, int kind, int64_t g) {
   uint32_t limit = kernel ? r->op_count : r->delegate_count;
   if (index < 0 || (uint32_t)index >= limit)
     return etk_error_set(r->err, ETK_E_FORMAT, args.pos,
-                "instruction %lld: %s index %d out of range (%u)", (long long)g,
-                kernel ? "operator" : "delegate", index, limit);
+                         "instruction %lld: %s index %d out of range (%u)",
+                         (long long)g, kernel ? "operator" : "delegate", index,
+                         limit);
   const char *op = kernel ? r->op_names[index] : r->delegate_names[index];
   etk_fb_vector_t av = etk_fb_get_vector(args, ETK_PTE_CALL_ARGS);
   for (uint32_t j = 0; j < av.count; j++) {
@@ -324,8 +328,8 @@ static int read_instruction(reader_t *r, etk_fb_table_t ins, int64_t g,
   int kind = etk_fb_get_u8(ins, ETK_PTE_INSTRUCTION_ARGS_TYPE, 0);
   etk_fb_table_t a = etk_fb_get_table(ins, ETK_PTE_INSTRUCTION_ARGS);
   if (!etk_fb_table_present(a))
-    return etk_error_set(r->err, ETK_E_FORMAT, ins.pos, "instruction %lld has no arguments",
-                (long long)g);
+    return etk_error_set(r->err, ETK_E_FORMAT, ins.pos,
+                         "instruction %lld has no arguments", (long long)g);
   int32_t x = 0, y = 0;
   int rc;
   switch (kind) {
@@ -347,9 +351,10 @@ static int read_instruction(reader_t *r, etk_fb_table_t ins, int64_t g,
       if ((rc = check_index(r, x, a.pos, "a JumpFalseCall")) != ETK_OK)
         return rc;
       if (y < 0 || (uint32_t)y > n)
-        return etk_error_set(r->err, ETK_E_FORMAT, a.pos,
-                    "instruction %lld jumps to %d, outside its chain of %u",
-                    (long long)g, y, n);
+        return etk_error_set(
+            r->err, ETK_E_FORMAT, a.pos,
+            "instruction %lld jumps to %d, outside its chain of %u",
+            (long long)g, y, n);
       if ((uint32_t)y <= j) r->in->pub.backward_jumps++;
       touch(r, (uint32_t)x, g, OP_JUMP);
       return ETK_OK;
@@ -360,7 +365,8 @@ static int read_instruction(reader_t *r, etk_fb_table_t ins, int64_t g,
       return ETK_OK;
     default:
       return etk_error_set(r->err, ETK_E_FORMAT, ins.pos,
-                  "instruction %lld has unknown kind %d", (long long)g, kind);
+                           "instruction %lld has unknown kind %d", (long long)g,
+                           kind);
   }
 }
 
@@ -389,8 +395,7 @@ static int read_chains(reader_t *r, etk_fb_table_t plan) {
 }
 
 /* Method inputs (from 0) and outputs (to the end); `flag` 1 = input. */
-static int read_io(reader_t *r, etk_fb_table_t plan, unsigned slot,
-                   int input) {
+static int read_io(reader_t *r, etk_fb_table_t plan, unsigned slot, int input) {
   etk_fb_vector_t v = etk_fb_get_vector(plan, slot);
   int64_t n = (int64_t)r->in->pub.num_instructions;
   for (uint32_t j = 0; j < v.count; j++) {
@@ -398,20 +403,23 @@ static int read_io(reader_t *r, etk_fb_table_t plan, unsigned slot,
     int rc = check_index(r, x, elem_pos(v, j, 4),
                          input ? "a method input" : "a method output");
     if (rc != ETK_OK) return rc;
-    if (n > 0) touch(r, (uint32_t)x, input ? 0 : n - 1,
-                     input ? OP_INPUT : OP_OUTPUT);
+    if (n > 0)
+      touch(r, (uint32_t)x, input ? 0 : n - 1, input ? OP_INPUT : OP_OUTPUT);
     /* Flags on the value itself and, for lists, on their items. */
     int tag = r->tags[x];
     etk_fb_vector_t items = {0};
     if (tag == ETK_PTE_KT_TENSOR_LIST || tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST)
-      items = etk_fb_get_vector(value_table(r, (uint32_t)x), ETK_PTE_LIST_ITEMS);
+      items =
+          etk_fb_get_vector(value_table(r, (uint32_t)x), ETK_PTE_LIST_ITEMS);
     for (uint32_t k = 0; k <= items.count; k++) {
-      int32_t y = k == items.count ? x
-                                   : (int32_t)etk_fb_load_u32(items.data + 4u * k);
+      int32_t y =
+          k == items.count ? x : (int32_t)etk_fb_load_u32(items.data + 4u * k);
       if (y < 0 || r->tensor_of[y] < 0) continue;
       etk_memory_plan_tensor_t *t = &r->in->tensors[r->tensor_of[y]];
-      if (input) t->is_input = true;
-      else t->is_output = true;
+      if (input)
+        t->is_input = true;
+      else
+        t->is_output = true;
     }
   }
   return ETK_OK;
@@ -473,9 +481,10 @@ static int read_buffers(reader_t *r, etk_fb_table_t plan) {
   for (size_t k = 0; k < nb; k++) {
     int64_t s = (int64_t)etk_fb_load_u64(bs.data + 8u * (k + 1));
     if (s < 0)
-      return etk_error_set(r->err, ETK_E_FORMAT, elem_pos(bs, (uint32_t)(k + 1), 8),
-                  "non_const_buffer_sizes[%zu] is negative (%lld)", k + 1,
-                  (long long)s);
+      return etk_error_set(r->err, ETK_E_FORMAT,
+                           elem_pos(bs, (uint32_t)(k + 1), 8),
+                           "non_const_buffer_sizes[%zu] is negative (%lld)",
+                           k + 1, (long long)s);
     in->buffers[k].mem_id = (uint32_t)(k + 1);
     in->buffers[k].size = (uint64_t)s;
     in->buffers[k].peak_instruction = ETK_MEMORY_PLAN_NONE;
@@ -554,9 +563,11 @@ static int compute_peaks(etk_mp_internal_t *in) {
 
 static int find_method(reader_t *r, etk_fb_table_t program, const char *method,
                        etk_fb_table_t *out) {
-  etk_fb_vector_t plans = etk_fb_get_vector(program, ETK_PTE_PROGRAM_EXECUTION_PLAN);
+  etk_fb_vector_t plans =
+      etk_fb_get_vector(program, ETK_PTE_PROGRAM_EXECUTION_PLAN);
   if (plans.count == 0)
-    return etk_error_set(r->err, ETK_E_NOT_FOUND, program.pos, "the program has no methods");
+    return etk_error_set(r->err, ETK_E_NOT_FOUND, program.pos,
+                         "the program has no methods");
   for (uint32_t i = 0; i < plans.count; i++) {
     etk_fb_table_t p = etk_fb_vector_table(r->buf, plans, i);
     etk_fb_string_t name = etk_fb_get_string(p, ETK_PTE_PLAN_NAME);
@@ -580,7 +591,8 @@ static int find_method(reader_t *r, etk_fb_table_t program, const char *method,
   if (used >= sizeof list) used = sizeof list - 1;
   list[used] = '\0';
   return etk_error_set(r->err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-              "no method named '%s' in the program (methods: %s)", method, list);
+                       "no method named '%s' in the program (methods: %s)",
+                       method, list);
 }
 
 static int analyse(reader_t *r, uint32_t root, const char *method) {
@@ -644,12 +656,14 @@ static int parse_header(const uint8_t *data, size_t len, uint64_t *region,
   if (hlen < 24 || hlen > len - 8)
     return etk_error_set(err, ETK_E_TRUNCATED, 12,
                          "extended header of %u bytes does not fit the "
-                         "%zu-byte file", hlen, len);
+                         "%zu-byte file",
+                         hlen, len);
   *region = etk_fb_load_u64(data + 16);
   if (*region < 8 || *region > len)
     return etk_error_set(err, ETK_E_TRUNCATED, 16,
                          "extended header program_size %llu does not fit the "
-                         "%zu-byte file", (unsigned long long)*region, len);
+                         "%zu-byte file",
+                         (unsigned long long)*region, len);
   return ETK_OK;
 }
 
@@ -739,8 +753,10 @@ int64_t etk_memory_plan_find(const etk_memory_plan_t *plan, uint32_t value) {
   size_t lo = 0, hi = plan->tensor_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (plan->tensors[mid].value < value) lo = mid + 1;
-    else hi = mid;
+    if (plan->tensors[mid].value < value)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo < plan->tensor_count && plan->tensors[lo].value == value)
     return (int64_t)lo;

@@ -10,8 +10,8 @@
  *   - under the map, the live-bytes curve (a step line over instructions)
  *     with the buffer size and the peak marked.
  * Alias tensors (et_view outputs) are drawn translucent and dashed, over
- * the tensor they view.  Coordinates are scaled into a fixed drawing area, so the page
- * size is linear in the number of tensors.
+ * the tensor they view.  Coordinates are scaled into a fixed drawing area, so
+ * the page size is linear in the number of tensors.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +60,9 @@ static size_t legend_index(legend_t *l, const char *op) {
   return l->count++;
 }
 
-static const char *legend_colour(size_t i) { return palette[i % PALETTE_N]; }
+static const char *legend_colour(size_t i) {
+  return palette[i % PALETTE_N];
+}
 
 static void put_text(etk_render_sink_t *s, const char *t, size_t n) {
   etk_html_text(s, t, n);
@@ -71,8 +73,12 @@ typedef struct scale {
   double size; /* bytes on the y axis */
 } scale_t;
 
-static double sx(const scale_t *c, double i) { return LEFT + MAP_W * i / c->n; }
-static double sy(const scale_t *c, double b) { return TOP + MAP_H * b / c->size; }
+static double sx(const scale_t *c, double i) {
+  return LEFT + MAP_W * i / c->n;
+}
+static double sy(const scale_t *c, double b) {
+  return TOP + MAP_H * b / c->size;
+}
 
 static void tensor_rect(etk_render_sink_t *s, const scale_t *c,
                         const etk_memory_plan_tensor_t *t, legend_t *l) {
@@ -81,14 +87,17 @@ static void tensor_rect(etk_render_sink_t *s, const scale_t *c,
   double y1 = sy(c, (double)(t->offset + t->nbytes));
   if (y1 - y0 < 0.5) y1 = y0 + 0.5;
   size_t li = legend_index(l, t->op);
-  etk_render_printf(s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+  etk_render_printf(s,
+                    "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
                     "height=\"%.2f\" fill=\"%s\" class=\"%s%s\"><title>",
                     x0, y0, x1 - x0, y1 - y0, legend_colour(li),
                     t->alias_of >= 0 ? "alias " : "",
                     t->invalid ? "invalid" : "");
   etk_html_texts(s, t->name);
-  etk_render_printf(s, " (value %u)\n%llu bytes at offset %llu\nlifetime "
-                    "%lld..%lld\nop ", t->value, (unsigned long long)t->nbytes,
+  etk_render_printf(s,
+                    " (value %u)\n%llu bytes at offset %llu\nlifetime "
+                    "%lld..%lld\nop ",
+                    t->value, (unsigned long long)t->nbytes,
                     (unsigned long long)t->offset, (long long)t->first,
                     (long long)t->last);
   etk_html_texts(s, t->op);
@@ -131,9 +140,11 @@ static int live_curve(etk_render_sink_t *s, const etk_memory_plan_t *p,
   double top = (double)(b->size > b->peak_bytes ? b->size : b->peak_bytes);
   if (top <= 0) top = 1;
   double base = TOP + MAP_H + 30.0;
-  etk_render_printf(s, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+  etk_render_printf(s,
+                    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                     "class=\"limit\"><title>buffer size %llu bytes</title>"
-                    "</line>\n", LEFT, LEFT + MAP_W, base, base,
+                    "</line>\n",
+                    LEFT, LEFT + MAP_W, base, base,
                     (unsigned long long)b->size);
   etk_render_printf(s, "<polyline class=\"curve\" points=\"%.2f,%.2f", LEFT,
                     base + CURVE_H);
@@ -152,7 +163,8 @@ static int live_curve(etk_render_sink_t *s, const etk_memory_plan_t *p,
   if (b->peak_instruction >= 0) {
     double x = sx(c, (double)b->peak_instruction + 0.5);
     double y = base + CURVE_H - CURVE_H * (double)b->peak_bytes / top;
-    etk_render_printf(s, "<circle class=\"peak\" cx=\"%.2f\" cy=\"%.2f\" "
+    etk_render_printf(s,
+                      "<circle class=\"peak\" cx=\"%.2f\" cy=\"%.2f\" "
                       "r=\"4\"><title>peak %llu bytes at instruction %lld"
                       "</title></circle>\n<text x=\"%.2f\" y=\"%.2f\" "
                       "class=\"peaklabel\">peak %llu B @ %lld</text>\n",
@@ -173,22 +185,24 @@ static int buffer_map(etk_render_sink_t *s, const etk_memory_plan_t *p,
   c.n = p->num_instructions ? (double)p->num_instructions : 1.0;
   uint64_t ymax = b->size > b->used_end ? b->size : b->used_end;
   c.size = ymax ? (double)ymax : 1.0;
-  etk_render_printf(s, "<h3>mem_id %u: %llu bytes, peak %llu (%.1f%%)</h3>\n",
-                    b->mem_id, (unsigned long long)b->size,
-                    (unsigned long long)b->peak_bytes,
-                    b->size ? 100.0 * (double)b->peak_bytes / (double)b->size
-                            : 0.0);
-  etk_render_printf(s, "<svg width=\"%.0f\" height=\"%.0f\" "
+  etk_render_printf(
+      s, "<h3>mem_id %u: %llu bytes, peak %llu (%.1f%%)</h3>\n", b->mem_id,
+      (unsigned long long)b->size, (unsigned long long)b->peak_bytes,
+      b->size ? 100.0 * (double)b->peak_bytes / (double)b->size : 0.0);
+  etk_render_printf(s,
+                    "<svg width=\"%.0f\" height=\"%.0f\" "
                     "xmlns=\"http://www.w3.org/2000/svg\">\n",
                     LEFT + MAP_W + 20, TOP + MAP_H + 40 + CURVE_H + 20);
-  etk_render_printf(s, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" "
-                    "width=\"%.1f\" height=\"%.1f\"/>\n", LEFT, TOP, MAP_W,
-                    MAP_H * (double)b->size / c.size);
-  etk_render_printf(s, "<text x=\"4\" y=\"%.1f\">offset 0</text><text x=\"4\" "
+  etk_render_printf(s,
+                    "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" "
+                    "width=\"%.1f\" height=\"%.1f\"/>\n",
+                    LEFT, TOP, MAP_W, MAP_H * (double)b->size / c.size);
+  etk_render_printf(s,
+                    "<text x=\"4\" y=\"%.1f\">offset 0</text><text x=\"4\" "
                     "y=\"%.1f\">%llu</text><text x=\"%.1f\" y=\"%.1f\">"
                     "instruction 0</text><text x=\"%.1f\" y=\"%.1f\" "
-                    "text-anchor=\"end\">%llu</text>\n", TOP + 10,
-                    TOP + MAP_H, (unsigned long long)ymax, LEFT,
+                    "text-anchor=\"end\">%llu</text>\n",
+                    TOP + 10, TOP + MAP_H, (unsigned long long)ymax, LEFT,
                     TOP + MAP_H + 14, LEFT + MAP_W, TOP + MAP_H + 14,
                     (unsigned long long)p->num_instructions);
   for (size_t k = 0; k < p->tensor_count; k++) {
@@ -200,7 +214,8 @@ static int buffer_map(etk_render_sink_t *s, const etk_memory_plan_t *p,
     if (o->mem_id != b->mem_id) continue;
     double y0 = sy(&c, (double)o->byte_start), y1 = sy(&c, (double)o->byte_end);
     if (y1 - y0 < 1) y1 = y0 + 1;
-    etk_render_printf(s, "<rect class=\"overlap\" x=\"%.2f\" y=\"%.2f\" "
+    etk_render_printf(s,
+                      "<rect class=\"overlap\" x=\"%.2f\" y=\"%.2f\" "
                       "width=\"%.2f\" height=\"%.2f\"><title>unsafe: values %u "
                       "and %u share bytes [%llu, %llu) at instructions "
                       "%lld..%lld</title></rect>\n",
@@ -237,7 +252,9 @@ static const char map_style[] =
     ".mplan td,.mplan th{border:1px solid #ccc;padding:2px 8px;"
     "text-align:right}.mplan .bad{color:#d00}";
 
-const char *etk_memory_plan_html_style(void) { return map_style; }
+const char *etk_memory_plan_html_style(void) {
+  return map_style;
+}
 
 int etk_memory_plan_render_html_body(const etk_memory_plan_t *p,
                                      etk_render_sink_t *s, etk_error_t *err) {
@@ -250,7 +267,8 @@ int etk_memory_plan_render_html_body(const etk_memory_plan_t *p,
     if (p->tensors[k].first >= 0) legend_index(&l, p->tensors[k].op);
   etk_render_puts(s, "<div class=\"mplan\">\n<p>Method '");
   etk_html_texts(s, p->method);
-  etk_render_printf(s, "': %llu instructions, %zu planned tensors, "
+  etk_render_printf(s,
+                    "': %llu instructions, %zu planned tensors, "
                     "%zu buffers. x = instruction, y = byte offset; hover a "
                     "rectangle for its tensor.</p>\n<table><tr><th>mem_id</th>"
                     "<th>size</th><th>peak</th><th>peak at</th>"
@@ -259,16 +277,17 @@ int etk_memory_plan_render_html_body(const etk_memory_plan_t *p,
                     p->buffer_count);
   for (size_t k = 0; k < p->buffer_count; k++) {
     const etk_memory_plan_buffer_t *b = &p->buffers[k];
-    etk_render_printf(s, "<tr><td>%u</td><td>%llu</td><td>%llu</td><td>%lld"
-                      "</td><td>%.1f%%</td></tr>\n", b->mem_id,
-                      (unsigned long long)b->size,
-                      (unsigned long long)b->peak_bytes,
-                      (long long)b->peak_instruction,
-                      b->size ? 100.0 * (double)b->peak_bytes / (double)b->size
-                              : 0.0);
+    etk_render_printf(
+        s,
+        "<tr><td>%u</td><td>%llu</td><td>%llu</td><td>%lld"
+        "</td><td>%.1f%%</td></tr>\n",
+        b->mem_id, (unsigned long long)b->size,
+        (unsigned long long)b->peak_bytes, (long long)b->peak_instruction,
+        b->size ? 100.0 * (double)b->peak_bytes / (double)b->size : 0.0);
   }
   uint64_t problems = p->overlap_total + p->invalid_count;
-  etk_render_printf(s, "</table>\n<p class=\"%s\">Plan problems: %llu "
+  etk_render_printf(s,
+                    "</table>\n<p class=\"%s\">Plan problems: %llu "
                     "(%llu unsafe overlaps, %zu invalid tensors)</p>\n",
                     problems ? "bad" : "", (unsigned long long)problems,
                     (unsigned long long)p->overlap_total, p->invalid_count);
@@ -279,8 +298,9 @@ int etk_memory_plan_render_html_body(const etk_memory_plan_t *p,
     put_text(s, l.types[i], op_type_len(l.types[i]));
     etk_render_puts(s, "</span>");
   }
-  etk_render_puts(s, "<span><i style=\"background:#e00\"></i>unsafe overlap"
-                     "</span></div>\n");
+  etk_render_puts(s,
+                  "<span><i style=\"background:#e00\"></i>unsafe overlap"
+                  "</span></div>\n");
   int rc = ETK_OK;
   for (size_t k = 0; k < p->buffer_count && rc == ETK_OK; k++)
     rc = buffer_map(s, p, &p->buffers[k], &l);
@@ -298,12 +318,15 @@ int etk_memory_plan_render_html(const etk_memory_plan_t *p,
   if (!p || !s)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
-  etk_render_puts(s, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-                     "<title>Memory plan: ");
+  etk_render_puts(s,
+                  "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                  "<title>Memory plan: ");
   etk_html_texts(s, p->method);
-  etk_render_printf(s, "</title>\n<style>body{font:13px sans-serif;"
+  etk_render_printf(s,
+                    "</title>\n<style>body{font:13px sans-serif;"
                     "margin:16px;color:#222}%s</style></head><body>\n"
-                    "<h1>Memory plan of method '", map_style);
+                    "<h1>Memory plan of method '",
+                    map_style);
   etk_html_texts(s, p->method);
   etk_render_puts(s, "'</h1>\n");
   int rc = etk_memory_plan_render_html_body(p, s, err);

@@ -55,7 +55,9 @@ typedef struct treap {
   int64_t probe; /* the tensor being inserted, for reports */
 } treap_t;
 
-static uint64_t end_of(const treap_t *t, int64_t k) { return t->n[k].end; }
+static uint64_t end_of(const treap_t *t, int64_t k) {
+  return t->n[k].end;
+}
 
 static int key_less(const treap_t *t, int64_t a, int64_t b) {
   const node_t *x = &t->n[a], *y = &t->n[b];
@@ -103,8 +105,10 @@ static int64_t merge(treap_t *t, int64_t a, int64_t b) {
 static int64_t erase(treap_t *t, int64_t root, int64_t k) {
   if (root < 0) return -1;
   if (root == k) return merge(t, t->n[root].left, t->n[root].right);
-  if (key_less(t, k, root)) t->n[root].left = erase(t, t->n[root].left, k);
-  else t->n[root].right = erase(t, t->n[root].right, k);
+  if (key_less(t, k, root))
+    t->n[root].left = erase(t, t->n[root].left, k);
+  else
+    t->n[root].right = erase(t, t->n[root].right, k);
   pull(t, root);
   return root;
 }
@@ -181,7 +185,8 @@ int etk_mp_find_overlaps(etk_mp_internal_t *in) {
     int64_t base = x->alias_of >= 0
                        ? etk_memory_plan_find(&in->pub, (uint32_t)x->alias_of)
                        : -1;
-    if (base >= 0) group[group_root(group, k)] = group_root(group, (size_t)base);
+    if (base >= 0)
+      group[group_root(group, k)] = group_root(group, (size_t)base);
     if (x->first < 0 || x->nbytes == 0) continue;
     ev[n++] = (sweep_event_t){x->mem_id, x->value, x->first, 1, k};
     ev[n++] = (sweep_event_t){x->mem_id, x->value, x->last + 1, 0, k};
@@ -190,8 +195,13 @@ int etk_mp_find_overlaps(etk_mp_internal_t *in) {
   for (size_t k = 0; k < nt; k++) {
     const etk_memory_plan_tensor_t *x = &in->tensors[k];
     seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
-    t.n[k] = (node_t){-1, -1, x->offset, x->offset + x->nbytes,
-                      x->offset + x->nbytes, x->value, seed,
+    t.n[k] = (node_t){-1,
+                      -1,
+                      x->offset,
+                      x->offset + x->nbytes,
+                      x->offset + x->nbytes,
+                      x->value,
+                      seed,
                       group_root(group, k)};
   }
   qsort(ev, n, sizeof *ev, event_cmp);

@@ -37,8 +37,10 @@ static void kv_bool(etk_json_t *j, const char *key, int v) {
 
 static void json_lifetime(etk_json_t *j, const char *key, int64_t v) {
   etk_json_key(j, key);
-  if (v < 0) etk_json_null(j);
-  else etk_json_int(j, v);
+  if (v < 0)
+    etk_json_null(j);
+  else
+    etk_json_int(j, v);
 }
 
 static double utilisation(const etk_memory_plan_buffer_t *b) {
@@ -80,8 +82,10 @@ static void json_runtime(etk_json_t *j, const etk_memory_plan_t *p) {
     etk_json_begin_object(j);
     kv_str(j, "allocator", r->allocator);
     etk_json_key(j, "mem_id");
-    if (r->mem_id) etk_json_uint(j, r->mem_id);
-    else etk_json_null(j);
+    if (r->mem_id)
+      etk_json_uint(j, r->mem_id);
+    else
+      etk_json_null(j);
     kv_uint(j, "planned_bytes", r->planned_bytes);
     kv_uint(j, "events", r->events);
     kv_uint(j, "runs", r->runs);
@@ -152,9 +156,9 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
 /* ------------------------------------------------------------------ CSV */
 
 static const char *const csv_headers[] = {
-    "value", "mem_id", "offset",  "nbytes",   "first",     "last",  "dtype",
-    "op",    "name",   "module",  "source",   "is_input",  "is_output",
-    "alias_of", "invalid"};
+    "value",  "mem_id",   "offset",    "nbytes",   "first",
+    "last",   "dtype",    "op",        "name",     "module",
+    "source", "is_input", "is_output", "alias_of", "invalid"};
 
 static int csv_cell(void *ctx, size_t row, size_t col, etk_cell_t *c,
                     etk_strbuf_t *scratch) {
@@ -164,33 +168,80 @@ static int csv_cell(void *ctx, size_t row, size_t col, etk_cell_t *c,
   const char *s = NULL;
   int64_t v = 0;
   switch (col) {
-    case 0: v = t->value; break;
-    case 1: v = t->mem_id; break;
-    case 2: v = (int64_t)t->offset; break;
-    case 3: v = (int64_t)t->nbytes; break;
-    case 4: v = t->first; if (v < 0) { etk_cell_set_none(c); return ETK_OK; } break;
-    case 5: v = t->last; if (v < 0) { etk_cell_set_none(c); return ETK_OK; } break;
-    case 6: s = etk_scalar_type_name(t->scalar_type); break;
-    case 7: s = t->op; break;
-    case 8: s = t->name; break;
-    case 9: s = t->module; break;
-    case 10: s = t->source; break;
-    case 11: etk_cell_set_bool(c, t->is_input); return ETK_OK;
-    case 12: etk_cell_set_bool(c, t->is_output); return ETK_OK;
-    case 13: v = t->alias_of; if (v < 0) { etk_cell_set_none(c); return ETK_OK; } break;
-    default: etk_cell_set_bool(c, t->invalid); return ETK_OK;
+    case 0:
+      v = t->value;
+      break;
+    case 1:
+      v = t->mem_id;
+      break;
+    case 2:
+      v = (int64_t)t->offset;
+      break;
+    case 3:
+      v = (int64_t)t->nbytes;
+      break;
+    case 4:
+      v = t->first;
+      if (v < 0) {
+        etk_cell_set_none(c);
+        return ETK_OK;
+      }
+      break;
+    case 5:
+      v = t->last;
+      if (v < 0) {
+        etk_cell_set_none(c);
+        return ETK_OK;
+      }
+      break;
+    case 6:
+      s = etk_scalar_type_name(t->scalar_type);
+      break;
+    case 7:
+      s = t->op;
+      break;
+    case 8:
+      s = t->name;
+      break;
+    case 9:
+      s = t->module;
+      break;
+    case 10:
+      s = t->source;
+      break;
+    case 11:
+      etk_cell_set_bool(c, t->is_input);
+      return ETK_OK;
+    case 12:
+      etk_cell_set_bool(c, t->is_output);
+      return ETK_OK;
+    case 13:
+      v = t->alias_of;
+      if (v < 0) {
+        etk_cell_set_none(c);
+        return ETK_OK;
+      }
+      break;
+    default:
+      etk_cell_set_bool(c, t->invalid);
+      return ETK_OK;
   }
-  if (s) etk_cell_set_text(c, s, strlen(s));
-  else etk_cell_set_int(c, v);
+  if (s)
+    etk_cell_set_text(c, s, strlen(s));
+  else
+    etk_cell_set_int(c, v);
   return ETK_OK;
 }
 
 /* ---------------------------------------------------------------- table */
 
-static void print_lifetime(etk_render_sink_t *s, const etk_memory_plan_tensor_t *t) {
-  if (t->first < 0) etk_render_printf(s, "%-11s", "unused");
-  else etk_render_printf(s, "%5lld..%-5lld", (long long)t->first,
-                         (long long)t->last);
+static void print_lifetime(etk_render_sink_t *s,
+                           const etk_memory_plan_tensor_t *t) {
+  if (t->first < 0)
+    etk_render_printf(s, "%-11s", "unused");
+  else
+    etk_render_printf(s, "%5lld..%-5lld", (long long)t->first,
+                      (long long)t->last);
 }
 
 /* The table shows where a tensor comes from in one line: "file:line" of
@@ -228,10 +279,13 @@ static void print_peak_tensors(const etk_memory_plan_t *p,
     s->status = ETK_E_NO_MEMORY;
     return;
   }
-  size_t n = etk_memory_plan_live_at(p, b->mem_id, b->peak_instruction, ids, top);
-  etk_render_printf(s, "\nmem_id %u at its peak (instruction %lld): %zu live "
-                    "tensor%s%s\n", b->mem_id, (long long)b->peak_instruction,
-                    n, n == 1 ? "" : "s", n > top ? ", largest first" : "");
+  size_t n =
+      etk_memory_plan_live_at(p, b->mem_id, b->peak_instruction, ids, top);
+  etk_render_printf(s,
+                    "\nmem_id %u at its peak (instruction %lld): %zu live "
+                    "tensor%s%s\n",
+                    b->mem_id, (long long)b->peak_instruction, n,
+                    n == 1 ? "" : "s", n > top ? ", largest first" : "");
   etk_render_printf(s, "  %7s %12s %12s %-11s  %s\n", "value", "bytes",
                     "offset", "lifetime", "op / name");
   for (size_t i = 0; i < n && i < top; i++) {
@@ -252,14 +306,18 @@ static void print_peak_tensors(const etk_memory_plan_t *p,
 
 static void render_table(const etk_memory_plan_t *p, size_t top,
                          etk_render_sink_t *s) {
-  etk_render_printf(s, "Memory plan of method '%s': %llu instructions in %u "
-                    "chain%s, %zu planned tensors\n", p->method,
-                    (unsigned long long)p->num_instructions, p->chain_count,
-                    p->chain_count == 1 ? "" : "s", p->tensor_count);
+  etk_render_printf(s,
+                    "Memory plan of method '%s': %llu instructions in %u "
+                    "chain%s, %zu planned tensors\n",
+                    p->method, (unsigned long long)p->num_instructions,
+                    p->chain_count, p->chain_count == 1 ? "" : "s",
+                    p->tensor_count);
   if (p->backward_jumps)
-    etk_render_printf(s, "note: %llu backward jump%s (loops): lifetimes are "
+    etk_render_printf(s,
+                      "note: %llu backward jump%s (loops): lifetimes are "
                       "taken in instruction order, reuse across a loop is not "
-                      "verified\n", (unsigned long long)p->backward_jumps,
+                      "verified\n",
+                      (unsigned long long)p->backward_jumps,
                       p->backward_jumps == 1 ? "" : "s");
   etk_render_printf(s, "\n%6s %14s %14s %8s %11s %8s\n", "mem_id", "size",
                     "peak", "peak at", "utilisation", "tensors");
@@ -268,11 +326,10 @@ static void render_table(const etk_memory_plan_t *p, size_t top,
     char at[24] = "-";
     if (b->peak_instruction >= 0)
       snprintf(at, sizeof at, "%lld", (long long)b->peak_instruction);
-    etk_render_printf(s, "%6u %14llu %14llu %8s %10.1f%% %8llu\n", b->mem_id,
-                      (unsigned long long)b->size,
-                      (unsigned long long)b->peak_bytes, at,
-                      100.0 * utilisation(b),
-                      (unsigned long long)b->tensor_count);
+    etk_render_printf(
+        s, "%6u %14llu %14llu %8s %10.1f%% %8llu\n", b->mem_id,
+        (unsigned long long)b->size, (unsigned long long)b->peak_bytes, at,
+        100.0 * utilisation(b), (unsigned long long)b->tensor_count);
   }
   for (size_t k = 0; k < p->buffer_count; k++)
     if (p->buffers[k].peak_instruction >= 0)
@@ -285,13 +342,11 @@ static void render_table(const etk_memory_plan_t *p, size_t top,
       const etk_memory_plan_runtime_t *r = &p->runtime[k];
       char id[16] = "-";
       if (r->mem_id) snprintf(id, sizeof id, "%u", r->mem_id);
-      etk_render_printf(s, "  %-24s %6s %14llu %8llu %14llu %14llu\n",
-                        r->allocator, id,
-                        (unsigned long long)r->planned_bytes,
-                        (unsigned long long)r->events,
-                        (unsigned long long)(r->runs ? r->total_bytes / r->runs
-                                                     : 0),
-                        (unsigned long long)r->max_bytes);
+      etk_render_printf(
+          s, "  %-24s %6s %14llu %8llu %14llu %14llu\n", r->allocator, id,
+          (unsigned long long)r->planned_bytes, (unsigned long long)r->events,
+          (unsigned long long)(r->runs ? r->total_bytes / r->runs : 0),
+          (unsigned long long)r->max_bytes);
     }
   }
   uint64_t problems = p->overlap_total + p->invalid_count;
@@ -308,28 +363,33 @@ uint64_t etk_memory_plan_render_problems(const etk_memory_plan_t *p,
     const etk_memory_plan_tensor_t *t = &p->tensors[k];
     if (!t->invalid) continue;
     if (t->mem_id == 0 || t->mem_id > p->buffer_count)
-      etk_render_printf(s, "invalid plan: value %u is placed in mem_id %u, a "
+      etk_render_printf(s,
+                        "invalid plan: value %u is placed in mem_id %u, a "
                         "buffer the method does not declare (it has %zu)\n",
                         t->value, t->mem_id, p->buffer_count);
     else
-      etk_render_printf(s, "invalid plan: value %u (mem_id %u, bytes [%llu, "
-                        "%llu)) ends past the buffer's %llu bytes\n", t->value,
-                        t->mem_id, (unsigned long long)t->offset,
+      etk_render_printf(s,
+                        "invalid plan: value %u (mem_id %u, bytes [%llu, "
+                        "%llu)) ends past the buffer's %llu bytes\n",
+                        t->value, t->mem_id, (unsigned long long)t->offset,
                         (unsigned long long)(t->offset + t->nbytes),
                         (unsigned long long)p->buffers[t->mem_id - 1].size);
   }
   for (size_t k = 0; k < p->overlap_count; k++) {
     const etk_memory_plan_overlap_t *o = &p->overlaps[k];
-    etk_render_printf(s, "unsafe plan: values %u and %u share bytes [%llu, "
+    etk_render_printf(s,
+                      "unsafe plan: values %u and %u share bytes [%llu, "
                       "%llu) of mem_id %u while both live at instructions "
-                      "%lld..%lld\n", o->a, o->b,
-                      (unsigned long long)o->byte_start,
+                      "%lld..%lld\n",
+                      o->a, o->b, (unsigned long long)o->byte_start,
                       (unsigned long long)o->byte_end, o->mem_id,
                       (long long)o->first, (long long)o->last);
   }
   if (p->overlaps_truncated)
-    etk_render_printf(s, "unsafe plan: more than %u overlapping pairs; the "
-                      "check stopped there\n", ETK_MEMORY_PLAN_MAX_OVERLAPS);
+    etk_render_printf(s,
+                      "unsafe plan: more than %u overlapping pairs; the "
+                      "check stopped there\n",
+                      ETK_MEMORY_PLAN_MAX_OVERLAPS);
   return p->overlap_total + p->invalid_count + (p->overlaps_truncated ? 1 : 0);
 }
 
@@ -343,16 +403,18 @@ int etk_memory_plan_render(const etk_memory_plan_t *plan,
   if (format == ETK_MEMORY_PLAN_JSON) {
     rc = render_json(plan, sink);
   } else if (format == ETK_MEMORY_PLAN_CSV) {
-    etk_frame_t f = {plan->tensor_count, sizeof csv_headers / sizeof *csv_headers,
-                     csv_headers, csv_cell, (void *)plan, 0};
+    etk_frame_t f = {
+        plan->tensor_count, sizeof csv_headers / sizeof *csv_headers,
+        csv_headers,        csv_cell,
+        (void *)plan,       0};
     rc = etk_render_delimited(&f, ',', sink, err);
   } else {
     render_table(plan, top ? top : 10, sink);
   }
   if (rc == ETK_OK) rc = sink->status;
   if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "rendering the memory plan: %s",
-                         etk_strerror(rc));
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "rendering the memory plan: %s", etk_strerror(rc));
   return ETK_OK;
 }
 

@@ -113,8 +113,8 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
   for (size_t i = 0; i < nin; i++) {
     etk_npy_t *npy = NULL;
     void *ones = NULL;
-    if (cli_set_input(m, i, ca->input_count ? ca->inputs[i] : NULL, &npy,
-                      &ones, &err)) {
+    if (cli_set_input(m, i, ca->input_count ? ca->inputs[i] : NULL, &npy, &ones,
+                      &err)) {
       etk_npy_free(npy);
       free(ones);
       status = etk_cli_fail_error(CMD, &err);
@@ -227,7 +227,8 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
     }
     case OPT_MAX_MEMORY:
       if (!cli_parse_memory_limit(p->value, &b->max_memory))
-        return etk_cli_usage(CMD, "%s", "--max-memory needs a positive byte "
+        return etk_cli_usage(CMD, "%s",
+                             "--max-memory needs a positive byte "
                              "count (suffix K, M, G or T allowed)");
       return 0;
     case OPT_NO_EXPECTED:

@@ -84,10 +84,10 @@ static int build_payload(uint8_t *buf, size_t cap, size_t *len) {
   int transposed = etk_micro_graph_bool(&g, false);
   int32_t tsz[4] = {1, 8, 4, 4};
   int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 4, tsz);
-  uint16_t conv_args[11] = {(uint16_t)in,   (uint16_t)w,    (uint16_t)b,
-                            (uint16_t)stride, (uint16_t)pad, (uint16_t)dil,
-                            (uint16_t)transposed, (uint16_t)opad,
-                            (uint16_t)one, (uint16_t)tmp, (uint16_t)tmp};
+  uint16_t conv_args[11] = {(uint16_t)in,         (uint16_t)w,    (uint16_t)b,
+                            (uint16_t)stride,     (uint16_t)pad,  (uint16_t)dil,
+                            (uint16_t)transposed, (uint16_t)opad, (uint16_t)one,
+                            (uint16_t)tmp,        (uint16_t)tmp};
   static const char meta[] = "conv2d 3x3 pad 1";
   etk_micro_graph_op(&g, "aten::convolution.out", DELEGATE_ID_CONV, -1, meta,
                      (uint16_t)(sizeof meta - 1), conv_args, 11, 1);
@@ -174,7 +174,8 @@ static int build_model(uint8_t **pte, size_t *len, etk_error_t *err) {
   int op_relu = etk_program_builder_add_operator(b, "aten::relu", "out");
   int op_pool = etk_program_builder_add_operator(
       b, "aten::max_pool2d_with_indices", "out");
-  int op_perm = etk_program_builder_add_operator(b, "aten::permute_copy", "out");
+  int op_perm =
+      etk_program_builder_add_operator(b, "aten::permute_copy", "out");
   int op_view = etk_program_builder_add_operator(b, "aten::view_copy", "out");
   int op_addmm = etk_program_builder_add_operator(b, "aten::addmm", "out");
   const char *spec_keys[1] = {"origin"};
@@ -184,7 +185,8 @@ static int build_model(uint8_t **pte, size_t *len, etk_error_t *err) {
   int del = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
                                              payload_len, spec_keys,
                                              spec_values, spec_lens, 1);
-  int32_t a0[] = {x, cw1, cb1, stride, pad, dil, transposed, opad, groups, c1, c1};
+  int32_t a0[] = {x,          cw1,  cb1,    stride, pad, dil,
+                  transposed, opad, groups, c1,     c1};
   etk_program_builder_kernel_call(b, op_conv, a0, 11);
   int32_t a1[] = {c1, r1, r1};
   etk_program_builder_kernel_call(b, op_relu, a1, 3);
@@ -221,7 +223,8 @@ out:
 static etk_torch_tensor_desc_t torch_desc(const etk_tensor_data_t *t,
                                           int64_t *dims) {
   for (uint32_t k = 0; k < t->dim; k++) dims[k] = t->sizes[k];
-  etk_torch_tensor_desc_t d = {t->scalar_type, t->dim, dims, t->data, t->nbytes};
+  etk_torch_tensor_desc_t d = {t->scalar_type, t->dim, dims, t->data,
+                               t->nbytes};
   return d;
 }
 
@@ -240,12 +243,10 @@ static int write_etrecord(const char *path, const etk_tensor_data_t *input,
                                       "aten_permute_copy_default",
                                       "aten_view_copy_default",
                                       "aten_addmm_default"};
-  static const char *const ops[] = {"aten::convolution", "aten::relu",
-                                    "aten::max_pool2d_with_indices",
-                                    "aten::convolution", "aten::relu",
-                                    "aten::max_pool2d_with_indices",
-                                    "aten::permute_copy", "aten::view_copy",
-                                    "aten::addmm"};
+  static const char *const ops[] = {
+      "aten::convolution",  "aten::relu",      "aten::max_pool2d_with_indices",
+      "aten::convolution",  "aten::relu",      "aten::max_pool2d_with_indices",
+      "aten::permute_copy", "aten::view_copy", "aten::addmm"};
   static const char *const modules[][3] = {
       {"L__self___conv1", "conv1", "torch.nn.modules.conv.Conv2d"},
       {"L__self___relu1", "relu1", "torch.nn.modules.activation.ReLU"},
@@ -552,7 +553,8 @@ int etk_cmd_demo(int argc, char **argv) {
 
   uint8_t *pte = NULL;
   size_t pte_len = 0;
-  if (build_model(&pte, &pte_len, &err) || etk_write_file(p_pte, pte, pte_len, &err)) {
+  if (build_model(&pte, &pte_len, &err) ||
+      etk_write_file(p_pte, pte, pte_len, &err)) {
     free(pte);
     return etk_cli_fail_error(CMD, &err);
   }
@@ -633,8 +635,7 @@ int etk_cmd_demo(int argc, char **argv) {
   report_file(p_rec, "ETRecord: graph, debug handles, delegate map, refs");
   report_file(p_etdp, "ETDump: 1 load block + Execute blocks");
   report_file(p_dbg, "debug buffer: intermediate and output tensors");
-  if (dropped)
-    printf("warning: the recorder dropped %u events\n", dropped);
+  if (dropped) printf("warning: the recorder dropped %u events\n", dropped);
   printf("output: ");
   cli_print_value(stdout, m, 0, 10);
   printf("\n");

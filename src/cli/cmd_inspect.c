@@ -338,7 +338,8 @@ static int parse_args(int argc, char **argv, cli_t *c) {
 
 static int fail_err(const etk_error_t *err) {
   char line[ETK_ERROR_LINE_SIZE];
-  return etk_cli_fail("inspect", "%s", etk_error_format(err, line, sizeof line));
+  return etk_cli_fail("inspect", "%s",
+                      etk_error_format(err, line, sizeof line));
 }
 
 /* How --module-total matches: the module view's row (etkit), the exact
@@ -352,7 +353,8 @@ static etk_inspector_module_match_t module_match(const cli_t *c) {
 }
 
 /* Renders into `path` ("-" = stdout) atomically. */
-static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t *ro,
+static int render_to(etk_inspector_t *insp,
+                     const etk_inspector_render_options_t *ro,
                      const cli_t *totals, const char *path, int with_allocs,
                      etk_error_t *err) {
   etk_outfile_t of;
@@ -374,14 +376,16 @@ static int render_to(etk_inspector_t *insp, const etk_inspector_render_options_t
     etk_inspector_render_options_t ao = *ro;
     ao.view = ETK_INSPECT_VIEW_ALLOCATIONS;
     ao.top = 0;
-    etk_render_puts(sink, "\nallocation events (upstream's Inspector cannot read them):\n");
+    etk_render_puts(
+        sink, "\nallocation events (upstream's Inspector cannot read them):\n");
     rc = etk_inspector_render(insp, &ao, sink, err);
   }
   if (rc == ETK_OK) rc = etk_render_sink_flush(sink);
   free(sink);
   if (rc != ETK_OK) {
     if (err && err->code == ETK_OK)
-      etk_error_set(err, rc, ETK_NO_OFFSET, "writing failed: %s", etk_strerror(rc));
+      etk_error_set(err, rc, ETK_NO_OFFSET, "writing failed: %s",
+                    etk_strerror(rc));
     etk_error_where(err, strcmp(path, "-") == 0 ? "<stdout>" : path);
     etk_outfile_abort(&of);
     return rc;
@@ -482,13 +486,15 @@ int etk_cmd_inspect(int argc, char **argv) {
   /* --compare_results reads program outputs from the debug buffer: refuse
    * before printing anything (upstream would compare zeros) */
   if (c.compare && !c.debug_buffer)
-    return etk_cli_fail("inspect", "--compare_results needs --debug_buffer_path "
-                                   "(the program outputs are in the debug "
-                                   "buffer)");
+    return etk_cli_fail("inspect",
+                        "--compare_results needs --debug_buffer_path "
+                        "(the program outputs are in the debug "
+                        "buffer)");
   if (c.compare && !c.reference && !c.etrecord)
-    return etk_cli_fail("inspect", "--compare_results needs reference outputs: "
-                                   "--etrecord_path (with reference_outputs) or "
-                                   "--reference FILE.bpte");
+    return etk_cli_fail("inspect",
+                        "--compare_results needs reference outputs: "
+                        "--etrecord_path (with reference_outputs) or "
+                        "--reference FILE.bpte");
 
   etk_error_t err;
   etk_error_clear(&err);
@@ -558,8 +564,7 @@ int etk_cmd_inspect(int argc, char **argv) {
     rc = render_to(insp, &tsv, NULL, c.tsv_path, 0, &err);
   }
   /* upstream's inspector_cli: the table, the TSV, then compare_results */
-  if (rc == ETK_OK && ref)
-    rc = compare_results(ref, insp, dbuf, dlen, &err);
+  if (rc == ETK_OK && ref) rc = compare_results(ref, insp, dbuf, dlen, &err);
   etk_reference_outputs_free(ref);
   etk_inspector_close(insp);
   etk_etrecord_close(rec);

@@ -34,7 +34,8 @@ static const char *const usage_text =
     "per plan problem and exits 3 when there is any.  --etrecord names the\n"
     "tensors, --etdump adds the runtime's allocation events.\n"
     "\n"
-    "An ETDump: summarises allocation events per event block and allocator: allocations,\n"
+    "An ETDump: summarises allocation events per event block and allocator: "
+    "allocations,\n"
     "total bytes, peak bytes per run (bytes are cumulative within a run: the\n"
     "events have no free), largest single allocations and where they "
     "happened.\n"
@@ -80,7 +81,8 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   memory_cli_t *c = ctx;
   switch (id) {
     case ETK_CLI_POSITIONAL:
-      if (c->file) return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+      if (c->file)
+        return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
       c->file = p->value;
       return 0;
     case OPT_FORMAT:
@@ -168,9 +170,10 @@ static int run_program(memory_cli_t *c, etk_error_t *err) {
   if (rc != ETK_OK)
     return etk_error_set(err, rc, ETK_NO_OFFSET, "writing to stdout failed");
   if (!c->problems)
-    fprintf(stderr, "etkit memory: the plan of '%s' is valid (%zu planned "
-            "tensors, %zu buffers)\n", c->plan->method, c->plan->tensor_count,
-            c->plan->buffer_count);
+    fprintf(stderr,
+            "etkit memory: the plan of '%s' is valid (%zu planned "
+            "tensors, %zu buffers)\n",
+            c->plan->method, c->plan->tensor_count, c->plan->buffer_count);
   return ETK_OK;
 }
 
@@ -212,8 +215,9 @@ int etk_cmd_memory(int argc, char **argv) {
   int status = 0;
   if (program) {
     if (c.format == ETK_INSPECT_FORMAT_TSV)
-      return etk_cli_usage(CMD, "%s", "a program's plan is shown as table, "
-                                      "json or csv");
+      return etk_cli_usage(CMD, "%s",
+                           "a program's plan is shown as table, "
+                           "json or csv");
     if (run_status(run_program(&c, &err), &err, &status) && c.problems)
       status = 3;
     etk_memory_plan_free(c.plan);
@@ -222,8 +226,9 @@ int etk_cmd_memory(int argc, char **argv) {
   if (c.file && c.etdump)
     return etk_cli_usage(CMD, "'%s' is not a program; give one ETDump", c.file);
   if (c.method || c.etrecord || c.trace || c.html || c.offsets || c.check)
-    return etk_cli_usage(CMD, "%s", "--method, --etrecord, --trace, --html, "
-                                    "--offsets and --check need a program");
+    return etk_cli_usage(CMD, "%s",
+                         "--method, --etrecord, --trace, --html, "
+                         "--offsets and --check need a program");
   if (!c.etdump) c.etdump = c.file;
   etk_inspector_t *insp = NULL;
   int rc = etk_inspector_open_path(c.etdump, NULL, &insp, &err);

@@ -147,7 +147,8 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
       return 0;
     case OPT_MAX_MEMORY:
       if (!cli_parse_memory_limit(v, &o->max_memory))
-        return etk_cli_usage(CMD, "%s", "--max-memory needs a positive byte "
+        return etk_cli_usage(CMD, "%s",
+                             "--max-memory needs a positive byte "
                              "count (suffix K, M, G or T allowed)");
       return 0;
     case OPT_RTOL:
@@ -253,7 +254,8 @@ static int run_program(const options_t *o, const etk_program_t *prog,
         etk_cli_fail(CMD, "method '%s' takes %zu inputs, %zu --input given",
                      etk_method_name(m), nin, o->input_count);
   else if (nin > MAX_INPUTS)
-    status = etk_cli_fail(CMD, "the method has more than %d inputs", MAX_INPUTS);
+    status =
+        etk_cli_fail(CMD, "the method has more than %d inputs", MAX_INPUTS);
   else if (cli_timing_init(&timing, o->iterations, &err) ||
            warm_up(o, prog, method, NULL, m, rec != NULL, &err))
     status = etk_cli_fail_error(CMD, &err);
@@ -287,8 +289,9 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
   etk_error_clear(&err);
   const etk_bundled_suite_t *suite = etk_bundled_find_suite(bp, method);
   if (!suite)
-    return etk_cli_fail(CMD, "the bundled program has no test cases for "
-                             "method '%s'",
+    return etk_cli_fail(CMD,
+                        "the bundled program has no test cases for "
+                        "method '%s'",
                         method);
   if (etk_bundled_check(bp, &err)) return etk_cli_fail_error(CMD, &err);
   etk_method_t *m = NULL;
@@ -385,9 +388,9 @@ int etk_cmd_run(int argc, char **argv) {
     }
   }
   int mismatches = 0;
-  status = bp ? run_bundled(&o, bp, plan->name, o.etdump ? &rec : NULL,
-                            &mismatches)
-              : run_program(&o, prog, plan->name, o.etdump ? &rec : NULL);
+  status =
+      bp ? run_bundled(&o, bp, plan->name, o.etdump ? &rec : NULL, &mismatches)
+         : run_program(&o, prog, plan->name, o.etdump ? &rec : NULL);
   if (status == 0 && o.etdump) {
     uint32_t dropped = 0;
     if (cli_recorder_write(&rec, o.etdump, o.debug_buffer, &dropped, &err))
@@ -398,14 +401,16 @@ int etk_cmd_run(int argc, char **argv) {
               "method; --debug-buffer FILE to choose)\n",
               o.debug_buffer);
     if (status == 0 && dropped)
-      fprintf(stderr, "etkit run: warning: the recorder dropped %u events "
-                      "(its arena was too small)\n",
+      fprintf(stderr,
+              "etkit run: warning: the recorder dropped %u events "
+              "(its arena was too small)\n",
               dropped);
   }
   cli_recorder_free(&rec);
   if (status == 0 && mismatches && o.verify)
-    status = etk_cli_fail(CMD, "%d test case%s did not match the expected "
-                               "outputs",
+    status = etk_cli_fail(CMD,
+                          "%d test case%s did not match the expected "
+                          "outputs",
                           mismatches, mismatches == 1 ? "" : "s");
 out:
   cli_program_close(prog, bp);

@@ -30,7 +30,8 @@ int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
                        etk_error_t *err) {
   const uint8_t *data, *debug;
   size_t len, used;
-  int rc = etk_trace_session_finish(r, &data, &len, &debug, &used, dropped, err);
+  int rc =
+      etk_trace_session_finish(r, &data, &len, &debug, &used, dropped, err);
   if (rc != ETK_OK) return rc;
   if (etdump_path && (rc = etk_write_file(etdump_path, data, len, err)) != 0)
     return rc;
@@ -187,10 +188,14 @@ int cli_parse_memory_limit(const char *s, uint64_t *out) {
   if (!s || *s < '0' || *s > '9') return 0;
   unsigned long long n = strtoull(s, &end, 10);
   unsigned shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10;
-  else if (*end == 'M' || *end == 'm') shift = 20;
-  else if (*end == 'G' || *end == 'g') shift = 30;
-  else if (*end == 'T' || *end == 't') shift = 40;
+  if (*end == 'K' || *end == 'k')
+    shift = 10;
+  else if (*end == 'M' || *end == 'm')
+    shift = 20;
+  else if (*end == 'G' || *end == 'g')
+    shift = 30;
+  else if (*end == 'T' || *end == 't')
+    shift = 40;
   if (shift) end++;
   if (*end || n == 0 || n > (UINT64_MAX >> shift)) return 0;
   *out = (uint64_t)n << shift;
@@ -221,15 +226,27 @@ int cli_make_dir(const char *dir, etk_error_t *err) {
 static void fill_one(void *p, int st, size_t k) {
   uint8_t *b = p;
   switch (st) {
-  case ETK_FLOAT: { float f = 1.0f; memcpy(b + 4 * k, &f, 4); } break;
-  case ETK_DOUBLE: { double d = 1.0; memcpy(b + 8 * k, &d, 8); } break;
-  case ETK_HALF: { uint16_t h = 0x3C00; memcpy(b + 2 * k, &h, 2); } break;
-  case ETK_BFLOAT16: { uint16_t h = 0x3F80; memcpy(b + 2 * k, &h, 2); } break;
-  default: {
-    size_t e = etk_scalar_type_size(st);
-    memset(b + e * k, 0, e);
-    b[e * k] = 1; /* little-endian integer one, or true */
-  }
+    case ETK_FLOAT: {
+      float f = 1.0f;
+      memcpy(b + 4 * k, &f, 4);
+    } break;
+    case ETK_DOUBLE: {
+      double d = 1.0;
+      memcpy(b + 8 * k, &d, 8);
+    } break;
+    case ETK_HALF: {
+      uint16_t h = 0x3C00;
+      memcpy(b + 2 * k, &h, 2);
+    } break;
+    case ETK_BFLOAT16: {
+      uint16_t h = 0x3F80;
+      memcpy(b + 2 * k, &h, 2);
+    } break;
+    default: {
+      size_t e = etk_scalar_type_size(st);
+      memset(b + e * k, 0, e);
+      b[e * k] = 1; /* little-endian integer one, or true */
+    }
   }
 }
 
@@ -259,7 +276,8 @@ int cli_set_input(etk_method_t *m, size_t i, const char *path, etk_npy_t **keep,
     size_t bytes = n * etk_scalar_type_size(t.scalar_type);
     *ones = malloc(bytes ? bytes : 1);
     if (!*ones)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
     for (size_t k = 0; k < n; k++) fill_one(*ones, t.scalar_type, k);
     t.data = *ones;
     t.nbytes = bytes;
@@ -283,7 +301,8 @@ int cli_write_output(const etk_method_t *m, size_t i, const char *dir,
   char path[4096];
   snprintf(path, sizeof path, "%s/%soutput_%zu.npy", dir, prefix ? prefix : "",
            i);
-  size_t bytes = (size_t)etk_tensor_numel(t) * etk_scalar_type_size(t->scalar_type);
+  size_t bytes =
+      (size_t)etk_tensor_numel(t) * etk_scalar_type_size(t->scalar_type);
   return etk_npy_write_file(path, t->scalar_type, (uint32_t)t->dim, t->sizes,
                             t->data, bytes, err);
 }
@@ -323,15 +342,42 @@ int cli_bundled_output(const etk_method_t *m, size_t i, int32_t *sizes,
 static void print_element(FILE *out, const void *data, int st, size_t k) {
   const uint8_t *p = data;
   switch (st) {
-  case ETK_FLOAT: { float f; memcpy(&f, p + 4 * k, 4); fprintf(out, "%g", f); } break;
-  case ETK_DOUBLE: { double d; memcpy(&d, p + 8 * k, 8); fprintf(out, "%g", d); } break;
-  case ETK_BOOL: fprintf(out, "%s", p[k] ? "true" : "false"); break;
-  case ETK_BYTE: fprintf(out, "%u", p[k]); break;
-  case ETK_CHAR: fprintf(out, "%d", (int8_t)p[k]); break;
-  case ETK_SHORT: { int16_t x; memcpy(&x, p + 2 * k, 2); fprintf(out, "%d", x); } break;
-  case ETK_INT: { int32_t x; memcpy(&x, p + 4 * k, 4); fprintf(out, "%d", x); } break;
-  case ETK_LONG: { int64_t x; memcpy(&x, p + 8 * k, 8); fprintf(out, "%lld", (long long)x); } break;
-  default: fprintf(out, "?");
+    case ETK_FLOAT: {
+      float f;
+      memcpy(&f, p + 4 * k, 4);
+      fprintf(out, "%g", f);
+    } break;
+    case ETK_DOUBLE: {
+      double d;
+      memcpy(&d, p + 8 * k, 8);
+      fprintf(out, "%g", d);
+    } break;
+    case ETK_BOOL:
+      fprintf(out, "%s", p[k] ? "true" : "false");
+      break;
+    case ETK_BYTE:
+      fprintf(out, "%u", p[k]);
+      break;
+    case ETK_CHAR:
+      fprintf(out, "%d", (int8_t)p[k]);
+      break;
+    case ETK_SHORT: {
+      int16_t x;
+      memcpy(&x, p + 2 * k, 2);
+      fprintf(out, "%d", x);
+    } break;
+    case ETK_INT: {
+      int32_t x;
+      memcpy(&x, p + 4 * k, 4);
+      fprintf(out, "%d", x);
+    } break;
+    case ETK_LONG: {
+      int64_t x;
+      memcpy(&x, p + 8 * k, 8);
+      fprintf(out, "%lld", (long long)x);
+    } break;
+    default:
+      fprintf(out, "?");
   }
 }
 
@@ -340,11 +386,20 @@ void cli_print_value(FILE *out, const etk_method_t *m, size_t output,
   const etk_value_t *v = etk_method_output(m, output);
   if (!v) return;
   switch (v->tag) {
-  case ETK_VALUE_INT: fprintf(out, "Int %lld", (long long)v->u.i); return;
-  case ETK_VALUE_DOUBLE: fprintf(out, "Double %g", v->u.d); return;
-  case ETK_VALUE_BOOL: fprintf(out, "Bool %s", v->u.b ? "true" : "false"); return;
-  case ETK_VALUE_TENSOR: break;
-  default: fprintf(out, "%s", etk_program_tag_name(v->tag)); return;
+    case ETK_VALUE_INT:
+      fprintf(out, "Int %lld", (long long)v->u.i);
+      return;
+    case ETK_VALUE_DOUBLE:
+      fprintf(out, "Double %g", v->u.d);
+      return;
+    case ETK_VALUE_BOOL:
+      fprintf(out, "Bool %s", v->u.b ? "true" : "false");
+      return;
+    case ETK_VALUE_TENSOR:
+      break;
+    default:
+      fprintf(out, "%s", etk_program_tag_name(v->tag));
+      return;
   }
   const etk_tensor_t *t = v->u.tensor;
   fprintf(out, "%s [", etk_scalar_type_name(t->scalar_type));

@@ -27,8 +27,7 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
   if (!f) {
     etk_error_where(err, path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
-                         "cannot open input file: %s",
-                         strerror(errno));
+                         "cannot open input file: %s", strerror(errno));
   }
   size_t cap = 1 << 16, n = 0;
   uint8_t *buf = malloc(cap + 1);
@@ -96,8 +95,7 @@ int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
     if (!of->fp) {
       etk_error_where(err, path);
       return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
-                           "cannot open output file: %s",
-                           strerror(errno));
+                           "cannot open output file: %s", strerror(errno));
     }
     of->is_special = 1;
     return ETK_OK;
@@ -108,8 +106,7 @@ int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
   if (!of->fp) {
     etk_error_where(err, path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
-                         "cannot create output file: %s",
-                         strerror(errno));
+                         "cannot create output file: %s", strerror(errno));
   }
   return ETK_OK;
 }
@@ -129,16 +126,15 @@ int etk_outfile_commit(etk_outfile_t *of, etk_error_t *err) {
   if (fclose(of->fp) != 0) bad = 1;
   of->fp = NULL;
   if (of->is_special)
-    return bad ? etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
-                               "error writing %s", of->path)
+    return bad ? etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "error writing %s",
+                               of->path)
                : ETK_OK;
   if (bad || rename(of->tmp_path, of->path) != 0) {
     int e = errno;
     remove(of->tmp_path);
     etk_error_where(err, of->path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
-                         "cannot write output file: %s",
-                         strerror(e));
+                         "cannot write output file: %s", strerror(e));
   }
   return ETK_OK;
 }

@@ -8,24 +8,24 @@
 
 const char *etk_status_name(int status) {
   switch (status) {
-#define ETK_STATUS_NAME_(name, value, message)                                 \
-  case value:                                                                  \
+#define ETK_STATUS_NAME_(name, value, message) \
+  case value:                                  \
     return "ETK_" #name;
     ETK_STATUS_LIST(ETK_STATUS_NAME_)
 #undef ETK_STATUS_NAME_
-  default:
-    return "ETK_E_UNKNOWN";
+    default:
+      return "ETK_E_UNKNOWN";
   }
 }
 
 const char *etk_strerror(int status) {
   switch (status) {
-#define ETK_STATUS_MESSAGE_(name, value, message)                              \
-  case value:                                                                  \
+#define ETK_STATUS_MESSAGE_(name, value, message) \
+  case value:                                     \
     return message;
     ETK_STATUS_LIST(ETK_STATUS_MESSAGE_)
 #undef ETK_STATUS_MESSAGE_
-  default:
-    return "unknown status";
+    default:
+      return "unknown status";
   }
 }

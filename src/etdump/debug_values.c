@@ -45,7 +45,8 @@ static uint32_t sub(const uint8_t *buf, uint32_t pos, unsigned id) {
   return p ? p + ld32(buf + p) : 0;
 }
 
-static void tensor_at(const uint8_t *buf, uint32_t pos, etk_etdump_tensor_t *t) {
+static void tensor_at(const uint8_t *buf, uint32_t pos,
+                      etk_etdump_tensor_t *t) {
   memset(t, 0, sizeof *t);
   t->table_offset = pos;
   uint32_t p = field(buf, pos, ETK_ETDUMP_TENSOR_SCALAR_TYPE);
@@ -150,7 +151,8 @@ int etk_etdump_value_tensor(const etk_etdump_t *d,
                             const etk_etdump_value_t *value, uint32_t i,
                             etk_etdump_tensor_t *out) {
   if (!d || !value || !out || !value->present ||
-      value->type != ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST || i >= value->tensor_count)
+      value->type != ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST ||
+      i >= value->tensor_count)
     return ETK_E_INVALID_ARGUMENT;
   uint32_t m = sub(d->buf, value->offset, ETK_ETDUMP_VALUE_TENSOR_LIST);
   uint32_t tv = m ? sub(d->buf, m, ETK_ETDUMP_TENSOR_LIST_TENSORS) : 0;
@@ -164,33 +166,49 @@ size_t etk_etdump_tensor_element_size(int scalar_type) {
   switch (scalar_type) {
     case ETK_SCALAR_TYPE_BYTE:
     case ETK_SCALAR_TYPE_CHAR:
-    case ETK_SCALAR_TYPE_BOOL: return 1;
+    case ETK_SCALAR_TYPE_BOOL:
+      return 1;
     case ETK_SCALAR_TYPE_SHORT:
     case ETK_SCALAR_TYPE_HALF:
     case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16: return 2;
+    case ETK_SCALAR_TYPE_UINT16:
+      return 2;
     case ETK_SCALAR_TYPE_INT:
-    case ETK_SCALAR_TYPE_FLOAT: return 4;
+    case ETK_SCALAR_TYPE_FLOAT:
+      return 4;
     case ETK_SCALAR_TYPE_LONG:
-    case ETK_SCALAR_TYPE_DOUBLE: return 8;
-    default: return 0;
+    case ETK_SCALAR_TYPE_DOUBLE:
+      return 8;
+    default:
+      return 0;
   }
 }
 
 const char *etk_etdump_tensor_dtype_name(int scalar_type) {
   switch (scalar_type) {
-    case ETK_SCALAR_TYPE_BYTE: return "uint8";
-    case ETK_SCALAR_TYPE_CHAR: return "int8";
-    case ETK_SCALAR_TYPE_BOOL: return "bool";
-    case ETK_SCALAR_TYPE_SHORT: return "int16";
-    case ETK_SCALAR_TYPE_HALF: return "float16";
+    case ETK_SCALAR_TYPE_BYTE:
+      return "uint8";
+    case ETK_SCALAR_TYPE_CHAR:
+      return "int8";
+    case ETK_SCALAR_TYPE_BOOL:
+      return "bool";
+    case ETK_SCALAR_TYPE_SHORT:
+      return "int16";
+    case ETK_SCALAR_TYPE_HALF:
+      return "float16";
     case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16: return "uint16";
-    case ETK_SCALAR_TYPE_INT: return "int32";
-    case ETK_SCALAR_TYPE_FLOAT: return "float32";
-    case ETK_SCALAR_TYPE_LONG: return "int64";
-    case ETK_SCALAR_TYPE_DOUBLE: return "float64";
-    default: return NULL;
+    case ETK_SCALAR_TYPE_UINT16:
+      return "uint16";
+    case ETK_SCALAR_TYPE_INT:
+      return "int32";
+    case ETK_SCALAR_TYPE_FLOAT:
+      return "float32";
+    case ETK_SCALAR_TYPE_LONG:
+      return "int64";
+    case ETK_SCALAR_TYPE_DOUBLE:
+      return "float64";
+    default:
+      return NULL;
   }
 }
 
@@ -243,7 +261,8 @@ int etk_etdump_tensor_data(const etk_etdump_tensor_t *t, const uint8_t *buf,
                          t->offset < 0 ? ETK_NO_OFFSET : (uint64_t)t->offset,
                          "tensor bytes [%lld, +%llu) lie outside the debug "
                          "buffer of %zu bytes",
-                         (long long)t->offset, (unsigned long long)*nbytes, len);
+                         (long long)t->offset, (unsigned long long)*nbytes,
+                         len);
   *data = buf + t->offset;
   return ETK_OK;
 }

@@ -13,7 +13,7 @@
 /* An interned string: where its bytes are in the buffer.  (The hashes used
  * while interning live in the decoder's slot table, freed after opening.) */
 typedef struct etdump_string {
-  uint32_t pos;  /* offset of the first character (0 for ids 0 and 1) */
+  uint32_t pos; /* offset of the first character (0 for ids 0 and 1) */
   uint32_t len;
 } etdump_string_t;
 
@@ -34,10 +34,10 @@ typedef struct etdump_run {
 struct etk_etdump {
   const uint8_t *buf; /* verified bytes (size prefix included) */
   size_t len;
-  uint8_t *owned;     /* non-NULL when buf is ours (malloc'd) */
-  void *map;          /* non-NULL when buf is a read-only mapping of the */
-  size_t map_len;     /* file (etk_etdump_open_path), unmapped at close */
-  uint32_t root;      /* offset of the ETDump table */
+  uint8_t *owned; /* non-NULL when buf is ours (malloc'd) */
+  void *map;      /* non-NULL when buf is a read-only mapping of the */
+  size_t map_len; /* file (etk_etdump_open_path), unmapped at close */
+  uint32_t root;  /* offset of the ETDump table */
   uint32_t version;
 
   /* runs and allocators */

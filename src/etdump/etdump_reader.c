@@ -125,9 +125,9 @@ static inline uint64_t get_u64(const uint8_t *buf, tbl_t t, unsigned id) {
 #define RECENT_SLOTS 256u
 
 typedef struct interner {
-  uint32_t *slots;    /* tag << id_bits | id; 0 = empty (ids are >= 2) */
+  uint32_t *slots; /* tag << id_bits | id; 0 = empty (ids are >= 2) */
   size_t mask;
-  unsigned id_bits;   /* ids are < 2^id_bits */
+  unsigned id_bits; /* ids are < 2^id_bits */
   uint32_t id_mask;
   uint32_t recent_pos[RECENT_SLOTS]; /* string offset (0 = unused) */
   uint32_t recent_id[RECENT_SLOTS];
@@ -173,11 +173,12 @@ static int interner_resize(etk_etdump_t *d, interner_t *in, size_t slots) {
   uint32_t *s = calloc(slots, sizeof *s);
   if (!s) return ETK_E_NO_MEMORY;
   for (size_t id = 2; id < d->string_count; id++) {
-    uint64_t high, h = hash_string(d->buf + d->strings[id].pos,
-                                   d->strings[id].len, &high);
+    uint64_t high,
+        h = hash_string(d->buf + d->strings[id].pos, d->strings[id].len, &high);
     size_t i = (size_t)h & (slots - 1);
     while (s[i]) i = (i + 1) & (slots - 1);
-    s[i] = (in->id_bits >= 32 ? 0 : hash_tag(in, h) << in->id_bits) | (uint32_t)id;
+    s[i] =
+        (in->id_bits >= 32 ? 0 : hash_tag(in, h) << in->id_bits) | (uint32_t)id;
   }
   free(in->slots);
   in->slots = s;
@@ -201,7 +202,8 @@ static int interner_init(etk_etdump_t *d, interner_t *in, uint64_t max_strings,
   in->id_bits = 1;
   while (in->id_bits < 32 && ((uint64_t)1 << in->id_bits) < max_strings + 2)
     in->id_bits++;
-  in->id_mask = in->id_bits >= 32 ? UINT32_MAX : ((uint32_t)1 << in->id_bits) - 1;
+  in->id_mask =
+      in->id_bits >= 32 ? UINT32_MAX : ((uint32_t)1 << in->id_bits) - 1;
   size_t slots = 128;
   while (slots < 2 * expected + 8 && slots < ((size_t)1 << 30)) slots *= 2;
   return interner_resize(d, in, slots);
@@ -245,8 +247,9 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
   if (d->string_count == d->string_cap) {
     size_t cap = d->string_cap * 2;
     etdump_string_t *p = realloc(d->strings, cap * sizeof *p);
-    if (!p) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                                 "out of memory interning strings");
+    if (!p)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory interning strings");
     d->strings = p;
     d->string_cap = cap;
   }
@@ -288,7 +291,7 @@ static int string_intern(etk_etdump_t *d, interner_t *in, uint32_t at,
 typedef struct chain_map {
   uint32_t *slots; /* id + 1, 0 = empty */
   size_t mask;
-  int have_last;   /* last value interned, for runs of equal chains */
+  int have_last; /* last value interned, for runs of equal chains */
   uint64_t last_magnitude;
   int last_negative;
   uint32_t last_id;
@@ -299,8 +302,8 @@ static uint64_t chain_hash(uint64_t m, int neg) {
   return h ^ (h >> 32);
 }
 
-static int chain_intern_slow(etk_etdump_t *d, chain_map_t *m, uint64_t magnitude,
-                             int negative, uint32_t *id) {
+static int chain_intern_slow(etk_etdump_t *d, chain_map_t *m,
+                             uint64_t magnitude, int negative, uint32_t *id) {
   size_t i = (size_t)chain_hash(magnitude, negative) & m->mask;
   for (;;) {
     uint32_t c = m->slots[i];
@@ -328,8 +331,9 @@ static int chain_intern_slow(etk_etdump_t *d, chain_map_t *m, uint64_t magnitude
     uint32_t *s = calloc(slots, sizeof *s);
     if (!s) return ETK_E_NO_MEMORY;
     for (size_t k = 0; k < d->chain_count; k++) {
-      size_t j = (size_t)chain_hash(d->chains[k].magnitude,
-                                    d->chains[k].negative) & (slots - 1);
+      size_t j =
+          (size_t)chain_hash(d->chains[k].magnitude, d->chains[k].negative) &
+          (slots - 1);
       while (s[j]) j = (j + 1) & (slots - 1);
       s[j] = (uint32_t)k + 1;
     }
@@ -414,7 +418,8 @@ static int verify(etk_etdump_t *d, const etk_etdump_options_t *o,
   vo.max_depth = o && o->max_depth ? o->max_depth : 0;
   etk_fb_verify_error_t ve;
   memset(&ve, 0, sizeof ve);
-  int rc = etk_fb_verify(d->buf, d->len, &etk_etdump_schema, &vo, &d->root, &ve);
+  int rc =
+      etk_fb_verify(d->buf, d->len, &etk_etdump_schema, &vo, &d->root, &ve);
   if (rc == ETK_OK) return ETK_OK;
   char where[96] = "";
   if (ve.table && ve.field)
@@ -423,13 +428,14 @@ static int verify(etk_etdump_t *d, const etk_etdump_options_t *o,
     snprintf(where, sizeof where, " in table %s", ve.table);
   const char *hint = "";
   if (ve.code == ETK_E_LIMIT)
-    hint = " (the verifier's object budget is exhausted: objects shared or "
-           "reached too many times)";
+    hint =
+        " (the verifier's object budget is exhausted: objects shared or "
+        "reached too many times)";
   else if (ve.code == ETK_E_TOO_DEEP)
     hint = " (tables nested beyond the verifier's depth limit)";
   return etk_error_set(err, ve.code ? ve.code : rc, ve.offset,
-                       "invalid ETDump: %s%s%s", etk_strerror(ve.code ? ve.code : rc),
-                       where, hint);
+                       "invalid ETDump: %s%s%s",
+                       etk_strerror(ve.code ? ve.code : rc), where, hint);
 }
 
 /* ------------------------------------------------------- decoding */
@@ -448,8 +454,8 @@ typedef struct pending {
   uint32_t name;   /* the member's name string (its offset), 0 if absent */
   uint32_t name_len;
   uint32_t name_id; /* already known (empty, or the offset cache), else 0 */
-  uint8_t kind;    /* ETK_ETDUMP_EVENT_*, 0 when no member is set */
-  uint8_t both;    /* more than one member set */
+  uint8_t kind;     /* ETK_ETDUMP_EVENT_*, 0 when no member is set */
+  uint8_t both;     /* more than one member set */
   uint64_t hash, high;
 } pending_t;
 
@@ -514,7 +520,8 @@ static int decode_name(etk_etdump_t *d, interner_t *in, const pending_t *p,
 static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
                   etk_error_t *err) {
   const uint8_t *buf = d->buf;
-  uint64_t max_events = o && o->max_events ? o->max_events : ((uint64_t)1 << 31);
+  uint64_t max_events =
+      o && o->max_events ? o->max_events : ((uint64_t)1 << 31);
   uint64_t max_runs = o && o->max_runs ? o->max_runs : ((uint64_t)1 << 24);
   tbl_t root = tbl_at(buf, d->root);
   uint32_t vp = tbl_field(buf, root, ETK_ETDUMP_VERSION);
@@ -528,8 +535,8 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
   uint32_t run_count = ld32(buf + runs_vec);
   if (run_count > max_runs)
     return etk_error_set(err, ETK_E_LIMIT, runs_vec,
-                         "%u runs exceed the limit of %llu", (unsigned)run_count,
-                         (unsigned long long)max_runs);
+                         "%u runs exceed the limit of %llu",
+                         (unsigned)run_count, (unsigned long long)max_runs);
 
   /* first pass: sizes */
   uint64_t events = 0, allocators = 0;
@@ -550,8 +557,8 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
   d->run_count = run_count;
   d->runs = calloc(run_count ? run_count : 1, sizeof *d->runs);
   d->allocator_count = (size_t)allocators;
-  d->allocator_name_id = calloc(allocators ? (size_t)allocators : 1,
-                                sizeof *d->allocator_name_id);
+  d->allocator_name_id =
+      calloc(allocators ? (size_t)allocators : 1, sizeof *d->allocator_name_id);
   size_t n = (size_t)events;
   size_t per = 1 + 4 * 6;
   d->columns_mem = malloc(n ? n * per : 1);
@@ -598,7 +605,8 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
         get_i32(buf, run, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, -1);
     uint32_t np = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_NAME);
     out->name_id = ETK_ETDUMP_STR_ABSENT;
-    if (np && (rc = string_intern(d, in, np, &out->name_id, err, "a run name")) != ETK_OK)
+    if (np && (rc = string_intern(d, in, np, &out->name_id, err,
+                                  "a run name")) != ETK_OK)
       break;
     uint32_t ap = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
     out->first_allocator = a;
@@ -621,7 +629,8 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
     out->event_count = ec;
     for (uint32_t b0 = 0; b0 < ec && rc == ETK_OK; b0 += DECODE_BATCH) {
       uint32_t bn = ec - b0 < DECODE_BATCH ? ec - b0 : DECODE_BATCH;
-      for (uint32_t j = 0; j < bn; j++) decode_look(d, in, ev, b0 + j, &batch[j]);
+      for (uint32_t j = 0; j < bn; j++)
+        decode_look(d, in, ev, b0 + j, &batch[j]);
       for (uint32_t j = 0; j < bn; j++, e++) {
         const pending_t *p = &batch[j];
         uint8_t flags = (uint8_t)(p->both ? ETK_ETDUMP_FLAG_BOTH_MEMBERS : 0);
@@ -640,27 +649,36 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
         d->offset[e] = t.pos;
         flags |= p->kind;
         if (p->kind == ETK_ETDUMP_EVENT_PROFILE) {
-          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK) break;
+          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK)
+            break;
           int32_t c = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
           chain_neg = c < 0;
           chain_mag = c < 0 ? (uint64_t)(-(int64_t)c) : (uint64_t)c;
           iid = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
-          dint = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
-          uint32_t f = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
-          if (f && (rc = string_intern(d, in, f, &dstr, err, "a delegate debug id")) != ETK_OK)
+          dint = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
+                         -1);
+          uint32_t f =
+              tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
+          if (f && (rc = string_intern(d, in, f, &dstr, err,
+                                       "a delegate debug id")) != ETK_OK)
             break;
-          if (tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
+          if (tbl_field(buf, t,
+                        ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
             flags |= ETK_ETDUMP_FLAG_METADATA;
           if (get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME) <
               get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME))
             flags |= ETK_ETDUMP_FLAG_END_BEFORE_START;
         } else if (p->kind == ETK_ETDUMP_EVENT_DEBUG) {
-          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK) break;
+          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK)
+            break;
           chain_mag = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
           iid = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
-          dint = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
-          uint32_t f = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
-          if (f && (rc = string_intern(d, in, f, &dstr, err, "a delegate debug id")) != ETK_OK)
+          dint =
+              get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+          uint32_t f =
+              tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
+          if (f && (rc = string_intern(d, in, f, &dstr, err,
+                                       "a delegate debug id")) != ETK_OK)
             break;
           uint32_t vpos = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
           if (vpos) {
@@ -681,8 +699,10 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
         d->delegate_id_int[e] = dint;
         d->name_id[e] = name;
         d->dstr_id[e] = dstr;
-        if (chain_intern(d, &cm, chain_mag, chain_neg, &d->chain_id[e]) != ETK_OK) {
-          rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+        if (chain_intern(d, &cm, chain_mag, chain_neg, &d->chain_id[e]) !=
+            ETK_OK) {
+          rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                             "out of memory");
           break;
         }
       }
@@ -758,8 +778,8 @@ static int open_buffer(file_bytes_t *fb, const etk_etdump_options_t *o,
  * are signed 32-bit, and neither flatc nor upstream's runtime writes or
  * reads a larger buffer). */
 static uint64_t size_limit(const etk_etdump_options_t *o) {
-  uint64_t max = o && o->max_file_bytes ? o->max_file_bytes
-                                        : ETK_ETDUMP_MAX_FILE_BYTES;
+  uint64_t max =
+      o && o->max_file_bytes ? o->max_file_bytes : ETK_ETDUMP_MAX_FILE_BYTES;
   return max < ETK_ETDUMP_MAX_FILE_BYTES ? max : ETK_ETDUMP_MAX_FILE_BYTES;
 }
 
@@ -837,8 +857,7 @@ int etk_etdump_open_path(const char *path, const etk_etdump_options_t *o,
   if (!f) {
     etk_error_where(err, path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
-                         "cannot open input file: %s",
-                         strerror(errno));
+                         "cannot open input file: %s", strerror(errno));
   }
   struct stat st;
   file_bytes_t fb = {NULL, 0, NULL, NULL};
@@ -883,7 +902,9 @@ const uint8_t *etk_etdump_bytes(const etk_etdump_t *d, size_t *len) {
   return d ? d->buf : NULL;
 }
 
-uint32_t etk_etdump_version(const etk_etdump_t *d) { return d ? d->version : 0; }
+uint32_t etk_etdump_version(const etk_etdump_t *d) {
+  return d ? d->version : 0;
+}
 
 size_t etk_etdump_string_count(const etk_etdump_t *d) {
   return d ? d->string_count : 0;
@@ -901,7 +922,9 @@ etk_etdump_str_t etk_etdump_string(const etk_etdump_t *d, uint32_t id) {
   return s;
 }
 
-size_t etk_etdump_run_count(const etk_etdump_t *d) { return d ? d->run_count : 0; }
+size_t etk_etdump_run_count(const etk_etdump_t *d) {
+  return d ? d->run_count : 0;
+}
 
 int etk_etdump_run_get(const etk_etdump_t *d, size_t index,
                        etk_etdump_run_t *out) {
@@ -923,7 +946,8 @@ size_t etk_etdump_allocator_count(const etk_etdump_t *d) {
   return d ? d->allocator_count : 0;
 }
 
-etk_etdump_str_t etk_etdump_allocator_name(const etk_etdump_t *d, size_t index) {
+etk_etdump_str_t etk_etdump_allocator_name(const etk_etdump_t *d,
+                                           size_t index) {
   etk_etdump_str_t none = {NULL, 0};
   if (!d || index >= d->allocator_count) return none;
   return etk_etdump_string(d, d->allocator_name_id[index]);
@@ -1015,7 +1039,8 @@ int etk_etdump_event_get(const etk_etdump_t *d, size_t index,
   tbl_t t = tbl_at(buf, d->offset[index]);
   if (out->kind == ETK_ETDUMP_EVENT_ALLOCATION) {
     out->allocator_id = d->instruction_id[index];
-    out->allocation_size = get_u64(buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE);
+    out->allocation_size =
+        get_u64(buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE);
     return ETK_OK;
   }
   out->name_id = d->name_id[index];
@@ -1023,19 +1048,23 @@ int etk_etdump_event_get(const etk_etdump_t *d, size_t index,
   out->instruction_id = d->instruction_id[index];
   out->delegate_debug_id_int = d->delegate_id_int[index];
   out->delegate_debug_id_str_id = d->dstr_id[index];
-  out->delegate_debug_id_str = etk_etdump_string(d, out->delegate_debug_id_str_id);
+  out->delegate_debug_id_str =
+      etk_etdump_string(d, out->delegate_debug_id_str_id);
   if (out->kind == ETK_ETDUMP_EVENT_PROFILE) {
-    out->profile_chain_index = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
+    out->profile_chain_index =
+        get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
     out->start_time = get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME);
     out->end_time = get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME);
-    uint32_t mp = tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
+    uint32_t mp =
+        tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
     if (mp) {
       uint32_t v = follow(buf, mp);
       out->metadata_len = ld32(buf + v);
       out->metadata = buf + v + 4;
     }
   } else {
-    out->debug_chain_index = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
+    out->debug_chain_index =
+        get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
   }
   return ETK_OK;
 }

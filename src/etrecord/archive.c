@@ -1,6 +1,6 @@
 /*
- * archive.c - the ZIP container of an ETRecord (opened by open.c): its members, the
- * program list and the layout guess.
+ * archive.c - the ZIP container of an ETRecord (opened by open.c): its members,
+ * the program list and the layout guess.
  *
  * The archive is opened with libzip over a private copy of the bytes.
  * Before any member is inflated, open checks what the central directory

@@ -129,8 +129,8 @@ static int entry_iid(const char *key, int64_t *iid,
                      etk_error_t *err) {
   if (key_to_iid(key, iid)) return ETK_OK;
   return map_error(err, ETK_E_FORMAT, member,
-                   "method '%s': key '%s' is not an instruction id",
-                   mm->method, key);
+                   "method '%s': key '%s' is not an instruction id", mm->method,
+                   key);
 }
 
 static int parse_handles(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,

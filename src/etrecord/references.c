@@ -116,8 +116,8 @@ static etk_pickle_value_t *tensor_value(etr_arena_t *ar,
                                         etk_error_t *err, int *rc) {
   size_t es = etk_torch_dtype_size(d->dtype);
   uint64_t numel = 1;
-  bool ok = es && etk_torch_dtype_writable(d->dtype) && (d->dim == 0 || d->sizes) &&
-            d->dim <= 64;
+  bool ok = es && etk_torch_dtype_writable(d->dtype) &&
+            (d->dim == 0 || d->sizes) && d->dim <= 64;
   for (uint32_t k = 0; ok && k < d->dim; k++) {
     if (d->sizes[k] < 0 ||
         (numel && (uint64_t)d->sizes[k] > UINT64_MAX / numel))

@@ -66,7 +66,9 @@ etk_fb_table_t etk_fb_root(const uint8_t *buf, uint32_t root_table) {
   return t;
 }
 
-int etk_fb_has(etk_fb_table_t t, unsigned id) { return field_pos(t, id) != 0; }
+int etk_fb_has(etk_fb_table_t t, unsigned id) {
+  return field_pos(t, id) != 0;
+}
 
 uint8_t etk_fb_get_u8(etk_fb_table_t t, unsigned id, uint8_t def) {
   uint32_t p = field_pos(t, id);
@@ -141,7 +143,9 @@ etk_fb_table_t etk_fb_get_table(etk_fb_table_t t, unsigned id) {
   return sub;
 }
 
-int etk_fb_table_present(etk_fb_table_t t) { return t.buf != NULL && t.pos != 0; }
+int etk_fb_table_present(etk_fb_table_t t) {
+  return t.buf != NULL && t.pos != 0;
+}
 
 static etk_fb_string_t string_at(const uint8_t *buf, uint32_t s) {
   etk_fb_string_t str;

@@ -73,7 +73,9 @@ static void store_u32(uint8_t *p, uint32_t v) {
   p[3] = (uint8_t)(v >> 24);
 }
 
-static int is_power_of_two(size_t v) { return v != 0 && (v & (v - 1)) == 0; }
+static int is_power_of_two(size_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
 
 /* Records the first error; later ones are ignored. */
 static void builder_fail(etk_fb_builder_t *b, int status) {
@@ -264,8 +266,7 @@ etk_fb_ref_t etk_fb_create_vector(etk_fb_builder_t *b, const void *elems,
 /* Shared by the two offset-vector entry points: exactly one of refs/get is
  * used.  All refs are validated before anything is written. */
 static etk_fb_ref_t create_offset_vector(etk_fb_builder_t *b,
-                                         const etk_fb_ref_t *refs,
-                                         size_t count,
+                                         const etk_fb_ref_t *refs, size_t count,
                                          etk_fb_ref_t (*get)(void *, size_t),
                                          void *ctx) {
   if (!builder_usable(b)) return 0;
@@ -382,7 +383,8 @@ static void add_scalar_bits(etk_fb_builder_t *b, unsigned id, uint64_t v,
                             size_t size) {
   int pos = field_place(b, id, size, size, 0);
   if (pos < 0) return;
-  for (size_t i = 0; i < size; i++) b->data[(size_t)pos + i] = (uint8_t)(v >> (8 * i));
+  for (size_t i = 0; i < size; i++)
+    b->data[(size_t)pos + i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Whether a value equal to its default should be skipped.  Also validates
@@ -420,8 +422,8 @@ void etk_fb_add_i8(etk_fb_builder_t *b, unsigned id, int8_t v, int8_t def,
   add_scalar_bits(b, id, (uint8_t)v, 1);
 }
 
-void etk_fb_add_u16(etk_fb_builder_t *b, unsigned id, uint16_t v,
-                    uint16_t def, int flags) {
+void etk_fb_add_u16(etk_fb_builder_t *b, unsigned id, uint16_t v, uint16_t def,
+                    int flags) {
   if (skip_default(b, id, v == def, flags)) return;
   add_scalar_bits(b, id, v, 2);
 }
@@ -432,8 +434,8 @@ void etk_fb_add_i16(etk_fb_builder_t *b, unsigned id, int16_t v, int16_t def,
   add_scalar_bits(b, id, (uint16_t)v, 2);
 }
 
-void etk_fb_add_u32(etk_fb_builder_t *b, unsigned id, uint32_t v,
-                    uint32_t def, int flags) {
+void etk_fb_add_u32(etk_fb_builder_t *b, unsigned id, uint32_t v, uint32_t def,
+                    int flags) {
   if (skip_default(b, id, v == def, flags)) return;
   add_scalar_bits(b, id, v, 4);
 }
@@ -444,8 +446,8 @@ void etk_fb_add_i32(etk_fb_builder_t *b, unsigned id, int32_t v, int32_t def,
   add_scalar_bits(b, id, (uint32_t)v, 4);
 }
 
-void etk_fb_add_u64(etk_fb_builder_t *b, unsigned id, uint64_t v,
-                    uint64_t def, int flags) {
+void etk_fb_add_u64(etk_fb_builder_t *b, unsigned id, uint64_t v, uint64_t def,
+                    int flags) {
   if (skip_default(b, id, v == def, flags)) return;
   add_scalar_bits(b, id, v, 8);
 }
@@ -509,7 +511,8 @@ static uint32_t vtable_encode(const etk_fb_builder_t *b,
   store_u16(out, (uint16_t)(4u + 2u * n));
   store_u16(out + 2, (uint16_t)(4u + b->table_bytes));
   for (uint32_t id = 0; id < n; id++)
-    store_u16(out + 4 + 2 * id, b->fields[id].size ? b->fields[id].position : 0);
+    store_u16(out + 4 + 2 * id,
+              b->fields[id].size ? b->fields[id].position : 0);
   return 4u + 2u * n;
 }
 

@@ -45,9 +45,9 @@
 
 typedef struct verifier {
   const uint8_t *buf;
-  uint32_t end;       /* verified region is buf[0..end) */
+  uint32_t end; /* verified region is buf[0..end) */
   unsigned max_depth;
-  uint64_t budget;    /* objects still allowed */
+  uint64_t budget; /* objects still allowed */
   etk_fb_verify_error_t *err;
 } verifier_t;
 
@@ -148,35 +148,36 @@ static int verify_vector(verifier_t *v, uint32_t at, uint32_t elem_size,
   return ETK_OK;
 }
 
-static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *desc,
-                        unsigned depth);
+static int verify_table(verifier_t *v, uint32_t t,
+                        const etk_fb_table_desc_t *desc, unsigned depth);
 
 /* Field geometry: bytes the field occupies inline and their alignment. */
 static int field_geometry(const etk_fb_field_desc_t *f, uint32_t *size,
                           uint32_t *align) {
   switch (f->kind) {
-  case ETK_FB_SCALAR:
-    if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) return 0;
-    *size = *align = f->size;
-    return 1;
-  case ETK_FB_UNION_TYPE:
-    *size = *align = 1;
-    return 1;
-  case ETK_FB_STRUCT:
-    *size = f->size;
-    *align = f->align ? f->align : f->size;
-    return f->size != 0 && (*align & (*align - 1u)) == 0;
-  case ETK_FB_STRING:
-  case ETK_FB_TABLE:
-  case ETK_FB_VEC_SCALAR:
-  case ETK_FB_VEC_STRUCT:
-  case ETK_FB_VEC_STRING:
-  case ETK_FB_VEC_TABLE:
-  case ETK_FB_UNION:
-    *size = *align = 4;
-    return 1;
-  default:
-    return 0;
+    case ETK_FB_SCALAR:
+      if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+        return 0;
+      *size = *align = f->size;
+      return 1;
+    case ETK_FB_UNION_TYPE:
+      *size = *align = 1;
+      return 1;
+    case ETK_FB_STRUCT:
+      *size = f->size;
+      *align = f->align ? f->align : f->size;
+      return f->size != 0 && (*align & (*align - 1u)) == 0;
+    case ETK_FB_STRING:
+    case ETK_FB_TABLE:
+    case ETK_FB_VEC_SCALAR:
+    case ETK_FB_VEC_STRUCT:
+    case ETK_FB_VEC_STRING:
+    case ETK_FB_VEC_TABLE:
+    case ETK_FB_UNION:
+      *size = *align = 4;
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -198,8 +199,7 @@ static uint32_t field_lookup(const verifier_t *v, uint32_t t, uint32_t vt,
 }
 
 static int verify_union(verifier_t *v, uint32_t t, uint32_t vt,
-                        uint32_t value_pos,
-                        const etk_fb_table_desc_t *desc,
+                        uint32_t value_pos, const etk_fb_table_desc_t *desc,
                         const etk_fb_field_desc_t *f, unsigned depth) {
   uint32_t type_pos = f->id > 0 ? field_lookup(v, t, vt, f->id - 1u) : 0;
   uint8_t type = 0;
@@ -223,8 +223,7 @@ static int verify_union(verifier_t *v, uint32_t t, uint32_t vt,
   return verify_table(v, target, f->union_tables[type], depth + 1);
 }
 
-static int verify_field(verifier_t *v, uint32_t t, uint32_t vt,
-                        uint32_t pos,
+static int verify_field(verifier_t *v, uint32_t t, uint32_t vt, uint32_t pos,
                         const etk_fb_table_desc_t *desc,
                         const etk_fb_field_desc_t *f, unsigned depth) {
   uint32_t target, vpos, count, i;
@@ -233,61 +232,61 @@ static int verify_field(verifier_t *v, uint32_t t, uint32_t vt,
     return verify_union(v, t, vt, pos, desc, f, depth);
   if (pos == 0) return ETK_OK;
   switch (f->kind) {
-  case ETK_FB_SCALAR:
-  case ETK_FB_UNION_TYPE:
-    if (f->size == 1 && !enum_valid(f->enum_mask, v->buf[pos]))
-      return fail(v, ETK_E_BAD_ENUM, pos, desc, f);
-    return ETK_OK;
-  case ETK_FB_STRUCT:
-    return ETK_OK;
-  case ETK_FB_STRING:
-    return verify_string(v, pos, desc, f);
-  case ETK_FB_TABLE:
-    if (f->table == NULL) return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
-    if ((rc = follow(v, pos, &target, desc, f)) != ETK_OK) return rc;
-    return verify_table(v, target, f->table, depth + 1);
-  case ETK_FB_VEC_SCALAR:
-  case ETK_FB_VEC_STRUCT: {
-    uint32_t size = f->size, align = f->size;
-    if (f->kind == ETK_FB_VEC_STRUCT && f->align) align = f->align;
-    if (size == 0 || (align & (align - 1u)) != 0)
-      return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
-    rc = verify_vector(v, pos, size, align, &vpos, &count, desc, f);
-    if (rc != ETK_OK) return rc;
-    if (f->kind == ETK_FB_VEC_SCALAR && size == 1 && f->enum_mask != 0) {
-      if ((rc = charge(v, count, vpos, desc, f)) != ETK_OK) return rc;
-      for (i = 0; i < count; i++)
-        if (!enum_valid(f->enum_mask, v->buf[vpos + 4u + i]))
-          return fail(v, ETK_E_BAD_ENUM, vpos + 4u + i, desc, f);
-    }
-    return ETK_OK;
-  }
-  case ETK_FB_VEC_STRING:
-  case ETK_FB_VEC_TABLE:
-    if (f->kind == ETK_FB_VEC_TABLE && f->table == NULL)
-      return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
-    rc = verify_vector(v, pos, 4, 4, &vpos, &count, desc, f);
-    if (rc != ETK_OK) return rc;
-    for (i = 0; i < count; i++) {
-      uint32_t element = vpos + 4u + 4u * i;
-      if (f->kind == ETK_FB_VEC_STRING) {
-        rc = verify_string(v, element, desc, f);
-      } else {
-        rc = follow(v, element, &target, desc, f);
-        if (rc == ETK_OK)
-          rc = verify_table(v, target, f->table, depth + 1);
-      }
+    case ETK_FB_SCALAR:
+    case ETK_FB_UNION_TYPE:
+      if (f->size == 1 && !enum_valid(f->enum_mask, v->buf[pos]))
+        return fail(v, ETK_E_BAD_ENUM, pos, desc, f);
+      return ETK_OK;
+    case ETK_FB_STRUCT:
+      return ETK_OK;
+    case ETK_FB_STRING:
+      return verify_string(v, pos, desc, f);
+    case ETK_FB_TABLE:
+      if (f->table == NULL)
+        return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
+      if ((rc = follow(v, pos, &target, desc, f)) != ETK_OK) return rc;
+      return verify_table(v, target, f->table, depth + 1);
+    case ETK_FB_VEC_SCALAR:
+    case ETK_FB_VEC_STRUCT: {
+      uint32_t size = f->size, align = f->size;
+      if (f->kind == ETK_FB_VEC_STRUCT && f->align) align = f->align;
+      if (size == 0 || (align & (align - 1u)) != 0)
+        return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
+      rc = verify_vector(v, pos, size, align, &vpos, &count, desc, f);
       if (rc != ETK_OK) return rc;
+      if (f->kind == ETK_FB_VEC_SCALAR && size == 1 && f->enum_mask != 0) {
+        if ((rc = charge(v, count, vpos, desc, f)) != ETK_OK) return rc;
+        for (i = 0; i < count; i++)
+          if (!enum_valid(f->enum_mask, v->buf[vpos + 4u + i]))
+            return fail(v, ETK_E_BAD_ENUM, vpos + 4u + i, desc, f);
+      }
+      return ETK_OK;
     }
-    return ETK_OK;
-  default:
-    return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
+    case ETK_FB_VEC_STRING:
+    case ETK_FB_VEC_TABLE:
+      if (f->kind == ETK_FB_VEC_TABLE && f->table == NULL)
+        return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
+      rc = verify_vector(v, pos, 4, 4, &vpos, &count, desc, f);
+      if (rc != ETK_OK) return rc;
+      for (i = 0; i < count; i++) {
+        uint32_t element = vpos + 4u + 4u * i;
+        if (f->kind == ETK_FB_VEC_STRING) {
+          rc = verify_string(v, element, desc, f);
+        } else {
+          rc = follow(v, element, &target, desc, f);
+          if (rc == ETK_OK) rc = verify_table(v, target, f->table, depth + 1);
+        }
+        if (rc != ETK_OK) return rc;
+      }
+      return ETK_OK;
+    default:
+      return fail(v, ETK_E_INVALID_ARGUMENT, pos, desc, f);
   }
 }
 
 /* Verifies the table at t (the caller's follow() checked its 4 bytes). */
-static int verify_table(verifier_t *v, uint32_t t, const etk_fb_table_desc_t *desc,
-                        unsigned depth) {
+static int verify_table(verifier_t *v, uint32_t t,
+                        const etk_fb_table_desc_t *desc, unsigned depth) {
   uint32_t vt, vtable_size;
   int64_t vtable_pos;
   int rc;

@@ -62,11 +62,11 @@
  * debug events never touches those pages.  Every event of an instruction
  * event shares the key's values. */
 typedef struct ie {
-  uint32_t ph, pt;  /* profile list head/tail */
+  uint32_t ph, pt; /* profile list head/tail */
 } ie_t;
 
 typedef struct ie_debug {
-  uint32_t dh, dt;  /* debug list head/tail */
+  uint32_t dh, dt; /* debug list head/tail */
 } ie_debug_t;
 
 typedef struct builder {
@@ -78,10 +78,10 @@ typedef struct builder {
    * uses are ever touched, so most pages of next/pos_ie/outs stay virtual) */
   ie_t *ies;
   ie_debug_t *dbg;
-  uint8_t *has_dbg;  /* bit x: ies[x] has a debug list (dbg[x]) */
+  uint8_t *has_dbg; /* bit x: ies[x] has a debug list (dbg[x]) */
   uint32_t *slots;
   uint32_t *next;
-  uint32_t *pos_ie;  /* instruction event of each signature with debug data */
+  uint32_t *pos_ie; /* instruction event of each signature with debug data */
   uint32_t *outs;
   /* growing arrays */
   size_t event_cap, block_cap, debug_cap, ref_cap, out_cap, kept_len, kept_cap,
@@ -164,9 +164,10 @@ static int alloc_account(builder_t *b, uint32_t run_index,
                          const etk_etdump_run_t *run, uint32_t ev) {
   etk_inspector_t *insp = b->insp;
   int32_t id = b->c.instruction_id[ev]; /* allocator_id */
-  uint32_t name_id = 0; /* unknown allocator */
+  uint32_t name_id = 0;                 /* unknown allocator */
   if (id >= 1 && (uint32_t)id <= run->allocator_count)
-    name_id = etk_etdump_allocator_name_id(b->d, run->first_allocator + (uint32_t)id - 1);
+    name_id = etk_etdump_allocator_name_id(
+        b->d, run->first_allocator + (uint32_t)id - 1);
   uint64_t size;
   {
     etk_etdump_event_t e;
@@ -215,8 +216,10 @@ static int alloc_account(builder_t *b, uint32_t run_index,
     if (!s) return nomem(b);
     for (size_t k = 0; k < insp->alloc_count; k++) {
       const insp_alloc_t *x = &insp->allocs[k];
-      size_t j = (size_t)mix(mix(mix(0, x->run_name_id), (uint32_t)x->allocator_id),
-                             x->name_id) & (n - 1);
+      size_t j =
+          (size_t)mix(mix(mix(0, x->run_name_id), (uint32_t)x->allocator_id),
+                      x->name_id) &
+          (n - 1);
       while (s[j]) j = (j + 1) & (n - 1);
       s[j] = (uint32_t)k + 1;
     }
@@ -254,10 +257,13 @@ static int values_equal(const etk_inspector_t *insp, uint32_t ea, uint32_t eb) {
     return 0;
   if (a.present != b.present || a.type != b.type) return 0;
   switch (a.type) {
-    case ETK_ETDUMP_VALUE_TYPE_INT: return a.int_value == b.int_value;
-    case ETK_ETDUMP_VALUE_TYPE_BOOL: return a.bool_value == b.bool_value;
+    case ETK_ETDUMP_VALUE_TYPE_INT:
+      return a.int_value == b.int_value;
+    case ETK_ETDUMP_VALUE_TYPE_BOOL:
+      return a.bool_value == b.bool_value;
     case ETK_ETDUMP_VALUE_TYPE_FLOAT:
-    case ETK_ETDUMP_VALUE_TYPE_DOUBLE: return a.real_value == b.real_value;
+    case ETK_ETDUMP_VALUE_TYPE_DOUBLE:
+      return a.real_value == b.real_value;
     case ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST:
       if (a.tensor_count != b.tensor_count) return 0;
       break;
@@ -265,7 +271,8 @@ static int values_equal(const etk_inspector_t *insp, uint32_t ea, uint32_t eb) {
       const etk_etdump_tensor_t *ta = &a.tensor, *tb = &b.tensor;
       if (ta->scalar_type != tb->scalar_type || ta->dim != tb->dim) return 0;
       for (uint32_t i = 0; i < ta->dim; i++)
-        if (etk_etdump_tensor_dim(ta, i) != etk_etdump_tensor_dim(tb, i)) return 0;
+        if (etk_etdump_tensor_dim(ta, i) != etk_etdump_tensor_dim(tb, i))
+          return 0;
       if (insp->options.debug_buffer) {
         const uint8_t *da, *db;
         uint64_t na, nb;
@@ -280,7 +287,8 @@ static int values_equal(const etk_inspector_t *insp, uint32_t ea, uint32_t eb) {
       }
       return 1;
     }
-    default: break;
+    default:
+      break;
   }
   return 1;
 }
@@ -301,7 +309,8 @@ static const insp_event_t *block_signatures(builder_t *b, uint32_t k) {
   }
   if (!b->block_sigs[k]) {
     const insp_block_t *bk = &b->insp->blocks[k];
-    insp_event_t *sigs = malloc((bk->event_count ? bk->event_count : 1) * sizeof *sigs);
+    insp_event_t *sigs =
+        malloc((bk->event_count ? bk->event_count : 1) * sizeof *sigs);
     if (!sigs) return NULL;
     for (uint32_t p = 0; p < bk->event_count; p++)
       sigs[p] = insp_event_at(b->insp, bk->first_event + p);
@@ -315,8 +324,10 @@ static const insp_event_t *block_signatures(builder_t *b, uint32_t k) {
  * one event each never touch it. */
 static inline void list_append(uint32_t *head, uint32_t *tail, uint32_t *next,
                                uint32_t i) {
-  if (*head == INSP_NONE) *head = i;
-  else next[*tail] = i;
+  if (*head == INSP_NONE)
+    *head = i;
+  else
+    next[*tail] = i;
   *tail = i;
 }
 
@@ -329,7 +340,8 @@ static inline void stage_signature(builder_t *b, insp_event_rec_t *staged,
                                    uint32_t rep, uint32_t prof, uint32_t x,
                                    unsigned shift, size_t mask, uint32_t *npos,
                                    uint64_t *hash) {
-  size_t s = signature_slot(sg->iid, shift, mix((uint32_t)sg->dint, sg->dstr), mask);
+  size_t s =
+      signature_slot(sg->iid, shift, mix((uint32_t)sg->dint, sg->dstr), mask);
   for (;;) {
     uint32_t v = b->slots[s];
     if (!v) break;
@@ -381,7 +393,8 @@ static int process_run(builder_t *b, uint32_t r) {
     }
     const int32_t iid = c->instruction_id[ev], dint = c->delegate_id_int[ev];
     const uint32_t chain = c->chain_id[ev], dstr = c->delegate_id_str_id[ev];
-    size_t s = local_slot(iid, shift, mix(mix(chain, (uint32_t)dint), dstr), mask);
+    size_t s =
+        local_slot(iid, shift, mix(mix(chain, (uint32_t)dint), dstr), mask);
     uint32_t x = INSP_NONE;
     for (;;) {
       uint32_t v = b->slots[s];
@@ -420,7 +433,8 @@ static int process_run(builder_t *b, uint32_t r) {
    * Inspector's events and of the kept samples (the slot table is reused) */
   if (!grow((void **)&insp->events, &b->event_cap, insp->event_count + n + 1,
             sizeof *insp->events) ||
-      !grow((void **)&b->kept, &b->kept_cap, b->kept_len + n + 1, sizeof *b->kept))
+      !grow((void **)&b->kept, &b->kept_cap, b->kept_len + n + 1,
+            sizeof *b->kept))
     return nomem(b);
   insp_event_rec_t *staged = insp->events + insp->event_count;
   uint32_t *kept = b->kept + b->kept_len;
@@ -436,17 +450,18 @@ static int process_run(builder_t *b, uint32_t r) {
     sg.iid = c->instruction_id[key];
     sg.dint = c->delegate_id_int[key];
     sg.dstr = norm_dstr(c->delegate_id_str_id[key]);
-    sg.dname = has_debug ? norm_name(c->name_id[first + b->dbg[x].dh]) : INSP_NONE;
+    sg.dname =
+        has_debug ? norm_name(c->name_id[first + b->dbg[x].dh]) : INSP_NONE;
     if (e->ph == INSP_NONE) {
       sg.pname = INSP_NONE;
-      stage_signature(b, staged, kept, &sg, key, INSP_NONE, x, shift, mask, &npos,
-                      &h);
+      stage_signature(b, staged, kept, &sg, key, INSP_NONE, x, shift, mask,
+                      &npos, &h);
       continue;
     }
     for (uint32_t q = e->ph;; q = b->next[q]) {
       sg.pname = norm_name(c->name_id[first + q]);
-      stage_signature(b, staged, kept, &sg, first + q, first + q, x, shift, mask,
-                      &npos, &h);
+      stage_signature(b, staged, kept, &sg, first + q, first + q, x, shift,
+                      mask, &npos, &h);
       if (q == e->pt) break;
     }
   }
@@ -590,7 +605,8 @@ static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
       if (!insp_event_has_perf(insp, bk->first_event + e)) continue;
       insp_event_t ev = insp_event_at(insp, bk->first_event + e);
       int delegated = insp_event_is_delegated(&ev);
-      const uint32_t *s = insp->samples + bk->sample_base + (uint64_t)e * bk->run_count;
+      const uint32_t *s =
+          insp->samples + bk->sample_base + (uint64_t)e * bk->run_count;
       for (uint32_t j = 0; j < bk->run_count; j++) {
         double dur;
         if (insp_duration(insp, s[j], delegated, &dur) < 0) {
@@ -645,8 +661,7 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   b.block_slot_mask = 63;
   b.block_slots = calloc(64, sizeof *b.block_slots);
   if (!b.ies || !b.dbg || !b.has_dbg || !b.slots || !b.next || !b.pos_ie ||
-      !b.outs || !b.run_group ||
-      !b.run_kept || !b.block_slots)
+      !b.outs || !b.run_group || !b.run_kept || !b.block_slots)
     rc = nomem(&b);
 
   for (size_t r = 0; r < runs && rc == ETK_OK; r++)
@@ -681,10 +696,12 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
       bk->first_run = (uint32_t)k;
       total += bk->event_count;
     }
-    insp->block_runs = malloc(insp->block_count ? insp->block_count * sizeof *insp->block_runs : 1);
+    insp->block_runs = malloc(
+        insp->block_count ? insp->block_count * sizeof *insp->block_runs : 1);
     if (!insp->block_runs) rc = nomem(&b);
     for (size_t r = 0; rc == ETK_OK && r < runs; r++)
-      if (b.run_group[r] != INSP_NONE) insp->block_runs[b.run_group[r]] = (uint32_t)r;
+      if (b.run_group[r] != INSP_NONE)
+        insp->block_runs[b.run_group[r]] = (uint32_t)r;
     if (rc == ETK_OK) {
       /* ALWAYS(total == b.kept_len): blocks were created in run order */
       insp->samples = b.kept ? b.kept : malloc(1);
@@ -705,12 +722,14 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
       rc = etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET, "too many samples");
     } else {
       insp->samples = malloc(total ? (size_t)total * sizeof *insp->samples : 1);
-      insp->block_runs = malloc(grouped ? (size_t)grouped * sizeof *insp->block_runs : 1);
+      insp->block_runs =
+          malloc(grouped ? (size_t)grouped * sizeof *insp->block_runs : 1);
       if (!insp->samples || !insp->block_runs) rc = nomem(&b);
     }
     if (rc == ETK_OK) {
       /* first count runs per block again to know R while filling */
-      uint32_t *count = calloc(insp->block_count ? insp->block_count : 1, sizeof *count);
+      uint32_t *count =
+          calloc(insp->block_count ? insp->block_count : 1, sizeof *count);
       if (!count) rc = nomem(&b);
       for (size_t r = 0; rc == ETK_OK && r < runs; r++)
         if (b.run_group[r] != INSP_NONE) count[b.run_group[r]]++;
@@ -724,7 +743,8 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
         if (bk->event_count == 0) continue; /* b.kept may still be NULL */
         const uint32_t *kp = b.kept + b.run_kept[r];
         uint32_t *dst = insp->samples + bk->sample_base + j;
-        for (uint32_t p = 0; p < bk->event_count; p++) dst[(uint64_t)p * R] = kp[p];
+        for (uint32_t p = 0; p < bk->event_count; p++)
+          dst[(uint64_t)p * R] = kp[p];
       }
       free(count);
     }

@@ -65,8 +65,10 @@ int etk_time_scale_factor(etk_time_scale_t source, etk_time_scale_t target,
                            "For TimeScale in cycles both the source and target "
                            "time scale have to be in cycles. (give the clock "
                            "rate to convert cycles to time)");
-    if (sc) src = clock_hz;
-    else tgt = clock_hz;
+    if (sc)
+      src = clock_hz;
+    else
+      tgt = clock_hz;
   }
   *factor = src / tgt;
   return ETK_OK;
@@ -107,11 +109,15 @@ size_t insp_block_of(const etk_inspector_t *insp, size_t event) {
   size_t lo = 0, hi = insp->block_count;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (insp->blocks[mid].first_event <= event) lo = mid; else hi = mid;
+    if (insp->blocks[mid].first_event <= event)
+      lo = mid;
+    else
+      hi = mid;
   }
   /* empty blocks share first_event with the next one: take the last block
    * whose range holds the event */
-  while (lo + 1 < insp->block_count && insp->blocks[lo + 1].first_event <= event)
+  while (lo + 1 < insp->block_count &&
+         insp->blocks[lo + 1].first_event <= event)
     lo++;
   while (lo > 0 && insp->blocks[lo].first_event > event) lo--;
   return lo;
@@ -121,10 +127,14 @@ const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event) {
   size_t lo = 0, hi = insp->debug_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (insp->debug[mid].event < event) lo = mid + 1; else hi = mid;
+    if (insp->debug[mid].event < event)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < insp->debug_count && insp->debug[lo].event == event
-             ? &insp->debug[lo] : NULL;
+             ? &insp->debug[lo]
+             : NULL;
 }
 
 #define U32MAX 4294967295ull
@@ -154,8 +164,9 @@ int insp_duration_of(const etk_inspector_t *insp, uint64_t s, uint64_t e,
   }
   if (s > e) {
     if (s > U32MAX || e > U32MAX) return -1;
-    uint64_t el = (q & ETK_INSPECTOR_QUIRK_WRAP_OFF_BY_ONE) ? (U32MAX - s) + e
-                                                            : (U32MAX + 1 - s) + e;
+    uint64_t el = (q & ETK_INSPECTOR_QUIRK_WRAP_OFF_BY_ONE)
+                      ? (U32MAX - s) + e
+                      : (U32MAX + 1 - s) + e;
     *out = (double)el / f;
     return 0;
   }
@@ -223,7 +234,8 @@ size_t etk_inspector_block_count(const etk_inspector_t *insp) {
 
 int etk_inspector_block_get(const etk_inspector_t *insp, size_t index,
                             etk_inspector_block_t *out) {
-  if (!insp || !out || index >= insp->block_count) return ETK_E_INVALID_ARGUMENT;
+  if (!insp || !out || index >= insp->block_count)
+    return ETK_E_INVALID_ARGUMENT;
   const insp_block_t *b = &insp->blocks[index];
   etk_etdump_str_t name = etk_etdump_string(insp->dump, b->name_id);
   out->name = name.data ? name.data : "";
@@ -248,7 +260,8 @@ size_t etk_inspector_event_count(const etk_inspector_t *insp) {
 
 int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
                             etk_inspector_event_t *out) {
-  if (!insp || !out || index >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
+  if (!insp || !out || index >= insp->event_count)
+    return ETK_E_INVALID_ARGUMENT;
   const insp_event_t ev = insp_event_at(insp, index), *e = &ev;
   memset(out, 0, sizeof *out);
   size_t bi = insp_block_of(insp, index);
@@ -270,8 +283,9 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
   out->has_debug_signature = e->dname != INSP_NONE;
   uint32_t first_ev = INSP_NONE;
   if (e->pname != INSP_NONE && bk->run_count)
-    first_ev = insp->samples[bk->sample_base +
-                             (uint64_t)(index - bk->first_event) * bk->run_count];
+    first_ev =
+        insp->samples[bk->sample_base +
+                      (uint64_t)(index - bk->first_event) * bk->run_count];
   else if (dd && dd->count)
     first_ev = insp->debug_refs[dd->first];
   out->chain_index = 0;
@@ -281,9 +295,12 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
     int neg;
     uint64_t mag;
     etk_etdump_chain(insp->dump, c.chain_id[first_ev], &neg, &mag);
-    if (neg) out->chain_index = -(int32_t)(mag > 0x80000000u ? 0x80000000u : mag);
-    else if (mag > INT32_MAX) out->chain_index = -1;
-    else out->chain_index = (int32_t)mag;
+    if (neg)
+      out->chain_index = -(int32_t)(mag > 0x80000000u ? 0x80000000u : mag);
+    else if (mag > INT32_MAX)
+      out->chain_index = -1;
+    else
+      out->chain_index = (int32_t)mag;
   }
   out->has_metadata = insp_event_has_metadata(insp, index);
   return ETK_OK;
@@ -291,12 +308,15 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
 
 int etk_inspector_event_sample(const etk_inspector_t *insp, size_t event,
                                size_t k, etk_inspector_sample_t *out) {
-  if (!insp || !out || event >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
+  if (!insp || !out || event >= insp->event_count)
+    return ETK_E_INVALID_ARGUMENT;
   const insp_event_t sig = insp_event_at(insp, event), *e = &sig;
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
-  if (e->pname == INSP_NONE || k >= bk->run_count) return ETK_E_INVALID_ARGUMENT;
-  uint32_t ev = insp->samples[bk->sample_base +
-                              (uint64_t)(event - bk->first_event) * bk->run_count + k];
+  if (e->pname == INSP_NONE || k >= bk->run_count)
+    return ETK_E_INVALID_ARGUMENT;
+  uint32_t ev =
+      insp->samples[bk->sample_base +
+                    (uint64_t)(event - bk->first_event) * bk->run_count + k];
   etk_etdump_event_t de;
   etk_etdump_event_get(insp->dump, ev, &de);
   memset(out, 0, sizeof *out);
@@ -326,12 +346,14 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
     return ETK_E_NO_MEMORY;
   size_t n = insp_event_raw_in(insp, event, block, insp->scratch, starts);
   if (n == 0) return ETK_E_NOT_FOUND;
-  return etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap, out);
+  return etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap,
+                           out);
 }
 
 int etk_inspector_event_stats(etk_inspector_t *insp, size_t event,
                               etk_stats_t *out) {
-  if (!insp || !out || event >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
+  if (!insp || !out || event >= insp->event_count)
+    return ETK_E_INVALID_ARGUMENT;
   return insp_event_stats(insp, event, insp_block_of(insp, event), out, NULL);
 }
 
@@ -351,7 +373,9 @@ size_t etk_inspector_debug_mismatch_count(const etk_inspector_t *insp) {
 
 /* ------------------------------------------------------- links */
 
-static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+static size_t str_size(const char *s) {
+  return s ? strlen(s) + 1 : 0;
+}
 
 int etk_inspector_event_set_link(etk_inspector_t *insp, size_t event,
                                  const etk_inspector_event_link_t *link,
@@ -363,10 +387,11 @@ int etk_inspector_event_set_link(etk_inspector_t *insp, size_t event,
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_inspector_event_set_link: bad argument");
   if (!insp->links) {
-    insp->links = calloc(insp->event_count ? insp->event_count : 1,
-                         sizeof *insp->links);
+    insp->links =
+        calloc(insp->event_count ? insp->event_count : 1, sizeof *insp->links);
     if (!insp->links)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
   }
   /* one block: handles, op type pointers, nodes, then all strings */
   size_t size = link->debug_handle_count * sizeof(int64_t) +
@@ -392,23 +417,24 @@ int etk_inspector_event_set_link(etk_inspector_t *insp, size_t event,
   char *p = mem;
   int64_t *handles = (int64_t *)(void *)p;
   if (link->debug_handle_count)
-    memcpy(handles, link->debug_handles, link->debug_handle_count * sizeof *handles);
+    memcpy(handles, link->debug_handles,
+           link->debug_handle_count * sizeof *handles);
   v->debug_handles = link->debug_handle_count ? handles : NULL;
   p += link->debug_handle_count * sizeof(int64_t);
   const char **ops = (const char **)(void *)p;
   p += link->op_type_count * sizeof(char *);
   etk_inspector_link_node_t *nodes = (etk_inspector_link_node_t *)(void *)p;
   p += link->node_count * sizeof(etk_inspector_link_node_t);
-#define COPY_STR(dst, src)                                                    \
-  do {                                                                        \
-    if (src) {                                                                \
-      size_t n_ = strlen(src) + 1;                                            \
-      memcpy(p, src, n_);                                                     \
-      dst = p;                                                                \
-      p += n_;                                                                \
-    } else {                                                                  \
-      dst = NULL;                                                             \
-    }                                                                         \
+#define COPY_STR(dst, src)         \
+  do {                             \
+    if (src) {                     \
+      size_t n_ = strlen(src) + 1; \
+      memcpy(p, src, n_);          \
+      dst = p;                     \
+      p += n_;                     \
+    } else {                       \
+      dst = NULL;                  \
+    }                              \
   } while (0)
   COPY_STR(v->delegate_backend_name, link->delegate_backend_name);
   for (size_t i = 0; i < link->op_type_count; i++) {
@@ -432,7 +458,8 @@ int etk_inspector_event_set_link(etk_inspector_t *insp, size_t event,
 
 int etk_inspector_event_link(const etk_inspector_t *insp, size_t event,
                              etk_inspector_event_link_t *out) {
-  if (!insp || !out || event >= insp->event_count) return ETK_E_INVALID_ARGUMENT;
+  if (!insp || !out || event >= insp->event_count)
+    return ETK_E_INVALID_ARGUMENT;
   if (insp->links && insp->links[event]) {
     *out = insp->links[event]->view;
     return ETK_OK;
@@ -450,7 +477,8 @@ size_t etk_inspector_allocator_count(const etk_inspector_t *insp) {
 
 int etk_inspector_allocator_get(const etk_inspector_t *insp, size_t index,
                                 etk_inspector_allocator_t *out) {
-  if (!insp || !out || index >= insp->alloc_count) return ETK_E_INVALID_ARGUMENT;
+  if (!insp || !out || index >= insp->alloc_count)
+    return ETK_E_INVALID_ARGUMENT;
   const insp_alloc_t *a = &insp->allocs[index];
   etk_etdump_str_t rn = etk_etdump_string(insp->dump, a->run_name_id);
   etk_etdump_str_t an = etk_etdump_string(insp->dump, a->name_id);

@@ -57,14 +57,14 @@ static inline insp_event_t insp_event_of(const etk_etdump_columns_t *c,
 }
 
 typedef struct insp_block {
-  uint32_t name_id;     /* raw run name id (0 = absent) */
+  uint32_t name_id; /* raw run name id (0 = absent) */
   int32_t bii;
   uint32_t first_event, event_count;
-  uint32_t first_run, run_count;   /* into block_runs */
-  uint64_t sample_base;            /* samples[base + e_local * run_count + j] */
+  uint32_t first_run, run_count; /* into block_runs */
+  uint64_t sample_base;          /* samples[base + e_local * run_count + j] */
   uint32_t output_first, output_count; /* into outputs */
   uint32_t offset;
-  uint64_t hash;        /* run-signature hash */
+  uint64_t hash; /* run-signature hash */
 } insp_block_t;
 
 /* Debug entries of one event (sparse: only events with debug data). */
@@ -88,7 +88,7 @@ typedef struct insp_origins {
 typedef struct insp_alloc {
   uint32_t run_name_id;
   int32_t allocator_id;
-  uint32_t name_id;     /* allocator name id, 0 when unknown */
+  uint32_t name_id; /* allocator name id, 0 when unknown */
   uint64_t count, total, max, runs;
   uint32_t last_run;
 } insp_alloc_t;
@@ -105,9 +105,9 @@ struct etk_inspector {
 
   etk_etdump_columns_t cols; /* of `dump` */
   size_t event_count;
-  insp_event_rec_t *events;  /* read them with insp_event_at() */
-  uint32_t *samples;       /* ETDump event index per (event, run); NONE for
-                              debug-only events */
+  insp_event_rec_t *events; /* read them with insp_event_at() */
+  uint32_t *samples;        /* ETDump event index per (event, run); NONE for
+                               debug-only events */
   size_t debug_count;
   insp_debug_t *debug;
   uint32_t *debug_refs;
@@ -117,17 +117,18 @@ struct etk_inspector {
   size_t alloc_count;
   insp_alloc_t *allocs;
 
-  insp_link_t **links;     /* NULL until a link is set; then per event */
+  insp_link_t **links;      /* NULL until a link is set; then per event */
   insp_origins_t **origins; /* NULL until origins are set; then per event */
 
   /* scratch (not thread-safe) */
-  double *scratch;         /* 2 * max samples per event */
+  double *scratch; /* 2 * max samples per event */
   size_t scratch_cap;
-  char name_buf[32];       /* decimal delegate ids */
+  char name_buf[32]; /* decimal delegate ids */
 };
 
 /* Signature of Inspector event e (e < event_count). */
-static inline insp_event_t insp_event_at(const etk_inspector_t *insp, size_t e) {
+static inline insp_event_t insp_event_at(const etk_inspector_t *insp,
+                                         size_t e) {
   return insp_event_of(&insp->cols, insp->events[e]);
 }
 /* Whether Inspector event e has a profile part (perf data). */

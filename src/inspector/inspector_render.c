@@ -52,28 +52,64 @@
 /* ------------------------------------------------------- columns */
 
 enum col {
-  COL_BLOCK, COL_NAME, COL_RAW, COL_P10, COL_P50, COL_P90, COL_AVG, COL_MIN,
-  COL_MAX, COL_OP_TYPES, COL_DELEGATE_ID, COL_STACK, COL_MODULE,
-  COL_IS_DELEGATED, COL_BACKEND, COL_DEBUG, COL_START, COL_METADATA,
+  COL_BLOCK,
+  COL_NAME,
+  COL_RAW,
+  COL_P10,
+  COL_P50,
+  COL_P90,
+  COL_AVG,
+  COL_MIN,
+  COL_MAX,
+  COL_OP_TYPES,
+  COL_DELEGATE_ID,
+  COL_STACK,
+  COL_MODULE,
+  COL_IS_DELEGATED,
+  COL_BACKEND,
+  COL_DEBUG,
+  COL_START,
+  COL_METADATA,
   /* etkit columns from ETRecord origins (ETK_INSPECT_COLUMN_*) */
-  COL_SOURCE, COL_EVENT_MODULE, COL_HANDLES, COL_NUM_OUTPUTS
+  COL_SOURCE,
+  COL_EVENT_MODULE,
+  COL_HANDLES,
+  COL_NUM_OUTPUTS
 };
 
-static const char *const col_base[] = {
-    "event_block_name", "event_name", "raw", "p10", "p50", "p90", "avg", "min",
-    "max", "op_types", "delegate_debug_identifier", "stack_traces",
-    "module_hierarchy", "is_delegated_op", "delegate_backend_name",
-    "debug_data", "start_time", "delegate_debug_metadata", "source", "module",
-    "debug_handles", "num_outputs"};
+static const char *const col_base[] = {"event_block_name",
+                                       "event_name",
+                                       "raw",
+                                       "p10",
+                                       "p50",
+                                       "p90",
+                                       "avg",
+                                       "min",
+                                       "max",
+                                       "op_types",
+                                       "delegate_debug_identifier",
+                                       "stack_traces",
+                                       "module_hierarchy",
+                                       "is_delegated_op",
+                                       "delegate_backend_name",
+                                       "debug_data",
+                                       "start_time",
+                                       "delegate_debug_metadata",
+                                       "source",
+                                       "module",
+                                       "debug_handles",
+                                       "num_outputs"};
 
-static int col_is_stat(int c) { return c >= COL_P10 && c <= COL_MAX; }
+static int col_is_stat(int c) {
+  return c >= COL_P10 && c <= COL_MAX;
+}
 
 /* ------------------------------------------------------- plan */
 
 typedef struct plan {
   etk_inspector_t *insp;
   const etk_inspector_render_options_t *o;
-  uint8_t *selected;   /* per block */
+  uint8_t *selected; /* per block */
   uint32_t *rows;
   size_t nrows;
   int any_perf;
@@ -86,20 +122,20 @@ typedef struct plan {
   /* row cache: the renderer asks for a row's cells one after the other */
   size_t cached_row;
   int cached;
-  size_t row_block;  /* block of the cached row's event */
+  size_t row_block;     /* block of the cached row's event */
   insp_event_t row_sig; /* its signature */
   const char *row_name; /* its event_name (decimal ids in row_name_buf) */
   size_t row_name_len;
   int row_delegated;
-  size_t name_block;  /* block whose name is in block_name (+1, 0 = none) */
+  size_t name_block; /* block whose name is in block_name (+1, 0 = none) */
   etk_etdump_str_t block_name;
-  int stats_done;    /* stats computed for the cached row */
+  int stats_done; /* stats computed for the cached row */
   int has_stats;
   etk_stats_t stats;
   double stat_vals[6]; /* p10, p50, p90, avg, min, max: COL_P10 order */
   int row_start_known; /* row_start holds the one sample's start ticks */
   uint64_t row_start;
-  char start_buf[32];  /* "[" start "]" */
+  char start_buf[32]; /* "[" start "]" */
   char row_name_buf[32];
   char name_buf[32];
 } plan_t;
@@ -125,18 +161,21 @@ static int select_blocks(plan_t *p, etk_error_t *err) {
   if (!p->selected)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   int all = o->select_index_count == 0 && o->select_name_count == 0;
-  for (size_t i = 0; i < o->select_index_count && i < ETK_INSPECT_MAX_SELECT; i++) {
+  for (size_t i = 0; i < o->select_index_count && i < ETK_INSPECT_MAX_SELECT;
+       i++) {
     if (o->select_index[i] >= insp->block_count)
       return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
                            "there is no event block %zu (the ETDump has %zu)",
                            o->select_index[i], insp->block_count);
     p->selected[o->select_index[i]] = 1;
   }
-  for (size_t i = 0; i < o->select_name_count && i < ETK_INSPECT_MAX_SELECT; i++) {
+  for (size_t i = 0; i < o->select_name_count && i < ETK_INSPECT_MAX_SELECT;
+       i++) {
     const char *want = o->select_name[i] ? o->select_name[i] : "";
     int found = 0;
     for (size_t b = 0; b < insp->block_count; b++) {
-      etk_etdump_str_t s = etk_etdump_string(insp->dump, insp->blocks[b].name_id);
+      etk_etdump_str_t s =
+          etk_etdump_string(insp->dump, insp->blocks[b].name_id);
       if (s.data && s.len == strlen(want) && memcmp(s.data, want, s.len) == 0) {
         p->selected[b] = 1;
         found = 1;
@@ -155,12 +194,14 @@ static int select_blocks(plan_t *p, etk_error_t *err) {
        * here (they are in the allocations view); upstream stops with
        * "Unable to find populated event" on such a file */
       etk_etdump_run_t run;
-      etk_etdump_run_get(insp->dump, insp->block_runs[insp->blocks[b].first_run], &run);
+      etk_etdump_run_get(insp->dump,
+                         insp->block_runs[insp->blocks[b].first_run], &run);
       if (o->allow_empty || run.event_count > 0) {
         p->selected[b] = 0;
         continue;
       }
-      etk_etdump_str_t s = etk_etdump_string(insp->dump, insp->blocks[b].name_id);
+      etk_etdump_str_t s =
+          etk_etdump_string(insp->dump, insp->blocks[b].name_id);
       return etk_error_set(
           err, ETK_E_FORMAT, insp->blocks[b].offset,
           "event block %zu (run \"%s\") has an empty events vector; upstream's "
@@ -207,18 +248,27 @@ static int cmp_name(const void *a, const void *b) {
   return (x->order > y->order) - (x->order < y->order);
 }
 
-static double sort_key(etk_inspector_t *insp, uint32_t ev, etk_inspect_sort_t s) {
+static double sort_key(etk_inspector_t *insp, uint32_t ev,
+                       etk_inspect_sort_t s) {
   etk_stats_t st;
   if (etk_inspector_event_stats(insp, ev, &st) != ETK_OK) return (double)NAN;
   switch (s) {
-    case ETK_INSPECT_SORT_P10: return st.p10;
-    case ETK_INSPECT_SORT_P50: return st.p50;
-    case ETK_INSPECT_SORT_P90: return st.p90;
-    case ETK_INSPECT_SORT_MIN: return st.min;
-    case ETK_INSPECT_SORT_MAX: return st.max;
-    case ETK_INSPECT_SORT_TOTAL: return st.avg * (double)st.count;
-    case ETK_INSPECT_SORT_COUNT: return (double)st.count;
-    default: return st.avg;
+    case ETK_INSPECT_SORT_P10:
+      return st.p10;
+    case ETK_INSPECT_SORT_P50:
+      return st.p50;
+    case ETK_INSPECT_SORT_P90:
+      return st.p90;
+    case ETK_INSPECT_SORT_MIN:
+      return st.min;
+    case ETK_INSPECT_SORT_MAX:
+      return st.max;
+    case ETK_INSPECT_SORT_TOTAL:
+      return st.avg * (double)st.count;
+    case ETK_INSPECT_SORT_COUNT:
+      return (double)st.count;
+    default:
+      return st.avg;
   }
 }
 
@@ -237,8 +287,10 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
     if (!p->selected[b]) continue;
     const insp_block_t *bk = &insp->blocks[b];
     if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-    for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++) {
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+    for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count;
+         e++) {
       const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
       if (!p->any_perf && ev->pname != INSP_NONE &&
           insp_event_raw(insp, e, insp->scratch) > 0)
@@ -258,12 +310,14 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
     sort_item_t *items = malloc(p->nrows * sizeof *items);
     char(*names)[32] = NULL;
     if (!items)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
     if (o->sort == ETK_INSPECT_SORT_NAME) {
       names = malloc(p->nrows * sizeof *names);
       if (!names) {
         free(items);
-        return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+        return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                             "out of memory");
       }
     }
     for (size_t i = 0; i < p->nrows; i++) {
@@ -271,7 +325,8 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
       items[i].order = (uint32_t)i;
       if (names) {
         insp_event_t ev = insp_event_at(insp, p->rows[i]);
-        items[i].name = insp_event_name(insp, &ev, names[i], &items[i].name_len);
+        items[i].name =
+            insp_event_name(insp, &ev, names[i], &items[i].name_len);
       } else {
         items[i].key = sort_key(insp, p->rows[i], o->sort);
       }
@@ -332,8 +387,10 @@ static void dict_cell(const etk_inspector_event_link_t *l, int module,
     etk_pyrepr_str(b, nd->name, strlen(nd->name));
     etk_strbuf_append(b, ": ", 2);
     const char *v = module ? nd->module_hierarchy : nd->stack_trace;
-    if (v) etk_pyrepr_str(b, v, strlen(v));
-    else etk_strbuf_appends(b, "None");
+    if (v)
+      etk_pyrepr_str(b, v, strlen(v));
+    else
+      etk_strbuf_appends(b, "None");
   }
   etk_strbuf_appendc(b, '}');
 }
@@ -354,10 +411,12 @@ COLD_PATH static void row_load(plan_t *p, size_t row) {
   p->cached_row = row;
   p->row_block = insp_block_of(insp, e);
   p->row_sig = insp_event_at(insp, e);
-  p->row_name = insp_event_name(insp, &p->row_sig, p->row_name_buf, &p->row_name_len);
+  p->row_name =
+      insp_event_name(insp, &p->row_sig, p->row_name_buf, &p->row_name_len);
   p->row_delegated = insp_event_is_delegated(&p->row_sig);
   if (p->name_block != p->row_block + 1) {
-    p->block_name = etk_etdump_string(insp->dump, insp->blocks[p->row_block].name_id);
+    p->block_name =
+        etk_etdump_string(insp->dump, insp->blocks[p->row_block].name_id);
     p->name_block = p->row_block + 1;
   }
   p->stats_done = 0;
@@ -375,7 +434,8 @@ COLD_PATH static void row_stats(plan_t *p) {
                             &p->stats, one ? &p->row_start : NULL);
   p->has_stats = rc == ETK_OK;
   /* the samples were read (durations or not) unless memory ran out */
-  p->row_start_known = one && p->row_sig.pname != INSP_NONE && rc != ETK_E_NO_MEMORY;
+  p->row_start_known =
+      one && p->row_sig.pname != INSP_NONE && rc != ETK_E_NO_MEMORY;
   p->stats_done = 1;
   p->stat_vals[0] = p->stats.p10;
   p->stat_vals[1] = p->stats.p50;
@@ -398,12 +458,16 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
     if (metadata) {
       etk_etdump_event_t de;
       etk_etdump_event_get(insp->dump, s[j], &de);
-      if (de.metadata_len) etk_pyrepr_bytes(b, de.metadata, de.metadata_len);
-      else etk_strbuf_append(b, "''", 2);
+      if (de.metadata_len)
+        etk_pyrepr_bytes(b, de.metadata, de.metadata_len);
+      else
+        etk_strbuf_append(b, "''", 2);
     } else {
       uint64_t st, en;
-      if (p->row_start_known) st = p->row_start; /* read with the stats */
-      else etk_etdump_event_times(insp->dump, s[j], &st, &en);
+      if (p->row_start_known)
+        st = p->row_start; /* read with the stats */
+      else
+        etk_etdump_event_times(insp->dump, s[j], &st, &en);
       etk_strbuf_append(b, num, etk_format_uint(st, num));
     }
   }
@@ -423,16 +487,25 @@ static int event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   row_enter(p, row);
   int c = p->cols[col];
   switch (c) {
-    case COL_P10: case COL_P50: case COL_P90:
-    case COL_AVG: case COL_MIN: case COL_MAX:
+    case COL_P10:
+    case COL_P50:
+    case COL_P90:
+    case COL_AVG:
+    case COL_MIN:
+    case COL_MAX:
       if (!p->stats_done) row_stats(p);
-      if (p->has_stats) etk_cell_set_float(out, p->stat_vals[c - COL_P10]);
-      else if (p->any_perf) etk_cell_set_float(out, (double)NAN);
-      else etk_cell_set_none(out);
+      if (p->has_stats)
+        etk_cell_set_float(out, p->stat_vals[c - COL_P10]);
+      else if (p->any_perf)
+        etk_cell_set_float(out, (double)NAN);
+      else
+        etk_cell_set_none(out);
       return ETK_OK;
     case COL_BLOCK:
-      if (p->block_name.data) etk_cell_set_text(out, p->block_name.data, p->block_name.len);
-      else etk_cell_set_none(out);
+      if (p->block_name.data)
+        etk_cell_set_text(out, p->block_name.data, p->block_name.len);
+      else
+        etk_cell_set_none(out);
       return ETK_OK;
     case COL_NAME:
       etk_cell_set_text(out, p->row_name, p->row_name_len);
@@ -473,7 +546,8 @@ COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
   switch (c) {
     case COL_RAW: {
       const insp_block_t *bk = &insp->blocks[p->row_block];
-      if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
+      if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) !=
+          ETK_OK)
         return ETK_E_NO_MEMORY;
       size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch, NULL);
       if (n == 0) {
@@ -526,7 +600,8 @@ COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
       for (uint32_t k = 0; dd && k < dd->count; k++) {
         if (k) etk_strbuf_append(b, ", ", 2);
         insp_value_text(b, insp->dump, insp->debug_refs[dd->first + k],
-                        insp->options.debug_buffer, insp->options.debug_buffer_len);
+                        insp->options.debug_buffer,
+                        insp->options.debug_buffer_len);
       }
       etk_strbuf_appendc(b, ']');
       etk_cell_set_object(out, b->data, b->len);
@@ -643,8 +718,8 @@ static int emit_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
 
 typedef struct sum_row {
   uint32_t block;
-  int kind;             /* 0 op, 1 framework overhead, 2 method */
-  char *key;            /* op type (owned, in keys buffer offsets) */
+  int kind;  /* 0 op, 1 framework overhead, 2 method */
+  char *key; /* op type (owned, in keys buffer offsets) */
   size_t key_off, key_len;
   uint64_t count;
   double total;
@@ -655,7 +730,7 @@ typedef struct summary {
   sum_row_t *rows;
   size_t nrows, cap;
   etk_strbuf_t keys;
-  double *method_time;  /* per block, NaN when none */
+  double *method_time; /* per block, NaN when none */
   const char **method_name;
   char header_buf[2][48];
   const char *headers[6];
@@ -803,15 +878,22 @@ static int summary_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   double method = s->method_time[r->block];
   switch (col) {
     case 0: {
-      etk_etdump_str_t n = etk_etdump_string(insp->dump, insp->blocks[r->block].name_id);
-      if (n.data) etk_cell_set_text(out, n.data, n.len);
-      else etk_cell_set_none(out);
+      etk_etdump_str_t n =
+          etk_etdump_string(insp->dump, insp->blocks[r->block].name_id);
+      if (n.data)
+        etk_cell_set_text(out, n.data, n.len);
+      else
+        etk_cell_set_none(out);
       break;
     }
-    case 1: etk_cell_set_text(out, s->keys.data + r->key_off, r->key_len); break;
+    case 1:
+      etk_cell_set_text(out, s->keys.data + r->key_off, r->key_len);
+      break;
     case 2:
-      if (r->kind == 1) etk_cell_set_none(out);
-      else etk_cell_set_int(out, (int64_t)r->count);
+      if (r->kind == 1)
+        etk_cell_set_none(out);
+      else
+        etk_cell_set_int(out, (int64_t)r->count);
       break;
     case 3:
       etk_cell_set_float(out, s->scale[0] > 0
@@ -845,15 +927,18 @@ static int cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
+static int render_summary(plan_t *p, etk_render_sink_t *sink,
+                          etk_error_t *err) {
   etk_inspector_t *insp = p->insp;
   const etk_inspector_render_options_t *o = p->o;
   summary_t s;
   memset(&s, 0, sizeof s);
   s.p = p;
   int rc = ETK_OK;
-  s.method_time = malloc((insp->block_count ? insp->block_count : 1) * sizeof(double));
-  s.method_name = calloc(insp->block_count ? insp->block_count : 1, sizeof(char *));
+  s.method_time =
+      malloc((insp->block_count ? insp->block_count : 1) * sizeof(double));
+  s.method_name =
+      calloc(insp->block_count ? insp->block_count : 1, sizeof(char *));
   int32_t *inner = NULL; /* sorted ids of instructions with delegated ops */
   size_t inner_count = 0;
   if (!s.method_time || !s.method_name) rc = ETK_E_NO_MEMORY;
@@ -873,14 +958,16 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
       rc = ETK_E_NO_MEMORY;
       break;
     }
-    for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count; e++) {
+    for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count;
+         e++) {
       insp_event_t ev = insp_event_at(insp, e);
       if (insp_event_is_delegated(&ev) && ev.iid >= 0 && ev.pname != INSP_NONE)
         inner[inner_count++] = ev.iid;
     }
     qsort(inner, inner_count, sizeof *inner, cmp_i32);
     double load_time = (double)NAN, ops_total = 0;
-    for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count && rc == ETK_OK; e++) {
+    for (uint32_t e = bk->first_event;
+         e < bk->first_event + bk->event_count && rc == ETK_OK; e++) {
       const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
       etk_stats_t st;
       if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) continue;
@@ -914,13 +1001,16 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
       s.method_name[bi] = "Program::load_method";
     }
     /* sort this block's op rows, then --top */
-    sum_sort_key = o->sort == ETK_INSPECT_SORT_NONE ? ETK_INSPECT_SORT_TOTAL : o->sort;
+    sum_sort_key =
+        o->sort == ETK_INSPECT_SORT_NONE ? ETK_INSPECT_SORT_TOTAL : o->sort;
     sum_sort_desc = sum_sort_key == ETK_INSPECT_SORT_NAME ? o->reverse != 0
                                                           : o->reverse == 0;
     sum_keys = s.keys.data;
     if (s.nrows > block_start)
-      qsort(s.rows + block_start, s.nrows - block_start, sizeof *s.rows, cmp_sum);
-    if (o->top && s.nrows - block_start > o->top) s.nrows = block_start + o->top;
+      qsort(s.rows + block_start, s.nrows - block_start, sizeof *s.rows,
+            cmp_sum);
+    if (o->top && s.nrows - block_start > o->top)
+      s.nrows = block_start + o->top;
     if (s.method_time[bi] == s.method_time[bi]) {
       rc = sum_add(&s, (uint32_t)bi, 1, "framework overhead", 18,
                    s.method_time[bi] - ops_total, 0);
@@ -975,17 +1065,27 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
         etk_json_key(&j, "event_block_index");
         etk_json_uint(&j, r->block);
         etk_json_key(&j, "kind");
-        etk_json_cstring(&j, r->kind == 0 ? "operator" : r->kind == 1 ? "framework_overhead" : "method");
+        etk_json_cstring(&j, r->kind == 0   ? "operator"
+                             : r->kind == 1 ? "framework_overhead"
+                                            : "method");
         for (size_t c = 0; c < 6; c++) {
           etk_cell_t cell;
           memset(&cell, 0, sizeof cell);
           summary_cell(&s, i, c, &cell, NULL);
           etk_json_key(&j, s.headers[c]);
           switch (cell.kind) {
-            case ETK_CELL_TEXT: etk_json_string(&j, cell.text, cell.len); break;
-            case ETK_CELL_INT: etk_json_int(&j, cell.i); break;
-            case ETK_CELL_FLOAT: etk_json_double(&j, cell.f); break;
-            default: etk_json_null(&j); break;
+            case ETK_CELL_TEXT:
+              etk_json_string(&j, cell.text, cell.len);
+              break;
+            case ETK_CELL_INT:
+              etk_json_int(&j, cell.i);
+              break;
+            case ETK_CELL_FLOAT:
+              etk_json_double(&j, cell.f);
+              break;
+            default:
+              etk_json_null(&j);
+              break;
           }
         }
         etk_json_end_object(&j);
@@ -1004,8 +1104,8 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) 
   free(s.method_time);
   free(s.method_name);
   if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "rendering the summary failed: %s",
-                         etk_strerror(rc));
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "rendering the summary failed: %s", etk_strerror(rc));
   return ETK_OK;
 }
 
@@ -1024,23 +1124,37 @@ static int alloc_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   etk_inspector_allocator_t a;
   etk_inspector_allocator_get(v->insp, v->rows[row], &a);
   switch (col) {
-    case 0: etk_cell_set_text(out, a.run_name, strlen(a.run_name)); break;
-    case 1:
-      if (a.name) etk_cell_set_text(out, a.name, strlen(a.name));
-      else etk_cell_set_none(out);
+    case 0:
+      etk_cell_set_text(out, a.run_name, strlen(a.run_name));
       break;
-    case 2: etk_cell_set_int(out, a.allocator_id); break;
-    case 3: etk_cell_set_int(out, (int64_t)a.count); break;
-    case 4: etk_cell_set_int(out, (int64_t)a.total_bytes); break;
-    case 5: etk_cell_set_int(out, (int64_t)a.max_bytes); break;
-    default: etk_cell_set_int(out, (int64_t)a.runs); break;
+    case 1:
+      if (a.name)
+        etk_cell_set_text(out, a.name, strlen(a.name));
+      else
+        etk_cell_set_none(out);
+      break;
+    case 2:
+      etk_cell_set_int(out, a.allocator_id);
+      break;
+    case 3:
+      etk_cell_set_int(out, (int64_t)a.count);
+      break;
+    case 4:
+      etk_cell_set_int(out, (int64_t)a.total_bytes);
+      break;
+    case 5:
+      etk_cell_set_int(out, (int64_t)a.max_bytes);
+      break;
+    default:
+      etk_cell_set_int(out, (int64_t)a.runs);
+      break;
   }
   return ETK_OK;
 }
 
-static const char *const alloc_headers[] = {"event_block_name", "allocator",
-                                            "allocator_id", "count",
-                                            "total_bytes", "max_bytes", "runs"};
+static const char *const alloc_headers[] = {
+    "event_block_name", "allocator", "allocator_id", "count",
+    "total_bytes",      "max_bytes", "runs"};
 
 static void allocations_json(etk_json_t *j, etk_inspector_t *insp) {
   etk_json_begin_array(j);
@@ -1067,7 +1181,8 @@ static void allocations_json(etk_json_t *j, etk_inspector_t *insp) {
   etk_json_end_array(j);
 }
 
-static int render_allocations(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
+static int render_allocations(plan_t *p, etk_render_sink_t *sink,
+                              etk_error_t *err) {
   etk_inspector_t *insp = p->insp;
   if (p->o->format == ETK_INSPECT_FORMAT_JSON) {
     etk_json_t j;
@@ -1077,12 +1192,16 @@ static int render_allocations(plan_t *p, etk_render_sink_t *sink, etk_error_t *e
     allocations_json(&j, insp);
     etk_json_end_object(&j);
     int rc = etk_json_finish(&j);
-    return rc == ETK_OK ? rc : etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed");
+    return rc == ETK_OK
+               ? rc
+               : etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed");
   }
   alloc_view_t v = {insp, NULL, 0};
   v.rows = malloc((insp->alloc_count ? insp->alloc_count : 1) * sizeof *v.rows);
-  if (!v.rows) return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  for (size_t i = 0; i < insp->alloc_count; i++) v.rows[v.nrows++] = (uint32_t)i;
+  if (!v.rows)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  for (size_t i = 0; i < insp->alloc_count; i++)
+    v.rows[v.nrows++] = (uint32_t)i;
   if (p->o->top && p->o->top < v.nrows) v.nrows = p->o->top;
   etk_frame_t f = {v.nrows, 7, alloc_headers, alloc_cell, &v, 1};
   int rc = emit_frame(&f, p->o->format, sink, err);
@@ -1096,17 +1215,41 @@ static int render_allocations(plan_t *p, etk_render_sink_t *sink, etk_error_t *e
  * rather than once per event: the six statistic keys ("p10 (ms)", ...,
  * formatted with the unit) and the fixed column names. */
 enum {
-  JK_BLOCK_INDEX, JK_BLOCK_NAME, JK_EVENT_NAME, JK_RAW, JK_OP_TYPES,
-  JK_DELEGATE_ID, JK_STACK, JK_MODULE, JK_IS_DELEGATED, JK_BACKEND,
-  JK_DEBUG, JK_START, JK_METADATA, JK_IID, JK_HANDLES, JK_NUM_OUTPUTS,
+  JK_BLOCK_INDEX,
+  JK_BLOCK_NAME,
+  JK_EVENT_NAME,
+  JK_RAW,
+  JK_OP_TYPES,
+  JK_DELEGATE_ID,
+  JK_STACK,
+  JK_MODULE,
+  JK_IS_DELEGATED,
+  JK_BACKEND,
+  JK_DEBUG,
+  JK_START,
+  JK_METADATA,
+  JK_IID,
+  JK_HANDLES,
+  JK_NUM_OUTPUTS,
   JK_COUNT
 };
 static const char *const json_event_keys[JK_COUNT] = {
-    "event_block_index", "event_block_name", "event_name", "raw",
-    "op_types", "delegate_debug_identifier", "stack_traces",
-    "module_hierarchy", "is_delegated_op", "delegate_backend_name",
-    "debug_data", "start_time", "delegate_debug_metadata", "instruction_id",
-    "debug_handles", "num_outputs"};
+    "event_block_index",
+    "event_block_name",
+    "event_name",
+    "raw",
+    "op_types",
+    "delegate_debug_identifier",
+    "stack_traces",
+    "module_hierarchy",
+    "is_delegated_op",
+    "delegate_backend_name",
+    "debug_data",
+    "start_time",
+    "delegate_debug_metadata",
+    "instruction_id",
+    "debug_handles",
+    "num_outputs"};
 
 typedef struct json_keys {
   char text[6][48];
@@ -1116,7 +1259,8 @@ typedef struct json_keys {
 
 static void json_keys_init(json_keys_t *k, const plan_t *p,
                            const etk_json_t *j) {
-  static const char *const names[6] = {"p10", "p50", "p90", "avg", "min", "max"};
+  static const char *const names[6] = {"p10", "p50", "p90",
+                                       "avg", "min", "max"};
   for (int i = 0; i < 6; i++) {
     if (p->o->include_units)
       snprintf(k->text[i], sizeof k->text[i], "%s (%s)", names[i],
@@ -1134,8 +1278,10 @@ static void json_stats(etk_json_t *j, const json_keys_t *k, int has,
   const double v[6] = {st->p10, st->p50, st->p90, st->avg, st->min, st->max};
   for (int i = 0; i < 6; i++) {
     etk_json_key_prepared(j, &k->stat[i]);
-    if (has) etk_json_double(j, v[i]);
-    else etk_json_null(j);
+    if (has)
+      etk_json_double(j, v[i]);
+    else
+      etk_json_null(j);
   }
 }
 
@@ -1175,8 +1321,10 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     etk_json_key(&j, "index");
     etk_json_uint(&j, b);
     etk_json_key(&j, "event_block_name");
-    if (blk.name_present) etk_json_string(&j, blk.name, blk.name_len);
-    else etk_json_null(&j);
+    if (blk.name_present)
+      etk_json_string(&j, blk.name, blk.name_len);
+    else
+      etk_json_null(&j);
     etk_json_key(&j, "bundled_input_index");
     etk_json_int(&j, blk.bundled_input_index);
     etk_json_key(&j, "event_count");
@@ -1188,7 +1336,8 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     etk_json_key(&j, "run_output");
     etk_json_begin_array(&j);
     for (size_t k = 0; k < blk.output_count; k++)
-      insp_value_json(&j, insp->dump, blk.outputs[k], insp->options.debug_buffer,
+      insp_value_json(&j, insp->dump, blk.outputs[k],
+                      insp->options.debug_buffer,
                       insp->options.debug_buffer_len, 0);
     etk_json_end_array(&j);
     etk_json_end_object(&j);
@@ -1203,7 +1352,8 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
   json_keys_init(keys, p, &j);
   etk_strbuf_t tmp;
   etk_strbuf_init(&tmp);
-  for (size_t r = 0; r < p->nrows && j.status == ETK_OK && sink->status == ETK_OK; r++) {
+  for (size_t r = 0;
+       r < p->nrows && j.status == ETK_OK && sink->status == ETK_OK; r++) {
     uint32_t e = p->rows[r];
     const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
     size_t bi = insp_block_of(insp, e);
@@ -1215,16 +1365,20 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     etk_json_uint(&j, bi);
     etk_json_key_prepared(&j, &keys->key[JK_BLOCK_NAME]);
     etk_etdump_str_t bn = etk_etdump_string(insp->dump, bk->name_id);
-    if (bn.data) etk_json_string(&j, bn.data, bn.len);
-    else etk_json_null(&j);
+    if (bn.data)
+      etk_json_string(&j, bn.data, bn.len);
+    else
+      etk_json_null(&j);
     size_t nlen;
     const char *name = insp_event_name(insp, ev, p->name_buf, &nlen);
     etk_json_key_prepared(&j, &keys->key[JK_EVENT_NAME]);
     etk_json_string(&j, name, nlen);
-    if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK) {
+    if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) !=
+        ETK_OK) {
       etk_strbuf_free(&tmp);
       free(keys);
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
     }
     size_t n = insp_event_raw(insp, e, insp->scratch);
     etk_json_key_prepared(&j, &keys->key[JK_RAW]);
@@ -1237,12 +1391,14 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     }
     etk_stats_t st;
     memset(&st, 0, sizeof st);
-    int has = n > 0 &&
-              etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap, &st) == ETK_OK;
+    int has = n > 0 && etk_stats_compute(insp->scratch, n,
+                                         insp->scratch + insp->scratch_cap,
+                                         &st) == ETK_OK;
     json_stats(&j, keys, has, &st);
     etk_json_key_prepared(&j, &keys->key[JK_OP_TYPES]);
     etk_json_begin_array(&j);
-    for (size_t k = 0; k < link.op_type_count; k++) etk_json_cstring(&j, link.op_types[k]);
+    for (size_t k = 0; k < link.op_type_count; k++)
+      etk_json_cstring(&j, link.op_types[k]);
     etk_json_end_array(&j);
     etk_json_key_prepared(&j, &keys->key[JK_DELEGATE_ID]);
     if (ev->dint != -1) {
@@ -1258,7 +1414,8 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
       etk_json_begin_object(&j);
       for (size_t k = 0; k < link.node_count; k++) {
         etk_json_key(&j, link.nodes[k].name);
-        etk_json_cstring(&j, mod ? link.nodes[k].module_hierarchy : link.nodes[k].stack_trace);
+        etk_json_cstring(&j, mod ? link.nodes[k].module_hierarchy
+                                 : link.nodes[k].stack_trace);
       }
       etk_json_end_object(&j);
     }
@@ -1271,7 +1428,8 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     const insp_debug_t *dd = insp_debug_of(insp, e);
     for (uint32_t k = 0; dd && k < dd->count; k++)
       insp_value_json(&j, insp->dump, insp->debug_refs[dd->first + k],
-                      insp->options.debug_buffer, insp->options.debug_buffer_len, 0);
+                      insp->options.debug_buffer,
+                      insp->options.debug_buffer_len, 0);
     etk_json_end_array(&j);
     etk_json_key_prepared(&j, &keys->key[JK_START]);
     const uint32_t *s = insp->samples + bk->sample_base +
@@ -1325,8 +1483,10 @@ static int render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
         p->cols[0] = extra_cols[k]; /* JSON uses no column plan */
         event_cell(p, r, 0, &cell, &tmp);
         etk_json_key(&j, col_base[extra_cols[k]]);
-        if (cell.kind == ETK_CELL_TEXT) etk_json_string(&j, cell.text, cell.len);
-        else etk_json_null(&j);
+        if (cell.kind == ETK_CELL_TEXT)
+          etk_json_string(&j, cell.text, cell.len);
+        else
+          etk_json_null(&j);
       }
     }
     etk_json_end_object(&j);

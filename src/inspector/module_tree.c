@@ -241,8 +241,8 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
     etk_inspector_event_get(insp, e, &info);
     chains[i] = info.chain_index;
     insp_event_t ev = insp_event_at(insp, e);
-    has_perf[i] = ev.pname != INSP_NONE &&
-                  insp_event_raw(insp, e, insp->scratch) > 0;
+    has_perf[i] =
+        ev.pname != INSP_NONE && insp_event_raw(insp, e, insp->scratch) > 0;
     int cls = event_class(insp, e, buf);
     mt_instr_t *in = instr_get(&instrs, chains[i], ev.iid);
     if (cls == EV_DELEGATE_CALL && in->delegate_call == NO_NODE)

@@ -15,8 +15,8 @@ void etk_inspector_render_options_init(etk_inspector_render_options_t *o) {
 }
 
 int etk_inspect_sort_parse(const char *name, etk_inspect_sort_t *out) {
-  static const char *const names[] = {"none", "avg", "p10", "p50", "p90", "min",
-                                      "max", "total", "count", "name"};
+  static const char *const names[] = {"none", "avg", "p10",   "p50",   "p90",
+                                      "min",  "max", "total", "count", "name"};
   if (!name || !out) return ETK_E_INVALID_ARGUMENT;
   for (int i = 0; i < 10; i++)
     if (strcmp(name, names[i]) == 0) {

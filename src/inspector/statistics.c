@@ -39,7 +39,8 @@ static double pairwise_sum(const double *a, size_t n) {
     size_t i;
     for (i = 8; i < n - (n % 8); i += 8)
       for (int j = 0; j < 8; j++) r[j] += a[i + j];
-    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    double res =
+        ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
     for (; i < n; i++) res += a[i];
     return res;
   }
@@ -92,7 +93,8 @@ static void select_rank(double *a, size_t lo, size_t hi, size_t k) {
     }
     size_t mid = lo + (hi - lo) / 2;
     double x = a[lo], y = a[mid], z = a[hi - 1];
-    double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    double pivot =
+        x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
     /* Hoare partition: [lo, j] <= pivot <= [j + 1, hi) */
     size_t i = lo, j = hi - 1;
     for (;;) {
@@ -105,8 +107,10 @@ static void select_rank(double *a, size_t lo, size_t hi, size_t k) {
       i++;
       j--;
     }
-    if (k <= j) hi = j + 1;
-    else lo = j + 1;
+    if (k <= j)
+      hi = j + 1;
+    else
+      lo = j + 1;
   }
   /* insertion sort of the small rest */
   for (size_t i = lo + 1; i < hi; i++) {
@@ -183,7 +187,8 @@ int etk_stats_compute(const double *raw, size_t n, double *scratch,
   out->count = n;
   if (!sorted && n > 32) {
     for (size_t i = 0; i < n && plain; i++)
-      plain = scratch[i] == scratch[i] && !(scratch[i] == 0 && signbit(scratch[i]));
+      plain =
+          scratch[i] == scratch[i] && !(scratch[i] == 0 && signbit(scratch[i]));
     if (plain) {
       double p[3];
       percentiles_by_selection(scratch, n, p);

@@ -27,33 +27,60 @@ static void element(int st, const uint8_t *p, uint64_t i, double *d,
                     int64_t *iv, int *is_int) {
   *is_int = 1;
   switch (st) {
-    case ETK_SCALAR_TYPE_BYTE: *iv = p[i]; return;
-    case ETK_SCALAR_TYPE_CHAR: *iv = (int8_t)p[i]; return;
-    case ETK_SCALAR_TYPE_BOOL: *iv = p[i] != 0; return;
+    case ETK_SCALAR_TYPE_BYTE:
+      *iv = p[i];
+      return;
+    case ETK_SCALAR_TYPE_CHAR:
+      *iv = (int8_t)p[i];
+      return;
+    case ETK_SCALAR_TYPE_BOOL:
+      *iv = p[i] != 0;
+      return;
     case ETK_SCALAR_TYPE_SHORT: {
-      int16_t v; memcpy(&v, p + 2 * i, 2); *iv = v; return;
+      int16_t v;
+      memcpy(&v, p + 2 * i, 2);
+      *iv = v;
+      return;
     }
     case ETK_SCALAR_TYPE_BITS16:
     case ETK_SCALAR_TYPE_UINT16: {
-      uint16_t v; memcpy(&v, p + 2 * i, 2); *iv = v; return;
+      uint16_t v;
+      memcpy(&v, p + 2 * i, 2);
+      *iv = v;
+      return;
     }
     case ETK_SCALAR_TYPE_INT: {
-      int32_t v; memcpy(&v, p + 4 * i, 4); *iv = v; return;
+      int32_t v;
+      memcpy(&v, p + 4 * i, 4);
+      *iv = v;
+      return;
     }
     case ETK_SCALAR_TYPE_LONG: {
-      int64_t v; memcpy(&v, p + 8 * i, 8); *iv = v; return;
+      int64_t v;
+      memcpy(&v, p + 8 * i, 8);
+      *iv = v;
+      return;
     }
     case ETK_SCALAR_TYPE_HALF: {
-      uint16_t v; memcpy(&v, p + 2 * i, 2);
-      *is_int = 0; *d = etk_half_to_float(v); return;
+      uint16_t v;
+      memcpy(&v, p + 2 * i, 2);
+      *is_int = 0;
+      *d = etk_half_to_float(v);
+      return;
     }
     case ETK_SCALAR_TYPE_FLOAT: {
-      float v; memcpy(&v, p + 4 * i, 4);
-      *is_int = 0; *d = (double)v; return;
+      float v;
+      memcpy(&v, p + 4 * i, 4);
+      *is_int = 0;
+      *d = (double)v;
+      return;
     }
     default: {
-      double v; memcpy(&v, p + 8 * i, 8);
-      *is_int = 0; *d = v; return;
+      double v;
+      memcpy(&v, p + 8 * i, 8);
+      *is_int = 0;
+      *d = v;
+      return;
     }
   }
 }
@@ -65,15 +92,23 @@ static int is_float_type(int st) {
 
 static const char *torch_dtype(int st) {
   switch (st) {
-    case ETK_SCALAR_TYPE_BYTE: return "torch.uint8";
-    case ETK_SCALAR_TYPE_CHAR: return "torch.int8";
-    case ETK_SCALAR_TYPE_SHORT: return "torch.int16";
-    case ETK_SCALAR_TYPE_INT: return "torch.int32";
-    case ETK_SCALAR_TYPE_HALF: return "torch.float16";
-    case ETK_SCALAR_TYPE_DOUBLE: return "torch.float64";
+    case ETK_SCALAR_TYPE_BYTE:
+      return "torch.uint8";
+    case ETK_SCALAR_TYPE_CHAR:
+      return "torch.int8";
+    case ETK_SCALAR_TYPE_SHORT:
+      return "torch.int16";
+    case ETK_SCALAR_TYPE_INT:
+      return "torch.int32";
+    case ETK_SCALAR_TYPE_HALF:
+      return "torch.float16";
+    case ETK_SCALAR_TYPE_DOUBLE:
+      return "torch.float64";
     case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16: return "torch.uint16";
-    default: return NULL; /* float32, int64, bool: torch's defaults */
+    case ETK_SCALAR_TYPE_UINT16:
+      return "torch.uint16";
+    default:
+      return NULL; /* float32, int64, bool: torch's defaults */
   }
 }
 
@@ -85,7 +120,8 @@ static void tensor_text(etk_strbuf_t *b, const etk_etdump_tensor_t *t,
     etk_strbuf_appends(b, "<unsupported tensor>");
     return;
   }
-  if (buf && etk_etdump_tensor_data(t, buf, len, &data, &nbytes, NULL) != ETK_OK) {
+  if (buf &&
+      etk_etdump_tensor_data(t, buf, len, &data, &nbytes, NULL) != ETK_OK) {
     etk_strbuf_appends(b, "<tensor outside the debug buffer>");
     return;
   }
@@ -94,7 +130,9 @@ static void tensor_text(etk_strbuf_t *b, const etk_etdump_tensor_t *t,
   int fl = is_float_type(t->scalar_type);
   int integral = 1;
   for (uint64_t i = 0; data && fl && i < count && i < 64; i++) {
-    double d; int64_t iv; int isi;
+    double d;
+    int64_t iv;
+    int isi;
     element(t->scalar_type, data, i, &d, &iv, &isi);
     if (d != floor(d) || isinf(d)) integral = 0;
   }
@@ -110,8 +148,10 @@ static void tensor_text(etk_strbuf_t *b, const etk_etdump_tensor_t *t,
       int closes = 0;
       for (uint32_t k = dim; k-- > 1;) {
         stride *= (uint64_t)etk_etdump_tensor_dim(t, k);
-        if (stride && i % stride == 0) closes++;
-        else break;
+        if (stride && i % stride == 0)
+          closes++;
+        else
+          break;
       }
       for (int k = 0; k < closes; k++) etk_strbuf_appendc(b, ']');
       etk_strbuf_appends(b, ", ");
@@ -166,8 +206,10 @@ void insp_value_text(etk_strbuf_t *b, const etk_etdump_t *d, uint32_t event,
       etk_strbuf_appends(b, num);
       break;
     case ETK_ETDUMP_VALUE_TYPE_TENSOR:
-      if (v.member_present) tensor_text(b, &v.tensor, buf, len);
-      else etk_strbuf_appends(b, "None");
+      if (v.member_present)
+        tensor_text(b, &v.tensor, buf, len);
+      else
+        etk_strbuf_appends(b, "None");
       break;
     case ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST:
       etk_strbuf_appendc(b, '[');
@@ -196,7 +238,8 @@ static void tensor_json(etk_json_t *j, const etk_etdump_tensor_t *t,
   etk_json_cstring(j, etk_etdump_tensor_dtype_name(t->scalar_type));
   etk_json_key(j, "sizes");
   etk_json_begin_array(j);
-  for (uint32_t i = 0; i < t->dim; i++) etk_json_int(j, etk_etdump_tensor_dim(t, i));
+  for (uint32_t i = 0; i < t->dim; i++)
+    etk_json_int(j, etk_etdump_tensor_dim(t, i));
   etk_json_end_array(j);
   etk_json_key(j, "strides");
   etk_json_begin_array(j);
@@ -212,7 +255,8 @@ static void tensor_json(etk_json_t *j, const etk_etdump_tensor_t *t,
   etk_error_clear(&err);
   if (!buf) {
     etk_json_null(j);
-  } else if (etk_etdump_tensor_data(t, buf, len, &data, &nbytes, &err) != ETK_OK) {
+  } else if (etk_etdump_tensor_data(t, buf, len, &data, &nbytes, &err) !=
+             ETK_OK) {
     etk_json_null(j);
     etk_json_key(j, "error");
     etk_json_cstring(j, err.message);
@@ -226,9 +270,12 @@ static void tensor_json(etk_json_t *j, const etk_etdump_tensor_t *t,
       int64_t iv = 0;
       int isi;
       element(t->scalar_type, data, i, &dv, &iv, &isi);
-      if (t->scalar_type == ETK_SCALAR_TYPE_BOOL) etk_json_bool(j, (int)iv);
-      else if (isi) etk_json_int(j, iv);
-      else etk_json_double(j, dv);
+      if (t->scalar_type == ETK_SCALAR_TYPE_BOOL)
+        etk_json_bool(j, (int)iv);
+      else if (isi)
+        etk_json_int(j, iv);
+      else
+        etk_json_double(j, dv);
     }
     etk_json_end_array(j);
     if (shown < count) {
@@ -277,14 +324,23 @@ void insp_value_json(etk_json_t *j, const etk_etdump_t *d, uint32_t event,
   etk_json_key(j, "value");
   switch (v.type) {
     case ETK_ETDUMP_VALUE_TYPE_INT:
-      if (v.member_present) etk_json_int(j, v.int_value); else etk_json_null(j);
+      if (v.member_present)
+        etk_json_int(j, v.int_value);
+      else
+        etk_json_null(j);
       break;
     case ETK_ETDUMP_VALUE_TYPE_BOOL:
-      if (v.member_present) etk_json_bool(j, v.bool_value); else etk_json_null(j);
+      if (v.member_present)
+        etk_json_bool(j, v.bool_value);
+      else
+        etk_json_null(j);
       break;
     case ETK_ETDUMP_VALUE_TYPE_FLOAT:
     case ETK_ETDUMP_VALUE_TYPE_DOUBLE:
-      if (v.member_present) etk_json_double(j, v.real_value); else etk_json_null(j);
+      if (v.member_present)
+        etk_json_double(j, v.real_value);
+      else
+        etk_json_null(j);
       break;
     default:
       etk_json_null(j);

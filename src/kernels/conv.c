@@ -62,9 +62,8 @@ static int direct_span(int64_t in, int64_t pad, int64_t dil, int64_t k,
 
 /* (in - 1) * stride - 2 * pad + dil * (k - 1) + output_padding + 1, the
  * transposed form's output size, in checked arithmetic. */
-static int transposed_size(int64_t in, int64_t stride, int64_t pad,
-                           int64_t dil, int64_t k, int64_t opad,
-                           int64_t *out) {
+static int transposed_size(int64_t in, int64_t stride, int64_t pad, int64_t dil,
+                           int64_t k, int64_t opad, int64_t *out) {
   int64_t size, twice_pad, reach;
   if (etk_checked_mul_i64(in - 1, stride, &size) ||
       etk_checked_mul_i64(pad, 2, &twice_pad) ||
@@ -265,8 +264,8 @@ ETK_KERNEL_DEFINE(convolution_out, "aten::convolution.out") {
       return etk_op_fail(
           op, ETK_E_INVALID_ARGUMENT,
           "output_padding must be smaller than stride or dilation");
-    if (transposed_size(g.h, g.sh, g.ph, g.dh, g.kh,
-                        spatial == 2 ? opad[0] : 0, &g.oh) != ETK_OK ||
+    if (transposed_size(g.h, g.sh, g.ph, g.dh, g.kh, spatial == 2 ? opad[0] : 0,
+                        &g.oh) != ETK_OK ||
         transposed_size(g.w, g.sw, g.pw, g.dw, g.kw, opad[spatial - 1],
                         &g.ow) != ETK_OK)
       return etk_op_fail(op, ETK_E_OVERFLOW,

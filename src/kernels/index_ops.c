@@ -27,8 +27,8 @@ static int read_tensor_list_args(etk_op_t *op, etk_tensor_t **list, size_t *n,
                                  int64_t *dim, etk_tensor_t **out) {
   int rc;
   if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor_list(op, 0, "tensors", list, ETK_MAX_LIST_TENSORS,
-                               n)))
+  if ((rc =
+           etk_op_tensor_list(op, 0, "tensors", list, ETK_MAX_LIST_TENSORS, n)))
     return rc;
   if ((rc = etk_op_int(op, 1, "dim", dim))) return rc;
   if ((rc = etk_op_tensor(op, 2, "out", out))) return rc;
@@ -289,8 +289,8 @@ ETK_KERNEL_DEFINE(embedding_out, "aten::embedding.out") {
   int64_t row = 0;
   int rc;
   if ((rc = etk_op_expect_nargs(op, 7))) return rc;
-  if ((rc = read_indexed_args(op, "weight", 1, "indices", 5, &wt, &idx,
-                               &out)) ||
+  if ((rc =
+           read_indexed_args(op, "weight", 1, "indices", 5, &wt, &idx, &out)) ||
       op->checking)
     return rc;
   if (wt->dim != 2)

@@ -78,8 +78,7 @@ static int read_mat_pair(etk_op_t *op, int32_t dim, etk_tensor_t **a,
   if ((rc = etk_op_tensor(op, 1, "mat2", b))) return rc;
   if ((rc = etk_op_tensor(op, 2, "out", out))) return rc;
   if ((rc = check_float(op, *a, "self")) ||
-      (rc = check_float(op, *b, "mat2")) ||
-      (rc = check_float(op, *out, "out")))
+      (rc = check_float(op, *b, "mat2")) || (rc = check_float(op, *out, "out")))
     return rc;
   if (op->checking) return ETK_OK;
   if ((rc = need_dim(op, *a, "self", dim)) ||

@@ -236,8 +236,7 @@ ETK_KERNEL_DEFINE(max_pool2d_with_indices_out,
                 }
               }
             }
-            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow),
-                          best);
+            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow), best);
             ((int64_t *)vx.data)[pool_at(g.xs, n, c, oh, ow)] = best_at;
           }
       }

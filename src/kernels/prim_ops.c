@@ -103,7 +103,7 @@ static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
       op->args[1]->tag == ETK_VALUE_BOOL) {
     bool x = op->args[0]->u.b, y = op->args[1]->u.b;
     if (op->checking) return ETK_OK;
-    set_bool(out, prim_compare(kind, x < y, x == y, x > y));
+    set_bool(out, prim_compare(kind, x<y, x == y, x> y));
     return ETK_OK;
   }
   if ((rc = read_num(op, 0, "a", &a)) || (rc = read_num(op, 1, "b", &b)))
@@ -115,7 +115,7 @@ static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
   if (!a.is_double && !b.is_double) {
     int64_t x = a.i, y = b.i;
     if (kind >= PRIM_EQ) {
-      set_bool(out, prim_compare(kind, x < y, x == y, x > y));
+      set_bool(out, prim_compare(kind, x<y, x == y, x> y));
       return ETK_OK;
     }
     switch (kind) {
@@ -163,7 +163,7 @@ static int prim_binary(etk_op_t *op, prim_kind_t kind, bool ints_only) {
   {
     double x = a.d, y = b.d;
     if (kind >= PRIM_EQ) {
-      set_bool(out, prim_compare(kind, x < y, x == y, x > y));
+      set_bool(out, prim_compare(kind, x<y, x == y, x> y));
       return ETK_OK;
     }
     switch (kind) {

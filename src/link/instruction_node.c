@@ -20,7 +20,8 @@ int etk_etrecord_instruction_node(etk_etrecord_t *rec, const char *method,
   if (!maps)
     return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
                          "the ETRecord has no debug handle map for method "
-                         "'%s'", method ? method : "forward");
+                         "'%s'",
+                         method ? method : "forward");
   const etk_etrecord_program_t *prog = NULL;
   int rc = etk_etrecord_edge_program_load(rec, method, &prog, err);
   if (rc != ETK_OK) return rc;
@@ -28,7 +29,8 @@ int etk_etrecord_instruction_node(etk_etrecord_t *rec, const char *method,
       etk_etrecord_maps_handles(maps, instruction);
   for (size_t i = 0; h && i < h->handle_count && !*node; i++) {
     const etk_etrecord_node_t *const *nodes = NULL;
-    size_t n = etk_etrecord_program_nodes_for_handle(prog, h->handles[i], &nodes);
+    size_t n =
+        etk_etrecord_program_nodes_for_handle(prog, h->handles[i], &nodes);
     for (size_t k = 0; k < n && !*node; k++)
       if (nodes[k]->depth == 0) *node = nodes[k];
     if (!*node && n) *node = nodes[0];

@@ -43,21 +43,21 @@ static int decode_value(etk_fb_table_t vt, const uint8_t *buf, uint32_t si,
   out->tag = etk_fb_get_u8(vt, ETK_BPTE_VALUE_VAL_TYPE, 0);
   etk_fb_table_t v = etk_fb_get_table(vt, ETK_BPTE_VALUE_VAL);
   switch (out->tag) {
-  case ETK_BUNDLED_INT:
-    out->i = etk_fb_get_i64(v, ETK_BPTE_SCALAR_VALUE, 0);
-    return ETK_OK;
-  case ETK_BUNDLED_BOOL:
-    out->b = etk_fb_get_u8(v, ETK_BPTE_SCALAR_VALUE, 0) != 0;
-    return ETK_OK;
-  case ETK_BUNDLED_DOUBLE:
-    out->d = etk_fb_get_f64(v, ETK_BPTE_SCALAR_VALUE, 0.0);
-    return ETK_OK;
-  case ETK_BUNDLED_TENSOR:
-    break;
-  default:
-    return etk_error_set(err, ETK_E_FORMAT, vt.pos,
-                         "suite %u case %u %s %u has no value", si, ci, what,
-                         k);
+    case ETK_BUNDLED_INT:
+      out->i = etk_fb_get_i64(v, ETK_BPTE_SCALAR_VALUE, 0);
+      return ETK_OK;
+    case ETK_BUNDLED_BOOL:
+      out->b = etk_fb_get_u8(v, ETK_BPTE_SCALAR_VALUE, 0) != 0;
+      return ETK_OK;
+    case ETK_BUNDLED_DOUBLE:
+      out->d = etk_fb_get_f64(v, ETK_BPTE_SCALAR_VALUE, 0.0);
+      return ETK_OK;
+    case ETK_BUNDLED_TENSOR:
+      break;
+    default:
+      return etk_error_set(err, ETK_E_FORMAT, vt.pos,
+                           "suite %u case %u %s %u has no value", si, ci, what,
+                           k);
   }
   out->scalar_type = etk_fb_get_i8(v, ETK_BPTE_TENSOR_SCALAR_TYPE, 0);
   size_t elem = etk_scalar_type_size(out->scalar_type);
@@ -89,10 +89,9 @@ static int decode_value(etk_fb_table_t vt, const uint8_t *buf, uint32_t si,
                          si, ci, what, k);
   int rc = etk_shape_nbytes(out->sizes, dim, elem, &out->nbytes);
   if (rc != ETK_OK)
-    return etk_error_set(err, rc, sizes.pos,
-                         "suite %u case %u %s %u: %s", si, ci, what, k,
-                         rc == ETK_E_OVERFLOW ? "byte size overflows"
-                                              : "negative size");
+    return etk_error_set(
+        err, rc, sizes.pos, "suite %u case %u %s %u: %s", si, ci, what, k,
+        rc == ETK_E_OVERFLOW ? "byte size overflows" : "negative size");
   out->data_len = data.data ? data.count : 0;
   out->data = data.data;
   if (out->data_len < out->nbytes)
@@ -162,9 +161,8 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
   if (!owner)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   owner->owned = etk_aligned_malloc(len);
-  etk_bundled_program_t *bp = owner->owned
-                                  ? etk_arena_alloc(&owner->arena, sizeof *bp)
-                                  : NULL;
+  etk_bundled_program_t *bp =
+      owner->owned ? etk_arena_alloc(&owner->arena, sizeof *bp) : NULL;
   if (!bp) {
     etk_aligned_free(owner->owned);
     free(owner);
@@ -197,7 +195,8 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
   bp->program_size = prog.count;
   bp->program_offset = prog.pos;
 
-  etk_fb_vector_t suites = etk_fb_get_vector(t, ETK_BPTE_PROGRAM_METHOD_TEST_SUITES);
+  etk_fb_vector_t suites =
+      etk_fb_get_vector(t, ETK_BPTE_PROGRAM_METHOD_TEST_SUITES);
   uint32_t ns = suites.data ? suites.count : 0;
   etk_bundled_suite_t *sv = etk_arena_array(&owner->arena, ns, sizeof *sv);
   if (!sv) {
@@ -227,10 +226,10 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
                          etk_fb_get_vector(ct, ETK_BPTE_CASE_INPUTS), s, c,
                          "input", &cv[c].inputs, &cv[c].input_count, err);
       if (rc == ETK_OK)
-        rc = decode_values(&owner->arena, buf,
-                           etk_fb_get_vector(ct, ETK_BPTE_CASE_EXPECTED_OUTPUTS),
-                           s, c, "expected output", &cv[c].expected,
-                           &cv[c].expected_count, err);
+        rc = decode_values(
+            &owner->arena, buf,
+            etk_fb_get_vector(ct, ETK_BPTE_CASE_EXPECTED_OUTPUTS), s, c,
+            "expected output", &cv[c].expected, &cv[c].expected_count, err);
     }
     sv[s].cases = cv;
     sv[s].case_count = nc;
@@ -308,7 +307,8 @@ int etk_bundled_value_fits(const etk_bundled_value_t *v,
     return etk_error_set(err, ETK_E_MISMATCH, v->offset,
                          "method '%s' case %u %s %u is a %s, the method's is "
                          "a %s",
-                         method, c, what, k, etk_program_tag_name(tag_map[v->tag]),
+                         method, c, what, k,
+                         etk_program_tag_name(tag_map[v->tag]),
                          etk_program_tag_name(pv->tag));
   /* Scalars are traced into the program: upstream only compares them. */
   bool same = true;
@@ -378,8 +378,9 @@ int etk_bundled_check(const etk_bundled_program_t *bp, etk_error_t *err) {
                              su->method_name, c, cs->input_count,
                              plan->input_count);
       for (uint32_t k = 0; k < cs->input_count; k++) {
-        int rc = etk_bundled_value_fits(&cs->inputs[k], &plan->values[plan->inputs[k]],
-                             true, su->method_name, c, k, err);
+        int rc = etk_bundled_value_fits(&cs->inputs[k],
+                                        &plan->values[plan->inputs[k]], true,
+                                        su->method_name, c, k, err);
         if (rc != ETK_OK) return rc;
       }
       if (cs->expected_count == 0) continue;
@@ -390,8 +391,9 @@ int etk_bundled_check(const etk_bundled_program_t *bp, etk_error_t *err) {
                              su->method_name, c, cs->expected_count,
                              plan->output_count);
       for (uint32_t k = 0; k < cs->expected_count; k++) {
-        int rc = etk_bundled_value_fits(&cs->expected[k], &plan->values[plan->outputs[k]],
-                             false, su->method_name, c, k, err);
+        int rc = etk_bundled_value_fits(&cs->expected[k],
+                                        &plan->values[plan->outputs[k]], false,
+                                        su->method_name, c, k, err);
         if (rc != ETK_OK) return rc;
       }
     }

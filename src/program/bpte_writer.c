@@ -32,9 +32,12 @@ static int to_bundled(const etk_tensor_data_t *t, etk_bundled_value_t *v,
   v->offset = (uint32_t)ETK_NO_OFFSET;
   v->tag = t->tag;
   const char *what = input ? "input" : "expected output";
-  if (t->tag == ETK_BUNDLED_INT) v->i = t->i;
-  else if (t->tag == ETK_BUNDLED_BOOL) v->b = t->b;
-  else if (t->tag == ETK_BUNDLED_DOUBLE) v->d = t->d;
+  if (t->tag == ETK_BUNDLED_INT)
+    v->i = t->i;
+  else if (t->tag == ETK_BUNDLED_BOOL)
+    v->b = t->b;
+  else if (t->tag == ETK_BUNDLED_DOUBLE)
+    v->d = t->d;
   else if (t->tag == ETK_BUNDLED_TENSOR) {
     size_t elem = etk_scalar_type_size(t->scalar_type);
     if (elem == 0 || t->dim > ETK_PROGRAM_MAX_DIMS || (t->dim && !t->sizes))
@@ -243,9 +246,10 @@ int etk_bundled_write(const uint8_t *pte, size_t pte_len,
   for (size_t c = 0; c < case_count; c++)
     for (uint32_t k = 0; k < cases[c].input_count + cases[c].expected_count;
          k++) {
-      const etk_tensor_data_t *t = k < cases[c].input_count
-                                       ? &cases[c].inputs[k]
-                                       : &cases[c].expected[k - cases[c].input_count];
+      const etk_tensor_data_t *t =
+          k < cases[c].input_count
+              ? &cases[c].inputs[k]
+              : &cases[c].expected[k - cases[c].input_count];
       cap += 160 + (size_t)t->nbytes + 8u * t->dim;
     }
   uint8_t *mem = NULL;

@@ -30,7 +30,7 @@ typedef struct npy_type {
 } npy_type_t;
 
 static const npy_type_t npy_types[] = {
-    {"b1", 11}, {"i1", 1}, {"u1", 0}, {"i2", 2}, {"u2", 27}, {"i4", 3},
+    {"b1", 11}, {"i1", 1}, {"u1", 0},  {"i2", 2}, {"u2", 27}, {"i4", 3},
     {"u4", 28}, {"i8", 4}, {"u8", 29}, {"f2", 5}, {"f4", 6},  {"f8", 7},
 };
 
@@ -46,8 +46,8 @@ typedef struct text {
 } text_t;
 
 static void skip_ws(text_t *t) {
-  while (t->p < t->end && (*t->p == ' ' || *t->p == '\t' || *t->p == '\n' ||
-                           *t->p == '\r'))
+  while (t->p < t->end &&
+         (*t->p == ' ' || *t->p == '\t' || *t->p == '\n' || *t->p == '\r'))
     t->p++;
 }
 
@@ -83,8 +83,7 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
                          "NULL argument");
   *out = NULL;
   if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0)
-    return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 0,
-                         "not a NumPy .npy file");
+    return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 0, "not a NumPy .npy file");
   uint8_t major = data[6];
   size_t hlen, hstart;
   if (major == 1) {
@@ -109,7 +108,8 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
   uint32_t dim = 0;
   unsigned seen = 0; /* bit per key: descr, fortran_order, shape */
   if (!expect(&t, '{'))
-    return etk_error_set(err, ETK_E_FORMAT, hstart, ".npy header is not a dict");
+    return etk_error_set(err, ETK_E_FORMAT, hstart,
+                         ".npy header is not a dict");
   for (;;) {
     if (expect(&t, '}')) break;
     char key[32];
@@ -166,7 +166,8 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
     }
     if (!expect(&t, ',')) {
       if (!expect(&t, '}'))
-        return etk_error_set(err, ETK_E_FORMAT, hstart, "malformed .npy header");
+        return etk_error_set(err, ETK_E_FORMAT, hstart,
+                             "malformed .npy header");
       break;
     }
   }
@@ -181,11 +182,13 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
     return etk_error_set(err, ETK_E_UNSUPPORTED, hstart,
                          "Fortran-order arrays are not supported");
   const char *d = descr;
-  if (*d == '<' || *d == '|' || *d == '=') d++;
+  if (*d == '<' || *d == '|' || *d == '=')
+    d++;
   else if (*d == '>' && !(d[1] && d[2] == '1'))
     return etk_error_set(err, ETK_E_UNSUPPORTED, hstart,
                          "big-endian arrays ('%s') are not supported", descr);
-  else if (*d == '>') d++;
+  else if (*d == '>')
+    d++;
   int st = -1;
   for (size_t i = 0; i < sizeof npy_types / sizeof npy_types[0]; i++)
     if (strcmp(npy_types[i].descr, d) == 0) st = npy_types[i].scalar_type;
@@ -197,12 +200,12 @@ int etk_npy_parse(const uint8_t *data, size_t len, etk_npy_t **out,
     return etk_error_set(err, ETK_E_OVERFLOW, hstart, ".npy size overflows");
   size_t dstart = hstart + hlen;
   if (nbytes != len - dstart)
-    return etk_error_set(err, ETK_E_FORMAT, dstart,
-                         ".npy data holds %zu bytes, the shape needs %llu "
-                         "(%s)",
-                         len - dstart, (unsigned long long)nbytes,
-                         nbytes < len - dstart ? "trailing bytes"
-                                               : "truncated data");
+    return etk_error_set(
+        err, ETK_E_FORMAT, dstart,
+        ".npy data holds %zu bytes, the shape needs %llu "
+        "(%s)",
+        len - dstart, (unsigned long long)nbytes,
+        nbytes < len - dstart ? "trailing bytes" : "truncated data");
   size_t head = (sizeof(etk_npy_t) + 63) & ~(size_t)63;
   uint8_t *mem = etk_aligned_malloc(head + (size_t)nbytes);
   if (!mem)
@@ -230,7 +233,9 @@ int etk_npy_read_file(const char *path, etk_npy_t **out, etk_error_t *err) {
   return rc;
 }
 
-void etk_npy_free(etk_npy_t *npy) { etk_aligned_free(npy); }
+void etk_npy_free(etk_npy_t *npy) {
+  etk_aligned_free(npy);
+}
 
 int etk_npy_write_file(const char *path, int scalar_type, uint32_t dim,
                        const int32_t *sizes, const void *data, uint64_t nbytes,
@@ -253,7 +258,10 @@ int etk_npy_write_file(const char *path, int scalar_type, uint32_t dim,
   char shape[16 * 14 + 8] = "(";
   for (uint32_t k = 0; k < dim; k++) {
     char one[16];
-    snprintf(one, sizeof one, "%d%s", sizes[k], dim == 1 ? "," : k + 1 < dim ? ", " : "");
+    snprintf(one, sizeof one, "%d%s", sizes[k],
+             dim == 1      ? ","
+             : k + 1 < dim ? ", "
+                           : "");
     strcat(shape, one);
   }
   strcat(shape, ")");
@@ -264,8 +272,8 @@ int etk_npy_write_file(const char *path, int scalar_type, uint32_t dim,
   size_t total = 10 + (size_t)n + 1;
   size_t padded = (total + 63) & ~(size_t)63;
   size_t hlen = padded - 10;
-  uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)hlen,
-                     (uint8_t)(hlen >> 8)};
+  uint8_t pre[10] = {0x93, 'N', 'U', 'M',           'P',
+                     'Y',  1,   0,   (uint8_t)hlen, (uint8_t)(hlen >> 8)};
   etk_outfile_t of;
   int rc = etk_outfile_open(&of, path, err);
   if (rc != ETK_OK) return rc;

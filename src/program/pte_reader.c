@@ -52,9 +52,9 @@
 
 const char *etk_program_tag_name(int tag) {
   static const char *const names[] = {
-      "None",   "Null",     "Int",        "Bool",     "Double",     "Tensor",
-      "String", "IntList",  "DoubleList", "BoolList", "TensorList",
-      "OptionalTensorList"};
+      "None",       "Null",     "Int",        "Bool",
+      "Double",     "Tensor",   "String",     "IntList",
+      "DoubleList", "BoolList", "TensorList", "OptionalTensorList"};
   if (tag < 0 || tag >= (int)(sizeof names / sizeof names[0])) return "Unknown";
   return names[tag];
 }
@@ -123,8 +123,8 @@ static int printable4(const uint8_t *p) {
   return 1;
 }
 
-int etk_pte_header_parse(const uint8_t *data, size_t len,
-                         etk_pte_header_t *out, etk_error_t *err) {
+int etk_pte_header_parse(const uint8_t *data, size_t len, etk_pte_header_t *out,
+                         etk_error_t *err) {
   if (!out || (!data && len))
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
@@ -186,9 +186,9 @@ int etk_pte_header_parse(const uint8_t *data, size_t len,
 /* --------------------------------------------------------------- decoding */
 
 typedef struct reader {
-  const uint8_t *buf;  /* whole file, aligned */
-  size_t len;          /* file length */
-  uint32_t flat_len;   /* verified flatbuffer region */
+  const uint8_t *buf; /* whole file, aligned */
+  size_t len;         /* file length */
+  uint32_t flat_len;  /* verified flatbuffer region */
   etk_arena_t *arena;
   etk_error_t *err;
   etk_program_t *prog;
@@ -197,8 +197,8 @@ typedef struct reader {
   /* constants */
   const uint8_t *const_seg_data;
   uint64_t const_seg_size;
-  etk_fb_vector_t const_offsets;   /* constant_segment.offsets */
-  etk_fb_vector_t const_buffers;   /* constant_buffer */
+  etk_fb_vector_t const_offsets; /* constant_segment.offsets */
+  etk_fb_vector_t const_buffers; /* constant_buffer */
   /* mutable data (initial values of planned tensors) */
   int has_mutable;
   const uint8_t *mut_seg_data;
@@ -270,9 +270,8 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
   out->scalar_type = etk_fb_get_i8(t, ETK_PTE_TENSOR_SCALAR_TYPE, 0);
   size_t elem = etk_scalar_type_size(out->scalar_type);
   if (elem == 0)
-    return fail(r, ETK_E_FORMAT, at,
-                "value %u: unknown tensor scalar type %d", value_index,
-                out->scalar_type);
+    return fail(r, ETK_E_FORMAT, at, "value %u: unknown tensor scalar type %d",
+                value_index, out->scalar_type);
   out->storage_offset = etk_fb_get_i32(t, ETK_PTE_TENSOR_STORAGE_OFFSET, 0);
   etk_fb_vector_t sizes = etk_fb_get_vector(t, ETK_PTE_TENSOR_SIZES);
   etk_fb_vector_t order = etk_fb_get_vector(t, ETK_PTE_TENSOR_DIM_ORDER);
@@ -284,8 +283,8 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                 value_index);
   if (sizes.count > ETK_PROGRAM_MAX_DIMS)
     return fail(r, ETK_E_LIMIT, sizes.pos,
-                "value %u: tensor rank %u exceeds the limit of %d",
-                value_index, sizes.count, ETK_PROGRAM_MAX_DIMS);
+                "value %u: tensor rank %u exceeds the limit of %d", value_index,
+                sizes.count, ETK_PROGRAM_MAX_DIMS);
   if (order.count != sizes.count)
     return fail(r, ETK_E_FORMAT, order.pos,
                 "value %u: dim_order has %u entries for a rank-%u tensor",
@@ -325,8 +324,8 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
     out->external = loc == 1;
     out->fully_qualified_name = dup_string(
         r, etk_fb_get_string(extra, ETK_PTE_EXTRA_TENSOR_FULLY_QUALIFIED_NAME));
-    mut_idx =
-        etk_fb_get_u64(extra, ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 0);
+    mut_idx = etk_fb_get_u64(extra,
+                             ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 0);
     if (out->external && !out->fully_qualified_name)
       return fail(r, ETK_E_FORMAT, extra.pos,
                   "value %u: external tensor without a fully qualified name",
@@ -385,8 +384,8 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
       out->data = r->const_seg_data + off;
       if (out->nbytes &&
           (rc = check_data_alignment(r, out->data, elem,
-                               vec_elem_offset(r->const_offsets, idx, 8),
-                               value_index, "constant data")) != ETK_OK)
+                                     vec_elem_offset(r->const_offsets, idx, 8),
+                                     value_index, "constant data")) != ETK_OK)
         return rc;
     } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
       if (idx >= r->const_buffers.count)
@@ -404,7 +403,7 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
       out->data = st.data;
       if (out->nbytes &&
           (rc = check_data_alignment(r, out->data, elem, b.pos, value_index,
-                               "constant buffer data")) != ETK_OK)
+                                     "constant buffer data")) != ETK_OK)
         return rc;
     } else {
       return fail(r, ETK_E_FORMAT, at,
@@ -434,13 +433,12 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
   uint64_t off = etk_fb_load_u64(r->mut_offsets.data + 8u * idx);
   if (off > r->mut_seg_size || out->nbytes > r->mut_seg_size - off)
     return fail(r, ETK_E_FORMAT, vec_elem_offset(r->mut_offsets, idx, 8),
-                "value %u: initial data lies outside its segment",
-                value_index);
+                "value %u: initial data lies outside its segment", value_index);
   out->data = r->mut_seg_data + off;
   if (out->nbytes &&
       (rc = check_data_alignment(r, out->data, elem,
-                           vec_elem_offset(r->mut_offsets, idx, 8), value_index,
-                           "initial data")) != ETK_OK)
+                                 vec_elem_offset(r->mut_offsets, idx, 8),
+                                 value_index, "initial data")) != ETK_OK)
     return rc;
   return ETK_OK;
 }
@@ -449,9 +447,8 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
 static int check_value_index(reader_t *r, int64_t v, uint32_t count,
                              uint64_t at, const char *what) {
   if (v < 0 || v >= (int64_t)count)
-    return fail(r, ETK_E_FORMAT, at,
-                "%s refers to value %lld, outside 0..%u", what, (long long)v,
-                count ? count - 1 : 0);
+    return fail(r, ETK_E_FORMAT, at, "%s refers to value %lld, outside 0..%u",
+                what, (long long)v, count ? count - 1 : 0);
   return ETK_OK;
 }
 
@@ -460,8 +457,8 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
   etk_fb_vector_t vals = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_VALUES);
   uint32_t n = vals.data ? vals.count : 0;
   if (n > r->max_values)
-    return fail(r, ETK_E_LIMIT, vals.pos,
-                "%u values exceed the limit of %u", n, r->max_values);
+    return fail(r, ETK_E_LIMIT, vals.pos, "%u values exceed the limit of %u", n,
+                r->max_values);
   etk_program_value_t *values = etk_arena_array(r->arena, n, sizeof *values);
   if (!values) return oom(r);
   /* Pass 1: tags, so list items can be checked against their targets. */
@@ -486,79 +483,80 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
     etk_program_value_t *pv = &values[i];
     int rc;
     switch (pv->tag) {
-    case ETK_PTE_KT_NULL:
-      break;
-    case ETK_PTE_KT_INT:
-      pv->u.i = etk_fb_get_i64(v, ETK_PTE_SCALAR_VALUE, 0);
-      break;
-    case ETK_PTE_KT_BOOL:
-      pv->u.b = etk_fb_get_u8(v, ETK_PTE_SCALAR_VALUE, 0) != 0;
-      break;
-    case ETK_PTE_KT_DOUBLE:
-      pv->u.d = etk_fb_get_f64(v, ETK_PTE_SCALAR_VALUE, 0.0);
-      break;
-    case ETK_PTE_KT_TENSOR: {
-      etk_program_tensor_t *t = &tensors[next_tensor++];
-      if ((rc = decode_tensor(r, v, i, plan, t)) != ETK_OK) return rc;
-      pv->u.tensor = t;
-    } break;
-    case ETK_PTE_KT_STRING: {
-      etk_fb_string_t s = etk_fb_get_string(v, ETK_PTE_SCALAR_VALUE);
-      if (!s.data)
-        return fail(r, ETK_E_FORMAT, v.pos, "value %u: string is missing", i);
-      pv->u.string.data = s.data;
-      pv->u.string.len = s.len;
-    } break;
-    case ETK_PTE_KT_INT_LIST:
-    case ETK_PTE_KT_DOUBLE_LIST:
-    case ETK_PTE_KT_BOOL_LIST:
-    case ETK_PTE_KT_TENSOR_LIST:
-    case ETK_PTE_KT_OPTIONAL_TENSOR_LIST: {
-      etk_fb_vector_t items = etk_fb_get_vector(v, ETK_PTE_LIST_ITEMS);
-      if (!items.data)
-        return fail(r, ETK_E_FORMAT, v.pos, "value %u: %s has no items", i,
-                    etk_program_tag_name(pv->tag));
-      if (pv->tag == ETK_PTE_KT_INT_LIST) {
-        pv->u.int_list.items = (const int64_t *)(const void *)items.data;
-        pv->u.int_list.count = items.count;
-        for (uint32_t j = 0; j < items.count; j++) {
-          int64_t x = pv->u.int_list.items[j];
-          uint32_t at = vec_elem_offset(items, j, 8);
-          if ((rc = check_value_index(r, x, n, at, "an IntList item")) != 0)
-            return rc;
-          if (values[x].tag != ETK_PTE_KT_INT)
-            return fail(r, ETK_E_FORMAT, at,
-                        "value %u: IntList item %u refers to value %lld, a "
-                        "%s, not an Int",
-                        i, j, (long long)x, etk_program_tag_name(values[x].tag));
+      case ETK_PTE_KT_NULL:
+        break;
+      case ETK_PTE_KT_INT:
+        pv->u.i = etk_fb_get_i64(v, ETK_PTE_SCALAR_VALUE, 0);
+        break;
+      case ETK_PTE_KT_BOOL:
+        pv->u.b = etk_fb_get_u8(v, ETK_PTE_SCALAR_VALUE, 0) != 0;
+        break;
+      case ETK_PTE_KT_DOUBLE:
+        pv->u.d = etk_fb_get_f64(v, ETK_PTE_SCALAR_VALUE, 0.0);
+        break;
+      case ETK_PTE_KT_TENSOR: {
+        etk_program_tensor_t *t = &tensors[next_tensor++];
+        if ((rc = decode_tensor(r, v, i, plan, t)) != ETK_OK) return rc;
+        pv->u.tensor = t;
+      } break;
+      case ETK_PTE_KT_STRING: {
+        etk_fb_string_t s = etk_fb_get_string(v, ETK_PTE_SCALAR_VALUE);
+        if (!s.data)
+          return fail(r, ETK_E_FORMAT, v.pos, "value %u: string is missing", i);
+        pv->u.string.data = s.data;
+        pv->u.string.len = s.len;
+      } break;
+      case ETK_PTE_KT_INT_LIST:
+      case ETK_PTE_KT_DOUBLE_LIST:
+      case ETK_PTE_KT_BOOL_LIST:
+      case ETK_PTE_KT_TENSOR_LIST:
+      case ETK_PTE_KT_OPTIONAL_TENSOR_LIST: {
+        etk_fb_vector_t items = etk_fb_get_vector(v, ETK_PTE_LIST_ITEMS);
+        if (!items.data)
+          return fail(r, ETK_E_FORMAT, v.pos, "value %u: %s has no items", i,
+                      etk_program_tag_name(pv->tag));
+        if (pv->tag == ETK_PTE_KT_INT_LIST) {
+          pv->u.int_list.items = (const int64_t *)(const void *)items.data;
+          pv->u.int_list.count = items.count;
+          for (uint32_t j = 0; j < items.count; j++) {
+            int64_t x = pv->u.int_list.items[j];
+            uint32_t at = vec_elem_offset(items, j, 8);
+            if ((rc = check_value_index(r, x, n, at, "an IntList item")) != 0)
+              return rc;
+            if (values[x].tag != ETK_PTE_KT_INT)
+              return fail(r, ETK_E_FORMAT, at,
+                          "value %u: IntList item %u refers to value %lld, a "
+                          "%s, not an Int",
+                          i, j, (long long)x,
+                          etk_program_tag_name(values[x].tag));
+          }
+        } else if (pv->tag == ETK_PTE_KT_DOUBLE_LIST) {
+          pv->u.double_list.items = (const double *)(const void *)items.data;
+          pv->u.double_list.count = items.count;
+        } else if (pv->tag == ETK_PTE_KT_BOOL_LIST) {
+          pv->u.bool_list.items = items.data;
+          pv->u.bool_list.count = items.count;
+        } else {
+          bool optional = pv->tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST;
+          pv->u.tensor_list.items = (const int32_t *)(const void *)items.data;
+          pv->u.tensor_list.count = items.count;
+          for (uint32_t j = 0; j < items.count; j++) {
+            int32_t x = pv->u.tensor_list.items[j];
+            uint32_t at = vec_elem_offset(items, j, 4);
+            if (optional && x == -1) continue;
+            if ((rc = check_value_index(r, x, n, at, "a TensorList item")) != 0)
+              return rc;
+            if (values[x].tag != ETK_PTE_KT_TENSOR)
+              return fail(r, ETK_E_FORMAT, at,
+                          "value %u: tensor list item %u refers to value %d, a "
+                          "%s, not a Tensor",
+                          i, j, x, etk_program_tag_name(values[x].tag));
+          }
         }
-      } else if (pv->tag == ETK_PTE_KT_DOUBLE_LIST) {
-        pv->u.double_list.items = (const double *)(const void *)items.data;
-        pv->u.double_list.count = items.count;
-      } else if (pv->tag == ETK_PTE_KT_BOOL_LIST) {
-        pv->u.bool_list.items = items.data;
-        pv->u.bool_list.count = items.count;
-      } else {
-        bool optional = pv->tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST;
-        pv->u.tensor_list.items = (const int32_t *)(const void *)items.data;
-        pv->u.tensor_list.count = items.count;
-        for (uint32_t j = 0; j < items.count; j++) {
-          int32_t x = pv->u.tensor_list.items[j];
-          uint32_t at = vec_elem_offset(items, j, 4);
-          if (optional && x == -1) continue;
-          if ((rc = check_value_index(r, x, n, at, "a TensorList item")) != 0)
-            return rc;
-          if (values[x].tag != ETK_PTE_KT_TENSOR)
-            return fail(r, ETK_E_FORMAT, at,
-                        "value %u: tensor list item %u refers to value %d, a "
-                        "%s, not a Tensor",
-                        i, j, x, etk_program_tag_name(values[x].tag));
-        }
-      }
-    } break;
-    default:
-      return fail(r, ETK_E_FORMAT, ev.pos, "value %u: unknown type code %d",
-                  i, pv->tag);
+      } break;
+      default:
+        return fail(r, ETK_E_FORMAT, ev.pos, "value %u: unknown type code %d",
+                    i, pv->tag);
     }
   }
   return ETK_OK;
@@ -662,7 +660,8 @@ static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
       return fail(r, ETK_E_FORMAT, ref.pos,
                   "delegate %u: unknown data location %d", i, out[i].location);
     }
-    etk_fb_vector_t specs = etk_fb_get_vector(d, ETK_PTE_DELEGATE_COMPILE_SPECS);
+    etk_fb_vector_t specs =
+        etk_fb_get_vector(d, ETK_PTE_DELEGATE_COMPILE_SPECS);
     uint32_t ns = specs.data ? specs.count : 0;
     etk_program_compile_spec_t *cs = etk_arena_array(r->arena, ns, sizeof *cs);
     if (!cs) return oom(r);
@@ -670,7 +669,8 @@ static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
       etk_fb_table_t s = etk_fb_vector_table(r->buf, specs, j);
       etk_fb_string_t key = etk_fb_get_string(s, ETK_PTE_COMPILE_SPEC_KEY);
       etk_fb_vector_t val = etk_fb_get_vector(s, ETK_PTE_COMPILE_SPEC_VALUE);
-      cs[j].key = key.data ? dup_string(r, key) : etk_arena_strndup(r->arena, "", 0);
+      cs[j].key =
+          key.data ? dup_string(r, key) : etk_arena_strndup(r->arena, "", 0);
       if (!cs[j].key) return oom(r);
       cs[j].value = val.data;
       cs[j].value_len = val.data ? val.count : 0;
@@ -704,7 +704,8 @@ static int decode_chain(reader_t *r, etk_fb_table_t c, uint32_t ci,
     return fail(r, ETK_E_LIMIT, ins.pos,
                 "chain %u: %u instructions exceed the limit of %u", ci, n,
                 r->max_instructions);
-  etk_program_instruction_t *out_i = etk_arena_array(r->arena, n, sizeof *out_i);
+  etk_program_instruction_t *out_i =
+      etk_arena_array(r->arena, n, sizeof *out_i);
   if (!out_i) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
     etk_fb_table_t it = etk_fb_vector_table(r->buf, ins, i);
@@ -717,54 +718,54 @@ static int decode_chain(reader_t *r, etk_fb_table_t c, uint32_t ci,
                   "chain %u instruction %u has no arguments", ci, i);
     char what[64];
     switch (x->kind) {
-    case ETK_INSTR_KERNEL_CALL:
-    case ETK_INSTR_DELEGATE_CALL: {
-      bool kernel = x->kind == ETK_INSTR_KERNEL_CALL;
-      x->index = etk_fb_get_i32(a, ETK_PTE_CALL_INDEX, 0);
-      uint32_t limit = kernel ? plan->operator_count : plan->delegate_count;
-      if (x->index < 0 || (uint32_t)x->index >= limit)
-        return fail(r, ETK_E_FORMAT, a.pos,
-                    "instruction %u: %s index %d out of range (%u %s)", i,
-                    kernel ? "operator" : "delegate", x->index, limit,
-                    kernel ? "operators" : "delegates");
-      etk_fb_vector_t args = etk_fb_get_vector(a, ETK_PTE_CALL_ARGS);
-      if (!args.data)
-        return fail(r, ETK_E_FORMAT, a.pos, "instruction %u: %s has no args",
-                    i, kernel ? "KernelCall" : "DelegateCall");
-      snprintf(what, sizeof what, "instruction %u argument", i);
-      if ((rc = decode_index_vector(r, args, nv, what, &x->args,
-                                    &x->arg_count)) != ETK_OK)
-        return rc;
-    } break;
-    case ETK_INSTR_MOVE_CALL:
-      x->index = etk_fb_get_i32(a, ETK_PTE_MOVE_FROM, 0);
-      x->index2 = etk_fb_get_i32(a, ETK_PTE_MOVE_TO, 0);
-      snprintf(what, sizeof what, "instruction %u (MoveCall)", i);
-      if ((rc = check_value_index(r, x->index, nv, a.pos, what)) != ETK_OK ||
-          (rc = check_value_index(r, x->index2, nv, a.pos, what)) != ETK_OK)
-        return rc;
-      break;
-    case ETK_INSTR_JUMP_FALSE_CALL:
-      x->index = etk_fb_get_i32(a, ETK_PTE_JUMP_FALSE_COND, 0);
-      x->index2 = etk_fb_get_i32(a, ETK_PTE_JUMP_FALSE_DESTINATION, 0);
-      snprintf(what, sizeof what, "instruction %u (JumpFalseCall)", i);
-      if ((rc = check_value_index(r, x->index, nv, a.pos, what)) != ETK_OK)
-        return rc;
-      if (x->index2 < 0 || (uint32_t)x->index2 > n)
-        return fail(r, ETK_E_FORMAT, a.pos,
-                    "instruction %u: jump destination %d outside the chain "
-                    "(0..%u)",
-                    i, x->index2, n);
-      break;
-    case ETK_INSTR_FREE_CALL:
-      x->index = etk_fb_get_i32(a, ETK_PTE_FREE_VALUE_INDEX, 0);
-      snprintf(what, sizeof what, "instruction %u (FreeCall)", i);
-      if ((rc = check_value_index(r, x->index, nv, a.pos, what)) != ETK_OK)
-        return rc;
-      break;
-    default:
-      return fail(r, ETK_E_FORMAT, it.pos,
-                  "instruction %u: unknown instruction type %d", i, x->kind);
+      case ETK_INSTR_KERNEL_CALL:
+      case ETK_INSTR_DELEGATE_CALL: {
+        bool kernel = x->kind == ETK_INSTR_KERNEL_CALL;
+        x->index = etk_fb_get_i32(a, ETK_PTE_CALL_INDEX, 0);
+        uint32_t limit = kernel ? plan->operator_count : plan->delegate_count;
+        if (x->index < 0 || (uint32_t)x->index >= limit)
+          return fail(r, ETK_E_FORMAT, a.pos,
+                      "instruction %u: %s index %d out of range (%u %s)", i,
+                      kernel ? "operator" : "delegate", x->index, limit,
+                      kernel ? "operators" : "delegates");
+        etk_fb_vector_t args = etk_fb_get_vector(a, ETK_PTE_CALL_ARGS);
+        if (!args.data)
+          return fail(r, ETK_E_FORMAT, a.pos, "instruction %u: %s has no args",
+                      i, kernel ? "KernelCall" : "DelegateCall");
+        snprintf(what, sizeof what, "instruction %u argument", i);
+        if ((rc = decode_index_vector(r, args, nv, what, &x->args,
+                                      &x->arg_count)) != ETK_OK)
+          return rc;
+      } break;
+      case ETK_INSTR_MOVE_CALL:
+        x->index = etk_fb_get_i32(a, ETK_PTE_MOVE_FROM, 0);
+        x->index2 = etk_fb_get_i32(a, ETK_PTE_MOVE_TO, 0);
+        snprintf(what, sizeof what, "instruction %u (MoveCall)", i);
+        if ((rc = check_value_index(r, x->index, nv, a.pos, what)) != ETK_OK ||
+            (rc = check_value_index(r, x->index2, nv, a.pos, what)) != ETK_OK)
+          return rc;
+        break;
+      case ETK_INSTR_JUMP_FALSE_CALL:
+        x->index = etk_fb_get_i32(a, ETK_PTE_JUMP_FALSE_COND, 0);
+        x->index2 = etk_fb_get_i32(a, ETK_PTE_JUMP_FALSE_DESTINATION, 0);
+        snprintf(what, sizeof what, "instruction %u (JumpFalseCall)", i);
+        if ((rc = check_value_index(r, x->index, nv, a.pos, what)) != ETK_OK)
+          return rc;
+        if (x->index2 < 0 || (uint32_t)x->index2 > n)
+          return fail(r, ETK_E_FORMAT, a.pos,
+                      "instruction %u: jump destination %d outside the chain "
+                      "(0..%u)",
+                      i, x->index2, n);
+        break;
+      case ETK_INSTR_FREE_CALL:
+        x->index = etk_fb_get_i32(a, ETK_PTE_FREE_VALUE_INDEX, 0);
+        snprintf(what, sizeof what, "instruction %u (FreeCall)", i);
+        if ((rc = check_value_index(r, x->index, nv, a.pos, what)) != ETK_OK)
+          return rc;
+        break;
+      default:
+        return fail(r, ETK_E_FORMAT, it.pos,
+                    "instruction %u: unknown instruction type %d", i, x->kind);
     }
   }
   out->instructions = out_i;
@@ -779,13 +780,15 @@ static int decode_chain(reader_t *r, etk_fb_table_t c, uint32_t ci,
       etk_fb_table_t fl = etk_fb_vector_table(r->buf, st, i);
       etk_fb_vector_t fr = etk_fb_get_vector(fl, ETK_PTE_FRAME_LIST_ITEMS);
       uint32_t nf = fr.data ? fr.count : 0;
-      etk_program_frame_t *frames = etk_arena_array(r->arena, nf, sizeof *frames);
+      etk_program_frame_t *frames =
+          etk_arena_array(r->arena, nf, sizeof *frames);
       if (!frames) return oom(r);
       for (uint32_t j = 0; j < nf; j++) {
         etk_fb_table_t f = etk_fb_vector_table(r->buf, fr, j);
         frames[j].filename =
             dup_string(r, etk_fb_get_string(f, ETK_PTE_FRAME_FILENAME));
-        frames[j].name = dup_string(r, etk_fb_get_string(f, ETK_PTE_FRAME_NAME));
+        frames[j].name =
+            dup_string(r, etk_fb_get_string(f, ETK_PTE_FRAME_NAME));
         frames[j].context =
             dup_string(r, etk_fb_get_string(f, ETK_PTE_FRAME_CONTEXT));
         frames[j].lineno = etk_fb_get_i32(f, ETK_PTE_FRAME_LINENO, 0);
@@ -903,8 +906,7 @@ static int decode_program(reader_t *r, uint32_t root) {
                       ? "the extended header's segment_base_offset is 0"
                       : "the file has no extended header giving the segment "
                         "base offset");
-    if (sv[i].offset > UINT64_MAX - base ||
-        base + sv[i].offset > r->len ||
+    if (sv[i].offset > UINT64_MAX - base || base + sv[i].offset > r->len ||
         sv[i].size > r->len - (base + sv[i].offset))
       return fail(r, ETK_E_TRUNCATED, s.pos,
                   "segment %u ([%llu, +%llu) after base %llu) lies outside the "
@@ -966,7 +968,8 @@ static int decode_program(reader_t *r, uint32_t root) {
     if (!key.data)
       return fail(r, ETK_E_FORMAT, t.pos, "named data %u has no key", i);
     ndv[i].key = dup_string(r, key);
-    ndv[i].segment_index = etk_fb_get_u32(t, ETK_PTE_NAMED_DATA_SEGMENT_INDEX, 0);
+    ndv[i].segment_index =
+        etk_fb_get_u32(t, ETK_PTE_NAMED_DATA_SEGMENT_INDEX, 0);
     if (!ndv[i].key) return oom(r);
     if (ndv[i].segment_index >= ns)
       return fail(r, ETK_E_FORMAT, t.pos,

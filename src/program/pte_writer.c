@@ -41,10 +41,10 @@
 
 /* --------------------------------------------------------- growable arrays */
 
-#define VEC(T)                                                                 \
-  struct {                                                                     \
-    T *items;                                                                  \
-    size_t count, cap;                                                         \
+#define VEC(T)         \
+  struct {             \
+    T *items;          \
+    size_t count, cap; \
   }
 
 static int vec_grow(void **items, size_t *cap, size_t need, size_t elem) {
@@ -58,10 +58,10 @@ static int vec_grow(void **items, size_t *cap, size_t need, size_t elem) {
   *cap = ncap;
   return ETK_OK;
 }
-#define VEC_PUSH(b, v, x)                                                      \
-  (vec_grow((void **)&(v).items, &(v).cap, (v).count + 1,                      \
-            sizeof *(v).items) == ETK_OK                                       \
-       ? ((v).items[(v).count] = (x), (int)(v).count++)                        \
+#define VEC_PUSH(b, v, x)                                 \
+  (vec_grow((void **)&(v).items, &(v).cap, (v).count + 1, \
+            sizeof *(v).items) == ETK_OK                  \
+       ? ((v).items[(v).count] = (x), (int)(v).count++)   \
        : fail(b, ETK_E_NO_MEMORY, "out of memory"))
 
 typedef struct b_tensor {
@@ -174,7 +174,8 @@ static b_method_t *cur_method(etk_program_builder_t *b) {
 int etk_program_builder_add_method(etk_program_builder_t *b, const char *name) {
   if (!b) return ETK_E_INVALID_ARGUMENT;
   if (b->status) return b->status;
-  if (!name || !name[0]) return fail(b, ETK_E_INVALID_ARGUMENT, "empty method name");
+  if (!name || !name[0])
+    return fail(b, ETK_E_INVALID_ARGUMENT, "empty method name");
   for (size_t i = 0; i < b->methods.count; i++)
     if (strcmp(b->methods.items[i].name, name) == 0)
       return fail(b, ETK_E_INVALID_ARGUMENT, "method '%s' added twice", name);
@@ -196,7 +197,8 @@ etk_program_builder_t *etk_program_builder_new(const char *method_name) {
   if (!b) return NULL;
   b->opt.segment_alignment = 128;
   b->opt.constant_alignment = 16;
-  if (etk_program_builder_add_method(b, method_name ? method_name : "forward") < 0) {
+  if (etk_program_builder_add_method(b, method_name ? method_name : "forward") <
+      0) {
     etk_program_builder_free(b);
     return NULL;
   }
@@ -249,8 +251,10 @@ void etk_program_builder_free(etk_program_builder_t *b) {
     free(m->name);
   }
   free(b->methods.items);
-  for (size_t k = 0; k < b->constants.count; k++) free(b->constants.items[k].data);
-  for (size_t k = 0; k < b->payloads.count; k++) free(b->payloads.items[k].data);
+  for (size_t k = 0; k < b->constants.count; k++)
+    free(b->constants.items[k].data);
+  for (size_t k = 0; k < b->payloads.count; k++)
+    free(b->payloads.items[k].data);
   free(b->constants.items);
   free(b->payloads.items);
   free(b);
@@ -459,10 +463,9 @@ int etk_program_builder_add_bool_list(etk_program_builder_t *b,
 int etk_program_builder_add_tensor_list(etk_program_builder_t *b,
                                         const int32_t *items, uint32_t count,
                                         bool optional) {
-  return add_list(b,
-                  optional ? ETK_PTE_KT_OPTIONAL_TENSOR_LIST
-                           : ETK_PTE_KT_TENSOR_LIST,
-                  items, count, sizeof *items);
+  return add_list(
+      b, optional ? ETK_PTE_KT_OPTIONAL_TENSOR_LIST : ETK_PTE_KT_TENSOR_LIST,
+      items, count, sizeof *items);
 }
 
 static int set_io(etk_program_builder_t *b, const int32_t *values,
@@ -494,8 +497,8 @@ int etk_program_builder_set_outputs(etk_program_builder_t *b,
 
 /* ------------------------------------------------- operators and delegates */
 
-int etk_program_builder_add_operator(etk_program_builder_t *b,
-                                     const char *name, const char *overload) {
+int etk_program_builder_add_operator(etk_program_builder_t *b, const char *name,
+                                     const char *overload) {
   if (!b) return ETK_E_INVALID_ARGUMENT;
   if (b->status) return b->status;
   if (!name || !name[0])
@@ -600,8 +603,8 @@ int etk_program_builder_move_call(etk_program_builder_t *b, int from, int to) {
 }
 int etk_program_builder_jump_false_call(etk_program_builder_t *b,
                                         int cond_value, int destination) {
-  return push_instr(b, ETK_INSTR_JUMP_FALSE_CALL, cond_value, destination,
-                    NULL, 0);
+  return push_instr(b, ETK_INSTR_JUMP_FALSE_CALL, cond_value, destination, NULL,
+                    0);
 }
 int etk_program_builder_free_call(etk_program_builder_t *b, int value) {
   return push_instr(b, ETK_INSTR_FREE_CALL, value, 0, NULL, 0);
@@ -613,8 +616,8 @@ uint64_t etk_program_builder_planned_size(const etk_program_builder_t *b) {
 
 /* ---------------------------------------------------------------- checks */
 
-static int check_index(etk_program_builder_t *b, const b_method_t *m,
-                       int64_t v, const char *what) {
+static int check_index(etk_program_builder_t *b, const b_method_t *m, int64_t v,
+                       const char *what) {
   if (v < 0 || (uint64_t)v >= m->values.count)
     return fail(b, ETK_E_INVALID_ARGUMENT,
                 "method '%s': %s refers to value %lld of %zu", m->name, what,
@@ -629,7 +632,8 @@ static int check_method(etk_program_builder_t *b, b_method_t *m) {
     if (check_index(b, m, m->outputs[k], "an output")) return b->status;
   for (size_t k = 0; k < m->values.count; k++) {
     b_value_t *v = &m->values.items[k];
-    if (v->tag == ETK_PTE_KT_TENSOR_LIST || v->tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST) {
+    if (v->tag == ETK_PTE_KT_TENSOR_LIST ||
+        v->tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST) {
       const int32_t *it = v->items;
       for (uint32_t j = 0; j < v->count; j++) {
         if (it[j] == -1 && v->tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST) continue;
@@ -646,36 +650,37 @@ static int check_method(etk_program_builder_t *b, b_method_t *m) {
     char what[48];
     snprintf(what, sizeof what, "instruction %zu", i);
     switch (x->kind) {
-    case ETK_INSTR_KERNEL_CALL:
-      if (x->index < 0 || (size_t)x->index >= m->ops.count)
-        return fail(b, ETK_E_INVALID_ARGUMENT,
-                    "method '%s': %s uses operator %d of %zu", m->name, what,
-                    x->index, m->ops.count);
-      for (uint32_t k = 0; k < x->count; k++)
-        if (check_index(b, m, x->args[k], what)) return b->status;
-      break;
-    case ETK_INSTR_DELEGATE_CALL:
-      if (x->index < 0 || (size_t)x->index >= m->delegates.count)
-        return fail(b, ETK_E_INVALID_ARGUMENT,
-                    "method '%s': %s uses delegate %d of %zu", m->name, what,
-                    x->index, m->delegates.count);
-      for (uint32_t k = 0; k < x->count; k++)
-        if (check_index(b, m, x->args[k], what)) return b->status;
-      break;
-    case ETK_INSTR_MOVE_CALL:
-      if (check_index(b, m, x->index, what) || check_index(b, m, x->index2, what))
-        return b->status;
-      break;
-    case ETK_INSTR_JUMP_FALSE_CALL:
-      if (check_index(b, m, x->index, what)) return b->status;
-      if (x->index2 < 0 || (size_t)x->index2 > m->instrs.count)
-        return fail(b, ETK_E_INVALID_ARGUMENT,
-                    "method '%s': %s jumps to %d outside the chain", m->name,
-                    what, x->index2);
-      break;
-    case ETK_INSTR_FREE_CALL:
-      if (check_index(b, m, x->index, what)) return b->status;
-      break;
+      case ETK_INSTR_KERNEL_CALL:
+        if (x->index < 0 || (size_t)x->index >= m->ops.count)
+          return fail(b, ETK_E_INVALID_ARGUMENT,
+                      "method '%s': %s uses operator %d of %zu", m->name, what,
+                      x->index, m->ops.count);
+        for (uint32_t k = 0; k < x->count; k++)
+          if (check_index(b, m, x->args[k], what)) return b->status;
+        break;
+      case ETK_INSTR_DELEGATE_CALL:
+        if (x->index < 0 || (size_t)x->index >= m->delegates.count)
+          return fail(b, ETK_E_INVALID_ARGUMENT,
+                      "method '%s': %s uses delegate %d of %zu", m->name, what,
+                      x->index, m->delegates.count);
+        for (uint32_t k = 0; k < x->count; k++)
+          if (check_index(b, m, x->args[k], what)) return b->status;
+        break;
+      case ETK_INSTR_MOVE_CALL:
+        if (check_index(b, m, x->index, what) ||
+            check_index(b, m, x->index2, what))
+          return b->status;
+        break;
+      case ETK_INSTR_JUMP_FALSE_CALL:
+        if (check_index(b, m, x->index, what)) return b->status;
+        if (x->index2 < 0 || (size_t)x->index2 > m->instrs.count)
+          return fail(b, ETK_E_INVALID_ARGUMENT,
+                      "method '%s': %s jumps to %d outside the chain", m->name,
+                      what, x->index2);
+        break;
+      case ETK_INSTR_FREE_CALL:
+        if (check_index(b, m, x->index, what)) return b->status;
+        break;
     }
   }
   return ETK_OK;
@@ -687,7 +692,7 @@ typedef struct emit {
   etk_fb_builder_t fb;
   etk_program_builder_t *b;
   /* segment plan */
-  int const_segment;      /* segment index of constants, -1 = none */
+  int const_segment;       /* segment index of constants, -1 = none */
   uint64_t *const_offsets; /* per constant, within the segment */
   uint64_t const_size;
   int32_t *payload_segment; /* per payload: segment index, -1 inline */
@@ -709,74 +714,76 @@ static etk_fb_ref_t emit_value(emit_t *e, const b_method_t *m,
   etk_fb_builder_t *fb = &e->fb;
   etk_fb_ref_t inner = 0, a = 0, b2 = 0;
   switch (v->tag) {
-  case ETK_PTE_KT_NULL:
-    etk_fb_table_start(fb);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_INT:
-    etk_fb_table_start(fb);
-    etk_fb_add_i64(fb, ETK_PTE_SCALAR_VALUE, v->i, 0, 0);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_BOOL:
-    etk_fb_table_start(fb);
-    etk_fb_add_bool(fb, ETK_PTE_SCALAR_VALUE, v->b, 0, 0);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_DOUBLE:
-    etk_fb_table_start(fb);
-    etk_fb_add_f64(fb, ETK_PTE_SCALAR_VALUE, v->d, 0.0, 0);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_STRING:
-    a = str(e, v->str);
-    etk_fb_table_start(fb);
-    etk_fb_add_ref(fb, ETK_PTE_SCALAR_VALUE, a);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_INT_LIST:
-  case ETK_PTE_KT_DOUBLE_LIST:
-    a = etk_fb_create_vector(fb, v->items, v->count, 8, 8);
-    etk_fb_table_start(fb);
-    etk_fb_add_ref(fb, ETK_PTE_LIST_ITEMS, a);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_BOOL_LIST:
-    a = etk_fb_create_vector(fb, v->items, v->count, 1, 1);
-    etk_fb_table_start(fb);
-    etk_fb_add_ref(fb, ETK_PTE_LIST_ITEMS, a);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_TENSOR_LIST:
-  case ETK_PTE_KT_OPTIONAL_TENSOR_LIST:
-    a = i32_vec(e, v->items, v->count);
-    etk_fb_table_start(fb);
-    etk_fb_add_ref(fb, ETK_PTE_LIST_ITEMS, a);
-    inner = etk_fb_table_end(fb);
-    break;
-  case ETK_PTE_KT_TENSOR: {
-    const b_tensor_t *t = &v->t;
-    etk_fb_ref_t alloc = 0;
-    if (t->placement == ETK_BUILDER_PLANNED) {
+    case ETK_PTE_KT_NULL:
       etk_fb_table_start(fb);
-      etk_fb_add_u32(fb, ETK_PTE_ALLOCATION_MEMORY_ID, t->memory_id, 0, 0);
-      etk_fb_add_u32(fb, ETK_PTE_ALLOCATION_MEMORY_OFFSET_LOW,
-                     (uint32_t)t->offset, 0, 0);
-      etk_fb_add_u32(fb, ETK_PTE_ALLOCATION_MEMORY_OFFSET_HIGH,
-                     (uint32_t)(t->offset >> 32), 0, 0);
-      alloc = etk_fb_table_end(fb);
-    }
-    a = i32_vec(e, t->sizes, t->dim);
-    b2 = etk_fb_create_vector(fb, t->order, t->dim, 1, 1);
-    etk_fb_table_start(fb);
-    etk_fb_add_i8(fb, ETK_PTE_TENSOR_SCALAR_TYPE, (int8_t)t->scalar_type, 0, 0);
-    etk_fb_add_ref(fb, ETK_PTE_TENSOR_SIZES, a);
-    etk_fb_add_ref(fb, ETK_PTE_TENSOR_DIM_ORDER, b2);
-    etk_fb_add_u32(fb, ETK_PTE_TENSOR_DATA_BUFFER_IDX, t->constant, 0, 0);
-    etk_fb_add_ref(fb, ETK_PTE_TENSOR_ALLOCATION_INFO, alloc);
-    etk_fb_add_i8(fb, ETK_PTE_TENSOR_SHAPE_DYNAMISM, (int8_t)t->dynamism, 0, 0);
-    inner = etk_fb_table_end(fb);
-  } break;
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_INT:
+      etk_fb_table_start(fb);
+      etk_fb_add_i64(fb, ETK_PTE_SCALAR_VALUE, v->i, 0, 0);
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_BOOL:
+      etk_fb_table_start(fb);
+      etk_fb_add_bool(fb, ETK_PTE_SCALAR_VALUE, v->b, 0, 0);
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_DOUBLE:
+      etk_fb_table_start(fb);
+      etk_fb_add_f64(fb, ETK_PTE_SCALAR_VALUE, v->d, 0.0, 0);
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_STRING:
+      a = str(e, v->str);
+      etk_fb_table_start(fb);
+      etk_fb_add_ref(fb, ETK_PTE_SCALAR_VALUE, a);
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_INT_LIST:
+    case ETK_PTE_KT_DOUBLE_LIST:
+      a = etk_fb_create_vector(fb, v->items, v->count, 8, 8);
+      etk_fb_table_start(fb);
+      etk_fb_add_ref(fb, ETK_PTE_LIST_ITEMS, a);
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_BOOL_LIST:
+      a = etk_fb_create_vector(fb, v->items, v->count, 1, 1);
+      etk_fb_table_start(fb);
+      etk_fb_add_ref(fb, ETK_PTE_LIST_ITEMS, a);
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_TENSOR_LIST:
+    case ETK_PTE_KT_OPTIONAL_TENSOR_LIST:
+      a = i32_vec(e, v->items, v->count);
+      etk_fb_table_start(fb);
+      etk_fb_add_ref(fb, ETK_PTE_LIST_ITEMS, a);
+      inner = etk_fb_table_end(fb);
+      break;
+    case ETK_PTE_KT_TENSOR: {
+      const b_tensor_t *t = &v->t;
+      etk_fb_ref_t alloc = 0;
+      if (t->placement == ETK_BUILDER_PLANNED) {
+        etk_fb_table_start(fb);
+        etk_fb_add_u32(fb, ETK_PTE_ALLOCATION_MEMORY_ID, t->memory_id, 0, 0);
+        etk_fb_add_u32(fb, ETK_PTE_ALLOCATION_MEMORY_OFFSET_LOW,
+                       (uint32_t)t->offset, 0, 0);
+        etk_fb_add_u32(fb, ETK_PTE_ALLOCATION_MEMORY_OFFSET_HIGH,
+                       (uint32_t)(t->offset >> 32), 0, 0);
+        alloc = etk_fb_table_end(fb);
+      }
+      a = i32_vec(e, t->sizes, t->dim);
+      b2 = etk_fb_create_vector(fb, t->order, t->dim, 1, 1);
+      etk_fb_table_start(fb);
+      etk_fb_add_i8(fb, ETK_PTE_TENSOR_SCALAR_TYPE, (int8_t)t->scalar_type, 0,
+                    0);
+      etk_fb_add_ref(fb, ETK_PTE_TENSOR_SIZES, a);
+      etk_fb_add_ref(fb, ETK_PTE_TENSOR_DIM_ORDER, b2);
+      etk_fb_add_u32(fb, ETK_PTE_TENSOR_DATA_BUFFER_IDX, t->constant, 0, 0);
+      etk_fb_add_ref(fb, ETK_PTE_TENSOR_ALLOCATION_INFO, alloc);
+      etk_fb_add_i8(fb, ETK_PTE_TENSOR_SHAPE_DYNAMISM, (int8_t)t->dynamism, 0,
+                    0);
+      inner = etk_fb_table_end(fb);
+    } break;
   }
   (void)m;
   etk_fb_table_start(fb);
@@ -792,22 +799,22 @@ static etk_fb_ref_t emit_instr(emit_t *e, const b_instr_t *x) {
     args = i32_vec(e, x->args, x->count);
   etk_fb_table_start(fb);
   switch (x->kind) {
-  case ETK_INSTR_KERNEL_CALL:
-  case ETK_INSTR_DELEGATE_CALL:
-    etk_fb_add_i32(fb, ETK_PTE_CALL_INDEX, x->index, 0, 0);
-    etk_fb_add_ref(fb, ETK_PTE_CALL_ARGS, args);
-    break;
-  case ETK_INSTR_MOVE_CALL:
-    etk_fb_add_i32(fb, ETK_PTE_MOVE_FROM, x->index, 0, 0);
-    etk_fb_add_i32(fb, ETK_PTE_MOVE_TO, x->index2, 0, 0);
-    break;
-  case ETK_INSTR_JUMP_FALSE_CALL:
-    etk_fb_add_i32(fb, ETK_PTE_JUMP_FALSE_COND, x->index, 0, 0);
-    etk_fb_add_i32(fb, ETK_PTE_JUMP_FALSE_DESTINATION, x->index2, 0, 0);
-    break;
-  case ETK_INSTR_FREE_CALL:
-    etk_fb_add_i32(fb, ETK_PTE_FREE_VALUE_INDEX, x->index, 0, 0);
-    break;
+    case ETK_INSTR_KERNEL_CALL:
+    case ETK_INSTR_DELEGATE_CALL:
+      etk_fb_add_i32(fb, ETK_PTE_CALL_INDEX, x->index, 0, 0);
+      etk_fb_add_ref(fb, ETK_PTE_CALL_ARGS, args);
+      break;
+    case ETK_INSTR_MOVE_CALL:
+      etk_fb_add_i32(fb, ETK_PTE_MOVE_FROM, x->index, 0, 0);
+      etk_fb_add_i32(fb, ETK_PTE_MOVE_TO, x->index2, 0, 0);
+      break;
+    case ETK_INSTR_JUMP_FALSE_CALL:
+      etk_fb_add_i32(fb, ETK_PTE_JUMP_FALSE_COND, x->index, 0, 0);
+      etk_fb_add_i32(fb, ETK_PTE_JUMP_FALSE_DESTINATION, x->index2, 0, 0);
+      break;
+    case ETK_INSTR_FREE_CALL:
+      etk_fb_add_i32(fb, ETK_PTE_FREE_VALUE_INDEX, x->index, 0, 0);
+      break;
   }
   inner = etk_fb_table_end(fb);
   etk_fb_table_start(fb);
@@ -855,8 +862,8 @@ typedef struct spec_ctx {
 static etk_fb_ref_t spec_at(emit_t *e, const void *ctx, size_t i) {
   const b_delegate_t *d = ((const spec_ctx_t *)ctx)->d;
   etk_fb_ref_t k = str(e, d->spec_keys[i]);
-  etk_fb_ref_t v = etk_fb_create_vector(&e->fb, d->spec_values[i],
-                                        d->spec_lens[i], 1, 1);
+  etk_fb_ref_t v =
+      etk_fb_create_vector(&e->fb, d->spec_values[i], d->spec_lens[i], 1, 1);
   etk_fb_table_start(&e->fb);
   etk_fb_add_ref(&e->fb, ETK_PTE_COMPILE_SPEC_KEY, k);
   etk_fb_add_ref(&e->fb, ETK_PTE_COMPILE_SPEC_VALUE, v);
@@ -871,10 +878,10 @@ static etk_fb_ref_t delegate_at(emit_t *e, const void *ctx, size_t i) {
   int32_t seg = e->payload_segment[d->payload];
   uint32_t index = seg >= 0 ? (uint32_t)seg : d->payload;
   etk_fb_table_start(&e->fb);
-  etk_fb_add_i8(&e->fb, ETK_PTE_DATA_REF_LOCATION,
-                seg >= 0 ? ETK_PTE_DATA_LOCATION_SEGMENT
-                         : ETK_PTE_DATA_LOCATION_INLINE,
-                0, 0);
+  etk_fb_add_i8(
+      &e->fb, ETK_PTE_DATA_REF_LOCATION,
+      seg >= 0 ? ETK_PTE_DATA_LOCATION_SEGMENT : ETK_PTE_DATA_LOCATION_INLINE,
+      0, 0);
   etk_fb_add_u32(&e->fb, ETK_PTE_DATA_REF_INDEX, index, 0, ETK_FB_FORCE);
   etk_fb_ref_t ref = etk_fb_table_end(&e->fb);
   etk_fb_table_start(&e->fb);
@@ -989,7 +996,8 @@ static int build_flatbuffer(emit_t *e, uint8_t *mem, size_t cap,
     free(offs);
     etk_fb_table_start(fb);
     etk_fb_add_u32(fb, ETK_PTE_SUBSEGMENT_SEGMENT_INDEX,
-                   e->const_segment >= 0 ? (uint32_t)e->const_segment : 0, 0, 0);
+                   e->const_segment >= 0 ? (uint32_t)e->const_segment : 0, 0,
+                   0);
     etk_fb_add_ref(fb, ETK_PTE_SUBSEGMENT_OFFSETS, ov);
     cseg = etk_fb_table_end(fb);
   }
@@ -1109,8 +1117,8 @@ int etk_program_builder_finish(etk_program_builder_t *b, uint8_t **out,
     bool header = e.seg_total > 0 || b->opt.force_extended_header;
     size_t hlen = header ? 32 : 0;
     uint64_t program_size = flat_len + hlen;
-    uint64_t base = header && e.seg_count ? (program_size + sa - 1) & ~(sa - 1)
-                                          : 0;
+    uint64_t base =
+        header && e.seg_count ? (program_size + sa - 1) & ~(sa - 1) : 0;
     uint64_t total = e.seg_count ? base + e.seg_total : program_size;
     uint8_t *file = calloc(1, (size_t)total ? (size_t)total : 1);
     if (!file) {
@@ -1131,8 +1139,9 @@ int etk_program_builder_finish(etk_program_builder_t *b, uint8_t **out,
       memcpy(file + 8 + hlen, flat + 8, flat_len - 8);
       for (size_t k = 0; e.const_segment >= 0 && k < b->constants.count; k++)
         if (b->constants.items[k].len)
-          memcpy(file + base + e.seg_offsets[e.const_segment] + e.const_offsets[k],
-                 b->constants.items[k].data, b->constants.items[k].len);
+          memcpy(
+              file + base + e.seg_offsets[e.const_segment] + e.const_offsets[k],
+              b->constants.items[k].data, b->constants.items[k].len);
       for (size_t k = 0; k < b->payloads.count; k++)
         if (e.payload_segment[k] >= 0 && b->payloads.items[k].len)
           memcpy(file + base + e.seg_offsets[e.payload_segment[k]],
@@ -1147,7 +1156,7 @@ int etk_program_builder_finish(etk_program_builder_t *b, uint8_t **out,
   free(e.seg_offsets);
   free(e.seg_sizes);
   if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "cannot serialise the program: %s",
-                         etk_strerror(rc));
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "cannot serialise the program: %s", etk_strerror(rc));
   return ETK_OK;
 }

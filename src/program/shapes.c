@@ -18,7 +18,9 @@ void *etk_aligned_malloc(size_t n) {
   return aligned_alloc(64, rounded);
 }
 
-void etk_aligned_free(void *p) { free(p); }
+void etk_aligned_free(void *p) {
+  free(p);
+}
 
 int etk_shape_numel(const int32_t *sizes, uint32_t dim, uint64_t *numel) {
   uint64_t n = 1;

@@ -1163,12 +1163,13 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
     case ETK_RECORDER_VALUE_INT:
     case ETK_RECORDER_VALUE_DOUBLE:
     case ETK_RECORDER_VALUE_BOOL: {
-      unsigned value_shape = v->kind == ETK_RECORDER_VALUE_INT      ? SH_VALUE_INT
-                             : v->kind == ETK_RECORDER_VALUE_DOUBLE ? SH_VALUE_DOUBLE
-                                                           : SH_VALUE_BOOL;
+      unsigned value_shape = v->kind == ETK_RECORDER_VALUE_INT ? SH_VALUE_INT
+                             : v->kind == ETK_RECORDER_VALUE_DOUBLE
+                                 ? SH_VALUE_DOUBLE
+                                 : SH_VALUE_BOOL;
       unsigned payload = v->kind == ETK_RECORDER_VALUE_INT      ? SH_INT
                          : v->kind == ETK_RECORDER_VALUE_DOUBLE ? SH_DOUBLE
-                                                       : SH_BOOL;
+                                                                : SH_BOOL;
       is_output = 0; /* upstream never flags scalars */
       output += rec_table_bound(value_shape) + rec_table_bound(payload);
       vtables += rec_shape_vtable(value_shape) + rec_shape_vtable(payload);

@@ -60,7 +60,9 @@ static void separator(etk_json_t *j, int comma) {
   for (size_t i = 0; i < pad; i++) etk_render_putc(j->sink, ' ');
 }
 
-static void newline_indent(etk_json_t *j) { separator(j, 0); }
+static void newline_indent(etk_json_t *j) {
+  separator(j, 0);
+}
 
 /* Called before any value: emits the separator and checks the state. */
 static int before_value(etk_json_t *j) {
@@ -111,10 +113,18 @@ static void end(etk_json_t *j, int is_object) {
   etk_render_putc(j->sink, is_object ? '}' : ']');
 }
 
-void etk_json_begin_object(etk_json_t *j) { begin(j, 1); }
-void etk_json_end_object(etk_json_t *j) { end(j, 1); }
-void etk_json_begin_array(etk_json_t *j) { begin(j, 0); }
-void etk_json_end_array(etk_json_t *j) { end(j, 0); }
+void etk_json_begin_object(etk_json_t *j) {
+  begin(j, 1);
+}
+void etk_json_end_object(etk_json_t *j) {
+  end(j, 1);
+}
+void etk_json_begin_array(etk_json_t *j) {
+  begin(j, 0);
+}
+void etk_json_end_array(etk_json_t *j) {
+  end(j, 0);
+}
 
 /* Length of the leading run of `str` that JSON takes as it is (printable
  * ASCII other than '"' and '\\'), eight bytes per step: a word passes when
@@ -127,8 +137,8 @@ static size_t plain_prefix(const unsigned char *u, size_t len) {
     uint64_t w;
     memcpy(&w, u + i, 8);
     uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
-    uint64_t bad = (w | ((w - ones * 0x20) & ~w) |
-                    ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) &
+    uint64_t bad = (w | ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) |
+                    ((slash - ones) & ~slash)) &
                    highs;
     if (bad) break;
   }
@@ -137,8 +147,7 @@ static size_t plain_prefix(const unsigned char *u, size_t len) {
   return i;
 }
 
-static void put_escaped_slow(etk_render_sink_t *s, const char *str,
-                             size_t len);
+static void put_escaped_slow(etk_render_sink_t *s, const char *str, size_t len);
 
 /* Writes str quoted and escaped, then `suffix` (0 to 2 bytes). */
 static void put_escaped(etk_render_sink_t *s, const char *str, size_t len,
@@ -173,8 +182,10 @@ static void put_escaped_slow(etk_render_sink_t *s, const char *str,
     }
     if (c >= 0x80) {
       /* validate the sequence; U+2028/9 escaped */
-      size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                 : (c & 0xF8) == 0xF0 ? 4 : 0;
+      size_t n = (c & 0xE0) == 0xC0   ? 2
+                 : (c & 0xF0) == 0xE0 ? 3
+                 : (c & 0xF8) == 0xF0 ? 4
+                                      : 0;
       int ok = n > 0 && n <= len - i;
       uint32_t v = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
       for (size_t k = 1; ok && k < n; k++) {
@@ -205,13 +216,27 @@ static void put_escaped_slow(etk_render_sink_t *s, const char *str,
     size_t e = 0;
     esc[e++] = '\\';
     switch (c) {
-      case '"': esc[e++] = '"'; break;
-      case '\\': esc[e++] = '\\'; break;
-      case '\n': esc[e++] = 'n'; break;
-      case '\r': esc[e++] = 'r'; break;
-      case '\t': esc[e++] = 't'; break;
-      case '\b': esc[e++] = 'b'; break;
-      case '\f': esc[e++] = 'f'; break;
+      case '"':
+        esc[e++] = '"';
+        break;
+      case '\\':
+        esc[e++] = '\\';
+        break;
+      case '\n':
+        esc[e++] = 'n';
+        break;
+      case '\r':
+        esc[e++] = 'r';
+        break;
+      case '\t':
+        esc[e++] = 't';
+        break;
+      case '\b':
+        esc[e++] = 'b';
+        break;
+      case '\f':
+        esc[e++] = 'f';
+        break;
       default:
         esc[e++] = 'u';
         esc[e++] = '0';

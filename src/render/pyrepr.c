@@ -57,7 +57,7 @@ static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp) {
 /* Not printable per str.isprintable(), minus unassigned code points. */
 static int py_nonprintable(uint32_t c) {
   if (c < 0x20 || (c >= 0x7F && c <= 0xA0)) return 1; /* Cc, NBSP (Zs) */
-  if (c == 0xAD) return 1;                             /* soft hyphen (Cf) */
+  if (c == 0xAD) return 1;                            /* soft hyphen (Cf) */
   if (c >= 0x600 && c <= 0x605) return 1;
   if (c == 0x61C || c == 0x6DD || c == 0x70F || c == 0x8E2 || c == 0x180E)
     return 1;
@@ -68,7 +68,7 @@ static int py_nonprintable(uint32_t c) {
   if (c == 0x3000 || c == 0xFEFF) return 1;
   if (c >= 0xD800 && c <= 0xF8FF) return 1; /* surrogates, private use */
   if (c >= 0xFFF9 && c <= 0xFFFB) return 1;
-  if ((c & 0xFFFE) == 0xFFFE) return 1;     /* noncharacters U+xFFFE/F */
+  if ((c & 0xFFFE) == 0xFFFE) return 1; /* noncharacters U+xFFFE/F */
   if (c >= 0xFDD0 && c <= 0xFDEF) return 1;
   if (c == 0x110BD || c == 0x110CD) return 1;
   if (c >= 0x13430 && c <= 0x1343F) return 1;

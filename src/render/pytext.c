@@ -8,13 +8,13 @@
  *   column.  Reproducing the table byte for byte therefore needs Python's
  *   exact acceptance rules, which are implemented here for ASCII digits:
  *     int:   ws* [+-]? digit (_? digit)* ws*
- *     float: ws* [+-]? (digits [. digits?]? | . digits) ([eE] [+-]? digits)? ws*
- *            or ws* [+-]? (inf | infinity | nan) ws*   (any case)
- *   where digits allow single underscores between digits (PEP 515), and ws
- *   is Python whitespace (ASCII \t\n\v\f\r, \x1c-\x1f, space, and the
- *   Unicode spaces U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
- *   U+202F, U+205F, U+3000).  Non-ASCII decimal digits, which Python also
- *   accepts, are treated as text (documented gap).
+ *     float: ws* [+-]? (digits [. digits?]? | . digits) ([eE] [+-]? digits)?
+ * ws* or ws* [+-]? (inf | infinity | nan) ws*   (any case) where digits allow
+ * single underscores between digits (PEP 515), and ws is Python whitespace
+ * (ASCII \t\n\v\f\r, \x1c-\x1f, space, and the Unicode spaces U+0085, U+00A0,
+ * U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).  Non-ASCII
+ * decimal digits, which Python also accepts, are treated as text (documented
+ * gap).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,8 +30,8 @@ static size_t ws_len(const unsigned char *s, size_t len) {
   if (c == 0xC2 && len >= 2 && (s[1] == 0x85 || s[1] == 0xA0)) return 2;
   if (c == 0xE1 && len >= 3 && s[1] == 0x9A && s[2] == 0x80) return 3;
   if (c == 0xE2 && len >= 3) {
-    if (s[1] == 0x80 && (s[2] <= 0x8A || s[2] == 0xA8 || s[2] == 0xA9 ||
-                         s[2] == 0xAF))
+    if (s[1] == 0x80 &&
+        (s[2] <= 0x8A || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF))
       return 3;
     if (s[1] == 0x81 && s[2] == 0x9F) return 3;
   }
@@ -56,7 +56,9 @@ void etk_pytext_strip(const char *s, size_t len, size_t *start,
   *out_len = b - a;
 }
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 /* Consumes digits with single underscores between them; returns the count
  * of digits, appending them to out (if non-NULL); sets *bad on a misplaced
@@ -177,7 +179,10 @@ static size_t next_cp(const unsigned char *s, size_t len, uint32_t *cp) {
   unsigned c = s[0];
   size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
   if (n > len) n = 1;
-  uint32_t v = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  uint32_t v = n == 1   ? c
+               : n == 2 ? (c & 0x1F)
+               : n == 3 ? (c & 0x0F)
+                        : (c & 0x07);
   for (size_t i = 1; i < n; i++) {
     if ((s[i] & 0xC0) != 0x80) {
       *cp = c;
@@ -228,9 +233,12 @@ void etk_pytext_escape_controls(etk_strbuf_t *b, const char *s, size_t len) {
     char tmp[8];
     size_t t = 0;
     tmp[t++] = '\\';
-    if (cp == '\t') tmp[t++] = 't';
-    else if (cp == '\n') tmp[t++] = 'n';
-    else if (cp == '\r') tmp[t++] = 'r';
+    if (cp == '\t')
+      tmp[t++] = 't';
+    else if (cp == '\n')
+      tmp[t++] = 'n';
+    else if (cp == '\r')
+      tmp[t++] = 'r';
     else if (cp < 0x100) {
       tmp[t++] = 'x';
       tmp[t++] = hex[cp >> 4];

@@ -23,7 +23,8 @@ int etk_pytext_is_number(const char *s, size_t len, double *value);
 
 /* Python str.strip(): the [*start, *start + *len) slice without leading and
  * trailing whitespace (ASCII and Unicode spaces). */
-void etk_pytext_strip(const char *s, size_t len, size_t *start, size_t *out_len);
+void etk_pytext_strip(const char *s, size_t len, size_t *start,
+                      size_t *out_len);
 
 /* Number of code points (UTF-8 lead bytes) in s. */
 size_t etk_pytext_width(const char *s, size_t len);

@@ -174,7 +174,9 @@ void etk_render_sink_free(etk_render_sink_t *s) {
 
 /* ------------------------------------------------------------- strbuf */
 
-void etk_strbuf_init(etk_strbuf_t *b) { memset(b, 0, sizeof *b); }
+void etk_strbuf_init(etk_strbuf_t *b) {
+  memset(b, 0, sizeof *b);
+}
 
 void etk_strbuf_free(etk_strbuf_t *b) {
   free(b->data);

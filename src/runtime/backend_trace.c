@@ -16,8 +16,8 @@ uint64_t etk_backend_ticks(etk_backend_execute_context_t *ctx) {
   return etk_recorder_begin(ctx->recorder, 0).start;
 }
 
-int etk_backend_log_output(etk_backend_execute_context_t *ctx,
-                           const char *name, int32_t id, const etk_value_t *v,
+int etk_backend_log_output(etk_backend_execute_context_t *ctx, const char *name,
+                           int32_t id, const etk_value_t *v,
                            const etk_value_t *values, size_t value_count) {
   enum { MAX_LIST = 8 }; /* lists live on the stack: backends never allocate */
   if (!ctx || !ctx->recorder) return ETK_OK;

@@ -35,7 +35,8 @@ static const etk_bundled_suite_t *suite_for(const etk_method_t *m,
   return s;
 }
 
-int etk_bundled_load_input(etk_method_t *m, const struct etk_bundled_program *bp,
+int etk_bundled_load_input(etk_method_t *m,
+                           const struct etk_bundled_program *bp,
                            size_t case_index, struct etk_error *err) {
   if (!m || !bp)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
@@ -59,36 +60,36 @@ int etk_bundled_load_input(etk_method_t *m, const struct etk_bundled_program *bp
     etk_tensor_t t;
     memset(&v, 0, sizeof v);
     switch (bv->tag) {
-    case ETK_BUNDLED_TENSOR:
-      memset(&t, 0, sizeof t);
-      t.scalar_type = bv->scalar_type;
-      t.dim = (int32_t)bv->dim;
-      for (uint32_t d = 0; d < bv->dim; d++) {
-        t.sizes[d] = bv->sizes[d];
-        t.dim_order[d] = bv->dim_order[d];
-      }
-      etk_tensor_update_strides(&t);
-      t.data = (void *)(uintptr_t)bv->data;
-      t.nbytes = (size_t)bv->nbytes;
-      v.tag = ETK_VALUE_TENSOR;
-      v.u.tensor = &t;
-      break;
-    case ETK_BUNDLED_INT:
-      v.tag = ETK_VALUE_INT;
-      v.u.i = bv->i;
-      break;
-    case ETK_BUNDLED_BOOL:
-      v.tag = ETK_VALUE_BOOL;
-      v.u.b = bv->b;
-      break;
-    case ETK_BUNDLED_DOUBLE:
-      v.tag = ETK_VALUE_DOUBLE;
-      v.u.d = bv->d;
-      break;
-    default:
-      return etk_error_set(err, ETK_E_UNSUPPORTED, bv->offset,
-                           "test case %zu input %u has an unsupported type",
-                           case_index, k);
+      case ETK_BUNDLED_TENSOR:
+        memset(&t, 0, sizeof t);
+        t.scalar_type = bv->scalar_type;
+        t.dim = (int32_t)bv->dim;
+        for (uint32_t d = 0; d < bv->dim; d++) {
+          t.sizes[d] = bv->sizes[d];
+          t.dim_order[d] = bv->dim_order[d];
+        }
+        etk_tensor_update_strides(&t);
+        t.data = (void *)(uintptr_t)bv->data;
+        t.nbytes = (size_t)bv->nbytes;
+        v.tag = ETK_VALUE_TENSOR;
+        v.u.tensor = &t;
+        break;
+      case ETK_BUNDLED_INT:
+        v.tag = ETK_VALUE_INT;
+        v.u.i = bv->i;
+        break;
+      case ETK_BUNDLED_BOOL:
+        v.tag = ETK_VALUE_BOOL;
+        v.u.b = bv->b;
+        break;
+      case ETK_BUNDLED_DOUBLE:
+        v.tag = ETK_VALUE_DOUBLE;
+        v.u.d = bv->d;
+        break;
+      default:
+        return etk_error_set(err, ETK_E_UNSUPPORTED, bv->offset,
+                             "test case %zu input %u has an unsupported type",
+                             case_index, k);
     }
     int rc = etk_method_set_input(m, k, &v, err);
     if (rc != ETK_OK) return rc;
@@ -102,20 +103,68 @@ int etk_bundled_load_input(etk_method_t *m, const struct etk_bundled_program *bp
 static double element(const void *data, int st, size_t k) {
   const uint8_t *p = data;
   switch (st) {
-  case ETK_FLOAT: { float f; memcpy(&f, p + 4 * k, 4); return f; }
-  case ETK_DOUBLE: { double d; memcpy(&d, p + 8 * k, 8); return d; }
-  case ETK_HALF: { uint16_t h; memcpy(&h, p + 2 * k, 2); return etk_half_to_float(h); }
-  case ETK_BFLOAT16: { uint16_t h; memcpy(&h, p + 2 * k, 2); return etk_bfloat16_to_float(h); }
-  case ETK_BYTE: case ETK_QUINT8: return p[k];
-  case ETK_CHAR: case ETK_QINT8: return (int8_t)p[k];
-  case ETK_BOOL: return p[k] != 0;
-  case ETK_SHORT: { int16_t x; memcpy(&x, p + 2 * k, 2); return x; }
-  case ETK_UINT16: case ETK_BITS16: { uint16_t x; memcpy(&x, p + 2 * k, 2); return x; }
-  case ETK_INT: case ETK_QINT32: { int32_t x; memcpy(&x, p + 4 * k, 4); return x; }
-  case ETK_UINT32: { uint32_t x; memcpy(&x, p + 4 * k, 4); return x; }
-  case ETK_LONG: { int64_t x; memcpy(&x, p + 8 * k, 8); return (double)x; }
-  case ETK_UINT64: { uint64_t x; memcpy(&x, p + 8 * k, 8); return (double)x; }
-  default: return 0.0;
+    case ETK_FLOAT: {
+      float f;
+      memcpy(&f, p + 4 * k, 4);
+      return f;
+    }
+    case ETK_DOUBLE: {
+      double d;
+      memcpy(&d, p + 8 * k, 8);
+      return d;
+    }
+    case ETK_HALF: {
+      uint16_t h;
+      memcpy(&h, p + 2 * k, 2);
+      return etk_half_to_float(h);
+    }
+    case ETK_BFLOAT16: {
+      uint16_t h;
+      memcpy(&h, p + 2 * k, 2);
+      return etk_bfloat16_to_float(h);
+    }
+    case ETK_BYTE:
+    case ETK_QUINT8:
+      return p[k];
+    case ETK_CHAR:
+    case ETK_QINT8:
+      return (int8_t)p[k];
+    case ETK_BOOL:
+      return p[k] != 0;
+    case ETK_SHORT: {
+      int16_t x;
+      memcpy(&x, p + 2 * k, 2);
+      return x;
+    }
+    case ETK_UINT16:
+    case ETK_BITS16: {
+      uint16_t x;
+      memcpy(&x, p + 2 * k, 2);
+      return x;
+    }
+    case ETK_INT:
+    case ETK_QINT32: {
+      int32_t x;
+      memcpy(&x, p + 4 * k, 4);
+      return x;
+    }
+    case ETK_UINT32: {
+      uint32_t x;
+      memcpy(&x, p + 4 * k, 4);
+      return x;
+    }
+    case ETK_LONG: {
+      int64_t x;
+      memcpy(&x, p + 8 * k, 8);
+      return (double)x;
+    }
+    case ETK_UINT64: {
+      uint64_t x;
+      memcpy(&x, p + 8 * k, 8);
+      return (double)x;
+    }
+    default:
+      return 0.0;
   }
 }
 
@@ -142,10 +191,10 @@ int etk_bundled_verify_outputs(const etk_method_t *m,
   const etk_bundled_suite_t *s = suite_for(m, bp, err);
   if (!s) return result->status = ETK_E_NOT_FOUND;
   if (case_index >= s->case_count)
-    return result->status = etk_error_set(
-               err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-               "test case %zu is out of range (%u cases)", case_index,
-               s->case_count);
+    return result->status =
+               etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                             "test case %zu is out of range (%u cases)",
+                             case_index, s->case_count);
   const etk_bundled_case_t *c = &s->cases[case_index];
   if (c->expected_count == 0) {
     snprintf(result->message, sizeof result->message,
@@ -154,13 +203,13 @@ int etk_bundled_verify_outputs(const etk_method_t *m,
   }
   result->has_expected = true;
   size_t nout = etk_method_output_count(m);
-#define MISMATCH(...)                                                          \
-  do {                                                                         \
-    snprintf(result->message, sizeof result->message, __VA_ARGS__);            \
-    result->status = ETK_E_MISMATCH;                                           \
-    etk_error_set(err, ETK_E_MISMATCH, ETK_NO_OFFSET, "case %zu: %s",          \
-                  case_index, result->message);                                \
-    return ETK_E_MISMATCH;                                                     \
+#define MISMATCH(...)                                                 \
+  do {                                                                \
+    snprintf(result->message, sizeof result->message, __VA_ARGS__);   \
+    result->status = ETK_E_MISMATCH;                                  \
+    etk_error_set(err, ETK_E_MISMATCH, ETK_NO_OFFSET, "case %zu: %s", \
+                  case_index, result->message);                       \
+    return ETK_E_MISMATCH;                                            \
   } while (0)
   if (c->expected_count != nout)
     MISMATCH("%u expected outputs for a method with %zu outputs",
@@ -190,16 +239,17 @@ int etk_bundled_verify_outputs(const etk_method_t *m,
     }
     for (uint32_t d = 0; d < e->dim; d++)
       if (strides[d] != t->strides[d])
-        MISMATCH("output %zu: memory layout (dim_order) differs from the "
-                 "expected",
-                 o);
+        MISMATCH(
+            "output %zu: memory layout (dim_order) differs from the "
+            "expected",
+            o);
     size_t n = (size_t)etk_tensor_numel(t);
     if (e->nbytes == 0) continue;
     if (!t->data) MISMATCH("output %zu has no data", o);
     bool is_float = t->scalar_type == ETK_FLOAT ||
                     t->scalar_type == ETK_DOUBLE || t->scalar_type == ETK_HALF;
-    bool ok = is_float ? true
-                       : memcmp(e->data, t->data, (size_t)e->nbytes) == 0;
+    bool ok =
+        is_float ? true : memcmp(e->data, t->data, (size_t)e->nbytes) == 0;
     for (size_t k = 0; k < n; k++) {
       double ev = element(e->data, e->scalar_type, k);
       double av = element(t->data, t->scalar_type, k);

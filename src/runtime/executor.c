@@ -69,38 +69,38 @@ int etk_logged_value_init(etk_logged_value_t *out, const etk_value_t *v,
                           etk_recorder_tensor_t *list, int64_t *list_dims,
                           size_t list_capacity) {
   switch (v->tag) {
-  case ETK_VALUE_INT:
-    out->value = etk_value_int(v->u.i);
-    return ETK_OK;
-  case ETK_VALUE_BOOL:
-    out->value = etk_value_bool(v->u.b);
-    return ETK_OK;
-  case ETK_VALUE_DOUBLE:
-    out->value = etk_value_double(v->u.d);
-    return ETK_OK;
-  case ETK_VALUE_TENSOR:
-    if (!v->u.tensor) return ETK_E_INVALID_ARGUMENT;
-    describe_tensor(v->u.tensor, &out->tensor, out->dims);
-    out->value = etk_value_tensor(&out->tensor);
-    return ETK_OK;
-  case ETK_VALUE_TENSOR_LIST: {
-    /* Logged as one event: splitting a long list would change the
-     * ETDump's structure, so it is refused instead. */
-    size_t n = v->u.tensor_list.count;
-    if (!values || n > list_capacity) return ETK_E_LIMIT;
-    for (size_t k = 0; k < n; k++) {
-      int64_t idx = v->u.tensor_list.items[k];
-      if (idx < 0 || (size_t)idx >= value_count ||
-          values[idx].tag != ETK_VALUE_TENSOR || !values[idx].u.tensor)
-        return ETK_E_INVALID_ARGUMENT;
-      describe_tensor(values[idx].u.tensor, &list[k],
-                      list_dims + k * 2 * ETK_MAX_DIMS);
+    case ETK_VALUE_INT:
+      out->value = etk_value_int(v->u.i);
+      return ETK_OK;
+    case ETK_VALUE_BOOL:
+      out->value = etk_value_bool(v->u.b);
+      return ETK_OK;
+    case ETK_VALUE_DOUBLE:
+      out->value = etk_value_double(v->u.d);
+      return ETK_OK;
+    case ETK_VALUE_TENSOR:
+      if (!v->u.tensor) return ETK_E_INVALID_ARGUMENT;
+      describe_tensor(v->u.tensor, &out->tensor, out->dims);
+      out->value = etk_value_tensor(&out->tensor);
+      return ETK_OK;
+    case ETK_VALUE_TENSOR_LIST: {
+      /* Logged as one event: splitting a long list would change the
+       * ETDump's structure, so it is refused instead. */
+      size_t n = v->u.tensor_list.count;
+      if (!values || n > list_capacity) return ETK_E_LIMIT;
+      for (size_t k = 0; k < n; k++) {
+        int64_t idx = v->u.tensor_list.items[k];
+        if (idx < 0 || (size_t)idx >= value_count ||
+            values[idx].tag != ETK_VALUE_TENSOR || !values[idx].u.tensor)
+          return ETK_E_INVALID_ARGUMENT;
+        describe_tensor(values[idx].u.tensor, &list[k],
+                        list_dims + k * 2 * ETK_MAX_DIMS);
+      }
+      out->value = etk_value_tensor_list(list, n);
+      return ETK_OK;
     }
-    out->value = etk_value_tensor_list(list, n);
-    return ETK_OK;
-  }
-  default:
-    return ETK_E_UNSUPPORTED;
+    default:
+      return ETK_E_UNSUPPORTED;
   }
 }
 
@@ -165,12 +165,12 @@ static int load_values(loader_t *L) {
   m->value_count = plan->value_count;
   m->values = alloc_or_fail(L, plan->value_count * sizeof(etk_value_t), &rc);
   if (!m->values) return rc;
-  m->tensors = alloc_or_fail(L, L->layout.tensor_count * sizeof(etk_tensor_t),
-                             &rc);
+  m->tensors =
+      alloc_or_fail(L, L->layout.tensor_count * sizeof(etk_tensor_t), &rc);
   int64_t *int_scratch =
-      m->tensors ? alloc_or_fail(L, L->layout.int_list_items * sizeof(int64_t),
-                                 &rc)
-                 : NULL;
+      m->tensors
+          ? alloc_or_fail(L, L->layout.int_list_items * sizeof(int64_t), &rc)
+          : NULL;
   int64_t *list_items =
       int_scratch
           ? alloc_or_fail(L, L->layout.tensor_list_items * sizeof(int64_t), &rc)
@@ -182,89 +182,89 @@ static int load_values(loader_t *L) {
     etk_value_t *v = &m->values[i];
     v->tag = pv->tag;
     switch (pv->tag) {
-    case ETK_VALUE_NULL:
-    case ETK_VALUE_NONE:
-      break;
-    case ETK_VALUE_INT:
-      v->u.i = pv->u.i;
-      break;
-    case ETK_VALUE_BOOL:
-      v->u.b = pv->u.b;
-      break;
-    case ETK_VALUE_DOUBLE:
-      v->u.d = pv->u.d;
-      break;
-    case ETK_VALUE_STRING:
-      v->u.string.data = pv->u.string.data;
-      v->u.string.len = pv->u.string.len;
-      break;
-    case ETK_VALUE_INT_LIST:
-      v->u.int_list.items = pv->u.int_list.items;
-      v->u.int_list.count = pv->u.int_list.count;
-      v->u.int_list.scratch = int_scratch;
-      int_scratch += pv->u.int_list.count;
-      break;
-    case ETK_VALUE_DOUBLE_LIST:
-      v->u.double_list.items = pv->u.double_list.items;
-      v->u.double_list.count = pv->u.double_list.count;
-      break;
-    case ETK_VALUE_BOOL_LIST:
-      v->u.bool_list.items = pv->u.bool_list.items;
-      v->u.bool_list.count = pv->u.bool_list.count;
-      break;
-    case ETK_VALUE_TENSOR_LIST:
-    case ETK_VALUE_OPTIONAL_TENSOR_LIST:
-      for (uint32_t k = 0; k < pv->u.tensor_list.count; k++)
-        list_items[k] = pv->u.tensor_list.items[k];
-      v->u.tensor_list.items = list_items;
-      v->u.tensor_list.count = pv->u.tensor_list.count;
-      list_items += pv->u.tensor_list.count;
-      break;
-    case ETK_VALUE_TENSOR: {
-      const etk_program_tensor_t *pt = pv->u.tensor;
-      etk_tensor_t *t = &m->tensors[next_tensor++];
-      if (pt->storage_offset != 0)
-        return load_fail(L, ETK_E_UNSUPPORTED, pv->offset,
-                         "value %u: non-zero storage offset %d is not "
-                         "supported",
-                         i, pt->storage_offset);
-      if (pt->shape_dynamism == 2)
-        return load_fail(L, ETK_E_UNSUPPORTED, pv->offset,
-                         "value %u: unbound dynamic shapes are not supported",
-                         i);
-      if (pt->external)
-        return load_fail(L, ETK_E_UNSUPPORTED, pv->offset,
-                         "value %u: external tensor data ('%s') is not "
-                         "supported",
-                         i, pt->fully_qualified_name);
-      t->scalar_type = pt->scalar_type;
-      t->dim = (int32_t)pt->dim;
-      for (uint32_t d = 0; d < pt->dim; d++) {
-        t->sizes[d] = pt->sizes[d];
-        t->dim_order[d] = pt->dim_order[d];
-      }
-      t->shape_dynamism = pt->shape_dynamism;
-      etk_tensor_update_strides(t);
-      t->nbytes = (size_t)pt->nbytes;
-      if (pt->planned) {
-        uint8_t *base = cfg->planned_buffers[pt->memory_id - 1];
-        t->data = base + pt->memory_offset;
-        t->capacity_bytes = (size_t)pt->nbytes;
-        if (pt->data && pt->nbytes) memcpy(t->data, pt->data, pt->nbytes);
-      } else if (pt->data) {
-        /* Constants are never written by correct programs; kernels see
-         * them through the same pointer type as everything else. */
-        t->data = (void *)(uintptr_t)pt->data;
-        t->capacity_bytes = (size_t)pt->nbytes;
-      } else {
-        t->data = NULL; /* provided at run time (set_input) */
-        t->capacity_bytes = 0;
-      }
-      v->u.tensor = t;
-    } break;
-    default:
-      return load_fail(L, ETK_E_FORMAT, pv->offset, "value %u: bad type %d",
-                       i, pv->tag);
+      case ETK_VALUE_NULL:
+      case ETK_VALUE_NONE:
+        break;
+      case ETK_VALUE_INT:
+        v->u.i = pv->u.i;
+        break;
+      case ETK_VALUE_BOOL:
+        v->u.b = pv->u.b;
+        break;
+      case ETK_VALUE_DOUBLE:
+        v->u.d = pv->u.d;
+        break;
+      case ETK_VALUE_STRING:
+        v->u.string.data = pv->u.string.data;
+        v->u.string.len = pv->u.string.len;
+        break;
+      case ETK_VALUE_INT_LIST:
+        v->u.int_list.items = pv->u.int_list.items;
+        v->u.int_list.count = pv->u.int_list.count;
+        v->u.int_list.scratch = int_scratch;
+        int_scratch += pv->u.int_list.count;
+        break;
+      case ETK_VALUE_DOUBLE_LIST:
+        v->u.double_list.items = pv->u.double_list.items;
+        v->u.double_list.count = pv->u.double_list.count;
+        break;
+      case ETK_VALUE_BOOL_LIST:
+        v->u.bool_list.items = pv->u.bool_list.items;
+        v->u.bool_list.count = pv->u.bool_list.count;
+        break;
+      case ETK_VALUE_TENSOR_LIST:
+      case ETK_VALUE_OPTIONAL_TENSOR_LIST:
+        for (uint32_t k = 0; k < pv->u.tensor_list.count; k++)
+          list_items[k] = pv->u.tensor_list.items[k];
+        v->u.tensor_list.items = list_items;
+        v->u.tensor_list.count = pv->u.tensor_list.count;
+        list_items += pv->u.tensor_list.count;
+        break;
+      case ETK_VALUE_TENSOR: {
+        const etk_program_tensor_t *pt = pv->u.tensor;
+        etk_tensor_t *t = &m->tensors[next_tensor++];
+        if (pt->storage_offset != 0)
+          return load_fail(L, ETK_E_UNSUPPORTED, pv->offset,
+                           "value %u: non-zero storage offset %d is not "
+                           "supported",
+                           i, pt->storage_offset);
+        if (pt->shape_dynamism == 2)
+          return load_fail(L, ETK_E_UNSUPPORTED, pv->offset,
+                           "value %u: unbound dynamic shapes are not supported",
+                           i);
+        if (pt->external)
+          return load_fail(L, ETK_E_UNSUPPORTED, pv->offset,
+                           "value %u: external tensor data ('%s') is not "
+                           "supported",
+                           i, pt->fully_qualified_name);
+        t->scalar_type = pt->scalar_type;
+        t->dim = (int32_t)pt->dim;
+        for (uint32_t d = 0; d < pt->dim; d++) {
+          t->sizes[d] = pt->sizes[d];
+          t->dim_order[d] = pt->dim_order[d];
+        }
+        t->shape_dynamism = pt->shape_dynamism;
+        etk_tensor_update_strides(t);
+        t->nbytes = (size_t)pt->nbytes;
+        if (pt->planned) {
+          uint8_t *base = cfg->planned_buffers[pt->memory_id - 1];
+          t->data = base + pt->memory_offset;
+          t->capacity_bytes = (size_t)pt->nbytes;
+          if (pt->data && pt->nbytes) memcpy(t->data, pt->data, pt->nbytes);
+        } else if (pt->data) {
+          /* Constants are never written by correct programs; kernels see
+           * them through the same pointer type as everything else. */
+          t->data = (void *)(uintptr_t)pt->data;
+          t->capacity_bytes = (size_t)pt->nbytes;
+        } else {
+          t->data = NULL; /* provided at run time (set_input) */
+          t->capacity_bytes = 0;
+        }
+        v->u.tensor = t;
+      } break;
+      default:
+        return load_fail(L, ETK_E_FORMAT, pv->offset, "value %u: bad type %d",
+                         i, pv->tag);
     }
   }
   return ETK_OK;
@@ -278,11 +278,11 @@ static int load_delegates(loader_t *L) {
   m->delegates =
       alloc_or_fail(L, plan->delegate_count * sizeof(etk_delegate_rt_t), &rc);
   etk_backend_compile_spec_t *specs =
-      m->delegates ? alloc_or_fail(L,
-                                   L->layout.spec_count *
-                                       sizeof(etk_backend_compile_spec_t),
-                                   &rc)
-                   : NULL;
+      m->delegates
+          ? alloc_or_fail(
+                L, L->layout.spec_count * sizeof(etk_backend_compile_spec_t),
+                &rc)
+          : NULL;
   if (!specs) return rc;
   for (uint32_t d = 0; d < plan->delegate_count; d++) {
     const etk_program_delegate_t *dg = &plan->delegates[d];
@@ -305,8 +305,8 @@ static int load_delegates(loader_t *L) {
     ctx.compile_specs = specs;
     ctx.compile_spec_count = dg->compile_spec_count;
     specs += dg->compile_spec_count;
-    size_t need = be->memory_size ? be->memory_size(dg->data, (size_t)dg->size)
-                                  : 0;
+    size_t need =
+        be->memory_size ? be->memory_size(dg->data, (size_t)dg->size) : 0;
     if (need) {
       ctx.memory = alloc_or_fail(L, need, &rc);
       if (!ctx.memory) return rc;
@@ -316,8 +316,8 @@ static int load_delegates(loader_t *L) {
     rc = be->init(&ctx, dg->data, (size_t)dg->size, &handle);
     if (rc != ETK_OK)
       return load_fail(L, rc, ETK_NO_OFFSET,
-                       "delegate %u (backend '%s') rejected its payload: %s",
-                       d, dg->id, ctx.message[0] ? ctx.message : etk_strerror(rc));
+                       "delegate %u (backend '%s') rejected its payload: %s", d,
+                       dg->id, ctx.message[0] ? ctx.message : etk_strerror(rc));
     m->delegates[d].backend = be;
     m->delegates[d].handle = handle;
     m->delegates[d].initialized = true;
@@ -334,13 +334,13 @@ static int load_chains(loader_t *L) {
   m->chain_count = plan->chain_count;
   m->chains = alloc_or_fail(L, plan->chain_count * sizeof(etk_chain_rt_t), &rc);
   etk_instr_t *instrs =
-      m->chains ? alloc_or_fail(L, L->layout.instr_count * sizeof(etk_instr_t),
-                                &rc)
-                : NULL;
+      m->chains
+          ? alloc_or_fail(L, L->layout.instr_count * sizeof(etk_instr_t), &rc)
+          : NULL;
   etk_value_t **argp =
-      instrs ? alloc_or_fail(L, L->layout.arg_count * sizeof(etk_value_t *),
-                             &rc)
-             : NULL;
+      instrs
+          ? alloc_or_fail(L, L->layout.arg_count * sizeof(etk_value_t *), &rc)
+          : NULL;
   if (!argp) return rc;
   uint32_t missing = 0;
   const char *first_missing = NULL;
@@ -382,22 +382,22 @@ static int load_chains(loader_t *L) {
         m->kctx.message[0] = 0;
         rc = entry->check(&m->kctx, x->args, x->nargs);
         if (rc != ETK_OK)
-          return load_fail(L, ETK_E_UNSUPPORTED, pi->offset,
-                           "instruction %u: operator '%s' cannot run these "
-                           "arguments: %s",
-                           i, op->full_name,
-                           m->kctx.message[0] ? m->kctx.message
-                                              : etk_strerror(rc));
+          return load_fail(
+              L, ETK_E_UNSUPPORTED, pi->offset,
+              "instruction %u: operator '%s' cannot run these "
+              "arguments: %s",
+              i, op->full_name,
+              m->kctx.message[0] ? m->kctx.message : etk_strerror(rc));
       }
     }
     instrs += ch->instruction_count;
   }
   if (missing)
-    return load_fail(L, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                     "operator '%s' (chain %u instruction %u) has no kernel%s",
-                     first_missing, first_missing_chain, first_missing_instr,
-                     missing > 1 ? "; other instructions lack kernels too"
-                                 : "");
+    return load_fail(
+        L, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+        "operator '%s' (chain %u instruction %u) has no kernel%s",
+        first_missing, first_missing_chain, first_missing_instr,
+        missing > 1 ? "; other instructions lack kernels too" : "");
   return ETK_OK;
 }
 
@@ -405,7 +405,8 @@ static void destroy_delegates(etk_method_t *m) {
   if (!m || !m->delegates) return;
   for (uint32_t d = 0; d < m->delegate_count; d++) {
     etk_delegate_rt_t *dr = &m->delegates[d];
-    if (dr->initialized && dr->backend->destroy) dr->backend->destroy(dr->handle);
+    if (dr->initialized && dr->backend->destroy)
+      dr->backend->destroy(dr->handle);
     dr->initialized = false;
   }
 }
@@ -606,22 +607,30 @@ int etk_method_set_input(etk_method_t *m, size_t i, const etk_value_t *value,
   if (dst->tag != ETK_VALUE_TENSOR) {
     bool same;
     switch (dst->tag) {
-    case ETK_VALUE_INT: same = dst->u.i == value->u.i; break;
-    case ETK_VALUE_BOOL: same = dst->u.b == value->u.b; break;
-    case ETK_VALUE_DOUBLE:
-      same = fabs(dst->u.d - value->u.d) <= 1e-4 + 1e-5 * fabs(dst->u.d);
-      break;
-    case ETK_VALUE_NULL: same = true; break;
-    default:
-      return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
-                           "method '%s' input %zu: %s inputs are not supported",
-                           name, i, etk_program_tag_name(dst->tag));
+      case ETK_VALUE_INT:
+        same = dst->u.i == value->u.i;
+        break;
+      case ETK_VALUE_BOOL:
+        same = dst->u.b == value->u.b;
+        break;
+      case ETK_VALUE_DOUBLE:
+        same = fabs(dst->u.d - value->u.d) <= 1e-4 + 1e-5 * fabs(dst->u.d);
+        break;
+      case ETK_VALUE_NULL:
+        same = true;
+        break;
+      default:
+        return etk_error_set(
+            err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+            "method '%s' input %zu: %s inputs are not supported", name, i,
+            etk_program_tag_name(dst->tag));
     }
     if (!same)
-      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                           "method '%s' input %zu differs from the value traced "
-                           "into the program",
-                           name, i);
+      return etk_error_set(
+          err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+          "method '%s' input %zu differs from the value traced "
+          "into the program",
+          name, i);
     m->input_set[i] = true;
     return ETK_OK;
   }
@@ -649,9 +658,9 @@ int etk_method_set_input(etk_method_t *m, size_t i, const etk_value_t *value,
                            name, i);
   const etk_program_tensor_t *pt = m->plan->values[m->plan->inputs[i]].u.tensor;
   for (int32_t d = 0; d < src->dim; d++) {
-    bool ok = pt->shape_dynamism == 0 ? src->sizes[d] == pt->sizes[d]
-                                      : src->sizes[d] >= 0 &&
-                                            src->sizes[d] <= pt->sizes[d];
+    bool ok = pt->shape_dynamism == 0
+                  ? src->sizes[d] == pt->sizes[d]
+                  : src->sizes[d] >= 0 && src->sizes[d] <= pt->sizes[d];
     if (!ok)
       return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                            "method '%s' input %zu: size %d in dimension %d, "
@@ -659,8 +668,8 @@ int etk_method_set_input(etk_method_t *m, size_t i, const etk_value_t *value,
                            name, i, src->sizes[d], d,
                            pt->shape_dynamism ? "at most " : "", pt->sizes[d]);
   }
-  uint64_t nbytes = (uint64_t)etk_tensor_numel(src) *
-                    etk_scalar_type_size(src->scalar_type);
+  uint64_t nbytes =
+      (uint64_t)etk_tensor_numel(src) * etk_scalar_type_size(src->scalar_type);
   if (src->nbytes < nbytes || (nbytes && !src->data))
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "method '%s' input %zu: %zu data bytes for a tensor "
@@ -675,7 +684,8 @@ int etk_method_set_input(etk_method_t *m, size_t i, const etk_value_t *value,
     for (int32_t d = 0; d < src->dim; d++) t->sizes[d] = src->sizes[d];
     etk_tensor_update_strides(t);
     /* A FreeCall may have cleared the pointer; planned memory is fixed. */
-    t->data = (uint8_t *)m->planned_bases[pt->memory_id - 1] + pt->memory_offset;
+    t->data =
+        (uint8_t *)m->planned_bases[pt->memory_id - 1] + pt->memory_offset;
     if (nbytes) memcpy(t->data, src->data, (size_t)nbytes);
   } else {
     for (int32_t d = 0; d < src->dim; d++) t->sizes[d] = src->sizes[d];
@@ -717,76 +727,77 @@ static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
   uint32_t next = *pc + 1;
   int rc = ETK_OK;
   switch (x->kind) {
-  case ETK_INSTR_KERNEL_CALL: {
-    etk_recorder_scope_t s_op = etk_recorder_begin_op(rec, m->ev_operator);
-    etk_recorder_scope_t s_native = etk_recorder_begin_op(rec, x->event);
-    m->kctx.message[0] = 0;
-    rc = x->fn(&m->kctx, x->args, x->nargs);
-    if (rc == ETK_OK &&
-        etk_recorder_should_log(rec, ETK_LOGGED_INTERMEDIATE_OUTPUT))
-      for (uint32_t k = 0; k < x->out_count; k++)
-        log_value(m, x->args[x->out_first + k], ETK_LOGGED_INTERMEDIATE_OUTPUT);
-    (void)etk_recorder_end_op(rec, &s_native);
-    (void)etk_recorder_end_op(rec, &s_op);
-    if (rc != ETK_OK)
-      etk_error_set(err, rc, ETK_NO_OFFSET,
-                    "method '%s': instruction %u (%s) failed: %s",
-                    m->plan->name, *pc,
-                    m->plan->operators[x->index].full_name,
-                    m->kctx.message[0] ? m->kctx.message : etk_strerror(rc));
-  } break;
-  case ETK_INSTR_DELEGATE_CALL: {
-    etk_recorder_scope_t s_op = etk_recorder_begin_op(rec, m->ev_delegate);
-    etk_delegate_rt_t *d = &m->delegates[x->index];
-    m->bctx.delegate_index = (uint32_t)x->index;
-    m->bctx.message[0] = 0;
-    rc = d->backend->execute(&m->bctx, d->handle, x->args, x->nargs);
-    /* Upstream logs every argument: inputs and outputs are not told apart
-     * in a DelegateCall. */
-    if (etk_recorder_should_log(rec, ETK_LOGGED_INTERMEDIATE_OUTPUT))
-      for (uint32_t k = 0; k < x->nargs; k++)
-        log_value(m, x->args[k], ETK_LOGGED_INTERMEDIATE_OUTPUT);
-    (void)etk_recorder_end_op(rec, &s_op);
-    if (rc != ETK_OK)
-      etk_error_set(err, rc, ETK_NO_OFFSET,
-                    "method '%s': instruction %u (delegate %d, backend '%s') "
-                    "failed: %s",
-                    m->plan->name, *pc, x->index, d->backend->id,
-                    m->bctx.message[0] ? m->bctx.message : etk_strerror(rc));
-  } break;
-  case ETK_INSTR_JUMP_FALSE_CALL: {
-    etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_jump);
-    bool cond = false;
-    rc = cond_value(&m->values[x->index], &cond);
-    if (rc == ETK_OK && !cond) next = (uint32_t)x->index2;
-    (void)etk_recorder_end_op(rec, &s);
-    if (rc != ETK_OK)
-      etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
-                    "method '%s': instruction %u: jump condition value %d is "
-                    "not a Bool",
-                    m->plan->name, *pc, x->index);
-  } break;
-  case ETK_INSTR_MOVE_CALL: {
-    etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_move);
-    m->values[x->index2] = m->values[x->index];
-    (void)etk_recorder_end_op(rec, &s);
-  } break;
-  case ETK_INSTR_FREE_CALL: {
-    etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_free);
-    etk_value_t *v = &m->values[x->index];
-    if (v->tag == ETK_VALUE_TENSOR && v->u.tensor)
-      v->u.tensor->data = NULL;
-    else
+    case ETK_INSTR_KERNEL_CALL: {
+      etk_recorder_scope_t s_op = etk_recorder_begin_op(rec, m->ev_operator);
+      etk_recorder_scope_t s_native = etk_recorder_begin_op(rec, x->event);
+      m->kctx.message[0] = 0;
+      rc = x->fn(&m->kctx, x->args, x->nargs);
+      if (rc == ETK_OK &&
+          etk_recorder_should_log(rec, ETK_LOGGED_INTERMEDIATE_OUTPUT))
+        for (uint32_t k = 0; k < x->out_count; k++)
+          log_value(m, x->args[x->out_first + k],
+                    ETK_LOGGED_INTERMEDIATE_OUTPUT);
+      (void)etk_recorder_end_op(rec, &s_native);
+      (void)etk_recorder_end_op(rec, &s_op);
+      if (rc != ETK_OK)
+        etk_error_set(err, rc, ETK_NO_OFFSET,
+                      "method '%s': instruction %u (%s) failed: %s",
+                      m->plan->name, *pc,
+                      m->plan->operators[x->index].full_name,
+                      m->kctx.message[0] ? m->kctx.message : etk_strerror(rc));
+    } break;
+    case ETK_INSTR_DELEGATE_CALL: {
+      etk_recorder_scope_t s_op = etk_recorder_begin_op(rec, m->ev_delegate);
+      etk_delegate_rt_t *d = &m->delegates[x->index];
+      m->bctx.delegate_index = (uint32_t)x->index;
+      m->bctx.message[0] = 0;
+      rc = d->backend->execute(&m->bctx, d->handle, x->args, x->nargs);
+      /* Upstream logs every argument: inputs and outputs are not told apart
+       * in a DelegateCall. */
+      if (etk_recorder_should_log(rec, ETK_LOGGED_INTERMEDIATE_OUTPUT))
+        for (uint32_t k = 0; k < x->nargs; k++)
+          log_value(m, x->args[k], ETK_LOGGED_INTERMEDIATE_OUTPUT);
+      (void)etk_recorder_end_op(rec, &s_op);
+      if (rc != ETK_OK)
+        etk_error_set(err, rc, ETK_NO_OFFSET,
+                      "method '%s': instruction %u (delegate %d, backend '%s') "
+                      "failed: %s",
+                      m->plan->name, *pc, x->index, d->backend->id,
+                      m->bctx.message[0] ? m->bctx.message : etk_strerror(rc));
+    } break;
+    case ETK_INSTR_JUMP_FALSE_CALL: {
+      etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_jump);
+      bool cond = false;
+      rc = cond_value(&m->values[x->index], &cond);
+      if (rc == ETK_OK && !cond) next = (uint32_t)x->index2;
+      (void)etk_recorder_end_op(rec, &s);
+      if (rc != ETK_OK)
+        etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
+                      "method '%s': instruction %u: jump condition value %d is "
+                      "not a Bool",
+                      m->plan->name, *pc, x->index);
+    } break;
+    case ETK_INSTR_MOVE_CALL: {
+      etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_move);
+      m->values[x->index2] = m->values[x->index];
+      (void)etk_recorder_end_op(rec, &s);
+    } break;
+    case ETK_INSTR_FREE_CALL: {
+      etk_recorder_scope_t s = etk_recorder_begin_op(rec, m->ev_free);
+      etk_value_t *v = &m->values[x->index];
+      if (v->tag == ETK_VALUE_TENSOR && v->u.tensor)
+        v->u.tensor->data = NULL;
+      else
+        rc = etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
+                           "method '%s': instruction %u frees value %d, which "
+                           "is not a tensor",
+                           m->plan->name, *pc, x->index);
+      (void)etk_recorder_end_op(rec, &s);
+    } break;
+    default:
       rc = etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
-                         "method '%s': instruction %u frees value %d, which "
-                         "is not a tensor",
-                         m->plan->name, *pc, x->index);
-    (void)etk_recorder_end_op(rec, &s);
-  } break;
-  default:
-    rc = etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
-                       "method '%s': instruction %u has unknown kind %d",
-                       m->plan->name, *pc, x->kind);
+                         "method '%s': instruction %u has unknown kind %d",
+                         m->plan->name, *pc, x->kind);
   }
   if (rc == ETK_OK) *pc = next;
   return rc;

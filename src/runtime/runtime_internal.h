@@ -17,10 +17,10 @@
 /* One instruction, ready to run: everything the hot loop needs is here, so
  * execute() never looks at the program again. */
 typedef struct etk_instr {
-  int32_t kind;            /* etk_instruction_kind_t */
-  int32_t index, index2;   /* operator/delegate/value indices, jump target */
-  etk_kernel_fn fn;        /* KernelCall */
-  etk_value_t **args;      /* KernelCall / DelegateCall */
+  int32_t kind;          /* etk_instruction_kind_t */
+  int32_t index, index2; /* operator/delegate/value indices, jump target */
+  etk_kernel_fn fn;      /* KernelCall */
+  etk_value_t **args;    /* KernelCall / DelegateCall */
   uint32_t nargs;
   uint32_t out_first, out_count; /* args logged as intermediate outputs */
   etk_recorder_name_t event;     /* native_call_<op> name */
@@ -46,11 +46,11 @@ typedef struct etk_method_layout {
   size_t tensor_list_items; /* int64 converted indices */
   size_t instr_count;
   size_t arg_count;
-  size_t max_list;          /* longest tensor list (logging scratch) */
-  size_t spec_count;        /* compile specs of all delegates */
-  size_t planned_count;     /* planned buffers */
-  size_t backend_total;     /* memory_size() of every delegate, rounded */
-  size_t total;             /* arena bytes, alignment slack included */
+  size_t max_list;      /* longest tensor list (logging scratch) */
+  size_t spec_count;    /* compile specs of all delegates */
+  size_t planned_count; /* planned buffers */
+  size_t backend_total; /* memory_size() of every delegate, rounded */
+  size_t total;         /* arena bytes, alignment slack included */
 } etk_method_layout_t;
 
 /* The bump allocator over the caller's arena. */

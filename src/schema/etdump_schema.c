@@ -27,29 +27,39 @@
 
 /* Descriptor shorthands.  C99 designated initialisers leave every other
  * member zero (no enum mask, no sub-table, not required). */
-#define SCALAR_FIELD(id_, name_, size_, signed_, default_)                      \
-  {.name = (name_), .id = (id_), .kind = ETK_FB_SCALAR, .size = (size_),        \
-   .is_signed = (signed_), .default_int = (default_)}
-#define REAL_FIELD(id_, name_, size_)                                           \
-  {.name = (name_), .id = (id_), .kind = ETK_FB_SCALAR, .size = (size_),        \
-   .is_real = 1}
-#define ENUM_FIELD(id_, name_, mask_, default_)                                 \
-  {.name = (name_), .id = (id_), .kind = ETK_FB_SCALAR, .size = 1,              \
-   .is_signed = 1, .enum_mask = (mask_), .default_int = (default_)}
-#define STRING_FIELD(id_, name_)                                                \
-  {.name = (name_), .id = (id_), .kind = ETK_FB_STRING}
-#define TABLE_FIELD(id_, name_, table_)                                         \
-  {.name = (name_), .id = (id_), .kind = ETK_FB_TABLE, .table = (table_)}
-#define VECTOR_FIELD(id_, name_, size_, signed_)                                \
-  {.name = (name_), .id = (id_), .kind = ETK_FB_VEC_SCALAR, .size = (size_),    \
-   .is_signed = (signed_)}
-#define TABLE_VECTOR_FIELD(id_, name_, table_)                                  \
-  {.name = (name_), .id = (id_), .kind = ETK_FB_VEC_TABLE, .table = (table_)}
+#define SCALAR_FIELD(id_, name_, size_, signed_, default_)                \
+  {                                                                       \
+    .name = (name_), .id = (id_), .kind = ETK_FB_SCALAR, .size = (size_), \
+    .is_signed = (signed_), .default_int = (default_)                     \
+  }
+#define REAL_FIELD(id_, name_, size_)                                     \
+  {                                                                       \
+    .name = (name_), .id = (id_), .kind = ETK_FB_SCALAR, .size = (size_), \
+    .is_real = 1                                                          \
+  }
+#define ENUM_FIELD(id_, name_, mask_, default_)                     \
+  {                                                                 \
+    .name = (name_), .id = (id_), .kind = ETK_FB_SCALAR, .size = 1, \
+    .is_signed = 1, .enum_mask = (mask_), .default_int = (default_) \
+  }
+#define STRING_FIELD(id_, name_) \
+  { .name = (name_), .id = (id_), .kind = ETK_FB_STRING }
+#define TABLE_FIELD(id_, name_, table_) \
+  { .name = (name_), .id = (id_), .kind = ETK_FB_TABLE, .table = (table_) }
+#define VECTOR_FIELD(id_, name_, size_, signed_)                              \
+  {                                                                           \
+    .name = (name_), .id = (id_), .kind = ETK_FB_VEC_SCALAR, .size = (size_), \
+    .is_signed = (signed_)                                                    \
+  }
+#define TABLE_VECTOR_FIELD(id_, name_, table_) \
+  { .name = (name_), .id = (id_), .kind = ETK_FB_VEC_TABLE, .table = (table_) }
 
-#define TABLE_DESC(name_, fields_)                                              \
-  {.name = (name_),                                                            \
-   .field_count = (uint16_t)(sizeof(fields_) / sizeof((fields_)[0])),          \
-   .fields = (fields_)}
+#define TABLE_DESC(name_, fields_)                                     \
+  {                                                                    \
+    .name = (name_),                                                   \
+    .field_count = (uint16_t)(sizeof(fields_) / sizeof((fields_)[0])), \
+    .fields = (fields_)                                                \
+  }
 
 /* ------------------------------------------------------------ leaves */
 
@@ -61,7 +71,8 @@ const etk_fb_table_desc_t etk_etdump_null_schema = {
 
 static const etk_fb_field_desc_t tensor_fields[] = {
     ENUM_FIELD(ETK_ETDUMP_TENSOR_SCALAR_TYPE, "scalar_type",
-               ETK_SCALAR_TYPE_ENUM_MASK, ETK_ETDUMP_TENSOR_SCALAR_TYPE_DEFAULT),
+               ETK_SCALAR_TYPE_ENUM_MASK,
+               ETK_ETDUMP_TENSOR_SCALAR_TYPE_DEFAULT),
     VECTOR_FIELD(ETK_ETDUMP_TENSOR_SIZES, "sizes", 8, 1),
     VECTOR_FIELD(ETK_ETDUMP_TENSOR_STRIDES, "strides", 8, 1),
     SCALAR_FIELD(ETK_ETDUMP_TENSOR_OFFSET, "offset", 8, 1,
@@ -117,7 +128,8 @@ static const etk_fb_field_desc_t value_fields[] = {
     TABLE_FIELD(ETK_ETDUMP_VALUE_TENSOR, "tensor", &etk_etdump_tensor_schema),
     TABLE_FIELD(ETK_ETDUMP_VALUE_TENSOR_LIST, "tensor_list",
                 &etk_etdump_tensor_list_schema),
-    TABLE_FIELD(ETK_ETDUMP_VALUE_INT_VALUE, "int_value", &etk_etdump_int_schema),
+    TABLE_FIELD(ETK_ETDUMP_VALUE_INT_VALUE, "int_value",
+                &etk_etdump_int_schema),
     TABLE_FIELD(ETK_ETDUMP_VALUE_FLOAT_VALUE, "float_value",
                 &etk_etdump_float_schema),
     TABLE_FIELD(ETK_ETDUMP_VALUE_DOUBLE_VALUE, "double_value",
@@ -215,7 +227,8 @@ static const etk_fb_field_desc_t etdump_fields[] = {
     TABLE_VECTOR_FIELD(ETK_ETDUMP_RUN_DATA, "run_data",
                        &etk_etdump_run_data_schema),
 };
-const etk_fb_table_desc_t etk_etdump_schema = TABLE_DESC("ETDump", etdump_fields);
+const etk_fb_table_desc_t etk_etdump_schema =
+    TABLE_DESC("ETDump", etdump_fields);
 
 /* ------------------------------------------------------------ names */
 

@@ -47,7 +47,7 @@ static TABLE(allocation_desc, "AllocationDetails", allocation_fields);
 
 static const etk_fb_field_desc_t extra_tensor_fields[] = {
     F_INT("mutable_data_segments_idx",
-             ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 8, 0),
+          ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 8, 0),
     F_STRING("fully_qualified_name", ETK_PTE_EXTRA_TENSOR_FULLY_QUALIFIED_NAME),
     F_INT("location", ETK_PTE_EXTRA_TENSOR_LOCATION, 1, 1),
     F_INT("device_type", ETK_PTE_EXTRA_TENSOR_DEVICE_TYPE, 1, 1),
@@ -102,10 +102,18 @@ static TABLE(opt_tensor_list_desc, "OptionalTensorList",
 
 /* KernelTypes, indexed by union code; [0] is NONE. */
 static const etk_fb_table_desc_t *const kernel_types[ETK_PTE_KT_COUNT] = {
-    NULL,           &null_desc,        &int_desc,
-    &bool_desc,     &double_desc,      &tensor_desc,
-    &string_desc,   &int_list_desc,    &double_list_desc,
-    &bool_list_desc, &tensor_list_desc, &opt_tensor_list_desc,
+    NULL,
+    &null_desc,
+    &int_desc,
+    &bool_desc,
+    &double_desc,
+    &tensor_desc,
+    &string_desc,
+    &int_list_desc,
+    &double_list_desc,
+    &bool_list_desc,
+    &tensor_list_desc,
+    &opt_tensor_list_desc,
 };
 
 static const etk_fb_field_desc_t evalue_fields[] = {
@@ -145,9 +153,14 @@ static const etk_fb_field_desc_t free_call_fields[] = {
 };
 static TABLE(free_call_desc, "FreeCall", free_call_fields);
 
-static const etk_fb_table_desc_t *const instruction_args[ETK_PTE_INSTR_COUNT] = {
-    NULL,          &kernel_call_desc, &delegate_call_desc,
-    &move_call_desc, &jump_false_desc, &free_call_desc,
+static const etk_fb_table_desc_t *const instruction_args[ETK_PTE_INSTR_COUNT] =
+    {
+        NULL,
+        &kernel_call_desc,
+        &delegate_call_desc,
+        &move_call_desc,
+        &jump_false_desc,
+        &free_call_desc,
 };
 
 static const etk_fb_field_desc_t instruction_fields[] = {
@@ -215,8 +228,8 @@ static const etk_fb_field_desc_t plan_fields[] = {
     F_VEC_TABLE("chains", ETK_PTE_PLAN_CHAINS, chain_desc),
     F_VEC_TABLE("operators", ETK_PTE_PLAN_OPERATORS, operator_desc),
     F_VEC_TABLE("delegates", ETK_PTE_PLAN_DELEGATES, delegate_desc),
-    F_VEC_INT("non_const_buffer_sizes", ETK_PTE_PLAN_NON_CONST_BUFFER_SIZES,
-                 8, 1),
+    F_VEC_INT("non_const_buffer_sizes", ETK_PTE_PLAN_NON_CONST_BUFFER_SIZES, 8,
+              1),
     F_VEC_TABLE("non_const_buffer_device", ETK_PTE_PLAN_NON_CONST_BUFFER_DEVICE,
                 buffer_device_desc),
 };
@@ -252,7 +265,8 @@ static TABLE(named_data_desc, "NamedData", named_data_fields);
 static const etk_fb_field_desc_t program_fields[] = {
     F_INT("version", ETK_PTE_PROGRAM_VERSION, 4, 0),
     F_VEC_TABLE("execution_plan", ETK_PTE_PROGRAM_EXECUTION_PLAN, plan_desc),
-    F_VEC_TABLE("constant_buffer", ETK_PTE_PROGRAM_CONSTANT_BUFFER, buffer_desc),
+    F_VEC_TABLE("constant_buffer", ETK_PTE_PROGRAM_CONSTANT_BUFFER,
+                buffer_desc),
     F_VEC_TABLE("backend_delegate_data", ETK_PTE_PROGRAM_BACKEND_DELEGATE_DATA,
                 inline_data_desc),
     F_VEC_TABLE("segments", ETK_PTE_PROGRAM_SEGMENTS, segment_desc),

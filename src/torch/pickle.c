@@ -1210,18 +1210,57 @@ static int step(vm_t *vm, bool *stop) {
   size_t n = 0;
   int rc;
   switch (op) {
-    case 0x80: case 0x95: case '.': case '(': case '0': case '1': case '2':
+    case 0x80:
+    case 0x95:
+    case '.':
+    case '(':
+    case '0':
+    case '1':
+    case '2':
       return op_frame(vm, op, stop);
-    case 'N': case 0x88: case 0x89: case 'I': case 'L': case 'J': case 'K':
-    case 'M': case 0x8a: case 0x8b: case 'F': case 'G':
+    case 'N':
+    case 0x88:
+    case 0x89:
+    case 'I':
+    case 'L':
+    case 'J':
+    case 'K':
+    case 'M':
+    case 0x8a:
+    case 0x8b:
+    case 'F':
+    case 'G':
       return op_number(vm, op);
-    case 'X': case 0x8c: case 0x8d: case 'B': case 'C': case 0x8e: case 'T':
+    case 'X':
+    case 0x8c:
+    case 0x8d:
+    case 'B':
+    case 'C':
+    case 0x8e:
+    case 'T':
     case 'U':
       return op_text(vm, op);
-    case ')': case 0x85: case 0x86: case 0x87: case 't': case ']': case '}':
-    case 'l': case 'd': case 'a': case 'e': case 's': case 'u':
+    case ')':
+    case 0x85:
+    case 0x86:
+    case 0x87:
+    case 't':
+    case ']':
+    case '}':
+    case 'l':
+    case 'd':
+    case 'a':
+    case 'e':
+    case 's':
+    case 'u':
       return op_container(vm, op);
-    case 'g': case 'p': case 'h': case 'q': case 'j': case 'r': case 0x94:
+    case 'g':
+    case 'p':
+    case 'h':
+    case 'q':
+    case 'j':
+    case 'r':
+    case 0x94:
       return op_memo(vm, op);
     case 'c': { /* GLOBAL: "module\nname\n" */
       const char *module;

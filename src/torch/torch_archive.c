@@ -120,8 +120,7 @@ static int read_entry(etk_torch_archive_t *a, zip_uint64_t index,
   uint64_t size = st.size;
   if ((st.valid & ZIP_STAT_COMP_SIZE) && (st.valid & ZIP_STAT_COMP_METHOD) &&
       st.comp_method != ZIP_CM_STORE &&
-      etk_expansion_exceeds(size, st.comp_size,
-                            a->limits.max_compression_ratio,
+      etk_expansion_exceeds(size, st.comp_size, a->limits.max_compression_ratio,
                             (uint64_t)1 << 20))
     return entry_error(a, err, name, ETK_E_LIMIT,
                        "entry declares %llu uncompressed bytes from %llu "

@@ -16,7 +16,8 @@
 
 static uint8_t *copy_out(etw_t *w, size_t *len, int prefixed) {
   size_t n = 0;
-  const uint8_t *b = prefixed ? etw_finish(w, &n) : etw_finish_unprefixed(w, &n);
+  const uint8_t *b =
+      prefixed ? etw_finish(w, &n) : etw_finish_unprefixed(w, &n);
   uint8_t *c = b ? malloc(n) : NULL;
   if (c) memcpy(c, b, n);
   *len = c ? n : 0;
@@ -27,13 +28,19 @@ static uint8_t *copy_out(etw_t *w, size_t *len, int prefixed) {
 static etw_t *two_ops(void) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1, .start = 10, .end = 20});
-  etw_profile(w, &(etw_profile_t){.name = "op_b", .iid = 1, .dint = -1, .start = 20, .end = 45});
+  etw_profile(
+      w, &(etw_profile_t){
+             .name = "op_a", .iid = 0, .dint = -1, .start = 10, .end = 20});
+  etw_profile(
+      w, &(etw_profile_t){
+             .name = "op_b", .iid = 1, .dint = -1, .start = 20, .end = 45});
   etw_run_end(w);
   return w;
 }
 
-static uint8_t *valid(size_t *len) { return copy_out(two_ops(), len, 1); }
+static uint8_t *valid(size_t *len) {
+  return copy_out(two_ops(), len, 1);
+}
 
 /* Positions inside a valid dump. */
 typedef struct where {
@@ -45,7 +52,8 @@ static void locate(const uint8_t *b, size_t len, where_t *w) {
   etk_fb_verify_options_t o = {0};
   o.ident = ETK_ETDUMP_FILE_IDENTIFIER;
   o.size_prefixed = 1;
-  if (etk_fb_verify(b, len, &etk_etdump_schema, &o, &w->root, NULL) != ETK_OK) return;
+  if (etk_fb_verify(b, len, &etk_etdump_schema, &o, &w->root, NULL) != ETK_OK)
+    return;
   etk_fb_table_t root = etk_fb_root(b, w->root);
   etk_fb_vector_t runs = etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA);
   w->runs_vec = runs.pos - 4;
@@ -61,8 +69,14 @@ static void locate(const uint8_t *b, size_t len, where_t *w) {
   w->name0 = (uint32_t)((const uint8_t *)name.data - b);
 }
 
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static void put32(uint8_t *p, uint32_t v) {
+  memcpy(p, &v, 4);
+}
+static uint32_t get32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
 
 static uint8_t *empty_file(size_t *len) {
   *len = 0;
@@ -87,7 +101,9 @@ static uint8_t *wrong_identifier(size_t *len) {
   return b;
 }
 
-static uint8_t *no_size_prefix(size_t *len) { return copy_out(two_ops(), len, 0); }
+static uint8_t *no_size_prefix(size_t *len) {
+  return copy_out(two_ops(), len, 0);
+}
 
 static uint8_t *root_offset_outside(size_t *len) {
   uint8_t *b = valid(len);
@@ -170,7 +186,8 @@ static uint8_t *bad_enum(size_t *len) {
   o.ident = ETK_ETDUMP_FILE_IDENTIFIER;
   o.size_prefixed = 1;
   uint32_t root;
-  if (etk_fb_verify(b, *len, &etk_etdump_schema, &o, &root, NULL) != ETK_OK) return b;
+  if (etk_fb_verify(b, *len, &etk_etdump_schema, &o, &root, NULL) != ETK_OK)
+    return b;
   etk_fb_table_t t = etk_fb_root(b, root);
   etk_fb_vector_t runs = etk_fb_get_vector(t, ETK_ETDUMP_RUN_DATA);
   t = etk_fb_vector_table(b, runs, 0);
@@ -187,7 +204,8 @@ static uint8_t *bad_enum(size_t *len) {
 static uint8_t *event_without_member(size_t *len) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1, .end = 5});
+  etw_profile(w,
+              &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1, .end = 5});
   etw_empty_event(w);
   etw_run_end(w);
   return copy_out(w, len, 1);
@@ -220,8 +238,11 @@ static uint8_t *empty_run(size_t *len) {
 static uint8_t *wrap_beyond_32_bits(size_t *len) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1,
-                                  .start = 5000000000ull, .end = 10});
+  etw_profile(w, &(etw_profile_t){.name = "op_a",
+                                  .iid = 0,
+                                  .dint = -1,
+                                  .start = 5000000000ull,
+                                  .end = 10});
   etw_run_end(w);
   return copy_out(w, len, 1);
 }

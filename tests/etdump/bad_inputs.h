@@ -11,10 +11,10 @@
 #include <stdint.h>
 
 typedef struct bad_input {
-  const char *name;     /* file stem */
-  int code;             /* expected etk status of etk_etdump_open_memory,
-                           or ETK_OK when the reader accepts it and the
-                           Inspector/renderer rejects it */
+  const char *name; /* file stem */
+  int code;         /* expected etk status of etk_etdump_open_memory,
+                       or ETK_OK when the reader accepts it and the
+                       Inspector/renderer rejects it */
   uint8_t *(*build)(size_t *len);
 } bad_input_t;
 

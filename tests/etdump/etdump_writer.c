@@ -82,7 +82,9 @@ void etw_run_begin(etw_t *w, const char *name, int32_t bii) {
   w->run_bii = bii;
 }
 
-void etw_run_without_events(etw_t *w) { w->run_no_events = 1; }
+void etw_run_without_events(etw_t *w) {
+  w->run_no_events = 1;
+}
 
 void etw_allocator(etw_t *w, const char *name) {
   etk_fb_ref_t n = str(w, name);
@@ -108,7 +110,8 @@ void etw_profile(etw_t *w, const etw_profile_t *p) {
   etk_fb_add_u64(&w->b, ETK_ETDUMP_PROFILE_EVENT_END_TIME, p->end, 0, 0);
   etk_fb_add_i32(&w->b, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, p->chain, 0, 0);
   etk_fb_add_i32(&w->b, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, p->iid, -1, 0);
-  etk_fb_add_i32(&w->b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, p->dint, -1, 0);
+  etk_fb_add_i32(&w->b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, p->dint,
+                 -1, 0);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR, dstr);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA, meta);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_PROFILE_EVENT_NAME, name);
@@ -160,13 +163,15 @@ void etw_debug(etw_t *w, const etw_debug_t *d) {
         break;
       case ETW_VALUE_FLOAT:
         etk_fb_table_start(&w->b);
-        etk_fb_add_f32(&w->b, ETK_ETDUMP_FLOAT_FLOAT_VAL, (float)d->real_value, 0, 0);
+        etk_fb_add_f32(&w->b, ETK_ETDUMP_FLOAT_FLOAT_VAL, (float)d->real_value,
+                       0, 0);
         member = etk_fb_table_end(&w->b);
         member_id = ETK_ETDUMP_VALUE_FLOAT_VALUE;
         break;
       case ETW_VALUE_DOUBLE:
         etk_fb_table_start(&w->b);
-        etk_fb_add_f64(&w->b, ETK_ETDUMP_DOUBLE_DOUBLE_VAL, d->real_value, 0, 0);
+        etk_fb_add_f64(&w->b, ETK_ETDUMP_DOUBLE_DOUBLE_VAL, d->real_value, 0,
+                       0);
         member = etk_fb_table_end(&w->b);
         member_id = ETK_ETDUMP_VALUE_DOUBLE_VALUE;
         break;
@@ -200,7 +205,8 @@ void etw_debug(etw_t *w, const etw_debug_t *d) {
   etk_fb_table_start(&w->b);
   etk_fb_add_u64(&w->b, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, d->chain, 0, 0);
   etk_fb_add_i32(&w->b, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, d->iid, -1, 0);
-  etk_fb_add_i32(&w->b, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, d->dint, -1, 0);
+  etk_fb_add_i32(&w->b, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, d->dint,
+                 -1, 0);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR, dstr);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_DEBUG_EVENT_NAME, name);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY, value);
@@ -209,8 +215,10 @@ void etw_debug(etw_t *w, const etw_debug_t *d) {
 
 void etw_allocation(etw_t *w, int32_t allocator_id, uint64_t size) {
   etk_fb_table_start(&w->b);
-  etk_fb_add_u64(&w->b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, size, 0, 0);
-  etk_fb_add_i32(&w->b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, allocator_id, 0, 0);
+  etk_fb_add_u64(&w->b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, size, 0,
+                 0);
+  etk_fb_add_i32(&w->b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, allocator_id,
+                 0, 0);
   add_event(w, ETK_ETDUMP_EVENT_ALLOCATION_EVENT, etk_fb_table_end(&w->b));
 }
 
@@ -224,10 +232,12 @@ void etw_run_end(etw_t *w) {
   if (!w->run_no_events)
     events = etk_fb_create_offset_vector(&w->b, w->events.v, w->events.n);
   if (w->allocators.n)
-    allocators = etk_fb_create_offset_vector(&w->b, w->allocators.v, w->allocators.n);
+    allocators =
+        etk_fb_create_offset_vector(&w->b, w->allocators.v, w->allocators.n);
   etk_fb_table_start(&w->b);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_RUN_DATA_NAME, w->run_name);
-  etk_fb_add_i32(&w->b, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, w->run_bii, -1, 0);
+  etk_fb_add_i32(&w->b, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, w->run_bii, -1,
+                 0);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_RUN_DATA_ALLOCATORS, allocators);
   etk_fb_add_ref(&w->b, ETK_ETDUMP_RUN_DATA_EVENTS, events);
   push(w, &w->runs, etk_fb_table_end(&w->b));
@@ -242,13 +252,15 @@ static const uint8_t *finish(etw_t *w, size_t *len, int prefixed) {
   const uint8_t *out = NULL;
   if (w->failed ||
       etk_fb_finish(&w->b, root, ETK_ETDUMP_FILE_IDENTIFIER,
-                    prefixed ? ETK_FB_SIZE_PREFIXED : ETK_FB_NO_SIZE_PREFIX, &out,
-                    len) != ETK_OK)
+                    prefixed ? ETK_FB_SIZE_PREFIXED : ETK_FB_NO_SIZE_PREFIX,
+                    &out, len) != ETK_OK)
     return NULL;
   return out;
 }
 
-const uint8_t *etw_finish(etw_t *w, size_t *len) { return finish(w, len, 1); }
+const uint8_t *etw_finish(etw_t *w, size_t *len) {
+  return finish(w, len, 1);
+}
 const uint8_t *etw_finish_unprefixed(etw_t *w, size_t *len) {
   return finish(w, len, 0);
 }

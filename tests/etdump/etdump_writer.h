@@ -39,12 +39,12 @@ void etw_allocator(etw_t *w, const char *name);
 void etw_run_end(etw_t *w);
 
 typedef struct etw_profile {
-  const char *name;       /* NULL = absent */
-  int32_t chain;          /* default 0 */
-  int32_t iid;            /* -1 = omitted */
-  int32_t dint;           /* -1 = omitted (use .dint = -1 explicitly) */
-  const char *dstr;       /* NULL = absent */
-  const uint8_t *meta;    /* with meta_len; meta_present adds an empty one */
+  const char *name;    /* NULL = absent */
+  int32_t chain;       /* default 0 */
+  int32_t iid;         /* -1 = omitted */
+  int32_t dint;        /* -1 = omitted (use .dint = -1 explicitly) */
+  const char *dstr;    /* NULL = absent */
+  const uint8_t *meta; /* with meta_len; meta_present adds an empty one */
   uint32_t meta_len;
   int meta_present;
   uint64_t start, end;
@@ -80,20 +80,20 @@ typedef enum etw_value_kind {
 } etw_value_kind_t;
 
 typedef struct etw_debug {
-  uint64_t chain;         /* ulong; UINT64_MAX for program outputs */
-  int32_t iid;            /* -1 = omitted */
-  int32_t dint;           /* -1 = omitted */
+  uint64_t chain; /* ulong; UINT64_MAX for program outputs */
+  int32_t iid;    /* -1 = omitted */
+  int32_t dint;   /* -1 = omitted */
   const char *dstr;
   const char *name;
-  int kind;               /* etw_value_kind_t */
+  int kind; /* etw_value_kind_t */
   int64_t int_value;
   int bool_value;
   double real_value;
-  etw_tensor_t tensor;    /* TENSOR; for TENSOR_LIST: tensors[0..count) */
+  etw_tensor_t tensor; /* TENSOR; for TENSOR_LIST: tensors[0..count) */
   const etw_tensor_t *tensors;
   uint32_t tensor_count;
-  int output;             /* -1 omitted, 0 Bool(false), 1 Bool(true) */
-  int omit_member;        /* 1: `val` says the kind, its table is absent */
+  int output;      /* -1 omitted, 0 Bool(false), 1 Bool(true) */
+  int omit_member; /* 1: `val` says the kind, its table is absent */
 } etw_debug_t;
 
 void etw_debug(etw_t *w, const etw_debug_t *d);

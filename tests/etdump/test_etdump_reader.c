@@ -32,7 +32,8 @@ static etk_etdump_t *open_conf(const char *name) {
 }
 
 ETK_TEST(tutorial_matches_flatc_decoding) {
-  if (!etk_test_conformance_path("etdump_tutorial.etdp")) ETK_SKIP("no conformance files");
+  if (!etk_test_conformance_path("etdump_tutorial.etdp"))
+    ETK_SKIP("no conformance files");
   etk_etdump_t *d = open_conf("etdump_tutorial.etdp");
   REQUIRE(d != NULL);
   CHECK_EQ_INT(etk_etdump_run_count(d), 2);
@@ -62,7 +63,8 @@ ETK_TEST(tutorial_matches_flatc_decoding) {
   /* equal strings share one id */
   etk_etdump_columns_t c;
   etk_etdump_columns(d, &c);
-  CHECK(c.name_id[r.first_event + 1] == c.name_id[r.first_event + 3]); /* OPERATOR_CALL */
+  CHECK(c.name_id[r.first_event + 1] ==
+        c.name_id[r.first_event + 3]); /* OPERATOR_CALL */
   CHECK(c.chain_id[r.first_event] != c.chain_id[r.first_event + 28]);
   uint64_t s, en;
   etk_etdump_event_times(d, r.first_event + 28, &s, &en);
@@ -71,7 +73,8 @@ ETK_TEST(tutorial_matches_flatc_decoding) {
 }
 
 ETK_TEST(golden_files_from_the_upstream_writer) {
-  if (!etk_test_conformance_path("golden_debug_events.etdp")) ETK_SKIP("no conformance files");
+  if (!etk_test_conformance_path("golden_debug_events.etdp"))
+    ETK_SKIP("no conformance files");
   etk_etdump_t *d = open_conf("golden_empty_block.etdp");
   REQUIRE(d != NULL);
   etk_etdump_run_t r;
@@ -276,7 +279,8 @@ ETK_TEST(limits) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "r", -1);
   for (int i = 0; i < 10; i++)
-    etw_profile(w, &(etw_profile_t){.name = "x", .iid = i, .dint = -1, .end = 1});
+    etw_profile(w,
+                &(etw_profile_t){.name = "x", .iid = i, .dint = -1, .end = 1});
   etw_run_end(w);
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
@@ -335,7 +339,8 @@ ETK_TEST(bad_inputs_fail_cleanly_with_offsets) {
     int rc = etk_etdump_open_memory(b, len, NULL, &d, &err);
     if (rc != bad_inputs[i].code)
       printf("# %s: got %s (%s), want %s\n", bad_inputs[i].name,
-             etk_status_name(rc), err.message, etk_status_name(bad_inputs[i].code));
+             etk_status_name(rc), err.message,
+             etk_status_name(bad_inputs[i].code));
     CHECK_EQ_INT(rc, bad_inputs[i].code);
     if (rc != ETK_OK) {
       CHECK(d == NULL);
@@ -351,7 +356,8 @@ ETK_TEST(bad_inputs_fail_cleanly_with_offsets) {
 ETK_TEST(truncations_of_a_valid_dump_never_crash) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1, .end = 5});
+  etw_profile(w,
+              &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1, .end = 5});
   etw_run_end(w);
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);

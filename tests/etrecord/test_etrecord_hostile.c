@@ -172,8 +172,9 @@ ETK_TEST(zip_bomb_declared_size) {
                   "reference_outputs: member declares 33554432 uncompressed "
                   "bytes from ",
                   68) == 0);
-    CHECK(strstr(got, " compressed ones (over 100:1): refusing a possible zip "
-                      "bomb") != NULL);
+    CHECK(strstr(got,
+                 " compressed ones (over 100:1): refusing a possible zip "
+                 "bomb") != NULL);
   }
   /* the total and per-member limits, with the ratio bound off */
   lim.max_compression_ratio = 0;

@@ -60,7 +60,8 @@ static const char *fresh_dir(void) {
 
 static int run(const char *command) {
   int status = system(command);
-  if (status != 0) printf("# command failed (status %d): %s\n", status, command);
+  if (status != 0)
+    printf("# command failed (status %d): %s\n", status, command);
   return status;
 }
 
@@ -98,7 +99,8 @@ uint8_t *flatc_json_to_binary(const char *json_path, size_t *len) {
   /* flatc names the output after the JSON file, with the schema's
    * file_extension */
   snprintf(bin_path, sizeof bin_path, "%s/%.*s.etdp", dir,
-           (int)(strlen(base) - (strrchr(base, '.') ? strlen(strrchr(base, '.')) : 0)),
+           (int)(strlen(base) -
+                 (strrchr(base, '.') ? strlen(strrchr(base, '.')) : 0)),
            base);
   remember(bin_path);
   if (run(command) != 0) return NULL;

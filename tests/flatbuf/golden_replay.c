@@ -31,8 +31,8 @@ static int finish_dump(etk_fb_builder_t *b, const etk_fb_ref_t *runs,
   etk_fb_add_u32(b, ETK_ETDUMP_VERSION, 0, ETK_ETDUMP_VERSION_DEFAULT, 0);
   etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA, run_vector);
   etk_fb_ref_t root = etk_fb_table_end(b);
-  return etk_fb_finish(b, root, ETK_ETDUMP_FILE_IDENTIFIER, ETK_FB_SIZE_PREFIXED,
-                       out, len);
+  return etk_fb_finish(b, root, ETK_ETDUMP_FILE_IDENTIFIER,
+                       ETK_FB_SIZE_PREFIXED, out, len);
 }
 
 static etk_fb_ref_t make_run(etk_fb_builder_t *b, etk_fb_ref_t name,
@@ -56,7 +56,8 @@ int golden_replay_allocators(etk_fb_builder_t *b, const uint8_t **out,
   etk_fb_ref_t name = make_string(b, "test_block");
   etk_fb_ref_t allocator[2], events[3];
   for (int i = 0; i < 2; i++) {
-    etk_fb_ref_t s = make_string(b, i == 0 ? "test_allocator_0" : "test_allocator_1");
+    etk_fb_ref_t s =
+        make_string(b, i == 0 ? "test_allocator_0" : "test_allocator_1");
     etk_fb_table_start(b);
     etk_fb_add_ref(b, ETK_ETDUMP_ALLOCATOR_NAME, s);
     allocator[i] = etk_fb_table_end(b);
@@ -68,16 +69,19 @@ int golden_replay_allocators(etk_fb_builder_t *b, const uint8_t **out,
     etk_fb_add_u64(b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE,
                    i == 0 ? 64u : 128u, 0, 0);
     etk_fb_add_i32(b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, i + 1, 0, 0);
-    events[i] = make_event(b, ETK_ETDUMP_EVENT_ALLOCATION_EVENT, etk_fb_table_end(b));
+    events[i] =
+        make_event(b, ETK_ETDUMP_EVENT_ALLOCATION_EVENT, etk_fb_table_end(b));
   }
   etk_fb_ref_t event_name = make_string(b, "test_event");
-  etk_fb_table_start(b); /* end_profiling: start, end, chain, instruction, name */
+  etk_fb_table_start(
+      b); /* end_profiling: start, end, chain, instruction, name */
   etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 1000, 0, 0);
   etk_fb_add_u64(b, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 1010, 0, 0);
   etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0, 0, 0);
   etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, 1, -1, 0);
   etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_NAME, event_name);
-  events[2] = make_event(b, ETK_ETDUMP_EVENT_PROFILE_EVENT, etk_fb_table_end(b));
+  events[2] =
+      make_event(b, ETK_ETDUMP_EVENT_PROFILE_EVENT, etk_fb_table_end(b));
   etk_fb_ref_t event_vector = etk_fb_create_offset_vector(b, events, 3);
   etk_fb_ref_t run = make_run(b, name, allocators, event_vector);
   return finish_dump(b, &run, 1, out, len);
@@ -96,7 +100,8 @@ static etk_fb_ref_t delegate_event(etk_fb_builder_t *b, int32_t id_int,
   if (id_str)
     etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR, id_str);
   else
-    etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, id_int, -1, 0);
+    etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, id_int,
+                   -1, 0);
   etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA, meta);
   return make_event(b, ETK_ETDUMP_EVENT_PROFILE_EVENT, etk_fb_table_end(b));
 }

@@ -15,9 +15,13 @@
 
 #include "etkit/flatbuf.h"
 
-int golden_replay_empty_block(etk_fb_builder_t *b, const uint8_t **out, size_t *len);
-int golden_replay_allocators(etk_fb_builder_t *b, const uint8_t **out, size_t *len);
-int golden_replay_delegate_events(etk_fb_builder_t *b, const uint8_t **out, size_t *len);
-int golden_replay_debug_events(etk_fb_builder_t *b, const uint8_t **out, size_t *len);
+int golden_replay_empty_block(etk_fb_builder_t *b, const uint8_t **out,
+                              size_t *len);
+int golden_replay_allocators(etk_fb_builder_t *b, const uint8_t **out,
+                             size_t *len);
+int golden_replay_delegate_events(etk_fb_builder_t *b, const uint8_t **out,
+                                  size_t *len);
+int golden_replay_debug_events(etk_fb_builder_t *b, const uint8_t **out,
+                               size_t *len);
 
 #endif

@@ -22,7 +22,8 @@
 
 static const char *out_dir;
 
-static int write_file(const char *sub, const char *name, const uint8_t *bytes, size_t len) {
+static int write_file(const char *sub, const char *name, const uint8_t *bytes,
+                      size_t len) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s/%s", out_dir, sub, name);
   FILE *f = fopen(path, "wb");
@@ -51,7 +52,8 @@ static int write_variants(const char *stem, const uint8_t *bytes, size_t len,
   snprintf(name, sizeof name, "%s-bad-identifier.etdp", stem);
   bad |= write_file("corpus", name, copy, len);
   memcpy(copy, bytes, len);
-  for (size_t i = 16; i + 4 <= len; i += 29) copy[i] ^= 0x5A; /* scattered damage */
+  for (size_t i = 16; i + 4 <= len; i += 29)
+    copy[i] ^= 0x5A; /* scattered damage */
   snprintf(name, sizeof name, "%s-scrambled.etdp", stem);
   bad |= write_file("corpus", name, copy, len);
   free(copy);
@@ -68,7 +70,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   out_dir = argv[1];
-  static const struct { const char *stem; replay_fn fn; } replays[] = {
+  static const struct {
+    const char *stem;
+    replay_fn fn;
+  } replays[] = {
       {"empty-block", golden_replay_empty_block},
       {"allocators", golden_replay_allocators},
       {"delegate-events", golden_replay_delegate_events},
@@ -92,8 +97,8 @@ int main(int argc, char **argv) {
                                          "etdump_empty_root"};
   for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/flatbuf/fixtures/%s.json", ETKIT_SOURCE_DIR,
-             fixtures[i]);
+    snprintf(path, sizeof path, "%s/tests/flatbuf/fixtures/%s.json",
+             ETKIT_SOURCE_DIR, fixtures[i]);
     json_node_t *json = schema_json_load(path);
     if (!json) return 1;
     for (int prefixed = 0; prefixed <= 1; prefixed++) {
@@ -103,15 +108,18 @@ int main(int argc, char **argv) {
       char stem[256];
       etk_fb_builder_init(&b, mem, sizeof mem);
       etk_fb_ref_t root = schema_json_build(&b, &etk_etdump_schema, json);
-      if (etk_fb_finish(&b, root, ETK_ETDUMP_FILE_IDENTIFIER, prefixed, &out, &len) != ETK_OK)
+      if (etk_fb_finish(&b, root, ETK_ETDUMP_FILE_IDENTIFIER, prefixed, &out,
+                        &len) != ETK_OK)
         return 1;
-      snprintf(stem, sizeof stem, "%s%s", fixtures[i], prefixed ? "" : "-no-prefix");
+      snprintf(stem, sizeof stem, "%s%s", fixtures[i],
+               prefixed ? "" : "-no-prefix");
       bad |= write_variants(stem, out, len, prefixed, 1);
     }
     json_free(json);
   }
   bad |= write_file("corpus", "empty.bin", (const uint8_t *)"", 0);
-  bad |= write_file("corpus", "four-bytes.bin", (const uint8_t *)"\x08\0\0\0", 4);
+  bad |=
+      write_file("corpus", "four-bytes.bin", (const uint8_t *)"\x08\0\0\0", 4);
 
   /* builder corpus: xorshift bytes, fixed seed */
   uint32_t state = 0x9E3779B9u;

@@ -91,29 +91,45 @@ static char *parse_string(parser_t *p, size_t *len) {
     if (p->i >= p->n) break;
     c = p->s[p->i++];
     switch (c) {
-    case '"': out[o++] = '"'; break;
-    case '\\': out[o++] = '\\'; break;
-    case '/': out[o++] = '/'; break;
-    case 'b': out[o++] = '\b'; break;
-    case 'f': out[o++] = '\f'; break;
-    case 'n': out[o++] = '\n'; break;
-    case 'r': out[o++] = '\r'; break;
-    case 't': out[o++] = '\t'; break;
-    case 'u': {
-      uint32_t c1, c2;
-      if (!read_hex4(p, &c1)) goto fail;
-      if (c1 >= 0xD800 && c1 <= 0xDBFF) {
-        if (p->n - p->i < 2 || p->s[p->i] != '\\' || p->s[p->i + 1] != 'u')
-          goto fail;
-        p->i += 2;
-        if (!read_hex4(p, &c2) || c2 < 0xDC00 || c2 > 0xDFFF) goto fail;
-        c1 = 0x10000 + ((c1 - 0xD800) << 10) + (c2 - 0xDC00);
+      case '"':
+        out[o++] = '"';
+        break;
+      case '\\':
+        out[o++] = '\\';
+        break;
+      case '/':
+        out[o++] = '/';
+        break;
+      case 'b':
+        out[o++] = '\b';
+        break;
+      case 'f':
+        out[o++] = '\f';
+        break;
+      case 'n':
+        out[o++] = '\n';
+        break;
+      case 'r':
+        out[o++] = '\r';
+        break;
+      case 't':
+        out[o++] = '\t';
+        break;
+      case 'u': {
+        uint32_t c1, c2;
+        if (!read_hex4(p, &c1)) goto fail;
+        if (c1 >= 0xD800 && c1 <= 0xDBFF) {
+          if (p->n - p->i < 2 || p->s[p->i] != '\\' || p->s[p->i + 1] != 'u')
+            goto fail;
+          p->i += 2;
+          if (!read_hex4(p, &c2) || c2 < 0xDC00 || c2 > 0xDFFF) goto fail;
+          c1 = 0x10000 + ((c1 - 0xD800) << 10) + (c2 - 0xDC00);
+        }
+        o += put_utf8(out + o, c1);
+        break;
       }
-      o += put_utf8(out + o, c1);
-      break;
-    }
-    default:
-      goto fail;
+      default:
+        goto fail;
     }
   }
   if (p->i >= p->n) goto fail;

@@ -13,9 +13,11 @@
 static int enum_code(const etk_fb_field_desc_t *f, const char *name) {
   for (int code = 0; code < 64; code++) {
     const char *n = NULL;
-    if (f->enum_mask == ETK_SCALAR_TYPE_ENUM_MASK && etk_scalar_type_valid(code))
+    if (f->enum_mask == ETK_SCALAR_TYPE_ENUM_MASK &&
+        etk_scalar_type_valid(code))
       n = etk_scalar_type_name(code);
-    else if (f->enum_mask == ETK_ETDUMP_VALUE_TYPE_ENUM_MASK && etk_etdump_value_type_valid(code))
+    else if (f->enum_mask == ETK_ETDUMP_VALUE_TYPE_ENUM_MASK &&
+             etk_etdump_value_type_valid(code))
       n = etk_etdump_value_type_name(code);
     if (n && strcmp(n, name) == 0) return code;
   }
@@ -23,7 +25,8 @@ static int enum_code(const etk_fb_field_desc_t *f, const char *name) {
 }
 
 /* Raw little-endian bits of a JSON scalar for field f; 0 on error. */
-static int scalar_bits(const etk_fb_field_desc_t *f, const json_node_t *j, uint64_t *bits) {
+static int scalar_bits(const etk_fb_field_desc_t *f, const json_node_t *j,
+                       uint64_t *bits) {
   if (j->type == JSON_TRUE || j->type == JSON_FALSE) {
     *bits = j->type == JSON_TRUE;
     return 1;
@@ -47,8 +50,10 @@ static int scalar_bits(const etk_fb_field_desc_t *f, const json_node_t *j, uint6
     }
     return 1;
   }
-  if (j->text[0] == '-') *bits = (uint64_t)strtoll(j->text, NULL, 10);
-  else *bits = strtoull(j->text, NULL, 10);
+  if (j->text[0] == '-')
+    *bits = (uint64_t)strtoll(j->text, NULL, 10);
+  else
+    *bits = strtoull(j->text, NULL, 10);
   return 1;
 }
 
@@ -68,49 +73,53 @@ static uint64_t default_bits(const etk_fb_field_desc_t *f) {
   return bits;
 }
 
-static etk_fb_ref_t build_child(etk_fb_builder_t *b, const etk_fb_field_desc_t *f,
+static etk_fb_ref_t build_child(etk_fb_builder_t *b,
+                                const etk_fb_field_desc_t *f,
                                 const json_node_t *j) {
   switch (f->kind) {
-  case ETK_FB_STRING:
-    return etk_fb_create_string(b, j->text, j->len);
-  case ETK_FB_TABLE:
-    return schema_json_build(b, f->table, j);
-  case ETK_FB_VEC_SCALAR: {
-    size_t n = json_count(j);
-    uint8_t *data = calloc(n ? n : 1, f->size);
-    if (!data) return 0;
-    for (size_t i = 0; i < n; i++) {
-      uint64_t bits;
-      if (!scalar_bits(f, json_at(j, i), &bits)) {
-        free(data);
-        return 0;
+    case ETK_FB_STRING:
+      return etk_fb_create_string(b, j->text, j->len);
+    case ETK_FB_TABLE:
+      return schema_json_build(b, f->table, j);
+    case ETK_FB_VEC_SCALAR: {
+      size_t n = json_count(j);
+      uint8_t *data = calloc(n ? n : 1, f->size);
+      if (!data) return 0;
+      for (size_t i = 0; i < n; i++) {
+        uint64_t bits;
+        if (!scalar_bits(f, json_at(j, i), &bits)) {
+          free(data);
+          return 0;
+        }
+        for (unsigned k = 0; k < f->size; k++)
+          data[i * f->size + k] = (uint8_t)(bits >> (8 * k));
       }
-      for (unsigned k = 0; k < f->size; k++) data[i * f->size + k] = (uint8_t)(bits >> (8 * k));
+      etk_fb_ref_t r = etk_fb_create_vector(b, data, n, f->size, f->size);
+      free(data);
+      return r;
     }
-    etk_fb_ref_t r = etk_fb_create_vector(b, data, n, f->size, f->size);
-    free(data);
-    return r;
-  }
-  case ETK_FB_VEC_TABLE:
-  case ETK_FB_VEC_STRING: {
-    size_t n = json_count(j);
-    etk_fb_ref_t *refs = calloc(n ? n : 1, sizeof *refs);
-    if (!refs) return 0;
-    for (size_t i = 0; i < n; i++) {
-      const json_node_t *e = json_at(j, i);
-      refs[i] = f->kind == ETK_FB_VEC_TABLE ? schema_json_build(b, f->table, e)
-                                            : etk_fb_create_string(b, e->text, e->len);
+    case ETK_FB_VEC_TABLE:
+    case ETK_FB_VEC_STRING: {
+      size_t n = json_count(j);
+      etk_fb_ref_t *refs = calloc(n ? n : 1, sizeof *refs);
+      if (!refs) return 0;
+      for (size_t i = 0; i < n; i++) {
+        const json_node_t *e = json_at(j, i);
+        refs[i] = f->kind == ETK_FB_VEC_TABLE
+                      ? schema_json_build(b, f->table, e)
+                      : etk_fb_create_string(b, e->text, e->len);
+      }
+      etk_fb_ref_t r = etk_fb_create_offset_vector(b, refs, n);
+      free(refs);
+      return r;
     }
-    etk_fb_ref_t r = etk_fb_create_offset_vector(b, refs, n);
-    free(refs);
-    return r;
-  }
-  default:
-    return 0;
+    default:
+      return 0;
   }
 }
 
-etk_fb_ref_t schema_json_build(etk_fb_builder_t *b, const etk_fb_table_desc_t *desc,
+etk_fb_ref_t schema_json_build(etk_fb_builder_t *b,
+                               const etk_fb_table_desc_t *desc,
                                const json_node_t *object) {
   etk_fb_ref_t refs[ETK_FB_MAX_FIELDS] = {0};
   if (!object || object->type != JSON_OBJECT) return 0;
@@ -149,10 +158,18 @@ etk_fb_ref_t schema_json_build(etk_fb_builder_t *b, const etk_fb_table_desc_t *d
     }
     uint64_t def = default_bits(f);
     switch (f->size) {
-    case 1: etk_fb_add_u8(b, f->id, (uint8_t)bits, (uint8_t)def, 0); break;
-    case 2: etk_fb_add_u16(b, f->id, (uint16_t)bits, (uint16_t)def, 0); break;
-    case 4: etk_fb_add_u32(b, f->id, (uint32_t)bits, (uint32_t)def, 0); break;
-    default: etk_fb_add_u64(b, f->id, bits, def, 0); break;
+      case 1:
+        etk_fb_add_u8(b, f->id, (uint8_t)bits, (uint8_t)def, 0);
+        break;
+      case 2:
+        etk_fb_add_u16(b, f->id, (uint16_t)bits, (uint16_t)def, 0);
+        break;
+      case 4:
+        etk_fb_add_u32(b, f->id, (uint32_t)bits, (uint32_t)def, 0);
+        break;
+      default:
+        etk_fb_add_u64(b, f->id, bits, def, 0);
+        break;
     }
   }
   return etk_fb_table_end(b);

@@ -17,7 +17,8 @@
 
 /* Builds the table described by `desc` from `object`; returns its ref or 0
  * (builder error, or JSON that does not fit the schema: printed). */
-etk_fb_ref_t schema_json_build(etk_fb_builder_t *b, const etk_fb_table_desc_t *desc,
+etk_fb_ref_t schema_json_build(etk_fb_builder_t *b,
+                               const etk_fb_table_desc_t *desc,
                                const json_node_t *object);
 
 #endif

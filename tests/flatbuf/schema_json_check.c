@@ -80,7 +80,8 @@ static int check_scalar(const etk_fb_field_desc_t *f, const uint8_t *p,
     const char *name = enum_name(f, v);
     if (j->type == JSON_STRING) {
       if (name && strcmp(name, j->text) == 0) return 0;
-      snprintf(msg, sizeof msg, "enum %d (%s) != \"%s\"", v, name ? name : "?", j->text);
+      snprintf(msg, sizeof msg, "enum %d (%s) != \"%s\"", v, name ? name : "?",
+               j->text);
       return mismatch(path, f->name, msg);
     }
   }
@@ -88,7 +89,8 @@ static int check_scalar(const etk_fb_field_desc_t *f, const uint8_t *p,
     double v = real_value(p, f->size);
     double e = j->type == JSON_NUMBER ? strtod(j->text, NULL) : 0.0;
     if (f->size == 4 ? (float)v == (float)e : v == e) return 0;
-    snprintf(msg, sizeof msg, "%.17g != %s", v, j->type == JSON_NUMBER ? j->text : "(not a number)");
+    snprintf(msg, sizeof msg, "%.17g != %s", v,
+             j->type == JSON_NUMBER ? j->text : "(not a number)");
     return mismatch(path, f->name, msg);
   }
   if (j->type == JSON_TRUE || j->type == JSON_FALSE) {
@@ -96,7 +98,8 @@ static int check_scalar(const etk_fb_field_desc_t *f, const uint8_t *p,
     if (f->size == 1 && v == (j->type == JSON_TRUE)) return 0;
     return mismatch(path, f->name, "bool differs");
   }
-  if (j->type != JSON_NUMBER) return mismatch(path, f->name, "expected a number");
+  if (j->type != JSON_NUMBER)
+    return mismatch(path, f->name, "expected a number");
   integer_text(p, f->size, f->is_signed, ours, sizeof ours);
   if (strcmp(ours, j->text) == 0) return 0;
   snprintf(msg, sizeof msg, "%s != %s", ours, j->text);
@@ -107,11 +110,14 @@ static int check_string(etk_fb_string_t s, const json_node_t *j,
                         const char *path, const char *field) {
   if (!j || j->type == JSON_NULL)
     return s.data ? mismatch(path, field, "present, JSON has none") : 0;
-  if (j->type != JSON_STRING) return mismatch(path, field, "JSON is not a string");
+  if (j->type != JSON_STRING)
+    return mismatch(path, field, "JSON is not a string");
   if (!s.data) return mismatch(path, field, "absent, JSON has a string");
-  if (s.len != j->len || memcmp(s.data, j->text, s.len) != 0 || s.data[s.len] != 0) {
+  if (s.len != j->len || memcmp(s.data, j->text, s.len) != 0 ||
+      s.data[s.len] != 0) {
     char msg[200];
-    snprintf(msg, sizeof msg, "\"%.*s\" != \"%s\"", (int)s.len, s.data, j->text);
+    snprintf(msg, sizeof msg, "\"%.*s\" != \"%s\"", (int)s.len, s.data,
+             j->text);
     return mismatch(path, field, msg);
   }
   return 0;
@@ -127,57 +133,69 @@ int schema_json_check(etk_fb_table_t t, const etk_fb_table_desc_t *desc,
                       const json_node_t *obj, const char *path) {
   int bad = 0;
   char sub[512];
-  if (!obj || obj->type != JSON_OBJECT) return mismatch(path, "", "JSON is not an object");
+  if (!obj || obj->type != JSON_OBJECT)
+    return mismatch(path, "", "JSON is not an object");
   for (const json_node_t *c = obj->first_child; c; c = c->next)
-    if (!field_known(desc, c->key)) bad += mismatch(path, c->key, "not in the descriptor");
+    if (!field_known(desc, c->key))
+      bad += mismatch(path, c->key, "not in the descriptor");
   for (uint16_t i = 0; i < desc->field_count; i++) {
     const etk_fb_field_desc_t *f = &desc->fields[i];
     const json_node_t *j = json_get(obj, f->name);
     if (j && j->type == JSON_NULL) j = NULL;
     switch (f->kind) {
-    case ETK_FB_SCALAR: {
-      const uint8_t *p = etk_fb_has(t, f->id) ? etk_fb_get_struct(t, f->id) : NULL;
-      bad += check_scalar(f, p, j, path);
-      break;
-    }
-    case ETK_FB_STRING:
-      bad += check_string(etk_fb_get_string(t, f->id), j, path, f->name);
-      break;
-    case ETK_FB_TABLE: {
-      etk_fb_table_t s = etk_fb_get_table(t, f->id);
-      snprintf(sub, sizeof sub, "%s.%s", path, f->name);
-      if (!j) bad += etk_fb_table_present(s) ? mismatch(path, f->name, "present, JSON has none") : 0;
-      else if (!etk_fb_table_present(s)) bad += mismatch(path, f->name, "absent, JSON has it");
-      else bad += schema_json_check(s, f->table, j, sub);
-      break;
-    }
-    case ETK_FB_VEC_SCALAR:
-    case ETK_FB_VEC_TABLE:
-    case ETK_FB_VEC_STRING: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      if (!j) {
-        if (v.data) bad += mismatch(path, f->name, "present, JSON has none");
+      case ETK_FB_SCALAR: {
+        const uint8_t *p =
+            etk_fb_has(t, f->id) ? etk_fb_get_struct(t, f->id) : NULL;
+        bad += check_scalar(f, p, j, path);
         break;
       }
-      if (!v.data) { bad += mismatch(path, f->name, "absent, JSON has it"); break; }
-      if (j->type != JSON_ARRAY || json_count(j) != v.count) {
-        bad += mismatch(path, f->name, "element count differs");
+      case ETK_FB_STRING:
+        bad += check_string(etk_fb_get_string(t, f->id), j, path, f->name);
         break;
-      }
-      for (uint32_t k = 0; k < v.count; k++) {
-        const json_node_t *e = json_at(j, k);
-        snprintf(sub, sizeof sub, "%s.%s[%u]", path, f->name, (unsigned)k);
-        if (f->kind == ETK_FB_VEC_TABLE)
-          bad += schema_json_check(etk_fb_vector_table(t.buf, v, k), f->table, e, sub);
-        else if (f->kind == ETK_FB_VEC_STRING)
-          bad += check_string(etk_fb_vector_string(t.buf, v, k), e, sub, "");
+      case ETK_FB_TABLE: {
+        etk_fb_table_t s = etk_fb_get_table(t, f->id);
+        snprintf(sub, sizeof sub, "%s.%s", path, f->name);
+        if (!j)
+          bad += etk_fb_table_present(s)
+                     ? mismatch(path, f->name, "present, JSON has none")
+                     : 0;
+        else if (!etk_fb_table_present(s))
+          bad += mismatch(path, f->name, "absent, JSON has it");
         else
-          bad += check_scalar(f, v.data + (size_t)k * f->size, e, sub);
+          bad += schema_json_check(s, f->table, j, sub);
+        break;
       }
-      break;
-    }
-    default:
-      bad += mismatch(path, f->name, "kind not supported by this checker");
+      case ETK_FB_VEC_SCALAR:
+      case ETK_FB_VEC_TABLE:
+      case ETK_FB_VEC_STRING: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        if (!j) {
+          if (v.data) bad += mismatch(path, f->name, "present, JSON has none");
+          break;
+        }
+        if (!v.data) {
+          bad += mismatch(path, f->name, "absent, JSON has it");
+          break;
+        }
+        if (j->type != JSON_ARRAY || json_count(j) != v.count) {
+          bad += mismatch(path, f->name, "element count differs");
+          break;
+        }
+        for (uint32_t k = 0; k < v.count; k++) {
+          const json_node_t *e = json_at(j, k);
+          snprintf(sub, sizeof sub, "%s.%s[%u]", path, f->name, (unsigned)k);
+          if (f->kind == ETK_FB_VEC_TABLE)
+            bad += schema_json_check(etk_fb_vector_table(t.buf, v, k), f->table,
+                                     e, sub);
+          else if (f->kind == ETK_FB_VEC_STRING)
+            bad += check_string(etk_fb_vector_string(t.buf, v, k), e, sub, "");
+          else
+            bad += check_scalar(f, v.data + (size_t)k * f->size, e, sub);
+        }
+        break;
+      }
+      default:
+        bad += mismatch(path, f->name, "kind not supported by this checker");
     }
   }
   return bad;

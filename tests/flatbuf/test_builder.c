@@ -18,27 +18,71 @@
 /* ---------------------------------------------------------- test schema */
 
 enum {
-  F_BOOL, F_U8, F_I8, F_U16, F_I16, F_U32, F_I32, F_U64, F_I64, F_F32, F_F64
+  F_BOOL,
+  F_U8,
+  F_I8,
+  F_U16,
+  F_I16,
+  F_U32,
+  F_I32,
+  F_U64,
+  F_I64,
+  F_F32,
+  F_F64
 };
 
 static const etk_fb_field_desc_t all_scalar_fields[] = {
     {.name = "b", .id = F_BOOL, .kind = ETK_FB_SCALAR, .size = 1},
     {.name = "u8", .id = F_U8, .kind = ETK_FB_SCALAR, .size = 1},
-    {.name = "i8", .id = F_I8, .kind = ETK_FB_SCALAR, .size = 1, .is_signed = 1},
+    {.name = "i8",
+     .id = F_I8,
+     .kind = ETK_FB_SCALAR,
+     .size = 1,
+     .is_signed = 1},
     {.name = "u16", .id = F_U16, .kind = ETK_FB_SCALAR, .size = 2},
-    {.name = "i16", .id = F_I16, .kind = ETK_FB_SCALAR, .size = 2, .is_signed = 1},
+    {.name = "i16",
+     .id = F_I16,
+     .kind = ETK_FB_SCALAR,
+     .size = 2,
+     .is_signed = 1},
     {.name = "u32", .id = F_U32, .kind = ETK_FB_SCALAR, .size = 4},
-    {.name = "i32", .id = F_I32, .kind = ETK_FB_SCALAR, .size = 4, .is_signed = 1},
+    {.name = "i32",
+     .id = F_I32,
+     .kind = ETK_FB_SCALAR,
+     .size = 4,
+     .is_signed = 1},
     {.name = "u64", .id = F_U64, .kind = ETK_FB_SCALAR, .size = 8},
-    {.name = "i64", .id = F_I64, .kind = ETK_FB_SCALAR, .size = 8, .is_signed = 1},
-    {.name = "f32", .id = F_F32, .kind = ETK_FB_SCALAR, .size = 4, .is_real = 1},
-    {.name = "f64", .id = F_F64, .kind = ETK_FB_SCALAR, .size = 8, .is_real = 1},
+    {.name = "i64",
+     .id = F_I64,
+     .kind = ETK_FB_SCALAR,
+     .size = 8,
+     .is_signed = 1},
+    {.name = "f32",
+     .id = F_F32,
+     .kind = ETK_FB_SCALAR,
+     .size = 4,
+     .is_real = 1},
+    {.name = "f64",
+     .id = F_F64,
+     .kind = ETK_FB_SCALAR,
+     .size = 8,
+     .is_real = 1},
 };
-static const etk_fb_table_desc_t all_scalars = {"AllScalars", 11, all_scalar_fields};
+static const etk_fb_table_desc_t all_scalars = {"AllScalars", 11,
+                                                all_scalar_fields};
 
 enum {
-  H_NAME, H_BYTES, H_SHORTS, H_INTS, H_LONGS, H_STRUCTS16, H_STRINGS, H_CHILDREN,
-  H_POINT, H_WIDE, H_CHILD
+  H_NAME,
+  H_BYTES,
+  H_SHORTS,
+  H_INTS,
+  H_LONGS,
+  H_STRUCTS16,
+  H_STRINGS,
+  H_CHILDREN,
+  H_POINT,
+  H_WIDE,
+  H_CHILD
 };
 static const etk_fb_table_desc_t holder;
 static const etk_fb_field_desc_t holder_fields[] = {
@@ -47,20 +91,39 @@ static const etk_fb_field_desc_t holder_fields[] = {
     {.name = "shorts", .id = H_SHORTS, .kind = ETK_FB_VEC_SCALAR, .size = 2},
     {.name = "ints", .id = H_INTS, .kind = ETK_FB_VEC_SCALAR, .size = 4},
     {.name = "longs", .id = H_LONGS, .kind = ETK_FB_VEC_SCALAR, .size = 8},
-    {.name = "structs16", .id = H_STRUCTS16, .kind = ETK_FB_VEC_STRUCT, .size = 16, .align = 16},
+    {.name = "structs16",
+     .id = H_STRUCTS16,
+     .kind = ETK_FB_VEC_STRUCT,
+     .size = 16,
+     .align = 16},
     {.name = "strings", .id = H_STRINGS, .kind = ETK_FB_VEC_STRING},
-    {.name = "children", .id = H_CHILDREN, .kind = ETK_FB_VEC_TABLE, .table = &holder},
-    {.name = "point", .id = H_POINT, .kind = ETK_FB_STRUCT, .size = 12, .align = 4},
-    {.name = "wide", .id = H_WIDE, .kind = ETK_FB_STRUCT, .size = 16, .align = 8},
-    {.name = "child", .id = H_CHILD, .kind = ETK_FB_TABLE, .table = &all_scalars},
+    {.name = "children",
+     .id = H_CHILDREN,
+     .kind = ETK_FB_VEC_TABLE,
+     .table = &holder},
+    {.name = "point",
+     .id = H_POINT,
+     .kind = ETK_FB_STRUCT,
+     .size = 12,
+     .align = 4},
+    {.name = "wide",
+     .id = H_WIDE,
+     .kind = ETK_FB_STRUCT,
+     .size = 16,
+     .align = 8},
+    {.name = "child",
+     .id = H_CHILD,
+     .kind = ETK_FB_TABLE,
+     .table = &all_scalars},
 };
 static const etk_fb_table_desc_t holder = {"Holder", 11, holder_fields};
 
 static _Alignas(16) uint8_t mem[16384];
 
 /* Verifies out[0..len) (no prefix unless told) and returns the root. */
-static int verify_root(const uint8_t *out, size_t len, const etk_fb_table_desc_t *d,
-                       int size_prefixed, const char *ident, etk_fb_table_t *root) {
+static int verify_root(const uint8_t *out, size_t len,
+                       const etk_fb_table_desc_t *d, int size_prefixed,
+                       const char *ident, etk_fb_table_t *root) {
   etk_fb_verify_options_t opt = {0};
   opt.size_prefixed = size_prefixed;
   opt.ident = ident;
@@ -68,8 +131,9 @@ static int verify_root(const uint8_t *out, size_t len, const etk_fb_table_desc_t
   etk_fb_verify_error_t err;
   int rc = etk_fb_verify(out, len, d, &opt, &pos, &err);
   if (rc != ETK_OK)
-    printf("# verify: %s at %u (%s.%s)\n", etk_status_name(rc), (unsigned)err.offset,
-           err.table ? err.table : "-", err.field ? err.field : "-");
+    printf("# verify: %s at %u (%s.%s)\n", etk_status_name(rc),
+           (unsigned)err.offset, err.table ? err.table : "-",
+           err.field ? err.field : "-");
   *root = etk_fb_root(out, pos);
   return rc;
 }
@@ -78,11 +142,13 @@ static int verify_root(const uint8_t *out, size_t len, const etk_fb_table_desc_t
 
 ETK_TEST(init_rejects_bad_arguments) {
   etk_fb_builder_t b;
-  CHECK_EQ_INT(etk_fb_builder_init(NULL, mem, sizeof mem), ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_INT(etk_fb_builder_init(NULL, mem, sizeof mem),
+               ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(etk_fb_builder_init(&b, NULL, 16), ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(etk_fb_builder_status(&b), ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(etk_fb_create_string(&b, "x", 1), 0);
-  CHECK_EQ_INT(etk_fb_builder_init(&b, mem, (size_t)0x80000001u), ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_INT(etk_fb_builder_init(&b, mem, (size_t)0x80000001u),
+               ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(etk_fb_builder_init(&b, mem, sizeof mem), ETK_OK);
   CHECK_EQ_U64(etk_fb_builder_size(&b), 0);
   CHECK_EQ_U64(etk_fb_builder_available(&b), sizeof mem);
@@ -130,7 +196,8 @@ ETK_TEST(every_scalar_type_round_trips) {
   etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, "TEST", ETK_FB_NO_SIZE_PREFIX, &out, &len) == ETK_OK);
+  REQUIRE(etk_fb_finish(&b, root, "TEST", ETK_FB_NO_SIZE_PREFIX, &out, &len) ==
+          ETK_OK);
   CHECK_EQ_U64(len % 8, 0); /* start honours the 8-byte fields */
   CHECK(((uintptr_t)out & 7u) == 0);
   etk_fb_table_t t;
@@ -154,9 +221,11 @@ ETK_TEST(defaults_are_skipped_unless_forced) {
     etk_fb_table_start(&b);
     add_all_scalars(&b, forced ? ETK_FB_FORCE : 0, 1);
     etk_fb_ref_t root = etk_fb_table_end(&b);
-    REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_NO_SIZE_PREFIX, &out, &len) == ETK_OK);
+    REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_NO_SIZE_PREFIX, &out, &len) ==
+            ETK_OK);
     REQUIRE(verify_root(out, len, &all_scalars, 0, NULL, &t) == ETK_OK);
-    for (unsigned id = F_BOOL; id <= F_F64; id++) CHECK_EQ_INT(etk_fb_has(t, id), forced);
+    for (unsigned id = F_BOOL; id <= F_F64; id++)
+      CHECK_EQ_INT(etk_fb_has(t, id), forced);
     if (forced) {
       check_all_scalars(t);
     } else {
@@ -191,7 +260,8 @@ ETK_TEST(float_default_comparison_follows_flatcc) {
 ETK_TEST(strings_empty_embedded_nul_and_long) {
   static const char with_nul[] = {'a', 0, 'b', 0, 'c'};
   char long_text[1000];
-  for (size_t i = 0; i < sizeof long_text; i++) long_text[i] = (char)('a' + i % 26);
+  for (size_t i = 0; i < sizeof long_text; i++)
+    long_text[i] = (char)('a' + i % 26);
   const char *texts[] = {"", with_nul, long_text, "x", "abc", "abcd"};
   size_t lens[] = {0, sizeof with_nul, sizeof long_text, 1, 3, 4};
   etk_fb_builder_t b;
@@ -210,7 +280,8 @@ ETK_TEST(strings_empty_embedded_nul_and_long) {
   etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_SIZE_PREFIXED, &out, &len) == ETK_OK);
+  REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_SIZE_PREFIXED, &out, &len) ==
+          ETK_OK);
   etk_fb_table_t t;
   REQUIRE(verify_root(out, len, &holder, 1, NULL, &t) == ETK_OK);
   etk_fb_string_t name = etk_fb_get_string(t, H_NAME);
@@ -264,7 +335,8 @@ ETK_TEST(vectors_of_each_alignment) {
   etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, "VECS", ETK_FB_SIZE_PREFIXED, &out, &len) == ETK_OK);
+  REQUIRE(etk_fb_finish(&b, root, "VECS", ETK_FB_SIZE_PREFIXED, &out, &len) ==
+          ETK_OK);
   CHECK_EQ_U64(len % 16, 0);
   etk_fb_table_t t;
   REQUIRE(verify_root(out, len, &holder, 1, "VECS", &t) == ETK_OK);
@@ -281,7 +353,8 @@ ETK_TEST(vectors_of_each_alignment) {
   CHECK_EQ_MEM(etk_fb_get_vector(t, H_INTS).data, ints, 12);
   CHECK_EQ_MEM(etk_fb_get_vector(t, H_LONGS).data, longs, 24);
   CHECK_EQ_MEM(etk_fb_get_vector(t, H_STRUCTS16).data, structs, 32);
-  CHECK(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data + 8) == (uint64_t)INT64_MAX);
+  CHECK(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data + 8) ==
+        (uint64_t)INT64_MAX);
 }
 
 ETK_TEST(empty_vectors_are_present_not_absent) {
@@ -323,7 +396,8 @@ ETK_TEST(offset_vectors_of_tables_and_callback) {
     kids[i] = etk_fb_table_end(&b);
   }
   etk_fb_ref_t direct = etk_fb_create_offset_vector(&b, kids, 4);
-  etk_fb_ref_t via_cb = etk_fb_create_offset_vector_cb(&b, 4, ref_from_array, kids);
+  etk_fb_ref_t via_cb =
+      etk_fb_create_offset_vector_cb(&b, 4, ref_from_array, kids);
   /* a grandchild level: the callback-built vector hangs off a child */
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_CHILDREN, via_cb);
@@ -335,7 +409,8 @@ ETK_TEST(offset_vectors_of_tables_and_callback) {
   etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_SIZE_PREFIXED, &out, &len) == ETK_OK);
+  REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_SIZE_PREFIXED, &out, &len) ==
+          ETK_OK);
   etk_fb_table_t t;
   REQUIRE(verify_root(out, len, &holder, 1, NULL, &t) == ETK_OK);
   CHECK(!etk_fb_has(t, H_STRINGS));
@@ -386,7 +461,8 @@ ETK_TEST(structs_inline_aligned) {
   REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
   etk_fb_table_t t;
   REQUIRE(verify_root(out, len, &holder, 0, NULL, &t) == ETK_OK);
-  const uint8_t *p = etk_fb_get_struct(t, H_POINT), *w = etk_fb_get_struct(t, H_WIDE);
+  const uint8_t *p = etk_fb_get_struct(t, H_POINT),
+                *w = etk_fb_get_struct(t, H_WIDE);
   REQUIRE(p && w);
   CHECK_EQ_MEM(p, point, 12);
   CHECK_EQ_MEM(w, wide, 16);
@@ -431,14 +507,17 @@ ETK_TEST(vtables_are_shared_when_identical) {
   const uint8_t *out;
   size_t len;
   REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
-  static const etk_fb_field_desc_t list_fields[] = {
-      {.name = "items", .id = 0, .kind = ETK_FB_VEC_TABLE, .table = &all_scalars}};
+  static const etk_fb_field_desc_t list_fields[] = {{.name = "items",
+                                                     .id = 0,
+                                                     .kind = ETK_FB_VEC_TABLE,
+                                                     .table = &all_scalars}};
   static const etk_fb_table_desc_t list = {"List", 1, list_fields};
   etk_fb_table_t t;
   REQUIRE(verify_root(out, len, &list, 0, NULL, &t) == ETK_OK);
   etk_fb_vector_t v = etk_fb_get_vector(t, 0);
   REQUIRE(v.count == 3);
-  etk_fb_table_t a = etk_fb_vector_table(out, v, 0), c = etk_fb_vector_table(out, v, 1),
+  etk_fb_table_t a = etk_fb_vector_table(out, v, 0),
+                 c = etk_fb_vector_table(out, v, 1),
                  d = etk_fb_vector_table(out, v, 2);
   CHECK_EQ_U64(vtable_of(a), vtable_of(c));
   CHECK(vtable_of(a) != vtable_of(d));
@@ -455,11 +534,13 @@ ETK_TEST(vtable_cache_survives_many_shapes) {
   for (unsigned i = 0; i < ETK_FB_VTABLE_CACHE + 8; i++) {
     etk_fb_table_start(&b);
     etk_fb_add_u8(&b, i % ETK_FB_MAX_FIELDS, 1, 0, 0);
-    etk_fb_add_u8(&b, (i / ETK_FB_MAX_FIELDS + 1 + i) % ETK_FB_MAX_FIELDS, 2, 0, 0);
+    etk_fb_add_u8(&b, (i / ETK_FB_MAX_FIELDS + 1 + i) % ETK_FB_MAX_FIELDS, 2, 0,
+                  0);
     refs[i] = etk_fb_table_end(&b);
   }
   CHECK_EQ_INT(etk_fb_builder_status(&b), ETK_OK);
-  etk_fb_ref_t vec = etk_fb_create_offset_vector(&b, refs, ETK_FB_VTABLE_CACHE + 8);
+  etk_fb_ref_t vec =
+      etk_fb_create_offset_vector(&b, refs, ETK_FB_VTABLE_CACHE + 8);
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, 0, vec);
   etk_fb_ref_t root = etk_fb_table_end(&b);
@@ -474,9 +555,12 @@ ETK_TEST(vtable_cache_survives_many_shapes) {
     byte_fields[id].kind = ETK_FB_SCALAR;
     byte_fields[id].size = 1;
   }
-  const etk_fb_table_desc_t bytes_table = {"Bytes", ETK_FB_MAX_FIELDS, byte_fields};
-  const etk_fb_field_desc_t list_fields[] = {
-      {.name = "items", .id = 0, .kind = ETK_FB_VEC_TABLE, .table = &bytes_table}};
+  const etk_fb_table_desc_t bytes_table = {"Bytes", ETK_FB_MAX_FIELDS,
+                                           byte_fields};
+  const etk_fb_field_desc_t list_fields[] = {{.name = "items",
+                                              .id = 0,
+                                              .kind = ETK_FB_VEC_TABLE,
+                                              .table = &bytes_table}};
   const etk_fb_table_desc_t list = {"List", 1, list_fields};
   etk_fb_table_t t;
   REQUIRE(verify_root(out, len, &list, 0, NULL, &t) == ETK_OK);
@@ -546,14 +630,16 @@ ETK_TEST(finish_rules) {
   const uint8_t *out = (const uint8_t *)"x";
   size_t len = 7;
   etk_fb_builder_init(&b, mem, sizeof mem);
-  CHECK_EQ_INT(etk_fb_finish(&b, 0, NULL, 0, &out, &len), ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_INT(etk_fb_finish(&b, 0, NULL, 0, &out, &len),
+               ETK_E_INVALID_ARGUMENT);
   CHECK(out == NULL);
   CHECK_EQ_U64(len, 0);
   etk_fb_builder_reset(&b);
   etk_fb_table_start(&b);
   etk_fb_ref_t root = etk_fb_table_end(&b);
   etk_fb_table_start(&b);
-  CHECK_EQ_INT(etk_fb_finish(&b, root, NULL, 0, &out, &len), ETK_E_INVALID_STATE);
+  CHECK_EQ_INT(etk_fb_finish(&b, root, NULL, 0, &out, &len),
+               ETK_E_INVALID_STATE);
   etk_fb_builder_reset(&b);
   etk_fb_table_start(&b);
   root = etk_fb_table_end(&b);
@@ -561,7 +647,8 @@ ETK_TEST(finish_rules) {
   CHECK_EQ_U64(len, 20); /* [size][root][ABCD][soffset][vtable 4,4] */
   CHECK_EQ_U64(etk_fb_load_u32(out), 16);
   CHECK_EQ_MEM(out + 8, "ABCD", 4);
-  CHECK_EQ_INT(etk_fb_finish(&b, root, "ABCD", 1, &out, &len), ETK_E_INVALID_STATE);
+  CHECK_EQ_INT(etk_fb_finish(&b, root, "ABCD", 1, &out, &len),
+               ETK_E_INVALID_STATE);
   CHECK_EQ_INT(etk_fb_create_string(&b, "late", 4), 0);
   etk_fb_builder_reset(&b);
   CHECK_EQ_INT(etk_fb_builder_status(&b), ETK_OK);
@@ -579,10 +666,12 @@ ETK_TEST(header_variants_verify) {
       etk_fb_ref_t root = etk_fb_table_end(&b);
       const uint8_t *out;
       size_t len;
-      REQUIRE(etk_fb_finish(&b, root, with_ident ? "HDR0" : NULL, prefixed, &out, &len) == ETK_OK);
+      REQUIRE(etk_fb_finish(&b, root, with_ident ? "HDR0" : NULL, prefixed,
+                            &out, &len) == ETK_OK);
       CHECK_EQ_U64(len % 8, 0);
       etk_fb_table_t t;
-      REQUIRE(verify_root(out, len, &holder, prefixed, with_ident ? "HDR0" : NULL, &t) == ETK_OK);
+      REQUIRE(verify_root(out, len, &holder, prefixed,
+                          with_ident ? "HDR0" : NULL, &t) == ETK_OK);
       CHECK_EQ_U64(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data), 77);
       if (prefixed) CHECK_EQ_U64(etk_fb_load_u32(out), len - 4);
     }
@@ -614,9 +703,15 @@ ETK_TEST(buffer_too_small_at_every_capacity) {
     int status = etk_fb_builder_status(&b);
     /* nothing outside [start, end) was touched */
     for (uint8_t *p = arena; p < start; p++)
-      if (*p != 0xCD) { CHECK(!"write before the buffer"); break; }
+      if (*p != 0xCD) {
+        CHECK(!"write before the buffer");
+        break;
+      }
     for (uint8_t *p = end; p < arena + sizeof arena; p++)
-      if (*p != 0xCD) { CHECK(!"write after the buffer"); break; }
+      if (*p != 0xCD) {
+        CHECK(!"write after the buffer");
+        break;
+      }
     if (cap < ref_len) {
       failures++;
       CHECK_EQ_INT(rc, ETK_E_NO_MEMORY);
@@ -626,7 +721,8 @@ ETK_TEST(buffer_too_small_at_every_capacity) {
        * the successful build */
       size_t used = etk_fb_builder_size(&b);
       CHECK(used <= cap);
-      CHECK(memcmp(end - used, reference_mem + sizeof reference_mem - used, used) == 0);
+      CHECK(memcmp(end - used, reference_mem + sizeof reference_mem - used,
+                   used) == 0);
     } else {
       successes++;
       CHECK_EQ_INT(rc, ETK_OK);
@@ -655,7 +751,8 @@ ETK_TEST(rollback_discards_a_failed_record) {
     etk_fb_add_ref(&b, H_NAME, name);
     etk_fb_ref_t t = etk_fb_table_end(&b);
     /* keep room for the vector and root: 16 * 4 + 64 */
-    if (etk_fb_builder_status(&b) != ETK_OK || etk_fb_builder_available(&b) < 4 * 16 + 64) {
+    if (etk_fb_builder_status(&b) != ETK_OK ||
+        etk_fb_builder_available(&b) < 4 * 16 + 64) {
       etk_fb_builder_rollback(&b, m);
       dropped++;
       continue;
@@ -685,7 +782,8 @@ ETK_TEST(rollback_clears_no_memory_and_forgets_vtables) {
   etk_fb_table_start(&b);
   etk_fb_add_i32(&b, F_I32, 5, 0, 0);
   CHECK(etk_fb_table_end(&b) != 0); /* emits and caches a vtable */
-  CHECK(etk_fb_create_string(&b, "this string is far too long for 64 bytes", 40) == 0);
+  CHECK(etk_fb_create_string(&b, "this string is far too long for 64 bytes",
+                             40) == 0);
   CHECK_EQ_INT(etk_fb_builder_status(&b), ETK_E_NO_MEMORY);
   etk_fb_builder_rollback(&b, m);
   CHECK_EQ_INT(etk_fb_builder_status(&b), ETK_OK);
@@ -723,29 +821,33 @@ ETK_TEST(accessors_on_absent_tables_return_defaults) {
 /* ---------------------------------------------------------- utf8 */
 
 ETK_TEST(utf8_validation) {
-  struct { const char *s; size_t n; int ok; } cases[] = {
+  struct {
+    const char *s;
+    size_t n;
+    int ok;
+  } cases[] = {
       {"", 0, 1},
       {"plain ascii", 11, 1},
-      {"a\0b", 3, 1},                      /* NUL is valid UTF-8 */
-      {"\xC3\xA9", 2, 1},                  /* é */
-      {"\xE2\x82\xAC", 3, 1},              /* € */
-      {"\xF0\x9F\x98\x80", 4, 1},          /* U+1F600 */
-      {"\xF4\x8F\xBF\xBF", 4, 1},          /* U+10FFFF */
-      {"\xED\x9F\xBF", 3, 1},              /* U+D7FF */
-      {"\xEE\x80\x80", 3, 1},              /* U+E000 */
-      {"\xC0\x80", 2, 0},                  /* overlong NUL */
-      {"\xC1\xBF", 2, 0},                  /* overlong */
-      {"\xE0\x80\xAF", 3, 0},              /* overlong 3-byte */
-      {"\xF0\x80\x80\xAF", 4, 0},          /* overlong 4-byte */
-      {"\xED\xA0\x80", 3, 0},              /* surrogate D800 */
-      {"\xED\xBF\xBF", 3, 0},              /* surrogate DFFF */
-      {"\xF4\x90\x80\x80", 4, 0},          /* > U+10FFFF */
+      {"a\0b", 3, 1},             /* NUL is valid UTF-8 */
+      {"\xC3\xA9", 2, 1},         /* é */
+      {"\xE2\x82\xAC", 3, 1},     /* € */
+      {"\xF0\x9F\x98\x80", 4, 1}, /* U+1F600 */
+      {"\xF4\x8F\xBF\xBF", 4, 1}, /* U+10FFFF */
+      {"\xED\x9F\xBF", 3, 1},     /* U+D7FF */
+      {"\xEE\x80\x80", 3, 1},     /* U+E000 */
+      {"\xC0\x80", 2, 0},         /* overlong NUL */
+      {"\xC1\xBF", 2, 0},         /* overlong */
+      {"\xE0\x80\xAF", 3, 0},     /* overlong 3-byte */
+      {"\xF0\x80\x80\xAF", 4, 0}, /* overlong 4-byte */
+      {"\xED\xA0\x80", 3, 0},     /* surrogate D800 */
+      {"\xED\xBF\xBF", 3, 0},     /* surrogate DFFF */
+      {"\xF4\x90\x80\x80", 4, 0}, /* > U+10FFFF */
       {"\xF5\x80\x80\x80", 4, 0},
-      {"\x80", 1, 0},                      /* lone continuation */
-      {"\xC3", 1, 0},                      /* truncated */
+      {"\x80", 1, 0}, /* lone continuation */
+      {"\xC3", 1, 0}, /* truncated */
       {"\xE2\x82", 2, 0},
       {"\xF0\x9F\x98", 3, 0},
-      {"\xC3\x28", 2, 0},                  /* bad continuation */
+      {"\xC3\x28", 2, 0}, /* bad continuation */
       {"\xE2\x28\xA1", 3, 0},
       {"\xFF", 1, 0},
   };

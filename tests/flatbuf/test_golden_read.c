@@ -56,7 +56,8 @@ ETK_TEST(tutorial_matches_upstream_json) {
   unsigned char *bytes = load_verified("etdump_tutorial.etdp", &len, &root);
   REQUIRE(bytes != NULL);
   CHECK_EQ_U64(len, 2320);
-  json_node_t *json = schema_json_load(etk_test_conformance_path("etdump_tutorial.json"));
+  json_node_t *json =
+      schema_json_load(etk_test_conformance_path("etdump_tutorial.json"));
   REQUIRE(json != NULL);
   CHECK_EQ_INT(schema_json_check(root, &etk_etdump_schema, json, "ETDump"), 0);
   json_free(json);
@@ -75,36 +76,48 @@ ETK_TEST(tutorial_spot_values) {
   REQUIRE(runs.count == 2);
   etk_fb_table_t run0 = etk_fb_vector_table(bytes, runs, 0);
   etk_fb_table_t run1 = etk_fb_vector_table(bytes, runs, 1);
-  CHECK_EQ_STR(etk_fb_get_string(run0, ETK_ETDUMP_RUN_DATA_NAME).data, "Default");
-  CHECK_EQ_STR(etk_fb_get_string(run1, ETK_ETDUMP_RUN_DATA_NAME).data, "Execute");
+  CHECK_EQ_STR(etk_fb_get_string(run0, ETK_ETDUMP_RUN_DATA_NAME).data,
+               "Default");
+  CHECK_EQ_STR(etk_fb_get_string(run1, ETK_ETDUMP_RUN_DATA_NAME).data,
+               "Execute");
   CHECK_EQ_INT(etk_fb_get_i32(run0, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX,
-                              ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX_DEFAULT), -1);
+                              ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX_DEFAULT),
+               -1);
   CHECK(etk_fb_get_vector(run0, ETK_ETDUMP_RUN_DATA_ALLOCATORS).data == NULL);
   CHECK_EQ_INT(etk_fb_get_vector(run0, ETK_ETDUMP_RUN_DATA_EVENTS).count, 2);
   CHECK_EQ_INT(etk_fb_get_vector(run1, ETK_ETDUMP_RUN_DATA_EVENTS).count, 29);
 
   etk_fb_table_t init = profile_event_at(run0, 0);
-  CHECK_EQ_STR(etk_fb_get_string(init, ETK_ETDUMP_PROFILE_EVENT_NAME).data, "Method::init");
-  CHECK_EQ_INT(etk_fb_get_i32(init, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0), -1);
-  CHECK_EQ_INT(etk_fb_get_i32(init, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1), 0);
-  CHECK_EQ_U64(etk_fb_get_u64(init, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0), 399054);
-  CHECK_EQ_U64(etk_fb_get_u64(init, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0), 421538);
+  CHECK_EQ_STR(etk_fb_get_string(init, ETK_ETDUMP_PROFILE_EVENT_NAME).data,
+               "Method::init");
+  CHECK_EQ_INT(etk_fb_get_i32(init, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0),
+               -1);
+  CHECK_EQ_INT(
+      etk_fb_get_i32(init, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1), 0);
+  CHECK_EQ_U64(etk_fb_get_u64(init, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0),
+               399054);
+  CHECK_EQ_U64(etk_fb_get_u64(init, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0),
+               421538);
 
   int operator_calls = 0;
   for (uint32_t i = 0; i < 28; i++) {
     etk_fb_table_t e = profile_event_at(run1, i);
     etk_fb_string_t name = etk_fb_get_string(e, ETK_ETDUMP_PROFILE_EVENT_NAME);
     /* pairs native_call_X, OPERATOR_CALL with instruction i/2, chain 0 */
-    CHECK_EQ_INT(etk_fb_get_i32(e, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1), (int)(i / 2));
+    CHECK_EQ_INT(etk_fb_get_i32(e, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1),
+                 (int)(i / 2));
     CHECK(!etk_fb_has(e, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX));
     if (name.data && strcmp(name.data, "OPERATOR_CALL") == 0) operator_calls++;
     CHECK(i % 2 == 1 || strncmp(name.data, "native_call_", 12) == 0);
   }
   CHECK_EQ_INT(operator_calls, 14);
   etk_fb_table_t exec = profile_event_at(run1, 28);
-  CHECK_EQ_STR(etk_fb_get_string(exec, ETK_ETDUMP_PROFILE_EVENT_NAME).data, "Method::execute");
-  CHECK_EQ_U64(etk_fb_get_u64(exec, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0), 425313);
-  CHECK_EQ_U64(etk_fb_get_u64(exec, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0), 2324134);
+  CHECK_EQ_STR(etk_fb_get_string(exec, ETK_ETDUMP_PROFILE_EVENT_NAME).data,
+               "Method::execute");
+  CHECK_EQ_U64(etk_fb_get_u64(exec, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0),
+               425313);
+  CHECK_EQ_U64(etk_fb_get_u64(exec, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0),
+               2324134);
   free(bytes);
 }
 
@@ -130,11 +143,21 @@ static void check_against_flatc(const char *name) {
   free(bytes);
 }
 
-ETK_TEST(golden_empty_block_matches_flatc) { check_against_flatc("golden_empty_block.etdp"); }
-ETK_TEST(golden_allocators_matches_flatc) { check_against_flatc("golden_allocators.etdp"); }
-ETK_TEST(golden_debug_events_matches_flatc) { check_against_flatc("golden_debug_events.etdp"); }
-ETK_TEST(golden_delegate_events_matches_flatc) { check_against_flatc("golden_delegate_events.etdp"); }
-ETK_TEST(tutorial_matches_flatc) { check_against_flatc("etdump_tutorial.etdp"); }
+ETK_TEST(golden_empty_block_matches_flatc) {
+  check_against_flatc("golden_empty_block.etdp");
+}
+ETK_TEST(golden_allocators_matches_flatc) {
+  check_against_flatc("golden_allocators.etdp");
+}
+ETK_TEST(golden_debug_events_matches_flatc) {
+  check_against_flatc("golden_debug_events.etdp");
+}
+ETK_TEST(golden_delegate_events_matches_flatc) {
+  check_against_flatc("golden_delegate_events.etdp");
+}
+ETK_TEST(tutorial_matches_flatc) {
+  check_against_flatc("etdump_tutorial.etdp");
+}
 
 ETK_TEST(golden_empty_block_spot_values) {
   size_t len;
@@ -146,7 +169,8 @@ ETK_TEST(golden_empty_block_spot_values) {
   etk_fb_vector_t runs = etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA);
   REQUIRE(runs.count == 1);
   etk_fb_table_t run = etk_fb_vector_table(bytes, runs, 0);
-  CHECK_EQ_STR(etk_fb_get_string(run, ETK_ETDUMP_RUN_DATA_NAME).data, "test_block");
+  CHECK_EQ_STR(etk_fb_get_string(run, ETK_ETDUMP_RUN_DATA_NAME).data,
+               "test_block");
   /* a block that never had an event has no events field at all */
   CHECK(!etk_fb_has(run, ETK_ETDUMP_RUN_DATA_EVENTS));
   CHECK(etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS).data == NULL);
@@ -159,49 +183,64 @@ ETK_TEST(golden_allocators_spot_values) {
   if (!etk_test_conformance_path("golden_allocators.etdp")) ETK_SKIP("absent");
   unsigned char *bytes = load_verified("golden_allocators.etdp", &len, &root);
   REQUIRE(bytes != NULL);
-  etk_fb_table_t run = etk_fb_vector_table(bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
-  etk_fb_vector_t allocators = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
+  etk_fb_table_t run = etk_fb_vector_table(
+      bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+  etk_fb_vector_t allocators =
+      etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
   REQUIRE(allocators.count == 2);
   CHECK_EQ_STR(etk_fb_get_string(etk_fb_vector_table(bytes, allocators, 1),
-                                 ETK_ETDUMP_ALLOCATOR_NAME).data, "test_allocator_1");
+                                 ETK_ETDUMP_ALLOCATOR_NAME)
+                   .data,
+               "test_allocator_1");
   etk_fb_vector_t events = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS);
   REQUIRE(events.count == 3);
   etk_fb_table_t alloc = etk_fb_get_table(etk_fb_vector_table(bytes, events, 1),
                                           ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
-  CHECK_EQ_INT(etk_fb_get_i32(alloc, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0), 2);
-  CHECK_EQ_U64(etk_fb_get_u64(alloc, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0), 128);
-  CHECK(!etk_fb_table_present(etk_fb_get_table(etk_fb_vector_table(bytes, events, 1),
-                                               ETK_ETDUMP_EVENT_PROFILE_EVENT)));
+  CHECK_EQ_INT(
+      etk_fb_get_i32(alloc, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0), 2);
+  CHECK_EQ_U64(
+      etk_fb_get_u64(alloc, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0),
+      128);
+  CHECK(!etk_fb_table_present(etk_fb_get_table(
+      etk_fb_vector_table(bytes, events, 1), ETK_ETDUMP_EVENT_PROFILE_EVENT)));
   free(bytes);
 }
 
 ETK_TEST(golden_debug_events_spot_values) {
   size_t len;
   etk_fb_table_t root;
-  if (!etk_test_conformance_path("golden_debug_events.etdp")) ETK_SKIP("absent");
+  if (!etk_test_conformance_path("golden_debug_events.etdp"))
+    ETK_SKIP("absent");
   unsigned char *bytes = load_verified("golden_debug_events.etdp", &len, &root);
   REQUIRE(bytes != NULL);
-  etk_fb_table_t run = etk_fb_vector_table(bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+  etk_fb_table_t run = etk_fb_vector_table(
+      bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
   etk_fb_vector_t events = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS);
   REQUIRE(events.count == 4);
   etk_fb_table_t out = etk_fb_get_table(etk_fb_vector_table(bytes, events, 2),
                                         ETK_ETDUMP_EVENT_DEBUG_EVENT);
-  CHECK_EQ_U64(etk_fb_get_u64(out, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0), UINT64_MAX);
-  etk_fb_table_t value = etk_fb_get_table(out, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
-  CHECK_EQ_INT(etk_fb_get_i8(value, ETK_ETDUMP_VALUE_VAL, 0), ETK_ETDUMP_VALUE_TYPE_TENSOR);
+  CHECK_EQ_U64(etk_fb_get_u64(out, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0),
+               UINT64_MAX);
+  etk_fb_table_t value =
+      etk_fb_get_table(out, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+  CHECK_EQ_INT(etk_fb_get_i8(value, ETK_ETDUMP_VALUE_VAL, 0),
+               ETK_ETDUMP_VALUE_TYPE_TENSOR);
   CHECK_EQ_INT(etk_fb_get_u8(etk_fb_get_table(value, ETK_ETDUMP_VALUE_OUTPUT),
-                             ETK_ETDUMP_BOOL_BOOL_VAL, 0), 1);
+                             ETK_ETDUMP_BOOL_BOOL_VAL, 0),
+               1);
   etk_fb_table_t tensor = etk_fb_get_table(value, ETK_ETDUMP_VALUE_TENSOR);
-  CHECK_EQ_INT(etk_fb_get_i8(tensor, ETK_ETDUMP_TENSOR_SCALAR_TYPE, 0), ETK_SCALAR_TYPE_FLOAT);
+  CHECK_EQ_INT(etk_fb_get_i8(tensor, ETK_ETDUMP_TENSOR_SCALAR_TYPE, 0),
+               ETK_SCALAR_TYPE_FLOAT);
   CHECK_EQ_INT(etk_fb_get_i64(tensor, ETK_ETDUMP_TENSOR_OFFSET, 0), 64);
   etk_fb_vector_t sizes = etk_fb_get_vector(tensor, ETK_ETDUMP_TENSOR_SIZES);
   REQUIRE(sizes.count == 2);
   CHECK_EQ_INT((int64_t)etk_fb_load_u64(sizes.data), 3);
   CHECK_EQ_INT((int64_t)etk_fb_load_u64(sizes.data + 8), 2);
-  etk_fb_table_t int_event = etk_fb_get_table(etk_fb_vector_table(bytes, events, 1),
-                                              ETK_ETDUMP_EVENT_DEBUG_EVENT);
+  etk_fb_table_t int_event = etk_fb_get_table(
+      etk_fb_vector_table(bytes, events, 1), ETK_ETDUMP_EVENT_DEBUG_EVENT);
   etk_fb_table_t int_value = etk_fb_get_table(
-      etk_fb_get_table(int_event, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY), ETK_ETDUMP_VALUE_INT_VALUE);
+      etk_fb_get_table(int_event, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY),
+      ETK_ETDUMP_VALUE_INT_VALUE);
   CHECK_EQ_INT(etk_fb_get_i64(int_value, ETK_ETDUMP_INT_INT_VAL, 0), 5);
   free(bytes);
 }
@@ -209,21 +248,33 @@ ETK_TEST(golden_debug_events_spot_values) {
 ETK_TEST(golden_delegate_events_spot_values) {
   size_t len;
   etk_fb_table_t root;
-  if (!etk_test_conformance_path("golden_delegate_events.etdp")) ETK_SKIP("absent");
-  unsigned char *bytes = load_verified("golden_delegate_events.etdp", &len, &root);
+  if (!etk_test_conformance_path("golden_delegate_events.etdp"))
+    ETK_SKIP("absent");
+  unsigned char *bytes =
+      load_verified("golden_delegate_events.etdp", &len, &root);
   REQUIRE(bytes != NULL);
-  etk_fb_table_t run = etk_fb_vector_table(bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+  etk_fb_table_t run = etk_fb_vector_table(
+      bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
   etk_fb_table_t e0 = profile_event_at(run, 0), e1 = profile_event_at(run, 1),
                  e2 = profile_event_at(run, 2);
-  CHECK_EQ_INT(etk_fb_get_i32(e0, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1), 276);
-  etk_fb_vector_t meta0 = etk_fb_get_vector(e0, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
+  CHECK_EQ_INT(
+      etk_fb_get_i32(e0, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1),
+      276);
+  etk_fb_vector_t meta0 =
+      etk_fb_get_vector(e0, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
   CHECK(meta0.data != NULL); /* present but empty */
   CHECK_EQ_INT(meta0.count, 0);
-  etk_fb_vector_t meta1 = etk_fb_get_vector(e1, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
+  etk_fb_vector_t meta1 =
+      etk_fb_get_vector(e1, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
   REQUIRE(meta1.count == 14);
   CHECK_EQ_MEM(meta1.data, "test_metadata", 14);
-  CHECK_EQ_STR(etk_fb_get_string(e2, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR).data, "test_event");
-  CHECK_EQ_INT(etk_fb_get_i32(e2, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1), -1);
+  CHECK_EQ_STR(
+      etk_fb_get_string(e2, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR)
+          .data,
+      "test_event");
+  CHECK_EQ_INT(
+      etk_fb_get_i32(e2, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1),
+      -1);
   free(bytes);
 }
 

@@ -9,13 +9,34 @@
 #include "etkit/schema.h"
 
 ETK_TEST(scalar_type_names_sizes_and_mask) {
-  static const struct { int code; const char *name; size_t size; } expected[] = {
-      {0, "BYTE", 1},     {1, "CHAR", 1},      {2, "SHORT", 2},    {3, "INT", 4},
-      {4, "LONG", 8},     {5, "HALF", 2},      {6, "FLOAT", 4},    {7, "DOUBLE", 8},
-      {11, "BOOL", 1},    {12, "QINT8", 1},    {13, "QUINT8", 1},  {14, "QINT32", 4},
-      {15, "BFLOAT16", 2}, {16, "QUINT4X2", 1}, {17, "QUINT2X4", 1}, {22, "BITS16", 2},
-      {23, "FLOAT8E5M2", 1}, {24, "FLOAT8E4M3FN", 1}, {25, "FLOAT8E5M2FNUZ", 1},
-      {26, "FLOAT8E4M3FNUZ", 1}, {27, "UINT16", 2}, {28, "UINT32", 4}, {29, "UINT64", 8},
+  static const struct {
+    int code;
+    const char *name;
+    size_t size;
+  } expected[] = {
+      {0, "BYTE", 1},
+      {1, "CHAR", 1},
+      {2, "SHORT", 2},
+      {3, "INT", 4},
+      {4, "LONG", 8},
+      {5, "HALF", 2},
+      {6, "FLOAT", 4},
+      {7, "DOUBLE", 8},
+      {11, "BOOL", 1},
+      {12, "QINT8", 1},
+      {13, "QUINT8", 1},
+      {14, "QINT32", 4},
+      {15, "BFLOAT16", 2},
+      {16, "QUINT4X2", 1},
+      {17, "QUINT2X4", 1},
+      {22, "BITS16", 2},
+      {23, "FLOAT8E5M2", 1},
+      {24, "FLOAT8E4M3FN", 1},
+      {25, "FLOAT8E5M2FNUZ", 1},
+      {26, "FLOAT8E4M3FNUZ", 1},
+      {27, "UINT16", 2},
+      {28, "UINT32", 4},
+      {29, "UINT64", 8},
   };
   int valid_count = 0;
   for (int code = -3; code < 70; code++) {
@@ -39,8 +60,9 @@ ETK_TEST(scalar_type_names_sizes_and_mask) {
 }
 
 ETK_TEST(value_type_names) {
-  static const char *const names[] = {"Null",   "Int",    "Bool",       "Float",
-                                      "Double", "Tensor", "TensorList", "String"};
+  static const char *const names[] = {"Null",       "Int",    "Bool",
+                                      "Float",      "Double", "Tensor",
+                                      "TensorList", "String"};
   for (int code = 0; code < 8; code++) {
     CHECK(etk_etdump_value_type_valid(code));
     CHECK_EQ_STR(etk_etdump_value_type_name(code), names[code]);
@@ -54,19 +76,28 @@ ETK_TEST(value_type_names) {
 }
 
 static const etk_fb_table_desc_t *const all_tables[] = {
-    &etk_etdump_schema,          &etk_etdump_run_data_schema,
-    &etk_etdump_allocator_schema, &etk_etdump_event_schema,
-    &etk_etdump_profile_event_schema, &etk_etdump_allocation_event_schema,
-    &etk_etdump_debug_event_schema, &etk_etdump_value_schema,
-    &etk_etdump_tensor_schema,   &etk_etdump_tensor_list_schema,
-    &etk_etdump_int_schema,      &etk_etdump_bool_schema,
-    &etk_etdump_float_schema,    &etk_etdump_double_schema,
-    &etk_etdump_string_schema,   &etk_etdump_null_schema,
+    &etk_etdump_schema,
+    &etk_etdump_run_data_schema,
+    &etk_etdump_allocator_schema,
+    &etk_etdump_event_schema,
+    &etk_etdump_profile_event_schema,
+    &etk_etdump_allocation_event_schema,
+    &etk_etdump_debug_event_schema,
+    &etk_etdump_value_schema,
+    &etk_etdump_tensor_schema,
+    &etk_etdump_tensor_list_schema,
+    &etk_etdump_int_schema,
+    &etk_etdump_bool_schema,
+    &etk_etdump_float_schema,
+    &etk_etdump_double_schema,
+    &etk_etdump_string_schema,
+    &etk_etdump_null_schema,
 };
 
 ETK_TEST(descriptors_are_well_formed) {
   /* field counts per table, in .fbs order of the list above */
-  static const uint16_t counts[] = {2, 4, 1, 3, 8, 2, 6, 8, 4, 1, 1, 1, 1, 1, 1, 0};
+  static const uint16_t counts[] = {2, 4, 1, 3, 8, 2, 6, 8,
+                                    4, 1, 1, 1, 1, 1, 1, 0};
   for (size_t t = 0; t < sizeof all_tables / sizeof all_tables[0]; t++) {
     const etk_fb_table_desc_t *d = all_tables[t];
     CHECK(d->name != NULL);
@@ -76,7 +107,8 @@ ETK_TEST(descriptors_are_well_formed) {
       CHECK(f->name != NULL);
       CHECK_EQ_INT(f->id, i); /* ids are the .fbs order, no gaps */
       CHECK(!f->required);
-      if (f->kind == ETK_FB_TABLE || f->kind == ETK_FB_VEC_TABLE) CHECK(f->table != NULL);
+      if (f->kind == ETK_FB_TABLE || f->kind == ETK_FB_VEC_TABLE)
+        CHECK(f->table != NULL);
       if (f->kind == ETK_FB_SCALAR || f->kind == ETK_FB_VEC_SCALAR)
         CHECK(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
     }
@@ -85,7 +117,8 @@ ETK_TEST(descriptors_are_well_formed) {
 }
 
 /* Looks up a field descriptor by table and name. */
-static const etk_fb_field_desc_t *field(const etk_fb_table_desc_t *d, const char *name) {
+static const etk_fb_field_desc_t *field(const etk_fb_table_desc_t *d,
+                                        const char *name) {
   for (uint16_t i = 0; i < d->field_count; i++)
     if (strcmp(d->fields[i].name, name) == 0) return &d->fields[i];
   return NULL;
@@ -93,14 +126,17 @@ static const etk_fb_field_desc_t *field(const etk_fb_table_desc_t *d, const char
 
 ETK_TEST(descriptor_defaults_and_ids_match_header) {
   const etk_fb_field_desc_t *f;
-  REQUIRE((f = field(&etk_etdump_run_data_schema, "bundled_input_index")) != NULL);
+  REQUIRE((f = field(&etk_etdump_run_data_schema, "bundled_input_index")) !=
+          NULL);
   CHECK_EQ_INT(f->id, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX);
   CHECK_EQ_INT(f->default_int, -1);
   CHECK(f->is_signed && f->size == 4);
-  REQUIRE((f = field(&etk_etdump_profile_event_schema, "instruction_id")) != NULL);
+  REQUIRE((f = field(&etk_etdump_profile_event_schema, "instruction_id")) !=
+          NULL);
   CHECK_EQ_INT(f->default_int, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID_DEFAULT);
   CHECK_EQ_INT(f->default_int, -1);
-  REQUIRE((f = field(&etk_etdump_profile_event_schema, "delegate_debug_id_int")) != NULL);
+  REQUIRE((f = field(&etk_etdump_profile_event_schema,
+                     "delegate_debug_id_int")) != NULL);
   CHECK_EQ_INT(f->default_int, -1);
   REQUIRE((f = field(&etk_etdump_profile_event_schema, "end_time")) != NULL);
   CHECK_EQ_INT(f->id, ETK_ETDUMP_PROFILE_EVENT_END_TIME);
@@ -109,7 +145,8 @@ ETK_TEST(descriptor_defaults_and_ids_match_header) {
   CHECK(!f->is_signed && f->size == 8); /* ulong here, int in ProfileEvent */
   REQUIRE((f = field(&etk_etdump_profile_event_schema, "chain_index")) != NULL);
   CHECK(f->is_signed && f->size == 4);
-  REQUIRE((f = field(&etk_etdump_debug_event_schema, "instruction_id")) != NULL);
+  REQUIRE((f = field(&etk_etdump_debug_event_schema, "instruction_id")) !=
+          NULL);
   CHECK_EQ_INT(f->default_int, -1);
   REQUIRE((f = field(&etk_etdump_tensor_schema, "scalar_type")) != NULL);
   CHECK_EQ_U64(f->enum_mask, ETK_SCALAR_TYPE_ENUM_MASK);
@@ -121,7 +158,8 @@ ETK_TEST(descriptor_defaults_and_ids_match_header) {
   CHECK(f->is_real && f->size == 8);
   REQUIRE((f = field(&etk_etdump_float_schema, "float_val")) != NULL);
   CHECK(f->is_real && f->size == 4);
-  REQUIRE((f = field(&etk_etdump_profile_event_schema, "delegate_debug_metadata")) != NULL);
+  REQUIRE((f = field(&etk_etdump_profile_event_schema,
+                     "delegate_debug_metadata")) != NULL);
   CHECK(f->kind == ETK_FB_VEC_SCALAR && f->size == 1 && !f->is_signed);
   CHECK_EQ_STR(ETK_ETDUMP_FILE_IDENTIFIER, "ED00");
   CHECK_EQ_STR(ETK_ETDUMP_FILE_EXTENSION, "etdp");

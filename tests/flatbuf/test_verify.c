@@ -18,26 +18,58 @@
 /* ---------------------------------------------------------- test schema */
 
 enum {
-  R_NAME, R_KIND, R_ITEMS, R_LONGS, R_PAYLOAD_TYPE, R_PAYLOAD, R_CHILD, R_BIG,
-  R_TAGS, R_CHILDREN, R_WORDS
+  R_NAME,
+  R_KIND,
+  R_ITEMS,
+  R_LONGS,
+  R_PAYLOAD_TYPE,
+  R_PAYLOAD,
+  R_CHILD,
+  R_BIG,
+  R_TAGS,
+  R_CHILDREN,
+  R_WORDS
 };
 static const etk_fb_table_desc_t root_desc, item_desc;
 static const etk_fb_table_desc_t *const payload_tables[] = {NULL, &item_desc};
-static const etk_fb_field_desc_t item_fields[] = {
-    {.name = "value", .id = 0, .kind = ETK_FB_SCALAR, .size = 4, .is_signed = 1}};
+static const etk_fb_field_desc_t item_fields[] = {{.name = "value",
+                                                   .id = 0,
+                                                   .kind = ETK_FB_SCALAR,
+                                                   .size = 4,
+                                                   .is_signed = 1}};
 static const etk_fb_table_desc_t item_desc = {"Item", 1, item_fields};
 static const etk_fb_field_desc_t root_fields[] = {
     {.name = "name", .id = R_NAME, .kind = ETK_FB_STRING, .required = 1},
-    {.name = "kind", .id = R_KIND, .kind = ETK_FB_SCALAR, .size = 1, .enum_mask = 0x7},
-    {.name = "items", .id = R_ITEMS, .kind = ETK_FB_VEC_TABLE, .table = &item_desc},
+    {.name = "kind",
+     .id = R_KIND,
+     .kind = ETK_FB_SCALAR,
+     .size = 1,
+     .enum_mask = 0x7},
+    {.name = "items",
+     .id = R_ITEMS,
+     .kind = ETK_FB_VEC_TABLE,
+     .table = &item_desc},
     {.name = "longs", .id = R_LONGS, .kind = ETK_FB_VEC_SCALAR, .size = 8},
-    {.name = "payload_type", .id = R_PAYLOAD_TYPE, .kind = ETK_FB_UNION_TYPE, .size = 1},
-    {.name = "payload", .id = R_PAYLOAD, .kind = ETK_FB_UNION, .union_count = 2,
+    {.name = "payload_type",
+     .id = R_PAYLOAD_TYPE,
+     .kind = ETK_FB_UNION_TYPE,
+     .size = 1},
+    {.name = "payload",
+     .id = R_PAYLOAD,
+     .kind = ETK_FB_UNION,
+     .union_count = 2,
      .union_tables = payload_tables},
     {.name = "child", .id = R_CHILD, .kind = ETK_FB_TABLE, .table = &root_desc},
     {.name = "big", .id = R_BIG, .kind = ETK_FB_SCALAR, .size = 8},
-    {.name = "tags", .id = R_TAGS, .kind = ETK_FB_VEC_SCALAR, .size = 1, .enum_mask = 0xFFFF},
-    {.name = "children", .id = R_CHILDREN, .kind = ETK_FB_VEC_TABLE, .table = &root_desc},
+    {.name = "tags",
+     .id = R_TAGS,
+     .kind = ETK_FB_VEC_SCALAR,
+     .size = 1,
+     .enum_mask = 0xFFFF},
+    {.name = "children",
+     .id = R_CHILDREN,
+     .kind = ETK_FB_VEC_TABLE,
+     .table = &root_desc},
     {.name = "words", .id = R_WORDS, .kind = ETK_FB_VEC_STRING},
 };
 static const etk_fb_table_desc_t root_desc = {"Root", 11, root_fields};
@@ -133,14 +165,16 @@ static void put_u16(uint32_t at, uint16_t v) {
     CHECK_EQ_INT(err_.code, want_code);                                        \
     CHECK_EQ_U64(err_.offset, want_offset);                                    \
     if (want_table_) CHECK_EQ_STR(err_.table, want_table_);                    \
-    if (want_field_) CHECK_EQ_STR(err_.field, want_field_);                    \
-    else CHECK(err_.field == NULL);                                            \
+    if (want_field_)                                                           \
+      CHECK_EQ_STR(err_.field, want_field_);                                   \
+    else                                                                       \
+      CHECK(err_.field == NULL);                                               \
   } while (0)
 
-#define EXPECT_OK(prefixed)                                                    \
-  do {                                                                         \
-    etk_fb_verify_error_t err_;                                                \
-    CHECK_EQ_INT(verify_sample(prefixed, &err_), ETK_OK);                      \
+#define EXPECT_OK(prefixed)                               \
+  do {                                                    \
+    etk_fb_verify_error_t err_;                           \
+    CHECK_EQ_INT(verify_sample(prefixed, &err_), ETK_OK); \
   } while (0)
 
 /* ---------------------------------------------------------- baseline */
@@ -156,17 +190,22 @@ ETK_TEST(sample_is_valid_and_readable) {
     CHECK_EQ_INT(etk_fb_get_u8(t, R_KIND, 0), 2);
     CHECK_EQ_INT(etk_fb_get_i32(etk_fb_get_table(t, R_PAYLOAD), 0, 0), 30);
     CHECK_EQ_INT(etk_fb_get_vector(t, R_ITEMS).count, 2);
-    CHECK_EQ_STR(etk_fb_vector_string(sample, etk_fb_get_vector(t, R_WORDS), 1).data, "w2");
+    CHECK_EQ_STR(
+        etk_fb_vector_string(sample, etk_fb_get_vector(t, R_WORDS), 1).data,
+        "w2");
   }
 }
 
 ETK_TEST(null_arguments) {
   etk_fb_verify_error_t err;
   build_sample(0);
-  CHECK_EQ_INT(etk_fb_verify(NULL, 10, &root_desc, NULL, NULL, &err), ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, NULL, NULL, NULL, &err), ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_INT(etk_fb_verify(NULL, 10, &root_desc, NULL, NULL, &err),
+               ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, NULL, NULL, NULL, &err),
+               ETK_E_INVALID_ARGUMENT);
   /* options, root_table and err are optional */
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, NULL, NULL, NULL), ETK_OK);
+  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, NULL, NULL, NULL),
+               ETK_OK);
 }
 
 /* ---------------------------------------------------------- header */
@@ -175,13 +214,16 @@ ETK_TEST(truncated_header) {
   build_sample(1);
   etk_fb_verify_options_t opt = {.ident = "SMPL", .size_prefixed = 1};
   etk_fb_verify_error_t err;
-  CHECK_EQ_INT(etk_fb_verify(sample, 3, &root_desc, &opt, NULL, &err), ETK_E_TRUNCATED);
+  CHECK_EQ_INT(etk_fb_verify(sample, 3, &root_desc, &opt, NULL, &err),
+               ETK_E_TRUNCATED);
   CHECK_EQ_U64(err.offset, 0);
   build_sample(0);
   opt.size_prefixed = 0;
-  CHECK_EQ_INT(etk_fb_verify(sample, 6, &root_desc, &opt, NULL, &err), ETK_E_TRUNCATED);
+  CHECK_EQ_INT(etk_fb_verify(sample, 6, &root_desc, &opt, NULL, &err),
+               ETK_E_TRUNCATED);
   CHECK_EQ_U64(err.offset, 0);
-  CHECK_EQ_INT(etk_fb_verify(sample, 0, &root_desc, NULL, NULL, &err), ETK_E_TRUNCATED);
+  CHECK_EQ_INT(etk_fb_verify(sample, 0, &root_desc, NULL, NULL, &err),
+               ETK_E_TRUNCATED);
 }
 
 ETK_TEST(size_prefix_larger_than_data) {
@@ -197,11 +239,14 @@ ETK_TEST(every_truncation_of_a_prefixed_buffer_is_truncated) {
   etk_fb_verify_options_t opt = {.ident = "SMPL", .size_prefixed = 1};
   for (size_t len = 0; len < sample_len; len++) {
     etk_fb_verify_error_t err;
-    CHECK_EQ_INT(etk_fb_verify(sample, len, &root_desc, &opt, NULL, &err), ETK_E_TRUNCATED);
+    CHECK_EQ_INT(etk_fb_verify(sample, len, &root_desc, &opt, NULL, &err),
+                 ETK_E_TRUNCATED);
     CHECK_EQ_U64(err.offset, 0);
   }
   /* trailing bytes beyond the prefix's size are ignored */
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len + 5, &root_desc, &opt, NULL, NULL), ETK_OK);
+  CHECK_EQ_INT(
+      etk_fb_verify(sample, sample_len + 5, &root_desc, &opt, NULL, NULL),
+      ETK_OK);
 }
 
 ETK_TEST(bad_identifier) {
@@ -213,7 +258,8 @@ ETK_TEST(bad_identifier) {
   EXPECT_ERROR(0, ETK_E_BAD_IDENTIFIER, 4, "Root", NULL);
   /* no identifier requested: not checked */
   etk_fb_verify_options_t opt = {0};
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, NULL), ETK_OK);
+  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, NULL),
+               ETK_OK);
 }
 
 /* ---------------------------------------------------------- offsets */
@@ -222,7 +268,8 @@ ETK_TEST(root_offset_out_of_range) {
   build_sample(1);
   put_u32(4, (uint32_t)sample_len); /* target = 4 + len: past the end */
   EXPECT_ERROR(1, ETK_E_BAD_OFFSET, 4, "Root", NULL);
-  put_u32(4, (uint32_t)sample_len - 4 - 2); /* only 2 bytes left for the soffset */
+  put_u32(4,
+          (uint32_t)sample_len - 4 - 2); /* only 2 bytes left for the soffset */
   EXPECT_ERROR(1, ETK_E_BAD_OFFSET, 4, "Root", NULL);
   put_u32(4, 0); /* a zero offset points at itself */
   EXPECT_ERROR(1, ETK_E_BAD_OFFSET, 4, "Root", NULL);
@@ -277,7 +324,8 @@ ETK_TEST(misaligned_field) {
   uint32_t vt = vtable_at(sample_root);
   uint32_t big = field_at(sample_root, R_BIG);
   uint16_t entry = etk_fb_load_u16(sample + vt + 4 + 2 * R_BIG);
-  put_u16(vt + 4 + 2 * R_BIG, (uint16_t)(entry + 4)); /* still inside, 4 mod 8 */
+  put_u16(vt + 4 + 2 * R_BIG,
+          (uint16_t)(entry + 4)); /* still inside, 4 mod 8 */
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, big + 4, "Root", "big");
 }
 
@@ -285,7 +333,8 @@ ETK_TEST(misaligned_field) {
 
 ETK_TEST(vtable_out_of_bounds) {
   build_sample(0);
-  put_u32(sample_root, (uint32_t)(int32_t)-(int32_t)sample_len); /* vt past the end */
+  put_u32(sample_root,
+          (uint32_t)(int32_t) - (int32_t)sample_len); /* vt past the end */
   EXPECT_ERROR(0, ETK_E_BAD_VTABLE, sample_root, "Root", NULL);
   put_u32(sample_root, sample_root + 8); /* vt before the start */
   EXPECT_ERROR(0, ETK_E_BAD_VTABLE, sample_root, "Root", NULL);
@@ -333,13 +382,15 @@ ETK_TEST(vtable_after_table_shared) {
   /* Layout: [root uoffset][pad][item A @8][item B @16][vtable @24] */
   static _Alignas(8) uint8_t buf[32];
   memset(buf, 0, sizeof buf);
-  buf[0] = 8;                                   /* root -> item A at 8 */
-  int32_t soff_a = 8 - 24, soff_b = 16 - 24;    /* vtable at 24 */
+  buf[0] = 8;                                /* root -> item A at 8 */
+  int32_t soff_a = 8 - 24, soff_b = 16 - 24; /* vtable at 24 */
   memcpy(buf + 8, &soff_a, 4);
-  buf[12] = 7;                                  /* A.value = 7 */
+  buf[12] = 7; /* A.value = 7 */
   memcpy(buf + 16, &soff_b, 4);
-  buf[20] = 9;                                  /* B.value = 9 */
-  buf[24] = 6; buf[26] = 4; buf[28] = 4;        /* vtable: size 6, table 4, field @4 */
+  buf[20] = 9; /* B.value = 9 */
+  buf[24] = 6;
+  buf[26] = 4;
+  buf[28] = 4; /* vtable: size 6, table 4, field @4 */
   etk_fb_verify_error_t err;
   uint32_t root = 0;
   CHECK_EQ_INT(etk_fb_verify(buf, 30, &item_desc, NULL, &root, &err), ETK_OK);
@@ -347,7 +398,8 @@ ETK_TEST(vtable_after_table_shared) {
   CHECK_EQ_INT(etk_fb_get_i32(etk_fb_root(buf, root), 0, -1), 7);
   /* the field may not leave the buffer, though */
   buf[28] = 20; /* 8 + 20 = 28: 4 bytes need 32, buffer ends at 30 */
-  CHECK_EQ_INT(etk_fb_verify(buf, 30, &item_desc, NULL, &root, &err), ETK_E_BAD_VTABLE);
+  CHECK_EQ_INT(etk_fb_verify(buf, 30, &item_desc, NULL, &root, &err),
+               ETK_E_BAD_VTABLE);
 }
 
 ETK_TEST(vtable_field_entry_outside_buffer) {
@@ -405,7 +457,8 @@ ETK_TEST(empty_vector_elements_need_no_alignment) {
     size_t len;
     REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
     uint32_t root_pos;
-    CHECK_EQ_INT(etk_fb_verify(out, len, &root_desc, NULL, &root_pos, NULL), ETK_OK);
+    CHECK_EQ_INT(etk_fb_verify(out, len, &root_desc, NULL, &root_pos, NULL),
+                 ETK_OK);
     etk_fb_vector_t v = etk_fb_get_vector(etk_fb_root(out, root_pos), R_LONGS);
     CHECK(v.data != NULL);
     CHECK_EQ_INT(v.count, 0);
@@ -456,18 +509,26 @@ ETK_TEST(etdump_enums_are_checked) {
   uint8_t *copy = malloc(len);
   REQUIRE(copy != NULL);
   memcpy(copy, out, len);
-  etk_fb_verify_options_t opt = {.ident = ETK_ETDUMP_FILE_IDENTIFIER, .size_prefixed = 1};
+  etk_fb_verify_options_t opt = {.ident = ETK_ETDUMP_FILE_IDENTIFIER,
+                                 .size_prefixed = 1};
   uint32_t root_pos;
   etk_fb_verify_error_t err;
-  REQUIRE(etk_fb_verify(copy, len, &etk_etdump_schema, &opt, &root_pos, &err) == ETK_OK);
+  REQUIRE(etk_fb_verify(copy, len, &etk_etdump_schema, &opt, &root_pos, &err) ==
+          ETK_OK);
   etk_fb_table_t root = etk_fb_root(copy, root_pos);
-  etk_fb_table_t run = etk_fb_vector_table(copy, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
-  etk_fb_table_t event = etk_fb_vector_table(copy, etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS), 0);
-  etk_fb_table_t value = etk_fb_get_table(etk_fb_get_table(event, ETK_ETDUMP_EVENT_DEBUG_EVENT),
-                                          ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+  etk_fb_table_t run = etk_fb_vector_table(
+      copy, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+  etk_fb_table_t event = etk_fb_vector_table(
+      copy, etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS), 0);
+  etk_fb_table_t value =
+      etk_fb_get_table(etk_fb_get_table(event, ETK_ETDUMP_EVENT_DEBUG_EVENT),
+                       ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
   etk_fb_table_t tensor = etk_fb_get_table(value, ETK_ETDUMP_VALUE_TENSOR);
-  uint32_t scalar_type = (uint32_t)(etk_fb_get_struct(tensor, ETK_ETDUMP_TENSOR_SCALAR_TYPE) - copy);
-  uint32_t val = (uint32_t)(etk_fb_get_struct(value, ETK_ETDUMP_VALUE_VAL) - copy);
+  uint32_t scalar_type =
+      (uint32_t)(etk_fb_get_struct(tensor, ETK_ETDUMP_TENSOR_SCALAR_TYPE) -
+                 copy);
+  uint32_t val =
+      (uint32_t)(etk_fb_get_struct(value, ETK_ETDUMP_VALUE_VAL) - copy);
   /* every ScalarType code: accepted exactly when the schema has it */
   for (int code = 0; code < 256; code++) {
     copy[scalar_type] = (uint8_t)code;
@@ -482,7 +543,8 @@ ETK_TEST(etdump_enums_are_checked) {
   }
   copy[scalar_type] = ETK_SCALAR_TYPE_FLOAT;
   copy[val] = 8; /* ValueType has 0..7 */
-  CHECK_EQ_INT(etk_fb_verify(copy, len, &etk_etdump_schema, &opt, NULL, &err), ETK_E_BAD_ENUM);
+  CHECK_EQ_INT(etk_fb_verify(copy, len, &etk_etdump_schema, &opt, NULL, &err),
+               ETK_E_BAD_ENUM);
   CHECK_EQ_U64(err.offset, val);
   CHECK_EQ_STR(err.field, "val");
   free(copy);
@@ -541,14 +603,17 @@ ETK_TEST(too_deep) {
   build_chain(70, refs);
   etk_fb_verify_error_t err;
   etk_fb_verify_options_t opt = {0};
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err), ETK_E_TOO_DEEP);
+  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err),
+               ETK_E_TOO_DEEP);
   /* the root is depth 1, so table index 64 (depth 65) is the first too deep */
   CHECK_EQ_U64(err.offset, sample_len - refs[ETK_FB_DEFAULT_MAX_DEPTH]);
   CHECK_EQ_STR(err.table, "Root");
   opt.max_depth = 70;
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err), ETK_OK);
+  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err),
+               ETK_OK);
   opt.max_depth = 69;
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err), ETK_E_TOO_DEEP);
+  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err),
+               ETK_E_TOO_DEEP);
   CHECK_EQ_U64(err.offset, sample_len - refs[69]);
 }
 
@@ -583,7 +648,8 @@ ETK_TEST(shared_objects_hit_the_budget) {
   REQUIRE(build_dag(8, &out, &len) == ETK_OK);
   CHECK(len < 1024);
   etk_fb_verify_error_t err;
-  CHECK_EQ_INT(etk_fb_verify(out, len, &root_desc, NULL, NULL, &err), ETK_E_LIMIT);
+  CHECK_EQ_INT(etk_fb_verify(out, len, &root_desc, NULL, NULL, &err),
+               ETK_E_LIMIT);
   CHECK_EQ_STR(err.table, "Root");
   CHECK(err.offset < len);
   /* 3 levels: 1 + 16 + 256 tables, each with its name, plus 17 vectors =
@@ -593,7 +659,8 @@ ETK_TEST(shared_objects_hit_the_budget) {
   etk_fb_verify_options_t opt = {.max_objects = 563};
   CHECK_EQ_INT(etk_fb_verify(out, len, &root_desc, &opt, NULL, &err), ETK_OK);
   opt.max_objects = 562;
-  CHECK_EQ_INT(etk_fb_verify(out, len, &root_desc, &opt, NULL, &err), ETK_E_LIMIT);
+  CHECK_EQ_INT(etk_fb_verify(out, len, &root_desc, &opt, NULL, &err),
+               ETK_E_LIMIT);
 }
 
 ETK_TEST(explicit_budget_is_exact) {
@@ -602,7 +669,8 @@ ETK_TEST(explicit_budget_is_exact) {
   uint64_t needed = 0;
   for (uint64_t budget = 1; budget < 100; budget++) {
     etk_fb_verify_options_t opt = {.ident = "SMPL", .max_objects = budget};
-    if (etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, NULL) == ETK_OK) {
+    if (etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, NULL) ==
+        ETK_OK) {
       needed = budget;
       break;
     }
@@ -612,62 +680,69 @@ ETK_TEST(explicit_budget_is_exact) {
   CHECK_EQ_U64(needed, 16);
   etk_fb_verify_options_t opt = {.ident = "SMPL", .max_objects = needed - 1};
   etk_fb_verify_error_t err;
-  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err), ETK_E_LIMIT);
+  CHECK_EQ_INT(etk_fb_verify(sample, sample_len, &root_desc, &opt, NULL, &err),
+               ETK_E_LIMIT);
 }
 
 /* ---------------------------------------------------------- sweeps */
 
 /* Reads every field the schema describes (ASan checks the reads stay in
  * bounds); returns a checksum so the reads are not optimised away. */
-static uint64_t walk(etk_fb_table_t t, const etk_fb_table_desc_t *d, int depth) {
+static uint64_t walk(etk_fb_table_t t, const etk_fb_table_desc_t *d,
+                     int depth) {
   uint64_t sum = 0;
   if (!etk_fb_table_present(t) || depth > 80) return 0;
   for (uint16_t i = 0; i < d->field_count; i++) {
     const etk_fb_field_desc_t *f = &d->fields[i];
     switch (f->kind) {
-    case ETK_FB_SCALAR:
-    case ETK_FB_UNION_TYPE:
-      sum += etk_fb_get_u8(t, f->id, 0);
-      if (f->size == 8) sum += etk_fb_get_u64(t, f->id, 0);
-      break;
-    case ETK_FB_STRING: {
-      etk_fb_string_t s = etk_fb_get_string(t, f->id);
-      if (s.data) sum += s.len + (uint8_t)s.data[s.len];
-      break;
-    }
-    case ETK_FB_TABLE:
-      sum += walk(etk_fb_get_table(t, f->id), f->table, depth + 1);
-      break;
-    case ETK_FB_UNION: {
-      uint8_t type = etk_fb_get_u8(t, f->id - 1u, 0);
-      if (type) sum += walk(etk_fb_get_table(t, f->id), f->union_tables[type], depth + 1);
-      break;
-    }
-    case ETK_FB_VEC_SCALAR: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      for (uint32_t k = 0; k < (uint32_t)v.count * f->size; k++) sum += v.data[k];
-      break;
-    }
-    case ETK_FB_VEC_STRING: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      for (uint32_t k = 0; k < v.count; k++) sum += etk_fb_vector_string(t.buf, v, k).len;
-      break;
-    }
-    case ETK_FB_VEC_TABLE: {
-      etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-      for (uint32_t k = 0; k < v.count; k++)
-        sum += walk(etk_fb_vector_table(t.buf, v, k), f->table, depth + 1);
-      break;
-    }
-    default:
-      break;
+      case ETK_FB_SCALAR:
+      case ETK_FB_UNION_TYPE:
+        sum += etk_fb_get_u8(t, f->id, 0);
+        if (f->size == 8) sum += etk_fb_get_u64(t, f->id, 0);
+        break;
+      case ETK_FB_STRING: {
+        etk_fb_string_t s = etk_fb_get_string(t, f->id);
+        if (s.data) sum += s.len + (uint8_t)s.data[s.len];
+        break;
+      }
+      case ETK_FB_TABLE:
+        sum += walk(etk_fb_get_table(t, f->id), f->table, depth + 1);
+        break;
+      case ETK_FB_UNION: {
+        uint8_t type = etk_fb_get_u8(t, f->id - 1u, 0);
+        if (type)
+          sum += walk(etk_fb_get_table(t, f->id), f->union_tables[type],
+                      depth + 1);
+        break;
+      }
+      case ETK_FB_VEC_SCALAR: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        for (uint32_t k = 0; k < (uint32_t)v.count * f->size; k++)
+          sum += v.data[k];
+        break;
+      }
+      case ETK_FB_VEC_STRING: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        for (uint32_t k = 0; k < v.count; k++)
+          sum += etk_fb_vector_string(t.buf, v, k).len;
+        break;
+      }
+      case ETK_FB_VEC_TABLE: {
+        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
+        for (uint32_t k = 0; k < v.count; k++)
+          sum += walk(etk_fb_vector_table(t.buf, v, k), f->table, depth + 1);
+        break;
+      }
+      default:
+        break;
     }
   }
   return sum;
 }
 
 ETK_TEST(every_single_byte_corruption_is_safe) {
-  static const uint8_t values[] = {0x00, 0x01, 0x02, 0x04, 0x7F, 0x80, 0xFE, 0xFF};
+  static const uint8_t values[] = {0x00, 0x01, 0x02, 0x04,
+                                   0x7F, 0x80, 0xFE, 0xFF};
   for (int prefixed = 0; prefixed <= 1; prefixed++) {
     build_sample(prefixed);
     size_t len = sample_len;
@@ -679,7 +754,8 @@ ETK_TEST(every_single_byte_corruption_is_safe) {
         memcpy(copy, sample, len);
         if (copy[at] == values[k]) continue;
         copy[at] = values[k];
-        etk_fb_verify_options_t opt = {.ident = "SMPL", .size_prefixed = prefixed};
+        etk_fb_verify_options_t opt = {.ident = "SMPL",
+                                       .size_prefixed = prefixed};
         uint32_t root = 0;
         etk_fb_verify_error_t err;
         int rc = etk_fb_verify(copy, len, &root_desc, &opt, &root, &err);

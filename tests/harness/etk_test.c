@@ -6,11 +6,11 @@
  * is a conformance case.  With ETK_TEST_PART=regular only the other cases
  * count; with ETK_TEST_PART=conformance only the conformance cases count
  * (every case still runs, since what a case asks for is known only once it
- * ran), and one that missed a file counts as skipped.  etkit_add_test registers an executable whose sources ask for
- * conformance files twice, one part each, so that ctest reports the
- * conformance part SKIPPED when the files are absent instead of hiding the
- * skipped cases inside a passing test.  Without ETK_TEST_PART every case
- * counts.
+ * ran), and one that missed a file counts as skipped.  etkit_add_test registers
+ * an executable whose sources ask for conformance files twice, one part each,
+ * so that ctest reports the conformance part SKIPPED when the files are absent
+ * instead of hiding the skipped cases inside a passing test.  Without
+ * ETK_TEST_PART every case counts.
  */
 #include "etk_test.h"
 
@@ -20,7 +20,7 @@ etk_test_case_t etk_test_cases_[ETK_TEST_MAX];
 int etk_test_count_;
 int etk_test_failed_;
 int etk_test_skipped_;
-static int conformance_used;    /* the current case asked for a conformance file */
+static int conformance_used; /* the current case asked for a conformance file */
 static int conformance_missing; /* ... and one of them was absent */
 
 const char *etk_test_conformance_path(const char *name) {
@@ -43,14 +43,26 @@ const char *etk_test_conformance_path(const char *name) {
 unsigned char *etk_test_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
+  if (fseek(f, 0, SEEK_END) != 0) {
+    fclose(f);
+    return NULL;
+  }
   long n = ftell(f);
-  if (n < 0) { fclose(f); return NULL; }
+  if (n < 0) {
+    fclose(f);
+    return NULL;
+  }
   rewind(f);
   unsigned char *p = malloc((size_t)n + 1);
-  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+    free(p);
+    p = NULL;
+  }
   fclose(f);
-  if (p) { p[n] = 0; *len = (size_t)n; }
+  if (p) {
+    p[n] = 0;
+    *len = (size_t)n;
+  }
   return p;
 }
 
@@ -96,7 +108,8 @@ int etk_test_main(int argc, char **argv) {
     if (part == 2 && conformance_missing) etk_test_skipped_ = 1;
     if (part != 0 && (part == 2) != conformance_used) {
       printf("ok %d - %s # SKIP counted by the %s part\n", i + 1,
-             etk_test_cases_[i].name, conformance_used ? "conformance" : "regular");
+             etk_test_cases_[i].name,
+             conformance_used ? "conformance" : "regular");
       fflush(stdout);
       continue;
     }

@@ -31,74 +31,76 @@ extern int etk_test_count_;
 extern int etk_test_failed_;  /* current case failed */
 extern int etk_test_skipped_; /* current case skipped */
 
-#define ETK_TEST(case_name)                                                    \
-  static void etk_test_##case_name(void);                                      \
-  __attribute__((constructor)) static void etk_test_register_##case_name(void) { \
-    if (etk_test_count_ < ETK_TEST_MAX) {                                      \
-      etk_test_cases_[etk_test_count_].name = #case_name;                      \
-      etk_test_cases_[etk_test_count_].fn = etk_test_##case_name;              \
-      etk_test_count_++;                                                       \
-    }                                                                          \
-  }                                                                            \
+#define ETK_TEST(case_name)                                               \
+  static void etk_test_##case_name(void);                                 \
+  __attribute__((constructor)) static void etk_test_register_##case_name( \
+      void) {                                                             \
+    if (etk_test_count_ < ETK_TEST_MAX) {                                 \
+      etk_test_cases_[etk_test_count_].name = #case_name;                 \
+      etk_test_cases_[etk_test_count_].fn = etk_test_##case_name;         \
+      etk_test_count_++;                                                  \
+    }                                                                     \
+  }                                                                       \
   static void etk_test_##case_name(void)
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      printf("# %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);        \
-      etk_test_failed_ = 1;                                                    \
-    }                                                                          \
+#define CHECK(cond)                                                     \
+  do {                                                                  \
+    if (!(cond)) {                                                      \
+      printf("# %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+      etk_test_failed_ = 1;                                             \
+    }                                                                   \
   } while (0)
 
-/* Stops the current case when the condition fails (later code depends on it). */
-#define REQUIRE(cond)                                                          \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      printf("# %s:%d: REQUIRE(%s) failed\n", __FILE__, __LINE__, #cond);      \
-      etk_test_failed_ = 1;                                                    \
-      return;                                                                  \
-    }                                                                          \
+/* Stops the current case when the condition fails (later code depends on it).
+ */
+#define REQUIRE(cond)                                                     \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      printf("# %s:%d: REQUIRE(%s) failed\n", __FILE__, __LINE__, #cond); \
+      etk_test_failed_ = 1;                                               \
+      return;                                                             \
+    }                                                                     \
   } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                     \
-  do {                                                                         \
-    long long etk_a_ = (long long)(a), etk_b_ = (long long)(b);                \
-    if (etk_a_ != etk_b_) {                                                    \
-      printf("# %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__,   \
-             #a, #b, etk_a_, etk_b_);                                          \
-      etk_test_failed_ = 1;                                                    \
-    }                                                                          \
+#define CHECK_EQ_INT(a, b)                                                   \
+  do {                                                                       \
+    long long etk_a_ = (long long)(a), etk_b_ = (long long)(b);              \
+    if (etk_a_ != etk_b_) {                                                  \
+      printf("# %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, \
+             #a, #b, etk_a_, etk_b_);                                        \
+      etk_test_failed_ = 1;                                                  \
+    }                                                                        \
   } while (0)
 
-#define CHECK_EQ_U64(a, b)                                                     \
-  do {                                                                         \
-    unsigned long long etk_a_ = (unsigned long long)(a),                       \
-                       etk_b_ = (unsigned long long)(b);                       \
-    if (etk_a_ != etk_b_) {                                                    \
-      printf("# %s:%d: %s == %s failed: %llu != %llu\n", __FILE__, __LINE__,   \
-             #a, #b, etk_a_, etk_b_);                                          \
-      etk_test_failed_ = 1;                                                    \
-    }                                                                          \
+#define CHECK_EQ_U64(a, b)                                                   \
+  do {                                                                       \
+    unsigned long long etk_a_ = (unsigned long long)(a),                     \
+                       etk_b_ = (unsigned long long)(b);                     \
+    if (etk_a_ != etk_b_) {                                                  \
+      printf("# %s:%d: %s == %s failed: %llu != %llu\n", __FILE__, __LINE__, \
+             #a, #b, etk_a_, etk_b_);                                        \
+      etk_test_failed_ = 1;                                                  \
+    }                                                                        \
   } while (0)
 
-#define CHECK_EQ_STR(a, b)                                                     \
-  do {                                                                         \
-    const char *etk_a_ = (a), *etk_b_ = (b);                                   \
-    if (!etk_a_ || !etk_b_ || strcmp(etk_a_, etk_b_) != 0) {                   \
-      printf("# %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__,         \
-             __LINE__, #a, #b, etk_a_ ? etk_a_ : "(null)",                     \
-             etk_b_ ? etk_b_ : "(null)");                                      \
-      etk_test_failed_ = 1;                                                    \
-    }                                                                          \
+#define CHECK_EQ_STR(a, b)                                             \
+  do {                                                                 \
+    const char *etk_a_ = (a), *etk_b_ = (b);                           \
+    if (!etk_a_ || !etk_b_ || strcmp(etk_a_, etk_b_) != 0) {           \
+      printf("# %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, \
+             __LINE__, #a, #b, etk_a_ ? etk_a_ : "(null)",             \
+             etk_b_ ? etk_b_ : "(null)");                              \
+      etk_test_failed_ = 1;                                            \
+    }                                                                  \
   } while (0)
 
 #define CHECK_EQ_MEM(a, b, n) CHECK(memcmp((a), (b), (n)) == 0)
 
-#define ETK_SKIP(reason)                                                       \
-  do {                                                                         \
-    printf("# skip: %s\n", reason);                                            \
-    etk_test_skipped_ = 1;                                                     \
-    return;                                                                    \
+#define ETK_SKIP(reason)            \
+  do {                              \
+    printf("# skip: %s\n", reason); \
+    etk_test_skipped_ = 1;          \
+    return;                         \
   } while (0)
 
 /* Path of a file in ../shared/conformance, or NULL if it is absent.
@@ -114,7 +116,9 @@ const char *etk_test_temp_path(const char *suffix);
 
 int etk_test_main(int argc, char **argv);
 
-#define ETK_TEST_MAIN()                                                        \
-  int main(int argc, char **argv) { return etk_test_main(argc, argv); }
+#define ETK_TEST_MAIN()               \
+  int main(int argc, char **argv) {   \
+    return etk_test_main(argc, argv); \
+  }
 
 #endif

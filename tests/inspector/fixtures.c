@@ -21,7 +21,8 @@ uint8_t *fixture_appendix_b(size_t *len) {
   etw_run_end(w);
   for (int k = 1; k <= 4; k++) {
     etw_run_begin(w, "Execute", -1);
-    etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 100 + 10 * (uint64_t)k);
+    etw_profile_simple(w, "native_call_add.out", 0, 0, 100,
+                       100 + 10 * (uint64_t)k);
     etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 90, 115 + 10 * (uint64_t)k);
     if (k == 3) etw_profile_simple(w, "native_call_mul.out", 0, 1, 300, 307);
     etw_profile_simple(w, "Method::execute", -1, 0, 80, 200 + (uint64_t)k);
@@ -117,14 +118,23 @@ uint8_t *fixture_appendix_c_buffer(size_t *len) {
 }
 
 uint8_t *fixture_hostile_names(size_t *len) {
-  static const char *const names[] = {
-      "tab\there",         "new\nline",
-      "quote\"d",          "comma,name",
-      "back\\slash",       "\x1b[31mred\x1b[0m",
-      "bidi\xe2\x80\xae" "evil", "\xc3\xbc" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 \xe2\x9c\x93",
-      "42",                "it's",
-      " spaced ",          "carriage\rreturn",
-      "my_OPERATOR_CALL_x"};
+  static const char *const names[] = {"tab\there",
+                                      "new\nline",
+                                      "quote\"d",
+                                      "comma,name",
+                                      "back\\slash",
+                                      "\x1b[31mred\x1b[0m",
+                                      "bidi\xe2\x80\xae"
+                                      "evil",
+                                      "\xc3\xbc"
+                                      "n\xc3\xaf"
+                                      "c\xc3\xb6"
+                                      "d\xc3\xa9 \xe2\x9c\x93",
+                                      "42",
+                                      "it's",
+                                      " spaced ",
+                                      "carriage\rreturn",
+                                      "my_OPERATOR_CALL_x"};
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "hostile,\"run\"", -1);

@@ -15,8 +15,8 @@
 
 /* Writes [sel][dump] or, when sel has bit 4 (a debug buffer follows the
  * dump), [sel][debug_len][dump][debug_len bytes 0..]. */
-static int emit(const char *dir, const char *stem, uint8_t sel, const uint8_t *b,
-                size_t len, uint8_t debug_len) {
+static int emit(const char *dir, const char *stem, uint8_t sel,
+                const uint8_t *b, size_t len, uint8_t debug_len) {
   char path[4096];
   size_t extra = (sel & 0x10) ? 1u + debug_len : 0u;
   snprintf(path, sizeof path, "%s/%s-%02x", dir, stem, sel);
@@ -41,9 +41,12 @@ int main(int argc, char **argv) {
   static const struct {
     const char *stem;
     uint8_t *(*build)(size_t *);
-  } seeds[] = {{"appendix_b", fixture_appendix_b}, {"appendix_c", fixture_appendix_c},
-               {"hostile", fixture_hostile_names}, {"allocations", fixture_allocations},
-               {"wrap", fixture_wrap}, {"delegates", fixture_delegates}};
+  } seeds[] = {{"appendix_b", fixture_appendix_b},
+               {"appendix_c", fixture_appendix_c},
+               {"hostile", fixture_hostile_names},
+               {"allocations", fixture_allocations},
+               {"wrap", fixture_wrap},
+               {"delegates", fixture_delegates}};
   static const uint8_t sels[] = {0x02, 0x16, 0x7d, 0xf1};
   int bad = 0;
   for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {

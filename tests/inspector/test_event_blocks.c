@@ -18,24 +18,43 @@
 /* ------------------------------------------------------------ Appendix A */
 
 static const char appendix_a[] =
-    "\tevent_block_name\tevent_name\tp10 (ms)\tp50 (ms)\tp90 (ms)\tavg (ms)\tmin (ms)\tmax (ms)\top_types\tis_delegated_op\tdelegate_backend_name\tstart_time\n"
-    "0\tDefault\tMethod::init\t0.022484\t0.022484\t0.022484\t0.022484\t0.022484\t0.022484\t[]\tFalse\t\t[399054]\n"
-    "1\tDefault\tProgram::load_method\t0.024857\t0.024857\t0.024857\t0.024857\t0.024857\t0.024857\t[]\tFalse\t\t[398073]\n"
-    "2\tExecute\tnative_call_convolution.out\t0.544783\t0.544783\t0.544783\t0.544783\t0.544783\t0.544783\t[]\tFalse\t\t[426786]\n"
-    "3\tExecute\tnative_call_relu.out\t0.008394\t0.008394\t0.008394\t0.008394\t0.008394\t0.008394\t[]\tFalse\t\t[973071]\n"
-    "4\tExecute\tnative_call_max_pool2d_with_indices.out\t0.050326\t0.050326\t0.050326\t0.050326\t0.050326\t0.050326\t[]\tFalse\t\t[982516]\n"
-    "5\tExecute\tnative_call_convolution.out\t1.031719\t1.031719\t1.031719\t1.031719\t1.031719\t1.031719\t[]\tFalse\t\t[1033343]\n"
-    "6\tExecute\tnative_call_relu.out\t0.000971\t0.000971\t0.000971\t0.000971\t0.000971\t0.000971\t[]\tFalse\t\t[2065823]\n"
-    "7\tExecute\tnative_call_max_pool2d_with_indices.out\t0.014081\t0.014081\t0.014081\t0.014081\t0.014081\t0.014081\t[]\tFalse\t\t[2067166]\n"
-    "8\tExecute\tnative_call_permute_copy.out\t0.153501\t0.153501\t0.153501\t0.153501\t0.153501\t0.153501\t[]\tFalse\t\t[2081748]\n"
-    "9\tExecute\tnative_call_addmm.out\t0.040962\t0.040962\t0.040962\t0.040962\t0.040962\t0.040962\t[]\tFalse\t\t[2236551]\n"
-    "10\tExecute\tnative_call_relu.out\t0.000151\t0.000151\t0.000151\t0.000151\t0.000151\t0.000151\t[]\tFalse\t\t[2277823]\n"
-    "11\tExecute\tnative_call_permute_copy.out\t0.032911\t0.032911\t0.032911\t0.032911\t0.032911\t0.032911\t[]\tFalse\t\t[2278504]\n"
-    "12\tExecute\tnative_call_addmm.out\t0.007191\t0.007191\t0.007191\t0.007191\t0.007191\t0.007191\t[]\tFalse\t\t[2311735]\n"
-    "13\tExecute\tnative_call_relu.out\t0.0001\t0.0001\t0.0001\t0.0001\t0.0001\t0.0001\t[]\tFalse\t\t[2319237]\n"
-    "14\tExecute\tnative_call_permute_copy.out\t0.003305\t0.003305\t0.003305\t0.003305\t0.003305\t0.003305\t[]\tFalse\t\t[2319627]\n"
-    "15\tExecute\tnative_call_addmm.out\t0.000691\t0.000691\t0.000691\t0.000691\t0.000691\t0.000691\t[]\tFalse\t\t[2323213]\n"
-    "16\tExecute\tMethod::execute\t1.898821\t1.898821\t1.898821\t1.898821\t1.898821\t1.898821\t[]\tFalse\t\t[425313]\n";
+    "\tevent_block_name\tevent_name\tp10 (ms)\tp50 (ms)\tp90 (ms)\tavg "
+    "(ms)\tmin (ms)\tmax "
+    "(ms)\top_types\tis_delegated_op\tdelegate_backend_name\tstart_time\n"
+    "0\tDefault\tMethod::init\t0.022484\t0.022484\t0.022484\t0.022484\t0."
+    "022484\t0.022484\t[]\tFalse\t\t[399054]\n"
+    "1\tDefault\tProgram::load_method\t0.024857\t0.024857\t0.024857\t0."
+    "024857\t0.024857\t0.024857\t[]\tFalse\t\t[398073]\n"
+    "2\tExecute\tnative_call_convolution.out\t0.544783\t0.544783\t0.544783\t0."
+    "544783\t0.544783\t0.544783\t[]\tFalse\t\t[426786]\n"
+    "3\tExecute\tnative_call_relu.out\t0.008394\t0.008394\t0.008394\t0."
+    "008394\t0.008394\t0.008394\t[]\tFalse\t\t[973071]\n"
+    "4\tExecute\tnative_call_max_pool2d_with_indices.out\t0.050326\t0."
+    "050326\t0.050326\t0.050326\t0.050326\t0.050326\t[]\tFalse\t\t[982516]\n"
+    "5\tExecute\tnative_call_convolution.out\t1.031719\t1.031719\t1.031719\t1."
+    "031719\t1.031719\t1.031719\t[]\tFalse\t\t[1033343]\n"
+    "6\tExecute\tnative_call_relu.out\t0.000971\t0.000971\t0.000971\t0."
+    "000971\t0.000971\t0.000971\t[]\tFalse\t\t[2065823]\n"
+    "7\tExecute\tnative_call_max_pool2d_with_indices.out\t0.014081\t0."
+    "014081\t0.014081\t0.014081\t0.014081\t0.014081\t[]\tFalse\t\t[2067166]\n"
+    "8\tExecute\tnative_call_permute_copy.out\t0.153501\t0.153501\t0.153501\t0."
+    "153501\t0.153501\t0.153501\t[]\tFalse\t\t[2081748]\n"
+    "9\tExecute\tnative_call_addmm.out\t0.040962\t0.040962\t0.040962\t0."
+    "040962\t0.040962\t0.040962\t[]\tFalse\t\t[2236551]\n"
+    "10\tExecute\tnative_call_relu.out\t0.000151\t0.000151\t0.000151\t0."
+    "000151\t0.000151\t0.000151\t[]\tFalse\t\t[2277823]\n"
+    "11\tExecute\tnative_call_permute_copy.out\t0.032911\t0.032911\t0."
+    "032911\t0.032911\t0.032911\t0.032911\t[]\tFalse\t\t[2278504]\n"
+    "12\tExecute\tnative_call_addmm.out\t0.007191\t0.007191\t0.007191\t0."
+    "007191\t0.007191\t0.007191\t[]\tFalse\t\t[2311735]\n"
+    "13\tExecute\tnative_call_relu.out\t0.0001\t0.0001\t0.0001\t0.0001\t0."
+    "0001\t0.0001\t[]\tFalse\t\t[2319237]\n"
+    "14\tExecute\tnative_call_permute_copy.out\t0.003305\t0.003305\t0."
+    "003305\t0.003305\t0.003305\t0.003305\t[]\tFalse\t\t[2319627]\n"
+    "15\tExecute\tnative_call_addmm.out\t0.000691\t0.000691\t0.000691\t0."
+    "000691\t0.000691\t0.000691\t[]\tFalse\t\t[2323213]\n"
+    "16\tExecute\tMethod::execute\t1.898821\t1.898821\t1.898821\t1.898821\t1."
+    "898821\t1.898821\t[]\tFalse\t\t[425313]\n";
 
 ETK_TEST(appendix_a_tsv_is_byte_identical) {
   const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
@@ -60,7 +79,8 @@ ETK_TEST(appendix_b_merges_identical_runs) {
   size_t len;
   uint8_t *bytes = fixture_appendix_b(&len);
   REQUIRE(bytes != NULL);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, 0, NULL);
   REQUIRE(insp != NULL);
   REQUIRE(etk_inspector_block_count(insp) == 3);
   etk_inspector_block_t b0, b1, b2;
@@ -120,9 +140,9 @@ static void appendix_c_checks(etk_inspector_t *insp, int with_buffer) {
   CHECK_EQ_INT(b0.run_count, 2);
   CHECK_EQ_INT(b1.bundled_input_index, 1);
   CHECK_EQ_INT(b1.run_count, 1);
-  static const char *const order[] = {"native_call_add.out", "OPERATOR_CALL", "5",
-                                      "conv_fused", "DELEGATE_CALL",
-                                      "Method::execute"};
+  static const char *const order[] = {
+      "native_call_add.out", "OPERATOR_CALL", "5",
+      "conv_fused",          "DELEGATE_CALL", "Method::execute"};
   REQUIRE(b0.event_count == 6);
   for (size_t i = 0; i < 6; i++) {
     etk_inspector_event_t e;
@@ -146,7 +166,8 @@ static void appendix_c_checks(etk_inspector_t *insp, int with_buffer) {
 
   etk_inspector_event_t e;
   etk_inspector_event_get(insp, base + 2, &e);
-  CHECK(e.is_delegated_op && e.delegate_id_is_int && e.delegate_debug_id_int == 5);
+  CHECK(e.is_delegated_op && e.delegate_id_is_int &&
+        e.delegate_debug_id_int == 5);
   CHECK(e.has_metadata);
   etk_inspector_sample_t smp;
   etk_inspector_event_sample(insp, base + 2, 1, &smp);
@@ -186,7 +207,8 @@ ETK_TEST(appendix_c_delegates_and_debug_data) {
   uint8_t *bytes = fixture_appendix_c(&len);
   uint8_t *buf = fixture_appendix_c_buffer(&blen);
   REQUIRE(bytes && buf);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp != NULL);
   appendix_c_checks(insp, 0);
   etk_inspector_close(insp);
@@ -255,7 +277,8 @@ ETK_TEST(gen_from_etdump_groups_by_signature) {
   static const char *const order[] = {"a", "a", "b"};
   size_t len;
   uint8_t *bytes = runs_abab(&len, order, 3);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp && etk_inspector_block_count(insp) == 2);
   etk_inspector_block_t b;
   etk_inspector_block_get(insp, 0, &b);
@@ -274,8 +297,11 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
   etw_t *w = etw_new(1 << 16);
   for (int r = 0; r < 3; r++) {
     etw_run_begin(w, "Execute", -1);
-    etw_profile(w, &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1,
-                                    .start = 1, .end = 5 + (uint64_t)r});
+    etw_profile(w, &(etw_profile_t){.name = "op_a",
+                                    .iid = 0,
+                                    .dint = -1,
+                                    .start = 1,
+                                    .end = 5 + (uint64_t)r});
     etw_debug_t d = {0};
     d.iid = 0;
     d.dint = -1;
@@ -284,13 +310,15 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
     d.output = -1;
     etw_debug(w, &d);
     if (r == 2)
-      etw_profile(w, &(etw_profile_t){.name = "op_b", .iid = 1, .dint = -1,
-                                      .start = 5, .end = 9});
+      etw_profile(
+          w, &(etw_profile_t){
+                 .name = "op_b", .iid = 1, .dint = -1, .start = 5, .end = 9});
     etw_run_end(w);
   }
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp && etk_inspector_block_count(insp) == 2);
   etk_inspector_block_t b;
   etk_inspector_event_t e;
@@ -305,9 +333,11 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
   etk_inspector_event_get(insp, b.first_event + 1, &e);
   CHECK(e.sample_count == 1 && e.debug_count == 0);
   uint32_t ref;
-  REQUIRE(etk_inspector_event_debug_entry(insp, b.first_event, 0, &ref) == ETK_OK);
+  REQUIRE(etk_inspector_event_debug_entry(insp, b.first_event, 0, &ref) ==
+          ETK_OK);
   etk_etdump_value_t v;
-  REQUIRE(etk_etdump_event_value(etk_inspector_etdump(insp), ref, &v) == ETK_OK);
+  REQUIRE(etk_etdump_event_value(etk_inspector_etdump(insp), ref, &v) ==
+          ETK_OK);
   CHECK(v.type == ETK_ETDUMP_VALUE_TYPE_INT && v.int_value == 7);
   CHECK_EQ_INT(etk_inspector_debug_mismatch_count(insp), 0);
   etk_inspector_close(insp);
@@ -320,12 +350,14 @@ ETK_TEST(delegated_events_convert_each_timestamp) {
    * divided first: 200/1000 - 100/1000 = 0.1 (here exactly). */
   etw_t *w = etw_new(1 << 16);
   etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.iid = 0, .dint = 1, .start = 100, .end = 200});
+  etw_profile(w,
+              &(etw_profile_t){.iid = 0, .dint = 1, .start = 100, .end = 200});
   etw_run_end(w);
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
   char s[64];
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
   REQUIRE(insp != NULL);
   th_raw_repr(insp, 0, s, sizeof s);
   CHECK_EQ_STR(s, "[100.0]");
@@ -343,7 +375,8 @@ ETK_TEST(non_adjacent_repeats_merge) {
   static const char *const order[] = {"a", "a", "b", "a"};
   size_t len;
   uint8_t *bytes = runs_abab(&len, order, 4);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp && etk_inspector_block_count(insp) == 2);
   etk_inspector_block_t b;
   etk_inspector_block_get(insp, 0, &b);
@@ -375,7 +408,8 @@ ETK_TEST(debug_events_only) {
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
   REQUIRE(bytes != NULL);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp && etk_inspector_block_count(insp) == 1);
   etk_inspector_event_t e;
   etk_inspector_event_get(insp, 0, &e);
@@ -389,7 +423,9 @@ ETK_TEST(debug_events_only) {
   /* a frame where no event has perf data shows empty statistics (None) */
   char *tsv = th_tsv(insp);
   REQUIRE(tsv != NULL);
-  CHECK(strstr(tsv, "0\tExecute\tdelegate_debug_id\t\t\t\t\t\t\t[]\tTrue\t\t\n") != NULL);
+  CHECK(strstr(tsv,
+               "0\tExecute\tdelegate_debug_id\t\t\t\t\t\t\t[]\tTrue\t\t\n") !=
+        NULL);
   free(tsv);
   etk_inspector_close(insp);
   etw_free(w);
@@ -421,7 +457,8 @@ ETK_TEST(event_generation_names_and_scaling) {
   }
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, 0, NULL);
   REQUIRE(insp && etk_inspector_block_count(insp) == 1);
   char s[128];
   th_raw_repr(insp, 0, s, sizeof s);
@@ -429,7 +466,8 @@ ETK_TEST(event_generation_names_and_scaling) {
   etk_inspector_event_t e;
   etk_inspector_event_get(insp, 1, &e);
   CHECK_EQ_STR(e.name, "0");
-  CHECK(e.is_delegated_op && e.delegate_id_is_int && e.delegate_debug_id_int == 0);
+  CHECK(e.is_delegated_op && e.delegate_id_is_int &&
+        e.delegate_debug_id_int == 0);
   etk_inspector_event_get(insp, 2, &e);
   CHECK_EQ_STR(e.name, "9");
   etk_inspector_sample_t smp;
@@ -462,7 +500,8 @@ ETK_TEST(duplicate_signature_in_a_run_keeps_last_sample_first_place) {
   etw_run_end(w);
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
   REQUIRE(insp && etk_inspector_event_count(insp) == 2);
   etk_inspector_event_t e;
   etk_inspector_event_get(insp, 0, &e);
@@ -489,7 +528,8 @@ ETK_TEST(bundled_index_and_absent_events) {
   etw_run_end(w); /* present but empty events vector */
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp && etk_inspector_block_count(insp) == 3);
   etk_inspector_block_t b;
   etk_inspector_block_get(insp, 2, &b);
@@ -522,7 +562,8 @@ ETK_TEST(inconsistent_debug_data_is_counted) {
   static const int64_t s2[] = {2}, s1[] = {1};
   for (int r = 0; r < 2; r++) {
     etw_run_begin(w, "Execute", -1);
-    etw_profile(w, &(etw_profile_t){.name = "op", .iid = 0, .dint = -1, .end = 3});
+    etw_profile(w,
+                &(etw_profile_t){.name = "op", .iid = 0, .dint = -1, .end = 3});
     etw_debug_t d = {0};
     d.iid = 0;
     d.dint = -1;
@@ -536,7 +577,8 @@ ETK_TEST(inconsistent_debug_data_is_counted) {
   }
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp && etk_inspector_block_count(insp) == 1);
   CHECK_EQ_INT(etk_inspector_debug_mismatch_count(insp), 1);
   etk_inspector_close(insp);
@@ -552,7 +594,8 @@ ETK_TEST(wrap_and_missing_end_fixed_and_quirk) {
   char s[128];
   /* fixed: true 32-bit difference 2^32 - 4294967290 + 5 = 11; missing end
    * -> no perf data; delegated wrap = (2^32 - 4294967000 + 1000) / 1 */
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
   REQUIRE(insp != NULL);
   th_raw_repr(insp, 0, s, sizeof s);
   CHECK_EQ_STR(s, "[11.0]");
@@ -569,7 +612,8 @@ ETK_TEST(wrap_and_missing_end_fixed_and_quirk) {
   /* upstream: (4294967295 - s) + e = 10; the missing end wraps to
    * 4294967295 - 100 = 4294967195; the delegated wrap adds the raw constant
    * to converted stamps: (4294967295.0 - 4294967000.0) + 1000.0 = 1295 */
-  insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, ETK_INSPECTOR_QUIRKS_ALL, NULL);
+  insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, ETK_INSPECTOR_QUIRKS_ALL,
+                 NULL);
   REQUIRE(insp != NULL);
   th_raw_repr(insp, 0, s, sizeof s);
   CHECK_EQ_STR(s, "[10.0]");
@@ -584,8 +628,11 @@ ETK_TEST(wrap_and_missing_end_fixed_and_quirk) {
 ETK_TEST(wrap_beyond_32_bits_is_upstreams_error) {
   etw_t *w = etw_new(1 << 16);
   etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.name = "bad", .iid = 0, .dint = -1,
-                                  .start = 5000000000ull, .end = 10});
+  etw_profile(w, &(etw_profile_t){.name = "bad",
+                                  .iid = 0,
+                                  .dint = -1,
+                                  .start = 5000000000ull,
+                                  .end = 10});
   etw_run_end(w);
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
@@ -594,28 +641,42 @@ ETK_TEST(wrap_beyond_32_bits_is_upstreams_error) {
   etk_error_clear(&err);
   etk_inspector_options_t o;
   etk_inspector_options_init(&o);
-  CHECK_EQ_INT(etk_inspector_open_memory(bytes, len, &o, &insp, &err), ETK_E_FORMAT);
-  CHECK(strstr(err.message, "Expected start_time (5000000000) and end_time (10) "
-                            "to be less than 4294967295") != NULL);
+  CHECK_EQ_INT(etk_inspector_open_memory(bytes, len, &o, &insp, &err),
+               ETK_E_FORMAT);
+  CHECK(strstr(err.message,
+               "Expected start_time (5000000000) and end_time (10) "
+               "to be less than 4294967295") != NULL);
   CHECK(err.offset != ETK_NO_OFFSET && err.offset < len);
   etw_free(w);
 }
 
 ETK_TEST(time_scale_factors) {
   double f;
-  CHECK(etk_time_scale_factor(ETK_TIME_NS, ETK_TIME_MS, 0, &f, NULL) == ETK_OK && f == 1000000.0);
-  CHECK(etk_time_scale_factor(ETK_TIME_MS, ETK_TIME_NS, 0, &f, NULL) == ETK_OK && f == 1e-06);
-  CHECK(etk_time_scale_factor(ETK_TIME_US, ETK_TIME_S, 0, &f, NULL) == ETK_OK && f == 1e6);
-  CHECK(etk_time_scale_factor(ETK_TIME_CYCLES, ETK_TIME_CYCLES, 0, &f, NULL) == ETK_OK && f == 1);
+  CHECK(etk_time_scale_factor(ETK_TIME_NS, ETK_TIME_MS, 0, &f, NULL) ==
+            ETK_OK &&
+        f == 1000000.0);
+  CHECK(etk_time_scale_factor(ETK_TIME_MS, ETK_TIME_NS, 0, &f, NULL) ==
+            ETK_OK &&
+        f == 1e-06);
+  CHECK(etk_time_scale_factor(ETK_TIME_US, ETK_TIME_S, 0, &f, NULL) == ETK_OK &&
+        f == 1e6);
+  CHECK(etk_time_scale_factor(ETK_TIME_CYCLES, ETK_TIME_CYCLES, 0, &f, NULL) ==
+            ETK_OK &&
+        f == 1);
   etk_error_t err;
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_time_scale_factor(ETK_TIME_CYCLES, ETK_TIME_MS, 0, &f, &err),
                ETK_E_UNSUPPORTED);
-  CHECK(strstr(err.message, "For TimeScale in cycles both the source and target "
-                            "time scale have to be in cycles.") != NULL);
+  CHECK(strstr(err.message,
+               "For TimeScale in cycles both the source and target "
+               "time scale have to be in cycles.") != NULL);
   /* --clock-hz: 1e9 cycles/s -> ms: divide by 1e6 */
-  CHECK(etk_time_scale_factor(ETK_TIME_CYCLES, ETK_TIME_MS, 1e9, &f, NULL) == ETK_OK && f == 1e6);
-  CHECK(etk_time_scale_factor(ETK_TIME_US, ETK_TIME_CYCLES, 2e6, &f, NULL) == ETK_OK && f == 0.5);
+  CHECK(etk_time_scale_factor(ETK_TIME_CYCLES, ETK_TIME_MS, 1e9, &f, NULL) ==
+            ETK_OK &&
+        f == 1e6);
+  CHECK(etk_time_scale_factor(ETK_TIME_US, ETK_TIME_CYCLES, 2e6, &f, NULL) ==
+            ETK_OK &&
+        f == 0.5);
   etk_time_scale_t t;
   CHECK(etk_time_scale_parse("cycles", &t) == ETK_OK && t == ETK_TIME_CYCLES);
   CHECK(etk_time_scale_parse("min", &t) == ETK_E_INVALID_ARGUMENT);
@@ -624,7 +685,8 @@ ETK_TEST(time_scale_factors) {
 ETK_TEST(allocation_events_are_reported_per_allocator) {
   size_t len;
   uint8_t *bytes = fixture_allocations(&len);
-  etk_inspector_t *insp = th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
   REQUIRE(insp != NULL);
   CHECK_EQ_INT(etk_inspector_block_count(insp), 2);
   CHECK_EQ_INT(etk_inspector_allocator_count(insp), 4);
@@ -632,7 +694,8 @@ ETK_TEST(allocation_events_are_reported_per_allocator) {
   etk_inspector_allocator_get(insp, 0, &a);
   CHECK_EQ_STR(a.run_name, "Default");
   CHECK_EQ_STR(a.name, "method_allocator");
-  CHECK(a.count == 2 && a.total_bytes == 96 && a.max_bytes == 64 && a.runs == 1);
+  CHECK(a.count == 2 && a.total_bytes == 96 && a.max_bytes == 64 &&
+        a.runs == 1);
   etk_inspector_allocator_get(insp, 3, &a);
   CHECK(a.name == NULL && a.allocator_id == 5 && a.total_bytes == 8);
   etk_inspector_render_options_t ro;
@@ -641,11 +704,13 @@ ETK_TEST(allocation_events_are_reported_per_allocator) {
   ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
-  CHECK_EQ_STR(tsv, "\tevent_block_name\tallocator\tallocator_id\tcount\ttotal_bytes\tmax_bytes\truns\n"
-                    "0\tDefault\tmethod_allocator\t1\t2\t96\t64\t1\n"
-                    "1\tDefault\tplanned_memory\t2\t1\t128\t128\t1\n"
-                    "2\tExecute\tmethod_allocator\t1\t1\t16\t16\t1\n"
-                    "3\tExecute\t\t5\t1\t8\t8\t1\n");
+  CHECK_EQ_STR(tsv,
+               "\tevent_block_name\tallocator\tallocator_id\tcount\ttotal_"
+               "bytes\tmax_bytes\truns\n"
+               "0\tDefault\tmethod_allocator\t1\t2\t96\t64\t1\n"
+               "1\tDefault\tplanned_memory\t2\t1\t128\t128\t1\n"
+               "2\tExecute\tmethod_allocator\t1\t1\t16\t16\t1\n"
+               "3\tExecute\t\t5\t1\t8\t8\t1\n");
   free(tsv);
   etk_inspector_close(insp);
   free(bytes);

@@ -12,8 +12,9 @@
 
 /* Opens an inspector over a copy of `bytes` (the copy is owned by it). */
 static inline etk_inspector_t *th_open(const uint8_t *bytes, size_t len,
-                                       etk_time_scale_t src, etk_time_scale_t tgt,
-                                       unsigned flags, int *rc_out) {
+                                       etk_time_scale_t src,
+                                       etk_time_scale_t tgt, unsigned flags,
+                                       int *rc_out) {
   etk_inspector_options_t o;
   etk_inspector_options_init(&o);
   o.source_time_scale = src;
@@ -45,8 +46,8 @@ static inline char *th_tsv(etk_inspector_t *insp) {
 }
 
 /* Python repr of an event's raw durations, e.g. "[0.01, 0.02, 0.04]". */
-static inline void th_raw_repr(const etk_inspector_t *insp, size_t ev, char *out,
-                               size_t cap) {
+static inline void th_raw_repr(const etk_inspector_t *insp, size_t ev,
+                               char *out, size_t cap) {
   double raw[64];
   size_t n = 0;
   etk_inspector_event_durations(insp, ev, raw, &n);

@@ -55,19 +55,26 @@ ETK_TEST(hostile_names_table_is_escaped) {
   REQUIRE(insp != NULL);
   char *t = render_fmt(insp, ETK_INSPECT_FORMAT_TABLE);
   REQUIRE(t != NULL);
-  CHECK(strchr(t, '\t') == NULL && strchr(t, '\x1b') == NULL && strchr(t, '\r') == NULL);
+  CHECK(strchr(t, '\t') == NULL && strchr(t, '\x1b') == NULL &&
+        strchr(t, '\r') == NULL);
   CHECK(strstr(t, "tab\\there") != NULL);
   CHECK(strstr(t, "new\\nline") != NULL);
   CHECK(strstr(t, "\\x1b[31mred\\x1b[0m") != NULL);
   CHECK(strstr(t, "bidi\\u202eevil") != NULL);
-  CHECK(strstr(t, "\xc3\xbc" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9") != NULL);
+  CHECK(strstr(t,
+               "\xc3\xbc"
+               "n\xc3\xaf"
+               "c\xc3\xb6"
+               "d\xc3\xa9") != NULL);
   /* every line has the same number of code points (alignment intact) */
   size_t first = 0, len = 0;
   int same = 1;
   for (const char *p = t; *p; p++) {
     if (*p == '\n') {
-      if (!first) first = len;
-      else if (len != first) same = 0;
+      if (!first)
+        first = len;
+      else if (len != first)
+        same = 0;
       len = 0;
     } else if (((unsigned char)*p & 0xC0) != 0x80) {
       len++;
@@ -90,18 +97,35 @@ ETK_TEST(json_carries_every_column_and_parses) {
   json_t *events = json_object_get(root, "events");
   CHECK(json_array_size(events) == 13); /* JSON keeps OPERATOR_CALL rows */
   json_t *e0 = json_array_get(events, 0);
-  static const char *const keys[] = {
-      "event_block_name", "event_name", "raw", "p10 (ns)", "p50 (ns)", "p90 (ns)",
-      "avg (ns)", "min (ns)", "max (ns)", "op_types", "delegate_debug_identifier",
-      "stack_traces", "module_hierarchy", "is_delegated_op", "delegate_backend_name",
-      "debug_data", "start_time", "instruction_id", "debug_handles", "num_outputs"};
+  static const char *const keys[] = {"event_block_name",
+                                     "event_name",
+                                     "raw",
+                                     "p10 (ns)",
+                                     "p50 (ns)",
+                                     "p90 (ns)",
+                                     "avg (ns)",
+                                     "min (ns)",
+                                     "max (ns)",
+                                     "op_types",
+                                     "delegate_debug_identifier",
+                                     "stack_traces",
+                                     "module_hierarchy",
+                                     "is_delegated_op",
+                                     "delegate_backend_name",
+                                     "debug_data",
+                                     "start_time",
+                                     "instruction_id",
+                                     "debug_handles",
+                                     "num_outputs"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     CHECK(json_object_get(e0, keys[i]) != NULL);
-  CHECK_EQ_STR(json_string_value(json_object_get(e0, "event_name")), "tab\there");
+  CHECK_EQ_STR(json_string_value(json_object_get(e0, "event_name")),
+               "tab\there");
   CHECK_EQ_STR(json_string_value(json_object_get(e0, "event_block_name")),
                "hostile,\"run\"");
   json_t *e1 = json_array_get(events, 1);
-  CHECK_EQ_STR(json_string_value(json_object_get(e1, "event_name")), "new\nline");
+  CHECK_EQ_STR(json_string_value(json_object_get(e1, "event_name")),
+               "new\nline");
   CHECK(json_real_value(json_array_get(json_object_get(e1, "raw"), 0)) == 11.0);
   json_decref(root);
   free(js);
@@ -110,7 +134,8 @@ ETK_TEST(json_carries_every_column_and_parses) {
 
 ETK_TEST(json_debug_values_with_buffer) {
   size_t len, blen;
-  uint8_t *b = fixture_appendix_c(&len), *buf = fixture_appendix_c_buffer(&blen);
+  uint8_t *b = fixture_appendix_c(&len),
+          *buf = fixture_appendix_c_buffer(&blen);
   etk_inspector_options_t o;
   etk_inspector_options_init(&o);
   o.debug_buffer = buf;
@@ -125,13 +150,16 @@ ETK_TEST(json_debug_values_with_buffer) {
   json_t *blk = json_array_get(json_object_get(root, "blocks"), 0);
   json_t *out = json_array_get(json_object_get(blk, "run_output"), 0);
   CHECK_EQ_STR(json_string_value(json_object_get(out, "dtype")), "float32");
-  CHECK(json_real_value(json_array_get(json_object_get(out, "values"), 0)) == 9.0);
+  CHECK(json_real_value(json_array_get(json_object_get(out, "values"), 0)) ==
+        9.0);
   json_t *ev = json_array_get(json_object_get(root, "events"), 0);
   json_t *dd = json_array_get(json_object_get(ev, "debug_data"), 0);
   CHECK(json_array_size(json_object_get(dd, "values")) == 3);
   json_t *five = json_array_get(json_object_get(root, "events"), 2);
-  CHECK(json_integer_value(json_object_get(five, "delegate_debug_identifier")) == 5);
-  CHECK_EQ_STR(json_string_value(json_array_get(json_object_get(five, "delegate_debug_metadata"), 0)),
+  CHECK(json_integer_value(
+            json_object_get(five, "delegate_debug_identifier")) == 5);
+  CHECK_EQ_STR(json_string_value(json_array_get(
+                   json_object_get(five, "delegate_debug_metadata"), 0)),
                "6d31"); /* b'm1' */
   json_decref(root);
   free(js);
@@ -145,7 +173,8 @@ ETK_TEST(linked_fields_print_like_upstream) {
   REQUIRE(insp != NULL);
   size_t add = th_find_event(insp, 1, "native_call_add.out");
   const char *ops[] = {"aten.add.Tensor"};
-  etk_inspector_link_node_t node = {"aten_add_tensor_", "File \"m.py\", line 3", NULL};
+  etk_inspector_link_node_t node = {"aten_add_tensor_", "File \"m.py\", line 3",
+                                    NULL};
   int64_t handle = 7;
   etk_inspector_event_link_t l = {0};
   l.has_debug_handles = 1;
@@ -173,8 +202,14 @@ ETK_TEST(linked_fields_print_like_upstream) {
   CHECK(got.op_types != ops && strcmp(got.op_types[0], "aten.add.Tensor") == 0);
   char *tsv = render_fmt(insp, ETK_INSPECT_FORMAT_TSV);
   REQUIRE(tsv != NULL);
-  CHECK(strstr(tsv, "\t['aten.add.Tensor']\tFalse\tXnnpackBackend\t[100, 100, 100]\n") != NULL);
-  CHECK(strstr(tsv, "\t['o1', 'o2' ... 'o5'] (5 total)\tFalse\t\t[80, 80, 80]\n") != NULL);
+  CHECK(
+      strstr(
+          tsv,
+          "\t['aten.add.Tensor']\tFalse\tXnnpackBackend\t[100, 100, 100]\n") !=
+      NULL);
+  CHECK(strstr(tsv,
+               "\t['o1', 'o2' ... 'o5'] (5 total)\tFalse\t\t[80, 80, 80]\n") !=
+        NULL);
   free(tsv);
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
@@ -183,7 +218,9 @@ ETK_TEST(linked_fields_print_like_upstream) {
   tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
   /* the dict contains '"': the field is quoted with the quote doubled */
-  CHECK(strstr(tsv, "\t\"{'aten_add_tensor_': 'File \"\"m.py\"\", line 3'}\"\t{'aten_add_tensor_': None}\t") != NULL);
+  CHECK(strstr(tsv,
+               "\t\"{'aten_add_tensor_': 'File \"\"m.py\"\", line "
+               "3'}\"\t{'aten_add_tensor_': None}\t") != NULL);
   free(tsv);
   char *js = render_fmt(insp, ETK_INSPECT_FORMAT_JSON);
   json_t *root = json_loads(js, 0, NULL);
@@ -193,10 +230,13 @@ ETK_TEST(linked_fields_print_like_upstream) {
   json_t *ev;
   int seen = 0;
   json_array_foreach(events, i, ev) {
-    if (strcmp(json_string_value(json_object_get(ev, "event_name")), "native_call_add.out") == 0 &&
+    if (strcmp(json_string_value(json_object_get(ev, "event_name")),
+               "native_call_add.out") == 0 &&
         json_integer_value(json_object_get(ev, "event_block_index")) == 1) {
       CHECK(json_integer_value(json_object_get(ev, "debug_handles")) == 7);
-      CHECK_EQ_STR(json_string_value(json_object_get(ev, "delegate_backend_name")), "XnnpackBackend");
+      CHECK_EQ_STR(
+          json_string_value(json_object_get(ev, "delegate_backend_name")),
+          "XnnpackBackend");
       seen = 1;
     }
   }
@@ -264,14 +304,15 @@ ETK_TEST(summary_by_operator_type) {
    * them (excluded), DELEGATE_CALL of iid 2 has no inner events (100),
    * OPERATOR_CALL excluded; method 605, ops 400, overhead 205.  Percentages
    * computed with Python: total / 605.0 * 100.0. */
-  CHECK_EQ_STR(tsv,
-               "\tevent_block_name\top_type\tcount\ttotal (ns)\tavg (ns)\t% of method\n"
-               "0\tExecute\tlinear\t2\t185.0\t92.5\t30.57851239669421\n"
-               "1\tExecute\tadd.out\t1\t105.0\t105.0\t17.355371900826448\n"
-               "2\tExecute\tDELEGATE_CALL\t1\t100.0\t100.0\t16.528925619834713\n"
-               "3\tExecute\t3\t1\t10.0\t10.0\t1.6528925619834711\n"
-               "4\tExecute\tframework overhead\t\t205.0\t\t33.88429752066116\n"
-               "5\tExecute\tMethod::execute\t1\t605.0\t605.0\t100.0\n");
+  CHECK_EQ_STR(
+      tsv,
+      "\tevent_block_name\top_type\tcount\ttotal (ns)\tavg (ns)\t% of method\n"
+      "0\tExecute\tlinear\t2\t185.0\t92.5\t30.57851239669421\n"
+      "1\tExecute\tadd.out\t1\t105.0\t105.0\t17.355371900826448\n"
+      "2\tExecute\tDELEGATE_CALL\t1\t100.0\t100.0\t16.528925619834713\n"
+      "3\tExecute\t3\t1\t10.0\t10.0\t1.6528925619834711\n"
+      "4\tExecute\tframework overhead\t\t205.0\t\t33.88429752066116\n"
+      "5\tExecute\tMethod::execute\t1\t605.0\t605.0\t100.0\n");
   free(tsv);
   ro.top = 1;
   ro.sort = ETK_INSPECT_SORT_NAME;
@@ -292,7 +333,10 @@ ETK_TEST(no_blocks_and_units) {
   ro.include_units = 0;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
-  CHECK(strncmp(tsv, "\tevent_block_name\tevent_name\tp10\tp50\tp90\tavg\tmin\tmax\t", 52) == 0);
+  CHECK(
+      strncmp(tsv,
+              "\tevent_block_name\tevent_name\tp10\tp50\tp90\tavg\tmin\tmax\t",
+              52) == 0);
   free(tsv);
   ro.all_rows = 1;
   tsv = th_render(insp, &ro, NULL, NULL);

@@ -25,22 +25,38 @@ static const struct {
   uint64_t seed;
   uint64_t p10, p50, p90, mean;
 } cases[] = {
-    {1, 1, 0x3f32b97d835d548eull, 0x3f32b97d835d548eull, 0x3f32b97d835d548eull, 0x3f32b97d835d548eull},
-    {2, 2, 0x40187286ef16e10cull, 0x403e8eb851eb851full, 0x404b80677408a8feull, 0x403e8eb851eb851full},
-    {3, 3, 0x402872617c1bda51ull, 0x404e8eaef52cc370ull, 0x405b8062c5a94826ull, 0x404e8eaef52cc370ull},
-    {5, 4, 0x403031d50cee8114ull, 0x404e8eb3a38c2447ull, 0x405c7e8bd9616d21ull, 0x405045808e4e86b3ull},
-    {7, 5, 0x4027d41205bc01a5ull, 0x404e8eb851eb851full, 0x405b76802572fb08ull, 0x404e726c95f6b8a8ull},
-    {8, 6, 0x402bccbfb15b5740ull, 0x4051c2bf577a9662ull, 0x406005f35c64e0eeull, 0x4051c2bf577a9662ull},
-    {9, 7, 0x402fc56d5cfaacdaull, 0x404e8ec1aeaa46cdull, 0x405f8cd5b1b53800ull, 0x405176a83231378full},
-    {16, 8, 0x40337851eb851eb8ull, 0x4051aa01c163c451ull, 0x406078a7ef9db22dull, 0x40529b5e5ab277f4ull},
-    {17, 9, 0x40338c29e56f3c54ull, 0x40540ca2ab72653bull, 0x40603b993fb8d8bdull, 0x405349832875fe09ull},
-    {100, 10, 0x4030af568ae9b4c0ull, 0x4052cac788a17fdaull, 0x4060cd9efbba7c2bull, 0x4052c92384a6e1fcull},
-    {127, 11, 0x402f5bc3d8e996cbull, 0x40528083126e978dull, 0x40608ac6d4dffe21ull, 0x405281d162fe28c9ull},
-    {128, 12, 0x402f8373ccbdd202ull, 0x405267c325281510ull, 0x4060884e2cd26ad9ull, 0x40527468488ec65dull},
-    {129, 13, 0x402fab23c0920d3aull, 0x40528087c0cdf865ull, 0x406085d584c4d791ull, 0x4052858669aa7950ull},
-    {200, 14, 0x402e46af6d0319edull, 0x4051d33a38c24476ull, 0x40600791866845bfull, 0x4051e38f32378ab1ull},
-    {1000, 15, 0x402dd719383b7356ull, 0x40520c83126e978dull, 0x40601ea95720b5a1ull, 0x4051f6a57cddfd39ull},
-    {4097, 16, 0x402cdba5e353f7cfull, 0x4051e87058f11430ull, 0x406015087c0cdf87ull, 0x4051e479667e1301ull},
+    {1, 1, 0x3f32b97d835d548eull, 0x3f32b97d835d548eull, 0x3f32b97d835d548eull,
+     0x3f32b97d835d548eull},
+    {2, 2, 0x40187286ef16e10cull, 0x403e8eb851eb851full, 0x404b80677408a8feull,
+     0x403e8eb851eb851full},
+    {3, 3, 0x402872617c1bda51ull, 0x404e8eaef52cc370ull, 0x405b8062c5a94826ull,
+     0x404e8eaef52cc370ull},
+    {5, 4, 0x403031d50cee8114ull, 0x404e8eb3a38c2447ull, 0x405c7e8bd9616d21ull,
+     0x405045808e4e86b3ull},
+    {7, 5, 0x4027d41205bc01a5ull, 0x404e8eb851eb851full, 0x405b76802572fb08ull,
+     0x404e726c95f6b8a8ull},
+    {8, 6, 0x402bccbfb15b5740ull, 0x4051c2bf577a9662ull, 0x406005f35c64e0eeull,
+     0x4051c2bf577a9662ull},
+    {9, 7, 0x402fc56d5cfaacdaull, 0x404e8ec1aeaa46cdull, 0x405f8cd5b1b53800ull,
+     0x405176a83231378full},
+    {16, 8, 0x40337851eb851eb8ull, 0x4051aa01c163c451ull, 0x406078a7ef9db22dull,
+     0x40529b5e5ab277f4ull},
+    {17, 9, 0x40338c29e56f3c54ull, 0x40540ca2ab72653bull, 0x40603b993fb8d8bdull,
+     0x405349832875fe09ull},
+    {100, 10, 0x4030af568ae9b4c0ull, 0x4052cac788a17fdaull,
+     0x4060cd9efbba7c2bull, 0x4052c92384a6e1fcull},
+    {127, 11, 0x402f5bc3d8e996cbull, 0x40528083126e978dull,
+     0x40608ac6d4dffe21ull, 0x405281d162fe28c9ull},
+    {128, 12, 0x402f8373ccbdd202ull, 0x405267c325281510ull,
+     0x4060884e2cd26ad9ull, 0x40527468488ec65dull},
+    {129, 13, 0x402fab23c0920d3aull, 0x40528087c0cdf865ull,
+     0x406085d584c4d791ull, 0x4052858669aa7950ull},
+    {200, 14, 0x402e46af6d0319edull, 0x4051d33a38c24476ull,
+     0x40600791866845bfull, 0x4051e38f32378ab1ull},
+    {1000, 15, 0x402dd719383b7356ull, 0x40520c83126e978dull,
+     0x40601ea95720b5a1ull, 0x4051f6a57cddfd39ull},
+    {4097, 16, 0x402cdba5e353f7cfull, 0x4051e87058f11430ull,
+     0x406015087c0cdf87ull, 0x4051e479667e1301ull},
 };
 
 static uint64_t bits(double d) {
@@ -55,7 +71,8 @@ ETK_TEST(percentiles_and_mean_match_numpy_bit_for_bit) {
     double *a = malloc(n * sizeof *a), *scratch = malloc(n * sizeof *a);
     REQUIRE(a && scratch);
     for (size_t i = 0; i < n; i++)
-      a[i] = (double)((i * 2654435761ull + cases[c].seed) % 1000003ull + 1) / 7000.0;
+      a[i] = (double)((i * 2654435761ull + cases[c].seed) % 1000003ull + 1) /
+             7000.0;
     etk_stats_t st;
     REQUIRE(etk_stats_compute(a, n, scratch, &st) == ETK_OK);
     CHECK_EQ_U64(bits(st.p10), cases[c].p10);
@@ -114,7 +131,8 @@ static int cmp_asc(const void *pa, const void *pb) {
  * numpy's values above were checked against). */
 ETK_TEST(selection_equals_sorting) {
   uint64_t rng = 0x9E3779B97F4A7C15ull;
-  static const size_t sizes[] = {33, 34, 40, 64, 99, 100, 101, 255, 256, 1000, 4099, 20000};
+  static const size_t sizes[] = {33,  34,  40,  64,   99,   100,
+                                 101, 255, 256, 1000, 4099, 20000};
   for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
     size_t n = sizes[si];
     double *a = malloc(n * sizeof *a), *sorted = malloc(n * sizeof *a),
@@ -126,22 +144,39 @@ ETK_TEST(selection_equals_sorting) {
         rng ^= rng >> 7;
         rng ^= rng << 17;
         switch (shape) {
-          case 0: a[i] = (double)(rng % 1000003) / 7000.0; break; /* random */
-          case 1: a[i] = (double)(rng % 5); break;                /* few values */
-          case 2: a[i] = (double)(n - i); break;                  /* descending */
-          case 3: a[i] = 1.5; break;                              /* all equal */
-          case 4: a[i] = (double)(i % 2 ? i : n - i) * 1e-6; break; /* zigzag */
-          case 5: a[i] = i == n / 2 ? -1.0 : (double)i; break; /* one out of place */
-          default: a[i] = (double)(rng % 3) * 0.1 - 0.1; break; /* negatives, +0 */
+          case 0:
+            a[i] = (double)(rng % 1000003) / 7000.0;
+            break; /* random */
+          case 1:
+            a[i] = (double)(rng % 5);
+            break; /* few values */
+          case 2:
+            a[i] = (double)(n - i);
+            break; /* descending */
+          case 3:
+            a[i] = 1.5;
+            break; /* all equal */
+          case 4:
+            a[i] = (double)(i % 2 ? i : n - i) * 1e-6;
+            break; /* zigzag */
+          case 5:
+            a[i] = i == n / 2 ? -1.0 : (double)i;
+            break; /* one out of place */
+          default:
+            a[i] = (double)(rng % 3) * 0.1 - 0.1;
+            break; /* negatives, +0 */
         }
       }
       memcpy(sorted, a, n * sizeof *a);
       qsort(sorted, n, sizeof *sorted, cmp_asc);
       etk_stats_t st;
       REQUIRE(etk_stats_compute(a, n, scratch, &st) == ETK_OK);
-      CHECK_EQ_U64(bits(st.p10), bits(etk_stats_percentile_sorted(sorted, n, 10)));
-      CHECK_EQ_U64(bits(st.p50), bits(etk_stats_percentile_sorted(sorted, n, 50)));
-      CHECK_EQ_U64(bits(st.p90), bits(etk_stats_percentile_sorted(sorted, n, 90)));
+      CHECK_EQ_U64(bits(st.p10),
+                   bits(etk_stats_percentile_sorted(sorted, n, 10)));
+      CHECK_EQ_U64(bits(st.p50),
+                   bits(etk_stats_percentile_sorted(sorted, n, 50)));
+      CHECK_EQ_U64(bits(st.p90),
+                   bits(etk_stats_percentile_sorted(sorted, n, 90)));
       CHECK(st.min == sorted[0] && st.max == sorted[n - 1]);
     }
     free(a);
@@ -178,7 +213,8 @@ ETK_TEST(one_value_takes_the_general_recipes) {
     etk_stats_t st;
     REQUIRE(etk_stats_compute(&vals[i], 1, &s, &st) == ETK_OK);
     CHECK_EQ_U64(bits(st.avg), bits(etk_stats_mean(&vals[i], 1)));
-    CHECK_EQ_U64(bits(st.p50), bits(etk_stats_percentile_sorted(&vals[i], 1, 50)));
+    CHECK_EQ_U64(bits(st.p50),
+                 bits(etk_stats_percentile_sorted(&vals[i], 1, 50)));
     CHECK_EQ_U64(bits(st.p10), bits(vals[i]));
     CHECK_EQ_U64(bits(st.max), bits(vals[i]));
   }

@@ -79,9 +79,10 @@ static int tensor_lists(uint8_t **out, size_t *len) {
   int x = tensor_at(b, 8, 0, 0), a = tensor_at(b, 8, 0, 0);
   int c = tensor_at(b, 8, 0, 0), o = tensor_at(b, 16, 0, 0);
   int o2 = tensor_at(b, 16, 0, 0);
-  int list = etk_program_builder_add_tensor_list(b, (int32_t[]){a, c}, 2, false);
-  int opt = etk_program_builder_add_tensor_list(b, (int32_t[]){a, -1, c}, 3,
-                                                true);
+  int list =
+      etk_program_builder_add_tensor_list(b, (int32_t[]){a, c}, 2, false);
+  int opt =
+      etk_program_builder_add_tensor_list(b, (int32_t[]){a, -1, c}, 3, true);
   int dim = etk_program_builder_add_int(b, 0);
   int relu = etk_program_builder_add_operator(b, "aten::relu", "out");
   int cat = etk_program_builder_add_operator(b, "aten::cat", "out");
@@ -103,8 +104,8 @@ static int multi_mem_delegate(uint8_t **out, size_t *len) {
   int c = tensor_at(b, 16, 1, 64), o = tensor_at(b, 8, 2, 32);
   int relu = etk_program_builder_add_operator(b, "aten::relu", "out");
   int sum = etk_program_builder_add_operator(b, "aten::sum", "IntList_out");
-  int d = etk_program_builder_add_delegate(b, "XnnpackBackend", "blob", 4,
-                                           NULL, NULL, NULL, 0);
+  int d = etk_program_builder_add_delegate(b, "XnnpackBackend", "blob", 4, NULL,
+                                           NULL, NULL, 0);
   etk_program_builder_kernel_call(b, relu, (int32_t[]){x, a, a}, 3);
   etk_program_builder_delegate_call(b, d, (int32_t[]){a, c}, 2);
   etk_program_builder_kernel_call(b, sum, (int32_t[]){c, o, o}, 3);
@@ -113,8 +114,9 @@ static int multi_mem_delegate(uint8_t **out, size_t *len) {
   return finish(b, out, len);
 }
 
-/* v = et_view(x) shares x's bytes (an alias: not an overlap); o = relu(v); then a MoveCall, a forward JumpFalseCall and a
- * FreeCall reference m, so m lives 2..4. */
+/* v = et_view(x) shares x's bytes (an alias: not an overlap); o = relu(v); then
+ * a MoveCall, a forward JumpFalseCall and a FreeCall reference m, so m
+ * lives 2..4. */
 static int alias_and_control(uint8_t **out, size_t *len) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int x = tensor_at(b, 16, 1, 0), v = tensor_at(b, 16, 1, 0);
@@ -171,8 +173,12 @@ static int invalid(uint8_t **out, size_t *len) {
 static int long_chain_3000(uint8_t **out, size_t *len) {
   return mpf_build_long_chain(3000, out, len);
 }
-static int chain_reuse(uint8_t **out, size_t *len) { return chain(0, out, len); }
-static int chain_unsafe(uint8_t **out, size_t *len) { return chain(1, out, len); }
+static int chain_reuse(uint8_t **out, size_t *len) {
+  return chain(0, out, len);
+}
+static int chain_unsafe(uint8_t **out, size_t *len) {
+  return chain(1, out, len);
+}
 
 const mpf_fixture_t mpf_fixtures[] = {
     {"chain_reuse", chain_reuse},

@@ -261,8 +261,10 @@ ETK_TEST(damaged_programs_fail_cleanly) {
       etk_error_t err;
       etk_error_clear(&err);
       int rc = etk_memory_plan_open(copy, n, NULL, &p, &err);
-      if (rc == ETK_OK) ok_prefixes++;
-      else CHECK(err.message[0] != '\0' && p == NULL);
+      if (rc == ETK_OK)
+        ok_prefixes++;
+      else
+        CHECK(err.message[0] != '\0' && p == NULL);
       etk_memory_plan_free(p);
       free(copy);
     }
@@ -325,7 +327,8 @@ ETK_TEST(etrecord_names_tensors) {
     snprintf(paths[i], sizeof paths[i], "block%d", i);
     snprintf(keys[i], sizeof keys[i], "L__self___block%d", i);
     snprintf(traces[i], sizeof traces[i],
-             "  File \"toy.py\", line %d, in forward\n    x = relu(x)\n", 10 + i);
+             "  File \"toy.py\", line %d, in forward\n    x = relu(x)\n",
+             10 + i);
     mods[i][0] = (etk_etrecord_module_desc_t){"L__self__", "", "toy.Model"};
     mods[i][1] = (etk_etrecord_module_desc_t){keys[i], paths[i], "toy.Block"};
     outs[i][0] = names[i];
@@ -341,11 +344,14 @@ ETK_TEST(etrecord_names_tensors) {
     handles[i] = (etk_etrecord_handle_desc_t){i, &ids[i], 1, false};
   }
   const char *graph_in[] = {"x"}, *graph_out[] = {"relu_4"};
-  etk_etrecord_method_desc_t m = {.name = "forward", .nodes = nodes,
-                                  .node_count = 4, .graph_inputs = graph_in,
+  etk_etrecord_method_desc_t m = {.name = "forward",
+                                  .nodes = nodes,
+                                  .node_count = 4,
+                                  .graph_inputs = graph_in,
                                   .graph_input_count = 1,
                                   .graph_outputs = graph_out,
-                                  .graph_output_count = 1, .handles = handles,
+                                  .graph_output_count = 1,
+                                  .handles = handles,
                                   .handle_count = 4};
   etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
   uint8_t *zip = NULL;

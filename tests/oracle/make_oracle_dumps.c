@@ -200,7 +200,8 @@ static int names_file(const char *dir, const char *file, const char *block,
   if (!w) return 1;
   etw_run_begin(w, block, -1);
   for (size_t i = 0; i < count; i++)
-    etw_profile_simple(w, names[i], 0, (int32_t)i, 1000 * i, 1000 * i + 7 + 13 * i);
+    etw_profile_simple(w, names[i], 0, (int32_t)i, 1000 * i,
+                       1000 * i + 7 + 13 * i);
   etw_run_end(w);
   return save(w, dir, file);
 }

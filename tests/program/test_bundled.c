@@ -132,7 +132,8 @@ ETK_TEST(writer_round_trip) {
   size_t len;
   etk_error_t err;
   etk_error_clear(&err);
-  REQUIRE(etk_bundled_write(pte, pte_len, cases, 3, &out, &len, &err) == ETK_OK);
+  REQUIRE(etk_bundled_write(pte, pte_len, cases, 3, &out, &len, &err) ==
+          ETK_OK);
   CHECK_EQ_INT(etk_file_kind_detect(out, len), ETK_FILE_BPTE);
   /* load from a 64-aligned copy and check the alignments in the file */
   uint8_t *copy = aligned_alloc(64, (len + 63) & ~(size_t)63);
@@ -192,9 +193,9 @@ ETK_TEST(writer_checks_cases) {
     etk_tensor_data_t saved = in[0];
     if (k == 3) in[0].scalar_type = 3; /* INT, 4 bytes too */
     etk_error_clear(&err);
-    CHECK_EQ_INT(etk_bundled_write(pte, pte_len, &bad[k].spec, 1, &out, &len,
-                                   &err),
-                 bad[k].code);
+    CHECK_EQ_INT(
+        etk_bundled_write(pte, pte_len, &bad[k].spec, 1, &out, &len, &err),
+        bad[k].code);
     CHECK(out == NULL);
     if (!strstr(err.message, bad[k].text))
       printf("# case %d message: %s\n", k, err.message);

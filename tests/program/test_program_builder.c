@@ -54,11 +54,14 @@ ETK_TEST(constants_in_segment_with_extended_header) {
   CHECK_EQ_INT(p->header.extended_header_length, 32);
   CHECK_EQ_U64(p->header.segment_base_offset % 128, 0);
   CHECK(p->header.segment_base_offset >= p->header.program_size);
-  CHECK_EQ_U64(p->header.segment_base_offset + p->header.segment_data_size, len);
+  CHECK_EQ_U64(p->header.segment_base_offset + p->header.segment_data_size,
+               len);
   CHECK_EQ_INT(p->constant_storage, ETK_CONSTANTS_SEGMENT);
   CHECK_EQ_INT(p->constant_count, 3);
-  const float *a = (const float *)(const void *)p->plans[0].values[0].u.tensor->data;
-  const float *c = (const float *)(const void *)p->plans[0].values[1].u.tensor->data;
+  const float *a =
+      (const float *)(const void *)p->plans[0].values[0].u.tensor->data;
+  const float *c =
+      (const float *)(const void *)p->plans[0].values[1].u.tensor->data;
   REQUIRE(a && c);
   CHECK(a[0] == 3.0f && a[3] == 3.0f && c[0] == 2.0f && c[3] == 2.0f);
   CHECK_EQ_U64((uintptr_t)a % 16, 0);
@@ -85,7 +88,8 @@ ETK_TEST(inline_constants_like_old_files) {
   REQUIRE(p);
   CHECK_EQ_INT(p->constant_storage, ETK_CONSTANTS_INLINE);
   CHECK_EQ_INT(p->constant_count, 3);
-  const float *a = (const float *)(const void *)p->plans[0].values[0].u.tensor->data;
+  const float *a =
+      (const float *)(const void *)p->plans[0].values[0].u.tensor->data;
   CHECK(a && a[2] == 3.0f);
   CHECK_EQ_U64((uintptr_t)a % 16, 0);
   etk_program_free(p);
@@ -192,8 +196,8 @@ static void check_delegate(int in_segments) {
   const uint8_t v1[] = {1, 2, 3}, v2[] = {9};
   const uint8_t *vals[2] = {v1, v2};
   const uint32_t lens[2] = {3, 1};
-  int del = etk_program_builder_add_delegate(b, "SomeBackend", payload,
-                                             sizeof payload, keys, vals, lens, 2);
+  int del = etk_program_builder_add_delegate(
+      b, "SomeBackend", payload, sizeof payload, keys, vals, lens, 2);
   int32_t args[1] = {x};
   etk_program_builder_delegate_call(b, del, args, 1);
   uint8_t *d;
@@ -228,8 +232,12 @@ static void check_delegate(int in_segments) {
   free(d);
 }
 
-ETK_TEST(delegate_inline) { check_delegate(0); }
-ETK_TEST(delegate_in_segment) { check_delegate(1); }
+ETK_TEST(delegate_inline) {
+  check_delegate(0);
+}
+ETK_TEST(delegate_in_segment) {
+  check_delegate(1);
+}
 
 ETK_TEST(builder_errors_are_sticky_and_named) {
   etk_program_builder_t *b = etk_program_builder_new("forward");

@@ -131,8 +131,10 @@ ETK_TEST(embedded_program_24_byte_header) {
   CHECK_EQ_INT(p->constant_count, 3);
   const etk_program_plan_t *pl = &p->plans[0];
   CHECK_EQ_INT(pl->value_count, 9);
-  const int32_t *a = (const int32_t *)(const void *)pl->values[0].u.tensor->data;
-  const int32_t *b = (const int32_t *)(const void *)pl->values[1].u.tensor->data;
+  const int32_t *a =
+      (const int32_t *)(const void *)pl->values[0].u.tensor->data;
+  const int32_t *b =
+      (const int32_t *)(const void *)pl->values[1].u.tensor->data;
   for (int k = 0; k < 4; k++) {
     CHECK_EQ_INT(a[k], 3);
     CHECK_EQ_INT(b[k], 2);
@@ -296,8 +298,9 @@ ETK_TEST(segments_with_zero_base) {
   etk_program_free(p);
   ptu_put_u64(d + 24, 0); /* segment_base_offset */
   CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
-  CHECK(strstr(err.message, "bytes of segments with a zero "
-                            "segment_base_offset") != NULL);
+  CHECK(strstr(err.message,
+               "bytes of segments with a zero "
+               "segment_base_offset") != NULL);
   ptu_put_u64(d + 32, 0); /* segment_data_size too: the segment itself */
   CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "segment_base_offset is 0") != NULL);
@@ -350,9 +353,11 @@ ETK_TEST(corrupt_root_and_vtables) {
     int rc = load(c, len, &p, &err);
     if (rc == ETK_OK) {
       for (uint32_t k = 0; k < p->plans[0].chains[0].instruction_count; k++) {
-        const etk_program_instruction_t *x = &p->plans[0].chains[0].instructions[k];
+        const etk_program_instruction_t *x =
+            &p->plans[0].chains[0].instructions[k];
         for (uint32_t a = 0; a < x->arg_count; a++)
-          CHECK(x->args[a] >= 0 && (uint32_t)x->args[a] < p->plans[0].value_count);
+          CHECK(x->args[a] >= 0 &&
+                (uint32_t)x->args[a] < p->plans[0].value_count);
       }
       etk_program_free(p);
     } else {

@@ -110,8 +110,10 @@ ETK_TEST(times_a_recorded_scope) {
   json_t *j = rt_flatc_decode(out, len);
   CHECK(j != NULL);
   if (!j) return;
-  long long start = rt_json_int(j, "run_data/0/events/0/profile_event/start_time", -1);
-  long long end = rt_json_int(j, "run_data/0/events/0/profile_event/end_time", -1);
+  long long start =
+      rt_json_int(j, "run_data/0/events/0/profile_event/start_time", -1);
+  long long end =
+      rt_json_int(j, "run_data/0/events/0/profile_event/end_time", -1);
   /* nanoseconds on CLOCK_MONOTONIC's time line, 2 ms apart or more */
   CHECK(start >= (long long)h0 - 50000 && end <= (long long)h1 + 50000);
   CHECK(end - start >= 2000000);

@@ -46,8 +46,8 @@ static int reentrant_write(void *ctx, const void *data, size_t len,
   r->set_buffer = etk_recorder_set_debug_buffer(r->rec, debug, sizeof debug);
   r->delegate = etk_recorder_log_delegate(r->rec, NULL, 1, 1, 2, NULL, 0);
   d = etk_recorder_begin_delegate(r->rec, NULL, 4);
-  r->end_delegate = d.kind < 0 ? d.kind
-                               : etk_recorder_end_delegate(r->rec, &d, NULL, 0);
+  r->end_delegate =
+      d.kind < 0 ? d.kind : etk_recorder_end_delegate(r->rec, &d, NULL, 0);
   r->interned = etk_recorder_intern(r->rec, "a name never seen before");
   etk_recorder_set_data_sink(r->rec, NULL); /* ignored while inside */
   *offset = r->offset;
@@ -116,8 +116,9 @@ ETK_TEST(calls_from_inside_the_sink_are_refused) {
     CHECK_EQ_STR(rt_json_str(j, "run_data/0/events/1/profile_event/name"),
                  "outer");
     CHECK_EQ_INT(
-        rt_json_int(j, "run_data/0/events/0/debug_event/debug_entry/tensor/"
-                       "offset",
+        rt_json_int(j,
+                    "run_data/0/events/0/debug_event/debug_entry/tensor/"
+                    "offset",
                     -7),
         128);
     json_decref(j);

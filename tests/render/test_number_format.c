@@ -28,7 +28,7 @@
 typedef struct decimal {
   char digits[24]; /* significant digits, no leading or trailing zeros */
   int n;
-  int decpt;       /* x = 0.digits * 10^decpt */
+  int decpt; /* x = 0.digits * 10^decpt */
 } decimal_t;
 
 /* The nearest p-digit decimal of x > 0 (glibc rounds "%.*e" exactly). */

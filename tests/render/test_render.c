@@ -121,7 +121,8 @@ ETK_TEST(python_repr_of_str_and_bytes) {
   etk_pyrepr_str(&b, "t\tn\nr\r\\\x1b\x7f", 9);
   CHECK_EQ_STR(b.data, "'t\\tn\\nr\\r\\\\\\x1b\\x7f'");
   etk_strbuf_clear(&b);
-  /* é printable; NBSP, U+200B, U+202E not (CPython: '\xa0', '\u200b', '\u202e') */
+  /* é printable; NBSP, U+200B, U+202E not (CPython: '\xa0', '\u200b', '\u202e')
+   */
   etk_pyrepr_str(&b, "\xc3\xa9\xc2\xa0\xe2\x80\x8b\xe2\x80\xae", 10);
   CHECK_EQ_STR(b.data, "'\xc3\xa9\\xa0\\u200b\\u202e'");
   etk_strbuf_clear(&b);
@@ -151,7 +152,8 @@ static int demo_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
 static char *render(const etk_frame_t *f, int table, char sep) {
   etk_render_sink_t *s = malloc(sizeof *s);
   etk_render_sink_init_memory(s);
-  int rc = table ? etk_render_table(f, s, NULL) : etk_render_delimited(f, sep, s, NULL);
+  int rc = table ? etk_render_table(f, s, NULL)
+                 : etk_render_delimited(f, sep, s, NULL);
   size_t len;
   char *out = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
   etk_render_sink_free(s);
@@ -159,13 +161,20 @@ static char *render(const etk_frame_t *f, int table, char sep) {
   return out;
 }
 
-#define TXT(s) {ETK_CELL_TEXT, 0, 0, s, sizeof(s) - 1}
-#define OBJ(s) {ETK_CELL_OBJECT, 0, 0, s, sizeof(s) - 1}
-#define FLT(x) {ETK_CELL_FLOAT, x, 0, NULL, 0}
-#define INT(x) {ETK_CELL_INT, 0, x, NULL, 0}
-#define BOOLC(x) {ETK_CELL_BOOL, 0, x, NULL, 0}
-#define NONE_ {ETK_CELL_NONE, 0, 0, NULL, 0}
-#define NAN_ {ETK_CELL_NAN, NAN, 0, NULL, 0}
+#define TXT(s) \
+  { ETK_CELL_TEXT, 0, 0, s, sizeof(s) - 1 }
+#define OBJ(s) \
+  { ETK_CELL_OBJECT, 0, 0, s, sizeof(s) - 1 }
+#define FLT(x) \
+  { ETK_CELL_FLOAT, x, 0, NULL, 0 }
+#define INT(x) \
+  { ETK_CELL_INT, 0, x, NULL, 0 }
+#define BOOLC(x) \
+  { ETK_CELL_BOOL, 0, x, NULL, 0 }
+#define NONE_ \
+  { ETK_CELL_NONE, 0, 0, NULL, 0 }
+#define NAN_ \
+  { ETK_CELL_NAN, NAN, 0, NULL, 0 }
 
 ETK_TEST(table_follows_tabulate_rules) {
   /* Hand-derived from tabulate 0.8.9: numbers decimal-aligned (1e-06 has 3
@@ -184,18 +193,36 @@ ETK_TEST(table_follows_tabulate_rules) {
   char *out = render(&f, 1, 0);
   const char *expect =
       "\xe2\x95\x92\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
-      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
-      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
-      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
-      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
-      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x95\n";
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\xa4"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\x90\xe2\x95\x95\n";
   REQUIRE(out != NULL);
   CHECK(strncmp(out, expect, strlen(expect)) == 0);
   /* the lines after the top border, ASCII-checked through their content */
-  CHECK(strstr(out, "\xe2\x94\x82    \xe2\x94\x82   name \xe2\x94\x82   avg (ms) \xe2\x94\x82 backend   \xe2\x94\x82 flag   \xe2\x94\x82 list   \xe2\x94\x82\n") != NULL);
-  CHECK(strstr(out, "\xe2\x94\x82  0 \xe2\x94\x82      5 \xe2\x94\x82   0.022484 \xe2\x94\x82           \xe2\x94\x82 False  \xe2\x94\x82 [1, 2] \xe2\x94\x82\n") != NULL);
-  CHECK(strstr(out, "\xe2\x94\x82  1 \xe2\x94\x82     12 \xe2\x94\x82   1e-06    \xe2\x94\x82           \xe2\x94\x82 True   \xe2\x94\x82 []     \xe2\x94\x82\n") != NULL);
-  CHECK(strstr(out, "\xe2\x94\x82  2 \xe2\x94\x82      7 \xe2\x94\x82 nan        \xe2\x94\x82           \xe2\x94\x82 False  \xe2\x94\x82        \xe2\x94\x82\n") != NULL);
+  CHECK(strstr(out,
+               "\xe2\x94\x82    \xe2\x94\x82   name \xe2\x94\x82   avg (ms) "
+               "\xe2\x94\x82 backend   \xe2\x94\x82 flag   \xe2\x94\x82 list   "
+               "\xe2\x94\x82\n") != NULL);
+  CHECK(strstr(out,
+               "\xe2\x94\x82  0 \xe2\x94\x82      5 \xe2\x94\x82   0.022484 "
+               "\xe2\x94\x82           \xe2\x94\x82 False  \xe2\x94\x82 [1, 2] "
+               "\xe2\x94\x82\n") != NULL);
+  CHECK(strstr(out,
+               "\xe2\x94\x82  1 \xe2\x94\x82     12 \xe2\x94\x82   1e-06    "
+               "\xe2\x94\x82           \xe2\x94\x82 True   \xe2\x94\x82 []     "
+               "\xe2\x94\x82\n") != NULL);
+  CHECK(strstr(out,
+               "\xe2\x94\x82  2 \xe2\x94\x82      7 \xe2\x94\x82 nan        "
+               "\xe2\x94\x82           \xe2\x94\x82 False  \xe2\x94\x82        "
+               "\xe2\x94\x82\n") != NULL);
   free(out);
 }
 
@@ -220,33 +247,47 @@ ETK_TEST(empty_table_prints_header_box_without_index) {
   char *out = render(&f, 1, 0);
   REQUIRE(out != NULL);
   const char *expect =
-      "\xe2\x95\x92\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa4\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x95\n"
+      "\xe2\x95\x92\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\xa4\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\x95\n"
       "\xe2\x94\x82 a   \xe2\x94\x82 bb   \xe2\x94\x82\n"
-      "\xe2\x95\x9e\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xaa\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa1\n"
-      "\xe2\x95\x98\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\xa7\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x9b\n";
+      "\xe2\x95\x9e\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\xaa\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\xa1\n"
+      "\xe2\x95\x98\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\xa7\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90\xe2\x95\x90"
+      "\xe2\x95\x90\xe2\x95\x9b\n";
   CHECK_EQ_STR(out, expect);
   free(out);
 }
 
 ETK_TEST(delimited_quotes_like_pandas) {
   static const etk_cell_t cells[] = {
-      TXT("tab\there"), TXT("q\"x"), TXT("a,b"), FLT(0.036000000000000004),
-      NAN_,             NONE_,       BOOLC(1),   INT(-3),
+      TXT("tab\there"),
+      TXT("q\"x"),
+      TXT("a,b"),
+      FLT(0.036000000000000004),
+      NAN_,
+      NONE_,
+      BOOLC(1),
+      INT(-3),
   };
   static const char *const headers[] = {"n", "q", "c", "f"};
   demo_t d = {cells, 4};
   etk_frame_t f = {2, 4, headers, demo_cell, &d, 1};
   char *tsv = render(&f, 0, '\t');
   REQUIRE(tsv != NULL);
-  CHECK_EQ_STR(tsv, "\tn\tq\tc\tf\n"
-                    "0\t\"tab\there\"\t\"q\"\"x\"\ta,b\t0.036000000000000004\n"
-                    "1\t\t\tTrue\t-3\n");
+  CHECK_EQ_STR(tsv,
+               "\tn\tq\tc\tf\n"
+               "0\t\"tab\there\"\t\"q\"\"x\"\ta,b\t0.036000000000000004\n"
+               "1\t\t\tTrue\t-3\n");
   free(tsv);
   char *csv = render(&f, 0, ',');
   REQUIRE(csv != NULL);
-  CHECK_EQ_STR(csv, ",n,q,c,f\n"
-                    "0,tab\there,\"q\"\"x\",\"a,b\",0.036000000000000004\n"
-                    "1,,,True,-3\n");
+  CHECK_EQ_STR(csv,
+               ",n,q,c,f\n"
+               "0,tab\there,\"q\"\"x\",\"a,b\",0.036000000000000004\n"
+               "1,,,True,-3\n");
   free(csv);
 }
 
@@ -292,10 +333,22 @@ ETK_TEST(table_and_tsv_format_floats_like_python) {
   /* "g" ties: 1234565.0 is exact (half to even: 1.23456e+06), 2.345675 is
    * below its decimal (2.34567), 999999.5 rounds to the next decade. */
   static const etk_cell_t cells[] = {
-      FLT(0.000253), TXT("a"), NAN_, TXT(""),
-      FLT(1234565.0), TXT("b"), FLT(2.345675), TXT("c"),
-      FLT(999999.5), TXT("d"), FLT(1e16), TXT("e"),
-      FLT(12345678901234567.0), TXT("f"), FLT(0.30000000000000004), TXT("g"),
+      FLT(0.000253),
+      TXT("a"),
+      NAN_,
+      TXT(""),
+      FLT(1234565.0),
+      TXT("b"),
+      FLT(2.345675),
+      TXT("c"),
+      FLT(999999.5),
+      TXT("d"),
+      FLT(1e16),
+      TXT("e"),
+      FLT(12345678901234567.0),
+      TXT("f"),
+      FLT(0.30000000000000004),
+      TXT("g"),
   };
   static const char *const headers[] = {"p10 (ms)", "name"};
   demo_t d = {cells, 2};
@@ -309,9 +362,10 @@ ETK_TEST(table_measures_floats_seen_before_text) {
    * must count in its width.  Column w mixes bools, ints and a float: a
    * float column ("g" of True is 1). */
   static const etk_cell_t cells[] = {
-      FLT(1.5),   BOOLC(1), FLT(0.30000000000000004), INT(1),
-      TXT("abc"), FLT(2.5), NONE_,                    NONE_,
-      FLT(1e16),  BOOLC(0), NAN_,                     INT(3),
+      FLT(1.5), BOOLC(1),   FLT(0.30000000000000004),
+      INT(1),   TXT("abc"), FLT(2.5),
+      NONE_,    NONE_,      FLT(1e16),
+      BOOLC(0), NAN_,       INT(3),
   };
   static const char *const headers[] = {"v", "w"};
   demo_t d = {cells, 2};
@@ -339,8 +393,9 @@ ETK_TEST(json_writer_escapes_and_checks_nesting) {
   CHECK_EQ_INT(etk_json_finish(&j), ETK_OK);
   size_t len;
   char *out = etk_render_sink_take(s, &len);
-  CHECK_EQ_STR(out, "{\"name\\n\":\"q\\\"\\\\\\u0001\\u2028\\ufffd\","
-                    "\"v\":[0.1,null,-5,true,null]}\n");
+  CHECK_EQ_STR(out,
+               "{\"name\\n\":\"q\\\"\\\\\\u0001\\u2028\\ufffd\","
+               "\"v\":[0.1,null,-5,true,null]}\n");
   free(out);
   /* misuse: a value where a key is due */
   etk_json_init(&j, s, 0);

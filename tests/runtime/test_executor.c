@@ -306,11 +306,11 @@ ETK_TEST(control_flow_instructions) {
   int neg = etk_program_builder_add_operator(b, "aten::neg", "out");
   int abs_ = etk_program_builder_add_operator(b, "aten::abs", "out");
   int32_t a_neg[3] = {x, o, o}, a_abs[3] = {o, o, o};
-  etk_program_builder_kernel_call(b, neg, a_neg, 3);      /* 0: o = -x */
-  etk_program_builder_jump_false_call(b, no, 3);          /* 1: jump to 3 */
-  etk_program_builder_kernel_call(b, abs_, a_abs, 3);     /* 2: skipped */
-  etk_program_builder_jump_false_call(b, yes, 2);         /* 3: not taken */
-  etk_program_builder_move_call(b, yes, flag);            /* 4: flag = true */
+  etk_program_builder_kernel_call(b, neg, a_neg, 3);  /* 0: o = -x */
+  etk_program_builder_jump_false_call(b, no, 3);      /* 1: jump to 3 */
+  etk_program_builder_kernel_call(b, abs_, a_abs, 3); /* 2: skipped */
+  etk_program_builder_jump_false_call(b, yes, 2);     /* 3: not taken */
+  etk_program_builder_move_call(b, yes, flag);        /* 4: flag = true */
   etk_program_builder_set_inputs(b, &x, 1);
   int32_t outs[2] = {o, flag};
   etk_program_builder_set_outputs(b, outs, 2);
@@ -400,10 +400,10 @@ ETK_TEST(bundled_tolerances) {
   etk_tensor_data_t in[2] = {
       {ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, x, 8, 0, false, 0},
       {ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, y, 8, 0, false, 0}};
-  etk_tensor_data_t e_close = {ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL,
-                               close, 8, 0, false, 0};
-  etk_tensor_data_t e_far = {ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, far,
-                             8, 0, false, 0};
+  etk_tensor_data_t e_close = {
+      ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, close, 8, 0, false, 0};
+  etk_tensor_data_t e_far = {
+      ETK_BUNDLED_TENSOR, ETK_FLOAT, 1, sz, NULL, far, 8, 0, false, 0};
   etk_bundled_case_spec_t cases[2] = {{"forward", in, 2, &e_close, 1},
                                       {"forward", in, 2, &e_far, 1}};
   uint8_t *bytes;

@@ -130,8 +130,7 @@ ETK_TEST(huge_plan_hits_the_memory_limit) {
   CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
                ETK_E_LIMIT);
   CHECK(m == NULL);
-  CHECK(strstr(err.message, "more than the limit of 1073741824 bytes") !=
-        NULL);
+  CHECK(strstr(err.message, "more than the limit of 1073741824 bytes") != NULL);
   etk_method_config_t cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.max_memory = 4096;
@@ -289,8 +288,8 @@ static int view_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
 ETK_TEST(view_size_overflow) {
   int32_t isz[1] = {16}, osz[3] = {1, 1, 16};
   char msg[256];
-  int rc = run_hostile("aten::view_copy", "out", 1, isz, 3, osz, view_args,
-                       msg, sizeof msg);
+  int rc = run_hostile("aten::view_copy", "out", 1, isz, 3, osz, view_args, msg,
+                       sizeof msg);
   CHECK_EQ_INT(rc, ETK_E_OVERFLOW);
   CHECK(strstr(msg, "more elements than int64 can count") != NULL);
 }
@@ -328,8 +327,8 @@ static int pad_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
 ETK_TEST(constant_pad_extreme_amounts) {
   int32_t isz[1] = {16}, osz[1] = {16};
   char msg[256];
-  int rc = run_hostile("aten::constant_pad_nd", "out", 1, isz, 1, osz,
-                       pad_args, msg, sizeof msg);
+  int rc = run_hostile("aten::constant_pad_nd", "out", 1, isz, 1, osz, pad_args,
+                       msg, sizeof msg);
   CHECK_EQ_INT(rc, ETK_E_INVALID_ARGUMENT);
   CHECK(strstr(msg, "exceeds the int32 range") != NULL);
 }

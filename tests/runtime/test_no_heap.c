@@ -30,12 +30,30 @@ void __wrap_free(void *p);
 void *__wrap_aligned_alloc(size_t a, size_t n);
 int __wrap_posix_memalign(void **p, size_t a, size_t n);
 
-void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
-void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
-void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
-void __wrap_free(void *p) { if (p) heap_calls++; __real_free(p); }
-void *__wrap_aligned_alloc(size_t a, size_t n) { heap_calls++; return __real_aligned_alloc(a, n); }
-int __wrap_posix_memalign(void **p, size_t a, size_t n) { heap_calls++; return __real_posix_memalign(p, a, n); }
+void *__wrap_malloc(size_t n) {
+  heap_calls++;
+  return __real_malloc(n);
+}
+void *__wrap_calloc(size_t a, size_t b) {
+  heap_calls++;
+  return __real_calloc(a, b);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  heap_calls++;
+  return __real_realloc(p, n);
+}
+void __wrap_free(void *p) {
+  if (p) heap_calls++;
+  __real_free(p);
+}
+void *__wrap_aligned_alloc(size_t a, size_t n) {
+  heap_calls++;
+  return __real_aligned_alloc(a, n);
+}
+int __wrap_posix_memalign(void **p, size_t a, size_t n) {
+  heap_calls++;
+  return __real_posix_memalign(p, a, n);
+}
 
 static etk_program_t *delegated_program(uint8_t **keep) {
   uint8_t payload[512];

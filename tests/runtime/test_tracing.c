@@ -30,7 +30,9 @@ static etk_program_t *build_load(int (*build)(uint8_t **, size_t *),
   return p;
 }
 
-static int build_linear(uint8_t **d, size_t *n) { return ptu_build_linear(0, d, n); }
+static int build_linear(uint8_t **d, size_t *n) {
+  return ptu_build_linear(0, d, n);
+}
 
 static void run_linear(etk_method_t *m, int runs) {
   etk_error_t err;

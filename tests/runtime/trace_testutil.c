@@ -108,7 +108,8 @@ int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
       ttu_event_t *x = &b->events[e];
       etk_fb_table_t et = etk_fb_vector_table(buf, ev, e);
       etk_fb_table_t pe = etk_fb_get_table(et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
-      etk_fb_table_t ae = etk_fb_get_table(et, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
+      etk_fb_table_t ae =
+          etk_fb_get_table(et, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
       etk_fb_table_t de = etk_fb_get_table(et, ETK_ETDUMP_EVENT_DEBUG_EVENT);
       if (etk_fb_table_present(pe)) {
         x->kind = 'P';
@@ -117,12 +118,13 @@ int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
         x->chain = etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
         x->instruction =
             etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
-        x->delegate_int =
-            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+        x->delegate_int = etk_fb_get_i32(
+            pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
         copy_str(x->delegate_str, sizeof x->delegate_str,
-                 etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR));
-        etk_fb_vector_t md =
-            etk_fb_get_vector(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
+                 etk_fb_get_string(
+                     pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR));
+        etk_fb_vector_t md = etk_fb_get_vector(
+            pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
         x->metadata_len = md.data ? md.count : 0;
         if (md.data)
           snprintf(x->metadata, sizeof x->metadata, "%.*s", (int)md.count,
@@ -133,7 +135,8 @@ int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
         x->kind = 'A';
         x->allocator = (uint32_t)etk_fb_get_i32(
             ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
-        x->size = etk_fb_get_u64(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0);
+        x->size =
+            etk_fb_get_u64(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0);
       } else if (etk_fb_table_present(de)) {
         x->kind = 'D';
         x->debug_chain =
@@ -141,14 +144,17 @@ int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
         x->chain = (int32_t)x->debug_chain;
         x->instruction =
             etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
-        x->delegate_int =
-            etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+        x->delegate_int = etk_fb_get_i32(
+            de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
         copy_str(x->delegate_str, sizeof x->delegate_str,
-                 etk_fb_get_string(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR));
-        etk_fb_table_t v = etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+                 etk_fb_get_string(
+                     de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR));
+        etk_fb_table_t v =
+            etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
         if (etk_fb_table_present(v)) {
           x->value_kind = etk_fb_get_u8(v, ETK_ETDUMP_VALUE_VAL, 0);
-          x->output = etk_fb_table_present(etk_fb_get_table(v, ETK_ETDUMP_VALUE_OUTPUT));
+          x->output = etk_fb_table_present(
+              etk_fb_get_table(v, ETK_ETDUMP_VALUE_OUTPUT));
           etk_fb_table_t t = etk_fb_get_table(v, ETK_ETDUMP_VALUE_TENSOR);
           if (etk_fb_table_present(t)) {
             etk_fb_vector_t s = etk_fb_get_vector(t, ETK_ETDUMP_TENSOR_SIZES);

@@ -19,23 +19,23 @@ void ttu_recorder_free(etk_recorder_t *r);
 
 /* One ETDump event, flattened. */
 typedef struct ttu_event {
-  char kind;            /* 'P' profile, 'A' allocation, 'D' debug */
-  char name[64];        /* profile name ("" if none) */
-  int32_t chain;        /* profile: int; debug: low 32 bits of the uint64 */
-  int64_t debug_chain;  /* debug: full value (-1 for 2^64-1) */
+  char kind;           /* 'P' profile, 'A' allocation, 'D' debug */
+  char name[64];       /* profile name ("" if none) */
+  int32_t chain;       /* profile: int; debug: low 32 bits of the uint64 */
+  int64_t debug_chain; /* debug: full value (-1 for 2^64-1) */
   int32_t instruction;
   int32_t delegate_int; /* -1 if none */
   char delegate_str[64];
   uint32_t metadata_len;
   char metadata[64];
   uint64_t start, end;
-  uint32_t allocator;   /* allocation */
+  uint32_t allocator; /* allocation */
   uint64_t size;
-  int value_kind;       /* debug: ETDump ValueType */
+  int value_kind; /* debug: ETDump ValueType */
   uint32_t value_dims;
   int64_t sizes[8];
   int64_t offset;
-  int output;           /* debug: output flag */
+  int output; /* debug: output flag */
 } ttu_event_t;
 
 typedef struct ttu_block {

@@ -56,7 +56,7 @@ typedef struct micro_op {
 typedef struct micro_graph_rt {
   etk_value_t *values;
   uint16_t value_count, op_count;
-  uint16_t *arg_of;   /* delegate arg index of ARG values, 0xFFFF otherwise */
+  uint16_t *arg_of; /* delegate arg index of ARG values, 0xFFFF otherwise */
   micro_op_t *ops;
   etk_kernel_context_t kctx;
 } micro_graph_rt_t;
@@ -277,45 +277,45 @@ static int parse_value(parser_t *ps, uint16_t i) {
   if (g) g->arg_of[i] = 0xFFFF;
   int rc = ETK_OK;
   switch (kind) {
-  case V_ARG: {
-    uint16_t a = rd16(c);
-    if (g) {
-      g->arg_of[i] = a;
-      v->tag = ETK_VALUE_NONE; /* bound at execute */
-    }
-  } break;
-  case V_TENSOR:
-    rc = parse_tensor(ps, i, v);
-    break;
-  case V_INT: {
-    int64_t x = (int64_t)rd64(c);
-    if (g) {
-      v->tag = ETK_VALUE_INT;
-      v->u.i = x;
-    }
-  } break;
-  case V_DOUBLE: {
-    uint64_t bits = rd64(c);
-    if (g) {
-      v->tag = ETK_VALUE_DOUBLE;
-      memcpy(&v->u.d, &bits, sizeof bits);
-    }
-  } break;
-  case V_BOOL: {
-    uint8_t b = rd8(c);
-    if (g) {
-      v->tag = ETK_VALUE_BOOL;
-      v->u.b = b != 0;
-    }
-  } break;
-  case V_NULL:
-    if (g) v->tag = ETK_VALUE_NULL;
-    break;
-  case V_INT_LIST:
-    rc = parse_int_list(ps, i, v);
-    break;
-  default:
-    return bad(ps, "value %u: unknown kind %u", i, kind);
+    case V_ARG: {
+      uint16_t a = rd16(c);
+      if (g) {
+        g->arg_of[i] = a;
+        v->tag = ETK_VALUE_NONE; /* bound at execute */
+      }
+    } break;
+    case V_TENSOR:
+      rc = parse_tensor(ps, i, v);
+      break;
+    case V_INT: {
+      int64_t x = (int64_t)rd64(c);
+      if (g) {
+        v->tag = ETK_VALUE_INT;
+        v->u.i = x;
+      }
+    } break;
+    case V_DOUBLE: {
+      uint64_t bits = rd64(c);
+      if (g) {
+        v->tag = ETK_VALUE_DOUBLE;
+        memcpy(&v->u.d, &bits, sizeof bits);
+      }
+    } break;
+    case V_BOOL: {
+      uint8_t b = rd8(c);
+      if (g) {
+        v->tag = ETK_VALUE_BOOL;
+        v->u.b = b != 0;
+      }
+    } break;
+    case V_NULL:
+      if (g) v->tag = ETK_VALUE_NULL;
+      break;
+    case V_INT_LIST:
+      rc = parse_int_list(ps, i, v);
+      break;
+    default:
+      return bad(ps, "value %u: unknown kind %u", i, kind);
   }
   if (rc != ETK_OK) return rc;
   if (c->bad) return bad(ps, "value %u truncated", i);
@@ -408,7 +408,8 @@ static int parse(const uint8_t *payload, size_t len, counts_t *n, void *mem,
   for (uint16_t o = 0; o < ps.no && rc == ETK_OK; o++) rc = parse_op(&ps, o);
   if (rc != ETK_OK) return rc;
   if (ps.c.pos != ps.c.len)
-    return bad(&ps, "%zu trailing bytes after the last op", ps.c.len - ps.c.pos);
+    return bad(&ps, "%zu trailing bytes after the last op",
+               ps.c.len - ps.c.pos);
   if (ps.g) {
     ps.g->kctx.values = ps.g->values;
     ps.g->kctx.value_count = ps.g->value_count;
@@ -422,7 +423,8 @@ static int parse(const uint8_t *payload, size_t len, counts_t *n, void *mem,
 static size_t micro_memory_size(const uint8_t *payload, size_t len) {
   counts_t n;
   char msg[8];
-  if (!payload || parse(payload, len, &n, NULL, NULL, msg, sizeof msg) != ETK_OK)
+  if (!payload ||
+      parse(payload, len, &n, NULL, NULL, msg, sizeof msg) != ETK_OK)
     return 0;
   return layout_bytes(&n);
 }
@@ -433,8 +435,8 @@ static int micro_init(etk_backend_init_context_t *ctx, const uint8_t *payload,
   if (!payload)
     return snprintf(ctx->message, sizeof ctx->message, "empty payload"),
            ETK_E_FORMAT;
-  int rc = parse(payload, len, &n, NULL, NULL, ctx->message,
-                 sizeof ctx->message);
+  int rc =
+      parse(payload, len, &n, NULL, NULL, ctx->message, sizeof ctx->message);
   if (rc != ETK_OK) return rc;
   if (!ctx->memory || ctx->memory_size < layout_bytes(&n)) {
     snprintf(ctx->message, sizeof ctx->message,
@@ -478,7 +480,8 @@ static int micro_execute(etk_backend_execute_context_t *ctx, void *handle,
     (void)etk_recorder_end_delegate(rec, &ev, op->metadata, op->metadata_len);
     if (rc != ETK_OK) {
       snprintf(ctx->message, sizeof ctx->message, "op %u (%.40s): %.100s", o,
-               op->name, g->kctx.message[0] ? g->kctx.message : etk_strerror(rc));
+               op->name,
+               g->kctx.message[0] ? g->kctx.message : etk_strerror(rc));
       return rc;
     }
     for (uint8_t k = 0; log_outputs && k < op->output_count; k++)
@@ -492,7 +495,9 @@ static int micro_execute(etk_backend_execute_context_t *ctx, void *handle,
 static const etk_backend_t micro_backend = {
     ETK_MICRO_BACKEND_ID, micro_memory_size, micro_init, micro_execute, NULL};
 
-const etk_backend_t *etk_micro_backend(void) { return &micro_backend; }
+const etk_backend_t *etk_micro_backend(void) {
+  return &micro_backend;
+}
 
 /* The runtime's registry knows no backend by name: linking this library in
  * makes EtkitMicroBackend a built-in, registered before main() runs.  With
@@ -515,7 +520,9 @@ static void put(etk_micro_graph_t *g, const void *p, size_t n) {
   memcpy(g->buf + g->used, p, n);
   g->used += n;
 }
-static void put8(etk_micro_graph_t *g, uint8_t v) { put(g, &v, 1); }
+static void put8(etk_micro_graph_t *g, uint8_t v) {
+  put(g, &v, 1);
+}
 static void put16(etk_micro_graph_t *g, uint16_t v) {
   uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
   put(g, b, 2);
@@ -600,7 +607,9 @@ int etk_micro_graph_bool(etk_micro_graph_t *g, bool x) {
   return g->status == ETK_OK ? v : g->status;
 }
 
-int etk_micro_graph_null(etk_micro_graph_t *g) { return new_value(g, V_NULL); }
+int etk_micro_graph_null(etk_micro_graph_t *g) {
+  return new_value(g, V_NULL);
+}
 
 int etk_micro_graph_int_list(etk_micro_graph_t *g, const uint16_t *items,
                              uint16_t count) {
@@ -650,7 +659,8 @@ int etk_micro_graph_finish(etk_micro_graph_t *g, size_t *len) {
   g->buf[5] = (uint8_t)(g->value_count >> 8);
   g->buf[6] = (uint8_t)g->op_count;
   g->buf[7] = (uint8_t)(g->op_count >> 8);
-  for (int k = 0; k < 4; k++) g->buf[8 + k] = (uint8_t)(g->scratch_bytes >> (8 * k));
+  for (int k = 0; k < 4; k++)
+    g->buf[8 + k] = (uint8_t)(g->scratch_bytes >> (8 * k));
   if (len) *len = g->used;
   return ETK_OK;
 }

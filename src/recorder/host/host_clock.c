@@ -55,14 +55,18 @@
 #include <cpuid.h>
 #include <x86intrin.h>
 #define ETK_CYCLE_COUNTER 1
-static uint64_t read_counter(void) { return (uint64_t)__rdtsc(); }
+static uint64_t read_counter(void) {
+  return (uint64_t)__rdtsc();
+}
 static int counter_is_stable(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
   if (!__get_cpuid(0x80000007u, &a, &b, &c, &d)) return 0;
   return (d >> 8) & 1u; /* invariant TSC */
 }
-static uint64_t counter_rate(void) { return 0; } /* measured */
+static uint64_t counter_rate(void) {
+  return 0;
+} /* measured */
 #elif defined(__aarch64__)
 #define ETK_CYCLE_COUNTER 1
 static uint64_t read_counter(void) {
@@ -70,7 +74,9 @@ static uint64_t read_counter(void) {
   __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
   return v;
 }
-static int counter_is_stable(void) { return 1; } /* architected timer */
+static int counter_is_stable(void) {
+  return 1;
+} /* architected timer */
 static uint64_t counter_rate(void) {
   uint64_t f;
   __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
