@@ -160,7 +160,9 @@ static int write_damaged_seeds(const char *dir) {
   spaces[0] = '{';
   spaces[big - 1] = '}';
   spaces[big] = 0;
-  member_t bomb[] = {{"ETRECORD_V0", "", 0}, {"debug_handle_map", spaces, 1}};
+  fixture_member_t bomb[] = {
+      {.name = "ETRECORD_V0", .text = ""},
+      {.name = "debug_handle_map", .text = spaces, .deflate = true}};
   int bad = write_zip(dir, "zip-bomb", bomb, 2);
   free(spaces);
   const char *nodes[] = {
@@ -170,10 +172,11 @@ static int write_damaged_seeds(const char *dir) {
       "\"t\", \"name\": [1]}, {\"target\": \"t\", \"metadata\": [1]}]}}}",
       "{}", "{\"forward\": {\"1\": -1, \"2\": 9223372036854775807}}"};
   bad |= write_chunks(dir, "json-damaged", nodes, 4);
-  member_t outs[] = {
-      {"ETRECORD_V0", "", 0},
-      {"edge_dialect_exported_program/forward", kNew, 0},
-      {"instruction_id_to_num_outs_map", "{\"forward\": {\"1\": -5}}", 0}};
+  fixture_member_t outs[] = {
+      {.name = "ETRECORD_V0", .text = ""},
+      {.name = "edge_dialect_exported_program/forward", .text = kNew},
+      {.name = "instruction_id_to_num_outs_map",
+       .text = "{\"forward\": {\"1\": -5}}"}};
   bad |= write_zip(dir, "zip-negative-num-outs", outs, 3);
   return bad;
 }
