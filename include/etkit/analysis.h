@@ -73,8 +73,13 @@ typedef enum etk_op_role {
 
 typedef enum etk_op_row_kind {
   ETK_OP_ROW_OPERATOR = 0,
-  ETK_OP_ROW_FRAMEWORK_OVERHEAD, /* method time - operators' total */
-  ETK_OP_ROW_METHOD              /* the method event itself (100 %) */
+  ETK_OP_ROW_FRAMEWORK_OVERHEAD, /* method time - operators' total -
+                                    delegate overhead */
+  ETK_OP_ROW_METHOD,             /* the method event itself (100 %) */
+  ETK_OP_ROW_DELEGATE_OVERHEAD   /* wrapping DELEGATE_CALLs minus the
+                                    delegated per-op events inside them;
+                                    only in a block with such wrappers,
+                                    before the framework overhead row */
 } etk_op_row_kind_t;
 
 /* One row: the same numbers as `etkit inspect --summary` (times in the
@@ -85,9 +90,10 @@ typedef struct etk_op_summary_row {
   const char *op_type; /* NUL-terminated; "framework overhead" or the
                           method name for the closing rows */
   size_t op_type_len;
-  uint64_t count; /* events of this type (0 for the overhead row) */
+  uint64_t count; /* events of this type (0 for the framework overhead
+                     row; the wrappers for the delegate overhead row) */
   double total;   /* sum of their averages */
-  double avg;     /* total / count (NaN for the overhead row) */
+  double avg;     /* total / count (NaN for the overhead rows) */
   double percent; /* total / method time * 100 (NaN when unknown) */
 } etk_op_summary_row_t;
 
@@ -96,6 +102,8 @@ typedef struct etk_op_summary_block {
                                   Program::load_method); NaN when neither */
   const char *method_name;     /* NULL when NaN */
   double operators_total;      /* sum of the counted events' averages */
+  double delegate_total;       /* delegate overhead (0 without wrappers) */
+  size_t delegate_wrappers;    /* wrapping DELEGATE_CALL events */
   size_t first_row, row_count; /* rows of this block (operators sorted by
                                   total, largest first, then overhead and
                                   method rows) */
@@ -152,9 +160,13 @@ const char *etk_diff_match_name(etk_diff_match_t match);
 
 typedef enum etk_diff_row_kind {
   ETK_DIFF_ROW_OPERATOR = 0,
-  ETK_DIFF_ROW_METHOD,            /* Method::execute (or load_method) */
-  ETK_DIFF_ROW_OPERATORS_TOTAL,   /* sum of the operators' averages */
-  ETK_DIFF_ROW_FRAMEWORK_OVERHEAD /* method - operators total */
+  ETK_DIFF_ROW_METHOD,             /* Method::execute (or load_method) */
+  ETK_DIFF_ROW_OPERATORS_TOTAL,    /* sum of the operators' averages */
+  ETK_DIFF_ROW_FRAMEWORK_OVERHEAD, /* method - operators total - delegate
+                                     overhead */
+  ETK_DIFF_ROW_DELEGATE_OVERHEAD   /* wrapping DELEGATE_CALLs minus the
+                                     delegated ops inside them (only in a
+                                     block pair with such wrappers) */
 } etk_diff_row_kind_t;
 
 typedef struct etk_diff_row {
@@ -194,7 +206,9 @@ typedef struct etk_diff etk_diff_t;
  * OPERATOR_CALL and the method event) are matched first exactly (event
  * name + instruction id + occurrence of that pair), then by event name in
  * order, then by operator type in order; leftovers are new or missing.
- * Rows: per block pair the three total rows, then operators sorted by
+ * Rows: per block pair the total rows (method, operators, delegate
+ * overhead when either side has wrapping DELEGATE_CALLs, framework
+ * overhead), then operators sorted by
  * |delta| (largest first; new and missing rows after the matched ones).
  * Both inspectors are borrowed and must outlive the diff.  Errors:
  * ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY. */

@@ -47,8 +47,9 @@ __all__ = [
 
 def diff(a, b, metric: str = "avg"):
     """`etkit diff` of two Inspectors (A = baseline) as a DataFrame: per
-    block the totals (method, operators, framework overhead), then every
-    operator matched by name and instruction, with delta and change %."""
+    block the totals (method, operators, delegate and framework overhead),
+    then every operator matched by name and instruction, with delta and
+    change %."""
     import io
 
     import pandas as pd

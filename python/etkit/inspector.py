@@ -895,8 +895,9 @@ class Inspector:
         return df
 
     def op_summary(self):
-        """Per operator type and block: count, total, share, framework overhead
-        (the `etkit inspect --summary` table) as a DataFrame."""
+        """Per operator type and block: count, total, share, delegate and
+        framework overhead (the `etkit inspect --summary` table) as a
+        DataFrame."""
         import io
         import pandas as pd
 

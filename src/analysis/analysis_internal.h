@@ -80,6 +80,11 @@ int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
 int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
                        etk_error_t *err);
 
+/* How event `event` enters its block's delegate overhead: +1 for a
+ * wrapping DELEGATE_CALL, -1 for a delegated op inside one, else 0.  The
+ * delegate overhead of any per-event statistic is the signed sum. */
+int ana_op_delegate_sign(const etk_op_summary_t *s, size_t event);
+
 /* qsort order for items: start ascending, end descending, later file
  * position first (a parent ends after its children, so it is appended
  * after them and must come first). */

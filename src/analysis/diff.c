@@ -438,15 +438,18 @@ static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
   return rc;
 }
 
-/* The three total rows of a block pair (either side may be absent). */
+/* The total rows of a block pair (either side may be absent): method,
+ * operators, delegate overhead (only when a side has wrapping
+ * DELEGATE_CALLs) and framework overhead, the rules of op_summary.c. */
 static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
                       size_t occurrence, uint32_t block_text) {
-  static const char *const names[3] = {"method", "operators",
-                                       "framework overhead"};
-  double va[3], vb[3];
-  size_t ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
-  double aa[3], ab[3], pa[3], pb[3];
-  for (int k = 0; k < 3; k++)
+  static const char *const names[4] = {
+      "method", "operators", "delegate overhead", "framework overhead"};
+  double va[4], vb[4];
+  size_t ca[4] = {0, 0, 0, 0}, cb[4] = {0, 0, 0, 0};
+  double aa[4], ab[4], pa[4], pb[4];
+  int has_delegate = 0;
+  for (int k = 0; k < 4; k++)
     va[k] = vb[k] = aa[k] = ab[k] = pa[k] = pb[k] = (double)NAN;
   for (int side = 0; side < 2; side++) {
     side_t *s = side ? B : A;
@@ -463,32 +466,37 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     }
     etk_inspector_block_t blk;
     etk_inspector_block_get(s->insp, b, &blk);
-    double sum = 0, sum_avg = 0, sum_p50 = 0;
-    size_t n = 0;
+    for (int k = 1; k < 3; k++) v[k] = avg[k] = p50[k] = 0;
     for (size_t i = 0; i < blk.event_count; i++) {
       size_t e = blk.first_event + i;
+      int sign = ana_op_delegate_sign(s->sum, e);
+      if (sign) {
+        v[2] += sign * s->stats[e].value;
+        avg[2] += sign * s->stats[e].avg;
+        p50[2] += sign * s->stats[e].p50;
+        if (sign > 0) c[2]++;
+      }
       if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_OPERATOR)
         continue;
-      sum += s->stats[e].value;
-      sum_avg += s->stats[e].avg;
-      sum_p50 += s->stats[e].p50;
-      n++;
+      v[1] += s->stats[e].value;
+      avg[1] += s->stats[e].avg;
+      p50[1] += s->stats[e].p50;
+      c[1]++;
     }
-    v[1] = sum;
-    avg[1] = sum_avg;
-    p50[1] = sum_p50;
-    c[1] = n;
-    v[2] = v[0] - v[1];
-    avg[2] = avg[0] - avg[1];
-    p50[2] = p50[0] - p50[1];
+    if (c[2]) has_delegate = 1;
+    v[3] = v[0] - v[1] - v[2];
+    avg[3] = avg[0] - avg[1] - avg[2];
+    p50[3] = p50[0] - p50[1] - p50[2];
   }
-  for (int k = 0; k < 3; k++) {
+  if (!has_delegate) va[2] = vb[2] = (double)NAN;
+  for (int k = 0; k < 4; k++) {
     if (va[k] != va[k] && vb[k] != vb[k]) continue; /* no method time */
     diff_row_t *r = row_new(d);
     if (!r) return ETK_E_NO_MEMORY;
     etk_diff_row_t *p = &r->pub;
     p->kind = k == 0   ? ETK_DIFF_ROW_METHOD
               : k == 1 ? ETK_DIFF_ROW_OPERATORS_TOTAL
+              : k == 2 ? ETK_DIFF_ROW_DELEGATE_OVERHEAD
                        : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
     p->match = ETK_DIFF_MATCH_TOTAL;
     p->block_occurrence = occurrence;
@@ -838,6 +846,8 @@ static const char *kind_name(int kind) {
       return "operators_total";
     case ETK_DIFF_ROW_FRAMEWORK_OVERHEAD:
       return "framework_overhead";
+    case ETK_DIFF_ROW_DELEGATE_OVERHEAD:
+      return "delegate_overhead";
     default:
       return "operator";
   }

@@ -289,8 +289,10 @@ static void section_summary(report_t *r) {
       "<p class=\"note\">Per run: each event contributes its average. "
       "Wrappers are not counted twice (OPERATOR_CALL, "
       "Method::execute, Program::load_method, DELEGATE_CALL around "
-      "delegated per-op events); framework overhead = method time "
-      "minus the operators' total.</p>\n");
+      "delegated per-op events); delegate overhead = those DELEGATE_CALLs "
+      "minus the delegated events inside them (backend time); framework "
+      "overhead = method time minus the operators' total and the delegate "
+      "overhead.</p>\n");
   size_t nb = etk_inspector_block_count(r->insp);
   for (size_t b = 0; b < nb; b++) {
     etk_op_summary_block_t ob;

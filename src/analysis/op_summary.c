@@ -15,8 +15,13 @@
  *     DELEGATE_CALL          when its instruction has delegated per-op
  *                            events (else it is its own type)
  *   The first Method::execute / Program::load_method of a block gives the
- *   method time.  Closing rows: "framework overhead" = method time minus
- *   the operators' total, and the method row (100 %).
+ *   method time.  Closing rows: "delegate overhead" (only in a block with
+ *   such wrappers) = the wrapping DELEGATE_CALLs' total minus the
+ *   delegated per-op events of the same instructions (the backend's own
+ *   time outside its reported ops: it is not the framework's), then
+ *   "framework overhead" = method time minus the operators' total minus
+ *   the delegate overhead, and the method row (100 %).  So operators +
+ *   delegate overhead + framework overhead = method time.
  *
  * DATA LAYOUT
  *   One row array (block-major; inside a block operator rows sorted by
@@ -47,6 +52,7 @@ struct etk_op_summary {
   etk_op_summary_block_t *blocks;
   size_t nblocks;
   uint8_t *roles;
+  int8_t *delegate_signs; /* +1 wrapper, -1 delegated op inside one, 0 */
   double *avgs;
   size_t nevents;
   ana_intern_t keys;
@@ -178,6 +184,45 @@ static int add_operator(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
   return ETK_OK;
 }
 
+/* After the roles of block `blk` are set: every delegated operator whose
+ * instruction's DELEGATE_CALL is a wrapper here is inside that wrapper; its
+ * time leaves the delegate overhead (ob->delegate_total, which held the
+ * wrappers' total). */
+static int mark_delegated_ops(etk_inspector_t *insp, etk_op_summary_t *s,
+                              const etk_inspector_block_t *blk,
+                              etk_op_summary_block_t *ob) {
+  int32_t *wrapped = NULL;
+  size_t nwrapped = 0;
+  for (size_t i = 0; i < blk->event_count; i++)
+    nwrapped += s->delegate_signs[blk->first_event + i] == 1;
+  ob->delegate_wrappers = nwrapped;
+  if (nwrapped == 0) return ETK_OK;
+  wrapped = malloc(nwrapped * sizeof *wrapped);
+  if (!wrapped) return ETK_E_NO_MEMORY;
+  size_t n = 0;
+  for (size_t i = 0; i < blk->event_count; i++) {
+    size_t e = blk->first_event + i;
+    if (s->delegate_signs[e] != 1) continue;
+    etk_inspector_event_t ev;
+    etk_inspector_event_get(insp, e, &ev);
+    wrapped[n++] = ev.instruction_id;
+  }
+  qsort(wrapped, n, sizeof *wrapped, cmp_i32);
+  for (size_t i = 0; i < blk->event_count; i++) {
+    size_t e = blk->first_event + i;
+    if (s->roles[e] != ETK_OP_ROLE_OPERATOR) continue;
+    etk_inspector_event_t ev;
+    etk_inspector_event_get(insp, e, &ev);
+    if (!ev.is_delegated_op || ev.instruction_id < 0 ||
+        !bsearch(&ev.instruction_id, wrapped, n, sizeof *wrapped, cmp_i32))
+      continue;
+    s->delegate_signs[e] = -1;
+    ob->delegate_total -= s->avgs[e];
+  }
+  free(wrapped);
+  return ETK_OK;
+}
+
 static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
                        op_row_t **rows, size_t *cap, etk_strbuf_t *key) {
   etk_inspector_block_t blk;
@@ -186,6 +231,8 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
   ob->method_time = (double)NAN;
   ob->method_name = NULL;
   ob->operators_total = 0;
+  ob->delegate_total = 0;
+  ob->delegate_wrappers = 0;
   ob->first_row = s->nrows;
 
   int32_t *inner = NULL;
@@ -227,6 +274,8 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
       if (ninner &&
           bsearch(&ev.instruction_id, inner, ninner, sizeof *inner, cmp_i32)) {
         s->roles[e] = ETK_OP_ROLE_DELEGATE_WRAPPER;
+        s->delegate_signs[e] = 1;
+        ob->delegate_total += st.avg;
         continue;
       }
     }
@@ -238,6 +287,7 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     rc = add_operator(insp, s, bi, e, &ev, st.avg, rows, cap, key);
   }
   free(inner);
+  if (rc == ETK_OK) rc = mark_delegated_ops(insp, s, &blk, ob);
   if (rc != ETK_OK) return rc;
   if (ob->method_time != ob->method_time && load_time == load_time) {
     ob->method_time = load_time;
@@ -247,19 +297,29 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     qsort(*rows + ob->first_row, s->nrows - ob->first_row, sizeof **rows,
           cmp_rows);
   if (ob->method_time == ob->method_time) {
-    if (s->nrows + 2 > *cap) {
-      size_t c = *cap * 2 + 2;
+    if (s->nrows + 3 > *cap) {
+      size_t c = *cap * 2 + 3;
       op_row_t *q = realloc(*rows, c * sizeof *q);
       if (!q) return ETK_E_NO_MEMORY;
       *rows = q;
       *cap = c;
     }
-    op_row_t *r = &(*rows)[s->nrows++];
+    op_row_t *r;
+    if (ob->delegate_wrappers) {
+      r = &(*rows)[s->nrows++];
+      memset(r, 0, sizeof *r);
+      r->block = (uint32_t)bi;
+      r->kind = ETK_OP_ROW_DELEGATE_OVERHEAD;
+      r->text = "delegate overhead";
+      r->count = ob->delegate_wrappers;
+      r->total = ob->delegate_total;
+    }
+    r = &(*rows)[s->nrows++];
     memset(r, 0, sizeof *r);
     r->block = (uint32_t)bi;
     r->kind = ETK_OP_ROW_FRAMEWORK_OVERHEAD;
     r->text = "framework overhead";
-    r->total = ob->method_time - ob->operators_total;
+    r->total = ob->method_time - ob->operators_total - ob->delegate_total;
     r = &(*rows)[s->nrows++];
     memset(r, 0, sizeof *r);
     r->block = (uint32_t)bi;
@@ -287,8 +347,11 @@ static int summary_build(etk_inspector_t *insp, int roles_only,
   s->nevents = etk_inspector_event_count(insp);
   s->blocks = calloc(s->nblocks ? s->nblocks : 1, sizeof *s->blocks);
   s->roles = calloc(s->nevents ? s->nevents : 1, 1);
+  s->delegate_signs = calloc(s->nevents ? s->nevents : 1, 1);
   s->avgs = malloc((s->nevents ? s->nevents : 1) * sizeof *s->avgs);
-  int rc = (s->blocks && s->roles && s->avgs) ? ETK_OK : ETK_E_NO_MEMORY;
+  int rc = (s->blocks && s->roles && s->delegate_signs && s->avgs)
+               ? ETK_OK
+               : ETK_E_NO_MEMORY;
   for (size_t e = 0; rc == ETK_OK && e < s->nevents; e++)
     s->avgs[e] = (double)NAN;
   size_t cap = 0;
@@ -321,6 +384,7 @@ void etk_op_summary_free(etk_op_summary_t *s) {
   free(s->rows);
   free(s->blocks);
   free(s->roles);
+  free(s->delegate_signs);
   free(s->avgs);
   free(s->row_of);
   ana_intern_free(&s->keys);
@@ -350,7 +414,8 @@ int etk_op_summary_row_get(const etk_op_summary_t *s, size_t index,
   }
   out->count = r->count;
   out->total = r->total;
-  out->avg = (r->kind == ETK_OP_ROW_FRAMEWORK_OVERHEAD || r->count == 0)
+  out->avg = (r->kind == ETK_OP_ROW_FRAMEWORK_OVERHEAD ||
+              r->kind == ETK_OP_ROW_DELEGATE_OVERHEAD || r->count == 0)
                  ? (double)NAN
                  : r->total / (double)r->count;
   out->percent = (b->method_time == b->method_time && b->method_time != 0)
@@ -369,6 +434,11 @@ int etk_op_summary_block_get(const etk_op_summary_t *s, size_t block,
 int etk_op_summary_event_role(const etk_op_summary_t *s, size_t event) {
   if (!s || event >= s->nevents) return ETK_OP_ROLE_NO_DATA;
   return s->roles[event];
+}
+
+int ana_op_delegate_sign(const etk_op_summary_t *s, size_t event) {
+  if (!s || event >= s->nevents) return 0;
+  return s->delegate_signs[event];
 }
 
 double etk_op_summary_event_avg(const etk_op_summary_t *s, size_t event) {

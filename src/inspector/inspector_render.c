@@ -33,9 +33,12 @@
  *   its native_call), Method::execute and Program::load_method (they give
  *   the method time), and DELEGATE_CALL when the same instruction has
  *   delegated per-op events.  Times are per run (the events' averages):
- *   total = sum of avg, avg = total / count, % = total / method time.  Two
- *   more rows close each block: "framework overhead" (method time minus the
- *   operators' total) and the method event itself (100 %).
+ *   total = sum of avg, avg = total / count, % = total / method time.  More
+ *   rows close each block: "delegate overhead" (only with wrapping
+ *   DELEGATE_CALLs: their total minus the delegated per-op events of the
+ *   same instructions, the backend's own time), "framework overhead"
+ *   (method time minus the operators' total and the delegate overhead) and
+ *   the method event itself (100 %).  op_summary.c has the same rules.
  *
  * ETRECORD COLUMNS AND THE MODULE VIEW (etkit)
  *   options->columns adds source / module / debug_handles / num_outputs
@@ -718,7 +721,7 @@ static int emit_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
 
 typedef struct sum_row {
   uint32_t block;
-  int kind;  /* 0 op, 1 framework overhead, 2 method */
+  int kind;  /* 0 op, 1 framework overhead, 2 method, 3 delegate overhead */
   char *key; /* op type (owned, in keys buffer offsets) */
   size_t key_off, key_len;
   uint64_t count;
@@ -901,7 +904,7 @@ static int summary_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                                   : r->total);
       break;
     case 4:
-      if (r->kind == 1 || r->count == 0) {
+      if (r->kind == 1 || r->kind == 3 || r->count == 0) {
         etk_cell_set_none(out);
       } else {
         double avg = r->total / (double)r->count;
@@ -927,6 +930,26 @@ static int cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The total of the averages of block `bk`'s delegated per-op events whose
+ * instruction is one of the `n` wrapping DELEGATE_CALLs in `wrapped`
+ * (sorted here): what the wrappers' time already covers. */
+static double delegated_inside(etk_inspector_t *insp, const insp_block_t *bk,
+                               int32_t *wrapped, size_t n) {
+  qsort(wrapped, n, sizeof *wrapped, cmp_i32);
+  double total = 0;
+  for (uint32_t e = bk->first_event; e < bk->first_event + bk->event_count;
+       e++) {
+    insp_event_t ev = insp_event_at(insp, e);
+    etk_stats_t st;
+    if (!insp_event_is_delegated(&ev) || ev.iid < 0 ||
+        !bsearch(&ev.iid, wrapped, n, sizeof *wrapped, cmp_i32) ||
+        etk_inspector_event_stats(insp, e, &st) != ETK_OK)
+      continue;
+    total += st.avg;
+  }
+  return total;
+}
+
 static int render_summary(plan_t *p, etk_render_sink_t *sink,
                           etk_error_t *err) {
   etk_inspector_t *insp = p->insp;
@@ -939,8 +962,9 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink,
       malloc((insp->block_count ? insp->block_count : 1) * sizeof(double));
   s.method_name =
       calloc(insp->block_count ? insp->block_count : 1, sizeof(char *));
-  int32_t *inner = NULL; /* sorted ids of instructions with delegated ops */
-  size_t inner_count = 0;
+  int32_t *inner = NULL;   /* sorted ids of instructions with delegated ops */
+  int32_t *wrapped = NULL; /* ids of the wrapping DELEGATE_CALLs */
+  size_t inner_count = 0, wrapped_count = 0;
   if (!s.method_time || !s.method_name) rc = ETK_E_NO_MEMORY;
   char buf[32];
   for (size_t bi = 0; bi < insp->block_count && rc == ETK_OK; bi++) {
@@ -952,9 +976,11 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink,
     /* a list sized by the block's events, never by the ids the file
      * declares (an id near 2^31 would otherwise cost gigabytes) */
     free(inner);
+    free(wrapped);
     inner = malloc((bk->event_count ? bk->event_count : 1) * sizeof *inner);
-    inner_count = 0;
-    if (!inner) {
+    wrapped = malloc((bk->event_count ? bk->event_count : 1) * sizeof *inner);
+    inner_count = wrapped_count = 0;
+    if (!inner || !wrapped) {
       rc = ETK_E_NO_MEMORY;
       break;
     }
@@ -965,7 +991,7 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink,
         inner[inner_count++] = ev.iid;
     }
     qsort(inner, inner_count, sizeof *inner, cmp_i32);
-    double load_time = (double)NAN, ops_total = 0;
+    double load_time = (double)NAN, ops_total = 0, delegate_total = 0;
     for (uint32_t e = bk->first_event;
          e < bk->first_event + bk->event_count && rc == ETK_OK; e++) {
       const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
@@ -987,8 +1013,11 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink,
         continue;
       }
       if (!delegated && is_name(name, len, "DELEGATE_CALL") && ev->iid >= 0 &&
-          bsearch(&ev->iid, inner, inner_count, sizeof *inner, cmp_i32))
+          bsearch(&ev->iid, inner, inner_count, sizeof *inner, cmp_i32)) {
+        wrapped[wrapped_count++] = ev->iid;
+        delegate_total += st.avg;
         continue;
+      }
       const char *key;
       size_t klen;
       op_key(insp, e, buf, &key, &klen);
@@ -996,6 +1025,8 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink,
       ops_total += st.avg;
     }
     if (rc != ETK_OK) break;
+    if (wrapped_count)
+      delegate_total -= delegated_inside(insp, bk, wrapped, wrapped_count);
     if (s.method_time[bi] != s.method_time[bi] && load_time == load_time) {
       s.method_time[bi] = load_time;
       s.method_name[bi] = "Program::load_method";
@@ -1012,14 +1043,19 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink,
     if (o->top && s.nrows - block_start > o->top)
       s.nrows = block_start + o->top;
     if (s.method_time[bi] == s.method_time[bi]) {
-      rc = sum_add(&s, (uint32_t)bi, 1, "framework overhead", 18,
-                   s.method_time[bi] - ops_total, 0);
+      if (wrapped_count)
+        rc = sum_add(&s, (uint32_t)bi, 3, "delegate overhead", 17,
+                     delegate_total, wrapped_count);
+      if (rc == ETK_OK)
+        rc = sum_add(&s, (uint32_t)bi, 1, "framework overhead", 18,
+                     s.method_time[bi] - ops_total - delegate_total, 0);
       if (rc == ETK_OK)
         rc = sum_add(&s, (uint32_t)bi, 2, s.method_name[bi],
                      strlen(s.method_name[bi]), s.method_time[bi], 1);
     }
   }
   free(inner);
+  free(wrapped);
   if (rc == ETK_OK && s.keys.failed) rc = ETK_E_NO_MEMORY;
   if (rc == ETK_OK) {
     const char *unit = etk_time_scale_name(insp->options.target_time_scale);
@@ -1067,6 +1103,7 @@ static int render_summary(plan_t *p, etk_render_sink_t *sink,
         etk_json_key(&j, "kind");
         etk_json_cstring(&j, r->kind == 0   ? "operator"
                              : r->kind == 1 ? "framework_overhead"
+                             : r->kind == 3 ? "delegate_overhead"
                                             : "method");
         for (size_t c = 0; c < 6; c++) {
           etk_cell_t cell;

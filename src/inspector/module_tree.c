@@ -29,6 +29,7 @@
  *   the nodes in pre-order, siblings in first-appearance order or sorted;
  *   the walk is iterative (module stacks of hostile records may be deep).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,7 +379,29 @@ typedef struct mt_view {
   int table;          /* table: tree guides, no depth column */
   const char *headers[8];
   char header_buf[2][48];
+  double scale[2]; /* table: total, self in a readable unit (0: raw) */
 } mt_view_t;
+
+/* etkit's own tables show a duration column in a readable unit: the unit
+ * etk_duration_unit() picks for the column's largest magnitude `max` (in
+ * target units).  Returns the factor from target units to it (0 keeps raw
+ * target units: not a table, no units, or an unknown time scale) and sets
+ * *unit to its name. */
+static double column_scale(const etk_inspector_t *insp,
+                           const etk_inspector_render_options_t *o, double max,
+                           const char **unit) {
+  *unit = etk_time_scale_name(insp->options.target_time_scale);
+  double sec = etk_seconds_per_unit(*unit);
+  if (o->format != ETK_INSPECT_FORMAT_TABLE || !o->include_units || sec <= 0)
+    return 0;
+  double per_second;
+  *unit = etk_duration_unit(max * sec, &per_second);
+  return sec * per_second;
+}
+
+static void set_duration(etk_cell_t *out, double v, double scale) {
+  etk_cell_set_float(out, scale > 0 ? etk_duration_round(v * scale) : v);
+}
 
 static const char *short_type(const char *type) {
   if (!type) return NULL;
@@ -427,16 +450,18 @@ static int module_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       etk_cell_set_int(out, (int64_t)n->count);
       break;
     case 5:
-      etk_cell_set_float(out, n->total);
+      set_duration(out, n->total, v->scale[0]);
       break;
     case 6:
-      etk_cell_set_float(out, n->self);
+      set_duration(out, n->self, v->scale[1]);
       break;
     default: {
       double root = v->root_total[row];
-      if (root > 0)
-        etk_cell_set_float(out, n->total / root * 100.0);
-      else
+      if (root > 0) {
+        double pct = n->total / root * 100.0;
+        etk_cell_set_float(out,
+                           v->scale[0] > 0 ? etk_duration_round(pct) : pct);
+      } else
         etk_cell_set_none(out);
       break;
     }
@@ -517,14 +542,21 @@ int insp_render_modules(etk_inspector_t *insp,
       if (t.nodes[rows[r]].kind == 1) root = t.nodes[rows[r]].total;
       root_total[r] = root;
     }
-    const char *unit = etk_time_scale_name(insp->options.target_time_scale);
     mt_view_t v = {insp,    &t,         rows,
                    t.count, root_total, o->format == ETK_INSPECT_FORMAT_TABLE,
-                   {0},     {{0}}};
+                   {0},     {{0}},      {0, 0}};
+    double max[2] = {0, 0};
+    for (size_t r = 0; r < t.count; r++) {
+      if (fabs(t.nodes[r].total) > max[0]) max[0] = fabs(t.nodes[r].total);
+      if (fabs(t.nodes[r].self) > max[1]) max[1] = fabs(t.nodes[r].self);
+    }
+    const char *units[2];
+    v.scale[0] = column_scale(insp, o, max[0], &units[0]);
+    v.scale[1] = column_scale(insp, o, max[1], &units[1]);
     snprintf(v.header_buf[0], sizeof v.header_buf[0],
-             o->include_units ? "total (%s)" : "total", unit);
+             o->include_units ? "total (%s)" : "total", units[0]);
     snprintf(v.header_buf[1], sizeof v.header_buf[1],
-             o->include_units ? "self (%s)" : "self", unit);
+             o->include_units ? "self (%s)" : "self", units[1]);
     const char *all[8] = {
         "event_block_name", "depth",         "module",    "type", "count",
         v.header_buf[0],    v.header_buf[1], "% of total"};
@@ -632,6 +664,7 @@ typedef struct totals_view {
   const double *totals;
   const size_t *events;
   const char *match;
+  double scale; /* table: totals in a readable unit (0: raw) */
 } totals_view_t;
 
 static int totals_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
@@ -649,7 +682,7 @@ static int totals_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       etk_cell_set_int(out, (int64_t)v->events[row]);
       break;
     default:
-      etk_cell_set_float(out, v->totals[row]);
+      set_duration(out, v->totals[row], v->scale);
       break;
   }
   return ETK_OK;
@@ -693,14 +726,20 @@ int etk_inspector_render_module_totals(
     return vrc;
   }
   const char *unit = etk_time_scale_name(insp->options.target_time_scale);
+  double max = 0;
+  for (size_t i = 0; i < count; i++)
+    if (fabs(totals[i]) > max) max = fabs(totals[i]);
+  const char *table_unit;
+  double scale = column_scale(insp, options, max, &table_unit);
   char total_header[48];
   snprintf(total_header, sizeof total_header,
-           options->include_units ? "total (%s)" : "total", unit);
+           options->include_units ? "total (%s)" : "total", table_unit);
   const char *headers[4] = {"module", "match", "events", total_header};
   totals_view_t v = {names, totals, events,
                      match == ETK_INSPECTOR_MODULE_EXACT  ? "exact"
                      : match == ETK_INSPECTOR_MODULE_VIEW ? "module view"
-                                                          : "substring"};
+                                                          : "substring",
+                     scale};
   int rc;
   if (options->format == ETK_INSPECT_FORMAT_JSON) {
     etk_json_t j;

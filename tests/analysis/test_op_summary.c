@@ -10,6 +10,7 @@
 
 #include "analysis_fixtures.h"
 #include "etk_test.h"
+#include "etkit/analysis.h"
 #include "etkit/inspector.h"
 
 static void repr_or_empty(double v, char *out) {
@@ -86,7 +87,19 @@ static void compare(etk_inspector_t *insp) {
     etk_op_summary_row_get(sum, ob.first_row + ob.row_count - 1, &meth);
     CHECK_EQ_INT(over.kind, ETK_OP_ROW_FRAMEWORK_OVERHEAD);
     CHECK(meth.total == ob.method_time);
-    CHECK(over.total == ob.method_time - ob.operators_total);
+    CHECK(over.total ==
+          ob.method_time - ob.operators_total - ob.delegate_total);
+    /* operators + delegate overhead + framework overhead = method time */
+    double parts = 0;
+    size_t delegate_rows = 0;
+    for (size_t k = 0; k + 1 < ob.row_count; k++) {
+      etk_op_summary_row_t r;
+      etk_op_summary_row_get(sum, ob.first_row + k, &r);
+      parts += r.total;
+      delegate_rows += r.kind == ETK_OP_ROW_DELEGATE_OVERHEAD;
+    }
+    CHECK_EQ_INT(delegate_rows, ob.delegate_wrappers ? 1 : 0);
+    CHECK(fabs(parts - ob.method_time) <= 1e-9 * fabs(ob.method_time));
   }
   etk_op_summary_free(sum);
   free(tsv);
@@ -149,6 +162,56 @@ ETK_TEST(delegates_match_inspect_summary) {
     if (strcmp(r.op_type, "linear") == 0) found = 1;
   }
   CHECK(found);
+  /* the delegate overhead: the wrapper minus the delegated events of its
+   * instruction, computed here from the events themselves */
+  double wrapper = 0, inside = 0;
+  int32_t iid = -1;
+  for (size_t e = 0; e < etk_inspector_event_count(insp); e++)
+    if (etk_op_summary_event_role(sum, e) == ETK_OP_ROLE_DELEGATE_WRAPPER) {
+      etk_inspector_event_t ev;
+      etk_inspector_event_get(insp, e, &ev);
+      iid = ev.instruction_id;
+      wrapper += etk_op_summary_event_avg(sum, e);
+    }
+  for (size_t e = 0; e < etk_inspector_event_count(insp); e++) {
+    etk_inspector_event_t ev;
+    etk_inspector_event_get(insp, e, &ev);
+    if (ev.is_delegated_op && ev.instruction_id == iid &&
+        etk_op_summary_event_role(sum, e) == ETK_OP_ROLE_OPERATOR)
+      inside += etk_op_summary_event_avg(sum, e);
+  }
+  REQUIRE(inside > 0);
+  etk_op_summary_row_t deleg, over;
+  size_t b = 0;
+  etk_op_summary_block_t ob;
+  for (; b < etk_inspector_block_count(insp); b++) {
+    etk_op_summary_block_get(sum, b, &ob);
+    if (ob.delegate_wrappers) break;
+  }
+  REQUIRE(b < etk_inspector_block_count(insp));
+  etk_op_summary_row_get(sum, ob.first_row + ob.row_count - 3, &deleg);
+  etk_op_summary_row_get(sum, ob.first_row + ob.row_count - 2, &over);
+  CHECK_EQ_INT(deleg.kind, ETK_OP_ROW_DELEGATE_OVERHEAD);
+  CHECK_EQ_STR(deleg.op_type, "delegate overhead");
+  CHECK(deleg.count == 1 && deleg.avg != deleg.avg);
+  CHECK(fabs(deleg.total - (wrapper - inside)) < 1e-12);
+  /* the diff's totals agree with the summary (A against itself) */
+  etk_diff_t *d = NULL;
+  REQUIRE(etk_diff_build(insp, insp, NULL, &d, NULL) == ETK_OK);
+  int seen = 0;
+  for (size_t i = 0; i < etk_diff_row_count(d); i++) {
+    etk_diff_row_t r;
+    etk_diff_row_get(d, i, &r);
+    if (r.kind == ETK_DIFF_ROW_DELEGATE_OVERHEAD) {
+      CHECK(fabs(r.avg_a - deleg.total) < 1e-12 && r.count_a == 1);
+      seen |= 1;
+    }
+    if (r.kind == ETK_DIFF_ROW_FRAMEWORK_OVERHEAD &&
+        fabs(r.avg_a - over.total) < 1e-12)
+      seen |= 2;
+  }
+  CHECK_EQ_INT(seen, 3);
+  etk_diff_free(d);
   etk_op_summary_free(sum);
   etk_inspector_close(insp);
 }

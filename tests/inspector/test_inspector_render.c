@@ -300,10 +300,12 @@ ETK_TEST(summary_by_operator_type) {
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
   /* Per run (averages of 2 runs): add 105, linear #1 105 + #2 80 merge as
-   * "linear" (185, 2 calls), int id 3: 10, DELEGATE_CALL of iid 1 wraps
-   * them (excluded), DELEGATE_CALL of iid 2 has no inner events (100),
-   * OPERATOR_CALL excluded; method 605, ops 400, overhead 205.  Percentages
-   * computed with Python: total / 605.0 * 100.0. */
+   * "linear" (185, 2 calls), int id 3: 10, DELEGATE_CALL of iid 1 (210)
+   * wraps them (not an operator; its 210 - 195 = 15 of its own are the
+   * delegate overhead), DELEGATE_CALL of iid 2 has no inner events (100),
+   * OPERATOR_CALL excluded; method 605 = ops 400 + delegate overhead 15 +
+   * framework overhead 190.  Percentages computed with Python:
+   * total / 605.0 * 100.0. */
   CHECK_EQ_STR(
       tsv,
       "\tevent_block_name\top_type\tcount\ttotal (ns)\tavg (ns)\t% of method\n"
@@ -311,15 +313,17 @@ ETK_TEST(summary_by_operator_type) {
       "1\tExecute\tadd.out\t1\t105.0\t105.0\t17.355371900826448\n"
       "2\tExecute\tDELEGATE_CALL\t1\t100.0\t100.0\t16.528925619834713\n"
       "3\tExecute\t3\t1\t10.0\t10.0\t1.6528925619834711\n"
-      "4\tExecute\tframework overhead\t\t205.0\t\t33.88429752066116\n"
-      "5\tExecute\tMethod::execute\t1\t605.0\t605.0\t100.0\n");
+      "4\tExecute\tdelegate overhead\t1\t15.0\t\t2.479338842975207\n"
+      "5\tExecute\tframework overhead\t\t190.0\t\t31.40495867768595\n"
+      "6\tExecute\tMethod::execute\t1\t605.0\t605.0\t100.0\n");
   free(tsv);
   ro.top = 1;
   ro.sort = ETK_INSPECT_SORT_NAME;
   tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
   CHECK(strstr(tsv, "\n0\tExecute\t3\t1\t") != NULL);
-  CHECK(strstr(tsv, "\n1\tExecute\tframework overhead\t") != NULL);
+  CHECK(strstr(tsv, "\n1\tExecute\tdelegate overhead\t1\t15.0\t") != NULL);
+  CHECK(strstr(tsv, "\n2\tExecute\tframework overhead\t\t190.0\t") != NULL);
   free(tsv);
   etk_inspector_close(insp);
 }
