@@ -48,45 +48,42 @@ static int fail_err(const etk_error_t *err) {
                       etk_error_format(err, line, sizeof line));
 }
 
+/* What render_to writes: the table (or the --module-total rows), then the
+ * allocation events when asked. */
+typedef struct render_job {
+  etk_inspector_t *insp;
+  const etk_inspector_render_options_t *ro;
+  const cli_t *totals;
+  int with_allocs;
+} render_job_t;
+
+static int render_job(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  const render_job_t *job = ctx;
+  int rc;
+  if (job->totals)
+    rc = etk_inspector_render_module_totals(
+        job->insp, job->totals->totals, job->totals->total_count,
+        cli_inspect_module_match(job->totals), job->ro, sink, err);
+  else
+    rc = etk_inspector_render(job->insp, job->ro, sink, err);
+  if (rc == ETK_OK && job->with_allocs) {
+    etk_inspector_render_options_t ao = *job->ro;
+    ao.view = ETK_INSPECT_VIEW_ALLOCATIONS;
+    ao.top = 0;
+    etk_render_puts(
+        sink, "\nallocation events (upstream's Inspector cannot read them):\n");
+    rc = etk_inspector_render(job->insp, &ao, sink, err);
+  }
+  return rc;
+}
+
 /* Renders into `path` ("-" = stdout) atomically. */
 static int render_to(etk_inspector_t *insp,
                      const etk_inspector_render_options_t *ro,
                      const cli_t *totals, const char *path, int with_allocs,
                      etk_error_t *err) {
-  etk_outfile_t of;
-  int rc = etk_outfile_open(&of, path, err);
-  if (rc != ETK_OK) return rc;
-  etk_render_sink_t *sink = malloc(sizeof *sink);
-  if (!sink) {
-    etk_outfile_abort(&of);
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  }
-  etk_render_sink_init_file(sink, of.fp);
-  if (totals)
-    rc = etk_inspector_render_module_totals(
-        insp, totals->totals, totals->total_count,
-        cli_inspect_module_match(totals), ro, sink, err);
-  else
-    rc = etk_inspector_render(insp, ro, sink, err);
-  if (rc == ETK_OK && with_allocs) {
-    etk_inspector_render_options_t ao = *ro;
-    ao.view = ETK_INSPECT_VIEW_ALLOCATIONS;
-    ao.top = 0;
-    etk_render_puts(
-        sink, "\nallocation events (upstream's Inspector cannot read them):\n");
-    rc = etk_inspector_render(insp, &ao, sink, err);
-  }
-  if (rc == ETK_OK) rc = etk_render_sink_flush(sink);
-  free(sink);
-  if (rc != ETK_OK) {
-    if (err && err->code == ETK_OK)
-      etk_error_set(err, rc, ETK_NO_OFFSET, "writing failed: %s",
-                    etk_strerror(rc));
-    etk_error_where(err, strcmp(path, "-") == 0 ? "<stdout>" : path);
-    etk_outfile_abort(&of);
-    return rc;
-  }
-  return etk_outfile_commit(&of, err);
+  render_job_t job = {insp, ro, totals, with_allocs};
+  return etk_cli_write_output(path, render_job, &job, err);
 }
 
 /* Prints a library note or warning as "etkit inspect: warning: ...". */
