@@ -339,6 +339,26 @@ int cli_bundled_output(const etk_method_t *m, size_t i, int32_t *sizes,
   return ETK_OK;
 }
 
+/* Element k of an integer tensor of `width` bytes, sign-extended; 0 for a
+ * width that is not 2, 4 or 8. */
+static int64_t signed_element(const uint8_t *p, size_t width, size_t k) {
+  int16_t x16;
+  int32_t x32;
+  int64_t x64;
+  switch (width) {
+    case 2:
+      memcpy(&x16, p + 2 * k, 2);
+      return x16;
+    case 4:
+      memcpy(&x32, p + 4 * k, 4);
+      return x32;
+    case 8:
+      memcpy(&x64, p + 8 * k, 8);
+      return x64;
+  }
+  return 0;
+}
+
 static void print_element(FILE *out, const void *data, int st, size_t k) {
   const uint8_t *p = data;
   switch (st) {
@@ -361,21 +381,16 @@ static void print_element(FILE *out, const void *data, int st, size_t k) {
     case ETK_CHAR:
       fprintf(out, "%d", (int8_t)p[k]);
       break;
-    case ETK_SHORT: {
-      int16_t x;
-      memcpy(&x, p + 2 * k, 2);
-      fprintf(out, "%d", x);
-    } break;
-    case ETK_INT: {
-      int32_t x;
-      memcpy(&x, p + 4 * k, 4);
-      fprintf(out, "%d", x);
-    } break;
-    case ETK_LONG: {
-      int64_t x;
-      memcpy(&x, p + 8 * k, 8);
-      fprintf(out, "%lld", (long long)x);
-    } break;
+    case ETK_SHORT:
+    case ETK_INT:
+    case ETK_LONG:
+      fprintf(out, "%lld",
+              (long long)signed_element(p,
+                                        st == ETK_SHORT ? 2
+                                        : st == ETK_INT ? 4
+                                                        : 8,
+                                        k));
+      break;
     default:
       fprintf(out, "?");
   }
