@@ -178,18 +178,28 @@ static const char *shell_word(const char *path, char *buf, size_t size) {
   return buf;
 }
 
+/* shell_word of DIR/NAME, always in `buf`. */
+static const char *shell_path(const char *dir, const char *name, char *buf,
+                              size_t size) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  const char *word = shell_word(path, buf, size);
+  if (word == path) snprintf(buf, size, "%s", path);
+  return buf;
+}
+
 /* What to run next: commands that can be pasted into a shell as they
  * are (paths quoted when needed, explanations as comments). */
 static void print_hints(const char *etdp, const char *rec, const char *dbg,
                         const char *bpte, const char *dir) {
-  static char q[6][8200];
+  static char q[7][8200];
   const char *e = shell_word(etdp, q[0], sizeof q[0]);
   const char *r = shell_word(rec, q[1], sizeof q[1]);
   const char *d = shell_word(dbg, q[2], sizeof q[2]);
   const char *b = shell_word(bpte, q[3], sizeof q[3]);
-  char out[4200];
-  snprintf(out, sizeof out, "%s/trace.json", dir);
-  const char *t = shell_word(out, q[4], sizeof q[4]);
+  const char *t = shell_path(dir, "trace.json", q[4], sizeof q[4]);
+  const char *p = shell_path(dir, "model.pte", q[5], sizeof q[5]);
+  const char *h = shell_path(dir, "report.html", q[6], sizeof q[6]);
   printf(
       "\nnext:\n"
       "  # every event with its statistics (add --by-module for time per "
@@ -205,19 +215,15 @@ static void print_hints(const char *etdp, const char *rec, const char *dbg,
       "  # a timeline for ui.perfetto.dev or chrome://tracing\n"
       "  etkit trace --etdump_path %s --etrecord %s -o %s\n",
       e, r, d, e, r, d, b, e, r, t);
-  char pte[4200];
-  snprintf(pte, sizeof pte, "%s/model.pte", dir);
-  const char *p = shell_word(pte, q[5], sizeof q[5]);
   printf(
       "  # the program's memory plan: buffers, peaks, lifetimes (--check "
       "verifies it)\n"
       "  etkit memory %s --etrecord %s\n",
       p, r);
-  snprintf(out, sizeof out, "%s/report.html", dir);
   printf(
       "  # a self-contained HTML report, with the memory map of the plan\n"
       "  etkit report --etdump_path %s --etrecord_path %s --program %s -o %s\n",
-      e, r, p, shell_word(out, q[4], sizeof q[4]));
+      e, r, p, h);
 }
 
 typedef struct demo_cli {
