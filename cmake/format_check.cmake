@@ -7,7 +7,8 @@ file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR}
      ${SOURCE_DIR}/tests/*.c ${SOURCE_DIR}/tests/*.h
      ${SOURCE_DIR}/bench/*.c ${SOURCE_DIR}/bench/*.h
      ${SOURCE_DIR}/fuzz/*.c ${SOURCE_DIR}/fuzz/*.h
-     ${SOURCE_DIR}/python/*.c ${SOURCE_DIR}/python/*.h)
+     ${SOURCE_DIR}/python/*.c ${SOURCE_DIR}/python/*.h
+     ${SOURCE_DIR}/examples/*.c ${SOURCE_DIR}/examples/*.h)
 list(SORT files)
 set(bad "")
 foreach(f IN LISTS files)

@@ -2,27 +2,24 @@
  * cmd_demo.c - `etkit demo [--output-dir DIR]`: the whole developer-tools
  * loop on one small model, without Python.
  *
- *   1. builds a small convolutional network in C with the program builder
- *      (the tutorial model's operators: convolution, relu, max-pool,
- *      permute, view, addmm), part of it (a second convolution + relu)
- *      lowered to EtkitMicroBackend as a delegate whose ops report string
- *      debug ids "<op> #<n>", as upstream's XNNPACK delegate does;
+ *   1. builds the example model of examples/demo_model (a small CNN made
+ *      in C with the program builder, part of it lowered to
+ *      EtkitMicroBackend as a delegate whose ops report string debug ids);
  *   2. writes model.pte and a bundled model.bpte (one test case whose
  *      expected outputs come from the reference runtime);
  *   3. runs the model several times on the same input (as upstream's
  *      example runner does, so the runs' logged values agree) with tracing
  *      at the "intermediates" debug level, writing etdump.etdp and
  *      debug_buffer.bin;
- *   4. writes model.etrecord (the graph, debug handles, the instruction ->
- *      handle map and the delegate map of the delegate's debug ids) so the
- *      inspector can link events to graph nodes;
+ *   4. writes model.etrecord with the example's ETRecord writer (the graph,
+ *      debug handles, the instruction -> handle map and the delegate map)
+ *      so the inspector can link events to graph nodes;
  *   5. opens the ETDump with the inspector, links it with the ETRecord and
  *      prints each operator with its op type and module, the
  *      per-operator-type summary, and the commands to go further.
  *
- * Weights are a fixed pseudo-random sequence, so every run of the demo
- * produces the same model, the same outputs and (timings aside) the same
- * files.
+ * The example's weights are fixed, so every run of the demo produces the
+ * same model, the same outputs and (timings aside) the same files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +27,7 @@
 
 #include "cli_args.h"
 #include "commands.h"
+#include "demo_model/demo_model.h"
 #include "etkit/etrecord.h"
 #include "etkit/inspector.h"
 #include "etkit/program.h"
@@ -49,289 +47,6 @@ static const char *const usage_text =
     "./etkit-demo), then prints the operators linked with the ETRecord\n"
     "(op types, modules), a per-operator-type summary and the commands\n"
     "to go on.\n";
-
-static uint32_t lcg_state = 12345u;
-static float next_weight(float scale) {
-  lcg_state = lcg_state * 1664525u + 1013904223u;
-  return ((float)(lcg_state >> 8) / 16777216.0f - 0.5f) * scale;
-}
-
-static float *weights(size_t n, float scale) {
-  float *w = malloc(n * sizeof *w);
-  if (w)
-    for (size_t k = 0; k < n; k++) w[k] = next_weight(scale);
-  return w;
-}
-
-/* The delegated part: conv(in, w, b) -> relu -> out, as an
- * EtkitMicroBackend payload.  DelegateCall args: [in, w, b, out].  The ops'
- * debug ids are the keys of the ETRecord's delegate map (write_etrecord). */
-#define DELEGATE_ID_CONV "convolution #0"
-#define DELEGATE_ID_RELU "relu #1"
-
-static int build_payload(uint8_t *buf, size_t cap, size_t *len) {
-  etk_micro_graph_t g;
-  etk_micro_graph_init(&g, buf, cap);
-  int in = etk_micro_graph_arg(&g, 0), w = etk_micro_graph_arg(&g, 1);
-  int b = etk_micro_graph_arg(&g, 2), out = etk_micro_graph_arg(&g, 3);
-  int one = etk_micro_graph_int(&g, 1), zero = etk_micro_graph_int(&g, 0);
-  uint16_t ones[2] = {(uint16_t)one, (uint16_t)one};
-  uint16_t zeros[2] = {(uint16_t)zero, (uint16_t)zero};
-  int stride = etk_micro_graph_int_list(&g, ones, 2);
-  int pad = etk_micro_graph_int_list(&g, ones, 2);
-  int dil = etk_micro_graph_int_list(&g, ones, 2);
-  int opad = etk_micro_graph_int_list(&g, zeros, 2);
-  int transposed = etk_micro_graph_bool(&g, false);
-  int32_t tsz[4] = {1, 8, 4, 4};
-  int tmp = etk_micro_graph_tensor(&g, ETK_FLOAT, 4, tsz);
-  uint16_t conv_args[11] = {(uint16_t)in,         (uint16_t)w,    (uint16_t)b,
-                            (uint16_t)stride,     (uint16_t)pad,  (uint16_t)dil,
-                            (uint16_t)transposed, (uint16_t)opad, (uint16_t)one,
-                            (uint16_t)tmp,        (uint16_t)tmp};
-  static const char meta[] = "conv2d 3x3 pad 1";
-  etk_micro_graph_op(&g, "aten::convolution.out", DELEGATE_ID_CONV, -1, meta,
-                     (uint16_t)(sizeof meta - 1), conv_args, 11, 1);
-  uint16_t relu_args[3] = {(uint16_t)tmp, (uint16_t)out, (uint16_t)out};
-  etk_micro_graph_op(&g, "aten::relu.out", DELEGATE_ID_RELU, -1, NULL, 0,
-                     relu_args, 3, 1);
-  return etk_micro_graph_finish(&g, len);
-}
-
-/* Builds the program; returns the .pte bytes (malloc'd). */
-static int build_model(uint8_t **pte, size_t *len, etk_error_t *err) {
-  etk_program_builder_t *b = etk_program_builder_new("forward");
-  if (!b)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  float *w1 = weights(4 * 1 * 3 * 3, 0.8f), *b1 = weights(4, 0.2f);
-  float *w2 = weights(8 * 4 * 3 * 3, 0.4f), *b2 = weights(8, 0.2f);
-  float *w3 = weights(32 * 10, 0.3f), *b3 = weights(10, 0.1f);
-  int rc = ETK_E_NO_MEMORY;
-  uint8_t payload[1024];
-  size_t payload_len = 0;
-  if (!w1 || !b1 || !w2 || !b2 || !w3 || !b3) goto out;
-  rc = build_payload(payload, sizeof payload, &payload_len);
-  if (rc != ETK_OK) {
-    etk_error_set(err, rc, ETK_NO_OFFSET, "cannot build the delegate payload");
-    goto out;
-  }
-  const int32_t s_in[4] = {1, 1, 8, 8}, s_w1[4] = {4, 1, 3, 3}, s_b1[1] = {4};
-  const int32_t s_c1[4] = {1, 4, 8, 8}, s_p1[4] = {1, 4, 4, 4};
-  const int32_t s_w2[4] = {8, 4, 3, 3}, s_b2[1] = {8}, s_d[4] = {1, 8, 4, 4};
-  const int32_t s_p2[4] = {1, 8, 2, 2}, s_t[4] = {1, 2, 2, 8};
-  const int32_t s_v[2] = {1, 32}, s_w3[2] = {32, 10}, s_b3[1] = {10};
-  const int32_t s_o[2] = {1, 10};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_in, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int cw1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_w1, NULL,
-                                           ETK_BUILDER_CONSTANT, w1);
-  int cb1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b1, NULL,
-                                           ETK_BUILDER_CONSTANT, b1);
-  const int64_t one2[2] = {1, 1}, zero2[2] = {0, 0}, two2[2] = {2, 2};
-  int stride = etk_program_builder_add_int_list(b, one2, 2);
-  int pad = etk_program_builder_add_int_list(b, one2, 2);
-  int dil = etk_program_builder_add_int_list(b, one2, 2);
-  int opad = etk_program_builder_add_int_list(b, zero2, 2);
-  int transposed = etk_program_builder_add_bool(b, false);
-  int groups = etk_program_builder_add_int(b, 1);
-  int c1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_c1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int r1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_c1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int kernel = etk_program_builder_add_int_list(b, two2, 2);
-  int pstride = etk_program_builder_add_int_list(b, two2, 2);
-  int ppad = etk_program_builder_add_int_list(b, zero2, 2);
-  int pdil = etk_program_builder_add_int_list(b, one2, 2);
-  int ceil = etk_program_builder_add_bool(b, false);
-  int p1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_p1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int i1 = etk_program_builder_add_tensor(b, ETK_LONG, 4, s_p1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int cw2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_w2, NULL,
-                                           ETK_BUILDER_CONSTANT, w2);
-  int cb2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b2, NULL,
-                                           ETK_BUILDER_CONSTANT, b2);
-  int d = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_d, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int p2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_p2, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int i2 = etk_program_builder_add_tensor(b, ETK_LONG, 4, s_p2, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  const int64_t perm[4] = {0, 2, 3, 1}, view[2] = {1, 32};
-  int dims = etk_program_builder_add_int_list(b, perm, 4);
-  int t = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_t, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int size = etk_program_builder_add_int_list(b, view, 2);
-  int v = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_v, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int cw3 = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_w3, NULL,
-                                           ETK_BUILDER_CONSTANT, w3);
-  int cb3 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b3, NULL,
-                                           ETK_BUILDER_CONSTANT, b3);
-  int beta = etk_program_builder_add_int(b, 1), alpha = beta;
-  int out = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_o, NULL,
-                                           ETK_BUILDER_PLANNED, NULL);
-  int op_conv = etk_program_builder_add_operator(b, "aten::convolution", "out");
-  int op_relu = etk_program_builder_add_operator(b, "aten::relu", "out");
-  int op_pool = etk_program_builder_add_operator(
-      b, "aten::max_pool2d_with_indices", "out");
-  int op_perm =
-      etk_program_builder_add_operator(b, "aten::permute_copy", "out");
-  int op_view = etk_program_builder_add_operator(b, "aten::view_copy", "out");
-  int op_addmm = etk_program_builder_add_operator(b, "aten::addmm", "out");
-  const char *spec_keys[1] = {"origin"};
-  const uint8_t spec_value[] = "etkit demo";
-  const uint8_t *spec_values[1] = {spec_value};
-  const uint32_t spec_lens[1] = {sizeof spec_value - 1};
-  int del = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
-                                             payload_len, spec_keys,
-                                             spec_values, spec_lens, 1);
-  int32_t a0[] = {x,          cw1,  cb1,    stride, pad, dil,
-                  transposed, opad, groups, c1,     c1};
-  etk_program_builder_kernel_call(b, op_conv, a0, 11);
-  int32_t a1[] = {c1, r1, r1};
-  etk_program_builder_kernel_call(b, op_relu, a1, 3);
-  int32_t a2[] = {r1, kernel, pstride, ppad, pdil, ceil, p1, i1, p1, i1};
-  etk_program_builder_kernel_call(b, op_pool, a2, 10);
-  int32_t a3[] = {p1, cw2, cb2, d};
-  etk_program_builder_delegate_call(b, del, a3, 4);
-  int32_t a4[] = {d, kernel, pstride, ppad, pdil, ceil, p2, i2, p2, i2};
-  etk_program_builder_kernel_call(b, op_pool, a4, 10);
-  int32_t a5[] = {p2, dims, t, t};
-  etk_program_builder_kernel_call(b, op_perm, a5, 4);
-  int32_t a6[] = {t, size, v, v};
-  etk_program_builder_kernel_call(b, op_view, a6, 4);
-  int32_t a7[] = {cb3, v, cw3, beta, alpha, out, out};
-  etk_program_builder_kernel_call(b, op_addmm, a7, 7);
-  int32_t inputs[] = {x}, outputs[] = {out};
-  etk_program_builder_set_inputs(b, inputs, 1);
-  etk_program_builder_set_outputs(b, outputs, 1);
-  rc = etk_program_builder_finish(b, pte, len, err);
-out:
-  if (rc == ETK_E_NO_MEMORY && !*pte)
-    etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
-  free(w1);
-  free(b1);
-  free(w2);
-  free(b2);
-  free(w3);
-  free(b3);
-  etk_program_builder_free(b);
-  return rc;
-}
-
-/* Describes a bundled tensor for the ETRecord writer (sizes into `dims`). */
-static etk_torch_tensor_desc_t torch_desc(const etk_tensor_data_t *t,
-                                          int64_t *dims) {
-  for (uint32_t k = 0; k < t->dim; k++) dims[k] = t->sizes[k];
-  etk_torch_tensor_desc_t d = {t->scalar_type, t->dim, dims, t->data,
-                               t->nbytes};
-  return d;
-}
-
-/* The ETRecord: one node per graph operator with its debug handle, the
- * instruction -> handle map and the delegate map of instruction 3, and the
- * bundled test case's input and expected output as representative_inputs
- * and reference_outputs (so `etkit inspect --compare_results` works). */
-static int write_etrecord(const char *path, const etk_tensor_data_t *input,
-                          const etk_tensor_data_t *expected, etk_error_t *err) {
-  static const char *const names[] = {"aten_convolution_default",
-                                      "aten_relu_default",
-                                      "aten_max_pool2d_with_indices_default",
-                                      "aten_convolution_default_1",
-                                      "aten_relu_default_1",
-                                      "aten_max_pool2d_with_indices_default_1",
-                                      "aten_permute_copy_default",
-                                      "aten_view_copy_default",
-                                      "aten_addmm_default"};
-  static const char *const ops[] = {
-      "aten::convolution",  "aten::relu",      "aten::max_pool2d_with_indices",
-      "aten::convolution",  "aten::relu",      "aten::max_pool2d_with_indices",
-      "aten::permute_copy", "aten::view_copy", "aten::addmm"};
-  static const char *const modules[][3] = {
-      {"L__self___conv1", "conv1", "torch.nn.modules.conv.Conv2d"},
-      {"L__self___relu1", "relu1", "torch.nn.modules.activation.ReLU"},
-      {"L__self___pool1", "pool1", "torch.nn.modules.pooling.MaxPool2d"},
-      {"L__self___conv2", "conv2", "torch.nn.modules.conv.Conv2d"},
-      {"L__self___relu2", "relu2", "torch.nn.modules.activation.ReLU"},
-      {"L__self___pool2", "pool2", "torch.nn.modules.pooling.MaxPool2d"},
-      {"", "", ""},
-      {"", "", ""},
-      {"L__self___fc", "fc", "torch.nn.modules.linear.Linear"}};
-  enum { N = 9 };
-  char targets[N][128];
-  char traces[N][160];
-  etk_etrecord_node_desc_t nodes[N];
-  etk_etrecord_input_desc_t inputs[N];
-  etk_etrecord_module_desc_t stacks[N][2];
-  const char *outs[N][1];
-  memset(nodes, 0, sizeof nodes);
-  for (int k = 0; k < N; k++) {
-    char op[96];
-    snprintf(op, sizeof op, "%s.default", ops[k]);
-    etk_etrecord_edge_target(op, targets[k], sizeof targets[k]);
-    snprintf(traces[k], sizeof traces[k],
-             "  File \"demo_model.py\", line %d, in forward\n    x = "
-             "self.layer%d(x)\n",
-             20 + k, k);
-    inputs[k].arg = k == 8 ? "mat1" : "self";
-    inputs[k].tensor = k == 0 ? "x" : names[k - 1];
-    stacks[k][0] = (etk_etrecord_module_desc_t){"L__self__", "", "demo.Model"};
-    stacks[k][1] = (etk_etrecord_module_desc_t){modules[k][0], modules[k][1],
-                                                modules[k][2]};
-    outs[k][0] = names[k];
-    nodes[k].name = names[k];
-    nodes[k].target = targets[k];
-    nodes[k].debug_handle = k + 1;
-    nodes[k].stack_trace = traces[k];
-    nodes[k].module_stack = stacks[k];
-    nodes[k].module_stack_count = modules[k][0][0] ? 2 : 1;
-    nodes[k].inputs = &inputs[k];
-    nodes[k].input_count = 1;
-    nodes[k].outputs = outs[k];
-    nodes[k].output_count = 1;
-  }
-  /* instruction -> handles (instruction 3 is the delegate call) */
-  static const int64_t h[N] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
-  etk_etrecord_handle_desc_t handles[] = {
-      {0, &h[0], 1, false}, {1, &h[1], 1, false}, {2, &h[2], 1, false},
-      {3, &h[3], 2, true},  {4, &h[5], 1, false}, {5, &h[6], 1, false},
-      {6, &h[7], 1, false}, {7, &h[8], 1, false}};
-  etk_etrecord_delegate_id_desc_t ids[] = {{DELEGATE_ID_CONV, &h[3], 1},
-                                           {DELEGATE_ID_RELU, &h[4], 1}};
-  etk_etrecord_delegate_desc_t delegates[] = {
-      {3, ETK_MICRO_BACKEND_ID, ids, 2, 1}};
-  const char *graph_in[] = {"x"};
-  const char *graph_out[] = {names[N - 1]};
-  etk_etrecord_method_desc_t m;
-  memset(&m, 0, sizeof m);
-  m.name = "forward";
-  m.nodes = nodes;
-  m.node_count = N;
-  m.graph_inputs = graph_in;
-  m.graph_input_count = 1;
-  m.graph_outputs = graph_out;
-  m.graph_output_count = 1;
-  m.handles = handles;
-  m.handle_count = sizeof handles / sizeof handles[0];
-  m.delegates = delegates;
-  m.delegate_count = 1;
-  int64_t in_dims[ETK_MAX_DIMS], out_dims[ETK_MAX_DIMS];
-  etk_torch_tensor_desc_t in_desc = torch_desc(input, in_dims);
-  etk_torch_tensor_desc_t out_desc = torch_desc(expected, out_dims);
-  etk_etrecord_case_desc_t case0 = {&out_desc, 1};
-  etk_etrecord_reference_desc_t ref = {"forward", &case0, 1};
-  etk_etrecord_references_desc_t refs = {&ref, 1, &in_desc, 1};
-  etk_etrecord_desc_t desc;
-  memset(&desc, 0, sizeof desc);
-  desc.methods = &m;
-  desc.method_count = 1;
-  desc.references = &refs;
-  return etk_etrecord_write_file(&desc, path, err);
-}
-
-static void fill_input(float *x, size_t n) {
-  for (size_t k = 0; k < n; k++) x[k] = (float)((int)((k * 7) % 17) - 8) / 8.0f;
-}
 
 static void report_file(const char *path, const char *what) {
   FILE *f = fopen(path, "rb");
@@ -463,18 +178,28 @@ static const char *shell_word(const char *path, char *buf, size_t size) {
   return buf;
 }
 
+/* shell_word of DIR/NAME, always in `buf`. */
+static const char *shell_path(const char *dir, const char *name, char *buf,
+                              size_t size) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  const char *word = shell_word(path, buf, size);
+  if (word == path) snprintf(buf, size, "%s", path);
+  return buf;
+}
+
 /* What to run next: commands that can be pasted into a shell as they
  * are (paths quoted when needed, explanations as comments). */
 static void print_hints(const char *etdp, const char *rec, const char *dbg,
                         const char *bpte, const char *dir) {
-  static char q[6][8200];
+  static char q[7][8200];
   const char *e = shell_word(etdp, q[0], sizeof q[0]);
   const char *r = shell_word(rec, q[1], sizeof q[1]);
   const char *d = shell_word(dbg, q[2], sizeof q[2]);
   const char *b = shell_word(bpte, q[3], sizeof q[3]);
-  char out[4200];
-  snprintf(out, sizeof out, "%s/trace.json", dir);
-  const char *t = shell_word(out, q[4], sizeof q[4]);
+  const char *t = shell_path(dir, "trace.json", q[4], sizeof q[4]);
+  const char *p = shell_path(dir, "model.pte", q[5], sizeof q[5]);
+  const char *h = shell_path(dir, "report.html", q[6], sizeof q[6]);
   printf(
       "\nnext:\n"
       "  # every event with its statistics (add --by-module for time per "
@@ -490,19 +215,15 @@ static void print_hints(const char *etdp, const char *rec, const char *dbg,
       "  # a timeline for ui.perfetto.dev or chrome://tracing\n"
       "  etkit trace --etdump_path %s --etrecord %s -o %s\n",
       e, r, d, e, r, d, b, e, r, t);
-  char pte[4200];
-  snprintf(pte, sizeof pte, "%s/model.pte", dir);
-  const char *p = shell_word(pte, q[5], sizeof q[5]);
   printf(
       "  # the program's memory plan: buffers, peaks, lifetimes (--check "
       "verifies it)\n"
       "  etkit memory %s --etrecord %s\n",
       p, r);
-  snprintf(out, sizeof out, "%s/report.html", dir);
   printf(
       "  # a self-contained HTML report, with the memory map of the plan\n"
       "  etkit report --etdump_path %s --etrecord_path %s --program %s -o %s\n",
-      e, r, p, shell_word(out, q[4], sizeof q[4]));
+      e, r, p, h);
 }
 
 typedef struct demo_cli {
@@ -553,7 +274,7 @@ int etk_cmd_demo(int argc, char **argv) {
 
   uint8_t *pte = NULL;
   size_t pte_len = 0;
-  if (build_model(&pte, &pte_len, &err) ||
+  if (etk_demo_model_build(&pte, &pte_len, &err) ||
       etk_write_file(p_pte, pte, pte_len, &err)) {
     free(pte);
     return etk_cli_fail_error(CMD, &err);
@@ -563,7 +284,7 @@ int etk_cmd_demo(int argc, char **argv) {
   etk_method_t *m = NULL;
   cli_recorder_t rec;
   memset(&rec, 0, sizeof rec);
-  float x[64];
+  float x[ETK_DEMO_MODEL_INPUT_ELEMENTS];
   void *expected = NULL;
   if (etk_program_load(pte, pte_len, NULL, &prog, &err)) {
     status = etk_cli_fail_error(CMD, &err);
@@ -583,7 +304,7 @@ int etk_cmd_demo(int argc, char **argv) {
   }
   /* The same input every run, as upstream's example runner does: the
    * inspector merges the runs, and their logged values must agree. */
-  fill_input(x, 64);
+  etk_demo_model_fill_input(x, ETK_DEMO_MODEL_INPUT_ELEMENTS);
   for (unsigned r = 0; r < runs; r++) {
     etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
     memset(t.dim_order, 0, sizeof t.dim_order);
@@ -621,7 +342,7 @@ int etk_cmd_demo(int argc, char **argv) {
   }
   /* ETRecord: the graph and the maps that link instruction ids (and the
    * delegate's debug ids) to graph nodes. */
-  if (write_etrecord(p_rec, &in0, &ex0, &err)) {
+  if (etk_demo_model_write_etrecord(p_rec, &in0, &ex0, &err)) {
     status = etk_cli_fail_error(CMD, &err);
     goto out;
   }

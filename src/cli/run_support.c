@@ -1,7 +1,8 @@
 /*
  * run_support.c - what the CLI's runs share: the recorder they trace into,
  * method inputs from .npy files (or filled with ones, like upstream's
- * executor_runner), outputs to .npy files and to the terminal.
+ * executor_runner) and outputs to .npy files; run_print.c prints outputs
+ * on the terminal.
  *
  * The recorder is a trace session of the runtime library
  * (etk_trace_session_*, src/runtime/trace_session.c), sized from the
@@ -337,80 +338,4 @@ int cli_bundled_output(const etk_method_t *m, size_t i, int32_t *sizes,
   if (bytes) memcpy(*copy, t->data, bytes);
   cli_bundled_tensor(t, *copy, sizes, out);
   return ETK_OK;
-}
-
-static void print_element(FILE *out, const void *data, int st, size_t k) {
-  const uint8_t *p = data;
-  switch (st) {
-    case ETK_FLOAT: {
-      float f;
-      memcpy(&f, p + 4 * k, 4);
-      fprintf(out, "%g", f);
-    } break;
-    case ETK_DOUBLE: {
-      double d;
-      memcpy(&d, p + 8 * k, 8);
-      fprintf(out, "%g", d);
-    } break;
-    case ETK_BOOL:
-      fprintf(out, "%s", p[k] ? "true" : "false");
-      break;
-    case ETK_BYTE:
-      fprintf(out, "%u", p[k]);
-      break;
-    case ETK_CHAR:
-      fprintf(out, "%d", (int8_t)p[k]);
-      break;
-    case ETK_SHORT: {
-      int16_t x;
-      memcpy(&x, p + 2 * k, 2);
-      fprintf(out, "%d", x);
-    } break;
-    case ETK_INT: {
-      int32_t x;
-      memcpy(&x, p + 4 * k, 4);
-      fprintf(out, "%d", x);
-    } break;
-    case ETK_LONG: {
-      int64_t x;
-      memcpy(&x, p + 8 * k, 8);
-      fprintf(out, "%lld", (long long)x);
-    } break;
-    default:
-      fprintf(out, "?");
-  }
-}
-
-void cli_print_value(FILE *out, const etk_method_t *m, size_t output,
-                     size_t max_values) {
-  const etk_value_t *v = etk_method_output(m, output);
-  if (!v) return;
-  switch (v->tag) {
-    case ETK_VALUE_INT:
-      fprintf(out, "Int %lld", (long long)v->u.i);
-      return;
-    case ETK_VALUE_DOUBLE:
-      fprintf(out, "Double %g", v->u.d);
-      return;
-    case ETK_VALUE_BOOL:
-      fprintf(out, "Bool %s", v->u.b ? "true" : "false");
-      return;
-    case ETK_VALUE_TENSOR:
-      break;
-    default:
-      fprintf(out, "%s", etk_program_tag_name(v->tag));
-      return;
-  }
-  const etk_tensor_t *t = v->u.tensor;
-  fprintf(out, "%s [", etk_scalar_type_name(t->scalar_type));
-  for (int32_t d = 0; d < t->dim; d++)
-    fprintf(out, "%s%d", d ? ", " : "", t->sizes[d]);
-  fprintf(out, "] = [");
-  size_t n = (size_t)etk_tensor_numel(t);
-  for (size_t k = 0; k < n && k < max_values && t->data; k++) {
-    if (k) fprintf(out, ", ");
-    print_element(out, t->data, t->scalar_type, k);
-  }
-  if (n > max_values) fprintf(out, ", ...");
-  fprintf(out, "]");
 }

@@ -4,7 +4,7 @@
 #
 # Reads the table "The table the build checks" of docs/architecture.md
 # (library | folder | public headers | arrows to) and every #include of
-# src/ and include/etkit/, and fails when
+# src/, include/etkit/ and examples/, and fails when
 #   - a file belongs to no library of the table;
 #   - a file includes the public header of a library that its own library
 #     cannot reach through the arrows (an umbrella header counts as all of
@@ -36,7 +36,7 @@ foreach(row IN LISTS rows)
   set(lib "${CMAKE_MATCH_1}")
   string(REGEX MATCHALL "`[^`]+`" arrows "${c_arrows}")
   string(REPLACE "`" "" arrows "${arrows}")
-  string(REGEX MATCHALL "etkit/[a-z0-9_]+\\.h" headers "${c_headers}")
+  string(REGEX MATCHALL "[a-z0-9_]+/[a-z0-9_]+\\.h" headers "${c_headers}")
   if(lib STREQUAL "umbrella")
     foreach(h IN LISTS headers)
       list(APPEND umbrellas ${h})
@@ -86,7 +86,8 @@ macro(fail text)
 endmacro()
 
 file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR}
-     ${SOURCE_DIR}/src/*.c ${SOURCE_DIR}/src/*.h ${SOURCE_DIR}/include/*.h)
+     ${SOURCE_DIR}/src/*.c ${SOURCE_DIR}/src/*.h ${SOURCE_DIR}/include/*.h
+     ${SOURCE_DIR}/examples/*.c ${SOURCE_DIR}/examples/*.h)
 list(SORT files)
 set(checked 0)
 foreach(f IN LISTS files)
@@ -122,7 +123,7 @@ foreach(f IN LISTS files)
     string(REGEX MATCH "\"([^\"]+)\"" _ "${line}")
     set(inc "${CMAKE_MATCH_1}")
     set(targets "")
-    if(inc MATCHES "^etkit/")
+    if(inc MATCHES "^etkit/" OR DEFINED HEADER_${inc})
       if(inc IN_LIST umbrellas)
         set(targets ${UMBRELLA_${inc}})
       elseif(DEFINED HEADER_${inc})
