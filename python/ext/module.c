@@ -566,17 +566,6 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
 
 /* ------------------------------------------------------------ rendering */
 
-PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err) {
-  size_t len = 0;
-  char *text = rc == ETK_OK ? etk_render_sink_take(sink, &len) : NULL;
-  etk_render_sink_free(sink);
-  if (rc != ETK_OK) return ext_raise(err);
-  if (!text) return PyErr_NoMemory();
-  PyObject *s = PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace");
-  free(text);
-  return s;
-}
-
 /* render(format, view, include_units, include_delegate_debug_data,
  *        all_rows, allow_empty, columns) -> str */
 static PyObject *h_render(ext_inspector_t *self, PyObject *args) {

@@ -62,6 +62,17 @@ PyObject *ext_raise(const etk_error_t *err) {
   return NULL;
 }
 
+PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err) {
+  size_t len = 0;
+  char *text = rc == ETK_OK ? etk_render_sink_take(sink, &len) : NULL;
+  etk_render_sink_free(sink);
+  if (rc != ETK_OK) return ext_raise(err);
+  if (!text) return PyErr_NoMemory();
+  PyObject *s = PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace");
+  free(text);
+  return s;
+}
+
 int ext_numpy_type(int scalar_type) {
   switch (scalar_type) {
     case ETK_SCALAR_TYPE_BYTE:

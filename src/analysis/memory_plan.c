@@ -748,21 +748,6 @@ void etk_memory_plan_free(etk_memory_plan_t *plan) {
   free(in);
 }
 
-int64_t etk_memory_plan_find(const etk_memory_plan_t *plan, uint32_t value) {
-  if (!plan) return -1;
-  size_t lo = 0, hi = plan->tensor_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (plan->tensors[mid].value < value)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo < plan->tensor_count && plan->tensors[lo].value == value)
-    return (int64_t)lo;
-  return -1;
-}
-
 size_t etk_memory_plan_live_at(const etk_memory_plan_t *plan, uint32_t mem_id,
                                int64_t instruction, uint32_t *out, size_t cap) {
   size_t n = 0;
