@@ -58,11 +58,24 @@ const char *etk_scalar_type_name(int code);
  * byte, ...); 0 for an invalid code. */
 size_t etk_scalar_type_size(int code);
 
+/* NumPy dtype name of a plain numeric ScalarType ("uint8", "float32",
+ * "bfloat16"; BITS16 and UINT16 both "uint16"), or NULL for a quantized,
+ * float8 or invalid code.  Static string. */
+const char *etk_scalar_type_numpy_name(int code);
+
 /* The float value of an IEEE half (HALF) or of a bfloat16 (BFLOAT16), bit
  * exact: every half and bfloat16 value is a float, NaN payloads and signs
  * are kept. */
 float etk_half_to_float(uint16_t h);
 float etk_bfloat16_to_float(uint16_t b);
+
+/* Reads the element at `p` (any alignment, host byte order) of ScalarType
+ * `code` into *value as a double: HALF and BFLOAT16 converted exactly, LONG
+ * and UINT64 rounded to nearest, QINT8, QUINT8 and QINT32 as their stored
+ * integers.  Returns 1, or 0 (leaving *value alone) for a type with no
+ * single numeric reading (QUINT4X2, QUINT2X4, the float8 types, an invalid
+ * code).  Reads etk_scalar_type_size(code) bytes. */
+int etk_scalar_type_read(int code, const void *p, double *value);
 
 #ifdef __cplusplus
 }

@@ -163,53 +163,21 @@ int etk_etdump_value_tensor(const etk_etdump_t *d,
 }
 
 size_t etk_etdump_tensor_element_size(int scalar_type) {
-  switch (scalar_type) {
-    case ETK_SCALAR_TYPE_BYTE:
-    case ETK_SCALAR_TYPE_CHAR:
-    case ETK_SCALAR_TYPE_BOOL:
-      return 1;
-    case ETK_SCALAR_TYPE_SHORT:
-    case ETK_SCALAR_TYPE_HALF:
-    case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16:
-      return 2;
-    case ETK_SCALAR_TYPE_INT:
-    case ETK_SCALAR_TYPE_FLOAT:
-      return 4;
-    case ETK_SCALAR_TYPE_LONG:
-    case ETK_SCALAR_TYPE_DOUBLE:
-      return 8;
-    default:
-      return 0;
-  }
+  /* The plain numeric types, less the three the Inspector's tensor decoding
+   * does not take. */
+  if (scalar_type == ETK_SCALAR_TYPE_BFLOAT16 ||
+      scalar_type == ETK_SCALAR_TYPE_UINT32 ||
+      scalar_type == ETK_SCALAR_TYPE_UINT64)
+    return 0;
+  return etk_scalar_type_numpy_name(scalar_type)
+             ? etk_scalar_type_size(scalar_type)
+             : 0;
 }
 
 const char *etk_etdump_tensor_dtype_name(int scalar_type) {
-  switch (scalar_type) {
-    case ETK_SCALAR_TYPE_BYTE:
-      return "uint8";
-    case ETK_SCALAR_TYPE_CHAR:
-      return "int8";
-    case ETK_SCALAR_TYPE_BOOL:
-      return "bool";
-    case ETK_SCALAR_TYPE_SHORT:
-      return "int16";
-    case ETK_SCALAR_TYPE_HALF:
-      return "float16";
-    case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16:
-      return "uint16";
-    case ETK_SCALAR_TYPE_INT:
-      return "int32";
-    case ETK_SCALAR_TYPE_FLOAT:
-      return "float32";
-    case ETK_SCALAR_TYPE_LONG:
-      return "int64";
-    case ETK_SCALAR_TYPE_DOUBLE:
-      return "float64";
-    default:
-      return NULL;
-  }
+  return etk_etdump_tensor_element_size(scalar_type)
+             ? etk_scalar_type_numpy_name(scalar_type)
+             : NULL;
 }
 
 int etk_etdump_tensor_nbytes(const etk_etdump_tensor_t *t, uint64_t *nbytes,

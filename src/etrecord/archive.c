@@ -337,6 +337,15 @@ static int list_programs(etk_etrecord_t *rec, etk_error_t *err) {
   return ETK_OK;
 }
 
+int etr_member_load_json(etk_etrecord_t *rec, const etk_etrecord_member_t *pub,
+                         const char *member, json_t **root, etk_error_t *err) {
+  etr_member_t *m = (etr_member_t *)(void *)pub; /* pub is the first field */
+  int rc = etr_member_load(rec, m, err);
+  if (rc != ETK_OK) return rc;
+  return etr_json_parse((const char *)m->data, m->len, &rec->limits, member,
+                        NULL, root, err);
+}
+
 int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err) {
   if (m->loaded) return ETK_OK;
   const char *where = m->pub.name;

@@ -727,12 +727,8 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
     etk_error_where(err, member);
     return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET, "no such member");
   }
-  etr_member_t *m = (etr_member_t *)(void *)pub; /* pub is the first field */
-  int rc = etr_member_load(rec, m, err);
-  if (rc != ETK_OK) return rc;
   json_t *root;
-  rc = etr_json_parse((const char *)m->data, m->len, &rec->limits, member, NULL,
-                      &root, err);
+  int rc = etr_member_load_json(rec, pub, member, &root, err);
   if (rc != ETK_OK) return rc;
 
   etr_program_t *prog = calloc(1, sizeof *prog);

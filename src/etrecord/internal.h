@@ -103,6 +103,11 @@ struct etk_etrecord {
 /* Reads a member by index into its cache (limits enforced). */
 int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err);
 
+/* Loads the member `pub` (as etr_member_load) and parses it as JSON into
+ * *root, which the caller then owns.  Errors name `member`. */
+int etr_member_load_json(etk_etrecord_t *rec, const etk_etrecord_member_t *pub,
+                         const char *member, json_t **root, etk_error_t *err);
+
 /* Opens the ZIP over `owned` (the record takes it, also on failure), lists
  * the members, checks the ETRECORD_V0 marker and lists the programs
  * (archive.c).  Errors name `where`. */

@@ -303,12 +303,8 @@ static int parse_map(etk_etrecord_t *rec, const char *member,
                      size_t *cap, etk_error_t *err) {
   etk_etrecord_member_t const *pub = etk_etrecord_member_find(rec, member);
   if (!pub) return ETK_OK;
-  etr_member_t *m = (etr_member_t *)(void *)pub; /* pub is the first field */
-  int rc = etr_member_load(rec, m, err);
-  if (rc != ETK_OK) return rc;
   json_t *root;
-  rc = etr_json_parse((const char *)m->data, m->len, &rec->limits, member, NULL,
-                      &root, err);
+  int rc = etr_member_load_json(rec, pub, member, &root, err);
   if (rc != ETK_OK) return rc;
   if (!json_is_object(root)) {
     json_decref(root);

@@ -42,126 +42,21 @@
 /* ------------------------------------------------------------- elements */
 
 size_t etk_numerics_element_size(int st) {
-  switch (st) {
-    case ETK_SCALAR_TYPE_BYTE:
-    case ETK_SCALAR_TYPE_CHAR:
-    case ETK_SCALAR_TYPE_BOOL:
-      return 1;
-    case ETK_SCALAR_TYPE_SHORT:
-    case ETK_SCALAR_TYPE_HALF:
-    case ETK_SCALAR_TYPE_BFLOAT16:
-    case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16:
-      return 2;
-    case ETK_SCALAR_TYPE_INT:
-    case ETK_SCALAR_TYPE_FLOAT:
-    case ETK_SCALAR_TYPE_UINT32:
-      return 4;
-    case ETK_SCALAR_TYPE_LONG:
-    case ETK_SCALAR_TYPE_DOUBLE:
-    case ETK_SCALAR_TYPE_UINT64:
-      return 8;
-    default:
-      return 0;
-  }
+  /* The numeric views read exactly the types NumPy can name. */
+  return etk_scalar_type_numpy_name(st) ? etk_scalar_type_size(st) : 0;
 }
 
 static const char *dtype_name(int st) {
-  switch (st) {
-    case ETK_SCALAR_TYPE_BYTE:
-      return "uint8";
-    case ETK_SCALAR_TYPE_CHAR:
-      return "int8";
-    case ETK_SCALAR_TYPE_SHORT:
-      return "int16";
-    case ETK_SCALAR_TYPE_INT:
-      return "int32";
-    case ETK_SCALAR_TYPE_LONG:
-      return "int64";
-    case ETK_SCALAR_TYPE_HALF:
-      return "float16";
-    case ETK_SCALAR_TYPE_FLOAT:
-      return "float32";
-    case ETK_SCALAR_TYPE_DOUBLE:
-      return "float64";
-    case ETK_SCALAR_TYPE_BOOL:
-      return "bool";
-    case ETK_SCALAR_TYPE_BFLOAT16:
-      return "bfloat16";
-    case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16:
-      return "uint16";
-    case ETK_SCALAR_TYPE_UINT32:
-      return "uint32";
-    case ETK_SCALAR_TYPE_UINT64:
-      return "uint64";
-    default:
-      return "?";
-  }
+  const char *name = etk_scalar_type_numpy_name(st);
+  return name ? name : "?";
 }
 
+/* Element at p as a double; NaN for a type the numeric views do not read. */
 static double rd64(int st, const uint8_t *p) {
-  switch (st) {
-    case ETK_SCALAR_TYPE_BYTE:
-      return *p;
-    case ETK_SCALAR_TYPE_CHAR:
-      return (int8_t)*p;
-    case ETK_SCALAR_TYPE_BOOL:
-      return *p != 0;
-    case ETK_SCALAR_TYPE_SHORT: {
-      int16_t v;
-      memcpy(&v, p, 2);
-      return v;
-    }
-    case ETK_SCALAR_TYPE_HALF: {
-      uint16_t v;
-      memcpy(&v, p, 2);
-      return etk_half_to_float(v);
-    }
-    case ETK_SCALAR_TYPE_BFLOAT16: {
-      uint16_t v;
-      memcpy(&v, p, 2);
-      return etk_bfloat16_to_float(v);
-    }
-    case ETK_SCALAR_TYPE_BITS16:
-    case ETK_SCALAR_TYPE_UINT16: {
-      uint16_t v;
-      memcpy(&v, p, 2);
-      return v;
-    }
-    case ETK_SCALAR_TYPE_INT: {
-      int32_t v;
-      memcpy(&v, p, 4);
-      return v;
-    }
-    case ETK_SCALAR_TYPE_FLOAT: {
-      float v;
-      memcpy(&v, p, 4);
-      return v;
-    }
-    case ETK_SCALAR_TYPE_UINT32: {
-      uint32_t v;
-      memcpy(&v, p, 4);
-      return v;
-    }
-    case ETK_SCALAR_TYPE_LONG: {
-      int64_t v;
-      memcpy(&v, p, 8);
-      return (double)v;
-    }
-    case ETK_SCALAR_TYPE_DOUBLE: {
-      double v;
-      memcpy(&v, p, 8);
-      return v;
-    }
-    case ETK_SCALAR_TYPE_UINT64: {
-      uint64_t v;
-      memcpy(&v, p, 8);
-      return (double)v;
-    }
-    default:
-      return NAN;
-  }
+  double value;
+  if (etk_scalar_type_numpy_name(st) && etk_scalar_type_read(st, p, &value))
+    return value;
+  return NAN;
 }
 
 /* torch's .to(torch.float32): each type converted straight to float.

@@ -345,6 +345,31 @@ static int digits_slow(double x, char *d, int *decpt) {
   return parse_e(buf, d, decpt);
 }
 
+/* Writes the n digits d, with the decimal point after digit decpt, at out[o]
+ * in positional notation: "0.00ddd" when decpt <= 0, "ddd000" (no point)
+ * when decpt >= n.  Returns the new end. */
+static size_t put_positional(char *out, size_t o, const char *d, int n,
+                             int decpt) {
+  if (decpt <= 0) {
+    out[o++] = '0';
+    out[o++] = '.';
+    for (int i = 0; i < -decpt; i++) out[o++] = '0';
+    memcpy(out + o, d, (size_t)n);
+    o += (size_t)n;
+  } else if (decpt < n) {
+    memcpy(out + o, d, (size_t)decpt);
+    o += (size_t)decpt;
+    out[o++] = '.';
+    memcpy(out + o, d + decpt, (size_t)(n - decpt));
+    o += (size_t)(n - decpt);
+  } else {
+    memcpy(out + o, d, (size_t)n);
+    o += (size_t)n;
+    for (int i = n; i < decpt; i++) out[o++] = '0';
+  }
+  return o;
+}
+
 size_t etk_format_double_repr(double x, char *out) {
   if (x != x) {
     memcpy(out, "nan", 4);
@@ -371,22 +396,8 @@ size_t etk_format_double_repr(double x, char *out) {
 #endif
   if (n == 0) n = digits_slow(x, d, &decpt);
   if (decpt > -4 && decpt <= 16) {
-    if (decpt <= 0) {
-      out[o++] = '0';
-      out[o++] = '.';
-      for (int i = 0; i < -decpt; i++) out[o++] = '0';
-      memcpy(out + o, d, (size_t)n);
-      o += (size_t)n;
-    } else if (decpt < n) {
-      memcpy(out + o, d, (size_t)decpt);
-      o += (size_t)decpt;
-      out[o++] = '.';
-      memcpy(out + o, d + decpt, (size_t)(n - decpt));
-      o += (size_t)(n - decpt);
-    } else {
-      memcpy(out + o, d, (size_t)n);
-      o += (size_t)n;
-      for (int i = n; i < decpt; i++) out[o++] = '0';
+    o = put_positional(out, o, d, n, decpt);
+    if (decpt >= n) {
       out[o++] = '.';
       out[o++] = '0';
     }
@@ -477,23 +488,7 @@ size_t etk_format_double_g(double x, char *out) {
   }
   int e = decpt - 1;
   if (e >= -4 && e < 6) {
-    if (decpt <= 0) {
-      out[o++] = '0';
-      out[o++] = '.';
-      for (int i = 0; i < -decpt; i++) out[o++] = '0';
-      memcpy(out + o, d, (size_t)n);
-      o += (size_t)n;
-    } else if (decpt < n) {
-      memcpy(out + o, d, (size_t)decpt);
-      o += (size_t)decpt;
-      out[o++] = '.';
-      memcpy(out + o, d + decpt, (size_t)(n - decpt));
-      o += (size_t)(n - decpt);
-    } else {
-      memcpy(out + o, d, (size_t)n);
-      o += (size_t)n;
-      for (int i = n; i < decpt; i++) out[o++] = '0';
-    }
+    o = put_positional(out, o, d, n, decpt);
   } else {
     out[o++] = d[0];
     if (n > 1) {

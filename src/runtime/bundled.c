@@ -102,70 +102,10 @@ int etk_bundled_load_input(etk_method_t *m,
  * no numeric reading here. */
 static double element(const void *data, int st, size_t k) {
   const uint8_t *p = data;
-  switch (st) {
-    case ETK_FLOAT: {
-      float f;
-      memcpy(&f, p + 4 * k, 4);
-      return f;
-    }
-    case ETK_DOUBLE: {
-      double d;
-      memcpy(&d, p + 8 * k, 8);
-      return d;
-    }
-    case ETK_HALF: {
-      uint16_t h;
-      memcpy(&h, p + 2 * k, 2);
-      return etk_half_to_float(h);
-    }
-    case ETK_BFLOAT16: {
-      uint16_t h;
-      memcpy(&h, p + 2 * k, 2);
-      return etk_bfloat16_to_float(h);
-    }
-    case ETK_BYTE:
-    case ETK_QUINT8:
-      return p[k];
-    case ETK_CHAR:
-    case ETK_QINT8:
-      return (int8_t)p[k];
-    case ETK_BOOL:
-      return p[k] != 0;
-    case ETK_SHORT: {
-      int16_t x;
-      memcpy(&x, p + 2 * k, 2);
-      return x;
-    }
-    case ETK_UINT16:
-    case ETK_BITS16: {
-      uint16_t x;
-      memcpy(&x, p + 2 * k, 2);
-      return x;
-    }
-    case ETK_INT:
-    case ETK_QINT32: {
-      int32_t x;
-      memcpy(&x, p + 4 * k, 4);
-      return x;
-    }
-    case ETK_UINT32: {
-      uint32_t x;
-      memcpy(&x, p + 4 * k, 4);
-      return x;
-    }
-    case ETK_LONG: {
-      int64_t x;
-      memcpy(&x, p + 8 * k, 8);
-      return (double)x;
-    }
-    case ETK_UINT64: {
-      uint64_t x;
-      memcpy(&x, p + 8 * k, 8);
-      return (double)x;
-    }
-    default:
-      return 0.0;
-  }
+  double value;
+  if (etk_scalar_type_read(st, p + k * etk_scalar_type_size(st), &value))
+    return value;
+  return 0.0;
 }
 
 /* Upstream elem_is_close(expected, actual). */

@@ -263,13 +263,12 @@ static int open_zip(etk_torch_archive_t *a, const uint8_t *data, size_t len,
   return ETK_OK;
 }
 
-static void set_where(etk_torch_archive_t *a, const char *where) {
-  if (where) snprintf(a->where, sizeof a->where, "%s", where);
-}
-
-int etk_pickle_load(const void *data, size_t len,
-                    const etk_pickle_limits_t *limits, const char *where,
-                    etk_torch_archive_t **out, etk_error_t *err) {
+/* The shared start of both entry points: checks the arguments, clears *out
+ * and makes the archive that remembers `where` for its messages. */
+static int archive_start(const void *data, size_t len,
+                         const etk_pickle_limits_t *limits, const char *where,
+                         etk_torch_archive_t **out,
+                         etk_torch_archive_t **archive, etk_error_t *err) {
   if (!out || (!data && len))
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
@@ -277,7 +276,17 @@ int etk_pickle_load(const void *data, size_t len,
   etk_torch_archive_t *a = tk_archive_new(limits);
   if (!a)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  set_where(a, where);
+  if (where) snprintf(a->where, sizeof a->where, "%s", where);
+  *archive = a;
+  return ETK_OK;
+}
+
+int etk_pickle_load(const void *data, size_t len,
+                    const etk_pickle_limits_t *limits, const char *where,
+                    etk_torch_archive_t **out, etk_error_t *err) {
+  etk_torch_archive_t *a = NULL;
+  int start = archive_start(data, len, limits, where, out, &a, err);
+  if (start != ETK_OK) return start;
   int rc = tk_unpickle(a, data, len, NULL, where ? where : "pickle", err);
   if (rc != ETK_OK) {
     etk_torch_archive_close(a);
@@ -290,14 +299,9 @@ int etk_pickle_load(const void *data, size_t len,
 int etk_torch_archive_open(const void *data, size_t len,
                            const etk_pickle_limits_t *limits, const char *where,
                            etk_torch_archive_t **out, etk_error_t *err) {
-  if (!out || (!data && len))
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "NULL argument");
-  *out = NULL;
-  etk_torch_archive_t *a = tk_archive_new(limits);
-  if (!a)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  set_where(a, where);
+  etk_torch_archive_t *a = NULL;
+  int start = archive_start(data, len, limits, where, out, &a, err);
+  if (start != ETK_OK) return start;
   const uint8_t *p = data;
   int rc;
   if (len >= 1 && p[0] == 0x80) {

@@ -5,6 +5,9 @@
  * the schema.h macros).  What the descriptors mean on real bytes is tested
  * by the flatc conformance and golden tests.
  */
+#include <stdint.h>
+#include <string.h>
+
 #include "etk_test.h"
 #include "etkit/schema.h"
 
@@ -13,30 +16,20 @@ ETK_TEST(scalar_type_names_sizes_and_mask) {
     int code;
     const char *name;
     size_t size;
+    const char *numpy_name;
   } expected[] = {
-      {0, "BYTE", 1},
-      {1, "CHAR", 1},
-      {2, "SHORT", 2},
-      {3, "INT", 4},
-      {4, "LONG", 8},
-      {5, "HALF", 2},
-      {6, "FLOAT", 4},
-      {7, "DOUBLE", 8},
-      {11, "BOOL", 1},
-      {12, "QINT8", 1},
-      {13, "QUINT8", 1},
-      {14, "QINT32", 4},
-      {15, "BFLOAT16", 2},
-      {16, "QUINT4X2", 1},
-      {17, "QUINT2X4", 1},
-      {22, "BITS16", 2},
-      {23, "FLOAT8E5M2", 1},
-      {24, "FLOAT8E4M3FN", 1},
-      {25, "FLOAT8E5M2FNUZ", 1},
-      {26, "FLOAT8E4M3FNUZ", 1},
-      {27, "UINT16", 2},
-      {28, "UINT32", 4},
-      {29, "UINT64", 8},
+      {0, "BYTE", 1, "uint8"},         {1, "CHAR", 1, "int8"},
+      {2, "SHORT", 2, "int16"},        {3, "INT", 4, "int32"},
+      {4, "LONG", 8, "int64"},         {5, "HALF", 2, "float16"},
+      {6, "FLOAT", 4, "float32"},      {7, "DOUBLE", 8, "float64"},
+      {11, "BOOL", 1, "bool"},         {12, "QINT8", 1, NULL},
+      {13, "QUINT8", 1, NULL},         {14, "QINT32", 4, NULL},
+      {15, "BFLOAT16", 2, "bfloat16"}, {16, "QUINT4X2", 1, NULL},
+      {17, "QUINT2X4", 1, NULL},       {22, "BITS16", 2, "uint16"},
+      {23, "FLOAT8E5M2", 1, NULL},     {24, "FLOAT8E4M3FN", 1, NULL},
+      {25, "FLOAT8E5M2FNUZ", 1, NULL}, {26, "FLOAT8E4M3FNUZ", 1, NULL},
+      {27, "UINT16", 2, "uint16"},     {28, "UINT32", 4, "uint32"},
+      {29, "UINT64", 8, "uint64"},
   };
   int valid_count = 0;
   for (int code = -3; code < 70; code++) {
@@ -47,6 +40,7 @@ ETK_TEST(scalar_type_names_sizes_and_mask) {
     if (!valid) {
       CHECK_EQ_STR(etk_scalar_type_name(code), "UNKNOWN");
       CHECK_EQ_U64(etk_scalar_type_size(code), 0);
+      CHECK(etk_scalar_type_numpy_name(code) == NULL);
     }
   }
   CHECK_EQ_INT(valid_count, 23);
@@ -54,9 +48,53 @@ ETK_TEST(scalar_type_names_sizes_and_mask) {
     CHECK(etk_scalar_type_valid(expected[i].code));
     CHECK_EQ_STR(etk_scalar_type_name(expected[i].code), expected[i].name);
     CHECK_EQ_U64(etk_scalar_type_size(expected[i].code), expected[i].size);
+    if (expected[i].numpy_name)
+      CHECK_EQ_STR(etk_scalar_type_numpy_name(expected[i].code),
+                   expected[i].numpy_name);
+    else
+      CHECK(etk_scalar_type_numpy_name(expected[i].code) == NULL);
   }
   CHECK_EQ_INT(ETK_SCALAR_TYPE_FLOAT, 6);
   CHECK_EQ_INT(ETK_SCALAR_TYPE_UINT64, 29);
+}
+
+ETK_TEST(scalar_type_read_one_element) {
+  /* one byte of padding in front so the wider reads are misaligned */
+  uint8_t buf[9] = {0};
+  double v = 0;
+  uint16_t half_one = 0x3C00, bfloat_minus_two = 0xC000;
+  memcpy(buf + 1, &half_one, 2);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_HALF, buf + 1, &v));
+  CHECK(v == 1.0);
+  memcpy(buf + 1, &bfloat_minus_two, 2);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_BFLOAT16, buf + 1, &v));
+  CHECK(v == -2.0);
+  int64_t minus_five = -5;
+  memcpy(buf + 1, &minus_five, 8);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_LONG, buf + 1, &v));
+  CHECK(v == -5.0);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_UINT64, buf + 1, &v));
+  CHECK(v == 18446744073709551611.0);
+  buf[1] = 0xFF;
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_CHAR, buf + 1, &v));
+  CHECK(v == -1.0);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_QINT8, buf + 1, &v));
+  CHECK(v == -1.0);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_QUINT8, buf + 1, &v));
+  CHECK(v == 255.0);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_BOOL, buf + 1, &v));
+  CHECK(v == 1.0);
+  float three_and_half = 3.5f;
+  memcpy(buf + 1, &three_and_half, 4);
+  CHECK(etk_scalar_type_read(ETK_SCALAR_TYPE_FLOAT, buf + 1, &v));
+  CHECK(v == 3.5);
+  /* no single numeric reading: 0 and *value untouched */
+  v = 42.0;
+  CHECK(!etk_scalar_type_read(ETK_SCALAR_TYPE_QUINT4X2, buf + 1, &v));
+  CHECK(!etk_scalar_type_read(ETK_SCALAR_TYPE_FLOAT8E4M3FN, buf + 1, &v));
+  CHECK(!etk_scalar_type_read(9, buf + 1, &v));
+  CHECK(!etk_scalar_type_read(-1, buf + 1, &v));
+  CHECK(v == 42.0);
 }
 
 ETK_TEST(value_type_names) {
