@@ -79,6 +79,8 @@ typedef struct etk_memory_plan_tensor {
   const char *name;   /* ETRecord node name, else "value_<value>" */
   const char *module; /* ETRecord innermost module path, else "" */
   const char *source; /* ETRecord stack trace, else "" */
+  /* "file:line" of the stack trace's innermost user frame, else "" */
+  const char *location;
 } etk_memory_plan_tensor_t;
 
 typedef struct etk_memory_plan_buffer {
@@ -169,7 +171,8 @@ size_t etk_memory_plan_live_at(const etk_memory_plan_t *plan, uint32_t mem_id,
 
 struct etk_inspector;
 
-/* Sets the name, module path (upstream's "fqn") and source (stack trace)
+/* Sets the name, module path (upstream's "fqn"), source (stack trace) and
+ * location ("file:line", etk_etrecord_node_source() in etkit/etrecord.h)
  * of tensors[tensor]; the strings are copied, NULL keeps the current one.
  * Callers take them from an ETRecord: the node that ran the tensor's first
  * instruction (etk_etrecord_instruction_node() in etkit/link.h; ETRecord
@@ -177,7 +180,8 @@ struct etk_inspector;
  * Errors: ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY. */
 int etk_memory_plan_set_names(etk_memory_plan_t *plan, size_t tensor,
                               const char *name, const char *module,
-                              const char *source, etk_error_t *err);
+                              const char *source, const char *location,
+                              etk_error_t *err);
 
 /* Fills plan->runtime from the allocation events of an ETDump opened as an
  * Inspector: one row per allocator, planned buffers matched by the

@@ -465,7 +465,7 @@ static int default_names(reader_t *r) {
     int n = snprintf(tmp, sizeof tmp, "value_%u", t->value);
     t->name = etk_mp_pool_dup(r->in, tmp, (size_t)n);
     if (!t->name) return oom(r);
-    t->module = t->source = "";
+    t->module = t->source = t->location = "";
   }
   return ETK_OK;
 }

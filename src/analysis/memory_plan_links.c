@@ -21,15 +21,16 @@
 
 int etk_memory_plan_set_names(etk_memory_plan_t *plan, size_t tensor,
                               const char *name, const char *module,
-                              const char *source, etk_error_t *err) {
+                              const char *source, const char *location,
+                              etk_error_t *err) {
   if (!plan || tensor >= plan->tensor_count)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "no tensor %zu in the plan", tensor);
   etk_mp_internal_t *in = plan->internal_;
   etk_memory_plan_tensor_t *t = &in->tensors[tensor];
-  const char *const from[3] = {name, module, source};
-  const char **to[3] = {&t->name, &t->module, &t->source};
-  for (int i = 0; i < 3; i++) {
+  const char *const from[4] = {name, module, source, location};
+  const char **to[4] = {&t->name, &t->module, &t->source, &t->location};
+  for (int i = 0; i < 4; i++) {
     if (!from[i]) continue;
     const char *copy = etk_mp_pool_dup(in, from[i], strlen(from[i]));
     if (!copy)

@@ -244,33 +244,6 @@ static void print_lifetime(etk_render_sink_t *s,
                       (long long)t->last);
 }
 
-/* The table shows where a tensor comes from in one line: "file:line" of
- * the innermost frame of a Python stack trace (File "x.py", line N), or
- * the source's last non-empty line when it is not one. */
-static void put_source_line(etk_render_sink_t *s, const char *src) {
-  const char *frame = NULL;
-  for (const char *p = strstr(src, "File \""); p; p = strstr(p + 1, "File \""))
-    frame = p;
-  if (frame) {
-    const char *name = frame + 6, *q = strchr(name, '"');
-    const char *line = q ? strstr(q, ", line ") : NULL;
-    if (q && line) {
-      const char *base = name;
-      for (const char *c = name; c < q; c++)
-        if (*c == '/' || *c == '\\') base = c + 1;
-      etk_render_printf(s, "  %.*s:%ld", (int)(q - base), base,
-                        strtol(line + 7, NULL, 10));
-      return;
-    }
-  }
-  size_t n = strlen(src);
-  while (n && (src[n - 1] == '\n' || src[n - 1] == ' ')) n--;
-  size_t start = n;
-  while (start && src[start - 1] != '\n') start--;
-  etk_render_printf(s, "  %.*s", (int)(n - start < 120 ? n - start : 120),
-                    src + start);
-}
-
 static void print_peak_tensors(const etk_memory_plan_t *p,
                                const etk_memory_plan_buffer_t *b, size_t top,
                                etk_render_sink_t *s) {
@@ -297,7 +270,7 @@ static void print_peak_tensors(const etk_memory_plan_t *p,
     print_lifetime(s, t);
     etk_render_printf(s, "  %s  %s", t->op, t->name);
     if (t->module[0]) etk_render_printf(s, "  [%s]", t->module);
-    if (t->source[0]) put_source_line(s, t->source);
+    if (t->location[0]) etk_render_printf(s, "  %s", t->location);
     etk_render_putc(s, '\n');
   }
   if (n > top) etk_render_printf(s, "  ... %zu more\n", n - top);

@@ -40,10 +40,11 @@ int etk_memory_plan_name_from_etrecord(etk_memory_plan_t *plan,
     if (rc != ETK_OK)
       return etk_error_set(err, rc, local.offset, "%s", local.message);
     if (!node) continue;
-    char module[512];
+    char module[512], location[512];
     etk_etrecord_node_module_path(node, false, module, sizeof module);
+    etk_etrecord_node_source(node, false, location, sizeof location);
     rc = etk_memory_plan_set_names(plan, k, node->name, module,
-                                   node->stack_trace, err);
+                                   node->stack_trace, location, err);
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;

@@ -371,7 +371,7 @@ ETK_TEST(etrecord_names_tensors) {
     char module[64];
     etk_etrecord_node_module_path(node, false, module, sizeof module);
     REQUIRE(etk_memory_plan_set_names(p, k, node->name, module,
-                                      node->stack_trace, &err) == ETK_OK);
+                                      node->stack_trace, NULL, &err) == ETK_OK);
   }
   const etk_etrecord_node_t *none = NULL;
   CHECK(etk_etrecord_instruction_node(rec, "other", 0, &none, &err) ==
