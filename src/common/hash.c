@@ -42,15 +42,22 @@ static inline uint64_t rotate_left(uint64_t x, unsigned r) {
   return (x << r) | (x >> (64 - r));
 }
 
-/* Eight bytes at a time (the last word zero-padded): multiply, rotate,
- * multiply; then a finaliser that spreads every input bit over the low
+/* Eight bytes at a time (the tail zero-padded into one more word): multiply,
+ * rotate, multiply; then a finaliser that spreads every input bit over the low
  * bits a power-of-two table indexes by. */
 uint64_t etk_hash_bytes(const void *key, size_t len) {
   const unsigned char *p = key;
   uint64_t h = 0x243F6A8885A308D3ull + (uint64_t)len * 0x9E3779B97F4A7C15ull;
-  for (size_t i = 0; i < len; i += 8) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = rotate_left(h ^ (w * 0x87C37B91114253D5ull), 31) *
+        0x4CF5AD432745937Full;
+  }
+  if (i < len) {
     uint64_t w = 0;
-    memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+    memcpy(&w, p + i, len - i);
     h = rotate_left(h ^ (w * 0x87C37B91114253D5ull), 31) *
         0x4CF5AD432745937Full;
   }
