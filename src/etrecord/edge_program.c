@@ -47,15 +47,9 @@ typedef struct name_vec {
 
 static void names_push(name_vec_t *nv, const char *s) {
   if (nv->failed) return;
-  if (nv->n == nv->cap) {
-    size_t cap = nv->cap ? nv->cap * 2 : 8;
-    const char **bigger = realloc(nv->v, cap * sizeof *bigger);
-    if (!bigger) {
-      nv->failed = true;
-      return;
-    }
-    nv->v = bigger;
-    nv->cap = cap;
+  if (!ETK_VEC_RESERVE(nv->v, nv->cap, nv->n + 1)) {
+    nv->failed = true;
+    return;
   }
   nv->v[nv->n++] = s;
 }
@@ -570,13 +564,7 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
                          "more than %llu nodes",
                          (unsigned long long)w->rec->limits.max_nodes);
   }
-  if (w->count == w->cap) {
-    size_t cap = w->cap ? w->cap * 2 : 64;
-    etk_etrecord_node_t *bigger = realloc(w->nodes, cap * sizeof *bigger);
-    if (!bigger) return oom(w);
-    w->nodes = bigger;
-    w->cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(w->nodes, w->cap, w->count + 1)) return oom(w);
   size_t index = w->count++;
   etk_etrecord_node_t *n = &w->nodes[index];
   memset(n, 0, sizeof *n);

@@ -119,14 +119,7 @@ int etr_json_special(const json_t *value) {
 
 static bool edits_push(json_edits_t *e, size_t orig_start, size_t orig_len,
                        const char *replacement, size_t new_len) {
-  if (e->count == e->cap) {
-    size_t cap = e->cap ? e->cap * 2 : 16;
-    if (cap > SIZE_MAX / sizeof(json_edit_t)) return false;
-    json_edit_t *bigger = realloc(e->items, cap * sizeof(json_edit_t));
-    if (!bigger) return false;
-    e->items = bigger;
-    e->cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(e->items, e->cap, e->count + 1)) return false;
   /* new_start is orig_start shifted by everything grown so far. */
   json_edit_t *it = &e->items[e->count++];
   it->orig_start = orig_start;

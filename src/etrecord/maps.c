@@ -51,14 +51,7 @@ static etk_etrecord_method_maps_t *method_slot(etk_etrecord_t *rec,
                                                size_t *cap) {
   for (size_t i = 0; i < rec->maps_count; i++)
     if (strcmp(rec->maps[i].method, method) == 0) return &rec->maps[i];
-  if (rec->maps_count == *cap) {
-    size_t n = *cap ? *cap * 2 : 4;
-    etk_etrecord_method_maps_t *bigger =
-        realloc(rec->maps, n * sizeof *rec->maps);
-    if (!bigger) return NULL;
-    rec->maps = bigger;
-    *cap = n;
-  }
+  if (!ETK_VEC_RESERVE(rec->maps, *cap, rec->maps_count + 1)) return NULL;
   etk_etrecord_method_maps_t *m = &rec->maps[rec->maps_count];
   memset(m, 0, sizeof *m);
   m->method = etr_arena_strdup(&rec->arena, method);

@@ -593,15 +593,9 @@ typedef struct members {
 
 static bool members_add(members_t *ms, const char *name, char *owned,
                         const void *bytes, size_t len) {
-  if (ms->n == ms->cap) {
-    size_t cap = ms->cap ? ms->cap * 2 : 16;
-    member_out_t *bigger = realloc(ms->v, cap * sizeof *bigger);
-    if (!bigger) {
-      free(owned);
-      return false;
-    }
-    ms->v = bigger;
-    ms->cap = cap;
+  if (!ETK_VEC_RESERVE(ms->v, ms->cap, ms->n + 1)) {
+    free(owned);
+    return false;
   }
   size_t nl = strlen(name);
   char *copy = malloc(nl + 1);

@@ -191,14 +191,8 @@ static int load_storage(etk_torch_archive_t *a, const char *key,
     if (index < 0)
       return entry_error(a, err, NULL, ETK_E_NOT_FOUND,
                          "storage entry '%s' is missing", name);
-    if (a->storage_count == a->storage_cap) {
-      size_t cap = a->storage_cap ? a->storage_cap * 2 : 8;
-      tk_storage_t *bigger = realloc(a->storages, cap * sizeof *bigger);
-      if (!bigger)
-        return entry_error(a, err, name, ETK_E_NO_MEMORY, "out of memory");
-      a->storages = bigger;
-      a->storage_cap = cap;
-    }
+    if (!ETK_VEC_RESERVE(a->storages, a->storage_cap, a->storage_count + 1))
+      return entry_error(a, err, name, ETK_E_NO_MEMORY, "out of memory");
     tk_storage_t fresh = {NULL, NULL, 0};
     fresh.key = malloc(strlen(key) + 1);
     if (!fresh.key)
