@@ -262,14 +262,15 @@ static int check_data_alignment(reader_t *r, const uint8_t *data, size_t elem,
               value_index, what, (unsigned long long)(data - r->buf), align);
 }
 
-static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
-                         const etk_program_plan_t *plan,
-                         etk_program_tensor_t *out) {
+/* The element type, shape and flags of a tensor; *elem receives the
+ * element size. */
+static int decode_tensor_shape(reader_t *r, etk_fb_table_t t,
+                               uint32_t value_index, etk_program_tensor_t *out,
+                               size_t *elem) {
   const uint32_t at = t.pos;
-  int rc;
   out->scalar_type = etk_fb_get_i8(t, ETK_PTE_TENSOR_SCALAR_TYPE, 0);
-  size_t elem = etk_scalar_type_size(out->scalar_type);
-  if (elem == 0)
+  *elem = etk_scalar_type_size(out->scalar_type);
+  if (*elem == 0)
     return fail(r, ETK_E_FORMAT, at, "value %u: unknown tensor scalar type %d",
                 value_index, out->scalar_type);
   out->storage_offset = etk_fb_get_i32(t, ETK_PTE_TENSOR_STORAGE_OFFSET, 0);
@@ -301,7 +302,7 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
     return fail(r, ETK_E_FORMAT, order.pos,
                 "value %u: dim_order is not a permutation of 0..%u",
                 value_index, out->dim ? out->dim - 1 : 0);
-  if (etk_shape_nbytes(out->sizes, out->dim, elem, &out->nbytes) != ETK_OK ||
+  if (etk_shape_nbytes(out->sizes, out->dim, *elem, &out->nbytes) != ETK_OK ||
       out->nbytes > (uint64_t)SIZE_MAX / 2)
     return fail(r, ETK_E_OVERFLOW, sizes.pos,
                 "value %u: tensor byte size overflows", value_index);
@@ -312,116 +313,132 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
     return fail(r, ETK_E_FORMAT, at, "value %u: unknown shape dynamism %d",
                 value_index, out->shape_dynamism);
   out->data_buffer_idx = etk_fb_get_u32(t, ETK_PTE_TENSOR_DATA_BUFFER_IDX, 0);
+  return ETK_OK;
+}
 
-  etk_fb_table_t extra = etk_fb_get_table(t, ETK_PTE_TENSOR_EXTRA_TENSOR_INFO);
-  uint64_t mut_idx = 0;
-  if (etk_fb_table_present(extra)) {
-    int8_t loc = etk_fb_get_i8(extra, ETK_PTE_EXTRA_TENSOR_LOCATION, 0);
-    if (loc != 0 && loc != 1)
-      return fail(r, ETK_E_FORMAT, extra.pos,
-                  "value %u: unknown tensor data location %d", value_index,
-                  loc);
-    out->external = loc == 1;
-    out->fully_qualified_name = dup_string(
-        r, etk_fb_get_string(extra, ETK_PTE_EXTRA_TENSOR_FULLY_QUALIFIED_NAME));
-    mut_idx = etk_fb_get_u64(extra,
-                             ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 0);
-    if (out->external && !out->fully_qualified_name)
-      return fail(r, ETK_E_FORMAT, extra.pos,
-                  "value %u: external tensor without a fully qualified name",
-                  value_index);
-  }
+/* extra_tensor_info, when present: location, name and the
+ * mutable_data_segments index (into *mut_idx). */
+static int decode_tensor_extra(reader_t *r, etk_fb_table_t extra,
+                               uint32_t value_index, etk_program_tensor_t *out,
+                               uint64_t *mut_idx) {
+  *mut_idx = 0;
+  if (!etk_fb_table_present(extra)) return ETK_OK;
+  int8_t loc = etk_fb_get_i8(extra, ETK_PTE_EXTRA_TENSOR_LOCATION, 0);
+  if (loc != 0 && loc != 1)
+    return fail(r, ETK_E_FORMAT, extra.pos,
+                "value %u: unknown tensor data location %d", value_index, loc);
+  out->external = loc == 1;
+  out->fully_qualified_name = dup_string(
+      r, etk_fb_get_string(extra, ETK_PTE_EXTRA_TENSOR_FULLY_QUALIFIED_NAME));
+  *mut_idx =
+      etk_fb_get_u64(extra, ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 0);
+  if (out->external && !out->fully_qualified_name)
+    return fail(r, ETK_E_FORMAT, extra.pos,
+                "value %u: external tensor without a fully qualified name",
+                value_index);
+  return ETK_OK;
+}
 
-  etk_fb_table_t alloc = etk_fb_get_table(t, ETK_PTE_TENSOR_ALLOCATION_INFO);
-  if (etk_fb_table_present(alloc)) {
-    out->planned = true;
-    out->memory_id = etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_ID, 0);
-    out->memory_offset =
-        (uint64_t)etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_HIGH,
-                                 0)
-            << 32 |
-        etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_LOW, 0);
-    if (out->memory_id == 0 || out->memory_id >= plan->buffer_size_count)
-      return fail(r, ETK_E_FORMAT, alloc.pos,
-                  "value %u: memory_id %u names no planned buffer (the plan "
-                  "has %u)",
-                  value_index, out->memory_id,
-                  plan->buffer_size_count ? plan->buffer_size_count - 1 : 0);
-    uint64_t cap = (uint64_t)plan->buffer_sizes[out->memory_id];
-    if (out->memory_offset > cap || out->nbytes > cap - out->memory_offset)
-      return fail(r, ETK_E_FORMAT, alloc.pos,
-                  "value %u: planned range [%llu, +%llu) exceeds buffer %u of "
-                  "%llu bytes",
-                  value_index, (unsigned long long)out->memory_offset,
-                  (unsigned long long)out->nbytes, out->memory_id,
-                  (unsigned long long)cap);
-    if (!etk_offset_aligned(out->memory_offset, element_alignment(elem)))
-      return fail(r, ETK_E_BAD_ALIGNMENT, alloc.pos,
-                  "value %u: planned memory_offset %llu is not %zu-byte "
-                  "aligned for its element type",
-                  value_index, (unsigned long long)out->memory_offset,
-                  element_alignment(elem));
-  }
+/* allocation_info, when present: the planned buffer and offset, checked
+ * against the plan's buffer sizes and the element alignment. */
+static int decode_tensor_allocation(reader_t *r, etk_fb_table_t alloc,
+                                    uint32_t value_index,
+                                    const etk_program_plan_t *plan, size_t elem,
+                                    etk_program_tensor_t *out) {
+  if (!etk_fb_table_present(alloc)) return ETK_OK;
+  out->planned = true;
+  out->memory_id = etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_ID, 0);
+  out->memory_offset =
+      (uint64_t)etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_HIGH, 0)
+          << 32 |
+      etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_LOW, 0);
+  if (out->memory_id == 0 || out->memory_id >= plan->buffer_size_count)
+    return fail(r, ETK_E_FORMAT, alloc.pos,
+                "value %u: memory_id %u names no planned buffer (the plan "
+                "has %u)",
+                value_index, out->memory_id,
+                plan->buffer_size_count ? plan->buffer_size_count - 1 : 0);
+  uint64_t cap = (uint64_t)plan->buffer_sizes[out->memory_id];
+  if (out->memory_offset > cap || out->nbytes > cap - out->memory_offset)
+    return fail(r, ETK_E_FORMAT, alloc.pos,
+                "value %u: planned range [%llu, +%llu) exceeds buffer %u of "
+                "%llu bytes",
+                value_index, (unsigned long long)out->memory_offset,
+                (unsigned long long)out->nbytes, out->memory_id,
+                (unsigned long long)cap);
+  if (!etk_offset_aligned(out->memory_offset, element_alignment(elem)))
+    return fail(r, ETK_E_BAD_ALIGNMENT, alloc.pos,
+                "value %u: planned memory_offset %llu is not %zu-byte "
+                "aligned for its element type",
+                value_index, (unsigned long long)out->memory_offset,
+                element_alignment(elem));
+  return ETK_OK;
+}
 
-  if (out->external || out->data_buffer_idx == 0) return ETK_OK;
-
-  if (!out->planned) {
-    /* A constant. */
-    uint32_t idx = out->data_buffer_idx;
-    if (r->prog->constant_storage == ETK_CONSTANTS_SEGMENT) {
-      if (idx >= r->const_offsets.count)
-        return fail(r, ETK_E_FORMAT, at,
-                    "value %u: constant %u out of range (%u constants)",
-                    value_index, idx, r->const_offsets.count);
-      uint64_t off = etk_fb_load_u64(r->const_offsets.data + 8u * idx);
-      if (off > r->const_seg_size || out->nbytes > r->const_seg_size - off)
-        return fail(r, ETK_E_FORMAT, vec_elem_offset(r->const_offsets, idx, 8),
-                    "value %u: constant %u ([%llu, +%llu)) lies outside the "
-                    "%llu-byte constant segment",
-                    value_index, idx, (unsigned long long)off,
-                    (unsigned long long)out->nbytes,
-                    (unsigned long long)r->const_seg_size);
-      out->data = r->const_seg_data + off;
-      if (out->nbytes &&
-          (rc = check_data_alignment(r, out->data, elem,
-                                     vec_elem_offset(r->const_offsets, idx, 8),
-                                     value_index, "constant data")) != ETK_OK)
-        return rc;
-    } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
-      if (idx >= r->const_buffers.count)
-        return fail(r, ETK_E_FORMAT, at,
-                    "value %u: constant buffer %u out of range (%u buffers)",
-                    value_index, idx, r->const_buffers.count);
-      etk_fb_table_t b = etk_fb_vector_table(r->buf, r->const_buffers, idx);
-      etk_fb_vector_t st = etk_fb_get_vector(b, ETK_PTE_BUFFER_STORAGE);
-      if (st.count < out->nbytes)
-        return fail(r, ETK_E_FORMAT, b.pos,
-                    "value %u: constant buffer %u holds %u bytes, the tensor "
-                    "needs %llu",
-                    value_index, idx, st.count,
-                    (unsigned long long)out->nbytes);
-      out->data = st.data;
-      if (out->nbytes &&
-          (rc = check_data_alignment(r, out->data, elem, b.pos, value_index,
-                                     "constant buffer data")) != ETK_OK)
-        return rc;
-    } else {
+/* The data of a constant tensor (not planned, data_buffer_idx > 0): in the
+ * constant segment or in an inline constant buffer. */
+static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
+                              size_t elem, etk_program_tensor_t *out) {
+  uint32_t idx = out->data_buffer_idx;
+  int rc;
+  if (r->prog->constant_storage == ETK_CONSTANTS_SEGMENT) {
+    if (idx >= r->const_offsets.count)
       return fail(r, ETK_E_FORMAT, at,
-                  "value %u: refers to constant %u but the program has no "
-                  "constant data",
-                  value_index, idx);
-    }
-    return ETK_OK;
+                  "value %u: constant %u out of range (%u constants)",
+                  value_index, idx, r->const_offsets.count);
+    uint64_t off = etk_fb_load_u64(r->const_offsets.data + 8u * idx);
+    if (off > r->const_seg_size || out->nbytes > r->const_seg_size - off)
+      return fail(r, ETK_E_FORMAT, vec_elem_offset(r->const_offsets, idx, 8),
+                  "value %u: constant %u ([%llu, +%llu)) lies outside the "
+                  "%llu-byte constant segment",
+                  value_index, idx, (unsigned long long)off,
+                  (unsigned long long)out->nbytes,
+                  (unsigned long long)r->const_seg_size);
+    out->data = r->const_seg_data + off;
+    if (out->nbytes &&
+        (rc = check_data_alignment(r, out->data, elem,
+                                   vec_elem_offset(r->const_offsets, idx, 8),
+                                   value_index, "constant data")) != ETK_OK)
+      return rc;
+  } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
+    if (idx >= r->const_buffers.count)
+      return fail(r, ETK_E_FORMAT, at,
+                  "value %u: constant buffer %u out of range (%u buffers)",
+                  value_index, idx, r->const_buffers.count);
+    etk_fb_table_t b = etk_fb_vector_table(r->buf, r->const_buffers, idx);
+    etk_fb_vector_t st = etk_fb_get_vector(b, ETK_PTE_BUFFER_STORAGE);
+    if (st.count < out->nbytes)
+      return fail(r, ETK_E_FORMAT, b.pos,
+                  "value %u: constant buffer %u holds %u bytes, the tensor "
+                  "needs %llu",
+                  value_index, idx, st.count, (unsigned long long)out->nbytes);
+    out->data = st.data;
+    if (out->nbytes &&
+        (rc = check_data_alignment(r, out->data, elem, b.pos, value_index,
+                                   "constant buffer data")) != ETK_OK)
+      return rc;
+  } else {
+    return fail(r, ETK_E_FORMAT, at,
+                "value %u: refers to constant %u but the program has no "
+                "constant data",
+                value_index, idx);
   }
+  return ETK_OK;
+}
 
-  /* Planned with an initial value: mutable_data_segments. */
+/* The initial value of a planned tensor, in mutable_data_segments;
+ * extra_at locates extra_tensor_info (mut_idx's table) for errors. */
+static int bind_mutable_data(reader_t *r, uint32_t at, uint32_t extra_at,
+                             uint64_t mut_idx, uint32_t value_index,
+                             size_t elem, etk_program_tensor_t *out) {
+  int rc;
   if (!r->has_mutable)
     return fail(r, ETK_E_FORMAT, at,
                 "value %u: initial data %u requested but the program has no "
                 "mutable_data_segments",
                 value_index, out->data_buffer_idx);
   if (mut_idx != 0)
-    return fail(r, ETK_E_UNSUPPORTED, extra.pos,
+    return fail(r, ETK_E_UNSUPPORTED, extra_at,
                 "value %u: mutable_data_segments index %llu (only 0 is "
                 "supported)",
                 value_index, (unsigned long long)mut_idx);
@@ -441,6 +458,27 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
                                  value_index, "initial data")) != ETK_OK)
     return rc;
   return ETK_OK;
+}
+
+static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
+                         const etk_program_plan_t *plan,
+                         etk_program_tensor_t *out) {
+  etk_fb_table_t extra = etk_fb_get_table(t, ETK_PTE_TENSOR_EXTRA_TENSOR_INFO);
+  etk_fb_table_t alloc = etk_fb_get_table(t, ETK_PTE_TENSOR_ALLOCATION_INFO);
+  uint64_t mut_idx;
+  size_t elem;
+  int rc;
+  if ((rc = decode_tensor_shape(r, t, value_index, out, &elem)) != ETK_OK ||
+      (rc = decode_tensor_extra(r, extra, value_index, out, &mut_idx)) !=
+          ETK_OK ||
+      (rc = decode_tensor_allocation(r, alloc, value_index, plan, elem, out)) !=
+          ETK_OK)
+    return rc;
+  if (out->external || out->data_buffer_idx == 0) return ETK_OK;
+  if (!out->planned)
+    return bind_constant_data(r, t.pos, value_index, elem, out);
+  return bind_mutable_data(r, t.pos, extra.pos, mut_idx, value_index, elem,
+                           out);
 }
 
 /* Checks a value index read from the file at `at`. */
