@@ -10,21 +10,6 @@
 
 #include "../etdump/etdump_writer.h"
 
-static void deleg(etw_t *w, int32_t dint, const char *dstr, int32_t iid,
-                  const uint8_t *meta, uint32_t meta_len, uint64_t start,
-                  uint64_t end) {
-  etw_profile_t p = {0};
-  p.iid = iid;
-  p.dint = dint;
-  p.dstr = dstr;
-  p.meta = meta;
-  p.meta_len = meta_len;
-  p.meta_present = 1;
-  p.start = start;
-  p.end = end;
-  etw_profile(w, &p);
-}
-
 uint8_t *afx_model(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
@@ -47,8 +32,10 @@ uint8_t *afx_model(size_t *len) {
     etw_profile_simple(w, "native_call_add.out", 0, 0, t + 10, t + 20 + k);
     etw_profile_simple(w, "OPERATOR_CALL", 0, 0, t + 5, t + 25 + k);
     etw_allocation(w, 1, 32);
-    deleg(w, 3, NULL, 1, text_meta, sizeof text_meta, t + 40, t + 60);
-    deleg(w, -1, "linear #1", 1, bin_meta, sizeof bin_meta, t + 62, t + 80 + k);
+    etw_profile_delegated(w, 1, 3, NULL, text_meta, sizeof text_meta, t + 40,
+                          t + 60);
+    etw_profile_delegated(w, 1, -1, "linear #1", bin_meta, sizeof bin_meta,
+                          t + 62, t + 80 + k);
     etw_profile_simple(w, "DELEGATE_CALL", 0, 1, t + 30, t + 90 + k);
     etw_allocation(w, 1, 16);
     etw_allocation(w, 9, 8);
@@ -165,7 +152,8 @@ static void diff_run(etw_t *w, int b) {
   else
     etw_profile_simple(w, "native_call_relu.out", 0, 3, t, t + 5);
   t += 10;
-  deleg(w, -1, b ? "linear #2" : "linear #1", 4, NULL, 0, t, t + (b ? 44 : 40));
+  etw_profile_delegated(w, 4, -1, b ? "linear #2" : "linear #1", NULL, 0, t,
+                        t + (b ? 44 : 40));
   etw_profile_simple(w, "Method::execute", -1, 0, 1000, 1000 + (b ? 190 : 200));
   etw_run_end(w);
 }
