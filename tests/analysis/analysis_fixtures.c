@@ -84,23 +84,26 @@ uint8_t *afx_overlap(size_t *len) {
   return etw_finish_copy(w, len);
 }
 
+const char *const afx_hostile_names[] = {"<script>alert(1)</script>",
+                                         "a\"b'c&d<e>",
+                                         "new\nline",
+                                         "tab\tx",
+                                         "\x1b[31mred",
+                                         ("bidi\xe2\x80\xae"
+                                          "evil"),
+                                         "</td></tr></table>"};
+const size_t afx_hostile_name_count =
+    sizeof afx_hostile_names / sizeof afx_hostile_names[0];
+
 uint8_t *afx_hostile(size_t *len) {
-  static const char *const names[] = {"<script>alert(1)</script>",
-                                      "a\"b'c&d<e>",
-                                      "new\nline",
-                                      "tab\tx",
-                                      "\x1b[31mred",
-                                      ("bidi\xe2\x80\xae"
-                                       "evil"),
-                                      "</td></tr></table>"};
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "<b>run</b> & \"co\"", -1);
   etw_allocator(w, "<img src=x onerror=alert(1)>");
   etw_allocation(w, 1, 100);
   uint64_t t = 10;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++, t += 100)
-    etw_profile_simple(w, names[i], 0, (int32_t)i, t, t + 50);
+  for (size_t i = 0; i < afx_hostile_name_count; i++, t += 100)
+    etw_profile_simple(w, afx_hostile_names[i], 0, (int32_t)i, t, t + 50);
   etw_profile_simple(w, "Method::execute", -1, 0, 5, t + 10);
   etw_run_end(w);
   return etw_finish_copy(w, len);
