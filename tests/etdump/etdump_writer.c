@@ -287,6 +287,21 @@ void etw_profile_simple(etw_t *w, const char *name, int32_t chain, int32_t iid,
   etw_profile(w, &p);
 }
 
+void etw_profile_delegated(etw_t *w, int32_t iid, int32_t dint,
+                           const char *dstr, const uint8_t *meta,
+                           uint32_t meta_len, uint64_t start, uint64_t end) {
+  etw_profile_t p = {0};
+  p.iid = iid;
+  p.dint = dstr ? ETW_NO_ID : dint;
+  p.dstr = dstr;
+  p.meta = meta;
+  p.meta_len = meta_len;
+  p.meta_present = 1;
+  p.start = start;
+  p.end = end;
+  etw_profile(w, &p);
+}
+
 int etw_write_file(const char *path, const uint8_t *data, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f) return 1;

@@ -60,6 +60,13 @@ void etw_profile(etw_t *w, const etw_profile_t *p);
 void etw_profile_simple(etw_t *w, const char *name, int32_t chain, int32_t iid,
                         uint64_t start, uint64_t end);
 
+/* A delegated profile event (no name): integer delegate id `dint`, or
+ * string id `dstr` when it is not NULL (dint is then omitted), with
+ * delegate metadata always present (`meta_len` bytes; may be empty). */
+void etw_profile_delegated(etw_t *w, int32_t iid, int32_t dint,
+                           const char *dstr, const uint8_t *meta,
+                           uint32_t meta_len, uint64_t start, uint64_t end);
+
 typedef struct etw_tensor {
   int8_t scalar_type;
   const int64_t *sizes;
