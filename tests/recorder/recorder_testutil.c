@@ -37,12 +37,8 @@ etk_recorder_t *rt_make(void *arena, size_t size, rt_clock_t *clk) {
 etk_recorder_tensor_t rt_tensor(int32_t scalar_type, uint32_t dim,
                                 const int64_t *sizes, const void *data,
                                 size_t nbytes) {
-  etk_recorder_tensor_t t = {.scalar_type = scalar_type,
-                             .dim = dim,
-                             .sizes = sizes,
-                             .strides = NULL,
-                             .data = data,
-                             .nbytes = nbytes};
+  /* in declaration order; NULL strides: contiguous */
+  etk_recorder_tensor_t t = {scalar_type, dim, sizes, NULL, data, nbytes};
   return t;
 }
 
