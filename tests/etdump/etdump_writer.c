@@ -213,6 +213,24 @@ void etw_debug(etw_t *w, const etw_debug_t *d) {
   add_event(w, ETK_ETDUMP_EVENT_DEBUG_EVENT, etk_fb_table_end(&w->b));
 }
 
+etw_t *etw_one_profile_run(const etw_profile_t *p) {
+  etw_t *w = etw_new(1 << 14);
+  if (w == NULL) return NULL;
+  etw_run_begin(w, "Execute", -1);
+  etw_profile(w, p);
+  etw_run_end(w);
+  return w;
+}
+
+etw_debug_t etw_tensor_debug(int32_t iid, int8_t scalar_type,
+                             const int64_t *sizes, uint32_t dim,
+                             int64_t offset) {
+  etw_debug_t d = {.iid = iid, .dint = ETW_NO_ID, .kind = ETW_VALUE_TENSOR};
+  d.tensor = (etw_tensor_t){scalar_type, sizes, dim, NULL, offset};
+  d.output = -1;
+  return d;
+}
+
 void etw_allocation(etw_t *w, int32_t allocator_id, uint64_t size) {
   etk_fb_table_start(&w->b);
   etk_fb_add_u64(&w->b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, size, 0,

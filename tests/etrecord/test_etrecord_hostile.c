@@ -29,6 +29,23 @@ static void expect_open(const fixture_member_t *m, size_t n,
     CHECK(rec == NULL);
 }
 
+/* One member beside the marker, and the error opening must give. */
+typedef struct member_case {
+  const char *name, *text;
+  int code;
+  const char *line;
+} member_case_t;
+
+static void expect_member_cases(const member_case_t *cases, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    fixture_member_t m[] = {
+        MARKER_MEMBER,
+        {.name = cases[k].name, .text = cases[k].text},
+    };
+    expect_open(m, 2, NULL, cases[k].code, cases[k].line);
+  }
+}
+
 /* Opens fine, then loading the forward edge program fails as given. */
 static void expect_program(const char *json,
                            const etk_etrecord_limits_t *limits, int code,
@@ -281,31 +298,28 @@ ETK_TEST(json_bad_utf8) {
 }
 
 ETK_TEST(json_truncated_and_malformed) {
-  fixture_member_t m[] = {
-      MARKER_MEMBER,
-      {.name = "debug_handle_map", .text = "{\"forward\": {\"0\": 1"},
+  static const member_case_t cases[] = {
+      {"debug_handle_map", "{\"forward\": {\"0\": 1", ETK_E_TRUNCATED,
+       "debug_handle_map: invalid JSON: '}' expected near end of file "
+       "(line 1, column 20)"},
+      {"debug_handle_map", "{\"forward\": {\"0\": 1,}}", ETK_E_FORMAT,
+       "debug_handle_map: invalid JSON: string or '}' expected near '}' "
+       "(line 1, column 21)"},
+      {"debug_handle_map", "", ETK_E_TRUNCATED,
+       "debug_handle_map: empty JSON document (line 1, column 1)"},
+      /* positions after rewritten Python tokens still point into the
+       * original */
+      {"debug_handle_map",
+       "{\"forward\": {\"0\": [Infinity, NaN, -Infinity, "
+       "99999999999999999999, x]}}",
+       ETK_E_FORMAT,
+       "debug_handle_map: invalid JSON: invalid token near 'x' (line 1, "
+       "column 68)"},
+      {"debug_handle_map", "{\"forward\": Infinit}", ETK_E_FORMAT,
+       "debug_handle_map: invalid JSON: invalid token near 'Infinit' "
+       "(line 1, column 13)"},
   };
-  expect_open(m, 2, NULL, ETK_E_TRUNCATED,
-              "debug_handle_map: invalid JSON: '}' expected near end of file "
-              "(line 1, column 20)");
-  m[1].text = "{\"forward\": {\"0\": 1,}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: invalid JSON: string or '}' expected near '}' "
-              "(line 1, column 21)");
-  m[1].text = "";
-  expect_open(m, 2, NULL, ETK_E_TRUNCATED,
-              "debug_handle_map: empty JSON document (line 1, column 1)");
-  /* positions after rewritten Python tokens still point into the original */
-  m[1].text =
-      "{\"forward\": {\"0\": [Infinity, NaN, -Infinity, "
-      "99999999999999999999, x]}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: invalid JSON: invalid token near 'x' (line 1, "
-              "column 68)");
-  m[1].text = "{\"forward\": Infinit}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: invalid JSON: invalid token near 'Infinit' "
-              "(line 1, column 13)");
+  expect_member_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 ETK_TEST(json_string_too_long) {
@@ -321,58 +335,48 @@ ETK_TEST(json_string_too_long) {
 }
 
 ETK_TEST(maps_with_wrong_shapes) {
-  fixture_member_t m[] = {
-      MARKER_MEMBER,
-      {.name = "debug_handle_map", .text = "{\"forward\": {\"x1\": 1}}"},
+  static const member_case_t cases[] = {
+      {"debug_handle_map", "{\"forward\": {\"x1\": 1}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward': key 'x1' is not an "
+       "instruction id"},
+      {"debug_handle_map", "{\"forward\": {\"01\": 1}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward': key '01' is not an "
+       "instruction id"},
+      {"debug_handle_map", "{\"forward\": {\"1\": \"7\"}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward', instruction 1: expected a "
+       "debug handle or a list of them"},
+      {"debug_handle_map", "{\"forward\": {\"1\": [1, 2.5]}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward', instruction 1: expected a "
+       "debug handle or a list of them"},
+      {"debug_handle_map", "[1, 2]", ETK_E_FORMAT,
+       "debug_handle_map: expected a JSON object keyed by method name"},
+      {"debug_handle_map", "{\"forward\": 3, \"decode\": {}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward': expected an object keyed by "
+       "instruction id"},
+      {"delegate_map", "{\"forward\": {\"1\": {\"name\": 5}}}", ETK_E_FORMAT,
+       "delegate_map: method 'forward', instruction 1: \"name\" is not "
+       "a string"},
+      {"delegate_map",
+       "{\"forward\": {\"1\": {\"delegate_map\": {\"a\": \"b\"}}}}",
+       ETK_E_FORMAT,
+       "delegate_map: method 'forward', delegate id 'a': expected a "
+       "list of debug handles"},
+      {"instruction_id_to_num_outs_map", "{\"forward\": {\"1\": [2]}}",
+       ETK_E_FORMAT,
+       "instruction_id_to_num_outs_map: method 'forward', instruction "
+       "1: expected an integer"},
+      {"instruction_id_to_num_outs_map", "{\"forward\": {\"1\": -1}}",
+       ETK_E_FORMAT,
+       "instruction_id_to_num_outs_map: method 'forward', instruction "
+       "1: num_outs -1 is outside 0..1048576"},
+      {"instruction_id_to_num_outs_map",
+       "{\"forward\": {\"1\": 9223372036854775807}}", ETK_E_FORMAT,
+       "instruction_id_to_num_outs_map: method 'forward', instruction "
+       "1: num_outs 9223372036854775807 is outside 0..1048576"},
+      {"export_graph_id", "\"140\"", ETK_E_FORMAT,
+       "export_graph_id: expected a JSON integer"},
   };
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward': key 'x1' is not an "
-              "instruction id");
-  m[1].text = "{\"forward\": {\"01\": 1}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward': key '01' is not an "
-              "instruction id");
-  m[1].text = "{\"forward\": {\"1\": \"7\"}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward', instruction 1: expected a "
-              "debug handle or a list of them");
-  m[1].text = "{\"forward\": {\"1\": [1, 2.5]}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward', instruction 1: expected a "
-              "debug handle or a list of them");
-  m[1].text = "[1, 2]";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: expected a JSON object keyed by method name");
-  m[1].text = "{\"forward\": 3, \"decode\": {}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward': expected an object keyed by "
-              "instruction id");
-  m[1].name = "delegate_map";
-  m[1].text = "{\"forward\": {\"1\": {\"name\": 5}}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "delegate_map: method 'forward', instruction 1: \"name\" is not "
-              "a string");
-  m[1].text = "{\"forward\": {\"1\": {\"delegate_map\": {\"a\": \"b\"}}}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "delegate_map: method 'forward', delegate id 'a': expected a "
-              "list of debug handles");
-  m[1].name = "instruction_id_to_num_outs_map";
-  m[1].text = "{\"forward\": {\"1\": [2]}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "instruction_id_to_num_outs_map: method 'forward', instruction "
-              "1: expected an integer");
-  m[1].text = "{\"forward\": {\"1\": -1}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "instruction_id_to_num_outs_map: method 'forward', instruction "
-              "1: num_outs -1 is outside 0..1048576");
-  m[1].text = "{\"forward\": {\"1\": 9223372036854775807}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "instruction_id_to_num_outs_map: method 'forward', instruction "
-              "1: num_outs 9223372036854775807 is outside 0..1048576");
-  m[1].name = "export_graph_id";
-  m[1].text = "\"140\"";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "export_graph_id: expected a JSON integer");
+  expect_member_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 ETK_TEST(programs_with_wrong_shapes) {
