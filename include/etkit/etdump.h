@@ -42,8 +42,10 @@
  *     etk_etdump_close(dump);
  *
  * MEMORY
- *   One allocation holds every column array (25 bytes per event); the
- *   string table grows with the number of DISTINCT strings (8 bytes each)
+ *   One allocation holds every column array (25 bytes per event, of
+ *   which the columns that are 0 throughout, usually the delegate string
+ *   ids and chain ids, stay untouched zero pages: about 17 resident); the
+ *   string table grows with the number of DISTINCT strings (4 bytes each)
  *   and points into the buffer; the hash table that interns them lives
  *   only while opening.  open_path maps the file read-only (its pages are
  *   the page cache's: no copy, nothing to zero; they count in the

@@ -6,16 +6,24 @@
 #define ETKIT_ETDUMP_INTERNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "etkit/etdump.h"
 #include "etkit/flatbuf.h"
 
-/* An interned string: where its bytes are in the buffer.  (The hashes used
- * while interning live in the decoder's slot table, freed after opening.) */
-typedef struct etdump_string {
-  uint32_t pos; /* offset of the first character (0 for ids 0 and 1) */
+/* An interned string is the offset of its first character in the buffer
+ * (0 for ids 0 and 1): a verified FlatBuffers string keeps its u32 length
+ * in the four bytes before, so 4 bytes per distinct string suffice.  (The
+ * hashes used while interning live in the decoder's slot table, freed
+ * after opening.) */
+typedef uint32_t etdump_string_t;
+
+/* Length of the interned string at `pos` (> 0). */
+static inline uint32_t etdump_string_len(const uint8_t *buf, uint32_t pos) {
   uint32_t len;
-} etdump_string_t;
+  memcpy(&len, buf + pos - 4, 4); /* little-endian host, as the reader */
+  return len;
+}
 
 typedef struct etdump_chain {
   uint64_t magnitude;

@@ -26,10 +26,14 @@
  *      values stay in the buffer and are read on demand.
  *
  * DATA LAYOUT
- *   Columns (see etdump_internal.h) live in one allocation of
+ *   Columns (see etdump_internal.h) live in one zeroed allocation of
  *   25 bytes per event: flags u8, instruction_id i32, delegate_id_int i32,
- *   name_id u32, dstr_id u32, chain_id u32, offset u32.  Strings are
- *   (position, length) pairs into the buffer (8 bytes per distinct string).
+ *   name_id u32, dstr_id u32, chain_id u32, offset u32.  A value 0 is
+ *   never written, so the pages of a column that is 0 throughout (delegate
+ *   string ids and chain ids, in most dumps) are never touched and cost no
+ *   memory: about 17 bytes per event are resident.  Strings are positions
+ *   in the buffer (4 bytes per distinct string; the length is the
+ *   FlatBuffers string's own prefix).
  *   While decoding they are found through an open-addressing table of
  *   32-bit slots (id plus spare hash bits, load factor <= 1/2) and a small
  *   cache keyed by a string's offset (shared string objects cost no hash);
@@ -173,8 +177,9 @@ static int interner_resize(etk_etdump_t *d, interner_t *in, size_t slots) {
   uint32_t *s = calloc(slots, sizeof *s);
   if (!s) return ETK_E_NO_MEMORY;
   for (size_t id = 2; id < d->string_count; id++) {
+    uint32_t pos = d->strings[id];
     uint64_t high,
-        h = hash_string(d->buf + d->strings[id].pos, d->strings[id].len, &high);
+        h = hash_string(d->buf + pos, etdump_string_len(d->buf, pos), &high);
     size_t i = (size_t)h & (slots - 1);
     while (s[i]) i = (i + 1) & (slots - 1);
     s[i] =
@@ -228,9 +233,9 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
     if (!v) break;
     if (in->id_bits >= 32 || (v >> in->id_bits) == tag) {
       uint32_t cand = v & in->id_mask;
-      const etdump_string_t *e = &d->strings[cand];
-      if (e->len == len &&
-          (e->pos == s + 4 || memcmp(d->buf + e->pos, chars, len) == 0)) {
+      const uint32_t pos = d->strings[cand];
+      if (etdump_string_len(d->buf, pos) == len &&
+          (pos == s + 4 || memcmp(d->buf + pos, chars, len) == 0)) {
         *id = cand;
         goto remember;
       }
@@ -254,8 +259,7 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
     d->string_cap = cap;
   }
   uint32_t nid = (uint32_t)d->string_count++;
-  d->strings[nid].pos = s + 4;
-  d->strings[nid].len = len;
+  d->strings[nid] = s + 4;
   in->slots[i] = (in->id_bits >= 32 ? 0 : tag << in->id_bits) | nid;
   if (d->string_count * 2 > in->mask + 1 &&
       interner_resize(d, in, (in->mask + 1) * 2) != ETK_OK)
@@ -517,43 +521,45 @@ static int decode_name(etk_etdump_t *d, interner_t *in, const pending_t *p,
                        "an event name");
 }
 
-static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
-                  etk_error_t *err) {
-  const uint8_t *buf = d->buf;
-  uint64_t max_events =
-      o && o->max_events ? o->max_events : ((uint64_t)1 << 31);
-  uint64_t max_runs = o && o->max_runs ? o->max_runs : ((uint64_t)1 << 24);
-  tbl_t root = tbl_at(buf, d->root);
-  uint32_t vp = tbl_field(buf, root, ETK_ETDUMP_VERSION);
-  d->version = vp ? ld32(buf + vp) : 0;
-  uint32_t rp = tbl_field(buf, root, ETK_ETDUMP_RUN_DATA);
-  if (!rp)
-    return etk_error_set(err, ETK_E_FORMAT, d->root,
-                         "the ETDump table has no run_data (upstream's "
-                         "Inspector rejects such a file too)");
-  uint32_t runs_vec = follow(buf, rp);
-  uint32_t run_count = ld32(buf + runs_vec);
-  if (run_count > max_runs)
-    return etk_error_set(err, ETK_E_LIMIT, runs_vec,
-                         "%u runs exceed the limit of %llu",
-                         (unsigned)run_count, (unsigned long long)max_runs);
+/* The decoding state: the interning tables, alive only while opening. */
+typedef struct decoder {
+  etk_etdump_t *d;
+  interner_t *in;
+  chain_map_t chains;
+  etk_error_t *err;
+  uint32_t event;     /* next event (column index) */
+  uint32_t allocator; /* next allocator */
+} decoder_t;
 
-  /* first pass: sizes */
-  uint64_t events = 0, allocators = 0;
+/* First pass: counts events and allocators of all runs, within limits. */
+static int decode_sizes(const etk_etdump_t *d, uint32_t runs_vec,
+                        uint32_t run_count, uint64_t max_events,
+                        uint64_t *events, uint64_t *allocators,
+                        etk_error_t *err) {
+  const uint8_t *buf = d->buf;
+  *events = *allocators = 0;
   for (uint32_t r = 0; r < run_count; r++) {
     tbl_t run = tbl_at(buf, follow(buf, runs_vec + 4 + 4 * r));
     uint32_t ep = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_EVENTS);
-    if (ep) events += ld32(buf + follow(buf, ep));
+    if (ep) *events += ld32(buf + follow(buf, ep));
     uint32_t ap = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
-    if (ap) allocators += ld32(buf + follow(buf, ap));
-    if (events > max_events)
+    if (ap) *allocators += ld32(buf + follow(buf, ap));
+    if (*events > max_events)
       return etk_error_set(err, ETK_E_LIMIT, run.pos,
                            "more than %llu events (limit reached in run %u)",
                            (unsigned long long)max_events, (unsigned)r);
   }
-  if (allocators > UINT32_MAX)
+  if (*allocators > UINT32_MAX)
     return etk_error_set(err, ETK_E_LIMIT, runs_vec, "too many allocators");
+  return ETK_OK;
+}
 
+/* Allocates the runs, allocator names and event columns.  The columns are
+ * zeroed pages that decoding writes only where a value is not 0, so the
+ * columns that usually hold 0 everywhere (delegate string ids, chain ids)
+ * cost no memory until a value needs them. */
+static int decode_alloc(etk_etdump_t *d, uint32_t run_count, uint64_t events,
+                        uint64_t allocators, etk_error_t *err) {
   d->run_count = run_count;
   d->runs = calloc(run_count ? run_count : 1, sizeof *d->runs);
   d->allocator_count = (size_t)allocators;
@@ -561,7 +567,7 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
       calloc(allocators ? (size_t)allocators : 1, sizeof *d->allocator_name_id);
   size_t n = (size_t)events;
   size_t per = 1 + 4 * 6;
-  d->columns_mem = malloc(n ? n * per : 1);
+  d->columns_mem = calloc(n ? n : 1, per);
   if (!d->runs || !d->allocator_name_id || !d->columns_mem)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory for %zu events", n);
@@ -575,142 +581,221 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
   d->offset = (uint32_t *)(void *)(m + 20 * n);
   d->flags = m + 24 * n;
   d->event_count = n;
+  return ETK_OK;
+}
 
-  interner_t *in = malloc(sizeof *in);
-  if (!in || interner_init(d, in, 2 * events + allocators + run_count,
-                           events + allocators + run_count) != ETK_OK) {
-    if (in) interner_free(in);
-    free(in);
+static int decoder_init(decoder_t *x, etk_etdump_t *d, uint64_t max_strings,
+                        uint64_t expected, etk_error_t *err) {
+  memset(x, 0, sizeof *x);
+  x->d = d;
+  x->err = err;
+  x->in = malloc(sizeof *x->in);
+  if (!x->in || interner_init(d, x->in, max_strings, expected) != ETK_OK)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory interning strings");
-  }
-  chain_map_t cm;
-  memset(&cm, 0, sizeof cm);
-  cm.mask = 15;
-  cm.slots = calloc(cm.mask + 1, sizeof *cm.slots);
-  if (!cm.slots) {
-    interner_free(in);
-    free(in);
+  x->chains.mask = 15;
+  x->chains.slots = calloc(x->chains.mask + 1, sizeof *x->chains.slots);
+  if (!x->chains.slots)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  }
+  return ETK_OK;
+}
 
+static void decoder_free(decoder_t *x) {
+  free(x->chains.slots);
+  if (x->in) interner_free(x->in);
+  free(x->in);
+}
+
+/* A run's own fields and its allocators' names. */
+static int decode_run_header(decoder_t *x, uint32_t r, tbl_t run) {
+  etk_etdump_t *d = x->d;
+  const uint8_t *buf = d->buf;
+  etdump_run_t *out = &d->runs[r];
+  out->offset = run.pos;
+  out->bundled_input_index =
+      get_i32(buf, run, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, -1);
+  uint32_t np = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_NAME);
+  out->name_id = ETK_ETDUMP_STR_ABSENT;
   int rc = ETK_OK;
-  uint32_t e = 0, a = 0;
+  if (np &&
+      (rc = string_intern(d, x->in, np, &out->name_id, x->err, "a run name")))
+    return rc;
+  uint32_t ap = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
+  out->first_allocator = x->allocator;
+  if (!ap) return ETK_OK;
+  uint32_t av = follow(buf, ap), ac = ld32(buf + av);
+  for (uint32_t i = 0; i < ac && rc == ETK_OK; i++) {
+    tbl_t al = tbl_at(buf, follow(buf, av + 4 + 4 * i));
+    uint32_t anp = tbl_field(buf, al, ETK_ETDUMP_ALLOCATOR_NAME);
+    uint32_t id = ETK_ETDUMP_STR_ABSENT;
+    if (anp)
+      rc = string_intern(d, x->in, anp, &id, x->err, "an allocator name");
+    d->allocator_name_id[x->allocator++] = id;
+  }
+  out->allocator_count = ac;
+  return rc;
+}
+
+/* The decoded values of one event, before they go to the columns. */
+typedef struct event_values {
+  uint8_t flags;
+  uint32_t name, dstr;
+  uint64_t chain_magnitude;
+  int chain_negative;
+  int32_t iid, dint;
+} event_values_t;
+
+/* A profile event's fields (its name is decoded by the caller). */
+static int decode_profile(decoder_t *x, tbl_t t, event_values_t *v) {
+  const uint8_t *buf = x->d->buf;
+  int32_t c = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
+  v->chain_negative = c < 0;
+  v->chain_magnitude = c < 0 ? (uint64_t)(-(int64_t)c) : (uint64_t)c;
+  v->iid = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
+  v->dint = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+  uint32_t f =
+      tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
+  int rc;
+  if (f && (rc = string_intern(x->d, x->in, f, &v->dstr, x->err,
+                               "a delegate debug id")) != ETK_OK)
+    return rc;
+  if (tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
+    v->flags |= ETK_ETDUMP_FLAG_METADATA;
+  if (get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME) <
+      get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME))
+    v->flags |= ETK_ETDUMP_FLAG_END_BEFORE_START;
+  return ETK_OK;
+}
+
+/* A debug event's fields (its name is decoded by the caller). */
+static int decode_debug(decoder_t *x, tbl_t t, event_values_t *v) {
+  const uint8_t *buf = x->d->buf;
+  v->chain_magnitude = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
+  v->iid = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
+  v->dint = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
+  uint32_t f = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
+  int rc;
+  if (f && (rc = string_intern(x->d, x->in, f, &v->dstr, x->err,
+                               "a delegate debug id")) != ETK_OK)
+    return rc;
+  uint32_t vpos = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+  if (!vpos) return ETK_OK;
+  v->flags |= ETK_ETDUMP_FLAG_HAS_ENTRY;
+  tbl_t value = tbl_at(buf, follow(buf, vpos));
+  uint32_t op = tbl_field(buf, value, ETK_ETDUMP_VALUE_OUTPUT);
+  if (op) {
+    tbl_t bo = tbl_at(buf, follow(buf, op));
+    uint32_t bp = tbl_field(buf, bo, ETK_ETDUMP_BOOL_BOOL_VAL);
+    if (bp && buf[bp] != 0) v->flags |= ETK_ETDUMP_FLAG_OUTPUT;
+  }
+  return ETK_OK;
+}
+
+/* Decodes looked-at event `p` (event `index` of run `r`) into column e. */
+static int decode_event(decoder_t *x, const pending_t *p, uint32_t r,
+                        uint32_t index, uint32_t e) {
+  etk_etdump_t *d = x->d;
+  if (!p->kind)
+    return etk_error_set(x->err, ETK_E_FORMAT, p->table,
+                         "event %u of run %u has none of profile_event, "
+                         "debug_event, allocation_event set",
+                         (unsigned)index, (unsigned)r);
+  event_values_t v;
+  memset(&v, 0, sizeof v);
+  v.flags = (uint8_t)((p->both ? ETK_ETDUMP_FLAG_BOTH_MEMBERS : 0) | p->kind);
+  v.iid = v.dint = -1;
+  tbl_t t = tbl_at(d->buf, p->member);
+  d->offset[e] = t.pos;
+  int rc = ETK_OK;
+  if (p->kind != ETK_ETDUMP_EVENT_ALLOCATION && p->name)
+    rc = decode_name(d, x->in, p, &v.name, x->err);
+  if (rc == ETK_OK && p->kind == ETK_ETDUMP_EVENT_PROFILE)
+    rc = decode_profile(x, t, &v);
+  else if (rc == ETK_OK && p->kind == ETK_ETDUMP_EVENT_DEBUG)
+    rc = decode_debug(x, t, &v);
+  else if (rc == ETK_OK)
+    v.iid = get_i32(d->buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
+  if (rc != ETK_OK) return rc;
+  d->flags[e] = v.flags;
+  d->instruction_id[e] = v.iid;
+  d->delegate_id_int[e] = v.dint;
+  d->name_id[e] = v.name;
+  if (v.dstr) d->dstr_id[e] = v.dstr; /* zero pages stay untouched */
+  uint32_t chain;
+  if (chain_intern(d, &x->chains, v.chain_magnitude, v.chain_negative,
+                   &chain) != ETK_OK)
+    return etk_error_set(x->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory");
+  if (chain) d->chain_id[e] = chain;
+  return ETK_OK;
+}
+
+/* The events of run r (events vector at `ev`), in batches: a first look at
+ * each event of the batch, then decoding in file order. */
+static int decode_run_events(decoder_t *x, uint32_t r, uint32_t ev) {
+  const uint32_t ec = ld32(x->d->buf + ev);
   pending_t batch[DECODE_BATCH];
-  for (uint32_t r = 0; r < run_count && rc == ETK_OK; r++) {
-    etdump_run_t *out = &d->runs[r];
-    tbl_t run = tbl_at(buf, follow(buf, runs_vec + 4 + 4 * r));
-    out->offset = run.pos;
-    out->bundled_input_index =
-        get_i32(buf, run, ETK_ETDUMP_RUN_DATA_BUNDLED_INPUT_INDEX, -1);
-    uint32_t np = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_NAME);
-    out->name_id = ETK_ETDUMP_STR_ABSENT;
-    if (np && (rc = string_intern(d, in, np, &out->name_id, err,
-                                  "a run name")) != ETK_OK)
-      break;
-    uint32_t ap = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
-    out->first_allocator = a;
-    if (ap) {
-      uint32_t av = follow(buf, ap), ac = ld32(buf + av);
-      for (uint32_t i = 0; i < ac && rc == ETK_OK; i++) {
-        tbl_t al = tbl_at(buf, follow(buf, av + 4 + 4 * i));
-        uint32_t anp = tbl_field(buf, al, ETK_ETDUMP_ALLOCATOR_NAME);
-        uint32_t id = ETK_ETDUMP_STR_ABSENT;
-        if (anp) rc = string_intern(d, in, anp, &id, err, "an allocator name");
-        d->allocator_name_id[a++] = id;
-      }
-      out->allocator_count = ac;
-    }
-    uint32_t ep = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_EVENTS);
-    out->first_event = e;
-    out->has_events = ep != 0;
-    if (!ep || rc != ETK_OK) continue;
-    uint32_t ev = follow(buf, ep), ec = ld32(buf + ev);
-    out->event_count = ec;
-    for (uint32_t b0 = 0; b0 < ec && rc == ETK_OK; b0 += DECODE_BATCH) {
-      uint32_t bn = ec - b0 < DECODE_BATCH ? ec - b0 : DECODE_BATCH;
-      for (uint32_t j = 0; j < bn; j++)
-        decode_look(d, in, ev, b0 + j, &batch[j]);
-      for (uint32_t j = 0; j < bn; j++, e++) {
-        const pending_t *p = &batch[j];
-        uint8_t flags = (uint8_t)(p->both ? ETK_ETDUMP_FLAG_BOTH_MEMBERS : 0);
-        uint32_t name = ETK_ETDUMP_STR_ABSENT, dstr = ETK_ETDUMP_STR_ABSENT;
-        uint64_t chain_mag = 0;
-        int chain_neg = 0;
-        int32_t iid = -1, dint = -1;
-        if (!p->kind) {
-          rc = etk_error_set(err, ETK_E_FORMAT, p->table,
-                             "event %u of run %u has none of profile_event, "
-                             "debug_event, allocation_event set",
-                             (unsigned)(b0 + j), (unsigned)r);
-          break;
-        }
-        tbl_t t = tbl_at(buf, p->member);
-        d->offset[e] = t.pos;
-        flags |= p->kind;
-        if (p->kind == ETK_ETDUMP_EVENT_PROFILE) {
-          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK)
-            break;
-          int32_t c = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
-          chain_neg = c < 0;
-          chain_mag = c < 0 ? (uint64_t)(-(int64_t)c) : (uint64_t)c;
-          iid = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
-          dint = get_i32(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
-                         -1);
-          uint32_t f =
-              tbl_field(buf, t, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
-          if (f && (rc = string_intern(d, in, f, &dstr, err,
-                                       "a delegate debug id")) != ETK_OK)
-            break;
-          if (tbl_field(buf, t,
-                        ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA))
-            flags |= ETK_ETDUMP_FLAG_METADATA;
-          if (get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME) <
-              get_u64(buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME))
-            flags |= ETK_ETDUMP_FLAG_END_BEFORE_START;
-        } else if (p->kind == ETK_ETDUMP_EVENT_DEBUG) {
-          if (p->name && (rc = decode_name(d, in, p, &name, err)) != ETK_OK)
-            break;
-          chain_mag = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
-          iid = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
-          dint =
-              get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
-          uint32_t f =
-              tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
-          if (f && (rc = string_intern(d, in, f, &dstr, err,
-                                       "a delegate debug id")) != ETK_OK)
-            break;
-          uint32_t vpos = tbl_field(buf, t, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
-          if (vpos) {
-            flags |= ETK_ETDUMP_FLAG_HAS_ENTRY;
-            tbl_t v = tbl_at(buf, follow(buf, vpos));
-            uint32_t op = tbl_field(buf, v, ETK_ETDUMP_VALUE_OUTPUT);
-            if (op) {
-              tbl_t bo = tbl_at(buf, follow(buf, op));
-              uint32_t bp = tbl_field(buf, bo, ETK_ETDUMP_BOOL_BOOL_VAL);
-              if (bp && buf[bp] != 0) flags |= ETK_ETDUMP_FLAG_OUTPUT;
-            }
-          }
-        } else {
-          iid = get_i32(buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
-        }
-        d->flags[e] = flags;
-        d->instruction_id[e] = iid;
-        d->delegate_id_int[e] = dint;
-        d->name_id[e] = name;
-        d->dstr_id[e] = dstr;
-        if (chain_intern(d, &cm, chain_mag, chain_neg, &d->chain_id[e]) !=
-            ETK_OK) {
-          rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                             "out of memory");
-          break;
-        }
-      }
+  x->d->runs[r].event_count = ec;
+  for (uint32_t b0 = 0; b0 < ec; b0 += DECODE_BATCH) {
+    uint32_t bn = ec - b0 < DECODE_BATCH ? ec - b0 : DECODE_BATCH;
+    for (uint32_t j = 0; j < bn; j++)
+      decode_look(x->d, x->in, ev, b0 + j, &batch[j]);
+    for (uint32_t j = 0; j < bn; j++) {
+      int rc = decode_event(x, &batch[j], r, b0 + j, x->event++);
+      if (rc != ETK_OK) return rc;
     }
   }
-  free(cm.slots);
-  interner_free(in);
-  free(in);
+  return ETK_OK;
+}
+
+/* The root's fields: version, and the run_data vector (*runs_vec, count
+ * within max_runs). */
+static int decode_root(etk_etdump_t *d, uint64_t max_runs, uint32_t *runs_vec,
+                       uint32_t *run_count, etk_error_t *err) {
+  const uint8_t *buf = d->buf;
+  tbl_t root = tbl_at(buf, d->root);
+  uint32_t vp = tbl_field(buf, root, ETK_ETDUMP_VERSION);
+  d->version = vp ? ld32(buf + vp) : 0;
+  uint32_t rp = tbl_field(buf, root, ETK_ETDUMP_RUN_DATA);
+  if (!rp)
+    return etk_error_set(err, ETK_E_FORMAT, d->root,
+                         "the ETDump table has no run_data (upstream's "
+                         "Inspector rejects such a file too)");
+  *runs_vec = follow(buf, rp);
+  *run_count = ld32(buf + *runs_vec);
+  if (*run_count > max_runs)
+    return etk_error_set(err, ETK_E_LIMIT, *runs_vec,
+                         "%u runs exceed the limit of %llu",
+                         (unsigned)*run_count, (unsigned long long)max_runs);
+  return ETK_OK;
+}
+
+static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
+                  etk_error_t *err) {
+  const uint8_t *buf = d->buf;
+  uint64_t max_events =
+      o && o->max_events ? o->max_events : ((uint64_t)1 << 31);
+  uint64_t max_runs = o && o->max_runs ? o->max_runs : ((uint64_t)1 << 24);
+  uint32_t runs_vec = 0, run_count = 0;
+  uint64_t events = 0, allocators = 0;
+  int rc = decode_root(d, max_runs, &runs_vec, &run_count, err);
+  if (rc == ETK_OK)
+    rc = decode_sizes(d, runs_vec, run_count, max_events, &events, &allocators,
+                      err);
+  if (rc == ETK_OK) rc = decode_alloc(d, run_count, events, allocators, err);
+  if (rc != ETK_OK) return rc;
+  decoder_t x;
+  rc = decoder_init(&x, d, 2 * events + allocators + run_count,
+                    events + allocators + run_count, err);
+  for (uint32_t r = 0; r < run_count && rc == ETK_OK; r++) {
+    tbl_t run = tbl_at(buf, follow(buf, runs_vec + 4 + 4 * r));
+    rc = decode_run_header(&x, r, run);
+    uint32_t ep = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_EVENTS);
+    d->runs[r].first_event = x.event;
+    d->runs[r].has_events = ep != 0;
+    if (ep && rc == ETK_OK) rc = decode_run_events(&x, r, follow(buf, ep));
+  }
+  decoder_free(&x);
   return rc;
 }
 
@@ -917,8 +1002,8 @@ etk_etdump_str_t etk_etdump_string(const etk_etdump_t *d, uint32_t id) {
     s.data = "";
     return s;
   }
-  s.data = (const char *)d->buf + d->strings[id].pos;
-  s.len = d->strings[id].len;
+  s.data = (const char *)d->buf + d->strings[id];
+  s.len = etdump_string_len(d->buf, d->strings[id]);
   return s;
 }
 

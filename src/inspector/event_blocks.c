@@ -17,16 +17,18 @@
  *      signature seen again in the same run replaces the earlier one's value
  *      but keeps its position (Python's ordered dict assignment).  The
  *      signatures are staged where a new block keeps them: at the end of
- *      the Inspector's events (8 bytes each) and of `kept`.
+ *      the Inspector's events (4 bytes each: an ETDump event standing for
+ *      the signature, which for a profile signature is also its sample).
  *   C. The run signature (run name, ordered signatures, bundled input
  *      index) is looked up among the blocks found so far (hash + full
  *      compare); a new one makes the staged signatures a block's events,
  *      with the first run's debug entries.  Later runs of a block are
  *      checked against them (mismatches are counted, not fatal).
- *   D. The run's kept profile event per signature stays in `kept`.
+ *   D. A repeated run's samples (its staged profile events) go to `kept`.
  *   Finally every block gets an events x runs matrix of ETDump profile event
- *   indices (the samples), filled from `kept` in run order (when every block
- *   has one run, `kept` already is that matrix).  Upstream's wrap-around
+ *   indices (the samples), filled in run order from the block's events
+ *   (its first run) and `kept` (the others); when every block has one run,
+ *   the events themselves are that matrix.  Upstream's wrap-around
  *   error needs an event whose end is before its start; only when the
  *   reader flagged one is every sample checked.
  *
@@ -36,10 +38,11 @@
  *   of u32 slots shared by steps A and B (2 to 4 per event), and per event
  *   a next link and a signature's instruction event, written only for lists
  *   longer than one and signatures with debug data, so their pages mostly
- *   stay untouched.  Kept across the whole build: 4 bytes per kept sample,
- *   4 per run; the result is 8 bytes per Inspector event plus 4 per sample
- *   (see inspector_internal.h).  A wide run (1M distinct events) thus peaks
- *   at about 28-36 bytes per event here.
+ *   stay untouched.  Kept across the whole build: 4 bytes per sample of a
+ *   repeated run, 4 per run; the result is 4 bytes per Inspector event plus
+ *   4 per sample when a block has several runs (see inspector_internal.h).
+ *   A wide run (1M distinct events) thus peaks at about 20 bytes per event
+ *   here (instruction events, slots, events), 4 after.
  *
  * INVARIANTS
  *   - Blocks, and the events inside each block, are in first-appearance
@@ -78,7 +81,8 @@ typedef struct builder {
    * uses are ever touched, so most pages of next/pos_ie/outs stay virtual) */
   ie_t *ies;
   ie_debug_t *dbg;
-  uint8_t *has_dbg; /* bit x: ies[x] has a debug list (dbg[x]) */
+  uint8_t *has_dbg;   /* bit x: ies[x] has a debug list (dbg[x]) */
+  uint8_t *has_dname; /* bit p: staged signature p has a debug name */
   uint32_t *slots;
   uint32_t *next;
   uint32_t *pos_ie; /* instruction event of each signature with debug data */
@@ -158,7 +162,37 @@ static int nomem(builder_t *b) {
                        "out of memory grouping events into blocks");
 }
 
+/* Doubles a table of u32 slots (entry k stored as k + 1, linear probing)
+ * once it is half full, placing each of its `count` entries by hash(k). */
+static int slots_grow(builder_t *b, uint32_t **slots, size_t *mask,
+                      size_t count,
+                      uint64_t (*hash)(const etk_inspector_t *, size_t)) {
+  if (count * 2 <= *mask + 1) return ETK_OK;
+  size_t n = (*mask + 1) * 2;
+  uint32_t *t = calloc(n, sizeof *t);
+  if (!t) return nomem(b);
+  for (size_t k = 0; k < count; k++) {
+    size_t j = (size_t)hash(b->insp, k) & (n - 1);
+    while (t[j]) j = (j + 1) & (n - 1);
+    t[j] = (uint32_t)k + 1;
+  }
+  free(*slots);
+  *slots = t;
+  *mask = n - 1;
+  return ETK_OK;
+}
+
 /* ------------------------------------------------------- allocations */
+
+static uint64_t alloc_key_hash(uint32_t run_name_id, int32_t allocator_id,
+                               uint32_t name_id) {
+  return mix(mix(mix(0, run_name_id), (uint32_t)allocator_id), name_id);
+}
+
+static uint64_t alloc_hash(const etk_inspector_t *insp, size_t k) {
+  const insp_alloc_t *x = &insp->allocs[k];
+  return alloc_key_hash(x->run_name_id, x->allocator_id, x->name_id);
+}
 
 static int alloc_account(builder_t *b, uint32_t run_index,
                          const etk_etdump_run_t *run, uint32_t ev) {
@@ -179,7 +213,7 @@ static int alloc_account(builder_t *b, uint32_t run_index,
     b->alloc_slots = calloc(16, sizeof *b->alloc_slots);
     if (!b->alloc_slots) return nomem(b);
   }
-  uint64_t h = mix(mix(mix(0, run->name_id), (uint32_t)id), name_id);
+  uint64_t h = alloc_key_hash(run->name_id, id, name_id);
   size_t i = (size_t)h & b->alloc_slot_mask;
   for (;;) {
     uint32_t s = b->alloc_slots[i];
@@ -210,24 +244,8 @@ static int alloc_account(builder_t *b, uint32_t run_index,
   a->runs = 1;
   a->last_run = run_index;
   b->alloc_slots[i] = (uint32_t)++insp->alloc_count;
-  if (insp->alloc_count * 2 > b->alloc_slot_mask + 1) {
-    size_t n = (b->alloc_slot_mask + 1) * 2;
-    uint32_t *s = calloc(n, sizeof *s);
-    if (!s) return nomem(b);
-    for (size_t k = 0; k < insp->alloc_count; k++) {
-      const insp_alloc_t *x = &insp->allocs[k];
-      size_t j =
-          (size_t)mix(mix(mix(0, x->run_name_id), (uint32_t)x->allocator_id),
-                      x->name_id) &
-          (n - 1);
-      while (s[j]) j = (j + 1) & (n - 1);
-      s[j] = (uint32_t)k + 1;
-    }
-    free(b->alloc_slots);
-    b->alloc_slots = s;
-    b->alloc_slot_mask = n - 1;
-  }
-  return ETK_OK;
+  return slots_grow(b, &b->alloc_slots, &b->alloc_slot_mask, insp->alloc_count,
+                    alloc_hash);
 }
 
 /* ------------------------------------------------------- signatures */
@@ -331,70 +349,89 @@ static inline void list_append(uint32_t *head, uint32_t *tail, uint32_t *next,
   *tail = i;
 }
 
-/* Stages signature `sg` (kept profile event `prof`, instruction event x) at
- * the end of the run's signatures, or, when the run already has an equal
- * signature, gives that one the later value (Python's ordered dict keeps
- * the first position). */
-static inline void stage_signature(builder_t *b, insp_event_rec_t *staged,
-                                   uint32_t *kept, const insp_event_t *sg,
-                                   uint32_t rep, uint32_t prof, uint32_t x,
-                                   unsigned shift, size_t mask, uint32_t *npos,
-                                   uint64_t *hash) {
-  size_t s =
-      signature_slot(sg->iid, shift, mix((uint32_t)sg->dint, sg->dstr), mask);
+/* One run being grouped: its place in the columns, the per-run table's
+ * size, and what steps A to C find. */
+typedef struct run_state {
+  uint32_t index;
+  etk_etdump_run_t run;
+  uint32_t first, n; /* its events: columns first .. first + n */
+  unsigned shift;    /* slot table: 2^shift slots */
+  size_t mask;
+  uint32_t nie, nout; /* instruction events, output debug events */
+  uint32_t npos;      /* signatures staged */
+  uint64_t hash;      /* of the run signature */
+  uint32_t *staged;   /* reps of the staged signatures (insp->events) */
+} run_state_t;
+
+static inline int bit_get(const uint8_t *bits, uint32_t i) {
+  return (bits[i >> 3] >> (i & 7)) & 1;
+}
+static inline void bit_set(uint8_t *bits, uint32_t i) {
+  bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+/* The debug name of staged signature p (INSP_NONE when it has none): the
+ * normalised name of the first debug event of its instruction event. */
+static inline uint32_t staged_dname(const builder_t *b, const run_state_t *rs,
+                                    uint32_t p) {
+  if (!bit_get(b->has_dname, p)) return INSP_NONE;
+  return norm_name(b->c.name_id[rs->first + b->dbg[b->pos_ie[p]].dh]);
+}
+
+static inline insp_event_t staged_signature(const builder_t *b,
+                                            const run_state_t *rs, uint32_t p) {
+  return insp_event_of(&b->c, rs->staged[p], staged_dname(b, rs, p));
+}
+
+/* Stages signature `sg` (representative `rep`, kept profile event `prof`,
+ * instruction event x) at the end of the run's signatures, or, when the
+ * run already has an equal signature, gives that one the later value
+ * (Python's ordered dict keeps the first position).  A signature's kept
+ * sample is its rep when it has a profile part (the later profile event
+ * may stand for an equal signature: same columns), else none. */
+static inline void stage_signature(builder_t *b, run_state_t *rs,
+                                   const insp_event_t *sg, uint32_t rep,
+                                   uint32_t prof, uint32_t x) {
+  size_t s = signature_slot(sg->iid, rs->shift,
+                            mix((uint32_t)sg->dint, sg->dstr), rs->mask);
   for (;;) {
     uint32_t v = b->slots[s];
     if (!v) break;
-    insp_event_t old = insp_event_of(&b->c, staged[v - 1]);
+    insp_event_t old = staged_signature(b, rs, v - 1);
     if (sig_eq(&old, sg)) {
-      kept[v - 1] = prof;
+      if (prof != INSP_NONE) rs->staged[v - 1] = prof;
       if (sg->dname != INSP_NONE) b->pos_ie[v - 1] = x;
       return;
     }
-    s = (s + 1) & mask;
+    s = (s + 1) & rs->mask;
   }
-  uint32_t p = (*npos)++;
-  *hash = mix(*hash, sig_hash(sg)); /* in position order, as compared */
-  staged[p].rep = rep;
-  staged[p].dname = sg->dname;
-  kept[p] = prof;
-  if (sg->dname != INSP_NONE) b->pos_ie[p] = x;
+  uint32_t p = rs->npos++;
+  rs->hash = mix(rs->hash, sig_hash(sg)); /* in position order, as compared */
+  rs->staged[p] = rep;
+  if (sg->dname != INSP_NONE) {
+    bit_set(b->has_dname, p);
+    b->pos_ie[p] = x;
+  }
   b->slots[s] = p + 1;
 }
 
-static int process_run(builder_t *b, uint32_t r) {
-  etk_inspector_t *insp = b->insp;
-  etk_etdump_run_t run;
-  etk_etdump_run_get(b->d, r, &run);
-  b->run_group[r] = INSP_NONE;
-  if (!run.has_events) return ETK_OK; /* upstream skips the run entirely */
-  const uint32_t first = run.first_event, n = run.event_count;
+/* Step A: the run's events into instruction events (allocation events are
+ * tallied, output debug events collected). */
+static int run_collate(builder_t *b, run_state_t *rs) {
   const etk_etdump_columns_t *c = &b->c;
-
-  size_t slots = 16;
-  unsigned shift = 4;
-  while (slots < 2 * (size_t)n) {
-    slots *= 2;
-    shift++;
-  }
-  const size_t mask = slots - 1;
-  memset(b->slots, 0, slots * sizeof *b->slots);
-  memset(b->has_dbg, 0, n / 8 + 1);
-
-  /* A. collate */
-  uint32_t nie = 0, nout = 0;
-  for (uint32_t i = 0; i < n; i++) {
+  const uint32_t first = rs->first;
+  for (uint32_t i = 0; i < rs->n; i++) {
     uint32_t ev = first + i;
     unsigned kind = c->flags[ev] & ETK_ETDUMP_KIND_MASK;
     if (kind == ETK_ETDUMP_EVENT_ALLOCATION) {
-      int rc = alloc_account(b, r, &run, ev);
+      int rc = alloc_account(b, rs->index, &rs->run, ev);
       if (rc != ETK_OK) return rc;
       continue;
     }
     const int32_t iid = c->instruction_id[ev], dint = c->delegate_id_int[ev];
     const uint32_t chain = c->chain_id[ev], dstr = c->delegate_id_str_id[ev];
-    size_t s =
-        local_slot(iid, shift, mix(mix(chain, (uint32_t)dint), dstr), mask);
+    size_t s = local_slot(iid, rs->shift, mix(mix(chain, (uint32_t)dint), dstr),
+                          rs->mask);
     uint32_t x = INSP_NONE;
     for (;;) {
       uint32_t v = b->slots[s];
@@ -405,10 +442,10 @@ static int process_run(builder_t *b, uint32_t r) {
         x = v - 1;
         break;
       }
-      s = (s + 1) & mask;
+      s = (s + 1) & rs->mask;
     }
     if (x == INSP_NONE) {
-      x = nie++;
+      x = rs->nie++;
       ie_t *e = &b->ies[x];
       e->ph = INSP_NONE;
       e->pt = i; /* the key, until a profile list starts */
@@ -418,30 +455,33 @@ static int process_run(builder_t *b, uint32_t r) {
     if (kind == ETK_ETDUMP_EVENT_PROFILE) {
       list_append(&e->ph, &e->pt, b->next, i);
     } else if (c->flags[ev] & ETK_ETDUMP_FLAG_OUTPUT) {
-      b->outs[nout++] = ev;
+      b->outs[rs->nout++] = ev;
     } else {
       ie_debug_t *d = &b->dbg[x];
       if (!ie_has_debug(b, x)) {
-        b->has_dbg[x >> 3] |= (uint8_t)(1u << (x & 7));
+        bit_set(b->has_dbg, x);
         d->dh = INSP_NONE;
       }
       list_append(&d->dh, &d->dt, b->next, i);
     }
   }
+  return ETK_OK;
+}
 
-  /* B. signatures, staged where a new block keeps them: at the end of the
-   * Inspector's events and of the kept samples (the slot table is reused) */
-  if (!grow((void **)&insp->events, &b->event_cap, insp->event_count + n + 1,
-            sizeof *insp->events) ||
-      !grow((void **)&b->kept, &b->kept_cap, b->kept_len + n + 1,
-            sizeof *b->kept))
+/* Step B: the signatures, staged where a new block keeps them: at the end
+ * of the Inspector's events (the slot table of step A is reused). */
+static int run_signatures(builder_t *b, run_state_t *rs) {
+  etk_inspector_t *insp = b->insp;
+  const etk_etdump_columns_t *c = &b->c;
+  const uint32_t first = rs->first;
+  if (!grow((void **)&insp->events, &b->event_cap,
+            insp->event_count + rs->n + 1, sizeof *insp->events))
     return nomem(b);
-  insp_event_rec_t *staged = insp->events + insp->event_count;
-  uint32_t *kept = b->kept + b->kept_len;
-  memset(b->slots, 0, slots * sizeof *b->slots);
-  uint32_t npos = 0;
-  uint64_t h = mix(mix(0xB10C, run.name_id), (uint32_t)run.bundled_input_index);
-  for (uint32_t x = 0; x < nie; x++) {
+  rs->staged = insp->events + insp->event_count;
+  memset(b->slots, 0, (rs->mask + 1) * sizeof *b->slots);
+  rs->hash =
+      mix(mix(0xB10C, rs->run.name_id), (uint32_t)rs->run.bundled_input_index);
+  for (uint32_t x = 0; x < rs->nie; x++) {
     const ie_t *e = &b->ies[x];
     const int has_debug = ie_has_debug(b, x);
     if (e->ph == INSP_NONE && !has_debug) continue;
@@ -454,124 +494,144 @@ static int process_run(builder_t *b, uint32_t r) {
         has_debug ? norm_name(c->name_id[first + b->dbg[x].dh]) : INSP_NONE;
     if (e->ph == INSP_NONE) {
       sg.pname = INSP_NONE;
-      stage_signature(b, staged, kept, &sg, key, INSP_NONE, x, shift, mask,
-                      &npos, &h);
+      stage_signature(b, rs, &sg, key, INSP_NONE, x);
       continue;
     }
     for (uint32_t q = e->ph;; q = b->next[q]) {
       sg.pname = norm_name(c->name_id[first + q]);
-      stage_signature(b, staged, kept, &sg, first + q, first + q, x, shift,
-                      mask, &npos, &h);
+      stage_signature(b, rs, &sg, first + q, first + q, x);
       if (q == e->pt) break;
     }
   }
+  rs->hash = mix(rs->hash, rs->npos);
+  return ETK_OK;
+}
 
-  /* C. the block: the run signature's hash (name, bundled input index,
-   * signatures in order, their count) finds candidates, a full compare
-   * decides */
-  h = mix(h, npos);
-  size_t bs = (size_t)h & b->block_slot_mask;
-  uint32_t blk = INSP_NONE;
-  for (;;) {
+/* Step C: the block whose run signature equals the run's: the hash (name,
+ * bundled input index, signatures in order, their count) finds
+ * candidates, a full compare decides.  *blk is INSP_NONE when there is
+ * none; *slot is then where a new block goes in the block table. */
+static int run_find_block(builder_t *b, const run_state_t *rs, uint32_t *blk,
+                          size_t *slot) {
+  const etk_inspector_t *insp = b->insp;
+  size_t bs = (size_t)rs->hash & b->block_slot_mask;
+  *blk = INSP_NONE;
+  for (;; bs = (bs + 1) & b->block_slot_mask) {
     uint32_t v = b->block_slots[bs];
     if (!v) break;
     const insp_block_t *cand = &insp->blocks[v - 1];
-    if (cand->hash == h && cand->name_id == run.name_id &&
-        cand->bii == run.bundled_input_index && cand->event_count == npos) {
-      const insp_event_t *ce = block_signatures(b, v - 1);
-      if (!ce) return nomem(b);
-      uint32_t p = 0;
-      for (; p < npos; p++) {
-        insp_event_t sg = insp_event_of(c, staged[p]);
-        if (!sig_eq(&sg, &ce[p])) break;
-      }
-      if (p == npos) {
-        blk = v - 1;
-        break;
-      }
+    if (cand->hash != rs->hash || cand->name_id != rs->run.name_id ||
+        cand->bii != rs->run.bundled_input_index ||
+        cand->event_count != rs->npos)
+      continue;
+    const insp_event_t *ce = block_signatures(b, v - 1);
+    if (!ce) return nomem(b);
+    uint32_t p = 0;
+    for (; p < rs->npos; p++) {
+      insp_event_t sg = staged_signature(b, rs, p);
+      if (!sig_eq(&sg, &ce[p])) break;
     }
-    bs = (bs + 1) & b->block_slot_mask;
-  }
-  if (blk == INSP_NONE) {
-    if (insp->event_count + npos > UINT32_MAX - 1)
-      return etk_error_set(b->err, ETK_E_LIMIT, run.offset,
-                           "more than 2^32 - 1 Inspector events");
-    if (!grow((void **)&insp->blocks, &b->block_cap, insp->block_count + 1,
-              sizeof *insp->blocks))
-      return nomem(b);
-    blk = (uint32_t)insp->block_count++;
-    insp_block_t *nb = &insp->blocks[blk];
-    memset(nb, 0, sizeof *nb);
-    nb->name_id = run.name_id;
-    nb->bii = run.bundled_input_index;
-    nb->first_event = (uint32_t)insp->event_count;
-    nb->event_count = npos;
-    nb->offset = run.offset;
-    nb->hash = h;
-    for (uint32_t p = 0; p < npos; p++) {
-      if (staged[p].dname == INSP_NONE) continue;
-      const ie_debug_t *e = &b->dbg[b->pos_ie[p]];
-      if (!grow((void **)&insp->debug, &b->debug_cap, insp->debug_count + 1,
-                sizeof *insp->debug))
-        return nomem(b);
-      insp_debug_t *dd = &insp->debug[insp->debug_count++];
-      dd->event = (uint32_t)insp->event_count + p;
-      dd->first = (uint32_t)b->debug_ref_len;
-      dd->count = 0;
-      for (uint32_t q = e->dh;; q = b->next[q]) {
-        if (!grow((void **)&insp->debug_refs, &b->ref_cap, b->debug_ref_len + 1,
-                  sizeof *insp->debug_refs))
-          return nomem(b);
-        insp->debug_refs[b->debug_ref_len++] = first + q;
-        dd->count++;
-        if (q == e->dt) break;
-      }
-    }
-    insp->event_count += npos; /* the staged signatures become the events */
-    b->block_slots[bs] = blk + 1;
-    if (insp->block_count * 2 > b->block_slot_mask + 1) {
-      size_t ns = (b->block_slot_mask + 1) * 2;
-      uint32_t *t = calloc(ns, sizeof *t);
-      if (!t) return nomem(b);
-      for (size_t k = 0; k < insp->block_count; k++) {
-        size_t j = (size_t)insp->blocks[k].hash & (ns - 1);
-        while (t[j]) j = (j + 1) & (ns - 1);
-        t[j] = (uint32_t)k + 1;
-      }
-      free(b->block_slots);
-      b->block_slots = t;
-      b->block_slot_mask = ns - 1;
-    }
-  } else {
-    /* a repeated run: upstream asserts its debug entries equal the first
-     * run's (zip semantics: extra or missing entries are not compared) */
-    insp_block_t *ob = &insp->blocks[blk];
-    for (uint32_t p = 0; p < npos; p++) {
-      if (staged[p].dname == INSP_NONE) continue;
-      const ie_debug_t *e = &b->dbg[b->pos_ie[p]];
-      const insp_debug_t *dd = insp_debug_of(insp, ob->first_event + p);
-      if (!dd) continue;
-      uint32_t k = 0;
-      for (uint32_t q = e->dh; k < dd->count; q = b->next[q], k++) {
-        if (!values_equal(insp, first + q, insp->debug_refs[dd->first + k]))
-          insp->debug_mismatches++;
-        if (q == e->dt) break;
-      }
+    if (p == rs->npos) {
+      *blk = v - 1;
+      break;
     }
   }
+  *slot = bs;
+  return ETK_OK;
+}
 
-  /* run outputs: the first run with any sets them, later runs must match */
-  insp_block_t *bk = &insp->blocks[blk];
-  if (bk->output_count == 0) {
-    if (nout > 0) {
-      if (!grow((void **)&insp->outputs, &b->out_cap, b->output_len + nout,
-                sizeof *insp->outputs))
-        return nomem(b);
-      bk->output_first = (uint32_t)b->output_len;
-      bk->output_count = nout;
-      memcpy(insp->outputs + b->output_len, b->outs, nout * sizeof *b->outs);
-      b->output_len += nout;
+/* The debug entries of staged signature p (Inspector event `event`): its
+ * instruction event's debug list. */
+static int block_debug_entries(builder_t *b, const run_state_t *rs, uint32_t p,
+                               uint32_t event) {
+  etk_inspector_t *insp = b->insp;
+  const ie_debug_t *e = &b->dbg[b->pos_ie[p]];
+  if (!grow((void **)&insp->debug, &b->debug_cap, insp->debug_count + 1,
+            sizeof *insp->debug))
+    return nomem(b);
+  insp_debug_t *dd = &insp->debug[insp->debug_count++];
+  dd->event = event;
+  dd->first = (uint32_t)b->debug_ref_len;
+  dd->count = 0;
+  dd->dname = staged_dname(b, rs, p);
+  for (uint32_t q = e->dh;; q = b->next[q]) {
+    if (!grow((void **)&insp->debug_refs, &b->ref_cap, b->debug_ref_len + 1,
+              sizeof *insp->debug_refs))
+      return nomem(b);
+    insp->debug_refs[b->debug_ref_len++] = rs->first + q;
+    dd->count++;
+    if (q == e->dt) break;
+  }
+  return ETK_OK;
+}
+
+static uint64_t block_hash(const etk_inspector_t *insp, size_t k) {
+  return insp->blocks[k].hash;
+}
+
+/* A new block from the run's staged signatures (table slot `bs`), with the
+ * run's debug entries. */
+static int block_create(builder_t *b, const run_state_t *rs, size_t bs,
+                        uint32_t *blk) {
+  etk_inspector_t *insp = b->insp;
+  if (insp->event_count + rs->npos > UINT32_MAX - 1)
+    return etk_error_set(b->err, ETK_E_LIMIT, rs->run.offset,
+                         "more than 2^32 - 1 Inspector events");
+  if (!grow((void **)&insp->blocks, &b->block_cap, insp->block_count + 1,
+            sizeof *insp->blocks))
+    return nomem(b);
+  *blk = (uint32_t)insp->block_count++;
+  insp_block_t *nb = &insp->blocks[*blk];
+  memset(nb, 0, sizeof *nb);
+  nb->name_id = rs->run.name_id;
+  nb->bii = rs->run.bundled_input_index;
+  nb->first_event = (uint32_t)insp->event_count;
+  nb->event_count = rs->npos;
+  nb->offset = rs->run.offset;
+  nb->hash = rs->hash;
+  for (uint32_t p = 0; p < rs->npos; p++) {
+    if (!bit_get(b->has_dname, p)) continue;
+    int rc = block_debug_entries(b, rs, p, (uint32_t)insp->event_count + p);
+    if (rc != ETK_OK) return rc;
+  }
+  insp->event_count += rs->npos; /* the staged signatures become the events */
+  b->block_slots[bs] = *blk + 1;
+  return slots_grow(b, &b->block_slots, &b->block_slot_mask, insp->block_count,
+                    block_hash);
+}
+
+/* A repeated run: upstream asserts its debug entries equal the first
+ * run's (zip semantics: extra or missing entries are not compared). */
+static void run_check_debug(builder_t *b, const run_state_t *rs, uint32_t blk) {
+  etk_inspector_t *insp = b->insp;
+  const insp_block_t *ob = &insp->blocks[blk];
+  for (uint32_t p = 0; p < rs->npos; p++) {
+    if (!bit_get(b->has_dname, p)) continue;
+    const ie_debug_t *e = &b->dbg[b->pos_ie[p]];
+    const insp_debug_t *dd = insp_debug_of(insp, ob->first_event + p);
+    if (!dd) continue;
+    uint32_t k = 0;
+    for (uint32_t q = e->dh; k < dd->count; q = b->next[q], k++) {
+      if (!values_equal(insp, rs->first + q, insp->debug_refs[dd->first + k]))
+        insp->debug_mismatches++;
+      if (q == e->dt) break;
     }
+  }
+}
+
+/* Run outputs: the first run with any sets them, later runs must match. */
+static int run_outputs(builder_t *b, const run_state_t *rs, insp_block_t *bk) {
+  etk_inspector_t *insp = b->insp;
+  const uint32_t nout = rs->nout;
+  if (bk->output_count == 0) {
+    if (nout == 0) return ETK_OK;
+    if (!grow((void **)&insp->outputs, &b->out_cap, b->output_len + nout,
+              sizeof *insp->outputs))
+      return nomem(b);
+    bk->output_first = (uint32_t)b->output_len;
+    bk->output_count = nout;
+    memcpy(insp->outputs + b->output_len, b->outs, nout * sizeof *b->outs);
+    b->output_len += nout;
   } else if (nout != bk->output_count) {
     insp->debug_mismatches++;
   } else {
@@ -579,10 +639,60 @@ static int process_run(builder_t *b, uint32_t r) {
       if (!values_equal(insp, b->outs[k], insp->outputs[bk->output_first + k]))
         insp->debug_mismatches++;
   }
+  return ETK_OK;
+}
 
-  /* D. the kept samples were staged in place */
-  b->run_kept[r] = (uint32_t)b->kept_len;
-  b->kept_len += npos;
+/* The kept sample of a signature whose rep is `rep`. */
+static inline uint32_t sample_of(const etk_etdump_columns_t *c, uint32_t rep) {
+  return (c->flags[rep] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE
+             ? rep
+             : INSP_NONE;
+}
+
+static int process_run(builder_t *b, uint32_t r) {
+  run_state_t rs;
+  memset(&rs, 0, sizeof rs);
+  rs.index = r;
+  etk_etdump_run_get(b->d, r, &rs.run);
+  b->run_group[r] = INSP_NONE;
+  if (!rs.run.has_events) return ETK_OK; /* upstream skips the run entirely */
+  rs.first = rs.run.first_event;
+  rs.n = rs.run.event_count;
+  size_t slots = 16;
+  rs.shift = 4;
+  while (slots < 2 * (size_t)rs.n) {
+    slots *= 2;
+    rs.shift++;
+  }
+  rs.mask = slots - 1;
+  memset(b->slots, 0, slots * sizeof *b->slots);
+  memset(b->has_dbg, 0, rs.n / 8 + 1);
+  memset(b->has_dname, 0, rs.n / 8 + 1);
+
+  int rc = run_collate(b, &rs);
+  if (rc == ETK_OK) rc = run_signatures(b, &rs);
+  uint32_t blk = INSP_NONE;
+  size_t bs = 0;
+  if (rc == ETK_OK) rc = run_find_block(b, &rs, &blk, &bs);
+  if (rc != ETK_OK) return rc;
+  if (blk == INSP_NONE)
+    rc = block_create(b, &rs, bs, &blk);
+  else
+    run_check_debug(b, &rs, blk);
+  insp_block_t *bk = &b->insp->blocks[blk];
+  if (rc == ETK_OK) rc = run_outputs(b, &rs, bk);
+  if (rc != ETK_OK) return rc;
+  /* D. the samples of the block's first run are its events; a repeated
+   * run's are kept */
+  b->run_kept[r] = INSP_NONE;
+  if (bk->run_count > 0) {
+    if (!grow((void **)&b->kept, &b->kept_cap, b->kept_len + rs.npos,
+              sizeof *b->kept))
+      return nomem(b);
+    b->run_kept[r] = (uint32_t)b->kept_len;
+    for (uint32_t p = 0; p < rs.npos; p++)
+      b->kept[b->kept_len++] = sample_of(&b->c, rs.staged[p]);
+  }
   b->run_group[r] = blk;
   bk->run_count++;
   return ETK_OK;
@@ -652,6 +762,7 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   b.ies = malloc((max_run ? max_run : 1) * sizeof *b.ies);
   b.dbg = malloc((max_run ? max_run : 1) * sizeof *b.dbg);
   b.has_dbg = malloc(max_run / 8 + 1);
+  b.has_dname = malloc(max_run / 8 + 1);
   b.slots = malloc(slots * sizeof *b.slots);
   b.next = malloc((max_run ? max_run : 1) * sizeof *b.next);
   b.pos_ie = malloc((max_run ? max_run : 1) * sizeof *b.pos_ie);
@@ -660,8 +771,8 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   b.run_kept = malloc((runs ? runs : 1) * sizeof *b.run_kept);
   b.block_slot_mask = 63;
   b.block_slots = calloc(64, sizeof *b.block_slots);
-  if (!b.ies || !b.dbg || !b.has_dbg || !b.slots || !b.next || !b.pos_ie ||
-      !b.outs || !b.run_group || !b.run_kept || !b.block_slots)
+  if (!b.ies || !b.dbg || !b.has_dbg || !b.has_dname || !b.slots || !b.next ||
+      !b.pos_ie || !b.outs || !b.run_group || !b.run_kept || !b.block_slots)
     rc = nomem(&b);
 
   for (size_t r = 0; r < runs && rc == ETK_OK; r++)
@@ -670,13 +781,14 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   free(b.ies);
   free(b.dbg);
   free(b.has_dbg);
+  free(b.has_dname);
   free(b.slots);
   free(b.next);
   free(b.pos_ie);
   free(b.outs);
   b.ies = NULL;
   b.dbg = NULL;
-  b.has_dbg = NULL;
+  b.has_dbg = b.has_dname = NULL;
   b.slots = b.next = b.pos_ie = b.outs = NULL;
   free(b.block_slots);
   free(b.alloc_slots);
@@ -684,7 +796,7 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   free(b.block_sigs);
 
   /* the block x run matrix of samples: when every block holds one run
-   * (the runs all differ, e.g. one huge run) it is the kept list itself */
+   * (the runs all differ, e.g. one huge run) it is the events array */
   int single = 1;
   for (size_t k = 0; k < insp->block_count && single; k++)
     single = insp->blocks[k].run_count == 1;
@@ -703,10 +815,11 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
       if (b.run_group[r] != INSP_NONE)
         insp->block_runs[b.run_group[r]] = (uint32_t)r;
     if (rc == ETK_OK) {
-      /* ALWAYS(total == b.kept_len): blocks were created in run order */
-      insp->samples = b.kept ? b.kept : malloc(1);
-      b.kept = NULL;
-      if (!insp->samples) rc = nomem(&b);
+      /* ALWAYS(total == b.kept_len): blocks were created in run order, and
+       * a perf event's kept sample is its rep: the events are the samples */
+      if (!insp->events && !(insp->events = malloc(sizeof *insp->events)))
+        rc = nomem(&b);
+      insp->samples = insp->events;
     }
   } else if (rc == ETK_OK) {
     uint64_t total = 0, grouped = 0;
@@ -740,9 +853,14 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
         uint32_t j = bk->run_count++;
         uint32_t R = count[g];
         insp->block_runs[bk->first_run + j] = (uint32_t)r;
-        if (bk->event_count == 0) continue; /* b.kept may still be NULL */
-        const uint32_t *kp = b.kept + b.run_kept[r];
         uint32_t *dst = insp->samples + bk->sample_base + j;
+        if (b.run_kept[r] == INSP_NONE) { /* the block's first run */
+          const uint32_t *reps = insp->events + bk->first_event;
+          for (uint32_t p = 0; p < bk->event_count; p++)
+            dst[(uint64_t)p * R] = sample_of(&b.c, reps[p]);
+          continue;
+        }
+        const uint32_t *kp = b.kept + b.run_kept[r];
         for (uint32_t p = 0; p < bk->event_count; p++)
           dst[(uint64_t)p * R] = kp[p];
       }

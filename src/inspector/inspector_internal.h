@@ -25,15 +25,13 @@ typedef struct insp_event {
   uint32_t dname;
 } insp_event_t;
 
-/* What an Inspector event stores (8 bytes): `rep` is an ETDump event whose
+/* What an Inspector event stores (4 bytes): `rep`, an ETDump event whose
  * columns carry the signature's instruction id, delegate ids and, when it
  * is a profile event, the profile name: for a signature with a profile part
  * one of its profile events (all runs of a block agree), else an event of
- * its instruction event (a debug event).  `dname` is stored as is. */
-typedef struct insp_event_rec {
-  uint32_t rep;
-  uint32_t dname;
-} insp_event_rec_t;
+ * its instruction event (a debug event).  The debug name, rarer, is kept
+ * with the event's debug entries (insp_debug_t.dname): an event has a debug
+ * signature exactly when it has debug entries. */
 
 static inline uint32_t insp_norm_name(uint32_t id) {
   return id == ETK_ETDUMP_STR_ABSENT ? ETK_ETDUMP_STR_EMPTY : id;
@@ -42,17 +40,18 @@ static inline uint32_t insp_norm_dstr(uint32_t id) {
   return id == ETK_ETDUMP_STR_EMPTY ? ETK_ETDUMP_STR_ABSENT : id;
 }
 
-/* The signature a stored event stands for. */
+/* The signature of representative ETDump event `rep` with debug name
+ * `dname` (INSP_NONE for none). */
 static inline insp_event_t insp_event_of(const etk_etdump_columns_t *c,
-                                         insp_event_rec_t r) {
+                                         uint32_t rep, uint32_t dname) {
   insp_event_t s;
-  s.iid = c->instruction_id[r.rep];
-  s.dint = c->delegate_id_int[r.rep];
-  s.dstr = insp_norm_dstr(c->delegate_id_str_id[r.rep]);
-  s.pname = (c->flags[r.rep] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE
-                ? insp_norm_name(c->name_id[r.rep])
+  s.iid = c->instruction_id[rep];
+  s.dint = c->delegate_id_int[rep];
+  s.dstr = insp_norm_dstr(c->delegate_id_str_id[rep]);
+  s.pname = (c->flags[rep] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE
+                ? insp_norm_name(c->name_id[rep])
                 : INSP_NONE;
-  s.dname = r.dname;
+  s.dname = dname;
   return s;
 }
 
@@ -70,7 +69,8 @@ typedef struct insp_block {
 /* Debug entries of one event (sparse: only events with debug data). */
 typedef struct insp_debug {
   uint32_t event;
-  uint32_t first, count; /* into debug_refs */
+  uint32_t first, count; /* into debug_refs (count >= 1) */
+  uint32_t dname;        /* the event signature's debug name */
 } insp_debug_t;
 
 typedef struct insp_link {
@@ -105,9 +105,11 @@ struct etk_inspector {
 
   etk_etdump_columns_t cols; /* of `dump` */
   size_t event_count;
-  insp_event_rec_t *events; /* read them with insp_event_at() */
-  uint32_t *samples;        /* ETDump event index per (event, run); NONE for
-                               debug-only events */
+  uint32_t *events;  /* rep per event; read them with insp_event_at() */
+  uint32_t *samples; /* ETDump event index per (event, run); NONE for
+                        debug-only events.  When every block has one run
+                        it is `events` itself (a perf event's sample is
+                        its rep; nothing reads a debug-only event's) */
   size_t debug_count;
   insp_debug_t *debug;
   uint32_t *debug_refs;
@@ -126,14 +128,18 @@ struct etk_inspector {
   char name_buf[32]; /* decimal delegate ids */
 };
 
+const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
+
 /* Signature of Inspector event e (e < event_count). */
 static inline insp_event_t insp_event_at(const etk_inspector_t *insp,
                                          size_t e) {
-  return insp_event_of(&insp->cols, insp->events[e]);
+  const insp_debug_t *dd = insp->debug_count ? insp_debug_of(insp, e) : NULL;
+  return insp_event_of(&insp->cols, insp->events[e],
+                       dd ? dd->dname : INSP_NONE);
 }
 /* Whether Inspector event e has a profile part (perf data). */
 static inline int insp_event_has_perf(const etk_inspector_t *insp, size_t e) {
-  return (insp->cols.flags[insp->events[e].rep] & ETK_ETDUMP_KIND_MASK) ==
+  return (insp->cols.flags[insp->events[e]] & ETK_ETDUMP_KIND_MASK) ==
          ETK_ETDUMP_EVENT_PROFILE;
 }
 
@@ -162,7 +168,6 @@ size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
 int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
                      etk_stats_t *out, uint64_t *starts);
 int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
-const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
 
 /* ETRecord origins (event_origins.c, module_tree.c). */

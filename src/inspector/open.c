@@ -21,8 +21,8 @@ void etk_inspector_close(etk_inspector_t *insp) {
   if (!insp) return;
   free(insp->blocks);
   free(insp->block_runs);
+  if (insp->samples != insp->events) free(insp->samples);
   free(insp->events);
-  free(insp->samples);
   free(insp->debug);
   free(insp->debug_refs);
   free(insp->outputs);
