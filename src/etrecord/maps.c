@@ -36,14 +36,11 @@ static int map_error(etk_error_t *err, int code, const char *member,
     ;
 static int map_error(etk_error_t *err, int code, const char *member,
                      const char *fmt, ...) {
-  if (!err || err->code != ETK_OK) return code;
-  char msg[sizeof err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  etk_error_vset(err, code, ETK_NO_OFFSET, member, fmt, ap);
   va_end(ap);
-  etk_error_where(err, member);
-  return etk_error_set(err, code, ETK_NO_OFFSET, "%s", msg);
+  return code;
 }
 
 static etk_etrecord_method_maps_t *method_slot(etk_etrecord_t *rec,
