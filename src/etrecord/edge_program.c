@@ -75,14 +75,11 @@ static int format_error(walker_t *w, const char *fmt, ...)
 #endif
     ;
 static int format_error(walker_t *w, const char *fmt, ...) {
-  if (!w->err || w->err->code != ETK_OK) return ETK_E_FORMAT;
-  char msg[sizeof w->err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  etk_error_vset(w->err, ETK_E_FORMAT, ETK_NO_OFFSET, w->member, fmt, ap);
   va_end(ap);
-  etk_error_where(w->err, w->member);
-  return etk_error_set(w->err, ETK_E_FORMAT, ETK_NO_OFFSET, "%s", msg);
+  return ETK_E_FORMAT;
 }
 
 /* Picks the chosen member of a union in either spelling. */

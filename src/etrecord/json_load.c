@@ -57,13 +57,10 @@ int etr_error_at(etk_error_t *err, int code, const char *where,
                  const char *text, size_t len, size_t offset, const char *fmt,
                  ...) {
   if (!err || err->code != ETK_OK) return code;
-  char msg[sizeof err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  etk_error_vset(err, code, offset, where, fmt, ap);
   va_end(ap);
-  etk_error_set(err, code, offset, "%s", msg);
-  etk_error_where(err, where);
   if (offset > len) offset = len;
   int line = 1, column = 1;
   for (size_t i = 0; i < offset; i++) {

@@ -52,18 +52,11 @@ static int bad(checker_t *c, int code, const char *fmt, ...)
 #endif
     ;
 static int bad(checker_t *c, int code, const char *fmt, ...) {
-  if (c->rc != ETK_OK) return c->rc;
-  c->rc = code;
-  if (c->err && c->err->code == ETK_OK) {
-    char msg[sizeof c->err->message];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    etk_error_set(c->err, code, ETK_NO_OFFSET, "%s", msg);
-    etk_error_where(c->err, "ETRecord writer");
-  }
-  return code;
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = etk_error_vkeep(&c->rc, c->err, code, "ETRecord writer", fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static bool utf8_ok(const char *s) {

@@ -181,17 +181,11 @@ static int fail(vm_t *vm, int code, const char *fmt, ...)
 #endif
     ;
 static int fail(vm_t *vm, int code, const char *fmt, ...) {
-  etk_error_t *err = vm->err;
   if (vm->rc == ETK_OK) vm->rc = code;
-  if (err && err->code == ETK_OK) {
-    char msg[sizeof err->message];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    etk_error_set(err, code, vm->op_pos, "%s", msg);
-    etk_error_where(err, vm->where);
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  etk_error_vset(vm->err, code, vm->op_pos, vm->where, fmt, ap);
+  va_end(ap);
   return code;
 }
 

@@ -84,17 +84,15 @@ static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
     ;
 static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
                        const char *entry, int code, const char *fmt, ...) {
-  if (err && err->code == ETK_OK) {
-    char msg[sizeof err->message], where[sizeof err->where];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    etk_error_set(err, code, ETK_NO_OFFSET, "%s", msg);
-    etk_error_where(err, entry
-                             ? entry_where(a, entry, where, sizeof where)
-                             : (a->where[0] ? a->where : "torch.save archive"));
-  }
+  if (!err || err->code != ETK_OK) return code;
+  char where[sizeof err->where];
+  va_list ap;
+  va_start(ap, fmt);
+  etk_error_vset(err, code, ETK_NO_OFFSET,
+                 entry ? entry_where(a, entry, where, sizeof where)
+                       : (a->where[0] ? a->where : "torch.save archive"),
+                 fmt, ap);
+  va_end(ap);
   return code;
 }
 

@@ -118,19 +118,12 @@ static int pk_fail(pickler_t *pk, int code, const char *fmt, ...)
 #endif
     ;
 static int pk_fail(pickler_t *pk, int code, const char *fmt, ...) {
-  if (pk->rc == ETK_OK) {
-    pk->rc = code;
-    if (pk->err && pk->err->code == ETK_OK) {
-      char msg[sizeof pk->err->message];
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(msg, sizeof msg, fmt, ap);
-      va_end(ap);
-      etk_error_set(pk->err, code, ETK_NO_OFFSET, "%s", msg);
-      etk_error_where(pk->err, "torch.save writer");
-    }
-  }
-  return pk->rc;
+  va_list ap;
+  va_start(ap, fmt);
+  int rc =
+      etk_error_vkeep(&pk->rc, pk->err, code, "torch.save writer", fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static memo_slot_t *slot_find(pickler_t *pk, const void *key) {
