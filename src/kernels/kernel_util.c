@@ -277,6 +277,36 @@ int etk_op_tensor_list(const etk_op_t *op, size_t i, const char *what,
   return ETK_OK;
 }
 
+/* One table entry at argument position i. */
+static int read_arg(const etk_op_t *op, size_t i, const etk_arg_t *a) {
+  switch (a->kind) {
+    case ETK_ARG_KIND_TENSOR:
+    case ETK_ARG_KIND_TENSOR_OPT:
+      return (a->kind == ETK_ARG_KIND_TENSOR
+                  ? etk_op_tensor
+                  : etk_op_tensor_opt)(op, i, a->name, a->to.tensor);
+    case ETK_ARG_KIND_INT:
+      return etk_op_int(op, i, a->name, a->to.i);
+    case ETK_ARG_KIND_BOOL:
+      return etk_op_bool(op, i, a->name, a->to.b);
+    case ETK_ARG_KIND_DOUBLE:
+      return etk_op_double(op, i, a->name, a->to.d);
+    case ETK_ARG_KIND_SCALAR:
+      return etk_op_scalar(op, i, a->name, a->to.scalar);
+    case ETK_ARG_KIND_LATER:
+      break;
+  }
+  return ETK_OK;
+}
+
+int etk_op_read_args(const etk_op_t *op, size_t nargs, const etk_arg_t *table,
+                     size_t count) {
+  int rc = etk_op_expect_nargs(op, nargs);
+  for (size_t i = 0; rc == ETK_OK && i < count && i < nargs; i++)
+    rc = read_arg(op, i, &table[i]);
+  return rc;
+}
+
 int etk_op_wrap_dim(const etk_op_t *op, int64_t dim, int32_t ndim,
                     const char *what, int32_t *out) {
   int64_t n = ndim > 0 ? ndim : 1;

@@ -375,6 +375,18 @@ static int decode_tensor_allocation(reader_t *r, etk_fb_table_t alloc,
   return ETK_OK;
 }
 
+/* Points out->data at seg_data + off, the segment data that entry idx of
+ * `offsets` names, and checks that it suits the element type. */
+static int point_into_segment(reader_t *r, const uint8_t *seg_data,
+                              etk_fb_vector_t offsets, uint32_t idx,
+                              uint64_t off, size_t elem, uint32_t value_index,
+                              const char *what, etk_program_tensor_t *out) {
+  out->data = seg_data + off;
+  if (!out->nbytes) return ETK_OK;
+  return check_data_alignment(
+      r, out->data, elem, vec_elem_offset(offsets, idx, 8), value_index, what);
+}
+
 /* The data of a constant tensor (not planned, data_buffer_idx > 0): in the
  * constant segment or in an inline constant buffer. */
 static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
@@ -394,12 +406,8 @@ static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
                   value_index, idx, (unsigned long long)off,
                   (unsigned long long)out->nbytes,
                   (unsigned long long)r->const_seg_size);
-    out->data = r->const_seg_data + off;
-    if (out->nbytes &&
-        (rc = check_data_alignment(r, out->data, elem,
-                                   vec_elem_offset(r->const_offsets, idx, 8),
-                                   value_index, "constant data")) != ETK_OK)
-      return rc;
+    return point_into_segment(r, r->const_seg_data, r->const_offsets, idx, off,
+                              elem, value_index, "constant data", out);
   } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
     if (idx >= r->const_buffers.count)
       return fail(r, ETK_E_FORMAT, at,
@@ -431,7 +439,6 @@ static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
 static int bind_mutable_data(reader_t *r, uint32_t at, uint32_t extra_at,
                              uint64_t mut_idx, uint32_t value_index,
                              size_t elem, etk_program_tensor_t *out) {
-  int rc;
   if (!r->has_mutable)
     return fail(r, ETK_E_FORMAT, at,
                 "value %u: initial data %u requested but the program has no "
@@ -451,13 +458,8 @@ static int bind_mutable_data(reader_t *r, uint32_t at, uint32_t extra_at,
   if (off > r->mut_seg_size || out->nbytes > r->mut_seg_size - off)
     return fail(r, ETK_E_FORMAT, vec_elem_offset(r->mut_offsets, idx, 8),
                 "value %u: initial data lies outside its segment", value_index);
-  out->data = r->mut_seg_data + off;
-  if (out->nbytes &&
-      (rc = check_data_alignment(r, out->data, elem,
-                                 vec_elem_offset(r->mut_offsets, idx, 8),
-                                 value_index, "initial data")) != ETK_OK)
-    return rc;
-  return ETK_OK;
+  return point_into_segment(r, r->mut_seg_data, r->mut_offsets, idx, off, elem,
+                            value_index, "initial data", out);
 }
 
 static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
