@@ -349,6 +349,12 @@ void etk_walk_init_axis(etk_walk_t *w, int32_t dim, const int64_t *sizes,
                         int32_t operands, int64_t (*strides)[ETK_MAX_DIMS],
                         int32_t axis);
 
+/* A walk over the shape of views[0] with each of the `operands` views' own
+ * strides, starting at their offsets; `axis` becomes the innermost dim when
+ * it is >= 0 (as etk_walk_init_axis). */
+void etk_walk_init_views(etk_walk_t *w, int32_t operands,
+                         const etk_view_t *const *views, int32_t axis);
+
 /* Element-wise maps: a walk whose operand 0 is an output and operands
  * 1..inputs its inputs, computed a chunk at a time.  Each row of the walk is
  * cut into chunks of at most ETK_MAP_CHUNK elements; the inputs of a chunk

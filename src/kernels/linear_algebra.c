@@ -73,10 +73,12 @@ static int inner_mismatch(etk_op_t *op, int64_t a, int64_t b) {
 static int read_mat_pair(etk_op_t *op, int32_t dim, etk_tensor_t **a,
                          etk_tensor_t **b, etk_tensor_t **out) {
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", a))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "mat2", b))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", a),
+      ETK_ARG_TENSOR("mat2", b),
+      ETK_ARG_TENSOR("out", out),
+  };
+  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = check_float(op, *a, "self")) ||
       (rc = check_float(op, *b, "mat2")) || (rc = check_float(op, *out, "out")))
     return rc;
@@ -169,13 +171,12 @@ ETK_KERNEL_DEFINE(addmm_out, "aten::addmm.out") {
   int64_t osz[2], dsz[ETK_MAX_DIMS], bsz[2], dstr[2];
   int32_t bdim;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 7))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &d))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "mat1", &a))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "mat2", &b))) return rc;
-  if ((rc = etk_op_scalar(op, 3, "beta", &beta))) return rc;
-  if ((rc = etk_op_scalar(op, 4, "alpha", &alpha))) return rc;
-  if ((rc = etk_op_tensor(op, 5, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &d),      ETK_ARG_TENSOR("mat1", &a),
+      ETK_ARG_TENSOR("mat2", &b),      ETK_ARG_SCALAR("beta", &beta),
+      ETK_ARG_SCALAR("alpha", &alpha), ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 7, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = check_float(op, d, "self")) || (rc = check_float(op, a, "mat1")) ||
       (rc = check_float(op, b, "mat2")) || (rc = check_float(op, out, "out")))
     return rc;
@@ -219,11 +220,13 @@ ETK_KERNEL_DEFINE(linear_out, "aten::linear.out") {
   matmul_desc_t m;
   int64_t osz[ETK_MAX_DIMS], in_f, out_f, rows;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 5))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "bias", &bias))) return rc;
-  if ((rc = etk_op_tensor(op, 3, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("input", &in),
+      ETK_ARG_TENSOR("weight", &wt),
+      ETK_ARG_TENSOR_OPT("bias", &bias),
+      ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 5, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = check_float(op, in, "input")) ||
       (rc = check_float(op, wt, "weight")) ||
       (bias && (rc = check_float(op, bias, "bias"))) ||

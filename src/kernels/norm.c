@@ -271,7 +271,7 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
   }
   {
     etk_view_t vi, vo, vm, vv, vw, vb;
-    int64_t strides[2][ETK_MAX_DIMS];
+    const etk_view_t *views[2] = {&vi, &vo};
     etk_walk_t w;
     etk_view_init(&vi, in);
     etk_view_init(&vo, out);
@@ -279,10 +279,8 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
     etk_view_init(&vv, rvar);
     if (wt) etk_view_init(&vw, wt);
     if (bias) etk_view_init(&vb, bias);
-    memcpy(strides[0], vi.strides, sizeof strides[0]);
-    memcpy(strides[1], vo.strides, sizeof strides[1]);
     /* channel innermost: each row is one (n, spatial) position across C */
-    etk_walk_init_axis(&w, vi.dim, vi.sizes, 2, strides, 1);
+    etk_walk_init_views(&w, 2, views, 1);
     for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w))
       for (int64_t c = 0; c < w.inner; c++) {
         double mean = ((const float *)vm.data)[c * vm.strides[0]];

@@ -189,10 +189,13 @@ ETK_KERNEL_DEFINE(max_pool2d_with_indices_out,
   bool ceil_mode;
   pool_geom_t g;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 10))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 6, "out", &out))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "indices", &indices))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &in), ETK_ARG_LATER("kernel_size"),
+      ETK_ARG_LATER("stride"),     ETK_ARG_LATER("padding"),
+      ETK_ARG_LATER("dilation"),   ETK_ARG_LATER("ceil_mode"),
+      ETK_ARG_TENSOR("out", &out), ETK_ARG_TENSOR("indices", &indices),
+  };
+  if ((rc = etk_op_read_args(op, 10, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if ((rc =
            etk_op_check_dtype(op, indices, "indices", ETK_DTYPE_BIT(ETK_LONG))))
@@ -253,9 +256,13 @@ ETK_KERNEL_DEFINE(avg_pool2d_out, "aten::avg_pool2d.out") {
   bool ceil_mode, count_include_pad, has_divisor;
   pool_geom_t g;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 9))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &in),       ETK_ARG_LATER("kernel_size"),
+      ETK_ARG_LATER("stride"),           ETK_ARG_LATER("padding"),
+      ETK_ARG_LATER("ceil_mode"),        ETK_ARG_LATER("count_include_pad"),
+      ETK_ARG_LATER("divisor_override"), ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 9, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if (op->checking) return ETK_OK;
   if ((rc = read_pool_window(op, k, s, p))) return rc;
@@ -319,9 +326,12 @@ static int adaptive_avg_pool2d(etk_op_t *op) {
   int64_t osz_arg[2];
   pool_geom_t g;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &in),
+      ETK_ARG_LATER("output_size"),
+      ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if (op->checking) return ETK_OK;
   if ((rc = read_pool_pair(op, 1, "output_size", 0, false, osz_arg))) return rc;
