@@ -602,6 +602,16 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
   return ETK_OK;
 }
 
+/* Vector field `field` of t into *v, its item count (0 when absent) into
+ * *n, and an arena array of *n items of `size` bytes (NULL when the arena
+ * is exhausted). */
+static void *table_vector_array(reader_t *r, etk_fb_table_t t, unsigned field,
+                                size_t size, etk_fb_vector_t *v, uint32_t *n) {
+  *v = etk_fb_get_vector(t, field);
+  *n = v->data ? v->count : 0;
+  return etk_arena_array(r->arena, *n, size);
+}
+
 static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
                                const char *what, const int32_t **items,
                                uint32_t *count) {
@@ -620,9 +630,10 @@ static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
 
 static int decode_operators(reader_t *r, etk_fb_table_t plan_t,
                             etk_program_plan_t *plan) {
-  etk_fb_vector_t ops = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_OPERATORS);
-  uint32_t n = ops.data ? ops.count : 0;
-  etk_program_operator_t *out = etk_arena_array(r->arena, n, sizeof *out);
+  etk_fb_vector_t ops;
+  uint32_t n;
+  etk_program_operator_t *out = table_vector_array(
+      r, plan_t, ETK_PTE_PLAN_OPERATORS, sizeof *out, &ops, &n);
   if (!out) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
     etk_fb_table_t op = etk_fb_vector_table(r->buf, ops, i);
@@ -659,9 +670,10 @@ static int decode_operators(reader_t *r, etk_fb_table_t plan_t,
 
 static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
                             etk_program_plan_t *plan) {
-  etk_fb_vector_t ds = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_DELEGATES);
-  uint32_t n = ds.data ? ds.count : 0;
-  etk_program_delegate_t *out = etk_arena_array(r->arena, n, sizeof *out);
+  etk_fb_vector_t ds;
+  uint32_t n;
+  etk_program_delegate_t *out = table_vector_array(
+      r, plan_t, ETK_PTE_PLAN_DELEGATES, sizeof *out, &ds, &n);
   if (!out) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
     etk_fb_table_t d = etk_fb_vector_table(r->buf, ds, i);
@@ -700,10 +712,10 @@ static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
       return fail(r, ETK_E_FORMAT, ref.pos,
                   "delegate %u: unknown data location %d", i, out[i].location);
     }
-    etk_fb_vector_t specs =
-        etk_fb_get_vector(d, ETK_PTE_DELEGATE_COMPILE_SPECS);
-    uint32_t ns = specs.data ? specs.count : 0;
-    etk_program_compile_spec_t *cs = etk_arena_array(r->arena, ns, sizeof *cs);
+    etk_fb_vector_t specs;
+    uint32_t ns;
+    etk_program_compile_spec_t *cs = table_vector_array(
+        r, d, ETK_PTE_DELEGATE_COMPILE_SPECS, sizeof *cs, &specs, &ns);
     if (!cs) return oom(r);
     for (uint32_t j = 0; j < ns; j++) {
       etk_fb_table_t s = etk_fb_vector_table(r->buf, specs, j);
@@ -882,9 +894,10 @@ static int decode_plan(reader_t *r, etk_fb_table_t pt, uint32_t index,
     return rc;
   if ((rc = decode_operators(r, pt, plan)) != ETK_OK) return rc;
   if ((rc = decode_delegates(r, pt, plan)) != ETK_OK) return rc;
-  etk_fb_vector_t chains = etk_fb_get_vector(pt, ETK_PTE_PLAN_CHAINS);
-  uint32_t nc = chains.data ? chains.count : 0;
-  etk_program_chain_t *cs = etk_arena_array(r->arena, nc, sizeof *cs);
+  etk_fb_vector_t chains;
+  uint32_t nc;
+  etk_program_chain_t *cs =
+      table_vector_array(r, pt, ETK_PTE_PLAN_CHAINS, sizeof *cs, &chains, &nc);
   if (!cs) return oom(r);
   for (uint32_t c = 0; c < nc; c++)
     if ((rc = decode_chain(r, etk_fb_vector_table(r->buf, chains, c), c, plan,
@@ -924,9 +937,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   p->version = etk_fb_get_u32(pt, ETK_PTE_PROGRAM_VERSION, 0);
 
   /* Segments, relative to segment_base_offset. */
-  etk_fb_vector_t segs = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_SEGMENTS);
-  uint32_t ns = segs.data ? segs.count : 0;
-  etk_program_segment_t *sv = etk_arena_array(r->arena, ns, sizeof *sv);
+  etk_fb_vector_t segs;
+  uint32_t ns;
+  etk_program_segment_t *sv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_SEGMENTS, sizeof *sv, &segs, &ns);
   if (!sv) return oom(r);
   uint64_t base = p->header.segment_base_offset;
   for (uint32_t i = 0; i < ns; i++) {
@@ -998,9 +1012,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   r->inline_delegate_data =
       etk_fb_get_vector(pt, ETK_PTE_PROGRAM_BACKEND_DELEGATE_DATA);
 
-  etk_fb_vector_t nd = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_NAMED_DATA);
-  uint32_t nn = nd.data ? nd.count : 0;
-  etk_program_named_data_t *ndv = etk_arena_array(r->arena, nn, sizeof *ndv);
+  etk_fb_vector_t nd;
+  uint32_t nn;
+  etk_program_named_data_t *ndv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_NAMED_DATA, sizeof *ndv, &nd, &nn);
   if (!ndv) return oom(r);
   for (uint32_t i = 0; i < nn; i++) {
     etk_fb_table_t t = etk_fb_vector_table(r->buf, nd, i);
@@ -1019,9 +1034,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   p->named_data = ndv;
   p->named_data_count = nn;
 
-  etk_fb_vector_t plans = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_EXECUTION_PLAN);
-  uint32_t np = plans.data ? plans.count : 0;
-  etk_program_plan_t *pv = etk_arena_array(r->arena, np, sizeof *pv);
+  etk_fb_vector_t plans;
+  uint32_t np;
+  etk_program_plan_t *pv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_EXECUTION_PLAN, sizeof *pv, &plans, &np);
   if (!pv) return oom(r);
   for (uint32_t i = 0; i < np; i++)
     if ((rc = decode_plan(r, etk_fb_vector_table(r->buf, plans, i), i,
