@@ -74,10 +74,8 @@ static int build(const char *backend, const void *payload, size_t plen,
                  uint8_t **out, size_t *len) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {3};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
+  int y = ptu_float_tensor(b, 1, sz);
   const char *keys[1] = {"mode"};
   const uint8_t v[1] = {1};
   const uint8_t *vals[1] = {v};

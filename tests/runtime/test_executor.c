@@ -205,8 +205,7 @@ ETK_TEST(input_checks) {
 ETK_TEST(missing_operator_and_dtype) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {2};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   int op = etk_program_builder_add_operator(b, "aten::frobnicate", "out");
   int32_t args[3] = {x, x, x};
   etk_program_builder_kernel_call(b, op, args, 3);
@@ -296,10 +295,8 @@ ETK_TEST(cyclic_jump_is_bounded) {
 ETK_TEST(control_flow_instructions) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {2};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
+  int o = ptu_float_tensor(b, 1, sz);
   int yes = etk_program_builder_add_bool(b, true);
   int no = etk_program_builder_add_bool(b, false);
   int flag = etk_program_builder_add_bool(b, false);
@@ -338,8 +335,7 @@ ETK_TEST(control_flow_instructions) {
   /* FreeCall on a non-tensor fails at run time; on a tensor clears it,
    * and set_input restores planned memory. */
   b = etk_program_builder_new("forward");
-  x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                     ETK_BUILDER_PLANNED, NULL);
+  x = ptu_float_tensor(b, 1, sz);
   etk_program_builder_free_call(b, x);
   REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
   p = ptu_load(d, len);

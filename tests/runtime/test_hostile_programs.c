@@ -57,8 +57,7 @@ ETK_TEST(checked_helpers) {
 ETK_TEST(misaligned_planned_offset) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {4};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   REQUIRE(etk_program_builder_place_tensor(b, x, 1, 2) == ETK_OK);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
@@ -113,8 +112,7 @@ ETK_TEST(misaligned_constant_offset) {
 ETK_TEST(huge_plan_hits_the_memory_limit) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {1 << 30};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
   size_t len;
@@ -152,8 +150,7 @@ static int run_hostile(const char *op, const char *overload, uint32_t in_dim,
                        const int32_t *out_sizes, hostile_args_fn fill,
                        char *message, size_t cap) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int in = etk_program_builder_add_tensor(b, ETK_FLOAT, in_dim, in_sizes, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
+  int in = ptu_float_tensor(b, in_dim, in_sizes);
   int out = etk_program_builder_add_tensor(b, ETK_FLOAT, out_dim, out_sizes,
                                            NULL, ETK_BUILDER_PLANNED, NULL);
   etk_program_builder_set_dynamic(b, out);

@@ -249,10 +249,8 @@ static int build_delegated(uint8_t **out, size_t *len) {
   size_t plen = ptu_micro_chain(payload, sizeof payload, sz, steps);
   if (plen == 0) return ETK_E_INTERNAL;
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 2, sz);
+  int y = ptu_float_tensor(b, 2, sz);
   int dg = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
                                             plen, NULL, NULL, NULL, 0);
   int32_t args[2] = {x, y};
