@@ -100,14 +100,9 @@ ETK_TEST(execute_does_not_allocate) {
     REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
     float x[16];
     for (int k = 0; k < 16; k++) x[k] = (float)k;
-    etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
-    memset(t.dim_order, 0, sizeof t.dim_order);
-    t.data = x;
-    t.nbytes = sizeof x;
-    etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
     unsigned long before = heap_calls;
     for (int r = 0; r < 50; r++) {
-      CHECK_EQ_INT(etk_method_set_input(m, 0, &v, &err), ETK_OK);
+      CHECK_EQ_INT(ttu_set_float_input(m, 0, x, 16, &err), ETK_OK);
       CHECK_EQ_INT(etk_method_execute(m, &err), ETK_OK);
     }
     CHECK_EQ_U64(heap_calls, before);
