@@ -264,15 +264,6 @@ static int pool_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   return 10;
 }
 
-ETK_TEST(pool_geometry_overflow) {
-  int32_t isz[4] = {1, 1, 4, 4}, osz[4] = {1, 1, 3, 3};
-  char msg[256];
-  int rc = run_hostile("aten::max_pool2d_with_indices", "out", 4, isz, 4, osz,
-                       pool_args, msg, sizeof msg);
-  CHECK_EQ_INT(rc, ETK_E_OVERFLOW);
-  CHECK(strstr(msg, "overflows") != NULL);
-}
-
 static int view_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   const int64_t size[3] = {INT64_MAX / 2, 4, 0};
   a[0] = in;
@@ -280,15 +271,6 @@ static int view_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   a[2] = out;
   a[3] = out;
   return 4;
-}
-
-ETK_TEST(view_size_overflow) {
-  int32_t isz[1] = {16}, osz[3] = {1, 1, 16};
-  char msg[256];
-  int rc = run_hostile("aten::view_copy", "out", 1, isz, 3, osz, view_args, msg,
-                       sizeof msg);
-  CHECK_EQ_INT(rc, ETK_E_OVERFLOW);
-  CHECK(strstr(msg, "more elements than int64 can count") != NULL);
 }
 
 static int slice_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
@@ -302,15 +284,6 @@ static int slice_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   return 7;
 }
 
-/* A step past the length leaves one element (and must not overflow). */
-ETK_TEST(slice_huge_step) {
-  int32_t isz[1] = {16}, osz[1] = {16};
-  char msg[256];
-  int rc = run_hostile("aten::slice_copy", "Tensor_out", 1, isz, 1, osz,
-                       slice_args, msg, sizeof msg);
-  CHECK_EQ_INT(rc, ETK_OK);
-}
-
 static int pad_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   const int64_t pad[2] = {INT64_MIN, INT64_MAX};
   a[0] = in;
@@ -321,13 +294,69 @@ static int pad_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   return 5;
 }
 
-ETK_TEST(constant_pad_extreme_amounts) {
-  int32_t isz[1] = {16}, osz[1] = {16};
-  char msg[256];
-  int rc = run_hostile("aten::constant_pad_nd", "out", 1, isz, 1, osz, pad_args,
-                       msg, sizeof msg);
-  CHECK_EQ_INT(rc, ETK_E_INVALID_ARGUMENT);
-  CHECK(strstr(msg, "exceeds the int32 range") != NULL);
+/* One hostile call per case: the op, the input and output shapes, the
+ * argument builder, and the status and message (NULL: any) expected. */
+typedef struct hostile_case {
+  const char *op, *overload;
+  uint32_t in_dim;
+  int32_t in_sizes[4];
+  uint32_t out_dim;
+  int32_t out_sizes[4];
+  hostile_args_fn fill;
+  int want_rc;
+  const char *want_message;
+} hostile_case_t;
+
+static const hostile_case_t hostile_cases[] = {
+    {"aten::max_pool2d_with_indices",
+     "out",
+     4,
+     {1, 1, 4, 4},
+     4,
+     {1, 1, 3, 3},
+     pool_args,
+     ETK_E_OVERFLOW,
+     "overflows"},
+    {"aten::view_copy",
+     "out",
+     1,
+     {16},
+     3,
+     {1, 1, 16},
+     view_args,
+     ETK_E_OVERFLOW,
+     "more elements than int64 can count"},
+    /* a step past the length leaves one element (and must not overflow) */
+    {"aten::slice_copy",
+     "Tensor_out",
+     1,
+     {16},
+     1,
+     {16},
+     slice_args,
+     ETK_OK,
+     NULL},
+    {"aten::constant_pad_nd",
+     "out",
+     1,
+     {16},
+     1,
+     {16},
+     pad_args,
+     ETK_E_INVALID_ARGUMENT,
+     "exceeds the int32 range"},
+};
+
+ETK_TEST(hostile_op_arguments) {
+  for (size_t k = 0; k < sizeof hostile_cases / sizeof hostile_cases[0]; k++) {
+    const hostile_case_t *c = &hostile_cases[k];
+    char msg[256];
+    int rc = run_hostile(c->op, c->overload, c->in_dim, c->in_sizes, c->out_dim,
+                         c->out_sizes, c->fill, msg, sizeof msg);
+    printf("# %s\n", c->op);
+    CHECK_EQ_INT(rc, c->want_rc);
+    if (c->want_message) CHECK(strstr(msg, c->want_message) != NULL);
+  }
 }
 
 ETK_TEST_MAIN()
