@@ -307,13 +307,17 @@ ETK_KERNEL_DEFINE(convolution_out, "aten::convolution.out") {
   int64_t groups;
   int rc;
   conv_geom_t g;
-  if ((rc = etk_op_expect_nargs(op, 11))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "bias", &bias))) return rc;
-  if ((rc = etk_op_bool(op, 6, "transposed", &transposed))) return rc;
-  if ((rc = etk_op_int(op, 8, "groups", &groups))) return rc;
-  if ((rc = etk_op_tensor(op, 9, "out", &out))) return rc;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("input", &in),
+                            ETK_ARG_TENSOR("weight", &wt),
+                            ETK_ARG_TENSOR_OPT("bias", &bias),
+                            ETK_ARG_LATER("stride"),
+                            ETK_ARG_LATER("padding"),
+                            ETK_ARG_LATER("dilation"),
+                            ETK_ARG_BOOL("transposed", &transposed),
+                            ETK_ARG_LATER("output_padding"),
+                            ETK_ARG_INT("groups", &groups),
+                            ETK_ARG_TENSOR("out", &out)};
+  if ((rc = etk_op_read_args(op, 11, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
   if ((rc = etk_op_check_dtype(op, wt, "weight", ETK_DTYPES_FLOAT))) return rc;
   if (bias && (rc = etk_op_check_dtype(op, bias, "bias", ETK_DTYPES_FLOAT)))

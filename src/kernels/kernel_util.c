@@ -277,6 +277,36 @@ int etk_op_tensor_list(const etk_op_t *op, size_t i, const char *what,
   return ETK_OK;
 }
 
+/* One table entry at argument position i. */
+static int read_arg(const etk_op_t *op, size_t i, const etk_arg_t *a) {
+  switch (a->kind) {
+    case ETK_ARG_KIND_TENSOR:
+    case ETK_ARG_KIND_TENSOR_OPT:
+      return (a->kind == ETK_ARG_KIND_TENSOR
+                  ? etk_op_tensor
+                  : etk_op_tensor_opt)(op, i, a->name, a->to.tensor);
+    case ETK_ARG_KIND_INT:
+      return etk_op_int(op, i, a->name, a->to.i);
+    case ETK_ARG_KIND_BOOL:
+      return etk_op_bool(op, i, a->name, a->to.b);
+    case ETK_ARG_KIND_DOUBLE:
+      return etk_op_double(op, i, a->name, a->to.d);
+    case ETK_ARG_KIND_SCALAR:
+      return etk_op_scalar(op, i, a->name, a->to.scalar);
+    case ETK_ARG_KIND_LATER:
+      break;
+  }
+  return ETK_OK;
+}
+
+int etk_op_read_args(const etk_op_t *op, size_t nargs, const etk_arg_t *table,
+                     size_t count) {
+  int rc = etk_op_expect_nargs(op, nargs);
+  for (size_t i = 0; rc == ETK_OK && i < count && i < nargs; i++)
+    rc = read_arg(op, i, &table[i]);
+  return rc;
+}
+
 int etk_op_wrap_dim(const etk_op_t *op, int64_t dim, int32_t ndim,
                     const char *what, int32_t *out) {
   int64_t n = ndim > 0 ? ndim : 1;
@@ -569,6 +599,19 @@ bool etk_map_run(etk_walk_t *w, const etk_view_t *const *views, int32_t inputs,
   return true;
 }
 
+void etk_walk_init_views(etk_walk_t *w, int32_t operands,
+                         const etk_view_t *const *views, int32_t axis) {
+  int64_t strides[ETK_WALK_MAX_OPERANDS][ETK_MAX_DIMS];
+  const etk_view_t *shape = views[0];
+  for (int32_t k = 0; k < operands; k++)
+    memcpy(strides[k], views[k]->strides, sizeof strides[k]);
+  if (axis >= 0)
+    etk_walk_init_axis(w, shape->dim, shape->sizes, operands, strides, axis);
+  else
+    etk_walk_init(w, shape->dim, shape->sizes, operands, strides, NULL);
+  for (int32_t k = 0; k < operands; k++) w->off[k] += views[k]->offset;
+}
+
 /* A single-operand element odometer, for walking two views of different
  * shapes in lockstep (reshape-style copies). */
 typedef struct elem_walk {
@@ -623,13 +666,9 @@ static int64_t copy_chunk(const void *ctx, int64_t n,
  * dtypes match and converted by the identity map when they differ. */
 static void copy_same_shape(const etk_view_t *dst, const etk_view_t *src,
                             size_t elem) {
-  int64_t strides[2][ETK_MAX_DIMS];
-  int64_t base[2] = {dst->offset, src->offset};
   const etk_view_t *views[2] = {dst, src};
   etk_walk_t w;
-  memcpy(strides[0], dst->strides, sizeof strides[0]);
-  memcpy(strides[1], src->strides, sizeof strides[1]);
-  etk_walk_init(&w, dst->dim, dst->sizes, 2, strides, base);
+  etk_walk_init_views(&w, 2, views, -1);
   if (dst->dtype != src->dtype) {
     etk_map_run(&w, views, 1, etk_dtype_is_float(src->dtype), copy_chunk, NULL);
     return;
@@ -672,11 +711,8 @@ void etk_view_copy(const etk_view_t *dst, const etk_view_t *src) {
 }
 
 void etk_view_fill(const etk_view_t *dst, const etk_scalar_t *value) {
-  int64_t strides[1][ETK_MAX_DIMS];
-  int64_t base[1] = {dst->offset};
   etk_walk_t w;
-  memcpy(strides[0], dst->strides, sizeof strides[0]);
-  etk_walk_init(&w, dst->dim, dst->sizes, 1, strides, base);
+  etk_walk_init_views(&w, 1, &dst, -1);
   for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w))
     for (int64_t j = 0; j < w.inner; j++) {
       int64_t off = w.off[0] + j * w.inner_stride[0];

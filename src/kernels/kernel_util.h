@@ -108,6 +108,46 @@ int etk_op_string_opt(const etk_op_t *op, size_t i, const char *what,
 int etk_op_tensor_list(const etk_op_t *op, size_t i, const char *what,
                        etk_tensor_t **out, size_t max, size_t *count);
 
+/* A kernel's arguments as a table, one entry per argument position in
+ * schema order: etk_op_read_args checks the count and reads every entry
+ * with the reader of its kind (the etk_op_* functions above), in order, so
+ * the first bad argument is the one reported.  ETK_ARG_LATER names a
+ * position read later by other means (lists, after the checking pass). */
+typedef enum etk_arg_kind {
+  ETK_ARG_KIND_LATER,
+  ETK_ARG_KIND_TENSOR,
+  ETK_ARG_KIND_TENSOR_OPT,
+  ETK_ARG_KIND_INT,
+  ETK_ARG_KIND_BOOL,
+  ETK_ARG_KIND_DOUBLE,
+  ETK_ARG_KIND_SCALAR
+} etk_arg_kind_t;
+typedef struct etk_arg {
+  etk_arg_kind_t kind;
+  const char *name;
+  union {
+    etk_tensor_t **tensor;
+    int64_t *i;
+    bool *b;
+    double *d;
+    etk_scalar_t *scalar;
+  } to; /* typed, so a wrong pointer is a compile-time diagnostic */
+} etk_arg_t;
+#define ETK_ARG_ENTRY(kind, member, n, p) \
+  ((etk_arg_t){ETK_ARG_KIND_##kind, n, {.member = (p)}})
+#define ETK_ARG_LATER(n) ETK_ARG_ENTRY(LATER, tensor, n, NULL)
+#define ETK_ARG_TENSOR(n, p) ETK_ARG_ENTRY(TENSOR, tensor, n, p)
+#define ETK_ARG_TENSOR_OPT(n, p) ETK_ARG_ENTRY(TENSOR_OPT, tensor, n, p)
+#define ETK_ARG_INT(n, p) ETK_ARG_ENTRY(INT, i, n, p)
+#define ETK_ARG_BOOL(n, p) ETK_ARG_ENTRY(BOOL, b, n, p)
+#define ETK_ARG_DOUBLE(n, p) ETK_ARG_ENTRY(DOUBLE, d, n, p)
+#define ETK_ARG_SCALAR(n, p) ETK_ARG_ENTRY(SCALAR, scalar, n, p)
+#define ETK_ARG_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+/* Expects `nargs` arguments, then reads table[0..count) as arguments
+ * 0..count-1. */
+int etk_op_read_args(const etk_op_t *op, size_t nargs, const etk_arg_t *table,
+                     size_t count);
+
 /* Wraps a possibly negative dim into [0, ndim); ndim 0 accepts -1 and 0
  * (PyTorch treats a scalar as having one dim for dim arguments). */
 int etk_op_wrap_dim(const etk_op_t *op, int64_t dim, int32_t ndim,
@@ -308,6 +348,12 @@ void etk_walk_next_row(etk_walk_t *w);
 void etk_walk_init_axis(etk_walk_t *w, int32_t dim, const int64_t *sizes,
                         int32_t operands, int64_t (*strides)[ETK_MAX_DIMS],
                         int32_t axis);
+
+/* A walk over the shape of views[0] with each of the `operands` views' own
+ * strides, starting at their offsets; `axis` becomes the innermost dim when
+ * it is >= 0 (as etk_walk_init_axis). */
+void etk_walk_init_views(etk_walk_t *w, int32_t operands,
+                         const etk_view_t *const *views, int32_t axis);
 
 /* Element-wise maps: a walk whose operand 0 is an output and operands
  * 1..inputs its inputs, computed a chunk at a time.  Each row of the walk is

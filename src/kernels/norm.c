@@ -22,6 +22,20 @@
 #include "kernel_list.h"
 #include "kernel_util.h"
 
+/* Both norms: input is FLOAT and the five other tensors (the last two,
+ * weight and bias, optional: NULL when absent) have its dtype. */
+static int norm_check_dtypes(etk_op_t *op, const etk_tensor_t *in,
+                             const etk_tensor_t *const *same,
+                             const char *const *names) {
+  int rc;
+  if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
+  for (int k = 0; k < 5; k++)
+    if (same[k] &&
+        (rc = etk_op_check_same_dtype(op, in, "input", same[k], names[k])))
+      return rc;
+  return ETK_OK;
+}
+
 /* The views and walk strides of one layer norm: rows over the leading dims
  * (input, out, mean, rstd offsets) and elements over the normalised dims
  * (input, out, weight, bias offsets). */
@@ -164,21 +178,18 @@ ETK_KERNEL_DEFINE(native_layer_norm_out, "aten::native_layer_norm.out") {
   double eps;
   layer_norm_plan_t p;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 11))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 3, "bias", &bias))) return rc;
-  if ((rc = etk_op_double(op, 4, "eps", &eps))) return rc;
-  if ((rc = etk_op_tensor(op, 5, "out", &out))) return rc;
-  if ((rc = etk_op_tensor(op, 6, "mean_out", &mean_t))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "rstd_out", &rstd_t))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "input", out, "out")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", mean_t, "mean_out")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", rstd_t, "rstd_out")) ||
-      (wt && (rc = etk_op_check_same_dtype(op, in, "input", wt, "weight"))) ||
-      (bias && (rc = etk_op_check_same_dtype(op, in, "input", bias, "bias"))))
-    return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("input", &in),        ETK_ARG_LATER("normalized_shape"),
+      ETK_ARG_TENSOR_OPT("weight", &wt),   ETK_ARG_TENSOR_OPT("bias", &bias),
+      ETK_ARG_DOUBLE("eps", &eps),         ETK_ARG_TENSOR("out", &out),
+      ETK_ARG_TENSOR("mean_out", &mean_t), ETK_ARG_TENSOR("rstd_out", &rstd_t),
+  };
+  if ((rc = etk_op_read_args(op, 11, args, ETK_ARG_COUNT(args)))) return rc;
+  {
+    const etk_tensor_t *same[5] = {out, mean_t, rstd_t, wt, bias};
+    const char *names[5] = {"out", "mean_out", "rstd_out", "weight", "bias"};
+    if ((rc = norm_check_dtypes(op, in, same, names))) return rc;
+  }
   if (op->checking) return ETK_OK;
   if ((rc = etk_op_int_list(op, 1, "normalized_shape", norm_shape, ETK_MAX_DIMS,
                             &m)))
@@ -216,24 +227,23 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
   double momentum, eps;
   int64_t c_count;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 13))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 1, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "bias", &bias))) return rc;
-  if ((rc = etk_op_tensor(op, 3, "running_mean", &rmean))) return rc;
-  if ((rc = etk_op_tensor(op, 4, "running_var", &rvar))) return rc;
-  if ((rc = etk_op_double(op, 5, "momentum", &momentum))) return rc;
-  if ((rc = etk_op_double(op, 6, "eps", &eps))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "out", &out))) return rc;
-  if ((rc = etk_op_tensor(op, 8, "mean_out", &mean_t))) return rc;
-  if ((rc = etk_op_tensor(op, 9, "invstd_out", &invstd_t))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "input", out, "out")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", rmean, "running_mean")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", rvar, "running_var")) ||
-      (wt && (rc = etk_op_check_same_dtype(op, in, "input", wt, "weight"))) ||
-      (bias && (rc = etk_op_check_same_dtype(op, in, "input", bias, "bias"))))
-    return rc;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("input", &in),
+                            ETK_ARG_TENSOR_OPT("weight", &wt),
+                            ETK_ARG_TENSOR_OPT("bias", &bias),
+                            ETK_ARG_TENSOR("running_mean", &rmean),
+                            ETK_ARG_TENSOR("running_var", &rvar),
+                            ETK_ARG_DOUBLE("momentum", &momentum),
+                            ETK_ARG_DOUBLE("eps", &eps),
+                            ETK_ARG_TENSOR("out", &out),
+                            ETK_ARG_TENSOR("mean_out", &mean_t),
+                            ETK_ARG_TENSOR("invstd_out", &invstd_t)};
+  if ((rc = etk_op_read_args(op, 13, args, ETK_ARG_COUNT(args)))) return rc;
+  {
+    const etk_tensor_t *same[5] = {out, rmean, rvar, wt, bias};
+    const char *names[5] = {"out", "running_mean", "running_var", "weight",
+                            "bias"};
+    if ((rc = norm_check_dtypes(op, in, same, names))) return rc;
+  }
   if (op->checking) return ETK_OK;
   (void)momentum;
   if (in->dim < 2)
@@ -261,7 +271,7 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
   }
   {
     etk_view_t vi, vo, vm, vv, vw, vb;
-    int64_t strides[2][ETK_MAX_DIMS];
+    const etk_view_t *views[2] = {&vi, &vo};
     etk_walk_t w;
     etk_view_init(&vi, in);
     etk_view_init(&vo, out);
@@ -269,10 +279,8 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
     etk_view_init(&vv, rvar);
     if (wt) etk_view_init(&vw, wt);
     if (bias) etk_view_init(&vb, bias);
-    memcpy(strides[0], vi.strides, sizeof strides[0]);
-    memcpy(strides[1], vo.strides, sizeof strides[1]);
     /* channel innermost: each row is one (n, spatial) position across C */
-    etk_walk_init_axis(&w, vi.dim, vi.sizes, 2, strides, 1);
+    etk_walk_init_views(&w, 2, views, 1);
     for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w))
       for (int64_t c = 0; c < w.inner; c++) {
         double mean = ((const float *)vm.data)[c * vm.strides[0]];

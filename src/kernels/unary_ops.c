@@ -161,13 +161,10 @@ static int unary_run(etk_op_t *op, unary_call_t *c, size_t out_at) {
   {
     etk_view_t vi, vo;
     const etk_view_t *views[2] = {&vo, &vi};
-    int64_t strides[2][ETK_MAX_DIMS];
     etk_walk_t w;
     etk_view_init(&vi, in);
     etk_view_init(&vo, out);
-    memcpy(strides[0], vo.strides, sizeof strides[0]);
-    memcpy(strides[1], vi.strides, sizeof strides[1]);
-    etk_walk_init(&w, vo.dim, vo.sizes, 2, strides, NULL);
+    etk_walk_init_views(&w, 2, views, -1);
     etk_map_run(&w, views, 1, c->is_float, unary_chunk, c);
   }
   return ETK_OK;

@@ -375,6 +375,18 @@ static int decode_tensor_allocation(reader_t *r, etk_fb_table_t alloc,
   return ETK_OK;
 }
 
+/* Points out->data at seg_data + off, the segment data that entry idx of
+ * `offsets` names, and checks that it suits the element type. */
+static int point_into_segment(reader_t *r, const uint8_t *seg_data,
+                              etk_fb_vector_t offsets, uint32_t idx,
+                              uint64_t off, size_t elem, uint32_t value_index,
+                              const char *what, etk_program_tensor_t *out) {
+  out->data = seg_data + off;
+  if (!out->nbytes) return ETK_OK;
+  return check_data_alignment(
+      r, out->data, elem, vec_elem_offset(offsets, idx, 8), value_index, what);
+}
+
 /* The data of a constant tensor (not planned, data_buffer_idx > 0): in the
  * constant segment or in an inline constant buffer. */
 static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
@@ -394,12 +406,8 @@ static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
                   value_index, idx, (unsigned long long)off,
                   (unsigned long long)out->nbytes,
                   (unsigned long long)r->const_seg_size);
-    out->data = r->const_seg_data + off;
-    if (out->nbytes &&
-        (rc = check_data_alignment(r, out->data, elem,
-                                   vec_elem_offset(r->const_offsets, idx, 8),
-                                   value_index, "constant data")) != ETK_OK)
-      return rc;
+    return point_into_segment(r, r->const_seg_data, r->const_offsets, idx, off,
+                              elem, value_index, "constant data", out);
   } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
     if (idx >= r->const_buffers.count)
       return fail(r, ETK_E_FORMAT, at,
@@ -431,7 +439,6 @@ static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
 static int bind_mutable_data(reader_t *r, uint32_t at, uint32_t extra_at,
                              uint64_t mut_idx, uint32_t value_index,
                              size_t elem, etk_program_tensor_t *out) {
-  int rc;
   if (!r->has_mutable)
     return fail(r, ETK_E_FORMAT, at,
                 "value %u: initial data %u requested but the program has no "
@@ -451,13 +458,8 @@ static int bind_mutable_data(reader_t *r, uint32_t at, uint32_t extra_at,
   if (off > r->mut_seg_size || out->nbytes > r->mut_seg_size - off)
     return fail(r, ETK_E_FORMAT, vec_elem_offset(r->mut_offsets, idx, 8),
                 "value %u: initial data lies outside its segment", value_index);
-  out->data = r->mut_seg_data + off;
-  if (out->nbytes &&
-      (rc = check_data_alignment(r, out->data, elem,
-                                 vec_elem_offset(r->mut_offsets, idx, 8),
-                                 value_index, "initial data")) != ETK_OK)
-    return rc;
-  return ETK_OK;
+  return point_into_segment(r, r->mut_seg_data, r->mut_offsets, idx, off, elem,
+                            value_index, "initial data", out);
 }
 
 static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
@@ -600,6 +602,16 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
   return ETK_OK;
 }
 
+/* Vector field `field` of t into *v, its item count (0 when absent) into
+ * *n, and an arena array of *n items of `size` bytes (NULL when the arena
+ * is exhausted). */
+static void *table_vector_array(reader_t *r, etk_fb_table_t t, unsigned field,
+                                size_t size, etk_fb_vector_t *v, uint32_t *n) {
+  *v = etk_fb_get_vector(t, field);
+  *n = v->data ? v->count : 0;
+  return etk_arena_array(r->arena, *n, size);
+}
+
 static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
                                const char *what, const int32_t **items,
                                uint32_t *count) {
@@ -618,9 +630,10 @@ static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
 
 static int decode_operators(reader_t *r, etk_fb_table_t plan_t,
                             etk_program_plan_t *plan) {
-  etk_fb_vector_t ops = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_OPERATORS);
-  uint32_t n = ops.data ? ops.count : 0;
-  etk_program_operator_t *out = etk_arena_array(r->arena, n, sizeof *out);
+  etk_fb_vector_t ops;
+  uint32_t n;
+  etk_program_operator_t *out = table_vector_array(
+      r, plan_t, ETK_PTE_PLAN_OPERATORS, sizeof *out, &ops, &n);
   if (!out) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
     etk_fb_table_t op = etk_fb_vector_table(r->buf, ops, i);
@@ -657,9 +670,10 @@ static int decode_operators(reader_t *r, etk_fb_table_t plan_t,
 
 static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
                             etk_program_plan_t *plan) {
-  etk_fb_vector_t ds = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_DELEGATES);
-  uint32_t n = ds.data ? ds.count : 0;
-  etk_program_delegate_t *out = etk_arena_array(r->arena, n, sizeof *out);
+  etk_fb_vector_t ds;
+  uint32_t n;
+  etk_program_delegate_t *out = table_vector_array(
+      r, plan_t, ETK_PTE_PLAN_DELEGATES, sizeof *out, &ds, &n);
   if (!out) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
     etk_fb_table_t d = etk_fb_vector_table(r->buf, ds, i);
@@ -698,10 +712,10 @@ static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
       return fail(r, ETK_E_FORMAT, ref.pos,
                   "delegate %u: unknown data location %d", i, out[i].location);
     }
-    etk_fb_vector_t specs =
-        etk_fb_get_vector(d, ETK_PTE_DELEGATE_COMPILE_SPECS);
-    uint32_t ns = specs.data ? specs.count : 0;
-    etk_program_compile_spec_t *cs = etk_arena_array(r->arena, ns, sizeof *cs);
+    etk_fb_vector_t specs;
+    uint32_t ns;
+    etk_program_compile_spec_t *cs = table_vector_array(
+        r, d, ETK_PTE_DELEGATE_COMPILE_SPECS, sizeof *cs, &specs, &ns);
     if (!cs) return oom(r);
     for (uint32_t j = 0; j < ns; j++) {
       etk_fb_table_t s = etk_fb_vector_table(r->buf, specs, j);
@@ -880,9 +894,10 @@ static int decode_plan(reader_t *r, etk_fb_table_t pt, uint32_t index,
     return rc;
   if ((rc = decode_operators(r, pt, plan)) != ETK_OK) return rc;
   if ((rc = decode_delegates(r, pt, plan)) != ETK_OK) return rc;
-  etk_fb_vector_t chains = etk_fb_get_vector(pt, ETK_PTE_PLAN_CHAINS);
-  uint32_t nc = chains.data ? chains.count : 0;
-  etk_program_chain_t *cs = etk_arena_array(r->arena, nc, sizeof *cs);
+  etk_fb_vector_t chains;
+  uint32_t nc;
+  etk_program_chain_t *cs =
+      table_vector_array(r, pt, ETK_PTE_PLAN_CHAINS, sizeof *cs, &chains, &nc);
   if (!cs) return oom(r);
   for (uint32_t c = 0; c < nc; c++)
     if ((rc = decode_chain(r, etk_fb_vector_table(r->buf, chains, c), c, plan,
@@ -922,9 +937,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   p->version = etk_fb_get_u32(pt, ETK_PTE_PROGRAM_VERSION, 0);
 
   /* Segments, relative to segment_base_offset. */
-  etk_fb_vector_t segs = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_SEGMENTS);
-  uint32_t ns = segs.data ? segs.count : 0;
-  etk_program_segment_t *sv = etk_arena_array(r->arena, ns, sizeof *sv);
+  etk_fb_vector_t segs;
+  uint32_t ns;
+  etk_program_segment_t *sv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_SEGMENTS, sizeof *sv, &segs, &ns);
   if (!sv) return oom(r);
   uint64_t base = p->header.segment_base_offset;
   for (uint32_t i = 0; i < ns; i++) {
@@ -996,9 +1012,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   r->inline_delegate_data =
       etk_fb_get_vector(pt, ETK_PTE_PROGRAM_BACKEND_DELEGATE_DATA);
 
-  etk_fb_vector_t nd = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_NAMED_DATA);
-  uint32_t nn = nd.data ? nd.count : 0;
-  etk_program_named_data_t *ndv = etk_arena_array(r->arena, nn, sizeof *ndv);
+  etk_fb_vector_t nd;
+  uint32_t nn;
+  etk_program_named_data_t *ndv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_NAMED_DATA, sizeof *ndv, &nd, &nn);
   if (!ndv) return oom(r);
   for (uint32_t i = 0; i < nn; i++) {
     etk_fb_table_t t = etk_fb_vector_table(r->buf, nd, i);
@@ -1017,9 +1034,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   p->named_data = ndv;
   p->named_data_count = nn;
 
-  etk_fb_vector_t plans = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_EXECUTION_PLAN);
-  uint32_t np = plans.data ? plans.count : 0;
-  etk_program_plan_t *pv = etk_arena_array(r->arena, np, sizeof *pv);
+  etk_fb_vector_t plans;
+  uint32_t np;
+  etk_program_plan_t *pv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_EXECUTION_PLAN, sizeof *pv, &plans, &np);
   if (!pv) return oom(r);
   for (uint32_t i = 0; i < np; i++)
     if ((rc = decode_plan(r, etk_fb_vector_table(r->buf, plans, i), i,

@@ -11,6 +11,7 @@
 #include "etkit/program.h"
 #include "etkit/runtime.h"
 #include "program_testutil.h"
+#include "trace_testutil.h"
 
 static etk_program_t *load_conf(const char *name) {
   const char *path = etk_test_conformance_path(name);
@@ -21,21 +22,6 @@ static etk_program_t *load_conf(const char *name) {
   if (etk_program_load_file(path, NULL, &p, &err) != ETK_OK)
     printf("# %s: %s\n", name, err.message);
   return p;
-}
-
-/* Sets float input i to data[0..n). */
-static int set_float(etk_method_t *m, size_t i, float *data, size_t n,
-                     etk_error_t *err) {
-  etk_tensor_t t = *etk_method_input(m, i)->u.tensor;
-  memset(t.dim_order, 0, sizeof t.dim_order);
-  t.data = data;
-  t.nbytes = n * sizeof *data;
-  etk_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_TENSOR;
-  v.u.tensor = &t;
-  etk_error_clear(err);
-  return etk_method_set_input(m, i, &v, err);
 }
 
 static const float *out_floats(etk_method_t *m, size_t i) {
@@ -54,14 +40,14 @@ ETK_TEST(add_pte_runs) {
   CHECK_EQ_INT(etk_method_input_count(m), 2);
   CHECK_EQ_INT(etk_method_output_count(m), 1);
   float x = 1.5f, y = 2.25f;
-  REQUIRE(set_float(m, 0, &x, 1, &err) == ETK_OK);
-  REQUIRE(set_float(m, 1, &y, 1, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, &x, 1, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 1, &y, 1, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK(out_floats(m, 0)[0] == 3.75f);
   CHECK_EQ_U64(etk_method_executed_instructions(m), 1);
   /* again, with new inputs */
   x = -4.0f;
-  REQUIRE(set_float(m, 0, &x, 1, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, &x, 1, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK(out_floats(m, 0)[0] == -1.75f);
   etk_method_free(m);
@@ -76,7 +62,7 @@ ETK_TEST(inline_constants_pte_runs) {
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, NULL, NULL, &m, &err) == ETK_OK);
   float x[4] = {1, -2, 0.5f, 10};
-  REQUIRE(set_float(m, 0, x, 4, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, x, 4, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   const float *o = out_floats(m, 0);
   for (int k = 0; k < 4; k++) CHECK(o[k] == 3 * x[k] + 2);
@@ -136,7 +122,7 @@ ETK_TEST(caller_memory) {
   REQUIRE(etk_method_load(p, "forward", &cfg, &m, &err) == ETK_OK);
   CHECK((uint8_t *)m >= arena && (uint8_t *)m < arena + sizeof arena);
   float x[4] = {1, 2, 3, 4};
-  REQUIRE(set_float(m, 0, x, 4, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, x, 4, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   const float *o = out_floats(m, 0);
   CHECK(o >= (const float *)planned && o < (const float *)(planned + 48));
@@ -205,8 +191,7 @@ ETK_TEST(input_checks) {
 ETK_TEST(missing_operator_and_dtype) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {2};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   int op = etk_program_builder_add_operator(b, "aten::frobnicate", "out");
   int32_t args[3] = {x, x, x};
   etk_program_builder_kernel_call(b, op, args, 3);
@@ -296,10 +281,8 @@ ETK_TEST(cyclic_jump_is_bounded) {
 ETK_TEST(control_flow_instructions) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {2};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
+  int o = ptu_float_tensor(b, 1, sz);
   int yes = etk_program_builder_add_bool(b, true);
   int no = etk_program_builder_add_bool(b, false);
   int flag = etk_program_builder_add_bool(b, false);
@@ -325,7 +308,7 @@ ETK_TEST(control_flow_instructions) {
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
   float xv[2] = {3, -5};
-  REQUIRE(set_float(m, 0, xv, 2, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   const float *ov = out_floats(m, 0);
   CHECK(ov[0] == -3.0f && ov[1] == 5.0f);
@@ -338,18 +321,17 @@ ETK_TEST(control_flow_instructions) {
   /* FreeCall on a non-tensor fails at run time; on a tensor clears it,
    * and set_input restores planned memory. */
   b = etk_program_builder_new("forward");
-  x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                     ETK_BUILDER_PLANNED, NULL);
+  x = ptu_float_tensor(b, 1, sz);
   etk_program_builder_free_call(b, x);
   REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
   p = ptu_load(d, len);
   REQUIRE(p);
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
-  REQUIRE(set_float(m, 0, xv, 2, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK(etk_method_output(m, 0)->u.tensor->data == NULL);
-  REQUIRE(set_float(m, 0, xv, 2, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   CHECK(out_floats(m, 0) != NULL && out_floats(m, 0)[1] == -5.0f);
   etk_method_free(m);
   etk_program_free(p);
