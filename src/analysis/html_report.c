@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "common/vec.h"
 #include "etkit/memory_plan.h"
 
 void etk_report_options_init(etk_report_options_t *o) {
@@ -563,12 +564,7 @@ static int timeline_items(report_t *r, uint32_t run_index, size_t *n,
     if (r->items[k].s < *lo) *lo = r->items[k].s;
     if (r->items[k].e > *hi) *hi = r->items[k].e;
   }
-  if (m > r->depth_cap) {
-    uint32_t *q = realloc(r->depth, m * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    r->depth = q;
-    r->depth_cap = m;
-  }
+  if (!ETK_VEC_RESERVE(r->depth, r->depth_cap, m)) return ETK_E_NO_MEMORY;
   /* lanes: nesting depth per track, with a small stack of open ends; a
    * slice that does not nest goes one lane below the one it overlaps */
   uint64_t stack[2][64];
