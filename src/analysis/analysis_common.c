@@ -1,9 +1,10 @@
 /*
  * analysis_common.c - helpers the analyses share (see analysis_internal.h):
- * name comparison and the recorder's drop-marker parser.  (Their interning
- * map is common's hash table, wrapped in analysis_internal.h: ids are
- * dense and stable and per-id facts live in arrays indexed by id, so
- * grouping a million events by name costs one hash and one probe each.)
+ * JSON object members, name comparison and the recorder's drop-marker
+ * parser.  (Their interning map is common's hash table, wrapped in
+ * analysis_internal.h: ids are dense and stable and per-id facts live in
+ * arrays indexed by id, so grouping a million events by name costs one
+ * hash and one probe each.)
  *
  * DROP MARKER
  *   etkit's recorder names its last RunData

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "common/vec.h"
 
 typedef struct mem_row {
   etk_memory_allocator_t pub;
@@ -124,13 +125,7 @@ static int row_for(etk_memory_report_t *m, const etk_etdump_t *dump,
   int rc = ana_intern_put(&m->keys, &key, sizeof key, id, &is_new);
   if (rc != ETK_OK || !is_new) return rc;
   /* ids are dense in insertion order, one per row */
-  if (m->nrows == m->cap) {
-    size_t c = m->cap ? m->cap * 2 : 16;
-    mem_row_t *q = realloc(m->rows, c * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    m->rows = q;
-    m->cap = c;
-  }
+  if (!ETK_VEC_RESERVE(m->rows, m->cap, m->nrows + 1)) return ETK_E_NO_MEMORY;
   mem_row_t *r = &m->rows[m->nrows];
   memset(r, 0, sizeof *r);
   r->pub.block = b;

@@ -168,36 +168,40 @@ ETK_TEST(archive_layout_is_torchs) {
   free(bytes);
 }
 
-ETK_TEST(bad_trees_are_refused) {
+/* The writer refuses `v` with `code` and, when `message` is not NULL,
+ * exactly that error line; nothing is returned. */
+static void check_refused(const etk_pickle_value_t *v, int code,
+                          const char *message) {
   uint8_t *out = NULL;
   size_t len = 0;
   etk_error_t err;
   char line[512];
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_torch_save_memory(v, &out, &len, &err), code);
+  if (message) CHECK_EQ_STR(etk_error_format(&err, line, sizeof line), message);
+  CHECK(out == NULL);
+}
+
+ETK_TEST(bad_trees_are_refused) {
   etk_pickle_value_t bytes = {.kind = ETK_PICKLE_BYTES, .str = "ab", .len = 2};
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_torch_save_memory(&bytes, &out, &len, &err),
-               ETK_E_UNSUPPORTED);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "torch.save writer: a bytes value cannot be written in a "
-               "protocol-2 torch.save archive");
-  /* a list that contains itself */
-  etk_pickle_value_t loop = {.kind = ETK_PICKLE_LIST};
-  const etk_pickle_value_t *items[1] = {&loop};
-  loop.items = items;
-  loop.count = 1;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_torch_save_memory(&loop, &out, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "torch.save writer: a list contains itself (cycles cannot be "
-               "pickled for etkit's reader)");
-  /* a tuple that contains itself */
-  etk_pickle_value_t tloop = {.kind = ETK_PICKLE_TUPLE};
-  const etk_pickle_value_t *titems[1] = {&tloop};
-  tloop.items = titems;
-  tloop.count = 1;
-  CHECK_EQ_INT(etk_torch_save_memory(&tloop, &out, &len, NULL),
-               ETK_E_INVALID_ARGUMENT);
+  check_refused(&bytes, ETK_E_UNSUPPORTED,
+                "torch.save writer: a bytes value cannot be written in a "
+                "protocol-2 torch.save archive");
+  /* a list, then a tuple, that contains itself */
+  static const struct {
+    etk_pickle_kind_t kind;
+    const char *message;
+  } loops[] = {{ETK_PICKLE_LIST,
+                "torch.save writer: a list contains itself (cycles cannot be "
+                "pickled for etkit's reader)"},
+               {ETK_PICKLE_TUPLE, NULL}};
+  for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
+    etk_pickle_value_t loop = {.kind = loops[i].kind};
+    const etk_pickle_value_t *items[1] = {&loop};
+    loop.items = items;
+    loop.count = 1;
+    check_refused(&loop, ETK_E_INVALID_ARGUMENT, loops[i].message);
+  }
   /* a tensor whose elements leave its storage */
   static const float data[2] = {1, 2};
   static const int64_t sizes[1] = {3};
@@ -208,17 +212,12 @@ ETK_TEST(bad_trees_are_refused) {
                           .storage = (const uint8_t *)data,
                           .storage_nbytes = sizeof data};
   etk_pickle_value_t tv = {.kind = ETK_PICKLE_TENSOR, .tensor = &t};
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_torch_save_memory(&tv, &out, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "torch.save writer: tensor elements leave its storage (8 "
-               "bytes)");
+  check_refused(&tv, ETK_E_INVALID_ARGUMENT,
+                "torch.save writer: tensor elements leave its storage (8 "
+                "bytes)");
   t.dtype = 9; /* complex64 */
-  CHECK_EQ_INT(etk_torch_save_memory(&tv, &out, &len, NULL), ETK_E_UNSUPPORTED);
-  CHECK_EQ_INT(etk_torch_save_memory(NULL, &out, &len, NULL),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK(out == NULL);
+  check_refused(&tv, ETK_E_UNSUPPORTED, NULL);
+  check_refused(NULL, ETK_E_INVALID_ARGUMENT, NULL);
 }
 
 /* ------------------------------------------------ ETRecord references */
