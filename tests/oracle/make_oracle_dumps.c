@@ -30,28 +30,26 @@ static uint64_t rng(void) {
 static void delegated(etw_t *w, int32_t iid, int32_t dint, const char *dstr,
                       const char *meta, size_t meta_len, uint64_t start,
                       uint64_t end) {
-  etw_profile_t p = {0};
-  p.iid = iid;
-  p.dint = dstr ? ETW_NO_ID : dint;
-  p.dstr = dstr;
-  p.meta = (const uint8_t *)meta;
-  p.meta_len = (uint32_t)meta_len;
-  p.meta_present = meta != NULL;
-  p.start = start;
-  p.end = end;
+  etw_profile_t p = {.iid = iid,
+                     .dint = dstr ? ETW_NO_ID : dint,
+                     .dstr = dstr,
+                     .meta = (const uint8_t *)meta,
+                     .meta_len = (uint32_t)meta_len,
+                     .meta_present = meta != NULL,
+                     .start = start,
+                     .end = end};
   etw_profile(w, &p);
 }
 
 /* A debug event holding an Int (no debug buffer needed). */
 static void debug_int(etw_t *w, int32_t iid, int32_t dint, const char *name,
                       int64_t v) {
-  etw_debug_t d = {0};
-  d.iid = iid;
-  d.dint = dint;
-  d.name = name;
-  d.kind = ETW_VALUE_INT;
-  d.int_value = v;
-  d.output = -1;
+  etw_debug_t d = {.iid = iid,
+                   .dint = dint,
+                   .name = name,
+                   .kind = ETW_VALUE_INT,
+                   .int_value = v,
+                   .output = -1};
   etw_debug(w, &d);
 }
 
