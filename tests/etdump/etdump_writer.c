@@ -295,13 +295,12 @@ uint8_t *etw_finish_copy(etw_t *w, size_t *len) {
 
 void etw_profile_simple(etw_t *w, const char *name, int32_t chain, int32_t iid,
                         uint64_t start, uint64_t end) {
-  etw_profile_t p = {0};
-  p.name = name;
-  p.chain = chain;
-  p.iid = iid;
-  p.dint = ETW_NO_ID;
-  p.start = start;
-  p.end = end;
+  etw_profile_t p = {.name = name,
+                     .chain = chain,
+                     .iid = iid,
+                     .dint = ETW_NO_ID,
+                     .start = start,
+                     .end = end};
   etw_profile(w, &p);
 }
 

@@ -51,7 +51,7 @@ typedef struct etw_profile {
 } etw_profile_t;
 
 /* Profile event.  Note: designated initialisers leave dint 0; set .dint = -1
- * for "no delegate id" (ETW_PROFILE() does). */
+ * for "no delegate id" (etw_profile_simple() does). */
 void etw_profile(etw_t *w, const etw_profile_t *p);
 
 /* A new writer (16 KiB) holding one run "Execute" with the one profile

@@ -73,6 +73,18 @@ static void expect_program(const char *json,
   etk_etrecord_close(rec);
 }
 
+/* A forward program's JSON and the error loading it must give. */
+typedef struct program_case {
+  const char *json;
+  int code;
+  const char *line;
+} program_case_t;
+
+static void expect_program_cases(const program_case_t *cases, size_t count) {
+  for (size_t k = 0; k < count; k++)
+    expect_program(cases[k].json, NULL, cases[k].code, cases[k].line);
+}
+
 ETK_TEST(not_a_zip) {
   const char text[] = "this is plain text, and certainly not a ZIP archive";
   etk_etrecord_t *rec;
@@ -282,19 +294,21 @@ ETK_TEST(json_too_deep) {
 }
 
 ETK_TEST(json_bad_utf8) {
-  expect_program(
-      "{\"graph_module\": {\"graph\": {\"nodes\": [\n"
-      "  {\"name\": \"caf\xc3\xa9\", \"target\": \"x\xff\"}]}}}",
-      NULL, ETK_E_BAD_UTF8,
-      "edge_dialect_exported_program/forward: invalid UTF-8 byte "
-      "0xff (line 2, column 32)");
-  /* overlong encoding and a UTF-16 surrogate are invalid too */
-  expect_program("{\"a\": \"\xc0\xaf\"}", NULL, ETK_E_BAD_UTF8,
-                 "edge_dialect_exported_program/forward: invalid UTF-8 byte "
-                 "0xc0 (line 1, column 8)");
-  expect_program("{\"a\": \"\xed\xa0\x80\"}", NULL, ETK_E_BAD_UTF8,
-                 "edge_dialect_exported_program/forward: invalid UTF-8 byte "
-                 "0xed (line 1, column 8)");
+  static const program_case_t cases[] = {
+      {"{\"graph_module\": {\"graph\": {\"nodes\": [\n"
+       "  {\"name\": \"caf\xc3\xa9\", \"target\": \"x\xff\"}]}}}",
+       ETK_E_BAD_UTF8,
+       "edge_dialect_exported_program/forward: invalid UTF-8 byte "
+       "0xff (line 2, column 32)"},
+      /* overlong encoding and a UTF-16 surrogate are invalid too */
+      {"{\"a\": \"\xc0\xaf\"}", ETK_E_BAD_UTF8,
+       "edge_dialect_exported_program/forward: invalid UTF-8 byte "
+       "0xc0 (line 1, column 8)"},
+      {"{\"a\": \"\xed\xa0\x80\"}", ETK_E_BAD_UTF8,
+       "edge_dialect_exported_program/forward: invalid UTF-8 byte "
+       "0xed (line 1, column 8)"},
+  };
+  expect_program_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 ETK_TEST(json_truncated_and_malformed) {
@@ -380,23 +394,23 @@ ETK_TEST(maps_with_wrong_shapes) {
 }
 
 ETK_TEST(programs_with_wrong_shapes) {
-  expect_program("{\"graph_module\": {}}", NULL, ETK_E_MISSING_FIELD,
-                 "edge_dialect_exported_program/forward: no graph_module.graph "
-                 "object: not a serialised ExportedProgram");
-  expect_program(
-      "[1, 2, 3]", NULL, ETK_E_FORMAT,
-      "edge_dialect_exported_program/forward: expected a JSON object "
-      "(a serialised ExportedProgram)");
-  expect_program("{\"graph_module\": {\"graph\": {\"nodes\": {}}}}", NULL,
-                 ETK_E_FORMAT,
-                 "edge_dialect_exported_program/forward: \"nodes\" of a graph "
-                 "at depth 0 is not a list");
-  expect_program(
-      "{\"graph_module\": {\"graph\": {\"nodes\": [{\"target\": \"x\"}, "
-      "7]}}}",
-      NULL, ETK_E_FORMAT,
-      "edge_dialect_exported_program/forward: graph node 1 is not an "
-      "object");
+  static const program_case_t shapes[] = {
+      {"{\"graph_module\": {}}", ETK_E_MISSING_FIELD,
+       "edge_dialect_exported_program/forward: no graph_module.graph "
+       "object: not a serialised ExportedProgram"},
+      {"[1, 2, 3]", ETK_E_FORMAT,
+       "edge_dialect_exported_program/forward: expected a JSON object "
+       "(a serialised ExportedProgram)"},
+      {"{\"graph_module\": {\"graph\": {\"nodes\": {}}}}", ETK_E_FORMAT,
+       "edge_dialect_exported_program/forward: \"nodes\" of a graph "
+       "at depth 0 is not a list"},
+      {"{\"graph_module\": {\"graph\": {\"nodes\": [{\"target\": \"x\"}, "
+       "7]}}}",
+       ETK_E_FORMAT,
+       "edge_dialect_exported_program/forward: graph node 1 is not an "
+       "object"},
+  };
+  expect_program_cases(shapes, sizeof shapes / sizeof shapes[0]);
   /* node fields: missing, mistyped, NUL bytes (upstream raises on each) */
   static const struct {
     const char *node, *line;

@@ -30,28 +30,26 @@ static uint64_t rng(void) {
 static void delegated(etw_t *w, int32_t iid, int32_t dint, const char *dstr,
                       const char *meta, size_t meta_len, uint64_t start,
                       uint64_t end) {
-  etw_profile_t p = {0};
-  p.iid = iid;
-  p.dint = dstr ? ETW_NO_ID : dint;
-  p.dstr = dstr;
-  p.meta = (const uint8_t *)meta;
-  p.meta_len = (uint32_t)meta_len;
-  p.meta_present = meta != NULL;
-  p.start = start;
-  p.end = end;
+  etw_profile_t p = {.iid = iid,
+                     .dint = dstr ? ETW_NO_ID : dint,
+                     .dstr = dstr,
+                     .meta = (const uint8_t *)meta,
+                     .meta_len = (uint32_t)meta_len,
+                     .meta_present = meta != NULL,
+                     .start = start,
+                     .end = end};
   etw_profile(w, &p);
 }
 
 /* A debug event holding an Int (no debug buffer needed). */
 static void debug_int(etw_t *w, int32_t iid, int32_t dint, const char *name,
                       int64_t v) {
-  etw_debug_t d = {0};
-  d.iid = iid;
-  d.dint = dint;
-  d.name = name;
-  d.kind = ETW_VALUE_INT;
-  d.int_value = v;
-  d.output = -1;
+  etw_debug_t d = {.iid = iid,
+                   .dint = dint,
+                   .name = name,
+                   .kind = ETW_VALUE_INT,
+                   .int_value = v,
+                   .output = -1};
   etw_debug(w, &d);
 }
 
@@ -460,40 +458,30 @@ static int op_types(const char *dir) {
       .delegates = kDelegates,
       .delegate_count = 1};
   etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
-  uint8_t *out = NULL;
-  size_t len = 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/op_types.etrecord", dir);
   etk_error_t err;
   etk_error_clear(&err);
-  if (etk_etrecord_write_memory(&desc, &out, &len, &err) != ETK_OK) {
+  if (etk_etrecord_write_file(&desc, path, &err) != ETK_OK) {
     fprintf(stderr, "make_oracle_dumps: ETRecord: %s\n", err.message);
     return 1;
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/op_types.etrecord", dir);
-  int rc = etw_write_file(path, out, len);
-  free(out);
-  return rc;
+  return 0;
 }
+
+/* Every file, in the order they are written. */
+static int (*const builders[])(const char *dir) = {
+    digits,        boundaries,    nan_mixed, nan_only,           unicode_names,
+    hostile_names, numeric_names, delegates, delegated_ids_only, block_names,
+    many_rows,     wrap,          op_types};
 
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: make_oracle_dumps OUT_DIR\n");
     return 2;
   }
-  const char *dir = argv[1];
   int rc = 0;
-  rc |= digits(dir);
-  rc |= boundaries(dir);
-  rc |= nan_mixed(dir);
-  rc |= nan_only(dir);
-  rc |= unicode_names(dir);
-  rc |= hostile_names(dir);
-  rc |= numeric_names(dir);
-  rc |= delegates(dir);
-  rc |= delegated_ids_only(dir);
-  rc |= block_names(dir);
-  rc |= many_rows(dir);
-  rc |= wrap(dir);
-  rc |= op_types(dir);
+  for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++)
+    rc |= builders[i](argv[1]);
   return rc ? 1 : 0;
 }

@@ -4,7 +4,10 @@
  *
  * Upstream runs every test on a dynamic and a static ETDumpGen; here every
  * test runs with the output built in the arena (mode 0) and with a separate
- * output buffer (mode 1).  Where upstream expects an abort (ET_EXPECT_DEATH)
+ * output buffer (mode 1): the case wrappers ETK_TEST_EACH_MODE,
+ * ETK_TEST_IN_BLOCK (a fresh recorder inside "test_block") and
+ * ETK_TEST_EACH_SINK (also each of the three data sinks) run the body once
+ * per mode.  Where upstream expects an abort (ET_EXPECT_DEATH)
  * we assert the error code and that nothing was recorded.  Every finished
  * dump goes through etkit's verifier and is decoded by flatc; the checks
  * read flatc's JSON (logical content, defaults filled in).
@@ -113,10 +116,7 @@ static const float ones6[6] = {1, 1, 1, 1, 1, 1};
 static const int64_t size_3x2[2] = {3, 2};
 
 ETK_TEST_IN_BLOCK(single_profile_event) {
-  for (int j = 0; j < 2048; j++) {
-    etk_recorder_scope_t s = etk_recorder_begin_named(rec, "test_event", 0, 1);
-    CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
-  }
+  for (int j = 0; j < 2048; j++) record_test_event(rec);
   {
     FINISH_OR_SKIP(rec, json);
     check_dump_blocks(json, rec);
