@@ -28,11 +28,14 @@
  *
  * MEMORY
  *   Per event of both inspectors: its role (the operator summary built
- *   without operator rows, ana_op_roles_build) and the three statistics
- *   compared (32 bytes); freed before the rows are sorted, which happens
- *   in place.  The rows (about 170 bytes each) and every name copied once
- *   into a string pool: rows stay valid while the inspectors change their
- *   volatile name buffers.
+ *   without operator rows, ana_op_roles_build) and one byte of flags
+ *   (matched, has statistics); the statistics are read from the inspector
+ *   when a row or a block total needs them, nothing per sample is copied.
+ *   A matching stage lists B's candidates per key without copying a key
+ *   (about 32 bytes per event of the block, while the stage runs).  All of
+ *   this is freed before the rows are sorted, which happens in place.  The rows
+ * (about 170 bytes each) and every name copied once into a string pool: rows
+ * stay valid while the inspectors change their volatile name buffers.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -123,47 +126,60 @@ typedef struct side_stats {
   size_t count; /* 0: no perf data */
 } side_stats_t;
 
-/* What the diff needs of one inspector. */
+/* Bits of side_t.flags. */
+#define SIDE_USED 1u      /* matched */
+#define SIDE_HAS_STATS 2u /* has statistics (perf data with a duration) */
+
+/* What the diff needs of one inspector: one byte per event, and the
+ * statistics read from the inspector when a row or a total needs them
+ * (nothing per sample is copied). */
 typedef struct side {
   etk_inspector_t *insp;
   etk_op_summary_t *sum;
-  side_stats_t *stats; /* per event */
+  etk_diff_metric_t metric;
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
-  uint8_t *used;        /* per event: matched */
+  uint8_t *flags;       /* per event: SIDE_* */
 } side_t;
 
 static void side_free(side_t *s) {
   etk_op_summary_free(s->sum);
-  free(s->stats);
   free(s->method_event);
-  free(s->used);
+  free(s->flags);
+}
+
+/* The statistics of event e (all 0 when it has none). */
+static side_stats_t side_stats(const side_t *s, size_t e) {
+  side_stats_t k;
+  memset(&k, 0, sizeof k);
+  etk_stats_t st;
+  if (!(s->flags[e] & SIDE_HAS_STATS) ||
+      etk_inspector_event_stats(s->insp, e, &st) != ETK_OK)
+    return k;
+  k.avg = st.avg;
+  k.p50 = st.p50;
+  k.value = metric_of(&st, s->metric);
+  k.count = st.count;
+  return k;
 }
 
 static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
                      etk_error_t *err) {
   memset(s, 0, sizeof *s);
   s->insp = insp;
+  s->metric = metric;
   int rc = ana_op_roles_build(insp, &s->sum, err);
   if (rc != ETK_OK) return rc;
   s->nevents = etk_inspector_event_count(insp);
   s->nblocks = etk_inspector_block_count(insp);
-  s->stats = calloc(s->nevents ? s->nevents : 1, sizeof *s->stats);
-  s->used = calloc(s->nevents ? s->nevents : 1, 1);
+  s->flags = calloc(s->nevents ? s->nevents : 1, 1);
   s->method_event =
       malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
-  if (!s->stats || !s->used || !s->method_event) return ETK_E_NO_MEMORY;
+  if (!s->flags || !s->method_event) return ETK_E_NO_MEMORY;
   for (size_t e = 0; e < s->nevents; e++) {
     etk_stats_t st;
-    side_stats_t *k = &s->stats[e];
-    if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) {
-      k->count = 0;
-      continue;
-    }
-    k->avg = st.avg;
-    k->p50 = st.p50;
-    k->value = metric_of(&st, metric);
-    k->count = st.count;
+    if (etk_inspector_event_stats(insp, e, &st) == ETK_OK)
+      s->flags[e] = SIDE_HAS_STATS;
   }
   for (size_t b = 0; b < s->nblocks; b++) {
     etk_op_summary_block_t ob;
@@ -186,7 +202,7 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
 
 /* Is inspector event e of block b an operator candidate? */
 static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
-  if (s->stats[e].count == 0 || e == s->method_event[b]) return 0;
+  if (!(s->flags[e] & SIDE_HAS_STATS) || e == s->method_event[b]) return 0;
   int role = etk_op_summary_event_role(s->sum, e);
   if (role == ETK_OP_ROLE_METHOD) return 0;
   if (role == ETK_OP_ROLE_OPERATOR_CALL && !all_rows) return 0;
@@ -277,7 +293,7 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
                     etk_strbuf_t *tmp) {
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
-  const side_stats_t *st = &s->stats[e];
+  const side_stats_t k = side_stats(s, e), *st = &k;
   etk_diff_row_t *p = &r->pub;
   int rc = ETK_OK;
   if (is_b) {
@@ -326,6 +342,110 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
   if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
 }
 
+/* The keys of one stage in B's block: key ids by hash (slot: the hash's
+ * high half << 32 | id + 1), and per key the block-local index of its
+ * first event (to compare a key against: no key is copied) and the head
+ * and tail of its list of unmatched events (local index + 1, linked
+ * through next[]; 0 ends a list). */
+typedef struct key_table {
+  uint64_t *slots;
+  size_t mask;
+  uint32_t *first, *head, *tail; /* per key */
+  uint32_t *next;                /* per local event */
+  size_t count;
+  etk_strbuf_t other; /* a compared key */
+} key_table_t;
+
+static int key_table_init(key_table_t *t, size_t events) {
+  memset(t, 0, sizeof *t);
+  etk_strbuf_init(&t->other);
+  size_t slots = 16;
+  while (slots < 2 * events) slots *= 2;
+  size_t n = events ? events : 1;
+  t->mask = slots - 1;
+  t->slots = calloc(slots, sizeof *t->slots);
+  t->first = malloc(n * sizeof *t->first);
+  t->head = malloc(n * sizeof *t->head);
+  t->tail = malloc(n * sizeof *t->tail);
+  t->next = malloc(n * sizeof *t->next);
+  return t->slots && t->first && t->head && t->tail && t->next
+             ? ETK_OK
+             : ETK_E_NO_MEMORY;
+}
+
+static void key_table_free(key_table_t *t) {
+  free(t->slots);
+  free(t->first);
+  free(t->head);
+  free(t->tail);
+  free(t->next);
+  etk_strbuf_free(&t->other);
+}
+
+/* Multiply-xorshift over 8-byte words, the tail as one word. */
+static uint64_t key_bytes_hash(const char *p, size_t n) {
+  uint64_t h = 0xCBF29CE484222325ull + n, w;
+  for (; n >= 8; p += 8, n -= 8) {
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 32;
+  }
+  w = 0;
+  memcpy(&w, p, n);
+  h = (h ^ w) * 0xD6E8FEB86659FD93ull;
+  return h ^ (h >> 29);
+}
+
+/* The key id of `key` (hash h) among B's block (first event
+ * blk_first), or UINT32_MAX; *slot receives where a new key would go. */
+static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
+                               int stage, const etk_strbuf_t *key, uint64_t h,
+                               etk_strbuf_t *tmp, size_t *slot) {
+  const uint64_t tag = h & 0xFFFFFFFF00000000ull;
+  size_t i = (size_t)h & t->mask;
+  for (;; i = (i + 1) & t->mask) {
+    uint64_t s = t->slots[i];
+    if (s == 0) break;
+    if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
+    uint32_t id = (uint32_t)s - 1;
+    stage_key(B, blk_first + t->first[id], stage, &t->other, tmp);
+    if (t->other.len == key->len &&
+        memcmp(t->other.data, key->data, key->len) == 0)
+      return id;
+  }
+  *slot = i;
+  return UINT32_MAX;
+}
+
+/* Lists B's unmatched candidates of block bb per key, in file order. */
+static int key_table_fill(key_table_t *t, side_t *B, size_t bb,
+                          const etk_inspector_block_t *blkb, int stage,
+                          int all_rows, etk_strbuf_t *key, etk_strbuf_t *tmp) {
+  for (size_t i = 0; i < blkb->event_count; i++) {
+    size_t e = blkb->first_event + i;
+    if ((B->flags[e] & SIDE_USED) || !is_candidate(B, bb, e, all_rows))
+      continue;
+    stage_key(B, e, stage, key, tmp);
+    if (key->failed) return ETK_E_NO_MEMORY;
+    uint64_t h = key_bytes_hash(key->data, key->len);
+    size_t slot = 0;
+    uint32_t id =
+        key_table_find(t, B, blkb->first_event, stage, key, h, tmp, &slot);
+    if (t->other.failed) return ETK_E_NO_MEMORY;
+    t->next[i] = 0;
+    if (id == UINT32_MAX) {
+      id = (uint32_t)t->count++;
+      t->slots[slot] = (h & 0xFFFFFFFF00000000ull) | ((uint64_t)id + 1);
+      t->first[id] = (uint32_t)i;
+      t->head[id] = (uint32_t)i + 1;
+    } else {
+      t->next[t->tail[id] - 1] = (uint32_t)i + 1;
+    }
+    t->tail[id] = (uint32_t)i + 1;
+  }
+  return ETK_OK;
+}
+
 /* One matching stage between block ba of A and block bb of B.  B's
  * unmatched candidates are listed per key in file order; each A candidate
  * (in file order) takes the first free B event of its key, so the k-th
@@ -336,57 +456,32 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
-  ana_intern_t keys;
-  ana_intern_init(&keys);
-  size_t *head = NULL, *tail = NULL, heads_cap = 0;
-  size_t *next = calloc(blkb.event_count ? blkb.event_count : 1, sizeof *next);
+  key_table_t t;
   etk_strbuf_t key, tmp;
   etk_strbuf_init(&key);
   etk_strbuf_init(&tmp);
-  int rc = next ? ETK_OK : ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < blkb.event_count && rc == ETK_OK; i++) {
-    size_t e = blkb.first_event + i;
-    if (B->used[e] || !is_candidate(B, bb, e, all_rows)) continue;
-    stage_key(B, e, stage, &key, &tmp);
-    uint32_t id;
-    int is_new;
-    rc = key.failed ? ETK_E_NO_MEMORY
-                    : ana_intern_put(&keys, key.data, key.len, &id, &is_new);
-    if (rc != ETK_OK) break;
-    if (id >= heads_cap) {
-      size_t c = heads_cap ? heads_cap * 2 : 64;
-      size_t *h = realloc(head, c * sizeof *h);
-      if (h) head = h;
-      size_t *t = h ? realloc(tail, c * sizeof *t) : NULL;
-      if (t) tail = t;
-      if (!h || !t) {
-        rc = ETK_E_NO_MEMORY;
-        break;
-      }
-      heads_cap = c;
-    }
-    /* lists hold block-local indices + 1 (0 ends a list) */
-    next[i] = 0;
-    if (is_new)
-      head[id] = i + 1;
-    else
-      next[tail[id] - 1] = i + 1;
-    tail[id] = i + 1;
-  }
-  for (size_t i = 0; i < blka.event_count && rc == ETK_OK && keys.count; i++) {
+  int rc = key_table_init(&t, blkb.event_count);
+  if (rc == ETK_OK)
+    rc = key_table_fill(&t, B, bb, &blkb, stage, all_rows, &key, &tmp);
+  for (size_t i = 0; i < blka.event_count && rc == ETK_OK && t.count; i++) {
     size_t e = blka.first_event + i;
-    if (A->used[e] || !is_candidate(A, ba, e, all_rows)) continue;
+    if ((A->flags[e] & SIDE_USED) || !is_candidate(A, ba, e, all_rows))
+      continue;
     stage_key(A, e, stage, &key, &tmp);
     if (key.failed) {
       rc = ETK_E_NO_MEMORY;
       break;
     }
-    uint32_t id = ana_intern_find(&keys, key.data, key.len);
-    if (id == UINT32_MAX || head[id] == 0) continue;
-    size_t local = head[id] - 1;
-    head[id] = next[local];
+    size_t slot;
+    uint32_t id =
+        key_table_find(&t, B, blkb.first_event, stage, &key,
+                       key_bytes_hash(key.data, key.len), &tmp, &slot);
+    if (id == UINT32_MAX || t.head[id] == 0) continue;
+    size_t local = t.head[id] - 1;
+    t.head[id] = t.next[local];
     size_t eb = blkb.first_event + local;
-    A->used[e] = B->used[eb] = 1;
+    A->flags[e] |= SIDE_USED;
+    B->flags[eb] |= SIDE_USED;
     diff_row_t *r = row_new(d);
     if (!r) {
       rc = ETK_E_NO_MEMORY;
@@ -402,10 +497,8 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
     if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
     row_finish_values(r);
   }
-  ana_intern_free(&keys);
-  free(head);
-  free(tail);
-  free(next);
+  if (rc == ETK_OK && (t.other.failed || tmp.failed)) rc = ETK_E_NO_MEMORY;
+  key_table_free(&t);
   etk_strbuf_free(&key);
   etk_strbuf_free(&tmp);
   return rc;
@@ -421,7 +514,7 @@ static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
     size_t e = blk.first_event + i;
-    if (s->used[e] || !is_candidate(s, b, e, all_rows)) continue;
+    if ((s->flags[e] & SIDE_USED) || !is_candidate(s, b, e, all_rows)) continue;
     diff_row_t *r = row_new(d);
     if (!r) {
       rc = ETK_E_NO_MEMORY;
@@ -459,10 +552,11 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     size_t *c = side ? cb : ca;
     size_t me = s->method_event[b];
     if (me != SIZE_MAX) {
-      v[0] = s->stats[me].value;
-      avg[0] = s->stats[me].avg;
-      p50[0] = s->stats[me].p50;
-      c[0] = s->stats[me].count;
+      side_stats_t k = side_stats(s, me);
+      v[0] = k.value;
+      avg[0] = k.avg;
+      p50[0] = k.p50;
+      c[0] = k.count;
     }
     etk_inspector_block_t blk;
     etk_inspector_block_get(s->insp, b, &blk);
@@ -470,17 +564,19 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     for (size_t i = 0; i < blk.event_count; i++) {
       size_t e = blk.first_event + i;
       int sign = ana_op_delegate_sign(s->sum, e);
+      int op = etk_op_summary_event_role(s->sum, e) == ETK_OP_ROLE_OPERATOR;
+      if (!sign && !op) continue;
+      side_stats_t k = side_stats(s, e);
       if (sign) {
-        v[2] += sign * s->stats[e].value;
-        avg[2] += sign * s->stats[e].avg;
-        p50[2] += sign * s->stats[e].p50;
+        v[2] += sign * k.value;
+        avg[2] += sign * k.avg;
+        p50[2] += sign * k.p50;
         if (sign > 0) c[2]++;
       }
-      if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_OPERATOR)
-        continue;
-      v[1] += s->stats[e].value;
-      avg[1] += s->stats[e].avg;
-      p50[1] += s->stats[e].p50;
+      if (!op) continue;
+      v[1] += k.value;
+      avg[1] += k.avg;
+      p50[1] += k.p50;
       c[1]++;
     }
     if (c[2]) has_delegate = 1;
