@@ -33,9 +33,11 @@
  *   when a row or a block total needs them, nothing per sample is copied.
  *   A matching stage lists B's candidates per key without copying a key
  *   (about 32 bytes per event of the block, while the stage runs).  All of
- *   this is freed before the rows are sorted, which happens in place.  The rows
- * (about 170 bytes each) and every name copied once into a string pool: rows
- * stay valid while the inspectors change their volatile name buffers.
+ *   this is freed before the rows are sorted, which happens in place.
+ *   The rows are about 170 bytes each; event names point into the dumps
+ *   (the inspectors outlive the diff), while decimal delegate ids, operator
+ *   types and block texts are copied once into a string pool: rows stay
+ *   valid while the inspectors change their volatile name buffers.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -44,7 +46,7 @@
 #include "analysis_internal.h"
 
 typedef struct diff_row {
-  etk_diff_row_t pub;
+  etk_diff_row_t pub; /* name, name_b: set directly unless pooled */
   uint32_t block_text, name, name_b, op_type; /* pool ids, UINT32_MAX none */
 } diff_row_t;
 
@@ -250,10 +252,24 @@ static const char *pool_str(const etk_diff_t *d, uint32_t id) {
   return d->pool.text.data + d->pool.offsets[id];
 }
 
-static int pool_equal(const etk_diff_t *d, uint32_t id, const char *s,
-                      size_t len) {
-  const char *t = pool_str(d, id);
+static int text_equal(const char *t, const char *s, size_t len) {
   return strlen(t) == len && (len == 0 || memcmp(t, s, len) == 0);
+}
+
+/* A row's event name: a decimal delegate id is written in the inspector's
+ * volatile name buffer, so it is copied to the pool (*id); every other
+ * name is the dump's own NUL-terminated string, which lives as long as
+ * the inspector (the diff's contract), and is pointed to (*direct). */
+static int row_name(etk_diff_t *d, const etk_inspector_event_t *ev,
+                    uint32_t *id, const char **direct) {
+  if (ev->delegate_id_is_int) return pool_put(d, ev->name, ev->name_len, id);
+  *direct = ev->name;
+  return ETK_OK;
+}
+
+/* The name a row has so far (pool ids are resolved only at the end). */
+static const char *row_name_text(const etk_diff_t *d, const diff_row_t *r) {
+  return r->name != UINT32_MAX ? pool_str(d, r->name) : r->pub.name;
 }
 
 static diff_row_t *row_new(etk_diff_t *d) {
@@ -293,29 +309,19 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
                     etk_strbuf_t *tmp) {
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
-  const side_stats_t k = side_stats(s, e), *st = &k;
+  const side_stats_t st = side_stats(s, e);
   etk_diff_row_t *p = &r->pub;
+  *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
+  *(is_b ? &p->event_b : &p->event_a) = e;
+  *(is_b ? &p->count_b : &p->count_a) = st.count;
+  *(is_b ? &p->avg_b : &p->avg_a) = st.avg;
+  *(is_b ? &p->p50_b : &p->p50_a) = st.p50;
+  *(is_b ? &p->value_b : &p->value_a) = st.value;
   int rc = ETK_OK;
-  if (is_b) {
-    p->instruction_id_b = ev.instruction_id;
-    p->event_b = e;
-    p->count_b = st->count;
-    p->avg_b = st->avg;
-    p->p50_b = st->p50;
-    p->value_b = st->value;
-    if (r->name == UINT32_MAX)
-      rc = pool_put(d, ev.name, ev.name_len, &r->name);
-    else if (!pool_equal(d, r->name, ev.name, ev.name_len))
-      rc = pool_put(d, ev.name, ev.name_len, &r->name_b);
-  } else {
-    p->instruction_id_a = ev.instruction_id;
-    p->event_a = e;
-    p->count_a = st->count;
-    p->avg_a = st->avg;
-    p->p50_a = st->p50;
-    p->value_a = st->value;
-    rc = pool_put(d, ev.name, ev.name_len, &r->name);
-  }
+  if (r->name == UINT32_MAX && !p->name)
+    rc = row_name(d, &ev, &r->name, &p->name);
+  else if (!text_equal(row_name_text(d, r), ev.name, ev.name_len))
+    rc = row_name(d, &ev, &r->name_b, &p->name_b);
   if (rc == ETK_OK && r->op_type == UINT32_MAX) {
     event_op_type(s->insp, e, tmp);
     if (tmp->failed) return ETK_E_NO_MEMORY;
@@ -352,6 +358,7 @@ typedef struct key_table {
   size_t mask;
   uint32_t *first, *head, *tail; /* per key */
   uint32_t *next;                /* per local event */
+  uint32_t *lists;               /* the one allocation of the four */
   size_t count;
   etk_strbuf_t other; /* a compared key */
 } key_table_t;
@@ -364,21 +371,18 @@ static int key_table_init(key_table_t *t, size_t events) {
   size_t n = events ? events : 1;
   t->mask = slots - 1;
   t->slots = calloc(slots, sizeof *t->slots);
-  t->first = malloc(n * sizeof *t->first);
-  t->head = malloc(n * sizeof *t->head);
-  t->tail = malloc(n * sizeof *t->tail);
-  t->next = malloc(n * sizeof *t->next);
-  return t->slots && t->first && t->head && t->tail && t->next
-             ? ETK_OK
-             : ETK_E_NO_MEMORY;
+  t->lists = malloc(4 * n * sizeof *t->lists);
+  if (!t->slots || !t->lists) return ETK_E_NO_MEMORY;
+  t->first = t->lists;
+  t->head = t->lists + n;
+  t->tail = t->lists + 2 * n;
+  t->next = t->lists + 3 * n;
+  return ETK_OK;
 }
 
 static void key_table_free(key_table_t *t) {
   free(t->slots);
-  free(t->first);
-  free(t->head);
-  free(t->tail);
-  free(t->next);
+  free(t->lists);
   etk_strbuf_free(&t->other);
 }
 
@@ -831,8 +835,9 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
     diff_row_t *r = &d->rows[i];
     r->pub.block =
         r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
-    r->pub.name = r->name != UINT32_MAX ? pool_str(d, r->name) : "";
-    r->pub.name_b = r->name_b != UINT32_MAX ? pool_str(d, r->name_b) : NULL;
+    if (r->name != UINT32_MAX) r->pub.name = pool_str(d, r->name);
+    if (!r->pub.name) r->pub.name = "";
+    if (r->name_b != UINT32_MAX) r->pub.name_b = pool_str(d, r->name_b);
     r->pub.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
   }
   *out = d;
