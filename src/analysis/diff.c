@@ -707,6 +707,144 @@ static int sort_rows(etk_diff_t *d) {
 
 /* ------------------------------------------------------- build */
 
+/* Pairing blocks by (name, occurrence): name ids count occurrences, and
+ * the composite key is name + NUL + k. */
+typedef struct pairing {
+  ana_intern_t bnames, bkeys, anames;
+  size_t *b_of_key, *occ_b, *occ_a; /* B block per key; occurrences */
+  uint8_t *b_paired;                /* per B block */
+  etk_strbuf_t key;
+} pairing_t;
+
+static int pairing_init(pairing_t *p, size_t a_blocks, size_t b_blocks) {
+  memset(p, 0, sizeof *p);
+  ana_intern_init(&p->bnames);
+  ana_intern_init(&p->bkeys);
+  ana_intern_init(&p->anames);
+  etk_strbuf_init(&p->key);
+  p->b_of_key = malloc((b_blocks ? b_blocks : 1) * sizeof *p->b_of_key);
+  p->occ_b = calloc(b_blocks ? b_blocks : 1, sizeof *p->occ_b);
+  p->b_paired = calloc(b_blocks ? b_blocks : 1, 1);
+  p->occ_a = calloc(a_blocks ? a_blocks : 1, sizeof *p->occ_a);
+  return p->b_of_key && p->occ_b && p->b_paired && p->occ_a ? ETK_OK
+                                                            : ETK_E_NO_MEMORY;
+}
+
+static void pairing_free(pairing_t *p) {
+  etk_strbuf_free(&p->key);
+  ana_intern_free(&p->bnames);
+  ana_intern_free(&p->bkeys);
+  ana_intern_free(&p->anames);
+  free(p->b_of_key);
+  free(p->occ_b);
+  free(p->occ_a);
+  free(p->b_paired);
+}
+
+/* The occurrence *k of a block's name among the blocks seen so far on its
+ * side (names, occ), and its key in p->key. */
+static int block_key(pairing_t *p, ana_intern_t *names, size_t *occ,
+                     const etk_inspector_block_t *blk, size_t *k) {
+  uint32_t nid;
+  int rc = ana_intern_put(names, blk->name, blk->name_len, &nid, NULL);
+  if (rc != ETK_OK) return rc;
+  *k = occ[nid]++;
+  etk_strbuf_clear(&p->key);
+  etk_strbuf_append(&p->key, blk->name, blk->name_len);
+  etk_strbuf_appendc(&p->key, '\0');
+  etk_strbuf_append(&p->key, (const char *)k, sizeof *k);
+  return p->key.failed ? ETK_E_NO_MEMORY : ETK_OK;
+}
+
+/* B's blocks by key. */
+static int pairing_index_b(pairing_t *p, const side_t *B) {
+  int rc = ETK_OK;
+  for (size_t bb = 0; bb < B->nblocks && rc == ETK_OK; bb++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(B->insp, bb, &blk);
+    size_t k;
+    uint32_t id;
+    rc = block_key(p, &p->bnames, p->occ_b, &blk, &k);
+    if (rc == ETK_OK)
+      rc = ana_intern_put(&p->bkeys, p->key.data, p->key.len, &id, NULL);
+    if (rc == ETK_OK) p->b_of_key[id] = bb;
+  }
+  return rc;
+}
+
+/* The rows of A's block ba (occurrence k of its name) against B's block bb
+ * (SIZE_MAX when it has no partner). */
+static int diff_block_pair(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
+                           size_t bb, const etk_inspector_block_t *blk,
+                           size_t k, int all_rows) {
+  uint32_t text;
+  int rc = block_text_id(d, blk->name, blk->name_len, k, &text);
+  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, k, text);
+  for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
+    rc = match_stage(d, A, ba, B, bb, stage, all_rows, k, text);
+  if (rc == ETK_OK && bb != SIZE_MAX)
+    rc = leftovers(d, B, bb, 1, all_rows, k, text);
+  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, k, text);
+  return rc;
+}
+
+/* A's blocks in order, each with its B partner. */
+static int diff_a_blocks(etk_diff_t *d, pairing_t *p, side_t *A, side_t *B,
+                         int all_rows) {
+  int rc = ETK_OK;
+  for (size_t ba = 0; ba < A->nblocks && rc == ETK_OK; ba++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(A->insp, ba, &blk);
+    size_t k;
+    rc = block_key(p, &p->anames, p->occ_a, &blk, &k);
+    if (rc != ETK_OK) break;
+    uint32_t id = ana_intern_find(&p->bkeys, p->key.data, p->key.len);
+    size_t bb = id == UINT32_MAX ? SIZE_MAX : p->b_of_key[id];
+    if (bb != SIZE_MAX) p->b_paired[bb] = 1;
+    rc = diff_block_pair(d, A, ba, B, bb, &blk, k, all_rows);
+  }
+  return rc;
+}
+
+/* B's blocks without a partner: everything is new. */
+static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
+                           side_t *B, int all_rows) {
+  int rc = ETK_OK;
+  for (size_t bb = 0; bb < B->nblocks && rc == ETK_OK; bb++) {
+    if (p->b_paired[bb]) continue;
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(B->insp, bb, &blk);
+    /* its occurrence among B's blocks of that name */
+    size_t k = 0;
+    for (size_t j = 0; j < bb; j++) {
+      etk_inspector_block_t o2;
+      etk_inspector_block_get(B->insp, j, &o2);
+      if (o2.name_len == blk.name_len &&
+          (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
+        k++;
+    }
+    uint32_t text;
+    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
+    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, k, text);
+    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, k, text);
+  }
+  return rc;
+}
+
+/* Points the rows at their pooled strings, now that the pool no longer
+ * moves. */
+static void diff_resolve(etk_diff_t *d) {
+  for (size_t i = 0; i < d->nrows; i++) {
+    diff_row_t *r = &d->rows[i];
+    r->pub.block =
+        r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
+    if (r->name != UINT32_MAX) r->pub.name = pool_str(d, r->name);
+    if (!r->pub.name) r->pub.name = "";
+    if (r->name_b != UINT32_MAX) r->pub.name_b = pool_str(d, r->name_b);
+    r->pub.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
+  }
+}
+
 int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
                    const etk_diff_options_t *options, etk_diff_t **out,
                    etk_error_t *err) {
@@ -727,101 +865,14 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
   memset(&B, 0, sizeof B);
   int rc = side_load(&A, a, o->metric, err);
   if (rc == ETK_OK) rc = side_load(&B, b, o->metric, err);
-
-  /* B blocks by (name, occurrence) */
-  ana_intern_t bnames;
-  ana_intern_init(&bnames);
-  size_t *b_of_key = NULL, *occ_b = NULL;
-  uint8_t *b_paired = NULL;
-  etk_strbuf_t key;
-  etk_strbuf_init(&key);
-  if (rc == ETK_OK) {
-    b_of_key = malloc((B.nblocks ? B.nblocks : 1) * sizeof *b_of_key);
-    occ_b = calloc(B.nblocks ? B.nblocks : 1, sizeof *occ_b);
-    b_paired = calloc(B.nblocks ? B.nblocks : 1, 1);
-    if (!b_of_key || !occ_b || !b_paired) rc = ETK_E_NO_MEMORY;
-  }
-  /* name ids of B blocks count occurrences: bnames maps name -> id, and
-   * the composite (name, k) key is name + NUL + k */
-  ana_intern_t bkeys;
-  ana_intern_init(&bkeys);
-  for (size_t bb = 0; bb < B.nblocks && rc == ETK_OK; bb++) {
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(b, bb, &blk);
-    uint32_t nid;
-    rc = ana_intern_put(&bnames, blk.name, blk.name_len, &nid, NULL);
-    if (rc != ETK_OK) break;
-    size_t k = occ_b[nid]++;
-    etk_strbuf_clear(&key);
-    etk_strbuf_append(&key, blk.name, blk.name_len);
-    etk_strbuf_appendc(&key, '\0');
-    etk_strbuf_append(&key, (const char *)&k, sizeof k);
-    uint32_t id;
-    rc = key.failed ? ETK_E_NO_MEMORY
-                    : ana_intern_put(&bkeys, key.data, key.len, &id, NULL);
-    if (rc == ETK_OK) b_of_key[id] = bb;
-  }
-  /* A blocks in order, each with its B partner */
-  ana_intern_t anames;
-  ana_intern_init(&anames);
-  size_t *occ_a = calloc(A.nblocks ? A.nblocks : 1, sizeof *occ_a);
-  if (rc == ETK_OK && !occ_a) rc = ETK_E_NO_MEMORY;
-  for (size_t ba = 0; ba < A.nblocks && rc == ETK_OK; ba++) {
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(a, ba, &blk);
-    uint32_t nid;
-    rc = ana_intern_put(&anames, blk.name, blk.name_len, &nid, NULL);
-    if (rc != ETK_OK) break;
-    size_t k = occ_a[nid]++;
-    etk_strbuf_clear(&key);
-    etk_strbuf_append(&key, blk.name, blk.name_len);
-    etk_strbuf_appendc(&key, '\0');
-    etk_strbuf_append(&key, (const char *)&k, sizeof k);
-    if (key.failed) {
-      rc = ETK_E_NO_MEMORY;
-      break;
-    }
-    uint32_t id = ana_intern_find(&bkeys, key.data, key.len);
-    size_t bb = id == UINT32_MAX ? SIZE_MAX : b_of_key[id];
-    if (bb != SIZE_MAX) b_paired[bb] = 1;
-    uint32_t text;
-    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
-    if (rc == ETK_OK) rc = total_rows(d, &A, ba, &B, bb, k, text);
-    for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-      rc = match_stage(d, &A, ba, &B, bb, stage, o->all_rows, k, text);
-    if (rc == ETK_OK && bb != SIZE_MAX)
-      rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
-    if (rc == ETK_OK) rc = leftovers(d, &A, ba, 0, o->all_rows, k, text);
-  }
-  /* B blocks without a partner: everything is new */
-  for (size_t bb = 0; bb < B.nblocks && rc == ETK_OK; bb++) {
-    if (b_paired[bb]) continue;
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(b, bb, &blk);
-    /* its occurrence among B's blocks of that name */
-    size_t k = 0;
-    for (size_t j = 0; j < bb; j++) {
-      etk_inspector_block_t o2;
-      etk_inspector_block_get(b, j, &o2);
-      if (o2.name_len == blk.name_len &&
-          (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
-        k++;
-    }
-    uint32_t text;
-    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
-    if (rc == ETK_OK) rc = total_rows(d, &A, SIZE_MAX, &B, bb, k, text);
-    if (rc == ETK_OK) rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
-  }
-  if (rc == ETK_OK && key.failed) rc = ETK_E_NO_MEMORY;
+  pairing_t p;
+  memset(&p, 0, sizeof p); /* freeing it is safe whatever happens */
+  if (rc == ETK_OK) rc = pairing_init(&p, A.nblocks, B.nblocks);
+  if (rc == ETK_OK) rc = pairing_index_b(&p, &B);
+  if (rc == ETK_OK) rc = diff_a_blocks(d, &p, &A, &B, o->all_rows);
+  if (rc == ETK_OK) rc = diff_unpaired_b(d, &p, &A, &B, o->all_rows);
   /* the statistics and summaries are not needed to sort: freed first */
-  etk_strbuf_free(&key);
-  ana_intern_free(&bnames);
-  ana_intern_free(&bkeys);
-  ana_intern_free(&anames);
-  free(b_of_key);
-  free(occ_b);
-  free(occ_a);
-  free(b_paired);
+  pairing_free(&p);
   side_free(&A);
   side_free(&B);
   if (rc == ETK_OK) rc = sort_rows(d);
@@ -830,16 +881,7 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
     if (err && err->code != ETK_OK) return err->code;
     return etk_error_set(err, rc, ETK_NO_OFFSET, "diff: %s", etk_strerror(rc));
   }
-  /* resolve the pool ids now that the pool no longer moves */
-  for (size_t i = 0; i < d->nrows; i++) {
-    diff_row_t *r = &d->rows[i];
-    r->pub.block =
-        r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
-    if (r->name != UINT32_MAX) r->pub.name = pool_str(d, r->name);
-    if (!r->pub.name) r->pub.name = "";
-    if (r->name_b != UINT32_MAX) r->pub.name_b = pool_str(d, r->name_b);
-    r->pub.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
-  }
+  diff_resolve(d);
   *out = d;
   return ETK_OK;
 }
