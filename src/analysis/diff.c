@@ -1137,6 +1137,149 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
   etk_json_end_object(j);
 }
 
+/* The rows a rendering shows: totals first (vis[0 .. totals)), then the
+ * operators; `hidden` counts the operator rows below the thresholds. */
+typedef struct visible {
+  /* vis: row indices; count of them, totals of them are total rows */
+  size_t *vis, count, totals, hidden;
+  const char *la, *lb, *unit, *metric;
+} visible_t;
+
+static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                       const visible_t *w, etk_render_sink_t *sink) {
+  const size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  etk_json_t j;
+  etk_json_init(&j, sink, o->json_indent);
+  etk_json_begin_object(&j);
+  etk_json_key(&j, "a");
+  etk_json_cstring(&j, w->la);
+  etk_json_key(&j, "b");
+  etk_json_cstring(&j, w->lb);
+  etk_json_key(&j, "metric");
+  etk_json_cstring(&j, w->metric);
+  etk_json_key(&j, "time_unit");
+  etk_json_cstring(&j, w->unit);
+  json_num(&j, "threshold_pct", o->threshold_pct);
+  json_num(&j, "min_delta", o->min_delta);
+  etk_json_key(&j, "hidden_rows");
+  etk_json_uint(&j, w->hidden);
+  etk_json_key(&j, "totals");
+  etk_json_begin_array(&j);
+  for (size_t i = 0; i < ntot; i++) json_row(&j, &d->rows[vis[i]].pub);
+  etk_json_end_array(&j);
+  etk_json_key(&j, "operators");
+  etk_json_begin_array(&j);
+  for (size_t i = ntot; i < nvis; i++) json_row(&j, &d->rows[vis[i]].pub);
+  etk_json_end_array(&j);
+  etk_json_end_object(&j);
+  return etk_json_finish(&j);
+}
+
+static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                        const visible_t *w, etk_render_sink_t *sink,
+                        etk_error_t *err) {
+  size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  const char *unit = w->unit, *metric = w->metric;
+  int rc = ETK_OK;
+  char h[13][64];
+  const char *hp[13];
+  etk_render_puts(sink, "A: ");
+  etk_render_puts(sink, w->la);
+  etk_render_puts(sink, "\nB: ");
+  etk_render_puts(sink, w->lb);
+  etk_render_printf(sink,
+                    "\ncompared: %s; delta = B - A; change = delta / A; "
+                    "durations in a unit per column\n\n",
+                    metric);
+  view_t v = {d, vis, ntot, 1, 0, {0}, {0}};
+  view_units(&v, unit);
+  snprintf(h[0], sizeof h[0], "block");
+  snprintf(h[1], sizeof h[1], "total");
+  snprintf(h[2], sizeof h[2], "count A");
+  snprintf(h[3], sizeof h[3], "count B");
+  snprintf(h[4], sizeof h[4], "%s A (%s)", metric, v.unit[14]);
+  snprintf(h[5], sizeof h[5], "%s B (%s)", metric, v.unit[15]);
+  snprintf(h[6], sizeof h[6], "delta (%s)", v.unit[16]);
+  snprintf(h[7], sizeof h[7], "change %%");
+  for (int i = 0; i < 8; i++) hp[i] = h[i];
+  if (ntot) {
+    etk_render_puts(sink, "totals per block:\n");
+    etk_frame_t f = {ntot, 8, hp, view_cell, &v, 0};
+    rc = etk_render_table(&f, sink, err);
+  }
+  if (rc == ETK_OK) {
+    static const char *const names[13] = {
+        "block", "event", "iid A", "iid B", "match", "count A", "count B",
+        "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
+    view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}};
+    view_units(&vo, unit);
+    static const int col_of[13] = {0, 0, 0, 0, 0, 0, 0, 10, 11, 12, 13, 16, 0};
+    for (int i = 0; i < 13; i++) {
+      if (i >= 7 && i <= 11)
+        snprintf(h[i], sizeof h[i], "%s (%s)", names[i], vo.unit[col_of[i]]);
+      else
+        snprintf(h[i], sizeof h[i], "%s", names[i]);
+      hp[i] = h[i];
+    }
+    if (d->metric != ETK_DIFF_METRIC_AVG)
+      snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
+    etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
+    etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
+    rc = etk_render_table(&f, sink, err);
+  }
+  if (rc == ETK_OK && w->hidden) {
+    etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ",
+                      w->hidden);
+    char num[ETK_FORMAT_DOUBLE_MAX];
+    etk_format_double_g(o->threshold_pct, num);
+    etk_render_printf(sink, "%s %%", num);
+    if (o->min_delta > 0) {
+      etk_format_double_g(o->min_delta, num);
+      etk_render_printf(sink, " or |delta| below %s %s", num, unit);
+    }
+    etk_render_puts(sink, "\n");
+  }
+  return rc;
+}
+
+static int render_delimited(const etk_diff_t *d,
+                            const etk_diff_render_options_t *o,
+                            const visible_t *w, etk_render_sink_t *sink,
+                            etk_error_t *err) {
+  const char *unit = w->unit;
+  static const char *const names[18] = {"block",
+                                        "kind",
+                                        "event",
+                                        "event_b",
+                                        "op_type",
+                                        "instruction_id_a",
+                                        "instruction_id_b",
+                                        "match",
+                                        "count_a",
+                                        "count_b",
+                                        "avg_a",
+                                        "avg_b",
+                                        "p50_a",
+                                        "p50_b",
+                                        "value_a",
+                                        "value_b",
+                                        "delta",
+                                        "change_pct"};
+  char h[18][64];
+  const char *hp[18];
+  for (int i = 0; i < 18; i++) {
+    if ((i >= 10 && i <= 16))
+      snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
+    else
+      snprintf(h[i], sizeof h[i], "%s", names[i]);
+    hp[i] = h[i];
+  }
+  view_t v = {d, w->vis, w->count, 0, 1, {0}, {0}};
+  etk_frame_t f = {w->count, 18, hp, view_cell, &v, 0};
+  return etk_render_delimited(
+      &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
+}
+
 int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
                     etk_render_sink_t *sink, etk_error_t *err) {
   etk_diff_render_options_t defaults;
@@ -1145,143 +1288,31 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
   if (!d || !sink)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_diff_render: NULL argument");
-  const char *la = o->label_a ? o->label_a : "A";
-  const char *lb = o->label_b ? o->label_b : "B";
-  const char *unit = etk_time_scale_name(d->unit);
-  const char *metric = etk_diff_metric_name(d->metric);
-  size_t *vis = malloc((d->nrows ? d->nrows : 1) * sizeof *vis);
-  if (!vis)
+  visible_t w;
+  memset(&w, 0, sizeof w);
+  w.la = o->label_a ? o->label_a : "A";
+  w.lb = o->label_b ? o->label_b : "B";
+  w.unit = etk_time_scale_name(d->unit);
+  w.metric = etk_diff_metric_name(d->metric);
+  w.vis = malloc((d->nrows ? d->nrows : 1) * sizeof *w.vis);
+  if (!w.vis)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  size_t nvis = 0, ntot = 0, hidden = 0;
   for (size_t i = 0; i < d->nrows; i++) {
     if (row_hidden(&d->rows[i].pub, o)) {
-      hidden++;
+      w.hidden++;
       continue;
     }
-    if (d->rows[i].pub.match == ETK_DIFF_MATCH_TOTAL) ntot++;
-    vis[nvis++] = i;
+    if (d->rows[i].pub.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
+    w.vis[w.count++] = i;
   }
-  int rc = ETK_OK;
-  if (o->format == ETK_INSPECT_FORMAT_JSON) {
-    etk_json_t j;
-    etk_json_init(&j, sink, o->json_indent);
-    etk_json_begin_object(&j);
-    etk_json_key(&j, "a");
-    etk_json_cstring(&j, la);
-    etk_json_key(&j, "b");
-    etk_json_cstring(&j, lb);
-    etk_json_key(&j, "metric");
-    etk_json_cstring(&j, metric);
-    etk_json_key(&j, "time_unit");
-    etk_json_cstring(&j, unit);
-    json_num(&j, "threshold_pct", o->threshold_pct);
-    json_num(&j, "min_delta", o->min_delta);
-    etk_json_key(&j, "hidden_rows");
-    etk_json_uint(&j, hidden);
-    etk_json_key(&j, "totals");
-    etk_json_begin_array(&j);
-    for (size_t i = 0; i < ntot; i++) json_row(&j, &d->rows[vis[i]].pub);
-    etk_json_end_array(&j);
-    etk_json_key(&j, "operators");
-    etk_json_begin_array(&j);
-    for (size_t i = ntot; i < nvis; i++) json_row(&j, &d->rows[vis[i]].pub);
-    etk_json_end_array(&j);
-    etk_json_end_object(&j);
-    rc = etk_json_finish(&j);
-  } else if (o->format == ETK_INSPECT_FORMAT_TABLE) {
-    char h[13][64];
-    const char *hp[13];
-    etk_render_puts(sink, "A: ");
-    etk_render_puts(sink, la);
-    etk_render_puts(sink, "\nB: ");
-    etk_render_puts(sink, lb);
-    etk_render_printf(sink,
-                      "\ncompared: %s; delta = B - A; change = delta / A; "
-                      "durations in a unit per column\n\n",
-                      metric);
-    view_t v = {d, vis, ntot, 1, 0, {0}, {0}};
-    view_units(&v, unit);
-    snprintf(h[0], sizeof h[0], "block");
-    snprintf(h[1], sizeof h[1], "total");
-    snprintf(h[2], sizeof h[2], "count A");
-    snprintf(h[3], sizeof h[3], "count B");
-    snprintf(h[4], sizeof h[4], "%s A (%s)", metric, v.unit[14]);
-    snprintf(h[5], sizeof h[5], "%s B (%s)", metric, v.unit[15]);
-    snprintf(h[6], sizeof h[6], "delta (%s)", v.unit[16]);
-    snprintf(h[7], sizeof h[7], "change %%");
-    for (int i = 0; i < 8; i++) hp[i] = h[i];
-    if (ntot) {
-      etk_render_puts(sink, "totals per block:\n");
-      etk_frame_t f = {ntot, 8, hp, view_cell, &v, 0};
-      rc = etk_render_table(&f, sink, err);
-    }
-    if (rc == ETK_OK) {
-      static const char *const names[13] = {
-          "block", "event", "iid A", "iid B", "match", "count A", "count B",
-          "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
-      view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}};
-      view_units(&vo, unit);
-      static const int col_of[13] = {0,  0,  0,  0,  0,  0, 0,
-                                     10, 11, 12, 13, 16, 0};
-      for (int i = 0; i < 13; i++) {
-        if (i >= 7 && i <= 11)
-          snprintf(h[i], sizeof h[i], "%s (%s)", names[i], vo.unit[col_of[i]]);
-        else
-          snprintf(h[i], sizeof h[i], "%s", names[i]);
-        hp[i] = h[i];
-      }
-      if (d->metric != ETK_DIFF_METRIC_AVG)
-        snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
-      etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
-      etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
-      rc = etk_render_table(&f, sink, err);
-    }
-    if (rc == ETK_OK && hidden) {
-      etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ",
-                        hidden);
-      char num[ETK_FORMAT_DOUBLE_MAX];
-      etk_format_double_g(o->threshold_pct, num);
-      etk_render_printf(sink, "%s %%", num);
-      if (o->min_delta > 0) {
-        etk_format_double_g(o->min_delta, num);
-        etk_render_printf(sink, " or |delta| below %s %s", num, unit);
-      }
-      etk_render_puts(sink, "\n");
-    }
-  } else {
-    static const char *const names[18] = {"block",
-                                          "kind",
-                                          "event",
-                                          "event_b",
-                                          "op_type",
-                                          "instruction_id_a",
-                                          "instruction_id_b",
-                                          "match",
-                                          "count_a",
-                                          "count_b",
-                                          "avg_a",
-                                          "avg_b",
-                                          "p50_a",
-                                          "p50_b",
-                                          "value_a",
-                                          "value_b",
-                                          "delta",
-                                          "change_pct"};
-    char h[18][64];
-    const char *hp[18];
-    for (int i = 0; i < 18; i++) {
-      if ((i >= 10 && i <= 16))
-        snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
-      else
-        snprintf(h[i], sizeof h[i], "%s", names[i]);
-      hp[i] = h[i];
-    }
-    view_t v = {d, vis, nvis, 0, 1, {0}, {0}};
-    etk_frame_t f = {nvis, 18, hp, view_cell, &v, 0};
-    rc = etk_render_delimited(
-        &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
-  }
-  free(vis);
+  int rc;
+  if (o->format == ETK_INSPECT_FORMAT_JSON)
+    rc = render_json(d, o, &w, sink);
+  else if (o->format == ETK_INSPECT_FORMAT_TABLE)
+    rc = render_table(d, o, &w, sink, err);
+  else
+    rc = render_delimited(d, o, &w, sink, err);
+  free(w.vis);
   if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
   if (rc != ETK_OK) {
     if (err && err->code != ETK_OK) return err->code;
