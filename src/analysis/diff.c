@@ -1151,14 +1151,14 @@ static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
   etk_json_t j;
   etk_json_init(&j, sink, o->json_indent);
   etk_json_begin_object(&j);
-  etk_json_key(&j, "a");
-  etk_json_cstring(&j, w->la);
-  etk_json_key(&j, "b");
-  etk_json_cstring(&j, w->lb);
-  etk_json_key(&j, "metric");
-  etk_json_cstring(&j, w->metric);
-  etk_json_key(&j, "time_unit");
-  etk_json_cstring(&j, w->unit);
+  const char *const heads[4][2] = {{"a", w->la},
+                                   {"b", w->lb},
+                                   {"metric", w->metric},
+                                   {"time_unit", w->unit}};
+  for (int i = 0; i < 4; i++) {
+    etk_json_key(&j, heads[i][0]);
+    etk_json_cstring(&j, heads[i][1]);
+  }
   json_num(&j, "threshold_pct", o->threshold_pct);
   json_num(&j, "min_delta", o->min_delta);
   etk_json_key(&j, "hidden_rows");
