@@ -28,11 +28,16 @@
  *
  * MEMORY
  *   Per event of both inspectors: its role (the operator summary built
- *   without operator rows, ana_op_roles_build) and the three statistics
- *   compared (32 bytes); freed before the rows are sorted, which happens
- *   in place.  The rows (about 170 bytes each) and every name copied once
- *   into a string pool: rows stay valid while the inspectors change their
- *   volatile name buffers.
+ *   without operator rows, ana_op_roles_build) and one byte of flags
+ *   (matched, has statistics); the statistics are read from the inspector
+ *   when a row or a block total needs them, nothing per sample is copied.
+ *   A matching stage lists B's candidates per key without copying a key
+ *   (about 32 bytes per event of the block, while the stage runs).  All of
+ *   this is freed before the rows are sorted, which happens in place.
+ *   The rows are about 170 bytes each; event names point into the dumps
+ *   (the inspectors outlive the diff), while decimal delegate ids, operator
+ *   types and block texts are copied once into a string pool: rows stay
+ *   valid while the inspectors change their volatile name buffers.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +46,7 @@
 #include "analysis_internal.h"
 
 typedef struct diff_row {
-  etk_diff_row_t pub;
+  etk_diff_row_t pub; /* name, name_b: set directly unless pooled */
   uint32_t block_text, name, name_b, op_type; /* pool ids, UINT32_MAX none */
 } diff_row_t;
 
@@ -123,47 +128,60 @@ typedef struct side_stats {
   size_t count; /* 0: no perf data */
 } side_stats_t;
 
-/* What the diff needs of one inspector. */
+/* Bits of side_t.flags. */
+#define SIDE_USED 1u      /* matched */
+#define SIDE_HAS_STATS 2u /* has statistics (perf data with a duration) */
+
+/* What the diff needs of one inspector: one byte per event, and the
+ * statistics read from the inspector when a row or a total needs them
+ * (nothing per sample is copied). */
 typedef struct side {
   etk_inspector_t *insp;
   etk_op_summary_t *sum;
-  side_stats_t *stats; /* per event */
+  etk_diff_metric_t metric;
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
-  uint8_t *used;        /* per event: matched */
+  uint8_t *flags;       /* per event: SIDE_* */
 } side_t;
 
 static void side_free(side_t *s) {
   etk_op_summary_free(s->sum);
-  free(s->stats);
   free(s->method_event);
-  free(s->used);
+  free(s->flags);
+}
+
+/* The statistics of event e (all 0 when it has none). */
+static side_stats_t side_stats(const side_t *s, size_t e) {
+  side_stats_t k;
+  memset(&k, 0, sizeof k);
+  etk_stats_t st;
+  if (!(s->flags[e] & SIDE_HAS_STATS) ||
+      etk_inspector_event_stats(s->insp, e, &st) != ETK_OK)
+    return k;
+  k.avg = st.avg;
+  k.p50 = st.p50;
+  k.value = metric_of(&st, s->metric);
+  k.count = st.count;
+  return k;
 }
 
 static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
                      etk_error_t *err) {
   memset(s, 0, sizeof *s);
   s->insp = insp;
+  s->metric = metric;
   int rc = ana_op_roles_build(insp, &s->sum, err);
   if (rc != ETK_OK) return rc;
   s->nevents = etk_inspector_event_count(insp);
   s->nblocks = etk_inspector_block_count(insp);
-  s->stats = calloc(s->nevents ? s->nevents : 1, sizeof *s->stats);
-  s->used = calloc(s->nevents ? s->nevents : 1, 1);
+  s->flags = calloc(s->nevents ? s->nevents : 1, 1);
   s->method_event =
       malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
-  if (!s->stats || !s->used || !s->method_event) return ETK_E_NO_MEMORY;
+  if (!s->flags || !s->method_event) return ETK_E_NO_MEMORY;
   for (size_t e = 0; e < s->nevents; e++) {
     etk_stats_t st;
-    side_stats_t *k = &s->stats[e];
-    if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) {
-      k->count = 0;
-      continue;
-    }
-    k->avg = st.avg;
-    k->p50 = st.p50;
-    k->value = metric_of(&st, metric);
-    k->count = st.count;
+    if (etk_inspector_event_stats(insp, e, &st) == ETK_OK)
+      s->flags[e] = SIDE_HAS_STATS;
   }
   for (size_t b = 0; b < s->nblocks; b++) {
     etk_op_summary_block_t ob;
@@ -186,7 +204,7 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
 
 /* Is inspector event e of block b an operator candidate? */
 static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
-  if (s->stats[e].count == 0 || e == s->method_event[b]) return 0;
+  if (!(s->flags[e] & SIDE_HAS_STATS) || e == s->method_event[b]) return 0;
   int role = etk_op_summary_event_role(s->sum, e);
   if (role == ETK_OP_ROLE_METHOD) return 0;
   if (role == ETK_OP_ROLE_OPERATOR_CALL && !all_rows) return 0;
@@ -234,10 +252,24 @@ static const char *pool_str(const etk_diff_t *d, uint32_t id) {
   return d->pool.text.data + d->pool.offsets[id];
 }
 
-static int pool_equal(const etk_diff_t *d, uint32_t id, const char *s,
-                      size_t len) {
-  const char *t = pool_str(d, id);
+static int text_equal(const char *t, const char *s, size_t len) {
   return strlen(t) == len && (len == 0 || memcmp(t, s, len) == 0);
+}
+
+/* A row's event name: a decimal delegate id is written in the inspector's
+ * volatile name buffer, so it is copied to the pool (*id); every other
+ * name is the dump's own NUL-terminated string, which lives as long as
+ * the inspector (the diff's contract), and is pointed to (*direct). */
+static int row_name(etk_diff_t *d, const etk_inspector_event_t *ev,
+                    uint32_t *id, const char **direct) {
+  if (ev->delegate_id_is_int) return pool_put(d, ev->name, ev->name_len, id);
+  *direct = ev->name;
+  return ETK_OK;
+}
+
+/* The name a row has so far (pool ids are resolved only at the end). */
+static const char *row_name_text(const etk_diff_t *d, const diff_row_t *r) {
+  return r->name != UINT32_MAX ? pool_str(d, r->name) : r->pub.name;
 }
 
 static diff_row_t *row_new(etk_diff_t *d) {
@@ -277,29 +309,19 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
                     etk_strbuf_t *tmp) {
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
-  const side_stats_t *st = &s->stats[e];
+  const side_stats_t st = side_stats(s, e);
   etk_diff_row_t *p = &r->pub;
+  *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
+  *(is_b ? &p->event_b : &p->event_a) = e;
+  *(is_b ? &p->count_b : &p->count_a) = st.count;
+  *(is_b ? &p->avg_b : &p->avg_a) = st.avg;
+  *(is_b ? &p->p50_b : &p->p50_a) = st.p50;
+  *(is_b ? &p->value_b : &p->value_a) = st.value;
   int rc = ETK_OK;
-  if (is_b) {
-    p->instruction_id_b = ev.instruction_id;
-    p->event_b = e;
-    p->count_b = st->count;
-    p->avg_b = st->avg;
-    p->p50_b = st->p50;
-    p->value_b = st->value;
-    if (r->name == UINT32_MAX)
-      rc = pool_put(d, ev.name, ev.name_len, &r->name);
-    else if (!pool_equal(d, r->name, ev.name, ev.name_len))
-      rc = pool_put(d, ev.name, ev.name_len, &r->name_b);
-  } else {
-    p->instruction_id_a = ev.instruction_id;
-    p->event_a = e;
-    p->count_a = st->count;
-    p->avg_a = st->avg;
-    p->p50_a = st->p50;
-    p->value_a = st->value;
-    rc = pool_put(d, ev.name, ev.name_len, &r->name);
-  }
+  if (r->name == UINT32_MAX && !p->name)
+    rc = row_name(d, &ev, &r->name, &p->name);
+  else if (!text_equal(row_name_text(d, r), ev.name, ev.name_len))
+    rc = row_name(d, &ev, &r->name_b, &p->name_b);
   if (rc == ETK_OK && r->op_type == UINT32_MAX) {
     event_op_type(s->insp, e, tmp);
     if (tmp->failed) return ETK_E_NO_MEMORY;
@@ -326,6 +348,108 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
   if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
 }
 
+/* The keys of one stage in B's block: key ids by hash (slot: the hash's
+ * high half << 32 | id + 1), and per key the block-local index of its
+ * first event (to compare a key against: no key is copied) and the head
+ * and tail of its list of unmatched events (local index + 1, linked
+ * through next[]; 0 ends a list). */
+typedef struct key_table {
+  uint64_t *slots;
+  size_t mask;
+  uint32_t *first, *head, *tail; /* per key */
+  uint32_t *next;                /* per local event */
+  uint32_t *lists;               /* the one allocation of the four */
+  size_t count;
+  etk_strbuf_t other; /* a compared key */
+} key_table_t;
+
+static int key_table_init(key_table_t *t, size_t events) {
+  memset(t, 0, sizeof *t);
+  etk_strbuf_init(&t->other);
+  size_t slots = 16;
+  while (slots < 2 * events) slots *= 2;
+  size_t n = events ? events : 1;
+  t->mask = slots - 1;
+  t->slots = calloc(slots, sizeof *t->slots);
+  t->lists = malloc(4 * n * sizeof *t->lists);
+  if (!t->slots || !t->lists) return ETK_E_NO_MEMORY;
+  t->first = t->lists;
+  t->head = t->lists + n;
+  t->tail = t->lists + 2 * n;
+  t->next = t->lists + 3 * n;
+  return ETK_OK;
+}
+
+static void key_table_free(key_table_t *t) {
+  free(t->slots);
+  free(t->lists);
+  etk_strbuf_free(&t->other);
+}
+
+/* Multiply-xorshift over 8-byte words, the tail as one word. */
+static uint64_t key_bytes_hash(const char *p, size_t n) {
+  uint64_t h = 0xCBF29CE484222325ull + n, w;
+  for (; n >= 8; p += 8, n -= 8) {
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 32;
+  }
+  w = 0;
+  memcpy(&w, p, n);
+  h = (h ^ w) * 0xD6E8FEB86659FD93ull;
+  return h ^ (h >> 29);
+}
+
+/* The key id of `key` (hash h) among B's block (first event
+ * blk_first), or UINT32_MAX; *slot receives where a new key would go. */
+static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
+                               int stage, const etk_strbuf_t *key, uint64_t h,
+                               etk_strbuf_t *tmp, size_t *slot) {
+  const uint64_t tag = h & 0xFFFFFFFF00000000ull;
+  size_t i = (size_t)h & t->mask;
+  for (;; i = (i + 1) & t->mask) {
+    uint64_t s = t->slots[i];
+    if (s == 0) break;
+    if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
+    uint32_t id = (uint32_t)s - 1;
+    stage_key(B, blk_first + t->first[id], stage, &t->other, tmp);
+    if (t->other.len == key->len &&
+        memcmp(t->other.data, key->data, key->len) == 0)
+      return id;
+  }
+  *slot = i;
+  return UINT32_MAX;
+}
+
+/* Lists B's unmatched candidates of block bb per key, in file order. */
+static int key_table_fill(key_table_t *t, side_t *B, size_t bb,
+                          const etk_inspector_block_t *blkb, int stage,
+                          int all_rows, etk_strbuf_t *key, etk_strbuf_t *tmp) {
+  for (size_t i = 0; i < blkb->event_count; i++) {
+    size_t e = blkb->first_event + i;
+    if ((B->flags[e] & SIDE_USED) || !is_candidate(B, bb, e, all_rows))
+      continue;
+    stage_key(B, e, stage, key, tmp);
+    if (key->failed) return ETK_E_NO_MEMORY;
+    uint64_t h = key_bytes_hash(key->data, key->len);
+    size_t slot = 0;
+    uint32_t id =
+        key_table_find(t, B, blkb->first_event, stage, key, h, tmp, &slot);
+    if (t->other.failed) return ETK_E_NO_MEMORY;
+    t->next[i] = 0;
+    if (id == UINT32_MAX) {
+      id = (uint32_t)t->count++;
+      t->slots[slot] = (h & 0xFFFFFFFF00000000ull) | ((uint64_t)id + 1);
+      t->first[id] = (uint32_t)i;
+      t->head[id] = (uint32_t)i + 1;
+    } else {
+      t->next[t->tail[id] - 1] = (uint32_t)i + 1;
+    }
+    t->tail[id] = (uint32_t)i + 1;
+  }
+  return ETK_OK;
+}
+
 /* One matching stage between block ba of A and block bb of B.  B's
  * unmatched candidates are listed per key in file order; each A candidate
  * (in file order) takes the first free B event of its key, so the k-th
@@ -336,57 +460,32 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
-  ana_intern_t keys;
-  ana_intern_init(&keys);
-  size_t *head = NULL, *tail = NULL, heads_cap = 0;
-  size_t *next = calloc(blkb.event_count ? blkb.event_count : 1, sizeof *next);
+  key_table_t t;
   etk_strbuf_t key, tmp;
   etk_strbuf_init(&key);
   etk_strbuf_init(&tmp);
-  int rc = next ? ETK_OK : ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < blkb.event_count && rc == ETK_OK; i++) {
-    size_t e = blkb.first_event + i;
-    if (B->used[e] || !is_candidate(B, bb, e, all_rows)) continue;
-    stage_key(B, e, stage, &key, &tmp);
-    uint32_t id;
-    int is_new;
-    rc = key.failed ? ETK_E_NO_MEMORY
-                    : ana_intern_put(&keys, key.data, key.len, &id, &is_new);
-    if (rc != ETK_OK) break;
-    if (id >= heads_cap) {
-      size_t c = heads_cap ? heads_cap * 2 : 64;
-      size_t *h = realloc(head, c * sizeof *h);
-      if (h) head = h;
-      size_t *t = h ? realloc(tail, c * sizeof *t) : NULL;
-      if (t) tail = t;
-      if (!h || !t) {
-        rc = ETK_E_NO_MEMORY;
-        break;
-      }
-      heads_cap = c;
-    }
-    /* lists hold block-local indices + 1 (0 ends a list) */
-    next[i] = 0;
-    if (is_new)
-      head[id] = i + 1;
-    else
-      next[tail[id] - 1] = i + 1;
-    tail[id] = i + 1;
-  }
-  for (size_t i = 0; i < blka.event_count && rc == ETK_OK && keys.count; i++) {
+  int rc = key_table_init(&t, blkb.event_count);
+  if (rc == ETK_OK)
+    rc = key_table_fill(&t, B, bb, &blkb, stage, all_rows, &key, &tmp);
+  for (size_t i = 0; i < blka.event_count && rc == ETK_OK && t.count; i++) {
     size_t e = blka.first_event + i;
-    if (A->used[e] || !is_candidate(A, ba, e, all_rows)) continue;
+    if ((A->flags[e] & SIDE_USED) || !is_candidate(A, ba, e, all_rows))
+      continue;
     stage_key(A, e, stage, &key, &tmp);
     if (key.failed) {
       rc = ETK_E_NO_MEMORY;
       break;
     }
-    uint32_t id = ana_intern_find(&keys, key.data, key.len);
-    if (id == UINT32_MAX || head[id] == 0) continue;
-    size_t local = head[id] - 1;
-    head[id] = next[local];
+    size_t slot;
+    uint32_t id =
+        key_table_find(&t, B, blkb.first_event, stage, &key,
+                       key_bytes_hash(key.data, key.len), &tmp, &slot);
+    if (id == UINT32_MAX || t.head[id] == 0) continue;
+    size_t local = t.head[id] - 1;
+    t.head[id] = t.next[local];
     size_t eb = blkb.first_event + local;
-    A->used[e] = B->used[eb] = 1;
+    A->flags[e] |= SIDE_USED;
+    B->flags[eb] |= SIDE_USED;
     diff_row_t *r = row_new(d);
     if (!r) {
       rc = ETK_E_NO_MEMORY;
@@ -402,10 +501,8 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
     if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
     row_finish_values(r);
   }
-  ana_intern_free(&keys);
-  free(head);
-  free(tail);
-  free(next);
+  if (rc == ETK_OK && (t.other.failed || tmp.failed)) rc = ETK_E_NO_MEMORY;
+  key_table_free(&t);
   etk_strbuf_free(&key);
   etk_strbuf_free(&tmp);
   return rc;
@@ -421,7 +518,7 @@ static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
     size_t e = blk.first_event + i;
-    if (s->used[e] || !is_candidate(s, b, e, all_rows)) continue;
+    if ((s->flags[e] & SIDE_USED) || !is_candidate(s, b, e, all_rows)) continue;
     diff_row_t *r = row_new(d);
     if (!r) {
       rc = ETK_E_NO_MEMORY;
@@ -459,10 +556,11 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     size_t *c = side ? cb : ca;
     size_t me = s->method_event[b];
     if (me != SIZE_MAX) {
-      v[0] = s->stats[me].value;
-      avg[0] = s->stats[me].avg;
-      p50[0] = s->stats[me].p50;
-      c[0] = s->stats[me].count;
+      side_stats_t k = side_stats(s, me);
+      v[0] = k.value;
+      avg[0] = k.avg;
+      p50[0] = k.p50;
+      c[0] = k.count;
     }
     etk_inspector_block_t blk;
     etk_inspector_block_get(s->insp, b, &blk);
@@ -470,17 +568,19 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     for (size_t i = 0; i < blk.event_count; i++) {
       size_t e = blk.first_event + i;
       int sign = ana_op_delegate_sign(s->sum, e);
+      int op = etk_op_summary_event_role(s->sum, e) == ETK_OP_ROLE_OPERATOR;
+      if (!sign && !op) continue;
+      side_stats_t k = side_stats(s, e);
       if (sign) {
-        v[2] += sign * s->stats[e].value;
-        avg[2] += sign * s->stats[e].avg;
-        p50[2] += sign * s->stats[e].p50;
+        v[2] += sign * k.value;
+        avg[2] += sign * k.avg;
+        p50[2] += sign * k.p50;
         if (sign > 0) c[2]++;
       }
-      if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_OPERATOR)
-        continue;
-      v[1] += s->stats[e].value;
-      avg[1] += s->stats[e].avg;
-      p50[1] += s->stats[e].p50;
+      if (!op) continue;
+      v[1] += k.value;
+      avg[1] += k.avg;
+      p50[1] += k.p50;
       c[1]++;
     }
     if (c[2]) has_delegate = 1;
@@ -607,6 +707,144 @@ static int sort_rows(etk_diff_t *d) {
 
 /* ------------------------------------------------------- build */
 
+/* Pairing blocks by (name, occurrence): name ids count occurrences, and
+ * the composite key is name + NUL + k. */
+typedef struct pairing {
+  ana_intern_t bnames, bkeys, anames;
+  size_t *b_of_key, *occ_b, *occ_a; /* B block per key; occurrences */
+  uint8_t *b_paired;                /* per B block */
+  etk_strbuf_t key;
+} pairing_t;
+
+static int pairing_init(pairing_t *p, size_t a_blocks, size_t b_blocks) {
+  memset(p, 0, sizeof *p);
+  ana_intern_init(&p->bnames);
+  ana_intern_init(&p->bkeys);
+  ana_intern_init(&p->anames);
+  etk_strbuf_init(&p->key);
+  p->b_of_key = malloc((b_blocks ? b_blocks : 1) * sizeof *p->b_of_key);
+  p->occ_b = calloc(b_blocks ? b_blocks : 1, sizeof *p->occ_b);
+  p->b_paired = calloc(b_blocks ? b_blocks : 1, 1);
+  p->occ_a = calloc(a_blocks ? a_blocks : 1, sizeof *p->occ_a);
+  return p->b_of_key && p->occ_b && p->b_paired && p->occ_a ? ETK_OK
+                                                            : ETK_E_NO_MEMORY;
+}
+
+static void pairing_free(pairing_t *p) {
+  etk_strbuf_free(&p->key);
+  ana_intern_free(&p->bnames);
+  ana_intern_free(&p->bkeys);
+  ana_intern_free(&p->anames);
+  free(p->b_of_key);
+  free(p->occ_b);
+  free(p->occ_a);
+  free(p->b_paired);
+}
+
+/* The occurrence *k of a block's name among the blocks seen so far on its
+ * side (names, occ), and its key in p->key. */
+static int block_key(pairing_t *p, ana_intern_t *names, size_t *occ,
+                     const etk_inspector_block_t *blk, size_t *k) {
+  uint32_t nid;
+  int rc = ana_intern_put(names, blk->name, blk->name_len, &nid, NULL);
+  if (rc != ETK_OK) return rc;
+  *k = occ[nid]++;
+  etk_strbuf_clear(&p->key);
+  etk_strbuf_append(&p->key, blk->name, blk->name_len);
+  etk_strbuf_appendc(&p->key, '\0');
+  etk_strbuf_append(&p->key, (const char *)k, sizeof *k);
+  return p->key.failed ? ETK_E_NO_MEMORY : ETK_OK;
+}
+
+/* B's blocks by key. */
+static int pairing_index_b(pairing_t *p, const side_t *B) {
+  int rc = ETK_OK;
+  for (size_t bb = 0; bb < B->nblocks && rc == ETK_OK; bb++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(B->insp, bb, &blk);
+    size_t k;
+    uint32_t id;
+    rc = block_key(p, &p->bnames, p->occ_b, &blk, &k);
+    if (rc == ETK_OK)
+      rc = ana_intern_put(&p->bkeys, p->key.data, p->key.len, &id, NULL);
+    if (rc == ETK_OK) p->b_of_key[id] = bb;
+  }
+  return rc;
+}
+
+/* The rows of A's block ba (occurrence k of its name) against B's block bb
+ * (SIZE_MAX when it has no partner). */
+static int diff_block_pair(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
+                           size_t bb, const etk_inspector_block_t *blk,
+                           size_t k, int all_rows) {
+  uint32_t text;
+  int rc = block_text_id(d, blk->name, blk->name_len, k, &text);
+  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, k, text);
+  for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
+    rc = match_stage(d, A, ba, B, bb, stage, all_rows, k, text);
+  if (rc == ETK_OK && bb != SIZE_MAX)
+    rc = leftovers(d, B, bb, 1, all_rows, k, text);
+  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, k, text);
+  return rc;
+}
+
+/* A's blocks in order, each with its B partner. */
+static int diff_a_blocks(etk_diff_t *d, pairing_t *p, side_t *A, side_t *B,
+                         int all_rows) {
+  int rc = ETK_OK;
+  for (size_t ba = 0; ba < A->nblocks && rc == ETK_OK; ba++) {
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(A->insp, ba, &blk);
+    size_t k;
+    rc = block_key(p, &p->anames, p->occ_a, &blk, &k);
+    if (rc != ETK_OK) break;
+    uint32_t id = ana_intern_find(&p->bkeys, p->key.data, p->key.len);
+    size_t bb = id == UINT32_MAX ? SIZE_MAX : p->b_of_key[id];
+    if (bb != SIZE_MAX) p->b_paired[bb] = 1;
+    rc = diff_block_pair(d, A, ba, B, bb, &blk, k, all_rows);
+  }
+  return rc;
+}
+
+/* B's blocks without a partner: everything is new. */
+static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
+                           side_t *B, int all_rows) {
+  int rc = ETK_OK;
+  for (size_t bb = 0; bb < B->nblocks && rc == ETK_OK; bb++) {
+    if (p->b_paired[bb]) continue;
+    etk_inspector_block_t blk;
+    etk_inspector_block_get(B->insp, bb, &blk);
+    /* its occurrence among B's blocks of that name */
+    size_t k = 0;
+    for (size_t j = 0; j < bb; j++) {
+      etk_inspector_block_t o2;
+      etk_inspector_block_get(B->insp, j, &o2);
+      if (o2.name_len == blk.name_len &&
+          (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
+        k++;
+    }
+    uint32_t text;
+    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
+    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, k, text);
+    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, k, text);
+  }
+  return rc;
+}
+
+/* Points the rows at their pooled strings, now that the pool no longer
+ * moves. */
+static void diff_resolve(etk_diff_t *d) {
+  for (size_t i = 0; i < d->nrows; i++) {
+    diff_row_t *r = &d->rows[i];
+    r->pub.block =
+        r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
+    if (r->name != UINT32_MAX) r->pub.name = pool_str(d, r->name);
+    if (!r->pub.name) r->pub.name = "";
+    if (r->name_b != UINT32_MAX) r->pub.name_b = pool_str(d, r->name_b);
+    r->pub.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
+  }
+}
+
 int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
                    const etk_diff_options_t *options, etk_diff_t **out,
                    etk_error_t *err) {
@@ -627,101 +865,14 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
   memset(&B, 0, sizeof B);
   int rc = side_load(&A, a, o->metric, err);
   if (rc == ETK_OK) rc = side_load(&B, b, o->metric, err);
-
-  /* B blocks by (name, occurrence) */
-  ana_intern_t bnames;
-  ana_intern_init(&bnames);
-  size_t *b_of_key = NULL, *occ_b = NULL;
-  uint8_t *b_paired = NULL;
-  etk_strbuf_t key;
-  etk_strbuf_init(&key);
-  if (rc == ETK_OK) {
-    b_of_key = malloc((B.nblocks ? B.nblocks : 1) * sizeof *b_of_key);
-    occ_b = calloc(B.nblocks ? B.nblocks : 1, sizeof *occ_b);
-    b_paired = calloc(B.nblocks ? B.nblocks : 1, 1);
-    if (!b_of_key || !occ_b || !b_paired) rc = ETK_E_NO_MEMORY;
-  }
-  /* name ids of B blocks count occurrences: bnames maps name -> id, and
-   * the composite (name, k) key is name + NUL + k */
-  ana_intern_t bkeys;
-  ana_intern_init(&bkeys);
-  for (size_t bb = 0; bb < B.nblocks && rc == ETK_OK; bb++) {
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(b, bb, &blk);
-    uint32_t nid;
-    rc = ana_intern_put(&bnames, blk.name, blk.name_len, &nid, NULL);
-    if (rc != ETK_OK) break;
-    size_t k = occ_b[nid]++;
-    etk_strbuf_clear(&key);
-    etk_strbuf_append(&key, blk.name, blk.name_len);
-    etk_strbuf_appendc(&key, '\0');
-    etk_strbuf_append(&key, (const char *)&k, sizeof k);
-    uint32_t id;
-    rc = key.failed ? ETK_E_NO_MEMORY
-                    : ana_intern_put(&bkeys, key.data, key.len, &id, NULL);
-    if (rc == ETK_OK) b_of_key[id] = bb;
-  }
-  /* A blocks in order, each with its B partner */
-  ana_intern_t anames;
-  ana_intern_init(&anames);
-  size_t *occ_a = calloc(A.nblocks ? A.nblocks : 1, sizeof *occ_a);
-  if (rc == ETK_OK && !occ_a) rc = ETK_E_NO_MEMORY;
-  for (size_t ba = 0; ba < A.nblocks && rc == ETK_OK; ba++) {
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(a, ba, &blk);
-    uint32_t nid;
-    rc = ana_intern_put(&anames, blk.name, blk.name_len, &nid, NULL);
-    if (rc != ETK_OK) break;
-    size_t k = occ_a[nid]++;
-    etk_strbuf_clear(&key);
-    etk_strbuf_append(&key, blk.name, blk.name_len);
-    etk_strbuf_appendc(&key, '\0');
-    etk_strbuf_append(&key, (const char *)&k, sizeof k);
-    if (key.failed) {
-      rc = ETK_E_NO_MEMORY;
-      break;
-    }
-    uint32_t id = ana_intern_find(&bkeys, key.data, key.len);
-    size_t bb = id == UINT32_MAX ? SIZE_MAX : b_of_key[id];
-    if (bb != SIZE_MAX) b_paired[bb] = 1;
-    uint32_t text;
-    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
-    if (rc == ETK_OK) rc = total_rows(d, &A, ba, &B, bb, k, text);
-    for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-      rc = match_stage(d, &A, ba, &B, bb, stage, o->all_rows, k, text);
-    if (rc == ETK_OK && bb != SIZE_MAX)
-      rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
-    if (rc == ETK_OK) rc = leftovers(d, &A, ba, 0, o->all_rows, k, text);
-  }
-  /* B blocks without a partner: everything is new */
-  for (size_t bb = 0; bb < B.nblocks && rc == ETK_OK; bb++) {
-    if (b_paired[bb]) continue;
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(b, bb, &blk);
-    /* its occurrence among B's blocks of that name */
-    size_t k = 0;
-    for (size_t j = 0; j < bb; j++) {
-      etk_inspector_block_t o2;
-      etk_inspector_block_get(b, j, &o2);
-      if (o2.name_len == blk.name_len &&
-          (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
-        k++;
-    }
-    uint32_t text;
-    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
-    if (rc == ETK_OK) rc = total_rows(d, &A, SIZE_MAX, &B, bb, k, text);
-    if (rc == ETK_OK) rc = leftovers(d, &B, bb, 1, o->all_rows, k, text);
-  }
-  if (rc == ETK_OK && key.failed) rc = ETK_E_NO_MEMORY;
+  pairing_t p;
+  memset(&p, 0, sizeof p); /* freeing it is safe whatever happens */
+  if (rc == ETK_OK) rc = pairing_init(&p, A.nblocks, B.nblocks);
+  if (rc == ETK_OK) rc = pairing_index_b(&p, &B);
+  if (rc == ETK_OK) rc = diff_a_blocks(d, &p, &A, &B, o->all_rows);
+  if (rc == ETK_OK) rc = diff_unpaired_b(d, &p, &A, &B, o->all_rows);
   /* the statistics and summaries are not needed to sort: freed first */
-  etk_strbuf_free(&key);
-  ana_intern_free(&bnames);
-  ana_intern_free(&bkeys);
-  ana_intern_free(&anames);
-  free(b_of_key);
-  free(occ_b);
-  free(occ_a);
-  free(b_paired);
+  pairing_free(&p);
   side_free(&A);
   side_free(&B);
   if (rc == ETK_OK) rc = sort_rows(d);
@@ -730,15 +881,7 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
     if (err && err->code != ETK_OK) return err->code;
     return etk_error_set(err, rc, ETK_NO_OFFSET, "diff: %s", etk_strerror(rc));
   }
-  /* resolve the pool ids now that the pool no longer moves */
-  for (size_t i = 0; i < d->nrows; i++) {
-    diff_row_t *r = &d->rows[i];
-    r->pub.block =
-        r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
-    r->pub.name = r->name != UINT32_MAX ? pool_str(d, r->name) : "";
-    r->pub.name_b = r->name_b != UINT32_MAX ? pool_str(d, r->name_b) : NULL;
-    r->pub.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
-  }
+  diff_resolve(d);
   *out = d;
   return ETK_OK;
 }
@@ -994,6 +1137,149 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
   etk_json_end_object(j);
 }
 
+/* The rows a rendering shows: totals first (vis[0 .. totals)), then the
+ * operators; `hidden` counts the operator rows below the thresholds. */
+typedef struct visible {
+  /* vis: row indices; count of them, totals of them are total rows */
+  size_t *vis, count, totals, hidden;
+  const char *la, *lb, *unit, *metric;
+} visible_t;
+
+static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                       const visible_t *w, etk_render_sink_t *sink) {
+  const size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  etk_json_t j;
+  etk_json_init(&j, sink, o->json_indent);
+  etk_json_begin_object(&j);
+  const char *const heads[4][2] = {{"a", w->la},
+                                   {"b", w->lb},
+                                   {"metric", w->metric},
+                                   {"time_unit", w->unit}};
+  for (int i = 0; i < 4; i++) {
+    etk_json_key(&j, heads[i][0]);
+    etk_json_cstring(&j, heads[i][1]);
+  }
+  json_num(&j, "threshold_pct", o->threshold_pct);
+  json_num(&j, "min_delta", o->min_delta);
+  etk_json_key(&j, "hidden_rows");
+  etk_json_uint(&j, w->hidden);
+  etk_json_key(&j, "totals");
+  etk_json_begin_array(&j);
+  for (size_t i = 0; i < ntot; i++) json_row(&j, &d->rows[vis[i]].pub);
+  etk_json_end_array(&j);
+  etk_json_key(&j, "operators");
+  etk_json_begin_array(&j);
+  for (size_t i = ntot; i < nvis; i++) json_row(&j, &d->rows[vis[i]].pub);
+  etk_json_end_array(&j);
+  etk_json_end_object(&j);
+  return etk_json_finish(&j);
+}
+
+static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                        const visible_t *w, etk_render_sink_t *sink,
+                        etk_error_t *err) {
+  size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  const char *unit = w->unit, *metric = w->metric;
+  int rc = ETK_OK;
+  char h[13][64];
+  const char *hp[13];
+  etk_render_puts(sink, "A: ");
+  etk_render_puts(sink, w->la);
+  etk_render_puts(sink, "\nB: ");
+  etk_render_puts(sink, w->lb);
+  etk_render_printf(sink,
+                    "\ncompared: %s; delta = B - A; change = delta / A; "
+                    "durations in a unit per column\n\n",
+                    metric);
+  view_t v = {d, vis, ntot, 1, 0, {0}, {0}};
+  view_units(&v, unit);
+  snprintf(h[0], sizeof h[0], "block");
+  snprintf(h[1], sizeof h[1], "total");
+  snprintf(h[2], sizeof h[2], "count A");
+  snprintf(h[3], sizeof h[3], "count B");
+  snprintf(h[4], sizeof h[4], "%s A (%s)", metric, v.unit[14]);
+  snprintf(h[5], sizeof h[5], "%s B (%s)", metric, v.unit[15]);
+  snprintf(h[6], sizeof h[6], "delta (%s)", v.unit[16]);
+  snprintf(h[7], sizeof h[7], "change %%");
+  for (int i = 0; i < 8; i++) hp[i] = h[i];
+  if (ntot) {
+    etk_render_puts(sink, "totals per block:\n");
+    etk_frame_t f = {ntot, 8, hp, view_cell, &v, 0};
+    rc = etk_render_table(&f, sink, err);
+  }
+  if (rc == ETK_OK) {
+    static const char *const names[13] = {
+        "block", "event", "iid A", "iid B", "match", "count A", "count B",
+        "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
+    view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}};
+    view_units(&vo, unit);
+    static const int col_of[13] = {0, 0, 0, 0, 0, 0, 0, 10, 11, 12, 13, 16, 0};
+    for (int i = 0; i < 13; i++) {
+      if (i >= 7 && i <= 11)
+        snprintf(h[i], sizeof h[i], "%s (%s)", names[i], vo.unit[col_of[i]]);
+      else
+        snprintf(h[i], sizeof h[i], "%s", names[i]);
+      hp[i] = h[i];
+    }
+    if (d->metric != ETK_DIFF_METRIC_AVG)
+      snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
+    etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
+    etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
+    rc = etk_render_table(&f, sink, err);
+  }
+  if (rc == ETK_OK && w->hidden) {
+    etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ",
+                      w->hidden);
+    char num[ETK_FORMAT_DOUBLE_MAX];
+    etk_format_double_g(o->threshold_pct, num);
+    etk_render_printf(sink, "%s %%", num);
+    if (o->min_delta > 0) {
+      etk_format_double_g(o->min_delta, num);
+      etk_render_printf(sink, " or |delta| below %s %s", num, unit);
+    }
+    etk_render_puts(sink, "\n");
+  }
+  return rc;
+}
+
+static int render_delimited(const etk_diff_t *d,
+                            const etk_diff_render_options_t *o,
+                            const visible_t *w, etk_render_sink_t *sink,
+                            etk_error_t *err) {
+  const char *unit = w->unit;
+  static const char *const names[18] = {"block",
+                                        "kind",
+                                        "event",
+                                        "event_b",
+                                        "op_type",
+                                        "instruction_id_a",
+                                        "instruction_id_b",
+                                        "match",
+                                        "count_a",
+                                        "count_b",
+                                        "avg_a",
+                                        "avg_b",
+                                        "p50_a",
+                                        "p50_b",
+                                        "value_a",
+                                        "value_b",
+                                        "delta",
+                                        "change_pct"};
+  char h[18][64];
+  const char *hp[18];
+  for (int i = 0; i < 18; i++) {
+    if ((i >= 10 && i <= 16))
+      snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
+    else
+      snprintf(h[i], sizeof h[i], "%s", names[i]);
+    hp[i] = h[i];
+  }
+  view_t v = {d, w->vis, w->count, 0, 1, {0}, {0}};
+  etk_frame_t f = {w->count, 18, hp, view_cell, &v, 0};
+  return etk_render_delimited(
+      &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
+}
+
 int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
                     etk_render_sink_t *sink, etk_error_t *err) {
   etk_diff_render_options_t defaults;
@@ -1002,143 +1288,31 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
   if (!d || !sink)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_diff_render: NULL argument");
-  const char *la = o->label_a ? o->label_a : "A";
-  const char *lb = o->label_b ? o->label_b : "B";
-  const char *unit = etk_time_scale_name(d->unit);
-  const char *metric = etk_diff_metric_name(d->metric);
-  size_t *vis = malloc((d->nrows ? d->nrows : 1) * sizeof *vis);
-  if (!vis)
+  visible_t w;
+  memset(&w, 0, sizeof w);
+  w.la = o->label_a ? o->label_a : "A";
+  w.lb = o->label_b ? o->label_b : "B";
+  w.unit = etk_time_scale_name(d->unit);
+  w.metric = etk_diff_metric_name(d->metric);
+  w.vis = malloc((d->nrows ? d->nrows : 1) * sizeof *w.vis);
+  if (!w.vis)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  size_t nvis = 0, ntot = 0, hidden = 0;
   for (size_t i = 0; i < d->nrows; i++) {
     if (row_hidden(&d->rows[i].pub, o)) {
-      hidden++;
+      w.hidden++;
       continue;
     }
-    if (d->rows[i].pub.match == ETK_DIFF_MATCH_TOTAL) ntot++;
-    vis[nvis++] = i;
+    if (d->rows[i].pub.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
+    w.vis[w.count++] = i;
   }
-  int rc = ETK_OK;
-  if (o->format == ETK_INSPECT_FORMAT_JSON) {
-    etk_json_t j;
-    etk_json_init(&j, sink, o->json_indent);
-    etk_json_begin_object(&j);
-    etk_json_key(&j, "a");
-    etk_json_cstring(&j, la);
-    etk_json_key(&j, "b");
-    etk_json_cstring(&j, lb);
-    etk_json_key(&j, "metric");
-    etk_json_cstring(&j, metric);
-    etk_json_key(&j, "time_unit");
-    etk_json_cstring(&j, unit);
-    json_num(&j, "threshold_pct", o->threshold_pct);
-    json_num(&j, "min_delta", o->min_delta);
-    etk_json_key(&j, "hidden_rows");
-    etk_json_uint(&j, hidden);
-    etk_json_key(&j, "totals");
-    etk_json_begin_array(&j);
-    for (size_t i = 0; i < ntot; i++) json_row(&j, &d->rows[vis[i]].pub);
-    etk_json_end_array(&j);
-    etk_json_key(&j, "operators");
-    etk_json_begin_array(&j);
-    for (size_t i = ntot; i < nvis; i++) json_row(&j, &d->rows[vis[i]].pub);
-    etk_json_end_array(&j);
-    etk_json_end_object(&j);
-    rc = etk_json_finish(&j);
-  } else if (o->format == ETK_INSPECT_FORMAT_TABLE) {
-    char h[13][64];
-    const char *hp[13];
-    etk_render_puts(sink, "A: ");
-    etk_render_puts(sink, la);
-    etk_render_puts(sink, "\nB: ");
-    etk_render_puts(sink, lb);
-    etk_render_printf(sink,
-                      "\ncompared: %s; delta = B - A; change = delta / A; "
-                      "durations in a unit per column\n\n",
-                      metric);
-    view_t v = {d, vis, ntot, 1, 0, {0}, {0}};
-    view_units(&v, unit);
-    snprintf(h[0], sizeof h[0], "block");
-    snprintf(h[1], sizeof h[1], "total");
-    snprintf(h[2], sizeof h[2], "count A");
-    snprintf(h[3], sizeof h[3], "count B");
-    snprintf(h[4], sizeof h[4], "%s A (%s)", metric, v.unit[14]);
-    snprintf(h[5], sizeof h[5], "%s B (%s)", metric, v.unit[15]);
-    snprintf(h[6], sizeof h[6], "delta (%s)", v.unit[16]);
-    snprintf(h[7], sizeof h[7], "change %%");
-    for (int i = 0; i < 8; i++) hp[i] = h[i];
-    if (ntot) {
-      etk_render_puts(sink, "totals per block:\n");
-      etk_frame_t f = {ntot, 8, hp, view_cell, &v, 0};
-      rc = etk_render_table(&f, sink, err);
-    }
-    if (rc == ETK_OK) {
-      static const char *const names[13] = {
-          "block", "event", "iid A", "iid B", "match", "count A", "count B",
-          "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
-      view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}};
-      view_units(&vo, unit);
-      static const int col_of[13] = {0,  0,  0,  0,  0,  0, 0,
-                                     10, 11, 12, 13, 16, 0};
-      for (int i = 0; i < 13; i++) {
-        if (i >= 7 && i <= 11)
-          snprintf(h[i], sizeof h[i], "%s (%s)", names[i], vo.unit[col_of[i]]);
-        else
-          snprintf(h[i], sizeof h[i], "%s", names[i]);
-        hp[i] = h[i];
-      }
-      if (d->metric != ETK_DIFF_METRIC_AVG)
-        snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
-      etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
-      etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
-      rc = etk_render_table(&f, sink, err);
-    }
-    if (rc == ETK_OK && hidden) {
-      etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ",
-                        hidden);
-      char num[ETK_FORMAT_DOUBLE_MAX];
-      etk_format_double_g(o->threshold_pct, num);
-      etk_render_printf(sink, "%s %%", num);
-      if (o->min_delta > 0) {
-        etk_format_double_g(o->min_delta, num);
-        etk_render_printf(sink, " or |delta| below %s %s", num, unit);
-      }
-      etk_render_puts(sink, "\n");
-    }
-  } else {
-    static const char *const names[18] = {"block",
-                                          "kind",
-                                          "event",
-                                          "event_b",
-                                          "op_type",
-                                          "instruction_id_a",
-                                          "instruction_id_b",
-                                          "match",
-                                          "count_a",
-                                          "count_b",
-                                          "avg_a",
-                                          "avg_b",
-                                          "p50_a",
-                                          "p50_b",
-                                          "value_a",
-                                          "value_b",
-                                          "delta",
-                                          "change_pct"};
-    char h[18][64];
-    const char *hp[18];
-    for (int i = 0; i < 18; i++) {
-      if ((i >= 10 && i <= 16))
-        snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
-      else
-        snprintf(h[i], sizeof h[i], "%s", names[i]);
-      hp[i] = h[i];
-    }
-    view_t v = {d, vis, nvis, 0, 1, {0}, {0}};
-    etk_frame_t f = {nvis, 18, hp, view_cell, &v, 0};
-    rc = etk_render_delimited(
-        &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
-  }
-  free(vis);
+  int rc;
+  if (o->format == ETK_INSPECT_FORMAT_JSON)
+    rc = render_json(d, o, &w, sink);
+  else if (o->format == ETK_INSPECT_FORMAT_TABLE)
+    rc = render_table(d, o, &w, sink, err);
+  else
+    rc = render_delimited(d, o, &w, sink, err);
+  free(w.vis);
   if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
   if (rc != ETK_OK) {
     if (err && err->code != ETK_OK) return err->code;

@@ -738,6 +738,82 @@ static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
   return ETK_OK;
 }
 
+/* The samples when every block holds one run (the runs all differ, e.g.
+ * one huge run): the events array itself. */
+static int samples_single(etk_inspector_t *insp, builder_t *b, size_t runs) {
+  int rc = ETK_OK;
+  for (size_t k = 0; k < insp->block_count; k++) {
+    insp_block_t *bk = &insp->blocks[k];
+    bk->sample_base = bk->first_event; /* blocks were made in run order */
+    bk->first_run = (uint32_t)k;
+  }
+  insp->block_runs = malloc(
+      insp->block_count ? insp->block_count * sizeof *insp->block_runs : 1);
+  if (!insp->block_runs) rc = nomem(b);
+  for (size_t r = 0; rc == ETK_OK && r < runs; r++)
+    if (b->run_group[r] != INSP_NONE)
+      insp->block_runs[b->run_group[r]] = (uint32_t)r;
+  if (rc == ETK_OK) {
+    /* a perf event's sample is its rep: the events are the samples */
+    if (!insp->events && !(insp->events = malloc(sizeof *insp->events)))
+      rc = nomem(b);
+    insp->samples = insp->events;
+  }
+  return rc;
+}
+
+/* The block x run matrix of samples, filled in run order from each block's
+ * events (its first run) and the kept samples (the others). */
+static int samples_matrix(etk_inspector_t *insp, builder_t *b, size_t runs,
+                          etk_error_t *err) {
+  int rc = ETK_OK;
+  uint64_t total = 0, grouped = 0;
+  for (size_t k = 0; k < insp->block_count; k++) {
+    insp_block_t *bk = &insp->blocks[k];
+    bk->sample_base = total;
+    bk->first_run = (uint32_t)grouped;
+    total += (uint64_t)bk->event_count * bk->run_count;
+    grouped += bk->run_count;
+    bk->run_count = 0; /* refilled below as a cursor */
+  }
+  if (total > ((size_t)-1) / sizeof(uint32_t)) {
+    rc = etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET, "too many samples");
+  } else {
+    insp->samples = malloc(total ? (size_t)total * sizeof *insp->samples : 1);
+    insp->block_runs =
+        malloc(grouped ? (size_t)grouped * sizeof *insp->block_runs : 1);
+    if (!insp->samples || !insp->block_runs) rc = nomem(b);
+  }
+  if (rc == ETK_OK) {
+    /* first count runs per block again to know R while filling */
+    uint32_t *count =
+        calloc(insp->block_count ? insp->block_count : 1, sizeof *count);
+    if (!count) rc = nomem(b);
+    for (size_t r = 0; rc == ETK_OK && r < runs; r++)
+      if (b->run_group[r] != INSP_NONE) count[b->run_group[r]]++;
+    for (size_t r = 0; rc == ETK_OK && r < runs; r++) {
+      uint32_t g = b->run_group[r];
+      if (g == INSP_NONE) continue;
+      insp_block_t *bk = &insp->blocks[g];
+      uint32_t j = bk->run_count++;
+      uint32_t R = count[g];
+      insp->block_runs[bk->first_run + j] = (uint32_t)r;
+      uint32_t *dst = insp->samples + bk->sample_base + j;
+      if (b->run_kept[r] == INSP_NONE) { /* the block's first run */
+        const uint32_t *reps = insp->events + bk->first_event;
+        for (uint32_t p = 0; p < bk->event_count; p++)
+          dst[(uint64_t)p * R] = sample_of(&b->c, reps[p]);
+        continue;
+      }
+      const uint32_t *kp = b->kept + b->run_kept[r];
+      for (uint32_t p = 0; p < bk->event_count; p++)
+        dst[(uint64_t)p * R] = kp[p];
+    }
+    free(count);
+  }
+  return rc;
+}
+
 /* ------------------------------------------------------- entry point */
 
 int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err);
@@ -795,78 +871,13 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   for (size_t k = 0; k < b.block_sigs_cap; k++) free(b.block_sigs[k]);
   free(b.block_sigs);
 
-  /* the block x run matrix of samples: when every block holds one run
-   * (the runs all differ, e.g. one huge run) it is the events array */
+  /* the block x run matrix of samples */
   int single = 1;
   for (size_t k = 0; k < insp->block_count && single; k++)
     single = insp->blocks[k].run_count == 1;
-  if (rc == ETK_OK && single) {
-    uint64_t total = 0;
-    for (size_t k = 0; k < insp->block_count; k++) {
-      insp_block_t *bk = &insp->blocks[k];
-      bk->sample_base = total;
-      bk->first_run = (uint32_t)k;
-      total += bk->event_count;
-    }
-    insp->block_runs = malloc(
-        insp->block_count ? insp->block_count * sizeof *insp->block_runs : 1);
-    if (!insp->block_runs) rc = nomem(&b);
-    for (size_t r = 0; rc == ETK_OK && r < runs; r++)
-      if (b.run_group[r] != INSP_NONE)
-        insp->block_runs[b.run_group[r]] = (uint32_t)r;
-    if (rc == ETK_OK) {
-      /* ALWAYS(total == b.kept_len): blocks were created in run order, and
-       * a perf event's kept sample is its rep: the events are the samples */
-      if (!insp->events && !(insp->events = malloc(sizeof *insp->events)))
-        rc = nomem(&b);
-      insp->samples = insp->events;
-    }
-  } else if (rc == ETK_OK) {
-    uint64_t total = 0, grouped = 0;
-    for (size_t k = 0; k < insp->block_count; k++) {
-      insp_block_t *bk = &insp->blocks[k];
-      bk->sample_base = total;
-      bk->first_run = (uint32_t)grouped;
-      total += (uint64_t)bk->event_count * bk->run_count;
-      grouped += bk->run_count;
-      bk->run_count = 0; /* refilled below as a cursor */
-    }
-    if (total > ((size_t)-1) / sizeof(uint32_t)) {
-      rc = etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET, "too many samples");
-    } else {
-      insp->samples = malloc(total ? (size_t)total * sizeof *insp->samples : 1);
-      insp->block_runs =
-          malloc(grouped ? (size_t)grouped * sizeof *insp->block_runs : 1);
-      if (!insp->samples || !insp->block_runs) rc = nomem(&b);
-    }
-    if (rc == ETK_OK) {
-      /* first count runs per block again to know R while filling */
-      uint32_t *count =
-          calloc(insp->block_count ? insp->block_count : 1, sizeof *count);
-      if (!count) rc = nomem(&b);
-      for (size_t r = 0; rc == ETK_OK && r < runs; r++)
-        if (b.run_group[r] != INSP_NONE) count[b.run_group[r]]++;
-      for (size_t r = 0; rc == ETK_OK && r < runs; r++) {
-        uint32_t g = b.run_group[r];
-        if (g == INSP_NONE) continue;
-        insp_block_t *bk = &insp->blocks[g];
-        uint32_t j = bk->run_count++;
-        uint32_t R = count[g];
-        insp->block_runs[bk->first_run + j] = (uint32_t)r;
-        uint32_t *dst = insp->samples + bk->sample_base + j;
-        if (b.run_kept[r] == INSP_NONE) { /* the block's first run */
-          const uint32_t *reps = insp->events + bk->first_event;
-          for (uint32_t p = 0; p < bk->event_count; p++)
-            dst[(uint64_t)p * R] = sample_of(&b.c, reps[p]);
-          continue;
-        }
-        const uint32_t *kp = b.kept + b.run_kept[r];
-        for (uint32_t p = 0; p < bk->event_count; p++)
-          dst[(uint64_t)p * R] = kp[p];
-      }
-      free(count);
-    }
-  }
+  if (rc == ETK_OK)
+    rc = single ? samples_single(insp, &b, runs)
+                : samples_matrix(insp, &b, runs, err);
   free(b.kept);
   free(b.run_group);
   free(b.run_kept);

@@ -6,8 +6,10 @@
  * PURPOSE
  *   Everything the public API exposes about a grouped dump, computed on
  *   demand from the compact representation built by event_blocks.c:
- *   an Inspector event is 20 bytes of signature; its name, delegate id,
- *   samples, durations and statistics are derived here each time.
+ *   an Inspector event is one ETDump event standing for its signature (4
+ *   bytes; the debug name lives with its debug entries); its name,
+ *   delegate id, samples, durations and statistics are derived here each
+ *   time.
  *
  * DURATIONS (upstream Event._populate_profiling_related_fields)
  *   not delegated: float(elapsed(start, end)) / factor, the subtraction in
