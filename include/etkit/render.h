@@ -382,6 +382,10 @@ void etk_json_int(etk_json_t *j, int64_t v);
 void etk_json_uint(etk_json_t *j, uint64_t v);
 void etk_json_bool(etk_json_t *j, int v);
 void etk_json_null(etk_json_t *j);
+/* A frame cell as a JSON value: TEXT and OBJECT as strings, INT, BOOL,
+ * FLOAT as numbers and booleans, NONE and NAN as null. */
+void etk_json_cell(etk_json_t *j, const etk_cell_t *cell);
+
 /* Key and value in one call: etk_json_kv_uint(j, "count", n) writes what
  * etk_json_key(j, "count") then etk_json_uint(j, n) write, with one
  * reservation of the sink's buffer when the key and a string value need

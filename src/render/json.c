@@ -502,6 +502,27 @@ int etk_json_finish(etk_json_t *j) {
   return j->status;
 }
 
+void etk_json_cell(etk_json_t *j, const etk_cell_t *cell) {
+  switch (cell->kind) {
+    case ETK_CELL_TEXT:
+    case ETK_CELL_OBJECT:
+      etk_json_string(j, cell->text, cell->len);
+      break;
+    case ETK_CELL_INT:
+      etk_json_int(j, cell->i);
+      break;
+    case ETK_CELL_BOOL:
+      etk_json_bool(j, cell->i != 0);
+      break;
+    case ETK_CELL_FLOAT:
+      etk_json_double(j, cell->f);
+      break;
+    default:
+      etk_json_null(j);
+      break;
+  }
+}
+
 /* ------------------------------------------------------ key and value */
 
 /* Each etk_json_kv_*() writes what etk_json_key() and the value call
