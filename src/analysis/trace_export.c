@@ -1120,37 +1120,82 @@ void etk_trace_stats_write_json(etk_json_t *j, const etk_trace_stats_t *st,
   etk_json_end_object(j);
 }
 
+static const char *base_name(const char *path) {
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  return slash ? slash + 1 : path;
+}
+
+/* The options of input `i`: `o` as it is for a one-dump document, else
+ * process i + 1 named after the file. */
+static etk_trace_options_t input_options(const etk_trace_options_t *o,
+                                         const etk_trace_input_t *in, size_t i,
+                                         int several) {
+  etk_trace_options_t io = *o;
+  if (several) {
+    io.pid = (uint32_t)(i + 1);
+    io.process_name = base_name(in[i].path);
+  }
+  return io;
+}
+
+/* One trace document of `n` dumps (see etk_trace_write_json_files). */
+static int write_document(etk_trace_input_t *in, size_t n,
+                          const etk_trace_options_t *o, int several,
+                          etk_render_sink_t *sink, etk_error_t *err) {
+  etk_trace_writer_t w;
+  etk_trace_writer_init(&w, sink,
+                        o->source_time_scale == ETK_TIME_NS ? "ns" : NULL);
+  for (size_t i = 0; i < n; i++) {
+    etk_trace_options_t io = input_options(o, in, i, several);
+    int rc = etk_trace_export_etdump(&w, in[i].dump, in[i].insp, &io,
+                                     &in[i].stats, err);
+    if (rc != ETK_OK) {
+      if (several) etk_error_where(err, in[i].path);
+      return rc;
+    }
+  }
+  etk_json_t *j = etk_trace_other_data_begin(&w);
+  if (j) {
+    etk_json_begin_object(j);
+    etk_json_kv_cstring(j, "generator", "etkit trace");
+    etk_json_key(j, "files");
+    etk_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+      etk_trace_options_t io = input_options(o, in, i, several);
+      etk_trace_stats_write_json(j, &in[i].stats, &io, in[i].path);
+    }
+    etk_json_end_array(j);
+    etk_json_end_object(j);
+  }
+  int rc = etk_trace_writer_finish(&w);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "writing the trace failed: %s",
+                         etk_strerror(rc));
+  return ETK_OK;
+}
+
+int etk_trace_write_json_files(etk_trace_input_t *inputs, size_t n,
+                               const etk_trace_options_t *o,
+                               etk_render_sink_t *sink, etk_error_t *err) {
+  etk_trace_options_t defaults;
+  etk_trace_options_init(&defaults);
+  if (!sink || (!inputs && n))
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_trace_write_json_files: NULL argument");
+  return write_document(inputs, n, o ? o : &defaults, 1, sink, err);
+}
+
 int etk_trace_write_json(const etk_etdump_t *dump, const etk_inspector_t *insp,
                          const etk_trace_options_t *o, const char *path,
                          etk_render_sink_t *sink, etk_trace_stats_t *stats,
                          etk_error_t *err) {
   etk_trace_options_t defaults;
   etk_trace_options_init(&defaults);
-  if (!o) o = &defaults;
-  etk_trace_stats_t local;
-  if (!stats) stats = &local;
   if (!sink)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_trace_write_json: NULL sink");
-  etk_trace_writer_t w;
-  etk_trace_writer_init(&w, sink,
-                        o->source_time_scale == ETK_TIME_NS ? "ns" : NULL);
-  int rc = etk_trace_export_etdump(&w, dump, insp, o, stats, err);
-  if (rc != ETK_OK) return rc;
-  etk_json_t *j = etk_trace_other_data_begin(&w);
-  if (j) {
-    etk_json_begin_object(j);
-    etk_json_key(j, "generator");
-    etk_json_cstring(j, "etkit trace");
-    etk_json_key(j, "files");
-    etk_json_begin_array(j);
-    etk_trace_stats_write_json(j, stats, o, path);
-    etk_json_end_array(j);
-    etk_json_end_object(j);
-  }
-  rc = etk_trace_writer_finish(&w);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "trace: writing failed: %s",
-                         etk_strerror(rc));
-  return ETK_OK;
+  etk_trace_input_t in = {.dump = dump, .insp = insp, .path = path};
+  int rc = write_document(&in, 1, o ? o : &defaults, 0, sink, err);
+  if (stats) *stats = in.stats;
+  return rc;
 }
