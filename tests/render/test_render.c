@@ -104,6 +104,23 @@ ETK_TEST(ints_format) {
   CHECK_EQ_STR(out, "18446744073709551615");
   etk_format_int(0, out);
   CHECK_EQ_STR(out, "0");
+  /* every digit count, on both sides of each power of ten */
+  char want[32];
+  int bad = 0;
+  for (uint64_t p = 1;; p *= 10) {
+    for (int d = -2; d <= 2; d++) {
+      uint64_t v = p + (uint64_t)(int64_t)d;
+      if (d < 0 && p < 3) continue;
+      snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+      size_t n = etk_format_uint(v, out);
+      bad += strcmp(out, want) != 0 || n != strlen(want);
+      snprintf(want, sizeof want, "%lld", -(long long)(v >> 1));
+      n = etk_format_int(-(int64_t)(v >> 1), out);
+      bad += strcmp(out, want) != 0 || n != strlen(want);
+    }
+    if (p > UINT64_MAX / 10) break;
+  }
+  CHECK_EQ_INT(bad, 0);
 }
 
 ETK_TEST(python_repr_of_str_and_bytes) {
