@@ -51,6 +51,26 @@ void etk_trace_writer_init(etk_trace_writer_t *w, etk_render_sink_t *sink,
   w->state = TW_EVENTS;
 }
 
+/* The keys every event has, quoted at compile time. */
+static const etk_json_prepared_key_t key_name = ETK_JSON_KEY_LITERAL("name"),
+                                     key_cat = ETK_JSON_KEY_LITERAL("cat"),
+                                     key_ph = ETK_JSON_KEY_LITERAL("ph"),
+                                     key_ts = ETK_JSON_KEY_LITERAL("ts"),
+                                     key_pid = ETK_JSON_KEY_LITERAL("pid"),
+                                     key_tid = ETK_JSON_KEY_LITERAL("tid");
+
+/* Readies the event's JSON writer for a new top-level value.  Only the
+ * nesting state is reset: the writer's last formatted number stays valid
+ * (it is a cache keyed by the value's bits). */
+static void event_json_reset(etk_json_t *j, etk_render_sink_t *sink) {
+  j->sink = sink;
+  j->indent = 0;
+  j->depth = 0;
+  j->status = ETK_OK;
+  j->count_nonzero[0] = 0;
+  j->key_pending = 0;
+}
+
 etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
                                   const char *name, size_t name_len,
                                   const char *cat, uint32_t pid, uint32_t tid,
@@ -60,25 +80,25 @@ etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
     w->status = ETK_E_INVALID_STATE;
     return NULL;
   }
-  etk_render_puts(w->sink, w->events ? ",\n" : "\n");
+  etk_render_put(w->sink, w->events ? ",\n" : "\n", w->events ? 2 : 1);
   etk_json_t *j = &w->json;
-  etk_json_init(j, w->sink, 0);
+  event_json_reset(j, w->sink);
   etk_json_begin_object(j);
-  etk_json_key(j, "name");
+  etk_json_key_prepared(j, &key_name);
   etk_json_string(j, name ? name : "", name ? name_len : 0);
   if (cat) {
-    etk_json_key(j, "cat");
+    etk_json_key_prepared(j, &key_cat);
     etk_json_cstring(j, cat);
   }
-  etk_json_key(j, "ph");
+  etk_json_key_prepared(j, &key_ph);
   etk_json_cstring(j, ph);
   if (ts == ts && ts - ts == 0) { /* finite; metadata events have none */
-    etk_json_key(j, "ts");
+    etk_json_key_prepared(j, &key_ts);
     etk_json_double(j, ts);
   }
-  etk_json_key(j, "pid");
+  etk_json_key_prepared(j, &key_pid);
   etk_json_uint(j, pid);
-  etk_json_key(j, "tid");
+  etk_json_key_prepared(j, &key_tid);
   etk_json_uint(j, tid);
   w->state = TW_IN_EVENT;
   return j;

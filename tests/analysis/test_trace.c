@@ -434,6 +434,51 @@ ETK_TEST(model_without_inspector_groups_by_run_name) {
   close_opened(&o);
 }
 
+/* What `etkit trace A B` writes: one process per dump, numbered from 1
+ * and named after the file, and one otherData entry per dump. */
+ETK_TEST(several_dumps_are_processes_named_after_their_files) {
+  size_t len;
+  uint8_t *bytes = afx_model(&len);
+  opened_t o;
+  REQUIRE(open_bytes(&o, bytes, len, 1));
+  etk_trace_input_t in[2];
+  memset(in, 0, sizeof in);
+  in[0].dump = in[1].dump = o.dump;
+  in[0].insp = o.insp;
+  in[0].path = "dir/first.etdp";
+  in[1].path = "second.etdp";
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_trace_write_json_files(in, 2, NULL, s, &err) == ETK_OK);
+  size_t n = 0;
+  char *text = etk_render_sink_take(s, &n);
+  free(s);
+  json_t *root = text ? json_loads(text, 0, NULL) : NULL;
+  free(text);
+  REQUIRE(root);
+  size_t names = 0, i;
+  json_t *ev;
+  json_array_foreach(events_of(root), i, ev) {
+    if (strcmp(str_of(ev, "name"), "process_name") != 0) continue;
+    const char *name =
+        json_string_value(json_object_get(json_object_get(ev, "args"), "name"));
+    int pid = (int)json_integer_value(json_object_get(ev, "pid"));
+    CHECK_EQ_STR(name, pid == 1 ? "first.etdp" : "second.etdp");
+    names++;
+  }
+  CHECK_EQ_INT(names, 2);
+  json_t *files = json_object_get(json_object_get(root, "otherData"), "files");
+  CHECK_EQ_INT(json_array_size(files), 2);
+  CHECK_EQ_STR(str_of(json_array_get(files, 1), "path"), "second.etdp");
+  CHECK_EQ_INT(
+      json_integer_value(json_object_get(json_array_get(files, 1), "pid")), 2);
+  CHECK(in[0].stats.slices > 0 && in[0].stats.slices == in[1].stats.slices);
+  json_decref(root);
+  close_opened(&o);
+}
+
 ETK_TEST(selection_and_track_modes) {
   opened_t o;
   REQUIRE(open_fixture(&o, afx_model, 1));
