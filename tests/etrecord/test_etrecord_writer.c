@@ -80,6 +80,68 @@ static etk_etrecord_desc_t make_desc(void) {
   return d;
 }
 
+/* round_trip: the programs read back node for node. */
+static void check_programs(etk_etrecord_t *rec) {
+  const etk_etrecord_program_t *p;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_etrecord_edge_program_load(rec, "forward", &p, &err) == ETK_OK);
+  CHECK_EQ_INT(p->dialect, ETK_ETRECORD_DIALECT_SINGLE_KEY);
+  CHECK_EQ_STR(p->verifiers, "EDGE");
+  REQUIRE(p->input_count == 2 && p->output_count == 1);
+  CHECK_EQ_STR(p->inputs[1], "w");
+  CHECK_EQ_STR(p->outputs[0], "aten_relu_default");
+  REQUIRE(p->node_count == 2);
+  for (size_t i = 0; i < 2; i++) {
+    const etk_etrecord_node_t *got = &p->nodes[i];
+    const etk_etrecord_node_desc_t *want = &forward_nodes[i];
+    CHECK_EQ_STR(got->name, want->name);
+    CHECK_EQ_STR(got->target, want->target);
+    CHECK(got->has_debug_handle);
+    CHECK_EQ_INT(got->debug_handle, want->debug_handle);
+    if (want->stack_trace)
+      CHECK_EQ_STR(got->stack_trace, want->stack_trace);
+    else
+      CHECK(got->stack_trace == NULL);
+    CHECK_EQ_INT(got->module_count, want->module_stack_count);
+    for (size_t k = 0; k < got->module_count && k < want->module_stack_count;
+         k++) {
+      CHECK_EQ_STR(got->modules[k].key, want->module_stack[k].key);
+      CHECK_EQ_STR(got->modules[k].path, want->module_stack[k].path);
+      CHECK_EQ_STR(got->modules[k].type, want->module_stack[k].type);
+    }
+    REQUIRE(got->output_count == 1);
+    CHECK_EQ_STR(got->outputs[0], want->outputs[0]);
+  }
+  CHECK_EQ_STR(p->nodes[0].args, "input=x, arg1=w");
+  CHECK_EQ_STR(p->nodes[0].modules[1].normalized, "layers.0");
+  REQUIRE(p->nodes[0].source_fn_count == 1);
+  CHECK_EQ_STR(p->nodes[0].source_fns[0].name, "layers_0");
+  char buf[128];
+  etk_etrecord_node_source(&p->nodes[0], false, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "net.py:9");
+  const etk_etrecord_program_t *init;
+  REQUIRE(etk_etrecord_edge_program_load(rec, "init", &init, &err) == ETK_OK);
+  CHECK_EQ_INT(init->node_count, 0);
+}
+
+/* round_trip: libzip agrees on the container details. */
+static void check_container(const uint8_t *zip, size_t len) {
+  zip_error_t ze;
+  zip_error_init(&ze);
+  zip_source_t *src = zip_source_buffer_create(zip, len, 0, &ze);
+  zip_t *za =
+      src ? zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze) : NULL;
+  REQUIRE(za != NULL);
+  zip_uint8_t opsys;
+  zip_uint32_t attr;
+  REQUIRE(zip_file_get_external_attributes(za, 0, 0, &opsys, &attr) == 0);
+  CHECK_EQ_INT(opsys, ZIP_OPSYS_UNIX);
+  CHECK_EQ_INT(attr, 0600u << 16);
+  zip_discard(za);
+  zip_error_fini(&ze);
+}
+
 ETK_TEST(round_trip) {
   static const uint8_t blob[] = {0x80, 0x02, '}', 'q', 0x00, '.'};
   etk_etrecord_blob_desc_t extra = {"reference_outputs", blob, sizeof blob};
@@ -171,46 +233,7 @@ ETK_TEST(round_trip) {
   REQUIRE(mi != NULL);
   CHECK(mi->in_debug_handle_map && mi->handle_count == 0);
 
-  /* the program reads back node for node */
-  const etk_etrecord_program_t *p;
-  REQUIRE(etk_etrecord_edge_program_load(rec, "forward", &p, &err) == ETK_OK);
-  CHECK_EQ_INT(p->dialect, ETK_ETRECORD_DIALECT_SINGLE_KEY);
-  CHECK_EQ_STR(p->verifiers, "EDGE");
-  REQUIRE(p->input_count == 2 && p->output_count == 1);
-  CHECK_EQ_STR(p->inputs[1], "w");
-  CHECK_EQ_STR(p->outputs[0], "aten_relu_default");
-  REQUIRE(p->node_count == 2);
-  for (size_t i = 0; i < 2; i++) {
-    const etk_etrecord_node_t *got = &p->nodes[i];
-    const etk_etrecord_node_desc_t *want = &forward_nodes[i];
-    CHECK_EQ_STR(got->name, want->name);
-    CHECK_EQ_STR(got->target, want->target);
-    CHECK(got->has_debug_handle);
-    CHECK_EQ_INT(got->debug_handle, want->debug_handle);
-    if (want->stack_trace)
-      CHECK_EQ_STR(got->stack_trace, want->stack_trace);
-    else
-      CHECK(got->stack_trace == NULL);
-    CHECK_EQ_INT(got->module_count, want->module_stack_count);
-    for (size_t k = 0; k < got->module_count && k < want->module_stack_count;
-         k++) {
-      CHECK_EQ_STR(got->modules[k].key, want->module_stack[k].key);
-      CHECK_EQ_STR(got->modules[k].path, want->module_stack[k].path);
-      CHECK_EQ_STR(got->modules[k].type, want->module_stack[k].type);
-    }
-    REQUIRE(got->output_count == 1);
-    CHECK_EQ_STR(got->outputs[0], want->outputs[0]);
-  }
-  CHECK_EQ_STR(p->nodes[0].args, "input=x, arg1=w");
-  CHECK_EQ_STR(p->nodes[0].modules[1].normalized, "layers.0");
-  REQUIRE(p->nodes[0].source_fn_count == 1);
-  CHECK_EQ_STR(p->nodes[0].source_fns[0].name, "layers_0");
-  char buf[128];
-  etk_etrecord_node_source(&p->nodes[0], false, buf, sizeof buf);
-  CHECK_EQ_STR(buf, "net.py:9");
-  const etk_etrecord_program_t *init;
-  REQUIRE(etk_etrecord_edge_program_load(rec, "init", &init, &err) == ETK_OK);
-  CHECK_EQ_INT(init->node_count, 0);
+  check_programs(rec);
 
   /* the linker sees what was written */
   etk_etrecord_linker_t *l;
@@ -231,20 +254,7 @@ ETK_TEST(round_trip) {
   etk_etrecord_linker_destroy(l);
   etk_etrecord_close(rec);
 
-  /* libzip agrees on the container details */
-  zip_error_t ze;
-  zip_error_init(&ze);
-  zip_source_t *src = zip_source_buffer_create(zip, len, 0, &ze);
-  zip_t *za =
-      src ? zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze) : NULL;
-  REQUIRE(za != NULL);
-  zip_uint8_t opsys;
-  zip_uint32_t attr;
-  REQUIRE(zip_file_get_external_attributes(za, 0, 0, &opsys, &attr) == 0);
-  CHECK_EQ_INT(opsys, ZIP_OPSYS_UNIX);
-  CHECK_EQ_INT(attr, 0600u << 16);
-  zip_discard(za);
-  zip_error_fini(&ze);
+  check_container(zip, len);
   free(zip);
 }
 
