@@ -96,22 +96,88 @@ static void check_dump(etk_recorder_t *rec) {
   }
 }
 
+/* Logs a scalar value: as a program value (`program`) or a delegate's. */
+static void fuzz_scalar(etk_recorder_t *rec, input_t *in, int program,
+                        char *namebuf) {
+  etk_recorder_value_t v;
+  uint8_t k = take8(in) % 3u;
+  v = k == 0   ? etk_value_int((int64_t)take32(in) << 20)
+      : k == 1 ? etk_value_double((double)take32(in) / 7.0)
+               : etk_value_bool(take8(in) & 1u);
+  if (program)
+    etk_recorder_log_value(rec, &v, (etk_logged_type_t)(take8(in) % 3u));
+  else {
+    const char *n = take_name(in, namebuf);
+    etk_recorder_log_delegate_value(
+        rec, n, (take8(in) & 1u) ? (int32_t)take8(in) : -1, &v);
+  }
+}
+
+static int64_t dims[2][ETK_RECORDER_MAX_DIMS];
+static uint8_t tensor_bytes[256];
+
+/* Logs one to three tensors (a single tensor when `single` and the count
+ * is one, else a list), as a program value or a delegate's. */
+static void fuzz_tensors(etk_recorder_t *rec, input_t *in, int single,
+                         char *namebuf) {
+  etk_recorder_tensor_t t[3];
+  etk_recorder_value_t v;
+  size_t count = 1u + take8(in) % 3u;
+  for (size_t i = 0; i < count; i++) {
+    uint32_t dim = take8(in) % 5u;
+    memset(&t[i], 0, sizeof t[i]);
+    t[i].scalar_type = take8(in) % 30u;
+    t[i].dim = dim;
+    for (uint32_t d = 0; d < dim; d++) {
+      dims[0][d] = (int64_t)(int8_t)take8(in);
+      dims[1][d] = take8(in);
+    }
+    t[i].sizes = dims[0];
+    t[i].strides = (take8(in) & 1u) ? dims[1] : NULL;
+    t[i].nbytes = take8(in) % 4u == 0 ? 0 : take8(in);
+    t[i].data = t[i].nbytes ? tensor_bytes : NULL;
+  }
+  v = (single && count == 1) ? etk_value_tensor(t)
+                             : etk_value_tensor_list(t, count);
+  if (take8(in) & 1u)
+    etk_recorder_log_value(rec, &v, (etk_logged_type_t)(take8(in) & 1u));
+  else
+    etk_recorder_log_delegate_value(rec, take_name(in, namebuf),
+                                    (take8(in) & 1u) ? 5 : -1, &v);
+}
+
+static uint8_t debug_mem[1024];
+static etk_buffer_sink_t sink;
+
+/* Sets the debug buffer, a buffer sink over it, or no sink. */
+static void fuzz_sink(etk_recorder_t *rec, input_t *in) {
+  uint8_t k = take8(in) % 3u;
+  if (k == 0) {
+    etk_recorder_set_debug_buffer(rec, debug_mem,
+                                  take8(in) * 4u % sizeof debug_mem);
+  } else if (k == 1) {
+    etk_data_sink_t ds;
+    etk_buffer_sink_init(&sink, debug_mem, take8(in) * 4u,
+                         (size_t)1 << (take8(in) % 8u));
+    ds = etk_buffer_sink_as_data_sink(&sink);
+    etk_recorder_set_data_sink(rec, &ds);
+  } else {
+    etk_recorder_set_data_sink(rec, NULL);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static uint64_t arena[16384 / 8];
   static uint8_t output[8192];
-  static uint8_t debug_mem[1024];
   static uint8_t metadata[64];
-  static int64_t dims[2][ETK_RECORDER_MAX_DIMS];
-  static uint8_t tensor_bytes[256];
   input_t in;
   etk_recorder_config_t cfg;
   etk_recorder_t *rec;
   etk_recorder_scope_t stack[8];
   int depth = 0;
   etk_filter_t filter;
-  etk_buffer_sink_t sink;
   char namebuf[16];
   size_t arena_size;
   in.p = data;
@@ -185,49 +251,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
       }
       case 10:
-      case 11: {
-        etk_recorder_value_t v;
-        uint8_t k = take8(&in) % 3u;
-        v = k == 0   ? etk_value_int((int64_t)take32(&in) << 20)
-            : k == 1 ? etk_value_double((double)take32(&in) / 7.0)
-                     : etk_value_bool(take8(&in) & 1u);
-        if (op % 24u == 10)
-          etk_recorder_log_value(rec, &v, (etk_logged_type_t)(take8(&in) % 3u));
-        else {
-          const char *n = take_name(&in, namebuf);
-          etk_recorder_log_delegate_value(
-              rec, n, (take8(&in) & 1u) ? (int32_t)take8(&in) : -1, &v);
-        }
+      case 11:
+        fuzz_scalar(rec, &in, op % 24u == 10, namebuf);
         break;
-      }
       case 12:
-      case 13: {
-        etk_recorder_tensor_t t[3];
-        etk_recorder_value_t v;
-        size_t count = 1u + take8(&in) % 3u;
-        for (size_t i = 0; i < count; i++) {
-          uint32_t dim = take8(&in) % 5u;
-          memset(&t[i], 0, sizeof t[i]);
-          t[i].scalar_type = take8(&in) % 30u;
-          t[i].dim = dim;
-          for (uint32_t d = 0; d < dim; d++) {
-            dims[0][d] = (int64_t)(int8_t)take8(&in);
-            dims[1][d] = take8(&in);
-          }
-          t[i].sizes = dims[0];
-          t[i].strides = (take8(&in) & 1u) ? dims[1] : NULL;
-          t[i].nbytes = take8(&in) % 4u == 0 ? 0 : take8(&in);
-          t[i].data = t[i].nbytes ? tensor_bytes : NULL;
-        }
-        v = (op % 24u == 12 && count == 1) ? etk_value_tensor(t)
-                                           : etk_value_tensor_list(t, count);
-        if (take8(&in) & 1u)
-          etk_recorder_log_value(rec, &v, (etk_logged_type_t)(take8(&in) & 1u));
-        else
-          etk_recorder_log_delegate_value(rec, take_name(&in, namebuf),
-                                          (take8(&in) & 1u) ? 5 : -1, &v);
+      case 13:
+        fuzz_tensors(rec, &in, op % 24u == 12, namebuf);
         break;
-      }
       case 14:
         etk_recorder_set_chain_debug_handle(rec, (int8_t)take8(&in),
                                             take8(&in));
@@ -265,22 +295,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           etk_recorder_end_op(rec, &stack[depth]);
         }
         break;
-      case 22: {
-        uint8_t k = take8(&in) % 3u;
-        if (k == 0) {
-          etk_recorder_set_debug_buffer(rec, debug_mem,
-                                        take8(&in) * 4u % sizeof debug_mem);
-        } else if (k == 1) {
-          etk_data_sink_t ds;
-          etk_buffer_sink_init(&sink, debug_mem, take8(&in) * 4u,
-                               (size_t)1 << (take8(&in) % 8u));
-          ds = etk_buffer_sink_as_data_sink(&sink);
-          etk_recorder_set_data_sink(rec, &ds);
-        } else {
-          etk_recorder_set_data_sink(rec, NULL);
-        }
+      case 22:
+        fuzz_sink(rec, &in);
         break;
-      }
       default: {
         etk_recorder_stats_t st;
         etk_recorder_stats(rec, &st);
