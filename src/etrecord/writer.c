@@ -460,28 +460,30 @@ static json_t *node_json(builder_t *b, const etk_etrecord_node_desc_t *n) {
   return node;
 }
 
+/* The graph's inputs or outputs (`kind` "user_input" or "user_output"):
+ * *names receives the list of tensor arguments, *specs the signature's
+ * specs naming them. */
+static void io_json(builder_t *b, const char *const *tensors, size_t count,
+                    const char *kind, json_t **names, json_t **specs) {
+  *names = jb_check(b, json_array());
+  *specs = jb_check(b, json_array());
+  for (size_t i = 0; i < count; i++) {
+    jb_push(b, *names, tagged_name(b, "as_tensor", tensors[i]));
+    json_t *user = jb_check(b, json_object());
+    jb_set(b, user, "arg", tagged_name(b, "as_tensor", tensors[i]));
+    json_t *spec = jb_check(b, json_object());
+    jb_set(b, spec, kind, user);
+    jb_push(b, *specs, spec);
+  }
+}
+
 static json_t *program_json(builder_t *b, const etk_etrecord_method_desc_t *m) {
   json_t *graph = jb_check(b, json_object());
-  json_t *inputs = jb_check(b, json_array());
-  json_t *input_specs = jb_check(b, json_array());
-  for (size_t i = 0; i < m->graph_input_count; i++) {
-    jb_push(b, inputs, tagged_name(b, "as_tensor", m->graph_inputs[i]));
-    json_t *user = jb_check(b, json_object());
-    jb_set(b, user, "arg", tagged_name(b, "as_tensor", m->graph_inputs[i]));
-    json_t *spec = jb_check(b, json_object());
-    jb_set(b, spec, "user_input", user);
-    jb_push(b, input_specs, spec);
-  }
-  json_t *outputs = jb_check(b, json_array());
-  json_t *output_specs = jb_check(b, json_array());
-  for (size_t i = 0; i < m->graph_output_count; i++) {
-    jb_push(b, outputs, tagged_name(b, "as_tensor", m->graph_outputs[i]));
-    json_t *user = jb_check(b, json_object());
-    jb_set(b, user, "arg", tagged_name(b, "as_tensor", m->graph_outputs[i]));
-    json_t *spec = jb_check(b, json_object());
-    jb_set(b, spec, "user_output", user);
-    jb_push(b, output_specs, spec);
-  }
+  json_t *inputs, *input_specs, *outputs, *output_specs;
+  io_json(b, m->graph_inputs, m->graph_input_count, "user_input", &inputs,
+          &input_specs);
+  io_json(b, m->graph_outputs, m->graph_output_count, "user_output", &outputs,
+          &output_specs);
   json_t *nodes = jb_check(b, json_array());
   for (size_t i = 0; i < m->node_count && !b->failed; i++)
     jb_push(b, nodes, node_json(b, &m->nodes[i]));
