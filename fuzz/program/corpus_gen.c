@@ -93,7 +93,7 @@ static etk_program_builder_t *delegate_program(int in_segment) {
   const ptu_micro_step_t steps[2] = {{"aten::relu.out", NULL, 7, "meta"},
                                      {"aten::neg.out", "neg #1", -1, NULL}};
   size_t len = ptu_micro_chain(payload, sizeof payload, sz, steps);
-  ptu_micro_delegate(b, payload, len, x, y);
+  ptu_micro_delegate(b, payload, len, x, x, y);
   return b;
 }
 
