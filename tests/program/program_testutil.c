@@ -146,6 +146,16 @@ size_t ptu_micro_chain(uint8_t *payload, size_t cap, const int32_t sizes[2],
   return etk_micro_graph_finish(&g, &len) == ETK_OK ? len : 0;
 }
 
+void ptu_micro_delegate(etk_program_builder_t *b, const uint8_t *payload,
+                        size_t len, int32_t input, int32_t x, int32_t y) {
+  int d = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
+                                           len, NULL, NULL, NULL, 0);
+  int32_t args[2] = {x, y};
+  etk_program_builder_delegate_call(b, d, args, 2);
+  etk_program_builder_set_inputs(b, &input, 1);
+  etk_program_builder_set_outputs(b, &y, 1);
+}
+
 size_t ptu_count(const char *hay, const char *needle) {
   size_t n = 0, k = strlen(needle);
   for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += k) n++;

@@ -66,6 +66,12 @@ typedef struct ptu_micro_step {
 size_t ptu_micro_chain(uint8_t *payload, size_t cap, const int32_t sizes[2],
                        const ptu_micro_step_t steps[2]);
 
+/* Adds an EtkitMicroBackend delegate over payload[0..len) and the call
+ * delegate(x, y), and makes `input` the method's one input and y its one
+ * output. */
+void ptu_micro_delegate(etk_program_builder_t *b, const uint8_t *payload,
+                        size_t len, int32_t input, int32_t x, int32_t y);
+
 /* Counts occurrences of `needle` in `hay`. */
 size_t ptu_count(const char *hay, const char *needle);
 

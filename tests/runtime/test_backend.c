@@ -112,8 +112,7 @@ ETK_TEST(custom_backend_lifecycle) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   CHECK_EQ_INT(seen.inits, 1);
   CHECK_EQ_STR(seen.payload, "hello payload");
   CHECK_EQ_INT(seen.spec_count, 1);
@@ -129,9 +128,7 @@ ETK_TEST(custom_backend_lifecycle) {
   CHECK_EQ_INT(seen.destroys, 1);
   /* a failing init is a load error naming the backend and its message */
   seen.fail_init = 1;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_FORMAT);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "TwiceBackend") != NULL);
   CHECK(strstr(err.message, "refused on purpose") != NULL);
   etk_program_free(p);
@@ -147,9 +144,7 @@ ETK_TEST(unknown_backend_fails_at_load) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_NOT_FOUND);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_NOT_FOUND);
   CHECK(strstr(err.message, "NoSuchBackend") != NULL);
   size_t size;
   etk_error_clear(&err);
@@ -235,8 +230,7 @@ ETK_TEST(micro_backend_runs_and_checks_arguments) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   float x[3] = {1, 2, 3};
   REQUIRE(ttu_set_float_input(m, 0, x, 3, &err) == ETK_OK);
   /* arg 5 does not exist in a 2-argument DelegateCall */

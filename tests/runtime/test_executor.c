@@ -34,8 +34,7 @@ ETK_TEST(add_pte_runs) {
   if (!p) ETK_SKIP("add.pte not found");
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   CHECK_EQ_STR(etk_method_name(m), "forward");
   CHECK_EQ_INT(etk_method_input_count(m), 2);
   CHECK_EQ_INT(etk_method_output_count(m), 1);
@@ -140,8 +139,7 @@ ETK_TEST(input_checks) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   float x[5] = {1, 2, 3, 4, 5};
   /* execute before inputs are set */
   etk_error_clear(&err);
@@ -203,9 +201,7 @@ ETK_TEST(missing_operator_and_dtype) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_NOT_FOUND);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_NOT_FOUND);
   CHECK(strstr(err.message, "aten::frobnicate.out") != NULL);
   CHECK(strstr(err.message, "other instructions") != NULL);
   etk_program_free(p);
@@ -235,9 +231,7 @@ ETK_TEST(missing_operator_and_dtype) {
   REQUIRE(ptu_finish_unary(b, in, o, &d, &len) == ETK_OK);
   p = ptu_load(d, len);
   REQUIRE(p);
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_UNSUPPORTED);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_UNSUPPORTED);
   CHECK(strstr(err.message, "aten::convolution.out") != NULL);
   CHECK(strstr(err.message, "INT") != NULL);
   printf("# %s\n", err.message);
@@ -305,8 +299,7 @@ ETK_TEST(control_flow_instructions) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   float xv[2] = {3, -5};
   REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
@@ -326,8 +319,7 @@ ETK_TEST(control_flow_instructions) {
   REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
   p = ptu_load(d, len);
   REQUIRE(p);
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK(etk_method_output(m, 0)->u.tensor->data == NULL);

@@ -73,12 +73,7 @@ static etk_program_t *delegated_program(uint8_t **keep) {
   int t = ptu_float_tensor(b, 2, sz);
   int y = ptu_float_tensor(b, 2, sz);
   ptu_add_call(b, x, c, t);
-  int dg = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
-                                            plen, NULL, NULL, NULL, 0);
-  int32_t da[2] = {t, y};
-  etk_program_builder_delegate_call(b, dg, da, 2);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &y, 1);
+  ptu_micro_delegate(b, payload, plen, x, t, y);
   size_t len;
   if (etk_program_builder_finish(b, keep, &len, NULL) != ETK_OK) return NULL;
   etk_program_builder_free(b);

@@ -11,6 +11,12 @@
 #include "etkit/flatbuf.h"
 #include "etkit/schema.h"
 
+int ttu_load_forward(const struct etk_program *p, etk_method_t **m,
+                     struct etk_error *err) {
+  etk_error_clear(err);
+  return etk_method_load_alloc(p, "forward", NULL, m, err);
+}
+
 int ttu_set_float_input(etk_method_t *m, size_t i, float *data, size_t n,
                         etk_error_t *err) {
   etk_tensor_t t = *etk_method_input(m, i)->u.tensor;

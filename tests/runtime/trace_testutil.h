@@ -12,6 +12,11 @@
 #include "etkit/method.h"
 #include "etkit/recorder.h"
 
+/* Clears *err and loads method "forward" of p (heap-allocated, no
+ * recorder) into *m; returns the load status. */
+int ttu_load_forward(const struct etk_program *p, etk_method_t **m,
+                     struct etk_error *err);
+
 /* Clears *err and sets float input i of m to data[0..n) (the input's
  * shape, default dim order). */
 int ttu_set_float_input(etk_method_t *m, size_t i, float *data, size_t n,
