@@ -38,16 +38,15 @@ static const int64_t size3[] = {3}, size2[] = {2}, size1[] = {1};
 static void debug_tensor(etw_t *w, uint64_t chain, int32_t iid, int32_t dint,
                          int8_t scalar_type, const int64_t *sizes,
                          int64_t offset, int output) {
-  etw_debug_t d = {0};
-  d.chain = chain;
-  d.iid = iid;
-  d.dint = dint;
-  d.kind = ETW_VALUE_TENSOR;
-  d.tensor.scalar_type = scalar_type;
-  d.tensor.sizes = sizes;
-  d.tensor.dim = 1;
-  d.tensor.offset = offset;
-  d.output = output;
+  etw_debug_t d = {.chain = chain,
+                   .iid = iid,
+                   .dint = dint,
+                   .kind = ETW_VALUE_TENSOR,
+                   .tensor = {.scalar_type = scalar_type,
+                              .sizes = sizes,
+                              .dim = 1,
+                              .offset = offset},
+                   .output = output};
   etw_debug(w, &d);
 }
 
