@@ -226,25 +226,57 @@ static const char *const kGraphIn[] = {"x"};
 static const char *const kOut[] = {"aten_relu_default"};
 static const etk_etrecord_input_desc_t kIn[] = {{"self", "x"}};
 
-static etk_etrecord_method_desc_t one_method(etk_etrecord_node_desc_t *node) {
-  memset(node, 0, sizeof *node);
-  node->name = "aten_relu_default";
-  node->target = "executorch.exir.dialects.edge.ops.aten.relu.default";
-  node->debug_handle = 1;
-  node->inputs = kIn;
-  node->input_count = 1;
-  node->outputs = kOut;
-  node->output_count = 1;
-  etk_etrecord_method_desc_t m;
-  memset(&m, 0, sizeof m);
-  m.name = "forward";
-  m.nodes = node;
-  m.node_count = 1;
-  m.graph_inputs = kGraphIn;
-  m.graph_input_count = 1;
-  m.graph_outputs = kOut;
-  m.graph_output_count = 1;
-  return m;
+/* One method, forward, with one node: relu of the graph input x. */
+static const etk_etrecord_node_desc_t kRelu = {
+    .name = "aten_relu_default",
+    .target = "executorch.exir.dialects.edge.ops.aten.relu.default",
+    .debug_handle = 1,
+    .inputs = kIn,
+    .input_count = 1,
+    .outputs = kOut,
+    .output_count = 1};
+static const etk_etrecord_method_desc_t kForward = {.name = "forward",
+                                                    .nodes = &kRelu,
+                                                    .node_count = 1,
+                                                    .graph_inputs = kGraphIn,
+                                                    .graph_input_count = 1,
+                                                    .graph_outputs = kOut,
+                                                    .graph_output_count = 1};
+
+/* A record of kForward alone; the tests add members to it. */
+static etk_etrecord_desc_t one_method_record(void) {
+  etk_etrecord_desc_t desc;
+  memset(&desc, 0, sizeof desc);
+  desc.methods = &kForward;
+  desc.method_count = 1;
+  return desc;
+}
+
+/* Writes the ETRecord `desc` describes and opens it again; NULL when
+ * either step fails. */
+static etk_etrecord_t *write_and_open(const etk_etrecord_desc_t *desc) {
+  uint8_t *zip = NULL;
+  size_t len = 0;
+  etk_etrecord_t *rec = NULL;
+  if (etk_etrecord_write_memory(desc, &zip, &len, NULL) != ETK_OK) return NULL;
+  if (etk_etrecord_open_memory(zip, len, NULL, &rec, NULL) != ETK_OK)
+    rec = NULL;
+  free(zip);
+  return rec;
+}
+
+/* The writer refuses `desc` as an invalid argument with exactly `message`. */
+static void check_write_refused(const etk_etrecord_desc_t *desc,
+                                const char *message) {
+  uint8_t *zip = NULL;
+  size_t len = 0;
+  etk_error_t err;
+  char line[512];
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etrecord_write_memory(desc, &zip, &len, &err),
+               ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line), message);
+  CHECK(zip == NULL);
 }
 
 ETK_TEST(etrecord_writer_stores_references) {
@@ -260,21 +292,12 @@ ETK_TEST(etrecord_writer_stores_references) {
   etk_etrecord_reference_desc_t ref = {"forward", cases, 2};
   etk_torch_tensor_desc_t in[1] = {{6, 2, s22, input, sizeof input}};
   etk_etrecord_references_desc_t refs = {&ref, 1, in, 1};
-  etk_etrecord_node_desc_t node;
-  etk_etrecord_method_desc_t m = one_method(&node);
-  etk_etrecord_desc_t desc;
-  memset(&desc, 0, sizeof desc);
-  desc.methods = &m;
-  desc.method_count = 1;
+  etk_etrecord_desc_t desc = one_method_record();
   desc.references = &refs;
-  uint8_t *zip = NULL;
-  size_t len = 0;
+  etk_etrecord_t *rec = write_and_open(&desc);
+  REQUIRE(rec != NULL);
   etk_error_t err;
   etk_error_clear(&err);
-  REQUIRE(etk_etrecord_write_memory(&desc, &zip, &len, &err) == ETK_OK);
-  etk_etrecord_t *rec = NULL;
-  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &rec, &err) == ETK_OK);
-  free(zip);
   etk_etrecord_info_t info;
   etk_etrecord_info_get(rec, &info);
   CHECK(info.features & ETK_ETRECORD_HAS_REFERENCE_OUTPUTS);
@@ -305,43 +328,27 @@ ETK_TEST(etrecord_writer_stores_references) {
   etk_etrecord_blob_desc_t extra = {"reference_outputs", "x", 1};
   desc.extra_members = &extra;
   desc.extra_member_count = 1;
-  char line[512];
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_etrecord_write_memory(&desc, &zip, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "ETRecord writer: extra member 'reference_outputs' would clash "
-               "with the references the writer writes");
+  check_write_refused(&desc,
+                      "ETRecord writer: extra member 'reference_outputs' "
+                      "would clash with the references the writer writes");
   desc.extra_members = NULL;
   desc.extra_member_count = 0;
   outs1[0].nbytes = 12;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_etrecord_write_memory(&desc, &zip, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "ETRecord writer: references: tensor of dtype 6, 2 dims: "
-               "unsupported dtype, bad sizes, or nbytes 12 is not numel x "
-               "element size");
+  check_write_refused(&desc,
+                      "ETRecord writer: references: tensor of dtype 6, 2 "
+                      "dims: unsupported dtype, bad sizes, or nbytes 12 is "
+                      "not numel x element size");
 }
 
 ETK_TEST(legacy_pickled_reference_outputs_are_reported) {
   /* before 2026-03 reference_outputs was pickle.dumps output */
   static const uint8_t legacy[] = {0x80, 0x04, '}', '.'};
   etk_etrecord_blob_desc_t extra = {"reference_outputs", legacy, sizeof legacy};
-  etk_etrecord_node_desc_t node;
-  etk_etrecord_method_desc_t m = one_method(&node);
-  etk_etrecord_desc_t desc;
-  memset(&desc, 0, sizeof desc);
-  desc.methods = &m;
-  desc.method_count = 1;
+  etk_etrecord_desc_t desc = one_method_record();
   desc.extra_members = &extra;
   desc.extra_member_count = 1;
-  uint8_t *zip = NULL;
-  size_t len = 0;
-  REQUIRE(etk_etrecord_write_memory(&desc, &zip, &len, NULL) == ETK_OK);
-  etk_etrecord_t *rec = NULL;
-  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &rec, NULL) == ETK_OK);
-  free(zip);
+  etk_etrecord_t *rec = write_and_open(&desc);
+  REQUIRE(rec != NULL);
   etk_torch_archive_t *a = NULL;
   etk_error_t err;
   etk_error_clear(&err);
