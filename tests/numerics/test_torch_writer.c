@@ -226,30 +226,36 @@ static const char *const kGraphIn[] = {"x"};
 static const char *const kOut[] = {"aten_relu_default"};
 static const etk_etrecord_input_desc_t kIn[] = {{"self", "x"}};
 
-/* One method, forward, with one node: relu of the graph input x. */
-static const etk_etrecord_node_desc_t kRelu = {
-    .name = "aten_relu_default",
-    .target = "executorch.exir.dialects.edge.ops.aten.relu.default",
-    .debug_handle = 1,
-    .inputs = kIn,
-    .input_count = 1,
-    .outputs = kOut,
-    .output_count = 1};
-static const etk_etrecord_method_desc_t kForward = {.name = "forward",
-                                                    .nodes = &kRelu,
-                                                    .node_count = 1,
-                                                    .graph_inputs = kGraphIn,
-                                                    .graph_input_count = 1,
-                                                    .graph_outputs = kOut,
-                                                    .graph_output_count = 1};
+static etk_etrecord_method_desc_t one_method(etk_etrecord_node_desc_t *node) {
+  memset(node, 0, sizeof *node);
+  node->name = "aten_relu_default";
+  node->target = "executorch.exir.dialects.edge.ops.aten.relu.default";
+  node->debug_handle = 1;
+  node->inputs = kIn;
+  node->input_count = 1;
+  node->outputs = kOut;
+  node->output_count = 1;
+  etk_etrecord_method_desc_t m;
+  memset(&m, 0, sizeof m);
+  m.name = "forward";
+  m.nodes = node;
+  m.node_count = 1;
+  m.graph_inputs = kGraphIn;
+  m.graph_input_count = 1;
+  m.graph_outputs = kOut;
+  m.graph_output_count = 1;
+  return m;
+}
 
-/* A record of kForward alone; the tests add members to it. */
-static etk_etrecord_desc_t one_method_record(void) {
-  etk_etrecord_desc_t desc;
-  memset(&desc, 0, sizeof desc);
-  desc.methods = &kForward;
-  desc.method_count = 1;
-  return desc;
+/* A record of one_method() alone in *desc (*m and *node hold it); the
+ * tests add members to it. */
+static void one_method_record(etk_etrecord_desc_t *desc,
+                              etk_etrecord_method_desc_t *m,
+                              etk_etrecord_node_desc_t *node) {
+  *m = one_method(node);
+  memset(desc, 0, sizeof *desc);
+  desc->methods = m;
+  desc->method_count = 1;
 }
 
 /* Writes the ETRecord `desc` describes and opens it again; NULL when
@@ -292,7 +298,10 @@ ETK_TEST(etrecord_writer_stores_references) {
   etk_etrecord_reference_desc_t ref = {"forward", cases, 2};
   etk_torch_tensor_desc_t in[1] = {{6, 2, s22, input, sizeof input}};
   etk_etrecord_references_desc_t refs = {&ref, 1, in, 1};
-  etk_etrecord_desc_t desc = one_method_record();
+  etk_etrecord_node_desc_t node;
+  etk_etrecord_method_desc_t m;
+  etk_etrecord_desc_t desc;
+  one_method_record(&desc, &m, &node);
   desc.references = &refs;
   etk_etrecord_t *rec = write_and_open(&desc);
   REQUIRE(rec != NULL);
@@ -344,7 +353,10 @@ ETK_TEST(legacy_pickled_reference_outputs_are_reported) {
   /* before 2026-03 reference_outputs was pickle.dumps output */
   static const uint8_t legacy[] = {0x80, 0x04, '}', '.'};
   etk_etrecord_blob_desc_t extra = {"reference_outputs", legacy, sizeof legacy};
-  etk_etrecord_desc_t desc = one_method_record();
+  etk_etrecord_node_desc_t node;
+  etk_etrecord_method_desc_t m;
+  etk_etrecord_desc_t desc;
+  one_method_record(&desc, &m, &node);
   desc.extra_members = &extra;
   desc.extra_member_count = 1;
   etk_etrecord_t *rec = write_and_open(&desc);
