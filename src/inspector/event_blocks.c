@@ -468,19 +468,76 @@ static int run_collate(builder_t *b, run_state_t *rs) {
   return ETK_OK;
 }
 
-/* Step B: the signatures, staged where a new block keeps them: at the end
- * of the Inspector's events (the slot table of step A is reused). */
-static int run_signatures(builder_t *b, run_state_t *rs) {
+/* Room for the run's signatures at the end of the Inspector's events, and
+ * the run signature's hash started (name, bundled input index). */
+static int run_stage_begin(builder_t *b, run_state_t *rs) {
   etk_inspector_t *insp = b->insp;
-  const etk_etdump_columns_t *c = &b->c;
-  const uint32_t first = rs->first;
   if (!grow((void **)&insp->events, &b->event_cap,
             insp->event_count + rs->n + 1, sizeof *insp->events))
     return nomem(b);
   rs->staged = insp->events + insp->event_count;
-  memset(b->slots, 0, (rs->mask + 1) * sizeof *b->slots);
   rs->hash =
       mix(mix(0xB10C, rs->run.name_id), (uint32_t)rs->run.bundled_input_index);
+  return ETK_OK;
+}
+
+/* Whether the run's instruction ids (allocation events aside) strictly
+ * increase: then every event is an instruction event of its own and every
+ * signature differs, so steps A and B need no table. */
+static int run_is_ordered(const builder_t *b, const run_state_t *rs) {
+  const etk_etdump_columns_t *c = &b->c;
+  int64_t last = INT64_MIN;
+  for (uint32_t ev = rs->first; ev < rs->first + rs->n; ev++) {
+    if ((c->flags[ev] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_ALLOCATION)
+      continue;
+    if (c->instruction_id[ev] <= last) return 0;
+    last = c->instruction_id[ev];
+  }
+  return 1;
+}
+
+/* Steps A and B for an ordered run (run_is_ordered): each event in turn
+ * is an allocation, a run output, or one signature of its own, exactly
+ * what the general steps find for such a run, in the same order. */
+static int run_stage_ordered(builder_t *b, run_state_t *rs) {
+  const etk_etdump_columns_t *c = &b->c;
+  int rc = run_stage_begin(b, rs);
+  for (uint32_t i = 0; i < rs->n && rc == ETK_OK; i++) {
+    const uint32_t ev = rs->first + i;
+    const unsigned kind = c->flags[ev] & ETK_ETDUMP_KIND_MASK;
+    if (kind == ETK_ETDUMP_EVENT_ALLOCATION) {
+      rc = alloc_account(b, rs->index, &rs->run, ev);
+      continue;
+    }
+    if (kind != ETK_ETDUMP_EVENT_PROFILE &&
+        (c->flags[ev] & ETK_ETDUMP_FLAG_OUTPUT)) {
+      b->outs[rs->nout++] = ev;
+      continue;
+    }
+    const uint32_t p = rs->npos++;
+    uint32_t dname = INSP_NONE;
+    if (kind != ETK_ETDUMP_EVENT_PROFILE) { /* a debug list of one */
+      dname = norm_name(c->name_id[ev]);
+      b->dbg[i].dh = b->dbg[i].dt = i;
+      b->pos_ie[p] = i;
+      bit_set(b->has_dname, p);
+    }
+    insp_event_t sg = insp_event_of(c, ev, dname);
+    rs->hash = mix(rs->hash, sig_hash(&sg));
+    rs->staged[p] = ev;
+  }
+  rs->hash = mix(rs->hash, rs->npos);
+  return rc;
+}
+
+/* Step B: the signatures, staged where a new block keeps them: at the end
+ * of the Inspector's events (the slot table of step A is reused). */
+static int run_signatures(builder_t *b, run_state_t *rs) {
+  const etk_etdump_columns_t *c = &b->c;
+  const uint32_t first = rs->first;
+  int rc = run_stage_begin(b, rs);
+  if (rc != ETK_OK) return rc;
+  memset(b->slots, 0, (rs->mask + 1) * sizeof *b->slots);
   for (uint32_t x = 0; x < rs->nie; x++) {
     const ie_t *e = &b->ies[x];
     const int has_debug = ie_has_debug(b, x);
@@ -658,19 +715,23 @@ static int process_run(builder_t *b, uint32_t r) {
   if (!rs.run.has_events) return ETK_OK; /* upstream skips the run entirely */
   rs.first = rs.run.first_event;
   rs.n = rs.run.event_count;
-  size_t slots = 16;
-  rs.shift = 4;
-  while (slots < 2 * (size_t)rs.n) {
-    slots *= 2;
-    rs.shift++;
-  }
-  rs.mask = slots - 1;
-  memset(b->slots, 0, slots * sizeof *b->slots);
-  memset(b->has_dbg, 0, rs.n / 8 + 1);
   memset(b->has_dname, 0, rs.n / 8 + 1);
-
-  int rc = run_collate(b, &rs);
-  if (rc == ETK_OK) rc = run_signatures(b, &rs);
+  int rc;
+  if (run_is_ordered(b, &rs)) {
+    rc = run_stage_ordered(b, &rs);
+  } else {
+    size_t slots = 16;
+    rs.shift = 4;
+    while (slots < 2 * (size_t)rs.n) {
+      slots *= 2;
+      rs.shift++;
+    }
+    rs.mask = slots - 1;
+    memset(b->slots, 0, slots * sizeof *b->slots);
+    memset(b->has_dbg, 0, rs.n / 8 + 1);
+    rc = run_collate(b, &rs);
+    if (rc == ETK_OK) rc = run_signatures(b, &rs);
+  }
   uint32_t blk = INSP_NONE;
   size_t bs = 0;
   if (rc == ETK_OK) rc = run_find_block(b, &rs, &blk, &bs);
