@@ -967,14 +967,8 @@ int etk_trace_export_etdump(etk_trace_writer_t *w, const etk_etdump_t *dump,
   if (!w || !dump)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_trace_export_etdump: NULL argument");
-  exporter_t x;
-  memset(&x, 0, sizeof x);
-  x.w = w;
-  x.dump = dump;
-  x.insp = insp;
-  x.o = o;
-  x.st = stats;
-  x.err = err;
+  exporter_t x = {
+      .w = w, .dump = dump, .insp = insp, .o = o, .st = stats, .err = err};
   etk_strbuf_init(&x.text);
   int rc = set_scale(&x);
   if (rc != ETK_OK) return rc;

@@ -483,14 +483,24 @@ void etk_json_uint(etk_json_t *j, uint64_t v) {
   if (p) etk_render_commit(j->sink, etk_format_uint(v, p));
 }
 
-void etk_json_bool(etk_json_t *j, int v) {
+/* A literal value (null, true, false: at most 8 bytes) in one piece. */
+static void put_literal(etk_json_t *j, const char *lit, size_t len) {
   if (!before_value(j)) return;
-  etk_render_puts(j->sink, v ? "true" : "false");
+  char *p = etk_render_room(j->sink, 8);
+  if (!p) return;
+  memcpy(p, lit, 8); /* fixed size: no call; only len bytes are kept */
+  etk_render_commit(j->sink, len);
+}
+
+void etk_json_bool(etk_json_t *j, int v) {
+  if (v)
+    put_literal(j, "true\0\0\0\0", 4);
+  else
+    put_literal(j, "false\0\0\0", 5);
 }
 
 void etk_json_null(etk_json_t *j) {
-  if (!before_value(j)) return;
-  etk_render_puts(j->sink, "null");
+  put_literal(j, "null\0\0\0\0", 4);
 }
 
 int etk_json_finish(etk_json_t *j) {

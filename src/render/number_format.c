@@ -390,6 +390,24 @@ static size_t put_positional(char *out, size_t o, const char *d, int n,
   return o;
 }
 
+/* Python's exponential form at out + o: d[0], then "." and d[1..n) when
+ * there are more digits, then "e", the sign and at least two exponent
+ * digits ("1e-05", "1.5e+16", "1e+100"); returns the new length. */
+static size_t put_exponential(char *out, size_t o, const char *d, int n,
+                              int e) {
+  out[o++] = d[0];
+  if (n > 1) {
+    out[o++] = '.';
+    memcpy(out + o, d + 1, (size_t)(n - 1));
+    o += (size_t)(n - 1);
+  }
+  out[o++] = 'e';
+  out[o++] = e < 0 ? '-' : '+';
+  if (e < 0) e = -e;
+  if (e < 10) out[o++] = '0';
+  return o + etk_format_uint((uint64_t)e, out + o);
+}
+
 size_t etk_format_double_repr(double x, char *out) {
   if (x != x) {
     memcpy(out, "nan", 4);
@@ -422,21 +440,7 @@ size_t etk_format_double_repr(double x, char *out) {
       out[o++] = '0';
     }
   } else {
-    out[o++] = d[0];
-    if (n > 1) {
-      out[o++] = '.';
-      memcpy(out + o, d + 1, (size_t)(n - 1));
-      o += (size_t)(n - 1);
-    }
-    int e = decpt - 1;
-    out[o++] = 'e';
-    out[o++] = e < 0 ? '-' : '+';
-    if (e < 0) e = -e;
-    if (e < 10) out[o++] = '0';
-    char tmp[8];
-    size_t m = etk_format_uint((uint64_t)e, tmp);
-    memcpy(out + o, tmp, m);
-    o += m;
+    o = put_exponential(out, o, d, n, decpt - 1);
   }
   out[o] = 0;
   return o;
@@ -510,17 +514,7 @@ size_t etk_format_double_g(double x, char *out) {
   if (e >= -4 && e < 6) {
     o = put_positional(out, o, d, n, decpt);
   } else {
-    out[o++] = d[0];
-    if (n > 1) {
-      out[o++] = '.';
-      memcpy(out + o, d + 1, (size_t)(n - 1));
-      o += (size_t)(n - 1);
-    }
-    out[o++] = 'e';
-    out[o++] = e < 0 ? '-' : '+';
-    if (e < 0) e = -e;
-    out[o++] = (char)('0' + e / 10);
-    out[o++] = (char)('0' + e % 10);
+    o = put_exponential(out, o, d, n, e);
   }
   out[o] = 0;
   return o;

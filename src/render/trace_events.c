@@ -117,30 +117,38 @@ int etk_trace_event_end(etk_trace_writer_t *w) {
   return w->status;
 }
 
-void etk_trace_metadata(etk_trace_writer_t *w, const char *what, uint32_t pid,
-                        uint32_t tid, const char *value, size_t len) {
+/* Opens a metadata event ("ph":"M", no ts) and its args object; NULL
+ * after an error. */
+static etk_json_t *metadata_begin(etk_trace_writer_t *w, const char *what,
+                                  uint32_t pid, uint32_t tid) {
   etk_json_t *j = etk_trace_event_begin(w, "M", what, what ? strlen(what) : 0,
                                         NULL, pid, tid, (double)NAN);
-  if (!j) return;
+  if (!j) return NULL;
   etk_json_key(j, "args");
   etk_json_begin_object(j);
-  etk_json_key(j, "name");
-  etk_json_string(j, value ? value : "", value ? len : 0);
+  return j;
+}
+
+/* Closes the args object and the event metadata_begin() opened. */
+static void metadata_end(etk_trace_writer_t *w, etk_json_t *j) {
   etk_json_end_object(j);
   etk_trace_event_end(w);
 }
 
+void etk_trace_metadata(etk_trace_writer_t *w, const char *what, uint32_t pid,
+                        uint32_t tid, const char *value, size_t len) {
+  etk_json_t *j = metadata_begin(w, what, pid, tid);
+  if (!j) return;
+  etk_json_kv_string(j, "name", value ? value : "", value ? len : 0);
+  metadata_end(w, j);
+}
+
 void etk_trace_sort_index(etk_trace_writer_t *w, const char *what, uint32_t pid,
                           uint32_t tid, int64_t index) {
-  etk_json_t *j = etk_trace_event_begin(w, "M", what, what ? strlen(what) : 0,
-                                        NULL, pid, tid, (double)NAN);
+  etk_json_t *j = metadata_begin(w, what, pid, tid);
   if (!j) return;
-  etk_json_key(j, "args");
-  etk_json_begin_object(j);
-  etk_json_key(j, "sort_index");
-  etk_json_int(j, index);
-  etk_json_end_object(j);
-  etk_trace_event_end(w);
+  etk_json_kv_int(j, "sort_index", index);
+  metadata_end(w, j);
 }
 
 etk_json_t *etk_trace_other_data_begin(etk_trace_writer_t *w) {

@@ -148,6 +148,10 @@ ETK_TEST(python_repr_of_str_and_bytes) {
   etk_strbuf_clear(&b);
   etk_pyrepr_bytes(&b, (const uint8_t *)"\x00\xff'\\", 4);
   CHECK_EQ_STR(b.data, "b\"\\x00\\xff'\\\\\"");
+  etk_strbuf_clear(&b);
+  /* both quotes: single quotes, the single one escaped (Python's rule) */
+  etk_pyrepr_bytes(&b, (const uint8_t *)"'\"\t\n\r", 5);
+  CHECK_EQ_STR(b.data, "b'\\'\"\\t\\n\\r'");
   etk_strbuf_free(&b);
 }
 
