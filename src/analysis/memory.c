@@ -384,22 +384,6 @@ static void json_allocator(etk_json_t *j, const etk_memory_allocator_t *a) {
   etk_json_end_object(j);
 }
 
-/* One of the largest allocations as a JSON object. */
-static void json_allocation(etk_json_t *j, const etk_memory_report_t *m,
-                            const etk_memory_allocation_t *t) {
-  const etk_memory_allocator_t *a = &m->rows[t->allocator].pub;
-  etk_json_begin_object(j);
-  ana_json_uint(j, "event_block_index", t->block);
-  ana_json_uint(j, "run", t->run);
-  ana_json_str(j, "allocator", a->name);
-  ana_json_int(j, "allocator_id", a->allocator_id);
-  ana_json_uint(j, "bytes", t->bytes);
-  ana_json_uint(j, "allocator_bytes_before", t->offset_in_run);
-  ana_json_str(j, "next_event", t->next_event);
-  ana_json_uint(j, "etdump_event", t->etdump_event);
-  etk_json_end_object(j);
-}
-
 /* The report as one JSON object: the allocators, then the largest
  * allocations. */
 static int render_json(const etk_memory_report_t *m, int json_indent,
@@ -420,7 +404,19 @@ static int render_json(const etk_memory_report_t *m, int json_indent,
   etk_json_end_array(&j);
   etk_json_key(&j, "largest");
   etk_json_begin_array(&j);
-  for (size_t i = 0; i < m->ntop; i++) json_allocation(&j, m, &m->top[i].pub);
+  for (size_t i = 0; i < m->ntop; i++) {
+    const etk_memory_allocation_t *t = &m->top[i].pub;
+    etk_json_begin_object(&j);
+    ana_json_uint(&j, "event_block_index", t->block);
+    ana_json_uint(&j, "run", t->run);
+    ana_json_str(&j, "allocator", m->rows[t->allocator].pub.name);
+    ana_json_int(&j, "allocator_id", m->rows[t->allocator].pub.allocator_id);
+    ana_json_uint(&j, "bytes", t->bytes);
+    ana_json_uint(&j, "allocator_bytes_before", t->offset_in_run);
+    ana_json_str(&j, "next_event", t->next_event);
+    ana_json_uint(&j, "etdump_event", t->etdump_event);
+    etk_json_end_object(&j);
+  }
   etk_json_end_array(&j);
   etk_json_end_object(&j);
   return etk_json_finish(&j);

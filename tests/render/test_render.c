@@ -106,24 +106,24 @@ ETK_TEST(ints_format) {
   CHECK_EQ_STR(out, "0");
 }
 
-/* Python's repr() of a str (is_bytes 0) or bytes object, as CPython prints
+/* Python's repr() of a str or (is_bytes) bytes object, as CPython prints
  * it: the quote it picks, its escapes, what it counts as printable. */
 static const struct {
-  int is_bytes;
   const char *value;
   size_t length;
+  int is_bytes;
   const char *repr;
 } pyrepr_cases[] = {
-    {0, "aten.add.Tensor", 15, "'aten.add.Tensor'"},
-    {0, "it's", 4, "\"it's\""},
-    {0, "a'b\"c", 5, "'a\\'b\"c'"},
-    {0, "t\tn\nr\r\\\x1b\x7f", 9, "'t\\tn\\nr\\r\\\\\\x1b\\x7f'"},
+    {"aten.add.Tensor", 15, 0, "'aten.add.Tensor'"},
+    {"it's", 4, 0, "\"it's\""},
+    {"a'b\"c", 5, 0, "'a\\'b\"c'"},
+    {"t\tn\nr\r\\\x1b\x7f", 9, 0, "'t\\tn\\nr\\r\\\\\\x1b\\x7f'"},
     /* é printable; NBSP, U+200B, U+202E not (CPython: '\xa0', '\u200b',
      * '\u202e') */
-    {0, "\xc3\xa9\xc2\xa0\xe2\x80\x8b\xe2\x80\xae", 10,
+    {"\xc3\xa9\xc2\xa0\xe2\x80\x8b\xe2\x80\xae", 10, 0,
      "'\xc3\xa9\\xa0\\u200b\\u202e'"},
-    {1, "m1", 2, "b'm1'"},
-    {1, "\x00\xff'\\", 4, "b\"\\x00\\xff'\\\\\""},
+    {"m1", 2, 1, "b'm1'"},
+    {"\x00\xff'\\", 4, 1, "b\"\\x00\\xff'\\\\\""},
 };
 
 ETK_TEST(python_repr_of_str_and_bytes) {
