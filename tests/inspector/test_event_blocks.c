@@ -192,9 +192,7 @@ static void appendix_c_checks(etk_inspector_t *insp, int with_buffer) {
   CHECK_EQ_INT(b0.output_count, 1);
 
   /* debug data as the table's debug_data column shows it */
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.all_columns = 1;
   ro.all_rows = 1;
   ro.select_index[ro.select_index_count++] = 0;
@@ -230,9 +228,7 @@ ETK_TEST(appendix_c_delegates_and_debug_data) {
   appendix_c_checks(insp, 1);
   CHECK_EQ_INT(etk_inspector_debug_mismatch_count(insp), 0);
   /* include_delegate_debug_data: [b'm1', b'm2'] for "5", NaN (empty) else */
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.include_delegate_debug_data = 1;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
@@ -524,9 +520,7 @@ ETK_TEST(bundled_index_and_absent_events) {
   CHECK_EQ_INT(rc, ETK_E_FORMAT);
   CHECK(strstr(err.message, "empty events vector") != NULL);
   CHECK_EQ_U64(err.offset, b.offset);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.allow_empty = 1;
   out = th_render(insp, &ro, &rc, NULL);
   REQUIRE(out != NULL);
@@ -669,9 +663,7 @@ ETK_TEST(allocation_events_are_reported_per_allocator) {
         a.runs == 1);
   etk_inspector_allocator_get(insp, 3, &a);
   CHECK(a.name == NULL && a.allocator_id == 5 && a.total_bytes == 8);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);

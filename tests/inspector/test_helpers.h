@@ -4,6 +4,7 @@
 #ifndef ETKIT_TESTS_INSPECTOR_HELPERS_H
 #define ETKIT_TESTS_INSPECTOR_HELPERS_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,10 +39,29 @@ static inline char *th_render(etk_inspector_t *insp,
   return etk_test_capture_finish(s, rc);
 }
 
-static inline char *th_tsv(etk_inspector_t *insp) {
+/* Whether `text` holds every string of the NULL-terminated `wanted`; prints
+ * each one it lacks. */
+static inline int th_contains_all(const char *text, const char *const *wanted) {
+  int all = 1;
+  for (; *wanted; wanted++) {
+    if (strstr(text, *wanted)) continue;
+    printf("# missing from the output: %s\n", *wanted);
+    all = 0;
+  }
+  return all;
+}
+
+/* The default render options with `format`. */
+static inline etk_inspector_render_options_t th_options(
+    etk_inspect_format_t format) {
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  ro.format = format;
+  return ro;
+}
+
+static inline char *th_tsv(etk_inspector_t *insp) {
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   return th_render(insp, &ro, NULL, NULL);
 }
 

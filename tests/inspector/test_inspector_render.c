@@ -11,9 +11,7 @@
 #include "test_helpers.h"
 
 static char *render_fmt(etk_inspector_t *insp, etk_inspect_format_t f) {
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = f;
+  etk_inspector_render_options_t ro = th_options(f);
   return th_render(insp, &ro, NULL, NULL);
 }
 
@@ -206,9 +204,7 @@ ETK_TEST(linked_fields_print_like_upstream) {
                "\t['o1', 'o2' ... 'o5'] (5 total)\tFalse\t\t[80, 80, 80]\n") !=
         NULL);
   free(tsv);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.all_columns = 1;
   tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
@@ -245,9 +241,7 @@ ETK_TEST(sort_top_and_block_selection) {
   etk_inspector_t *insp =
       etk_test_inspector_build(fixture_appendix_b, ETK_TIME_US);
   REQUIRE(insp != NULL);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.sort = ETK_INSPECT_SORT_AVG;
   ro.top = 2;
   char *tsv = th_render(insp, &ro, NULL, NULL);
@@ -259,8 +253,7 @@ ETK_TEST(sort_top_and_block_selection) {
   CHECK(strstr(l1, "\n1\tExecute\tMethod::execute\t") != NULL);
   CHECK(strstr(l1, "\n2\t") == NULL);
   free(tsv);
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.select_name[ro.select_name_count++] = "Default";
   tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
@@ -274,8 +267,7 @@ ETK_TEST(sort_top_and_block_selection) {
   CHECK(th_render(insp, &ro, &rc, &err) == NULL);
   CHECK_EQ_INT(rc, ETK_E_NOT_FOUND);
   CHECK(strstr(err.message, "no event block 7") != NULL);
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.sort = ETK_INSPECT_SORT_NAME;
   ro.select_index[ro.select_index_count++] = 2;
   tsv = th_render(insp, &ro, NULL, NULL);
@@ -290,9 +282,7 @@ ETK_TEST(summary_by_operator_type) {
   etk_inspector_t *insp =
       etk_test_inspector_build(fixture_delegates, ETK_TIME_NS);
   REQUIRE(insp != NULL);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.view = ETK_INSPECT_VIEW_SUMMARY;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
@@ -329,9 +319,7 @@ ETK_TEST(no_blocks_and_units) {
   etk_inspector_t *insp =
       etk_test_inspector_build(fixture_appendix_b, ETK_TIME_US);
   REQUIRE(insp != NULL);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.include_units = 0;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
