@@ -38,4 +38,10 @@ uint8_t *fixture_wrap(size_t *len);
  * the summary view. */
 uint8_t *fixture_delegates(size_t *len);
 
+/* Writes an integer debug event of instruction `iid` (-1: none) named by
+ * the delegate debug id `delegate_name` (NULL: none), not an output. */
+struct etw;
+void fixture_debug_int(struct etw *w, int32_t iid, const char *delegate_name,
+                       int64_t value);
+
 #endif

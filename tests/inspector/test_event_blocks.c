@@ -304,13 +304,7 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
   for (int r = 0; r < 3; r++) {
     etw_run_begin(w, "Execute", -1);
     etw_profile_simple(w, "op_a", 0, 0, 1, 5 + (uint64_t)r);
-    etw_debug_t d = {0};
-    d.iid = 0;
-    d.dint = -1;
-    d.kind = ETW_VALUE_INT;
-    d.int_value = 7;
-    d.output = -1;
-    etw_debug(w, &d);
+    fixture_debug_int(w, 0, NULL, 7);
     if (r == 2) etw_profile_simple(w, "op_b", 0, 1, 5, 9);
     etw_run_end(w);
   }
