@@ -115,15 +115,8 @@ ETK_TEST(appendix_b_merges_identical_runs) {
   CHECK_EQ_STR(s, "[0.01, 0.02, 0.04]");
   etk_stats_t st;
   REQUIRE(etk_inspector_event_stats(insp, add, &st) == ETK_OK);
-  char num[32];
-  etk_format_double_repr(st.p10, num);
-  CHECK_EQ_STR(num, "0.012");
-  etk_format_double_repr(st.p50, num);
-  CHECK_EQ_STR(num, "0.02");
-  etk_format_double_repr(st.p90, num);
-  CHECK_EQ_STR(num, "0.036000000000000004");
-  etk_format_double_repr(st.avg, num);
-  CHECK_EQ_STR(num, "0.023333333333333334");
+  CHECK(th_stats_repr_is(&st, "0.012", "0.02", "0.036000000000000004",
+                         "0.023333333333333334"));
   CHECK(st.min == 0.01 && st.max == 0.04);
   etk_inspector_sample_t smp;
   for (size_t k = 0; k < 3; k++) {

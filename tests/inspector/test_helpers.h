@@ -51,6 +51,25 @@ static inline int th_contains_all(const char *text, const char *const *wanted) {
   return all;
 }
 
+/* Whether p10, p50, p90 and avg print (Python repr) as the four strings;
+ * prints each that differs. */
+static inline int th_stats_repr_is(const etk_stats_t *st, const char *p10,
+                                   const char *p50, const char *p90,
+                                   const char *avg) {
+  static const char *const names[4] = {"p10", "p50", "p90", "avg"};
+  const double got[4] = {st->p10, st->p50, st->p90, st->avg};
+  const char *const want[4] = {p10, p50, p90, avg};
+  int all = 1;
+  for (int k = 0; k < 4; k++) {
+    char text[ETK_FORMAT_DOUBLE_MAX];
+    etk_format_double_repr(got[k], text);
+    if (strcmp(text, want[k]) == 0) continue;
+    printf("# %s: %s, expected %s\n", names[k], text, want[k]);
+    all = 0;
+  }
+  return all;
+}
+
 /* The default render options with `format`. */
 static inline etk_inspector_render_options_t th_options(
     etk_inspect_format_t format) {
