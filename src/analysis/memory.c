@@ -260,27 +260,25 @@ void etk_memory_report_free(etk_memory_report_t *m) {
   free(m);
 }
 
-size_t etk_memory_report_allocator_count(const etk_memory_report_t *m) {
-  return m ? m->nrows : 0;
-}
+/* The report's two lists are read alike: a count, and a copy of one
+ * entry's public part (ETK_E_INVALID_ARGUMENT past the end).  This defines
+ * etk_memory_report_allocator_count/_get (rows) and
+ * etk_memory_report_largest_count/_get (top). */
+#define MEMORY_REPORT_LIST(list, entry_t, array, length)                  \
+  size_t etk_memory_report_##list##_count(const etk_memory_report_t *m) { \
+    return m ? m->length : 0;                                             \
+  }                                                                       \
+  int etk_memory_report_##list##_get(const etk_memory_report_t *m,        \
+                                     size_t index, entry_t *out) {        \
+    if (!m || !out || index >= m->length) return ETK_E_INVALID_ARGUMENT;  \
+    *out = m->array[index].pub;                                           \
+    return ETK_OK;                                                        \
+  }
 
-int etk_memory_report_allocator_get(const etk_memory_report_t *m, size_t index,
-                                    etk_memory_allocator_t *out) {
-  if (!m || !out || index >= m->nrows) return ETK_E_INVALID_ARGUMENT;
-  *out = m->rows[index].pub;
-  return ETK_OK;
-}
+MEMORY_REPORT_LIST(allocator, etk_memory_allocator_t, rows, nrows)
+MEMORY_REPORT_LIST(largest, etk_memory_allocation_t, top, ntop)
 
-size_t etk_memory_report_largest_count(const etk_memory_report_t *m) {
-  return m ? m->ntop : 0;
-}
-
-int etk_memory_report_largest_get(const etk_memory_report_t *m, size_t index,
-                                  etk_memory_allocation_t *out) {
-  if (!m || !out || index >= m->ntop) return ETK_E_INVALID_ARGUMENT;
-  *out = m->top[index].pub;
-  return ETK_OK;
-}
+#undef MEMORY_REPORT_LIST
 
 uint64_t etk_memory_report_event_count(const etk_memory_report_t *m) {
   return m ? m->events : 0;
@@ -297,42 +295,37 @@ static const char *alloc_name(const etk_memory_allocator_t *a) {
   return a->name ? a->name : "(unknown allocator)";
 }
 
+/* An allocator's numbers, in alloc_headers' order from "allocator_id"
+ * (column 2) on; the table and the JSON both print them. */
+enum { ALLOC_FIRST_NUMBER = 2, ALLOC_NUMBERS = 8 };
+
+static void alloc_numbers(const etk_memory_allocator_t *a,
+                          int64_t out[ALLOC_NUMBERS]) {
+  const int64_t numbers[ALLOC_NUMBERS] = {a->allocator_id,
+                                          (int64_t)a->runs,
+                                          (int64_t)a->runs_with_allocations,
+                                          (int64_t)a->count,
+                                          (int64_t)a->total_bytes,
+                                          (int64_t)a->peak_bytes,
+                                          (int64_t)a->min_run_bytes,
+                                          (int64_t)a->largest_bytes};
+  memcpy(out, numbers, sizeof numbers);
+}
+
 static int alloc_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                       etk_strbuf_t *scratch) {
   const etk_memory_report_t *m = ctx;
   const etk_memory_allocator_t *a = &m->rows[row].pub;
   (void)scratch;
-  switch (col) {
-    case 0:
-      etk_cell_set_text(out, a->block_name, strlen(a->block_name));
-      break;
-    case 1:
-      etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a)));
-      break;
-    case 2:
-      etk_cell_set_int(out, a->allocator_id);
-      break;
-    case 3:
-      etk_cell_set_int(out, (int64_t)a->runs);
-      break;
-    case 4:
-      etk_cell_set_int(out, (int64_t)a->runs_with_allocations);
-      break;
-    case 5:
-      etk_cell_set_int(out, (int64_t)a->count);
-      break;
-    case 6:
-      etk_cell_set_int(out, (int64_t)a->total_bytes);
-      break;
-    case 7:
-      etk_cell_set_int(out, (int64_t)a->peak_bytes);
-      break;
-    case 8:
-      etk_cell_set_int(out, (int64_t)a->min_run_bytes);
-      break;
-    default:
-      etk_cell_set_int(out, (int64_t)a->largest_bytes);
-      break;
+  if (col == 0) {
+    etk_cell_set_text(out, a->block_name, strlen(a->block_name));
+  } else if (col == 1) {
+    etk_cell_set_text(out, alloc_name(a), strlen(alloc_name(a)));
+  } else {
+    int64_t numbers[ALLOC_NUMBERS];
+    alloc_numbers(a, numbers);
+    size_t k = col - ALLOC_FIRST_NUMBER;
+    etk_cell_set_int(out, numbers[k < ALLOC_NUMBERS ? k : ALLOC_NUMBERS - 1]);
   }
   return ETK_OK;
 }
@@ -376,6 +369,21 @@ static int top_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   return ETK_OK;
 }
 
+/* One allocator row as a JSON object. */
+static void json_allocator(etk_json_t *j, const etk_memory_allocator_t *a) {
+  etk_json_begin_object(j);
+  ana_json_uint(j, "event_block_index", a->block);
+  ana_json_str(j, "event_block_name", a->block_name);
+  ana_json_str(j, "allocator", a->name);
+  int64_t numbers[ALLOC_NUMBERS];
+  alloc_numbers(a, numbers);
+  ana_json_int(j, alloc_headers[ALLOC_FIRST_NUMBER], numbers[0]);
+  for (size_t k = 1; k < ALLOC_NUMBERS; k++) /* counts, unsigned */
+    ana_json_uint(j, alloc_headers[ALLOC_FIRST_NUMBER + k],
+                  (uint64_t)numbers[k]);
+  etk_json_end_object(j);
+}
+
 /* The report as one JSON object: the allocators, then the largest
  * allocations. */
 static int render_json(const etk_memory_report_t *m, int json_indent,
@@ -392,22 +400,7 @@ static int render_json(const etk_memory_report_t *m, int json_indent,
     etk_json_null(&j);
   etk_json_key(&j, "allocators");
   etk_json_begin_array(&j);
-  for (size_t i = 0; i < m->nrows; i++) {
-    const etk_memory_allocator_t *a = &m->rows[i].pub;
-    etk_json_begin_object(&j);
-    ana_json_uint(&j, "event_block_index", a->block);
-    ana_json_str(&j, "event_block_name", a->block_name);
-    ana_json_str(&j, "allocator", a->name);
-    ana_json_int(&j, "allocator_id", a->allocator_id);
-    ana_json_uint(&j, "runs", a->runs);
-    ana_json_uint(&j, "runs_allocating", a->runs_with_allocations);
-    ana_json_uint(&j, "allocations", a->count);
-    ana_json_uint(&j, "total_bytes", a->total_bytes);
-    ana_json_uint(&j, "peak_bytes_per_run", a->peak_bytes);
-    ana_json_uint(&j, "min_bytes_per_run", a->min_run_bytes);
-    ana_json_uint(&j, "largest_bytes", a->largest_bytes);
-    etk_json_end_object(&j);
-  }
+  for (size_t i = 0; i < m->nrows; i++) json_allocator(&j, &m->rows[i].pub);
   etk_json_end_array(&j);
   etk_json_key(&j, "largest");
   etk_json_begin_array(&j);

@@ -236,6 +236,23 @@ static char *render(const etk_diff_t *d, const etk_diff_render_options_t *o) {
   return etk_test_capture_finish(s, etk_diff_render(d, o, s, NULL));
 }
 
+/* The default table with a threshold: one text it must show, one it must
+ * not. */
+static void check_table_at_threshold(const etk_diff_t *d, double pct,
+                                     const char *shown, const char *hidden) {
+  etk_diff_render_options_t o;
+  etk_diff_render_options_init(&o);
+  o.threshold_pct = pct;
+  char *text = render(d, &o);
+  REQUIRE(text);
+  if (!strstr(text, shown) || strstr(text, hidden))
+    printf("# threshold %g: want \"%s\" shown, \"%s\" hidden\n", pct, shown,
+           hidden);
+  CHECK(strstr(text, shown) != NULL);
+  CHECK(strstr(text, hidden) == NULL);
+  free(text);
+}
+
 ETK_TEST(threshold_hides_small_changes) {
   pair_t p;
   REQUIRE(make_pair(&p, NULL));
@@ -287,19 +304,10 @@ ETK_TEST(threshold_hides_small_changes) {
                "0\t50.0\n") != NULL);
   free(text);
   /* the table says what it hid */
-  etk_diff_render_options_init(&o);
-  o.threshold_pct = 15;
-  text = render(p.d, &o);
-  REQUIRE(text);
-  CHECK(strstr(text, "2 operator row(s) hidden: |change| below 15 %") != NULL);
-  CHECK(strstr(text, "linear #1 -> linear #2") == NULL);
-  free(text);
-  o.threshold_pct = 0;
-  text = render(p.d, &o);
-  REQUIRE(text);
-  CHECK(strstr(text, "linear #1 -> linear #2") != NULL);
-  CHECK(strstr(text, "hidden") == NULL);
-  free(text);
+  check_table_at_threshold(p.d, 15,
+                           "2 operator row(s) hidden: |change| below 15 %",
+                           "linear #1 -> linear #2");
+  check_table_at_threshold(p.d, 0, "linear #1 -> linear #2", "hidden");
   free_pair(&p);
 }
 

@@ -19,11 +19,24 @@ static char *render(const etk_memory_report_t *m, etk_inspect_format_t f) {
   return etk_test_capture_finish(s, etk_memory_report_render(m, f, 2, s, NULL));
 }
 
-ETK_TEST(model_numbers) {
-  etk_inspector_t *insp = etk_test_inspector_build(afx_model, ETK_TIME_MS);
-  REQUIRE(insp);
+/* A fixture's inspector (milliseconds) and its memory report (default
+ * number of largest allocations); NULL (and *insp NULL) when either cannot
+ * be built. */
+static etk_memory_report_t *report_of_fixture(uint8_t *(*build)(size_t *len),
+                                              etk_inspector_t **insp) {
   etk_memory_report_t *m = NULL;
-  REQUIRE(etk_memory_report_build(insp, 0, &m, NULL) == ETK_OK);
+  *insp = etk_test_inspector_build(build, ETK_TIME_MS);
+  if (*insp && etk_memory_report_build(*insp, 0, &m, NULL) != ETK_OK) {
+    etk_inspector_close(*insp);
+    *insp = NULL;
+  }
+  return m;
+}
+
+ETK_TEST(model_numbers) {
+  etk_inspector_t *insp = NULL;
+  etk_memory_report_t *m = report_of_fixture(afx_model, &insp);
+  REQUIRE(m);
   CHECK_EQ_U64(etk_memory_report_event_count(m), 9);
   REQUIRE(etk_memory_report_allocator_count(m) == 4);
   etk_memory_allocator_t a;
@@ -146,10 +159,9 @@ ETK_TEST(upstream_golden_allocators) {
 }
 
 ETK_TEST(no_allocations_and_dropped_marker) {
-  etk_inspector_t *insp = etk_test_inspector_build(afx_dropped, ETK_TIME_MS);
-  REQUIRE(insp);
-  etk_memory_report_t *m = NULL;
-  REQUIRE(etk_memory_report_build(insp, 0, &m, NULL) == ETK_OK);
+  etk_inspector_t *insp = NULL;
+  etk_memory_report_t *m = report_of_fixture(afx_dropped, &insp);
+  REQUIRE(m);
   CHECK_EQ_INT(etk_memory_report_allocator_count(m), 0);
   CHECK_EQ_INT(etk_memory_report_largest_count(m), 0);
   char *text = render(m, ETK_INSPECT_FORMAT_TABLE);

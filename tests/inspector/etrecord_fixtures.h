@@ -28,19 +28,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-uint8_t *fixture_appendix_d_etdump(size_t *len);
-uint8_t *fixture_appendix_d_etrecord(size_t *len);
-uint8_t *fixture_quirks_etdump(size_t *len);
-uint8_t *fixture_quirks_etrecord(size_t *len);
-uint8_t *fixture_modules_etdump(size_t *len);
-uint8_t *fixture_modules_etrecord(size_t *len);
-
-/* Broken ETRecords for the must-fail CLI tests (hand-made zips):
+/* Every builder, fixture_<name>(size_t *len), with the file
+ * make_etrecord_fixtures writes its bytes to: X(name, file).  The broken
+ * ETRecords are for the must-fail CLI tests (hand-made zips):
  *   no_marker     a zip without ETRECORD_V0;
  *   bad_map       debug_handle_map is not valid JSON (fails when opened);
  *   bad_program   the edge program is not valid JSON (fails when linked). */
-uint8_t *fixture_etrecord_no_marker(size_t *len);
-uint8_t *fixture_etrecord_bad_map(size_t *len);
-uint8_t *fixture_etrecord_bad_program(size_t *len);
+#define ETRECORD_FIXTURE_FILES(X)               \
+  X(appendix_d_etdump, "appendix_d.etdp")       \
+  X(appendix_d_etrecord, "appendix_d.etrecord") \
+  X(quirks_etdump, "quirks.etdp")               \
+  X(quirks_etrecord, "quirks.etrecord")         \
+  X(modules_etdump, "modules.etdp")             \
+  X(modules_etrecord, "modules.etrecord")       \
+  X(etrecord_no_marker, "no_marker.etrecord")   \
+  X(etrecord_bad_map, "bad_map.etrecord")       \
+  X(etrecord_bad_program, "bad_program.etrecord")
+
+#define ETRECORD_FIXTURE_DECLARE(name, file) \
+  uint8_t *fixture_##name(size_t *len);
+ETRECORD_FIXTURE_FILES(ETRECORD_FIXTURE_DECLARE)
+#undef ETRECORD_FIXTURE_DECLARE
 
 #endif

@@ -50,6 +50,18 @@ static void debug_tensor(etw_t *w, uint64_t chain, int32_t iid, int32_t dint,
   etw_debug(w, &d);
 }
 
+void fixture_debug_int(etw_t *w, int32_t iid, const char *delegate_name,
+                       int64_t value) {
+  etw_debug_t d = {0};
+  d.iid = iid;
+  d.dint = -1;
+  d.dstr = delegate_name;
+  d.kind = ETW_VALUE_INT;
+  d.int_value = value;
+  d.output = -1;
+  etw_debug(w, &d);
+}
+
 uint8_t *fixture_appendix_c(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
@@ -72,13 +84,7 @@ uint8_t *fixture_appendix_c(size_t *len) {
     debug_tensor(w, 0, 1, 5, ETK_SCALAR_TYPE_LONG, size2, 64, -1);
     etw_profile_simple(w, "DELEGATE_CALL", 0, 1, 190, 260 + (uint64_t)k);
     debug_tensor(w, 0, 1, -1, ETK_SCALAR_TYPE_LONG, size2, 64, -1);
-    etw_debug_t d = {0};
-    d.iid = 1;
-    d.dint = -1;
-    d.kind = ETW_VALUE_INT;
-    d.int_value = 42;
-    d.output = -1;
-    etw_debug(w, &d);
+    fixture_debug_int(w, 1, NULL, 42);
     debug_tensor(w, UINT64_MAX, 0, -1, ETK_SCALAR_TYPE_FLOAT, size1, 128, 1);
     etw_profile_simple(w, "Method::execute", -1, 0, 80, 300 + (uint64_t)k);
     etw_run_end(w);

@@ -9,17 +9,10 @@
 #include "etrecord_fixtures.h"
 #include "fixture_files.h"
 
+#define FIXTURE_FILE(name, file) {file, fixture_##name},
 static const etk_test_fixture_t files[] = {
-    {"appendix_d.etdp", fixture_appendix_d_etdump},
-    {"appendix_d.etrecord", fixture_appendix_d_etrecord},
-    {"quirks.etdp", fixture_quirks_etdump},
-    {"quirks.etrecord", fixture_quirks_etrecord},
-    {"modules.etdp", fixture_modules_etdump},
-    {"modules.etrecord", fixture_modules_etrecord},
-    {"no_marker.etrecord", fixture_etrecord_no_marker},
-    {"bad_map.etrecord", fixture_etrecord_bad_map},
-    {"bad_program.etrecord", fixture_etrecord_bad_program},
-};
+    ETRECORD_FIXTURE_FILES(FIXTURE_FILE)};
+#undef FIXTURE_FILE
 
 int main(int argc, char **argv) {
   return etk_test_fixture_main(argc, argv, "make_etrecord_fixtures", files,

@@ -14,15 +14,10 @@
 #include "fixture_files.h"
 #include "fixtures.h"
 
+#define FIXTURE_FILE(name, file) {file, fixture_##name},
 static const etk_test_fixture_t files[] = {
-    {"appendix_b.etdp", fixture_appendix_b},
-    {"appendix_c.etdp", fixture_appendix_c},
-    {"appendix_c_debug.bin", fixture_appendix_c_buffer},
-    {"hostile_names.etdp", fixture_hostile_names},
-    {"allocations.etdp", fixture_allocations},
-    {"wrap.etdp", fixture_wrap},
-    {"delegates.etdp", fixture_delegates},
-};
+    INSPECTOR_FIXTURE_FILES(FIXTURE_FILE)};
+#undef FIXTURE_FILE
 
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--bad-inputs") == 0) {

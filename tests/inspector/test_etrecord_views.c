@@ -16,6 +16,7 @@
 #include "etkit/inspector.h"
 #include "etkit/render.h"
 #include "etrecord_fixtures.h"
+#include "test_helpers.h"
 #include "../etrecord/fixture.h"
 
 typedef struct pair {
@@ -278,18 +279,11 @@ ETK_TEST(module_view_rules) {
   CHECK_EQ_STR(module_of(p.insp, five), "(none)");
 
   /* the view: render TSV, then check the rows that carry the rules */
-  etk_render_sink_t sink;
-  etk_render_sink_init_memory(&sink);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.view = ETK_INSPECT_VIEW_MODULES;
-  etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_inspector_render(p.insp, &ro, &sink, &err) == ETK_OK);
-  REQUIRE(etk_render_sink_flush(&sink) == ETK_OK);
-  size_t len;
-  char *tsv = etk_render_sink_take(&sink, &len);
+  int rc = ETK_OK;
+  char *tsv = th_render(p.insp, &ro, &rc, NULL);
+  CHECK_EQ_INT(rc, ETK_OK);
   REQUIRE(tsv != NULL);
   char num[ETK_FORMAT_DOUBLE_MAX], line[256];
   /* head: its two per-op events, plus "5" (no node) inherited from its
@@ -380,20 +374,15 @@ ETK_TEST(origins_api) {
   REQUIRE(etk_inspector_event_set_origins(insp, 2, many, 2, NULL) == ETK_OK);
   many[0].line = 5; /* same file as many[36], another line */
   REQUIRE(etk_inspector_event_set_origins(insp, 3, many, 1, NULL) == ETK_OK);
-  etk_render_sink_t sink;
-  etk_render_sink_init_memory(&sink);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_JSON;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_JSON);
   ro.columns = ETK_INSPECT_COLUMN_SOURCE;
   ro.json_indent = 0;
-  REQUIRE(etk_inspector_render(insp, &ro, &sink, NULL) == ETK_OK);
-  REQUIRE(etk_render_sink_flush(&sink) == ETK_OK);
-  char *json = etk_render_sink_take(&sink, &len);
+  char *json = th_render(insp, &ro, NULL, NULL);
   REQUIRE(json != NULL);
-  CHECK(strstr(json, "\"source\":\"f0.py:1, f1.py:1\"") != NULL);
-  CHECK(strstr(json, "\"source\":\"f0.py:5\"") != NULL);
-  CHECK(strstr(json, "f30.py:1, f31.py:1, ...\"") != NULL);
+  CHECK(th_contains_all(
+      json, (const char *const[]){"\"source\":\"f0.py:1, f1.py:1\"",
+                                  "\"source\":\"f0.py:5\"",
+                                  "f30.py:1, f31.py:1, ...\"", NULL}));
   CHECK(strstr(json, "f32.py") == NULL);
   free(json);
   etk_inspector_close(insp);

@@ -115,15 +115,8 @@ ETK_TEST(appendix_b_merges_identical_runs) {
   CHECK_EQ_STR(s, "[0.01, 0.02, 0.04]");
   etk_stats_t st;
   REQUIRE(etk_inspector_event_stats(insp, add, &st) == ETK_OK);
-  char num[32];
-  etk_format_double_repr(st.p10, num);
-  CHECK_EQ_STR(num, "0.012");
-  etk_format_double_repr(st.p50, num);
-  CHECK_EQ_STR(num, "0.02");
-  etk_format_double_repr(st.p90, num);
-  CHECK_EQ_STR(num, "0.036000000000000004");
-  etk_format_double_repr(st.avg, num);
-  CHECK_EQ_STR(num, "0.023333333333333334");
+  CHECK(th_stats_repr_is(&st, "0.012", "0.02", "0.036000000000000004",
+                         "0.023333333333333334"));
   CHECK(st.min == 0.01 && st.max == 0.04);
   etk_inspector_sample_t smp;
   for (size_t k = 0; k < 3; k++) {
@@ -192,20 +185,20 @@ static void appendix_c_checks(etk_inspector_t *insp, int with_buffer) {
   CHECK_EQ_INT(b0.output_count, 1);
 
   /* debug data as the table's debug_data column shows it */
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.all_columns = 1;
   ro.all_rows = 1;
   ro.select_index[ro.select_index_count++] = 0;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
   if (with_buffer) {
-    CHECK(strstr(tsv, "[tensor([1., 2., 3.])]") != NULL);
-    CHECK(strstr(tsv, "[tensor([7, 8]), 42]") != NULL);
+    CHECK(th_contains_all(tsv,
+                          (const char *const[]){"[tensor([1., 2., 3.])]",
+                                                "[tensor([7, 8]), 42]", NULL}));
   } else {
-    CHECK(strstr(tsv, "[tensor([0., 0., 0.])]") != NULL);
-    CHECK(strstr(tsv, "[tensor([0, 0]), 42]") != NULL);
+    CHECK(th_contains_all(tsv,
+                          (const char *const[]){"[tensor([0., 0., 0.])]",
+                                                "[tensor([0, 0]), 42]", NULL}));
   }
   free(tsv);
 }
@@ -230,19 +223,17 @@ ETK_TEST(appendix_c_delegates_and_debug_data) {
   appendix_c_checks(insp, 1);
   CHECK_EQ_INT(etk_inspector_debug_mismatch_count(insp), 0);
   /* include_delegate_debug_data: [b'm1', b'm2'] for "5", NaN (empty) else */
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.include_delegate_debug_data = 1;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);
   CHECK(strstr(tsv, "\tstart_time\tdelegate_debug_metadata\n") != NULL);
   /* p10 of [3.0999999999999995e-05, 3.199999999999999e-05]: 3.11e-05 by
    * numpy 1.24.2 (np.percentile, Debian python3-numpy) */
-  CHECK(strstr(tsv, "\tExecute\t5\t3.11e-05\t") != NULL);
-  CHECK(strstr(tsv, "[200, 200]\t[b'm1', b'm2']\n") != NULL);
-  CHECK(strstr(tsv, "conv_fused") != NULL);
-  CHECK(strstr(tsv, "[240, 240]\t\n") != NULL);
+  CHECK(th_contains_all(
+      tsv, (const char *const[]){"\tExecute\t5\t3.11e-05\t",
+                                 "[200, 200]\t[b'm1', b'm2']\n", "conv_fused",
+                                 "[240, 240]\t\n", NULL}));
   free(tsv);
   etk_inspector_close(insp);
   free(bytes);
@@ -306,13 +297,7 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
   for (int r = 0; r < 3; r++) {
     etw_run_begin(w, "Execute", -1);
     etw_profile_simple(w, "op_a", 0, 0, 1, 5 + (uint64_t)r);
-    etw_debug_t d = {0};
-    d.iid = 0;
-    d.dint = -1;
-    d.kind = ETW_VALUE_INT;
-    d.int_value = 7;
-    d.output = -1;
-    etw_debug(w, &d);
+    fixture_debug_int(w, 0, NULL, 7);
     if (r == 2) etw_profile_simple(w, "op_b", 0, 1, 5, 9);
     etw_run_end(w);
   }
@@ -524,9 +509,7 @@ ETK_TEST(bundled_index_and_absent_events) {
   CHECK_EQ_INT(rc, ETK_E_FORMAT);
   CHECK(strstr(err.message, "empty events vector") != NULL);
   CHECK_EQ_U64(err.offset, b.offset);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.allow_empty = 1;
   out = th_render(insp, &ro, &rc, NULL);
   REQUIRE(out != NULL);
@@ -669,9 +652,7 @@ ETK_TEST(allocation_events_are_reported_per_allocator) {
         a.runs == 1);
   etk_inspector_allocator_get(insp, 3, &a);
   CHECK(a.name == NULL && a.allocator_id == 5 && a.total_bytes == 8);
-  etk_inspector_render_options_t ro;
-  etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
   char *tsv = th_render(insp, &ro, NULL, NULL);
   REQUIRE(tsv != NULL);

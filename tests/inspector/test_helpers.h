@@ -4,6 +4,7 @@
 #ifndef ETKIT_TESTS_INSPECTOR_HELPERS_H
 #define ETKIT_TESTS_INSPECTOR_HELPERS_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,10 +39,48 @@ static inline char *th_render(etk_inspector_t *insp,
   return etk_test_capture_finish(s, rc);
 }
 
-static inline char *th_tsv(etk_inspector_t *insp) {
+/* Whether `text` holds every string of the NULL-terminated `wanted`; prints
+ * each one it lacks. */
+static inline int th_contains_all(const char *text, const char *const *wanted) {
+  int all = 1;
+  for (; *wanted; wanted++) {
+    if (strstr(text, *wanted)) continue;
+    printf("# missing from the output: %s\n", *wanted);
+    all = 0;
+  }
+  return all;
+}
+
+/* Whether p10, p50, p90 and avg print (Python repr) as the four strings;
+ * prints each that differs. */
+static inline int th_stats_repr_is(const etk_stats_t *st, const char *p10,
+                                   const char *p50, const char *p90,
+                                   const char *avg) {
+  static const char *const names[4] = {"p10", "p50", "p90", "avg"};
+  const double got[4] = {st->p10, st->p50, st->p90, st->avg};
+  const char *const want[4] = {p10, p50, p90, avg};
+  int all = 1;
+  for (int k = 0; k < 4; k++) {
+    char text[ETK_FORMAT_DOUBLE_MAX];
+    etk_format_double_repr(got[k], text);
+    if (strcmp(text, want[k]) == 0) continue;
+    printf("# %s: %s, expected %s\n", names[k], text, want[k]);
+    all = 0;
+  }
+  return all;
+}
+
+/* The default render options with `format`. */
+static inline etk_inspector_render_options_t th_options(
+    etk_inspect_format_t format) {
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
-  ro.format = ETK_INSPECT_FORMAT_TSV;
+  ro.format = format;
+  return ro;
+}
+
+static inline char *th_tsv(etk_inspector_t *insp) {
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_TSV);
   return th_render(insp, &ro, NULL, NULL);
 }
 

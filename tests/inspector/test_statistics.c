@@ -19,6 +19,7 @@
 
 #include "etk_test.h"
 #include "etkit/inspector.h"
+#include "test_helpers.h"
 
 static const struct {
   size_t n;
@@ -98,13 +99,8 @@ ETK_TEST(appendix_b_statistics) {
   double scratch[3];
   etk_stats_t st;
   REQUIRE(etk_stats_compute(raw, 3, scratch, &st) == ETK_OK);
-  char b[32];
-  etk_format_double_repr(st.p10, b);
-  CHECK_EQ_STR(b, "0.012");
-  etk_format_double_repr(st.p90, b);
-  CHECK_EQ_STR(b, "0.036000000000000004");
-  etk_format_double_repr(st.avg, b);
-  CHECK_EQ_STR(b, "0.023333333333333334");
+  CHECK(th_stats_repr_is(&st, "0.012", "0.02", "0.036000000000000004",
+                         "0.023333333333333334"));
 }
 
 ETK_TEST(median_equals_statistics_median) {

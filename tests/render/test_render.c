@@ -123,35 +123,40 @@ ETK_TEST(ints_format) {
   CHECK_EQ_INT(bad, 0);
 }
 
+/* Python's repr() of a str or (is_bytes) bytes object, as CPython prints
+ * it: the quote it picks, its escapes, what it counts as printable. */
+static const struct {
+  const char *value;
+  size_t length;
+  int is_bytes;
+  const char *repr;
+} pyrepr_cases[] = {
+    {"aten.add.Tensor", 15, 0, "'aten.add.Tensor'"},
+    {"it's", 4, 0, "\"it's\""},
+    {"a'b\"c", 5, 0, "'a\\'b\"c'"},
+    {"t\tn\nr\r\\\x1b\x7f", 9, 0, "'t\\tn\\nr\\r\\\\\\x1b\\x7f'"},
+    /* é printable; NBSP, U+200B, U+202E not (CPython: '\xa0', '\u200b',
+     * '\u202e') */
+    {"\xc3\xa9\xc2\xa0\xe2\x80\x8b\xe2\x80\xae", 10, 0,
+     "'\xc3\xa9\\xa0\\u200b\\u202e'"},
+    {"m1", 2, 1, "b'm1'"},
+    {"\x00\xff'\\", 4, 1, "b\"\\x00\\xff'\\\\\""},
+    /* both quotes: single quotes, the single one escaped (Python's rule) */
+    {"'\"\t\n\r", 5, 1, "b'\\'\"\\t\\n\\r'"},
+};
+
 ETK_TEST(python_repr_of_str_and_bytes) {
   etk_strbuf_t b;
   etk_strbuf_init(&b);
-  etk_pyrepr_str(&b, "aten.add.Tensor", 15);
-  CHECK_EQ_STR(b.data, "'aten.add.Tensor'");
-  etk_strbuf_clear(&b);
-  etk_pyrepr_str(&b, "it's", 4);
-  CHECK_EQ_STR(b.data, "\"it's\"");
-  etk_strbuf_clear(&b);
-  etk_pyrepr_str(&b, "a'b\"c", 5);
-  CHECK_EQ_STR(b.data, "'a\\'b\"c'");
-  etk_strbuf_clear(&b);
-  etk_pyrepr_str(&b, "t\tn\nr\r\\\x1b\x7f", 9);
-  CHECK_EQ_STR(b.data, "'t\\tn\\nr\\r\\\\\\x1b\\x7f'");
-  etk_strbuf_clear(&b);
-  /* é printable; NBSP, U+200B, U+202E not (CPython: '\xa0', '\u200b', '\u202e')
-   */
-  etk_pyrepr_str(&b, "\xc3\xa9\xc2\xa0\xe2\x80\x8b\xe2\x80\xae", 10);
-  CHECK_EQ_STR(b.data, "'\xc3\xa9\\xa0\\u200b\\u202e'");
-  etk_strbuf_clear(&b);
-  etk_pyrepr_bytes(&b, (const uint8_t *)"m1", 2);
-  CHECK_EQ_STR(b.data, "b'm1'");
-  etk_strbuf_clear(&b);
-  etk_pyrepr_bytes(&b, (const uint8_t *)"\x00\xff'\\", 4);
-  CHECK_EQ_STR(b.data, "b\"\\x00\\xff'\\\\\"");
-  etk_strbuf_clear(&b);
-  /* both quotes: single quotes, the single one escaped (Python's rule) */
-  etk_pyrepr_bytes(&b, (const uint8_t *)"'\"\t\n\r", 5);
-  CHECK_EQ_STR(b.data, "b'\\'\"\\t\\n\\r'");
+  for (size_t i = 0; i < sizeof pyrepr_cases / sizeof *pyrepr_cases; i++) {
+    etk_strbuf_clear(&b);
+    if (pyrepr_cases[i].is_bytes)
+      etk_pyrepr_bytes(&b, (const uint8_t *)pyrepr_cases[i].value,
+                       pyrepr_cases[i].length);
+    else
+      etk_pyrepr_str(&b, pyrepr_cases[i].value, pyrepr_cases[i].length);
+    CHECK_EQ_STR(b.data, pyrepr_cases[i].repr);
+  }
   etk_strbuf_free(&b);
 }
 
@@ -282,6 +287,15 @@ ETK_TEST(empty_table_prints_header_box_without_index) {
   free(out);
 }
 
+/* One frame rendered with a separator, compared whole. */
+static void check_delimited(const etk_frame_t *f, char separator,
+                            const char *expected) {
+  char *text = render(f, 0, separator);
+  REQUIRE(text != NULL);
+  CHECK_EQ_STR(text, expected);
+  free(text);
+}
+
 ETK_TEST(delimited_quotes_like_pandas) {
   static const etk_cell_t cells[] = {
       TXT("tab\there"),
@@ -296,20 +310,14 @@ ETK_TEST(delimited_quotes_like_pandas) {
   static const char *const headers[] = {"n", "q", "c", "f"};
   demo_t d = {cells, 4};
   etk_frame_t f = {2, 4, headers, demo_cell, &d, 1};
-  char *tsv = render(&f, 0, '\t');
-  REQUIRE(tsv != NULL);
-  CHECK_EQ_STR(tsv,
-               "\tn\tq\tc\tf\n"
-               "0\t\"tab\there\"\t\"q\"\"x\"\ta,b\t0.036000000000000004\n"
-               "1\t\t\tTrue\t-3\n");
-  free(tsv);
-  char *csv = render(&f, 0, ',');
-  REQUIRE(csv != NULL);
-  CHECK_EQ_STR(csv,
-               ",n,q,c,f\n"
-               "0,tab\there,\"q\"\"x\",\"a,b\",0.036000000000000004\n"
-               "1,,,True,-3\n");
-  free(csv);
+  check_delimited(&f, '\t',
+                  "\tn\tq\tc\tf\n"
+                  "0\t\"tab\there\"\t\"q\"\"x\"\ta,b\t0.036000000000000004\n"
+                  "1\t\t\tTrue\t-3\n");
+  check_delimited(&f, ',',
+                  ",n,q,c,f\n"
+                  "0,tab\there,\"q\"\"x\",\"a,b\",0.036000000000000004\n"
+                  "1,,,True,-3\n");
 }
 
 /* Frames whose expected text was printed by the real libraries (tabulate
