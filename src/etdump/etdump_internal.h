@@ -59,7 +59,7 @@ struct etk_etdump {
   void *columns_mem;
   uint8_t *flags;
   int32_t *instruction_id;
-  int32_t *delegate_id_int;
+  uint32_t *delegate_id_int_plus_one; /* 0 = absent */
   uint32_t *name_id;
   uint32_t *dstr_id;
   uint32_t *chain_id;

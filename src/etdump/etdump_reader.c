@@ -27,12 +27,12 @@
  *
  * DATA LAYOUT
  *   Columns (see etdump_internal.h) live in one zeroed allocation of
- *   25 bytes per event: flags u8, instruction_id i32, delegate_id_int i32,
- *   name_id u32, dstr_id u32, chain_id u32, offset u32.  A value 0 is
- *   never written, so the pages of a column that is 0 throughout (delegate
- *   string ids and chain ids, in most dumps) are never touched and cost no
- *   memory: about 17 bytes per event are resident.  Strings are positions
- *   in the buffer (4 bytes per distinct string; the length is the
+ *   25 bytes per event: flags u8, instruction_id i32, delegate id int + 1
+ *   u32 (0 = absent), name_id u32, dstr_id u32, chain_id u32, offset u32.
+ *   A value 0 is never written, so the pages of a column that is 0
+ *   throughout (delegate ids and chain ids, in most dumps) are never
+ *   touched and cost no memory: about 13 bytes per event are resident.  Strings
+ * are positions in the buffer (4 bytes per distinct string; the length is the
  *   FlatBuffers string's own prefix).
  *   While decoding they are found through an open-addressing table of
  *   32-bit slots (id plus spare hash bits, load factor <= 1/2) and a small
@@ -574,7 +574,7 @@ static int decode_alloc(etk_etdump_t *d, uint32_t run_count, uint64_t events,
   /* 4-byte columns first so each stays aligned; flags last */
   uint8_t *m = d->columns_mem;
   d->instruction_id = (int32_t *)(void *)m;
-  d->delegate_id_int = (int32_t *)(void *)(m + 4 * n);
+  d->delegate_id_int_plus_one = (uint32_t *)(void *)(m + 4 * n);
   d->name_id = (uint32_t *)(void *)(m + 8 * n);
   d->dstr_id = (uint32_t *)(void *)(m + 12 * n);
   d->chain_id = (uint32_t *)(void *)(m + 16 * n);
@@ -718,7 +718,8 @@ static int decode_event(decoder_t *x, const pending_t *p, uint32_t r,
   if (rc != ETK_OK) return rc;
   d->flags[e] = v.flags;
   d->instruction_id[e] = v.iid;
-  d->delegate_id_int[e] = v.dint;
+  if (v.dint != -1) /* zero pages stay untouched */
+    d->delegate_id_int_plus_one[e] = (uint32_t)v.dint + 1u;
   d->name_id[e] = v.name;
   if (v.dstr) d->dstr_id[e] = v.dstr; /* zero pages stay untouched */
   uint32_t chain;
@@ -1054,7 +1055,7 @@ void etk_etdump_columns(const etk_etdump_t *d, etk_etdump_columns_t *out) {
   out->count = d->event_count;
   out->flags = d->flags;
   out->instruction_id = d->instruction_id;
-  out->delegate_id_int = d->delegate_id_int;
+  out->delegate_id_int_plus_one = d->delegate_id_int_plus_one;
   out->name_id = d->name_id;
   out->delegate_id_str_id = d->dstr_id;
   out->chain_id = d->chain_id;
@@ -1131,7 +1132,8 @@ int etk_etdump_event_get(const etk_etdump_t *d, size_t index,
   out->name_id = d->name_id[index];
   out->name = etk_etdump_string(d, out->name_id);
   out->instruction_id = d->instruction_id[index];
-  out->delegate_debug_id_int = d->delegate_id_int[index];
+  out->delegate_debug_id_int =
+      etk_etdump_delegate_id_int(d->delegate_id_int_plus_one[index]);
   out->delegate_debug_id_str_id = d->dstr_id[index];
   out->delegate_debug_id_str =
       etk_etdump_string(d, out->delegate_debug_id_str_id);
