@@ -243,6 +243,11 @@ int etk_etdump_event_get(const etk_etdump_t *dump, size_t index,
 void etk_etdump_event_times(const etk_etdump_t *dump, size_t index,
                             uint64_t *start_time, uint64_t *end_time);
 
+/* Byte offset of event `index`'s member table in the file (for error
+ * messages; 0 for NULL or an index out of range).  Cost: a binary search
+ * over the runs and three loads. */
+uint32_t etk_etdump_event_offset(const etk_etdump_t *dump, size_t index);
+
 /* Column view of all events (index = event index), for bulk processing and
  * zero-copy bindings.  Arrays are owned by the dump.
  *   flags       ETK_ETDUMP_KIND_MASK bits and ETK_ETDUMP_FLAG_*
@@ -256,8 +261,8 @@ void etk_etdump_event_times(const etk_etdump_t *dump, size_t index,
  *   chain_id    index into the chain table below: equal ids <=> equal
  *               chain values as upstream compares them (a profile chain -1
  *               and a debug chain 2^64-1 are different)
- *   offset      byte offset of the member table (for etk_etdump_event_get
- *               and error messages) */
+ * (The byte offset of an event's member table is etk_etdump_event_offset:
+ * found again from the file rather than stored, 4 bytes per event less.) */
 typedef struct etk_etdump_columns {
   size_t count;
   const uint8_t *flags;
@@ -266,7 +271,6 @@ typedef struct etk_etdump_columns {
   const uint32_t *name_id;
   const uint32_t *delegate_id_str_id;
   const uint32_t *chain_id;
-  const uint32_t *offset;
 } etk_etdump_columns_t;
 
 void etk_etdump_columns(const etk_etdump_t *dump, etk_etdump_columns_t *out);

@@ -786,10 +786,8 @@ static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
         if (insp_duration(insp, s[j], delegated, &dur) < 0) {
           uint64_t st, en;
           etk_etdump_event_times(insp->dump, s[j], &st, &en);
-          etk_etdump_columns_t c;
-          etk_etdump_columns(insp->dump, &c);
           return etk_error_set(
-              err, ETK_E_FORMAT, c.offset[s[j]],
+              err, ETK_E_FORMAT, etk_etdump_event_offset(insp->dump, s[j]),
               "Expected start_time (%llu) and end_time (%llu) to be less "
               "than 4294967295 for cases where there is wrap-around of time "
               "values (upstream's error; the profile event's end is before "
