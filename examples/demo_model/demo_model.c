@@ -91,6 +91,20 @@ static int build_payload(uint8_t *buf, size_t cap, size_t *len) {
   return etk_micro_graph_finish(&g, len);
 }
 
+/* A planned (activation) tensor of `dim` sizes. */
+static int planned(etk_program_builder_t *b, int scalar_type, uint32_t dim,
+                   const int32_t *sizes) {
+  return etk_program_builder_add_tensor(b, scalar_type, dim, sizes, NULL,
+                                        ETK_BUILDER_PLANNED, NULL);
+}
+
+/* A constant tensor of `dim` sizes holding `data`. */
+static int constant(etk_program_builder_t *b, int scalar_type, uint32_t dim,
+                    const int32_t *sizes, const float *data) {
+  return etk_program_builder_add_tensor(b, scalar_type, dim, sizes, NULL,
+                                        ETK_BUILDER_CONSTANT, data);
+}
+
 int etk_demo_model_build(uint8_t **pte, size_t *len, etk_error_t *err) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   if (!b)
@@ -117,12 +131,9 @@ int etk_demo_model_build(uint8_t **pte, size_t *len, etk_error_t *err) {
   const int32_t s_p2[4] = {1, 8, 2, 2}, s_t[4] = {1, 2, 2, 8};
   const int32_t s_v[2] = {1, 32}, s_w3[2] = {32, 10}, s_b3[1] = {10};
   const int32_t s_o[2] = {1, 10};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_in, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int cw1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_w1, NULL,
-                                           ETK_BUILDER_CONSTANT, w1);
-  int cb1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b1, NULL,
-                                           ETK_BUILDER_CONSTANT, b1);
+  int x = planned(b, ETK_FLOAT, 4, s_in);
+  int cw1 = constant(b, ETK_FLOAT, 4, s_w1, w1);
+  int cb1 = constant(b, ETK_FLOAT, 1, s_b1, b1);
   const int64_t one2[2] = {1, 1}, zero2[2] = {0, 0}, two2[2] = {2, 2};
   int stride = etk_program_builder_add_int_list(b, one2, 2);
   int pad = etk_program_builder_add_int_list(b, one2, 2);
@@ -130,43 +141,29 @@ int etk_demo_model_build(uint8_t **pte, size_t *len, etk_error_t *err) {
   int opad = etk_program_builder_add_int_list(b, zero2, 2);
   int transposed = etk_program_builder_add_bool(b, false);
   int groups = etk_program_builder_add_int(b, 1);
-  int c1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_c1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int r1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_c1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
+  int c1 = planned(b, ETK_FLOAT, 4, s_c1);
+  int r1 = planned(b, ETK_FLOAT, 4, s_c1);
   int kernel = etk_program_builder_add_int_list(b, two2, 2);
   int pstride = etk_program_builder_add_int_list(b, two2, 2);
   int ppad = etk_program_builder_add_int_list(b, zero2, 2);
   int pdil = etk_program_builder_add_int_list(b, one2, 2);
   int ceil = etk_program_builder_add_bool(b, false);
-  int p1 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_p1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int i1 = etk_program_builder_add_tensor(b, ETK_LONG, 4, s_p1, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int cw2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_w2, NULL,
-                                           ETK_BUILDER_CONSTANT, w2);
-  int cb2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b2, NULL,
-                                           ETK_BUILDER_CONSTANT, b2);
-  int d = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_d, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int p2 = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_p2, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
-  int i2 = etk_program_builder_add_tensor(b, ETK_LONG, 4, s_p2, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
+  int p1 = planned(b, ETK_FLOAT, 4, s_p1);
+  int i1 = planned(b, ETK_LONG, 4, s_p1);
+  int cw2 = constant(b, ETK_FLOAT, 4, s_w2, w2);
+  int cb2 = constant(b, ETK_FLOAT, 1, s_b2, b2);
+  int d = planned(b, ETK_FLOAT, 4, s_d);
+  int p2 = planned(b, ETK_FLOAT, 4, s_p2);
+  int i2 = planned(b, ETK_LONG, 4, s_p2);
   const int64_t perm[4] = {0, 2, 3, 1}, view[2] = {1, 32};
   int dims = etk_program_builder_add_int_list(b, perm, 4);
-  int t = etk_program_builder_add_tensor(b, ETK_FLOAT, 4, s_t, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int t = planned(b, ETK_FLOAT, 4, s_t);
   int size = etk_program_builder_add_int_list(b, view, 2);
-  int v = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_v, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int cw3 = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_w3, NULL,
-                                           ETK_BUILDER_CONSTANT, w3);
-  int cb3 = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, s_b3, NULL,
-                                           ETK_BUILDER_CONSTANT, b3);
+  int v = planned(b, ETK_FLOAT, 2, s_v);
+  int cw3 = constant(b, ETK_FLOAT, 2, s_w3, w3);
+  int cb3 = constant(b, ETK_FLOAT, 1, s_b3, b3);
   int beta = etk_program_builder_add_int(b, 1), alpha = beta;
-  int out = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, s_o, NULL,
-                                           ETK_BUILDER_PLANNED, NULL);
+  int out = planned(b, ETK_FLOAT, 2, s_o);
   int op_conv = etk_program_builder_add_operator(b, "aten::convolution", "out");
   int op_relu = etk_program_builder_add_operator(b, "aten::relu", "out");
   int op_pool = etk_program_builder_add_operator(

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "etkit/schema.h"
+#include "fuzz_scalar.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -151,22 +152,7 @@ static uint64_t read_table(etk_fb_table_t t, const etk_fb_table_desc_t *d) {
     const etk_fb_field_desc_t *f = &d->fields[i];
     switch (f->kind) {
       case ETK_FB_SCALAR:
-        if (etk_fb_has(t, f->id)) {
-          switch (f->size) {
-            case 1:
-              sum += etk_fb_get_u8(t, f->id, 0);
-              break;
-            case 2:
-              sum += etk_fb_get_u16(t, f->id, 0);
-              break;
-            case 4:
-              sum += etk_fb_get_u32(t, f->id, 0);
-              break;
-            default:
-              sum += etk_fb_get_u64(t, f->id, 0);
-              break;
-          }
-        }
+        if (etk_fb_has(t, f->id)) sum += fuzz_scalar_bits(t, f);
         break;
       case ETK_FB_STRING: {
         etk_fb_string_t s = etk_fb_get_string(t, f->id);

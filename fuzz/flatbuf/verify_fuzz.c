@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "etkit/schema.h"
+#include "fuzz_scalar.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,20 +28,7 @@ static uint64_t walk_table(etk_fb_table_t t, const etk_fb_table_desc_t *d) {
     const etk_fb_field_desc_t *f = &d->fields[i];
     switch (f->kind) {
       case ETK_FB_SCALAR:
-        switch (f->size) {
-          case 1:
-            sum += etk_fb_get_u8(t, f->id, 0);
-            break;
-          case 2:
-            sum += etk_fb_get_u16(t, f->id, 0);
-            break;
-          case 4:
-            sum += etk_fb_get_u32(t, f->id, 0);
-            break;
-          default:
-            sum += etk_fb_get_u64(t, f->id, 0);
-            break;
-        }
+        sum += fuzz_scalar_bits(t, f);
         break;
       case ETK_FB_STRING: {
         etk_fb_string_t s = etk_fb_get_string(t, f->id);

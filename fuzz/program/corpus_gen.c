@@ -87,20 +87,13 @@ static etk_program_builder_t *delegate_program(int in_segment) {
   opt.delegates_in_segments = in_segment;
   etk_program_builder_set_options(b, &opt);
   int32_t sz[2] = {2, 3};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 2, sz);
+  int y = ptu_float_tensor(b, 2, sz);
   uint8_t payload[256];
   const ptu_micro_step_t steps[2] = {{"aten::relu.out", NULL, 7, "meta"},
                                      {"aten::neg.out", "neg #1", -1, NULL}};
   size_t len = ptu_micro_chain(payload, sizeof payload, sz, steps);
-  int d = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
-                                           len, NULL, NULL, NULL, 0);
-  int32_t args[2] = {x, y};
-  etk_program_builder_delegate_call(b, d, args, 2);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &y, 1);
+  ptu_micro_delegate(b, payload, len, x, x, y);
   return b;
 }
 
@@ -133,14 +126,12 @@ static int damaged_seeds(const char *dir) {
   int rc = 0;
   int32_t huge[1] = {1 << 30}, four[1] = {4};
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, huge, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, huge);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
   rc |= finish(b, dir, "pte-huge-plan");
   b = etk_program_builder_new("forward");
-  x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, four, NULL,
-                                     ETK_BUILDER_PLANNED, NULL);
+  x = ptu_float_tensor(b, 1, four);
   etk_program_builder_place_tensor(b, x, 1, 2);
   etk_program_builder_set_outputs(b, &x, 1);
   rc |= finish(b, dir, "pte-misaligned-planned");

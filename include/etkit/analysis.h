@@ -401,6 +401,24 @@ int etk_trace_write_json(const etk_etdump_t *dump, const etk_inspector_t *insp,
                          etk_render_sink_t *sink, etk_trace_stats_t *stats,
                          etk_error_t *err);
 
+/* One dump of a multi-file trace (etk_trace_write_json_files). */
+typedef struct etk_trace_input {
+  const etk_etdump_t *dump;    /* borrowed */
+  const etk_inspector_t *insp; /* optional, borrowed: blocks and links */
+  const char *path;            /* its file: otherData, process name */
+  etk_trace_stats_t stats;     /* out: what was written */
+} etk_trace_input_t;
+
+/* A whole trace document of `n` dumps into `sink` (not flushed): dump i
+ * is process i + 1, named after the last component of its path, with
+ * the options `o` (NULL = defaults; pid and process_name are set per
+ * dump); otherData {"generator", "files":[one object per dump]}.  Each
+ * input's stats are filled.  On an export error, err->where names the
+ * dump's path.  What `etkit trace` writes. */
+int etk_trace_write_json_files(etk_trace_input_t *inputs, size_t n,
+                               const etk_trace_options_t *o,
+                               etk_render_sink_t *sink, etk_error_t *err);
+
 /* ------------------------------------------------ HTML report */
 
 /* One compared program output (upstream's compare_results), for the

@@ -8,6 +8,7 @@
 #ifndef ETKIT_COMMON_H
 #define ETKIT_COMMON_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,18 @@ int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
 
 /* Sets err->where (truncated to fit) if it is empty. */
 void etk_error_where(etk_error_t *err, const char *where);
+
+/* etk_error_set() for a reader's own formatting helper: takes a va_list,
+ * and when it fills `err` also sets `where` (if non-NULL) as
+ * etk_error_where() does.  Returns `code`. */
+int etk_error_vset(etk_error_t *err, int code, uint64_t offset,
+                   const char *where, const char *fmt, va_list ap);
+
+/* For a writer that keeps its first failure in *rc and stops there: when
+ * *rc is ETK_OK, sets it to `code` and fills `err` as etk_error_vset()
+ * does (no offset).  Returns *rc, the first failure. */
+int etk_error_vkeep(int *rc, etk_error_t *err, int code, const char *where,
+                    const char *fmt, va_list ap);
 
 /* Formats the error as one line: "<where>: <message> (at byte N)" or with
  * "line L, column C".  Returns `out`. */

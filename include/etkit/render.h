@@ -351,17 +351,22 @@ void etk_json_key_n(etk_json_t *j, const char *key, size_t len);
 /* A key checked, quoted and escaped once, for keys written many times
  * (the columns of a million events): etk_json_key_prepared() then costs
  * one copy.  `key` must stay valid while the prepared key is used; a key
- * too long for `text` is written through etk_json_key_n() instead. */
+ * too long for `text` is written through etk_json_key_n() instead.  A
+ * prepared key does not depend on the writer, so one may be a constant:
+ * ETK_JSON_KEY_LITERAL("dur") for a string literal of printable ASCII
+ * without '"' or '\\' (at most 60 bytes). */
 #define ETK_JSON_PREPARED_MAX 64
 typedef struct etk_json_prepared_key {
   const char *key;
   size_t key_len;
   size_t len;                       /* bytes of text; 0: not prepared */
-  char text[ETK_JSON_PREPARED_MAX]; /* "key": (and a space when indenting) */
+  char text[ETK_JSON_PREPARED_MAX]; /* "key": (the escaped key, quoted) */
 } etk_json_prepared_key_t;
 
-/* Prepares `key` (NUL-terminated) for the writer `j` (its indentation
- * decides the space after the colon). */
+#define ETK_JSON_KEY_LITERAL(lit) \
+  { lit, sizeof(lit) - 1, sizeof(lit) + 2, "\"" lit "\":" }
+
+/* Prepares `key` (NUL-terminated); `j` is not used (may be NULL). */
 void etk_json_key_prepare(const etk_json_t *j, const char *key,
                           etk_json_prepared_key_t *out);
 /* Same as etk_json_key(j, k->key). */
@@ -377,6 +382,23 @@ void etk_json_int(etk_json_t *j, int64_t v);
 void etk_json_uint(etk_json_t *j, uint64_t v);
 void etk_json_bool(etk_json_t *j, int v);
 void etk_json_null(etk_json_t *j);
+/* A frame cell as a JSON value: TEXT and OBJECT as strings, INT, BOOL,
+ * FLOAT as numbers and booleans, NONE and NAN as null. */
+void etk_json_cell(etk_json_t *j, const etk_cell_t *cell);
+
+/* Key and value in one call: etk_json_kv_uint(j, "count", n) writes what
+ * etk_json_key(j, "count") then etk_json_uint(j, n) write, with one
+ * reservation of the sink's buffer when the key and a string value need
+ * no escaping.  The value rules are those of the single calls (a NULL
+ * string is null for kv_cstring and "" for kv_string, NaN is null). */
+void etk_json_kv_string(etk_json_t *j, const char *key, const char *s,
+                        size_t len);
+void etk_json_kv_cstring(etk_json_t *j, const char *key, const char *s);
+void etk_json_kv_double(etk_json_t *j, const char *key, double v);
+void etk_json_kv_int(etk_json_t *j, const char *key, int64_t v);
+void etk_json_kv_uint(etk_json_t *j, const char *key, uint64_t v);
+void etk_json_kv_bool(etk_json_t *j, const char *key, int v);
+void etk_json_kv_null(etk_json_t *j, const char *key);
 /* Ends the document (a final newline); returns the sticky status, or
  * ETK_E_INVALID_STATE when containers are still open. */
 int etk_json_finish(etk_json_t *j);

@@ -24,22 +24,15 @@ from .inspector import (
     parse_etrecord,
 )
 from .memory import MemoryPlan, memory_plan
+from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Event",
-    "EventBlock",
-    "Inspector",
-    "PerfData",
-    "TimeScale",
-    "ETRecord",
+    *_inspector.__all__,
     "ExportedProgram",
-    "parse_etrecord",
-    "compare_results",
     "diff",
-    "memory_plan",
-    "MemoryPlan",
+    *_memory.__all__,
     "run",
     "RunResult",
 ]

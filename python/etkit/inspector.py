@@ -421,6 +421,22 @@ def _frame(handle, blocks, units, include_ddd, parser, converter):
     return df
 
 
+def _metadata_row(metadata):
+    """One event's delegate_debug_metadata as upstream lays it out: a list
+    in one cell, a dict's items as columns, nothing when empty."""
+    import pandas as pd
+
+    if metadata is None or len(metadata) == 0:
+        return pd.Series(dtype=object)
+    if isinstance(metadata, list):
+        return pd.Series([metadata], index=["delegate_debug_metadata"])
+    if isinstance(metadata, dict):
+        return pd.Series(metadata)
+    raise ValueError(
+        f"Unexpected type for delegate_debug_metadata: {type(metadata)}"
+    )
+
+
 def _metadata_columns(handle, lo, hi, deleg, parser):
     """Upstream's delegate_debug_metadata columns (include_delegate_debug_data)."""
     import pandas as pd
@@ -435,18 +451,8 @@ def _metadata_columns(handle, lo, hi, deleg, parser):
                 metadata = [m if m else "" for m in meta]
         if delegated and parser is not None:
             metadata = parser(metadata)
-        if metadata is not None and len(metadata) > 0:
-            if isinstance(metadata, list):
-                rows.append(pd.Series([metadata], index=["delegate_debug_metadata"]))
-            elif isinstance(metadata, dict):
-                rows.append(pd.Series(metadata))
-            else:
-                raise ValueError(
-                    f"Unexpected type for delegate_debug_metadata: {type(metadata)}"
-                )
-            any_value = True
-        else:
-            rows.append(pd.Series(dtype=object))
+        rows.append(_metadata_row(metadata))
+        any_value = any_value or (metadata is not None and len(metadata) > 0)
     if not any_value:
         return None
     return pd.DataFrame(rows).reset_index(drop=True)
@@ -489,18 +495,7 @@ class EventBlock:
         if include_delegate_debug_data:
             data = []
             for event in self.events:
-                metadata = event.delegate_debug_metadatas
-                if metadata is not None and len(metadata) > 0:
-                    if isinstance(metadata, list):
-                        data.append(pd.Series([metadata], index=["delegate_debug_metadata"]))
-                    elif isinstance(metadata, dict):
-                        data.append(pd.Series(metadata))
-                    else:
-                        raise ValueError(
-                            f"Unexpected type for delegate_debug_metadata: {type(metadata)}"
-                        )
-                else:
-                    data.append(pd.Series(dtype=object))
+                data.append(_metadata_row(event.delegate_debug_metadatas))
             if any(not d.empty for d in data):
                 df = pd.concat([df, pd.DataFrame(data)], axis=1)
         return df

@@ -56,7 +56,7 @@ static int columns_new(column_t *columns, size_t n, size_t rows) {
 }
 
 /* Sets row `row` of columns[0..n) from values[0..n) (stolen); -1 when one
- * of them is NULL (the others are released). */
+ * of them is NULL (the others are released, and so are the columns). */
 static int columns_set(column_t *columns, size_t n, size_t row,
                        PyObject **values) {
   int ok = 1;
@@ -67,11 +67,9 @@ static int columns_set(column_t *columns, size_t n, size_t row,
     else
       Py_XDECREF(values[i]);
   }
-  return ok ? 0 : -1;
-}
-
-static void columns_clear(column_t *columns, size_t n) {
+  if (ok) return 0;
   for (size_t i = 0; i < n; i++) Py_CLEAR(columns[i].list);
+  return -1;
 }
 
 #define BUFFER_COLUMNS 7
@@ -93,10 +91,7 @@ static PyObject *buffer_columns(const etk_memory_plan_t *p) {
                                    : 0.0),
         PyLong_FromUnsignedLongLong(b->tensor_count),
         PyLong_FromUnsignedLongLong(b->used_end)};
-    if (columns_set(c, BUFFER_COLUMNS, k, v) < 0) {
-      columns_clear(c, BUFFER_COLUMNS);
-      return NULL;
-    }
+    if (columns_set(c, BUFFER_COLUMNS, k, v) < 0) return NULL;
   }
   return columns_dict(c, BUFFER_COLUMNS);
 }
@@ -140,10 +135,7 @@ static PyObject *tensor_columns(const etk_memory_plan_t *p) {
                                    PyBool_FromLong(t->is_input),
                                    PyBool_FromLong(t->is_output),
                                    lifetime(t->alias_of)};
-    if (columns_set(c, TENSOR_COLUMNS, k, v) < 0) {
-      columns_clear(c, TENSOR_COLUMNS);
-      return NULL;
-    }
+    if (columns_set(c, TENSOR_COLUMNS, k, v) < 0) return NULL;
   }
   PyObject *d = columns_dict(c, TENSOR_COLUMNS);
   /* `invalid` last, as in the JSON */
@@ -173,10 +165,7 @@ static PyObject *overlap_columns(const etk_memory_plan_t *p) {
                                     PyLong_FromUnsignedLongLong(o->byte_end),
                                     PyLong_FromLongLong(o->first),
                                     PyLong_FromLongLong(o->last)};
-    if (columns_set(c, OVERLAP_COLUMNS, k, v) < 0) {
-      columns_clear(c, OVERLAP_COLUMNS);
-      return NULL;
-    }
+    if (columns_set(c, OVERLAP_COLUMNS, k, v) < 0) return NULL;
   }
   return columns_dict(c, OVERLAP_COLUMNS);
 }

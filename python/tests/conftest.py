@@ -15,29 +15,21 @@ def _env(name):
     return value
 
 
-@pytest.fixture(scope="session")
-def fixtures():
-    return _env("ETKIT_FIXTURES")
+def _env_fixture(name, variable):
+    """A session fixture `name` giving the environment variable's value."""
+
+    @pytest.fixture(scope="session", name=name)
+    def from_environment():
+        return _env(variable)
+
+    return from_environment
 
 
-@pytest.fixture(scope="session")
-def oracle_dumps():
-    return _env("ETKIT_ORACLE_DUMPS")
-
-
-@pytest.fixture(scope="session")
-def numerics_fixtures():
-    return _env("ETKIT_NUMERICS_FIXTURES")
-
-
-@pytest.fixture(scope="session")
-def python_fixtures():
-    return _env("ETKIT_PYTHON_FIXTURES")
-
-
-@pytest.fixture(scope="session")
-def source_dir():
-    return _env("ETKIT_SOURCE_DIR")
+fixtures = _env_fixture("fixtures", "ETKIT_FIXTURES")
+oracle_dumps = _env_fixture("oracle_dumps", "ETKIT_ORACLE_DUMPS")
+numerics_fixtures = _env_fixture("numerics_fixtures", "ETKIT_NUMERICS_FIXTURES")
+python_fixtures = _env_fixture("python_fixtures", "ETKIT_PYTHON_FIXTURES")
+source_dir = _env_fixture("source_dir", "ETKIT_SOURCE_DIR")
 
 
 @pytest.fixture(scope="session")
@@ -48,9 +40,7 @@ def conformance():
     return path
 
 
-@pytest.fixture(scope="session")
-def cli():
-    return _env("ETKIT_CLI")
+cli = _env_fixture("cli", "ETKIT_CLI")
 
 
 def run_cli(cli, *args):

@@ -9,40 +9,46 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hash.h"
 #include "etkit/analysis.h"
 
 /* An interning map from byte strings to dense ids 0, 1, 2, ... in
- * first-insertion order.  Keys are copied (with a NUL after each, so
- * ana_intern_key() can be used as a C string when the key has no NUL).
- * Open addressing on a power-of-two table, FNV-1a hashes. */
-typedef struct ana_span {
-  size_t offset, length;
-} ana_span_t;
+ * first-insertion order: common's hash table (common/hash.h) under the
+ * names the analyses use. */
+typedef etk_hash_t ana_intern_t;
 
-typedef struct ana_intern {
-  uint64_t *slots;   /* hash's high half << 32 | (id + 1), 0 = empty */
-  size_t slot_cap;   /* power of two */
-  uint64_t *hashes;  /* per id */
-  ana_span_t *spans; /* per id: key offset in keys and length (together:
-                        one cache line per compared key) */
-  size_t count, cap; /* ids */
-  etk_strbuf_t keys;
-} ana_intern_t;
-
-void ana_intern_init(ana_intern_t *m);
-void ana_intern_free(ana_intern_t *m);
+static inline void ana_intern_init(ana_intern_t *m) {
+  etk_hash_init(m);
+}
+static inline void ana_intern_free(ana_intern_t *m) {
+  etk_hash_free(m);
+}
 /* Finds or adds `key`; *id receives its id; returns ETK_OK, or
  * ETK_E_NO_MEMORY / ETK_E_LIMIT (2^32 - 1 keys). *is_new may be NULL. */
-int ana_intern_put(ana_intern_t *m, const void *key, size_t len, uint32_t *id,
-                   int *is_new);
+static inline int ana_intern_put(ana_intern_t *m, const void *key, size_t len,
+                                 uint32_t *id, int *is_new) {
+  bool added = false;
+  int rc = etk_hash_put(m, key, len, id, &added);
+  if (is_new) *is_new = added;
+  return rc;
+}
 /* Id of `key` or UINT32_MAX when absent. */
-uint32_t ana_intern_find(const ana_intern_t *m, const void *key, size_t len);
+static inline uint32_t ana_intern_find(const ana_intern_t *m, const void *key,
+                                       size_t len) {
+  return etk_hash_find(m, key, len);
+}
 /* The stored key of an id (NUL-terminated copy). */
 static inline const char *ana_intern_key(const ana_intern_t *m, uint32_t id,
                                          size_t *len) {
-  if (len) *len = m->spans[id].length;
-  return m->keys.data + m->spans[id].offset;
+  return etk_hash_key(m, id, len);
 }
+
+/* One member of a JSON object: the key, then the value (a NULL string is
+ * written as null). */
+void ana_json_uint(etk_json_t *j, const char *key, uint64_t v);
+void ana_json_int(etk_json_t *j, const char *key, int64_t v);
+void ana_json_str(etk_json_t *j, const char *key, const char *v);
+void ana_json_bool(etk_json_t *j, const char *key, int v);
 
 /* 1 when s[0..n) equals the C string `lit`. */
 int ana_is_name(const char *s, size_t n, const char *lit);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "common/vec.h"
 #include "etkit/memory_plan.h"
 
 void etk_report_options_init(etk_report_options_t *o) {
@@ -190,6 +191,38 @@ static void put_coord(etk_render_sink_t *s, double v) {
   etk_render_printf(s, "%.1f", v);
 }
 
+/* Table cells: <td class="n"> for numbers, <td> for text (NULL: empty),
+ * and the percentage bar (clamped to 0..100; NaN draws none). */
+static void uint_cell(etk_render_sink_t *s, uint64_t v) {
+  etk_render_puts(s, "<td class=\"n\">");
+  put_uint(s, v);
+  etk_render_puts(s, "</td>");
+}
+
+static void num_cell(etk_render_sink_t *s, double v) {
+  etk_render_puts(s, "<td class=\"n\">");
+  put_num(s, v);
+  etk_render_puts(s, "</td>");
+}
+
+static void dur_cell(etk_render_sink_t *s, double v, double scale) {
+  etk_render_puts(s, "<td class=\"n\">");
+  put_dur(s, v, scale);
+  etk_render_puts(s, "</td>");
+}
+
+static void text_cell(etk_render_sink_t *s, const char *text) {
+  etk_render_puts(s, "<td>");
+  if (text) etk_html_texts(s, text);
+  etk_render_puts(s, "</td>");
+}
+
+static void bar_cell(etk_render_sink_t *s, double pct) {
+  etk_render_puts(s, "<td><span class=\"bar\"><span style=\"width:");
+  put_coord(s, pct == pct ? (pct < 0 ? 0 : pct > 100 ? 100 : pct) : 0);
+  etk_render_puts(s, "%\"></span></span></td>");
+}
+
 static void fact_row(report_t *r, const char *key, const char *value) {
   etk_render_puts(r->s, "<tr><th>");
   etk_html_texts(r->s, key);
@@ -339,17 +372,15 @@ static void section_summary(report_t *r) {
             rest += o2.total;
             calls += o2.count;
           }
-          etk_render_printf(
-              s, "<tr><td><i>%zu more operator types</i></td><td class=\"n\">",
-              nops - cap);
-          put_uint(s, calls);
-          etk_render_puts(s, "</td><td class=\"n\">");
-          put_dur(s, rest, ts);
-          etk_render_puts(s, "</td><td></td><td class=\"n\">");
-          put_num(s, ob.method_time == ob.method_time && ob.method_time != 0
-                         ? rest / ob.method_time * 100.0
-                         : (double)NAN);
-          etk_render_puts(s, "</td><td></td></tr>\n");
+          etk_render_printf(s, "<tr><td><i>%zu more operator types</i></td>",
+                            nops - cap);
+          uint_cell(s, calls);
+          dur_cell(s, rest, ts);
+          etk_render_puts(s, "<td></td>");
+          num_cell(s, ob.method_time == ob.method_time && ob.method_time != 0
+                          ? rest / ob.method_time * 100.0
+                          : (double)NAN);
+          etk_render_puts(s, "<td></td></tr>\n");
         }
         continue;
       }
@@ -363,22 +394,18 @@ static void section_summary(report_t *r) {
       etk_html_text(s, row.op_type, row.op_type_len);
       etk_render_puts(s,
                       row.kind == ETK_OP_ROW_OPERATOR ? "</td>" : "</i></td>");
-      etk_render_puts(s, "<td class=\"n\">");
-      if (row.kind != ETK_OP_ROW_FRAMEWORK_OVERHEAD) put_uint(s, row.count);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_dur(s, row.total, ts);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_dur(s, row.avg, as);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_dur(s, row.percent, 1);
-      etk_render_puts(s, "</td><td>");
-      if (row.percent == row.percent) {
-        double w = row.percent < 0 ? 0 : row.percent > 100 ? 100 : row.percent;
-        etk_render_puts(s, "<span class=\"bar\"><span style=\"width:");
-        put_coord(s, w);
-        etk_render_puts(s, "%\"></span></span>");
-      }
-      etk_render_puts(s, "</td></tr>\n");
+      if (row.kind != ETK_OP_ROW_FRAMEWORK_OVERHEAD)
+        uint_cell(s, row.count);
+      else
+        etk_render_puts(s, "<td class=\"n\"></td>");
+      dur_cell(s, row.total, ts);
+      dur_cell(s, row.avg, as);
+      dur_cell(s, row.percent, 1);
+      if (row.percent == row.percent)
+        bar_cell(s, row.percent);
+      else
+        etk_render_puts(s, "<td></td>");
+      etk_render_puts(s, "</tr>\n");
     }
     etk_render_puts(s, "</tbody></table>\n");
   }
@@ -427,17 +454,13 @@ static int section_modules(report_t *r) {
         const char *dot = strrchr(m->type, '.');
         etk_html_texts(s, dot ? dot + 1 : m->type);
       }
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_uint(s, m->count);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_dur(s, m->total, ts);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_dur(s, m->self, ts);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_dur(s, pct, 1);
-      etk_render_puts(s, "</td><td><span class=\"bar\"><span style=\"width:");
-      put_coord(s, pct == pct ? (pct < 0 ? 0 : pct > 100 ? 100 : pct) : 0);
-      etk_render_puts(s, "%\"></span></span></td></tr>\n");
+      etk_render_puts(s, "</td>");
+      uint_cell(s, m->count);
+      dur_cell(s, m->total, ts);
+      dur_cell(s, m->self, ts);
+      dur_cell(s, pct, 1);
+      bar_cell(s, pct);
+      etk_render_puts(s, "</tr>\n");
     }
     etk_render_puts(s, "</tbody></table>\n");
   }
@@ -464,17 +487,13 @@ static void section_numerics(report_t *r) {
                   "\n<tbody>\n");
   for (size_t i = 0; i < o->comparison_count; i++) {
     const etk_report_comparison_t *c = &o->comparisons[i];
-    etk_render_puts(s, "<tr><td class=\"n\">");
-    put_uint(s, c->block);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_uint(s, c->output);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_num(s, c->snr);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_num(s, c->mse);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_num(s, c->cosine);
-    etk_render_puts(s, "</td></tr>\n");
+    etk_render_puts(s, "<tr>");
+    uint_cell(s, c->block);
+    uint_cell(s, c->output);
+    num_cell(s, c->snr);
+    num_cell(s, c->mse);
+    num_cell(s, c->cosine);
+    etk_render_puts(s, "</tr>\n");
   }
   etk_render_puts(s, "</tbody></table>\n</section>\n");
 }
@@ -563,12 +582,7 @@ static int timeline_items(report_t *r, uint32_t run_index, size_t *n,
     if (r->items[k].s < *lo) *lo = r->items[k].s;
     if (r->items[k].e > *hi) *hi = r->items[k].e;
   }
-  if (m > r->depth_cap) {
-    uint32_t *q = realloc(r->depth, m * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    r->depth = q;
-    r->depth_cap = m;
-  }
+  if (!ETK_VEC_RESERVE(r->depth, r->depth_cap, m)) return ETK_E_NO_MEMORY;
   /* lanes: nesting depth per track, with a small stack of open ends; a
    * slice that does not nest goes one lane below the one it overlaps */
   uint64_t stack[2][64];
@@ -942,29 +956,24 @@ static void section_memory(report_t *r) {
   for (size_t i = 0; i < na; i++) {
     etk_memory_allocator_t a;
     etk_memory_report_allocator_get(r->mem, i, &a);
-    etk_render_puts(s, "<tr><td>");
-    etk_html_texts(s, a.block_name);
-    etk_render_puts(s, "</td><td>");
+    etk_render_puts(s, "<tr>");
+    text_cell(s, a.block_name);
     if (a.name)
-      etk_html_texts(s, a.name);
+      text_cell(s, a.name);
     else
-      etk_render_puts(s, "<i>unknown</i>");
-    etk_render_printf(s, "</td><td class=\"n\">%d</td><td class=\"n\">",
+      etk_render_puts(s, "<td><i>unknown</i></td>");
+    etk_render_printf(s, "<td class=\"n\">%d</td><td class=\"n\">",
                       (int)a.allocator_id);
     put_uint(s, a.runs_with_allocations);
     etk_render_puts(s, " / ");
     put_uint(s, a.runs);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_uint(s, a.count);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_uint(s, a.total_bytes);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_uint(s, a.peak_bytes);
-    etk_render_puts(s, "</td><td class=\"n\">");
-    put_uint(s, a.largest_bytes);
-    etk_render_puts(s, "</td><td><span class=\"bar\"><span style=\"width:");
-    put_coord(s, 100.0 * (double)a.peak_bytes / (double)max_peak);
-    etk_render_puts(s, "%\"></span></span></td></tr>\n");
+    etk_render_puts(s, "</td>");
+    uint_cell(s, a.count);
+    uint_cell(s, a.total_bytes);
+    uint_cell(s, a.peak_bytes);
+    uint_cell(s, a.largest_bytes);
+    bar_cell(s, 100.0 * (double)a.peak_bytes / (double)max_peak);
+    etk_render_puts(s, "</tr>\n");
   }
   etk_render_puts(s, "</tbody></table>\n");
   size_t nt = etk_memory_report_largest_count(r->mem);
@@ -980,22 +989,17 @@ static void section_memory(report_t *r) {
       etk_memory_allocator_t a;
       etk_memory_report_largest_get(r->mem, i, &t);
       etk_memory_report_allocator_get(r->mem, t.allocator, &a);
-      etk_render_puts(s, "<tr><td class=\"n\">");
-      put_uint(s, t.bytes);
-      etk_render_puts(s, "</td><td>");
-      etk_html_texts(s, a.block_name);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_uint(s, t.run);
-      etk_render_puts(s, "</td><td>");
+      etk_render_puts(s, "<tr>");
+      uint_cell(s, t.bytes);
+      text_cell(s, a.block_name);
+      uint_cell(s, t.run);
       if (a.name)
-        etk_html_texts(s, a.name);
+        text_cell(s, a.name);
       else
-        etk_render_printf(s, "<i>#%d</i>", (int)a.allocator_id);
-      etk_render_puts(s, "</td><td class=\"n\">");
-      put_uint(s, t.offset_in_run);
-      etk_render_puts(s, "</td><td>");
-      if (t.next_event) etk_html_texts(s, t.next_event);
-      etk_render_puts(s, "</td></tr>\n");
+        etk_render_printf(s, "<td><i>#%d</i></td>", (int)a.allocator_id);
+      uint_cell(s, t.offset_in_run);
+      text_cell(s, t.next_event);
+      etk_render_puts(s, "</tr>\n");
     }
     etk_render_puts(s, "</tbody></table>\n");
   }

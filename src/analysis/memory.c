@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "common/vec.h"
 
 typedef struct mem_row {
   etk_memory_allocator_t pub;
@@ -106,6 +107,110 @@ static int next_event_name(etk_memory_report_t *m, const etk_etdump_t *dump,
   return ETK_OK;
 }
 
+static uint64_t add_saturating(uint64_t a, uint64_t b) {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* The row of (block b, allocator id) in *id, added on first sight with
+ * the block's and the allocator's names.  ETK_E_NO_MEMORY. */
+static int row_for(etk_memory_report_t *m, const etk_etdump_t *dump,
+                   const etk_inspector_block_t *blk, size_t b,
+                   const etk_etdump_run_t *run, int64_t allocator_id,
+                   uint32_t *id) {
+  struct {
+    uint64_t block;
+    int64_t id;
+  } key = {b, allocator_id};
+  int is_new;
+  int rc = ana_intern_put(&m->keys, &key, sizeof key, id, &is_new);
+  if (rc != ETK_OK || !is_new) return rc;
+  /* ids are dense in insertion order, one per row */
+  if (!ETK_VEC_RESERVE(m->rows, m->cap, m->nrows + 1)) return ETK_E_NO_MEMORY;
+  mem_row_t *r = &m->rows[m->nrows];
+  memset(r, 0, sizeof *r);
+  r->pub.block = b;
+  r->pub.allocator_id = allocator_id;
+  r->pub.runs = blk->run_count;
+  r->cur_run = UINT32_MAX;
+  r->name = UINT32_MAX;
+  rc = pool_str(m, blk->name, blk->name_len, &r->block_name);
+  if (rc == ETK_OK && allocator_id >= 1 &&
+      (uint32_t)allocator_id <= run->allocator_count) {
+    etk_etdump_str_t an = etk_etdump_allocator_name(
+        dump, run->first_allocator + (size_t)allocator_id - 1);
+    if (an.data) rc = pool_str(m, an.data, an.len, &r->name);
+  }
+  if (rc == ETK_OK) m->nrows++;
+  return rc;
+}
+
+/* Folds allocation event i of run ri (block b) into row id and the list
+ * of the largest allocations. */
+static void add_allocation(etk_memory_report_t *m, uint32_t id, size_t b,
+                           uint32_t ri, size_t i, uint64_t size) {
+  mem_row_t *r = &m->rows[id];
+  if (r->cur_run != ri) {
+    fold_run(r);
+    r->cur_run = ri;
+  }
+  etk_memory_allocation_t a;
+  memset(&a, 0, sizeof a);
+  a.etdump_event = (uint32_t)i;
+  a.run = ri;
+  a.block = b;
+  a.allocator = id;
+  a.bytes = size;
+  a.offset_in_run = r->cur_bytes;
+  top_insert(m, &a);
+  r->cur_bytes = add_saturating(r->cur_bytes, size);
+  r->pub.count++;
+  r->pub.total_bytes = add_saturating(r->pub.total_bytes, size);
+  if (size > r->pub.largest_bytes) r->pub.largest_bytes = size;
+}
+
+/* Every allocation event of block b's runs.  ETK_E_NO_MEMORY. */
+static int fold_block(etk_memory_report_t *m, const etk_inspector_t *insp,
+                      const etk_etdump_columns_t *cols, size_t b) {
+  const etk_etdump_t *dump = etk_inspector_etdump(insp);
+  etk_inspector_block_t blk;
+  etk_inspector_block_get(insp, b, &blk);
+  size_t block_first_row = m->nrows;
+  int rc = ETK_OK;
+  for (size_t k = 0; k < blk.run_count && rc == ETK_OK; k++) {
+    uint32_t ri = blk.runs[k];
+    etk_etdump_run_t run;
+    if (etk_etdump_run_get(dump, ri, &run) != ETK_OK) continue;
+    for (size_t i = run.first_event;
+         i < (size_t)run.first_event + run.event_count && rc == ETK_OK; i++) {
+      if ((cols->flags[i] & ETK_ETDUMP_KIND_MASK) !=
+          ETK_ETDUMP_EVENT_ALLOCATION)
+        continue;
+      etk_etdump_event_t e;
+      etk_etdump_event_get(dump, i, &e);
+      uint32_t id;
+      rc = row_for(m, dump, &blk, b, &run, e.allocator_id, &id);
+      if (rc == ETK_OK) add_allocation(m, id, b, ri, i, e.allocation_size);
+    }
+  }
+  for (size_t k = block_first_row; k < m->nrows; k++) fold_run(&m->rows[k]);
+  return rc;
+}
+
+/* Points the public names at the string pool (it no longer grows). */
+static void publish_names(etk_memory_report_t *m) {
+  for (size_t k = 0; k < m->nrows; k++) {
+    mem_row_t *r = &m->rows[k];
+    r->pub.block_name = ana_intern_key(&m->pool, r->block_name, NULL);
+    r->pub.name =
+        r->name == UINT32_MAX ? NULL : ana_intern_key(&m->pool, r->name, NULL);
+  }
+  for (size_t k = 0; k < m->ntop; k++)
+    m->top[k].pub.next_event =
+        m->top[k].next_event == UINT32_MAX
+            ? NULL
+            : ana_intern_key(&m->pool, m->top[k].next_event, NULL);
+}
+
 int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
                             etk_memory_report_t **out, etk_error_t *err) {
   if (!insp || !out)
@@ -131,86 +236,8 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
       m->events++;
 
   size_t nblocks = etk_inspector_block_count(insp);
-  for (size_t b = 0; b < nblocks && rc == ETK_OK && m->events; b++) {
-    etk_inspector_block_t blk;
-    etk_inspector_block_get(insp, b, &blk);
-    size_t block_first_row = m->nrows;
-    for (size_t k = 0; k < blk.run_count && rc == ETK_OK; k++) {
-      uint32_t ri = blk.runs[k];
-      etk_etdump_run_t run;
-      if (etk_etdump_run_get(dump, ri, &run) != ETK_OK) continue;
-      for (size_t i = run.first_event;
-           i < (size_t)run.first_event + run.event_count; i++) {
-        if ((cols.flags[i] & ETK_ETDUMP_KIND_MASK) !=
-            ETK_ETDUMP_EVENT_ALLOCATION)
-          continue;
-        etk_etdump_event_t e;
-        etk_etdump_event_get(dump, i, &e);
-        struct {
-          uint64_t block;
-          int64_t id;
-        } key = {b, e.allocator_id};
-        uint32_t id;
-        int is_new;
-        rc = ana_intern_put(&m->keys, &key, sizeof key, &id, &is_new);
-        if (rc != ETK_OK) break;
-        if (is_new) {
-          if (m->nrows == m->cap) {
-            size_t c = m->cap ? m->cap * 2 : 16;
-            mem_row_t *q = realloc(m->rows, c * sizeof *q);
-            if (!q) {
-              rc = ETK_E_NO_MEMORY;
-              break;
-            }
-            m->rows = q;
-            m->cap = c;
-          }
-          mem_row_t *r = &m->rows[m->nrows];
-          memset(r, 0, sizeof *r);
-          r->pub.block = b;
-          r->pub.allocator_id = e.allocator_id;
-          r->pub.runs = blk.run_count;
-          r->cur_run = UINT32_MAX;
-          r->name = UINT32_MAX;
-          rc = pool_str(m, blk.name, blk.name_len, &r->block_name);
-          if (rc == ETK_OK && e.allocator_id >= 1 &&
-              (uint32_t)e.allocator_id <= run.allocator_count) {
-            etk_etdump_str_t an = etk_etdump_allocator_name(
-                dump, run.first_allocator + (size_t)e.allocator_id - 1);
-            if (an.data) rc = pool_str(m, an.data, an.len, &r->name);
-          }
-          if (rc != ETK_OK) break;
-          m->nrows++;
-        }
-        /* ids are dense in insertion order, one per row */
-        mem_row_t *r = &m->rows[id];
-        if (r->cur_run != ri) {
-          fold_run(r);
-          r->cur_run = ri;
-        }
-        etk_memory_allocation_t a;
-        memset(&a, 0, sizeof a);
-        a.etdump_event = (uint32_t)i;
-        a.run = ri;
-        a.block = b;
-        a.allocator = id;
-        a.bytes = e.allocation_size;
-        a.offset_in_run = r->cur_bytes;
-        top_insert(m, &a);
-        r->cur_bytes = r->cur_bytes + e.allocation_size < r->cur_bytes
-                           ? UINT64_MAX
-                           : r->cur_bytes + e.allocation_size;
-        r->pub.count++;
-        r->pub.total_bytes =
-            r->pub.total_bytes + e.allocation_size < r->pub.total_bytes
-                ? UINT64_MAX
-                : r->pub.total_bytes + e.allocation_size;
-        if (e.allocation_size > r->pub.largest_bytes)
-          r->pub.largest_bytes = e.allocation_size;
-      }
-    }
-    for (size_t k = block_first_row; k < m->nrows; k++) fold_run(&m->rows[k]);
-  }
+  for (size_t b = 0; b < nblocks && rc == ETK_OK && m->events; b++)
+    rc = fold_block(m, insp, &cols, b);
   for (size_t k = 0; k < m->ntop && rc == ETK_OK; k++)
     rc = next_event_name(m, dump, m->top[k].pub.etdump_event,
                          &m->top[k].next_event);
@@ -219,17 +246,7 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
     return etk_error_set(err, rc, ETK_NO_OFFSET, "memory report: %s",
                          etk_strerror(rc));
   }
-  for (size_t k = 0; k < m->nrows; k++) {
-    mem_row_t *r = &m->rows[k];
-    r->pub.block_name = ana_intern_key(&m->pool, r->block_name, NULL);
-    r->pub.name =
-        r->name == UINT32_MAX ? NULL : ana_intern_key(&m->pool, r->name, NULL);
-  }
-  for (size_t k = 0; k < m->ntop; k++)
-    m->top[k].pub.next_event =
-        m->top[k].next_event == UINT32_MAX
-            ? NULL
-            : ana_intern_key(&m->pool, m->top[k].next_event, NULL);
+  publish_names(m);
   *out = m;
   return ETK_OK;
 }
@@ -359,6 +376,87 @@ static int top_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   return ETK_OK;
 }
 
+/* The report as one JSON object: the allocators, then the largest
+ * allocations. */
+static int render_json(const etk_memory_report_t *m, int json_indent,
+                       etk_render_sink_t *sink) {
+  etk_json_t j;
+  etk_json_init(&j, sink, json_indent);
+  etk_json_begin_object(&j);
+  ana_json_bool(&j, "cumulative", 1);
+  ana_json_uint(&j, "allocation_events", m->events);
+  etk_json_key(&j, "dropped_events");
+  if (m->dropped.present)
+    etk_json_uint(&j, m->dropped.events);
+  else
+    etk_json_null(&j);
+  etk_json_key(&j, "allocators");
+  etk_json_begin_array(&j);
+  for (size_t i = 0; i < m->nrows; i++) {
+    const etk_memory_allocator_t *a = &m->rows[i].pub;
+    etk_json_begin_object(&j);
+    ana_json_uint(&j, "event_block_index", a->block);
+    ana_json_str(&j, "event_block_name", a->block_name);
+    ana_json_str(&j, "allocator", a->name);
+    ana_json_int(&j, "allocator_id", a->allocator_id);
+    ana_json_uint(&j, "runs", a->runs);
+    ana_json_uint(&j, "runs_allocating", a->runs_with_allocations);
+    ana_json_uint(&j, "allocations", a->count);
+    ana_json_uint(&j, "total_bytes", a->total_bytes);
+    ana_json_uint(&j, "peak_bytes_per_run", a->peak_bytes);
+    ana_json_uint(&j, "min_bytes_per_run", a->min_run_bytes);
+    ana_json_uint(&j, "largest_bytes", a->largest_bytes);
+    etk_json_end_object(&j);
+  }
+  etk_json_end_array(&j);
+  etk_json_key(&j, "largest");
+  etk_json_begin_array(&j);
+  for (size_t i = 0; i < m->ntop; i++) {
+    const etk_memory_allocation_t *t = &m->top[i].pub;
+    etk_json_begin_object(&j);
+    ana_json_uint(&j, "event_block_index", t->block);
+    ana_json_uint(&j, "run", t->run);
+    ana_json_str(&j, "allocator", m->rows[t->allocator].pub.name);
+    ana_json_int(&j, "allocator_id", m->rows[t->allocator].pub.allocator_id);
+    ana_json_uint(&j, "bytes", t->bytes);
+    ana_json_uint(&j, "allocator_bytes_before", t->offset_in_run);
+    ana_json_str(&j, "next_event", t->next_event);
+    ana_json_uint(&j, "etdump_event", t->etdump_event);
+    etk_json_end_object(&j);
+  }
+  etk_json_end_array(&j);
+  etk_json_end_object(&j);
+  return etk_json_finish(&j);
+}
+
+/* The human table: warnings, the allocators, the largest allocations. */
+static int render_table(const etk_memory_report_t *m, const etk_frame_t *fa,
+                        const etk_frame_t *ft, etk_render_sink_t *sink,
+                        etk_error_t *err) {
+  int rc = ETK_OK;
+  if (m->dropped.present)
+    etk_render_printf(sink,
+                      "warning: the recorder dropped %llu event(s) when its "
+                      "buffer filled; the numbers below miss them\n",
+                      (unsigned long long)m->dropped.events);
+  if (m->nrows == 0) {
+    etk_render_puts(sink, "no allocation events in this ETDump\n");
+  } else {
+    etk_render_puts(
+        sink,
+        "allocation events carry no address, free or time: bytes are "
+        "CUMULATIVE within a run,\nso a run's total is its "
+        "high-water mark as far as the dump can tell.\n\n"
+        "allocators:\n");
+    rc = etk_render_table(fa, sink, err);
+    if (rc == ETK_OK && m->ntop) {
+      etk_render_puts(sink, "\nlargest allocations:\n");
+      rc = etk_render_table(ft, sink, err);
+    }
+  }
+  return rc;
+}
+
 int etk_memory_report_render(const etk_memory_report_t *m,
                              etk_inspect_format_t format, int json_indent,
                              etk_render_sink_t *sink, etk_error_t *err) {
@@ -369,95 +467,9 @@ int etk_memory_report_render(const etk_memory_report_t *m,
   etk_frame_t fa = {m->nrows, 10, alloc_headers, alloc_cell, (void *)m, 0};
   etk_frame_t ft = {m->ntop, 7, top_headers, top_cell, (void *)m, 0};
   if (format == ETK_INSPECT_FORMAT_JSON) {
-    etk_json_t j;
-    etk_json_init(&j, sink, json_indent);
-    etk_json_begin_object(&j);
-    etk_json_key(&j, "cumulative");
-    etk_json_bool(&j, 1);
-    etk_json_key(&j, "allocation_events");
-    etk_json_uint(&j, m->events);
-    etk_json_key(&j, "dropped_events");
-    if (m->dropped.present)
-      etk_json_uint(&j, m->dropped.events);
-    else
-      etk_json_null(&j);
-    etk_json_key(&j, "allocators");
-    etk_json_begin_array(&j);
-    for (size_t i = 0; i < m->nrows; i++) {
-      const etk_memory_allocator_t *a = &m->rows[i].pub;
-      etk_json_begin_object(&j);
-      etk_json_key(&j, "event_block_index");
-      etk_json_uint(&j, a->block);
-      etk_json_key(&j, "event_block_name");
-      etk_json_cstring(&j, a->block_name);
-      etk_json_key(&j, "allocator");
-      etk_json_cstring(&j, a->name);
-      etk_json_key(&j, "allocator_id");
-      etk_json_int(&j, a->allocator_id);
-      etk_json_key(&j, "runs");
-      etk_json_uint(&j, a->runs);
-      etk_json_key(&j, "runs_allocating");
-      etk_json_uint(&j, a->runs_with_allocations);
-      etk_json_key(&j, "allocations");
-      etk_json_uint(&j, a->count);
-      etk_json_key(&j, "total_bytes");
-      etk_json_uint(&j, a->total_bytes);
-      etk_json_key(&j, "peak_bytes_per_run");
-      etk_json_uint(&j, a->peak_bytes);
-      etk_json_key(&j, "min_bytes_per_run");
-      etk_json_uint(&j, a->min_run_bytes);
-      etk_json_key(&j, "largest_bytes");
-      etk_json_uint(&j, a->largest_bytes);
-      etk_json_end_object(&j);
-    }
-    etk_json_end_array(&j);
-    etk_json_key(&j, "largest");
-    etk_json_begin_array(&j);
-    for (size_t i = 0; i < m->ntop; i++) {
-      const etk_memory_allocation_t *t = &m->top[i].pub;
-      etk_json_begin_object(&j);
-      etk_json_key(&j, "event_block_index");
-      etk_json_uint(&j, t->block);
-      etk_json_key(&j, "run");
-      etk_json_uint(&j, t->run);
-      etk_json_key(&j, "allocator");
-      etk_json_cstring(&j, m->rows[t->allocator].pub.name);
-      etk_json_key(&j, "allocator_id");
-      etk_json_int(&j, m->rows[t->allocator].pub.allocator_id);
-      etk_json_key(&j, "bytes");
-      etk_json_uint(&j, t->bytes);
-      etk_json_key(&j, "allocator_bytes_before");
-      etk_json_uint(&j, t->offset_in_run);
-      etk_json_key(&j, "next_event");
-      etk_json_cstring(&j, t->next_event);
-      etk_json_key(&j, "etdump_event");
-      etk_json_uint(&j, t->etdump_event);
-      etk_json_end_object(&j);
-    }
-    etk_json_end_array(&j);
-    etk_json_end_object(&j);
-    rc = etk_json_finish(&j);
+    rc = render_json(m, json_indent, sink);
   } else if (format == ETK_INSPECT_FORMAT_TABLE) {
-    if (m->dropped.present)
-      etk_render_printf(sink,
-                        "warning: the recorder dropped %llu event(s) when its "
-                        "buffer filled; the numbers below miss them\n",
-                        (unsigned long long)m->dropped.events);
-    if (m->nrows == 0) {
-      etk_render_puts(sink, "no allocation events in this ETDump\n");
-    } else {
-      etk_render_puts(
-          sink,
-          "allocation events carry no address, free or time: bytes are "
-          "CUMULATIVE within a run,\nso a run's total is its "
-          "high-water mark as far as the dump can tell.\n\n"
-          "allocators:\n");
-      rc = etk_render_table(&fa, sink, err);
-      if (rc == ETK_OK && m->ntop) {
-        etk_render_puts(sink, "\nlargest allocations:\n");
-        rc = etk_render_table(&ft, sink, err);
-      }
-    }
+    rc = render_table(m, &fa, &ft, sink, err);
   } else {
     rc = etk_render_delimited(
         &fa, format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);

@@ -43,6 +43,7 @@
 #include "etkit/program_schema.h"
 #include "etkit/scalar_type.h"
 #include "memory_plan_internal.h"
+#include "common/vec.h"
 
 /* ------------------------------------------------------------ string pool */
 
@@ -283,13 +284,8 @@ static int read_names(reader_t *r, etk_fb_table_t plan) {
 }
 
 static int push_alias(reader_t *r, uint32_t input, uint32_t output) {
-  if (r->alias_count == r->alias_cap) {
-    size_t cap = r->alias_cap ? 2 * r->alias_cap : 16;
-    uint32_t *p = realloc(r->alias_pairs, cap * 2 * sizeof *p);
-    if (!p) return oom(r);
-    r->alias_pairs = p;
-    r->alias_cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(r->alias_pairs, r->alias_cap, 2 * r->alias_count + 2))
+    return oom(r);
   r->alias_pairs[2 * r->alias_count] = input;
   r->alias_pairs[2 * r->alias_count + 1] = output;
   r->alias_count++;

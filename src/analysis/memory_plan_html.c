@@ -18,6 +18,7 @@
 
 #include "etkit/memory_plan.h"
 #include "memory_plan_internal.h"
+#include "common/vec.h"
 
 #define MAP_W 960.0
 #define MAP_H 360.0
@@ -49,13 +50,7 @@ static size_t legend_index(legend_t *l, const char *op) {
   for (size_t i = 0; i < l->count; i++)
     if (op_type_len(l->types[i]) == n && strncmp(l->types[i], op, n) == 0)
       return i;
-  if (l->count == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 16;
-    const char **p = realloc(l->types, cap * sizeof *p);
-    if (!p) return 0;
-    l->types = p;
-    l->cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(l->types, l->cap, l->count + 1)) return 0;
   l->types[l->count] = op;
   return l->count++;
 }

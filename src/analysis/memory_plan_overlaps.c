@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "memory_plan_internal.h"
+#include "common/vec.h"
 
 typedef struct sweep_event {
   uint32_t mem_id, value;
@@ -119,15 +120,10 @@ static void record(treap_t *t, int64_t other) {
     in->pub.overlaps_truncated = true;
     return;
   }
-  if (in->pub.overlap_count == in->overlap_cap) {
-    size_t cap = in->overlap_cap ? 2 * in->overlap_cap : 64;
-    etk_memory_plan_overlap_t *p = realloc(in->overlaps, cap * sizeof *p);
-    if (!p) {
-      in->overlap_oom = 1;
-      return;
-    }
-    in->overlaps = p;
-    in->overlap_cap = cap;
+  if (!ETK_VEC_RESERVE(in->overlaps, in->overlap_cap,
+                       in->pub.overlap_count + 1)) {
+    in->overlap_oom = 1;
+    return;
   }
   const etk_memory_plan_tensor_t *x = &t->ts[t->probe], *y = &t->ts[other];
   etk_memory_plan_overlap_t *o = &in->overlaps[in->pub.overlap_count++];

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "common/vec.h"
 
 typedef struct op_row {
   uint32_t block;
@@ -106,15 +107,9 @@ static int delegate_wrappers(etk_inspector_t *insp,
     etk_inspector_event_get(insp, blk->first_event + i, &ev);
     if (!ev.is_delegated_op || ev.instruction_id < 0 || ev.sample_count == 0)
       continue;
-    if (ninner == inner_cap) {
-      size_t c = inner_cap ? inner_cap * 2 : 16;
-      int32_t *q = realloc(inner, c * sizeof *q);
-      if (!q) {
-        free(inner);
-        return ETK_E_NO_MEMORY;
-      }
-      inner = q;
-      inner_cap = c;
+    if (!ETK_VEC_RESERVE(inner, inner_cap, ninner + 1)) {
+      free(inner);
+      return ETK_E_NO_MEMORY;
     }
     inner[ninner++] = ev.instruction_id;
   }
@@ -157,22 +152,10 @@ static int add_operator(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     r->count++;
     return ETK_OK;
   }
-  if (id >= s->row_of_cap) {
-    size_t c = s->row_of_cap ? s->row_of_cap * 2 : 64;
-    while (c <= id) c *= 2;
-    size_t *q = realloc(s->row_of, c * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    s->row_of = q;
-    s->row_of_cap = c;
-  }
+  if (!ETK_VEC_RESERVE(s->row_of, s->row_of_cap, (size_t)id + 1) ||
+      !ETK_VEC_RESERVE(*rows, *cap, s->nrows + 1))
+    return ETK_E_NO_MEMORY;
   s->row_of[id] = s->nrows;
-  if (s->nrows == *cap) {
-    size_t c = *cap ? *cap * 2 : 64;
-    op_row_t *q = realloc(*rows, c * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    *rows = q;
-    *cap = c;
-  }
   op_row_t *r = &(*rows)[s->nrows++];
   memset(r, 0, sizeof *r);
   r->block = (uint32_t)bi;
@@ -297,13 +280,7 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     qsort(*rows + ob->first_row, s->nrows - ob->first_row, sizeof **rows,
           cmp_rows);
   if (ob->method_time == ob->method_time) {
-    if (s->nrows + 3 > *cap) {
-      size_t c = *cap * 2 + 3;
-      op_row_t *q = realloc(*rows, c * sizeof *q);
-      if (!q) return ETK_E_NO_MEMORY;
-      *rows = q;
-      *cap = c;
-    }
+    if (!ETK_VEC_RESERVE(*rows, *cap, s->nrows + 3)) return ETK_E_NO_MEMORY;
     op_row_t *r;
     if (ob->delegate_wrappers) {
       r = &(*rows)[s->nrows++];

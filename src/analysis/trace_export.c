@@ -507,17 +507,80 @@ static void write_link_args(exporter_t *x, etk_json_t *j, uint32_t ev) {
   }
 }
 
+/* The keys of every slice, quoted at compile time (a million slices
+ * write each of them). */
+static const etk_json_prepared_key_t key_dur = ETK_JSON_KEY_LITERAL("dur"),
+                                     key_args = ETK_JSON_KEY_LITERAL("args"),
+                                     key_run = ETK_JSON_KEY_LITERAL("run"),
+                                     key_block = ETK_JSON_KEY_LITERAL("block"),
+                                     key_event = ETK_JSON_KEY_LITERAL("event"),
+                                     key_instruction =
+                                         ETK_JSON_KEY_LITERAL("instruction_id"),
+                                     key_chain = ETK_JSON_KEY_LITERAL("chain"),
+                                     key_start =
+                                         ETK_JSON_KEY_LITERAL("start_ticks"),
+                                     key_end =
+                                         ETK_JSON_KEY_LITERAL("end_ticks");
+
 /* Opens a slice's args with what every slice carries: its run and, when
  * the run belongs to one, its event block. */
 static void begin_run_args(exporter_t *x, etk_json_t *j, size_t run) {
-  etk_json_key(j, "args");
+  etk_json_key_prepared(j, &key_args);
   etk_json_begin_object(j);
-  etk_json_key(j, "run");
+  etk_json_key_prepared(j, &key_run);
   etk_json_uint(j, run);
   if (x->run_block[run] != SIZE_MAX) {
-    etk_json_key(j, "block");
+    etk_json_key_prepared(j, &key_block);
     etk_json_uint(j, x->run_block[run]);
   }
+}
+
+/* Delegate metadata: as text when it is printable UTF-8, else as hex. */
+static void write_metadata(exporter_t *x, etk_json_t *j,
+                           const etk_etdump_event_t *e) {
+  uint32_t tl;
+  if (metadata_is_text(e->metadata, e->metadata_len, &tl)) {
+    etk_json_kv_string(j, "metadata", (const char *)e->metadata, tl);
+    return;
+  }
+  static const char hex[] = "0123456789abcdef";
+  etk_strbuf_clear(&x->text);
+  for (uint32_t k = 0; k < e->metadata_len; k++) {
+    etk_strbuf_appendc(&x->text, hex[e->metadata[k] >> 4]);
+    etk_strbuf_appendc(&x->text, hex[e->metadata[k] & 15]);
+  }
+  etk_json_kv_string(j, "metadata_hex", x->text.data ? x->text.data : "",
+                     x->text.len);
+}
+
+/* The args object of a profile event's slice. */
+static void write_event_args(exporter_t *x, etk_json_t *j,
+                             const trace_item_t *it, size_t run,
+                             const etk_etdump_event_t *e) {
+  begin_run_args(x, j, run);
+  etk_json_key_prepared(j, &key_event);
+  etk_json_uint(j, it->ev);
+  if (e->instruction_id != -1) {
+    etk_json_key_prepared(j, &key_instruction);
+    etk_json_int(j, e->instruction_id);
+  }
+  etk_json_key_prepared(j, &key_chain);
+  etk_json_int(j, e->profile_chain_index);
+  write_link_args(x, j, it->ev);
+  if (e->delegate_debug_id_str.data && e->delegate_debug_id_str.len)
+    etk_json_kv_string(j, "delegate_debug_id", e->delegate_debug_id_str.data,
+                       e->delegate_debug_id_str.len);
+  else if (e->delegate_debug_id_int != -1)
+    etk_json_kv_int(j, "delegate_debug_id", e->delegate_debug_id_int);
+  if (e->metadata && e->metadata_len) write_metadata(x, j, e);
+  etk_json_key_prepared(j, &key_start);
+  etk_json_uint(j, e->start_time);
+  etk_json_key_prepared(j, &key_end);
+  etk_json_uint(j, e->end_time);
+  if (it->flags & IT_WRAPPED) etk_json_kv_bool(j, "wrapped", 1);
+  if (it->flags & IT_MISSING_END) etk_json_kv_bool(j, "missing_end", 1);
+  if (it->flags & IT_INVALID) etk_json_kv_bool(j, "invalid_times", 1);
+  etk_json_end_object(j);
 }
 
 static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
@@ -535,65 +598,12 @@ static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
       track_tid(group, track), to_us(x, pos(x, it->s)));
   if (!j) return;
   if (instant) {
-    etk_json_key(j, "s");
-    etk_json_cstring(j, "t");
+    etk_json_kv_cstring(j, "s", "t");
   } else {
-    etk_json_key(j, "dur");
+    etk_json_key_prepared(j, &key_dur);
     etk_json_double(j, to_us(x, it->e - it->s));
   }
-  if (!x->o->no_args) {
-    begin_run_args(x, j, run);
-    etk_json_key(j, "event");
-    etk_json_uint(j, it->ev);
-    if (e.instruction_id != -1) {
-      etk_json_key(j, "instruction_id");
-      etk_json_int(j, e.instruction_id);
-    }
-    etk_json_key(j, "chain");
-    etk_json_int(j, e.profile_chain_index);
-    write_link_args(x, j, it->ev);
-    if (e.delegate_debug_id_str.data && e.delegate_debug_id_str.len) {
-      etk_json_key(j, "delegate_debug_id");
-      etk_json_string(j, e.delegate_debug_id_str.data,
-                      e.delegate_debug_id_str.len);
-    } else if (e.delegate_debug_id_int != -1) {
-      etk_json_key(j, "delegate_debug_id");
-      etk_json_int(j, e.delegate_debug_id_int);
-    }
-    if (e.metadata && e.metadata_len) {
-      uint32_t tl;
-      if (metadata_is_text(e.metadata, e.metadata_len, &tl)) {
-        etk_json_key(j, "metadata");
-        etk_json_string(j, (const char *)e.metadata, tl);
-      } else {
-        static const char hex[] = "0123456789abcdef";
-        etk_strbuf_clear(&x->text);
-        for (uint32_t k = 0; k < e.metadata_len; k++) {
-          etk_strbuf_appendc(&x->text, hex[e.metadata[k] >> 4]);
-          etk_strbuf_appendc(&x->text, hex[e.metadata[k] & 15]);
-        }
-        etk_json_key(j, "metadata_hex");
-        etk_json_string(j, x->text.data ? x->text.data : "", x->text.len);
-      }
-    }
-    etk_json_key(j, "start_ticks");
-    etk_json_uint(j, e.start_time);
-    etk_json_key(j, "end_ticks");
-    etk_json_uint(j, e.end_time);
-    if (it->flags & IT_WRAPPED) {
-      etk_json_key(j, "wrapped");
-      etk_json_bool(j, 1);
-    }
-    if (it->flags & IT_MISSING_END) {
-      etk_json_key(j, "missing_end");
-      etk_json_bool(j, 1);
-    }
-    if (it->flags & IT_INVALID) {
-      etk_json_key(j, "invalid_times");
-      etk_json_bool(j, 1);
-    }
-    etk_json_end_object(j);
-  }
+  if (!x->o->no_args) write_event_args(x, j, it, run, &e);
   etk_trace_event_end(x->w);
   if (instant) {
     x->st->instants++;
@@ -957,14 +967,8 @@ int etk_trace_export_etdump(etk_trace_writer_t *w, const etk_etdump_t *dump,
   if (!w || !dump)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_trace_export_etdump: NULL argument");
-  exporter_t x;
-  memset(&x, 0, sizeof x);
-  x.w = w;
-  x.dump = dump;
-  x.insp = insp;
-  x.o = o;
-  x.st = stats;
-  x.err = err;
+  exporter_t x = {
+      .w = w, .dump = dump, .insp = insp, .o = o, .st = stats, .err = err};
   etk_strbuf_init(&x.text);
   int rc = set_scale(&x);
   if (rc != ETK_OK) return rc;
@@ -1110,37 +1114,82 @@ void etk_trace_stats_write_json(etk_json_t *j, const etk_trace_stats_t *st,
   etk_json_end_object(j);
 }
 
+static const char *base_name(const char *path) {
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  return slash ? slash + 1 : path;
+}
+
+/* The options of input `i`: `o` as it is for a one-dump document, else
+ * process i + 1 named after the file. */
+static etk_trace_options_t input_options(const etk_trace_options_t *o,
+                                         const etk_trace_input_t *in, size_t i,
+                                         int several) {
+  etk_trace_options_t io = *o;
+  if (several) {
+    io.pid = (uint32_t)(i + 1);
+    io.process_name = base_name(in[i].path);
+  }
+  return io;
+}
+
+/* One trace document of `n` dumps (see etk_trace_write_json_files). */
+static int write_document(etk_trace_input_t *in, size_t n,
+                          const etk_trace_options_t *o, int several,
+                          etk_render_sink_t *sink, etk_error_t *err) {
+  etk_trace_writer_t w;
+  etk_trace_writer_init(&w, sink,
+                        o->source_time_scale == ETK_TIME_NS ? "ns" : NULL);
+  for (size_t i = 0; i < n; i++) {
+    etk_trace_options_t io = input_options(o, in, i, several);
+    int rc = etk_trace_export_etdump(&w, in[i].dump, in[i].insp, &io,
+                                     &in[i].stats, err);
+    if (rc != ETK_OK) {
+      if (several) etk_error_where(err, in[i].path);
+      return rc;
+    }
+  }
+  etk_json_t *j = etk_trace_other_data_begin(&w);
+  if (j) {
+    etk_json_begin_object(j);
+    etk_json_kv_cstring(j, "generator", "etkit trace");
+    etk_json_key(j, "files");
+    etk_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+      etk_trace_options_t io = input_options(o, in, i, several);
+      etk_trace_stats_write_json(j, &in[i].stats, &io, in[i].path);
+    }
+    etk_json_end_array(j);
+    etk_json_end_object(j);
+  }
+  int rc = etk_trace_writer_finish(&w);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "writing the trace failed: %s",
+                         etk_strerror(rc));
+  return ETK_OK;
+}
+
+int etk_trace_write_json_files(etk_trace_input_t *inputs, size_t n,
+                               const etk_trace_options_t *o,
+                               etk_render_sink_t *sink, etk_error_t *err) {
+  etk_trace_options_t defaults;
+  etk_trace_options_init(&defaults);
+  if (!sink || (!inputs && n))
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_trace_write_json_files: NULL argument");
+  return write_document(inputs, n, o ? o : &defaults, 1, sink, err);
+}
+
 int etk_trace_write_json(const etk_etdump_t *dump, const etk_inspector_t *insp,
                          const etk_trace_options_t *o, const char *path,
                          etk_render_sink_t *sink, etk_trace_stats_t *stats,
                          etk_error_t *err) {
   etk_trace_options_t defaults;
   etk_trace_options_init(&defaults);
-  if (!o) o = &defaults;
-  etk_trace_stats_t local;
-  if (!stats) stats = &local;
   if (!sink)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_trace_write_json: NULL sink");
-  etk_trace_writer_t w;
-  etk_trace_writer_init(&w, sink,
-                        o->source_time_scale == ETK_TIME_NS ? "ns" : NULL);
-  int rc = etk_trace_export_etdump(&w, dump, insp, o, stats, err);
-  if (rc != ETK_OK) return rc;
-  etk_json_t *j = etk_trace_other_data_begin(&w);
-  if (j) {
-    etk_json_begin_object(j);
-    etk_json_key(j, "generator");
-    etk_json_cstring(j, "etkit trace");
-    etk_json_key(j, "files");
-    etk_json_begin_array(j);
-    etk_trace_stats_write_json(j, stats, o, path);
-    etk_json_end_array(j);
-    etk_json_end_object(j);
-  }
-  rc = etk_trace_writer_finish(&w);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "trace: writing failed: %s",
-                         etk_strerror(rc));
-  return ETK_OK;
+  etk_trace_input_t in = {.dump = dump, .insp = insp, .path = path};
+  int rc = write_document(&in, 1, o ? o : &defaults, 0, sink, err);
+  if (stats) *stats = in.stats;
+  return rc;
 }

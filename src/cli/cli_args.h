@@ -52,6 +52,15 @@ typedef struct etk_cli_option {
 #define ETK_CLI_FLAG(names, short_name, type, field) \
   { names, short_name, ETK_CLI_NO_VALUE, 999, ETK_CLI_FIELD(type, field, int) }
 
+/* The Inspector's three input files, spelled as upstream's Inspector
+ * arguments with the short aliases: --etdump_path, --etrecord_path and
+ * --debug_buffer_path into the char * fields etdump, etrecord and
+ * debug_buffer of `type` (inspect and report share them). */
+#define ETK_CLI_INSPECTOR_FILES(type)                              \
+  ETK_CLI_STRING("etdump_path|etdump", 0, type, etdump),           \
+      ETK_CLI_STRING("etrecord_path|etrecord", 0, type, etrecord), \
+      ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, type, debug_buffer)
+
 /* Ids of the options etk_cli_time_option() handles; a command lists the
  * rows it supports (ETK_CLI_TIME_OPTIONS or a subset). */
 enum {

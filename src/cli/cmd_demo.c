@@ -255,122 +255,134 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   return 0;
 }
 
-int etk_cmd_demo(int argc, char **argv) {
-  demo_cli_t c = {"etkit-demo", RUNS};
-  int prc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options),
-                          argc, argv, apply_option, &c);
-  if (prc) return prc < 0 ? 0 : prc;
-  const char *dir = c.dir;
-  unsigned runs = c.runs;
-  etk_error_t err;
-  etk_error_clear(&err);
-  if (cli_make_dir(dir, &err)) return etk_cli_fail_error(CMD, &err);
-  char p_pte[4096], p_bpte[4096], p_etdp[4096], p_dbg[4096], p_rec[4096];
-  snprintf(p_pte, sizeof p_pte, "%s/model.pte", dir);
-  snprintf(p_bpte, sizeof p_bpte, "%s/model.bpte", dir);
-  snprintf(p_etdp, sizeof p_etdp, "%s/etdump.etdp", dir);
-  snprintf(p_dbg, sizeof p_dbg, "%s/debug_buffer.bin", dir);
-  snprintf(p_rec, sizeof p_rec, "%s/model.etrecord", dir);
-
-  uint8_t *pte = NULL;
-  size_t pte_len = 0;
-  if (etk_demo_model_build(&pte, &pte_len, &err) ||
-      etk_write_file(p_pte, pte, pte_len, &err)) {
-    free(pte);
-    return etk_cli_fail_error(CMD, &err);
-  }
-  etk_program_t *prog = NULL;
-  int status = 0;
-  etk_method_t *m = NULL;
+/* What the demo makes, and where it writes it. */
+typedef struct demo {
+  char pte_path[4096], bpte_path[4096], etdump_path[4096], debug_path[4096],
+      etrecord_path[4096];
+  uint8_t *pte;
+  size_t pte_len;
+  etk_program_t *prog;
+  etk_method_t *m;
   cli_recorder_t rec;
-  memset(&rec, 0, sizeof rec);
   float x[ETK_DEMO_MODEL_INPUT_ELEMENTS];
-  void *expected = NULL;
-  if (etk_program_load(pte, pte_len, NULL, &prog, &err)) {
-    status = etk_cli_fail_error(CMD, &err);
-    goto out;
-  }
-  const etk_program_plan_t *plan = etk_program_find_plan(prog, "forward");
+  void *expected;
+  uint32_t dropped;
+} demo_t;
+
+static void demo_free(demo_t *d) {
+  free(d->expected);
+  etk_method_free(d->m);
+  cli_recorder_free(&d->rec);
+  etk_program_free(d->prog);
+  free(d->pte);
+}
+
+/* Step 1: builds the example model and writes model.pte. */
+static int build_program(demo_t *d, etk_error_t *err) {
+  return etk_demo_model_build(&d->pte, &d->pte_len, err) ||
+         etk_write_file(d->pte_path, d->pte, d->pte_len, err);
+}
+
+/* Step 3: runs the model `runs` times on the same input with tracing and
+ * writes the ETDump and the debug buffer. */
+static int record_runs(demo_t *d, unsigned runs, etk_error_t *err) {
+  if (etk_program_load(d->pte, d->pte_len, NULL, &d->prog, err)) return 1;
+  const etk_program_plan_t *plan = etk_program_find_plan(d->prog, "forward");
   /* no allocation events: upstream's Inspector stops on them */
   etk_method_config_t load;
   memset(&load, 0, sizeof load);
   load.no_allocation_events = 1;
   int rc = cli_recorder_create(plan, runs, CLI_DEBUG_INTERMEDIATES,
-                               CLI_PROFILE_ALL, 1, &rec, &err);
-  load.recorder = rec.rec;
-  if (rc || etk_method_load_alloc_with(prog, "forward", &load, &m, &err)) {
-    status = etk_cli_fail_error(CMD, &err);
-    goto out;
-  }
+                               CLI_PROFILE_ALL, 1, &d->rec, err);
+  load.recorder = d->rec.rec;
+  if (rc || etk_method_load_alloc_with(d->prog, "forward", &load, &d->m, err))
+    return 1;
   /* The same input every run, as upstream's example runner does: the
    * inspector merges the runs, and their logged values must agree. */
-  etk_demo_model_fill_input(x, ETK_DEMO_MODEL_INPUT_ELEMENTS);
+  etk_demo_model_fill_input(d->x, ETK_DEMO_MODEL_INPUT_ELEMENTS);
   for (unsigned r = 0; r < runs; r++) {
-    etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
+    etk_tensor_t t = *etk_method_input(d->m, 0)->u.tensor;
     memset(t.dim_order, 0, sizeof t.dim_order);
-    t.data = x;
-    t.nbytes = sizeof x;
+    t.data = d->x;
+    t.nbytes = sizeof d->x;
     etk_value_t in = {ETK_VALUE_TENSOR, {.tensor = &t}};
-    if (etk_method_set_input(m, 0, &in, &err) || etk_method_execute(m, &err)) {
-      status = etk_cli_fail_error(CMD, &err);
-      goto out;
-    }
+    if (etk_method_set_input(d->m, 0, &in, err) ||
+        etk_method_execute(d->m, err))
+      return 1;
   }
-  uint32_t dropped = 0;
-  if (cli_recorder_write(&rec, p_etdp, p_dbg, &dropped, &err)) {
-    status = etk_cli_fail_error(CMD, &err);
-    goto out;
-  }
+  return cli_recorder_write(&d->rec, d->etdump_path, d->debug_path, &d->dropped,
+                            err);
+}
 
-  /* A bundled program: the input and the expected output from this
-   * runtime. */
+/* Steps 2 and 4: the bundled program (the input and the expected output
+ * from this runtime) and the ETRecord (the graph and the maps that link
+ * instruction ids and the delegate's debug ids to graph nodes). */
+static int write_bundle_and_etrecord(demo_t *d, etk_error_t *err) {
   int32_t s_in[ETK_MAX_DIMS], s_out[ETK_MAX_DIMS];
   etk_tensor_data_t in0, ex0;
-  {
-    cli_bundled_tensor(etk_method_input(m, 0)->u.tensor, x, s_in, &in0);
-    etk_bundled_case_spec_t cases[1] = {{"forward", &in0, 1, &ex0, 1}};
-    uint8_t *bpte = NULL;
-    size_t blen = 0;
-    if (cli_bundled_output(m, 0, s_out, &expected, &ex0, &err) ||
-        etk_bundled_write(pte, pte_len, cases, 1, &bpte, &blen, &err) ||
-        etk_write_file(p_bpte, bpte, blen, &err)) {
-      free(bpte);
-      status = etk_cli_fail_error(CMD, &err);
-      goto out;
-    }
-    free(bpte);
-  }
-  /* ETRecord: the graph and the maps that link instruction ids (and the
-   * delegate's debug ids) to graph nodes. */
-  if (etk_demo_model_write_etrecord(p_rec, &in0, &ex0, &err)) {
-    status = etk_cli_fail_error(CMD, &err);
-    goto out;
-  }
+  cli_bundled_tensor(etk_method_input(d->m, 0)->u.tensor, d->x, s_in, &in0);
+  etk_bundled_case_spec_t cases[1] = {{"forward", &in0, 1, &ex0, 1}};
+  uint8_t *bpte = NULL;
+  size_t blen = 0;
+  int rc = cli_bundled_output(d->m, 0, s_out, &d->expected, &ex0, err) ||
+           etk_bundled_write(d->pte, d->pte_len, cases, 1, &bpte, &blen, err) ||
+           etk_write_file(d->bpte_path, bpte, blen, err) ||
+           etk_demo_model_write_etrecord(d->etrecord_path, &in0, &ex0, err);
+  free(bpte);
+  return rc;
+}
+
+/* What was written, and the model's output. */
+static void print_written(const demo_t *d, unsigned runs) {
   printf(
       "etkit demo: built a CNN (convolution, relu, max-pool, a delegated "
       "conv+relu, permute, view, addmm),\nran it %u times on the same "
       "input with tracing and wrote:\n",
       runs);
-  report_file(p_pte, "the program (ET12, constants in a segment)");
-  report_file(p_bpte, "bundled program with one test case (BP08)");
-  report_file(p_rec, "ETRecord: graph, debug handles, delegate map, refs");
-  report_file(p_etdp, "ETDump: 1 load block + Execute blocks");
-  report_file(p_dbg, "debug buffer: intermediate and output tensors");
-  if (dropped) printf("warning: the recorder dropped %u events\n", dropped);
+  report_file(d->pte_path, "the program (ET12, constants in a segment)");
+  report_file(d->bpte_path, "bundled program with one test case (BP08)");
+  report_file(d->etrecord_path,
+              "ETRecord: graph, debug handles, delegate map, refs");
+  report_file(d->etdump_path, "ETDump: 1 load block + Execute blocks");
+  report_file(d->debug_path, "debug buffer: intermediate and output tensors");
+  if (d->dropped)
+    printf("warning: the recorder dropped %u events\n", d->dropped);
   printf("output: ");
-  cli_print_value(stdout, m, 0, 10);
+  cli_print_value(stdout, d->m, 0, 10);
   printf("\n");
   fflush(stdout);
-  if (show_linked_results(p_etdp, p_dbg, p_rec, &err)) {
+}
+
+int etk_cmd_demo(int argc, char **argv) {
+  demo_cli_t c = {"etkit-demo", RUNS};
+  int prc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options),
+                          argc, argv, apply_option, &c);
+  if (prc) return prc < 0 ? 0 : prc;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (cli_make_dir(c.dir, &err)) return etk_cli_fail_error(CMD, &err);
+  demo_t demo;
+  memset(&demo, 0, sizeof demo);
+  demo_t *d = &demo;
+  snprintf(d->pte_path, sizeof d->pte_path, "%s/model.pte", c.dir);
+  snprintf(d->bpte_path, sizeof d->bpte_path, "%s/model.bpte", c.dir);
+  snprintf(d->etdump_path, sizeof d->etdump_path, "%s/etdump.etdp", c.dir);
+  snprintf(d->debug_path, sizeof d->debug_path, "%s/debug_buffer.bin", c.dir);
+  snprintf(d->etrecord_path, sizeof d->etrecord_path, "%s/model.etrecord",
+           c.dir);
+  int status = 0;
+  if (build_program(d, &err) || record_runs(d, c.runs, &err) ||
+      write_bundle_and_etrecord(d, &err)) {
     status = etk_cli_fail_error(CMD, &err);
-    goto out;
+  } else {
+    print_written(d, c.runs);
+    if (show_linked_results(d->etdump_path, d->debug_path, d->etrecord_path,
+                            &err))
+      status = etk_cli_fail_error(CMD, &err);
+    else
+      print_hints(d->etdump_path, d->etrecord_path, d->debug_path, d->bpte_path,
+                  c.dir);
   }
-  print_hints(p_etdp, p_rec, p_dbg, p_bpte, dir);
-out:
-  free(expected);
-  etk_method_free(m);
-  cli_recorder_free(&rec);
-  etk_program_free(prog);
-  free(pte);
+  demo_free(d);
   return status;
 }

@@ -125,9 +125,7 @@ enum {
 };
 
 static const etk_cli_option_t options[] = {
-    ETK_CLI_STRING("etdump_path|etdump", 0, cli_t, etdump),
-    ETK_CLI_STRING("etrecord_path|etrecord", 0, cli_t, etrecord),
-    ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, cli_t, debug_buffer),
+    ETK_CLI_INSPECTOR_FILES(cli_t),
     ETK_CLI_TIME_OPTIONS,
     ETK_CLI_STRING("tsv_path", 0, cli_t, tsv_path),
     ETK_CLI_FLAG("compare_results", 0, cli_t, compare),

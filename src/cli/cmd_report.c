@@ -71,10 +71,7 @@ enum {
 };
 
 static const etk_cli_option_t options[] = {
-    ETK_CLI_STRING("etdump_path|etdump", 0, report_cli_t, etdump),
-    ETK_CLI_STRING("etrecord_path|etrecord", 0, report_cli_t, etrecord),
-    ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, report_cli_t,
-                   debug_buffer),
+    ETK_CLI_INSPECTOR_FILES(report_cli_t),
     ETK_CLI_STRING("reference", 0, report_cli_t, reference),
     ETK_CLI_STRING("program", 0, report_cli_t, program),
     ETK_CLI_STRING("method", 0, report_cli_t, method),

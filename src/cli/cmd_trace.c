@@ -4,7 +4,7 @@
  *
  * Each --etdump_path (repeatable, or given as plain arguments) becomes one
  * process; its event blocks become tracks.  The work is
- * etk_trace_export_etdump() (etkit/inspector.h); this file parses options,
+ * etk_trace_write_json_files() (etkit/analysis.h); this file parses options,
  * groups runs into blocks with the Inspector when it can, and writes the
  * document atomically.
  *
@@ -59,16 +59,11 @@ static const char *const usage_text =
     "  -q, --quiet                 no summary line on stderr\n"
     "  -h, --help                  this help\n";
 
-typedef struct input {
-  const char *path;
-  etk_etdump_t *dump;
-  etk_inspector_t *insp;
-  etk_etrecord_t *rec;
-  etk_trace_stats_t stats;
-} input_t;
-
 typedef struct trace_cli {
-  input_t in[MAX_INPUTS];
+  etk_trace_input_t in[MAX_INPUTS]; /* dump and insp owned here */
+  etk_etdump_t *dump[MAX_INPUTS];
+  etk_inspector_t *insp[MAX_INPUTS];
+  etk_etrecord_t *rec[MAX_INPUTS];
   size_t n;
   const char *output, *etrecord;
   int quiet;
@@ -187,47 +182,9 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
   return 0;
 }
 
-static const char *base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
-
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   trace_cli_t *c = ctx;
-  etk_trace_writer_t w;
-  etk_trace_writer_init(&w, sink,
-                        c->opt.source_time_scale == ETK_TIME_NS ? "ns" : NULL);
-  for (size_t i = 0; i < c->n; i++) {
-    etk_trace_options_t o = c->opt;
-    o.pid = (uint32_t)(i + 1);
-    o.process_name = base_name(c->in[i].path);
-    int rc = etk_trace_export_etdump(&w, c->in[i].dump, c->in[i].insp, &o,
-                                     &c->in[i].stats, err);
-    if (rc != ETK_OK) {
-      etk_error_where(err, c->in[i].path);
-      return rc;
-    }
-  }
-  etk_json_t *j = etk_trace_other_data_begin(&w);
-  if (j) {
-    etk_json_begin_object(j);
-    etk_json_key(j, "generator");
-    etk_json_cstring(j, "etkit trace");
-    etk_json_key(j, "files");
-    etk_json_begin_array(j);
-    for (size_t i = 0; i < c->n; i++) {
-      etk_trace_options_t o = c->opt;
-      o.pid = (uint32_t)(i + 1);
-      etk_trace_stats_write_json(j, &c->in[i].stats, &o, c->in[i].path);
-    }
-    etk_json_end_array(j);
-    etk_json_end_object(j);
-  }
-  int rc = etk_trace_writer_finish(&w);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "writing the trace failed: %s",
-                         etk_strerror(rc));
-  return ETK_OK;
+  return etk_trace_write_json_files(c->in, c->n, &c->opt, sink, err);
 }
 
 int etk_cmd_trace(int argc, char **argv) {
@@ -244,7 +201,7 @@ int etk_cmd_trace(int argc, char **argv) {
   etk_error_clear(&err);
   for (size_t i = 0; rc == 0 && i < c->n; i++) {
     etk_error_clear(&err);
-    if (etk_etdump_open_path(c->in[i].path, NULL, &c->in[i].dump, &err) !=
+    if (etk_etdump_open_path(c->in[i].path, NULL, &c->dump[i], &err) !=
         ETK_OK) {
       status = etk_cli_fail_error(CMD, &err);
       rc = 1;
@@ -257,20 +214,21 @@ int etk_cmd_trace(int argc, char **argv) {
     io.source_time_scale = io.target_time_scale = c->opt.source_time_scale;
     etk_error_t ierr;
     etk_error_clear(&ierr);
-    if (etk_inspector_open(c->in[i].dump, &io, &c->in[i].insp, &ierr) !=
-        ETK_OK) {
+    c->in[i].dump = c->dump[i];
+    if (etk_inspector_open(c->dump[i], &io, &c->insp[i], &ierr) != ETK_OK) {
       char line[ETK_ERROR_LINE_SIZE];
       fprintf(stderr,
               "etkit trace: warning: %s: cannot group runs into event blocks "
               "(%s); tracks follow run names\n",
               c->in[i].path, etk_error_format(&ierr, line, sizeof line));
-      c->in[i].insp = NULL;
-    } else if (c->etrecord && cli_link_etrecord(CMD, c->etrecord, c->in[i].insp,
-                                                &c->in[i].rec, NULL, &err)) {
+      c->insp[i] = NULL;
+    } else if (c->etrecord && cli_link_etrecord(CMD, c->etrecord, c->insp[i],
+                                                &c->rec[i], NULL, &err)) {
       status = etk_cli_fail_error(CMD, &err);
       rc = 1;
       break;
     }
+    c->in[i].insp = c->insp[i];
   }
   if (rc == 0) {
     const char *out = c->output ? c->output : "-";
@@ -300,9 +258,9 @@ int etk_cmd_trace(int argc, char **argv) {
     }
   }
   for (size_t i = 0; i < c->n; i++) {
-    etk_inspector_close(c->in[i].insp);
-    etk_etrecord_close(c->in[i].rec);
-    etk_etdump_close(c->in[i].dump);
+    etk_inspector_close(c->insp[i]);
+    etk_etrecord_close(c->rec[i]);
+    etk_etdump_close(c->dump[i]);
   }
   for (size_t i = 0; i < c->nlists; i++) free(c->block_lists[i]);
   free(c);

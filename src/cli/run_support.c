@@ -224,31 +224,25 @@ int cli_make_dir(const char *dir, etk_error_t *err) {
   return ETK_OK;
 }
 
+/* Writes element k of a tensor of type st as the value one: the
+ * little-endian IEEE encodings of 1.0 for the floating types, else the
+ * integer one (or true) in the low byte. */
 static void fill_one(void *p, int st, size_t k) {
-  uint8_t *b = p;
-  switch (st) {
-    case ETK_FLOAT: {
-      float f = 1.0f;
-      memcpy(b + 4 * k, &f, 4);
-    } break;
-    case ETK_DOUBLE: {
-      double d = 1.0;
-      memcpy(b + 8 * k, &d, 8);
-    } break;
-    case ETK_HALF: {
-      uint16_t h = 0x3C00;
-      memcpy(b + 2 * k, &h, 2);
-    } break;
-    case ETK_BFLOAT16: {
-      uint16_t h = 0x3F80;
-      memcpy(b + 2 * k, &h, 2);
-    } break;
-    default: {
-      size_t e = etk_scalar_type_size(st);
-      memset(b + e * k, 0, e);
-      b[e * k] = 1; /* little-endian integer one, or true */
-    }
-  }
+  static const struct {
+    int type;
+    uint8_t bytes[8];
+  } floats[] = {
+      {ETK_FLOAT, {0x00, 0x00, 0x80, 0x3F}},
+      {ETK_DOUBLE, {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F}},
+      {ETK_HALF, {0x00, 0x3C}},
+      {ETK_BFLOAT16, {0x80, 0x3F}},
+  };
+  size_t e = etk_scalar_type_size(st);
+  uint8_t *b = (uint8_t *)p + e * k;
+  memset(b, 0, e);
+  b[0] = 1;
+  for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++)
+    if (floats[i].type == st) memcpy(b, floats[i].bytes, e);
 }
 
 int cli_set_input(etk_method_t *m, size_t i, const char *path, etk_npy_t **keep,

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/buffers.h"
+#include "common/vec.h"
 
 #define ARENA_MIN_BLOCK ((size_t)64 * 1024)
 #define ARENA_ALIGN ((size_t)16)
@@ -112,22 +113,10 @@ void etr_text_add(etr_text_t *t, const char *s, size_t n) {
     n = t->cap - t->len;
     t->cut = true;
   }
-  if (t->len + n + 1 > t->alloc) {
-    size_t want = t->alloc ? t->alloc : 64;
-    while (want < t->len + n + 1) {
-      if (want > SIZE_MAX / 2) {
-        t->failed = true;
-        return;
-      }
-      want *= 2;
-    }
-    char *bigger = realloc(t->buf, want);
-    if (!bigger) {
-      t->failed = true;
-      return;
-    }
-    t->buf = bigger;
-    t->alloc = want;
+  /* len + n <= cap < SIZE_MAX: the + 1 for the NUL cannot wrap */
+  if (!ETK_VEC_RESERVE(t->buf, t->alloc, t->len + n + 1)) {
+    t->failed = true;
+    return;
   }
   if (n) memcpy(t->buf + t->len, s, n);
   t->len += n;

@@ -23,14 +23,28 @@ void etk_error_clear(etk_error_t *err) {
   err->message[0] = 0;
 }
 
-int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
-                  ...) {
+int etk_error_vset(etk_error_t *err, int code, uint64_t offset,
+                   const char *where, const char *fmt, va_list ap) {
   if (!err || err->code != ETK_OK) return code;
   err->code = code;
   err->offset = offset;
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  etk_error_where(err, where);
+  return code;
+}
+
+int etk_error_vkeep(int *rc, etk_error_t *err, int code, const char *where,
+                    const char *fmt, va_list ap) {
+  if (*rc != ETK_OK) return *rc;
+  *rc = code;
+  return etk_error_vset(err, code, ETK_NO_OFFSET, where, fmt, ap);
+}
+
+int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
+                  ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  etk_error_vset(err, code, offset, NULL, fmt, ap);
   va_end(ap);
   return code;
 }

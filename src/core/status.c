@@ -1,8 +1,9 @@
 /*
  * status.c - names and messages of the etkit status codes.
  *
- * Both tables are generated from ETK_STATUS_LIST in etkit/status.h, so a new
- * code needs one line there and nothing here.
+ * Both tables are generated from ETK_STATUS_LIST in etkit/status.h, the
+ * union of the per-module lists (core, flatbuf, recorder, common), so a new
+ * code needs one line in its module's list and nothing here.
  */
 #include "etkit/status.h"
 

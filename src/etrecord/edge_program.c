@@ -47,15 +47,9 @@ typedef struct name_vec {
 
 static void names_push(name_vec_t *nv, const char *s) {
   if (nv->failed) return;
-  if (nv->n == nv->cap) {
-    size_t cap = nv->cap ? nv->cap * 2 : 8;
-    const char **bigger = realloc(nv->v, cap * sizeof *bigger);
-    if (!bigger) {
-      nv->failed = true;
-      return;
-    }
-    nv->v = bigger;
-    nv->cap = cap;
+  if (!ETK_VEC_RESERVE(nv->v, nv->cap, nv->n + 1)) {
+    nv->failed = true;
+    return;
   }
   nv->v[nv->n++] = s;
 }
@@ -81,14 +75,11 @@ static int format_error(walker_t *w, const char *fmt, ...)
 #endif
     ;
 static int format_error(walker_t *w, const char *fmt, ...) {
-  if (!w->err || w->err->code != ETK_OK) return ETK_E_FORMAT;
-  char msg[sizeof w->err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  etk_error_vset(w->err, ETK_E_FORMAT, ETK_NO_OFFSET, w->member, fmt, ap);
   va_end(ap);
-  etk_error_where(w->err, w->member);
-  return etk_error_set(w->err, ETK_E_FORMAT, ETK_NO_OFFSET, "%s", msg);
+  return ETK_E_FORMAT;
 }
 
 /* Picks the chosen member of a union in either spelling. */
@@ -570,13 +561,7 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
                          "more than %llu nodes",
                          (unsigned long long)w->rec->limits.max_nodes);
   }
-  if (w->count == w->cap) {
-    size_t cap = w->cap ? w->cap * 2 : 64;
-    etk_etrecord_node_t *bigger = realloc(w->nodes, cap * sizeof *bigger);
-    if (!bigger) return oom(w);
-    w->nodes = bigger;
-    w->cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(w->nodes, w->cap, w->count + 1)) return oom(w);
   size_t index = w->count++;
   etk_etrecord_node_t *n = &w->nodes[index];
   memset(n, 0, sizeof *n);

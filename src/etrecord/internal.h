@@ -22,6 +22,7 @@
 #include <zip.h>
 
 #include "common/buffers.h"
+#include "common/vec.h"
 #include "etkit/etrecord.h"
 #include "etkit/utf8.h"
 

@@ -57,13 +57,10 @@ int etr_error_at(etk_error_t *err, int code, const char *where,
                  const char *text, size_t len, size_t offset, const char *fmt,
                  ...) {
   if (!err || err->code != ETK_OK) return code;
-  char msg[sizeof err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  etk_error_vset(err, code, offset, where, fmt, ap);
   va_end(ap);
-  etk_error_set(err, code, offset, "%s", msg);
-  etk_error_where(err, where);
   if (offset > len) offset = len;
   int line = 1, column = 1;
   for (size_t i = 0; i < offset; i++) {
@@ -119,14 +116,7 @@ int etr_json_special(const json_t *value) {
 
 static bool edits_push(json_edits_t *e, size_t orig_start, size_t orig_len,
                        const char *replacement, size_t new_len) {
-  if (e->count == e->cap) {
-    size_t cap = e->cap ? e->cap * 2 : 16;
-    if (cap > SIZE_MAX / sizeof(json_edit_t)) return false;
-    json_edit_t *bigger = realloc(e->items, cap * sizeof(json_edit_t));
-    if (!bigger) return false;
-    e->items = bigger;
-    e->cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(e->items, e->cap, e->count + 1)) return false;
   /* new_start is orig_start shifted by everything grown so far. */
   json_edit_t *it = &e->items[e->count++];
   it->orig_start = orig_start;

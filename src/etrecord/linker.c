@@ -86,20 +86,6 @@ static int select_method(etk_etrecord_linker_t *l, const char *method,
   return ETK_OK;
 }
 
-static bool grow(const etk_etrecord_node_t ***arr, size_t *cap, size_t need) {
-  if (need <= *cap) return true;
-  size_t n = *cap ? *cap : 16;
-  while (n < need) {
-    if (n > SIZE_MAX / 2 / sizeof **arr) return false;
-    n *= 2;
-  }
-  const etk_etrecord_node_t **bigger = realloc(*arr, n * sizeof **arr);
-  if (!bigger) return false;
-  *arr = bigger;
-  *cap = n;
-  return true;
-}
-
 static bool reserved_event(const char *name) {
   return name && (strcmp(name, "Method::init") == 0 ||
                   strcmp(name, "Program::load_method") == 0 ||
@@ -113,8 +99,9 @@ static int collect_nodes(etk_etrecord_linker_t *l,
     const etk_etrecord_node_t *const *nodes;
     size_t n = etk_etrecord_program_nodes_for_handle(
         l->program, out->debug_handles[h], &nodes);
-    if (n > SIZE_MAX - count || !grow(&l->nodes, &l->node_cap, count + n) ||
-        !grow(&l->unique, &l->unique_cap, unique + n))
+    if (n > SIZE_MAX - count ||
+        !ETK_VEC_RESERVE(l->nodes, l->node_cap, count + n) ||
+        !ETK_VEC_RESERVE(l->unique, l->unique_cap, unique + n))
       return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                            "out of memory linking an event");
     for (size_t i = 0; i < n; i++) {

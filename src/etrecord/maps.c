@@ -36,14 +36,11 @@ static int map_error(etk_error_t *err, int code, const char *member,
     ;
 static int map_error(etk_error_t *err, int code, const char *member,
                      const char *fmt, ...) {
-  if (!err || err->code != ETK_OK) return code;
-  char msg[sizeof err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  etk_error_vset(err, code, ETK_NO_OFFSET, member, fmt, ap);
   va_end(ap);
-  etk_error_where(err, member);
-  return etk_error_set(err, code, ETK_NO_OFFSET, "%s", msg);
+  return code;
 }
 
 static etk_etrecord_method_maps_t *method_slot(etk_etrecord_t *rec,
@@ -51,14 +48,7 @@ static etk_etrecord_method_maps_t *method_slot(etk_etrecord_t *rec,
                                                size_t *cap) {
   for (size_t i = 0; i < rec->maps_count; i++)
     if (strcmp(rec->maps[i].method, method) == 0) return &rec->maps[i];
-  if (rec->maps_count == *cap) {
-    size_t n = *cap ? *cap * 2 : 4;
-    etk_etrecord_method_maps_t *bigger =
-        realloc(rec->maps, n * sizeof *rec->maps);
-    if (!bigger) return NULL;
-    rec->maps = bigger;
-    *cap = n;
-  }
+  if (!ETK_VEC_RESERVE(rec->maps, *cap, rec->maps_count + 1)) return NULL;
   etk_etrecord_method_maps_t *m = &rec->maps[rec->maps_count];
   memset(m, 0, sizeof *m);
   m->method = etr_arena_strdup(&rec->arena, method);
@@ -97,140 +87,102 @@ static bool int_list(etk_etrecord_t *rec, json_t *v, int64_t **out,
   return true;
 }
 
-static int cmp_handle_entry(const void *a, const void *b) {
-  int64_t x = ((const etk_etrecord_handle_entry_t *)a)->instruction_id;
-  int64_t y = ((const etk_etrecord_handle_entry_t *)b)->instruction_id;
-  return (x > y) - (x < y);
-}
-static int cmp_delegate_entry(const void *a, const void *b) {
-  int64_t x = ((const etk_etrecord_delegate_entry_t *)a)->instruction_id;
-  int64_t y = ((const etk_etrecord_delegate_entry_t *)b)->instruction_id;
-  return (x > y) - (x < y);
-}
-static int cmp_num_outs_entry(const void *a, const void *b) {
-  int64_t x = ((const etk_etrecord_num_outs_entry_t *)a)->instruction_id;
-  int64_t y = ((const etk_etrecord_num_outs_entry_t *)b)->instruction_id;
+/* Orders entries by instruction id, the first field of all three entry
+ * structs. */
+static int cmp_entry(const void *a, const void *b) {
+  int64_t x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
   return (x > y) - (x < y);
 }
 
 #define OOM(member) map_error(err, ETK_E_NO_MEMORY, member, "out of memory")
 
-/* One entry per key of a method's map, in the record arena (never a
- * zero-size allocation). */
-static void *entries_alloc(etk_etrecord_t *rec, json_t *obj, size_t size) {
-  size_t n = json_object_size(obj);
-  return etr_arena_calloc(&rec->arena, n ? n : 1, size);
-}
+/* Decodes one map value into its entry (whose instruction id is set). */
+typedef int (*entry_parser_fn)(etk_etrecord_t *rec, const char *method,
+                               const char *key, json_t *v, void *entry,
+                               const char *member, etk_error_t *err);
 
-/* The instruction id a map key names, or the format error naming the map,
- * method and key. */
-static int entry_iid(const char *key, int64_t *iid,
-                     const etk_etrecord_method_maps_t *mm, const char *member,
-                     etk_error_t *err) {
-  if (key_to_iid(key, iid)) return ETK_OK;
-  return map_error(err, ETK_E_FORMAT, member,
-                   "method '%s': key '%s' is not an instruction id", mm->method,
-                   key);
-}
-
-static int parse_handles(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
-                         json_t *obj, const char *member, etk_error_t *err) {
-  etk_etrecord_handle_entry_t *e = entries_alloc(rec, obj, sizeof *e);
-  if (!e) return OOM(member);
-  size_t k = 0;
-  const char *key;
-  json_t *v;
-  json_object_foreach(obj, key, v) {
-    int rc = entry_iid(key, &e[k].instruction_id, mm, member, err);
-    if (rc != ETK_OK) return rc;
-    if (json_is_null(v)) {
-      e[k].is_null = true;
-    } else {
-      bool ok_alloc;
-      int64_t *h = NULL;
-      if (!int_list(rec, v, &h, &e[k].handle_count, &ok_alloc))
-        return ok_alloc ? map_error(err, ETK_E_FORMAT, member,
-                                    "method '%s', instruction %s: expected a "
-                                    "debug handle or a list of them",
-                                    mm->method, key)
-                        : OOM(member);
-      e[k].handles = h;
-      e[k].is_list = json_is_array(v);
-    }
-    k++;
+static int handle_entry(etk_etrecord_t *rec, const char *method,
+                        const char *key, json_t *v, void *entry,
+                        const char *member, etk_error_t *err) {
+  etk_etrecord_handle_entry_t *e = entry;
+  if (json_is_null(v)) {
+    e->is_null = true;
+    return ETK_OK;
   }
-  qsort(e, k, sizeof *e, cmp_handle_entry);
-  mm->handles = e;
-  mm->handle_count = k;
-  mm->in_debug_handle_map = true;
+  bool ok_alloc;
+  int64_t *h = NULL;
+  if (!int_list(rec, v, &h, &e->handle_count, &ok_alloc))
+    return ok_alloc ? map_error(err, ETK_E_FORMAT, member,
+                                "method '%s', instruction %s: expected a "
+                                "debug handle or a list of them",
+                                method, key)
+                    : OOM(member);
+  e->handles = h;
+  e->is_list = json_is_array(v);
   return ETK_OK;
 }
 
-static int parse_delegates(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
-                           json_t *obj, const char *member, etk_error_t *err) {
-  etk_etrecord_delegate_entry_t *e = entries_alloc(rec, obj, sizeof *e);
-  if (!e) return OOM(member);
-  size_t k = 0;
-  const char *key;
-  json_t *v;
-  json_object_foreach(obj, key, v) {
-    etk_etrecord_delegate_entry_t *d = &e[k];
-    int rc = entry_iid(key, &d->instruction_id, mm, member, err);
-    if (rc != ETK_OK) return rc;
-    if (!json_is_object(v))
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s', instruction %s: expected an object with "
-                       "\"name\" and \"delegate_map\"",
-                       mm->method, key);
-    json_t *name = json_object_get(v, "name");
-    if (!name) {
-      d->backend_name = "";
-    } else if (json_is_string(name)) {
-      d->backend_name = etr_arena_strdup(&rec->arena, json_string_value(name));
-      if (!d->backend_name) return OOM(member);
-    } else if (!json_is_null(name)) {
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s', instruction %s: \"name\" is not a string",
-                       mm->method, key);
-    }
-    json_t *ids = json_object_get(v, "delegate_map");
-    if (json_is_object(ids)) {
-      d->has_id_map = true;
-      size_t m = json_object_size(ids);
-      etk_etrecord_delegate_id_t *arr =
-          etr_arena_calloc(&rec->arena, m ? m : 1, sizeof *arr);
-      if (!arr) return OOM(member);
-      size_t j = 0;
-      const char *id;
-      json_t *hv;
-      json_object_foreach(ids, id, hv) {
-        arr[j].id = etr_arena_strdup(&rec->arena, id);
-        if (!arr[j].id) return OOM(member);
-        bool ok_alloc;
-        int64_t *h = NULL;
-        if (!int_list(rec, hv, &h, &arr[j].handle_count, &ok_alloc))
-          return ok_alloc ? map_error(err, ETK_E_FORMAT, member,
-                                      "method '%s', delegate id '%s': expected "
-                                      "a list of debug handles",
-                                      mm->method, id)
-                          : OOM(member);
-        arr[j].handles = h;
-        j++;
-      }
-      d->ids = arr;
-      d->id_count = j;
-    } else if (ids && !json_is_null(ids)) {
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s', instruction %s: \"delegate_map\" is not "
-                       "an object",
-                       mm->method, key);
-    }
-    k++;
+/* A delegate entry's "delegate_map": delegate id -> debug handles. */
+static int delegate_ids(etk_etrecord_t *rec, const char *method, json_t *ids,
+                        etk_etrecord_delegate_entry_t *d, const char *member,
+                        etk_error_t *err) {
+  d->has_id_map = true;
+  size_t m = json_object_size(ids);
+  etk_etrecord_delegate_id_t *arr =
+      etr_arena_calloc(&rec->arena, m ? m : 1, sizeof *arr);
+  if (!arr) return OOM(member);
+  size_t j = 0;
+  const char *id;
+  json_t *hv;
+  json_object_foreach(ids, id, hv) {
+    arr[j].id = etr_arena_strdup(&rec->arena, id);
+    if (!arr[j].id) return OOM(member);
+    bool ok_alloc;
+    int64_t *h = NULL;
+    if (!int_list(rec, hv, &h, &arr[j].handle_count, &ok_alloc))
+      return ok_alloc ? map_error(err, ETK_E_FORMAT, member,
+                                  "method '%s', delegate id '%s': expected "
+                                  "a list of debug handles",
+                                  method, id)
+                      : OOM(member);
+    arr[j].handles = h;
+    j++;
   }
-  qsort(e, k, sizeof *e, cmp_delegate_entry);
-  mm->delegates = e;
-  mm->delegate_count = k;
-  mm->in_delegate_map = true;
+  d->ids = arr;
+  d->id_count = j;
+  return ETK_OK;
+}
+
+static int delegate_entry(etk_etrecord_t *rec, const char *method,
+                          const char *key, json_t *v, void *entry,
+                          const char *member, etk_error_t *err) {
+  etk_etrecord_delegate_entry_t *d = entry;
+  if (!json_is_object(v))
+    return map_error(err, ETK_E_FORMAT, member,
+                     "method '%s', instruction %s: expected an object with "
+                     "\"name\" and \"delegate_map\"",
+                     method, key);
+  json_t *name = json_object_get(v, "name");
+  if (!name) {
+    d->backend_name = "";
+  } else if (json_is_string(name)) {
+    d->backend_name = etr_arena_strdup(&rec->arena, json_string_value(name));
+    if (!d->backend_name) return OOM(member);
+  } else if (!json_is_null(name)) {
+    return map_error(err, ETK_E_FORMAT, member,
+                     "method '%s', instruction %s: \"name\" is not a string",
+                     method, key);
+  }
+  json_t *ids = json_object_get(v, "delegate_map");
+  if (json_is_object(ids))
+    return delegate_ids(rec, method, ids, d, member, err);
+  if (ids && !json_is_null(ids))
+    return map_error(err, ETK_E_FORMAT, member,
+                     "method '%s', instruction %s: \"delegate_map\" is not "
+                     "an object",
+                     method, key);
   return ETK_OK;
 }
 
@@ -239,38 +191,86 @@ static int parse_delegates(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
  * slice debug outputs by absurd amounts. */
 #define MAX_NUM_OUTS (1 << 20)
 
-static int parse_num_outs(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
-                          json_t *obj, const char *member, etk_error_t *err) {
-  etk_etrecord_num_outs_entry_t *e = entries_alloc(rec, obj, sizeof *e);
-  if (!e) return OOM(member);
+static int num_outs_entry(etk_etrecord_t *rec, const char *method,
+                          const char *key, json_t *v, void *entry,
+                          const char *member, etk_error_t *err) {
+  (void)rec;
+  etk_etrecord_num_outs_entry_t *e = entry;
+  if (!json_is_integer(v))
+    return map_error(err, ETK_E_FORMAT, member,
+                     "method '%s', instruction %s: expected an integer", method,
+                     key);
+  if (json_integer_value(v) < 0 || json_integer_value(v) > MAX_NUM_OUTS)
+    return map_error(err, ETK_E_FORMAT, member,
+                     "method '%s', instruction %s: num_outs %lld is "
+                     "outside 0..%d",
+                     method, key, (long long)json_integer_value(v),
+                     MAX_NUM_OUTS);
+  e->num_outputs = json_integer_value(v);
+  return ETK_OK;
+}
+
+/* The three maps: member name, kind, entry size and value parser. */
+typedef struct map_kind {
+  const char *member;
+  etk_etrecord_member_kind_t kind;
+  size_t entry_size;
+  entry_parser_fn parse_entry;
+} map_kind_t;
+
+static const map_kind_t map_kinds[] = {
+    {"debug_handle_map", ETK_ETRECORD_MEMBER_DEBUG_HANDLE_MAP,
+     sizeof(etk_etrecord_handle_entry_t), handle_entry},
+    {"delegate_map", ETK_ETRECORD_MEMBER_DELEGATE_MAP,
+     sizeof(etk_etrecord_delegate_entry_t), delegate_entry},
+    {"instruction_id_to_num_outs_map", ETK_ETRECORD_MEMBER_NUM_OUTS_MAP,
+     sizeof(etk_etrecord_num_outs_entry_t), num_outs_entry},
+};
+
+/* One method's map of kind mk: one entry per key, in the record arena
+ * (never a zero-size allocation), sorted by instruction id. */
+static int parse_method_map(etk_etrecord_t *rec, etk_etrecord_method_maps_t *mm,
+                            json_t *obj, const map_kind_t *mk,
+                            etk_error_t *err) {
+  size_t n = json_object_size(obj);
+  unsigned char *entries =
+      etr_arena_calloc(&rec->arena, n ? n : 1, mk->entry_size);
+  if (!entries) return OOM(mk->member);
   size_t k = 0;
   const char *key;
   json_t *v;
   json_object_foreach(obj, key, v) {
-    int rc = entry_iid(key, &e[k].instruction_id, mm, member, err);
-    if (rc != ETK_OK) return rc;
-    if (!json_is_integer(v))
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s', instruction %s: expected an integer",
+    int64_t iid;
+    if (!key_to_iid(key, &iid))
+      return map_error(err, ETK_E_FORMAT, mk->member,
+                       "method '%s': key '%s' is not an instruction id",
                        mm->method, key);
-    if (json_integer_value(v) < 0 || json_integer_value(v) > MAX_NUM_OUTS)
-      return map_error(err, ETK_E_FORMAT, member,
-                       "method '%s', instruction %s: num_outs %lld is "
-                       "outside 0..%d",
-                       mm->method, key, (long long)json_integer_value(v),
-                       MAX_NUM_OUTS);
-    e[k].num_outputs = json_integer_value(v);
+    void *entry = entries + k * mk->entry_size;
+    memcpy(entry, &iid, sizeof iid);
+    int rc = mk->parse_entry(rec, mm->method, key, v, entry, mk->member, err);
+    if (rc != ETK_OK) return rc;
     k++;
   }
-  qsort(e, k, sizeof *e, cmp_num_outs_entry);
-  mm->num_outs = e;
-  mm->num_outs_count = k;
-  mm->in_num_outs_map = true;
+  qsort(entries, k, mk->entry_size, cmp_entry);
+  switch (mk->kind) {
+    case ETK_ETRECORD_MEMBER_DEBUG_HANDLE_MAP:
+      mm->handles = (const void *)entries;
+      mm->handle_count = k;
+      mm->in_debug_handle_map = true;
+      break;
+    case ETK_ETRECORD_MEMBER_DELEGATE_MAP:
+      mm->delegates = (const void *)entries;
+      mm->delegate_count = k;
+      mm->in_delegate_map = true;
+      break;
+    default:
+      mm->num_outs = (const void *)entries;
+      mm->num_outs_count = k;
+      mm->in_num_outs_map = true;
+      break;
+  }
   return ETK_OK;
 }
-
-typedef int (*map_parser_fn)(etk_etrecord_t *, etk_etrecord_method_maps_t *,
-                             json_t *, const char *, etk_error_t *);
 
 /* Is `root` a flat (method-less) map of this kind? */
 static bool is_flat(json_t *root, etk_etrecord_member_kind_t kind) {
@@ -298,9 +298,9 @@ static bool is_flat(json_t *root, etk_etrecord_member_kind_t kind) {
   return true;
 }
 
-static int parse_map(etk_etrecord_t *rec, const char *member,
-                     etk_etrecord_member_kind_t kind, map_parser_fn parse,
-                     size_t *cap, etk_error_t *err) {
+static int parse_map(etk_etrecord_t *rec, const map_kind_t *mk, size_t *cap,
+                     etk_error_t *err) {
+  const char *member = mk->member;
   etk_etrecord_member_t const *pub = etk_etrecord_member_find(rec, member);
   if (!pub) return ETK_OK;
   json_t *root;
@@ -311,9 +311,9 @@ static int parse_map(etk_etrecord_t *rec, const char *member,
     return map_error(err, ETK_E_FORMAT, member,
                      "expected a JSON object keyed by method name");
   }
-  if (is_flat(root, kind)) {
+  if (is_flat(root, mk->kind)) {
     etk_etrecord_method_maps_t *mm = method_slot(rec, "forward", cap);
-    rc = mm ? parse(rec, mm, root, member, err) : OOM(member);
+    rc = mm ? parse_method_map(rec, mm, root, mk, err) : OOM(member);
     json_decref(root);
     return rc;
   }
@@ -332,7 +332,7 @@ static int parse_map(etk_etrecord_t *rec, const char *member,
       rc = OOM(member);
       break;
     }
-    rc = parse(rec, mm, v, member, err);
+    rc = parse_method_map(rec, mm, v, mk, err);
     if (rc != ETK_OK) break;
   }
   json_decref(root);
@@ -341,16 +341,9 @@ static int parse_map(etk_etrecord_t *rec, const char *member,
 
 int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err) {
   size_t cap = 0;
-  int rc =
-      parse_map(rec, "debug_handle_map", ETK_ETRECORD_MEMBER_DEBUG_HANDLE_MAP,
-                parse_handles, &cap, err);
-  if (rc == ETK_OK)
-    rc = parse_map(rec, "delegate_map", ETK_ETRECORD_MEMBER_DELEGATE_MAP,
-                   parse_delegates, &cap, err);
-  if (rc == ETK_OK)
-    rc = parse_map(rec, "instruction_id_to_num_outs_map",
-                   ETK_ETRECORD_MEMBER_NUM_OUTS_MAP, parse_num_outs, &cap, err);
-  if (rc != ETK_OK) return rc;
+  int rc = ETK_OK;
+  for (size_t i = 0; i < sizeof map_kinds / sizeof map_kinds[0]; i++)
+    if ((rc = parse_map(rec, &map_kinds[i], &cap, err)) != ETK_OK) return rc;
   if (etk_etrecord_member_find(rec, "debug_handle_map"))
     rec->info.features |= ETK_ETRECORD_HAS_DEBUG_HANDLE_MAP;
   if (etk_etrecord_member_find(rec, "delegate_map"))

@@ -72,6 +72,17 @@ static bool parse_frame_line(const char *line, size_t n,
   return true;
 }
 
+/* The line of text[0..len) that starts at *pos (without its newline);
+ * moves *pos past the newline.  Call while *pos < len. */
+static etk_etrecord_span_t next_line(const char *text, size_t len,
+                                     size_t *pos) {
+  etk_etrecord_span_t line = {text + *pos, len - *pos};
+  const char *nl = memchr(line.ptr, '\n', line.len);
+  if (nl) line.len = (size_t)(nl - line.ptr);
+  *pos += line.len + (nl ? 1 : 0);
+  return line;
+}
+
 int etk_etrecord_stack_trace_split(const char *text, size_t len,
                                    etk_etrecord_frame_t *frames, size_t cap,
                                    size_t *count) {
@@ -81,12 +92,9 @@ int etk_etrecord_stack_trace_split(const char *text, size_t len,
   size_t pos = 0;
   etk_etrecord_frame_t *last = NULL;
   while (pos < len) {
-    const char *line = text + pos;
-    const char *nl = memchr(line, '\n', len - pos);
-    size_t line_len = nl ? (size_t)(nl - line) : len - pos;
-    pos += line_len + (nl ? 1 : 0);
+    etk_etrecord_span_t line = next_line(text, len, &pos);
     etk_etrecord_frame_t f;
-    if (parse_frame_line(line, line_len, &f)) {
+    if (parse_frame_line(line.ptr, line.len, &f)) {
       if (n < cap) {
         frames[n] = f;
         last = &frames[n];
@@ -97,11 +105,8 @@ int etk_etrecord_stack_trace_split(const char *text, size_t len,
       continue;
     }
     if (last && last->code.len == 0) {
-      const char *c = line;
-      size_t cl = line_len;
-      trim(&c, &cl);
-      last->code.ptr = c;
-      last->code.len = cl;
+      trim(&line.ptr, &line.len);
+      last->code = line;
     }
     last = NULL;
   }
@@ -129,22 +134,17 @@ int etk_etrecord_stack_trace_user_frame(const char *text, size_t len,
   etk_etrecord_frame_t any, user;
   size_t pos = 0;
   while (pos < len) {
-    const char *line = text + pos;
-    const char *nl = memchr(line, '\n', len - pos);
-    size_t line_len = nl ? (size_t)(nl - line) : len - pos;
-    pos += line_len + (nl ? 1 : 0);
+    etk_etrecord_span_t line = next_line(text, len, &pos);
     etk_etrecord_frame_t f;
-    if (!parse_frame_line(line, line_len, &f)) continue;
+    if (!parse_frame_line(line.ptr, line.len, &f)) continue;
     /* The code line, if the next line is not a frame itself. */
     if (pos < len) {
-      const char *next = text + pos;
-      const char *nl2 = memchr(next, '\n', len - pos);
-      size_t next_len = nl2 ? (size_t)(nl2 - next) : len - pos;
+      size_t peek = pos;
+      etk_etrecord_span_t next = next_line(text, len, &peek);
       etk_etrecord_frame_t probe;
-      if (!parse_frame_line(next, next_len, &probe)) {
-        trim(&next, &next_len);
-        f.code.ptr = next;
-        f.code.len = next_len;
+      if (!parse_frame_line(next.ptr, next.len, &probe)) {
+        trim(&next.ptr, &next.len);
+        f.code = next;
       }
     }
     any = f;

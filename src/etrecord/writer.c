@@ -52,18 +52,11 @@ static int bad(checker_t *c, int code, const char *fmt, ...)
 #endif
     ;
 static int bad(checker_t *c, int code, const char *fmt, ...) {
-  if (c->rc != ETK_OK) return c->rc;
-  c->rc = code;
-  if (c->err && c->err->code == ETK_OK) {
-    char msg[sizeof c->err->message];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    etk_error_set(c->err, code, ETK_NO_OFFSET, "%s", msg);
-    etk_error_where(c->err, "ETRecord writer");
-  }
-  return code;
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = etk_error_vkeep(&c->rc, c->err, code, "ETRecord writer", fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static bool utf8_ok(const char *s) {
@@ -467,28 +460,30 @@ static json_t *node_json(builder_t *b, const etk_etrecord_node_desc_t *n) {
   return node;
 }
 
+/* The graph's inputs or outputs (`kind` "user_input" or "user_output"):
+ * *names receives the list of tensor arguments, *specs the signature's
+ * specs naming them. */
+static void io_json(builder_t *b, const char *const *tensors, size_t count,
+                    const char *kind, json_t **names, json_t **specs) {
+  *names = jb_check(b, json_array());
+  *specs = jb_check(b, json_array());
+  for (size_t i = 0; i < count; i++) {
+    jb_push(b, *names, tagged_name(b, "as_tensor", tensors[i]));
+    json_t *user = jb_check(b, json_object());
+    jb_set(b, user, "arg", tagged_name(b, "as_tensor", tensors[i]));
+    json_t *spec = jb_check(b, json_object());
+    jb_set(b, spec, kind, user);
+    jb_push(b, *specs, spec);
+  }
+}
+
 static json_t *program_json(builder_t *b, const etk_etrecord_method_desc_t *m) {
   json_t *graph = jb_check(b, json_object());
-  json_t *inputs = jb_check(b, json_array());
-  json_t *input_specs = jb_check(b, json_array());
-  for (size_t i = 0; i < m->graph_input_count; i++) {
-    jb_push(b, inputs, tagged_name(b, "as_tensor", m->graph_inputs[i]));
-    json_t *user = jb_check(b, json_object());
-    jb_set(b, user, "arg", tagged_name(b, "as_tensor", m->graph_inputs[i]));
-    json_t *spec = jb_check(b, json_object());
-    jb_set(b, spec, "user_input", user);
-    jb_push(b, input_specs, spec);
-  }
-  json_t *outputs = jb_check(b, json_array());
-  json_t *output_specs = jb_check(b, json_array());
-  for (size_t i = 0; i < m->graph_output_count; i++) {
-    jb_push(b, outputs, tagged_name(b, "as_tensor", m->graph_outputs[i]));
-    json_t *user = jb_check(b, json_object());
-    jb_set(b, user, "arg", tagged_name(b, "as_tensor", m->graph_outputs[i]));
-    json_t *spec = jb_check(b, json_object());
-    jb_set(b, spec, "user_output", user);
-    jb_push(b, output_specs, spec);
-  }
+  json_t *inputs, *input_specs, *outputs, *output_specs;
+  io_json(b, m->graph_inputs, m->graph_input_count, "user_input", &inputs,
+          &input_specs);
+  io_json(b, m->graph_outputs, m->graph_output_count, "user_output", &outputs,
+          &output_specs);
   json_t *nodes = jb_check(b, json_array());
   for (size_t i = 0; i < m->node_count && !b->failed; i++)
     jb_push(b, nodes, node_json(b, &m->nodes[i]));
@@ -593,15 +588,9 @@ typedef struct members {
 
 static bool members_add(members_t *ms, const char *name, char *owned,
                         const void *bytes, size_t len) {
-  if (ms->n == ms->cap) {
-    size_t cap = ms->cap ? ms->cap * 2 : 16;
-    member_out_t *bigger = realloc(ms->v, cap * sizeof *bigger);
-    if (!bigger) {
-      free(owned);
-      return false;
-    }
-    ms->v = bigger;
-    ms->cap = cap;
+  if (!ETK_VEC_RESERVE(ms->v, ms->cap, ms->n + 1)) {
+    free(owned);
+    return false;
   }
   size_t nl = strlen(name);
   char *copy = malloc(nl + 1);

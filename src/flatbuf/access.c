@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "etkit/flatbuf.h"
+#include "scalar_fields.h"
 
 uint16_t etk_fb_load_u16(const uint8_t *p) {
   return (uint16_t)(p[0] | p[1] << 8);
@@ -70,65 +71,25 @@ int etk_fb_has(etk_fb_table_t t, unsigned id) {
   return field_pos(t, id) != 0;
 }
 
-uint8_t etk_fb_get_u8(etk_fb_table_t t, unsigned id, uint8_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? t.buf[p] : def;
-}
+/* Loads of each stored width. */
+#define LOAD_BITS_8(p) (*(p))
+#define LOAD_BITS_16(p) etk_fb_load_u16(p)
+#define LOAD_BITS_32(p) etk_fb_load_u32(p)
+#define LOAD_BITS_64(p) etk_fb_load_u64(p)
 
-int8_t etk_fb_get_i8(etk_fb_table_t t, unsigned id, int8_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? (int8_t)t.buf[p] : def;
-}
-
-uint16_t etk_fb_get_u16(etk_fb_table_t t, unsigned id, uint16_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? etk_fb_load_u16(t.buf + p) : def;
-}
-
-int16_t etk_fb_get_i16(etk_fb_table_t t, unsigned id, int16_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? (int16_t)etk_fb_load_u16(t.buf + p) : def;
-}
-
-uint32_t etk_fb_get_u32(etk_fb_table_t t, unsigned id, uint32_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? etk_fb_load_u32(t.buf + p) : def;
-}
-
-int32_t etk_fb_get_i32(etk_fb_table_t t, unsigned id, int32_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? (int32_t)etk_fb_load_u32(t.buf + p) : def;
-}
-
-uint64_t etk_fb_get_u64(etk_fb_table_t t, unsigned id, uint64_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? etk_fb_load_u64(t.buf + p) : def;
-}
-
-int64_t etk_fb_get_i64(etk_fb_table_t t, unsigned id, int64_t def) {
-  uint32_t p = field_pos(t, id);
-  return p ? (int64_t)etk_fb_load_u64(t.buf + p) : def;
-}
-
-float etk_fb_get_f32(etk_fb_table_t t, unsigned id, float def) {
-  uint32_t p = field_pos(t, id);
-  uint32_t bits;
-  float v;
-  if (!p) return def;
-  bits = etk_fb_load_u32(t.buf + p);
-  memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
-double etk_fb_get_f64(etk_fb_table_t t, unsigned id, double def) {
-  uint32_t p = field_pos(t, id);
-  uint64_t bits;
-  double v;
-  if (!p) return def;
-  bits = etk_fb_load_u64(t.buf + p);
-  memcpy(&v, &bits, sizeof v);
-  return v;
-}
+/* etk_fb_get_u8 ... etk_fb_get_f64 */
+#define DEFINE_GET(name, ctype, bits, family)                         \
+  ctype etk_fb_get_##name(etk_fb_table_t t, unsigned id, ctype def) { \
+    uint32_t p = field_pos(t, id);                                    \
+    uint##bits##_t raw;                                               \
+    ctype v;                                                          \
+    if (!p) return def;                                               \
+    raw = LOAD_BITS_##bits(t.buf + p);                                \
+    ETK_FB_FROM_BITS_##family(raw, v);                                \
+    return v;                                                         \
+  }
+ETK_FB_SCALAR_FIELDS(DEFINE_GET)
+#undef DEFINE_GET
 
 const uint8_t *etk_fb_get_struct(etk_fb_table_t t, unsigned id) {
   uint32_t p = field_pos(t, id);

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "etkit/flatbuf.h"
+#include "scalar_fields.h"
 
 /* Finished buffers are at least this aligned in memory (see init). */
 #define ETK_FB_END_ALIGN 8u
@@ -410,71 +411,19 @@ void etk_fb_add_bool(etk_fb_builder_t *b, unsigned id, int v, int def,
   add_scalar_bits(b, id, (uint64_t)value, 1);
 }
 
-void etk_fb_add_u8(etk_fb_builder_t *b, unsigned id, uint8_t v, uint8_t def,
-                   int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, v, 1);
-}
-
-void etk_fb_add_i8(etk_fb_builder_t *b, unsigned id, int8_t v, int8_t def,
-                   int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, (uint8_t)v, 1);
-}
-
-void etk_fb_add_u16(etk_fb_builder_t *b, unsigned id, uint16_t v, uint16_t def,
-                    int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, v, 2);
-}
-
-void etk_fb_add_i16(etk_fb_builder_t *b, unsigned id, int16_t v, int16_t def,
-                    int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, (uint16_t)v, 2);
-}
-
-void etk_fb_add_u32(etk_fb_builder_t *b, unsigned id, uint32_t v, uint32_t def,
-                    int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, v, 4);
-}
-
-void etk_fb_add_i32(etk_fb_builder_t *b, unsigned id, int32_t v, int32_t def,
-                    int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, (uint32_t)v, 4);
-}
-
-void etk_fb_add_u64(etk_fb_builder_t *b, unsigned id, uint64_t v, uint64_t def,
-                    int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, v, 8);
-}
-
-void etk_fb_add_i64(etk_fb_builder_t *b, unsigned id, int64_t v, int64_t def,
-                    int flags) {
-  if (skip_default(b, id, v == def, flags)) return;
-  add_scalar_bits(b, id, (uint64_t)v, 8);
-}
-
-/* Floats are compared with == like flatcc does: -0.0 equals a 0.0 default
- * and is skipped, NaN never equals anything and is always written. */
-void etk_fb_add_f32(etk_fb_builder_t *b, unsigned id, float v, float def,
-                    int flags) {
-  uint32_t bits;
-  if (skip_default(b, id, v == def, flags)) return;
-  memcpy(&bits, &v, sizeof bits);
-  add_scalar_bits(b, id, bits, 4);
-}
-
-void etk_fb_add_f64(etk_fb_builder_t *b, unsigned id, double v, double def,
-                    int flags) {
-  uint64_t bits;
-  if (skip_default(b, id, v == def, flags)) return;
-  memcpy(&bits, &v, sizeof bits);
-  add_scalar_bits(b, id, bits, 8);
-}
+/* etk_fb_add_u8 ... etk_fb_add_f64.  Floats are compared with == like
+ * flatcc does: -0.0 equals a 0.0 default and is skipped, NaN never equals
+ * anything and is always written. */
+#define DEFINE_ADD(name, ctype, bits, family)                                  \
+  void etk_fb_add_##name(etk_fb_builder_t *b, unsigned id, ctype v, ctype def, \
+                         int flags) {                                          \
+    uint##bits##_t raw;                                                        \
+    if (skip_default(b, id, v == def, flags)) return;                          \
+    ETK_FB_TO_BITS_##family(v, raw);                                           \
+    add_scalar_bits(b, id, raw, (bits) / 8);                                   \
+  }
+ETK_FB_SCALAR_FIELDS(DEFINE_ADD)
+#undef DEFINE_ADD
 
 void etk_fb_add_ref(etk_fb_builder_t *b, unsigned id, etk_fb_ref_t ref) {
   int pos;

@@ -42,6 +42,7 @@ typedef struct binary_call {
   etk_scalar_t other;
   etk_scalar_t alpha;
   etk_tensor_t *out;
+  bool is_float; /* computed in double, else in int64 */
 } binary_call_t;
 
 /* PyTorch's floor division of floating values: round the exact quotient of
@@ -139,6 +140,24 @@ static bool apply_i64(binary_kind_t kind, int64_t x, int64_t y, int64_t alpha,
   return true;
 }
 
+/* One chunk of the element-wise map: in[0] is self, in[1] other (NULL for
+ * a Scalar other).  Stops at an integer division by zero. */
+static int64_t binary_chunk(const void *ctx, int64_t n,
+                            const etk_map_row_t *const *in,
+                            etk_map_row_t *out) {
+  const binary_call_t *c = ctx;
+  for (int64_t j = 0; j < n; j++) {
+    if (c->is_float) {
+      double y = in[1] ? in[1]->f[j] : c->other.d;
+      out->f[j] = apply_f64(c->kind, in[0]->f[j], y, c->alpha.d);
+    } else {
+      int64_t y = in[1] ? in[1]->i[j] : c->other.i;
+      if (!apply_i64(c->kind, in[0]->i[j], y, c->alpha.i, &out->i[j])) return j;
+    }
+  }
+  return n;
+}
+
 static const char *kind_verb(binary_kind_t kind) {
   return kind == BINARY_SUB || kind == BINARY_RSUB ? "subtraction"
                                                    : "division with rounding";
@@ -149,7 +168,7 @@ static int binary_run(etk_op_t *op, binary_call_t *c) {
   bool b_float =
       c->b ? etk_dtype_is_float(c->b->scalar_type) : c->other.is_float;
   bool b_bool = c->b ? c->b->scalar_type == ETK_BOOL : c->other.is_bool;
-  bool is_float, all_bool;
+  bool all_bool;
   int out_dt = c->out->scalar_type;
 
   if ((rc = etk_op_check_dtype(op, c->a, "self", ETK_DTYPES_BASIC))) return rc;
@@ -157,22 +176,22 @@ static int binary_run(etk_op_t *op, binary_call_t *c) {
     return rc;
   if ((rc = etk_op_check_dtype(op, c->out, "out", ETK_DTYPES_BASIC))) return rc;
 
-  is_float =
+  c->is_float =
       etk_dtype_is_float(c->a->scalar_type) || b_float || c->kind == BINARY_DIV;
-  all_bool = !is_float && c->a->scalar_type == ETK_BOOL && b_bool;
+  all_bool = !c->is_float && c->a->scalar_type == ETK_BOOL && b_bool;
   if (all_bool && (c->kind == BINARY_SUB || c->kind == BINARY_RSUB ||
                    c->kind == BINARY_DIV_TRUNC || c->kind == BINARY_DIV_FLOOR))
     return etk_op_fail(op, ETK_E_UNSUPPORTED,
                        "%s of bool tensors is not supported",
                        kind_verb(c->kind));
-  if (is_float && !etk_dtype_is_float(out_dt))
+  if (c->is_float && !etk_dtype_is_float(out_dt))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "floating result can't be cast to out dtype %s",
                        etk_scalar_type_name(out_dt));
-  if (!is_float && !all_bool && out_dt == ETK_BOOL)
+  if (!c->is_float && !all_bool && out_dt == ETK_BOOL)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "integer result can't be cast to out dtype BOOL");
-  if (!is_float && c->alpha.is_float)
+  if (!c->is_float && c->alpha.is_float)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "alpha must be an integer for integer inputs");
   if (op->checking) return ETK_OK;
@@ -182,8 +201,8 @@ static int binary_run(etk_op_t *op, binary_call_t *c) {
     int64_t strides[3][ETK_MAX_DIMS];
     int32_t odim;
     etk_view_t va, vb, vo;
+    const etk_view_t *views[3] = {&vo, &va, c->b ? &vb : NULL};
     etk_walk_t w;
-    bool fast;
     etk_tensor_sizes64(c->a, asz);
     if (c->b) {
       etk_tensor_sizes64(c->b, bsz);
@@ -204,45 +223,12 @@ static int binary_run(etk_op_t *op, binary_call_t *c) {
       etk_view_init(&vb, c->b);
       etk_view_broadcast_strides(&vb, odim, osz, strides[2]);
     } else {
-      memset(&vb, 0, sizeof vb);
       memset(strides[2], 0, sizeof strides[2]);
     }
     etk_walk_init(&w, odim, osz, 3, strides, NULL);
-
-    fast = is_float && c->a->scalar_type == ETK_FLOAT && out_dt == ETK_FLOAT &&
-           (!c->b || c->b->scalar_type == ETK_FLOAT);
-    for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w)) {
-      if (fast) {
-        const float *pa = (const float *)va.data + w.off[1];
-        const float *pb = c->b ? (const float *)vb.data + w.off[2] : NULL;
-        float *po = (float *)vo.data + w.off[0];
-        for (int64_t j = 0; j < w.inner; j++) {
-          double y = pb ? pb[j * w.inner_stride[2]] : c->other.d;
-          po[j * w.inner_stride[0]] = (float)apply_f64(
-              c->kind, pa[j * w.inner_stride[1]], y, c->alpha.d);
-        }
-        continue;
-      }
-      for (int64_t j = 0; j < w.inner; j++) {
-        int64_t oo = w.off[0] + j * w.inner_stride[0];
-        int64_t oa = w.off[1] + j * w.inner_stride[1];
-        int64_t ob = w.off[2] + j * w.inner_stride[2];
-        if (is_float) {
-          double x = etk_load_f64(va.dtype, va.data, oa);
-          double y = c->b ? etk_load_f64(vb.dtype, vb.data, ob) : c->other.d;
-          etk_store_f64(out_dt, vo.data, oo,
-                        apply_f64(c->kind, x, y, c->alpha.d));
-        } else {
-          int64_t x = etk_load_i64(va.dtype, va.data, oa);
-          int64_t y = c->b ? etk_load_i64(vb.dtype, vb.data, ob) : c->other.i;
-          int64_t v;
-          if (!apply_i64(c->kind, x, y, c->alpha.i, &v))
-            return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
-                               "integer division by zero");
-          etk_store_i64(out_dt, vo.data, oo, v);
-        }
-      }
-    }
+    if (!etk_map_run(&w, views, 2, c->is_float, binary_chunk, c))
+      return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                         "integer division by zero");
   }
   return ETK_OK;
 }

@@ -162,30 +162,70 @@ static void conv_transposed(const conv_geom_t *g, const float *in,
     }
 }
 
-/* convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride,
- *   SymInt[] padding, SymInt[] dilation, bool transposed,
- *   SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) */
-ETK_KERNEL_DEFINE(convolution_out, "aten::convolution.out") {
-  etk_tensor_t *in, *wt, *bias, *out;
-  bool transposed;
-  int64_t groups, stride[2], pad[2], dil[2], opad[2];
-  int spatial;
-  int rc;
-  conv_geom_t g;
-  if ((rc = etk_op_expect_nargs(op, 11))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "bias", &bias))) return rc;
-  if ((rc = etk_op_bool(op, 6, "transposed", &transposed))) return rc;
-  if ((rc = etk_op_int(op, 8, "groups", &groups))) return rc;
-  if ((rc = etk_op_tensor(op, 9, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
-  if ((rc = etk_op_check_dtype(op, wt, "weight", ETK_DTYPES_FLOAT))) return rc;
-  if (bias && (rc = etk_op_check_dtype(op, bias, "bias", ETK_DTYPES_FLOAT)))
-    return rc;
-  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_FLOAT))) return rc;
-  if (op->checking) return ETK_OK;
+/* The direct form's output size, after checking its channel counts. */
+static int conv_direct_geom(etk_op_t *op, const etk_tensor_t *wt,
+                            conv_geom_t *g) {
+  int64_t span_h, span_w;
+  g->cout = wt->sizes[0];
+  if (g->cout % g->groups != 0)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "output channels %lld not divisible by groups %lld",
+                       (long long)g->cout, (long long)g->groups);
+  if (wt->sizes[1] != g->cin / g->groups)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "weight has %d input channels per group, expected %lld",
+                       (int)wt->sizes[1], (long long)(g->cin / g->groups));
+  if (direct_span(g->h, g->ph, g->dh, g->kh, &span_h) != ETK_OK ||
+      direct_span(g->w, g->pw, g->dw, g->kw, &span_w) != ETK_OK)
+    return etk_op_fail(op, ETK_E_OVERFLOW,
+                       "padding or dilation too large (the output size "
+                       "overflows)");
+  /* PyTorch rejects a kernel larger than the padded input rather than
+   * producing an empty output */
+  if (span_h < 0 || span_w < 0)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "kernel larger than the padded input");
+  g->oh = span_h / g->sh + 1;
+  g->ow = span_w / g->sw + 1;
+  return ETK_OK;
+}
 
+/* The transposed form's output size (opad: output_padding of H and W),
+ * after checking its channel counts. */
+static int conv_transposed_geom(etk_op_t *op, const etk_tensor_t *wt,
+                                const int64_t *opad, conv_geom_t *g) {
+  if (wt->sizes[0] != g->cin)
+    return etk_op_fail(
+        op, ETK_E_INVALID_ARGUMENT,
+        "transposed weight has %d input channels, input has %lld",
+        (int)wt->sizes[0], (long long)g->cin);
+  g->cout = wt->sizes[1] * g->groups;
+  if ((opad[0] >= g->sh && opad[0] >= g->dh) ||
+      (opad[1] >= g->sw && opad[1] >= g->dw))
+    return etk_op_fail(
+        op, ETK_E_INVALID_ARGUMENT,
+        "output_padding must be smaller than stride or dilation");
+  if (transposed_size(g->h, g->sh, g->ph, g->dh, g->kh, opad[0], &g->oh) !=
+          ETK_OK ||
+      transposed_size(g->w, g->sw, g->pw, g->dw, g->kw, opad[1], &g->ow) !=
+          ETK_OK)
+    return etk_op_fail(op, ETK_E_OVERFLOW,
+                       "stride, padding or dilation too large (the output "
+                       "size overflows)");
+  if (g->oh < 1 || g->ow < 1)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "computed output size is below 1");
+  return ETK_OK;
+}
+
+/* Checks the ranks, reads the list arguments (stride, padding, dilation,
+ * output_padding) and fills g from them, groups and the shapes, including
+ * the output size of the direct or transposed form. */
+static int conv_geometry(etk_op_t *op, const etk_tensor_t *in,
+                         const etk_tensor_t *wt, int64_t groups,
+                         bool transposed, conv_geom_t *g) {
+  int64_t stride[2], pad[2], dil[2], opad[2], opad_hw[2];
+  int spatial, rc;
   if (in->dim != 3 && in->dim != 4)
     return etk_op_fail(op, ETK_E_UNSUPPORTED,
                        "input must be 3-D or 4-D (1-D or 2-D convolution), got "
@@ -204,108 +244,98 @@ ETK_KERNEL_DEFINE(convolution_out, "aten::convolution.out") {
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "groups must be >= 1, got %lld", (long long)groups);
 
-  memset(&g, 0, sizeof g);
-  g.groups = groups;
-  g.n = in->sizes[0];
-  g.cin = in->sizes[1];
-  g.h = spatial == 2 ? in->sizes[2] : 1;
-  g.w = in->sizes[in->dim - 1];
-  g.kh = spatial == 2 ? wt->sizes[2] : 1;
-  g.kw = wt->sizes[wt->dim - 1];
-  g.sh = spatial == 2 ? stride[0] : 1;
-  g.sw = stride[spatial - 1];
-  g.ph = spatial == 2 ? pad[0] : 0;
-  g.pw = pad[spatial - 1];
-  g.dh = spatial == 2 ? dil[0] : 1;
-  g.dw = dil[spatial - 1];
-  if (g.kh < 1 || g.kw < 1)
+  memset(g, 0, sizeof *g);
+  g->groups = groups;
+  g->n = in->sizes[0];
+  g->cin = in->sizes[1];
+  g->h = spatial == 2 ? in->sizes[2] : 1;
+  g->w = in->sizes[in->dim - 1];
+  g->kh = spatial == 2 ? wt->sizes[2] : 1;
+  g->kw = wt->sizes[wt->dim - 1];
+  g->sh = spatial == 2 ? stride[0] : 1;
+  g->sw = stride[spatial - 1];
+  g->ph = spatial == 2 ? pad[0] : 0;
+  g->pw = pad[spatial - 1];
+  g->dh = spatial == 2 ? dil[0] : 1;
+  g->dw = dil[spatial - 1];
+  if (g->kh < 1 || g->kw < 1)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "weight has an empty kernel");
-  if (g.cin % groups != 0)
+  if (g->cin % groups != 0)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "input channels %lld not divisible by groups %lld",
-                       (long long)g.cin, (long long)groups);
-  if (!transposed) {
-    g.cout = wt->sizes[0];
-    if (g.cout % groups != 0)
-      return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
-                         "output channels %lld not divisible by groups %lld",
-                         (long long)g.cout, (long long)groups);
-    if (wt->sizes[1] != g.cin / groups)
-      return etk_op_fail(
-          op, ETK_E_INVALID_ARGUMENT,
-          "weight has %d input channels per group, expected %lld",
-          (int)wt->sizes[1], (long long)(g.cin / groups));
-    {
-      int64_t span_h, span_w;
-      if (direct_span(g.h, g.ph, g.dh, g.kh, &span_h) != ETK_OK ||
-          direct_span(g.w, g.pw, g.dw, g.kw, &span_w) != ETK_OK)
-        return etk_op_fail(op, ETK_E_OVERFLOW,
-                           "padding or dilation too large (the output size "
-                           "overflows)");
-      /* PyTorch rejects a kernel larger than the padded input rather than
-       * producing an empty output */
-      if (span_h < 0 || span_w < 0)
-        return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
-                           "kernel larger than the padded input");
-      g.oh = span_h / g.sh + 1;
-      g.ow = span_w / g.sw + 1;
-    }
-  } else {
-    if (wt->sizes[0] != g.cin)
-      return etk_op_fail(
-          op, ETK_E_INVALID_ARGUMENT,
-          "transposed weight has %d input channels, input has %lld",
-          (int)wt->sizes[0], (long long)g.cin);
-    g.cout = wt->sizes[1] * groups;
-    if ((opad[0] >= stride[0] && opad[0] >= dil[0]) ||
-        (opad[spatial - 1] >= stride[spatial - 1] &&
-         opad[spatial - 1] >= dil[spatial - 1]))
-      return etk_op_fail(
-          op, ETK_E_INVALID_ARGUMENT,
-          "output_padding must be smaller than stride or dilation");
-    if (transposed_size(g.h, g.sh, g.ph, g.dh, g.kh, spatial == 2 ? opad[0] : 0,
-                        &g.oh) != ETK_OK ||
-        transposed_size(g.w, g.sw, g.pw, g.dw, g.kw, opad[spatial - 1],
-                        &g.ow) != ETK_OK)
-      return etk_op_fail(op, ETK_E_OVERFLOW,
-                         "stride, padding or dilation too large (the output "
-                         "size overflows)");
-    if (g.oh < 1 || g.ow < 1)
-      return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
-                         "computed output size is below 1");
+                       (long long)g->cin, (long long)groups);
+  if (!transposed) return conv_direct_geom(op, wt, g);
+  /* a 1-D convolution has no H padding to add (its H is the unit dim) */
+  opad_hw[0] = spatial == 2 ? opad[0] : 0;
+  opad_hw[1] = opad[spatial - 1];
+  return conv_transposed_geom(op, wt, opad_hw, g);
+}
+
+/* Runs the direct or transposed form once g is complete and out sized. */
+static void conv_compute(conv_geom_t *g, const etk_tensor_t *in,
+                         const etk_tensor_t *wt, const etk_tensor_t *bias,
+                         const etk_tensor_t *out, bool transposed) {
+  etk_view_t vi, vw, vo, vb;
+  const float *bias_data = NULL;
+  int64_t bias_stride = 0;
+  etk_view_init(&vi, in);
+  etk_view_init(&vw, wt);
+  etk_view_init(&vo, out);
+  strides4(&vi, g->is);
+  strides4(&vw, g->ws);
+  strides4(&vo, g->os);
+  if (bias) {
+    etk_view_init(&vb, bias);
+    bias_data = (const float *)vb.data;
+    bias_stride = vb.strides[0];
   }
+  if (transposed)
+    conv_transposed(g, (const float *)vi.data, (const float *)vw.data,
+                    bias_data, bias_stride, (float *)vo.data);
+  else
+    conv_direct(g, (const float *)vi.data, (const float *)vw.data, bias_data,
+                bias_stride, (float *)vo.data);
+}
+
+/* convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride,
+ *   SymInt[] padding, SymInt[] dilation, bool transposed,
+ *   SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) */
+ETK_KERNEL_DEFINE(convolution_out, "aten::convolution.out") {
+  etk_tensor_t *in, *wt, *bias, *out;
+  bool transposed;
+  int64_t groups;
+  int rc;
+  conv_geom_t g;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("input", &in),
+                            ETK_ARG_TENSOR("weight", &wt),
+                            ETK_ARG_TENSOR_OPT("bias", &bias),
+                            ETK_ARG_LATER("stride"),
+                            ETK_ARG_LATER("padding"),
+                            ETK_ARG_LATER("dilation"),
+                            ETK_ARG_BOOL("transposed", &transposed),
+                            ETK_ARG_LATER("output_padding"),
+                            ETK_ARG_INT("groups", &groups),
+                            ETK_ARG_TENSOR("out", &out)};
+  if ((rc = etk_op_read_args(op, 11, args, ETK_ARG_COUNT(args)))) return rc;
+  if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
+  if ((rc = etk_op_check_dtype(op, wt, "weight", ETK_DTYPES_FLOAT))) return rc;
+  if (bias && (rc = etk_op_check_dtype(op, bias, "bias", ETK_DTYPES_FLOAT)))
+    return rc;
+  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_FLOAT))) return rc;
+  if (op->checking) return ETK_OK;
+
+  if ((rc = conv_geometry(op, in, wt, groups, transposed, &g))) return rc;
   if (bias && (bias->dim != 1 || bias->sizes[0] != g.cout))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "bias must be 1-D with %lld elements",
                        (long long)g.cout);
   {
     int64_t osz[4] = {g.n, g.cout, g.oh, g.ow};
-    if (spatial == 1) osz[2] = g.ow;
+    if (in->dim == 3) osz[2] = g.ow;
     if ((rc = etk_op_resize(op, out, "out", in->dim, osz))) return rc;
   }
   if (g.n == 0 || g.cout == 0) return ETK_OK;
-  {
-    etk_view_t vi, vw, vo, vb;
-    const float *bias_data = NULL;
-    int64_t bias_stride = 0;
-    etk_view_init(&vi, in);
-    etk_view_init(&vw, wt);
-    etk_view_init(&vo, out);
-    strides4(&vi, g.is);
-    strides4(&vw, g.ws);
-    strides4(&vo, g.os);
-    if (bias) {
-      etk_view_init(&vb, bias);
-      bias_data = (const float *)vb.data;
-      bias_stride = vb.strides[0];
-    }
-    if (transposed)
-      conv_transposed(&g, (const float *)vi.data, (const float *)vw.data,
-                      bias_data, bias_stride, (float *)vo.data);
-    else
-      conv_direct(&g, (const float *)vi.data, (const float *)vw.data, bias_data,
-                  bias_stride, (float *)vo.data);
-  }
+  conv_compute(&g, in, wt, bias, out, transposed);
   return ETK_OK;
 }

@@ -51,6 +51,15 @@ static int read_in_out(etk_op_t *op, size_t nargs, size_t out_at,
   return etk_op_tensor(op, out_at, "out", out);
 }
 
+/* read_in_out plus the shape ops' dtype rule: self and out of the same
+ * dtype, any of known size. */
+static int read_shape_op(etk_op_t *op, size_t nargs, size_t out_at,
+                         etk_tensor_t **in, etk_tensor_t **out) {
+  int rc;
+  if ((rc = read_in_out(op, nargs, out_at, in, out))) return rc;
+  return same_dtype_any(op, *in, *out);
+}
+
 /* Plain copy with equal shapes: clone, alias_copy, detach_copy, ... */
 static int copy_same_shape(etk_op_t *op, size_t nargs, size_t out_at,
                            bool convert) {
@@ -132,9 +141,7 @@ ETK_KERNEL_DEFINE(view_copy_out, "aten::view_copy.out") {
   int infer = -1;
   etk_view_t vi;
   int rc;
-  if ((rc = read_in_out(op, 4, 2, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 4, 2, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int_list(op, 1, "size", size, ETK_MAX_DIMS, &n))) return rc;
   numel = etk_tensor_numel(in);
   for (size_t k = 0; k < n; k++) {
@@ -198,9 +205,7 @@ ETK_KERNEL_DEFINE(permute_copy_out, "aten::permute_copy.out") {
   uint32_t seen = 0;
   size_t n;
   int rc;
-  if ((rc = read_in_out(op, 4, 2, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 4, 2, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int_list(op, 1, "dims", dims, ETK_MAX_DIMS, &n))) return rc;
   if (n != (size_t)in->dim)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
@@ -246,9 +251,7 @@ ETK_KERNEL_DEFINE(transpose_copy_int_out, "aten::transpose_copy.int_out") {
   etk_tensor_t *in, *out;
   int64_t d0, d1;
   int rc;
-  if ((rc = read_in_out(op, 5, 3, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 5, 3, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int(op, 1, "dim0", &d0)) ||
       (rc = etk_op_int(op, 2, "dim1", &d1)))
     return rc;
@@ -259,9 +262,7 @@ ETK_KERNEL_DEFINE(transpose_copy_int_out, "aten::transpose_copy.int_out") {
 ETK_KERNEL_DEFINE(t_copy_out, "aten::t_copy.out") {
   etk_tensor_t *in, *out;
   int rc;
-  if ((rc = read_in_out(op, 3, 1, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 3, 1, &in, &out)) || op->checking) return rc;
   if (in->dim > 2)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "self must be at most 2-D, got %d-D", (int)in->dim);
@@ -275,9 +276,7 @@ ETK_KERNEL_DEFINE(expand_copy_out, "aten::expand_copy.out") {
   size_t n;
   etk_view_t vi, ve;
   int rc;
-  if ((rc = read_in_out(op, 5, 3, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 5, 3, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int_list(op, 1, "size", size, ETK_MAX_DIMS, &n))) return rc;
   if (n < (size_t)in->dim)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
@@ -324,9 +323,7 @@ ETK_KERNEL_DEFINE(unsqueeze_copy_out, "aten::unsqueeze_copy.out") {
   int32_t at;
   etk_view_t vi;
   int rc;
-  if ((rc = read_in_out(op, 4, 2, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 4, 2, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int(op, 1, "dim", &dim))) return rc;
   if (in->dim >= ETK_MAX_DIMS)
     return etk_op_fail(op, ETK_E_UNSUPPORTED, "self already has %d dims",
@@ -366,9 +363,7 @@ ETK_KERNEL_DEFINE(squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") {
   etk_tensor_t *in, *out;
   int64_t dim;
   int rc;
-  if ((rc = read_in_out(op, 4, 2, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 4, 2, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int(op, 1, "dim", &dim))) return rc;
   return squeeze(op, in, out, &dim, 1);
 }
@@ -379,9 +374,7 @@ ETK_KERNEL_DEFINE(squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") {
   int64_t dims[ETK_MAX_DIMS];
   size_t n;
   int rc;
-  if ((rc = read_in_out(op, 4, 2, &in, &out))) return rc;
-  if ((rc = same_dtype_any(op, in, out))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = read_shape_op(op, 4, 2, &in, &out)) || op->checking) return rc;
   if ((rc = etk_op_int_list(op, 1, "dim", dims, ETK_MAX_DIMS, &n))) return rc;
   return squeeze(op, in, out, dims, n);
 }

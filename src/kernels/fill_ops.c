@@ -28,37 +28,44 @@ static int fill_sized(etk_op_t *op, etk_tensor_t *out, int32_t dim,
   return ETK_OK;
 }
 
+/* Checks out's dtype, then (once past the checking pass) fills it with the
+ * shape of the size list at argument 0 (full, zeros, ones). */
+static int fill_to_size(etk_op_t *op, etk_tensor_t *out,
+                        const etk_scalar_t *value) {
+  int64_t size[ETK_MAX_DIMS];
+  size_t n;
+  int rc;
+  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC)) ||
+      op->checking)
+    return rc;
+  if ((rc = etk_op_int_list(op, 0, "size", size, ETK_MAX_DIMS, &n))) return rc;
+  return fill_sized(op, out, (int32_t)n, size, value);
+}
+
 /* full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) */
 ETK_KERNEL_DEFINE(full_out, "aten::full.out") {
   etk_tensor_t *out;
-  int64_t size[ETK_MAX_DIMS];
-  size_t n;
   etk_scalar_t value;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_scalar(op, 1, "fill_value", &value))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC))) return rc;
-  if (op->checking) return ETK_OK;
-  if ((rc = etk_op_int_list(op, 0, "size", size, ETK_MAX_DIMS, &n))) return rc;
-  return fill_sized(op, out, (int32_t)n, size, &value);
+  const etk_arg_t args[] = {
+      ETK_ARG_LATER("size"),
+      ETK_ARG_SCALAR("fill_value", &value),
+      ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args)))) return rc;
+  return fill_to_size(op, out, &value);
 }
 
 static int zeros_or_ones(etk_op_t *op, int64_t v) {
   etk_tensor_t *out;
-  int64_t size[ETK_MAX_DIMS];
-  size_t n;
   etk_scalar_t value;
   int rc;
+  const etk_arg_t args[] = {ETK_ARG_LATER("size"), ETK_ARG_TENSOR("out", &out)};
   memset(&value, 0, sizeof value);
   value.i = v;
   value.d = (double)v;
-  if ((rc = etk_op_expect_nargs(op, 3))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC))) return rc;
-  if (op->checking) return ETK_OK;
-  if ((rc = etk_op_int_list(op, 0, "size", size, ETK_MAX_DIMS, &n))) return rc;
-  return fill_sized(op, out, (int32_t)n, size, &value);
+  if ((rc = etk_op_read_args(op, 3, args, ETK_ARG_COUNT(args)))) return rc;
+  return fill_to_size(op, out, &value);
 }
 
 /* zeros.out(SymInt[] size, *, Tensor(a!) out) */
@@ -76,12 +83,13 @@ static int fill_like(etk_op_t *op, size_t nargs, size_t out_at) {
   int64_t size[ETK_MAX_DIMS];
   etk_scalar_t value;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, nargs))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_scalar(op, 1, "value", &value))) return rc;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("self", &in),
+                            ETK_ARG_SCALAR("value", &value)};
+  if ((rc = etk_op_read_args(op, nargs, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = etk_op_tensor(op, out_at, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC))) return rc;
-  if (op->checking) return ETK_OK;
+  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC)) ||
+      op->checking)
+    return rc;
   etk_tensor_sizes64(in, size);
   return fill_sized(op, out, in->dim, size, &value);
 }
@@ -101,10 +109,11 @@ ETK_KERNEL_DEFINE(scalar_tensor_out, "aten::scalar_tensor.out") {
   etk_tensor_t *out;
   etk_scalar_t value;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 3))) return rc;
-  if ((rc = etk_op_scalar(op, 0, "s", &value))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC))) return rc;
-  if (op->checking) return ETK_OK;
+  const etk_arg_t args[] = {ETK_ARG_SCALAR("s", &value),
+                            ETK_ARG_TENSOR("out", &out)};
+  if ((rc = etk_op_read_args(op, 3, args, ETK_ARG_COUNT(args)))) return rc;
+  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_BASIC)) ||
+      op->checking)
+    return rc;
   return fill_sized(op, out, 0, NULL, &value);
 }

@@ -21,7 +21,8 @@
 #define ETK_MAX_LIST_TENSORS 256
 
 /* The arguments of cat and stack, (Tensor[] tensors, int dim, *, out):
- * every tensor of a basic dtype, converted when it differs from out's.
+ * every tensor of a basic dtype, converted when it differs from out's, and
+ * (once past the checking pass) at least one of them.
  * list holds ETK_MAX_LIST_TENSORS entries. */
 static int read_tensor_list_args(etk_op_t *op, etk_tensor_t **list, size_t *n,
                                  int64_t *dim, etk_tensor_t **out) {
@@ -41,6 +42,8 @@ static int read_tensor_list_args(etk_op_t *op, etk_tensor_t **list, size_t *n,
       return etk_op_check_dtype(op, *out, "out", ETK_DTYPES_BASIC);
     }
   }
+  if (*n == 0 && !op->checking)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "tensors must not be empty");
   return ETK_OK;
 }
 
@@ -80,8 +83,6 @@ ETK_KERNEL_DEFINE(cat_out, "aten::cat.out") {
   int rc;
   if ((rc = read_tensor_list_args(op, list, &n, &dim, &out)) || op->checking)
     return rc;
-  if (n == 0)
-    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "tensors must not be empty");
   for (size_t k = 0; k < n && !ref; k++)
     if (!(list[k]->dim == 1 && list[k]->sizes[0] == 0)) ref = list[k];
   if (!ref) {
@@ -132,8 +133,6 @@ ETK_KERNEL_DEFINE(stack_out, "aten::stack.out") {
   int rc;
   if ((rc = read_tensor_list_args(op, list, &n, &dim, &out)) || op->checking)
     return rc;
-  if (n == 0)
-    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "tensors must not be empty");
   if (list[0]->dim >= ETK_MAX_DIMS)
     return etk_op_fail(op, ETK_E_UNSUPPORTED, "inputs already have %d dims",
                        (int)list[0]->dim);

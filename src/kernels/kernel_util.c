@@ -277,6 +277,36 @@ int etk_op_tensor_list(const etk_op_t *op, size_t i, const char *what,
   return ETK_OK;
 }
 
+/* One table entry at argument position i. */
+static int read_arg(const etk_op_t *op, size_t i, const etk_arg_t *a) {
+  switch (a->kind) {
+    case ETK_ARG_KIND_TENSOR:
+    case ETK_ARG_KIND_TENSOR_OPT:
+      return (a->kind == ETK_ARG_KIND_TENSOR
+                  ? etk_op_tensor
+                  : etk_op_tensor_opt)(op, i, a->name, a->to.tensor);
+    case ETK_ARG_KIND_INT:
+      return etk_op_int(op, i, a->name, a->to.i);
+    case ETK_ARG_KIND_BOOL:
+      return etk_op_bool(op, i, a->name, a->to.b);
+    case ETK_ARG_KIND_DOUBLE:
+      return etk_op_double(op, i, a->name, a->to.d);
+    case ETK_ARG_KIND_SCALAR:
+      return etk_op_scalar(op, i, a->name, a->to.scalar);
+    case ETK_ARG_KIND_LATER:
+      break;
+  }
+  return ETK_OK;
+}
+
+int etk_op_read_args(const etk_op_t *op, size_t nargs, const etk_arg_t *table,
+                     size_t count) {
+  int rc = etk_op_expect_nargs(op, nargs);
+  for (size_t i = 0; rc == ETK_OK && i < count && i < nargs; i++)
+    rc = read_arg(op, i, &table[i]);
+  return rc;
+}
+
 int etk_op_wrap_dim(const etk_op_t *op, int64_t dim, int32_t ndim,
                     const char *what, int32_t *out) {
   int64_t n = ndim > 0 ? ndim : 1;
@@ -499,6 +529,89 @@ void etk_walk_init_axis(etk_walk_t *w, int32_t dim, const int64_t *sizes,
   etk_walk_init(w, dim, psizes, operands, pstrides, NULL);
 }
 
+/* n elements at base[off + j * stride] into row, in the map's domain: one
+ * typed loop per dtype, generated from ETK_BASIC_DTYPE_LIST. */
+static void row_load(bool as_float, int dtype, const void *base, int64_t off,
+                     int64_t stride, int64_t n, etk_map_row_t *row) {
+  switch (dtype) {
+#define ROW_LOAD_CASE(code, ctype, utype, family)        \
+  case code:                                             \
+    for (int64_t j = 0; j < n; j++) {                    \
+      ctype x = ((const ctype *)base)[off + j * stride]; \
+      if (as_float)                                      \
+        row->f[j] = ETK_ELEM_TO_F64_##family(x);         \
+      else                                               \
+        row->i[j] = ETK_ELEM_TO_I64_##family(x);         \
+    }                                                    \
+    break;
+    ETK_BASIC_DTYPE_LIST(ROW_LOAD_CASE)
+#undef ROW_LOAD_CASE
+    default: /* not a basic dtype: zeros, as etk_load_f64 gives */
+      memset(row, 0, (size_t)n * sizeof row->i[0]);
+      break;
+  }
+}
+
+/* The n values of row into base[off + j * stride], converted to dtype. */
+static void row_store(bool as_float, int dtype, void *base, int64_t off,
+                      int64_t stride, int64_t n, const etk_map_row_t *row) {
+  switch (dtype) {
+#define ROW_STORE_CASE(code, ctype, utype, family)              \
+  case code:                                                    \
+    for (int64_t j = 0; j < n; j++) {                           \
+      ctype *p = (ctype *)base + (off + j * stride);            \
+      if (as_float)                                             \
+        ETK_ELEM_FROM_F64_##family(ctype, utype, p, row->f[j]); \
+      else                                                      \
+        ETK_ELEM_FROM_I64_##family(ctype, utype, p, row->i[j]); \
+    }                                                           \
+    break;
+    ETK_BASIC_DTYPE_LIST(ROW_STORE_CASE)
+#undef ROW_STORE_CASE
+    default:
+      break;
+  }
+}
+
+bool etk_map_run(etk_walk_t *w, const etk_view_t *const *views, int32_t inputs,
+                 bool as_float, etk_map_fn fn, const void *ctx) {
+  etk_map_row_t rows[ETK_WALK_MAX_OPERANDS];
+  const etk_map_row_t *in[ETK_WALK_MAX_OPERANDS];
+  const etk_view_t *out = views[0];
+  for (int64_t r = 0; r < w->rows; r++, etk_walk_next_row(w))
+    for (int64_t j0 = 0; j0 < w->inner; j0 += ETK_MAP_CHUNK) {
+      int64_t n = w->inner - j0 < ETK_MAP_CHUNK ? w->inner - j0 : ETK_MAP_CHUNK;
+      int64_t done;
+      for (int32_t k = 1; k <= inputs; k++) {
+        const etk_view_t *v = views[k];
+        in[k - 1] = v ? &rows[k] : NULL;
+        if (v)
+          row_load(as_float, v->dtype, v->data,
+                   w->off[k] + j0 * w->inner_stride[k], w->inner_stride[k], n,
+                   &rows[k]);
+      }
+      done = fn(ctx, n, in, &rows[0]);
+      row_store(as_float, out->dtype, out->data,
+                w->off[0] + j0 * w->inner_stride[0], w->inner_stride[0], done,
+                &rows[0]);
+      if (done < n) return false;
+    }
+  return true;
+}
+
+void etk_walk_init_views(etk_walk_t *w, int32_t operands,
+                         const etk_view_t *const *views, int32_t axis) {
+  int64_t strides[ETK_WALK_MAX_OPERANDS][ETK_MAX_DIMS];
+  const etk_view_t *shape = views[0];
+  for (int32_t k = 0; k < operands; k++)
+    memcpy(strides[k], views[k]->strides, sizeof strides[k]);
+  if (axis >= 0)
+    etk_walk_init_axis(w, shape->dim, shape->sizes, operands, strides, axis);
+  else
+    etk_walk_init(w, shape->dim, shape->sizes, operands, strides, NULL);
+  for (int32_t k = 0; k < operands; k++) w->off[k] += views[k]->offset;
+}
+
 /* A single-operand element odometer, for walking two views of different
  * shapes in lockstep (reshape-style copies). */
 typedef struct elem_walk {
@@ -540,29 +653,45 @@ static inline void copy_element(const etk_view_t *dst, int64_t doff,
   }
 }
 
+/* The identity map: a dtype conversion once etk_map_run has loaded and
+ * stores the chunk. */
+static int64_t copy_chunk(const void *ctx, int64_t n,
+                          const etk_map_row_t *const *in, etk_map_row_t *out) {
+  (void)ctx;
+  memcpy(out, in[0], (size_t)n * sizeof out->i[0]);
+  return n;
+}
+
+/* Equal shapes: one walk over both views, rows moved as bytes when the
+ * dtypes match and converted by the identity map when they differ. */
+static void copy_same_shape(const etk_view_t *dst, const etk_view_t *src,
+                            size_t elem) {
+  const etk_view_t *views[2] = {dst, src};
+  etk_walk_t w;
+  etk_walk_init_views(&w, 2, views, -1);
+  if (dst->dtype != src->dtype) {
+    etk_map_run(&w, views, 1, etk_dtype_is_float(src->dtype), copy_chunk, NULL);
+    return;
+  }
+  for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w)) {
+    if (w.inner_stride[0] == 1 && w.inner_stride[1] == 1) {
+      memcpy((char *)dst->data + w.off[0] * (int64_t)elem,
+             (const char *)src->data + w.off[1] * (int64_t)elem,
+             (size_t)w.inner * elem);
+      continue;
+    }
+    for (int64_t j = 0; j < w.inner; j++)
+      copy_element(dst, w.off[0] + j * w.inner_stride[0], src,
+                   w.off[1] + j * w.inner_stride[1], elem);
+  }
+}
+
 void etk_view_copy(const etk_view_t *dst, const etk_view_t *src) {
   size_t elem = etk_scalar_type_size(dst->dtype);
   int64_t n = etk_view_numel(dst);
   if (n <= 0 || elem == 0) return;
   if (same_shape(dst, src)) {
-    int64_t strides[2][ETK_MAX_DIMS];
-    int64_t base[2] = {dst->offset, src->offset};
-    etk_walk_t w;
-    memcpy(strides[0], dst->strides, sizeof strides[0]);
-    memcpy(strides[1], src->strides, sizeof strides[1]);
-    etk_walk_init(&w, dst->dim, dst->sizes, 2, strides, base);
-    for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w)) {
-      if (dst->dtype == src->dtype && w.inner_stride[0] == 1 &&
-          w.inner_stride[1] == 1) {
-        memcpy((char *)dst->data + w.off[0] * (int64_t)elem,
-               (const char *)src->data + w.off[1] * (int64_t)elem,
-               (size_t)w.inner * elem);
-        continue;
-      }
-      for (int64_t j = 0; j < w.inner; j++)
-        copy_element(dst, w.off[0] + j * w.inner_stride[0], src,
-                     w.off[1] + j * w.inner_stride[1], elem);
-    }
+    copy_same_shape(dst, src, elem);
     return;
   }
   {
@@ -582,11 +711,8 @@ void etk_view_copy(const etk_view_t *dst, const etk_view_t *src) {
 }
 
 void etk_view_fill(const etk_view_t *dst, const etk_scalar_t *value) {
-  int64_t strides[1][ETK_MAX_DIMS];
-  int64_t base[1] = {dst->offset};
   etk_walk_t w;
-  memcpy(strides[0], dst->strides, sizeof strides[0]);
-  etk_walk_init(&w, dst->dim, dst->sizes, 1, strides, base);
+  etk_walk_init_views(&w, 1, &dst, -1);
   for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w))
     for (int64_t j = 0; j < w.inner; j++) {
       int64_t off = w.off[0] + j * w.inner_stride[0];

@@ -108,6 +108,46 @@ int etk_op_string_opt(const etk_op_t *op, size_t i, const char *what,
 int etk_op_tensor_list(const etk_op_t *op, size_t i, const char *what,
                        etk_tensor_t **out, size_t max, size_t *count);
 
+/* A kernel's arguments as a table, one entry per argument position in
+ * schema order: etk_op_read_args checks the count and reads every entry
+ * with the reader of its kind (the etk_op_* functions above), in order, so
+ * the first bad argument is the one reported.  ETK_ARG_LATER names a
+ * position read later by other means (lists, after the checking pass). */
+typedef enum etk_arg_kind {
+  ETK_ARG_KIND_LATER,
+  ETK_ARG_KIND_TENSOR,
+  ETK_ARG_KIND_TENSOR_OPT,
+  ETK_ARG_KIND_INT,
+  ETK_ARG_KIND_BOOL,
+  ETK_ARG_KIND_DOUBLE,
+  ETK_ARG_KIND_SCALAR
+} etk_arg_kind_t;
+typedef struct etk_arg {
+  etk_arg_kind_t kind;
+  const char *name;
+  union {
+    etk_tensor_t **tensor;
+    int64_t *i;
+    bool *b;
+    double *d;
+    etk_scalar_t *scalar;
+  } to; /* typed, so a wrong pointer is a compile-time diagnostic */
+} etk_arg_t;
+#define ETK_ARG_ENTRY(kind, member, n, p) \
+  ((etk_arg_t){ETK_ARG_KIND_##kind, n, {.member = (p)}})
+#define ETK_ARG_LATER(n) ETK_ARG_ENTRY(LATER, tensor, n, NULL)
+#define ETK_ARG_TENSOR(n, p) ETK_ARG_ENTRY(TENSOR, tensor, n, p)
+#define ETK_ARG_TENSOR_OPT(n, p) ETK_ARG_ENTRY(TENSOR_OPT, tensor, n, p)
+#define ETK_ARG_INT(n, p) ETK_ARG_ENTRY(INT, i, n, p)
+#define ETK_ARG_BOOL(n, p) ETK_ARG_ENTRY(BOOL, b, n, p)
+#define ETK_ARG_DOUBLE(n, p) ETK_ARG_ENTRY(DOUBLE, d, n, p)
+#define ETK_ARG_SCALAR(n, p) ETK_ARG_ENTRY(SCALAR, scalar, n, p)
+#define ETK_ARG_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+/* Expects `nargs` arguments, then reads table[0..count) as arguments
+ * 0..count-1. */
+int etk_op_read_args(const etk_op_t *op, size_t nargs, const etk_arg_t *table,
+                     size_t count);
+
 /* Wraps a possibly negative dim into [0, ndim); ndim 0 accepts -1 and 0
  * (PyTorch treats a scalar as having one dim for dim arguments). */
 int etk_op_wrap_dim(const etk_op_t *op, int64_t dim, int32_t ndim,
@@ -123,8 +163,23 @@ int etk_op_resize_like(const etk_op_t *op, etk_tensor_t *t, const char *what,
 
 /* ------------------------------------------------------------- dtypes */
 
-/* The dtypes kernels compute with: BYTE CHAR SHORT INT LONG FLOAT DOUBLE
- * BOOL. */
+/* The dtypes kernels compute with, one line each: X(code, C type, the
+ * unsigned type of its width, conversion family).  The family names the
+ * conversions below: INT elements convert exactly to int64 and narrow back
+ * with wrap-around, FLOAT elements round through double and saturate into
+ * integers, BOOL elements read as 0/1 and store `value != 0`.  Every dtype
+ * switch of the kernels (element loads and stores, row conversions) is
+ * generated from this one list. */
+#define ETK_BASIC_DTYPE_LIST(X)          \
+  X(ETK_BYTE, uint8_t, uint8_t, INT)     \
+  X(ETK_CHAR, int8_t, uint8_t, INT)      \
+  X(ETK_SHORT, int16_t, uint16_t, INT)   \
+  X(ETK_INT, int32_t, uint32_t, INT)     \
+  X(ETK_LONG, int64_t, uint64_t, INT)    \
+  X(ETK_FLOAT, float, uint32_t, FLOAT)   \
+  X(ETK_DOUBLE, double, uint64_t, FLOAT) \
+  X(ETK_BOOL, uint8_t, uint8_t, BOOL)
+
 bool etk_dtype_is_basic(int dtype);
 bool etk_dtype_is_float(int dtype); /* FLOAT or DOUBLE */
 bool etk_dtype_is_int(int dtype);   /* the four signed ints and BYTE */
@@ -147,114 +202,97 @@ int etk_op_check_same_dtype(const etk_op_t *op, const etk_tensor_t *a,
                             const char *what_a, const etk_tensor_t *b,
                             const char *what_b);
 
-/* Element loads and stores at element offset `off` of `base`.  Stores to
- * integer types from doubles truncate toward zero and saturate (NaN -> 0),
- * so an out-of-range value is defined behaviour rather than C's UB. */
-static inline double etk_load_f64(int dtype, const void *base, int64_t off) {
-  switch (dtype) {
-    case ETK_FLOAT:
-      return ((const float *)base)[off];
-    case ETK_DOUBLE:
-      return ((const double *)base)[off];
-    case ETK_LONG:
-      return (double)((const int64_t *)base)[off];
-    case ETK_INT:
-      return ((const int32_t *)base)[off];
-    case ETK_SHORT:
-      return ((const int16_t *)base)[off];
-    case ETK_CHAR:
-      return ((const int8_t *)base)[off];
-    case ETK_BYTE:
-      return ((const uint8_t *)base)[off];
-    case ETK_BOOL:
-      return ((const uint8_t *)base)[off] != 0;
-    default:
-      return 0.0;
-  }
-}
-
 int64_t etk_f64_to_i64_saturated(double v);
 
-static inline int64_t etk_load_i64(int dtype, const void *base, int64_t off) {
+/* The conversions of each family, element `x` of C type `ctype` to double
+ * and to int64, and stores of a double or int64 `v` into the element at
+ * pointer `p`.  Integer stores narrow through the unsigned type `utype`
+ * (wrap-around, as PyTorch's static_cast does on every target we build
+ * for) without relying on the implementation-defined signed conversion;
+ * doubles stored into integers truncate toward zero and saturate (NaN ->
+ * 0), so an out-of-range value is defined behaviour rather than C's UB. */
+#define ETK_ELEM_TO_F64_INT(x) ((double)(x))
+#define ETK_ELEM_TO_F64_FLOAT(x) ((double)(x))
+#define ETK_ELEM_TO_F64_BOOL(x) ((double)((x) != 0))
+#define ETK_ELEM_TO_I64_INT(x) ((int64_t)(x))
+#define ETK_ELEM_TO_I64_FLOAT(x) etk_f64_to_i64_saturated(x)
+#define ETK_ELEM_TO_I64_BOOL(x) ((int64_t)((x) != 0))
+#define ETK_ELEM_FROM_I64_INT(ctype, utype, p, v) \
+  do {                                            \
+    utype narrow_ = (utype)(uint64_t)(v);         \
+    memcpy((p), &narrow_, sizeof narrow_);        \
+  } while (0)
+#define ETK_ELEM_FROM_I64_FLOAT(ctype, utype, p, v) (*(p) = (ctype)(v))
+#define ETK_ELEM_FROM_I64_BOOL(ctype, utype, p, v) (*(p) = (v) != 0)
+#define ETK_ELEM_FROM_F64_INT(ctype, utype, p, v) \
+  ETK_ELEM_FROM_I64_INT(ctype, utype, p, etk_f64_to_i64_saturated(v))
+#define ETK_ELEM_FROM_F64_FLOAT(ctype, utype, p, v) (*(p) = (ctype)(v))
+#define ETK_ELEM_FROM_F64_BOOL(ctype, utype, p, v) (*(p) = (v) != 0.0)
+
+/* Element loads and stores at element offset `off` of `base`, for the
+ * basic dtypes (others load 0 and store nothing), in the double domain
+ * (`as_float`) or the int64 one; the four named forms below fix the
+ * domain. */
+static inline void etk_load(int dtype, const void *base, int64_t off,
+                            bool as_float, double *f, int64_t *i) {
   switch (dtype) {
-    case ETK_LONG:
-      return ((const int64_t *)base)[off];
-    case ETK_INT:
-      return ((const int32_t *)base)[off];
-    case ETK_SHORT:
-      return ((const int16_t *)base)[off];
-    case ETK_CHAR:
-      return ((const int8_t *)base)[off];
-    case ETK_BYTE:
-      return ((const uint8_t *)base)[off];
-    case ETK_BOOL:
-      return ((const uint8_t *)base)[off] != 0;
-    case ETK_FLOAT:
-      return etk_f64_to_i64_saturated(((const float *)base)[off]);
-    case ETK_DOUBLE:
-      return etk_f64_to_i64_saturated(((const double *)base)[off]);
+#define ETK_LOAD_CASE(code, ctype, utype, family) \
+  case code: {                                    \
+    ctype x = ((const ctype *)base)[off];         \
+    if (as_float)                                 \
+      *f = ETK_ELEM_TO_F64_##family(x);           \
+    else                                          \
+      *i = ETK_ELEM_TO_I64_##family(x);           \
+    return;                                       \
+  }
+    ETK_BASIC_DTYPE_LIST(ETK_LOAD_CASE)
+#undef ETK_LOAD_CASE
     default:
-      return 0;
+      *f = 0.0;
+      *i = 0;
   }
 }
 
-/* Narrowing through uint64 keeps integer stores wrap-around (as PyTorch's
- * static_cast does on every target we build for) without relying on the
- * implementation-defined signed conversion. */
-static inline void etk_store_i64(int dtype, void *base, int64_t off,
-                                 int64_t v) {
-  uint64_t u = (uint64_t)v;
+static inline void etk_store(int dtype, void *base, int64_t off, bool as_float,
+                             double f, int64_t i) {
   switch (dtype) {
-    case ETK_LONG:
-      ((int64_t *)base)[off] = v;
-      break;
-    case ETK_INT: {
-      uint32_t w = (uint32_t)u;
-      memcpy((int32_t *)base + off, &w, sizeof w);
-      break;
-    }
-    case ETK_SHORT: {
-      uint16_t w = (uint16_t)u;
-      memcpy((int16_t *)base + off, &w, sizeof w);
-      break;
-    }
-    case ETK_CHAR: {
-      uint8_t w = (uint8_t)u;
-      memcpy((int8_t *)base + off, &w, sizeof w);
-      break;
-    }
-    case ETK_BYTE:
-      ((uint8_t *)base)[off] = (uint8_t)u;
-      break;
-    case ETK_BOOL:
-      ((uint8_t *)base)[off] = v != 0;
-      break;
-    case ETK_FLOAT:
-      ((float *)base)[off] = (float)v;
-      break;
-    case ETK_DOUBLE:
-      ((double *)base)[off] = (double)v;
-      break;
-    default:
-      break;
+#define ETK_STORE_CASE(code, ctype, utype, family)    \
+  case code: {                                        \
+    ctype *p = (ctype *)base + off;                   \
+    if (as_float)                                     \
+      ETK_ELEM_FROM_F64_##family(ctype, utype, p, f); \
+    else                                              \
+      ETK_ELEM_FROM_I64_##family(ctype, utype, p, i); \
+    return;                                           \
   }
+    ETK_BASIC_DTYPE_LIST(ETK_STORE_CASE)
+#undef ETK_STORE_CASE
+    default:
+      return;
+  }
+}
+
+static inline double etk_load_f64(int dtype, const void *base, int64_t off) {
+  double f = 0.0;
+  int64_t i = 0;
+  etk_load(dtype, base, off, true, &f, &i);
+  return f;
+}
+
+static inline int64_t etk_load_i64(int dtype, const void *base, int64_t off) {
+  double f = 0.0;
+  int64_t i = 0;
+  etk_load(dtype, base, off, false, &f, &i);
+  return i;
 }
 
 static inline void etk_store_f64(int dtype, void *base, int64_t off, double v) {
-  switch (dtype) {
-    case ETK_FLOAT:
-      ((float *)base)[off] = (float)v;
-      break;
-    case ETK_DOUBLE:
-      ((double *)base)[off] = v;
-      break;
-    case ETK_BOOL:
-      ((uint8_t *)base)[off] = v != 0.0;
-      break;
-    default:
-      etk_store_i64(dtype, base, off, etk_f64_to_i64_saturated(v));
-      break;
-  }
+  etk_store(dtype, base, off, true, v, 0);
+}
+
+static inline void etk_store_i64(int dtype, void *base, int64_t off,
+                                 int64_t v) {
+  etk_store(dtype, base, off, false, 0.0, v);
 }
 
 /* ------------------------------------------------------------- views */
@@ -310,6 +348,37 @@ void etk_walk_next_row(etk_walk_t *w);
 void etk_walk_init_axis(etk_walk_t *w, int32_t dim, const int64_t *sizes,
                         int32_t operands, int64_t (*strides)[ETK_MAX_DIMS],
                         int32_t axis);
+
+/* A walk over the shape of views[0] with each of the `operands` views' own
+ * strides, starting at their offsets; `axis` becomes the innermost dim when
+ * it is >= 0 (as etk_walk_init_axis). */
+void etk_walk_init_views(etk_walk_t *w, int32_t operands,
+                         const etk_view_t *const *views, int32_t axis);
+
+/* Element-wise maps: a walk whose operand 0 is an output and operands
+ * 1..inputs its inputs, computed a chunk at a time.  Each row of the walk is
+ * cut into chunks of at most ETK_MAP_CHUNK elements; the inputs of a chunk
+ * are converted into one domain (double when `as_float`, else int64) with
+ * one typed loop per dtype, `fn` computes the chunk's results in that
+ * domain, and the results are converted into the output's dtype.  So an
+ * operator's arithmetic is written once, on doubles or int64s, whatever
+ * the dtypes of its tensors.  Offsets come from the walk (views[k]'s data
+ * and dtype only); a NULL input view gives `fn` a NULL row (a Scalar
+ * operand the function supplies itself). */
+#define ETK_MAP_CHUNK 64
+typedef union etk_map_row {
+  double f[ETK_MAP_CHUNK];
+  int64_t i[ETK_MAP_CHUNK];
+} etk_map_row_t;
+/* Computes out[j] for j < n from in[k][j]; returns how many results it
+ * computed: n, or fewer when it stops at an error. */
+typedef int64_t (*etk_map_fn)(const void *ctx, int64_t n,
+                              const etk_map_row_t *const *in,
+                              etk_map_row_t *out);
+/* Runs the map over the whole walk.  Returns false when `fn` stopped early
+ * (the results before the stop are stored), true otherwise. */
+bool etk_map_run(etk_walk_t *w, const etk_view_t *const *views, int32_t inputs,
+                 bool as_float, etk_map_fn fn, const void *ctx);
 
 /* Broadcasting (NumPy rules, right-aligned).  etk_op_broadcast_shape fails
  * with a message naming both shapes; etk_view_broadcast_strides gives the

@@ -73,10 +73,12 @@ static int inner_mismatch(etk_op_t *op, int64_t a, int64_t b) {
 static int read_mat_pair(etk_op_t *op, int32_t dim, etk_tensor_t **a,
                          etk_tensor_t **b, etk_tensor_t **out) {
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", a))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "mat2", b))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", a),
+      ETK_ARG_TENSOR("mat2", b),
+      ETK_ARG_TENSOR("out", out),
+  };
+  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = check_float(op, *a, "self")) ||
       (rc = check_float(op, *b, "mat2")) || (rc = check_float(op, *out, "out")))
     return rc;
@@ -88,75 +90,71 @@ static int read_mat_pair(etk_op_t *op, int32_t dim, etk_tensor_t **a,
 }
 
 /* A plain product (alpha 1, no addend) of the matrices that dims `row` and
- * row + 1 of each view form; bmm moves a, b and c per batch afterwards. */
-static void matmul_bind(matmul_desc_t *m, const etk_view_t *va,
-                        const etk_view_t *vb, const etk_view_t *vo,
-                        int32_t row) {
+ * row + 1 of a, b and out form; v[0..2] receive the views of a, b and out
+ * (bmm moves the product's a, b and c per batch afterwards). */
+static void matmul_bind(matmul_desc_t *m, const etk_tensor_t *a,
+                        const etk_tensor_t *b, const etk_tensor_t *out,
+                        int32_t row, etk_view_t *v) {
+  etk_view_init(&v[0], a);
+  etk_view_init(&v[1], b);
+  etk_view_init(&v[2], out);
   memset(m, 0, sizeof *m);
-  m->n = va->sizes[row];
-  m->k = va->sizes[row + 1];
-  m->p = vb->sizes[row + 1];
-  m->a = va->data;
-  m->a_row = va->strides[row];
-  m->a_col = va->strides[row + 1];
-  m->b = vb->data;
-  m->b_row = vb->strides[row];
-  m->b_col = vb->strides[row + 1];
-  m->c = vo->data;
-  m->c_row = vo->strides[row];
-  m->c_col = vo->strides[row + 1];
+  m->n = v[0].sizes[row];
+  m->k = v[0].sizes[row + 1];
+  m->p = v[1].sizes[row + 1];
+  m->a = v[0].data;
+  m->a_row = v[0].strides[row];
+  m->a_col = v[0].strides[row + 1];
+  m->b = v[1].data;
+  m->b_row = v[1].strides[row];
+  m->b_col = v[1].strides[row + 1];
+  m->c = v[2].data;
+  m->c_row = v[2].strides[row];
+  m->c_col = v[2].strides[row + 1];
   m->alpha = 1.0;
 }
 
-/* mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) */
-ETK_KERNEL_DEFINE(mm_out, "aten::mm.out") {
+/* mm.out and bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out): one
+ * product of 2-D matrices, or (batched) one per index of dim 0 of 3-D
+ * tensors. */
+static int mm_or_bmm(etk_op_t *op, bool batched) {
   etk_tensor_t *a, *b, *out;
-  etk_view_t va, vb, vo;
+  etk_view_t v[3]; /* a, b, out */
   matmul_desc_t m;
+  int32_t row = batched ? 1 : 0; /* the dim of the matrix rows */
   int rc;
-  if ((rc = read_mat_pair(op, 2, &a, &b, &out)) || op->checking) return rc;
-  if (a->sizes[1] != b->sizes[0])
-    return inner_mismatch(op, a->sizes[1], b->sizes[0]);
-  {
-    int64_t osz[2] = {a->sizes[0], b->sizes[1]};
-    if ((rc = etk_op_resize(op, out, "out", 2, osz))) return rc;
-  }
-  etk_view_init(&va, a);
-  etk_view_init(&vb, b);
-  etk_view_init(&vo, out);
-  matmul_bind(&m, &va, &vb, &vo, 0);
-  matmul_run(&m);
-  return ETK_OK;
-}
-
-/* bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) */
-ETK_KERNEL_DEFINE(bmm_out, "aten::bmm.out") {
-  etk_tensor_t *a, *b, *out;
-  etk_view_t va, vb, vo;
-  matmul_desc_t m;
-  int rc;
-  if ((rc = read_mat_pair(op, 3, &a, &b, &out)) || op->checking) return rc;
-  if (a->sizes[0] != b->sizes[0])
+  if ((rc = read_mat_pair(op, row + 2, &a, &b, &out)) || op->checking)
+    return rc;
+  if (batched && a->sizes[0] != b->sizes[0])
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "batch sizes differ (%d vs %d)", (int)a->sizes[0],
                        (int)b->sizes[0]);
-  if (a->sizes[2] != b->sizes[1])
-    return inner_mismatch(op, a->sizes[2], b->sizes[1]);
+  if (a->sizes[row + 1] != b->sizes[row])
+    return inner_mismatch(op, a->sizes[row + 1], b->sizes[row]);
   {
-    int64_t osz[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
-    if ((rc = etk_op_resize(op, out, "out", 3, osz))) return rc;
+    /* [batch, n, p], of which mm uses [n, p] */
+    int64_t osz[3] = {a->sizes[0], a->sizes[row], b->sizes[row + 1]};
+    if ((rc = etk_op_resize(op, out, "out", row + 2, osz + 1 - row))) return rc;
   }
-  etk_view_init(&va, a);
-  etk_view_init(&vb, b);
-  etk_view_init(&vo, out);
-  matmul_bind(&m, &va, &vb, &vo, 1);
+  matmul_bind(&m, a, b, out, row, v);
+  if (!batched) {
+    matmul_run(&m);
+    return ETK_OK;
+  }
   for (int64_t bi = 0; bi < a->sizes[0]; bi++) {
-    m.a = va.data ? (const float *)va.data + bi * va.strides[0] : NULL;
-    m.b = vb.data ? (const float *)vb.data + bi * vb.strides[0] : NULL;
-    m.c = (float *)vo.data + bi * vo.strides[0];
+    m.a = v[0].data ? (const float *)v[0].data + bi * v[0].strides[0] : NULL;
+    m.b = v[1].data ? (const float *)v[1].data + bi * v[1].strides[0] : NULL;
+    m.c = (float *)v[2].data + bi * v[2].strides[0];
     matmul_run(&m);
   }
   return ETK_OK;
+}
+
+ETK_KERNEL_DEFINE(mm_out, "aten::mm.out") {
+  return mm_or_bmm(op, false);
+}
+ETK_KERNEL_DEFINE(bmm_out, "aten::bmm.out") {
+  return mm_or_bmm(op, true);
 }
 
 /* addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1,
@@ -164,18 +162,17 @@ ETK_KERNEL_DEFINE(bmm_out, "aten::bmm.out") {
 ETK_KERNEL_DEFINE(addmm_out, "aten::addmm.out") {
   etk_tensor_t *d, *a, *b, *out;
   etk_scalar_t beta, alpha;
-  etk_view_t vd, va, vb, vo;
+  etk_view_t vd, v[3];
   matmul_desc_t m;
   int64_t osz[2], dsz[ETK_MAX_DIMS], bsz[2], dstr[2];
   int32_t bdim;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 7))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &d))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "mat1", &a))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "mat2", &b))) return rc;
-  if ((rc = etk_op_scalar(op, 3, "beta", &beta))) return rc;
-  if ((rc = etk_op_scalar(op, 4, "alpha", &alpha))) return rc;
-  if ((rc = etk_op_tensor(op, 5, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &d),      ETK_ARG_TENSOR("mat1", &a),
+      ETK_ARG_TENSOR("mat2", &b),      ETK_ARG_SCALAR("beta", &beta),
+      ETK_ARG_SCALAR("alpha", &alpha), ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 7, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = check_float(op, d, "self")) || (rc = check_float(op, a, "mat1")) ||
       (rc = check_float(op, b, "mat2")) || (rc = check_float(op, out, "out")))
     return rc;
@@ -198,11 +195,8 @@ ETK_KERNEL_DEFINE(addmm_out, "aten::addmm.out") {
                        "self does not broadcast to the product's shape");
   if ((rc = etk_op_resize(op, out, "out", 2, osz))) return rc;
   etk_view_init(&vd, d);
-  etk_view_init(&va, a);
-  etk_view_init(&vb, b);
-  etk_view_init(&vo, out);
   etk_view_broadcast_strides(&vd, 2, osz, dstr);
-  matmul_bind(&m, &va, &vb, &vo, 0);
+  matmul_bind(&m, a, b, out, 0, v);
   m.d = vd.data;
   m.d_row = dstr[0];
   m.d_col = dstr[1];
@@ -219,11 +213,13 @@ ETK_KERNEL_DEFINE(linear_out, "aten::linear.out") {
   matmul_desc_t m;
   int64_t osz[ETK_MAX_DIMS], in_f, out_f, rows;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 5))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 1, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "bias", &bias))) return rc;
-  if ((rc = etk_op_tensor(op, 3, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("input", &in),
+      ETK_ARG_TENSOR("weight", &wt),
+      ETK_ARG_TENSOR_OPT("bias", &bias),
+      ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 5, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = check_float(op, in, "input")) ||
       (rc = check_float(op, wt, "weight")) ||
       (bias && (rc = check_float(op, bias, "bias"))) ||

@@ -22,35 +22,40 @@
 #include "kernel_list.h"
 #include "kernel_util.h"
 
-/* native_layer_norm.out(Tensor input, SymInt[] normalized_shape,
- *   Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out,
- *   Tensor(b!) mean_out, Tensor(c!) rstd_out) */
-ETK_KERNEL_DEFINE(native_layer_norm_out, "aten::native_layer_norm.out") {
-  etk_tensor_t *in, *wt, *bias, *out, *mean_t, *rstd_t;
-  int64_t norm_shape[ETK_MAX_DIMS], stat_sz[ETK_MAX_DIMS];
-  size_t m;
-  double eps;
-  int32_t lead;
+/* Both norms: input is FLOAT and the five other tensors (the last two,
+ * weight and bias, optional: NULL when absent) have its dtype. */
+static int norm_check_dtypes(etk_op_t *op, const etk_tensor_t *in,
+                             const etk_tensor_t *const *same,
+                             const char *const *names) {
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 11))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 3, "bias", &bias))) return rc;
-  if ((rc = etk_op_double(op, 4, "eps", &eps))) return rc;
-  if ((rc = etk_op_tensor(op, 5, "out", &out))) return rc;
-  if ((rc = etk_op_tensor(op, 6, "mean_out", &mean_t))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "rstd_out", &rstd_t))) return rc;
   if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "input", out, "out")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", mean_t, "mean_out")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", rstd_t, "rstd_out")) ||
-      (wt && (rc = etk_op_check_same_dtype(op, in, "input", wt, "weight"))) ||
-      (bias && (rc = etk_op_check_same_dtype(op, in, "input", bias, "bias"))))
-    return rc;
-  if (op->checking) return ETK_OK;
-  if ((rc = etk_op_int_list(op, 1, "normalized_shape", norm_shape, ETK_MAX_DIMS,
-                            &m)))
-    return rc;
+  for (int k = 0; k < 5; k++)
+    if (same[k] &&
+        (rc = etk_op_check_same_dtype(op, in, "input", same[k], names[k])))
+      return rc;
+  return ETK_OK;
+}
+
+/* The views and walk strides of one layer norm: rows over the leading dims
+ * (input, out, mean, rstd offsets) and elements over the normalised dims
+ * (input, out, weight, bias offsets). */
+typedef struct layer_norm_plan {
+  etk_view_t vi, vo, vm, vr, vw, vb;
+  int32_t lead, m;
+  int64_t count; /* elements per row */
+  const int64_t *norm_shape;
+  int64_t rstr[4][ETK_MAX_DIMS], estr[4][ETK_MAX_DIMS];
+  bool has_weight, has_bias;
+  double eps;
+} layer_norm_plan_t;
+
+/* Checks normalized_shape (m dims) against the input's trailing dims and
+ * the shapes of weight and bias. */
+static int layer_norm_check_shapes(etk_op_t *op, const etk_tensor_t *in,
+                                   const etk_tensor_t *wt,
+                                   const etk_tensor_t *bias,
+                                   const int64_t *norm_shape, size_t m) {
+  int32_t lead;
   if (m < 1 || (int32_t)m > in->dim)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "normalized_shape has %zu dims, input has %d", m,
@@ -78,83 +83,137 @@ ETK_KERNEL_DEFINE(native_layer_norm_out, "aten::native_layer_norm.out") {
                          "%s must have shape normalized_shape",
                          pass ? "bias" : "weight");
   }
+  return ETK_OK;
+}
+
+/* Views of the six tensors and the strides of both walks. */
+static void layer_norm_plan(layer_norm_plan_t *p, const etk_tensor_t *in,
+                            const etk_tensor_t *const *others) {
+  memset(&p->vw, 0, sizeof p->vw);
+  memset(&p->vb, 0, sizeof p->vb);
+  etk_view_init(&p->vi, in);
+  etk_view_init(&p->vo, others[0]);
+  etk_view_init(&p->vm, others[1]);
+  etk_view_init(&p->vr, others[2]);
+  if (p->has_weight) etk_view_init(&p->vw, others[3]);
+  if (p->has_bias) etk_view_init(&p->vb, others[4]);
+  for (int32_t d = 0; d < p->lead; d++) {
+    p->rstr[0][d] = p->vi.strides[d];
+    p->rstr[1][d] = p->vo.strides[d];
+    p->rstr[2][d] = p->vm.strides[d];
+    p->rstr[3][d] = p->vr.strides[d];
+  }
+  for (int32_t k = 0; k < p->m; k++) {
+    int32_t d = p->lead + k;
+    p->estr[0][k] = p->vi.strides[d];
+    p->estr[1][k] = p->vo.strides[d];
+    p->estr[2][k] = p->has_weight ? p->vw.strides[k] : 0;
+    p->estr[3][k] = p->has_bias ? p->vb.strides[k] : 0;
+  }
+}
+
+/* Input element j of the current row of element walk e. */
+static double layer_norm_x(const layer_norm_plan_t *p, const etk_walk_t *e,
+                           int64_t j) {
+  return ((const float *)p->vi.data)[e->off[0] + j * e->inner_stride[0]];
+}
+
+/* One row starting at offsets base (input, out): mean, rstd, then the
+ * normalised values; returns mean and rstd for the statistics outputs. */
+static void layer_norm_row(const layer_norm_plan_t *p, const int64_t *base,
+                           double *mean_out, double *rstd_out) {
+  double sum = 0.0, sq = 0.0, mean, rstd;
+  int64_t estr[4][ETK_MAX_DIMS];
+  etk_walk_t e;
+  memcpy(estr, p->estr, sizeof estr);
+  etk_walk_init(&e, p->m, p->norm_shape, 4, estr, base);
+  for (int64_t er = 0; er < e.rows; er++, etk_walk_next_row(&e))
+    for (int64_t j = 0; j < e.inner; j++) sum += layer_norm_x(p, &e, j);
+  mean = sum / (double)p->count;
+  etk_walk_init(&e, p->m, p->norm_shape, 4, estr, base);
+  for (int64_t er = 0; er < e.rows; er++, etk_walk_next_row(&e))
+    for (int64_t j = 0; j < e.inner; j++) {
+      double dx = layer_norm_x(p, &e, j) - mean;
+      sq += dx * dx;
+    }
+  rstd = 1.0 / sqrt(sq / (double)p->count + p->eps);
+  etk_walk_init(&e, p->m, p->norm_shape, 4, estr, base);
+  for (int64_t er = 0; er < e.rows; er++, etk_walk_next_row(&e))
+    for (int64_t j = 0; j < e.inner; j++) {
+      double y = (layer_norm_x(p, &e, j) - mean) * rstd;
+      if (p->has_weight)
+        y *= ((const float *)p->vw.data)[e.off[2] + j * e.inner_stride[2]];
+      if (p->has_bias)
+        y += ((const float *)p->vb.data)[e.off[3] + j * e.inner_stride[3]];
+      ((float *)p->vo.data)[e.off[1] + j * e.inner_stride[1]] = (float)y;
+    }
+  *mean_out = mean;
+  *rstd_out = rstd;
+}
+
+/* Walks the rows of a planned layer norm. */
+static void layer_norm_compute(layer_norm_plan_t *p) {
+  etk_walk_t rows;
+  etk_walk_init(&rows, p->lead, p->vi.sizes, 4, p->rstr, NULL);
+  for (int64_t r = 0; r < rows.rows; r++, etk_walk_next_row(&rows))
+    for (int64_t rj = 0; rj < rows.inner; rj++) {
+      int64_t base[4] = {rows.off[0] + rj * rows.inner_stride[0],
+                         rows.off[1] + rj * rows.inner_stride[1], 0, 0};
+      int64_t moff = rows.off[2] + rj * rows.inner_stride[2];
+      int64_t roff = rows.off[3] + rj * rows.inner_stride[3];
+      double mean = 0.0, rstd = NAN;
+      if (p->count != 0) layer_norm_row(p, base, &mean, &rstd);
+      etk_store_f64(p->vm.dtype, p->vm.data, moff, mean);
+      etk_store_f64(p->vr.dtype, p->vr.data, roff, rstd);
+    }
+}
+
+/* native_layer_norm.out(Tensor input, SymInt[] normalized_shape,
+ *   Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out,
+ *   Tensor(b!) mean_out, Tensor(c!) rstd_out) */
+ETK_KERNEL_DEFINE(native_layer_norm_out, "aten::native_layer_norm.out") {
+  etk_tensor_t *in, *wt, *bias, *out, *mean_t, *rstd_t;
+  int64_t norm_shape[ETK_MAX_DIMS], stat_sz[ETK_MAX_DIMS];
+  size_t m;
+  double eps;
+  layer_norm_plan_t p;
+  int rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("input", &in),        ETK_ARG_LATER("normalized_shape"),
+      ETK_ARG_TENSOR_OPT("weight", &wt),   ETK_ARG_TENSOR_OPT("bias", &bias),
+      ETK_ARG_DOUBLE("eps", &eps),         ETK_ARG_TENSOR("out", &out),
+      ETK_ARG_TENSOR("mean_out", &mean_t), ETK_ARG_TENSOR("rstd_out", &rstd_t),
+  };
+  if ((rc = etk_op_read_args(op, 11, args, ETK_ARG_COUNT(args)))) return rc;
+  {
+    const etk_tensor_t *same[5] = {out, mean_t, rstd_t, wt, bias};
+    const char *names[5] = {"out", "mean_out", "rstd_out", "weight", "bias"};
+    if ((rc = norm_check_dtypes(op, in, same, names))) return rc;
+  }
+  if (op->checking) return ETK_OK;
+  if ((rc = etk_op_int_list(op, 1, "normalized_shape", norm_shape, ETK_MAX_DIMS,
+                            &m)))
+    return rc;
+  if ((rc = layer_norm_check_shapes(op, in, wt, bias, norm_shape, m)))
+    return rc;
+  memset(&p, 0, sizeof p);
+  p.m = (int32_t)m;
+  p.lead = in->dim - p.m;
   if ((rc = etk_op_resize_like(op, out, "out", in))) return rc;
   etk_tensor_sizes64(in, stat_sz);
-  for (int32_t d = lead; d < in->dim; d++) stat_sz[d] = 1;
+  for (int32_t d = p.lead; d < in->dim; d++) stat_sz[d] = 1;
   if ((rc = etk_op_resize(op, mean_t, "mean_out", in->dim, stat_sz)) ||
       (rc = etk_op_resize(op, rstd_t, "rstd_out", in->dim, stat_sz)))
     return rc;
   {
-    etk_view_t vi, vo, vm, vr, vw, vb;
-    int64_t rstr[4][ETK_MAX_DIMS], estr[4][ETK_MAX_DIMS];
-    int64_t count = etk_sizes_numel((int32_t)m, norm_shape);
-    etk_walk_t rows;
-    etk_view_init(&vi, in);
-    etk_view_init(&vo, out);
-    etk_view_init(&vm, mean_t);
-    etk_view_init(&vr, rstd_t);
-    memset(&vw, 0, sizeof vw);
-    memset(&vb, 0, sizeof vb);
-    if (wt) etk_view_init(&vw, wt);
-    if (bias) etk_view_init(&vb, bias);
-    /* row walk over the leading dims: input, out, mean, rstd offsets */
-    for (int32_t d = 0; d < lead; d++) {
-      rstr[0][d] = vi.strides[d];
-      rstr[1][d] = vo.strides[d];
-      rstr[2][d] = vm.strides[d];
-      rstr[3][d] = vr.strides[d];
-    }
-    /* element walk over the normalised dims: input, out, weight, bias */
-    for (size_t k = 0; k < m; k++) {
-      int32_t d = lead + (int32_t)k;
-      estr[0][k] = vi.strides[d];
-      estr[1][k] = vo.strides[d];
-      estr[2][k] = wt ? vw.strides[k] : 0;
-      estr[3][k] = bias ? vb.strides[k] : 0;
-    }
-    etk_walk_init(&rows, lead, vi.sizes, 4, rstr, NULL);
-    for (int64_t r = 0; r < rows.rows; r++, etk_walk_next_row(&rows))
-      for (int64_t rj = 0; rj < rows.inner; rj++) {
-        int64_t base[4] = {rows.off[0] + rj * rows.inner_stride[0],
-                           rows.off[1] + rj * rows.inner_stride[1], 0, 0};
-        int64_t moff = rows.off[2] + rj * rows.inner_stride[2];
-        int64_t roff = rows.off[3] + rj * rows.inner_stride[3];
-        double sum = 0.0, sq = 0.0, mean, rstd;
-        etk_walk_t e;
-        if (count == 0) {
-          etk_store_f64(vm.dtype, vm.data, moff, 0.0);
-          etk_store_f64(vr.dtype, vr.data, roff, NAN);
-          continue;
-        }
-        etk_walk_init(&e, (int32_t)m, norm_shape, 4, estr, base);
-        for (int64_t er = 0; er < e.rows; er++, etk_walk_next_row(&e))
-          for (int64_t j = 0; j < e.inner; j++)
-            sum += ((const float *)vi.data)[e.off[0] + j * e.inner_stride[0]];
-        mean = sum / (double)count;
-        etk_walk_init(&e, (int32_t)m, norm_shape, 4, estr, base);
-        for (int64_t er = 0; er < e.rows; er++, etk_walk_next_row(&e))
-          for (int64_t j = 0; j < e.inner; j++) {
-            double dx =
-                ((const float *)vi.data)[e.off[0] + j * e.inner_stride[0]] -
-                mean;
-            sq += dx * dx;
-          }
-        rstd = 1.0 / sqrt(sq / (double)count + eps);
-        etk_walk_init(&e, (int32_t)m, norm_shape, 4, estr, base);
-        for (int64_t er = 0; er < e.rows; er++, etk_walk_next_row(&e))
-          for (int64_t j = 0; j < e.inner; j++) {
-            double x =
-                ((const float *)vi.data)[e.off[0] + j * e.inner_stride[0]];
-            double y = (x - mean) * rstd;
-            if (wt)
-              y *= ((const float *)vw.data)[e.off[2] + j * e.inner_stride[2]];
-            if (bias)
-              y += ((const float *)vb.data)[e.off[3] + j * e.inner_stride[3]];
-            ((float *)vo.data)[e.off[1] + j * e.inner_stride[1]] = (float)y;
-          }
-        etk_store_f64(vm.dtype, vm.data, moff, mean);
-        etk_store_f64(vr.dtype, vr.data, roff, rstd);
-      }
+    const etk_tensor_t *others[5] = {out, mean_t, rstd_t, wt, bias};
+    p.count = etk_sizes_numel(p.m, norm_shape);
+    p.norm_shape = norm_shape;
+    p.has_weight = wt != NULL;
+    p.has_bias = bias != NULL;
+    p.eps = eps;
+    layer_norm_plan(&p, in, others);
+    layer_norm_compute(&p);
   }
   return ETK_OK;
 }
@@ -168,24 +227,23 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
   double momentum, eps;
   int64_t c_count;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 13))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "input", &in))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 1, "weight", &wt))) return rc;
-  if ((rc = etk_op_tensor_opt(op, 2, "bias", &bias))) return rc;
-  if ((rc = etk_op_tensor(op, 3, "running_mean", &rmean))) return rc;
-  if ((rc = etk_op_tensor(op, 4, "running_var", &rvar))) return rc;
-  if ((rc = etk_op_double(op, 5, "momentum", &momentum))) return rc;
-  if ((rc = etk_op_double(op, 6, "eps", &eps))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "out", &out))) return rc;
-  if ((rc = etk_op_tensor(op, 8, "mean_out", &mean_t))) return rc;
-  if ((rc = etk_op_tensor(op, 9, "invstd_out", &invstd_t))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "input", ETK_DTYPES_FLOAT))) return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "input", out, "out")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", rmean, "running_mean")) ||
-      (rc = etk_op_check_same_dtype(op, in, "input", rvar, "running_var")) ||
-      (wt && (rc = etk_op_check_same_dtype(op, in, "input", wt, "weight"))) ||
-      (bias && (rc = etk_op_check_same_dtype(op, in, "input", bias, "bias"))))
-    return rc;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("input", &in),
+                            ETK_ARG_TENSOR_OPT("weight", &wt),
+                            ETK_ARG_TENSOR_OPT("bias", &bias),
+                            ETK_ARG_TENSOR("running_mean", &rmean),
+                            ETK_ARG_TENSOR("running_var", &rvar),
+                            ETK_ARG_DOUBLE("momentum", &momentum),
+                            ETK_ARG_DOUBLE("eps", &eps),
+                            ETK_ARG_TENSOR("out", &out),
+                            ETK_ARG_TENSOR("mean_out", &mean_t),
+                            ETK_ARG_TENSOR("invstd_out", &invstd_t)};
+  if ((rc = etk_op_read_args(op, 13, args, ETK_ARG_COUNT(args)))) return rc;
+  {
+    const etk_tensor_t *same[5] = {out, rmean, rvar, wt, bias};
+    const char *names[5] = {"out", "running_mean", "running_var", "weight",
+                            "bias"};
+    if ((rc = norm_check_dtypes(op, in, same, names))) return rc;
+  }
   if (op->checking) return ETK_OK;
   (void)momentum;
   if (in->dim < 2)
@@ -213,7 +271,7 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
   }
   {
     etk_view_t vi, vo, vm, vv, vw, vb;
-    int64_t strides[2][ETK_MAX_DIMS];
+    const etk_view_t *views[2] = {&vi, &vo};
     etk_walk_t w;
     etk_view_init(&vi, in);
     etk_view_init(&vo, out);
@@ -221,10 +279,8 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
     etk_view_init(&vv, rvar);
     if (wt) etk_view_init(&vw, wt);
     if (bias) etk_view_init(&vb, bias);
-    memcpy(strides[0], vi.strides, sizeof strides[0]);
-    memcpy(strides[1], vo.strides, sizeof strides[1]);
     /* channel innermost: each row is one (n, spatial) position across C */
-    etk_walk_init_axis(&w, vi.dim, vi.sizes, 2, strides, 1);
+    etk_walk_init_views(&w, 2, views, 1);
     for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w))
       for (int64_t c = 0; c < w.inner; c++) {
         double mean = ((const float *)vm.data)[c * vm.strides[0]];

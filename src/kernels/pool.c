@@ -28,7 +28,16 @@ typedef struct pool_geom {
   int64_t n, c, h, w, oh, ow;
   int64_t kh, kw, sh, sw, ph, pw, dh, dw;
   int64_t is[4], os[4], xs[4]; /* input, out, indices strides as 4-D */
+  /* average pooling's divisor rule */
+  bool count_include_pad, has_divisor;
+  int64_t divisor;
+  etk_view_t in; /* set by pool_run */
 } pool_geom_t;
+
+/* The value of output (oh, ow) of the plane starting at input offset
+ * `ibase`; max pooling also sets *index (its flat input position). */
+typedef double (*pool_window_fn)(const pool_geom_t *g, int64_t ibase,
+                                 int64_t oh, int64_t ow, int64_t *index);
 
 static void pool_strides4(const etk_view_t *v, int64_t *s) {
   if (v->dim == 4) {
@@ -179,6 +188,104 @@ static int pool_setup(etk_op_t *op, etk_tensor_t *in, etk_tensor_t *out,
   return pool_resize(op, in, out, indices, g);
 }
 
+/* Runs `window` for every output element once g is complete and out (and
+ * indices, when given) sized. */
+static void pool_run(pool_geom_t *g, const etk_tensor_t *in,
+                     const etk_tensor_t *out, const etk_tensor_t *indices,
+                     pool_window_fn window) {
+  etk_view_t vo, vx;
+  etk_view_init(&g->in, in);
+  etk_view_init(&vo, out);
+  pool_strides4(&g->in, g->is);
+  pool_strides4(&vo, g->os);
+  if (indices) {
+    etk_view_init(&vx, indices);
+    pool_strides4(&vx, g->xs);
+  }
+  for (int64_t n = 0; n < g->n; n++)
+    for (int64_t c = 0; c < g->c; c++) {
+      int64_t ibase = n * g->is[0] + c * g->is[1];
+      for (int64_t oh = 0; oh < g->oh; oh++)
+        for (int64_t ow = 0; ow < g->ow; ow++) {
+          int64_t index = -1;
+          double v = window(g, ibase, oh, ow, &index);
+          etk_store_f64(vo.dtype, vo.data, pool_at(g->os, n, c, oh, ow), v);
+          if (indices)
+            ((int64_t *)vx.data)[pool_at(g->xs, n, c, oh, ow)] = index;
+        }
+    }
+}
+
+/* Input element (ih, iw) of the plane at ibase. */
+static double pool_load(const pool_geom_t *g, int64_t ibase, int64_t ih,
+                        int64_t iw) {
+  return etk_load_f64(g->in.dtype, g->in.data,
+                      ibase + ih * g->is[2] + iw * g->is[3]);
+}
+
+static double max_window(const pool_geom_t *g, int64_t ibase, int64_t oh,
+                         int64_t ow, int64_t *index) {
+  double best = -INFINITY;
+  int64_t best_at = -1;
+  for (int64_t kh = 0; kh < g->kh; kh++) {
+    int64_t ih = oh * g->sh - g->ph + kh * g->dh;
+    if (ih < 0 || ih >= g->h) continue;
+    for (int64_t kw = 0; kw < g->kw; kw++) {
+      int64_t iw = ow * g->sw - g->pw + kw * g->dw;
+      double v;
+      if (iw < 0 || iw >= g->w) continue;
+      v = pool_load(g, ibase, ih, iw);
+      /* the first in-bounds element seeds the index even if it is -inf;
+       * any NaN takes over, the last one winning, as in PyTorch's CPU
+       * kernel */
+      if (best_at < 0 || v > best || v != v) {
+        best = v;
+        best_at = ih * g->w + iw;
+      }
+    }
+  }
+  *index = best_at;
+  return best;
+}
+
+static double avg_window(const pool_geom_t *g, int64_t ibase, int64_t oh,
+                         int64_t ow, int64_t *index) {
+  int64_t h0 = oh * g->sh - g->ph, w0 = ow * g->sw - g->pw;
+  int64_t h1 = h0 + g->kh, w1 = w0 + g->kw;
+  int64_t padded_count, real_count;
+  double sum = 0.0;
+  (void)index;
+  /* the window clipped to the padded input ... */
+  if (h1 > g->h + g->ph) h1 = g->h + g->ph;
+  if (w1 > g->w + g->pw) w1 = g->w + g->pw;
+  padded_count = (h1 - h0) * (w1 - w0);
+  /* ... and to the real input */
+  if (h0 < 0) h0 = 0;
+  if (w0 < 0) w0 = 0;
+  if (h1 > g->h) h1 = g->h;
+  if (w1 > g->w) w1 = g->w;
+  real_count = (h1 - h0) * (w1 - w0);
+  for (int64_t ih = h0; ih < h1; ih++)
+    for (int64_t iw = w0; iw < w1; iw++) sum += pool_load(g, ibase, ih, iw);
+  if (h0 >= h1 || w0 >= w1) return 0.0;
+  if (g->has_divisor) return sum / (double)g->divisor;
+  return sum / (double)(g->count_include_pad ? padded_count : real_count);
+}
+
+/* Adaptive windows: [floor(o*H/OH), ceil((o+1)*H/OH)) in each dim. */
+static double adaptive_window(const pool_geom_t *g, int64_t ibase, int64_t oh,
+                              int64_t ow, int64_t *index) {
+  int64_t h0 = (oh * g->h) / g->oh;
+  int64_t h1 = ((oh + 1) * g->h + g->oh - 1) / g->oh;
+  int64_t w0 = (ow * g->w) / g->ow;
+  int64_t w1 = ((ow + 1) * g->w + g->ow - 1) / g->ow;
+  double sum = 0.0;
+  (void)index;
+  for (int64_t ih = h0; ih < h1; ih++)
+    for (int64_t iw = w0; iw < w1; iw++) sum += pool_load(g, ibase, ih, iw);
+  return sum / (double)((h1 - h0) * (w1 - w0));
+}
+
 /* max_pool2d_with_indices.out(Tensor self, int[2] kernel_size,
  *   int[2] stride=[], int[2] padding=0, int[2] dilation=1,
  *   bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) */
@@ -189,10 +296,13 @@ ETK_KERNEL_DEFINE(max_pool2d_with_indices_out,
   bool ceil_mode;
   pool_geom_t g;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 10))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 6, "out", &out))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "indices", &indices))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &in), ETK_ARG_LATER("kernel_size"),
+      ETK_ARG_LATER("stride"),     ETK_ARG_LATER("padding"),
+      ETK_ARG_LATER("dilation"),   ETK_ARG_LATER("ceil_mode"),
+      ETK_ARG_TENSOR("out", &out), ETK_ARG_TENSOR("indices", &indices),
+  };
+  if ((rc = etk_op_read_args(op, 10, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if ((rc =
            etk_op_check_dtype(op, indices, "indices", ETK_DTYPE_BIT(ETK_LONG))))
@@ -203,44 +313,7 @@ ETK_KERNEL_DEFINE(max_pool2d_with_indices_out,
   if ((rc = etk_op_bool(op, 5, "ceil_mode", &ceil_mode))) return rc;
   if ((rc = pool_setup(op, in, out, indices, k, s, p, d, ceil_mode, &g)))
     return rc;
-  {
-    etk_view_t vi, vo, vx;
-    etk_view_init(&vi, in);
-    etk_view_init(&vo, out);
-    etk_view_init(&vx, indices);
-    pool_strides4(&vi, g.is);
-    pool_strides4(&vo, g.os);
-    pool_strides4(&vx, g.xs);
-    for (int64_t n = 0; n < g.n; n++)
-      for (int64_t c = 0; c < g.c; c++) {
-        int64_t ibase = n * g.is[0] + c * g.is[1];
-        for (int64_t oh = 0; oh < g.oh; oh++)
-          for (int64_t ow = 0; ow < g.ow; ow++) {
-            double best = -INFINITY;
-            int64_t best_at = -1;
-            for (int64_t kh = 0; kh < g.kh; kh++) {
-              int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-              if (ih < 0 || ih >= g.h) continue;
-              for (int64_t kw = 0; kw < g.kw; kw++) {
-                int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-                double v;
-                if (iw < 0 || iw >= g.w) continue;
-                v = etk_load_f64(vi.dtype, vi.data,
-                                 ibase + ih * g.is[2] + iw * g.is[3]);
-                /* the first in-bounds element seeds the index even if it
-                 * is -inf; any NaN takes over, the last one winning, as in
-                 * PyTorch's CPU kernel */
-                if (best_at < 0 || v > best || v != v) {
-                  best = v;
-                  best_at = ih * g.w + iw;
-                }
-              }
-            }
-            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow), best);
-            ((int64_t *)vx.data)[pool_at(g.xs, n, c, oh, ow)] = best_at;
-          }
-      }
-  }
+  pool_run(&g, in, out, indices, max_window);
   return ETK_OK;
 }
 
@@ -253,9 +326,13 @@ ETK_KERNEL_DEFINE(avg_pool2d_out, "aten::avg_pool2d.out") {
   bool ceil_mode, count_include_pad, has_divisor;
   pool_geom_t g;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 9))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 7, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &in),       ETK_ARG_LATER("kernel_size"),
+      ETK_ARG_LATER("stride"),           ETK_ARG_LATER("padding"),
+      ETK_ARG_LATER("ceil_mode"),        ETK_ARG_LATER("count_include_pad"),
+      ETK_ARG_LATER("divisor_override"), ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 9, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if (op->checking) return ETK_OK;
   if ((rc = read_pool_window(op, k, s, p))) return rc;
@@ -269,47 +346,10 @@ ETK_KERNEL_DEFINE(avg_pool2d_out, "aten::avg_pool2d.out") {
                        "divisor_override must be non-zero");
   if ((rc = pool_setup(op, in, out, NULL, k, s, p, d, ceil_mode, &g)))
     return rc;
-  {
-    etk_view_t vi, vo;
-    etk_view_init(&vi, in);
-    etk_view_init(&vo, out);
-    pool_strides4(&vi, g.is);
-    pool_strides4(&vo, g.os);
-    for (int64_t n = 0; n < g.n; n++)
-      for (int64_t c = 0; c < g.c; c++) {
-        int64_t ibase = n * g.is[0] + c * g.is[1];
-        for (int64_t oh = 0; oh < g.oh; oh++)
-          for (int64_t ow = 0; ow < g.ow; ow++) {
-            int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-            int64_t h1 = h0 + g.kh, w1 = w0 + g.kw;
-            int64_t padded_count, real_count;
-            double sum = 0.0, result;
-            /* the window clipped to the padded input ... */
-            if (h1 > g.h + g.ph) h1 = g.h + g.ph;
-            if (w1 > g.w + g.pw) w1 = g.w + g.pw;
-            padded_count = (h1 - h0) * (w1 - w0);
-            /* ... and to the real input */
-            if (h0 < 0) h0 = 0;
-            if (w0 < 0) w0 = 0;
-            if (h1 > g.h) h1 = g.h;
-            if (w1 > g.w) w1 = g.w;
-            real_count = (h1 - h0) * (w1 - w0);
-            for (int64_t ih = h0; ih < h1; ih++)
-              for (int64_t iw = w0; iw < w1; iw++)
-                sum += etk_load_f64(vi.dtype, vi.data,
-                                    ibase + ih * g.is[2] + iw * g.is[3]);
-            if (h0 >= h1 || w0 >= w1)
-              result = 0.0;
-            else if (has_divisor)
-              result = sum / (double)divisor;
-            else
-              result =
-                  sum / (double)(count_include_pad ? padded_count : real_count);
-            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow),
-                          result);
-          }
-      }
-  }
+  g.count_include_pad = count_include_pad;
+  g.has_divisor = has_divisor;
+  g.divisor = divisor;
+  pool_run(&g, in, out, NULL, avg_window);
   return ETK_OK;
 }
 
@@ -319,9 +359,12 @@ static int adaptive_avg_pool2d(etk_op_t *op) {
   int64_t osz_arg[2];
   pool_geom_t g;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 4))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_tensor(op, 2, "out", &out))) return rc;
+  const etk_arg_t args[] = {
+      ETK_ARG_TENSOR("self", &in),
+      ETK_ARG_LATER("output_size"),
+      ETK_ARG_TENSOR("out", &out),
+  };
+  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args)))) return rc;
   if ((rc = pool_check_dtypes(op, in, out))) return rc;
   if (op->checking) return ETK_OK;
   if ((rc = read_pool_pair(op, 1, "output_size", 0, false, osz_arg))) return rc;
@@ -332,30 +375,7 @@ static int adaptive_avg_pool2d(etk_op_t *op) {
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "input has an empty spatial dim");
   if ((rc = pool_resize(op, in, out, NULL, &g))) return rc;
-  {
-    etk_view_t vi, vo;
-    etk_view_init(&vi, in);
-    etk_view_init(&vo, out);
-    pool_strides4(&vi, g.is);
-    pool_strides4(&vo, g.os);
-    for (int64_t n = 0; n < g.n; n++)
-      for (int64_t c = 0; c < g.c; c++)
-        for (int64_t oh = 0; oh < g.oh; oh++) {
-          int64_t h0 = (oh * g.h) / g.oh;
-          int64_t h1 = ((oh + 1) * g.h + g.oh - 1) / g.oh;
-          for (int64_t ow = 0; ow < g.ow; ow++) {
-            int64_t w0 = (ow * g.w) / g.ow;
-            int64_t w1 = ((ow + 1) * g.w + g.ow - 1) / g.ow;
-            double sum = 0.0;
-            for (int64_t ih = h0; ih < h1; ih++)
-              for (int64_t iw = w0; iw < w1; iw++)
-                sum += etk_load_f64(vi.dtype, vi.data,
-                                    pool_at(g.is, n, c, ih, iw));
-            etk_store_f64(vo.dtype, vo.data, pool_at(g.os, n, c, oh, ow),
-                          sum / (double)((h1 - h0) * (w1 - w0)));
-          }
-        }
-  }
+  pool_run(&g, in, out, NULL, adaptive_window);
   return ETK_OK;
 }
 

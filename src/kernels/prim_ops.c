@@ -340,10 +340,10 @@ ETK_KERNEL_DEFINE(sym_size_int, "aten::sym_size.int") {
   int64_t dim;
   int32_t d;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 3))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &t))) return rc;
-  if ((rc = etk_op_int(op, 1, "dim", &dim))) return rc;
-  if (op->checking) return ETK_OK;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("self", &t),
+                            ETK_ARG_INT("dim", &dim)};
+  if ((rc = etk_op_read_args(op, 3, args, ETK_ARG_COUNT(args))) || op->checking)
+    return rc;
   if (t->dim == 0)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "self is 0-dim");
   if ((rc = etk_op_wrap_dim(op, dim, t->dim, "dim", &d))) return rc;
@@ -355,9 +355,8 @@ ETK_KERNEL_DEFINE(sym_size_int, "aten::sym_size.int") {
 ETK_KERNEL_DEFINE(sym_numel, "aten::sym_numel") {
   etk_tensor_t *t;
   int rc;
-  if ((rc = etk_op_expect_nargs(op, 2))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &t))) return rc;
-  if (op->checking) return ETK_OK;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("self", &t)};
+  if ((rc = etk_op_read_args(op, 2, args, 1)) || op->checking) return rc;
   set_int(op->args[1], etk_tensor_numel(t));
   return ETK_OK;
 }

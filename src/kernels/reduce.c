@@ -239,63 +239,51 @@ ETK_KERNEL_DEFINE(mean_out, "aten::mean.out") {
 }
 
 /* amax.out / amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *,
- *   Tensor(a!) out) */
-static int amax_or_amin(etk_op_t *op, reduce_kind_t kind) {
+ *   Tensor(a!) out) and argmax.out / argmin.out(Tensor self, int? dim=None,
+ *   bool keepdim=False, *, Tensor(a!) out): the extreme value keeps self's
+ * dtype, its position is an int64. */
+static int extreme(etk_op_t *op, reduce_kind_t kind) {
+  bool arg = kind == REDUCE_ARGMAX || kind == REDUCE_ARGMIN;
   etk_tensor_t *in, *out;
   int64_t dims[ETK_MAX_DIMS];
   size_t count;
-  bool keepdim, mask[ETK_MAX_DIMS];
+  bool has_dim = true, keepdim, mask[ETK_MAX_DIMS];
   int rc;
   if ((rc = etk_op_expect_nargs(op, 5))) return rc;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_int_list(op, 1, "dim", dims, ETK_MAX_DIMS, &count)))
-    return rc;
+  if (arg) {
+    rc = etk_op_int_opt(op, 1, "dim", &dims[0], &has_dim);
+    count = has_dim ? 1 : 0;
+  } else {
+    rc = etk_op_int_list(op, 1, "dim", dims, ETK_MAX_DIMS, &count);
+  }
+  if (rc) return rc;
   if ((rc = etk_op_bool(op, 2, "keepdim", &keepdim))) return rc;
   if ((rc = etk_op_tensor(op, 3, "out", &out))) return rc;
   if ((rc = etk_op_check_dtype(op, in, "self", ETK_DTYPES_REAL))) return rc;
-  if ((rc = etk_op_check_same_dtype(op, in, "self", out, "out"))) return rc;
-  if (op->checking) return ETK_OK;
+  rc = arg ? etk_op_check_dtype(op, out, "out", ETK_DTYPE_BIT(ETK_LONG))
+           : etk_op_check_same_dtype(op, in, "self", out, "out");
+  if (rc || op->checking) return rc;
   if ((rc = reduce_mask(op, in, dims, count, mask))) return rc;
-  if (has_empty_reduction(in, mask))
+  if (!arg && has_empty_reduction(in, mask))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "cannot reduce over a dim of size 0");
-  return reduce_run(op, in, out, mask, keepdim, kind);
-}
-
-ETK_KERNEL_DEFINE(amax_out, "aten::amax.out") {
-  return amax_or_amin(op, REDUCE_AMAX);
-}
-ETK_KERNEL_DEFINE(amin_out, "aten::amin.out") {
-  return amax_or_amin(op, REDUCE_AMIN);
-}
-
-/* argmax.out / argmin.out(Tensor self, int? dim=None, bool keepdim=False,
- *   *, Tensor(a!) out) */
-static int arg_extreme(etk_op_t *op, reduce_kind_t kind) {
-  etk_tensor_t *in, *out;
-  int64_t dim;
-  bool has_dim, keepdim, mask[ETK_MAX_DIMS];
-  int rc;
-  if ((rc = etk_op_expect_nargs(op, 5))) return rc;
-  if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
-  if ((rc = etk_op_int_opt(op, 1, "dim", &dim, &has_dim))) return rc;
-  if ((rc = etk_op_bool(op, 2, "keepdim", &keepdim))) return rc;
-  if ((rc = etk_op_tensor(op, 3, "out", &out))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "self", ETK_DTYPES_REAL))) return rc;
-  if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPE_BIT(ETK_LONG))))
-    return rc;
-  if (op->checking) return ETK_OK;
-  if ((rc = reduce_mask(op, in, has_dim ? &dim : NULL, has_dim ? 1 : 0, mask)))
-    return rc;
-  if (etk_tensor_numel(in) == 0 && (!has_dim || has_empty_reduction(in, mask)))
+  if (arg && etk_tensor_numel(in) == 0 &&
+      (!has_dim || has_empty_reduction(in, mask)))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "cannot take the arg of an empty reduction");
   return reduce_run(op, in, out, mask, keepdim, kind);
 }
 
+ETK_KERNEL_DEFINE(amax_out, "aten::amax.out") {
+  return extreme(op, REDUCE_AMAX);
+}
+ETK_KERNEL_DEFINE(amin_out, "aten::amin.out") {
+  return extreme(op, REDUCE_AMIN);
+}
 ETK_KERNEL_DEFINE(argmax_out, "aten::argmax.out") {
-  return arg_extreme(op, REDUCE_ARGMAX);
+  return extreme(op, REDUCE_ARGMAX);
 }
 ETK_KERNEL_DEFINE(argmin_out, "aten::argmin.out") {
-  return arg_extreme(op, REDUCE_ARGMIN);
+  return extreme(op, REDUCE_ARGMIN);
 }

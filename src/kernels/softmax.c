@@ -56,13 +56,11 @@ static int softmax_run(etk_op_t *op, bool log_form, bool has_dtype_arg) {
   if ((rc = etk_op_resize_like(op, out, "out", in))) return rc;
   {
     etk_view_t vi, vo;
-    int64_t strides[2][ETK_MAX_DIMS];
+    const etk_view_t *views[2] = {&vi, &vo};
     etk_walk_t w;
     etk_view_init(&vi, in);
     etk_view_init(&vo, out);
-    memcpy(strides[0], vi.strides, sizeof strides[0]);
-    memcpy(strides[1], vo.strides, sizeof strides[1]);
-    etk_walk_init_axis(&w, vi.dim, vi.sizes, 2, strides, axis);
+    etk_walk_init_views(&w, 2, views, axis);
     for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w)) {
       double m = -INFINITY, sum = 0.0, shift;
       for (int64_t j = 0; j < w.inner; j++) {

@@ -41,6 +41,7 @@ typedef struct unary_call {
   unary_kind_t kind;
   etk_scalar_t lo, hi; /* clamp bounds; lo.d is the slope of leaky_relu */
   bool has_lo, has_hi;
+  bool is_float; /* computed in double, else in int64 */
 } unary_call_t;
 
 static double gelu_exact(double x) {
@@ -110,11 +111,23 @@ static bool kind_is_transcendental(unary_kind_t k) {
          k == UNARY_LOG || k == UNARY_SQRT || k == UNARY_RSQRT;
 }
 
+/* One chunk of the element-wise map (never stops early). */
+static int64_t unary_chunk(const void *ctx, int64_t n,
+                           const etk_map_row_t *const *in, etk_map_row_t *out) {
+  const unary_call_t *c = ctx;
+  for (int64_t j = 0; j < n; j++) {
+    if (c->is_float)
+      out->f[j] = apply_f64(c, in[0]->f[j]);
+    else
+      out->i[j] = apply_i64(c, in[0]->i[j]);
+  }
+  return n;
+}
+
 /* args: self at 0, out at out_at. */
-static int unary_run(etk_op_t *op, const unary_call_t *c, size_t out_at) {
+static int unary_run(etk_op_t *op, unary_call_t *c, size_t out_at) {
   etk_tensor_t *in, *out;
   int rc;
-  bool is_float;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
   if ((rc = etk_op_tensor(op, out_at, "out", &out))) return rc;
   if (c->kind == UNARY_GELU || c->kind == UNARY_GELU_TANH ||
@@ -131,11 +144,11 @@ static int unary_run(etk_op_t *op, const unary_call_t *c, size_t out_at) {
   }
   if ((rc = etk_op_check_dtype(op, out, "out", ETK_DTYPES_REAL))) return rc;
 
-  is_float = etk_dtype_is_float(in->scalar_type) ||
-             kind_is_transcendental(c->kind) ||
-             (c->kind == UNARY_CLAMP &&
-              ((c->has_lo && c->lo.is_float) || (c->has_hi && c->hi.is_float)));
-  if (is_float && !etk_dtype_is_float(out->scalar_type))
+  c->is_float =
+      etk_dtype_is_float(in->scalar_type) || kind_is_transcendental(c->kind) ||
+      (c->kind == UNARY_CLAMP &&
+       ((c->has_lo && c->lo.is_float) || (c->has_hi && c->hi.is_float)));
+  if (c->is_float && !etk_dtype_is_float(out->scalar_type))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "floating result can't be cast to out dtype %s",
                        etk_scalar_type_name(out->scalar_type));
@@ -147,34 +160,12 @@ static int unary_run(etk_op_t *op, const unary_call_t *c, size_t out_at) {
   if ((rc = etk_op_resize_like(op, out, "out", in))) return rc;
   {
     etk_view_t vi, vo;
-    int64_t strides[2][ETK_MAX_DIMS];
+    const etk_view_t *views[2] = {&vo, &vi};
     etk_walk_t w;
-    bool fast = in->scalar_type == ETK_FLOAT && out->scalar_type == ETK_FLOAT;
     etk_view_init(&vi, in);
     etk_view_init(&vo, out);
-    memcpy(strides[0], vo.strides, sizeof strides[0]);
-    memcpy(strides[1], vi.strides, sizeof strides[1]);
-    etk_walk_init(&w, vo.dim, vo.sizes, 2, strides, NULL);
-    for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w)) {
-      if (fast) {
-        const float *pi = (const float *)vi.data + w.off[1];
-        float *po = (float *)vo.data + w.off[0];
-        for (int64_t j = 0; j < w.inner; j++)
-          po[j * w.inner_stride[0]] =
-              (float)apply_f64(c, pi[j * w.inner_stride[1]]);
-        continue;
-      }
-      for (int64_t j = 0; j < w.inner; j++) {
-        int64_t oo = w.off[0] + j * w.inner_stride[0];
-        int64_t oi = w.off[1] + j * w.inner_stride[1];
-        if (is_float)
-          etk_store_f64(vo.dtype, vo.data, oo,
-                        apply_f64(c, etk_load_f64(vi.dtype, vi.data, oi)));
-        else
-          etk_store_i64(vo.dtype, vo.data, oo,
-                        apply_i64(c, etk_load_i64(vi.dtype, vi.data, oi)));
-      }
-    }
+    etk_walk_init_views(&w, 2, views, -1);
+    etk_map_run(&w, views, 1, c->is_float, unary_chunk, c);
   }
   return ETK_OK;
 }

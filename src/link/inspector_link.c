@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "etkit/link.h"
 
 typedef struct scratch {
@@ -57,20 +58,6 @@ typedef struct scratch {
   size_t spans_cap;
 } scratch_t;
 
-static bool reserve(void **p, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap) return true;
-  size_t n = *cap ? *cap : 16;
-  while (n < need) {
-    if (n > SIZE_MAX / 2 / size) return false;
-    n *= 2;
-  }
-  void *bigger = realloc(*p, n * size);
-  if (!bigger) return false;
-  *p = bigger;
-  *cap = n;
-  return true;
-}
-
 static int fill_link(scratch_t *s, const etk_etrecord_event_link_t *l,
                      etk_inspector_event_link_t *out) {
   memset(out, 0, sizeof *out);
@@ -80,9 +67,8 @@ static int fill_link(scratch_t *s, const etk_etrecord_event_link_t *l,
   out->debug_handle_count = l->debug_handle_count;
   out->num_outputs = l->num_outputs;
   out->delegate_backend_name = l->delegate_backend_name;
-  if (!reserve((void **)&s->ops, &s->ops_cap, l->node_count, sizeof *s->ops) ||
-      !reserve((void **)&s->nodes, &s->nodes_cap, l->unique_node_count,
-               sizeof *s->nodes))
+  if (!ETK_VEC_RESERVE(s->ops, s->ops_cap, l->node_count) ||
+      !ETK_VEC_RESERVE(s->nodes, s->nodes_cap, l->unique_node_count))
     return ETK_E_NO_MEMORY;
   for (size_t i = 0; i < l->node_count; i++) s->ops[i] = l->nodes[i]->op;
   out->op_types = l->node_count ? s->ops : NULL;
@@ -95,7 +81,7 @@ static int fill_link(scratch_t *s, const etk_etrecord_event_link_t *l,
     if (n > SIZE_MAX - total) return ETK_E_OVERFLOW;
     total += n;
   }
-  if (!reserve((void **)&s->names, &s->names_cap, total ? total : 1, 1))
+  if (!ETK_VEC_RESERVE(s->names, s->names_cap, total ? total : 1))
     return ETK_E_NO_MEMORY;
   size_t at = 0;
   for (size_t i = 0; i < l->unique_node_count; i++) {
@@ -123,13 +109,11 @@ static int fill_origins(scratch_t *s, const etk_etrecord_event_link_t *l) {
     if (node->module_count > SIZE_MAX / 2 - modules) return ETK_E_OVERFLOW;
     modules += node->module_count;
   }
-  if (!reserve((void **)&s->origins, &s->origins_cap, n, sizeof *s->origins) ||
-      !reserve((void **)&s->modules, &s->modules_cap, modules ? modules : 1,
-               sizeof *s->modules))
+  if (!ETK_VEC_RESERVE(s->origins, s->origins_cap, n) ||
+      !ETK_VEC_RESERVE(s->modules, s->modules_cap, modules ? modules : 1))
     return ETK_E_NO_MEMORY;
   /* frames first (spans into the record's strings), then copy the spans */
-  if (!reserve((void **)&s->spans, &s->spans_cap, n, sizeof *s->spans))
-    return ETK_E_NO_MEMORY;
+  if (!ETK_VEC_RESERVE(s->spans, s->spans_cap, n)) return ETK_E_NO_MEMORY;
   etk_etrecord_frame_t *frames = s->spans;
   for (size_t i = 0; i < n; i++) {
     const etk_etrecord_node_t *node = l->unique_nodes[i];
@@ -144,7 +128,7 @@ static int fill_origins(scratch_t *s, const etk_etrecord_event_link_t *l) {
     if (need > SIZE_MAX / 2 - text) return ETK_E_OVERFLOW;
     text += need;
   }
-  if (!reserve((void **)&s->frames, &s->frames_cap, text ? text : 1, 1))
+  if (!ETK_VEC_RESERVE(s->frames, s->frames_cap, text ? text : 1))
     return ETK_E_NO_MEMORY;
   size_t at = 0, m = 0;
   for (size_t i = 0; i < n; i++) {

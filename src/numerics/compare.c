@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "etkit/numerics.h"
 #include "etkit/schema.h"
 
@@ -741,17 +742,9 @@ static int no_mem(etk_error_t *err) {
 
 static size_t pool_add(etk_numerics_ab_t *ab, const char *s) {
   size_t n = strlen(s) + 1;
-  if (n > ab->pool_cap - ab->pool_len) {
-    size_t cap = ab->pool_cap ? ab->pool_cap : 1024;
-    while (cap - ab->pool_len < n) {
-      if (cap > SIZE_MAX / 2) return SIZE_MAX;
-      cap *= 2;
-    }
-    char *bigger = realloc(ab->pool, cap);
-    if (!bigger) return SIZE_MAX;
-    ab->pool = bigger;
-    ab->pool_cap = cap;
-  }
+  if (n > SIZE_MAX - ab->pool_len ||
+      !ETK_VEC_RESERVE(ab->pool, ab->pool_cap, ab->pool_len + n))
+    return SIZE_MAX;
   memcpy(ab->pool + ab->pool_len, s, n);
   size_t at = ab->pool_len;
   ab->pool_len += n;
@@ -873,13 +866,7 @@ static int collect(const etk_etdump_t *d, uint32_t r, ab_entry_t **out,
 
 static ab_row_t *new_row(etk_numerics_ab_t *ab, size_t pair,
                          const ab_entry_t *x, int32_t item) {
-  if (ab->count == ab->cap) {
-    size_t cap = ab->cap ? ab->cap * 2 : 64;
-    ab_row_t *bigger = realloc(ab->rows, cap * sizeof *bigger);
-    if (!bigger) return NULL;
-    ab->rows = bigger;
-    ab->cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(ab->rows, ab->cap, ab->count + 1)) return NULL;
   ab_row_t *r = &ab->rows[ab->count++];
   memset(r, 0, sizeof *r);
   r->pair = pair;

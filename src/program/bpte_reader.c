@@ -356,6 +356,28 @@ int etk_bundled_value_fits(const etk_bundled_value_t *v,
   return ETK_OK;
 }
 
+/* The inputs (is_input) or expected outputs of case c against the method's
+ * plan: their count, then each value. */
+static int check_case_values(const char *method, uint32_t c,
+                             const etk_bundled_value_t *values, uint32_t count,
+                             const etk_program_plan_t *plan, bool is_input,
+                             etk_error_t *err) {
+  uint32_t want = is_input ? plan->input_count : plan->output_count;
+  const int32_t *slots = is_input ? plan->inputs : plan->outputs;
+  if (count != want)
+    return etk_error_set(err, ETK_E_MISMATCH, ETK_NO_OFFSET,
+                         "method '%s' case %u has %u %s, the method %s %u",
+                         method, c, count,
+                         is_input ? "inputs" : "expected outputs",
+                         is_input ? "takes" : "returns", want);
+  for (uint32_t k = 0; k < count; k++) {
+    int rc = etk_bundled_value_fits(&values[k], &plan->values[slots[k]],
+                                    is_input, method, c, k, err);
+    if (rc != ETK_OK) return rc;
+  }
+  return ETK_OK;
+}
+
 int etk_bundled_check(const etk_bundled_program_t *bp, etk_error_t *err) {
   if (!bp)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
@@ -371,31 +393,13 @@ int etk_bundled_check(const etk_bundled_program_t *bp, etk_error_t *err) {
                            su->method_name);
     for (uint32_t c = 0; c < su->case_count; c++) {
       const etk_bundled_case_t *cs = &su->cases[c];
-      if (cs->input_count != plan->input_count)
-        return etk_error_set(err, ETK_E_MISMATCH, ETK_NO_OFFSET,
-                             "method '%s' case %u has %u inputs, the method "
-                             "takes %u",
-                             su->method_name, c, cs->input_count,
-                             plan->input_count);
-      for (uint32_t k = 0; k < cs->input_count; k++) {
-        int rc = etk_bundled_value_fits(&cs->inputs[k],
-                                        &plan->values[plan->inputs[k]], true,
-                                        su->method_name, c, k, err);
-        if (rc != ETK_OK) return rc;
-      }
+      int rc = check_case_values(su->method_name, c, cs->inputs,
+                                 cs->input_count, plan, true, err);
+      if (rc != ETK_OK) return rc;
       if (cs->expected_count == 0) continue;
-      if (cs->expected_count != plan->output_count)
-        return etk_error_set(err, ETK_E_MISMATCH, ETK_NO_OFFSET,
-                             "method '%s' case %u has %u expected outputs, the "
-                             "method returns %u",
-                             su->method_name, c, cs->expected_count,
-                             plan->output_count);
-      for (uint32_t k = 0; k < cs->expected_count; k++) {
-        int rc = etk_bundled_value_fits(&cs->expected[k],
-                                        &plan->values[plan->outputs[k]], false,
-                                        su->method_name, c, k, err);
-        if (rc != ETK_OK) return rc;
-      }
+      rc = check_case_values(su->method_name, c, cs->expected,
+                             cs->expected_count, plan, false, err);
+      if (rc != ETK_OK) return rc;
     }
   }
   return ETK_OK;

@@ -262,14 +262,15 @@ static int check_data_alignment(reader_t *r, const uint8_t *data, size_t elem,
               value_index, what, (unsigned long long)(data - r->buf), align);
 }
 
-static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
-                         const etk_program_plan_t *plan,
-                         etk_program_tensor_t *out) {
+/* The element type, shape and flags of a tensor; *elem receives the
+ * element size. */
+static int decode_tensor_shape(reader_t *r, etk_fb_table_t t,
+                               uint32_t value_index, etk_program_tensor_t *out,
+                               size_t *elem) {
   const uint32_t at = t.pos;
-  int rc;
   out->scalar_type = etk_fb_get_i8(t, ETK_PTE_TENSOR_SCALAR_TYPE, 0);
-  size_t elem = etk_scalar_type_size(out->scalar_type);
-  if (elem == 0)
+  *elem = etk_scalar_type_size(out->scalar_type);
+  if (*elem == 0)
     return fail(r, ETK_E_FORMAT, at, "value %u: unknown tensor scalar type %d",
                 value_index, out->scalar_type);
   out->storage_offset = etk_fb_get_i32(t, ETK_PTE_TENSOR_STORAGE_OFFSET, 0);
@@ -301,7 +302,7 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
     return fail(r, ETK_E_FORMAT, order.pos,
                 "value %u: dim_order is not a permutation of 0..%u",
                 value_index, out->dim ? out->dim - 1 : 0);
-  if (etk_shape_nbytes(out->sizes, out->dim, elem, &out->nbytes) != ETK_OK ||
+  if (etk_shape_nbytes(out->sizes, out->dim, *elem, &out->nbytes) != ETK_OK ||
       out->nbytes > (uint64_t)SIZE_MAX / 2)
     return fail(r, ETK_E_OVERFLOW, sizes.pos,
                 "value %u: tensor byte size overflows", value_index);
@@ -312,116 +313,139 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
     return fail(r, ETK_E_FORMAT, at, "value %u: unknown shape dynamism %d",
                 value_index, out->shape_dynamism);
   out->data_buffer_idx = etk_fb_get_u32(t, ETK_PTE_TENSOR_DATA_BUFFER_IDX, 0);
+  return ETK_OK;
+}
 
-  etk_fb_table_t extra = etk_fb_get_table(t, ETK_PTE_TENSOR_EXTRA_TENSOR_INFO);
-  uint64_t mut_idx = 0;
-  if (etk_fb_table_present(extra)) {
-    int8_t loc = etk_fb_get_i8(extra, ETK_PTE_EXTRA_TENSOR_LOCATION, 0);
-    if (loc != 0 && loc != 1)
-      return fail(r, ETK_E_FORMAT, extra.pos,
-                  "value %u: unknown tensor data location %d", value_index,
-                  loc);
-    out->external = loc == 1;
-    out->fully_qualified_name = dup_string(
-        r, etk_fb_get_string(extra, ETK_PTE_EXTRA_TENSOR_FULLY_QUALIFIED_NAME));
-    mut_idx = etk_fb_get_u64(extra,
-                             ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 0);
-    if (out->external && !out->fully_qualified_name)
-      return fail(r, ETK_E_FORMAT, extra.pos,
-                  "value %u: external tensor without a fully qualified name",
-                  value_index);
-  }
+/* extra_tensor_info, when present: location, name and the
+ * mutable_data_segments index (into *mut_idx). */
+static int decode_tensor_extra(reader_t *r, etk_fb_table_t extra,
+                               uint32_t value_index, etk_program_tensor_t *out,
+                               uint64_t *mut_idx) {
+  *mut_idx = 0;
+  if (!etk_fb_table_present(extra)) return ETK_OK;
+  int8_t loc = etk_fb_get_i8(extra, ETK_PTE_EXTRA_TENSOR_LOCATION, 0);
+  if (loc != 0 && loc != 1)
+    return fail(r, ETK_E_FORMAT, extra.pos,
+                "value %u: unknown tensor data location %d", value_index, loc);
+  out->external = loc == 1;
+  out->fully_qualified_name = dup_string(
+      r, etk_fb_get_string(extra, ETK_PTE_EXTRA_TENSOR_FULLY_QUALIFIED_NAME));
+  *mut_idx =
+      etk_fb_get_u64(extra, ETK_PTE_EXTRA_TENSOR_MUTABLE_DATA_SEGMENTS_IDX, 0);
+  if (out->external && !out->fully_qualified_name)
+    return fail(r, ETK_E_FORMAT, extra.pos,
+                "value %u: external tensor without a fully qualified name",
+                value_index);
+  return ETK_OK;
+}
 
-  etk_fb_table_t alloc = etk_fb_get_table(t, ETK_PTE_TENSOR_ALLOCATION_INFO);
-  if (etk_fb_table_present(alloc)) {
-    out->planned = true;
-    out->memory_id = etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_ID, 0);
-    out->memory_offset =
-        (uint64_t)etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_HIGH,
-                                 0)
-            << 32 |
-        etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_LOW, 0);
-    if (out->memory_id == 0 || out->memory_id >= plan->buffer_size_count)
-      return fail(r, ETK_E_FORMAT, alloc.pos,
-                  "value %u: memory_id %u names no planned buffer (the plan "
-                  "has %u)",
-                  value_index, out->memory_id,
-                  plan->buffer_size_count ? plan->buffer_size_count - 1 : 0);
-    uint64_t cap = (uint64_t)plan->buffer_sizes[out->memory_id];
-    if (out->memory_offset > cap || out->nbytes > cap - out->memory_offset)
-      return fail(r, ETK_E_FORMAT, alloc.pos,
-                  "value %u: planned range [%llu, +%llu) exceeds buffer %u of "
-                  "%llu bytes",
-                  value_index, (unsigned long long)out->memory_offset,
-                  (unsigned long long)out->nbytes, out->memory_id,
-                  (unsigned long long)cap);
-    if (!etk_offset_aligned(out->memory_offset, element_alignment(elem)))
-      return fail(r, ETK_E_BAD_ALIGNMENT, alloc.pos,
-                  "value %u: planned memory_offset %llu is not %zu-byte "
-                  "aligned for its element type",
-                  value_index, (unsigned long long)out->memory_offset,
-                  element_alignment(elem));
-  }
+/* allocation_info, when present: the planned buffer and offset, checked
+ * against the plan's buffer sizes and the element alignment. */
+static int decode_tensor_allocation(reader_t *r, etk_fb_table_t alloc,
+                                    uint32_t value_index,
+                                    const etk_program_plan_t *plan, size_t elem,
+                                    etk_program_tensor_t *out) {
+  if (!etk_fb_table_present(alloc)) return ETK_OK;
+  out->planned = true;
+  out->memory_id = etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_ID, 0);
+  out->memory_offset =
+      (uint64_t)etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_HIGH, 0)
+          << 32 |
+      etk_fb_get_u32(alloc, ETK_PTE_ALLOCATION_MEMORY_OFFSET_LOW, 0);
+  if (out->memory_id == 0 || out->memory_id >= plan->buffer_size_count)
+    return fail(r, ETK_E_FORMAT, alloc.pos,
+                "value %u: memory_id %u names no planned buffer (the plan "
+                "has %u)",
+                value_index, out->memory_id,
+                plan->buffer_size_count ? plan->buffer_size_count - 1 : 0);
+  uint64_t cap = (uint64_t)plan->buffer_sizes[out->memory_id];
+  if (out->memory_offset > cap || out->nbytes > cap - out->memory_offset)
+    return fail(r, ETK_E_FORMAT, alloc.pos,
+                "value %u: planned range [%llu, +%llu) exceeds buffer %u of "
+                "%llu bytes",
+                value_index, (unsigned long long)out->memory_offset,
+                (unsigned long long)out->nbytes, out->memory_id,
+                (unsigned long long)cap);
+  if (!etk_offset_aligned(out->memory_offset, element_alignment(elem)))
+    return fail(r, ETK_E_BAD_ALIGNMENT, alloc.pos,
+                "value %u: planned memory_offset %llu is not %zu-byte "
+                "aligned for its element type",
+                value_index, (unsigned long long)out->memory_offset,
+                element_alignment(elem));
+  return ETK_OK;
+}
 
-  if (out->external || out->data_buffer_idx == 0) return ETK_OK;
+/* Points out->data at seg_data + off, the segment data that entry idx of
+ * `offsets` names, and checks that it suits the element type. */
+static int point_into_segment(reader_t *r, const uint8_t *seg_data,
+                              etk_fb_vector_t offsets, uint32_t idx,
+                              uint64_t off, size_t elem, uint32_t value_index,
+                              const char *what, etk_program_tensor_t *out) {
+  out->data = seg_data + off;
+  if (!out->nbytes) return ETK_OK;
+  return check_data_alignment(
+      r, out->data, elem, vec_elem_offset(offsets, idx, 8), value_index, what);
+}
 
-  if (!out->planned) {
-    /* A constant. */
-    uint32_t idx = out->data_buffer_idx;
-    if (r->prog->constant_storage == ETK_CONSTANTS_SEGMENT) {
-      if (idx >= r->const_offsets.count)
-        return fail(r, ETK_E_FORMAT, at,
-                    "value %u: constant %u out of range (%u constants)",
-                    value_index, idx, r->const_offsets.count);
-      uint64_t off = etk_fb_load_u64(r->const_offsets.data + 8u * idx);
-      if (off > r->const_seg_size || out->nbytes > r->const_seg_size - off)
-        return fail(r, ETK_E_FORMAT, vec_elem_offset(r->const_offsets, idx, 8),
-                    "value %u: constant %u ([%llu, +%llu)) lies outside the "
-                    "%llu-byte constant segment",
-                    value_index, idx, (unsigned long long)off,
-                    (unsigned long long)out->nbytes,
-                    (unsigned long long)r->const_seg_size);
-      out->data = r->const_seg_data + off;
-      if (out->nbytes &&
-          (rc = check_data_alignment(r, out->data, elem,
-                                     vec_elem_offset(r->const_offsets, idx, 8),
-                                     value_index, "constant data")) != ETK_OK)
-        return rc;
-    } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
-      if (idx >= r->const_buffers.count)
-        return fail(r, ETK_E_FORMAT, at,
-                    "value %u: constant buffer %u out of range (%u buffers)",
-                    value_index, idx, r->const_buffers.count);
-      etk_fb_table_t b = etk_fb_vector_table(r->buf, r->const_buffers, idx);
-      etk_fb_vector_t st = etk_fb_get_vector(b, ETK_PTE_BUFFER_STORAGE);
-      if (st.count < out->nbytes)
-        return fail(r, ETK_E_FORMAT, b.pos,
-                    "value %u: constant buffer %u holds %u bytes, the tensor "
-                    "needs %llu",
-                    value_index, idx, st.count,
-                    (unsigned long long)out->nbytes);
-      out->data = st.data;
-      if (out->nbytes &&
-          (rc = check_data_alignment(r, out->data, elem, b.pos, value_index,
-                                     "constant buffer data")) != ETK_OK)
-        return rc;
-    } else {
+/* The data of a constant tensor (not planned, data_buffer_idx > 0): in the
+ * constant segment or in an inline constant buffer. */
+static int bind_constant_data(reader_t *r, uint32_t at, uint32_t value_index,
+                              size_t elem, etk_program_tensor_t *out) {
+  uint32_t idx = out->data_buffer_idx;
+  int rc;
+  if (r->prog->constant_storage == ETK_CONSTANTS_SEGMENT) {
+    if (idx >= r->const_offsets.count)
       return fail(r, ETK_E_FORMAT, at,
-                  "value %u: refers to constant %u but the program has no "
-                  "constant data",
-                  value_index, idx);
-    }
-    return ETK_OK;
+                  "value %u: constant %u out of range (%u constants)",
+                  value_index, idx, r->const_offsets.count);
+    uint64_t off = etk_fb_load_u64(r->const_offsets.data + 8u * idx);
+    if (off > r->const_seg_size || out->nbytes > r->const_seg_size - off)
+      return fail(r, ETK_E_FORMAT, vec_elem_offset(r->const_offsets, idx, 8),
+                  "value %u: constant %u ([%llu, +%llu)) lies outside the "
+                  "%llu-byte constant segment",
+                  value_index, idx, (unsigned long long)off,
+                  (unsigned long long)out->nbytes,
+                  (unsigned long long)r->const_seg_size);
+    return point_into_segment(r, r->const_seg_data, r->const_offsets, idx, off,
+                              elem, value_index, "constant data", out);
+  } else if (r->prog->constant_storage == ETK_CONSTANTS_INLINE) {
+    if (idx >= r->const_buffers.count)
+      return fail(r, ETK_E_FORMAT, at,
+                  "value %u: constant buffer %u out of range (%u buffers)",
+                  value_index, idx, r->const_buffers.count);
+    etk_fb_table_t b = etk_fb_vector_table(r->buf, r->const_buffers, idx);
+    etk_fb_vector_t st = etk_fb_get_vector(b, ETK_PTE_BUFFER_STORAGE);
+    if (st.count < out->nbytes)
+      return fail(r, ETK_E_FORMAT, b.pos,
+                  "value %u: constant buffer %u holds %u bytes, the tensor "
+                  "needs %llu",
+                  value_index, idx, st.count, (unsigned long long)out->nbytes);
+    out->data = st.data;
+    if (out->nbytes &&
+        (rc = check_data_alignment(r, out->data, elem, b.pos, value_index,
+                                   "constant buffer data")) != ETK_OK)
+      return rc;
+  } else {
+    return fail(r, ETK_E_FORMAT, at,
+                "value %u: refers to constant %u but the program has no "
+                "constant data",
+                value_index, idx);
   }
+  return ETK_OK;
+}
 
-  /* Planned with an initial value: mutable_data_segments. */
+/* The initial value of a planned tensor, in mutable_data_segments;
+ * extra_at locates extra_tensor_info (mut_idx's table) for errors. */
+static int bind_mutable_data(reader_t *r, uint32_t at, uint32_t extra_at,
+                             uint64_t mut_idx, uint32_t value_index,
+                             size_t elem, etk_program_tensor_t *out) {
   if (!r->has_mutable)
     return fail(r, ETK_E_FORMAT, at,
                 "value %u: initial data %u requested but the program has no "
                 "mutable_data_segments",
                 value_index, out->data_buffer_idx);
   if (mut_idx != 0)
-    return fail(r, ETK_E_UNSUPPORTED, extra.pos,
+    return fail(r, ETK_E_UNSUPPORTED, extra_at,
                 "value %u: mutable_data_segments index %llu (only 0 is "
                 "supported)",
                 value_index, (unsigned long long)mut_idx);
@@ -434,13 +458,29 @@ static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
   if (off > r->mut_seg_size || out->nbytes > r->mut_seg_size - off)
     return fail(r, ETK_E_FORMAT, vec_elem_offset(r->mut_offsets, idx, 8),
                 "value %u: initial data lies outside its segment", value_index);
-  out->data = r->mut_seg_data + off;
-  if (out->nbytes &&
-      (rc = check_data_alignment(r, out->data, elem,
-                                 vec_elem_offset(r->mut_offsets, idx, 8),
-                                 value_index, "initial data")) != ETK_OK)
+  return point_into_segment(r, r->mut_seg_data, r->mut_offsets, idx, off, elem,
+                            value_index, "initial data", out);
+}
+
+static int decode_tensor(reader_t *r, etk_fb_table_t t, uint32_t value_index,
+                         const etk_program_plan_t *plan,
+                         etk_program_tensor_t *out) {
+  etk_fb_table_t extra = etk_fb_get_table(t, ETK_PTE_TENSOR_EXTRA_TENSOR_INFO);
+  etk_fb_table_t alloc = etk_fb_get_table(t, ETK_PTE_TENSOR_ALLOCATION_INFO);
+  uint64_t mut_idx;
+  size_t elem;
+  int rc;
+  if ((rc = decode_tensor_shape(r, t, value_index, out, &elem)) != ETK_OK ||
+      (rc = decode_tensor_extra(r, extra, value_index, out, &mut_idx)) !=
+          ETK_OK ||
+      (rc = decode_tensor_allocation(r, alloc, value_index, plan, elem, out)) !=
+          ETK_OK)
     return rc;
-  return ETK_OK;
+  if (out->external || out->data_buffer_idx == 0) return ETK_OK;
+  if (!out->planned)
+    return bind_constant_data(r, t.pos, value_index, elem, out);
+  return bind_mutable_data(r, t.pos, extra.pos, mut_idx, value_index, elem,
+                           out);
 }
 
 /* Checks a value index read from the file at `at`. */
@@ -562,6 +602,16 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
   return ETK_OK;
 }
 
+/* Vector field `field` of t into *v, its item count (0 when absent) into
+ * *n, and an arena array of *n items of `size` bytes (NULL when the arena
+ * is exhausted). */
+static void *table_vector_array(reader_t *r, etk_fb_table_t t, unsigned field,
+                                size_t size, etk_fb_vector_t *v, uint32_t *n) {
+  *v = etk_fb_get_vector(t, field);
+  *n = v->data ? v->count : 0;
+  return etk_arena_array(r->arena, *n, size);
+}
+
 static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
                                const char *what, const int32_t **items,
                                uint32_t *count) {
@@ -580,9 +630,10 @@ static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
 
 static int decode_operators(reader_t *r, etk_fb_table_t plan_t,
                             etk_program_plan_t *plan) {
-  etk_fb_vector_t ops = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_OPERATORS);
-  uint32_t n = ops.data ? ops.count : 0;
-  etk_program_operator_t *out = etk_arena_array(r->arena, n, sizeof *out);
+  etk_fb_vector_t ops;
+  uint32_t n;
+  etk_program_operator_t *out = table_vector_array(
+      r, plan_t, ETK_PTE_PLAN_OPERATORS, sizeof *out, &ops, &n);
   if (!out) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
     etk_fb_table_t op = etk_fb_vector_table(r->buf, ops, i);
@@ -619,9 +670,10 @@ static int decode_operators(reader_t *r, etk_fb_table_t plan_t,
 
 static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
                             etk_program_plan_t *plan) {
-  etk_fb_vector_t ds = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_DELEGATES);
-  uint32_t n = ds.data ? ds.count : 0;
-  etk_program_delegate_t *out = etk_arena_array(r->arena, n, sizeof *out);
+  etk_fb_vector_t ds;
+  uint32_t n;
+  etk_program_delegate_t *out = table_vector_array(
+      r, plan_t, ETK_PTE_PLAN_DELEGATES, sizeof *out, &ds, &n);
   if (!out) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
     etk_fb_table_t d = etk_fb_vector_table(r->buf, ds, i);
@@ -660,10 +712,10 @@ static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
       return fail(r, ETK_E_FORMAT, ref.pos,
                   "delegate %u: unknown data location %d", i, out[i].location);
     }
-    etk_fb_vector_t specs =
-        etk_fb_get_vector(d, ETK_PTE_DELEGATE_COMPILE_SPECS);
-    uint32_t ns = specs.data ? specs.count : 0;
-    etk_program_compile_spec_t *cs = etk_arena_array(r->arena, ns, sizeof *cs);
+    etk_fb_vector_t specs;
+    uint32_t ns;
+    etk_program_compile_spec_t *cs = table_vector_array(
+        r, d, ETK_PTE_DELEGATE_COMPILE_SPECS, sizeof *cs, &specs, &ns);
     if (!cs) return oom(r);
     for (uint32_t j = 0; j < ns; j++) {
       etk_fb_table_t s = etk_fb_vector_table(r->buf, specs, j);
@@ -842,9 +894,10 @@ static int decode_plan(reader_t *r, etk_fb_table_t pt, uint32_t index,
     return rc;
   if ((rc = decode_operators(r, pt, plan)) != ETK_OK) return rc;
   if ((rc = decode_delegates(r, pt, plan)) != ETK_OK) return rc;
-  etk_fb_vector_t chains = etk_fb_get_vector(pt, ETK_PTE_PLAN_CHAINS);
-  uint32_t nc = chains.data ? chains.count : 0;
-  etk_program_chain_t *cs = etk_arena_array(r->arena, nc, sizeof *cs);
+  etk_fb_vector_t chains;
+  uint32_t nc;
+  etk_program_chain_t *cs =
+      table_vector_array(r, pt, ETK_PTE_PLAN_CHAINS, sizeof *cs, &chains, &nc);
   if (!cs) return oom(r);
   for (uint32_t c = 0; c < nc; c++)
     if ((rc = decode_chain(r, etk_fb_vector_table(r->buf, chains, c), c, plan,
@@ -884,9 +937,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   p->version = etk_fb_get_u32(pt, ETK_PTE_PROGRAM_VERSION, 0);
 
   /* Segments, relative to segment_base_offset. */
-  etk_fb_vector_t segs = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_SEGMENTS);
-  uint32_t ns = segs.data ? segs.count : 0;
-  etk_program_segment_t *sv = etk_arena_array(r->arena, ns, sizeof *sv);
+  etk_fb_vector_t segs;
+  uint32_t ns;
+  etk_program_segment_t *sv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_SEGMENTS, sizeof *sv, &segs, &ns);
   if (!sv) return oom(r);
   uint64_t base = p->header.segment_base_offset;
   for (uint32_t i = 0; i < ns; i++) {
@@ -958,9 +1012,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   r->inline_delegate_data =
       etk_fb_get_vector(pt, ETK_PTE_PROGRAM_BACKEND_DELEGATE_DATA);
 
-  etk_fb_vector_t nd = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_NAMED_DATA);
-  uint32_t nn = nd.data ? nd.count : 0;
-  etk_program_named_data_t *ndv = etk_arena_array(r->arena, nn, sizeof *ndv);
+  etk_fb_vector_t nd;
+  uint32_t nn;
+  etk_program_named_data_t *ndv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_NAMED_DATA, sizeof *ndv, &nd, &nn);
   if (!ndv) return oom(r);
   for (uint32_t i = 0; i < nn; i++) {
     etk_fb_table_t t = etk_fb_vector_table(r->buf, nd, i);
@@ -979,9 +1034,10 @@ static int decode_program(reader_t *r, uint32_t root) {
   p->named_data = ndv;
   p->named_data_count = nn;
 
-  etk_fb_vector_t plans = etk_fb_get_vector(pt, ETK_PTE_PROGRAM_EXECUTION_PLAN);
-  uint32_t np = plans.data ? plans.count : 0;
-  etk_program_plan_t *pv = etk_arena_array(r->arena, np, sizeof *pv);
+  etk_fb_vector_t plans;
+  uint32_t np;
+  etk_program_plan_t *pv = table_vector_array(
+      r, pt, ETK_PTE_PROGRAM_EXECUTION_PLAN, sizeof *pv, &plans, &np);
   if (!pv) return oom(r);
   for (uint32_t i = 0; i < np; i++)
     if ((rc = decode_plan(r, etk_fb_vector_table(r->buf, plans, i), i,

@@ -357,43 +357,27 @@ int etk_program_builder_set_dynamic(etk_program_builder_t *b, int value) {
   return ETK_OK;
 }
 
-int etk_program_builder_add_int(etk_program_builder_t *b, int64_t x) {
+/* Appends a value that owns no memory (Int, Double, Bool, Null). */
+static int push_plain_value(etk_program_builder_t *b, b_value_t v) {
   if (!b) return ETK_E_INVALID_ARGUMENT;
   if (b->status) return b->status;
-  b_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_PTE_KT_INT;
-  v.i = x;
   return push_value(b, &v);
+}
+
+int etk_program_builder_add_int(etk_program_builder_t *b, int64_t x) {
+  return push_plain_value(b, (b_value_t){.tag = ETK_PTE_KT_INT, .i = x});
 }
 
 int etk_program_builder_add_double(etk_program_builder_t *b, double x) {
-  if (!b) return ETK_E_INVALID_ARGUMENT;
-  if (b->status) return b->status;
-  b_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_PTE_KT_DOUBLE;
-  v.d = x;
-  return push_value(b, &v);
+  return push_plain_value(b, (b_value_t){.tag = ETK_PTE_KT_DOUBLE, .d = x});
 }
 
 int etk_program_builder_add_bool(etk_program_builder_t *b, bool x) {
-  if (!b) return ETK_E_INVALID_ARGUMENT;
-  if (b->status) return b->status;
-  b_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_PTE_KT_BOOL;
-  v.b = x;
-  return push_value(b, &v);
+  return push_plain_value(b, (b_value_t){.tag = ETK_PTE_KT_BOOL, .b = x});
 }
 
 int etk_program_builder_add_null(etk_program_builder_t *b) {
-  if (!b) return ETK_E_INVALID_ARGUMENT;
-  if (b->status) return b->status;
-  b_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_PTE_KT_NULL;
-  return push_value(b, &v);
+  return push_plain_value(b, (b_value_t){.tag = ETK_PTE_KT_NULL});
 }
 
 int etk_program_builder_add_string(etk_program_builder_t *b, const char *s) {

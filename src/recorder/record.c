@@ -1136,6 +1136,128 @@ static int sink_write(etk_recorder_t *rec, const void *data, size_t len,
   return rec->sink.write(rec->sink.ctx, data, len, offset);
 }
 
+/* The cost of a DebugEvent of value v (shape debug_shape) into c, which
+ * the caller cleared: record bytes, output and vtable bounds, shapes and
+ * scratch.  *is_output is cleared for scalars (upstream never flags them);
+ * *count receives the number of tensors.  Returns 0 when a bound passes
+ * 2^31 - 1 (the event is then dropped). */
+static int debug_cost(const etk_recorder_t *rec, const etk_recorder_value_t *v,
+                      unsigned debug_shape, int *is_output, size_t *count,
+                      rec_cost_t *c) {
+  uint64_t size = sizeof(rec_debug_t), output, vtables;
+  output = rec_table_bound(debug_shape) + rec_event_out(SH_EVENT_DEBUG);
+  vtables = rec_shape_vtable(debug_shape) + rec_shape_vtable(SH_EVENT_DEBUG);
+  c->shapes = SHAPE_BIT(debug_shape) | SHAPE_BIT(SH_EVENT_DEBUG);
+  switch (v->kind) {
+    case ETK_RECORDER_VALUE_INT:
+    case ETK_RECORDER_VALUE_DOUBLE:
+    case ETK_RECORDER_VALUE_BOOL: {
+      unsigned value_shape = v->kind == ETK_RECORDER_VALUE_INT ? SH_VALUE_INT
+                             : v->kind == ETK_RECORDER_VALUE_DOUBLE
+                                 ? SH_VALUE_DOUBLE
+                                 : SH_VALUE_BOOL;
+      unsigned payload = v->kind == ETK_RECORDER_VALUE_INT      ? SH_INT
+                         : v->kind == ETK_RECORDER_VALUE_DOUBLE ? SH_DOUBLE
+                                                                : SH_BOOL;
+      *is_output = 0; /* upstream never flags scalars */
+      output += rec_table_bound(value_shape) + rec_table_bound(payload);
+      vtables += rec_shape_vtable(value_shape) + rec_shape_vtable(payload);
+      c->shapes |= SHAPE_BIT(value_shape) | SHAPE_BIT(payload);
+      break;
+    }
+    default: {
+      int list = v->kind == ETK_RECORDER_VALUE_TENSOR_LIST;
+      unsigned value_shape =
+          list ? (*is_output ? SH_VALUE_LIST_OUT : SH_VALUE_LIST)
+               : (*is_output ? SH_VALUE_TENSOR_OUT : SH_VALUE_TENSOR);
+      *count = list ? v->tensor_count : 1u;
+      output += rec_table_bound(value_shape);
+      vtables += rec_shape_vtable(value_shape);
+      c->shapes |= SHAPE_BIT(value_shape);
+      if (*count) c->shapes |= SHAPE_BIT(SH_TENSOR);
+      for (size_t i = 0; i < *count; i++) {
+        output += rec_tensor_out(v->tensors[i].dim);
+        vtables += rec_shape_vtable(SH_TENSOR);
+        size += sizeof(rec_tensor_t) + 16u * (uint64_t)v->tensors[i].dim;
+      }
+      if (list) {
+        output += rec_table_bound(SH_TENSOR_LIST) +
+                  rec_vector_bound(4u * (uint32_t)*count, 4);
+        vtables += rec_shape_vtable(SH_TENSOR_LIST);
+        c->shapes |= SHAPE_BIT(SH_TENSOR_LIST);
+        if (*count > rec->max_list)
+          c->scratch += 4u * (uint32_t)(*count - rec->max_list);
+      }
+      if (*is_output) {
+        output += rec_table_bound(SH_BOOL);
+        vtables += rec_shape_vtable(SH_BOOL);
+        c->shapes |= SHAPE_BIT(SH_BOOL);
+      }
+      break;
+    }
+  }
+  if (size > 0x7FFFFFFFu || output > 0x7FFFFFFFu || vtables > 0x7FFFFFFFu)
+    return 0;
+  c->records = (uint32_t)size;
+  c->output = (uint32_t)output;
+  c->vtables = (uint32_t)vtables;
+  return 1;
+}
+
+/* Writes the `count` tensors of v: their bytes to the sink, their headers
+ * (rec_tensor_t, sizes, strides) into the record area from `at`, which
+ * the event's plan reserves but does not yet own.  On a sink failure the
+ * event is counted as dropped and the sink's status returned. */
+static int write_tensors(etk_recorder_t *rec, const etk_recorder_value_t *v,
+                         size_t count, uint32_t at) {
+  size_t sink_used = rec->debug_buffer.used;
+  for (size_t i = 0; i < count; i++) {
+    const etk_recorder_tensor_t *t = &v->tensors[i];
+    rec_tensor_t h;
+    uint64_t sink_offset = 0;
+    h.scalar_type = t->scalar_type;
+    h.dim = t->dim;
+    if (t->nbytes == 0) {
+      h.offset = -1;
+    } else {
+      uint8_t state = rec->state, hot = rec->hot;
+      /* the callback may call back into the recorder: refuse it all
+       * while this event owns reserved space (recorder.h) */
+      rec->state = REC_STATE_IN_SINK;
+      rec->hot = 0;
+      int status = sink_write(rec, t->data, t->nbytes, &sink_offset);
+      rec->state = state;
+      rec->hot = hot;
+      if (status == ETK_OK && sink_offset > (uint64_t)INT64_MAX)
+        status = ETK_E_OVERFLOW; /* -1 would read as "no data" */
+      if (status != ETK_OK) {
+        /* our own buffer can forget the list's earlier tensors */
+        if (rec->has_debug_buffer) rec->debug_buffer.used = sink_used;
+        count_up(&rec->dropped_events);
+        return status;
+      }
+      h.offset = (int64_t)sink_offset;
+    }
+    memcpy(rec_base(rec) + at, &h, sizeof h);
+    at += (uint32_t)sizeof h;
+    if (t->dim) memcpy(rec_base(rec) + at, t->sizes, 8u * t->dim);
+    at += 8u * t->dim;
+    if (t->strides != NULL) {
+      if (t->dim) memcpy(rec_base(rec) + at, t->strides, 8u * t->dim);
+    } else {
+      /* contiguous strides, in elements (wrapping, never UB) */
+      uint64_t stride = 1;
+      for (uint32_t d = t->dim; d-- > 0;) {
+        int64_t s = (int64_t)stride;
+        memcpy(rec_base(rec) + at + 8u * d, &s, sizeof s);
+        stride *= t->sizes[d] > 0 ? (uint64_t)t->sizes[d] : 1u;
+      }
+    }
+    at += 8u * t->dim;
+  }
+  return ETK_OK;
+}
+
 /* Appends a DebugEvent record.  flags: DEBUG_OUTPUT, DEBUG_DELEGATE_INT
  * (id = int id), DEBUG_DELEGATE_STR (id = name). */
 static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
@@ -1149,132 +1271,30 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   unsigned debug_shape = rec_debug_shape(rec->chain, id_kind);
   int is_output = (flags & DEBUG_OUTPUT) != 0;
   size_t count = 0;
-  uint64_t size = sizeof r, output, vtables;
   uint32_t offset;
   int status = events_open(rec);
   if (status != ETK_OK) return status;
   if (rec->full) return drop_event(rec);
 
   cost_clear(&c);
-  output = rec_table_bound(debug_shape) + rec_event_out(SH_EVENT_DEBUG);
-  vtables = rec_shape_vtable(debug_shape) + rec_shape_vtable(SH_EVENT_DEBUG);
-  c.shapes = SHAPE_BIT(debug_shape) | SHAPE_BIT(SH_EVENT_DEBUG);
-  switch (v->kind) {
-    case ETK_RECORDER_VALUE_INT:
-    case ETK_RECORDER_VALUE_DOUBLE:
-    case ETK_RECORDER_VALUE_BOOL: {
-      unsigned value_shape = v->kind == ETK_RECORDER_VALUE_INT ? SH_VALUE_INT
-                             : v->kind == ETK_RECORDER_VALUE_DOUBLE
-                                 ? SH_VALUE_DOUBLE
-                                 : SH_VALUE_BOOL;
-      unsigned payload = v->kind == ETK_RECORDER_VALUE_INT      ? SH_INT
-                         : v->kind == ETK_RECORDER_VALUE_DOUBLE ? SH_DOUBLE
-                                                                : SH_BOOL;
-      is_output = 0; /* upstream never flags scalars */
-      output += rec_table_bound(value_shape) + rec_table_bound(payload);
-      vtables += rec_shape_vtable(value_shape) + rec_shape_vtable(payload);
-      c.shapes |= SHAPE_BIT(value_shape) | SHAPE_BIT(payload);
-      break;
-    }
-    default: {
-      int list = v->kind == ETK_RECORDER_VALUE_TENSOR_LIST;
-      unsigned value_shape =
-          list ? (is_output ? SH_VALUE_LIST_OUT : SH_VALUE_LIST)
-               : (is_output ? SH_VALUE_TENSOR_OUT : SH_VALUE_TENSOR);
-      count = list ? v->tensor_count : 1u;
-      output += rec_table_bound(value_shape);
-      vtables += rec_shape_vtable(value_shape);
-      c.shapes |= SHAPE_BIT(value_shape);
-      if (count) c.shapes |= SHAPE_BIT(SH_TENSOR);
-      for (size_t i = 0; i < count; i++) {
-        output += rec_tensor_out(v->tensors[i].dim);
-        vtables += rec_shape_vtable(SH_TENSOR);
-        size += sizeof(rec_tensor_t) + 16u * (uint64_t)v->tensors[i].dim;
-      }
-      if (list) {
-        output += rec_table_bound(SH_TENSOR_LIST) +
-                  rec_vector_bound(4u * (uint32_t)count, 4);
-        vtables += rec_shape_vtable(SH_TENSOR_LIST);
-        c.shapes |= SHAPE_BIT(SH_TENSOR_LIST);
-        if (count > rec->max_list)
-          c.scratch += 4u * (uint32_t)(count - rec->max_list);
-      }
-      if (is_output) {
-        output += rec_table_bound(SH_BOOL);
-        vtables += rec_shape_vtable(SH_BOOL);
-        c.shapes |= SHAPE_BIT(SH_BOOL);
-      }
-      break;
-    }
-  }
-  if (size > 0x7FFFFFFFu || output > 0x7FFFFFFFu || vtables > 0x7FFFFFFFu)
+  if (!debug_cost(rec, v, debug_shape, &is_output, &count, &c))
     return drop_event(rec);
-  c.records = (uint32_t)size;
   c.scratch += item_scratch(rec, rec->block_events);
-  c.output = (uint32_t)output;
-  c.vtables = (uint32_t)vtables;
   c.names[0] = id_kind == 2u ? id : 0;
   if (!budget_check(rec, &c, &plan)) {
     rec_set_full(rec);
     return drop_event(rec);
   }
 
-  /* It fits: write tensors (bytes to the sink, headers into the record
-   * area, which the plan reserves but does not yet own). */
+  /* It fits: write the tensors, then the record in front of them. */
   offset = rec->records_end;
-  {
-    uint32_t at = offset + (uint32_t)sizeof r;
-    size_t sink_used = rec->debug_buffer.used;
-    for (size_t i = 0; i < count; i++) {
-      const etk_recorder_tensor_t *t = &v->tensors[i];
-      rec_tensor_t h;
-      uint64_t sink_offset = 0;
-      h.scalar_type = t->scalar_type;
-      h.dim = t->dim;
-      if (t->nbytes == 0) {
-        h.offset = -1;
-      } else {
-        uint8_t state = rec->state, hot = rec->hot;
-        /* the callback may call back into the recorder: refuse it all
-         * while this event owns reserved space (recorder.h) */
-        rec->state = REC_STATE_IN_SINK;
-        rec->hot = 0;
-        status = sink_write(rec, t->data, t->nbytes, &sink_offset);
-        rec->state = state;
-        rec->hot = hot;
-        if (status == ETK_OK && sink_offset > (uint64_t)INT64_MAX)
-          status = ETK_E_OVERFLOW; /* -1 would read as "no data" */
-        if (status != ETK_OK) {
-          /* our own buffer can forget the list's earlier tensors */
-          if (rec->has_debug_buffer) rec->debug_buffer.used = sink_used;
-          count_up(&rec->dropped_events);
-          return status;
-        }
-        h.offset = (int64_t)sink_offset;
-      }
-      memcpy(rec_base(rec) + at, &h, sizeof h);
-      at += (uint32_t)sizeof h;
-      if (t->dim) memcpy(rec_base(rec) + at, t->sizes, 8u * t->dim);
-      at += 8u * t->dim;
-      if (t->strides != NULL) {
-        if (t->dim) memcpy(rec_base(rec) + at, t->strides, 8u * t->dim);
-      } else {
-        /* contiguous strides, in elements (wrapping, never UB) */
-        uint64_t stride = 1;
-        for (uint32_t d = t->dim; d-- > 0;) {
-          int64_t s = (int64_t)stride;
-          memcpy(rec_base(rec) + at + 8u * d, &s, sizeof s);
-          stride *= t->sizes[d] > 0 ? (uint64_t)t->sizes[d] : 1u;
-        }
-      }
-      at += 8u * t->dim;
-    }
-  }
+  status = write_tensors(rec, v, count, offset + (uint32_t)sizeof r);
+  if (status != ETK_OK) return status;
   memset(&r, 0, sizeof r);
   r.kind = REC_DEBUG;
   r.value_kind = (uint8_t)v->kind;
   r.flags = (uint8_t)(flags & ~(is_output ? 0u : DEBUG_OUTPUT));
-  r.size = (uint32_t)size;
+  r.size = c.records;
   r.chain = rec->chain;
   r.instruction = rec->debug_handle;
   r.delegate_id = id;

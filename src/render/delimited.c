@@ -124,14 +124,10 @@ int etk_render_delimited(const etk_frame_t *f, char sep,
     }
     if (!etk_line_reserve(&line, 1)) goto oom;
     etk_line_putc(&line, '\n');
-    if (line.len >= 4 * ETK_RENDER_SINK_BUFFER) {
-      etk_render_put(sink, line.p, line.len);
-      line.len = 0;
-      if (sink->status != ETK_OK) break;
-    }
+    if (etk_line_drain(&line, sink, 4 * ETK_RENDER_SINK_BUFFER) != ETK_OK)
+      break;
   }
-  etk_render_put(sink, line.p, line.len);
-  if (sink->status != ETK_OK) rc = sink->status;
+  rc = etk_line_drain(&line, sink, 0);
   goto done;
 
 oom:

@@ -60,6 +60,14 @@ static void separator(etk_json_t *j, int comma) {
   for (size_t i = 0; i < pad; i++) etk_render_putc(j->sink, ' ');
 }
 
+/* One byte through the inline fast path (no call per bracket). */
+static inline void put_byte(etk_render_sink_t *s, char c) {
+  char *p = etk_render_room(s, 1);
+  if (!p) return;
+  *p = c;
+  etk_render_commit(s, 1);
+}
+
 static void newline_indent(etk_json_t *j) {
   separator(j, 0);
 }
@@ -95,7 +103,7 @@ static void begin(etk_json_t *j, int is_object) {
     j->status = ETK_E_INVALID_STATE;
     return;
   }
-  etk_render_putc(j->sink, is_object ? '{' : '[');
+  put_byte(j->sink, is_object ? '{' : '[');
   j->depth++;
   j->is_object[j->depth] = (uint8_t)is_object;
   j->count_nonzero[j->depth] = 0;
@@ -110,7 +118,7 @@ static void end(etk_json_t *j, int is_object) {
   int had = j->count_nonzero[j->depth];
   j->depth--;
   if (had) newline_indent(j);
-  etk_render_putc(j->sink, is_object ? '}' : ']');
+  put_byte(j->sink, is_object ? '}' : ']');
 }
 
 void etk_json_begin_object(etk_json_t *j) {
@@ -252,19 +260,15 @@ static void put_escaped_slow(etk_render_sink_t *s, const char *str,
   etk_render_putc(s, '"');
 }
 
-/* Writes the separator due before a key (comma when a member was
- * written, then newline and indentation) at q, which has room for it and
- * 7 more bytes; returns the end. */
-static char *write_lead(char *q, int comma, int indent, size_t pad) {
-  static const char spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-  if (comma) *q++ = ',';
-  if (indent > 0) {
-    *q++ = '\n';
-    for (size_t i = 0; i < pad; i += 8) memcpy(q + i, spaces, 8);
-    q += pad;
-  }
-  return q;
-}
+/* Indentation is copied from here in one fixed-size piece when it is at
+ * most this wide (the writer then asks the sink for that much room). */
+#define PAD_MAX 64
+static const char spaces[PAD_MAX] = {
+    ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+    ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+    ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+    ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+    ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 
 /* Checks the state for a key and marks it written; returns the comma
  * flag (0 or 1), or -1 when a key is not allowed here. */
@@ -281,33 +285,79 @@ static int key_state(etk_json_t *j) {
   return comma;
 }
 
-void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
-  int comma = key_state(j);
-  if (comma < 0) return;
-  /* the common case in one piece: separator, indentation, "key": */
+/* How a member's fast path went. */
+enum { MEMBER_DONE = 0, MEMBER_FAST, MEMBER_SLOW };
+
+/* The fast path of every key: separator, indentation and the key in one
+ * piece of the sink's buffer.  `text` is either a plain key (quoted
+ * here) or, when `quoted`, a prepared key's text ("key":) readable for
+ * `text_room` bytes.  On MEMBER_FAST *start is the room and *end the
+ * cursor after the key (and the space of indented output), with
+ * `value_max` bytes left for the value; the caller commits *end - *start
+ * plus what it wrote.  MEMBER_SLOW: nothing was done (the key needs
+ * escaping or the pieces are too large); MEMBER_DONE: the state or the
+ * sink failed (the error is recorded). */
+static inline int member_begin(etk_json_t *j, const char *text, size_t len,
+                               size_t text_room, int quoted, size_t value_max,
+                               char **start, char **end) {
   size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
-  size_t lead = (size_t)comma + (j->indent > 0 ? 1 + pad : 0);
-  size_t total = lead + len + 2 + (j->indent > 0 ? 2 : 1);
-  if (total + 8 <= ETK_RENDER_SINK_BUFFER &&
-      plain_prefix((const unsigned char *)key, len) == len) {
-    char *p = etk_render_room(j->sink, total + 8);
-    if (!p) return;
-    char *q = write_lead(p, comma, j->indent, pad);
+  size_t need = 2 + (pad < PAD_MAX ? PAD_MAX : pad) + text_room + 4 + value_max;
+  if (need > ETK_RENDER_SINK_BUFFER ||
+      (!quoted && plain_prefix((const unsigned char *)text, len) != len))
+    return MEMBER_SLOW;
+  int comma = key_state(j);
+  if (comma < 0) return MEMBER_DONE;
+  char *p = etk_render_room(j->sink, need);
+  if (!p) return MEMBER_DONE;
+  char *q = p;
+  if (comma) *q++ = ',';
+  if (j->indent > 0) {
+    *q++ = '\n';
+    if (pad <= PAD_MAX)
+      memcpy(q, spaces, PAD_MAX); /* fixed size: no call */
+    else
+      memset(q, ' ', pad);
+    q += pad;
+  }
+  if (quoted) {
+    memcpy(q, text, text_room);
+    q += len;
+  } else {
     *q++ = '"';
-    memcpy(q, key, len);
+    memcpy(q, text, len);
     q += len;
     *q++ = '"';
     *q++ = ':';
-    if (j->indent > 0) *q++ = ' ';
-    etk_render_commit(j->sink, total);
+  }
+  if (j->indent > 0) *q++ = ' ';
+  *start = p;
+  *end = q;
+  return MEMBER_FAST;
+}
+
+/* Ends a member begun by member_begin(): its value ends at `end`. */
+static void member_end(etk_json_t *j, char *start, char *end) {
+  j->key_pending = 0;
+  etk_render_commit(j->sink, (size_t)(end - start));
+}
+
+void etk_json_key_n(etk_json_t *j, const char *key, size_t len) {
+  char *start, *end;
+  int how = member_begin(j, key, len, len, 0, 0, &start, &end);
+  if (how == MEMBER_FAST) {
+    etk_render_commit(j->sink, (size_t)(end - start));
     return;
   }
+  if (how == MEMBER_DONE) return;
+  int comma = key_state(j);
+  if (comma < 0) return;
   separator(j, comma);
   put_escaped(j->sink, key, len, ": ", j->indent > 0 ? 2 : 1);
 }
 
 void etk_json_key_prepare(const etk_json_t *j, const char *key,
                           etk_json_prepared_key_t *out) {
+  (void)j;
   memset(out, 0, sizeof *out);
   out->key = key ? key : "";
   out->key_len = strlen(out->key);
@@ -315,7 +365,7 @@ void etk_json_key_prepare(const etk_json_t *j, const char *key,
   etk_render_sink_t *s = malloc(sizeof *s);
   if (!s) return;
   etk_render_sink_init_memory(s);
-  put_escaped(s, out->key, out->key_len, ": ", j->indent > 0 ? 2 : 1);
+  put_escaped(s, out->key, out->key_len, ":", 1);
   size_t n = 0;
   char *text = etk_render_sink_take(s, &n);
   if (text && n <= sizeof out->text) {
@@ -327,25 +377,56 @@ void etk_json_key_prepare(const etk_json_t *j, const char *key,
   free(s);
 }
 
-void etk_json_key_prepared(etk_json_t *j, const etk_json_prepared_key_t *k) {
-  if (k->len == 0) {
+/* etk_json_key_prepared() outside its fast path (kept out of line so the
+ * fast path needs few registers). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+key_prepared_slow(etk_json_t *j, const etk_json_prepared_key_t *k) {
+  char *start, *end;
+  int how = k->len == 0 ? MEMBER_SLOW
+                        : member_begin(j, k->text, k->len, sizeof k->text, 1, 0,
+                                       &start, &end);
+  if (how == MEMBER_FAST)
+    etk_render_commit(j->sink, (size_t)(end - start));
+  else if (how == MEMBER_SLOW)
     etk_json_key_n(j, k->key, k->key_len);
+}
+
+void etk_json_key_prepared(etk_json_t *j, const etk_json_prepared_key_t *k) {
+  /* the hot path of the million-event columns: a few loads and fixed-size
+   * copies (comma, indentation, key text), short ones for short pieces */
+  etk_render_sink_t *s = j->sink;
+  int d = j->depth;
+  size_t pad = j->indent > 0 ? (size_t)d * (size_t)j->indent : 0;
+  if (!(j->status == ETK_OK && j->is_object[d] && !j->key_pending &&
+        k->len != 0 && pad <= PAD_MAX && s->status == ETK_OK &&
+        2 + PAD_MAX + ETK_JSON_PREPARED_MAX + 1 <= sizeof s->buf - s->len)) {
+    key_prepared_slow(j, k);
     return;
   }
-  int comma = key_state(j);
-  if (comma < 0) return;
-  size_t pad = j->indent > 0 ? (size_t)j->depth * (size_t)j->indent : 0;
-  size_t lead = (size_t)comma + (j->indent > 0 ? 1 + pad : 0);
-  if (lead + 8 + sizeof k->text <= ETK_RENDER_SINK_BUFFER) {
-    char *p = etk_render_room(j->sink, lead + 8 + sizeof k->text);
-    if (!p) return;
-    char *q = write_lead(p, comma, j->indent, pad);
-    memcpy(q, k->text, sizeof k->text); /* whole array: a fixed-size copy */
-    etk_render_commit(j->sink, lead + k->len);
-    return;
+  char *p = s->buf + s->len, *q = p;
+  *q = ',';
+  q += j->count_nonzero[d];
+  if (j->indent > 0) {
+    *q++ = '\n';
+    if (pad <= 16)
+      memcpy(q, spaces, 16);
+    else
+      memcpy(q, spaces, PAD_MAX);
+    q += pad;
   }
-  separator(j, comma);
-  etk_render_put(j->sink, k->text, k->len);
+  if (k->len <= 32)
+    memcpy(q, k->text, 32);
+  else
+    memcpy(q, k->text, ETK_JSON_PREPARED_MAX);
+  q += k->len;
+  *q = ' ';
+  q += j->indent > 0;
+  j->count_nonzero[d] = 1;
+  j->key_pending = 1;
+  etk_render_commit(s, (size_t)(q - p));
 }
 
 void etk_json_key(etk_json_t *j, const char *key) {
@@ -365,12 +446,10 @@ void etk_json_cstring(etk_json_t *j, const char *s) {
   etk_json_string(j, s, strlen(s));
 }
 
-void etk_json_double(etk_json_t *j, double v) {
-  if (v != v || v - v != 0) {
-    etk_json_null(j);
-    return;
-  }
-  if (!before_value(j)) return;
+/* Copies Python repr digits of the finite `v` to q (room for
+ * ETK_FORMAT_DOUBLE_MAX bytes); returns the length.  A value equal to
+ * the last one written is copied, not formatted again. */
+static size_t put_double(etk_json_t *j, double v, char *q) {
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   if (!j->have_last || bits != j->last_bits) {
@@ -378,10 +457,18 @@ void etk_json_double(etk_json_t *j, double v) {
     j->last_bits = bits;
     j->have_last = 1;
   }
+  memcpy(q, j->last_text, ETK_FORMAT_DOUBLE_MAX); /* fixed size: no call */
+  return j->last_len;
+}
+
+void etk_json_double(etk_json_t *j, double v) {
+  if (v != v || v - v != 0) {
+    etk_json_null(j);
+    return;
+  }
+  if (!before_value(j)) return;
   char *p = etk_render_room(j->sink, ETK_FORMAT_DOUBLE_MAX);
-  if (!p) return;
-  memcpy(p, j->last_text, ETK_FORMAT_DOUBLE_MAX);
-  etk_render_commit(j->sink, j->last_len);
+  if (p) etk_render_commit(j->sink, put_double(j, v, p));
 }
 
 void etk_json_int(etk_json_t *j, int64_t v) {
@@ -396,14 +483,24 @@ void etk_json_uint(etk_json_t *j, uint64_t v) {
   if (p) etk_render_commit(j->sink, etk_format_uint(v, p));
 }
 
-void etk_json_bool(etk_json_t *j, int v) {
+/* A literal value (null, true, false: at most 8 bytes) in one piece. */
+static void put_literal(etk_json_t *j, const char *lit, size_t len) {
   if (!before_value(j)) return;
-  etk_render_puts(j->sink, v ? "true" : "false");
+  char *p = etk_render_room(j->sink, 8);
+  if (!p) return;
+  memcpy(p, lit, 8); /* fixed size: no call; only len bytes are kept */
+  etk_render_commit(j->sink, len);
+}
+
+void etk_json_bool(etk_json_t *j, int v) {
+  if (v)
+    put_literal(j, "true\0\0\0\0", 4);
+  else
+    put_literal(j, "false\0\0\0", 5);
 }
 
 void etk_json_null(etk_json_t *j) {
-  if (!before_value(j)) return;
-  etk_render_puts(j->sink, "null");
+  put_literal(j, "null\0\0\0\0", 4);
 }
 
 int etk_json_finish(etk_json_t *j) {
@@ -413,4 +510,126 @@ int etk_json_finish(etk_json_t *j) {
   if (j->status == ETK_OK && j->sink->status != ETK_OK)
     j->status = j->sink->status;
   return j->status;
+}
+
+void etk_json_cell(etk_json_t *j, const etk_cell_t *cell) {
+  switch (cell->kind) {
+    case ETK_CELL_TEXT:
+    case ETK_CELL_OBJECT:
+      etk_json_string(j, cell->text, cell->len);
+      break;
+    case ETK_CELL_INT:
+      etk_json_int(j, cell->i);
+      break;
+    case ETK_CELL_BOOL:
+      etk_json_bool(j, cell->i != 0);
+      break;
+    case ETK_CELL_FLOAT:
+      etk_json_double(j, cell->f);
+      break;
+    default:
+      etk_json_null(j);
+      break;
+  }
+}
+
+/* ------------------------------------------------------ key and value */
+
+/* Each etk_json_kv_*() writes what etk_json_key() and the value call
+ * write; the fast path does it in one piece of the sink's buffer. */
+
+void etk_json_kv_string(etk_json_t *j, const char *key, const char *s,
+                        size_t len) {
+  if (!s) len = 0;
+  char *start, *end;
+  size_t klen = strlen(key);
+  int how = MEMBER_SLOW;
+  if (len <= 256 && plain_prefix((const unsigned char *)s, len) == len)
+    how = member_begin(j, key, klen, klen, 0, len + 2, &start, &end);
+  if (how == MEMBER_FAST) {
+    *end++ = '"';
+    if (len) memcpy(end, s, len);
+    end += len;
+    *end++ = '"';
+    member_end(j, start, end);
+  } else if (how == MEMBER_SLOW) {
+    etk_json_key_n(j, key, klen);
+    etk_json_string(j, s, len);
+  }
+}
+
+void etk_json_kv_cstring(etk_json_t *j, const char *key, const char *s) {
+  if (s)
+    etk_json_kv_string(j, key, s, strlen(s));
+  else
+    etk_json_kv_null(j, key);
+}
+
+/* A key and `len` bytes of literal JSON (null, true, false). */
+static void kv_literal(etk_json_t *j, const char *key, const char *lit,
+                       size_t len) {
+  char *start, *end;
+  size_t klen = strlen(key);
+  int how = member_begin(j, key, klen, klen, 0, len, &start, &end);
+  if (how == MEMBER_FAST) {
+    memcpy(end, lit, len);
+    member_end(j, start, end + len);
+  } else if (how == MEMBER_SLOW) {
+    etk_json_key_n(j, key, klen);
+    if (before_value(j)) etk_render_put(j->sink, lit, len);
+  }
+}
+
+void etk_json_kv_null(etk_json_t *j, const char *key) {
+  kv_literal(j, key, "null", 4);
+}
+
+void etk_json_kv_bool(etk_json_t *j, const char *key, int v) {
+  if (v)
+    kv_literal(j, key, "true", 4);
+  else
+    kv_literal(j, key, "false", 5);
+}
+
+void etk_json_kv_double(etk_json_t *j, const char *key, double v) {
+  if (v != v || v - v != 0) {
+    etk_json_kv_null(j, key);
+    return;
+  }
+  char *start, *end;
+  size_t klen = strlen(key);
+  int how =
+      member_begin(j, key, klen, klen, 0, ETK_FORMAT_DOUBLE_MAX, &start, &end);
+  if (how == MEMBER_FAST) {
+    member_end(j, start, end + put_double(j, v, end));
+  } else if (how == MEMBER_SLOW) {
+    etk_json_key_n(j, key, klen);
+    etk_json_double(j, v);
+  }
+}
+
+/* An integer member: `i` when `is_signed`, else `u`. */
+static void kv_integer(etk_json_t *j, const char *key, int64_t i, uint64_t u,
+                       int is_signed) {
+  char *start, *end;
+  size_t klen = strlen(key);
+  int how = member_begin(j, key, klen, klen, 0, 24, &start, &end);
+  if (how == MEMBER_FAST) {
+    end += is_signed ? etk_format_int(i, end) : etk_format_uint(u, end);
+    member_end(j, start, end);
+  } else if (how == MEMBER_SLOW) {
+    etk_json_key_n(j, key, klen);
+    if (is_signed)
+      etk_json_int(j, i);
+    else
+      etk_json_uint(j, u);
+  }
+}
+
+void etk_json_kv_int(etk_json_t *j, const char *key, int64_t v) {
+  kv_integer(j, key, v, 0, 1);
+}
+
+void etk_json_kv_uint(etk_json_t *j, const char *key, uint64_t v) {
+  kv_integer(j, key, 0, v, 0);
 }

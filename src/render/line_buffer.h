@@ -10,7 +10,7 @@
  *   if (!etk_line_reserve(&l, n + 1)) ... out of memory ...
  *   etk_line_put(&l, s, n);
  *   etk_line_putc(&l, '\n');
- *   etk_render_put(sink, l.p, l.len);
+ *   etk_line_drain(&l, sink, 0);
  *   free(l.p);
  */
 #ifndef ETKIT_RENDER_LINE_BUFFER_H
@@ -18,6 +18,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "etkit/render.h"
 
 typedef struct etk_line {
   char *p;
@@ -52,6 +54,18 @@ static inline void etk_line_putc(etk_line_t *l, char c) {
 static inline void etk_line_spaces(etk_line_t *l, size_t n) {
   memset(l->p + l->len, ' ', n);
   l->len += n;
+}
+
+/* Hands the assembled bytes to the sink once at least `batch` of them
+ * wait (0: whatever waits) and empties the line; returns the sink's
+ * sticky status. */
+static inline int etk_line_drain(etk_line_t *l, etk_render_sink_t *sink,
+                                 size_t batch) {
+  if (l->len >= batch) {
+    etk_render_put(sink, l->p, l->len);
+    l->len = 0;
+  }
+  return sink->status;
 }
 
 #endif

@@ -92,26 +92,46 @@ static char *digits8_back(uint32_t v, char *end) {
   return end;
 }
 
+/* Number of decimal digits of v. */
+static size_t digit_count32(uint32_t v) {
+  return v < 10           ? 1
+         : v < 100        ? 2
+         : v < 1000       ? 3
+         : v < 10000      ? 4
+         : v < 100000     ? 5
+         : v < 1000000    ? 6
+         : v < 10000000   ? 7
+         : v < 100000000  ? 8
+         : v < 1000000000 ? 9
+                          : 10;
+}
+
 size_t etk_format_uint(uint64_t v, char *out) {
-  char tmp[24];
-  char *end = tmp + sizeof tmp, *p;
+  /* the length first, then the digits written backwards in place: no
+   * temporary and no copy; 8-digit groups are converted in 32 bits */
+  size_t n;
   if (v < 100000000) {
-    p = digits32_back((uint32_t)v, end);
+    n = digit_count32((uint32_t)v);
+    digits32_back((uint32_t)v, out + n);
   } else {
-    /* split in 8-digit groups so that each is converted in 32 bits */
-    p = digits8_back((uint32_t)(v % 100000000), end);
-    v /= 100000000;
-    if (v < 100000000) {
-      p = digits32_back((uint32_t)v, p);
+    uint64_t high = v / 100000000;
+    uint32_t low = (uint32_t)(v % 100000000);
+    if (high < 100000000) {
+      size_t h = digit_count32((uint32_t)high);
+      n = h + 8;
+      digits8_back(low, out + n);
+      digits32_back((uint32_t)high, out + h);
     } else {
-      p = digits8_back((uint32_t)(v % 100000000), p);
-      p = digits32_back((uint32_t)(v / 100000000), p);
+      uint32_t top = (uint32_t)(high / 100000000);
+      size_t t = digit_count32(top);
+      n = t + 16;
+      digits8_back(low, out + n);
+      digits8_back((uint32_t)(high % 100000000), out + t + 8);
+      digits32_back(top, out + t);
     }
   }
-  size_t len = (size_t)(end - p);
-  memcpy(out, p, len);
-  out[len] = 0;
-  return len;
+  out[n] = 0;
+  return n;
 }
 
 size_t etk_format_int(int64_t v, char *out) {
@@ -370,6 +390,24 @@ static size_t put_positional(char *out, size_t o, const char *d, int n,
   return o;
 }
 
+/* Python's exponential form at out + o: d[0], then "." and d[1..n) when
+ * there are more digits, then "e", the sign and at least two exponent
+ * digits ("1e-05", "1.5e+16", "1e+100"); returns the new length. */
+static size_t put_exponential(char *out, size_t o, const char *d, int n,
+                              int e) {
+  out[o++] = d[0];
+  if (n > 1) {
+    out[o++] = '.';
+    memcpy(out + o, d + 1, (size_t)(n - 1));
+    o += (size_t)(n - 1);
+  }
+  out[o++] = 'e';
+  out[o++] = e < 0 ? '-' : '+';
+  if (e < 0) e = -e;
+  if (e < 10) out[o++] = '0';
+  return o + etk_format_uint((uint64_t)e, out + o);
+}
+
 size_t etk_format_double_repr(double x, char *out) {
   if (x != x) {
     memcpy(out, "nan", 4);
@@ -402,21 +440,7 @@ size_t etk_format_double_repr(double x, char *out) {
       out[o++] = '0';
     }
   } else {
-    out[o++] = d[0];
-    if (n > 1) {
-      out[o++] = '.';
-      memcpy(out + o, d + 1, (size_t)(n - 1));
-      o += (size_t)(n - 1);
-    }
-    int e = decpt - 1;
-    out[o++] = 'e';
-    out[o++] = e < 0 ? '-' : '+';
-    if (e < 0) e = -e;
-    if (e < 10) out[o++] = '0';
-    char tmp[8];
-    size_t m = etk_format_uint((uint64_t)e, tmp);
-    memcpy(out + o, tmp, m);
-    o += m;
+    o = put_exponential(out, o, d, n, decpt - 1);
   }
   out[o] = 0;
   return o;
@@ -490,17 +514,7 @@ size_t etk_format_double_g(double x, char *out) {
   if (e >= -4 && e < 6) {
     o = put_positional(out, o, d, n, decpt);
   } else {
-    out[o++] = d[0];
-    if (n > 1) {
-      out[o++] = '.';
-      memcpy(out + o, d + 1, (size_t)(n - 1));
-      o += (size_t)(n - 1);
-    }
-    out[o++] = 'e';
-    out[o++] = e < 0 ? '-' : '+';
-    if (e < 0) e = -e;
-    out[o++] = (char)('0' + e / 10);
-    out[o++] = (char)('0' + e % 10);
+    o = put_exponential(out, o, d, n, e);
   }
   out[o] = 0;
   return o;

@@ -81,6 +81,23 @@ static int py_nonprintable(uint32_t c) {
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* The escapes str and bytes reprs share: the backslash, the quote `q`,
+ * \t \n \r.  Returns 0 (nothing written) for any other character. */
+static int append_named_escape(etk_strbuf_t *b, uint32_t c, char q) {
+  static const char named[] = {'\\', '\t', '\n', '\r'};
+  static const char letter[] = {'\\', 't', 'n', 'r'};
+  char esc[2] = {'\\', 0};
+  if (c == (uint32_t)(unsigned char)q) {
+    esc[1] = q;
+  } else {
+    for (size_t k = 0; k < sizeof named; k++)
+      if (c == (uint32_t)named[k]) esc[1] = letter[k];
+    if (!esc[1]) return 0;
+  }
+  etk_strbuf_append(b, esc, 2);
+  return 1;
+}
+
 static void append_escape(etk_strbuf_t *b, uint32_t c) {
   char tmp[10];
   size_t n = 0;
@@ -127,18 +144,7 @@ void etk_pyrepr_str(etk_strbuf_t *b, const char *s, size_t len) {
     if (n == 0) { /* invalid byte: not reachable from verified names */
       append_escape(b, u[i]);
       n = 1;
-    } else if (cp == '\\') {
-      etk_strbuf_append(b, "\\\\", 2);
-    } else if (cp == (uint32_t)q) {
-      etk_strbuf_appendc(b, '\\');
-      etk_strbuf_appendc(b, q);
-    } else if (cp == '\t') {
-      etk_strbuf_append(b, "\\t", 2);
-    } else if (cp == '\n') {
-      etk_strbuf_append(b, "\\n", 2);
-    } else if (cp == '\r') {
-      etk_strbuf_append(b, "\\r", 2);
-    } else {
+    } else if (!append_named_escape(b, cp, q)) {
       append_escape(b, cp);
     }
     i += n;
@@ -154,22 +160,11 @@ void etk_pyrepr_bytes(etk_strbuf_t *b, const uint8_t *s, size_t len) {
   etk_strbuf_appendc(b, q);
   for (size_t i = 0; i < len; i++) {
     uint8_t c = s[i];
-    if (c == '\\') {
-      etk_strbuf_append(b, "\\\\", 2);
-    } else if (c == (uint8_t)q) {
-      etk_strbuf_appendc(b, '\\');
-      etk_strbuf_appendc(b, q);
-    } else if (c == '\t') {
-      etk_strbuf_append(b, "\\t", 2);
-    } else if (c == '\n') {
-      etk_strbuf_append(b, "\\n", 2);
-    } else if (c == '\r') {
-      etk_strbuf_append(b, "\\r", 2);
-    } else if (c < 0x20 || c >= 0x7F) {
+    if (append_named_escape(b, c, q)) continue;
+    if (c < 0x20 || c >= 0x7F)
       append_escape(b, c);
-    } else {
+    else
       etk_strbuf_appendc(b, (char)c);
-    }
   }
   etk_strbuf_appendc(b, q);
 }

@@ -471,18 +471,13 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
       if (!put_cell(&row, &cols[c], &x)) goto oom;
     }
     etk_line_put(&row, "\n", 1); /* put_cell reserves room for it */
-    if (row.len >= OUTPUT_BATCH) {
-      etk_render_put(sink, row.p, row.len);
-      row.len = 0;
-      if (sink->status != ETK_OK) break;
-    }
+    if (etk_line_drain(&row, sink, OUTPUT_BATCH) != ETK_OK) break;
   }
   if (rc != ETK_OK) goto done;
   if (!border(&row, cols, ncols, "\xe2\x95\x98", "\xe2\x95\x90", "\xe2\x95\xa7",
               "\xe2\x95\x9b"))
     goto oom;
-  etk_render_put(sink, row.p, row.len);
-  if (sink->status != ETK_OK) rc = sink->status;
+  rc = etk_line_drain(&row, sink, 0);
   goto done;
 
 oom:

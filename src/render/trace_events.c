@@ -51,6 +51,26 @@ void etk_trace_writer_init(etk_trace_writer_t *w, etk_render_sink_t *sink,
   w->state = TW_EVENTS;
 }
 
+/* The keys every event has, quoted at compile time. */
+static const etk_json_prepared_key_t key_name = ETK_JSON_KEY_LITERAL("name"),
+                                     key_cat = ETK_JSON_KEY_LITERAL("cat"),
+                                     key_ph = ETK_JSON_KEY_LITERAL("ph"),
+                                     key_ts = ETK_JSON_KEY_LITERAL("ts"),
+                                     key_pid = ETK_JSON_KEY_LITERAL("pid"),
+                                     key_tid = ETK_JSON_KEY_LITERAL("tid");
+
+/* Readies the event's JSON writer for a new top-level value.  Only the
+ * nesting state is reset: the writer's last formatted number stays valid
+ * (it is a cache keyed by the value's bits). */
+static void event_json_reset(etk_json_t *j, etk_render_sink_t *sink) {
+  j->sink = sink;
+  j->indent = 0;
+  j->depth = 0;
+  j->status = ETK_OK;
+  j->count_nonzero[0] = 0;
+  j->key_pending = 0;
+}
+
 etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
                                   const char *name, size_t name_len,
                                   const char *cat, uint32_t pid, uint32_t tid,
@@ -60,25 +80,25 @@ etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
     w->status = ETK_E_INVALID_STATE;
     return NULL;
   }
-  etk_render_puts(w->sink, w->events ? ",\n" : "\n");
+  etk_render_put(w->sink, w->events ? ",\n" : "\n", w->events ? 2 : 1);
   etk_json_t *j = &w->json;
-  etk_json_init(j, w->sink, 0);
+  event_json_reset(j, w->sink);
   etk_json_begin_object(j);
-  etk_json_key(j, "name");
+  etk_json_key_prepared(j, &key_name);
   etk_json_string(j, name ? name : "", name ? name_len : 0);
   if (cat) {
-    etk_json_key(j, "cat");
+    etk_json_key_prepared(j, &key_cat);
     etk_json_cstring(j, cat);
   }
-  etk_json_key(j, "ph");
+  etk_json_key_prepared(j, &key_ph);
   etk_json_cstring(j, ph);
   if (ts == ts && ts - ts == 0) { /* finite; metadata events have none */
-    etk_json_key(j, "ts");
+    etk_json_key_prepared(j, &key_ts);
     etk_json_double(j, ts);
   }
-  etk_json_key(j, "pid");
+  etk_json_key_prepared(j, &key_pid);
   etk_json_uint(j, pid);
-  etk_json_key(j, "tid");
+  etk_json_key_prepared(j, &key_tid);
   etk_json_uint(j, tid);
   w->state = TW_IN_EVENT;
   return j;
@@ -97,30 +117,38 @@ int etk_trace_event_end(etk_trace_writer_t *w) {
   return w->status;
 }
 
-void etk_trace_metadata(etk_trace_writer_t *w, const char *what, uint32_t pid,
-                        uint32_t tid, const char *value, size_t len) {
+/* Opens a metadata event ("ph":"M", no ts) and its args object; NULL
+ * after an error. */
+static etk_json_t *metadata_begin(etk_trace_writer_t *w, const char *what,
+                                  uint32_t pid, uint32_t tid) {
   etk_json_t *j = etk_trace_event_begin(w, "M", what, what ? strlen(what) : 0,
                                         NULL, pid, tid, (double)NAN);
-  if (!j) return;
+  if (!j) return NULL;
   etk_json_key(j, "args");
   etk_json_begin_object(j);
-  etk_json_key(j, "name");
-  etk_json_string(j, value ? value : "", value ? len : 0);
+  return j;
+}
+
+/* Closes the args object and the event metadata_begin() opened. */
+static void metadata_end(etk_trace_writer_t *w, etk_json_t *j) {
   etk_json_end_object(j);
   etk_trace_event_end(w);
 }
 
+void etk_trace_metadata(etk_trace_writer_t *w, const char *what, uint32_t pid,
+                        uint32_t tid, const char *value, size_t len) {
+  etk_json_t *j = metadata_begin(w, what, pid, tid);
+  if (!j) return;
+  etk_json_kv_string(j, "name", value ? value : "", value ? len : 0);
+  metadata_end(w, j);
+}
+
 void etk_trace_sort_index(etk_trace_writer_t *w, const char *what, uint32_t pid,
                           uint32_t tid, int64_t index) {
-  etk_json_t *j = etk_trace_event_begin(w, "M", what, what ? strlen(what) : 0,
-                                        NULL, pid, tid, (double)NAN);
+  etk_json_t *j = metadata_begin(w, what, pid, tid);
   if (!j) return;
-  etk_json_key(j, "args");
-  etk_json_begin_object(j);
-  etk_json_key(j, "sort_index");
-  etk_json_int(j, index);
-  etk_json_end_object(j);
-  etk_trace_event_end(w);
+  etk_json_kv_int(j, "sort_index", index);
+  metadata_end(w, j);
 }
 
 etk_json_t *etk_trace_other_data_begin(etk_trace_writer_t *w) {

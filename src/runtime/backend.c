@@ -22,16 +22,22 @@ static int backend_valid(const etk_backend_t *backend) {
          backend->execute;
 }
 
+/* Puts backend into the first free slot of table (ETK_BACKEND_MAX slots). */
+static int table_add(const etk_backend_t **table,
+                     const etk_backend_t *backend) {
+  for (size_t i = 0; i < ETK_BACKEND_MAX; i++)
+    if (!table[i]) {
+      table[i] = backend;
+      return ETK_OK;
+    }
+  return ETK_E_FULL;
+}
+
 int etk_backend_register_builtin(const etk_backend_t *backend) {
   if (!backend_valid(backend)) return ETK_E_INVALID_ARGUMENT;
   for (size_t i = 0; i < ETK_BACKEND_MAX; i++)
     if (builtins[i] == backend) return ETK_OK;
-  for (size_t i = 0; i < ETK_BACKEND_MAX; i++)
-    if (!builtins[i]) {
-      builtins[i] = backend;
-      return ETK_OK;
-    }
-  return ETK_E_FULL;
+  return table_add(builtins, backend);
 }
 
 int etk_backend_register(const etk_backend_t *backend) {
@@ -39,12 +45,7 @@ int etk_backend_register(const etk_backend_t *backend) {
   for (size_t i = 0; i < ETK_BACKEND_MAX; i++)
     if (registry[i] && strcmp(registry[i]->id, backend->id) == 0)
       return ETK_E_INVALID_STATE;
-  for (size_t i = 0; i < ETK_BACKEND_MAX; i++)
-    if (!registry[i]) {
-      registry[i] = backend;
-      return ETK_OK;
-    }
-  return ETK_E_FULL;
+  return table_add(registry, backend);
 }
 
 int etk_backend_unregister(const char *id) {

@@ -181,17 +181,11 @@ static int fail(vm_t *vm, int code, const char *fmt, ...)
 #endif
     ;
 static int fail(vm_t *vm, int code, const char *fmt, ...) {
-  etk_error_t *err = vm->err;
   if (vm->rc == ETK_OK) vm->rc = code;
-  if (err && err->code == ETK_OK) {
-    char msg[sizeof err->message];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    etk_error_set(err, code, vm->op_pos, "%s", msg);
-    etk_error_where(err, vm->where);
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  etk_error_vset(vm->err, code, vm->op_pos, vm->where, fmt, ap);
+  va_end(ap);
   return code;
 }
 
@@ -298,15 +292,9 @@ static int read_line(vm_t *vm, const char **line, size_t *n) {
 static tk_node_t *new_node(vm_t *vm, etk_pickle_kind_t kind) {
   etk_torch_archive_t *a = vm->a;
   if (charge(vm, 1) != ETK_OK) return NULL;
-  if (a->node_count == a->node_cap) {
-    size_t cap = a->node_cap ? a->node_cap * 2 : 64;
-    tk_node_t **bigger = realloc(a->nodes, cap * sizeof *bigger);
-    if (!bigger) {
-      no_memory(vm);
-      return NULL;
-    }
-    a->nodes = bigger;
-    a->node_cap = cap;
+  if (!ETK_VEC_RESERVE(a->nodes, a->node_cap, a->node_count + 1)) {
+    no_memory(vm);
+    return NULL;
   }
   tk_node_t *n = etr_arena_calloc(&a->arena, 1, sizeof *n);
   if (!n) {
@@ -325,10 +313,7 @@ static int push(vm_t *vm, tk_node_t *n) {
   if (vm->sp == vm->stack_cap) {
     size_t cap = vm->stack_cap ? vm->stack_cap * 2 : 64;
     if (charge(vm, cap - vm->stack_cap) != ETK_OK) return ETK_E_LIMIT;
-    tk_node_t **bigger = realloc(vm->stack, cap * sizeof *bigger);
-    if (!bigger) return no_memory(vm);
-    vm->stack = bigger;
-    vm->stack_cap = cap;
+    if (!ETK_VEC_RESERVE(vm->stack, vm->stack_cap, cap)) return no_memory(vm);
   }
   vm->stack[vm->sp++] = n;
   return ETK_OK;
@@ -375,22 +360,15 @@ static bool is_mutable(const tk_node_t *n) {
 }
 
 static int grow_items(vm_t *vm, tk_node_t *c, size_t extra) {
-  if (c->pub.count + extra <= c->cap) return ETK_OK;
-  size_t cap = c->cap ? c->cap : 4;
-  while (cap < c->pub.count + extra) {
-    if (cap > SIZE_MAX / 2 / sizeof(void *)) return no_memory(vm);
-    cap *= 2;
-  }
-  const etk_pickle_value_t **items = realloc(c->items, cap * sizeof *items);
-  if (!items) return no_memory(vm);
-  c->items = items;
-  if (c->pub.kind == ETK_PICKLE_DICT) {
-    const etk_pickle_value_t **values =
-        realloc(c->values, cap * sizeof *values);
-    if (!values) return no_memory(vm);
-    c->values = values;
-  }
-  c->cap = cap;
+  if (extra > SIZE_MAX - c->pub.count) return no_memory(vm);
+  /* items and (for a dict) values grow together; c->cap is the smaller */
+  size_t items_cap = c->cap, values_cap = c->cap;
+  if (!ETK_VEC_RESERVE(c->items, items_cap, c->pub.count + extra))
+    return no_memory(vm);
+  if (c->pub.kind == ETK_PICKLE_DICT &&
+      !ETK_VEC_RESERVE(c->values, values_cap, items_cap))
+    return no_memory(vm);
+  c->cap = items_cap;
   c->pub.items = c->items;
   c->pub.values = c->values;
   return ETK_OK;
@@ -548,11 +526,9 @@ static int memo_put(vm_t *vm, uint64_t index) {
     size_t cap = vm->memo_cap ? vm->memo_cap : 64;
     while (cap <= index) cap *= 2;
     if (charge(vm, cap - vm->memo_cap) != ETK_OK) return ETK_E_LIMIT;
-    tk_node_t **bigger = realloc(vm->memo, cap * sizeof *bigger);
-    if (!bigger) return no_memory(vm);
-    memset(bigger + vm->memo_cap, 0, (cap - vm->memo_cap) * sizeof *bigger);
-    vm->memo = bigger;
-    vm->memo_cap = cap;
+    size_t old = vm->memo_cap;
+    if (!ETK_VEC_RESERVE(vm->memo, vm->memo_cap, cap)) return no_memory(vm);
+    memset(vm->memo + old, 0, (vm->memo_cap - old) * sizeof *vm->memo);
   }
   if (!vm->memo[index]) vm->memo_len++;
   vm->memo[index] = n;
@@ -886,15 +862,9 @@ static int check_duplicate_keys(vm_t *vm) {
   for (size_t i = 0; i < a->node_count && rc == ETK_OK; i++) {
     const tk_node_t *d = a->nodes[i];
     if (d->pub.kind != ETK_PICKLE_DICT || d->pub.count < 2) continue;
-    if (d->pub.count > cap) {
-      const etk_pickle_value_t **bigger =
-          realloc(keys, d->pub.count * sizeof *bigger);
-      if (!bigger) {
-        rc = no_memory(vm);
-        break;
-      }
-      keys = bigger;
-      cap = d->pub.count;
+    if (!ETK_VEC_RESERVE(keys, cap, d->pub.count)) {
+      rc = no_memory(vm);
+      break;
     }
     memcpy(keys, d->items, d->pub.count * sizeof *keys);
     qsort(keys, d->pub.count, sizeof *keys, qsort_key);
@@ -949,10 +919,8 @@ static int op_frame(vm_t *vm, uint8_t op, bool *stop) {
       if (vm->mark_count == vm->mark_cap) {
         size_t cap = vm->mark_cap ? vm->mark_cap * 2 : 16;
         if ((rc = charge(vm, cap - vm->mark_cap))) return rc;
-        size_t *bigger = realloc(vm->marks, cap * sizeof *bigger);
-        if (!bigger) return no_memory(vm);
-        vm->marks = bigger;
-        vm->mark_cap = cap;
+        if (!ETK_VEC_RESERVE(vm->marks, vm->mark_cap, cap))
+          return no_memory(vm);
       }
       vm->marks[vm->mark_count++] = vm->sp;
       return ETK_OK;

@@ -84,17 +84,15 @@ static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
     ;
 static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
                        const char *entry, int code, const char *fmt, ...) {
-  if (err && err->code == ETK_OK) {
-    char msg[sizeof err->message], where[sizeof err->where];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    etk_error_set(err, code, ETK_NO_OFFSET, "%s", msg);
-    etk_error_where(err, entry
-                             ? entry_where(a, entry, where, sizeof where)
-                             : (a->where[0] ? a->where : "torch.save archive"));
-  }
+  if (!err || err->code != ETK_OK) return code;
+  char where[sizeof err->where];
+  va_list ap;
+  va_start(ap, fmt);
+  etk_error_vset(err, code, ETK_NO_OFFSET,
+                 entry ? entry_where(a, entry, where, sizeof where)
+                       : (a->where[0] ? a->where : "torch.save archive"),
+                 fmt, ap);
+  va_end(ap);
   return code;
 }
 
@@ -191,14 +189,8 @@ static int load_storage(etk_torch_archive_t *a, const char *key,
     if (index < 0)
       return entry_error(a, err, NULL, ETK_E_NOT_FOUND,
                          "storage entry '%s' is missing", name);
-    if (a->storage_count == a->storage_cap) {
-      size_t cap = a->storage_cap ? a->storage_cap * 2 : 8;
-      tk_storage_t *bigger = realloc(a->storages, cap * sizeof *bigger);
-      if (!bigger)
-        return entry_error(a, err, name, ETK_E_NO_MEMORY, "out of memory");
-      a->storages = bigger;
-      a->storage_cap = cap;
-    }
+    if (!ETK_VEC_RESERVE(a->storages, a->storage_cap, a->storage_count + 1))
+      return entry_error(a, err, name, ETK_E_NO_MEMORY, "out of memory");
     tk_storage_t fresh = {NULL, NULL, 0};
     fresh.key = malloc(strlen(key) + 1);
     if (!fresh.key)

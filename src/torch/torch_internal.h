@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "common/buffers.h"
+#include "common/vec.h"
 #include "etkit/torch.h"
 #include "etkit/utf8.h"
 

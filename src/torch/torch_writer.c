@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "torch_internal.h"
 
 /* ------------------------------------------------------------- CRC-32 */
@@ -67,22 +68,9 @@ typedef struct wbuf {
 
 static void put(wbuf_t *b, const void *data, size_t n) {
   if (b->failed || n == 0) return;
-  if (n > b->cap - b->len) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < n) {
-      if (cap > SIZE_MAX / 2) {
-        b->failed = true;
-        return;
-      }
-      cap *= 2;
-    }
-    uint8_t *bigger = realloc(b->p, cap);
-    if (!bigger) {
-      b->failed = true;
-      return;
-    }
-    b->p = bigger;
-    b->cap = cap;
+  if (n > SIZE_MAX - b->len || !ETK_VEC_RESERVE(b->p, b->cap, b->len + n)) {
+    b->failed = true;
+    return;
   }
   memcpy(b->p + b->len, data, n);
   b->len += n;
@@ -100,16 +88,18 @@ static void put_le(wbuf_t *b, uint64_t v, size_t n) {
 
 /* ------------------------------------------------------------- pickler */
 
+/* What the pickler knows of a node it has met, by the node's id in the
+ * pickler's `seen` table (keyed by the node's address). */
 typedef struct memo_slot {
-  const void *key;
-  uint32_t index;
-  bool open; /* being written: meeting it again is a cycle */
+  uint32_t index; /* memo index, UINT32_MAX before it has one */
+  bool open;      /* being written: meeting it again is a cycle */
 } memo_slot_t;
 
 typedef struct pickler {
   wbuf_t out;
-  memo_slot_t *slots;
-  size_t slot_cap, slot_used;
+  etk_hash_t seen;    /* node address -> id */
+  memo_slot_t *slots; /* per id */
+  size_t slot_cap;
   uint32_t next_memo;
   /* memo entries of values that are one object in torch's pickler */
   char named[24][48];
@@ -128,36 +118,17 @@ static int pk_fail(pickler_t *pk, int code, const char *fmt, ...)
 #endif
     ;
 static int pk_fail(pickler_t *pk, int code, const char *fmt, ...) {
-  if (pk->rc == ETK_OK) {
-    pk->rc = code;
-    if (pk->err && pk->err->code == ETK_OK) {
-      char msg[sizeof pk->err->message];
-      va_list ap;
-      va_start(ap, fmt);
-      vsnprintf(msg, sizeof msg, fmt, ap);
-      va_end(ap);
-      etk_error_set(pk->err, code, ETK_NO_OFFSET, "%s", msg);
-      etk_error_where(pk->err, "torch.save writer");
-    }
-  }
-  return pk->rc;
-}
-
-static size_t slot_hash(const void *p, size_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x & (cap - 1);
+  va_list ap;
+  va_start(ap, fmt);
+  int rc =
+      etk_error_vkeep(&pk->rc, pk->err, code, "torch.save writer", fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static memo_slot_t *slot_find(pickler_t *pk, const void *key) {
-  if (!pk->slot_cap) return NULL;
-  for (size_t i = slot_hash(key, pk->slot_cap);;
-       i = (i + 1) & (pk->slot_cap - 1)) {
-    if (pk->slots[i].key == key) return &pk->slots[i];
-    if (!pk->slots[i].key) return NULL;
-  }
+  uint32_t id = etk_hash_find(&pk->seen, &key, sizeof key);
+  return id == ETK_HASH_NONE ? NULL : &pk->slots[id];
 }
 
 static void write_put(pickler_t *pk, uint32_t index) {
@@ -184,34 +155,21 @@ static void write_get(pickler_t *pk, uint32_t index) {
  * With `assign` it takes the next memo index and a PUT is written. */
 static memo_slot_t *memo_insert(pickler_t *pk, const void *key, bool open,
                                 bool assign) {
-  if (pk->slot_used + 1 > pk->slot_cap / 2) {
-    size_t cap = pk->slot_cap ? pk->slot_cap * 2 : 64;
-    memo_slot_t *bigger = calloc(cap, sizeof *bigger);
-    if (!bigger) {
-      pk_fail(pk, ETK_E_NO_MEMORY, "out of memory");
-      return NULL;
-    }
-    for (size_t i = 0; i < pk->slot_cap; i++) {
-      if (!pk->slots[i].key) continue;
-      size_t j = slot_hash(pk->slots[i].key, cap);
-      while (bigger[j].key) j = (j + 1) & (cap - 1);
-      bigger[j] = pk->slots[i];
-    }
-    free(pk->slots);
-    pk->slots = bigger;
-    pk->slot_cap = cap;
+  uint32_t id;
+  if (!ETK_VEC_RESERVE(pk->slots, pk->slot_cap,
+                       etk_hash_count(&pk->seen) + 1) ||
+      etk_hash_put(&pk->seen, &key, sizeof key, &id, NULL) != ETK_OK) {
+    pk_fail(pk, ETK_E_NO_MEMORY, "out of memory");
+    return NULL;
   }
-  size_t i = slot_hash(key, pk->slot_cap);
-  while (pk->slots[i].key) i = (i + 1) & (pk->slot_cap - 1);
-  pk->slots[i].key = key;
-  pk->slots[i].index = UINT32_MAX;
-  pk->slots[i].open = open;
-  pk->slot_used++;
+  memo_slot_t *slot = &pk->slots[id];
+  slot->index = UINT32_MAX;
+  slot->open = open;
   if (assign) {
-    pk->slots[i].index = pk->next_memo;
+    slot->index = pk->next_memo;
     write_put(pk, pk->next_memo++);
   }
-  return &pk->slots[i];
+  return slot;
 }
 
 static memo_slot_t *memoize(pickler_t *pk, const void *key, bool open) {
@@ -397,14 +355,8 @@ static int check_tensor(pickler_t *pk, const etk_torch_tensor_t *t,
 static int save_tensor(pickler_t *pk, const etk_torch_tensor_t *t) {
   uint64_t numel = 0;
   if (check_tensor(pk, t, &numel) != ETK_OK) return pk->rc;
-  if (pk->tensor_count == pk->tensor_cap) {
-    size_t cap = pk->tensor_cap ? pk->tensor_cap * 2 : 8;
-    const etk_torch_tensor_t **bigger =
-        realloc(pk->tensors, cap * sizeof *bigger);
-    if (!bigger) return pk_fail(pk, ETK_E_NO_MEMORY, "out of memory");
-    pk->tensors = bigger;
-    pk->tensor_cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(pk->tensors, pk->tensor_cap, pk->tensor_count + 1))
+    return pk_fail(pk, ETK_E_NO_MEMORY, "out of memory");
   size_t key = pk->tensor_count;
   pk->tensors[pk->tensor_count++] = t;
   write_global(pk, "torch._utils", "_rebuild_tensor_v2");
@@ -753,6 +705,7 @@ int etk_torch_save_memory(const etk_pickle_value_t *root, uint8_t **out,
     rc = pk_fail(&pk, ETK_E_NO_MEMORY, "out of memory");
   if (rc == ETK_OK) rc = zip_archive(&pk, out, out_len);
   free(pk.out.p);
+  etk_hash_free(&pk.seen);
   free(pk.slots);
   free(pk.tensors);
   return rc;

@@ -10,21 +10,6 @@
 
 #include "../etdump/etdump_writer.h"
 
-static void deleg(etw_t *w, int32_t dint, const char *dstr, int32_t iid,
-                  const uint8_t *meta, uint32_t meta_len, uint64_t start,
-                  uint64_t end) {
-  etw_profile_t p = {0};
-  p.iid = iid;
-  p.dint = dint;
-  p.dstr = dstr;
-  p.meta = meta;
-  p.meta_len = meta_len;
-  p.meta_present = 1;
-  p.start = start;
-  p.end = end;
-  etw_profile(w, &p);
-}
-
 uint8_t *afx_model(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
@@ -47,8 +32,10 @@ uint8_t *afx_model(size_t *len) {
     etw_profile_simple(w, "native_call_add.out", 0, 0, t + 10, t + 20 + k);
     etw_profile_simple(w, "OPERATOR_CALL", 0, 0, t + 5, t + 25 + k);
     etw_allocation(w, 1, 32);
-    deleg(w, 3, NULL, 1, text_meta, sizeof text_meta, t + 40, t + 60);
-    deleg(w, -1, "linear #1", 1, bin_meta, sizeof bin_meta, t + 62, t + 80 + k);
+    etw_profile_delegated(w, 1, 3, NULL, text_meta, sizeof text_meta, t + 40,
+                          t + 60);
+    etw_profile_delegated(w, 1, -1, "linear #1", bin_meta, sizeof bin_meta,
+                          t + 62, t + 80 + k);
     etw_profile_simple(w, "DELEGATE_CALL", 0, 1, t + 30, t + 90 + k);
     etw_allocation(w, 1, 16);
     etw_allocation(w, 9, 8);
@@ -97,23 +84,26 @@ uint8_t *afx_overlap(size_t *len) {
   return etw_finish_copy(w, len);
 }
 
+const char *const afx_hostile_names[] = {"<script>alert(1)</script>",
+                                         "a\"b'c&d<e>",
+                                         "new\nline",
+                                         "tab\tx",
+                                         "\x1b[31mred",
+                                         ("bidi\xe2\x80\xae"
+                                          "evil"),
+                                         "</td></tr></table>"};
+const size_t afx_hostile_name_count =
+    sizeof afx_hostile_names / sizeof afx_hostile_names[0];
+
 uint8_t *afx_hostile(size_t *len) {
-  static const char *const names[] = {"<script>alert(1)</script>",
-                                      "a\"b'c&d<e>",
-                                      "new\nline",
-                                      "tab\tx",
-                                      "\x1b[31mred",
-                                      ("bidi\xe2\x80\xae"
-                                       "evil"),
-                                      "</td></tr></table>"};
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "<b>run</b> & \"co\"", -1);
   etw_allocator(w, "<img src=x onerror=alert(1)>");
   etw_allocation(w, 1, 100);
   uint64_t t = 10;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++, t += 100)
-    etw_profile_simple(w, names[i], 0, (int32_t)i, t, t + 50);
+  for (size_t i = 0; i < afx_hostile_name_count; i++, t += 100)
+    etw_profile_simple(w, afx_hostile_names[i], 0, (int32_t)i, t, t + 50);
   etw_profile_simple(w, "Method::execute", -1, 0, 5, t + 10);
   etw_run_end(w);
   return etw_finish_copy(w, len);
@@ -165,7 +155,8 @@ static void diff_run(etw_t *w, int b) {
   else
     etw_profile_simple(w, "native_call_relu.out", 0, 3, t, t + 5);
   t += 10;
-  deleg(w, -1, b ? "linear #2" : "linear #1", 4, NULL, 0, t, t + (b ? 44 : 40));
+  etw_profile_delegated(w, 4, -1, b ? "linear #2" : "linear #1", NULL, 0, t,
+                        t + (b ? 44 : 40));
   etw_profile_simple(w, "Method::execute", -1, 0, 1000, 1000 + (b ? 190 : 200));
   etw_run_end(w);
 }

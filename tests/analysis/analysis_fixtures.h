@@ -29,8 +29,11 @@ uint8_t *afx_invalid(size_t *len);
 uint8_t *afx_overlap(size_t *len);
 
 /* Names that attack HTML and JSON: <script>, quotes, &, newline, tab,
- * ANSI escape, bidi override; a hostile run and allocator name. */
+ * ANSI escape, bidi override, a table close; a hostile run and allocator
+ * name.  The event names are afx_hostile_names, one event each. */
 uint8_t *afx_hostile(size_t *len);
+extern const char *const afx_hostile_names[];
+extern const size_t afx_hostile_name_count;
 
 /* One run plus the recorder's "etkit:dropped_events=17,blocks=2" marker. */
 uint8_t *afx_dropped(size_t *len);

@@ -13,19 +13,8 @@
 #include "analysis_fixtures.h"
 #include "etk_test.h"
 #include "etkit/inspector.h"
+#include "inspector_open.h"
 #include "render_capture.h"
-
-static etk_inspector_t *open_ns(uint8_t *bytes, size_t len) {
-  if (!bytes) return NULL;
-  etk_inspector_options_t o;
-  etk_inspector_options_init(&o);
-  o.target_time_scale = ETK_TIME_NS;
-  o.etdump.copy = 1;
-  etk_inspector_t *insp = NULL;
-  etk_inspector_open_memory(bytes, len, &o, &insp, NULL);
-  free(bytes);
-  return insp;
-}
 
 typedef struct pair {
   etk_inspector_t *a, *b;
@@ -33,10 +22,8 @@ typedef struct pair {
 } pair_t;
 
 static int make_pair(pair_t *p, const etk_diff_options_t *o) {
-  size_t la, lb;
-  uint8_t *ba = afx_diff_a(&la), *bb = afx_diff_b(&lb);
-  p->a = open_ns(ba, la);
-  p->b = open_ns(bb, lb);
+  p->a = etk_test_inspector_build(afx_diff_a, ETK_TIME_NS);
+  p->b = etk_test_inspector_build(afx_diff_b, ETK_TIME_NS);
   p->d = NULL;
   if (!p->a || !p->b) return 0;
   return etk_diff_build(p->a, p->b, o, &p->d, NULL) == ETK_OK;
@@ -187,9 +174,8 @@ ETK_TEST(regressions_for_ci) {
 }
 
 ETK_TEST(identical_dumps_have_no_change) {
-  size_t la, lb;
-  uint8_t *ba = afx_model(&la), *bb = afx_model(&lb);
-  etk_inspector_t *a = open_ns(ba, la), *b = open_ns(bb, lb);
+  etk_inspector_t *a = etk_test_inspector_build(afx_model, ETK_TIME_NS);
+  etk_inspector_t *b = etk_test_inspector_build(afx_model, ETK_TIME_NS);
   REQUIRE(a && b);
   etk_diff_t *d = NULL;
   etk_diff_options_t o;
@@ -220,9 +206,8 @@ ETK_TEST(identical_dumps_have_no_change) {
 ETK_TEST(metric_p50_and_max) {
   /* the model fixture's two Execute runs differ by one tick in a few
    * events: avg and max differ, the chosen metric drives value/delta */
-  size_t la, lb;
-  uint8_t *ba = afx_model(&la), *bb = afx_diff_a(&lb);
-  etk_inspector_t *a = open_ns(ba, la), *b = open_ns(bb, lb);
+  etk_inspector_t *a = etk_test_inspector_build(afx_model, ETK_TIME_NS);
+  etk_inspector_t *b = etk_test_inspector_build(afx_diff_a, ETK_TIME_NS);
   REQUIRE(a && b);
   etk_diff_options_t o;
   etk_diff_options_init(&o);

@@ -11,18 +11,8 @@
 #include "analysis_fixtures.h"
 #include "etk_test.h"
 #include "etkit/inspector.h"
+#include "inspector_open.h"
 #include "render_capture.h"
-
-static etk_inspector_t *open_copy(const uint8_t *bytes, size_t len) {
-  etk_inspector_options_t o;
-  etk_inspector_options_init(&o);
-  o.etdump.copy = 1;
-  etk_inspector_t *insp = NULL;
-  if (!bytes ||
-      etk_inspector_open_memory(bytes, len, &o, &insp, NULL) != ETK_OK)
-    return NULL;
-  return insp;
-}
 
 static char *render(const etk_memory_report_t *m, etk_inspect_format_t f) {
   etk_render_sink_t *s = etk_test_capture_new();
@@ -30,10 +20,7 @@ static char *render(const etk_memory_report_t *m, etk_inspect_format_t f) {
 }
 
 ETK_TEST(model_numbers) {
-  size_t len;
-  uint8_t *bytes = afx_model(&len);
-  etk_inspector_t *insp = open_copy(bytes, len);
-  free(bytes);
+  etk_inspector_t *insp = etk_test_inspector_build(afx_model, ETK_TIME_MS);
   REQUIRE(insp);
   etk_memory_report_t *m = NULL;
   REQUIRE(etk_memory_report_build(insp, 0, &m, NULL) == ETK_OK);
@@ -159,10 +146,7 @@ ETK_TEST(upstream_golden_allocators) {
 }
 
 ETK_TEST(no_allocations_and_dropped_marker) {
-  size_t len;
-  uint8_t *bytes = afx_dropped(&len);
-  etk_inspector_t *insp = open_copy(bytes, len);
-  free(bytes);
+  etk_inspector_t *insp = etk_test_inspector_build(afx_dropped, ETK_TIME_MS);
   REQUIRE(insp);
   etk_memory_report_t *m = NULL;
   REQUIRE(etk_memory_report_build(insp, 0, &m, NULL) == ETK_OK);

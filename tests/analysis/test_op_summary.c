@@ -12,6 +12,8 @@
 #include "etk_test.h"
 #include "etkit/analysis.h"
 #include "etkit/inspector.h"
+#include "inspector_open.h"
+#include "render_capture.h"
 
 static void repr_or_empty(double v, char *out) {
   if (v != v)
@@ -22,17 +24,13 @@ static void repr_or_empty(double v, char *out) {
 
 /* Compares the Inspector's summary TSV with the API, row by row. */
 static void compare(etk_inspector_t *insp) {
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
+  etk_render_sink_t *s = etk_test_capture_new();
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
   ro.view = ETK_INSPECT_VIEW_SUMMARY;
   ro.format = ETK_INSPECT_FORMAT_TSV;
-  int rc = etk_inspector_render(insp, &ro, s, NULL);
-  size_t len;
-  char *tsv = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
-  etk_render_sink_free(s);
-  free(s);
+  char *tsv =
+      etk_test_capture_finish(s, etk_inspector_render(insp, &ro, s, NULL));
   REQUIRE(tsv);
   etk_op_summary_t *sum = NULL;
   REQUIRE(etk_op_summary_build(insp, &sum, NULL) == ETK_OK);
@@ -105,16 +103,6 @@ static void compare(etk_inspector_t *insp) {
   free(tsv);
 }
 
-static etk_inspector_t *open_fixture(uint8_t *bytes, size_t len) {
-  etk_inspector_options_t o;
-  etk_inspector_options_init(&o);
-  o.etdump.copy = 1;
-  etk_inspector_t *insp = NULL;
-  if (bytes) etk_inspector_open_memory(bytes, len, &o, &insp, NULL);
-  free(bytes);
-  return insp;
-}
-
 ETK_TEST(tutorial_matches_inspect_summary) {
   const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
   if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
@@ -142,9 +130,7 @@ ETK_TEST(tutorial_matches_inspect_summary) {
 }
 
 ETK_TEST(delegates_match_inspect_summary) {
-  size_t len;
-  uint8_t *bytes = afx_model(&len);
-  etk_inspector_t *insp = open_fixture(bytes, len);
+  etk_inspector_t *insp = etk_test_inspector_build(afx_model, ETK_TIME_MS);
   REQUIRE(insp);
   compare(insp);
   etk_op_summary_t *sum = NULL;
@@ -217,14 +203,11 @@ ETK_TEST(delegates_match_inspect_summary) {
 }
 
 ETK_TEST(diff_fixtures_match_inspect_summary) {
-  size_t len;
-  uint8_t *bytes = afx_diff_a(&len);
-  etk_inspector_t *insp = open_fixture(bytes, len);
+  etk_inspector_t *insp = etk_test_inspector_build(afx_diff_a, ETK_TIME_MS);
   REQUIRE(insp);
   compare(insp);
   etk_inspector_close(insp);
-  bytes = afx_diff_b(&len);
-  insp = open_fixture(bytes, len);
+  insp = etk_test_inspector_build(afx_diff_b, ETK_TIME_MS);
   REQUIRE(insp);
   compare(insp);
   etk_inspector_close(insp);

@@ -177,6 +177,14 @@ static char *report(uint8_t *bytes, size_t len, const char *path,
   return out;
 }
 
+/* The report of a fixture (analysis_fixtures.h), NULL on failure. */
+static char *report_fixture(uint8_t *(*make)(size_t *len),
+                            const etk_report_options_t *ro) {
+  size_t len = 0;
+  uint8_t *bytes = make(&len);
+  return bytes ? report(bytes, len, NULL, ro, NULL) : NULL;
+}
+
 ETK_TEST(tutorial_report_structure) {
   const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
   if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
@@ -244,13 +252,11 @@ ETK_TEST(tutorial_report_structure) {
 }
 
 ETK_TEST(hostile_names_are_escaped) {
-  size_t len;
-  uint8_t *bytes = afx_hostile(&len);
   etk_report_options_t ro;
   etk_report_options_init(&ro);
   ro.etdump_path = "<evil path>.etdp";
   ro.title = "title </title><script>x</script>";
-  char *h = report(bytes, len, NULL, &ro, NULL);
+  char *h = report_fixture(afx_hostile, &ro);
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
   check_self_contained(h);
@@ -273,9 +279,7 @@ ETK_TEST(hostile_names_are_escaped) {
 }
 
 ETK_TEST(model_report_delegates_and_memory) {
-  size_t len;
-  uint8_t *bytes = afx_model(&len);
-  char *h = report(bytes, len, NULL, NULL, NULL);
+  char *h = report_fixture(afx_model, NULL);
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
   check_self_contained(h);
@@ -301,9 +305,7 @@ ETK_TEST(model_report_delegates_and_memory) {
 }
 
 ETK_TEST(dropped_events_warning) {
-  size_t len;
-  uint8_t *bytes = afx_dropped(&len);
-  char *h = report(bytes, len, NULL, NULL, NULL);
+  char *h = report_fixture(afx_dropped, NULL);
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
   CHECK(strstr(h,
@@ -314,9 +316,7 @@ ETK_TEST(dropped_events_warning) {
 }
 
 ETK_TEST(wrap_fixture_timeline_notes) {
-  size_t len;
-  uint8_t *bytes = afx_wrap(&len);
-  char *h = report(bytes, len, NULL, NULL, NULL);
+  char *h = report_fixture(afx_wrap, NULL);
   REQUIRE(h);
   CHECK_EQ_INT(check_html(h), 0);
   CHECK(strstr(h, "4 slices drawn; 1 event without an end time not drawn") !=
@@ -328,13 +328,9 @@ ETK_TEST(wrap_fixture_timeline_notes) {
 /* ------------------------------------------------------- html primitives */
 
 static char *escape(const char *s, size_t n) {
-  etk_render_sink_t *k = malloc(sizeof *k);
-  etk_render_sink_init_memory(k);
+  etk_render_sink_t *k = etk_test_capture_new();
   etk_html_text(k, s, n);
-  size_t len;
-  char *out = etk_render_sink_take(k, &len);
-  etk_render_sink_free(k);
-  free(k);
+  char *out = etk_test_capture_finish(k, ETK_OK);
   return out ? out : calloc(1, 1);
 }
 
@@ -382,11 +378,10 @@ static int cell3(void *ctx, size_t row, size_t col, etk_cell_t *out,
 ETK_TEST(html_table) {
   static const char *const headers[] = {"name", "t <ms>", "n"};
   etk_frame_t f = {2, 3, headers, cell3, NULL, 1};
-  etk_render_sink_t *k = malloc(sizeof *k);
-  etk_render_sink_init_memory(k);
-  CHECK(etk_render_html_table(&f, "c\"x", k, NULL) == ETK_OK);
-  size_t len;
-  char *h = etk_render_sink_take(k, &len);
+  etk_render_sink_t *k = etk_test_capture_new();
+  char *h =
+      etk_test_capture_finish(k, etk_render_html_table(&f, "c\"x", k, NULL));
+  CHECK(h != NULL);
   CHECK_EQ_STR(
       h,
       "<table class=\"c&quot;x\"><thead><tr><th></th><th>name</th>"
@@ -397,8 +392,6 @@ ETK_TEST(html_table) {
       "<tr><td class=\"n\">1</td><td>&lt;x&gt;</td><td class=\"n\">0.5</td>"
       "<td></td></tr>\n</tbody></table>\n");
   free(h);
-  etk_render_sink_free(k);
-  free(k);
 }
 
 ETK_TEST_MAIN()

@@ -14,6 +14,7 @@
 #include "analysis_fixtures.h"
 #include "etk_test.h"
 #include "etkit/inspector.h"
+#include "render_capture.h"
 
 /* ------------------------------------------------------- helpers */
 
@@ -40,6 +41,22 @@ static int open_bytes(opened_t *o, uint8_t *bytes, size_t len, int with_insp) {
   return 1;
 }
 
+/* Opens the dump that `make` (an analysis_fixtures.h builder) returns. */
+static int open_fixture(opened_t *o, uint8_t *(*make)(size_t *len),
+                        int with_insp) {
+  size_t len = 0;
+  uint8_t *bytes = make(&len);
+  return open_bytes(o, bytes, len, with_insp);
+}
+
+/* Opens a conformance file; 0 when it is absent or does not open. */
+static int open_conformance(opened_t *o, const char *name, int with_insp) {
+  const char *path = etk_test_conformance_path(name);
+  size_t len = 0;
+  uint8_t *bytes = path ? etk_test_read_file(path, &len) : NULL;
+  return open_bytes(o, bytes, len, with_insp);
+}
+
 static void close_opened(opened_t *o) {
   etk_inspector_close(o->insp);
   etk_etdump_close(o->dump);
@@ -49,23 +66,27 @@ static void close_opened(opened_t *o) {
 /* Exports and parses; NULL on failure (rc in *rc_out). */
 static json_t *export_parse(opened_t *o, const etk_trace_options_t *opt,
                             etk_trace_stats_t *st, int *rc_out) {
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
+  etk_render_sink_t *s = etk_test_capture_new();
   etk_error_t err;
   etk_error_clear(&err);
   int rc =
       etk_trace_write_json(o->dump, o->insp, opt, "fixture.etdp", s, st, &err);
   if (rc_out) *rc_out = rc;
-  size_t len = 0;
-  char *text = rc == ETK_OK ? etk_render_sink_take(s, &len) : NULL;
-  etk_render_sink_free(s);
-  free(s);
+  char *text = etk_test_capture_finish(s, rc);
   if (!text) return NULL;
   json_error_t jerr;
   json_t *root = json_loads(text, 0, &jerr);
   if (!root) printf("# json error: %s at line %d\n", jerr.text, jerr.line);
   free(text);
   return root;
+}
+
+/* Opens a fixture and exports it with the default options (NULL on any
+ * failure). */
+static json_t *export_fixture(opened_t *o, uint8_t *(*make)(size_t *len),
+                              int with_insp, etk_trace_stats_t *st) {
+  if (!open_fixture(o, make, with_insp)) return NULL;
+  return export_parse(o, NULL, st, NULL);
 }
 
 static json_t *events_of(json_t *root) {
@@ -90,42 +111,41 @@ static long long int_arg(json_t *ev, const char *key) {
   return v && json_is_integer(v) ? (long long)json_integer_value(v) : -999999;
 }
 
-/* The first event with this ph and name (NULL name: any). */
-static json_t *find(json_t *root, const char *ph, const char *name) {
+static long long tid_of(json_t *ev) {
+  return (long long)json_integer_value(json_object_get(ev, "tid"));
+}
+
+/* The next event at or after *at with this ph (NULL: any) and name (NULL:
+ * any); *at moves past it.  NULL at the end of traceEvents. */
+static json_t *next_event(json_t *root, const char *ph, const char *name,
+                          size_t *at) {
   json_t *evs = events_of(root);
-  for (size_t i = 0; i < json_array_size(evs); i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), ph) == 0 &&
+  while (*at < json_array_size(evs)) {
+    json_t *e = json_array_get(evs, (*at)++);
+    if ((!ph || strcmp(str_of(e, "ph"), ph) == 0) &&
         (!name || strcmp(str_of(e, "name"), name) == 0))
       return e;
   }
   return NULL;
 }
 
-static size_t count_ph(json_t *root, const char *ph, const char *cat) {
-  json_t *evs = events_of(root);
+/* The first event with this ph and name (NULL name: any). */
+static json_t *find(json_t *root, const char *ph, const char *name) {
+  size_t at = 0;
+  return next_event(root, ph, name, &at);
+}
+
+static size_t count_ph(json_t *root, const char *ph) {
   size_t n = 0;
-  for (size_t i = 0; i < json_array_size(evs); i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), ph) != 0) continue;
-    if (cat && (!str_of(e, "cat") || strcmp(str_of(e, "cat"), cat) != 0))
-      continue;
-    n++;
-  }
+  for (size_t at = 0; next_event(root, ph, NULL, &at);) n++;
   return n;
 }
 
 /* Name of thread `tid` from its thread_name metadata. */
 static const char *thread_name(json_t *root, long long tid) {
-  json_t *evs = events_of(root);
-  for (size_t i = 0; i < json_array_size(evs); i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "M") == 0 &&
-        strcmp(str_of(e, "name"), "thread_name") == 0 &&
-        json_integer_value(json_object_get(e, "tid")) == tid)
-      return json_string_value(
-          json_object_get(json_object_get(e, "args"), "name"));
-  }
+  json_t *e;
+  for (size_t at = 0; (e = next_event(root, "M", "thread_name", &at));)
+    if (tid_of(e) == tid) return json_string_value(arg_of(e, "name"));
   return NULL;
 }
 
@@ -144,16 +164,13 @@ static int cmp_slice(const void *pa, const void *pb) {
 /* Number of "X" slices that do not nest within their track (what
  * Perfetto would complain about). */
 static size_t nesting_violations(json_t *root) {
-  json_t *evs = events_of(root);
-  size_t n = json_array_size(evs), m = 0;
+  size_t n = json_array_size(events_of(root)), m = 0;
   slice_t *sl = malloc((n ? n : 1) * sizeof *sl);
-  for (size_t i = 0; i < n; i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "X") != 0) continue;
+  json_t *e;
+  for (size_t at = 0; (e = next_event(root, "X", NULL, &at)); m++) {
     sl[m].ts = num_of(e, "ts");
     sl[m].end = sl[m].ts + num_of(e, "dur");
-    sl[m].tid = (long long)json_integer_value(json_object_get(e, "tid"));
-    m++;
+    sl[m].tid = tid_of(e);
   }
   qsort(sl, m, sizeof *sl, cmp_slice);
   size_t bad = 0;
@@ -184,12 +201,9 @@ static int near(double a, double b) {
 /* ------------------------------------------------------- tutorial */
 
 ETK_TEST(tutorial_event_by_event) {
-  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
-  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
-  size_t len;
-  uint8_t *bytes = etk_test_read_file(path, &len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 1));
+  if (!open_conformance(&o, "etdump_tutorial.etdp", 1))
+    ETK_SKIP("etdump_tutorial.etdp not available");
   etk_trace_stats_t st;
   int rc;
   json_t *root = export_parse(&o, NULL, &st, &rc);
@@ -210,14 +224,11 @@ ETK_TEST(tutorial_event_by_event) {
   }
   CHECK_EQ_U64(origin, 398073);
 
-  json_t *evs = events_of(root);
   size_t seen = 0;
   uint8_t *hit = calloc(etk_etdump_event_count(o.dump), 1);
-  for (size_t i = 0; i < json_array_size(evs); i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "X") != 0 ||
-        strcmp(str_of(e, "cat"), "run") == 0)
-      continue;
+  json_t *e;
+  for (size_t at = 0; (e = next_event(root, "X", NULL, &at));) {
+    if (strcmp(str_of(e, "cat"), "run") == 0) continue;
     long long idx = int_arg(e, "event");
     REQUIRE(idx >= 0 && (size_t)idx < etk_etdump_event_count(o.dump));
     etk_etdump_event_t ev;
@@ -232,8 +243,7 @@ ETK_TEST(tutorial_event_by_event) {
     CHECK_EQ_INT(int_arg(e, "chain"), ev.profile_chain_index);
     CHECK_EQ_INT(int_arg(e, "run"), ev.run);
     /* tracks: block 0 (Default) on tid 1, block 1 (Execute) on tid 5 */
-    CHECK_EQ_INT(json_integer_value(json_object_get(e, "tid")),
-                 ev.run == 0 ? 1 : 5);
+    CHECK_EQ_INT(tid_of(e), ev.run == 0 ? 1 : 5);
     CHECK_EQ_INT(json_integer_value(json_object_get(e, "pid")), 1);
     const char *cat = str_of(e, "cat");
     if (strncmp(ev.name.data, "native_call_", 12) == 0)
@@ -273,12 +283,9 @@ ETK_TEST(tutorial_event_by_event) {
 }
 
 ETK_TEST(tutorial_cycles_need_a_clock) {
-  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
-  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
-  size_t len;
-  uint8_t *bytes = etk_test_read_file(path, &len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 0));
+  if (!open_conformance(&o, "etdump_tutorial.etdp", 0))
+    ETK_SKIP("etdump_tutorial.etdp not available");
   etk_trace_options_t opt;
   etk_trace_options_init(&opt);
   opt.source_time_scale = ETK_TIME_CYCLES;
@@ -314,13 +321,9 @@ ETK_TEST(tutorial_cycles_need_a_clock) {
 /* ------------------------------------------------------- model fixture */
 
 ETK_TEST(model_delegates_flows_metadata) {
-  size_t len;
-  uint8_t *bytes = afx_model(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 1));
   etk_trace_stats_t st;
-  int rc;
-  json_t *root = export_parse(&o, NULL, &st, &rc);
+  json_t *root = export_fixture(&o, afx_model, 1, &st);
   REQUIRE(root);
   CHECK_EQ_INT(etk_inspector_block_count(o.insp), 2);
   CHECK_EQ_INT(st.layout, ETK_TRACE_LAYOUT_RAW);
@@ -329,13 +332,11 @@ ETK_TEST(model_delegates_flows_metadata) {
   CHECK_EQ_INT(st.overlapping, 0);
   CHECK_EQ_INT(nesting_violations(root), 0);
   /* delegated events on the Execute block's delegate track (tid 6) */
-  json_t *evs = events_of(root);
   size_t delegated = 0;
-  for (size_t i = 0; i < json_array_size(evs); i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "X") != 0) continue;
+  json_t *e;
+  for (size_t at = 0; (e = next_event(root, "X", NULL, &at));) {
     const char *cat = str_of(e, "cat");
-    long long tid = (long long)json_integer_value(json_object_get(e, "tid"));
+    long long tid = tid_of(e);
     if (strcmp(cat, "delegate") == 0) {
       delegated++;
       CHECK_EQ_INT(tid, 6);
@@ -365,8 +366,8 @@ ETK_TEST(model_delegates_flows_metadata) {
   REQUIRE(s && f);
   CHECK(json_equal(json_object_get(s, "id"), json_object_get(f, "id")));
   CHECK_EQ_STR(str_of(f, "bp"), "e");
-  CHECK_EQ_INT(json_integer_value(json_object_get(s, "tid")), 5);
-  CHECK_EQ_INT(json_integer_value(json_object_get(f, "tid")), 6);
+  CHECK_EQ_INT(tid_of(s), 5);
+  CHECK_EQ_INT(tid_of(f), 6);
   json_t *dc = find(root, "X", "DELEGATE_CALL");
   CHECK(near(num_of(s, "ts"), num_of(dc, "ts")));
   CHECK(near(num_of(f, "ts"), num_of(d3, "ts")));
@@ -378,13 +379,9 @@ ETK_TEST(model_delegates_flows_metadata) {
 /* Counter samples of one counter name, in file order. */
 static size_t counters(json_t *root, const char *name, double *ts,
                        long long *val, size_t cap) {
-  json_t *evs = events_of(root);
   size_t n = 0;
-  for (size_t i = 0; i < json_array_size(evs); i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "C") != 0 ||
-        strcmp(str_of(e, "name"), name) != 0)
-      continue;
+  json_t *e;
+  for (size_t at = 0; (e = next_event(root, "C", name, &at));) {
     if (n < cap) {
       ts[n] = num_of(e, "ts");
       val[n] = (long long)json_integer_value(arg_of(e, "bytes"));
@@ -395,12 +392,9 @@ static size_t counters(json_t *root, const char *name, double *ts,
 }
 
 ETK_TEST(model_allocation_counters) {
-  size_t len;
-  uint8_t *bytes = afx_model(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 1));
   etk_trace_stats_t st;
-  json_t *root = export_parse(&o, NULL, &st, NULL);
+  json_t *root = export_fixture(&o, afx_model, 1, &st);
   REQUIRE(root);
   CHECK_EQ_INT(st.counters, 3 + 2 * 3);
   double ts[16];
@@ -430,11 +424,8 @@ ETK_TEST(model_allocation_counters) {
 }
 
 ETK_TEST(model_without_inspector_groups_by_run_name) {
-  size_t len;
-  uint8_t *bytes = afx_model(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 0));
-  json_t *root = export_parse(&o, NULL, NULL, NULL);
+  json_t *root = export_fixture(&o, afx_model, 0, NULL);
   REQUIRE(root);
   CHECK_EQ_STR(thread_name(root, 1), "Default");
   CHECK_EQ_STR(thread_name(root, 5), "Execute");
@@ -443,11 +434,54 @@ ETK_TEST(model_without_inspector_groups_by_run_name) {
   close_opened(&o);
 }
 
-ETK_TEST(selection_and_track_modes) {
+/* What `etkit trace A B` writes: one process per dump, numbered from 1
+ * and named after the file, and one otherData entry per dump. */
+ETK_TEST(several_dumps_are_processes_named_after_their_files) {
   size_t len;
   uint8_t *bytes = afx_model(&len);
   opened_t o;
   REQUIRE(open_bytes(&o, bytes, len, 1));
+  etk_trace_input_t in[2];
+  memset(in, 0, sizeof in);
+  in[0].dump = in[1].dump = o.dump;
+  in[0].insp = o.insp;
+  in[0].path = "dir/first.etdp";
+  in[1].path = "second.etdp";
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_trace_write_json_files(in, 2, NULL, s, &err) == ETK_OK);
+  size_t n = 0;
+  char *text = etk_render_sink_take(s, &n);
+  free(s);
+  json_t *root = text ? json_loads(text, 0, NULL) : NULL;
+  free(text);
+  REQUIRE(root);
+  size_t names = 0, i;
+  json_t *ev;
+  json_array_foreach(events_of(root), i, ev) {
+    if (strcmp(str_of(ev, "name"), "process_name") != 0) continue;
+    const char *name =
+        json_string_value(json_object_get(json_object_get(ev, "args"), "name"));
+    int pid = (int)json_integer_value(json_object_get(ev, "pid"));
+    CHECK_EQ_STR(name, pid == 1 ? "first.etdp" : "second.etdp");
+    names++;
+  }
+  CHECK_EQ_INT(names, 2);
+  json_t *files = json_object_get(json_object_get(root, "otherData"), "files");
+  CHECK_EQ_INT(json_array_size(files), 2);
+  CHECK_EQ_STR(str_of(json_array_get(files, 1), "path"), "second.etdp");
+  CHECK_EQ_INT(
+      json_integer_value(json_object_get(json_array_get(files, 1), "pid")), 2);
+  CHECK(in[0].stats.slices > 0 && in[0].stats.slices == in[1].stats.slices);
+  json_decref(root);
+  close_opened(&o);
+}
+
+ETK_TEST(selection_and_track_modes) {
+  opened_t o;
+  REQUIRE(open_fixture(&o, afx_model, 1));
   etk_trace_options_t opt;
   etk_trace_options_init(&opt);
   opt.select_name[opt.select_name_count++] = "Execute";
@@ -477,7 +511,7 @@ ETK_TEST(selection_and_track_modes) {
   root = export_parse(&o, &opt, &st, NULL);
   REQUIRE(root);
   CHECK_EQ_STR(thread_name(root, 9), "run 2: Execute (block 1)");
-  CHECK_EQ_INT(count_ph(root, "s", NULL), 0);
+  CHECK_EQ_INT(count_ph(root, "s"), 0);
   json_t *e = find(root, "X", "Method::execute");
   CHECK(json_object_get(e, "args") == NULL);
   json_decref(root);
@@ -487,12 +521,9 @@ ETK_TEST(selection_and_track_modes) {
 /* ------------------------------------------------------- broken times */
 
 ETK_TEST(wrap_is_unwrapped_and_missing_end_is_an_instant) {
-  size_t len;
-  uint8_t *bytes = afx_wrap(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 1));
   etk_trace_stats_t st;
-  json_t *root = export_parse(&o, NULL, &st, NULL);
+  json_t *root = export_fixture(&o, afx_wrap, 1, &st);
   REQUIRE(root);
   CHECK_EQ_INT(st.wrapped, 2);
   CHECK_EQ_INT(st.instants, 1);
@@ -518,10 +549,8 @@ ETK_TEST(wrap_is_unwrapped_and_missing_end_is_an_instant) {
 }
 
 ETK_TEST(invalid_times_without_inspector) {
-  size_t len;
-  uint8_t *bytes = afx_invalid(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 0));
+  REQUIRE(open_fixture(&o, afx_invalid, 0));
   /* the Inspector refuses this dump (upstream's ValueError) */
   etk_inspector_t *insp = NULL;
   CHECK(etk_inspector_open(o.dump, NULL, &insp, NULL) == ETK_E_FORMAT);
@@ -539,10 +568,8 @@ ETK_TEST(invalid_times_without_inspector) {
 }
 
 ETK_TEST(overlaps_go_to_their_own_track_and_layouts) {
-  size_t len;
-  uint8_t *bytes = afx_overlap(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 1));
+  REQUIRE(open_fixture(&o, afx_overlap, 1));
   CHECK_EQ_INT(etk_inspector_block_count(o.insp), 1);
   etk_trace_stats_t st;
   json_t *root = export_parse(&o, NULL, &st, NULL);
@@ -551,12 +578,10 @@ ETK_TEST(overlaps_go_to_their_own_track_and_layouts) {
   CHECK_EQ_INT(st.layout, ETK_TRACE_LAYOUT_SEQUENTIAL);
   CHECK_EQ_INT(st.overlapping, 2);
   CHECK_EQ_INT(nesting_violations(root), 0);
-  json_t *evs = events_of(root);
   size_t seconds = 0;
-  for (size_t i = 0; i < json_array_size(evs); i++) {
-    json_t *e = json_array_get(evs, i);
-    if (strcmp(str_of(e, "ph"), "X") != 0) continue;
-    long long tid = (long long)json_integer_value(json_object_get(e, "tid"));
+  json_t *e;
+  for (size_t at = 0; (e = next_event(root, "X", NULL, &at));) {
+    long long tid = tid_of(e);
     if (strcmp(str_of(e, "name"), "second") == 0) {
       CHECK_EQ_INT(tid, 3);
       /* run 0 at [0, 0.21], run 1 right after */
@@ -583,7 +608,7 @@ ETK_TEST(overlaps_go_to_their_own_track_and_layouts) {
   r1 = find(root, "X", "run 1");
   REQUIRE(r1);
   CHECK(near(num_of(r1, "ts"), 0));
-  CHECK_EQ_INT(json_integer_value(json_object_get(r1, "tid")), 3);
+  CHECK_EQ_INT(tid_of(r1), 3);
   json_decref(root);
   close_opened(&o);
 }
@@ -591,21 +616,11 @@ ETK_TEST(overlaps_go_to_their_own_track_and_layouts) {
 /* ------------------------------------------------------- hostile, dropped */
 
 ETK_TEST(hostile_names_round_trip) {
-  size_t len;
-  uint8_t *bytes = afx_hostile(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 1));
-  json_t *root = export_parse(&o, NULL, NULL, NULL);
+  json_t *root = export_fixture(&o, afx_hostile, 1, NULL);
   REQUIRE(root);
-  static const char *const names[] = {"<script>alert(1)</script>",
-                                      "a\"b'c&d<e>",
-                                      "new\nline",
-                                      "tab\tx",
-                                      "\x1b[31mred",
-                                      ("bidi\xe2\x80\xae"
-                                       "evil")};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK(find(root, "X", names[i]) != NULL);
+  for (size_t i = 0; i < afx_hostile_name_count; i++)
+    CHECK(find(root, "X", afx_hostile_names[i]) != NULL);
   CHECK_EQ_STR(thread_name(root, 1), "block 0: <b>run</b> & \"co\"");
   CHECK(counters(root, "memory: <img src=x onerror=alert(1)>", (double[4]){0},
                  (long long[4]){0}, 4) == 2);
@@ -614,10 +629,8 @@ ETK_TEST(hostile_names_round_trip) {
 }
 
 ETK_TEST(dropped_marker_becomes_a_global_instant) {
-  size_t len;
-  uint8_t *bytes = afx_dropped(&len);
   opened_t o;
-  REQUIRE(open_bytes(&o, bytes, len, 1));
+  REQUIRE(open_fixture(&o, afx_dropped, 1));
   etk_dropped_marker_t m;
   CHECK(etk_dropped_marker_find(o.dump, &m));
   CHECK_EQ_U64(m.events, 17);

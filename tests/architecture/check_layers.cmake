@@ -12,7 +12,8 @@
 #   - a public header includes anything but system headers and etkit/
 #     headers;
 #   - a private header ("name.h") is included from outside its folder (the
-#     one shared private header, common/buffers.h, counts as library common).
+#     shared private headers of common, common/buffers.h, common/vec.h and
+#     common/hash.h, count as library common).
 cmake_minimum_required(VERSION 3.20)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repo> -P check_layers.cmake")
@@ -135,7 +136,7 @@ foreach(f IN LISTS files)
     elseif(public)
       fail("${f}: public header includes the private \"${inc}\"")
       continue()
-    elseif(inc STREQUAL "common/buffers.h")
+    elseif(inc MATCHES "^common/(buffers|vec|hash)\\.h$")
       set(targets common)
     else()
       get_filename_component(path "${SOURCE_DIR}/${dir}/${inc}" ABSOLUTE)

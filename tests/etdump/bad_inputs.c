@@ -16,6 +16,8 @@
 
 static uint8_t *copy_out(etw_t *w, size_t *len, int prefixed) {
   size_t n = 0;
+  *len = 0;
+  if (w == NULL) return NULL;
   const uint8_t *b =
       prefixed ? etw_finish(w, &n) : etw_finish_unprefixed(w, &n);
   uint8_t *c = b ? malloc(n) : NULL;
@@ -111,58 +113,47 @@ static uint8_t *root_offset_outside(size_t *len) {
   return b;
 }
 
-static uint8_t *absurd_vector_length(size_t *len) {
+/* A valid dump with *w located in it; NULL if it cannot be built. */
+static uint8_t *valid_located(size_t *len, where_t *w) {
   uint8_t *b = valid(len);
+  if (b) locate(b, *len, w);
+  return b;
+}
+
+static uint8_t *absurd_vector_length(size_t *len) {
   where_t w;
-  if (b) {
-    locate(b, *len, &w);
-    put32(b + w.events_vec, 0x3FFFFFFFu);
-  }
+  uint8_t *b = valid_located(len, &w);
+  if (b) put32(b + w.events_vec, 0x3FFFFFFFu);
   return b;
 }
 
 static uint8_t *element_offset_outside(size_t *len) {
-  uint8_t *b = valid(len);
   where_t w;
-  if (b) {
-    locate(b, *len, &w);
-    put32(b + w.runs_vec + 4, 0x40000000u);
-  }
+  uint8_t *b = valid_located(len, &w);
+  if (b) put32(b + w.runs_vec + 4, 0x40000000u);
   return b;
 }
 
+/* a vtable whose size is odd (the official verifier's alignment rule); a
+ * zero-length vtable, by contrast, is valid: every field is absent */
 static uint8_t *vtable_odd_size(size_t *len) {
-  /* a vtable whose size is odd (the official verifier's alignment rule);
-   * a zero-length vtable, by contrast, is valid: every field is absent */
-  uint8_t *b = valid(len);
   where_t w;
-  if (b) {
-    locate(b, *len, &w);
-    int32_t soffset = (int32_t)get32(b + w.profile0);
-    uint8_t *vt = b + (int64_t)w.profile0 - soffset;
-    vt[0] |= 1u;
-  }
+  uint8_t *b = valid_located(len, &w);
+  if (b) b[(int64_t)w.profile0 - (int32_t)get32(b + w.profile0)] |= 1u;
   return b;
 }
 
 static uint8_t *invalid_utf8_name(size_t *len) {
-  uint8_t *b = valid(len);
   where_t w;
-  if (b) {
-    locate(b, *len, &w);
-    b[w.name0] = 0xFF;
-    b[w.name0 + 1] = 0xFE;
-  }
+  uint8_t *b = valid_located(len, &w);
+  if (b) memcpy(b + w.name0, "\xFF\xFE", 2);
   return b;
 }
 
 static uint8_t *string_not_terminated(size_t *len) {
-  uint8_t *b = valid(len);
   where_t w;
-  if (b) {
-    locate(b, *len, &w);
-    b[w.name0 + 4] = 'X'; /* the NUL after "op_a" */
-  }
+  uint8_t *b = valid_located(len, &w);
+  if (b) b[w.name0 + 4] = 'X'; /* the NUL after "op_a" */
   return b;
 }
 
@@ -170,14 +161,7 @@ static uint8_t *bad_enum(size_t *len) {
   static const int64_t sizes[] = {2};
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "Execute", -1);
-  etw_debug_t d = {0};
-  d.iid = 0;
-  d.dint = -1;
-  d.kind = ETW_VALUE_TENSOR;
-  d.tensor.scalar_type = ETK_SCALAR_TYPE_FLOAT;
-  d.tensor.sizes = sizes;
-  d.tensor.dim = 1;
-  d.output = -1;
+  etw_debug_t d = etw_tensor_debug(0, ETK_SCALAR_TYPE_FLOAT, sizes, 1, 0);
   etw_debug(w, &d);
   etw_run_end(w);
   uint8_t *b = copy_out(w, len, 1);
@@ -236,15 +220,9 @@ static uint8_t *empty_run(size_t *len) {
 }
 
 static uint8_t *wrap_beyond_32_bits(size_t *len) {
-  etw_t *w = etw_new(1 << 14);
-  etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.name = "op_a",
-                                  .iid = 0,
-                                  .dint = -1,
-                                  .start = 5000000000ull,
-                                  .end = 10});
-  etw_run_end(w);
-  return copy_out(w, len, 1);
+  etw_profile_t p = {
+      .name = "op_a", .iid = 0, .dint = -1, .start = 5000000000ull, .end = 10};
+  return copy_out(etw_one_profile_run(&p), len, 1);
 }
 
 const bad_input_t bad_inputs[] = {

@@ -213,6 +213,24 @@ void etw_debug(etw_t *w, const etw_debug_t *d) {
   add_event(w, ETK_ETDUMP_EVENT_DEBUG_EVENT, etk_fb_table_end(&w->b));
 }
 
+etw_t *etw_one_profile_run(const etw_profile_t *p) {
+  etw_t *w = etw_new(1 << 14);
+  if (w == NULL) return NULL;
+  etw_run_begin(w, "Execute", -1);
+  etw_profile(w, p);
+  etw_run_end(w);
+  return w;
+}
+
+etw_debug_t etw_tensor_debug(int32_t iid, int8_t scalar_type,
+                             const int64_t *sizes, uint32_t dim,
+                             int64_t offset) {
+  etw_debug_t d = {.iid = iid, .dint = ETW_NO_ID, .kind = ETW_VALUE_TENSOR};
+  d.tensor = (etw_tensor_t){scalar_type, sizes, dim, NULL, offset};
+  d.output = -1;
+  return d;
+}
+
 void etw_allocation(etw_t *w, int32_t allocator_id, uint64_t size) {
   etk_fb_table_start(&w->b);
   etk_fb_add_u64(&w->b, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, size, 0,
@@ -277,11 +295,25 @@ uint8_t *etw_finish_copy(etw_t *w, size_t *len) {
 
 void etw_profile_simple(etw_t *w, const char *name, int32_t chain, int32_t iid,
                         uint64_t start, uint64_t end) {
+  etw_profile_t p = {.name = name,
+                     .chain = chain,
+                     .iid = iid,
+                     .dint = ETW_NO_ID,
+                     .start = start,
+                     .end = end};
+  etw_profile(w, &p);
+}
+
+void etw_profile_delegated(etw_t *w, int32_t iid, int32_t dint,
+                           const char *dstr, const uint8_t *meta,
+                           uint32_t meta_len, uint64_t start, uint64_t end) {
   etw_profile_t p = {0};
-  p.name = name;
-  p.chain = chain;
   p.iid = iid;
-  p.dint = ETW_NO_ID;
+  p.dint = dstr ? ETW_NO_ID : dint;
+  p.dstr = dstr;
+  p.meta = meta;
+  p.meta_len = meta_len;
+  p.meta_present = 1;
   p.start = start;
   p.end = end;
   etw_profile(w, &p);

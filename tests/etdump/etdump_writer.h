@@ -51,14 +51,25 @@ typedef struct etw_profile {
 } etw_profile_t;
 
 /* Profile event.  Note: designated initialisers leave dint 0; set .dint = -1
- * for "no delegate id" (ETW_PROFILE() does). */
+ * for "no delegate id" (etw_profile_simple() does). */
 void etw_profile(etw_t *w, const etw_profile_t *p);
+
+/* A new writer (16 KiB) holding one run "Execute" with the one profile
+ * event *p; NULL when out of memory. */
+etw_t *etw_one_profile_run(const etw_profile_t *p);
 #define ETW_NO_ID -1
 
 /* A plain (non-delegated) profile event: name, chain, instruction id and
  * times, no delegate id, no metadata. */
 void etw_profile_simple(etw_t *w, const char *name, int32_t chain, int32_t iid,
                         uint64_t start, uint64_t end);
+
+/* A delegated profile event (no name): integer delegate id `dint`, or
+ * string id `dstr` when it is not NULL (dint is then omitted), with
+ * delegate metadata always present (`meta_len` bytes; may be empty). */
+void etw_profile_delegated(etw_t *w, int32_t iid, int32_t dint,
+                           const char *dstr, const uint8_t *meta,
+                           uint32_t meta_len, uint64_t start, uint64_t end);
 
 typedef struct etw_tensor {
   int8_t scalar_type;
@@ -97,6 +108,13 @@ typedef struct etw_debug {
 } etw_debug_t;
 
 void etw_debug(etw_t *w, const etw_debug_t *d);
+
+/* A debug event of instruction `iid` (no delegate id, no output flag)
+ * logging a contiguous tensor of `dim` sizes whose bytes are at `offset`
+ * of the debug buffer. */
+etw_debug_t etw_tensor_debug(int32_t iid, int8_t scalar_type,
+                             const int64_t *sizes, uint32_t dim,
+                             int64_t offset);
 
 void etw_allocation(etw_t *w, int32_t allocator_id, uint64_t size);
 

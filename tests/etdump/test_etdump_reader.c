@@ -31,6 +31,18 @@ static etk_etdump_t *open_conf(const char *name) {
   return d;
 }
 
+/* Finishes the writer and opens its bytes (borrowed: the writer must
+ * outlive the dump).  NULL when either fails. */
+static etk_etdump_t *open_written(etw_t *w) {
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_etdump_t *dump = NULL;
+  if (bytes == NULL ||
+      etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) != ETK_OK)
+    return NULL;
+  return dump;
+}
+
 ETK_TEST(tutorial_matches_flatc_decoding) {
   if (!etk_test_conformance_path("etdump_tutorial.etdp"))
     ETK_SKIP("no conformance files");
@@ -118,16 +130,7 @@ ETK_TEST(golden_files_from_the_upstream_writer) {
  * at `offset` of the debug buffer. */
 static etw_debug_t int_tensor_event(int64_t offset) {
   static const int64_t sizes[] = {2, 3};
-  etw_debug_t d = {0};
-  d.iid = 3;
-  d.dint = -1;
-  d.kind = ETW_VALUE_TENSOR;
-  d.tensor.scalar_type = ETK_SCALAR_TYPE_INT;
-  d.tensor.sizes = sizes;
-  d.tensor.dim = 2;
-  d.tensor.offset = offset;
-  d.output = -1;
-  return d;
+  return etw_tensor_debug(3, ETK_SCALAR_TYPE_INT, sizes, 2, offset);
 }
 
 ETK_TEST(values_and_tensor_bytes) {
@@ -139,10 +142,8 @@ ETK_TEST(values_and_tensor_bytes) {
   d.real_value = 2.5;
   etw_debug(w, &d);
   etw_run_end(w);
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_etdump_t *dump;
-  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  etk_etdump_t *dump = open_written(w);
+  REQUIRE(dump != NULL);
   etk_etdump_value_t v;
   REQUIRE(etk_etdump_event_value(dump, 0, &v) == ETK_OK);
   CHECK_EQ_INT(v.type, ETK_ETDUMP_VALUE_TYPE_TENSOR);
@@ -178,10 +179,8 @@ ETK_TEST(debug_buffer_check) {
   d.tensor.offset = 0;
   etw_debug(w, &d); /* event 1: [0, +24) */
   etw_run_end(w);
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_etdump_t *dump;
-  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  etk_etdump_t *dump = open_written(w);
+  REQUIRE(dump != NULL);
   uint8_t buf[96] = {0};
   etk_error_t err;
   etk_error_clear(&err);
@@ -203,8 +202,8 @@ ETK_TEST(debug_buffer_check) {
   d.tensor.offset = -1;
   etw_debug(w, &d);
   etw_run_end(w);
-  bytes = etw_finish(w, &len);
-  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  dump = open_written(w);
+  REQUIRE(dump != NULL);
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_etdump_check_debug_buffer(dump, buf, sizeof buf, &err),
                ETK_E_BAD_OFFSET);
@@ -232,10 +231,8 @@ ETK_TEST(upstream_rejected_dumps_are_read) {
   etw_run_begin(w, NULL, -1);
   etw_run_without_events(w);
   etw_run_end(w);
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_etdump_t *dump;
-  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &dump, NULL) == ETK_OK);
+  etk_etdump_t *dump = open_written(w);
+  REQUIRE(dump != NULL);
   CHECK_EQ_U64(etk_etdump_run_count(dump), 2);
   etk_etdump_run_t run;
   REQUIRE(etk_etdump_run_get(dump, 0, &run) == ETK_OK);
@@ -354,11 +351,9 @@ ETK_TEST(bad_inputs_fail_cleanly_with_offsets) {
 }
 
 ETK_TEST(truncations_of_a_valid_dump_never_crash) {
-  etw_t *w = etw_new(1 << 14);
-  etw_run_begin(w, "Execute", -1);
-  etw_profile(w,
-              &(etw_profile_t){.name = "op_a", .iid = 0, .dint = -1, .end = 5});
-  etw_run_end(w);
+  etw_profile_t p = {.name = "op_a", .iid = 0, .dint = -1, .end = 5};
+  etw_t *w = etw_one_profile_run(&p);
+  REQUIRE(w != NULL);
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);
   for (size_t n = 0; n < len; n++) {

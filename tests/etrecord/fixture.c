@@ -128,3 +128,12 @@ int fixture_open(const fixture_member_t *members, size_t count,
   }
   return rc;
 }
+
+etk_etrecord_t *fixture_open_ok(const fixture_member_t *members, size_t count) {
+  etk_etrecord_t *rec;
+  char line[512];
+  if (fixture_open(members, count, NULL, &rec, line, sizeof line) == ETK_OK)
+    return rec;
+  printf("# %s\n", line);
+  return NULL;
+}

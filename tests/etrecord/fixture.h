@@ -36,6 +36,10 @@ int fixture_open(const fixture_member_t *members, size_t count,
                  const etk_etrecord_limits_t *limits, etk_etrecord_t **rec,
                  char *line, size_t line_size);
 
+/* Builds the ZIP and opens it with the default limits: the record, or NULL
+ * after printing the error line as a TAP note. */
+etk_etrecord_t *fixture_open_ok(const fixture_member_t *members, size_t count);
+
 /* Formats an error into a static buffer. */
 const char *fixture_error_line(const etk_error_t *err);
 

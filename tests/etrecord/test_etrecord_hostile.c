@@ -29,6 +29,23 @@ static void expect_open(const fixture_member_t *m, size_t n,
     CHECK(rec == NULL);
 }
 
+/* One member beside the marker, and the error opening must give. */
+typedef struct member_case {
+  const char *name, *text;
+  int code;
+  const char *line;
+} member_case_t;
+
+static void expect_member_cases(const member_case_t *cases, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    fixture_member_t m[] = {
+        MARKER_MEMBER,
+        {.name = cases[k].name, .text = cases[k].text},
+    };
+    expect_open(m, 2, NULL, cases[k].code, cases[k].line);
+  }
+}
+
 /* Opens fine, then loading the forward edge program fails as given. */
 static void expect_program(const char *json,
                            const etk_etrecord_limits_t *limits, int code,
@@ -54,6 +71,18 @@ static void expect_program(const char *json,
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_etrecord_edge_program_load(rec, NULL, &p, &err), code);
   etk_etrecord_close(rec);
+}
+
+/* A forward program's JSON and the error loading it must give. */
+typedef struct program_case {
+  const char *json;
+  int code;
+  const char *line;
+} program_case_t;
+
+static void expect_program_cases(const program_case_t *cases, size_t count) {
+  for (size_t k = 0; k < count; k++)
+    expect_program(cases[k].json, NULL, cases[k].code, cases[k].line);
 }
 
 ETK_TEST(not_a_zip) {
@@ -265,47 +294,46 @@ ETK_TEST(json_too_deep) {
 }
 
 ETK_TEST(json_bad_utf8) {
-  expect_program(
-      "{\"graph_module\": {\"graph\": {\"nodes\": [\n"
-      "  {\"name\": \"caf\xc3\xa9\", \"target\": \"x\xff\"}]}}}",
-      NULL, ETK_E_BAD_UTF8,
-      "edge_dialect_exported_program/forward: invalid UTF-8 byte "
-      "0xff (line 2, column 32)");
-  /* overlong encoding and a UTF-16 surrogate are invalid too */
-  expect_program("{\"a\": \"\xc0\xaf\"}", NULL, ETK_E_BAD_UTF8,
-                 "edge_dialect_exported_program/forward: invalid UTF-8 byte "
-                 "0xc0 (line 1, column 8)");
-  expect_program("{\"a\": \"\xed\xa0\x80\"}", NULL, ETK_E_BAD_UTF8,
-                 "edge_dialect_exported_program/forward: invalid UTF-8 byte "
-                 "0xed (line 1, column 8)");
+  static const program_case_t cases[] = {
+      {"{\"graph_module\": {\"graph\": {\"nodes\": [\n"
+       "  {\"name\": \"caf\xc3\xa9\", \"target\": \"x\xff\"}]}}}",
+       ETK_E_BAD_UTF8,
+       "edge_dialect_exported_program/forward: invalid UTF-8 byte "
+       "0xff (line 2, column 32)"},
+      /* overlong encoding and a UTF-16 surrogate are invalid too */
+      {"{\"a\": \"\xc0\xaf\"}", ETK_E_BAD_UTF8,
+       "edge_dialect_exported_program/forward: invalid UTF-8 byte "
+       "0xc0 (line 1, column 8)"},
+      {"{\"a\": \"\xed\xa0\x80\"}", ETK_E_BAD_UTF8,
+       "edge_dialect_exported_program/forward: invalid UTF-8 byte "
+       "0xed (line 1, column 8)"},
+  };
+  expect_program_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 ETK_TEST(json_truncated_and_malformed) {
-  fixture_member_t m[] = {
-      MARKER_MEMBER,
-      {.name = "debug_handle_map", .text = "{\"forward\": {\"0\": 1"},
+  static const member_case_t cases[] = {
+      {"debug_handle_map", "{\"forward\": {\"0\": 1", ETK_E_TRUNCATED,
+       "debug_handle_map: invalid JSON: '}' expected near end of file "
+       "(line 1, column 20)"},
+      {"debug_handle_map", "{\"forward\": {\"0\": 1,}}", ETK_E_FORMAT,
+       "debug_handle_map: invalid JSON: string or '}' expected near '}' "
+       "(line 1, column 21)"},
+      {"debug_handle_map", "", ETK_E_TRUNCATED,
+       "debug_handle_map: empty JSON document (line 1, column 1)"},
+      /* positions after rewritten Python tokens still point into the
+       * original */
+      {"debug_handle_map",
+       "{\"forward\": {\"0\": [Infinity, NaN, -Infinity, "
+       "99999999999999999999, x]}}",
+       ETK_E_FORMAT,
+       "debug_handle_map: invalid JSON: invalid token near 'x' (line 1, "
+       "column 68)"},
+      {"debug_handle_map", "{\"forward\": Infinit}", ETK_E_FORMAT,
+       "debug_handle_map: invalid JSON: invalid token near 'Infinit' "
+       "(line 1, column 13)"},
   };
-  expect_open(m, 2, NULL, ETK_E_TRUNCATED,
-              "debug_handle_map: invalid JSON: '}' expected near end of file "
-              "(line 1, column 20)");
-  m[1].text = "{\"forward\": {\"0\": 1,}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: invalid JSON: string or '}' expected near '}' "
-              "(line 1, column 21)");
-  m[1].text = "";
-  expect_open(m, 2, NULL, ETK_E_TRUNCATED,
-              "debug_handle_map: empty JSON document (line 1, column 1)");
-  /* positions after rewritten Python tokens still point into the original */
-  m[1].text =
-      "{\"forward\": {\"0\": [Infinity, NaN, -Infinity, "
-      "99999999999999999999, x]}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: invalid JSON: invalid token near 'x' (line 1, "
-              "column 68)");
-  m[1].text = "{\"forward\": Infinit}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: invalid JSON: invalid token near 'Infinit' "
-              "(line 1, column 13)");
+  expect_member_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 ETK_TEST(json_string_too_long) {
@@ -321,78 +349,68 @@ ETK_TEST(json_string_too_long) {
 }
 
 ETK_TEST(maps_with_wrong_shapes) {
-  fixture_member_t m[] = {
-      MARKER_MEMBER,
-      {.name = "debug_handle_map", .text = "{\"forward\": {\"x1\": 1}}"},
+  static const member_case_t cases[] = {
+      {"debug_handle_map", "{\"forward\": {\"x1\": 1}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward': key 'x1' is not an "
+       "instruction id"},
+      {"debug_handle_map", "{\"forward\": {\"01\": 1}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward': key '01' is not an "
+       "instruction id"},
+      {"debug_handle_map", "{\"forward\": {\"1\": \"7\"}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward', instruction 1: expected a "
+       "debug handle or a list of them"},
+      {"debug_handle_map", "{\"forward\": {\"1\": [1, 2.5]}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward', instruction 1: expected a "
+       "debug handle or a list of them"},
+      {"debug_handle_map", "[1, 2]", ETK_E_FORMAT,
+       "debug_handle_map: expected a JSON object keyed by method name"},
+      {"debug_handle_map", "{\"forward\": 3, \"decode\": {}}", ETK_E_FORMAT,
+       "debug_handle_map: method 'forward': expected an object keyed by "
+       "instruction id"},
+      {"delegate_map", "{\"forward\": {\"1\": {\"name\": 5}}}", ETK_E_FORMAT,
+       "delegate_map: method 'forward', instruction 1: \"name\" is not "
+       "a string"},
+      {"delegate_map",
+       "{\"forward\": {\"1\": {\"delegate_map\": {\"a\": \"b\"}}}}",
+       ETK_E_FORMAT,
+       "delegate_map: method 'forward', delegate id 'a': expected a "
+       "list of debug handles"},
+      {"instruction_id_to_num_outs_map", "{\"forward\": {\"1\": [2]}}",
+       ETK_E_FORMAT,
+       "instruction_id_to_num_outs_map: method 'forward', instruction "
+       "1: expected an integer"},
+      {"instruction_id_to_num_outs_map", "{\"forward\": {\"1\": -1}}",
+       ETK_E_FORMAT,
+       "instruction_id_to_num_outs_map: method 'forward', instruction "
+       "1: num_outs -1 is outside 0..1048576"},
+      {"instruction_id_to_num_outs_map",
+       "{\"forward\": {\"1\": 9223372036854775807}}", ETK_E_FORMAT,
+       "instruction_id_to_num_outs_map: method 'forward', instruction "
+       "1: num_outs 9223372036854775807 is outside 0..1048576"},
+      {"export_graph_id", "\"140\"", ETK_E_FORMAT,
+       "export_graph_id: expected a JSON integer"},
   };
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward': key 'x1' is not an "
-              "instruction id");
-  m[1].text = "{\"forward\": {\"01\": 1}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward': key '01' is not an "
-              "instruction id");
-  m[1].text = "{\"forward\": {\"1\": \"7\"}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward', instruction 1: expected a "
-              "debug handle or a list of them");
-  m[1].text = "{\"forward\": {\"1\": [1, 2.5]}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward', instruction 1: expected a "
-              "debug handle or a list of them");
-  m[1].text = "[1, 2]";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: expected a JSON object keyed by method name");
-  m[1].text = "{\"forward\": 3, \"decode\": {}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "debug_handle_map: method 'forward': expected an object keyed by "
-              "instruction id");
-  m[1].name = "delegate_map";
-  m[1].text = "{\"forward\": {\"1\": {\"name\": 5}}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "delegate_map: method 'forward', instruction 1: \"name\" is not "
-              "a string");
-  m[1].text = "{\"forward\": {\"1\": {\"delegate_map\": {\"a\": \"b\"}}}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "delegate_map: method 'forward', delegate id 'a': expected a "
-              "list of debug handles");
-  m[1].name = "instruction_id_to_num_outs_map";
-  m[1].text = "{\"forward\": {\"1\": [2]}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "instruction_id_to_num_outs_map: method 'forward', instruction "
-              "1: expected an integer");
-  m[1].text = "{\"forward\": {\"1\": -1}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "instruction_id_to_num_outs_map: method 'forward', instruction "
-              "1: num_outs -1 is outside 0..1048576");
-  m[1].text = "{\"forward\": {\"1\": 9223372036854775807}}";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "instruction_id_to_num_outs_map: method 'forward', instruction "
-              "1: num_outs 9223372036854775807 is outside 0..1048576");
-  m[1].name = "export_graph_id";
-  m[1].text = "\"140\"";
-  expect_open(m, 2, NULL, ETK_E_FORMAT,
-              "export_graph_id: expected a JSON integer");
+  expect_member_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 ETK_TEST(programs_with_wrong_shapes) {
-  expect_program("{\"graph_module\": {}}", NULL, ETK_E_MISSING_FIELD,
-                 "edge_dialect_exported_program/forward: no graph_module.graph "
-                 "object: not a serialised ExportedProgram");
-  expect_program(
-      "[1, 2, 3]", NULL, ETK_E_FORMAT,
-      "edge_dialect_exported_program/forward: expected a JSON object "
-      "(a serialised ExportedProgram)");
-  expect_program("{\"graph_module\": {\"graph\": {\"nodes\": {}}}}", NULL,
-                 ETK_E_FORMAT,
-                 "edge_dialect_exported_program/forward: \"nodes\" of a graph "
-                 "at depth 0 is not a list");
-  expect_program(
-      "{\"graph_module\": {\"graph\": {\"nodes\": [{\"target\": \"x\"}, "
-      "7]}}}",
-      NULL, ETK_E_FORMAT,
-      "edge_dialect_exported_program/forward: graph node 1 is not an "
-      "object");
+  static const program_case_t shapes[] = {
+      {"{\"graph_module\": {}}", ETK_E_MISSING_FIELD,
+       "edge_dialect_exported_program/forward: no graph_module.graph "
+       "object: not a serialised ExportedProgram"},
+      {"[1, 2, 3]", ETK_E_FORMAT,
+       "edge_dialect_exported_program/forward: expected a JSON object "
+       "(a serialised ExportedProgram)"},
+      {"{\"graph_module\": {\"graph\": {\"nodes\": {}}}}", ETK_E_FORMAT,
+       "edge_dialect_exported_program/forward: \"nodes\" of a graph "
+       "at depth 0 is not a list"},
+      {"{\"graph_module\": {\"graph\": {\"nodes\": [{\"target\": \"x\"}, "
+       "7]}}}",
+       ETK_E_FORMAT,
+       "edge_dialect_exported_program/forward: graph node 1 is not an "
+       "object"},
+  };
+  expect_program_cases(shapes, sizeof shapes / sizeof shapes[0]);
   /* node fields: missing, mistyped, NUL bytes (upstream raises on each) */
   static const struct {
     const char *node, *line;

@@ -54,11 +54,7 @@ static etk_etrecord_t *open_appendix_d(void) {
       {.name = "delegate_map", .text = kDelegates},
       {.name = "instruction_id_to_num_outs_map", .text = kNumOuts},
   };
-  etk_etrecord_t *rec = NULL;
-  char line[512];
-  if (fixture_open(m, 5, NULL, &rec, line, sizeof line) != ETK_OK)
-    printf("# %s\n", line);
-  return rec;
+  return fixture_open_ok(m, 5);
 }
 
 static etk_etrecord_event_ref_t event(const char *name, int32_t chain,
@@ -287,11 +283,8 @@ ETK_TEST(multi_method_and_nested_nodes) {
        .text = "{\"forward\": {\"0\": {\"name\": \"VulkanBackend\", "
                "\"delegate_map\": {}}}}"},
   };
-  etk_etrecord_t *rec;
-  char line[512];
-  int rc = fixture_open(m, 5, NULL, &rec, line, sizeof line);
-  if (rc != ETK_OK) printf("# %s\n", line);
-  REQUIRE(rc == ETK_OK);
+  etk_etrecord_t *rec = fixture_open_ok(m, 5);
+  REQUIRE(rec != NULL);
   etk_etrecord_linker_t *l;
   REQUIRE(etk_etrecord_linker_create(rec, 0, &l, NULL) == ETK_OK);
   etk_etrecord_event_link_t out;

@@ -159,9 +159,8 @@ ETK_TEST(old_dialect_hand_made) {
        .text = "{\"forward\": {\"0\": 1, \"1\": 2}}"},
       {.name = "delegate_map", .text = "{}"},
   };
-  etk_etrecord_t *rec;
-  char line[512];
-  REQUIRE(fixture_open(m, 5, NULL, &rec, line, sizeof line) == ETK_OK);
+  etk_etrecord_t *rec = fixture_open_ok(m, 5);
+  REQUIRE(rec != NULL);
   etk_etrecord_info_t info;
   etk_etrecord_info_get(rec, &info);
   CHECK_EQ_INT(info.layout, ETK_ETRECORD_LAYOUT_2023_09);
@@ -242,10 +241,8 @@ ETK_TEST(current_dialect_multi_method_deflated) {
       {.name = "export_graph_id", .text = "140245120539360"},
       {.name = "reference_outputs", .data = "\x80\x04]\x94.", .len = 5},
   };
-  etk_etrecord_t *rec;
-  char line[512];
-  REQUIRE(fixture_open(m, sizeof m / sizeof m[0], NULL, &rec, line,
-                       sizeof line) == ETK_OK);
+  etk_etrecord_t *rec = fixture_open_ok(m, sizeof m / sizeof m[0]);
+  REQUIRE(rec != NULL);
   etk_etrecord_info_t info;
   etk_etrecord_info_get(rec, &info);
   CHECK_EQ_INT(info.layout, ETK_ETRECORD_LAYOUT_2026_02);
@@ -388,9 +385,8 @@ ETK_TEST(python_tokens_and_int64) {
                "\"1\": [-9223372036854775808]}}"},
       {.name = "export_graph_id", .text = "9223372036854775807"},
   };
-  etk_etrecord_t *rec;
-  char line[512];
-  REQUIRE(fixture_open(m, 4, NULL, &rec, line, sizeof line) == ETK_OK);
+  etk_etrecord_t *rec = fixture_open_ok(m, 4);
+  REQUIRE(rec != NULL);
   etk_etrecord_info_t info;
   etk_etrecord_info_get(rec, &info);
   CHECK_EQ_INT(info.export_graph_id, INT64_MAX);
@@ -475,15 +471,13 @@ ETK_TEST(nested_graphs_and_lowered_modules) {
       {.name = "ETRECORD_V0", .text = ""},
       {.name = "edge_dialect_exported_program/forward", .text = program},
   };
-  etk_etrecord_t *rec;
-  char line[512];
-  int rc = fixture_open(m, 2, NULL, &rec, line, sizeof line);
+  etk_etrecord_t *rec = fixture_open_ok(m, 2);
   free(program);
-  REQUIRE(rc == ETK_OK);
+  REQUIRE(rec != NULL);
   const etk_etrecord_program_t *p;
   etk_error_t err;
   etk_error_clear(&err);
-  rc = etk_etrecord_edge_program_load(rec, NULL, &p, &err);
+  int rc = etk_etrecord_edge_program_load(rec, NULL, &p, &err);
   if (rc != ETK_OK) printf("# %s\n", fixture_error_line(&err));
   REQUIRE(rc == ETK_OK);
   REQUIRE(p->node_count == 7);
@@ -534,11 +528,8 @@ ETK_TEST(maps_every_shape) {
       {.name = "instruction_id_to_num_outs_map",
        .text = "{\"forward\": {\"3\": 3}}"},
   };
-  etk_etrecord_t *rec;
-  char line[512];
-  int rc = fixture_open(m, 4, NULL, &rec, line, sizeof line);
-  if (rc != ETK_OK) printf("# %s\n", line);
-  REQUIRE(rc == ETK_OK);
+  etk_etrecord_t *rec = fixture_open_ok(m, 4);
+  REQUIRE(rec != NULL);
   const etk_etrecord_method_maps_t *mm = etk_etrecord_maps_at(rec, 0);
   REQUIRE(mm != NULL && etk_etrecord_maps_at(rec, 1) == NULL);
   CHECK_EQ_STR(mm->method, "forward");

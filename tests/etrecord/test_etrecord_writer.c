@@ -80,26 +80,14 @@ static etk_etrecord_desc_t make_desc(void) {
   return d;
 }
 
-ETK_TEST(round_trip) {
-  static const uint8_t blob[] = {0x80, 0x02, '}', 'q', 0x00, '.'};
-  etk_etrecord_blob_desc_t extra = {"reference_outputs", blob, sizeof blob};
-  etk_etrecord_desc_t desc = make_desc();
-  desc.extra_members = &extra;
-  desc.extra_member_count = 1;
-  uint8_t *zip;
-  size_t len;
-  etk_error_t err;
-  etk_error_clear(&err);
-  int rc = etk_etrecord_write_memory(&desc, &zip, &len, &err);
-  if (rc != ETK_OK) printf("# %s\n", fixture_error_line(&err));
-  REQUIRE(rc == ETK_OK);
-
-  etk_etrecord_t *rec;
-  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &rec, &err) == ETK_OK);
+/* The members of the record round_trip writes: names in order, all
+ * stored, zero-length companions, the blob as given, and the maps' JSON
+ * with Python json.dumps spacing. */
+static void check_written_members(etk_etrecord_t *rec, const uint8_t *blob,
+                                  size_t blob_len) {
   etk_etrecord_info_t info;
   etk_etrecord_info_get(rec, &info);
-  CHECK_EQ_INT(info.layout, ETK_ETRECORD_LAYOUT_2026_02);
-  CHECK_EQ_INT(info.method_count, 2);
+  size_t count = info.member_count;
   const char *names[] = {"ETRECORD_V0",
                          "edge_dialect_exported_program/forward",
                          "edge_dialect_exported_program/forward_state_dict",
@@ -113,8 +101,8 @@ ETK_TEST(round_trip) {
                          "delegate_map",
                          "instruction_id_to_num_outs_map",
                          "reference_outputs"};
-  REQUIRE(info.member_count == sizeof names / sizeof names[0]);
-  for (size_t i = 0; i < info.member_count; i++) {
+  REQUIRE(count == sizeof names / sizeof names[0]);
+  for (size_t i = 0; i < count; i++) {
     const etk_etrecord_member_t *m = etk_etrecord_member_at(rec, i);
     CHECK_EQ_STR(m->name, names[i]);
     CHECK_EQ_INT(m->compression, 0);
@@ -126,7 +114,7 @@ ETK_TEST(round_trip) {
   size_t n;
   REQUIRE(etk_etrecord_member_read(rec, "reference_outputs", &data, &n, NULL) ==
           ETK_OK);
-  CHECK(n == sizeof blob && memcmp(data, blob, n) == 0);
+  CHECK(n == blob_len && memcmp(data, blob, n) == 0);
   /* Python json.dumps spacing */
   REQUIRE(etk_etrecord_member_read(rec, "debug_handle_map", &data, &n, NULL) ==
           ETK_OK);
@@ -156,8 +144,10 @@ ETK_TEST(round_trip) {
                "3}], \"requires_grad\": false, \"device\": "
                "{\"type\": \"cpu\"}, \"strides\": "
                "[{\"as_int\": 3}, {\"as_int\": 1}]") != NULL);
+}
 
-  /* the maps read back */
+/* The maps read back. */
+static void check_written_maps(etk_etrecord_t *rec) {
   const etk_etrecord_method_maps_t *mm = etk_etrecord_maps_find(rec, "forward");
   REQUIRE(mm && mm->handle_count == 2 && mm->delegate_count == 1 &&
           mm->num_outs_count == 1);
@@ -170,8 +160,12 @@ ETK_TEST(round_trip) {
   const etk_etrecord_method_maps_t *mi = etk_etrecord_maps_find(rec, "init");
   REQUIRE(mi != NULL);
   CHECK(mi->in_debug_handle_map && mi->handle_count == 0);
+}
 
-  /* the program reads back node for node */
+/* The program reads back node for node. */
+static void check_written_program(etk_etrecord_t *rec) {
+  etk_error_t err;
+  etk_error_clear(&err);
   const etk_etrecord_program_t *p;
   REQUIRE(etk_etrecord_edge_program_load(rec, "forward", &p, &err) == ETK_OK);
   CHECK_EQ_INT(p->dialect, ETK_ETRECORD_DIALECT_SINGLE_KEY);
@@ -211,8 +205,10 @@ ETK_TEST(round_trip) {
   const etk_etrecord_program_t *init;
   REQUIRE(etk_etrecord_edge_program_load(rec, "init", &init, &err) == ETK_OK);
   CHECK_EQ_INT(init->node_count, 0);
+}
 
-  /* the linker sees what was written */
+/* The linker sees what was written. */
+static void check_written_links(etk_etrecord_t *rec) {
   etk_etrecord_linker_t *l;
   REQUIRE(etk_etrecord_linker_create(rec, 0, &l, NULL) == ETK_OK);
   etk_etrecord_event_ref_t ev = {.name = "fc",
@@ -229,9 +225,10 @@ ETK_TEST(round_trip) {
   CHECK(etk_etrecord_link_in_module(&out, "layers.0",
                                     ETK_ETRECORD_MODULE_EXACT_PATH));
   etk_etrecord_linker_destroy(l);
-  etk_etrecord_close(rec);
+}
 
-  /* libzip agrees on the container details */
+/* libzip agrees on the container details. */
+static void check_written_container(const uint8_t *zip, size_t len) {
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t *src = zip_source_buffer_create(zip, len, 0, &ze);
@@ -245,6 +242,34 @@ ETK_TEST(round_trip) {
   CHECK_EQ_INT(attr, 0600u << 16);
   zip_discard(za);
   zip_error_fini(&ze);
+}
+
+ETK_TEST(round_trip) {
+  static const uint8_t blob[] = {0x80, 0x02, '}', 'q', 0x00, '.'};
+  etk_etrecord_blob_desc_t extra = {"reference_outputs", blob, sizeof blob};
+  etk_etrecord_desc_t desc = make_desc();
+  desc.extra_members = &extra;
+  desc.extra_member_count = 1;
+  uint8_t *zip;
+  size_t len;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_etrecord_write_memory(&desc, &zip, &len, &err);
+  if (rc != ETK_OK) printf("# %s\n", fixture_error_line(&err));
+  REQUIRE(rc == ETK_OK);
+
+  etk_etrecord_t *rec;
+  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &rec, &err) == ETK_OK);
+  etk_etrecord_info_t info;
+  etk_etrecord_info_get(rec, &info);
+  CHECK_EQ_INT(info.layout, ETK_ETRECORD_LAYOUT_2026_02);
+  CHECK_EQ_INT(info.method_count, 2);
+  check_written_members(rec, blob, sizeof blob);
+  check_written_maps(rec);
+  check_written_program(rec);
+  check_written_links(rec);
+  etk_etrecord_close(rec);
+  check_written_container(zip, len);
   free(zip);
 }
 

@@ -40,6 +40,31 @@ const char *etk_test_conformance_path(const char *name) {
   return NULL;
 }
 
+void etk_test_check_int_(long long a, long long b, const char *file, int line,
+                         const char *text_a, const char *text_b) {
+  if (a == b) return;
+  printf("# %s:%d: %s == %s failed: %lld != %lld\n", file, line, text_a, text_b,
+         a, b);
+  etk_test_failed_ = 1;
+}
+
+void etk_test_check_u64_(unsigned long long a, unsigned long long b,
+                         const char *file, int line, const char *text_a,
+                         const char *text_b) {
+  if (a == b) return;
+  printf("# %s:%d: %s == %s failed: %llu != %llu\n", file, line, text_a, text_b,
+         a, b);
+  etk_test_failed_ = 1;
+}
+
+void etk_test_check_str_(const char *a, const char *b, const char *file,
+                         int line, const char *text_a, const char *text_b) {
+  if (a && b && strcmp(a, b) == 0) return;
+  printf("# %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", file, line, text_a,
+         text_b, a ? a : "(null)", b ? b : "(null)");
+  etk_test_failed_ = 1;
+}
+
 unsigned char *etk_test_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;

@@ -62,37 +62,24 @@ extern int etk_test_skipped_; /* current case skipped */
     }                                                                     \
   } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                   \
-  do {                                                                       \
-    long long etk_a_ = (long long)(a), etk_b_ = (long long)(b);              \
-    if (etk_a_ != etk_b_) {                                                  \
-      printf("# %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, \
-             #a, #b, etk_a_, etk_b_);                                        \
-      etk_test_failed_ = 1;                                                  \
-    }                                                                        \
-  } while (0)
+/* The equality checks print both values; they evaluate each side once. */
+#define CHECK_EQ_INT(a, b)                                                    \
+  etk_test_check_int_((long long)(a), (long long)(b), __FILE__, __LINE__, #a, \
+                      #b)
+#define CHECK_EQ_U64(a, b)                                              \
+  etk_test_check_u64_((unsigned long long)(a), (unsigned long long)(b), \
+                      __FILE__, __LINE__, #a, #b)
+#define CHECK_EQ_STR(a, b) \
+  etk_test_check_str_((a), (b), __FILE__, __LINE__, #a, #b)
 
-#define CHECK_EQ_U64(a, b)                                                   \
-  do {                                                                       \
-    unsigned long long etk_a_ = (unsigned long long)(a),                     \
-                       etk_b_ = (unsigned long long)(b);                     \
-    if (etk_a_ != etk_b_) {                                                  \
-      printf("# %s:%d: %s == %s failed: %llu != %llu\n", __FILE__, __LINE__, \
-             #a, #b, etk_a_, etk_b_);                                        \
-      etk_test_failed_ = 1;                                                  \
-    }                                                                        \
-  } while (0)
-
-#define CHECK_EQ_STR(a, b)                                             \
-  do {                                                                 \
-    const char *etk_a_ = (a), *etk_b_ = (b);                           \
-    if (!etk_a_ || !etk_b_ || strcmp(etk_a_, etk_b_) != 0) {           \
-      printf("# %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, \
-             __LINE__, #a, #b, etk_a_ ? etk_a_ : "(null)",             \
-             etk_b_ ? etk_b_ : "(null)");                              \
-      etk_test_failed_ = 1;                                            \
-    }                                                                  \
-  } while (0)
+void etk_test_check_int_(long long a, long long b, const char *file, int line,
+                         const char *text_a, const char *text_b);
+void etk_test_check_u64_(unsigned long long a, unsigned long long b,
+                         const char *file, int line, const char *text_a,
+                         const char *text_b);
+/* NULL on either side fails. */
+void etk_test_check_str_(const char *a, const char *b, const char *file,
+                         int line, const char *text_a, const char *text_b);
 
 #define CHECK_EQ_MEM(a, b, n) CHECK(memcmp((a), (b), (n)) == 0)
 

@@ -20,78 +20,43 @@
 
 /* ---------------------------------------------------------- ETDump side */
 
-static uint8_t *dump_done(etw_t *w, size_t *len) {
-  size_t n = 0;
-  const uint8_t *b = etw_finish(w, &n);
-  uint8_t *copy = b ? malloc(n) : NULL;
-  if (copy) memcpy(copy, b, n);
-  *len = copy ? n : 0;
-  etw_free(w);
-  return copy;
-}
-
-static void op(etw_t *w, const char *name, int32_t chain, int32_t iid,
-               uint64_t start, uint64_t end) {
-  etw_profile_t p = {0};
-  p.name = name;
-  p.chain = chain;
-  p.iid = iid;
-  p.dint = ETW_NO_ID;
-  p.start = start;
-  p.end = end;
-  etw_profile(w, &p);
-}
-
-/* A delegated profile event: integer id (dstr NULL) or string id. */
-static void delegated(etw_t *w, int32_t iid, int32_t dint, const char *dstr,
-                      uint64_t start, uint64_t end) {
-  etw_profile_t p = {0};
-  p.iid = iid;
-  p.dint = dstr ? ETW_NO_ID : dint;
-  p.dstr = dstr;
-  p.meta_present = 1;
-  p.start = start;
-  p.end = end;
-  etw_profile(w, &p);
-}
-
 uint8_t *fixture_appendix_d_etdump(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Default", -1);
-  op(w, "Method::init", -1, 0, 0, 1000);
+  etw_profile_simple(w, "Method::init", -1, 0, 0, 1000);
   etw_run_end(w);
   etw_run_begin(w, "Execute", -1);
-  op(w, "native_call_add.out", 0, 0, 1000, 3000);
-  op(w, "OPERATOR_CALL", 0, 0, 1000, 3500);
-  delegated(w, 1, 10, NULL, 4000, 5000);
-  delegated(w, 1, 3, NULL, 5000, 5500);
-  delegated(w, 1, -1, "fc", 5500, 7500);
-  delegated(w, 1, -1, "xx", 7500, 8000);
-  op(w, "DELEGATE_CALL", 0, 1, 3900, 8100);
-  delegated(w, 2, 0, NULL, 9000, 9600);
-  op(w, "DELEGATE_CALL", 0, 2, 8900, 9700);
-  op(w, "Method::execute", -1, 0, 500, 10000);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, 1000, 3000);
+  etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 1000, 3500);
+  etw_profile_delegated(w, 1, 10, NULL, NULL, 0, 4000, 5000);
+  etw_profile_delegated(w, 1, 3, NULL, NULL, 0, 5000, 5500);
+  etw_profile_delegated(w, 1, -1, "fc", NULL, 0, 5500, 7500);
+  etw_profile_delegated(w, 1, -1, "xx", NULL, 0, 7500, 8000);
+  etw_profile_simple(w, "DELEGATE_CALL", 0, 1, 3900, 8100);
+  etw_profile_delegated(w, 2, 0, NULL, NULL, 0, 9000, 9600);
+  etw_profile_simple(w, "DELEGATE_CALL", 0, 2, 8900, 9700);
+  etw_profile_simple(w, "Method::execute", -1, 0, 500, 10000);
   etw_run_end(w);
-  return dump_done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *fixture_quirks_etdump(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
   etw_run_begin(w, "Execute", -1);
-  op(w, "native_call_add.out", 0, 0, 1000, 3000);
-  op(w, "OPERATOR_CALL", 0, 0, 1000, 3500);
-  delegated(w, 1, 12, NULL, 4000, 5000);
-  op(w, "DELEGATE_CALL", 0, 1, 3900, 5100);
-  op(w, "Method::execute", -1, 0, 500, 6000);
+  etw_profile_simple(w, "native_call_add.out", 0, 0, 1000, 3000);
+  etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 1000, 3500);
+  etw_profile_delegated(w, 1, 12, NULL, NULL, 0, 4000, 5000);
+  etw_profile_simple(w, "DELEGATE_CALL", 0, 1, 3900, 5100);
+  etw_profile_simple(w, "Method::execute", -1, 0, 500, 6000);
   etw_run_end(w);
   etw_run_begin(w, "decode", -1);
-  op(w, "native_call_div.out", 0, 0, 7000, 7400);
-  op(w, "OPERATOR_CALL", 0, 0, 7000, 7500);
-  op(w, "Method::execute", -1, 0, 6500, 8000);
+  etw_profile_simple(w, "native_call_div.out", 0, 0, 7000, 7400);
+  etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 7000, 7500);
+  etw_profile_simple(w, "Method::execute", -1, 0, 6500, 8000);
   etw_run_end(w);
-  return dump_done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 uint8_t *fixture_modules_etdump(size_t *len) {
@@ -100,21 +65,21 @@ uint8_t *fixture_modules_etdump(size_t *len) {
   for (uint64_t run = 0; run < 2; run++) {
     uint64_t o = run * 100;
     etw_run_begin(w, "Execute", -1);
-    op(w, "native_call_convolution.out", 0, 0, 1000, 5000 + o);
-    op(w, "OPERATOR_CALL", 0, 0, 900, 5200 + o);
-    op(w, "native_call_relu.out", 0, 1, 6000, 6500);
-    op(w, "OPERATOR_CALL", 0, 1, 5900, 6600);
-    delegated(w, 2, 0, NULL, 7000, 9000);
-    delegated(w, 2, 1, NULL, 9000, 9500);
-    delegated(w, 2, 5, NULL, 9500, 9600);
-    op(w, "DELEGATE_CALL", 0, 2, 6900, 9800);
-    op(w, "DELEGATE_CALL", 0, 3, 10000, 12000);
-    op(w, "OPERATOR_CALL", 0, 4, 12100, 12400);
-    op(w, "native_call_clone.out", 0, 5, 12500, 12600);
-    op(w, "Method::execute", -1, 0, 0, 13000 + o);
+    etw_profile_simple(w, "native_call_convolution.out", 0, 0, 1000, 5000 + o);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 900, 5200 + o);
+    etw_profile_simple(w, "native_call_relu.out", 0, 1, 6000, 6500);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 1, 5900, 6600);
+    etw_profile_delegated(w, 2, 0, NULL, NULL, 0, 7000, 9000);
+    etw_profile_delegated(w, 2, 1, NULL, NULL, 0, 9000, 9500);
+    etw_profile_delegated(w, 2, 5, NULL, NULL, 0, 9500, 9600);
+    etw_profile_simple(w, "DELEGATE_CALL", 0, 2, 6900, 9800);
+    etw_profile_simple(w, "DELEGATE_CALL", 0, 3, 10000, 12000);
+    etw_profile_simple(w, "OPERATOR_CALL", 0, 4, 12100, 12400);
+    etw_profile_simple(w, "native_call_clone.out", 0, 5, 12500, 12600);
+    etw_profile_simple(w, "Method::execute", -1, 0, 0, 13000 + o);
     etw_run_end(w);
   }
-  return dump_done(w, len);
+  return etw_finish_copy(w, len);
 }
 
 /* --------------------------------------------------------- ETRecord side */

@@ -33,6 +33,23 @@ uint8_t *fixture_appendix_b(size_t *len) {
 
 static const int64_t size3[] = {3}, size2[] = {2}, size1[] = {1};
 
+/* A debug event holding a 1-D tensor whose data lies at `offset` in the
+ * debug buffer; output -1 leaves the field out. */
+static void debug_tensor(etw_t *w, uint64_t chain, int32_t iid, int32_t dint,
+                         int8_t scalar_type, const int64_t *sizes,
+                         int64_t offset, int output) {
+  etw_debug_t d = {.chain = chain,
+                   .iid = iid,
+                   .dint = dint,
+                   .kind = ETW_VALUE_TENSOR,
+                   .tensor = {.scalar_type = scalar_type,
+                              .sizes = sizes,
+                              .dim = 1,
+                              .offset = offset},
+                   .output = output};
+  etw_debug(w, &d);
+}
+
 uint8_t *fixture_appendix_c(size_t *len) {
   etw_t *w = etw_new(1 << 16);
   if (!w) return NULL;
@@ -40,16 +57,7 @@ uint8_t *fixture_appendix_c(size_t *len) {
   for (int k = 1; k <= 3; k++) {
     etw_run_begin(w, "Execute", bii[k - 1]);
     etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 110 + (uint64_t)k);
-    etw_debug_t d = {0};
-    d.iid = 0;
-    d.dint = -1;
-    d.kind = ETW_VALUE_TENSOR;
-    d.tensor.scalar_type = ETK_SCALAR_TYPE_FLOAT;
-    d.tensor.sizes = size3;
-    d.tensor.dim = 1;
-    d.tensor.offset = 0;
-    d.output = -1;
-    etw_debug(w, &d);
+    debug_tensor(w, 0, 0, -1, ETK_SCALAR_TYPE_FLOAT, size3, 0, -1);
     etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 90, 120 + (uint64_t)k);
     char meta[4] = {'m', (char)('0' + k), 0, 0};
     etw_profile_t p = {0};
@@ -60,45 +68,18 @@ uint8_t *fixture_appendix_c(size_t *len) {
     p.start = 200;
     p.end = 230 + (uint64_t)k;
     etw_profile(w, &p);
-    memset(&p, 0, sizeof p);
-    p.iid = 1;
-    p.dint = -1;
-    p.dstr = "conv_fused";
-    p.meta_present = 1;
-    p.start = 240;
-    p.end = 250;
-    etw_profile(w, &p);
-    memset(&d, 0, sizeof d);
-    d.iid = 1;
-    d.dint = 5;
-    d.kind = ETW_VALUE_TENSOR;
-    d.tensor.scalar_type = ETK_SCALAR_TYPE_LONG;
-    d.tensor.sizes = size2;
-    d.tensor.dim = 1;
-    d.tensor.offset = 64;
-    d.output = -1;
-    etw_debug(w, &d);
+    etw_profile_delegated(w, 1, -1, "conv_fused", NULL, 0, 240, 250);
+    debug_tensor(w, 0, 1, 5, ETK_SCALAR_TYPE_LONG, size2, 64, -1);
     etw_profile_simple(w, "DELEGATE_CALL", 0, 1, 190, 260 + (uint64_t)k);
-    d.dint = -1;
-    etw_debug(w, &d);
-    memset(&d, 0, sizeof d);
+    debug_tensor(w, 0, 1, -1, ETK_SCALAR_TYPE_LONG, size2, 64, -1);
+    etw_debug_t d = {0};
     d.iid = 1;
     d.dint = -1;
     d.kind = ETW_VALUE_INT;
     d.int_value = 42;
     d.output = -1;
     etw_debug(w, &d);
-    memset(&d, 0, sizeof d);
-    d.chain = UINT64_MAX;
-    d.iid = 0;
-    d.dint = -1;
-    d.kind = ETW_VALUE_TENSOR;
-    d.tensor.scalar_type = ETK_SCALAR_TYPE_FLOAT;
-    d.tensor.sizes = size1;
-    d.tensor.dim = 1;
-    d.tensor.offset = 128;
-    d.output = 1;
-    etw_debug(w, &d);
+    debug_tensor(w, UINT64_MAX, 0, -1, ETK_SCALAR_TYPE_FLOAT, size1, 128, 1);
     etw_profile_simple(w, "Method::execute", -1, 0, 80, 300 + (uint64_t)k);
     etw_run_end(w);
   }

@@ -10,16 +10,16 @@
 #include <string.h>
 
 #include "../etdump/bad_inputs.h"
-#include "../etdump/etdump_writer.h"
+#include "fixture_files.h"
 #include "fixtures.h"
 
 /* Writes [sel][dump] or, when sel has bit 4 (a debug buffer follows the
- * dump), [sel][debug_len][dump][debug_len bytes 0..]. */
+ * dump), [sel][debug_len][dump][debug_len bytes 0..] as DIR/STEM-SEL. */
 static int emit(const char *dir, const char *stem, uint8_t sel,
                 const uint8_t *b, size_t len, uint8_t debug_len) {
-  char path[4096];
+  char name[256];
   size_t extra = (sel & 0x10) ? 1u + debug_len : 0u;
-  snprintf(path, sizeof path, "%s/%s-%02x", dir, stem, sel);
+  snprintf(name, sizeof name, "%s-%02x", stem, sel);
   uint8_t *buf = malloc(len + 1 + extra);
   if (!buf) return 1;
   size_t at = 0;
@@ -28,9 +28,7 @@ static int emit(const char *dir, const char *stem, uint8_t sel,
   if (len) memcpy(buf + at, b, len);
   at += len;
   for (size_t k = 0; extra && k < debug_len; k++) buf[at++] = (uint8_t)k;
-  int bad = etw_write_file(path, buf, at);
-  free(buf);
-  return bad;
+  return etk_test_fixture_write("make_corpus", dir, name, buf, at);
 }
 
 int main(int argc, char **argv) {
@@ -38,15 +36,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: make_corpus OUT_DIR\n");
     return 2;
   }
-  static const struct {
-    const char *stem;
-    uint8_t *(*build)(size_t *);
-  } seeds[] = {{"appendix_b", fixture_appendix_b},
-               {"appendix_c", fixture_appendix_c},
-               {"hostile", fixture_hostile_names},
-               {"allocations", fixture_allocations},
-               {"wrap", fixture_wrap},
-               {"delegates", fixture_delegates}};
+  static const etk_test_fixture_t seeds[] = {
+      {"appendix_b", fixture_appendix_b},
+      {"appendix_c", fixture_appendix_c},
+      {"hostile", fixture_hostile_names},
+      {"allocations", fixture_allocations},
+      {"wrap", fixture_wrap},
+      {"delegates", fixture_delegates}};
   static const uint8_t sels[] = {0x02, 0x16, 0x7d, 0xf1};
   int bad = 0;
   for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
@@ -56,7 +52,7 @@ int main(int argc, char **argv) {
     /* 0x16 and 0x7d: a buffer holding every tensor of appendix_b/c (which
      * log up to byte 192); 0xf1: a truncated one */
     for (size_t k = 0; k < sizeof sels; k++)
-      bad |= emit(argv[1], seeds[i].stem, sels[k], b, len,
+      bad |= emit(argv[1], seeds[i].name, sels[k], b, len,
                   sels[k] == 0xf1 ? 100 : 255);
     free(b);
   }

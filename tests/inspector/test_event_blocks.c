@@ -13,6 +13,7 @@
 #include "etk_test.h"
 #include "etkit/schema.h"
 #include "fixtures.h"
+#include "inspector_open.h"
 #include "test_helpers.h"
 
 /* ------------------------------------------------------------ Appendix A */
@@ -56,6 +57,17 @@ static const char appendix_a[] =
     "16\tExecute\tMethod::execute\t1.898821\t1.898821\t1.898821\t1.898821\t1."
     "898821\t1.898821\t[]\tFalse\t\t[425313]\n";
 
+/* Finishes the writer, opens an inspector over a copy of the dump (times
+ * shown in `target`) and frees the writer; NULL when either fails. */
+static etk_inspector_t *open_written(etw_t *w, etk_time_scale_t target) {
+  size_t len = 0;
+  const uint8_t *bytes = etw_finish(w, &len);
+  etk_inspector_t *insp =
+      bytes ? th_open(bytes, len, ETK_TIME_NS, target, 0, NULL) : NULL;
+  etw_free(w);
+  return insp;
+}
+
 ETK_TEST(appendix_a_tsv_is_byte_identical) {
   const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
   if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
@@ -76,11 +88,8 @@ ETK_TEST(appendix_a_tsv_is_byte_identical) {
 /* ------------------------------------------------------------ Appendix B */
 
 ETK_TEST(appendix_b_merges_identical_runs) {
-  size_t len;
-  uint8_t *bytes = fixture_appendix_b(&len);
-  REQUIRE(bytes != NULL);
   etk_inspector_t *insp =
-      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, 0, NULL);
+      etk_test_inspector_build(fixture_appendix_b, ETK_TIME_US);
   REQUIRE(insp != NULL);
   REQUIRE(etk_inspector_block_count(insp) == 3);
   etk_inspector_block_t b0, b1, b2;
@@ -126,7 +135,6 @@ ETK_TEST(appendix_b_merges_identical_runs) {
   th_raw_repr(insp, th_find_event(insp, 1, "Method::execute"), s, sizeof s);
   CHECK_EQ_STR(s, "[0.121, 0.122, 0.124]");
   etk_inspector_close(insp);
-  free(bytes);
 }
 
 /* ------------------------------------------------------------ Appendix C */
@@ -297,11 +305,7 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
   etw_t *w = etw_new(1 << 16);
   for (int r = 0; r < 3; r++) {
     etw_run_begin(w, "Execute", -1);
-    etw_profile(w, &(etw_profile_t){.name = "op_a",
-                                    .iid = 0,
-                                    .dint = -1,
-                                    .start = 1,
-                                    .end = 5 + (uint64_t)r});
+    etw_profile_simple(w, "op_a", 0, 0, 1, 5 + (uint64_t)r);
     etw_debug_t d = {0};
     d.iid = 0;
     d.dint = -1;
@@ -309,16 +313,10 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
     d.int_value = 7;
     d.output = -1;
     etw_debug(w, &d);
-    if (r == 2)
-      etw_profile(
-          w, &(etw_profile_t){
-                 .name = "op_b", .iid = 1, .dint = -1, .start = 5, .end = 9});
+    if (r == 2) etw_profile_simple(w, "op_b", 0, 1, 5, 9);
     etw_run_end(w);
   }
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp =
-      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_MS);
   REQUIRE(insp && etk_inspector_block_count(insp) == 2);
   etk_inspector_block_t b;
   etk_inspector_event_t e;
@@ -341,7 +339,6 @@ ETK_TEST(gen_from_etdump_profiling_and_debugging) {
   CHECK(v.type == ETK_ETDUMP_VALUE_TYPE_INT && v.int_value == 7);
   CHECK_EQ_INT(etk_inspector_debug_mismatch_count(insp), 0);
   etk_inspector_close(insp);
-  etw_free(w);
 }
 
 ETK_TEST(delegated_events_convert_each_timestamp) {
@@ -405,11 +402,7 @@ ETK_TEST(debug_events_only) {
   d.name = "debug_event_name";
   etw_debug(w, &d);
   etw_run_end(w);
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  REQUIRE(bytes != NULL);
-  etk_inspector_t *insp =
-      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_MS);
   REQUIRE(insp && etk_inspector_block_count(insp) == 1);
   etk_inspector_event_t e;
   etk_inspector_event_get(insp, 0, &e);
@@ -428,7 +421,6 @@ ETK_TEST(debug_events_only) {
         NULL);
   free(tsv);
   etk_inspector_close(insp);
-  etw_free(w);
 }
 
 ETK_TEST(event_generation_names_and_scaling) {
@@ -455,10 +447,7 @@ ETK_TEST(event_generation_names_and_scaling) {
     etw_profile(w, &p);
     etw_run_end(w);
   }
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp =
-      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, 0, NULL);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_US);
   REQUIRE(insp && etk_inspector_block_count(insp) == 1);
   char s[128];
   th_raw_repr(insp, 0, s, sizeof s);
@@ -476,7 +465,6 @@ ETK_TEST(event_generation_names_and_scaling) {
     CHECK_EQ_U64(smp.start_time, 0); /* _start_time == [0, 0, 0] */
   }
   etk_inspector_close(insp);
-  etw_free(w);
 }
 
 ETK_TEST(duplicate_signature_in_a_run_keeps_last_sample_first_place) {
@@ -498,10 +486,7 @@ ETK_TEST(duplicate_signature_in_a_run_keeps_last_sample_first_place) {
   p.end = 107;
   etw_profile(w, &p);
   etw_run_end(w);
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp =
-      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_NS, 0, NULL);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_NS);
   REQUIRE(insp && etk_inspector_event_count(insp) == 2);
   etk_inspector_event_t e;
   etk_inspector_event_get(insp, 0, &e);
@@ -510,26 +495,22 @@ ETK_TEST(duplicate_signature_in_a_run_keeps_last_sample_first_place) {
   th_raw_repr(insp, 0, s, sizeof s);
   CHECK_EQ_STR(s, "[7.0]");
   etk_inspector_close(insp);
-  etw_free(w);
 }
 
 ETK_TEST(bundled_index_and_absent_events) {
   etw_t *w = etw_new(1 << 16);
   etw_run_begin(w, "Execute", 0);
-  etw_profile(w, &(etw_profile_t){.name = "x", .iid = 0, .dint = -1, .end = 3});
+  etw_profile_simple(w, "x", 0, 0, 0, 3);
   etw_run_end(w);
   etw_run_begin(w, "Skipped", -1);
   etw_run_without_events(w);
   etw_run_end(w);
   etw_run_begin(w, "Execute", 1);
-  etw_profile(w, &(etw_profile_t){.name = "x", .iid = 0, .dint = -1, .end = 3});
+  etw_profile_simple(w, "x", 0, 0, 0, 3);
   etw_run_end(w);
   etw_run_begin(w, "Empty", -1);
   etw_run_end(w); /* present but empty events vector */
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp =
-      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_MS);
   REQUIRE(insp && etk_inspector_block_count(insp) == 3);
   etk_inspector_block_t b;
   etk_inspector_block_get(insp, 2, &b);
@@ -552,7 +533,6 @@ ETK_TEST(bundled_index_and_absent_events) {
   CHECK(strstr(out, "Empty") == NULL);
   free(out);
   etk_inspector_close(insp);
-  etw_free(w);
 }
 
 ETK_TEST(inconsistent_debug_data_is_counted) {
@@ -562,8 +542,7 @@ ETK_TEST(inconsistent_debug_data_is_counted) {
   static const int64_t s2[] = {2}, s1[] = {1};
   for (int r = 0; r < 2; r++) {
     etw_run_begin(w, "Execute", -1);
-    etw_profile(w,
-                &(etw_profile_t){.name = "op", .iid = 0, .dint = -1, .end = 3});
+    etw_profile_simple(w, "op", 0, 0, 0, 3);
     etw_debug_t d = {0};
     d.iid = 0;
     d.dint = -1;
@@ -575,14 +554,10 @@ ETK_TEST(inconsistent_debug_data_is_counted) {
     etw_debug(w, &d);
     etw_run_end(w);
   }
-  size_t len;
-  const uint8_t *bytes = etw_finish(w, &len);
-  etk_inspector_t *insp =
-      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_MS);
   REQUIRE(insp && etk_inspector_block_count(insp) == 1);
   CHECK_EQ_INT(etk_inspector_debug_mismatch_count(insp), 1);
   etk_inspector_close(insp);
-  etw_free(w);
 }
 
 /* ------------------------------------------------------------ durations */
@@ -628,11 +603,7 @@ ETK_TEST(wrap_and_missing_end_fixed_and_quirk) {
 ETK_TEST(wrap_beyond_32_bits_is_upstreams_error) {
   etw_t *w = etw_new(1 << 16);
   etw_run_begin(w, "Execute", -1);
-  etw_profile(w, &(etw_profile_t){.name = "bad",
-                                  .iid = 0,
-                                  .dint = -1,
-                                  .start = 5000000000ull,
-                                  .end = 10});
+  etw_profile_simple(w, "bad", 0, 0, 5000000000ull, 10);
   etw_run_end(w);
   size_t len;
   const uint8_t *bytes = etw_finish(w, &len);

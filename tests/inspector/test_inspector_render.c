@@ -7,17 +7,8 @@
 
 #include "etk_test.h"
 #include "fixtures.h"
+#include "inspector_open.h"
 #include "test_helpers.h"
-
-static etk_inspector_t *open_fixture(uint8_t *(*build)(size_t *),
-                                     etk_time_scale_t tgt) {
-  size_t len;
-  uint8_t *b = build(&len);
-  if (!b) return NULL;
-  etk_inspector_t *insp = th_open(b, len, ETK_TIME_NS, tgt, 0, NULL);
-  free(b);
-  return insp;
-}
 
 static char *render_fmt(etk_inspector_t *insp, etk_inspect_format_t f) {
   etk_inspector_render_options_t ro;
@@ -27,7 +18,8 @@ static char *render_fmt(etk_inspector_t *insp, etk_inspect_format_t f) {
 }
 
 ETK_TEST(hostile_names_tsv_csv_quote_like_pandas) {
-  etk_inspector_t *insp = open_fixture(fixture_hostile_names, ETK_TIME_NS);
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_hostile_names, ETK_TIME_NS);
   REQUIRE(insp != NULL);
   char *tsv = render_fmt(insp, ETK_INSPECT_FORMAT_TSV);
   REQUIRE(tsv != NULL);
@@ -51,7 +43,8 @@ ETK_TEST(hostile_names_tsv_csv_quote_like_pandas) {
 }
 
 ETK_TEST(hostile_names_table_is_escaped) {
-  etk_inspector_t *insp = open_fixture(fixture_hostile_names, ETK_TIME_NS);
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_hostile_names, ETK_TIME_NS);
   REQUIRE(insp != NULL);
   char *t = render_fmt(insp, ETK_INSPECT_FORMAT_TABLE);
   REQUIRE(t != NULL);
@@ -86,7 +79,8 @@ ETK_TEST(hostile_names_table_is_escaped) {
 }
 
 ETK_TEST(json_carries_every_column_and_parses) {
-  etk_inspector_t *insp = open_fixture(fixture_hostile_names, ETK_TIME_NS);
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_hostile_names, ETK_TIME_NS);
   REQUIRE(insp != NULL);
   char *js = render_fmt(insp, ETK_INSPECT_FORMAT_JSON);
   REQUIRE(js != NULL);
@@ -169,7 +163,8 @@ ETK_TEST(json_debug_values_with_buffer) {
 }
 
 ETK_TEST(linked_fields_print_like_upstream) {
-  etk_inspector_t *insp = open_fixture(fixture_appendix_b, ETK_TIME_US);
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_appendix_b, ETK_TIME_US);
   REQUIRE(insp != NULL);
   size_t add = th_find_event(insp, 1, "native_call_add.out");
   const char *ops[] = {"aten.add.Tensor"};
@@ -247,7 +242,8 @@ ETK_TEST(linked_fields_print_like_upstream) {
 }
 
 ETK_TEST(sort_top_and_block_selection) {
-  etk_inspector_t *insp = open_fixture(fixture_appendix_b, ETK_TIME_US);
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_appendix_b, ETK_TIME_US);
   REQUIRE(insp != NULL);
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
@@ -291,7 +287,8 @@ ETK_TEST(sort_top_and_block_selection) {
 }
 
 ETK_TEST(summary_by_operator_type) {
-  etk_inspector_t *insp = open_fixture(fixture_delegates, ETK_TIME_NS);
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_delegates, ETK_TIME_NS);
   REQUIRE(insp != NULL);
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
@@ -329,7 +326,8 @@ ETK_TEST(summary_by_operator_type) {
 }
 
 ETK_TEST(no_blocks_and_units) {
-  etk_inspector_t *insp = open_fixture(fixture_appendix_b, ETK_TIME_US);
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_appendix_b, ETK_TIME_US);
   REQUIRE(insp != NULL);
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);

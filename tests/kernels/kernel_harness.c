@@ -62,6 +62,14 @@ static int64_t physical(const etk_tensor_t *t, int64_t linear) {
   return off;
 }
 
+int kt_tensor_from(kt_env_t *e, int dtype, int dim, const int32_t *sizes,
+                   const uint8_t *dim_order, void *data, size_t capacity,
+                   const double *logical) {
+  int v = kt_tensor(e, dtype, dim, sizes, dim_order, data, capacity);
+  kt_fill(e, v, logical);
+  return v;
+}
+
 void kt_fill(kt_env_t *e, int value_index, const double *logical) {
   etk_tensor_t *t = kt_t(e, value_index);
   int64_t n = etk_tensor_numel(t);

@@ -40,6 +40,10 @@ int kt_tensor(kt_env_t *e, int dtype, int dim, const int32_t *sizes,
 etk_tensor_t *kt_t(kt_env_t *e, int value_index);
 /* Writes logical (row-major) values into the tensor's storage. */
 void kt_fill(kt_env_t *e, int value_index, const double *logical);
+/* kt_tensor, then kt_fill with `logical`. */
+int kt_tensor_from(kt_env_t *e, int dtype, int dim, const int32_t *sizes,
+                   const uint8_t *dim_order, void *data, size_t capacity,
+                   const double *logical);
 /* Reads element `linear` (row-major logical index) as a double. */
 double kt_get(kt_env_t *e, int value_index, int64_t linear);
 

@@ -20,17 +20,22 @@ ETK_TEST(scalar_type_size_and_name) {
   CHECK_EQ_STR(etk_scalar_type_name(99), "UNKNOWN");
 }
 
+/* A FLOAT tensor header of sizes[0..dim) in the default dim order, no
+ * data, strides updated. */
+static void float_tensor(etk_tensor_t *t, int32_t dim, const int32_t *sizes) {
+  memset(t, 0, sizeof *t);
+  t->scalar_type = ETK_FLOAT;
+  t->dim = dim;
+  for (int32_t d = 0; d < dim; d++) {
+    t->sizes[d] = sizes[d];
+    t->dim_order[d] = (uint8_t)d;
+  }
+  etk_tensor_update_strides(t);
+}
+
 ETK_TEST(strides_follow_dim_order) {
   etk_tensor_t t;
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_FLOAT;
-  t.dim = 4;
-  t.sizes[0] = 2;
-  t.sizes[1] = 3;
-  t.sizes[2] = 4;
-  t.sizes[3] = 5;
-  for (int d = 0; d < 4; d++) t.dim_order[d] = (uint8_t)d;
-  etk_tensor_update_strides(&t);
+  float_tensor(&t, 4, (const int32_t[]){2, 3, 4, 5});
   CHECK_EQ_INT(t.strides[0], 60);
   CHECK_EQ_INT(t.strides[1], 20);
   CHECK_EQ_INT(t.strides[2], 5);
@@ -62,14 +67,8 @@ ETK_TEST(strides_follow_dim_order) {
 ETK_TEST(resize_static_and_dynamic) {
   etk_tensor_t t;
   int32_t same[2] = {2, 3}, other[2] = {3, 2}, small[1] = {4}, big[1] = {7};
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_FLOAT;
-  t.dim = 2;
-  t.sizes[0] = 2;
-  t.sizes[1] = 3;
-  t.dim_order[1] = 1;
+  float_tensor(&t, 2, same);
   t.capacity_bytes = 24;
-  etk_tensor_update_strides(&t);
   CHECK_EQ_INT(etk_tensor_resize(&t, 2, same), ETK_OK);
   CHECK_EQ_INT(etk_tensor_resize(&t, 2, other), ETK_E_INVALID_ARGUMENT);
   CHECK_EQ_INT(t.sizes[0], 2);

@@ -17,11 +17,9 @@ ETK_TEST(add_broadcast_with_alpha) {
   double a_v[6] = {1, 2, 3, 4, 5, 6}, b_v[3] = {10, 20, 30}, want[6];
   int a, b, out, alpha;
   kt_init(&e);
-  a = kt_tensor(&e, ETK_FLOAT, 2, sa, NULL, a_d, sizeof a_d);
-  b = kt_tensor(&e, ETK_FLOAT, 1, sb, NULL, b_d, sizeof b_d);
+  a = kt_tensor_from(&e, ETK_FLOAT, 2, sa, NULL, a_d, sizeof a_d, a_v);
+  b = kt_tensor_from(&e, ETK_FLOAT, 1, sb, NULL, b_d, sizeof b_d, b_v);
   out = kt_tensor(&e, ETK_FLOAT, 2, sa, NULL, o_d, sizeof o_d);
-  kt_fill(&e, a, a_v);
-  kt_fill(&e, b, b_v);
   alpha = kt_int(&e, 2);
   REQUIRE(kt_call(&e, "aten::add.out", KT_ARGS(a, b, alpha, out, out)) ==
           ETK_OK);
@@ -46,11 +44,9 @@ ETK_TEST(mul_broadcasts_both_sides) {
   double want[6] = {2, 8, 1, -3, -12, -1.5};
   int a, b, out;
   kt_init(&e);
-  a = kt_tensor(&e, ETK_FLOAT, 2, sa, NULL, a_d, sizeof a_d);
-  b = kt_tensor(&e, ETK_FLOAT, 2, sb, NULL, b_d, sizeof b_d);
+  a = kt_tensor_from(&e, ETK_FLOAT, 2, sa, NULL, a_d, sizeof a_d, a_v);
+  b = kt_tensor_from(&e, ETK_FLOAT, 2, sb, NULL, b_d, sizeof b_d, b_v);
   out = kt_tensor(&e, ETK_FLOAT, 2, so, NULL, o_d, sizeof o_d);
-  kt_fill(&e, a, a_v);
-  kt_fill(&e, b, b_v);
   REQUIRE(kt_call(&e, "aten::mul.out", KT_ARGS(a, b, out, out)) == ETK_OK);
   CHECK(kt_max_err(&e, out, want, 6) == 0.0);
 }
@@ -66,11 +62,9 @@ ETK_TEST(binary_non_contiguous_operands) {
   int a, b, out, alpha;
   for (int k = 0; k < 24; k++) a_v[k] = k * 1.5 - 7;
   kt_init(&e);
-  a = kt_tensor(&e, ETK_FLOAT, 3, sa, oa, a_d, sizeof a_d);
-  b = kt_tensor(&e, ETK_FLOAT, 2, sb, NULL, b_d, sizeof b_d);
+  a = kt_tensor_from(&e, ETK_FLOAT, 3, sa, oa, a_d, sizeof a_d, a_v);
+  b = kt_tensor_from(&e, ETK_FLOAT, 2, sb, NULL, b_d, sizeof b_d, b_v);
   out = kt_tensor(&e, ETK_FLOAT, 3, sa, oo, o_d, sizeof o_d);
-  kt_fill(&e, a, a_v);
-  kt_fill(&e, b, b_v);
   alpha = kt_int(&e, 1);
   REQUIRE(kt_call(&e, "aten::add.out", KT_ARGS(a, b, alpha, out, out)) ==
           ETK_OK);
@@ -92,11 +86,9 @@ ETK_TEST(integer_and_mixed_dtypes) {
   double a_v[4] = {1, -2, 2147483647, 7}, b_v[4] = {10, 20, 1, -3};
   int a, b, out, alpha;
   kt_init(&e);
-  a = kt_tensor(&e, ETK_INT, 1, s, NULL, a_d, sizeof a_d);
-  b = kt_tensor(&e, ETK_LONG, 1, s, NULL, b_d, sizeof b_d);
+  a = kt_tensor_from(&e, ETK_INT, 1, s, NULL, a_d, sizeof a_d, a_v);
+  b = kt_tensor_from(&e, ETK_LONG, 1, s, NULL, b_d, sizeof b_d, b_v);
   out = kt_tensor(&e, ETK_LONG, 1, s, NULL, o_d, sizeof o_d);
-  kt_fill(&e, a, a_v);
-  kt_fill(&e, b, b_v);
   alpha = kt_int(&e, 3);
   REQUIRE(kt_call(&e, "aten::add.out", KT_ARGS(a, b, alpha, out, out)) ==
           ETK_OK);
@@ -198,11 +190,9 @@ ETK_TEST(division_rounding_modes) {
   double a_v[6] = {-7, 7, 7, -7, 1, 5}, b_v[6] = {2, 2, -2, -2, 0.1, 0};
   int a, b, out, mode;
   kt_init(&e);
-  a = kt_tensor(&e, ETK_FLOAT, 1, s, NULL, a_d, sizeof a_d);
-  b = kt_tensor(&e, ETK_FLOAT, 1, s, NULL, b_d, sizeof b_d);
+  a = kt_tensor_from(&e, ETK_FLOAT, 1, s, NULL, a_d, sizeof a_d, a_v);
+  b = kt_tensor_from(&e, ETK_FLOAT, 1, s, NULL, b_d, sizeof b_d, b_v);
   out = kt_tensor(&e, ETK_FLOAT, 1, s, NULL, o_d, sizeof o_d);
-  kt_fill(&e, a, a_v);
-  kt_fill(&e, b, b_v);
   mode = kt_string(&e, "trunc");
   REQUIRE(kt_call(&e, "aten::div.out_mode", KT_ARGS(a, b, mode, out, out)) ==
           ETK_OK);
@@ -293,9 +283,8 @@ ETK_TEST(activations_against_formulas) {
   float x_d[7], o_d[7];
   int x, out;
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 1, s, NULL, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 1, s, NULL, x_d, sizeof x_d, x_v);
   out = kt_tensor(&e, ETK_FLOAT, 1, s, NULL, o_d, sizeof o_d);
-  kt_fill(&e, x, x_v);
   REQUIRE(kt_call(&e, "aten::relu.out", KT_ARGS(x, out, out)) == ETK_OK);
   for (int k = 0; k < 7; k++) want[k] = x_v[k] < 0 ? 0 : x_v[k];
   CHECK(kt_max_err(&e, out, want, 7) == 0.0);
@@ -407,9 +396,8 @@ ETK_TEST(unary_channels_last_in_contiguous_out) {
   int x, out;
   for (int k = 0; k < 12; k++) x_v[k] = (k % 5) - 2.0;
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 4, s, kChannelsLast, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 4, s, kChannelsLast, x_d, sizeof x_d, x_v);
   out = kt_tensor(&e, ETK_FLOAT, 4, s, NULL, o_d, sizeof o_d);
-  kt_fill(&e, x, x_v);
   REQUIRE(kt_call(&e, "aten::relu.out", KT_ARGS(x, out, out)) == ETK_OK);
   for (int k = 0; k < 12; k++) want[k] = x_v[k] > 0 ? x_v[k] : 0;
   CHECK(kt_max_err(&e, out, want, 12) == 0.0);
@@ -481,9 +469,8 @@ ETK_TEST(softmax_middle_dim_non_contiguous) {
   int x, out, dim, none;
   for (int k = 0; k < 24; k++) x_v[k] = sin(k * 0.7) * 3;
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 3, s, order, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 3, s, order, x_d, sizeof x_d, x_v);
   out = kt_tensor(&e, ETK_FLOAT, 3, s, NULL, o_d, sizeof o_d);
-  kt_fill(&e, x, x_v);
   dim = kt_int(&e, 1);
   none = kt_none(&e);
   REQUIRE(kt_call(&e, "aten::softmax.int_out",

@@ -304,10 +304,10 @@ ETK_TEST(max_pool_with_indices_reference) {
     for (int q = 0; q < n * c * h * w; q++)
       x_v[q] = (q * 37 % 23) - 11; /* ties */
     kt_init(&e);
-    x = kt_tensor(&e, ETK_FLOAT, 4, xs, cases[ci].order, x_d, sizeof x_d);
+    x = kt_tensor_from(&e, ETK_FLOAT, 4, xs, cases[ci].order, x_d, sizeof x_d,
+                       x_v);
     y = kt_tensor(&e, ETK_FLOAT, 4, ys, cases[ci].order, y_d, sizeof y_d);
     ix = kt_tensor(&e, ETK_LONG, 4, ys, NULL, i_d, sizeof i_d);
-    kt_fill(&e, x, x_v);
     REQUIRE(kt_call(&e, "aten::max_pool2d_with_indices.out",
                     KT_ARGS(x, kt_int_list(&e, 1, kk), kt_int_list(&e, 1, ss),
                             kt_int_list(&e, 1, pp), kt_int_list(&e, 1, dd),
@@ -411,9 +411,9 @@ ETK_TEST(avg_pool_reference) {
     int x, y, div;
     for (int q = 0; q < n * c * h * w; q++) x_v[q] = pseudo(q);
     kt_init(&e);
-    x = kt_tensor(&e, ETK_FLOAT, 4, xs, cases[ci].order, x_d, sizeof x_d);
+    x = kt_tensor_from(&e, ETK_FLOAT, 4, xs, cases[ci].order, x_d, sizeof x_d,
+                       x_v);
     y = kt_tensor(&e, ETK_FLOAT, 4, ys, NULL, y_d, sizeof y_d);
-    kt_fill(&e, x, x_v);
     div = cases[ci].divisor ? kt_int(&e, cases[ci].divisor) : kt_none(&e);
     REQUIRE(kt_call(&e, "aten::avg_pool2d.out",
                     KT_ARGS(x, kt_int_list(&e, 2, kk), kt_int_list(&e, 2, ss),
@@ -453,10 +453,9 @@ ETK_TEST(adaptive_avg_pool_reference) {
   int x, y, gy;
   for (int q = 0; q < 70; q++) x_v[q] = pseudo(q);
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 4, xs, kChannelsLast, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 4, xs, kChannelsLast, x_d, sizeof x_d, x_v);
   y = kt_tensor(&e, ETK_FLOAT, 4, ys, NULL, y_d, sizeof y_d);
   gy = kt_tensor(&e, ETK_FLOAT, 4, gs, NULL, g_d, sizeof g_d);
-  kt_fill(&e, x, x_v);
   REQUIRE(kt_call(&e, "aten::_adaptive_avg_pool2d.out",
                   KT_ARGS(x, kt_int_list(&e, 2, osz), y, y)) == ETK_OK);
   for (int c = 0; c < 2; c++)
@@ -493,15 +492,12 @@ ETK_TEST(layer_norm_reference) {
     b_v[q] = -0.05 * q;
   }
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 3, xs, order, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 3, xs, order, x_d, sizeof x_d, x_v);
   y = kt_tensor(&e, ETK_FLOAT, 3, xs, NULL, y_d, sizeof y_d);
   m = kt_tensor(&e, ETK_FLOAT, 3, ms, NULL, m_d, sizeof m_d);
   r = kt_tensor(&e, ETK_FLOAT, 3, ms, NULL, r_d, sizeof r_d);
-  w = kt_tensor(&e, ETK_FLOAT, 2, ws, NULL, w_d, sizeof w_d);
-  b = kt_tensor(&e, ETK_FLOAT, 2, ws, NULL, b_d, sizeof b_d);
-  kt_fill(&e, x, x_v);
-  kt_fill(&e, w, w_v);
-  kt_fill(&e, b, b_v);
+  w = kt_tensor_from(&e, ETK_FLOAT, 2, ws, NULL, w_d, sizeof w_d, w_v);
+  b = kt_tensor_from(&e, ETK_FLOAT, 2, ws, NULL, b_d, sizeof b_d, b_v);
   REQUIRE(kt_call(&e, "aten::native_layer_norm.out",
                   KT_ARGS(x, kt_int_list(&e, 2, nshape), w, b,
                           kt_double(&e, 1e-5), y, m, r, y, m, r)) == ETK_OK);
@@ -565,7 +561,7 @@ ETK_TEST(batch_norm_no_training_reference) {
   int x, y, rm, rv, w, b, mo, io;
   for (int q = 0; q < 24; q++) x_v[q] = pseudo(q);
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 4, xs, kChannelsLast, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 4, xs, kChannelsLast, x_d, sizeof x_d, x_v);
   y = kt_tensor(&e, ETK_FLOAT, 4, xs, kChannelsLast, y_d, sizeof y_d);
   rm = kt_tensor(&e, ETK_FLOAT, 1, cs, NULL, mu, sizeof mu);
   rv = kt_tensor(&e, ETK_FLOAT, 1, cs, NULL, var, sizeof var);
@@ -573,7 +569,6 @@ ETK_TEST(batch_norm_no_training_reference) {
   b = kt_tensor(&e, ETK_FLOAT, 1, cs, NULL, b_d, sizeof b_d);
   mo = kt_tensor(&e, ETK_FLOAT, 1, es, NULL, NULL, 0);
   io = kt_tensor(&e, ETK_FLOAT, 1, es, NULL, NULL, 0);
-  kt_fill(&e, x, x_v);
   REQUIRE(kt_call(&e, "aten::_native_batch_norm_legit_no_training.out",
                   KT_ARGS(x, w, b, rm, rv, kt_double(&e, 0.1),
                           kt_double(&e, 1e-5), y, mo, io, y, mo, io)) ==
@@ -656,11 +651,9 @@ ETK_TEST(mm_bmm_addmm_linear) {
       x_v[q] = q - 6;
       y_v[q] = (q % 4) * 0.5;
     }
-    x = kt_tensor(&e, ETK_FLOAT, 3, xs, NULL, x_d, sizeof x_d);
-    y = kt_tensor(&e, ETK_FLOAT, 3, ys, NULL, y_d, sizeof y_d);
+    x = kt_tensor_from(&e, ETK_FLOAT, 3, xs, NULL, x_d, sizeof x_d, x_v);
+    y = kt_tensor_from(&e, ETK_FLOAT, 3, ys, NULL, y_d, sizeof y_d, y_v);
     z = kt_tensor(&e, ETK_FLOAT, 3, zs, NULL, z_d, sizeof z_d);
-    kt_fill(&e, x, x_v);
-    kt_fill(&e, y, y_v);
     REQUIRE(kt_call(&e, "aten::bmm.out", KT_ARGS(x, y, z, z)) == ETK_OK);
     matmul_ref(2, 3, 2, x_v, y_v, zw);
     matmul_ref(2, 3, 2, x_v + 6, y_v + 6, zw + 4);
@@ -677,12 +670,10 @@ ETK_TEST(mm_bmm_addmm_linear) {
     for (int q = 0; q < 12; q++) w_v[q] = pseudo(q + 90);
     for (int r = 0; r < 3; r++)
       for (int t = 0; t < 4; t++) wt_v[t * 3 + r] = w_v[r * 4 + t];
-    in = kt_tensor(&e, ETK_FLOAT, 3, is, io, i_d, sizeof i_d);
-    w = kt_tensor(&e, ETK_FLOAT, 2, ws, NULL, w_d, sizeof w_d);
+    in = kt_tensor_from(&e, ETK_FLOAT, 3, is, io, i_d, sizeof i_d, i_v);
+    w = kt_tensor_from(&e, ETK_FLOAT, 2, ws, NULL, w_d, sizeof w_d, w_v);
     bias = kt_tensor(&e, ETK_FLOAT, 1, bsz, NULL, bb, sizeof bb);
     out = kt_tensor(&e, ETK_FLOAT, 3, os, NULL, o_d, sizeof o_d);
-    kt_fill(&e, in, i_v);
-    kt_fill(&e, w, w_v);
     REQUIRE(kt_call(&e, "aten::linear.out", KT_ARGS(in, w, bias, out, out)) ==
             ETK_OK);
     matmul_ref(4, 4, 3, i_v, wt_v, ow);

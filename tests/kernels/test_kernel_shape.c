@@ -25,9 +25,8 @@ ETK_TEST(view_copy_reshapes_in_logical_order) {
   iota(x_v, 12, 0);
   kt_init(&e);
   /* channels-last input: memory order differs from logical order */
-  x = kt_tensor(&e, ETK_FLOAT, 4, xs, kChannelsLast, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 4, xs, kChannelsLast, x_d, sizeof x_d, x_v);
   y = kt_tensor(&e, ETK_FLOAT, 2, ys, NULL, y_d, sizeof y_d);
-  kt_fill(&e, x, x_v);
   REQUIRE(kt_call(&e, "aten::view_copy.out",
                   KT_ARGS(x, kt_int_list(&e, 2, size), y, y)) == ETK_OK);
   for (int k = 0; k < 12; k++) CHECK(y_d[k] == (float)k);
@@ -61,9 +60,8 @@ ETK_TEST(permute_transpose_t) {
   int x, p, t;
   iota(x_v, 24, 1);
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 3, xs, NULL, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 3, xs, NULL, x_d, sizeof x_d, x_v);
   p = kt_tensor(&e, ETK_FLOAT, 3, ps, NULL, p_d, sizeof p_d);
-  kt_fill(&e, x, x_v);
   REQUIRE(kt_call(&e, "aten::permute_copy.out",
                   KT_ARGS(x, kt_int_list(&e, 3, dims), p, p)) == ETK_OK);
   /* out[k][i][j] = x[i][j][k] */
@@ -152,9 +150,8 @@ ETK_TEST(clone_dim_order_and_to_copy) {
   int x, y;
   for (int k = 0; k < 12; k++) x_v[k] = k * 0.5 - 2.75;
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 4, xs, NULL, x_d, sizeof x_d);
+  x = kt_tensor_from(&e, ETK_FLOAT, 4, xs, NULL, x_d, sizeof x_d, x_v);
   y = kt_tensor(&e, ETK_FLOAT, 4, xs, kChannelsLast, y_d, sizeof y_d);
-  kt_fill(&e, x, x_v);
   /* contiguous -> channels-last, as model.pte's _clone_dim_order does */
   REQUIRE(kt_call(&e, "dim_order_ops::_clone_dim_order.out",
                   KT_ARGS(x, kt_bool(&e, false), kt_int_list(&e, 4, cl), y,
@@ -271,8 +268,7 @@ ETK_TEST(slice_and_select) {
   int x, y;
   iota(x_v, 21, 0);
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 2, xs, NULL, x_d, sizeof x_d);
-  kt_fill(&e, x, x_v);
+  x = kt_tensor_from(&e, ETK_FLOAT, 2, xs, NULL, x_d, sizeof x_d, x_v);
   /* x[:, -6:100:2] -> columns 1, 3, 5 */
   {
     int32_t ys[2] = {3, 3};
@@ -335,10 +331,9 @@ ETK_TEST(embedding_and_index_select) {
   int w, ix, out, rest[3];
   iota(w_v, 12, 100);
   kt_init(&e);
-  w = kt_tensor(&e, ETK_FLOAT, 2, ws, NULL, w_d, sizeof w_d);
+  w = kt_tensor_from(&e, ETK_FLOAT, 2, ws, NULL, w_d, sizeof w_d, w_v);
   ix = kt_tensor(&e, ETK_LONG, 2, is, NULL, i_d, sizeof i_d);
   out = kt_tensor(&e, ETK_FLOAT, 3, os, NULL, o_d, sizeof o_d);
-  kt_fill(&e, w, w_v);
   rest[0] = kt_int(&e, -1);
   rest[1] = kt_bool(&e, false);
   rest[2] = kt_bool(&e, false);
@@ -487,8 +482,7 @@ ETK_TEST(sum_and_mean) {
   int x;
   for (int k = 0; k < 24; k++) x_v[k] = k * 0.5 - 3;
   kt_init(&e);
-  x = kt_tensor(&e, ETK_FLOAT, 3, xs, order, x_d, sizeof x_d);
-  kt_fill(&e, x, x_v);
+  x = kt_tensor_from(&e, ETK_FLOAT, 3, xs, order, x_d, sizeof x_d, x_v);
   /* sum over dims (0, 2), keepdim -> [1, 3, 1] */
   {
     int32_t os[3] = {1, 3, 1};

@@ -13,6 +13,7 @@
 #include "etkit/memory_plan.h"
 #include "etkit/program.h"
 #include "memory_plan_fixtures.h"
+#include "render_capture.h"
 
 static etk_memory_plan_t *open_fixture(const char *name) {
   for (size_t i = 0; i < mpf_fixture_count; i++) {
@@ -80,11 +81,9 @@ ETK_TEST(unsafe_plan_is_reported_not_refused) {
   CHECK(p->overlaps[0].first == 1 && p->overlaps[0].last == 1);
   CHECK(p->overlaps[1].a == 2 && p->overlaps[1].b == 3);
   CHECK(p->overlaps[1].first == 2 && p->overlaps[1].last == 2);
-  etk_render_sink_t s;
-  etk_render_sink_init_memory(&s);
-  CHECK_EQ_U64(etk_memory_plan_render_problems(p, &s), 2);
-  size_t len;
-  char *text = etk_render_sink_take(&s, &len);
+  etk_render_sink_t *s = etk_test_capture_new();
+  CHECK_EQ_U64(etk_memory_plan_render_problems(p, s), 2);
+  char *text = etk_test_capture_finish(s, ETK_OK);
   REQUIRE(text);
   CHECK(strstr(text, "unsafe plan: values 1 and 2 share bytes [64, 96)"));
   free(text);
@@ -162,11 +161,9 @@ ETK_TEST(long_chain_and_trace_rows) {
   CHECK(lifetime_is(p, 1500, 1498, 1499) && lifetime_is(p, 3001, 2999, 2999));
   CHECK_EQ_U64(p->buffers[0].peak_bytes, 768);
   CHECK_EQ_INT(p->buffers[0].peak_instruction, 0);
-  etk_render_sink_t s;
-  etk_render_sink_init_memory(&s);
-  REQUIRE(etk_memory_plan_render_trace(p, 0, &s, NULL) == ETK_OK);
-  size_t len;
-  char *text = etk_render_sink_take(&s, &len);
+  etk_render_sink_t *s = etk_test_capture_new();
+  char *text =
+      etk_test_capture_finish(s, etk_memory_plan_render_trace(p, 0, s, NULL));
   REQUIRE(text);
   /* 3 live tensors in each of the 3000 rows */
   size_t events = 0;
@@ -183,11 +180,9 @@ ETK_TEST(long_chain_and_trace_rows) {
 ETK_TEST(html_page_is_self_contained) {
   etk_memory_plan_t *p = open_fixture("chain_unsafe");
   REQUIRE(p);
-  etk_render_sink_t s;
-  etk_render_sink_init_memory(&s);
-  REQUIRE(etk_memory_plan_render_html(p, &s, NULL) == ETK_OK);
-  size_t len;
-  char *html = etk_render_sink_take(&s, &len);
+  etk_render_sink_t *s = etk_test_capture_new();
+  char *html =
+      etk_test_capture_finish(s, etk_memory_plan_render_html(p, s, NULL));
   REQUIRE(html);
   CHECK(strstr(html, "<svg"));
   CHECK(strstr(html, "class=\"overlap\""));
@@ -380,11 +375,9 @@ ETK_TEST(etrecord_names_tensors) {
   CHECK(strcmp(tensor(p, 1)->name, "relu_1") == 0);
   CHECK(strcmp(tensor(p, 3)->module, "block2") == 0);
   CHECK(strstr(tensor(p, 4)->source, "line 13"));
-  etk_render_sink_t s;
-  etk_render_sink_init_memory(&s);
-  REQUIRE(etk_memory_plan_render_trace(p, 0, &s, NULL) == ETK_OK);
-  size_t len;
-  char *text = etk_render_sink_take(&s, &len);
+  etk_render_sink_t *s = etk_test_capture_new();
+  char *text =
+      etk_test_capture_finish(s, etk_memory_plan_render_trace(p, 0, s, NULL));
   REQUIRE(text);
   CHECK(strstr(text, "\"name\": \"relu_2\""));
   CHECK(strstr(text, "\"fqn\": \"block1\""));

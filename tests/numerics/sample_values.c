@@ -8,8 +8,8 @@
 
 static etk_pickle_value_t v_none = {.kind = ETK_PICKLE_NONE};
 static etk_pickle_value_t v_true = {.kind = ETK_PICKLE_BOOL, .b = true};
-static etk_pickle_value_t v_ints[11];
-static const etk_pickle_value_t *ints_items[11];
+static etk_pickle_value_t v_ints[SAMPLE_PICKLE_INT_COUNT];
+static const etk_pickle_value_t *ints_items[SAMPLE_PICKLE_INT_COUNT];
 static etk_pickle_value_t v_int_list = {.kind = ETK_PICKLE_LIST};
 static etk_pickle_value_t v_floats[3];
 static const etk_pickle_value_t *float_items[3];
@@ -71,24 +71,26 @@ static void tensor(etk_torch_tensor_t *t, int32_t dtype, size_t es,
                                       but says so through its strides) */
 }
 
+const int64_t sample_pickle_ints[SAMPLE_PICKLE_INT_COUNT] = {0,
+                                                             255,
+                                                             256,
+                                                             65535,
+                                                             65536,
+                                                             -1,
+                                                             2147483647,
+                                                             -2147483647 - 1,
+                                                             2147483648LL,
+                                                             INT64_MAX,
+                                                             INT64_MIN};
+
 const etk_pickle_value_t *sample_values(void) {
-  static const int64_t ints[11] = {0,
-                                   255,
-                                   256,
-                                   65535,
-                                   65536,
-                                   -1,
-                                   2147483647,
-                                   -2147483647 - 1,
-                                   2147483648LL,
-                                   INT64_MAX,
-                                   INT64_MIN};
-  for (int i = 0; i < 11; i++) {
-    v_ints[i] = (etk_pickle_value_t){.kind = ETK_PICKLE_INT, .i = ints[i]};
+  for (int i = 0; i < SAMPLE_PICKLE_INT_COUNT; i++) {
+    v_ints[i] = (etk_pickle_value_t){.kind = ETK_PICKLE_INT,
+                                     .i = sample_pickle_ints[i]};
     ints_items[i] = &v_ints[i];
   }
   v_int_list.items = ints_items;
-  v_int_list.count = 11;
+  v_int_list.count = SAMPLE_PICKLE_INT_COUNT;
   static const double floats[3] = {0.5, -1e300, 1.0 / 3.0};
   for (int i = 0; i < 3; i++) {
     v_floats[i] =

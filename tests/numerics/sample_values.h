@@ -7,7 +7,14 @@
 #ifndef ETK_NUMERICS_SAMPLE_VALUES_H
 #define ETK_NUMERICS_SAMPLE_VALUES_H
 
+#include <stdint.h>
+
 #include "etkit/etrecord.h"
+
+/* Integers at the edges of the pickle opcodes (BININT1, BININT2, BININT,
+ * LONG1): the "ints" list of the sample, and of the committed nested.pt. */
+#define SAMPLE_PICKLE_INT_COUNT 11
+extern const int64_t sample_pickle_ints[SAMPLE_PICKLE_INT_COUNT];
 
 /* The root (an OrderedDict); static storage, valid for the program's
  * life.  Building it twice gives the same tree. */

@@ -168,36 +168,40 @@ ETK_TEST(archive_layout_is_torchs) {
   free(bytes);
 }
 
-ETK_TEST(bad_trees_are_refused) {
+/* The writer refuses `v` with `code` and, when `message` is not NULL,
+ * exactly that error line; nothing is returned. */
+static void check_refused(const etk_pickle_value_t *v, int code,
+                          const char *message) {
   uint8_t *out = NULL;
   size_t len = 0;
   etk_error_t err;
   char line[512];
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_torch_save_memory(v, &out, &len, &err), code);
+  if (message) CHECK_EQ_STR(etk_error_format(&err, line, sizeof line), message);
+  CHECK(out == NULL);
+}
+
+ETK_TEST(bad_trees_are_refused) {
   etk_pickle_value_t bytes = {.kind = ETK_PICKLE_BYTES, .str = "ab", .len = 2};
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_torch_save_memory(&bytes, &out, &len, &err),
-               ETK_E_UNSUPPORTED);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "torch.save writer: a bytes value cannot be written in a "
-               "protocol-2 torch.save archive");
-  /* a list that contains itself */
-  etk_pickle_value_t loop = {.kind = ETK_PICKLE_LIST};
-  const etk_pickle_value_t *items[1] = {&loop};
-  loop.items = items;
-  loop.count = 1;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_torch_save_memory(&loop, &out, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "torch.save writer: a list contains itself (cycles cannot be "
-               "pickled for etkit's reader)");
-  /* a tuple that contains itself */
-  etk_pickle_value_t tloop = {.kind = ETK_PICKLE_TUPLE};
-  const etk_pickle_value_t *titems[1] = {&tloop};
-  tloop.items = titems;
-  tloop.count = 1;
-  CHECK_EQ_INT(etk_torch_save_memory(&tloop, &out, &len, NULL),
-               ETK_E_INVALID_ARGUMENT);
+  check_refused(&bytes, ETK_E_UNSUPPORTED,
+                "torch.save writer: a bytes value cannot be written in a "
+                "protocol-2 torch.save archive");
+  /* a list, then a tuple, that contains itself */
+  static const struct {
+    etk_pickle_kind_t kind;
+    const char *message;
+  } loops[] = {{ETK_PICKLE_LIST,
+                "torch.save writer: a list contains itself (cycles cannot be "
+                "pickled for etkit's reader)"},
+               {ETK_PICKLE_TUPLE, NULL}};
+  for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
+    etk_pickle_value_t loop = {.kind = loops[i].kind};
+    const etk_pickle_value_t *items[1] = {&loop};
+    loop.items = items;
+    loop.count = 1;
+    check_refused(&loop, ETK_E_INVALID_ARGUMENT, loops[i].message);
+  }
   /* a tensor whose elements leave its storage */
   static const float data[2] = {1, 2};
   static const int64_t sizes[1] = {3};
@@ -208,17 +212,12 @@ ETK_TEST(bad_trees_are_refused) {
                           .storage = (const uint8_t *)data,
                           .storage_nbytes = sizeof data};
   etk_pickle_value_t tv = {.kind = ETK_PICKLE_TENSOR, .tensor = &t};
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_torch_save_memory(&tv, &out, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "torch.save writer: tensor elements leave its storage (8 "
-               "bytes)");
+  check_refused(&tv, ETK_E_INVALID_ARGUMENT,
+                "torch.save writer: tensor elements leave its storage (8 "
+                "bytes)");
   t.dtype = 9; /* complex64 */
-  CHECK_EQ_INT(etk_torch_save_memory(&tv, &out, &len, NULL), ETK_E_UNSUPPORTED);
-  CHECK_EQ_INT(etk_torch_save_memory(NULL, &out, &len, NULL),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK(out == NULL);
+  check_refused(&tv, ETK_E_UNSUPPORTED, NULL);
+  check_refused(NULL, ETK_E_INVALID_ARGUMENT, NULL);
 }
 
 /* ------------------------------------------------ ETRecord references */
@@ -248,6 +247,44 @@ static etk_etrecord_method_desc_t one_method(etk_etrecord_node_desc_t *node) {
   return m;
 }
 
+/* A record of one_method() alone in *desc (*m and *node hold it); the
+ * tests add members to it. */
+static void one_method_record(etk_etrecord_desc_t *desc,
+                              etk_etrecord_method_desc_t *m,
+                              etk_etrecord_node_desc_t *node) {
+  *m = one_method(node);
+  memset(desc, 0, sizeof *desc);
+  desc->methods = m;
+  desc->method_count = 1;
+}
+
+/* Writes the ETRecord `desc` describes and opens it again; NULL when
+ * either step fails. */
+static etk_etrecord_t *write_and_open(const etk_etrecord_desc_t *desc) {
+  uint8_t *zip = NULL;
+  size_t len = 0;
+  etk_etrecord_t *rec = NULL;
+  if (etk_etrecord_write_memory(desc, &zip, &len, NULL) != ETK_OK) return NULL;
+  if (etk_etrecord_open_memory(zip, len, NULL, &rec, NULL) != ETK_OK)
+    rec = NULL;
+  free(zip);
+  return rec;
+}
+
+/* The writer refuses `desc` as an invalid argument with exactly `message`. */
+static void check_write_refused(const etk_etrecord_desc_t *desc,
+                                const char *message) {
+  uint8_t *zip = NULL;
+  size_t len = 0;
+  etk_error_t err;
+  char line[512];
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_etrecord_write_memory(desc, &zip, &len, &err),
+               ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line), message);
+  CHECK(zip == NULL);
+}
+
 ETK_TEST(etrecord_writer_stores_references) {
   static const float case0[4] = {1, -2, 3, -4}, case1[4] = {0.5f, 0, 0, 8};
   static const int64_t idx0[1] = {3};
@@ -262,20 +299,14 @@ ETK_TEST(etrecord_writer_stores_references) {
   etk_torch_tensor_desc_t in[1] = {{6, 2, s22, input, sizeof input}};
   etk_etrecord_references_desc_t refs = {&ref, 1, in, 1};
   etk_etrecord_node_desc_t node;
-  etk_etrecord_method_desc_t m = one_method(&node);
+  etk_etrecord_method_desc_t m;
   etk_etrecord_desc_t desc;
-  memset(&desc, 0, sizeof desc);
-  desc.methods = &m;
-  desc.method_count = 1;
+  one_method_record(&desc, &m, &node);
   desc.references = &refs;
-  uint8_t *zip = NULL;
-  size_t len = 0;
+  etk_etrecord_t *rec = write_and_open(&desc);
+  REQUIRE(rec != NULL);
   etk_error_t err;
   etk_error_clear(&err);
-  REQUIRE(etk_etrecord_write_memory(&desc, &zip, &len, &err) == ETK_OK);
-  etk_etrecord_t *rec = NULL;
-  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &rec, &err) == ETK_OK);
-  free(zip);
   etk_etrecord_info_t info;
   etk_etrecord_info_get(rec, &info);
   CHECK(info.features & ETK_ETRECORD_HAS_REFERENCE_OUTPUTS);
@@ -306,23 +337,16 @@ ETK_TEST(etrecord_writer_stores_references) {
   etk_etrecord_blob_desc_t extra = {"reference_outputs", "x", 1};
   desc.extra_members = &extra;
   desc.extra_member_count = 1;
-  char line[512];
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_etrecord_write_memory(&desc, &zip, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "ETRecord writer: extra member 'reference_outputs' would clash "
-               "with the references the writer writes");
+  check_write_refused(&desc,
+                      "ETRecord writer: extra member 'reference_outputs' "
+                      "would clash with the references the writer writes");
   desc.extra_members = NULL;
   desc.extra_member_count = 0;
   outs1[0].nbytes = 12;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_etrecord_write_memory(&desc, &zip, &len, &err),
-               ETK_E_INVALID_ARGUMENT);
-  CHECK_EQ_STR(etk_error_format(&err, line, sizeof line),
-               "ETRecord writer: references: tensor of dtype 6, 2 dims: "
-               "unsupported dtype, bad sizes, or nbytes 12 is not numel x "
-               "element size");
+  check_write_refused(&desc,
+                      "ETRecord writer: references: tensor of dtype 6, 2 "
+                      "dims: unsupported dtype, bad sizes, or nbytes 12 is "
+                      "not numel x element size");
 }
 
 ETK_TEST(legacy_pickled_reference_outputs_are_reported) {
@@ -330,19 +354,13 @@ ETK_TEST(legacy_pickled_reference_outputs_are_reported) {
   static const uint8_t legacy[] = {0x80, 0x04, '}', '.'};
   etk_etrecord_blob_desc_t extra = {"reference_outputs", legacy, sizeof legacy};
   etk_etrecord_node_desc_t node;
-  etk_etrecord_method_desc_t m = one_method(&node);
+  etk_etrecord_method_desc_t m;
   etk_etrecord_desc_t desc;
-  memset(&desc, 0, sizeof desc);
-  desc.methods = &m;
-  desc.method_count = 1;
+  one_method_record(&desc, &m, &node);
   desc.extra_members = &extra;
   desc.extra_member_count = 1;
-  uint8_t *zip = NULL;
-  size_t len = 0;
-  REQUIRE(etk_etrecord_write_memory(&desc, &zip, &len, NULL) == ETK_OK);
-  etk_etrecord_t *rec = NULL;
-  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &rec, NULL) == ETK_OK);
-  free(zip);
+  etk_etrecord_t *rec = write_and_open(&desc);
+  REQUIRE(rec != NULL);
   etk_torch_archive_t *a = NULL;
   etk_error_t err;
   etk_error_clear(&err);

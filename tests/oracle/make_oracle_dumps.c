@@ -30,28 +30,26 @@ static uint64_t rng(void) {
 static void delegated(etw_t *w, int32_t iid, int32_t dint, const char *dstr,
                       const char *meta, size_t meta_len, uint64_t start,
                       uint64_t end) {
-  etw_profile_t p = {0};
-  p.iid = iid;
-  p.dint = dstr ? ETW_NO_ID : dint;
-  p.dstr = dstr;
-  p.meta = (const uint8_t *)meta;
-  p.meta_len = (uint32_t)meta_len;
-  p.meta_present = meta != NULL;
-  p.start = start;
-  p.end = end;
+  etw_profile_t p = {.iid = iid,
+                     .dint = dstr ? ETW_NO_ID : dint,
+                     .dstr = dstr,
+                     .meta = (const uint8_t *)meta,
+                     .meta_len = (uint32_t)meta_len,
+                     .meta_present = meta != NULL,
+                     .start = start,
+                     .end = end};
   etw_profile(w, &p);
 }
 
 /* A debug event holding an Int (no debug buffer needed). */
 static void debug_int(etw_t *w, int32_t iid, int32_t dint, const char *name,
                       int64_t v) {
-  etw_debug_t d = {0};
-  d.iid = iid;
-  d.dint = dint;
-  d.name = name;
-  d.kind = ETW_VALUE_INT;
-  d.int_value = v;
-  d.output = -1;
+  etw_debug_t d = {.iid = iid,
+                   .dint = dint,
+                   .name = name,
+                   .kind = ETW_VALUE_INT,
+                   .int_value = v,
+                   .output = -1};
   etw_debug(w, &d);
 }
 
@@ -66,13 +64,27 @@ static int save(etw_t *w, const char *dir, const char *name) {
   return rc;
 }
 
+/* A new writer of `cap` bytes with its first run (block `name`) begun;
+ * NULL when out of memory. */
+static etw_t *writer_with_run(size_t cap, const char *name,
+                              int bundled_input_index) {
+  etw_t *w = etw_new(cap);
+  if (w) etw_run_begin(w, name, bundled_input_index);
+  return w;
+}
+
+/* Ends the writer's open run, then save(). */
+static int end_run_and_save(etw_t *w, const char *dir, const char *name) {
+  etw_run_end(w);
+  return save(w, dir, name);
+}
+
 /* Four identical Execute runs (merged into one block of 4 samples) plus a
  * Default block: percentiles and means of random durations need 16-17
  * digits; a fifth run of another shape makes a second Execute block. */
 static int digits(const char *dir) {
-  etw_t *w = etw_new(1 << 20);
+  etw_t *w = writer_with_run(1 << 20, "Default", -1);
   if (!w) return 1;
-  etw_run_begin(w, "Default", -1);
   etw_profile_simple(w, "Method::init", -1, 0, 5, 22489);
   etw_profile_simple(w, "Program::load_method", -1, 0, 1, 24858);
   etw_run_end(w);
@@ -94,8 +106,7 @@ static int digits(const char *dir) {
   etw_run_begin(w, "Execute", -1);
   etw_profile_simple(w, "native_call_other.out", 0, 0, 3, 3 + 1234567);
   etw_profile_simple(w, "Method::execute", -1, 0, 1, 2000000);
-  etw_run_end(w);
-  return save(w, dir, "digits.etdp");
+  return end_run_and_save(w, dir, "digits.etdp");
 }
 
 /* One event per duration: the durations sit on the repr/"g" boundaries
@@ -139,9 +150,8 @@ static int boundaries(const char *dir) {
                                        9007199254740993ULL,
                                        0x7fffffffffffffffULL,
                                        0xffffffffffffffffULL};
-  etw_t *w = etw_new(1 << 20);
+  etw_t *w = writer_with_run(1 << 20, "Execute", -1);
   if (!w) return 1;
-  etw_run_begin(w, "Execute", -1);
   for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
     char name[64];
     snprintf(name, sizeof name, "d_%llu", (unsigned long long)durations[i]);
@@ -164,9 +174,8 @@ static int boundaries(const char *dir) {
 /* Debug-only instructions between profiled ones (NaN statistics when the
  * frame has perf data), a debug-only block, and debug names. */
 static int nan_mixed(const char *dir) {
-  etw_t *w = etw_new(1 << 16);
+  etw_t *w = writer_with_run(1 << 16, "Execute", -1);
   if (!w) return 1;
-  etw_run_begin(w, "Execute", -1);
   etw_profile_simple(w, "native_call_add.out", 0, 0, 100, 150);
   debug_int(w, 0, -1, NULL, 1);
   debug_int(w, 1, -1, NULL, 2);          /* unnamed debug-only event */
@@ -178,32 +187,27 @@ static int nan_mixed(const char *dir) {
   etw_run_end(w);
   etw_run_begin(w, "Debug only", -1);
   debug_int(w, 0, -1, "only", 7);
-  etw_run_end(w);
-  return save(w, dir, "nan_mixed.etdp");
+  return end_run_and_save(w, dir, "nan_mixed.etdp");
 }
 
 /* No profile event at all: every statistic is None (empty cells). */
 static int nan_only(const char *dir) {
-  etw_t *w = etw_new(1 << 16);
+  etw_t *w = writer_with_run(1 << 16, "Execute", -1);
   if (!w) return 1;
-  etw_run_begin(w, "Execute", -1);
   debug_int(w, 0, -1, NULL, 1);
   debug_int(w, 1, -1, "dbg", 2);
   debug_int(w, 2, -1, "x", 3);
-  etw_run_end(w);
-  return save(w, dir, "nan_only.etdp");
+  return end_run_and_save(w, dir, "nan_only.etdp");
 }
 
 static int names_file(const char *dir, const char *file, const char *block,
                       const char *const *names, size_t count) {
-  etw_t *w = etw_new(1 << 20);
+  etw_t *w = writer_with_run(1 << 20, block, -1);
   if (!w) return 1;
-  etw_run_begin(w, block, -1);
   for (size_t i = 0; i < count; i++)
     etw_profile_simple(w, names[i], 0, (int32_t)i, 1000 * i,
                        1000 * i + 7 + 13 * i);
-  etw_run_end(w);
-  return save(w, dir, file);
+  return end_run_and_save(w, dir, file);
 }
 
 /* Wide and combining characters, emoji, right-to-left text, long names,
@@ -323,29 +327,25 @@ static int delegates(const char *dir) {
   etw_run_begin(w, "Second", -1);
   delegated(w, 0, 3, NULL, NULL, 0, 10, 20);
   etw_profile_simple(w, "plain", 0, 1, 30, 45);
-  etw_run_end(w);
-  return save(w, dir, "delegates.etdp");
+  return end_run_and_save(w, dir, "delegates.etdp");
 }
 
 /* Only delegated int ids: the event_name column is an int column. */
 static int delegated_ids_only(const char *dir) {
-  etw_t *w = etw_new(1 << 16);
+  etw_t *w = writer_with_run(1 << 16, "Execute", -1);
   if (!w) return 1;
-  etw_run_begin(w, "Execute", -1);
   delegated(w, 1, 0, NULL, NULL, 0, 100, 110);
   delegated(w, 1, 10, NULL, NULL, 0, 110, 125);
   delegated(w, 1, 123456, NULL, NULL, 0, 125, 126);
   delegated(w, 2, 7, NULL, NULL, 0, 200, 260);
-  etw_run_end(w);
-  return save(w, dir, "delegated_ids.etdp");
+  return end_run_and_save(w, dir, "delegated_ids.etdp");
 }
 
 /* Block names: absent, empty, numeric, repeated with another shape, and
  * bundled input indices that split identical runs. */
 static int block_names(const char *dir) {
-  etw_t *w = etw_new(1 << 16);
+  etw_t *w = writer_with_run(1 << 16, NULL, -1);
   if (!w) return 1;
-  etw_run_begin(w, NULL, -1);
   etw_profile_simple(w, "in_unnamed", 0, 0, 0, 5);
   etw_run_end(w);
   etw_run_begin(w, "", -1);
@@ -358,8 +358,7 @@ static int block_names(const char *dir) {
   }
   etw_run_begin(w, "   spaced block   ", -1);
   etw_profile_simple(w, "x", 0, 0, 0, 1);
-  etw_run_end(w);
-  return save(w, dir, "block_names.etdp");
+  return end_run_and_save(w, dir, "block_names.etdp");
 }
 
 /* Many rows over several blocks: width computation over thousands of
@@ -392,13 +391,11 @@ static int many_rows(const char *dir) {
 
 /* Wrap-around timestamps (32-bit counters). */
 static int wrap(const char *dir) {
-  etw_t *w = etw_new(1 << 16);
+  etw_t *w = writer_with_run(1 << 16, "Execute", -1);
   if (!w) return 1;
-  etw_run_begin(w, "Execute", -1);
   etw_profile_simple(w, "wrapped", 0, 0, 4294967290u, 5);
   etw_profile_simple(w, "normal", 0, 1, 100, 200);
-  etw_run_end(w);
-  return save(w, dir, "wrap.etdp");
+  return end_run_and_save(w, dir, "wrap.etdp");
 }
 
 /* ETRecord linking: a DELEGATE_CALL covering six nodes (op_types printed
@@ -435,9 +432,8 @@ static const etk_etrecord_delegate_desc_t kDelegates[] = {
     {3, "Back'end \"x\"", kIds, 2, 1}};
 
 static int op_types(const char *dir) {
-  etw_t *w = etw_new(1 << 16);
+  etw_t *w = writer_with_run(1 << 16, "Execute", -1);
   if (!w) return 1;
-  etw_run_begin(w, "Execute", -1);
   etw_profile_simple(w, "native_call_add.out", 0, 0, 0, 10);
   etw_profile_simple(w, "OPERATOR_CALL", 0, 0, 0, 12);
   etw_profile_simple(w, "native_call_two.out", 0, 1, 20, 30);
@@ -448,8 +444,7 @@ static int op_types(const char *dir) {
   etw_profile_simple(w, "native_call_quote.out", 0, 4, 70, 80);
   etw_profile_simple(w, "native_call_five.out", 0, 5, 80, 95);
   etw_profile_simple(w, "Method::execute", -1, 0, 0, 100);
-  etw_run_end(w);
-  if (save(w, dir, "op_types.etdp")) return 1;
+  if (end_run_and_save(w, dir, "op_types.etdp")) return 1;
 
   etk_etrecord_method_desc_t m = {
       .name = "forward",
@@ -460,40 +455,30 @@ static int op_types(const char *dir) {
       .delegates = kDelegates,
       .delegate_count = 1};
   etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
-  uint8_t *out = NULL;
-  size_t len = 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/op_types.etrecord", dir);
   etk_error_t err;
   etk_error_clear(&err);
-  if (etk_etrecord_write_memory(&desc, &out, &len, &err) != ETK_OK) {
+  if (etk_etrecord_write_file(&desc, path, &err) != ETK_OK) {
     fprintf(stderr, "make_oracle_dumps: ETRecord: %s\n", err.message);
     return 1;
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/op_types.etrecord", dir);
-  int rc = etw_write_file(path, out, len);
-  free(out);
-  return rc;
+  return 0;
 }
+
+/* Every file, in the order they are written. */
+static int (*const builders[])(const char *dir) = {
+    digits,        boundaries,    nan_mixed, nan_only,           unicode_names,
+    hostile_names, numeric_names, delegates, delegated_ids_only, block_names,
+    many_rows,     wrap,          op_types};
 
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: make_oracle_dumps OUT_DIR\n");
     return 2;
   }
-  const char *dir = argv[1];
   int rc = 0;
-  rc |= digits(dir);
-  rc |= boundaries(dir);
-  rc |= nan_mixed(dir);
-  rc |= nan_only(dir);
-  rc |= unicode_names(dir);
-  rc |= hostile_names(dir);
-  rc |= numeric_names(dir);
-  rc |= delegates(dir);
-  rc |= delegated_ids_only(dir);
-  rc |= block_names(dir);
-  rc |= many_rows(dir);
-  rc |= wrap(dir);
-  rc |= op_types(dir);
+  for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++)
+    rc |= builders[i](argv[1]);
   return rc ? 1 : 0;
 }

@@ -76,19 +76,26 @@ etk_bundled_program_t *ptu_load_bundled(const char *path, etk_error_t *err) {
   return bp;
 }
 
+int ptu_float_tensor(etk_program_builder_t *b, uint32_t dim,
+                     const int32_t *sizes) {
+  return etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, dim, sizes, NULL,
+                                        ETK_BUILDER_PLANNED, NULL);
+}
+
+void ptu_add_call(etk_program_builder_t *b, int32_t x, int32_t y, int32_t out) {
+  int alpha = etk_program_builder_add_int(b, 1);
+  int op = etk_program_builder_add_operator(b, "aten::add", "out");
+  int32_t args[5] = {x, y, alpha, out, out};
+  etk_program_builder_kernel_call(b, op, args, 5);
+}
+
 int ptu_build_add(int32_t n, uint8_t **out, size_t *len) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {n};
-  int x = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int o = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int alpha = etk_program_builder_add_int(b, 1);
-  int op = etk_program_builder_add_operator(b, "aten::add", "out");
-  int32_t args[5] = {x, y, alpha, o, o};
-  etk_program_builder_kernel_call(b, op, args, 5);
+  int x = ptu_float_tensor(b, 1, sz);
+  int y = ptu_float_tensor(b, 1, sz);
+  int o = ptu_float_tensor(b, 1, sz);
+  ptu_add_call(b, x, y, o);
   int32_t in[2] = {x, y};
   etk_program_builder_set_inputs(b, in, 2);
   etk_program_builder_set_outputs(b, &o, 1);
@@ -109,12 +116,9 @@ int ptu_build_linear(int inline_constants, uint8_t **out, size_t *len) {
                                          ETK_BUILDER_CONSTANT, three);
   int c = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
                                          ETK_BUILDER_CONSTANT, two);
-  int x = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int t = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int o = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 2, sz);
+  int t = ptu_float_tensor(b, 2, sz);
+  int o = ptu_float_tensor(b, 2, sz);
   int alpha = etk_program_builder_add_int(b, 1);
   int mul = etk_program_builder_add_operator(b, "aten::mul", "out");
   int add = etk_program_builder_add_operator(b, "aten::add", "out");
@@ -140,6 +144,16 @@ size_t ptu_micro_chain(uint8_t *payload, size_t cap, const int32_t sizes[2],
   }
   size_t len = 0;
   return etk_micro_graph_finish(&g, &len) == ETK_OK ? len : 0;
+}
+
+void ptu_micro_delegate(etk_program_builder_t *b, const uint8_t *payload,
+                        size_t len, int32_t input, int32_t x, int32_t y) {
+  int d = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
+                                           len, NULL, NULL, NULL, 0);
+  int32_t args[2] = {x, y};
+  etk_program_builder_delegate_call(b, d, args, 2);
+  etk_program_builder_set_inputs(b, &input, 1);
+  etk_program_builder_set_outputs(b, &y, 1);
 }
 
 size_t ptu_count(const char *hay, const char *needle) {

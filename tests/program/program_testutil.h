@@ -33,6 +33,15 @@ etk_program_t *ptu_load(const uint8_t *bytes, size_t len);
  * "# path: ..." line, *err set) on failure. */
 etk_bundled_program_t *ptu_load_bundled(const char *path, etk_error_t *err);
 
+/* A planned float32 tensor of sizes[0..dim) in the default dim order;
+ * returns its value index. */
+int ptu_float_tensor(etk_program_builder_t *b, uint32_t dim,
+                     const int32_t *sizes);
+
+/* Adds alpha (Int 1), the operator aten::add.out and the call
+ * add.out(x, y, alpha, out, out), in that order. */
+void ptu_add_call(etk_program_builder_t *b, int32_t x, int32_t y, int32_t out);
+
 /* forward(x, y) = x + y over float32 [n] (like add.pte): values
  * 0 x, 1 y, 2 out, 3 alpha; one aten::add.out call.  *out malloc'd. */
 int ptu_build_add(int32_t n, uint8_t **out, size_t *len);
@@ -56,6 +65,12 @@ typedef struct ptu_micro_step {
  * {input, output, output}).  Returns the payload's length, 0 on failure. */
 size_t ptu_micro_chain(uint8_t *payload, size_t cap, const int32_t sizes[2],
                        const ptu_micro_step_t steps[2]);
+
+/* Adds an EtkitMicroBackend delegate over payload[0..len) and the call
+ * delegate(x, y), and makes `input` the method's one input and y its one
+ * output. */
+void ptu_micro_delegate(etk_program_builder_t *b, const uint8_t *payload,
+                        size_t len, int32_t input, int32_t x, int32_t y);
 
 /* Counts occurrences of `needle` in `hay`. */
 size_t ptu_count(const char *hay, const char *needle);

@@ -189,8 +189,7 @@ static void check_delegate(int in_segments) {
   o.delegates_in_segments = in_segments;
   etk_program_builder_set_options(b, &o);
   int32_t sz[1] = {4};
-  int x = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   const char payload[] = "a delegate payload of 37 bytes......";
   const char *keys[2] = {"k1", "k2"};
   const uint8_t v1[] = {1, 2, 3}, v2[] = {9};
@@ -276,16 +275,14 @@ ETK_TEST(builder_errors_are_sticky_and_named) {
 ETK_TEST(two_methods_and_explicit_placement) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {8};
-  int x = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   REQUIRE(etk_program_builder_place_tensor(b, x, 2, 64) == ETK_OK);
   etk_program_builder_set_outputs(b, &x, 1);
   CHECK_EQ_INT(etk_program_builder_add_method(b, "other"), 1);
   CHECK(etk_program_builder_add_method(b, "other") < 0);
   etk_program_builder_free(b);
   b = etk_program_builder_new("forward");
-  x = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 1, sz, NULL,
-                                     ETK_BUILDER_PLANNED, NULL);
+  x = ptu_float_tensor(b, 1, sz);
   etk_program_builder_place_tensor(b, x, 2, 64);
   etk_program_builder_set_outputs(b, &x, 1);
   etk_program_builder_add_method(b, "aaa");

@@ -34,6 +34,14 @@ etk_recorder_t *rt_make(void *arena, size_t size, rt_clock_t *clk) {
   return rec;
 }
 
+etk_recorder_tensor_t rt_tensor(int32_t scalar_type, uint32_t dim,
+                                const int64_t *sizes, const void *data,
+                                size_t nbytes) {
+  /* in declaration order; NULL strides: contiguous */
+  etk_recorder_tensor_t t = {scalar_type, dim, sizes, NULL, data, nbytes};
+  return t;
+}
+
 int rt_verify(const uint8_t *buf, size_t len, uint32_t *root) {
   etk_fb_verify_options_t opt;
   etk_fb_verify_error_t err;
@@ -146,6 +154,15 @@ int rt_check_dump(const uint8_t *buf, size_t len, json_t **json) {
     return 0;
   }
   return 1;
+}
+
+int rt_finish_check(etk_recorder_t *rec, json_t **json) {
+  const uint8_t *out = NULL;
+  size_t len = 0;
+  *json = NULL;
+  if (etk_recorder_finish(rec, &out, &len) != ETK_OK || out == NULL || len == 0)
+    return 0;
+  return rt_check_dump(out, len, json);
 }
 
 json_t *rt_json(json_t *root, const char *path) {

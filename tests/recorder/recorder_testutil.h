@@ -29,6 +29,11 @@ uint64_t rt_clock_read(void *ctx);
  * 1000, step 1 if zero-initialised).  REQUIRE-style: NULL on failure. */
 etk_recorder_t *rt_make(void *arena, size_t size, rt_clock_t *clk);
 
+/* A contiguous tensor (no strides) of `dim` sizes and nbytes of data. */
+etk_recorder_tensor_t rt_tensor(int32_t scalar_type, uint32_t dim,
+                                const int64_t *sizes, const void *data,
+                                size_t nbytes);
+
 /* etk_fb_verify with the ETDump schema, size prefix and "ED00". */
 int rt_verify(const uint8_t *buf, size_t len, uint32_t *root);
 
@@ -47,6 +52,10 @@ json_t *rt_flatc_decode_file(const char *path);
 /* Verifies and decodes in one go: 0 if the verifier rejects the dump,
  * otherwise 1 and *json = the decoded tree (NULL when flatc is absent). */
 int rt_check_dump(const uint8_t *buf, size_t len, json_t **json);
+
+/* Finishes the dump, then rt_check_dump: 0 if finishing fails (or gives no
+ * bytes) or the verifier rejects the dump; otherwise 1 and *json. */
+int rt_finish_check(etk_recorder_t *rec, json_t **json);
 
 /* Path lookup: "run_data/1/events/0/profile_event/name". */
 json_t *rt_json(json_t *root, const char *path);

@@ -18,13 +18,16 @@ static etk_recorder_t *fresh(void) {
   return rt_make(arena, sizeof arena, &clk);
 }
 
+/* fresh() inside the block "b"; NULL on failure. */
+static etk_recorder_t *fresh_in_block(void) {
+  etk_recorder_t *rec = fresh();
+  if (rec != NULL && etk_recorder_begin_block(rec, "b") != ETK_OK) return NULL;
+  return rec;
+}
+
 static json_t *finish_json(etk_recorder_t *rec) {
-  const uint8_t *out;
-  size_t len;
-  json_t *j = NULL;
-  if (etk_recorder_finish(rec, &out, &len) != ETK_OK) return NULL;
-  if (!rt_check_dump(out, len, &j)) return NULL;
-  return j;
+  json_t *j;
+  return rt_finish_check(rec, &j) ? j : NULL;
 }
 
 ETK_TEST(init_errors) {
@@ -168,11 +171,10 @@ ETK_TEST(state_machine_without_aborts) {
 }
 
 ETK_TEST(unknown_name_id_is_refused) {
-  etk_recorder_t *rec = fresh();
+  etk_recorder_t *rec = fresh_in_block();
   etk_recorder_scope_t s;
   json_t *j;
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "b") == ETK_OK);
   s = etk_recorder_begin(rec, 4242);
   CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_E_INVALID_ARGUMENT);
   s = etk_recorder_begin(rec, 0); /* 0: no name */
@@ -205,11 +207,10 @@ ETK_TEST(begin_at_uses_current_ids_only_for_unset_chain) {
 }
 
 ETK_TEST(delegate_events_take_ids_at_end_time) {
-  etk_recorder_t *rec = fresh();
+  etk_recorder_t *rec = fresh_in_block();
   etk_recorder_scope_t s;
   json_t *j;
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "b") == ETK_OK);
   etk_recorder_set_chain_debug_handle(rec, 0, 1);
   s = etk_recorder_begin_delegate(rec, NULL, 5);
   etk_recorder_set_chain_debug_handle(rec, 2, 9);
@@ -239,10 +240,9 @@ ETK_TEST(delegate_events_take_ids_at_end_time) {
 }
 
 ETK_TEST(delegate_begin_opens_events_so_allocators_are_refused) {
-  etk_recorder_t *rec = fresh();
+  etk_recorder_t *rec = fresh_in_block();
   etk_recorder_scope_t s;
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "b") == ETK_OK);
   s = etk_recorder_begin_delegate(rec, "op", -1);
   CHECK_EQ_INT(s.kind, ETK_SCOPE_DELEGATE_STR);
   CHECK_EQ_INT(etk_recorder_track_allocator(rec, "late", NULL),
@@ -299,12 +299,11 @@ ETK_TEST(validation_before_anything_is_written) {
   static uint8_t debug[2048];
   static const uint16_t half[4] = {0};
   static const int64_t s2[1] = {2};
-  etk_recorder_t *rec = fresh();
+  etk_recorder_t *rec = fresh_in_block();
   etk_recorder_tensor_t t[2];
   etk_recorder_value_t v;
   etk_recorder_stats_t st;
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "b") == ETK_OK);
   REQUIRE(etk_recorder_set_debug_buffer(rec, debug, sizeof debug) == ETK_OK);
   memset(t, 0, sizeof t);
   t[0].scalar_type = ETK_SCALAR_TYPE_FLOAT;
@@ -382,16 +381,12 @@ ETK_TEST(validation_before_anything_is_written) {
 
 ETK_TEST(empty_tensor_needs_no_sink_and_gets_offset_minus_one) {
   static const int64_t s0[2] = {0, 3};
-  etk_recorder_t *rec = fresh();
+  etk_recorder_t *rec = fresh_in_block();
   etk_recorder_tensor_t t;
   etk_recorder_value_t v;
   json_t *j;
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "b") == ETK_OK);
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_SCALAR_TYPE_LONG;
-  t.dim = 2;
-  t.sizes = s0;
+  t = rt_tensor(ETK_SCALAR_TYPE_LONG, 2, s0, NULL, 0);
   v = etk_value_tensor(&t);
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, ETK_LOGGED_PROGRAM_OUTPUT),
                ETK_OK);
@@ -483,11 +478,10 @@ static int collect_write(void *ctx, const void *data, size_t len) {
 
 ETK_TEST(finish_stream) {
   static collect_t c;
-  etk_recorder_t *rec = fresh();
+  etk_recorder_t *rec = fresh_in_block();
   const uint8_t *a;
   size_t la;
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "b") == ETK_OK);
   memset(&c, 0, sizeof c);
   CHECK_EQ_INT(etk_recorder_finish_stream(rec, collect_write, &c), ETK_OK);
   REQUIRE(etk_recorder_finish(rec, &a, &la) == ETK_OK);
@@ -532,12 +526,7 @@ ETK_TEST(many_shapes_fall_back_to_conservative_vtables) {
   const uint8_t *out;
   size_t len;
   REQUIRE(rec != NULL);
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_SCALAR_TYPE_FLOAT;
-  t.dim = 1;
-  t.sizes = s2;
-  t.data = f;
-  t.nbytes = sizeof f;
+  t = rt_tensor(ETK_SCALAR_TYPE_FLOAT, 1, s2, f, sizeof f);
   etk_recorder_set_debug_buffer(rec, debug, sizeof debug);
   for (int bundled = -1; bundled < 1; bundled++) {
     etk_recorder_set_bundled_input_index(rec, bundled);

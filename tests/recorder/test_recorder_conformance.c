@@ -169,10 +169,7 @@ ETK_TEST(field_presence_rules) {
   CHECK_EQ_INT(etk_recorder_log_delegate(rec, NULL, 3, 5, 6, NULL, 0), ETK_OK);
   /* event 3: tensor with no bytes, outside instructions */
   etk_recorder_set_chain_debug_handle(rec, ETK_CHAIN_UNSET, 0);
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_SCALAR_TYPE_BYTE;
-  t.dim = 1;
-  t.sizes = sizes;
+  t = rt_tensor(ETK_SCALAR_TYPE_BYTE, 1, sizes, NULL, 0);
   v = etk_value_tensor(&t);
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_OK);
   /* event 4: tensor in chain 0, instruction 7 */

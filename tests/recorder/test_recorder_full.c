@@ -55,12 +55,7 @@ static void run_model(etk_recorder_t *rec, outcome_t *o) {
   uint32_t alloc = 0;
   o->n = 0;
   etk_recorder_set_debug_buffer(rec, debug, sizeof debug);
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_SCALAR_TYPE_FLOAT;
-  t.dim = 2;
-  t.sizes = s34;
-  t.data = data;
-  t.nbytes = sizeof data;
+  t = rt_tensor(ETK_SCALAR_TYPE_FLOAT, 2, s34, data, sizeof data);
   list[0] = t;
   list[1] = t;
   list[1].dim = 1;
@@ -330,13 +325,39 @@ static int check_size(size_t arena_size, size_t out_cap, int use_flatc) {
   return accepted;
 }
 
+/* Records the model with each arena size (no output buffer), or with each
+ * output capacity (vary_output, full arena), from 64 bytes up to `limit` in
+ * steps of 8, until all `total` events fit; more memory never records fewer
+ * events.  Returns how many sizes worked; *first is the smallest of them,
+ * *all the first where every event fits (0 if none). */
+static int sweep_sizes(int vary_output, size_t limit, int total, size_t *first,
+                       size_t *all) {
+  int last = -1, sizes = 0;
+  *first = 0;
+  *all = 0;
+  for (size_t size = 64; size <= limit; size += 8) {
+    int accepted = vary_output ? check_size(MAX_ARENA, size, size % 1024 == 0)
+                               : check_size(size, 0, size % 1024 == 0);
+    if (accepted < 0) continue;
+    if (*first == 0) *first = size;
+    sizes++;
+    CHECK(accepted >= last);
+    last = accepted;
+    if (accepted == total) {
+      *all = size;
+      break;
+    }
+  }
+  return sizes;
+}
+
 ETK_TEST(every_arena_size) {
   rt_clock_t c;
   etk_recorder_t *rec = make(MAX_ARENA, 0, &c);
   const uint8_t *buf;
-  size_t len, smallest = 0, full_size = 0;
+  size_t len, smallest, full_size;
   uint32_t root;
-  int last = -1, sizes = 0, total;
+  int sizes, total;
   REQUIRE(rec != NULL);
   run_model(rec, &ref_outcome);
   REQUIRE(etk_recorder_dropped(rec) == 0);
@@ -346,19 +367,7 @@ ETK_TEST(every_arena_size) {
   REQUIRE(reference.marker == -1);
   total = 0;
   for (int i = 0; i < reference.n; i++) total += reference.is_event[i];
-  for (size_t size = 64; size <= MAX_ARENA; size += 8) {
-    int accepted = check_size(size, 0, size % 1024 == 0);
-    if (accepted < 0) continue;
-    if (smallest == 0) smallest = size;
-    sizes++;
-    /* more memory never records fewer events */
-    CHECK(accepted >= last);
-    last = accepted;
-    if (accepted == total) {
-      full_size = size;
-      break;
-    }
-  }
+  sizes = sweep_sizes(0, MAX_ARENA, total, &smallest, &full_size);
   printf("# %d arena sizes from %zu to %zu bytes; %d events\n", sizes, smallest,
          full_size, total);
   CHECK(full_size != 0);
@@ -366,21 +375,11 @@ ETK_TEST(every_arena_size) {
 }
 
 ETK_TEST(every_output_size) {
-  int last = -1, sizes = 0, total = 0;
-  size_t full_size = 0;
+  int sizes, total = 0;
+  size_t smallest, full_size;
   for (int i = 0; i < reference.n; i++) total += reference.is_event[i];
   REQUIRE(total > 0); /* filled by every_arena_size */
-  for (size_t cap = 64; cap <= sizeof output; cap += 8) {
-    int accepted = check_size(MAX_ARENA, cap, cap % 1024 == 0);
-    if (accepted < 0) continue;
-    sizes++;
-    CHECK(accepted >= last);
-    last = accepted;
-    if (accepted == total) {
-      full_size = cap;
-      break;
-    }
-  }
+  sizes = sweep_sizes(1, sizeof output, total, &smallest, &full_size);
   printf("# %d output sizes, all events fit from %zu bytes\n", sizes,
          full_size);
   CHECK(full_size != 0);
@@ -441,16 +440,10 @@ ETK_TEST(sink_full_drops_only_that_event) {
   etk_recorder_tensor_t t;
   etk_recorder_value_t v;
   etk_recorder_scope_t s;
-  const uint8_t *buf;
-  size_t len;
   json_t *j;
   REQUIRE(rec != NULL);
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_SCALAR_TYPE_FLOAT;
-  t.dim = 1;
-  t.sizes = s64;
-  t.data = data;
-  t.nbytes = sizeof data; /* 256 bytes: one fits in 300, two do not */
+  /* 256 bytes: one fits in 300, two do not */
+  t = rt_tensor(ETK_SCALAR_TYPE_FLOAT, 1, s64, data, sizeof data);
   REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
   CHECK_EQ_INT(
       etk_recorder_set_debug_buffer(rec, small_debug, sizeof small_debug),
@@ -476,8 +469,7 @@ ETK_TEST(sink_full_drops_only_that_event) {
   /* not latched: profiling goes on */
   s = etk_recorder_begin_named(rec, "OPERATOR_CALL", 0, 1);
   CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
-  REQUIRE(etk_recorder_finish(rec, &buf, &len) == ETK_OK);
-  REQUIRE(rt_check_dump(buf, len, &j));
+  REQUIRE(rt_finish_check(rec, &j));
   if (j != NULL) {
     CHECK_EQ_U64(rt_json_len(j, "run_data/0/events"), 2);
     CHECK_EQ_STR(rt_json_str(j, "run_data/1/name"), "etkit:dropped_events=2");
@@ -491,8 +483,6 @@ ETK_TEST(tiny_arena_still_gives_a_valid_dump) {
   rt_clock_t c;
   etk_recorder_t *rec = NULL;
   size_t size;
-  const uint8_t *buf;
-  size_t len;
   json_t *j;
   for (size = 64; size < MAX_ARENA; size += 8) {
     rec = make(size, 0, &c);
@@ -502,8 +492,7 @@ ETK_TEST(tiny_arena_still_gives_a_valid_dump) {
   CHECK_EQ_INT(etk_recorder_begin_block(rec, "a_block_name_that_is_long"),
                ETK_E_FULL);
   CHECK_EQ_INT(etk_recorder_track_allocation(rec, 1, 2), ETK_E_FULL);
-  REQUIRE(etk_recorder_finish(rec, &buf, &len) == ETK_OK);
-  REQUIRE(rt_check_dump(buf, len, &j));
+  REQUIRE(rt_finish_check(rec, &j));
   if (j != NULL) {
     CHECK_EQ_U64(rt_json_len(j, "run_data"), 1);
     CHECK_EQ_STR(rt_json_str(j, "run_data/0/name"),

@@ -54,37 +54,42 @@ static int reentrant_write(void *ctx, const void *data, size_t len,
   return ETK_OK;
 }
 
-static etk_recorder_tensor_t float_tensor(const float *data, const int64_t *n) {
-  etk_recorder_tensor_t t;
-  memset(&t, 0, sizeof t);
-  t.scalar_type = ETK_SCALAR_TYPE_FLOAT;
-  t.dim = 1;
-  t.sizes = n;
-  t.data = data;
-  t.nbytes = (size_t)n[0] * sizeof(float);
-  return t;
+/* A FLOAT tensor of two elements, as a value to log. */
+static etk_recorder_value_t two_floats(void) {
+  static const float data[2] = {1, 2};
+  static const int64_t n[1] = {2};
+  static etk_recorder_tensor_t t;
+  t = rt_tensor(ETK_SCALAR_TYPE_FLOAT, 1, n, data, sizeof data);
+  return etk_value_tensor(&t);
+}
+
+/* A recorder in `arena` with the clock *c (reset) and the data sink
+ * write(ctx) (none when write is NULL), inside the block "Execute".  NULL
+ * on failure. */
+static etk_recorder_t *make_in_execute(rt_clock_t *c,
+                                       etk_data_sink_write_fn write,
+                                       void *ctx) {
+  etk_recorder_t *rec;
+  memset(c, 0, sizeof *c);
+  rec = rt_make(arena, sizeof arena, c);
+  if (rec == NULL) return NULL;
+  if (write != NULL) {
+    etk_data_sink_t sink = {write, ctx};
+    etk_recorder_set_data_sink(rec, &sink);
+  }
+  if (etk_recorder_begin_block(rec, "Execute") != ETK_OK) return NULL;
+  return rec;
 }
 
 ETK_TEST(calls_from_inside_the_sink_are_refused) {
-  static const float data[2] = {1, 2};
-  static const int64_t n[1] = {2};
   rt_clock_t c;
   reentry_t r;
-  etk_data_sink_t sink;
   etk_recorder_scope_t s;
-  etk_recorder_tensor_t t = float_tensor(data, n);
-  etk_recorder_value_t v = etk_value_tensor(&t);
-  const uint8_t *out;
-  size_t len;
+  etk_recorder_value_t v = two_floats();
   json_t *j = NULL;
-  memset(&c, 0, sizeof c);
   memset(&r, 0, sizeof r);
-  r.rec = rt_make(arena, sizeof arena, &c);
+  r.rec = make_in_execute(&c, reentrant_write, &r);
   REQUIRE(r.rec != NULL);
-  sink.write = reentrant_write;
-  sink.ctx = &r;
-  etk_recorder_set_data_sink(r.rec, &sink);
-  REQUIRE(etk_recorder_begin_block(r.rec, "Execute") == ETK_OK);
   s = etk_recorder_begin_named(r.rec, "outer", 0, 1);
   r.open_scope = &s;
   r.offset = 128;
@@ -107,8 +112,7 @@ ETK_TEST(calls_from_inside_the_sink_are_refused) {
   CHECK_EQ_INT(etk_recorder_log_value(r.rec, &v, ETK_LOGGED_PROGRAM_OUTPUT),
                ETK_OK);
   CHECK_EQ_INT(r.calls, 2);
-  REQUIRE(etk_recorder_finish(r.rec, &out, &len) == ETK_OK);
-  REQUIRE(rt_check_dump(out, len, &j));
+  REQUIRE(rt_finish_check(r.rec, &j));
   if (j) {
     /* exactly: the debug event, the profile event, the debug event */
     CHECK_EQ_U64(rt_json_len(j, "run_data"), 1);
@@ -133,10 +137,8 @@ ETK_TEST(ending_a_scope_twice) {
   etk_recorder_stats_t st;
   const uint8_t *out;
   size_t len;
-  memset(&c, 0, sizeof c);
-  rec = rt_make(arena, sizeof arena, &c);
+  rec = make_in_execute(&c, NULL, NULL);
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
   s = etk_recorder_begin_named(rec, "op", 0, 1);
   copy = s;
   nested = etk_recorder_begin_named(rec, "inner", 0, 2);
@@ -171,10 +173,8 @@ ETK_TEST(many_open_scopes_stay_correct) {
   static etk_recorder_scope_t s[ETK_RECORDER_TRACKED_SCOPES + 8];
   etk_recorder_stats_t st;
   size_t n = sizeof s / sizeof s[0];
-  memset(&c, 0, sizeof c);
-  rec = rt_make(arena, sizeof arena, &c);
+  rec = make_in_execute(&c, NULL, NULL);
   REQUIRE(rec != NULL);
-  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
   for (size_t i = 0; i < n; i++) s[i] = etk_recorder_begin(rec, 0);
   CHECK(s[n - 1].serial == 0); /* untracked */
   for (size_t i = n; i-- > 0;)
@@ -196,25 +196,13 @@ static int fixed_offset_write(void *ctx, const void *data, size_t len,
 }
 
 ETK_TEST(offsets_the_dump_cannot_hold) {
-  static const float data[2] = {1, 2};
-  static const int64_t n[1] = {2};
   static const uint64_t bad[2] = {UINT64_MAX, (uint64_t)INT64_MAX + 1};
   rt_clock_t c;
-  etk_recorder_t *rec;
-  etk_data_sink_t sink;
   uint64_t offset;
-  etk_recorder_tensor_t t = float_tensor(data, n);
-  etk_recorder_value_t v = etk_value_tensor(&t);
-  const uint8_t *out;
-  size_t len;
+  etk_recorder_value_t v = two_floats();
   json_t *j = NULL;
-  memset(&c, 0, sizeof c);
-  rec = rt_make(arena, sizeof arena, &c);
+  etk_recorder_t *rec = make_in_execute(&c, fixed_offset_write, &offset);
   REQUIRE(rec != NULL);
-  sink.write = fixed_offset_write;
-  sink.ctx = &offset;
-  etk_recorder_set_data_sink(rec, &sink);
-  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
   for (int k = 0; k < 2; k++) {
     offset = bad[k];
     CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_E_OVERFLOW);
@@ -222,8 +210,7 @@ ETK_TEST(offsets_the_dump_cannot_hold) {
   CHECK_EQ_INT(etk_recorder_dropped(rec), 2);
   offset = (uint64_t)INT64_MAX; /* the largest offset that fits */
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_OK);
-  REQUIRE(etk_recorder_finish(rec, &out, &len) == ETK_OK);
-  REQUIRE(rt_check_dump(out, len, &j));
+  REQUIRE(rt_finish_check(rec, &j));
   if (j) {
     /* the kept event, then the dropped-events marker block */
     CHECK_EQ_U64(rt_json_len(j, "run_data/0/events"), 1);

@@ -230,8 +230,6 @@ ETK_TEST(recorder_with_stream_sink) {
   etk_recorder_tensor_t ta, tb;
   etk_recorder_value_t v;
   json_t *json;
-  const uint8_t *out;
-  size_t len;
   memset(&u, 0, sizeof u);
   memset(&c, 0, sizeof c);
   rec = rt_make(arena, sizeof arena, &c);
@@ -239,12 +237,7 @@ ETK_TEST(recorder_with_stream_sink) {
   REQUIRE(etk_stream_sink_init(&s, uart_write, &u) == ETK_OK);
   ds = etk_stream_sink_as_data_sink(&s);
   etk_recorder_set_data_sink(rec, &ds);
-  memset(&ta, 0, sizeof ta);
-  ta.scalar_type = ETK_SCALAR_TYPE_SHORT;
-  ta.dim = 1;
-  ta.sizes = sa;
-  ta.data = a;
-  ta.nbytes = sizeof a;
+  ta = rt_tensor(ETK_SCALAR_TYPE_SHORT, 1, sa, a, sizeof a);
   tb = ta;
   tb.sizes = sb;
   tb.data = b;
@@ -254,8 +247,7 @@ ETK_TEST(recorder_with_stream_sink) {
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_OK);
   v = etk_value_tensor(&tb);
   CHECK_EQ_INT(etk_recorder_log_value(rec, &v, 0), ETK_OK);
-  REQUIRE(etk_recorder_finish(rec, &out, &len) == ETK_OK);
-  REQUIRE(rt_check_dump(out, len, &json));
+  REQUIRE(rt_finish_check(rec, &json));
   CHECK(u.len == sizeof a + sizeof b);
   if (json != NULL) {
     long long oa = rt_json_int(

@@ -104,6 +104,23 @@ ETK_TEST(ints_format) {
   CHECK_EQ_STR(out, "18446744073709551615");
   etk_format_int(0, out);
   CHECK_EQ_STR(out, "0");
+  /* every digit count, on both sides of each power of ten */
+  char want[32];
+  int bad = 0;
+  for (uint64_t p = 1;; p *= 10) {
+    for (int d = -2; d <= 2; d++) {
+      uint64_t v = p + (uint64_t)(int64_t)d;
+      if (d < 0 && p < 3) continue;
+      snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+      size_t n = etk_format_uint(v, out);
+      bad += strcmp(out, want) != 0 || n != strlen(want);
+      snprintf(want, sizeof want, "%lld", -(long long)(v >> 1));
+      n = etk_format_int(-(int64_t)(v >> 1), out);
+      bad += strcmp(out, want) != 0 || n != strlen(want);
+    }
+    if (p > UINT64_MAX / 10) break;
+  }
+  CHECK_EQ_INT(bad, 0);
 }
 
 ETK_TEST(python_repr_of_str_and_bytes) {
@@ -131,6 +148,10 @@ ETK_TEST(python_repr_of_str_and_bytes) {
   etk_strbuf_clear(&b);
   etk_pyrepr_bytes(&b, (const uint8_t *)"\x00\xff'\\", 4);
   CHECK_EQ_STR(b.data, "b\"\\x00\\xff'\\\\\"");
+  etk_strbuf_clear(&b);
+  /* both quotes: single quotes, the single one escaped (Python's rule) */
+  etk_pyrepr_bytes(&b, (const uint8_t *)"'\"\t\n\r", 5);
+  CHECK_EQ_STR(b.data, "b'\\'\"\\t\\n\\r'");
   etk_strbuf_free(&b);
 }
 
@@ -406,6 +427,50 @@ ETK_TEST(json_writer_escapes_and_checks_nesting) {
   free(s);
 }
 
+/* Closes the two objects of a test document, checks the writer and
+ * returns the text (the sink is released). */
+static char *finish_document(etk_json_t *j, etk_render_sink_t *s) {
+  etk_json_end_object(j);
+  etk_json_end_object(j);
+  CHECK_EQ_INT(etk_json_finish(j), ETK_OK);
+  size_t len;
+  char *out = etk_render_sink_take(s, &len);
+  free(s);
+  return out;
+}
+
+/* Checks that two documents are equal, then frees them. */
+static void check_same_documents(char *a, char *b) {
+  CHECK(a != NULL && b != NULL);
+  if (a && b) CHECK_EQ_STR(b, a);
+  free(a);
+  free(b);
+}
+
+/* Checks that `write` (a key, or a key and value) inside an array is the
+ * sticky state error. */
+static void check_member_in_array_fails(void (*write)(etk_json_t *)) {
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_json_t j;
+  etk_json_init(&j, s, 0);
+  etk_json_begin_array(&j);
+  write(&j);
+  CHECK_EQ_INT(etk_json_finish(&j), ETK_E_INVALID_STATE);
+  etk_render_sink_free(s);
+  free(s);
+}
+
+static void write_prepared_key(etk_json_t *j) {
+  etk_json_prepared_key_t k;
+  etk_json_key_prepare(j, "x", &k);
+  etk_json_key_prepared(j, &k);
+}
+
+static void write_key_value(etk_json_t *j) {
+  etk_json_kv_uint(j, "x", 1);
+}
+
 /* Writes an object of keys, plain or prepared, and returns the text. */
 static char *keys_document(int indent, int prepared, const char *const *keys,
                            size_t n) {
@@ -425,13 +490,7 @@ static char *keys_document(int indent, int prepared, const char *const *keys,
       etk_json_key(&j, keys[i]);
     etk_json_int(&j, (int64_t)i);
   }
-  etk_json_end_object(&j);
-  etk_json_end_object(&j);
-  CHECK_EQ_INT(etk_json_finish(&j), ETK_OK);
-  size_t len;
-  char *out = etk_render_sink_take(s, &len);
-  free(s);
-  return out;
+  return finish_document(&j, s);
 }
 
 ETK_TEST(json_prepared_keys_write_what_plain_keys_write) {
@@ -441,28 +500,92 @@ ETK_TEST(json_prepared_keys_write_what_plain_keys_write) {
       "a key of more than sixty-four bytes, which is kept as it is and "
       "escaped on every use"};
   for (int indent = 0; indent <= 3; indent += 3) {
-    char *a = keys_document(indent, 0, keys, sizeof keys / sizeof keys[0]);
-    char *b = keys_document(indent, 1, keys, sizeof keys / sizeof keys[0]);
-    CHECK(a != NULL && b != NULL);
-    if (a && b) CHECK_EQ_STR(b, a);
-    free(a);
-    free(b);
+    check_same_documents(
+        keys_document(indent, 0, keys, sizeof keys / sizeof keys[0]),
+        keys_document(indent, 1, keys, sizeof keys / sizeof keys[0]));
   }
   char *c = keys_document(0, 1, keys, 3);
   CHECK_EQ_STR(c, "{\"outer\":{\"p50 (ms)\":0,\"\":1,\"q\\\"uote\\\\\":2}}\n");
   free(c);
   /* a prepared key where a value is due: the sticky state error */
+  check_member_in_array_fails(write_prepared_key);
+}
+
+/* One object holding each kind of member, written either with the
+ * etk_json_kv_*() calls or with etk_json_key() and the value call. */
+static char *members_document(int indent, int fused, const char *key) {
   etk_render_sink_t *s = malloc(sizeof *s);
   etk_render_sink_init_memory(s);
   etk_json_t j;
-  etk_json_init(&j, s, 0);
+  etk_json_init(&j, s, indent);
+  etk_json_begin_object(&j);
+  etk_json_key(&j, "outer");
+  etk_json_begin_object(&j);
+  static const char *const strings[] = {"plain", "q\"\n\xff", NULL};
+  for (int i = 0; i < 3; i++) {
+    if (fused) {
+      etk_json_kv_string(&j, key, strings[i],
+                         strings[i] ? strlen(strings[i]) : 0);
+      etk_json_kv_cstring(&j, key, strings[i]);
+    } else {
+      etk_json_key(&j, key);
+      etk_json_string(&j, strings[i], strings[i] ? strlen(strings[i]) : 0);
+      etk_json_key(&j, key);
+      etk_json_cstring(&j, strings[i]);
+    }
+  }
+  static const double values[] = {0.1, 0.1, -2.5e-7, (double)NAN, 1e300};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    if (fused) {
+      etk_json_kv_double(&j, key, values[i]);
+      etk_json_kv_int(&j, key, -(int64_t)i * 1000000007);
+      etk_json_kv_uint(&j, key, UINT64_MAX - i);
+      etk_json_kv_bool(&j, key, (int)i & 1);
+    } else {
+      etk_json_key(&j, key);
+      etk_json_double(&j, values[i]);
+      etk_json_key(&j, key);
+      etk_json_int(&j, -(int64_t)i * 1000000007);
+      etk_json_key(&j, key);
+      etk_json_uint(&j, UINT64_MAX - i);
+      etk_json_key(&j, key);
+      etk_json_bool(&j, (int)i & 1);
+    }
+  }
+  if (fused) {
+    etk_json_kv_null(&j, key);
+  } else {
+    etk_json_key(&j, key);
+    etk_json_null(&j);
+  }
+  return finish_document(&j, s);
+}
+
+ETK_TEST(json_key_value_calls_write_what_key_then_value_writes) {
+  static const char *const keys[] = {"count", "", "q\"uote", "bad\xff"};
+  for (int indent = 0; indent <= 2; indent += 2) {
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+      check_same_documents(members_document(indent, 0, keys[k]),
+                           members_document(indent, 1, keys[k]));
+    }
+  }
+  char *c = members_document(0, 1, "k");
+  CHECK(c != NULL && strncmp(c,
+                             "{\"outer\":{\"k\":\"plain\",\"k\":\"plain\","
+                             "\"k\":\"q\\\"\\n\\ufffd\"",
+                             48) == 0);
+  free(c);
+  /* a member where a value is due: the sticky state error */
+  check_member_in_array_fails(write_key_value);
+}
+
+ETK_TEST(json_literal_keys_match_prepared_keys) {
+  static const etk_json_prepared_key_t lit = ETK_JSON_KEY_LITERAL("p50 (ms)");
   etk_json_prepared_key_t k;
-  etk_json_key_prepare(&j, "x", &k);
-  etk_json_begin_array(&j);
-  etk_json_key_prepared(&j, &k);
-  CHECK_EQ_INT(etk_json_finish(&j), ETK_E_INVALID_STATE);
-  etk_render_sink_free(s);
-  free(s);
+  etk_json_key_prepare(NULL, "p50 (ms)", &k);
+  CHECK_EQ_INT((int)lit.len, (int)k.len);
+  CHECK_EQ_INT((int)lit.key_len, (int)k.key_len);
+  CHECK(memcmp(lit.text, k.text, sizeof k.text) == 0);
 }
 
 static int failing_write(void *ctx, const char *d, size_t n) {

@@ -11,6 +11,7 @@
 #include "etkit/program.h"
 #include "etkit/runtime.h"
 #include "program_testutil.h"
+#include "trace_testutil.h"
 
 /* A test backend: doubles its single float input into its output and
  * records what it was given. */
@@ -74,10 +75,8 @@ static int build(const char *backend, const void *payload, size_t plen,
                  uint8_t **out, size_t *len) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {3};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
+  int y = ptu_float_tensor(b, 1, sz);
   const char *keys[1] = {"mode"};
   const uint8_t v[1] = {1};
   const uint8_t *vals[1] = {v};
@@ -113,20 +112,14 @@ ETK_TEST(custom_backend_lifecycle) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   CHECK_EQ_INT(seen.inits, 1);
   CHECK_EQ_STR(seen.payload, "hello payload");
   CHECK_EQ_INT(seen.spec_count, 1);
   CHECK_EQ_STR(seen.spec_key, "mode");
   CHECK_EQ_U64(seen.memory_size, 26);
   float x[3] = {1, 2, 3};
-  etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
-  memset(t.dim_order, 0, sizeof t.dim_order);
-  t.data = x;
-  t.nbytes = sizeof x;
-  etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
-  REQUIRE(etk_method_set_input(m, 0, &v, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, x, 3, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK_EQ_INT(seen.executes, 1);
   const float *o = etk_method_output(m, 0)->u.tensor->data;
@@ -135,9 +128,7 @@ ETK_TEST(custom_backend_lifecycle) {
   CHECK_EQ_INT(seen.destroys, 1);
   /* a failing init is a load error naming the backend and its message */
   seen.fail_init = 1;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_FORMAT);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "TwiceBackend") != NULL);
   CHECK(strstr(err.message, "refused on purpose") != NULL);
   etk_program_free(p);
@@ -153,9 +144,7 @@ ETK_TEST(unknown_backend_fails_at_load) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_NOT_FOUND);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_NOT_FOUND);
   CHECK(strstr(err.message, "NoSuchBackend") != NULL);
   size_t size;
   etk_error_clear(&err);
@@ -241,15 +230,9 @@ ETK_TEST(micro_backend_runs_and_checks_arguments) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   float x[3] = {1, 2, 3};
-  etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
-  memset(t.dim_order, 0, sizeof t.dim_order);
-  t.data = x;
-  t.nbytes = sizeof x;
-  etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
-  REQUIRE(etk_method_set_input(m, 0, &v, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, x, 3, &err) == ETK_OK);
   /* arg 5 does not exist in a 2-argument DelegateCall */
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_method_execute(m, &err), ETK_E_INVALID_ARGUMENT);

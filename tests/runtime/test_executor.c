@@ -11,6 +11,7 @@
 #include "etkit/program.h"
 #include "etkit/runtime.h"
 #include "program_testutil.h"
+#include "trace_testutil.h"
 
 static etk_program_t *load_conf(const char *name) {
   const char *path = etk_test_conformance_path(name);
@@ -23,21 +24,6 @@ static etk_program_t *load_conf(const char *name) {
   return p;
 }
 
-/* Sets float input i to data[0..n). */
-static int set_float(etk_method_t *m, size_t i, float *data, size_t n,
-                     etk_error_t *err) {
-  etk_tensor_t t = *etk_method_input(m, i)->u.tensor;
-  memset(t.dim_order, 0, sizeof t.dim_order);
-  t.data = data;
-  t.nbytes = n * sizeof *data;
-  etk_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_TENSOR;
-  v.u.tensor = &t;
-  etk_error_clear(err);
-  return etk_method_set_input(m, i, &v, err);
-}
-
 static const float *out_floats(etk_method_t *m, size_t i) {
   const etk_value_t *v = etk_method_output(m, i);
   return v && v->tag == ETK_VALUE_TENSOR ? v->u.tensor->data : NULL;
@@ -48,20 +34,19 @@ ETK_TEST(add_pte_runs) {
   if (!p) ETK_SKIP("add.pte not found");
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   CHECK_EQ_STR(etk_method_name(m), "forward");
   CHECK_EQ_INT(etk_method_input_count(m), 2);
   CHECK_EQ_INT(etk_method_output_count(m), 1);
   float x = 1.5f, y = 2.25f;
-  REQUIRE(set_float(m, 0, &x, 1, &err) == ETK_OK);
-  REQUIRE(set_float(m, 1, &y, 1, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, &x, 1, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 1, &y, 1, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK(out_floats(m, 0)[0] == 3.75f);
   CHECK_EQ_U64(etk_method_executed_instructions(m), 1);
   /* again, with new inputs */
   x = -4.0f;
-  REQUIRE(set_float(m, 0, &x, 1, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, &x, 1, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK(out_floats(m, 0)[0] == -1.75f);
   etk_method_free(m);
@@ -76,7 +61,7 @@ ETK_TEST(inline_constants_pte_runs) {
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, NULL, NULL, &m, &err) == ETK_OK);
   float x[4] = {1, -2, 0.5f, 10};
-  REQUIRE(set_float(m, 0, x, 4, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, x, 4, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   const float *o = out_floats(m, 0);
   for (int k = 0; k < 4; k++) CHECK(o[k] == 3 * x[k] + 2);
@@ -136,7 +121,7 @@ ETK_TEST(caller_memory) {
   REQUIRE(etk_method_load(p, "forward", &cfg, &m, &err) == ETK_OK);
   CHECK((uint8_t *)m >= arena && (uint8_t *)m < arena + sizeof arena);
   float x[4] = {1, 2, 3, 4};
-  REQUIRE(set_float(m, 0, x, 4, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, x, 4, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   const float *o = out_floats(m, 0);
   CHECK(o >= (const float *)planned && o < (const float *)(planned + 48));
@@ -154,8 +139,7 @@ ETK_TEST(input_checks) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   float x[5] = {1, 2, 3, 4, 5};
   /* execute before inputs are set */
   etk_error_clear(&err);
@@ -205,8 +189,7 @@ ETK_TEST(input_checks) {
 ETK_TEST(missing_operator_and_dtype) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {2};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   int op = etk_program_builder_add_operator(b, "aten::frobnicate", "out");
   int32_t args[3] = {x, x, x};
   etk_program_builder_kernel_call(b, op, args, 3);
@@ -218,9 +201,7 @@ ETK_TEST(missing_operator_and_dtype) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_NOT_FOUND);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_NOT_FOUND);
   CHECK(strstr(err.message, "aten::frobnicate.out") != NULL);
   CHECK(strstr(err.message, "other instructions") != NULL);
   etk_program_free(p);
@@ -250,9 +231,7 @@ ETK_TEST(missing_operator_and_dtype) {
   REQUIRE(ptu_finish_unary(b, in, o, &d, &len) == ETK_OK);
   p = ptu_load(d, len);
   REQUIRE(p);
-  etk_error_clear(&err);
-  CHECK_EQ_INT(etk_method_load_alloc(p, "forward", NULL, &m, &err),
-               ETK_E_UNSUPPORTED);
+  CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_UNSUPPORTED);
   CHECK(strstr(err.message, "aten::convolution.out") != NULL);
   CHECK(strstr(err.message, "INT") != NULL);
   printf("# %s\n", err.message);
@@ -296,10 +275,8 @@ ETK_TEST(cyclic_jump_is_bounded) {
 ETK_TEST(control_flow_instructions) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {2};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
+  int o = ptu_float_tensor(b, 1, sz);
   int yes = etk_program_builder_add_bool(b, true);
   int no = etk_program_builder_add_bool(b, false);
   int flag = etk_program_builder_add_bool(b, false);
@@ -322,10 +299,9 @@ ETK_TEST(control_flow_instructions) {
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   float xv[2] = {3, -5};
-  REQUIRE(set_float(m, 0, xv, 2, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   const float *ov = out_floats(m, 0);
   CHECK(ov[0] == -3.0f && ov[1] == 5.0f);
@@ -338,18 +314,16 @@ ETK_TEST(control_flow_instructions) {
   /* FreeCall on a non-tensor fails at run time; on a tensor clears it,
    * and set_input restores planned memory. */
   b = etk_program_builder_new("forward");
-  x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                     ETK_BUILDER_PLANNED, NULL);
+  x = ptu_float_tensor(b, 1, sz);
   etk_program_builder_free_call(b, x);
   REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
   p = ptu_load(d, len);
   REQUIRE(p);
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", NULL, &m, &err) == ETK_OK);
-  REQUIRE(set_float(m, 0, xv, 2, &err) == ETK_OK);
+  REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   CHECK(etk_method_output(m, 0)->u.tensor->data == NULL);
-  REQUIRE(set_float(m, 0, xv, 2, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);
   CHECK(out_floats(m, 0) != NULL && out_floats(m, 0)[1] == -5.0f);
   etk_method_free(m);
   etk_program_free(p);

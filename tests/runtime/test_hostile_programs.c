@@ -57,8 +57,7 @@ ETK_TEST(checked_helpers) {
 ETK_TEST(misaligned_planned_offset) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {4};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   REQUIRE(etk_program_builder_place_tensor(b, x, 1, 2) == ETK_OK);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
@@ -113,8 +112,7 @@ ETK_TEST(misaligned_constant_offset) {
 ETK_TEST(huge_plan_hits_the_memory_limit) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {1 << 30};
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 1, sz);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
   size_t len;
@@ -152,8 +150,7 @@ static int run_hostile(const char *op, const char *overload, uint32_t in_dim,
                        const int32_t *out_sizes, hostile_args_fn fill,
                        char *message, size_t cap) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int in = etk_program_builder_add_tensor(b, ETK_FLOAT, in_dim, in_sizes, NULL,
-                                          ETK_BUILDER_PLANNED, NULL);
+  int in = ptu_float_tensor(b, in_dim, in_sizes);
   int out = etk_program_builder_add_tensor(b, ETK_FLOAT, out_dim, out_sizes,
                                            NULL, ETK_BUILDER_PLANNED, NULL);
   etk_program_builder_set_dynamic(b, out);
@@ -267,15 +264,6 @@ static int pool_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   return 10;
 }
 
-ETK_TEST(pool_geometry_overflow) {
-  int32_t isz[4] = {1, 1, 4, 4}, osz[4] = {1, 1, 3, 3};
-  char msg[256];
-  int rc = run_hostile("aten::max_pool2d_with_indices", "out", 4, isz, 4, osz,
-                       pool_args, msg, sizeof msg);
-  CHECK_EQ_INT(rc, ETK_E_OVERFLOW);
-  CHECK(strstr(msg, "overflows") != NULL);
-}
-
 static int view_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   const int64_t size[3] = {INT64_MAX / 2, 4, 0};
   a[0] = in;
@@ -283,15 +271,6 @@ static int view_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   a[2] = out;
   a[3] = out;
   return 4;
-}
-
-ETK_TEST(view_size_overflow) {
-  int32_t isz[1] = {16}, osz[3] = {1, 1, 16};
-  char msg[256];
-  int rc = run_hostile("aten::view_copy", "out", 1, isz, 3, osz, view_args, msg,
-                       sizeof msg);
-  CHECK_EQ_INT(rc, ETK_E_OVERFLOW);
-  CHECK(strstr(msg, "more elements than int64 can count") != NULL);
 }
 
 static int slice_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
@@ -305,15 +284,6 @@ static int slice_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   return 7;
 }
 
-/* A step past the length leaves one element (and must not overflow). */
-ETK_TEST(slice_huge_step) {
-  int32_t isz[1] = {16}, osz[1] = {16};
-  char msg[256];
-  int rc = run_hostile("aten::slice_copy", "Tensor_out", 1, isz, 1, osz,
-                       slice_args, msg, sizeof msg);
-  CHECK_EQ_INT(rc, ETK_OK);
-}
-
 static int pad_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   const int64_t pad[2] = {INT64_MIN, INT64_MAX};
   a[0] = in;
@@ -324,13 +294,69 @@ static int pad_args(etk_program_builder_t *b, int in, int out, int32_t *a) {
   return 5;
 }
 
-ETK_TEST(constant_pad_extreme_amounts) {
-  int32_t isz[1] = {16}, osz[1] = {16};
-  char msg[256];
-  int rc = run_hostile("aten::constant_pad_nd", "out", 1, isz, 1, osz, pad_args,
-                       msg, sizeof msg);
-  CHECK_EQ_INT(rc, ETK_E_INVALID_ARGUMENT);
-  CHECK(strstr(msg, "exceeds the int32 range") != NULL);
+/* One hostile call per case: the op, the input and output shapes, the
+ * argument builder, and the status and message (NULL: any) expected. */
+typedef struct hostile_case {
+  const char *op, *overload;
+  uint32_t in_dim;
+  int32_t in_sizes[4];
+  uint32_t out_dim;
+  int32_t out_sizes[4];
+  hostile_args_fn fill;
+  int want_rc;
+  const char *want_message;
+} hostile_case_t;
+
+static const hostile_case_t hostile_cases[] = {
+    {"aten::max_pool2d_with_indices",
+     "out",
+     4,
+     {1, 1, 4, 4},
+     4,
+     {1, 1, 3, 3},
+     pool_args,
+     ETK_E_OVERFLOW,
+     "overflows"},
+    {"aten::view_copy",
+     "out",
+     1,
+     {16},
+     3,
+     {1, 1, 16},
+     view_args,
+     ETK_E_OVERFLOW,
+     "more elements than int64 can count"},
+    /* a step past the length leaves one element (and must not overflow) */
+    {"aten::slice_copy",
+     "Tensor_out",
+     1,
+     {16},
+     1,
+     {16},
+     slice_args,
+     ETK_OK,
+     NULL},
+    {"aten::constant_pad_nd",
+     "out",
+     1,
+     {16},
+     1,
+     {16},
+     pad_args,
+     ETK_E_INVALID_ARGUMENT,
+     "exceeds the int32 range"},
+};
+
+ETK_TEST(hostile_op_arguments) {
+  for (size_t k = 0; k < sizeof hostile_cases / sizeof hostile_cases[0]; k++) {
+    const hostile_case_t *c = &hostile_cases[k];
+    char msg[256];
+    int rc = run_hostile(c->op, c->overload, c->in_dim, c->in_sizes, c->out_dim,
+                         c->out_sizes, c->fill, msg, sizeof msg);
+    printf("# %s\n", c->op);
+    CHECK_EQ_INT(rc, c->want_rc);
+    if (c->want_message) CHECK(strstr(msg, c->want_message) != NULL);
+  }
 }
 
 ETK_TEST_MAIN()

@@ -67,24 +67,13 @@ static etk_program_t *delegated_program(uint8_t **keep) {
   etk_program_builder_set_options(b, &opt);
   float w[16];
   for (int k = 0; k < 16; k++) w[k] = (float)k - 8;
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 2, sz);
   int c = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
                                          ETK_BUILDER_CONSTANT, w);
-  int t = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int alpha = etk_program_builder_add_int(b, 1);
-  int add = etk_program_builder_add_operator(b, "aten::add", "out");
-  int32_t aa[5] = {x, c, alpha, t, t};
-  etk_program_builder_kernel_call(b, add, aa, 5);
-  int dg = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
-                                            plen, NULL, NULL, NULL, 0);
-  int32_t da[2] = {t, y};
-  etk_program_builder_delegate_call(b, dg, da, 2);
-  etk_program_builder_set_inputs(b, &x, 1);
-  etk_program_builder_set_outputs(b, &y, 1);
+  int t = ptu_float_tensor(b, 2, sz);
+  int y = ptu_float_tensor(b, 2, sz);
+  ptu_add_call(b, x, c, t);
+  ptu_micro_delegate(b, payload, plen, x, t, y);
   size_t len;
   if (etk_program_builder_finish(b, keep, &len, NULL) != ETK_OK) return NULL;
   etk_program_builder_free(b);
@@ -106,14 +95,9 @@ ETK_TEST(execute_does_not_allocate) {
     REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
     float x[16];
     for (int k = 0; k < 16; k++) x[k] = (float)k;
-    etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
-    memset(t.dim_order, 0, sizeof t.dim_order);
-    t.data = x;
-    t.nbytes = sizeof x;
-    etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
     unsigned long before = heap_calls;
     for (int r = 0; r < 50; r++) {
-      CHECK_EQ_INT(etk_method_set_input(m, 0, &v, &err), ETK_OK);
+      CHECK_EQ_INT(ttu_set_float_input(m, 0, x, 16, &err), ETK_OK);
       CHECK_EQ_INT(etk_method_execute(m, &err), ETK_OK);
     }
     CHECK_EQ_U64(heap_calls, before);

@@ -38,13 +38,7 @@ static void run_linear(etk_method_t *m, int runs) {
   etk_error_t err;
   float x[4] = {1, 2, 3, 4};
   for (int r = 0; r < runs; r++) {
-    etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
-    memset(t.dim_order, 0, sizeof t.dim_order);
-    t.data = x;
-    t.nbytes = sizeof x;
-    etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
-    etk_error_clear(&err);
-    if (etk_method_set_input(m, 0, &v, &err) || etk_method_execute(m, &err))
+    if (ttu_set_float_input(m, 0, x, 4, &err) || etk_method_execute(m, &err))
       printf("# run failed: %s\n", err.message);
   }
 }
@@ -249,10 +243,8 @@ static int build_delegated(uint8_t **out, size_t *len) {
   size_t plen = ptu_micro_chain(payload, sizeof payload, sz, steps);
   if (plen == 0) return ETK_E_INTERNAL;
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
-  int y = etk_program_builder_add_tensor(b, ETK_FLOAT, 2, sz, NULL,
-                                         ETK_BUILDER_PLANNED, NULL);
+  int x = ptu_float_tensor(b, 2, sz);
+  int y = ptu_float_tensor(b, 2, sz);
   int dg = etk_program_builder_add_delegate(b, ETK_MICRO_BACKEND_ID, payload,
                                             plen, NULL, NULL, NULL, 0);
   int32_t args[2] = {x, y};
@@ -270,12 +262,7 @@ ETK_TEST(delegate_events) {
   etk_error_clear(&err);
   REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
   float x[6] = {1, -2, 3, -4, 5, -6};
-  etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
-  memset(t.dim_order, 0, sizeof t.dim_order);
-  t.data = x;
-  t.nbytes = sizeof x;
-  etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
-  REQUIRE(etk_method_set_input(m, 0, &v, &err) == ETK_OK);
+  REQUIRE(ttu_set_float_input(m, 0, x, 6, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
   const float *o = etk_method_output(m, 0)->u.tensor->data;
   CHECK(o[0] == 0 && o[1] == 2 && o[2] == 0 && o[3] == 4 && o[5] == 6);

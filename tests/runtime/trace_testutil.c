@@ -7,8 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/common.h"
 #include "etkit/flatbuf.h"
 #include "etkit/schema.h"
+
+int ttu_load_forward(const struct etk_program *p, etk_method_t **m,
+                     struct etk_error *err) {
+  etk_error_clear(err);
+  return etk_method_load_alloc(p, "forward", NULL, m, err);
+}
+
+int ttu_set_float_input(etk_method_t *m, size_t i, float *data, size_t n,
+                        etk_error_t *err) {
+  etk_tensor_t t = *etk_method_input(m, i)->u.tensor;
+  memset(t.dim_order, 0, sizeof t.dim_order);
+  t.data = data;
+  t.nbytes = n * sizeof *data;
+  etk_value_t v;
+  memset(&v, 0, sizeof v);
+  v.tag = ETK_VALUE_TENSOR;
+  v.u.tensor = &t;
+  etk_error_clear(err);
+  return etk_method_set_input(m, i, &v, err);
+}
 
 typedef struct owned {
   void *arena;

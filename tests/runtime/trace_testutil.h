@@ -1,7 +1,7 @@
 /*
- * trace_testutil.h - what the runtime's tracing tests share: a recorder in
- * a malloc'd arena, and an ETDump walker that verifies a dump and flattens
- * its blocks and events for assertions.
+ * trace_testutil.h - what the runtime's tests share: a recorder in a
+ * malloc'd arena, an ETDump walker that verifies a dump and flattens its
+ * blocks and events for assertions, and a float input setter.
  */
 #ifndef ETK_TRACE_TESTUTIL_H
 #define ETK_TRACE_TESTUTIL_H
@@ -9,7 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etkit/method.h"
 #include "etkit/recorder.h"
+
+/* Clears *err and loads method "forward" of p (heap-allocated, no
+ * recorder) into *m; returns the load status. */
+int ttu_load_forward(const struct etk_program *p, etk_method_t **m,
+                     struct etk_error *err);
+
+/* Clears *err and sets float input i of m to data[0..n) (the input's
+ * shape, default dim order). */
+int ttu_set_float_input(etk_method_t *m, size_t i, float *data, size_t n,
+                        struct etk_error *err);
 
 /* A recorder in a malloc'd arena (ttu_recorder_free releases it).
  * debug_level 0/1/2, profile_all 0/1, debug_capacity 0 = no buffer. */
