@@ -243,29 +243,44 @@ int etk_etdump_event_get(const etk_etdump_t *dump, size_t index,
 void etk_etdump_event_times(const etk_etdump_t *dump, size_t index,
                             uint64_t *start_time, uint64_t *end_time);
 
+/* Byte offset of event `index`'s member table in the file (for error
+ * messages; 0 for NULL or an index out of range).  Cost: a binary search
+ * over the runs and three loads. */
+uint32_t etk_etdump_event_offset(const etk_etdump_t *dump, size_t index);
+
 /* Column view of all events (index = event index), for bulk processing and
  * zero-copy bindings.  Arrays are owned by the dump.
  *   flags       ETK_ETDUMP_KIND_MASK bits and ETK_ETDUMP_FLAG_*
- *   instruction_id, delegate_id_int   as in the file (-1 when absent);
- *                for allocation events instruction_id holds allocator_id
+ *   instruction_id  as in the file (-1 when absent); for allocation
+ *               events it holds allocator_id
+ *   delegate_id_int_plus_one   delegate_debug_id_int + 1 (mod 2^32): 0
+ *               when absent, so that the column of a dump without integer
+ *               delegate ids is all zero pages (read the id with
+ *               etk_etdump_delegate_id_int())
  *   name_id, delegate_id_str_id       interned string ids
  *   chain_id    index into the chain table below: equal ids <=> equal
  *               chain values as upstream compares them (a profile chain -1
  *               and a debug chain 2^64-1 are different)
- *   offset      byte offset of the member table (for etk_etdump_event_get
- *               and error messages) */
+ * (The byte offset of an event's member table is etk_etdump_event_offset:
+ * found again from the file rather than stored, 4 bytes per event less.) */
 typedef struct etk_etdump_columns {
   size_t count;
   const uint8_t *flags;
   const int32_t *instruction_id;
-  const int32_t *delegate_id_int;
+  const uint32_t *delegate_id_int_plus_one;
   const uint32_t *name_id;
   const uint32_t *delegate_id_str_id;
   const uint32_t *chain_id;
-  const uint32_t *offset;
 } etk_etdump_columns_t;
 
 void etk_etdump_columns(const etk_etdump_t *dump, etk_etdump_columns_t *out);
+
+/* The delegate_debug_id_int (-1 when absent) of a delegate_id_int_plus_one
+ * column value. */
+static inline int32_t etk_etdump_delegate_id_int(uint32_t plus_one) {
+  uint32_t v = plus_one - 1u;
+  return v > (uint32_t)INT32_MAX ? -(int32_t)(~v) - 1 : (int32_t)v;
+}
 
 /* Number of distinct chain values (chain ids are 0 .. count-1). */
 size_t etk_etdump_chain_count(const etk_etdump_t *dump);

@@ -34,7 +34,8 @@
  *   A matching stage lists B's candidates per key without copying a key
  *   (about 32 bytes per event of the block, while the stage runs).  All of
  *   this is freed before the rows are sorted, which happens in place.
- *   The rows are about 170 bytes each; event names point into the dumps
+ *   The rows are 112 bytes each (delta and change are computed when a
+ *   row is read, row_at); event names point into the dumps
  *   (the inspectors outlive the diff), while decimal delegate ids, operator
  *   types and block texts are copied once into a string pool: rows stay
  *   valid while the inspectors change their volatile name buffers.
@@ -45,9 +46,18 @@
 
 #include "analysis_internal.h"
 
+/* A row as kept: 112 bytes (etk_diff_row_t is 160); row_at() rebuilds
+ * the public row, its delta and change from the two values, and its
+ * strings from the pool. */
 typedef struct diff_row {
-  etk_diff_row_t pub; /* name, name_b: set directly unless pooled */
+  const char *name_direct, *name_b_direct; /* the dumps' own names */
+  double avg_a, avg_b, p50_a, p50_b, value_a, value_b;
   uint32_t block_text, name, name_b, op_type; /* pool ids, UINT32_MAX none */
+  uint32_t block_occurrence;
+  uint32_t event_a, event_b; /* UINT32_MAX when absent */
+  uint32_t count_a, count_b;
+  int32_t instruction_id_a, instruction_id_b;
+  uint8_t kind, match;
 } diff_row_t;
 
 /* Append-only string store: every string a row points to, copied once
@@ -269,7 +279,7 @@ static int row_name(etk_diff_t *d, const etk_inspector_event_t *ev,
 
 /* The name a row has so far (pool ids are resolved only at the end). */
 static const char *row_name_text(const etk_diff_t *d, const diff_row_t *r) {
-  return r->name != UINT32_MAX ? pool_str(d, r->name) : r->pub.name;
+  return r->name != UINT32_MAX ? pool_str(d, r->name) : r->name_direct;
 }
 
 static diff_row_t *row_new(etk_diff_t *d) {
@@ -283,25 +293,52 @@ static diff_row_t *row_new(etk_diff_t *d) {
   diff_row_t *r = &d->rows[d->nrows++];
   memset(r, 0, sizeof *r);
   r->block_text = r->name = r->name_b = r->op_type = UINT32_MAX;
-  r->pub.instruction_id_a = r->pub.instruction_id_b = -1;
-  r->pub.event_a = r->pub.event_b = SIZE_MAX;
-  r->pub.avg_a = r->pub.avg_b = r->pub.p50_a = r->pub.p50_b = (double)NAN;
-  r->pub.value_a = r->pub.value_b = (double)NAN;
-  r->pub.delta = r->pub.change_pct = (double)NAN;
+  r->instruction_id_a = r->instruction_id_b = -1;
+  r->event_a = r->event_b = UINT32_MAX;
+  r->avg_a = r->avg_b = r->p50_a = r->p50_b = (double)NAN;
+  r->value_a = r->value_b = (double)NAN;
   return r;
 }
 
-static void row_finish_values(diff_row_t *r) {
-  etk_diff_row_t *p = &r->pub;
-  if (p->match == ETK_DIFF_MATCH_NEW) {
-    p->delta = p->value_b;
-  } else if (p->match == ETK_DIFF_MATCH_MISSING) {
-    p->delta = -p->value_a;
+/* The public row of a kept row: delta and change follow from the values
+ * (a new row's delta is B's value, a missing row's minus A's). */
+static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
+  const diff_row_t *r = &d->rows[i];
+  etk_diff_row_t p;
+  memset(&p, 0, sizeof p);
+  p.kind = r->kind;
+  p.match = r->match;
+  p.block = r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
+  p.block_occurrence = r->block_occurrence;
+  p.name = r->name != UINT32_MAX ? pool_str(d, r->name)
+           : r->name_direct      ? r->name_direct
+                                 : "";
+  p.name_b =
+      r->name_b != UINT32_MAX ? pool_str(d, r->name_b) : r->name_b_direct;
+  p.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
+  p.instruction_id_a = r->instruction_id_a;
+  p.instruction_id_b = r->instruction_id_b;
+  p.event_a = r->event_a == UINT32_MAX ? SIZE_MAX : r->event_a;
+  p.event_b = r->event_b == UINT32_MAX ? SIZE_MAX : r->event_b;
+  p.count_a = r->count_a;
+  p.count_b = r->count_b;
+  p.avg_a = r->avg_a;
+  p.avg_b = r->avg_b;
+  p.p50_a = r->p50_a;
+  p.p50_b = r->p50_b;
+  p.value_a = r->value_a;
+  p.value_b = r->value_b;
+  p.change_pct = (double)NAN;
+  if (p.match == ETK_DIFF_MATCH_NEW) {
+    p.delta = p.value_b;
+  } else if (p.match == ETK_DIFF_MATCH_MISSING) {
+    p.delta = -p.value_a;
   } else {
-    p->delta = p->value_b - p->value_a;
-    if (p->value_a != 0 && p->value_a == p->value_a)
-      p->change_pct = p->delta / p->value_a * 100.0;
+    p.delta = p.value_b - p.value_a;
+    if (p.value_a != 0 && p.value_a == p.value_a)
+      p.change_pct = p.delta / p.value_a * 100.0;
   }
+  return p;
 }
 
 /* Fills one side of an operator row from event e. */
@@ -310,18 +347,18 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
   const side_stats_t st = side_stats(s, e);
-  etk_diff_row_t *p = &r->pub;
+  diff_row_t *p = r;
   *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
-  *(is_b ? &p->event_b : &p->event_a) = e;
-  *(is_b ? &p->count_b : &p->count_a) = st.count;
+  *(is_b ? &p->event_b : &p->event_a) = (uint32_t)e;
+  *(is_b ? &p->count_b : &p->count_a) = (uint32_t)st.count;
   *(is_b ? &p->avg_b : &p->avg_a) = st.avg;
   *(is_b ? &p->p50_b : &p->p50_a) = st.p50;
   *(is_b ? &p->value_b : &p->value_a) = st.value;
   int rc = ETK_OK;
-  if (r->name == UINT32_MAX && !p->name)
-    rc = row_name(d, &ev, &r->name, &p->name);
+  if (r->name == UINT32_MAX && !r->name_direct)
+    rc = row_name(d, &ev, &r->name, &r->name_direct);
   else if (!text_equal(row_name_text(d, r), ev.name, ev.name_len))
-    rc = row_name(d, &ev, &r->name_b, &p->name_b);
+    rc = row_name(d, &ev, &r->name_b, &r->name_b_direct);
   if (rc == ETK_OK && r->op_type == UINT32_MAX) {
     event_op_type(s->insp, e, tmp);
     if (tmp->failed) return ETK_E_NO_MEMORY;
@@ -491,15 +528,14 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
       rc = ETK_E_NO_MEMORY;
       break;
     }
-    r->pub.kind = ETK_DIFF_ROW_OPERATOR;
-    r->pub.match = stage == 1   ? ETK_DIFF_MATCH_EXACT
-                   : stage == 2 ? ETK_DIFF_MATCH_NAME
-                                : ETK_DIFF_MATCH_OP_TYPE;
-    r->pub.block_occurrence = occurrence;
+    r->kind = ETK_DIFF_ROW_OPERATOR;
+    r->match = stage == 1   ? ETK_DIFF_MATCH_EXACT
+               : stage == 2 ? ETK_DIFF_MATCH_NAME
+                            : ETK_DIFF_MATCH_OP_TYPE;
+    r->block_occurrence = (uint32_t)occurrence;
     r->block_text = block_text;
     rc = row_side(d, r, A, e, 0, &tmp);
     if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
-    row_finish_values(r);
   }
   if (rc == ETK_OK && (t.other.failed || tmp.failed)) rc = ETK_E_NO_MEMORY;
   key_table_free(&t);
@@ -524,12 +560,11 @@ static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
       rc = ETK_E_NO_MEMORY;
       break;
     }
-    r->pub.kind = ETK_DIFF_ROW_OPERATOR;
-    r->pub.match = is_b ? ETK_DIFF_MATCH_NEW : ETK_DIFF_MATCH_MISSING;
-    r->pub.block_occurrence = occurrence;
+    r->kind = ETK_DIFF_ROW_OPERATOR;
+    r->match = is_b ? ETK_DIFF_MATCH_NEW : ETK_DIFF_MATCH_MISSING;
+    r->block_occurrence = (uint32_t)occurrence;
     r->block_text = block_text;
     rc = row_side(d, r, s, e, is_b, &tmp);
-    row_finish_values(r);
   }
   etk_strbuf_free(&tmp);
   return rc;
@@ -593,13 +628,13 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     if (va[k] != va[k] && vb[k] != vb[k]) continue; /* no method time */
     diff_row_t *r = row_new(d);
     if (!r) return ETK_E_NO_MEMORY;
-    etk_diff_row_t *p = &r->pub;
+    diff_row_t *p = r;
     p->kind = k == 0   ? ETK_DIFF_ROW_METHOD
               : k == 1 ? ETK_DIFF_ROW_OPERATORS_TOTAL
               : k == 2 ? ETK_DIFF_ROW_DELEGATE_OVERHEAD
                        : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
     p->match = ETK_DIFF_MATCH_TOTAL;
-    p->block_occurrence = occurrence;
+    p->block_occurrence = (uint32_t)occurrence;
     r->block_text = block_text;
     int rc = pool_put(d, names[k], strlen(names[k]), &r->name);
     if (rc != ETK_OK) return rc;
@@ -609,24 +644,22 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     p->avg_b = ab[k];
     p->p50_a = pa[k];
     p->p50_b = pb[k];
-    p->count_a = ca[k];
-    p->count_b = cb[k];
+    p->count_a = (uint32_t)ca[k];
+    p->count_b = (uint32_t)cb[k];
     if (k == 0) {
       if (ba != SIZE_MAX && A->method_event[ba] != SIZE_MAX) {
         etk_inspector_event_t ev;
         etk_inspector_event_get(A->insp, A->method_event[ba], &ev);
-        p->event_a = A->method_event[ba];
+        p->event_a = (uint32_t)A->method_event[ba];
         p->instruction_id_a = ev.instruction_id;
       }
       if (bb != SIZE_MAX && B->method_event[bb] != SIZE_MAX) {
         etk_inspector_event_t ev;
         etk_inspector_event_get(B->insp, B->method_event[bb], &ev);
-        p->event_b = B->method_event[bb];
+        p->event_b = (uint32_t)B->method_event[bb];
         p->instruction_id_b = ev.instruction_id;
       }
     }
-    p->delta = vb[k] - va[k];
-    if (va[k] == va[k] && va[k] != 0) p->change_pct = p->delta / va[k] * 100.0;
   }
   return ETK_OK;
 }
@@ -677,7 +710,7 @@ static int sort_rows(etk_diff_t *d) {
   sort_key_t *keys = malloc(d->nrows * sizeof *keys);
   if (!keys) return ETK_E_NO_MEMORY;
   for (size_t i = 0; i < d->nrows; i++) {
-    const etk_diff_row_t *r = &d->rows[i].pub;
+    const etk_diff_row_t row = row_at(d, i), *r = &row;
     keys[i].cls = sort_class(r);
     /* totals keep block order; NaN deltas cannot happen outside totals */
     keys[i].key = keys[i].cls == 0 ? 0 : fabs(r->delta);
@@ -833,18 +866,6 @@ static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
 
 /* Points the rows at their pooled strings, now that the pool no longer
  * moves. */
-static void diff_resolve(etk_diff_t *d) {
-  for (size_t i = 0; i < d->nrows; i++) {
-    diff_row_t *r = &d->rows[i];
-    r->pub.block =
-        r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
-    if (r->name != UINT32_MAX) r->pub.name = pool_str(d, r->name);
-    if (!r->pub.name) r->pub.name = "";
-    if (r->name_b != UINT32_MAX) r->pub.name_b = pool_str(d, r->name_b);
-    r->pub.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
-  }
-}
-
 int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
                    const etk_diff_options_t *options, etk_diff_t **out,
                    etk_error_t *err) {
@@ -881,7 +902,6 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
     if (err && err->code != ETK_OK) return err->code;
     return etk_error_set(err, rc, ETK_NO_OFFSET, "diff: %s", etk_strerror(rc));
   }
-  diff_resolve(d);
   *out = d;
   return ETK_OK;
 }
@@ -900,7 +920,7 @@ size_t etk_diff_row_count(const etk_diff_t *d) {
 
 int etk_diff_row_get(const etk_diff_t *d, size_t index, etk_diff_row_t *out) {
   if (!d || !out || index >= d->nrows) return ETK_E_INVALID_ARGUMENT;
-  *out = d->rows[index].pub;
+  *out = row_at(d, index);
   return ETK_OK;
 }
 
@@ -908,7 +928,7 @@ size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
                                  double min_delta) {
   size_t n = 0;
   for (size_t i = 0; d && i < d->nrows; i++) {
-    const etk_diff_row_t *r = &d->rows[i].pub;
+    const etk_diff_row_t row = row_at(d, i), *r = &row;
     if (r->kind != ETK_DIFF_ROW_OPERATOR || sort_class(r) != 1) continue;
     if (r->change_pct == r->change_pct && r->change_pct > pct &&
         r->delta >= min_delta)
@@ -949,7 +969,7 @@ static void view_units(view_t *v, const char *unit) {
   for (int c = 10; c <= 16; c++) {
     double max = 0;
     for (size_t i = 0; i < v->n; i++) {
-      const etk_diff_row_t *r = &v->d->rows[v->rows[i]].pub;
+      const etk_diff_row_t row = row_at(v->d, v->rows[i]), *r = &row;
       double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
                      r->value_a, r->value_b, r->delta};
       if (fabs(x[c - 10]) > max) max = fabs(x[c - 10]);
@@ -1005,7 +1025,7 @@ static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                      etk_strbuf_t *scratch) {
   view_t *v = ctx;
   (void)scratch;
-  const etk_diff_row_t *r = &v->d->rows[v->rows[row]].pub;
+  const etk_diff_row_t kept = row_at(v->d, v->rows[row]), *r = &kept;
   static const int totals_cols[] = {0, 2, 8, 9, 14, 15, 16, 17};
   static const int op_cols[] = {0, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17};
   int c = v->single ? (int)col : v->totals ? totals_cols[col] : op_cols[col];
@@ -1165,11 +1185,17 @@ static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
   etk_json_uint(&j, w->hidden);
   etk_json_key(&j, "totals");
   etk_json_begin_array(&j);
-  for (size_t i = 0; i < ntot; i++) json_row(&j, &d->rows[vis[i]].pub);
+  for (size_t i = 0; i < ntot; i++) {
+    const etk_diff_row_t r = row_at(d, vis[i]);
+    json_row(&j, &r);
+  }
   etk_json_end_array(&j);
   etk_json_key(&j, "operators");
   etk_json_begin_array(&j);
-  for (size_t i = ntot; i < nvis; i++) json_row(&j, &d->rows[vis[i]].pub);
+  for (size_t i = ntot; i < nvis; i++) {
+    const etk_diff_row_t r = row_at(d, vis[i]);
+    json_row(&j, &r);
+  }
   etk_json_end_array(&j);
   etk_json_end_object(&j);
   return etk_json_finish(&j);
@@ -1298,11 +1324,12 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
   if (!w.vis)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   for (size_t i = 0; i < d->nrows; i++) {
-    if (row_hidden(&d->rows[i].pub, o)) {
+    const etk_diff_row_t r = row_at(d, i);
+    if (row_hidden(&r, o)) {
       w.hidden++;
       continue;
     }
-    if (d->rows[i].pub.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
+    if (r.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
     w.vis[w.count++] = i;
   }
   int rc;

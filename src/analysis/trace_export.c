@@ -241,7 +241,7 @@ int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
     ana_item_t *it = &its[count++];
     it->ev = (uint32_t)i;
     it->flags = 0;
-    if (cols.delegate_id_int[i] != -1 ||
+    if (cols.delegate_id_int_plus_one[i] != 0 ||
         (cols.delegate_id_str_id[i] != ETK_ETDUMP_STR_ABSENT &&
          cols.delegate_id_str_id[i] != ETK_ETDUMP_STR_EMPTY))
       it->flags |= ANA_ITEM_DELEGATED;

@@ -82,7 +82,8 @@ int etk_etdump_event_value(const etk_etdump_t *d, size_t index,
     return ETK_E_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
   const uint8_t *buf = d->buf;
-  uint32_t v = sub(buf, d->offset[index], ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+  uint32_t v = sub(buf, etdump_event_member(d, index),
+                   ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
   if (!v) return ETK_OK;
   out->present = 1;
   out->offset = v;

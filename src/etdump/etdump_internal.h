@@ -36,6 +36,7 @@ typedef struct etdump_run {
   uint32_t first_event, event_count;
   uint32_t first_allocator, allocator_count;
   uint32_t offset;
+  uint32_t events_vec; /* the run's events vector (0 when absent) */
   uint8_t has_events;
 } etdump_run_t;
 
@@ -59,11 +60,10 @@ struct etk_etdump {
   void *columns_mem;
   uint8_t *flags;
   int32_t *instruction_id;
-  int32_t *delegate_id_int;
+  uint32_t *delegate_id_int_plus_one; /* 0 = absent */
   uint32_t *name_id;
   uint32_t *dstr_id;
   uint32_t *chain_id;
-  uint32_t *offset;
 
   /* interned strings */
   size_t string_count, string_cap;
@@ -73,5 +73,9 @@ struct etk_etdump {
   size_t chain_count, chain_cap;
   etdump_chain_t *chains;
 };
+
+/* Offset of event `index`'s member table (index < event_count); the
+ * reader finds it again from the run's events vector. */
+uint32_t etdump_event_member(const etk_etdump_t *dump, size_t index);
 
 #endif

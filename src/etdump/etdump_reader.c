@@ -27,15 +27,16 @@
  *
  * DATA LAYOUT
  *   Columns (see etdump_internal.h) live in one zeroed allocation of
- *   25 bytes per event: flags u8, instruction_id i32, delegate_id_int i32,
- *   name_id u32, dstr_id u32, chain_id u32, offset u32.  A value 0 is
- *   never written, so the pages of a column that is 0 throughout (delegate
- *   string ids and chain ids, in most dumps) are never touched and cost no
- *   memory: about 17 bytes per event are resident.  Strings are positions
- *   in the buffer (4 bytes per distinct string; the length is the
- *   FlatBuffers string's own prefix).
+ *   21 bytes per event: flags u8, instruction_id i32, delegate id int + 1
+ *   u32 (0 = absent), name_id u32, dstr_id u32, chain_id u32.  A value 0
+ *   is never written, so the pages of a column that is 0 throughout
+ *   (delegate ids and chain ids, in most dumps) are never touched and cost
+ *   no memory: about 9 bytes per event are resident.  An event's member
+ *   table is not stored: its run's events vector leads to it again.
+ *   Strings are positions in the buffer (4 bytes per distinct string; the
+ *   length is the FlatBuffers string's own prefix).
  *   While decoding they are found through an open-addressing table of
- *   32-bit slots (id plus spare hash bits, load factor <= 1/2) and a small
+ *   32-bit slots (id plus spare hash bits, load factor <= 3/4) and a small
  *   cache keyed by a string's offset (shared string objects cost no hash);
  *   both are freed once the dump is open.  Chain values are interned the
  *   same way, keyed by sign and magnitude, so that a ProfileEvent chain -1
@@ -129,13 +130,20 @@ static inline uint64_t get_u64(const uint8_t *buf, tbl_t t, unsigned id) {
 #define RECENT_SLOTS 256u
 
 typedef struct interner {
-  uint32_t *slots; /* tag << id_bits | id; 0 = empty (ids are >= 2) */
-  size_t mask;
+  uint32_t *slots;  /* tag << id_bits | id; 0 = empty (ids are >= 2) */
+  size_t size;      /* slot count (any size: see slot_of) */
   unsigned id_bits; /* ids are < 2^id_bits */
   uint32_t id_mask;
   uint32_t recent_pos[RECENT_SLOTS]; /* string offset (0 = unused) */
   uint32_t recent_id[RECENT_SLOTS];
 } interner_t;
+
+/* The home slot of a hash among `size` slots: the low 32 bits of the hash
+ * scaled to [0, size), so the table need not be a power of two and can
+ * stay at load <= 3/4 without doubling past it. */
+static inline size_t slot_of(uint64_t h, size_t size) {
+  return (size_t)(((uint64_t)(uint32_t)h * size) >> 32);
+}
 
 static inline size_t recent_slot(uint32_t s) {
   return (size_t)((s >> 2) ^ (s >> 10)) & (RECENT_SLOTS - 1);
@@ -180,20 +188,21 @@ static int interner_resize(etk_etdump_t *d, interner_t *in, size_t slots) {
     uint32_t pos = d->strings[id];
     uint64_t high,
         h = hash_string(d->buf + pos, etdump_string_len(d->buf, pos), &high);
-    size_t i = (size_t)h & (slots - 1);
-    while (s[i]) i = (i + 1) & (slots - 1);
+    size_t i = slot_of(h, slots);
+    while (s[i])
+      if (++i == slots) i = 0;
     s[i] =
         (in->id_bits >= 32 ? 0 : hash_tag(in, h) << in->id_bits) | (uint32_t)id;
   }
   free(in->slots);
   in->slots = s;
-  in->mask = slots - 1;
+  in->size = slots;
   return ETK_OK;
 }
 
 /* `max_strings` bounds the number of distinct strings (two per event, one
  * per run and allocator); the slot table is sized for one per event, run
- * and allocator at load <= 1/2 (names are usually the only strings), grows
+ * and allocator at load <= 3/4 (names are usually the only strings), grows
  * if needed, and untouched pages of a large calloc cost no memory.  It is
  * freed when decoding ends. */
 static int interner_init(etk_etdump_t *d, interner_t *in, uint64_t max_strings,
@@ -209,9 +218,9 @@ static int interner_init(etk_etdump_t *d, interner_t *in, uint64_t max_strings,
     in->id_bits++;
   in->id_mask =
       in->id_bits >= 32 ? UINT32_MAX : ((uint32_t)1 << in->id_bits) - 1;
-  size_t slots = 128;
-  while (slots < 2 * expected + 8 && slots < ((size_t)1 << 30)) slots *= 2;
-  return interner_resize(d, in, slots);
+  uint64_t slots = expected + expected / 3 + 1024;
+  return interner_resize(d, in,
+                         (size_t)(slots < (1u << 30) ? slots : 1u << 30));
 }
 
 static void interner_free(interner_t *in) {
@@ -227,7 +236,7 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
                          etk_error_t *err, const char *what) {
   const uint8_t *chars = d->buf + s + 4;
   const uint32_t tag = hash_tag(in, h);
-  size_t i = (size_t)h & in->mask;
+  size_t i = slot_of(h, in->size);
   for (;;) {
     uint32_t v = in->slots[i];
     if (!v) break;
@@ -240,7 +249,7 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
         goto remember;
       }
     }
-    i = (i + 1) & in->mask;
+    if (++i == in->size) i = 0;
   }
   if (high && !etk_fb_utf8_valid((const char *)chars, len))
     return etk_error_set(err, ETK_E_BAD_UTF8, s,
@@ -261,8 +270,8 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
   uint32_t nid = (uint32_t)d->string_count++;
   d->strings[nid] = s + 4;
   in->slots[i] = (in->id_bits >= 32 ? 0 : tag << in->id_bits) | nid;
-  if (d->string_count * 2 > in->mask + 1 &&
-      interner_resize(d, in, (in->mask + 1) * 2) != ETK_OK)
+  if (d->string_count * 4 > in->size * 3 &&
+      interner_resize(d, in, in->size * 2) != ETK_OK)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory interning strings");
   *id = nid;
@@ -504,7 +513,7 @@ static void decode_look(const etk_etdump_t *d, const interner_t *in,
   }
   p->hash = hash_string(buf + s + 4, p->name_len, &p->high);
 #if defined(__GNUC__)
-  __builtin_prefetch(&in->slots[(size_t)p->hash & in->mask]);
+  __builtin_prefetch(&in->slots[slot_of(p->hash, in->size)]);
 #endif
 }
 
@@ -566,7 +575,7 @@ static int decode_alloc(etk_etdump_t *d, uint32_t run_count, uint64_t events,
   d->allocator_name_id =
       calloc(allocators ? (size_t)allocators : 1, sizeof *d->allocator_name_id);
   size_t n = (size_t)events;
-  size_t per = 1 + 4 * 6;
+  size_t per = 1 + 4 * 5;
   d->columns_mem = calloc(n ? n : 1, per);
   if (!d->runs || !d->allocator_name_id || !d->columns_mem)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
@@ -574,12 +583,11 @@ static int decode_alloc(etk_etdump_t *d, uint32_t run_count, uint64_t events,
   /* 4-byte columns first so each stays aligned; flags last */
   uint8_t *m = d->columns_mem;
   d->instruction_id = (int32_t *)(void *)m;
-  d->delegate_id_int = (int32_t *)(void *)(m + 4 * n);
+  d->delegate_id_int_plus_one = (uint32_t *)(void *)(m + 4 * n);
   d->name_id = (uint32_t *)(void *)(m + 8 * n);
   d->dstr_id = (uint32_t *)(void *)(m + 12 * n);
   d->chain_id = (uint32_t *)(void *)(m + 16 * n);
-  d->offset = (uint32_t *)(void *)(m + 20 * n);
-  d->flags = m + 24 * n;
+  d->flags = m + 20 * n;
   d->event_count = n;
   return ETK_OK;
 }
@@ -705,7 +713,6 @@ static int decode_event(decoder_t *x, const pending_t *p, uint32_t r,
   v.flags = (uint8_t)((p->both ? ETK_ETDUMP_FLAG_BOTH_MEMBERS : 0) | p->kind);
   v.iid = v.dint = -1;
   tbl_t t = tbl_at(d->buf, p->member);
-  d->offset[e] = t.pos;
   int rc = ETK_OK;
   if (p->kind != ETK_ETDUMP_EVENT_ALLOCATION && p->name)
     rc = decode_name(d, x->in, p, &v.name, x->err);
@@ -718,7 +725,8 @@ static int decode_event(decoder_t *x, const pending_t *p, uint32_t r,
   if (rc != ETK_OK) return rc;
   d->flags[e] = v.flags;
   d->instruction_id[e] = v.iid;
-  d->delegate_id_int[e] = v.dint;
+  if (v.dint != -1) /* zero pages stay untouched */
+    d->delegate_id_int_plus_one[e] = (uint32_t)v.dint + 1u;
   d->name_id[e] = v.name;
   if (v.dstr) d->dstr_id[e] = v.dstr; /* zero pages stay untouched */
   uint32_t chain;
@@ -793,6 +801,7 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
     uint32_t ep = tbl_field(buf, run, ETK_ETDUMP_RUN_DATA_EVENTS);
     d->runs[r].first_event = x.event;
     d->runs[r].has_events = ep != 0;
+    d->runs[r].events_vec = ep ? follow(buf, ep) : 0;
     if (ep && rc == ETK_OK) rc = decode_run_events(&x, r, follow(buf, ep));
   }
   decoder_free(&x);
@@ -1054,11 +1063,10 @@ void etk_etdump_columns(const etk_etdump_t *d, etk_etdump_columns_t *out) {
   out->count = d->event_count;
   out->flags = d->flags;
   out->instruction_id = d->instruction_id;
-  out->delegate_id_int = d->delegate_id_int;
+  out->delegate_id_int_plus_one = d->delegate_id_int_plus_one;
   out->name_id = d->name_id;
   out->delegate_id_str_id = d->dstr_id;
   out->chain_id = d->chain_id;
-  out->offset = d->offset;
 }
 
 size_t etk_etdump_chain_count(const etk_etdump_t *d) {
@@ -1096,12 +1104,36 @@ static uint32_t run_of(const etk_etdump_t *d, size_t index) {
   return 0;
 }
 
+/* Offset of event `index`'s member table, found again rather than stored
+ * (4 bytes per event less): the run's events vector element, then the
+ * member its kind names (the one the decoder chose). */
+static uint32_t event_member(const etk_etdump_t *d, size_t index) {
+  const uint8_t *buf = d->buf;
+  const etdump_run_t *r = &d->runs[run_of(d, index)];
+  uint32_t i = (uint32_t)(index - r->first_event);
+  tbl_t et = tbl_at(buf, follow(buf, r->events_vec + 4 + 4 * i));
+  unsigned kind = d->flags[index] & ETK_ETDUMP_KIND_MASK;
+  unsigned field =
+      kind == ETK_ETDUMP_EVENT_PROFILE ? ETK_ETDUMP_EVENT_PROFILE_EVENT
+      : kind == ETK_ETDUMP_EVENT_DEBUG ? ETK_ETDUMP_EVENT_DEBUG_EVENT
+                                       : ETK_ETDUMP_EVENT_ALLOCATION_EVENT;
+  return follow(buf, tbl_field(buf, et, field));
+}
+
+uint32_t etdump_event_member(const etk_etdump_t *d, size_t index) {
+  return event_member(d, index);
+}
+
+uint32_t etk_etdump_event_offset(const etk_etdump_t *d, size_t index) {
+  return d && index < d->event_count ? event_member(d, index) : 0;
+}
+
 void etk_etdump_event_times(const etk_etdump_t *d, size_t index,
                             uint64_t *start_time, uint64_t *end_time) {
   uint64_t s = 0, e = 0;
   if (d && index < d->event_count &&
       (d->flags[index] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE) {
-    tbl_t t = tbl_at(d->buf, d->offset[index]);
+    tbl_t t = tbl_at(d->buf, event_member(d, index));
     s = get_u64(d->buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME);
     e = get_u64(d->buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME);
   }
@@ -1118,10 +1150,10 @@ int etk_etdump_event_get(const etk_etdump_t *d, size_t index,
   out->kind = (int)(flags & ETK_ETDUMP_KIND_MASK);
   out->flags = flags;
   out->run = run_of(d, index);
-  out->offset = d->offset[index];
+  out->offset = event_member(d, index);
   out->instruction_id = -1;
   out->delegate_debug_id_int = -1;
-  tbl_t t = tbl_at(buf, d->offset[index]);
+  tbl_t t = tbl_at(buf, out->offset);
   if (out->kind == ETK_ETDUMP_EVENT_ALLOCATION) {
     out->allocator_id = d->instruction_id[index];
     out->allocation_size =
@@ -1131,7 +1163,8 @@ int etk_etdump_event_get(const etk_etdump_t *d, size_t index,
   out->name_id = d->name_id[index];
   out->name = etk_etdump_string(d, out->name_id);
   out->instruction_id = d->instruction_id[index];
-  out->delegate_debug_id_int = d->delegate_id_int[index];
+  out->delegate_debug_id_int =
+      etk_etdump_delegate_id_int(d->delegate_id_int_plus_one[index]);
   out->delegate_debug_id_str_id = d->dstr_id[index];
   out->delegate_debug_id_str =
       etk_etdump_string(d, out->delegate_debug_id_str_id);

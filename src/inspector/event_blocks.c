@@ -428,7 +428,9 @@ static int run_collate(builder_t *b, run_state_t *rs) {
       if (rc != ETK_OK) return rc;
       continue;
     }
-    const int32_t iid = c->instruction_id[ev], dint = c->delegate_id_int[ev];
+    const int32_t iid = c->instruction_id[ev];
+    const uint32_t dplus = c->delegate_id_int_plus_one[ev];
+    const int32_t dint = etk_etdump_delegate_id_int(dplus);
     const uint32_t chain = c->chain_id[ev], dstr = c->delegate_id_str_id[ev];
     size_t s = local_slot(iid, rs->shift, mix(mix(chain, (uint32_t)dint), dstr),
                           rs->mask);
@@ -438,7 +440,8 @@ static int run_collate(builder_t *b, run_state_t *rs) {
       if (!v) break;
       uint32_t k = first + ie_key(b, v - 1);
       if (c->instruction_id[k] == iid && c->chain_id[k] == chain &&
-          c->delegate_id_int[k] == dint && c->delegate_id_str_id[k] == dstr) {
+          c->delegate_id_int_plus_one[k] == dplus &&
+          c->delegate_id_str_id[k] == dstr) {
         x = v - 1;
         break;
       }
@@ -545,7 +548,7 @@ static int run_signatures(builder_t *b, run_state_t *rs) {
     const uint32_t key = first + ie_key(b, x);
     insp_event_t sg;
     sg.iid = c->instruction_id[key];
-    sg.dint = c->delegate_id_int[key];
+    sg.dint = etk_etdump_delegate_id_int(c->delegate_id_int_plus_one[key]);
     sg.dstr = norm_dstr(c->delegate_id_str_id[key]);
     sg.dname =
         has_debug ? norm_name(c->name_id[first + b->dbg[x].dh]) : INSP_NONE;
@@ -783,10 +786,8 @@ static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
         if (insp_duration(insp, s[j], delegated, &dur) < 0) {
           uint64_t st, en;
           etk_etdump_event_times(insp->dump, s[j], &st, &en);
-          etk_etdump_columns_t c;
-          etk_etdump_columns(insp->dump, &c);
           return etk_error_set(
-              err, ETK_E_FORMAT, c.offset[s[j]],
+              err, ETK_E_FORMAT, etk_etdump_event_offset(insp->dump, s[j]),
               "Expected start_time (%llu) and end_time (%llu) to be less "
               "than 4294967295 for cases where there is wrap-around of time "
               "values (upstream's error; the profile event's end is before "

@@ -46,7 +46,7 @@ static inline insp_event_t insp_event_of(const etk_etdump_columns_t *c,
                                          uint32_t rep, uint32_t dname) {
   insp_event_t s;
   s.iid = c->instruction_id[rep];
-  s.dint = c->delegate_id_int[rep];
+  s.dint = etk_etdump_delegate_id_int(c->delegate_id_int_plus_one[rep]);
   s.dstr = insp_norm_dstr(c->delegate_id_str_id[rep]);
   s.pname = (c->flags[rep] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE
                 ? insp_norm_name(c->name_id[rep])
