@@ -273,6 +273,17 @@ static int archive_start(const void *data, size_t len,
   return ETK_OK;
 }
 
+/* Ends an open: hands `a` to *out when rc is ETK_OK, else closes it. */
+static int archive_finish(etk_torch_archive_t *a, int rc,
+                          etk_torch_archive_t **out) {
+  if (rc != ETK_OK) {
+    etk_torch_archive_close(a);
+    return rc;
+  }
+  *out = a;
+  return ETK_OK;
+}
+
 int etk_pickle_load(const void *data, size_t len,
                     const etk_pickle_limits_t *limits, const char *where,
                     etk_torch_archive_t **out, etk_error_t *err) {
@@ -280,12 +291,7 @@ int etk_pickle_load(const void *data, size_t len,
   int start = archive_start(data, len, limits, where, out, &a, err);
   if (start != ETK_OK) return start;
   int rc = tk_unpickle(a, data, len, NULL, where ? where : "pickle", err);
-  if (rc != ETK_OK) {
-    etk_torch_archive_close(a);
-    return rc;
-  }
-  *out = a;
-  return ETK_OK;
+  return archive_finish(a, rc, out);
 }
 
 int etk_torch_archive_open(const void *data, size_t len,
@@ -346,10 +352,5 @@ int etk_torch_archive_open(const void *data, size_t len,
     zip_discard(a->zip);
     a->zip = NULL;
   }
-  if (rc != ETK_OK) {
-    etk_torch_archive_close(a);
-    return rc;
-  }
-  *out = a;
-  return ETK_OK;
+  return archive_finish(a, rc, out);
 }
