@@ -70,10 +70,7 @@ static int oom(walker_t *w) {
 }
 
 static int format_error(walker_t *w, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(2, 3);
 static int format_error(walker_t *w, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

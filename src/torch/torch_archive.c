@@ -78,10 +78,7 @@ static const char *entry_where(const etk_torch_archive_t *a, const char *entry,
 
 static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
                        const char *entry, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(5, 6);
 static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
                        const char *entry, int code, const char *fmt, ...) {
   if (!err || err->code != ETK_OK) return code;

@@ -113,10 +113,7 @@ typedef struct pickler {
 } pickler_t;
 
 static int pk_fail(pickler_t *pk, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(3, 4);
 static int pk_fail(pickler_t *pk, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
