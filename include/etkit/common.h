@@ -65,6 +65,11 @@ int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
 /* Sets err->where (truncated to fit) if it is empty. */
 void etk_error_where(etk_error_t *err, const char *where);
 
+/* etk_error_where(err, where) then etk_error_set() with no offset: the
+ * failure of a named file or member, in one call.  Returns `code`. */
+int etk_error_set_where(etk_error_t *err, const char *where, int code,
+                        const char *fmt, ...) ETK_PRINTF_LIKE(4, 5);
+
 /* etk_error_set() for a reader's own formatting helper: takes a va_list,
  * and when it fills `err` also sets `where` (if non-NULL) as
  * etk_error_where() does.  Returns `code`. */
