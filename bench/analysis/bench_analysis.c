@@ -18,33 +18,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "etdump_generator.h"
 #include "etkit/inspector.h"
-
-static double wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct timing {
   double w, c;
 } timing_t;
 
 static timing_t start(void) {
-  timing_t t = {wall(), cpu()};
+  timing_t t = {bench_wall_seconds(), bench_cpu_seconds()};
   return t;
 }
 
 static void report(const char *label, const char *what, timing_t t0,
                    size_t events, uint64_t bytes) {
-  double w = wall() - t0.w, c = cpu() - t0.c;
+  double w = bench_wall_seconds() - t0.w, c = bench_cpu_seconds() - t0.c;
   printf("analysis_%s_%s_ms %.1f ms\n", label, what, w * 1e3);
   printf("analysis_%s_%s_cpu_ms %.1f ms\n", label, what, c * 1e3);
   printf("analysis_%s_%s_cpu_ns_per_event %.1f ns\n", label, what,

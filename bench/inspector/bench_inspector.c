@@ -27,14 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
 #include "etdump_generator.h"
 #include "etkit/inspector.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Peak resident set of this process so far, in bytes. */
 static double peak_rss(void) {
@@ -44,7 +39,7 @@ static double peak_rss(void) {
 }
 
 static int run_child(const char *path) {
-  double t0 = now();
+  double t0 = bench_wall_seconds();
   etk_etdump_t *dump;
   etk_error_t err;
   etk_error_clear(&err);
@@ -52,14 +47,14 @@ static int run_child(const char *path) {
     fprintf(stderr, "bench: %s\n", err.message);
     return 1;
   }
-  double t1 = now();
+  double t1 = bench_wall_seconds();
   double rss_load = peak_rss();
   etk_inspector_t *insp;
   if (etk_inspector_open(dump, NULL, &insp, &err) != ETK_OK) {
     fprintf(stderr, "bench: %s\n", err.message);
     return 1;
   }
-  double t2 = now();
+  double t2 = bench_wall_seconds();
   double rss_group = peak_rss();
   FILE *out = fopen("/dev/null", "wb");
   etk_render_sink_t *sink = malloc(sizeof *sink);
@@ -69,7 +64,7 @@ static int run_child(const char *path) {
   ro.format = ETK_INSPECT_FORMAT_TSV;
   int rc = etk_inspector_render(insp, &ro, sink, &err);
   if (rc == ETK_OK) rc = etk_render_sink_flush(sink);
-  double t3 = now();
+  double t3 = bench_wall_seconds();
   fclose(out);
   free(sink);
   printf("%.9f %.9f %.9f %llu %zu %.0f %.0f\n", t1 - t0, t2 - t1, t3 - t2,
@@ -88,12 +83,12 @@ static int measure(const char *self, const char *shape_name,
   uint8_t *mem;
   const uint8_t *bytes;
   size_t len;
-  double g0 = now();
+  double g0 = bench_wall_seconds();
   if (etdump_generate(shape, n, &mem, &bytes, &len) != ETK_OK) {
     fprintf(stderr, "bench: cannot generate %s %zu\n", shape_name, n);
     return 1;
   }
-  double g1 = now();
+  double g1 = bench_wall_seconds();
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(bytes, 1, len, f) != len) {
     fprintf(stderr, "bench: cannot write %s\n", path);

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
 #include "etdump_generator.h"
 #include "etkit/common.h"
 
@@ -64,15 +65,9 @@ typedef struct job {
   int done;
 } job_t;
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs argv with stdout and stderr to /dev/null; records its figures. */
 static int run_job(job_t *j) {
-  double t0 = now();
+  double t0 = bench_wall_seconds();
   pid_t pid = fork();
   if (pid < 0) return 1;
   if (pid == 0) {
@@ -87,7 +82,7 @@ static int run_job(job_t *j) {
   int status;
   struct rusage ru;
   if (wait4(pid, &status, 0, &ru) != pid) return 1;
-  double wall = now() - t0;
+  double wall = bench_wall_seconds() - t0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fprintf(stderr, "bench_scale: %s failed (status %d)\n", j->label,
             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -196,40 +191,25 @@ int main(int argc, char **argv) {
   }
   int have_flatc = flatc_available(flatc);
   job_t jobs[] = {
-      {"flatc_repeat",
-       {flatc, "--json", "--strict-json", "--raw-binary", "--size-prefixed",
-        "-o", dir, ETKIT_SCHEMA_PATH, "--", repeat, NULL},
-       {0},
-       {0},
-       {0},
-       0},
-      {"flatc_wide",
-       {flatc, "--json", "--strict-json", "--raw-binary", "--size-prefixed",
-        "-o", dir, ETKIT_SCHEMA_PATH, "--", wide, NULL},
-       {0},
-       {0},
-       {0},
-       0},
-      {"tsv_repeat",
-       {etkit, "inspect", "--format", "tsv", "--etdump_path", repeat, NULL},
-       {0},
-       {0},
-       {0},
-       0},
-      {"tsv_wide",
-       {etkit, "inspect", "--format", "tsv", "--etdump_path", wide, NULL},
-       {0},
-       {0},
-       {0},
-       0},
-      {"json_wide",
-       {etkit, "inspect", "--format", "json", "--etdump_path", wide, NULL},
-       {0},
-       {0},
-       {0},
-       0},
-      {"trace_wide", {etkit, "trace", "-q", wide, NULL}, {0}, {0}, {0}, 0},
-      {"diff_wide", {etkit, "diff", wide, wide, NULL}, {0}, {0}, {0}, 0},
+      {.label = "flatc_repeat",
+       .argv = {flatc, "--json", "--strict-json", "--raw-binary",
+                "--size-prefixed", "-o", dir, ETKIT_SCHEMA_PATH, "--", repeat,
+                NULL}},
+      {.label = "flatc_wide",
+       .argv = {flatc, "--json", "--strict-json", "--raw-binary",
+                "--size-prefixed", "-o", dir, ETKIT_SCHEMA_PATH, "--", wide,
+                NULL}},
+      {.label = "tsv_repeat",
+       .argv = {etkit, "inspect", "--format", "tsv", "--etdump_path", repeat,
+                NULL}},
+      {.label = "tsv_wide",
+       .argv = {etkit, "inspect", "--format", "tsv", "--etdump_path", wide,
+                NULL}},
+      {.label = "json_wide",
+       .argv = {etkit, "inspect", "--format", "json", "--etdump_path", wide,
+                NULL}},
+      {.label = "trace_wide", .argv = {etkit, "trace", "-q", wide, NULL}},
+      {.label = "diff_wide", .argv = {etkit, "diff", wide, wide, NULL}},
   };
   enum {
     FLATC_REPEAT,

@@ -29,80 +29,70 @@
 #define ETK_CHECKED_BUILTINS 0
 #endif
 
-/* a + b as uint64_t. */
-static inline int etk_checked_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
-  if (a > UINT64_MAX - b) return ETK_E_OVERFLOW;
-  *out = a + b;
-  return ETK_OK;
-}
+/* etk_checked_add_u64 / etk_checked_mul_u64: a + b and a * b as uint64_t;
+ * etk_checked_add_size / etk_checked_mul_size: the same as size_t.  The
+ * unsigned tests are the same for every width but for the type's maximum,
+ * so one definition serves both types. */
+#define ETK_CHECKED_UNSIGNED(SUFFIX, TYPE, MAX)                           \
+  static inline int etk_checked_add_##SUFFIX(TYPE a, TYPE b, TYPE *out) { \
+    if (a > MAX - b) return ETK_E_OVERFLOW;                               \
+    *out = a + b;                                                         \
+    return ETK_OK;                                                        \
+  }                                                                       \
+  static inline int etk_checked_mul_##SUFFIX(TYPE a, TYPE b, TYPE *out) { \
+    if (a != 0 && b > MAX / a) return ETK_E_OVERFLOW;                     \
+    *out = a * b;                                                         \
+    return ETK_OK;                                                        \
+  }
+ETK_CHECKED_UNSIGNED(u64, uint64_t, UINT64_MAX)
+ETK_CHECKED_UNSIGNED(size, size_t, SIZE_MAX)
+#undef ETK_CHECKED_UNSIGNED
 
-/* a * b as uint64_t. */
-static inline int etk_checked_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
-  if (a != 0 && b > UINT64_MAX / a) return ETK_E_OVERFLOW;
-  *out = a * b;
-  return ETK_OK;
-}
-
-/* a + b as size_t. */
-static inline int etk_checked_add_size(size_t a, size_t b, size_t *out) {
-  if (a > SIZE_MAX - b) return ETK_E_OVERFLOW;
-  *out = a + b;
-  return ETK_OK;
-}
-
-/* a * b as size_t. */
-static inline int etk_checked_mul_size(size_t a, size_t b, size_t *out) {
-  if (a != 0 && b > SIZE_MAX / a) return ETK_E_OVERFLOW;
-  *out = a * b;
-  return ETK_OK;
-}
-
-/* a + b as int64_t. */
-static inline int etk_checked_add_i64(int64_t a, int64_t b, int64_t *out) {
+/* etk_checked_add_i64, etk_checked_sub_i64, etk_checked_mul_i64: a + b,
+ * a - b and a * b as int64_t.  ETK_CHECKED_I64_WRAPS(OP, a, b, &r) is
+ * nonzero when the exact result does not fit, else it stores it in r: the
+ * compiler's builtin where there is one, else the portable range tests
+ * below (which never evaluate an overflowing expression). */
 #if ETK_CHECKED_BUILTINS
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return ETK_E_OVERFLOW;
-  *out = r;
+#define ETK_CHECKED_I64_WRAPS(OP, a, b, r) __builtin_##OP##_overflow(a, b, r)
 #else
-  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
-    return ETK_E_OVERFLOW;
-  *out = a + b;
-#endif
-  return ETK_OK;
+static inline int etk_checked_add_wraps_i64(int64_t a, int64_t b, int64_t *r) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 1;
+  *r = a + b;
+  return 0;
 }
-
-/* a - b as int64_t. */
-static inline int etk_checked_sub_i64(int64_t a, int64_t b, int64_t *out) {
-#if ETK_CHECKED_BUILTINS
-  int64_t r;
-  if (__builtin_sub_overflow(a, b, &r)) return ETK_E_OVERFLOW;
-  *out = r;
-#else
-  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))
-    return ETK_E_OVERFLOW;
-  *out = a - b;
-#endif
-  return ETK_OK;
+static inline int etk_checked_sub_wraps_i64(int64_t a, int64_t b, int64_t *r) {
+  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return 1;
+  *r = a - b;
+  return 0;
 }
-
-/* a * b as int64_t. */
-static inline int etk_checked_mul_i64(int64_t a, int64_t b, int64_t *out) {
-#if ETK_CHECKED_BUILTINS
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return ETK_E_OVERFLOW;
-  *out = r;
-#else
+static inline int etk_checked_mul_wraps_i64(int64_t a, int64_t b, int64_t *r) {
   if (a != 0 && b != 0) {
-    if (a == -1 && b == INT64_MIN) return ETK_E_OVERFLOW;
-    if (b == -1 && a == INT64_MIN) return ETK_E_OVERFLOW;
+    if (a == -1 && b == INT64_MIN) return 1;
+    if (b == -1 && a == INT64_MIN) return 1;
     if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
               : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b))
-      return ETK_E_OVERFLOW;
+      return 1;
   }
-  *out = a * b;
-#endif
-  return ETK_OK;
+  *r = a * b;
+  return 0;
 }
+#define ETK_CHECKED_I64_WRAPS(OP, a, b, r) etk_checked_##OP##_wraps_i64(a, b, r)
+#endif
+
+#define ETK_CHECKED_SIGNED(OP)                                      \
+  static inline int etk_checked_##OP##_i64(int64_t a, int64_t b,    \
+                                           int64_t *out) {          \
+    int64_t r;                                                      \
+    if (ETK_CHECKED_I64_WRAPS(OP, a, b, &r)) return ETK_E_OVERFLOW; \
+    *out = r;                                                       \
+    return ETK_OK;                                                  \
+  }
+ETK_CHECKED_SIGNED(add)
+ETK_CHECKED_SIGNED(sub)
+ETK_CHECKED_SIGNED(mul)
+#undef ETK_CHECKED_SIGNED
+#undef ETK_CHECKED_I64_WRAPS
 
 /* The product of sizes[0..dim) (each >= 0) as int64_t: the element count of
  * a shape.  ETK_E_OVERFLOW also for a negative size. */

@@ -42,6 +42,16 @@ typedef struct etk_error {
 /* A buffer size that holds any etk_error_format() line whole. */
 #define ETK_ERROR_LINE_SIZE (ETK_ERROR_WHERE_SIZE + 256 + 96)
 
+/* Marks a function whose argument `f` is a printf format and whose
+ * arguments from `a` on are its values, so that GCC and Clang check them. */
+#ifndef ETK_PRINTF_LIKE
+#if defined(__GNUC__) || defined(__clang__)
+#define ETK_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define ETK_PRINTF_LIKE(f, a)
+#endif
+#endif
+
 /* Clears `err` (no-op on NULL). */
 void etk_error_clear(etk_error_t *err);
 
@@ -50,14 +60,15 @@ void etk_error_clear(etk_error_t *err);
  * Keeps the first error: a second set on an error already holding a code is
  * ignored (the code is still returned). */
 int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
-                  ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+                  ...) ETK_PRINTF_LIKE(4, 5);
 
 /* Sets err->where (truncated to fit) if it is empty. */
 void etk_error_where(etk_error_t *err, const char *where);
+
+/* etk_error_where(err, where) then etk_error_set() with no offset: the
+ * failure of a named file or member, in one call.  Returns `code`. */
+int etk_error_set_where(etk_error_t *err, const char *where, int code,
+                        const char *fmt, ...) ETK_PRINTF_LIKE(4, 5);
 
 /* etk_error_set() for a reader's own formatting helper: takes a va_list,
  * and when it fills `err` also sets `where` (if non-NULL) as

@@ -103,10 +103,7 @@ void etk_render_puts(etk_render_sink_t *s, const char *str);
 void etk_render_putc(etk_render_sink_t *s, char c);
 /* Appends printf-formatted text (at most 4095 bytes per call). */
 void etk_render_printf(etk_render_sink_t *s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(2, 3);
 
 /* Writes out buffered bytes; returns the sticky status. */
 int etk_render_sink_flush(etk_render_sink_t *s);
@@ -148,10 +145,7 @@ void etk_strbuf_append(etk_strbuf_t *b, const char *data, size_t len);
 void etk_strbuf_appends(etk_strbuf_t *b, const char *str);
 void etk_strbuf_appendc(etk_strbuf_t *b, char c);
 void etk_strbuf_printf(etk_strbuf_t *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(2, 3);
 
 /* ------------------------------------------------------ number formatting */
 

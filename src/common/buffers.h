@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "etkit/common.h"
+
 /* ------------------------------------------------------------------ arena */
 
 /* The host libraries' bump arena: a list of malloc'd blocks of at least
@@ -50,11 +52,7 @@ typedef struct etr_text {
 void etr_text_init(etr_text_t *t, size_t cap);
 void etr_text_add(etr_text_t *t, const char *s, size_t n);
 void etr_text_adds(etr_text_t *t, const char *s);
-void etr_text_addf(etr_text_t *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+void etr_text_addf(etr_text_t *t, const char *fmt, ...) ETK_PRINTF_LIKE(2, 3);
 void etr_text_free(etr_text_t *t);
 
 #endif /* ETKIT_COMMON_BUFFERS_H */

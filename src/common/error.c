@@ -49,6 +49,16 @@ int etk_error_set(etk_error_t *err, int code, uint64_t offset, const char *fmt,
   return code;
 }
 
+int etk_error_set_where(etk_error_t *err, const char *where, int code,
+                        const char *fmt, ...) {
+  va_list ap;
+  etk_error_where(err, where);
+  va_start(ap, fmt);
+  etk_error_vset(err, code, ETK_NO_OFFSET, NULL, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
 void etk_error_where(etk_error_t *err, const char *where) {
   if (!err || !where || err->where[0]) return;
   snprintf(err->where, sizeof err->where, "%s", where);

@@ -57,14 +57,12 @@ static int check_ratio(const etk_etrecord_t *rec, const etr_member_t *m,
       !etk_expansion_exceeds(m->pub.size, m->pub.compressed_size, ratio,
                              (uint64_t)1 << 20))
     return ETK_OK;
-  etk_error_where(err, m->pub.name);
-  return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                       "member declares %llu uncompressed bytes from %llu "
-                       "compressed ones (over %llu:1): refusing a possible "
-                       "zip bomb",
-                       (unsigned long long)m->pub.size,
-                       (unsigned long long)m->pub.compressed_size,
-                       (unsigned long long)ratio);
+  return etk_error_set_where(
+      err, m->pub.name, ETK_E_LIMIT,
+      "member declares %llu uncompressed bytes from %llu compressed ones "
+      "(over %llu:1): refusing a possible zip bomb",
+      (unsigned long long)m->pub.size,
+      (unsigned long long)m->pub.compressed_size, (unsigned long long)ratio);
 }
 
 const char *etk_etrecord_layout_name(etk_etrecord_layout_t layout) {
@@ -187,8 +185,7 @@ static int zip_failure(etk_error_t *err, const char *where, int zcode,
       return code;
     }
   }
-  etk_error_where(err, where);
-  return etk_error_set(err, code, ETK_NO_OFFSET, "%s: %s", what, msg);
+  return etk_error_set_where(err, where, code, "%s: %s", what, msg);
 }
 
 /* Opens the archive over `copy` (malloc'd), which libzip owns from here
@@ -198,9 +195,8 @@ static int open_zip(etk_etrecord_t *rec, void *copy, size_t len,
   /* The smallest archive is one end-of-central-directory record. */
   if (len < 22) {
     free(copy);
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_BAD_IDENTIFIER, ETK_NO_OFFSET,
-                         "not a ZIP archive (%zu bytes)", len);
+    return etk_error_set_where(err, where, ETK_E_BAD_IDENTIFIER,
+                               "not a ZIP archive (%zu bytes)", len);
   }
   zip_error_t ze;
   zip_error_init(&ze);
@@ -227,16 +223,14 @@ static int list_members(etk_etrecord_t *rec, const char *where,
   zip_int64_t n = zip_get_num_entries(rec->zip, 0);
   if (n < 0) n = 0;
   if ((uint64_t)n > rec->limits.max_members) {
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "%lld ZIP entries, over the limit of %u", (long long)n,
-                         (unsigned)rec->limits.max_members);
+    return etk_error_set_where(err, where, ETK_E_LIMIT,
+                               "%lld ZIP entries, over the limit of %u",
+                               (long long)n, (unsigned)rec->limits.max_members);
   }
   rec->members = calloc((size_t)n ? (size_t)n : 1, sizeof(etr_member_t));
   if (!rec->members) {
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                         "out of memory listing members");
+    return etk_error_set_where(err, where, ETK_E_NO_MEMORY,
+                               "out of memory listing members");
   }
   uint64_t declared = 0;
   for (zip_int64_t i = 0; i < n; i++) {
@@ -244,18 +238,16 @@ static int list_members(etk_etrecord_t *rec, const char *where,
     zip_stat_init(&st);
     if (zip_stat_index(rec->zip, (zip_uint64_t)i, 0, &st) != 0 ||
         !(st.valid & ZIP_STAT_NAME)) {
-      etk_error_where(err, where);
-      return etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
-                           "cannot read the directory entry %lld",
-                           (long long)i);
+      return etk_error_set_where(err, where, ETK_E_FORMAT,
+                                 "cannot read the directory entry %lld",
+                                 (long long)i);
     }
     etr_member_t *m = &rec->members[rec->member_count];
     m->zip_index = (zip_uint64_t)i;
     m->pub.name = etr_arena_strdup(&rec->arena, st.name);
     if (!m->pub.name) {
-      etk_error_where(err, where);
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "out of memory listing members");
+      return etk_error_set_where(err, where, ETK_E_NO_MEMORY,
+                                 "out of memory listing members");
     }
     m->pub.size = (st.valid & ZIP_STAT_SIZE) ? st.size : 0;
     m->pub.compressed_size = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
@@ -266,15 +258,13 @@ static int list_members(etk_etrecord_t *rec, const char *where,
     rec->member_count++;
     int rc = check_ratio(rec, m, err);
     if (rc != ETK_OK) return rc;
-    if (m->pub.size > rec->limits.max_total_bytes - declared) {
-      etk_error_where(err, m->pub.name);
-      return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                           "members declare more than %llu uncompressed "
-                           "bytes in total (this one %llu): refusing a "
-                           "possible zip bomb",
-                           (unsigned long long)rec->limits.max_total_bytes,
-                           (unsigned long long)m->pub.size);
-    }
+    if (m->pub.size > rec->limits.max_total_bytes - declared)
+      return etk_error_set_where(
+          err, m->pub.name, ETK_E_LIMIT,
+          "members declare more than %llu uncompressed bytes in total (this "
+          "one %llu): refusing a possible zip bomb",
+          (unsigned long long)rec->limits.max_total_bytes,
+          (unsigned long long)m->pub.size);
     declared += m->pub.size;
   }
   return ETK_OK;
@@ -350,38 +340,35 @@ int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err) {
   if (m->loaded) return ETK_OK;
   const char *where = m->pub.name;
   if (m->encrypted) {
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
-                         "encrypted members are not supported");
+    return etk_error_set_where(err, where, ETK_E_UNSUPPORTED,
+                               "encrypted members are not supported");
   }
   if (!zip_compression_method_supported(m->pub.compression, 0)) {
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
-                         "compression method %d is not supported",
-                         (int)m->pub.compression);
+    return etk_error_set_where(err, where, ETK_E_UNSUPPORTED,
+                               "compression method %d is not supported",
+                               (int)m->pub.compression);
   }
   uint64_t size = m->pub.size;
   if (size > rec->limits.max_member_bytes || size > SIZE_MAX - 2) {
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "member of %llu bytes is over the limit of %llu",
-                         (unsigned long long)size,
-                         (unsigned long long)rec->limits.max_member_bytes);
+    return etk_error_set_where(
+        err, where, ETK_E_LIMIT,
+        "member of %llu bytes is over the limit of %llu",
+        (unsigned long long)size,
+        (unsigned long long)rec->limits.max_member_bytes);
   }
   if (size > rec->limits.max_total_bytes - rec->bytes_inflated) {
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                         "reading %llu more bytes passes the total limit of "
-                         "%llu",
-                         (unsigned long long)size,
-                         (unsigned long long)rec->limits.max_total_bytes);
+    return etk_error_set_where(
+        err, where, ETK_E_LIMIT,
+        "reading %llu more bytes passes the total limit of "
+        "%llu",
+        (unsigned long long)size,
+        (unsigned long long)rec->limits.max_total_bytes);
   }
   uint8_t *buf = malloc((size_t)size + 2);
   if (!buf) {
-    etk_error_where(err, where);
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                         "out of memory reading %llu bytes",
-                         (unsigned long long)size);
+    return etk_error_set_where(err, where, ETK_E_NO_MEMORY,
+                               "out of memory reading %llu bytes",
+                               (unsigned long long)size);
   }
   zip_file_t *f = zip_fopen_index(rec->zip, m->zip_index, 0);
   if (!f) {
@@ -467,9 +454,8 @@ int etk_etrecord_member_read(etk_etrecord_t *rec, const char *name,
   *len = 0;
   etr_member_t *m = find_member(rec, name);
   if (!m) {
-    etk_error_where(err, name);
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "no such member in the ETRecord");
+    return etk_error_set_where(err, name, ETK_E_NOT_FOUND,
+                               "no such member in the ETRecord");
   }
   int rc = etr_member_load(rec, m, err);
   if (rc != ETK_OK) return rc;

@@ -70,10 +70,7 @@ static int oom(walker_t *w) {
 }
 
 static int format_error(walker_t *w, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(2, 3);
 static int format_error(walker_t *w, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -709,8 +706,7 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
   const char *member = slot->ref.member;
   const etk_etrecord_member_t *pub = etk_etrecord_member_find(rec, member);
   if (!pub) {
-    etk_error_where(err, member);
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET, "no such member");
+    return etk_error_set_where(err, member, ETK_E_NOT_FOUND, "no such member");
   }
   json_t *root;
   int rc = etr_member_load_json(rec, pub, member, &root, err);
@@ -838,10 +834,9 @@ int etk_etrecord_edge_program_load(etk_etrecord_t *rec, const char *method,
   *out = NULL;
   size_t i = find_edge(rec, method);
   if (i == SIZE_MAX) {
-    etk_error_where(err, EDGE_NAME);
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "no edge-dialect program for method '%s'",
-                         method ? method : "forward");
+    return etk_error_set_where(err, EDGE_NAME, ETK_E_NOT_FOUND,
+                               "no edge-dialect program for method '%s'",
+                               method ? method : "forward");
   }
   return etk_etrecord_program_load(rec, i, out, err);
 }
@@ -869,11 +864,10 @@ int etk_etrecord_graph_load(etk_etrecord_t *rec, const char *name,
                         strcmp(name, "edge_dialect_graph_module") == 0))
     i = find_edge(rec, "forward");
   if (i == SIZE_MAX) {
-    etk_error_where(err, name);
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "no such graph in the ETRecord (tried '%s' and "
-                         "'%s/forward')",
-                         name, name);
+    return etk_error_set_where(err, name, ETK_E_NOT_FOUND,
+                               "no such graph in the ETRecord (tried '%s' and "
+                               "'%s/forward')",
+                               name, name);
   }
   return etk_etrecord_program_load(rec, i, out, err);
 }

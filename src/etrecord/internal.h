@@ -46,11 +46,7 @@ int etr_json_special(const json_t *value);
  * text[offset]. */
 int etr_error_at(etk_error_t *err, int code, const char *where,
                  const char *text, size_t len, size_t offset, const char *fmt,
-                 ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 7, 8)))
-#endif
-    ;
+                 ...) ETK_PRINTF_LIKE(7, 8);
 
 /* Strict canonical decimal int64 ("0", "17", "-3"; no '+', no leading
  * zeros, no spaces).  Returns false when s[0..n) is not one. */

@@ -223,9 +223,8 @@ static int prescan(const char *text, size_t len,
   }
   return ETK_OK;
 oom:
-  etk_error_where(err, where);
-  return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                       "%sout of memory scanning JSON", context);
+  return etk_error_set_where(err, where, ETK_E_NO_MEMORY,
+                             "%sout of memory scanning JSON", context);
 }
 
 static char *apply_edits(const char *text, size_t len, const json_edits_t *e,
@@ -292,9 +291,8 @@ int etr_json_parse(const char *text, size_t len,
     rewritten = apply_edits(text, len, &edits, &input_len);
     if (!rewritten) {
       free(edits.items);
-      etk_error_where(err, where);
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "%sout of memory rewriting JSON", prefix);
+      return etk_error_set_where(err, where, ETK_E_NO_MEMORY,
+                                 "%sout of memory rewriting JSON", prefix);
     }
     input = rewritten;
   }

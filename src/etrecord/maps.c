@@ -29,11 +29,7 @@
 #include "internal.h"
 
 static int map_error(etk_error_t *err, int code, const char *member,
-                     const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+                     const char *fmt, ...) ETK_PRINTF_LIKE(4, 5);
 static int map_error(etk_error_t *err, int code, const char *member,
                      const char *fmt, ...) {
   va_list ap;

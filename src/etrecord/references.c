@@ -26,23 +26,21 @@ static int open_member(etk_etrecord_t *rec, const char *member,
   const uint8_t *data;
   size_t len;
   if (!etk_etrecord_member_find(rec, member)) {
-    etk_error_where(err, member);
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "the ETRecord has no %s member", member);
+    return etk_error_set_where(err, member, ETK_E_NOT_FOUND,
+                               "the ETRecord has no %s member", member);
   }
   int rc = etk_etrecord_member_read(rec, member, &data, &len, err);
   if (rc != ETK_OK) return rc;
   if (len == 0) {
-    etk_error_where(err, member);
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "the %s member is empty", member);
+    return etk_error_set_where(err, member, ETK_E_NOT_FOUND,
+                               "the %s member is empty", member);
   }
   if (etk_etrecord_blob_kind(data, len) == ETK_ETRECORD_BLOB_PICKLE) {
-    etk_error_where(err, member);
-    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
-                         "legacy pickle, not decoded (records written before "
-                         "2026-03 stored %s with pickle.dumps)",
-                         member);
+    return etk_error_set_where(
+        err, member, ETK_E_UNSUPPORTED,
+        "legacy pickle, not decoded (records written before "
+        "2026-03 stored %s with pickle.dumps)",
+        member);
   }
   return etk_torch_archive_open(data, len, limits, member, out, err);
 }
@@ -71,32 +69,31 @@ int etk_etrecord_reference_select(const etk_pickle_value_t *reference_outputs,
   *case_value = NULL;
   if (!method) method = "forward";
   if (reference_outputs->kind != ETK_PICKLE_DICT) {
-    etk_error_where(err, "reference_outputs");
-    return etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
-                         "reference outputs are a %s, not a dict of methods",
-                         etk_pickle_kind_name(reference_outputs->kind));
+    return etk_error_set_where(
+        err, "reference_outputs", ETK_E_FORMAT,
+        "reference outputs are a %s, not a dict of methods",
+        etk_pickle_kind_name(reference_outputs->kind));
   }
   const etk_pickle_value_t *cases =
       etk_pickle_dict_get(reference_outputs, method);
   if (!cases) {
-    etk_error_where(err, "reference_outputs");
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "no reference outputs for method '%s'", method);
+    return etk_error_set_where(err, "reference_outputs", ETK_E_NOT_FOUND,
+                               "no reference outputs for method '%s'", method);
   }
   if (cases->kind != ETK_PICKLE_LIST && cases->kind != ETK_PICKLE_TUPLE) {
-    etk_error_where(err, "reference_outputs");
-    return etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
-                         "reference outputs of '%s' are a %s, not a list of "
-                         "test cases",
-                         method, etk_pickle_kind_name(cases->kind));
+    return etk_error_set_where(
+        err, "reference_outputs", ETK_E_FORMAT,
+        "reference outputs of '%s' are a %s, not a list of "
+        "test cases",
+        method, etk_pickle_kind_name(cases->kind));
   }
   if (index < -1 || (index >= 0 && (uint64_t)index >= cases->count) ||
       (index == -1 && cases->count == 0)) {
-    etk_error_where(err, "reference_outputs");
-    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "no reference outputs for test case %lld of '%s' "
-                         "(it has %zu)",
-                         (long long)index, method, cases->count);
+    return etk_error_set_where(
+        err, "reference_outputs", ETK_E_NOT_FOUND,
+        "no reference outputs for test case %lld of '%s' "
+        "(it has %zu)",
+        (long long)index, method, cases->count);
   }
   *case_value = cases->items[index < 0 ? cases->count - 1 : (size_t)index];
   return ETK_OK;

@@ -47,10 +47,7 @@ typedef struct checker {
 } checker_t;
 
 static int bad(checker_t *c, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(3, 4);
 static int bad(checker_t *c, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -216,11 +216,7 @@ static size_t case_count(const etk_reference_outputs_t *r) {
 
 /* Reports a note or warning through `report` (formatted, one line). */
 static void report_note(const etk_compare_report_t *report, int warning,
-                        const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+                        const char *fmt, ...) ETK_PRINTF_LIKE(3, 4);
 static void report_note(const etk_compare_report_t *report, int warning,
                         const char *fmt, ...) {
   if (!report || !report->note) return;

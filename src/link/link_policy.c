@@ -30,10 +30,7 @@ void etk_link_policy_init(etk_link_policy_t *policy) {
 
 /* Reports one formatted warning line through the policy's callback. */
 static void policy_warn(const etk_link_policy_t *p, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(2, 3);
 static void policy_warn(const etk_link_policy_t *p, const char *fmt, ...) {
   if (!p->note) return;
   char line[1024];

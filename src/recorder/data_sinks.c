@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "etkit/recorder.h"
+#include "sink_adapter.h"
 
 int etk_buffer_sink_init(etk_buffer_sink_t *s, void *buf, size_t cap,
                          size_t alignment) {
@@ -71,17 +72,7 @@ size_t etk_buffer_sink_used(const etk_buffer_sink_t *s) {
   return s != NULL ? s->used : 0;
 }
 
-static int buffer_sink_write_cb(void *ctx, const void *data, size_t len,
-                                uint64_t *offset) {
-  return etk_buffer_sink_write((etk_buffer_sink_t *)ctx, data, len, offset);
-}
-
-etk_data_sink_t etk_buffer_sink_as_data_sink(etk_buffer_sink_t *s) {
-  etk_data_sink_t d;
-  d.write = buffer_sink_write_cb;
-  d.ctx = s;
-  return d;
-}
+ETK_DEFINE_SINK_ADAPTER(etk_buffer_sink, etk_buffer_sink_t)
 
 int etk_stream_sink_init(etk_stream_sink_t *s, etk_write_fn write, void *ctx) {
   if (s == NULL || write == NULL) return ETK_E_INVALID_ARGUMENT;
@@ -106,14 +97,4 @@ int etk_stream_sink_write(etk_stream_sink_t *s, const void *data, size_t len,
   return ETK_OK;
 }
 
-static int stream_sink_write_cb(void *ctx, const void *data, size_t len,
-                                uint64_t *offset) {
-  return etk_stream_sink_write((etk_stream_sink_t *)ctx, data, len, offset);
-}
-
-etk_data_sink_t etk_stream_sink_as_data_sink(etk_stream_sink_t *s) {
-  etk_data_sink_t d;
-  d.write = stream_sink_write_cb;
-  d.ctx = s;
-  return d;
-}
+ETK_DEFINE_SINK_ADAPTER(etk_stream_sink, etk_stream_sink_t)

@@ -175,11 +175,7 @@ typedef struct vm {
   int rc; /* first failure (also when err is NULL) */
 } vm_t;
 
-static int fail(vm_t *vm, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+static int fail(vm_t *vm, int code, const char *fmt, ...) ETK_PRINTF_LIKE(3, 4);
 static int fail(vm_t *vm, int code, const char *fmt, ...) {
   if (vm->rc == ETK_OK) vm->rc = code;
   va_list ap;

@@ -78,10 +78,7 @@ static const char *entry_where(const etk_torch_archive_t *a, const char *entry,
 
 static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
                        const char *entry, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(5, 6);
 static int entry_error(etk_torch_archive_t *a, etk_error_t *err,
                        const char *entry, int code, const char *fmt, ...) {
   if (!err || err->code != ETK_OK) return code;
@@ -273,6 +270,17 @@ static int archive_start(const void *data, size_t len,
   return ETK_OK;
 }
 
+/* Ends an open: hands `a` to *out when rc is ETK_OK, else closes it. */
+static int archive_finish(etk_torch_archive_t *a, int rc,
+                          etk_torch_archive_t **out) {
+  if (rc != ETK_OK) {
+    etk_torch_archive_close(a);
+    return rc;
+  }
+  *out = a;
+  return ETK_OK;
+}
+
 int etk_pickle_load(const void *data, size_t len,
                     const etk_pickle_limits_t *limits, const char *where,
                     etk_torch_archive_t **out, etk_error_t *err) {
@@ -280,12 +288,7 @@ int etk_pickle_load(const void *data, size_t len,
   int start = archive_start(data, len, limits, where, out, &a, err);
   if (start != ETK_OK) return start;
   int rc = tk_unpickle(a, data, len, NULL, where ? where : "pickle", err);
-  if (rc != ETK_OK) {
-    etk_torch_archive_close(a);
-    return rc;
-  }
-  *out = a;
-  return ETK_OK;
+  return archive_finish(a, rc, out);
 }
 
 int etk_torch_archive_open(const void *data, size_t len,
@@ -346,10 +349,5 @@ int etk_torch_archive_open(const void *data, size_t len,
     zip_discard(a->zip);
     a->zip = NULL;
   }
-  if (rc != ETK_OK) {
-    etk_torch_archive_close(a);
-    return rc;
-  }
-  *out = a;
-  return ETK_OK;
+  return archive_finish(a, rc, out);
 }

@@ -113,10 +113,7 @@ typedef struct pickler {
 } pickler_t;
 
 static int pk_fail(pickler_t *pk, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    ETK_PRINTF_LIKE(3, 4);
 static int pk_fail(pickler_t *pk, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -131,24 +128,27 @@ static memo_slot_t *slot_find(pickler_t *pk, const void *key) {
   return id == ETK_HASH_NONE ? NULL : &pk->slots[id];
 }
 
-static void write_put(pickler_t *pk, uint32_t index) {
+/* A memo opcode with its index: the one-byte form `short_op` for indices
+ * under 256, else `long_op` with a 4-byte little-endian index. */
+static void write_memo_op(pickler_t *pk, uint8_t short_op, uint8_t long_op,
+                          uint32_t index) {
   if (index < 256) {
-    put_byte(&pk->out, 'q');
+    put_byte(&pk->out, short_op);
     put_byte(&pk->out, (uint8_t)index);
   } else {
-    put_byte(&pk->out, 'r');
+    put_byte(&pk->out, long_op);
     put_le(&pk->out, index, 4);
   }
 }
 
+/* BINPUT / LONG_BINPUT */
+static void write_put(pickler_t *pk, uint32_t index) {
+  write_memo_op(pk, 'q', 'r', index);
+}
+
+/* BINGET / LONG_BINGET */
 static void write_get(pickler_t *pk, uint32_t index) {
-  if (index < 256) {
-    put_byte(&pk->out, 'h');
-    put_byte(&pk->out, (uint8_t)index);
-  } else {
-    put_byte(&pk->out, 'j');
-    put_le(&pk->out, index, 4);
-  }
+  write_memo_op(pk, 'h', 'j', index);
 }
 
 /* Adds node `key` to the memo table; `open` marks it as being written.

@@ -17,6 +17,17 @@ static int file_exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
+/* Checks that the file at `path` holds exactly `text`, then removes it. */
+static void check_file_holds(const char *path, const char *text) {
+  size_t len = 0, want = strlen(text);
+  unsigned char *data = etk_test_read_file(path, &len);
+  REQUIRE(data != NULL);
+  CHECK_EQ_INT(len, want);
+  CHECK(memcmp(data, text, want) == 0);
+  free(data);
+  remove(path);
+}
+
 ETK_TEST(outfile_appears_only_on_commit) {
   char path[4096];
   snprintf(path, sizeof path, "%s", etk_test_temp_path("out.txt"));
@@ -31,13 +42,7 @@ ETK_TEST(outfile_appears_only_on_commit) {
   snprintf(tmp, sizeof tmp, "%s", of.tmp_path);
   REQUIRE(etk_outfile_commit(&of, &err) == ETK_OK);
   CHECK(!file_exists(tmp));
-  size_t len = 0;
-  unsigned char *data = etk_test_read_file(path, &len);
-  REQUIRE(data != NULL);
-  CHECK_EQ_INT(len, 6);
-  CHECK(memcmp(data, "hello\n", 6) == 0);
-  free(data);
-  remove(path);
+  check_file_holds(path, "hello\n");
 }
 
 ETK_TEST(outfile_abort_leaves_nothing_and_keeps_old_file) {
@@ -53,13 +58,7 @@ ETK_TEST(outfile_abort_leaves_nothing_and_keeps_old_file) {
   snprintf(tmp, sizeof tmp, "%s", of.tmp_path);
   etk_outfile_abort(&of);
   CHECK(!file_exists(tmp));
-  size_t len = 0;
-  unsigned char *data = etk_test_read_file(path, &len);
-  REQUIRE(data != NULL);
-  CHECK_EQ_INT(len, 3);
-  CHECK(memcmp(data, "old", 3) == 0);
-  free(data);
-  remove(path);
+  check_file_holds(path, "old");
 }
 
 /* Renaming a temporary file over a FIFO or a device (/dev/null) would

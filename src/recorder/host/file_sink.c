@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "etkit/recorder.h"
+#include "../sink_adapter.h"
 
 int etk_file_sink_open(etk_file_sink_t *s, const char *path) {
   FILE *fp;
@@ -60,17 +61,7 @@ int etk_file_sink_close(etk_file_sink_t *s) {
   return status;
 }
 
-static int file_sink_write_cb(void *ctx, const void *data, size_t len,
-                              uint64_t *offset) {
-  return etk_file_sink_write((etk_file_sink_t *)ctx, data, len, offset);
-}
-
-etk_data_sink_t etk_file_sink_as_data_sink(etk_file_sink_t *s) {
-  etk_data_sink_t d;
-  d.write = file_sink_write_cb;
-  d.ctx = s;
-  return d;
-}
+ETK_DEFINE_SINK_ADAPTER(etk_file_sink, etk_file_sink_t)
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int etk_file_sink_unused_t;
