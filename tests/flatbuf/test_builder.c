@@ -234,10 +234,8 @@ ETK_TEST(defaults_are_skipped_unless_forced) {
     etk_fb_builder_init(&b, mem, sizeof mem);
     etk_fb_table_start(&b);
     add_all_scalars(&b, forced ? ETK_FB_FORCE : 0, 1);
-    etk_fb_ref_t root = etk_fb_table_end(&b);
-    REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_NO_SIZE_PREFIX, &out, &len) ==
+    REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
             ETK_OK);
-    REQUIRE(verify_root(out, len, &all_scalars, 0, NULL, &t) == ETK_OK);
     for (unsigned id = F_BOOL; id <= F_F64; id++)
       CHECK_EQ_INT(etk_fb_has(t, id), forced);
     if (forced) {
@@ -261,9 +259,8 @@ ETK_TEST(float_default_comparison_follows_flatcc) {
   etk_fb_table_start(&b);
   etk_fb_add_f32(&b, F_F32, -0.0f, 0.0f, 0); /* == default: skipped */
   etk_fb_add_f64(&b, F_F64, NAN, NAN, 0);    /* NaN != NaN: written */
-  etk_fb_ref_t root = etk_fb_table_end(&b);
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
-  REQUIRE(verify_root(out, len, &all_scalars, 0, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
+          ETK_OK);
   CHECK(!etk_fb_has(t, F_F32));
   CHECK(etk_fb_has(t, F_F64));
   CHECK(isnan(etk_fb_get_f64(t, F_F64, 0)));
@@ -664,15 +661,12 @@ ETK_TEST(header_variants_verify) {
       etk_fb_ref_t v = etk_fb_create_vector(&b, longs, 1, 8, 8);
       etk_fb_table_start(&b);
       etk_fb_add_ref(&b, H_LONGS, v);
-      etk_fb_ref_t root = etk_fb_table_end(&b);
       const uint8_t *out;
       size_t len;
-      REQUIRE(etk_fb_finish(&b, root, with_ident ? "HDR0" : NULL, prefixed,
-                            &out, &len) == ETK_OK);
-      CHECK_EQ_U64(len % 8, 0);
       etk_fb_table_t t;
-      REQUIRE(verify_root(out, len, &holder, prefixed,
-                          with_ident ? "HDR0" : NULL, &t) == ETK_OK);
+      REQUIRE(end_finish_verify(&b, with_ident ? "HDR0" : NULL, prefixed,
+                                &holder, &out, &len, &t) == ETK_OK);
+      CHECK_EQ_U64(len % 8, 0);
       CHECK_EQ_U64(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data), 77);
       if (prefixed) CHECK_EQ_U64(etk_fb_load_u32(out), len - 4);
     }
