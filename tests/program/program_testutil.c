@@ -193,3 +193,17 @@ long ptu_patch_u64_vector(uint8_t *bytes, size_t len, const uint64_t *items,
   if (at >= 0) ptu_put_u64(bytes + at + 4 + 8 * index, value);
   return at;
 }
+
+etk_program_t *ptu_finish_load(etk_program_builder_t *b, uint8_t **bytes,
+                               size_t *len) {
+  etk_error_t err;
+  etk_error_clear(&err);
+  *bytes = NULL;
+  int rc = etk_program_builder_finish(b, bytes, len, &err);
+  etk_program_builder_free(b);
+  if (rc != ETK_OK) {
+    printf("# finish: %s\n", err.message);
+    return NULL;
+  }
+  return ptu_load(*bytes, *len);
+}

@@ -94,4 +94,10 @@ long ptu_find(const uint8_t *hay, size_t len, const void *needle, size_t n);
 long ptu_patch_u64_vector(uint8_t *bytes, size_t len, const uint64_t *items,
                           uint32_t count, uint32_t index, uint64_t value);
 
+/* Finishes the builder into *bytes (malloc'd, *len bytes; the caller frees
+ * it after the program), frees the builder and loads the program; NULL
+ * (after a "# finish: ..." or "# load: ..." line) on failure. */
+etk_program_t *ptu_finish_load(etk_program_builder_t *b, uint8_t **bytes,
+                               size_t *len);
+
 #endif

@@ -248,9 +248,7 @@ ETK_TEST(cyclic_jump_is_bounded) {
   etk_program_builder_set_outputs(b, &cond, 1);
   uint8_t *d;
   size_t len;
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_load(b, &d, &len);
   REQUIRE(p);
   _Alignas(16) static uint8_t arena[1 << 14];
   etk_method_config_t cfg;
@@ -293,9 +291,7 @@ ETK_TEST(control_flow_instructions) {
   etk_program_builder_set_outputs(b, outs, 2);
   uint8_t *d;
   size_t len;
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_load(b, &d, &len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
