@@ -207,3 +207,13 @@ etk_program_t *ptu_finish_load(etk_program_builder_t *b, uint8_t **bytes,
   }
   return ptu_load(*bytes, *len);
 }
+
+etk_program_t *ptu_finish_unary_load(etk_program_builder_t *b, int32_t x,
+                                     int32_t y, uint8_t **bytes, size_t *len) {
+  *bytes = NULL;
+  if (ptu_finish_unary(b, x, y, bytes, len) != ETK_OK) {
+    printf("# finish failed\n");
+    return NULL;
+  }
+  return ptu_load(*bytes, *len);
+}

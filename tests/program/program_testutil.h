@@ -100,4 +100,10 @@ long ptu_patch_u64_vector(uint8_t *bytes, size_t len, const uint64_t *items,
 etk_program_t *ptu_finish_load(etk_program_builder_t *b, uint8_t **bytes,
                                size_t *len);
 
+/* ptu_finish_unary(b, x, y, bytes, len), then loads the program; NULL
+ * (after a "# ..." line) on failure.  The caller frees *bytes after the
+ * program. */
+etk_program_t *ptu_finish_unary_load(etk_program_builder_t *b, int32_t x,
+                                     int32_t y, uint8_t **bytes, size_t *len);
+
 #endif

@@ -201,8 +201,7 @@ static void check_delegate(int in_segments) {
   etk_program_builder_delegate_call(b, del, args, 1);
   uint8_t *d;
   size_t len;
-  REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_unary_load(b, x, x, &d, &len);
   REQUIRE(p);
   const etk_program_delegate_t *dg = &p->plans[0].delegates[0];
   CHECK_EQ_STR(dg->id, "SomeBackend");
