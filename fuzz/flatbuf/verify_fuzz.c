@@ -16,54 +16,9 @@
 #include <stdlib.h>
 
 #include "etkit/schema.h"
-#include "fuzz_scalar.h"
+#include "fuzz_walk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Reads every described field; the sum keeps the reads observable. */
-static uint64_t walk_table(etk_fb_table_t t, const etk_fb_table_desc_t *d) {
-  uint64_t sum = 0;
-  if (!etk_fb_table_present(t)) return 0;
-  for (uint16_t i = 0; i < d->field_count; i++) {
-    const etk_fb_field_desc_t *f = &d->fields[i];
-    switch (f->kind) {
-      case ETK_FB_SCALAR:
-        sum += fuzz_scalar_bits(t, f);
-        break;
-      case ETK_FB_STRING: {
-        etk_fb_string_t s = etk_fb_get_string(t, f->id);
-        if (s.data)
-          sum += s.len + (uint8_t)s.data[s.len] +
-                 (uint64_t)etk_fb_utf8_valid(s.data, s.len);
-        break;
-      }
-      case ETK_FB_TABLE:
-        sum += walk_table(etk_fb_get_table(t, f->id), f->table);
-        break;
-      case ETK_FB_VEC_SCALAR: {
-        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-        for (uint64_t k = 0; k < (uint64_t)v.count * f->size; k++)
-          sum += v.data[k];
-        break;
-      }
-      case ETK_FB_VEC_TABLE: {
-        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-        for (uint32_t k = 0; k < v.count; k++)
-          sum += walk_table(etk_fb_vector_table(t.buf, v, k), f->table);
-        break;
-      }
-      case ETK_FB_VEC_STRING: {
-        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-        for (uint32_t k = 0; k < v.count; k++)
-          sum += etk_fb_vector_string(t.buf, v, k).len;
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return sum;
-}
 
 static volatile uint64_t fuzz_sink;
 
@@ -76,7 +31,8 @@ static void verify_and_walk(const uint8_t *data, size_t size, int size_prefixed,
   options.ident = ident;
   int rc = etk_fb_verify(data, size, &etk_etdump_schema, &options, &root, &err);
   if (rc == ETK_OK) {
-    fuzz_sink += walk_table(etk_fb_root(data, root), &etk_etdump_schema);
+    fuzz_sink +=
+        fuzz_walk_table(etk_fb_root(data, root), &etk_etdump_schema, 0);
   } else if (err.code != rc ||
              (size > 0 && err.offset >= size && rc != ETK_E_TRUNCATED)) {
     abort(); /* the error report must describe the failure */

@@ -138,6 +138,22 @@ static int verify_root(const uint8_t *out, size_t len,
   return rc;
 }
 
+/* Ends the open table as the root, finishes the buffer (with `ident` and a
+ * size prefix when told), verifies it against d and returns the first
+ * failing status; *out, *len and *root receive the result. */
+static int end_finish_verify(etk_fb_builder_t *b, const char *ident,
+                             int size_prefixed, const etk_fb_table_desc_t *d,
+                             const uint8_t **out, size_t *len,
+                             etk_fb_table_t *root) {
+  etk_fb_ref_t ref = etk_fb_table_end(b);
+  int rc = etk_fb_finish(b, ref, ident, size_prefixed, out, len);
+  if (rc != ETK_OK) {
+    printf("# finish: %s\n", etk_status_name(rc));
+    return rc;
+  }
+  return verify_root(*out, *len, d, size_prefixed, ident, root);
+}
+
 /* ---------------------------------------------------------- init */
 
 ETK_TEST(init_rejects_bad_arguments) {
@@ -193,15 +209,13 @@ ETK_TEST(every_scalar_type_round_trips) {
   etk_fb_builder_init(&b, mem, sizeof mem);
   etk_fb_table_start(&b);
   add_all_scalars(&b, 0, 0);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, "TEST", ETK_FB_NO_SIZE_PREFIX, &out, &len) ==
+  etk_fb_table_t t;
+  REQUIRE(end_finish_verify(&b, "TEST", 0, &all_scalars, &out, &len, &t) ==
           ETK_OK);
   CHECK_EQ_U64(len % 8, 0); /* start honours the 8-byte fields */
   CHECK(((uintptr_t)out & 7u) == 0);
-  etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &all_scalars, 0, "TEST", &t) == ETK_OK);
   for (unsigned id = F_BOOL; id <= F_F64; id++) CHECK(etk_fb_has(t, id));
   check_all_scalars(t);
   /* each field is aligned to its size relative to the buffer start */
@@ -220,10 +234,8 @@ ETK_TEST(defaults_are_skipped_unless_forced) {
     etk_fb_builder_init(&b, mem, sizeof mem);
     etk_fb_table_start(&b);
     add_all_scalars(&b, forced ? ETK_FB_FORCE : 0, 1);
-    etk_fb_ref_t root = etk_fb_table_end(&b);
-    REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_NO_SIZE_PREFIX, &out, &len) ==
+    REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
             ETK_OK);
-    REQUIRE(verify_root(out, len, &all_scalars, 0, NULL, &t) == ETK_OK);
     for (unsigned id = F_BOOL; id <= F_F64; id++)
       CHECK_EQ_INT(etk_fb_has(t, id), forced);
     if (forced) {
@@ -247,9 +259,8 @@ ETK_TEST(float_default_comparison_follows_flatcc) {
   etk_fb_table_start(&b);
   etk_fb_add_f32(&b, F_F32, -0.0f, 0.0f, 0); /* == default: skipped */
   etk_fb_add_f64(&b, F_F64, NAN, NAN, 0);    /* NaN != NaN: written */
-  etk_fb_ref_t root = etk_fb_table_end(&b);
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
-  REQUIRE(verify_root(out, len, &all_scalars, 0, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
+          ETK_OK);
   CHECK(!etk_fb_has(t, F_F32));
   CHECK(etk_fb_has(t, F_F64));
   CHECK(isnan(etk_fb_get_f64(t, F_F64, 0)));
@@ -277,13 +288,10 @@ ETK_TEST(strings_empty_embedded_nul_and_long) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_NAME, refs[1]);
   etk_fb_add_ref(&b, H_STRINGS, vec);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_SIZE_PREFIXED, &out, &len) ==
-          ETK_OK);
   etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &holder, 1, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
   etk_fb_string_t name = etk_fb_get_string(t, H_NAME);
   CHECK_EQ_INT(name.len, 5);
   CHECK_EQ_MEM(name.data, with_nul, 5);
@@ -332,14 +340,11 @@ ETK_TEST(vectors_of_each_alignment) {
   r[4] = etk_fb_create_vector(&b, structs, 2, 16, 16);
   etk_fb_table_start(&b);
   for (int i = 0; i < 5; i++) etk_fb_add_ref(&b, (unsigned)(H_BYTES + i), r[i]);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, "VECS", ETK_FB_SIZE_PREFIXED, &out, &len) ==
-          ETK_OK);
-  CHECK_EQ_U64(len % 16, 0);
   etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &holder, 1, "VECS", &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, "VECS", 1, &holder, &out, &len, &t) == ETK_OK);
+  CHECK_EQ_U64(len % 16, 0);
   static const unsigned align[] = {4, 4, 4, 8, 16};
   static const unsigned counts[] = {3, 5, 3, 3, 2};
   for (int i = 0; i < 5; i++) {
@@ -365,12 +370,10 @@ ETK_TEST(empty_vectors_are_present_not_absent) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_BYTES, bytes);
   etk_fb_add_ref(&b, H_CHILDREN, kids);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
   etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &holder, 0, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &out, &len, &t) == ETK_OK);
   etk_fb_vector_t v = etk_fb_get_vector(t, H_BYTES);
   CHECK(v.data != NULL);
   CHECK_EQ_INT(v.count, 0);
@@ -406,13 +409,10 @@ ETK_TEST(offset_vectors_of_tables_and_callback) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_CHILDREN, direct);
   etk_fb_add_ref(&b, H_STRINGS, 0); /* 0 = absent, skipped */
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, ETK_FB_SIZE_PREFIXED, &out, &len) ==
-          ETK_OK);
   etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &holder, 1, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
   CHECK(!etk_fb_has(t, H_STRINGS));
   etk_fb_vector_t v = etk_fb_get_vector(t, H_CHILDREN);
   REQUIRE(v.count == 4);
@@ -455,12 +455,10 @@ ETK_TEST(structs_inline_aligned) {
   etk_fb_table_start(&b);
   etk_fb_add_struct(&b, H_POINT, point, 12, 4);
   etk_fb_add_struct(&b, H_WIDE, wide, 16, 8);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
   etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &holder, 0, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &out, &len, &t) == ETK_OK);
   const uint8_t *p = etk_fb_get_struct(t, H_POINT),
                 *w = etk_fb_get_struct(t, H_WIDE);
   REQUIRE(p && w);
@@ -663,15 +661,12 @@ ETK_TEST(header_variants_verify) {
       etk_fb_ref_t v = etk_fb_create_vector(&b, longs, 1, 8, 8);
       etk_fb_table_start(&b);
       etk_fb_add_ref(&b, H_LONGS, v);
-      etk_fb_ref_t root = etk_fb_table_end(&b);
       const uint8_t *out;
       size_t len;
-      REQUIRE(etk_fb_finish(&b, root, with_ident ? "HDR0" : NULL, prefixed,
-                            &out, &len) == ETK_OK);
-      CHECK_EQ_U64(len % 8, 0);
       etk_fb_table_t t;
-      REQUIRE(verify_root(out, len, &holder, prefixed,
-                          with_ident ? "HDR0" : NULL, &t) == ETK_OK);
+      REQUIRE(end_finish_verify(&b, with_ident ? "HDR0" : NULL, prefixed,
+                                &holder, &out, &len, &t) == ETK_OK);
+      CHECK_EQ_U64(len % 8, 0);
       CHECK_EQ_U64(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data), 77);
       if (prefixed) CHECK_EQ_U64(etk_fb_load_u32(out), len - 4);
     }
@@ -765,12 +760,10 @@ ETK_TEST(rollback_discards_a_failed_record) {
   etk_fb_ref_t vec = etk_fb_create_offset_vector(&b, kept, (size_t)n);
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_CHILDREN, vec);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 1, &out, &len) == ETK_OK);
   etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &holder, 1, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
   CHECK_EQ_INT(etk_fb_get_vector(t, H_CHILDREN).count, n);
 }
 
@@ -791,12 +784,11 @@ ETK_TEST(rollback_clears_no_memory_and_forgets_vtables) {
   /* the same shape again must not reuse the rolled-back vtable */
   etk_fb_table_start(&b);
   etk_fb_add_i32(&b, F_I32, 6, 0, 0);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
   const uint8_t *out;
   size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
   etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &all_scalars, 0, NULL, &t) == ETK_OK);
+  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
+          ETK_OK);
   CHECK_EQ_INT(etk_fb_get_i32(t, F_I32, 0), 6);
 }
 

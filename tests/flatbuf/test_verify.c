@@ -13,6 +13,7 @@
 
 #include "etk_test.h"
 #include "etkit/schema.h"
+#include "fuzz_walk.h"
 #include "golden_replay.h"
 
 /* ---------------------------------------------------------- test schema */
@@ -686,60 +687,6 @@ ETK_TEST(explicit_budget_is_exact) {
 
 /* ---------------------------------------------------------- sweeps */
 
-/* Reads every field the schema describes (ASan checks the reads stay in
- * bounds); returns a checksum so the reads are not optimised away. */
-static uint64_t walk(etk_fb_table_t t, const etk_fb_table_desc_t *d,
-                     int depth) {
-  uint64_t sum = 0;
-  if (!etk_fb_table_present(t) || depth > 80) return 0;
-  for (uint16_t i = 0; i < d->field_count; i++) {
-    const etk_fb_field_desc_t *f = &d->fields[i];
-    switch (f->kind) {
-      case ETK_FB_SCALAR:
-      case ETK_FB_UNION_TYPE:
-        sum += etk_fb_get_u8(t, f->id, 0);
-        if (f->size == 8) sum += etk_fb_get_u64(t, f->id, 0);
-        break;
-      case ETK_FB_STRING: {
-        etk_fb_string_t s = etk_fb_get_string(t, f->id);
-        if (s.data) sum += s.len + (uint8_t)s.data[s.len];
-        break;
-      }
-      case ETK_FB_TABLE:
-        sum += walk(etk_fb_get_table(t, f->id), f->table, depth + 1);
-        break;
-      case ETK_FB_UNION: {
-        uint8_t type = etk_fb_get_u8(t, f->id - 1u, 0);
-        if (type)
-          sum += walk(etk_fb_get_table(t, f->id), f->union_tables[type],
-                      depth + 1);
-        break;
-      }
-      case ETK_FB_VEC_SCALAR: {
-        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-        for (uint32_t k = 0; k < (uint32_t)v.count * f->size; k++)
-          sum += v.data[k];
-        break;
-      }
-      case ETK_FB_VEC_STRING: {
-        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-        for (uint32_t k = 0; k < v.count; k++)
-          sum += etk_fb_vector_string(t.buf, v, k).len;
-        break;
-      }
-      case ETK_FB_VEC_TABLE: {
-        etk_fb_vector_t v = etk_fb_get_vector(t, f->id);
-        for (uint32_t k = 0; k < v.count; k++)
-          sum += walk(etk_fb_vector_table(t.buf, v, k), f->table, depth + 1);
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return sum;
-}
-
 ETK_TEST(every_single_byte_corruption_is_safe) {
   static const uint8_t values[] = {0x00, 0x01, 0x02, 0x04,
                                    0x7F, 0x80, 0xFE, 0xFF};
@@ -761,7 +708,7 @@ ETK_TEST(every_single_byte_corruption_is_safe) {
         int rc = etk_fb_verify(copy, len, &root_desc, &opt, &root, &err);
         if (rc == ETK_OK) {
           accepted++;
-          (void)walk(etk_fb_root(copy, root), &root_desc, 0);
+          (void)fuzz_walk_table(etk_fb_root(copy, root), &root_desc, 0);
         } else {
           rejected++;
           CHECK_EQ_INT(err.code, rc);
@@ -790,7 +737,7 @@ ETK_TEST(every_truncation_without_prefix_is_rejected_safely) {
     if (etk_fb_verify(copy, len, &root_desc, &opt, &root, &err) == ETK_OK) {
       accepted++;
       CHECK_EQ_U64(len, sample_len - 1);
-      (void)walk(etk_fb_root(copy, root), &root_desc, 0);
+      (void)fuzz_walk_table(etk_fb_root(copy, root), &root_desc, 0);
     } else {
       CHECK(err.offset <= len);
     }

@@ -57,11 +57,17 @@ int ptu_finish_unary(etk_program_builder_t *b, int32_t x, int32_t y,
   return rc;
 }
 
+int ptu_load_status(const uint8_t *bytes, size_t len, etk_program_t **p,
+                    etk_error_t *err) {
+  etk_error_clear(err);
+  *p = NULL;
+  return etk_program_load(bytes, len, NULL, p, err);
+}
+
 etk_program_t *ptu_load(const uint8_t *bytes, size_t len) {
-  etk_program_t *p = NULL;
+  etk_program_t *p;
   etk_error_t err;
-  etk_error_clear(&err);
-  if (etk_program_load(bytes, len, NULL, &p, &err) != ETK_OK)
+  if (ptu_load_status(bytes, len, &p, &err) != ETK_OK)
     printf("# load: %s\n", err.message);
   return p;
 }
@@ -174,4 +180,40 @@ long ptu_find(const uint8_t *hay, size_t len, const void *needle, size_t n) {
   for (size_t i = 0; i + n <= len; i++)
     if (memcmp(hay + i, needle, n) == 0) return (long)i;
   return -1;
+}
+
+long ptu_patch_u64_vector(uint8_t *bytes, size_t len, const uint64_t *items,
+                          uint32_t count, uint32_t index, uint64_t value) {
+  uint8_t pattern[4 + 8 * 8];
+  if (count > 8 || index >= count) return -1;
+  ptu_put_u32(pattern, count);
+  for (uint32_t k = 0; k < count; k++)
+    ptu_put_u64(pattern + 4 + 8 * k, items[k]);
+  long at = ptu_find(bytes, len, pattern, 4 + 8 * (size_t)count);
+  if (at >= 0) ptu_put_u64(bytes + at + 4 + 8 * index, value);
+  return at;
+}
+
+etk_program_t *ptu_finish_load(etk_program_builder_t *b, uint8_t **bytes,
+                               size_t *len) {
+  etk_error_t err;
+  etk_error_clear(&err);
+  *bytes = NULL;
+  int rc = etk_program_builder_finish(b, bytes, len, &err);
+  etk_program_builder_free(b);
+  if (rc != ETK_OK) {
+    printf("# finish: %s\n", err.message);
+    return NULL;
+  }
+  return ptu_load(*bytes, *len);
+}
+
+etk_program_t *ptu_finish_unary_load(etk_program_builder_t *b, int32_t x,
+                                     int32_t y, uint8_t **bytes, size_t *len) {
+  *bytes = NULL;
+  if (ptu_finish_unary(b, x, y, bytes, len) != ETK_OK) {
+    printf("# finish failed\n");
+    return NULL;
+  }
+  return ptu_load(*bytes, *len);
 }

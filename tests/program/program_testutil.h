@@ -25,6 +25,11 @@ char *ptu_flatc_json(const uint8_t *bytes, size_t len, const char *schema,
 int ptu_finish_unary(etk_program_builder_t *b, int32_t x, int32_t y,
                      uint8_t **out, size_t *len);
 
+/* Clears *err and *p and loads a program from memory into *p; returns the
+ * loader's status (the error, if any, in *err). */
+int ptu_load_status(const uint8_t *bytes, size_t len, etk_program_t **p,
+                    etk_error_t *err);
+
 /* Loads a program from memory; NULL (after a "# load: ..." line) on
  * failure. */
 etk_program_t *ptu_load(const uint8_t *bytes, size_t len);
@@ -81,5 +86,24 @@ void ptu_put_u64(uint8_t *p, uint64_t v);
 
 /* Offset of the first occurrence of needle[0..n) in hay[0..len), or -1. */
 long ptu_find(const uint8_t *hay, size_t len, const void *needle, size_t n);
+
+/* Finds the first vector of u64 items[0..count) (count <= 8) in
+ * bytes[0..len), stored as FlatBuffers stores it ([u32 count][u64 ...]),
+ * and sets its item `index` to value.  Returns the offset of the vector's
+ * count, or -1 when it is not found (nothing changed). */
+long ptu_patch_u64_vector(uint8_t *bytes, size_t len, const uint64_t *items,
+                          uint32_t count, uint32_t index, uint64_t value);
+
+/* Finishes the builder into *bytes (malloc'd, *len bytes; the caller frees
+ * it after the program), frees the builder and loads the program; NULL
+ * (after a "# finish: ..." or "# load: ..." line) on failure. */
+etk_program_t *ptu_finish_load(etk_program_builder_t *b, uint8_t **bytes,
+                               size_t *len);
+
+/* ptu_finish_unary(b, x, y, bytes, len), then loads the program; NULL
+ * (after a "# ..." line) on failure.  The caller frees *bytes after the
+ * program. */
+etk_program_t *ptu_finish_unary_load(etk_program_builder_t *b, int32_t x,
+                                     int32_t y, uint8_t **bytes, size_t *len);
 
 #endif

@@ -201,8 +201,7 @@ static void check_delegate(int in_segments) {
   etk_program_builder_delegate_call(b, del, args, 1);
   uint8_t *d;
   size_t len;
-  REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_unary_load(b, x, x, &d, &len);
   REQUIRE(p);
   const etk_program_delegate_t *dg = &p->plans[0].delegates[0];
   CHECK_EQ_STR(dg->id, "SomeBackend");
@@ -290,9 +289,7 @@ ETK_TEST(two_methods_and_explicit_placement) {
   etk_program_builder_set_outputs(b, &y, 1);
   uint8_t *d;
   size_t len;
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_load(b, &d, &len);
   REQUIRE(p);
   CHECK_EQ_INT(p->plan_count, 2);
   const etk_program_plan_t *f = etk_program_find_plan(p, "forward");

@@ -17,19 +17,13 @@ static uint8_t *read_conf(const char *name, size_t *len) {
   return path ? etk_test_read_file(path, len) : NULL;
 }
 
-static int load(const uint8_t *d, size_t n, etk_program_t **p,
-                etk_error_t *err) {
-  etk_error_clear(err);
-  return etk_program_load(d, n, NULL, p, err);
-}
-
 ETK_TEST(add_pte_structure) {
   size_t len;
   uint8_t *d = read_conf("add.pte", &len);
   if (!d) ETK_SKIP("add.pte not found");
   etk_program_t *p;
   etk_error_t err;
-  REQUIRE(load(d, len, &p, &err) == ETK_OK);
+  REQUIRE(ptu_load_status(d, len, &p, &err) == ETK_OK);
   CHECK(!p->header.has_extended_header);
   CHECK_EQ_U64(p->header.program_size, len);
   CHECK_EQ_INT(p->version, 0);
@@ -83,7 +77,7 @@ ETK_TEST(inline_constants_pte) {
   if (!d) ETK_SKIP("module_linear_inline_constants.pte not found");
   etk_program_t *p;
   etk_error_t err;
-  REQUIRE(load(d, len, &p, &err) == ETK_OK);
+  REQUIRE(ptu_load_status(d, len, &p, &err) == ETK_OK);
   CHECK_EQ_INT(p->constant_storage, ETK_CONSTANTS_INLINE);
   CHECK_EQ_INT(p->constant_count, 3);
   const etk_program_plan_t *pl = &p->plans[0];
@@ -207,7 +201,7 @@ ETK_TEST(every_truncation_fails_cleanly) {
     memcpy(copy, d, n);
     etk_program_t *p = NULL;
     etk_error_t err;
-    int rc = load(copy, n, &p, &err);
+    int rc = ptu_load_status(copy, n, &p, &err);
     if (rc == ETK_OK) {
       /* flatbuffers keep the root table first-written-last: cutting only
        * trailing padding may still be valid; it must then be complete. */
@@ -233,11 +227,11 @@ ETK_TEST(out_of_range_argument) {
   ptu_put_u32(d + at + 4 + 8, 99); /* third argument */
   etk_program_t *p;
   etk_error_t err;
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "value 99") != NULL);
   CHECK_EQ_U64(err.offset, (uint64_t)at + 4 + 8);
   ptu_put_u32(d + at + 4 + 8, 0xFFFFFFFFu); /* -1 */
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "value -1") != NULL);
   free(d);
 }
@@ -246,19 +240,15 @@ ETK_TEST(planned_range_beyond_buffer) {
   size_t len;
   uint8_t *d = read_conf("add.pte", &len);
   if (!d) ETK_SKIP("add.pte not found");
-  uint8_t sizes[20];
-  memset(sizes, 0, sizeof sizes);
-  sizes[0] = 2;
-  sizes[12] = 48;
-  long at = ptu_find(d, len, sizes, sizeof sizes);
+  static const uint64_t sizes[2] = {0, 48};
+  long at = ptu_patch_u64_vector(d, len, sizes, 2, 1, 20);
   REQUIRE(at > 0);
-  ptu_put_u64(d + at + 12, 20);
   etk_program_t *p;
   etk_error_t err;
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "exceeds buffer 1") != NULL);
   ptu_put_u64(d + at + 12, (uint64_t)-8);
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "negative size") != NULL);
   free(d);
 }
@@ -278,10 +268,10 @@ ETK_TEST(sizes_that_overflow) {
   for (int k = 0; k < 4; k++) ptu_put_u32(d + at + 4 * k, 0x7FFFFFFF);
   etk_program_t *p;
   etk_error_t err;
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_OVERFLOW);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_OVERFLOW);
   CHECK(strstr(err.message, "overflows") != NULL);
   ptu_put_u32(d + at, 0xFFFFFFFFu);
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "negative size") != NULL);
   free(d);
 }
@@ -294,15 +284,15 @@ ETK_TEST(segments_with_zero_base) {
   REQUIRE(memcmp(d + 8, "eh00", 4) == 0);
   etk_program_t *p;
   etk_error_t err;
-  REQUIRE(load(d, len, &p, &err) == ETK_OK);
+  REQUIRE(ptu_load_status(d, len, &p, &err) == ETK_OK);
   etk_program_free(p);
   ptu_put_u64(d + 24, 0); /* segment_base_offset */
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message,
                "bytes of segments with a zero "
                "segment_base_offset") != NULL);
   ptu_put_u64(d + 32, 0); /* segment_data_size too: the segment itself */
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "segment_base_offset is 0") != NULL);
   free(d);
 }
@@ -322,14 +312,14 @@ ETK_TEST(bad_jump_destination) {
   REQUIRE(at > 0);
   etk_program_t *p;
   etk_error_t err;
-  REQUIRE(load(d, len, &p, &err) == ETK_OK);
+  REQUIRE(ptu_load_status(d, len, &p, &err) == ETK_OK);
   CHECK_EQ_INT(p->plans[0].chains[0].instructions[0].index2, 1);
   etk_program_free(p);
   ptu_put_u32(d + at + 4, 2);
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   CHECK(strstr(err.message, "jump destination 2") != NULL);
   ptu_put_u32(d + at + 4, 0x80000000u);
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_FORMAT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_FORMAT);
   free(d);
 }
 
@@ -342,7 +332,7 @@ ETK_TEST(corrupt_root_and_vtables) {
   etk_error_t err;
   memcpy(c, d, len);
   ptu_put_u32(c, (uint32_t)len + 100);
-  CHECK(load(c, len, &p, &err) != ETK_OK);
+  CHECK(ptu_load_status(c, len, &p, &err) != ETK_OK);
   CHECK(strstr(err.message, "malformed program") != NULL);
   CHECK(err.offset != ETK_NO_OFFSET);
   /* Flip bytes one at a time: never a crash, either a clean error or a
@@ -350,7 +340,7 @@ ETK_TEST(corrupt_root_and_vtables) {
   for (size_t i = 8; i < len; i++) {
     memcpy(c, d, len);
     c[i] ^= 0x5A;
-    int rc = load(c, len, &p, &err);
+    int rc = ptu_load_status(c, len, &p, &err);
     if (rc == ETK_OK) {
       for (uint32_t k = 0; k < p->plans[0].chains[0].instruction_count; k++) {
         const etk_program_instruction_t *x =

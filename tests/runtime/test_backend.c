@@ -71,8 +71,11 @@ static void twice_destroy(void *handle) {
 static const etk_backend_t twice = {"TwiceBackend", twice_memory, twice_init,
                                     twice_execute, twice_destroy};
 
-static int build(const char *backend, const void *payload, size_t plen,
-                 uint8_t **out, size_t *len) {
+/* forward(x) -> y as one delegate call to `backend` over payload[0..plen)
+ * (one compile spec, mode = 1), loaded from *out (malloc'd; the caller
+ * frees it after the program).  NULL when building or loading fails. */
+static etk_program_t *build_and_load(const char *backend, const void *payload,
+                                     size_t plen, uint8_t **out) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {3};
   int x = ptu_float_tensor(b, 1, sz);
@@ -85,7 +88,9 @@ static int build(const char *backend, const void *payload, size_t plen,
                                             vals, lens, 1);
   int32_t args[2] = {x, y};
   etk_program_builder_delegate_call(b, dg, args, 2);
-  return ptu_finish_unary(b, x, y, out, len);
+  size_t len;
+  if (ptu_finish_unary(b, x, y, out, &len) != ETK_OK) return NULL;
+  return ptu_load(*out, len);
 }
 
 ETK_TEST(registry) {
@@ -106,9 +111,7 @@ ETK_TEST(custom_backend_lifecycle) {
   REQUIRE(etk_backend_register(&twice) == ETK_OK);
   memset(&seen, 0, sizeof seen);
   uint8_t *d;
-  size_t len;
-  REQUIRE(build("TwiceBackend", "hello payload", 13, &d, &len) == ETK_OK);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = build_and_load("TwiceBackend", "hello payload", 13, &d);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -138,9 +141,7 @@ ETK_TEST(custom_backend_lifecycle) {
 
 ETK_TEST(unknown_backend_fails_at_load) {
   uint8_t *d;
-  size_t len;
-  REQUIRE(build("NoSuchBackend", "x", 1, &d, &len) == ETK_OK);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = build_and_load("NoSuchBackend", "x", 1, &d);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -224,9 +225,7 @@ ETK_TEST(micro_backend_runs_and_checks_arguments) {
   size_t plen;
   REQUIRE(etk_micro_graph_finish(&g, &plen) == ETK_OK);
   uint8_t *d;
-  size_t len;
-  REQUIRE(build(ETK_MICRO_BACKEND_ID, payload, plen, &d, &len) == ETK_OK);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = build_and_load(ETK_MICRO_BACKEND_ID, payload, plen, &d);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;

@@ -196,8 +196,7 @@ ETK_TEST(missing_operator_and_dtype) {
   etk_program_builder_kernel_call(b, op, args, 3);
   uint8_t *d;
   size_t len;
-  REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_unary_load(b, x, x, &d, &len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -228,8 +227,7 @@ ETK_TEST(missing_operator_and_dtype) {
   int conv = etk_program_builder_add_operator(b, "aten::convolution", "out");
   int32_t cargs[11] = {in, w, nul, st, pd, dl, tr, op2, g, o, o};
   etk_program_builder_kernel_call(b, conv, cargs, 11);
-  REQUIRE(ptu_finish_unary(b, in, o, &d, &len) == ETK_OK);
-  p = ptu_load(d, len);
+  p = ptu_finish_unary_load(b, in, o, &d, &len);
   REQUIRE(p);
   CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_UNSUPPORTED);
   CHECK(strstr(err.message, "aten::convolution.out") != NULL);
@@ -248,9 +246,7 @@ ETK_TEST(cyclic_jump_is_bounded) {
   etk_program_builder_set_outputs(b, &cond, 1);
   uint8_t *d;
   size_t len;
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_load(b, &d, &len);
   REQUIRE(p);
   _Alignas(16) static uint8_t arena[1 << 14];
   etk_method_config_t cfg;
@@ -293,9 +289,7 @@ ETK_TEST(control_flow_instructions) {
   etk_program_builder_set_outputs(b, outs, 2);
   uint8_t *d;
   size_t len;
-  REQUIRE(etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK);
-  etk_program_builder_free(b);
-  etk_program_t *p = ptu_load(d, len);
+  etk_program_t *p = ptu_finish_load(b, &d, &len);
   REQUIRE(p);
   etk_method_t *m;
   etk_error_t err;
@@ -316,8 +310,7 @@ ETK_TEST(control_flow_instructions) {
   b = etk_program_builder_new("forward");
   x = ptu_float_tensor(b, 1, sz);
   etk_program_builder_free_call(b, x);
-  REQUIRE(ptu_finish_unary(b, x, x, &d, &len) == ETK_OK);
-  p = ptu_load(d, len);
+  p = ptu_finish_unary_load(b, x, x, &d, &len);
   REQUIRE(p);
   REQUIRE(ttu_load_forward(p, &m, &err) == ETK_OK);
   REQUIRE(ttu_set_float_input(m, 0, xv, 2, &err) == ETK_OK);

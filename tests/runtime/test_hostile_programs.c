@@ -26,13 +26,6 @@ static uint8_t *finish(etk_program_builder_t *b, size_t *len) {
   return d;
 }
 
-static int load(const uint8_t *d, size_t n, etk_program_t **p,
-                etk_error_t *err) {
-  etk_error_clear(err);
-  *p = NULL;
-  return etk_program_load(d, n, NULL, p, err);
-}
-
 ETK_TEST(checked_helpers) {
   int64_t i;
   uint64_t u;
@@ -66,7 +59,7 @@ ETK_TEST(misaligned_planned_offset) {
   REQUIRE(d != NULL);
   etk_program_t *p;
   etk_error_t err;
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_BAD_ALIGNMENT);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_BAD_ALIGNMENT);
   CHECK(strstr(err.message, "memory_offset 2 is not 4-byte aligned") != NULL);
   free(d);
 }
@@ -89,18 +82,13 @@ ETK_TEST(misaligned_constant_offset) {
   REQUIRE(d != NULL);
   etk_program_t *p;
   etk_error_t err;
-  REQUIRE(load(d, len, &p, &err) == ETK_OK);
+  REQUIRE(ptu_load_status(d, len, &p, &err) == ETK_OK);
   REQUIRE(p->constant_storage == ETK_CONSTANTS_SEGMENT);
   etk_program_free(p);
   /* constant_segment.offsets: [0 (reserved), 0, 16] after its count 3 */
-  uint8_t pattern[28];
-  memset(pattern, 0, sizeof pattern);
-  pattern[0] = 3;
-  pattern[20] = 16;
-  long at = ptu_find(d, len, pattern, sizeof pattern);
-  REQUIRE(at > 0);
-  ptu_put_u64(d + at + 12, 4);
-  CHECK_EQ_INT(load(d, len, &p, &err), ETK_E_BAD_ALIGNMENT);
+  static const uint64_t offsets[3] = {0, 0, 16};
+  REQUIRE(ptu_patch_u64_vector(d, len, offsets, 3, 1, 4) > 0);
+  CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_BAD_ALIGNMENT);
   CHECK(strstr(err.message, "constant data at file offset") != NULL);
   CHECK(strstr(err.message, "is not 8-byte aligned") != NULL);
   free(d);
@@ -121,7 +109,7 @@ ETK_TEST(huge_plan_hits_the_memory_limit) {
   CHECK(len < 4096);
   etk_program_t *p;
   etk_error_t err;
-  REQUIRE(load(d, len, &p, &err) == ETK_OK);
+  REQUIRE(ptu_load_status(d, len, &p, &err) == ETK_OK);
   CHECK(etk_method_planned_size(p, "forward", 0) == (size_t)4 << 30);
   etk_method_t *m = NULL;
   etk_error_clear(&err);
@@ -165,7 +153,7 @@ static int run_hostile(const char *op, const char *overload, uint32_t in_dim,
   if (!d) return ETK_E_INTERNAL;
   etk_program_t *p;
   etk_error_t err;
-  int rc = load(d, len, &p, &err);
+  int rc = ptu_load_status(d, len, &p, &err);
   if (rc == ETK_OK) {
     etk_method_t *m = NULL;
     rc = etk_method_load_alloc(p, "forward", NULL, &m, &err);

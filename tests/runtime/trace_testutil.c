@@ -89,6 +89,17 @@ static void copy_str(char *dst, size_t cap, etk_fb_string_t s) {
   snprintf(dst, cap, "%.*s", (int)s.len, s.data);
 }
 
+/* The instruction id and delegate ids that profile and debug events share,
+ * read from event table t through its own field numbers. */
+static void read_event_ids(ttu_event_t *x, etk_fb_table_t t,
+                           unsigned instruction_field, unsigned int_id_field,
+                           unsigned str_id_field) {
+  x->instruction = etk_fb_get_i32(t, instruction_field, -1);
+  x->delegate_int = etk_fb_get_i32(t, int_id_field, -1);
+  copy_str(x->delegate_str, sizeof x->delegate_str,
+           etk_fb_get_string(t, str_id_field));
+}
+
 int ttu_recorder_finish_parse(etk_recorder_t *rec, ttu_dump_t *out) {
   const uint8_t *etdp;
   size_t len;
@@ -137,13 +148,9 @@ int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
         copy_str(x->name, sizeof x->name,
                  etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_NAME));
         x->chain = etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
-        x->instruction =
-            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1);
-        x->delegate_int = etk_fb_get_i32(
-            pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1);
-        copy_str(x->delegate_str, sizeof x->delegate_str,
-                 etk_fb_get_string(
-                     pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR));
+        read_event_ids(x, pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID,
+                       ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
+                       ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
         etk_fb_vector_t md = etk_fb_get_vector(
             pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
         x->metadata_len = md.data ? md.count : 0;
@@ -163,13 +170,9 @@ int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
         x->debug_chain =
             (int64_t)etk_fb_get_u64(de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0);
         x->chain = (int32_t)x->debug_chain;
-        x->instruction =
-            etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
-        x->delegate_int = etk_fb_get_i32(
-            de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1);
-        copy_str(x->delegate_str, sizeof x->delegate_str,
-                 etk_fb_get_string(
-                     de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR));
+        read_event_ids(x, de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID,
+                       ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT,
+                       ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
         etk_fb_table_t v =
             etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
         if (etk_fb_table_present(v)) {
