@@ -43,6 +43,19 @@ static void run_linear(etk_method_t *m, int runs) {
   }
 }
 
+/* Loads "forward" of p recording into rec; NULL (after a "# load: ..."
+ * line) on failure. */
+static etk_method_t *load_traced(etk_program_t *p, etk_recorder_t *rec) {
+  etk_method_t *m = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_method_load_alloc(p, "forward", rec, &m, &err) != ETK_OK) {
+    printf("# load: %s\n", err.message);
+    return NULL;
+  }
+  return m;
+}
+
 static const ttu_event_t *find_event(const ttu_block_t *b, char kind,
                                      const char *name, int nth) {
   for (uint32_t e = 0; e < b->event_count; e++)
@@ -58,10 +71,8 @@ ETK_TEST(upstream_event_structure) {
   REQUIRE(p);
   etk_recorder_t *rec = ttu_recorder_new(0, 1, 0);
   REQUIRE(rec);
-  etk_method_t *m;
-  etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+  etk_method_t *m = load_traced(p, rec);
+  REQUIRE(m);
   run_linear(m, 2);
   const uint8_t *etdp;
   size_t len;
@@ -140,10 +151,8 @@ ETK_TEST(debug_levels) {
   REQUIRE(p);
   for (int level = 0; level <= 2; level++) {
     etk_recorder_t *rec = ttu_recorder_new(level, 1, 1 << 16);
-    etk_method_t *m;
-    etk_error_t err;
-    etk_error_clear(&err);
-    REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+    etk_method_t *m = load_traced(p, rec);
+    REQUIRE(m);
     run_linear(m, 1);
     ttu_dump_t dump;
     REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
@@ -181,10 +190,8 @@ ETK_TEST(method_only_profiling) {
   etk_program_t *p = build_load(build_linear, &d);
   REQUIRE(p);
   etk_recorder_t *rec = ttu_recorder_new(0, 0, 0);
-  etk_method_t *m;
-  etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+  etk_method_t *m = load_traced(p, rec);
+  REQUIRE(m);
   run_linear(m, 3);
   ttu_dump_t dump;
   REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
@@ -257,10 +264,9 @@ ETK_TEST(delegate_events) {
   etk_program_t *p = build_load(build_delegated, &d);
   REQUIRE(p);
   etk_recorder_t *rec = ttu_recorder_new(2, 1, 1 << 16);
-  etk_method_t *m;
+  etk_method_t *m = load_traced(p, rec);
+  REQUIRE(m);
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
   float x[6] = {1, -2, 3, -4, 5, -6};
   REQUIRE(ttu_set_float_input(m, 0, x, 6, &err) == ETK_OK);
   REQUIRE(etk_method_execute(m, &err) == ETK_OK);
