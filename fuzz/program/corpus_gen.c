@@ -81,11 +81,7 @@ static etk_program_builder_t *loop_program(void) {
 }
 
 static etk_program_builder_t *delegate_program(int in_segment) {
-  etk_program_builder_t *b = etk_program_builder_new("forward");
-  etk_program_builder_options_t opt;
-  memset(&opt, 0, sizeof opt);
-  opt.delegates_in_segments = in_segment;
-  etk_program_builder_set_options(b, &opt);
+  etk_program_builder_t *b = ptu_builder_with_options(0, in_segment);
   int32_t sz[2] = {2, 3};
   int x = ptu_float_tensor(b, 2, sz);
   int y = ptu_float_tensor(b, 2, sz);

@@ -335,21 +335,31 @@ ETK_TEST(max_pool_with_indices_reference) {
   }
 }
 
+/* aten::max_pool2d_with_indices.out of x with kernel 2, dilation 1 and no
+ * ceil mode, stride[0..stride_count) and padding pad[0], into (y, indices). */
+static int max_pool_kernel2(kt_env_t *e, int x, size_t stride_count,
+                            const int64_t *stride, const int64_t *pad, int y,
+                            int indices) {
+  static const int64_t kernel[1] = {2}, dilation[1] = {1};
+  return kt_call(e, "aten::max_pool2d_with_indices.out",
+                 KT_ARGS(x, kt_int_list(e, 1, kernel),
+                         kt_int_list(e, stride_count, stride),
+                         kt_int_list(e, 1, pad), kt_int_list(e, 1, dilation),
+                         kt_bool(e, false), y, indices, y, indices));
+}
+
 ETK_TEST(max_pool_hand_worked_and_errors) {
   kt_env_t e;
   int32_t xs[3] = {1, 2, 3}, ys[3] = {1, 1, 2};
   float x_d[6] = {1, 5, 2, 4, 3, NAN}, y_d[2];
-  int64_t i_d[2], k2[1] = {2}, k1[1] = {1}, p0[1] = {0}, p2[1] = {2}, empty[1];
+  int64_t i_d[2], k1[1] = {1}, p0[1] = {0}, p2[1] = {2}, empty[1];
   int x, y, ix;
   kt_init(&e);
   /* 3-D input [C=1, H=2, W=3], kernel 2, stride 1 */
   x = kt_tensor(&e, ETK_FLOAT, 3, xs, NULL, x_d, sizeof x_d);
   y = kt_tensor(&e, ETK_FLOAT, 3, ys, NULL, y_d, sizeof y_d);
   ix = kt_tensor(&e, ETK_LONG, 3, ys, NULL, i_d, sizeof i_d);
-  REQUIRE(kt_call(&e, "aten::max_pool2d_with_indices.out",
-                  KT_ARGS(x, kt_int_list(&e, 1, k2), kt_int_list(&e, 1, k1),
-                          kt_int_list(&e, 1, p0), kt_int_list(&e, 1, k1),
-                          kt_bool(&e, false), y, ix, y, ix)) == ETK_OK);
+  REQUIRE(max_pool_kernel2(&e, x, 1, k1, p0, y, ix) == ETK_OK);
   CHECK(y_d[0] == 5 && i_d[0] == 1);
   CHECK(isnan(y_d[1]) && i_d[1] == 5); /* NaN wins */
   /* empty stride list means stride = kernel size */
@@ -357,29 +367,16 @@ ETK_TEST(max_pool_hand_worked_and_errors) {
     int32_t ys2[3] = {1, 1, 1};
     int y2 = kt_tensor(&e, ETK_FLOAT, 3, ys2, NULL, y_d, sizeof y_d);
     int i2 = kt_tensor(&e, ETK_LONG, 3, ys2, NULL, i_d, sizeof i_d);
-    REQUIRE(
-        kt_call(&e, "aten::max_pool2d_with_indices.out",
-                KT_ARGS(x, kt_int_list(&e, 1, k2), kt_int_list(&e, 0, empty),
-                        kt_int_list(&e, 1, p0), kt_int_list(&e, 1, k1),
-                        kt_bool(&e, false), y2, i2, y2, i2)) == ETK_OK);
+    REQUIRE(max_pool_kernel2(&e, x, 0, empty, p0, y2, i2) == ETK_OK);
     CHECK(y_d[0] == 5 && i_d[0] == 1);
   }
-  CHECK_EQ_INT(
-      kt_call(&e, "aten::max_pool2d_with_indices.out",
-              KT_ARGS(x, kt_int_list(&e, 1, k2), kt_int_list(&e, 1, k1),
-                      kt_int_list(&e, 1, p2), kt_int_list(&e, 1, k1),
-                      kt_bool(&e, false), y, ix, y, ix)),
-      ETK_E_INVALID_ARGUMENT);
+  CHECK_EQ_INT(max_pool_kernel2(&e, x, 1, k1, p2, y, ix),
+               ETK_E_INVALID_ARGUMENT);
   CHECK(kt_msg_has(&e, "padding must be at most half the kernel size"));
   /* indices must be int64 */
   {
     int bad = kt_tensor(&e, ETK_INT, 3, ys, NULL, i_d, sizeof i_d);
-    CHECK_EQ_INT(
-        kt_call(&e, "aten::max_pool2d_with_indices.out",
-                KT_ARGS(x, kt_int_list(&e, 1, k2), kt_int_list(&e, 1, k1),
-                        kt_int_list(&e, 1, p0), kt_int_list(&e, 1, k1),
-                        kt_bool(&e, false), y, bad, y, bad)),
-        ETK_E_UNSUPPORTED);
+    CHECK_EQ_INT(max_pool_kernel2(&e, x, 1, k1, p0, y, bad), ETK_E_UNSUPPORTED);
     CHECK(kt_msg_has(&e, "dtype INT not supported for indices"));
   }
 }

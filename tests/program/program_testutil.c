@@ -82,6 +82,17 @@ etk_bundled_program_t *ptu_load_bundled(const char *path, etk_error_t *err) {
   return bp;
 }
 
+etk_program_builder_t *ptu_builder_with_options(int inline_constants,
+                                                int delegates_in_segments) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  etk_program_builder_options_t opt;
+  memset(&opt, 0, sizeof opt);
+  opt.inline_constants = inline_constants;
+  opt.delegates_in_segments = delegates_in_segments;
+  etk_program_builder_set_options(b, &opt);
+  return b;
+}
+
 int ptu_float_tensor(etk_program_builder_t *b, uint32_t dim,
                      const int32_t *sizes) {
   return etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, dim, sizes, NULL,
@@ -111,11 +122,7 @@ int ptu_build_add(int32_t n, uint8_t **out, size_t *len) {
 }
 
 int ptu_build_linear(int inline_constants, uint8_t **out, size_t *len) {
-  etk_program_builder_t *b = etk_program_builder_new("forward");
-  etk_program_builder_options_t opt;
-  memset(&opt, 0, sizeof opt);
-  opt.inline_constants = inline_constants;
-  etk_program_builder_set_options(b, &opt);
+  etk_program_builder_t *b = ptu_builder_with_options(inline_constants, 0);
   int32_t sz[2] = {2, 2};
   float three[4] = {3, 3, 3, 3}, two[4] = {2, 2, 2, 2};
   int a = etk_program_builder_add_tensor(b, ETK_BUILDER_FLOAT, 2, sz, NULL,

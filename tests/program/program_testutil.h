@@ -38,6 +38,11 @@ etk_program_t *ptu_load(const uint8_t *bytes, size_t len);
  * "# path: ..." line, *err set) on failure. */
 etk_bundled_program_t *ptu_load_bundled(const char *path, etk_error_t *err);
 
+/* A new builder of the method "forward" whose options are all zero (the
+ * builder's defaults) except the two flags given. */
+etk_program_builder_t *ptu_builder_with_options(int inline_constants,
+                                                int delegates_in_segments);
+
 /* A planned float32 tensor of sizes[0..dim) in the default dim order;
  * returns its value index. */
 int ptu_float_tensor(etk_program_builder_t *b, uint32_t dim,

@@ -183,11 +183,7 @@ ETK_TEST(every_value_kind) {
 }
 
 static void check_delegate(int in_segments) {
-  etk_program_builder_t *b = etk_program_builder_new("forward");
-  etk_program_builder_options_t o;
-  memset(&o, 0, sizeof o);
-  o.delegates_in_segments = in_segments;
-  etk_program_builder_set_options(b, &o);
+  etk_program_builder_t *b = ptu_builder_with_options(0, in_segments);
   int32_t sz[1] = {4};
   int x = ptu_float_tensor(b, 1, sz);
   const char payload[] = "a delegate payload of 37 bytes......";

@@ -127,6 +127,54 @@ static void add(tokens_t *t, int is_event, const char *text) {
   }
 }
 
+/* Writes the line of the Event table ev into s[0..size). */
+static void event_line(etk_fb_table_t ev, char *s, size_t size) {
+  etk_fb_table_t pe = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_PROFILE_EVENT);
+  etk_fb_table_t ae = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
+  etk_fb_table_t de = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_DEBUG_EVENT);
+  if (etk_fb_table_present(pe)) {
+    etk_fb_string_t n = etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_NAME);
+    etk_fb_string_t ids =
+        etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
+    snprintf(
+        s, size, "P %s c=%d i=%d d=%d/%s m=%u t=%llu-%llu",
+        n.data ? n.data : "-",
+        etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0),
+        etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1),
+        etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1),
+        ids.data ? ids.data : "-",
+        etk_fb_get_vector(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA)
+            .count,
+        (unsigned long long)etk_fb_get_u64(
+            pe, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0),
+        (unsigned long long)etk_fb_get_u64(
+            pe, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0));
+  } else if (etk_fb_table_present(ae)) {
+    snprintf(s, size, "A %d %llu",
+             etk_fb_get_i32(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0),
+             (unsigned long long)etk_fb_get_u64(
+                 ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0));
+  } else {
+    etk_fb_table_t val =
+        etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+    etk_fb_table_t ten = etk_fb_get_table(val, ETK_ETDUMP_VALUE_TENSOR);
+    etk_fb_string_t ids =
+        etk_fb_get_string(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
+    snprintf(
+        s, size, "D v=%d c=%llu i=%d d=%d/%s off=%lld out=%d",
+        etk_fb_get_i8(val, ETK_ETDUMP_VALUE_VAL, 0),
+        (unsigned long long)etk_fb_get_u64(
+            de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0),
+        etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1),
+        etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT, -1),
+        ids.data ? ids.data : "-",
+        etk_fb_table_present(ten)
+            ? (long long)etk_fb_get_i64(ten, ETK_ETDUMP_TENSOR_OFFSET, 0)
+            : -2,
+        etk_fb_has(val, ETK_ETDUMP_VALUE_OUTPUT));
+  }
+}
+
 static void extract(const uint8_t *buf, uint32_t root, tokens_t *t) {
   etk_fb_table_t dump = etk_fb_root(buf, root);
   etk_fb_vector_t runs = etk_fb_get_vector(dump, ETK_ETDUMP_RUN_DATA);
@@ -151,57 +199,7 @@ static void extract(const uint8_t *buf, uint32_t root, tokens_t *t) {
       add(t, 0, s);
     }
     for (uint32_t e = 0; e < events.count; e++) {
-      etk_fb_table_t ev = etk_fb_vector_table(buf, events, e);
-      etk_fb_table_t pe = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_PROFILE_EVENT);
-      etk_fb_table_t ae =
-          etk_fb_get_table(ev, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
-      etk_fb_table_t de = etk_fb_get_table(ev, ETK_ETDUMP_EVENT_DEBUG_EVENT);
-      if (etk_fb_table_present(pe)) {
-        etk_fb_string_t n =
-            etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_NAME);
-        etk_fb_string_t ids = etk_fb_get_string(
-            pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
-        snprintf(
-            s, sizeof s, "P %s c=%d i=%d d=%d/%s m=%u t=%llu-%llu",
-            n.data ? n.data : "-",
-            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0),
-            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID, -1),
-            etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
-                           -1),
-            ids.data ? ids.data : "-",
-            etk_fb_get_vector(pe,
-                              ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA)
-                .count,
-            (unsigned long long)etk_fb_get_u64(
-                pe, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0),
-            (unsigned long long)etk_fb_get_u64(
-                pe, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0));
-      } else if (etk_fb_table_present(ae)) {
-        snprintf(
-            s, sizeof s, "A %d %llu",
-            etk_fb_get_i32(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0),
-            (unsigned long long)etk_fb_get_u64(
-                ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0));
-      } else {
-        etk_fb_table_t val =
-            etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
-        etk_fb_table_t ten = etk_fb_get_table(val, ETK_ETDUMP_VALUE_TENSOR);
-        etk_fb_string_t ids =
-            etk_fb_get_string(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
-        snprintf(
-            s, sizeof s, "D v=%d c=%llu i=%d d=%d/%s off=%lld out=%d",
-            etk_fb_get_i8(val, ETK_ETDUMP_VALUE_VAL, 0),
-            (unsigned long long)etk_fb_get_u64(
-                de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0),
-            etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1),
-            etk_fb_get_i32(de, ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT,
-                           -1),
-            ids.data ? ids.data : "-",
-            etk_fb_table_present(ten)
-                ? (long long)etk_fb_get_i64(ten, ETK_ETDUMP_TENSOR_OFFSET, 0)
-                : -2,
-            etk_fb_has(val, ETK_ETDUMP_VALUE_OUTPUT));
-      }
+      event_line(etk_fb_vector_table(buf, events, e), s, sizeof s);
       add(t, 1, s);
     }
   }

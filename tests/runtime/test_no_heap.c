@@ -61,10 +61,7 @@ static etk_program_t *delegated_program(uint8_t **keep) {
   const ptu_micro_step_t steps[2] = {{"aten::neg.out", NULL, 1, "m"},
                                      {"aten::relu.out", "relu", -1, NULL}};
   size_t plen = ptu_micro_chain(payload, sizeof payload, sz, steps);
-  etk_program_builder_t *b = etk_program_builder_new("forward");
-  etk_program_builder_options_t opt;
-  memset(&opt, 0, sizeof opt);
-  etk_program_builder_set_options(b, &opt);
+  etk_program_builder_t *b = ptu_builder_with_options(0, 0);
   float w[16];
   for (int k = 0; k < 16; k++) w[k] = (float)k - 8;
   int x = ptu_float_tensor(b, 2, sz);

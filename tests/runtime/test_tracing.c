@@ -43,6 +43,55 @@ static void run_linear(etk_method_t *m, int runs) {
   }
 }
 
+/* Loads "forward" of p recording into rec (without allocation events when
+ * told); NULL (after a "# load: ..." line) on failure. */
+static etk_method_t *load_traced(etk_program_t *p, etk_recorder_t *rec,
+                                 int no_allocation_events) {
+  etk_method_config_t options;
+  memset(&options, 0, sizeof options);
+  options.recorder = rec;
+  options.no_allocation_events = no_allocation_events;
+  etk_method_t *m = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_method_load_alloc_with(p, "forward", &options, &m, &err) != ETK_OK) {
+    printf("# load: %s\n", err.message);
+    return NULL;
+  }
+  return m;
+}
+
+/* A program built by a fixture builder, a recorder and the program's
+ * "forward" method recording into it. */
+typedef struct traced {
+  uint8_t *bytes;
+  etk_program_t *program;
+  etk_recorder_t *recorder;
+  etk_method_t *method;
+} traced_t;
+
+/* Builds and loads the program, makes the recorder (see ttu_recorder_new)
+ * and loads "forward" into it; ETK_OK, or -1 (after a "# ..." line). */
+static int traced_open(traced_t *t, int (*build)(uint8_t **, size_t *),
+                       int debug_level, int profile_all, size_t debug_capacity,
+                       int no_allocation_events) {
+  memset(t, 0, sizeof *t);
+  t->program = build_load(build, &t->bytes);
+  if (!t->program) return -1;
+  t->recorder = ttu_recorder_new(debug_level, profile_all, debug_capacity);
+  if (!t->recorder) return -1;
+  t->method = load_traced(t->program, t->recorder, no_allocation_events);
+  return t->method ? ETK_OK : -1;
+}
+
+/* Frees what traced_open made, the method first. */
+static void traced_close(traced_t *t) {
+  etk_method_free(t->method);
+  ttu_recorder_free(t->recorder);
+  etk_program_free(t->program);
+  free(t->bytes);
+}
+
 static const ttu_event_t *find_event(const ttu_block_t *b, char kind,
                                      const char *name, int nth) {
   for (uint32_t e = 0; e < b->event_count; e++)
@@ -53,20 +102,13 @@ static const ttu_event_t *find_event(const ttu_block_t *b, char kind,
 }
 
 ETK_TEST(upstream_event_structure) {
-  uint8_t *d;
-  etk_program_t *p = build_load(build_linear, &d);
-  REQUIRE(p);
-  etk_recorder_t *rec = ttu_recorder_new(0, 1, 0);
-  REQUIRE(rec);
-  etk_method_t *m;
-  etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
-  run_linear(m, 2);
+  traced_t t;
+  REQUIRE(traced_open(&t, build_linear, 0, 1, 0, 0) == ETK_OK);
+  run_linear(t.method, 2);
   const uint8_t *etdp;
   size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
-  CHECK_EQ_INT(etk_recorder_dropped(rec), 0);
+  REQUIRE(etk_recorder_finish(t.recorder, &etdp, &len) == ETK_OK);
+  CHECK_EQ_INT(etk_recorder_dropped(t.recorder), 0);
   ttu_dump_t dump;
   REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 3);
@@ -87,7 +129,7 @@ ETK_TEST(upstream_event_structure) {
     if (def->events[e].kind == 'A' && def->events[e].allocator == 1)
       method_bytes += def->events[e].size;
   size_t arena;
-  etk_method_memory_size(p, "forward", &arena, NULL);
+  etk_method_memory_size(t.program, "forward", &arena, NULL);
   CHECK(method_bytes > 0 && method_bytes <= arena);
   const ttu_event_t *init = &def->events[def->event_count - 2];
   const ttu_event_t *load = &def->events[def->event_count - 1];
@@ -128,10 +170,7 @@ ETK_TEST(upstream_event_structure) {
     CHECK_EQ_INT(ptu_count(json, "\"name\": \"planned_memory_1\""), 1);
     free(json);
   }
-  etk_method_free(m);
-  ttu_recorder_free(rec);
-  etk_program_free(p);
-  free(d);
+  traced_close(&t);
 }
 
 ETK_TEST(debug_levels) {
@@ -140,10 +179,8 @@ ETK_TEST(debug_levels) {
   REQUIRE(p);
   for (int level = 0; level <= 2; level++) {
     etk_recorder_t *rec = ttu_recorder_new(level, 1, 1 << 16);
-    etk_method_t *m;
-    etk_error_t err;
-    etk_error_clear(&err);
-    REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
+    etk_method_t *m = load_traced(p, rec, 0);
+    REQUIRE(m);
     run_linear(m, 1);
     ttu_dump_t dump;
     REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
@@ -177,17 +214,11 @@ ETK_TEST(debug_levels) {
 }
 
 ETK_TEST(method_only_profiling) {
-  uint8_t *d;
-  etk_program_t *p = build_load(build_linear, &d);
-  REQUIRE(p);
-  etk_recorder_t *rec = ttu_recorder_new(0, 0, 0);
-  etk_method_t *m;
-  etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
-  run_linear(m, 3);
+  traced_t t;
+  REQUIRE(traced_open(&t, build_linear, 0, 0, 0, 0) == ETK_OK);
+  run_linear(t.method, 3);
   ttu_dump_t dump;
-  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(t.recorder, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 4);
   for (int r = 1; r < 4; r++) {
     REQUIRE(dump.blocks[r].event_count == 1);
@@ -195,10 +226,7 @@ ETK_TEST(method_only_profiling) {
   }
   CHECK(find_event(&dump.blocks[0], 'P', "Method::init", 0) != NULL);
   ttu_dump_free(&dump);
-  etk_method_free(m);
-  ttu_recorder_free(rec);
-  etk_program_free(p);
-  free(d);
+  traced_close(&t);
 }
 
 ETK_TEST(bundled_input_index_and_failed_execute) {
@@ -253,22 +281,17 @@ static int build_delegated(uint8_t **out, size_t *len) {
 }
 
 ETK_TEST(delegate_events) {
-  uint8_t *d;
-  etk_program_t *p = build_load(build_delegated, &d);
-  REQUIRE(p);
-  etk_recorder_t *rec = ttu_recorder_new(2, 1, 1 << 16);
-  etk_method_t *m;
+  traced_t t;
+  REQUIRE(traced_open(&t, build_delegated, 2, 1, 1 << 16, 0) == ETK_OK);
   etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
   float x[6] = {1, -2, 3, -4, 5, -6};
-  REQUIRE(ttu_set_float_input(m, 0, x, 6, &err) == ETK_OK);
-  REQUIRE(etk_method_execute(m, &err) == ETK_OK);
-  const float *o = etk_method_output(m, 0)->u.tensor->data;
+  REQUIRE(ttu_set_float_input(t.method, 0, x, 6, &err) == ETK_OK);
+  REQUIRE(etk_method_execute(t.method, &err) == ETK_OK);
+  const float *o = etk_method_output(t.method, 0)->u.tensor->data;
   CHECK(o[0] == 0 && o[1] == 2 && o[2] == 0 && o[3] == 4 && o[5] == 6);
   const uint8_t *etdp;
   size_t len;
-  REQUIRE(etk_recorder_finish(rec, &etdp, &len) == ETK_OK);
+  REQUIRE(etk_recorder_finish(t.recorder, &etdp, &len) == ETK_OK);
   ttu_dump_t dump;
   REQUIRE(ttu_dump_parse(etdp, len, &dump) == ETK_OK);
   const ttu_block_t *b = &dump.blocks[1];
@@ -300,32 +323,17 @@ ETK_TEST(delegate_events) {
     CHECK_EQ_INT(ptu_count(json, "\"delegate_debug_id_int\": 7"), 2);
     free(json);
   }
-  etk_method_free(m);
-  ttu_recorder_free(rec);
-  etk_program_free(p);
-  free(d);
+  traced_close(&t);
 }
 
 /* no_allocation_events: the dump keeps upstream's runtime shape (no
  * allocators, no allocation events) so upstream's Inspector can read it. */
 ETK_TEST(no_allocation_events_option) {
-  uint8_t *d;
-  etk_program_t *p = build_load(build_linear, &d);
-  REQUIRE(p);
-  etk_recorder_t *rec = ttu_recorder_new(0, 1, 0);
-  REQUIRE(rec);
-  etk_method_config_t options;
-  memset(&options, 0, sizeof options);
-  options.recorder = rec;
-  options.no_allocation_events = 1;
-  etk_method_t *m;
-  etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_method_load_alloc_with(p, "forward", &options, &m, &err) ==
-          ETK_OK);
-  run_linear(m, 1);
+  traced_t t;
+  REQUIRE(traced_open(&t, build_linear, 0, 1, 0, 1) == ETK_OK);
+  run_linear(t.method, 1);
   ttu_dump_t dump;
-  REQUIRE(ttu_recorder_finish_parse(rec, &dump) == ETK_OK);
+  REQUIRE(ttu_recorder_finish_parse(t.recorder, &dump) == ETK_OK);
   REQUIRE(dump.block_count == 2);
   const ttu_block_t *def = &dump.blocks[0];
   CHECK_EQ_STR(def->name, "Default");
@@ -337,10 +345,7 @@ ETK_TEST(no_allocation_events_option) {
     for (uint32_t e = 0; e < dump.blocks[b].event_count; e++)
       CHECK(dump.blocks[b].events[e].kind != 'A');
   ttu_dump_free(&dump);
-  etk_method_free(m);
-  ttu_recorder_free(rec);
-  etk_program_free(p);
-  free(d);
+  traced_close(&t);
 }
 
 ETK_TEST_MAIN()

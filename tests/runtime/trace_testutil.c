@@ -107,6 +107,58 @@ int ttu_recorder_finish_parse(etk_recorder_t *rec, ttu_dump_t *out) {
   return rc == ETK_OK ? ttu_dump_parse(etdp, len, out) : rc;
 }
 
+/* Fills x from the Event table et. */
+static void parse_event(etk_fb_table_t et, ttu_event_t *x) {
+  etk_fb_table_t pe = etk_fb_get_table(et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
+  etk_fb_table_t ae = etk_fb_get_table(et, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
+  etk_fb_table_t de = etk_fb_get_table(et, ETK_ETDUMP_EVENT_DEBUG_EVENT);
+  if (etk_fb_table_present(pe)) {
+    x->kind = 'P';
+    copy_str(x->name, sizeof x->name,
+             etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_NAME));
+    x->chain = etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
+    read_event_ids(x, pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID,
+                   ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
+                   ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
+    etk_fb_vector_t md =
+        etk_fb_get_vector(pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
+    x->metadata_len = md.data ? md.count : 0;
+    if (md.data)
+      snprintf(x->metadata, sizeof x->metadata, "%.*s", (int)md.count,
+               (const char *)md.data);
+    x->start = etk_fb_get_u64(pe, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0);
+    x->end = etk_fb_get_u64(pe, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0);
+  } else if (etk_fb_table_present(ae)) {
+    x->kind = 'A';
+    x->allocator = (uint32_t)etk_fb_get_i32(
+        ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
+    x->size =
+        etk_fb_get_u64(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0);
+  } else if (etk_fb_table_present(de)) {
+    x->kind = 'D';
+    x->debug_chain =
+        (int64_t)etk_fb_get_u64(de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0);
+    x->chain = (int32_t)x->debug_chain;
+    read_event_ids(x, de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID,
+                   ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT,
+                   ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
+    etk_fb_table_t v = etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
+    if (etk_fb_table_present(v)) {
+      x->value_kind = etk_fb_get_u8(v, ETK_ETDUMP_VALUE_VAL, 0);
+      x->output =
+          etk_fb_table_present(etk_fb_get_table(v, ETK_ETDUMP_VALUE_OUTPUT));
+      etk_fb_table_t t = etk_fb_get_table(v, ETK_ETDUMP_VALUE_TENSOR);
+      if (etk_fb_table_present(t)) {
+        etk_fb_vector_t s = etk_fb_get_vector(t, ETK_ETDUMP_TENSOR_SIZES);
+        x->value_dims = s.count;
+        for (uint32_t k = 0; k < s.count && k < 8; k++)
+          x->sizes[k] = (int64_t)etk_fb_load_u64(s.data + 8 * k);
+        x->offset = etk_fb_get_i64(t, ETK_ETDUMP_TENSOR_OFFSET, 0);
+      }
+    }
+  }
+}
+
 int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
   memset(out, 0, sizeof *out);
   etk_fb_verify_options_t opt;
@@ -136,60 +188,8 @@ int ttu_dump_parse(const uint8_t *buf, size_t len, ttu_dump_t *out) {
     etk_fb_vector_t ev = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS);
     b->event_count = ev.count;
     b->events = calloc(ev.count ? ev.count : 1, sizeof *b->events);
-    for (uint32_t e = 0; e < ev.count; e++) {
-      ttu_event_t *x = &b->events[e];
-      etk_fb_table_t et = etk_fb_vector_table(buf, ev, e);
-      etk_fb_table_t pe = etk_fb_get_table(et, ETK_ETDUMP_EVENT_PROFILE_EVENT);
-      etk_fb_table_t ae =
-          etk_fb_get_table(et, ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
-      etk_fb_table_t de = etk_fb_get_table(et, ETK_ETDUMP_EVENT_DEBUG_EVENT);
-      if (etk_fb_table_present(pe)) {
-        x->kind = 'P';
-        copy_str(x->name, sizeof x->name,
-                 etk_fb_get_string(pe, ETK_ETDUMP_PROFILE_EVENT_NAME));
-        x->chain = etk_fb_get_i32(pe, ETK_ETDUMP_PROFILE_EVENT_CHAIN_INDEX, 0);
-        read_event_ids(x, pe, ETK_ETDUMP_PROFILE_EVENT_INSTRUCTION_ID,
-                       ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
-                       ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR);
-        etk_fb_vector_t md = etk_fb_get_vector(
-            pe, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA);
-        x->metadata_len = md.data ? md.count : 0;
-        if (md.data)
-          snprintf(x->metadata, sizeof x->metadata, "%.*s", (int)md.count,
-                   (const char *)md.data);
-        x->start = etk_fb_get_u64(pe, ETK_ETDUMP_PROFILE_EVENT_START_TIME, 0);
-        x->end = etk_fb_get_u64(pe, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0);
-      } else if (etk_fb_table_present(ae)) {
-        x->kind = 'A';
-        x->allocator = (uint32_t)etk_fb_get_i32(
-            ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
-        x->size =
-            etk_fb_get_u64(ae, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0);
-      } else if (etk_fb_table_present(de)) {
-        x->kind = 'D';
-        x->debug_chain =
-            (int64_t)etk_fb_get_u64(de, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0);
-        x->chain = (int32_t)x->debug_chain;
-        read_event_ids(x, de, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID,
-                       ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_INT,
-                       ETK_ETDUMP_DEBUG_EVENT_DELEGATE_DEBUG_ID_STR);
-        etk_fb_table_t v =
-            etk_fb_get_table(de, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY);
-        if (etk_fb_table_present(v)) {
-          x->value_kind = etk_fb_get_u8(v, ETK_ETDUMP_VALUE_VAL, 0);
-          x->output = etk_fb_table_present(
-              etk_fb_get_table(v, ETK_ETDUMP_VALUE_OUTPUT));
-          etk_fb_table_t t = etk_fb_get_table(v, ETK_ETDUMP_VALUE_TENSOR);
-          if (etk_fb_table_present(t)) {
-            etk_fb_vector_t s = etk_fb_get_vector(t, ETK_ETDUMP_TENSOR_SIZES);
-            x->value_dims = s.count;
-            for (uint32_t k = 0; k < s.count && k < 8; k++)
-              x->sizes[k] = (int64_t)etk_fb_load_u64(s.data + 8 * k);
-            x->offset = etk_fb_get_i64(t, ETK_ETDUMP_TENSOR_OFFSET, 0);
-          }
-        }
-      }
-    }
+    for (uint32_t e = 0; e < ev.count; e++)
+      parse_event(etk_fb_vector_table(buf, ev, e), &b->events[e]);
   }
   return ETK_OK;
 }
