@@ -52,6 +52,23 @@ typedef struct etk_error {
 #endif
 #endif
 
+/* Binary search over `count` elements of `arr` sorted by `field`:
+ * sets the size_t `index` to the first element whose `field` is not
+ * below `key` (`count` when there is none).  A macro so that every
+ * element type and key type is compared directly, without a callback. */
+#define ETK_LOWER_BOUND(index, arr, count, field, key) \
+  do {                                                 \
+    size_t hi_ = (count);                              \
+    (index) = 0;                                       \
+    while ((index) < hi_) {                            \
+      size_t mid_ = (index) + (hi_ - (index)) / 2;     \
+      if ((arr)[mid_].field < (key))                   \
+        (index) = mid_ + 1;                            \
+      else                                             \
+        hi_ = mid_;                                    \
+    }                                                  \
+  } while (0)
+
 /* Clears `err` (no-op on NULL). */
 void etk_error_clear(etk_error_t *err);
 

@@ -1118,20 +1118,14 @@ static void json_num(etk_json_t *j, const char *key, double v) {
 
 static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
   etk_json_begin_object(j);
-  etk_json_key(j, "block");
-  etk_json_cstring(j, r->block);
-  etk_json_key(j, "block_occurrence");
-  etk_json_uint(j, r->block_occurrence);
-  etk_json_key(j, "kind");
-  etk_json_cstring(j, kind_name(r->kind));
-  etk_json_key(j, "match");
-  etk_json_cstring(j, etk_diff_match_name((etk_diff_match_t)r->match));
-  etk_json_key(j, "name");
-  etk_json_cstring(j, r->name);
-  etk_json_key(j, "name_b");
-  etk_json_cstring(j, r->name_b);
-  etk_json_key(j, "op_type");
-  etk_json_cstring(j, r->op_type);
+  etk_json_kv_cstring(j, "block", r->block);
+  etk_json_kv_uint(j, "block_occurrence", r->block_occurrence);
+  etk_json_kv_cstring(j, "kind", kind_name(r->kind));
+  etk_json_kv_cstring(j, "match",
+                      etk_diff_match_name((etk_diff_match_t)r->match));
+  etk_json_kv_cstring(j, "name", r->name);
+  etk_json_kv_cstring(j, "name_b", r->name_b);
+  etk_json_kv_cstring(j, "op_type", r->op_type);
   etk_json_key(j, "instruction_id_a");
   if (r->event_a == SIZE_MAX)
     etk_json_null(j);
@@ -1142,10 +1136,8 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
     etk_json_null(j);
   else
     etk_json_int(j, r->instruction_id_b);
-  etk_json_key(j, "count_a");
-  etk_json_uint(j, r->count_a);
-  etk_json_key(j, "count_b");
-  etk_json_uint(j, r->count_b);
+  etk_json_kv_uint(j, "count_a", r->count_a);
+  etk_json_kv_uint(j, "count_b", r->count_b);
   json_num(j, "avg_a", r->avg_a);
   json_num(j, "avg_b", r->avg_b);
   json_num(j, "p50_a", r->p50_a);

@@ -11,14 +11,8 @@
 
 int64_t etk_memory_plan_find(const etk_memory_plan_t *plan, uint32_t value) {
   if (!plan) return -1;
-  size_t lo = 0, hi = plan->tensor_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (plan->tensors[mid].value < value)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  ETK_LOWER_BOUND(lo, plan->tensors, plan->tensor_count, value, value);
   if (lo < plan->tensor_count && plan->tensors[lo].value == value)
     return (int64_t)lo;
   return -1;

@@ -481,19 +481,16 @@ static void write_link_args(exporter_t *x, etk_json_t *j, uint32_t ev) {
       etk_json_cstring(j, l.nodes[k].name ? l.nodes[k].name : "");
     etk_json_end_array(j);
     if (l.nodes[0].stack_trace) {
-      etk_json_key(j, "stack_trace");
-      etk_json_cstring(j, l.nodes[0].stack_trace);
+      etk_json_kv_cstring(j, "stack_trace", l.nodes[0].stack_trace);
     }
   }
   const etk_inspector_module_t *mods;
   size_t depth;
   if (etk_inspector_event_module(x->insp, e, &mods, &depth) == ETK_OK &&
       depth && mods[depth - 1].normalized) {
-    etk_json_key(j, "module");
-    etk_json_cstring(j, mods[depth - 1].normalized);
+    etk_json_kv_cstring(j, "module", mods[depth - 1].normalized);
     if (mods[depth - 1].type) {
-      etk_json_key(j, "module_type");
-      etk_json_cstring(j, mods[depth - 1].type);
+      etk_json_kv_cstring(j, "module_type", mods[depth - 1].type);
     }
   }
   const etk_inspector_node_origin_t *o;
@@ -502,8 +499,8 @@ static void write_link_args(exporter_t *x, etk_json_t *j, uint32_t ev) {
       o[0].file) {
     etk_strbuf_clear(&x->text);
     etk_strbuf_printf(&x->text, "%s:%lld", o[0].file, (long long)o[0].line);
-    etk_json_key(j, "source");
-    etk_json_string(j, x->text.data ? x->text.data : "", x->text.len);
+    etk_json_kv_string(j, "source", x->text.data ? x->text.data : "",
+                       x->text.len);
   }
 }
 
@@ -628,8 +625,7 @@ static void write_run_slice(exporter_t *x, const trace_item_t *it, size_t run,
       x->w, "X", x->text.data, x->text.len, "run", x->o->pid,
       track_tid(group, track), to_us(x, pos(x, it->s)));
   if (!j) return;
-  etk_json_key(j, "dur");
-  etk_json_double(j, to_us(x, it->e - it->s));
+  etk_json_kv_double(j, "dur", to_us(x, it->e - it->s));
   if (!x->o->no_args) {
     begin_run_args(x, j, run);
     etk_json_key(j, "run_name");
@@ -638,11 +634,9 @@ static void write_run_slice(exporter_t *x, const trace_item_t *it, size_t run,
     else
       etk_json_null(j);
     if (r->bundled_input_index != -1) {
-      etk_json_key(j, "bundled_input_index");
-      etk_json_int(j, r->bundled_input_index);
+      etk_json_kv_int(j, "bundled_input_index", r->bundled_input_index);
     }
-    etk_json_key(j, "events");
-    etk_json_uint(j, r->event_count);
+    etk_json_kv_uint(j, "events", r->event_count);
     etk_json_end_object(j);
   }
   etk_trace_event_end(x->w);
@@ -742,18 +736,15 @@ static int write_flows(exporter_t *x, size_t group) {
         x->w, "s", "delegate", 8, "delegate_flow", x->o->pid,
         track_tid(group, from_track), to_us(x, pos(x, it->s)));
     if (j) {
-      etk_json_key(j, "id");
-      etk_json_uint(j, id);
+      etk_json_kv_uint(j, "id", id);
       etk_trace_event_end(x->w);
     }
     j = etk_trace_event_begin(x->w, "f", "delegate", 8, "delegate_flow",
                               x->o->pid, track_tid(group, to_track),
                               to_us(x, pos(x, to->s)));
     if (j) {
-      etk_json_key(j, "id");
-      etk_json_uint(j, id);
-      etk_json_key(j, "bp");
-      etk_json_cstring(j, "e");
+      etk_json_kv_uint(j, "id", id);
+      etk_json_kv_cstring(j, "bp", "e");
       etk_trace_event_end(x->w);
     }
     x->st->flows++;
@@ -829,8 +820,7 @@ static int write_allocations(exporter_t *x, const etk_etdump_run_t *run,
       if (!j) break;
       etk_json_key(j, "args");
       etk_json_begin_object(j);
-      etk_json_key(j, "bytes");
-      etk_json_uint(j, v);
+      etk_json_kv_uint(j, "bytes", v);
       etk_json_end_object(j);
       etk_trace_event_end(x->w);
     }
@@ -1038,16 +1028,12 @@ int etk_trace_export_etdump(etk_trace_writer_t *w, const etk_etdump_t *dump,
     etk_json_t *j = etk_trace_event_begin(w, "i", x.text.data, x.text.len,
                                           "recorder", o->pid, 0, stats->end_us);
     if (j) {
-      etk_json_key(j, "s");
-      etk_json_cstring(j, "p");
+      etk_json_kv_cstring(j, "s", "p");
       etk_json_key(j, "args");
       etk_json_begin_object(j);
-      etk_json_key(j, "dropped_events");
-      etk_json_uint(j, stats->dropped.events);
-      etk_json_key(j, "dropped_blocks");
-      etk_json_uint(j, stats->dropped.blocks);
-      etk_json_key(j, "dropped_allocators");
-      etk_json_uint(j, stats->dropped.allocators);
+      etk_json_kv_uint(j, "dropped_events", stats->dropped.events);
+      etk_json_kv_uint(j, "dropped_blocks", stats->dropped.blocks);
+      etk_json_kv_uint(j, "dropped_allocators", stats->dropped.allocators);
       etk_json_end_object(j);
       etk_trace_event_end(w);
     }
@@ -1068,13 +1054,11 @@ void etk_trace_stats_write_json(etk_json_t *j, const etk_trace_stats_t *st,
                                 const etk_trace_options_t *o,
                                 const char *path) {
   etk_json_begin_object(j);
-  etk_json_key(j, "pid");
-  etk_json_uint(j, o ? o->pid : 1);
-  etk_json_key(j, "path");
-  etk_json_cstring(j, path);
-  etk_json_key(j, "source_time_scale");
-  etk_json_cstring(j,
-                   etk_time_scale_name(o ? o->source_time_scale : ETK_TIME_NS));
+  etk_json_kv_uint(j, "pid", o ? o->pid : 1);
+  etk_json_kv_cstring(j, "path", path);
+  etk_json_kv_cstring(
+      j, "source_time_scale",
+      etk_time_scale_name(o ? o->source_time_scale : ETK_TIME_NS));
   etk_json_key(j, "clock_hz");
   if (o && o->clock_hz > 0)
     etk_json_double(j, o->clock_hz);
@@ -1083,29 +1067,19 @@ void etk_trace_stats_write_json(etk_json_t *j, const etk_trace_stats_t *st,
   etk_json_key(j, "ts_unit");
   int raw = o && o->source_time_scale == ETK_TIME_CYCLES && !(o->clock_hz > 0);
   etk_json_cstring(j, raw ? "raw ticks (cycles; NOT microseconds)" : "us");
-  etk_json_key(j, "ticks_per_us");
-  etk_json_double(j, st->ticks_per_us);
+  etk_json_kv_double(j, "ticks_per_us", st->ticks_per_us);
   etk_json_key(j, "layout");
   etk_json_cstring(
       j, st->layout == ETK_TRACE_LAYOUT_SEQUENTIAL ? "sequential" : "raw");
-  etk_json_key(j, "runs");
-  etk_json_uint(j, st->runs);
-  etk_json_key(j, "slices");
-  etk_json_uint(j, st->slices);
-  etk_json_key(j, "instants");
-  etk_json_uint(j, st->instants);
-  etk_json_key(j, "missing_end");
-  etk_json_uint(j, st->missing_end);
-  etk_json_key(j, "invalid_times");
-  etk_json_uint(j, st->invalid_times);
-  etk_json_key(j, "wrapped");
-  etk_json_uint(j, st->wrapped);
-  etk_json_key(j, "overlapping");
-  etk_json_uint(j, st->overlapping);
-  etk_json_key(j, "counters");
-  etk_json_uint(j, st->counters);
-  etk_json_key(j, "flows");
-  etk_json_uint(j, st->flows);
+  etk_json_kv_uint(j, "runs", st->runs);
+  etk_json_kv_uint(j, "slices", st->slices);
+  etk_json_kv_uint(j, "instants", st->instants);
+  etk_json_kv_uint(j, "missing_end", st->missing_end);
+  etk_json_kv_uint(j, "invalid_times", st->invalid_times);
+  etk_json_kv_uint(j, "wrapped", st->wrapped);
+  etk_json_kv_uint(j, "overlapping", st->overlapping);
+  etk_json_kv_uint(j, "counters", st->counters);
+  etk_json_kv_uint(j, "flows", st->flows);
   etk_json_key(j, "dropped_events");
   if (st->dropped.present)
     etk_json_uint(j, st->dropped.events);

@@ -388,14 +388,8 @@ const etk_etrecord_method_maps_t *etk_etrecord_maps_find(
  * each entry type is not the id, so the accessor is passed). */
 #define FIND_BY_IID(arr, count, iid)                         \
   do {                                                       \
-    size_t lo_ = 0, hi_ = (count);                           \
-    while (lo_ < hi_) {                                      \
-      size_t mid_ = lo_ + (hi_ - lo_) / 2;                   \
-      if ((arr)[mid_].instruction_id < (iid))                \
-        lo_ = mid_ + 1;                                      \
-      else                                                   \
-        hi_ = mid_;                                          \
-    }                                                        \
+    size_t lo_;                                              \
+    ETK_LOWER_BOUND(lo_, arr, count, instruction_id, iid);   \
     if (lo_ < (count) && (arr)[lo_].instruction_id == (iid)) \
       return &(arr)[lo_];                                    \
     return NULL;                                             \
@@ -417,14 +411,9 @@ int64_t etk_etrecord_maps_num_outputs(const etk_etrecord_method_maps_t *maps,
                                       int64_t instruction_id,
                                       int64_t fallback) {
   if (!maps) return fallback;
-  size_t lo = 0, hi = maps->num_outs_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (maps->num_outs[mid].instruction_id < instruction_id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  ETK_LOWER_BOUND(lo, maps->num_outs, maps->num_outs_count, instruction_id,
+                  instruction_id);
   if (lo < maps->num_outs_count &&
       maps->num_outs[lo].instruction_id == instruction_id)
     return maps->num_outs[lo].num_outputs;

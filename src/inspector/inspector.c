@@ -126,14 +126,8 @@ size_t insp_block_of(const etk_inspector_t *insp, size_t event) {
 }
 
 const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event) {
-  size_t lo = 0, hi = insp->debug_count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (insp->debug[mid].event < event)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo;
+  ETK_LOWER_BOUND(lo, insp->debug, insp->debug_count, event, event);
   return lo < insp->debug_count && insp->debug[lo].event == event
              ? &insp->debug[lo]
              : NULL;
