@@ -27,7 +27,13 @@ static void unary(etk_program_builder_t *b, int op, int in, int out) {
   etk_program_builder_kernel_call(b, op, args, 3);
 }
 
-static int finish(etk_program_builder_t *b, uint8_t **out, size_t *len) {
+/* Declares the method's inputs and outputs, serialises the program and
+ * frees the builder. */
+static int finish(etk_program_builder_t *b, const int32_t *inputs,
+                  uint32_t input_count, const int32_t *outputs,
+                  uint32_t output_count, uint8_t **out, size_t *len) {
+  etk_program_builder_set_inputs(b, inputs, input_count);
+  etk_program_builder_set_outputs(b, outputs, output_count);
   int rc = etk_program_builder_finish(b, out, len, NULL);
   etk_program_builder_free(b);
   return rc;
@@ -47,9 +53,7 @@ static int chain(int unsafe, uint8_t **out, size_t *len) {
   unary(b, relu, a, bb);
   unary(b, relu, bb, c);
   unary(b, relu, c, o);
-  etk_program_builder_set_inputs(b, (int32_t[]){x}, 1);
-  etk_program_builder_set_outputs(b, (int32_t[]){o}, 1);
-  return finish(b, out, len);
+  return finish(b, (int32_t[]){x}, 1, (int32_t[]){o}, 1, out, len);
 }
 
 /* x(0) -> a = relu(x) (1) -> b = relu(a) (2) -> o = add(b, x) (3); the
@@ -67,9 +71,7 @@ static int residual(uint8_t **out, size_t *len) {
   unary(b, relu, a, bb);
   int32_t args[5] = {bb, x, alpha, o, o};
   etk_program_builder_kernel_call(b, add, args, 5);
-  etk_program_builder_set_inputs(b, (int32_t[]){x}, 1);
-  etk_program_builder_set_outputs(b, (int32_t[]){o}, 1);
-  return finish(b, out, len);
+  return finish(b, (int32_t[]){x}, 1, (int32_t[]){o}, 1, out, len);
 }
 
 /* a = relu(x), c = relu(x), then cat([a, c]) and an optional list
@@ -91,9 +93,7 @@ static int tensor_lists(uint8_t **out, size_t *len) {
   unary(b, relu, x, c);
   etk_program_builder_kernel_call(b, cat, (int32_t[]){list, dim, o, o}, 4);
   etk_program_builder_kernel_call(b, idx, (int32_t[]){o, opt, o2, o2}, 4);
-  etk_program_builder_set_inputs(b, (int32_t[]){x}, 1);
-  etk_program_builder_set_outputs(b, (int32_t[]){o2}, 1);
-  return finish(b, out, len);
+  return finish(b, (int32_t[]){x}, 1, (int32_t[]){o2}, 1, out, len);
 }
 
 /* Two arenas: x and o in mem_id 2 (SRAM-like, 0 and 32), a and c in
@@ -109,9 +109,7 @@ static int multi_mem_delegate(uint8_t **out, size_t *len) {
   etk_program_builder_kernel_call(b, relu, (int32_t[]){x, a, a}, 3);
   etk_program_builder_delegate_call(b, d, (int32_t[]){a, c}, 2);
   etk_program_builder_kernel_call(b, sum, (int32_t[]){c, o, o}, 3);
-  etk_program_builder_set_inputs(b, (int32_t[]){x}, 1);
-  etk_program_builder_set_outputs(b, (int32_t[]){o}, 1);
-  return finish(b, out, len);
+  return finish(b, (int32_t[]){x}, 1, (int32_t[]){o}, 1, out, len);
 }
 
 /* v = et_view(x) shares x's bytes (an alias: not an overlap); o = relu(v); then
@@ -131,9 +129,7 @@ static int alias_and_control(uint8_t **out, size_t *len) {
   etk_program_builder_move_call(b, o, m);
   etk_program_builder_jump_false_call(b, cond, 4);
   etk_program_builder_free_call(b, m);
-  etk_program_builder_set_inputs(b, (int32_t[]){x}, 1);
-  etk_program_builder_set_outputs(b, (int32_t[]){o}, 1);
-  return finish(b, out, len);
+  return finish(b, (int32_t[]){x}, 1, (int32_t[]){o}, 1, out, len);
 }
 
 /* `n` relu calls ping-ponging between two 256-byte slots of mem_id 1,
@@ -150,9 +146,7 @@ int mpf_build_long_chain(uint32_t n, uint8_t **out, size_t *len) {
     unary(b, relu, prev, next);
     prev = next;
   }
-  etk_program_builder_set_inputs(b, (int32_t[]){first, s}, 2);
-  etk_program_builder_set_outputs(b, (int32_t[]){prev, s}, 2);
-  return finish(b, out, len);
+  return finish(b, (int32_t[]){first, s}, 2, (int32_t[]){prev, s}, 2, out, len);
 }
 
 /* chain() with buffer 1 declared 96 bytes instead of 128: a and c (at 64,

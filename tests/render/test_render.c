@@ -435,6 +435,17 @@ ETK_TEST(json_writer_escapes_and_checks_nesting) {
   free(s);
 }
 
+/* Opens a memory-backed document {"outer": { ... for finish_document(). */
+static etk_render_sink_t *start_document(etk_json_t *j, int indent) {
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_json_init(j, s, indent);
+  etk_json_begin_object(j);
+  etk_json_key(j, "outer");
+  etk_json_begin_object(j);
+  return s;
+}
+
 /* Closes the two objects of a test document, checks the writer and
  * returns the text (the sink is released). */
 static char *finish_document(etk_json_t *j, etk_render_sink_t *s) {
@@ -482,13 +493,8 @@ static void write_key_value(etk_json_t *j) {
 /* Writes an object of keys, plain or prepared, and returns the text. */
 static char *keys_document(int indent, int prepared, const char *const *keys,
                            size_t n) {
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
   etk_json_t j;
-  etk_json_init(&j, s, indent);
-  etk_json_begin_object(&j);
-  etk_json_key(&j, "outer");
-  etk_json_begin_object(&j);
+  etk_render_sink_t *s = start_document(&j, indent);
   for (size_t i = 0; i < n; i++) {
     etk_json_prepared_key_t k;
     etk_json_key_prepare(&j, keys[i], &k);
@@ -522,13 +528,8 @@ ETK_TEST(json_prepared_keys_write_what_plain_keys_write) {
 /* One object holding each kind of member, written either with the
  * etk_json_kv_*() calls or with etk_json_key() and the value call. */
 static char *members_document(int indent, int fused, const char *key) {
-  etk_render_sink_t *s = malloc(sizeof *s);
-  etk_render_sink_init_memory(s);
   etk_json_t j;
-  etk_json_init(&j, s, indent);
-  etk_json_begin_object(&j);
-  etk_json_key(&j, "outer");
-  etk_json_begin_object(&j);
+  etk_render_sink_t *s = start_document(&j, indent);
   static const char *const strings[] = {"plain", "q\"\n\xff", NULL};
   for (int i = 0; i < 3; i++) {
     if (fused) {
