@@ -2,10 +2,13 @@
  * render_plan.h - private to the Inspector's renderers: the column ids of
  * upstream's DataFrame, the render plan (the rows after selection,
  * filtering, sorting and --top, with a per-row cell cache) and the entry
- * points of the views rendered outside inspector_render.c.
+ * points the views share.  The arrows run one way: inspector_render.c
+ * calls the summary and JSON views, and all three use the cells.
  *
- *   inspector_render.c       plan, event cells, tables, allocations view,
+ *   inspector_render.c       plan, tables, allocations view,
  *                            etk_inspector_render()
+ *   inspector_cells.c        column names, the event cell callback,
+ *                            streaming a frame as table/TSV/CSV
  *   inspector_summary.c      the per-operator-type summary view
  *   inspector_render_json.c  the JSON document of the events view
  */
