@@ -184,8 +184,7 @@ typedef struct bundle_cli {
 } bundle_cli_t;
 
 enum {
-  OPT_OUTPUT = 1,
-  OPT_METHOD,
+  OPT_METHOD = 1,
   OPT_INPUT,
   OPT_EXPECTED,
   OPT_NO_EXPECTED,

@@ -231,7 +231,7 @@ typedef struct demo_cli {
   unsigned runs;
 } demo_cli_t;
 
-enum { OPT_OUTPUT_DIR = 1, OPT_RUNS };
+enum { OPT_RUNS = 1 };
 
 static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("output_dir", 0, demo_cli_t, dir),

@@ -60,8 +60,7 @@ typedef struct diff_cli {
 } diff_cli_t;
 
 enum {
-  OPT_OUTPUT = 1,
-  OPT_FORMAT,
+  OPT_FORMAT = 1,
   OPT_METRIC,
   OPT_THRESHOLD,
   OPT_MIN_DELTA,

@@ -298,8 +298,6 @@ typedef struct graph_cli {
   int with_args, full_paths, members, maps; /* ETK_CLI_FLAG fields */
 } graph_cli_t;
 
-enum { OPT_METHOD = 1, OPT_MAPS };
-
 static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("method", 0, graph_cli_t, method),
     ETK_CLI_STRING("graph", 0, graph_cli_t, graph),

@@ -106,8 +106,7 @@ static const char *const usage_text =
     "  -h, --help                  this help\n";
 
 enum {
-  OPT_ETDUMP = 1,
-  OPT_FORMAT,
+  OPT_FORMAT = 1,
   OPT_SUMMARY,
   OPT_ALLOCATIONS,
   OPT_SORT,

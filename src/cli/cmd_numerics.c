@@ -75,8 +75,7 @@ typedef struct numerics_cli {
 } numerics_cli_t;
 
 enum {
-  OPT_ETDUMP = 1,
-  OPT_FORMAT,
+  OPT_FORMAT = 1,
   OPT_MIN_SNR,
   OPT_JSON_INDENT,
 };

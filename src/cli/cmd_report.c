@@ -64,8 +64,7 @@ typedef struct report_cli {
 } report_cli_t;
 
 enum {
-  OPT_ETDUMP = 1,
-  OPT_MAX_ROWS,
+  OPT_MAX_ROWS = 1,
   OPT_MAX_TIMELINE,
   OPT_TOP,
 };

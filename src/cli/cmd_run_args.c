@@ -42,8 +42,7 @@ static const char *const usage_text =
     "  -h, --help             this help\n";
 
 enum {
-  OPT_METHOD = 1,
-  OPT_ITERATIONS,
+  OPT_ITERATIONS = 1,
   OPT_WARMUP,
   OPT_INPUT,
   OPT_DEBUG_LEVEL,
