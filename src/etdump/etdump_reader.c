@@ -63,6 +63,7 @@
 #define ETDUMP_HAVE_MMAP 0
 #endif
 
+#include "common/vec.h"
 #include "etdump_internal.h"
 #include "etkit/schema.h"
 
@@ -258,15 +259,9 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
   /* ids fit id_bits by construction (max_strings is an upper bound) */
   if (d->string_count >= UINT32_MAX - 1 || d->string_count > in->id_mask)
     return etk_error_set(err, ETK_E_LIMIT, s, "too many distinct strings");
-  if (d->string_count == d->string_cap) {
-    size_t cap = d->string_cap * 2;
-    etdump_string_t *p = realloc(d->strings, cap * sizeof *p);
-    if (!p)
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "out of memory interning strings");
-    d->strings = p;
-    d->string_cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(d->strings, d->string_cap, d->string_count + 1))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory interning strings");
   uint32_t nid = (uint32_t)d->string_count++;
   d->strings[nid] = s + 4;
   in->slots[i] = (in->id_bits >= 32 ? 0 : tag << in->id_bits) | nid;
@@ -328,13 +323,8 @@ static int chain_intern_slow(etk_etdump_t *d, chain_map_t *m,
     }
     i = (i + 1) & m->mask;
   }
-  if (d->chain_count == d->chain_cap) {
-    size_t cap = d->chain_cap ? d->chain_cap * 2 : 8;
-    etdump_chain_t *p = realloc(d->chains, cap * sizeof *p);
-    if (!p) return ETK_E_NO_MEMORY;
-    d->chains = p;
-    d->chain_cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(d->chains, d->chain_cap, d->chain_count + 1))
+    return ETK_E_NO_MEMORY;
   uint32_t nid = (uint32_t)d->chain_count++;
   d->chains[nid].magnitude = magnitude;
   d->chains[nid].negative = (uint8_t)negative;

@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "etkit/schema.h"
+#include "common/vec.h"
 #include "inspector_internal.h"
 
 /* An instruction event: its profile list (local indices, linked through
@@ -110,20 +111,6 @@ static inline int ie_has_debug(const builder_t *b, uint32_t x) {
 static inline uint32_t ie_key(const builder_t *b, uint32_t x) {
   const ie_t *e = &b->ies[x];
   return e->ph != INSP_NONE ? e->ph : ie_has_debug(b, x) ? b->dbg[x].dh : e->pt;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 1;
-  size_t c = *cap ? *cap : 16;
-  while (c < need) {
-    if (c > ((size_t)-1) / 2 / elem) return 0;
-    c *= 2;
-  }
-  void *q = realloc(*p, c * elem);
-  if (!q) return 0;
-  *p = q;
-  *cap = c;
-  return 1;
 }
 
 static inline uint64_t mix(uint64_t h, uint64_t v) {
@@ -232,8 +219,7 @@ static int alloc_account(builder_t *b, uint32_t run_index,
     }
     i = (i + 1) & b->alloc_slot_mask;
   }
-  if (!grow((void **)&insp->allocs, &b->alloc_cap, insp->alloc_count + 1,
-            sizeof *insp->allocs))
+  if (!ETK_VEC_RESERVE(insp->allocs, b->alloc_cap, insp->alloc_count + 1))
     return nomem(b);
   insp_alloc_t *a = &insp->allocs[insp->alloc_count];
   a->run_name_id = run->name_id;
@@ -475,8 +461,8 @@ static int run_collate(builder_t *b, run_state_t *rs) {
  * the run signature's hash started (name, bundled input index). */
 static int run_stage_begin(builder_t *b, run_state_t *rs) {
   etk_inspector_t *insp = b->insp;
-  if (!grow((void **)&insp->events, &b->event_cap,
-            insp->event_count + rs->n + 1, sizeof *insp->events))
+  if (!ETK_VEC_RESERVE(insp->events, b->event_cap,
+                       insp->event_count + rs->n + 1))
     return nomem(b);
   rs->staged = insp->events + insp->event_count;
   rs->hash =
@@ -606,8 +592,7 @@ static int block_debug_entries(builder_t *b, const run_state_t *rs, uint32_t p,
                                uint32_t event) {
   etk_inspector_t *insp = b->insp;
   const ie_debug_t *e = &b->dbg[b->pos_ie[p]];
-  if (!grow((void **)&insp->debug, &b->debug_cap, insp->debug_count + 1,
-            sizeof *insp->debug))
+  if (!ETK_VEC_RESERVE(insp->debug, b->debug_cap, insp->debug_count + 1))
     return nomem(b);
   insp_debug_t *dd = &insp->debug[insp->debug_count++];
   dd->event = event;
@@ -615,8 +600,7 @@ static int block_debug_entries(builder_t *b, const run_state_t *rs, uint32_t p,
   dd->count = 0;
   dd->dname = staged_dname(b, rs, p);
   for (uint32_t q = e->dh;; q = b->next[q]) {
-    if (!grow((void **)&insp->debug_refs, &b->ref_cap, b->debug_ref_len + 1,
-              sizeof *insp->debug_refs))
+    if (!ETK_VEC_RESERVE(insp->debug_refs, b->ref_cap, b->debug_ref_len + 1))
       return nomem(b);
     insp->debug_refs[b->debug_ref_len++] = rs->first + q;
     dd->count++;
@@ -637,8 +621,7 @@ static int block_create(builder_t *b, const run_state_t *rs, size_t bs,
   if (insp->event_count + rs->npos > UINT32_MAX - 1)
     return etk_error_set(b->err, ETK_E_LIMIT, rs->run.offset,
                          "more than 2^32 - 1 Inspector events");
-  if (!grow((void **)&insp->blocks, &b->block_cap, insp->block_count + 1,
-            sizeof *insp->blocks))
+  if (!ETK_VEC_RESERVE(insp->blocks, b->block_cap, insp->block_count + 1))
     return nomem(b);
   *blk = (uint32_t)insp->block_count++;
   insp_block_t *nb = &insp->blocks[*blk];
@@ -685,8 +668,7 @@ static int run_outputs(builder_t *b, const run_state_t *rs, insp_block_t *bk) {
   const uint32_t nout = rs->nout;
   if (bk->output_count == 0) {
     if (nout == 0) return ETK_OK;
-    if (!grow((void **)&insp->outputs, &b->out_cap, b->output_len + nout,
-              sizeof *insp->outputs))
+    if (!ETK_VEC_RESERVE(insp->outputs, b->out_cap, b->output_len + nout))
       return nomem(b);
     bk->output_first = (uint32_t)b->output_len;
     bk->output_count = nout;
@@ -750,8 +732,7 @@ static int process_run(builder_t *b, uint32_t r) {
    * run's are kept */
   b->run_kept[r] = INSP_NONE;
   if (bk->run_count > 0) {
-    if (!grow((void **)&b->kept, &b->kept_cap, b->kept_len + rs.npos,
-              sizeof *b->kept))
+    if (!ETK_VEC_RESERVE(b->kept, b->kept_cap, b->kept_len + rs.npos))
       return nomem(b);
     b->run_kept[r] = (uint32_t)b->kept_len;
     for (uint32_t p = 0; p < rs.npos; p++)

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "render_plan.h"
 
 typedef struct sum_row {
@@ -129,13 +130,7 @@ static int sum_add(summary_t *s, uint32_t block, int kind, const char *key,
   }
   if (s->nrows >= UINT32_MAX - 1) return ETK_E_LIMIT;
   s->slots[i] = (uint32_t)s->nrows + 1;
-  if (s->nrows == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 64;
-    sum_row_t *q = realloc(s->rows, cap * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    s->rows = q;
-    s->cap = cap;
-  }
+  if (!ETK_VEC_RESERVE(s->rows, s->cap, s->nrows + 1)) return ETK_E_NO_MEMORY;
   sum_row_t *r = &s->rows[s->nrows++];
   r->block = block;
   r->kind = kind;
