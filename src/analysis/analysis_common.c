@@ -18,26 +18,6 @@
 
 #include "analysis_internal.h"
 
-void ana_json_uint(etk_json_t *j, const char *key, uint64_t v) {
-  etk_json_key(j, key);
-  etk_json_uint(j, v);
-}
-
-void ana_json_int(etk_json_t *j, const char *key, int64_t v) {
-  etk_json_key(j, key);
-  etk_json_int(j, v);
-}
-
-void ana_json_str(etk_json_t *j, const char *key, const char *v) {
-  etk_json_key(j, key);
-  etk_json_cstring(j, v);
-}
-
-void ana_json_bool(etk_json_t *j, const char *key, int v) {
-  etk_json_key(j, key);
-  etk_json_bool(j, v);
-}
-
 int ana_is_name(const char *s, size_t n, const char *lit) {
   size_t l = strlen(lit);
   return s && n == l && memcmp(s, lit, l) == 0;

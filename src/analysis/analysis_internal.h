@@ -43,13 +43,6 @@ static inline const char *ana_intern_key(const ana_intern_t *m, uint32_t id,
   return etk_hash_key(m, id, len);
 }
 
-/* One member of a JSON object: the key, then the value (a NULL string is
- * written as null). */
-void ana_json_uint(etk_json_t *j, const char *key, uint64_t v);
-void ana_json_int(etk_json_t *j, const char *key, int64_t v);
-void ana_json_str(etk_json_t *j, const char *key, const char *v);
-void ana_json_bool(etk_json_t *j, const char *key, int v);
-
 /* 1 when s[0..n) equals the C string `lit`. */
 int ana_is_name(const char *s, size_t n, const char *lit);
 

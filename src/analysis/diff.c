@@ -1111,11 +1111,6 @@ static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
 }
 
-static void json_num(etk_json_t *j, const char *key, double v) {
-  etk_json_key(j, key);
-  etk_json_double(j, v); /* NaN -> null */
-}
-
 static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
   etk_json_begin_object(j);
   etk_json_kv_cstring(j, "block", r->block);
@@ -1138,14 +1133,14 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
     etk_json_int(j, r->instruction_id_b);
   etk_json_kv_uint(j, "count_a", r->count_a);
   etk_json_kv_uint(j, "count_b", r->count_b);
-  json_num(j, "avg_a", r->avg_a);
-  json_num(j, "avg_b", r->avg_b);
-  json_num(j, "p50_a", r->p50_a);
-  json_num(j, "p50_b", r->p50_b);
-  json_num(j, "value_a", r->value_a);
-  json_num(j, "value_b", r->value_b);
-  json_num(j, "delta", r->delta);
-  json_num(j, "change_pct", r->change_pct);
+  etk_json_kv_double(j, "avg_a", r->avg_a);
+  etk_json_kv_double(j, "avg_b", r->avg_b);
+  etk_json_kv_double(j, "p50_a", r->p50_a);
+  etk_json_kv_double(j, "p50_b", r->p50_b);
+  etk_json_kv_double(j, "value_a", r->value_a);
+  etk_json_kv_double(j, "value_b", r->value_b);
+  etk_json_kv_double(j, "delta", r->delta);
+  etk_json_kv_double(j, "change_pct", r->change_pct);
   etk_json_end_object(j);
 }
 
@@ -1171,8 +1166,8 @@ static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
     etk_json_key(&j, heads[i][0]);
     etk_json_cstring(&j, heads[i][1]);
   }
-  json_num(&j, "threshold_pct", o->threshold_pct);
-  json_num(&j, "min_delta", o->min_delta);
+  etk_json_kv_double(&j, "threshold_pct", o->threshold_pct);
+  etk_json_kv_double(&j, "min_delta", o->min_delta);
   etk_json_key(&j, "hidden_rows");
   etk_json_uint(&j, w->hidden);
   etk_json_key(&j, "totals");

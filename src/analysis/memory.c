@@ -372,15 +372,15 @@ static int top_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
 /* One allocator row as a JSON object. */
 static void json_allocator(etk_json_t *j, const etk_memory_allocator_t *a) {
   etk_json_begin_object(j);
-  ana_json_uint(j, "event_block_index", a->block);
-  ana_json_str(j, "event_block_name", a->block_name);
-  ana_json_str(j, "allocator", a->name);
+  etk_json_kv_uint(j, "event_block_index", a->block);
+  etk_json_kv_cstring(j, "event_block_name", a->block_name);
+  etk_json_kv_cstring(j, "allocator", a->name);
   int64_t numbers[ALLOC_NUMBERS];
   alloc_numbers(a, numbers);
-  ana_json_int(j, alloc_headers[ALLOC_FIRST_NUMBER], numbers[0]);
+  etk_json_kv_int(j, alloc_headers[ALLOC_FIRST_NUMBER], numbers[0]);
   for (size_t k = 1; k < ALLOC_NUMBERS; k++) /* counts, unsigned */
-    ana_json_uint(j, alloc_headers[ALLOC_FIRST_NUMBER + k],
-                  (uint64_t)numbers[k]);
+    etk_json_kv_uint(j, alloc_headers[ALLOC_FIRST_NUMBER + k],
+                     (uint64_t)numbers[k]);
   etk_json_end_object(j);
 }
 
@@ -391,8 +391,8 @@ static int render_json(const etk_memory_report_t *m, int json_indent,
   etk_json_t j;
   etk_json_init(&j, sink, json_indent);
   etk_json_begin_object(&j);
-  ana_json_bool(&j, "cumulative", 1);
-  ana_json_uint(&j, "allocation_events", m->events);
+  etk_json_kv_bool(&j, "cumulative", 1);
+  etk_json_kv_uint(&j, "allocation_events", m->events);
   etk_json_key(&j, "dropped_events");
   if (m->dropped.present)
     etk_json_uint(&j, m->dropped.events);
@@ -407,14 +407,14 @@ static int render_json(const etk_memory_report_t *m, int json_indent,
   for (size_t i = 0; i < m->ntop; i++) {
     const etk_memory_allocation_t *t = &m->top[i].pub;
     etk_json_begin_object(&j);
-    ana_json_uint(&j, "event_block_index", t->block);
-    ana_json_uint(&j, "run", t->run);
-    ana_json_str(&j, "allocator", m->rows[t->allocator].pub.name);
-    ana_json_int(&j, "allocator_id", m->rows[t->allocator].pub.allocator_id);
-    ana_json_uint(&j, "bytes", t->bytes);
-    ana_json_uint(&j, "allocator_bytes_before", t->offset_in_run);
-    ana_json_str(&j, "next_event", t->next_event);
-    ana_json_uint(&j, "etdump_event", t->etdump_event);
+    etk_json_kv_uint(&j, "event_block_index", t->block);
+    etk_json_kv_uint(&j, "run", t->run);
+    etk_json_kv_cstring(&j, "allocator", m->rows[t->allocator].pub.name);
+    etk_json_kv_int(&j, "allocator_id", m->rows[t->allocator].pub.allocator_id);
+    etk_json_kv_uint(&j, "bytes", t->bytes);
+    etk_json_kv_uint(&j, "allocator_bytes_before", t->offset_in_run);
+    etk_json_kv_cstring(&j, "next_event", t->next_event);
+    etk_json_kv_uint(&j, "etdump_event", t->etdump_event);
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);

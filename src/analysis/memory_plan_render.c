@@ -37,26 +37,26 @@ static double utilisation(const etk_memory_plan_buffer_t *b) {
 
 static void json_tensor(etk_json_t *j, const etk_memory_plan_tensor_t *t) {
   etk_json_begin_object(j);
-  ana_json_uint(j, "value", t->value);
-  ana_json_uint(j, "mem_id", t->mem_id);
-  ana_json_uint(j, "offset", t->offset);
-  ana_json_uint(j, "nbytes", t->nbytes);
+  etk_json_kv_uint(j, "value", t->value);
+  etk_json_kv_uint(j, "mem_id", t->mem_id);
+  etk_json_kv_uint(j, "offset", t->offset);
+  etk_json_kv_uint(j, "nbytes", t->nbytes);
   json_lifetime(j, "first", t->first);
   json_lifetime(j, "last", t->last);
-  ana_json_str(j, "dtype", etk_scalar_type_name(t->scalar_type));
+  etk_json_kv_cstring(j, "dtype", etk_scalar_type_name(t->scalar_type));
   etk_json_key(j, "sizes");
   etk_json_begin_array(j);
   for (uint32_t d = 0; d < t->dim; d++)
     etk_json_int(j, (int32_t)etk_fb_load_u32((const uint8_t *)(t->sizes + d)));
   etk_json_end_array(j);
-  ana_json_str(j, "op", t->op);
-  ana_json_str(j, "name", t->name);
-  ana_json_str(j, "module", t->module);
-  ana_json_str(j, "source", t->source);
-  ana_json_bool(j, "is_input", t->is_input);
-  ana_json_bool(j, "is_output", t->is_output);
+  etk_json_kv_cstring(j, "op", t->op);
+  etk_json_kv_cstring(j, "name", t->name);
+  etk_json_kv_cstring(j, "module", t->module);
+  etk_json_kv_cstring(j, "source", t->source);
+  etk_json_kv_bool(j, "is_input", t->is_input);
+  etk_json_kv_bool(j, "is_output", t->is_output);
   json_lifetime(j, "alias_of", t->alias_of);
-  ana_json_bool(j, "invalid", t->invalid);
+  etk_json_kv_bool(j, "invalid", t->invalid);
   etk_json_end_object(j);
 }
 
@@ -66,17 +66,17 @@ static void json_runtime(etk_json_t *j, const etk_memory_plan_t *p) {
   for (size_t k = 0; k < p->runtime_count; k++) {
     const etk_memory_plan_runtime_t *r = &p->runtime[k];
     etk_json_begin_object(j);
-    ana_json_str(j, "allocator", r->allocator);
+    etk_json_kv_cstring(j, "allocator", r->allocator);
     etk_json_key(j, "mem_id");
     if (r->mem_id)
       etk_json_uint(j, r->mem_id);
     else
       etk_json_null(j);
-    ana_json_uint(j, "planned_bytes", r->planned_bytes);
-    ana_json_uint(j, "events", r->events);
-    ana_json_uint(j, "runs", r->runs);
-    ana_json_uint(j, "total_bytes", r->total_bytes);
-    ana_json_uint(j, "max_bytes", r->max_bytes);
+    etk_json_kv_uint(j, "planned_bytes", r->planned_bytes);
+    etk_json_kv_uint(j, "events", r->events);
+    etk_json_kv_uint(j, "runs", r->runs);
+    etk_json_kv_uint(j, "total_bytes", r->total_bytes);
+    etk_json_kv_uint(j, "max_bytes", r->max_bytes);
     etk_json_end_object(j);
   }
   etk_json_end_array(j);
@@ -86,23 +86,23 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
   etk_json_t j;
   etk_json_init(&j, sink, 2);
   etk_json_begin_object(&j);
-  ana_json_str(&j, "method", p->method);
-  ana_json_uint(&j, "num_instructions", p->num_instructions);
-  ana_json_uint(&j, "num_chains", p->chain_count);
-  ana_json_uint(&j, "backward_jumps", p->backward_jumps);
+  etk_json_kv_cstring(&j, "method", p->method);
+  etk_json_kv_uint(&j, "num_instructions", p->num_instructions);
+  etk_json_kv_uint(&j, "num_chains", p->chain_count);
+  etk_json_kv_uint(&j, "backward_jumps", p->backward_jumps);
   etk_json_key(&j, "buffers");
   etk_json_begin_array(&j);
   for (size_t k = 0; k < p->buffer_count; k++) {
     const etk_memory_plan_buffer_t *b = &p->buffers[k];
     etk_json_begin_object(&j);
-    ana_json_uint(&j, "mem_id", b->mem_id);
-    ana_json_uint(&j, "size", b->size);
-    ana_json_uint(&j, "peak_bytes", b->peak_bytes);
+    etk_json_kv_uint(&j, "mem_id", b->mem_id);
+    etk_json_kv_uint(&j, "size", b->size);
+    etk_json_kv_uint(&j, "peak_bytes", b->peak_bytes);
     json_lifetime(&j, "peak_instruction", b->peak_instruction);
     etk_json_key(&j, "utilisation");
     etk_json_double(&j, utilisation(b));
-    ana_json_uint(&j, "tensor_count", b->tensor_count);
-    ana_json_uint(&j, "used_end", b->used_end);
+    etk_json_kv_uint(&j, "tensor_count", b->tensor_count);
+    etk_json_kv_uint(&j, "used_end", b->used_end);
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);
@@ -115,11 +115,11 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
   for (size_t k = 0; k < p->overlap_count; k++) {
     const etk_memory_plan_overlap_t *o = &p->overlaps[k];
     etk_json_begin_object(&j);
-    ana_json_uint(&j, "a", o->a);
-    ana_json_uint(&j, "b", o->b);
-    ana_json_uint(&j, "mem_id", o->mem_id);
-    ana_json_uint(&j, "byte_start", o->byte_start);
-    ana_json_uint(&j, "byte_end", o->byte_end);
+    etk_json_kv_uint(&j, "a", o->a);
+    etk_json_kv_uint(&j, "b", o->b);
+    etk_json_kv_uint(&j, "mem_id", o->mem_id);
+    etk_json_kv_uint(&j, "byte_start", o->byte_start);
+    etk_json_kv_uint(&j, "byte_end", o->byte_end);
     etk_json_key(&j, "first");
     etk_json_int(&j, o->first);
     etk_json_key(&j, "last");
@@ -127,8 +127,8 @@ static int render_json(const etk_memory_plan_t *p, etk_render_sink_t *sink) {
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);
-  ana_json_uint(&j, "overlap_total", p->overlap_total);
-  ana_json_bool(&j, "overlaps_truncated", p->overlaps_truncated);
+  etk_json_kv_uint(&j, "overlap_total", p->overlap_total);
+  etk_json_kv_bool(&j, "overlaps_truncated", p->overlaps_truncated);
   etk_json_key(&j, "invalid");
   etk_json_begin_array(&j);
   for (size_t k = 0; k < p->tensor_count; k++)
@@ -398,20 +398,20 @@ static int first_cmp(const void *pa, const void *pb) {
 static void trace_event(etk_json_t *j, const etk_memory_plan_tensor_t *t,
                         uint64_t ts, uint64_t tid) {
   etk_json_begin_object(j);
-  ana_json_str(j, "name", t->name);
-  ana_json_str(j, "cat", "memory_allocation");
-  ana_json_str(j, "ph", "X");
-  ana_json_uint(j, "ts", ts);
-  ana_json_uint(j, "dur", t->nbytes);
-  ana_json_uint(j, "pid", t->mem_id);
-  ana_json_uint(j, "tid", tid);
+  etk_json_kv_cstring(j, "name", t->name);
+  etk_json_kv_cstring(j, "cat", "memory_allocation");
+  etk_json_kv_cstring(j, "ph", "X");
+  etk_json_kv_uint(j, "ts", ts);
+  etk_json_kv_uint(j, "dur", t->nbytes);
+  etk_json_kv_uint(j, "pid", t->mem_id);
+  etk_json_kv_uint(j, "tid", tid);
   etk_json_key(j, "args");
   etk_json_begin_object(j);
-  ana_json_str(j, "op_name", t->op);
-  ana_json_uint(j, "Memory ID", t->mem_id);
-  ana_json_str(j, "fqn", t->module);
-  ana_json_str(j, "source", t->source);
-  ana_json_uint(j, "bytes", t->nbytes);
+  etk_json_kv_cstring(j, "op_name", t->op);
+  etk_json_kv_uint(j, "Memory ID", t->mem_id);
+  etk_json_kv_cstring(j, "fqn", t->module);
+  etk_json_kv_cstring(j, "source", t->source);
+  etk_json_kv_uint(j, "bytes", t->nbytes);
   etk_json_end_object(j);
   etk_json_end_object(j);
 }
