@@ -89,6 +89,12 @@ size_t etk_torch_dtype_size(int32_t dtype) {
   return 0;
 }
 
+const char *tk_storage_class(int32_t dtype) {
+  for (size_t i = 0; i < DTYPE_COUNT; i++)
+    if (kDtypes[i].code == dtype && kDtypes[i].name) return kDtypes[i].storage;
+  return NULL;
+}
+
 void etk_pickle_limits_default(etk_pickle_limits_t *limits) {
   limits->max_depth = 100;
   limits->max_objects = (uint64_t)4 << 20;
