@@ -276,19 +276,12 @@ static etr_member_t *find_member(const etk_etrecord_t *rec, const char *name) {
   return NULL;
 }
 
-/* The features that a member's presence gives, whatever it holds (a map
- * that does not parse fails the open in etr_maps_parse). */
-static const struct {
-  const char *member;
-  uint32_t feature;
-} kMemberFeatures[] = {
-    {"program_buffer", ETK_ETRECORD_HAS_PROGRAM_BUFFER},
-    {"reference_outputs", ETK_ETRECORD_HAS_REFERENCE_OUTPUTS},
-    {"representative_inputs", ETK_ETRECORD_HAS_REPRESENTATIVE_INPUTS},
-    {"debug_handle_map", ETK_ETRECORD_HAS_DEBUG_HANDLE_MAP},
-    {"delegate_map", ETK_ETRECORD_HAS_DELEGATE_MAP},
-    {"instruction_id_to_num_outs_map", ETK_ETRECORD_HAS_NUM_OUTS_MAP},
-};
+/* Gives `feature` when the archive has `member`, whatever it holds (a map
+ * that does not parse fails the open later, in etr_maps_parse). */
+static void feature_if_member(etk_etrecord_t *rec, const char *member,
+                              uint32_t feature) {
+  if (find_member(rec, member)) rec->info.features |= feature;
+}
 
 static int list_programs(etk_etrecord_t *rec, etk_error_t *err) {
   rec->programs = calloc(rec->member_count ? rec->member_count : 1,
@@ -332,10 +325,15 @@ static int list_programs(etk_etrecord_t *rec, etk_error_t *err) {
     rec->info.layout = ETK_ETRECORD_LAYOUT_2023_09;
   else
     rec->info.layout = ETK_ETRECORD_LAYOUT_UNKNOWN;
-  for (size_t i = 0; i < sizeof kMemberFeatures / sizeof kMemberFeatures[0];
-       i++)
-    if (find_member(rec, kMemberFeatures[i].member))
-      rec->info.features |= kMemberFeatures[i].feature;
+  feature_if_member(rec, "program_buffer", ETK_ETRECORD_HAS_PROGRAM_BUFFER);
+  feature_if_member(rec, "reference_outputs",
+                    ETK_ETRECORD_HAS_REFERENCE_OUTPUTS);
+  feature_if_member(rec, "representative_inputs",
+                    ETK_ETRECORD_HAS_REPRESENTATIVE_INPUTS);
+  feature_if_member(rec, "debug_handle_map", ETK_ETRECORD_HAS_DEBUG_HANDLE_MAP);
+  feature_if_member(rec, "delegate_map", ETK_ETRECORD_HAS_DELEGATE_MAP);
+  feature_if_member(rec, "instruction_id_to_num_outs_map",
+                    ETK_ETRECORD_HAS_NUM_OUTS_MAP);
   return ETK_OK;
 }
 
