@@ -135,8 +135,7 @@ ETK_TEST(model_numbers) {
 }
 
 ETK_TEST(upstream_golden_allocators) {
-  const char *path = etk_test_conformance_path("golden_allocators.etdp");
-  if (!path) ETK_SKIP("golden_allocators.etdp not available");
+  ETK_CONFORMANCE_PATH(path, "golden_allocators.etdp");
   etk_inspector_t *insp = NULL;
   REQUIRE(etk_inspector_open_path(path, NULL, &insp, NULL) == ETK_OK);
   etk_memory_report_t *m = NULL;

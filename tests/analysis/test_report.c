@@ -186,8 +186,7 @@ static char *report_fixture(uint8_t *(*make)(size_t *len),
 }
 
 ETK_TEST(tutorial_report_structure) {
-  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
-  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
+  ETK_CONFORMANCE_PATH(path, "etdump_tutorial.etdp");
   etk_report_options_t ro;
   etk_report_options_init(&ro);
   ro.etdump_path = "etdump_tutorial.etdp";

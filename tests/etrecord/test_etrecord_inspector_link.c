@@ -71,8 +71,7 @@ static size_t find_event(etk_inspector_t *insp, const char *name, int32_t iid) {
 }
 
 ETK_TEST(tutorial_etdump_gets_linked) {
-  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
-  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
+  ETK_CONFORMANCE_PATH(path, "etdump_tutorial.etdp");
   size_t len;
   uint8_t *zip = write_record(&len);
   REQUIRE(zip != NULL);

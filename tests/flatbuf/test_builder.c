@@ -14,8 +14,18 @@
 #include "etk_test.h"
 #include "etkit/schema.h"
 #include "golden_replay.h"
+#include "schema/field_macros.h"
 
 /* ---------------------------------------------------------- test schema */
+
+/* The schema's own field shorthand (schema/field_macros.h) plus the kinds
+ * its tables never use: structs, vectors of structs and of strings. */
+#define TEST_STRUCT(n, i, sz, al) \
+  { .name = n, .id = i, .kind = ETK_FB_STRUCT, .size = sz, .align = al }
+#define TEST_VEC_STRUCT(n, i, sz, al) \
+  { .name = n, .id = i, .kind = ETK_FB_VEC_STRUCT, .size = sz, .align = al }
+#define TEST_VEC_STRING(n, i) \
+  { .name = n, .id = i, .kind = ETK_FB_VEC_STRING }
 
 enum {
   F_BOOL,
@@ -32,41 +42,12 @@ enum {
 };
 
 static const etk_fb_field_desc_t all_scalar_fields[] = {
-    {.name = "b", .id = F_BOOL, .kind = ETK_FB_SCALAR, .size = 1},
-    {.name = "u8", .id = F_U8, .kind = ETK_FB_SCALAR, .size = 1},
-    {.name = "i8",
-     .id = F_I8,
-     .kind = ETK_FB_SCALAR,
-     .size = 1,
-     .is_signed = 1},
-    {.name = "u16", .id = F_U16, .kind = ETK_FB_SCALAR, .size = 2},
-    {.name = "i16",
-     .id = F_I16,
-     .kind = ETK_FB_SCALAR,
-     .size = 2,
-     .is_signed = 1},
-    {.name = "u32", .id = F_U32, .kind = ETK_FB_SCALAR, .size = 4},
-    {.name = "i32",
-     .id = F_I32,
-     .kind = ETK_FB_SCALAR,
-     .size = 4,
-     .is_signed = 1},
-    {.name = "u64", .id = F_U64, .kind = ETK_FB_SCALAR, .size = 8},
-    {.name = "i64",
-     .id = F_I64,
-     .kind = ETK_FB_SCALAR,
-     .size = 8,
-     .is_signed = 1},
-    {.name = "f32",
-     .id = F_F32,
-     .kind = ETK_FB_SCALAR,
-     .size = 4,
-     .is_real = 1},
-    {.name = "f64",
-     .id = F_F64,
-     .kind = ETK_FB_SCALAR,
-     .size = 8,
-     .is_real = 1},
+    F_INT("b", F_BOOL, 1, 0),  F_INT("u8", F_U8, 1, 0),
+    F_INT("i8", F_I8, 1, 1),   F_INT("u16", F_U16, 2, 0),
+    F_INT("i16", F_I16, 2, 1), F_INT("u32", F_U32, 4, 0),
+    F_INT("i32", F_I32, 4, 1), F_INT("u64", F_U64, 8, 0),
+    F_INT("i64", F_I64, 8, 1), F_REAL("f32", F_F32, 4),
+    F_REAL("f64", F_F64, 8),
 };
 static const etk_fb_table_desc_t all_scalars = {"AllScalars", 11,
                                                 all_scalar_fields};
@@ -86,35 +67,17 @@ enum {
 };
 static const etk_fb_table_desc_t holder;
 static const etk_fb_field_desc_t holder_fields[] = {
-    {.name = "name", .id = H_NAME, .kind = ETK_FB_STRING},
-    {.name = "bytes", .id = H_BYTES, .kind = ETK_FB_VEC_SCALAR, .size = 1},
-    {.name = "shorts", .id = H_SHORTS, .kind = ETK_FB_VEC_SCALAR, .size = 2},
-    {.name = "ints", .id = H_INTS, .kind = ETK_FB_VEC_SCALAR, .size = 4},
-    {.name = "longs", .id = H_LONGS, .kind = ETK_FB_VEC_SCALAR, .size = 8},
-    {.name = "structs16",
-     .id = H_STRUCTS16,
-     .kind = ETK_FB_VEC_STRUCT,
-     .size = 16,
-     .align = 16},
-    {.name = "strings", .id = H_STRINGS, .kind = ETK_FB_VEC_STRING},
-    {.name = "children",
-     .id = H_CHILDREN,
-     .kind = ETK_FB_VEC_TABLE,
-     .table = &holder},
-    {.name = "point",
-     .id = H_POINT,
-     .kind = ETK_FB_STRUCT,
-     .size = 12,
-     .align = 4},
-    {.name = "wide",
-     .id = H_WIDE,
-     .kind = ETK_FB_STRUCT,
-     .size = 16,
-     .align = 8},
-    {.name = "child",
-     .id = H_CHILD,
-     .kind = ETK_FB_TABLE,
-     .table = &all_scalars},
+    F_STRING("name", H_NAME),
+    F_VEC_INT("bytes", H_BYTES, 1, 0),
+    F_VEC_INT("shorts", H_SHORTS, 2, 0),
+    F_VEC_INT("ints", H_INTS, 4, 0),
+    F_VEC_INT("longs", H_LONGS, 8, 0),
+    TEST_VEC_STRUCT("structs16", H_STRUCTS16, 16, 16),
+    TEST_VEC_STRING("strings", H_STRINGS),
+    F_VEC_TABLE("children", H_CHILDREN, holder),
+    TEST_STRUCT("point", H_POINT, 12, 4),
+    TEST_STRUCT("wide", H_WIDE, 16, 8),
+    F_TABLE("child", H_CHILD, all_scalars),
 };
 static const etk_fb_table_desc_t holder = {"Holder", 11, holder_fields};
 

@@ -95,6 +95,12 @@ void etk_test_check_str_(const char *a, const char *b, const char *file,
  * ETKIT_CONFORMANCE_DIR overrides it. */
 const char *etk_test_conformance_path(const char *name);
 
+/* Declares `var` as the path of the conformance file `name` (a string
+ * literal), ending the current case as skipped when the file is absent. */
+#define ETK_CONFORMANCE_PATH(var, name)              \
+  const char *var = etk_test_conformance_path(name); \
+  if (!var) ETK_SKIP(name " not available")
+
 /* Reads a whole file into malloc'd memory; NULL if it cannot. */
 unsigned char *etk_test_read_file(const char *path, size_t *len);
 

@@ -69,8 +69,7 @@ static etk_inspector_t *open_written(etw_t *w, etk_time_scale_t target) {
 }
 
 ETK_TEST(appendix_a_tsv_is_byte_identical) {
-  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
-  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
+  ETK_CONFORMANCE_PATH(path, "etdump_tutorial.etdp");
   etk_inspector_t *insp;
   REQUIRE(etk_inspector_open_path(path, NULL, &insp, NULL) == ETK_OK);
   CHECK_EQ_INT(etk_inspector_block_count(insp), 2);

@@ -324,8 +324,7 @@ ETK_TEST(control_flow_instructions) {
 }
 
 ETK_TEST(bundled_sample_passes_all_cases) {
-  const char *path = etk_test_conformance_path("bundled_program.bpte");
-  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  ETK_CONFORMANCE_PATH(path, "bundled_program.bpte");
   etk_error_t err;
   etk_bundled_program_t *bp = ptu_load_bundled(path, &err);
   REQUIRE(bp);
@@ -408,8 +407,7 @@ ETK_TEST(bundled_tolerances) {
 }
 
 ETK_TEST(bundled_integer_outputs_are_exact) {
-  const char *path = etk_test_conformance_path("bundled_program.bpte");
-  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  ETK_CONFORMANCE_PATH(path, "bundled_program.bpte");
   size_t len;
   uint8_t *d = etk_test_read_file(path, &len);
   /* Make case 0's expected output 3 instead of 2 in one element: find the
