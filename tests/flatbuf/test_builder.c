@@ -101,20 +101,28 @@ static int verify_root(const uint8_t *out, size_t len,
   return rc;
 }
 
+/* A finished buffer that passed the verifier, and its root table. */
+typedef struct built {
+  const uint8_t *out;
+  size_t len;
+  etk_fb_table_t root;
+} built_t;
+
 /* Ends the open table as the root, finishes the buffer (with `ident` and a
  * size prefix when told), verifies it against d and returns the first
- * failing status; *out, *len and *root receive the result. */
+ * failing status; *built receives the result. */
 static int end_finish_verify(etk_fb_builder_t *b, const char *ident,
                              int size_prefixed, const etk_fb_table_desc_t *d,
-                             const uint8_t **out, size_t *len,
-                             etk_fb_table_t *root) {
+                             built_t *built) {
   etk_fb_ref_t ref = etk_fb_table_end(b);
-  int rc = etk_fb_finish(b, ref, ident, size_prefixed, out, len);
+  int rc =
+      etk_fb_finish(b, ref, ident, size_prefixed, &built->out, &built->len);
   if (rc != ETK_OK) {
     printf("# finish: %s\n", etk_status_name(rc));
     return rc;
   }
-  return verify_root(*out, *len, d, size_prefixed, ident, root);
+  return verify_root(built->out, built->len, d, size_prefixed, ident,
+                     &built->root);
 }
 
 /* ---------------------------------------------------------- init */
@@ -172,61 +180,54 @@ ETK_TEST(every_scalar_type_round_trips) {
   etk_fb_builder_init(&b, mem, sizeof mem);
   etk_fb_table_start(&b);
   add_all_scalars(&b, 0, 0);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, "TEST", 0, &all_scalars, &out, &len, &t) ==
-          ETK_OK);
-  CHECK_EQ_U64(len % 8, 0); /* start honours the 8-byte fields */
-  CHECK(((uintptr_t)out & 7u) == 0);
-  for (unsigned id = F_BOOL; id <= F_F64; id++) CHECK(etk_fb_has(t, id));
-  check_all_scalars(t);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, "TEST", 0, &all_scalars, &built) == ETK_OK);
+  CHECK_EQ_U64(built.len % 8, 0); /* start honours the 8-byte fields */
+  CHECK(((uintptr_t)built.out & 7u) == 0);
+  for (unsigned id = F_BOOL; id <= F_F64; id++)
+    CHECK(etk_fb_has(built.root, id));
+  check_all_scalars(built.root);
   /* each field is aligned to its size relative to the buffer start */
   for (unsigned id = F_BOOL; id <= F_F64; id++) {
     static const unsigned sizes[] = {1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-    CHECK((size_t)(etk_fb_get_struct(t, id) - out) % sizes[id] == 0);
+    CHECK((size_t)(etk_fb_get_struct(built.root, id) - built.out) % sizes[id] ==
+          0);
   }
 }
 
 ETK_TEST(defaults_are_skipped_unless_forced) {
   etk_fb_builder_t b;
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
+  built_t built;
   for (int forced = 0; forced <= 1; forced++) {
     etk_fb_builder_init(&b, mem, sizeof mem);
     etk_fb_table_start(&b);
     add_all_scalars(&b, forced ? ETK_FB_FORCE : 0, 1);
-    REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
-            ETK_OK);
+    REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &built) == ETK_OK);
     for (unsigned id = F_BOOL; id <= F_F64; id++)
-      CHECK_EQ_INT(etk_fb_has(t, id), forced);
+      CHECK_EQ_INT(etk_fb_has(built.root, id), forced);
     if (forced) {
-      check_all_scalars(t);
+      check_all_scalars(built.root);
     } else {
       /* absent: the getters answer the default they are given */
-      CHECK_EQ_INT(etk_fb_get_i32(t, F_I32, 42), 42);
-      CHECK(etk_fb_get_f64(t, F_F64, 0.5) == 0.5);
+      CHECK_EQ_INT(etk_fb_get_i32(built.root, F_I32, 42), 42);
+      CHECK(etk_fb_get_f64(built.root, F_F64, 0.5) == 0.5);
       /* only [root][soffset] + vtable [4, 4] remain */
-      CHECK_EQ_U64(len, 12);
+      CHECK_EQ_U64(built.len, 12);
     }
   }
 }
 
 ETK_TEST(float_default_comparison_follows_flatcc) {
   etk_fb_builder_t b;
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
+  built_t built;
   etk_fb_builder_init(&b, mem, sizeof mem);
   etk_fb_table_start(&b);
   etk_fb_add_f32(&b, F_F32, -0.0f, 0.0f, 0); /* == default: skipped */
   etk_fb_add_f64(&b, F_F64, NAN, NAN, 0);    /* NaN != NaN: written */
-  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
-          ETK_OK);
-  CHECK(!etk_fb_has(t, F_F32));
-  CHECK(etk_fb_has(t, F_F64));
-  CHECK(isnan(etk_fb_get_f64(t, F_F64, 0)));
+  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &built) == ETK_OK);
+  CHECK(!etk_fb_has(built.root, F_F32));
+  CHECK(etk_fb_has(built.root, F_F64));
+  CHECK(isnan(etk_fb_get_f64(built.root, F_F64, 0)));
 }
 
 /* ---------------------------------------------------------- strings */
@@ -251,24 +252,22 @@ ETK_TEST(strings_empty_embedded_nul_and_long) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_NAME, refs[1]);
   etk_fb_add_ref(&b, H_STRINGS, vec);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
-  etk_fb_string_t name = etk_fb_get_string(t, H_NAME);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &built) == ETK_OK);
+  etk_fb_string_t name = etk_fb_get_string(built.root, H_NAME);
   CHECK_EQ_INT(name.len, 5);
   CHECK_EQ_MEM(name.data, with_nul, 5);
   CHECK_EQ_INT(name.data[5], 0);
-  etk_fb_vector_t v = etk_fb_get_vector(t, H_STRINGS);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, H_STRINGS);
   REQUIRE(v.count == 6);
   for (uint32_t i = 0; i < 6; i++) {
-    etk_fb_string_t s = etk_fb_vector_string(out, v, i);
+    etk_fb_string_t s = etk_fb_vector_string(built.out, v, i);
     CHECK_EQ_U64(s.len, lens[i]);
     CHECK(lens[i] == 0 || memcmp(s.data, texts[i], lens[i]) == 0);
     CHECK_EQ_INT(s.data[s.len], 0);
-    CHECK_EQ_U64((size_t)((const uint8_t *)s.data - out - 4) % 4, 0);
+    CHECK_EQ_U64((size_t)((const uint8_t *)s.data - built.out - 4) % 4, 0);
   }
-  CHECK(etk_fb_get_vector(t, H_BYTES).data == NULL);
+  CHECK(etk_fb_get_vector(built.root, H_BYTES).data == NULL);
 }
 
 ETK_TEST(string_null_with_length_is_rejected) {
@@ -303,25 +302,23 @@ ETK_TEST(vectors_of_each_alignment) {
   r[4] = etk_fb_create_vector(&b, structs, 2, 16, 16);
   etk_fb_table_start(&b);
   for (int i = 0; i < 5; i++) etk_fb_add_ref(&b, (unsigned)(H_BYTES + i), r[i]);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, "VECS", 1, &holder, &out, &len, &t) == ETK_OK);
-  CHECK_EQ_U64(len % 16, 0);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, "VECS", 1, &holder, &built) == ETK_OK);
+  CHECK_EQ_U64(built.len % 16, 0);
   static const unsigned align[] = {4, 4, 4, 8, 16};
   static const unsigned counts[] = {3, 5, 3, 3, 2};
   for (int i = 0; i < 5; i++) {
-    etk_fb_vector_t v = etk_fb_get_vector(t, (unsigned)(H_BYTES + i));
+    etk_fb_vector_t v = etk_fb_get_vector(built.root, (unsigned)(H_BYTES + i));
     CHECK_EQ_INT(v.count, counts[i]);
     CHECK_EQ_U64(v.pos % align[i], 0);
-    CHECK(v.data == out + v.pos);
+    CHECK(v.data == built.out + v.pos);
   }
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_BYTES).data, bytes, 3);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_SHORTS).data, shorts, 10);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_INTS).data, ints, 12);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_LONGS).data, longs, 24);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_STRUCTS16).data, structs, 32);
-  CHECK(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data + 8) ==
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_BYTES).data, bytes, 3);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_SHORTS).data, shorts, 10);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_INTS).data, ints, 12);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_LONGS).data, longs, 24);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_STRUCTS16).data, structs, 32);
+  CHECK(etk_fb_load_u64(etk_fb_get_vector(built.root, H_LONGS).data + 8) ==
         (uint64_t)INT64_MAX);
 }
 
@@ -333,15 +330,13 @@ ETK_TEST(empty_vectors_are_present_not_absent) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_BYTES, bytes);
   etk_fb_add_ref(&b, H_CHILDREN, kids);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &out, &len, &t) == ETK_OK);
-  etk_fb_vector_t v = etk_fb_get_vector(t, H_BYTES);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &built) == ETK_OK);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, H_BYTES);
   CHECK(v.data != NULL);
   CHECK_EQ_INT(v.count, 0);
-  CHECK(etk_fb_get_vector(t, H_CHILDREN).data != NULL);
-  CHECK(etk_fb_get_vector(t, H_SHORTS).data == NULL);
+  CHECK(etk_fb_get_vector(built.root, H_CHILDREN).data != NULL);
+  CHECK(etk_fb_get_vector(built.root, H_SHORTS).data == NULL);
 }
 
 static etk_fb_ref_t ref_from_array(void *ctx, size_t i) {
@@ -372,15 +367,13 @@ ETK_TEST(offset_vectors_of_tables_and_callback) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_CHILDREN, direct);
   etk_fb_add_ref(&b, H_STRINGS, 0); /* 0 = absent, skipped */
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
-  CHECK(!etk_fb_has(t, H_STRINGS));
-  etk_fb_vector_t v = etk_fb_get_vector(t, H_CHILDREN);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &built) == ETK_OK);
+  CHECK(!etk_fb_has(built.root, H_STRINGS));
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, H_CHILDREN);
   REQUIRE(v.count == 4);
   for (uint32_t i = 0; i < 4; i++) {
-    etk_fb_table_t kid = etk_fb_vector_table(out, v, i);
+    etk_fb_table_t kid = etk_fb_vector_table(built.out, v, i);
     etk_fb_string_t s = etk_fb_get_string(kid, H_NAME);
     CHECK_EQ_INT(s.len, 1);
     CHECK_EQ_INT(s.data[0], 'A' + (int)i);
@@ -418,18 +411,16 @@ ETK_TEST(structs_inline_aligned) {
   etk_fb_table_start(&b);
   etk_fb_add_struct(&b, H_POINT, point, 12, 4);
   etk_fb_add_struct(&b, H_WIDE, wide, 16, 8);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &out, &len, &t) == ETK_OK);
-  const uint8_t *p = etk_fb_get_struct(t, H_POINT),
-                *w = etk_fb_get_struct(t, H_WIDE);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &built) == ETK_OK);
+  const uint8_t *p = etk_fb_get_struct(built.root, H_POINT),
+                *w = etk_fb_get_struct(built.root, H_WIDE);
   REQUIRE(p && w);
   CHECK_EQ_MEM(p, point, 12);
   CHECK_EQ_MEM(w, wide, 16);
-  CHECK_EQ_U64((size_t)(w - out) % 8, 0);
-  CHECK_EQ_U64((size_t)(p - out) % 4, 0);
-  CHECK(etk_fb_get_struct(t, H_NAME) == NULL);
+  CHECK_EQ_U64((size_t)(w - built.out) % 8, 0);
+  CHECK_EQ_U64((size_t)(p - built.out) % 4, 0);
+  CHECK(etk_fb_get_struct(built.root, H_NAME) == NULL);
   /* bad struct arguments */
   etk_fb_builder_reset(&b);
   etk_fb_table_start(&b);
@@ -624,14 +615,13 @@ ETK_TEST(header_variants_verify) {
       etk_fb_ref_t v = etk_fb_create_vector(&b, longs, 1, 8, 8);
       etk_fb_table_start(&b);
       etk_fb_add_ref(&b, H_LONGS, v);
-      const uint8_t *out;
-      size_t len;
-      etk_fb_table_t t;
+      built_t built;
       REQUIRE(end_finish_verify(&b, with_ident ? "HDR0" : NULL, prefixed,
-                                &holder, &out, &len, &t) == ETK_OK);
-      CHECK_EQ_U64(len % 8, 0);
-      CHECK_EQ_U64(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data), 77);
-      if (prefixed) CHECK_EQ_U64(etk_fb_load_u32(out), len - 4);
+                                &holder, &built) == ETK_OK);
+      CHECK_EQ_U64(built.len % 8, 0);
+      CHECK_EQ_U64(etk_fb_load_u64(etk_fb_get_vector(built.root, H_LONGS).data),
+                   77);
+      if (prefixed) CHECK_EQ_U64(etk_fb_load_u32(built.out), built.len - 4);
     }
   }
 }
@@ -642,11 +632,12 @@ ETK_TEST(header_variants_verify) {
  * to its full size, inside a guarded arena. */
 ETK_TEST(buffer_too_small_at_every_capacity) {
   static _Alignas(8) uint8_t reference_mem[4096];
-  etk_fb_builder_t b;
   const uint8_t *ref_out;
   size_t ref_len;
-  etk_fb_builder_init(&b, reference_mem, sizeof reference_mem);
-  REQUIRE(golden_replay_debug_events(&b, &ref_out, &ref_len) == ETK_OK);
+  REQUIRE(golden_replay_into(golden_replay_debug_events, reference_mem,
+                             sizeof reference_mem, &ref_out,
+                             &ref_len) == ETK_OK);
+  etk_fb_builder_t b;
   enum { GUARD = 64 };
   static _Alignas(8) uint8_t arena[GUARD + 4096 + GUARD];
   uint8_t *end = arena + GUARD + 4096; /* 8-aligned: no trim */
@@ -723,11 +714,9 @@ ETK_TEST(rollback_discards_a_failed_record) {
   etk_fb_ref_t vec = etk_fb_create_offset_vector(&b, kept, (size_t)n);
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_CHILDREN, vec);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
-  CHECK_EQ_INT(etk_fb_get_vector(t, H_CHILDREN).count, n);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &built) == ETK_OK);
+  CHECK_EQ_INT(etk_fb_get_vector(built.root, H_CHILDREN).count, n);
 }
 
 ETK_TEST(rollback_clears_no_memory_and_forgets_vtables) {
@@ -747,12 +736,9 @@ ETK_TEST(rollback_clears_no_memory_and_forgets_vtables) {
   /* the same shape again must not reuse the rolled-back vtable */
   etk_fb_table_start(&b);
   etk_fb_add_i32(&b, F_I32, 6, 0, 0);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
-          ETK_OK);
-  CHECK_EQ_INT(etk_fb_get_i32(t, F_I32, 0), 6);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &built) == ETK_OK);
+  CHECK_EQ_INT(etk_fb_get_i32(built.root, F_I32, 0), 6);
 }
 
 /* ---------------------------------------------------------- accessors */

@@ -15,6 +15,7 @@
 #include "etkit/schema.h"
 #include "fuzz_walk.h"
 #include "golden_replay.h"
+#include "schema/field_macros.h"
 
 /* ---------------------------------------------------------- test schema */
 
@@ -33,44 +34,22 @@ enum {
 };
 static const etk_fb_table_desc_t root_desc, item_desc;
 static const etk_fb_table_desc_t *const payload_tables[] = {NULL, &item_desc};
-static const etk_fb_field_desc_t item_fields[] = {{.name = "value",
-                                                   .id = 0,
-                                                   .kind = ETK_FB_SCALAR,
-                                                   .size = 4,
-                                                   .is_signed = 1}};
+static const etk_fb_field_desc_t item_fields[] = {F_INT("value", 0, 4, 1)};
 static const etk_fb_table_desc_t item_desc = {"Item", 1, item_fields};
+/* An enum (bytes, with the mask of the valid values) or a vector of them. */
+#define TEST_ENUM(n, i, k, mask) \
+  { .name = n, .id = i, .kind = k, .size = 1, .enum_mask = mask }
 static const etk_fb_field_desc_t root_fields[] = {
     {.name = "name", .id = R_NAME, .kind = ETK_FB_STRING, .required = 1},
-    {.name = "kind",
-     .id = R_KIND,
-     .kind = ETK_FB_SCALAR,
-     .size = 1,
-     .enum_mask = 0x7},
-    {.name = "items",
-     .id = R_ITEMS,
-     .kind = ETK_FB_VEC_TABLE,
-     .table = &item_desc},
-    {.name = "longs", .id = R_LONGS, .kind = ETK_FB_VEC_SCALAR, .size = 8},
-    {.name = "payload_type",
-     .id = R_PAYLOAD_TYPE,
-     .kind = ETK_FB_UNION_TYPE,
-     .size = 1},
-    {.name = "payload",
-     .id = R_PAYLOAD,
-     .kind = ETK_FB_UNION,
-     .union_count = 2,
-     .union_tables = payload_tables},
-    {.name = "child", .id = R_CHILD, .kind = ETK_FB_TABLE, .table = &root_desc},
-    {.name = "big", .id = R_BIG, .kind = ETK_FB_SCALAR, .size = 8},
-    {.name = "tags",
-     .id = R_TAGS,
-     .kind = ETK_FB_VEC_SCALAR,
-     .size = 1,
-     .enum_mask = 0xFFFF},
-    {.name = "children",
-     .id = R_CHILDREN,
-     .kind = ETK_FB_VEC_TABLE,
-     .table = &root_desc},
+    TEST_ENUM("kind", R_KIND, ETK_FB_SCALAR, 0x7),
+    F_VEC_TABLE("items", R_ITEMS, item_desc),
+    F_VEC_INT("longs", R_LONGS, 8, 0),
+    F_UNION_TYPE("payload_type", R_PAYLOAD_TYPE, 2),
+    F_UNION("payload", R_PAYLOAD, 2, payload_tables),
+    F_TABLE("child", R_CHILD, root_desc),
+    F_INT("big", R_BIG, 8, 0),
+    TEST_ENUM("tags", R_TAGS, ETK_FB_VEC_SCALAR, 0xFFFF),
+    F_VEC_TABLE("children", R_CHILDREN, root_desc),
     {.name = "words", .id = R_WORDS, .kind = ETK_FB_VEC_STRING},
 };
 static const etk_fb_table_desc_t root_desc = {"Root", 11, root_fields};
@@ -502,11 +481,10 @@ ETK_TEST(bad_enum) {
 
 ETK_TEST(etdump_enums_are_checked) {
   static _Alignas(8) uint8_t mem[4096];
-  etk_fb_builder_t b;
   const uint8_t *out;
   size_t len;
-  etk_fb_builder_init(&b, mem, sizeof mem);
-  REQUIRE(golden_replay_debug_events(&b, &out, &len) == ETK_OK);
+  REQUIRE(golden_replay_into(golden_replay_debug_events, mem, sizeof mem, &out,
+                             &len) == ETK_OK);
   uint8_t *copy = malloc(len);
   REQUIRE(copy != NULL);
   memcpy(copy, out, len);

@@ -184,8 +184,7 @@ ETK_TEST(every_value_kind) {
 
 static void check_delegate(int in_segments) {
   etk_program_builder_t *b = ptu_builder_with_options(0, in_segments);
-  int32_t sz[1] = {4};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 4);
   const char payload[] = "a delegate payload of 37 bytes......";
   const char *keys[2] = {"k1", "k2"};
   const uint8_t v1[] = {1, 2, 3}, v2[] = {9};
@@ -269,15 +268,14 @@ ETK_TEST(builder_errors_are_sticky_and_named) {
 
 ETK_TEST(two_methods_and_explicit_placement) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {8};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 8);
   REQUIRE(etk_program_builder_place_tensor(b, x, 2, 64) == ETK_OK);
   etk_program_builder_set_outputs(b, &x, 1);
   CHECK_EQ_INT(etk_program_builder_add_method(b, "other"), 1);
   CHECK(etk_program_builder_add_method(b, "other") < 0);
   etk_program_builder_free(b);
   b = etk_program_builder_new("forward");
-  x = ptu_float_tensor(b, 1, sz);
+  x = ptu_float_vector(b, 8);
   etk_program_builder_place_tensor(b, x, 2, 64);
   etk_program_builder_set_outputs(b, &x, 1);
   etk_program_builder_add_method(b, "aaa");

@@ -77,9 +77,8 @@ static const etk_backend_t twice = {"TwiceBackend", twice_memory, twice_init,
 static etk_program_t *build_and_load(const char *backend, const void *payload,
                                      size_t plen, uint8_t **out) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {3};
-  int x = ptu_float_tensor(b, 1, sz);
-  int y = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 3);
+  int y = ptu_float_vector(b, 3);
   const char *keys[1] = {"mode"};
   const uint8_t v[1] = {1};
   const uint8_t *vals[1] = {v};

@@ -188,8 +188,7 @@ ETK_TEST(input_checks) {
  * the operator and the dtype. */
 ETK_TEST(missing_operator_and_dtype) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {2};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 2);
   int op = etk_program_builder_add_operator(b, "aten::frobnicate", "out");
   int32_t args[3] = {x, x, x};
   etk_program_builder_kernel_call(b, op, args, 3);
@@ -270,9 +269,8 @@ ETK_TEST(cyclic_jump_is_bounded) {
 /* JumpFalse skipping an instruction, MoveCall, FreeCall semantics. */
 ETK_TEST(control_flow_instructions) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {2};
-  int x = ptu_float_tensor(b, 1, sz);
-  int o = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 2);
+  int o = ptu_float_vector(b, 2);
   int yes = etk_program_builder_add_bool(b, true);
   int no = etk_program_builder_add_bool(b, false);
   int flag = etk_program_builder_add_bool(b, false);
@@ -308,7 +306,7 @@ ETK_TEST(control_flow_instructions) {
   /* FreeCall on a non-tensor fails at run time; on a tensor clears it,
    * and set_input restores planned memory. */
   b = etk_program_builder_new("forward");
-  x = ptu_float_tensor(b, 1, sz);
+  x = ptu_float_vector(b, 2);
   etk_program_builder_free_call(b, x);
   p = ptu_finish_unary_load(b, x, x, &d, &len);
   REQUIRE(p);

@@ -49,8 +49,7 @@ ETK_TEST(checked_helpers) {
 /* A float tensor planned at byte offset 2 of its buffer. */
 ETK_TEST(misaligned_planned_offset) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {4};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 4);
   REQUIRE(etk_program_builder_place_tensor(b, x, 1, 2) == ETK_OK);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
@@ -99,8 +98,7 @@ ETK_TEST(misaligned_constant_offset) {
  * allocating anything. */
 ETK_TEST(huge_plan_hits_the_memory_limit) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {1 << 30};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 1 << 30);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
   size_t len;
