@@ -139,9 +139,9 @@ ETK_TEST(tutorial_etdump_gets_linked) {
   size_t tsv_len;
   char *tsv = etk_render_sink_take(&sink, &tsv_len);
   REQUIRE(tsv != NULL);
-  CHECK(strstr(tsv, "native_call_convolution.out\t") != NULL);
-  CHECK(strstr(tsv, "['aten.convolution.default']") != NULL);
-  CHECK(strstr(tsv, "['aten.max_pool2d_with_indices.default']") != NULL);
+  CHECK_CONTAINS(tsv, "native_call_convolution.out\t",
+                 "['aten.convolution.default']",
+                 "['aten.max_pool2d_with_indices.default']");
   free(tsv);
   etk_inspector_close(insp);
 

@@ -437,6 +437,17 @@ static etk_fb_ref_t small_table(etk_fb_builder_t *b, int32_t a, int with_u8) {
   return etk_fb_table_end(b);
 }
 
+/* Finishes the root List{items: [item]} over the vector `items` and
+ * verifies it (see end_finish_verify). */
+static int finish_list(etk_fb_builder_t *b, etk_fb_ref_t items,
+                       const etk_fb_table_desc_t *item, built_t *built) {
+  const etk_fb_field_desc_t list_fields[] = {F_VEC_TABLE("items", 0, *item)};
+  const etk_fb_table_desc_t list = {"List", 1, list_fields};
+  etk_fb_table_start(b);
+  etk_fb_add_ref(b, 0, items);
+  return end_finish_verify(b, NULL, 0, &list, built);
+}
+
 /* Absolute offset of a table's vtable in the finished buffer. */
 static uint32_t vtable_of(etk_fb_table_t t) {
   return t.pos - etk_fb_load_u32(t.buf + t.pos);
@@ -453,24 +464,13 @@ ETK_TEST(vtables_are_shared_when_identical) {
   CHECK_EQ_U64(second_cost, 8); /* soffset + i32, no new vtable */
   etk_fb_ref_t kids[3] = {t1, t2, t3};
   etk_fb_ref_t vec = etk_fb_create_offset_vector(&b, kids, 3);
-  etk_fb_table_start(&b);
-  etk_fb_add_ref(&b, 0, vec);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
-  const uint8_t *out;
-  size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
-  static const etk_fb_field_desc_t list_fields[] = {{.name = "items",
-                                                     .id = 0,
-                                                     .kind = ETK_FB_VEC_TABLE,
-                                                     .table = &all_scalars}};
-  static const etk_fb_table_desc_t list = {"List", 1, list_fields};
-  etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &list, 0, NULL, &t) == ETK_OK);
-  etk_fb_vector_t v = etk_fb_get_vector(t, 0);
+  built_t built;
+  REQUIRE(finish_list(&b, vec, &all_scalars, &built) == ETK_OK);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, 0);
   REQUIRE(v.count == 3);
-  etk_fb_table_t a = etk_fb_vector_table(out, v, 0),
-                 c = etk_fb_vector_table(out, v, 1),
-                 d = etk_fb_vector_table(out, v, 2);
+  etk_fb_table_t a = etk_fb_vector_table(built.out, v, 0),
+                 c = etk_fb_vector_table(built.out, v, 1),
+                 d = etk_fb_vector_table(built.out, v, 2);
   CHECK_EQ_U64(vtable_of(a), vtable_of(c));
   CHECK(vtable_of(a) != vtable_of(d));
   CHECK_EQ_INT(etk_fb_get_i32(c, F_I32, 0), 2);
@@ -493,12 +493,6 @@ ETK_TEST(vtable_cache_survives_many_shapes) {
   CHECK_EQ_INT(etk_fb_builder_status(&b), ETK_OK);
   etk_fb_ref_t vec =
       etk_fb_create_offset_vector(&b, refs, ETK_FB_VTABLE_CACHE + 8);
-  etk_fb_table_start(&b);
-  etk_fb_add_ref(&b, 0, vec);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
-  const uint8_t *out;
-  size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
   /* every id of the items is a u8 */
   static etk_fb_field_desc_t byte_fields[ETK_FB_MAX_FIELDS];
   for (unsigned id = 0; id < ETK_FB_MAX_FIELDS; id++) {
@@ -509,17 +503,12 @@ ETK_TEST(vtable_cache_survives_many_shapes) {
   }
   const etk_fb_table_desc_t bytes_table = {"Bytes", ETK_FB_MAX_FIELDS,
                                            byte_fields};
-  const etk_fb_field_desc_t list_fields[] = {{.name = "items",
-                                              .id = 0,
-                                              .kind = ETK_FB_VEC_TABLE,
-                                              .table = &bytes_table}};
-  const etk_fb_table_desc_t list = {"List", 1, list_fields};
-  etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &list, 0, NULL, &t) == ETK_OK);
-  etk_fb_vector_t v = etk_fb_get_vector(t, 0);
+  built_t built;
+  REQUIRE(finish_list(&b, vec, &bytes_table, &built) == ETK_OK);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, 0);
   REQUIRE(v.count == ETK_FB_VTABLE_CACHE + 8);
   for (unsigned i = 0; i < v.count; i++) {
-    etk_fb_table_t item = etk_fb_vector_table(out, v, i);
+    etk_fb_table_t item = etk_fb_vector_table(built.out, v, i);
     CHECK_EQ_INT(etk_fb_get_u8(item, i % ETK_FB_MAX_FIELDS, 0), 1);
   }
 }

@@ -83,6 +83,15 @@ void etk_test_check_str_(const char *a, const char *b, const char *file,
 
 #define CHECK_EQ_MEM(a, b, n) CHECK(memcmp((a), (b), (n)) == 0)
 
+/* Checks that `text` holds each of the strings that follow, printing each
+ * one it lacks: CHECK_CONTAINS(json, "\"a\"", "\"b\""). */
+#define CHECK_CONTAINS(text, ...) \
+  CHECK(etk_test_contains_all((text), (const char *const[]){__VA_ARGS__, NULL}))
+
+/* Whether `text` holds every string of the NULL-terminated `wanted`; prints
+ * each one it lacks (all of them when `text` is NULL). */
+int etk_test_contains_all(const char *text, const char *const *wanted);
+
 #define ETK_SKIP(reason)            \
   do {                              \
     printf("# skip: %s\n", reason); \

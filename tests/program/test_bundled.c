@@ -155,8 +155,7 @@ ETK_TEST(writer_round_trip) {
   if (ptu_flatc()) {
     char *json = ptu_flatc_json(out, len, "bundled_program_schema.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"version\": 2") != NULL);
-    CHECK(strstr(json, "\"method_name\": \"forward\"") != NULL);
+    CHECK_CONTAINS(json, "\"version\": 2", "\"method_name\": \"forward\"");
     CHECK_EQ_INT(ptu_count(json, "\"val_type\": \"Tensor\""), 8);
     free(json);
   }

@@ -30,10 +30,9 @@ ETK_TEST(add_round_trip) {
   if (ptu_flatc()) {
     char *json = ptu_flatc_json(d, len, "program.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"name\": \"forward\"") != NULL);
-    CHECK(strstr(json, "\"name\": \"aten::add\"") != NULL);
-    CHECK(strstr(json, "\"overload\": \"out\"") != NULL);
-    CHECK(strstr(json, "\"instr_args_type\": \"KernelCall\"") != NULL);
+    CHECK_CONTAINS(json, "\"name\": \"forward\"", "\"name\": \"aten::add\"",
+                   "\"overload\": \"out\"",
+                   "\"instr_args_type\": \"KernelCall\"");
     CHECK_EQ_INT(ptu_count(json, "\"val_type\": \"Tensor\""), 3);
     CHECK_EQ_INT(ptu_count(json, "\"scalar_type\": \"FLOAT\""), 3);
     CHECK(strstr(json, "\"memory_offset_low\": 32") != NULL);
@@ -71,9 +70,8 @@ ETK_TEST(constants_in_segment_with_extended_header) {
     /* flatc reads through the header: the root offset was moved. */
     char *json = ptu_flatc_json(d, len, "program.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"constant_segment\"") != NULL);
-    CHECK(strstr(json, "\"name\": \"aten::mul\"") != NULL);
-    CHECK(strstr(json, "\"data_buffer_idx\": 2") != NULL);
+    CHECK_CONTAINS(json, "\"constant_segment\"", "\"name\": \"aten::mul\"",
+                   "\"data_buffer_idx\": 2");
     free(json);
   }
   free(d);
@@ -172,11 +170,11 @@ ETK_TEST(every_value_kind) {
   if (ptu_flatc()) {
     char *json = ptu_flatc_json(d, len, "program.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"string_val\": \"hello\"") != NULL);
-    CHECK(strstr(json, "\"val_type\": \"OptionalTensorList\"") != NULL);
-    CHECK(strstr(json, "\"instr_args_type\": \"JumpFalseCall\"") != NULL);
-    CHECK(strstr(json, "\"instr_args_type\": \"FreeCall\"") != NULL);
-    CHECK(strstr(json, "\"shape_dynamism\": \"DYNAMIC_BOUND\"") != NULL);
+    CHECK_CONTAINS(json, "\"string_val\": \"hello\"",
+                   "\"val_type\": \"OptionalTensorList\"",
+                   "\"instr_args_type\": \"JumpFalseCall\"",
+                   "\"instr_args_type\": \"FreeCall\"",
+                   "\"shape_dynamism\": \"DYNAMIC_BOUND\"");
     free(json);
   }
   free(d);

@@ -88,8 +88,8 @@ ETK_TEST(misaligned_constant_offset) {
   static const uint64_t offsets[3] = {0, 0, 16};
   REQUIRE(ptu_patch_u64_vector(d, len, offsets, 3, 1, 4) > 0);
   CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_BAD_ALIGNMENT);
-  CHECK(strstr(err.message, "constant data at file offset") != NULL);
-  CHECK(strstr(err.message, "is not 8-byte aligned") != NULL);
+  CHECK_CONTAINS(err.message, "constant data at file offset",
+                 "is not 8-byte aligned");
   free(d);
 }
 
