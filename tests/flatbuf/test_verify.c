@@ -131,6 +131,16 @@ static void put_u32(uint32_t at, uint32_t v) {
   sample[at + 3] = (uint8_t)(v >> 24);
 }
 
+/* Builds a fresh sample, moves the offset in its root field `id` on by `by`
+ * bytes and returns where that offset pointed before. */
+static uint32_t shift_root_field(unsigned id, uint32_t by) {
+  build_sample(0);
+  uint32_t field = field_at(sample_root, id);
+  uint32_t target = target_of(field);
+  put_u32(field, target - field + by);
+  return target;
+}
+
 static void put_u16(uint32_t at, uint16_t v) {
   sample[at] = (uint8_t)v;
   sample[at + 1] = (uint8_t)(v >> 8);
@@ -270,32 +280,21 @@ ETK_TEST(field_offset_out_of_range) {
 /* ---------------------------------------------------------- alignment */
 
 ETK_TEST(misaligned_table) {
-  build_sample(0);
-  uint32_t payload_field = field_at(sample_root, R_PAYLOAD);
-  uint32_t payload = target_of(payload_field);
-  put_u32(payload_field, etk_fb_load_u32(sample + payload_field) + 2);
+  uint32_t payload = shift_root_field(R_PAYLOAD, 2);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, payload + 2, "Item", NULL);
 }
 
 ETK_TEST(misaligned_vector) {
-  build_sample(0);
-  uint32_t longs_field = field_at(sample_root, R_LONGS);
-  uint32_t longs = target_of(longs_field);
   /* 4 bytes on: the count stays 4-aligned but the int64s would not be
    * 8-aligned */
-  put_u32(longs_field, etk_fb_load_u32(sample + longs_field) + 4);
+  uint32_t longs = shift_root_field(R_LONGS, 4);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, longs + 4, "Root", "longs");
-  build_sample(0);
-  longs_field = field_at(sample_root, R_LONGS);
-  put_u32(longs_field, etk_fb_load_u32(sample + longs_field) + 2);
+  longs = shift_root_field(R_LONGS, 2);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, longs + 2, "Root", "longs");
 }
 
 ETK_TEST(misaligned_string) {
-  build_sample(0);
-  uint32_t name_field = field_at(sample_root, R_NAME);
-  uint32_t name = target_of(name_field);
-  put_u32(name_field, etk_fb_load_u32(sample + name_field) + 1);
+  uint32_t name = shift_root_field(R_NAME, 1);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, name + 1, "Root", "name");
 }
 
@@ -556,23 +555,31 @@ ETK_TEST(missing_required_field) {
 
 /* ---------------------------------------------------------- limits */
 
+/* A builder over the memory of the deep buffers below (each is read before
+ * the next is built), with the name "n" their tables share in *name. */
+static etk_fb_builder_t *deep_builder(etk_fb_ref_t *name) {
+  static _Alignas(8) uint8_t mem[65536];
+  static etk_fb_builder_t b;
+  etk_fb_builder_init(&b, mem, sizeof mem);
+  *name = etk_fb_create_string(&b, "n", 1);
+  return &b;
+}
+
 /* A chain of `depth` Root tables linked through `child`.  *deepest gets
  * the ref of the innermost table. */
 static void build_chain(unsigned depth, etk_fb_ref_t *refs) {
-  static _Alignas(8) uint8_t mem[65536];
-  etk_fb_builder_t b;
-  etk_fb_builder_init(&b, mem, sizeof mem);
-  etk_fb_ref_t name = etk_fb_create_string(&b, "n", 1);
+  etk_fb_ref_t name;
+  etk_fb_builder_t *b = deep_builder(&name);
   etk_fb_ref_t child = 0;
   for (unsigned i = 0; i < depth; i++) {
-    etk_fb_table_start(&b);
-    etk_fb_add_ref(&b, R_NAME, name);
-    etk_fb_add_ref(&b, R_CHILD, child);
-    child = etk_fb_table_end(&b);
+    etk_fb_table_start(b);
+    etk_fb_add_ref(b, R_NAME, name);
+    etk_fb_add_ref(b, R_CHILD, child);
+    child = etk_fb_table_end(b);
     refs[depth - 1 - i] = child; /* refs[0] is the root */
   }
   const uint8_t *out;
-  REQUIRE(etk_fb_finish(&b, child, NULL, 0, &out, &sample_len) == ETK_OK);
+  REQUIRE(etk_fb_finish(b, child, NULL, 0, &out, &sample_len) == ETK_OK);
   REQUIRE(sample_len <= sizeof sample);
   memcpy(sample, out, sample_len);
 }
@@ -599,24 +606,22 @@ ETK_TEST(too_deep) {
 /* A DAG of `levels` Root tables, each level a vector of 16 references to
  * the single table below it: 16^(levels-1) paths to the bottom table. */
 static int build_dag(int levels, const uint8_t **out, size_t *len) {
-  static _Alignas(8) uint8_t mem[8192];
-  etk_fb_builder_t b;
-  etk_fb_builder_init(&b, mem, sizeof mem);
-  etk_fb_ref_t name = etk_fb_create_string(&b, "n", 1);
+  etk_fb_ref_t name;
+  etk_fb_builder_t *b = deep_builder(&name);
   etk_fb_ref_t below = 0;
   for (int level = 0; level < levels; level++) {
     etk_fb_ref_t vec = 0;
     if (below) {
       etk_fb_ref_t refs[16];
       for (int i = 0; i < 16; i++) refs[i] = below;
-      vec = etk_fb_create_offset_vector(&b, refs, 16);
+      vec = etk_fb_create_offset_vector(b, refs, 16);
     }
-    etk_fb_table_start(&b);
-    etk_fb_add_ref(&b, R_NAME, name);
-    etk_fb_add_ref(&b, R_CHILDREN, vec);
-    below = etk_fb_table_end(&b);
+    etk_fb_table_start(b);
+    etk_fb_add_ref(b, R_NAME, name);
+    etk_fb_add_ref(b, R_CHILDREN, vec);
+    below = etk_fb_table_end(b);
   }
-  return etk_fb_finish(&b, below, NULL, 0, out, len);
+  return etk_fb_finish(b, below, NULL, 0, out, len);
 }
 
 ETK_TEST(shared_objects_hit_the_budget) {
