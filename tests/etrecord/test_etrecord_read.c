@@ -15,8 +15,7 @@
 /* ------------------------------------------------------------ the sample */
 
 ETK_TEST(toy_sample_reads) {
-  const char *path = etk_test_conformance_path("etrecord_toy_mul.bin");
-  if (!path) ETK_SKIP("etrecord_toy_mul.bin not available");
+  ETK_CONFORMANCE_PATH(path, "etrecord_toy_mul.bin");
   etk_etrecord_t *rec;
   etk_error_t err;
   etk_error_clear(&err);
