@@ -58,7 +58,11 @@ typedef struct diff_row {
   uint32_t count_a, count_b;
   int32_t instruction_id_a, instruction_id_b;
   uint8_t kind, match;
+  uint8_t op_type_skip; /* op type = name_direct + this; OP_TYPE_POOLED:
+                           the pool's op_type (or none) */
 } diff_row_t;
+
+#define OP_TYPE_POOLED 255u
 
 /* Append-only string store: every string a row points to, copied once
  * (no hashing: a million distinct operator names cost a memcpy each). */
@@ -188,11 +192,10 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
   s->method_event =
       malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
   if (!s->flags || !s->method_event) return ETK_E_NO_MEMORY;
-  for (size_t e = 0; e < s->nevents; e++) {
-    etk_stats_t st;
-    if (etk_inspector_event_stats(insp, e, &st) == ETK_OK)
+  /* the summary gave every event without statistics the role NO_DATA */
+  for (size_t e = 0; e < s->nevents; e++)
+    if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_NO_DATA)
       s->flags[e] = SIDE_HAS_STATS;
-  }
   for (size_t b = 0; b < s->nblocks; b++) {
     etk_op_summary_block_t ob;
     etk_inspector_block_t blk;
@@ -221,21 +224,17 @@ static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
   return 1;
 }
 
-/* Operator type of an event (linked type when exactly one, else from the
- * name), into `out`. */
-static void event_op_type(etk_inspector_t *insp, size_t e, etk_strbuf_t *out) {
+/* Operator type of event e (`ev`): the linked type when exactly one, else
+ * from the name (then a part of ev->name).  Valid while `ev` is. */
+static const char *event_op_type(etk_inspector_t *insp, size_t e,
+                                 const etk_inspector_event_t *ev, size_t *len) {
   etk_inspector_event_link_t link;
   etk_inspector_event_link(insp, e, &link);
-  etk_strbuf_clear(out);
   if (link.op_type_count == 1 && link.op_types[0]) {
-    etk_strbuf_appends(out, link.op_types[0]);
-    return;
+    *len = strlen(link.op_types[0]);
+    return link.op_types[0];
   }
-  etk_inspector_event_t ev;
-  etk_inspector_event_get(insp, e, &ev);
-  size_t len;
-  const char *t = etk_op_type_from_name(ev.name, ev.name_len, &len);
-  etk_strbuf_append(out, t, len);
+  return etk_op_type_from_name(ev->name, ev->name_len, len);
 }
 
 /* ------------------------------------------------------- rows */
@@ -295,13 +294,21 @@ static diff_row_t *row_new(etk_diff_t *d) {
   r->block_text = r->name = r->name_b = r->op_type = UINT32_MAX;
   r->instruction_id_a = r->instruction_id_b = -1;
   r->event_a = r->event_b = UINT32_MAX;
+  r->op_type_skip = OP_TYPE_POOLED;
   r->avg_a = r->avg_b = r->p50_a = r->p50_b = (double)NAN;
   r->value_a = r->value_b = (double)NAN;
   return r;
 }
 
-/* The public row of a kept row: delta and change follow from the values
- * (a new row's delta is B's value, a missing row's minus A's). */
+/* A kept row's delta: B - A, a new row's B's value, a missing row's minus
+ * A's. */
+static double row_delta(const diff_row_t *r) {
+  if (r->match == ETK_DIFF_MATCH_NEW) return r->value_b;
+  if (r->match == ETK_DIFF_MATCH_MISSING) return -r->value_a;
+  return r->value_b - r->value_a;
+}
+
+/* The public row of a kept row: delta and change follow from the values. */
 static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
   const diff_row_t *r = &d->rows[i];
   etk_diff_row_t p;
@@ -315,7 +322,10 @@ static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
                                  : "";
   p.name_b =
       r->name_b != UINT32_MAX ? pool_str(d, r->name_b) : r->name_b_direct;
-  p.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
+  p.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type)
+              : r->op_type_skip != OP_TYPE_POOLED
+                  ? r->name_direct + r->op_type_skip
+                  : NULL;
   p.instruction_id_a = r->instruction_id_a;
   p.instruction_id_b = r->instruction_id_b;
   p.event_a = r->event_a == UINT32_MAX ? SIZE_MAX : r->event_a;
@@ -328,24 +338,26 @@ static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
   p.p50_b = r->p50_b;
   p.value_a = r->value_a;
   p.value_b = r->value_b;
+  p.delta = row_delta(r);
   p.change_pct = (double)NAN;
-  if (p.match == ETK_DIFF_MATCH_NEW) {
-    p.delta = p.value_b;
-  } else if (p.match == ETK_DIFF_MATCH_MISSING) {
-    p.delta = -p.value_a;
-  } else {
-    p.delta = p.value_b - p.value_a;
-    if (p.value_a != 0 && p.value_a == p.value_a)
-      p.change_pct = p.delta / p.value_a * 100.0;
-  }
+  if (p.match != ETK_DIFF_MATCH_NEW && p.match != ETK_DIFF_MATCH_MISSING &&
+      p.value_a != 0 && p.value_a == p.value_a)
+    p.change_pct = p.delta / p.value_a * 100.0;
   return p;
 }
 
-/* Fills one side of an operator row from event e. */
+/* Fills one side of an operator row from event e.  The first side filled
+ * gives the row its name and operator type; a type that is the tail of a
+ * direct name is pointed to (op_type_skip), any other is pooled. */
 static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
-                    etk_strbuf_t *tmp) {
+                    const etk_inspector_event_t *known) {
   etk_inspector_event_t ev;
-  etk_inspector_event_get(s->insp, e, &ev);
+  /* a known decimal name may have been overwritten since (A and B may be
+   * one inspector): fetched again */
+  if (known && !known->delegate_id_is_int)
+    ev = *known;
+  else
+    etk_inspector_event_get(s->insp, e, &ev);
   const side_stats_t st = side_stats(s, e);
   diff_row_t *p = r;
   *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
@@ -354,30 +366,36 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
   *(is_b ? &p->avg_b : &p->avg_a) = st.avg;
   *(is_b ? &p->p50_b : &p->p50_a) = st.p50;
   *(is_b ? &p->value_b : &p->value_a) = st.value;
-  int rc = ETK_OK;
-  if (r->name == UINT32_MAX && !r->name_direct)
-    rc = row_name(d, &ev, &r->name, &r->name_direct);
-  else if (!text_equal(row_name_text(d, r), ev.name, ev.name_len))
-    rc = row_name(d, &ev, &r->name_b, &r->name_b_direct);
-  if (rc == ETK_OK && r->op_type == UINT32_MAX) {
-    event_op_type(s->insp, e, tmp);
-    if (tmp->failed) return ETK_E_NO_MEMORY;
-    rc = pool_put(d, tmp->data ? tmp->data : "", tmp->len, &r->op_type);
+  if (r->name != UINT32_MAX || r->name_direct) {
+    if (text_equal(row_name_text(d, r), ev.name, ev.name_len)) return ETK_OK;
+    return row_name(d, &ev, &r->name_b, &r->name_b_direct);
   }
+  int rc = row_name(d, &ev, &r->name, &r->name_direct);
+  size_t len;
+  const char *type = event_op_type(s->insp, e, &ev, &len);
+  uintptr_t skip = (uintptr_t)type - (uintptr_t)ev.name;
+  if (rc == ETK_OK && r->name_direct && skip < OP_TYPE_POOLED &&
+      skip + len == ev.name_len)
+    r->op_type_skip = (uint8_t)skip;
+  else if (rc == ETK_OK)
+    rc = pool_put(d, type, len, &r->op_type);
   return rc;
 }
 
 /* ------------------------------------------------------- matching */
 
-/* Key of event e for a stage: 1 exact (name + iid), 2 name, 3 op type. */
+/* Key of event e for a stage: 1 exact (name + iid), 2 name, 3 op type;
+ * the event itself in *out when out is not NULL. */
 static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
-                      etk_strbuf_t *tmp) {
+                      etk_inspector_event_t *out) {
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
+  if (out) *out = ev;
   etk_strbuf_clear(key);
   if (stage == 3) {
-    event_op_type(s->insp, e, tmp);
-    etk_strbuf_append(key, tmp->data ? tmp->data : "", tmp->len);
+    size_t len;
+    const char *type = event_op_type(s->insp, e, &ev, &len);
+    etk_strbuf_append(key, type, len);
   } else {
     etk_strbuf_append(key, ev.name, ev.name_len);
   }
@@ -385,28 +403,30 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
   if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
 }
 
-/* The keys of one stage in B's block: key ids by hash (slot: the hash's
- * high half << 32 | id + 1), and per key the block-local index of its
- * first event (to compare a key against: no key is copied) and the head
- * and tail of its list of unmatched events (local index + 1, linked
- * through next[]; 0 ends a list). */
+/* The keys of one stage among B's unmatched candidates from block-local
+ * index `start` on: key ids by hash (slot: the hash's high half << 32 |
+ * id + 1), and per key the block-local index of its first event (to
+ * compare a key against: no key is copied) and the head and tail of its
+ * list of unmatched events (local index + 1, linked through next[], which
+ * is indexed by local index - start; 0 ends a list). */
 typedef struct key_table {
   uint64_t *slots;
-  size_t mask;
+  size_t mask, start;
   uint32_t *first, *head, *tail; /* per key */
-  uint32_t *next;                /* per local event */
+  uint32_t *next;                /* per local event from `start` */
   uint32_t *lists;               /* the one allocation of the four */
   size_t count;
   etk_strbuf_t other; /* a compared key */
 } key_table_t;
 
-static int key_table_init(key_table_t *t, size_t events) {
+static int key_table_init(key_table_t *t, size_t start, size_t events) {
   memset(t, 0, sizeof *t);
   etk_strbuf_init(&t->other);
   size_t slots = 16;
   while (slots < 2 * events) slots *= 2;
   size_t n = events ? events : 1;
   t->mask = slots - 1;
+  t->start = start;
   t->slots = calloc(slots, sizeof *t->slots);
   t->lists = malloc(4 * n * sizeof *t->lists);
   if (!t->slots || !t->lists) return ETK_E_NO_MEMORY;
@@ -441,7 +461,7 @@ static uint64_t key_bytes_hash(const char *p, size_t n) {
  * blk_first), or UINT32_MAX; *slot receives where a new key would go. */
 static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
                                int stage, const etk_strbuf_t *key, uint64_t h,
-                               etk_strbuf_t *tmp, size_t *slot) {
+                               size_t *slot) {
   const uint64_t tag = h & 0xFFFFFFFF00000000ull;
   size_t i = (size_t)h & t->mask;
   for (;; i = (i + 1) & t->mask) {
@@ -449,7 +469,7 @@ static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
     if (s == 0) break;
     if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
     uint32_t id = (uint32_t)s - 1;
-    stage_key(B, blk_first + t->first[id], stage, &t->other, tmp);
+    stage_key(B, blk_first + t->first[id], stage, &t->other, NULL);
     if (t->other.len == key->len &&
         memcmp(t->other.data, key->data, key->len) == 0)
       return id;
@@ -458,123 +478,175 @@ static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
   return UINT32_MAX;
 }
 
-/* Lists B's unmatched candidates of block bb per key, in file order. */
+/* Is event e of side s's block b a candidate not matched yet? */
+static int is_free_candidate(const side_t *s, size_t b, size_t e,
+                             int all_rows) {
+  return !(s->flags[e] & SIDE_USED) && is_candidate(s, b, e, all_rows);
+}
+
+/* Lists B's unmatched candidates of block bb from t->start on per key, in
+ * file order. */
 static int key_table_fill(key_table_t *t, side_t *B, size_t bb,
                           const etk_inspector_block_t *blkb, int stage,
-                          int all_rows, etk_strbuf_t *key, etk_strbuf_t *tmp) {
-  for (size_t i = 0; i < blkb->event_count; i++) {
+                          int all_rows, etk_strbuf_t *key) {
+  for (size_t i = t->start; i < blkb->event_count; i++) {
     size_t e = blkb->first_event + i;
-    if ((B->flags[e] & SIDE_USED) || !is_candidate(B, bb, e, all_rows))
-      continue;
-    stage_key(B, e, stage, key, tmp);
+    if (!is_free_candidate(B, bb, e, all_rows)) continue;
+    stage_key(B, e, stage, key, NULL);
     if (key->failed) return ETK_E_NO_MEMORY;
     uint64_t h = key_bytes_hash(key->data, key->len);
     size_t slot = 0;
-    uint32_t id =
-        key_table_find(t, B, blkb->first_event, stage, key, h, tmp, &slot);
+    uint32_t id = key_table_find(t, B, blkb->first_event, stage, key, h, &slot);
     if (t->other.failed) return ETK_E_NO_MEMORY;
-    t->next[i] = 0;
+    t->next[i - t->start] = 0;
     if (id == UINT32_MAX) {
       id = (uint32_t)t->count++;
       t->slots[slot] = (h & 0xFFFFFFFF00000000ull) | ((uint64_t)id + 1);
       t->first[id] = (uint32_t)i;
       t->head[id] = (uint32_t)i + 1;
     } else {
-      t->next[t->tail[id] - 1] = (uint32_t)i + 1;
+      t->next[t->tail[id] - 1 - t->start] = (uint32_t)i + 1;
     }
     t->tail[id] = (uint32_t)i + 1;
   }
   return ETK_OK;
 }
 
-/* One matching stage between block ba of A and block bb of B.  B's
- * unmatched candidates are listed per key in file order; each A candidate
- * (in file order) takes the first free B event of its key, so the k-th
- * event of a key in A pairs with the k-th in B.  One hash per event. */
+/* Where a block pair's rows go: the block text and occurrence. */
+typedef struct row_place {
+  uint32_t block_text;
+  size_t occurrence;
+} row_place_t;
+
+/* A new operator row for A's event e and B's event eb matched at `stage`
+ * (both marked used); ev_a and ev_b are the events when known, else NULL. */
+static int match_pair(etk_diff_t *d, side_t *A, size_t e,
+                      const etk_inspector_event_t *ev_a, side_t *B, size_t eb,
+                      const etk_inspector_event_t *ev_b, int stage,
+                      const row_place_t *at) {
+  A->flags[e] |= SIDE_USED;
+  B->flags[eb] |= SIDE_USED;
+  diff_row_t *r = row_new(d);
+  if (!r) return ETK_E_NO_MEMORY;
+  r->kind = ETK_DIFF_ROW_OPERATOR;
+  r->match = stage == 1   ? ETK_DIFF_MATCH_EXACT
+             : stage == 2 ? ETK_DIFF_MATCH_NAME
+                          : ETK_DIFF_MATCH_OP_TYPE;
+  r->block_occurrence = (uint32_t)at->occurrence;
+  r->block_text = at->block_text;
+  int rc = row_side(d, r, A, e, 0, ev_a);
+  return rc == ETK_OK ? row_side(d, r, B, eb, 1, ev_b) : rc;
+}
+
+/* The common prefix of both blocks' unmatched candidates: while the i-th
+ * candidate of A and the i-th of B have the same key they pair, which is
+ * what the k-th-of-its-key rule gives them (each key has been seen as
+ * often on both sides so far), without a hash.  *ia and *ib receive the
+ * block-local indices where each side's rest starts. */
+static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
+                        const etk_inspector_block_t *blka, side_t *B, size_t bb,
+                        const etk_inspector_block_t *blkb, int stage,
+                        int all_rows, const row_place_t *at, etk_strbuf_t *key,
+                        etk_strbuf_t *other, size_t *ia, size_t *ib) {
+  size_t i = 0, j = 0;
+  int rc = ETK_OK;
+  while (rc == ETK_OK) {
+    while (i < blka->event_count &&
+           !is_free_candidate(A, ba, blka->first_event + i, all_rows))
+      i++;
+    while (j < blkb->event_count &&
+           !is_free_candidate(B, bb, blkb->first_event + j, all_rows))
+      j++;
+    if (i == blka->event_count || j == blkb->event_count) break;
+    etk_inspector_event_t ev_a, ev_b;
+    stage_key(A, blka->first_event + i, stage, key, &ev_a);
+    stage_key(B, blkb->first_event + j, stage, other, &ev_b);
+    if (key->failed || other->failed) rc = ETK_E_NO_MEMORY;
+    if (rc != ETK_OK || key->len != other->len ||
+        memcmp(key->data, other->data, key->len) != 0)
+      break;
+    rc = match_pair(d, A, blka->first_event + i, &ev_a, B,
+                    blkb->first_event + j, &ev_b, stage, at);
+    i++;
+    j++;
+  }
+  *ia = i;
+  *ib = j;
+  return rc;
+}
+
+/* One matching stage between block ba of A and block bb of B.  After the
+ * common prefix, B's unmatched candidates are listed per key in file
+ * order; each A candidate (in file order) takes the first free B event of
+ * its key, so the k-th event of a key in A pairs with the k-th in B.  One
+ * hash per event. */
 static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
-                       size_t bb, int stage, int all_rows, size_t occurrence,
-                       uint32_t block_text) {
+                       size_t bb, int stage, int all_rows,
+                       const row_place_t *at) {
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
   key_table_t t;
-  etk_strbuf_t key, tmp;
+  memset(&t, 0, sizeof t);
+  etk_strbuf_t key;
   etk_strbuf_init(&key);
-  etk_strbuf_init(&tmp);
-  int rc = key_table_init(&t, blkb.event_count);
-  if (rc == ETK_OK)
-    rc = key_table_fill(&t, B, bb, &blkb, stage, all_rows, &key, &tmp);
-  for (size_t i = 0; i < blka.event_count && rc == ETK_OK && t.count; i++) {
+  etk_strbuf_init(&t.other);
+  size_t ia, ib;
+  int rc = match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, at,
+                        &key, &t.other, &ia, &ib);
+  etk_strbuf_free(&t.other);
+  if (rc == ETK_OK && ia < blka.event_count && ib < blkb.event_count)
+    rc = key_table_init(&t, ib, blkb.event_count - ib);
+  if (rc == ETK_OK && t.slots)
+    rc = key_table_fill(&t, B, bb, &blkb, stage, all_rows, &key);
+  for (size_t i = ia; i < blka.event_count && rc == ETK_OK && t.count; i++) {
     size_t e = blka.first_event + i;
-    if ((A->flags[e] & SIDE_USED) || !is_candidate(A, ba, e, all_rows))
-      continue;
-    stage_key(A, e, stage, &key, &tmp);
+    if (!is_free_candidate(A, ba, e, all_rows)) continue;
+    etk_inspector_event_t ev_a;
+    stage_key(A, e, stage, &key, &ev_a);
     if (key.failed) {
       rc = ETK_E_NO_MEMORY;
       break;
     }
     size_t slot;
-    uint32_t id =
-        key_table_find(&t, B, blkb.first_event, stage, &key,
-                       key_bytes_hash(key.data, key.len), &tmp, &slot);
+    uint32_t id = key_table_find(&t, B, blkb.first_event, stage, &key,
+                                 key_bytes_hash(key.data, key.len), &slot);
     if (id == UINT32_MAX || t.head[id] == 0) continue;
     size_t local = t.head[id] - 1;
-    t.head[id] = t.next[local];
-    size_t eb = blkb.first_event + local;
-    A->flags[e] |= SIDE_USED;
-    B->flags[eb] |= SIDE_USED;
-    diff_row_t *r = row_new(d);
-    if (!r) {
-      rc = ETK_E_NO_MEMORY;
-      break;
-    }
-    r->kind = ETK_DIFF_ROW_OPERATOR;
-    r->match = stage == 1   ? ETK_DIFF_MATCH_EXACT
-               : stage == 2 ? ETK_DIFF_MATCH_NAME
-                            : ETK_DIFF_MATCH_OP_TYPE;
-    r->block_occurrence = (uint32_t)occurrence;
-    r->block_text = block_text;
-    rc = row_side(d, r, A, e, 0, &tmp);
-    if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
+    t.head[id] = t.next[local - t.start];
+    rc = match_pair(d, A, e, &ev_a, B, blkb.first_event + local, NULL, stage,
+                    at);
   }
-  if (rc == ETK_OK && (t.other.failed || tmp.failed)) rc = ETK_E_NO_MEMORY;
+  if (rc == ETK_OK && t.other.failed) rc = ETK_E_NO_MEMORY;
   key_table_free(&t);
   etk_strbuf_free(&key);
-  etk_strbuf_free(&tmp);
   return rc;
 }
 
 /* Leftover candidates of one side's block become new / missing rows. */
 static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
-                     size_t occurrence, uint32_t block_text) {
+                     const row_place_t *at) {
   etk_inspector_block_t blk;
   etk_inspector_block_get(s->insp, b, &blk);
-  etk_strbuf_t tmp;
-  etk_strbuf_init(&tmp);
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
     size_t e = blk.first_event + i;
-    if ((s->flags[e] & SIDE_USED) || !is_candidate(s, b, e, all_rows)) continue;
+    if (!is_free_candidate(s, b, e, all_rows)) continue;
     diff_row_t *r = row_new(d);
-    if (!r) {
-      rc = ETK_E_NO_MEMORY;
-      break;
-    }
+    if (!r) return ETK_E_NO_MEMORY;
     r->kind = ETK_DIFF_ROW_OPERATOR;
     r->match = is_b ? ETK_DIFF_MATCH_NEW : ETK_DIFF_MATCH_MISSING;
-    r->block_occurrence = (uint32_t)occurrence;
-    r->block_text = block_text;
-    rc = row_side(d, r, s, e, is_b, &tmp);
+    r->block_occurrence = (uint32_t)at->occurrence;
+    r->block_text = at->block_text;
+    rc = row_side(d, r, s, e, is_b, NULL);
   }
-  etk_strbuf_free(&tmp);
   return rc;
 }
-
 /* The total rows of a block pair (either side may be absent): method,
  * operators, delegate overhead (only when a side has wrapping
  * DELEGATE_CALLs) and framework overhead, the rules of op_summary.c. */
 static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
-                      size_t occurrence, uint32_t block_text) {
+                      const row_place_t *at) {
   static const char *const names[4] = {
       "method", "operators", "delegate overhead", "framework overhead"};
   double va[4], vb[4];
@@ -634,8 +706,8 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
               : k == 2 ? ETK_DIFF_ROW_DELEGATE_OVERHEAD
                        : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
     p->match = ETK_DIFF_MATCH_TOTAL;
-    p->block_occurrence = (uint32_t)occurrence;
-    r->block_text = block_text;
+    p->block_occurrence = (uint32_t)at->occurrence;
+    r->block_text = at->block_text;
     int rc = pool_put(d, names[k], strlen(names[k]), &r->name);
     if (rc != ETK_OK) return rc;
     p->value_a = va[k];
@@ -679,20 +751,24 @@ static int block_text_id(etk_diff_t *d, const char *name, size_t len,
 
 /* ------------------------------------------------------- sorting */
 
-static int sort_class(const etk_diff_row_t *r) {
-  if (r->match == ETK_DIFF_MATCH_TOTAL) return 0;
-  if (r->match == ETK_DIFF_MATCH_NEW) return 2;
-  if (r->match == ETK_DIFF_MATCH_MISSING) return 3;
+static int match_class(int match) {
+  if (match == ETK_DIFF_MATCH_TOTAL) return 0;
+  if (match == ETK_DIFF_MATCH_NEW) return 2;
+  if (match == ETK_DIFF_MATCH_MISSING) return 3;
   return 1;
+}
+
+static int sort_class(const etk_diff_row_t *r) {
+  return match_class(r->match);
 }
 
 /* Rows sort by (class, |delta| descending, original position): the key is
  * computed once per row, and the position makes qsort's order stable
  * without any shared state (the diff may be built in several threads). */
 typedef struct sort_key {
-  int cls;
   double key;
-  size_t pos;
+  uint32_t pos; /* row counts are checked to fit */
+  int32_t cls;
 } sort_key_t;
 
 static int cmp_keys(const void *pa, const void *pb) {
@@ -707,14 +783,15 @@ static int cmp_keys(const void *pa, const void *pb) {
  * twice. */
 static int sort_rows(etk_diff_t *d) {
   if (d->nrows < 2) return ETK_OK;
+  if (d->nrows > UINT32_MAX) return ETK_E_LIMIT;
   sort_key_t *keys = malloc(d->nrows * sizeof *keys);
   if (!keys) return ETK_E_NO_MEMORY;
   for (size_t i = 0; i < d->nrows; i++) {
-    const etk_diff_row_t row = row_at(d, i), *r = &row;
-    keys[i].cls = sort_class(r);
+    const diff_row_t *r = &d->rows[i];
+    keys[i].cls = match_class(r->match);
     /* totals keep block order; NaN deltas cannot happen outside totals */
-    keys[i].key = keys[i].cls == 0 ? 0 : fabs(r->delta);
-    keys[i].pos = i;
+    keys[i].key = keys[i].cls == 0 ? 0 : fabs(row_delta(r));
+    keys[i].pos = (uint32_t)i;
   }
   qsort(keys, d->nrows, sizeof *keys, cmp_keys);
   /* row i takes row keys[i].pos; a visited cycle is marked by setting its
@@ -810,14 +887,14 @@ static int pairing_index_b(pairing_t *p, const side_t *B) {
 static int diff_block_pair(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
                            size_t bb, const etk_inspector_block_t *blk,
                            size_t k, int all_rows) {
-  uint32_t text;
-  int rc = block_text_id(d, blk->name, blk->name_len, k, &text);
-  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, k, text);
+  row_place_t at = {0, k};
+  int rc = block_text_id(d, blk->name, blk->name_len, k, &at.block_text);
+  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, &at);
   for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-    rc = match_stage(d, A, ba, B, bb, stage, all_rows, k, text);
+    rc = match_stage(d, A, ba, B, bb, stage, all_rows, &at);
   if (rc == ETK_OK && bb != SIZE_MAX)
-    rc = leftovers(d, B, bb, 1, all_rows, k, text);
-  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, k, text);
+    rc = leftovers(d, B, bb, 1, all_rows, &at);
+  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, &at);
   return rc;
 }
 
@@ -856,10 +933,10 @@ static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
           (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
         k++;
     }
-    uint32_t text;
-    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
-    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, k, text);
-    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, k, text);
+    row_place_t at = {0, k};
+    rc = block_text_id(d, blk.name, blk.name_len, k, &at.block_text);
+    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, &at);
+    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, &at);
   }
   return rc;
 }
@@ -961,24 +1038,27 @@ typedef struct view {
    * scale[c], rounded to 3 digits (scale 0: raw target units) */
   double scale[18];
   const char *unit[18];
+  size_t held; /* rows[held - 1] is in `row` (0: none yet) */
+  etk_diff_row_t row;
 } view_t;
 
 /* A readable unit per duration column of the table rows rows[0..n). */
 static void view_units(view_t *v, const char *unit) {
   double sec = etk_seconds_per_unit(unit);
+  double max[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < v->n; i++) {
+    const etk_diff_row_t row = row_at(v->d, v->rows[i]), *r = &row;
+    double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
+                   r->value_a, r->value_b, r->delta};
+    for (int c = 0; c < 7; c++)
+      if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
+  }
   for (int c = 10; c <= 16; c++) {
-    double max = 0;
-    for (size_t i = 0; i < v->n; i++) {
-      const etk_diff_row_t row = row_at(v->d, v->rows[i]), *r = &row;
-      double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
-                     r->value_a, r->value_b, r->delta};
-      if (fabs(x[c - 10]) > max) max = fabs(x[c - 10]);
-    }
     v->unit[c] = unit;
     v->scale[c] = 0;
     if (sec > 0) {
       double per_second;
-      v->unit[c] = etk_duration_unit(max * sec, &per_second);
+      v->unit[c] = etk_duration_unit(max[c - 10] * sec, &per_second);
       v->scale[c] = sec * per_second;
     }
   }
@@ -1024,8 +1104,11 @@ static const char *kind_name(int kind) {
 static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                      etk_strbuf_t *scratch) {
   view_t *v = ctx;
-  (void)scratch;
-  const etk_diff_row_t kept = row_at(v->d, v->rows[row]), *r = &kept;
+  if (v->held != row + 1) { /* a row's cells are asked for in turn */
+    v->row = row_at(v->d, v->rows[row]);
+    v->held = row + 1;
+  }
+  const etk_diff_row_t *r = &v->row;
   static const int totals_cols[] = {0, 2, 8, 9, 14, 15, 16, 17};
   static const int op_cols[] = {0, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17};
   int c = v->single ? (int)col : v->totals ? totals_cols[col] : op_cols[col];
@@ -1204,7 +1287,7 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
                     "\ncompared: %s; delta = B - A; change = delta / A; "
                     "durations in a unit per column\n\n",
                     metric);
-  view_t v = {d, vis, ntot, 1, 0, {0}, {0}};
+  view_t v = {d, vis, ntot, 1, 0, {0}, {0}, 0, {0}};
   view_units(&v, unit);
   snprintf(h[0], sizeof h[0], "block");
   snprintf(h[1], sizeof h[1], "total");
@@ -1224,7 +1307,7 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
     static const char *const names[13] = {
         "block", "event", "iid A", "iid B", "match", "count A", "count B",
         "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
-    view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}};
+    view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}, 0, {0}};
     view_units(&vo, unit);
     static const int col_of[13] = {0, 0, 0, 0, 0, 0, 0, 10, 11, 12, 13, 16, 0};
     for (int i = 0; i < 13; i++) {
@@ -1287,7 +1370,7 @@ static int render_delimited(const etk_diff_t *d,
       snprintf(h[i], sizeof h[i], "%s", names[i]);
     hp[i] = h[i];
   }
-  view_t v = {d, w->vis, w->count, 0, 1, {0}, {0}};
+  view_t v = {d, w->vis, w->count, 0, 1, {0}, {0}, 0, {0}};
   etk_frame_t f = {w->count, 18, hp, view_cell, &v, 0};
   return etk_render_delimited(
       &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
