@@ -16,6 +16,10 @@
  *                 (another kernel variant, another delegate instance)
  *   "k-th" keeps repeated events (a delegate's "linear #1", "#2" ...) in
  *   file order.  What is left in B is new, what is left in A is missing.
+ *   A stage first walks both blocks' candidates side by side while their
+ *   keys agree (the usual case: the same program run twice): those pair
+ *   as the k-th rule would pair them, without hashing; only the rest is
+ *   hashed.
  *
  * ROWS
  *   Per block pair three total rows (method, operators' total, framework
@@ -29,52 +33,64 @@
  * MEMORY
  *   Per event of both inspectors: its role (the operator summary built
  *   without operator rows, ana_op_roles_build) and one byte of flags
- *   (matched, has statistics); the statistics are read from the inspector
- *   when a row or a block total needs them, nothing per sample is copied.
- *   A matching stage lists B's candidates per key without copying a key
- *   (about 32 bytes per event of the block, while the stage runs).  All of
- *   this is freed before the rows are sorted, which happens in place.
- *   The rows are 112 bytes each (delta and change are computed when a
- *   row is read, row_at); event names point into the dumps
- *   (the inspectors outlive the diff), while decimal delegate ids, operator
- *   types and block texts are copied once into a string pool: rows stay
- *   valid while the inspectors change their volatile name buffers.
+ *   (matched, has statistics, the latter read off the roles); the
+ *   statistics are computed from the inspector when a row or a block
+ *   total needs them, nothing per sample is copied.  A matching stage
+ *   lists B's candidates past the common prefix per key without copying a
+ *   key (about 32 bytes per listed event, while the stage runs).  All of
+ *   this is freed before the rows are sorted, which happens in place
+ *   through 16-byte keys.  The rows are 88 bytes each: delta and change
+ *   are computed when a row is read (row_at), and the compared metric is
+ *   the row's avg or p50 unless it is another one (then 16 more bytes per
+ *   row in etk_diff.values).  Event names and operator types taken from
+ *   them point into the dumps (the inspectors outlive the diff); decimal
+ *   delegate ids, linked operator types and block texts are copied once
+ *   into a pool whose strings never move: rows stay valid while the
+ *   inspectors change their volatile name buffers.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "common/vec.h"
 
-/* A row as kept: 112 bytes (etk_diff_row_t is 160); row_at() rebuilds
- * the public row, its delta and change from the two values, and its
- * strings from the pool. */
+/* A row as kept: 88 bytes (etk_diff_row_t is 160); row_at() rebuilds
+ * the public row, its values, delta and change. */
 typedef struct diff_row {
-  const char *name_direct, *name_b_direct; /* the dumps' own names */
-  double avg_a, avg_b, p50_a, p50_b, value_a, value_b;
-  uint32_t block_text, name, name_b, op_type; /* pool ids, UINT32_MAX none */
-  uint32_t block_occurrence;
+  const char *name, *name_b, *op_type; /* dump or pool strings; NULL none */
+  double avg_a, avg_b, p50_a, p50_b;
   uint32_t event_a, event_b; /* UINT32_MAX when absent */
   uint32_t count_a, count_b;
   int32_t instruction_id_a, instruction_id_b;
+  uint32_t place; /* index into etk_diff.places */
   uint8_t kind, match;
-  uint8_t op_type_skip; /* op type = name_direct + this; OP_TYPE_POOLED:
-                           the pool's op_type (or none) */
 } diff_row_t;
 
-#define OP_TYPE_POOLED 255u
+/* A block pair's text (its name, " (k+1)" for a repeated name) and k. */
+typedef struct diff_place {
+  const char *text;
+  size_t occurrence;
+} diff_place_t;
 
-/* Append-only string store: every string a row points to, copied once
- * (no hashing: a million distinct operator names cost a memcpy each). */
+/* Append-only string store whose strings never move (chunks are never
+ * reallocated): every string a row points to that is not the dump's own,
+ * copied once (no hashing: a million distinct strings cost a memcpy each). */
 typedef struct strings {
-  etk_strbuf_t text; /* NUL-separated */
-  size_t *offsets;   /* per id */
+  char **chunks;
   size_t count, cap;
+  size_t used, size; /* of the last chunk */
 } strings_t;
+
+#define POOL_CHUNK 65536u
 
 struct etk_diff {
   diff_row_t *rows;
+  double *values; /* per row A's and B's compared metric, when it is
+                     neither avg nor p50 (else NULL: the rows hold it) */
   size_t nrows, cap;
+  diff_place_t *places;
+  size_t nplaces, places_cap;
   strings_t pool;
   etk_diff_metric_t metric;
   etk_time_scale_t unit;
@@ -239,26 +255,27 @@ static const char *event_op_type(etk_inspector_t *insp, size_t e,
 
 /* ------------------------------------------------------- rows */
 
-static int pool_put(etk_diff_t *d, const char *s, size_t len, uint32_t *id) {
+/* Copies s[0..len) and a NUL into the pool; *out is the copy. */
+static int pool_put(etk_diff_t *d, const char *s, size_t len,
+                    const char **out) {
   strings_t *p = &d->pool;
-  if (p->count == p->cap) {
-    size_t c = p->cap ? p->cap * 2 : 256;
-    size_t *q = realloc(p->offsets, c * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    p->offsets = q;
-    p->cap = c;
+  if (!p->count || p->size - p->used < len + 1) {
+    size_t size = len + 1 > POOL_CHUNK ? len + 1 : POOL_CHUNK;
+    char *chunk = malloc(size);
+    if (!chunk || !ETK_VEC_RESERVE(p->chunks, p->cap, p->count + 1)) {
+      free(chunk);
+      return ETK_E_NO_MEMORY;
+    }
+    p->chunks[p->count++] = chunk;
+    p->used = 0;
+    p->size = size;
   }
-  if (p->count >= UINT32_MAX - 1) return ETK_E_LIMIT;
-  p->offsets[p->count] = p->text.len;
-  etk_strbuf_append(&p->text, s ? s : "", s ? len : 0);
-  etk_strbuf_appendc(&p->text, '\0');
-  if (p->text.failed) return ETK_E_NO_MEMORY;
-  *id = (uint32_t)p->count++;
+  char *copy = p->chunks[p->count - 1] + p->used;
+  if (len) memcpy(copy, s, len);
+  copy[len] = '\0';
+  p->used += len + 1;
+  *out = copy;
   return ETK_OK;
-}
-
-static const char *pool_str(const etk_diff_t *d, uint32_t id) {
-  return d->pool.text.data + d->pool.offsets[id];
 }
 
 static int text_equal(const char *t, const char *s, size_t len) {
@@ -266,46 +283,68 @@ static int text_equal(const char *t, const char *s, size_t len) {
 }
 
 /* A row's event name: a decimal delegate id is written in the inspector's
- * volatile name buffer, so it is copied to the pool (*id); every other
- * name is the dump's own NUL-terminated string, which lives as long as
- * the inspector (the diff's contract), and is pointed to (*direct). */
+ * volatile name buffer, so it is copied to the pool; every other name is
+ * the dump's own NUL-terminated string, which lives as long as the
+ * inspector (the diff's contract), and is pointed to. */
 static int row_name(etk_diff_t *d, const etk_inspector_event_t *ev,
-                    uint32_t *id, const char **direct) {
-  if (ev->delegate_id_is_int) return pool_put(d, ev->name, ev->name_len, id);
-  *direct = ev->name;
+                    const char **out) {
+  if (ev->delegate_id_is_int) return pool_put(d, ev->name, ev->name_len, out);
+  *out = ev->name;
   return ETK_OK;
 }
 
-/* The name a row has so far (pool ids are resolved only at the end). */
-static const char *row_name_text(const etk_diff_t *d, const diff_row_t *r) {
-  return r->name != UINT32_MAX ? pool_str(d, r->name) : r->name_direct;
+/* Does the compared metric need etk_diff.values (not avg nor p50)? */
+static int metric_kept_apart(etk_diff_metric_t m) {
+  return m == ETK_DIFF_METRIC_P10 || m == ETK_DIFF_METRIC_P90 ||
+         m == ETK_DIFF_METRIC_MIN || m == ETK_DIFF_METRIC_MAX;
 }
 
-static diff_row_t *row_new(etk_diff_t *d) {
+/* The compared metric of row i on side A (is_b 0) or B (1). */
+static double row_value(const etk_diff_t *d, size_t i, int is_b) {
+  const diff_row_t *r = &d->rows[i];
+  if (d->values) return d->values[2 * i + (size_t)is_b];
+  if (d->metric == ETK_DIFF_METRIC_P50) return is_b ? r->p50_b : r->p50_a;
+  return is_b ? r->avg_b : r->avg_a;
+}
+
+/* Sets row r's compared metric on one side (only kept when apart). */
+static void row_value_set(etk_diff_t *d, const diff_row_t *r, int is_b,
+                          double v) {
+  if (d->values) d->values[2 * (size_t)(r - d->rows) + (size_t)is_b] = v;
+}
+
+/* A new row of block pair `place`, every value NaN. */
+static diff_row_t *row_new(etk_diff_t *d, uint32_t place) {
   if (d->nrows == d->cap) {
     size_t c = d->cap ? d->cap * 2 : 64;
     diff_row_t *q = realloc(d->rows, c * sizeof *q);
     if (!q) return NULL;
     d->rows = q;
+    if (metric_kept_apart(d->metric)) {
+      double *v = realloc(d->values, 2 * c * sizeof *v);
+      if (!v) return NULL;
+      d->values = v;
+    }
     d->cap = c;
   }
   diff_row_t *r = &d->rows[d->nrows++];
   memset(r, 0, sizeof *r);
-  r->block_text = r->name = r->name_b = r->op_type = UINT32_MAX;
+  r->place = place;
   r->instruction_id_a = r->instruction_id_b = -1;
   r->event_a = r->event_b = UINT32_MAX;
-  r->op_type_skip = OP_TYPE_POOLED;
   r->avg_a = r->avg_b = r->p50_a = r->p50_b = (double)NAN;
-  r->value_a = r->value_b = (double)NAN;
+  row_value_set(d, r, 0, (double)NAN);
+  row_value_set(d, r, 1, (double)NAN);
   return r;
 }
 
 /* A kept row's delta: B - A, a new row's B's value, a missing row's minus
  * A's. */
-static double row_delta(const diff_row_t *r) {
-  if (r->match == ETK_DIFF_MATCH_NEW) return r->value_b;
-  if (r->match == ETK_DIFF_MATCH_MISSING) return -r->value_a;
-  return r->value_b - r->value_a;
+static double row_delta(const etk_diff_t *d, size_t i) {
+  const diff_row_t *r = &d->rows[i];
+  if (r->match == ETK_DIFF_MATCH_NEW) return row_value(d, i, 1);
+  if (r->match == ETK_DIFF_MATCH_MISSING) return -row_value(d, i, 0);
+  return row_value(d, i, 1) - row_value(d, i, 0);
 }
 
 /* The public row of a kept row: delta and change follow from the values. */
@@ -315,17 +354,11 @@ static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
   memset(&p, 0, sizeof p);
   p.kind = r->kind;
   p.match = r->match;
-  p.block = r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
-  p.block_occurrence = r->block_occurrence;
-  p.name = r->name != UINT32_MAX ? pool_str(d, r->name)
-           : r->name_direct      ? r->name_direct
-                                 : "";
-  p.name_b =
-      r->name_b != UINT32_MAX ? pool_str(d, r->name_b) : r->name_b_direct;
-  p.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type)
-              : r->op_type_skip != OP_TYPE_POOLED
-                  ? r->name_direct + r->op_type_skip
-                  : NULL;
+  p.block = d->places[r->place].text;
+  p.block_occurrence = d->places[r->place].occurrence;
+  p.name = r->name ? r->name : "";
+  p.name_b = r->name_b;
+  p.op_type = r->op_type;
   p.instruction_id_a = r->instruction_id_a;
   p.instruction_id_b = r->instruction_id_b;
   p.event_a = r->event_a == UINT32_MAX ? SIZE_MAX : r->event_a;
@@ -336,9 +369,9 @@ static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
   p.avg_b = r->avg_b;
   p.p50_a = r->p50_a;
   p.p50_b = r->p50_b;
-  p.value_a = r->value_a;
-  p.value_b = r->value_b;
-  p.delta = row_delta(r);
+  p.value_a = row_value(d, i, 0);
+  p.value_b = row_value(d, i, 1);
+  p.delta = row_delta(d, i);
   p.change_pct = (double)NAN;
   if (p.match != ETK_DIFF_MATCH_NEW && p.match != ETK_DIFF_MATCH_MISSING &&
       p.value_a != 0 && p.value_a == p.value_a)
@@ -347,8 +380,8 @@ static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
 }
 
 /* Fills one side of an operator row from event e.  The first side filled
- * gives the row its name and operator type; a type that is the tail of a
- * direct name is pointed to (op_type_skip), any other is pooled. */
+ * gives the row its name and operator type; a type that is the tail of the
+ * dump's own name is pointed to, any other is pooled. */
 static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
                     const etk_inspector_event_t *known) {
   etk_inspector_event_t ev;
@@ -365,18 +398,18 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
   *(is_b ? &p->count_b : &p->count_a) = (uint32_t)st.count;
   *(is_b ? &p->avg_b : &p->avg_a) = st.avg;
   *(is_b ? &p->p50_b : &p->p50_a) = st.p50;
-  *(is_b ? &p->value_b : &p->value_a) = st.value;
-  if (r->name != UINT32_MAX || r->name_direct) {
-    if (text_equal(row_name_text(d, r), ev.name, ev.name_len)) return ETK_OK;
-    return row_name(d, &ev, &r->name_b, &r->name_b_direct);
+  row_value_set(d, r, is_b, st.value);
+  if (r->name) {
+    if (text_equal(r->name, ev.name, ev.name_len)) return ETK_OK;
+    return row_name(d, &ev, &r->name_b);
   }
-  int rc = row_name(d, &ev, &r->name, &r->name_direct);
+  int rc = row_name(d, &ev, &r->name);
   size_t len;
   const char *type = event_op_type(s->insp, e, &ev, &len);
   uintptr_t skip = (uintptr_t)type - (uintptr_t)ev.name;
-  if (rc == ETK_OK && r->name_direct && skip < OP_TYPE_POOLED &&
+  if (rc == ETK_OK && r->name == ev.name && skip <= ev.name_len &&
       skip + len == ev.name_len)
-    r->op_type_skip = (uint8_t)skip;
+    r->op_type = type;
   else if (rc == ETK_OK)
     rc = pool_put(d, type, len, &r->op_type);
   return rc;
@@ -512,28 +545,20 @@ static int key_table_fill(key_table_t *t, side_t *B, size_t bb,
   return ETK_OK;
 }
 
-/* Where a block pair's rows go: the block text and occurrence. */
-typedef struct row_place {
-  uint32_t block_text;
-  size_t occurrence;
-} row_place_t;
-
 /* A new operator row for A's event e and B's event eb matched at `stage`
  * (both marked used); ev_a and ev_b are the events when known, else NULL. */
 static int match_pair(etk_diff_t *d, side_t *A, size_t e,
                       const etk_inspector_event_t *ev_a, side_t *B, size_t eb,
                       const etk_inspector_event_t *ev_b, int stage,
-                      const row_place_t *at) {
+                      uint32_t place) {
   A->flags[e] |= SIDE_USED;
   B->flags[eb] |= SIDE_USED;
-  diff_row_t *r = row_new(d);
+  diff_row_t *r = row_new(d, place);
   if (!r) return ETK_E_NO_MEMORY;
   r->kind = ETK_DIFF_ROW_OPERATOR;
   r->match = stage == 1   ? ETK_DIFF_MATCH_EXACT
              : stage == 2 ? ETK_DIFF_MATCH_NAME
                           : ETK_DIFF_MATCH_OP_TYPE;
-  r->block_occurrence = (uint32_t)at->occurrence;
-  r->block_text = at->block_text;
   int rc = row_side(d, r, A, e, 0, ev_a);
   return rc == ETK_OK ? row_side(d, r, B, eb, 1, ev_b) : rc;
 }
@@ -546,7 +571,7 @@ static int match_pair(etk_diff_t *d, side_t *A, size_t e,
 static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
                         const etk_inspector_block_t *blka, side_t *B, size_t bb,
                         const etk_inspector_block_t *blkb, int stage,
-                        int all_rows, const row_place_t *at, etk_strbuf_t *key,
+                        int all_rows, uint32_t place, etk_strbuf_t *key,
                         etk_strbuf_t *other, size_t *ia, size_t *ib) {
   size_t i = 0, j = 0;
   int rc = ETK_OK;
@@ -566,7 +591,7 @@ static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
         memcmp(key->data, other->data, key->len) != 0)
       break;
     rc = match_pair(d, A, blka->first_event + i, &ev_a, B,
-                    blkb->first_event + j, &ev_b, stage, at);
+                    blkb->first_event + j, &ev_b, stage, place);
     i++;
     j++;
   }
@@ -581,8 +606,7 @@ static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
  * its key, so the k-th event of a key in A pairs with the k-th in B.  One
  * hash per event. */
 static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
-                       size_t bb, int stage, int all_rows,
-                       const row_place_t *at) {
+                       size_t bb, int stage, int all_rows, uint32_t place) {
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
@@ -592,7 +616,7 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
   etk_strbuf_init(&key);
   etk_strbuf_init(&t.other);
   size_t ia, ib;
-  int rc = match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, at,
+  int rc = match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, place,
                         &key, &t.other, &ia, &ib);
   etk_strbuf_free(&t.other);
   if (rc == ETK_OK && ia < blka.event_count && ib < blkb.event_count)
@@ -615,7 +639,7 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
     size_t local = t.head[id] - 1;
     t.head[id] = t.next[local - t.start];
     rc = match_pair(d, A, e, &ev_a, B, blkb.first_event + local, NULL, stage,
-                    at);
+                    place);
   }
   if (rc == ETK_OK && t.other.failed) rc = ETK_E_NO_MEMORY;
   key_table_free(&t);
@@ -625,19 +649,17 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
 
 /* Leftover candidates of one side's block become new / missing rows. */
 static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
-                     const row_place_t *at) {
+                     uint32_t place) {
   etk_inspector_block_t blk;
   etk_inspector_block_get(s->insp, b, &blk);
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
     size_t e = blk.first_event + i;
     if (!is_free_candidate(s, b, e, all_rows)) continue;
-    diff_row_t *r = row_new(d);
+    diff_row_t *r = row_new(d, place);
     if (!r) return ETK_E_NO_MEMORY;
     r->kind = ETK_DIFF_ROW_OPERATOR;
     r->match = is_b ? ETK_DIFF_MATCH_NEW : ETK_DIFF_MATCH_MISSING;
-    r->block_occurrence = (uint32_t)at->occurrence;
-    r->block_text = at->block_text;
     rc = row_side(d, r, s, e, is_b, NULL);
   }
   return rc;
@@ -646,7 +668,7 @@ static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
  * operators, delegate overhead (only when a side has wrapping
  * DELEGATE_CALLs) and framework overhead, the rules of op_summary.c. */
 static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
-                      const row_place_t *at) {
+                      uint32_t place) {
   static const char *const names[4] = {
       "method", "operators", "delegate overhead", "framework overhead"};
   double va[4], vb[4];
@@ -698,7 +720,7 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
   if (!has_delegate) va[2] = vb[2] = (double)NAN;
   for (int k = 0; k < 4; k++) {
     if (va[k] != va[k] && vb[k] != vb[k]) continue; /* no method time */
-    diff_row_t *r = row_new(d);
+    diff_row_t *r = row_new(d, place);
     if (!r) return ETK_E_NO_MEMORY;
     diff_row_t *p = r;
     p->kind = k == 0   ? ETK_DIFF_ROW_METHOD
@@ -706,12 +728,9 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
               : k == 2 ? ETK_DIFF_ROW_DELEGATE_OVERHEAD
                        : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
     p->match = ETK_DIFF_MATCH_TOTAL;
-    p->block_occurrence = (uint32_t)at->occurrence;
-    r->block_text = at->block_text;
-    int rc = pool_put(d, names[k], strlen(names[k]), &r->name);
-    if (rc != ETK_OK) return rc;
-    p->value_a = va[k];
-    p->value_b = vb[k];
+    p->name = names[k];
+    row_value_set(d, p, 0, va[k]);
+    row_value_set(d, p, 1, vb[k]);
     p->avg_a = aa[k];
     p->avg_b = ab[k];
     p->p50_a = pa[k];
@@ -736,16 +755,23 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
   return ETK_OK;
 }
 
-/* Display text of a block: its name, plus " (k+1)" for a repeated name. */
-static int block_text_id(etk_diff_t *d, const char *name, size_t len,
-                         size_t occurrence, uint32_t *id) {
+/* A new block pair (*id): the block's name, plus " (k+1)" for a
+ * repeated name, and k. */
+static int place_new(etk_diff_t *d, const char *name, size_t len,
+                     size_t occurrence, uint32_t *id) {
+  if (d->nplaces >= UINT32_MAX ||
+      !ETK_VEC_RESERVE(d->places, d->places_cap, d->nplaces + 1))
+    return ETK_E_NO_MEMORY;
   etk_strbuf_t t;
   etk_strbuf_init(&t);
   etk_strbuf_append(&t, name ? name : "", name ? len : 0);
   if (occurrence) etk_strbuf_printf(&t, " (%zu)", occurrence + 1);
-  int rc =
-      t.failed ? ETK_E_NO_MEMORY : pool_put(d, t.data ? t.data : "", t.len, id);
+  diff_place_t *at = &d->places[d->nplaces];
+  at->occurrence = occurrence;
+  int rc = t.failed ? ETK_E_NO_MEMORY
+                    : pool_put(d, t.data ? t.data : "", t.len, &at->text);
   etk_strbuf_free(&t);
+  if (rc == ETK_OK) *id = (uint32_t)d->nplaces++;
   return rc;
 }
 
@@ -778,9 +804,9 @@ static int cmp_keys(const void *pa, const void *pb) {
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Sorts the rows in place: the keys are sorted, then the permutation is
- * applied cycle by cycle (one row of scratch), so the rows are never held
- * twice. */
+/* Sorts the rows (and their values kept apart) in place: the keys are
+ * sorted, then the permutation is applied cycle by cycle (one row of
+ * scratch), so the rows are never held twice. */
 static int sort_rows(etk_diff_t *d) {
   if (d->nrows < 2) return ETK_OK;
   if (d->nrows > UINT32_MAX) return ETK_E_LIMIT;
@@ -790,7 +816,7 @@ static int sort_rows(etk_diff_t *d) {
     const diff_row_t *r = &d->rows[i];
     keys[i].cls = match_class(r->match);
     /* totals keep block order; NaN deltas cannot happen outside totals */
-    keys[i].key = keys[i].cls == 0 ? 0 : fabs(row_delta(r));
+    keys[i].key = keys[i].cls == 0 ? 0 : fabs(row_delta(d, i));
     keys[i].pos = (uint32_t)i;
   }
   qsort(keys, d->nrows, sizeof *keys, cmp_keys);
@@ -799,15 +825,21 @@ static int sort_rows(etk_diff_t *d) {
   for (size_t i = 0; i < d->nrows; i++) {
     if (keys[i].pos == i) continue;
     diff_row_t held = d->rows[i];
+    double held_values[2] = {0, 0};
+    if (d->values) memcpy(held_values, d->values + 2 * i, sizeof held_values);
     size_t at = i;
     for (;;) {
       size_t from = keys[at].pos;
-      keys[at].pos = at;
+      keys[at].pos = (uint32_t)at;
       if (from == i) {
         d->rows[at] = held;
+        if (d->values)
+          memcpy(d->values + 2 * at, held_values, sizeof held_values);
         break;
       }
       d->rows[at] = d->rows[from];
+      if (d->values)
+        memcpy(d->values + 2 * at, d->values + 2 * from, sizeof held_values);
       at = from;
     }
   }
@@ -887,14 +919,14 @@ static int pairing_index_b(pairing_t *p, const side_t *B) {
 static int diff_block_pair(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
                            size_t bb, const etk_inspector_block_t *blk,
                            size_t k, int all_rows) {
-  row_place_t at = {0, k};
-  int rc = block_text_id(d, blk->name, blk->name_len, k, &at.block_text);
-  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, &at);
+  uint32_t place;
+  int rc = place_new(d, blk->name, blk->name_len, k, &place);
+  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, place);
   for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-    rc = match_stage(d, A, ba, B, bb, stage, all_rows, &at);
+    rc = match_stage(d, A, ba, B, bb, stage, all_rows, place);
   if (rc == ETK_OK && bb != SIZE_MAX)
-    rc = leftovers(d, B, bb, 1, all_rows, &at);
-  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, &at);
+    rc = leftovers(d, B, bb, 1, all_rows, place);
+  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, place);
   return rc;
 }
 
@@ -933,10 +965,10 @@ static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
           (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
         k++;
     }
-    row_place_t at = {0, k};
-    rc = block_text_id(d, blk.name, blk.name_len, k, &at.block_text);
-    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, &at);
-    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, &at);
+    uint32_t place;
+    rc = place_new(d, blk.name, blk.name_len, k, &place);
+    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, place);
+    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, place);
   }
   return rc;
 }
@@ -986,8 +1018,10 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
 void etk_diff_free(etk_diff_t *d) {
   if (!d) return;
   free(d->rows);
-  etk_strbuf_free(&d->pool.text);
-  free(d->pool.offsets);
+  free(d->values);
+  free(d->places);
+  for (size_t i = 0; i < d->pool.count; i++) free(d->pool.chunks[i]);
+  free(d->pool.chunks);
   free(d);
 }
 
