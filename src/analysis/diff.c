@@ -819,7 +819,11 @@ static int sort_rows(etk_diff_t *d) {
     keys[i].key = keys[i].cls == 0 ? 0 : fabs(row_delta(d, i));
     keys[i].pos = (uint32_t)i;
   }
-  qsort(keys, d->nrows, sizeof *keys, cmp_keys);
+  /* often already in order (one block pair, few changes): then kept */
+  size_t ordered = 1;
+  while (ordered < d->nrows && cmp_keys(&keys[ordered - 1], &keys[ordered]) < 0)
+    ordered++;
+  if (ordered < d->nrows) qsort(keys, d->nrows, sizeof *keys, cmp_keys);
   /* row i takes row keys[i].pos; a visited cycle is marked by setting its
    * keys' pos to i itself */
   for (size_t i = 0; i < d->nrows; i++) {
