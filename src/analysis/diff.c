@@ -158,16 +158,21 @@ typedef struct side_stats {
   size_t count; /* 0: no perf data */
 } side_stats_t;
 
-/* Bits of side_t.flags. */
-#define SIDE_USED 1u      /* matched */
-#define SIDE_HAS_STATS 2u /* has statistics (perf data with a duration) */
+/* Bits of side_t.flags: matched, has statistics (perf data with a
+ * duration), the event's etk_op_role_t and its delegate sign (+1 a
+ * wrapping DELEGATE_CALL, -1 a delegated op inside one). */
+#define SIDE_USED 1u
+#define SIDE_HAS_STATS 2u
+#define SIDE_ROLE_SHIFT 2 /* 3 bits */
+#define SIDE_SIGN_PLUS 32u
+#define SIDE_SIGN_MINUS 64u
 
-/* What the diff needs of one inspector: one byte per event, and the
- * statistics read from the inspector when a row or a total needs them
- * (nothing per sample is copied). */
+/* What the diff needs of one inspector: one byte per event (the operator
+ * summary's roles and signs are copied there, and the summary is freed),
+ * and the statistics read from the inspector when a row or a total needs
+ * them (nothing per sample is copied). */
 typedef struct side {
   etk_inspector_t *insp;
-  etk_op_summary_t *sum;
   etk_diff_metric_t metric;
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
@@ -175,7 +180,6 @@ typedef struct side {
 } side_t;
 
 static void side_free(side_t *s) {
-  etk_op_summary_free(s->sum);
   free(s->method_event);
   free(s->flags);
 }
@@ -195,46 +199,70 @@ static side_stats_t side_stats(const side_t *s, size_t e) {
   return k;
 }
 
-static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
-                     etk_error_t *err) {
-  memset(s, 0, sizeof *s);
-  s->insp = insp;
-  s->metric = metric;
-  int rc = ana_op_roles_build(insp, &s->sum, err);
-  if (rc != ETK_OK) return rc;
-  s->nevents = etk_inspector_event_count(insp);
-  s->nblocks = etk_inspector_block_count(insp);
-  s->flags = calloc(s->nevents ? s->nevents : 1, 1);
-  s->method_event =
-      malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
-  if (!s->flags || !s->method_event) return ETK_E_NO_MEMORY;
-  /* the summary gave every event without statistics the role NO_DATA */
-  for (size_t e = 0; e < s->nevents; e++)
-    if (etk_op_summary_event_role(s->sum, e) != ETK_OP_ROLE_NO_DATA)
-      s->flags[e] = SIDE_HAS_STATS;
+/* Event e's etk_op_role_t and delegate sign. */
+static int side_role(const side_t *s, size_t e) {
+  return (s->flags[e] >> SIDE_ROLE_SHIFT) & 7;
+}
+
+static int side_sign(const side_t *s, size_t e) {
+  return (s->flags[e] & SIDE_SIGN_PLUS)    ? 1
+         : (s->flags[e] & SIDE_SIGN_MINUS) ? -1
+                                           : 0;
+}
+
+/* The flags of every event and the method event of every block, from the
+ * operator summary `sum`. */
+static void side_classify(side_t *s, const etk_op_summary_t *sum) {
+  for (size_t e = 0; e < s->nevents; e++) {
+    int role = etk_op_summary_event_role(sum, e),
+        sign = ana_op_delegate_sign(sum, e);
+    /* the summary gave every event without statistics the role NO_DATA */
+    s->flags[e] = (uint8_t)((role != ETK_OP_ROLE_NO_DATA ? SIDE_HAS_STATS : 0) |
+                            ((unsigned)role << SIDE_ROLE_SHIFT) |
+                            (sign > 0   ? SIDE_SIGN_PLUS
+                             : sign < 0 ? SIDE_SIGN_MINUS
+                                        : 0));
+  }
   for (size_t b = 0; b < s->nblocks; b++) {
     etk_op_summary_block_t ob;
     etk_inspector_block_t blk;
-    etk_op_summary_block_get(s->sum, b, &ob);
-    etk_inspector_block_get(insp, b, &blk);
+    etk_op_summary_block_get(sum, b, &ob);
+    etk_inspector_block_get(s->insp, b, &blk);
     s->method_event[b] = SIZE_MAX;
     if (!ob.method_name) continue;
     int want = strcmp(ob.method_name, "Method::execute") == 0
                    ? ETK_OP_ROLE_METHOD
                    : ETK_OP_ROLE_LOAD_METHOD;
     for (size_t i = 0; i < blk.event_count; i++)
-      if (etk_op_summary_event_role(s->sum, blk.first_event + i) == want) {
+      if (side_role(s, blk.first_event + i) == want) {
         s->method_event[b] = blk.first_event + i;
         break;
       }
   }
-  return ETK_OK;
+}
+
+static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
+                     etk_error_t *err) {
+  memset(s, 0, sizeof *s);
+  s->insp = insp;
+  s->metric = metric;
+  etk_op_summary_t *sum;
+  int rc = ana_op_roles_build(insp, &sum, err);
+  if (rc != ETK_OK) return rc;
+  s->nevents = etk_inspector_event_count(insp);
+  s->nblocks = etk_inspector_block_count(insp);
+  s->flags = malloc(s->nevents ? s->nevents : 1);
+  s->method_event =
+      malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
+  if (s->flags && s->method_event) side_classify(s, sum);
+  etk_op_summary_free(sum);
+  return s->flags && s->method_event ? ETK_OK : ETK_E_NO_MEMORY;
 }
 
 /* Is inspector event e of block b an operator candidate? */
 static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
   if (!(s->flags[e] & SIDE_HAS_STATS) || e == s->method_event[b]) return 0;
-  int role = etk_op_summary_event_role(s->sum, e);
+  int role = side_role(s, e);
   if (role == ETK_OP_ROLE_METHOD) return 0;
   if (role == ETK_OP_ROLE_OPERATOR_CALL && !all_rows) return 0;
   return 1;
@@ -696,8 +724,8 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     for (int k = 1; k < 3; k++) v[k] = avg[k] = p50[k] = 0;
     for (size_t i = 0; i < blk.event_count; i++) {
       size_t e = blk.first_event + i;
-      int sign = ana_op_delegate_sign(s->sum, e);
-      int op = etk_op_summary_event_role(s->sum, e) == ETK_OP_ROLE_OPERATOR;
+      int sign = side_sign(s, e);
+      int op = side_role(s, e) == ETK_OP_ROLE_OPERATOR;
       if (!sign && !op) continue;
       side_stats_t k = side_stats(s, e);
       if (sign) {
@@ -804,26 +832,35 @@ static int cmp_keys(const void *pa, const void *pb) {
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* The sort key of row i. */
+static sort_key_t sort_key_of(const etk_diff_t *d, size_t i) {
+  sort_key_t k;
+  k.cls = match_class(d->rows[i].match);
+  /* totals keep block order; NaN deltas cannot happen outside totals */
+  k.key = k.cls == 0 ? 0 : fabs(row_delta(d, i));
+  k.pos = (uint32_t)i;
+  return k;
+}
+
 /* Sorts the rows (and their values kept apart) in place: the keys are
  * sorted, then the permutation is applied cycle by cycle (one row of
  * scratch), so the rows are never held twice. */
 static int sort_rows(etk_diff_t *d) {
   if (d->nrows < 2) return ETK_OK;
   if (d->nrows > UINT32_MAX) return ETK_E_LIMIT;
+  /* the rows may be in order already (one block pair whose deltas are
+   * all equal, as when a dump is compared with itself): then kept */
+  sort_key_t prev = sort_key_of(d, 0), next;
+  size_t ordered = 1;
+  for (; ordered < d->nrows; ordered++, prev = next) {
+    next = sort_key_of(d, ordered);
+    if (cmp_keys(&prev, &next) > 0) break;
+  }
+  if (ordered == d->nrows) return ETK_OK;
   sort_key_t *keys = malloc(d->nrows * sizeof *keys);
   if (!keys) return ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < d->nrows; i++) {
-    const diff_row_t *r = &d->rows[i];
-    keys[i].cls = match_class(r->match);
-    /* totals keep block order; NaN deltas cannot happen outside totals */
-    keys[i].key = keys[i].cls == 0 ? 0 : fabs(row_delta(d, i));
-    keys[i].pos = (uint32_t)i;
-  }
-  /* often already in order (one block pair, few changes): then kept */
-  size_t ordered = 1;
-  while (ordered < d->nrows && cmp_keys(&keys[ordered - 1], &keys[ordered]) < 0)
-    ordered++;
-  if (ordered < d->nrows) qsort(keys, d->nrows, sizeof *keys, cmp_keys);
+  for (size_t i = 0; i < d->nrows; i++) keys[i] = sort_key_of(d, i);
+  qsort(keys, d->nrows, sizeof *keys, cmp_keys);
   /* row i takes row keys[i].pos; a visited cycle is marked by setting its
    * keys' pos to i itself */
   for (size_t i = 0; i < d->nrows; i++) {
@@ -977,8 +1014,8 @@ static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
   return rc;
 }
 
-/* Points the rows at their pooled strings, now that the pool no longer
- * moves. */
+/* Each side's flags, then the rows block pair by block pair, then the
+ * sort (see the top of the file). */
 int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
                    const etk_diff_options_t *options, etk_diff_t **out,
                    etk_error_t *err) {
