@@ -1105,7 +1105,7 @@ static int row_hidden(const etk_diff_row_t *r,
 
 typedef struct view {
   const etk_diff_t *d;
-  size_t *rows; /* visible row indices */
+  const uint32_t *rows; /* visible row indices */
   size_t n;
   int totals; /* table: the totals table */
   int single; /* tsv/csv: one table with every column */
@@ -1305,14 +1305,17 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
 /* The rows a rendering shows: totals first (vis[0 .. totals)), then the
  * operators; `hidden` counts the operator rows below the thresholds. */
 typedef struct visible {
-  /* vis: row indices; count of them, totals of them are total rows */
-  size_t *vis, count, totals, hidden;
+  /* vis: row indices (the sort checked that they fit); count of them,
+   * totals of them are total rows */
+  uint32_t *vis;
+  size_t count, totals, hidden;
   const char *la, *lb, *unit, *metric;
 } visible_t;
 
 static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
                        const visible_t *w, etk_render_sink_t *sink) {
-  const size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  const uint32_t *vis = w->vis;
+  const size_t ntot = w->totals, nvis = w->count;
   etk_json_t j;
   etk_json_init(&j, sink, o->json_indent);
   etk_json_begin_object(&j);
@@ -1349,7 +1352,8 @@ static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
 static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
                         const visible_t *w, etk_render_sink_t *sink,
                         etk_error_t *err) {
-  size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  const uint32_t *vis = w->vis;
+  size_t ntot = w->totals, nvis = w->count;
   const char *unit = w->unit, *metric = w->metric;
   int rc = ETK_OK;
   char h[13][64];
@@ -1475,7 +1479,7 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
       continue;
     }
     if (r.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
-    w.vis[w.count++] = i;
+    w.vis[w.count++] = (uint32_t)i;
   }
   int rc;
   if (o->format == ETK_INSPECT_FORMAT_JSON)
