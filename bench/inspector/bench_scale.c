@@ -27,8 +27,10 @@
  *
  * USAGE
  *   bench_scale [--events N] [--runs R] [--etkit PATH] [--flatc PATH]
+ *               [--only-diff]
  *   (defaults: 1000000 events, 3 rounds, the etkit built with this bench,
- *   flatc from PATH).  --etkit lets the same run time another build.
+ *   flatc from PATH).  --etkit lets the same run time another build;
+ *   --only-diff runs flatc and `etkit diff` on the wide dump, nothing else.
  *   Without flatc the etkit figures are printed and the ratios skipped.
  */
 #define _GNU_SOURCE
@@ -156,8 +158,11 @@ int main(int argc, char **argv) {
   size_t events = 1000000;
   int runs = 3;
   const char *etkit = ETKIT_CLI_PATH, *flatc = "flatc";
+  int only_diff = 0;
   for (int i = 1; i < argc; i++) {
-    if (i + 1 < argc && strcmp(argv[i], "--events") == 0)
+    if (strcmp(argv[i], "--only-diff") == 0)
+      only_diff = 1;
+    else if (i + 1 < argc && strcmp(argv[i], "--events") == 0)
       events = strtoull(argv[++i], NULL, 10);
     else if (i + 1 < argc && strcmp(argv[i], "--runs") == 0)
       runs = atoi(argv[++i]);
@@ -168,7 +173,7 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr,
               "usage: bench_scale [--events N] [--runs R] "
-              "[--etkit PATH] [--flatc PATH]\n");
+              "[--etkit PATH] [--flatc PATH] [--only-diff]\n");
       return 2;
     }
   }
@@ -224,6 +229,7 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (int r = 0; r < runs && !bad; r++) {
     for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS && !bad; k++) {
+      if (only_diff && k != FLATC_WIDE && k != DIFF_WIDE) continue;
       bad |= run_job(&jobs[k]);
       if (k <= FLATC_WIDE) { /* flatc's JSON: not kept */
         char out[700];
@@ -242,8 +248,11 @@ int main(int argc, char **argv) {
   printf("scale_repeat_file_mb %.1f MB\n", repeat_bytes / 1048576.0);
   printf("scale_wide_file_mb %.1f MB\n", wide_bytes / 1048576.0);
   printf("scale_rounds %d runs\n", runs);
-  for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS; k++) print_job(&jobs[k]);
-  if (have_flatc) {
+  for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS; k++)
+    if (jobs[k].done) print_job(&jobs[k]);
+  if (have_flatc && only_diff) {
+    print_ratio("diff_wide", &jobs[DIFF_WIDE], &jobs[FLATC_WIDE], 0.50);
+  } else if (have_flatc) {
     print_ratio("inspect_tsv_repeat", &jobs[TSV_REPEAT], &jobs[FLATC_REPEAT],
                 0.15);
     print_ratio("inspect_tsv_wide", &jobs[TSV_WIDE], &jobs[FLATC_WIDE], 0.15);
@@ -256,6 +265,7 @@ int main(int argc, char **argv) {
   double mb = 1048576.0;
   printf("table_diff_wide_peak_rss_mb %.1f MB (goal <= %.1f: 2 x file + 40)\n",
          median(jobs[DIFF_WIDE].rss, runs) / mb, (2 * wide_bytes) / mb + 40);
+  if (only_diff) return 0;
   printf("table_inspect_wide_peak_rss_mb %.1f MB (goal <= %.1f: file + 24)\n",
          median(jobs[TSV_WIDE].rss, runs) / mb, wide_bytes / mb + 24);
   printf("table_inspect_wide_rss_beside_file %.1f B/event\n",

@@ -16,6 +16,10 @@
  *                 (another kernel variant, another delegate instance)
  *   "k-th" keeps repeated events (a delegate's "linear #1", "#2" ...) in
  *   file order.  What is left in B is new, what is left in A is missing.
+ *   A stage first walks both blocks' candidates side by side while their
+ *   keys agree (the usual case: the same program run twice): those pair
+ *   as the k-th rule would pair them, without hashing; only the rest is
+ *   hashed.
  *
  * ROWS
  *   Per block pair three total rows (method, operators' total, framework
@@ -29,48 +33,64 @@
  * MEMORY
  *   Per event of both inspectors: its role (the operator summary built
  *   without operator rows, ana_op_roles_build) and one byte of flags
- *   (matched, has statistics); the statistics are read from the inspector
- *   when a row or a block total needs them, nothing per sample is copied.
- *   A matching stage lists B's candidates per key without copying a key
- *   (about 32 bytes per event of the block, while the stage runs).  All of
- *   this is freed before the rows are sorted, which happens in place.
- *   The rows are 112 bytes each (delta and change are computed when a
- *   row is read, row_at); event names point into the dumps
- *   (the inspectors outlive the diff), while decimal delegate ids, operator
- *   types and block texts are copied once into a string pool: rows stay
- *   valid while the inspectors change their volatile name buffers.
+ *   (matched, has statistics, the latter read off the roles); the
+ *   statistics are computed from the inspector when a row or a block
+ *   total needs them, nothing per sample is copied.  A matching stage
+ *   lists B's candidates past the common prefix per key without copying a
+ *   key (about 32 bytes per listed event, while the stage runs).  All of
+ *   this is freed before the rows are sorted, which happens in place
+ *   through 16-byte keys.  The rows are 88 bytes each: delta and change
+ *   are computed when a row is read (row_at), and the compared metric is
+ *   the row's avg or p50 unless it is another one (then 16 more bytes per
+ *   row in etk_diff.values).  Event names and operator types taken from
+ *   them point into the dumps (the inspectors outlive the diff); decimal
+ *   delegate ids, linked operator types and block texts are copied once
+ *   into a pool whose strings never move: rows stay valid while the
+ *   inspectors change their volatile name buffers.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "common/vec.h"
 
-/* A row as kept: 112 bytes (etk_diff_row_t is 160); row_at() rebuilds
- * the public row, its delta and change from the two values, and its
- * strings from the pool. */
+/* A row as kept: 88 bytes (etk_diff_row_t is 160); row_at() rebuilds
+ * the public row, its values, delta and change. */
 typedef struct diff_row {
-  const char *name_direct, *name_b_direct; /* the dumps' own names */
-  double avg_a, avg_b, p50_a, p50_b, value_a, value_b;
-  uint32_t block_text, name, name_b, op_type; /* pool ids, UINT32_MAX none */
-  uint32_t block_occurrence;
+  const char *name, *name_b, *op_type; /* dump or pool strings; NULL none */
+  double avg_a, avg_b, p50_a, p50_b;
   uint32_t event_a, event_b; /* UINT32_MAX when absent */
   uint32_t count_a, count_b;
   int32_t instruction_id_a, instruction_id_b;
+  uint32_t place; /* index into etk_diff.places */
   uint8_t kind, match;
 } diff_row_t;
 
-/* Append-only string store: every string a row points to, copied once
- * (no hashing: a million distinct operator names cost a memcpy each). */
+/* A block pair's text (its name, " (k+1)" for a repeated name) and k. */
+typedef struct diff_place {
+  const char *text;
+  size_t occurrence;
+} diff_place_t;
+
+/* Append-only string store whose strings never move (chunks are never
+ * reallocated): every string a row points to that is not the dump's own,
+ * copied once (no hashing: a million distinct strings cost a memcpy each). */
 typedef struct strings {
-  etk_strbuf_t text; /* NUL-separated */
-  size_t *offsets;   /* per id */
+  char **chunks;
   size_t count, cap;
+  size_t used, size; /* of the last chunk */
 } strings_t;
+
+#define POOL_CHUNK 65536u
 
 struct etk_diff {
   diff_row_t *rows;
+  double *values; /* per row A's and B's compared metric, when it is
+                     neither avg nor p50 (else NULL: the rows hold it) */
   size_t nrows, cap;
+  diff_place_t *places;
+  size_t nplaces, places_cap;
   strings_t pool;
   etk_diff_metric_t metric;
   etk_time_scale_t unit;
@@ -138,16 +158,21 @@ typedef struct side_stats {
   size_t count; /* 0: no perf data */
 } side_stats_t;
 
-/* Bits of side_t.flags. */
-#define SIDE_USED 1u      /* matched */
-#define SIDE_HAS_STATS 2u /* has statistics (perf data with a duration) */
+/* Bits of side_t.flags: matched, has statistics (perf data with a
+ * duration), the event's etk_op_role_t and its delegate sign (+1 a
+ * wrapping DELEGATE_CALL, -1 a delegated op inside one). */
+#define SIDE_USED 1u
+#define SIDE_HAS_STATS 2u
+#define SIDE_ROLE_SHIFT 2 /* 3 bits */
+#define SIDE_SIGN_PLUS 32u
+#define SIDE_SIGN_MINUS 64u
 
-/* What the diff needs of one inspector: one byte per event, and the
- * statistics read from the inspector when a row or a total needs them
- * (nothing per sample is copied). */
+/* What the diff needs of one inspector: one byte per event (the operator
+ * summary's roles and signs are copied there, and the summary is freed),
+ * and the statistics read from the inspector when a row or a total needs
+ * them (nothing per sample is copied). */
 typedef struct side {
   etk_inspector_t *insp;
-  etk_op_summary_t *sum;
   etk_diff_metric_t metric;
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
@@ -155,7 +180,6 @@ typedef struct side {
 } side_t;
 
 static void side_free(side_t *s) {
-  etk_op_summary_free(s->sum);
   free(s->method_event);
   free(s->flags);
 }
@@ -175,91 +199,111 @@ static side_stats_t side_stats(const side_t *s, size_t e) {
   return k;
 }
 
-static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
-                     etk_error_t *err) {
-  memset(s, 0, sizeof *s);
-  s->insp = insp;
-  s->metric = metric;
-  int rc = ana_op_roles_build(insp, &s->sum, err);
-  if (rc != ETK_OK) return rc;
-  s->nevents = etk_inspector_event_count(insp);
-  s->nblocks = etk_inspector_block_count(insp);
-  s->flags = calloc(s->nevents ? s->nevents : 1, 1);
-  s->method_event =
-      malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
-  if (!s->flags || !s->method_event) return ETK_E_NO_MEMORY;
+/* Event e's etk_op_role_t and delegate sign. */
+static int side_role(const side_t *s, size_t e) {
+  return (s->flags[e] >> SIDE_ROLE_SHIFT) & 7;
+}
+
+static int side_sign(const side_t *s, size_t e) {
+  return (s->flags[e] & SIDE_SIGN_PLUS)    ? 1
+         : (s->flags[e] & SIDE_SIGN_MINUS) ? -1
+                                           : 0;
+}
+
+/* The flags of every event and the method event of every block, from the
+ * operator summary `sum`. */
+static void side_classify(side_t *s, const etk_op_summary_t *sum) {
   for (size_t e = 0; e < s->nevents; e++) {
-    etk_stats_t st;
-    if (etk_inspector_event_stats(insp, e, &st) == ETK_OK)
-      s->flags[e] = SIDE_HAS_STATS;
+    int role = etk_op_summary_event_role(sum, e),
+        sign = ana_op_delegate_sign(sum, e);
+    /* the summary gave every event without statistics the role NO_DATA */
+    s->flags[e] = (uint8_t)((role != ETK_OP_ROLE_NO_DATA ? SIDE_HAS_STATS : 0) |
+                            ((unsigned)role << SIDE_ROLE_SHIFT) |
+                            (sign > 0   ? SIDE_SIGN_PLUS
+                             : sign < 0 ? SIDE_SIGN_MINUS
+                                        : 0));
   }
   for (size_t b = 0; b < s->nblocks; b++) {
     etk_op_summary_block_t ob;
     etk_inspector_block_t blk;
-    etk_op_summary_block_get(s->sum, b, &ob);
-    etk_inspector_block_get(insp, b, &blk);
+    etk_op_summary_block_get(sum, b, &ob);
+    etk_inspector_block_get(s->insp, b, &blk);
     s->method_event[b] = SIZE_MAX;
     if (!ob.method_name) continue;
     int want = strcmp(ob.method_name, "Method::execute") == 0
                    ? ETK_OP_ROLE_METHOD
                    : ETK_OP_ROLE_LOAD_METHOD;
     for (size_t i = 0; i < blk.event_count; i++)
-      if (etk_op_summary_event_role(s->sum, blk.first_event + i) == want) {
+      if (side_role(s, blk.first_event + i) == want) {
         s->method_event[b] = blk.first_event + i;
         break;
       }
   }
-  return ETK_OK;
+}
+
+static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
+                     etk_error_t *err) {
+  memset(s, 0, sizeof *s);
+  s->insp = insp;
+  s->metric = metric;
+  etk_op_summary_t *sum;
+  int rc = ana_op_roles_build(insp, &sum, err);
+  if (rc != ETK_OK) return rc;
+  s->nevents = etk_inspector_event_count(insp);
+  s->nblocks = etk_inspector_block_count(insp);
+  s->flags = malloc(s->nevents ? s->nevents : 1);
+  s->method_event =
+      malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
+  if (s->flags && s->method_event) side_classify(s, sum);
+  etk_op_summary_free(sum);
+  return s->flags && s->method_event ? ETK_OK : ETK_E_NO_MEMORY;
 }
 
 /* Is inspector event e of block b an operator candidate? */
 static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
   if (!(s->flags[e] & SIDE_HAS_STATS) || e == s->method_event[b]) return 0;
-  int role = etk_op_summary_event_role(s->sum, e);
+  int role = side_role(s, e);
   if (role == ETK_OP_ROLE_METHOD) return 0;
   if (role == ETK_OP_ROLE_OPERATOR_CALL && !all_rows) return 0;
   return 1;
 }
 
-/* Operator type of an event (linked type when exactly one, else from the
- * name), into `out`. */
-static void event_op_type(etk_inspector_t *insp, size_t e, etk_strbuf_t *out) {
+/* Operator type of event e (`ev`): the linked type when exactly one, else
+ * from the name (then a part of ev->name).  Valid while `ev` is. */
+static const char *event_op_type(etk_inspector_t *insp, size_t e,
+                                 const etk_inspector_event_t *ev, size_t *len) {
   etk_inspector_event_link_t link;
   etk_inspector_event_link(insp, e, &link);
-  etk_strbuf_clear(out);
   if (link.op_type_count == 1 && link.op_types[0]) {
-    etk_strbuf_appends(out, link.op_types[0]);
-    return;
+    *len = strlen(link.op_types[0]);
+    return link.op_types[0];
   }
-  etk_inspector_event_t ev;
-  etk_inspector_event_get(insp, e, &ev);
-  size_t len;
-  const char *t = etk_op_type_from_name(ev.name, ev.name_len, &len);
-  etk_strbuf_append(out, t, len);
+  return etk_op_type_from_name(ev->name, ev->name_len, len);
 }
 
 /* ------------------------------------------------------- rows */
 
-static int pool_put(etk_diff_t *d, const char *s, size_t len, uint32_t *id) {
+/* Copies s[0..len) and a NUL into the pool; *out is the copy. */
+static int pool_put(etk_diff_t *d, const char *s, size_t len,
+                    const char **out) {
   strings_t *p = &d->pool;
-  if (p->count == p->cap) {
-    size_t c = p->cap ? p->cap * 2 : 256;
-    size_t *q = realloc(p->offsets, c * sizeof *q);
-    if (!q) return ETK_E_NO_MEMORY;
-    p->offsets = q;
-    p->cap = c;
+  if (!p->count || p->size - p->used < len + 1) {
+    size_t size = len + 1 > POOL_CHUNK ? len + 1 : POOL_CHUNK;
+    char *chunk = malloc(size);
+    if (!chunk || !ETK_VEC_RESERVE(p->chunks, p->cap, p->count + 1)) {
+      free(chunk);
+      return ETK_E_NO_MEMORY;
+    }
+    p->chunks[p->count++] = chunk;
+    p->used = 0;
+    p->size = size;
   }
-  if (p->count >= UINT32_MAX - 1) return ETK_E_LIMIT;
-  p->offsets[p->count] = p->text.len;
-  etk_strbuf_append(&p->text, s ? s : "", s ? len : 0);
-  etk_strbuf_appendc(&p->text, '\0');
-  if (p->text.failed) return ETK_E_NO_MEMORY;
-  *id = (uint32_t)p->count++;
+  char *copy = p->chunks[p->count - 1] + p->used;
+  if (len) memcpy(copy, s, len);
+  copy[len] = '\0';
+  p->used += len + 1;
+  *out = copy;
   return ETK_OK;
-}
-
-static const char *pool_str(const etk_diff_t *d, uint32_t id) {
-  return d->pool.text.data + d->pool.offsets[id];
 }
 
 static int text_equal(const char *t, const char *s, size_t len) {
@@ -267,55 +311,82 @@ static int text_equal(const char *t, const char *s, size_t len) {
 }
 
 /* A row's event name: a decimal delegate id is written in the inspector's
- * volatile name buffer, so it is copied to the pool (*id); every other
- * name is the dump's own NUL-terminated string, which lives as long as
- * the inspector (the diff's contract), and is pointed to (*direct). */
+ * volatile name buffer, so it is copied to the pool; every other name is
+ * the dump's own NUL-terminated string, which lives as long as the
+ * inspector (the diff's contract), and is pointed to. */
 static int row_name(etk_diff_t *d, const etk_inspector_event_t *ev,
-                    uint32_t *id, const char **direct) {
-  if (ev->delegate_id_is_int) return pool_put(d, ev->name, ev->name_len, id);
-  *direct = ev->name;
+                    const char **out) {
+  if (ev->delegate_id_is_int) return pool_put(d, ev->name, ev->name_len, out);
+  *out = ev->name;
   return ETK_OK;
 }
 
-/* The name a row has so far (pool ids are resolved only at the end). */
-static const char *row_name_text(const etk_diff_t *d, const diff_row_t *r) {
-  return r->name != UINT32_MAX ? pool_str(d, r->name) : r->name_direct;
+/* Does the compared metric need etk_diff.values (not avg nor p50)? */
+static int metric_kept_apart(etk_diff_metric_t m) {
+  return m == ETK_DIFF_METRIC_P10 || m == ETK_DIFF_METRIC_P90 ||
+         m == ETK_DIFF_METRIC_MIN || m == ETK_DIFF_METRIC_MAX;
 }
 
-static diff_row_t *row_new(etk_diff_t *d) {
+/* The compared metric of row i on side A (is_b 0) or B (1). */
+static double row_value(const etk_diff_t *d, size_t i, int is_b) {
+  const diff_row_t *r = &d->rows[i];
+  if (d->values) return d->values[2 * i + (size_t)is_b];
+  if (d->metric == ETK_DIFF_METRIC_P50) return is_b ? r->p50_b : r->p50_a;
+  return is_b ? r->avg_b : r->avg_a;
+}
+
+/* Sets row r's compared metric on one side (only kept when apart). */
+static void row_value_set(etk_diff_t *d, const diff_row_t *r, int is_b,
+                          double v) {
+  if (d->values) d->values[2 * (size_t)(r - d->rows) + (size_t)is_b] = v;
+}
+
+/* A new row of block pair `place`, every value NaN. */
+static diff_row_t *row_new(etk_diff_t *d, uint32_t place) {
   if (d->nrows == d->cap) {
     size_t c = d->cap ? d->cap * 2 : 64;
     diff_row_t *q = realloc(d->rows, c * sizeof *q);
     if (!q) return NULL;
     d->rows = q;
+    if (metric_kept_apart(d->metric)) {
+      double *v = realloc(d->values, 2 * c * sizeof *v);
+      if (!v) return NULL;
+      d->values = v;
+    }
     d->cap = c;
   }
   diff_row_t *r = &d->rows[d->nrows++];
   memset(r, 0, sizeof *r);
-  r->block_text = r->name = r->name_b = r->op_type = UINT32_MAX;
+  r->place = place;
   r->instruction_id_a = r->instruction_id_b = -1;
   r->event_a = r->event_b = UINT32_MAX;
   r->avg_a = r->avg_b = r->p50_a = r->p50_b = (double)NAN;
-  r->value_a = r->value_b = (double)NAN;
+  row_value_set(d, r, 0, (double)NAN);
+  row_value_set(d, r, 1, (double)NAN);
   return r;
 }
 
-/* The public row of a kept row: delta and change follow from the values
- * (a new row's delta is B's value, a missing row's minus A's). */
+/* A kept row's delta: B - A, a new row's B's value, a missing row's minus
+ * A's. */
+static double row_delta(const etk_diff_t *d, size_t i) {
+  const diff_row_t *r = &d->rows[i];
+  if (r->match == ETK_DIFF_MATCH_NEW) return row_value(d, i, 1);
+  if (r->match == ETK_DIFF_MATCH_MISSING) return -row_value(d, i, 0);
+  return row_value(d, i, 1) - row_value(d, i, 0);
+}
+
+/* The public row of a kept row: delta and change follow from the values. */
 static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
   const diff_row_t *r = &d->rows[i];
   etk_diff_row_t p;
   memset(&p, 0, sizeof p);
   p.kind = r->kind;
   p.match = r->match;
-  p.block = r->block_text != UINT32_MAX ? pool_str(d, r->block_text) : "";
-  p.block_occurrence = r->block_occurrence;
-  p.name = r->name != UINT32_MAX ? pool_str(d, r->name)
-           : r->name_direct      ? r->name_direct
-                                 : "";
-  p.name_b =
-      r->name_b != UINT32_MAX ? pool_str(d, r->name_b) : r->name_b_direct;
-  p.op_type = r->op_type != UINT32_MAX ? pool_str(d, r->op_type) : NULL;
+  p.block = d->places[r->place].text;
+  p.block_occurrence = d->places[r->place].occurrence;
+  p.name = r->name ? r->name : "";
+  p.name_b = r->name_b;
+  p.op_type = r->op_type;
   p.instruction_id_a = r->instruction_id_a;
   p.instruction_id_b = r->instruction_id_b;
   p.event_a = r->event_a == UINT32_MAX ? SIZE_MAX : r->event_a;
@@ -326,26 +397,28 @@ static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
   p.avg_b = r->avg_b;
   p.p50_a = r->p50_a;
   p.p50_b = r->p50_b;
-  p.value_a = r->value_a;
-  p.value_b = r->value_b;
+  p.value_a = row_value(d, i, 0);
+  p.value_b = row_value(d, i, 1);
+  p.delta = row_delta(d, i);
   p.change_pct = (double)NAN;
-  if (p.match == ETK_DIFF_MATCH_NEW) {
-    p.delta = p.value_b;
-  } else if (p.match == ETK_DIFF_MATCH_MISSING) {
-    p.delta = -p.value_a;
-  } else {
-    p.delta = p.value_b - p.value_a;
-    if (p.value_a != 0 && p.value_a == p.value_a)
-      p.change_pct = p.delta / p.value_a * 100.0;
-  }
+  if (p.match != ETK_DIFF_MATCH_NEW && p.match != ETK_DIFF_MATCH_MISSING &&
+      p.value_a != 0 && p.value_a == p.value_a)
+    p.change_pct = p.delta / p.value_a * 100.0;
   return p;
 }
 
-/* Fills one side of an operator row from event e. */
+/* Fills one side of an operator row from event e.  The first side filled
+ * gives the row its name and operator type; a type that is the tail of the
+ * dump's own name is pointed to, any other is pooled. */
 static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
-                    etk_strbuf_t *tmp) {
+                    const etk_inspector_event_t *known) {
   etk_inspector_event_t ev;
-  etk_inspector_event_get(s->insp, e, &ev);
+  /* a known decimal name may have been overwritten since (A and B may be
+   * one inspector): fetched again */
+  if (known && !known->delegate_id_is_int)
+    ev = *known;
+  else
+    etk_inspector_event_get(s->insp, e, &ev);
   const side_stats_t st = side_stats(s, e);
   diff_row_t *p = r;
   *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
@@ -353,31 +426,37 @@ static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
   *(is_b ? &p->count_b : &p->count_a) = (uint32_t)st.count;
   *(is_b ? &p->avg_b : &p->avg_a) = st.avg;
   *(is_b ? &p->p50_b : &p->p50_a) = st.p50;
-  *(is_b ? &p->value_b : &p->value_a) = st.value;
-  int rc = ETK_OK;
-  if (r->name == UINT32_MAX && !r->name_direct)
-    rc = row_name(d, &ev, &r->name, &r->name_direct);
-  else if (!text_equal(row_name_text(d, r), ev.name, ev.name_len))
-    rc = row_name(d, &ev, &r->name_b, &r->name_b_direct);
-  if (rc == ETK_OK && r->op_type == UINT32_MAX) {
-    event_op_type(s->insp, e, tmp);
-    if (tmp->failed) return ETK_E_NO_MEMORY;
-    rc = pool_put(d, tmp->data ? tmp->data : "", tmp->len, &r->op_type);
+  row_value_set(d, r, is_b, st.value);
+  if (r->name) {
+    if (text_equal(r->name, ev.name, ev.name_len)) return ETK_OK;
+    return row_name(d, &ev, &r->name_b);
   }
+  int rc = row_name(d, &ev, &r->name);
+  size_t len;
+  const char *type = event_op_type(s->insp, e, &ev, &len);
+  uintptr_t skip = (uintptr_t)type - (uintptr_t)ev.name;
+  if (rc == ETK_OK && r->name == ev.name && skip <= ev.name_len &&
+      skip + len == ev.name_len)
+    r->op_type = type;
+  else if (rc == ETK_OK)
+    rc = pool_put(d, type, len, &r->op_type);
   return rc;
 }
 
 /* ------------------------------------------------------- matching */
 
-/* Key of event e for a stage: 1 exact (name + iid), 2 name, 3 op type. */
+/* Key of event e for a stage: 1 exact (name + iid), 2 name, 3 op type;
+ * the event itself in *out when out is not NULL. */
 static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
-                      etk_strbuf_t *tmp) {
+                      etk_inspector_event_t *out) {
   etk_inspector_event_t ev;
   etk_inspector_event_get(s->insp, e, &ev);
+  if (out) *out = ev;
   etk_strbuf_clear(key);
   if (stage == 3) {
-    event_op_type(s->insp, e, tmp);
-    etk_strbuf_append(key, tmp->data ? tmp->data : "", tmp->len);
+    size_t len;
+    const char *type = event_op_type(s->insp, e, &ev, &len);
+    etk_strbuf_append(key, type, len);
   } else {
     etk_strbuf_append(key, ev.name, ev.name_len);
   }
@@ -385,28 +464,30 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
   if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
 }
 
-/* The keys of one stage in B's block: key ids by hash (slot: the hash's
- * high half << 32 | id + 1), and per key the block-local index of its
- * first event (to compare a key against: no key is copied) and the head
- * and tail of its list of unmatched events (local index + 1, linked
- * through next[]; 0 ends a list). */
+/* The keys of one stage among B's unmatched candidates from block-local
+ * index `start` on: key ids by hash (slot: the hash's high half << 32 |
+ * id + 1), and per key the block-local index of its first event (to
+ * compare a key against: no key is copied) and the head and tail of its
+ * list of unmatched events (local index + 1, linked through next[], which
+ * is indexed by local index - start; 0 ends a list). */
 typedef struct key_table {
   uint64_t *slots;
-  size_t mask;
+  size_t mask, start;
   uint32_t *first, *head, *tail; /* per key */
-  uint32_t *next;                /* per local event */
+  uint32_t *next;                /* per local event from `start` */
   uint32_t *lists;               /* the one allocation of the four */
   size_t count;
   etk_strbuf_t other; /* a compared key */
 } key_table_t;
 
-static int key_table_init(key_table_t *t, size_t events) {
+static int key_table_init(key_table_t *t, size_t start, size_t events) {
   memset(t, 0, sizeof *t);
   etk_strbuf_init(&t->other);
   size_t slots = 16;
   while (slots < 2 * events) slots *= 2;
   size_t n = events ? events : 1;
   t->mask = slots - 1;
+  t->start = start;
   t->slots = calloc(slots, sizeof *t->slots);
   t->lists = malloc(4 * n * sizeof *t->lists);
   if (!t->slots || !t->lists) return ETK_E_NO_MEMORY;
@@ -441,7 +522,7 @@ static uint64_t key_bytes_hash(const char *p, size_t n) {
  * blk_first), or UINT32_MAX; *slot receives where a new key would go. */
 static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
                                int stage, const etk_strbuf_t *key, uint64_t h,
-                               etk_strbuf_t *tmp, size_t *slot) {
+                               size_t *slot) {
   const uint64_t tag = h & 0xFFFFFFFF00000000ull;
   size_t i = (size_t)h & t->mask;
   for (;; i = (i + 1) & t->mask) {
@@ -449,7 +530,7 @@ static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
     if (s == 0) break;
     if ((s & 0xFFFFFFFF00000000ull) != tag) continue;
     uint32_t id = (uint32_t)s - 1;
-    stage_key(B, blk_first + t->first[id], stage, &t->other, tmp);
+    stage_key(B, blk_first + t->first[id], stage, &t->other, NULL);
     if (t->other.len == key->len &&
         memcmp(t->other.data, key->data, key->len) == 0)
       return id;
@@ -458,123 +539,164 @@ static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
   return UINT32_MAX;
 }
 
-/* Lists B's unmatched candidates of block bb per key, in file order. */
+/* Is event e of side s's block b a candidate not matched yet? */
+static int is_free_candidate(const side_t *s, size_t b, size_t e,
+                             int all_rows) {
+  return !(s->flags[e] & SIDE_USED) && is_candidate(s, b, e, all_rows);
+}
+
+/* Lists B's unmatched candidates of block bb from t->start on per key, in
+ * file order. */
 static int key_table_fill(key_table_t *t, side_t *B, size_t bb,
                           const etk_inspector_block_t *blkb, int stage,
-                          int all_rows, etk_strbuf_t *key, etk_strbuf_t *tmp) {
-  for (size_t i = 0; i < blkb->event_count; i++) {
+                          int all_rows, etk_strbuf_t *key) {
+  for (size_t i = t->start; i < blkb->event_count; i++) {
     size_t e = blkb->first_event + i;
-    if ((B->flags[e] & SIDE_USED) || !is_candidate(B, bb, e, all_rows))
-      continue;
-    stage_key(B, e, stage, key, tmp);
+    if (!is_free_candidate(B, bb, e, all_rows)) continue;
+    stage_key(B, e, stage, key, NULL);
     if (key->failed) return ETK_E_NO_MEMORY;
     uint64_t h = key_bytes_hash(key->data, key->len);
     size_t slot = 0;
-    uint32_t id =
-        key_table_find(t, B, blkb->first_event, stage, key, h, tmp, &slot);
+    uint32_t id = key_table_find(t, B, blkb->first_event, stage, key, h, &slot);
     if (t->other.failed) return ETK_E_NO_MEMORY;
-    t->next[i] = 0;
+    t->next[i - t->start] = 0;
     if (id == UINT32_MAX) {
       id = (uint32_t)t->count++;
       t->slots[slot] = (h & 0xFFFFFFFF00000000ull) | ((uint64_t)id + 1);
       t->first[id] = (uint32_t)i;
       t->head[id] = (uint32_t)i + 1;
     } else {
-      t->next[t->tail[id] - 1] = (uint32_t)i + 1;
+      t->next[t->tail[id] - 1 - t->start] = (uint32_t)i + 1;
     }
     t->tail[id] = (uint32_t)i + 1;
   }
   return ETK_OK;
 }
 
-/* One matching stage between block ba of A and block bb of B.  B's
- * unmatched candidates are listed per key in file order; each A candidate
- * (in file order) takes the first free B event of its key, so the k-th
- * event of a key in A pairs with the k-th in B.  One hash per event. */
+/* A new operator row for A's event e and B's event eb matched at `stage`
+ * (both marked used); ev_a and ev_b are the events when known, else NULL. */
+static int match_pair(etk_diff_t *d, side_t *A, size_t e,
+                      const etk_inspector_event_t *ev_a, side_t *B, size_t eb,
+                      const etk_inspector_event_t *ev_b, int stage,
+                      uint32_t place) {
+  A->flags[e] |= SIDE_USED;
+  B->flags[eb] |= SIDE_USED;
+  diff_row_t *r = row_new(d, place);
+  if (!r) return ETK_E_NO_MEMORY;
+  r->kind = ETK_DIFF_ROW_OPERATOR;
+  r->match = stage == 1   ? ETK_DIFF_MATCH_EXACT
+             : stage == 2 ? ETK_DIFF_MATCH_NAME
+                          : ETK_DIFF_MATCH_OP_TYPE;
+  int rc = row_side(d, r, A, e, 0, ev_a);
+  return rc == ETK_OK ? row_side(d, r, B, eb, 1, ev_b) : rc;
+}
+
+/* The common prefix of both blocks' unmatched candidates: while the i-th
+ * candidate of A and the i-th of B have the same key they pair, which is
+ * what the k-th-of-its-key rule gives them (each key has been seen as
+ * often on both sides so far), without a hash.  *ia and *ib receive the
+ * block-local indices where each side's rest starts. */
+static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
+                        const etk_inspector_block_t *blka, side_t *B, size_t bb,
+                        const etk_inspector_block_t *blkb, int stage,
+                        int all_rows, uint32_t place, etk_strbuf_t *key,
+                        etk_strbuf_t *other, size_t *ia, size_t *ib) {
+  size_t i = 0, j = 0;
+  int rc = ETK_OK;
+  while (rc == ETK_OK) {
+    while (i < blka->event_count &&
+           !is_free_candidate(A, ba, blka->first_event + i, all_rows))
+      i++;
+    while (j < blkb->event_count &&
+           !is_free_candidate(B, bb, blkb->first_event + j, all_rows))
+      j++;
+    if (i == blka->event_count || j == blkb->event_count) break;
+    etk_inspector_event_t ev_a, ev_b;
+    stage_key(A, blka->first_event + i, stage, key, &ev_a);
+    stage_key(B, blkb->first_event + j, stage, other, &ev_b);
+    if (key->failed || other->failed) rc = ETK_E_NO_MEMORY;
+    if (rc != ETK_OK || key->len != other->len ||
+        memcmp(key->data, other->data, key->len) != 0)
+      break;
+    rc = match_pair(d, A, blka->first_event + i, &ev_a, B,
+                    blkb->first_event + j, &ev_b, stage, place);
+    i++;
+    j++;
+  }
+  *ia = i;
+  *ib = j;
+  return rc;
+}
+
+/* One matching stage between block ba of A and block bb of B.  After the
+ * common prefix, B's unmatched candidates are listed per key in file
+ * order; each A candidate (in file order) takes the first free B event of
+ * its key, so the k-th event of a key in A pairs with the k-th in B.  One
+ * hash per event. */
 static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
-                       size_t bb, int stage, int all_rows, size_t occurrence,
-                       uint32_t block_text) {
+                       size_t bb, int stage, int all_rows, uint32_t place) {
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
   key_table_t t;
-  etk_strbuf_t key, tmp;
+  memset(&t, 0, sizeof t);
+  etk_strbuf_t key;
   etk_strbuf_init(&key);
-  etk_strbuf_init(&tmp);
-  int rc = key_table_init(&t, blkb.event_count);
-  if (rc == ETK_OK)
-    rc = key_table_fill(&t, B, bb, &blkb, stage, all_rows, &key, &tmp);
-  for (size_t i = 0; i < blka.event_count && rc == ETK_OK && t.count; i++) {
+  etk_strbuf_init(&t.other);
+  size_t ia, ib;
+  int rc = match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, place,
+                        &key, &t.other, &ia, &ib);
+  etk_strbuf_free(&t.other);
+  if (rc == ETK_OK && ia < blka.event_count && ib < blkb.event_count)
+    rc = key_table_init(&t, ib, blkb.event_count - ib);
+  if (rc == ETK_OK && t.slots)
+    rc = key_table_fill(&t, B, bb, &blkb, stage, all_rows, &key);
+  for (size_t i = ia; i < blka.event_count && rc == ETK_OK && t.count; i++) {
     size_t e = blka.first_event + i;
-    if ((A->flags[e] & SIDE_USED) || !is_candidate(A, ba, e, all_rows))
-      continue;
-    stage_key(A, e, stage, &key, &tmp);
+    if (!is_free_candidate(A, ba, e, all_rows)) continue;
+    etk_inspector_event_t ev_a;
+    stage_key(A, e, stage, &key, &ev_a);
     if (key.failed) {
       rc = ETK_E_NO_MEMORY;
       break;
     }
     size_t slot;
-    uint32_t id =
-        key_table_find(&t, B, blkb.first_event, stage, &key,
-                       key_bytes_hash(key.data, key.len), &tmp, &slot);
+    uint32_t id = key_table_find(&t, B, blkb.first_event, stage, &key,
+                                 key_bytes_hash(key.data, key.len), &slot);
     if (id == UINT32_MAX || t.head[id] == 0) continue;
     size_t local = t.head[id] - 1;
-    t.head[id] = t.next[local];
-    size_t eb = blkb.first_event + local;
-    A->flags[e] |= SIDE_USED;
-    B->flags[eb] |= SIDE_USED;
-    diff_row_t *r = row_new(d);
-    if (!r) {
-      rc = ETK_E_NO_MEMORY;
-      break;
-    }
-    r->kind = ETK_DIFF_ROW_OPERATOR;
-    r->match = stage == 1   ? ETK_DIFF_MATCH_EXACT
-               : stage == 2 ? ETK_DIFF_MATCH_NAME
-                            : ETK_DIFF_MATCH_OP_TYPE;
-    r->block_occurrence = (uint32_t)occurrence;
-    r->block_text = block_text;
-    rc = row_side(d, r, A, e, 0, &tmp);
-    if (rc == ETK_OK) rc = row_side(d, r, B, eb, 1, &tmp);
+    t.head[id] = t.next[local - t.start];
+    rc = match_pair(d, A, e, &ev_a, B, blkb.first_event + local, NULL, stage,
+                    place);
   }
-  if (rc == ETK_OK && (t.other.failed || tmp.failed)) rc = ETK_E_NO_MEMORY;
+  if (rc == ETK_OK && t.other.failed) rc = ETK_E_NO_MEMORY;
   key_table_free(&t);
   etk_strbuf_free(&key);
-  etk_strbuf_free(&tmp);
   return rc;
 }
 
 /* Leftover candidates of one side's block become new / missing rows. */
 static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
-                     size_t occurrence, uint32_t block_text) {
+                     uint32_t place) {
   etk_inspector_block_t blk;
   etk_inspector_block_get(s->insp, b, &blk);
-  etk_strbuf_t tmp;
-  etk_strbuf_init(&tmp);
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
     size_t e = blk.first_event + i;
-    if ((s->flags[e] & SIDE_USED) || !is_candidate(s, b, e, all_rows)) continue;
-    diff_row_t *r = row_new(d);
-    if (!r) {
-      rc = ETK_E_NO_MEMORY;
-      break;
-    }
+    if (!is_free_candidate(s, b, e, all_rows)) continue;
+    diff_row_t *r = row_new(d, place);
+    if (!r) return ETK_E_NO_MEMORY;
     r->kind = ETK_DIFF_ROW_OPERATOR;
     r->match = is_b ? ETK_DIFF_MATCH_NEW : ETK_DIFF_MATCH_MISSING;
-    r->block_occurrence = (uint32_t)occurrence;
-    r->block_text = block_text;
-    rc = row_side(d, r, s, e, is_b, &tmp);
+    rc = row_side(d, r, s, e, is_b, NULL);
   }
-  etk_strbuf_free(&tmp);
   return rc;
 }
-
 /* The total rows of a block pair (either side may be absent): method,
  * operators, delegate overhead (only when a side has wrapping
  * DELEGATE_CALLs) and framework overhead, the rules of op_summary.c. */
 static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
-                      size_t occurrence, uint32_t block_text) {
+                      uint32_t place) {
   static const char *const names[4] = {
       "method", "operators", "delegate overhead", "framework overhead"};
   double va[4], vb[4];
@@ -602,8 +724,8 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     for (int k = 1; k < 3; k++) v[k] = avg[k] = p50[k] = 0;
     for (size_t i = 0; i < blk.event_count; i++) {
       size_t e = blk.first_event + i;
-      int sign = ana_op_delegate_sign(s->sum, e);
-      int op = etk_op_summary_event_role(s->sum, e) == ETK_OP_ROLE_OPERATOR;
+      int sign = side_sign(s, e);
+      int op = side_role(s, e) == ETK_OP_ROLE_OPERATOR;
       if (!sign && !op) continue;
       side_stats_t k = side_stats(s, e);
       if (sign) {
@@ -626,7 +748,7 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
   if (!has_delegate) va[2] = vb[2] = (double)NAN;
   for (int k = 0; k < 4; k++) {
     if (va[k] != va[k] && vb[k] != vb[k]) continue; /* no method time */
-    diff_row_t *r = row_new(d);
+    diff_row_t *r = row_new(d, place);
     if (!r) return ETK_E_NO_MEMORY;
     diff_row_t *p = r;
     p->kind = k == 0   ? ETK_DIFF_ROW_METHOD
@@ -634,12 +756,9 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
               : k == 2 ? ETK_DIFF_ROW_DELEGATE_OVERHEAD
                        : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
     p->match = ETK_DIFF_MATCH_TOTAL;
-    p->block_occurrence = (uint32_t)occurrence;
-    r->block_text = block_text;
-    int rc = pool_put(d, names[k], strlen(names[k]), &r->name);
-    if (rc != ETK_OK) return rc;
-    p->value_a = va[k];
-    p->value_b = vb[k];
+    p->name = names[k];
+    row_value_set(d, p, 0, va[k]);
+    row_value_set(d, p, 1, vb[k]);
     p->avg_a = aa[k];
     p->avg_b = ab[k];
     p->p50_a = pa[k];
@@ -664,35 +783,46 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
   return ETK_OK;
 }
 
-/* Display text of a block: its name, plus " (k+1)" for a repeated name. */
-static int block_text_id(etk_diff_t *d, const char *name, size_t len,
-                         size_t occurrence, uint32_t *id) {
+/* A new block pair (*id): the block's name, plus " (k+1)" for a
+ * repeated name, and k. */
+static int place_new(etk_diff_t *d, const char *name, size_t len,
+                     size_t occurrence, uint32_t *id) {
+  if (d->nplaces >= UINT32_MAX ||
+      !ETK_VEC_RESERVE(d->places, d->places_cap, d->nplaces + 1))
+    return ETK_E_NO_MEMORY;
   etk_strbuf_t t;
   etk_strbuf_init(&t);
   etk_strbuf_append(&t, name ? name : "", name ? len : 0);
   if (occurrence) etk_strbuf_printf(&t, " (%zu)", occurrence + 1);
-  int rc =
-      t.failed ? ETK_E_NO_MEMORY : pool_put(d, t.data ? t.data : "", t.len, id);
+  diff_place_t *at = &d->places[d->nplaces];
+  at->occurrence = occurrence;
+  int rc = t.failed ? ETK_E_NO_MEMORY
+                    : pool_put(d, t.data ? t.data : "", t.len, &at->text);
   etk_strbuf_free(&t);
+  if (rc == ETK_OK) *id = (uint32_t)d->nplaces++;
   return rc;
 }
 
 /* ------------------------------------------------------- sorting */
 
-static int sort_class(const etk_diff_row_t *r) {
-  if (r->match == ETK_DIFF_MATCH_TOTAL) return 0;
-  if (r->match == ETK_DIFF_MATCH_NEW) return 2;
-  if (r->match == ETK_DIFF_MATCH_MISSING) return 3;
+static int match_class(int match) {
+  if (match == ETK_DIFF_MATCH_TOTAL) return 0;
+  if (match == ETK_DIFF_MATCH_NEW) return 2;
+  if (match == ETK_DIFF_MATCH_MISSING) return 3;
   return 1;
+}
+
+static int sort_class(const etk_diff_row_t *r) {
+  return match_class(r->match);
 }
 
 /* Rows sort by (class, |delta| descending, original position): the key is
  * computed once per row, and the position makes qsort's order stable
  * without any shared state (the diff may be built in several threads). */
 typedef struct sort_key {
-  int cls;
   double key;
-  size_t pos;
+  uint32_t pos; /* row counts are checked to fit */
+  int32_t cls;
 } sort_key_t;
 
 static int cmp_keys(const void *pa, const void *pb) {
@@ -702,35 +832,55 @@ static int cmp_keys(const void *pa, const void *pb) {
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Sorts the rows in place: the keys are sorted, then the permutation is
- * applied cycle by cycle (one row of scratch), so the rows are never held
- * twice. */
+/* The sort key of row i. */
+static sort_key_t sort_key_of(const etk_diff_t *d, size_t i) {
+  sort_key_t k;
+  k.cls = match_class(d->rows[i].match);
+  /* totals keep block order; NaN deltas cannot happen outside totals */
+  k.key = k.cls == 0 ? 0 : fabs(row_delta(d, i));
+  k.pos = (uint32_t)i;
+  return k;
+}
+
+/* Sorts the rows (and their values kept apart) in place: the keys are
+ * sorted, then the permutation is applied cycle by cycle (one row of
+ * scratch), so the rows are never held twice. */
 static int sort_rows(etk_diff_t *d) {
   if (d->nrows < 2) return ETK_OK;
+  if (d->nrows > UINT32_MAX) return ETK_E_LIMIT;
+  /* the rows may be in order already (one block pair whose deltas are
+   * all equal, as when a dump is compared with itself): then kept */
+  sort_key_t prev = sort_key_of(d, 0), next;
+  size_t ordered = 1;
+  for (; ordered < d->nrows; ordered++, prev = next) {
+    next = sort_key_of(d, ordered);
+    if (cmp_keys(&prev, &next) > 0) break;
+  }
+  if (ordered == d->nrows) return ETK_OK;
   sort_key_t *keys = malloc(d->nrows * sizeof *keys);
   if (!keys) return ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < d->nrows; i++) {
-    const etk_diff_row_t row = row_at(d, i), *r = &row;
-    keys[i].cls = sort_class(r);
-    /* totals keep block order; NaN deltas cannot happen outside totals */
-    keys[i].key = keys[i].cls == 0 ? 0 : fabs(r->delta);
-    keys[i].pos = i;
-  }
+  for (size_t i = 0; i < d->nrows; i++) keys[i] = sort_key_of(d, i);
   qsort(keys, d->nrows, sizeof *keys, cmp_keys);
   /* row i takes row keys[i].pos; a visited cycle is marked by setting its
    * keys' pos to i itself */
   for (size_t i = 0; i < d->nrows; i++) {
     if (keys[i].pos == i) continue;
     diff_row_t held = d->rows[i];
+    double held_values[2] = {0, 0};
+    if (d->values) memcpy(held_values, d->values + 2 * i, sizeof held_values);
     size_t at = i;
     for (;;) {
       size_t from = keys[at].pos;
-      keys[at].pos = at;
+      keys[at].pos = (uint32_t)at;
       if (from == i) {
         d->rows[at] = held;
+        if (d->values)
+          memcpy(d->values + 2 * at, held_values, sizeof held_values);
         break;
       }
       d->rows[at] = d->rows[from];
+      if (d->values)
+        memcpy(d->values + 2 * at, d->values + 2 * from, sizeof held_values);
       at = from;
     }
   }
@@ -810,14 +960,14 @@ static int pairing_index_b(pairing_t *p, const side_t *B) {
 static int diff_block_pair(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
                            size_t bb, const etk_inspector_block_t *blk,
                            size_t k, int all_rows) {
-  uint32_t text;
-  int rc = block_text_id(d, blk->name, blk->name_len, k, &text);
-  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, k, text);
+  uint32_t place;
+  int rc = place_new(d, blk->name, blk->name_len, k, &place);
+  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, place);
   for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-    rc = match_stage(d, A, ba, B, bb, stage, all_rows, k, text);
+    rc = match_stage(d, A, ba, B, bb, stage, all_rows, place);
   if (rc == ETK_OK && bb != SIZE_MAX)
-    rc = leftovers(d, B, bb, 1, all_rows, k, text);
-  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, k, text);
+    rc = leftovers(d, B, bb, 1, all_rows, place);
+  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, place);
   return rc;
 }
 
@@ -856,16 +1006,16 @@ static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
           (blk.name_len == 0 || memcmp(o2.name, blk.name, blk.name_len) == 0))
         k++;
     }
-    uint32_t text;
-    rc = block_text_id(d, blk.name, blk.name_len, k, &text);
-    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, k, text);
-    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, k, text);
+    uint32_t place;
+    rc = place_new(d, blk.name, blk.name_len, k, &place);
+    if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, place);
+    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, place);
   }
   return rc;
 }
 
-/* Points the rows at their pooled strings, now that the pool no longer
- * moves. */
+/* Each side's flags, then the rows block pair by block pair, then the
+ * sort (see the top of the file). */
 int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
                    const etk_diff_options_t *options, etk_diff_t **out,
                    etk_error_t *err) {
@@ -909,8 +1059,10 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
 void etk_diff_free(etk_diff_t *d) {
   if (!d) return;
   free(d->rows);
-  etk_strbuf_free(&d->pool.text);
-  free(d->pool.offsets);
+  free(d->values);
+  free(d->places);
+  for (size_t i = 0; i < d->pool.count; i++) free(d->pool.chunks[i]);
+  free(d->pool.chunks);
   free(d);
 }
 
@@ -953,7 +1105,7 @@ static int row_hidden(const etk_diff_row_t *r,
 
 typedef struct view {
   const etk_diff_t *d;
-  size_t *rows; /* visible row indices */
+  const uint32_t *rows; /* visible row indices */
   size_t n;
   int totals; /* table: the totals table */
   int single; /* tsv/csv: one table with every column */
@@ -961,24 +1113,27 @@ typedef struct view {
    * scale[c], rounded to 3 digits (scale 0: raw target units) */
   double scale[18];
   const char *unit[18];
+  size_t held; /* rows[held - 1] is in `row` (0: none yet) */
+  etk_diff_row_t row;
 } view_t;
 
 /* A readable unit per duration column of the table rows rows[0..n). */
 static void view_units(view_t *v, const char *unit) {
   double sec = etk_seconds_per_unit(unit);
+  double max[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < v->n; i++) {
+    const etk_diff_row_t row = row_at(v->d, v->rows[i]), *r = &row;
+    double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
+                   r->value_a, r->value_b, r->delta};
+    for (int c = 0; c < 7; c++)
+      if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
+  }
   for (int c = 10; c <= 16; c++) {
-    double max = 0;
-    for (size_t i = 0; i < v->n; i++) {
-      const etk_diff_row_t row = row_at(v->d, v->rows[i]), *r = &row;
-      double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
-                     r->value_a, r->value_b, r->delta};
-      if (fabs(x[c - 10]) > max) max = fabs(x[c - 10]);
-    }
     v->unit[c] = unit;
     v->scale[c] = 0;
     if (sec > 0) {
       double per_second;
-      v->unit[c] = etk_duration_unit(max * sec, &per_second);
+      v->unit[c] = etk_duration_unit(max[c - 10] * sec, &per_second);
       v->scale[c] = sec * per_second;
     }
   }
@@ -1024,8 +1179,11 @@ static const char *kind_name(int kind) {
 static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                      etk_strbuf_t *scratch) {
   view_t *v = ctx;
-  (void)scratch;
-  const etk_diff_row_t kept = row_at(v->d, v->rows[row]), *r = &kept;
+  if (v->held != row + 1) { /* a row's cells are asked for in turn */
+    v->row = row_at(v->d, v->rows[row]);
+    v->held = row + 1;
+  }
+  const etk_diff_row_t *r = &v->row;
   static const int totals_cols[] = {0, 2, 8, 9, 14, 15, 16, 17};
   static const int op_cols[] = {0, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17};
   int c = v->single ? (int)col : v->totals ? totals_cols[col] : op_cols[col];
@@ -1147,14 +1305,17 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
 /* The rows a rendering shows: totals first (vis[0 .. totals)), then the
  * operators; `hidden` counts the operator rows below the thresholds. */
 typedef struct visible {
-  /* vis: row indices; count of them, totals of them are total rows */
-  size_t *vis, count, totals, hidden;
+  /* vis: row indices (the sort checked that they fit); count of them,
+   * totals of them are total rows */
+  uint32_t *vis;
+  size_t count, totals, hidden;
   const char *la, *lb, *unit, *metric;
 } visible_t;
 
 static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
                        const visible_t *w, etk_render_sink_t *sink) {
-  const size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  const uint32_t *vis = w->vis;
+  const size_t ntot = w->totals, nvis = w->count;
   etk_json_t j;
   etk_json_init(&j, sink, o->json_indent);
   etk_json_begin_object(&j);
@@ -1191,7 +1352,8 @@ static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
 static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
                         const visible_t *w, etk_render_sink_t *sink,
                         etk_error_t *err) {
-  size_t *vis = w->vis, ntot = w->totals, nvis = w->count;
+  const uint32_t *vis = w->vis;
+  size_t ntot = w->totals, nvis = w->count;
   const char *unit = w->unit, *metric = w->metric;
   int rc = ETK_OK;
   char h[13][64];
@@ -1204,7 +1366,7 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
                     "\ncompared: %s; delta = B - A; change = delta / A; "
                     "durations in a unit per column\n\n",
                     metric);
-  view_t v = {d, vis, ntot, 1, 0, {0}, {0}};
+  view_t v = {d, vis, ntot, 1, 0, {0}, {0}, 0, {0}};
   view_units(&v, unit);
   snprintf(h[0], sizeof h[0], "block");
   snprintf(h[1], sizeof h[1], "total");
@@ -1224,7 +1386,7 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
     static const char *const names[13] = {
         "block", "event", "iid A", "iid B", "match", "count A", "count B",
         "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
-    view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}};
+    view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}, 0, {0}};
     view_units(&vo, unit);
     static const int col_of[13] = {0, 0, 0, 0, 0, 0, 0, 10, 11, 12, 13, 16, 0};
     for (int i = 0; i < 13; i++) {
@@ -1287,7 +1449,7 @@ static int render_delimited(const etk_diff_t *d,
       snprintf(h[i], sizeof h[i], "%s", names[i]);
     hp[i] = h[i];
   }
-  view_t v = {d, w->vis, w->count, 0, 1, {0}, {0}};
+  view_t v = {d, w->vis, w->count, 0, 1, {0}, {0}, 0, {0}};
   etk_frame_t f = {w->count, 18, hp, view_cell, &v, 0};
   return etk_render_delimited(
       &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
@@ -1317,7 +1479,7 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
       continue;
     }
     if (r.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
-    w.vis[w.count++] = i;
+    w.vis[w.count++] = (uint32_t)i;
   }
   int rc;
   if (o->format == ETK_INSPECT_FORMAT_JSON)

@@ -12,6 +12,7 @@
 
 #include "analysis_fixtures.h"
 #include "etk_test.h"
+#include "../etdump/etdump_writer.h"
 #include "etkit/inspector.h"
 #include "inspector_open.h"
 #include "render_capture.h"
@@ -308,6 +309,63 @@ ETK_TEST(threshold_hides_small_changes) {
                            "2 operator row(s) hidden: |change| below 15 %",
                            "linear #1 -> linear #2");
   check_table_at_threshold(p.d, 0, "linear #1 -> linear #2", "hidden");
+  free_pair(&p);
+}
+
+/* A run whose operators repeat a name out of order between the sides, the
+ * instruction ids all different (the program was re-lowered): A is x 10,
+ * y 20, x 30; B is x 11, x 33, y 22.  By name, the first x pairs without
+ * hashing (same key at the head of both lists), the rest by key and rank:
+ * the second x of A with the second of B. */
+static uint8_t *repeat_run(size_t *len, int b) {
+  etw_t *w = etw_new(1 << 12);
+  if (!w) return NULL;
+  static const char *const names[2][3] = {{"x", "y", "x"}, {"x", "x", "y"}};
+  static const uint64_t took[2][3] = {{10, 20, 30}, {11, 33, 22}};
+  etw_run_begin(w, "Execute", -1);
+  for (int i = 0; i < 3; i++)
+    etw_profile_simple(w, names[b][i], 0, 3 * b + i, 1000 + 100 * (uint64_t)i,
+                       1000 + 100 * (uint64_t)i + took[b][i]);
+  etw_profile_simple(w, "Method::execute", -1, 0, 1000, 1300);
+  etw_run_end(w);
+  return etw_finish_copy(w, len);
+}
+
+static uint8_t *repeat_a(size_t *len) {
+  return repeat_run(len, 0);
+}
+
+static uint8_t *repeat_b(size_t *len) {
+  return repeat_run(len, 1);
+}
+
+ETK_TEST(repeated_keys_pair_by_rank_after_a_common_prefix) {
+  pair_t p;
+  p.a = etk_test_inspector_build(repeat_a, ETK_TIME_NS);
+  p.b = etk_test_inspector_build(repeat_b, ETK_TIME_NS);
+  REQUIRE(p.a && p.b);
+  p.d = NULL;
+  REQUIRE(etk_diff_build(p.a, p.b, NULL, &p.d, NULL) == ETK_OK);
+  size_t operators = 0;
+  double order[3] = {0, 0, 0}; /* A's values, row order */
+  for (size_t i = 0; i < etk_diff_row_count(p.d); i++) {
+    etk_diff_row_t r;
+    etk_diff_row_get(p.d, i, &r);
+    if (r.kind != ETK_DIFF_ROW_OPERATOR) continue;
+    if (operators < 3) order[operators] = r.value_a;
+    operators++;
+    CHECK_EQ_INT(r.match, ETK_DIFF_MATCH_NAME);
+    if (strcmp(r.name, "y") == 0)
+      CHECK(r.value_a == 20 && r.value_b == 22);
+    else if (r.value_a == 10)
+      CHECK(r.value_b == 11 && r.event_a == 0 && r.event_b == 0);
+    else
+      CHECK(r.value_a == 30 && r.value_b == 33 && r.event_a == 2 &&
+            r.event_b == 1);
+  }
+  CHECK_EQ_INT(operators, 3);
+  /* sorted by |delta|: 3 (second x), 2 (y), 1 (first x) */
+  CHECK(order[0] == 30 && order[1] == 20 && order[2] == 10);
   free_pair(&p);
 }
 
