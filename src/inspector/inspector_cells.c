@@ -179,14 +179,11 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
 COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
                                       etk_cell_t *out, etk_strbuf_t *b);
 
-/* A cell of the event table.  The renderer asks for a million rows of a
- * dozen cells, so the usual cells are answered here from the row cache and
- * everything else goes to event_cell_other. */
-int insp_plan_event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
-                         etk_strbuf_t *b) {
-  plan_t *p = ctx;
-  row_enter(p, row);
-  int c = p->cols[col];
+/* The usual cells of the event table, answered from the row cache (the
+ * renderer asks for a million rows of a dozen cells); 0 for every other
+ * cell, which event_cell_other computes. */
+static inline int event_cell_fast(plan_t *p, size_t row, int c,
+                                  etk_cell_t *out) {
   switch (c) {
     case COL_P10:
     case COL_P50:
@@ -201,40 +198,61 @@ int insp_plan_event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
         etk_cell_set_float(out, (double)NAN);
       else
         etk_cell_set_none(out);
-      return ETK_OK;
+      return 1;
     case COL_BLOCK:
       if (p->block_name.data)
         etk_cell_set_text(out, p->block_name.data, p->block_name.len);
       else
         etk_cell_set_none(out);
-      return ETK_OK;
+      return 1;
     case COL_NAME:
       etk_cell_set_text(out, p->row_name, p->row_name_len);
-      return ETK_OK;
+      return 1;
     case COL_IS_DELEGATED:
       etk_cell_set_bool(out, p->row_delegated);
-      return ETK_OK;
+      return 1;
     case COL_OP_TYPES: /* without a link: no op types, no backend */
-      if (p->insp->links && p->insp->links[p->rows[row]]) break;
+      if (p->insp->links && p->insp->links[p->rows[row]]) return 0;
       etk_cell_set_object(out, "[]", 2);
-      return ETK_OK;
+      return 1;
     case COL_BACKEND:
-      if (p->insp->links && p->insp->links[p->rows[row]]) break;
+      if (p->insp->links && p->insp->links[p->rows[row]]) return 0;
       etk_cell_set_none(out);
-      return ETK_OK;
+      return 1;
     case COL_START: /* one run: "[start]", the start read with the stats */
-      if (!p->row_start_known) break;
+      if (!p->row_start_known) return 0;
       p->start_buf[0] = '[';
       {
         size_t n = 1 + etk_format_uint(p->row_start, p->start_buf + 1);
         p->start_buf[n++] = ']';
         etk_cell_set_object(out, p->start_buf, n);
       }
-      return ETK_OK;
+      return 1;
     default:
-      break;
+      return 0;
   }
+}
+
+int insp_plan_event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                         etk_strbuf_t *b) {
+  plan_t *p = ctx;
+  row_enter(p, row);
+  if (event_cell_fast(p, row, p->cols[col], out)) return ETK_OK;
   return event_cell_other(p, row, col, out, b);
+}
+
+int insp_plan_event_row(void *ctx, size_t row, etk_cell_t *cells) {
+  plan_t *p = ctx;
+  row_enter(p, row);
+  for (size_t c = 0; c < p->ncols; c++) {
+    if (event_cell_fast(p, row, p->cols[c], &cells[c])) continue;
+    etk_strbuf_t *b = &p->cell_text[c];
+    etk_strbuf_clear(b);
+    int rc = event_cell_other(p, row, c, &cells[c], b);
+    if (rc == ETK_OK && b->failed) rc = ETK_E_NO_MEMORY;
+    if (rc != ETK_OK) return rc;
+  }
+  return ETK_OK;
 }
 
 COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
@@ -375,4 +393,12 @@ int insp_emit_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
   if (fmt == ETK_INSPECT_FORMAT_TABLE) return etk_render_table(f, sink, err);
   return etk_render_delimited(f, fmt == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
                               sink, err);
+}
+
+int insp_emit_events_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
+                           etk_render_sink_t *sink, etk_error_t *err) {
+  if (fmt == ETK_INSPECT_FORMAT_TABLE) return etk_render_table(f, sink, err);
+  return etk_render_delimited_rows(f, insp_plan_event_row,
+                                   fmt == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
+                                   sink, err);
 }

@@ -252,6 +252,8 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
 static void plan_free(plan_t *p) {
   free(p->selected);
   free(p->rows);
+  for (size_t c = 0; c < sizeof p->cell_text / sizeof p->cell_text[0]; c++)
+    etk_strbuf_free(&p->cell_text[c]);
 }
 
 static void add_col(plan_t *p, int c) {
@@ -411,7 +413,7 @@ int etk_inspector_render(etk_inspector_t *insp,
       event_columns(&p, options->all_columns);
       etk_frame_t f = {p.nrows, p.ncols, p.headers, insp_plan_event_cell,
                        &p,      1};
-      rc = insp_emit_frame(&f, options->format, sink, err);
+      rc = insp_emit_events_frame(&f, options->format, sink, err);
     }
   }
   plan_free(&p);
