@@ -27,42 +27,43 @@
 #include "etkit/render.h"
 #include "line_buffer.h"
 
-/* Whether s[0..n) holds `sep`, '"' or '\n' (the bytes that force quotes).
- * Eight bytes at a time: a byte of w ^ (c * 0x01..01) is zero where w
- * holds c, and (x - 0x01..01) & ~x & 0x80..80 is non-zero exactly when
- * some byte of x is zero. */
-static int needs_quotes(const char *s, size_t n, char sep) {
+/* Whether the 8 bytes of w hold `sep`, '"' or '\n' (the bytes that force
+ * quotes): a byte of w ^ (c * 0x01..01) is zero where w holds c, and
+ * (x - 0x01..01) & ~x & 0x80..80 is non-zero exactly when some byte of x
+ * is zero. */
+static inline int word_needs_quotes(uint64_t w, uint64_t ms) {
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-  const uint64_t ms = ones * (uint8_t)sep, mq = ones * (uint8_t)'"',
-                 mn = ones * (uint8_t)'\n';
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w, a, b, c;
-    memcpy(&w, s + i, 8);
-    a = w ^ ms;
-    b = w ^ mq;
-    c = w ^ mn;
-    if (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs) |
-        ((c - ones) & ~c & highs))
-      return 1;
-  }
-  for (; i < n; i++) {
-    char c = s[i];
-    if (c == sep || c == '"' || c == '\n') return 1;
-  }
-  return 0;
+  const uint64_t mq = ones * (uint8_t)'"', mn = ones * (uint8_t)'\n';
+  uint64_t a = w ^ ms, b = w ^ mq, c = w ^ mn;
+  return ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c)) &
+          highs) != 0;
 }
 
 /* Appends one field, quoted when needed (room reserved by the caller for
- * the worst case: 2 * n + 2 bytes). */
+ * the worst case: 2 * n + 2 bytes).  A plain field is copied while it is
+ * scanned, eight bytes at a time; a field that turns out to need quotes
+ * is written again from the start. */
 static void put_field(etk_line_t *l, const char *s, size_t n, char sep) {
-  if (!needs_quotes(s, n, sep)) {
-    etk_line_put(l, s, n);
-    return;
+  char *out = l->p + l->len;
+  const uint64_t ms = 0x0101010101010101ull * (uint8_t)sep;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    if (word_needs_quotes(w, ms)) goto quoted;
+    memcpy(out + i, &w, 8);
   }
+  for (; i < n; i++) {
+    char c = s[i];
+    if (c == sep || c == '"' || c == '\n') goto quoted;
+    out[i] = c;
+  }
+  l->len += n;
+  return;
+quoted:
   etk_line_putc(l, '"');
   size_t run = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (i = 0; i < n; i++) {
     if (s[i] == '"') {
       etk_line_put(l, s + run, i + 1 - run);
       etk_line_putc(l, '"');
