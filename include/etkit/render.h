@@ -277,7 +277,8 @@ typedef int (*etk_frame_cell_fn)(void *ctx, size_t row, size_t col,
 
 /* A companion of a frame's etk_frame_cell_fn (etk_render_delimited_rows):
  * fills cells[0..cols) with row `row` at once, exactly the cells the frame's
- * `cell` would give one by one.
+ * `cell` would give one by one.  Every cell must be set (the renderer does
+ * not clear them between rows).
  * Text may point into the callback's own memory, valid until the next row
  * call (no scratch buffer is passed).  Return ETK_OK or an error code. */
 typedef int (*etk_frame_row_fn)(void *ctx, size_t row, etk_cell_t *cells);

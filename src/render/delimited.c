@@ -74,40 +74,48 @@ quoted:
   etk_line_putc(l, '"');
 }
 
-/* The last float written and its text: rows often repeat a value (six
- * equal statistics of a one-sample event), whose text is then reused. */
+/* Texts of recent floats, by their bits: rows often repeat a value (six
+ * equal statistics of a one-sample event, durations of the same few
+ * ticks), whose text is then copied instead of formatted again. */
+#define FLOAT_MEMO_SLOTS 64 /* direct-mapped */
 typedef struct float_memo {
-  char text[ETK_FORMAT_DOUBLE_MAX + 8];
-  size_t len;
-  uint64_t bits;
-  int valid;
+  struct {
+    uint64_t bits;
+    uint32_t len; /* 0: empty slot (a float's text is never empty) */
+    char text[ETK_FORMAT_DOUBLE_MAX + 4];
+  } slot[FLOAT_MEMO_SLOTS];
 } float_memo_t;
 
-/* Appends the separator (unless first) and one cell; 0 when memory ran
- * out. */
-static int put_cell(etk_line_t *line, const etk_cell_t *cell, int first,
-                    char sep, float_memo_t *memo) {
-  size_t need = cell->kind == ETK_CELL_TEXT || cell->kind == ETK_CELL_OBJECT
-                    ? 2 * cell->len + 2
-                    : ETK_FORMAT_DOUBLE_MAX;
-  /* separator, field, and the newline ending the row */
-  if (!etk_line_reserve(line, 1 + need + 1)) return 0;
+static void put_float(etk_line_t *line, double f, float_memo_t *memo) {
+  uint64_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  size_t k = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 58);
+  if (memo->slot[k].len == 0 || memo->slot[k].bits != bits) {
+    memo->slot[k].len = (uint32_t)etk_format_double_repr(f, memo->slot[k].text);
+    memo->slot[k].bits = bits;
+  }
+  etk_line_put(line, memo->slot[k].text, memo->slot[k].len);
+}
+
+/* Room one cell may take: the separator and the field. */
+static inline size_t cell_room(const etk_cell_t *cell) {
+  return 1 + (cell->kind == ETK_CELL_TEXT || cell->kind == ETK_CELL_OBJECT
+                  ? 2 * cell->len + 2
+                  : ETK_FORMAT_DOUBLE_MAX);
+}
+
+/* Appends the separator (unless first) and one cell, within room the
+ * caller reserved (cell_room). */
+static inline void put_cell(etk_line_t *line, const etk_cell_t *cell, int first,
+                            char sep, float_memo_t *memo) {
   if (!first) etk_line_putc(line, sep);
   switch (cell->kind) {
     case ETK_CELL_NONE:
     case ETK_CELL_NAN:
       break;
-    case ETK_CELL_FLOAT: {
-      uint64_t bits;
-      memcpy(&bits, &cell->f, sizeof bits);
-      if (!memo->valid || bits != memo->bits) {
-        memo->len = etk_format_double_repr(cell->f, memo->text);
-        memo->bits = bits;
-        memo->valid = 1;
-      }
-      etk_line_put(line, memo->text, memo->len);
+    case ETK_CELL_FLOAT:
+      put_float(line, cell->f, memo);
       break;
-    }
     case ETK_CELL_INT:
       line->len += etk_format_int(cell->i, line->p + line->len);
       break;
@@ -121,21 +129,22 @@ static int put_cell(etk_line_t *line, const etk_cell_t *cell, int first,
       if (cell->text) put_field(line, cell->text, cell->len, sep);
       break;
   }
-  return 1;
 }
 
-/* The cells of row r, from the frame's row callback (into `cells`) or one
- * cell callback at a time. */
+/* The cells of row r, from the frame's row callback (into `cells`, room
+ * reserved once for the row) or one cell callback at a time; the room
+ * includes the newline ending the row. */
 static int put_row_cells(const etk_frame_t *f, etk_frame_row_fn row, size_t r,
                          char sep, etk_cell_t *cells, etk_strbuf_t *scratch,
                          etk_line_t *line, float_memo_t *memo) {
   if (row) {
-    memset(cells, 0, f->cols * sizeof *cells);
     int rc = row(f->ctx, r, cells);
     if (rc != ETK_OK) return rc;
+    size_t need = 1;
+    for (size_t c = 0; c < f->cols; c++) need += cell_room(&cells[c]);
+    if (!etk_line_reserve(line, need)) return ETK_E_NO_MEMORY;
     for (size_t c = 0; c < f->cols; c++)
-      if (!put_cell(line, &cells[c], c == 0 && !f->show_index, sep, memo))
-        return ETK_E_NO_MEMORY;
+      put_cell(line, &cells[c], c == 0 && !f->show_index, sep, memo);
     return ETK_OK;
   }
   for (size_t c = 0; c < f->cols; c++) {
@@ -145,8 +154,8 @@ static int put_row_cells(const etk_frame_t *f, etk_frame_row_fn row, size_t r,
     int rc = f->cell(f->ctx, r, c, &cell, scratch);
     if (rc == ETK_OK && scratch->failed) rc = ETK_E_NO_MEMORY;
     if (rc != ETK_OK) return rc;
-    if (!put_cell(line, &cell, c == 0 && !f->show_index, sep, memo))
-      return ETK_E_NO_MEMORY;
+    if (!etk_line_reserve(line, cell_room(&cell) + 1)) return ETK_E_NO_MEMORY;
+    put_cell(line, &cell, c == 0 && !f->show_index, sep, memo);
   }
   return ETK_OK;
 }
@@ -166,7 +175,7 @@ int etk_render_delimited_rows(const etk_frame_t *f, etk_frame_row_fn row,
   etk_strbuf_init(&scratch);
   etk_line_t line = {0};
   float_memo_t memo;
-  memo.valid = 0;
+  memset(&memo, 0, sizeof memo);
   etk_cell_t *cells = NULL;
   int rc = ETK_OK;
 
