@@ -39,31 +39,50 @@ static inline int word_needs_quotes(uint64_t w, uint64_t ms) {
           highs) != 0;
 }
 
+static inline uint32_t load32(const char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
 /* Appends one field, quoted when needed (room reserved by the caller for
  * the worst case: 2 * n + 2 bytes).  A plain field is copied while it is
- * scanned, eight bytes at a time; a field that turns out to need quotes
- * is written again from the start. */
+ * scanned, eight bytes at a time (the last eight, or the first and last
+ * four, overlapping when n is not a multiple of 8); a field that turns out
+ * to need quotes is written again from the start. */
 static void put_field(etk_line_t *l, const char *s, size_t n, char sep) {
   char *out = l->p + l->len;
   const uint64_t ms = 0x0101010101010101ull * (uint8_t)sep;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    memcpy(&w, s + i, 8);
+  uint64_t w;
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) {
+      memcpy(&w, s + i, 8);
+      if (word_needs_quotes(w, ms)) goto quoted;
+      memcpy(out + i, &w, 8);
+    }
+    memcpy(&w, s + n - 8, 8);
     if (word_needs_quotes(w, ms)) goto quoted;
-    memcpy(out + i, &w, 8);
-  }
-  for (; i < n; i++) {
-    char c = s[i];
-    if (c == sep || c == '"' || c == '\n') goto quoted;
-    out[i] = c;
+    memcpy(out + n - 8, &w, 8);
+  } else if (n >= 4) {
+    uint32_t head = load32(s), tail = load32(s + n - 4);
+    if (word_needs_quotes((uint64_t)head | (uint64_t)tail << 32, ms))
+      goto quoted;
+    memcpy(out, &head, 4);
+    memcpy(out + n - 4, &tail, 4);
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      char c = s[i];
+      if (c == sep || c == '"' || c == '\n') goto quoted;
+      out[i] = c;
+    }
   }
   l->len += n;
   return;
 quoted:
   etk_line_putc(l, '"');
   size_t run = 0;
-  for (i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     if (s[i] == '"') {
       etk_line_put(l, s + run, i + 1 - run);
       etk_line_putc(l, '"');

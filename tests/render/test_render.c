@@ -338,6 +338,44 @@ ETK_TEST(delimited_quotes_like_pandas) {
                   "1,,,True,-3\n");
 }
 
+/* pandas' quoting of one field, written out plainly (the reference for
+ * the word-at-a-time scan). */
+static void quote_reference(char *out, const char *s, size_t n, char sep) {
+  int quote = memchr(s, sep, n) || memchr(s, '"', n) || memchr(s, '\n', n);
+  size_t o = 0;
+  if (quote) out[o++] = '"';
+  for (size_t i = 0; i < n; i++) {
+    out[o++] = s[i];
+    if (s[i] == '"') out[o++] = '"';
+  }
+  if (quote) out[o++] = '"';
+  out[o] = 0;
+}
+
+ETK_TEST(delimited_quotes_every_length_and_position) {
+  static const char specials[] = {'\t', ',', '"', '\n'};
+  static const char *const headers[] = {"x"};
+  char field[24], expected[80], want[96];
+  etk_cell_t cell = {ETK_CELL_TEXT, 0, 0, field, 0};
+  demo_t d = {&cell, 1};
+  etk_frame_t f = {1, 1, headers, demo_cell, &d, 0};
+  for (size_t n = 1; n <= 20; n++) {
+    for (size_t k = 0; k <= n; k++) { /* k == n: no special byte */
+      for (size_t c = 0; c < 4; c++) {
+        memset(field, 'a' + (int)(n % 7), n);
+        if (k < n) field[k] = specials[c];
+        cell.len = n;
+        for (int comma = 0; comma <= 1; comma++) {
+          char sep = comma ? ',' : '\t';
+          quote_reference(expected, field, n, sep);
+          snprintf(want, sizeof want, "x\n%s\n", expected);
+          check_delimited(&f, sep, want);
+        }
+      }
+    }
+  }
+}
+
 ETK_TEST(delimited_finds_quotes_anywhere_in_long_fields) {
   /* the bytes that force quotes at each position of a 17-byte field (the
    * scan reads 8 bytes at a time, then the tail), and long plain fields */
