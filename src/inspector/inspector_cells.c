@@ -132,7 +132,7 @@ COLD_PATH static void row_stats(plan_t *p) {
   /* a one-run block's start time is kept for its start_time cell */
   int one = p->insp->blocks[p->row_block].run_count == 1;
   int rc = insp_event_stats(p->insp, p->rows[p->cached_row], p->row_block,
-                            &p->stats, one ? &p->row_start : NULL);
+                            &p->stats, one ? &p->row_start : NULL, &p->row_sig);
   p->has_stats = rc == ETK_OK;
   /* the samples were read (durations or not) unless memory ran out */
   p->row_start_known =
@@ -268,7 +268,8 @@ COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
       if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) !=
           ETK_OK)
         return ETK_E_NO_MEMORY;
-      size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch, NULL);
+      size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch, NULL,
+                                   &p->row_sig);
       if (n == 0) {
         etk_cell_set_none(out);
         return ETK_OK;

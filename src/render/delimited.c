@@ -113,7 +113,10 @@ static void put_float(etk_line_t *line, double f, float_memo_t *memo) {
     memo->slot[k].len = (uint32_t)etk_format_double_repr(f, memo->slot[k].text);
     memo->slot[k].bits = bits;
   }
-  etk_line_put(line, memo->slot[k].text, memo->slot[k].len);
+  /* a fixed-size copy (no call): the cell's room holds
+   * ETK_FORMAT_DOUBLE_MAX bytes, and only len of them are kept */
+  memcpy(line->p + line->len, memo->slot[k].text, ETK_FORMAT_DOUBLE_MAX);
+  line->len += memo->slot[k].len;
 }
 
 /* Room one cell may take: the separator and the field. */
