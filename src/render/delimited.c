@@ -96,7 +96,7 @@ quoted:
 /* Texts of recent floats, by their bits: rows often repeat a value (six
  * equal statistics of a one-sample event, durations of the same few
  * ticks), whose text is then copied instead of formatted again. */
-#define FLOAT_MEMO_SLOTS 64 /* direct-mapped */
+#define FLOAT_MEMO_SLOTS 256 /* direct-mapped */
 typedef struct float_memo {
   struct {
     uint64_t bits;
@@ -108,7 +108,7 @@ typedef struct float_memo {
 static void put_float(etk_line_t *line, double f, float_memo_t *memo) {
   uint64_t bits;
   memcpy(&bits, &f, sizeof bits);
-  size_t k = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 58);
+  size_t k = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 56);
   if (memo->slot[k].len == 0 || memo->slot[k].bits != bits) {
     memo->slot[k].len = (uint32_t)etk_format_double_repr(f, memo->slot[k].text);
     memo->slot[k].bits = bits;
