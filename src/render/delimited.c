@@ -96,22 +96,33 @@ quoted:
 /* Texts of recent floats, by their bits: rows often repeat a value (six
  * equal statistics of a one-sample event, durations of the same few
  * ticks), whose text is then copied instead of formatted again. */
-#define FLOAT_MEMO_SLOTS 256 /* direct-mapped */
+#define FLOAT_MEMO_SLOTS 256 /* direct-mapped by the top byte of a hash */
 typedef struct float_memo {
   struct {
     uint64_t bits;
     uint32_t len; /* 0: empty slot (a float's text is never empty) */
     char text[ETK_FORMAT_DOUBLE_MAX + 4];
   } slot[FLOAT_MEMO_SLOTS];
+  size_t last; /* slot of the last float written (checked first) */
 } float_memo_t;
 
 static void put_float(etk_line_t *line, double f, float_memo_t *memo) {
   uint64_t bits;
   memcpy(&bits, &f, sizeof bits);
-  size_t k = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 56);
-  if (memo->slot[k].len == 0 || memo->slot[k].bits != bits) {
-    memo->slot[k].len = (uint32_t)etk_format_double_repr(f, memo->slot[k].text);
-    memo->slot[k].bits = bits;
+  size_t k = memo->last;
+  if (memo->slot[k].bits != bits || memo->slot[k].len == 0) {
+    /* the bits mixed before their top byte is taken: floats such as
+     * durations in microseconds share many of their low and high bits */
+    uint64_t h = bits ^ (bits >> 32);
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    k = (size_t)(h >> 56);
+    if (memo->slot[k].len == 0 || memo->slot[k].bits != bits) {
+      memo->slot[k].len =
+          (uint32_t)etk_format_double_repr(f, memo->slot[k].text);
+      memo->slot[k].bits = bits;
+    }
+    memo->last = k;
   }
   /* a fixed-size copy (no call): the cell's room holds
    * ETK_FORMAT_DOUBLE_MAX bytes, and only len of them are kept */
