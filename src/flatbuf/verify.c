@@ -389,8 +389,16 @@ static int verify_table(verifier_t *v, uint32_t t,
     unsigned i = 0;
     while (!((deep >> i) & 1u)) i++;
     const etk_fb_field_desc_t *f = &desc->fields[i];
-    rc = verify_field(v, t, vt, field_at(v, t, vt, vtable_size, f->id), desc, f,
-                      depth);
+    uint32_t pos = field_at(v, t, vt, vtable_size, f->id), target;
+    if (f->kind == ETK_FB_STRING) { /* verify_field's work, without its
+                                       switch, for the common kinds */
+      rc = verify_string(v, pos, desc, f);
+    } else if (f->kind == ETK_FB_TABLE && f->table != NULL) {
+      rc = follow(v, pos, &target, desc, f);
+      if (rc == ETK_OK) rc = verify_table(v, target, f->table, depth + 1);
+    } else {
+      rc = verify_field(v, t, vt, pos, desc, f, depth);
+    }
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;
