@@ -107,7 +107,7 @@ static void dict_cell(const etk_inspector_event_link_t *l, int module,
  * statistics on demand (row_stats). */
 COLD_PATH static void row_load(plan_t *p, size_t row) {
   etk_inspector_t *insp = p->insp;
-  uint32_t e = p->rows[row];
+  uint32_t e = plan_row(p, row);
   p->cached = 1;
   p->cached_row = row;
   p->row_block = insp_block_of(insp, e);
@@ -131,7 +131,7 @@ static inline void row_enter(plan_t *p, size_t row) {
 COLD_PATH static void row_stats(plan_t *p) {
   /* a one-run block's start time is kept for its start_time cell */
   int one = p->insp->blocks[p->row_block].run_count == 1;
-  int rc = insp_event_stats(p->insp, p->rows[p->cached_row], p->row_block,
+  int rc = insp_event_stats(p->insp, plan_row(p, p->cached_row), p->row_block,
                             &p->stats, one ? &p->row_start : NULL, &p->row_sig);
   p->has_stats = rc == ETK_OK;
   /* the samples were read (durations or not) unless memory ran out */
@@ -212,11 +212,11 @@ static inline int event_cell_fast(plan_t *p, size_t row, int c,
       etk_cell_set_bool(out, p->row_delegated);
       return 1;
     case COL_OP_TYPES: /* without a link: no op types, no backend */
-      if (p->insp->links && p->insp->links[p->rows[row]]) return 0;
+      if (p->insp->links && p->insp->links[plan_row(p, row)]) return 0;
       etk_cell_set_object(out, "[]", 2);
       return 1;
     case COL_BACKEND:
-      if (p->insp->links && p->insp->links[p->rows[row]]) return 0;
+      if (p->insp->links && p->insp->links[plan_row(p, row)]) return 0;
       etk_cell_set_none(out);
       return 1;
     case COL_START: /* one run: "[start]", the start read with the stats */
@@ -258,7 +258,7 @@ int insp_plan_event_row(void *ctx, size_t row, etk_cell_t *cells) {
 COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
                                       etk_cell_t *out, etk_strbuf_t *b) {
   etk_inspector_t *insp = p->insp;
-  uint32_t e = p->rows[row];
+  uint32_t e = plan_row(p, row);
   const insp_event_t *ev = &p->row_sig;
   int c = p->cols[col];
   etk_inspector_event_link_t link;

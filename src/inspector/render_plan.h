@@ -54,7 +54,9 @@ typedef struct plan {
   etk_inspector_t *insp;
   const etk_inspector_render_options_t *o;
   uint8_t *selected; /* per block */
-  uint32_t *rows;
+  uint32_t *rows;    /* event of each row; NULL while they are consecutive
+                        (rows_first + i): read them with plan_row() */
+  uint32_t rows_first;
   size_t nrows;
   int any_perf;
   int metadata_col;
@@ -85,6 +87,11 @@ typedef struct plan {
   /* text of the computed cells of a row (insp_plan_event_row), per column */
   etk_strbuf_t cell_text[24];
 } plan_t;
+
+/* The event shown in row i of the plan. */
+static inline uint32_t plan_row(const plan_t *p, size_t i) {
+  return p->rows ? p->rows[i] : p->rows_first + (uint32_t)i;
+}
 
 /* The cell callback of the events frame (etk_frame_cell_fn; ctx is the
  * plan, col an index into plan->cols). */
