@@ -130,6 +130,24 @@ static void put_float(etk_line_t *line, double f, float_memo_t *memo) {
   line->len += memo->slot[k].len;
 }
 
+/* A row index as decimal text (at most 20 digits). */
+typedef struct decimal {
+  char text[24];
+  size_t len;
+} decimal_t;
+
+static void decimal_increment(decimal_t *d) {
+  size_t i = d->len;
+  while (i > 0 && d->text[i - 1] == '9') d->text[--i] = '0';
+  if (i > 0) {
+    d->text[i - 1]++;
+    return;
+  }
+  memmove(d->text + 1, d->text, d->len); /* 99..9 became 00..0 */
+  d->text[0] = '1';
+  d->len++;
+}
+
 /* Room one cell may take: the separator and the field. */
 static inline size_t cell_room(const etk_cell_t *cell) {
   return 1 + (cell->kind == ETK_CELL_TEXT || cell->kind == ETK_CELL_OBJECT
@@ -209,6 +227,7 @@ int etk_render_delimited_rows(const etk_frame_t *f, etk_frame_row_fn row,
   etk_line_t line = {0};
   float_memo_t memo;
   memset(&memo, 0, sizeof memo);
+  decimal_t index = {"0", 1};
   etk_cell_t *cells = NULL;
   int rc = ETK_OK;
 
@@ -227,9 +246,12 @@ int etk_render_delimited_rows(const etk_frame_t *f, etk_frame_row_fn row,
   /* rows are batched: a put of 4 sink buffers or more bypasses the sink's
    * buffer, saving a copy of the whole output */
   for (size_t r = 0; r < f->rows; r++) {
-    if (!etk_line_reserve(&line, 24)) goto oom;
-    if (f->show_index)
-      line.len += etk_format_uint((uint64_t)r, line.p + line.len);
+    if (!etk_line_reserve(&line, sizeof index)) goto oom;
+    if (f->show_index) { /* r in decimal, counted up rather than formatted */
+      memcpy(line.p + line.len, index.text, sizeof index.text);
+      line.len += index.len;
+      decimal_increment(&index);
+    }
     rc = put_row_cells(f, row, r, sep, cells, &scratch, &line, &memo);
     if (rc != ETK_OK) goto done;
     if (!etk_line_reserve(&line, 1)) goto oom;
