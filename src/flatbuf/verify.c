@@ -86,9 +86,17 @@ static inline uint32_t load32(const verifier_t *v, uint32_t at) {
          (uint32_t)p[3] << 24;
 }
 
-static int fail(verifier_t *v, int code, uint32_t offset,
-                const etk_fb_table_desc_t *table,
-                const etk_fb_field_desc_t *field) {
+/* Errors are rare: fail() stays out of line so that the checks calling it
+ * can be inlined into the walk. */
+#if defined(__GNUC__)
+#define VERIFY_COLD __attribute__((cold, noinline))
+#else
+#define VERIFY_COLD
+#endif
+
+VERIFY_COLD static int fail(verifier_t *v, int code, uint32_t offset,
+                            const etk_fb_table_desc_t *table,
+                            const etk_fb_field_desc_t *field) {
   if (v->err != NULL && v->err->code == ETK_OK) {
     v->err->code = code;
     v->err->offset = offset;
@@ -99,13 +107,13 @@ static int fail(verifier_t *v, int code, uint32_t offset,
 }
 
 /* Whether n bytes starting at `at` lie inside the region. */
-static int in_range(const verifier_t *v, uint64_t at, uint64_t n) {
+static inline int in_range(const verifier_t *v, uint64_t at, uint64_t n) {
   return at <= v->end && n <= v->end - at;
 }
 
-static int charge(verifier_t *v, uint64_t n, uint32_t at,
-                  const etk_fb_table_desc_t *table,
-                  const etk_fb_field_desc_t *field) {
+static inline int charge(verifier_t *v, uint64_t n, uint32_t at,
+                         const etk_fb_table_desc_t *table,
+                         const etk_fb_field_desc_t *field) {
   if (n > v->budget) return fail(v, ETK_E_LIMIT, at, table, field);
   v->budget -= n;
   return ETK_OK;
@@ -113,14 +121,14 @@ static int charge(verifier_t *v, uint64_t n, uint32_t at,
 
 /* Follows the uoffset stored at `at` (4 in-range bytes, 4-aligned) to a
  * target that must leave room for a 4-byte header. */
-static int follow(verifier_t *v, uint32_t at, uint32_t *target,
-                  const etk_fb_table_desc_t *table,
-                  const etk_fb_field_desc_t *field) {
+static inline int follow(verifier_t *v, uint32_t at, uint32_t *target,
+                         const etk_fb_table_desc_t *table,
+                         const etk_fb_field_desc_t *field) {
   uint32_t value = load32(v, at);
   uint64_t t = (uint64_t)at + value;
+  *target = (uint32_t)t; /* set either way: callers read it only on success */
   if (value == 0 || !in_range(v, t, 4))
     return fail(v, ETK_E_BAD_OFFSET, at, table, field);
-  *target = (uint32_t)t;
   return ETK_OK;
 }
 
@@ -128,9 +136,9 @@ static int enum_valid(uint64_t mask, uint8_t value) {
   return mask == 0 || (value < 64 && ((mask >> value) & 1u));
 }
 
-static int verify_string(verifier_t *v, uint32_t at,
-                         const etk_fb_table_desc_t *table,
-                         const etk_fb_field_desc_t *field) {
+static inline int verify_string(verifier_t *v, uint32_t at,
+                                const etk_fb_table_desc_t *table,
+                                const etk_fb_field_desc_t *field) {
   uint32_t s, n;
   int rc = follow(v, at, &s, table, field);
   if (rc != ETK_OK) return rc;
