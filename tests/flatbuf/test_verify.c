@@ -381,6 +381,48 @@ ETK_TEST(vtable_after_table_shared) {
                ETK_E_BAD_VTABLE);
 }
 
+/* A Root whose children A and B share one vtable: B is verified through
+ * the memo A left (verify.c), and its string must still be checked.
+ * Returns B's table position in `sample`. */
+static uint32_t build_shared_children(void) {
+  static _Alignas(8) uint8_t mem[SAMPLE_MAX];
+  etk_fb_builder_t b;
+  etk_fb_builder_init(&b, mem, sizeof mem);
+  etk_fb_ref_t refs[2];
+  for (int k = 0; k < 2; k++) {
+    etk_fb_ref_t child_name = etk_fb_create_string(&b, k ? "bb" : "aa", 2);
+    etk_fb_table_start(&b);
+    etk_fb_add_ref(&b, R_NAME, child_name);
+    refs[k] = etk_fb_table_end(&b);
+  }
+  etk_fb_ref_t children = etk_fb_create_offset_vector(&b, refs, 2);
+  etk_fb_ref_t name = etk_fb_create_string(&b, "s", 1);
+  etk_fb_table_start(&b);
+  etk_fb_add_ref(&b, R_NAME, name);
+  etk_fb_add_ref(&b, R_CHILDREN, children);
+  etk_fb_ref_t root = etk_fb_table_end(&b);
+  const uint8_t *out;
+  etk_fb_finish(&b, root, "SMPL", 0, &out, &sample_len);
+  memcpy(sample, out, sample_len);
+  sample_root = (uint32_t)(sample_len - root);
+  return target_of(target_of(field_at(sample_root, R_CHILDREN)) + 8);
+}
+
+ETK_TEST(tables_sharing_a_vtable_are_each_checked) {
+  uint32_t b_pos = build_shared_children();
+  uint32_t a_pos = target_of(target_of(field_at(sample_root, R_CHILDREN)) + 4);
+  REQUIRE(vtable_at(a_pos) == vtable_at(b_pos));
+  EXPECT_OK(0);
+  /* B's name loses its NUL: found although A passed with the same vtable */
+  uint32_t str = target_of(field_at(b_pos, R_NAME));
+  sample[str + 4 + 2] = 'x';
+  EXPECT_ERROR(0, ETK_E_BAD_STRING, str + 4 + 2, "Root", "name");
+  /* B's name offset points past the end */
+  build_shared_children();
+  put_u32(field_at(b_pos, R_NAME), (uint32_t)sample_len);
+  EXPECT_ERROR(0, ETK_E_BAD_OFFSET, field_at(b_pos, R_NAME), "Root", "name");
+}
+
 ETK_TEST(vtable_field_entry_outside_buffer) {
   build_sample(0);
   uint32_t vt = vtable_at(sample_root);
