@@ -391,6 +391,21 @@ void etk_json_int(etk_json_t *j, int64_t v);
 void etk_json_uint(etk_json_t *j, uint64_t v);
 void etk_json_bool(etk_json_t *j, int v);
 void etk_json_null(etk_json_t *j);
+/* Pieces for writers that format many values straight into the sink's
+ * buffer (one event object of a million at a time):
+ * etk_json_value_room() checks the state and writes what precedes a value
+ * (the comma and indentation in an array), then returns etk_render_room(
+ * j->sink, n) (NULL after an error); the caller writes one complete JSON
+ * value there, consistent with the writer's indentation, and commits it
+ * with etk_render_commit(j->sink, written). */
+char *etk_json_value_room(etk_json_t *j, size_t n);
+/* Python repr digits of the finite `v` into `out` (room for
+ * ETK_FORMAT_DOUBLE_MAX bytes), through the writer's memory of the last
+ * double (a repeated value is copied); returns the length. */
+size_t etk_json_format_double(etk_json_t *j, double v, char *out);
+/* Length of the leading part of s that a JSON string holds as it is
+ * (printable ASCII other than '"' and '\\'): len when s needs no escaping. */
+size_t etk_json_plain_length(const char *s, size_t len);
 /* A frame cell as a JSON value: TEXT and OBJECT as strings, INT, BOOL,
  * FLOAT as numbers and booleans, NONE and NAN as null. */
 void etk_json_cell(etk_json_t *j, const etk_cell_t *cell);

@@ -19,6 +19,14 @@
  *   statistic equal to the previous number is copied, not formatted
  *   again (etk_json_t keeps the last one).  Everything streams into the
  *   sink's buffer; nothing is materialised per event.
+ *
+ *   The usual event (no ETRecord lists, debug data or metadata, text that
+ *   needs no escaping) takes a fast path: its whole object is written in
+ *   one piece of the sink's buffer, the text between its values (comma,
+ *   indentation, key) copied from fragments prepared once per document
+ *   and its numbers formatted in place, with no writer call per value.
+ *   The bytes are those etk_json_t writes; any other event goes through
+ *   etk_json_t.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,46 @@ static const etk_json_prepared_key_t
     key_handles = ETK_JSON_KEY_LITERAL("debug_handles"),
     key_num_outputs = ETK_JSON_KEY_LITERAL("num_outputs");
 
+/* The fast path of an event object: the text between its values (a
+ * comma, the indentation and a key; the brackets of its arrays) prepared
+ * once per document, each at most FRAGMENT_MAX bytes so that it is copied
+ * in one fixed-size piece. */
+#define FRAGMENT_MAX 64
+typedef struct fragment {
+  char text[FRAGMENT_MAX];
+  size_t len;
+} fragment_t;
+
+enum {
+  FRAG_BLOCK_INDEX, /* "{" and the first key */
+  FRAG_BLOCK_NAME,
+  FRAG_EVENT_NAME,
+  FRAG_RAW,
+  FRAG_STAT, /* six: p10 ... max */
+  FRAG_OP_TYPES = FRAG_STAT + 6,
+  FRAG_DELEGATE_ID,
+  FRAG_STACK,
+  FRAG_MODULE,
+  FRAG_IS_DELEGATED,
+  FRAG_BACKEND,
+  FRAG_DEBUG,
+  FRAG_START,
+  FRAG_METADATA,
+  FRAG_IID,
+  FRAG_HANDLES,
+  FRAG_NUM_OUTPUTS,
+  FRAG_OPEN_ARRAY,  /* "[" and the first element's indentation */
+  FRAG_NEXT_ITEM,   /* "," and the next element's indentation */
+  FRAG_CLOSE_ARRAY, /* the member's indentation and "]" */
+  FRAG_CLOSE_EVENT, /* the event's indentation and "}" */
+  FRAG_COUNT
+};
+
+typedef struct json_fast {
+  int enabled; /* every fragment fits */
+  fragment_t frag[FRAG_COUNT];
+} json_fast_t;
+
 /* What one document's events share: the statistic keys ("p10 (ms)", ...,
  * formatted with the unit) and the scratch text of the extra columns. */
 typedef struct json_events {
@@ -52,6 +100,9 @@ typedef struct json_events {
   char stat_text[6][48];
   etk_json_prepared_key_t stat[6];
   etk_strbuf_t tmp;
+  json_fast_t fast;
+  uint64_t *starts; /* start ticks of one event's samples */
+  size_t starts_cap;
 } json_events_t;
 
 static void json_events_init(json_events_t *x, plan_t *p) {
@@ -120,6 +171,15 @@ static void json_write_blocks(etk_json_t *j, const plan_t *p) {
   etk_json_end_array(j);
 }
 
+/* The statistics of the n durations in insp->scratch; returns whether
+ * there are any. */
+static int json_stats(etk_inspector_t *insp, size_t n, etk_stats_t *st) {
+  memset(st, 0, sizeof *st);
+  return n > 0 &&
+         etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap,
+                           st) == ETK_OK;
+}
+
 /* "raw" (the per-run durations) and the six statistics of event `e`. */
 static int json_write_samples(etk_json_t *j, json_events_t *x, uint32_t e,
                               const insp_block_t *bk) {
@@ -136,10 +196,7 @@ static int json_write_samples(etk_json_t *j, json_events_t *x, uint32_t e,
     etk_json_null(j);
   }
   etk_stats_t st;
-  memset(&st, 0, sizeof st);
-  int has = n > 0 &&
-            etk_stats_compute(insp->scratch, n,
-                              insp->scratch + insp->scratch_cap, &st) == ETK_OK;
+  int has = json_stats(insp, n, &st);
   const double v[6] = {st.p10, st.p50, st.p90, st.avg, st.min, st.max};
   for (int i = 0; i < 6; i++) {
     etk_json_key_prepared(j, &x->stat[i]);
@@ -271,6 +328,263 @@ static void json_write_origin(etk_json_t *j, json_events_t *x, size_t row,
   }
 }
 
+/* ------------------------------------------------------ the fast path */
+
+/* Sets fragment k: `lead`, then (when indenting) a newline and `pad`
+ * spaces, then `body`, then (when indenting, after a key) a space. */
+static void fragment_set(json_fast_t *f, int k, int indent, const char *lead,
+                         size_t pad, const char *body, size_t body_len,
+                         int key) {
+  size_t lead_len = strlen(lead), spacing = indent > 0 ? 1 + pad : 0;
+  if (lead_len + spacing + body_len + (key && indent > 0) > FRAGMENT_MAX) {
+    f->enabled = 0;
+    return;
+  }
+  fragment_t *fr = &f->frag[k];
+  memset(fr->text, 0, sizeof fr->text);
+  char *q = fr->text;
+  memcpy(q, lead, lead_len);
+  q += lead_len;
+  if (indent > 0) {
+    *q++ = '\n';
+    memset(q, ' ', pad);
+    q += pad;
+  }
+  memcpy(q, body, body_len);
+  q += body_len;
+  if (key && indent > 0) *q++ = ' ';
+  fr->len = (size_t)(q - fr->text);
+}
+
+/* Prepares the fragments for events written as elements of the array
+ * open at j's current depth (they are what etk_json_t would write). */
+static void json_fast_init(json_fast_t *f, const json_events_t *x,
+                           const etk_json_t *j) {
+  const etk_json_prepared_key_t *const keys[FRAG_OPEN_ARRAY] = {
+      &key_block_index, &key_block_name, &key_event_name,   &key_raw,
+      &x->stat[0],      &x->stat[1],     &x->stat[2],       &x->stat[3],
+      &x->stat[4],      &x->stat[5],     &key_op_types,     &key_delegate_id,
+      &key_stack,       &key_module,     &key_is_delegated, &key_backend,
+      &key_debug,       &key_start,      &key_metadata,     &key_iid,
+      &key_handles,     &key_num_outputs};
+  int indent = j->indent > 0 ? j->indent : 0;
+  size_t d = (size_t)j->depth;
+  f->enabled = d + 3 < ETK_JSON_MAX_DEPTH && indent <= FRAGMENT_MAX;
+  if (!f->enabled) return;
+  for (int k = 0; k < FRAG_OPEN_ARRAY; k++) {
+    if (keys[k]->len == 0) f->enabled = 0;
+    fragment_set(f, k, indent, k ? "," : "{", (d + 1) * (size_t)indent,
+                 keys[k]->text, keys[k]->len, 1);
+  }
+  fragment_set(f, FRAG_OPEN_ARRAY, indent, "[", (d + 2) * (size_t)indent, "", 0,
+               0);
+  fragment_set(f, FRAG_NEXT_ITEM, indent, ",", (d + 2) * (size_t)indent, "", 0,
+               0);
+  fragment_set(f, FRAG_CLOSE_ARRAY, indent, "", (d + 1) * (size_t)indent, "]",
+               1, 0);
+  fragment_set(f, FRAG_CLOSE_EVENT, indent, "", d * (size_t)indent, "}", 1, 0);
+}
+
+/* Copies a fragment in one fixed-size piece; returns the new cursor. */
+static inline char *put_fragment(char *q, const json_fast_t *f, int k) {
+  memcpy(q, f->frag[k].text, FRAGMENT_MAX);
+  return q + f->frag[k].len;
+}
+
+/* Up to 8 bytes of literal text (null, true, false, [], {}). */
+static inline char *put_text(char *q, const char *lit, size_t len) {
+  memcpy(q, lit, len);
+  return q + len;
+}
+
+/* A string that needs no escaping, quoted. */
+static inline char *put_plain(char *q, const char *s, size_t len) {
+  *q++ = '"';
+  memcpy(q, s, len);
+  q += len;
+  *q++ = '"';
+  return q;
+}
+
+static inline char *put_number(etk_json_t *j, char *q, double v) {
+  if (v != v || v - v != 0) return put_text(q, "null", 4);
+  return q + etk_json_format_double(j, v, q);
+}
+
+/* An array of n values (n > 0) put by `kind`: doubles, unsigned or signed
+ * integers. */
+enum { ITEMS_DOUBLE, ITEMS_UINT, ITEMS_INT };
+static char *put_items(etk_json_t *j, const json_fast_t *f, char *q,
+                       const void *items, size_t n, int kind) {
+  q = put_fragment(q, f, FRAG_OPEN_ARRAY);
+  for (size_t k = 0; k < n; k++) {
+    if (k) q = put_fragment(q, f, FRAG_NEXT_ITEM);
+    if (kind == ITEMS_DOUBLE)
+      q = put_number(j, q, ((const double *)items)[k]);
+    else if (kind == ITEMS_UINT)
+      q += etk_format_uint(((const uint64_t *)items)[k], q);
+    else
+      q += etk_format_int(((const int64_t *)items)[k], q);
+  }
+  return put_fragment(q, f, FRAG_CLOSE_ARRAY);
+}
+
+/* What the fast path writes of one event, read before anything is
+ * written. */
+typedef struct fast_event {
+  size_t block;
+  insp_event_t ev;
+  etk_etdump_str_t block_name, delegate_id;
+  const char *name, *backend;
+  size_t name_len, backend_len;
+  size_t raw_count;
+  size_t need; /* room for the whole object */
+  etk_stats_t st;
+  int has_stats;
+  etk_inspector_event_link_t link;
+} fast_event_t;
+
+/* Whether s (NULL: absent) is written as it is. */
+static int plain(const char *s, size_t len) {
+  return !s || etk_json_plain_length(s, len) == len;
+}
+
+/* Reads event e for the fast path; returns 0 when the event holds what
+ * only the general writer writes (link lists, debug data, metadata, text
+ * that needs escaping, more than fits the sink's buffer). */
+static int fast_event_read(json_events_t *x, uint32_t e, fast_event_t *fe) {
+  plan_t *p = x->p;
+  etk_inspector_t *insp = p->insp;
+  fe->ev = insp_event_at(insp, e);
+  fe->block = insp_block_of(insp, e);
+  const insp_block_t *bk = &insp->blocks[fe->block];
+  etk_inspector_event_link(insp, e, &fe->link);
+  const insp_debug_t *dd = insp_debug_of(insp, e);
+  if (fe->link.op_type_count || fe->link.node_count || (dd && dd->count) ||
+      (p->o->columns &
+       (ETK_INSPECT_COLUMN_SOURCE | ETK_INSPECT_COLUMN_MODULE)) ||
+      (fe->ev.pname != INSP_NONE && insp_event_has_metadata(insp, e)))
+    return 0;
+  fe->block_name = etk_etdump_string(insp->dump, bk->name_id);
+  fe->name = insp_event_name(insp, &fe->ev, p->name_buf, &fe->name_len);
+  memset(&fe->delegate_id, 0, sizeof fe->delegate_id);
+  if (fe->ev.dint == -1 && fe->ev.dstr != ETK_ETDUMP_STR_ABSENT)
+    fe->delegate_id = etk_etdump_string(insp->dump, fe->ev.dstr);
+  fe->backend = fe->link.delegate_backend_name;
+  fe->backend_len = fe->backend ? strlen(fe->backend) : 0;
+  size_t runs = bk->run_count, handles = fe->link.debug_handle_count;
+  if (runs > 4096 || handles > 4096) return 0;
+  /* the fragments, the text, and per array item a fragment and a number */
+  fe->need = FRAG_COUNT * FRAGMENT_MAX + fe->block_name.len + fe->name_len +
+             fe->delegate_id.len + fe->backend_len + 64 +
+             (2 * runs + handles) * (FRAGMENT_MAX + ETK_FORMAT_DOUBLE_MAX);
+  if (fe->need > ETK_RENDER_SINK_BUFFER ||
+      !plain(fe->block_name.data, fe->block_name.len) ||
+      !plain(fe->name, fe->name_len) ||
+      !plain(fe->delegate_id.data, fe->delegate_id.len) ||
+      !plain(fe->backend, fe->backend_len))
+    return 0;
+  if (insp_scratch_reserve(insp, runs ? runs : 1) != ETK_OK) return 0;
+  if (x->starts_cap < runs) {
+    uint64_t *grown = realloc(x->starts, runs * sizeof *grown);
+    if (!grown) return 0;
+    x->starts = grown;
+    x->starts_cap = runs;
+  }
+  fe->raw_count =
+      insp_event_raw_in(insp, e, fe->block, insp->scratch, x->starts, &fe->ev);
+  if (!insp_event_has_perf(insp, e) && fe->ev.pname != INSP_NONE) {
+    const uint32_t *s = insp->samples + bk->sample_base +
+                        (uint64_t)(e - bk->first_event) * runs;
+    for (size_t k = 0; k < runs; k++) {
+      uint64_t end;
+      etk_etdump_event_times(insp->dump, s[k], &x->starts[k], &end);
+    }
+  }
+  fe->has_stats = json_stats(insp, fe->raw_count, &fe->st);
+  return 1;
+}
+
+/* The samples, statistics and link members of a read event. */
+static char *fast_event_middle(etk_json_t *j, const json_fast_t *f, char *q,
+                               const etk_inspector_t *insp,
+                               const fast_event_t *fe) {
+  q = put_fragment(q, f, FRAG_RAW);
+  if (fe->raw_count)
+    q = put_items(j, f, q, insp->scratch, fe->raw_count, ITEMS_DOUBLE);
+  else
+    q = put_text(q, "null", 4);
+  const double v[6] = {fe->st.p10, fe->st.p50, fe->st.p90,
+                       fe->st.avg, fe->st.min, fe->st.max};
+  for (int i = 0; i < 6; i++) {
+    q = put_fragment(q, f, FRAG_STAT + i);
+    q = fe->has_stats ? put_number(j, q, v[i]) : put_text(q, "null", 4);
+  }
+  q = put_text(put_fragment(q, f, FRAG_OP_TYPES), "[]", 2);
+  q = put_fragment(q, f, FRAG_DELEGATE_ID);
+  if (fe->ev.dint != -1)
+    q += etk_format_int(fe->ev.dint, q);
+  else if (fe->ev.dstr != ETK_ETDUMP_STR_ABSENT)
+    q = put_plain(q, fe->delegate_id.data ? fe->delegate_id.data : "",
+                  fe->delegate_id.data ? fe->delegate_id.len : 0);
+  else
+    q = put_text(q, "null", 4);
+  q = put_text(put_fragment(q, f, FRAG_STACK), "{}", 2);
+  q = put_text(put_fragment(q, f, FRAG_MODULE), "{}", 2);
+  q = put_fragment(q, f, FRAG_IS_DELEGATED);
+  q = insp_event_is_delegated(&fe->ev) ? put_text(q, "true", 4)
+                                       : put_text(q, "false", 5);
+  q = put_fragment(q, f, FRAG_BACKEND);
+  if (fe->backend) return put_plain(q, fe->backend, fe->backend_len);
+  return put_text(q, "null", 4);
+}
+
+/* Writes the object of plan row `row` in one piece of the sink's buffer;
+ * returns 0 when the event needs the general writer (nothing written). */
+static int json_fast_event(etk_json_t *j, json_events_t *x, size_t row) {
+  const json_fast_t *f = &x->fast;
+  etk_inspector_t *insp = x->p->insp;
+  uint32_t e = plan_row(x->p, row);
+  fast_event_t fe;
+  if (!fast_event_read(x, e, &fe)) return 0;
+  const insp_block_t *bk = &insp->blocks[fe.block];
+  char *q0 = etk_json_value_room(j, fe.need), *q = q0;
+  if (!q) return 1; /* the error is recorded */
+  q = put_fragment(q, f, FRAG_BLOCK_INDEX);
+  q += etk_format_uint(fe.block, q);
+  q = put_fragment(q, f, FRAG_BLOCK_NAME);
+  q = fe.block_name.data ? put_plain(q, fe.block_name.data, fe.block_name.len)
+                         : put_text(q, "null", 4);
+  q = put_plain(put_fragment(q, f, FRAG_EVENT_NAME), fe.name, fe.name_len);
+  q = fast_event_middle(j, f, q, insp, &fe);
+  q = put_text(put_fragment(q, f, FRAG_DEBUG), "[]", 2);
+  q = put_fragment(q, f, FRAG_START);
+  if (fe.ev.pname == INSP_NONE)
+    q = put_text(q, "null", 4);
+  else if (bk->run_count == 0)
+    q = put_text(q, "[]", 2);
+  else
+    q = put_items(j, f, q, x->starts, bk->run_count, ITEMS_UINT);
+  q = put_text(put_fragment(q, f, FRAG_METADATA), "[]", 2);
+  q = put_fragment(q, f, FRAG_IID);
+  q += etk_format_int(fe.ev.iid, q);
+  q = put_fragment(q, f, FRAG_HANDLES);
+  const etk_inspector_event_link_t *l = &fe.link;
+  if (!l->has_debug_handles)
+    q = put_text(q, "null", 4);
+  else if (!l->debug_handles_is_list && l->debug_handle_count == 1)
+    q += etk_format_int(l->debug_handles[0], q);
+  else if (l->debug_handle_count == 0)
+    q = put_text(q, "[]", 2);
+  else
+    q = put_items(j, f, q, l->debug_handles, l->debug_handle_count, ITEMS_INT);
+  q = put_fragment(q, f, FRAG_NUM_OUTPUTS);
+  q += etk_format_int(l->num_outputs, q);
+  q = put_fragment(q, f, FRAG_CLOSE_EVENT);
+  etk_render_commit(j->sink, (size_t)(q - q0));
+  return 1;
+}
+
 /* The object of plan row `row`. */
 static int json_write_event(etk_json_t *j, json_events_t *x, size_t row) {
   plan_t *p = x->p;
@@ -319,12 +633,16 @@ int insp_render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
   if (!x)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   json_events_init(x, p);
+  json_fast_init(&x->fast, x, &j);
   int rc = ETK_OK;
   for (size_t r = 0; r < p->nrows && rc == ETK_OK && j.status == ETK_OK &&
                      sink->status == ETK_OK;
-       r++)
-    rc = json_write_event(&j, x, r);
+       r++) {
+    if (!x->fast.enabled || !json_fast_event(&j, x, r))
+      rc = json_write_event(&j, x, r);
+  }
   etk_strbuf_free(&x->tmp);
+  free(x->starts);
   free(x);
   if (rc != ETK_OK)
     return etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");

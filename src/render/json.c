@@ -461,6 +461,19 @@ static size_t put_double(etk_json_t *j, double v, char *q) {
   return j->last_len;
 }
 
+size_t etk_json_format_double(etk_json_t *j, double v, char *out) {
+  return put_double(j, v, out);
+}
+
+size_t etk_json_plain_length(const char *s, size_t len) {
+  return plain_prefix((const unsigned char *)s, len);
+}
+
+char *etk_json_value_room(etk_json_t *j, size_t n) {
+  if (!before_value(j)) return NULL;
+  return etk_render_room(j->sink, n);
+}
+
 void etk_json_double(etk_json_t *j, double v) {
   if (v != v || v - v != 0) {
     etk_json_null(j);
