@@ -501,6 +501,15 @@ etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
                                   const char *name, size_t name_len,
                                   const char *cat, uint32_t pid, uint32_t tid,
                                   double ts);
+/* An event written whole by the caller, for exporters of millions of
+ * events: etk_trace_event_room() writes the separator before the event
+ * and returns room for `n` bytes (n <= ETK_RENDER_SINK_BUFFER - 2) in the
+ * sink's buffer, or NULL after an error; the caller writes one complete
+ * event object there (what etk_trace_event_begin() ... _end() would write,
+ * numbers through etk_json_format_double(&w->json, ...)) and passes its
+ * length to etk_trace_event_commit(). */
+char *etk_trace_event_room(etk_trace_writer_t *w, size_t n);
+void etk_trace_event_commit(etk_trace_writer_t *w, size_t n);
 /* Closes the open event; returns the sticky status. */
 int etk_trace_event_end(etk_trace_writer_t *w);
 

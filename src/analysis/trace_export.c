@@ -46,7 +46,11 @@
  *   Two passes over the selected runs (bounds for the layout, then
  *   output); per run an item array of 24 bytes per event, sorted by
  *   (start, end descending) so parents precede children in the file; 16
- *   bytes per run for the layout.  Output streams through the sink.
+ *   bytes per run for the layout.  Output streams through the sink.  The
+ *   usual slice (plain name; no link, delegate id, metadata or broken
+ *   times) is written whole in one piece of the sink's buffer, keys as
+ *   literals and numbers formatted in place (write_slice_fast); every
+ *   other event goes through etk_json_t, with the same bytes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -580,19 +584,16 @@ static void write_event_args(exporter_t *x, etk_json_t *j,
   etk_json_end_object(j);
 }
 
-static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
-                        size_t group) {
-  etk_etdump_event_t e;
-  etk_etdump_event_get(x->dump, it->ev, &e);
-  int track =
-      (it->flags & IT_DELEGATED ? 1 : 0) + (it->flags & IT_OVERLAP ? 2 : 0);
-  name_track(x, group, run, track);
-  event_name(&e, &x->text);
+/* A profile event's slice (or instant) through etk_json_t. */
+static void write_event_general(exporter_t *x, const trace_item_t *it,
+                                size_t run, uint32_t tid,
+                                const etk_etdump_event_t *e) {
+  event_name(e, &x->text);
   int instant = (it->flags & (IT_MISSING_END | IT_INVALID)) != 0;
   etk_json_t *j = etk_trace_event_begin(
       x->w, instant ? "i" : "X", x->text.data ? x->text.data : "", x->text.len,
-      category(&e, (it->flags & IT_DELEGATED) != 0), x->o->pid,
-      track_tid(group, track), to_us(x, pos(x, it->s)));
+      category(e, (it->flags & IT_DELEGATED) != 0), x->o->pid, tid,
+      to_us(x, pos(x, it->s)));
   if (!j) return;
   if (instant) {
     etk_json_kv_cstring(j, "s", "t");
@@ -600,8 +601,116 @@ static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
     etk_json_key_prepared(j, &key_dur);
     etk_json_double(j, to_us(x, it->e - it->s));
   }
-  if (!x->o->no_args) write_event_args(x, j, it, run, &e);
+  if (!x->o->no_args) write_event_args(x, j, it, run, e);
   etk_trace_event_end(x->w);
+}
+
+/* Whether write_link_args() writes nothing for ETDump event `ev`. */
+static int link_args_empty(const exporter_t *x, uint32_t ev) {
+  if (!x->insp_event || x->insp_event[ev] == UINT32_MAX) return 1;
+  size_t e = x->insp_event[ev];
+  etk_inspector_event_link_t l;
+  etk_inspector_event_link(x->insp, e, &l);
+  if (l.op_type_count || l.node_count) return 0;
+  const etk_inspector_module_t *mods;
+  const etk_inspector_node_origin_t *o;
+  size_t n;
+  if (etk_inspector_event_module(x->insp, e, &mods, &n) == ETK_OK && n &&
+      mods[n - 1].normalized)
+    return 0;
+  return !(etk_inspector_event_origins(x->insp, e, &o, &n) == ETK_OK && n &&
+           o[0].file);
+}
+
+/* Copies a string literal and moves the cursor past it. */
+#define PUT_LITERAL(q, lit) \
+  (memcpy((q), (lit), sizeof(lit) - 1), (q) += sizeof(lit) - 1)
+
+/* A finite number through the writer's memory of the last one, else
+ * null. */
+static char *put_number(etk_trace_writer_t *w, char *q, double v) {
+  if (v != v || v - v != 0) return memcpy(q, "null", 4), q + 4;
+  return q + etk_json_format_double(&w->json, v, q);
+}
+
+/* The args of a slice written by write_slice_fast(). */
+static char *put_slice_args(const exporter_t *x, char *q,
+                            const trace_item_t *it, size_t run,
+                            const etk_etdump_event_t *e) {
+  PUT_LITERAL(q, ",\"args\":{\"run\":");
+  q += etk_format_uint(run, q);
+  if (x->run_block[run] != SIZE_MAX) {
+    PUT_LITERAL(q, ",\"block\":");
+    q += etk_format_uint(x->run_block[run], q);
+  }
+  PUT_LITERAL(q, ",\"event\":");
+  q += etk_format_uint(it->ev, q);
+  if (e->instruction_id != -1) {
+    PUT_LITERAL(q, ",\"instruction_id\":");
+    q += etk_format_int(e->instruction_id, q);
+  }
+  PUT_LITERAL(q, ",\"chain\":");
+  q += etk_format_int(e->profile_chain_index, q);
+  PUT_LITERAL(q, ",\"start_ticks\":");
+  q += etk_format_uint(e->start_time, q);
+  PUT_LITERAL(q, ",\"end_ticks\":");
+  q += etk_format_uint(e->end_time, q);
+  *q++ = '}';
+  return q;
+}
+
+/* The usual slice (a name that needs no escaping; no link, delegate id,
+ * metadata or broken times) written in one piece of the sink's buffer:
+ * the bytes write_event() writes through etk_json_t.  Returns 0 when the
+ * slice needs the general path (nothing written). */
+static int write_slice_fast(exporter_t *x, const trace_item_t *it, size_t run,
+                            uint32_t tid, const etk_etdump_event_t *e) {
+  size_t len = e->name.len;
+  if ((it->flags & (IT_WRAPPED | IT_MISSING_END | IT_INVALID)) ||
+      !e->name.data || len == 0 || len > 4096 ||
+      (e->delegate_debug_id_str.data && e->delegate_debug_id_str.len) ||
+      e->delegate_debug_id_int != -1 || (e->metadata && e->metadata_len) ||
+      etk_json_plain_length(e->name.data, len) != len ||
+      (!x->o->no_args && !link_args_empty(x, it->ev)))
+    return 0;
+  const char *cat = category(e, (it->flags & IT_DELEGATED) != 0);
+  size_t cat_len = strlen(cat);
+  double ts = to_us(x, pos(x, it->s));
+  char *q0 = etk_trace_event_room(x->w, len + cat_len + 512), *q = q0;
+  if (!q) return 1; /* the error is recorded */
+  PUT_LITERAL(q, "{\"name\":\"");
+  memcpy(q, e->name.data, len);
+  q += len;
+  PUT_LITERAL(q, "\",\"cat\":\"");
+  memcpy(q, cat, cat_len);
+  q += cat_len;
+  PUT_LITERAL(q, "\",\"ph\":\"X\"");
+  if (ts == ts && ts - ts == 0) {
+    PUT_LITERAL(q, ",\"ts\":");
+    q += etk_json_format_double(&x->w->json, ts, q);
+  }
+  PUT_LITERAL(q, ",\"pid\":");
+  q += etk_format_uint(x->o->pid, q);
+  PUT_LITERAL(q, ",\"tid\":");
+  q += etk_format_uint(tid, q);
+  PUT_LITERAL(q, ",\"dur\":");
+  q = put_number(x->w, q, to_us(x, it->e - it->s));
+  if (!x->o->no_args) q = put_slice_args(x, q, it, run, e);
+  *q++ = '}';
+  etk_trace_event_commit(x->w, (size_t)(q - q0));
+  return 1;
+}
+
+static void write_event(exporter_t *x, const trace_item_t *it, size_t run,
+                        size_t group) {
+  etk_etdump_event_t e;
+  etk_etdump_event_get(x->dump, it->ev, &e);
+  int track =
+      (it->flags & IT_DELEGATED ? 1 : 0) + (it->flags & IT_OVERLAP ? 2 : 0);
+  name_track(x, group, run, track);
+  int instant = (it->flags & (IT_MISSING_END | IT_INVALID)) != 0;
+  if (!write_slice_fast(x, it, run, track_tid(group, track), &e))
+    write_event_general(x, it, run, track_tid(group, track), &e);
   if (instant) {
     x->st->instants++;
     if (it->flags & IT_MISSING_END)

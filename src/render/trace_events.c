@@ -104,6 +104,29 @@ etk_json_t *etk_trace_event_begin(etk_trace_writer_t *w, const char *ph,
   return j;
 }
 
+char *etk_trace_event_room(etk_trace_writer_t *w, size_t n) {
+  if (w->status != ETK_OK) return NULL;
+  if (w->state != TW_EVENTS || n > ETK_RENDER_SINK_BUFFER - 2) {
+    w->status = ETK_E_INVALID_STATE;
+    return NULL;
+  }
+  size_t sep = w->events ? 2 : 1;
+  char *p = etk_render_room(w->sink, n + sep);
+  if (!p) {
+    w->status = w->sink->status != ETK_OK ? w->sink->status : ETK_E_IO;
+    return NULL;
+  }
+  p[0] = ',';
+  p[sep - 1] = '\n'; /* the first event has no comma */
+  etk_render_commit(w->sink, sep);
+  return p + sep;
+}
+
+void etk_trace_event_commit(etk_trace_writer_t *w, size_t n) {
+  etk_render_commit(w->sink, n);
+  w->events++;
+}
+
 int etk_trace_event_end(etk_trace_writer_t *w) {
   if (w->status != ETK_OK) return w->status;
   if (w->state != TW_IN_EVENT) return w->status = ETK_E_INVALID_STATE;
