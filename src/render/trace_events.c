@@ -16,9 +16,11 @@
  *   one event per line (readable, diffable, greppable).  Each event is a
  *   top-level value of its own etk_json_t, so the JSON writer does the
  *   escaping (quotes, controls, U+2028/9, invalid UTF-8) and the nesting
- *   checks; this file only owns the outer structure.  The writer knows
- *   nothing about ETDumps: the analysis layer (etkit/analysis.h,
- *   etk_trace_export_etdump) decides what the events are.
+ *   checks; this file only owns the outer structure.  For speed an
+ *   exporter may write a whole usual event itself in the room that
+ *   etk_trace_event_room() returns.  The writer knows nothing about ETDumps:
+ * the analysis layer (etkit/analysis.h, etk_trace_export_etdump) decides what
+ * the events are.
  *
  * STATES
  *   0 nothing written, 1 inside traceEvents (between events), 2 an event
