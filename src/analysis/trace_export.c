@@ -442,9 +442,28 @@ static void event_name(const etk_etdump_event_t *e, etk_strbuf_t *t) {
     etk_strbuf_appends(t, "(unnamed)");
 }
 
-/* ETDump event -> Inspector event, for the ETRecord link of a slice. */
+/* Whether write_link_args() writes anything for Inspector event e. */
+static int event_has_link_args(const etk_inspector_t *insp, size_t e) {
+  etk_inspector_event_link_t l;
+  etk_inspector_event_link(insp, e, &l);
+  if (l.op_type_count || l.node_count) return 1;
+  const etk_inspector_module_t *mods;
+  const etk_inspector_node_origin_t *o;
+  size_t n;
+  if (etk_inspector_event_module(insp, e, &mods, &n) == ETK_OK && n &&
+      mods[n - 1].normalized)
+    return 1;
+  return etk_inspector_event_origins(insp, e, &o, &n) == ETK_OK && n &&
+         o[0].file;
+}
+
+/* ETDump event -> Inspector event, for the ETRecord link of a slice; no
+ * map (x->insp_event NULL) when no event has link args to write. */
 static int map_inspector_events(exporter_t *x) {
   if (!x->insp) return ETK_OK;
+  size_t linked = 0, count = etk_inspector_event_count(x->insp);
+  while (linked < count && !event_has_link_args(x->insp, linked)) linked++;
+  if (linked == count) return ETK_OK;
   size_t n = etk_etdump_event_count(x->dump);
   x->insp_event = malloc((n ? n : 1) * sizeof *x->insp_event);
   if (!x->insp_event) return ETK_E_NO_MEMORY;
@@ -607,19 +626,8 @@ static void write_event_general(exporter_t *x, const trace_item_t *it,
 
 /* Whether write_link_args() writes nothing for ETDump event `ev`. */
 static int link_args_empty(const exporter_t *x, uint32_t ev) {
-  if (!x->insp_event || x->insp_event[ev] == UINT32_MAX) return 1;
-  size_t e = x->insp_event[ev];
-  etk_inspector_event_link_t l;
-  etk_inspector_event_link(x->insp, e, &l);
-  if (l.op_type_count || l.node_count) return 0;
-  const etk_inspector_module_t *mods;
-  const etk_inspector_node_origin_t *o;
-  size_t n;
-  if (etk_inspector_event_module(x->insp, e, &mods, &n) == ETK_OK && n &&
-      mods[n - 1].normalized)
-    return 0;
-  return !(etk_inspector_event_origins(x->insp, e, &o, &n) == ETK_OK && n &&
-           o[0].file);
+  return !x->insp_event || x->insp_event[ev] == UINT32_MAX ||
+         !event_has_link_args(x->insp, x->insp_event[ev]);
 }
 
 /* Copies a string literal and moves the cursor past it. */

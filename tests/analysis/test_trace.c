@@ -668,6 +668,52 @@ ETK_TEST(dropped_marker_parser) {
         m.events == UINT64_MAX);
 }
 
+/* A link on one Inspector event shows in the args of its slices only
+ * (the other slices, written whole by the fast path, carry none). */
+ETK_TEST(linked_event_args_only_on_its_slices) {
+  opened_t o;
+  REQUIRE(open_fixture(&o, afx_model, 1));
+  size_t linked = SIZE_MAX, count = etk_inspector_event_count(o.insp);
+  etk_inspector_sample_t smp;
+  for (size_t e = 0; e < count && linked == SIZE_MAX; e++)
+    if (etk_inspector_event_sample(o.insp, e, 0, &smp) == ETK_OK) linked = e;
+  REQUIRE(linked != SIZE_MAX);
+  const char *ops[1] = {"aten::mul.out"};
+  etk_inspector_link_node_t node = {"mul_1", "File m.py, line 3", NULL};
+  etk_inspector_event_link_t link;
+  memset(&link, 0, sizeof link);
+  link.num_outputs = 1;
+  link.op_types = ops;
+  link.op_type_count = 1;
+  link.nodes = &node;
+  link.node_count = 1;
+  REQUIRE(etk_inspector_event_set_link(o.insp, linked, &link, NULL) == ETK_OK);
+  json_t *root = export_parse(&o, NULL, NULL, NULL);
+  REQUIRE(root);
+  size_t with_link = 0, without = 0;
+  json_t *e;
+  for (size_t at = 0; (e = next_event(root, "X", NULL, &at));) {
+    if (strcmp(str_of(e, "cat"), "run") == 0) continue;
+    json_t *op = arg_of(e, "op_types");
+    if (int_arg(e, "event") == (long long)smp.etdump_event) {
+      with_link++;
+      CHECK_EQ_STR(json_string_value(json_array_get(op, 0)), "aten::mul.out");
+      CHECK_EQ_STR(json_string_value(json_array_get(arg_of(e, "nodes"), 0)),
+                   "mul_1");
+      CHECK_EQ_STR(json_string_value(arg_of(e, "stack_trace")),
+                   "File m.py, line 3");
+    } else {
+      without++;
+      CHECK(op == NULL && arg_of(e, "nodes") == NULL);
+      CHECK(int_arg(e, "start_ticks") >= 0 && int_arg(e, "end_ticks") >= 0);
+    }
+  }
+  CHECK_EQ_INT(with_link, 1);
+  CHECK(without > 1);
+  json_decref(root);
+  close_opened(&o);
+}
+
 /* ------------------------------------------------------- the writer */
 
 ETK_TEST(writer_misuse_is_sticky) {
