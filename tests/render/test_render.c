@@ -678,6 +678,113 @@ ETK_TEST(json_literal_keys_match_prepared_keys) {
   CHECK(memcmp(lit.text, k.text, sizeof k.text) == 0);
 }
 
+/* A document of three numbers: written by the writer, or (`raw`) the
+ * middle one formatted by the caller into etk_json_value_room(). */
+static char *numbers_document(int indent, int raw) {
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_json_t j;
+  etk_json_init(&j, s, indent);
+  etk_json_begin_object(&j);
+  etk_json_key(&j, "outer");
+  etk_json_begin_object(&j);
+  etk_json_key(&j, "v");
+  etk_json_begin_array(&j);
+  etk_json_double(&j, 0.25);
+  if (raw) {
+    char *p = etk_json_value_room(&j, ETK_FORMAT_DOUBLE_MAX);
+    if (p) etk_render_commit(s, etk_json_format_double(&j, 1e-7, p));
+  } else {
+    etk_json_double(&j, 1e-7);
+  }
+  etk_json_double(&j, 1e-7);
+  etk_json_end_array(&j);
+  return finish_document(&j, s);
+}
+
+ETK_TEST(json_value_room_writes_what_the_writer_writes) {
+  for (int indent = 0; indent <= 2; indent += 2)
+    check_same_documents(numbers_document(indent, 0),
+                         numbers_document(indent, 1));
+  char *c = numbers_document(0, 1);
+  CHECK_EQ_STR(c, "{\"outer\":{\"v\":[0.25,1e-07,1e-07]}}\n");
+  free(c);
+  /* a value where a key is due: the sticky state error, no room */
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_json_t j;
+  etk_json_init(&j, s, 0);
+  etk_json_begin_object(&j);
+  CHECK(etk_json_value_room(&j, 8) == NULL);
+  CHECK_EQ_INT(j.status, ETK_E_INVALID_STATE);
+  etk_render_sink_free(s);
+  free(s);
+}
+
+ETK_TEST(json_plain_length_stops_at_what_needs_escaping) {
+  CHECK_EQ_U64(etk_json_plain_length("abc", 3), 3);
+  CHECK_EQ_U64(etk_json_plain_length("", 0), 0);
+  CHECK_EQ_U64(etk_json_plain_length("a\"b", 3), 1);
+  CHECK_EQ_U64(etk_json_plain_length("ab\\", 3), 2);
+  CHECK_EQ_U64(etk_json_plain_length("ab\x01", 3), 2);
+  CHECK_EQ_U64(etk_json_plain_length("\xc3\xa9", 2), 0);
+  const char *longer = "native_call_op_000001.out and then \n";
+  CHECK_EQ_U64(etk_json_plain_length(longer, strlen(longer)),
+               strlen(longer) - 1);
+  CHECK_EQ_U64(etk_json_plain_length(longer, 20), 20);
+}
+
+/* Two trace events, the second written whole by the caller when `raw`. */
+static char *trace_document(int raw) {
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_trace_writer_t w;
+  etk_trace_writer_init(&w, s, NULL);
+  for (int k = 0; k < 2; k++) {
+    if (raw && k == 1) {
+      static const char text[] =
+          "{\"name\":\"b\",\"ph\":\"X\",\"ts\":0.5,"
+          "\"pid\":1,\"tid\":2}";
+      char *p = etk_trace_event_room(&w, sizeof text);
+      if (p) {
+        memcpy(p, text, sizeof text - 1);
+        etk_trace_event_commit(&w, sizeof text - 1);
+      }
+      continue;
+    }
+    etk_trace_event_begin(&w, "X", k ? "b" : "a", 1, NULL, 1, 2, 0.5);
+    etk_trace_event_end(&w);
+  }
+  int rc = etk_trace_writer_finish(&w);
+  size_t len;
+  char *text = etk_render_sink_take(s, &len);
+  etk_render_sink_free(s);
+  free(s);
+  if (rc != ETK_OK) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+ETK_TEST(trace_event_room_writes_what_begin_and_end_write) {
+  check_same_documents(trace_document(0), trace_document(1));
+  char *c = trace_document(1);
+  CHECK(c != NULL && strstr(c, "}},\n{\"name\":\"b\"") == NULL &&
+        strstr(c, "},\n{\"name\":\"b\",\"ph\":\"X\"") != NULL);
+  free(c);
+  /* out of order: the sticky state error */
+  etk_render_sink_t *s = malloc(sizeof *s);
+  etk_render_sink_init_memory(s);
+  etk_trace_writer_t w;
+  etk_trace_writer_init(&w, s, NULL);
+  etk_trace_event_begin(&w, "X", "a", 1, NULL, 1, 2, 0.5);
+  CHECK(etk_trace_event_room(&w, 16) == NULL);
+  CHECK_EQ_INT(w.status, ETK_E_INVALID_STATE);
+  etk_render_sink_free(s);
+  free(s);
+}
+
 static int failing_write(void *ctx, const char *d, size_t n) {
   (void)ctx;
   (void)d;
