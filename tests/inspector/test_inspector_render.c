@@ -119,6 +119,64 @@ ETK_TEST(json_carries_every_column_and_parses) {
   etk_inspector_close(insp);
 }
 
+/* Appendix B as JSON with `indent`: event 0 linked with a backend name
+ * that needs escaping (the general writer), event 1 with a list of debug
+ * handles (the one-piece fast path, like the others). */
+static char *linked_json(int indent) {
+  etk_inspector_t *insp =
+      etk_test_inspector_build(fixture_appendix_b, ETK_TIME_NS);
+  if (!insp) return NULL;
+  static const int64_t handles[2] = {3, 4};
+  etk_inspector_event_link_t l;
+  memset(&l, 0, sizeof l);
+  l.num_outputs = 2;
+  l.delegate_backend_name = "back\"end";
+  etk_inspector_event_set_link(insp, 0, &l, NULL);
+  l.delegate_backend_name = "XNNPACK";
+  l.has_debug_handles = l.debug_handles_is_list = 1;
+  l.debug_handles = handles;
+  l.debug_handle_count = 2;
+  etk_inspector_event_set_link(insp, 1, &l, NULL);
+  etk_inspector_render_options_t ro = th_options(ETK_INSPECT_FORMAT_JSON);
+  ro.json_indent = indent;
+  char *js = th_render(insp, &ro, NULL, NULL);
+  etk_inspector_close(insp);
+  return js;
+}
+
+ETK_TEST(json_events_same_at_every_indent_fast_or_not) {
+  char *text[3] = {linked_json(0), linked_json(2), linked_json(5)};
+  json_t *root[3];
+  for (int i = 0; i < 3; i++) {
+    REQUIRE(text[i] != NULL);
+    root[i] = json_loads(text[i], 0, NULL);
+    REQUIRE(root[i] != NULL);
+  }
+  CHECK(json_equal(root[0], root[1]) && json_equal(root[0], root[2]));
+  CHECK(strstr(text[0], "\": ") == NULL && strstr(text[0], "\n ") == NULL);
+  /* members at depth 3 and array items at depth 4, five spaces a level */
+  CHECK_CONTAINS(text[2], "\n               \"event_name\": \"",
+                 "\n                    3,\n                    4\n",
+                 "\"delegate_backend_name\": \"back\\\"end\"",
+                 "\"delegate_backend_name\": \"XNNPACK\"");
+  json_t *events = json_object_get(root[0], "events");
+  CHECK(json_array_size(events) > 2);
+  json_t *e0 = json_array_get(events, 0), *e1 = json_array_get(events, 1);
+  CHECK_EQ_STR(json_string_value(json_object_get(e0, "delegate_backend_name")),
+               "back\"end");
+  CHECK(json_integer_value(json_object_get(e0, "num_outputs")) == 2);
+  CHECK(json_is_null(json_object_get(e0, "debug_handles")));
+  json_t *h = json_object_get(e1, "debug_handles");
+  CHECK(json_array_size(h) == 2 &&
+        json_integer_value(json_array_get(h, 1)) == 4);
+  CHECK(json_array_size(json_object_get(e1, "raw")) ==
+        json_array_size(json_object_get(e1, "start_time")));
+  for (int i = 0; i < 3; i++) {
+    json_decref(root[i]);
+    free(text[i]);
+  }
+}
+
 ETK_TEST(json_debug_values_with_buffer) {
   size_t len, blen;
   uint8_t *b = fixture_appendix_c(&len),
