@@ -755,15 +755,10 @@ static char *trace_document(int raw) {
     etk_trace_event_begin(&w, "X", k ? "b" : "a", 1, NULL, 1, 2, 0.5);
     etk_trace_event_end(&w);
   }
-  int rc = etk_trace_writer_finish(&w);
+  CHECK_EQ_INT(etk_trace_writer_finish(&w), ETK_OK);
   size_t len;
   char *text = etk_render_sink_take(s, &len);
-  etk_render_sink_free(s);
   free(s);
-  if (rc != ETK_OK) {
-    free(text);
-    return NULL;
-  }
   return text;
 }
 
