@@ -164,6 +164,14 @@ void etk_strbuf_printf(etk_strbuf_t *b, const char *fmt, ...)
  * subnormals, far exponents and the rare too-close-to-call value. */
 size_t etk_format_double_repr(double x, char *out);
 
+/* What etk_format_double_repr() writes for the double nearest to
+ * v / 10^k, formatted from the integers (no floating point): "1.256",
+ * "0.0", "1256.0", "0.253".  Returns 0, writing nothing useful, when
+ * that is not known to be so: k outside 0..15, v >= 10^15 (more than 15
+ * significant digits), or a value below 0.001 (which may need the
+ * exponent form).  `out` holds ETK_FORMAT_DOUBLE_MAX bytes. */
+size_t etk_format_decimal_repr(uint64_t v, int k, char *out);
+
 /* Python format(x, "g") (6 significant digits, trailing zeros dropped,
  * exponent form when the exponent is < -4 or >= 6): "0.022484", "1e-06",
  * "123457", "nan", "inf".  Same contract as etk_format_double_repr().

@@ -77,6 +77,10 @@ typedef struct exporter {
   etk_trace_stats_t *st;
   etk_error_t *err;
   double mul, div; /* us = ticks * mul, or ticks / div */
+  /* when mul or div is a power of ten: us = ticks * us_mul / 10^us_k,
+   * formatted from the integers for ticks < us_limit (else us_k = -1) */
+  int us_k;
+  uint64_t us_mul, us_limit;
   size_t nruns;
   size_t *run_group; /* group (block/run/name) of a run, SIZE_MAX skip */
   size_t *run_block; /* inspector block of a run, SIZE_MAX none */
@@ -641,6 +645,16 @@ static char *put_number(etk_trace_writer_t *w, char *q, double v) {
   return q + etk_json_format_double(&w->json, v, q);
 }
 
+/* to_us(x, ticks) as etk_json_format_double() writes it; from the
+ * integers when the scale is a power of ten. */
+static char *put_us(exporter_t *x, char *q, uint64_t ticks) {
+  if (x->us_k >= 0 && ticks < x->us_limit) {
+    size_t n = etk_format_decimal_repr(ticks * x->us_mul, x->us_k, q);
+    if (n) return q + n;
+  }
+  return put_number(x->w, q, to_us(x, ticks));
+}
+
 /* The args of a slice written by write_slice_fast(). */
 static char *put_slice_args(const exporter_t *x, char *q,
                             const trace_item_t *it, size_t run,
@@ -683,7 +697,8 @@ static int write_slice_fast(exporter_t *x, const trace_item_t *it, size_t run,
     return 0;
   const char *cat = category(e, (it->flags & IT_DELEGATED) != 0);
   size_t cat_len = strlen(cat);
-  double ts = to_us(x, pos(x, it->s));
+  uint64_t start = pos(x, it->s);
+  double ts = to_us(x, start);
   char *q0 = etk_trace_event_room(x->w, len + cat_len + 512), *q = q0;
   if (!q) return 1; /* the error is recorded */
   PUT_LITERAL(q, "{\"name\":\"");
@@ -695,14 +710,14 @@ static int write_slice_fast(exporter_t *x, const trace_item_t *it, size_t run,
   PUT_LITERAL(q, "\",\"ph\":\"X\"");
   if (ts == ts && ts - ts == 0) {
     PUT_LITERAL(q, ",\"ts\":");
-    q += etk_json_format_double(&x->w->json, ts, q);
+    q = put_us(x, q, start);
   }
   PUT_LITERAL(q, ",\"pid\":");
   q += etk_format_uint(x->o->pid, q);
   PUT_LITERAL(q, ",\"tid\":");
   q += etk_format_uint(tid, q);
   PUT_LITERAL(q, ",\"dur\":");
-  q = put_number(x->w, q, to_us(x, it->e - it->s));
+  q = put_us(x, q, it->e - it->s);
   if (!x->o->no_args) q = put_slice_args(x, q, it, run, e);
   *q++ = '}';
   etk_trace_event_commit(x->w, (size_t)(q - q0));
@@ -1027,6 +1042,23 @@ static void exporter_free(exporter_t *x) {
 /* Ticks to microseconds from the Inspector's factor: divided by `div`
  * (ns, us, and cycles at clock_hz) or multiplied by `mul` (ms and s, whose
  * factor is below 1; raw cycles). */
+/* us_k, us_mul and us_limit from mul or div (see exporter_t). */
+static void set_decimal_scale(exporter_t *x) {
+  x->us_k = -1;
+  double p = 1;
+  for (int k = 0; k <= 6; k++, p *= 10) {
+    if (x->div == p) {
+      x->us_k = k;
+      x->us_mul = 1;
+    } else if (x->mul == p) {
+      x->us_k = 0;
+      x->us_mul = (uint64_t)p;
+    }
+  }
+  /* products below 10^15: exact in a double, and at most 15 digits */
+  x->us_limit = 1000000000000000ull / (x->us_mul ? x->us_mul : 1);
+}
+
 static int set_scale(exporter_t *x) {
   const etk_trace_options_t *o = x->o;
   etk_time_scale_t s = o->source_time_scale;
@@ -1053,6 +1085,7 @@ static int set_scale(exporter_t *x) {
       x->mul = 1.0 / f;
   }
   x->st->ticks_per_us = x->div > 0 ? x->div : 1.0 / x->mul;
+  set_decimal_scale(x);
   return ETK_OK;
 }
 

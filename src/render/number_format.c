@@ -142,6 +142,48 @@ size_t etk_format_int(int64_t v, char *out) {
   return etk_format_uint((uint64_t)v, out);
 }
 
+size_t etk_format_decimal_repr(uint64_t v, int k, char *out) {
+  static const uint64_t pow10_int[16] = {1ull,
+                                         10ull,
+                                         100ull,
+                                         1000ull,
+                                         10000ull,
+                                         100000ull,
+                                         1000000ull,
+                                         10000000ull,
+                                         100000000ull,
+                                         1000000000ull,
+                                         10000000000ull,
+                                         100000000000ull,
+                                         1000000000000ull,
+                                         10000000000000ull,
+                                         100000000000000ull,
+                                         1000000000000000ull};
+  /* at most 15 significant digits: the decimal v / 10^k is the shortest
+   * text that reads back as the double nearest to it */
+  if (k < 0 || k > 15 || v >= pow10_int[15]) return 0;
+  uint64_t whole = v / pow10_int[k], frac = v % pow10_int[k];
+  if (whole == 0 && frac != 0 && frac < pow10_int[k] / 1000)
+    return 0; /* below 1e-3 scaled: maybe exponent form (< 1e-4) */
+  size_t n = etk_format_uint(whole, out);
+  out[n++] = '.';
+  if (frac == 0) {
+    out[n++] = '0';
+    out[n] = 0;
+    return n;
+  }
+  int digits = k;
+  while (frac % 10 == 0) { /* trailing zeros dropped */
+    frac /= 10;
+    digits--;
+  }
+  char *end = out + n + digits;
+  for (int i = 0; i < digits; i++, frac /= 10)
+    end[-1 - i] = (char)('0' + frac % 10);
+  *end = 0;
+  return n + (size_t)digits;
+}
+
 /* floor(log10(x)) or one less, for a normal x > 0: from the binary
  * exponent (x = m * 2^e2, m in [0.5, 1)) times log10(2) ~ 78913 / 2^18,
  * exact over the whole double range. */

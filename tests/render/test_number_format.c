@@ -196,4 +196,62 @@ ETK_TEST(repr_matches_reference_on_durations) {
   CHECK_EQ_INT(bad, 0);
 }
 
+/* Whether etk_format_decimal_repr(v, k) writes what the repr of the
+ * double v / 10^k is (or declines), and the reference agrees. */
+static int check_decimal(uint64_t v, int k) {
+  static const double pow10[16] = {1e0,  1e1,  1e2,  1e3, 1e4,  1e5,
+                                   1e6,  1e7,  1e8,  1e9, 1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15};
+  char fast[ETK_FORMAT_DOUBLE_MAX], repr[ETK_FORMAT_DOUBLE_MAX];
+  size_t n = etk_format_decimal_repr(v, k, fast);
+  double x = (double)v / pow10[k];
+  size_t m = etk_format_double_repr(x, repr);
+  if (n == 0) return v >= 1000000000000000ull || x < 1e-3;
+  if (n != m || memcmp(fast, repr, n + 1) != 0) {
+    printf("# %llu / 10^%d: %s, repr %s\n", (unsigned long long)v, k, fast,
+           repr);
+    return 0;
+  }
+  return x == 0 || check_one(x);
+}
+
+ETK_TEST(decimal_repr_is_the_repr_of_the_quotient) {
+  static const uint64_t edges[] = {0,
+                                   1,
+                                   9,
+                                   10,
+                                   999,
+                                   1000,
+                                   1001,
+                                   1256,
+                                   99999,
+                                   100000,
+                                   120000,
+                                   999999999999999ull,
+                                   1000000000000000ull,
+                                   123456789012345ull,
+                                   100000000000000ull};
+  long bad = 0;
+  for (int k = 0; k <= 15; k++)
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+      bad += !check_decimal(edges[i], k);
+  uint64_t s = 777;
+  for (int i = 0; i < 100000 && bad < 10; i++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    int k = (int)(s >> 60) % 16; /* 0..15 */
+    uint64_t mod = i & 1 ? 1000000000000000ull : 100000000ull;
+    bad += !check_decimal(s % mod, k);
+  }
+  CHECK_EQ_INT(bad, 0);
+  char out[ETK_FORMAT_DOUBLE_MAX];
+  CHECK_EQ_U64(etk_format_decimal_repr(1256, 3, out), 5);
+  CHECK_EQ_STR(out, "1.256");
+  CHECK_EQ_U64(etk_format_decimal_repr(1256000, 3, out), 6);
+  CHECK_EQ_STR(out, "1256.0");
+  CHECK_EQ_U64(etk_format_decimal_repr(5, 6, out), 0); /* 5e-06 */
+  CHECK_EQ_U64(etk_format_decimal_repr(1, 16, out), 0);
+}
+
 ETK_TEST_MAIN()
