@@ -168,8 +168,8 @@ size_t etk_format_double_repr(double x, char *out);
  * v / 10^k, formatted from the integers (no floating point): "1.256",
  * "0.0", "1256.0", "0.253".  Returns 0, writing nothing useful, when
  * that is not known to be so: k outside 0..15, v >= 10^15 (more than 15
- * significant digits), or a value below 0.001 (which may need the
- * exponent form).  `out` holds ETK_FORMAT_DOUBLE_MAX bytes. */
+ * significant digits), or a value below 0.0001 (the exponent form).  `out`
+ * holds ETK_FORMAT_DOUBLE_MAX bytes. */
 size_t etk_format_decimal_repr(uint64_t v, int k, char *out);
 
 /* Python format(x, "g") (6 significant digits, trailing zeros dropped,

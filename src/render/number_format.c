@@ -65,7 +65,7 @@ static const char digit_pairs[201] =
 
 /* Writes the decimal digits of v < 10^8 backwards ending at end; returns
  * the new start.  32-bit arithmetic: divisions by 100 become multiplies. */
-static char *digits32_back(uint32_t v, char *end) {
+static inline char *digits32_back(uint32_t v, char *end) {
   while (v >= 100) {
     uint32_t r = v % 100;
     v /= 100;
@@ -110,6 +110,11 @@ size_t etk_format_uint(uint64_t v, char *out) {
   /* the length first, then the digits written backwards in place: no
    * temporary and no copy; 8-digit groups are converted in 32 bits */
   size_t n;
+  if (v < 10) { /* ids, flags and counts are mostly one digit */
+    out[0] = (char)('0' + v);
+    out[1] = 0;
+    return 1;
+  }
   if (v < 100000000) {
     n = digit_count32((uint32_t)v);
     digits32_back((uint32_t)v, out + n);
@@ -163,8 +168,8 @@ size_t etk_format_decimal_repr(uint64_t v, int k, char *out) {
    * text that reads back as the double nearest to it */
   if (k < 0 || k > 15 || v >= pow10_int[15]) return 0;
   uint64_t whole = v / pow10_int[k], frac = v % pow10_int[k];
-  if (whole == 0 && frac != 0 && frac < pow10_int[k] / 1000)
-    return 0; /* below 1e-3 scaled: maybe exponent form (< 1e-4) */
+  if (whole == 0 && frac != 0 && frac < pow10_int[k] / 10000)
+    return 0; /* below 1e-4: the exponent form */
   size_t n = etk_format_uint(whole, out);
   out[n++] = '.';
   if (frac == 0) {

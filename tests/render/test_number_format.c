@@ -206,7 +206,7 @@ static int check_decimal(uint64_t v, int k) {
   size_t n = etk_format_decimal_repr(v, k, fast);
   double x = (double)v / pow10[k];
   size_t m = etk_format_double_repr(x, repr);
-  if (n == 0) return v >= 1000000000000000ull || x < 1e-3;
+  if (n == 0) return v >= 1000000000000000ull || x < 1e-4;
   if (n != m || memcmp(fast, repr, n + 1) != 0) {
     printf("# %llu / 10^%d: %s, repr %s\n", (unsigned long long)v, k, fast,
            repr);
@@ -250,6 +250,8 @@ ETK_TEST(decimal_repr_is_the_repr_of_the_quotient) {
   CHECK_EQ_STR(out, "1.256");
   CHECK_EQ_U64(etk_format_decimal_repr(1256000, 3, out), 6);
   CHECK_EQ_STR(out, "1256.0");
+  CHECK_EQ_U64(etk_format_decimal_repr(253, 6, out), 8);
+  CHECK_EQ_STR(out, "0.000253");
   CHECK_EQ_U64(etk_format_decimal_repr(5, 6, out), 0); /* 5e-06 */
   CHECK_EQ_U64(etk_format_decimal_repr(1, 16, out), 0);
 }
