@@ -91,6 +91,7 @@ enum {
 typedef struct json_fast {
   int enabled; /* every fragment fits */
   fragment_t frag[FRAG_COUNT];
+  size_t plain_block; /* a block whose name needs no escaping, or SIZE_MAX */
 } json_fast_t;
 
 /* What one document's events share: the statistic keys ("p10 (ms)", ...,
@@ -369,6 +370,7 @@ static void json_fast_init(json_fast_t *f, const json_events_t *x,
       &key_handles,     &key_num_outputs};
   int indent = j->indent > 0 ? j->indent : 0;
   size_t d = (size_t)j->depth;
+  f->plain_block = SIZE_MAX;
   f->enabled = d + 3 < ETK_JSON_MAX_DEPTH && indent <= FRAGMENT_MAX;
   if (!f->enabled) return;
   for (int k = 0; k < FRAG_OPEN_ARRAY; k++) {
@@ -385,9 +387,13 @@ static void json_fast_init(json_fast_t *f, const json_events_t *x,
   fragment_set(f, FRAG_CLOSE_EVENT, indent, "", d * (size_t)indent, "}", 1, 0);
 }
 
-/* Copies a fragment in one fixed-size piece; returns the new cursor. */
+/* Copies a fragment in one fixed-size piece (half of one for the short
+ * ones, most of them); returns the new cursor. */
 static inline char *put_fragment(char *q, const json_fast_t *f, int k) {
-  memcpy(q, f->frag[k].text, FRAGMENT_MAX);
+  if (f->frag[k].len <= FRAGMENT_MAX / 2)
+    memcpy(q, f->frag[k].text, FRAGMENT_MAX / 2);
+  else
+    memcpy(q, f->frag[k].text, FRAGMENT_MAX);
   return q + f->frag[k].len;
 }
 
@@ -478,9 +484,11 @@ static int fast_event_read(json_events_t *x, uint32_t e, fast_event_t *fe) {
   fe->need = FRAG_COUNT * FRAGMENT_MAX + fe->block_name.len + fe->name_len +
              fe->delegate_id.len + fe->backend_len + 64 +
              (2 * runs + handles) * (FRAGMENT_MAX + ETK_FORMAT_DOUBLE_MAX);
-  if (fe->need > ETK_RENDER_SINK_BUFFER ||
-      !plain(fe->block_name.data, fe->block_name.len) ||
-      !plain(fe->name, fe->name_len) ||
+  if (fe->block != x->fast.plain_block) {
+    if (!plain(fe->block_name.data, fe->block_name.len)) return 0;
+    x->fast.plain_block = fe->block; /* its name is checked once */
+  }
+  if (fe->need > ETK_RENDER_SINK_BUFFER || !plain(fe->name, fe->name_len) ||
       !plain(fe->delegate_id.data, fe->delegate_id.len) ||
       !plain(fe->backend, fe->backend_len))
     return 0;

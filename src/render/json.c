@@ -134,21 +134,31 @@ void etk_json_end_array(etk_json_t *j) {
   end(j, 0);
 }
 
-/* Length of the leading run of `str` that JSON takes as it is (printable
- * ASCII other than '"' and '\\'), eight bytes per step: a word passes when
- * no byte has its top bit set, is below 0x20, or equals '"' or '\\' (the
- * usual "has a zero byte" tests). */
-static size_t plain_prefix(const unsigned char *u, size_t len) {
+/* Whether the 8 bytes of w hold one that JSON does not take as it is:
+ * the top bit set, below 0x20, '"' or '\\' (the usual "has a zero byte"
+ * tests, exact about whether there is one). */
+static inline int word_needs_escape(uint64_t w) {
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+  return ((w | ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) |
+           ((slash - ones) & ~slash)) &
+          highs) != 0;
+}
+
+/* Length of the leading run of `str` that JSON takes as it is (printable
+ * ASCII other than '"' and '\\'), eight bytes per step; the tail of a
+ * string of 8 bytes or more is one last word overlapping the checked. */
+static size_t plain_prefix(const unsigned char *u, size_t len) {
   size_t i = 0;
+  uint64_t w;
   for (; i + 8 <= len; i += 8) {
-    uint64_t w;
     memcpy(&w, u + i, 8);
-    uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
-    uint64_t bad = (w | ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) |
-                    ((slash - ones) & ~slash)) &
-                   highs;
-    if (bad) break;
+    if (word_needs_escape(w)) break;
+  }
+  if (i == len) return len;
+  if (i > 0 && i + 8 > len) {
+    memcpy(&w, u + len - 8, 8);
+    if (!word_needs_escape(w)) return len;
   }
   while (i < len && u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\')
     i++;

@@ -732,6 +732,17 @@ ETK_TEST(json_plain_length_stops_at_what_needs_escaping) {
   CHECK_EQ_U64(etk_json_plain_length(longer, strlen(longer)),
                strlen(longer) - 1);
   CHECK_EQ_U64(etk_json_plain_length(longer, 20), 20);
+  /* the tail after whole words, bad or not at every position */
+  for (size_t n = 9; n < 16; n++) {
+    char text[16];
+    memset(text, 'a', sizeof text);
+    CHECK_EQ_U64(etk_json_plain_length(text, n), n);
+    for (size_t bad = 0; bad < n; bad++) {
+      text[bad] = bad & 1 ? '"' : (char)0x80;
+      CHECK_EQ_U64(etk_json_plain_length(text, n), bad);
+      text[bad] = 'a';
+    }
+  }
 }
 
 /* Two trace events, the second written whole by the caller when `raw`. */
