@@ -27,11 +27,16 @@
  *
  * USAGE
  *   bench_scale [--events N] [--runs R] [--etkit PATH] [--flatc PATH]
- *               [--only-diff]
+ *               [--only LABELS] [--only-diff] [--keep DIR]
  *   (defaults: 1000000 events, 3 rounds, the etkit built with this bench,
- *   flatc from PATH).  --etkit lets the same run time another build;
- *   --only-diff runs flatc and `etkit diff` on the wide dump, nothing else.
- *   Without flatc the etkit figures are printed and the ratios skipped.
+ *   flatc from PATH).  --etkit lets the same run time another build.
+ *   --only runs just the jobs whose labels appear in the comma-separated
+ *   LABELS (e.g. "flatc_wide,tsv_wide"; a row or memory figure whose jobs
+ *   did not run is skipped); --only-diff is short for
+ *   --only flatc_wide,diff_wide.  --keep writes the dumps into DIR and
+ *   leaves them there (repeat.etdp, wide.etdp) for comparing outputs by
+ *   hand.  Without flatc the etkit figures are printed and the ratios
+ *   skipped.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -65,6 +70,7 @@ typedef struct job {
   const char *argv[MAX_ARGS];
   double cpu[MAX_RUNS], wall[MAX_RUNS], rss[MAX_RUNS];
   int done;
+  int skip; /* left out by --only */
 } job_t;
 
 /* Runs argv with stdout and stderr to /dev/null; records its figures. */
@@ -125,6 +131,19 @@ static int write_dump(etdump_shape_t shape, size_t events, const char *path,
   return bad;
 }
 
+/* Whether `label` is one of the comma-separated names in `list`. */
+static int label_listed(const char *list, const char *label) {
+  size_t n = strlen(label);
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && memcmp(p, label, n) == 0) return 1;
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
+}
+
 static int flatc_available(const char *flatc) {
   job_t probe;
   memset(&probe, 0, sizeof probe);
@@ -136,17 +155,21 @@ static int flatc_available(const char *flatc) {
 
 /* Prints a job's medians. */
 static void print_job(const job_t *j) {
-  printf("scale_%s_cpu_s %.3f s\n", j->label, median(j->cpu, j->done));
+  printf("scale_%s_cpu_s %.3f s (rounds:", j->label, median(j->cpu, j->done));
+  for (int i = 0; i < j->done; i++) printf(" %.3f", j->cpu[i]);
+  printf(")\n");
   printf("scale_%s_wall_s %.3f s\n", j->label, median(j->wall, j->done));
   printf("scale_%s_peak_rss_mb %.1f MB\n", j->label,
          median(j->rss, j->done) / 1048576.0);
 }
 
 /* Prints a ratio row of the table: median of the per-round ratios (CPU),
- * and the ratio of the median wall times. */
+ * and the ratio of the median wall times.  Skipped when either job did not
+ * run. */
 static void print_ratio(const char *row, const job_t *a, const job_t *flatc,
                         double goal) {
   double r[MAX_RUNS];
+  if (a->skip || flatc->skip) return;
   for (int i = 0; i < a->done; i++) r[i] = a->cpu[i] / flatc->cpu[i];
   printf("table_%s_vs_flatc_cpu %.3f x (goal <= %.2f)\n", row,
          median(r, a->done), goal);
@@ -158,10 +181,10 @@ int main(int argc, char **argv) {
   size_t events = 1000000;
   int runs = 3;
   const char *etkit = ETKIT_CLI_PATH, *flatc = "flatc";
-  int only_diff = 0;
+  const char *only = NULL, *keep = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--only-diff") == 0)
-      only_diff = 1;
+      only = "flatc_wide,diff_wide";
     else if (i + 1 < argc && strcmp(argv[i], "--events") == 0)
       events = strtoull(argv[++i], NULL, 10);
     else if (i + 1 < argc && strcmp(argv[i], "--runs") == 0)
@@ -170,10 +193,15 @@ int main(int argc, char **argv) {
       etkit = argv[++i];
     else if (i + 1 < argc && strcmp(argv[i], "--flatc") == 0)
       flatc = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--only") == 0)
+      only = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--keep") == 0)
+      keep = argv[++i];
     else {
       fprintf(stderr,
               "usage: bench_scale [--events N] [--runs R] "
-              "[--etkit PATH] [--flatc PATH] [--only-diff]\n");
+              "[--etkit PATH] [--flatc PATH] [--only LABELS] [--only-diff] "
+              "[--keep DIR]\n");
       return 2;
     }
   }
@@ -181,8 +209,11 @@ int main(int argc, char **argv) {
   if (runs > MAX_RUNS) runs = MAX_RUNS;
   const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir;
   char dir[512], repeat[600], wide[600];
-  snprintf(dir, sizeof dir, "%s/etkit-scale-%d", tmp, (int)getpid());
-  if (mkdir(dir, 0700) != 0) {
+  if (keep)
+    snprintf(dir, sizeof dir, "%s", keep);
+  else
+    snprintf(dir, sizeof dir, "%s/etkit-scale-%d", tmp, (int)getpid());
+  if (mkdir(dir, 0700) != 0 && !keep) {
     perror("bench_scale: mkdir");
     return 1;
   }
@@ -226,10 +257,13 @@ int main(int argc, char **argv) {
     DIFF_WIDE,
     NJOBS
   };
+  for (int k = 0; k < NJOBS; k++)
+    jobs[k].skip = (!have_flatc && k <= FLATC_WIDE) ||
+                   (only && !label_listed(only, jobs[k].label));
   int bad = 0;
   for (int r = 0; r < runs && !bad; r++) {
-    for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS && !bad; k++) {
-      if (only_diff && k != FLATC_WIDE && k != DIFF_WIDE) continue;
+    for (int k = 0; k < NJOBS && !bad; k++) {
+      if (jobs[k].skip) continue;
       bad |= run_job(&jobs[k]);
       if (k <= FLATC_WIDE) { /* flatc's JSON: not kept */
         char out[700];
@@ -239,20 +273,20 @@ int main(int argc, char **argv) {
       }
     }
   }
-  remove(repeat);
-  remove(wide);
-  rmdir(dir);
+  if (!keep) {
+    remove(repeat);
+    remove(wide);
+    rmdir(dir);
+  }
   if (bad) return 1;
 
   printf("scale_events %zu events\n", events);
   printf("scale_repeat_file_mb %.1f MB\n", repeat_bytes / 1048576.0);
   printf("scale_wide_file_mb %.1f MB\n", wide_bytes / 1048576.0);
   printf("scale_rounds %d runs\n", runs);
-  for (int k = have_flatc ? 0 : TSV_REPEAT; k < NJOBS; k++)
-    if (jobs[k].done) print_job(&jobs[k]);
-  if (have_flatc && only_diff) {
-    print_ratio("diff_wide", &jobs[DIFF_WIDE], &jobs[FLATC_WIDE], 0.50);
-  } else if (have_flatc) {
+  for (int k = 0; k < NJOBS; k++)
+    if (!jobs[k].skip) print_job(&jobs[k]);
+  if (have_flatc) {
     print_ratio("inspect_tsv_repeat", &jobs[TSV_REPEAT], &jobs[FLATC_REPEAT],
                 0.15);
     print_ratio("inspect_tsv_wide", &jobs[TSV_WIDE], &jobs[FLATC_WIDE], 0.15);
@@ -263,9 +297,12 @@ int main(int argc, char **argv) {
     printf("table_vs_flatc skipped (no flatc: %s)\n", flatc);
   }
   double mb = 1048576.0;
-  printf("table_diff_wide_peak_rss_mb %.1f MB (goal <= %.1f: 2 x file + 40)\n",
-         median(jobs[DIFF_WIDE].rss, runs) / mb, (2 * wide_bytes) / mb + 40);
-  if (only_diff) return 0;
+  if (!jobs[DIFF_WIDE].skip)
+    printf(
+        "table_diff_wide_peak_rss_mb %.1f MB (goal <= %.1f: 2 x file + "
+        "40)\n",
+        median(jobs[DIFF_WIDE].rss, runs) / mb, (2 * wide_bytes) / mb + 40);
+  if (jobs[TSV_WIDE].skip) return 0;
   printf("table_inspect_wide_peak_rss_mb %.1f MB (goal <= %.1f: file + 24)\n",
          median(jobs[TSV_WIDE].rss, runs) / mb, wide_bytes / mb + 24);
   printf("table_inspect_wide_rss_beside_file %.1f B/event\n",

@@ -348,6 +348,12 @@ int etk_etrecord_program_load(etk_etrecord_t *rec, size_t index,
                               const etk_etrecord_program_t **out,
                               etk_error_t *err);
 
+/* Writes the program's schema_version: "MAJOR.MINOR", or "MAJOR" when the
+ * ETRecord stored a bare int (schema_minor < 0).  snprintf-style return
+ * value; `prog` must not be NULL. */
+size_t etk_etrecord_program_schema_version(const etk_etrecord_program_t *prog,
+                                           char *out, size_t out_size);
+
 /* Loads the edge-dialect program of `method`: the member
  * "edge_dialect_exported_program/<method>", else the bare
  * "edge_dialect_exported_program" when `method` is "forward".  `method`

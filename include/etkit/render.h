@@ -275,6 +275,14 @@ static inline void etk_cell_set_object(etk_cell_t *c, const char *t,
 typedef int (*etk_frame_cell_fn)(void *ctx, size_t row, size_t col,
                                  etk_cell_t *out, etk_strbuf_t *scratch);
 
+/* A companion of a frame's etk_frame_cell_fn (etk_render_delimited_rows):
+ * fills cells[0..cols) with row `row` at once, exactly the cells the frame's
+ * `cell` would give one by one.  Every cell must be set (the renderer does
+ * not clear them between rows).
+ * Text may point into the callback's own memory, valid until the next row
+ * call (no scratch buffer is passed).  Return ETK_OK or an error code. */
+typedef int (*etk_frame_row_fn)(void *ctx, size_t row, etk_cell_t *cells);
+
 /* A table: `rows` x `cols` cells produced on demand, `headers[cols]` the
  * column names (UTF-8), `show_index` adds pandas' row index (0..rows-1) as
  * an unnamed first column.  Renderers may call `cell` several times per
@@ -307,6 +315,13 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
  * `sep` is '\t' for TSV (save_data_to_tsv) or ',' for CSV. */
 int etk_render_delimited(const etk_frame_t *f, char sep,
                          etk_render_sink_t *sink, etk_error_t *err);
+
+/* etk_render_delimited() asking `row` for each row's cells in one call
+ * (f->cell is not called; NULL `row` falls back to it): the same bytes,
+ * without a callback per cell. */
+int etk_render_delimited_rows(const etk_frame_t *f, etk_frame_row_fn row,
+                              char sep, etk_render_sink_t *sink,
+                              etk_error_t *err);
 
 /* ------------------------------------------------------------- JSON */
 

@@ -348,11 +348,7 @@ static PyObject *etrecord_program(ext_etrecord_t *self, PyObject *args) {
   etk_etrecord_info_t info;
   etk_etrecord_info_get(self->rec, &info);
   char schema[64];
-  if (p->schema_minor >= 0)
-    snprintf(schema, sizeof schema, "%lld.%lld", (long long)p->schema_major,
-             (long long)p->schema_minor);
-  else
-    snprintf(schema, sizeof schema, "%lld", (long long)p->schema_major);
+  etk_etrecord_program_schema_version(p, schema, sizeof schema);
   return Py_BuildValue(
       "{s:s,s:N,s:N,s:N,s:s,s:s,s:i,s:s,s:s,s:O}", "member", p->ref.member,
       "inputs", ins, "outputs", outs, "nodes", nodes, "method", p->ref.method,

@@ -907,38 +907,33 @@ static void exporter_free(exporter_t *x) {
   etk_strbuf_free(&x->text);
 }
 
+/* Ticks to microseconds from the Inspector's factor: divided by `div`
+ * (ns, us, and cycles at clock_hz) or multiplied by `mul` (ms and s, whose
+ * factor is below 1; raw cycles). */
 static int set_scale(exporter_t *x) {
   const etk_trace_options_t *o = x->o;
+  etk_time_scale_t s = o->source_time_scale;
   x->mul = 0;
   x->div = 0;
-  switch (o->source_time_scale) {
-    case ETK_TIME_NS:
-      x->div = 1000.0;
-      break;
-    case ETK_TIME_US:
-      x->mul = 1.0;
-      break;
-    case ETK_TIME_MS:
-      x->mul = 1000.0;
-      break;
-    case ETK_TIME_S:
-      x->mul = 1e6;
-      break;
-    case ETK_TIME_CYCLES:
-      if (o->clock_hz > 0 && o->clock_hz - o->clock_hz == 0) {
-        x->div = o->clock_hz / 1e6;
-      } else if (o->raw_ticks) {
-        x->mul = 1.0;
-      } else {
-        return etk_error_set(x->err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
-                             "timestamps are cycles; give the clock rate "
-                             "(--clock-hz) to convert them to microseconds, or "
-                             "--raw-ticks to write ticks as they are");
-      }
-      break;
-    default:
-      return etk_error_set(x->err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                           "trace: invalid time scale");
+  if ((unsigned)s > ETK_TIME_CYCLES)
+    return etk_error_set(x->err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "trace: invalid time scale");
+  bool clock = o->clock_hz > 0 && o->clock_hz - o->clock_hz == 0;
+  if (s == ETK_TIME_CYCLES && !clock) {
+    if (!o->raw_ticks)
+      return etk_error_set(x->err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                           "timestamps are cycles; give the clock rate "
+                           "(--clock-hz) to convert them to microseconds, or "
+                           "--raw-ticks to write ticks as they are");
+    x->mul = 1.0;
+  } else {
+    double f = 1.0;
+    int rc = etk_time_scale_factor(s, ETK_TIME_US, o->clock_hz, &f, x->err);
+    if (rc != ETK_OK) return rc;
+    if (f >= 1.0 || s == ETK_TIME_CYCLES)
+      x->div = f;
+    else
+      x->mul = 1.0 / f;
   }
   x->st->ticks_per_us = x->div > 0 ? x->div : 1.0 / x->mul;
   return ETK_OK;

@@ -236,11 +236,7 @@ static int list_program(const char *path, etk_etrecord_t *rec,
   printf("etrecord  %s\n", path);
   printf("layout    %s\n", etk_etrecord_layout_name(info.layout));
   char schema[64];
-  if (p->schema_minor >= 0)
-    snprintf(schema, sizeof schema, "%lld.%lld", (long long)p->schema_major,
-             (long long)p->schema_minor);
-  else
-    snprintf(schema, sizeof schema, "%lld", (long long)p->schema_major);
+  etk_etrecord_program_schema_version(p, schema, sizeof schema);
   printf("program   %s (method %s; schema %s; unions: %s%s%s)\n", p->ref.member,
          p->ref.method[0] ? p->ref.method : "-", schema,
          dialect_name(p->dialect), p->verifiers[0] ? "; verifiers " : "",

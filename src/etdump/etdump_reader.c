@@ -1077,6 +1077,7 @@ void etk_etdump_chain(const etk_etdump_t *d, uint32_t chain_id, int *negative,
 
 static uint32_t run_of(const etk_etdump_t *d, size_t index) {
   size_t lo = 0, hi = d->run_count;
+  if (hi <= 1) return 0; /* what the search below finds for one run */
   /* last run with first_event <= index and a non-empty range holding it */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;

@@ -276,6 +276,13 @@ static etr_member_t *find_member(const etk_etrecord_t *rec, const char *name) {
   return NULL;
 }
 
+/* Gives `feature` when the archive has `member`, whatever it holds (a map
+ * that does not parse fails the open later, in etr_maps_parse). */
+static void feature_if_member(etk_etrecord_t *rec, const char *member,
+                              uint32_t feature) {
+  if (find_member(rec, member)) rec->info.features |= feature;
+}
+
 static int list_programs(etk_etrecord_t *rec, etk_error_t *err) {
   rec->programs = calloc(rec->member_count ? rec->member_count : 1,
                          sizeof(etr_program_slot_t));
@@ -318,12 +325,15 @@ static int list_programs(etk_etrecord_t *rec, etk_error_t *err) {
     rec->info.layout = ETK_ETRECORD_LAYOUT_2023_09;
   else
     rec->info.layout = ETK_ETRECORD_LAYOUT_UNKNOWN;
-  if (find_member(rec, "program_buffer"))
-    rec->info.features |= ETK_ETRECORD_HAS_PROGRAM_BUFFER;
-  if (find_member(rec, "reference_outputs"))
-    rec->info.features |= ETK_ETRECORD_HAS_REFERENCE_OUTPUTS;
-  if (find_member(rec, "representative_inputs"))
-    rec->info.features |= ETK_ETRECORD_HAS_REPRESENTATIVE_INPUTS;
+  feature_if_member(rec, "program_buffer", ETK_ETRECORD_HAS_PROGRAM_BUFFER);
+  feature_if_member(rec, "reference_outputs",
+                    ETK_ETRECORD_HAS_REFERENCE_OUTPUTS);
+  feature_if_member(rec, "representative_inputs",
+                    ETK_ETRECORD_HAS_REPRESENTATIVE_INPUTS);
+  feature_if_member(rec, "debug_handle_map", ETK_ETRECORD_HAS_DEBUG_HANDLE_MAP);
+  feature_if_member(rec, "delegate_map", ETK_ETRECORD_HAS_DELEGATE_MAP);
+  feature_if_member(rec, "instruction_id_to_num_outs_map",
+                    ETK_ETRECORD_HAS_NUM_OUTS_MAP);
   return ETK_OK;
 }
 

@@ -131,6 +131,18 @@ static const char *obj_string(json_t *obj, const char *key) {
   return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* The member of a SymInt or SymBool union `u` (a symbol's name or a
+ * constant), NULL when `u` is no union; *name is the symbol's name when the
+ * member is a string, else NULL. */
+static json_t *sym_member(walker_t *w, json_t *u, const char **name) {
+  const char *tag;
+  json_t *v;
+  *name = NULL;
+  if (!union_pick(w, u, &tag, &v)) return NULL;
+  if (json_is_string(v)) *name = json_string_value(v);
+  return v;
+}
+
 /* Names of the values an Argument refers to (tensors, sym ints, custom
  * objects, graphs), in order. */
 static void arg_names(walker_t *w, json_t *arg, name_vec_t *out) {
@@ -150,10 +162,9 @@ static void arg_names(walker_t *w, json_t *arg, name_vec_t *out) {
     }
   } else if (strcmp(tag, "as_sym_int") == 0 ||
              strcmp(tag, "as_sym_bool") == 0) {
-    const char *t2;
-    json_t *v2;
-    if (union_pick(w, v, &t2, &v2) && json_is_string(v2))
-      names_push(out, json_string_value(v2));
+    const char *n;
+    sym_member(w, v, &n);
+    if (n) names_push(out, n);
   } else if (strcmp(tag, "as_sym_ints") == 0 ||
              strcmp(tag, "as_sym_bools") == 0 ||
              strcmp(tag, "as_optional_tensors") == 0) {
@@ -301,12 +312,12 @@ static void add_arg(walker_t *w, etr_text_t *t, json_t *arg) {
       etr_text_addf(t, ":%lld", (long long)json_integer_value(idx));
   } else if (strcmp(tag, "as_sym_int") == 0 ||
              strcmp(tag, "as_sym_bool") == 0) {
-    const char *t2;
-    json_t *v2;
-    if (union_pick(w, v, &t2, &v2) && json_is_string(v2))
-      etr_text_adds(t, json_string_value(v2));
-    else if (union_pick(w, v, &t2, &v2))
-      add_number(t, v2);
+    const char *n;
+    json_t *m = sym_member(w, v, &n);
+    if (n)
+      etr_text_adds(t, n);
+    else if (m)
+      add_number(t, m);
   } else if (strcmp(tag, "as_sym_ints") == 0 ||
              strcmp(tag, "as_sym_bools") == 0 ||
              strcmp(tag, "as_optional_tensors") == 0) {

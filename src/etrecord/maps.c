@@ -340,13 +340,6 @@ int etr_maps_parse(etk_etrecord_t *rec, etk_error_t *err) {
   int rc = ETK_OK;
   for (size_t i = 0; i < sizeof map_kinds / sizeof map_kinds[0]; i++)
     if ((rc = parse_map(rec, &map_kinds[i], &cap, err)) != ETK_OK) return rc;
-  if (etk_etrecord_member_find(rec, "debug_handle_map"))
-    rec->info.features |= ETK_ETRECORD_HAS_DEBUG_HANDLE_MAP;
-  if (etk_etrecord_member_find(rec, "delegate_map"))
-    rec->info.features |= ETK_ETRECORD_HAS_DELEGATE_MAP;
-  if (etk_etrecord_member_find(rec, "instruction_id_to_num_outs_map"))
-    rec->info.features |= ETK_ETRECORD_HAS_NUM_OUTS_MAP;
-
   const etk_etrecord_member_t *pub =
       etk_etrecord_member_find(rec, "export_graph_id");
   if (pub) {

@@ -1,6 +1,7 @@
 /*
  * text.c - decoding the text fields of node metadata: Python stack traces,
- * nn_module_stack, source_fn_stack, module access paths and target names.
+ * nn_module_stack, source_fn_stack, module access paths and target names,
+ * and a program's schema_version as text.
  *
  * All public functions here are pure: they read a (pointer, length) text,
  * never allocate, and return spans into the input or write snprintf-style
@@ -448,6 +449,17 @@ size_t etk_etrecord_node_module_path(const etk_etrecord_node_t *node,
   }
   finish(&o);
   return o.len;
+}
+
+size_t etk_etrecord_program_schema_version(const etk_etrecord_program_t *prog,
+                                           char *out, size_t out_size) {
+  int n;
+  if (prog->schema_minor >= 0)
+    n = snprintf(out, out_size, "%lld.%lld", (long long)prog->schema_major,
+                 (long long)prog->schema_minor);
+  else
+    n = snprintf(out, out_size, "%lld", (long long)prog->schema_major);
+  return n < 0 ? 0 : (size_t)n;
 }
 
 size_t etk_etrecord_node_source(const etk_etrecord_node_t *node, bool full_path,

@@ -39,9 +39,29 @@
  *     offset (of the offending pointer for out-of-range targets, of the
  *     offending object or field otherwise) and the schema names.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "etkit/flatbuf.h"
+
+/* What the field loop of verify_table found for one (schema table, vtable)
+ * pair and a table address t: every present inline field lies in
+ * [t, t + extent) and is aligned, no required field is missing, and the
+ * fields in `deep` (bit i: desc->fields[i]) still need verify_field.  These
+ * facts depend only on the vtable's bytes, the descriptor and t % align,
+ * `align` being the largest alignment of a present field (a power of two,
+ * at most 16 when memoized), except the range, which is checked again for
+ * each table. */
+typedef struct vtable_memo {
+  const etk_fb_table_desc_t *desc; /* NULL: empty slot */
+  uint32_t vt;
+  uint32_t extent;
+  uint32_t align;
+  uint32_t t_mod; /* t % align */
+  uint64_t deep;
+} vtable_memo_t;
+
+#define VTABLE_MEMO_SLOTS 64 /* direct-mapped */
 
 typedef struct verifier {
   const uint8_t *buf;
@@ -49,6 +69,7 @@ typedef struct verifier {
   unsigned max_depth;
   uint64_t budget; /* objects still allowed */
   etk_fb_verify_error_t *err;
+  vtable_memo_t memo[VTABLE_MEMO_SLOTS];
 } verifier_t;
 
 /* Byte-wise little-endian loads, inline: the verifier spends most of its
@@ -65,9 +86,17 @@ static inline uint32_t load32(const verifier_t *v, uint32_t at) {
          (uint32_t)p[3] << 24;
 }
 
-static int fail(verifier_t *v, int code, uint32_t offset,
-                const etk_fb_table_desc_t *table,
-                const etk_fb_field_desc_t *field) {
+/* Errors are rare: fail() stays out of line so that the checks calling it
+ * can be inlined into the walk. */
+#if defined(__GNUC__)
+#define VERIFY_COLD __attribute__((cold, noinline))
+#else
+#define VERIFY_COLD
+#endif
+
+VERIFY_COLD static int fail(verifier_t *v, int code, uint32_t offset,
+                            const etk_fb_table_desc_t *table,
+                            const etk_fb_field_desc_t *field) {
   if (v->err != NULL && v->err->code == ETK_OK) {
     v->err->code = code;
     v->err->offset = offset;
@@ -78,13 +107,13 @@ static int fail(verifier_t *v, int code, uint32_t offset,
 }
 
 /* Whether n bytes starting at `at` lie inside the region. */
-static int in_range(const verifier_t *v, uint64_t at, uint64_t n) {
+static inline int in_range(const verifier_t *v, uint64_t at, uint64_t n) {
   return at <= v->end && n <= v->end - at;
 }
 
-static int charge(verifier_t *v, uint64_t n, uint32_t at,
-                  const etk_fb_table_desc_t *table,
-                  const etk_fb_field_desc_t *field) {
+static inline int charge(verifier_t *v, uint64_t n, uint32_t at,
+                         const etk_fb_table_desc_t *table,
+                         const etk_fb_field_desc_t *field) {
   if (n > v->budget) return fail(v, ETK_E_LIMIT, at, table, field);
   v->budget -= n;
   return ETK_OK;
@@ -92,14 +121,14 @@ static int charge(verifier_t *v, uint64_t n, uint32_t at,
 
 /* Follows the uoffset stored at `at` (4 in-range bytes, 4-aligned) to a
  * target that must leave room for a 4-byte header. */
-static int follow(verifier_t *v, uint32_t at, uint32_t *target,
-                  const etk_fb_table_desc_t *table,
-                  const etk_fb_field_desc_t *field) {
+static inline int follow(verifier_t *v, uint32_t at, uint32_t *target,
+                         const etk_fb_table_desc_t *table,
+                         const etk_fb_field_desc_t *field) {
   uint32_t value = load32(v, at);
   uint64_t t = (uint64_t)at + value;
+  *target = (uint32_t)t; /* set either way: callers read it only on success */
   if (value == 0 || !in_range(v, t, 4))
     return fail(v, ETK_E_BAD_OFFSET, at, table, field);
-  *target = (uint32_t)t;
   return ETK_OK;
 }
 
@@ -107,9 +136,9 @@ static int enum_valid(uint64_t mask, uint8_t value) {
   return mask == 0 || (value < 64 && ((mask >> value) & 1u));
 }
 
-static int verify_string(verifier_t *v, uint32_t at,
-                         const etk_fb_table_desc_t *table,
-                         const etk_fb_field_desc_t *field) {
+static inline int verify_string(verifier_t *v, uint32_t at,
+                                const etk_fb_table_desc_t *table,
+                                const etk_fb_field_desc_t *field) {
   uint32_t s, n;
   int rc = follow(v, at, &s, table, field);
   if (rc != ETK_OK) return rc;
@@ -284,7 +313,63 @@ static int verify_field(verifier_t *v, uint32_t t, uint32_t vt, uint32_t pos,
   }
 }
 
-/* Verifies the table at t (the caller's follow() checked its 4 bytes). */
+static vtable_memo_t *memo_slot(verifier_t *v, const etk_fb_table_desc_t *desc,
+                                uint32_t vt) {
+  uint32_t h = (vt >> 1) ^ (uint32_t)((uintptr_t)desc >> 4);
+  return &v->memo[(h ^ (h >> 6)) & (VTABLE_MEMO_SLOTS - 1u)];
+}
+
+/* The field loop of verify_table for the table at t (vtable at vt, header
+ * checked): every check, in field order; on success records the memo. */
+static int verify_fields(verifier_t *v, uint32_t t, uint32_t vt,
+                         uint32_t vtable_size, const etk_fb_table_desc_t *desc,
+                         unsigned depth) {
+  uint64_t deep = 0;
+  uint32_t extent = 0, max_align = 1;
+  int memoizable = desc->field_count <= 64;
+  int rc;
+  for (uint16_t i = 0; i < desc->field_count; i++) {
+    const etk_fb_field_desc_t *f = &desc->fields[i];
+    uint32_t size, align, pos = field_at(v, t, vt, vtable_size, f->id);
+    if (!field_geometry(f, &size, &align))
+      return fail(v, ETK_E_INVALID_ARGUMENT, t, desc, f);
+    if (pos != 0) {
+      if (!in_range(v, pos, size))
+        return fail(v, ETK_E_BAD_VTABLE, vt + 4u + 2u * f->id, desc, f);
+      if (pos & (align - 1u)) return fail(v, ETK_E_BAD_ALIGNMENT, pos, desc, f);
+      if (align > 16 || pos < t) memoizable = 0;
+      if (align > max_align) max_align = align;
+      if (pos - t + size > extent) extent = pos - t + size;
+      /* inline scalars and structs need nothing more, except 1-byte enums */
+      if ((f->kind == ETK_FB_SCALAR && (f->size != 1 || f->enum_mask == 0)) ||
+          f->kind == ETK_FB_STRUCT)
+        continue;
+    } else if (f->required) {
+      return fail(v, ETK_E_MISSING_FIELD, t, desc, f);
+    } else if (f->kind != ETK_FB_UNION) {
+      continue; /* absent, optional: nothing to check (unions check the pair) */
+    }
+    if (i < 64) deep |= (uint64_t)1 << i;
+    rc = verify_field(v, t, vt, pos, desc, f, depth);
+    if (rc != ETK_OK) return rc;
+  }
+  if (memoizable) {
+    vtable_memo_t *m = memo_slot(v, desc, vt);
+    m->desc = desc;
+    m->vt = vt;
+    m->extent = extent;
+    m->align = max_align;
+    m->t_mod = t & (max_align - 1u);
+    m->deep = deep;
+  }
+  return ETK_OK;
+}
+
+/* Verifies the table at t (the caller's follow() checked its 4 bytes).
+ * A table whose vtable, schema table and alignment were seen before (most
+ * tables of a large buffer share a few vtables) skips the per-field
+ * geometry checks the memo proves, keeping the range check and the
+ * verification of every string, vector, table and union it holds. */
 static int verify_table(verifier_t *v, uint32_t t,
                         const etk_fb_table_desc_t *desc, unsigned depth) {
   uint32_t vt, vtable_size;
@@ -304,25 +389,24 @@ static int verify_table(verifier_t *v, uint32_t t,
    * field reads as absent, as in the official verifier. */
   if ((vtable_size & 1u) || !in_range(v, vt, vtable_size))
     return fail(v, ETK_E_BAD_VTABLE, vt, desc, NULL);
-  for (uint16_t i = 0; i < desc->field_count; i++) {
+  const vtable_memo_t *m = memo_slot(v, desc, vt);
+  if (m->desc != desc || m->vt != vt || m->t_mod != (t & (m->align - 1u)) ||
+      !in_range(v, t, m->extent))
+    return verify_fields(v, t, vt, vtable_size, desc, depth);
+  for (uint64_t deep = m->deep; deep != 0; deep &= deep - 1) {
+    unsigned i = 0;
+    while (!((deep >> i) & 1u)) i++;
     const etk_fb_field_desc_t *f = &desc->fields[i];
-    uint32_t size, align, pos = field_at(v, t, vt, vtable_size, f->id);
-    if (!field_geometry(f, &size, &align))
-      return fail(v, ETK_E_INVALID_ARGUMENT, t, desc, f);
-    if (pos != 0) {
-      if (!in_range(v, pos, size))
-        return fail(v, ETK_E_BAD_VTABLE, vt + 4u + 2u * f->id, desc, f);
-      if (pos & (align - 1u)) return fail(v, ETK_E_BAD_ALIGNMENT, pos, desc, f);
-      /* inline scalars and structs need nothing more, except 1-byte enums */
-      if ((f->kind == ETK_FB_SCALAR && (f->size != 1 || f->enum_mask == 0)) ||
-          f->kind == ETK_FB_STRUCT)
-        continue;
-    } else if (f->required) {
-      return fail(v, ETK_E_MISSING_FIELD, t, desc, f);
-    } else if (f->kind != ETK_FB_UNION) {
-      continue; /* absent, optional: nothing to check (unions check the pair) */
+    uint32_t pos = field_at(v, t, vt, vtable_size, f->id), target;
+    if (f->kind == ETK_FB_STRING) { /* verify_field's work, without its
+                                       switch, for the common kinds */
+      rc = verify_string(v, pos, desc, f);
+    } else if (f->kind == ETK_FB_TABLE && f->table != NULL) {
+      rc = follow(v, pos, &target, desc, f);
+      if (rc == ETK_OK) rc = verify_table(v, target, f->table, depth + 1);
+    } else {
+      rc = verify_field(v, t, vt, pos, desc, f, depth);
     }
-    rc = verify_field(v, t, vt, pos, desc, f, depth);
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;
@@ -342,6 +426,7 @@ int etk_fb_verify(const uint8_t *buf, size_t len,
   v.buf = buf;
   v.err = err;
   v.end = 0;
+  memset(v.memo, 0, sizeof v.memo);
   if (buf == NULL || root == NULL)
     return fail(&v, ETK_E_INVALID_ARGUMENT, 0, root, NULL);
   if (len > 0xFFFFFFFFu) return fail(&v, ETK_E_LIMIT, 0, root, NULL);

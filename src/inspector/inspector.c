@@ -175,13 +175,15 @@ int insp_duration_of(const etk_inspector_t *insp, uint64_t s, uint64_t e,
 
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw) {
   if (!insp_event_has_perf(insp, event)) return 0;
-  return insp_event_raw_in(insp, event, insp_block_of(insp, event), raw, NULL);
+  return insp_event_raw_in(insp, event, insp_block_of(insp, event), raw, NULL,
+                           NULL);
 }
 
 size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
-                         size_t block, double *raw, uint64_t *starts) {
+                         size_t block, double *raw, uint64_t *starts,
+                         const insp_event_t *sig) {
   if (!insp_event_has_perf(insp, event)) return 0;
-  insp_event_t ev = insp_event_at(insp, event);
+  insp_event_t ev = sig ? *sig : insp_event_at(insp, event);
   const insp_block_t *bk = &insp->blocks[block];
   const uint32_t *s = insp->samples + bk->sample_base +
                       (uint64_t)(event - bk->first_event) * bk->run_count;
@@ -336,11 +338,12 @@ int etk_inspector_event_durations(const etk_inspector_t *insp, size_t event,
 }
 
 int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
-                     etk_stats_t *out, uint64_t *starts) {
+                     etk_stats_t *out, uint64_t *starts,
+                     const insp_event_t *sig) {
   const insp_block_t *bk = &insp->blocks[block];
   if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
     return ETK_E_NO_MEMORY;
-  size_t n = insp_event_raw_in(insp, event, block, insp->scratch, starts);
+  size_t n = insp_event_raw_in(insp, event, block, insp->scratch, starts, sig);
   if (n == 0) return ETK_E_NOT_FOUND;
   return etk_stats_compute(insp->scratch, n, insp->scratch + insp->scratch_cap,
                            out);
@@ -350,7 +353,8 @@ int etk_inspector_event_stats(etk_inspector_t *insp, size_t event,
                               etk_stats_t *out) {
   if (!insp || !out || event >= insp->event_count)
     return ETK_E_INVALID_ARGUMENT;
-  return insp_event_stats(insp, event, insp_block_of(insp, event), out, NULL);
+  return insp_event_stats(insp, event, insp_block_of(insp, event), out, NULL,
+                          NULL);
 }
 
 int etk_inspector_event_debug_entry(const etk_inspector_t *insp, size_t event,

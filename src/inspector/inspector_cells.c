@@ -107,7 +107,7 @@ static void dict_cell(const etk_inspector_event_link_t *l, int module,
  * statistics on demand (row_stats). */
 COLD_PATH static void row_load(plan_t *p, size_t row) {
   etk_inspector_t *insp = p->insp;
-  uint32_t e = p->rows[row];
+  uint32_t e = plan_row(p, row);
   p->cached = 1;
   p->cached_row = row;
   p->row_block = insp_block_of(insp, e);
@@ -131,8 +131,8 @@ static inline void row_enter(plan_t *p, size_t row) {
 COLD_PATH static void row_stats(plan_t *p) {
   /* a one-run block's start time is kept for its start_time cell */
   int one = p->insp->blocks[p->row_block].run_count == 1;
-  int rc = insp_event_stats(p->insp, p->rows[p->cached_row], p->row_block,
-                            &p->stats, one ? &p->row_start : NULL);
+  int rc = insp_event_stats(p->insp, plan_row(p, p->cached_row), p->row_block,
+                            &p->stats, one ? &p->row_start : NULL, &p->row_sig);
   p->has_stats = rc == ETK_OK;
   /* the samples were read (durations or not) unless memory ran out */
   p->row_start_known =
@@ -179,14 +179,11 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
 COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
                                       etk_cell_t *out, etk_strbuf_t *b);
 
-/* A cell of the event table.  The renderer asks for a million rows of a
- * dozen cells, so the usual cells are answered here from the row cache and
- * everything else goes to event_cell_other. */
-int insp_plan_event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
-                         etk_strbuf_t *b) {
-  plan_t *p = ctx;
-  row_enter(p, row);
-  int c = p->cols[col];
+/* The usual cells of the event table, answered from the row cache (the
+ * renderer asks for a million rows of a dozen cells); 0 for every other
+ * cell, which event_cell_other computes. */
+static inline int event_cell_fast(plan_t *p, size_t row, int c,
+                                  etk_cell_t *out) {
   switch (c) {
     case COL_P10:
     case COL_P50:
@@ -201,46 +198,67 @@ int insp_plan_event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
         etk_cell_set_float(out, (double)NAN);
       else
         etk_cell_set_none(out);
-      return ETK_OK;
+      return 1;
     case COL_BLOCK:
       if (p->block_name.data)
         etk_cell_set_text(out, p->block_name.data, p->block_name.len);
       else
         etk_cell_set_none(out);
-      return ETK_OK;
+      return 1;
     case COL_NAME:
       etk_cell_set_text(out, p->row_name, p->row_name_len);
-      return ETK_OK;
+      return 1;
     case COL_IS_DELEGATED:
       etk_cell_set_bool(out, p->row_delegated);
-      return ETK_OK;
+      return 1;
     case COL_OP_TYPES: /* without a link: no op types, no backend */
-      if (p->insp->links && p->insp->links[p->rows[row]]) break;
+      if (p->insp->links && p->insp->links[plan_row(p, row)]) return 0;
       etk_cell_set_object(out, "[]", 2);
-      return ETK_OK;
+      return 1;
     case COL_BACKEND:
-      if (p->insp->links && p->insp->links[p->rows[row]]) break;
+      if (p->insp->links && p->insp->links[plan_row(p, row)]) return 0;
       etk_cell_set_none(out);
-      return ETK_OK;
+      return 1;
     case COL_START: /* one run: "[start]", the start read with the stats */
-      if (!p->row_start_known) break;
+      if (!p->row_start_known) return 0;
       p->start_buf[0] = '[';
       {
         size_t n = 1 + etk_format_uint(p->row_start, p->start_buf + 1);
         p->start_buf[n++] = ']';
         etk_cell_set_object(out, p->start_buf, n);
       }
-      return ETK_OK;
+      return 1;
     default:
-      break;
+      return 0;
   }
+}
+
+int insp_plan_event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                         etk_strbuf_t *b) {
+  plan_t *p = ctx;
+  row_enter(p, row);
+  if (event_cell_fast(p, row, p->cols[col], out)) return ETK_OK;
   return event_cell_other(p, row, col, out, b);
+}
+
+int insp_plan_event_row(void *ctx, size_t row, etk_cell_t *cells) {
+  plan_t *p = ctx;
+  row_enter(p, row);
+  for (size_t c = 0; c < p->ncols; c++) {
+    if (event_cell_fast(p, row, p->cols[c], &cells[c])) continue;
+    etk_strbuf_t *b = &p->cell_text[c];
+    etk_strbuf_clear(b);
+    int rc = event_cell_other(p, row, c, &cells[c], b);
+    if (rc == ETK_OK && b->failed) rc = ETK_E_NO_MEMORY;
+    if (rc != ETK_OK) return rc;
+  }
+  return ETK_OK;
 }
 
 COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
                                       etk_cell_t *out, etk_strbuf_t *b) {
   etk_inspector_t *insp = p->insp;
-  uint32_t e = p->rows[row];
+  uint32_t e = plan_row(p, row);
   const insp_event_t *ev = &p->row_sig;
   int c = p->cols[col];
   etk_inspector_event_link_t link;
@@ -250,7 +268,8 @@ COLD_PATH static int event_cell_other(plan_t *p, size_t row, size_t col,
       if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) !=
           ETK_OK)
         return ETK_E_NO_MEMORY;
-      size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch, NULL);
+      size_t n = insp_event_raw_in(insp, e, p->row_block, insp->scratch, NULL,
+                                   &p->row_sig);
       if (n == 0) {
         etk_cell_set_none(out);
         return ETK_OK;
@@ -375,4 +394,12 @@ int insp_emit_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
   if (fmt == ETK_INSPECT_FORMAT_TABLE) return etk_render_table(f, sink, err);
   return etk_render_delimited(f, fmt == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
                               sink, err);
+}
+
+int insp_emit_events_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
+                           etk_render_sink_t *sink, etk_error_t *err) {
+  if (fmt == ETK_INSPECT_FORMAT_TABLE) return etk_render_table(f, sink, err);
+  return etk_render_delimited_rows(f, insp_plan_event_row,
+                                   fmt == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
+                                   sink, err);
 }

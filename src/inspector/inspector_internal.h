@@ -160,13 +160,16 @@ int insp_duration_of(const etk_inspector_t *insp, uint64_t start, uint64_t end,
 /* Durations of an event into raw (>= run_count entries); returns count. */
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw);
 /* The same when the event's block index is known; `starts` (NULL or
- * run_count entries) also receives every sample's start ticks. */
+ * run_count entries) also receives every sample's start ticks; `sig` is
+ * the event's insp_event_at() when the caller has it, else NULL. */
 size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
-                         size_t block, double *raw, uint64_t *starts);
+                         size_t block, double *raw, uint64_t *starts,
+                         const insp_event_t *sig);
 /* etk_inspector_event_stats() when the event's block index is known
- * (`starts` as for insp_event_raw_in). */
+ * (`starts` and `sig` as for insp_event_raw_in). */
 int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
-                     etk_stats_t *out, uint64_t *starts);
+                     etk_stats_t *out, uint64_t *starts,
+                     const insp_event_t *sig);
 int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
 

@@ -179,15 +179,39 @@ static double sort_key(etk_inspector_t *insp, uint32_t ev,
   }
 }
 
+/* Gives the plan its rows array (room for `cap` rows), holding the
+ * consecutive rows so far. */
+static int rows_materialize(plan_t *p, size_t cap) {
+  if (p->rows) return ETK_OK;
+  p->rows = malloc((cap ? cap : 1) * sizeof *p->rows);
+  if (!p->rows) return ETK_E_NO_MEMORY;
+  for (size_t i = 0; i < p->nrows; i++)
+    p->rows[i] = p->rows_first + (uint32_t)i;
+  return ETK_OK;
+}
+
+/* Appends event e as the next row (room for `cap` rows in all).  While the
+ * rows are consecutive events no array is kept: a million-row table of
+ * every event costs no memory. */
+static int rows_append(plan_t *p, uint32_t e, size_t cap) {
+  if (!p->rows) {
+    if (p->nrows == 0) p->rows_first = e;
+    if (e == p->rows_first + p->nrows) {
+      p->nrows++;
+      return ETK_OK;
+    }
+    if (rows_materialize(p, cap) != ETK_OK) return ETK_E_NO_MEMORY;
+  }
+  p->rows[p->nrows++] = e;
+  return ETK_OK;
+}
+
 static int build_rows(plan_t *p, int filter, etk_error_t *err) {
   etk_inspector_t *insp = p->insp;
   const etk_inspector_render_options_t *o = p->o;
   size_t n = 0;
   for (size_t b = 0; b < insp->block_count; b++)
     if (p->selected[b]) n += insp->blocks[b].event_count;
-  p->rows = malloc((n ? n : 1) * sizeof *p->rows);
-  if (!p->rows)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   if (insp_scratch_reserve(insp, 1) != ETK_OK)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   for (size_t b = 0; b < insp->block_count; b++) {
@@ -210,10 +234,15 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
         const char *name = insp_event_name(insp, ev, p->name_buf, &len);
         if (name_contains(name, len, "OPERATOR_CALL")) continue;
       }
-      p->rows[p->nrows++] = e;
+      if (rows_append(p, e, n) != ETK_OK)
+        return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                             "out of memory");
     }
   }
   if (o->sort != ETK_INSPECT_SORT_NONE && p->nrows > 1) {
+    if (rows_materialize(p, p->nrows) != ETK_OK)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
     sort_item_t *items = malloc(p->nrows * sizeof *items);
     char(*names)[32] = NULL;
     if (!items)
@@ -252,6 +281,8 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
 static void plan_free(plan_t *p) {
   free(p->selected);
   free(p->rows);
+  for (size_t c = 0; c < sizeof p->cell_text / sizeof p->cell_text[0]; c++)
+    etk_strbuf_free(&p->cell_text[c]);
 }
 
 static void add_col(plan_t *p, int c) {
@@ -411,7 +442,7 @@ int etk_inspector_render(etk_inspector_t *insp,
       event_columns(&p, options->all_columns);
       etk_frame_t f = {p.nrows, p.ncols, p.headers, insp_plan_event_cell,
                        &p,      1};
-      rc = insp_emit_frame(&f, options->format, sink, err);
+      rc = insp_emit_events_frame(&f, options->format, sink, err);
     }
   }
   plan_free(&p);

@@ -275,7 +275,7 @@ static void json_write_origin(etk_json_t *j, json_events_t *x, size_t row,
 static int json_write_event(etk_json_t *j, json_events_t *x, size_t row) {
   plan_t *p = x->p;
   etk_inspector_t *insp = p->insp;
-  uint32_t e = p->rows[row];
+  uint32_t e = plan_row(p, row);
   const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
   size_t bi = insp_block_of(insp, e);
   const insp_block_t *bk = &insp->blocks[bi];

@@ -54,7 +54,9 @@ typedef struct plan {
   etk_inspector_t *insp;
   const etk_inspector_render_options_t *o;
   uint8_t *selected; /* per block */
-  uint32_t *rows;
+  uint32_t *rows;    /* event of each row; NULL while they are consecutive
+                        (rows_first + i): read them with plan_row() */
+  uint32_t rows_first;
   size_t nrows;
   int any_perf;
   int metadata_col;
@@ -82,16 +84,33 @@ typedef struct plan {
   char start_buf[32]; /* "[" start "]" */
   char row_name_buf[32];
   char name_buf[32];
+  /* text of the computed cells of a row (insp_plan_event_row), per column */
+  etk_strbuf_t cell_text[24];
 } plan_t;
+
+/* The event shown in row i of the plan. */
+static inline uint32_t plan_row(const plan_t *p, size_t i) {
+  return p->rows ? p->rows[i] : p->rows_first + (uint32_t)i;
+}
 
 /* The cell callback of the events frame (etk_frame_cell_fn; ctx is the
  * plan, col an index into plan->cols). */
 int insp_plan_event_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                          etk_strbuf_t *scratch);
 
+/* The row callback of the events frame (etk_frame_row_fn; ctx is the
+ * plan): the cells insp_plan_event_cell gives, a row at a time.  Computed
+ * text lives in plan->cell_text until the next row. */
+int insp_plan_event_row(void *ctx, size_t row, etk_cell_t *cells);
+
 /* Writes a frame as the table, TSV or CSV `fmt` asks for. */
 int insp_emit_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
                     etk_render_sink_t *sink, etk_error_t *err);
+
+/* insp_emit_frame() for the events frame (f->ctx the plan): TSV and CSV
+ * ask insp_plan_event_row for whole rows. */
+int insp_emit_events_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
+                           etk_render_sink_t *sink, etk_error_t *err);
 
 /* The summary view of the plan's selected blocks (inspector_summary.c). */
 int insp_render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err);

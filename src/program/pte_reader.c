@@ -492,6 +492,33 @@ static int check_value_index(reader_t *r, int64_t v, uint32_t count,
   return ETK_OK;
 }
 
+/* Checks the items of list value i (`tag` IntList, TensorList or
+ * OptionalTensorList): each is the index of an Int (IntList, 8-byte items)
+ * or of a Tensor (4-byte items; -1, None, in optional lists). */
+static int check_list_items(reader_t *r, const etk_program_value_t *values,
+                            uint32_t n, uint32_t i, int32_t tag,
+                            etk_fb_vector_t items) {
+  bool ints = tag == ETK_PTE_KT_INT_LIST;
+  bool optional = tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST;
+  uint32_t width = ints ? 8 : 4;
+  for (uint32_t j = 0; j < items.count; j++) {
+    const void *item = items.data + width * j;
+    int64_t x = ints ? *(const int64_t *)item : *(const int32_t *)item;
+    uint32_t at = vec_elem_offset(items, j, width);
+    if (optional && x == -1) continue;
+    int rc = check_value_index(r, x, n, at,
+                               ints ? "an IntList item" : "a TensorList item");
+    if (rc != ETK_OK) return rc;
+    if (values[x].tag != (ints ? ETK_PTE_KT_INT : ETK_PTE_KT_TENSOR))
+      return fail(r, ETK_E_FORMAT, at,
+                  "value %u: %s item %u refers to value %lld, a %s, not %s", i,
+                  ints ? "IntList" : "tensor list", j, (long long)x,
+                  etk_program_tag_name(values[x].tag),
+                  ints ? "an Int" : "a Tensor");
+  }
+  return ETK_OK;
+}
+
 static int decode_values(reader_t *r, etk_fb_table_t plan_t,
                          etk_program_plan_t *plan) {
   etk_fb_vector_t vals = etk_fb_get_vector(plan_t, ETK_PTE_PLAN_VALUES);
@@ -558,18 +585,8 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
         if (pv->tag == ETK_PTE_KT_INT_LIST) {
           pv->u.int_list.items = (const int64_t *)(const void *)items.data;
           pv->u.int_list.count = items.count;
-          for (uint32_t j = 0; j < items.count; j++) {
-            int64_t x = pv->u.int_list.items[j];
-            uint32_t at = vec_elem_offset(items, j, 8);
-            if ((rc = check_value_index(r, x, n, at, "an IntList item")) != 0)
-              return rc;
-            if (values[x].tag != ETK_PTE_KT_INT)
-              return fail(r, ETK_E_FORMAT, at,
-                          "value %u: IntList item %u refers to value %lld, a "
-                          "%s, not an Int",
-                          i, j, (long long)x,
-                          etk_program_tag_name(values[x].tag));
-          }
+          if ((rc = check_list_items(r, values, n, i, pv->tag, items)) != 0)
+            return rc;
         } else if (pv->tag == ETK_PTE_KT_DOUBLE_LIST) {
           pv->u.double_list.items = (const double *)(const void *)items.data;
           pv->u.double_list.count = items.count;
@@ -577,21 +594,10 @@ static int decode_values(reader_t *r, etk_fb_table_t plan_t,
           pv->u.bool_list.items = items.data;
           pv->u.bool_list.count = items.count;
         } else {
-          bool optional = pv->tag == ETK_PTE_KT_OPTIONAL_TENSOR_LIST;
           pv->u.tensor_list.items = (const int32_t *)(const void *)items.data;
           pv->u.tensor_list.count = items.count;
-          for (uint32_t j = 0; j < items.count; j++) {
-            int32_t x = pv->u.tensor_list.items[j];
-            uint32_t at = vec_elem_offset(items, j, 4);
-            if (optional && x == -1) continue;
-            if ((rc = check_value_index(r, x, n, at, "a TensorList item")) != 0)
-              return rc;
-            if (values[x].tag != ETK_PTE_KT_TENSOR)
-              return fail(r, ETK_E_FORMAT, at,
-                          "value %u: tensor list item %u refers to value %d, a "
-                          "%s, not a Tensor",
-                          i, j, x, etk_program_tag_name(values[x].tag));
-          }
+          if ((rc = check_list_items(r, values, n, i, pv->tag, items)) != 0)
+            return rc;
         }
       } break;
       default:
@@ -612,6 +618,29 @@ static void *table_vector_array(reader_t *r, etk_fb_table_t t, unsigned field,
   return etk_arena_array(r->arena, *n, size);
 }
 
+/* Decodes item i of a vector of tables (its table `t`) into `item`. */
+typedef int (*table_decoder_t)(reader_t *r, etk_fb_table_t t, uint32_t i,
+                               void *item);
+
+/* The vector of tables `field` of t, decoded into an arena array of
+ * `size`-byte items by one decode() call per table: *items and *count on
+ * success (an empty array when the vector is absent). */
+static int decode_tables(reader_t *r, etk_fb_table_t t, unsigned field,
+                         size_t size, table_decoder_t decode, void **items,
+                         uint32_t *count) {
+  etk_fb_vector_t v;
+  uint32_t n;
+  unsigned char *out = table_vector_array(r, t, field, size, &v, &n);
+  if (!out) return oom(r);
+  for (uint32_t i = 0; i < n; i++) {
+    int rc = decode(r, etk_fb_vector_table(r->buf, v, i), i, out + i * size);
+    if (rc != ETK_OK) return rc;
+  }
+  *items = out;
+  *count = n;
+  return ETK_OK;
+}
+
 static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
                                const char *what, const int32_t **items,
                                uint32_t *count) {
@@ -628,111 +657,95 @@ static int decode_index_vector(reader_t *r, etk_fb_vector_t v, uint32_t nvals,
   return ETK_OK;
 }
 
-static int decode_operators(reader_t *r, etk_fb_table_t plan_t,
-                            etk_program_plan_t *plan) {
-  etk_fb_vector_t ops;
-  uint32_t n;
-  etk_program_operator_t *out = table_vector_array(
-      r, plan_t, ETK_PTE_PLAN_OPERATORS, sizeof *out, &ops, &n);
-  if (!out) return oom(r);
-  for (uint32_t i = 0; i < n; i++) {
-    etk_fb_table_t op = etk_fb_vector_table(r->buf, ops, i);
-    etk_fb_string_t name = etk_fb_get_string(op, ETK_PTE_OPERATOR_NAME);
-    etk_fb_string_t overload = etk_fb_get_string(op, ETK_PTE_OPERATOR_OVERLOAD);
-    if (!name.data || name.len == 0)
-      return fail(r, ETK_E_FORMAT, op.pos, "operator %u has no name", i);
-    size_t olen = overload.data ? overload.len : 0;
-    const char *ostr = overload.data ? overload.data : "";
-    out[i].name = dup_string(r, name);
-    out[i].overload = etk_arena_strndup(r->arena, ostr, olen);
-    /* "ns::op.overload" and upstream's kernel event "native_call_op.ovl" */
-    size_t full = (size_t)name.len + 1 + olen;
-    char *fn = etk_arena_alloc(r->arena, full + 1);
-    char *ev = etk_arena_alloc(r->arena, full + 16);
-    if (!out[i].name || !out[i].overload || !fn || !ev) return oom(r);
-    if (olen)
-      snprintf(fn, full + 1, "%s.%s", out[i].name, out[i].overload);
-    else
-      snprintf(fn, full + 1, "%s", out[i].name);
-    const char *base = out[i].name, *p;
-    while ((p = strstr(base, "::")) != NULL) base = p + 2;
-    if (olen)
-      snprintf(ev, full + 16, "native_call_%s.%s", base, out[i].overload);
-    else
-      snprintf(ev, full + 16, "native_call_%s", base);
-    out[i].full_name = fn;
-    out[i].event_name = ev;
-  }
-  plan->operators = out;
-  plan->operator_count = n;
+static int decode_operator(reader_t *r, etk_fb_table_t op, uint32_t i,
+                           void *item) {
+  etk_program_operator_t *out = item;
+  etk_fb_string_t name = etk_fb_get_string(op, ETK_PTE_OPERATOR_NAME);
+  etk_fb_string_t overload = etk_fb_get_string(op, ETK_PTE_OPERATOR_OVERLOAD);
+  if (!name.data || name.len == 0)
+    return fail(r, ETK_E_FORMAT, op.pos, "operator %u has no name", i);
+  size_t olen = overload.data ? overload.len : 0;
+  const char *ostr = overload.data ? overload.data : "";
+  out->name = dup_string(r, name);
+  out->overload = etk_arena_strndup(r->arena, ostr, olen);
+  /* "ns::op.overload" and upstream's kernel event "native_call_op.ovl" */
+  size_t full = (size_t)name.len + 1 + olen;
+  char *fn = etk_arena_alloc(r->arena, full + 1);
+  char *ev = etk_arena_alloc(r->arena, full + 16);
+  if (!out->name || !out->overload || !fn || !ev) return oom(r);
+  if (olen)
+    snprintf(fn, full + 1, "%s.%s", out->name, out->overload);
+  else
+    snprintf(fn, full + 1, "%s", out->name);
+  const char *base = out->name, *p;
+  while ((p = strstr(base, "::")) != NULL) base = p + 2;
+  if (olen)
+    snprintf(ev, full + 16, "native_call_%s.%s", base, out->overload);
+  else
+    snprintf(ev, full + 16, "native_call_%s", base);
+  out->full_name = fn;
+  out->event_name = ev;
   return ETK_OK;
 }
 
-static int decode_delegates(reader_t *r, etk_fb_table_t plan_t,
-                            etk_program_plan_t *plan) {
-  etk_fb_vector_t ds;
-  uint32_t n;
-  etk_program_delegate_t *out = table_vector_array(
-      r, plan_t, ETK_PTE_PLAN_DELEGATES, sizeof *out, &ds, &n);
-  if (!out) return oom(r);
-  for (uint32_t i = 0; i < n; i++) {
-    etk_fb_table_t d = etk_fb_vector_table(r->buf, ds, i);
-    etk_fb_string_t id = etk_fb_get_string(d, ETK_PTE_DELEGATE_ID);
-    if (!id.data || id.len == 0)
-      return fail(r, ETK_E_FORMAT, d.pos, "delegate %u has no backend id", i);
-    out[i].id = dup_string(r, id);
-    if (!out[i].id) return oom(r);
-    etk_fb_table_t ref = etk_fb_get_table(d, ETK_PTE_DELEGATE_PROCESSED);
-    if (!etk_fb_table_present(ref))
-      return fail(r, ETK_E_FORMAT, d.pos,
-                  "delegate %u ('%s') has no processed data reference", i,
-                  out[i].id);
-    out[i].location = etk_fb_get_i8(ref, ETK_PTE_DATA_REF_LOCATION, 0);
-    out[i].index = etk_fb_get_u32(ref, ETK_PTE_DATA_REF_INDEX, 0);
-    if (out[i].location == ETK_PTE_DATA_LOCATION_INLINE) {
-      uint32_t cnt =
-          r->inline_delegate_data.data ? r->inline_delegate_data.count : 0;
-      if (out[i].index >= cnt)
-        return fail(r, ETK_E_FORMAT, ref.pos,
-                    "delegate %u: inline data %u out of range (%u entries)", i,
-                    out[i].index, cnt);
-      etk_fb_table_t bd =
-          etk_fb_vector_table(r->buf, r->inline_delegate_data, out[i].index);
-      etk_fb_vector_t bytes = etk_fb_get_vector(bd, ETK_PTE_INLINE_DATA_DATA);
-      out[i].data = bytes.data;
-      out[i].size = bytes.data ? bytes.count : 0;
-    } else if (out[i].location == ETK_PTE_DATA_LOCATION_SEGMENT) {
-      if (out[i].index >= r->prog->segment_count)
-        return fail(r, ETK_E_FORMAT, ref.pos,
-                    "delegate %u: segment %u out of range (%u segments)", i,
-                    out[i].index, r->prog->segment_count);
-      out[i].data = r->prog->segments[out[i].index].data;
-      out[i].size = r->prog->segments[out[i].index].size;
-    } else {
-      return fail(r, ETK_E_FORMAT, ref.pos,
-                  "delegate %u: unknown data location %d", i, out[i].location);
-    }
-    etk_fb_vector_t specs;
-    uint32_t ns;
-    etk_program_compile_spec_t *cs = table_vector_array(
-        r, d, ETK_PTE_DELEGATE_COMPILE_SPECS, sizeof *cs, &specs, &ns);
-    if (!cs) return oom(r);
-    for (uint32_t j = 0; j < ns; j++) {
-      etk_fb_table_t s = etk_fb_vector_table(r->buf, specs, j);
-      etk_fb_string_t key = etk_fb_get_string(s, ETK_PTE_COMPILE_SPEC_KEY);
-      etk_fb_vector_t val = etk_fb_get_vector(s, ETK_PTE_COMPILE_SPEC_VALUE);
-      cs[j].key =
-          key.data ? dup_string(r, key) : etk_arena_strndup(r->arena, "", 0);
-      if (!cs[j].key) return oom(r);
-      cs[j].value = val.data;
-      cs[j].value_len = val.data ? val.count : 0;
-    }
-    out[i].compile_specs = cs;
-    out[i].compile_spec_count = ns;
-  }
-  plan->delegates = out;
-  plan->delegate_count = n;
+/* A compile spec's key ("" when absent) and value bytes. */
+static int decode_compile_spec(reader_t *r, etk_fb_table_t s, uint32_t j,
+                               void *item) {
+  etk_program_compile_spec_t *cs = item;
+  (void)j;
+  etk_fb_string_t key = etk_fb_get_string(s, ETK_PTE_COMPILE_SPEC_KEY);
+  etk_fb_vector_t val = etk_fb_get_vector(s, ETK_PTE_COMPILE_SPEC_VALUE);
+  cs->key = key.data ? dup_string(r, key) : etk_arena_strndup(r->arena, "", 0);
+  if (!cs->key) return oom(r);
+  cs->value = val.data;
+  cs->value_len = val.data ? val.count : 0;
   return ETK_OK;
+}
+
+static int decode_delegate(reader_t *r, etk_fb_table_t d, uint32_t i,
+                           void *item) {
+  etk_program_delegate_t *out = item;
+  etk_fb_string_t id = etk_fb_get_string(d, ETK_PTE_DELEGATE_ID);
+  if (!id.data || id.len == 0)
+    return fail(r, ETK_E_FORMAT, d.pos, "delegate %u has no backend id", i);
+  out->id = dup_string(r, id);
+  if (!out->id) return oom(r);
+  etk_fb_table_t ref = etk_fb_get_table(d, ETK_PTE_DELEGATE_PROCESSED);
+  if (!etk_fb_table_present(ref))
+    return fail(r, ETK_E_FORMAT, d.pos,
+                "delegate %u ('%s') has no processed data reference", i,
+                out->id);
+  out->location = etk_fb_get_i8(ref, ETK_PTE_DATA_REF_LOCATION, 0);
+  out->index = etk_fb_get_u32(ref, ETK_PTE_DATA_REF_INDEX, 0);
+  if (out->location == ETK_PTE_DATA_LOCATION_INLINE) {
+    uint32_t cnt =
+        r->inline_delegate_data.data ? r->inline_delegate_data.count : 0;
+    if (out->index >= cnt)
+      return fail(r, ETK_E_FORMAT, ref.pos,
+                  "delegate %u: inline data %u out of range (%u entries)", i,
+                  out->index, cnt);
+    etk_fb_table_t bd =
+        etk_fb_vector_table(r->buf, r->inline_delegate_data, out->index);
+    etk_fb_vector_t bytes = etk_fb_get_vector(bd, ETK_PTE_INLINE_DATA_DATA);
+    out->data = bytes.data;
+    out->size = bytes.data ? bytes.count : 0;
+  } else if (out->location == ETK_PTE_DATA_LOCATION_SEGMENT) {
+    if (out->index >= r->prog->segment_count)
+      return fail(r, ETK_E_FORMAT, ref.pos,
+                  "delegate %u: segment %u out of range (%u segments)", i,
+                  out->index, r->prog->segment_count);
+    out->data = r->prog->segments[out->index].data;
+    out->size = r->prog->segments[out->index].size;
+  } else {
+    return fail(r, ETK_E_FORMAT, ref.pos,
+                "delegate %u: unknown data location %d", i, out->location);
+  }
+  void *specs = NULL;
+  int rc = decode_tables(r, d, ETK_PTE_DELEGATE_COMPILE_SPECS,
+                         sizeof *out->compile_specs, decode_compile_spec,
+                         &specs, &out->compile_spec_count);
+  out->compile_specs = specs;
+  return rc;
 }
 
 static int decode_chain(reader_t *r, etk_fb_table_t c, uint32_t ci,
@@ -892,8 +905,17 @@ static int decode_plan(reader_t *r, etk_fb_table_t pt, uint32_t index,
                                 plan->value_count, "a method output",
                                 &plan->outputs, &plan->output_count)) != ETK_OK)
     return rc;
-  if ((rc = decode_operators(r, pt, plan)) != ETK_OK) return rc;
-  if ((rc = decode_delegates(r, pt, plan)) != ETK_OK) return rc;
+  void *items;
+  if ((rc = decode_tables(r, pt, ETK_PTE_PLAN_OPERATORS,
+                          sizeof *plan->operators, decode_operator, &items,
+                          &plan->operator_count)) != ETK_OK)
+    return rc;
+  plan->operators = items;
+  if ((rc = decode_tables(r, pt, ETK_PTE_PLAN_DELEGATES,
+                          sizeof *plan->delegates, decode_delegate, &items,
+                          &plan->delegate_count)) != ETK_OK)
+    return rc;
+  plan->delegates = items;
   etk_fb_vector_t chains;
   uint32_t nc;
   etk_program_chain_t *cs =

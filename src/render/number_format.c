@@ -179,12 +179,28 @@ static int digits_fast(double x, char *d, int *decpt) {
     double back =
         q >= 0 ? (double)k / pow10_exact[q] : (double)k * pow10_exact[-q];
     if (back != x) return 0;
-    char tmp[24];
-    size_t n = etk_format_uint(k, tmp);
-    /* x = k * 10^-q = 0.tmp * 10^(n - q) */
-    *decpt = (int)n - q;
-    while (n > 1 && tmp[n - 1] == '0') n--;
-    memcpy(d, tmp, n);
+    /* trailing zeros dropped from k itself (k >= 1), so only the digits
+     * kept are converted */
+    int zeros = 0;
+    if (k % 100000000 == 0) {
+      k /= 100000000;
+      zeros = 8;
+    }
+    if (k % 10000 == 0) {
+      k /= 10000;
+      zeros += 4;
+    }
+    if (k % 100 == 0) {
+      k /= 100;
+      zeros += 2;
+    }
+    if (k % 10 == 0) {
+      k /= 10;
+      zeros++;
+    }
+    size_t n = etk_format_uint(k, d);
+    /* x = k * 10^(zeros - q) = 0.d * 10^(n + zeros - q) */
+    *decpt = (int)n + zeros - q;
     return (int)n;
   }
   return 0;

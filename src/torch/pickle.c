@@ -89,6 +89,12 @@ size_t etk_torch_dtype_size(int32_t dtype) {
   return 0;
 }
 
+const char *tk_storage_class(int32_t dtype) {
+  for (size_t i = 0; i < DTYPE_COUNT; i++)
+    if (kDtypes[i].code == dtype && kDtypes[i].name) return kDtypes[i].storage;
+  return NULL;
+}
+
 void etk_pickle_limits_default(etk_pickle_limits_t *limits) {
   limits->max_depth = 100;
   limits->max_objects = (uint64_t)4 << 20;
@@ -267,6 +273,15 @@ static uint64_t read_le(const uint8_t *p, size_t n) {
   uint64_t v = 0;
   for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
   return v;
+}
+
+/* Consumes the next `width` bytes as a little-endian unsigned integer. */
+static int take_le(vm_t *vm, size_t width, uint64_t *u) {
+  int rc = need(vm, width);
+  if (rc) return rc;
+  *u = read_le(vm->p + vm->pos, width);
+  vm->pos += width;
+  return ETK_OK;
 }
 
 /* One text line (without '\n'), at most 256 bytes. */
@@ -900,9 +915,7 @@ static int op_frame(vm_t *vm, uint8_t op, bool *stop) {
       vm->pos++;
       return ETK_OK;
     case 0x95: /* FRAME */
-      if ((rc = need(vm, 8))) return rc;
-      u = read_le(vm->p + vm->pos, 8);
-      vm->pos += 8;
+      if ((rc = take_le(vm, 8, &u))) return rc;
       return need(vm, u);
     case '.': { /* STOP */
       tk_node_t *root = pop(vm);
@@ -971,26 +984,20 @@ static int op_number(vm_t *vm, uint8_t op) {
       return push(vm, new_int(vm, v));
     }
     case 'J': /* BININT */
-      if ((rc = need(vm, 4))) return rc;
-      u = read_le(vm->p + vm->pos, 4);
-      vm->pos += 4;
+      if ((rc = take_le(vm, 4, &u))) return rc;
       return push(vm, new_int(vm, (int64_t)(int32_t)(uint32_t)u));
     case 'K': /* BININT1 */
       if ((rc = need(vm, 1))) return rc;
       return push(vm, new_int(vm, vm->p[vm->pos++]));
     case 'M': /* BININT2 */
-      if ((rc = need(vm, 2))) return rc;
-      u = read_le(vm->p + vm->pos, 2);
-      vm->pos += 2;
+      if ((rc = take_le(vm, 2, &u))) return rc;
       return push(vm, new_int(vm, (int64_t)u));
     case 0x8a:   /* LONG1 */
     case 0x8b: { /* LONG4 */
       size_t w = op == 0x8a ? 1 : 4;
-      if ((rc = need(vm, w))) return rc;
-      u = read_le(vm->p + vm->pos, w);
+      if ((rc = take_le(vm, w, &u))) return rc;
       if (op == 0x8b && (u & 0x80000000u))
         return fail(vm, ETK_E_FORMAT, "LONG4 with a negative byte count");
-      vm->pos += w;
       if ((rc = need(vm, u))) return rc;
       int64_t v = 0;
       if ((rc = decode_long(vm, vm->p + vm->pos, u, &v))) return rc;
@@ -1040,11 +1047,9 @@ static int op_text(vm_t *vm, uint8_t op) {
       size_t w = (op == 0x8c || op == 'C' || op == 'U') ? 1
                  : (op == 0x8d || op == 0x8e)           ? 8
                                                         : 4;
-      if ((rc = need(vm, w))) return rc;
-      u = read_le(vm->p + vm->pos, w);
+      if ((rc = take_le(vm, w, &u))) return rc;
       if (op == 'T' && (u & 0x80000000u))
         return fail(vm, ETK_E_FORMAT, "BINSTRING with a negative length");
-      vm->pos += w;
       if ((rc = need(vm, u))) return rc;
       b = vm->p + vm->pos;
       etk_pickle_kind_t kind = (op == 'B' || op == 'C' || op == 0x8e)
@@ -1107,13 +1112,6 @@ static int op_container(vm_t *vm, uint8_t op) {
       tk_node_t *v = pop(vm), *list = v ? top(vm) : NULL;
       return list ? append_items(vm, list, &v, 1) : ETK_E_FORMAT;
     }
-    case 'e': { /* APPENDS */
-      size_t first = 0, count = 0;
-      if ((rc = pop_mark(vm, &first, &count))) return rc;
-      tk_node_t *list = top(vm);
-      return list ? append_items(vm, list, marked(vm, first), count)
-                  : ETK_E_FORMAT;
-    }
     case 's': { /* SETITEM */
       tk_node_t *kv[2];
       kv[1] = pop(vm);
@@ -1121,44 +1119,51 @@ static int op_container(vm_t *vm, uint8_t op) {
       tk_node_t *dict = kv[0] ? top(vm) : NULL;
       return dict ? set_items(vm, dict, kv, 2) : ETK_E_FORMAT;
     }
+    case 'e':   /* APPENDS */
     case 'u': { /* SETITEMS */
       size_t first = 0, count = 0;
       if ((rc = pop_mark(vm, &first, &count))) return rc;
-      tk_node_t *dict = top(vm);
-      return dict ? set_items(vm, dict, marked(vm, first), count)
-                  : ETK_E_FORMAT;
+      tk_node_t *c = top(vm);
+      if (!c) return ETK_E_FORMAT;
+      return op == 'e' ? append_items(vm, c, marked(vm, first), count)
+                       : set_items(vm, c, marked(vm, first), count);
     }
     default:
       return fail(vm, ETK_E_INTERNAL, "opcode 0x%02x misrouted", op);
   }
 }
 
-/* Opcodes of the memo: GET, PUT and their binary forms, MEMOIZE. */
-static int op_memo(vm_t *vm, uint8_t op) {
+/* The memo index of GET/PUT (a decimal text line), BINGET/BINPUT (one
+ * byte) or LONG_BINGET/LONG_BINPUT (four bytes). */
+static int memo_index(vm_t *vm, uint8_t op, uint64_t *index) {
+  if (op == 'h' || op == 'q') return take_le(vm, 1, index);
+  if (op == 'j' || op == 'r') return take_le(vm, 4, index);
   const char *line;
   size_t n = 0;
+  int rc = read_line(vm, &line, &n);
+  if (rc) return rc;
+  int64_t v = 0;
+  if (!parse_decimal(line, n, &v) || v < 0)
+    return fail(vm, ETK_E_FORMAT, "memo index is not a number");
+  *index = (uint64_t)v;
+  return ETK_OK;
+}
+
+/* Opcodes of the memo: GET, PUT and their binary forms, MEMOIZE. */
+static int op_memo(vm_t *vm, uint8_t op) {
+  uint64_t index;
   int rc;
-  uint64_t u;
   switch (op) {
-    case 'g':   /* GET (text) */
-    case 'p': { /* PUT (text) */
-      if ((rc = read_line(vm, &line, &n))) return rc;
-      int64_t v = 0;
-      if (!parse_decimal(line, n, &v) || v < 0)
-        return fail(vm, ETK_E_FORMAT, "memo index is not a number");
-      return op == 'g' ? memo_get(vm, (uint64_t)v) : memo_put(vm, (uint64_t)v);
-    }
+    case 'g': /* GET (text) */
     case 'h': /* BINGET */
-    case 'q': /* BINPUT */
-      if ((rc = need(vm, 1))) return rc;
-      u = vm->p[vm->pos++];
-      return op == 'h' ? memo_get(vm, u) : memo_put(vm, u);
     case 'j': /* LONG_BINGET */
+      if ((rc = memo_index(vm, op, &index))) return rc;
+      return memo_get(vm, index);
+    case 'p': /* PUT (text) */
+    case 'q': /* BINPUT */
     case 'r': /* LONG_BINPUT */
-      if ((rc = need(vm, 4))) return rc;
-      u = read_le(vm->p + vm->pos, 4);
-      vm->pos += 4;
-      return op == 'j' ? memo_get(vm, u) : memo_put(vm, u);
+      if ((rc = memo_index(vm, op, &index))) return rc;
+      return memo_put(vm, index);
     case 0x94: /* MEMOIZE */
       return memo_put(vm, vm->memo_len);
     default:

@@ -68,6 +68,12 @@ int tk_unpickle(etk_torch_archive_t *a, const uint8_t *data, size_t len,
 /* Allocates an empty archive object with `limits` (NULL = defaults). */
 etk_torch_archive_t *tk_archive_new(const etk_pickle_limits_t *limits);
 
+/* The torch.<Dtype>Storage class name of c10 ScalarType `dtype`
+ * ("FloatStorage" for 6), from the dtype table the reader recognises
+ * storages by; NULL for a dtype the reader refuses (complex, quantized)
+ * or does not know. */
+const char *tk_storage_class(int32_t dtype);
+
 /* CRC-32 (ZIP polynomial) of data[0..len), continuing from `crc` (0 to
  * start). */
 uint32_t tk_crc32(uint32_t crc, const uint8_t *data, size_t len);

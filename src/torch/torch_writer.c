@@ -283,42 +283,15 @@ static void write_empty_ordered_dict(pickler_t *pk) {
   put_memo_anonymous(pk);
 }
 
-static const char *storage_class(int32_t dtype) {
-  switch (dtype) {
-    case 0:
-      return "ByteStorage";
-    case 1:
-      return "CharStorage";
-    case 2:
-      return "ShortStorage";
-    case 3:
-      return "IntStorage";
-    case 4:
-      return "LongStorage";
-    case 5:
-      return "HalfStorage";
-    case 6:
-      return "FloatStorage";
-    case 7:
-      return "DoubleStorage";
-    case 11:
-      return "BoolStorage";
-    case 15:
-      return "BFloat16Storage";
-    default:
-      return NULL;
-  }
-}
-
 int etk_torch_dtype_writable(int32_t dtype) {
-  return storage_class(dtype) != NULL;
+  return tk_storage_class(dtype) != NULL;
 }
 
 /* Checks a tensor given to the writer; *numel on success. */
 static int check_tensor(pickler_t *pk, const etk_torch_tensor_t *t,
                         uint64_t *numel) {
   size_t es = etk_torch_dtype_size(t->dtype);
-  if (!es || !storage_class(t->dtype))
+  if (!es || !tk_storage_class(t->dtype))
     return pk_fail(pk, ETK_E_UNSUPPORTED, "tensor dtype %d cannot be written",
                    (int)t->dtype);
   if (t->dim > 64 || (t->dim && !t->sizes) || t->storage_offset < 0)
@@ -364,7 +337,7 @@ static int save_tensor(pickler_t *pk, const etk_torch_tensor_t *t) {
   /* the persistent id of the storage */
   put_byte(&pk->out, '(');
   write_const_str(pk, "storage");
-  write_global(pk, "torch", storage_class(t->dtype));
+  write_global(pk, "torch", tk_storage_class(t->dtype));
   char text[32];
   snprintf(text, sizeof text, "%zu", key);
   write_str(pk, text, strlen(text));

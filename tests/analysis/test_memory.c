@@ -127,16 +127,14 @@ ETK_TEST(model_numbers) {
   free(text);
   text = render(m, ETK_INSPECT_FORMAT_TABLE);
   REQUIRE(text);
-  CHECK(strstr(text, "CUMULATIVE") != NULL);
-  CHECK(strstr(text, "largest allocations:") != NULL);
+  CHECK_CONTAINS(text, "CUMULATIVE", "largest allocations:");
   free(text);
   etk_memory_report_free(m);
   etk_inspector_close(insp);
 }
 
 ETK_TEST(upstream_golden_allocators) {
-  const char *path = etk_test_conformance_path("golden_allocators.etdp");
-  if (!path) ETK_SKIP("golden_allocators.etdp not available");
+  ETK_CONFORMANCE_PATH(path, "golden_allocators.etdp");
   etk_inspector_t *insp = NULL;
   REQUIRE(etk_inspector_open_path(path, NULL, &insp, NULL) == ETK_OK);
   etk_memory_report_t *m = NULL;
@@ -166,8 +164,8 @@ ETK_TEST(no_allocations_and_dropped_marker) {
   CHECK_EQ_INT(etk_memory_report_largest_count(m), 0);
   char *text = render(m, ETK_INSPECT_FORMAT_TABLE);
   REQUIRE(text);
-  CHECK(strstr(text, "dropped 17 event(s)") != NULL);
-  CHECK(strstr(text, "no allocation events in this ETDump\n") != NULL);
+  CHECK_CONTAINS(text, "dropped 17 event(s)",
+                 "no allocation events in this ETDump\n");
   free(text);
   text = render(m, ETK_INSPECT_FORMAT_JSON);
   json_t *root = json_loads(text, 0, NULL);

@@ -104,8 +104,7 @@ static void compare(etk_inspector_t *insp) {
 }
 
 ETK_TEST(tutorial_matches_inspect_summary) {
-  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
-  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
+  ETK_CONFORMANCE_PATH(path, "etdump_tutorial.etdp");
   etk_inspector_t *insp = NULL;
   REQUIRE(etk_inspector_open_path(path, NULL, &insp, NULL) == ETK_OK);
   compare(insp);

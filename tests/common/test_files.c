@@ -29,8 +29,7 @@ static void check_file_holds(const char *path, const char *text) {
 }
 
 ETK_TEST(outfile_appears_only_on_commit) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", etk_test_temp_path("out.txt"));
+  const char *path = etk_test_temp_path("out.txt");
   etk_outfile_t of;
   etk_error_t err;
   etk_error_clear(&err);
@@ -46,8 +45,7 @@ ETK_TEST(outfile_appears_only_on_commit) {
 }
 
 ETK_TEST(outfile_abort_leaves_nothing_and_keeps_old_file) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", etk_test_temp_path("keep.txt"));
+  const char *path = etk_test_temp_path("keep.txt");
   etk_error_t err;
   etk_error_clear(&err);
   REQUIRE(etk_write_file(path, "old", 3, &err) == ETK_OK);
@@ -64,8 +62,7 @@ ETK_TEST(outfile_abort_leaves_nothing_and_keeps_old_file) {
 /* Renaming a temporary file over a FIFO or a device (/dev/null) would
  * replace it with a regular file; such targets are written in place. */
 ETK_TEST(outfile_writes_fifo_in_place) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", etk_test_temp_path("fifo"));
+  const char *path = etk_test_temp_path("fifo");
   REQUIRE(mkfifo(path, 0600) == 0);
   pid_t child = fork();
   REQUIRE(child >= 0);
@@ -94,8 +91,7 @@ ETK_TEST(outfile_writes_fifo_in_place) {
 }
 
 ETK_TEST(read_file_limit_and_missing) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", etk_test_temp_path("big.bin"));
+  const char *path = etk_test_temp_path("big.bin");
   etk_error_t err;
   etk_error_clear(&err);
   REQUIRE(etk_write_file(path, "0123456789", 10, &err) == ETK_OK);

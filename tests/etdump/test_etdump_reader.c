@@ -315,8 +315,8 @@ ETK_TEST(files_beyond_the_flatbuffers_limit_are_refused_in_one_line) {
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_etdump_open_path(path, NULL, &d, &err), ETK_E_LIMIT);
   CHECK(d == NULL);
-  CHECK(strstr(err.message, "2147483648 bytes") != NULL);
-  CHECK(strstr(err.message, "FlatBuffers' limit of 2147483647") != NULL);
+  CHECK_CONTAINS(err.message, "2147483648 bytes",
+                 "FlatBuffers' limit of 2147483647");
   CHECK(strchr(err.message, '\n') == NULL);
   /* a larger max_file_bytes does not lift FlatBuffers' limit */
   etk_etdump_options_t o = {0};

@@ -71,8 +71,7 @@ static size_t find_event(etk_inspector_t *insp, const char *name, int32_t iid) {
 }
 
 ETK_TEST(tutorial_etdump_gets_linked) {
-  const char *path = etk_test_conformance_path("etdump_tutorial.etdp");
-  if (!path) ETK_SKIP("etdump_tutorial.etdp not available");
+  ETK_CONFORMANCE_PATH(path, "etdump_tutorial.etdp");
   size_t len;
   uint8_t *zip = write_record(&len);
   REQUIRE(zip != NULL);
@@ -140,9 +139,9 @@ ETK_TEST(tutorial_etdump_gets_linked) {
   size_t tsv_len;
   char *tsv = etk_render_sink_take(&sink, &tsv_len);
   REQUIRE(tsv != NULL);
-  CHECK(strstr(tsv, "native_call_convolution.out\t") != NULL);
-  CHECK(strstr(tsv, "['aten.convolution.default']") != NULL);
-  CHECK(strstr(tsv, "['aten.max_pool2d_with_indices.default']") != NULL);
+  CHECK_CONTAINS(tsv, "native_call_convolution.out\t",
+                 "['aten.convolution.default']",
+                 "['aten.max_pool2d_with_indices.default']");
   free(tsv);
   etk_inspector_close(insp);
 

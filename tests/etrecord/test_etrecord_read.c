@@ -15,8 +15,7 @@
 /* ------------------------------------------------------------ the sample */
 
 ETK_TEST(toy_sample_reads) {
-  const char *path = etk_test_conformance_path("etrecord_toy_mul.bin");
-  if (!path) ETK_SKIP("etrecord_toy_mul.bin not available");
+  ETK_CONFORMANCE_PATH(path, "etrecord_toy_mul.bin");
   etk_etrecord_t *rec;
   etk_error_t err;
   etk_error_clear(&err);
@@ -54,6 +53,10 @@ ETK_TEST(toy_sample_reads) {
   CHECK_EQ_INT(edge->dialect, ETK_ETRECORD_DIALECT_ALL_TAGS);
   CHECK_EQ_INT(edge->schema_major, 1);
   CHECK_EQ_INT(edge->schema_minor, -1);
+  char version[16];
+  CHECK_EQ_INT(
+      etk_etrecord_program_schema_version(edge, version, sizeof version), 1);
+  CHECK_EQ_STR(version, "1");
   REQUIRE(edge->input_count == 2 && edge->output_count == 1);
   CHECK_EQ_STR(edge->inputs[0], "arg0_1");
   CHECK_EQ_STR(edge->inputs[1], "arg1_1");
@@ -279,6 +282,12 @@ ETK_TEST(current_dialect_multi_method_deflated) {
   CHECK_EQ_INT(fwd->dialect, ETK_ETRECORD_DIALECT_SINGLE_KEY);
   CHECK_EQ_INT(fwd->schema_major, 5);
   CHECK_EQ_INT(fwd->schema_minor, 4);
+  char version[16];
+  CHECK_EQ_INT(
+      etk_etrecord_program_schema_version(fwd, version, sizeof version), 3);
+  CHECK_EQ_STR(version, "5.4");
+  CHECK_EQ_INT(etk_etrecord_program_schema_version(fwd, version, 2), 3);
+  CHECK_EQ_STR(version, "5");
   CHECK_EQ_STR(fwd->verifiers, "EDGE");
   REQUIRE(fwd->node_count == 1);
   const etk_etrecord_node_t *n = &fwd->nodes[0];

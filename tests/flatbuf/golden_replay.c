@@ -172,3 +172,10 @@ int golden_replay_debug_events(etk_fb_builder_t *b, const uint8_t **out,
   etk_fb_ref_t run = make_run(b, name, 0, event_vector);
   return finish_dump(b, &run, 1, out, len);
 }
+
+int golden_replay_into(golden_replay_fn replay, void *mem, size_t cap,
+                       const uint8_t **out, size_t *len) {
+  etk_fb_builder_t b;
+  int rc = etk_fb_builder_init(&b, mem, cap);
+  return rc != ETK_OK ? rc : replay(&b, out, len);
+}

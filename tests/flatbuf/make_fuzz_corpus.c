@@ -60,8 +60,6 @@ static int write_variants(const char *stem, const uint8_t *bytes, size_t len,
   return bad;
 }
 
-typedef int (*replay_fn)(etk_fb_builder_t *, const uint8_t **, size_t *);
-
 int main(int argc, char **argv) {
   static _Alignas(8) uint8_t mem[65536];
   int bad = 0;
@@ -72,7 +70,7 @@ int main(int argc, char **argv) {
   out_dir = argv[1];
   static const struct {
     const char *stem;
-    replay_fn fn;
+    golden_replay_fn fn;
   } replays[] = {
       {"empty-block", golden_replay_empty_block},
       {"allocators", golden_replay_allocators},
@@ -80,11 +78,12 @@ int main(int argc, char **argv) {
       {"debug-events", golden_replay_debug_events},
   };
   for (size_t i = 0; i < sizeof replays / sizeof replays[0]; i++) {
-    etk_fb_builder_t b;
     const uint8_t *out;
     size_t len;
-    etk_fb_builder_init(&b, mem, sizeof mem);
-    if (replays[i].fn(&b, &out, &len) != ETK_OK || len < 8) return 1;
+    if (golden_replay_into(replays[i].fn, mem, sizeof mem, &out, &len) !=
+            ETK_OK ||
+        len < 8)
+      return 1;
     /* The replays are byte-identical to upstream's golden files, which the
      * project never stores: keep only the unprefixed form (the same buffer
      * without its size prefix) and the broken variants. */

@@ -74,6 +74,14 @@ static size_t put_utf8(char *out, uint32_t c) {
   return 4;
 }
 
+/* The character the one-letter escape \c stands for, or -1. */
+static int simple_escape(char c) {
+  static const char pairs[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
+  for (size_t k = 0; k + 1 < sizeof pairs; k += 2)
+    if (pairs[k] == c) return (unsigned char)pairs[k + 1];
+  return -1;
+}
+
 /* Decodes the string at the cursor (which is on the opening quote). */
 static char *parse_string(parser_t *p, size_t *len) {
   /* decoded output is never longer than the source */
@@ -90,46 +98,22 @@ static char *parse_string(parser_t *p, size_t *len) {
     }
     if (p->i >= p->n) break;
     c = p->s[p->i++];
-    switch (c) {
-      case '"':
-        out[o++] = '"';
-        break;
-      case '\\':
-        out[o++] = '\\';
-        break;
-      case '/':
-        out[o++] = '/';
-        break;
-      case 'b':
-        out[o++] = '\b';
-        break;
-      case 'f':
-        out[o++] = '\f';
-        break;
-      case 'n':
-        out[o++] = '\n';
-        break;
-      case 'r':
-        out[o++] = '\r';
-        break;
-      case 't':
-        out[o++] = '\t';
-        break;
-      case 'u': {
-        uint32_t c1, c2;
-        if (!read_hex4(p, &c1)) goto fail;
-        if (c1 >= 0xD800 && c1 <= 0xDBFF) {
-          if (p->n - p->i < 2 || p->s[p->i] != '\\' || p->s[p->i + 1] != 'u')
-            goto fail;
-          p->i += 2;
-          if (!read_hex4(p, &c2) || c2 < 0xDC00 || c2 > 0xDFFF) goto fail;
-          c1 = 0x10000 + ((c1 - 0xD800) << 10) + (c2 - 0xDC00);
-        }
-        o += put_utf8(out + o, c1);
-        break;
+    int simple = simple_escape(c);
+    if (simple >= 0) {
+      out[o++] = (char)simple;
+    } else if (c == 'u') {
+      uint32_t c1, c2;
+      if (!read_hex4(p, &c1)) goto fail;
+      if (c1 >= 0xD800 && c1 <= 0xDBFF) {
+        if (p->n - p->i < 2 || p->s[p->i] != '\\' || p->s[p->i + 1] != 'u')
+          goto fail;
+        p->i += 2;
+        if (!read_hex4(p, &c2) || c2 < 0xDC00 || c2 > 0xDFFF) goto fail;
+        c1 = 0x10000 + ((c1 - 0xD800) << 10) + (c2 - 0xDC00);
       }
-      default:
-        goto fail;
+      o += put_utf8(out + o, c1);
+    } else {
+      goto fail;
     }
   }
   if (p->i >= p->n) goto fail;

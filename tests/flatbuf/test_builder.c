@@ -14,8 +14,18 @@
 #include "etk_test.h"
 #include "etkit/schema.h"
 #include "golden_replay.h"
+#include "schema/field_macros.h"
 
 /* ---------------------------------------------------------- test schema */
+
+/* The schema's own field shorthand (schema/field_macros.h) plus the kinds
+ * its tables never use: structs, vectors of structs and of strings. */
+#define TEST_STRUCT(n, i, sz, al) \
+  { .name = n, .id = i, .kind = ETK_FB_STRUCT, .size = sz, .align = al }
+#define TEST_VEC_STRUCT(n, i, sz, al) \
+  { .name = n, .id = i, .kind = ETK_FB_VEC_STRUCT, .size = sz, .align = al }
+#define TEST_VEC_STRING(n, i) \
+  { .name = n, .id = i, .kind = ETK_FB_VEC_STRING }
 
 enum {
   F_BOOL,
@@ -32,41 +42,12 @@ enum {
 };
 
 static const etk_fb_field_desc_t all_scalar_fields[] = {
-    {.name = "b", .id = F_BOOL, .kind = ETK_FB_SCALAR, .size = 1},
-    {.name = "u8", .id = F_U8, .kind = ETK_FB_SCALAR, .size = 1},
-    {.name = "i8",
-     .id = F_I8,
-     .kind = ETK_FB_SCALAR,
-     .size = 1,
-     .is_signed = 1},
-    {.name = "u16", .id = F_U16, .kind = ETK_FB_SCALAR, .size = 2},
-    {.name = "i16",
-     .id = F_I16,
-     .kind = ETK_FB_SCALAR,
-     .size = 2,
-     .is_signed = 1},
-    {.name = "u32", .id = F_U32, .kind = ETK_FB_SCALAR, .size = 4},
-    {.name = "i32",
-     .id = F_I32,
-     .kind = ETK_FB_SCALAR,
-     .size = 4,
-     .is_signed = 1},
-    {.name = "u64", .id = F_U64, .kind = ETK_FB_SCALAR, .size = 8},
-    {.name = "i64",
-     .id = F_I64,
-     .kind = ETK_FB_SCALAR,
-     .size = 8,
-     .is_signed = 1},
-    {.name = "f32",
-     .id = F_F32,
-     .kind = ETK_FB_SCALAR,
-     .size = 4,
-     .is_real = 1},
-    {.name = "f64",
-     .id = F_F64,
-     .kind = ETK_FB_SCALAR,
-     .size = 8,
-     .is_real = 1},
+    F_INT("b", F_BOOL, 1, 0),  F_INT("u8", F_U8, 1, 0),
+    F_INT("i8", F_I8, 1, 1),   F_INT("u16", F_U16, 2, 0),
+    F_INT("i16", F_I16, 2, 1), F_INT("u32", F_U32, 4, 0),
+    F_INT("i32", F_I32, 4, 1), F_INT("u64", F_U64, 8, 0),
+    F_INT("i64", F_I64, 8, 1), F_REAL("f32", F_F32, 4),
+    F_REAL("f64", F_F64, 8),
 };
 static const etk_fb_table_desc_t all_scalars = {"AllScalars", 11,
                                                 all_scalar_fields};
@@ -86,35 +67,17 @@ enum {
 };
 static const etk_fb_table_desc_t holder;
 static const etk_fb_field_desc_t holder_fields[] = {
-    {.name = "name", .id = H_NAME, .kind = ETK_FB_STRING},
-    {.name = "bytes", .id = H_BYTES, .kind = ETK_FB_VEC_SCALAR, .size = 1},
-    {.name = "shorts", .id = H_SHORTS, .kind = ETK_FB_VEC_SCALAR, .size = 2},
-    {.name = "ints", .id = H_INTS, .kind = ETK_FB_VEC_SCALAR, .size = 4},
-    {.name = "longs", .id = H_LONGS, .kind = ETK_FB_VEC_SCALAR, .size = 8},
-    {.name = "structs16",
-     .id = H_STRUCTS16,
-     .kind = ETK_FB_VEC_STRUCT,
-     .size = 16,
-     .align = 16},
-    {.name = "strings", .id = H_STRINGS, .kind = ETK_FB_VEC_STRING},
-    {.name = "children",
-     .id = H_CHILDREN,
-     .kind = ETK_FB_VEC_TABLE,
-     .table = &holder},
-    {.name = "point",
-     .id = H_POINT,
-     .kind = ETK_FB_STRUCT,
-     .size = 12,
-     .align = 4},
-    {.name = "wide",
-     .id = H_WIDE,
-     .kind = ETK_FB_STRUCT,
-     .size = 16,
-     .align = 8},
-    {.name = "child",
-     .id = H_CHILD,
-     .kind = ETK_FB_TABLE,
-     .table = &all_scalars},
+    F_STRING("name", H_NAME),
+    F_VEC_INT("bytes", H_BYTES, 1, 0),
+    F_VEC_INT("shorts", H_SHORTS, 2, 0),
+    F_VEC_INT("ints", H_INTS, 4, 0),
+    F_VEC_INT("longs", H_LONGS, 8, 0),
+    TEST_VEC_STRUCT("structs16", H_STRUCTS16, 16, 16),
+    TEST_VEC_STRING("strings", H_STRINGS),
+    F_VEC_TABLE("children", H_CHILDREN, holder),
+    TEST_STRUCT("point", H_POINT, 12, 4),
+    TEST_STRUCT("wide", H_WIDE, 16, 8),
+    F_TABLE("child", H_CHILD, all_scalars),
 };
 static const etk_fb_table_desc_t holder = {"Holder", 11, holder_fields};
 
@@ -138,20 +101,28 @@ static int verify_root(const uint8_t *out, size_t len,
   return rc;
 }
 
+/* A finished buffer that passed the verifier, and its root table. */
+typedef struct built {
+  const uint8_t *out;
+  size_t len;
+  etk_fb_table_t root;
+} built_t;
+
 /* Ends the open table as the root, finishes the buffer (with `ident` and a
  * size prefix when told), verifies it against d and returns the first
- * failing status; *out, *len and *root receive the result. */
+ * failing status; *built receives the result. */
 static int end_finish_verify(etk_fb_builder_t *b, const char *ident,
                              int size_prefixed, const etk_fb_table_desc_t *d,
-                             const uint8_t **out, size_t *len,
-                             etk_fb_table_t *root) {
+                             built_t *built) {
   etk_fb_ref_t ref = etk_fb_table_end(b);
-  int rc = etk_fb_finish(b, ref, ident, size_prefixed, out, len);
+  int rc =
+      etk_fb_finish(b, ref, ident, size_prefixed, &built->out, &built->len);
   if (rc != ETK_OK) {
     printf("# finish: %s\n", etk_status_name(rc));
     return rc;
   }
-  return verify_root(*out, *len, d, size_prefixed, ident, root);
+  return verify_root(built->out, built->len, d, size_prefixed, ident,
+                     &built->root);
 }
 
 /* ---------------------------------------------------------- init */
@@ -209,61 +180,54 @@ ETK_TEST(every_scalar_type_round_trips) {
   etk_fb_builder_init(&b, mem, sizeof mem);
   etk_fb_table_start(&b);
   add_all_scalars(&b, 0, 0);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, "TEST", 0, &all_scalars, &out, &len, &t) ==
-          ETK_OK);
-  CHECK_EQ_U64(len % 8, 0); /* start honours the 8-byte fields */
-  CHECK(((uintptr_t)out & 7u) == 0);
-  for (unsigned id = F_BOOL; id <= F_F64; id++) CHECK(etk_fb_has(t, id));
-  check_all_scalars(t);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, "TEST", 0, &all_scalars, &built) == ETK_OK);
+  CHECK_EQ_U64(built.len % 8, 0); /* start honours the 8-byte fields */
+  CHECK(((uintptr_t)built.out & 7u) == 0);
+  for (unsigned id = F_BOOL; id <= F_F64; id++)
+    CHECK(etk_fb_has(built.root, id));
+  check_all_scalars(built.root);
   /* each field is aligned to its size relative to the buffer start */
   for (unsigned id = F_BOOL; id <= F_F64; id++) {
     static const unsigned sizes[] = {1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-    CHECK((size_t)(etk_fb_get_struct(t, id) - out) % sizes[id] == 0);
+    CHECK((size_t)(etk_fb_get_struct(built.root, id) - built.out) % sizes[id] ==
+          0);
   }
 }
 
 ETK_TEST(defaults_are_skipped_unless_forced) {
   etk_fb_builder_t b;
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
+  built_t built;
   for (int forced = 0; forced <= 1; forced++) {
     etk_fb_builder_init(&b, mem, sizeof mem);
     etk_fb_table_start(&b);
     add_all_scalars(&b, forced ? ETK_FB_FORCE : 0, 1);
-    REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
-            ETK_OK);
+    REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &built) == ETK_OK);
     for (unsigned id = F_BOOL; id <= F_F64; id++)
-      CHECK_EQ_INT(etk_fb_has(t, id), forced);
+      CHECK_EQ_INT(etk_fb_has(built.root, id), forced);
     if (forced) {
-      check_all_scalars(t);
+      check_all_scalars(built.root);
     } else {
       /* absent: the getters answer the default they are given */
-      CHECK_EQ_INT(etk_fb_get_i32(t, F_I32, 42), 42);
-      CHECK(etk_fb_get_f64(t, F_F64, 0.5) == 0.5);
+      CHECK_EQ_INT(etk_fb_get_i32(built.root, F_I32, 42), 42);
+      CHECK(etk_fb_get_f64(built.root, F_F64, 0.5) == 0.5);
       /* only [root][soffset] + vtable [4, 4] remain */
-      CHECK_EQ_U64(len, 12);
+      CHECK_EQ_U64(built.len, 12);
     }
   }
 }
 
 ETK_TEST(float_default_comparison_follows_flatcc) {
   etk_fb_builder_t b;
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
+  built_t built;
   etk_fb_builder_init(&b, mem, sizeof mem);
   etk_fb_table_start(&b);
   etk_fb_add_f32(&b, F_F32, -0.0f, 0.0f, 0); /* == default: skipped */
   etk_fb_add_f64(&b, F_F64, NAN, NAN, 0);    /* NaN != NaN: written */
-  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
-          ETK_OK);
-  CHECK(!etk_fb_has(t, F_F32));
-  CHECK(etk_fb_has(t, F_F64));
-  CHECK(isnan(etk_fb_get_f64(t, F_F64, 0)));
+  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &built) == ETK_OK);
+  CHECK(!etk_fb_has(built.root, F_F32));
+  CHECK(etk_fb_has(built.root, F_F64));
+  CHECK(isnan(etk_fb_get_f64(built.root, F_F64, 0)));
 }
 
 /* ---------------------------------------------------------- strings */
@@ -288,24 +252,22 @@ ETK_TEST(strings_empty_embedded_nul_and_long) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_NAME, refs[1]);
   etk_fb_add_ref(&b, H_STRINGS, vec);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
-  etk_fb_string_t name = etk_fb_get_string(t, H_NAME);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &built) == ETK_OK);
+  etk_fb_string_t name = etk_fb_get_string(built.root, H_NAME);
   CHECK_EQ_INT(name.len, 5);
   CHECK_EQ_MEM(name.data, with_nul, 5);
   CHECK_EQ_INT(name.data[5], 0);
-  etk_fb_vector_t v = etk_fb_get_vector(t, H_STRINGS);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, H_STRINGS);
   REQUIRE(v.count == 6);
   for (uint32_t i = 0; i < 6; i++) {
-    etk_fb_string_t s = etk_fb_vector_string(out, v, i);
+    etk_fb_string_t s = etk_fb_vector_string(built.out, v, i);
     CHECK_EQ_U64(s.len, lens[i]);
     CHECK(lens[i] == 0 || memcmp(s.data, texts[i], lens[i]) == 0);
     CHECK_EQ_INT(s.data[s.len], 0);
-    CHECK_EQ_U64((size_t)((const uint8_t *)s.data - out - 4) % 4, 0);
+    CHECK_EQ_U64((size_t)((const uint8_t *)s.data - built.out - 4) % 4, 0);
   }
-  CHECK(etk_fb_get_vector(t, H_BYTES).data == NULL);
+  CHECK(etk_fb_get_vector(built.root, H_BYTES).data == NULL);
 }
 
 ETK_TEST(string_null_with_length_is_rejected) {
@@ -340,25 +302,23 @@ ETK_TEST(vectors_of_each_alignment) {
   r[4] = etk_fb_create_vector(&b, structs, 2, 16, 16);
   etk_fb_table_start(&b);
   for (int i = 0; i < 5; i++) etk_fb_add_ref(&b, (unsigned)(H_BYTES + i), r[i]);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, "VECS", 1, &holder, &out, &len, &t) == ETK_OK);
-  CHECK_EQ_U64(len % 16, 0);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, "VECS", 1, &holder, &built) == ETK_OK);
+  CHECK_EQ_U64(built.len % 16, 0);
   static const unsigned align[] = {4, 4, 4, 8, 16};
   static const unsigned counts[] = {3, 5, 3, 3, 2};
   for (int i = 0; i < 5; i++) {
-    etk_fb_vector_t v = etk_fb_get_vector(t, (unsigned)(H_BYTES + i));
+    etk_fb_vector_t v = etk_fb_get_vector(built.root, (unsigned)(H_BYTES + i));
     CHECK_EQ_INT(v.count, counts[i]);
     CHECK_EQ_U64(v.pos % align[i], 0);
-    CHECK(v.data == out + v.pos);
+    CHECK(v.data == built.out + v.pos);
   }
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_BYTES).data, bytes, 3);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_SHORTS).data, shorts, 10);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_INTS).data, ints, 12);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_LONGS).data, longs, 24);
-  CHECK_EQ_MEM(etk_fb_get_vector(t, H_STRUCTS16).data, structs, 32);
-  CHECK(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data + 8) ==
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_BYTES).data, bytes, 3);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_SHORTS).data, shorts, 10);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_INTS).data, ints, 12);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_LONGS).data, longs, 24);
+  CHECK_EQ_MEM(etk_fb_get_vector(built.root, H_STRUCTS16).data, structs, 32);
+  CHECK(etk_fb_load_u64(etk_fb_get_vector(built.root, H_LONGS).data + 8) ==
         (uint64_t)INT64_MAX);
 }
 
@@ -370,15 +330,13 @@ ETK_TEST(empty_vectors_are_present_not_absent) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_BYTES, bytes);
   etk_fb_add_ref(&b, H_CHILDREN, kids);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &out, &len, &t) == ETK_OK);
-  etk_fb_vector_t v = etk_fb_get_vector(t, H_BYTES);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &built) == ETK_OK);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, H_BYTES);
   CHECK(v.data != NULL);
   CHECK_EQ_INT(v.count, 0);
-  CHECK(etk_fb_get_vector(t, H_CHILDREN).data != NULL);
-  CHECK(etk_fb_get_vector(t, H_SHORTS).data == NULL);
+  CHECK(etk_fb_get_vector(built.root, H_CHILDREN).data != NULL);
+  CHECK(etk_fb_get_vector(built.root, H_SHORTS).data == NULL);
 }
 
 static etk_fb_ref_t ref_from_array(void *ctx, size_t i) {
@@ -409,15 +367,13 @@ ETK_TEST(offset_vectors_of_tables_and_callback) {
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_CHILDREN, direct);
   etk_fb_add_ref(&b, H_STRINGS, 0); /* 0 = absent, skipped */
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
-  CHECK(!etk_fb_has(t, H_STRINGS));
-  etk_fb_vector_t v = etk_fb_get_vector(t, H_CHILDREN);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &built) == ETK_OK);
+  CHECK(!etk_fb_has(built.root, H_STRINGS));
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, H_CHILDREN);
   REQUIRE(v.count == 4);
   for (uint32_t i = 0; i < 4; i++) {
-    etk_fb_table_t kid = etk_fb_vector_table(out, v, i);
+    etk_fb_table_t kid = etk_fb_vector_table(built.out, v, i);
     etk_fb_string_t s = etk_fb_get_string(kid, H_NAME);
     CHECK_EQ_INT(s.len, 1);
     CHECK_EQ_INT(s.data[0], 'A' + (int)i);
@@ -455,18 +411,16 @@ ETK_TEST(structs_inline_aligned) {
   etk_fb_table_start(&b);
   etk_fb_add_struct(&b, H_POINT, point, 12, 4);
   etk_fb_add_struct(&b, H_WIDE, wide, 16, 8);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &out, &len, &t) == ETK_OK);
-  const uint8_t *p = etk_fb_get_struct(t, H_POINT),
-                *w = etk_fb_get_struct(t, H_WIDE);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 0, &holder, &built) == ETK_OK);
+  const uint8_t *p = etk_fb_get_struct(built.root, H_POINT),
+                *w = etk_fb_get_struct(built.root, H_WIDE);
   REQUIRE(p && w);
   CHECK_EQ_MEM(p, point, 12);
   CHECK_EQ_MEM(w, wide, 16);
-  CHECK_EQ_U64((size_t)(w - out) % 8, 0);
-  CHECK_EQ_U64((size_t)(p - out) % 4, 0);
-  CHECK(etk_fb_get_struct(t, H_NAME) == NULL);
+  CHECK_EQ_U64((size_t)(w - built.out) % 8, 0);
+  CHECK_EQ_U64((size_t)(p - built.out) % 4, 0);
+  CHECK(etk_fb_get_struct(built.root, H_NAME) == NULL);
   /* bad struct arguments */
   etk_fb_builder_reset(&b);
   etk_fb_table_start(&b);
@@ -481,6 +435,17 @@ static etk_fb_ref_t small_table(etk_fb_builder_t *b, int32_t a, int with_u8) {
   etk_fb_add_i32(b, F_I32, a, 0, ETK_FB_FORCE);
   if (with_u8) etk_fb_add_u8(b, F_U8, 9, 0, 0);
   return etk_fb_table_end(b);
+}
+
+/* Finishes the root List{items: [item]} over the vector `items` and
+ * verifies it (see end_finish_verify). */
+static int finish_list(etk_fb_builder_t *b, etk_fb_ref_t items,
+                       const etk_fb_table_desc_t *item, built_t *built) {
+  const etk_fb_field_desc_t list_fields[] = {F_VEC_TABLE("items", 0, *item)};
+  const etk_fb_table_desc_t list = {"List", 1, list_fields};
+  etk_fb_table_start(b);
+  etk_fb_add_ref(b, 0, items);
+  return end_finish_verify(b, NULL, 0, &list, built);
 }
 
 /* Absolute offset of a table's vtable in the finished buffer. */
@@ -499,24 +464,13 @@ ETK_TEST(vtables_are_shared_when_identical) {
   CHECK_EQ_U64(second_cost, 8); /* soffset + i32, no new vtable */
   etk_fb_ref_t kids[3] = {t1, t2, t3};
   etk_fb_ref_t vec = etk_fb_create_offset_vector(&b, kids, 3);
-  etk_fb_table_start(&b);
-  etk_fb_add_ref(&b, 0, vec);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
-  const uint8_t *out;
-  size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
-  static const etk_fb_field_desc_t list_fields[] = {{.name = "items",
-                                                     .id = 0,
-                                                     .kind = ETK_FB_VEC_TABLE,
-                                                     .table = &all_scalars}};
-  static const etk_fb_table_desc_t list = {"List", 1, list_fields};
-  etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &list, 0, NULL, &t) == ETK_OK);
-  etk_fb_vector_t v = etk_fb_get_vector(t, 0);
+  built_t built;
+  REQUIRE(finish_list(&b, vec, &all_scalars, &built) == ETK_OK);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, 0);
   REQUIRE(v.count == 3);
-  etk_fb_table_t a = etk_fb_vector_table(out, v, 0),
-                 c = etk_fb_vector_table(out, v, 1),
-                 d = etk_fb_vector_table(out, v, 2);
+  etk_fb_table_t a = etk_fb_vector_table(built.out, v, 0),
+                 c = etk_fb_vector_table(built.out, v, 1),
+                 d = etk_fb_vector_table(built.out, v, 2);
   CHECK_EQ_U64(vtable_of(a), vtable_of(c));
   CHECK(vtable_of(a) != vtable_of(d));
   CHECK_EQ_INT(etk_fb_get_i32(c, F_I32, 0), 2);
@@ -539,12 +493,6 @@ ETK_TEST(vtable_cache_survives_many_shapes) {
   CHECK_EQ_INT(etk_fb_builder_status(&b), ETK_OK);
   etk_fb_ref_t vec =
       etk_fb_create_offset_vector(&b, refs, ETK_FB_VTABLE_CACHE + 8);
-  etk_fb_table_start(&b);
-  etk_fb_add_ref(&b, 0, vec);
-  etk_fb_ref_t root = etk_fb_table_end(&b);
-  const uint8_t *out;
-  size_t len;
-  REQUIRE(etk_fb_finish(&b, root, NULL, 0, &out, &len) == ETK_OK);
   /* every id of the items is a u8 */
   static etk_fb_field_desc_t byte_fields[ETK_FB_MAX_FIELDS];
   for (unsigned id = 0; id < ETK_FB_MAX_FIELDS; id++) {
@@ -555,17 +503,12 @@ ETK_TEST(vtable_cache_survives_many_shapes) {
   }
   const etk_fb_table_desc_t bytes_table = {"Bytes", ETK_FB_MAX_FIELDS,
                                            byte_fields};
-  const etk_fb_field_desc_t list_fields[] = {{.name = "items",
-                                              .id = 0,
-                                              .kind = ETK_FB_VEC_TABLE,
-                                              .table = &bytes_table}};
-  const etk_fb_table_desc_t list = {"List", 1, list_fields};
-  etk_fb_table_t t;
-  REQUIRE(verify_root(out, len, &list, 0, NULL, &t) == ETK_OK);
-  etk_fb_vector_t v = etk_fb_get_vector(t, 0);
+  built_t built;
+  REQUIRE(finish_list(&b, vec, &bytes_table, &built) == ETK_OK);
+  etk_fb_vector_t v = etk_fb_get_vector(built.root, 0);
   REQUIRE(v.count == ETK_FB_VTABLE_CACHE + 8);
   for (unsigned i = 0; i < v.count; i++) {
-    etk_fb_table_t item = etk_fb_vector_table(out, v, i);
+    etk_fb_table_t item = etk_fb_vector_table(built.out, v, i);
     CHECK_EQ_INT(etk_fb_get_u8(item, i % ETK_FB_MAX_FIELDS, 0), 1);
   }
 }
@@ -661,14 +604,13 @@ ETK_TEST(header_variants_verify) {
       etk_fb_ref_t v = etk_fb_create_vector(&b, longs, 1, 8, 8);
       etk_fb_table_start(&b);
       etk_fb_add_ref(&b, H_LONGS, v);
-      const uint8_t *out;
-      size_t len;
-      etk_fb_table_t t;
+      built_t built;
       REQUIRE(end_finish_verify(&b, with_ident ? "HDR0" : NULL, prefixed,
-                                &holder, &out, &len, &t) == ETK_OK);
-      CHECK_EQ_U64(len % 8, 0);
-      CHECK_EQ_U64(etk_fb_load_u64(etk_fb_get_vector(t, H_LONGS).data), 77);
-      if (prefixed) CHECK_EQ_U64(etk_fb_load_u32(out), len - 4);
+                                &holder, &built) == ETK_OK);
+      CHECK_EQ_U64(built.len % 8, 0);
+      CHECK_EQ_U64(etk_fb_load_u64(etk_fb_get_vector(built.root, H_LONGS).data),
+                   77);
+      if (prefixed) CHECK_EQ_U64(etk_fb_load_u32(built.out), built.len - 4);
     }
   }
 }
@@ -679,11 +621,12 @@ ETK_TEST(header_variants_verify) {
  * to its full size, inside a guarded arena. */
 ETK_TEST(buffer_too_small_at_every_capacity) {
   static _Alignas(8) uint8_t reference_mem[4096];
-  etk_fb_builder_t b;
   const uint8_t *ref_out;
   size_t ref_len;
-  etk_fb_builder_init(&b, reference_mem, sizeof reference_mem);
-  REQUIRE(golden_replay_debug_events(&b, &ref_out, &ref_len) == ETK_OK);
+  REQUIRE(golden_replay_into(golden_replay_debug_events, reference_mem,
+                             sizeof reference_mem, &ref_out,
+                             &ref_len) == ETK_OK);
+  etk_fb_builder_t b;
   enum { GUARD = 64 };
   static _Alignas(8) uint8_t arena[GUARD + 4096 + GUARD];
   uint8_t *end = arena + GUARD + 4096; /* 8-aligned: no trim */
@@ -760,11 +703,9 @@ ETK_TEST(rollback_discards_a_failed_record) {
   etk_fb_ref_t vec = etk_fb_create_offset_vector(&b, kept, (size_t)n);
   etk_fb_table_start(&b);
   etk_fb_add_ref(&b, H_CHILDREN, vec);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &out, &len, &t) == ETK_OK);
-  CHECK_EQ_INT(etk_fb_get_vector(t, H_CHILDREN).count, n);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 1, &holder, &built) == ETK_OK);
+  CHECK_EQ_INT(etk_fb_get_vector(built.root, H_CHILDREN).count, n);
 }
 
 ETK_TEST(rollback_clears_no_memory_and_forgets_vtables) {
@@ -784,12 +725,9 @@ ETK_TEST(rollback_clears_no_memory_and_forgets_vtables) {
   /* the same shape again must not reuse the rolled-back vtable */
   etk_fb_table_start(&b);
   etk_fb_add_i32(&b, F_I32, 6, 0, 0);
-  const uint8_t *out;
-  size_t len;
-  etk_fb_table_t t;
-  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &out, &len, &t) ==
-          ETK_OK);
-  CHECK_EQ_INT(etk_fb_get_i32(t, F_I32, 0), 6);
+  built_t built;
+  REQUIRE(end_finish_verify(&b, NULL, 0, &all_scalars, &built) == ETK_OK);
+  CHECK_EQ_INT(etk_fb_get_i32(built.root, F_I32, 0), 6);
 }
 
 /* ---------------------------------------------------------- accessors */

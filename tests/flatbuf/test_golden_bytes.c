@@ -12,20 +12,16 @@
 #include "etk_test.h"
 #include "golden_replay.h"
 
-typedef int (*replay_fn)(etk_fb_builder_t *, const uint8_t **, size_t *);
-
-static void check_replay(const char *golden, replay_fn replay) {
+static void check_replay(const char *golden, golden_replay_fn replay) {
   const char *path = etk_test_conformance_path(golden);
   if (!path) ETK_SKIP("conformance file absent");
   size_t expected_len = 0;
   unsigned char *expected = etk_test_read_file(path, &expected_len);
   REQUIRE(expected != NULL);
   static _Alignas(8) uint8_t mem[8192];
-  etk_fb_builder_t b;
-  REQUIRE(etk_fb_builder_init(&b, mem, sizeof mem) == ETK_OK);
   const uint8_t *out = NULL;
   size_t len = 0;
-  CHECK_EQ_INT(replay(&b, &out, &len), ETK_OK);
+  CHECK_EQ_INT(golden_replay_into(replay, mem, sizeof mem, &out, &len), ETK_OK);
   CHECK_EQ_U64(len, expected_len);
   if (len == expected_len && out) {
     for (size_t i = 0; i < len; i++) {

@@ -19,26 +19,50 @@
 static const etk_fb_verify_options_t etdump_options = {
     .ident = ETK_ETDUMP_FILE_IDENTIFIER, .size_prefixed = 1};
 
-/* Loads and verifies a conformance file; NULL (and skip/fail) otherwise. */
-static unsigned char *load_verified(const char *name, size_t *len,
-                                    etk_fb_table_t *root) {
+/* A conformance ETDump that passed the verifier, and its root table. */
+typedef struct golden {
+  unsigned char *bytes;
+  size_t len;
+  etk_fb_table_t root;
+} golden_t;
+
+/* Loads and verifies the conformance file `name` into *g (the caller frees
+ * g->bytes).  0 when the case cannot go on: the file is absent (the case is
+ * marked skipped) or cannot be read or verified (marked failed, after a
+ * "# ..." line). */
+static int load_verified(const char *name, golden_t *g) {
   const char *path = etk_test_conformance_path(name);
-  if (!path) return NULL;
-  unsigned char *bytes = etk_test_read_file(path, len);
-  if (!bytes) return NULL;
+  if (!path) {
+    printf("# skip: %s absent\n", name);
+    etk_test_skipped_ = 1;
+    return 0;
+  }
+  g->bytes = etk_test_read_file(path, &g->len);
+  if (!g->bytes) {
+    printf("# %s: cannot be read\n", name);
+    etk_test_failed_ = 1;
+    return 0;
+  }
   uint32_t root_pos = 0;
   etk_fb_verify_error_t err;
-  int rc = etk_fb_verify(bytes, *len, &etk_etdump_schema, &etdump_options,
+  int rc = etk_fb_verify(g->bytes, g->len, &etk_etdump_schema, &etdump_options,
                          &root_pos, &err);
   if (rc != ETK_OK) {
     printf("# %s: %s at %u (%s.%s)\n", name, etk_status_name(rc),
            (unsigned)err.offset, err.table ? err.table : "-",
            err.field ? err.field : "-");
-    free(bytes);
-    return NULL;
+    free(g->bytes);
+    etk_test_failed_ = 1;
+    return 0;
   }
-  *root = etk_fb_root(bytes, root_pos);
-  return bytes;
+  g->root = etk_fb_root(g->bytes, root_pos);
+  return 1;
+}
+
+/* The first RunData of the dump. */
+static etk_fb_table_t first_run(const golden_t *g) {
+  return etk_fb_vector_table(
+      g->bytes, etk_fb_get_vector(g->root, ETK_ETDUMP_RUN_DATA), 0);
 }
 
 static etk_fb_table_t profile_event_at(etk_fb_table_t run, uint32_t i) {
@@ -51,31 +75,27 @@ ETK_TEST(tutorial_matches_upstream_json) {
   if (!etk_test_conformance_path("etdump_tutorial.etdp") ||
       !etk_test_conformance_path("etdump_tutorial.json"))
     ETK_SKIP("conformance files absent");
-  size_t len;
-  etk_fb_table_t root;
-  unsigned char *bytes = load_verified("etdump_tutorial.etdp", &len, &root);
-  REQUIRE(bytes != NULL);
-  CHECK_EQ_U64(len, 2320);
+  golden_t g;
+  if (!load_verified("etdump_tutorial.etdp", &g)) return;
+  CHECK_EQ_U64(g.len, 2320);
   json_node_t *json =
       schema_json_load(etk_test_conformance_path("etdump_tutorial.json"));
   REQUIRE(json != NULL);
-  CHECK_EQ_INT(schema_json_check(root, &etk_etdump_schema, json, "ETDump"), 0);
+  CHECK_EQ_INT(schema_json_check(g.root, &etk_etdump_schema, json, "ETDump"),
+               0);
   json_free(json);
-  free(bytes);
+  free(g.bytes);
 }
 
 ETK_TEST(tutorial_spot_values) {
-  size_t len;
-  etk_fb_table_t root;
-  if (!etk_test_conformance_path("etdump_tutorial.etdp")) ETK_SKIP("absent");
-  unsigned char *bytes = load_verified("etdump_tutorial.etdp", &len, &root);
-  REQUIRE(bytes != NULL);
-  CHECK(!etk_fb_has(root, ETK_ETDUMP_VERSION));
-  CHECK_EQ_U64(etk_fb_get_u32(root, ETK_ETDUMP_VERSION, 0), 0);
-  etk_fb_vector_t runs = etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA);
+  golden_t g;
+  if (!load_verified("etdump_tutorial.etdp", &g)) return;
+  CHECK(!etk_fb_has(g.root, ETK_ETDUMP_VERSION));
+  CHECK_EQ_U64(etk_fb_get_u32(g.root, ETK_ETDUMP_VERSION, 0), 0);
+  etk_fb_vector_t runs = etk_fb_get_vector(g.root, ETK_ETDUMP_RUN_DATA);
   REQUIRE(runs.count == 2);
-  etk_fb_table_t run0 = etk_fb_vector_table(bytes, runs, 0);
-  etk_fb_table_t run1 = etk_fb_vector_table(bytes, runs, 1);
+  etk_fb_table_t run0 = etk_fb_vector_table(g.bytes, runs, 0);
+  etk_fb_table_t run1 = etk_fb_vector_table(g.bytes, runs, 1);
   CHECK_EQ_STR(etk_fb_get_string(run0, ETK_ETDUMP_RUN_DATA_NAME).data,
                "Default");
   CHECK_EQ_STR(etk_fb_get_string(run1, ETK_ETDUMP_RUN_DATA_NAME).data,
@@ -118,29 +138,26 @@ ETK_TEST(tutorial_spot_values) {
                425313);
   CHECK_EQ_U64(etk_fb_get_u64(exec, ETK_ETDUMP_PROFILE_EVENT_END_TIME, 0),
                2324134);
-  free(bytes);
+  free(g.bytes);
 }
 
 /* Compares a golden file with flatc's decoding of it. */
 static void check_against_flatc(const char *name) {
-  size_t len;
-  etk_fb_table_t root;
-  if (!etk_test_conformance_path(name)) ETK_SKIP("conformance file absent");
-  unsigned char *bytes = load_verified(name, &len, &root);
-  REQUIRE(bytes != NULL);
+  golden_t g;
+  if (!load_verified(name, &g)) return;
   if (!flatc_path()) {
-    free(bytes);
+    free(g.bytes);
     ETK_SKIP("flatc not found");
   }
   for (int defaults = 0; defaults <= 1; defaults++) {
-    const char *json_path = flatc_binary_to_json(bytes, len, defaults);
+    const char *json_path = flatc_binary_to_json(g.bytes, g.len, defaults);
     REQUIRE(json_path != NULL);
     json_node_t *json = schema_json_load(json_path);
     REQUIRE(json != NULL);
-    CHECK_EQ_INT(schema_json_check(root, &etk_etdump_schema, json, name), 0);
+    CHECK_EQ_INT(schema_json_check(g.root, &etk_etdump_schema, json, name), 0);
     json_free(json);
   }
-  free(bytes);
+  free(g.bytes);
 }
 
 ETK_TEST(golden_empty_block_matches_flatc) {
@@ -160,64 +177,54 @@ ETK_TEST(tutorial_matches_flatc) {
 }
 
 ETK_TEST(golden_empty_block_spot_values) {
-  size_t len;
-  etk_fb_table_t root;
-  if (!etk_test_conformance_path("golden_empty_block.etdp")) ETK_SKIP("absent");
-  unsigned char *bytes = load_verified("golden_empty_block.etdp", &len, &root);
-  REQUIRE(bytes != NULL);
-  CHECK_EQ_U64(len, 68);
-  etk_fb_vector_t runs = etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA);
+  golden_t g;
+  if (!load_verified("golden_empty_block.etdp", &g)) return;
+  CHECK_EQ_U64(g.len, 68);
+  etk_fb_vector_t runs = etk_fb_get_vector(g.root, ETK_ETDUMP_RUN_DATA);
   REQUIRE(runs.count == 1);
-  etk_fb_table_t run = etk_fb_vector_table(bytes, runs, 0);
+  etk_fb_table_t run = etk_fb_vector_table(g.bytes, runs, 0);
   CHECK_EQ_STR(etk_fb_get_string(run, ETK_ETDUMP_RUN_DATA_NAME).data,
                "test_block");
   /* a block that never had an event has no events field at all */
   CHECK(!etk_fb_has(run, ETK_ETDUMP_RUN_DATA_EVENTS));
   CHECK(etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS).data == NULL);
-  free(bytes);
+  free(g.bytes);
 }
 
 ETK_TEST(golden_allocators_spot_values) {
-  size_t len;
-  etk_fb_table_t root;
-  if (!etk_test_conformance_path("golden_allocators.etdp")) ETK_SKIP("absent");
-  unsigned char *bytes = load_verified("golden_allocators.etdp", &len, &root);
-  REQUIRE(bytes != NULL);
-  etk_fb_table_t run = etk_fb_vector_table(
-      bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+  golden_t g;
+  if (!load_verified("golden_allocators.etdp", &g)) return;
+  etk_fb_table_t run = first_run(&g);
   etk_fb_vector_t allocators =
       etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_ALLOCATORS);
   REQUIRE(allocators.count == 2);
-  CHECK_EQ_STR(etk_fb_get_string(etk_fb_vector_table(bytes, allocators, 1),
+  CHECK_EQ_STR(etk_fb_get_string(etk_fb_vector_table(g.bytes, allocators, 1),
                                  ETK_ETDUMP_ALLOCATOR_NAME)
                    .data,
                "test_allocator_1");
   etk_fb_vector_t events = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS);
   REQUIRE(events.count == 3);
-  etk_fb_table_t alloc = etk_fb_get_table(etk_fb_vector_table(bytes, events, 1),
-                                          ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
+  etk_fb_table_t alloc =
+      etk_fb_get_table(etk_fb_vector_table(g.bytes, events, 1),
+                       ETK_ETDUMP_EVENT_ALLOCATION_EVENT);
   CHECK_EQ_INT(
       etk_fb_get_i32(alloc, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0), 2);
   CHECK_EQ_U64(
       etk_fb_get_u64(alloc, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATION_SIZE, 0),
       128);
-  CHECK(!etk_fb_table_present(etk_fb_get_table(
-      etk_fb_vector_table(bytes, events, 1), ETK_ETDUMP_EVENT_PROFILE_EVENT)));
-  free(bytes);
+  CHECK(!etk_fb_table_present(
+      etk_fb_get_table(etk_fb_vector_table(g.bytes, events, 1),
+                       ETK_ETDUMP_EVENT_PROFILE_EVENT)));
+  free(g.bytes);
 }
 
 ETK_TEST(golden_debug_events_spot_values) {
-  size_t len;
-  etk_fb_table_t root;
-  if (!etk_test_conformance_path("golden_debug_events.etdp"))
-    ETK_SKIP("absent");
-  unsigned char *bytes = load_verified("golden_debug_events.etdp", &len, &root);
-  REQUIRE(bytes != NULL);
-  etk_fb_table_t run = etk_fb_vector_table(
-      bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+  golden_t g;
+  if (!load_verified("golden_debug_events.etdp", &g)) return;
+  etk_fb_table_t run = first_run(&g);
   etk_fb_vector_t events = etk_fb_get_vector(run, ETK_ETDUMP_RUN_DATA_EVENTS);
   REQUIRE(events.count == 4);
-  etk_fb_table_t out = etk_fb_get_table(etk_fb_vector_table(bytes, events, 2),
+  etk_fb_table_t out = etk_fb_get_table(etk_fb_vector_table(g.bytes, events, 2),
                                         ETK_ETDUMP_EVENT_DEBUG_EVENT);
   CHECK_EQ_U64(etk_fb_get_u64(out, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX, 0),
                UINT64_MAX);
@@ -237,24 +244,18 @@ ETK_TEST(golden_debug_events_spot_values) {
   CHECK_EQ_INT((int64_t)etk_fb_load_u64(sizes.data), 3);
   CHECK_EQ_INT((int64_t)etk_fb_load_u64(sizes.data + 8), 2);
   etk_fb_table_t int_event = etk_fb_get_table(
-      etk_fb_vector_table(bytes, events, 1), ETK_ETDUMP_EVENT_DEBUG_EVENT);
+      etk_fb_vector_table(g.bytes, events, 1), ETK_ETDUMP_EVENT_DEBUG_EVENT);
   etk_fb_table_t int_value = etk_fb_get_table(
       etk_fb_get_table(int_event, ETK_ETDUMP_DEBUG_EVENT_DEBUG_ENTRY),
       ETK_ETDUMP_VALUE_INT_VALUE);
   CHECK_EQ_INT(etk_fb_get_i64(int_value, ETK_ETDUMP_INT_INT_VAL, 0), 5);
-  free(bytes);
+  free(g.bytes);
 }
 
 ETK_TEST(golden_delegate_events_spot_values) {
-  size_t len;
-  etk_fb_table_t root;
-  if (!etk_test_conformance_path("golden_delegate_events.etdp"))
-    ETK_SKIP("absent");
-  unsigned char *bytes =
-      load_verified("golden_delegate_events.etdp", &len, &root);
-  REQUIRE(bytes != NULL);
-  etk_fb_table_t run = etk_fb_vector_table(
-      bytes, etk_fb_get_vector(root, ETK_ETDUMP_RUN_DATA), 0);
+  golden_t g;
+  if (!load_verified("golden_delegate_events.etdp", &g)) return;
+  etk_fb_table_t run = first_run(&g);
   etk_fb_table_t e0 = profile_event_at(run, 0), e1 = profile_event_at(run, 1),
                  e2 = profile_event_at(run, 2);
   CHECK_EQ_INT(
@@ -275,7 +276,7 @@ ETK_TEST(golden_delegate_events_spot_values) {
   CHECK_EQ_INT(
       etk_fb_get_i32(e2, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT, -1),
       -1);
-  free(bytes);
+  free(g.bytes);
 }
 
 ETK_TEST_MAIN()

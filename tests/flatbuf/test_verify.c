@@ -15,6 +15,7 @@
 #include "etkit/schema.h"
 #include "fuzz_walk.h"
 #include "golden_replay.h"
+#include "schema/field_macros.h"
 
 /* ---------------------------------------------------------- test schema */
 
@@ -33,44 +34,22 @@ enum {
 };
 static const etk_fb_table_desc_t root_desc, item_desc;
 static const etk_fb_table_desc_t *const payload_tables[] = {NULL, &item_desc};
-static const etk_fb_field_desc_t item_fields[] = {{.name = "value",
-                                                   .id = 0,
-                                                   .kind = ETK_FB_SCALAR,
-                                                   .size = 4,
-                                                   .is_signed = 1}};
+static const etk_fb_field_desc_t item_fields[] = {F_INT("value", 0, 4, 1)};
 static const etk_fb_table_desc_t item_desc = {"Item", 1, item_fields};
+/* An enum (bytes, with the mask of the valid values) or a vector of them. */
+#define TEST_ENUM(n, i, k, mask) \
+  { .name = n, .id = i, .kind = k, .size = 1, .enum_mask = mask }
 static const etk_fb_field_desc_t root_fields[] = {
     {.name = "name", .id = R_NAME, .kind = ETK_FB_STRING, .required = 1},
-    {.name = "kind",
-     .id = R_KIND,
-     .kind = ETK_FB_SCALAR,
-     .size = 1,
-     .enum_mask = 0x7},
-    {.name = "items",
-     .id = R_ITEMS,
-     .kind = ETK_FB_VEC_TABLE,
-     .table = &item_desc},
-    {.name = "longs", .id = R_LONGS, .kind = ETK_FB_VEC_SCALAR, .size = 8},
-    {.name = "payload_type",
-     .id = R_PAYLOAD_TYPE,
-     .kind = ETK_FB_UNION_TYPE,
-     .size = 1},
-    {.name = "payload",
-     .id = R_PAYLOAD,
-     .kind = ETK_FB_UNION,
-     .union_count = 2,
-     .union_tables = payload_tables},
-    {.name = "child", .id = R_CHILD, .kind = ETK_FB_TABLE, .table = &root_desc},
-    {.name = "big", .id = R_BIG, .kind = ETK_FB_SCALAR, .size = 8},
-    {.name = "tags",
-     .id = R_TAGS,
-     .kind = ETK_FB_VEC_SCALAR,
-     .size = 1,
-     .enum_mask = 0xFFFF},
-    {.name = "children",
-     .id = R_CHILDREN,
-     .kind = ETK_FB_VEC_TABLE,
-     .table = &root_desc},
+    TEST_ENUM("kind", R_KIND, ETK_FB_SCALAR, 0x7),
+    F_VEC_TABLE("items", R_ITEMS, item_desc),
+    F_VEC_INT("longs", R_LONGS, 8, 0),
+    F_UNION_TYPE("payload_type", R_PAYLOAD_TYPE, 2),
+    F_UNION("payload", R_PAYLOAD, 2, payload_tables),
+    F_TABLE("child", R_CHILD, root_desc),
+    F_INT("big", R_BIG, 8, 0),
+    TEST_ENUM("tags", R_TAGS, ETK_FB_VEC_SCALAR, 0xFFFF),
+    F_VEC_TABLE("children", R_CHILDREN, root_desc),
     {.name = "words", .id = R_WORDS, .kind = ETK_FB_VEC_STRING},
 };
 static const etk_fb_table_desc_t root_desc = {"Root", 11, root_fields};
@@ -150,6 +129,16 @@ static void put_u32(uint32_t at, uint32_t v) {
   sample[at + 1] = (uint8_t)(v >> 8);
   sample[at + 2] = (uint8_t)(v >> 16);
   sample[at + 3] = (uint8_t)(v >> 24);
+}
+
+/* Builds a fresh sample, moves the offset in its root field `id` on by `by`
+ * bytes and returns where that offset pointed before. */
+static uint32_t shift_root_field(unsigned id, uint32_t by) {
+  build_sample(0);
+  uint32_t field = field_at(sample_root, id);
+  uint32_t target = target_of(field);
+  put_u32(field, target - field + by);
+  return target;
 }
 
 static void put_u16(uint32_t at, uint16_t v) {
@@ -291,32 +280,21 @@ ETK_TEST(field_offset_out_of_range) {
 /* ---------------------------------------------------------- alignment */
 
 ETK_TEST(misaligned_table) {
-  build_sample(0);
-  uint32_t payload_field = field_at(sample_root, R_PAYLOAD);
-  uint32_t payload = target_of(payload_field);
-  put_u32(payload_field, etk_fb_load_u32(sample + payload_field) + 2);
+  uint32_t payload = shift_root_field(R_PAYLOAD, 2);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, payload + 2, "Item", NULL);
 }
 
 ETK_TEST(misaligned_vector) {
-  build_sample(0);
-  uint32_t longs_field = field_at(sample_root, R_LONGS);
-  uint32_t longs = target_of(longs_field);
   /* 4 bytes on: the count stays 4-aligned but the int64s would not be
    * 8-aligned */
-  put_u32(longs_field, etk_fb_load_u32(sample + longs_field) + 4);
+  uint32_t longs = shift_root_field(R_LONGS, 4);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, longs + 4, "Root", "longs");
-  build_sample(0);
-  longs_field = field_at(sample_root, R_LONGS);
-  put_u32(longs_field, etk_fb_load_u32(sample + longs_field) + 2);
+  longs = shift_root_field(R_LONGS, 2);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, longs + 2, "Root", "longs");
 }
 
 ETK_TEST(misaligned_string) {
-  build_sample(0);
-  uint32_t name_field = field_at(sample_root, R_NAME);
-  uint32_t name = target_of(name_field);
-  put_u32(name_field, etk_fb_load_u32(sample + name_field) + 1);
+  uint32_t name = shift_root_field(R_NAME, 1);
   EXPECT_ERROR(0, ETK_E_BAD_ALIGNMENT, name + 1, "Root", "name");
 }
 
@@ -401,6 +379,48 @@ ETK_TEST(vtable_after_table_shared) {
   buf[28] = 20; /* 8 + 20 = 28: 4 bytes need 32, buffer ends at 30 */
   CHECK_EQ_INT(etk_fb_verify(buf, 30, &item_desc, NULL, &root, &err),
                ETK_E_BAD_VTABLE);
+}
+
+/* A Root whose children A and B share one vtable: B is verified through
+ * the memo A left (verify.c), and its string must still be checked.
+ * Returns B's table position in `sample`. */
+static uint32_t build_shared_children(void) {
+  static _Alignas(8) uint8_t mem[SAMPLE_MAX];
+  etk_fb_builder_t b;
+  etk_fb_builder_init(&b, mem, sizeof mem);
+  etk_fb_ref_t refs[2];
+  for (int k = 0; k < 2; k++) {
+    etk_fb_ref_t child_name = etk_fb_create_string(&b, k ? "bb" : "aa", 2);
+    etk_fb_table_start(&b);
+    etk_fb_add_ref(&b, R_NAME, child_name);
+    refs[k] = etk_fb_table_end(&b);
+  }
+  etk_fb_ref_t children = etk_fb_create_offset_vector(&b, refs, 2);
+  etk_fb_ref_t name = etk_fb_create_string(&b, "s", 1);
+  etk_fb_table_start(&b);
+  etk_fb_add_ref(&b, R_NAME, name);
+  etk_fb_add_ref(&b, R_CHILDREN, children);
+  etk_fb_ref_t root = etk_fb_table_end(&b);
+  const uint8_t *out;
+  etk_fb_finish(&b, root, "SMPL", 0, &out, &sample_len);
+  memcpy(sample, out, sample_len);
+  sample_root = (uint32_t)(sample_len - root);
+  return target_of(target_of(field_at(sample_root, R_CHILDREN)) + 8);
+}
+
+ETK_TEST(tables_sharing_a_vtable_are_each_checked) {
+  uint32_t b_pos = build_shared_children();
+  uint32_t a_pos = target_of(target_of(field_at(sample_root, R_CHILDREN)) + 4);
+  REQUIRE(vtable_at(a_pos) == vtable_at(b_pos));
+  EXPECT_OK(0);
+  /* B's name loses its NUL: found although A passed with the same vtable */
+  uint32_t str = target_of(field_at(b_pos, R_NAME));
+  sample[str + 4 + 2] = 'x';
+  EXPECT_ERROR(0, ETK_E_BAD_STRING, str + 4 + 2, "Root", "name");
+  /* B's name offset points past the end */
+  build_shared_children();
+  put_u32(field_at(b_pos, R_NAME), (uint32_t)sample_len);
+  EXPECT_ERROR(0, ETK_E_BAD_OFFSET, field_at(b_pos, R_NAME), "Root", "name");
 }
 
 ETK_TEST(vtable_field_entry_outside_buffer) {
@@ -502,11 +522,10 @@ ETK_TEST(bad_enum) {
 
 ETK_TEST(etdump_enums_are_checked) {
   static _Alignas(8) uint8_t mem[4096];
-  etk_fb_builder_t b;
   const uint8_t *out;
   size_t len;
-  etk_fb_builder_init(&b, mem, sizeof mem);
-  REQUIRE(golden_replay_debug_events(&b, &out, &len) == ETK_OK);
+  REQUIRE(golden_replay_into(golden_replay_debug_events, mem, sizeof mem, &out,
+                             &len) == ETK_OK);
   uint8_t *copy = malloc(len);
   REQUIRE(copy != NULL);
   memcpy(copy, out, len);
@@ -578,23 +597,31 @@ ETK_TEST(missing_required_field) {
 
 /* ---------------------------------------------------------- limits */
 
+/* A builder over the memory of the deep buffers below (each is read before
+ * the next is built), with the name "n" their tables share in *name. */
+static etk_fb_builder_t *deep_builder(etk_fb_ref_t *name) {
+  static _Alignas(8) uint8_t mem[65536];
+  static etk_fb_builder_t b;
+  etk_fb_builder_init(&b, mem, sizeof mem);
+  *name = etk_fb_create_string(&b, "n", 1);
+  return &b;
+}
+
 /* A chain of `depth` Root tables linked through `child`.  *deepest gets
  * the ref of the innermost table. */
 static void build_chain(unsigned depth, etk_fb_ref_t *refs) {
-  static _Alignas(8) uint8_t mem[65536];
-  etk_fb_builder_t b;
-  etk_fb_builder_init(&b, mem, sizeof mem);
-  etk_fb_ref_t name = etk_fb_create_string(&b, "n", 1);
+  etk_fb_ref_t name;
+  etk_fb_builder_t *b = deep_builder(&name);
   etk_fb_ref_t child = 0;
   for (unsigned i = 0; i < depth; i++) {
-    etk_fb_table_start(&b);
-    etk_fb_add_ref(&b, R_NAME, name);
-    etk_fb_add_ref(&b, R_CHILD, child);
-    child = etk_fb_table_end(&b);
+    etk_fb_table_start(b);
+    etk_fb_add_ref(b, R_NAME, name);
+    etk_fb_add_ref(b, R_CHILD, child);
+    child = etk_fb_table_end(b);
     refs[depth - 1 - i] = child; /* refs[0] is the root */
   }
   const uint8_t *out;
-  REQUIRE(etk_fb_finish(&b, child, NULL, 0, &out, &sample_len) == ETK_OK);
+  REQUIRE(etk_fb_finish(b, child, NULL, 0, &out, &sample_len) == ETK_OK);
   REQUIRE(sample_len <= sizeof sample);
   memcpy(sample, out, sample_len);
 }
@@ -621,24 +648,22 @@ ETK_TEST(too_deep) {
 /* A DAG of `levels` Root tables, each level a vector of 16 references to
  * the single table below it: 16^(levels-1) paths to the bottom table. */
 static int build_dag(int levels, const uint8_t **out, size_t *len) {
-  static _Alignas(8) uint8_t mem[8192];
-  etk_fb_builder_t b;
-  etk_fb_builder_init(&b, mem, sizeof mem);
-  etk_fb_ref_t name = etk_fb_create_string(&b, "n", 1);
+  etk_fb_ref_t name;
+  etk_fb_builder_t *b = deep_builder(&name);
   etk_fb_ref_t below = 0;
   for (int level = 0; level < levels; level++) {
     etk_fb_ref_t vec = 0;
     if (below) {
       etk_fb_ref_t refs[16];
       for (int i = 0; i < 16; i++) refs[i] = below;
-      vec = etk_fb_create_offset_vector(&b, refs, 16);
+      vec = etk_fb_create_offset_vector(b, refs, 16);
     }
-    etk_fb_table_start(&b);
-    etk_fb_add_ref(&b, R_NAME, name);
-    etk_fb_add_ref(&b, R_CHILDREN, vec);
-    below = etk_fb_table_end(&b);
+    etk_fb_table_start(b);
+    etk_fb_add_ref(b, R_NAME, name);
+    etk_fb_add_ref(b, R_CHILDREN, vec);
+    below = etk_fb_table_end(b);
   }
-  return etk_fb_finish(&b, below, NULL, 0, out, len);
+  return etk_fb_finish(b, below, NULL, 0, out, len);
 }
 
 ETK_TEST(shared_objects_hit_the_budget) {

@@ -65,6 +65,16 @@ void etk_test_check_str_(const char *a, const char *b, const char *file,
   etk_test_failed_ = 1;
 }
 
+int etk_test_contains_all(const char *text, const char *const *wanted) {
+  int all = 1;
+  for (; *wanted; wanted++) {
+    if (text && strstr(text, *wanted)) continue;
+    printf("# missing from the output: %s\n", *wanted);
+    all = 0;
+  }
+  return all;
+}
+
 unsigned char *etk_test_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;

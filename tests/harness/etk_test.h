@@ -83,6 +83,15 @@ void etk_test_check_str_(const char *a, const char *b, const char *file,
 
 #define CHECK_EQ_MEM(a, b, n) CHECK(memcmp((a), (b), (n)) == 0)
 
+/* Checks that `text` holds each of the strings that follow, printing each
+ * one it lacks: CHECK_CONTAINS(json, "\"a\"", "\"b\""). */
+#define CHECK_CONTAINS(text, ...) \
+  CHECK(etk_test_contains_all((text), (const char *const[]){__VA_ARGS__, NULL}))
+
+/* Whether `text` holds every string of the NULL-terminated `wanted`; prints
+ * each one it lacks (all of them when `text` is NULL). */
+int etk_test_contains_all(const char *text, const char *const *wanted);
+
 #define ETK_SKIP(reason)            \
   do {                              \
     printf("# skip: %s\n", reason); \
@@ -94,6 +103,12 @@ void etk_test_check_str_(const char *a, const char *b, const char *file,
  * ETKIT_CONFORMANCE_DIR is set by CMake; the environment variable
  * ETKIT_CONFORMANCE_DIR overrides it. */
 const char *etk_test_conformance_path(const char *name);
+
+/* Declares `var` as the path of the conformance file `name` (a string
+ * literal), ending the current case as skipped when the file is absent. */
+#define ETK_CONFORMANCE_PATH(var, name)              \
+  const char *var = etk_test_conformance_path(name); \
+  if (!var) ETK_SKIP(name " not available")
 
 /* Reads a whole file into malloc'd memory; NULL if it cannot. */
 unsigned char *etk_test_read_file(const char *path, size_t *len);

@@ -39,18 +39,6 @@ static inline char *th_render(etk_inspector_t *insp,
   return etk_test_capture_finish(s, rc);
 }
 
-/* Whether `text` holds every string of the NULL-terminated `wanted`; prints
- * each one it lacks. */
-static inline int th_contains_all(const char *text, const char *const *wanted) {
-  int all = 1;
-  for (; *wanted; wanted++) {
-    if (strstr(text, *wanted)) continue;
-    printf("# missing from the output: %s\n", *wanted);
-    all = 0;
-  }
-  return all;
-}
-
 /* Whether p10, p50, p90 and avg print (Python repr) as the four strings;
  * prints each that differs. */
 static inline int th_stats_repr_is(const etk_stats_t *st, const char *p10,

@@ -132,68 +132,47 @@ double kt_get(kt_env_t *e, int value_index, int64_t linear) {
   }
 }
 
+/* Scalar, string and list values (the fields not named are zero). */
 int kt_int(kt_env_t *e, int64_t x) {
-  etk_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_INT;
-  v.u.i = x;
-  return add_value(e, v);
+  return add_value(e, (etk_value_t){.tag = ETK_VALUE_INT, .u.i = x});
 }
 
 int kt_double(kt_env_t *e, double x) {
-  etk_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_DOUBLE;
-  v.u.d = x;
-  return add_value(e, v);
+  return add_value(e, (etk_value_t){.tag = ETK_VALUE_DOUBLE, .u.d = x});
 }
 
 int kt_bool(kt_env_t *e, bool x) {
-  etk_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_BOOL;
-  v.u.b = x;
-  return add_value(e, v);
+  return add_value(e, (etk_value_t){.tag = ETK_VALUE_BOOL, .u.b = x});
 }
 
 int kt_none(kt_env_t *e) {
-  etk_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_NONE;
-  return add_value(e, v);
+  return add_value(e, (etk_value_t){.tag = ETK_VALUE_NONE});
 }
 
 int kt_string(kt_env_t *e, const char *s) {
-  etk_value_t v;
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_STRING;
-  v.u.string.data = s;
-  v.u.string.len = strlen(s);
-  return add_value(e, v);
+  return add_value(
+      e, (etk_value_t){.tag = ETK_VALUE_STRING, .u.string = {s, strlen(s)}});
+}
+
+/* Appends n item slots, returning the first (aborts when they run out). */
+static int64_t *new_items(kt_env_t *e, size_t n) {
+  if (e->nitems + n > KT_MAX_ITEMS) abort();
+  e->nitems += n;
+  return &e->items[e->nitems - n];
 }
 
 int kt_int_list(kt_env_t *e, size_t n, const int64_t *items) {
-  etk_value_t v;
-  size_t first = e->nitems;
-  if (e->nitems + n > KT_MAX_ITEMS) abort();
-  for (size_t k = 0; k < n; k++) e->items[e->nitems++] = kt_int(e, items[k]);
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_INT_LIST;
-  v.u.int_list.items = &e->items[first];
-  v.u.int_list.count = n;
-  return add_value(e, v);
+  int64_t *boxed = new_items(e, n);
+  for (size_t k = 0; k < n; k++) boxed[k] = kt_int(e, items[k]);
+  return add_value(e, (etk_value_t){.tag = ETK_VALUE_INT_LIST,
+                                    .u.int_list = {boxed, n, NULL}});
 }
 
 int kt_tensor_list(kt_env_t *e, size_t n, const int *value_indices) {
-  etk_value_t v;
-  size_t first = e->nitems;
-  if (e->nitems + n > KT_MAX_ITEMS) abort();
-  for (size_t k = 0; k < n; k++) e->items[e->nitems++] = value_indices[k];
-  memset(&v, 0, sizeof v);
-  v.tag = ETK_VALUE_TENSOR_LIST;
-  v.u.tensor_list.items = &e->items[first];
-  v.u.tensor_list.count = n;
-  return add_value(e, v);
+  int64_t *indices = new_items(e, n);
+  for (size_t k = 0; k < n; k++) indices[k] = value_indices[k];
+  return add_value(e, (etk_value_t){.tag = ETK_VALUE_TENSOR_LIST,
+                                    .u.tensor_list = {indices, n}});
 }
 
 static int call(kt_env_t *e, const char *name, size_t nargs, const int *args,

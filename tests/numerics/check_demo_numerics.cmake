@@ -10,12 +10,8 @@
 #      matched, op types come from the ETRecord;
 #   3. the same against itself: every SNR is inf.
 #   -DETKIT=<etkit> -DDIR=<scratch dir>
-file(REMOVE_RECURSE ${DIR})
-execute_process(COMMAND ${ETKIT} demo --output-dir ${DIR} --runs 2
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "etkit demo failed (${rc}): ${out}${err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_demo.cmake)
+etk_run_demo(2)
 set(want "snr\n--------------------\n0         inf\n\n\nmse\n--------------------\n0     0.00000\n\n\ncosine_similarity\n--------------------\n0     1.00000\n\n\n")
 foreach(ref "--etrecord_path;${DIR}/model.etrecord"
             "--reference;${DIR}/model.bpte")

@@ -56,19 +56,20 @@ static etk_pickle_value_t v_root = {.kind = ETK_PICKLE_DICT, .ordered = true};
 static void tensor(etk_torch_tensor_t *t, int32_t dtype, size_t es,
                    uint32_t dim, const int64_t *sizes, const int64_t *strides,
                    int64_t offset, const void *data, uint64_t nbytes) {
-  memset(t, 0, sizeof *t);
-  t->dtype = dtype;
-  t->element_size = es;
-  t->dim = dim;
-  t->sizes = sizes;
-  t->strides = strides;
-  t->storage_offset = offset;
-  t->storage = data;
-  t->storage_nbytes = nbytes;
-  t->numel = 1;
-  for (uint32_t k = 0; k < dim; k++) t->numel *= (uint64_t)sizes[k];
-  t->contiguous = strides == NULL; /* (the offset view is contiguous too,
-                                      but says so through its strides) */
+  uint64_t numel = 1;
+  for (uint32_t k = 0; k < dim; k++) numel *= (uint64_t)sizes[k];
+  /* contiguous: the offset view is contiguous too, but says so through its
+   * strides */
+  *t = (etk_torch_tensor_t){.dtype = dtype,
+                            .element_size = es,
+                            .dim = dim,
+                            .sizes = sizes,
+                            .strides = strides,
+                            .storage_offset = offset,
+                            .storage = data,
+                            .storage_nbytes = nbytes,
+                            .numel = numel,
+                            .contiguous = strides == NULL};
 }
 
 const int64_t sample_pickle_ints[SAMPLE_PICKLE_INT_COUNT] = {0,

@@ -314,8 +314,7 @@ ETK_TEST(plain_pickles_of_other_protocols) {
 }
 
 ETK_TEST(upstream_sample_state_dict) {
-  const char *path = etk_test_conformance_path("etrecord_toy_mul.bin");
-  if (!path) ETK_SKIP("etrecord_toy_mul.bin not available");
+  ETK_CONFORMANCE_PATH(path, "etrecord_toy_mul.bin");
   etk_etrecord_t *rec = NULL;
   REQUIRE(etk_etrecord_open_file(path, NULL, &rec, NULL) == ETK_OK);
   const uint8_t *data;

@@ -373,18 +373,17 @@ def dump(path):
         print(canon(Unpickler(io.BytesIO(data), zf, prefix).load()))
 
 
+def write_files(directory, files):
+    """Writes each name -> bytes of `files` into `directory`."""
+    os.makedirs(directory, exist_ok=True)
+    for name, data in sorted(files.items()):
+        with open(os.path.join(directory, name), "wb") as out:
+            out.write(data)
+
+
 def main(argv):
-    if len(argv) == 3 and argv[1] == "generate":
-        os.makedirs(argv[2], exist_ok=True)
-        for name, data in sorted(fixtures().items()):
-            with open(os.path.join(argv[2], name), "wb") as out:
-                out.write(data)
-        return 0
-    if len(argv) == 3 and argv[1] == "corpus":
-        os.makedirs(argv[2], exist_ok=True)
-        for name, data in sorted(corpus().items()):
-            with open(os.path.join(argv[2], name), "wb") as out:
-                out.write(data)
+    if len(argv) == 3 and argv[1] in ("generate", "corpus"):
+        write_files(argv[2], fixtures() if argv[1] == "generate" else corpus())
         return 0
     if len(argv) == 3 and argv[1] == "dump":
         dump(argv[2])

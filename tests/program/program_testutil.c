@@ -99,6 +99,10 @@ int ptu_float_tensor(etk_program_builder_t *b, uint32_t dim,
                                         ETK_BUILDER_PLANNED, NULL);
 }
 
+int ptu_float_vector(etk_program_builder_t *b, int32_t n) {
+  return ptu_float_tensor(b, 1, &n);
+}
+
 void ptu_add_call(etk_program_builder_t *b, int32_t x, int32_t y, int32_t out) {
   int alpha = etk_program_builder_add_int(b, 1);
   int op = etk_program_builder_add_operator(b, "aten::add", "out");
@@ -108,10 +112,9 @@ void ptu_add_call(etk_program_builder_t *b, int32_t x, int32_t y, int32_t out) {
 
 int ptu_build_add(int32_t n, uint8_t **out, size_t *len) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {n};
-  int x = ptu_float_tensor(b, 1, sz);
-  int y = ptu_float_tensor(b, 1, sz);
-  int o = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, n);
+  int y = ptu_float_vector(b, n);
+  int o = ptu_float_vector(b, n);
   ptu_add_call(b, x, y, o);
   int32_t in[2] = {x, y};
   etk_program_builder_set_inputs(b, in, 2);

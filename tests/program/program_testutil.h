@@ -48,6 +48,9 @@ etk_program_builder_t *ptu_builder_with_options(int inline_constants,
 int ptu_float_tensor(etk_program_builder_t *b, uint32_t dim,
                      const int32_t *sizes);
 
+/* The same of sizes [n]. */
+int ptu_float_vector(etk_program_builder_t *b, int32_t n);
+
 /* Adds alpha (Int 1), the operator aten::add.out and the call
  * add.out(x, y, alpha, out, out), in that order. */
 void ptu_add_call(etk_program_builder_t *b, int32_t x, int32_t y, int32_t out);

@@ -11,8 +11,7 @@
 #include "program_testutil.h"
 
 ETK_TEST(sample_bpte_structure) {
-  const char *path = etk_test_conformance_path("bundled_program.bpte");
-  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  ETK_CONFORMANCE_PATH(path, "bundled_program.bpte");
   etk_error_t err;
   etk_bundled_program_t *bp = ptu_load_bundled(path, &err);
   REQUIRE(bp);
@@ -46,8 +45,7 @@ ETK_TEST(sample_bpte_structure) {
 
 ETK_TEST(bad_bpte_inputs) {
   size_t len;
-  const char *path = etk_test_conformance_path("bundled_program.bpte");
-  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  ETK_CONFORMANCE_PATH(path, "bundled_program.bpte");
   uint8_t *d = etk_test_read_file(path, &len);
   etk_bundled_program_t *bp;
   etk_error_t err;
@@ -157,8 +155,7 @@ ETK_TEST(writer_round_trip) {
   if (ptu_flatc()) {
     char *json = ptu_flatc_json(out, len, "bundled_program_schema.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"version\": 2") != NULL);
-    CHECK(strstr(json, "\"method_name\": \"forward\"") != NULL);
+    CHECK_CONTAINS(json, "\"version\": 2", "\"method_name\": \"forward\"");
     CHECK_EQ_INT(ptu_count(json, "\"val_type\": \"Tensor\""), 8);
     free(json);
   }

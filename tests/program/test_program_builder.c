@@ -30,10 +30,9 @@ ETK_TEST(add_round_trip) {
   if (ptu_flatc()) {
     char *json = ptu_flatc_json(d, len, "program.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"name\": \"forward\"") != NULL);
-    CHECK(strstr(json, "\"name\": \"aten::add\"") != NULL);
-    CHECK(strstr(json, "\"overload\": \"out\"") != NULL);
-    CHECK(strstr(json, "\"instr_args_type\": \"KernelCall\"") != NULL);
+    CHECK_CONTAINS(json, "\"name\": \"forward\"", "\"name\": \"aten::add\"",
+                   "\"overload\": \"out\"",
+                   "\"instr_args_type\": \"KernelCall\"");
     CHECK_EQ_INT(ptu_count(json, "\"val_type\": \"Tensor\""), 3);
     CHECK_EQ_INT(ptu_count(json, "\"scalar_type\": \"FLOAT\""), 3);
     CHECK(strstr(json, "\"memory_offset_low\": 32") != NULL);
@@ -71,9 +70,8 @@ ETK_TEST(constants_in_segment_with_extended_header) {
     /* flatc reads through the header: the root offset was moved. */
     char *json = ptu_flatc_json(d, len, "program.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"constant_segment\"") != NULL);
-    CHECK(strstr(json, "\"name\": \"aten::mul\"") != NULL);
-    CHECK(strstr(json, "\"data_buffer_idx\": 2") != NULL);
+    CHECK_CONTAINS(json, "\"constant_segment\"", "\"name\": \"aten::mul\"",
+                   "\"data_buffer_idx\": 2");
     free(json);
   }
   free(d);
@@ -172,11 +170,11 @@ ETK_TEST(every_value_kind) {
   if (ptu_flatc()) {
     char *json = ptu_flatc_json(d, len, "program.fbs", 0);
     REQUIRE(json);
-    CHECK(strstr(json, "\"string_val\": \"hello\"") != NULL);
-    CHECK(strstr(json, "\"val_type\": \"OptionalTensorList\"") != NULL);
-    CHECK(strstr(json, "\"instr_args_type\": \"JumpFalseCall\"") != NULL);
-    CHECK(strstr(json, "\"instr_args_type\": \"FreeCall\"") != NULL);
-    CHECK(strstr(json, "\"shape_dynamism\": \"DYNAMIC_BOUND\"") != NULL);
+    CHECK_CONTAINS(json, "\"string_val\": \"hello\"",
+                   "\"val_type\": \"OptionalTensorList\"",
+                   "\"instr_args_type\": \"JumpFalseCall\"",
+                   "\"instr_args_type\": \"FreeCall\"",
+                   "\"shape_dynamism\": \"DYNAMIC_BOUND\"");
     free(json);
   }
   free(d);
@@ -184,8 +182,7 @@ ETK_TEST(every_value_kind) {
 
 static void check_delegate(int in_segments) {
   etk_program_builder_t *b = ptu_builder_with_options(0, in_segments);
-  int32_t sz[1] = {4};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 4);
   const char payload[] = "a delegate payload of 37 bytes......";
   const char *keys[2] = {"k1", "k2"};
   const uint8_t v1[] = {1, 2, 3}, v2[] = {9};
@@ -269,15 +266,14 @@ ETK_TEST(builder_errors_are_sticky_and_named) {
 
 ETK_TEST(two_methods_and_explicit_placement) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {8};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 8);
   REQUIRE(etk_program_builder_place_tensor(b, x, 2, 64) == ETK_OK);
   etk_program_builder_set_outputs(b, &x, 1);
   CHECK_EQ_INT(etk_program_builder_add_method(b, "other"), 1);
   CHECK(etk_program_builder_add_method(b, "other") < 0);
   etk_program_builder_free(b);
   b = etk_program_builder_new("forward");
-  x = ptu_float_tensor(b, 1, sz);
+  x = ptu_float_vector(b, 8);
   etk_program_builder_place_tensor(b, x, 2, 64);
   etk_program_builder_set_outputs(b, &x, 1);
   etk_program_builder_add_method(b, "aaa");

@@ -287,10 +287,28 @@ ETK_TEST(empty_table_prints_header_box_without_index) {
   free(out);
 }
 
-/* One frame rendered with a separator, compared whole. */
+static int demo_row(void *ctx, size_t row, etk_cell_t *cells) {
+  const demo_t *d = ctx;
+  memcpy(cells, d->cells + row * d->cols, d->cols * sizeof *cells);
+  return ETK_OK;
+}
+
+/* One frame rendered with a separator, compared whole: asked cell by cell
+ * and row by row (etk_render_delimited_rows), the same bytes. */
 static void check_delimited(const etk_frame_t *f, char separator,
                             const char *expected) {
   char *text = render(f, 0, separator);
+  REQUIRE(text != NULL);
+  CHECK_EQ_STR(text, expected);
+  free(text);
+  etk_render_sink_t *s = malloc(sizeof *s);
+  REQUIRE(s != NULL);
+  etk_render_sink_init_memory(s);
+  CHECK_EQ_INT(etk_render_delimited_rows(f, demo_row, separator, s, NULL),
+               ETK_OK);
+  text = etk_render_sink_take(s, NULL);
+  etk_render_sink_free(s);
+  free(s);
   REQUIRE(text != NULL);
   CHECK_EQ_STR(text, expected);
   free(text);
@@ -318,6 +336,69 @@ ETK_TEST(delimited_quotes_like_pandas) {
                   ",n,q,c,f\n"
                   "0,tab\there,\"q\"\"x\",\"a,b\",0.036000000000000004\n"
                   "1,,,True,-3\n");
+}
+
+/* pandas' quoting of one field, written out plainly (the reference for
+ * the word-at-a-time scan). */
+static void quote_reference(char *out, const char *s, size_t n, char sep) {
+  int quote = memchr(s, sep, n) || memchr(s, '"', n) || memchr(s, '\n', n);
+  size_t o = 0;
+  if (quote) out[o++] = '"';
+  for (size_t i = 0; i < n; i++) {
+    out[o++] = s[i];
+    if (s[i] == '"') out[o++] = '"';
+  }
+  if (quote) out[o++] = '"';
+  out[o] = 0;
+}
+
+ETK_TEST(delimited_quotes_every_length_and_position) {
+  static const char specials[] = {'\t', ',', '"', '\n'};
+  static const char *const headers[] = {"x"};
+  char field[24], expected[80], want[96];
+  etk_cell_t cell = {ETK_CELL_TEXT, 0, 0, field, 0};
+  demo_t d = {&cell, 1};
+  etk_frame_t f = {1, 1, headers, demo_cell, &d, 0};
+  for (size_t n = 1; n <= 20; n++) {
+    for (size_t k = 0; k <= n; k++) { /* k == n: no special byte */
+      for (size_t c = 0; c < 4; c++) {
+        memset(field, 'a' + (int)(n % 7), n);
+        if (k < n) field[k] = specials[c];
+        cell.len = n;
+        for (int comma = 0; comma <= 1; comma++) {
+          char sep = comma ? ',' : '\t';
+          quote_reference(expected, field, n, sep);
+          snprintf(want, sizeof want, "x\n%s\n", expected);
+          check_delimited(&f, sep, want);
+        }
+      }
+    }
+  }
+}
+
+ETK_TEST(delimited_finds_quotes_anywhere_in_long_fields) {
+  /* the bytes that force quotes at each position of a 17-byte field (the
+   * scan reads 8 bytes at a time, then the tail), and long plain fields */
+  static const etk_cell_t cells[] = {
+      TXT("\"abcdefghijklmnop"),  TXT("abcdefg\"hijklmnop"),
+      TXT("abcdefgh\thijklmnop"), TXT("abcdefghijklmnop\n"),
+      TXT("abcdefghijklmnopq"),   OBJ("[1, 2, 3, 4, 5, 6, 7]"),
+  };
+  static const char *const headers[] = {"a", "b", "c"};
+  demo_t d = {cells, 3};
+  etk_frame_t f = {2, 3, headers, demo_cell, &d, 0};
+  check_delimited(&f, '\t',
+                  "a\tb\tc\n"
+                  "\"\"\"abcdefghijklmnop\"\t\"abcdefg\"\"hijklmnop\"\t"
+                  "\"abcdefgh\thijklmnop\"\n"
+                  "\"abcdefghijklmnop\n\"\tabcdefghijklmnopq\t"
+                  "[1, 2, 3, 4, 5, 6, 7]\n");
+  check_delimited(&f, ',',
+                  "a,b,c\n"
+                  "\"\"\"abcdefghijklmnop\",\"abcdefg\"\"hijklmnop\","
+                  "abcdefgh\thijklmnop\n"
+                  "\"abcdefghijklmnop\n\",abcdefghijklmnopq,"
+                  "\"[1, 2, 3, 4, 5, 6, 7]\"\n");
 }
 
 /* Frames whose expected text was printed by the real libraries (tabulate

@@ -3,12 +3,8 @@
 # that `etkit inspect` links the files too, runs the bundled program it
 # wrote with --verify, runs the .pte with tracing, and (when flatc is
 # available) decodes model.pte and etdump.etdp.
-file(REMOVE_RECURSE ${DIR})
-execute_process(COMMAND ${ETKIT} demo --output-dir ${DIR} --runs 3
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "etkit demo failed (${rc}): ${out}${err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_demo.cmake)
+etk_run_demo(3)
 foreach(f model.pte model.bpte model.etrecord etdump.etdp debug_buffer.bin)
   if(NOT EXISTS ${DIR}/${f})
     message(FATAL_ERROR "etkit demo did not write ${f}")

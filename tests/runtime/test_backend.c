@@ -77,9 +77,8 @@ static const etk_backend_t twice = {"TwiceBackend", twice_memory, twice_init,
 static etk_program_t *build_and_load(const char *backend, const void *payload,
                                      size_t plen, uint8_t **out) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {3};
-  int x = ptu_float_tensor(b, 1, sz);
-  int y = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 3);
+  int y = ptu_float_vector(b, 3);
   const char *keys[1] = {"mode"};
   const uint8_t v[1] = {1};
   const uint8_t *vals[1] = {v};
@@ -132,8 +131,7 @@ ETK_TEST(custom_backend_lifecycle) {
   /* a failing init is a load error naming the backend and its message */
   seen.fail_init = 1;
   CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_FORMAT);
-  CHECK(strstr(err.message, "TwiceBackend") != NULL);
-  CHECK(strstr(err.message, "refused on purpose") != NULL);
+  CHECK_CONTAINS(err.message, "TwiceBackend", "refused on purpose");
   etk_program_free(p);
   free(d);
   etk_backend_unregister("TwiceBackend");
@@ -235,8 +233,7 @@ ETK_TEST(micro_backend_runs_and_checks_arguments) {
   /* arg 5 does not exist in a 2-argument DelegateCall */
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_method_execute(m, &err), ETK_E_INVALID_ARGUMENT);
-  CHECK(strstr(err.message, "EtkitMicroBackend") != NULL);
-  CHECK(strstr(err.message, "delegate argument 5") != NULL);
+  CHECK_CONTAINS(err.message, "EtkitMicroBackend", "delegate argument 5");
   etk_method_free(m);
   etk_program_free(p);
   free(d);

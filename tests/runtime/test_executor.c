@@ -188,8 +188,7 @@ ETK_TEST(input_checks) {
  * the operator and the dtype. */
 ETK_TEST(missing_operator_and_dtype) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {2};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 2);
   int op = etk_program_builder_add_operator(b, "aten::frobnicate", "out");
   int32_t args[3] = {x, x, x};
   etk_program_builder_kernel_call(b, op, args, 3);
@@ -201,8 +200,7 @@ ETK_TEST(missing_operator_and_dtype) {
   etk_method_t *m;
   etk_error_t err;
   CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_NOT_FOUND);
-  CHECK(strstr(err.message, "aten::frobnicate.out") != NULL);
-  CHECK(strstr(err.message, "other instructions") != NULL);
+  CHECK_CONTAINS(err.message, "aten::frobnicate.out", "other instructions");
   etk_program_free(p);
   free(d);
 
@@ -230,8 +228,7 @@ ETK_TEST(missing_operator_and_dtype) {
   p = ptu_finish_unary_load(b, in, o, &d, &len);
   REQUIRE(p);
   CHECK_EQ_INT(ttu_load_forward(p, &m, &err), ETK_E_UNSUPPORTED);
-  CHECK(strstr(err.message, "aten::convolution.out") != NULL);
-  CHECK(strstr(err.message, "INT") != NULL);
+  CHECK_CONTAINS(err.message, "aten::convolution.out", "INT");
   printf("# %s\n", err.message);
   etk_program_free(p);
   free(d);
@@ -270,9 +267,8 @@ ETK_TEST(cyclic_jump_is_bounded) {
 /* JumpFalse skipping an instruction, MoveCall, FreeCall semantics. */
 ETK_TEST(control_flow_instructions) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {2};
-  int x = ptu_float_tensor(b, 1, sz);
-  int o = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 2);
+  int o = ptu_float_vector(b, 2);
   int yes = etk_program_builder_add_bool(b, true);
   int no = etk_program_builder_add_bool(b, false);
   int flag = etk_program_builder_add_bool(b, false);
@@ -308,7 +304,7 @@ ETK_TEST(control_flow_instructions) {
   /* FreeCall on a non-tensor fails at run time; on a tensor clears it,
    * and set_input restores planned memory. */
   b = etk_program_builder_new("forward");
-  x = ptu_float_tensor(b, 1, sz);
+  x = ptu_float_vector(b, 2);
   etk_program_builder_free_call(b, x);
   p = ptu_finish_unary_load(b, x, x, &d, &len);
   REQUIRE(p);
@@ -324,8 +320,7 @@ ETK_TEST(control_flow_instructions) {
 }
 
 ETK_TEST(bundled_sample_passes_all_cases) {
-  const char *path = etk_test_conformance_path("bundled_program.bpte");
-  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  ETK_CONFORMANCE_PATH(path, "bundled_program.bpte");
   etk_error_t err;
   etk_bundled_program_t *bp = ptu_load_bundled(path, &err);
   REQUIRE(bp);
@@ -408,8 +403,7 @@ ETK_TEST(bundled_tolerances) {
 }
 
 ETK_TEST(bundled_integer_outputs_are_exact) {
-  const char *path = etk_test_conformance_path("bundled_program.bpte");
-  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  ETK_CONFORMANCE_PATH(path, "bundled_program.bpte");
   size_t len;
   uint8_t *d = etk_test_read_file(path, &len);
   /* Make case 0's expected output 3 instead of 2 in one element: find the

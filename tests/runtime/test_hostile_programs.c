@@ -49,8 +49,7 @@ ETK_TEST(checked_helpers) {
 /* A float tensor planned at byte offset 2 of its buffer. */
 ETK_TEST(misaligned_planned_offset) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {4};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 4);
   REQUIRE(etk_program_builder_place_tensor(b, x, 1, 2) == ETK_OK);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
@@ -89,8 +88,8 @@ ETK_TEST(misaligned_constant_offset) {
   static const uint64_t offsets[3] = {0, 0, 16};
   REQUIRE(ptu_patch_u64_vector(d, len, offsets, 3, 1, 4) > 0);
   CHECK_EQ_INT(ptu_load_status(d, len, &p, &err), ETK_E_BAD_ALIGNMENT);
-  CHECK(strstr(err.message, "constant data at file offset") != NULL);
-  CHECK(strstr(err.message, "is not 8-byte aligned") != NULL);
+  CHECK_CONTAINS(err.message, "constant data at file offset",
+                 "is not 8-byte aligned");
   free(d);
 }
 
@@ -99,8 +98,7 @@ ETK_TEST(misaligned_constant_offset) {
  * allocating anything. */
 ETK_TEST(huge_plan_hits_the_memory_limit) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
-  int32_t sz[1] = {1 << 30};
-  int x = ptu_float_tensor(b, 1, sz);
+  int x = ptu_float_vector(b, 1 << 30);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &x, 1);
   size_t len;

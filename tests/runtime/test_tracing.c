@@ -230,8 +230,7 @@ ETK_TEST(method_only_profiling) {
 }
 
 ETK_TEST(bundled_input_index_and_failed_execute) {
-  const char *path = etk_test_conformance_path("bundled_program.bpte");
-  if (!path) ETK_SKIP("bundled_program.bpte not found");
+  ETK_CONFORMANCE_PATH(path, "bundled_program.bpte");
   etk_error_t err;
   etk_bundled_program_t *bp = ptu_load_bundled(path, &err);
   REQUIRE(bp);
