@@ -5,10 +5,10 @@
  * LAYOUT
  *   The rows a rendering shows are listed once (totals first, operator
  *   rows below the thresholds counted as hidden), then each format walks
- *   that list.  The tables are frames whose cells come from a view: the
- *   first cell asked for in a row builds every cell of that row from the
- *   public row (ana_diff_row) and the later ones are copied out, so a
- *   row costs one conversion per pass of the renderer.  Durations of the
+ *   that list.  The tables are frames whose rows come from a view: one
+ *   call per row and pass of the renderer (etk_render_table_rows,
+ *   etk_render_delimited_rows) builds the row's cells from the public row
+ *   (ana_diff_row).  Durations of the
  *   table are in a readable unit per column, rounded to 3 digits (a value
  *   repeated along a row, as a one-run event's statistics are, is rounded
  *   once).
@@ -51,10 +51,11 @@ typedef struct view {
    * scale[c], rounded to 3 digits (scale 0: raw target units) */
   double scale[18];
   const char *unit[18];
-  size_t held;          /* rows[held - 1]'s cells are in `cells` (0: none) */
-  uint32_t shown;       /* bit k: column k of the single table is shown */
-  etk_cell_t cells[18]; /* by column of the single table */
-  etk_strbuf_t text;    /* "name -> name_b" of the held row */
+  uint32_t shown;    /* bit k: column k of the single table is shown */
+  int8_t at[18];     /* column k of the single table is cell at[k] of a
+                        row, or not shown (-1) */
+  etk_cell_t spare;  /* where the cells not shown are built */
+  etk_strbuf_t text; /* "name -> name_b" of the last row built */
 } view_t;
 
 /* A readable unit per duration column of the table rows rows[0..n). */
@@ -129,50 +130,47 @@ static int view_column(const view_t *v, size_t col) {
 }
 
 /* Text cells of a row: block, kind, event, event_b, op_type, match. */
-static int view_texts(view_t *v, const etk_diff_row_t *r, uint32_t shown) {
-  etk_cell_t *c = v->cells;
-  etk_cell_set_text(&c[0], r->block, strlen(r->block));
+static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
+                      uint32_t shown) {
+  etk_cell_set_text(c[0], r->block, strlen(r->block));
   if (shown & (1u << 1))
-    etk_cell_set_text(&c[1], kind_name(r->kind), strlen(kind_name(r->kind)));
+    etk_cell_set_text(c[1], kind_name(r->kind), strlen(kind_name(r->kind)));
   if (!v->single && r->name_b) {
     etk_strbuf_clear(&v->text);
     etk_strbuf_printf(&v->text, "%s -> %s", r->name, r->name_b);
     if (v->text.failed) return ETK_E_NO_MEMORY;
-    etk_cell_set_text(&c[2], v->text.data, v->text.len);
+    etk_cell_set_text(c[2], v->text.data, v->text.len);
   } else {
-    etk_cell_set_text(&c[2], r->name, strlen(r->name));
+    etk_cell_set_text(c[2], r->name, strlen(r->name));
   }
   if (!r->name_b)
-    etk_cell_set_none(&c[3]);
+    etk_cell_set_none(c[3]);
   else if (shown & (1u << 3))
-    etk_cell_set_text(&c[3], r->name_b, strlen(r->name_b));
+    etk_cell_set_text(c[3], r->name_b, strlen(r->name_b));
   if (!r->op_type)
-    etk_cell_set_none(&c[4]);
+    etk_cell_set_none(c[4]);
   else if (shown & (1u << 4))
-    etk_cell_set_text(&c[4], r->op_type, strlen(r->op_type));
+    etk_cell_set_text(c[4], r->op_type, strlen(r->op_type));
   const char *m = etk_diff_match_name((etk_diff_match_t)r->match);
-  etk_cell_set_text(&c[7], m, strlen(m));
+  etk_cell_set_text(c[7], m, strlen(m));
   return ETK_OK;
 }
 
 /* The cells of row `row` that the view shows (bit k of `shown`: column k
- * of the single table) into v->cells: every cell of a rendered row is
- * asked for in turn, so a row is built once and its cells copied out. */
-static int view_row(view_t *v, size_t row, uint32_t shown) {
+ * of the single table) into *c[k]. */
+static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
   const etk_diff_row_t rr = ana_diff_row(v->d, v->rows[row]), *r = &rr;
-  etk_cell_t *c = v->cells;
-  int rc = view_texts(v, r, shown);
+  int rc = view_texts(v, r, c, shown);
   for (int k = 0; k < 2; k++) {
     if ((k ? r->event_b : r->event_a) == SIZE_MAX)
-      etk_cell_set_none(&c[5 + k]);
+      etk_cell_set_none(c[5 + k]);
     else
-      etk_cell_set_int(&c[5 + k],
-                       k ? r->instruction_id_b : r->instruction_id_a);
+      etk_cell_set_int(c[5 + k], k ? r->instruction_id_b : r->instruction_id_a);
     double value = k ? r->value_b : r->value_a;
     if (value != value || r->kind == ETK_DIFF_ROW_FRAMEWORK_OVERHEAD)
-      etk_cell_set_none(&c[8 + k]);
+      etk_cell_set_none(c[8 + k]);
     else
-      etk_cell_set_int(&c[8 + k], (int64_t)(k ? r->count_b : r->count_a));
+      etk_cell_set_int(c[8 + k], (int64_t)(k ? r->count_b : r->count_a));
   }
   const double durations[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
                                r->value_a, r->value_b, r->delta};
@@ -183,7 +181,7 @@ static int view_row(view_t *v, size_t row, uint32_t shown) {
     double x = durations[k];
     if (!(shown & (1u << (10 + k)))) continue;
     if (x != x || v->scale[10 + k] <= 0) {
-      cell_dur(v, 10 + k, &c[10 + k], x);
+      cell_dur(v, 10 + k, c[10 + k], x);
       continue;
     }
     double y = x * v->scale[10 + k];
@@ -193,28 +191,28 @@ static int view_row(view_t *v, size_t row, uint32_t shown) {
       last_in = bits;
       last_out = etk_duration_round(y);
     }
-    etk_cell_set_float(&c[10 + k], last_out);
+    etk_cell_set_float(c[10 + k], last_out);
   }
-  cell_num(&c[17],
+  cell_num(c[17],
            v->single ? r->change_pct : etk_duration_round(r->change_pct));
   return rc;
 }
 
-static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
-                     etk_strbuf_t *scratch) {
+/* The frames' row callback: the cells of row `row` that the view shows. */
+static int view_cells(void *ctx, size_t row, etk_cell_t *cells) {
   view_t *v = ctx;
-  (void)scratch;
-  if (v->held != row + 1) {
-    if (!v->shown) {
-      size_t ncols = v->single ? 18 : v->totals ? 8 : 13;
-      for (size_t k = 0; k < ncols; k++) v->shown |= 1u << view_column(v, k);
+  if (!v->shown) {
+    size_t ncols = v->single ? 18 : v->totals ? 8 : 13;
+    memset(v->at, -1, sizeof v->at);
+    for (size_t k = 0; k < ncols; k++) {
+      v->shown |= 1u << view_column(v, k);
+      v->at[view_column(v, k)] = (int8_t)k;
     }
-    int rc = view_row(v, row, v->shown);
-    if (rc != ETK_OK) return rc;
-    v->held = row + 1;
   }
-  *out = v->cells[view_column(v, col)];
-  return ETK_OK;
+  etk_cell_t *c[18];
+  for (int k = 0; k < 18; k++)
+    c[k] = v->at[k] >= 0 ? &cells[v->at[k]] : &v->spare;
+  return view_row(v, row, c, v->shown);
 }
 
 static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
@@ -327,8 +325,8 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
   for (int i = 0; i < 8; i++) hp[i] = h[i];
   if (ntot) {
     etk_render_puts(sink, "totals per block:\n");
-    etk_frame_t f = {ntot, 8, hp, view_cell, &v, 0};
-    rc = etk_render_table(&f, sink, err);
+    etk_frame_t f = {ntot, 8, hp, NULL, &v, 0};
+    rc = etk_render_table_rows(&f, view_cells, sink, err);
   }
   etk_strbuf_free(&v.text);
   if (rc == ETK_OK) {
@@ -348,8 +346,8 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
     if (ana_diff_metric(d) != ETK_DIFF_METRIC_AVG)
       snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
     etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
-    etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
-    rc = etk_render_table(&f, sink, err);
+    etk_frame_t f = {nvis - ntot, 13, hp, NULL, &vo, 0};
+    rc = etk_render_table_rows(&f, view_cells, sink, err);
     etk_strbuf_free(&vo.text);
   }
   if (rc == ETK_OK && w->hidden) {
@@ -400,9 +398,10 @@ static int render_delimited(const etk_diff_t *d,
     hp[i] = h[i];
   }
   view_t v = {.d = d, .rows = w->vis, .n = w->count, .single = 1};
-  etk_frame_t f = {w->count, 18, hp, view_cell, &v, 0};
-  int rc = etk_render_delimited(
-      &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
+  etk_frame_t f = {w->count, 18, hp, NULL, &v, 0};
+  int rc = etk_render_delimited_rows(
+      &f, view_cells, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink,
+      err);
   etk_strbuf_free(&v.text);
   return rc;
 }

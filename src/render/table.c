@@ -91,6 +91,9 @@ typedef struct g_entry {
 
 typedef struct table_ctx {
   const etk_frame_t *f;
+  etk_frame_row_fn row;  /* NULL: cells come from f->cell */
+  etk_cell_t *row_cells; /* row: the cells of row row_held - 1 */
+  size_t row_held;
   etk_strbuf_t scratch; /* for the frame callback */
   etk_strbuf_t esc;     /* escaped text */
   etk_cell_t cell;
@@ -151,9 +154,10 @@ static int text_rank(const char *s, size_t n, double *value) {
 }
 
 /* Fetches cell (row, col) of the displayed table (column 0 is the index
- * when shown), escapes text, ranks it.  On return t->cell.text points at
- * stable text for TEXT/OBJECT cells. */
-static int fetch(table_ctx_t *t, size_t row, size_t col) {
+ * when shown), escapes text, ranks it (a text cell only when `ranked`:
+ * its rank and value matter to pass 1 and to decimal columns).  On return
+ * t->cell.text points at stable text for TEXT/OBJECT cells. */
+static int fetch(table_ctx_t *t, size_t row, size_t col, int ranked) {
   etk_cell_t *c = &t->cell;
   if (t->f->show_index) {
     if (col == 0) {
@@ -164,10 +168,19 @@ static int fetch(table_ctx_t *t, size_t row, size_t col) {
     }
     col--;
   }
-  if (t->scratch.len) etk_strbuf_clear(&t->scratch);
-  memset(c, 0, sizeof *c);
-  int rc = t->f->cell(t->f->ctx, row, col, c, &t->scratch);
-  if (rc != ETK_OK) return rc;
+  int rc;
+  if (t->row) { /* the row's cells, asked for once per row and pass */
+    if (t->row_held != row + 1) {
+      if ((rc = t->row(t->f->ctx, row, t->row_cells)) != ETK_OK) return rc;
+      t->row_held = row + 1;
+    }
+    *c = t->row_cells[col];
+  } else {
+    if (t->scratch.len) etk_strbuf_clear(&t->scratch);
+    memset(c, 0, sizeof *c);
+    if ((rc = t->f->cell(t->f->ctx, row, col, c, &t->scratch)) != ETK_OK)
+      return rc;
+  }
   if (t->scratch.failed) return ETK_E_NO_MEMORY;
   switch (c->kind) {
     case ETK_CELL_NONE:
@@ -201,8 +214,9 @@ static int fetch(table_ctx_t *t, size_t row, size_t col) {
     c->text = t->esc.data;
     c->len = t->esc.len;
   }
-  t->rank = c->kind == ETK_CELL_TEXT ? text_rank(c->text, c->len, &t->value)
-                                     : RANK_TEXT;
+  t->rank = c->kind == ETK_CELL_TEXT && ranked
+                ? text_rank(c->text, c->len, &t->value)
+                : RANK_TEXT;
   return ETK_OK;
 }
 
@@ -449,19 +463,27 @@ static int put_cell(etk_line_t *l, const column_t *col, const cell_text_t *x) {
 
 int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
                      etk_error_t *err) {
-  if (!f || !sink || (f->cols > 0 && !f->cell))
+  return etk_render_table_rows(f, NULL, sink, err);
+}
+
+int etk_render_table_rows(const etk_frame_t *f, etk_frame_row_fn row,
+                          etk_render_sink_t *sink, etk_error_t *err) {
+  if (!f || !sink || (f->cols > 0 && !f->cell && !row))
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_render_table: NULL argument");
   table_ctx_t t;
   memset(&t, 0, sizeof t);
   t.f = f;
+  t.row = row;
   size_t ncols = f->cols + ((f->show_index && f->rows > 0) ? 1 : 0);
   column_t *cols = calloc(ncols ? ncols : 1, sizeof *cols);
-  etk_line_t row = {0}, sep = {0};
+  etk_line_t line = {0}, sep = {0};
   t.g_cache = calloc(G_CACHE_SIZE, sizeof *t.g_cache);
-  if (!cols || !t.g_cache) {
+  if (row) t.row_cells = calloc(f->cols ? f->cols : 1, sizeof *t.row_cells);
+  if (!cols || !t.g_cache || (row && !t.row_cells)) {
     free(cols);
     free(t.g_cache);
+    free(t.row_cells);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory rendering a table");
   }
@@ -474,7 +496,7 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
   }
   for (size_t r = 0; r < f->rows && rc == ETK_OK; r++)
     for (size_t c = 0; c < ncols; c++) {
-      if ((rc = fetch(&t, r, c)) != ETK_OK) break;
+      if ((rc = fetch(&t, r, c, 1)) != ETK_OK) break;
       measure(&t, &cols[c]);
     }
   for (size_t c = 0; c < ncols && rc == ETK_OK; c++) {
@@ -482,7 +504,7 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
     /* text column whose first floats were not measured: measure again */
     cols[c].text_w = 0;
     for (size_t r = 0; r < f->rows; r++) {
-      if ((rc = fetch(&t, r, c)) != ETK_OK) break;
+      if ((rc = fetch(&t, r, c, 1)) != ETK_OK) break;
       cell_text_t x;
       stripped_text(&t, &x);
       if (x.width > cols[c].text_w) cols[c].text_w = x.width;
@@ -512,22 +534,22 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
   }
 
   /* pass 2: output */
-  if (!border(&row, cols, ncols, "\xe2\x95\x92", "\xe2\x95\x90", "\xe2\x95\xa4",
-              "\xe2\x95\x95") ||
-      !etk_line_reserve(&row, 3))
+  if (!border(&line, cols, ncols, "\xe2\x95\x92", "\xe2\x95\x90",
+              "\xe2\x95\xa4", "\xe2\x95\x95") ||
+      !etk_line_reserve(&line, 3))
     goto oom;
-  etk_line_put(&row, BOX_V, 3);
+  etk_line_put(&line, BOX_V, 3);
   for (size_t c = 0; c < ncols; c++) {
     size_t hl;
     const char *h = header_text(&t, c, &hl);
     /* headers are padded like the column, never decimal-shifted */
     cell_text_t x = {h, hl, etk_pytext_width(h, hl), cols[c].max_after};
-    if (!put_cell(&row, &cols[c], &x)) goto oom;
+    if (!put_cell(&line, &cols[c], &x)) goto oom;
   }
-  if (!etk_line_reserve(&row, 1)) goto oom;
-  etk_line_put(&row, "\n", 1);
-  if (!border(&row, cols, ncols, "\xe2\x95\x9e", "\xe2\x95\x90", "\xe2\x95\xaa",
-              "\xe2\x95\xa1") ||
+  if (!etk_line_reserve(&line, 1)) goto oom;
+  etk_line_put(&line, "\n", 1);
+  if (!border(&line, cols, ncols, "\xe2\x95\x9e", "\xe2\x95\x90",
+              "\xe2\x95\xaa", "\xe2\x95\xa1") ||
       !border(&sep, cols, ncols, "\xe2\x94\x9c", "\xe2\x94\x80", "\xe2\x94\xbc",
               "\xe2\x94\xa4"))
     goto oom;
@@ -535,13 +557,13 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
    * sink's buffer, saving a copy of the whole table */
   for (size_t r = 0; r < f->rows && rc == ETK_OK; r++) {
     if (r > 0) {
-      if (!etk_line_reserve(&row, sep.len)) goto oom;
-      etk_line_put(&row, sep.p, sep.len);
+      if (!etk_line_reserve(&line, sep.len)) goto oom;
+      etk_line_put(&line, sep.p, sep.len);
     }
-    if (!etk_line_reserve(&row, 4)) goto oom;
-    etk_line_put(&row, BOX_V, 3);
+    if (!etk_line_reserve(&line, 4)) goto oom;
+    etk_line_put(&line, BOX_V, 3);
     for (size_t c = 0; c < ncols; c++) {
-      if ((rc = fetch(&t, r, c)) != ETK_OK) break;
+      if ((rc = fetch(&t, r, c, cols[c].decimal)) != ETK_OK) break;
       cell_text_t x;
       if (!cols[c].decimal)
         stripped_text(&t, &x);
@@ -549,16 +571,16 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
         g_text(&t, &x);
       else
         str_text(&t, &x);
-      if (!put_cell(&row, &cols[c], &x)) goto oom;
+      if (!put_cell(&line, &cols[c], &x)) goto oom;
     }
-    etk_line_put(&row, "\n", 1); /* put_cell reserves room for it */
-    if (etk_line_drain(&row, sink, OUTPUT_BATCH) != ETK_OK) break;
+    etk_line_put(&line, "\n", 1); /* put_cell reserves room for it */
+    if (etk_line_drain(&line, sink, OUTPUT_BATCH) != ETK_OK) break;
   }
   if (rc != ETK_OK) goto done;
-  if (!border(&row, cols, ncols, "\xe2\x95\x98", "\xe2\x95\x90", "\xe2\x95\xa7",
-              "\xe2\x95\x9b"))
+  if (!border(&line, cols, ncols, "\xe2\x95\x98", "\xe2\x95\x90",
+              "\xe2\x95\xa7", "\xe2\x95\x9b"))
     goto oom;
-  rc = etk_line_drain(&row, sink, 0);
+  rc = etk_line_drain(&line, sink, 0);
   goto done;
 
 oom:
@@ -566,7 +588,8 @@ oom:
 done:
   free(cols);
   free(t.g_cache);
-  free(row.p);
+  free(t.row_cells);
+  free(line.p);
   free(sep.p);
   etk_strbuf_free(&t.scratch);
   etk_strbuf_free(&t.esc);
