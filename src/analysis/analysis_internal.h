@@ -71,11 +71,12 @@ int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
                   ana_item_t **items, size_t *cap, size_t *n, uint64_t *lo,
                   uint64_t *hi);
 
-/* etk_op_summary_build() without the operator rows: event roles, block
- * method times and operators' totals only (what `diff` needs), without
+/* etk_op_summary_build() without the operator rows: event roles,
+ * delegate signs and block method times only (what `diff` needs), without
  * the per-operator-type keys and rows that cost some 120 bytes per event
- * on a dump of distinct operators.  Row queries then see no operator
- * rows. */
+ * on a dump of distinct operators, nor the per-event averages.  Row
+ * queries then see no operator rows, the block totals (operators,
+ * delegate overhead) stay 0 and etk_op_summary_event_avg() is NaN. */
 int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
                        etk_error_t *err);
 
