@@ -51,11 +51,12 @@ typedef struct view {
    * scale[c], rounded to 3 digits (scale 0: raw target units) */
   double scale[18];
   const char *unit[18];
-  uint32_t shown;    /* bit k: column k of the single table is shown */
-  int8_t at[18];     /* column k of the single table is cell at[k] of a
-                        row, or not shown (-1) */
-  etk_cell_t spare;  /* where the cells not shown are built */
-  etk_strbuf_t text; /* "name -> name_b" of the last row built */
+  uint32_t shown;       /* bit k: column k of the single table is shown */
+  etk_cell_t *base;     /* the row array slot[] points into */
+  etk_cell_t *slot[18]; /* column k of the single table: its cell in a
+                           row, or &spare when not shown */
+  etk_cell_t spare;     /* where the cells not shown are built */
+  etk_strbuf_t text;    /* "name -> name_b" of the last row built */
 } view_t;
 
 /* A readable unit per duration column of the table rows rows[0..n). */
@@ -201,18 +202,17 @@ static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
 /* The frames' row callback: the cells of row `row` that the view shows. */
 static int view_cells(void *ctx, size_t row, etk_cell_t *cells) {
   view_t *v = ctx;
-  if (!v->shown) {
+  if (cells != v->base) { /* the renderer keeps one array: set up once */
     size_t ncols = v->single ? 18 : v->totals ? 8 : 13;
-    memset(v->at, -1, sizeof v->at);
+    v->shown = 0;
+    for (int k = 0; k < 18; k++) v->slot[k] = &v->spare;
     for (size_t k = 0; k < ncols; k++) {
       v->shown |= 1u << view_column(v, k);
-      v->at[view_column(v, k)] = (int8_t)k;
+      v->slot[view_column(v, k)] = &cells[k];
     }
+    v->base = cells;
   }
-  etk_cell_t *c[18];
-  for (int k = 0; k < 18; k++)
-    c[k] = v->at[k] >= 0 ? &cells[v->at[k]] : &v->spare;
-  return view_row(v, row, c, v->shown);
+  return view_row(v, row, v->slot, v->shown);
 }
 
 static void json_row(etk_json_t *j, const etk_diff_row_t *r) {

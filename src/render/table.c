@@ -101,6 +101,9 @@ typedef struct table_ctx {
   double value; /* its float value when rank <= RANK_FLOAT */
   int ascii;    /* its text is printable ASCII (TEXT/OBJECT) */
   char num[ETK_FORMAT_DOUBLE_MAX + 8];
+  int64_t int_last; /* the last int formatted, its text (int_len 0: none) */
+  char int_text[24];
+  size_t int_len;
   /* "g" texts of recent values: durations repeat (rounded values, a
    * one-sample event's equal statistics), and each is needed in both
    * passes; an uncached text is formatted into g_miss */
@@ -279,13 +282,11 @@ static void str_text(table_ctx_t *t, cell_text_t *out) {
       return;
     }
     case ETK_CELL_INT: {
-      if (c->i >= 0 && c->i <= 9) { /* counts of one run are the rule */
-        t->num[0] = (char)('0' + c->i);
-        *out = (cell_text_t){t->num, 1, 1, -1};
-        return;
-      }
-      size_t n = etk_format_int(c->i, t->num);
-      *out = (cell_text_t){t->num, n, n, -1};
+      /* the last int's text is kept: a row often repeats an int (the
+       * same instruction id on both sides), and counts are small */
+      if (c->i != t->int_last || !t->int_len)
+        t->int_len = etk_format_int(t->int_last = c->i, t->int_text);
+      *out = (cell_text_t){t->int_text, t->int_len, t->int_len, -1};
       return;
     }
     case ETK_CELL_BOOL:
