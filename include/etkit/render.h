@@ -283,7 +283,8 @@ static inline void etk_cell_set_object(etk_cell_t *c, const char *t,
 typedef int (*etk_frame_cell_fn)(void *ctx, size_t row, size_t col,
                                  etk_cell_t *out, etk_strbuf_t *scratch);
 
-/* A companion of a frame's etk_frame_cell_fn (etk_render_delimited_rows):
+/* A companion of a frame's etk_frame_cell_fn (etk_render_delimited_rows,
+ * etk_render_table_rows):
  * fills cells[0..cols) with row `row` at once, exactly the cells the frame's
  * `cell` would give one by one.  Every cell must be set (the renderer does
  * not clear them between rows).
@@ -315,6 +316,12 @@ typedef struct etk_frame {
  * rows prints the header box only (and no index column), as tabulate does. */
 int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
                      etk_error_t *err);
+
+/* etk_render_table() asking `row` for each row's cells in one call per row
+ * and pass (f->cell is not called; NULL `row` falls back to it): the same
+ * bytes, without a callback per cell. */
+int etk_render_table_rows(const etk_frame_t *f, etk_frame_row_fn row,
+                          etk_render_sink_t *sink, etk_error_t *err);
 
 /* Writes the frame like DataFrame.to_csv(sep=sep): header line (an empty
  * index name first when show_index), one line per row, "\n" line ends,

@@ -71,11 +71,12 @@ int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
                   ana_item_t **items, size_t *cap, size_t *n, uint64_t *lo,
                   uint64_t *hi);
 
-/* etk_op_summary_build() without the operator rows: event roles, block
- * method times and operators' totals only (what `diff` needs), without
+/* etk_op_summary_build() without the operator rows: event roles,
+ * delegate signs and block method times only (what `diff` needs), without
  * the per-operator-type keys and rows that cost some 120 bytes per event
- * on a dump of distinct operators.  Row queries then see no operator
- * rows. */
+ * on a dump of distinct operators, nor the per-event averages.  Row
+ * queries then see no operator rows, the block totals (operators,
+ * delegate overhead) stay 0 and etk_op_summary_event_avg() is NaN. */
 int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
                        etk_error_t *err);
 
@@ -83,6 +84,22 @@ int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
  * wrapping DELEGATE_CALL, -1 for a delegated op inside one, else 0.  The
  * delegate overhead of any per-event statistic is the signed sum. */
 int ana_op_delegate_sign(const etk_op_summary_t *s, size_t event);
+
+/* The diff (diff.c) as its renderer (diff_render.c) reads it: row i as
+ * the public row (values, delta and change), the compared metric and the
+ * unit of the durations. */
+etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i);
+etk_diff_metric_t ana_diff_metric(const etk_diff_t *d);
+etk_time_scale_t ana_diff_unit(const etk_diff_t *d);
+
+/* Sort class of a diff row's match: 0 total, 1 matched, 2 new, 3
+ * missing. */
+static inline int ana_diff_match_class(int match) {
+  if (match == ETK_DIFF_MATCH_TOTAL) return 0;
+  if (match == ETK_DIFF_MATCH_NEW) return 2;
+  if (match == ETK_DIFF_MATCH_MISSING) return 3;
+  return 1;
+}
 
 /* qsort order for items: start ascending, end descending, later file
  * position first (a parent ends after its children, so it is appended

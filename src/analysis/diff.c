@@ -47,6 +47,9 @@
  *   delegate ids, linked operator types and block texts are copied once
  *   into a pool whose strings never move: rows stay valid while the
  *   inspectors change their volatile name buffers.
+ *
+ * The formats (table, TSV/CSV, JSON) are written by diff_render.c, which
+ * reads the rows through ana_diff_row().
  */
 #include <math.h>
 #include <stdlib.h>
@@ -55,7 +58,7 @@
 #include "analysis_internal.h"
 #include "common/vec.h"
 
-/* A row as kept: 88 bytes (etk_diff_row_t is 160); row_at() rebuilds
+/* A row as kept: 88 bytes (etk_diff_row_t is 160); ana_diff_row() rebuilds
  * the public row, its values, delta and change. */
 typedef struct diff_row {
   const char *name, *name_b, *op_type; /* dump or pool strings; NULL none */
@@ -123,12 +126,6 @@ const char *etk_diff_match_name(etk_diff_match_t m) {
 
 void etk_diff_options_init(etk_diff_options_t *o) {
   if (o) memset(o, 0, sizeof *o);
-}
-
-void etk_diff_render_options_init(etk_diff_render_options_t *o) {
-  if (!o) return;
-  memset(o, 0, sizeof *o);
-  o->json_indent = 2;
 }
 
 static double metric_of(const etk_stats_t *st, etk_diff_metric_t m) {
@@ -376,7 +373,7 @@ static double row_delta(const etk_diff_t *d, size_t i) {
 }
 
 /* The public row of a kept row: delta and change follow from the values. */
-static etk_diff_row_t row_at(const etk_diff_t *d, size_t i) {
+etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i) {
   const diff_row_t *r = &d->rows[i];
   etk_diff_row_t p;
   memset(&p, 0, sizeof p);
@@ -805,17 +802,6 @@ static int place_new(etk_diff_t *d, const char *name, size_t len,
 
 /* ------------------------------------------------------- sorting */
 
-static int match_class(int match) {
-  if (match == ETK_DIFF_MATCH_TOTAL) return 0;
-  if (match == ETK_DIFF_MATCH_NEW) return 2;
-  if (match == ETK_DIFF_MATCH_MISSING) return 3;
-  return 1;
-}
-
-static int sort_class(const etk_diff_row_t *r) {
-  return match_class(r->match);
-}
-
 /* Rows sort by (class, |delta| descending, original position): the key is
  * computed once per row, and the position makes qsort's order stable
  * without any shared state (the diff may be built in several threads). */
@@ -835,7 +821,7 @@ static int cmp_keys(const void *pa, const void *pb) {
 /* The sort key of row i. */
 static sort_key_t sort_key_of(const etk_diff_t *d, size_t i) {
   sort_key_t k;
-  k.cls = match_class(d->rows[i].match);
+  k.cls = ana_diff_match_class(d->rows[i].match);
   /* totals keep block order; NaN deltas cannot happen outside totals */
   k.key = k.cls == 0 ? 0 : fabs(row_delta(d, i));
   k.pos = (uint32_t)i;
@@ -1072,7 +1058,7 @@ size_t etk_diff_row_count(const etk_diff_t *d) {
 
 int etk_diff_row_get(const etk_diff_t *d, size_t index, etk_diff_row_t *out) {
   if (!d || !out || index >= d->nrows) return ETK_E_INVALID_ARGUMENT;
-  *out = row_at(d, index);
+  *out = ana_diff_row(d, index);
   return ETK_OK;
 }
 
@@ -1080,8 +1066,9 @@ size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
                                  double min_delta) {
   size_t n = 0;
   for (size_t i = 0; d && i < d->nrows; i++) {
-    const etk_diff_row_t row = row_at(d, i), *r = &row;
-    if (r->kind != ETK_DIFF_ROW_OPERATOR || sort_class(r) != 1) continue;
+    const etk_diff_row_t row = ana_diff_row(d, i), *r = &row;
+    if (r->kind != ETK_DIFF_ROW_OPERATOR || ana_diff_match_class(r->match) != 1)
+      continue;
     if (r->change_pct == r->change_pct && r->change_pct > pct &&
         r->delta >= min_delta)
       n++;
@@ -1089,411 +1076,10 @@ size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
   return n;
 }
 
-/* ------------------------------------------------------- rendering */
-
-static int row_hidden(const etk_diff_row_t *r,
-                      const etk_diff_render_options_t *o) {
-  if (r->kind != ETK_DIFF_ROW_OPERATOR || sort_class(r) != 1) return 0;
-  if (o->threshold_pct > 0 && !(fabs(r->change_pct) >= o->threshold_pct) &&
-      r->change_pct == r->change_pct)
-    return 1;
-  if (o->threshold_pct > 0 && r->change_pct != r->change_pct && r->delta == 0)
-    return 1;
-  if (o->min_delta > 0 && fabs(r->delta) < o->min_delta) return 1;
-  return 0;
+etk_diff_metric_t ana_diff_metric(const etk_diff_t *d) {
+  return d->metric;
 }
 
-typedef struct view {
-  const etk_diff_t *d;
-  const uint32_t *rows; /* visible row indices */
-  size_t n;
-  int totals; /* table: the totals table */
-  int single; /* tsv/csv: one table with every column */
-  /* table: durations of column c (10..16) in a readable unit: value *
-   * scale[c], rounded to 3 digits (scale 0: raw target units) */
-  double scale[18];
-  const char *unit[18];
-  size_t held; /* rows[held - 1] is in `row` (0: none yet) */
-  etk_diff_row_t row;
-} view_t;
-
-/* A readable unit per duration column of the table rows rows[0..n). */
-static void view_units(view_t *v, const char *unit) {
-  double sec = etk_seconds_per_unit(unit);
-  double max[7] = {0, 0, 0, 0, 0, 0, 0};
-  for (size_t i = 0; i < v->n; i++) {
-    const etk_diff_row_t row = row_at(v->d, v->rows[i]), *r = &row;
-    double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
-                   r->value_a, r->value_b, r->delta};
-    for (int c = 0; c < 7; c++)
-      if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
-  }
-  for (int c = 10; c <= 16; c++) {
-    v->unit[c] = unit;
-    v->scale[c] = 0;
-    if (sec > 0) {
-      double per_second;
-      v->unit[c] = etk_duration_unit(max[c - 10] * sec, &per_second);
-      v->scale[c] = sec * per_second;
-    }
-  }
-}
-
-/* A duration cell: in the column's unit when it has one. */
-static void cell_dur(const view_t *v, int c, etk_cell_t *out, double x) {
-  if (x != x)
-    etk_cell_set_none(out);
-  else if (v->scale[c] > 0)
-    etk_cell_set_float(out, etk_duration_round(x * v->scale[c]));
-  else
-    etk_cell_set_float(out, x);
-}
-
-static void cell_num(etk_cell_t *c, double v) {
-  if (v != v)
-    etk_cell_set_none(c);
-  else
-    etk_cell_set_float(c, v);
-}
-
-static const char *kind_name(int kind) {
-  switch (kind) {
-    case ETK_DIFF_ROW_METHOD:
-      return "method";
-    case ETK_DIFF_ROW_OPERATORS_TOTAL:
-      return "operators_total";
-    case ETK_DIFF_ROW_FRAMEWORK_OVERHEAD:
-      return "framework_overhead";
-    case ETK_DIFF_ROW_DELEGATE_OVERHEAD:
-      return "delegate_overhead";
-    default:
-      return "operator";
-  }
-}
-
-/* Columns: table totals: block, row, count A, count B, A, B, delta, change %.
- * table operators: block, event, iid A, iid B, match, count A, count B,
- * avg A, avg B, p50 A, p50 B, delta, change %.  single (tsv/csv): block,
- * kind, event, event_b, op_type, iid A, iid B, match, count A, count B,
- * avg A, avg B, p50 A, p50 B, value A, value B, delta, change %. */
-static int view_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
-                     etk_strbuf_t *scratch) {
-  view_t *v = ctx;
-  if (v->held != row + 1) { /* a row's cells are asked for in turn */
-    v->row = row_at(v->d, v->rows[row]);
-    v->held = row + 1;
-  }
-  const etk_diff_row_t *r = &v->row;
-  static const int totals_cols[] = {0, 2, 8, 9, 14, 15, 16, 17};
-  static const int op_cols[] = {0, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17};
-  int c = v->single ? (int)col : v->totals ? totals_cols[col] : op_cols[col];
-  switch (c) {
-    case 0:
-      etk_cell_set_text(out, r->block, strlen(r->block));
-      break;
-    case 1:
-      etk_cell_set_text(out, kind_name(r->kind), strlen(kind_name(r->kind)));
-      break;
-    case 2:
-      if (!v->single && r->name_b) {
-        etk_strbuf_printf(scratch, "%s -> %s", r->name, r->name_b);
-        etk_cell_set_text(out, scratch->data ? scratch->data : "",
-                          scratch->len);
-      } else {
-        etk_cell_set_text(out, r->name, strlen(r->name));
-      }
-      break;
-    case 3:
-      if (r->name_b)
-        etk_cell_set_text(out, r->name_b, strlen(r->name_b));
-      else
-        etk_cell_set_none(out);
-      break;
-    case 4:
-      if (r->op_type)
-        etk_cell_set_text(out, r->op_type, strlen(r->op_type));
-      else
-        etk_cell_set_none(out);
-      break;
-    case 5:
-    case 6: {
-      int32_t iid = c == 5 ? r->instruction_id_a : r->instruction_id_b;
-      size_t ev = c == 5 ? r->event_a : r->event_b;
-      if (ev == SIZE_MAX)
-        etk_cell_set_none(out);
-      else
-        etk_cell_set_int(out, iid);
-      break;
-    }
-    case 7: {
-      const char *m = etk_diff_match_name((etk_diff_match_t)r->match);
-      etk_cell_set_text(out, m, strlen(m));
-      break;
-    }
-    case 8:
-    case 9: {
-      int present =
-          c == 8 ? r->value_a == r->value_a : r->value_b == r->value_b;
-      if (!present || r->kind == ETK_DIFF_ROW_FRAMEWORK_OVERHEAD)
-        etk_cell_set_none(out);
-      else
-        etk_cell_set_int(out, (int64_t)(c == 8 ? r->count_a : r->count_b));
-      break;
-    }
-    case 10:
-      cell_dur(v, 10, out, r->avg_a);
-      break;
-    case 11:
-      cell_dur(v, 11, out, r->avg_b);
-      break;
-    case 12:
-      cell_dur(v, 12, out, r->p50_a);
-      break;
-    case 13:
-      cell_dur(v, 13, out, r->p50_b);
-      break;
-    case 14:
-      cell_dur(v, 14, out, r->value_a);
-      break;
-    case 15:
-      cell_dur(v, 15, out, r->value_b);
-      break;
-    case 16:
-      cell_dur(v, 16, out, r->delta);
-      break;
-    default:
-      cell_num(out,
-               v->single ? r->change_pct : etk_duration_round(r->change_pct));
-      break;
-  }
-  return scratch->failed ? ETK_E_NO_MEMORY : ETK_OK;
-}
-
-static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
-  etk_json_begin_object(j);
-  etk_json_kv_cstring(j, "block", r->block);
-  etk_json_kv_uint(j, "block_occurrence", r->block_occurrence);
-  etk_json_kv_cstring(j, "kind", kind_name(r->kind));
-  etk_json_kv_cstring(j, "match",
-                      etk_diff_match_name((etk_diff_match_t)r->match));
-  etk_json_kv_cstring(j, "name", r->name);
-  etk_json_kv_cstring(j, "name_b", r->name_b);
-  etk_json_kv_cstring(j, "op_type", r->op_type);
-  etk_json_key(j, "instruction_id_a");
-  if (r->event_a == SIZE_MAX)
-    etk_json_null(j);
-  else
-    etk_json_int(j, r->instruction_id_a);
-  etk_json_key(j, "instruction_id_b");
-  if (r->event_b == SIZE_MAX)
-    etk_json_null(j);
-  else
-    etk_json_int(j, r->instruction_id_b);
-  etk_json_kv_uint(j, "count_a", r->count_a);
-  etk_json_kv_uint(j, "count_b", r->count_b);
-  etk_json_kv_double(j, "avg_a", r->avg_a);
-  etk_json_kv_double(j, "avg_b", r->avg_b);
-  etk_json_kv_double(j, "p50_a", r->p50_a);
-  etk_json_kv_double(j, "p50_b", r->p50_b);
-  etk_json_kv_double(j, "value_a", r->value_a);
-  etk_json_kv_double(j, "value_b", r->value_b);
-  etk_json_kv_double(j, "delta", r->delta);
-  etk_json_kv_double(j, "change_pct", r->change_pct);
-  etk_json_end_object(j);
-}
-
-/* The rows a rendering shows: totals first (vis[0 .. totals)), then the
- * operators; `hidden` counts the operator rows below the thresholds. */
-typedef struct visible {
-  /* vis: row indices (the sort checked that they fit); count of them,
-   * totals of them are total rows */
-  uint32_t *vis;
-  size_t count, totals, hidden;
-  const char *la, *lb, *unit, *metric;
-} visible_t;
-
-static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
-                       const visible_t *w, etk_render_sink_t *sink) {
-  const uint32_t *vis = w->vis;
-  const size_t ntot = w->totals, nvis = w->count;
-  etk_json_t j;
-  etk_json_init(&j, sink, o->json_indent);
-  etk_json_begin_object(&j);
-  const char *const heads[4][2] = {{"a", w->la},
-                                   {"b", w->lb},
-                                   {"metric", w->metric},
-                                   {"time_unit", w->unit}};
-  for (int i = 0; i < 4; i++) {
-    etk_json_key(&j, heads[i][0]);
-    etk_json_cstring(&j, heads[i][1]);
-  }
-  etk_json_kv_double(&j, "threshold_pct", o->threshold_pct);
-  etk_json_kv_double(&j, "min_delta", o->min_delta);
-  etk_json_key(&j, "hidden_rows");
-  etk_json_uint(&j, w->hidden);
-  etk_json_key(&j, "totals");
-  etk_json_begin_array(&j);
-  for (size_t i = 0; i < ntot; i++) {
-    const etk_diff_row_t r = row_at(d, vis[i]);
-    json_row(&j, &r);
-  }
-  etk_json_end_array(&j);
-  etk_json_key(&j, "operators");
-  etk_json_begin_array(&j);
-  for (size_t i = ntot; i < nvis; i++) {
-    const etk_diff_row_t r = row_at(d, vis[i]);
-    json_row(&j, &r);
-  }
-  etk_json_end_array(&j);
-  etk_json_end_object(&j);
-  return etk_json_finish(&j);
-}
-
-static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
-                        const visible_t *w, etk_render_sink_t *sink,
-                        etk_error_t *err) {
-  const uint32_t *vis = w->vis;
-  size_t ntot = w->totals, nvis = w->count;
-  const char *unit = w->unit, *metric = w->metric;
-  int rc = ETK_OK;
-  char h[13][64];
-  const char *hp[13];
-  etk_render_puts(sink, "A: ");
-  etk_render_puts(sink, w->la);
-  etk_render_puts(sink, "\nB: ");
-  etk_render_puts(sink, w->lb);
-  etk_render_printf(sink,
-                    "\ncompared: %s; delta = B - A; change = delta / A; "
-                    "durations in a unit per column\n\n",
-                    metric);
-  view_t v = {d, vis, ntot, 1, 0, {0}, {0}, 0, {0}};
-  view_units(&v, unit);
-  snprintf(h[0], sizeof h[0], "block");
-  snprintf(h[1], sizeof h[1], "total");
-  snprintf(h[2], sizeof h[2], "count A");
-  snprintf(h[3], sizeof h[3], "count B");
-  snprintf(h[4], sizeof h[4], "%s A (%s)", metric, v.unit[14]);
-  snprintf(h[5], sizeof h[5], "%s B (%s)", metric, v.unit[15]);
-  snprintf(h[6], sizeof h[6], "delta (%s)", v.unit[16]);
-  snprintf(h[7], sizeof h[7], "change %%");
-  for (int i = 0; i < 8; i++) hp[i] = h[i];
-  if (ntot) {
-    etk_render_puts(sink, "totals per block:\n");
-    etk_frame_t f = {ntot, 8, hp, view_cell, &v, 0};
-    rc = etk_render_table(&f, sink, err);
-  }
-  if (rc == ETK_OK) {
-    static const char *const names[13] = {
-        "block", "event", "iid A", "iid B", "match", "count A", "count B",
-        "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
-    view_t vo = {d, vis + ntot, nvis - ntot, 0, 0, {0}, {0}, 0, {0}};
-    view_units(&vo, unit);
-    static const int col_of[13] = {0, 0, 0, 0, 0, 0, 0, 10, 11, 12, 13, 16, 0};
-    for (int i = 0; i < 13; i++) {
-      if (i >= 7 && i <= 11)
-        snprintf(h[i], sizeof h[i], "%s (%s)", names[i], vo.unit[col_of[i]]);
-      else
-        snprintf(h[i], sizeof h[i], "%s", names[i]);
-      hp[i] = h[i];
-    }
-    if (d->metric != ETK_DIFF_METRIC_AVG)
-      snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
-    etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
-    etk_frame_t f = {nvis - ntot, 13, hp, view_cell, &vo, 0};
-    rc = etk_render_table(&f, sink, err);
-  }
-  if (rc == ETK_OK && w->hidden) {
-    etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ",
-                      w->hidden);
-    char num[ETK_FORMAT_DOUBLE_MAX];
-    etk_format_double_g(o->threshold_pct, num);
-    etk_render_printf(sink, "%s %%", num);
-    if (o->min_delta > 0) {
-      etk_format_double_g(o->min_delta, num);
-      etk_render_printf(sink, " or |delta| below %s %s", num, unit);
-    }
-    etk_render_puts(sink, "\n");
-  }
-  return rc;
-}
-
-static int render_delimited(const etk_diff_t *d,
-                            const etk_diff_render_options_t *o,
-                            const visible_t *w, etk_render_sink_t *sink,
-                            etk_error_t *err) {
-  const char *unit = w->unit;
-  static const char *const names[18] = {"block",
-                                        "kind",
-                                        "event",
-                                        "event_b",
-                                        "op_type",
-                                        "instruction_id_a",
-                                        "instruction_id_b",
-                                        "match",
-                                        "count_a",
-                                        "count_b",
-                                        "avg_a",
-                                        "avg_b",
-                                        "p50_a",
-                                        "p50_b",
-                                        "value_a",
-                                        "value_b",
-                                        "delta",
-                                        "change_pct"};
-  char h[18][64];
-  const char *hp[18];
-  for (int i = 0; i < 18; i++) {
-    if ((i >= 10 && i <= 16))
-      snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
-    else
-      snprintf(h[i], sizeof h[i], "%s", names[i]);
-    hp[i] = h[i];
-  }
-  view_t v = {d, w->vis, w->count, 0, 1, {0}, {0}, 0, {0}};
-  etk_frame_t f = {w->count, 18, hp, view_cell, &v, 0};
-  return etk_render_delimited(
-      &f, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink, err);
-}
-
-int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
-                    etk_render_sink_t *sink, etk_error_t *err) {
-  etk_diff_render_options_t defaults;
-  etk_diff_render_options_init(&defaults);
-  if (!o) o = &defaults;
-  if (!d || !sink)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "etk_diff_render: NULL argument");
-  visible_t w;
-  memset(&w, 0, sizeof w);
-  w.la = o->label_a ? o->label_a : "A";
-  w.lb = o->label_b ? o->label_b : "B";
-  w.unit = etk_time_scale_name(d->unit);
-  w.metric = etk_diff_metric_name(d->metric);
-  w.vis = malloc((d->nrows ? d->nrows : 1) * sizeof *w.vis);
-  if (!w.vis)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  for (size_t i = 0; i < d->nrows; i++) {
-    const etk_diff_row_t r = row_at(d, i);
-    if (row_hidden(&r, o)) {
-      w.hidden++;
-      continue;
-    }
-    if (r.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
-    w.vis[w.count++] = (uint32_t)i;
-  }
-  int rc;
-  if (o->format == ETK_INSPECT_FORMAT_JSON)
-    rc = render_json(d, o, &w, sink);
-  else if (o->format == ETK_INSPECT_FORMAT_TABLE)
-    rc = render_table(d, o, &w, sink, err);
-  else
-    rc = render_delimited(d, o, &w, sink, err);
-  free(w.vis);
-  if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
-  if (rc != ETK_OK) {
-    if (err && err->code != ETK_OK) return err->code;
-    return etk_error_set(err, rc, ETK_NO_OFFSET,
-                         "rendering the diff failed: %s", etk_strerror(rc));
-  }
-  return ETK_OK;
+etk_time_scale_t ana_diff_unit(const etk_diff_t *d) {
+  return d->unit;
 }

@@ -59,7 +59,6 @@ struct etk_op_summary {
   ana_intern_t keys;
   size_t *row_of; /* intern id -> row index while its block is built */
   size_t row_of_cap;
-  int roles_only; /* ana_op_roles_build: no operator rows (nor their keys) */
 };
 
 static int cmp_i32(const void *a, const void *b) {
@@ -200,10 +199,91 @@ static int mark_delegated_ops(etk_inspector_t *insp, etk_op_summary_t *s,
         !bsearch(&ev.instruction_id, wrapped, n, sizeof *wrapped, cmp_i32))
       continue;
     s->delegate_signs[e] = -1;
-    ob->delegate_total -= s->avgs[e];
+    if (s->avgs) ob->delegate_total -= s->avgs[e];
   }
   free(wrapped);
   return ETK_OK;
+}
+
+/* Which of the names the rules single out event `ev` bears: 1
+ * OPERATOR_CALL, 2 Method::execute, 3 Program::load_method, 4
+ * DELEGATE_CALL, else 0 (the length picks the one name to compare). */
+static int special_name(const etk_inspector_event_t *ev) {
+  switch (ev->name_len) {
+    case 13:
+      return ana_is_name(ev->name, 13, "OPERATOR_CALL")   ? 1
+             : ana_is_name(ev->name, 13, "DELEGATE_CALL") ? 4
+                                                          : 0;
+    case 15:
+      return ana_is_name(ev->name, 15, "Method::execute") ? 2 : 0;
+    case 20:
+      return ana_is_name(ev->name, 20, "Program::load_method") ? 3 : 0;
+    default:
+      return 0;
+  }
+}
+
+/* Roles of block `bi` for ana_op_roles_build: one walk of the block (one
+ * etk_inspector_event_get and one statistics per event), no operator rows
+ * and no averages.  A DELEGATE_CALL wraps when the block has delegated
+ * events of its instruction, which may come after it: such calls are
+ * listed and settled after the walk. */
+static int build_block_roles(etk_inspector_t *insp, etk_op_summary_t *s,
+                             size_t bi) {
+  etk_inspector_block_t blk;
+  etk_inspector_block_get(insp, bi, &blk);
+  etk_op_summary_block_t *ob = &s->blocks[bi];
+  ob->method_time = (double)NAN;
+  ob->first_row = s->nrows;
+  int32_t *inner = NULL;
+  size_t ninner = 0, inner_cap = 0, *calls = NULL, ncalls = 0, calls_cap = 0;
+  double load_time = (double)NAN;
+  int rc = ETK_OK;
+  for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
+    size_t e = blk.first_event + i;
+    etk_inspector_event_t ev;
+    etk_stats_t st;
+    etk_inspector_event_get(insp, e, &ev);
+    if (ev.is_delegated_op && ev.instruction_id >= 0 && ev.sample_count) {
+      if (!ETK_VEC_RESERVE(inner, inner_cap, ninner + 1)) rc = ETK_E_NO_MEMORY;
+      if (rc == ETK_OK) inner[ninner++] = ev.instruction_id;
+    }
+    if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) {
+      s->roles[e] = ETK_OP_ROLE_NO_DATA;
+      continue;
+    }
+    int name = ev.is_delegated_op ? 0 : special_name(&ev);
+    s->roles[e] = name == 1   ? ETK_OP_ROLE_OPERATOR_CALL
+                  : name == 2 ? ETK_OP_ROLE_METHOD
+                  : name == 3 ? ETK_OP_ROLE_LOAD_METHOD
+                              : ETK_OP_ROLE_OPERATOR;
+    if (name == 2 && ob->method_time != ob->method_time) {
+      ob->method_time = st.avg;
+      ob->method_name = "Method::execute";
+    }
+    if (name == 3 && load_time != load_time) load_time = st.avg;
+    if (name == 4 && ev.instruction_id >= 0) {
+      if (!ETK_VEC_RESERVE(calls, calls_cap, ncalls + 1)) rc = ETK_E_NO_MEMORY;
+      if (rc == ETK_OK) calls[ncalls++] = e;
+    }
+  }
+  if (ninner) qsort(inner, ninner, sizeof *inner, cmp_i32);
+  for (size_t k = 0; k < ncalls && ninner && rc == ETK_OK; k++) {
+    etk_inspector_event_t ev;
+    etk_inspector_event_get(insp, calls[k], &ev);
+    if (!bsearch(&ev.instruction_id, inner, ninner, sizeof *inner, cmp_i32))
+      continue;
+    s->roles[calls[k]] = ETK_OP_ROLE_DELEGATE_WRAPPER;
+    s->delegate_signs[calls[k]] = 1;
+  }
+  free(inner);
+  free(calls);
+  if (rc == ETK_OK) rc = mark_delegated_ops(insp, s, &blk, ob);
+  if (ob->method_time != ob->method_time && load_time == load_time) {
+    ob->method_time = load_time;
+    ob->method_name = "Program::load_method";
+  }
+  return rc;
 }
 
 static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
@@ -234,12 +314,12 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     s->avgs[e] = st.avg;
     etk_inspector_event_t ev;
     etk_inspector_event_get(insp, e, &ev);
-    int deleg = ev.is_delegated_op;
-    if (!deleg && ana_is_name(ev.name, ev.name_len, "OPERATOR_CALL")) {
+    int name = ev.is_delegated_op ? 0 : special_name(&ev);
+    if (name == 1) {
       s->roles[e] = ETK_OP_ROLE_OPERATOR_CALL;
       continue;
     }
-    if (!deleg && ana_is_name(ev.name, ev.name_len, "Method::execute")) {
+    if (name == 2) {
       s->roles[e] = ETK_OP_ROLE_METHOD;
       if (ob->method_time != ob->method_time) {
         ob->method_time = st.avg;
@@ -247,13 +327,12 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
       }
       continue;
     }
-    if (!deleg && ana_is_name(ev.name, ev.name_len, "Program::load_method")) {
+    if (name == 3) {
       s->roles[e] = ETK_OP_ROLE_LOAD_METHOD;
       if (load_time != load_time) load_time = st.avg;
       continue;
     }
-    if (!deleg && ev.instruction_id >= 0 &&
-        ana_is_name(ev.name, ev.name_len, "DELEGATE_CALL")) {
+    if (name == 4 && ev.instruction_id >= 0) {
       if (ninner &&
           bsearch(&ev.instruction_id, inner, ninner, sizeof *inner, cmp_i32)) {
         s->roles[e] = ETK_OP_ROLE_DELEGATE_WRAPPER;
@@ -263,10 +342,6 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
       }
     }
     s->roles[e] = ETK_OP_ROLE_OPERATOR;
-    if (s->roles_only) {
-      ob->operators_total += st.avg;
-      continue;
-    }
     rc = add_operator(insp, s, bi, e, &ev, st.avg, rows, cap, key);
   }
   free(inner);
@@ -318,24 +393,26 @@ static int summary_build(etk_inspector_t *insp, int roles_only,
   etk_op_summary_t *s = calloc(1, sizeof *s);
   if (!s)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  s->roles_only = roles_only;
   ana_intern_init(&s->keys);
   s->nblocks = etk_inspector_block_count(insp);
   s->nevents = etk_inspector_event_count(insp);
   s->blocks = calloc(s->nblocks ? s->nblocks : 1, sizeof *s->blocks);
   s->roles = calloc(s->nevents ? s->nevents : 1, 1);
   s->delegate_signs = calloc(s->nevents ? s->nevents : 1, 1);
-  s->avgs = malloc((s->nevents ? s->nevents : 1) * sizeof *s->avgs);
-  int rc = (s->blocks && s->roles && s->delegate_signs && s->avgs)
-               ? ETK_OK
-               : ETK_E_NO_MEMORY;
-  for (size_t e = 0; rc == ETK_OK && e < s->nevents; e++)
+  if (!roles_only)
+    s->avgs = malloc((s->nevents ? s->nevents : 1) * sizeof *s->avgs);
+  int rc =
+      (s->blocks && s->roles && s->delegate_signs && (roles_only || s->avgs))
+          ? ETK_OK
+          : ETK_E_NO_MEMORY;
+  for (size_t e = 0; rc == ETK_OK && !roles_only && e < s->nevents; e++)
     s->avgs[e] = (double)NAN;
   size_t cap = 0;
   etk_strbuf_t key;
   etk_strbuf_init(&key);
   for (size_t b = 0; b < s->nblocks && rc == ETK_OK; b++)
-    rc = build_block(insp, s, b, &s->rows, &cap, &key);
+    rc = roles_only ? build_block_roles(insp, s, b)
+                    : build_block(insp, s, b, &s->rows, &cap, &key);
   etk_strbuf_free(&key);
   if (rc != ETK_OK) {
     etk_op_summary_free(s);
@@ -419,6 +496,6 @@ int ana_op_delegate_sign(const etk_op_summary_t *s, size_t event) {
 }
 
 double etk_op_summary_event_avg(const etk_op_summary_t *s, size_t event) {
-  if (!s || event >= s->nevents) return (double)NAN;
+  if (!s || !s->avgs || event >= s->nevents) return (double)NAN;
   return s->avgs[event];
 }

@@ -34,8 +34,12 @@
  *      final type, and each row is assembled in one buffer with the
  *      precomputed border lines, then handed to the sink in one put.
  *   Cell texts are classified with an ASCII fast path: printable ASCII needs
- *   no escape and its width is its length.  Floats repeated along a row (a
- *   one-sample event's six equal statistics) are formatted once.
+ *   no escape and its width is its length.  The "g" text of a float is
+ *   looked up in a small direct-mapped cache keyed by its bits before it
+ *   is formatted: durations repeat (rounded values, a one-sample event's
+ *   equal statistics) and each is needed in both passes.  Padding, cell
+ *   texts and box characters are written with fixed-size stores (a short
+ *   run costs a store or two, no library call).
  *
  * DEVIATION
  *   Text cells and headers are passed through etk_pytext_escape_controls()
@@ -73,8 +77,23 @@ typedef struct cell_text {
   int after;    /* tabulate's _afterpoint() (decimal columns only) */
 } cell_text_t;
 
+/* One remembered "g" text: the double's bits, the text and its
+ * _afterpoint(). */
+typedef struct g_entry {
+  uint64_t bits;
+  uint8_t valid, len;
+  int8_t after;
+  char text[21]; /* a "g" text has at most 13 bytes ("-1.23457e-308") */
+} g_entry_t;
+
+/* Entries of the "g" cache: direct-mapped by a hash of the bits (32 KB). */
+#define G_CACHE_SIZE 1024u
+
 typedef struct table_ctx {
   const etk_frame_t *f;
+  etk_frame_row_fn row;  /* NULL: cells come from f->cell */
+  etk_cell_t *row_cells; /* row: the cells of row row_held - 1 */
+  size_t row_held;
   etk_strbuf_t scratch; /* for the frame callback */
   etk_strbuf_t esc;     /* escaped text */
   etk_cell_t cell;
@@ -82,11 +101,14 @@ typedef struct table_ctx {
   double value; /* its float value when rank <= RANK_FLOAT */
   int ascii;    /* its text is printable ASCII (TEXT/OBJECT) */
   char num[ETK_FORMAT_DOUBLE_MAX + 8];
-  /* last "g" text, reused when the next float has the same bits */
-  char g_last[ETK_FORMAT_DOUBLE_MAX + 8];
-  size_t g_len;
-  uint64_t g_bits;
-  int g_valid;
+  int64_t int_last; /* the last int formatted, its text (int_len 0: none) */
+  char int_text[24];
+  size_t int_len;
+  /* "g" texts of recent values: durations repeat (rounded values, a
+   * one-sample event's equal statistics), and each is needed in both
+   * passes; an uncached text is formatted into g_miss */
+  g_entry_t *g_cache;
+  char g_miss[ETK_FORMAT_DOUBLE_MAX + 8];
 } table_ctx_t;
 
 /* 1 if s is printable ASCII (0x20..0x7e): no escape needed, width ==
@@ -135,9 +157,10 @@ static int text_rank(const char *s, size_t n, double *value) {
 }
 
 /* Fetches cell (row, col) of the displayed table (column 0 is the index
- * when shown), escapes text, ranks it.  On return t->cell.text points at
- * stable text for TEXT/OBJECT cells. */
-static int fetch(table_ctx_t *t, size_t row, size_t col) {
+ * when shown), escapes text, ranks it (a text cell only when `ranked`:
+ * its rank and value matter to pass 1 and to decimal columns).  On return
+ * t->cell.text points at stable text for TEXT/OBJECT cells. */
+static int fetch(table_ctx_t *t, size_t row, size_t col, int ranked) {
   etk_cell_t *c = &t->cell;
   if (t->f->show_index) {
     if (col == 0) {
@@ -148,10 +171,19 @@ static int fetch(table_ctx_t *t, size_t row, size_t col) {
     }
     col--;
   }
-  etk_strbuf_clear(&t->scratch);
-  memset(c, 0, sizeof *c);
-  int rc = t->f->cell(t->f->ctx, row, col, c, &t->scratch);
-  if (rc != ETK_OK) return rc;
+  int rc;
+  if (t->row) { /* the row's cells, asked for once per row and pass */
+    if (t->row_held != row + 1) {
+      if ((rc = t->row(t->f->ctx, row, t->row_cells)) != ETK_OK) return rc;
+      t->row_held = row + 1;
+    }
+    *c = t->row_cells[col];
+  } else {
+    if (t->scratch.len) etk_strbuf_clear(&t->scratch);
+    memset(c, 0, sizeof *c);
+    if ((rc = t->f->cell(t->f->ctx, row, col, c, &t->scratch)) != ETK_OK)
+      return rc;
+  }
   if (t->scratch.failed) return ETK_E_NO_MEMORY;
   switch (c->kind) {
     case ETK_CELL_NONE:
@@ -185,13 +217,25 @@ static int fetch(table_ctx_t *t, size_t row, size_t col) {
     c->text = t->esc.data;
     c->len = t->esc.len;
   }
-  t->rank = c->kind == ETK_CELL_TEXT ? text_rank(c->text, c->len, &t->value)
-                                     : RANK_TEXT;
+  t->rank = c->kind == ETK_CELL_TEXT && ranked
+                ? text_rank(c->text, c->len, &t->value)
+                : RANK_TEXT;
   return ETK_OK;
 }
 
 static size_t text_width(const table_ctx_t *t, const char *s, size_t n) {
   return t->ascii ? n : etk_pytext_width(s, n);
+}
+
+/* _afterpoint() of a "g" text: digits after the point, else after the
+ * exponent's 'e', else -1 (integers, nan, inf). */
+static int g_afterpoint(const char *s, size_t n) {
+  int after = -1;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '.') return (int)(n - i - 1);
+    if (s[i] == 'e') after = (int)(n - i - 1);
+  }
+  return after;
 }
 
 /* The cell as a float column shows it: format(float(v), "g"). */
@@ -203,22 +247,23 @@ static void g_text(table_ctx_t *t, cell_text_t *out) {
   double v = t->value;
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
-  if (!t->g_valid || bits != t->g_bits) {
-    t->g_len = etk_format_double_g(v, t->g_last);
-    t->g_bits = bits;
-    t->g_valid = 1;
+  g_entry_t *g = &t->g_cache[(bits * 0x9E3779B97F4A7C15ull) >> 54];
+  if (g->valid && g->bits == bits) {
+    *out = (cell_text_t){g->text, g->len, g->len, g->after};
+    return;
   }
-  /* _afterpoint() of a "g" text: digits after the point, else after the
-   * exponent's 'e', else -1 (integers, nan, inf) */
-  int after = -1;
-  for (size_t i = 0; i < t->g_len; i++) {
-    if (t->g_last[i] == '.') {
-      after = (int)(t->g_len - i - 1);
-      break;
-    }
-    if (t->g_last[i] == 'e') after = (int)(t->g_len - i - 1);
+  size_t n = etk_format_double_g(v, t->g_miss);
+  int after = g_afterpoint(t->g_miss, n);
+  if (n >= sizeof g->text) { /* cannot happen; kept uncached if it did */
+    *out = (cell_text_t){t->g_miss, n, n, after};
+    return;
   }
-  *out = (cell_text_t){t->g_last, t->g_len, t->g_len, after};
+  memcpy(g->text, t->g_miss, n);
+  g->bits = bits;
+  g->valid = 1;
+  g->len = (uint8_t)n;
+  g->after = (int8_t)after;
+  *out = (cell_text_t){g->text, n, n, after};
 }
 
 /* The cell as other columns show it: str(v). */
@@ -237,8 +282,11 @@ static void str_text(table_ctx_t *t, cell_text_t *out) {
       return;
     }
     case ETK_CELL_INT: {
-      size_t n = etk_format_int(c->i, t->num);
-      *out = (cell_text_t){t->num, n, n, -1};
+      /* the last int's text is kept: a row often repeats an int (the
+       * same instruction id on both sides), and counts are small */
+      if (c->i != t->int_last || !t->int_len)
+        t->int_len = etk_format_int(t->int_last = c->i, t->int_text);
+      *out = (cell_text_t){t->int_text, t->int_len, t->int_len, -1};
       return;
     }
     case ETK_CELL_BOOL:
@@ -347,6 +395,46 @@ static const char *header_text(table_ctx_t *t, size_t col, size_t *len) {
   return h;
 }
 
+/* Fixed-size stores: a short run of spaces or bytes costs a store or two
+ * instead of a library call.  Writers may store up to WRITE_SLACK bytes
+ * past what they append: every reservation adds that much. */
+#define WRITE_SLACK 32
+
+static const char spaces32[WRITE_SLACK] = "                                ";
+
+/* n spaces at p; returns the end. */
+static char *put_spaces(char *p, size_t n) {
+  if (n <= WRITE_SLACK)
+    memcpy(p, spaces32, WRITE_SLACK);
+  else
+    memset(p, ' ', n);
+  return p + n;
+}
+
+/* s[0..n) at p (two overlapping fixed-size copies for n <= 32); returns
+ * the end. */
+static char *put_bytes(char *p, const char *s, size_t n) {
+  if (n >= 16) {
+    if (n > 32) {
+      memcpy(p, s, n);
+    } else {
+      memcpy(p, s, 16);
+      memcpy(p + n - 16, s + n - 16, 16);
+    }
+  } else if (n >= 8) {
+    memcpy(p, s, 8);
+    memcpy(p + n - 8, s + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(p, s, 4);
+    memcpy(p + n - 4, s + n - 4, 4);
+  } else if (n > 0) {
+    p[0] = s[0];
+    p[n / 2] = s[n / 2];
+    p[n - 1] = s[n - 1];
+  }
+  return p + n;
+}
+
 /* One formatted cell into the row: " text " padded to the column. */
 static int put_cell(etk_line_t *l, const column_t *col, const cell_text_t *x) {
   size_t tail = 0, w = x->width;
@@ -355,35 +443,51 @@ static int put_cell(etk_line_t *l, const column_t *col, const cell_text_t *x) {
     w += tail;
   }
   size_t pad = col->width > w ? col->width - w : 0;
-  /* " " text " │", and room for the newline that may end the row */
-  if (!etk_line_reserve(l, 1 + x->len + pad + tail + 4 + 1)) return 0;
-  etk_line_put(l, " ", 1);
+  /* " " text " │", room for the newline that may end the row, and the
+   * writers' slack */
+  if (!etk_line_reserve(l, 1 + x->len + pad + tail + 4 + 1 + WRITE_SLACK))
+    return 0;
+  char *p = l->p + l->len;
   if (col->decimal) {
-    etk_line_spaces(l, pad);
-    etk_line_put(l, x->s, x->len);
-    etk_line_spaces(l, tail);
+    p = put_spaces(p, 1 + pad);
+    p = put_bytes(p, x->s, x->len);
+    p = put_spaces(p, tail + 1);
   } else {
-    etk_line_put(l, x->s, x->len);
-    etk_line_spaces(l, pad);
+    *p++ = ' ';
+    p = put_bytes(p, x->s, x->len);
+    p = put_spaces(p, pad + 1);
   }
-  etk_line_put(l, " " BOX_V, 4);
+  memcpy(p, BOX_V, 3);
+  l->len = (size_t)(p + 3 - l->p);
   return 1;
 }
 
 int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
                      etk_error_t *err) {
-  if (!f || !sink || (f->cols > 0 && !f->cell))
+  return etk_render_table_rows(f, NULL, sink, err);
+}
+
+int etk_render_table_rows(const etk_frame_t *f, etk_frame_row_fn row,
+                          etk_render_sink_t *sink, etk_error_t *err) {
+  if (!f || !sink || (f->cols > 0 && !f->cell && !row))
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_render_table: NULL argument");
   table_ctx_t t;
   memset(&t, 0, sizeof t);
   t.f = f;
+  t.row = row;
   size_t ncols = f->cols + ((f->show_index && f->rows > 0) ? 1 : 0);
   column_t *cols = calloc(ncols ? ncols : 1, sizeof *cols);
-  etk_line_t row = {0}, sep = {0};
-  if (!cols)
+  etk_line_t line = {0}, sep = {0};
+  t.g_cache = calloc(G_CACHE_SIZE, sizeof *t.g_cache);
+  if (row) t.row_cells = calloc(f->cols ? f->cols : 1, sizeof *t.row_cells);
+  if (!cols || !t.g_cache || (row && !t.row_cells)) {
+    free(cols);
+    free(t.g_cache);
+    free(t.row_cells);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory rendering a table");
+  }
   int rc = ETK_OK;
 
   /* pass 1: types and widths */
@@ -393,7 +497,7 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
   }
   for (size_t r = 0; r < f->rows && rc == ETK_OK; r++)
     for (size_t c = 0; c < ncols; c++) {
-      if ((rc = fetch(&t, r, c)) != ETK_OK) break;
+      if ((rc = fetch(&t, r, c, 1)) != ETK_OK) break;
       measure(&t, &cols[c]);
     }
   for (size_t c = 0; c < ncols && rc == ETK_OK; c++) {
@@ -401,7 +505,7 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
     /* text column whose first floats were not measured: measure again */
     cols[c].text_w = 0;
     for (size_t r = 0; r < f->rows; r++) {
-      if ((rc = fetch(&t, r, c)) != ETK_OK) break;
+      if ((rc = fetch(&t, r, c, 1)) != ETK_OK) break;
       cell_text_t x;
       stripped_text(&t, &x);
       if (x.width > cols[c].text_w) cols[c].text_w = x.width;
@@ -431,22 +535,22 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
   }
 
   /* pass 2: output */
-  if (!border(&row, cols, ncols, "\xe2\x95\x92", "\xe2\x95\x90", "\xe2\x95\xa4",
-              "\xe2\x95\x95") ||
-      !etk_line_reserve(&row, 3))
+  if (!border(&line, cols, ncols, "\xe2\x95\x92", "\xe2\x95\x90",
+              "\xe2\x95\xa4", "\xe2\x95\x95") ||
+      !etk_line_reserve(&line, 3))
     goto oom;
-  etk_line_put(&row, BOX_V, 3);
+  etk_line_put(&line, BOX_V, 3);
   for (size_t c = 0; c < ncols; c++) {
     size_t hl;
     const char *h = header_text(&t, c, &hl);
     /* headers are padded like the column, never decimal-shifted */
     cell_text_t x = {h, hl, etk_pytext_width(h, hl), cols[c].max_after};
-    if (!put_cell(&row, &cols[c], &x)) goto oom;
+    if (!put_cell(&line, &cols[c], &x)) goto oom;
   }
-  if (!etk_line_reserve(&row, 1)) goto oom;
-  etk_line_put(&row, "\n", 1);
-  if (!border(&row, cols, ncols, "\xe2\x95\x9e", "\xe2\x95\x90", "\xe2\x95\xaa",
-              "\xe2\x95\xa1") ||
+  if (!etk_line_reserve(&line, 1)) goto oom;
+  etk_line_put(&line, "\n", 1);
+  if (!border(&line, cols, ncols, "\xe2\x95\x9e", "\xe2\x95\x90",
+              "\xe2\x95\xaa", "\xe2\x95\xa1") ||
       !border(&sep, cols, ncols, "\xe2\x94\x9c", "\xe2\x94\x80", "\xe2\x94\xbc",
               "\xe2\x94\xa4"))
     goto oom;
@@ -454,13 +558,13 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
    * sink's buffer, saving a copy of the whole table */
   for (size_t r = 0; r < f->rows && rc == ETK_OK; r++) {
     if (r > 0) {
-      if (!etk_line_reserve(&row, sep.len)) goto oom;
-      etk_line_put(&row, sep.p, sep.len);
+      if (!etk_line_reserve(&line, sep.len)) goto oom;
+      etk_line_put(&line, sep.p, sep.len);
     }
-    if (!etk_line_reserve(&row, 4)) goto oom;
-    etk_line_put(&row, BOX_V, 3);
+    if (!etk_line_reserve(&line, 4)) goto oom;
+    etk_line_put(&line, BOX_V, 3);
     for (size_t c = 0; c < ncols; c++) {
-      if ((rc = fetch(&t, r, c)) != ETK_OK) break;
+      if ((rc = fetch(&t, r, c, cols[c].decimal)) != ETK_OK) break;
       cell_text_t x;
       if (!cols[c].decimal)
         stripped_text(&t, &x);
@@ -468,23 +572,25 @@ int etk_render_table(const etk_frame_t *f, etk_render_sink_t *sink,
         g_text(&t, &x);
       else
         str_text(&t, &x);
-      if (!put_cell(&row, &cols[c], &x)) goto oom;
+      if (!put_cell(&line, &cols[c], &x)) goto oom;
     }
-    etk_line_put(&row, "\n", 1); /* put_cell reserves room for it */
-    if (etk_line_drain(&row, sink, OUTPUT_BATCH) != ETK_OK) break;
+    etk_line_put(&line, "\n", 1); /* put_cell reserves room for it */
+    if (etk_line_drain(&line, sink, OUTPUT_BATCH) != ETK_OK) break;
   }
   if (rc != ETK_OK) goto done;
-  if (!border(&row, cols, ncols, "\xe2\x95\x98", "\xe2\x95\x90", "\xe2\x95\xa7",
-              "\xe2\x95\x9b"))
+  if (!border(&line, cols, ncols, "\xe2\x95\x98", "\xe2\x95\x90",
+              "\xe2\x95\xa7", "\xe2\x95\x9b"))
     goto oom;
-  rc = etk_line_drain(&row, sink, 0);
+  rc = etk_line_drain(&line, sink, 0);
   goto done;
 
 oom:
   rc = ETK_E_NO_MEMORY;
 done:
   free(cols);
-  free(row.p);
+  free(t.g_cache);
+  free(t.row_cells);
+  free(line.p);
   free(sep.p);
   etk_strbuf_free(&t.scratch);
   etk_strbuf_free(&t.esc);

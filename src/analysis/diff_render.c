@@ -1,0 +1,451 @@
+/*
+ * diff_render.c - the A/B comparison of diff.c as a table (two fancy
+ * grids: totals per block, then operators), TSV/CSV (one table) or JSON.
+ *
+ * LAYOUT
+ *   The rows a rendering shows are listed once (totals first, operator
+ *   rows below the thresholds counted as hidden), then each format walks
+ *   that list.  The tables are frames whose rows come from a view: one
+ *   call per row and pass of the renderer (etk_render_table_rows,
+ *   etk_render_delimited_rows) builds the row's cells from the public row
+ *   (ana_diff_row).  Durations of the
+ *   table are in a readable unit per column, rounded to 3 digits (a value
+ *   repeated along a row, as a one-run event's statistics are, is rounded
+ *   once).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+void etk_diff_render_options_init(etk_diff_render_options_t *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->json_indent = 2;
+}
+
+/* ------------------------------------------------------- rendering */
+
+static int row_hidden(const etk_diff_row_t *r,
+                      const etk_diff_render_options_t *o) {
+  if (r->kind != ETK_DIFF_ROW_OPERATOR || ana_diff_match_class(r->match) != 1)
+    return 0;
+  if (o->threshold_pct > 0 && !(fabs(r->change_pct) >= o->threshold_pct) &&
+      r->change_pct == r->change_pct)
+    return 1;
+  if (o->threshold_pct > 0 && r->change_pct != r->change_pct && r->delta == 0)
+    return 1;
+  if (o->min_delta > 0 && fabs(r->delta) < o->min_delta) return 1;
+  return 0;
+}
+
+typedef struct view {
+  const etk_diff_t *d;
+  const uint32_t *rows; /* visible row indices */
+  size_t n;
+  int totals; /* table: the totals table */
+  int single; /* tsv/csv: one table with every column */
+  /* table: durations of column c (10..16) in a readable unit: value *
+   * scale[c], rounded to 3 digits (scale 0: raw target units) */
+  double scale[18];
+  const char *unit[18];
+  uint32_t shown;       /* bit k: column k of the single table is shown */
+  etk_cell_t *base;     /* the row array slot[] points into */
+  etk_cell_t *slot[18]; /* column k of the single table: its cell in a
+                           row, or &spare when not shown */
+  etk_cell_t spare;     /* where the cells not shown are built */
+  etk_strbuf_t text;    /* "name -> name_b" of the last row built */
+} view_t;
+
+/* A readable unit per duration column of the table rows rows[0..n). */
+static void view_units(view_t *v, const char *unit) {
+  double sec = etk_seconds_per_unit(unit);
+  double max[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < v->n; i++) {
+    const etk_diff_row_t row = ana_diff_row(v->d, v->rows[i]), *r = &row;
+    double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
+                   r->value_a, r->value_b, r->delta};
+    for (int c = 0; c < 7; c++)
+      if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
+  }
+  for (int c = 10; c <= 16; c++) {
+    v->unit[c] = unit;
+    v->scale[c] = 0;
+    if (sec > 0) {
+      double per_second;
+      v->unit[c] = etk_duration_unit(max[c - 10] * sec, &per_second);
+      v->scale[c] = sec * per_second;
+    }
+  }
+}
+
+/* A duration cell: in the column's unit when it has one. */
+static void cell_dur(const view_t *v, int c, etk_cell_t *out, double x) {
+  if (x != x)
+    etk_cell_set_none(out);
+  else if (v->scale[c] > 0)
+    etk_cell_set_float(out, etk_duration_round(x * v->scale[c]));
+  else
+    etk_cell_set_float(out, x);
+}
+
+static void cell_num(etk_cell_t *c, double v) {
+  if (v != v)
+    etk_cell_set_none(c);
+  else
+    etk_cell_set_float(c, v);
+}
+
+static const char *kind_name(int kind) {
+  switch (kind) {
+    case ETK_DIFF_ROW_METHOD:
+      return "method";
+    case ETK_DIFF_ROW_OPERATORS_TOTAL:
+      return "operators_total";
+    case ETK_DIFF_ROW_FRAMEWORK_OVERHEAD:
+      return "framework_overhead";
+    case ETK_DIFF_ROW_DELEGATE_OVERHEAD:
+      return "delegate_overhead";
+    default:
+      return "operator";
+  }
+}
+
+/* Columns of the tables, as columns of the single table (tsv/csv): table
+ * totals: block, row, count A, count B, A, B, delta, change %.  table
+ * operators: block, event, iid A, iid B, match, count A, count B, avg A,
+ * avg B, p50 A, p50 B, delta, change %.  single: block, kind, event,
+ * event_b, op_type, iid A, iid B, match, count A, count B, avg A, avg B,
+ * p50 A, p50 B, value A, value B, delta, change %. */
+static const int totals_columns[] = {0, 2, 8, 9, 14, 15, 16, 17};
+static const int operator_columns[] = {0,  2,  5,  6,  7,  8, 9,
+                                       10, 11, 12, 13, 16, 17};
+
+/* The column of the single table that column `col` of the view shows. */
+static int view_column(const view_t *v, size_t col) {
+  return v->single   ? (int)col
+         : v->totals ? totals_columns[col]
+                     : operator_columns[col];
+}
+
+/* Text cells of a row: block, kind, event, event_b, op_type, match. */
+static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
+                      uint32_t shown) {
+  etk_cell_set_text(c[0], r->block, strlen(r->block));
+  if (shown & (1u << 1))
+    etk_cell_set_text(c[1], kind_name(r->kind), strlen(kind_name(r->kind)));
+  if (!v->single && r->name_b) {
+    etk_strbuf_clear(&v->text);
+    etk_strbuf_printf(&v->text, "%s -> %s", r->name, r->name_b);
+    if (v->text.failed) return ETK_E_NO_MEMORY;
+    etk_cell_set_text(c[2], v->text.data, v->text.len);
+  } else {
+    etk_cell_set_text(c[2], r->name, strlen(r->name));
+  }
+  if (!r->name_b)
+    etk_cell_set_none(c[3]);
+  else if (shown & (1u << 3))
+    etk_cell_set_text(c[3], r->name_b, strlen(r->name_b));
+  if (!r->op_type)
+    etk_cell_set_none(c[4]);
+  else if (shown & (1u << 4))
+    etk_cell_set_text(c[4], r->op_type, strlen(r->op_type));
+  const char *m = etk_diff_match_name((etk_diff_match_t)r->match);
+  etk_cell_set_text(c[7], m, strlen(m));
+  return ETK_OK;
+}
+
+/* The cells of row `row` that the view shows (bit k of `shown`: column k
+ * of the single table) into *c[k]. */
+static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
+  const etk_diff_row_t rr = ana_diff_row(v->d, v->rows[row]), *r = &rr;
+  int rc = view_texts(v, r, c, shown);
+  for (int k = 0; k < 2; k++) {
+    if ((k ? r->event_b : r->event_a) == SIZE_MAX)
+      etk_cell_set_none(c[5 + k]);
+    else
+      etk_cell_set_int(c[5 + k], k ? r->instruction_id_b : r->instruction_id_a);
+    double value = k ? r->value_b : r->value_a;
+    if (value != value || r->kind == ETK_DIFF_ROW_FRAMEWORK_OVERHEAD)
+      etk_cell_set_none(c[8 + k]);
+    else
+      etk_cell_set_int(c[8 + k], (int64_t)(k ? r->count_b : r->count_a));
+  }
+  const double durations[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
+                               r->value_a, r->value_b, r->delta};
+  /* one-run events repeat a value along the row: rounded once */
+  uint64_t last_in = 0; /* bits: -0.0 is not 0.0 */
+  double last_out = (double)NAN;
+  for (int k = 0; k < 7; k++) {
+    double x = durations[k];
+    if (!(shown & (1u << (10 + k)))) continue;
+    if (x != x || v->scale[10 + k] <= 0) {
+      cell_dur(v, 10 + k, c[10 + k], x);
+      continue;
+    }
+    double y = x * v->scale[10 + k];
+    uint64_t bits;
+    memcpy(&bits, &y, sizeof bits);
+    if (bits != last_in || last_out != last_out) {
+      last_in = bits;
+      last_out = etk_duration_round(y);
+    }
+    etk_cell_set_float(c[10 + k], last_out);
+  }
+  cell_num(c[17],
+           v->single ? r->change_pct : etk_duration_round(r->change_pct));
+  return rc;
+}
+
+/* The frames' row callback: the cells of row `row` that the view shows. */
+static int view_cells(void *ctx, size_t row, etk_cell_t *cells) {
+  view_t *v = ctx;
+  if (cells != v->base) { /* the renderer keeps one array: set up once */
+    size_t ncols = v->single ? 18 : v->totals ? 8 : 13;
+    v->shown = 0;
+    for (int k = 0; k < 18; k++) v->slot[k] = &v->spare;
+    for (size_t k = 0; k < ncols; k++) {
+      v->shown |= 1u << view_column(v, k);
+      v->slot[view_column(v, k)] = &cells[k];
+    }
+    v->base = cells;
+  }
+  return view_row(v, row, v->slot, v->shown);
+}
+
+static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
+  etk_json_begin_object(j);
+  etk_json_kv_cstring(j, "block", r->block);
+  etk_json_kv_uint(j, "block_occurrence", r->block_occurrence);
+  etk_json_kv_cstring(j, "kind", kind_name(r->kind));
+  etk_json_kv_cstring(j, "match",
+                      etk_diff_match_name((etk_diff_match_t)r->match));
+  etk_json_kv_cstring(j, "name", r->name);
+  etk_json_kv_cstring(j, "name_b", r->name_b);
+  etk_json_kv_cstring(j, "op_type", r->op_type);
+  etk_json_key(j, "instruction_id_a");
+  if (r->event_a == SIZE_MAX)
+    etk_json_null(j);
+  else
+    etk_json_int(j, r->instruction_id_a);
+  etk_json_key(j, "instruction_id_b");
+  if (r->event_b == SIZE_MAX)
+    etk_json_null(j);
+  else
+    etk_json_int(j, r->instruction_id_b);
+  etk_json_kv_uint(j, "count_a", r->count_a);
+  etk_json_kv_uint(j, "count_b", r->count_b);
+  etk_json_kv_double(j, "avg_a", r->avg_a);
+  etk_json_kv_double(j, "avg_b", r->avg_b);
+  etk_json_kv_double(j, "p50_a", r->p50_a);
+  etk_json_kv_double(j, "p50_b", r->p50_b);
+  etk_json_kv_double(j, "value_a", r->value_a);
+  etk_json_kv_double(j, "value_b", r->value_b);
+  etk_json_kv_double(j, "delta", r->delta);
+  etk_json_kv_double(j, "change_pct", r->change_pct);
+  etk_json_end_object(j);
+}
+
+/* The rows a rendering shows: totals first (vis[0 .. totals)), then the
+ * operators; `hidden` counts the operator rows below the thresholds. */
+typedef struct visible {
+  /* vis: row indices (the sort checked that they fit); count of them,
+   * totals of them are total rows */
+  uint32_t *vis;
+  size_t count, totals, hidden;
+  const char *la, *lb, *unit, *metric;
+} visible_t;
+
+static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                       const visible_t *w, etk_render_sink_t *sink) {
+  const uint32_t *vis = w->vis;
+  const size_t ntot = w->totals, nvis = w->count;
+  etk_json_t j;
+  etk_json_init(&j, sink, o->json_indent);
+  etk_json_begin_object(&j);
+  const char *const heads[4][2] = {{"a", w->la},
+                                   {"b", w->lb},
+                                   {"metric", w->metric},
+                                   {"time_unit", w->unit}};
+  for (int i = 0; i < 4; i++) {
+    etk_json_key(&j, heads[i][0]);
+    etk_json_cstring(&j, heads[i][1]);
+  }
+  etk_json_kv_double(&j, "threshold_pct", o->threshold_pct);
+  etk_json_kv_double(&j, "min_delta", o->min_delta);
+  etk_json_key(&j, "hidden_rows");
+  etk_json_uint(&j, w->hidden);
+  etk_json_key(&j, "totals");
+  etk_json_begin_array(&j);
+  for (size_t i = 0; i < ntot; i++) {
+    const etk_diff_row_t r = ana_diff_row(d, vis[i]);
+    json_row(&j, &r);
+  }
+  etk_json_end_array(&j);
+  etk_json_key(&j, "operators");
+  etk_json_begin_array(&j);
+  for (size_t i = ntot; i < nvis; i++) {
+    const etk_diff_row_t r = ana_diff_row(d, vis[i]);
+    json_row(&j, &r);
+  }
+  etk_json_end_array(&j);
+  etk_json_end_object(&j);
+  return etk_json_finish(&j);
+}
+
+static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                        const visible_t *w, etk_render_sink_t *sink,
+                        etk_error_t *err) {
+  const uint32_t *vis = w->vis;
+  size_t ntot = w->totals, nvis = w->count;
+  const char *unit = w->unit, *metric = w->metric;
+  int rc = ETK_OK;
+  char h[13][64];
+  const char *hp[13];
+  etk_render_puts(sink, "A: ");
+  etk_render_puts(sink, w->la);
+  etk_render_puts(sink, "\nB: ");
+  etk_render_puts(sink, w->lb);
+  etk_render_printf(sink,
+                    "\ncompared: %s; delta = B - A; change = delta / A; "
+                    "durations in a unit per column\n\n",
+                    metric);
+  view_t v = {.d = d, .rows = vis, .n = ntot, .totals = 1};
+  view_units(&v, unit);
+  snprintf(h[0], sizeof h[0], "block");
+  snprintf(h[1], sizeof h[1], "total");
+  snprintf(h[2], sizeof h[2], "count A");
+  snprintf(h[3], sizeof h[3], "count B");
+  snprintf(h[4], sizeof h[4], "%s A (%s)", metric, v.unit[14]);
+  snprintf(h[5], sizeof h[5], "%s B (%s)", metric, v.unit[15]);
+  snprintf(h[6], sizeof h[6], "delta (%s)", v.unit[16]);
+  snprintf(h[7], sizeof h[7], "change %%");
+  for (int i = 0; i < 8; i++) hp[i] = h[i];
+  if (ntot) {
+    etk_render_puts(sink, "totals per block:\n");
+    etk_frame_t f = {ntot, 8, hp, NULL, &v, 0};
+    rc = etk_render_table_rows(&f, view_cells, sink, err);
+  }
+  etk_strbuf_free(&v.text);
+  if (rc == ETK_OK) {
+    static const char *const names[13] = {
+        "block", "event", "iid A", "iid B", "match", "count A", "count B",
+        "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
+    view_t vo = {.d = d, .rows = vis + ntot, .n = nvis - ntot};
+    view_units(&vo, unit);
+    static const int col_of[13] = {0, 0, 0, 0, 0, 0, 0, 10, 11, 12, 13, 16, 0};
+    for (int i = 0; i < 13; i++) {
+      if (i >= 7 && i <= 11)
+        snprintf(h[i], sizeof h[i], "%s (%s)", names[i], vo.unit[col_of[i]]);
+      else
+        snprintf(h[i], sizeof h[i], "%s", names[i]);
+      hp[i] = h[i];
+    }
+    if (ana_diff_metric(d) != ETK_DIFF_METRIC_AVG)
+      snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
+    etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
+    etk_frame_t f = {nvis - ntot, 13, hp, NULL, &vo, 0};
+    rc = etk_render_table_rows(&f, view_cells, sink, err);
+    etk_strbuf_free(&vo.text);
+  }
+  if (rc == ETK_OK && w->hidden) {
+    etk_render_printf(sink, "%zu operator row(s) hidden: |change| below ",
+                      w->hidden);
+    char num[ETK_FORMAT_DOUBLE_MAX];
+    etk_format_double_g(o->threshold_pct, num);
+    etk_render_printf(sink, "%s %%", num);
+    if (o->min_delta > 0) {
+      etk_format_double_g(o->min_delta, num);
+      etk_render_printf(sink, " or |delta| below %s %s", num, unit);
+    }
+    etk_render_puts(sink, "\n");
+  }
+  return rc;
+}
+
+static int render_delimited(const etk_diff_t *d,
+                            const etk_diff_render_options_t *o,
+                            const visible_t *w, etk_render_sink_t *sink,
+                            etk_error_t *err) {
+  const char *unit = w->unit;
+  static const char *const names[18] = {"block",
+                                        "kind",
+                                        "event",
+                                        "event_b",
+                                        "op_type",
+                                        "instruction_id_a",
+                                        "instruction_id_b",
+                                        "match",
+                                        "count_a",
+                                        "count_b",
+                                        "avg_a",
+                                        "avg_b",
+                                        "p50_a",
+                                        "p50_b",
+                                        "value_a",
+                                        "value_b",
+                                        "delta",
+                                        "change_pct"};
+  char h[18][64];
+  const char *hp[18];
+  for (int i = 0; i < 18; i++) {
+    if ((i >= 10 && i <= 16))
+      snprintf(h[i], sizeof h[i], "%s (%s)", names[i], unit);
+    else
+      snprintf(h[i], sizeof h[i], "%s", names[i]);
+    hp[i] = h[i];
+  }
+  view_t v = {.d = d, .rows = w->vis, .n = w->count, .single = 1};
+  etk_frame_t f = {w->count, 18, hp, NULL, &v, 0};
+  int rc = etk_render_delimited_rows(
+      &f, view_cells, o->format == ETK_INSPECT_FORMAT_CSV ? ',' : '\t', sink,
+      err);
+  etk_strbuf_free(&v.text);
+  return rc;
+}
+
+int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                    etk_render_sink_t *sink, etk_error_t *err) {
+  etk_diff_render_options_t defaults;
+  etk_diff_render_options_init(&defaults);
+  if (!o) o = &defaults;
+  if (!d || !sink)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_diff_render: NULL argument");
+  visible_t w;
+  memset(&w, 0, sizeof w);
+  w.la = o->label_a ? o->label_a : "A";
+  w.lb = o->label_b ? o->label_b : "B";
+  w.unit = etk_time_scale_name(ana_diff_unit(d));
+  w.metric = etk_diff_metric_name(ana_diff_metric(d));
+  w.vis = malloc((etk_diff_row_count(d) ? etk_diff_row_count(d) : 1) *
+                 sizeof *w.vis);
+  if (!w.vis)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  for (size_t i = 0; i < etk_diff_row_count(d); i++) {
+    const etk_diff_row_t r = ana_diff_row(d, i);
+    if (row_hidden(&r, o)) {
+      w.hidden++;
+      continue;
+    }
+    if (r.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
+    w.vis[w.count++] = (uint32_t)i;
+  }
+  int rc;
+  if (o->format == ETK_INSPECT_FORMAT_JSON)
+    rc = render_json(d, o, &w, sink);
+  else if (o->format == ETK_INSPECT_FORMAT_TABLE)
+    rc = render_table(d, o, &w, sink, err);
+  else
+    rc = render_delimited(d, o, &w, sink, err);
+  free(w.vis);
+  if (rc == ETK_OK && sink->status != ETK_OK) rc = sink->status;
+  if (rc != ETK_OK) {
+    if (err && err->code != ETK_OK) return err->code;
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "rendering the diff failed: %s", etk_strerror(rc));
+  }
+  return ETK_OK;
+}
