@@ -398,7 +398,8 @@ int insp_emit_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
 
 int insp_emit_events_frame(const etk_frame_t *f, etk_inspect_format_t fmt,
                            etk_render_sink_t *sink, etk_error_t *err) {
-  if (fmt == ETK_INSPECT_FORMAT_TABLE) return etk_render_table(f, sink, err);
+  if (fmt == ETK_INSPECT_FORMAT_TABLE)
+    return etk_render_table_rows(f, insp_plan_event_row, sink, err);
   return etk_render_delimited_rows(f, insp_plan_event_row,
                                    fmt == ETK_INSPECT_FORMAT_CSV ? ',' : '\t',
                                    sink, err);
