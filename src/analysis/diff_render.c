@@ -248,6 +248,18 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
   etk_json_end_object(j);
 }
 
+/* `key`: an array of the rows vis[from .. to). */
+static void json_rows(etk_json_t *j, const char *key, const etk_diff_t *d,
+                      const uint32_t *vis, size_t from, size_t to) {
+  etk_json_key(j, key);
+  etk_json_begin_array(j);
+  for (size_t i = from; i < to; i++) {
+    const etk_diff_row_t r = ana_diff_row(d, vis[i]);
+    json_row(j, &r);
+  }
+  etk_json_end_array(j);
+}
+
 /* The rows a rendering shows: totals first (vis[0 .. totals)), then the
  * operators; `hidden` counts the operator rows below the thresholds. */
 typedef struct visible {
@@ -275,22 +287,9 @@ static int render_json(const etk_diff_t *d, const etk_diff_render_options_t *o,
   }
   etk_json_kv_double(&j, "threshold_pct", o->threshold_pct);
   etk_json_kv_double(&j, "min_delta", o->min_delta);
-  etk_json_key(&j, "hidden_rows");
-  etk_json_uint(&j, w->hidden);
-  etk_json_key(&j, "totals");
-  etk_json_begin_array(&j);
-  for (size_t i = 0; i < ntot; i++) {
-    const etk_diff_row_t r = ana_diff_row(d, vis[i]);
-    json_row(&j, &r);
-  }
-  etk_json_end_array(&j);
-  etk_json_key(&j, "operators");
-  etk_json_begin_array(&j);
-  for (size_t i = ntot; i < nvis; i++) {
-    const etk_diff_row_t r = ana_diff_row(d, vis[i]);
-    json_row(&j, &r);
-  }
-  etk_json_end_array(&j);
+  etk_json_kv_uint(&j, "hidden_rows", w->hidden);
+  json_rows(&j, "totals", d, vis, 0, ntot);
+  json_rows(&j, "operators", d, vis, ntot, nvis);
   etk_json_end_object(&j);
   return etk_json_finish(&j);
 }
