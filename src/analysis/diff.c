@@ -58,17 +58,31 @@
 #include "analysis_internal.h"
 #include "common/vec.h"
 
-/* A row as kept: 88 bytes (etk_diff_row_t is 160); ana_diff_row() rebuilds
- * the public row, its values, delta and change. */
-typedef struct diff_row {
-  const char *name, *name_b, *op_type; /* dump or pool strings; NULL none */
-  double avg_a, avg_b, p50_a, p50_b;
+/* An operator row as kept: 8 bytes.  `a` and `b` are the row's events in
+ * A and B (ROW_NONE when absent: a new row has no `a`, a missing row no
+ * `b`); a matched row keeps its stage (0 exact, 1 name, 2 op type) in the
+ * top two bits of `a`.  Everything else (names, statistics, delta) is read
+ * from the inspectors when the row is read (op_row_read). */
+typedef struct op_row {
+  uint32_t a, b;
+} op_row_t;
+
+#define ROW_NONE UINT32_MAX
+#define ROW_EVENT_MASK 0x3FFFFFFFu
+#define ROW_STAGE_SHIFT 30
+/* Events per side the packing allows (a 2 GiB ETDump holds far fewer). */
+#define ROW_MAX_EVENTS ((size_t)ROW_EVENT_MASK)
+
+/* A total row, computed once at build: the few rows per block pair whose
+ * values are sums. */
+typedef struct total_row {
+  double avg_a, avg_b, p50_a, p50_b, value_a, value_b;
   uint32_t event_a, event_b; /* UINT32_MAX when absent */
   uint32_t count_a, count_b;
   int32_t instruction_id_a, instruction_id_b;
   uint32_t place; /* index into etk_diff.places */
-  uint8_t kind, match;
-} diff_row_t;
+  uint8_t kind;
+} total_row_t;
 
 /* A block pair's text (its name, " (k+1)" for a repeated name) and k. */
 typedef struct diff_place {
@@ -77,8 +91,9 @@ typedef struct diff_place {
 } diff_place_t;
 
 /* Append-only string store whose strings never move (chunks are never
- * reallocated): every string a row points to that is not the dump's own,
- * copied once (no hashing: a million distinct strings cost a memcpy each). */
+ * reallocated): block texts, and the texts a row shows that are not the
+ * dump's own NUL-terminated strings (decimal delegate ids, operator types
+ * cut out of a name), each copied once. */
 typedef struct strings {
   char **chunks;
   size_t count, cap;
@@ -88,13 +103,18 @@ typedef struct strings {
 #define POOL_CHUNK 65536u
 
 struct etk_diff {
-  diff_row_t *rows;
-  double *values; /* per row A's and B's compared metric, when it is
-                     neither avg nor p50 (else NULL: the rows hold it) */
-  size_t nrows, cap;
+  etk_inspector_t *insp[2]; /* A and B, borrowed */
+  total_row_t *totals;      /* rows 0 .. ntotals - 1, in block pair order */
+  size_t ntotals, totals_cap;
+  op_row_t *ops; /* rows ntotals .. , sorted */
+  size_t nops, ops_cap;
   diff_place_t *places;
   size_t nplaces, places_cap;
+  uint32_t *place_of[2]; /* per block of A / B: its pair (UINT32_MAX none) */
   strings_t pool;
+  etk_hash_t texts;     /* pooled texts by their bytes ... */
+  const char **text_at; /* ... and where each is (by id) */
+  size_t text_cap;
   etk_diff_metric_t metric;
   etk_time_scale_t unit;
 };
@@ -147,13 +167,26 @@ static double metric_of(const etk_stats_t *st, etk_diff_metric_t m) {
 
 /* ------------------------------------------------------- one side */
 
-/* The statistics the diff keeps per event: avg and p50 (always shown)
- * and the compared metric, exact doubles (32 bytes instead of the 56 of
- * a whole etk_stats_t). */
+/* The statistics a row shows of one event: avg and p50 (always shown)
+ * and the compared metric, exact doubles. */
 typedef struct side_stats {
   double avg, p50, value;
   size_t count; /* 0: no perf data */
 } side_stats_t;
+
+/* The statistics of inspector event e (all 0 when it has none). */
+static side_stats_t event_stats(etk_inspector_t *insp, size_t e,
+                                etk_diff_metric_t metric) {
+  side_stats_t k;
+  memset(&k, 0, sizeof k);
+  etk_stats_t st;
+  if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) return k;
+  k.avg = st.avg;
+  k.p50 = st.p50;
+  k.value = metric_of(&st, metric);
+  k.count = st.count;
+  return k;
+}
 
 /* Bits of side_t.flags: matched, has statistics (perf data with a
  * duration), the event's etk_op_role_t and its delegate sign (+1 a
@@ -164,12 +197,12 @@ typedef struct side_stats {
 #define SIDE_SIGN_PLUS 32u
 #define SIDE_SIGN_MINUS 64u
 
-/* What the diff needs of one inspector: one byte per event (the operator
- * summary's roles and signs are copied there, and the summary is freed),
- * and the statistics read from the inspector when a row or a total needs
- * them (nothing per sample is copied). */
+/* What the diff needs of one inspector while it is built: one byte per
+ * event (the operator summary's roles and signs are copied there, and
+ * the summary is freed); statistics are read from the inspector. */
 typedef struct side {
   etk_inspector_t *insp;
+  int index; /* 0 A, 1 B */
   etk_diff_metric_t metric;
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
@@ -183,17 +216,12 @@ static void side_free(side_t *s) {
 
 /* The statistics of event e (all 0 when it has none). */
 static side_stats_t side_stats(const side_t *s, size_t e) {
-  side_stats_t k;
-  memset(&k, 0, sizeof k);
-  etk_stats_t st;
-  if (!(s->flags[e] & SIDE_HAS_STATS) ||
-      etk_inspector_event_stats(s->insp, e, &st) != ETK_OK)
+  if (!(s->flags[e] & SIDE_HAS_STATS)) {
+    side_stats_t k;
+    memset(&k, 0, sizeof k);
     return k;
-  k.avg = st.avg;
-  k.p50 = st.p50;
-  k.value = metric_of(&st, s->metric);
-  k.count = st.count;
-  return k;
+  }
+  return event_stats(s->insp, e, s->metric);
 }
 
 /* Event e's etk_op_role_t and delegate sign. */
@@ -265,20 +293,7 @@ static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
   return 1;
 }
 
-/* Operator type of event e (`ev`): the linked type when exactly one, else
- * from the name (then a part of ev->name).  Valid while `ev` is. */
-static const char *event_op_type(etk_inspector_t *insp, size_t e,
-                                 const etk_inspector_event_t *ev, size_t *len) {
-  etk_inspector_event_link_t link;
-  etk_inspector_event_link(insp, e, &link);
-  if (link.op_type_count == 1 && link.op_types[0]) {
-    *len = strlen(link.op_types[0]);
-    return link.op_types[0];
-  }
-  return etk_op_type_from_name(ev->name, ev->name_len, len);
-}
-
-/* ------------------------------------------------------- rows */
+/* ------------------------------------------------------- texts */
 
 /* Copies s[0..len) and a NUL into the pool; *out is the copy. */
 static int pool_put(etk_diff_t *d, const char *s, size_t len,
@@ -303,100 +318,197 @@ static int pool_put(etk_diff_t *d, const char *s, size_t len,
   return ETK_OK;
 }
 
+/* Keeps a pooled copy of s[0..len), once per distinct text. */
+static int text_keep(etk_diff_t *d, const char *s, size_t len) {
+  uint32_t id;
+  bool added = false;
+  int rc = etk_hash_put(&d->texts, s, len, &id, &added);
+  if (rc != ETK_OK || !added) return rc;
+  if (!ETK_VEC_RESERVE(d->text_at, d->text_cap, (size_t)id + 1))
+    return ETK_E_NO_MEMORY;
+  return pool_put(d, s, len, &d->text_at[id]);
+}
+
+/* The copy text_keep() made of s[0..len) ("" if none was made). */
+static const char *text_kept(const etk_diff_t *d, const char *s, size_t len) {
+  uint32_t id = etk_hash_find(&d->texts, s, len);
+  return id == ETK_HASH_NONE ? "" : d->text_at[id];
+}
+
 static int text_equal(const char *t, const char *s, size_t len) {
   return strlen(t) == len && (len == 0 || memcmp(t, s, len) == 0);
 }
 
-/* A row's event name: a decimal delegate id is written in the inspector's
- * volatile name buffer, so it is copied to the pool; every other name is
- * the dump's own NUL-terminated string, which lives as long as the
- * inspector (the diff's contract), and is pointed to. */
-static int row_name(etk_diff_t *d, const etk_inspector_event_t *ev,
-                    const char **out) {
-  if (ev->delegate_id_is_int) return pool_put(d, ev->name, ev->name_len, out);
-  *out = ev->name;
-  return ETK_OK;
-}
-
-/* Does the compared metric need etk_diff.values (not avg nor p50)? */
-static int metric_kept_apart(etk_diff_metric_t m) {
-  return m == ETK_DIFF_METRIC_P10 || m == ETK_DIFF_METRIC_P90 ||
-         m == ETK_DIFF_METRIC_MIN || m == ETK_DIFF_METRIC_MAX;
-}
-
-/* The compared metric of row i on side A (is_b 0) or B (1). */
-static double row_value(const etk_diff_t *d, size_t i, int is_b) {
-  const diff_row_t *r = &d->rows[i];
-  if (d->values) return d->values[2 * i + (size_t)is_b];
-  if (d->metric == ETK_DIFF_METRIC_P50) return is_b ? r->p50_b : r->p50_a;
-  return is_b ? r->avg_b : r->avg_a;
-}
-
-/* Sets row r's compared metric on one side (only kept when apart). */
-static void row_value_set(etk_diff_t *d, const diff_row_t *r, int is_b,
-                          double v) {
-  if (d->values) d->values[2 * (size_t)(r - d->rows) + (size_t)is_b] = v;
-}
-
-/* A new row of block pair `place`, every value NaN. */
-static diff_row_t *row_new(etk_diff_t *d, uint32_t place) {
-  if (d->nrows == d->cap) {
-    size_t c = d->cap ? d->cap * 2 : 64;
-    diff_row_t *q = realloc(d->rows, c * sizeof *q);
-    if (!q) return NULL;
-    d->rows = q;
-    if (metric_kept_apart(d->metric)) {
-      double *v = realloc(d->values, 2 * c * sizeof *v);
-      if (!v) return NULL;
-      d->values = v;
-    }
-    d->cap = c;
+/* Operator type of event e (`ev`): the linked type when exactly one, else
+ * from the name (then a part of ev->name).  Valid while `ev` is. */
+static const char *event_op_type(etk_inspector_t *insp, size_t e,
+                                 const etk_inspector_event_t *ev, size_t *len) {
+  etk_inspector_event_link_t link;
+  etk_inspector_event_link(insp, e, &link);
+  if (link.op_type_count == 1 && link.op_types[0]) {
+    *len = strlen(link.op_types[0]);
+    return link.op_types[0];
   }
-  diff_row_t *r = &d->rows[d->nrows++];
-  memset(r, 0, sizeof *r);
-  r->place = place;
-  r->instruction_id_a = r->instruction_id_b = -1;
-  r->event_a = r->event_b = UINT32_MAX;
-  r->avg_a = r->avg_b = r->p50_a = r->p50_b = (double)NAN;
-  row_value_set(d, r, 0, (double)NAN);
-  row_value_set(d, r, 1, (double)NAN);
-  return r;
+  return etk_op_type_from_name(ev->name, ev->name_len, len);
 }
 
-/* A kept row's delta: B - A, a new row's B's value, a missing row's minus
- * A's. */
-static double row_delta(const etk_diff_t *d, size_t i) {
-  const diff_row_t *r = &d->rows[i];
-  if (r->match == ETK_DIFF_MATCH_NEW) return row_value(d, i, 1);
-  if (r->match == ETK_DIFF_MATCH_MISSING) return -row_value(d, i, 0);
-  return row_value(d, i, 1) - row_value(d, i, 0);
+/* Where an operator type `t` (len) of `ev` lies: 0 outside the name (a
+ * linked type, NUL-terminated), 1 at the name's end (*skip: its offset),
+ * 2 inside the name but not at its end (a copy must be kept). */
+static int type_place(const etk_inspector_event_t *ev, const char *t,
+                      size_t len, size_t *skip) {
+  uintptr_t at = (uintptr_t)t - (uintptr_t)ev->name;
+  if ((uintptr_t)t < (uintptr_t)ev->name || at > ev->name_len) return 0;
+  *skip = (size_t)at;
+  return at + len == ev->name_len ? 1 : 2;
 }
 
-/* The public row of a kept row: delta and change follow from the values. */
-etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i) {
-  const diff_row_t *r = &d->rows[i];
+/* While building: keeps the copies row_texts() will look up for event e
+ * of side `side` (`ev`): a decimal delegate id (written in the
+ * inspector's volatile name buffer) and, with `with_type`, an operator
+ * type cut out of the middle of a name. */
+static int keep_texts(etk_diff_t *d, int side, size_t e,
+                      const etk_inspector_event_t *ev, int with_type) {
+  int rc = ETK_OK;
+  if (ev->delegate_id_is_int) rc = text_keep(d, ev->name, ev->name_len);
+  if (rc != ETK_OK || !with_type) return rc;
+  size_t len, skip;
+  const char *t = event_op_type(d->insp[side], e, ev, &len);
+  if (type_place(ev, t, len, &skip) == 2) rc = text_keep(d, t, len);
+  return rc;
+}
+
+/* The texts a row shows of event e of side `side` (`ev`): *name, the
+ * dump's own NUL-terminated string or the kept copy of a decimal id, and
+ * (when `type` is not NULL) the operator type.  Both stay valid as long
+ * as the diff and its inspectors. */
+static void row_texts(const etk_diff_t *d, int side, size_t e,
+                      const etk_inspector_event_t *ev, const char **name,
+                      const char **type) {
+  *name =
+      ev->delegate_id_is_int ? text_kept(d, ev->name, ev->name_len) : ev->name;
+  if (!type) return;
+  size_t len, skip = 0;
+  const char *t = event_op_type(d->insp[side], e, ev, &len);
+  int at = type_place(ev, t, len, &skip);
+  *type = at == 0 ? t : at == 1 ? *name + skip : text_kept(d, t, len);
+}
+
+/* ------------------------------------------------------- rows */
+
+static const char *const total_names[4] = {
+    "method", "operators", "delegate overhead", "framework overhead"};
+
+/* The public row of total row t. */
+static etk_diff_row_t total_row_read(const etk_diff_t *d,
+                                     const total_row_t *t) {
   etk_diff_row_t p;
   memset(&p, 0, sizeof p);
-  p.kind = r->kind;
-  p.match = r->match;
-  p.block = d->places[r->place].text;
-  p.block_occurrence = d->places[r->place].occurrence;
-  p.name = r->name ? r->name : "";
-  p.name_b = r->name_b;
-  p.op_type = r->op_type;
-  p.instruction_id_a = r->instruction_id_a;
-  p.instruction_id_b = r->instruction_id_b;
-  p.event_a = r->event_a == UINT32_MAX ? SIZE_MAX : r->event_a;
-  p.event_b = r->event_b == UINT32_MAX ? SIZE_MAX : r->event_b;
-  p.count_a = r->count_a;
-  p.count_b = r->count_b;
-  p.avg_a = r->avg_a;
-  p.avg_b = r->avg_b;
-  p.p50_a = r->p50_a;
-  p.p50_b = r->p50_b;
-  p.value_a = row_value(d, i, 0);
-  p.value_b = row_value(d, i, 1);
-  p.delta = row_delta(d, i);
+  p.kind = t->kind;
+  p.match = ETK_DIFF_MATCH_TOTAL;
+  p.block = d->places[t->place].text;
+  p.block_occurrence = d->places[t->place].occurrence;
+  p.name = total_names[t->kind == ETK_DIFF_ROW_METHOD              ? 0
+                       : t->kind == ETK_DIFF_ROW_OPERATORS_TOTAL   ? 1
+                       : t->kind == ETK_DIFF_ROW_DELEGATE_OVERHEAD ? 2
+                                                                   : 3];
+  p.instruction_id_a = t->instruction_id_a;
+  p.instruction_id_b = t->instruction_id_b;
+  p.event_a = t->event_a == UINT32_MAX ? SIZE_MAX : t->event_a;
+  p.event_b = t->event_b == UINT32_MAX ? SIZE_MAX : t->event_b;
+  p.count_a = t->count_a;
+  p.count_b = t->count_b;
+  p.avg_a = t->avg_a;
+  p.avg_b = t->avg_b;
+  p.p50_a = t->p50_a;
+  p.p50_b = t->p50_b;
+  p.value_a = t->value_a;
+  p.value_b = t->value_b;
+  p.delta = t->value_b - t->value_a;
+  return p;
+}
+
+/* The match of operator row r. */
+static int op_row_match(const op_row_t *r) {
+  if (r->a == ROW_NONE) return ETK_DIFF_MATCH_NEW;
+  if (r->b == ROW_NONE) return ETK_DIFF_MATCH_MISSING;
+  return (int)(r->a >> ROW_STAGE_SHIFT); /* EXACT, NAME, OP_TYPE */
+}
+
+/* The events of operator row r (ROW_NONE when absent). */
+static void op_row_events(const op_row_t *r, uint32_t ev[2]) {
+  ev[0] = r->a == ROW_NONE ? ROW_NONE : (r->a & ROW_EVENT_MASK);
+  ev[1] = r->b;
+}
+
+/* A row's delta from its values: B - A, a new row's B's value, a missing
+ * row's minus A's. */
+static double delta_of(int match, double value_a, double value_b) {
+  if (match == ETK_DIFF_MATCH_NEW) return value_b;
+  if (match == ETK_DIFF_MATCH_MISSING) return -value_a;
+  return value_b - value_a;
+}
+
+/* The compared metric of both sides of operator row r (NaN absent). */
+static void op_row_values(const etk_diff_t *d, const op_row_t *r,
+                          double value[2]) {
+  uint32_t ev[2];
+  op_row_events(r, ev);
+  for (int side = 0; side < 2; side++)
+    value[side] = ev[side] == ROW_NONE
+                      ? (double)NAN
+                      : event_stats(d->insp[side], ev[side], d->metric).value;
+}
+
+/* The public row of operator row r, read from the inspectors. */
+static etk_diff_row_t op_row_read(const etk_diff_t *d, const op_row_t *r) {
+  etk_diff_row_t p;
+  memset(&p, 0, sizeof p);
+  p.kind = ETK_DIFF_ROW_OPERATOR;
+  p.match = op_row_match(r);
+  uint32_t ev[2];
+  op_row_events(r, ev);
+  const int first = ev[0] == ROW_NONE; /* the side naming the row */
+  etk_inspector_event_t e[2];
+  const char *name[2] = {NULL, NULL};
+  int32_t *iid[2] = {&p.instruction_id_a, &p.instruction_id_b};
+  size_t *event[2] = {&p.event_a, &p.event_b},
+         *count[2] = {&p.count_a, &p.count_b};
+  double *avg[2] = {&p.avg_a, &p.avg_b}, *p50[2] = {&p.p50_a, &p.p50_b},
+         *value[2] = {&p.value_a, &p.value_b};
+  for (int side = 0; side < 2; side++) {
+    *iid[side] = -1;
+    *event[side] = SIZE_MAX;
+    *avg[side] = *p50[side] = *value[side] = (double)NAN;
+    if (ev[side] == ROW_NONE) continue;
+    etk_inspector_event_get(d->insp[side], ev[side], &e[side]);
+    const side_stats_t st = event_stats(d->insp[side], ev[side], d->metric);
+    *iid[side] = e[side].instruction_id;
+    *event[side] = ev[side];
+    *count[side] = (uint32_t)st.count;
+    *avg[side] = st.avg;
+    *p50[side] = st.p50;
+    *value[side] = st.value;
+    row_texts(d, side, ev[side], &e[side], &name[side],
+              side == first ? &p.op_type : NULL);
+  }
+  /* the name was made stable before the other side's event was read (A
+   * and B may be one inspector, whose decimal names share a buffer) */
+  p.name = name[first];
+  if (!first && ev[1] != ROW_NONE &&
+      !text_equal(name[0], e[1].name, e[1].name_len))
+    p.name_b = name[1];
+  const uint32_t place = d->place_of[first][e[first].block];
+  p.block = d->places[place].text;
+  p.block_occurrence = d->places[place].occurrence;
+  p.delta = delta_of(p.match, p.value_a, p.value_b);
+  return p;
+}
+
+/* The public row i: delta and change follow from the values. */
+etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i) {
+  etk_diff_row_t p = i < d->ntotals ? total_row_read(d, &d->totals[i])
+                                    : op_row_read(d, &d->ops[i - d->ntotals]);
   p.change_pct = (double)NAN;
   if (p.match != ETK_DIFF_MATCH_NEW && p.match != ETK_DIFF_MATCH_MISSING &&
       p.value_a != 0 && p.value_a == p.value_a)
@@ -404,39 +516,29 @@ etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i) {
   return p;
 }
 
-/* Fills one side of an operator row from event e.  The first side filled
- * gives the row its name and operator type; a type that is the tail of the
- * dump's own name is pointed to, any other is pooled. */
-static int row_side(etk_diff_t *d, diff_row_t *r, side_t *s, size_t e, int is_b,
-                    const etk_inspector_event_t *known) {
-  etk_inspector_event_t ev;
-  /* a known decimal name may have been overwritten since (A and B may be
-   * one inspector): fetched again */
-  if (known && !known->delegate_id_is_int)
-    ev = *known;
-  else
-    etk_inspector_event_get(s->insp, e, &ev);
-  const side_stats_t st = side_stats(s, e);
-  diff_row_t *p = r;
-  *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
-  *(is_b ? &p->event_b : &p->event_a) = (uint32_t)e;
-  *(is_b ? &p->count_b : &p->count_a) = (uint32_t)st.count;
-  *(is_b ? &p->avg_b : &p->avg_a) = st.avg;
-  *(is_b ? &p->p50_b : &p->p50_a) = st.p50;
-  row_value_set(d, r, is_b, st.value);
-  if (r->name) {
-    if (text_equal(r->name, ev.name, ev.name_len)) return ETK_OK;
-    return row_name(d, &ev, &r->name_b);
+/* Appends operator row (a, b) for side events fetched or given (`known`
+ * per side, NULL when not at hand) and keeps its texts; `first` is the
+ * side naming the row. */
+static int op_row_add(etk_diff_t *d, side_t *const sides[2],
+                      const uint32_t ev[2], uint32_t a_bits,
+                      const etk_inspector_event_t *const known[2]) {
+  if (!ETK_VEC_RESERVE(d->ops, d->ops_cap, d->nops + 1)) return ETK_E_NO_MEMORY;
+  op_row_t *r = &d->ops[d->nops++];
+  r->a = ev[0] == ROW_NONE ? ROW_NONE : (ev[0] | a_bits);
+  r->b = ev[1];
+  const int first = ev[0] == ROW_NONE;
+  int rc = ETK_OK;
+  for (int side = 0; side < 2 && rc == ETK_OK; side++) {
+    if (ev[side] == ROW_NONE) continue;
+    etk_inspector_event_t e;
+    /* a known decimal name may have been overwritten since (A and B may
+     * be one inspector): fetched again */
+    if (known[side] && !known[side]->delegate_id_is_int)
+      e = *known[side];
+    else
+      etk_inspector_event_get(sides[side]->insp, ev[side], &e);
+    rc = keep_texts(d, side, ev[side], &e, side == first);
   }
-  int rc = row_name(d, &ev, &r->name);
-  size_t len;
-  const char *type = event_op_type(s->insp, e, &ev, &len);
-  uintptr_t skip = (uintptr_t)type - (uintptr_t)ev.name;
-  if (rc == ETK_OK && r->name == ev.name && skip <= ev.name_len &&
-      skip + len == ev.name_len)
-    r->op_type = type;
-  else if (rc == ETK_OK)
-    rc = pool_put(d, type, len, &r->op_type);
   return rc;
 }
 
@@ -574,18 +676,14 @@ static int key_table_fill(key_table_t *t, side_t *B, size_t bb,
  * (both marked used); ev_a and ev_b are the events when known, else NULL. */
 static int match_pair(etk_diff_t *d, side_t *A, size_t e,
                       const etk_inspector_event_t *ev_a, side_t *B, size_t eb,
-                      const etk_inspector_event_t *ev_b, int stage,
-                      uint32_t place) {
+                      const etk_inspector_event_t *ev_b, int stage) {
   A->flags[e] |= SIDE_USED;
   B->flags[eb] |= SIDE_USED;
-  diff_row_t *r = row_new(d, place);
-  if (!r) return ETK_E_NO_MEMORY;
-  r->kind = ETK_DIFF_ROW_OPERATOR;
-  r->match = stage == 1   ? ETK_DIFF_MATCH_EXACT
-             : stage == 2 ? ETK_DIFF_MATCH_NAME
-                          : ETK_DIFF_MATCH_OP_TYPE;
-  int rc = row_side(d, r, A, e, 0, ev_a);
-  return rc == ETK_OK ? row_side(d, r, B, eb, 1, ev_b) : rc;
+  side_t *const sides[2] = {A, B};
+  const uint32_t ev[2] = {(uint32_t)e, (uint32_t)eb};
+  const etk_inspector_event_t *const known[2] = {ev_a, ev_b};
+  return op_row_add(d, sides, ev, (uint32_t)(stage - 1) << ROW_STAGE_SHIFT,
+                    known);
 }
 
 /* The common prefix of both blocks' unmatched candidates: while the i-th
@@ -596,8 +694,8 @@ static int match_pair(etk_diff_t *d, side_t *A, size_t e,
 static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
                         const etk_inspector_block_t *blka, side_t *B, size_t bb,
                         const etk_inspector_block_t *blkb, int stage,
-                        int all_rows, uint32_t place, etk_strbuf_t *key,
-                        etk_strbuf_t *other, size_t *ia, size_t *ib) {
+                        int all_rows, etk_strbuf_t *key, etk_strbuf_t *other,
+                        size_t *ia, size_t *ib) {
   size_t i = 0, j = 0;
   int rc = ETK_OK;
   while (rc == ETK_OK) {
@@ -616,7 +714,7 @@ static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
         memcmp(key->data, other->data, key->len) != 0)
       break;
     rc = match_pair(d, A, blka->first_event + i, &ev_a, B,
-                    blkb->first_event + j, &ev_b, stage, place);
+                    blkb->first_event + j, &ev_b, stage);
     i++;
     j++;
   }
@@ -631,7 +729,7 @@ static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
  * its key, so the k-th event of a key in A pairs with the k-th in B.  One
  * hash per event. */
 static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
-                       size_t bb, int stage, int all_rows, uint32_t place) {
+                       size_t bb, int stage, int all_rows) {
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
@@ -641,8 +739,8 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
   etk_strbuf_init(&key);
   etk_strbuf_init(&t.other);
   size_t ia, ib;
-  int rc = match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, place,
-                        &key, &t.other, &ia, &ib);
+  int rc = match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, &key,
+                        &t.other, &ia, &ib);
   etk_strbuf_free(&t.other);
   if (rc == ETK_OK && ia < blka.event_count && ib < blkb.event_count)
     rc = key_table_init(&t, ib, blkb.event_count - ib);
@@ -663,8 +761,7 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
     if (id == UINT32_MAX || t.head[id] == 0) continue;
     size_t local = t.head[id] - 1;
     t.head[id] = t.next[local - t.start];
-    rc = match_pair(d, A, e, &ev_a, B, blkb.first_event + local, NULL, stage,
-                    place);
+    rc = match_pair(d, A, e, &ev_a, B, blkb.first_event + local, NULL, stage);
   }
   if (rc == ETK_OK && t.other.failed) rc = ETK_E_NO_MEMORY;
   key_table_free(&t);
@@ -673,29 +770,48 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
 }
 
 /* Leftover candidates of one side's block become new / missing rows. */
-static int leftovers(etk_diff_t *d, side_t *s, size_t b, int is_b, int all_rows,
-                     uint32_t place) {
+static int leftovers(etk_diff_t *d, side_t *s, size_t b, int all_rows) {
   etk_inspector_block_t blk;
   etk_inspector_block_get(s->insp, b, &blk);
+  side_t *const sides[2] = {s, s};
+  const etk_inspector_event_t *const known[2] = {NULL, NULL};
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
     size_t e = blk.first_event + i;
     if (!is_free_candidate(s, b, e, all_rows)) continue;
-    diff_row_t *r = row_new(d, place);
-    if (!r) return ETK_E_NO_MEMORY;
-    r->kind = ETK_DIFF_ROW_OPERATOR;
-    r->match = is_b ? ETK_DIFF_MATCH_NEW : ETK_DIFF_MATCH_MISSING;
-    rc = row_side(d, r, s, e, is_b, NULL);
+    uint32_t ev[2] = {ROW_NONE, ROW_NONE};
+    ev[s->index] = (uint32_t)e;
+    rc = op_row_add(d, sides, ev, 0, known);
   }
   return rc;
 }
+
+/* A new total row of block pair `place`, every value NaN. */
+static total_row_t *total_new(etk_diff_t *d, uint32_t place) {
+  if (!ETK_VEC_RESERVE(d->totals, d->totals_cap, d->ntotals + 1)) return NULL;
+  total_row_t *r = &d->totals[d->ntotals++];
+  memset(r, 0, sizeof *r);
+  r->place = place;
+  r->instruction_id_a = r->instruction_id_b = -1;
+  r->event_a = r->event_b = UINT32_MAX;
+  return r;
+}
+
+/* The method event of total row p's side (is_b) when the block has one. */
+static void total_method_event(total_row_t *p, const side_t *s, size_t b,
+                               int is_b) {
+  if (b == SIZE_MAX || s->method_event[b] == SIZE_MAX) return;
+  etk_inspector_event_t ev;
+  etk_inspector_event_get(s->insp, s->method_event[b], &ev);
+  *(is_b ? &p->event_b : &p->event_a) = (uint32_t)s->method_event[b];
+  *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
+}
+
 /* The total rows of a block pair (either side may be absent): method,
  * operators, delegate overhead (only when a side has wrapping
  * DELEGATE_CALLs) and framework overhead, the rules of op_summary.c. */
 static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
                       uint32_t place) {
-  static const char *const names[4] = {
-      "method", "operators", "delegate overhead", "framework overhead"};
   double va[4], vb[4];
   size_t ca[4] = {0, 0, 0, 0}, cb[4] = {0, 0, 0, 0};
   double aa[4], ab[4], pa[4], pb[4];
@@ -745,17 +861,14 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
   if (!has_delegate) va[2] = vb[2] = (double)NAN;
   for (int k = 0; k < 4; k++) {
     if (va[k] != va[k] && vb[k] != vb[k]) continue; /* no method time */
-    diff_row_t *r = row_new(d, place);
-    if (!r) return ETK_E_NO_MEMORY;
-    diff_row_t *p = r;
+    total_row_t *p = total_new(d, place);
+    if (!p) return ETK_E_NO_MEMORY;
     p->kind = k == 0   ? ETK_DIFF_ROW_METHOD
               : k == 1 ? ETK_DIFF_ROW_OPERATORS_TOTAL
               : k == 2 ? ETK_DIFF_ROW_DELEGATE_OVERHEAD
                        : ETK_DIFF_ROW_FRAMEWORK_OVERHEAD;
-    p->match = ETK_DIFF_MATCH_TOTAL;
-    p->name = names[k];
-    row_value_set(d, p, 0, va[k]);
-    row_value_set(d, p, 1, vb[k]);
+    p->value_a = va[k];
+    p->value_b = vb[k];
     p->avg_a = aa[k];
     p->avg_b = ab[k];
     p->p50_a = pa[k];
@@ -763,18 +876,8 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
     p->count_a = (uint32_t)ca[k];
     p->count_b = (uint32_t)cb[k];
     if (k == 0) {
-      if (ba != SIZE_MAX && A->method_event[ba] != SIZE_MAX) {
-        etk_inspector_event_t ev;
-        etk_inspector_event_get(A->insp, A->method_event[ba], &ev);
-        p->event_a = (uint32_t)A->method_event[ba];
-        p->instruction_id_a = ev.instruction_id;
-      }
-      if (bb != SIZE_MAX && B->method_event[bb] != SIZE_MAX) {
-        etk_inspector_event_t ev;
-        etk_inspector_event_get(B->insp, B->method_event[bb], &ev);
-        p->event_b = (uint32_t)B->method_event[bb];
-        p->instruction_id_b = ev.instruction_id;
-      }
+      total_method_event(p, A, ba, 0);
+      total_method_event(p, B, bb, 1);
     }
   }
   return ETK_OK;
@@ -802,9 +905,10 @@ static int place_new(etk_diff_t *d, const char *name, size_t len,
 
 /* ------------------------------------------------------- sorting */
 
-/* Rows sort by (class, |delta| descending, original position): the key is
- * computed once per row, and the position makes qsort's order stable
- * without any shared state (the diff may be built in several threads). */
+/* Operator rows sort by (class, |delta| descending, original position):
+ * the key is computed once per row, and the position makes qsort's order
+ * stable without any shared state (the diff may be built in several
+ * threads).  Total rows are apart and keep block pair order. */
 typedef struct sort_key {
   double key;
   uint32_t pos; /* row counts are checked to fit */
@@ -818,55 +922,52 @@ static int cmp_keys(const void *pa, const void *pb) {
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* The sort key of row i. */
+/* The sort key of operator row i. */
 static sort_key_t sort_key_of(const etk_diff_t *d, size_t i) {
+  const op_row_t *r = &d->ops[i];
+  double value[2];
+  op_row_values(d, r, value);
+  int match = op_row_match(r);
   sort_key_t k;
-  k.cls = ana_diff_match_class(d->rows[i].match);
-  /* totals keep block order; NaN deltas cannot happen outside totals */
-  k.key = k.cls == 0 ? 0 : fabs(row_delta(d, i));
+  k.cls = ana_diff_match_class(match);
+  /* NaN deltas cannot happen outside totals */
+  k.key = fabs(delta_of(match, value[0], value[1]));
   k.pos = (uint32_t)i;
   return k;
 }
 
-/* Sorts the rows (and their values kept apart) in place: the keys are
- * sorted, then the permutation is applied cycle by cycle (one row of
- * scratch), so the rows are never held twice. */
+/* Sorts the operator rows in place: the keys are sorted, then the
+ * permutation is applied cycle by cycle (one row of scratch), so the rows
+ * are never held twice. */
 static int sort_rows(etk_diff_t *d) {
-  if (d->nrows < 2) return ETK_OK;
-  if (d->nrows > UINT32_MAX) return ETK_E_LIMIT;
+  if (d->nops < 2) return ETK_OK;
   /* the rows may be in order already (one block pair whose deltas are
    * all equal, as when a dump is compared with itself): then kept */
   sort_key_t prev = sort_key_of(d, 0), next;
   size_t ordered = 1;
-  for (; ordered < d->nrows; ordered++, prev = next) {
+  for (; ordered < d->nops; ordered++, prev = next) {
     next = sort_key_of(d, ordered);
     if (cmp_keys(&prev, &next) > 0) break;
   }
-  if (ordered == d->nrows) return ETK_OK;
-  sort_key_t *keys = malloc(d->nrows * sizeof *keys);
+  if (ordered == d->nops) return ETK_OK;
+  sort_key_t *keys = malloc(d->nops * sizeof *keys);
   if (!keys) return ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < d->nrows; i++) keys[i] = sort_key_of(d, i);
-  qsort(keys, d->nrows, sizeof *keys, cmp_keys);
+  for (size_t i = 0; i < d->nops; i++) keys[i] = sort_key_of(d, i);
+  qsort(keys, d->nops, sizeof *keys, cmp_keys);
   /* row i takes row keys[i].pos; a visited cycle is marked by setting its
    * keys' pos to i itself */
-  for (size_t i = 0; i < d->nrows; i++) {
+  for (size_t i = 0; i < d->nops; i++) {
     if (keys[i].pos == i) continue;
-    diff_row_t held = d->rows[i];
-    double held_values[2] = {0, 0};
-    if (d->values) memcpy(held_values, d->values + 2 * i, sizeof held_values);
+    op_row_t held = d->ops[i];
     size_t at = i;
     for (;;) {
       size_t from = keys[at].pos;
       keys[at].pos = (uint32_t)at;
       if (from == i) {
-        d->rows[at] = held;
-        if (d->values)
-          memcpy(d->values + 2 * at, held_values, sizeof held_values);
+        d->ops[at] = held;
         break;
       }
-      d->rows[at] = d->rows[from];
-      if (d->values)
-        memcpy(d->values + 2 * at, d->values + 2 * from, sizeof held_values);
+      d->ops[at] = d->ops[from];
       at = from;
     }
   }
@@ -948,12 +1049,14 @@ static int diff_block_pair(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
                            size_t k, int all_rows) {
   uint32_t place;
   int rc = place_new(d, blk->name, blk->name_len, k, &place);
-  if (rc == ETK_OK) rc = total_rows(d, A, ba, B, bb, place);
+  if (rc != ETK_OK) return rc;
+  d->place_of[0][ba] = place;
+  if (bb != SIZE_MAX) d->place_of[1][bb] = place;
+  rc = total_rows(d, A, ba, B, bb, place);
   for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-    rc = match_stage(d, A, ba, B, bb, stage, all_rows, place);
-  if (rc == ETK_OK && bb != SIZE_MAX)
-    rc = leftovers(d, B, bb, 1, all_rows, place);
-  if (rc == ETK_OK) rc = leftovers(d, A, ba, 0, all_rows, place);
+    rc = match_stage(d, A, ba, B, bb, stage, all_rows);
+  if (rc == ETK_OK && bb != SIZE_MAX) rc = leftovers(d, B, bb, all_rows);
+  if (rc == ETK_OK) rc = leftovers(d, A, ba, all_rows);
   return rc;
 }
 
@@ -994,8 +1097,9 @@ static int diff_unpaired_b(etk_diff_t *d, const pairing_t *p, side_t *A,
     }
     uint32_t place;
     rc = place_new(d, blk.name, blk.name_len, k, &place);
+    if (rc == ETK_OK) d->place_of[1][bb] = place;
     if (rc == ETK_OK) rc = total_rows(d, A, SIZE_MAX, B, bb, place);
-    if (rc == ETK_OK) rc = leftovers(d, B, bb, 1, all_rows, place);
+    if (rc == ETK_OK) rc = leftovers(d, B, bb, all_rows);
   }
   return rc;
 }
@@ -1017,18 +1121,34 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   d->metric = o->metric;
   d->unit = etk_inspector_target_time_scale(a);
+  d->insp[0] = a;
+  d->insp[1] = b;
+  etk_hash_init(&d->texts);
   side_t A, B;
   memset(&A, 0, sizeof A);
   memset(&B, 0, sizeof B);
   int rc = side_load(&A, a, o->metric, err);
   if (rc == ETK_OK) rc = side_load(&B, b, o->metric, err);
+  B.index = 1;
+  if (rc == ETK_OK &&
+      (A.nevents > ROW_MAX_EVENTS || B.nevents > ROW_MAX_EVENTS))
+    rc = ETK_E_LIMIT;
+  for (int side = 0; side < 2 && rc == ETK_OK; side++) {
+    size_t n = side ? B.nblocks : A.nblocks;
+    d->place_of[side] = malloc((n ? n : 1) * sizeof *d->place_of[side]);
+    if (!d->place_of[side]) rc = ETK_E_NO_MEMORY;
+    for (size_t i = 0; rc == ETK_OK && i < n; i++)
+      d->place_of[side][i] = UINT32_MAX;
+  }
   pairing_t p;
   memset(&p, 0, sizeof p); /* freeing it is safe whatever happens */
   if (rc == ETK_OK) rc = pairing_init(&p, A.nblocks, B.nblocks);
   if (rc == ETK_OK) rc = pairing_index_b(&p, &B);
   if (rc == ETK_OK) rc = diff_a_blocks(d, &p, &A, &B, o->all_rows);
   if (rc == ETK_OK) rc = diff_unpaired_b(d, &p, &A, &B, o->all_rows);
-  /* the statistics and summaries are not needed to sort: freed first */
+  /* rendering lists rows by 32-bit index */
+  if (rc == ETK_OK && d->ntotals + d->nops > UINT32_MAX) rc = ETK_E_LIMIT;
+  /* the flags and pairing are not needed to sort: freed first */
   pairing_free(&p);
   side_free(&A);
   side_free(&B);
@@ -1044,20 +1164,25 @@ int etk_diff_build(etk_inspector_t *a, etk_inspector_t *b,
 
 void etk_diff_free(etk_diff_t *d) {
   if (!d) return;
-  free(d->rows);
-  free(d->values);
+  free(d->totals);
+  free(d->ops);
   free(d->places);
+  free(d->place_of[0]);
+  free(d->place_of[1]);
   for (size_t i = 0; i < d->pool.count; i++) free(d->pool.chunks[i]);
   free(d->pool.chunks);
+  etk_hash_free(&d->texts);
+  free(d->text_at);
   free(d);
 }
 
 size_t etk_diff_row_count(const etk_diff_t *d) {
-  return d ? d->nrows : 0;
+  return d ? d->ntotals + d->nops : 0;
 }
 
 int etk_diff_row_get(const etk_diff_t *d, size_t index, etk_diff_row_t *out) {
-  if (!d || !out || index >= d->nrows) return ETK_E_INVALID_ARGUMENT;
+  if (!d || !out || index >= etk_diff_row_count(d))
+    return ETK_E_INVALID_ARGUMENT;
   *out = ana_diff_row(d, index);
   return ETK_OK;
 }
@@ -1065,7 +1190,7 @@ int etk_diff_row_get(const etk_diff_t *d, size_t index, etk_diff_row_t *out) {
 size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
                                  double min_delta) {
   size_t n = 0;
-  for (size_t i = 0; d && i < d->nrows; i++) {
+  for (size_t i = 0; d && i < etk_diff_row_count(d); i++) {
     const etk_diff_row_t row = ana_diff_row(d, i), *r = &row;
     if (r->kind != ETK_DIFF_ROW_OPERATOR || ana_diff_match_class(r->match) != 1)
       continue;

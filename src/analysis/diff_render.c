@@ -43,8 +43,8 @@ static int row_hidden(const etk_diff_row_t *r,
 
 typedef struct view {
   const etk_diff_t *d;
-  const uint32_t *rows; /* visible row indices */
-  size_t n;
+  const uint32_t *rows; /* visible row indices (NULL: rows first ..) */
+  size_t first, n;
   int totals; /* table: the totals table */
   int single; /* tsv/csv: one table with every column */
   /* table: durations of column c (10..16) in a readable unit: value *
@@ -59,23 +59,30 @@ typedef struct view {
   etk_strbuf_t text;    /* "name -> name_b" of the last row built */
 } view_t;
 
-/* A readable unit per duration column of the table rows rows[0..n). */
-static void view_units(view_t *v, const char *unit) {
+/* The largest |value| of each duration column (avg A, avg B, p50 A, p50
+ * B, value A, value B, delta) of a table's rows, gathered while the rows
+ * are listed. */
+typedef struct column_max {
+  double max[7];
+} column_max_t;
+
+static void column_max_add(column_max_t *m, const etk_diff_row_t *r) {
+  const double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
+                       r->value_a, r->value_b, r->delta};
+  for (int c = 0; c < 7; c++)
+    if (fabs(x[c]) > m->max[c]) m->max[c] = fabs(x[c]);
+}
+
+/* A readable unit per duration column of a table whose largest values
+ * are `m`. */
+static void view_units(view_t *v, const char *unit, const column_max_t *m) {
   double sec = etk_seconds_per_unit(unit);
-  double max[7] = {0, 0, 0, 0, 0, 0, 0};
-  for (size_t i = 0; i < v->n; i++) {
-    const etk_diff_row_t row = ana_diff_row(v->d, v->rows[i]), *r = &row;
-    double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
-                   r->value_a, r->value_b, r->delta};
-    for (int c = 0; c < 7; c++)
-      if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
-  }
   for (int c = 10; c <= 16; c++) {
     v->unit[c] = unit;
     v->scale[c] = 0;
     if (sec > 0) {
       double per_second;
-      v->unit[c] = etk_duration_unit(max[c - 10] * sec, &per_second);
+      v->unit[c] = etk_duration_unit(m->max[c - 10] * sec, &per_second);
       v->scale[c] = sec * per_second;
     }
   }
@@ -160,7 +167,8 @@ static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
 /* The cells of row `row` that the view shows (bit k of `shown`: column k
  * of the single table) into *c[k]. */
 static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
-  const etk_diff_row_t rr = ana_diff_row(v->d, v->rows[row]), *r = &rr;
+  const size_t i = v->rows ? v->rows[row] : v->first + row;
+  const etk_diff_row_t rr = ana_diff_row(v->d, i), *r = &rr;
   int rc = view_texts(v, r, c, shown);
   for (int k = 0; k < 2; k++) {
     if ((k ? r->event_b : r->event_a) == SIZE_MAX)
@@ -248,13 +256,14 @@ static void json_row(etk_json_t *j, const etk_diff_row_t *r) {
   etk_json_end_object(j);
 }
 
-/* `key`: an array of the rows vis[from .. to). */
+/* `key`: an array of the rows vis[from .. to) (from .. to when vis is
+ * NULL). */
 static void json_rows(etk_json_t *j, const char *key, const etk_diff_t *d,
                       const uint32_t *vis, size_t from, size_t to) {
   etk_json_key(j, key);
   etk_json_begin_array(j);
   for (size_t i = from; i < to; i++) {
-    const etk_diff_row_t r = ana_diff_row(d, vis[i]);
+    const etk_diff_row_t r = ana_diff_row(d, vis ? vis[i] : i);
     json_row(j, &r);
   }
   etk_json_end_array(j);
@@ -263,10 +272,12 @@ static void json_rows(etk_json_t *j, const char *key, const etk_diff_t *d,
 /* The rows a rendering shows: totals first (vis[0 .. totals)), then the
  * operators; `hidden` counts the operator rows below the thresholds. */
 typedef struct visible {
-  /* vis: row indices (the sort checked that they fit); count of them,
-   * totals of them are total rows */
+  /* vis: row indices (the build checked that they fit), NULL when no row
+   * is hidden (then row k is the k-th shown); count of them, totals of
+   * them are total rows; the largest values of each table's columns */
   uint32_t *vis;
   size_t count, totals, hidden;
+  column_max_t max_totals, max_operators;
   const char *la, *lb, *unit, *metric;
 } visible_t;
 
@@ -312,7 +323,7 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
                     "durations in a unit per column\n\n",
                     metric);
   view_t v = {.d = d, .rows = vis, .n = ntot, .totals = 1};
-  view_units(&v, unit);
+  view_units(&v, unit, &w->max_totals);
   snprintf(h[0], sizeof h[0], "block");
   snprintf(h[1], sizeof h[1], "total");
   snprintf(h[2], sizeof h[2], "count A");
@@ -332,8 +343,11 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
     static const char *const names[13] = {
         "block", "event", "iid A", "iid B", "match", "count A", "count B",
         "avg A", "avg B", "p50 A", "p50 B", "delta", "change %"};
-    view_t vo = {.d = d, .rows = vis + ntot, .n = nvis - ntot};
-    view_units(&vo, unit);
+    view_t vo = {.d = d,
+                 .rows = vis ? vis + ntot : NULL,
+                 .first = ntot,
+                 .n = nvis - ntot};
+    view_units(&vo, unit, &w->max_operators);
     static const int col_of[13] = {0, 0, 0, 0, 0, 0, 0, 10, 11, 12, 13, 16, 0};
     for (int i = 0; i < 13; i++) {
       if (i >= 7 && i <= 11)
@@ -419,18 +433,29 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
   w.lb = o->label_b ? o->label_b : "B";
   w.unit = etk_time_scale_name(ana_diff_unit(d));
   w.metric = etk_diff_metric_name(ana_diff_metric(d));
-  w.vis = malloc((etk_diff_row_count(d) ? etk_diff_row_count(d) : 1) *
-                 sizeof *w.vis);
-  if (!w.vis)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  for (size_t i = 0; i < etk_diff_row_count(d); i++) {
+  /* one read of every row: the rows shown, each table's largest values;
+   * the list of shown rows is made at the first hidden one */
+  const size_t nrows = etk_diff_row_count(d);
+  for (size_t i = 0; i < nrows; i++) {
     const etk_diff_row_t r = ana_diff_row(d, i);
     if (row_hidden(&r, o)) {
+      if (!w.vis) { /* every row before this one is shown */
+        if (!(w.vis = malloc(nrows * sizeof *w.vis)))
+          return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                               "out of memory");
+        for (size_t k = 0; k < w.count; k++) w.vis[k] = (uint32_t)k;
+      }
       w.hidden++;
       continue;
     }
-    if (r.match == ETK_DIFF_MATCH_TOTAL) w.totals++;
-    w.vis[w.count++] = (uint32_t)i;
+    if (r.match == ETK_DIFF_MATCH_TOTAL) {
+      w.totals++;
+      column_max_add(&w.max_totals, &r);
+    } else {
+      column_max_add(&w.max_operators, &r);
+    }
+    if (w.vis) w.vis[w.count] = (uint32_t)i;
+    w.count++;
   }
   int rc;
   if (o->format == ETK_INSPECT_FORMAT_JSON)

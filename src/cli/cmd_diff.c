@@ -175,16 +175,17 @@ static void report_regressions(const diff_cli_t *c, size_t n) {
   fputc('\n', stderr);
 }
 
-/* Operators found in both A and B (matched by id, name or op type). */
-static size_t matched_operators(const etk_diff_t *diff) {
-  size_t n = 0;
+/* Whether some operator is found in both A and B (matched by id, name or
+ * op type): matched rows come first after the totals, so the first
+ * operator row tells. */
+static int any_matched(const etk_diff_t *diff) {
   for (size_t i = 0; i < etk_diff_row_count(diff); i++) {
     etk_diff_row_t r;
     etk_diff_row_get(diff, i, &r);
-    if (r.kind == ETK_DIFF_ROW_OPERATOR && r.match <= ETK_DIFF_MATCH_OP_TYPE)
-      n++;
+    if (r.kind == ETK_DIFF_ROW_OPERATOR)
+      return r.match <= ETK_DIFF_MATCH_OP_TYPE;
   }
-  return n;
+  return 0;
 }
 
 int etk_cmd_diff(int argc, char **argv) {
@@ -223,7 +224,7 @@ int etk_cmd_diff(int argc, char **argv) {
     etk_error_clear(&err);
     rc = etk_diff_build(a, b, &c.dopt, &c.diff, &err);
   }
-  if (rc == ETK_OK && matched_operators(c.diff) == 0) {
+  if (rc == ETK_OK && !any_matched(c.diff)) {
     /* a check that compared nothing is an error, not a pass */
     etk_error_clear(&err);
     if (c.gate[0])
