@@ -89,6 +89,14 @@ int ana_op_delegate_sign(const etk_op_summary_t *s, size_t event);
  * the public row (values, delta and change), the compared metric and the
  * unit of the durations. */
 etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i);
+/* Parts of a row ana_diff_row_read() reads besides the values (kind,
+ * match, events, counts, statistics, delta and change, always read):
+ * ANA_ROW_TEXTS the block, names and instruction ids, ANA_ROW_TYPE (with
+ * TEXTS) the operator type.  A row read without texts has "" for block
+ * and name. */
+#define ANA_ROW_TEXTS 1
+#define ANA_ROW_TYPE 2
+etk_diff_row_t ana_diff_row_read(const etk_diff_t *d, size_t i, int parts);
 etk_diff_metric_t ana_diff_metric(const etk_diff_t *d);
 etk_time_scale_t ana_diff_unit(const etk_diff_t *d);
 

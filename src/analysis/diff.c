@@ -62,7 +62,7 @@
  * A and B (ROW_NONE when absent: a new row has no `a`, a missing row no
  * `b`); a matched row keeps its stage (0 exact, 1 name, 2 op type) in the
  * top two bits of `a`.  Everything else (names, statistics, delta) is read
- * from the inspectors when the row is read (op_row_read). */
+ * from the inspectors when the row is read (ana_diff_row_read). */
 typedef struct op_row {
   uint32_t a, b;
 } op_row_t;
@@ -460,60 +460,80 @@ static void op_row_values(const etk_diff_t *d, const op_row_t *r,
                       : event_stats(d->insp[side], ev[side], d->metric).value;
 }
 
-/* The public row of operator row r, read from the inspectors. */
-static etk_diff_row_t op_row_read(const etk_diff_t *d, const op_row_t *r) {
-  etk_diff_row_t p;
-  memset(&p, 0, sizeof p);
-  p.kind = ETK_DIFF_ROW_OPERATOR;
-  p.match = op_row_match(r);
+/* The values of operator row r into *p (kind, match, events, counts,
+ * statistics and delta; no texts, instruction ids -1). */
+static void op_row_stats(const etk_diff_t *d, const op_row_t *r,
+                         etk_diff_row_t *p) {
+  p->kind = ETK_DIFF_ROW_OPERATOR;
+  p->match = op_row_match(r);
+  p->instruction_id_a = p->instruction_id_b = -1;
+  uint32_t ev[2];
+  op_row_events(r, ev);
+  for (int side = 0; side < 2; side++) {
+    side_stats_t st;
+    memset(&st, 0, sizeof st);
+    st.avg = st.p50 = st.value = (double)NAN;
+    if (ev[side] != ROW_NONE)
+      st = event_stats(d->insp[side], ev[side], d->metric);
+    *(side ? &p->event_b : &p->event_a) =
+        ev[side] == ROW_NONE ? SIZE_MAX : ev[side];
+    *(side ? &p->count_b : &p->count_a) = (uint32_t)st.count;
+    *(side ? &p->avg_b : &p->avg_a) = st.avg;
+    *(side ? &p->p50_b : &p->p50_a) = st.p50;
+    *(side ? &p->value_b : &p->value_a) = st.value;
+  }
+  p->delta = delta_of(p->match, p->value_a, p->value_b);
+}
+
+/* The texts of operator row r into *p (its values already there): block,
+ * names, instruction ids and, with `with_type`, the operator type. */
+static void op_row_texts(const etk_diff_t *d, const op_row_t *r,
+                         etk_diff_row_t *p, int with_type) {
   uint32_t ev[2];
   op_row_events(r, ev);
   const int first = ev[0] == ROW_NONE; /* the side naming the row */
   etk_inspector_event_t e[2];
   const char *name[2] = {NULL, NULL};
-  int32_t *iid[2] = {&p.instruction_id_a, &p.instruction_id_b};
-  size_t *event[2] = {&p.event_a, &p.event_b},
-         *count[2] = {&p.count_a, &p.count_b};
-  double *avg[2] = {&p.avg_a, &p.avg_b}, *p50[2] = {&p.p50_a, &p.p50_b},
-         *value[2] = {&p.value_a, &p.value_b};
   for (int side = 0; side < 2; side++) {
-    *iid[side] = -1;
-    *event[side] = SIZE_MAX;
-    *avg[side] = *p50[side] = *value[side] = (double)NAN;
     if (ev[side] == ROW_NONE) continue;
     etk_inspector_event_get(d->insp[side], ev[side], &e[side]);
-    const side_stats_t st = event_stats(d->insp[side], ev[side], d->metric);
-    *iid[side] = e[side].instruction_id;
-    *event[side] = ev[side];
-    *count[side] = (uint32_t)st.count;
-    *avg[side] = st.avg;
-    *p50[side] = st.p50;
-    *value[side] = st.value;
+    *(side ? &p->instruction_id_b : &p->instruction_id_a) =
+        e[side].instruction_id;
     row_texts(d, side, ev[side], &e[side], &name[side],
-              side == first ? &p.op_type : NULL);
+              side == first && with_type ? &p->op_type : NULL);
   }
   /* the name was made stable before the other side's event was read (A
    * and B may be one inspector, whose decimal names share a buffer) */
-  p.name = name[first];
+  p->name = name[first];
   if (!first && ev[1] != ROW_NONE &&
       !text_equal(name[0], e[1].name, e[1].name_len))
-    p.name_b = name[1];
+    p->name_b = name[1];
   const uint32_t place = d->place_of[first][e[first].block];
-  p.block = d->places[place].text;
-  p.block_occurrence = d->places[place].occurrence;
-  p.delta = delta_of(p.match, p.value_a, p.value_b);
-  return p;
+  p->block = d->places[place].text;
+  p->block_occurrence = d->places[place].occurrence;
 }
 
-/* The public row i: delta and change follow from the values. */
-etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i) {
-  etk_diff_row_t p = i < d->ntotals ? total_row_read(d, &d->totals[i])
-                                    : op_row_read(d, &d->ops[i - d->ntotals]);
+etk_diff_row_t ana_diff_row_read(const etk_diff_t *d, size_t i, int parts) {
+  etk_diff_row_t p;
+  if (i < d->ntotals) {
+    p = total_row_read(d, &d->totals[i]);
+  } else {
+    memset(&p, 0, sizeof p);
+    op_row_stats(d, &d->ops[i - d->ntotals], &p);
+    if (parts & ANA_ROW_TEXTS)
+      op_row_texts(d, &d->ops[i - d->ntotals], &p, parts & ANA_ROW_TYPE);
+    else
+      p.name = p.block = "";
+  }
   p.change_pct = (double)NAN;
   if (p.match != ETK_DIFF_MATCH_NEW && p.match != ETK_DIFF_MATCH_MISSING &&
       p.value_a != 0 && p.value_a == p.value_a)
     p.change_pct = p.delta / p.value_a * 100.0;
   return p;
+}
+
+etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i) {
+  return ana_diff_row_read(d, i, ANA_ROW_TEXTS | ANA_ROW_TYPE);
 }
 
 /* Appends operator row (a, b) for side events fetched or given (`known`

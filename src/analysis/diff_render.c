@@ -168,7 +168,11 @@ static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
  * of the single table) into *c[k]. */
 static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
   const size_t i = v->rows ? v->rows[row] : v->first + row;
-  const etk_diff_row_t rr = ana_diff_row(v->d, i), *r = &rr;
+  /* the operator type is only shown by the single table */
+  const etk_diff_row_t rr = ana_diff_row_read(
+                           v->d, i,
+                           ANA_ROW_TEXTS | (v->single ? ANA_ROW_TYPE : 0)),
+                       *r = &rr;
   int rc = view_texts(v, r, c, shown);
   for (int k = 0; k < 2; k++) {
     if ((k ? r->event_b : r->event_a) == SIZE_MAX)
@@ -437,7 +441,7 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
    * the list of shown rows is made at the first hidden one */
   const size_t nrows = etk_diff_row_count(d);
   for (size_t i = 0; i < nrows; i++) {
-    const etk_diff_row_t r = ana_diff_row(d, i);
+    const etk_diff_row_t r = ana_diff_row_read(d, i, 0);
     if (row_hidden(&r, o)) {
       if (!w.vis) { /* every row before this one is shown */
         if (!(w.vis = malloc(nrows * sizeof *w.vis)))
