@@ -67,6 +67,9 @@ typedef struct op_row {
   uint32_t a, b;
 } op_row_t;
 
+/* Room for a decimal delegate id held while another event is read. */
+#define DECIMAL_NAME_MAX 32
+
 #define ROW_NONE UINT32_MAX
 #define ROW_EVENT_MASK 0x3FFFFFFFu
 #define ROW_STAGE_SHIFT 30
@@ -583,6 +586,31 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
   if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
 }
 
+/* Fetches A's event ea into *x and B's event eb into *y and tells
+ * whether they have the same key at `stage` (what stage_key() would give
+ * both, compared without copying).  A decimal name of x is first copied
+ * to `held` (A and B may be one inspector, whose decimal names share a
+ * buffer), and x->name then points there. */
+static int same_key(side_t *A, size_t ea, etk_inspector_event_t *x,
+                    char held[DECIMAL_NAME_MAX], side_t *B, size_t eb,
+                    etk_inspector_event_t *y, int stage) {
+  etk_inspector_event_get(A->insp, ea, x);
+  if (x->delegate_id_is_int && x->name_len < DECIMAL_NAME_MAX) {
+    memcpy(held, x->name, x->name_len);
+    x->name = held;
+  }
+  etk_inspector_event_get(B->insp, eb, y);
+  if (stage == 3) {
+    size_t la, lb;
+    const char *ta = event_op_type(A->insp, ea, x, &la),
+               *tb = event_op_type(B->insp, eb, y, &lb);
+    return la == lb && (la == 0 || memcmp(ta, tb, la) == 0);
+  }
+  if (stage == 1 && x->instruction_id != y->instruction_id) return 0;
+  return x->name_len == y->name_len &&
+         (x->name_len == 0 || memcmp(x->name, y->name, x->name_len) == 0);
+}
+
 /* The keys of one stage among B's unmatched candidates from block-local
  * index `start` on: key ids by hash (slot: the hash's high half << 32 |
  * id + 1), and per key the block-local index of its first event (to
@@ -714,8 +742,7 @@ static int match_pair(etk_diff_t *d, side_t *A, size_t e,
 static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
                         const etk_inspector_block_t *blka, side_t *B, size_t bb,
                         const etk_inspector_block_t *blkb, int stage,
-                        int all_rows, etk_strbuf_t *key, etk_strbuf_t *other,
-                        size_t *ia, size_t *ib) {
+                        int all_rows, size_t *ia, size_t *ib) {
   size_t i = 0, j = 0;
   int rc = ETK_OK;
   while (rc == ETK_OK) {
@@ -727,11 +754,9 @@ static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
       j++;
     if (i == blka->event_count || j == blkb->event_count) break;
     etk_inspector_event_t ev_a, ev_b;
-    stage_key(A, blka->first_event + i, stage, key, &ev_a);
-    stage_key(B, blkb->first_event + j, stage, other, &ev_b);
-    if (key->failed || other->failed) rc = ETK_E_NO_MEMORY;
-    if (rc != ETK_OK || key->len != other->len ||
-        memcmp(key->data, other->data, key->len) != 0)
+    char held[DECIMAL_NAME_MAX];
+    if (!same_key(A, blka->first_event + i, &ev_a, held, B,
+                  blkb->first_event + j, &ev_b, stage))
       break;
     rc = match_pair(d, A, blka->first_event + i, &ev_a, B,
                     blkb->first_event + j, &ev_b, stage);
@@ -757,11 +782,9 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
   memset(&t, 0, sizeof t);
   etk_strbuf_t key;
   etk_strbuf_init(&key);
-  etk_strbuf_init(&t.other);
   size_t ia, ib;
-  int rc = match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, &key,
-                        &t.other, &ia, &ib);
-  etk_strbuf_free(&t.other);
+  int rc =
+      match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, &ia, &ib);
   if (rc == ETK_OK && ia < blka.event_count && ib < blkb.event_count)
     rc = key_table_init(&t, ib, blkb.event_count - ib);
   if (rc == ETK_OK && t.slots)
