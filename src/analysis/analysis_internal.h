@@ -6,6 +6,7 @@
 #ifndef ETKIT_INSPECTOR_ANALYSIS_INTERNAL_H
 #define ETKIT_INSPECTOR_ANALYSIS_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,6 +99,17 @@ etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i);
 #define ANA_ROW_TYPE 2
 etk_diff_row_t ana_diff_row_read(const etk_diff_t *d, size_t i, int parts);
 etk_diff_metric_t ana_diff_metric(const etk_diff_t *d);
+
+/* Raises max[0..7) to the |values| of row r's duration columns: avg A,
+ * avg B, p50 A, p50 B, value A, value B, delta (NaN never raises). */
+static inline void ana_column_max_add(double max[7], const etk_diff_row_t *r) {
+  const double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
+                       r->value_a, r->value_b, r->delta};
+  for (int c = 0; c < 7; c++)
+    if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
+}
+/* The largest values (as ana_column_max_add) over every operator row. */
+const double *ana_diff_operator_max(const etk_diff_t *d);
 etk_time_scale_t ana_diff_unit(const etk_diff_t *d);
 
 /* Sort class of a diff row's match: 0 total, 1 matched, 2 new, 3

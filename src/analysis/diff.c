@@ -118,6 +118,7 @@ struct etk_diff {
   etk_hash_t texts;     /* pooled texts by their bytes ... */
   const char **text_at; /* ... and where each is (by id) */
   size_t text_cap;
+  double op_max[7]; /* ana_diff_operator_max() */
   etk_diff_metric_t metric;
   etk_time_scale_t unit;
 };
@@ -450,17 +451,6 @@ static double delta_of(int match, double value_a, double value_b) {
   if (match == ETK_DIFF_MATCH_NEW) return value_b;
   if (match == ETK_DIFF_MATCH_MISSING) return -value_a;
   return value_b - value_a;
-}
-
-/* The compared metric of both sides of operator row r (NaN absent). */
-static void op_row_values(const etk_diff_t *d, const op_row_t *r,
-                          double value[2]) {
-  uint32_t ev[2];
-  op_row_events(r, ev);
-  for (int side = 0; side < 2; side++)
-    value[side] = ev[side] == ROW_NONE
-                      ? (double)NAN
-                      : event_stats(d->insp[side], ev[side], d->metric).value;
 }
 
 /* The values of operator row r into *p (kind, match, events, counts,
@@ -965,37 +955,38 @@ static int cmp_keys(const void *pa, const void *pb) {
   return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* The sort key of operator row i. */
-static sort_key_t sort_key_of(const etk_diff_t *d, size_t i) {
-  const op_row_t *r = &d->ops[i];
-  double value[2];
-  op_row_values(d, r, value);
-  int match = op_row_match(r);
+/* The sort key of operator row i; with `max`, the row's values also
+ * raise the largest ones (ana_diff_operator_max). */
+static sort_key_t sort_key_of(const etk_diff_t *d, size_t i, double *max) {
+  etk_diff_row_t p;
+  memset(&p, 0, sizeof p);
+  op_row_stats(d, &d->ops[i], &p);
+  if (max) ana_column_max_add(max, &p);
   sort_key_t k;
-  k.cls = ana_diff_match_class(match);
+  k.cls = ana_diff_match_class(p.match);
   /* NaN deltas cannot happen outside totals */
-  k.key = fabs(delta_of(match, value[0], value[1]));
+  k.key = fabs(p.delta);
   k.pos = (uint32_t)i;
   return k;
 }
 
 /* Sorts the operator rows in place: the keys are sorted, then the
  * permutation is applied cycle by cycle (one row of scratch), so the rows
- * are never held twice. */
+ * are never held twice.  The first walk over the rows also gathers their
+ * largest values. */
 static int sort_rows(etk_diff_t *d) {
-  if (d->nops < 2) return ETK_OK;
   /* the rows may be in order already (one block pair whose deltas are
    * all equal, as when a dump is compared with itself): then kept */
-  sort_key_t prev = sort_key_of(d, 0), next;
-  size_t ordered = 1;
-  for (; ordered < d->nops; ordered++, prev = next) {
-    next = sort_key_of(d, ordered);
-    if (cmp_keys(&prev, &next) > 0) break;
+  int ordered = 1;
+  sort_key_t prev = {0, 0, 0}, next;
+  for (size_t i = 0; i < d->nops; i++, prev = next) {
+    next = sort_key_of(d, i, d->op_max);
+    if (i && ordered && cmp_keys(&prev, &next) > 0) ordered = 0;
   }
-  if (ordered == d->nops) return ETK_OK;
+  if (ordered) return ETK_OK;
   sort_key_t *keys = malloc(d->nops * sizeof *keys);
   if (!keys) return ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < d->nops; i++) keys[i] = sort_key_of(d, i);
+  for (size_t i = 0; i < d->nops; i++) keys[i] = sort_key_of(d, i, NULL);
   qsort(keys, d->nops, sizeof *keys, cmp_keys);
   /* row i takes row keys[i].pos; a visited cycle is marked by setting its
    * keys' pos to i itself */
@@ -1242,6 +1233,10 @@ size_t etk_diff_regression_count(const etk_diff_t *d, double pct,
       n++;
   }
   return n;
+}
+
+const double *ana_diff_operator_max(const etk_diff_t *d) {
+  return d->op_max;
 }
 
 etk_diff_metric_t ana_diff_metric(const etk_diff_t *d) {

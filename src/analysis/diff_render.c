@@ -59,19 +59,11 @@ typedef struct view {
   etk_strbuf_t text;    /* "name -> name_b" of the last row built */
 } view_t;
 
-/* The largest |value| of each duration column (avg A, avg B, p50 A, p50
- * B, value A, value B, delta) of a table's rows, gathered while the rows
- * are listed. */
+/* The largest |value| of each duration column of a table's rows (see
+ * ana_column_max_add). */
 typedef struct column_max {
   double max[7];
 } column_max_t;
-
-static void column_max_add(column_max_t *m, const etk_diff_row_t *r) {
-  const double x[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
-                       r->value_a, r->value_b, r->delta};
-  for (int c = 0; c < 7; c++)
-    if (fabs(x[c]) > m->max[c]) m->max[c] = fabs(x[c]);
-}
 
 /* A readable unit per duration column of a table whose largest values
  * are `m`. */
@@ -423,6 +415,47 @@ static int render_delimited(const etk_diff_t *d,
   return rc;
 }
 
+/* The rows shown and each table's largest values.  Without thresholds
+ * every row is shown: only the total rows (first, few) are read, and the
+ * operators' largest values are the diff's own; else every row is read
+ * once, and the list of shown rows is made at the first hidden one.
+ * ETK_E_NO_MEMORY. */
+static int list_rows(const etk_diff_t *d, const etk_diff_render_options_t *o,
+                     visible_t *w) {
+  const size_t nrows = etk_diff_row_count(d);
+  if (!(o->threshold_pct > 0) && !(o->min_delta > 0)) {
+    for (; w->totals < nrows; w->totals++) {
+      const etk_diff_row_t r = ana_diff_row_read(d, w->totals, 0);
+      if (r.match != ETK_DIFF_MATCH_TOTAL) break;
+      ana_column_max_add(w->max_totals.max, &r);
+    }
+    memcpy(w->max_operators.max, ana_diff_operator_max(d),
+           sizeof w->max_operators.max);
+    w->count = nrows;
+    return ETK_OK;
+  }
+  for (size_t i = 0; i < nrows; i++) {
+    const etk_diff_row_t r = ana_diff_row_read(d, i, 0);
+    if (row_hidden(&r, o)) {
+      if (!w->vis) { /* every row before this one is shown */
+        if (!(w->vis = malloc(nrows * sizeof *w->vis))) return ETK_E_NO_MEMORY;
+        for (size_t k = 0; k < w->count; k++) w->vis[k] = (uint32_t)k;
+      }
+      w->hidden++;
+      continue;
+    }
+    if (r.match == ETK_DIFF_MATCH_TOTAL) {
+      w->totals++;
+      ana_column_max_add(w->max_totals.max, &r);
+    } else {
+      ana_column_max_add(w->max_operators.max, &r);
+    }
+    if (w->vis) w->vis[w->count] = (uint32_t)i;
+    w->count++;
+  }
+  return ETK_OK;
+}
+
 int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
                     etk_render_sink_t *sink, etk_error_t *err) {
   etk_diff_render_options_t defaults;
@@ -437,31 +470,9 @@ int etk_diff_render(const etk_diff_t *d, const etk_diff_render_options_t *o,
   w.lb = o->label_b ? o->label_b : "B";
   w.unit = etk_time_scale_name(ana_diff_unit(d));
   w.metric = etk_diff_metric_name(ana_diff_metric(d));
-  /* one read of every row: the rows shown, each table's largest values;
-   * the list of shown rows is made at the first hidden one */
-  const size_t nrows = etk_diff_row_count(d);
-  for (size_t i = 0; i < nrows; i++) {
-    const etk_diff_row_t r = ana_diff_row_read(d, i, 0);
-    if (row_hidden(&r, o)) {
-      if (!w.vis) { /* every row before this one is shown */
-        if (!(w.vis = malloc(nrows * sizeof *w.vis)))
-          return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                               "out of memory");
-        for (size_t k = 0; k < w.count; k++) w.vis[k] = (uint32_t)k;
-      }
-      w.hidden++;
-      continue;
-    }
-    if (r.match == ETK_DIFF_MATCH_TOTAL) {
-      w.totals++;
-      column_max_add(&w.max_totals, &r);
-    } else {
-      column_max_add(&w.max_operators, &r);
-    }
-    if (w.vis) w.vis[w.count] = (uint32_t)i;
-    w.count++;
-  }
-  int rc;
+  int rc = list_rows(d, o, &w);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
   if (o->format == ETK_INSPECT_FORMAT_JSON)
     rc = render_json(d, o, &w, sink);
   else if (o->format == ETK_INSPECT_FORMAT_TABLE)
