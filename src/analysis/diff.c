@@ -31,22 +31,27 @@
  *   sides are always kept.
  *
  * MEMORY
- *   Per event of both inspectors: its role (the operator summary built
- *   without operator rows, ana_op_roles_build) and one byte of flags
- *   (matched, has statistics, the latter read off the roles); the
- *   statistics are computed from the inspector when a row or a block
- *   total needs them, nothing per sample is copied.  A matching stage
- *   lists B's candidates past the common prefix per key without copying a
- *   key (about 32 bytes per listed event, while the stage runs).  All of
- *   this is freed before the rows are sorted, which happens in place
- *   through 16-byte keys.  The rows are 88 bytes each: delta and change
- *   are computed when a row is read (row_at), and the compared metric is
- *   the row's avg or p50 unless it is another one (then 16 more bytes per
- *   row in etk_diff.values).  Event names and operator types taken from
- *   them point into the dumps (the inspectors outlive the diff); decimal
- *   delegate ids, linked operator types and block texts are copied once
- *   into a pool whose strings never move: rows stay valid while the
- *   inspectors change their volatile name buffers.
+ *   An operator row is its two event indices (8 bytes, the match stage in
+ *   two spare bits): its names, instruction ids, statistics, delta and
+ *   change are read from the inspectors whenever the row is read
+ *   (ana_diff_row_read), so a diff of two dumps adds about 8 bytes per
+ *   operator to the inspectors it borrows.  The few total rows (sums) are
+ *   computed once and kept whole, apart.  While the diff is built, each
+ *   side has one byte per event (its role from the operator summary built
+ *   without operator rows, ana_op_roles_build, matched or not, has
+ *   statistics or not), and a matching stage lists B's candidates past
+ *   the common prefix per key without copying a key (about 32 bytes per
+ *   listed event while the stage runs); all of it is freed before the
+ *   sort.  The sort keeps the rows where they are: 16-byte keys are sorted
+ *   and the permutation applied in place, and when the rows are in order
+ *   already (a dump against itself) no key is held at all; the walk that
+ *   checks the order also gathers the rows' largest values, which a
+ *   rendering needs for its units.  Names are the dumps' own strings (the
+ *   inspectors outlive the diff); the texts that are not (a decimal
+ *   delegate id, written in an inspector's volatile name buffer, and an
+ *   operator type cut out of the middle of a name) are copied once per
+ *   distinct text into a pool whose strings never move, so a row read
+ *   stays valid as long as the diff.
  *
  * The formats (table, TSV/CSV, JSON) are written by diff_render.c, which
  * reads the rows through ana_diff_row().

@@ -369,4 +369,82 @@ ETK_TEST(repeated_keys_pair_by_rank_after_a_common_prefix) {
   free_pair(&p);
 }
 
+/* Delegated events named by integer ids: A has 276 and 278, B 276 and 279
+ * (all instruction 7).  Decimal names are written by the inspector into
+ * a buffer the next event overwrites, so the diff keeps its own copies. */
+static uint8_t *decimal_run(size_t *len, int b) {
+  etw_t *w = etw_new(1 << 12);
+  if (!w) return NULL;
+  etw_run_begin(w, "Execute", -1);
+  etw_profile_delegated(w, 7, 276, NULL, NULL, 0, 1000, 1010 + 5 * b);
+  etw_profile_delegated(w, 7, b ? 279 : 278, NULL, NULL, 0, 1100, 1120);
+  etw_profile_simple(w, "Method::execute", -1, 0, 1000, 1300);
+  etw_run_end(w);
+  return etw_finish_copy(w, len);
+}
+
+static uint8_t *decimal_a(size_t *len) {
+  return decimal_run(len, 0);
+}
+
+static uint8_t *decimal_b(size_t *len) {
+  return decimal_run(len, 1);
+}
+
+/* Every operator row of d, read first and checked after all are read:
+ * names stay valid while other rows are read. */
+static size_t operator_rows(const etk_diff_t *d, etk_diff_row_t *rows,
+                            size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < etk_diff_row_count(d); i++) {
+    etk_diff_row_t r;
+    etk_diff_row_get(d, i, &r);
+    if (r.kind == ETK_DIFF_ROW_OPERATOR && n < cap) rows[n++] = r;
+  }
+  return n;
+}
+
+ETK_TEST(decimal_delegate_names_stay_valid_across_rows) {
+  pair_t p;
+  p.a = etk_test_inspector_build(decimal_a, ETK_TIME_NS);
+  p.b = etk_test_inspector_build(decimal_b, ETK_TIME_NS);
+  REQUIRE(p.a && p.b);
+  p.d = NULL;
+  REQUIRE(etk_diff_build(p.a, p.b, NULL, &p.d, NULL) == ETK_OK);
+  etk_diff_row_t rows[8];
+  size_t n = operator_rows(p.d, rows, 8);
+  CHECK_EQ_INT(n, 3);
+  int seen = 0;
+  for (size_t i = 0; i < n; i++) {
+    const etk_diff_row_t *r = &rows[i];
+    CHECK(r->name_b == NULL);
+    if (strcmp(r->name, "276") == 0) {
+      seen |= 1;
+      CHECK_EQ_INT(r->match, ETK_DIFF_MATCH_EXACT);
+      CHECK(r->value_a == 10 && r->value_b == 15 && r->delta == 5);
+      CHECK_EQ_STR(r->op_type, "276");
+    } else if (strcmp(r->name, "278") == 0) {
+      seen |= 2;
+      CHECK_EQ_INT(r->match, ETK_DIFF_MATCH_MISSING);
+    } else if (strcmp(r->name, "279") == 0) {
+      seen |= 4;
+      CHECK_EQ_INT(r->match, ETK_DIFF_MATCH_NEW);
+      CHECK(r->value_b == 20);
+    }
+  }
+  CHECK_EQ_INT(seen, 7);
+  etk_diff_free(p.d);
+  /* one inspector on both sides: its one name buffer serves A and B */
+  p.d = NULL;
+  REQUIRE(etk_diff_build(p.a, p.a, NULL, &p.d, NULL) == ETK_OK);
+  n = operator_rows(p.d, rows, 8);
+  CHECK_EQ_INT(n, 2);
+  CHECK(n == 2 && strcmp(rows[0].name, "276") == 0 &&
+        strcmp(rows[1].name, "278") == 0);
+  for (size_t i = 0; i < n; i++)
+    CHECK(rows[i].name_b == NULL && rows[i].match == ETK_DIFF_MATCH_EXACT &&
+          rows[i].delta == 0);
+  free_pair(&p);
+}
+
 ETK_TEST_MAIN()
