@@ -107,7 +107,7 @@ const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
   return s.data ? s.data : "";
 }
 
-size_t insp_block_of(const etk_inspector_t *insp, size_t event) {
+size_t insp_block_search(const etk_inspector_t *insp, size_t event) {
   size_t lo = 0, hi = insp->block_count;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
@@ -183,11 +183,11 @@ size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
                          size_t block, double *raw, uint64_t *starts,
                          const insp_event_t *sig) {
   if (!insp_event_has_perf(insp, event)) return 0;
-  insp_event_t ev = sig ? *sig : insp_event_at(insp, event);
   const insp_block_t *bk = &insp->blocks[block];
   const uint32_t *s = insp->samples + bk->sample_base +
                       (uint64_t)(event - bk->first_event) * bk->run_count;
-  int delegated = insp_event_is_delegated(&ev);
+  int delegated =
+      sig ? insp_event_is_delegated(sig) : insp_event_delegated(insp, event);
   size_t n = 0;
   for (uint32_t j = 0; j < bk->run_count; j++) {
     uint64_t st, en;
@@ -341,6 +341,21 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
                      etk_stats_t *out, uint64_t *starts,
                      const insp_event_t *sig) {
   const insp_block_t *bk = &insp->blocks[block];
+  if (bk->run_count == 1) { /* one sample: its duration is every statistic */
+    if (!insp_event_has_perf(insp, event)) return ETK_E_NOT_FOUND;
+    uint64_t st, en;
+    double d;
+    etk_etdump_event_times(
+        insp->dump, insp->samples[bk->sample_base + (event - bk->first_event)],
+        &st, &en);
+    if (starts) starts[0] = st;
+    int delegated =
+        sig ? insp_event_is_delegated(sig) : insp_event_delegated(insp, event);
+    if (insp_duration_of(insp, st, en, delegated, &d) != 0)
+      return ETK_E_NOT_FOUND;
+    insp_stats_single(d, out);
+    return ETK_OK;
+  }
   if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
     return ETK_E_NO_MEMORY;
   size_t n = insp_event_raw_in(insp, event, block, insp->scratch, starts, sig);

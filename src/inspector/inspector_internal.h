@@ -143,12 +143,31 @@ static inline int insp_event_has_perf(const etk_inspector_t *insp, size_t e) {
          ETK_ETDUMP_EVENT_PROFILE;
 }
 
-/* Shared helpers (events.c). */
+/* Shared helpers (inspector.c). */
 int insp_event_is_delegated(const insp_event_t *e);
+/* insp_event_is_delegated() of Inspector event e's signature, from its
+ * rep's columns alone (the debug name plays no part). */
+static inline int insp_event_delegated(const etk_inspector_t *insp, size_t e) {
+  const uint32_t rep = insp->events[e];
+  return insp->cols.delegate_id_int_plus_one[rep] != 0 ||
+         insp_norm_dstr(insp->cols.delegate_id_str_id[rep]) !=
+             ETK_ETDUMP_STR_ABSENT;
+}
+/* PerfData statistics of a single duration d: etk_stats_compute() for n = 1
+ * (statistics.c), every field as its recipes give it. */
+static inline void insp_stats_single(double d, etk_stats_t *out) {
+  out->count = 1;
+  out->p10 = out->p50 = out->p90 = out->min = out->max = d;
+  out->avg = (0.0 + (0.0 + d)) / 1.0; /* etk_stats_mean: 0.0 + sum */
+}
 /* Name of an event; decimal ids are written to buf (>= 24 bytes). */
 const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
                             char *buf, size_t *len);
-size_t insp_block_of(const etk_inspector_t *insp, size_t event);
+/* The block holding Inspector event `event` (event < event_count). */
+size_t insp_block_search(const etk_inspector_t *insp, size_t event);
+static inline size_t insp_block_of(const etk_inspector_t *insp, size_t event) {
+  return insp->block_count == 1 ? 0 : insp_block_search(insp, event);
+}
 /* Duration of the profile event `ev` for an event delegated or not:
  * returns 0 and sets *out; 1 when the sample has no duration (a missing end
  * time); -1 for upstream's wrap-around error (a stamp above 2^32 - 1). */

@@ -662,4 +662,53 @@ ETK_TEST(allocation_events_are_reported_per_allocator) {
   free(bytes);
 }
 
+/* ------------------------------------------------------------ statistics */
+
+/* Every event's etk_inspector_event_stats() is etk_stats_compute() of its
+ * durations, bit for bit (the one-sample shortcut included), and
+ * ETK_E_NOT_FOUND exactly when it has none: fixtures with one-run and
+ * merged blocks, delegated events, wraps and missing ends, with and
+ * without the quirks. */
+ETK_TEST(event_stats_are_stats_of_durations) {
+  uint8_t *(*const make[])(size_t *) = {fixture_appendix_b, fixture_appendix_c,
+                                        fixture_wrap, fixture_delegates,
+                                        fixture_allocations};
+  const unsigned quirks[2] = {0, ETK_INSPECTOR_QUIRKS_ALL};
+  size_t checked = 0, one_sample = 0;
+  for (size_t f = 0; f < sizeof make / sizeof *make; f++) {
+    size_t len;
+    uint8_t *bytes = make[f](&len);
+    REQUIRE(bytes != NULL);
+    for (int q = 0; q < 2; q++) {
+      etk_inspector_t *insp =
+          th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, quirks[q], NULL);
+      REQUIRE(insp != NULL);
+      for (size_t e = 0; e < etk_inspector_event_count(insp); e++) {
+        double raw[64], scratch[64];
+        size_t n = 0;
+        etk_inspector_event_t ev;
+        REQUIRE(etk_inspector_event_get(insp, e, &ev) == ETK_OK);
+        REQUIRE(ev.sample_count <= 64);
+        etk_inspector_event_durations(insp, e, raw, &n);
+        etk_stats_t got, want;
+        memset(&got, 0xA5, sizeof got);
+        memset(&want, 0xA5, sizeof want);
+        int rc = etk_inspector_event_stats(insp, e, &got);
+        if (n == 0) {
+          CHECK_EQ_INT(rc, ETK_E_NOT_FOUND);
+          continue;
+        }
+        REQUIRE(etk_stats_compute(raw, n, scratch, &want) == ETK_OK);
+        CHECK_EQ_INT(rc, ETK_OK);
+        CHECK_EQ_MEM(&got, &want, sizeof got);
+        checked++;
+        one_sample += ev.sample_count == 1;
+      }
+      etk_inspector_close(insp);
+    }
+    free(bytes);
+  }
+  CHECK(checked > 20 && one_sample > 5 && one_sample < checked);
+}
+
 ETK_TEST_MAIN()
