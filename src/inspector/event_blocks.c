@@ -749,11 +749,7 @@ static int process_run(builder_t *b, uint32_t r) {
  * its start; the reader flags those, so the usual dump (none) skips the
  * walk over every sample's times. */
 static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
-  etk_etdump_columns_t cols;
-  etk_etdump_columns(insp->dump, &cols);
-  unsigned any = 0;
-  for (size_t i = 0; i < cols.count; i++) any |= cols.flags[i];
-  if (!(any & ETK_ETDUMP_FLAG_END_BEFORE_START)) return ETK_OK;
+  if (!(insp->any_flags & ETK_ETDUMP_FLAG_END_BEFORE_START)) return ETK_OK;
   for (size_t bi = 0; bi < insp->block_count; bi++) {
     const insp_block_t *bk = &insp->blocks[bi];
     for (uint32_t e = 0; e < bk->event_count; e++) {

@@ -209,14 +209,14 @@ int insp_scratch_reserve(etk_inspector_t *insp, size_t n) {
 }
 
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event) {
-  if (!insp_event_has_perf(insp, event)) return 0;
+  if (!(insp->any_flags & ETK_ETDUMP_FLAG_METADATA) ||
+      !insp_event_has_perf(insp, event))
+    return 0;
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
   const uint32_t *s = insp->samples + bk->sample_base +
                       (uint64_t)(event - bk->first_event) * bk->run_count;
-  etk_etdump_columns_t c;
-  etk_etdump_columns(insp->dump, &c);
   for (uint32_t j = 0; j < bk->run_count; j++) {
-    if (!(c.flags[s[j]] & ETK_ETDUMP_FLAG_METADATA)) continue;
+    if (!(insp->cols.flags[s[j]] & ETK_ETDUMP_FLAG_METADATA)) continue;
     etk_etdump_event_t e;
     etk_etdump_event_get(insp->dump, s[j], &e);
     if (e.metadata_len > 0) return 1;
@@ -256,11 +256,24 @@ size_t etk_inspector_event_count(const etk_inspector_t *insp) {
   return insp ? insp->event_count : 0;
 }
 
+/* The chain index etk_inspector_event_t reports for chain id `chain`. */
+int32_t insp_chain_index(const etk_etdump_t *dump, uint32_t chain) {
+  int neg;
+  uint64_t mag;
+  etk_etdump_chain(dump, chain, &neg, &mag);
+  if (neg) return -(int32_t)(mag > 0x80000000u ? 0x80000000u : mag);
+  return mag > INT32_MAX ? -1 : (int32_t)mag;
+}
+
 int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
                             etk_inspector_event_t *out) {
   if (!insp || !out || index >= insp->event_count)
     return ETK_E_INVALID_ARGUMENT;
-  const insp_event_t ev = insp_event_at(insp, index), *e = &ev;
+  const insp_debug_t *dd =
+      insp->debug_count ? insp_debug_of(insp, index) : NULL;
+  const insp_event_t ev = insp_event_of(&insp->cols, insp->events[index],
+                                        dd ? dd->dname : INSP_NONE),
+                     *e = &ev;
   memset(out, 0, sizeof *out);
   size_t bi = insp_block_of(insp, index);
   const insp_block_t *bk = &insp->blocks[bi];
@@ -276,7 +289,6 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
     out->delegate_debug_id_str = etk_etdump_string(insp->dump, e->dstr).data;
   }
   out->sample_count = e->pname == INSP_NONE ? 0 : bk->run_count;
-  const insp_debug_t *dd = insp_debug_of(insp, index);
   out->debug_count = dd ? dd->count : 0;
   out->has_debug_signature = e->dname != INSP_NONE;
   uint32_t first_ev = INSP_NONE;
@@ -287,20 +299,14 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
   else if (dd && dd->count)
     first_ev = insp->debug_refs[dd->first];
   out->chain_index = 0;
-  if (first_ev != INSP_NONE) {
-    etk_etdump_columns_t c;
-    etk_etdump_columns(insp->dump, &c);
-    int neg;
-    uint64_t mag;
-    etk_etdump_chain(insp->dump, c.chain_id[first_ev], &neg, &mag);
-    if (neg)
-      out->chain_index = -(int32_t)(mag > 0x80000000u ? 0x80000000u : mag);
-    else if (mag > INT32_MAX)
-      out->chain_index = -1;
-    else
-      out->chain_index = (int32_t)mag;
-  }
-  out->has_metadata = insp_event_has_metadata(insp, index);
+  if (first_ev != INSP_NONE) /* one chain value: every event has id 0 */
+    out->chain_index =
+        insp->chain_count <= 1
+            ? insp->chain_zero_index
+            : insp_chain_index(insp->dump, insp->cols.chain_id[first_ev]);
+  out->has_metadata = e->pname != INSP_NONE &&
+                      (insp->any_flags & ETK_ETDUMP_FLAG_METADATA) &&
+                      insp_event_has_metadata(insp, index);
   return ETK_OK;
 }
 

@@ -104,6 +104,9 @@ struct etk_inspector {
   uint32_t *block_runs;
 
   etk_etdump_columns_t cols; /* of `dump` */
+  unsigned any_flags;        /* every ETDump event's flags OR'ed together */
+  size_t chain_count;        /* distinct chain values of `dump` */
+  int32_t chain_zero_index;  /* insp_chain_index() of chain id 0 */
   size_t event_count;
   uint32_t *events;  /* rep per event; read them with insp_event_at() */
   uint32_t *samples; /* ETDump event index per (event, run); NONE for
@@ -191,6 +194,8 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
                      const insp_event_t *sig);
 int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
+/* The chain index etk_inspector_event_t reports for chain id `chain`. */
+int32_t insp_chain_index(const etk_etdump_t *dump, uint32_t chain);
 
 /* ETRecord origins (event_origins.c, module_tree.c). */
 void insp_origins_free(etk_inspector_t *insp);

@@ -711,4 +711,50 @@ ETK_TEST(event_stats_are_stats_of_durations) {
   CHECK(checked > 20 && one_sample > 5 && one_sample < checked);
 }
 
+/* The chain index of an event is its first ETDump event's, as a signed
+ * 32-bit value: one chain value for the whole dump, and several (a
+ * profile -1, a debug 2^64 - 1 reported as -1, a large debug chain). */
+ETK_TEST(event_chain_index) {
+  etw_t *w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  etw_profile_simple(w, "a", 7, 0, 10, 20);
+  etw_profile_simple(w, "b", 7, 1, 20, 30);
+  etw_run_end(w);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_MS);
+  REQUIRE(insp != NULL);
+  etk_inspector_event_t e;
+  for (size_t i = 0; i < 2; i++) {
+    REQUIRE(etk_inspector_event_get(insp, i, &e) == ETK_OK);
+    CHECK_EQ_INT(e.chain_index, 7);
+  }
+  etk_inspector_close(insp);
+
+  w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  etw_profile_simple(w, "a", -1, 0, 10, 20);
+  etw_profile_simple(w, "b", 3, 1, 20, 30);
+  etw_debug_t d;
+  memset(&d, 0, sizeof d);
+  d.iid = 2;
+  d.dint = -1;
+  d.name = "c";
+  d.kind = ETW_VALUE_INT;
+  d.output = -1;
+  d.chain = UINT64_MAX;
+  etw_debug(w, &d);
+  d.iid = 3;
+  d.name = "d";
+  d.chain = 5000000000ull;
+  etw_debug(w, &d);
+  etw_run_end(w);
+  insp = open_written(w, ETK_TIME_MS);
+  REQUIRE(insp != NULL && etk_inspector_event_count(insp) == 4);
+  const int32_t want[4] = {-1, 3, -1, -1};
+  for (size_t i = 0; i < 4; i++) {
+    REQUIRE(etk_inspector_event_get(insp, i, &e) == ETK_OK);
+    CHECK_EQ_INT(e.chain_index, want[i]);
+  }
+  etk_inspector_close(insp);
+}
+
 ETK_TEST_MAIN()
