@@ -184,15 +184,14 @@ size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
                          const insp_event_t *sig) {
   if (!insp_event_has_perf(insp, event)) return 0;
   const insp_block_t *bk = &insp->blocks[block];
-  const uint32_t *s = insp->samples + bk->sample_base +
-                      (uint64_t)(event - bk->first_event) * bk->run_count;
+  const uint64_t s = insp_sample_index(bk, event);
   int delegated =
       sig ? insp_event_is_delegated(sig) : insp_event_delegated(insp, event);
   size_t n = 0;
   for (uint32_t j = 0; j < bk->run_count; j++) {
     uint64_t st, en;
     double d;
-    etk_etdump_event_times(insp->dump, s[j], &st, &en);
+    etk_etdump_event_times(insp->dump, insp_sample(insp, s + j), &st, &en);
     if (starts) starts[j] = st;
     if (insp_duration_of(insp, st, en, delegated, &d) == 0) raw[n++] = d;
   }
@@ -213,12 +212,12 @@ int insp_event_has_metadata(const etk_inspector_t *insp, size_t event) {
       !insp_event_has_perf(insp, event))
     return 0;
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
-  const uint32_t *s = insp->samples + bk->sample_base +
-                      (uint64_t)(event - bk->first_event) * bk->run_count;
+  const uint64_t s = insp_sample_index(bk, event);
   for (uint32_t j = 0; j < bk->run_count; j++) {
-    if (!(insp->cols.flags[s[j]] & ETK_ETDUMP_FLAG_METADATA)) continue;
+    const uint32_t ev = insp_sample(insp, s + j);
+    if (!(insp->cols.flags[ev] & ETK_ETDUMP_FLAG_METADATA)) continue;
     etk_etdump_event_t e;
-    etk_etdump_event_get(insp->dump, s[j], &e);
+    etk_etdump_event_get(insp->dump, ev, &e);
     if (e.metadata_len > 0) return 1;
   }
   return 0;
@@ -271,8 +270,9 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
     return ETK_E_INVALID_ARGUMENT;
   const insp_debug_t *dd =
       insp->debug_count ? insp_debug_of(insp, index) : NULL;
-  const insp_event_t ev = insp_event_of(&insp->cols, insp->events[index],
-                                        dd ? dd->dname : INSP_NONE),
+  const insp_event_t ev =
+                         insp_event_of(&insp->cols, insp_event_rep(insp, index),
+                                       dd ? dd->dname : INSP_NONE),
                      *e = &ev;
   memset(out, 0, sizeof *out);
   size_t bi = insp_block_of(insp, index);
@@ -293,9 +293,7 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
   out->has_debug_signature = e->dname != INSP_NONE;
   uint32_t first_ev = INSP_NONE;
   if (e->pname != INSP_NONE && bk->run_count)
-    first_ev =
-        insp->samples[bk->sample_base +
-                      (uint64_t)(index - bk->first_event) * bk->run_count];
+    first_ev = insp_sample(insp, insp_sample_index(bk, index));
   else if (dd && dd->count)
     first_ev = insp->debug_refs[dd->first];
   out->chain_index = 0;
@@ -318,9 +316,7 @@ int etk_inspector_event_sample(const etk_inspector_t *insp, size_t event,
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
   if (e->pname == INSP_NONE || k >= bk->run_count)
     return ETK_E_INVALID_ARGUMENT;
-  uint32_t ev =
-      insp->samples[bk->sample_base +
-                    (uint64_t)(event - bk->first_event) * bk->run_count + k];
+  uint32_t ev = insp_sample(insp, insp_sample_index(bk, event) + k);
   etk_etdump_event_t de;
   etk_etdump_event_get(insp->dump, ev, &de);
   memset(out, 0, sizeof *out);
@@ -352,8 +348,7 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
     uint64_t st, en;
     double d;
     etk_etdump_event_times(
-        insp->dump, insp->samples[bk->sample_base + (event - bk->first_event)],
-        &st, &en);
+        insp->dump, insp_sample(insp, insp_sample_index(bk, event)), &st, &en);
     if (starts) starts[0] = st;
     int delegated =
         sig ? insp_event_is_delegated(sig) : insp_event_delegated(insp, event);

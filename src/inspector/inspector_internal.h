@@ -25,13 +25,14 @@ typedef struct insp_event {
   uint32_t dname;
 } insp_event_t;
 
-/* What an Inspector event stores (4 bytes): `rep`, an ETDump event whose
- * columns carry the signature's instruction id, delegate ids and, when it
- * is a profile event, the profile name: for a signature with a profile part
- * one of its profile events (all runs of a block agree), else an event of
- * its instruction event (a debug event).  The debug name, rarer, is kept
- * with the event's debug entries (insp_debug_t.dname): an event has a debug
- * signature exactly when it has debug entries. */
+/* What an Inspector event stores (4 bytes, none when it is its own index):
+ * `rep`, an ETDump event whose columns carry the signature's instruction
+ * id, delegate ids and, when it is a profile event, the profile name: for a
+ * signature with a profile part one of its profile events (all runs of a
+ * block agree), else an event of its instruction event (a debug event).  The
+ * debug name, rarer, is kept with the event's debug entries
+ * (insp_debug_t.dname): an event has a debug signature exactly when it has
+ * debug entries. */
 
 static inline uint32_t insp_norm_name(uint32_t id) {
   return id == ETK_ETDUMP_STR_ABSENT ? ETK_ETDUMP_STR_EMPTY : id;
@@ -108,11 +109,14 @@ struct etk_inspector {
   size_t chain_count;        /* distinct chain values of `dump` */
   int32_t chain_zero_index;  /* insp_chain_index() of chain id 0 */
   size_t event_count;
-  uint32_t *events;  /* rep per event; read them with insp_event_at() */
-  uint32_t *samples; /* ETDump event index per (event, run); NONE for
-                        debug-only events.  When every block has one run
-                        it is `events` itself (a perf event's sample is
-                        its rep; nothing reads a debug-only event's) */
+  uint32_t *events;  /* rep per event (read with insp_event_rep()); NULL
+                        when every event's rep is its own index (one run
+                        of profile events: the usual single huge run) */
+  uint32_t *samples; /* ETDump event index per (event, run) (read with
+                        insp_sample()); NONE for debug-only events.  When
+                        every block has one run it is `events` itself (a
+                        perf event's sample is its rep; nothing reads a
+                        debug-only event's), NULL with it */
   size_t debug_count;
   insp_debug_t *debug;
   uint32_t *debug_refs;
@@ -133,16 +137,29 @@ struct etk_inspector {
 
 const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
 
+/* The rep of Inspector event e (e < event_count). */
+static inline uint32_t insp_event_rep(const etk_inspector_t *insp, size_t e) {
+  return insp->events ? insp->events[e] : (uint32_t)e;
+}
+/* Index into the samples of event e's first run (e in block bk). */
+static inline uint64_t insp_sample_index(const insp_block_t *bk, size_t e) {
+  return bk->sample_base + (uint64_t)(e - bk->first_event) * bk->run_count;
+}
+/* Sample i: samples[i], or i itself when the samples are elided. */
+static inline uint32_t insp_sample(const etk_inspector_t *insp, uint64_t i) {
+  return insp->samples ? insp->samples[i] : (uint32_t)i;
+}
+
 /* Signature of Inspector event e (e < event_count). */
 static inline insp_event_t insp_event_at(const etk_inspector_t *insp,
                                          size_t e) {
   const insp_debug_t *dd = insp->debug_count ? insp_debug_of(insp, e) : NULL;
-  return insp_event_of(&insp->cols, insp->events[e],
+  return insp_event_of(&insp->cols, insp_event_rep(insp, e),
                        dd ? dd->dname : INSP_NONE);
 }
 /* Whether Inspector event e has a profile part (perf data). */
 static inline int insp_event_has_perf(const etk_inspector_t *insp, size_t e) {
-  return (insp->cols.flags[insp->events[e]] & ETK_ETDUMP_KIND_MASK) ==
+  return (insp->cols.flags[insp_event_rep(insp, e)] & ETK_ETDUMP_KIND_MASK) ==
          ETK_ETDUMP_EVENT_PROFILE;
 }
 
@@ -151,7 +168,7 @@ int insp_event_is_delegated(const insp_event_t *e);
 /* insp_event_is_delegated() of Inspector event e's signature, from its
  * rep's columns alone (the debug name plays no part). */
 static inline int insp_event_delegated(const etk_inspector_t *insp, size_t e) {
-  const uint32_t rep = insp->events[e];
+  const uint32_t rep = insp_event_rep(insp, e);
   return insp->cols.delegate_id_int_plus_one[rep] != 0 ||
          insp_norm_dstr(insp->cols.delegate_id_str_id[rep]) !=
              ETK_ETDUMP_STR_ABSENT;

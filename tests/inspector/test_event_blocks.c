@@ -757,4 +757,60 @@ ETK_TEST(event_chain_index) {
   etk_inspector_close(insp);
 }
 
+/* Which ETDump event stands for each event and sample, whether the
+ * inspector keeps them in arrays or knows them to be the identity: one run
+ * (identity), a repeated run (a matrix of samples), a run with an
+ * allocation before its profile events (reps shifted by one). */
+ETK_TEST(event_reps_and_samples) {
+  etw_t *w = etw_new(1 << 16);
+  etw_allocator(w, "a");
+  for (int r = 0; r < 3; r++) {
+    etw_run_begin(w, r < 2 ? "Execute" : "Other", -1);
+    if (r == 2) etw_allocation(w, 1, 64);
+    etw_profile_simple(w, "x", 0, 0, 10 + 100 * (uint64_t)r, 20 + 100 * r);
+    etw_profile_simple(w, "y", 0, 1, 30, 45 + (uint64_t)r);
+    etw_run_end(w);
+  }
+  etk_inspector_t *insp = open_written(w, ETK_TIME_NS);
+  REQUIRE(insp != NULL && etk_inspector_block_count(insp) == 2);
+  REQUIRE(etk_inspector_event_count(insp) == 4);
+  /* events 0, 1: runs 0 and 1 (ETDump events 0-1 and 2-3); events 2, 3:
+   * run 2, whose ETDump events 4-6 start with the allocation */
+  const uint32_t want[4][2] = {{0, 2}, {1, 3}, {5, 0}, {6, 0}};
+  const size_t runs[4] = {2, 2, 1, 1};
+  for (size_t e = 0; e < 4; e++) {
+    etk_inspector_event_t ev;
+    REQUIRE(etk_inspector_event_get(insp, e, &ev) == ETK_OK);
+    CHECK_EQ_INT(ev.sample_count, runs[e]);
+    for (size_t k = 0; k < runs[e]; k++) {
+      etk_inspector_sample_t sm;
+      REQUIRE(etk_inspector_event_sample(insp, e, k, &sm) == ETK_OK);
+      CHECK_EQ_INT(sm.etdump_event, want[e][k]);
+    }
+  }
+  char s[128];
+  th_raw_repr(insp, 1, s, sizeof s);
+  CHECK_EQ_STR(s, "[15.0, 16.0]");
+  th_raw_repr(insp, 3, s, sizeof s);
+  CHECK_EQ_STR(s, "[17.0]");
+  etk_inspector_close(insp);
+
+  w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  for (int i = 0; i < 100; i++)
+    etw_profile_simple(w, "op", 0, i, 1000 + (uint64_t)i, 1010 + 2 * i);
+  etw_run_end(w);
+  insp = open_written(w, ETK_TIME_NS);
+  REQUIRE(insp != NULL && etk_inspector_event_count(insp) == 100);
+  for (size_t e = 0; e < 100; e++) {
+    etk_inspector_sample_t sm;
+    etk_stats_t st;
+    REQUIRE(etk_inspector_event_sample(insp, e, 0, &sm) == ETK_OK);
+    CHECK_EQ_INT(sm.etdump_event, e);
+    REQUIRE(etk_inspector_event_stats(insp, e, &st) == ETK_OK);
+    CHECK(st.count == 1 && st.p50 == (double)(10 + e));
+  }
+  etk_inspector_close(insp);
+}
+
 ETK_TEST_MAIN()
