@@ -106,13 +106,15 @@ typedef struct g_entry {
 
 typedef struct table_ctx {
   const etk_frame_t *f;
-  etk_frame_row_fn row;  /* NULL: cells come from f->cell */
-  etk_cell_t *row_cells; /* row: the cells of the current row */
-  size_t first;          /* 1 when column 0 is the index, else 0 */
-  etk_cell_t index;      /* the index column's cell */
-  etk_cell_t cell;       /* f->cell: the fetched cell */
-  etk_strbuf_t scratch;  /* for the frame callback */
-  etk_strbuf_t esc;      /* escaped text */
+  etk_frame_row_fn row; /* NULL: cells come from f->cell */
+  size_t first;         /* 1 when column 0 is the index, else 0 */
+  size_t ready;         /* cells[0..ready) need no fetching: the index, or
+                           the whole row in row mode */
+  etk_cell_t *cells;    /* the displayed row's cells: the index, then the
+                           frame's (row: the whole row; f->cell: the last
+                           cell fetched in its place) */
+  etk_strbuf_t scratch; /* for the frame callback */
+  etk_strbuf_t esc;     /* escaped text */
   char num[ETK_FORMAT_DOUBLE_MAX + 8];
   int64_t int_last; /* the last int formatted, its text (int_len 0: none) */
   char int_text[24];
@@ -194,18 +196,11 @@ static int text_rank(const char *s, size_t n, double *value) {
  * shown; in row mode the row's cells were asked for already). */
 static inline int cell_at(table_ctx_t *t, size_t row, size_t col,
                           const etk_cell_t **out) {
-  if (col < t->first) {
-    *out = &t->index;
-    return ETK_OK;
-  }
-  if (t->row) {
-    *out = &t->row_cells[col - t->first];
-    return ETK_OK;
-  }
-  etk_cell_t *c = &t->cell;
+  etk_cell_t *c = &t->cells[col];
+  *out = c;
+  if (col < t->ready) return ETK_OK;
   if (t->scratch.len) etk_strbuf_clear(&t->scratch);
   memset(c, 0, sizeof *c);
-  *out = c;
   int rc = t->f->cell(t->f->ctx, row, col - t->first, c, &t->scratch);
   if (rc == ETK_OK && t->scratch.failed) rc = ETK_E_NO_MEMORY;
   return rc;
@@ -214,9 +209,9 @@ static inline int cell_at(table_ctx_t *t, size_t row, size_t col,
 /* Starts row `row` of a pass: the index cell, and in row mode the row's
  * cells. */
 static inline int row_begin(table_ctx_t *t, size_t row) {
-  t->index.i = (int64_t)row;
+  t->cells[0].i = (int64_t)row; /* the index, or overwritten */
   if (!t->row || t->f->cols == 0) return ETK_OK;
-  return t->row(t->f->ctx, row, t->row_cells);
+  return t->row(t->f->ctx, row, t->cells + t->first);
 }
 
 /* The text of a TEXT/OBJECT cell, escaped when it needs it; *ascii tells
@@ -449,8 +444,9 @@ static inline int measure(table_ctx_t *t, column_t *col, const etk_cell_t *c) {
     case ETK_CELL_NONE:
       if (c->kind == ETK_CELL_BOOL && col->rank < RANK_BOOL)
         col->rank = RANK_BOOL;
-      if (col->rank <= RANK_FLOAT) {
-        number_g(t, c, &x);
+      if (col->rank <= RANK_FLOAT) { /* "g" of None, True, False: "", 1, 0 */
+        x = (cell_text_t){NULL, c->kind == ETK_CELL_BOOL, 0, -1};
+        x.width = x.len;
         measure_g(col, &x);
       }
       w = c->kind == ETK_CELL_NONE ? 0 : c->i ? 4 : 5;
@@ -614,6 +610,34 @@ static int row_rest(table_ctx_t *t, etk_line_t *line, size_t row_at,
   return ETK_OK;
 }
 
+/* Pass 2: the text of a cell of a common kind (an int, a float in a float
+ * column, printable ASCII in a left-aligned column) in `col`, else that of
+ * output_text(). */
+static inline int cell_output(table_ctx_t *t, const column_t *col,
+                              const etk_cell_t *c, cell_text_t *x) {
+  switch (c->kind) {
+    case ETK_CELL_FLOAT:
+      if (col->mode != MODE_FLOAT) break;
+      g_text(t, c->f, x);
+      return ETK_OK;
+    case ETK_CELL_INT:
+      if (col->mode == MODE_FLOAT && (c->i <= -1000000 || c->i >= 1000000))
+        break;
+      int_text(t, c->i, x);
+      return ETK_OK;
+    case ETK_CELL_TEXT:
+    case ETK_CELL_OBJECT:
+      if (col->mode != MODE_LEFT || !c->text ||
+          !printable_ascii(c->text, c->len))
+        break;
+      strip_text(c->text, c->len, 1, x);
+      return ETK_OK;
+    default:
+      break;
+  }
+  return output_text(t, col->mode, c, x);
+}
+
 /* Pass 2 for row r: the template (the row line unless r is 0, a blank
  * row) copied into `line`, then each cell's text put in its place. */
 static int put_row(table_ctx_t *t, etk_line_t *line, const etk_line_t *tmpl,
@@ -621,24 +645,24 @@ static int put_row(table_ctx_t *t, etk_line_t *line, const etk_line_t *tmpl,
   size_t n = r ? tmpl->len : blank;
   if (!etk_line_reserve(line, n + WRITE_SLACK)) return ETK_E_NO_MEMORY;
   memcpy(line->p + line->len, tmpl->p + tmpl->len - n, n);
-  size_t row_at = line->len + n - blank;
+  char *row = line->p + line->len + n - blank;
   line->len += n;
   int rc = row_begin(t, r);
   for (size_t c = 0; c < ncols && rc == ETK_OK; c++) {
     const column_t *col = &cols[c];
     const etk_cell_t *cell;
     cell_text_t x;
-    if ((rc = cell_at(t, r, c, &cell)) != ETK_OK ||
-        (rc = output_text(t, col->mode, cell, &x)) != ETK_OK)
-      break;
+    if ((rc = cell_at(t, r, c, &cell)) != ETK_OK) break;
+    if (cell->kind == ETK_CELL_NONE) continue; /* "": the template's spaces */
+    if ((rc = cell_output(t, col, cell, &x)) != ETK_OK) break;
     size_t at = col->start + 1, w = x.width;
     if (col->mode != MODE_LEFT) {
       w += (size_t)(col->max_after - x.after);
       at += col->width - w;
     }
     if (x.len != x.width || w > col->width)
-      return row_rest(t, line, row_at, cols, ncols, r, c, &x);
-    put_bytes(line->p + row_at + at, x.s, x.len);
+      return row_rest(t, line, (size_t)(row - line->p), cols, ncols, r, c, &x);
+    put_bytes(row + at, x.s, x.len);
   }
   return rc;
 }
@@ -736,19 +760,20 @@ int etk_render_table_rows(const etk_frame_t *f, etk_frame_row_fn row,
   t.f = f;
   t.row = row;
   t.first = (f->show_index && f->rows > 0) ? 1 : 0;
-  t.index.kind = ETK_CELL_INT;
   size_t ncols = f->cols + t.first;
+  t.ready = row ? ncols : t.first;
   column_t *cols = calloc(ncols ? ncols : 1, sizeof *cols);
   etk_line_t line = {0}, tmpl = {0};
   t.g_cache = calloc(G_CACHE_SIZE, sizeof *t.g_cache);
-  if (row) t.row_cells = calloc(f->cols ? f->cols : 1, sizeof *t.row_cells);
-  if (!cols || !t.g_cache || (row && !t.row_cells)) {
+  t.cells = calloc(ncols ? ncols : 1, sizeof *t.cells);
+  if (!cols || !t.g_cache || !t.cells) {
     free(cols);
     free(t.g_cache);
-    free(t.row_cells);
+    free(t.cells);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory rendering a table");
   }
+  if (t.first) t.cells[0].kind = ETK_CELL_INT;
   int rc = measure_columns(&t, cols, ncols);
   if (rc != ETK_OK) goto done;
 
@@ -778,7 +803,7 @@ oom:
 done:
   free(cols);
   free(t.g_cache);
-  free(t.row_cells);
+  free(t.cells);
   free(line.p);
   free(tmpl.p);
   etk_strbuf_free(&t.scratch);
