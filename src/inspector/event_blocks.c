@@ -28,7 +28,10 @@
  *   Finally every block gets an events x runs matrix of ETDump profile event
  *   indices (the samples), filled in run order from the block's events
  *   (its first run) and `kept` (the others); when every block has one run,
- *   the events themselves are that matrix.  Upstream's wrap-around
+ *   the events themselves are that matrix.  While every event's rep is
+ *   its own index (the first runs are profile events only, or their
+ *   instruction ids rise), no events array is written at all: the
+ *   accessors give the index.  Upstream's wrap-around
  *   error needs an event whose end is before its start; only when the
  *   reader flagged one is every sample checked.
  *
@@ -39,10 +42,12 @@
  *   a next link and a signature's instruction event, written only for lists
  *   longer than one and signatures with debug data, so their pages mostly
  *   stay untouched.  Kept across the whole build: 4 bytes per sample of a
- *   repeated run, 4 per run; the result is 4 bytes per Inspector event plus
- *   4 per sample when a block has several runs (see inspector_internal.h).
- *   A wide run (1M distinct events) thus peaks at about 20 bytes per event
- *   here (instruction events, slots, events), 4 after.
+ *   repeated run, 4 per run; the result is 4 bytes per Inspector event
+ *   (none when they are the identity) plus 4 per sample when a block has
+ *   several runs (see inspector_internal.h).  A wide run of rising
+ *   instruction ids (1M distinct events) takes the ordered path, which
+ *   touches none of the scratch: it costs an eighth of a byte per event
+ *   while grouping and nothing after.
  *
  * INVARIANTS
  *   - Blocks, and the events inside each block, are in first-appearance
@@ -346,7 +351,8 @@ typedef struct run_state {
   uint32_t nie, nout; /* instruction events, output debug events */
   uint32_t npos;      /* signatures staged */
   uint64_t hash;      /* of the run signature */
-  uint32_t *staged;   /* reps of the staged signatures (insp->events) */
+  uint32_t *staged;   /* reps of the staged signatures (insp->events);
+                         NULL while signature p's rep is event first + p */
 } run_state_t;
 
 static inline int bit_get(const uint8_t *bits, uint32_t i) {
@@ -364,9 +370,14 @@ static inline uint32_t staged_dname(const builder_t *b, const run_state_t *rs,
   return norm_name(b->c.name_id[rs->first + b->dbg[b->pos_ie[p]].dh]);
 }
 
+/* The rep of staged signature p. */
+static inline uint32_t staged_rep(const run_state_t *rs, uint32_t p) {
+  return rs->staged ? rs->staged[p] : rs->first + p;
+}
+
 static inline insp_event_t staged_signature(const builder_t *b,
                                             const run_state_t *rs, uint32_t p) {
-  return insp_event_of(&b->c, rs->staged[p], staged_dname(b, rs, p));
+  return insp_event_of(&b->c, staged_rep(rs, p), staged_dname(b, rs, p));
 }
 
 /* Stages signature `sg` (representative `rep`, kept profile event `prof`,
@@ -457,17 +468,28 @@ static int run_collate(builder_t *b, run_state_t *rs) {
   return ETK_OK;
 }
 
-/* Room for the run's signatures at the end of the Inspector's events, and
- * the run signature's hash started (name, bundled input index). */
-static int run_stage_begin(builder_t *b, run_state_t *rs) {
+/* Room for the run's signatures at the end of the Inspector's events
+ * (rs->staged), `reps` of them already staged as first + p.  While every
+ * rep is its own index the events are not kept (insp->events NULL); the
+ * first run that breaks the rule writes the identity out. */
+static int run_stage_room(builder_t *b, run_state_t *rs, uint32_t reps) {
   etk_inspector_t *insp = b->insp;
+  const int identity = insp->events == NULL;
   if (!ETK_VEC_RESERVE(insp->events, b->event_cap,
                        insp->event_count + rs->n + 1))
     return nomem(b);
+  if (identity)
+    for (size_t e = 0; e < insp->event_count; e++)
+      insp->events[e] = (uint32_t)e;
   rs->staged = insp->events + insp->event_count;
+  for (uint32_t p = 0; p < reps; p++) rs->staged[p] = rs->first + p;
+  return ETK_OK;
+}
+
+/* The run signature's hash started (name, bundled input index). */
+static void run_hash_begin(run_state_t *rs) {
   rs->hash =
       mix(mix(0xB10C, rs->run.name_id), (uint32_t)rs->run.bundled_input_index);
-  return ETK_OK;
 }
 
 /* Whether the run's instruction ids (allocation events aside) strictly
@@ -490,7 +512,11 @@ static int run_is_ordered(const builder_t *b, const run_state_t *rs) {
  * what the general steps find for such a run, in the same order. */
 static int run_stage_ordered(builder_t *b, run_state_t *rs) {
   const etk_etdump_columns_t *c = &b->c;
-  int rc = run_stage_begin(b, rs);
+  int rc = ETK_OK;
+  run_hash_begin(rs);
+  rs->staged = NULL; /* reps first + p so far (see run_stage_room) */
+  if (b->insp->events || rs->first != b->insp->event_count)
+    rc = run_stage_room(b, rs, 0);
   for (uint32_t i = 0; i < rs->n && rc == ETK_OK; i++) {
     const uint32_t ev = rs->first + i;
     const unsigned kind = c->flags[ev] & ETK_ETDUMP_KIND_MASK;
@@ -513,7 +539,8 @@ static int run_stage_ordered(builder_t *b, run_state_t *rs) {
     }
     insp_event_t sg = insp_event_of(c, ev, dname);
     rs->hash = mix(rs->hash, sig_hash(&sg));
-    rs->staged[p] = ev;
+    if (!rs->staged && ev != rs->first + p) rc = run_stage_room(b, rs, p);
+    if (rs->staged) rs->staged[p] = ev;
   }
   rs->hash = mix(rs->hash, rs->npos);
   return rc;
@@ -524,7 +551,8 @@ static int run_stage_ordered(builder_t *b, run_state_t *rs) {
 static int run_signatures(builder_t *b, run_state_t *rs) {
   const etk_etdump_columns_t *c = &b->c;
   const uint32_t first = rs->first;
-  int rc = run_stage_begin(b, rs);
+  run_hash_begin(rs);
+  int rc = run_stage_room(b, rs, 0);
   if (rc != ETK_OK) return rc;
   memset(b->slots, 0, (rs->mask + 1) * sizeof *b->slots);
   for (uint32_t x = 0; x < rs->nie; x++) {
@@ -736,7 +764,7 @@ static int process_run(builder_t *b, uint32_t r) {
       return nomem(b);
     b->run_kept[r] = (uint32_t)b->kept_len;
     for (uint32_t p = 0; p < rs.npos; p++)
-      b->kept[b->kept_len++] = sample_of(&b->c, rs.staged[p]);
+      b->kept[b->kept_len++] = sample_of(&b->c, staged_rep(&rs, p));
   }
   b->run_group[r] = blk;
   bk->run_count++;
@@ -749,26 +777,22 @@ static int process_run(builder_t *b, uint32_t r) {
  * its start; the reader flags those, so the usual dump (none) skips the
  * walk over every sample's times. */
 static int check_samples(etk_inspector_t *insp, etk_error_t *err) {
-  etk_etdump_columns_t cols;
-  etk_etdump_columns(insp->dump, &cols);
-  unsigned any = 0;
-  for (size_t i = 0; i < cols.count; i++) any |= cols.flags[i];
-  if (!(any & ETK_ETDUMP_FLAG_END_BEFORE_START)) return ETK_OK;
+  if (!(insp->any_flags & ETK_ETDUMP_FLAG_END_BEFORE_START)) return ETK_OK;
   for (size_t bi = 0; bi < insp->block_count; bi++) {
     const insp_block_t *bk = &insp->blocks[bi];
     for (uint32_t e = 0; e < bk->event_count; e++) {
       if (!insp_event_has_perf(insp, bk->first_event + e)) continue;
       insp_event_t ev = insp_event_at(insp, bk->first_event + e);
       int delegated = insp_event_is_delegated(&ev);
-      const uint32_t *s =
-          insp->samples + bk->sample_base + (uint64_t)e * bk->run_count;
+      const uint64_t s = insp_sample_index(bk, bk->first_event + e);
       for (uint32_t j = 0; j < bk->run_count; j++) {
         double dur;
-        if (insp_duration(insp, s[j], delegated, &dur) < 0) {
+        const uint32_t sample = insp_sample(insp, s + j);
+        if (insp_duration(insp, sample, delegated, &dur) < 0) {
           uint64_t st, en;
-          etk_etdump_event_times(insp->dump, s[j], &st, &en);
+          etk_etdump_event_times(insp->dump, sample, &st, &en);
           return etk_error_set(
-              err, ETK_E_FORMAT, etk_etdump_event_offset(insp->dump, s[j]),
+              err, ETK_E_FORMAT, etk_etdump_event_offset(insp->dump, sample),
               "Expected start_time (%llu) and end_time (%llu) to be less "
               "than 4294967295 for cases where there is wrap-around of time "
               "values (upstream's error; the profile event's end is before "
@@ -796,12 +820,9 @@ static int samples_single(etk_inspector_t *insp, builder_t *b, size_t runs) {
   for (size_t r = 0; rc == ETK_OK && r < runs; r++)
     if (b->run_group[r] != INSP_NONE)
       insp->block_runs[b->run_group[r]] = (uint32_t)r;
-  if (rc == ETK_OK) {
-    /* a perf event's sample is its rep: the events are the samples */
-    if (!insp->events && !(insp->events = malloc(sizeof *insp->events)))
-      rc = nomem(b);
-    insp->samples = insp->events;
-  }
+  /* a perf event's sample is its rep: the events are the samples (NULL
+   * with them: each its own index) */
+  if (rc == ETK_OK) insp->samples = insp->events;
   return rc;
 }
 
@@ -843,9 +864,9 @@ static int samples_matrix(etk_inspector_t *insp, builder_t *b, size_t runs,
       insp->block_runs[bk->first_run + j] = (uint32_t)r;
       uint32_t *dst = insp->samples + bk->sample_base + j;
       if (b->run_kept[r] == INSP_NONE) { /* the block's first run */
-        const uint32_t *reps = insp->events + bk->first_event;
         for (uint32_t p = 0; p < bk->event_count; p++)
-          dst[(uint64_t)p * R] = sample_of(&b->c, reps[p]);
+          dst[(uint64_t)p * R] =
+              sample_of(&b->c, insp_event_rep(insp, bk->first_event + p));
         continue;
       }
       const uint32_t *kp = b->kept + b->run_kept[r];
@@ -855,6 +876,18 @@ static int samples_matrix(etk_inspector_t *insp, builder_t *b, size_t runs,
     free(count);
   }
   return rc;
+}
+
+/* Drops the events, and the samples when they are the same array, when
+ * every event's rep is its own index (one run of profile events, the usual
+ * huge dump): insp_event_rep() and insp_sample() then give the index. */
+static void elide_identity(etk_inspector_t *insp) {
+  if (!insp->events) return;
+  for (size_t e = 0; e < insp->event_count; e++)
+    if (insp->events[e] != e) return;
+  if (insp->samples == insp->events) insp->samples = NULL;
+  free(insp->events);
+  insp->events = NULL;
 }
 
 /* ------------------------------------------------------- entry point */
@@ -924,6 +957,7 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   free(b.kept);
   free(b.run_group);
   free(b.run_kept);
+  if (rc == ETK_OK) elide_identity(insp);
   if (rc == ETK_OK) rc = check_samples(insp, err);
   return rc;
 }

@@ -107,7 +107,7 @@ const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
   return s.data ? s.data : "";
 }
 
-size_t insp_block_of(const etk_inspector_t *insp, size_t event) {
+size_t insp_block_search(const etk_inspector_t *insp, size_t event) {
   size_t lo = 0, hi = insp->block_count;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
@@ -183,16 +183,15 @@ size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
                          size_t block, double *raw, uint64_t *starts,
                          const insp_event_t *sig) {
   if (!insp_event_has_perf(insp, event)) return 0;
-  insp_event_t ev = sig ? *sig : insp_event_at(insp, event);
   const insp_block_t *bk = &insp->blocks[block];
-  const uint32_t *s = insp->samples + bk->sample_base +
-                      (uint64_t)(event - bk->first_event) * bk->run_count;
-  int delegated = insp_event_is_delegated(&ev);
+  const uint64_t s = insp_sample_index(bk, event);
+  int delegated =
+      sig ? insp_event_is_delegated(sig) : insp_event_delegated(insp, event);
   size_t n = 0;
   for (uint32_t j = 0; j < bk->run_count; j++) {
     uint64_t st, en;
     double d;
-    etk_etdump_event_times(insp->dump, s[j], &st, &en);
+    etk_etdump_event_times(insp->dump, insp_sample(insp, s + j), &st, &en);
     if (starts) starts[j] = st;
     if (insp_duration_of(insp, st, en, delegated, &d) == 0) raw[n++] = d;
   }
@@ -209,16 +208,16 @@ int insp_scratch_reserve(etk_inspector_t *insp, size_t n) {
 }
 
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event) {
-  if (!insp_event_has_perf(insp, event)) return 0;
+  if (!(insp->any_flags & ETK_ETDUMP_FLAG_METADATA) ||
+      !insp_event_has_perf(insp, event))
+    return 0;
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
-  const uint32_t *s = insp->samples + bk->sample_base +
-                      (uint64_t)(event - bk->first_event) * bk->run_count;
-  etk_etdump_columns_t c;
-  etk_etdump_columns(insp->dump, &c);
+  const uint64_t s = insp_sample_index(bk, event);
   for (uint32_t j = 0; j < bk->run_count; j++) {
-    if (!(c.flags[s[j]] & ETK_ETDUMP_FLAG_METADATA)) continue;
+    const uint32_t ev = insp_sample(insp, s + j);
+    if (!(insp->cols.flags[ev] & ETK_ETDUMP_FLAG_METADATA)) continue;
     etk_etdump_event_t e;
-    etk_etdump_event_get(insp->dump, s[j], &e);
+    etk_etdump_event_get(insp->dump, ev, &e);
     if (e.metadata_len > 0) return 1;
   }
   return 0;
@@ -256,11 +255,25 @@ size_t etk_inspector_event_count(const etk_inspector_t *insp) {
   return insp ? insp->event_count : 0;
 }
 
+/* The chain index etk_inspector_event_t reports for chain id `chain`. */
+int32_t insp_chain_index(const etk_etdump_t *dump, uint32_t chain) {
+  int neg;
+  uint64_t mag;
+  etk_etdump_chain(dump, chain, &neg, &mag);
+  if (neg) return -(int32_t)(mag > 0x80000000u ? 0x80000000u : mag);
+  return mag > INT32_MAX ? -1 : (int32_t)mag;
+}
+
 int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
                             etk_inspector_event_t *out) {
   if (!insp || !out || index >= insp->event_count)
     return ETK_E_INVALID_ARGUMENT;
-  const insp_event_t ev = insp_event_at(insp, index), *e = &ev;
+  const insp_debug_t *dd =
+      insp->debug_count ? insp_debug_of(insp, index) : NULL;
+  const insp_event_t ev =
+                         insp_event_of(&insp->cols, insp_event_rep(insp, index),
+                                       dd ? dd->dname : INSP_NONE),
+                     *e = &ev;
   memset(out, 0, sizeof *out);
   size_t bi = insp_block_of(insp, index);
   const insp_block_t *bk = &insp->blocks[bi];
@@ -276,31 +289,22 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
     out->delegate_debug_id_str = etk_etdump_string(insp->dump, e->dstr).data;
   }
   out->sample_count = e->pname == INSP_NONE ? 0 : bk->run_count;
-  const insp_debug_t *dd = insp_debug_of(insp, index);
   out->debug_count = dd ? dd->count : 0;
   out->has_debug_signature = e->dname != INSP_NONE;
   uint32_t first_ev = INSP_NONE;
   if (e->pname != INSP_NONE && bk->run_count)
-    first_ev =
-        insp->samples[bk->sample_base +
-                      (uint64_t)(index - bk->first_event) * bk->run_count];
+    first_ev = insp_sample(insp, insp_sample_index(bk, index));
   else if (dd && dd->count)
     first_ev = insp->debug_refs[dd->first];
   out->chain_index = 0;
-  if (first_ev != INSP_NONE) {
-    etk_etdump_columns_t c;
-    etk_etdump_columns(insp->dump, &c);
-    int neg;
-    uint64_t mag;
-    etk_etdump_chain(insp->dump, c.chain_id[first_ev], &neg, &mag);
-    if (neg)
-      out->chain_index = -(int32_t)(mag > 0x80000000u ? 0x80000000u : mag);
-    else if (mag > INT32_MAX)
-      out->chain_index = -1;
-    else
-      out->chain_index = (int32_t)mag;
-  }
-  out->has_metadata = insp_event_has_metadata(insp, index);
+  if (first_ev != INSP_NONE) /* one chain value: every event has id 0 */
+    out->chain_index =
+        insp->chain_count <= 1
+            ? insp->chain_zero_index
+            : insp_chain_index(insp->dump, insp->cols.chain_id[first_ev]);
+  out->has_metadata = e->pname != INSP_NONE &&
+                      (insp->any_flags & ETK_ETDUMP_FLAG_METADATA) &&
+                      insp_event_has_metadata(insp, index);
   return ETK_OK;
 }
 
@@ -312,9 +316,7 @@ int etk_inspector_event_sample(const etk_inspector_t *insp, size_t event,
   const insp_block_t *bk = &insp->blocks[insp_block_of(insp, event)];
   if (e->pname == INSP_NONE || k >= bk->run_count)
     return ETK_E_INVALID_ARGUMENT;
-  uint32_t ev =
-      insp->samples[bk->sample_base +
-                    (uint64_t)(event - bk->first_event) * bk->run_count + k];
+  uint32_t ev = insp_sample(insp, insp_sample_index(bk, event) + k);
   etk_etdump_event_t de;
   etk_etdump_event_get(insp->dump, ev, &de);
   memset(out, 0, sizeof *out);
@@ -341,6 +343,20 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
                      etk_stats_t *out, uint64_t *starts,
                      const insp_event_t *sig) {
   const insp_block_t *bk = &insp->blocks[block];
+  if (bk->run_count == 1) { /* one sample: its duration is every statistic */
+    if (!insp_event_has_perf(insp, event)) return ETK_E_NOT_FOUND;
+    uint64_t st, en;
+    double d;
+    etk_etdump_event_times(
+        insp->dump, insp_sample(insp, insp_sample_index(bk, event)), &st, &en);
+    if (starts) starts[0] = st;
+    int delegated =
+        sig ? insp_event_is_delegated(sig) : insp_event_delegated(insp, event);
+    if (insp_duration_of(insp, st, en, delegated, &d) != 0)
+      return ETK_E_NOT_FOUND;
+    insp_stats_single(d, out);
+    return ETK_OK;
+  }
   if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)
     return ETK_E_NO_MEMORY;
   size_t n = insp_event_raw_in(insp, event, block, insp->scratch, starts, sig);

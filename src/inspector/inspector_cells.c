@@ -150,15 +150,14 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
                             etk_strbuf_t *b) {
   etk_inspector_t *insp = p->insp;
   const insp_block_t *bk = &insp->blocks[p->row_block];
-  const uint32_t *s = insp->samples + bk->sample_base +
-                      (uint64_t)(e - bk->first_event) * bk->run_count;
+  const uint64_t s = insp_sample_index(bk, e);
   char num[24];
   etk_strbuf_appendc(b, '[');
   for (uint32_t j = 0; j < bk->run_count; j++) {
     if (j) etk_strbuf_append(b, ", ", 2);
     if (metadata) {
       etk_etdump_event_t de;
-      etk_etdump_event_get(insp->dump, s[j], &de);
+      etk_etdump_event_get(insp->dump, insp_sample(insp, s + j), &de);
       if (de.metadata_len)
         etk_pyrepr_bytes(b, de.metadata, de.metadata_len);
       else
@@ -168,7 +167,7 @@ static int sample_list_cell(plan_t *p, uint32_t e, int metadata,
       if (p->row_start_known)
         st = p->row_start; /* read with the stats */
       else
-        etk_etdump_event_times(insp->dump, s[j], &st, &en);
+        etk_etdump_event_times(insp->dump, insp_sample(insp, s + j), &st, &en);
       etk_strbuf_append(b, num, etk_format_uint(st, num));
     }
   }

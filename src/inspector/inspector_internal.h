@@ -25,13 +25,14 @@ typedef struct insp_event {
   uint32_t dname;
 } insp_event_t;
 
-/* What an Inspector event stores (4 bytes): `rep`, an ETDump event whose
- * columns carry the signature's instruction id, delegate ids and, when it
- * is a profile event, the profile name: for a signature with a profile part
- * one of its profile events (all runs of a block agree), else an event of
- * its instruction event (a debug event).  The debug name, rarer, is kept
- * with the event's debug entries (insp_debug_t.dname): an event has a debug
- * signature exactly when it has debug entries. */
+/* What an Inspector event stores (4 bytes, none when it is its own index):
+ * `rep`, an ETDump event whose columns carry the signature's instruction
+ * id, delegate ids and, when it is a profile event, the profile name: for a
+ * signature with a profile part one of its profile events (all runs of a
+ * block agree), else an event of its instruction event (a debug event).  The
+ * debug name, rarer, is kept with the event's debug entries
+ * (insp_debug_t.dname): an event has a debug signature exactly when it has
+ * debug entries. */
 
 static inline uint32_t insp_norm_name(uint32_t id) {
   return id == ETK_ETDUMP_STR_ABSENT ? ETK_ETDUMP_STR_EMPTY : id;
@@ -104,12 +105,18 @@ struct etk_inspector {
   uint32_t *block_runs;
 
   etk_etdump_columns_t cols; /* of `dump` */
+  unsigned any_flags;        /* every ETDump event's flags OR'ed together */
+  size_t chain_count;        /* distinct chain values of `dump` */
+  int32_t chain_zero_index;  /* insp_chain_index() of chain id 0 */
   size_t event_count;
-  uint32_t *events;  /* rep per event; read them with insp_event_at() */
-  uint32_t *samples; /* ETDump event index per (event, run); NONE for
-                        debug-only events.  When every block has one run
-                        it is `events` itself (a perf event's sample is
-                        its rep; nothing reads a debug-only event's) */
+  uint32_t *events;  /* rep per event (read with insp_event_rep()); NULL
+                        when every event's rep is its own index (one run
+                        of profile events: the usual single huge run) */
+  uint32_t *samples; /* ETDump event index per (event, run) (read with
+                        insp_sample()); NONE for debug-only events.  When
+                        every block has one run it is `events` itself (a
+                        perf event's sample is its rep; nothing reads a
+                        debug-only event's), NULL with it */
   size_t debug_count;
   insp_debug_t *debug;
   uint32_t *debug_refs;
@@ -130,25 +137,57 @@ struct etk_inspector {
 
 const insp_debug_t *insp_debug_of(const etk_inspector_t *insp, size_t event);
 
+/* The rep of Inspector event e (e < event_count). */
+static inline uint32_t insp_event_rep(const etk_inspector_t *insp, size_t e) {
+  return insp->events ? insp->events[e] : (uint32_t)e;
+}
+/* Index into the samples of event e's first run (e in block bk). */
+static inline uint64_t insp_sample_index(const insp_block_t *bk, size_t e) {
+  return bk->sample_base + (uint64_t)(e - bk->first_event) * bk->run_count;
+}
+/* Sample i: samples[i], or i itself when the samples are elided. */
+static inline uint32_t insp_sample(const etk_inspector_t *insp, uint64_t i) {
+  return insp->samples ? insp->samples[i] : (uint32_t)i;
+}
+
 /* Signature of Inspector event e (e < event_count). */
 static inline insp_event_t insp_event_at(const etk_inspector_t *insp,
                                          size_t e) {
   const insp_debug_t *dd = insp->debug_count ? insp_debug_of(insp, e) : NULL;
-  return insp_event_of(&insp->cols, insp->events[e],
+  return insp_event_of(&insp->cols, insp_event_rep(insp, e),
                        dd ? dd->dname : INSP_NONE);
 }
 /* Whether Inspector event e has a profile part (perf data). */
 static inline int insp_event_has_perf(const etk_inspector_t *insp, size_t e) {
-  return (insp->cols.flags[insp->events[e]] & ETK_ETDUMP_KIND_MASK) ==
+  return (insp->cols.flags[insp_event_rep(insp, e)] & ETK_ETDUMP_KIND_MASK) ==
          ETK_ETDUMP_EVENT_PROFILE;
 }
 
-/* Shared helpers (events.c). */
+/* Shared helpers (inspector.c). */
 int insp_event_is_delegated(const insp_event_t *e);
+/* insp_event_is_delegated() of Inspector event e's signature, from its
+ * rep's columns alone (the debug name plays no part). */
+static inline int insp_event_delegated(const etk_inspector_t *insp, size_t e) {
+  const uint32_t rep = insp_event_rep(insp, e);
+  return insp->cols.delegate_id_int_plus_one[rep] != 0 ||
+         insp_norm_dstr(insp->cols.delegate_id_str_id[rep]) !=
+             ETK_ETDUMP_STR_ABSENT;
+}
+/* PerfData statistics of a single duration d: etk_stats_compute() for n = 1
+ * (statistics.c), every field as its recipes give it. */
+static inline void insp_stats_single(double d, etk_stats_t *out) {
+  out->count = 1;
+  out->p10 = out->p50 = out->p90 = out->min = out->max = d;
+  out->avg = (0.0 + (0.0 + d)) / 1.0; /* etk_stats_mean: 0.0 + sum */
+}
 /* Name of an event; decimal ids are written to buf (>= 24 bytes). */
 const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
                             char *buf, size_t *len);
-size_t insp_block_of(const etk_inspector_t *insp, size_t event);
+/* The block holding Inspector event `event` (event < event_count). */
+size_t insp_block_search(const etk_inspector_t *insp, size_t event);
+static inline size_t insp_block_of(const etk_inspector_t *insp, size_t event) {
+  return insp->block_count == 1 ? 0 : insp_block_search(insp, event);
+}
 /* Duration of the profile event `ev` for an event delegated or not:
  * returns 0 and sets *out; 1 when the sample has no duration (a missing end
  * time); -1 for upstream's wrap-around error (a stamp above 2^32 - 1). */
@@ -172,6 +211,8 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
                      const insp_event_t *sig);
 int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
+/* The chain index etk_inspector_event_t reports for chain id `chain`. */
+int32_t insp_chain_index(const etk_etdump_t *dump, uint32_t chain);
 
 /* ETRecord origins (event_origins.c, module_tree.c). */
 void insp_origins_free(etk_inspector_t *insp);

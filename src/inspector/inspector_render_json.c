@@ -269,15 +269,15 @@ static void json_write_runs(etk_json_t *j, json_events_t *x, uint32_t e,
                     0);
   etk_json_end_array(j);
   etk_json_key_prepared(j, &key_start);
-  const uint32_t *s = insp->samples + bk->sample_base +
-                      (uint64_t)(e - bk->first_event) * bk->run_count;
+  const uint64_t s = insp_sample_index(bk, e);
   if (ev->pname == INSP_NONE) {
     etk_json_null(j);
   } else {
     etk_json_begin_array(j);
     for (uint32_t k = 0; k < bk->run_count; k++) {
       uint64_t start, end;
-      etk_etdump_event_times(insp->dump, s[k], &start, &end);
+      etk_etdump_event_times(insp->dump, insp_sample(insp, s + k), &start,
+                             &end);
       etk_json_uint(j, start);
     }
     etk_json_end_array(j);
@@ -287,7 +287,7 @@ static void json_write_runs(etk_json_t *j, json_events_t *x, uint32_t e,
   if (ev->pname != INSP_NONE && insp_event_has_metadata(insp, e)) {
     for (uint32_t k = 0; k < bk->run_count; k++) {
       etk_etdump_event_t de;
-      etk_etdump_event_get(insp->dump, s[k], &de);
+      etk_etdump_event_get(insp->dump, insp_sample(insp, s + k), &de);
       json_hex(j, &x->tmp, de.metadata, de.metadata_len);
     }
   }
@@ -502,11 +502,11 @@ static int fast_event_read(json_events_t *x, uint32_t e, fast_event_t *fe) {
   fe->raw_count =
       insp_event_raw_in(insp, e, fe->block, insp->scratch, x->starts, &fe->ev);
   if (!insp_event_has_perf(insp, e) && fe->ev.pname != INSP_NONE) {
-    const uint32_t *s = insp->samples + bk->sample_base +
-                        (uint64_t)(e - bk->first_event) * runs;
+    const uint64_t s = insp_sample_index(bk, e);
     for (size_t k = 0; k < runs; k++) {
       uint64_t end;
-      etk_etdump_event_times(insp->dump, s[k], &x->starts[k], &end);
+      etk_etdump_event_times(insp->dump, insp_sample(insp, s + k),
+                             &x->starts[k], &end);
     }
   }
   fe->has_stats = json_stats(insp, fe->raw_count, &fe->st);

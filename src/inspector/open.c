@@ -57,6 +57,10 @@ int etk_inspector_open(const etk_etdump_t *dump,
     etk_inspector_options_init(&insp->options);
   insp->dump = dump;
   etk_etdump_columns(dump, &insp->cols);
+  for (size_t i = 0; i < insp->cols.count; i++)
+    insp->any_flags |= insp->cols.flags[i];
+  insp->chain_count = etk_etdump_chain_count(dump);
+  insp->chain_zero_index = insp_chain_index(dump, 0);
   int rc = etk_time_scale_factor(insp->options.source_time_scale,
                                  insp->options.target_time_scale,
                                  insp->options.clock_hz, &insp->factor, err);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "etkit/inspector_core.h"
+#include "inspector_internal.h"
 
 static double pairwise_sum(const double *a, size_t n) {
   if (n < 8) {
@@ -174,9 +175,7 @@ int etk_stats_compute(const double *raw, size_t n, double *scratch,
                       etk_stats_t *out) {
   if (!raw || !scratch || !out || n == 0) return ETK_E_INVALID_ARGUMENT;
   if (n == 1) { /* the recipes below reduced to one value (a single run) */
-    out->count = 1;
-    out->p10 = out->p50 = out->p90 = out->min = out->max = raw[0];
-    out->avg = (0.0 + (0.0 + raw[0])) / 1.0; /* etk_stats_mean: 0.0 + sum */
+    insp_stats_single(raw[0], out);
     scratch[0] = raw[0];
     return ETK_OK;
   }

@@ -662,4 +662,155 @@ ETK_TEST(allocation_events_are_reported_per_allocator) {
   free(bytes);
 }
 
+/* ------------------------------------------------------------ statistics */
+
+/* Every event's etk_inspector_event_stats() is etk_stats_compute() of its
+ * durations, bit for bit (the one-sample shortcut included), and
+ * ETK_E_NOT_FOUND exactly when it has none: fixtures with one-run and
+ * merged blocks, delegated events, wraps and missing ends, with and
+ * without the quirks. */
+ETK_TEST(event_stats_are_stats_of_durations) {
+  uint8_t *(*const make[])(size_t *) = {fixture_appendix_b, fixture_appendix_c,
+                                        fixture_wrap, fixture_delegates,
+                                        fixture_allocations};
+  const unsigned quirks[2] = {0, ETK_INSPECTOR_QUIRKS_ALL};
+  size_t checked = 0, one_sample = 0;
+  for (size_t f = 0; f < sizeof make / sizeof *make; f++) {
+    size_t len;
+    uint8_t *bytes = make[f](&len);
+    REQUIRE(bytes != NULL);
+    for (int q = 0; q < 2; q++) {
+      etk_inspector_t *insp =
+          th_open(bytes, len, ETK_TIME_NS, ETK_TIME_US, quirks[q], NULL);
+      REQUIRE(insp != NULL);
+      for (size_t e = 0; e < etk_inspector_event_count(insp); e++) {
+        double raw[64], scratch[64];
+        size_t n = 0;
+        etk_inspector_event_t ev;
+        REQUIRE(etk_inspector_event_get(insp, e, &ev) == ETK_OK);
+        REQUIRE(ev.sample_count <= 64);
+        etk_inspector_event_durations(insp, e, raw, &n);
+        etk_stats_t got, want;
+        memset(&got, 0xA5, sizeof got);
+        memset(&want, 0xA5, sizeof want);
+        int rc = etk_inspector_event_stats(insp, e, &got);
+        if (n == 0) {
+          CHECK_EQ_INT(rc, ETK_E_NOT_FOUND);
+          continue;
+        }
+        REQUIRE(etk_stats_compute(raw, n, scratch, &want) == ETK_OK);
+        CHECK_EQ_INT(rc, ETK_OK);
+        CHECK_EQ_MEM(&got, &want, sizeof got);
+        checked++;
+        one_sample += ev.sample_count == 1;
+      }
+      etk_inspector_close(insp);
+    }
+    free(bytes);
+  }
+  CHECK(checked > 20 && one_sample > 5 && one_sample < checked);
+}
+
+/* The chain index of an event is its first ETDump event's, as a signed
+ * 32-bit value: one chain value for the whole dump, and several (a
+ * profile -1, a debug 2^64 - 1 reported as -1, a large debug chain). */
+ETK_TEST(event_chain_index) {
+  etw_t *w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  etw_profile_simple(w, "a", 7, 0, 10, 20);
+  etw_profile_simple(w, "b", 7, 1, 20, 30);
+  etw_run_end(w);
+  etk_inspector_t *insp = open_written(w, ETK_TIME_MS);
+  REQUIRE(insp != NULL);
+  etk_inspector_event_t e;
+  for (size_t i = 0; i < 2; i++) {
+    REQUIRE(etk_inspector_event_get(insp, i, &e) == ETK_OK);
+    CHECK_EQ_INT(e.chain_index, 7);
+  }
+  etk_inspector_close(insp);
+
+  w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  etw_profile_simple(w, "a", -1, 0, 10, 20);
+  etw_profile_simple(w, "b", 3, 1, 20, 30);
+  etw_debug_t d;
+  memset(&d, 0, sizeof d);
+  d.iid = 2;
+  d.dint = -1;
+  d.name = "c";
+  d.kind = ETW_VALUE_INT;
+  d.output = -1;
+  d.chain = UINT64_MAX;
+  etw_debug(w, &d);
+  d.iid = 3;
+  d.name = "d";
+  d.chain = 5000000000ull;
+  etw_debug(w, &d);
+  etw_run_end(w);
+  insp = open_written(w, ETK_TIME_MS);
+  REQUIRE(insp != NULL && etk_inspector_event_count(insp) == 4);
+  const int32_t want[4] = {-1, 3, -1, -1};
+  for (size_t i = 0; i < 4; i++) {
+    REQUIRE(etk_inspector_event_get(insp, i, &e) == ETK_OK);
+    CHECK_EQ_INT(e.chain_index, want[i]);
+  }
+  etk_inspector_close(insp);
+}
+
+/* Which ETDump event stands for each event and sample, whether the
+ * inspector keeps them in arrays or knows them to be the identity: one run
+ * (identity), a repeated run (a matrix of samples), a run with an
+ * allocation before its profile events (reps shifted by one). */
+ETK_TEST(event_reps_and_samples) {
+  etw_t *w = etw_new(1 << 16);
+  etw_allocator(w, "a");
+  for (int r = 0; r < 3; r++) {
+    etw_run_begin(w, r < 2 ? "Execute" : "Other", -1);
+    if (r == 2) etw_allocation(w, 1, 64);
+    etw_profile_simple(w, "x", 0, 0, 10 + 100 * (uint64_t)r, 20 + 100 * r);
+    etw_profile_simple(w, "y", 0, 1, 30, 45 + (uint64_t)r);
+    etw_run_end(w);
+  }
+  etk_inspector_t *insp = open_written(w, ETK_TIME_NS);
+  REQUIRE(insp != NULL && etk_inspector_block_count(insp) == 2);
+  REQUIRE(etk_inspector_event_count(insp) == 4);
+  /* events 0, 1: runs 0 and 1 (ETDump events 0-1 and 2-3); events 2, 3:
+   * run 2, whose ETDump events 4-6 start with the allocation */
+  const uint32_t want[4][2] = {{0, 2}, {1, 3}, {5, 0}, {6, 0}};
+  const size_t runs[4] = {2, 2, 1, 1};
+  for (size_t e = 0; e < 4; e++) {
+    etk_inspector_event_t ev;
+    REQUIRE(etk_inspector_event_get(insp, e, &ev) == ETK_OK);
+    CHECK_EQ_INT(ev.sample_count, runs[e]);
+    for (size_t k = 0; k < runs[e]; k++) {
+      etk_inspector_sample_t sm;
+      REQUIRE(etk_inspector_event_sample(insp, e, k, &sm) == ETK_OK);
+      CHECK_EQ_INT(sm.etdump_event, want[e][k]);
+    }
+  }
+  char s[128];
+  th_raw_repr(insp, 1, s, sizeof s);
+  CHECK_EQ_STR(s, "[15.0, 16.0]");
+  th_raw_repr(insp, 3, s, sizeof s);
+  CHECK_EQ_STR(s, "[17.0]");
+  etk_inspector_close(insp);
+
+  w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  for (int i = 0; i < 100; i++)
+    etw_profile_simple(w, "op", 0, i, 1000 + (uint64_t)i, 1010 + 2 * i);
+  etw_run_end(w);
+  insp = open_written(w, ETK_TIME_NS);
+  REQUIRE(insp != NULL && etk_inspector_event_count(insp) == 100);
+  for (size_t e = 0; e < 100; e++) {
+    etk_inspector_sample_t sm;
+    etk_stats_t st;
+    REQUIRE(etk_inspector_event_sample(insp, e, 0, &sm) == ETK_OK);
+    CHECK_EQ_INT(sm.etdump_event, e);
+    REQUIRE(etk_inspector_event_stats(insp, e, &st) == ETK_OK);
+    CHECK(st.count == 1 && st.p50 == (double)(10 + e));
+  }
+  etk_inspector_close(insp);
+}
+
 ETK_TEST_MAIN()

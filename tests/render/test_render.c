@@ -524,6 +524,168 @@ ETK_TEST(table_measures_floats_seen_before_text) {
   check_golden(&f, 1, "floats_then_text.table");
 }
 
+/* Copy of s with every '|' replaced by the box character U+2502 (test
+ * tables are written with '|' for readability). */
+static char *boxed(const char *s) {
+  char *out = malloc(3 * strlen(s) + 1), *p = out;
+  for (; *s; s++) {
+    if (*s == '|') {
+      memcpy(p, "\xe2\x94\x82", 3);
+      p += 3;
+    } else {
+      *p++ = *s;
+    }
+  }
+  *p = 0;
+  return out;
+}
+
+ETK_TEST(table_types_columns_that_change_late) {
+  /* Each column's type is settled by its last cell (hand-derived from
+   * tabulate 0.8.9): a: ints then a float (float column: 1234567 prints
+   * "g", 1.23457e+06, whose 9 characters after the point set the decimal
+   * padding); b: bools and None then an int (int column, bools printed
+   * True/False right-aligned); c: ints then a string (text: left-aligned
+   * str()); d: floats then an object (text: the floats' repr, measured
+   * again); e: numeric strings (float: "1e3" is 1000); f: an int string
+   * led by a no-break space, int() accepts it, printed as is (3 code
+   * points, 4 bytes). */
+  static const etk_cell_t cells[] = {
+      INT(1),
+      BOOLC(1),
+      INT(5),
+      FLT(0.1),
+      TXT("1e3"),
+      TXT("\xc2\xa0"
+          "12"),
+      INT(22),
+      NONE_,
+      INT(-12),
+      FLT(2.5),
+      TXT(" 2 "),
+      INT(5),
+      INT(1234567),
+      BOOLC(0),
+      INT(300),
+      NAN_,
+      TXT("inf"),
+      NONE_,
+      FLT(0.5),
+      INT(7),
+      TXT("x y"),
+      OBJ("[]"),
+      NONE_,
+      TXT("-3"),
+  };
+  static const char *const headers[] = {"a", "b", "c", "d", "e", "f"};
+  demo_t d = {cells, 6};
+  etk_frame_t f = {4, 6, headers, demo_cell, &d, 0};
+  char *want = boxed(
+      "|            a |     b | c   | d   |    e |   f |\n"
+      "|  1           |  True | 5   | 0.1 | 1000 | \xc2\xa0"
+      "12 |\n"
+      "| 22           |       | -12 | 2.5 |    2 |   5 |\n"
+      "|  1.23457e+06 | False | 300 | nan |  inf |     |\n"
+      "|  0.5         |     7 | x y | []  |      |  -3 |\n");
+  for (int mode = 1; mode <= 2; mode++) {
+    char *out = render(&f, mode, 0);
+    REQUIRE(out != NULL);
+    /* the box lines around, then the rows without them */
+    const char *nl = strchr(out, '\n');
+    REQUIRE(nl != NULL);
+    CHECK(strncmp(out, "\xe2\x95\x92", 3) == 0);
+    CHECK((size_t)(nl - out) == 3 * (2 + 14 + 7 + 5 + 5 + 6 + 5 + 5));
+    char *rows = malloc(strlen(out) + 1), *q = rows;
+    for (const char *line = out; *line;) {
+      const char *end = strchr(line, '\n');
+      REQUIRE(end != NULL);
+      if (strncmp(line, "\xe2\x94\x82", 3) == 0) { /* a row, not a border */
+        memcpy(q, line, (size_t)(end - line) + 1);
+        q += end - line + 1;
+      }
+      line = end + 1;
+    }
+    *q = 0;
+    CHECK_EQ_STR(rows, want);
+    free(rows);
+    free(out);
+  }
+  free(want);
+}
+
+/* s with every '~' replaced by `with`. */
+static char *replace_tilde(const char *s, const char *with) {
+  size_t n = strlen(with);
+  char *out = malloc(n * strlen(s) + 1), *p = out;
+  for (; *s; s++) {
+    if (*s == '~') {
+      memcpy(p, with, n);
+      p += n;
+    } else {
+      *p++ = *s;
+    }
+  }
+  *p = 0;
+  return out;
+}
+
+ETK_TEST(table_places_non_ascii_text_like_ascii) {
+  /* A row of printable ASCII is laid out at fixed byte offsets; a cell with
+   * more bytes than characters switches the rest of its row to a piece by
+   * piece layout.  The frame with "é" (or a 3-byte "€") where another has
+   * '~' must print that table with '~' replaced: markers in the first, a
+   * middle and the last column, alone or together, in stripped text, in a
+   * header, in rows between all-ASCII rows. */
+  enum { ROWS = 6 };
+  static const char *const first[ROWS] = {"plain", "~", "ab", "c", "~~", "d"};
+  static const char *const middle[ROWS] = {
+      "x", "  y~ ", "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
+      "z", "",      "no marker"};
+  static const char *const last[ROWS] = {"[]", "[~]",    "[1]",
+                                         "~",  "[~, ~]", "[]"};
+  const char *const *texts[3] = {first, middle, last};
+  static const int64_t ints[ROWS] = {1, 22, 333, 4, -5, 1234567};
+  static const double floats[ROWS] = {0.5, 1.25, 1e-7, 2.0, NAN, 3};
+  const char *const marks[] = {"~", "\xc3\xa9", "\xe2\x82\xac"};
+  char *outs[3][2];
+  for (int m = 0; m < 3; m++) {
+    char *owned[ROWS][3], *header = replace_tilde("n~me", marks[m]);
+    etk_cell_t cells[ROWS * 5];
+    for (int r = 0; r < ROWS; r++) {
+      for (int k = 0; k < 3; k++)
+        owned[r][k] = replace_tilde(texts[k][r], marks[m]);
+      etk_cell_set_text(&cells[5 * r], owned[r][0], strlen(owned[r][0]));
+      etk_cell_set_int(&cells[5 * r + 1], ints[r]);
+      etk_cell_set_text(&cells[5 * r + 2], owned[r][1], strlen(owned[r][1]));
+      etk_cell_set_float(&cells[5 * r + 3], floats[r]);
+      etk_cell_set_object(&cells[5 * r + 4], owned[r][2], strlen(owned[r][2]));
+    }
+    const char *headers[] = {header, "int", "t", "float (ms)", "obj"};
+    demo_t d = {cells, 5};
+    etk_frame_t f = {ROWS, 5, headers, demo_cell, &d, 1};
+    for (int mode = 1; mode <= 2; mode++) {
+      outs[m][mode - 1] = render(&f, mode, 0);
+      REQUIRE(outs[m][mode - 1] != NULL);
+    }
+    for (int r = 0; r < ROWS; r++)
+      for (int k = 0; k < 3; k++) free(owned[r][k]);
+    free(header);
+  }
+  CHECK(strstr(outs[0][0], "\xe2\x94\x82 ~~ ") != NULL);
+  CHECK(strstr(outs[0][0], "\xe2\x94\x82 y~ ") != NULL); /* stripped */
+  for (int m = 1; m < 3; m++) {
+    char *want = replace_tilde(outs[0][0], marks[m]);
+    CHECK_EQ_STR(outs[m][0], want);
+    CHECK_EQ_STR(outs[m][1], want);
+    free(want);
+  }
+  CHECK_EQ_STR(outs[0][1], outs[0][0]);
+  for (int m = 0; m < 3; m++) {
+    free(outs[m][0]);
+    free(outs[m][1]);
+  }
+}
+
 ETK_TEST(json_writer_escapes_and_checks_nesting) {
   etk_render_sink_t *s = malloc(sizeof *s);
   etk_render_sink_init_memory(s);
