@@ -197,16 +197,19 @@ static side_stats_t event_stats(etk_inspector_t *insp, size_t e,
   return k;
 }
 
-/* Bits of side_t.flags: matched, has statistics (perf data with a
- * duration), the event's etk_op_role_t and its delegate sign (+1 a
- * wrapping DELEGATE_CALL, -1 a delegated op inside one). */
+/* What side_t keeps per event, four bits (two events per byte): bit 0
+ * matched, bits 1-3 its class, the etk_op_role_t (NO_DATA: no statistics)
+ * except that an OPERATOR inside a wrapping DELEGATE_CALL (delegate sign
+ * -1) is SIDE_WRAPPED.  A wrapper (sign +1) is exactly the role
+ * DELEGATE_WRAPPER, and only an OPERATOR gets the sign -1 (op_summary.c),
+ * so role and sign fit the three bits. */
 #define SIDE_USED 1u
-#define SIDE_HAS_STATS 2u
-#define SIDE_ROLE_SHIFT 2 /* 3 bits */
-#define SIDE_SIGN_PLUS 32u
-#define SIDE_SIGN_MINUS 64u
+#define SIDE_WRAPPED 6
+_Static_assert(ETK_OP_ROLE_NO_DATA < SIDE_WRAPPED &&
+                   ETK_OP_ROLE_DELEGATE_WRAPPER < SIDE_WRAPPED,
+               "side classes fit three bits");
 
-/* What the diff needs of one inspector while it is built: one byte per
+/* What the diff needs of one inspector while it is built: four bits per
  * event (the operator summary's roles and signs are copied there, and
  * the summary is freed); statistics are read from the inspector. */
 typedef struct side {
@@ -215,7 +218,7 @@ typedef struct side {
   etk_diff_metric_t metric;
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
-  uint8_t *flags;       /* per event: SIDE_* */
+  uint8_t *flags;       /* per event, four bits: SIDE_USED | class << 1 */
 } side_t;
 
 static void side_free(side_t *s) {
@@ -223,9 +226,25 @@ static void side_free(side_t *s) {
   free(s->flags);
 }
 
+static unsigned side_bits(const side_t *s, size_t e) {
+  return (s->flags[e >> 1] >> (4 * (e & 1))) & 15u;
+}
+
+static void side_mark_used(side_t *s, size_t e) {
+  s->flags[e >> 1] |= (uint8_t)(SIDE_USED << (4 * (e & 1)));
+}
+
+static int side_class(const side_t *s, size_t e) {
+  return (int)(side_bits(s, e) >> 1);
+}
+
+static int side_used(const side_t *s, size_t e) {
+  return (int)(side_bits(s, e) & SIDE_USED);
+}
+
 /* The statistics of event e (all 0 when it has none). */
 static side_stats_t side_stats(const side_t *s, size_t e) {
-  if (!(s->flags[e] & SIDE_HAS_STATS)) {
+  if (side_class(s, e) == ETK_OP_ROLE_NO_DATA) {
     side_stats_t k;
     memset(&k, 0, sizeof k);
     return k;
@@ -235,27 +254,27 @@ static side_stats_t side_stats(const side_t *s, size_t e) {
 
 /* Event e's etk_op_role_t and delegate sign. */
 static int side_role(const side_t *s, size_t e) {
-  return (s->flags[e] >> SIDE_ROLE_SHIFT) & 7;
+  int c = side_class(s, e);
+  return c == SIDE_WRAPPED ? ETK_OP_ROLE_OPERATOR : c;
 }
 
 static int side_sign(const side_t *s, size_t e) {
-  return (s->flags[e] & SIDE_SIGN_PLUS)    ? 1
-         : (s->flags[e] & SIDE_SIGN_MINUS) ? -1
-                                           : 0;
+  int c = side_class(s, e);
+  return c == ETK_OP_ROLE_DELEGATE_WRAPPER ? 1 : c == SIDE_WRAPPED ? -1 : 0;
 }
 
 /* The flags of every event and the method event of every block, from the
  * operator summary `sum`. */
 static void side_classify(side_t *s, const etk_op_summary_t *sum) {
+  memset(s->flags, 0, (s->nevents + 1) / 2);
   for (size_t e = 0; e < s->nevents; e++) {
     int role = etk_op_summary_event_role(sum, e),
         sign = ana_op_delegate_sign(sum, e);
     /* the summary gave every event without statistics the role NO_DATA */
-    s->flags[e] = (uint8_t)((role != ETK_OP_ROLE_NO_DATA ? SIDE_HAS_STATS : 0) |
-                            ((unsigned)role << SIDE_ROLE_SHIFT) |
-                            (sign > 0   ? SIDE_SIGN_PLUS
-                             : sign < 0 ? SIDE_SIGN_MINUS
-                                        : 0));
+    unsigned c = sign > 0   ? ETK_OP_ROLE_DELEGATE_WRAPPER
+                 : sign < 0 ? SIDE_WRAPPED
+                            : (unsigned)role;
+    s->flags[e >> 1] |= (uint8_t)((c << 1) << (4 * (e & 1)));
   }
   for (size_t b = 0; b < s->nblocks; b++) {
     etk_op_summary_block_t ob;
@@ -285,7 +304,7 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
   if (rc != ETK_OK) return rc;
   s->nevents = etk_inspector_event_count(insp);
   s->nblocks = etk_inspector_block_count(insp);
-  s->flags = malloc(s->nevents ? s->nevents : 1);
+  s->flags = malloc(s->nevents / 2 + 1);
   s->method_event =
       malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
   if (s->flags && s->method_event) side_classify(s, sum);
@@ -295,7 +314,8 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
 
 /* Is inspector event e of block b an operator candidate? */
 static int is_candidate(const side_t *s, size_t b, size_t e, int all_rows) {
-  if (!(s->flags[e] & SIDE_HAS_STATS) || e == s->method_event[b]) return 0;
+  if (side_class(s, e) == ETK_OP_ROLE_NO_DATA || e == s->method_event[b])
+    return 0;
   int role = side_role(s, e);
   if (role == ETK_OP_ROLE_METHOD) return 0;
   if (role == ETK_OP_ROLE_OPERATOR_CALL && !all_rows) return 0;
@@ -684,7 +704,7 @@ static uint32_t key_table_find(key_table_t *t, side_t *B, size_t blk_first,
 /* Is event e of side s's block b a candidate not matched yet? */
 static int is_free_candidate(const side_t *s, size_t b, size_t e,
                              int all_rows) {
-  return !(s->flags[e] & SIDE_USED) && is_candidate(s, b, e, all_rows);
+  return !side_used(s, e) && is_candidate(s, b, e, all_rows);
 }
 
 /* Lists B's unmatched candidates of block bb from t->start on per key, in
@@ -720,8 +740,8 @@ static int key_table_fill(key_table_t *t, side_t *B, size_t bb,
 static int match_pair(etk_diff_t *d, side_t *A, size_t e,
                       const etk_inspector_event_t *ev_a, side_t *B, size_t eb,
                       const etk_inspector_event_t *ev_b, int stage) {
-  A->flags[e] |= SIDE_USED;
-  B->flags[eb] |= SIDE_USED;
+  side_mark_used(A, e);
+  side_mark_used(B, eb);
   side_t *const sides[2] = {A, B};
   const uint32_t ev[2] = {(uint32_t)e, (uint32_t)eb};
   const etk_inspector_event_t *const known[2] = {ev_a, ev_b};
