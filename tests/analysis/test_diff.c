@@ -22,12 +22,19 @@ typedef struct pair {
   etk_diff_t *d;
 } pair_t;
 
-static int make_pair(pair_t *p, const etk_diff_options_t *o) {
-  p->a = etk_test_inspector_build(afx_diff_a, ETK_TIME_NS);
-  p->b = etk_test_inspector_build(afx_diff_b, ETK_TIME_NS);
+/* Inspectors of the dumps two builders make, and their diff. */
+static int make_pair_of(pair_t *p, uint8_t *(*build_a)(size_t *),
+                        uint8_t *(*build_b)(size_t *),
+                        const etk_diff_options_t *o) {
+  p->a = etk_test_inspector_build(build_a, ETK_TIME_NS);
+  p->b = etk_test_inspector_build(build_b, ETK_TIME_NS);
   p->d = NULL;
   if (!p->a || !p->b) return 0;
   return etk_diff_build(p->a, p->b, o, &p->d, NULL) == ETK_OK;
+}
+
+static int make_pair(pair_t *p, const etk_diff_options_t *o) {
+  return make_pair_of(p, afx_diff_a, afx_diff_b, o);
 }
 
 static void free_pair(pair_t *p) {
@@ -317,35 +324,36 @@ ETK_TEST(threshold_hides_small_changes) {
  * y 20, x 30; B is x 11, x 33, y 22.  By name, the first x pairs without
  * hashing (same key at the head of both lists), the rest by key and rank:
  * the second x of A with the second of B. */
-static uint8_t *repeat_run(size_t *len, int b) {
-  etw_t *w = etw_new(1 << 12);
-  if (!w) return NULL;
+static void repeat_events(etw_t *w, int b) {
   static const char *const names[2][3] = {{"x", "y", "x"}, {"x", "x", "y"}};
   static const uint64_t took[2][3] = {{10, 20, 30}, {11, 33, 22}};
-  etw_run_begin(w, "Execute", -1);
   for (int i = 0; i < 3; i++)
     etw_profile_simple(w, names[b][i], 0, 3 * b + i, 1000 + 100 * (uint64_t)i,
                        1000 + 100 * (uint64_t)i + took[b][i]);
+}
+
+/* One "Execute" run: side b's events, then the method event. */
+static uint8_t *execute_run(size_t *len, void (*events)(etw_t *, int), int b) {
+  etw_t *w = etw_new(1 << 12);
+  if (!w) return NULL;
+  etw_run_begin(w, "Execute", -1);
+  events(w, b);
   etw_profile_simple(w, "Method::execute", -1, 0, 1000, 1300);
   etw_run_end(w);
   return etw_finish_copy(w, len);
 }
 
 static uint8_t *repeat_a(size_t *len) {
-  return repeat_run(len, 0);
+  return execute_run(len, repeat_events, 0);
 }
 
 static uint8_t *repeat_b(size_t *len) {
-  return repeat_run(len, 1);
+  return execute_run(len, repeat_events, 1);
 }
 
 ETK_TEST(repeated_keys_pair_by_rank_after_a_common_prefix) {
   pair_t p;
-  p.a = etk_test_inspector_build(repeat_a, ETK_TIME_NS);
-  p.b = etk_test_inspector_build(repeat_b, ETK_TIME_NS);
-  REQUIRE(p.a && p.b);
-  p.d = NULL;
-  REQUIRE(etk_diff_build(p.a, p.b, NULL, &p.d, NULL) == ETK_OK);
+  REQUIRE(make_pair_of(&p, repeat_a, repeat_b, NULL));
   size_t operators = 0;
   double order[3] = {0, 0, 0}; /* A's values, row order */
   for (size_t i = 0; i < etk_diff_row_count(p.d); i++) {
@@ -372,23 +380,17 @@ ETK_TEST(repeated_keys_pair_by_rank_after_a_common_prefix) {
 /* Delegated events named by integer ids: A has 276 and 278, B 276 and 279
  * (all instruction 7).  Decimal names are written by the inspector into
  * a buffer the next event overwrites, so the diff keeps its own copies. */
-static uint8_t *decimal_run(size_t *len, int b) {
-  etw_t *w = etw_new(1 << 12);
-  if (!w) return NULL;
-  etw_run_begin(w, "Execute", -1);
+static void decimal_events(etw_t *w, int b) {
   etw_profile_delegated(w, 7, 276, NULL, NULL, 0, 1000, 1010 + 5 * b);
   etw_profile_delegated(w, 7, b ? 279 : 278, NULL, NULL, 0, 1100, 1120);
-  etw_profile_simple(w, "Method::execute", -1, 0, 1000, 1300);
-  etw_run_end(w);
-  return etw_finish_copy(w, len);
 }
 
 static uint8_t *decimal_a(size_t *len) {
-  return decimal_run(len, 0);
+  return execute_run(len, decimal_events, 0);
 }
 
 static uint8_t *decimal_b(size_t *len) {
-  return decimal_run(len, 1);
+  return execute_run(len, decimal_events, 1);
 }
 
 /* Every operator row of d, read first and checked after all are read:
@@ -406,11 +408,7 @@ static size_t operator_rows(const etk_diff_t *d, etk_diff_row_t *rows,
 
 ETK_TEST(decimal_delegate_names_stay_valid_across_rows) {
   pair_t p;
-  p.a = etk_test_inspector_build(decimal_a, ETK_TIME_NS);
-  p.b = etk_test_inspector_build(decimal_b, ETK_TIME_NS);
-  REQUIRE(p.a && p.b);
-  p.d = NULL;
-  REQUIRE(etk_diff_build(p.a, p.b, NULL, &p.d, NULL) == ETK_OK);
+  REQUIRE(make_pair_of(&p, decimal_a, decimal_b, NULL));
   etk_diff_row_t rows[8];
   size_t n = operator_rows(p.d, rows, 8);
   CHECK_EQ_INT(n, 3);
