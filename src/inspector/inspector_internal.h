@@ -86,8 +86,9 @@ typedef struct insp_origins {
   size_t count;
 } insp_origins_t;
 
-/* A remembered etk_inspector_event_stats() answer (statistics.c's work is
- * done once for a row read several times). */
+/* A remembered etk_inspector_event_stats() answer for an event of several
+ * runs (their durations and statistics.c's work are done once for a row
+ * read several times). */
 #define INSP_STATS_MEMO 64 /* entries, direct-mapped by event index */
 typedef struct insp_stats_memo {
   uint32_t event_plus_one; /* 0 = empty */
