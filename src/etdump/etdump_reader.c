@@ -286,7 +286,8 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
   /* ids fit id_bits by construction (max_strings is an upper bound) */
   if (d->string_count >= UINT32_MAX - 1 || d->string_count > in->id_mask)
     return etk_error_set(err, ETK_E_LIMIT, s, "too many distinct strings");
-  if (!ETK_VEC_RESERVE(d->strings, d->string_cap, d->string_count + 1))
+  if (d->string_count >= d->string_cap &&
+      !ETK_VEC_RESERVE(d->strings, d->string_cap, d->string_count + 1))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory interning strings");
   uint32_t nid = (uint32_t)d->string_count++;
