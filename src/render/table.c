@@ -572,7 +572,8 @@ static inline char *put_bytes(char *p, const char *s, size_t n) {
 /* One formatted cell into the row: " text " padded to the column. */
 static int put_cell(etk_line_t *l, const column_t *col, const cell_text_t *x) {
   size_t tail = 0, w = x->width;
-  if (col->mode != MODE_LEFT) {
+  if (col->mode != MODE_LEFT && x->after < col->max_after) {
+    /* (never above it, unless a callback's cells changed between passes) */
     tail = (size_t)(col->max_after - x->after);
     w += tail;
   }
