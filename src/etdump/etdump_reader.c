@@ -286,7 +286,8 @@ static int intern_hashed(etk_etdump_t *d, interner_t *in, uint32_t s,
   /* ids fit id_bits by construction (max_strings is an upper bound) */
   if (d->string_count >= UINT32_MAX - 1 || d->string_count > in->id_mask)
     return etk_error_set(err, ETK_E_LIMIT, s, "too many distinct strings");
-  if (!ETK_VEC_RESERVE(d->strings, d->string_cap, d->string_count + 1))
+  if (d->string_count >= d->string_cap &&
+      !ETK_VEC_RESERVE(d->strings, d->string_cap, d->string_count + 1))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory interning strings");
   uint32_t nid = (uint32_t)d->string_count++;
@@ -1102,9 +1103,8 @@ void etk_etdump_chain(const etk_etdump_t *d, uint32_t chain_id, int *negative,
   if (magnitude) *magnitude = mag;
 }
 
-static uint32_t run_of(const etk_etdump_t *d, size_t index) {
+static uint32_t run_search(const etk_etdump_t *d, size_t index) {
   size_t lo = 0, hi = d->run_count;
-  if (hi <= 1) return 0; /* what the search below finds for one run */
   /* last run with first_event <= index and a non-empty range holding it */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -1122,20 +1122,30 @@ static uint32_t run_of(const etk_etdump_t *d, size_t index) {
   return 0;
 }
 
+static inline uint32_t run_of(const etk_etdump_t *d, size_t index) {
+  /* one run: what the search finds */
+  return d->run_count <= 1 ? 0 : run_search(d, index);
+}
+
 /* Offset of event `index`'s member table, found again rather than stored
  * (4 bytes per event less): the run's events vector element, then the
  * member its kind names (the one the decoder chose). */
-static uint32_t event_member(const etk_etdump_t *d, size_t index) {
+static inline uint32_t event_member_field(const etk_etdump_t *d, size_t index,
+                                          unsigned field) {
   const uint8_t *buf = d->buf;
   const etdump_run_t *r = &d->runs[run_of(d, index)];
   uint32_t i = (uint32_t)(index - r->first_event);
   tbl_t et = tbl_at(buf, follow(buf, r->events_vec + 4 + 4 * i));
+  return follow(buf, tbl_field(buf, et, field));
+}
+
+static uint32_t event_member(const etk_etdump_t *d, size_t index) {
   unsigned kind = d->flags[index] & ETK_ETDUMP_KIND_MASK;
   unsigned field =
       kind == ETK_ETDUMP_EVENT_PROFILE ? ETK_ETDUMP_EVENT_PROFILE_EVENT
       : kind == ETK_ETDUMP_EVENT_DEBUG ? ETK_ETDUMP_EVENT_DEBUG_EVENT
                                        : ETK_ETDUMP_EVENT_ALLOCATION_EVENT;
-  return follow(buf, tbl_field(buf, et, field));
+  return event_member_field(d, index, field);
 }
 
 uint32_t etdump_event_member(const etk_etdump_t *d, size_t index) {
@@ -1151,7 +1161,8 @@ void etk_etdump_event_times(const etk_etdump_t *d, size_t index,
   uint64_t s = 0, e = 0;
   if (d && index < d->event_count &&
       (d->flags[index] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_PROFILE) {
-    tbl_t t = tbl_at(d->buf, event_member(d, index));
+    tbl_t t = tbl_at(
+        d->buf, event_member_field(d, index, ETK_ETDUMP_EVENT_PROFILE_EVENT));
     s = get_u64(d->buf, t, ETK_ETDUMP_PROFILE_EVENT_START_TIME);
     e = get_u64(d->buf, t, ETK_ETDUMP_PROFILE_EVENT_END_TIME);
   }

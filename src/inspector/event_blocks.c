@@ -106,6 +106,7 @@ typedef struct builder {
   size_t block_sigs_cap;
   uint32_t *alloc_slots;
   size_t alloc_slot_mask;
+  int compare_runs; /* more than one run has events: runs are compared */
 } builder_t;
 
 static inline int ie_has_debug(const builder_t *b, uint32_t x) {
@@ -537,8 +538,10 @@ static int run_stage_ordered(builder_t *b, run_state_t *rs) {
       b->pos_ie[p] = i;
       bit_set(b->has_dname, p);
     }
-    insp_event_t sg = insp_event_of(c, ev, dname);
-    rs->hash = mix(rs->hash, sig_hash(&sg));
+    if (b->compare_runs) {
+      insp_event_t sg = insp_event_of(c, ev, dname);
+      rs->hash = mix(rs->hash, sig_hash(&sg));
+    }
     if (!rs->staged && ev != rs->first + p) rc = run_stage_room(b, rs, p);
     if (rs->staged) rs->staged[p] = ev;
   }
@@ -902,12 +905,15 @@ int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err) {
   b.err = err;
   etk_etdump_columns(b.d, &b.c);
   size_t runs = etk_etdump_run_count(b.d);
-  size_t max_run = 0;
+  size_t max_run = 0, with_events = 0;
   for (size_t r = 0; r < runs; r++) {
     etk_etdump_run_t run;
     etk_etdump_run_get(b.d, r, &run);
     if (run.event_count > max_run) max_run = run.event_count;
+    with_events += run.has_events;
   }
+  /* a lone run is compared with nothing: its signatures need no hash */
+  b.compare_runs = with_events > 1;
   size_t slots = 16;
   while (slots < 2 * max_run) slots *= 2;
   int rc = ETK_OK;

@@ -369,8 +369,27 @@ int etk_inspector_event_stats(etk_inspector_t *insp, size_t event,
                               etk_stats_t *out) {
   if (!insp || !out || event >= insp->event_count)
     return ETK_E_INVALID_ARGUMENT;
-  return insp_event_stats(insp, event, insp_block_of(insp, event), out, NULL,
-                          NULL);
+  const size_t block = insp_block_of(insp, event);
+  if (insp->blocks[block].run_count <= 1) /* one duration: cheap to redo */
+    return insp_event_stats(insp, event, block, out, NULL, NULL);
+  /* several runs: the last answers are kept by event index, so callers
+   * that read a row's statistics several times (sorting, then each pass
+   * of a table) compute them once for the rows that fit */
+  if (!insp->stats_memo)
+    insp->stats_memo = calloc(INSP_STATS_MEMO, sizeof *insp->stats_memo);
+  insp_stats_memo_t *m =
+      insp->stats_memo ? &insp->stats_memo[event % INSP_STATS_MEMO] : NULL;
+  if (m && m->event_plus_one == event + 1) {
+    if (m->rc == ETK_OK) *out = m->st;
+    return m->rc;
+  }
+  int rc = insp_event_stats(insp, event, block, out, NULL, NULL);
+  if (m && (rc == ETK_OK || rc == ETK_E_NOT_FOUND)) {
+    m->event_plus_one = (uint32_t)event + 1;
+    m->rc = rc;
+    if (rc == ETK_OK) m->st = *out;
+  }
+  return rc;
 }
 
 int etk_inspector_event_debug_entry(const etk_inspector_t *insp, size_t event,

@@ -86,6 +86,16 @@ typedef struct insp_origins {
   size_t count;
 } insp_origins_t;
 
+/* A remembered etk_inspector_event_stats() answer for an event of several
+ * runs (their durations and statistics.c's work are done once for a row
+ * read several times). */
+#define INSP_STATS_MEMO 64 /* entries, direct-mapped by event index */
+typedef struct insp_stats_memo {
+  uint32_t event_plus_one; /* 0 = empty */
+  int rc;                  /* ETK_OK (st valid) or ETK_E_NOT_FOUND */
+  etk_stats_t st;
+} insp_stats_memo_t;
+
 typedef struct insp_alloc {
   uint32_t run_name_id;
   int32_t allocator_id;
@@ -130,7 +140,8 @@ struct etk_inspector {
   insp_origins_t **origins; /* NULL until origins are set; then per event */
 
   /* scratch (not thread-safe) */
-  double *scratch; /* 2 * max samples per event */
+  insp_stats_memo_t *stats_memo; /* NULL until the first statistics */
+  double *scratch;               /* 2 * max samples per event */
   size_t scratch_cap;
   char name_buf[32]; /* decimal delegate ids */
 };

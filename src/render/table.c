@@ -101,8 +101,12 @@ typedef struct g_entry {
   char text[ETK_FORMAT_DOUBLE_MAX];
 } g_entry_t;
 
-/* Entries of the "g" cache: direct-mapped by a hash of the bits (48 KB). */
-#define G_CACHE_SIZE 1024u
+/* Entries of the "g" cache, direct-mapped by a hash of the bits: 4096
+ * (192 KB) for a long table, whose few hundred distinct durations then
+ * rarely share an entry (at 1024 two hot values did, on a real dump), 256
+ * for a short one. */
+#define G_CACHE_BITS_LONG 12
+#define G_CACHE_BITS_SHORT 8
 
 typedef struct table_ctx {
   const etk_frame_t *f;
@@ -123,6 +127,7 @@ typedef struct table_ctx {
    * one-sample event's equal statistics), and each is needed in both
    * passes */
   g_entry_t *g_cache;
+  int g_shift; /* 64 - log2 of its size */
 } table_ctx_t;
 
 /* 1 if any byte of w is outside printable ASCII (0x20..0x7e): a byte below
@@ -267,7 +272,7 @@ static int g_afterpoint(const char *s, size_t n) {
 static inline void g_text(table_ctx_t *t, double v, cell_text_t *out) {
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
-  g_entry_t *g = &t->g_cache[(bits * 0x9E3779B97F4A7C15ull) >> 54];
+  g_entry_t *g = &t->g_cache[(bits * 0x9E3779B97F4A7C15ull) >> t->g_shift];
   if (!g->valid || g->bits != bits) {
     size_t n = etk_format_double_g(v, g->text); /* < ETK_FORMAT_DOUBLE_MAX */
     g->bits = bits;
@@ -567,7 +572,8 @@ static inline char *put_bytes(char *p, const char *s, size_t n) {
 /* One formatted cell into the row: " text " padded to the column. */
 static int put_cell(etk_line_t *l, const column_t *col, const cell_text_t *x) {
   size_t tail = 0, w = x->width;
-  if (col->mode != MODE_LEFT) {
+  if (col->mode != MODE_LEFT && x->after < col->max_after) {
+    /* (never above it, unless a callback's cells changed between passes) */
     tail = (size_t)(col->max_after - x->after);
     w += tail;
   }
@@ -764,7 +770,9 @@ int etk_render_table_rows(const etk_frame_t *f, etk_frame_row_fn row,
   t.ready = row ? ncols : t.first;
   column_t *cols = calloc(ncols ? ncols : 1, sizeof *cols);
   etk_line_t line = {0}, tmpl = {0};
-  t.g_cache = calloc(G_CACHE_SIZE, sizeof *t.g_cache);
+  int g_bits = f->rows >= 1024 ? G_CACHE_BITS_LONG : G_CACHE_BITS_SHORT;
+  t.g_shift = 64 - g_bits;
+  t.g_cache = calloc((size_t)1 << g_bits, sizeof *t.g_cache);
   t.cells = calloc(ncols ? ncols : 1, sizeof *t.cells);
   if (!cols || !t.g_cache || !t.cells) {
     free(cols);
