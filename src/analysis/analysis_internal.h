@@ -72,14 +72,47 @@ int ana_run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
                   ana_item_t **items, size_t *cap, size_t *n, uint64_t *lo,
                   uint64_t *hi);
 
+/* What ana_op_roles_build() adds up per block for the diff's totals: over
+ * the events its walk gives the role OPERATOR, in block order, the sums
+ * of their avg, p50 and compared metric and their count.  `exact` is 0
+ * when the block has wrapping DELEGATE_CALLs: roles and delegate signs
+ * then change after the walk, and the caller must sum by itself. */
+typedef struct ana_op_sums {
+  double avg, p50, value;
+  size_t count;
+  int exact;
+} ana_op_sums_t;
+
 /* etk_op_summary_build() without the operator rows: event roles,
  * delegate signs and block method times only (what `diff` needs), without
  * the per-operator-type keys and rows that cost some 120 bytes per event
  * on a dump of distinct operators, nor the per-event averages.  Row
  * queries then see no operator rows, the block totals (operators,
- * delegate overhead) stay 0 and etk_op_summary_event_avg() is NaN. */
-int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
+ * delegate overhead) stay 0 and etk_op_summary_event_avg() is NaN.
+ * `sums` (NULL: not wanted) receives one ana_op_sums_t per block, the
+ * value being `metric` of each event's statistics. */
+int ana_op_roles_build(etk_inspector_t *insp, etk_diff_metric_t metric,
+                       ana_op_sums_t *sums, etk_op_summary_t **out,
                        etk_error_t *err);
+
+/* The statistic `metric` names (avg when unknown). */
+static inline double ana_stats_metric(const etk_stats_t *st,
+                                      etk_diff_metric_t metric) {
+  switch (metric) {
+    case ETK_DIFF_METRIC_P50:
+      return st->p50;
+    case ETK_DIFF_METRIC_P10:
+      return st->p10;
+    case ETK_DIFF_METRIC_P90:
+      return st->p90;
+    case ETK_DIFF_METRIC_MIN:
+      return st->min;
+    case ETK_DIFF_METRIC_MAX:
+      return st->max;
+    default:
+      return st->avg;
+  }
+}
 
 /* How event `event` enters its block's delegate overhead: +1 for a
  * wrapping DELEGATE_CALL, -1 for a delegated op inside one, else 0.  The

@@ -157,23 +157,6 @@ void etk_diff_options_init(etk_diff_options_t *o) {
   if (o) memset(o, 0, sizeof *o);
 }
 
-static double metric_of(const etk_stats_t *st, etk_diff_metric_t m) {
-  switch (m) {
-    case ETK_DIFF_METRIC_P50:
-      return st->p50;
-    case ETK_DIFF_METRIC_P10:
-      return st->p10;
-    case ETK_DIFF_METRIC_P90:
-      return st->p90;
-    case ETK_DIFF_METRIC_MIN:
-      return st->min;
-    case ETK_DIFF_METRIC_MAX:
-      return st->max;
-    default:
-      return st->avg;
-  }
-}
-
 /* ------------------------------------------------------- one side */
 
 /* The statistics a row shows of one event: avg and p50 (always shown)
@@ -192,7 +175,7 @@ static side_stats_t event_stats(etk_inspector_t *insp, size_t e,
   if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) return k;
   k.avg = st.avg;
   k.p50 = st.p50;
-  k.value = metric_of(&st, metric);
+  k.value = ana_stats_metric(&st, metric);
   k.count = st.count;
   return k;
 }
@@ -219,9 +202,11 @@ typedef struct side {
   size_t nevents, nblocks;
   size_t *method_event; /* per block: the event giving the method time */
   uint8_t *flags;       /* per event, four bits: SIDE_USED | class << 1 */
+  ana_op_sums_t *sums;  /* per block: its operators' sums, from the roles */
 } side_t;
 
 static void side_free(side_t *s) {
+  free(s->sums);
   free(s->method_event);
   free(s->flags);
 }
@@ -299,11 +284,13 @@ static int side_load(side_t *s, etk_inspector_t *insp, etk_diff_metric_t metric,
   memset(s, 0, sizeof *s);
   s->insp = insp;
   s->metric = metric;
-  etk_op_summary_t *sum;
-  int rc = ana_op_roles_build(insp, &sum, err);
-  if (rc != ETK_OK) return rc;
   s->nevents = etk_inspector_event_count(insp);
   s->nblocks = etk_inspector_block_count(insp);
+  s->sums = malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->sums);
+  if (!s->sums) return ETK_E_NO_MEMORY;
+  etk_op_summary_t *sum;
+  int rc = ana_op_roles_build(insp, metric, s->sums, &sum, err);
+  if (rc != ETK_OK) return rc;
   s->flags = malloc(s->nevents / 2 + 1);
   s->method_event =
       malloc((s->nblocks ? s->nblocks : 1) * sizeof *s->method_event);
@@ -865,34 +852,30 @@ static void total_method_event(total_row_t *p, const side_t *s, size_t b,
   *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
 }
 
-/* The total rows of a block pair (either side may be absent): method,
- * operators, delegate overhead (only when a side has wrapping
- * DELEGATE_CALLs) and framework overhead, the rules of op_summary.c. */
-static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
-                      uint32_t place) {
-  double va[4], vb[4];
-  size_t ca[4] = {0, 0, 0, 0}, cb[4] = {0, 0, 0, 0};
-  double aa[4], ab[4], pa[4], pb[4];
-  int has_delegate = 0;
-  for (int k = 0; k < 4; k++)
-    va[k] = vb[k] = aa[k] = ab[k] = pa[k] = pb[k] = (double)NAN;
-  for (int side = 0; side < 2; side++) {
-    side_t *s = side ? B : A;
-    size_t b = side ? bb : ba;
-    if (b == SIZE_MAX) continue;
-    double *v = side ? vb : va, *avg = side ? ab : aa, *p50 = side ? pb : pa;
-    size_t *c = side ? cb : ca;
-    size_t me = s->method_event[b];
-    if (me != SIZE_MAX) {
-      side_stats_t k = side_stats(s, me);
-      v[0] = k.value;
-      avg[0] = k.avg;
-      p50[0] = k.p50;
-      c[0] = k.count;
-    }
+/* One side's block b for its total rows: [0] its method time, [1] its
+ * operators' total, [2] its delegate overhead (wrappers minus the
+ * delegated ops inside them; count: the wrappers), [3] the framework
+ * overhead left (value, avg and p50 of each, and the counts). */
+static void side_block_sums(const side_t *s, size_t b, double v[4],
+                            double avg[4], double p50[4], size_t c[4]) {
+  size_t me = s->method_event[b];
+  if (me != SIZE_MAX) {
+    side_stats_t k = side_stats(s, me);
+    v[0] = k.value;
+    avg[0] = k.avg;
+    p50[0] = k.p50;
+    c[0] = k.count;
+  }
+  for (int k = 1; k < 3; k++) v[k] = avg[k] = p50[k] = 0;
+  const ana_op_sums_t *sum = &s->sums[b];
+  if (sum->exact) { /* no delegate signs: the roles' walk added them up */
+    v[1] = sum->value;
+    avg[1] = sum->avg;
+    p50[1] = sum->p50;
+    c[1] = sum->count;
+  } else {
     etk_inspector_block_t blk;
     etk_inspector_block_get(s->insp, b, &blk);
-    for (int k = 1; k < 3; k++) v[k] = avg[k] = p50[k] = 0;
     for (size_t i = 0; i < blk.event_count; i++) {
       size_t e = blk.first_event + i;
       int sign = side_sign(s, e);
@@ -911,10 +894,30 @@ static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
       p50[1] += k.p50;
       c[1]++;
     }
+  }
+  v[3] = v[0] - v[1] - v[2];
+  avg[3] = avg[0] - avg[1] - avg[2];
+  p50[3] = p50[0] - p50[1] - p50[2];
+}
+
+/* The total rows of a block pair (either side may be absent): method,
+ * operators, delegate overhead (only when a side has wrapping
+ * DELEGATE_CALLs) and framework overhead, the rules of op_summary.c. */
+static int total_rows(etk_diff_t *d, side_t *A, size_t ba, side_t *B, size_t bb,
+                      uint32_t place) {
+  double va[4], vb[4];
+  size_t ca[4] = {0, 0, 0, 0}, cb[4] = {0, 0, 0, 0};
+  double aa[4], ab[4], pa[4], pb[4];
+  int has_delegate = 0;
+  for (int k = 0; k < 4; k++)
+    va[k] = vb[k] = aa[k] = ab[k] = pa[k] = pb[k] = (double)NAN;
+  for (int side = 0; side < 2; side++) {
+    size_t b = side ? bb : ba;
+    if (b == SIZE_MAX) continue;
+    size_t *c = side ? cb : ca;
+    side_block_sums(side ? B : A, b, side ? vb : va, side ? ab : aa,
+                    side ? pb : pa, c);
     if (c[2]) has_delegate = 1;
-    v[3] = v[0] - v[1] - v[2];
-    avg[3] = avg[0] - avg[1] - avg[2];
-    p50[3] = p50[0] - p50[1] - p50[2];
   }
   if (!has_delegate) va[2] = vb[2] = (double)NAN;
   for (int k = 0; k < 4; k++) {

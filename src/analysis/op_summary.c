@@ -57,7 +57,9 @@ struct etk_op_summary {
   double *avgs;
   size_t nevents;
   ana_intern_t keys;
-  size_t *row_of; /* intern id -> row index while its block is built */
+  size_t *row_of;      /* intern id -> row index while its block is built */
+  ana_op_sums_t *sums; /* roles only: the caller's per-block sums, or NULL */
+  etk_diff_metric_t metric; /* ... of this statistic */
   size_t row_of_cap;
 };
 
@@ -238,6 +240,8 @@ static int build_block_roles(etk_inspector_t *insp, etk_op_summary_t *s,
   int32_t *inner = NULL;
   size_t ninner = 0, inner_cap = 0, *calls = NULL, ncalls = 0, calls_cap = 0;
   double load_time = (double)NAN;
+  ana_op_sums_t *sums = s->sums ? &s->sums[bi] : NULL;
+  if (sums) memset(sums, 0, sizeof *sums);
   int rc = ETK_OK;
   for (size_t i = 0; i < blk.event_count && rc == ETK_OK; i++) {
     size_t e = blk.first_event + i;
@@ -257,6 +261,12 @@ static int build_block_roles(etk_inspector_t *insp, etk_op_summary_t *s,
                   : name == 2 ? ETK_OP_ROLE_METHOD
                   : name == 3 ? ETK_OP_ROLE_LOAD_METHOD
                               : ETK_OP_ROLE_OPERATOR;
+    if (sums && s->roles[e] == ETK_OP_ROLE_OPERATOR) {
+      sums->avg += st.avg;
+      sums->p50 += st.p50;
+      sums->value += ana_stats_metric(&st, s->metric);
+      sums->count++;
+    }
     if (name == 2 && ob->method_time != ob->method_time) {
       ob->method_time = st.avg;
       ob->method_name = "Method::execute";
@@ -279,6 +289,8 @@ static int build_block_roles(etk_inspector_t *insp, etk_op_summary_t *s,
   free(inner);
   free(calls);
   if (rc == ETK_OK) rc = mark_delegated_ops(insp, s, &blk, ob);
+  /* without wrappers the walk's roles are final: its sums are exact */
+  if (sums) sums->exact = ob->delegate_wrappers == 0;
   if (ob->method_time != ob->method_time && load_time == load_time) {
     ob->method_time = load_time;
     ob->method_name = "Program::load_method";
@@ -385,6 +397,7 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
 }
 
 static int summary_build(etk_inspector_t *insp, int roles_only,
+                         etk_diff_metric_t metric, ana_op_sums_t *sums,
                          etk_op_summary_t **out, etk_error_t *err) {
   if (!insp || !out)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
@@ -394,6 +407,8 @@ static int summary_build(etk_inspector_t *insp, int roles_only,
   if (!s)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   ana_intern_init(&s->keys);
+  s->sums = sums;
+  s->metric = metric;
   s->nblocks = etk_inspector_block_count(insp);
   s->nevents = etk_inspector_event_count(insp);
   s->blocks = calloc(s->nblocks ? s->nblocks : 1, sizeof *s->blocks);
@@ -414,6 +429,7 @@ static int summary_build(etk_inspector_t *insp, int roles_only,
     rc = roles_only ? build_block_roles(insp, s, b)
                     : build_block(insp, s, b, &s->rows, &cap, &key);
   etk_strbuf_free(&key);
+  s->sums = NULL; /* the caller's */
   if (rc != ETK_OK) {
     etk_op_summary_free(s);
     return etk_error_set(err, rc, ETK_NO_OFFSET, "operator summary: %s",
@@ -425,12 +441,13 @@ static int summary_build(etk_inspector_t *insp, int roles_only,
 
 int etk_op_summary_build(etk_inspector_t *insp, etk_op_summary_t **out,
                          etk_error_t *err) {
-  return summary_build(insp, 0, out, err);
+  return summary_build(insp, 0, ETK_DIFF_METRIC_AVG, NULL, out, err);
 }
 
-int ana_op_roles_build(etk_inspector_t *insp, etk_op_summary_t **out,
+int ana_op_roles_build(etk_inspector_t *insp, etk_diff_metric_t metric,
+                       ana_op_sums_t *sums, etk_op_summary_t **out,
                        etk_error_t *err) {
-  return summary_build(insp, 1, out, err);
+  return summary_build(insp, 1, metric, sums, out, err);
 }
 
 void etk_op_summary_free(etk_op_summary_t *s) {
