@@ -250,6 +250,14 @@ typedef struct etk_inspector_event {
 size_t etk_inspector_event_count(const etk_inspector_t *insp);
 int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
                             etk_inspector_event_t *out);
+/* etk_inspector_event_get() for loops over many events that need only its
+ * first fields: block, name, instruction id, delegate fields and
+ * sample_count, the same values; debug_count, has_debug_signature,
+ * chain_index and has_metadata are 0 (not looked up).  The name follows
+ * the same rule: a decimal delegate id's text is valid until the next
+ * get on this inspector. */
+int etk_inspector_event_get_basic(const etk_inspector_t *insp, size_t index,
+                                  etk_inspector_event_t *out);
 
 /* One merged run of an event. */
 typedef struct etk_inspector_sample {

@@ -501,7 +501,7 @@ static void op_row_texts(const etk_diff_t *d, const op_row_t *r,
   const char *name[2] = {NULL, NULL};
   for (int side = 0; side < 2; side++) {
     if (ev[side] == ROW_NONE) continue;
-    etk_inspector_event_get(d->insp[side], ev[side], &e[side]);
+    etk_inspector_event_get_basic(d->insp[side], ev[side], &e[side]);
     *(side ? &p->instruction_id_b : &p->instruction_id_a) =
         e[side].instruction_id;
     row_texts(d, side, ev[side], &e[side], &name[side],
@@ -561,7 +561,7 @@ static int op_row_add(etk_diff_t *d, side_t *const sides[2],
     if (known[side] && !known[side]->delegate_id_is_int)
       e = *known[side];
     else
-      etk_inspector_event_get(sides[side]->insp, ev[side], &e);
+      etk_inspector_event_get_basic(sides[side]->insp, ev[side], &e);
     rc = keep_texts(d, side, ev[side], &e, side == first);
   }
   return rc;
@@ -574,7 +574,7 @@ static int op_row_add(etk_diff_t *d, side_t *const sides[2],
 static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
                       etk_inspector_event_t *out) {
   etk_inspector_event_t ev;
-  etk_inspector_event_get(s->insp, e, &ev);
+  etk_inspector_event_get_basic(s->insp, e, &ev);
   if (out) *out = ev;
   etk_strbuf_clear(key);
   if (stage == 3) {
@@ -596,12 +596,12 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
 static int same_key(side_t *A, size_t ea, etk_inspector_event_t *x,
                     char held[DECIMAL_NAME_MAX], side_t *B, size_t eb,
                     etk_inspector_event_t *y, int stage) {
-  etk_inspector_event_get(A->insp, ea, x);
+  etk_inspector_event_get_basic(A->insp, ea, x);
   if (x->delegate_id_is_int && x->name_len < DECIMAL_NAME_MAX) {
     memcpy(held, x->name, x->name_len);
     x->name = held;
   }
-  etk_inspector_event_get(B->insp, eb, y);
+  etk_inspector_event_get_basic(B->insp, eb, y);
   if (stage == 3) {
     size_t la, lb;
     const char *ta = event_op_type(A->insp, ea, x, &la),
@@ -847,7 +847,7 @@ static void total_method_event(total_row_t *p, const side_t *s, size_t b,
                                int is_b) {
   if (b == SIZE_MAX || s->method_event[b] == SIZE_MAX) return;
   etk_inspector_event_t ev;
-  etk_inspector_event_get(s->insp, s->method_event[b], &ev);
+  etk_inspector_event_get_basic(s->insp, s->method_event[b], &ev);
   *(is_b ? &p->event_b : &p->event_a) = (uint32_t)s->method_event[b];
   *(is_b ? &p->instruction_id_b : &p->instruction_id_a) = ev.instruction_id;
 }

@@ -105,7 +105,7 @@ static int delegate_wrappers(etk_inspector_t *insp,
   size_t ninner = 0, inner_cap = 0;
   for (size_t i = 0; i < blk->event_count; i++) {
     etk_inspector_event_t ev;
-    etk_inspector_event_get(insp, blk->first_event + i, &ev);
+    etk_inspector_event_get_basic(insp, blk->first_event + i, &ev);
     if (!ev.is_delegated_op || ev.instruction_id < 0 || ev.sample_count == 0)
       continue;
     if (!ETK_VEC_RESERVE(inner, inner_cap, ninner + 1)) {
@@ -188,7 +188,7 @@ static int mark_delegated_ops(etk_inspector_t *insp, etk_op_summary_t *s,
     size_t e = blk->first_event + i;
     if (s->delegate_signs[e] != 1) continue;
     etk_inspector_event_t ev;
-    etk_inspector_event_get(insp, e, &ev);
+    etk_inspector_event_get_basic(insp, e, &ev);
     wrapped[n++] = ev.instruction_id;
   }
   qsort(wrapped, n, sizeof *wrapped, cmp_i32);
@@ -196,7 +196,7 @@ static int mark_delegated_ops(etk_inspector_t *insp, etk_op_summary_t *s,
     size_t e = blk->first_event + i;
     if (s->roles[e] != ETK_OP_ROLE_OPERATOR) continue;
     etk_inspector_event_t ev;
-    etk_inspector_event_get(insp, e, &ev);
+    etk_inspector_event_get_basic(insp, e, &ev);
     if (!ev.is_delegated_op || ev.instruction_id < 0 ||
         !bsearch(&ev.instruction_id, wrapped, n, sizeof *wrapped, cmp_i32))
       continue;
@@ -247,7 +247,7 @@ static int build_block_roles(etk_inspector_t *insp, etk_op_summary_t *s,
     size_t e = blk.first_event + i;
     etk_inspector_event_t ev;
     etk_stats_t st;
-    etk_inspector_event_get(insp, e, &ev);
+    etk_inspector_event_get_basic(insp, e, &ev);
     if (ev.is_delegated_op && ev.instruction_id >= 0 && ev.sample_count) {
       if (!ETK_VEC_RESERVE(inner, inner_cap, ninner + 1)) rc = ETK_E_NO_MEMORY;
       if (rc == ETK_OK) inner[ninner++] = ev.instruction_id;
@@ -280,7 +280,7 @@ static int build_block_roles(etk_inspector_t *insp, etk_op_summary_t *s,
   if (ninner) qsort(inner, ninner, sizeof *inner, cmp_i32);
   for (size_t k = 0; k < ncalls && ninner && rc == ETK_OK; k++) {
     etk_inspector_event_t ev;
-    etk_inspector_event_get(insp, calls[k], &ev);
+    etk_inspector_event_get_basic(insp, calls[k], &ev);
     if (!bsearch(&ev.instruction_id, inner, ninner, sizeof *inner, cmp_i32))
       continue;
     s->roles[calls[k]] = ETK_OP_ROLE_DELEGATE_WRAPPER;
@@ -325,7 +325,7 @@ static int build_block(etk_inspector_t *insp, etk_op_summary_t *s, size_t bi,
     }
     s->avgs[e] = st.avg;
     etk_inspector_event_t ev;
-    etk_inspector_event_get(insp, e, &ev);
+    etk_inspector_event_get_basic(insp, e, &ev);
     int name = ev.is_delegated_op ? 0 : special_name(&ev);
     if (name == 1) {
       s->roles[e] = ETK_OP_ROLE_OPERATOR_CALL;

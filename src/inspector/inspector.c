@@ -264,19 +264,11 @@ int32_t insp_chain_index(const etk_etdump_t *dump, uint32_t chain) {
   return mag > INT32_MAX ? -1 : (int32_t)mag;
 }
 
-int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
-                            etk_inspector_event_t *out) {
-  if (!insp || !out || index >= insp->event_count)
-    return ETK_E_INVALID_ARGUMENT;
-  const insp_debug_t *dd =
-      insp->debug_count ? insp_debug_of(insp, index) : NULL;
-  const insp_event_t ev =
-                         insp_event_of(&insp->cols, insp_event_rep(insp, index),
-                                       dd ? dd->dname : INSP_NONE),
-                     *e = &ev;
+/* The fields of etk_inspector_event_get_basic() from the event's
+ * signature `e` and block. */
+static void event_basic(const etk_inspector_t *insp, const insp_event_t *e,
+                        size_t bi, etk_inspector_event_t *out) {
   memset(out, 0, sizeof *out);
-  size_t bi = insp_block_of(insp, index);
-  const insp_block_t *bk = &insp->blocks[bi];
   out->block = bi;
   out->name = insp_event_name(insp, e, ((etk_inspector_t *)insp)->name_buf,
                               &out->name_len);
@@ -288,7 +280,31 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
   } else if (e->dstr != ETK_ETDUMP_STR_ABSENT) {
     out->delegate_debug_id_str = etk_etdump_string(insp->dump, e->dstr).data;
   }
-  out->sample_count = e->pname == INSP_NONE ? 0 : bk->run_count;
+  out->sample_count = e->pname == INSP_NONE ? 0 : insp->blocks[bi].run_count;
+}
+
+int etk_inspector_event_get_basic(const etk_inspector_t *insp, size_t index,
+                                  etk_inspector_event_t *out) {
+  if (!insp || !out || index >= insp->event_count)
+    return ETK_E_INVALID_ARGUMENT;
+  const insp_event_t ev = insp_event_at(insp, index);
+  event_basic(insp, &ev, insp_block_of(insp, index), out);
+  return ETK_OK;
+}
+
+int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
+                            etk_inspector_event_t *out) {
+  if (!insp || !out || index >= insp->event_count)
+    return ETK_E_INVALID_ARGUMENT;
+  const insp_debug_t *dd =
+      insp->debug_count ? insp_debug_of(insp, index) : NULL;
+  const insp_event_t ev =
+                         insp_event_of(&insp->cols, insp_event_rep(insp, index),
+                                       dd ? dd->dname : INSP_NONE),
+                     *e = &ev;
+  size_t bi = insp_block_of(insp, index);
+  const insp_block_t *bk = &insp->blocks[bi];
+  event_basic(insp, e, bi, out);
   out->debug_count = dd ? dd->count : 0;
   out->has_debug_signature = e->dname != INSP_NONE;
   uint32_t first_ev = INSP_NONE;

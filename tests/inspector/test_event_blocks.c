@@ -264,6 +264,62 @@ static uint8_t *runs_abab(size_t *len, const char *const *order, int n) {
   return copy;
 }
 
+/* etk_inspector_event_get_basic() gives get()'s first fields, the same
+ * values, and zeros for the rest; *ints and *debug_only count the events
+ * delegated by integer ids and those without perf data. */
+static void check_get_basic(etk_inspector_t *insp, size_t *ints,
+                            size_t *debug_only) {
+  for (size_t i = 0; i < etk_inspector_event_count(insp); i++) {
+    etk_inspector_event_t full, basic;
+    REQUIRE(etk_inspector_event_get(insp, i, &full) == ETK_OK);
+    char name[64];
+    snprintf(name, sizeof name, "%s", full.name);
+    REQUIRE(etk_inspector_event_get_basic(insp, i, &basic) == ETK_OK);
+    CHECK_EQ_STR(basic.name, name);
+    CHECK(basic.name_len == full.name_len && basic.block == full.block);
+    CHECK_EQ_INT(basic.instruction_id, full.instruction_id);
+    CHECK_EQ_INT(basic.is_delegated_op, full.is_delegated_op);
+    CHECK_EQ_INT(basic.delegate_id_is_int, full.delegate_id_is_int);
+    CHECK(basic.delegate_debug_id_int == full.delegate_debug_id_int);
+    CHECK(basic.delegate_debug_id_str == full.delegate_debug_id_str);
+    CHECK(basic.sample_count == full.sample_count);
+    CHECK(basic.debug_count == 0 && basic.has_debug_signature == 0 &&
+          basic.chain_index == 0 && basic.has_metadata == 0);
+    *ints += full.delegate_id_is_int;
+    *debug_only += full.sample_count == 0;
+  }
+  CHECK(etk_inspector_event_get_basic(insp, etk_inspector_event_count(insp),
+                                      NULL) == ETK_E_INVALID_ARGUMENT);
+}
+
+/* ... on delegated events (integer and string ids) and on a run with
+ * debug-only events. */
+ETK_TEST(event_get_basic_matches_get) {
+  size_t len, ints = 0, debug_only = 0;
+  uint8_t *bytes = fixture_appendix_c(&len);
+  REQUIRE(bytes);
+  etk_inspector_t *insp =
+      th_open(bytes, len, ETK_TIME_NS, ETK_TIME_MS, 0, NULL);
+  REQUIRE(insp != NULL);
+  check_get_basic(insp, &ints, &debug_only);
+  etk_inspector_close(insp);
+  etw_t *w = etw_new(1 << 16);
+  etw_run_begin(w, "Execute", -1);
+  etw_profile_simple(w, "a", 3, 0, 10, 20);
+  etw_debug(w, &(etw_debug_t){.iid = 2,
+                              .dint = -1,
+                              .name = "c",
+                              .kind = ETW_VALUE_INT,
+                              .output = -1,
+                              .chain = 4});
+  etw_run_end(w);
+  insp = open_written(w, ETK_TIME_MS);
+  REQUIRE(insp != NULL);
+  check_get_basic(insp, &ints, &debug_only);
+  etk_inspector_close(insp);
+  CHECK(ints > 0 && debug_only > 0);
+}
+
 ETK_TEST(gen_from_etdump_groups_by_signature) {
   /* upstream test_gen_from_etdump: a, a, b -> {(1 event, 2 samples),
    * (2 events, 1 sample)} */
