@@ -776,7 +776,7 @@ static int match_prefix(etk_diff_t *d, side_t *A, size_t ba,
  * its key, so the k-th event of a key in A pairs with the k-th in B.  One
  * hash per event. */
 static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
-                       size_t bb, int stage, int all_rows) {
+                       size_t bb, int stage, int all_rows, int *exhausted) {
   etk_inspector_block_t blka, blkb;
   etk_inspector_block_get(A->insp, ba, &blka);
   etk_inspector_block_get(B->insp, bb, &blkb);
@@ -787,6 +787,8 @@ static int match_stage(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
   size_t ia, ib;
   int rc =
       match_prefix(d, A, ba, &blka, B, bb, &blkb, stage, all_rows, &ia, &ib);
+  /* the prefix took every candidate of both blocks: nothing is left */
+  *exhausted = ia == blka.event_count && ib == blkb.event_count;
   if (rc == ETK_OK && ia < blka.event_count && ib < blkb.event_count)
     rc = key_table_init(&t, ib, blkb.event_count - ib);
   if (rc == ETK_OK && t.slots)
@@ -1115,10 +1117,13 @@ static int diff_block_pair(etk_diff_t *d, side_t *A, size_t ba, side_t *B,
   d->place_of[0][ba] = place;
   if (bb != SIZE_MAX) d->place_of[1][bb] = place;
   rc = total_rows(d, A, ba, B, bb, place);
-  for (int stage = 1; stage <= 3 && rc == ETK_OK && bb != SIZE_MAX; stage++)
-    rc = match_stage(d, A, ba, B, bb, stage, all_rows);
-  if (rc == ETK_OK && bb != SIZE_MAX) rc = leftovers(d, B, bb, all_rows);
-  if (rc == ETK_OK) rc = leftovers(d, A, ba, all_rows);
+  int exhausted = 0;
+  for (int stage = 1;
+       stage <= 3 && rc == ETK_OK && bb != SIZE_MAX && !exhausted; stage++)
+    rc = match_stage(d, A, ba, B, bb, stage, all_rows, &exhausted);
+  if (rc == ETK_OK && bb != SIZE_MAX && !exhausted)
+    rc = leftovers(d, B, bb, all_rows);
+  if (rc == ETK_OK && !exhausted) rc = leftovers(d, A, ba, all_rows);
   return rc;
 }
 
