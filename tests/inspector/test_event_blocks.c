@@ -303,6 +303,7 @@ ETK_TEST(event_get_basic_matches_get) {
   REQUIRE(insp != NULL);
   check_get_basic(insp, &ints, &debug_only);
   etk_inspector_close(insp);
+  free(bytes);
   etw_t *w = etw_new(1 << 16);
   etw_run_begin(w, "Execute", -1);
   etw_profile_simple(w, "a", 3, 0, 10, 20);
