@@ -865,6 +865,7 @@ static int samples_matrix(etk_inspector_t *insp, builder_t *b, size_t runs,
       uint32_t j = bk->run_count++;
       uint32_t R = count[g];
       insp->block_runs[bk->first_run + j] = (uint32_t)r;
+      if (bk->event_count == 0) continue; /* no samples (none kept either) */
       uint32_t *dst = insp->samples + bk->sample_base + j;
       if (b->run_kept[r] == INSP_NONE) { /* the block's first run */
         for (uint32_t p = 0; p < bk->event_count; p++)

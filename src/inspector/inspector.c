@@ -85,10 +85,6 @@ void etk_inspector_options_init(etk_inspector_options_t *o) {
 
 /* ------------------------------------------------------- helpers */
 
-int insp_event_is_delegated(const insp_event_t *e) {
-  return e->dint != -1 || e->dstr != ETK_ETDUMP_STR_ABSENT;
-}
-
 const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
                             char *buf, size_t *len) {
   etk_etdump_str_t s = {"", 0};

@@ -175,7 +175,10 @@ static inline int insp_event_has_perf(const etk_inspector_t *insp, size_t e) {
 }
 
 /* Shared helpers (inspector.c). */
-int insp_event_is_delegated(const insp_event_t *e);
+/* Whether a signature is a delegated op (upstream's is_delegated_op). */
+static inline int insp_event_is_delegated(const insp_event_t *e) {
+  return e->dint != -1 || e->dstr != ETK_ETDUMP_STR_ABSENT;
+}
 /* insp_event_is_delegated() of Inspector event e's signature, from its
  * rep's columns alone (the debug name plays no part). */
 static inline int insp_event_delegated(const etk_inspector_t *insp, size_t e) {

@@ -382,4 +382,40 @@ ETK_TEST(truncations_of_a_valid_dump_never_crash) {
   etw_free(w);
 }
 
+/* Every event's run and times, with runs of uneven sizes, empty runs and a
+ * run without an events vector between them (the run of an event is found
+ * from its index: equal runs by their share, others by a search). */
+ETK_TEST(event_runs_of_uneven_runs) {
+  static const int sizes[] = {3, 0, 1, 7, -1, 2, 0, 5, 1};
+  const int nruns = (int)(sizeof sizes / sizeof *sizes);
+  etw_t *w = etw_new(1 << 16);
+  REQUIRE(w != NULL);
+  for (int r = 0; r < nruns; r++) {
+    etw_run_begin(w, "Execute", -1);
+    if (sizes[r] < 0) etw_run_without_events(w);
+    for (int i = 0; i < sizes[r]; i++)
+      etw_profile_simple(w, "op", 0, i, 100 * (uint64_t)r + (uint64_t)i,
+                         100 * (uint64_t)r + (uint64_t)i + 1);
+    etw_run_end(w);
+  }
+  size_t len;
+  const uint8_t *bytes = etw_finish(w, &len);
+  REQUIRE(bytes != NULL);
+  etk_etdump_t *d = NULL;
+  REQUIRE(etk_etdump_open_memory(bytes, len, NULL, &d, NULL) == ETK_OK);
+  size_t index = 0;
+  for (int r = 0; r < nruns; r++)
+    for (int i = 0; i < sizes[r]; i++, index++) {
+      etk_etdump_event_t e;
+      REQUIRE(etk_etdump_event_get(d, index, &e) == ETK_OK);
+      CHECK_EQ_INT(e.run, r);
+      uint64_t start, end;
+      etk_etdump_event_times(d, index, &start, &end);
+      CHECK(start == 100 * (uint64_t)r + (uint64_t)i && end == start + 1);
+    }
+  CHECK_EQ_INT(etk_etdump_event_count(d), index);
+  etk_etdump_close(d);
+  etw_free(w);
+}
+
 ETK_TEST_MAIN()
