@@ -130,23 +130,25 @@ typedef struct table_ctx {
   int g_shift; /* 64 - log2 of its size */
 } table_ctx_t;
 
-/* 1 if any byte of w is outside printable ASCII (0x20..0x7e): a byte below
- * 0x20 borrows into its top bit (the classic "has less than" test), a byte
- * of 0x7f or more has its top bit set after adding 1 or before. */
-static inline int word_unprintable(uint64_t w) {
-  const uint64_t ones = 0x0101010101010101ull, tops = 0x8080808080808080ull;
-  return (((w - 0x20 * ones) & ~w & tops) | ((w | (w + ones)) & tops)) != 0;
+/* Top bits of the bytes of w that are outside printable ASCII (0x20..0x7e),
+ * or of none: a byte of 0x80 or more has its own top bit, one below 0x20
+ * gets it by subtracting 0x20, 0x7f by adding 1.  A borrow or carry from
+ * the byte below only comes from a byte that is flagged itself, so the
+ * result is exactly 0 for a printable word. */
+static inline uint64_t word_unprintable(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101ull;
+  return (w | (w - 0x20 * ones) | (w + ones)) & 0x8080808080808080ull;
 }
 
 /* 1 if s is printable ASCII: no escape needed, width == length.  Eight
  * bytes at a time, the last word overlapping the one before; a shorter
  * text is gathered into one word padded with spaces. */
 static inline int printable_ascii(const char *s, size_t n) {
-  uint64_t w;
+  uint64_t w, bad = 0;
   if (n >= 8) {
     for (size_t i = 0; i + 8 < n; i += 8) {
       memcpy(&w, s + i, 8);
-      if (word_unprintable(w)) return 0;
+      bad |= word_unprintable(w);
     }
     memcpy(&w, s + n - 8, 8);
   } else if (n >= 4) {
@@ -161,7 +163,7 @@ static inline int printable_ascii(const char *s, size_t n) {
   } else {
     return 1;
   }
-  return !word_unprintable(w);
+  return !(bad | word_unprintable(w));
 }
 
 /* ASCII lower case of c. */
