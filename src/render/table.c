@@ -250,11 +250,24 @@ static inline size_t int_width(int64_t v) {
   return (v < 0) + t + ((u | 1) >= etk_pow10[t]);
 }
 
-/* str(v) of an int (the last one's text is kept: a row often repeats an
- * int, the same instruction id on both sides). */
+/* str(v) of an int.  The last one's text is kept: a row often repeats an
+ * int (the same instruction id on both sides), and an index column asks
+ * for the last one plus 1: that text with its last digit below 9 raised
+ * and the 9s after it zeroed. */
 static inline void int_text(table_ctx_t *t, int64_t v, cell_text_t *out) {
-  if (v != t->int_last || !t->int_len)
-    t->int_len = etk_format_int(t->int_last = v, t->int_text);
+  if (v != t->int_last || !t->int_len) {
+    size_t i = t->int_len; /* v - 1 == int_last: int_last >= 0, no sign */
+    int next = t->int_len && v > 0 && v - 1 == t->int_last;
+    if (next)
+      while (i > 0 && t->int_text[i - 1] == '9') i--;
+    if (next && i > 0) {
+      t->int_text[i - 1]++;
+      memset(t->int_text + i, '0', t->int_len - i);
+    } else {
+      t->int_len = etk_format_int(v, t->int_text);
+    }
+    t->int_last = v;
+  }
   *out = (cell_text_t){t->int_text, t->int_len, t->int_len, -1};
 }
 
