@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "etkit/render.h"
+#include "pytext.h"
 
 static const double pow10_exact[23] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
@@ -147,28 +148,33 @@ size_t etk_format_int(int64_t v, char *out) {
   return etk_format_uint((uint64_t)v, out);
 }
 
+const uint64_t etk_pow10[20] = {1ull,
+                                10ull,
+                                100ull,
+                                1000ull,
+                                10000ull,
+                                100000ull,
+                                1000000ull,
+                                10000000ull,
+                                100000000ull,
+                                1000000000ull,
+                                10000000000ull,
+                                100000000000ull,
+                                1000000000000ull,
+                                10000000000000ull,
+                                100000000000000ull,
+                                1000000000000000ull,
+                                10000000000000000ull,
+                                100000000000000000ull,
+                                1000000000000000000ull,
+                                10000000000000000000ull};
+
 size_t etk_format_decimal_repr(uint64_t v, int k, char *out) {
-  static const uint64_t pow10_int[16] = {1ull,
-                                         10ull,
-                                         100ull,
-                                         1000ull,
-                                         10000ull,
-                                         100000ull,
-                                         1000000ull,
-                                         10000000ull,
-                                         100000000ull,
-                                         1000000000ull,
-                                         10000000000ull,
-                                         100000000000ull,
-                                         1000000000000ull,
-                                         10000000000000ull,
-                                         100000000000000ull,
-                                         1000000000000000ull};
   /* at most 15 significant digits: the decimal v / 10^k is the shortest
    * text that reads back as the double nearest to it */
-  if (k < 0 || k > 15 || v >= pow10_int[15]) return 0;
-  uint64_t whole = v / pow10_int[k], frac = v % pow10_int[k];
-  if (whole == 0 && frac != 0 && frac < pow10_int[k] / 10000)
+  if (k < 0 || k > 15 || v >= etk_pow10[15]) return 0;
+  uint64_t whole = v / etk_pow10[k], frac = v % etk_pow10[k];
+  if (whole == 0 && frac != 0 && frac < etk_pow10[k] / 10000)
     return 0; /* below 1e-4: the exponent form */
   size_t n = etk_format_uint(whole, out);
   out[n++] = '.';

@@ -1,7 +1,8 @@
 /*
  * pytext.h - private helpers of the render library: Python's number
  * parsing rules for strings (int(), float()), Python whitespace, UTF-8
- * walking and code-point counting.  Not installed.
+ * walking and code-point counting, and the powers of ten the number
+ * writers share.  Not installed.
  */
 #ifndef ETKIT_RENDER_PYTEXT_H
 #define ETKIT_RENDER_PYTEXT_H
@@ -10,6 +11,9 @@
 #include <stdint.h>
 
 #include "etkit/render.h"
+
+/* 10^0 .. 10^19, every power of ten a uint64_t holds. */
+extern const uint64_t etk_pow10[20];
 
 /* 1 if int(s) would succeed in Python (base 10, ASCII digits). */
 int etk_pytext_is_int(const char *s, size_t len);

@@ -130,23 +130,25 @@ typedef struct table_ctx {
   int g_shift; /* 64 - log2 of its size */
 } table_ctx_t;
 
-/* 1 if any byte of w is outside printable ASCII (0x20..0x7e): a byte below
- * 0x20 borrows into its top bit (the classic "has less than" test), a byte
- * of 0x7f or more has its top bit set after adding 1 or before. */
-static inline int word_unprintable(uint64_t w) {
-  const uint64_t ones = 0x0101010101010101ull, tops = 0x8080808080808080ull;
-  return (((w - 0x20 * ones) & ~w & tops) | ((w | (w + ones)) & tops)) != 0;
+/* Top bits of the bytes of w that are outside printable ASCII (0x20..0x7e),
+ * or of none: a byte of 0x80 or more has its own top bit, one below 0x20
+ * gets it by subtracting 0x20, 0x7f by adding 1.  A borrow or carry from
+ * the byte below only comes from a byte that is flagged itself, so the
+ * result is exactly 0 for a printable word. */
+static inline uint64_t word_unprintable(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101ull;
+  return (w | (w - 0x20 * ones) | (w + ones)) & 0x8080808080808080ull;
 }
 
 /* 1 if s is printable ASCII: no escape needed, width == length.  Eight
  * bytes at a time, the last word overlapping the one before; a shorter
  * text is gathered into one word padded with spaces. */
 static inline int printable_ascii(const char *s, size_t n) {
-  uint64_t w;
+  uint64_t w, bad = 0;
   if (n >= 8) {
     for (size_t i = 0; i + 8 < n; i += 8) {
       memcpy(&w, s + i, 8);
-      if (word_unprintable(w)) return 0;
+      bad |= word_unprintable(w);
     }
     memcpy(&w, s + n - 8, 8);
   } else if (n >= 4) {
@@ -161,7 +163,7 @@ static inline int printable_ascii(const char *s, size_t n) {
   } else {
     return 1;
   }
-  return !word_unprintable(w);
+  return !(bad | word_unprintable(w));
 }
 
 /* ASCII lower case of c. */
@@ -238,22 +240,34 @@ static inline int cell_string(table_ctx_t *t, const etk_cell_t *c,
   return ETK_OK;
 }
 
-/* Characters of str(v) for an int: the sign and the digits. */
+/* Characters of str(v) for an int: the sign and the digits.  The digit
+ * count is about log10(2) = 1233 / 4096 times the bit length, corrected
+ * by one comparison. */
 static inline size_t int_width(int64_t v) {
   uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  size_t n = v < 0 ? 2 : 1;
-  while (u >= 10000) {
-    u /= 10000;
-    n += 4;
-  }
-  return n + (u >= 10) + (u >= 100) + (u >= 1000);
+  unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1);
+  unsigned t = (bits * 1233u) >> 12; /* digits of u, or one fewer */
+  return (v < 0) + t + ((u | 1) >= etk_pow10[t]);
 }
 
-/* str(v) of an int (the last one's text is kept: a row often repeats an
- * int, the same instruction id on both sides). */
+/* str(v) of an int.  The last one's text is kept: a row often repeats an
+ * int (the same instruction id on both sides), and an index column asks
+ * for the last one plus 1: that text with its last digit below 9 raised
+ * and the 9s after it zeroed. */
 static inline void int_text(table_ctx_t *t, int64_t v, cell_text_t *out) {
-  if (v != t->int_last || !t->int_len)
-    t->int_len = etk_format_int(t->int_last = v, t->int_text);
+  if (v != t->int_last || !t->int_len) {
+    size_t i = t->int_len; /* v - 1 == int_last: int_last >= 0, no sign */
+    int next = t->int_len && v > 0 && v - 1 == t->int_last;
+    if (next)
+      while (i > 0 && t->int_text[i - 1] == '9') i--;
+    if (next && i > 0) {
+      t->int_text[i - 1]++;
+      memset(t->int_text + i, '0', t->int_len - i);
+    } else {
+      t->int_len = etk_format_int(v, t->int_text);
+    }
+    t->int_last = v;
+  }
   *out = (cell_text_t){t->int_text, t->int_len, t->int_len, -1};
 }
 
@@ -548,23 +562,23 @@ static char *put_spaces(char *p, size_t n) {
 /* s[0..n) at p, nothing stored past it (two overlapping fixed-size copies
  * for n <= 32); returns the end. */
 static inline char *put_bytes(char *p, const char *s, size_t n) {
-  if (n >= 16) {
-    if (n > 32) {
-      memcpy(p, s, n);
-    } else {
-      memcpy(p, s, 16);
-      memcpy(p + n - 16, s + n - 16, 16);
+  if (n < 4) { /* short texts first: digits, small numbers */
+    if (n > 0) {
+      p[0] = s[0];
+      p[n / 2] = s[n / 2];
+      p[n - 1] = s[n - 1];
     }
-  } else if (n >= 8) {
-    memcpy(p, s, 8);
-    memcpy(p + n - 8, s + n - 8, 8);
-  } else if (n >= 4) {
+  } else if (n < 8) {
     memcpy(p, s, 4);
     memcpy(p + n - 4, s + n - 4, 4);
-  } else if (n > 0) {
-    p[0] = s[0];
-    p[n / 2] = s[n / 2];
-    p[n - 1] = s[n - 1];
+  } else if (n <= 16) {
+    memcpy(p, s, 8);
+    memcpy(p + n - 8, s + n - 8, 8);
+  } else if (n <= 32) {
+    memcpy(p, s, 16);
+    memcpy(p + n - 16, s + n - 16, 16);
+  } else {
+    memcpy(p, s, n);
   }
   return p + n;
 }

@@ -460,6 +460,34 @@ ETK_TEST(table_pads_every_length) {
   }
 }
 
+ETK_TEST(table_counts_an_index_past_every_power_of_ten) {
+  /* The index column's text is the last one incremented in place, through
+   * 9 -> 10, 99 -> 100 and 999 -> 1000; a second int column breaks the
+   * sequence on some rows (v: the index, or 7 on every third row). */
+  enum { ROWS = 1200 };
+  etk_cell_t *cells = malloc(ROWS * sizeof *cells);
+  REQUIRE(cells != NULL);
+  for (int r = 0; r < ROWS; r++)
+    cells[r] = (etk_cell_t){ETK_CELL_INT, 0, r % 3 ? r + 1 : 7, NULL, 0};
+  static const char *const headers[] = {"v"};
+  demo_t d = {cells, 1};
+  etk_frame_t f = {ROWS, 1, headers, demo_cell, &d, 1};
+  for (int mode = 1; mode <= 2; mode++) {
+    char *out = render(&f, mode, 0);
+    REQUIRE(out != NULL);
+    char line[64];
+    for (int r = 0; r < ROWS; r++) {
+      snprintf(line, sizeof line,
+               "\n\xe2\x94\x82 %4d \xe2\x94\x82 %4lld "
+               "\xe2\x94\x82\n",
+               r, (long long)cells[r].i);
+      CHECK(strstr(out, line) != NULL);
+    }
+    free(out);
+  }
+  free(cells);
+}
+
 ETK_TEST(table_types_text_cells_like_tabulate) {
   /* Python's int()/float() decide a str column's type: "1_5.2_5" is 15.25
    * in a float column, " 3 " keeps its spaces in an int column, "True"
