@@ -59,10 +59,14 @@
  *
  * MEMORY AND COST
  *   Opening groups all runs in one pass (O(events), hash tables per run),
- *   then keeps 20 bytes per Inspector event and 4 bytes per merged sample
- *   (the index of the ETDump event); durations, statistics and start times
- *   are computed from the ETDump on demand.  A 1M-event dump loads, groups
- *   and writes TSV in well under a second (see bench/inspector).
+ *   then keeps, beside the mapped file, the reader's columns (9 bytes per
+ *   ETDump event: flags, instruction id, name id) and 4 bytes per distinct
+ *   string; when runs are merged (or debug entries attached) also 4 bytes
+ *   per Inspector event and per merged sample (the index of the ETDump
+ *   event), which a dump of one run of events does without.  Durations,
+ *   statistics and start times are computed from the ETDump on demand.  A
+ *   1M-event dump loads, groups and writes TSV in well under a second (see
+ *   bench/inspector).
  *
  * THREADS
  *   After opening, read-only calls may run concurrently, except rendering

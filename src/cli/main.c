@@ -7,6 +7,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "commands.h"
 
@@ -53,6 +56,13 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+  /* Large arrays (columns, rows, per-event flags) get their own mappings
+   * and go back to the system when freed: glibc would otherwise raise its
+   * threshold after the first such free and keep later ones in the heap,
+   * resident after they are freed. */
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
   if (argc < 2) {
     usage(stderr);
     return 2;
