@@ -189,11 +189,7 @@ static inline int insp_event_delegated(const etk_inspector_t *insp, size_t e) {
 }
 /* PerfData statistics of a single duration d: etk_stats_compute() for n = 1
  * (statistics.c), every field as its recipes give it. */
-static inline void insp_stats_single(double d, etk_stats_t *out) {
-  out->count = 1;
-  out->p10 = out->p50 = out->p90 = out->min = out->max = d;
-  out->avg = (0.0 + (0.0 + d)) / 1.0; /* etk_stats_mean: 0.0 + sum */
-}
+void insp_stats_single(double d, etk_stats_t *out);
 /* Name of an event; decimal ids are written to buf (>= 24 bytes). */
 const char *insp_event_name(const etk_inspector_t *insp, const insp_event_t *e,
                             char *buf, size_t *len);

@@ -171,6 +171,12 @@ static void percentiles_by_selection(double *a, size_t n, double out[3]) {
   }
 }
 
+void insp_stats_single(double d, etk_stats_t *out) {
+  out->count = 1;
+  out->p10 = out->p50 = out->p90 = out->min = out->max = d;
+  out->avg = (0.0 + (0.0 + d)) / 1.0; /* etk_stats_mean: 0.0 + sum */
+}
+
 int etk_stats_compute(const double *raw, size_t n, double *scratch,
                       etk_stats_t *out) {
   if (!raw || !scratch || !out || n == 0) return ETK_E_INVALID_ARGUMENT;
