@@ -37,9 +37,9 @@
  *   (ana_diff_row_read), so a diff of two dumps adds about 8 bytes per
  *   operator to the inspectors it borrows.  The few total rows (sums) are
  *   computed once and kept whole, apart.  While the diff is built, each
- *   side has one byte per event (its role from the operator summary built
- *   without operator rows, ana_op_roles_build, matched or not, has
- *   statistics or not), and a matching stage lists B's candidates past
+ *   side has four bits per event (its role and delegate sign from the
+ *   operator summary built without operator rows, ana_op_roles_build, and
+ *   whether it is matched), and a matching stage lists B's candidates past
  *   the common prefix per key without copying a key (about 32 bytes per
  *   listed event while the stage runs); all of it is freed before the
  *   sort.  The sort keeps the rows where they are: 16-byte keys are sorted
@@ -541,9 +541,10 @@ etk_diff_row_t ana_diff_row(const etk_diff_t *d, size_t i) {
   return ana_diff_row_read(d, i, ANA_ROW_TEXTS | ANA_ROW_TYPE);
 }
 
-/* Appends operator row (a, b) for side events fetched or given (`known`
- * per side, NULL when not at hand) and keeps its texts; `first` is the
- * side naming the row. */
+/* Appends the operator row of events ev[0] (A) and ev[1] (B) (ROW_NONE
+ * when absent; `a_bits` holds a matched row's stage) and keeps the texts
+ * its reads will look up; known[side] is that event when at hand, else
+ * NULL (it is read again). */
 static int op_row_add(etk_diff_t *d, side_t *const sides[2],
                       const uint32_t ev[2], uint32_t a_bits,
                       const etk_inspector_event_t *const known[2]) {
@@ -569,6 +570,16 @@ static int op_row_add(etk_diff_t *d, side_t *const sides[2],
 
 /* ------------------------------------------------------- matching */
 
+/* The text of event e's key at `stage` (`ev`): its operator type at
+ * stage 3, else its name; stage 1 adds the instruction id. */
+static const char *key_text(const side_t *s, size_t e,
+                            const etk_inspector_event_t *ev, int stage,
+                            size_t *len) {
+  if (stage == 3) return event_op_type(s->insp, e, ev, len);
+  *len = ev->name_len;
+  return ev->name;
+}
+
 /* Key of event e for a stage: 1 exact (name + iid), 2 name, 3 op type;
  * the event itself in *out when out is not NULL. */
 static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
@@ -577,22 +588,18 @@ static void stage_key(side_t *s, size_t e, int stage, etk_strbuf_t *key,
   etk_inspector_event_get_basic(s->insp, e, &ev);
   if (out) *out = ev;
   etk_strbuf_clear(key);
-  if (stage == 3) {
-    size_t len;
-    const char *type = event_op_type(s->insp, e, &ev, &len);
-    etk_strbuf_append(key, type, len);
-  } else {
-    etk_strbuf_append(key, ev.name, ev.name_len);
-  }
+  size_t len;
+  const char *text = key_text(s, e, &ev, stage, &len);
+  etk_strbuf_append(key, text, len);
   etk_strbuf_appendc(key, '\0');
   if (stage == 1) etk_strbuf_append(key, (const char *)&ev.instruction_id, 4);
 }
 
 /* Fetches A's event ea into *x and B's event eb into *y and tells
- * whether they have the same key at `stage` (what stage_key() would give
- * both, compared without copying).  A decimal name of x is first copied
- * to `held` (A and B may be one inspector, whose decimal names share a
- * buffer), and x->name then points there. */
+ * whether they have the same key at `stage` (the keys stage_key() would
+ * give both, compared without copying).  A decimal name of x is first
+ * copied to `held` (A and B may be one inspector, whose decimal names
+ * share a buffer), and x->name then points there. */
 static int same_key(side_t *A, size_t ea, etk_inspector_event_t *x,
                     char held[DECIMAL_NAME_MAX], side_t *B, size_t eb,
                     etk_inspector_event_t *y, int stage) {
@@ -602,15 +609,11 @@ static int same_key(side_t *A, size_t ea, etk_inspector_event_t *x,
     x->name = held;
   }
   etk_inspector_event_get_basic(B->insp, eb, y);
-  if (stage == 3) {
-    size_t la, lb;
-    const char *ta = event_op_type(A->insp, ea, x, &la),
-               *tb = event_op_type(B->insp, eb, y, &lb);
-    return la == lb && (la == 0 || memcmp(ta, tb, la) == 0);
-  }
   if (stage == 1 && x->instruction_id != y->instruction_id) return 0;
-  return x->name_len == y->name_len &&
-         (x->name_len == 0 || memcmp(x->name, y->name, x->name_len) == 0);
+  size_t la, lb;
+  const char *ta = key_text(A, ea, x, stage, &la),
+             *tb = key_text(B, eb, y, stage, &lb);
+  return la == lb && (la == 0 || memcmp(ta, tb, la) == 0);
 }
 
 /* The keys of one stage among B's unmatched candidates from block-local
