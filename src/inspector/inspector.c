@@ -314,9 +314,7 @@ int etk_inspector_event_get(const etk_inspector_t *insp, size_t index,
         insp->chain_count <= 1
             ? insp->chain_zero_index
             : insp_chain_index(insp->dump, insp->cols.chain_id[first_ev]);
-  out->has_metadata = e->pname != INSP_NONE &&
-                      (insp->any_flags & ETK_ETDUMP_FLAG_METADATA) &&
-                      insp_event_has_metadata(insp, index);
+  out->has_metadata = insp_event_has_metadata(insp, index);
   return ETK_OK;
 }
 
