@@ -220,7 +220,7 @@ int etr_write_references(const etk_etrecord_references_desc_t *refs,
       key->str = r->method;
       key->len = mlen;
       for (size_t c = 0; c < r->case_count && rc == ETK_OK; c++) {
-        etk_pickle_value_t *outs;
+        etk_pickle_value_t *outs = NULL;
         rc = tensor_list(&ar, r->cases[c].outputs, r->cases[c].output_count,
                          &outs, err);
         if (rc == ETK_OK) ((const etk_pickle_value_t **)cases->items)[c] = outs;
@@ -236,7 +236,7 @@ int etr_write_references(const etk_etrecord_references_desc_t *refs,
     }
   }
   if (rc == ETK_OK && refs->input_count) {
-    etk_pickle_value_t *list;
+    etk_pickle_value_t *list = NULL;
     rc = tensor_list(&ar, refs->inputs, refs->input_count, &list, err);
     if (rc == ETK_OK) rc = etk_torch_save_memory(list, inputs, inputs_len, err);
   }

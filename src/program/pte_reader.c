@@ -905,7 +905,7 @@ static int decode_plan(reader_t *r, etk_fb_table_t pt, uint32_t index,
                                 plan->value_count, "a method output",
                                 &plan->outputs, &plan->output_count)) != ETK_OK)
     return rc;
-  void *items;
+  void *items = NULL;
   if ((rc = decode_tables(r, pt, ETK_PTE_PLAN_OPERATORS,
                           sizeof *plan->operators, decode_operator, &items,
                           &plan->operator_count)) != ETK_OK)

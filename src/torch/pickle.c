@@ -955,7 +955,7 @@ static int op_frame(vm_t *vm, uint8_t op, bool *stop) {
 
 /* Opcodes of None, bools, ints and floats. */
 static int op_number(vm_t *vm, uint8_t op) {
-  const char *line;
+  const char *line = NULL;
   size_t n = 0;
   int rc;
   uint64_t u;
@@ -1175,7 +1175,7 @@ static int op_memo(vm_t *vm, uint8_t op) {
 static int step(vm_t *vm, bool *stop) {
   vm->op_pos = vm->pos;
   uint8_t op = vm->p[vm->pos++];
-  const char *line;
+  const char *line = NULL;
   size_t n = 0;
   int rc;
   switch (op) {
@@ -1232,8 +1232,8 @@ static int step(vm_t *vm, bool *stop) {
     case 0x94:
       return op_memo(vm, op);
     case 'c': { /* GLOBAL: "module\nname\n" */
-      const char *module;
-      size_t mlen;
+      const char *module = NULL;
+      size_t mlen = 0;
       if ((rc = read_line(vm, &module, &mlen))) return rc;
       if ((rc = read_line(vm, &line, &n))) return rc;
       return op_global(vm, module, mlen, line, n);

@@ -105,6 +105,8 @@ uint64_t etk_recorder_host_clock(void *ctx) {
  * kept, so that a try the scheduler interrupted cannot skew it. */
 static int sample_pair(uint64_t *ticks, uint64_t *ns) {
   uint64_t best = UINT64_MAX;
+  *ticks = 0;
+  *ns = 0;
   for (int i = 0; i < 32; i++) {
     uint64_t n, a = read_counter();
     int ok = monotonic_ns(&n);
@@ -125,7 +127,9 @@ int etk_recorder_cycle_clock_init(etk_recorder_cycle_clock_t *c) {
   memset(c, 0, sizeof *c);
 #if ETK_CYCLE_COUNTER
   if (!counter_is_stable()) return ETK_E_UNSUPPORTED;
-  uint64_t t0, n0, t1, n1;
+  /* zero-initialised: the loop below assigns t1/n1 before reading them,
+   * but -O3 cannot always see that sample_pair() sets both on success. */
+  uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0;
   if (!sample_pair(&t0, &n0)) return ETK_E_UNSUPPORTED;
   uint64_t rate = counter_rate();
   if (rate == 0) {
