@@ -10,7 +10,11 @@ function(etkit_set_warnings target)
   endif()
 endfunction()
 
-# etkit_add_library(name SOURCES...): a static library with the public include dir.
+# etkit_add_library(name SOURCES...): one library of the tree (a folder of
+# src/), static, with the public include dir.  The tree's own programs link
+# these; what is installed is one libetkit folding them all together
+# (cmake/etkit_package.cmake), except in ETKIT_RUNTIME_ONLY builds, which
+# install the four portable libraries as they are.
 function(etkit_add_library name)
   add_library(${name} STATIC ${ARGN})
   add_library(etkit::${name} ALIAS ${name})
@@ -18,8 +22,11 @@ function(etkit_add_library name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   etkit_set_warnings(${name})
-  install(TARGETS ${name} EXPORT etkitTargets
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set_property(GLOBAL APPEND PROPERTY ETKIT_LIBRARIES ${name})
+  if(ETKIT_RUNTIME_ONLY)
+    install(TARGETS ${name} EXPORT etkitTargets
+            ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
 endfunction()
 
 # etkit_link_math(target): links the C math library where there is one.

@@ -1,33 +1,40 @@
 #!/bin/sh
-# Installs the Debian packages etkit builds and tests with, if any is missing.
-# Required: compiler, CMake, pkg-config, libzip, jansson, flatc (test oracle),
-# clang-format (make check fails on a file that is not formatted).
-# Optional (skipped quietly when unavailable): clang + its runtime for the
-# libFuzzer build, the Cortex-M cross compiler, and pandas + tabulate + numpy
-# for the renderers' oracle test (tests/oracle); python3-dev, python3-numpy,
-# python3-pandas and python3-pytest for the etkit Python package and its tests;
-# chromium for the screenshot tests of the HTML pages (skipped without it).
+# Installs the Debian packages etkit builds and tests with, if any is missing,
+# without recommended packages (`--no-install-recommends`): exactly this list
+# and what it depends on.  Every package is needed by `make check`; a
+# package that cannot be installed fails the script (and so CI).
+#
+#   build          build-essential cmake pkg-config clang-format
+#   libraries      libzip-dev libjansson-dev zlib1g-dev
+#   test oracle    flatbuffers-compiler (flatc decodes what we write)
+#   clang builds   clang libclang-rt-14-dev (CI's clang -Werror build and
+#                  the libFuzzer targets)
+#   Cortex-M       gcc-arm-none-eabi libnewlib-arm-none-eabi
+#   Python         python3 python3-dev python3-numpy python3-pandas
+#                  python3-pytest (the package and its tests, for
+#                  /usr/bin/python3); python3-tabulate (the renderers'
+#                  oracle: upstream's table is tabulate's)
+#   HTML pages     chromium (headless screenshots and page tests) and
+#                  fonts-dejavu-core (text in those screenshots)
 set -eu
-required="build-essential cmake pkg-config libzip-dev libjansson-dev zlib1g-dev flatbuffers-compiler python3 clang-format"
-optional="clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas python3-tabulate python3-numpy python3-dev python3-pytest chromium"
+packages="build-essential cmake pkg-config clang-format
+libzip-dev libjansson-dev zlib1g-dev
+flatbuffers-compiler
+clang libclang-rt-14-dev
+gcc-arm-none-eabi libnewlib-arm-none-eabi
+python3 python3-dev python3-numpy python3-pandas python3-pytest python3-tabulate
+chromium fonts-dejavu-core"
 
 missing=""
-for p in $required; do
+for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-missing_opt=""
-for p in $optional; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_opt="$missing_opt $p"
-done
-[ -z "$missing$missing_opt" ] && exit 0
+[ -z "$missing" ] && exit 0
 
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing$missing"
 $SUDO apt-get update -q
-if [ -n "$missing" ]; then
-  $SUDO apt-get install -y -q $missing
-fi
-for p in $missing_opt; do
-  $SUDO apt-get install -y -q "$p" || echo "install-deps: optional package $p not installed"
-done
+# shellcheck disable=SC2086 # one word per package
+$SUDO apt-get install -y -q --no-install-recommends $missing

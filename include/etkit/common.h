@@ -91,13 +91,14 @@ int etk_error_set_where(etk_error_t *err, const char *where, int code,
  * and when it fills `err` also sets `where` (if non-NULL) as
  * etk_error_where() does.  Returns `code`. */
 int etk_error_vset(etk_error_t *err, int code, uint64_t offset,
-                   const char *where, const char *fmt, va_list ap);
+                   const char *where, const char *fmt, va_list ap)
+    ETK_PRINTF_LIKE(5, 0);
 
 /* For a writer that keeps its first failure in *rc and stops there: when
  * *rc is ETK_OK, sets it to `code` and fills `err` as etk_error_vset()
  * does (no offset).  Returns *rc, the first failure. */
 int etk_error_vkeep(int *rc, etk_error_t *err, int code, const char *where,
-                    const char *fmt, va_list ap);
+                    const char *fmt, va_list ap) ETK_PRINTF_LIKE(5, 0);
 
 /* Formats the error as one line: "<where>: <message> (at byte N)" or with
  * "line L, column C".  Returns `out`. */

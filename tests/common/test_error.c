@@ -10,6 +10,8 @@
 #include "etkit/common.h"
 
 static int set_at(etk_error_t *err, int code, const char *where,
+                  const char *fmt, ...) ETK_PRINTF_LIKE(4, 5);
+static int set_at(etk_error_t *err, int code, const char *where,
                   const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -18,6 +20,8 @@ static int set_at(etk_error_t *err, int code, const char *where,
   return rc;
 }
 
+static int keep(int *rc, etk_error_t *err, int code, const char *fmt, ...)
+    ETK_PRINTF_LIKE(4, 5);
 static int keep(int *rc, etk_error_t *err, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

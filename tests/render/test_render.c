@@ -849,8 +849,8 @@ ETK_TEST(json_prepared_keys_write_what_plain_keys_write) {
   static const char *const keys[] = {
       "p50 (ms)", "", "q\"uote\\", "ctl\x01", "bad\xff", "\xe2\x80\xa8",
       /* longer than a prepared key holds: written the plain way */
-      "a key of more than sixty-four bytes, which is kept as it is and "
-      "escaped on every use"};
+      ("a key of more than sixty-four bytes, which is kept as it is and "
+       "escaped on every use")};
   for (int indent = 0; indent <= 3; indent += 3) {
     check_same_documents(
         keys_document(indent, 0, keys, sizeof keys / sizeof keys[0]),
