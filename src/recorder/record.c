@@ -1413,6 +1413,13 @@ uint32_t etk_recorder_dropped(const etk_recorder_t *rec) {
   return rec != NULL ? rec->dropped_events : 0;
 }
 
+void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events) {
+  if (rec == NULL) return;
+  rec->dropped_events = events > UINT32_MAX - rec->dropped_events
+                            ? UINT32_MAX
+                            : rec->dropped_events + events;
+}
+
 size_t etk_recorder_output_bound(const etk_recorder_t *rec) {
   return rec != NULL ? output_reserved(rec) : 0;
 }
