@@ -214,8 +214,23 @@ class ETDumpTracer final : public executorch::runtime::EventTracer {
 
  private:
   void init();
-  void fail(int status);
-  void sync_chain();
+  /* Counts an error of a call returning void (ETK_OK and "filtered" are
+   * not errors). */
+  void fail(int status) {
+    if (status != ETK_OK && status != ETK_RECORDER_FILTERED)
+      count_error(status);
+  }
+  void count_error(int status);
+  /* Copies the base class's chain and handle into the recorder when they
+   * changed since the last copy. */
+  void sync_chain() {
+    if (chain_id_ != synced_chain_ || debug_handle_ != synced_handle_)
+      sync_chain_now();
+  }
+  void sync_chain_now();
+  void end_failed(const etk_recorder_scope_t &scope, int status);
+  EventTracerEntry start_profiling_ring(const char *name, ChainID chain_id,
+                                        DebugHandle debug_handle);
   bool wrap_when_full(int status);
   int end_scope(const etk_recorder_scope_t &scope, bool delegate,
                 const void *metadata, size_t metadata_len);

@@ -34,6 +34,7 @@
  */
 #include "etkit/executorch_event_tracer.hpp"
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -113,16 +114,37 @@ etk_recorder_scope_t unpack(const EventTracerEntry &e) {
 EventTracerEntry entry_of(const etk_recorder_scope_t &s,
                           DelegateDebugIdType type) {
   EventTracerEntry e;
+  int64_t id;
+  if (s.kind < 0)
+    id = s.kind;
+  else if (type == DelegateDebugIdType::kInt)
+    id = pack(s.serial, static_cast<uint32_t>(s.delegate_index));
+  else
+    id = pack(s.serial, s.name);
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+  /* The caller copies the returned entry with 16-byte loads to pass it by
+   * value to end_profiling; written field by field (4- and 8-byte stores)
+   * those loads cannot be forwarded and stall (~10 ns a pair).  So the
+   * entry is written as two 16-byte halves (layout checked below). */
+  typedef uint64_t u64x2 __attribute__((vector_size(16)));
+  static_assert(sizeof(EventTracerEntry) == 32 &&
+                    offsetof(EventTracerEntry, chain_id) == 8 &&
+                    offsetof(EventTracerEntry, debug_handle) == 12 &&
+                    offsetof(EventTracerEntry, start_time) == 16 &&
+                    offsetof(EventTracerEntry, delegate_event_id_type) == 24,
+                "EventTracerEntry layout");
+  u64x2 halves[2] = {{static_cast<uint64_t>(id),
+                      static_cast<uint32_t>(s.chain) |
+                          static_cast<uint64_t>(s.debug_handle) << 32},
+                     {s.start, static_cast<uint32_t>(type)}};
+  std::memcpy(static_cast<void *>(&e), halves, sizeof halves);
+#else
+  e.event_id = id;
   e.chain_id = s.chain;
   e.debug_handle = s.debug_handle;
   e.start_time = s.start;
   e.delegate_event_id_type = type;
-  if (s.kind < 0)
-    e.event_id = s.kind;
-  else if (type == DelegateDebugIdType::kInt)
-    e.event_id = pack(s.serial, static_cast<uint32_t>(s.delegate_index));
-  else
-    e.event_id = pack(s.serial, s.name);
+#endif
   return e;
 }
 
@@ -184,18 +206,15 @@ void ETDumpTracer::reset() {
   if (arena_ != nullptr) init();
 }
 
-void ETDumpTracer::fail(int status) {
-  if (status == ETK_OK || status == ETK_RECORDER_FILTERED) return;
+void ETDumpTracer::count_error(int status) {
   if (error_count_ != UINT32_MAX) error_count_++;
   last_error_ = to_error(status);
 }
 
-void ETDumpTracer::sync_chain() {
-  if (chain_id_ != synced_chain_ || debug_handle_ != synced_handle_) {
-    etk_recorder_set_chain_debug_handle(rec_, chain_id_, debug_handle_);
-    synced_chain_ = chain_id_;
-    synced_handle_ = debug_handle_;
-  }
+void ETDumpTracer::sync_chain_now() {
+  etk_recorder_set_chain_debug_handle(rec_, chain_id_, debug_handle_);
+  synced_chain_ = chain_id_;
+  synced_handle_ = debug_handle_;
 }
 
 /* Ring mode: a full arena discards the dump so far (its events counted as
@@ -255,7 +274,24 @@ EventTracerEntry ETDumpTracer::start_profiling(const char *name,
      * its own copy when given -1 */
     sync_chain();
   }
-  s = etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
+  if (config_.when_full == WhenFull::kRing || chain_id != kUnsetChainId)
+    return start_profiling_ring(name, chain_id, debug_handle);
+  /* Nothing but `this` lives across this call.  The chain and handle are
+   * then read from the tracer, not from the scope just written: read from
+   * there the compiler merges them into one 8-byte load of two fresh
+   * 4-byte stores, which cannot be forwarded (a stall per event). */
+  s = etk_recorder_begin_named(rec_, name, kUnsetChainId, 0);
+  s.chain = chain_id_;
+  s.debug_handle = debug_handle_;
+  return entry_of(s, DelegateDebugIdType::kNone);
+}
+
+/* start_profiling with an explicit chain, or in ring mode. */
+EventTracerEntry ETDumpTracer::start_profiling_ring(const char *name,
+                                                    ChainID chain_id,
+                                                    DebugHandle debug_handle) {
+  etk_recorder_scope_t s =
+      etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
   if (s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL))
     s = etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
   return entry_of(s, DelegateDebugIdType::kNone);
@@ -279,12 +315,25 @@ int ETDumpTracer::end_scope(const etk_recorder_scope_t &scope, bool delegate,
 
 void ETDumpTracer::end_profiling(EventTracerEntry prof_entry) {
   etk_recorder_scope_t s;
+  int status;
   if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
   /* upstream aborts on a delegate entry */
   if (prof_entry.delegate_event_id_type != DelegateDebugIdType::kNone)
     return fail(ETK_E_INVALID_ARGUMENT);
   s = unpack(prof_entry);
-  fail(end_scope(s, false, nullptr, 0));
+  /* the usual case in one call; ring retries and errors out of line */
+  status = etk_recorder_end(rec_, &s);
+  if (status != ETK_OK) end_failed(s, status);
+}
+
+void ETDumpTracer::end_failed(const etk_recorder_scope_t &scope, int status) {
+  if (status == ETK_E_FULL && scope.kind > 0 && wrap_when_full(status)) {
+    /* the failed end closed the scope: end it again untracked */
+    etk_recorder_scope_t again = scope;
+    again.serial = 0;
+    status = etk_recorder_end(rec_, &again);
+  }
+  fail(status);
 }
 
 EventTracerEntry ETDumpTracer::start_profiling_delegate(
