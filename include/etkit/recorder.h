@@ -567,6 +567,13 @@ int etk_recorder_finish_stream(etk_recorder_t *rec, etk_write_fn write,
 /* Events dropped in the current dump (0 for NULL). */
 uint32_t etk_recorder_dropped(const etk_recorder_t *rec);
 
+/* Adds `events` to the dropped-events count of the current dump
+ * (saturating at UINT32_MAX), so that the "etkit:dropped_events=N" marker
+ * also counts events a wrapper discarded on its own (the C++ adapter's
+ * ring mode starts a fresh dump when the arena is full and counts the
+ * events of the discarded one here).  NULL does nothing. */
+void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events);
+
 /* Worst-case bytes the next finish writes (its reservation). */
 size_t etk_recorder_output_bound(const etk_recorder_t *rec);
 

@@ -97,10 +97,11 @@ static uint64_t pool_floor(const etk_recorder_t *rec) {
   return floor;
 }
 
-/* Recomputes the fast path's view of the budget (see arena_room). */
+/* Recomputes the fast path's view of the budget (see arena_room): the
+ * arena and output bytes still free.  Called after every change of the
+ * reservation or of the string pool. */
 static void rooms_refresh(etk_recorder_t *rec) {
   uint64_t floor = pool_floor(rec);
-  int conservative = rec->shape_count > ETK_FB_VTABLE_CACHE;
   rec->arena_room =
       floor < rec->strings_low ? (uint32_t)(rec->strings_low - floor) : 0u;
   if (rec->output == NULL) {
@@ -110,6 +111,14 @@ static void rooms_refresh(etk_recorder_t *rec) {
     rec->output_room =
         reserved < rec->output_capacity ? rec->output_capacity - reserved : 0u;
   }
+}
+
+/* Recomputes what one profile event of each variant costs and which
+ * variants need no new shape.  These depend only on the set of shapes used
+ * (and the output buffer, fixed at init), so they are refreshed only when
+ * that set changes: once per shape per dump, not once per record. */
+static void profile_costs_refresh(etk_recorder_t *rec) {
+  int conservative = rec->shape_count > ETK_FB_VTABLE_CACHE;
   rec->profile_ready = 0;
   for (unsigned v = 0; v < 4; v++) {
     unsigned shape = SH_PROFILE + v;
@@ -120,6 +129,10 @@ static void rooms_refresh(etk_recorder_t *rec) {
     rec->profile_arena_cost[v] =
         (uint32_t)sizeof(rec_profile_t) + (rec->output == NULL ? out : 0u);
     rec->profile_output_cost[v] = rec->output == NULL ? 0u : out;
+    rec->profile_output_add[v] =
+        rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE);
+    rec->profile_vtables_add[v] =
+        rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
     if ((rec->shapes >> shape) & (rec->shapes >> SH_EVENT_PROFILE) & 1u)
       rec->profile_ready |= (uint8_t)(1u << v);
   }
@@ -166,6 +179,7 @@ static void dump_reset(etk_recorder_t *rec) {
   rec->dropped_allocators = 0;
   rec->last_output_len = 0;
   rooms_refresh(rec);
+  profile_costs_refresh(rec);
 }
 
 /* ------------------------------------------------------------ budget */
@@ -229,6 +243,7 @@ static int budget_check(const etk_recorder_t *rec, const rec_cost_t *c,
 
 static void budget_commit(etk_recorder_t *rec, const rec_cost_t *c,
                           const rec_plan_t *plan) {
+  int new_shapes = plan->shapes != rec->shapes;
   rec->records_end += c->records;
   rec->scratch_bytes += c->scratch;
   rec->output_base = plan->output_base;
@@ -239,6 +254,7 @@ static void budget_commit(etk_recorder_t *rec, const rec_cost_t *c,
   for (int i = 0; i < 2; i++)
     if (c->names[i] != 0) rec_string(rec, c->names[i])->gen = rec->gen;
   rooms_refresh(rec);
+  if (new_shapes) profile_costs_refresh(rec);
 }
 
 /* budget_check + budget_commit, latching `full` on failure. */
@@ -376,26 +392,6 @@ void etk_recorder_config_init(etk_recorder_config_t *cfg) {
   memset(cfg, 0, sizeof *cfg);
 }
 
-/* Arena layout of a config: offsets of the slots, entries, records. */
-typedef struct rec_layout {
-  uint32_t hash_slots;
-  uint64_t slots_offset, entries_offset, records_begin;
-} rec_layout_t;
-
-static int layout_for(uint32_t max_strings, rec_layout_t *l) {
-  uint32_t slots = 2;
-  if (max_strings == 0) max_strings = ETK_RECORDER_DEFAULT_MAX_STRINGS;
-  if (max_strings > ETK_RECORDER_MAX_STRINGS) return ETK_E_LIMIT;
-  while (slots < 2u * max_strings) slots <<= 1;
-  l->hash_slots = slots;
-  l->slots_offset = rec_round8((uint32_t)sizeof(struct etk_recorder));
-  l->entries_offset = (l->slots_offset + 2u * (uint64_t)slots + 7u) & ~7ull;
-  l->records_begin =
-      (l->entries_offset + (uint64_t)sizeof(rec_string_t) * max_strings + 7u) &
-      ~7ull;
-  return ETK_OK;
-}
-
 int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
                       const etk_recorder_config_t *cfg) {
   etk_recorder_config_t defaults;
@@ -415,7 +411,7 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
 #if !ETK_RECORDER_HOST
   if (cfg->clock == NULL) return ETK_E_INVALID_ARGUMENT;
 #endif
-  status = layout_for(cfg->max_strings, &layout);
+  status = rec_layout_for(cfg->max_strings, &layout);
   if (status != ETK_OK) return status;
   pad = (size_t)(0u - (uintptr_t)mem) & 7u;
   if (size < pad) return ETK_E_NO_MEMORY;
@@ -456,91 +452,6 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
     return ETK_E_NO_MEMORY;
   *out = rec;
   return ETK_OK;
-}
-
-/* ------------------------------------------------------------ sizing */
-
-/* Worst-case output of a debug event's fixed part: the largest DebugEvent
- * and Value shapes, the Event wrapper, the payload's largest scalar table
- * and the output flag. */
-static uint64_t debug_fixed_out(void) {
-  return rec_table_bound(SH_DEBUG + 5u) + rec_table_bound(SH_VALUE_LIST_OUT) +
-         rec_event_out(SH_EVENT_DEBUG) + rec_table_bound(SH_INT) +
-         rec_table_bound(SH_BOOL);
-}
-
-static uint64_t estimate_output(const etk_recorder_workload_t *w) {
-  uint64_t out = rec_fixed_out();
-  uint64_t tensors, dims;
-  uint64_t vt = 0;
-  for (unsigned s = 0; s < SH_COUNT; s++) vt += rec_shape_vtable(s);
-  out += vt;
-  if (w == NULL) return out;
-  tensors = (uint64_t)w->debug_tensors + w->list_tensors;
-  dims = w->tensor_dims;
-  out += (uint64_t)w->blocks * rec_block_out();
-  out += (uint64_t)w->profile_events *
-         (rec_table_bound(SH_PROFILE + 3u) + rec_event_out(SH_EVENT_PROFILE));
-  out += (uint64_t)w->delegate_events *
-         (rec_table_bound(SH_DELEGATE + 3u) + rec_event_out(SH_EVENT_PROFILE) +
-          rec_vector_bound(0, 1));
-  out += w->delegate_metadata_bytes;
-  out += (uint64_t)w->allocators * (rec_table_bound(SH_ALLOCATOR) + 4u);
-  out += (uint64_t)w->allocation_events *
-         (rec_table_bound(SH_ALLOCATION) + rec_event_out(SH_EVENT_ALLOCATION));
-  out +=
-      ((uint64_t)w->debug_scalars + w->debug_tensors + w->debug_tensor_lists) *
-      debug_fixed_out();
-  out += (uint64_t)w->debug_tensor_lists *
-         (rec_table_bound(SH_TENSOR_LIST) + rec_vector_bound(0, 4));
-  out += 4u * (uint64_t)w->list_tensors;
-  out += tensors * rec_tensor_out(0) + dims * 16u;
-  out += (uint64_t)w->strings * rec_string_bound(0) + w->string_bytes;
-  return out;
-}
-
-static uint64_t estimate_records(const etk_recorder_workload_t *w) {
-  uint64_t r = 0;
-  if (w == NULL) return 0;
-  r += (uint64_t)w->blocks * sizeof(rec_block_t);
-  r += (uint64_t)w->profile_events * sizeof(rec_profile_t);
-  r += (uint64_t)w->delegate_events * (sizeof(rec_delegate_t) + 7u) +
-       w->delegate_metadata_bytes;
-  r += (uint64_t)w->allocators * sizeof(rec_allocator_t);
-  r += (uint64_t)w->allocation_events * sizeof(rec_allocation_t);
-  r += ((uint64_t)w->debug_scalars + w->debug_tensors + w->debug_tensor_lists) *
-       sizeof(rec_debug_t);
-  r += ((uint64_t)w->debug_tensors + w->list_tensors) * sizeof(rec_tensor_t) +
-       16u * (uint64_t)w->tensor_dims;
-  /* scratch: builder, block refs (+ marker), items of the largest block,
-   * list refs */
-  {
-    uint64_t events = (uint64_t)w->profile_events + w->delegate_events +
-                      w->allocation_events + w->debug_scalars +
-                      w->debug_tensors + w->debug_tensor_lists;
-    uint64_t items = w->max_block_events ? w->max_block_events : events;
-    if (w->allocators > items) items = w->allocators;
-    r += rec_fixed_scratch() + 4u * (uint64_t)w->blocks + 4u * items +
-         4u * (uint64_t)w->list_tensors;
-  }
-  /* string pool: bytes plus a NUL each */
-  r += (uint64_t)w->string_bytes + w->strings;
-  return r;
-}
-
-size_t etk_recorder_estimate_output_size(const etk_recorder_workload_t *w) {
-  uint64_t out = estimate_output(w);
-  return out > 0x7FFFFFF0u ? 0 : (size_t)out;
-}
-
-size_t etk_recorder_estimate_size(const etk_recorder_config_t *cfg,
-                                  const etk_recorder_workload_t *w) {
-  rec_layout_t layout;
-  uint64_t total;
-  if (layout_for(cfg ? cfg->max_strings : 0, &layout) != ETK_OK) return 0;
-  total = layout.records_begin + estimate_records(w) + 7u; /* + alignment */
-  if (cfg == NULL || cfg->output == NULL) total += estimate_output(w);
-  return total > 0x7FFFFFF0u ? 0 : (size_t)total;
 }
 
 /* ------------------------------------------------------------ blocks */
@@ -619,14 +530,36 @@ static etk_recorder_scope_t scope_error(int status) {
 }
 
 /* A serial for a scope being begun, remembered as open (0 when
- * ETK_RECORDER_TRACKED_SCOPES scopes are open already: untracked). */
-static uint32_t scope_track(etk_recorder_t *rec) {
-  uint32_t serial;
-  if (rec->open_count >= ETK_RECORDER_TRACKED_SCOPES) return 0;
-  serial = ++rec->next_serial;
-  if (serial == 0) serial = ++rec->next_serial; /* after 2^32 scopes */
-  rec->open_serials[rec->open_count++] = serial;
+ * ETK_RECORDER_TRACKED_SCOPES scopes are open already: untracked).  Open
+ * serials form a stack (most recent last) so that the usual end, of the
+ * innermost scope, is one comparison (scope_close_top). */
+static inline uint32_t scope_track(etk_recorder_t *rec) {
+  uint32_t n = rec->open_count;
+  uint32_t serial = ++rec->next_serial;           /* also when untracked: see
+                                                   * scope_last_tracked */
+  if (serial == 0) serial = rec->next_serial = 1; /* after 2^32 scopes */
+  if (n >= ETK_RECORDER_TRACKED_SCOPES) return 0;
+  rec->open_serials[n] = serial;
+  rec->open_count = n + 1u;
   return serial;
+}
+
+/* The serial scope_track just gave: the innermost open serial when it is
+ * the latest one handed out, else 0 (the scope was not tracked). */
+static inline uint32_t scope_last_tracked(const etk_recorder_t *rec) {
+  uint32_t n = rec->open_count;
+  return n != 0 && rec->open_serials[n - 1u] == rec->next_serial
+             ? rec->next_serial
+             : 0u;
+}
+
+/* Forgets open scope `serial` when it is the innermost open scope (the
+ * hot path's case); 0 otherwise, and nothing changes. */
+static inline int scope_close_top(etk_recorder_t *rec, uint32_t serial) {
+  uint32_t n = rec->open_count;
+  if (n == 0 || rec->open_serials[n - 1u] != serial || serial == 0) return 0;
+  rec->open_count = n - 1u;
+  return 1;
 }
 
 /* Forgets open scope `serial` (0: untracked, always fine).  ETK_OK, or
@@ -649,14 +582,20 @@ static int scope_close(etk_recorder_t *rec, uint32_t serial) {
 etk_recorder_scope_t etk_recorder_begin(etk_recorder_t *rec,
                                         etk_recorder_name_t name) {
   etk_recorder_scope_t s;
+  uint64_t start;
   if (rec == NULL) return scope_error(ETK_E_INVALID_ARGUMENT);
+  (void)scope_track(rec);
+  start = rec->clock(rec->clock_ctx);
+  /* Everything else is read after the clock, from the recorder, so that
+   * little lives in registers across the call (the clock does not change
+   * the chain, the handle or the open scopes) */
+  s.start = start;
   s.name = name;
   s.chain = rec->chain;
   s.debug_handle = rec->debug_handle;
   s.delegate_index = ETK_DELEGATE_ID_UNSET;
   s.kind = ETK_SCOPE_PLAIN;
-  s.serial = scope_track(rec);
-  s.start = rec->clock(rec->clock_ctx);
+  s.serial = scope_last_tracked(rec);
   return s;
 }
 
@@ -734,38 +673,29 @@ static int append_profile_slow(etk_recorder_t *rec, etk_recorder_name_t name,
 
 /* The hot path of etk_recorder_end: the steady state of a block (events
  * open, not full, the event's shapes and name already reserved in this
- * dump) costs two room checks, a 32-byte record and a few counters; no
- * FlatBuffers work.  Everything else goes to append_profile_slow.  Kept
- * out of line so that etk_recorder_end itself holds few registers across
- * the clock call. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static int
-append_profile(etk_recorder_t *rec, etk_recorder_name_t name, int32_t chain,
-               uint32_t instruction, uint64_t start, uint64_t end) {
-  unsigned variant;
+ * dump, room left) costs two room checks, a 32-byte record and a few
+ * counters; no FlatBuffers work.  Returns 0, having changed nothing, in
+ * every other case: append_profile_slow decides those (a full recorder
+ * included: it repeats the budget check and latches `full`).  The caller
+ * has checked `hot` (events open, not full, no sink callback running). */
+static inline int append_profile_fast(etk_recorder_t *rec,
+                                      etk_recorder_name_t name, int32_t chain,
+                                      uint32_t instruction, uint64_t start,
+                                      uint64_t end) {
+  unsigned variant = (name != 0 ? 1u : 0u) + (chain != 0 ? 2u : 0u);
   uint32_t scratch, arena_need, output_need;
   uint8_t *p;
-  if (!rec->hot || name > rec->string_count)
-    return append_profile_slow(rec, name, chain, instruction, start, end);
-  variant = (name != 0 ? 1u : 0u) + (chain != 0 ? 2u : 0u);
-  if (!((rec->profile_ready >> variant) & 1u) ||
+  if (name > rec->string_count || !((rec->profile_ready >> variant) & 1u) ||
       (name != 0 && rec_string(rec, name)->gen != rec->gen))
-    return append_profile_slow(rec, name, chain, instruction, start, end);
+    return 0;
   scratch = rec->block_events >= rec->max_items ? 4u : 0u;
   arena_need = rec->profile_arena_cost[variant] + scratch;
   output_need = rec->profile_output_cost[variant];
-  if (arena_need > rec->arena_room || output_need > rec->output_room) {
-    rec_set_full(rec);
-    return drop_event(rec);
-  }
+  if (arena_need > rec->arena_room || output_need > rec->output_room) return 0;
   rec->arena_room -= arena_need;
   rec->output_room -= output_need;
-  rec->output_base +=
-      rec_table_bound(SH_PROFILE + variant) + rec_event_out(SH_EVENT_PROFILE);
-  rec->vtables_all += rec_shape_vtable(SH_PROFILE + variant) +
-                      rec_shape_vtable(SH_EVENT_PROFILE);
+  rec->output_base += rec->profile_output_add[variant];
+  rec->vtables_all += rec->profile_vtables_add[variant];
   rec->scratch_bytes += scratch;
   p = rec_base(rec) + rec->records_end;
   rec->records_end += (uint32_t)sizeof(rec_profile_t);
@@ -783,7 +713,17 @@ append_profile(etk_recorder_t *rec, etk_recorder_name_t name, int32_t chain,
   }
   if (++rec->block_events > rec->max_items) rec->max_items = rec->block_events;
   rec->event_count++;
-  return ETK_OK;
+  return 1;
+}
+
+/* Appends a ProfileEvent record, by the fast path when it can. */
+static int append_profile(etk_recorder_t *rec, etk_recorder_name_t name,
+                          int32_t chain, uint32_t instruction, uint64_t start,
+                          uint64_t end) {
+  if (rec->hot &&
+      append_profile_fast(rec, name, chain, instruction, start, end))
+    return ETK_OK;
+  return append_profile_slow(rec, name, chain, instruction, start, end);
 }
 
 /* Ends of scopes that are not plain: errors carried from begin, skipped
@@ -795,17 +735,38 @@ static int end_unusual(etk_recorder_t *rec, const etk_recorder_scope_t *s) {
   return ETK_E_INVALID_ARGUMENT;
 }
 
-int etk_recorder_end(etk_recorder_t *rec, const etk_recorder_scope_t *scope) {
-  uint64_t end;
+/* The end of a plain scope off the hot path: the misuse checks in full
+ * (a call from inside a sink callback, a scope not open: ended already,
+ * untracked, or begun by another recorder), then the append. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int
+end_checked(etk_recorder_t *rec, const etk_recorder_scope_t *scope,
+            uint64_t end) {
   int status;
-  if (rec == NULL || scope == NULL) return ETK_E_INVALID_ARGUMENT;
-  end = rec->clock(rec->clock_ctx);
-  if (scope->kind != ETK_SCOPE_PLAIN) return end_unusual(rec, scope);
   if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
   status = scope_close(rec, scope->serial);
   if (status != ETK_OK) return status;
   return append_profile(rec, scope->name, scope->chain, scope->debug_handle,
                         scope->start, end);
+}
+
+int etk_recorder_end(etk_recorder_t *rec, const etk_recorder_scope_t *scope) {
+  uint64_t end;
+  if (rec == NULL || scope == NULL) return ETK_E_INVALID_ARGUMENT;
+  end = rec->clock(rec->clock_ctx);
+  if (scope->kind != ETK_SCOPE_PLAIN) return end_unusual(rec, scope);
+  /* `hot` is never set while a sink callback runs (write_tensors clears
+   * it), so together with the innermost-scope test it stands for both
+   * misuse checks; anything else takes end_checked */
+  if (!rec->hot || !scope_close_top(rec, scope->serial))
+    return end_checked(rec, scope, end);
+  if (append_profile_fast(rec, scope->name, scope->chain, scope->debug_handle,
+                          scope->start, end))
+    return ETK_OK;
+  return append_profile_slow(rec, scope->name, scope->chain,
+                             scope->debug_handle, scope->start, end);
 }
 
 etk_recorder_scope_t etk_recorder_begin_op(etk_recorder_t *rec,
@@ -1090,8 +1051,13 @@ static int tensor_valid(const etk_recorder_tensor_t *t) {
   if (t->nbytes == 0) return ETK_OK;
   bytes = element_size(t->scalar_type);
   for (uint32_t d = 0; d < t->dim; d++) {
-    if (t->sizes[d] < 0 ||
-        etk_checked_mul_u64(bytes, (uint64_t)t->sizes[d], &bytes) != ETK_OK)
+    uint64_t n = (uint64_t)t->sizes[d];
+    if (t->sizes[d] < 0) return ETK_E_INVALID_ARGUMENT;
+    /* both factors below 2^32 cannot overflow: no division on the usual
+     * path; the checked product only for large sizes */
+    if ((bytes | n) >> 32 == 0)
+      bytes *= n;
+    else if (etk_checked_mul_u64(bytes, n, &bytes) != ETK_OK)
       return ETK_E_INVALID_ARGUMENT;
   }
   if (bytes != (uint64_t)t->nbytes) return ETK_E_INVALID_ARGUMENT;
@@ -1220,14 +1186,21 @@ static int write_tensors(etk_recorder_t *rec, const etk_recorder_value_t *v,
     if (t->nbytes == 0) {
       h.offset = -1;
     } else {
-      uint8_t state = rec->state, hot = rec->hot;
-      /* the callback may call back into the recorder: refuse it all
-       * while this event owns reserved space (recorder.h) */
-      rec->state = REC_STATE_IN_SINK;
-      rec->hot = 0;
-      int status = sink_write(rec, t->data, t->nbytes, &sink_offset);
-      rec->state = state;
-      rec->hot = hot;
+      int status;
+      if (rec->has_debug_buffer) {
+        /* our own buffer: no callback, nothing can re-enter */
+        status = etk_buffer_sink_write(&rec->debug_buffer, t->data, t->nbytes,
+                                       &sink_offset);
+      } else {
+        uint8_t state = rec->state, hot = rec->hot;
+        /* the callback may call back into the recorder: refuse it all
+         * while this event owns reserved space (recorder.h) */
+        rec->state = REC_STATE_IN_SINK;
+        rec->hot = 0;
+        status = sink_write(rec, t->data, t->nbytes, &sink_offset);
+        rec->state = state;
+        rec->hot = hot;
+      }
       if (status == ETK_OK && sink_offset > (uint64_t)INT64_MAX)
         status = ETK_E_OVERFLOW; /* -1 would read as "no data" */
       if (status != ETK_OK) {
@@ -1438,6 +1411,13 @@ void etk_recorder_set_filter(etk_recorder_t *rec, const etk_filter_t *f) {
 
 uint32_t etk_recorder_dropped(const etk_recorder_t *rec) {
   return rec != NULL ? rec->dropped_events : 0;
+}
+
+void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events) {
+  if (rec == NULL) return;
+  rec->dropped_events = events > UINT32_MAX - rec->dropped_events
+                            ? UINT32_MAX
+                            : rec->dropped_events + events;
 }
 
 size_t etk_recorder_output_bound(const etk_recorder_t *rec) {

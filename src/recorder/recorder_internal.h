@@ -77,6 +77,10 @@ struct etk_recorder {
    * vtables included in the conservative regime) */
   uint32_t profile_arena_cost[4];
   uint32_t profile_output_cost[4];
+  /* per profile variant: what one event adds to output_base and to
+   * vtables_all (constants, kept here so the fast path reads no table) */
+  uint32_t profile_output_add[4];
+  uint32_t profile_vtables_add[4];
 
   etk_recorder_clock_fn clock;
   void *clock_ctx;
@@ -433,5 +437,18 @@ static inline uint32_t rec_fixed_scratch(void) {
 static inline uint32_t rec_event_out(unsigned event_shape) {
   return rec_table_bound(event_shape) + 4u;
 }
+
+/* ------------------------------------------------------------ layout */
+
+/* Arena layout of a config: offsets of the slots, entries, records. */
+typedef struct rec_layout {
+  uint32_t hash_slots;
+  uint64_t slots_offset, entries_offset, records_begin;
+} rec_layout_t;
+
+/* Fills *l for a recorder of max_strings interned strings (0: the
+ * default).  ETK_OK, or ETK_E_LIMIT beyond ETK_RECORDER_MAX_STRINGS
+ * (sizing.c). */
+int rec_layout_for(uint32_t max_strings, rec_layout_t *l);
 
 #endif /* ETKIT_RECORDER_INTERNAL_H */

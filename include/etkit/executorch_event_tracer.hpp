@@ -1,0 +1,271 @@
+/*
+ * executorch_event_tracer.hpp - etkit's ETDump recorder inside upstream's
+ * C++ runtime: etkit::ETDumpTracer, a drop-in for ETDumpGen.
+ *
+ * ExecuTorch's runtime reports what it does through the abstract
+ * executorch::runtime::EventTracer (runtime/core/event_tracer.h); upstream's
+ * ETDumpGen implements it by building FlatBuffer tables while the model
+ * runs and aborts when its buffer is full.  ETDumpTracer implements the same
+ * fifteen virtual methods over etkit's C recorder (etkit/recorder.h): it
+ * appends compact records while the model runs, builds the ETDump once in
+ * get_etdump_data(), never aborts (misuse returns an Error, an event that
+ * does not fit is counted and the dump written so far stays valid, with an
+ * "etkit:dropped_events=N" block at its end), and writes the bundled-input
+ * index that ETDumpGen loses.
+ *
+ * The swap, where a runner used ETDumpGen:
+ *
+ *   #include <etkit/executorch_event_tracer.hpp>   // was etdump_flatcc.h
+ *   etkit::ETDumpTracer etdump_gen;                 // was ETDumpGen
+ *   program->load_method(name, &memory_manager, &etdump_gen);
+ *   ...
+ *   etkit::ETDumpResult r = etdump_gen.get_etdump_data();   // as before
+ *   fwrite(r.buf, 1, r.size, f); free(r.buf);  // heap mode: the caller's copy
+ *
+ * Build: C++17 with -DC10_USING_CUSTOM_GENERATED_MACROS and the ExecuTorch
+ * include directories (pkg-config etkit-executorch, or CMake
+ * etkit::executorch); the runtime itself is linked as usual.  The runtime calls
+ * a tracer only when it is built with ET_EVENT_TRACER_ENABLED
+ * (docs/porting.md).
+ *
+ * Memory: constructed over a caller's buffer (Span or pointer + size) the
+ * tracer allocates nothing, ever; default-constructed it allocates one arena
+ * (ETDumpTracerConfig::heap_arena_bytes, 8 MiB by default) at construction
+ * and a copy of the dump in get_etdump_data() (which the caller frees, as
+ * with ETDumpGen).  Either way the arena is bounded: when it is full the
+ * tracer stops and counts (kStop, default) or discards what it recorded and
+ * goes on in a fresh dump (kRing: the dump then holds the newest events and
+ * the count of the discarded ones).
+ *
+ * Threads: one tracer per thread, as ETDumpGen (no locks).
+ */
+#ifndef ETKIT_EXECUTORCH_EVENT_TRACER_HPP
+#define ETKIT_EXECUTORCH_EVENT_TRACER_HPP
+
+#include <cstddef>
+#include <cstdint>
+
+#include <executorch/runtime/core/event_tracer.h>
+#include <executorch/runtime/core/span.h>
+
+#include "etkit/recorder.h"
+
+namespace etkit {
+
+/* What get_etdump_data() returns (upstream's ETDumpResult). */
+struct ETDumpResult {
+  void *buf = nullptr;
+  size_t size = 0;
+};
+
+/* A destination for tensor bytes (upstream's DataSinkBase): write() stores
+ * `length` bytes and returns the offset the reader will find them at, or
+ * an error (Error::OutOfResources when full: the event is dropped and
+ * counted).  A sink must not call back into the tracer (such calls are
+ * refused with Error::InvalidState). */
+class DataSink {
+ public:
+  virtual ~DataSink() = default;
+  virtual executorch::runtime::Result<size_t> write(const void *ptr,
+                                                    size_t length) = 0;
+  virtual size_t get_used_bytes() const = 0;
+};
+
+/* What to do when the arena is full. */
+enum class WhenFull {
+  kStop, /* keep the dump recorded so far, count every later event */
+  kRing  /* discard the dump recorded so far (counted) and go on in a fresh
+            one with the same block name: the dump holds the newest events */
+};
+
+struct ETDumpTracerConfig {
+  /* Arena of a default-constructed tracer (ignored with a caller buffer). */
+  size_t heap_arena_bytes = size_t(8) << 20;
+  /* Distinct names (operator names, delegate ids, block and allocator
+   * names) the tracer can hold; about 24 bytes of arena each. */
+  uint32_t max_strings = 1024;
+  WhenFull when_full = WhenFull::kStop;
+  /* Time source; nullptr: executorch::runtime::pal_current_ticks(), the
+   * ticks ETDumpGen records (and log_profiling_delegate callers pass). */
+  etk_recorder_clock_fn clock = nullptr;
+  void *clock_ctx = nullptr;
+};
+
+class ETDumpTracer final : public executorch::runtime::EventTracer {
+ public:
+  using AllocatorID = executorch::runtime::AllocatorID;
+  using ChainID = executorch::runtime::ChainID;
+  using DebugHandle = executorch::runtime::DebugHandle;
+  using DelegateDebugIntId = executorch::runtime::DelegateDebugIntId;
+  using EventTracerEntry = executorch::runtime::EventTracerEntry;
+  using Error = executorch::runtime::Error;
+  template <typename T>
+  using Result = executorch::runtime::Result<T>;
+  using Tensor = executorch::aten::Tensor;
+
+  /* Heap mode: one arena of config.heap_arena_bytes, allocated now. */
+  ETDumpTracer();
+  explicit ETDumpTracer(const ETDumpTracerConfig &config);
+  /* Caller's buffer (borrowed; must outlive the tracer).  An empty span
+   * selects heap mode, as ETDumpGen's default argument does. */
+  explicit ETDumpTracer(
+      executorch::runtime::Span<uint8_t> buffer,
+      const ETDumpTracerConfig &config = ETDumpTracerConfig());
+  ETDumpTracer(uint8_t *buffer, size_t size,
+               const ETDumpTracerConfig &config = ETDumpTracerConfig());
+  ~ETDumpTracer() override;
+  ETDumpTracer(const ETDumpTracer &) = delete;
+  ETDumpTracer &operator=(const ETDumpTracer &) = delete;
+
+  /* Error::Ok, or why the tracer cannot record (buffer too small for the
+   * recorder's context: Error::InvalidArgument; arena allocation failed:
+   * Error::MemoryAllocationFailed).  A tracer that is not ok records
+   * nothing and returns that error from every call that can. */
+  Error init_error() const {
+    return init_error_;
+  }
+
+  /* ---- EventTracer (event_tracer.h); names are copied, never kept ---- */
+  void create_event_block(const char *name) override;
+  EventTracerEntry start_profiling(
+      const char *name, ChainID chain_id = executorch::runtime::kUnsetChainId,
+      DebugHandle debug_handle =
+          executorch::runtime::kUnsetDebugHandle) override;
+  EventTracerEntry start_profiling_delegate(
+      const char *name, DelegateDebugIntId delegate_debug_index) override;
+  void end_profiling_delegate(EventTracerEntry event_tracer_entry,
+                              const void *metadata = nullptr,
+                              size_t metadata_len = 0) override;
+  void log_profiling_delegate(const char *name,
+                              DelegateDebugIntId delegate_debug_index,
+                              et_timestamp_t start_time,
+                              et_timestamp_t end_time,
+                              const void *metadata = nullptr,
+                              size_t metadata_len = 0) override;
+  void end_profiling(EventTracerEntry prof_entry) override;
+  void track_allocation(AllocatorID id, size_t size) override;
+  AllocatorID track_allocator(const char *name) override;
+  Result<bool> log_evalue(
+      const executorch::runtime::EValue &evalue,
+      executorch::runtime::LoggedEValueType evalue_type) override;
+  Result<bool> log_intermediate_output_delegate(
+      const char *name, DelegateDebugIntId delegate_debug_index,
+      const Tensor &output) override;
+  Result<bool> log_intermediate_output_delegate(
+      const char *name, DelegateDebugIntId delegate_debug_index,
+      const executorch::runtime::ArrayRef<Tensor> output) override;
+  Result<bool> log_intermediate_output_delegate(
+      const char *name, DelegateDebugIntId delegate_debug_index,
+      const int &output) override;
+  Result<bool> log_intermediate_output_delegate(
+      const char *name, DelegateDebugIntId delegate_debug_index,
+      const bool &output) override;
+  Result<bool> log_intermediate_output_delegate(
+      const char *name, DelegateDebugIntId delegate_debug_index,
+      const double &output) override;
+  void set_delegation_intermediate_output_filter(
+      executorch::runtime::EventTracerFilterBase *event_tracer_filter) override;
+
+  /* ---- ETDumpGen's own API ---- */
+  /* Tensor bytes go to `buffer` (borrowed), 64-byte aligned as upstream's
+   * BufferDataSink.  Error::InvalidArgument for a null buffer with a
+   * non-zero size. */
+  Error set_debug_buffer(executorch::runtime::Span<uint8_t> buffer);
+  /* Tensor bytes go to `sink` (borrowed; nullptr: no sink). */
+  Error set_data_sink(DataSink *sink);
+  DataSink *get_data_sink() const {
+    return user_sink_;
+  }
+  /* The finished ETDump: in heap mode a malloc'd copy the caller frees; with
+   * a caller buffer a pointer into it, valid until the next recording call.
+   * {nullptr, 0} before the first block (as upstream) or on failure.  The
+   * next create_event_block starts a fresh dump. */
+  ETDumpResult get_etdump_data();
+  size_t get_num_blocks() const;
+  bool is_static_etdump() const {
+    return heap_arena_ == nullptr;
+  }
+  /* Forgets everything recorded and the data sink (upstream reset()); keeps
+   * the levels, the filter, the chain and the handle. */
+  void reset();
+
+  /* ---- etkit's own ---- */
+  /* Streaming sink for tensor bytes: write(ctx, data, len, &offset), for
+   * instance etk_stream_sink_as_data_sink() or etk_file_sink_as_data_sink()
+   * (borrowed). */
+  Error set_data_sink(const etk_data_sink_t &sink);
+  /* Finishes the dump and hands its bytes to write(ctx, data, len) in one
+   * call, without a copy (etk_recorder_finish_stream). */
+  Error write_etdump(etk_write_fn write, void *ctx);
+  /* Events dropped in the current dump (also written into it). */
+  uint32_t dropped_events() const;
+  /* Errors met by calls that return void (create_event_block, end_*,
+   * track_*, log_profiling_delegate), and the last of them. */
+  uint32_t error_count() const {
+    return error_count_;
+  }
+  Error last_error() const {
+    return last_error_;
+  }
+  /* The C recorder underneath (for etk_recorder_stats and the like). */
+  etk_recorder_t *recorder() {
+    return rec_;
+  }
+
+ private:
+  void init();
+  /* Counts an error of a call returning void (ETK_OK and "filtered" are
+   * not errors). */
+  void fail(int status) {
+    if (status != ETK_OK && status != ETK_RECORDER_FILTERED)
+      count_error(status);
+  }
+  void count_error(int status);
+  /* Copies the base class's chain and handle into the recorder when they
+   * changed since the last copy. */
+  void sync_chain() {
+    if (chain_id_ != synced_chain_ || debug_handle_ != synced_handle_)
+      sync_chain_now();
+  }
+  void sync_chain_now();
+  void end_failed(const etk_recorder_scope_t &scope, int status);
+  EventTracerEntry start_profiling_ring(const char *name, ChainID chain_id,
+                                        DebugHandle debug_handle);
+  bool wrap_when_full(int status);
+  int end_scope(const etk_recorder_scope_t &scope, bool delegate,
+                const void *metadata, size_t metadata_len);
+  Result<bool> log_value(const char *name, DelegateDebugIntId index,
+                         const etk_recorder_value_t &value, bool delegate,
+                         bool program_output);
+  Result<bool> log_tensors(const char *name, DelegateDebugIntId index,
+                           const Tensor *tensors, size_t count, bool list,
+                           bool delegate, bool program_output);
+  Result<bool> log_delegate_scalar(const char *name, DelegateDebugIntId index,
+                                   const etk_recorder_value_t &value);
+  static int sink_trampoline(void *ctx, const void *data, size_t len,
+                             uint64_t *offset);
+
+  /* Tensors of one log call, converted (sizes and strides as int64). */
+  static constexpr size_t kMaxListTensors = 128;
+  static constexpr size_t kMaxListDims = 1024;
+
+  etk_recorder_t *rec_ = nullptr;
+  uint8_t *heap_arena_ = nullptr;
+  uint8_t *arena_ = nullptr;
+  size_t arena_size_ = 0;
+  ETDumpTracerConfig config_;
+  Error init_error_ = Error::Ok;
+  Error last_error_ = Error::Ok;
+  uint32_t error_count_ = 0;
+  DataSink *user_sink_ = nullptr;
+  executorch::runtime::EventTracerFilterBase *filter_ = nullptr;
+  int32_t synced_chain_ = executorch::runtime::kUnsetChainId;
+  uint32_t synced_handle_ = executorch::runtime::kUnsetDebugHandle;
+  char block_name_[128] = {0};
+  etk_recorder_tensor_t tensors_[kMaxListTensors];
+  int64_t dims_[2 * kMaxListDims];
+};
+
+}  // namespace etkit
+
+#endif  // ETKIT_EXECUTORCH_EVENT_TRACER_HPP

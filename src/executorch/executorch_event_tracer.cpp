@@ -1,0 +1,642 @@
+/*
+ * executorch_event_tracer.cpp - etkit::ETDumpTracer: upstream's
+ * EventTracer interface over etkit's C recorder.
+ *
+ * PURPOSE
+ *   Let ExecuTorch's own C++ runtime record with etkit's recorder (no
+ *   FlatBuffers work while the model runs, no aborts, counted drops) by
+ *   swapping one class for ETDumpGen.  Every virtual method of
+ *   runtime/core/event_tracer.h maps to one recorder call; this file only
+ *   converts arguments (EValues and Tensors to etk_recorder_value_t,
+ *   EventTracerEntry to and from etk_recorder_scope_t) and errors.
+ *
+ * DATA LAYOUT
+ *   One arena (the caller's buffer, or one malloc in heap mode) holds the
+ *   whole recorder (etkit/recorder.h).  An EventTracerEntry carries a
+ *   recorder scope: start_time = scope.start, chain_id/debug_handle as the
+ *   scope's, and event_id = (serial << 32) | id, where id is the interned
+ *   name (plain and string-id delegate scopes) or the integer delegate id;
+ *   the serial lets the recorder refuse a second end of the same scope.  A
+ *   begin that failed stores its (negative, small) recorder status in
+ *   event_id instead, and the end returns it (a full recorder counts the
+ *   event as dropped).  The tensors of one log call are converted into the
+ *   tracer's own arrays (tensors_, dims_: sizes then strides as int64).
+ *
+ * INVARIANTS
+ *   - Nothing here aborts: misuse returns Error::InvalidArgument or
+ *     Error::InvalidState (void methods count it in error_count() and keep
+ *     it in last_error()); a full arena drops and counts the event.
+ *   - The chain and debug handle live in the base class (its setters are
+ *     not virtual); they are copied into the recorder (sync_chain) before
+ *     every call that records the current values.
+ *   - A valid entry's event_id is never in [-64, -1] (a serial of 2^32 - 1
+ *     is stored as 0, "untracked"), so errors and entries cannot be mixed.
+ */
+#include "etkit/executorch_event_tracer.hpp"
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+#include <executorch/runtime/platform/platform.h>
+
+namespace etkit {
+
+namespace {
+
+using executorch::runtime::DelegateDebugIdType;
+using executorch::runtime::Error;
+using executorch::runtime::EventTracerEntry;
+using executorch::runtime::kUnsetChainId;
+using executorch::runtime::kUnsetDelegateDebugIntId;
+
+constexpr int64_t kEntryErrorFloor = -64;
+
+Error to_error(int status) {
+  switch (status) {
+    case ETK_OK:
+      return Error::Ok;
+    case ETK_E_INVALID_ARGUMENT:
+    case ETK_E_LIMIT:
+    case ETK_E_BAD_UTF8:
+    case ETK_E_OVERFLOW:
+      return Error::InvalidArgument;
+    case ETK_E_INVALID_STATE:
+      return Error::InvalidState;
+    case ETK_E_FULL:
+    case ETK_E_NO_MEMORY:
+      return Error::OutOfResources;
+    default:
+      return Error::Internal;
+  }
+}
+
+uint64_t pal_clock(void *) {
+  return executorch::runtime::pal_current_ticks();
+}
+
+bool ids_valid(const char *name, int32_t index) {
+  return (name == nullptr) != (index == kUnsetDelegateDebugIntId);
+}
+
+int64_t pack(uint32_t serial, uint32_t id) {
+  if (serial == UINT32_MAX) serial = 0; /* keeps [-64, -1] for errors */
+  return static_cast<int64_t>((static_cast<uint64_t>(serial) << 32) | id);
+}
+
+/* The scope an entry carries (see DATA LAYOUT). */
+etk_recorder_scope_t unpack(const EventTracerEntry &e) {
+  etk_recorder_scope_t s;
+  uint64_t bits = static_cast<uint64_t>(e.event_id);
+  uint32_t id = static_cast<uint32_t>(bits);
+  s.start = e.start_time;
+  s.chain = e.chain_id;
+  s.debug_handle = e.debug_handle;
+  s.serial = static_cast<uint32_t>(bits >> 32);
+  s.name = 0;
+  s.delegate_index = kUnsetDelegateDebugIntId;
+  if (e.event_id < 0 && e.event_id >= kEntryErrorFloor) {
+    s.kind = static_cast<int32_t>(e.event_id);
+    s.serial = 0;
+  } else if (e.delegate_event_id_type == DelegateDebugIdType::kInt) {
+    s.kind = ETK_SCOPE_DELEGATE_INT;
+    s.delegate_index = static_cast<int32_t>(id);
+  } else if (e.delegate_event_id_type == DelegateDebugIdType::kStr) {
+    s.kind = ETK_SCOPE_DELEGATE_STR;
+    s.name = id;
+  } else {
+    s.kind = ETK_SCOPE_PLAIN;
+    s.name = id;
+  }
+  return s;
+}
+
+EventTracerEntry entry_of(const etk_recorder_scope_t &s,
+                          DelegateDebugIdType type) {
+  EventTracerEntry e;
+  int64_t id;
+  if (s.kind < 0)
+    id = s.kind;
+  else if (type == DelegateDebugIdType::kInt)
+    id = pack(s.serial, static_cast<uint32_t>(s.delegate_index));
+  else
+    id = pack(s.serial, s.name);
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+  /* The caller copies the returned entry with 16-byte loads to pass it by
+   * value to end_profiling; written field by field (4- and 8-byte stores)
+   * those loads cannot be forwarded and stall (~10 ns a pair).  So the
+   * entry is written as two 16-byte halves (layout checked below). */
+  typedef uint64_t u64x2 __attribute__((vector_size(16)));
+  static_assert(sizeof(EventTracerEntry) == 32 &&
+                    offsetof(EventTracerEntry, chain_id) == 8 &&
+                    offsetof(EventTracerEntry, debug_handle) == 12 &&
+                    offsetof(EventTracerEntry, start_time) == 16 &&
+                    offsetof(EventTracerEntry, delegate_event_id_type) == 24,
+                "EventTracerEntry layout");
+  u64x2 halves[2] = {{static_cast<uint64_t>(id),
+                      static_cast<uint32_t>(s.chain) |
+                          static_cast<uint64_t>(s.debug_handle) << 32},
+                     {s.start, static_cast<uint32_t>(type)}};
+  std::memcpy(static_cast<void *>(&e), halves, sizeof halves);
+#else
+  e.event_id = id;
+  e.chain_id = s.chain;
+  e.debug_handle = s.debug_handle;
+  e.start_time = s.start;
+  e.delegate_event_id_type = type;
+#endif
+  return e;
+}
+
+}  // namespace
+
+/* ------------------------------------------------------------ set-up */
+
+ETDumpTracer::ETDumpTracer() : ETDumpTracer(ETDumpTracerConfig()) {}
+
+ETDumpTracer::ETDumpTracer(const ETDumpTracerConfig &config)
+    : ETDumpTracer(nullptr, 0, config) {}
+
+ETDumpTracer::ETDumpTracer(executorch::runtime::Span<uint8_t> buffer,
+                           const ETDumpTracerConfig &config)
+    : ETDumpTracer(buffer.data(), buffer.size(), config) {}
+
+ETDumpTracer::ETDumpTracer(uint8_t *buffer, size_t size,
+                           const ETDumpTracerConfig &config)
+    : config_(config) {
+  if (buffer == nullptr || size == 0) {
+    size = config.heap_arena_bytes;
+    heap_arena_ = static_cast<uint8_t *>(std::malloc(size == 0 ? 1 : size));
+    if (heap_arena_ == nullptr) {
+      init_error_ = Error::MemoryAllocationFailed;
+      return;
+    }
+    buffer = heap_arena_;
+  }
+  arena_ = buffer;
+  arena_size_ = size;
+  init();
+}
+
+ETDumpTracer::~ETDumpTracer() {
+  std::free(heap_arena_);
+}
+
+void ETDumpTracer::init() {
+  etk_recorder_config_t c;
+  etk_recorder_config_init(&c);
+  c.clock = config_.clock != nullptr ? config_.clock : pal_clock;
+  c.clock_ctx = config_.clock != nullptr ? config_.clock_ctx : nullptr;
+  c.max_strings = config_.max_strings;
+  rec_ = nullptr;
+  int status = etk_recorder_init(&rec_, arena_, arena_size_, &c);
+  if (status != ETK_OK) {
+    rec_ = nullptr;
+    init_error_ = Error::InvalidArgument; /* buffer or max_strings */
+    return;
+  }
+  init_error_ = Error::Ok;
+  synced_chain_ = kUnsetChainId;
+  synced_handle_ = executorch::runtime::kUnsetDebugHandle;
+  block_name_[0] = '\0';
+}
+
+void ETDumpTracer::reset() {
+  user_sink_ = nullptr;
+  if (arena_ != nullptr) init();
+}
+
+void ETDumpTracer::count_error(int status) {
+  if (error_count_ != UINT32_MAX) error_count_++;
+  last_error_ = to_error(status);
+}
+
+void ETDumpTracer::sync_chain_now() {
+  etk_recorder_set_chain_debug_handle(rec_, chain_id_, debug_handle_);
+  synced_chain_ = chain_id_;
+  synced_handle_ = debug_handle_;
+}
+
+/* Ring mode: a full arena discards the dump so far (its events counted as
+ * dropped in the next one) and starts a fresh dump with the current block
+ * name; true when the caller should retry its call once. */
+bool ETDumpTracer::wrap_when_full(int status) {
+  etk_recorder_stats_t st;
+  uint64_t lost;
+  if (status != ETK_E_FULL || config_.when_full != WhenFull::kRing ||
+      block_name_[0] == '\0')
+    return false;
+  etk_recorder_stats(rec_, &st);
+  if (st.events == 0) return false; /* a fresh dump cannot hold it either */
+  /* the call that failed is retried: not lost */
+  lost = static_cast<uint64_t>(st.events) + st.dropped_events - 1u;
+  if (etk_recorder_finish(rec_, nullptr, nullptr) != ETK_OK) return false;
+  if (etk_recorder_begin_block(rec_, block_name_) != ETK_OK) return false;
+  etk_recorder_count_dropped(
+      rec_, lost > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(lost));
+  return true;
+}
+
+/* ------------------------------------------------------------ blocks */
+
+void ETDumpTracer::create_event_block(const char *name) {
+  if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
+  if (name == nullptr) return fail(ETK_E_INVALID_ARGUMENT);
+  size_t n = std::strlen(name);
+  if (n < sizeof block_name_) {
+    std::memcpy(block_name_, name, n + 1);
+  } else {
+    block_name_[0] = '\0'; /* too long to repeat: ring mode stops instead */
+  }
+  etk_recorder_set_bundled_input_index(rec_, bundled_input_index_);
+  fail(etk_recorder_begin_block(rec_, name));
+}
+
+size_t ETDumpTracer::get_num_blocks() const {
+  return etk_recorder_block_count(rec_);
+}
+
+/* ------------------------------------------------------------ profiling */
+
+EventTracerEntry ETDumpTracer::start_profiling(const char *name,
+                                               ChainID chain_id,
+                                               DebugHandle debug_handle) {
+  etk_recorder_scope_t s;
+  if (rec_ == nullptr) {
+    s.kind = ETK_E_INVALID_STATE;
+    s.chain = chain_id;
+    s.debug_handle = debug_handle;
+    s.start = 0;
+    return entry_of(s, DelegateDebugIdType::kNone);
+  }
+  if (chain_id == kUnsetChainId) {
+    /* upstream: the current chain AND handle; the recorder takes them from
+     * its own copy when given -1 */
+    sync_chain();
+  }
+  if (config_.when_full == WhenFull::kRing || chain_id != kUnsetChainId)
+    return start_profiling_ring(name, chain_id, debug_handle);
+  /* Nothing but `this` lives across this call.  The chain and handle are
+   * then read from the tracer, not from the scope just written: read from
+   * there the compiler merges them into one 8-byte load of two fresh
+   * 4-byte stores, which cannot be forwarded (a stall per event). */
+  s = etk_recorder_begin_named(rec_, name, kUnsetChainId, 0);
+  s.chain = chain_id_;
+  s.debug_handle = debug_handle_;
+  return entry_of(s, DelegateDebugIdType::kNone);
+}
+
+/* start_profiling with an explicit chain, or in ring mode. */
+EventTracerEntry ETDumpTracer::start_profiling_ring(const char *name,
+                                                    ChainID chain_id,
+                                                    DebugHandle debug_handle) {
+  etk_recorder_scope_t s =
+      etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
+  if (s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL))
+    s = etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
+  return entry_of(s, DelegateDebugIdType::kNone);
+}
+
+int ETDumpTracer::end_scope(const etk_recorder_scope_t &scope, bool delegate,
+                            const void *metadata, size_t metadata_len) {
+  int status =
+      delegate ? etk_recorder_end_delegate(rec_, &scope, metadata, metadata_len)
+               : etk_recorder_end(rec_, &scope);
+  if (status == ETK_E_FULL && scope.kind > 0 && wrap_when_full(status)) {
+    /* the failed end closed the scope: end it again untracked */
+    etk_recorder_scope_t again = scope;
+    again.serial = 0;
+    status = delegate ? etk_recorder_end_delegate(rec_, &again, metadata,
+                                                  metadata_len)
+                      : etk_recorder_end(rec_, &again);
+  }
+  return status;
+}
+
+void ETDumpTracer::end_profiling(EventTracerEntry prof_entry) {
+  etk_recorder_scope_t s;
+  int status;
+  if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
+  /* upstream aborts on a delegate entry */
+  if (prof_entry.delegate_event_id_type != DelegateDebugIdType::kNone)
+    return fail(ETK_E_INVALID_ARGUMENT);
+  s = unpack(prof_entry);
+  /* the usual case in one call; ring retries and errors out of line */
+  status = etk_recorder_end(rec_, &s);
+  if (status != ETK_OK) end_failed(s, status);
+}
+
+void ETDumpTracer::end_failed(const etk_recorder_scope_t &scope, int status) {
+  if (status == ETK_E_FULL && scope.kind > 0 && wrap_when_full(status)) {
+    /* the failed end closed the scope: end it again untracked */
+    etk_recorder_scope_t again = scope;
+    again.serial = 0;
+    status = etk_recorder_end(rec_, &again);
+  }
+  fail(status);
+}
+
+EventTracerEntry ETDumpTracer::start_profiling_delegate(
+    const char *name, DelegateDebugIntId delegate_debug_index) {
+  etk_recorder_scope_t s;
+  DelegateDebugIdType type =
+      name != nullptr ? DelegateDebugIdType::kStr : DelegateDebugIdType::kInt;
+  if (rec_ == nullptr) {
+    s.kind = ETK_E_INVALID_STATE;
+  } else {
+    sync_chain();
+    s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
+    if (s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL))
+      s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
+  }
+  if (s.kind < 0) {
+    /* upstream aborts on a broken id rule; the entry carries the error */
+    s.chain = chain_id_;
+    s.debug_handle = debug_handle_;
+    s.start = 0;
+    if (s.kind != ETK_E_FULL) fail(s.kind);
+  }
+  return entry_of(s, type);
+}
+
+void ETDumpTracer::end_profiling_delegate(EventTracerEntry event_tracer_entry,
+                                          const void *metadata,
+                                          size_t metadata_len) {
+  etk_recorder_scope_t s;
+  if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
+  /* upstream would write a kNone entry's name as a string id */
+  if (event_tracer_entry.delegate_event_id_type == DelegateDebugIdType::kNone)
+    return fail(ETK_E_INVALID_ARGUMENT);
+  s = unpack(event_tracer_entry);
+  if (s.kind < 0 && s.kind != ETK_E_FULL) return; /* counted at start */
+  sync_chain(); /* the chain and handle at END time, as upstream */
+  fail(end_scope(s, true, metadata, metadata_len));
+}
+
+void ETDumpTracer::log_profiling_delegate(
+    const char *name, DelegateDebugIntId delegate_debug_index,
+    et_timestamp_t start_time, et_timestamp_t end_time, const void *metadata,
+    size_t metadata_len) {
+  int status;
+  if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
+  sync_chain();
+  status =
+      etk_recorder_log_delegate(rec_, name, delegate_debug_index, start_time,
+                                end_time, metadata, metadata_len);
+  if (wrap_when_full(status))
+    status =
+        etk_recorder_log_delegate(rec_, name, delegate_debug_index, start_time,
+                                  end_time, metadata, metadata_len);
+  fail(status);
+}
+
+/* ------------------------------------------------------------ memory */
+
+void ETDumpTracer::track_allocation(AllocatorID id, size_t size) {
+  int status;
+  if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
+  status = etk_recorder_track_allocation(rec_, id, size);
+  if (wrap_when_full(status))
+    status = etk_recorder_track_allocation(rec_, id, size);
+  fail(status);
+}
+
+ETDumpTracer::AllocatorID ETDumpTracer::track_allocator(const char *name) {
+  uint32_t id = 0;
+  if (rec_ == nullptr) {
+    fail(ETK_E_INVALID_STATE);
+    return 0;
+  }
+  fail(etk_recorder_track_allocator(rec_, name, &id));
+  return id;
+}
+
+/* ------------------------------------------------------------ values */
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_value(
+    const char *name, DelegateDebugIntId index,
+    const etk_recorder_value_t &value, bool delegate, bool program_output) {
+  etk_logged_type_t type = program_output ? ETK_LOGGED_PROGRAM_OUTPUT
+                                          : ETK_LOGGED_INTERMEDIATE_OUTPUT;
+  int status;
+  if (rec_ == nullptr) return init_error_;
+  sync_chain();
+  status = delegate ? etk_recorder_log_delegate_value(rec_, name, index, &value)
+                    : etk_recorder_log_value(rec_, &value, type);
+  if (wrap_when_full(status))
+    status = delegate
+                 ? etk_recorder_log_delegate_value(rec_, name, index, &value)
+                 : etk_recorder_log_value(rec_, &value, type);
+  if (status == ETK_OK) return true;
+  if (status == ETK_RECORDER_FILTERED) return false;
+  return to_error(status);
+}
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_tensors(
+    const char *name, DelegateDebugIntId index, const Tensor *tensors,
+    size_t count, bool list, bool delegate, bool program_output) {
+  size_t used = 0;
+  etk_recorder_value_t value;
+  if (count > kMaxListTensors) return Error::NotSupported;
+  for (size_t i = 0; i < count; i++) {
+    const Tensor &t = tensors[i];
+    size_t dim = static_cast<size_t>(t.dim());
+    etk_recorder_tensor_t *out = &tensors_[i];
+    if (t.dim() < 0 || dim > ETK_RECORDER_MAX_DIMS || t.strides().size() != dim)
+      return Error::InvalidArgument;
+    if (dim > kMaxListDims - used) return Error::NotSupported;
+    for (size_t d = 0; d < dim; d++) {
+      dims_[2 * used + d] = t.sizes()[d];
+      dims_[2 * used + dim + d] = t.strides()[d];
+    }
+    out->scalar_type = static_cast<int32_t>(t.scalar_type());
+    out->dim = static_cast<uint32_t>(dim);
+    out->sizes = &dims_[2 * used];
+    out->strides = &dims_[2 * used + dim];
+    out->data = t.const_data_ptr();
+    out->nbytes = t.nbytes();
+    used += dim;
+  }
+  value = list ? etk_value_tensor_list(tensors_, count)
+               : etk_value_tensor(&tensors_[0]);
+  return log_value(name, index, value, delegate, program_output);
+}
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_evalue(
+    const executorch::runtime::EValue &evalue,
+    executorch::runtime::LoggedEValueType evalue_type) {
+  using executorch::runtime::LoggedEValueType;
+  using executorch::runtime::Tag;
+  bool output = evalue_type == LoggedEValueType::kProgramOutput;
+  if (evalue_type != LoggedEValueType::kProgramOutput &&
+      evalue_type != LoggedEValueType::kIntermediateOutput)
+    return Error::InvalidArgument;
+  switch (evalue.tag) {
+    case Tag::Tensor: {
+      Result<Tensor> t = evalue.tryToTensor();
+      if (!t.ok()) return t.error();
+      return log_tensors(nullptr, kUnsetDelegateDebugIntId, &t.get(), 1, false,
+                         false, output);
+    }
+    case Tag::ListTensor: {
+      auto list = evalue.tryToTensorList();
+      if (!list.ok()) return list.error();
+      return log_tensors(nullptr, kUnsetDelegateDebugIntId, list->data(),
+                         list->size(), true, false, output);
+    }
+    case Tag::Int:
+      return log_value(nullptr, kUnsetDelegateDebugIntId,
+                       etk_value_int(evalue.toInt()), false, output);
+    case Tag::Double:
+      return log_value(nullptr, kUnsetDelegateDebugIntId,
+                       etk_value_double(evalue.toDouble()), false, output);
+    case Tag::Bool:
+      return log_value(nullptr, kUnsetDelegateDebugIntId,
+                       etk_value_bool(evalue.toBool() ? 1 : 0), false, output);
+    default:
+      return Error::InvalidArgument; /* upstream aborts */
+  }
+}
+
+/* The checks every delegate output overload makes first, as upstream: the
+ * id rule, then the filter (true = drop). */
+#define ETKIT_DELEGATE_OUTPUT_CHECKS(name, index)               \
+  do {                                                          \
+    if (!ids_valid(name, index)) return Error::InvalidArgument; \
+    if (filter_ != nullptr) {                                   \
+      Result<bool> drop = filter_->filter(name, index);         \
+      if (!drop.ok()) return drop.error();                      \
+      if (drop.get()) return false;                             \
+    }                                                           \
+  } while (0)
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_intermediate_output_delegate(
+    const char *name, DelegateDebugIntId delegate_debug_index,
+    const Tensor &output) {
+  ETKIT_DELEGATE_OUTPUT_CHECKS(name, delegate_debug_index);
+  return log_tensors(name, delegate_debug_index, &output, 1, false, true,
+                     false);
+}
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_intermediate_output_delegate(
+    const char *name, DelegateDebugIntId delegate_debug_index,
+    const executorch::runtime::ArrayRef<Tensor> output) {
+  ETKIT_DELEGATE_OUTPUT_CHECKS(name, delegate_debug_index);
+  return log_tensors(name, delegate_debug_index, output.data(), output.size(),
+                     true, true, false);
+}
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_delegate_scalar(
+    const char *name, DelegateDebugIntId index,
+    const etk_recorder_value_t &value) {
+  ETKIT_DELEGATE_OUTPUT_CHECKS(name, index);
+  return log_value(name, index, value, true, false);
+}
+
+#undef ETKIT_DELEGATE_OUTPUT_CHECKS
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_intermediate_output_delegate(
+    const char *name, DelegateDebugIntId delegate_debug_index,
+    const int &output) {
+  return log_delegate_scalar(name, delegate_debug_index, etk_value_int(output));
+}
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_intermediate_output_delegate(
+    const char *name, DelegateDebugIntId delegate_debug_index,
+    const bool &output) {
+  return log_delegate_scalar(name, delegate_debug_index,
+                             etk_value_bool(output ? 1 : 0));
+}
+
+ETDumpTracer::Result<bool> ETDumpTracer::log_intermediate_output_delegate(
+    const char *name, DelegateDebugIntId delegate_debug_index,
+    const double &output) {
+  return log_delegate_scalar(name, delegate_debug_index,
+                             etk_value_double(output));
+}
+
+void ETDumpTracer::set_delegation_intermediate_output_filter(
+    executorch::runtime::EventTracerFilterBase *event_tracer_filter) {
+  filter_ = event_tracer_filter;
+}
+
+/* ------------------------------------------------------------ sinks */
+
+int ETDumpTracer::sink_trampoline(void *ctx, const void *data, size_t len,
+                                  uint64_t *offset) {
+  DataSink *sink = static_cast<ETDumpTracer *>(ctx)->user_sink_;
+  if (sink == nullptr) return ETK_E_INVALID_STATE;
+  Result<size_t> r = sink->write(data, len);
+  if (!r.ok())
+    return r.error() == Error::OutOfResources ||
+                   r.error() == Error::MemoryAllocationFailed
+               ? ETK_E_FULL
+               : ETK_E_IO;
+  *offset = r.get();
+  return ETK_OK;
+}
+
+ETDumpTracer::Error ETDumpTracer::set_debug_buffer(
+    executorch::runtime::Span<uint8_t> buffer) {
+  if (rec_ == nullptr) return init_error_;
+  int status =
+      etk_recorder_set_debug_buffer(rec_, buffer.data(), buffer.size());
+  if (status == ETK_OK) user_sink_ = nullptr;
+  return to_error(status);
+}
+
+ETDumpTracer::Error ETDumpTracer::set_data_sink(DataSink *sink) {
+  etk_data_sink_t s = {sink_trampoline, this};
+  if (rec_ == nullptr) return init_error_;
+  user_sink_ = sink;
+  etk_recorder_set_data_sink(rec_, sink != nullptr ? &s : nullptr);
+  return Error::Ok;
+}
+
+ETDumpTracer::Error ETDumpTracer::set_data_sink(const etk_data_sink_t &sink) {
+  if (rec_ == nullptr) return init_error_;
+  if (sink.write == nullptr) return Error::InvalidArgument;
+  user_sink_ = nullptr;
+  etk_recorder_set_data_sink(rec_, &sink);
+  return Error::Ok;
+}
+
+/* ------------------------------------------------------------ output */
+
+ETDumpResult ETDumpTracer::get_etdump_data() {
+  ETDumpResult result;
+  const uint8_t *data = nullptr;
+  size_t len = 0;
+  if (rec_ == nullptr) return result;
+  int status = etk_recorder_finish(rec_, &data, &len);
+  if (status != ETK_OK) {
+    if (status != ETK_E_INVALID_STATE) fail(status); /* no block: {0, 0} */
+    return result;
+  }
+  if (heap_arena_ != nullptr) {
+    void *copy = std::malloc(len);
+    if (copy == nullptr) {
+      fail(ETK_E_NO_MEMORY);
+      return result;
+    }
+    std::memcpy(copy, data, len);
+    result.buf = copy;
+  } else {
+    result.buf = const_cast<uint8_t *>(data);
+  }
+  result.size = len;
+  return result;
+}
+
+ETDumpTracer::Error ETDumpTracer::write_etdump(etk_write_fn write, void *ctx) {
+  if (rec_ == nullptr) return init_error_;
+  if (write == nullptr) return Error::InvalidArgument;
+  int status = etk_recorder_finish_stream(rec_, write, ctx);
+  return status == ETK_E_IO ? Error::AccessFailed : to_error(status);
+}
+
+uint32_t ETDumpTracer::dropped_events() const {
+  return etk_recorder_dropped(rec_);
+}
+
+}  // namespace etkit
