@@ -802,18 +802,22 @@ class Inspector:
                   for b in self.event_blocks]
         return self._frame(blocks, units, False)
 
-    def _render(self, fmt, include_units, include_delegate_debug_data):
+    def _render(self, fmt, include_units, include_delegate_debug_data,
+                as_bytes=False):
         # upstream concatenates one frame per block (and per event)
         if not self.event_blocks or any(len(b.events) == 0 for b in self.event_blocks):
             raise ValueError("No objects to concatenate")
         if self._custom_durations(include_delegate_debug_data):
             df = self._prepare_dataframe(include_units, include_delegate_debug_data)
             if fmt == _FORMAT_TSV:
-                return df.to_csv(sep="\t")
-            from tabulate import tabulate
-            return tabulate(df, headers="keys", tablefmt="fancy_grid") + "\n"
+                text = df.to_csv(sep="\t")
+            else:
+                from tabulate import tabulate
+                text = tabulate(df, headers="keys", tablefmt="fancy_grid") + "\n"
+            return text.encode("utf-8") if as_bytes else text
         return self._handle.render(fmt, _VIEW_EVENTS, include_units,
-                                   include_delegate_debug_data)
+                                   include_delegate_debug_data, False, False, 0,
+                                   as_bytes)
 
     def _custom_durations(self, include_delegate_debug_data=False) -> bool:
         """A converter (or a parser, when metadata is shown) changes cells
@@ -833,20 +837,22 @@ class Inspector:
     def print_data_tabular(self, file: IO[str] = sys.stdout, include_units: bool = True,
                            include_delegate_debug_data: bool = False) -> None:
         """The events table (tabulate's fancy_grid), as `etkit inspect` prints it."""
-        text = self._render(_FORMAT_TABLE, include_units, include_delegate_debug_data)
-        file.write(text)
+        data = self._render(_FORMAT_TABLE, include_units,
+                            include_delegate_debug_data, as_bytes=True)
+        _write_pieces(file, data)
 
     def save_data_to_tsv(self, file: IO[str], include_units: bool = True,
                          include_delegate_debug_data: bool = False) -> None:
         """The events table as TSV (byte-identical to `etkit inspect --tsv_path`)."""
         if not hasattr(file, "write"):
             file = _checks.fspath(file, "file")  # a path, never an fd
-        text = self._render(_FORMAT_TSV, include_units, include_delegate_debug_data)
+        data = self._render(_FORMAT_TSV, include_units,
+                            include_delegate_debug_data, as_bytes=True)
         if not hasattr(file, "write"):
-            with open(file, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
+            with open(file, "wb") as f:
+                f.write(data)  # the UTF-8 bytes, without the GIL
         else:
-            file.write(text)
+            _write_pieces(file, data)
 
     def find_total_for_module(self, module_name: str) -> float:
         """Sum of avg of the events inside modules whose key contains module_name."""
@@ -930,15 +936,33 @@ class Inspector:
     def save_trace(self, path: str) -> None:
         """Writes the Chrome/Perfetto trace of `etkit trace` to path."""
         path = _checks.fspath(path, "path")  # never an fd (save_trace(2))
-        text = self._handle.trace_json(None)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        data = self._handle.trace_json(None, True)
+        with open(path, "wb") as f:
+            f.write(data)  # the UTF-8 bytes, without the GIL
 
     def _repr_html_(self) -> str:
         try:
             return self._prepare_dataframe()._repr_html_()
         except ValueError:
             return "<p>(no events)</p>"
+
+
+_PIECE = 1 << 20
+
+
+def _write_pieces(file, data: bytes) -> None:
+    """Writes UTF-8 ``data`` to a text file object a megabyte at a time:
+    one decode of a 260 MB table would hold the GIL for seconds, pieces let
+    other threads run in between."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    view = memoryview(data)
+    for at in range(0, len(data), _PIECE):
+        file.write(decoder.decode(view[at:at + _PIECE]))
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        file.write(tail)
 
 
 def compare_results(reference_output, run_output, metrics=None, plot=False):

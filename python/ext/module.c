@@ -632,13 +632,29 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
 
 /* ------------------------------------------------------------ rendering */
 
+/* The sink's text as str, or as UTF-8 bytes when `as_bytes` (a table of
+ * a million rows is hundreds of MB: the caller writes bytes, or decodes
+ * them piecewise, instead of holding the GIL for one huge decode). */
+static PyObject *sink_result(etk_render_sink_t *sink, int rc, etk_error_t *err,
+                             int as_bytes) {
+  if (!as_bytes) return ext_sink_text(sink, rc, err);
+  size_t len = 0;
+  char *text = rc == ETK_OK ? etk_render_sink_take(sink, &len) : NULL;
+  etk_render_sink_free(sink);
+  if (rc != ETK_OK) return ext_raise(err);
+  if (!text) return PyErr_NoMemory();
+  PyObject *b = PyBytes_FromStringAndSize(text, (Py_ssize_t)len);
+  free(text);
+  return b;
+}
+
 /* render(format, view, include_units, include_delegate_debug_data,
- *        all_rows, allow_empty, columns) -> str */
+ *        all_rows, allow_empty, columns, as_bytes) -> str (bytes) */
 static PyObject *h_render(ext_inspector_t *self, PyObject *args) {
-  int format, view, units, ddd, all_rows = 0, allow_empty = 0;
+  int format, view, units, ddd, all_rows = 0, allow_empty = 0, as_bytes = 0;
   unsigned columns = 0;
-  if (!PyArg_ParseTuple(args, "iipp|ppI", &format, &view, &units, &ddd,
-                        &all_rows, &allow_empty, &columns))
+  if (!PyArg_ParseTuple(args, "iipp|ppIp", &format, &view, &units, &ddd,
+                        &all_rows, &allow_empty, &columns, &as_bytes))
     return NULL;
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
@@ -661,13 +677,15 @@ static PyObject *h_render(ext_inspector_t *self, PyObject *args) {
   Py_END_ALLOW_THREADS handle_unlock(self);
   if (rc != ETK_OK && err.code == ETK_OK)
     etk_error_set(&err, rc, ETK_NO_OFFSET, "rendering failed");
-  return ext_sink_text(&sink, rc, &err);
+  return sink_result(&sink, rc, &err, as_bytes);
 }
 
-/* trace_json() -> the Perfetto/Chrome trace text of `etkit trace` */
+/* trace_json(etrecord path or None, as_bytes) -> the Perfetto/Chrome
+ * trace text of `etkit trace` (str, or bytes) */
 static PyObject *h_trace(ext_inspector_t *self, PyObject *args) {
   const char *path = NULL;
-  if (!PyArg_ParseTuple(args, "|z", &path)) return NULL;
+  int as_bytes = 0;
+  if (!PyArg_ParseTuple(args, "|zp", &path, &as_bytes)) return NULL;
   etk_trace_options_t o;
   etk_trace_options_init(&o);
   o.source_time_scale = etk_inspector_source_time_scale(self->insp);
@@ -682,7 +700,7 @@ static PyObject *h_trace(ext_inspector_t *self, PyObject *args) {
                            path, &sink, NULL, &err);
   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
   Py_END_ALLOW_THREADS handle_unlock(self);
-  return ext_sink_text(&sink, rc, &err);
+  return sink_result(&sink, rc, &err, as_bytes);
 }
 
 /* module_total(name) -> float (upstream's find_total_for_module) */
