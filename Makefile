@@ -55,7 +55,7 @@ cross: deps
 check: format-check test test-asan build-release build-clang cross
 
 update-goldens: build
-	ETKIT_UPDATE_GOLDENS=1 ctest --test-dir build -L golden -j $(JOBS)
+	cmake -DBUILD=build -P tests/cmake/update_goldens.cmake
 
 format-check: deps
 	cmake -DSOURCE_DIR=$(CURDIR) -DCLANG_FORMAT=clang-format -P cmake/format_check.cmake

@@ -95,8 +95,13 @@ def run(program_path: str, inputs=(), iterations: int = 1, debug_level="none",
     if level is None:
         raise ValueError(
             f"debug_level must be 'none', 'outputs' or 'intermediates', not {debug_level!r}")
+    from . import _checks
+
+    # iterations as given: the extension refuses what is not an int in
+    # 1..1000000 (int() would truncate 2.5 and accept "3")
     outs, etdump, debug, dropped = _etkit.run(
-        program_path, list(inputs), int(iterations), level, method, allocation_events)
+        _checks.fspath(program_path, "program_path"), list(inputs), iterations,
+        level, method, allocation_events)
     if dropped:
         import warnings
         warnings.warn(f"the recorder dropped {dropped} events", stacklevel=2)

@@ -14,6 +14,7 @@ lazy sequence (events are built when first touched).
 
 import dataclasses
 import gc
+import os
 import sys
 import warnings
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from typing import Any, Callable, Dict, IO, List, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _etkit
+from . import _checks, _etkit
 
 __all__ = [
     "Event",
@@ -290,8 +291,6 @@ class _LazyEvents(Sequence):
 # ---------------------------------------------------------------- DataFrames
 
 
-_EMPTY_LIST: list = []
-_EMPTY_DICT: dict = {}
 _STATS = ("p10", "p50", "p90", "avg", "min", "max")
 
 
@@ -361,11 +360,13 @@ def _frame(handle, blocks, units, include_ddd, parser, converter):
     raw = cols["raw"][sl]
     start = cols["start_time"][sl]
     stats = {k: cols[k][sl] for k in _STATS}
-    op_types = _shared(n, _EMPTY_LIST)
-    traces = _shared(n, _EMPTY_DICT)
-    modules = _shared(n, _EMPTY_DICT)
+    # every cell its own empty list or dict (upstream's default_factory per
+    # event): appending to one cell changes nothing else
+    op_types = _etkit.empty_cells(n, 0)
+    traces = _etkit.empty_cells(n, 1)
+    modules = _etkit.empty_cells(n, 1)
     backends = _shared(n, None)
-    debug = _shared(n, _EMPTY_LIST)
+    debug = _etkit.empty_cells(n, 0)
     for k in np.nonzero(cols["linked"][sl])[0]:
         _, _, backend, ops, st, mh = handle.link(lo + int(k))
         op_types[k] = ops if len(ops) < 5 else _truncated_list(ops)
@@ -538,7 +539,8 @@ class ETRecord:
 
 def parse_etrecord(etrecord_path: str) -> ETRecord:
     """Reads an ETRecord file (any layout etkit knows: 2023 to current)."""
-    return ETRecord(_etkit.open_etrecord(etrecord_path))
+    path = _checks.fspath(etrecord_path, "etrecord_path")
+    return ETRecord(_etkit.open_etrecord(path))
 
 
 @dataclass
@@ -662,29 +664,35 @@ class Inspector:
         self._delegate_metadata_parser = delegate_metadata_parser
         self._delegate_time_scale_converter = delegate_time_scale_converter
 
-        if etrecord is None:
-            self._etrecord = None
-        elif isinstance(etrecord, ETRecord):
-            self._etrecord = etrecord
-        elif isinstance(etrecord, str):
-            self._etrecord = parse_etrecord(etrecord)
-        else:
-            raise TypeError("Unsupported ETRecord type")
-
         if (etdump_path is None) == (etdump_data is None):
             raise ValueError(
                 "Expecting exactly one of etdump_path or etdump_data to be specified."
             )
+        # every argument checked before anything is read or allocated
+        if etdump_path is not None:
+            etdump_path = _checks.fspath(etdump_path, "etdump_path")
+        else:
+            etdump_data = _checks.buffer_bytes(etdump_data, "etdump_data")
+        if debug_buffer is not None:
+            debug_buffer = _checks.buffer_bytes(debug_buffer, "debug_buffer")
         if debug_buffer_path is not None:
-            with open(debug_buffer_path, "rb") as f:
-                debug_buffer = f.read()
+            debug_buffer_path = _checks.fspath(debug_buffer_path, "debug_buffer_path")
+        if etrecord is None or isinstance(etrecord, ETRecord):
+            self._etrecord = etrecord
+        elif isinstance(etrecord, (str, bytes, os.PathLike)):
+            self._etrecord = parse_etrecord(etrecord)
+        else:
+            raise TypeError(
+                "Unsupported ETRecord type: an ETRecord or a path (str, bytes or "
+                f"os.PathLike), not {type(etrecord).__name__}")
+
+        if debug_buffer_path is not None:
+            debug_buffer = _checks.read_file(debug_buffer_path, "debug buffer")
         elif debug_buffer is None:
             warnings.warn(
                 "Output Buffer not found. Tensor Debug Data will not be available.",
                 stacklevel=1,
             )
-        if etdump_data is not None and not isinstance(etdump_data, bytes):
-            etdump_data = bytes(etdump_data)
         self._handle = _etkit.open_inspector(
             etdump_path, etdump_data, source_time_scale.value,
             target_time_scale.value, debug_buffer, upstream_quirks, 0.0)
@@ -726,16 +734,32 @@ class Inspector:
         for every block (-1, an unset index, takes the last case)."""
         try:
             refs = self._etrecord._handle.reference_outputs()
-        except RuntimeError as e:  # a legacy pickle etkit does not decode
+        except (RuntimeError, ValueError) as e:
+            # a legacy pickle etkit does not decode, or a damaged one: a
+            # warning, like the ETRecord's other defects
             warnings.warn(f"reference outputs not read: {e}", stacklevel=3)
             return
         if refs is None:
             return
+        cases = refs.get("forward") if isinstance(refs, dict) else None
+        if not isinstance(cases, (list, tuple)):
+            warnings.warn(
+                "reference outputs not read: expected a dict with a 'forward' "
+                f"list of cases, found {type(refs).__name__}"
+                + ("" if not isinstance(refs, dict) else
+                   f" whose 'forward' is {type(cases).__name__}"), stacklevel=3)
+            return
         self._reference_outputs = refs
         for block in self.event_blocks:
             index = block.bundled_input_index
-            if index is not None:
-                block.reference_output = refs["forward"][index]
+            if index is None:
+                continue
+            if isinstance(index, int) and -len(cases) <= index < len(cases):
+                block.reference_output = cases[index]
+            else:
+                warnings.warn(
+                    f"reference outputs: block {block.name!r} names case {index}, "
+                    f"the ETRecord has {len(cases)}", stacklevel=3)
 
     # -- events
 
@@ -778,18 +802,22 @@ class Inspector:
                   for b in self.event_blocks]
         return self._frame(blocks, units, False)
 
-    def _render(self, fmt, include_units, include_delegate_debug_data):
+    def _render(self, fmt, include_units, include_delegate_debug_data,
+                as_bytes=False):
         # upstream concatenates one frame per block (and per event)
         if not self.event_blocks or any(len(b.events) == 0 for b in self.event_blocks):
             raise ValueError("No objects to concatenate")
         if self._custom_durations(include_delegate_debug_data):
             df = self._prepare_dataframe(include_units, include_delegate_debug_data)
             if fmt == _FORMAT_TSV:
-                return df.to_csv(sep="\t")
-            from tabulate import tabulate
-            return tabulate(df, headers="keys", tablefmt="fancy_grid") + "\n"
+                text = df.to_csv(sep="\t")
+            else:
+                from tabulate import tabulate
+                text = tabulate(df, headers="keys", tablefmt="fancy_grid") + "\n"
+            return text.encode("utf-8") if as_bytes else text
         return self._handle.render(fmt, _VIEW_EVENTS, include_units,
-                                   include_delegate_debug_data)
+                                   include_delegate_debug_data, False, False, 0,
+                                   as_bytes)
 
     def _custom_durations(self, include_delegate_debug_data=False) -> bool:
         """A converter (or a parser, when metadata is shown) changes cells
@@ -809,18 +837,22 @@ class Inspector:
     def print_data_tabular(self, file: IO[str] = sys.stdout, include_units: bool = True,
                            include_delegate_debug_data: bool = False) -> None:
         """The events table (tabulate's fancy_grid), as `etkit inspect` prints it."""
-        text = self._render(_FORMAT_TABLE, include_units, include_delegate_debug_data)
-        file.write(text)
+        data = self._render(_FORMAT_TABLE, include_units,
+                            include_delegate_debug_data, as_bytes=True)
+        _write_pieces(file, data)
 
     def save_data_to_tsv(self, file: IO[str], include_units: bool = True,
                          include_delegate_debug_data: bool = False) -> None:
         """The events table as TSV (byte-identical to `etkit inspect --tsv_path`)."""
-        text = self._render(_FORMAT_TSV, include_units, include_delegate_debug_data)
-        if isinstance(file, str):
-            with open(file, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
+        if not hasattr(file, "write"):
+            file = _checks.fspath(file, "file")  # a path, never an fd
+        data = self._render(_FORMAT_TSV, include_units,
+                            include_delegate_debug_data, as_bytes=True)
+        if not hasattr(file, "write"):
+            with open(file, "wb") as f:
+                f.write(data)  # the UTF-8 bytes, without the GIL
         else:
-            file.write(text)
+            _write_pieces(file, data)
 
     def find_total_for_module(self, module_name: str) -> float:
         """Sum of avg of the events inside modules whose key contains module_name."""
@@ -871,6 +903,8 @@ class Inspector:
         import pandas as pd
 
         rec = self._etrecord._handle if self._etrecord is not None else None
+        if reference is not None:
+            reference = _checks.fspath(reference, "reference")
         if rec is None and reference is None:
             raise ValueError(
                 "compare_results needs reference outputs: an ETRecord with "
@@ -901,15 +935,34 @@ class Inspector:
 
     def save_trace(self, path: str) -> None:
         """Writes the Chrome/Perfetto trace of `etkit trace` to path."""
-        text = self._handle.trace_json(None)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        path = _checks.fspath(path, "path")  # never an fd (save_trace(2))
+        data = self._handle.trace_json(None, True)
+        with open(path, "wb") as f:
+            f.write(data)  # the UTF-8 bytes, without the GIL
 
     def _repr_html_(self) -> str:
         try:
             return self._prepare_dataframe()._repr_html_()
         except ValueError:
             return "<p>(no events)</p>"
+
+
+_PIECE = 1 << 20
+
+
+def _write_pieces(file, data: bytes) -> None:
+    """Writes UTF-8 ``data`` to a text file object a megabyte at a time:
+    one decode of a 260 MB table would hold the GIL for seconds, pieces let
+    other threads run in between."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    view = memoryview(data)
+    for at in range(0, len(data), _PIECE):
+        file.write(decoder.decode(view[at:at + _PIECE]))
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        file.write(tail)
 
 
 def compare_results(reference_output, run_output, metrics=None, plot=False):

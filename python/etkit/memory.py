@@ -5,9 +5,10 @@ library computes both); see docs/memory-plan.md for the definitions
 (lifetimes in instruction indices, peaks, unsafe overlaps, aliases).
 """
 
+import os
 from typing import List, Optional
 
-from . import _etkit
+from . import _checks, _etkit
 from .inspector import ETRecord, parse_etrecord
 
 __all__ = ["MemoryPlan", "memory_plan"]
@@ -101,11 +102,13 @@ def memory_plan(path: str, method: Optional[str] = None,
         handle = None
     elif isinstance(etrecord, ETRecord):
         handle = etrecord._handle
-    elif isinstance(etrecord, str):
+    elif isinstance(etrecord, (str, bytes, os.PathLike)):
         handle = parse_etrecord(etrecord)._handle
     else:
-        raise TypeError("Unsupported ETRecord type")
-    raw = _etkit.memory_plan(path, method, handle)
+        raise TypeError(
+            "Unsupported ETRecord type: an ETRecord or a path (str, bytes or "
+            f"os.PathLike), not {type(etrecord).__name__}")
+    raw = _etkit.memory_plan(_checks.fspath(path, "path"), method, handle)
     if raw["notes"]:
         import warnings
         for note in raw["notes"]:

@@ -188,7 +188,7 @@ static int plan_texts(const etk_memory_plan_t *p, PyObject **problems,
 
 static void note_append(void *ctx, int is_warning, const char *line) {
   (void)is_warning;
-  PyObject *s = PyUnicode_FromString(line);
+  PyObject *s = ext_text(line, strlen(line));
   if (s) PyList_Append((PyObject *)ctx, s);
   Py_XDECREF(s);
 }
@@ -201,8 +201,9 @@ static PyObject *plan_dict(const etk_memory_plan_t *p, PyObject *notes) {
     return NULL;
   }
   return Py_BuildValue(
-      "{s:s,s:K,s:I,s:K,s:K,s:O,s:N,s:N,s:N,s:N,s:N,s:O}", "method", p->method,
-      "num_instructions", (unsigned long long)p->num_instructions, "num_chains",
+      "{s:N,s:K,s:I,s:K,s:K,s:O,s:N,s:N,s:N,s:N,s:N,s:O}", "method",
+      text(p->method), "num_instructions",
+      (unsigned long long)p->num_instructions, "num_chains",
       (unsigned int)p->chain_count, "backward_jumps",
       (unsigned long long)p->backward_jumps, "overlap_total",
       (unsigned long long)p->overlap_total, "overlaps_truncated",
@@ -214,20 +215,26 @@ static PyObject *plan_dict(const etk_memory_plan_t *p, PyObject *notes) {
 /* memory_plan(path, method or None, ETRecord handle or None) -> dict */
 static PyObject *m_memory_plan(PyObject *mod, PyObject *args) {
   (void)mod;
-  const char *path, *method = NULL;
-  PyObject *record = Py_None;
-  if (!PyArg_ParseTuple(args, "s|zO", &path, &method, &record)) return NULL;
+  const char *method = NULL;
+  PyObject *record = Py_None, *path_obj = NULL;
+  /* a path is str, bytes or os.PathLike (never an int) */
+  if (!PyArg_ParseTuple(args, "O&|zO", PyUnicode_FSConverter, &path_obj,
+                        &method, &record))
+    return NULL;
   if (record != Py_None && !PyObject_TypeCheck(record, &ext_etrecord_type)) {
+    Py_DECREF(path_obj);
     PyErr_SetString(PyExc_TypeError, "etrecord must be an ETRecord");
     return NULL;
   }
+  const char *path = PyBytes_AS_STRING(path_obj);
   etk_error_t err;
   etk_error_clear(&err);
   etk_memory_plan_t *plan = NULL;
   int rc;
   Py_BEGIN_ALLOW_THREADS rc =
       etk_memory_plan_open_file(path, method, &plan, &err);
-  Py_END_ALLOW_THREADS if (rc != ETK_OK) return ext_raise(&err);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
+  if (rc != ETK_OK) return ext_raise(&err);
   PyObject *notes = PyList_New(0), *out = NULL;
   if (notes && record != Py_None &&
       etk_memory_plan_name_from_etrecord(plan, ((ext_etrecord_t *)record)->rec,

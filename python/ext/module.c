@@ -21,6 +21,16 @@
  *   freed, so a handle can never point at released memory.  C errors
  *   become Python exceptions (values.c); no C call writes to stdout or
  *   stderr: notes and warnings are returned as lists of lines.
+ *
+ * THREADS
+ *   Long C work runs without the GIL (rendering, the trace, diff), and
+ *   columns() hands the GIL over every COLUMNS_YIELD events, checking for
+ *   signals (Ctrl-C) there, so other Python threads keep running.  The C
+ *   inspector allows concurrent read-only calls but not two renderings or
+ *   linkings at once (etkit/inspector_core.h, THREADS): those hold the
+ *   handle's lock, taken without the GIL so that a waiting thread never
+ *   blocks the one that owns it.  Sort options live in the callers' frames
+ *   (etk_sort_r), so two handles render in parallel.
  */
 #include "ext.h"
 
@@ -38,11 +48,25 @@ typedef struct {
   PyObject *data;   /* bytes the dump borrows (NULL when opened by path) */
   PyObject *debug;  /* bytes of the debug buffer, or NULL */
   PyObject *record; /* the linked ETRecordHandle, or NULL */
+  PyThread_type_lock lock; /* held while rendering or linking */
 } ext_inspector_t;
 
 static PyTypeObject ext_inspector_type;
 
+/* Takes the handle's lock, waiting without the GIL when another thread
+ * holds it. */
+static void handle_lock(ext_inspector_t *self) {
+  if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) return;
+  Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(self->lock, WAIT_LOCK);
+  Py_END_ALLOW_THREADS
+}
+
+static void handle_unlock(ext_inspector_t *self) {
+  PyThread_release_lock(self->lock);
+}
+
 static void inspector_dealloc(ext_inspector_t *self) {
+  if (self->lock) PyThread_free_lock(self->lock);
   etk_inspector_close(self->insp);
   Py_XDECREF(self->data);
   Py_XDECREF(self->debug);
@@ -105,9 +129,14 @@ static PyObject *inspector_open(PyObject *mod, PyObject *args) {
     return NULL;
   }
   self->insp = insp;
+  self->lock = PyThread_allocate_lock();
   self->data = path_obj ? NULL : (Py_INCREF(data), data);
   self->debug = debug != Py_None ? (Py_INCREF(debug), debug) : NULL;
   self->record = NULL;
+  if (!self->lock) {
+    Py_DECREF(self);
+    return PyErr_NoMemory();
+  }
   return (PyObject *)self;
 }
 
@@ -451,6 +480,39 @@ static int sample_lists(etk_inspector_t *insp, size_t i, size_t n,
   return 0;
 }
 
+/* columns() gives other threads the GIL (and checks for Ctrl-C) every
+ * COLUMNS_YIELD events: about a millisecond of work. */
+#define COLUMNS_YIELD 4096
+
+/* Lets a waiting thread run, then runs pending signal handlers; -1 with
+ * the handler's exception (KeyboardInterrupt) set. */
+static int yield_gil(void) {
+  Py_BEGIN_ALLOW_THREADS Py_END_ALLOW_THREADS return PyErr_CheckSignals();
+}
+
+/* empty_cells(n, kind) -> object array of n new empty lists (kind 0) or
+ * dicts (kind 1): every DataFrame cell its own object, as upstream's
+ * per-event default_factory gives (a shared one would change every row,
+ * and every later frame, when a user appends to one cell). */
+static PyObject *m_empty_cells(PyObject *mod, PyObject *args) {
+  (void)mod;
+  Py_ssize_t n;
+  int kind;
+  if (!PyArg_ParseTuple(args, "ni", &n, &kind)) return NULL;
+  if (n < 0) return PyErr_Format(PyExc_ValueError, "negative count");
+  PyObject *out = new_objects((size_t)n);
+  for (Py_ssize_t i = 0; out && i < n; i++) {
+    if (i % (16 * COLUMNS_YIELD) == 16 * COLUMNS_YIELD - 1 && yield_gil() < 0)
+      Py_CLEAR(out);
+    PyObject *v = !out ? NULL : kind ? PyDict_New() : PyList_New(0);
+    if (!v)
+      Py_CLEAR(out);
+    else
+      objects_set(out, (size_t)i, v);
+  }
+  return out;
+}
+
 /* columns() -> dict of every event's DataFrame fields: block (int64),
  * p10..max (float64, NaN without perf data), has_perf, is_delegated
  * (bool), name, delegate_id, raw, start_time (lists), linked (bool: the
@@ -482,6 +544,10 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
   for (int k = 0; ok && k < 6; k++)
     ok = (stats[k] = new_doubles(n, &st[k])) != NULL;
   for (size_t i = 0; ok && i < n; i++) {
+    if (i % COLUMNS_YIELD == COLUMNS_YIELD - 1 && yield_gil() < 0) {
+      ok = 0;
+      break;
+    }
     etk_inspector_event_t e;
     etk_inspector_event_get(insp, i, &e);
     ((int64_t *)PyArray_DATA((PyArrayObject *)block))[i] = (int64_t)e.block;
@@ -566,13 +632,29 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
 
 /* ------------------------------------------------------------ rendering */
 
+/* The sink's text as str, or as UTF-8 bytes when `as_bytes` (a table of
+ * a million rows is hundreds of MB: the caller writes bytes, or decodes
+ * them piecewise, instead of holding the GIL for one huge decode). */
+static PyObject *sink_result(etk_render_sink_t *sink, int rc, etk_error_t *err,
+                             int as_bytes) {
+  if (!as_bytes) return ext_sink_text(sink, rc, err);
+  size_t len = 0;
+  char *text = rc == ETK_OK ? etk_render_sink_take(sink, &len) : NULL;
+  etk_render_sink_free(sink);
+  if (rc != ETK_OK) return ext_raise(err);
+  if (!text) return PyErr_NoMemory();
+  PyObject *b = PyBytes_FromStringAndSize(text, (Py_ssize_t)len);
+  free(text);
+  return b;
+}
+
 /* render(format, view, include_units, include_delegate_debug_data,
- *        all_rows, allow_empty, columns) -> str */
+ *        all_rows, allow_empty, columns, as_bytes) -> str (bytes) */
 static PyObject *h_render(ext_inspector_t *self, PyObject *args) {
-  int format, view, units, ddd, all_rows = 0, allow_empty = 0;
+  int format, view, units, ddd, all_rows = 0, allow_empty = 0, as_bytes = 0;
   unsigned columns = 0;
-  if (!PyArg_ParseTuple(args, "iipp|ppI", &format, &view, &units, &ddd,
-                        &all_rows, &allow_empty, &columns))
+  if (!PyArg_ParseTuple(args, "iipp|ppIp", &format, &view, &units, &ddd,
+                        &all_rows, &allow_empty, &columns, &as_bytes))
     return NULL;
   etk_inspector_render_options_t ro;
   etk_inspector_render_options_init(&ro);
@@ -587,17 +669,23 @@ static PyObject *h_render(ext_inspector_t *self, PyObject *args) {
   etk_render_sink_init_memory(&sink);
   etk_error_t err;
   etk_error_clear(&err);
-  int rc = etk_inspector_render(self->insp, &ro, &sink, &err);
+  int rc;
+  handle_lock(self);
+  Py_BEGIN_ALLOW_THREADS rc =
+      etk_inspector_render(self->insp, &ro, &sink, &err);
   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
+  Py_END_ALLOW_THREADS handle_unlock(self);
   if (rc != ETK_OK && err.code == ETK_OK)
     etk_error_set(&err, rc, ETK_NO_OFFSET, "rendering failed");
-  return ext_sink_text(&sink, rc, &err);
+  return sink_result(&sink, rc, &err, as_bytes);
 }
 
-/* trace_json() -> the Perfetto/Chrome trace text of `etkit trace` */
+/* trace_json(etrecord path or None, as_bytes) -> the Perfetto/Chrome
+ * trace text of `etkit trace` (str, or bytes) */
 static PyObject *h_trace(ext_inspector_t *self, PyObject *args) {
   const char *path = NULL;
-  if (!PyArg_ParseTuple(args, "|z", &path)) return NULL;
+  int as_bytes = 0;
+  if (!PyArg_ParseTuple(args, "|zp", &path, &as_bytes)) return NULL;
   etk_trace_options_t o;
   etk_trace_options_init(&o);
   o.source_time_scale = etk_inspector_source_time_scale(self->insp);
@@ -605,10 +693,14 @@ static PyObject *h_trace(ext_inspector_t *self, PyObject *args) {
   etk_render_sink_init_memory(&sink);
   etk_error_t err;
   etk_error_clear(&err);
-  int rc = etk_trace_write_json(etk_inspector_etdump(self->insp), self->insp,
-                                &o, path, &sink, NULL, &err);
+  int rc;
+  handle_lock(self);
+  Py_BEGIN_ALLOW_THREADS rc =
+      etk_trace_write_json(etk_inspector_etdump(self->insp), self->insp, &o,
+                           path, &sink, NULL, &err);
   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
-  return ext_sink_text(&sink, rc, &err);
+  Py_END_ALLOW_THREADS handle_unlock(self);
+  return sink_result(&sink, rc, &err, as_bytes);
 }
 
 /* module_total(name) -> float (upstream's find_total_for_module) */
@@ -662,7 +754,10 @@ static PyObject *h_link_etrecord(ext_inspector_t *self, PyObject *args) {
   p.note_ctx = notes;
   etk_error_t err;
   etk_error_clear(&err);
+  /* the note callback makes Python objects: the GIL stays held */
+  handle_lock(self);
   int rc = etk_etrecord_link_with_policy(rec->rec, self->insp, &p, NULL, &err);
+  handle_unlock(self);
   Py_DECREF(path);
   if (rc != ETK_OK) {
     Py_DECREF(notes);
@@ -723,10 +818,12 @@ static PyObject *h_compare(ext_inspector_t *self, PyObject *args) {
   etk_render_sink_init_memory(&sink);
   size_t len;
   const uint8_t *buf = debug_bytes(self, &len);
-  if (c.notes && c.blocks)
+  if (c.notes && c.blocks) {
+    handle_lock(self); /* the callbacks make Python objects: GIL held */
     rc = etk_compare_results_inspector(ref, self->insp, buf, len, &sink,
                                        &report, &err);
-  else
+    handle_unlock(self);
+  } else
     rc = etk_error_set(&err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   etk_reference_outputs_free(ref);
   PyObject *text = ext_sink_text(&sink, rc, &err);
@@ -780,16 +877,23 @@ static PyObject *m_diff(PyObject *mod, PyObject *args) {
   etk_error_t err;
   etk_error_clear(&err);
   etk_diff_t *d = NULL;
-  if (etk_diff_build(a->insp, b->insp, &o, &d, &err) != ETK_OK)
-    return ext_raise(&err);
   etk_diff_render_options_t ro;
   etk_diff_render_options_init(&ro);
   ro.format = ETK_INSPECT_FORMAT_TSV;
   etk_render_sink_t sink;
   etk_render_sink_init_memory(&sink);
-  int rc = etk_diff_render(d, &ro, &sink, &err);
+  /* both locks, in address order (two diffs of the same pair never wait
+   * for each other crosswise) */
+  ext_inspector_t *first = a < b ? a : b, *second = a < b ? b : a;
+  handle_lock(first);
+  if (second != first) handle_lock(second);
+  int rc;
+  Py_BEGIN_ALLOW_THREADS rc = etk_diff_build(a->insp, b->insp, &o, &d, &err);
+  if (rc == ETK_OK) rc = etk_diff_render(d, &ro, &sink, &err);
   if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
   etk_diff_free(d);
+  Py_END_ALLOW_THREADS if (second != first) handle_unlock(second);
+  handle_unlock(first);
   return ext_sink_text(&sink, rc, &err);
 }
 
@@ -797,6 +901,8 @@ static PyMethodDef module_functions[] = {
     {"open_inspector", inspector_open, METH_VARARGS,
      "open_inspector(path, data, source, target, debug, quirks, clock_hz)"},
     {"diff", m_diff, METH_VARARGS, "diff(a, b, metric='avg') -> TSV text"},
+    {"empty_cells", m_empty_cells, METH_VARARGS,
+     "empty_cells(n, kind) -> n new empty lists (0) or dicts (1)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {

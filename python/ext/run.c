@@ -7,10 +7,17 @@
  * etkit.Inspector(etdump_data=...), so a notebook needs no files.
  *
  * Inputs are converted to C-contiguous arrays of the program's dtype
- * (numpy's forced cast, as np.asarray(x, dtype=...) does: a float64 array
- * feeds a float32 input); their shape must be one the program accepts
- * (etk_method_set_input checks).  Outputs
- * are copied into new numpy arrays (scalars become Python numbers).
+ * (numpy's cast, as np.asarray(x, dtype=...) does: a float64 array feeds a
+ * float32 input) only when every value survives the cast: strings, bytes,
+ * objects and complex numbers are refused with a TypeError, and a value
+ * the input's dtype cannot hold (1e300 for float32, 2.5 or 300 for uint8)
+ * with a ValueError naming it (input_values_fit); their shape must be one
+ * the program accepts (etk_method_set_input checks).  Outputs are copied
+ * into new numpy arrays (scalars become Python numbers).
+ *
+ * The method runs without the GIL (other Python threads go on), and
+ * pending signals are handled between iterations: Ctrl-C stops a long
+ * run() with KeyboardInterrupt.
  */
 #include "ext.h"
 
@@ -24,6 +31,62 @@
 #include "etkit/program.h"
 #include "etkit/runtime.h"
 #include "etkit/schema.h"
+
+/* An unsafe cast of `src` to `to` (stolen) keeps its values: the rule is
+ * etkit._checks.first_misfit's (Python: numpy says it best); 0 when every
+ * value fits, else -1 with a ValueError naming the first that does not. */
+static int unsafe_cast_fits(PyObject *src, PyArray_Descr *to, size_t i) {
+  PyObject *checks = PyImport_ImportModule("etkit._checks");
+  PyObject *bad = checks ? PyObject_CallMethod(checks, "first_misfit", "OO",
+                                               src, (PyObject *)to)
+                         : NULL;
+  int rc = bad == Py_None ? 0 : -1;
+  if (bad && bad != Py_None)
+    PyErr_Format(PyExc_ValueError,
+                 "input %zu: value %R does not fit the input's dtype %R "
+                 "(given dtype %R)",
+                 i, bad, (PyObject *)to,
+                 (PyObject *)PyArray_DESCR((PyArrayObject *)src));
+  Py_XDECREF(bad);
+  Py_XDECREF(checks);
+  Py_DECREF(to);
+  return rc;
+}
+
+/* Input i's values `obj` as numpy holds them: 0 when a cast to numpy type
+ * `type` keeps every value, else -1 with TypeError (strings, bytes,
+ * objects, complex) or ValueError (a value out of range or not whole). */
+static int input_values_fit(PyObject *obj, int type, size_t i) {
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyByteArray_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "input %zu: a %s is not a tensor", i,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  PyObject *src = PyArray_FROM_O(obj);
+  if (!src) return -1;
+  PyArrayObject *a = (PyArrayObject *)src;
+  PyArray_Descr *from = PyArray_DESCR(a);
+  PyArray_Descr *to = PyArray_DescrFromType(type);
+  int rc = 0;
+  if (!PyArray_ISNUMBER(a) && !PyArray_ISBOOL(a)) {
+    PyErr_Format(PyExc_TypeError,
+                 "input %zu: values of dtype %R cannot feed a %R tensor", i,
+                 (PyObject *)from, (PyObject *)to);
+    rc = -1;
+  } else if (PyArray_ISCOMPLEX(a)) {
+    PyErr_Format(PyExc_TypeError,
+                 "input %zu: complex values (dtype %R) cannot feed a %R tensor",
+                 i, (PyObject *)from, (PyObject *)to);
+    rc = -1;
+  } else if (!PyArray_CanCastTypeTo(from, to, NPY_SAFE_CASTING) &&
+             PyArray_SIZE(a) > 0) {
+    Py_INCREF(to);
+    rc = unsafe_cast_fits(src, to, i);
+  }
+  Py_DECREF(to);
+  Py_DECREF(src);
+  return rc;
+}
 
 /* Sets input i from a Python object; *keep receives the array the method
  * may borrow until the next set_input. */
@@ -42,6 +105,7 @@ static int set_input(etk_method_t *m, size_t i, PyObject *obj,
                    i);
       return -1;
     }
+    if (input_values_fit(obj, type, i) < 0) return -1;
     PyArray_Descr *d = PyArray_DescrFromType(type);
     PyObject *a = PyArray_FromAny(
         obj, d, 0, 0,
@@ -81,6 +145,11 @@ static int set_input(etk_method_t *m, size_t i, PyObject *obj,
     v.u.d = PyFloat_AsDouble(obj);
     if (PyErr_Occurred()) return -1;
   } else if (proto->tag == ETK_VALUE_BOOL) {
+    if (!PyBool_Check(obj) && !PyArray_IsScalar(obj, Bool)) {
+      PyErr_Format(PyExc_TypeError, "input %zu takes a bool, not %s", i,
+                   Py_TYPE(obj)->tp_name);
+      return -1;
+    }
     v.tag = ETK_VALUE_BOOL;
     v.u.b = PyObject_IsTrue(obj) == 1;
   } else {
@@ -147,10 +216,16 @@ static PyObject *run_method(etk_method_t *m, PyObject *inputs,
     for (size_t i = 0; ok && i < nin; i++) /* kernels may alias inputs */
       ok = set_input(m, i, PySequence_Fast_GET_ITEM(inputs, (Py_ssize_t)i),
                      &keep[i]) == 0;
-    if (ok && etk_method_execute(m, &err) != ETK_OK) {
+    int rc = ETK_OK;
+    if (ok) {
+      Py_BEGIN_ALLOW_THREADS rc = etk_method_execute(m, &err);
+      Py_END_ALLOW_THREADS
+    }
+    if (ok && rc != ETK_OK) {
       ext_raise(&err);
       ok = 0;
     }
+    if (ok && PyErr_CheckSignals() < 0) ok = 0; /* Ctrl-C between runs */
   }
   if (ok) {
     size_t nout = etk_method_output_count(m);
@@ -172,19 +247,31 @@ static PyObject *run_method(etk_method_t *m, PyObject *inputs,
  *   -> (outputs, etdump bytes, debug bytes or None, dropped) */
 static PyObject *m_run(PyObject *mod, PyObject *args) {
   (void)mod;
-  PyObject *path_obj, *inputs_obj;
+  PyObject *path_obj, *inputs_obj, *iter_obj;
   unsigned long iterations = 1;
   int debug_level = 0, alloc_events = 1;
   const char *method = NULL;
-  if (!PyArg_ParseTuple(args, "O&Okiz|p", PyUnicode_FSConverter, &path_obj,
-                        &inputs_obj, &iterations, &debug_level, &method,
+  if (!PyArg_ParseTuple(args, "O&OOiz|p", PyUnicode_FSConverter, &path_obj,
+                        &inputs_obj, &iter_obj, &debug_level, &method,
                         &alloc_events))
     return NULL;
-  if (iterations == 0 || iterations > 1000000 || debug_level < 0 ||
-      debug_level > 2) {
+  if (!PyLong_Check(iter_obj) || PyBool_Check(iter_obj)) {
+    Py_DECREF(path_obj);
+    return PyErr_Format(PyExc_TypeError, "iterations must be an int, not %s",
+                        Py_TYPE(iter_obj)->tp_name);
+  }
+  int overflow = 0;
+  long long want = PyLong_AsLongLongAndOverflow(iter_obj, &overflow);
+  if (overflow || want < 1 || want > 1000000) {
     Py_DECREF(path_obj);
     return PyErr_Format(PyExc_ValueError,
-                        "iterations must be 1..1000000 and debug_level 0..2");
+                        "iterations must be 1..1000000, not %S", iter_obj);
+  }
+  iterations = (unsigned long)want;
+  if (debug_level < 0 || debug_level > 2) {
+    Py_DECREF(path_obj);
+    return PyErr_Format(PyExc_ValueError, "debug_level must be 0..2, not %d",
+                        debug_level);
   }
   PyObject *inputs = PySequence_Fast(inputs_obj, "inputs must be a sequence");
   if (!inputs) {

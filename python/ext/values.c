@@ -34,7 +34,9 @@ PyObject *ext_text(const char *s, size_t len) {
 }
 
 PyObject *ext_raise(const etk_error_t *err) {
-  char line[600];
+  /* whole paths (ETK_ERROR_LINE_SIZE holds any line), and bytes that are
+   * not UTF-8 (a name from a damaged file) replaced, never a lost text */
+  char line[ETK_ERROR_LINE_SIZE];
   etk_error_format(err, line, sizeof line);
   PyObject *cls = PyExc_ValueError;
   switch (err->code) {
@@ -58,7 +60,10 @@ PyObject *ext_raise(const etk_error_t *err) {
     default:
       break;
   }
-  PyErr_SetString(cls, line);
+  PyObject *text = ext_text(line, strlen(line));
+  if (!text) return NULL;
+  PyErr_SetObject(cls, text);
+  Py_DECREF(text);
   return NULL;
 }
 
@@ -101,6 +106,34 @@ int ext_numpy_type(int scalar_type) {
   }
 }
 
+/* A tensor without data (no debug buffer) is upstream's zeros of its
+ * shape.  Its size is only what the dump declares (a 16 KB file may
+ * declare 2^30 elements), so above EXT_DATALESS_MAX bytes the zeros are a
+ * read-only view of one zero element (strides 0): the shape, dtype and
+ * values upstream gives, and no memory; below it, a real array. */
+#define EXT_DATALESS_MAX ((uint64_t)1 << 20)
+
+static PyObject *zeros_view(const etk_etdump_tensor_t *t, npy_intp *dims,
+                            int type) {
+  PyObject *zero = PyArray_ZEROS(0, NULL, type, 0);
+  if (!zero) return NULL;
+  npy_intp strides[NPY_MAXDIMS] = {0};
+  PyArray_Descr *d = PyArray_DESCR((PyArrayObject *)zero);
+  Py_INCREF(d);
+  PyObject *v = PyArray_NewFromDescr(
+      &PyArray_Type, d, (int)t->dim, dims, strides,
+      PyArray_DATA((PyArrayObject *)zero), 0, NULL); /* flags 0: read-only */
+  if (!v) {
+    Py_DECREF(zero);
+    return NULL;
+  }
+  if (PyArray_SetBaseObject((PyArrayObject *)v, zero) < 0) { /* steals */
+    Py_DECREF(v);
+    return NULL;
+  }
+  return v;
+}
+
 /* One tensor as a numpy array (a copy; zeros without a buffer). */
 static PyObject *tensor_array(const etk_etdump_tensor_t *t, const uint8_t *buf,
                               size_t len) {
@@ -129,6 +162,7 @@ static PyObject *tensor_array(const etk_etdump_tensor_t *t, const uint8_t *buf,
   npy_intp dims[NPY_MAXDIMS];
   for (uint32_t i = 0; i < t->dim; i++)
     dims[i] = (npy_intp)etk_etdump_tensor_dim(t, i);
+  if (!data && nbytes > EXT_DATALESS_MAX) return zeros_view(t, dims, type);
   PyObject *a = PyArray_ZEROS((int)t->dim, dims, type, 0);
   if (!a) return NULL;
   if (data && nbytes) {
@@ -235,6 +269,11 @@ static PyObject *etrecord_open(PyObject *mod, PyObject *args) {
   return (PyObject *)self;
 }
 
+static PyObject *opt_text(const char *s) {
+  if (!s) Py_RETURN_NONE;
+  return ext_text(s, strlen(s));
+}
+
 /* methods() -> list of method names */
 static PyObject *etrecord_methods(ext_etrecord_t *self, PyObject *unused) {
   (void)unused;
@@ -255,7 +294,8 @@ static PyObject *etrecord_programs(ext_etrecord_t *self, PyObject *unused) {
   const etk_etrecord_program_ref_t *r;
   for (size_t i = 0; list && (r = etk_etrecord_program_at(self->rec, i)); i++) {
     PyObject *t =
-        Py_BuildValue("(sssi)", r->member, r->module, r->method, (int)r->kind);
+        Py_BuildValue("(NNNi)", opt_text(r->member), opt_text(r->module),
+                      opt_text(r->method), (int)r->kind);
     if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
     Py_XDECREF(t);
   }
@@ -272,11 +312,6 @@ static PyObject *module_dict(const etk_etrecord_module_entry_t *m, size_t n) {
     Py_XDECREF(v);
   }
   return d;
-}
-
-static PyObject *opt_text(const char *s) {
-  if (!s) Py_RETURN_NONE;
-  return ext_text(s, strlen(s));
 }
 
 static PyObject *node_dict(const etk_etrecord_node_t *n) {
@@ -350,10 +385,11 @@ static PyObject *etrecord_program(ext_etrecord_t *self, PyObject *args) {
   char schema[64];
   etk_etrecord_program_schema_version(p, schema, sizeof schema);
   return Py_BuildValue(
-      "{s:s,s:N,s:N,s:N,s:s,s:s,s:i,s:s,s:s,s:O}", "member", p->ref.member,
-      "inputs", ins, "outputs", outs, "nodes", nodes, "method", p->ref.method,
-      "schema", schema, "dialect", (int)p->dialect, "verifiers", p->verifiers,
-      "layout", etk_etrecord_layout_name(info.layout), "path", self->path);
+      "{s:N,s:N,s:N,s:N,s:N,s:s,s:i,s:N,s:s,s:O}", "member",
+      opt_text(p->ref.member), "inputs", ins, "outputs", outs, "nodes", nodes,
+      "method", opt_text(p->ref.method), "schema", schema, "dialect",
+      (int)p->dialect, "verifiers", opt_text(p->verifiers), "layout",
+      etk_etrecord_layout_name(info.layout), "path", self->path);
 }
 
 /* A decoded torch.save value as Python data: tensors become numpy arrays

@@ -1,5 +1,6 @@
 /*
- * common/vec.h - the host libraries' one growable array (src/common/vec.c).
+ * common/vec.h - the host libraries' one growable array (src/common/vec.c)
+ * and their one sort with a context pointer (src/common/sort.c).
  * Private to etkit's libraries: not installed.
  *
  * Two ways to use it:
@@ -71,6 +72,14 @@ void *etk_vec_grow(void *items, size_t *cap, size_t need, size_t elem_size);
   (ETK_VEC_RESERVE((v).items, (v).cap, (v).count + 1) \
        ? ((v).items[(v).count++] = (x), true)         \
        : false)
+
+/* Sorts base[0..n) (elements of `size` bytes) in place by cmp(a, b, ctx)
+ * (negative, zero, positive as for qsort), stable.  Unlike qsort() the
+ * comparator gets `ctx`, so sort options never live in statics and two
+ * threads may sort at once.  Needs n elements of scratch: false (the array
+ * unchanged) when that cannot be allocated. */
+bool etk_sort_r(void *base, size_t n, size_t size,
+                int (*cmp)(const void *, const void *, void *), void *ctx);
 
 /* Frees an ETK_VEC's items and empties it. */
 #define ETK_VEC_FREE(v) \

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "render_plan.h"
 #include "values_text.h"
 
@@ -136,17 +137,19 @@ typedef struct sort_item {
   size_t name_len;
 } sort_item_t;
 
-static int sort_desc;
-static int cmp_num(const void *a, const void *b) {
+/* Comparators of etk_sort_r: ctx points to an int, 1 for descending. */
+static int cmp_num(const void *a, const void *b, void *ctx) {
   const sort_item_t *x = a, *y = b;
+  int sort_desc = *(const int *)ctx;
   int xn = x->key != x->key, yn = y->key != y->key;
   if (xn != yn) return xn - yn; /* missing values last */
   if (!xn && x->key != y->key)
     return sort_desc ? (x->key < y->key ? 1 : -1) : (x->key < y->key ? -1 : 1);
   return (x->order > y->order) - (x->order < y->order);
 }
-static int cmp_name(const void *a, const void *b) {
+static int cmp_name(const void *a, const void *b, void *ctx) {
   const sort_item_t *x = a, *y = b;
+  int sort_desc = *(const int *)ctx;
   size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
   int c = memcmp(x->name, y->name, n);
   if (c == 0) c = (x->name_len > y->name_len) - (x->name_len < y->name_len);
@@ -268,11 +271,15 @@ static int build_rows(plan_t *p, int filter, etk_error_t *err) {
       }
     }
     /* numbers: largest first; names: A to Z; `reverse` flips either */
-    sort_desc = names ? o->reverse != 0 : o->reverse == 0;
-    qsort(items, p->nrows, sizeof *items, names ? cmp_name : cmp_num);
-    for (size_t i = 0; i < p->nrows; i++) p->rows[i] = items[i].row;
+    int desc = names ? o->reverse != 0 : o->reverse == 0;
+    bool sorted = etk_sort_r(items, p->nrows, sizeof *items,
+                             names ? cmp_name : cmp_num, &desc);
+    for (size_t i = 0; sorted && i < p->nrows; i++) p->rows[i] = items[i].row;
     free(items);
     free(names);
+    if (!sorted)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
   }
   if (o->top && o->top < p->nrows) p->nrows = o->top;
   return ETK_OK;

@@ -147,11 +147,19 @@ static int is_name(const char *s, size_t n, const char *lit) {
   return n == strlen(lit) && memcmp(s, lit, n) == 0;
 }
 
-static int sum_sort_desc;
-static etk_inspect_sort_t sum_sort_key;
-static const char *sum_keys;
-static int cmp_sum(const void *a, const void *b) {
+/* What cmp_sum compares by (etk_sort_r's context). */
+typedef struct sum_order {
+  int desc;
+  etk_inspect_sort_t key;
+  const char *keys; /* the text the rows' key_off point into */
+} sum_order_t;
+
+static int cmp_sum(const void *a, const void *b, void *ctx) {
   const sum_row_t *x = a, *y = b;
+  const sum_order_t *o = ctx;
+  const int sum_sort_desc = o->desc;
+  const etk_inspect_sort_t sum_sort_key = o->key;
+  const char *sum_keys = o->keys;
   if (x->block != y->block) return x->block < y->block ? -1 : 1;
   if (x->kind != y->kind) return x->kind - y->kind;
   int c = 0;
@@ -347,14 +355,16 @@ static int summary_collect_block(summary_t *s, size_t bi, delegate_ids_t *d) {
     s->method_name[bi] = "Program::load_method";
   }
   /* sort this block's op rows, then --top */
-  sum_sort_key =
+  sum_order_t order;
+  order.key =
       o->sort == ETK_INSPECT_SORT_NONE ? ETK_INSPECT_SORT_TOTAL : o->sort;
-  sum_sort_desc =
-      sum_sort_key == ETK_INSPECT_SORT_NAME ? o->reverse != 0 : o->reverse == 0;
-  sum_keys = s->keys.data;
-  if (s->nrows > block_start)
-    qsort(s->rows + block_start, s->nrows - block_start, sizeof *s->rows,
-          cmp_sum);
+  order.desc =
+      order.key == ETK_INSPECT_SORT_NAME ? o->reverse != 0 : o->reverse == 0;
+  order.keys = s->keys.data;
+  if (s->nrows > block_start &&
+      !etk_sort_r(s->rows + block_start, s->nrows - block_start,
+                  sizeof *s->rows, cmp_sum, &order))
+    return ETK_E_NO_MEMORY;
   if (o->top && s->nrows - block_start > o->top)
     s->nrows = block_start + o->top;
   if (s->method_time[bi] != s->method_time[bi]) return ETK_OK;

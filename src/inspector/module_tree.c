@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "inspector_internal.h"
 
 #define NO_NODE UINT32_MAX
@@ -296,11 +297,18 @@ static int build_block(etk_inspector_t *insp, mt_tree_t *t, size_t b) {
 
 /* ------------------------------------------------------- ordering */
 
-static etk_inspect_sort_t order_key;
-static int order_desc;
-static const mt_node_t *order_nodes;
+/* What cmp_siblings orders by (etk_sort_r's context). */
+typedef struct sibling_order {
+  etk_inspect_sort_t key;
+  int desc;
+  const mt_node_t *nodes;
+} sibling_order_t;
 
-static int cmp_siblings(const void *a, const void *b) {
+static int cmp_siblings(const void *a, const void *b, void *ctx) {
+  const sibling_order_t *o = ctx;
+  const etk_inspect_sort_t order_key = o->key;
+  const int order_desc = o->desc;
+  const mt_node_t *order_nodes = o->nodes;
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   const mt_node_t *p = &order_nodes[x], *q = &order_nodes[y];
   if (p->kind != q->kind) return p->kind - q->kind; /* unattributed last */
@@ -340,14 +348,16 @@ static int tree_order(const mt_tree_t *t,
       if (p != NO_NODE) kids[offset[p] + count[p]++] = (uint32_t)i;
     }
     /* siblings: first appearance (node order), or by the sort key */
-    order_key = o->sort;
-    order_desc = o->sort == ETK_INSPECT_SORT_NAME   ? o->reverse != 0
+    sibling_order_t order;
+    order.key = o->sort;
+    order.desc = o->sort == ETK_INSPECT_SORT_NAME   ? o->reverse != 0
                  : o->sort == ETK_INSPECT_SORT_NONE ? 0
                                                     : o->reverse == 0;
-    order_nodes = t->nodes;
-    for (size_t i = 0; i < t->count; i++)
-      if (count[i] > 1)
-        qsort(kids + offset[i], count[i], sizeof *kids, cmp_siblings);
+    order.nodes = t->nodes;
+    for (size_t i = 0; rc == ETK_OK && i < t->count; i++)
+      if (count[i] > 1 && !etk_sort_r(kids + offset[i], count[i], sizeof *kids,
+                                      cmp_siblings, &order))
+        rc = ETK_E_NO_MEMORY;
     /* roots were added block by block, so they come out in block order */
     size_t emitted = 0, sp = 0;
     for (size_t r = 0; r < t->count; r++) {

@@ -61,9 +61,17 @@ int etk_reference_outputs_open(const char *bpte_path, etk_etrecord_t *rec,
     r->source = etrecord_path;
     rc = etk_etrecord_reference_outputs_open(rec, NULL, &r->archive, err);
     if (rc != ETK_OK && err) {
-      char where[sizeof err->where];
-      snprintf(where, sizeof where, "%.60s: %.60s", etrecord_path, err->where);
-      memcpy(err->where, where, sizeof where);
+      /* "PATH: MEMBER", the whole path (where holds a PATH_MAX path and
+       * more); only a member name past that room is cut */
+      char member[sizeof err->where];
+      memcpy(member, err->where, sizeof member);
+      const char *parts[3] = {etrecord_path ? etrecord_path : "",
+                              member[0] ? ": " : "", member};
+      size_t at = 0, cap = sizeof err->where - 1;
+      for (int k = 0; k < 3; k++)
+        for (const char *c = parts[k]; *c && at < cap; c++)
+          err->where[at++] = *c;
+      err->where[at] = 0;
       if (rc == ETK_E_NOT_FOUND) {
         /* say what to do instead */
         size_t n = strlen(err->message);

@@ -1,7 +1,8 @@
 # run_cli.cmake - one CLI check of the `etkit` command, run with cmake -P by
 # every golden and CLI test (see etkit_cli_test() in tests/CMakeLists.txt).
 #
-#   -DEXE=<etkit> -DARGS=<|-separated arguments> [-DEXIT=<expected status>]
+#   -DEXE=<etkit> -DARGS=<|-separated arguments>
+#   [-DEXIT=<expected status: 0 when not given; always checked>]
 #   [-DWORKDIR=<directory to run in>]
 #   [-DREQUIRES=<|-separated files>]   absent: print "SKIPPED: ..." and stop
 #                                       (the test's SKIP_REGULAR_EXPRESSION)
@@ -13,11 +14,15 @@
 #   [-DNOFILE=<path that must NOT exist afterwards (no partial output)>]
 #   [-DPASS=<regex the output (stdout then stderr) must match>]
 #   [-DACTUAL_DIR=<build-tree folder for <golden>.actual files>]
+#   [-DORACLE=1  the goldens are pinned by tests/oracle's oracle]
 #
 # Outputs are compared byte for byte.  A differing stdout is written to
-# ACTUAL_DIR (never into the source tree).  With the environment variable
-# ETKIT_UPDATE_GOLDENS=1 (`make update-goldens`) the outputs are written
-# over the golden files instead of being compared.
+# ACTUAL_DIR (never into the source tree).  Goldens are rewritten from the
+# outputs instead of compared only through tests/cmake/update_goldens.cmake
+# (`make update-goldens`), which sets ETKIT_UPDATE_GOLDENS: "1" rewrites the
+# goldens no oracle pins, "oracle-passed" (set only after the oracle test
+# passed) the ORACLE ones too.  Under CI=true nothing is ever rewritten:
+# the variable is an error there.
 string(REPLACE "|" ";" ARGS "${ARGS}")
 string(REPLACE "|" ";" REQUIRES "${REQUIRES}")
 foreach(f IN LISTS REQUIRES)
@@ -26,7 +31,23 @@ foreach(f IN LISTS REQUIRES)
     return()
   endif()
 endforeach()
-set(update "$ENV{ETKIT_UPDATE_GOLDENS}")
+set(update "")
+if(NOT "$ENV{ETKIT_UPDATE_GOLDENS}" STREQUAL "")
+  if("$ENV{CI}" STREQUAL "true")
+    message(FATAL_ERROR "ETKIT_UPDATE_GOLDENS is set under CI=true: CI compares goldens, never rewrites them")
+  endif()
+  if(ORACLE)
+    # oracle-pinned: only once the oracle has passed (update_goldens.cmake)
+    if("$ENV{ETKIT_UPDATE_GOLDENS}" STREQUAL "oracle-passed")
+      set(update 1)
+    endif()
+  elseif("$ENV{ETKIT_UPDATE_GOLDENS}" STREQUAL "1")
+    set(update 1)
+  endif()
+endif()
+if(NOT DEFINED EXIT)
+  set(EXIT 0)
+endif()
 if(NOT DEFINED WORKDIR)
   set(WORKDIR "${CMAKE_CURRENT_BINARY_DIR}")
 endif()
@@ -38,7 +59,7 @@ if(DEFINED OUTFILE)
 endif()
 execute_process(COMMAND ${EXE} ${ARGS} WORKING_DIRECTORY ${WORKDIR}
   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(DEFINED EXIT AND NOT "${status}" STREQUAL "${EXIT}")
+if(NOT "${status}" STREQUAL "${EXIT}")
   message(FATAL_ERROR "exit status ${status}, expected ${EXIT}\nstderr: ${err}")
 endif()
 if(DEFINED PASS)
