@@ -85,9 +85,9 @@ const char *etk_interp_status_name(etk_interp_status_t status);
 
 /* The result of one call_function node of the top graph. */
 typedef struct etk_interp_node {
-  size_t node;      /* index in etk_graph_nodes() */
-  const char *name; /* FX node name */
-  const char *op;   /* "aten.convolution.default" */
+  size_t node;        /* index in etk_graph_nodes() */
+  const char *name;   /* FX node name */
+  const char *op;     /* "aten.convolution.default" */
   const char *kernel; /* the kernel run ("aten::convolution.out"), or NULL */
   const int64_t *debug_handles; /* the node's, from the graph */
   size_t debug_handle_count;

@@ -175,7 +175,8 @@ static int default_val(call_state_t *cs, const schema_arg_t *a,
     }
     idx = int_list_val(f, nums, n);
   } else if (k[0] == 'B') {
-    if ((idx = new_val(f, ETK_VALUE_BOOL)) >= 0) f->vals[idx].u.b = text[0] == '1';
+    if ((idx = new_val(f, ETK_VALUE_BOOL)) >= 0)
+      f->vals[idx].u.b = text[0] == '1';
   } else if (k[0] == 'D' || (k[0] == 'S' && strpbrk(text, ".e"))) {
     if ((idx = new_val(f, ETK_VALUE_DOUBLE)) >= 0)
       f->vals[idx].u.d = strtod(text, NULL);
@@ -188,7 +189,7 @@ static int default_val(call_state_t *cs, const schema_arg_t *a,
       f->vals[idx].u.string.len = a->def_len;
     }
   } else {
-    snprintf(cs->why, sizeof cs->why, "bad default for '%s'", a->name);
+    snprintf(cs->why, sizeof cs->why, "bad default for '%.31s'", a->name);
     *fail = ARG_BAD;
     return -1;
   }
@@ -210,15 +211,16 @@ static int tensor_list_val(call_state_t *cs, const etk_graph_arg_t *g,
   for (size_t k = 0; k < g->count; k++) {
     size_t v = g->values ? g->values[k] : ETK_GRAPH_NONE;
     int t;
-    if (v == ETK_GRAPH_NONE && optional && !(g->value_names && g->value_names[k])) {
+    if (v == ETK_GRAPH_NONE && optional &&
+        !(g->value_names && g->value_names[k])) {
       f->ints[base + k] = -1;
       continue;
     }
     if ((t = tensor_val(cs, v, fail)) < 0) return -1;
     f->ints[base + k] = t;
   }
-  idx = new_val(f, optional ? ETK_VALUE_OPTIONAL_TENSOR_LIST
-                            : ETK_VALUE_TENSOR_LIST);
+  idx = new_val(
+      f, optional ? ETK_VALUE_OPTIONAL_TENSOR_LIST : ETK_VALUE_TENSOR_LIST);
   if (idx < 0) {
     *fail = ARG_FULL;
     return -1;
@@ -241,7 +243,8 @@ static int arg_val(call_state_t *cs, const schema_arg_t *a,
     idx = new_val(f, ETK_VALUE_NONE); /* memory formats: contiguous */
   else if (k[0] == 'T' && k[1] != 'L')
     return (g->kind == ETK_GRAPH_ARG_TENSOR ||
-            g->kind == ETK_GRAPH_ARG_OPTIONAL_TENSOR) && g->values
+            g->kind == ETK_GRAPH_ARG_OPTIONAL_TENSOR) &&
+                   g->values
                ? tensor_val(cs, g->values[0], fail)
                : (*fail = ARG_BAD, -1);
   else if (strcmp(k, "TL") == 0 || strcmp(k, "OTL") == 0)
@@ -253,7 +256,8 @@ static int arg_val(call_state_t *cs, const schema_arg_t *a,
                            g->kind == ETK_GRAPH_ARG_SYM_INTS)) {
     for (size_t j = 0; j < g->count; j++)
       if (g->values && g->values[j] != ETK_GRAPH_NONE) {
-        snprintf(cs->why, sizeof cs->why, "'%s' has a symbolic size", a->name);
+        snprintf(cs->why, sizeof cs->why, "'%.31s' has a symbolic size",
+                 a->name);
         *fail = ARG_BAD;
         return -1;
       }
@@ -282,8 +286,9 @@ static int arg_val(call_state_t *cs, const schema_arg_t *a,
              g->kind == ETK_GRAPH_ARG_SCALAR_TYPE && g->dtype >= 0) {
     if ((idx = new_val(f, ETK_VALUE_INT)) >= 0) f->vals[idx].u.i = g->dtype;
   } else {
-    snprintf(cs->why, sizeof cs->why, "argument '%s' is %s, expected %s",
-             a->name, etk_graph_arg_kind_name(g->kind), k);
+    snprintf(cs->why, sizeof cs->why,
+             "argument '%.31s' is %.24s, expected %.7s", a->name,
+             etk_graph_arg_kind_name(g->kind), k);
     *fail = ARG_BAD;
     return -1;
   }
@@ -304,20 +309,20 @@ static arg_fail_t read_args(call_state_t *cs, const schema_arg_t *sa,
       long long want = strtoll(sa[i].def, NULL, 10);
       if ((g->kind != ETK_GRAPH_ARG_BOOL && g->kind != ETK_GRAPH_ARG_INT) ||
           g->i != want) {
-        snprintf(cs->why, sizeof cs->why, "%s with %s other than %lld",
+        snprintf(cs->why, sizeof cs->why, "%.60s with %.31s other than %lld",
                  cs->gn->op, sa[i].name, want);
         return ARG_UNSUPPORTED;
       }
     }
     if (!g && !sa[i].def) {
       snprintf(cs->why, sizeof cs->why,
-               "argument '%s' is missing and has no default", sa[i].name);
+               "argument '%.31s' is missing and has no default", sa[i].name);
       return ARG_BAD;
     }
     idx = g ? arg_val(cs, &sa[i], g, &fail) : default_val(cs, &sa[i], &fail);
     if (idx < 0) {
       if (fail == ARG_BAD && !cs->why[0])
-        snprintf(cs->why, sizeof cs->why, "argument '%s' is malformed",
+        snprintf(cs->why, sizeof cs->why, "argument '%.31s' is malformed",
                  sa[i].name);
       return fail;
     }
@@ -333,7 +338,8 @@ static arg_fail_t push_kernel_args(call_state_t *cs, const schema_arg_t *sa,
   const char *p = cs->op->kargs;
   if (!p) {
     for (size_t i = 0; i < n; i++)
-      if (f->schema_val[i] >= 0) f->args[f->nargs++] = &f->vals[f->schema_val[i]];
+      if (f->schema_val[i] >= 0)
+        f->args[f->nargs++] = &f->vals[f->schema_val[i]];
     return ARG_OK;
   }
   while (*p) {
@@ -415,11 +421,12 @@ static int push_outs(call_state_t *cs, etk_error_t *err) {
     const etk_tensor_t *t0 = &r->values[gn->output_values[0]].t;
     for (int s = 0; s < cs->op->scratch && s < FRAME_SCRATCH; s++) {
       etk_tensor_t *t = &f->scratch[f->nscratch++];
-      int32_t dt = cs->op->scratch_dtype >= 0 ? cs->op->scratch_dtype
-                                              : t0->scalar_type;
-      size_t bytes = t0->nbytes / (etk_scalar_type_size(t0->scalar_type)
-                                       ? etk_scalar_type_size(t0->scalar_type)
-                                       : 1) *
+      int32_t dt =
+          cs->op->scratch_dtype >= 0 ? cs->op->scratch_dtype : t0->scalar_type;
+      size_t bytes = t0->nbytes /
+                     (etk_scalar_type_size(t0->scalar_type)
+                          ? etk_scalar_type_size(t0->scalar_type)
+                          : 1) *
                      etk_scalar_type_size(dt);
       *t = *t0;
       t->scalar_type = dt;
@@ -438,8 +445,10 @@ static int push_outs(call_state_t *cs, etk_error_t *err) {
       f->vals[new_val(f, ETK_VALUE_TENSOR)].u.tensor = t;
     }
     nouts += (size_t)cs->op->scratch;
-    for (size_t o = 0; o < nouts; o++) f->args[f->nargs++] = &f->vals[first + o];
-    for (size_t o = 0; o < nouts; o++) f->args[f->nargs++] = &f->vals[first + o];
+    for (size_t o = 0; o < nouts; o++)
+      f->args[f->nargs++] = &f->vals[first + o];
+    for (size_t o = 0; o < nouts; o++)
+      f->args[f->nargs++] = &f->vals[first + o];
   }
   return ETK_OK;
 }
@@ -492,8 +501,7 @@ static void node_not_run(call_state_t *cs, arg_fail_t fail) {
 /* Copies the output views into the node's result. */
 static int publish(etk_interp_t *r, size_t k, const etk_graph_node_t *gn) {
   etk_interp_node_t *res = &r->nodes[k];
-  etk_interp_tensor_t *outs =
-      calloc(gn->output_value_count + 1, sizeof *outs);
+  etk_interp_tensor_t *outs = calloc(gn->output_value_count + 1, sizeof *outs);
   if (!outs) return ETK_E_NO_MEMORY;
   for (size_t o = 0; o < gn->output_value_count; o++) {
     interp_value_t *iv = &r->values[gn->output_values[o]];
@@ -558,9 +566,9 @@ int interp_call(etk_interp_t *r, size_t k, etk_error_t *err) {
     if (rc == ETK_OK) {
       rc = publish(r, k, gn);
       free(cs.f);
-      return rc == ETK_OK ? ETK_OK
-                          : etk_error_set(err, rc, ETK_NO_OFFSET,
-                                          "out of memory");
+      return rc == ETK_OK
+                 ? ETK_OK
+                 : etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
     }
     snprintf(cs.why, sizeof cs.why, "%s", ctx.message);
     rc = ETK_E_FORMAT; /* the kernel refused: the node fails */

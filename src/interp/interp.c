@@ -246,8 +246,7 @@ static int interp_new(etk_graph_t *g, const etk_interp_options_t *o,
   for (size_t n = 0, k = 0; n < r->gnode_count; n++) {
     const etk_graph_node_t *gn = &r->gnodes[n];
     r->node_index[n] = ETK_GRAPH_NONE;
-    if (gn->graph != 0 || gn->kind != ETK_GRAPH_NODE_CALL ||
-        k >= r->node_count)
+    if (gn->graph != 0 || gn->kind != ETK_GRAPH_NODE_CALL || k >= r->node_count)
       continue;
     r->node_index[n] = k;
     r->nodes[k].node = n;

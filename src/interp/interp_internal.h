@@ -49,13 +49,13 @@ const interp_op_t *interp_op_find(const char *op);
 
 /* One graph value's state during a run. */
 typedef struct interp_value {
-  bool has;            /* holds a tensor */
-  bool owned;          /* data was allocated by the run */
-  etk_tensor_t t;      /* the kernel view (data, sizes, dim order) */
+  bool has;       /* holds a tensor */
+  bool owned;     /* data was allocated by the run */
+  etk_tensor_t t; /* the kernel view (data, sizes, dim order) */
   int64_t sizes[ETK_MAX_DIMS];
   etk_interp_tensor_t out; /* the public view */
-  size_t failed_node;  /* when !has: the graph node that should have made
-                          it (ETK_GRAPH_NONE for placeholders) */
+  size_t failed_node;      /* when !has: the graph node that should have made
+                              it (ETK_GRAPH_NONE for placeholders) */
 } interp_value_t;
 
 struct etk_interp {
@@ -69,7 +69,7 @@ struct etk_interp {
   size_t *node_index; /* graph node -> nodes[] index, or ETK_GRAPH_NONE */
   size_t gnode_count;
   uint64_t used, max_memory;
-  char **messages; /* per result: malloc'd message or NULL */
+  char **messages;            /* per result: malloc'd message or NULL */
   etk_interp_tensor_t **outs; /* per result: malloc'd output views */
 };
 
