@@ -214,7 +214,6 @@ out:
   return rc;
 }
 
-
 /* The demo's weights in build order (the same sequence as
  * etk_demo_model_build draws): conv1, conv2 and fc weights and biases. */
 typedef struct demo_weights {
@@ -253,14 +252,14 @@ static etk_etrecord_input_desc_t arg_ints(const char *name, const int64_t *v,
   etk_etrecord_input_desc_t a;
   memset(&a, 0, sizeof a);
   a.arg = name;
-  a.kind = ETK_ETRECORD_ARG_INTS;
+  a.kind = ETK_ETRECORD_IN_INTS;
   a.ints = v;
   a.count = n;
   return a;
 }
 
 static etk_etrecord_input_desc_t arg_scalar(const char *name,
-                                            etk_etrecord_arg_kind_t kind,
+                                            etk_etrecord_input_kind_t kind,
                                             int64_t i) {
   etk_etrecord_input_desc_t a;
   memset(&a, 0, sizeof a);
@@ -288,9 +287,9 @@ static void demo_node_args(etk_etrecord_input_desc_t (*a)[DEMO_MAX_ARGS],
     a[k][3] = arg_ints("stride", one2, 2);
     a[k][4] = arg_ints("padding", one2, 2);
     a[k][5] = arg_ints("dilation", one2, 2);
-    a[k][6] = arg_scalar("transposed", ETK_ETRECORD_ARG_BOOL, 0);
+    a[k][6] = arg_scalar("transposed", ETK_ETRECORD_IN_BOOL, 0);
     a[k][7] = arg_ints("output_padding", zero2, 2);
-    a[k][8] = arg_scalar("groups", ETK_ETRECORD_ARG_INT, 1);
+    a[k][8] = arg_scalar("groups", ETK_ETRECORD_IN_INT, 1);
     count[k] = 9;
     a[k + 1][0] = arg_tensor("self", names[k]);
     count[k + 1] = 1;
@@ -299,7 +298,7 @@ static void demo_node_args(etk_etrecord_input_desc_t (*a)[DEMO_MAX_ARGS],
     a[k + 2][2] = arg_ints("stride", two2, 2);
     a[k + 2][3] = arg_ints("padding", zero2, 2);
     a[k + 2][4] = arg_ints("dilation", one2, 2);
-    a[k + 2][5] = arg_scalar("ceil_mode", ETK_ETRECORD_ARG_BOOL, 0);
+    a[k + 2][5] = arg_scalar("ceil_mode", ETK_ETRECORD_IN_BOOL, 0);
     count[k + 2] = 6;
   }
   a[6][0] = arg_tensor("self", names[5]);

@@ -63,21 +63,21 @@ typedef struct etk_etrecord_module_desc {
 
 /* The kind of a node argument (export serde's Argument tags).  The zero
  * value is a tensor, so {arg, tensor} initialisers keep working. */
-typedef enum etk_etrecord_arg_kind {
-  ETK_ETRECORD_ARG_TENSOR = 0,   /* as_tensor: `tensor` */
-  ETK_ETRECORD_ARG_NONE,         /* as_none */
-  ETK_ETRECORD_ARG_INT,          /* as_int: i */
-  ETK_ETRECORD_ARG_FLOAT,        /* as_float: f */
-  ETK_ETRECORD_ARG_BOOL,         /* as_bool: i (0/1) */
-  ETK_ETRECORD_ARG_INTS,         /* as_ints: ints[0..count) */
-  ETK_ETRECORD_ARG_FLOATS,       /* as_floats: floats[0..count) */
-  ETK_ETRECORD_ARG_STRING,       /* as_string: s */
-  ETK_ETRECORD_ARG_TENSORS,      /* as_tensors: tensors[0..count) */
-  ETK_ETRECORD_ARG_OPT_TENSORS,  /* as_optional_tensors: NULL items = None */
-  ETK_ETRECORD_ARG_SCALAR_TYPE,  /* as_scalar_type: i (serde numbering,
+typedef enum etk_etrecord_input_kind {
+  ETK_ETRECORD_IN_TENSOR = 0,   /* as_tensor: `tensor` */
+  ETK_ETRECORD_IN_NONE,         /* as_none */
+  ETK_ETRECORD_IN_INT,          /* as_int: i */
+  ETK_ETRECORD_IN_FLOAT,        /* as_float: f */
+  ETK_ETRECORD_IN_BOOL,         /* as_bool: i (0/1) */
+  ETK_ETRECORD_IN_INTS,         /* as_ints: ints[0..count) */
+  ETK_ETRECORD_IN_FLOATS,       /* as_floats: floats[0..count) */
+  ETK_ETRECORD_IN_STRING,       /* as_string: s */
+  ETK_ETRECORD_IN_TENSORS,      /* as_tensors: tensors[0..count) */
+  ETK_ETRECORD_IN_OPT_TENSORS,  /* as_optional_tensors: NULL items = None */
+  ETK_ETRECORD_IN_SCALAR_TYPE,  /* as_scalar_type: i (serde numbering,
                                     FLOAT = 7) */
-  ETK_ETRECORD_ARG_MEMORY_FORMAT /* as_memory_format: i (serde numbering) */
-} etk_etrecord_arg_kind_t;
+  ETK_ETRECORD_IN_MEMORY_FORMAT /* as_memory_format: i (serde numbering) */
+} etk_etrecord_input_kind_t;
 
 /* One argument of a node: schema argument name and its value.  Arguments
  * are written in the order given (schema order, defaults may be left
@@ -86,7 +86,7 @@ typedef struct etk_etrecord_input_desc {
   const char *arg;    /* schema argument name ("self"); NULL = "arg<i>" */
   const char *tensor; /* TENSOR: value name (a graph input or another
                          node's output) */
-  etk_etrecord_arg_kind_t kind;
+  etk_etrecord_input_kind_t kind;
   bool keyword; /* written with kind KEYWORD (2) instead of POSITIONAL */
   int64_t i;
   double f;

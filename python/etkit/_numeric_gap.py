@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import _etkit
+
 from .numerical_comparator import (
     DebugHandle,
     L1Comparator,
@@ -230,7 +232,7 @@ def aot_intermediate_outputs(etrecord, graph_name: str, max_memory: int = 0):
     trace}) of the graph run by etkit's interpreter.  Nodes the interpreter
     could not run are left out (with one warning each, naming why)."""
     member = None if graph_name == EDGE_NAME else graph_name
-    nodes = etrecord._handle.interp(member, max_memory, etrecord._inputs_override)
+    nodes = _etkit.interp(etrecord._handle, member, max_memory, etrecord._inputs_override)
     outputs, names, traces = {}, {}, {}
     for name, op, handles, status, message, outs, is_list, trace in nodes:
         if not handles or "getitem" in name:

@@ -15,8 +15,6 @@
  */
 #include "ext.h"
 
-#ifdef ETKIT_HAVE_INTERP
-
 #define NO_IMPORT_ARRAY
 #define PY_ARRAY_UNIQUE_SYMBOL etkit_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -237,9 +235,3 @@ static PyMethodDef interp_functions[] = {
 int ext_interp_register(PyObject *module) {
   return PyModule_AddFunctions(module, interp_functions);
 }
-#else
-int ext_interp_register(PyObject *module) {
-  (void)module;
-  return 0;
-}
-#endif

@@ -147,40 +147,39 @@ static void check_input(checker_t *c, const etk_etrecord_input_desc_t *in,
                         const char *nctx) {
   text_ok(c, in->arg, false, "input argument name", nctx);
   switch (in->kind) {
-    case ETK_ETRECORD_ARG_TENSOR:
+    case ETK_ETRECORD_IN_TENSOR:
       text_ok(c, in->tensor, true, "input tensor", nctx);
       return;
-    case ETK_ETRECORD_ARG_STRING:
+    case ETK_ETRECORD_IN_STRING:
       text_ok(c, in->s, true, "string argument", nctx);
       return;
-    case ETK_ETRECORD_ARG_INTS:
-    case ETK_ETRECORD_ARG_FLOATS:
-    case ETK_ETRECORD_ARG_TENSORS:
-    case ETK_ETRECORD_ARG_OPT_TENSORS: {
+    case ETK_ETRECORD_IN_INTS:
+    case ETK_ETRECORD_IN_FLOATS:
+    case ETK_ETRECORD_IN_TENSORS:
+    case ETK_ETRECORD_IN_OPT_TENSORS: {
       const void *items =
-          in->kind == ETK_ETRECORD_ARG_INTS     ? (const void *)in->ints
-          : in->kind == ETK_ETRECORD_ARG_FLOATS ? (const void *)in->floats
-                                                : (const void *)in->tensors;
+          in->kind == ETK_ETRECORD_IN_INTS     ? (const void *)in->ints
+          : in->kind == ETK_ETRECORD_IN_FLOATS ? (const void *)in->floats
+                                               : (const void *)in->tensors;
       if (in->count && !items)
         bad(c, ETK_E_INVALID_ARGUMENT, "%s: a list argument is NULL", nctx);
-      for (size_t k = 0;
-           k < in->count && in->kind == ETK_ETRECORD_ARG_TENSORS &&
-           c->rc == ETK_OK;
+      for (size_t k = 0; k < in->count && in->kind == ETK_ETRECORD_IN_TENSORS &&
+                         c->rc == ETK_OK;
            k++)
         text_ok(c, in->tensors[k], true, "list tensor", nctx);
       for (size_t k = 0;
-           k < in->count && in->kind == ETK_ETRECORD_ARG_OPT_TENSORS &&
+           k < in->count && in->kind == ETK_ETRECORD_IN_OPT_TENSORS &&
            c->rc == ETK_OK;
            k++)
         text_ok(c, in->tensors[k], false, "list tensor", nctx);
       return;
     }
-    case ETK_ETRECORD_ARG_NONE:
-    case ETK_ETRECORD_ARG_INT:
-    case ETK_ETRECORD_ARG_FLOAT:
-    case ETK_ETRECORD_ARG_BOOL:
-    case ETK_ETRECORD_ARG_SCALAR_TYPE:
-    case ETK_ETRECORD_ARG_MEMORY_FORMAT:
+    case ETK_ETRECORD_IN_NONE:
+    case ETK_ETRECORD_IN_INT:
+    case ETK_ETRECORD_IN_FLOAT:
+    case ETK_ETRECORD_IN_BOOL:
+    case ETK_ETRECORD_IN_SCALAR_TYPE:
+    case ETK_ETRECORD_IN_MEMORY_FORMAT:
       return;
   }
   bad(c, ETK_E_INVALID_ARGUMENT, "%s: unknown argument kind %d", nctx,
@@ -496,46 +495,46 @@ static json_t *arg_json(builder_t *b, const etk_etrecord_input_desc_t *in) {
   json_t *o = jb_check(b, json_object());
   json_t *arr;
   switch (in->kind) {
-    case ETK_ETRECORD_ARG_TENSOR:
+    case ETK_ETRECORD_IN_TENSOR:
       json_decref(o);
       return tagged_name(b, "as_tensor", in->tensor);
-    case ETK_ETRECORD_ARG_NONE:
+    case ETK_ETRECORD_IN_NONE:
       jb_set(b, o, "as_none", json_array());
       break;
-    case ETK_ETRECORD_ARG_INT:
+    case ETK_ETRECORD_IN_INT:
       jb_set(b, o, "as_int", json_integer(in->i));
       break;
-    case ETK_ETRECORD_ARG_FLOAT:
+    case ETK_ETRECORD_IN_FLOAT:
       jb_set(b, o, "as_float", json_real(in->f));
       break;
-    case ETK_ETRECORD_ARG_BOOL:
+    case ETK_ETRECORD_IN_BOOL:
       jb_set(b, o, "as_bool", json_boolean(in->i != 0));
       break;
-    case ETK_ETRECORD_ARG_INTS:
+    case ETK_ETRECORD_IN_INTS:
       arr = jb_check(b, json_array());
       for (size_t k = 0; k < in->count; k++)
         jb_push(b, arr, json_integer(in->ints[k]));
       jb_set(b, o, "as_ints", arr);
       break;
-    case ETK_ETRECORD_ARG_FLOATS:
+    case ETK_ETRECORD_IN_FLOATS:
       arr = jb_check(b, json_array());
       for (size_t k = 0; k < in->count; k++)
         jb_push(b, arr, json_real(in->floats[k]));
       jb_set(b, o, "as_floats", arr);
       break;
-    case ETK_ETRECORD_ARG_STRING:
+    case ETK_ETRECORD_IN_STRING:
       jb_set(b, o, "as_string", json_string(in->s));
       break;
-    case ETK_ETRECORD_ARG_TENSORS:
+    case ETK_ETRECORD_IN_TENSORS:
       jb_set(b, o, "as_tensors", tensor_refs_json(b, in, false));
       break;
-    case ETK_ETRECORD_ARG_OPT_TENSORS:
+    case ETK_ETRECORD_IN_OPT_TENSORS:
       jb_set(b, o, "as_optional_tensors", tensor_refs_json(b, in, true));
       break;
-    case ETK_ETRECORD_ARG_SCALAR_TYPE:
+    case ETK_ETRECORD_IN_SCALAR_TYPE:
       jb_set(b, o, "as_scalar_type", json_integer(in->i));
       break;
-    case ETK_ETRECORD_ARG_MEMORY_FORMAT:
+    case ETK_ETRECORD_IN_MEMORY_FORMAT:
       jb_set(b, o, "as_memory_format", json_integer(in->i));
       break;
   }
@@ -626,7 +625,9 @@ static void weights_json(builder_t *b, const etk_etrecord_method_desc_t *m,
     const etk_etrecord_weight_desc_t *w = &m->weights[i];
     json_t *inner = jb_check(b, json_object());
     json_t *spec = jb_check(b, json_object());
-    jb_set(b, inner, "arg", tagged_name(b, "as_tensor", w->placeholder));
+    json_t *ref = jb_check(b, json_object()); /* a TensorArgument */
+    jb_set(b, ref, "name", json_string(w->placeholder));
+    jb_set(b, inner, "arg", ref);
     if (w->buffer) {
       jb_set(b, inner, "buffer_name", json_string(w->key));
       jb_set(b, inner, "persistent", json_true());
