@@ -319,6 +319,7 @@ static arg_fail_t read_args(call_state_t *cs, const schema_arg_t *sa,
                "argument '%.31s' is missing and has no default", sa[i].name);
       return ARG_BAD;
     }
+    if (sa[i].must) continue; /* checked above; not a kernel argument */
     idx = g ? arg_val(cs, &sa[i], g, &fail) : default_val(cs, &sa[i], &fail);
     if (idx < 0) {
       if (fail == ARG_BAD && !cs->why[0])

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "etkit/checked.h"
+#include "etkit/torch.h"
 #include "interp_internal.h"
 
 #define DEFAULT_MAX_MEMORY (2ull << 30)
@@ -135,7 +136,7 @@ static void shape_text(char *buf, size_t cap, uint32_t dim,
                            (long long)sizes[d]);
   if (at < cap)
     snprintf(buf + at, cap - at, "] %s",
-             etk_scalar_type_name(dtype) ? etk_scalar_type_name(dtype) : "?");
+             etk_torch_dtype_name(dtype) ? etk_torch_dtype_name(dtype) : "?");
 }
 
 /* Checks a user input against the placeholder's TensorMeta. */
