@@ -35,6 +35,7 @@
  */
 #include "demo_model.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ int etk_demo_model_build(uint8_t **pte, size_t *len, etk_error_t *err) {
   float *b1 = weights(&seed, 4, 0.2f);
   float *w2 = weights(&seed, 8 * 4 * 3 * 3, 0.4f);
   float *b2 = weights(&seed, 8, 0.2f);
-  float *w3 = weights(&seed, 32 * 10, 0.3f);
+  float *w3 = weights(&seed, 32 * 10, 0.3f); /* fc, stored [in, out] */
   float *b3 = weights(&seed, 10, 0.1f);
   int rc = ETK_E_NO_MEMORY;
   uint8_t payload[1024];
@@ -213,35 +214,130 @@ out:
   return rc;
 }
 
-/* Describes a bundled tensor for the ETRecord writer (sizes into `dims`). */
-static etk_torch_tensor_desc_t torch_desc(const etk_tensor_data_t *t,
-                                          int64_t *dims) {
-  for (uint32_t k = 0; k < t->dim; k++) dims[k] = t->sizes[k];
-  etk_torch_tensor_desc_t d = {t->scalar_type, t->dim, dims, t->data,
-                               t->nbytes};
-  return d;
+/* The demo's weights in build order (the same sequence as
+ * etk_demo_model_build draws): conv1, conv2 and fc weights and biases. */
+typedef struct demo_weights {
+  float *w[6];
+} demo_weights_t;
+
+static const size_t kWeightCounts[6] = {4 * 1 * 3 * 3, 4, 8 * 4 * 3 * 3, 8,
+                                        32 * 10,       10};
+static const float kWeightScales[6] = {0.8f, 0.2f, 0.4f, 0.2f, 0.3f, 0.1f};
+
+static bool demo_weights_make(demo_weights_t *dw) {
+  uint32_t seed = 12345u;
+  bool ok = true;
+  for (int k = 0; k < 6; k++) {
+    dw->w[k] = weights(&seed, kWeightCounts[k], kWeightScales[k]);
+    ok = ok && dw->w[k];
+  }
+  return ok;
 }
 
-/* The ETRecord: one node per graph operator with its debug handle, the
- * instruction -> handle map and the delegate map of instruction 3, and the
- * bundled test case's input and expected output as representative_inputs
- * and reference_outputs (so `etkit inspect --compare_results` works). */
-int etk_demo_model_write_etrecord(const char *path,
-                                  const etk_tensor_data_t *input,
-                                  const etk_tensor_data_t *expected,
-                                  etk_error_t *err) {
-  static const char *const names[] = {"aten_convolution_default",
-                                      "aten_relu_default",
-                                      "aten_max_pool2d_with_indices_default",
-                                      "aten_convolution_default_1",
-                                      "aten_relu_default_1",
-                                      "aten_max_pool2d_with_indices_default_1",
-                                      "aten_permute_copy_default",
-                                      "aten_view_copy_default",
-                                      "aten_addmm_default"};
-  static const char *const ops[] = {
-      "aten::convolution",  "aten::relu",      "aten::max_pool2d_with_indices",
-      "aten::convolution",  "aten::relu",      "aten::max_pool2d_with_indices",
+static void demo_weights_free(demo_weights_t *dw) {
+  for (int k = 0; k < 6; k++) free(dw->w[k]);
+}
+
+/* One node argument of the demo graph. */
+static etk_etrecord_input_desc_t arg_tensor(const char *name, const char *t) {
+  etk_etrecord_input_desc_t a;
+  memset(&a, 0, sizeof a);
+  a.arg = name;
+  a.tensor = t;
+  return a;
+}
+
+static etk_etrecord_input_desc_t arg_ints(const char *name, const int64_t *v,
+                                          size_t n) {
+  etk_etrecord_input_desc_t a;
+  memset(&a, 0, sizeof a);
+  a.arg = name;
+  a.kind = ETK_ETRECORD_IN_INTS;
+  a.ints = v;
+  a.count = n;
+  return a;
+}
+
+static etk_etrecord_input_desc_t arg_scalar(const char *name,
+                                            etk_etrecord_input_kind_t kind,
+                                            int64_t i) {
+  etk_etrecord_input_desc_t a;
+  memset(&a, 0, sizeof a);
+  a.arg = name;
+  a.kind = kind;
+  a.i = i;
+  return a;
+}
+
+enum { DEMO_NODES = 9, DEMO_MAX_ARGS = 9 };
+
+/* The graph's node arguments, in schema order (defaults written out, as
+ * export does for the arguments a module passes). */
+static void demo_node_args(etk_etrecord_input_desc_t (*a)[DEMO_MAX_ARGS],
+                           size_t *count, const char *const *names) {
+  static const int64_t one2[2] = {1, 1}, zero2[2] = {0, 0}, two2[2] = {2, 2};
+  static const int64_t perm[4] = {0, 2, 3, 1}, view[2] = {1, 32};
+  static const char *const conv_w[2] = {"p_conv1_weight", "p_conv2_weight"};
+  static const char *const conv_b[2] = {"p_conv1_bias", "p_conv2_bias"};
+  for (int c = 0; c < 2; c++) {
+    int k = 3 * c; /* conv nodes 0 and 3, relu 1 and 4, pool 2 and 5 */
+    a[k][0] = arg_tensor("input", k == 0 ? "x" : names[k - 1]);
+    a[k][1] = arg_tensor("weight", conv_w[c]);
+    a[k][2] = arg_tensor("bias", conv_b[c]);
+    a[k][3] = arg_ints("stride", one2, 2);
+    a[k][4] = arg_ints("padding", one2, 2);
+    a[k][5] = arg_ints("dilation", one2, 2);
+    a[k][6] = arg_scalar("transposed", ETK_ETRECORD_IN_BOOL, 0);
+    a[k][7] = arg_ints("output_padding", zero2, 2);
+    a[k][8] = arg_scalar("groups", ETK_ETRECORD_IN_INT, 1);
+    count[k] = 9;
+    a[k + 1][0] = arg_tensor("self", names[k]);
+    count[k + 1] = 1;
+    a[k + 2][0] = arg_tensor("self", names[k + 1]);
+    a[k + 2][1] = arg_ints("kernel_size", two2, 2);
+    a[k + 2][2] = arg_ints("stride", two2, 2);
+    a[k + 2][3] = arg_ints("padding", zero2, 2);
+    a[k + 2][4] = arg_ints("dilation", one2, 2);
+    a[k + 2][5] = arg_scalar("ceil_mode", ETK_ETRECORD_IN_BOOL, 0);
+    count[k + 2] = 6;
+  }
+  a[6][0] = arg_tensor("self", names[5]);
+  a[6][1] = arg_ints("dims", perm, 4);
+  count[6] = 2;
+  a[7][0] = arg_tensor("self", names[6]);
+  a[7][1] = arg_ints("size", view, 2);
+  count[7] = 2;
+  a[8][0] = arg_tensor("self", "p_fc_bias");
+  a[8][1] = arg_tensor("mat1", names[7]);
+  a[8][2] = arg_tensor("mat2", "p_fc_weight");
+  count[8] = 3;
+}
+
+/* Fills the method: nodes, TensorMeta of every value, weights. */
+typedef struct demo_graph {
+  char targets[DEMO_NODES][128];
+  etk_etrecord_node_desc_t nodes[DEMO_NODES];
+  etk_etrecord_input_desc_t args[DEMO_NODES][DEMO_MAX_ARGS];
+  size_t arg_count[DEMO_NODES];
+  etk_etrecord_module_desc_t stacks[DEMO_NODES][2];
+  const char *outs[DEMO_NODES][1];
+  etk_etrecord_tensor_desc_t metas[DEMO_NODES + 7];
+  etk_torch_tensor_desc_t wt[6];
+  int64_t wdims[6][4];
+  etk_etrecord_weight_desc_t weights[6];
+} demo_graph_t;
+
+static const char *const kNames[DEMO_NODES] = {
+    "aten_convolution_default",  "aten_relu_default",
+    "aten_max_pool2d_default",   "aten_convolution_default_1",
+    "aten_relu_default_1",       "aten_max_pool2d_default_1",
+    "aten_permute_copy_default", "aten_view_copy_default",
+    "aten_addmm_default"};
+
+static void demo_graph_nodes(demo_graph_t *g) {
+  static const char *const ops[DEMO_NODES] = {
+      "aten::convolution",  "aten::relu",      "aten::max_pool2d",
+      "aten::convolution",  "aten::relu",      "aten::max_pool2d",
       "aten::permute_copy", "aten::view_copy", "aten::addmm"};
   static const char *const modules[][3] = {
       {"L__self___conv1", "conv1", "torch.nn.modules.conv.Conv2d"},
@@ -253,41 +349,110 @@ int etk_demo_model_write_etrecord(const char *path,
       {"", "", ""},
       {"", "", ""},
       {"L__self___fc", "fc", "torch.nn.modules.linear.Linear"}};
-  enum { N = 9 };
-  char targets[N][128];
-  char traces[N][160];
-  etk_etrecord_node_desc_t nodes[N];
-  etk_etrecord_input_desc_t inputs[N];
-  etk_etrecord_module_desc_t stacks[N][2];
-  const char *outs[N][1];
-  memset(nodes, 0, sizeof nodes);
-  for (int k = 0; k < N; k++) {
+  /* the source line of each node, naming the module that runs it */
+  static const char *const traces[DEMO_NODES] = {
+      "  File \"demo_model.py\", line 20, in forward\n    x = self.conv1(x)\n",
+      "  File \"demo_model.py\", line 21, in forward\n    x = self.relu1(x)\n",
+      "  File \"demo_model.py\", line 22, in forward\n    x = self.pool1(x)\n",
+      "  File \"demo_model.py\", line 23, in forward\n    x = self.conv2(x)\n",
+      "  File \"demo_model.py\", line 24, in forward\n    x = self.relu2(x)\n",
+      "  File \"demo_model.py\", line 25, in forward\n    x = self.pool2(x)\n",
+      "  File \"demo_model.py\", line 26, in forward\n"
+      "    x = x.permute(0, 2, 3, 1)\n",
+      "  File \"demo_model.py\", line 27, in forward\n"
+      "    x = x.reshape(1, 32)\n",
+      "  File \"demo_model.py\", line 28, in forward\n"
+      "    return self.fc(x)\n"};
+  demo_node_args(g->args, g->arg_count, kNames);
+  for (int k = 0; k < DEMO_NODES; k++) {
     char op[96];
     snprintf(op, sizeof op, "%s.default", ops[k]);
-    etk_etrecord_edge_target(op, targets[k], sizeof targets[k]);
-    snprintf(traces[k], sizeof traces[k],
-             "  File \"demo_model.py\", line %d, in forward\n    x = "
-             "self.layer%d(x)\n",
-             20 + k, k);
-    inputs[k].arg = k == 8 ? "mat1" : "self";
-    inputs[k].tensor = k == 0 ? "x" : names[k - 1];
-    stacks[k][0] = (etk_etrecord_module_desc_t){"L__self__", "", "demo.Model"};
-    stacks[k][1] = (etk_etrecord_module_desc_t){modules[k][0], modules[k][1],
-                                                modules[k][2]};
-    outs[k][0] = names[k];
-    nodes[k].name = names[k];
-    nodes[k].target = targets[k];
-    nodes[k].debug_handle = k + 1;
-    nodes[k].stack_trace = traces[k];
-    nodes[k].module_stack = stacks[k];
-    nodes[k].module_stack_count = modules[k][0][0] ? 2 : 1;
-    nodes[k].inputs = &inputs[k];
-    nodes[k].input_count = 1;
-    nodes[k].outputs = outs[k];
-    nodes[k].output_count = 1;
+    etk_etrecord_edge_target(op, g->targets[k], sizeof g->targets[k]);
+    g->stacks[k][0] =
+        (etk_etrecord_module_desc_t){"L__self__", "", "demo.Model"};
+    g->stacks[k][1] = (etk_etrecord_module_desc_t){modules[k][0], modules[k][1],
+                                                   modules[k][2]};
+    g->outs[k][0] = kNames[k];
+    g->nodes[k].name = kNames[k];
+    g->nodes[k].target = g->targets[k];
+    g->nodes[k].debug_handle = k + 1;
+    g->nodes[k].stack_trace = traces[k];
+    g->nodes[k].module_stack = g->stacks[k];
+    g->nodes[k].module_stack_count = modules[k][0][0] ? 2 : 1;
+    g->nodes[k].inputs = g->args[k];
+    g->nodes[k].input_count = g->arg_count[k];
+    g->nodes[k].outputs = g->outs[k];
+    g->nodes[k].output_count = 1;
   }
+}
+
+/* TensorMeta of every value and the weights (state-dict tensors). */
+static void demo_graph_values(demo_graph_t *g, const demo_weights_t *dw) {
+  static const int64_t sizes[DEMO_NODES][4] = {
+      {1, 4, 8, 8}, {1, 4, 8, 8}, {1, 4, 4, 4}, {1, 8, 4, 4}, {1, 8, 4, 4},
+      {1, 8, 2, 2}, {1, 2, 2, 8}, {1, 32},      {1, 10}};
+  static const size_t dims[DEMO_NODES] = {4, 4, 4, 4, 4, 4, 4, 2, 2};
+  static const int64_t wsizes[6][4] = {{4, 1, 3, 3}, {4},      {8, 4, 3, 3},
+                                       {8},          {32, 10}, {10}};
+  static const uint32_t wdim[6] = {4, 1, 4, 1, 2, 1};
+  static const char *const keys[6] = {"conv1.weight", "conv1.bias",
+                                      "conv2.weight", "conv2.bias",
+                                      "fc.weight",    "fc.bias"};
+  static const char *const params[6] = {"p_conv1_weight", "p_conv1_bias",
+                                        "p_conv2_weight", "p_conv2_bias",
+                                        "p_fc_weight",    "p_fc_bias"};
+  static const int64_t in_sizes[4] = {1, 1, 8, 8};
+  const int serde_float = 7;
+  for (int k = 0; k < DEMO_NODES; k++)
+    g->metas[k] =
+        (etk_etrecord_tensor_desc_t){kNames[k], serde_float, sizes[k], dims[k]};
+  for (int k = 0; k < 6; k++) {
+    memcpy(g->wdims[k], wsizes[k], sizeof g->wdims[k]);
+    g->wt[k] =
+        (etk_torch_tensor_desc_t){ETK_SCALAR_TYPE_FLOAT, wdim[k], g->wdims[k],
+                                  dw->w[k], kWeightCounts[k] * sizeof(float)};
+    g->weights[k] =
+        (etk_etrecord_weight_desc_t){params[k], keys[k], false, &g->wt[k]};
+    g->metas[DEMO_NODES + k] = (etk_etrecord_tensor_desc_t){
+        params[k], serde_float, g->wdims[k], wdim[k]};
+  }
+  g->metas[DEMO_NODES + 6] =
+      (etk_etrecord_tensor_desc_t){"x", serde_float, in_sizes, 4};
+}
+
+/* Describes a bundled tensor for the ETRecord writer (sizes into `dims`). */
+static etk_torch_tensor_desc_t torch_desc(const etk_tensor_data_t *t,
+                                          int64_t *dims) {
+  for (uint32_t k = 0; k < t->dim; k++) dims[k] = t->sizes[k];
+  etk_torch_tensor_desc_t d = {t->scalar_type, t->dim, dims, t->data,
+                               t->nbytes};
+  return d;
+}
+
+/* The ETRecord: the whole graph as export serialises it (each node with
+ * its arguments, debug handle, module stack and stack trace; TensorMeta of
+ * every value; the weights as parameters in the state dict), the
+ * instruction -> handle map and the delegate map of instruction 3, and the
+ * bundled test case's input and expected output as representative_inputs
+ * and reference_outputs, so `etkit numerics --gap` and Python's
+ * calculate_numeric_gap run the graph on the very input the demo runs. */
+int etk_demo_model_write_etrecord(const char *path,
+                                  const etk_tensor_data_t *input,
+                                  const etk_tensor_data_t *expected,
+                                  etk_error_t *err) {
+  demo_weights_t dw;
+  demo_graph_t *g = calloc(1, sizeof *g);
+  int rc;
+  memset(&dw, 0, sizeof dw);
+  if (!g || !demo_weights_make(&dw)) {
+    free(g);
+    demo_weights_free(&dw);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
+  demo_graph_nodes(g);
+  demo_graph_values(g, &dw);
   /* instruction -> handles (instruction 3 is the delegate call) */
-  static const int64_t h[N] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  static const int64_t h[DEMO_NODES] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   etk_etrecord_handle_desc_t handles[] = {
       {0, &h[0], 1, false}, {1, &h[1], 1, false}, {2, &h[2], 1, false},
       {3, &h[3], 2, true},  {4, &h[5], 1, false}, {5, &h[6], 1, false},
@@ -297,16 +462,20 @@ int etk_demo_model_write_etrecord(const char *path,
   etk_etrecord_delegate_desc_t delegates[] = {
       {3, ETK_MICRO_BACKEND_ID, ids, 2, 1}};
   const char *graph_in[] = {"x"};
-  const char *graph_out[] = {names[N - 1]};
+  const char *graph_out[] = {kNames[DEMO_NODES - 1]};
   etk_etrecord_method_desc_t m;
   memset(&m, 0, sizeof m);
   m.name = "forward";
-  m.nodes = nodes;
-  m.node_count = N;
+  m.nodes = g->nodes;
+  m.node_count = DEMO_NODES;
   m.graph_inputs = graph_in;
   m.graph_input_count = 1;
   m.graph_outputs = graph_out;
   m.graph_output_count = 1;
+  m.tensors = g->metas;
+  m.tensor_count = DEMO_NODES + 7;
+  m.weights = g->weights;
+  m.weight_count = 6;
   m.handles = handles;
   m.handle_count = sizeof handles / sizeof handles[0];
   m.delegates = delegates;
@@ -322,7 +491,10 @@ int etk_demo_model_write_etrecord(const char *path,
   desc.methods = &m;
   desc.method_count = 1;
   desc.references = &refs;
-  return etk_etrecord_write_file(&desc, path, err);
+  rc = etk_etrecord_write_file(&desc, path, err);
+  demo_weights_free(&dw);
+  free(g);
+  return rc;
 }
 
 void etk_demo_model_fill_input(float *x, size_t n) {

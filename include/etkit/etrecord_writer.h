@@ -19,6 +19,8 @@ extern "C" {
 
 /* ================================================================ writing */
 
+typedef struct etk_torch_tensor_desc etk_torch_tensor_desc_t;
+
 /* The writer describes programs that etkit built itself.  Everything is
  * borrowed for the duration of the write call only.  Example (one method,
  * one node, instruction 0 runs it):
@@ -59,10 +61,40 @@ typedef struct etk_etrecord_module_desc {
   const char *type; /* qualified class name, e.g. "torch.nn.Linear" */
 } etk_etrecord_module_desc_t;
 
-/* One tensor input of a node: schema argument name and value name. */
+/* The kind of a node argument (export serde's Argument tags).  The zero
+ * value is a tensor, so {arg, tensor} initialisers keep working. */
+typedef enum etk_etrecord_input_kind {
+  ETK_ETRECORD_IN_TENSOR = 0,   /* as_tensor: `tensor` */
+  ETK_ETRECORD_IN_NONE,         /* as_none */
+  ETK_ETRECORD_IN_INT,          /* as_int: i */
+  ETK_ETRECORD_IN_FLOAT,        /* as_float: f */
+  ETK_ETRECORD_IN_BOOL,         /* as_bool: i (0/1) */
+  ETK_ETRECORD_IN_INTS,         /* as_ints: ints[0..count) */
+  ETK_ETRECORD_IN_FLOATS,       /* as_floats: floats[0..count) */
+  ETK_ETRECORD_IN_STRING,       /* as_string: s */
+  ETK_ETRECORD_IN_TENSORS,      /* as_tensors: tensors[0..count) */
+  ETK_ETRECORD_IN_OPT_TENSORS,  /* as_optional_tensors: NULL items = None */
+  ETK_ETRECORD_IN_SCALAR_TYPE,  /* as_scalar_type: i (serde numbering,
+                                    FLOAT = 7) */
+  ETK_ETRECORD_IN_MEMORY_FORMAT /* as_memory_format: i (serde numbering) */
+} etk_etrecord_input_kind_t;
+
+/* One argument of a node: schema argument name and its value.  Arguments
+ * are written in the order given (schema order, defaults may be left
+ * out as export's serializer does). */
 typedef struct etk_etrecord_input_desc {
   const char *arg;    /* schema argument name ("self"); NULL = "arg<i>" */
-  const char *tensor; /* value name (a graph input or another node's output) */
+  const char *tensor; /* TENSOR: value name (a graph input or another
+                         node's output) */
+  etk_etrecord_input_kind_t kind;
+  bool keyword; /* written with kind KEYWORD (2) instead of POSITIONAL */
+  int64_t i;
+  double f;
+  const char *s;
+  const int64_t *ints;
+  const double *floats;
+  const char *const *tensors; /* TENSORS / OPT_TENSORS value names */
+  size_t count;
 } etk_etrecord_input_desc_t;
 
 typedef struct etk_etrecord_node_desc {
@@ -78,7 +110,21 @@ typedef struct etk_etrecord_node_desc {
   const char *const *outputs; /* output value names (at least one is
                                  usual; none writes an as_none output) */
   size_t output_count;
+  /* true: the outputs are written as one as_tensors list (multi-output
+   * ops such as native_layer_norm or split); false: one as_tensor each */
+  bool outputs_as_list;
 } etk_etrecord_node_desc_t;
+
+/* A weight of a method: a graph input fed from the state dict.  The
+ * writer lists weights before the user inputs (torch.export's order) in
+ * the graph inputs and the signature, and stores the tensors in the
+ * method's "_state_dict" member (a torch.save dict key -> tensor). */
+typedef struct etk_etrecord_weight_desc {
+  const char *placeholder; /* the graph input's value name ("p_conv_weight") */
+  const char *key;         /* its state-dict key ("conv.weight") */
+  bool buffer;             /* true: a buffer (persistent); false: parameter */
+  const struct etk_torch_tensor_desc *tensor; /* the weight's values */
+} etk_etrecord_weight_desc_t;
 
 /* Optional TensorMeta of a value (makes the JSON loadable by upstream). */
 typedef struct etk_etrecord_tensor_desc {
@@ -124,6 +170,10 @@ typedef struct etk_etrecord_method_desc {
   size_t handle_count;
   const etk_etrecord_delegate_desc_t *delegates;
   size_t delegate_count;
+  /* Weights (may be NULL/0): graph inputs before graph_inputs, with
+   * parameter / buffer input specs and a written "_state_dict". */
+  const etk_etrecord_weight_desc_t *weights;
+  size_t weight_count;
 } etk_etrecord_method_desc_t;
 
 /* A raw member copied as is (e.g. reference_outputs from another record). */
@@ -149,8 +199,9 @@ typedef struct etk_etrecord_desc {
 
 /* Writes an ETRecord in the current layout into a malloc'd buffer:
  * ETRECORD_V0 first, then per method "edge_dialect_exported_program/<m>"
- * (single-key JSON, schema 5.4, verifiers ["EDGE"]) with zero-length
- * _state_dict, _constants and _example_inputs members, then
+ * (single-key JSON, schema 5.4, verifiers ["EDGE"]) with its
+ * _state_dict (the weights as a torch.save dict, zero-length without
+ * weights), and zero-length _constants and _example_inputs members, then
  * debug_handle_map, delegate_map and instruction_id_to_num_outs_map
  * (Python json.dumps spacing), then reference_outputs and
  * representative_inputs when desc->references asks for them (torch.save
@@ -175,13 +226,13 @@ size_t etk_etrecord_edge_target(const char *op, char *out, size_t out_size);
 
 /* One tensor given to the ETRecord writer: C-contiguous little-endian
  * elements of a dtype of etk_torch_dtype_name(). */
-typedef struct etk_torch_tensor_desc {
+struct etk_torch_tensor_desc {
   int32_t dtype;
   uint32_t dim;
   const int64_t *sizes; /* may be NULL when dim is 0 */
   const void *data;     /* nbytes bytes (may be NULL when nbytes is 0) */
   uint64_t nbytes;      /* must equal numel * element size */
-} etk_torch_tensor_desc_t;
+};
 
 /* The expected outputs of one test case. */
 typedef struct etk_etrecord_case_desc {

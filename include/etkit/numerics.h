@@ -12,6 +12,7 @@
 #include "etkit/common.h"
 #include "etkit/etdump.h"
 #include "etkit/inspector_core.h"
+#include "etkit/interp.h"
 #include "etkit/render.h"
 
 #ifdef __cplusplus
@@ -293,6 +294,78 @@ void etk_numerics_render_options_init(etk_numerics_render_options_t *o);
 int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
                            const etk_numerics_render_options_t *o,
                            etk_render_sink_t *sink, etk_error_t *err);
+
+/* ------------------------------------------------ numeric gap (AOT) */
+
+/* Upstream's Inspector.calculate_numeric_gap in C (src/numerics/gap.c):
+ * the ETRecord's graph run by etkit's interpreter (etkit/interp.h) is the
+ * AOT side; the runtime side is every linked event of `insp` (an
+ * inspector whose events carry op types and debug handles, i.e. linked to
+ * the ETRecord) with its logged debug values; the pairing follows
+ * upstream's rules (events named OPERATOR_CALL or without op types
+ * skipped, the largest instruction id kept per handle tuple, overlapping
+ * runtime handles merged, connected components of overlapping AOT and
+ * runtime handles, the AOT node of the runtime handle's last element
+ * compared, multi-output runtime values picked by shape and dtype).  One
+ * row per pair, in upstream's order. */
+typedef struct etk_gap_options {
+  etk_numerics_metric_t metric; /* L1, MSE or SNR */
+  /* A row diverges when its gap is worse than this: above it for L1 and
+   * MSE, below it for SNR.  NaN = the defaults (MSE 1e-6, L1 1e-3,
+   * SNR 40 dB). */
+  double threshold;
+  uint64_t max_memory; /* the interpreter's bound (0 = its default) */
+} etk_gap_options_t;
+
+void etk_gap_options_init(etk_gap_options_t *o);
+
+typedef struct etk_gap_row {
+  size_t order;           /* position in upstream's row order */
+  const int64_t *handles; /* the row's debug handles (AOT = runtime) */
+  size_t handle_count;
+  const char *aot_ops;     /* AOT node names, ", "-separated */
+  const char *runtime_ops; /* runtime event names */
+  char shape[96];          /* the AOT output's shape "[1, 4, 8, 8]" */
+  double gap;              /* NaN when the outputs cannot be compared */
+  const char *note;        /* why gap is NaN ("" otherwise) */
+  bool over;               /* worse than the threshold */
+  bool first_diverging;    /* the first row (in order) that is over */
+} etk_gap_row_t;
+
+typedef struct etk_gap etk_gap_t;
+
+/* Builds the rows.  `insp` (linked), `buf`/`len` (its debug buffer, may be
+ * NULL/0) and `g` (the reference graph) are borrowed for the call only.
+ * Errors: the interpreter's run-level errors (missing representative
+ * inputs, memory bound, ...), ETK_E_INVALID_ARGUMENT (a component with
+ * two runtime entries, upstream's "Expected only one runtime debug
+ * handle"), ETK_E_NOT_FOUND (no AOT output or no runtime value to pair:
+ * "no rows"), ETK_E_NO_MEMORY. */
+int etk_gap_build(const etk_inspector_t *insp, const uint8_t *buf, size_t len,
+                  etk_graph_t *g, const etk_gap_options_t *opts,
+                  etk_gap_t **out, etk_error_t *err);
+void etk_gap_free(etk_gap_t *gap);
+
+/* Rows sorted worst first (NaN gaps first, then by gap: largest first for
+ * L1/MSE, smallest first for SNR). */
+size_t etk_gap_row_count(const etk_gap_t *gap);
+const etk_gap_row_t *etk_gap_rows(const etk_gap_t *gap);
+/* Graph nodes the interpreter could not run (unsupported op, or no
+ * reference downstream of one): they have no row. */
+size_t etk_gap_unreferenced(const etk_gap_t *gap);
+/* The threshold used (after defaults). */
+double etk_gap_threshold(const etk_gap_t *gap);
+
+typedef enum etk_gap_format {
+  ETK_GAP_TABLE = 0,
+  ETK_GAP_CSV,
+  ETK_GAP_JSON
+} etk_gap_format_t;
+
+/* Writes the rows (worst first) as an aligned table (the first diverging
+ * row marked with "<- first divergence"), CSV or JSON. */
+int etk_gap_render(const etk_gap_t *gap, etk_gap_format_t format,
+                   etk_render_sink_t *sink, etk_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,11 @@ from typing import Any, Callable, Dict, IO, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _checks, _etkit
+from . import numerical_comparator, _numeric_gap
+
+# `from etkit.inspector.numerical_comparator import L1Comparator` (upstream:
+# executorch.devtools.inspector.numerical_comparator) finds this module
+sys.modules[__name__ + ".numerical_comparator"] = numerical_comparator
 
 __all__ = [
     "Event",
@@ -506,10 +511,15 @@ class EventBlock:
 
 
 class ETRecord:
-    """An ETRecord read by etkit's C reader (etkit.parse_etrecord)."""
+    """An ETRecord read by etkit's C reader (etkit.parse_etrecord), with
+    upstream's attributes: exported_program, export_graph_id,
+    edge_dialect_program, graph_map, _debug_handle_map, _delegate_map,
+    _representative_inputs and _reference_outputs (numpy arrays)."""
 
     def __init__(self, handle):
         self._handle = handle
+        self._inputs_override = None  # update_representative_inputs()
+        self.export_graph_id = 0
 
     @property
     def path(self) -> str:
@@ -532,6 +542,79 @@ class ETRecord:
     def edge_dialect_program(self):
         prog = self._handle.program(None)
         return ExportedProgram(prog) if prog is not None else None
+
+    @property
+    def exported_program(self):
+        """The ATen program (member "exported_program"), or None."""
+        try:
+            prog = self._handle.program("exported_program")
+        except (ValueError, KeyError, RuntimeError):
+            return None
+        return ExportedProgram(prog) if prog is not None else None
+
+    def _json_member(self, name):
+        import json
+        import zipfile
+
+        with zipfile.ZipFile(self.path) as z:
+            if name not in z.namelist():
+                return None
+            text = z.read(name)
+        return json.loads(text) if text else None
+
+    @cached_property
+    def _debug_handle_map(self):
+        return self._json_member("debug_handle_map")
+
+    @cached_property
+    def _delegate_map(self):
+        return self._json_member("delegate_map")
+
+    @property
+    def _representative_inputs(self):
+        """The inputs calculate_numeric_gap runs the graph on (a list of
+        numpy arrays), or None."""
+        if self._inputs_override is not None:
+            return list(self._inputs_override)
+        return self._handle.representative_inputs()
+
+    @property
+    def _reference_outputs(self):
+        return self._handle.reference_outputs()
+
+    def update_representative_inputs(self, representative_inputs) -> None:
+        """Sets the inputs (a sequence of arrays, or a list of such
+        sequences: the first is used); save() writes them."""
+        items = list(representative_inputs)
+        if items and isinstance(items[0], (list, tuple)):
+            items = list(items[0])
+        self._inputs_override = [np.ascontiguousarray(np.asarray(x)) for x in items]
+
+    def save(self, path: str) -> None:
+        """Writes the ETRecord to `path` (all members copied; the
+        representative inputs replaced when updated), all or nothing."""
+        import os
+        import tempfile
+        import zipfile
+
+        tmp_dir = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".etrecord.", dir=tmp_dir)
+        os.close(fd)
+        try:
+            with zipfile.ZipFile(self.path) as src, \
+                    zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as dst:
+                for info in src.infolist():
+                    if self._inputs_override is not None and \
+                            info.filename == "representative_inputs":
+                        continue
+                    dst.writestr(info, src.read(info.filename))
+                if self._inputs_override is not None:
+                    dst.writestr("representative_inputs",
+                                 _etkit.torch_save(list(self._inputs_override)))
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
 
     def __repr__(self):
         return f"ETRecord({self.path!r})"
@@ -877,22 +960,19 @@ class Inspector:
         prog = self._etrecord._handle.program(graph)
         return ExportedProgram(prog) if prog is not None else None
 
-    def calculate_numeric_gap(self, distance: Union[str, Callable] = "MSE",
+    def calculate_numeric_gap(self, distance: Union[str, "numerical_comparator.NumericalComparatorBase"],
                               disable_debug_handle_valdiation: bool = False,
                               reference_graph: Optional[str] = None):
-        """Not available without torch: raises with the reason."""
-        if isinstance(distance, str) and distance.strip().upper() not in (
-                "L1", "MSE", "SNR"):
-            raise ValueError(f"Unsupported distance metric {distance!r}")
-        if self._etrecord is None:
-            raise ValueError(
-                "calculate_numeric_gap needs an ETRecord with the AOT "
-                "intermediate outputs; none was given")
-        raise NotImplementedError(
-            "calculate_numeric_gap needs the AOT intermediate outputs, which "
-            "upstream computes by running the exported program in torch; etkit "
-            "does not run torch (use etkit.compare_runs / `etkit numerics` to "
-            "compare two traced runs)")
+        """Upstream's numeric gap: the ETRecord's graph is run on its
+        representative inputs (by etkit's C interpreter, not torch), every
+        operator's output is paired with the runtime's intermediate output
+        of the same debug handles, and `distance` ("MSE", "L1", "SNR" or a
+        NumericalComparatorBase) measures each pair.  Returns upstream's
+        DataFrame: aot_debug_handle, aot_ops, aot_intermediate_output,
+        runtime_ops, runtime_debug_handle, runtime_intermediate_output, gap
+        (a list per row), stacktraces."""
+        return _numeric_gap.calculate_numeric_gap(
+            self, distance, disable_debug_handle_valdiation, reference_graph)
 
     # -- etkit additions
 
@@ -966,7 +1046,62 @@ def _write_pieces(file, data: bytes) -> None:
 
 
 def compare_results(reference_output, run_output, metrics=None, plot=False):
-    """Not provided as a free function (it takes torch tensors upstream):
-    use Inspector.compare_results()."""
-    raise NotImplementedError(
-        "etkit does not take torch tensors; use Inspector.compare_results()")
+    """Upstream's compare_results: for each metric (snr, mse,
+    cosine_similarity, or those named in `metrics`) the list of values of
+    the output pairs, rounded to 2 decimals as upstream (None for
+    non-tensors).  Without plot the values are printed as upstream does;
+    with plot=True a bar chart per metric is written to
+    <metric>_output_plot.png when matplotlib is installed."""
+    order = ["snr", "mse", "cosine_similarity"]
+    wanted = order if metrics is None else [m for m in order if m in metrics]
+    results: Dict[str, List[Optional[float]]] = {}
+    pairs = list(zip(reference_output, run_output))
+
+    def as_array(x):
+        if isinstance(x, np.ndarray):
+            return x.astype(np.float32)
+        return None
+
+    for metric in wanted:
+        values: List[Optional[float]] = []
+        for ref, run in pairs:
+            a, b = as_array(ref), as_array(run)
+            if a is None or b is None:
+                values.append(None)
+                continue
+            a64, b64 = a.astype(np.float32), b.astype(np.float32)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                if metric == "mse":
+                    v = float(np.mean(np.square(a64 - b64)))
+                elif metric == "snr":
+                    v = float(10 * np.log10(np.mean(np.square(a64)) /
+                                            np.mean(np.square(a64 - b64))))
+                else:
+                    if a64.shape != b64.shape:
+                        raise ValueError(
+                            f"shape mismatch: {a64.shape} vs {b64.shape}")
+                    v = float(np.sum(a64 * b64) /
+                              (np.sqrt(np.sum(a64 * a64)) * np.sqrt(np.sum(b64 * b64))))
+            values.append(round(v, 2))
+        results[metric] = values
+        if plot:
+            try:
+                import matplotlib
+
+                matplotlib.use("Agg")
+                import matplotlib.pyplot as plt
+            except ImportError:
+                print(f"cannot plot {metric}: matplotlib is not installed")
+                continue
+            fig = plt.figure()
+            plt.bar(range(len(values)), [v if v is not None else 0 for v in values])
+            plt.title(metric)
+            fig.savefig(f"{metric}_output_plot.png")
+            plt.close(fig)
+        else:
+            print(metric)
+            print("-" * 20)
+            for i, v in enumerate(values):
+                print(f"{i:<5}{v:>8.5f}")
+            print("\n")
+    return results

@@ -50,6 +50,9 @@ int ext_etrecord_register(PyObject *module);
 /* Registers etkit.run (run.c) in `module`. */
 int ext_run_register(PyObject *module);
 
+/* Registers interp and torch_save (interp.c) in `module`. */
+int ext_interp_register(PyObject *module);
+
 /* Registers etkit.memory_plan (memory.c) in `module`. */
 int ext_memory_register(PyObject *module);
 

@@ -936,7 +936,7 @@ PyMODINIT_FUNC PyInit__etkit(void) {
   if (!m) return NULL;
   if (PyType_Ready(&ext_inspector_type) < 0 || ext_etrecord_register(m) < 0 ||
       ext_run_register(m) < 0 || ext_memory_register(m) < 0 ||
-      ext_graph_register(m) < 0) {
+      ext_graph_register(m) < 0 || ext_interp_register(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -478,7 +478,24 @@ static PyObject *etrecord_reference_outputs(ext_etrecord_t *self,
   return out;
 }
 
+/* representative_inputs() -> the decoded list, or None when absent */
+static PyObject *etrecord_representative_inputs(ext_etrecord_t *self,
+                                                PyObject *unused) {
+  (void)unused;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_torch_archive_t *a = NULL;
+  int rc = etk_etrecord_representative_inputs_open(self->rec, NULL, &a, &err);
+  if (rc == ETK_E_NOT_FOUND) Py_RETURN_NONE;
+  if (rc != ETK_OK) return ext_raise(&err);
+  PyObject *out = pickle_to_python(etk_torch_archive_root(a), 0);
+  etk_torch_archive_close(a);
+  return out;
+}
+
 static PyMethodDef etrecord_methods_def[] = {
+    {"representative_inputs", (PyCFunction)etrecord_representative_inputs,
+     METH_NOARGS, "representative_inputs() -> [inputs] or None"},
     {"methods", (PyCFunction)etrecord_methods, METH_NOARGS, "method names"},
     {"programs", (PyCFunction)etrecord_programs, METH_NOARGS,
      "(member, module, method, kind) of every program"},

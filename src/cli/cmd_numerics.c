@@ -9,6 +9,10 @@
  *     cosine, with op types from the ETRecord (etk_numerics_ab_* in
  *     etkit/inspector.h);
  *
+ *   etkit numerics --gap mse|l1|snr --etdump_path D --debug_buffer_path B
+ *                  --etrecord_path E
+ *     upstream's calculate_numeric_gap (cmd_numerics_gap.c);
+ *
  *   (upstream's compare_results for `etkit inspect --compare_results` lives
  *   in src/link/compare_outputs.c.)
  *
@@ -46,6 +50,10 @@ static const char *const usage_text =
     "A as the\n"
     "reference), max abs error and cosine per value, sorted by "
     "instruction.\n"
+    "\n"
+    "With --gap mse|l1|snr and --etrecord_path instead of --against: "
+    "upstream's\n"
+    "calculate_numeric_gap (see `etkit numerics --gap mse --help`).\n"
     "\n"
     "options:\n"
     "  --etdump_path FILE          ETDump A (the reference)\n"
@@ -185,6 +193,9 @@ static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
 }
 
 int etk_cmd_numerics(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--gap") == 0 || strncmp(argv[i], "--gap=", 6) == 0)
+      return etk_cmd_numerics_gap(argc, argv);
   numerics_cli_t c;
   memset(&c, 0, sizeof c);
   etk_numerics_render_options_init(&c.ro);

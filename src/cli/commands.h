@@ -38,6 +38,9 @@ int etk_cmd_memory(int argc, char **argv);
  * below it).  `etkit inspect --compare_results` calls
  * etk_compare_results_inspector() (etkit/etrecord.h). */
 int etk_cmd_numerics(int argc, char **argv);
+/* `etkit numerics --gap ...` (cmd_numerics_gap.c): upstream's
+ * calculate_numeric_gap from the ETRecord's graph; 3 with --fail-above. */
+int etk_cmd_numerics_gap(int argc, char **argv);
 
 /* Prints "etkit <cmd>: <message>\n" to stderr; returns 1. */
 int etk_cli_fail(const char *cmd, const char *fmt, ...)

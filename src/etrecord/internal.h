@@ -168,6 +168,11 @@ int etr_serde_debug_handles(etr_arena_t *arena, const char *text, int64_t **out,
  * when refs->method_count > 0, *inputs (representative_inputs) when
  * refs->input_count > 0, both malloc'd torch.save archives (NULL/0
  * otherwise).  Errors name "ETRecord writer: references". */
+/* The weights of a method as a torch.save archive of {key: tensor} in
+ * weight order (*out malloc'd).  Errors as etr_write_references(). */
+int etr_write_state_dict(const etk_etrecord_weight_desc_t *weights,
+                         size_t count, uint8_t **out, size_t *out_len,
+                         etk_error_t *err);
 int etr_write_references(const etk_etrecord_references_desc_t *refs,
                          uint8_t **outputs, size_t *outputs_len,
                          uint8_t **inputs, size_t *inputs_len,

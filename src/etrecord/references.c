@@ -249,3 +249,40 @@ int etr_write_references(const etk_etrecord_references_desc_t *refs,
   }
   return rc;
 }
+
+int etr_write_state_dict(const etk_etrecord_weight_desc_t *weights,
+                         size_t count, uint8_t **out, size_t *out_len,
+                         etk_error_t *err) {
+  etr_arena_t ar = {0};
+  int rc = ETK_OK;
+  etk_pickle_value_t *dict = leaf(&ar, ETK_PICKLE_DICT);
+  const etk_pickle_value_t **keys = etr_arena_calloc(&ar, count, sizeof *keys);
+  const etk_pickle_value_t **values =
+      etr_arena_calloc(&ar, count, sizeof *values);
+  *out = NULL;
+  *out_len = 0;
+  if (!dict || !keys || !values)
+    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  for (size_t k = 0; k < count && rc == ETK_OK; k++) {
+    etk_pickle_value_t *key = leaf(&ar, ETK_PICKLE_STR);
+    if (!key) {
+      rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      break;
+    }
+    key->str = weights[k].key;
+    key->len = strlen(weights[k].key);
+    keys[k] = key;
+    values[k] = tensor_value(&ar, weights[k].tensor, err, &rc);
+    if (!values[k] && rc == ETK_OK) rc = ETK_E_NO_MEMORY;
+  }
+  if (rc == ETK_OK) {
+    dict->items = keys;
+    dict->values = values;
+    dict->count = count;
+    dict->ordered = true;
+    rc = etk_torch_save_memory(dict, out, out_len, err);
+  }
+  etr_arena_free(&ar);
+  if (rc != ETK_OK && err) etk_error_where(err, "ETRecord writer: state dict");
+  return rc;
+}

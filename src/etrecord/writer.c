@@ -142,6 +142,65 @@ static void check_module_entry(checker_t *c,
         "%s: module path '%s' has a ',' outside () or []", ctx, path);
 }
 
+/* One node argument: its name, and the fields its kind reads. */
+static void check_input(checker_t *c, const etk_etrecord_input_desc_t *in,
+                        const char *nctx) {
+  text_ok(c, in->arg, false, "input argument name", nctx);
+  switch (in->kind) {
+    case ETK_ETRECORD_IN_TENSOR:
+      text_ok(c, in->tensor, true, "input tensor", nctx);
+      return;
+    case ETK_ETRECORD_IN_STRING:
+      text_ok(c, in->s, true, "string argument", nctx);
+      return;
+    case ETK_ETRECORD_IN_INTS:
+    case ETK_ETRECORD_IN_FLOATS:
+    case ETK_ETRECORD_IN_TENSORS:
+    case ETK_ETRECORD_IN_OPT_TENSORS: {
+      const void *items =
+          in->kind == ETK_ETRECORD_IN_INTS     ? (const void *)in->ints
+          : in->kind == ETK_ETRECORD_IN_FLOATS ? (const void *)in->floats
+                                               : (const void *)in->tensors;
+      if (in->count && !items)
+        bad(c, ETK_E_INVALID_ARGUMENT, "%s: a list argument is NULL", nctx);
+      for (size_t k = 0; k < in->count && in->kind == ETK_ETRECORD_IN_TENSORS &&
+                         c->rc == ETK_OK;
+           k++)
+        text_ok(c, in->tensors[k], true, "list tensor", nctx);
+      for (size_t k = 0;
+           k < in->count && in->kind == ETK_ETRECORD_IN_OPT_TENSORS &&
+           c->rc == ETK_OK;
+           k++)
+        text_ok(c, in->tensors[k], false, "list tensor", nctx);
+      return;
+    }
+    case ETK_ETRECORD_IN_NONE:
+    case ETK_ETRECORD_IN_INT:
+    case ETK_ETRECORD_IN_FLOAT:
+    case ETK_ETRECORD_IN_BOOL:
+    case ETK_ETRECORD_IN_SCALAR_TYPE:
+    case ETK_ETRECORD_IN_MEMORY_FORMAT:
+      return;
+  }
+  bad(c, ETK_E_INVALID_ARGUMENT, "%s: unknown argument kind %d", nctx,
+      (int)in->kind);
+}
+
+/* The weights of a method: placeholder names, keys and tensors present. */
+static void check_weights(checker_t *c, const etk_etrecord_method_desc_t *m,
+                          const char *ctx) {
+  if (m->weight_count && !m->weights) {
+    bad(c, ETK_E_INVALID_ARGUMENT, "%s: weights is NULL", ctx);
+    return;
+  }
+  for (size_t i = 0; i < m->weight_count && c->rc == ETK_OK; i++) {
+    text_ok(c, m->weights[i].placeholder, true, "weight placeholder", ctx);
+    text_ok(c, m->weights[i].key, true, "weight key", ctx);
+    if (!m->weights[i].tensor)
+      bad(c, ETK_E_INVALID_ARGUMENT, "%s: weight %zu has no tensor", ctx, i);
+  }
+}
+
 static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
                          size_t mi) {
   char ctx[200];
@@ -163,6 +222,7 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
   }
   for (size_t i = 0; i < m->graph_input_count; i++)
     text_ok(c, m->graph_inputs[i], true, "graph input", ctx);
+  check_weights(c, m, ctx);
   for (size_t i = 0; i < m->graph_output_count; i++)
     text_ok(c, m->graph_outputs[i], true, "graph output", ctx);
   for (size_t i = 0; i < m->tensor_count && c->rc == ETK_OK; i++) {
@@ -197,10 +257,8 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
           "%s: an array is NULL but its count is not 0", nctx);
     for (size_t k = 0; k < n->module_stack_count && c->rc == ETK_OK; k++)
       check_module_entry(c, &n->module_stack[k], nctx);
-    for (size_t k = 0; k < n->input_count && c->rc == ETK_OK; k++) {
-      text_ok(c, n->inputs[k].arg, false, "input argument name", nctx);
-      text_ok(c, n->inputs[k].tensor, true, "input tensor", nctx);
-    }
+    for (size_t k = 0; k < n->input_count && c->rc == ETK_OK; k++)
+      check_input(c, &n->inputs[k], nctx);
     for (size_t k = 0; k < n->output_count && c->rc == ETK_OK; k++)
       text_ok(c, n->outputs[k], true, "output", nctx);
   }
@@ -410,6 +468,79 @@ static char *module_stack_text(const etk_etrecord_node_desc_t *n) {
   return t.buf;
 }
 
+/* A list of tensor references ({"name": x}, or as_none for a NULL item of
+ * an optional list: serde's OptionalTensorArgument). */
+static json_t *tensor_refs_json(builder_t *b,
+                                const etk_etrecord_input_desc_t *in,
+                                bool optional) {
+  json_t *arr = jb_check(b, json_array());
+  for (size_t k = 0; k < in->count; k++) {
+    json_t *item = jb_check(b, json_object());
+    if (!optional) {
+      jb_set(b, item, "name", json_string(in->tensors[k]));
+    } else if (in->tensors[k]) {
+      json_t *ref = jb_check(b, json_object());
+      jb_set(b, ref, "name", json_string(in->tensors[k]));
+      jb_set(b, item, "as_tensor", ref);
+    } else {
+      jb_set(b, item, "as_none", json_array());
+    }
+    jb_push(b, arr, item);
+  }
+  return arr;
+}
+
+/* The serde Argument of one node input: {"as_<kind>": value}. */
+static json_t *arg_json(builder_t *b, const etk_etrecord_input_desc_t *in) {
+  json_t *o = jb_check(b, json_object());
+  json_t *arr;
+  switch (in->kind) {
+    case ETK_ETRECORD_IN_TENSOR:
+      json_decref(o);
+      return tagged_name(b, "as_tensor", in->tensor);
+    case ETK_ETRECORD_IN_NONE:
+      jb_set(b, o, "as_none", json_array());
+      break;
+    case ETK_ETRECORD_IN_INT:
+      jb_set(b, o, "as_int", json_integer(in->i));
+      break;
+    case ETK_ETRECORD_IN_FLOAT:
+      jb_set(b, o, "as_float", json_real(in->f));
+      break;
+    case ETK_ETRECORD_IN_BOOL:
+      jb_set(b, o, "as_bool", json_boolean(in->i != 0));
+      break;
+    case ETK_ETRECORD_IN_INTS:
+      arr = jb_check(b, json_array());
+      for (size_t k = 0; k < in->count; k++)
+        jb_push(b, arr, json_integer(in->ints[k]));
+      jb_set(b, o, "as_ints", arr);
+      break;
+    case ETK_ETRECORD_IN_FLOATS:
+      arr = jb_check(b, json_array());
+      for (size_t k = 0; k < in->count; k++)
+        jb_push(b, arr, json_real(in->floats[k]));
+      jb_set(b, o, "as_floats", arr);
+      break;
+    case ETK_ETRECORD_IN_STRING:
+      jb_set(b, o, "as_string", json_string(in->s));
+      break;
+    case ETK_ETRECORD_IN_TENSORS:
+      jb_set(b, o, "as_tensors", tensor_refs_json(b, in, false));
+      break;
+    case ETK_ETRECORD_IN_OPT_TENSORS:
+      jb_set(b, o, "as_optional_tensors", tensor_refs_json(b, in, true));
+      break;
+    case ETK_ETRECORD_IN_SCALAR_TYPE:
+      jb_set(b, o, "as_scalar_type", json_integer(in->i));
+      break;
+    case ETK_ETRECORD_IN_MEMORY_FORMAT:
+      jb_set(b, o, "as_memory_format", json_integer(in->i));
+      break;
+  }
+  return o;
+}
+
 static json_t *node_json(builder_t *b, const etk_etrecord_node_desc_t *n) {
   json_t *node = jb_check(b, json_object());
   jb_set(b, node, "name", json_string(n->name));
@@ -424,12 +555,24 @@ static json_t *node_json(builder_t *b, const etk_etrecord_node_desc_t *n) {
     }
     json_t *named = jb_check(b, json_object());
     jb_set(b, named, "name", json_string(arg_name));
-    jb_set(b, named, "arg", tagged_name(b, "as_tensor", n->inputs[i].tensor));
+    jb_set(b, named, "arg", arg_json(b, &n->inputs[i]));
+    jb_set(b, named, "kind", json_integer(n->inputs[i].keyword ? 2 : 1));
     jb_push(b, inputs, named);
   }
   jb_set(b, node, "inputs", inputs);
   json_t *outputs = jb_check(b, json_array());
-  for (size_t i = 0; i < n->output_count; i++)
+  if (n->outputs_as_list && n->output_count) {
+    json_t *list = jb_check(b, json_array());
+    for (size_t i = 0; i < n->output_count; i++) {
+      json_t *item = jb_check(b, json_object());
+      jb_set(b, item, "name", json_string(n->outputs[i]));
+      jb_push(b, list, item);
+    }
+    json_t *o = jb_check(b, json_object());
+    jb_set(b, o, "as_tensors", list);
+    jb_push(b, outputs, o);
+  }
+  for (size_t i = 0; i < n->output_count && !n->outputs_as_list; i++)
     jb_push(b, outputs, tagged_name(b, "as_tensor", n->outputs[i]));
   if (n->output_count == 0) {
     json_t *none = jb_check(b, json_object());
@@ -474,11 +617,37 @@ static void io_json(builder_t *b, const char *const *tensors, size_t count,
   }
 }
 
+/* Prepends the weights to the graph inputs and their specs: a parameter
+ * or buffer spec naming the state-dict key. */
+static void weights_json(builder_t *b, const etk_etrecord_method_desc_t *m,
+                         json_t *inputs, json_t *specs) {
+  for (size_t i = m->weight_count; i-- > 0;) {
+    const etk_etrecord_weight_desc_t *w = &m->weights[i];
+    json_t *inner = jb_check(b, json_object());
+    json_t *spec = jb_check(b, json_object());
+    json_t *ref = jb_check(b, json_object()); /* a TensorArgument */
+    jb_set(b, ref, "name", json_string(w->placeholder));
+    jb_set(b, inner, "arg", ref);
+    if (w->buffer) {
+      jb_set(b, inner, "buffer_name", json_string(w->key));
+      jb_set(b, inner, "persistent", json_true());
+    } else {
+      jb_set(b, inner, "parameter_name", json_string(w->key));
+    }
+    jb_set(b, spec, w->buffer ? "buffer" : "parameter", inner);
+    if (json_array_insert_new(inputs, 0,
+                              tagged_name(b, "as_tensor", w->placeholder)) ||
+        json_array_insert_new(specs, 0, spec))
+      b->failed = true;
+  }
+}
+
 static json_t *program_json(builder_t *b, const etk_etrecord_method_desc_t *m) {
   json_t *graph = jb_check(b, json_object());
   json_t *inputs, *input_specs, *outputs, *output_specs;
   io_json(b, m->graph_inputs, m->graph_input_count, "user_input", &inputs,
           &input_specs);
+  if (inputs && input_specs) weights_json(b, m, inputs, input_specs);
   io_json(b, m->graph_outputs, m->graph_output_count, "user_output", &outputs,
           &output_specs);
   json_t *nodes = jb_check(b, json_array());
@@ -600,7 +769,7 @@ static bool members_add(members_t *ms, const char *name, char *owned,
   m->name = copy;
   m->data = owned;
   m->bytes = owned ? owned : bytes;
-  m->len = owned ? strlen(owned) : len;
+  m->len = owned && !len ? strlen(owned) : len; /* owned text or bytes */
   return true;
 }
 
@@ -720,8 +889,19 @@ int etk_etrecord_write_memory(const etk_etrecord_desc_t *desc, uint8_t **out,
     static const char *const suffixes[] = {"_state_dict", "_constants",
                                            "_example_inputs"};
     for (size_t k = 0; k < 3 && ok; k++) {
+      uint8_t *sd = NULL;
+      size_t sd_len = 0;
       snprintf(name + base_len, sizeof "_example_inputs", "%s", suffixes[k]);
-      ok = members_add(&ms, name, NULL, NULL, 0);
+      if (k == 0 && m->weight_count) {
+        rc = etr_write_state_dict(m->weights, m->weight_count, &sd, &sd_len,
+                                  err);
+        if (rc != ETK_OK) {
+          free(name);
+          members_free(&ms);
+          return rc;
+        }
+      }
+      ok = members_add(&ms, name, (char *)sd, NULL, sd_len);
     }
     free(name);
   }

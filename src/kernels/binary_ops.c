@@ -1,7 +1,7 @@
 /*
  * binary_ops.c - element-wise arithmetic on two operands: add, sub, rsub,
- * mul, div (true, trunc and floor), floor_divide, maximum and minimum, each
- * with a tensor or a Scalar as the second operand.
+ * mul, div (true, trunc and floor), floor_divide, maximum, minimum and pow,
+ * each * with a tensor or a Scalar as the second operand.
  *
  * Type rules follow PyTorch's out= variants.  The computation category is
  * floating if either operand is floating (a Double scalar counts) or the op
@@ -32,7 +32,8 @@ typedef enum binary_kind {
   BINARY_DIV_TRUNC,
   BINARY_DIV_FLOOR,
   BINARY_MAXIMUM,
-  BINARY_MINIMUM
+  BINARY_MINIMUM,
+  BINARY_POW
 } binary_kind_t;
 
 typedef struct binary_call {
@@ -83,6 +84,8 @@ static double apply_f64(binary_kind_t kind, double x, double y, double alpha) {
       return (x != x || y != y) ? NAN : (x > y ? x : y);
     case BINARY_MINIMUM:
       return (x != x || y != y) ? NAN : (x < y ? x : y);
+    case BINARY_POW:
+      return pow(x, y);
   }
   return 0.0;
 }
@@ -133,6 +136,19 @@ static bool apply_i64(binary_kind_t kind, int64_t x, int64_t y, int64_t alpha,
       *r = q;
       return true;
     }
+    case BINARY_POW: {
+      /* exact repeated squaring with wrap-around; negative exponents are
+       * an error for integers (PyTorch refuses them) */
+      uint64_t base = (uint64_t)x, acc = 1;
+      if (y < 0) return false;
+      while (y > 0) {
+        if (y & 1) acc *= base;
+        base *= base;
+        y >>= 1;
+      }
+      *r = (int64_t)acc;
+      return true;
+    }
     case BINARY_DIV:
       break; /* always floating */
   }
@@ -159,6 +175,7 @@ static int64_t binary_chunk(const void *ctx, int64_t n,
 }
 
 static const char *kind_verb(binary_kind_t kind) {
+  if (kind == BINARY_POW) return "power";
   return kind == BINARY_SUB || kind == BINARY_RSUB ? "subtraction"
                                                    : "division with rounding";
 }
@@ -180,7 +197,8 @@ static int binary_run(etk_op_t *op, binary_call_t *c) {
       etk_dtype_is_float(c->a->scalar_type) || b_float || c->kind == BINARY_DIV;
   all_bool = !c->is_float && c->a->scalar_type == ETK_BOOL && b_bool;
   if (all_bool && (c->kind == BINARY_SUB || c->kind == BINARY_RSUB ||
-                   c->kind == BINARY_DIV_TRUNC || c->kind == BINARY_DIV_FLOOR))
+                   c->kind == BINARY_DIV_TRUNC || c->kind == BINARY_DIV_FLOOR ||
+                   c->kind == BINARY_POW))
     return etk_op_fail(op, ETK_E_UNSUPPORTED,
                        "%s of bool tensors is not supported",
                        kind_verb(c->kind));
@@ -228,7 +246,9 @@ static int binary_run(etk_op_t *op, binary_call_t *c) {
     etk_walk_init(&w, odim, osz, 3, strides, NULL);
     if (!etk_map_run(&w, views, 2, c->is_float, binary_chunk, c))
       return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
-                         "integer division by zero");
+                         c->kind == BINARY_POW
+                             ? "integers to negative integer powers"
+                             : "integer division by zero");
   }
   return ETK_OK;
 }
@@ -312,3 +332,9 @@ BINARY_KERNEL(floor_divide_out, "aten::floor_divide.out", BINARY_DIV_FLOOR,
               true, 0, 0, 2)
 BINARY_KERNEL(maximum_out, "aten::maximum.out", BINARY_MAXIMUM, true, 0, 0, 2)
 BINARY_KERNEL(minimum_out, "aten::minimum.out", BINARY_MINIMUM, true, 0, 0, 2)
+/* pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, out) */
+BINARY_KERNEL(pow_tensor_tensor_out, "aten::pow.Tensor_Tensor_out", BINARY_POW,
+              true, 0, 0, 2)
+/* pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, out) */
+BINARY_KERNEL(pow_tensor_scalar_out, "aten::pow.Tensor_Scalar_out", BINARY_POW,
+              false, 0, 0, 2)

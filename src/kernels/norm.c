@@ -1,6 +1,7 @@
 /*
- * norm.c - normalisation layers: native_layer_norm.out and
- * _native_batch_norm_legit_no_training.out (inference batch norm).
+ * norm.c - normalisation layers: native_layer_norm.out,
+ * _native_batch_norm_legit_no_training.out (inference batch norm) and
+ * native_group_norm.out.
  *
  * Layer norm normalises each "row" - the trailing dims named by
  * normalized_shape - to zero mean and unit variance:
@@ -13,6 +14,13 @@
  * Batch norm without training uses the running statistics per channel
  * (dim 1): y = (x - running_mean[c]) / sqrt(running_var[c] + eps) * w[c] +
  * b[c].  Its mean/invstd outputs are empty ([0]) in this overload.
+ *
+ * Group norm splits the C channels of an (N, C, *) input into `group`
+ * groups and normalises each (n, group) block of C/group * HxW elements
+ * like a layer norm row (biased variance), then applies the per-channel
+ * weight and bias; mean and rstd come out as (N, group).  It needs the
+ * contiguous (default) dim order for input and out, which is what the
+ * interpreter and the runtime's memory plans give it.
  *
  * Layout: rows and the elements within them are walked by multi-index
  * through each tensor's own strides, so any dim order works for input and
@@ -292,6 +300,97 @@ ETK_KERNEL_DEFINE(native_batch_norm_legit_no_training_out,
         if (bias) y += ((const float *)vb.data)[c * vb.strides[0]];
         ((float *)vo.data)[w.off[1] + c * w.inner_stride[1]] = (float)y;
       }
+  }
+  return ETK_OK;
+}
+
+/* Normalises the contiguous (n, g) blocks of group norm (FLOAT). */
+static void group_norm_compute(const float *x, float *y, float *mean_o,
+                               float *rstd_o, const etk_view_t *vw,
+                               const etk_view_t *vb, int64_t n, int64_t c,
+                               int64_t hxw, int64_t group, double eps) {
+  int64_t cpg = c / group, block = cpg * hxw;
+  for (int64_t b = 0; b < n * group; b++) {
+    const float *xb = x + b * block;
+    float *yb = y + b * block;
+    double sum = 0.0, sq = 0.0, mean, rstd;
+    for (int64_t k = 0; k < block; k++) sum += xb[k];
+    mean = block ? sum / (double)block : 0.0;
+    for (int64_t k = 0; k < block; k++) sq += (xb[k] - mean) * (xb[k] - mean);
+    rstd = 1.0 / sqrt((block ? sq / (double)block : 0.0) + eps);
+    mean_o[b] = (float)mean;
+    rstd_o[b] = (float)rstd;
+    for (int64_t ch = 0; ch < cpg; ch++) {
+      int64_t cc = (b % group) * cpg + ch;
+      double w = vw ? ((const float *)vw->data)[cc * vw->strides[0]] : 1.0;
+      double bb = vb ? ((const float *)vb->data)[cc * vb->strides[0]] : 0.0;
+      for (int64_t k = 0; k < hxw; k++) {
+        int64_t at = ch * hxw + k;
+        yb[at] = (float)((xb[at] - mean) * rstd * w + bb);
+      }
+    }
+  }
+}
+
+/* native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias,
+ *   SymInt N, SymInt C, SymInt HxW, int group, float eps, *,
+ *   Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) */
+ETK_KERNEL_DEFINE(native_group_norm_out, "aten::native_group_norm.out") {
+  etk_tensor_t *in, *wt, *bias, *out, *mean_t, *rstd_t;
+  int64_t n, c, hxw, group, stat[2];
+  double eps;
+  int rc;
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("input", &in),
+                            ETK_ARG_TENSOR_OPT("weight", &wt),
+                            ETK_ARG_TENSOR_OPT("bias", &bias),
+                            ETK_ARG_INT("N", &n),
+                            ETK_ARG_INT("C", &c),
+                            ETK_ARG_INT("HxW", &hxw),
+                            ETK_ARG_INT("group", &group),
+                            ETK_ARG_DOUBLE("eps", &eps),
+                            ETK_ARG_TENSOR("out", &out),
+                            ETK_ARG_TENSOR("mean_out", &mean_t),
+                            ETK_ARG_TENSOR("rstd_out", &rstd_t)};
+  if ((rc = etk_op_read_args(op, 14, args, ETK_ARG_COUNT(args)))) return rc;
+  {
+    const etk_tensor_t *same[5] = {out, mean_t, rstd_t, wt, bias};
+    const char *names[5] = {"out", "mean_out", "rstd_out", "weight", "bias"};
+    if ((rc = norm_check_dtypes(op, in, same, names))) return rc;
+  }
+  if (op->checking) return ETK_OK;
+  if (in->dim < 2 || group <= 0 || n < 0 || c <= 0 || hxw < 0 ||
+      c % group != 0 || n != in->sizes[0] || c != in->sizes[1] ||
+      (n > 0 && etk_tensor_numel(in) / (n * c) != hxw))
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                       "input of %d dims does not match N=%lld C=%lld "
+                       "HxW=%lld group=%lld",
+                       (int)in->dim, (long long)n, (long long)c, (long long)hxw,
+                       (long long)group);
+  if (!etk_tensor_is_contiguous(in) || !etk_tensor_is_contiguous(out))
+    return etk_op_fail(op, ETK_E_UNSUPPORTED,
+                       "input and out must use the default dim order");
+  {
+    const etk_tensor_t *per_channel[2] = {wt, bias};
+    for (int k = 0; k < 2; k++)
+      if (per_channel[k] &&
+          (per_channel[k]->dim != 1 || per_channel[k]->sizes[0] != c))
+        return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
+                           "%s must be 1-D with %lld elements",
+                           k ? "bias" : "weight", (long long)c);
+  }
+  stat[0] = n;
+  stat[1] = group;
+  if ((rc = etk_op_resize_like(op, out, "out", in)) ||
+      (rc = etk_op_resize(op, mean_t, "mean_out", 2, stat)) ||
+      (rc = etk_op_resize(op, rstd_t, "rstd_out", 2, stat)))
+    return rc;
+  {
+    etk_view_t vw, vb;
+    if (wt) etk_view_init(&vw, wt);
+    if (bias) etk_view_init(&vb, bias);
+    group_norm_compute(in->data, out->data, mean_t->data, rstd_t->data,
+                       wt ? &vw : NULL, bias ? &vb : NULL, n, c, hxw, group,
+                       eps);
   }
   return ETK_OK;
 }

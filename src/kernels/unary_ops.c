@@ -1,6 +1,7 @@
 /*
  * unary_ops.c - one-operand element-wise kernels: the activations (relu,
- * sigmoid, tanh, gelu, hardtanh, clamp, leaky_relu) and the plain math
+ * sigmoid, tanh, gelu, hardtanh, clamp, leaky_relu, hardswish, silu) and
+ * the plain math
  * functions (exp, log, sqrt, rsqrt, neg, abs).
  *
  * Two families, by PyTorch's type rules:
@@ -34,7 +35,9 @@ typedef enum unary_kind {
   UNARY_SQRT,
   UNARY_RSQRT,
   UNARY_NEG,
-  UNARY_ABS
+  UNARY_ABS,
+  UNARY_HARDSWISH,
+  UNARY_SILU
 } unary_kind_t;
 
 typedef struct unary_call {
@@ -84,6 +87,14 @@ static double apply_f64(const unary_call_t *c, double x) {
       return -x;
     case UNARY_ABS:
       return fabs(x);
+    case UNARY_HARDSWISH: {
+      double r6 = x + 3.0;
+      if (r6 != r6) return r6;
+      r6 = r6 < 0.0 ? 0.0 : (r6 > 6.0 ? 6.0 : r6);
+      return x * r6 / 6.0;
+    }
+    case UNARY_SILU:
+      return x / (1.0 + exp(-x));
   }
   return 0.0;
 }
@@ -108,7 +119,14 @@ static int64_t apply_i64(const unary_call_t *c, int64_t x) {
 static bool kind_is_transcendental(unary_kind_t k) {
   return k == UNARY_SIGMOID || k == UNARY_TANH || k == UNARY_GELU ||
          k == UNARY_GELU_TANH || k == UNARY_LEAKY_RELU || k == UNARY_EXP ||
-         k == UNARY_LOG || k == UNARY_SQRT || k == UNARY_RSQRT;
+         k == UNARY_LOG || k == UNARY_SQRT || k == UNARY_RSQRT ||
+         k == UNARY_HARDSWISH || k == UNARY_SILU;
+}
+
+/* The kinds PyTorch defines for floating inputs only. */
+static bool kind_is_float_only(unary_kind_t k) {
+  return k == UNARY_GELU || k == UNARY_GELU_TANH || k == UNARY_LEAKY_RELU ||
+         k == UNARY_HARDSWISH || k == UNARY_SILU;
 }
 
 /* One chunk of the element-wise map (never stops early). */
@@ -130,8 +148,7 @@ static int unary_run(etk_op_t *op, unary_call_t *c, size_t out_at) {
   int rc;
   if ((rc = etk_op_tensor(op, 0, "self", &in))) return rc;
   if ((rc = etk_op_tensor(op, out_at, "out", &out))) return rc;
-  if (c->kind == UNARY_GELU || c->kind == UNARY_GELU_TANH ||
-      c->kind == UNARY_LEAKY_RELU) {
+  if (kind_is_float_only(c->kind)) {
     if ((rc = etk_op_check_dtype(
              op, in, "self",
              ETK_DTYPE_BIT(ETK_FLOAT) | ETK_DTYPE_BIT(ETK_DOUBLE))))
@@ -212,6 +229,14 @@ ETK_KERNEL_DEFINE(neg_out, "aten::neg.out") {
 }
 ETK_KERNEL_DEFINE(abs_out, "aten::abs.out") {
   return unary_simple(op, UNARY_ABS);
+}
+/* hardswish.out(Tensor self, *, out): x * relu6(x + 3) / 6 */
+ETK_KERNEL_DEFINE(hardswish_out, "aten::hardswish.out") {
+  return unary_simple(op, UNARY_HARDSWISH);
+}
+/* silu.out(Tensor self, *, out): x * sigmoid(x) */
+ETK_KERNEL_DEFINE(silu_out, "aten::silu.out") {
+  return unary_simple(op, UNARY_SILU);
 }
 
 /* gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) */

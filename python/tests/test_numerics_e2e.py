@@ -1,0 +1,150 @@
+"""calculate_numeric_gap end to end on the files `etkit demo` writes: the
+ETRecord carries the graph, its weights and the input the demo ran, so the
+interpreter's outputs equal the runtime's (gaps 0); a divergence planted in
+one runtime value is found at its node; upstream's debugging tutorial
+(steps 1, 4 and 5: import changed only) runs; the ETRecord object has
+upstream's attributes."""
+
+import os
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import etkit
+from etkit import Inspector
+
+COLUMNS = ["aot_debug_handle", "aot_ops", "aot_intermediate_output", "runtime_ops",
+           "runtime_debug_handle", "runtime_intermediate_output", "gap", "stacktraces"]
+NODES = ["aten_convolution_default", "aten_relu_default", "aten_max_pool2d_default",
+         "aten_convolution_default_1", "aten_relu_default_1", "aten_max_pool2d_default_1",
+         "aten_permute_copy_default", "aten_view_copy_default", "aten_addmm_default"]
+
+
+@pytest.fixture(scope="module")
+def demo(cli, tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo") / "etkit-demo"
+    subprocess.run([cli, "demo", "--output-dir", str(out), "--runs", "1"], check=True,
+                   capture_output=True)
+    return {"etdump": str(out / "etdump.etdp"), "etrecord": str(out / "model.etrecord"),
+            "buffer": str(out / "debug_buffer.bin"), "dir": out}
+
+
+def inspector(demo, etrecord=None):
+    return Inspector(etdump_path=demo["etdump"], etrecord=etrecord or demo["etrecord"],
+                     debug_buffer_path=demo["buffer"])
+
+
+def test_demo_gaps_are_zero(demo):
+    df = inspector(demo).calculate_numeric_gap("MSE")
+    assert list(df.columns) == COLUMNS
+    assert [ops[0] for ops in df["aot_ops"]] == NODES
+    assert [h for h in df["aot_debug_handle"]] == [(k,) for k in range(1, 10)]
+    assert all(g == [0.0] for g in df["gap"])
+    assert df.iloc[3]["runtime_ops"] == ["convolution #0"]
+    out = df.iloc[-1]["aot_intermediate_output"]
+    ref = etkit.parse_etrecord(demo["etrecord"])._reference_outputs["forward"][0][0]
+    np.testing.assert_array_equal(out, ref)
+    assert "self.conv1(x)" in df.iloc[0]["stacktraces"]["aten_convolution_default"]
+    snr = inspector(demo).calculate_numeric_gap("snr")
+    assert all(g == [float("inf")] for g in snr["gap"])
+
+
+def test_planted_divergence_is_found_at_its_node(demo):
+    insp = inspector(demo)
+    planted = 0
+    for block in insp.event_blocks:
+        for ev in block.events:
+            if ev.debug_handles in (5, [5]) and ev.debug_data:
+                ev.debug_data = [ev.debug_data[0] + np.float32(0.5)]
+                planted += 1
+    assert planted == 1
+    df = insp.calculate_numeric_gap("MSE")
+    gaps = [g[0] for g in df["gap"]]
+    first = next(i for i, g in enumerate(gaps) if g > 1e-6)
+    assert df.iloc[first]["aot_ops"] == ["aten_relu_default_1"]
+    assert gaps[first] == pytest.approx(0.25)
+    assert sum(g > 0 for g in gaps) == 1
+
+
+def test_representative_inputs_update_and_save(demo, tmp_path):
+    rec = etkit.parse_etrecord(demo["etrecord"])
+    x = rec._representative_inputs[0]
+    assert x.shape == (1, 1, 8, 8) and x.dtype == np.float32
+    assert rec.exported_program is None
+    assert rec.edge_dialect_program is not None
+    assert rec.graph_map == {}
+    assert rec._debug_handle_map["forward"]["3"] == [4, 5]
+    assert rec._delegate_map["forward"]["3"]["name"] == "EtkitMicroBackend"
+    # upstream's tutorial step 1: update the inputs, save, inspect
+    rec.update_representative_inputs([x * 2])
+    path = str(tmp_path / "etrecord.bin")
+    rec.save(path)
+    again = etkit.parse_etrecord(path)
+    np.testing.assert_array_equal(again._representative_inputs[0], x * 2)
+    df = inspector(demo, path).calculate_numeric_gap("MSE")
+    assert df.iloc[0]["gap"][0] > 0  # the runtime ran on x, the graph on 2x
+
+
+def test_upstream_tutorial_steps_4_and_5(demo, capsys):
+    etdump_path, etrecord_path = demo["etdump"], demo["etrecord"]
+    debug_buffer_path = demo["buffer"]
+    # --- upstream's code, import changed only ---
+    inspector = Inspector(
+        etdump_path=etdump_path,
+        etrecord=etrecord_path,
+        debug_buffer_path=debug_buffer_path,
+    )
+
+    pd.set_option("display.width", 100000)
+    pd.set_option("display.max_columns", None)
+
+    # Calculate numerical gap using Mean Squared Error
+    df: pd.DataFrame = inspector.calculate_numeric_gap("MSE")
+    print(df)
+    df_sorted = df.sort_values(by="gap", ascending=False, key=lambda x: x.apply(lambda y: y[0] if isinstance(y, list) else y))
+
+    print("Top 5 operators with largest numerical discrepancies:")
+    print(df_sorted.head(5))
+
+    # Filter for operators with gap above a threshold
+    threshold = 1e-4
+    problematic_ops = df[df["gap"].apply(lambda x: x[0] > threshold if isinstance(x, list) else x > threshold)]
+    print(f"\nOperators with MSE > {threshold}:")
+    print(problematic_ops)
+
+    # Use stacktraces to find the source location of problematic operators
+    for idx, row in problematic_ops.iterrows():
+        print(f"\n--- Operator {idx} ---")
+        print(f"Operators: {row['aot_ops']}")
+        print(f"Gap: {row['gap']}")
+        print("Stack traces:")
+        for op_name, trace in row['stacktraces'].items():
+            if trace:
+                print(f"  {op_name}:")
+                # Print first few lines of stack trace
+                for line in trace.split('\n')[:3]:
+                    print(f"    {line}")
+    # --- end of upstream's code ---
+    out = capsys.readouterr().out
+    assert "Top 5 operators with largest numerical discrepancies:" in out
+    assert "aten_addmm_default" in out
+    assert len(problematic_ops) == 0
+
+
+def test_reference_graph_names(demo):
+    insp = inspector(demo)
+    assert len(insp.calculate_numeric_gap("L1", reference_graph="edge_dialect_exported_program")) == 9
+    with pytest.raises(ValueError, match="not found"):
+        insp.calculate_numeric_gap("L1", reference_graph="edge_after_transform")
+
+
+def test_compare_results_free_function(capsys):
+    a = np.array([1.0, 2.0, 3.0], np.float32)
+    res = etkit.compare_results([a], [a * 1.1])
+    assert set(res) == {"snr", "mse", "cosine_similarity"}
+    assert res["cosine_similarity"] == [1.0]
+    assert res["mse"] == [round(float(np.mean(np.square(a - a * np.float32(1.1)))), 2)]
+    assert "snr\n--------------------\n0    " in capsys.readouterr().out
+    assert etkit.compare_results([a], [a], metrics=["mse"]) == {"mse": [0.0]}

@@ -1,0 +1,682 @@
+/*
+ * gap.c - upstream's calculate_numeric_gap in C: the ETRecord graph run by
+ * etkit's interpreter (AOT side) paired with the runtime's logged
+ * intermediate outputs, one gap per pair (etkit/numerics.h, "numeric gap").
+ *
+ * Data layout: `entries` holds the AOT entries (one per interpreted call
+ * node with debug handles, in graph order) followed by the runtime
+ * entries (one per merged runtime handle tuple, in first-seen order);
+ * each has its handle tuple in one `int64_t` pool.  Components of
+ * overlapping handles are found with a union-find over those entries.
+ * Rows keep their handles in the same pool and their op names as text.
+ *
+ * Invariants: the rules are upstream's, step for step
+ * (_inspector_utils.py): a runtime entry keeps the event with the largest
+ * instruction id per exact handle tuple; merging overlapping tuples keeps
+ * the value of the larger instruction id and orders its handles last; a
+ * component with AOT and runtime entries has exactly one runtime entry;
+ * for output i the AOT entry keyed (R[-(i+1)],) is compared, only when the
+ * first handles of all the component's AOT entries are inside R.
+ * Tensors are compared with etk_numerics_compare (upstream's float64 and
+ * NaN rules).  Nothing here reads a size it did not check: debug values go
+ * through etk_numerics_debug_value, AOT tensors come from the interpreter.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etkit/numerics.h"
+
+#define GAP_MAX_OUTPUTS 16
+
+typedef struct gap_entry {
+  bool runtime;
+  size_t h0, hn;                 /* handles: pool[h0 .. h0 + hn) */
+  int32_t iid;                   /* runtime: instruction id */
+  size_t event;                  /* runtime: inspector event */
+  size_t num_outputs;            /* runtime: logged values to pair */
+  const etk_interp_node_t *node; /* AOT */
+  const char *name;              /* AOT node / runtime event name */
+  bool name_only;                /* AOT: a repeated handle tuple (its output was
+                                    replaced in the first entry): names only */
+  size_t parent;                 /* union-find */
+} gap_entry_t;
+
+struct etk_gap {
+  etk_gap_options_t opts;
+  int64_t *pool;
+  size_t npool, cap_pool;
+  gap_entry_t *e;
+  size_t ne, cap_e, naot;
+  etk_gap_row_t *rows;
+  size_t nrows, cap_rows;
+  char **texts;
+  size_t ntexts, cap_texts;
+  size_t unreferenced;
+  /* runtime entries before merging (their names are the runtime ops) */
+  gap_entry_t *pre;
+  size_t npre, cap_pre;
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+  size_t n = *cap ? *cap : 16;
+  void *q;
+  if (need <= *cap) return true;
+  while (n < need) n *= 2;
+  q = realloc(*p, n * elem);
+  if (!q) return false;
+  *p = q;
+  *cap = n;
+  return true;
+}
+
+static bool pool_add(etk_gap_t *g, const int64_t *h, size_t n, size_t *at) {
+  if (!grow((void **)&g->pool, &g->cap_pool, g->npool + n, sizeof *g->pool))
+    return false;
+  memcpy(g->pool + g->npool, h, n * sizeof *h);
+  *at = g->npool;
+  g->npool += n;
+  return true;
+}
+
+static const char *keep_text(etk_gap_t *g, const char *s) {
+  char *c;
+  if (!grow((void **)&g->texts, &g->cap_texts, g->ntexts + 1, sizeof *g->texts))
+    return NULL;
+  c = malloc(strlen(s) + 1);
+  if (c) {
+    memcpy(c, s, strlen(s) + 1);
+    g->texts[g->ntexts++] = c;
+  }
+  return c;
+}
+
+static bool has(const int64_t *h, size_t n, int64_t x) {
+  for (size_t k = 0; k < n; k++)
+    if (h[k] == x) return true;
+  return false;
+}
+
+static bool overlap(const etk_gap_t *g, const gap_entry_t *a,
+                    const gap_entry_t *b) {
+  for (size_t k = 0; k < a->hn; k++)
+    if (has(g->pool + b->h0, b->hn, g->pool[a->h0 + k])) return true;
+  return false;
+}
+
+static bool same_tuple(const etk_gap_t *g, const gap_entry_t *a,
+                       const int64_t *h, size_t n) {
+  return a->hn == n && memcmp(g->pool + a->h0, h, n * sizeof *h) == 0;
+}
+
+/* _merge_runtime_debug_handles(h1, h2): h1 minus h2, then h2 deduped. */
+static bool merge_tuples(etk_gap_t *g, size_t a0, size_t an, size_t b0,
+                         size_t bn, size_t *o0, size_t *on) {
+  int64_t *tmp = malloc((an + bn + 1) * sizeof *tmp);
+  size_t n = 0;
+  bool ok;
+  if (!tmp) return false;
+  for (size_t k = 0; k < an; k++)
+    if (!has(g->pool + b0, bn, g->pool[a0 + k])) tmp[n++] = g->pool[a0 + k];
+  for (size_t k = 0; k < bn; k++) {
+    int64_t x = g->pool[b0 + k];
+    bool seen = has(tmp, n, x);
+    if (!seen) tmp[n++] = x;
+  }
+  ok = pool_add(g, tmp, n, o0);
+  *on = n;
+  free(tmp);
+  return ok;
+}
+
+/* Step 4 of upstream: one pre-merge entry per exact handle tuple. */
+static int collect_runtime(etk_gap_t *g, const etk_inspector_t *insp) {
+  size_t n = etk_inspector_event_count(insp);
+  for (size_t i = 0; i < n; i++) {
+    etk_inspector_event_t ev;
+    etk_inspector_event_link_t l;
+    gap_entry_t *e = NULL;
+    etk_inspector_event_get(insp, i, &ev);
+    etk_inspector_event_link(insp, i, &l);
+    if (!l.op_type_count || !l.has_debug_handles || !l.debug_handle_count ||
+        (ev.name_len == 13 && memcmp(ev.name, "OPERATOR_CALL", 13) == 0))
+      continue;
+    /* a DELEGATE_CALL covered by inner delegated events is skipped */
+    if (ev.name_len == 13 && memcmp(ev.name, "DELEGATE_CALL", 13) == 0) {
+      bool covered = false;
+      for (size_t j = 0; j < n && !covered; j++) {
+        etk_inspector_event_t ej;
+        etk_inspector_event_link_t lj;
+        etk_inspector_event_get(insp, j, &ej);
+        etk_inspector_event_link(insp, j, &lj);
+        if (!ej.is_delegated_op || !lj.op_type_count || !ej.debug_count ||
+            !lj.has_debug_handles)
+          continue;
+        if ((lj.delegate_backend_name == NULL) !=
+                (l.delegate_backend_name == NULL) ||
+            (lj.delegate_backend_name &&
+             strcmp(lj.delegate_backend_name, l.delegate_backend_name) != 0))
+          continue;
+        for (size_t k = 0; k < lj.debug_handle_count && !covered; k++)
+          covered =
+              has(l.debug_handles, l.debug_handle_count, lj.debug_handles[k]);
+      }
+      if (covered) continue;
+    }
+    for (size_t k = 0; k < g->npre && !e; k++)
+      if (same_tuple(g, &g->pre[k], l.debug_handles, l.debug_handle_count))
+        e = &g->pre[k];
+    if (!e) {
+      if (!grow((void **)&g->pre, &g->cap_pre, g->npre + 1, sizeof *g->pre))
+        return ETK_E_NO_MEMORY;
+      e = &g->pre[g->npre++];
+      memset(e, 0, sizeof *e);
+      e->runtime = true;
+      e->iid = -1;
+      if (!pool_add(g, l.debug_handles, l.debug_handle_count, &e->h0))
+        return ETK_E_NO_MEMORY;
+      e->hn = l.debug_handle_count;
+    }
+    if (ev.instruction_id > e->iid) {
+      e->iid = ev.instruction_id;
+      e->event = i;
+      e->num_outputs = l.num_outputs > 0 ? (size_t)l.num_outputs : 1;
+      e->name = keep_text(g, ev.name);
+      if (!e->name) return ETK_E_NO_MEMORY;
+    }
+  }
+  return ETK_OK;
+}
+
+/* merge_runtime_overlapping_debug_handles into g->e (after the AOT). */
+static int merge_runtime(etk_gap_t *g) {
+  for (size_t k = 0; k < g->npre; k++) {
+    gap_entry_t cur = g->pre[k], last = g->pre[k];
+    size_t w = g->naot;
+    for (size_t j = g->naot; j < g->ne; j++) {
+      gap_entry_t *x = &g->e[j];
+      if (!overlap(g, &g->pre[k], x)) {
+        g->e[w++] = *x;
+        continue;
+      }
+      if (x->iid < g->pre[k].iid) {
+        if (!merge_tuples(g, x->h0, x->hn, cur.h0, cur.hn, &cur.h0, &cur.hn))
+          return ETK_E_NO_MEMORY;
+      } else {
+        if (!merge_tuples(g, cur.h0, cur.hn, x->h0, x->hn, &cur.h0, &cur.hn))
+          return ETK_E_NO_MEMORY;
+        last = *x;
+      }
+    }
+    g->ne = w;
+    last.h0 = cur.h0;
+    last.hn = cur.hn;
+    if (!grow((void **)&g->e, &g->cap_e, g->ne + 1, sizeof *g->e))
+      return ETK_E_NO_MEMORY;
+    g->e[g->ne++] = last;
+  }
+  return ETK_OK;
+}
+
+static int collect_aot(etk_gap_t *g, const etk_interp_t *r) {
+  for (size_t k = 0; k < etk_interp_node_count(r); k++) {
+    const etk_interp_node_t *n = &etk_interp_nodes(r)[k];
+    gap_entry_t *e;
+    if (!n->debug_handle_count || strstr(n->name, "getitem")) continue;
+    if (n->status != ETK_INTERP_OK) {
+      g->unreferenced++;
+      continue;
+    }
+    if (!grow((void **)&g->e, &g->cap_e, g->ne + 1, sizeof *g->e))
+      return ETK_E_NO_MEMORY;
+    e = &g->e[g->ne];
+    memset(e, 0, sizeof *e);
+    /* a later node with the same handles replaces the earlier output (a
+     * dict assignment upstream) and adds its name */
+    for (size_t j = 0; j < g->ne; j++)
+      if (!g->e[j].name_only &&
+          same_tuple(g, &g->e[j], n->debug_handles, n->debug_handle_count)) {
+        g->e[j].node = n;
+        e->name_only = true;
+      }
+    e->node = n;
+    e->name = n->name;
+    if (!pool_add(g, n->debug_handles, n->debug_handle_count, &e->h0))
+      return ETK_E_NO_MEMORY;
+    e->hn = n->debug_handle_count;
+    g->ne++;
+  }
+  g->naot = g->ne;
+  return ETK_OK;
+}
+
+static size_t uf_find(gap_entry_t *e, size_t x) {
+  while (e[x].parent != x) {
+    e[x].parent = e[e[x].parent].parent;
+    x = e[x].parent;
+  }
+  return x;
+}
+
+/* Names of the entries [lo, hi) whose handles are all inside (h, n),
+ * joined with ", " (upstream's find_op_names). */
+static const char *op_names(etk_gap_t *g, const gap_entry_t *list, size_t lo,
+                            size_t hi, const int64_t *h, size_t n) {
+  char buf[1024];
+  size_t at = 0;
+  buf[0] = 0;
+  for (size_t k = lo; k < hi; k++) {
+    bool inside = true;
+    for (size_t j = 0; j < list[k].hn && inside; j++)
+      inside = has(h, n, g->pool[list[k].h0 + j]);
+    if (inside && at < sizeof buf)
+      at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", at ? ", " : "",
+                             list[k].name);
+  }
+  return keep_text(g, buf);
+}
+
+/* The runtime tensor compared with `aot` for output `neg` (upstream's
+ * _map_non_sequence_aot_output): values[neg] by default; with one output
+ * declared and several logged, the unique one of the AOT's shape (then
+ * shape and dtype). */
+static int pick_runtime(const etk_inspector_t *insp, const uint8_t *buf,
+                        size_t len, const gap_entry_t *rt, size_t neg,
+                        const etk_interp_tensor_t *aot,
+                        etk_numerics_value_t *out, etk_error_t *err) {
+  etk_inspector_event_t ev;
+  const etk_etdump_t *dump = etk_inspector_etdump(insp);
+  size_t count, pick, shape_hits = 0, dtype_hits = 0, shape_at = 0,
+                      dtype_at = 0;
+  uint32_t entry;
+  etk_inspector_event_get(insp, rt->event, &ev);
+  count = ev.debug_count;
+  if (count == 0 || neg > count)
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "no logged value %zu", neg);
+  pick = count - neg;
+  for (size_t k = 0; rt->num_outputs == 1 && count > 1 && k < count; k++) {
+    etk_numerics_value_t v;
+    bool same = true;
+    etk_inspector_event_debug_entry(insp, rt->event, k, &entry);
+    if (etk_numerics_debug_value(dump, buf, len, entry, 0, &v, NULL) !=
+            ETK_OK ||
+        v.kind != ETK_NUMERICS_VALUE_TENSOR || v.dim != aot->dim)
+      continue;
+    for (uint32_t d = 0; d < v.dim && same; d++)
+      same = v.sizes[d] == aot->sizes[d];
+    if (!same) continue;
+    shape_hits++;
+    shape_at = k;
+    if (v.scalar_type == aot->dtype) {
+      dtype_hits++;
+      dtype_at = k;
+    }
+  }
+  if (shape_hits == 1)
+    pick = shape_at;
+  else if (shape_hits > 1 && dtype_hits == 1)
+    pick = dtype_at;
+  etk_inspector_event_debug_entry(insp, rt->event, pick, &entry);
+  return etk_numerics_debug_value(dump, buf, len, entry, 0, out, err);
+}
+
+/* One row: AOT output `aot` against runtime value `neg` of `rt`. */
+static int add_row(etk_gap_t *g, const etk_inspector_t *insp,
+                   const uint8_t *buf, size_t len, const gap_entry_t *rt,
+                   const gap_entry_t *aot_e, size_t neg) {
+  const etk_interp_tensor_t *a = &aot_e->node->outputs[0];
+  etk_numerics_tensor_t ta = {a->dtype, a->dim,  a->sizes, NULL,
+                              0,        a->data, a->nbytes};
+  etk_numerics_value_t v;
+  etk_numerics_tensor_t tb;
+  etk_gap_row_t *row;
+  etk_error_t e;
+  if (!grow((void **)&g->rows, &g->cap_rows, g->nrows + 1, sizeof *g->rows))
+    return ETK_E_NO_MEMORY;
+  row = &g->rows[g->nrows];
+  memset(row, 0, sizeof *row);
+  row->order = g->nrows;
+  row->handles = NULL;
+  row->handle_count = rt->hn;
+  row->aot_ops = op_names(g, g->e, 0, g->naot, g->pool + rt->h0, rt->hn);
+  row->runtime_ops = op_names(g, g->pre, 0, g->npre, g->pool + rt->h0, rt->hn);
+  row->note = "";
+  etk_numerics_shape_text(&ta, row->shape, sizeof row->shape);
+  etk_error_clear(&e);
+  if (pick_runtime(insp, buf, len, rt, neg, a, &v, &e) != ETK_OK ||
+      !etk_numerics_value_view(&v, &tb) ||
+      etk_numerics_compare(&ta, &tb, g->opts.metric, 0, &row->gap, &e) !=
+          ETK_OK) {
+    row->gap = NAN;
+    row->note = keep_text(g, e.message[0] ? e.message : "not comparable");
+  }
+  /* the pool may move: keep the offset, fix the pointer at the end */
+  row->handles = (const int64_t *)(uintptr_t)rt->h0;
+  if (!row->aot_ops || !row->runtime_ops || !row->note) return ETK_E_NO_MEMORY;
+  g->nrows++;
+  return ETK_OK;
+}
+
+/* The rows of one component (its runtime entry `rt`, root `root`). */
+static int component_rows(etk_gap_t *g, const etk_inspector_t *insp,
+                          const uint8_t *buf, size_t len, const gap_entry_t *rt,
+                          size_t root) {
+  bool subset = true;
+  for (size_t a = 0; a < g->naot; a++)
+    if (!g->e[a].name_only && uf_find(g->e, a) == root)
+      subset = subset && has(g->pool + rt->h0, rt->hn, g->pool[g->e[a].h0]);
+  if (!subset) return ETK_OK;
+  for (size_t i = 0; i < rt->num_outputs && i < rt->hn; i++) {
+    int64_t key = g->pool[rt->h0 + rt->hn - 1 - i];
+    const gap_entry_t *hit = NULL;
+    for (size_t a = 0; a < g->naot && !hit; a++)
+      if (!g->e[a].name_only && uf_find(g->e, a) == root && g->e[a].hn == 1 &&
+          g->pool[g->e[a].h0] == key)
+        hit = &g->e[a];
+    /* AOT outputs that are lists of several tensors are skipped, as
+     * upstream's comparator skips them */
+    if (!hit || !hit->node->output_count ||
+        (hit->node->output_is_list && hit->node->output_count != 1))
+      continue;
+    if (add_row(g, insp, buf, len, rt, hit, i + 1) != ETK_OK)
+      return ETK_E_NO_MEMORY;
+  }
+  return ETK_OK;
+}
+
+/* map_runtime_aot_intermediate_outputs: components in the order of their
+ * first entry (AOT entries come first, as upstream's node list). */
+static int pair(etk_gap_t *g, const etk_inspector_t *insp, const uint8_t *buf,
+                size_t len, etk_error_t *err) {
+  for (size_t k = 0; k < g->ne; k++) g->e[k].parent = k;
+  for (size_t a = 0; a < g->naot; a++)
+    for (size_t b = g->naot; b < g->ne; b++)
+      if (!g->e[a].name_only && overlap(g, &g->e[a], &g->e[b]))
+        g->e[uf_find(g->e, a)].parent = uf_find(g->e, b);
+  for (size_t a = 0; a < g->naot; a++) {
+    size_t root = uf_find(g->e, a), rt = SIZE_MAX;
+    bool first = true;
+    if (g->e[a].name_only) continue;
+    for (size_t p = 0; p < a && first; p++)
+      first = g->e[p].name_only || uf_find(g->e, p) != root;
+    if (!first) continue; /* component already done */
+    for (size_t b = g->naot; b < g->ne; b++) {
+      if (uf_find(g->e, b) != root) continue;
+      if (rt != SIZE_MAX)
+        return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                             "Expected only one runtime debug handle, but "
+                             "events '%s' and '%s' overlap the same AOT "
+                             "nodes",
+                             g->e[rt].name, g->e[b].name);
+      rt = b;
+    }
+    if (rt != SIZE_MAX &&
+        component_rows(g, insp, buf, len, &g->e[rt], root) != ETK_OK)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+  }
+  return ETK_OK;
+}
+
+void etk_gap_options_init(etk_gap_options_t *o) {
+  memset(o, 0, sizeof *o);
+  o->metric = ETK_NUMERICS_MSE;
+  o->threshold = NAN;
+}
+
+/* How bad a gap is (larger = worse); NaN worst of all. */
+static double badness(etk_numerics_metric_t m, double gap) {
+  if (gap != gap) return INFINITY;
+  return m == ETK_NUMERICS_SNR ? -gap : gap;
+}
+
+static etk_numerics_metric_t g_sort_metric;
+static int row_cmp(const void *pa, const void *pb) {
+  const etk_gap_row_t *a = pa, *b = pb;
+  double x = badness(g_sort_metric, a->gap), y = badness(g_sort_metric, b->gap);
+  if (x != y) return x > y ? -1 : 1;
+  return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Thresholds, the first diverging row, pointers into the pool, order. */
+static void finish_rows(etk_gap_t *g) {
+  double t = g->opts.threshold;
+  size_t first = SIZE_MAX;
+  if (t != t)
+    t = g->opts.metric == ETK_NUMERICS_SNR  ? 40.0
+        : g->opts.metric == ETK_NUMERICS_L1 ? 1e-3
+                                            : 1e-6;
+  g->opts.threshold = t;
+  for (size_t k = 0; k < g->nrows; k++) {
+    etk_gap_row_t *r = &g->rows[k];
+    r->handles = g->pool + (size_t)(uintptr_t)r->handles;
+    r->over = badness(g->opts.metric, r->gap) > badness(g->opts.metric, t);
+    if (r->over && first == SIZE_MAX) first = k;
+  }
+  if (first != SIZE_MAX) g->rows[first].first_diverging = true;
+  g_sort_metric = g->opts.metric;
+  qsort(g->rows, g->nrows, sizeof *g->rows, row_cmp);
+}
+
+int etk_gap_build(const etk_inspector_t *insp, const uint8_t *buf, size_t len,
+                  etk_graph_t *graph, const etk_gap_options_t *opts,
+                  etk_gap_t **out, etk_error_t *err) {
+  etk_interp_options_t io;
+  etk_interp_t *r = NULL;
+  etk_gap_t *g;
+  int rc;
+  if (!insp || !graph || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  *out = NULL;
+  g = calloc(1, sizeof *g);
+  if (!g)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (opts)
+    g->opts = *opts;
+  else
+    etk_gap_options_init(&g->opts);
+  etk_interp_options_default(&io);
+  io.max_memory = g->opts.max_memory;
+  rc = etk_interp_run(graph, &io, &r, err);
+  if (rc == ETK_OK) {
+    rc = collect_aot(g, r);
+    if (rc == ETK_OK) rc = collect_runtime(g, insp);
+    if (rc == ETK_OK) rc = merge_runtime(g);
+    if (rc != ETK_OK)
+      etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
+    else
+      rc = pair(g, insp, buf, len, err);
+  }
+  if (rc == ETK_OK && g->nrows == 0)
+    rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                       "no AOT output pairs with a logged runtime value (%zu "
+                       "AOT nodes, %zu runtime handle groups; was the run "
+                       "traced with intermediate outputs and the ETDump "
+                       "linked to this ETRecord?)",
+                       g->naot, g->ne - g->naot);
+  etk_interp_free(r); /* rows keep no pointer into the run */
+  if (rc != ETK_OK) {
+    etk_gap_free(g);
+    return rc;
+  }
+  finish_rows(g);
+  *out = g;
+  return ETK_OK;
+}
+
+void etk_gap_free(etk_gap_t *g) {
+  if (!g) return;
+  for (size_t k = 0; k < g->ntexts; k++) free(g->texts[k]);
+  free(g->texts);
+  free(g->pool);
+  free(g->e);
+  free(g->pre);
+  free(g->rows);
+  free(g);
+}
+
+size_t etk_gap_row_count(const etk_gap_t *g) {
+  return g ? g->nrows : 0;
+}
+const etk_gap_row_t *etk_gap_rows(const etk_gap_t *g) {
+  return g ? g->rows : NULL;
+}
+size_t etk_gap_unreferenced(const etk_gap_t *g) {
+  return g ? g->unreferenced : 0;
+}
+double etk_gap_threshold(const etk_gap_t *g) {
+  return g ? g->opts.threshold : NAN;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void handles_text(const etk_gap_row_t *r, char *buf, size_t cap) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (size_t k = 0; k < r->handle_count && at < cap; k++)
+    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", k ? "," : "",
+                           (long long)r->handles[k]);
+}
+
+static void gap_text(double v, char *buf, size_t cap) {
+  if (v != v)
+    snprintf(buf, cap, "nan");
+  else
+    snprintf(buf, cap, "%.6g", v);
+}
+
+/* JSON string of s (names are ASCII identifiers; escapes the rest). */
+static void json_str(etk_render_sink_t *s, const char *t) {
+  etk_render_putc(s, '"');
+  for (; *t; t++) {
+    if (*t == '"' || *t == '\\')
+      etk_render_printf(s, "\\%c", *t);
+    else if ((unsigned char)*t < 0x20)
+      etk_render_printf(s, "\\u%04x", (unsigned)(unsigned char)*t);
+    else
+      etk_render_putc(s, *t);
+  }
+  etk_render_putc(s, '"');
+}
+
+static void render_json(const etk_gap_t *g, etk_render_sink_t *s) {
+  etk_render_printf(s,
+                    "{\"metric\": \"%s\", \"threshold\": %.17g, "
+                    "\"unreferenced_nodes\": %zu, \"rows\": [",
+                    etk_numerics_metric_name(g->opts.metric), g->opts.threshold,
+                    g->unreferenced);
+  for (size_t k = 0; k < g->nrows; k++) {
+    const etk_gap_row_t *r = &g->rows[k];
+    etk_render_printf(s, "%s\n  {\"order\": %zu, \"debug_handle\": [",
+                      k ? "," : "", r->order);
+    for (size_t h = 0; h < r->handle_count; h++)
+      etk_render_printf(s, "%s%lld", h ? ", " : "", (long long)r->handles[h]);
+    etk_render_puts(s, "], \"aot_ops\": ");
+    json_str(s, r->aot_ops);
+    etk_render_puts(s, ", \"runtime_ops\": ");
+    json_str(s, r->runtime_ops);
+    etk_render_puts(s, ", \"shape\": ");
+    json_str(s, r->shape);
+    if (r->gap != r->gap || isinf(r->gap))
+      etk_render_printf(s, ", \"gap\": null");
+    else
+      etk_render_printf(s, ", \"gap\": %.17g", r->gap);
+    etk_render_puts(s, ", \"note\": ");
+    json_str(s, r->note);
+    etk_render_printf(s, ", \"over_threshold\": %s, \"first_divergence\": %s}",
+                      r->over ? "true" : "false",
+                      r->first_diverging ? "true" : "false");
+  }
+  etk_render_puts(s, "\n]}\n");
+}
+
+static void csv_field(etk_render_sink_t *s, const char *t) {
+  etk_render_putc(s, '"');
+  for (; *t; t++) {
+    if (*t == '"') etk_render_putc(s, '"');
+    etk_render_putc(s, *t);
+  }
+  etk_render_putc(s, '"');
+}
+
+static void render_csv(const etk_gap_t *g, etk_render_sink_t *s) {
+  etk_render_printf(s,
+                    "order,debug_handle,aot_ops,runtime_ops,shape,%s,"
+                    "over_threshold,first_divergence,note\n",
+                    etk_numerics_metric_name(g->opts.metric));
+  for (size_t k = 0; k < g->nrows; k++) {
+    const etk_gap_row_t *r = &g->rows[k];
+    char h[256], v[64];
+    handles_text(r, h, sizeof h);
+    gap_text(r->gap, v, sizeof v);
+    etk_render_printf(s, "%zu,", r->order);
+    csv_field(s, h);
+    etk_render_putc(s, ',');
+    csv_field(s, r->aot_ops);
+    etk_render_putc(s, ',');
+    csv_field(s, r->runtime_ops);
+    etk_render_putc(s, ',');
+    csv_field(s, r->shape);
+    etk_render_printf(s, ",%s,%d,%d,", v, r->over, r->first_diverging);
+    csv_field(s, r->note);
+    etk_render_putc(s, '\n');
+  }
+}
+
+static void render_table(const etk_gap_t *g, etk_render_sink_t *s) {
+  size_t w[4] = {6, 7, 11, 5}; /* handle, aot_ops, runtime_ops, shape */
+  const char *metric = etk_numerics_metric_name(g->opts.metric);
+  for (size_t k = 0; k < g->nrows; k++) {
+    char h[256];
+    const etk_gap_row_t *r = &g->rows[k];
+    size_t l[4];
+    handles_text(r, h, sizeof h);
+    l[0] = strlen(h);
+    l[1] = strlen(r->aot_ops);
+    l[2] = strlen(r->runtime_ops);
+    l[3] = strlen(r->shape);
+    for (int c = 0; c < 4; c++)
+      if (l[c] > w[c]) w[c] = l[c] > 60 ? 60 : l[c];
+  }
+  etk_render_printf(s, "%-*s  %-*s  %-*s  %-*s  %12s\n", (int)w[0], "handle",
+                    (int)w[1], "aot_ops", (int)w[2], "runtime_ops", (int)w[3],
+                    "shape", metric);
+  for (size_t k = 0; k < g->nrows; k++) {
+    const etk_gap_row_t *r = &g->rows[k];
+    char h[256], v[64];
+    handles_text(r, h, sizeof h);
+    gap_text(r->gap, v, sizeof v);
+    etk_render_printf(s, "%-*.60s  %-*.60s  %-*.60s  %-*.60s  %12s%s%s%s\n",
+                      (int)w[0], h, (int)w[1], r->aot_ops, (int)w[2],
+                      r->runtime_ops, (int)w[3], r->shape, v,
+                      r->first_diverging ? "  <- first divergence" : "",
+                      r->note[0] ? "  " : "", r->note);
+  }
+  etk_render_printf(s, "\n%zu pairs, %s %s %.6g is a divergence", g->nrows,
+                    metric,
+                    g->opts.metric == ETK_NUMERICS_SNR ? "below" : "above",
+                    g->opts.threshold);
+  if (g->unreferenced)
+    etk_render_printf(s,
+                      "; %zu graph nodes have no reference (unsupported "
+                      "op, or downstream of one)",
+                      g->unreferenced);
+  etk_render_puts(s, "\n");
+}
+
+int etk_gap_render(const etk_gap_t *g, etk_gap_format_t format,
+                   etk_render_sink_t *sink, etk_error_t *err) {
+  if (!g || !sink)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  if (format == ETK_GAP_JSON)
+    render_json(g, sink);
+  else if (format == ETK_GAP_CSV)
+    render_csv(g, sink);
+  else
+    render_table(g, sink);
+  return ETK_OK;
+}
