@@ -10,7 +10,9 @@
 
 #include "etkit/common.h"
 #include "etkit/etrecord.h"
+#include "etkit/graph.h"
 #include "etkit/inspector_core.h"
+#include "etkit/numerics.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -208,6 +210,114 @@ struct etk_memory_plan;
 int etk_memory_plan_name_from_etrecord(struct etk_memory_plan *plan,
                                        etk_etrecord_t *rec, etk_note_fn note,
                                        void *note_ctx, etk_error_t *err);
+
+/* ------------------------------------------- the graph with its figures
+ *
+ * Library etkit_link (src/link/graph_figures.c): the ETRecord graph of
+ * etkit/graph.h joined with what an ETDump measured.  Every Inspector
+ * event is resolved with the ETRecord linker (the graph's method, top
+ * graph and nested nodes) to debug handles and from them to the graph's
+ * nodes; an event covers each node it names.  A node that no event
+ * reaches has reached == false and NaN figures: it is never given a 0. */
+
+typedef struct etk_graph_node_figures {
+  bool reached;       /* at least one event covers this node */
+  size_t event_count; /* events that cover it */
+  bool shared;        /* one of them covers other nodes too (a delegate
+                         call, a decomposed op): its time is the event's */
+  uint64_t count;     /* runs: the largest sample count of its events */
+  /* Per run, in the Inspector's time unit (ms by default): the sum over
+   * its events of their mean and of their median durations.  NaN when no
+   * event with timing reached it. */
+  double avg, p50;
+  /* avg as a percentage of the mean of the block's Method::execute
+   * events; NaN without Method::execute events. */
+  double share;
+  /* Numerical error of its outputs (the worst output: the largest MSE),
+   * against the run given as `against` (A = this run is the reference,
+   * as `etkit numerics`) or the caller's reference values; NaN and
+   * has_error false when nothing was compared. */
+  bool has_error;
+  double mse, snr, max_abs, cosine;
+} etk_graph_node_figures_t;
+
+/* Caller-supplied reference value of output `output` of graph node `node`
+ * (for example an interpreter's): return ETK_OK and fill *out (which must
+ * stay valid until etk_graph_figures_compute() returns), ETK_E_NOT_FOUND
+ * when there is none, another code to stop with an error. */
+typedef int (*etk_graph_reference_fn)(void *ctx, size_t node, uint32_t output,
+                                      etk_numerics_tensor_t *out);
+
+typedef struct etk_graph_figures_options {
+  /* Blocks: ETK_GRAPH_NONE = every block whose method (etk_etrecord_
+   * block_method()) is the graph's method; else only that block. */
+  size_t block;
+  /* The debug buffer of `insp`'s run (for numerical error), or NULL. */
+  const uint8_t *debug_buffer;
+  size_t debug_buffer_len;
+  /* A second run of the same program (`etkit numerics` A/B): its
+   * inspector and debug buffer, or NULL. */
+  const etk_inspector_t *against;
+  const uint8_t *against_buffer;
+  size_t against_buffer_len;
+  /* Reference values per node output instead of `against` (NULL). */
+  etk_graph_reference_fn reference;
+  void *reference_ctx;
+  /* Notes and warnings, one line each (NULL = dropped): an ETDump that
+   * matches nothing in the record gives the same warning as the other
+   * commands ("... an ETRecord of another program?") and no figures. */
+  etk_note_fn note;
+  void *note_ctx;
+  const char *record_name; /* names the ETRecord in warnings (a path) */
+} etk_graph_figures_options_t;
+
+/* Fills *opts with the defaults (block ETK_GRAPH_NONE, all else NULL/0). */
+void etk_graph_figures_options_init(etk_graph_figures_options_t *opts);
+
+typedef struct etk_graph_figures {
+  size_t node_count;                     /* = etk_graph_node_count() */
+  const etk_graph_node_figures_t *nodes; /* one per graph node */
+  bool linked;           /* some event reached some node; false for an ETDump
+                            of another program (warning given) */
+  bool has_timing;       /* some reached node has timing */
+  bool has_error;        /* some node has numerical error */
+  double execute_avg;    /* mean Method::execute duration, NaN when none */
+  const char *time_unit; /* "ms", "us", ... */
+  size_t events, linked_events;
+} etk_graph_figures_t;
+
+/* Computes the figures of every node of `g` from `insp` (borrowed, not
+ * modified; it need not be linked).  The result is owned by the caller
+ * (etk_graph_figures_free()).  Errors: ETK_E_INVALID_ARGUMENT (NULL
+ * g/insp/out), ETK_E_NO_MEMORY, the linker's and the value inflation
+ * errors (a value that cannot be compared is skipped with a note, not an
+ * error). */
+int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
+                              const etk_graph_figures_options_t *opts,
+                              etk_graph_figures_t **out, etk_error_t *err);
+
+/* Frees figures (NULL is a no-op). */
+void etk_graph_figures_free(etk_graph_figures_t *f);
+
+/* Overlays of the figures as one value per node, for
+ * etk_graph_node_data_t (Model Explorer node data) and the HTML view. */
+typedef enum etk_graph_overlay {
+  ETK_GRAPH_OVERLAY_TIME = 0, /* avg */
+  ETK_GRAPH_OVERLAY_SHARE,    /* share (%) */
+  ETK_GRAPH_OVERLAY_COUNT,    /* count */
+  ETK_GRAPH_OVERLAY_MSE,      /* mse */
+  ETK_GRAPH_OVERLAY_SNR       /* snr (dB) */
+} etk_graph_overlay_t;
+
+/* Parses "time", "share", "count", "mse"/"error", "snr".  ETK_E_NOT_FOUND
+ * for another name. */
+int etk_graph_overlay_parse(const char *name, etk_graph_overlay_t *out);
+
+/* Fills values[0..f->node_count) and has_value[] (caller arrays) with one
+ * overlay: has_value false where the node has no such figure. */
+void etk_graph_figures_overlay(const etk_graph_figures_t *f,
+                               etk_graph_overlay_t overlay, double *values,
+                               bool *has_value);
 
 #ifdef __cplusplus
 }
