@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages etkit builds and tests with, if any is missing.
-# Required: compiler, CMake, pkg-config, libzip, jansson, flatc (test oracle),
+# Required: compiler, CMake, pkg-config, libzip, jansson, Graphviz (libgvc,
+# the graph view's layout), flatc (test oracle),
 # clang-format (make check fails on a file that is not formatted).
 # Optional (skipped quietly when unavailable): clang + its runtime for the
 # libFuzzer build, the Cortex-M cross compiler, and pandas + tabulate + numpy
@@ -8,7 +9,7 @@
 # python3-pandas and python3-pytest for the etkit Python package and its tests;
 # chromium for the screenshot tests of the HTML pages (skipped without it).
 set -eu
-required="build-essential cmake pkg-config libzip-dev libjansson-dev zlib1g-dev flatbuffers-compiler python3 clang-format"
+required="build-essential cmake pkg-config libzip-dev libjansson-dev zlib1g-dev libgraphviz-dev flatbuffers-compiler python3 clang-format"
 optional="clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi python3-pandas python3-tabulate python3-numpy python3-dev python3-pytest chromium"
 
 missing=""

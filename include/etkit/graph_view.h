@@ -42,6 +42,7 @@
 #include <stddef.h>
 
 #include "etkit/common.h"
+#include "etkit/graph.h"
 #include "etkit/render.h"
 
 #ifdef __cplusplus
@@ -142,6 +143,59 @@ int etk_graph_view_check(const etk_graph_view_t *g, etk_error_t *err);
 int etk_graph_view_write_html(const etk_graph_view_t *g,
                               const etk_graph_view_options_t *o,
                               etk_render_sink_t *sink, etk_error_t *err);
+
+/* ---------------------------------------------- from an ETRecord graph
+ *
+ * The description of an etk_graph_t (etkit/graph.h): every call_function
+ * node of every graph, the top graph's user inputs (all its placeholders
+ * when the program has no signature) and its output node.  Groups: the
+ * nn_module_stack paths (one group per module path, nested as the stack
+ * nests; the root module is not a group), each delegate partition (label
+ * = backend id) placed in the innermost module holding all its nodes and
+ * holding them with their inner modules and the executorch_call_delegate
+ * node, and each control-flow graph (label = its name) inside its owner's
+ * group.  data-node is the FX node name; a nested graph's node whose name
+ * is already taken is named "<graph name>/<node name>".  Edges: a drawn
+ * node's inputs that are drawn. */
+
+/* Per graph node (arrays of etk_graph_node_count() entries, borrowed for
+ * the call); any pointer may be NULL. */
+typedef struct etk_graph_view_values {
+  const double *value; /* the overlay value; NULL = no overlay */
+  const bool *has_value; /* NULL = every node with a finite value has one */
+  const double *a, *b; /* `against`: both runs' values for the tooltip */
+  const bool *has_a, *has_b;
+  const char *const *figures; /* tooltip lines per node (or NULL entries) */
+} etk_graph_view_values_t;
+
+typedef struct etk_graph_view_build {
+  etk_graph_view_t view;
+  size_t *graph_node; /* per view node: its index in the etk_graph_t */
+  /* owned storage (private) */
+  etk_graph_view_node_t *nodes_;
+  etk_graph_view_edge_t *edges_;
+  etk_graph_view_group_t *groups_;
+  char **strings_;
+  size_t string_count_, string_cap_;
+} etk_graph_view_build_t;
+
+/* Builds the description of `g` with the per-node values `v` (NULL = no
+ * overlay) into *out (free with etk_graph_view_build_free(), also after a
+ * failure).  The view borrows `g`'s strings: `g` must outlive *out.
+ * Errors: ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY. */
+int etk_graph_view_from_graph(const etk_graph_t *g,
+                              const etk_graph_view_values_t *v,
+                              etk_graph_view_build_t *out, etk_error_t *err);
+
+/* Frees what etk_graph_view_from_graph() made (NULL or zeroed: no-op). */
+void etk_graph_view_build_free(etk_graph_view_build_t *b);
+
+/* The "memory" overlay: bytes of each node's output tensors (numel times
+ * element size, from the TensorMeta of its output values) into values[]
+ * and has_value[] (caller arrays of etk_graph_node_count() entries);
+ * has_value false for a node without any sized output. */
+void etk_graph_view_output_bytes(const etk_graph_t *g, double *values,
+                                 bool *has_value);
 
 #ifdef __cplusplus
 }
