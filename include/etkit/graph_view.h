@@ -43,6 +43,7 @@
 
 #include "etkit/common.h"
 #include "etkit/graph.h"
+#include "etkit/link.h"
 #include "etkit/render.h"
 
 #ifdef __cplusplus
@@ -161,9 +162,9 @@ int etk_graph_view_write_html(const etk_graph_view_t *g,
 /* Per graph node (arrays of etk_graph_node_count() entries, borrowed for
  * the call); any pointer may be NULL. */
 typedef struct etk_graph_view_values {
-  const double *value; /* the overlay value; NULL = no overlay */
+  const double *value;   /* the overlay value; NULL = no overlay */
   const bool *has_value; /* NULL = every node with a finite value has one */
-  const double *a, *b; /* `against`: both runs' values for the tooltip */
+  const double *a, *b;   /* `against`: both runs' values for the tooltip */
   const bool *has_a, *has_b;
   const char *const *figures; /* tooltip lines per node (or NULL entries) */
 } etk_graph_view_values_t;
@@ -196,6 +197,50 @@ void etk_graph_view_build_free(etk_graph_view_build_t *b);
  * has_value false for a node without any sized output. */
 void etk_graph_view_output_bytes(const etk_graph_t *g, double *values,
                                  bool *has_value);
+
+/* ------------------------------------------- an ETRecord graph's page
+ *
+ * What `etkit graph --html`, the HTML report and the Python Inspector
+ * draw: an ETRecord graph coloured by one overlay of an ETDump's per-node
+ * figures (etkit/link.h, etk_graph_figures_compute()). */
+
+typedef struct etk_graph_view_page {
+  /* "time" (avg per run, the default), "share" (% of Method::execute),
+   * "count" (runs), "error" (MSE, needs figures computed with a second
+   * run and debug buffers), "snr", or "memory" (output bytes, from the
+   * graph alone); NULL = "time" with figures, else no colour. */
+  const char *overlay;
+  const etk_graph_figures_t *a; /* the run's figures, or NULL */
+  /* Run B (`--against`): colour = change from A to B of the overlay's
+   * median-based figure (p50 for time, as `etkit diff`), both values in
+   * the tooltip.  Ignored for error/snr/memory.  NULL = none. */
+  const etk_graph_figures_t *b;
+  /* title, subtitle, note, labels, fragment, collapse_above; value_name,
+   * unit and against are set from the overlay */
+  etk_graph_view_options_t view;
+} etk_graph_view_page_t;
+
+/* Sets the defaults (no figures, overlay NULL). */
+void etk_graph_view_page_init(etk_graph_view_page_t *p);
+
+/* Checks an overlay name; ETK_OK, or ETK_E_NOT_FOUND with a message
+ * listing the names. */
+int etk_graph_view_overlay_check(const char *overlay, etk_error_t *err);
+
+/* The overlay's value per graph node (values[] and has_value[]: caller
+ * arrays of etk_graph_node_count() entries), as the page colours them:
+ * has_value false for a node no event reached (never 0).  *name and
+ * *unit (may be NULL) receive the legend's words.  Errors:
+ * ETK_E_INVALID_ARGUMENT, ETK_E_NOT_FOUND (overlay name). */
+int etk_graph_view_values(const etk_graph_t *g, const etk_graph_view_page_t *p,
+                          double *values, bool *has_value, const char **name,
+                          const char **unit, etk_error_t *err);
+
+/* Builds the description of `g` with `p`'s overlay and writes the page
+ * (etk_graph_view_write_html).  Errors: those of the calls it makes. */
+int etk_graph_view_write_graph(const etk_graph_t *g,
+                               const etk_graph_view_page_t *p,
+                               etk_render_sink_t *sink, etk_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -61,8 +61,7 @@ static char *keep(builder_t *c, char *s) {
   return s;
 }
 
-static char *text(builder_t *c, const char *a, const char *sep,
-                  const char *z) {
+static char *text(builder_t *c, const char *a, const char *sep, const char *z) {
   size_t la = strlen(a), ls = strlen(sep), lz = strlen(z);
   char *s = malloc(la + ls + lz + 1);
   if (s) {
@@ -130,7 +129,8 @@ static void partition_prefixes(builder_t *c) {
     size_t common = 0;
     bool first = true;
     for (size_t k = 0; k <= parts[p].node_count; k++) {
-      size_t i = k < parts[p].node_count ? parts[p].nodes[k] : parts[p].call_node;
+      size_t i =
+          k < parts[p].node_count ? parts[p].nodes[k] : parts[p].call_node;
       if (i == ETK_GRAPH_NONE || i >= etk_graph_node_count(c->g)) continue;
       c->part_of[i] = p;
       size_t n;
@@ -156,14 +156,16 @@ static size_t partition_group(builder_t *c, size_t p, size_t node) {
   const etk_graph_partition_t *part = &etk_graph_partitions(c->g)[p];
   size_t n;
   const etk_etrecord_module_entry_t *m = modules(&c->gn[node], &n);
-  size_t outer = module_chain(c, "", m, 0, c->part_common[p] < n ? c->part_common[p] : n,
-                              ETK_GRAPH_VIEW_NONE);
+  size_t outer =
+      module_chain(c, "", m, 0, c->part_common[p] < n ? c->part_common[p] : n,
+                   ETK_GRAPH_VIEW_NONE);
   char key[64];
   snprintf(key, sizeof key, "p%zu", p);
-  const char *backend = part->backend && part->backend[0] ? part->backend : "delegate";
+  const char *backend =
+      part->backend && part->backend[0] ? part->backend : "delegate";
   char *detail = text(c, backend, " partition ", part->name ? part->name : "");
-  c->part_group[p] = group_for(c, key, outer, backend, detail,
-                               ETK_GRAPH_VIEW_PARTITION);
+  c->part_group[p] =
+      group_for(c, key, outer, backend, detail, ETK_GRAPH_VIEW_PARTITION);
   return c->part_group[p];
 }
 
@@ -183,9 +185,10 @@ static size_t node_group(builder_t *c, size_t i) {
     if (gg == ETK_GRAPH_VIEW_NONE) {
       const etk_graph_graph_t *sub = &etk_graph_graphs(c->g)[n->graph];
       size_t owner = sub->owner;
-      size_t parent = owner != ETK_GRAPH_NONE && owner < etk_graph_node_count(c->g)
-                          ? c->node_group[owner]
-                          : ETK_GRAPH_VIEW_NONE;
+      size_t parent =
+          owner != ETK_GRAPH_NONE && owner < etk_graph_node_count(c->g)
+              ? c->node_group[owner]
+              : ETK_GRAPH_VIEW_NONE;
       char key[64];
       snprintf(key, sizeof key, "g%zu", n->graph);
       gg = c->graph_group[n->graph] = group_for(
@@ -272,7 +275,8 @@ static void fill_node(builder_t *c, size_t i, const etk_graph_view_values_t *v,
   if (!v) return;
   if (v->value) {
     out->value = v->value[i];
-    out->has_value = (v->has_value ? v->has_value[i] : true) && isfinite(v->value[i]);
+    out->has_value =
+        (v->has_value ? v->has_value[i] : true) && isfinite(v->value[i]);
   }
   if (v->a) {
     out->a = v->a[i];
@@ -350,8 +354,7 @@ static int build(builder_t *c, const etk_graph_view_values_t *v) {
 int etk_graph_view_from_graph(const etk_graph_t *g,
                               const etk_graph_view_values_t *v,
                               etk_graph_view_build_t *out, etk_error_t *err) {
-  if (!out)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, 0, "no output");
+  if (!out) return etk_error_set(err, ETK_E_INVALID_ARGUMENT, 0, "no output");
   memset(out, 0, sizeof *out);
   if (!g) return etk_error_set(err, ETK_E_INVALID_ARGUMENT, 0, "no graph");
   builder_t c = {.g = g, .gn = etk_graph_nodes(g), .b = out};
