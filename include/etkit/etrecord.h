@@ -79,6 +79,7 @@
 
 #include "etkit/common.h"
 #include "etkit/status.h"
+#include "etkit/etrecord_serde.h"
 #include "etkit/etrecord_writer.h"
 #include "etkit/torch.h"
 
@@ -322,6 +323,16 @@ typedef struct etk_etrecord_node {
   const char *delegate_backend; /* backend_id of a lowered module, or NULL */
   uint32_t depth;               /* 0 for the program's own graph */
   size_t parent; /* owning node's index, or ETK_ETRECORD_NO_PARENT */
+  /* Structured (etkit/etrecord_serde.h): */
+  size_t graph; /* index of its graph in etk_etrecord_program_t.graphs */
+  const etk_etrecord_arg_t *input_args; /* the NamedArguments, in order */
+  size_t input_arg_count;
+  const etk_etrecord_arg_t *output_args; /* the output Arguments */
+  size_t output_arg_count;
+  /* metadata "debug_handle" as integers: one for "7", several for a list
+   * ("[7, 8]", "(7, 8)"); debug_handle above is the first */
+  const int64_t *debug_handles;
+  size_t debug_handle_count;
 } etk_etrecord_node_t;
 
 typedef struct etk_etrecord_program {
@@ -336,6 +347,10 @@ typedef struct etk_etrecord_program {
   size_t output_count;
   const etk_etrecord_node_t *nodes; /* depth-first, see etk_etrecord_node_t */
   size_t node_count;
+  /* Its graphs (etkit/etrecord_serde.h): [0] the top graph, then nested
+   * ones in walk order. */
+  const etk_etrecord_graph_t *graphs;
+  size_t graph_count;
 } etk_etrecord_program_t;
 
 /* Parses (once; later calls return the cached result) the program at

@@ -561,7 +561,8 @@ int etk_graph_placeholder_tensor(etk_graph_t *g, size_t node,
 
 typedef struct etk_graph_me_options {
   const char *label;    /* GraphCollection label (NULL = "etkit") */
-  const char *graph_id; /* id of the top graph (NULL = the method name) */
+  const char *graph_id; /* id of the top graph (NULL = "graph", the id
+                           Model Explorer's PyTorch adapter gives) */
   /* true: the nodes of nested graphs (lowered modules, control flow) are
    * written as extra graphs with ids "<graph_id>/<graph name>", linked
    * from their owner with subgraphIds; false: only the top graph */
@@ -575,17 +576,29 @@ void etk_graph_me_options_default(etk_graph_me_options_t *opts);
 
 /* Writes Model Explorer's graph JSON for `g` into a malloc'd buffer
  * *out / *out_len (NUL-terminated, free()).  Layout: {"label": L,
- * "graphs": [{"id": graph_id, "nodes": [...]}, ...]}; one GraphNode per
- * node of the graph: "id" = FX node name (placeholders by their input
- * name, "output" for the output node: the ids of Model Explorer's PyTorch
- * adapter), "label" = the op's short name ("mul", "convolution",
- * "placeholder", "output"), "namespace" = the module path with '/'
- * separators, placed under "<backend>_<k>" ("XnnpackBackend_0") for nodes
- * of a delegate partition, "attrs" (target, op, debug handles, module,
- * source, the arguments by name), "incomingEdges" (source node id, its
- * output index, the target's input index), "outputsMetadata" (per output
- * value: "tensor_index", "tensor_name", "shape", "dtype"),
- * "inputsMetadata" ("__tensor_tag" with the schema argument name).
+ * "graphs": [{"id": graph_id, "nodes": [...]}, ...]} (a GraphCollection).
+ * The nodes are those Model Explorer's PyTorch adapter draws for the
+ * deserialised program, with the same ids: one per FX node, "id" = its
+ * name (placeholders by their input name, "output" for the output node),
+ * plus one "getitem" node per element of a multi-output node's
+ * as_tensors output, with the value's name as id (the getitem node FX
+ * makes when it deserialises).  Fields:
+ *   "label"      the op without overload ("aten.convolution"), the
+ *                placeholder's name, "output", "getitem";
+ *   "namespace"  "inputs" for placeholders; else the nn_module_stack
+ *                entries joined with '/', each "<class>_<last path
+ *                component>" (the adapter's rule), under
+ *                "<backend>_<k>/" for nodes of delegate partition k;
+ *   "attrs"      the arguments by schema name (their one-line text),
+ *                then target, op, debug_handle, module, source, and
+ *                the input spec's kind and target for placeholders;
+ *   "incomingEdges"  per distinct producer in first-use order:
+ *                sourceNodeId, sourceNodeOutputId (the adapter's rule:
+ *                this node's position among the producer's users),
+ *                targetNodeInputId (the producer's position);
+ *   "outputsMetadata" per output value: id = its output index, attrs
+ *                "tensor_shape" ("torch.float32[1, 3]", the adapter's
+ *                text) and "tensor_name" (the value's name).
  * Errors: ETK_E_INVALID_ARGUMENT, ETK_E_NO_MEMORY. */
 int etk_graph_model_explorer_json(const etk_graph_t *g,
                                   const etk_graph_me_options_t *opts,

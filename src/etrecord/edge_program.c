@@ -5,8 +5,12 @@
  * The JSON is walked once, graph_module.graph first.  For each node the
  * walker keeps what the developer tools use (name, target, op type, debug
  * handle, stack trace, module stack, source_fn stack, every metadata
- * string, an argument summary, output names) and drops the rest (tensor
- * metadata, signatures, sympy ranges).  Nested graphs are followed: an
+ * string, an argument summary, output names) and, through serde.c, the
+ * typed arguments and outputs of each node and, per graph, its inputs,
+ * outputs, tensor_values and signature (etkit/etrecord_serde.h); it drops
+ * the rest (sympy ranges, module call graphs).  Each graph walked gets a
+ * record in `graphs` (index 0 the top graph) and every node the index of
+ * its graph.  Nested graphs are followed: an
  * "as_graph" argument (control flow) and the original_module inside the
  * JSON string argument of an executorch_call_delegate node (a lowered
  * module).  Their nodes follow the owning node in the list, with depth and
@@ -61,6 +65,8 @@ typedef struct walker {
   etk_etrecord_node_t *nodes;
   size_t count, cap;
   etk_error_t *err;
+  etk_etrecord_graph_t *graphs; /* malloc'd, grows during the walk */
+  size_t graph_count, graph_cap;
 } walker_t;
 
 static int oom(walker_t *w) {
@@ -79,30 +85,9 @@ static int format_error(walker_t *w, const char *fmt, ...) {
   return ETK_E_FORMAT;
 }
 
-/* Picks the chosen member of a union in either spelling. */
+/* Picks the chosen member of a union in either spelling (serde.c). */
 static bool union_pick(walker_t *w, json_t *u, const char **tag, json_t **val) {
-  if (!json_is_object(u) || json_object_size(u) == 0) return false;
-  etk_etrecord_program_t *pub = &w->prog->pub;
-  if (pub->dialect == ETK_ETRECORD_DIALECT_UNKNOWN)
-    pub->dialect = json_object_size(u) == 1 ? ETK_ETRECORD_DIALECT_SINGLE_KEY
-                                            : ETK_ETRECORD_DIALECT_ALL_TAGS;
-  const char *key;
-  json_t *v;
-  if (json_object_size(u) == 1) {
-    json_object_foreach(u, key, v) {
-      *tag = key;
-      *val = v;
-      return true;
-    }
-  }
-  json_object_foreach(u, key, v) {
-    if (!json_is_null(v)) {
-      *tag = key;
-      *val = v;
-      return true;
-    }
-  }
-  return false;
+  return etr_union_pick(u, &w->prog->pub.dialect, tag, val);
 }
 
 /* "null", "an integer", ... for messages about mistyped fields. */
@@ -345,13 +330,21 @@ static const char **names_to_arena(walker_t *w, name_vec_t *nv, bool *ok) {
   return a;
 }
 
-static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
-                      size_t parent);
+/* Where a graph comes from, for its etk_etrecord_graph_t record. */
+typedef struct graph_origin {
+  etk_etrecord_graph_kind_t kind;
+  const char *name;    /* "" at top */
+  const char *backend; /* lowered modules */
+  json_t *signature;   /* graph_module.signature, or NULL */
+} graph_origin_t;
+
+static int walk_graph(walker_t *w, json_t *graph, uint32_t depth, size_t parent,
+                      const graph_origin_t *origin);
 
 /* Parses a delegate's lowered module (a JSON document inside a string) and
  * walks its original module.  `index` is the delegate node. */
-static int walk_lowered_module(walker_t *w, size_t index, const char *text,
-                               size_t len, uint32_t depth) {
+static int walk_lowered_module(walker_t *w, size_t index, const char *arg_name,
+                               const char *text, size_t len, uint32_t depth) {
   char context[160];
   snprintf(context, sizeof context, "in the lowered module of node '%.80s'",
            w->nodes[index].name);
@@ -368,8 +361,11 @@ static int walk_lowered_module(walker_t *w, size_t index, const char *text,
   json_t *om = json_object_get(lm, "original_module");
   json_t *gm = json_object_get(om, "graph_module");
   json_t *g = json_object_get(gm, "graph");
+  graph_origin_t origin = {ETK_ETRECORD_GRAPH_LOWERED, arg_name,
+                           w->nodes[index].delegate_backend,
+                           json_object_get(gm, "signature")};
   if (rc == ETK_OK && json_is_object(g))
-    rc = walk_graph(w, g, depth + 1, index);
+    rc = walk_graph(w, g, depth + 1, index, &origin);
   json_decref(lm);
   return rc;
 }
@@ -458,7 +454,8 @@ static int node_metadata(walker_t *w, etk_etrecord_node_t *n, json_t *meta) {
  * delegate call, the lowered module's JSON text (*lowered, borrowed from
  * `inputs`). */
 static int node_args(walker_t *w, etk_etrecord_node_t *n, json_t *inputs,
-                     const char **lowered, size_t *lowered_len) {
+                     const char **lowered, size_t *lowered_len,
+                     const char **lowered_name) {
   etr_arena_t *arena = &w->prog->arena;
   size_t i;
   json_t *e;
@@ -484,6 +481,7 @@ static int node_args(walker_t *w, etk_etrecord_node_t *n, json_t *inputs,
       if (k < len && s[k] == '{') {
         *lowered = s;
         *lowered_len = len;
+        *lowered_name = arg_name ? arg_name : "";
       }
     }
   }
@@ -557,8 +555,39 @@ static int check_node_fields(walker_t *w, json_t *node, size_t position) {
   return ETK_OK;
 }
 
+/* The node's typed arguments, outputs and debug handles
+ * (etkit/etrecord_serde.h). */
+static int node_structure(walker_t *w, etk_etrecord_node_t *n, json_t *inputs,
+                          json_t *outputs) {
+  etr_serde_t s = {&w->prog->arena, &w->prog->pub.dialect, false};
+  etk_etrecord_arg_t *args;
+  size_t count;
+  if (etr_serde_args(&s, inputs, true, &args, &count) != 0) return oom(w);
+  n->input_args = args;
+  n->input_arg_count = count;
+  if (etr_serde_args(&s, outputs, false, &args, &count) != 0) return oom(w);
+  n->output_args = args;
+  n->output_arg_count = count;
+  for (size_t k = 0; k < n->metadata_count; k++) {
+    if (strcmp(n->metadata[k].key, "debug_handle") != 0) continue;
+    int64_t *handles;
+    int rc = etr_serde_debug_handles(&w->prog->arena, n->metadata[k].value,
+                                     &handles, &count);
+    if (rc == ETK_E_NO_MEMORY) return oom(w);
+    if (rc == ETK_OK && count) {
+      n->debug_handles = handles;
+      n->debug_handle_count = count;
+      if (!n->has_debug_handle) {
+        n->has_debug_handle = true;
+        n->debug_handle = handles[0];
+      }
+    }
+  }
+  return ETK_OK;
+}
+
 static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
-                     size_t parent) {
+                     size_t parent, size_t graph) {
   if (!json_is_object(node))
     return format_error(w, "graph node %zu is not an object", position);
   int frc = check_node_fields(w, node, position);
@@ -575,6 +604,7 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
   memset(n, 0, sizeof *n);
   n->depth = depth;
   n->parent = parent;
+  n->graph = graph;
   etr_arena_t *arena = &w->prog->arena;
 
   /* outputs (also the 2023 name) */
@@ -604,13 +634,17 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
   int rc = node_metadata(w, n, json_object_get(node, "metadata"));
   if (rc != ETK_OK) return rc;
   json_t *inputs = json_object_get(node, "inputs");
-  const char *lowered = NULL;
+  const char *lowered = NULL, *lowered_name = "";
   size_t lowered_len = 0;
-  rc = node_args(w, n, inputs, &lowered, &lowered_len);
+  rc = node_args(w, n, inputs, &lowered, &lowered_len, &lowered_name);
+  if (rc == ETK_OK) rc = node_structure(w, n, inputs, outputs);
   if (rc != ETK_OK) return rc;
+  etk_etrecord_arg_t *args = (etk_etrecord_arg_t *)n->input_args;
 
   /* nested graphs: `n` may move from here on */
-  if (lowered) rc = walk_lowered_module(w, index, lowered, lowered_len, depth);
+  if (lowered)
+    rc = walk_lowered_module(w, index, lowered_name, lowered, lowered_len,
+                             depth);
   json_array_foreach(inputs, i, e) {
     if (rc != ETK_OK) break;
     const char *tag;
@@ -618,14 +652,19 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
     if (union_pick(w, json_object_get(e, "arg"), &tag, &v) &&
         strcmp(tag, "as_graph") == 0) {
       json_t *g = json_object_get(v, "graph");
-      if (json_is_object(g)) rc = walk_graph(w, g, depth + 1, index);
+      const char *gname = obj_string(v, "name");
+      graph_origin_t origin = {ETK_ETRECORD_GRAPH_CONTROL_FLOW,
+                               gname ? gname : "", NULL, NULL};
+      if (args && args[i].kind == ETK_ETRECORD_ARG_GRAPH)
+        args[i].graph = w->graph_count;
+      if (json_is_object(g)) rc = walk_graph(w, g, depth + 1, index, &origin);
     }
   }
   return rc;
 }
 
-static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
-                      size_t parent) {
+static int walk_graph(walker_t *w, json_t *graph, uint32_t depth, size_t parent,
+                      const graph_origin_t *origin) {
   uint32_t max_depth = w->rec->limits.max_graph_depth;
   if (max_depth > MAX_GRAPH_DEPTH_CAP) max_depth = MAX_GRAPH_DEPTH_CAP;
   if (depth > max_depth) {
@@ -634,6 +673,19 @@ static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
                          "graphs nested deeper than %u levels",
                          (unsigned)max_depth);
   }
+  if (!ETK_VEC_RESERVE(w->graphs, w->graph_cap, w->graph_count + 1))
+    return oom(w);
+  size_t gi = w->graph_count++;
+  etk_etrecord_graph_t *g = &w->graphs[gi];
+  memset(g, 0, sizeof *g);
+  g->kind = origin->kind;
+  g->owner = parent;
+  g->depth = depth;
+  g->name = etr_arena_strdup(&w->prog->arena, origin->name);
+  g->backend = origin->backend;
+  if (!g->name) return oom(w);
+  etr_serde_t s = {&w->prog->arena, &w->prog->pub.dialect, false};
+  if (etr_serde_graph(&s, graph, origin->signature, g) != 0) return oom(w);
   json_t *nodes = json_object_get(graph, "nodes");
   if (!nodes) return ETK_OK;
   if (!json_is_array(nodes))
@@ -642,7 +694,7 @@ static int walk_graph(walker_t *w, json_t *graph, uint32_t depth,
   size_t i;
   json_t *node;
   json_array_foreach(nodes, i, node) {
-    int rc = walk_node(w, node, i, depth, parent);
+    int rc = walk_node(w, node, i, depth, parent, gi);
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;
@@ -707,6 +759,7 @@ static int graph_values(walker_t *w, json_t *list, const char *const **out,
 void etr_program_free(etr_program_t *prog) {
   if (!prog) return;
   free(prog->nodes);
+  free(prog->graphs);
   etr_arena_free(&prog->arena);
   free(prog);
 }
@@ -724,7 +777,7 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
   if (rc != ETK_OK) return rc;
 
   etr_program_t *prog = calloc(1, sizeof *prog);
-  walker_t w = {rec, prog, member, NULL, 0, 0, err};
+  walker_t w = {rec, prog, member, NULL, 0, 0, err, NULL, 0, 0};
   if (!prog) {
     json_decref(root);
     return oom(&w);
@@ -778,11 +831,16 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
   if (rc == ETK_OK)
     rc = graph_values(&w, json_object_get(graph, "outputs"), &prog->pub.outputs,
                       &prog->pub.output_count);
-  if (rc == ETK_OK) rc = walk_graph(&w, graph, 0, ETK_ETRECORD_NO_PARENT);
+  graph_origin_t top = {ETK_ETRECORD_GRAPH_TOP, "", NULL,
+                        json_object_get(gm, "signature")};
+  if (rc == ETK_OK) rc = walk_graph(&w, graph, 0, ETK_ETRECORD_NO_PARENT, &top);
   json_decref(root);
   prog->nodes = w.nodes;
   prog->pub.nodes = w.nodes;
   prog->pub.node_count = w.count;
+  prog->graphs = w.graphs;
+  prog->pub.graphs = w.graphs;
+  prog->pub.graph_count = w.graph_count;
   if (rc == ETK_OK) rc = build_index(&w);
   if (rc != ETK_OK) {
     etr_program_free(prog);

@@ -71,7 +71,8 @@ typedef struct etr_handle_ref {
 typedef struct etr_program {
   etk_etrecord_program_t pub;
   etr_arena_t arena;
-  etk_etrecord_node_t *nodes; /* malloc'd */
+  etk_etrecord_node_t *nodes;   /* malloc'd */
+  etk_etrecord_graph_t *graphs; /* malloc'd */
   /* handle index: node pointers sorted by (handle, node order) */
   int64_t *index_handles;
   const etk_etrecord_node_t **index_nodes;
@@ -129,6 +130,39 @@ int etr_module_stack_decode(etr_arena_t *arena, const char *text,
 int etr_source_fn_stack_decode(etr_arena_t *arena, const char *text,
                                etk_etrecord_source_fn_t **entries,
                                size_t *count);
+
+/* ------------------------------------------------------------------ serde */
+
+/* Picks the chosen member of a union in either spelling (serde.c); the
+ * first union seen sets *dialect (may be NULL) when it is still UNKNOWN. */
+bool etr_union_pick(json_t *u, etk_etrecord_dialect_t *dialect,
+                    const char **tag, json_t **val);
+
+/* State of the typed decoders (serde.c): results go into `arena`; `failed`
+ * turns sticky on the first allocation failure (they return -1 then). */
+typedef struct etr_serde {
+  etr_arena_t *arena;
+  etk_etrecord_dialect_t *dialect;
+  bool failed;
+} etr_serde_t;
+
+/* Decodes one Argument union (`name`/`keyword`: its NamedArgument's). */
+int etr_serde_arg(etr_serde_t *s, json_t *u, const char *name, bool keyword,
+                  etk_etrecord_arg_t *a, uint32_t depth);
+
+/* Decodes a JSON list of NamedArguments (`named`) or Arguments. */
+int etr_serde_args(etr_serde_t *s, json_t *list, bool named,
+                   etk_etrecord_arg_t **out, size_t *count);
+
+/* Fills a graph's inputs, outputs, tensor_values, custom objects, symbol
+ * names and (when `signature` is an object) its specs. */
+int etr_serde_graph(etr_serde_t *s, json_t *graph, json_t *signature,
+                    etk_etrecord_graph_t *g);
+
+/* Parses a debug_handle metadata text ("7", "[7, 8]", "(7,)") into an
+ * arena array.  ETK_E_FORMAT (nothing set) when it is none of these. */
+int etr_serde_debug_handles(etr_arena_t *arena, const char *text, int64_t **out,
+                            size_t *count);
 
 /* Encodes the ETRecord writer's references: *outputs (reference_outputs)
  * when refs->method_count > 0, *inputs (representative_inputs) when

@@ -1,0 +1,86 @@
+/*
+ * internal.h - the private layout of etk_graph_t, shared by the graph
+ * library's files.
+ *
+ * A graph owns one arena holding every array and string it hands out
+ * (nodes, values, arguments, edges, partitions), two name tables, the
+ * handle index, and the torch.save archives it decoded on demand.  The
+ * ETRecord program it was built from belongs to the record, which the
+ * graph borrows; strings of the record are handed out as they are.
+ */
+#ifndef ETKIT_GRAPH_INTERNAL_H
+#define ETKIT_GRAPH_INTERNAL_H
+
+#include "common/buffers.h"
+#include "common/hash.h"
+#include "common/vec.h"
+#include "etkit/graph.h"
+
+/* One decoded recording case, cached. */
+typedef struct graph_recording {
+  etk_graph_recording_t which;
+  int64_t index;
+  etk_graph_tensor_t *items;
+  size_t count;
+  struct graph_recording *next;
+} graph_recording_t;
+
+struct etk_graph {
+  etk_etrecord_t *rec;
+  const etk_etrecord_program_t *prog;
+  const char *method;
+  etk_arena_t arena;
+
+  etk_graph_node_t *nodes;
+  size_t node_count;
+  etk_graph_value_t *values;
+  size_t value_count;
+  etk_graph_graph_t *graphs;
+  size_t graph_count;
+  etk_graph_partition_t *partitions;
+  size_t partition_count;
+
+  /* (graph index, name) -> node / value: keys are the graph index's bytes
+   * followed by the name; ids map through the arrays below. */
+  etk_hash_t node_names, value_names;
+  size_t *node_of_id, *value_of_id;
+  size_t node_of_id_cap, value_of_id_cap;
+
+  /* call nodes sorted by (debug handle, node) */
+  int64_t *handle_keys;
+  size_t *handle_nodes;
+  size_t handle_count;
+
+  /* decoded on demand */
+  etk_torch_archive_t *state_dict, *constants, *example_inputs;
+  etk_torch_archive_t *representative_inputs, *reference_outputs;
+  bool state_tried, constants_tried;
+  graph_recording_t *recordings;
+};
+
+/* Builds nodes, values, graphs and edges (build.c). */
+int graph_build(etk_graph_t *g, unsigned flags, etk_error_t *err);
+
+/* Assigns partitions and builds the handle index (partitions.c). */
+int graph_partitions(etk_graph_t *g, etk_error_t *err);
+
+/* Looks up (graph, name) in a name table; ETK_GRAPH_NONE when absent. */
+size_t graph_name_find(const etk_hash_t *h, const size_t *of_id, size_t graph,
+                       const char *name);
+
+/* Adds (graph, name) -> index; *is_new false when it was there (index
+ * unchanged).  ETK_E_NO_MEMORY / ETK_E_LIMIT. */
+int graph_name_add(etk_hash_t *h, size_t **of_id, size_t *cap, size_t graph,
+                   const char *name, size_t index, bool *is_new);
+
+/* etk_scalar_type code of a serde ScalarType, -1 when unknown. */
+int32_t graph_dtype_from_serde(int64_t serde);
+
+/* "torch.float32"-style name of an etk_scalar_type code, or of a serde
+ * code when the first is -1; never NULL. */
+const char *graph_torch_dtype_name(int32_t dtype, int32_t serde);
+
+/* Frees the decoded archives and recordings (weights.c). */
+void graph_weights_free(etk_graph_t *g);
+
+#endif /* ETKIT_GRAPH_INTERNAL_H */
