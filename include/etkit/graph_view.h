@@ -116,6 +116,9 @@ typedef struct etk_graph_view_options {
    * `b` with label_a and label_b (default "A" and "B"). */
   bool against;
   const char *label_a, *label_b;
+  /* Words for a node without a value (legend and tooltip); NULL = "no
+   * event". */
+  const char *missing_label;
   /* A graph of more nodes than this opens with its top-level groups
    * closed (0 = 300). */
   size_t collapse_above;

@@ -227,6 +227,7 @@ int etk_graph_view_write_graph(const etk_graph_t *g,
   etk_graph_view_values_t v = {.value = values, .has_value = flags};
   if (k == OV_NONE) v.value = NULL;
   o.against = with_change(p, k);
+  if (k == OV_MEMORY && !o.missing_label) o.missing_label = "no size recorded";
   if (o.against) {
     for (size_t i = 0; i < n; i++) {
       ab[i] = figure(&p->a->nodes[i], k, true);

@@ -237,6 +237,7 @@ static void write_section(page_t *p) {
   const etk_graph_view_options_t *o = p->o;
   etk_render_puts(p->sink, "<section class=\"gv\"");
   attr(p, "data-vname", o->value_name);
+  attr(p, "data-missing", o->missing_label ? o->missing_label : "no event");
   attr(p, "data-la", o->label_a ? o->label_a : "A");
   attr(p, "data-lb", o->label_b ? o->label_b : "B");
   etk_render_printf(p->sink, " data-nodes=\"%zu\"><h2>", p->g->node_count);

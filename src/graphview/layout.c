@@ -261,8 +261,14 @@ static int read_unit(layout_ctx_t *c, size_t u, Agraph_t *G, Agnode_t **items,
   return ETK_OK;
 }
 
-static double group_label_width(const etk_graph_view_group_t *gr) {
-  return GV_CHAR_W * (double)text_chars(gr->label) + 2 * GV_PAD + 60.0;
+/* Width of a group's header text: "[delegated to ]LABEL (N)" (bold for
+ * partitions, so a little wider per character). */
+static double group_label_width(const etk_graph_view_group_t *gr,
+                                size_t total) {
+  bool part = gr->kind == ETK_GRAPH_VIEW_PARTITION;
+  size_t chars = text_chars(gr->label) + (part ? 13 : 0) + 3;
+  for (; total >= 10; total /= 10) chars++;
+  return (part ? 7.8 : GV_CHAR_W) * (double)(chars + 1) + 2 * GV_PAD;
 }
 
 /* Lays out unit u (its children are done). */
@@ -386,7 +392,8 @@ int gv_layout_run(const etk_graph_view_t *g, gv_layout_t *l, etk_error_t *err) {
     rc = layout_unit(&c, u, &point_cap);
     if (rc == ETK_OK && u > 0) {
       const etk_graph_view_group_t *gr = &g->groups[u - 1];
-      double w = l->unit_w[u] + 2 * GV_PAD, lw = group_label_width(gr);
+      double w = l->unit_w[u] + 2 * GV_PAD,
+             lw = group_label_width(gr, l->node_total[u]);
       l->group_box[u - 1].w = w < lw ? lw : w;
       l->group_box[u - 1].h = l->unit_h[u] + GV_HEADER + GV_PAD;
     }

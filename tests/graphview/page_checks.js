@@ -60,7 +60,7 @@
                'against tooltip lacks A and B');
     }
     var nv = sec.querySelector('.gn.nv');
-    if (nv) expect(hover(nv).indexOf('no event') >= 0, 'no-event tooltip');
+    if (nv) expect(hover(nv).indexOf(sec.dataset.missing) >= 0, 'no-event tooltip');
     if (nv) expect(!nv.hasAttribute('data-value'), 'a no-event node has a value');
   } else {
     expect(!valued, 'an uncoloured graph has values');
