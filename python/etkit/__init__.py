@@ -17,6 +17,7 @@ from .inspector import (
     Event,
     EventBlock,
     ExportedProgram,
+    GraphView,
     Inspector,
     PerfData,
     TimeScale,
@@ -31,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     *_inspector.__all__,
     "ExportedProgram",
+    "GraphView",
     "diff",
     *_memory.__all__,
     "run",

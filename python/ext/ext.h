@@ -53,6 +53,16 @@ int ext_run_register(PyObject *module);
 /* Registers etkit.memory_plan (memory.c) in `module`. */
 int ext_memory_register(PyObject *module);
 
+/* Registers graph_html (graph_view.c) in `module`. */
+int ext_graph_view_register(PyObject *module);
+
+/* The C Inspector inside an InspectorHandle, or NULL (no exception set)
+ * when `o` is not one. */
+etk_inspector_t *ext_inspector_of(PyObject *o);
+
+/* Its debug buffer (NULL, 0 when it has none). */
+void ext_inspector_debug(PyObject *o, const uint8_t **data, size_t *len);
+
 /* The text of a memory sink as a str (the sink is freed); raises `err`
  * when rc is not ETK_OK. */
 PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err);
