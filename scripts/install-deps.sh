@@ -5,7 +5,7 @@
 # package that cannot be installed fails the script (and so CI).
 #
 #   build          build-essential cmake pkg-config clang-format
-#   libraries      libzip-dev libjansson-dev zlib1g-dev
+#   libraries      libzip-dev libjansson-dev zlib1g-dev libgraphviz-dev
 #   test oracle    flatbuffers-compiler (flatc decodes what we write)
 #   clang builds   clang libclang-rt-14-dev (CI's clang -Werror build and
 #                  the libFuzzer targets)
@@ -14,11 +14,12 @@
 #                  python3-pytest (the package and its tests, for
 #                  /usr/bin/python3); python3-tabulate (the renderers'
 #                  oracle: upstream's table is tabulate's)
+#   graph view     libgraphviz-dev (libgvc: the graph view's layout)
 #   HTML pages     chromium (headless screenshots and page tests) and
 #                  fonts-dejavu-core (text in those screenshots)
 set -eu
 packages="build-essential cmake pkg-config clang-format
-libzip-dev libjansson-dev zlib1g-dev
+libzip-dev libjansson-dev zlib1g-dev libgraphviz-dev
 flatbuffers-compiler
 clang libclang-rt-14-dev
 gcc-arm-none-eabi libnewlib-arm-none-eabi

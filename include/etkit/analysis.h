@@ -449,11 +449,21 @@ typedef struct etk_report_options {
   /* the memory plan of the program that ran (etkit/memory_plan.h; NULL =
    * no section): its memory map is drawn in the page */
   const struct etk_memory_plan *memory_plan;
+  /* The model graph section (NULL = none): called once to write the
+   * section's HTML, after the operator types.  The report cannot draw
+   * the graph itself (the graph view, etkit/graph_view.h, sits above this
+   * library), so `etkit report --etrecord_path` passes
+   * etk_graph_view_write_graph() with `fragment` set.  What it writes is
+   * trusted: it must escape its own text.  Its section may carry a
+   * <script> (pan/zoom, tooltips): the only script of the page. */
+  int (*graph_section)(void *ctx, etk_render_sink_t *sink, etk_error_t *err);
+  void *graph_section_ctx;
 } etk_report_options_t;
 
 void etk_report_options_init(etk_report_options_t *o);
 
-/* Writes one self-contained HTML page (no script, no external resource):
+/* Writes one self-contained HTML page (no external resource; no script
+ * unless the graph section brings one):
  * file facts, dropped-event warning, per-block operator-type summary,
  * events table with statistics, an inline-SVG timeline of the first run
  * of each block, and the memory report.  Every string from the files is

@@ -19,6 +19,7 @@ from .inspector import (
     Event,
     EventBlock,
     ExportedProgram,
+    GraphView,
     Inspector,
     PerfData,
     TimeScale,
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     *_inspector.__all__,
     "ExportedProgram",
+    "GraphView",
     "diff",
     *_memory.__all__,
     "model_explorer",

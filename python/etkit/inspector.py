@@ -1020,6 +1020,44 @@ class Inspector:
         with open(path, "wb") as f:
             f.write(data)  # the UTF-8 bytes, without the GIL
 
+    def _graph_html(self, overlay, against, fragment, title=None):
+        if self._etrecord is None:
+            raise ValueError("the graph view needs an Inspector made with an "
+                             "ETRecord (etrecord=...)")
+        if against is not None and not isinstance(against, Inspector):
+            raise TypeError("against must be an Inspector of a second run")
+        page, notes = _etkit.graph_html(
+            self._etrecord._handle, self._handle, overlay,
+            against._handle if against is not None else None, fragment, title)
+        for line in notes:
+            warnings.warn(line, stacklevel=3)
+        return page
+
+    def save_graph(self, path: str, overlay: str = "time",
+                   against: Optional["Inspector"] = None) -> None:
+        """Writes the ETRecord's graph as one self-contained HTML page
+        (what `etkit graph --html` writes): module groups, delegated
+        partitions, nodes coloured by `overlay` ("time", "share", "count",
+        "error", "snr", "memory"); with `against` (an Inspector of a second
+        run of the same program), coloured by the change from this run to
+        that one.  Written to a temporary name and renamed."""
+        page = self._graph_html(overlay, against, False)
+        tmp = f"{path}.tmp.{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(page)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+
+    def graph(self, overlay: str = "time",
+              against: Optional["Inspector"] = None) -> "GraphView":
+        """The graph view as an object: shown inline in Jupyter
+        (_repr_html_), saved with .save(path), the page text in .html."""
+        return GraphView(self._graph_html(overlay, against, False))
+
     def _repr_html_(self) -> str:
         try:
             return self._prepare_dataframe()._repr_html_()
@@ -1043,6 +1081,29 @@ def _write_pieces(file, data: bytes) -> None:
     tail = decoder.decode(b"", final=True)
     if tail:
         file.write(tail)
+
+
+class GraphView:
+    """Inspector.graph()'s result: the self-contained page (``html``).
+    In Jupyter it is shown in an iframe (srcdoc), so its script runs the
+    same in every front end and its styles stay inside it."""
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def save(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.html)
+
+    def _repr_html_(self) -> str:
+        import html as _html
+
+        return ('<iframe style="width:100%;height:720px;border:0" '
+                'sandbox="allow-scripts" srcdoc="'
+                + _html.escape(self.html, quote=True) + '"></iframe>')
+
+    def __repr__(self):
+        return f"<GraphView: {len(self.html)} bytes of HTML>"
 
 
 def compare_results(reference_output, run_output, metrics=None, plot=False):

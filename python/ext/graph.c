@@ -33,7 +33,8 @@ static int write_node_data(etk_graph_t *g, PyObject *insp_obj, const char *path,
                          overlay_name);
   const uint8_t *dbuf;
   size_t dlen;
-  etk_inspector_t *insp = ext_inspector_of(insp_obj, &dbuf, &dlen);
+  etk_inspector_t *insp = ext_inspector_of(insp_obj);
+  ext_inspector_debug(insp_obj, &dbuf, &dlen);
   if (!insp)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "inspector is not an etkit Inspector");

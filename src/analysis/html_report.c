@@ -7,9 +7,11 @@
  * a CI run or opened offline.
  *
  * SELF-CONTAINED AND SAFE
- *   No script, no external stylesheet, font or image: one <style> block
+ *   No external stylesheet, font, image or script: one <style> block
  *   and inline SVG, so the page renders identically offline and cannot
- *   phone home.  Every string that comes from a file (names, run names,
+ *   phone home.  The one script is the optional graph section's
+ *   (o->graph_section, the graph view's pan/zoom and tooltips), inline
+ *   too.  Every string that comes from a file (names, run names,
  *   delegate ids, metadata, ETRecord op types, paths) goes through
  *   etk_html_text(); the only unescaped text is our own markup and
  *   numbers.
@@ -1061,11 +1063,17 @@ int etk_report_write_html(etk_inspector_t *insp,
                     "<a href=\"#memory\">memory</a>");
     if (o->memory_plan)
       etk_render_puts(sink, "<a href=\"#memory-plan\">memory plan</a>");
+    if (o->graph_section) etk_render_puts(sink, "<a href=\"#graph\">graph</a>");
     etk_render_puts(sink, "</nav>\n<main>\n");
     section_facts(&r, &dropped);
     section_summary(&r);
-    section_numerics(&r);
-    rc = section_modules(&r);
+    if (o->graph_section) {
+      etk_render_puts(sink, "<section id=\"graph\">\n");
+      rc = o->graph_section(o->graph_section_ctx, sink, err);
+      etk_render_puts(sink, "</section>\n");
+    }
+    if (rc == ETK_OK) section_numerics(&r);
+    if (rc == ETK_OK) rc = section_modules(&r);
     if (rc == ETK_OK) rc = section_timeline(&r);
     if (rc == ETK_OK) rc = section_events(&r);
     if (rc == ETK_OK) section_memory(&r);

@@ -37,6 +37,9 @@ static const char *const usage_text =
     "  --members       list the archive members instead\n"
     "  --maps          print the method's debug-handle, delegate and\n"
     "                  output-count maps instead\n"
+    "  --html FILE     draw the graph as an HTML page instead, coloured by\n"
+    "                  an ETDump; --model-explorer / --node-data write\n"
+    "                  Model Explorer files (`etkit graph X --html F -h`)\n"
     "  -h, --help      this help\n";
 
 /* A table of malloc'd cells. */
@@ -315,7 +318,31 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   return 0;
 }
 
+/* True when argv asks for a drawn graph or Model Explorer files (handled
+ * by cmd_graph_view.c): --html, --model-explorer or --node-data, in any
+ * of the parser's spellings, before a "--". */
+static bool wants_view(int argc, char **argv) {
+  static const char *const names[] = {"html", "model_explorer", "node_data"};
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    if (strncmp(argv[i], "--", 2) != 0) continue;
+    char name[32];
+    size_t n = 0;
+    for (const char *a = argv[i] + 2; *a && *a != '=' && n + 1 < sizeof name;
+         a++)
+      name[n++] = *a == '-' ? '_' : *a;
+    name[n] = 0;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+      if (strcmp(name, names[k]) == 0) return true;
+  }
+  return false;
+}
+
 int etk_cmd_graph(int argc, char **argv) {
+#ifdef ETKIT_HAVE_GRAPH_VIEW
+  if (wants_view(argc, argv)) return etk_cmd_graph_view(argc, argv);
+#else
+  (void)wants_view;
+#endif
   graph_cli_t c;
   memset(&c, 0, sizeof c);
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,

@@ -14,6 +14,7 @@
 #include "cli_link.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
+#include "etkit/graph_view.h"
 #include "etkit/memory_plan.h"
 
 #define CMD "report"
@@ -61,6 +62,9 @@ typedef struct report_cli {
   etk_report_options_t ro;
   etk_inspector_t *insp;
   char note[256];
+  etk_graph_t *graph;           /* the ETRecord's graph, for its section */
+  etk_graph_figures_t *figures; /* joined with this ETDump, or NULL */
+  etk_graph_view_page_t page;
 } report_cli_t;
 
 enum {
@@ -117,6 +121,49 @@ static int parse_args(int argc, char **argv, report_cli_t *c) {
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   report_cli_t *c = ctx;
   return etk_report_write_html(c->insp, &c->ro, sink, err);
+}
+
+static int render_graph(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  report_cli_t *c = ctx;
+  return etk_graph_view_write_graph(c->graph, &c->page, sink, err);
+}
+
+static void print_note(void *ctx, int is_warning, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "etkit " CMD ": %s%s\n", is_warning ? "warning: " : "", line);
+}
+
+/* The graph section: the ETRecord's graph coloured by this ETDump's
+ * per-node times.  A record without a graph only loses the section. */
+static void prepare_graph(report_cli_t *c, etk_etrecord_t *rec) {
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_graph_load(rec, NULL, &c->graph, &err) != ETK_OK) {
+    char line[700];
+    fprintf(stderr, "etkit report: note: no graph section: %s\n",
+            etk_error_format(&err, line, sizeof line));
+    return;
+  }
+  etk_graph_view_page_init(&c->page);
+#ifdef ETKIT_HAVE_GRAPH_FIGURES
+  etk_graph_figures_options_t fo;
+  etk_graph_figures_options_init(&fo);
+  fo.note = NULL; /* the link above already warned */
+  fo.record_name = c->etrecord;
+  etk_error_clear(&err);
+  if (etk_graph_figures_compute(c->graph, c->insp, &fo, &c->figures, &err) !=
+      ETK_OK)
+    print_note(NULL, 1, "no per-node figures in the graph section");
+  else if (c->figures->linked)
+    c->page.a = c->figures;
+#else
+  (void)print_note;
+#endif
+  c->page.view.title = "Graph";
+  c->page.view.subtitle = c->etrecord;
+  c->page.view.fragment = true;
+  c->ro.graph_section = render_graph;
+  c->ro.graph_section_ctx = c;
 }
 
 /* compare_results' values of one block, kept for the page. */
@@ -206,6 +253,7 @@ int etk_cmd_report(int argc, char **argv) {
              sum.linked, sum.events, sum.with_nodes);
     c.ro.etrecord_path = c.etrecord;
     c.ro.etrecord_note = c.note;
+    prepare_graph(&c, rec);
   }
   if ((status = compare_outputs(&c, rec, dbuf, dlen)) != 0) goto done;
   if (c.program) {
@@ -226,6 +274,10 @@ int etk_cmd_report(int argc, char **argv) {
       ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
 done:
+#ifdef ETKIT_HAVE_GRAPH_FIGURES
+  etk_graph_figures_free(c.figures);
+#endif
+  etk_graph_free(c.graph);
   etk_memory_plan_free(c.plan);
   etk_inspector_close(c.insp);
   etk_etrecord_close(rec);

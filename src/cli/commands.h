@@ -22,6 +22,9 @@ typedef struct etk_command {
 int etk_cmd_version(int argc, char **argv);
 int etk_cmd_record_demo(int argc, char **argv);
 int etk_cmd_graph(int argc, char **argv);
+/* `etkit graph --html/--model-explorer/--node-data` (cmd_graph_view.c),
+ * called by etk_cmd_graph(). */
+int etk_cmd_graph_view(int argc, char **argv);
 int etk_cmd_inspect(int argc, char **argv);
 int etk_cmd_run(int argc, char **argv);
 int etk_cmd_bundle(int argc, char **argv);

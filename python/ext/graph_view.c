@@ -1,0 +1,142 @@
+/*
+ * graph_view.c - _etkit.graph_html(): the graph view page of
+ * Inspector.save_graph() and Inspector.graph() (docs/graph-view.md).
+ *
+ * graph_html(etrecord, inspector, overlay, against, fragment, title,
+ *            method) -> str
+ * loads the ETRecord's graph (etkit/graph.h), joins it with the
+ * Inspector's events (etk_graph_figures_compute, etkit/link.h; with
+ * `against`, a second Inspector, for the A->B change or, with the error
+ * overlay, the numerical error between the two runs' debug values) and
+ * writes the page (etkit/graph_view.h) into a str.  `inspector` and
+ * `against` may be None; the notes of the join (an ETDump of another
+ * program) come back as Python warnings from the caller's package code,
+ * through the list returned with the page.
+ */
+#include "ext.h"
+
+#include <string.h>
+
+#include "etkit/graph_view.h"
+
+typedef struct notes {
+  PyObject *list;
+} notes_t;
+
+static void keep_note(void *ctx, int is_warning, const char *line) {
+  notes_t *n = ctx;
+  if (!n->list || !is_warning) return;
+  PyObject *s = ext_text(line, strlen(line));
+  if (s) {
+    PyList_Append(n->list, s);
+    Py_DECREF(s);
+  } else {
+    PyErr_Clear();
+  }
+}
+
+/* Figures of `insp` (against `other` for numerical error), or NULL with
+ * *rc set. */
+static etk_graph_figures_t *figures_of(etk_graph_t *g, PyObject *insp,
+                                       PyObject *other, notes_t *notes,
+                                       int *rc, etk_error_t *err) {
+  etk_graph_figures_options_t fo;
+  memset(&fo, 0, sizeof fo);
+#ifdef ETKIT_HAVE_GRAPH_FIGURES
+  etk_graph_figures_options_init(&fo);
+#endif
+  ext_inspector_debug(insp, &fo.debug_buffer, &fo.debug_buffer_len);
+  if (other) {
+    fo.against = ext_inspector_of(other);
+    ext_inspector_debug(other, &fo.against_buffer, &fo.against_buffer_len);
+  }
+  fo.note = keep_note;
+  fo.note_ctx = notes;
+  etk_graph_figures_t *f = NULL;
+#ifdef ETKIT_HAVE_GRAPH_FIGURES
+  *rc = etk_graph_figures_compute(g, ext_inspector_of(insp), &fo, &f, err);
+#else
+  (void)g;
+  *rc = etk_error_set(err, ETK_E_UNSUPPORTED, 0,
+                      "this build has no per-node figures");
+#endif
+  return *rc == ETK_OK ? f : NULL;
+}
+
+static PyObject *graph_html(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *rec_obj, *insp = Py_None, *against = Py_None;
+  const char *overlay = NULL, *title = NULL, *method = NULL;
+  int fragment = 0;
+  if (!PyArg_ParseTuple(args, "O!OzOp|zz", &ext_etrecord_type, &rec_obj, &insp,
+                        &overlay, &against, &fragment, &title, &method))
+    return NULL;
+  if ((insp != Py_None && !ext_inspector_of(insp)) ||
+      (against != Py_None && !ext_inspector_of(against)))
+    return PyErr_Format(PyExc_TypeError, "expected an Inspector handle");
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_graph_view_overlay_check(overlay, &err) != ETK_OK)
+    return PyErr_Format(PyExc_ValueError, "%s", err.message);
+  bool error = overlay && (strcmp(overlay, "error") == 0 ||
+                           strcmp(overlay, "mse") == 0 ||
+                           strcmp(overlay, "snr") == 0);
+  etk_etrecord_t *rec = ((ext_etrecord_t *)rec_obj)->rec;
+  etk_graph_options_t go;
+  etk_graph_options_default(&go);
+  go.method = method;
+  etk_graph_t *g = NULL;
+  etk_graph_figures_t *fa = NULL, *fb = NULL;
+  notes_t notes = {PyList_New(0)};
+  if (!notes.list) return NULL;
+  int rc = etk_graph_load(rec, &go, &g, &err);
+  PyObject *text = NULL;
+  if (rc == ETK_OK && insp != Py_None)
+    fa = figures_of(g, insp, error && against != Py_None ? against : NULL,
+                    &notes, &rc, &err);
+  if (rc == ETK_OK && against != Py_None && !error)
+    fb = figures_of(g, against, NULL, &notes, &rc, &err);
+  if (rc == ETK_OK) {
+    etk_graph_view_page_t page;
+    etk_graph_view_page_init(&page);
+    page.overlay = overlay;
+    page.a = fa && fa->linked ? fa : NULL;
+    page.b = fb && fb->linked ? fb : NULL;
+    if (fa && !page.a)
+      page.view.note = "the ETDump matches nothing in this ETRecord (an "
+                       "ETDump of another program?): the graph is not "
+                       "coloured";
+    page.view.title = title ? title : "etkit graph";
+    page.view.fragment = fragment;
+    page.view.label_a = "A";
+    page.view.label_b = "B";
+    etk_render_sink_t sink;
+    etk_render_sink_init_memory(&sink);
+    rc = etk_graph_view_write_graph(g, &page, &sink, &err);
+    if (rc == ETK_OK) rc = etk_render_sink_flush(&sink);
+    text = ext_sink_text(&sink, rc, &err);
+  } else {
+    ext_raise(&err);
+  }
+#ifdef ETKIT_HAVE_GRAPH_FIGURES
+  etk_graph_figures_free(fa);
+  etk_graph_figures_free(fb);
+#endif
+  etk_graph_free(g);
+  if (!text) {
+    Py_DECREF(notes.list);
+    return NULL;
+  }
+  PyObject *out = Py_BuildValue("(NN)", text, notes.list);
+  return out;
+}
+
+static PyMethodDef functions[] = {
+    {"graph_html", graph_html, METH_VARARGS,
+     "graph_html(etrecord, inspector, overlay, against, fragment[, title, "
+     "method]) -> (html, warnings)"},
+    {NULL, NULL, 0, NULL}};
+
+int ext_graph_view_register(PyObject *module) {
+  return PyModule_AddFunctions(module, functions);
+}

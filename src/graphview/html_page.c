@@ -1,0 +1,339 @@
+/*
+ * html_page.c - writes a laid-out graph view as HTML: a header, a tool
+ * bar (search, fit, open/close all, the legend) and one inline SVG.
+ *
+ * SVG structure (what the script and the tests rely on):
+ *   <g class="gv-vp">                     the pan/zoom viewport
+ *     <g class="gg [part] [closed]" data-group="label" transform=...>
+ *       <rect class="gb"/> box   <rect class="gh"/> header (click)
+ *       <text class="gl"/> label <g class="gi"> the inside (a unit) </g>
+ *       <rect class="gc"/><text class="gct"/> the cover of a closed group
+ *     <path class="ge"/>                  edges of this unit
+ *     <g class="gn" data-node="NAME" [data-value="V"] data-op ...>
+ * Each node is drawn exactly once.  A node without a value is drawn
+ * hatched ("no event") and has no data-value.  Every text from the
+ * description goes through etk_html_text(), in attributes and content.
+ *
+ * Colours: the value is scaled between the smallest and largest value of
+ * the graph (sequential, light to dark red), or with `against` between
+ * -max|change| and +max|change| (diverging, blue = faster/smaller, red =
+ * larger); the legend shows the same gradient with the numbers at its
+ * ends.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "etkit/status.h"
+#include "graph_view_internal.h"
+
+#define STOPS 5
+static const unsigned char seq_stops[STOPS][3] = {{255, 245, 214},
+                                                  {253, 212, 158},
+                                                  {252, 141, 89},
+                                                  {215, 48, 31},
+                                                  {127, 0, 0}};
+static const unsigned char div_stops[STOPS][3] = {{33, 102, 172},
+                                                  {146, 197, 222},
+                                                  {247, 247, 247},
+                                                  {244, 165, 130},
+                                                  {178, 24, 43}};
+
+typedef struct page {
+  const etk_graph_view_t *g;
+  const etk_graph_view_options_t *o;
+  const gv_layout_t *l;
+  etk_render_sink_t *sink;
+  double lo, hi; /* colour scale ends */
+  size_t valued, unvalued;
+  size_t close_above;
+} page_t;
+
+static void colour_at(const page_t *p, double v, char out[8], bool *dark) {
+  double t = p->hi > p->lo ? (v - p->lo) / (p->hi - p->lo) : 1.0;
+  if (!(t >= 0)) t = 0;
+  if (t > 1) t = 1;
+  const unsigned char(*stops)[3] = p->o->against ? div_stops : seq_stops;
+  double x = t * (STOPS - 1);
+  int i = (int)x;
+  if (i >= STOPS - 1) i = STOPS - 2;
+  double f = x - i;
+  int rgb[3];
+  for (int k = 0; k < 3; k++)
+    rgb[k] = (int)lround(stops[i][k] + f * (stops[i + 1][k] - stops[i][k]));
+  snprintf(out, 8, "#%02x%02x%02x", rgb[0] & 255, rgb[1] & 255, rgb[2] & 255);
+  *dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 120;
+}
+
+/* The value as shown: "12.5 ms", or a change "+12.3 %". */
+static void format_value(const page_t *p, double v, bool change, char *out,
+                         size_t size) {
+  if (change)
+    snprintf(out, size, "%+.4g %%", v * 100.0);
+  else
+    snprintf(out, size, "%.4g%s%s", v, p->o->unit && p->o->unit[0] ? " " : "",
+             p->o->unit ? p->o->unit : "");
+}
+
+static void attr(page_t *p, const char *name, const char *value) {
+  if (!value || !value[0]) return;
+  etk_render_printf(p->sink, " %s=\"", name);
+  etk_html_texts(p->sink, value);
+  etk_render_putc(p->sink, '"');
+}
+
+static void write_node(page_t *p, size_t i) {
+  const etk_graph_view_node_t *n = &p->g->nodes[i];
+  const gv_box_t *b = &p->l->node_box[i];
+  bool overlay = p->o->value_name != NULL;
+  bool valued = overlay && n->has_value && isfinite(n->value);
+  etk_render_puts(
+      p->sink, valued || !overlay ? "<g class=\"gn\"" : "<g class=\"gn nv\"");
+  attr(p, "data-node", n->name);
+  char buf[64];
+  if (valued) {
+    snprintf(buf, sizeof buf, "%.12g", n->value);
+    attr(p, "data-value", buf);
+    format_value(p, n->value, p->o->against, buf, sizeof buf);
+    attr(p, "data-fmt", buf);
+  }
+  attr(p, "data-op", n->op);
+  attr(p, "data-module", n->module);
+  attr(p, "data-src", n->source);
+  attr(p, "data-shape", n->shape);
+  attr(p, "data-fig", n->figures);
+  if (p->o->against) {
+    if (n->has_a) format_value(p, n->a, false, buf, sizeof buf);
+    attr(p, "data-fa", n->has_a ? buf : NULL);
+    if (n->has_b) format_value(p, n->b, false, buf, sizeof buf);
+    attr(p, "data-fb", n->has_b ? buf : NULL);
+  }
+  etk_render_printf(p->sink, " transform=\"translate(%.1f,%.1f)\">", b->x,
+                    b->y);
+  char fill[8] = "#eef2f7";
+  bool dark = false;
+  if (valued) colour_at(p, n->value, fill, &dark);
+  etk_render_printf(
+      p->sink, "<rect width=\"%.1f\" height=\"%.1f\" rx=\"4\" fill=\"%s\"/>",
+      b->w, b->h, overlay && !valued ? "url(#gv-hatch)" : fill);
+  char text[4 * GV_LABEL_CHARS + 8];
+  gv_node_text(n, text, sizeof text);
+  const char *colour = dark ? " fill=\"#fff\"" : "";
+  etk_render_printf(p->sink, "<text x=\"8\" y=\"15\"%s>", colour);
+  etk_html_texts(p->sink, text);
+  etk_render_printf(p->sink, "</text><text class=\"nm\" x=\"8\" y=\"28\"%s>",
+                    colour);
+  etk_graph_view_node_t named = {.label = n->name};
+  gv_node_text(&named, text, sizeof text);
+  etk_html_texts(p->sink, text);
+  etk_render_puts(p->sink, "</text></g>\n");
+}
+
+static void write_path(page_t *p, const gv_edge_path_t *e) {
+  if (e->count < 5) return;
+  const double *pt = &p->l->points[2 * e->first];
+  etk_render_printf(p->sink, "<path class=\"ge\" d=\"M%.1f %.1f", pt[0], pt[1]);
+  for (size_t i = 1; i + 1 < e->count; i++)
+    etk_render_printf(p->sink, "%s%.1f %.1f", i % 3 == 1 ? "C" : " ", pt[2 * i],
+                      pt[2 * i + 1]);
+  size_t last = e->count - 1;
+  etk_render_printf(p->sink, "L%.1f %.1f\"/>\n", pt[2 * last],
+                    pt[2 * last + 1]);
+}
+
+static void write_unit(page_t *p, size_t u);
+
+static void write_group(page_t *p, size_t gi) {
+  const etk_graph_view_group_t *gr = &p->g->groups[gi];
+  const gv_box_t *b = &p->l->group_box[gi];
+  size_t total = p->l->node_total[gi + 1];
+  bool closed = p->g->node_count > p->close_above &&
+                (gr->parent == ETK_GRAPH_VIEW_NONE || total > p->close_above);
+  etk_render_printf(p->sink, "<g class=\"gg%s%s\"",
+                    gr->kind == ETK_GRAPH_VIEW_PARTITION ? " part" : "",
+                    closed ? " closed" : "");
+  attr(p, "data-group", gr->label ? gr->label : "");
+  etk_render_printf(p->sink, " transform=\"translate(%.1f,%.1f)\"><title>",
+                    b->x, b->y);
+  etk_html_texts(p->sink, gr->detail ? gr->detail : gr->label);
+  etk_render_printf(
+      p->sink,
+      "</title><rect class=\"gb\" width=\"%.1f\" height=\"%.1f\" "
+      "rx=\"6\"/><rect class=\"gh\" width=\"%.1f\" height=\"%.1f\" "
+      "rx=\"6\"/><text class=\"gl\" x=\"8\" y=\"15\">",
+      b->w, b->h, b->w, GV_HEADER);
+  if (gr->kind == ETK_GRAPH_VIEW_PARTITION)
+    etk_render_puts(p->sink, "delegated to ");
+  etk_html_texts(p->sink, gr->label);
+  etk_render_printf(p->sink,
+                    " (%zu)</text><g class=\"gi\" "
+                    "transform=\"translate(%.1f,%.1f)\">\n",
+                    total, GV_PAD, GV_HEADER);
+  write_unit(p, gi + 1);
+  etk_render_printf(
+      p->sink,
+      "</g><rect class=\"gc\" y=\"%.1f\" width=\"%.1f\" "
+      "height=\"%.1f\" rx=\"4\"/><text class=\"gct\" x=\"10\" "
+      "y=\"%.1f\">%zu node%s \xE2\x80\x94 click to open</text></g>\n",
+      GV_HEADER, b->w, b->h - GV_HEADER, GV_HEADER + 18.0, total,
+      total == 1 ? "" : "s");
+}
+
+static void write_unit(page_t *p, size_t u) {
+  const gv_layout_t *l = p->l;
+  for (size_t k = l->group_start[u]; k < l->group_start[u + 1]; k++)
+    write_group(p, l->group_ids[k]);
+  for (size_t k = l->path_start[u]; k < l->path_start[u + 1]; k++)
+    write_path(p, &l->paths[l->path_ids[k]]);
+  for (size_t k = l->node_start[u]; k < l->node_start[u + 1]; k++)
+    write_node(p, l->node_ids[k]);
+}
+
+static void write_gradient(page_t *p) {
+  const unsigned char(*stops)[3] = p->o->against ? div_stops : seq_stops;
+  etk_render_puts(p->sink,
+                  "<span class=\"gv-grad\" style=\"background:"
+                  "linear-gradient(to right");
+  for (int i = 0; i < STOPS; i++)
+    etk_render_printf(p->sink, ",#%02x%02x%02x", stops[i][0], stops[i][1],
+                      stops[i][2]);
+  etk_render_puts(p->sink, ")\"></span>");
+}
+
+static void write_legend(page_t *p) {
+  etk_render_puts(p->sink, "<span class=\"gv-legend\">");
+  if (p->o->value_name) {
+    etk_render_puts(p->sink, "<b>");
+    if (p->o->against) etk_render_puts(p->sink, "change of ");
+    etk_html_texts(p->sink, p->o->value_name);
+    etk_render_puts(p->sink, "</b>");
+    char lo[64] = "", hi[64] = "";
+    if (p->valued) {
+      format_value(p, p->lo, p->o->against, lo, sizeof lo);
+      format_value(p, p->hi, p->o->against, hi, sizeof hi);
+    }
+    etk_render_puts(p->sink, "<span class=\"gv-lo\">");
+    etk_html_texts(p->sink, lo);
+    etk_render_puts(p->sink, "</span>");
+    write_gradient(p);
+    etk_render_puts(p->sink, "<span class=\"gv-hi\">");
+    etk_html_texts(p->sink, hi);
+    etk_render_printf(p->sink,
+                      "</span><span><span class=\"gv-sw noev\">"
+                      "</span> no event (%zu)</span>",
+                      p->unvalued);
+  }
+  bool parts = false;
+  for (size_t i = 0; i < p->g->group_count; i++)
+    if (p->g->groups[i].kind == ETK_GRAPH_VIEW_PARTITION) parts = true;
+  if (parts)
+    etk_render_puts(p->sink,
+                    "<span><span class=\"gv-sw part\"></span> "
+                    "delegated partition</span>");
+  etk_render_puts(p->sink, "</span>");
+}
+
+static void write_section(page_t *p) {
+  const etk_graph_view_options_t *o = p->o;
+  etk_render_puts(p->sink, "<section class=\"gv\"");
+  attr(p, "data-vname", o->value_name);
+  attr(p, "data-missing", o->missing_label ? o->missing_label : "no event");
+  attr(p, "data-la", o->label_a ? o->label_a : "A");
+  attr(p, "data-lb", o->label_b ? o->label_b : "B");
+  etk_render_printf(p->sink, " data-nodes=\"%zu\"><h2>", p->g->node_count);
+  etk_html_texts(p->sink, o->title ? o->title : "etkit graph");
+  etk_render_puts(p->sink, "</h2>");
+  if (o->subtitle) {
+    etk_render_puts(p->sink, "<p class=\"gv-sub\">");
+    etk_html_texts(p->sink, o->subtitle);
+    etk_render_puts(p->sink, "</p>");
+  }
+  if (o->note) {
+    etk_render_puts(p->sink, "<p class=\"gv-note\">");
+    etk_html_texts(p->sink, o->note);
+    etk_render_puts(p->sink, "</p>");
+  }
+  etk_render_puts(p->sink,
+                  "<div class=\"gv-bar\"><input class=\"gv-q\" type=\"search\" "
+                  "placeholder=\"search node name or op type\">"
+                  "<span class=\"gv-count\"></span>"
+                  "<button data-act=\"fit\">fit</button>"
+                  "<button data-act=\"open\">open all</button>"
+                  "<button data-act=\"close\">close all</button>");
+  write_legend(p);
+  double w = p->l->unit_w[0], h = p->l->unit_h[0];
+  etk_render_printf(p->sink,
+                    "</div><div class=\"gv-stage\"><svg class=\"gv-svg\" "
+                    "xmlns=\"http://www.w3.org/2000/svg\" data-w=\"%.1f\" "
+                    "data-h=\"%.1f\"><defs><marker id=\"gv-arrow\" "
+                    "viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+                    "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
+                    "<path d=\"M0 0L10 5L0 10z\" fill=\"#8c959f\"/></marker>"
+                    "<pattern id=\"gv-hatch\" width=\"6\" height=\"6\" "
+                    "patternUnits=\"userSpaceOnUse\" "
+                    "patternTransform=\"rotate(45)\"><rect width=\"6\" "
+                    "height=\"6\" fill=\"#eeeeee\"/><rect width=\"2\" "
+                    "height=\"6\" fill=\"#bbbbbb\"/></pattern></defs>"
+                    "<g class=\"gv-vp\">\n",
+                    w > 1 ? w : 1, h > 1 ? h : 1);
+  write_unit(p, 0);
+  etk_render_puts(p->sink,
+                  "</g></svg><div class=\"gv-tip\"></div></div>"
+                  "</section>\n");
+}
+
+void etk_graph_view_options_init(etk_graph_view_options_t *o) {
+  memset(o, 0, sizeof *o);
+}
+
+int etk_graph_view_write_html(const etk_graph_view_t *g,
+                              const etk_graph_view_options_t *o,
+                              etk_render_sink_t *sink, etk_error_t *err) {
+  etk_graph_view_options_t defaults;
+  etk_graph_view_options_init(&defaults);
+  if (!o) o = &defaults;
+  if (!sink)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, 0, "no output sink");
+  int rc = etk_graph_view_check(g, err);
+  if (rc != ETK_OK) return rc;
+  gv_layout_t l;
+  rc = gv_layout_run(g, &l, err);
+  if (rc != ETK_OK) return rc;
+  page_t p = {
+      .g = g, .o = o, .l = &l, .sink = sink, .lo = INFINITY, .hi = -INFINITY};
+  p.close_above = o->collapse_above ? o->collapse_above : 300;
+  for (size_t i = 0; i < g->node_count; i++) {
+    const etk_graph_view_node_t *n = &g->nodes[i];
+    if (!n->has_value || !isfinite(n->value)) {
+      p.unvalued++;
+      continue;
+    }
+    p.valued++;
+    double v = o->against ? fabs(n->value) : n->value;
+    if (o->against) {
+      if (v > p.hi) p.hi = v;
+    } else {
+      if (v < p.lo) p.lo = v;
+      if (v > p.hi) p.hi = v;
+    }
+  }
+  if (o->against) p.lo = p.valued ? -p.hi : 0;
+  if (!p.valued) p.lo = p.hi = 0;
+  if (!o->fragment) {
+    etk_render_puts(sink,
+                    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+                    "charset=\"utf-8\"><meta name=\"viewport\" "
+                    "content=\"width=device-width\"><title>");
+    etk_html_texts(sink, o->title ? o->title : "etkit graph");
+    etk_render_puts(sink, "</title><style>\nbody{margin:12px}\n");
+  } else {
+    etk_render_puts(sink, "<style>\n");
+  }
+  etk_render_puts(sink, gv_page_style);
+  etk_render_puts(sink, o->fragment ? "</style>\n" : "</style></head><body>\n");
+  write_section(&p);
+  etk_render_printf(sink, "<script>\n%s</script>\n", gv_page_script);
+  if (!o->fragment) etk_render_puts(sink, "</body></html>\n");
+  gv_layout_free(&l);
+  return ETK_OK;
+}
