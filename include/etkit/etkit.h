@@ -47,5 +47,7 @@
 #include "etkit/link.h"
 #include "etkit/analysis.h"
 #include "etkit/numerics.h"
+#include "etkit/significance.h"
+#include "etkit/store.h"
 
 #endif /* ETKIT_ETKIT_H */
