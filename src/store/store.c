@@ -184,9 +184,14 @@ static int migrate(etk_store_t *st, etk_error_t *err) {
   return ETK_OK;
 }
 
+/* A PostgreSQL URI, or a libpq keyword string ("host=/run dbname=x");
+ * "file:" URIs and plain paths are SQLite. */
 static int is_pg_uri(const char *uri) {
-  return strncmp(uri, "postgresql://", 13) == 0 ||
-         strncmp(uri, "postgres://", 11) == 0 || strchr(uri, '=') != NULL;
+  if (strncmp(uri, "postgresql://", 13) == 0 ||
+      strncmp(uri, "postgres://", 11) == 0)
+    return 1;
+  size_t word = strspn(uri, "abcdefghijklmnopqrstuvwxyz_");
+  return strncmp(uri, "file:", 5) != 0 && word > 0 && uri[word] == '=';
 }
 
 static int open_engine(etk_store_t *st, const char *uri, unsigned flags,

@@ -7,7 +7,8 @@
 # started with pg_ctl on a Unix socket in that directory (no TCP port:
 # listen_addresses=''), as an unprivileged user: PostgreSQL refuses to run
 # as root, so under root the server runs as `postgres` (runuser).  COMMAND
-# gets ETKIT_TEST_PG_HOST (the socket directory) and ETKIT_TEST_PG_USER.
+# gets ETKIT_TEST_PG_HOST (the socket directory), ETKIT_TEST_PG_USER and
+# ETKIT_TEST_PG_BIN (the server's bin directory, with psql).
 # Without the server binaries it prints SKIPPED and exits 77, except under
 # CI=true, where a missing PostgreSQL is a failure.
 set -u
@@ -58,4 +59,4 @@ if ! $as_user "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
   echo "FAILED: pg_ctl start"; cat "$dir/server.log"; exit 1
 fi
 started=1
-ETKIT_TEST_PG_HOST=$dir ETKIT_TEST_PG_USER=$user "$@"
+ETKIT_TEST_PG_HOST=$dir ETKIT_TEST_PG_USER=$user ETKIT_TEST_PG_BIN=$pgbin "$@"
