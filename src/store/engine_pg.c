@@ -99,6 +99,28 @@ static int pg_exec(PGconn *c, const char *sql, etk_error_t *err) {
   return pg_query(c, sql, NULL, 0, NULL, NULL, err);
 }
 
+/* One multi-row INSERT: "(... $1 .. $cols), (...)" built from the counts
+ * alone. */
+static int pg_insert_rows(void *conn, const char *prefix, size_t cols,
+                          const store_value_t *values, size_t rows,
+                          etk_error_t *err) {
+  size_t cap = strlen(prefix) + rows * cols * 10 + rows * 4 + 1, len = 0;
+  char *sql = malloc(cap);
+  if (!sql)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  len = (size_t)snprintf(sql, cap, "%s", prefix);
+  size_t n = 0;
+  for (size_t r = 0; r < rows; r++) {
+    len += (size_t)snprintf(sql + len, cap - len, r ? ", (" : "(");
+    for (size_t c = 0; c < cols; c++)
+      len += (size_t)snprintf(sql + len, cap - len, c ? ", $%zu" : "$%zu", ++n);
+    len += (size_t)snprintf(sql + len, cap - len, ")");
+  }
+  int rc = pg_query(conn, sql, values, n, NULL, NULL, err);
+  free(sql);
+  return rc;
+}
+
 static int pg_begin(void *conn, etk_error_t *err) {
   return pg_exec(conn, "BEGIN", err);
 }
@@ -124,12 +146,18 @@ static void pg_close(void *conn) {
   if (conn) PQfinish(conn);
 }
 
-static const store_engine_ops_t pg_ops = {"postgresql", "BIGSERIAL PRIMARY KEY",
-                                          "",           pg_query,
-                                          pg_begin,     pg_lock_schema,
-                                          pg_is_null,   pg_int,
-                                          pg_real,      pg_text,
-                                          pg_close};
+static const store_engine_ops_t pg_ops = {.name = "postgresql",
+                                          .id_type = "BIGSERIAL PRIMARY KEY",
+                                          .without_rowid = "",
+                                          .query = pg_query,
+                                          .insert_rows = pg_insert_rows,
+                                          .begin = pg_begin,
+                                          .lock_schema = pg_lock_schema,
+                                          .is_null = pg_is_null,
+                                          .get_int = pg_int,
+                                          .get_real = pg_real,
+                                          .get_text = pg_text,
+                                          .close = pg_close};
 
 int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
                   etk_error_t *err) {

@@ -133,6 +133,31 @@ static int sq_query(void *conn, const char *sql, const store_value_t *params,
   return out;
 }
 
+static int sq_insert_rows(void *conn, const char *prefix, size_t cols,
+                          const store_value_t *values, size_t rows,
+                          etk_error_t *err) {
+  sqlite_conn_t *c = conn;
+  char sql[1024];
+  size_t n = (size_t)snprintf(sql, sizeof sql, "%s(", prefix);
+  for (size_t i = 0; i < cols && n < sizeof sql; i++)
+    n +=
+        (size_t)snprintf(sql + n, sizeof sql - n, i ? ", $%zu" : "$%zu", i + 1);
+  if (n + 2 > sizeof sql)
+    return etk_error_set(err, ETK_E_INTERNAL, ETK_NO_OFFSET,
+                         "INSERT statement too long");
+  memcpy(sql + n, ")", 2);
+  sqlite3_stmt *stmt = prepare(c, sql, err);
+  if (!stmt) return err && err->code ? err->code : ETK_E_IO;
+  for (size_t r = 0; r < rows; r++) {
+    int rc = bind(stmt, values + r * cols, cols);
+    if (rc == SQLITE_OK) rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_DONE) return fail(c, err, "insert failed");
+  }
+  sqlite3_clear_bindings(stmt);
+  return ETK_OK;
+}
+
 static int sq_exec(sqlite_conn_t *c, const char *sql, etk_error_t *err) {
   char *msg = NULL;
   if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) == SQLITE_OK) return ETK_OK;
@@ -172,13 +197,18 @@ static void sq_close(void *conn) {
   free(c);
 }
 
-static const store_engine_ops_t sqlite_ops = {
-    "sqlite",         "INTEGER PRIMARY KEY",
-    " WITHOUT ROWID", sq_query,
-    sq_begin,         NULL,
-    sq_is_null,       sq_int,
-    sq_real,          sq_text,
-    sq_close};
+static const store_engine_ops_t sqlite_ops = {.name = "sqlite",
+                                              .id_type = "INTEGER PRIMARY KEY",
+                                              .without_rowid = " WITHOUT ROWID",
+                                              .query = sq_query,
+                                              .insert_rows = sq_insert_rows,
+                                              .begin = sq_begin,
+                                              .lock_schema = NULL,
+                                              .is_null = sq_is_null,
+                                              .get_int = sq_int,
+                                              .get_real = sq_real,
+                                              .get_text = sq_text,
+                                              .close = sq_close};
 
 int store_sqlite_open(const char *path, int create, int read_only,
                       const store_engine_ops_t **ops, void **conn,

@@ -16,8 +16,8 @@
  *
  * DATA LAYOUT
  *   A batch holds its rows' bound values and copies of the strings that do
- *   not outlive an Inspector call (a delegate id's decimal name); the SQL
- *   text "(...), (...)" is built from the row count alone.
+ *   not outlive an Inspector call (a delegate id's decimal name); the
+ *   engine inserts them its fastest way (store_engine_ops_t.insert_rows).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -41,26 +41,13 @@ typedef struct batch {
   store_value_t vals[BATCH_ROWS * BATCH_MAX_COLS];
   char *owned[BATCH_ROWS * BATCH_MAX_COLS];
   size_t owned_count;
-  etk_strbuf_t sql;
 } batch_t;
 
 static int batch_flush(batch_t *b, etk_error_t *err) {
   int rc = ETK_OK;
-  if (b->rows) {
-    etk_strbuf_clear(&b->sql);
-    etk_strbuf_appends(&b->sql, b->prefix);
-    size_t n = 0;
-    for (size_t r = 0; r < b->rows; r++) {
-      etk_strbuf_appends(&b->sql, r ? ", (" : "(");
-      for (size_t c = 0; c < b->cols; c++)
-        etk_strbuf_printf(&b->sql, c ? ", $%zu" : "$%zu", ++n);
-      etk_strbuf_appendc(&b->sql, ')');
-    }
-    rc = b->sql.failed
-             ? etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                             "out of memory")
-             : store_q(b->st, b->sql.data, b->vals, n, NULL, NULL, err);
-  }
+  if (b->rows)
+    rc = b->st->ops->insert_rows(b->st->conn, b->prefix, b->cols, b->vals,
+                                 b->rows, err);
   for (size_t i = 0; i < b->owned_count; i++) free(b->owned[i]);
   b->owned_count = 0;
   b->rows = 0;
@@ -365,10 +352,8 @@ int etk_store_add_memory(etk_store_t *st, const void *data, size_t len,
     if (!in.b) {
       rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
     } else {
-      memset(&in.b->sql, 0, sizeof in.b->sql);
       in.b->owned_count = 0;
       rc = write_run(&in, result->digest, len, result, err);
-      etk_strbuf_free(&in.b->sql);
       free(in.b);
     }
   }
