@@ -28,8 +28,10 @@ typedef struct cli {
   size_t total_count;
   const char *totals[MAX_LIST];
   int exact_module;
-  int module_match;         /* --module-match, or -1 */
-  char needs_etrecord[128]; /* first option that needs --etrecord_path */
+  int module_match;          /* --module-match, or -1 */
+  char needs_etrecord[128];  /* first option that needs --etrecord_path */
+  int runs;                  /* --runs: the per-run series (inspect_runs.c) */
+  const char *prompt_tokens; /* --prompt-tokens N */
 } cli_t;
 
 /* Parses argv into *c (which it initialises first).  Returns -1 after
@@ -40,5 +42,9 @@ int cli_inspect_parse_args(int argc, char **argv, cli_t *c);
 /* How --module-total matches: the module view's row (etkit), the exact
  * path (--exact-module) or upstream's substring of a key (quirks). */
 etk_inspector_module_match_t cli_inspect_module_match(const cli_t *c);
+
+/* --runs: prints the per-run series of every block (etkit/run_series.h)
+ * in c->ro.format to c->output or stdout; exit status (inspect_runs.c). */
+int cli_inspect_runs(const cli_t *c, const etk_inspector_t *insp);
 
 #endif
