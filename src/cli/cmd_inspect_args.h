@@ -28,10 +28,12 @@ typedef struct cli {
   size_t total_count;
   const char *totals[MAX_LIST];
   int exact_module;
-  int module_match;          /* --module-match, or -1 */
-  char needs_etrecord[128];  /* first option that needs --etrecord_path */
-  int runs;                  /* --runs: the per-run series (inspect_runs.c) */
-  const char *prompt_tokens; /* --prompt-tokens N */
+  int module_match;         /* --module-match, or -1 */
+  char needs_etrecord[128]; /* first option that needs --etrecord_path */
+
+  /* --runs [--prompt-tokens N]: the per-run series (inspect_runs.c) */
+  int runs;
+  const char *prompt_tokens;
 } cli_t;
 
 /* Parses argv into *c (which it initialises first).  Returns -1 after
