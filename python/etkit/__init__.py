@@ -8,7 +8,8 @@ See docs/python.md.  Beyond upstream: Inspector.op_summary(),
 Inspector.save_trace(path), Inspector.compare_results(), etkit.diff(a, b)
 etkit.run(program, inputs) (the reference runtime, returning the ETDump
 bytes that Inspector(etdump_data=...) reads) and etkit.memory_plan(program)
-(a program's memory plan as DataFrames).
+(a program's memory plan as DataFrames) and etkit.Store(url) (the run
+history of `etkit store`: add, runs, trend, compare as DataFrames).
 """
 
 from . import _etkit
@@ -24,6 +25,7 @@ from .inspector import (
     parse_etrecord,
 )
 from .memory import MemoryPlan, memory_plan
+from .store import Store
 from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
@@ -33,6 +35,7 @@ __all__ = [
     "ExportedProgram",
     "diff",
     *_memory.__all__,
+    "Store",
     "run",
     "RunResult",
 ]

@@ -53,6 +53,9 @@ int ext_run_register(PyObject *module);
 /* Registers etkit.memory_plan (memory.c) in `module`. */
 int ext_memory_register(PyObject *module);
 
+/* Registers the etkit.Store functions (store.c) in `module`. */
+int ext_store_register(PyObject *module);
+
 /* The text of a memory sink as a str (the sink is freed); raises `err`
  * when rc is not ETK_OK. */
 PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err);

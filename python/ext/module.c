@@ -816,7 +816,8 @@ PyMODINIT_FUNC PyInit__etkit(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
   if (PyType_Ready(&ext_inspector_type) < 0 || ext_etrecord_register(m) < 0 ||
-      ext_run_register(m) < 0 || ext_memory_register(m) < 0) {
+      ext_run_register(m) < 0 || ext_memory_register(m) < 0 ||
+      ext_store_register(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }
