@@ -194,6 +194,7 @@ typedef struct etk_store_change {
   int64_t instruction_id;
   char *op_type;     /* NULL when not linked */
   char *module;      /* NULL when not linked */
+  char *source;      /* "file:line" of its node's user frame, or NULL */
   etk_shift_t shift; /* baseline/candidate medians, shift, CI, p */
   double q_value;    /* Benjamini-Hochberg */
   double delta_pct, ci_low_pct, ci_high_pct;
@@ -249,6 +250,24 @@ typedef enum etk_store_export_format {
  * raw sample as benchmark_values. */
 int etk_store_export(etk_store_t *st, const etk_store_where_t *where,
                      etk_store_export_format_t format, etk_render_sink_t *sink,
+                     etk_error_t *err);
+
+/* ------------------------------------------------------------- report */
+
+typedef enum etk_store_report_format {
+  ETK_STORE_REPORT_HTML = 0, /* one page, inline SVG plots, no network */
+  ETK_STORE_REPORT_MARKDOWN  /* the changes and trend counts, for CI */
+} etk_store_report_format_t;
+
+/* The comparison of `baseline` with `candidate` as a report: significant
+ * changes first (operator, module, source line, medians, delta with its
+ * interval, q), then trend plots of each method and the top operators (a
+ * point per run, one series per side), then the run series of the newest
+ * candidate run.  `rule` may be NULL.  Errors of etk_store_compare. */
+int etk_store_report(etk_store_t *st, const etk_store_where_t *baseline,
+                     const etk_store_where_t *candidate,
+                     const etk_change_rule_t *rule,
+                     etk_store_report_format_t format, etk_render_sink_t *sink,
                      etk_error_t *err);
 
 /* ------------------------------------------------------------- prune */

@@ -28,6 +28,7 @@ static const char *const usage_text =
     "  compare DB --baseline k=v... --candidate k=v... [--op NAME]\n"
     "          [--fail-above PCT] [--threshold PCT] [--alpha Q]\n"
     "  export DB --format csv|json|v3 [--where k=v]...\n"
+    "  report DB --baseline k=v... --candidate k=v... -o report.html|.md\n"
     "  prune DB [--where k=v]... [--keep-last N]\n"
     "\n"
     "options:\n"
@@ -264,9 +265,12 @@ static int check_args(store_cli_t *c) {
   if (strcmp(c->sub, "trend") == 0 &&
       (!!c->op + !!c->module + !!c->method) != 1)
     return etk_cli_usage(CMD, "trend needs one of --op, --module, --method");
-  if (strcmp(c->sub, "compare") == 0 &&
+  int is_report = strcmp(c->sub, "report") == 0;
+  if ((is_report || strcmp(c->sub, "compare") == 0) &&
       (c->baseline.count == 0 || c->candidate.count == 0))
-    return etk_cli_usage(CMD, "compare needs --baseline and --candidate");
+    return etk_cli_usage(CMD, "%s needs --baseline and --candidate", c->sub);
+  if (is_report && !c->output)
+    return etk_cli_usage(CMD, "report needs -o report.html or report.md");
   if (strcmp(c->sub, "add") != 0 && c->tags.count)
     return etk_cli_usage(CMD, "--tag is for add (use --where to select)");
   return 0;
@@ -286,6 +290,7 @@ int etk_cmd_store(int argc, char **argv) {
     return cmd_query(&c);
   if (strcmp(c.sub, "compare") == 0) return store_cli_compare(&c);
   if (strcmp(c.sub, "export") == 0) return store_cli_export(&c);
+  if (strcmp(c.sub, "report") == 0) return store_cli_report(&c);
   if (strcmp(c.sub, "prune") == 0) return cmd_prune(&c);
   return etk_cli_usage(CMD,
                        "unknown subcommand '%s' (add, runs, show, trend, "

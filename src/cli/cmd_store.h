@@ -33,6 +33,8 @@ typedef struct store_cli {
 /* `etkit store compare` and `etkit store export`; exit status. */
 int store_cli_compare(store_cli_t *c);
 int store_cli_export(store_cli_t *c);
+/* `etkit store report`: HTML, or Markdown when -o ends in ".md". */
+int store_cli_report(store_cli_t *c);
 
 /* Opens c->db for queries (read-only); prints the error; NULL on failure. */
 etk_store_t *store_cli_open(const store_cli_t *c, unsigned flags);

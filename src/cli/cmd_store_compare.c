@@ -1,5 +1,5 @@
 /*
- * cmd_store_compare.c - `etkit store compare` and `etkit store export`
+ * cmd_store_compare.c - `etkit store compare`, `export` and `report`
  * (the command line is parsed by cmd_store.c).  compare prints the
  * comparison (table, CSV, or JSON with its `changes` array) and with
  * --fail-above PCT exits 1 when a significant slow-down exceeds PCT %.
@@ -98,6 +98,39 @@ int store_cli_export(store_cli_t *c) {
   etk_error_clear(&err);
   int rc = etk_cli_write_output(c->output ? c->output : "-", render_export, &o,
                                 &err);
+  etk_store_close(o.st);
+  return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+}
+
+typedef struct report_out {
+  etk_store_t *st;
+  etk_store_where_t base, cand;
+  etk_change_rule_t rule;
+  etk_store_report_format_t format;
+} report_out_t;
+
+static int render_report(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  report_out_t *o = ctx;
+  return etk_store_report(o->st, &o->base, &o->cand, &o->rule, o->format, sink,
+                          err);
+}
+
+int store_cli_report(store_cli_t *c) {
+  report_out_t o;
+  etk_change_rule_init(&o.rule);
+  if (c->threshold >= 0) o.rule.min_pct = c->threshold;
+  if (c->alpha > 0) o.rule.alpha = c->alpha;
+  size_t n = strlen(c->output);
+  o.format = n > 3 && strcmp(c->output + n - 3, ".md") == 0
+                 ? ETK_STORE_REPORT_MARKDOWN
+                 : ETK_STORE_REPORT_HTML;
+  o.base = store_cli_where(&c->baseline);
+  o.cand = store_cli_where(&c->candidate);
+  o.st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!o.st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_cli_write_output(c->output, render_report, &o, &err);
   etk_store_close(o.st);
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
 }

@@ -26,7 +26,7 @@
 #include "store_internal.h"
 
 typedef struct op {
-  char *method, *name, *op_type, *module;
+  char *method, *name, *op_type, *module, *source;
   int64_t instruction_id;
   store_doubles_t side[2];
 } op_t;
@@ -71,6 +71,7 @@ static int cmp_row(void *ctx, const store_row_t *row) {
     op->instruction_id = o->get_int(row, 2);
     op->op_type = dup_or_null(row, 3);
     op->module = dup_or_null(row, 4);
+    op->source = dup_or_null(row, 6);
     if (!op->method || !op->name) return c->failed = ETK_E_NO_MEMORY;
   }
   if (!o->is_null(row, 5) &&
@@ -103,7 +104,8 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
   etk_strbuf_appends(
       &sql.text,
       "SELECT b.name, o.name, o.instruction_id, o.op_type, o.module, "
-      "s.duration FROM runs r JOIN operators o ON o.run_id = r.id JOIN "
+      "s.duration, o.source FROM runs r JOIN operators o ON o.run_id = r.id "
+      "JOIN "
       "blocks b ON b.run_id = o.run_id AND b.block = o.block JOIN samples s "
       "ON s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
   if (op) {
@@ -155,8 +157,9 @@ static int build_changes(cmp_ctx_t *c, const etk_change_rule_t *rule,
     ch->name = op->name;
     ch->op_type = op->op_type;
     ch->module = op->module;
+    ch->source = op->source;
     ch->instruction_id = op->instruction_id;
-    op->method = op->name = op->op_type = op->module = NULL;
+    op->method = op->name = op->op_type = op->module = op->source = NULL;
     p[out->count++] = ch->shift.p_value;
   }
   int rc = etk_fdr_bh(p, out->count, p);
@@ -178,6 +181,7 @@ static void free_ctx(cmp_ctx_t *c) {
     free(c->ops[i].name);
     free(c->ops[i].op_type);
     free(c->ops[i].module);
+    free(c->ops[i].source);
     free(c->ops[i].side[0].items);
     free(c->ops[i].side[1].items);
   }
@@ -218,6 +222,7 @@ void etk_store_comparison_free(etk_store_comparison_t *c) {
     free(c->changes[i].name);
     free(c->changes[i].op_type);
     free(c->changes[i].module);
+    free(c->changes[i].source);
   }
   free(c->changes);
   memset(c, 0, sizeof *c);
@@ -304,6 +309,8 @@ int etk_store_comparison_json(const etk_store_comparison_t *c,
     etk_json_cstring(&j, ch->module);
     etk_json_key(&j, "method");
     etk_json_cstring(&j, ch->method);
+    etk_json_key(&j, "source");
+    etk_json_cstring(&j, ch->source);
     json_num(&j, "baseline", ch->shift.baseline);
     json_num(&j, "candidate", ch->shift.candidate);
     json_num(&j, "delta_pct", ch->delta_pct);

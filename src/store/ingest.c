@@ -20,6 +20,7 @@
  *   engine inserts them its fastest way (store_engine_ops_t.insert_rows).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,7 +33,7 @@
 /* Rows per INSERT: 500 x 6 values stays far below both engines' limits on
  * bound parameters (SQLite 32766, PostgreSQL 65535). */
 #define BATCH_ROWS 500
-#define BATCH_MAX_COLS 10
+#define BATCH_MAX_COLS 11
 
 typedef struct batch {
   etk_store_t *st;
@@ -185,12 +186,23 @@ static int insert_operator(ingest_t *in, size_t e, int64_t op,
   etk_inspector_event_link_t link;
   const etk_inspector_module_t *mods = NULL;
   size_t nmods = 0;
+  const etk_inspector_node_origin_t *origins = NULL;
+  size_t norigins = 0;
   etk_inspector_event_link(in->insp, e, &link);
   etk_inspector_event_module(in->insp, e, &mods, &nmods);
+  etk_inspector_event_origins(in->insp, e, &origins, &norigins);
+  const char *source = NULL; /* "file:line" of the first node with one */
+  for (size_t i = 0; i < norigins && !source; i++)
+    if (origins[i].file) {
+      char where[1024];
+      snprintf(where, sizeof where, "%s:%lld", origins[i].file,
+               (long long)origins[i].line);
+      source = batch_keep(in->b, where);
+    }
   const char *name = batch_keep(in->b, ev->name);
   if (!name)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  store_value_t v[10] = {store_int(in->run_id),
+  store_value_t v[11] = {store_int(in->run_id),
                          store_int(op),
                          store_int((int64_t)ev->block),
                          store_text(name),
@@ -199,6 +211,7 @@ static int insert_operator(ingest_t *in, size_t e, int64_t op,
                          store_text(link.delegate_backend_name),
                          store_int(ev->is_delegated_op != 0),
                          store_text(nmods ? mods[nmods - 1].normalized : NULL),
+                         store_text(source),
                          store_int((int64_t)ev->sample_count)};
   return batch_add(in->b, v, err);
 }
@@ -206,9 +219,9 @@ static int insert_operator(ingest_t *in, size_t e, int64_t op,
 static int insert_operators(ingest_t *in, etk_error_t *err) {
   batch_start(in->b, in->st,
               "INSERT INTO operators (run_id, op, block, name, op_type, "
-              "instruction_id, delegate, is_delegated, module, samples) "
-              "VALUES ",
-              10);
+              "instruction_id, delegate, is_delegated, module, source, "
+              "samples) VALUES ",
+              11);
   int64_t op = 0;
   for (size_t e = 0; e < etk_inspector_event_count(in->insp); e++) {
     etk_inspector_event_t ev;

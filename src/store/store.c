@@ -11,7 +11,7 @@
  *                                         value, run_id) for --where
  *   blocks(run_id, block, name, method, executions)
  *   operators(run_id, op, block, name, op_type, instruction_id, delegate,
- *             is_delegated, module, samples)   index (name, run_id) and
+ *             is_delegated, module, source, samples)   index (name, run_id) and
  *                                         (module, run_id) for trend
  *   samples(run_id, op, k, execution, duration)  PK (run_id, op, k),
  *                                         clustered (WITHOUT ROWID) in SQLite
@@ -50,7 +50,7 @@ static const char *const migration_1[] = {
     "CREATE TABLE operators (run_id BIGINT NOT NULL, op INTEGER NOT NULL, "
     "block INTEGER NOT NULL, name TEXT NOT NULL, op_type TEXT, "
     "instruction_id INTEGER NOT NULL, delegate TEXT, is_delegated INTEGER "
-    "NOT NULL, module TEXT, samples INTEGER NOT NULL, "
+    "NOT NULL, module TEXT, source TEXT, samples INTEGER NOT NULL, "
     "PRIMARY KEY (run_id, op))@CLUSTERED",
     "CREATE INDEX operators_name ON operators (name, run_id)",
     "CREATE INDEX operators_module ON operators (module, run_id)",

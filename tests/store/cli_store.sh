@@ -68,6 +68,30 @@ expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=a -
 expect 0 "$etkit" store export "$db" --format v3 -o "$work/v3.json"
 grep -q '"benchmark_values"' "$work/v3.json" || fail "v3 export lacks benchmark_values"
 expect 0 "$etkit" store export "$db" --format csv --where commit=b
+expect 0 "$etkit" store report "$db" --baseline commit=a --candidate commit=b -o "$work/r.md"
+grep -q '| op\\_007 |' "$work/r.md" || fail "the Markdown report lacks op_007's row"
+expect 0 "$etkit" store report "$db" --baseline commit=a --candidate commit=b -o "$work/r.html"
+grep -q '<svg' "$work/r.html" || fail "the HTML report has no SVG plot"
+grep -q 'https\?://[a-z]' "$work/r.html" && grep -v 'xmlns=' "$work/r.html" | grep -q 'https\?://' &&
+  fail "the HTML report refers to the network"
+expect 2 "$etkit" store report "$db" --baseline commit=a --candidate commit=b
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+case $db in
+  postgres*) ;;
+  *)
+    if [ -n "$browser" ]; then
+      # the page as a browser sees it: its SVG plots parsed, with their lines
+      sed 's|</body>|<script>document.title="P"+document.querySelectorAll("svg polyline").length+"R"+document.querySelectorAll("tr.slower").length</script></body>|' \
+        "$work/r.html" >"$work/measure.html"
+      dom=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+        --user-data-dir="$work/profile" --dump-dom "file://$work/measure.html" 2>/dev/null)
+      echo "$dom" | grep -q '<title>P[1-9][0-9]*R1</title>' ||
+        fail "Chromium did not render the report's plots and one regression row"
+    else
+      echo "note: no Chromium: the report was not opened in a browser"
+    fi
+    ;;
+esac
 
 # bad input: one line, non-zero exit, the database unchanged
 before=$("$etkit" store export "$db" --format csv | cksum)
