@@ -14,12 +14,15 @@
 #                  python3-pytest (the package and its tests, for
 #                  /usr/bin/python3); python3-tabulate (the renderers'
 #                  oracle: upstream's table is tabulate's)
+#   run history    libsqlite3-dev libpq-dev postgresql (etkit store; its
+#                  PostgreSQL tests start a throw-away server)
 #   graph view     libgraphviz-dev (libgvc: the graph view's layout)
 #   HTML pages     chromium (headless screenshots and page tests) and
 #                  fonts-dejavu-core (text in those screenshots)
 set -eu
 packages="build-essential cmake pkg-config clang-format
 libzip-dev libjansson-dev zlib1g-dev libgraphviz-dev
+libsqlite3-dev libpq-dev postgresql
 flatbuffers-compiler
 clang libclang-rt-14-dev
 gcc-arm-none-eabi libnewlib-arm-none-eabi

@@ -47,5 +47,8 @@
 #include "etkit/link.h"
 #include "etkit/analysis.h"
 #include "etkit/numerics.h"
+#include "etkit/significance.h"
+#include "etkit/run_series.h"
+#include "etkit/store.h"
 
 #endif /* ETKIT_ETKIT_H */

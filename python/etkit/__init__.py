@@ -8,9 +8,10 @@ See docs/python.md.  Beyond upstream: Inspector.op_summary(),
 Inspector.save_trace(path), Inspector.compare_results(), etkit.diff(a, b)
 etkit.run(program, inputs) (the reference runtime, returning the ETDump
 bytes that Inspector(etdump_data=...) reads), etkit.memory_plan(program)
-(a program's memory plan as DataFrames) and etkit.model_explorer(etrecord,
+(a program's memory plan as DataFrames), etkit.model_explorer(etrecord,
 graph_path, node_data_path, inspector) (Model Explorer's graph and node-data
-files).
+files) and etkit.Store(url) (the run history of `etkit store`: add, runs,
+trend, compare as DataFrames).
 """
 
 from . import _etkit
@@ -28,6 +29,7 @@ from .inspector import (
 )
 from .memory import MemoryPlan, memory_plan
 from .graph import model_explorer
+from .store import Store
 from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
@@ -39,6 +41,7 @@ __all__ = [
     "diff",
     *_memory.__all__,
     "model_explorer",
+    "Store",
     "run",
     "RunResult",
 ]

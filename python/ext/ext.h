@@ -69,6 +69,9 @@ etk_inspector_t *ext_inspector_of(PyObject *o);
 /* Its debug buffer (NULL, 0 when it has none). */
 void ext_inspector_debug(PyObject *o, const uint8_t **data, size_t *len);
 
+/* Registers the etkit.Store functions (store.c) in `module`. */
+int ext_store_register(PyObject *module);
+
 /* The text of a memory sink as a str (the sink is freed); raises `err`
  * when rc is not ETK_OK. */
 PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err);

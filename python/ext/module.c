@@ -940,7 +940,7 @@ PyMODINIT_FUNC PyInit__etkit(void) {
   if (PyType_Ready(&ext_inspector_type) < 0 || ext_etrecord_register(m) < 0 ||
       ext_run_register(m) < 0 || ext_memory_register(m) < 0 ||
       ext_graph_register(m) < 0 || ext_interp_register(m) < 0 ||
-      ext_graph_view_register(m) < 0) {
+      ext_graph_view_register(m) < 0 || ext_store_register(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -202,6 +202,12 @@ int etk_cmd_inspect(int argc, char **argv) {
     free(dbuf);
     return fail_err(&err);
   }
+  if (c.runs) { /* the per-run series instead of the events table */
+    int status = cli_inspect_runs(&c, insp);
+    etk_inspector_close(insp);
+    free(dbuf);
+    return status;
+  }
   etk_etrecord_t *rec = NULL;
   if (c.etrecord && link_etrecord(&c, insp, &rec, &err) != ETK_OK) {
     etk_etrecord_close(rec);

@@ -50,6 +50,9 @@ static const char *const usage_text =
     "                              average, % of the method time, framework "
     "overhead\n"
     "  --allocations               allocation events per allocator\n"
+    "  --runs                      per-run series of each block: warm-up,\n"
+    "                              drift, outliers, LLM prefill/decode phases\n"
+    "  --prompt-tokens N           with --runs: the prompt's token count\n"
     "  --sort KEY                  avg|p10|p50|p90|min|max|total|count|name\n"
     "  --reverse                   reverse the sort order\n"
     "  --top N                     keep the first N rows (per block with "
@@ -128,6 +131,8 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_TIME_OPTIONS,
     ETK_CLI_STRING("tsv_path", 0, cli_t, tsv_path),
     ETK_CLI_FLAG("compare_results", 0, cli_t, compare),
+    ETK_CLI_FLAG("runs", 0, cli_t, runs),
+    ETK_CLI_STRING("prompt_tokens", 0, cli_t, prompt_tokens),
     ETK_CLI_STRING("reference", 0, cli_t, reference),
     {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
     ETK_CLI_STRING("output", 'o', cli_t, output),

@@ -30,6 +30,10 @@ typedef struct cli {
   int exact_module;
   int module_match;         /* --module-match, or -1 */
   char needs_etrecord[128]; /* first option that needs --etrecord_path */
+
+  /* --runs [--prompt-tokens N]: the per-run series (inspect_runs.c) */
+  int runs;
+  const char *prompt_tokens;
 } cli_t;
 
 /* Parses argv into *c (which it initialises first).  Returns -1 after
@@ -40,5 +44,9 @@ int cli_inspect_parse_args(int argc, char **argv, cli_t *c);
 /* How --module-total matches: the module view's row (etkit), the exact
  * path (--exact-module) or upstream's substring of a key (quirks). */
 etk_inspector_module_match_t cli_inspect_module_match(const cli_t *c);
+
+/* --runs: prints the per-run series of every block (etkit/run_series.h)
+ * in c->ro.format to c->output or stdout; exit status (inspect_runs.c). */
+int cli_inspect_runs(const cli_t *c, const etk_inspector_t *insp);
 
 #endif

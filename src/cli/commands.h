@@ -45,6 +45,10 @@ int etk_cmd_numerics(int argc, char **argv);
  * calculate_numeric_gap from the ETRecord's graph; 3 with --fail-above. */
 int etk_cmd_numerics_gap(int argc, char **argv);
 
+/* Run history (cmd_store.c, cmd_store_compare.c): `etkit store ...`;
+ * `compare --fail-above` returns 1 on a significant slow-down. */
+int etk_cmd_store(int argc, char **argv);
+
 /* Prints "etkit <cmd>: <message>\n" to stderr; returns 1. */
 int etk_cli_fail(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -36,6 +36,8 @@ static const etk_command_t commands[] = {
      "summarise allocation events per block and allocator"},
     {"numerics", etk_cmd_numerics,
      "compare the values two traced runs logged (MSE, SNR per instruction)"},
+    {"store", etk_cmd_store,
+     "keep runs in SQLite/PostgreSQL; trends and noise-aware comparisons"},
 };
 
 int etk_cli_fail(const char *cmd, const char *fmt, ...) {

@@ -1,0 +1,268 @@
+/*
+ * bench_store.c - the run-history benchmark (docs/store.md): prints one line
+ * per figure, "<name> <value> <unit>", for a SQLite file and, when
+ * ETKIT_TEST_PG_HOST names a PostgreSQL socket directory (run it under
+ * tests/store/run_with_postgres.sh), for PostgreSQL over that Unix socket.
+ *
+ *   ingest:      dumps of ~1k events (100 operators x 10 executions) added
+ *                one transaction each: dumps/s;
+ *   big dump:    one dump of ~1M events added, against opening it with the
+ *                Inspector and writing its TSV (what `etkit inspect` does);
+ *   scale:       RUNS runs x 200 operators (default 10,000), then trend and
+ *                compare on one operator (median of 5 timings each) and the
+ *                store's bytes per sample (SQLite: file size);
+ *   concurrency: 8 writer processes x WRITER_DUMPS dumps (default 200) into
+ *                one database: every run present once, every sample there.
+ *
+ * Usage: bench_store [RUNS [WRITER_DUMPS]] (smaller numbers for a quick
+ * look).  Dumps come from tests/store/store_dumps.c.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../inspector/bench_clock.h"
+#include "etkit/inspector_core.h"
+#include "etkit/store.h"
+#include "store_dumps.h"
+
+static char pg_uri_buf[1024];
+
+static const char *pg_uri(const char *db) {
+  const char *host = getenv("ETKIT_TEST_PG_HOST");
+  if (!host) return NULL;
+  const char *user = getenv("ETKIT_TEST_PG_USER");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "%s/psql -q -h '%s' -U '%s' -d postgres -c 'DROP DATABASE IF "
+           "EXISTS %s' -c 'CREATE DATABASE %s'",
+           getenv("ETKIT_TEST_PG_BIN"), host, user ? user : "postgres", db, db);
+  if (system(cmd) != 0) return NULL;
+  snprintf(pg_uri_buf, sizeof pg_uri_buf, "postgresql:///%s?host=%s&user=%s",
+           db, host, user ? user : "postgres");
+  return pg_uri_buf;
+}
+
+static etk_store_t *open_store(const char *uri) {
+  etk_store_t *st = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_store_open(uri, ETK_STORE_CREATE, &st, &err) != ETK_OK) {
+    fprintf(stderr, "bench_store: %s: %s\n", uri, err.message);
+    exit(1);
+  }
+  return st;
+}
+
+static void add_or_die(etk_store_t *st, const uint8_t *dump, size_t len,
+                       const etk_store_tag_t *tags, size_t ntags) {
+  etk_store_add_options_t o;
+  etk_store_add_options_init(&o);
+  o.tags = tags;
+  o.tag_count = ntags;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_store_add_memory(st, dump, len, &o, NULL, &err) != ETK_OK) {
+    fprintf(stderr, "bench_store: add: %s\n", err.message);
+    exit(1);
+  }
+}
+
+static void bench_ingest(const char *engine, const char *uri) {
+  etk_store_t *st = open_store(uri);
+  enum { DUMPS = 200 };
+  uint8_t *dumps[DUMPS];
+  size_t lens[DUMPS];
+  for (unsigned i = 0; i < DUMPS; i++) {
+    store_dump_spec_t spec = {i + 1, 100, 10, 0.05, -1, 1.0};
+    dumps[i] = store_dump_make(&spec, &lens[i]);
+  }
+  double t0 = bench_wall_seconds();
+  for (unsigned i = 0; i < DUMPS; i++)
+    add_or_die(st, dumps[i], lens[i], NULL, 0);
+  double dt = bench_wall_seconds() - t0;
+  printf("%s_ingest_1k_event_dumps %.1f dumps/s\n", engine, DUMPS / dt);
+  for (unsigned i = 0; i < DUMPS; i++) free(dumps[i]);
+  etk_store_close(st);
+}
+
+static int null_write(void *ctx, const char *data, size_t len) {
+  (void)ctx;
+  (void)data;
+  (void)len;
+  return 0;
+}
+
+static void bench_big(const char *engine, const char *uri) {
+  store_dump_spec_t spec = {7, 1000, 1000, 0.05, -1, 1.0}; /* ~1M events */
+  size_t len;
+  uint8_t *dump = store_dump_make(&spec, &len);
+  double t0 = bench_wall_seconds();
+  etk_inspector_t *insp;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_inspector_open_memory(dump, len, NULL, &insp, &err) == ETK_OK) {
+    etk_render_sink_t sink;
+    etk_render_sink_init(&sink, null_write, NULL);
+    etk_inspector_render_options_t ro;
+    etk_inspector_render_options_init(&ro);
+    ro.format = ETK_INSPECT_FORMAT_TSV;
+    etk_inspector_render(insp, &ro, &sink, &err);
+    etk_render_sink_flush(&sink);
+    etk_inspector_close(insp);
+  }
+  double inspect = bench_wall_seconds() - t0;
+  etk_store_t *st = open_store(uri);
+  t0 = bench_wall_seconds();
+  add_or_die(st, dump, len, NULL, 0);
+  double add = bench_wall_seconds() - t0;
+  etk_store_close(st);
+  free(dump);
+  printf("%s_1m_event_dump_add %.2f s\n", engine, add);
+  printf("%s_1m_event_dump_inspect_tsv %.2f s\n", engine, inspect);
+  printf("%s_1m_event_dump_add_over_inspect %.2f x\n", engine, add / inspect);
+}
+
+static double median5(double *v) {
+  for (int i = 0; i < 5; i++)
+    for (int j = i + 1; j < 5; j++)
+      if (v[j] < v[i]) {
+        double t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+      }
+  return v[2];
+}
+
+static void bench_scale(const char *engine, const char *uri, size_t runs) {
+  etk_store_t *st = open_store(uri);
+  double t0 = bench_wall_seconds();
+  for (size_t i = 0; i < runs; i++) {
+    store_dump_spec_t spec = {(unsigned)(100000 + i), 200, 1, 0.05, -1, 1.0};
+    size_t len;
+    uint8_t *dump = store_dump_make(&spec, &len);
+    etk_store_tag_t tag = {"commit", i < runs / 2 ? "a" : "b"};
+    add_or_die(st, dump, len, &tag, 1);
+    free(dump);
+  }
+  double fill = bench_wall_seconds() - t0;
+  printf("%s_scale_fill_%zu_runs %.1f s (%.0f dumps/s)\n", engine, runs, fill,
+         (double)runs / fill);
+  etk_store_tag_t a = {"commit", "a"}, b = {"commit", "b"};
+  etk_store_where_t wa = {&a, 1}, wb = {&b, 1};
+  double trend[5], cmp[5];
+  size_t rows = 0, changes = 0;
+  for (int k = 0; k < 5; k++) {
+    etk_error_t err;
+    etk_error_clear(&err);
+    etk_store_table_t t;
+    t0 = bench_wall_seconds();
+    etk_store_trend(st, ETK_STORE_TREND_OP, "op_100", NULL, &t, &err);
+    trend[k] = bench_wall_seconds() - t0;
+    rows = t.rows;
+    etk_store_table_free(&t);
+    etk_store_comparison_t c;
+    t0 = bench_wall_seconds();
+    if (etk_store_compare(st, &wa, &wb, "op_100", NULL, &c, &err) == ETK_OK) {
+      changes = c.count;
+      etk_store_comparison_free(&c);
+    }
+    cmp[k] = bench_wall_seconds() - t0;
+  }
+  printf("%s_trend_one_op_%zu_runs %.1f ms (%zu rows)\n", engine, runs,
+         median5(trend) * 1e3, rows);
+  printf("%s_compare_one_op_%zu_runs %.1f ms (%zu operators)\n", engine, runs,
+         median5(cmp) * 1e3, changes);
+  etk_store_close(st);
+  struct stat sb;
+  if (strncmp(uri, "postgres", 8) != 0 && stat(uri, &sb) == 0)
+    printf("%s_bytes_per_sample %.1f bytes\n", engine,
+           (double)sb.st_size / ((double)runs * 201.0));
+}
+
+static void bench_writers(const char *engine, const char *uri, size_t per) {
+  etk_store_close(open_store(uri));
+  double t0 = bench_wall_seconds();
+  pid_t kids[8];
+  for (int w = 0; w < 8; w++) {
+    if ((kids[w] = fork()) != 0) continue;
+    etk_store_t *st = open_store(uri);
+    for (size_t i = 0; i < per; i++) {
+      store_dump_spec_t spec = {
+          (unsigned)(200000 + w * 10000 + i), 20, 5, 0.05, -1, 1.0};
+      size_t len;
+      uint8_t *dump = store_dump_make(&spec, &len);
+      add_or_die(st, dump, len, NULL, 0);
+      free(dump);
+    }
+    etk_store_close(st);
+    _exit(0);
+  }
+  int bad = 0;
+  for (int w = 0; w < 8; w++) {
+    int status;
+    waitpid(kids[w], &status, 0);
+    bad += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  double dt = bench_wall_seconds() - t0;
+  etk_store_t *st = open_store(uri);
+  etk_store_table_t t;
+  etk_error_t err;
+  etk_error_clear(&err);
+  long long samples = 0;
+  size_t runs = 0;
+  if (etk_store_runs(st, NULL, &t, &err) == ETK_OK) {
+    runs = t.rows;
+    for (size_t r = 0; r < t.rows; r++) samples += t.cells[r * t.cols + 11].i;
+    etk_store_table_free(&t);
+  }
+  etk_store_close(st);
+  printf(
+      "%s_8_writers_x_%zu %.1f s (%.0f dumps/s), %zu runs of %zu, "
+      "%lld samples of %zu, %d failed writers\n",
+      engine, per, dt, 8.0 * (double)per / dt, runs, 8 * per, samples,
+      8 * per * 105, bad);
+}
+
+static void bench_engine(const char *engine, const char *(*uri)(const char *),
+                         size_t runs, size_t per) {
+  const char *u;
+  /* each database is made fresh, and emptied again afterwards (calling
+   * uri() again recreates it empty) */
+  if ((u = uri("etk_bench_ingest"))) bench_ingest(engine, u);
+  uri("etk_bench_ingest");
+  if ((u = uri("etk_bench_big"))) bench_big(engine, u);
+  uri("etk_bench_big");
+  if ((u = uri("etk_bench_scale"))) bench_scale(engine, u, runs);
+  uri("etk_bench_scale");
+  if ((u = uri("etk_bench_writers"))) bench_writers(engine, u, per);
+  uri("etk_bench_writers");
+}
+
+static char sqlite_buf[4096];
+
+static const char *sqlite_uri(const char *name) {
+  const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  snprintf(sqlite_buf, sizeof sqlite_buf, "%s/%s-%d.db", dir, name,
+           (int)getpid());
+  char side[4200];
+  unlink(sqlite_buf);
+  snprintf(side, sizeof side, "%s-wal", sqlite_buf);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", sqlite_buf);
+  unlink(side);
+  return sqlite_buf;
+}
+
+int main(int argc, char **argv) {
+  size_t runs = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000;
+  size_t per = argc > 2 ? strtoul(argv[2], NULL, 10) : 200;
+  bench_engine("sqlite", sqlite_uri, runs, per);
+  if (getenv("ETKIT_TEST_PG_HOST"))
+    bench_engine("postgresql", pg_uri, runs, per);
+  return 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * etkit/significance.h - noise-aware A/B comparison of two sets of timings:
+ * is the candidate really slower or faster than the baseline, by how much,
+ * and how sure are we?
+ *
+ * One comparison (etk_shift_estimate) gives, for baseline samples X and
+ * candidate samples Y:
+ *   - the medians of X and Y (robust point estimates of each side);
+ *   - the Hodges-Lehmann shift: the median of all differences y_j - x_i,
+ *     the robust estimate of "how much slower Y is than X";
+ *   - the distribution-free confidence interval of that shift obtained by
+ *     inverting the Mann-Whitney test: with the N = nx*ny differences sorted
+ *     ascending, D[k] .. D[N-1-k] with k = floor(N/2 - z*sqrt(N(nx+ny+1)/12))
+ *     and z the two-sided normal quantile of the confidence;
+ *   - the Mann-Whitney U statistic of Y and its two-sided p-value from the
+ *     normal approximation with tie correction and continuity correction
+ *     (what scipy.stats.mannwhitneyu(method="asymptotic") returns).
+ * Many comparisons at once (one per operator) are controlled with
+ * Benjamini-Hochberg (etk_fdr_bh), and etk_change_classify applies the
+ * rule "a change is reported only when it is significant AND larger than a
+ * threshold", which is what keeps run-to-run noise from being reported.
+ *
+ * Cost: O((nx+ny) log(nx+ny)) for the test; O(nx*ny) time and memory for
+ * the shift and its interval, capped at ETK_SHIFT_MAX_PAIRS differences
+ * (larger sides are thinned to evenly spaced order statistics, which keeps
+ * their distribution; the p-value always uses every sample).
+ *
+ * Everything is pure computation on caller arrays: no I/O, thread-safe.
+ */
+#ifndef ETKIT_SIGNIFICANCE_H
+#define ETKIT_SIGNIFICANCE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most pairwise differences the shift and its interval use. */
+#define ETK_SHIFT_MAX_PAIRS ((size_t)4000000)
+
+typedef struct etk_shift {
+  size_t n_baseline, n_candidate; /* samples used (NaN dropped) */
+  double baseline, candidate;     /* medians */
+  double shift;                   /* Hodges-Lehmann: median(y - x) */
+  double ci_low, ci_high;         /* interval of the shift */
+  double u;                       /* Mann-Whitney U of the candidate */
+  double z;                       /* its normal score (0 when all tied) */
+  double p_value;                 /* two-sided, in [0, 1] */
+} etk_shift_t;
+
+/* Compares candidate[0..nc) with baseline[0..nb) at `confidence` (in
+ * (0, 1), e.g. 0.95).  NaN samples are ignored.  Neither array is
+ * modified; NULL is allowed only with a count of 0.  Errors:
+ * ETK_E_INVALID_ARGUMENT (a side with no finite sample, confidence out of
+ * range), ETK_E_NO_MEMORY.  With one sample per side the interval is
+ * [shift, shift] and p is 1. */
+int etk_shift_estimate(const double *baseline, size_t nb,
+                       const double *candidate, size_t nc, double confidence,
+                       etk_shift_t *out);
+
+/* Benjamini-Hochberg adjusted p-values (q-values): q[i] =
+ * min over p[j] >= p[i] of p[j] * n / rank(j), capped at 1.  A NaN p
+ * gives a NaN q and does not count in n.  p and q may be the same array.
+ * ETK_E_INVALID_ARGUMENT (NULL with n > 0), ETK_E_NO_MEMORY. */
+int etk_fdr_bh(const double *p, size_t n, double *q);
+
+/* Two-sided normal quantile: the z with P(|Z| > z) = 1 - confidence. */
+double etk_normal_quantile_two_sided(double confidence);
+
+/* The rule for reporting a change. */
+typedef struct etk_change_rule {
+  double confidence; /* of the shift's interval (0.95) */
+  double alpha;      /* false-discovery rate for the q-values (0.05) */
+  double min_pct;    /* smallest |shift| reported, % of baseline (2.0) */
+} etk_change_rule_t;
+
+/* Fills the defaults shown above. */
+void etk_change_rule_init(etk_change_rule_t *rule);
+
+typedef enum etk_change_direction {
+  ETK_CHANGE_SAME = 0,
+  ETK_CHANGE_SLOWER,
+  ETK_CHANGE_FASTER
+} etk_change_direction_t;
+
+/* "same", "slower", "faster". */
+const char *etk_change_direction_name(etk_change_direction_t d);
+
+/* Applies the rule to one comparison and its q-value: significant when
+ * q <= alpha, the interval excludes 0 and |shift| is at least min_pct % of
+ * the baseline median (an interval entirely inside the threshold is noise
+ * however small its p).  *delta_pct, *ci_low_pct, *ci_high_pct (each may be
+ * NULL) receive the shift and its interval in % of the baseline median
+ * (NaN when that median is 0).  Returns the direction (SAME when not
+ * significant); *significant (may be NULL) receives 0/1. */
+etk_change_direction_t etk_change_classify(const etk_shift_t *s, double q,
+                                           const etk_change_rule_t *rule,
+                                           int *significant, double *delta_pct,
+                                           double *ci_low_pct,
+                                           double *ci_high_pct);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

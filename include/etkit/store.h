@@ -1,0 +1,287 @@
+/*
+ * etkit/store.h - run history: every profiled run in a database, queried
+ * across runs (docs/store.md).
+ *
+ * A store is a SQLite file (a path, or a "file:" URI) or a PostgreSQL
+ * database (a "postgresql://" or "postgres://" URI, standard libpq syntax,
+ * "host=" a socket directory included).  Both hold one versioned schema:
+ * runs (digest, time, tags), their event blocks, operators (name, op type,
+ * instruction id, delegate, module when an ETRecord was given), every raw
+ * sample, and memory-plan figures when a program was given.
+ *
+ * Adding a dump is one transaction (a writer killed mid-add leaves no half
+ * run) and idempotent (the same bytes twice are one run, keyed by their
+ * SHA-256).  Tags and every other user text reach the database as bound
+ * parameters only.  Queries return an etk_store_table_t that renders as a
+ * table, CSV or JSON.
+ *
+ * EXAMPLE
+ *
+ *   etk_store_t *st;
+ *   etk_error_t err;
+ *   if (etk_store_open("runs.db", ETK_STORE_CREATE, &st, &err) != ETK_OK) ..
+ *   etk_store_tag_t tags[] = {{"model", "mv2"}, {"commit", "abc123"}};
+ *   etk_store_add_options_t ao;
+ *   etk_store_add_options_init(&ao);
+ *   ao.tags = tags;
+ *   ao.tag_count = 2;
+ *   etk_store_add_result_t res;
+ *   etk_store_add(st, "etdump.etdp", &ao, &res, &err);
+ *   etk_store_close(st);
+ *
+ * THREADS
+ *   One store handle per thread; any number of processes or handles may
+ *   use one database at once (SQLite in WAL mode with a busy handler).
+ */
+#ifndef ETKIT_STORE_H
+#define ETKIT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etkit/common.h"
+#include "etkit/render.h"
+#include "etkit/significance.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The schema version this etkit writes (the migrations table's latest). */
+#define ETK_STORE_SCHEMA_VERSION 1
+
+/* Longest tag key and value, in bytes. */
+#define ETK_STORE_TAG_KEY_MAX 64
+#define ETK_STORE_TAG_VALUE_MAX 1024
+
+typedef struct etk_store etk_store_t;
+
+/* etk_store_open flags. */
+#define ETK_STORE_CREATE 0x1u    /* create the file / schema when missing */
+#define ETK_STORE_READ_ONLY 0x2u /* queries only (SQLite opens read-only) */
+
+/* Opens (and with ETK_STORE_CREATE creates and migrates) the store at
+ * `uri`.  Without CREATE, a missing SQLite file or a database without the
+ * schema is ETK_E_NOT_FOUND.  A schema newer than this etkit is
+ * ETK_E_UNSUPPORTED.  A URI that does not connect is ETK_E_IO with the
+ * server's message.  *out is closed with etk_store_close(). */
+int etk_store_open(const char *uri, unsigned flags, etk_store_t **out,
+                   etk_error_t *err);
+
+/* Closes the store (NULL is a no-op). */
+void etk_store_close(etk_store_t *st);
+
+/* "sqlite" or "postgresql". */
+const char *etk_store_engine(const etk_store_t *st);
+
+/* ------------------------------------------------------------- tags */
+
+/* A tag or a condition: key and value, borrowed. */
+typedef struct etk_store_tag {
+  const char *key;
+  const char *value;
+} etk_store_tag_t;
+
+/* Checks a tag: key of 1..64 bytes of [A-Za-z0-9_.-], value valid UTF-8 of
+ * at most 1024 bytes without control characters.  ETK_E_INVALID_ARGUMENT
+ * with the reason. */
+int etk_store_tag_check(const etk_store_tag_t *tag, etk_error_t *err);
+
+/* Splits "key=value" in place (the '=' becomes a NUL) into *out and
+ * checks it.  ETK_E_INVALID_ARGUMENT for text without '=' or a bad tag. */
+int etk_store_tag_parse(char *text, etk_store_tag_t *out, etk_error_t *err);
+
+/* ------------------------------------------------------------- adding */
+
+typedef struct etk_store_add_options {
+  const etk_store_tag_t *tags; /* checked; keys unique (last wins) */
+  size_t tag_count;
+  const char *etrecord_path; /* link operators to graph nodes (NULL) */
+  const char *program_path;  /* record the .pte's memory plan (NULL) */
+  const char *source_name;   /* recorded file name (NULL = the path) */
+  int64_t added_at;          /* unix seconds (0 = now) */
+} etk_store_add_options_t;
+
+void etk_store_add_options_init(etk_store_add_options_t *o);
+
+typedef struct etk_store_add_result {
+  int64_t run_id;
+  int existed; /* the same dump was already stored: nothing changed */
+  size_t blocks, operators, samples;
+  char digest[65]; /* SHA-256 of the dump's bytes, lower-case hex */
+} etk_store_add_result_t;
+
+/* Adds the ETDump at `path`.  The dump (and ETRecord, program) are read
+ * and checked before the database is touched; then one transaction writes
+ * the run.  Errors (the database is unchanged): the readers' (ETK_E_FORMAT,
+ * ETK_E_TRUNCATED, ETK_E_BAD_IDENTIFIER ... naming the file),
+ * ETK_E_INVALID_ARGUMENT (a bad tag), ETK_E_IO (the database refused:
+ * read-only, full, gone).  `options` may be NULL. */
+int etk_store_add(etk_store_t *st, const char *path,
+                  const etk_store_add_options_t *options,
+                  etk_store_add_result_t *result, etk_error_t *err);
+
+/* The same from an ETDump in memory (borrowed for the call). */
+int etk_store_add_memory(etk_store_t *st, const void *data, size_t len,
+                         const etk_store_add_options_t *options,
+                         etk_store_add_result_t *result, etk_error_t *err);
+
+/* ------------------------------------------------------------- results */
+
+/* A query's result: rows x cols cells (render.h's cell kinds), text owned
+ * by the table. */
+typedef struct etk_store_table {
+  size_t rows, cols;
+  char **headers;    /* cols names */
+  etk_cell_t *cells; /* rows * cols, row-major */
+  size_t cap;        /* allocated rows */
+} etk_store_table_t;
+
+void etk_store_table_free(etk_store_table_t *t);
+
+typedef enum etk_store_format {
+  ETK_STORE_FORMAT_TABLE = 0, /* the box table of `etkit inspect` */
+  ETK_STORE_FORMAT_CSV,       /* pandas' to_csv, no index */
+  ETK_STORE_FORMAT_JSON       /* an array of objects, one per row */
+} etk_store_format_t;
+
+/* "table", "csv", "json" -> *out; ETK_E_INVALID_ARGUMENT otherwise. */
+int etk_store_format_parse(const char *name, etk_store_format_t *out);
+
+int etk_store_table_render(const etk_store_table_t *t, etk_store_format_t f,
+                           etk_render_sink_t *sink, etk_error_t *err);
+
+/* ------------------------------------------------------------- queries */
+
+/* Conditions select runs: every condition must hold.  Keys: a tag key
+ * present in the store, or "id" (run id), "digest" (a prefix of it).  An
+ * unknown key is ETK_E_NOT_FOUND naming the keys that exist. */
+typedef struct etk_store_where {
+  const etk_store_tag_t *conds;
+  size_t count;
+} etk_store_where_t;
+
+/* The runs (oldest first): id, added (UTC), digest, model, device,
+ * backend, commit, branch, tags (the other tags, "k=v; ..."), blocks,
+ * operators, samples, source. */
+int etk_store_runs(etk_store_t *st, const etk_store_where_t *where,
+                   etk_store_table_t *out, etk_error_t *err);
+
+/* One run's operators with statistics of their samples (ms): block,
+ * operator, instruction_id, op_type, delegate, module, samples, median,
+ * mean, min, max.  ETK_E_NOT_FOUND for an unknown run. */
+int etk_store_show(etk_store_t *st, int64_t run_id, etk_store_table_t *out,
+                   etk_error_t *err);
+
+typedef enum etk_store_trend_kind {
+  ETK_STORE_TREND_OP = 0, /* operators with this name */
+  ETK_STORE_TREND_MODULE, /* operators in this module or below */
+  ETK_STORE_TREND_METHOD  /* Method::execute of blocks of this name */
+} etk_store_trend_kind_t;
+
+/* One row per matching run (oldest first): run, added, commit, samples,
+ * median, mean, min, max (ms, over the pooled samples), per_execution
+ * (sum of the samples / executions of the run: the time the operator,
+ * module or method costs per Method::execute). */
+int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
+                    const char *name, const etk_store_where_t *where,
+                    etk_store_table_t *out, etk_error_t *err);
+
+/* One operator compared between the two sets of runs. */
+typedef struct etk_store_change {
+  char *method; /* event block name */
+  char *name;   /* operator */
+  int64_t instruction_id;
+  char *op_type;     /* NULL when not linked */
+  char *module;      /* NULL when not linked */
+  char *source;      /* "file:line" of its node's user frame, or NULL */
+  etk_shift_t shift; /* baseline/candidate medians, shift, CI, p */
+  double q_value;    /* Benjamini-Hochberg */
+  double delta_pct, ci_low_pct, ci_high_pct;
+  int significant;
+  etk_change_direction_t direction;
+} etk_store_change_t;
+
+typedef struct etk_store_comparison {
+  size_t baseline_runs, candidate_runs;
+  etk_store_change_t *changes; /* significant first, then by delta */
+  size_t count;
+  size_t only_baseline, only_candidate; /* operators on one side only */
+} etk_store_comparison_t;
+
+/* Compares every operator (or only those named `op`, may be NULL) of the
+ * runs matching `baseline` with those matching `candidate`, pooling each
+ * side's raw samples; `rule` may be NULL (etk_change_rule_init).
+ * ETK_E_NOT_FOUND when a side matches no run. */
+int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
+                      const etk_store_where_t *candidate, const char *op,
+                      const etk_change_rule_t *rule,
+                      etk_store_comparison_t *out, etk_error_t *err);
+
+void etk_store_comparison_free(etk_store_comparison_t *c);
+
+/* The comparison as a table (name, instruction_id, op_type, module,
+ * method, baseline, candidate, delta_pct, ci_low, ci_high, p_value,
+ * q_value, significant, direction). */
+int etk_store_comparison_table(const etk_store_comparison_t *c,
+                               etk_store_table_t *out, etk_error_t *err);
+
+/* The comparison as JSON: {"baseline_runs", "candidate_runs", "changes":
+ * [{name, instruction_id, op_type, module, baseline, candidate, delta_pct,
+ * ci_low, ci_high, p_value, significant, direction, ...}]}. */
+int etk_store_comparison_json(const etk_store_comparison_t *c,
+                              etk_render_sink_t *sink, etk_error_t *err);
+
+/* 1 when a significant slow-down exceeds pct percent. */
+int etk_store_comparison_fails(const etk_store_comparison_t *c, double pct);
+
+/* ------------------------------------------------------------- export */
+
+typedef enum etk_store_export_format {
+  ETK_STORE_EXPORT_CSV = 0,
+  ETK_STORE_EXPORT_JSON,
+  ETK_STORE_EXPORT_V3 /* PyTorch benchmark database v3 records */
+} etk_store_export_format_t;
+
+/* Writes one row per (run, operator) of the matching runs: run, digest,
+ * added, the five well-known tags, method, operator, instruction_id,
+ * op_type, module, samples, median, mean, min, max.  v3 writes a JSON array
+ * of records {benchmark, model, metric, runners} whose metric holds every
+ * raw sample as benchmark_values. */
+int etk_store_export(etk_store_t *st, const etk_store_where_t *where,
+                     etk_store_export_format_t format, etk_render_sink_t *sink,
+                     etk_error_t *err);
+
+/* ------------------------------------------------------------- report */
+
+typedef enum etk_store_report_format {
+  ETK_STORE_REPORT_HTML = 0, /* one page, inline SVG plots, no network */
+  ETK_STORE_REPORT_MARKDOWN  /* the changes and trend counts, for CI */
+} etk_store_report_format_t;
+
+/* The comparison of `baseline` with `candidate` as a report: significant
+ * changes first (operator, module, source line, medians, delta with its
+ * interval, q), then trend plots of each method and the top operators (a
+ * point per run, one series per side), then the run series of the newest
+ * candidate run.  `rule` may be NULL.  Errors of etk_store_compare. */
+int etk_store_report(etk_store_t *st, const etk_store_where_t *baseline,
+                     const etk_store_where_t *candidate,
+                     const etk_change_rule_t *rule,
+                     etk_store_report_format_t format, etk_render_sink_t *sink,
+                     etk_error_t *err);
+
+/* ------------------------------------------------------------- prune */
+
+/* Deletes the matching runs (all their rows) in one transaction, keeping
+ * the newest `keep_last` of them (0 = delete all that match).  An empty
+ * `where` with keep_last 0 is refused (ETK_E_INVALID_ARGUMENT): pruning
+ * everything must be asked for with a condition.  *deleted (may be NULL)
+ * receives the number of runs removed. */
+int etk_store_prune(etk_store_t *st, const etk_store_where_t *where,
+                    size_t keep_last, size_t *deleted, etk_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * store.c - the run history (etkit/store.h) for etkit.Store: each function
+ * opens the store named by its URI, does one thing and closes it again, so
+ * no C object outlives a call.
+ *
+ *   store_add(url, path, tags, etrecord, program)
+ *       -> (run_id, existed, operators, samples, digest)
+ *   store_runs(url, where) / store_trend(url, kind, name, where)
+ *   store_compare(url, baseline, candidate, op, threshold, alpha)
+ *       -> {column: list}, the query's table column by column (the Python
+ *          layer makes the DataFrame)
+ * Tags and conditions are dicts of str to str.  Errors raise through
+ * ext_raise (ValueError for bad input, OSError for the database).
+ */
+#include <string.h>
+
+#include "etkit/store.h"
+#include "ext.h"
+
+#define MAX_TAGS 64
+
+/* A dict of str -> str as tags (borrowed UTF-8 pointers, valid while the
+ * dict lives); -1 with an exception. */
+static int tags_from(PyObject *dict, etk_store_tag_t *tags, size_t *n) {
+  *n = 0;
+  if (!dict || dict == Py_None) return 0;
+  if (!PyDict_Check(dict)) {
+    PyErr_SetString(PyExc_TypeError, "tags and conditions are a dict");
+    return -1;
+  }
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &k, &v)) {
+    if (*n == MAX_TAGS) {
+      PyErr_SetString(PyExc_ValueError, "more than 64 tags or conditions");
+      return -1;
+    }
+    if (!PyUnicode_Check(k) || !PyUnicode_Check(v)) {
+      PyErr_SetString(PyExc_TypeError, "tag keys and values are str");
+      return -1;
+    }
+    tags[*n].key = PyUnicode_AsUTF8(k);
+    tags[*n].value = PyUnicode_AsUTF8(v);
+    if (!tags[*n].key || !tags[*n].value) return -1;
+    (*n)++;
+  }
+  return 0;
+}
+
+static etk_store_t *open_store(const char *url, unsigned flags,
+                               etk_error_t *err) {
+  etk_store_t *st = NULL;
+  etk_error_clear(err);
+  if (etk_store_open(url, flags, &st, err) != ETK_OK) {
+    ext_raise(err);
+    return NULL;
+  }
+  return st;
+}
+
+static PyObject *cell_value(const etk_cell_t *c) {
+  switch (c->kind) {
+    case ETK_CELL_INT:
+      return PyLong_FromLongLong(c->i);
+    case ETK_CELL_BOOL:
+      return PyBool_FromLong((long)c->i);
+    case ETK_CELL_FLOAT:
+    case ETK_CELL_NAN:
+      return PyFloat_FromDouble(c->f);
+    case ETK_CELL_TEXT:
+    case ETK_CELL_OBJECT:
+      return ext_text(c->text, c->len);
+    default:
+      Py_RETURN_NONE;
+  }
+}
+
+/* The table as {header: [values]} (the table is freed). */
+static PyObject *table_dict(etk_store_table_t *t) {
+  PyObject *d = PyDict_New();
+  for (size_t c = 0; d && c < t->cols; c++) {
+    PyObject *list = PyList_New((Py_ssize_t)t->rows);
+    for (size_t r = 0; list && r < t->rows; r++) {
+      PyObject *v = cell_value(&t->cells[r * t->cols + c]);
+      if (!v) Py_CLEAR(list);
+      if (list) PyList_SET_ITEM(list, (Py_ssize_t)r, v);
+    }
+    if (!list || PyDict_SetItemString(d, t->headers[c], list) < 0) Py_CLEAR(d);
+    Py_XDECREF(list);
+  }
+  etk_store_table_free(t);
+  return d;
+}
+
+static PyObject *s_add(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url, *path, *etrecord = NULL, *program = NULL;
+  PyObject *tags_obj = NULL;
+  if (!PyArg_ParseTuple(args, "ssO|zz", &url, &path, &tags_obj, &etrecord,
+                        &program))
+    return NULL;
+  etk_store_tag_t tags[MAX_TAGS];
+  etk_store_add_options_t o;
+  etk_store_add_options_init(&o);
+  if (tags_from(tags_obj, tags, &o.tag_count) < 0) return NULL;
+  o.tags = tags;
+  o.etrecord_path = etrecord;
+  o.program_path = program;
+  etk_error_t err;
+  etk_store_t *st = open_store(url, ETK_STORE_CREATE, &err);
+  if (!st) return NULL;
+  etk_store_add_result_t r;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS rc = etk_store_add(st, path, &o, &r, &err);
+  Py_END_ALLOW_THREADS etk_store_close(st);
+  if (rc != ETK_OK) return ext_raise(&err);
+  return Py_BuildValue("(LiKKs)", (long long)r.run_id, r.existed,
+                       (unsigned long long)r.operators,
+                       (unsigned long long)r.samples, r.digest);
+}
+
+static PyObject *s_runs(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url;
+  PyObject *where_obj = NULL;
+  if (!PyArg_ParseTuple(args, "sO", &url, &where_obj)) return NULL;
+  etk_store_tag_t conds[MAX_TAGS];
+  etk_store_where_t w = {conds, 0};
+  if (tags_from(where_obj, conds, &w.count) < 0) return NULL;
+  etk_error_t err;
+  etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
+  if (!st) return NULL;
+  etk_store_table_t t;
+  int rc = etk_store_runs(st, &w, &t, &err);
+  etk_store_close(st);
+  return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
+}
+
+static PyObject *s_trend(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url, *kind, *name;
+  PyObject *where_obj = NULL;
+  if (!PyArg_ParseTuple(args, "sssO", &url, &kind, &name, &where_obj))
+    return NULL;
+  etk_store_trend_kind_t k =
+      strcmp(kind, "module") == 0   ? ETK_STORE_TREND_MODULE
+      : strcmp(kind, "method") == 0 ? ETK_STORE_TREND_METHOD
+                                    : ETK_STORE_TREND_OP;
+  etk_store_tag_t conds[MAX_TAGS];
+  etk_store_where_t w = {conds, 0};
+  if (tags_from(where_obj, conds, &w.count) < 0) return NULL;
+  etk_error_t err;
+  etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
+  if (!st) return NULL;
+  etk_store_table_t t;
+  int rc = etk_store_trend(st, k, name, &w, &t, &err);
+  etk_store_close(st);
+  return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
+}
+
+static PyObject *s_compare(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url, *op = NULL;
+  PyObject *base_obj, *cand_obj;
+  etk_change_rule_t rule;
+  etk_change_rule_init(&rule);
+  if (!PyArg_ParseTuple(args, "sOO|zdd", &url, &base_obj, &cand_obj, &op,
+                        &rule.min_pct, &rule.alpha))
+    return NULL;
+  etk_store_tag_t b[MAX_TAGS], c[MAX_TAGS];
+  etk_store_where_t wb = {b, 0}, wc = {c, 0};
+  if (tags_from(base_obj, b, &wb.count) < 0 ||
+      tags_from(cand_obj, c, &wc.count) < 0)
+    return NULL;
+  etk_error_t err;
+  etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
+  if (!st) return NULL;
+  etk_store_comparison_t cmp;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS rc =
+      etk_store_compare(st, &wb, &wc, op, &rule, &cmp, &err);
+  Py_END_ALLOW_THREADS etk_store_close(st);
+  if (rc != ETK_OK) return ext_raise(&err);
+  etk_store_table_t t;
+  rc = etk_store_comparison_table(&cmp, &t, &err);
+  etk_store_comparison_free(&cmp);
+  return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
+}
+
+static PyMethodDef store_functions[] = {
+    {"store_add", s_add, METH_VARARGS, NULL},
+    {"store_runs", s_runs, METH_VARARGS, NULL},
+    {"store_trend", s_trend, METH_VARARGS, NULL},
+    {"store_compare", s_compare, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+int ext_store_register(PyObject *module) {
+  return PyModule_AddFunctions(module, store_functions);
+}

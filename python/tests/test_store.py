@@ -1,0 +1,70 @@
+"""etkit.Store (docs/store.md): add, runs, trend and compare as DataFrames
+on a SQLite file, with dumps from tests/store/make_store_dumps.c (a1..a5
+baseline, b1..b5 with op_007 10 % slower)."""
+import os
+import subprocess
+
+import pytest
+
+import etkit
+
+
+@pytest.fixture(scope="module")
+def dumps(tmp_path_factory):
+    maker = os.environ.get("ETKIT_MAKE_STORE_DUMPS")
+    if not maker:
+        pytest.skip("ETKIT_MAKE_STORE_DUMPS is not set (run through ctest)")
+    folder = tmp_path_factory.mktemp("store_dumps")
+    subprocess.run([maker, str(folder)], check=True)
+    return folder
+
+
+@pytest.fixture()
+def store(dumps, tmp_path):
+    s = etkit.Store(tmp_path / "runs.db")
+    for i in range(1, 6):
+        s.add(dumps / f"a{i}.etdp", commit="a", model="m")
+        s.add(dumps / f"b{i}.etdp", tags={"commit": "b"}, model="m")
+    return s
+
+
+def test_add_is_idempotent(store, dumps):
+    runs = store.runs()
+    assert len(runs) == 10
+    again = store.add(dumps / "a1.etdp", commit="a")
+    assert again == int(runs.loc[runs.source.str.endswith("a1.etdp"), "id"].iloc[0])
+    assert len(store.runs()) == 10
+    assert list(store.runs(commit="b").commit) == ["b"] * 5
+
+
+def test_trend(store):
+    t = store.trend(op="op_007")
+    assert len(t) == 10
+    assert (t["samples"] == 8).all()
+    # the candidate runs are about 10 % slower
+    ratio = t["median"].iloc[5:].median() / t["median"].iloc[:5].median()
+    assert 1.05 < ratio < 1.15
+    assert len(store.trend(method="Execute", commit="a")) == 5
+    with pytest.raises(ValueError):
+        store.trend(op="op_007", method="Execute")
+
+
+def test_compare_finds_only_the_planted_change(store):
+    c = store.compare({"commit": "a"}, {"commit": "b"})
+    assert len(c) == 31
+    flagged = c[c["significant"]]
+    assert list(flagged["name"]) == ["op_007"]
+    row = flagged.iloc[0]
+    assert row["direction"] == "slower"
+    assert row["ci_low"] > 0 and 5 < row["delta_pct"] < 15
+    for column in ("baseline", "candidate", "p_value", "q_value", "ci_high"):
+        assert column in c.columns
+
+
+def test_bad_queries_raise(store, tmp_path):
+    with pytest.raises(ValueError, match="nosuchkey"):
+        store.runs(nosuchkey="1")
+    with pytest.raises(Exception):
+        etkit.Store(tmp_path / "missing.db").runs()
+    with pytest.raises(Exception):
+        store.add(tmp_path / "missing.etdp")

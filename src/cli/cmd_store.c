@@ -1,0 +1,299 @@
+/*
+ * cmd_store.c - `etkit store add|runs|show|trend|compare|export|prune`: the
+ * run history of etkit/store.h.  This file parses the command line and runs
+ * add, runs, show, trend and prune; cmd_store_compare.c runs compare and
+ * export.  Every query takes --format table|csv|json and -o FILE (written
+ * atomically).  Errors: one line on stderr, exit 1 (2 for usage).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_args.h"
+#include "cmd_store.h"
+#include "commands.h"
+
+#define CMD "store"
+
+static const char *const usage_text =
+    "usage: etkit store SUBCOMMAND DB [args] [options]\n"
+    "\n"
+    "Keeps every profiled run in a database and compares sets of runs.\n"
+    "DB is a SQLite file (created by add) or a postgresql:// URI.\n"
+    "\n"
+    "  add DB FILE.etdp... [--etrecord E] [--program P] [--tag k=v]...\n"
+    "  runs DB [--where k=v]...\n"
+    "  show DB RUN\n"
+    "  trend DB --op NAME|--module PATH|--method NAME [--where k=v]...\n"
+    "  compare DB --baseline k=v... --candidate k=v... [--op NAME]\n"
+    "          [--fail-above PCT] [--threshold PCT] [--alpha Q]\n"
+    "  export DB --format csv|json|v3 [--where k=v]...\n"
+    "  report DB --baseline k=v... --candidate k=v... -o report.html|.md\n"
+    "  prune DB [--where k=v]... [--keep-last N]\n"
+    "\n"
+    "options:\n"
+    "  --format table|csv|json     output of queries (table)\n"
+    "  -o, --output FILE           write there (atomically), not stdout\n"
+    "  --threshold PCT             smallest change compare reports (2)\n"
+    "  --alpha Q                   false-discovery rate of compare (0.05)\n"
+    "  --fail-above PCT            exit 1 when a significant slow-down\n"
+    "                              exceeds PCT %\n"
+    "  -h, --help                  this help\n";
+
+enum {
+  OPT_TAG = 1,
+  OPT_WHERE,
+  OPT_BASELINE,
+  OPT_CANDIDATE,
+  OPT_FAIL_ABOVE,
+  OPT_THRESHOLD,
+  OPT_ALPHA,
+  OPT_KEEP_LAST,
+};
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_STRING("output", 'o', store_cli_t, output),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, store_cli_t, etrecord),
+    ETK_CLI_STRING("program", 0, store_cli_t, program),
+    ETK_CLI_STRING("format", 0, store_cli_t, format_name),
+    ETK_CLI_STRING("op", 0, store_cli_t, op),
+    ETK_CLI_STRING("module", 0, store_cli_t, module),
+    ETK_CLI_STRING("method", 0, store_cli_t, method),
+    {"tag", 0, ETK_CLI_VALUE, OPT_TAG, 0},
+    {"where", 0, ETK_CLI_VALUE, OPT_WHERE, 0},
+    {"baseline", 0, ETK_CLI_VALUE, OPT_BASELINE, 0},
+    {"candidate", 0, ETK_CLI_VALUE, OPT_CANDIDATE, 0},
+    {"fail_above", 0, ETK_CLI_VALUE, OPT_FAIL_ABOVE, 0},
+    {"threshold", 0, ETK_CLI_VALUE, OPT_THRESHOLD, 0},
+    {"alpha", 0, ETK_CLI_VALUE, OPT_ALPHA, 0},
+    {"keep_last", 0, ETK_CLI_VALUE, OPT_KEEP_LAST, 0},
+};
+
+/* "k=v" into the list (the key is copied; the value stays in argv). */
+static int add_tag(store_cli_tags_t *t, const etk_cli_parser_t *p) {
+  const char *eq = strchr(p->value, '=');
+  size_t kl = eq ? (size_t)(eq - p->value) : 0;
+  if (t->count == STORE_CLI_MAX_TAGS)
+    return etk_cli_usage(CMD, "too many %s options (%d at most)", p->arg,
+                         STORE_CLI_MAX_TAGS);
+  if (!eq || kl > ETK_STORE_TAG_KEY_MAX)
+    return etk_cli_usage(CMD, "%s needs key=value, not '%.80s'", p->arg,
+                         p->value);
+  memcpy(t->keys[t->count], p->value, kl);
+  t->keys[t->count][kl] = '\0';
+  etk_store_tag_t *tag = &t->items[t->count];
+  tag->key = t->keys[t->count];
+  tag->value = eq + 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_store_tag_check(tag, &err) != ETK_OK)
+    return etk_cli_usage(CMD, "%s: %s", p->arg, err.message);
+  t->count++;
+  return 0;
+}
+
+static int percent(const etk_cli_parser_t *p, double *out) {
+  if (etk_cli_parse_double(p->value, out) && *out >= 0) return 0;
+  return etk_cli_usage(CMD, "%s needs a number >= 0, not '%s'", p->arg,
+                       p->value);
+}
+
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  store_cli_t *c = ctx;
+  switch (id) {
+    case ETK_CLI_POSITIONAL:
+      if (!c->sub)
+        c->sub = p->value;
+      else if (!c->db)
+        c->db = p->value;
+      else if (c->nfiles == sizeof c->files / sizeof *c->files)
+        return etk_cli_usage(CMD, "too many arguments");
+      else
+        c->files[c->nfiles++] = p->value;
+      return 0;
+    case OPT_TAG:
+      return add_tag(&c->tags, p);
+    case OPT_WHERE:
+      return add_tag(&c->where, p);
+    case OPT_BASELINE:
+      return add_tag(&c->baseline, p);
+    case OPT_CANDIDATE:
+      return add_tag(&c->candidate, p);
+    case OPT_FAIL_ABOVE:
+      c->has_fail_above = 1;
+      return percent(p, &c->fail_above);
+    case OPT_THRESHOLD:
+      return percent(p, &c->threshold);
+    case OPT_ALPHA:
+      if (etk_cli_parse_double(p->value, &c->alpha) && c->alpha > 0 &&
+          c->alpha < 1)
+        return 0;
+      return etk_cli_usage(CMD, "--alpha needs a number in (0, 1), not '%s'",
+                           p->value);
+    case OPT_KEEP_LAST:
+      return etk_cli_parse_size(p->value, &c->keep_last)
+                 ? 0
+                 : etk_cli_usage(CMD, "--keep-last needs a count, not '%s'",
+                                 p->value);
+  }
+  return 0;
+}
+
+etk_store_t *store_cli_open(const store_cli_t *c, unsigned flags) {
+  etk_store_t *st = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_store_open(c->db, flags, &st, &err) != ETK_OK) {
+    etk_cli_fail_error(CMD, &err);
+    return NULL;
+  }
+  return st;
+}
+
+etk_store_where_t store_cli_where(const store_cli_tags_t *t) {
+  etk_store_where_t w = {t->items, t->count};
+  return w;
+}
+
+static int cmd_add(store_cli_t *c) {
+  if (c->nfiles == 0)
+    return etk_cli_usage(CMD, "add needs at least one ETDump");
+  etk_store_t *st = store_cli_open(c, ETK_STORE_CREATE);
+  if (!st) return 1;
+  etk_store_add_options_t o;
+  etk_store_add_options_init(&o);
+  o.tags = c->tags.items;
+  o.tag_count = c->tags.count;
+  o.etrecord_path = c->etrecord;
+  o.program_path = c->program;
+  int status = 0;
+  for (size_t i = 0; i < c->nfiles && status == 0; i++) {
+    etk_store_add_result_t res;
+    etk_error_t err;
+    etk_error_clear(&err);
+    if (etk_store_add(st, c->files[i], &o, &res, &err) != ETK_OK) {
+      status = etk_cli_fail_error(CMD, &err);
+      break;
+    }
+    if (res.existed)
+      printf("%s: already stored as run %lld\n", c->files[i],
+             (long long)res.run_id);
+    else
+      printf("%s: run %lld (%zu operators, %zu samples)\n", c->files[i],
+             (long long)res.run_id, res.operators, res.samples);
+  }
+  etk_store_close(st);
+  return status;
+}
+
+static int render_table(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  const store_cli_t *c = ((void **)ctx)[0];
+  const etk_store_table_t *t = ((void **)ctx)[1];
+  return etk_store_table_render(t, c->format, sink, err);
+}
+
+/* Prints a query's table (or its error); frees it. */
+static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
+                       etk_error_t *err) {
+  if (rc == ETK_OK) {
+    void *ctx[2] = {c, t};
+    rc = etk_cli_write_output(c->output ? c->output : "-", render_table, ctx,
+                              err);
+  }
+  etk_store_table_free(t);
+  return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, err);
+}
+
+static int cmd_query(store_cli_t *c) {
+  etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!st) return 1;
+  etk_store_table_t t;
+  memset(&t, 0, sizeof t);
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_store_where_t w = store_cli_where(&c->where);
+  int rc;
+  if (strcmp(c->sub, "runs") == 0) {
+    rc = etk_store_runs(st, &w, &t, &err);
+  } else if (strcmp(c->sub, "show") == 0) {
+    char *end;
+    long long id = strtoll(c->files[0], &end, 10);
+    if (*end || !c->files[0][0]) {
+      etk_store_close(st);
+      return etk_cli_usage(CMD, "show needs a run id, not '%s'", c->files[0]);
+    }
+    rc = etk_store_show(st, id, &t, &err);
+  } else {
+    etk_store_trend_kind_t kind = c->op       ? ETK_STORE_TREND_OP
+                                  : c->module ? ETK_STORE_TREND_MODULE
+                                              : ETK_STORE_TREND_METHOD;
+    const char *name = c->op ? c->op : c->module ? c->module : c->method;
+    rc = etk_store_trend(st, kind, name, &w, &t, &err);
+  }
+  int status = print_table(c, rc, &t, &err);
+  etk_store_close(st);
+  return status;
+}
+
+static int cmd_prune(store_cli_t *c) {
+  etk_store_t *st = store_cli_open(c, 0);
+  if (!st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_store_where_t w = store_cli_where(&c->where);
+  size_t deleted = 0;
+  int status = 0;
+  if (etk_store_prune(st, &w, c->keep_last, &deleted, &err) != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  else
+    printf("deleted %zu runs\n", deleted);
+  etk_store_close(st);
+  return status;
+}
+
+/* Checks the arguments each subcommand needs; 0 or exit status 2. */
+static int check_args(store_cli_t *c) {
+  if (!c->sub) return etk_cli_usage(CMD, "a subcommand is required");
+  if (!c->db) return etk_cli_usage(CMD, "%s needs a database", c->sub);
+  const char *fmt = c->format_name;
+  int is_export = strcmp(c->sub, "export") == 0;
+  if (fmt && !is_export && etk_store_format_parse(fmt, &c->format) != ETK_OK)
+    return etk_cli_usage(CMD, "invalid --format '%s' (table, csv or json)",
+                         fmt);
+  if (strcmp(c->sub, "show") == 0 && c->nfiles != 1)
+    return etk_cli_usage(CMD, "show needs one run id");
+  if (strcmp(c->sub, "trend") == 0 &&
+      (!!c->op + !!c->module + !!c->method) != 1)
+    return etk_cli_usage(CMD, "trend needs one of --op, --module, --method");
+  int is_report = strcmp(c->sub, "report") == 0;
+  if ((is_report || strcmp(c->sub, "compare") == 0) &&
+      (c->baseline.count == 0 || c->candidate.count == 0))
+    return etk_cli_usage(CMD, "%s needs --baseline and --candidate", c->sub);
+  if (is_report && !c->output)
+    return etk_cli_usage(CMD, "report needs -o report.html or report.md");
+  if (strcmp(c->sub, "add") != 0 && c->tags.count)
+    return etk_cli_usage(CMD, "--tag is for add (use --where to select)");
+  return 0;
+}
+
+int etk_cmd_store(int argc, char **argv) {
+  store_cli_t c;
+  memset(&c, 0, sizeof c);
+  c.threshold = -1;
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, &c);
+  if (rc) return rc < 0 ? 0 : rc;
+  if ((rc = check_args(&c))) return rc;
+  if (strcmp(c.sub, "add") == 0) return cmd_add(&c);
+  if (strcmp(c.sub, "runs") == 0 || strcmp(c.sub, "show") == 0 ||
+      strcmp(c.sub, "trend") == 0)
+    return cmd_query(&c);
+  if (strcmp(c.sub, "compare") == 0) return store_cli_compare(&c);
+  if (strcmp(c.sub, "export") == 0) return store_cli_export(&c);
+  if (strcmp(c.sub, "report") == 0) return store_cli_report(&c);
+  if (strcmp(c.sub, "prune") == 0) return cmd_prune(&c);
+  return etk_cli_usage(CMD,
+                       "unknown subcommand '%s' (add, runs, show, trend, "
+                       "compare, export, prune)",
+                       c.sub);
+}

@@ -1,0 +1,136 @@
+/*
+ * cmd_store_compare.c - `etkit store compare`, `export` and `report`
+ * (the command line is parsed by cmd_store.c).  compare prints the
+ * comparison (table, CSV, or JSON with its `changes` array) and with
+ * --fail-above PCT exits 1 when a significant slow-down exceeds PCT %.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_args.h"
+#include "cmd_store.h"
+
+#define CMD "store"
+
+typedef struct compare_out {
+  const store_cli_t *c;
+  const etk_store_comparison_t *cmp;
+} compare_out_t;
+
+static int render_compare(void *ctx, etk_render_sink_t *sink,
+                          etk_error_t *err) {
+  const compare_out_t *o = ctx;
+  if (o->c->format == ETK_STORE_FORMAT_JSON)
+    return etk_store_comparison_json(o->cmp, sink, err);
+  etk_store_table_t t;
+  int rc = etk_store_comparison_table(o->cmp, &t, err);
+  if (rc == ETK_OK) rc = etk_store_table_render(&t, o->c->format, sink, err);
+  etk_store_table_free(&t);
+  return rc;
+}
+
+int store_cli_compare(store_cli_t *c) {
+  etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!st) return 1;
+  etk_change_rule_t rule;
+  etk_change_rule_init(&rule);
+  if (c->threshold >= 0) rule.min_pct = c->threshold;
+  if (c->alpha > 0) rule.alpha = c->alpha;
+  etk_store_where_t base = store_cli_where(&c->baseline);
+  etk_store_where_t cand = store_cli_where(&c->candidate);
+  etk_store_comparison_t cmp;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_store_compare(st, &base, &cand, c->op, &rule, &cmp, &err);
+  etk_store_close(st);
+  if (rc != ETK_OK) return etk_cli_fail_error(CMD, &err);
+  compare_out_t out = {c, &cmp};
+  rc = etk_cli_write_output(c->output ? c->output : "-", render_compare, &out,
+                            &err);
+  int status = rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+  if (status == 0 && c->has_fail_above &&
+      etk_store_comparison_fails(&cmp, c->fail_above)) {
+    for (size_t i = 0; i < cmp.count; i++)
+      if (cmp.changes[i].significant &&
+          cmp.changes[i].direction == ETK_CHANGE_SLOWER &&
+          cmp.changes[i].delta_pct > c->fail_above) {
+        fprintf(stderr,
+                "etkit store: %s (instruction %lld) is %.1f %% slower "
+                "[%.1f, %.1f], above --fail-above %g\n",
+                cmp.changes[i].name, (long long)cmp.changes[i].instruction_id,
+                cmp.changes[i].delta_pct, cmp.changes[i].ci_low_pct,
+                cmp.changes[i].ci_high_pct, c->fail_above);
+        break;
+      }
+    status = 1;
+  }
+  etk_store_comparison_free(&cmp);
+  return status;
+}
+
+typedef struct export_out {
+  etk_store_t *st;
+  etk_store_where_t where;
+  etk_store_export_format_t format;
+} export_out_t;
+
+static int render_export(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  export_out_t *o = ctx;
+  return etk_store_export(o->st, &o->where, o->format, sink, err);
+}
+
+int store_cli_export(store_cli_t *c) {
+  const char *f = c->format_name ? c->format_name : "csv";
+  export_out_t o;
+  if (strcmp(f, "csv") == 0)
+    o.format = ETK_STORE_EXPORT_CSV;
+  else if (strcmp(f, "json") == 0)
+    o.format = ETK_STORE_EXPORT_JSON;
+  else if (strcmp(f, "v3") == 0)
+    o.format = ETK_STORE_EXPORT_V3;
+  else
+    return etk_cli_usage(CMD, "invalid export --format '%s' (csv, json, v3)",
+                         f);
+  o.st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!o.st) return 1;
+  o.where = store_cli_where(&c->where);
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_cli_write_output(c->output ? c->output : "-", render_export, &o,
+                                &err);
+  etk_store_close(o.st);
+  return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+}
+
+typedef struct report_out {
+  etk_store_t *st;
+  etk_store_where_t base, cand;
+  etk_change_rule_t rule;
+  etk_store_report_format_t format;
+} report_out_t;
+
+static int render_report(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  report_out_t *o = ctx;
+  return etk_store_report(o->st, &o->base, &o->cand, &o->rule, o->format, sink,
+                          err);
+}
+
+int store_cli_report(store_cli_t *c) {
+  report_out_t o;
+  etk_change_rule_init(&o.rule);
+  if (c->threshold >= 0) o.rule.min_pct = c->threshold;
+  if (c->alpha > 0) o.rule.alpha = c->alpha;
+  size_t n = strlen(c->output);
+  o.format = n > 3 && strcmp(c->output + n - 3, ".md") == 0
+                 ? ETK_STORE_REPORT_MARKDOWN
+                 : ETK_STORE_REPORT_HTML;
+  o.base = store_cli_where(&c->baseline);
+  o.cand = store_cli_where(&c->candidate);
+  o.st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!o.st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_cli_write_output(c->output, render_report, &o, &err);
+  etk_store_close(o.st);
+  return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+}

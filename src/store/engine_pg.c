@@ -1,0 +1,194 @@
+/*
+ * engine_pg.c - the store's PostgreSQL engine (engine.h), through libpq.
+ *
+ * DATA LAYOUT
+ *   One PGconn per store.  Every statement goes through PQexecParams with
+ *   its values as text parameters ($1..$n; integers in decimal, doubles
+ *   with 17 significant digits so they round-trip), and results come back
+ *   in text form: PostgreSQL 12+ prints float8 in the shortest form that
+ *   reads back to the same double, so durations survive bit for bit.
+ *
+ * INVARIANTS
+ *   - No value is ever formatted into SQL text (PQexecParams binds them).
+ *   - The schema lock is pg_advisory_xact_lock on one fixed key, taken
+ *     inside the migration transaction, so concurrent first opens of an
+ *     empty database create the tables exactly once; it is released by
+ *     COMMIT or ROLLBACK.
+ *   - Errors keep only the first line of the server's message.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine.h"
+
+#ifdef ETKIT_HAVE_LIBPQ
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* pg_advisory_xact_lock key of the schema: "etkstore" in ASCII. */
+#define SCHEMA_LOCK_KEY "7310593858889904741"
+
+static const store_engine_ops_t pg_ops;
+
+static int pg_fail(PGconn *c, const PGresult *res, etk_error_t *err,
+                   const char *what) {
+  const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(c);
+  char line[200];
+  size_t n = strcspn(msg, "\n");
+  if (n >= sizeof line) n = sizeof line - 1;
+  memcpy(line, msg, n);
+  line[n] = '\0';
+  return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "postgresql: %s: %s", what,
+                       line[0] ? line : "unknown error");
+}
+
+static int pg_query(void *conn, const char *sql, const store_value_t *params,
+                    size_t n, store_row_fn fn, void *ctx, etk_error_t *err) {
+  PGconn *c = conn;
+  const char **values = NULL;
+  char *numbers = NULL;
+  if (n) {
+    values = malloc(n * sizeof *values);
+    numbers = malloc(n * 32);
+    if (!values || !numbers) {
+      free(values);
+      free(numbers);
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    char *num = numbers + i * 32;
+    switch (params[i].kind) {
+      case STORE_INT:
+        snprintf(num, 32, "%lld", (long long)params[i].i);
+        values[i] = num;
+        break;
+      case STORE_REAL:
+        snprintf(num, 32, "%.17g", params[i].f);
+        values[i] = num;
+        break;
+      case STORE_TEXT:
+        values[i] = params[i].s;
+        break;
+      default:
+        values[i] = NULL;
+        break;
+    }
+  }
+  PGresult *res =
+      PQexecParams(c, sql, (int)n, NULL, values, NULL, NULL, 0 /* text */);
+  free(values);
+  free(numbers);
+  ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+  int rc = ETK_OK;
+  if (st == PGRES_TUPLES_OK && fn) {
+    store_row_t row = {&pg_ops, res, 0};
+    int rows = PQntuples(res);
+    for (row.index = 0; row.index < rows; row.index++)
+      if ((rc = fn(ctx, &row)) != 0) break;
+  } else if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+    rc = pg_fail(c, res, err, "query failed");
+  }
+  PQclear(res);
+  return rc;
+}
+
+static int pg_exec(PGconn *c, const char *sql, etk_error_t *err) {
+  return pg_query(c, sql, NULL, 0, NULL, NULL, err);
+}
+
+/* One multi-row INSERT: "(... $1 .. $cols), (...)" built from the counts
+ * alone. */
+static int pg_insert_rows(void *conn, const char *prefix, size_t cols,
+                          const store_value_t *values, size_t rows,
+                          etk_error_t *err) {
+  size_t cap = strlen(prefix) + rows * cols * 10 + rows * 4 + 1, len = 0;
+  char *sql = malloc(cap);
+  if (!sql)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  len = (size_t)snprintf(sql, cap, "%s", prefix);
+  size_t n = 0;
+  for (size_t r = 0; r < rows; r++) {
+    len += (size_t)snprintf(sql + len, cap - len, r ? ", (" : "(");
+    for (size_t c = 0; c < cols; c++)
+      len += (size_t)snprintf(sql + len, cap - len, c ? ", $%zu" : "$%zu", ++n);
+    len += (size_t)snprintf(sql + len, cap - len, ")");
+  }
+  int rc = pg_query(conn, sql, values, n, NULL, NULL, err);
+  free(sql);
+  return rc;
+}
+
+static int pg_begin(void *conn, etk_error_t *err) {
+  return pg_exec(conn, "BEGIN", err);
+}
+
+static int pg_lock_schema(void *conn, etk_error_t *err) {
+  return pg_exec(conn, "SELECT pg_advisory_xact_lock(" SCHEMA_LOCK_KEY ")",
+                 err);
+}
+
+static int pg_is_null(const store_row_t *r, int col) {
+  return PQgetisnull(r->handle, r->index, col);
+}
+static const char *pg_text(const store_row_t *r, int col) {
+  return PQgetvalue(r->handle, r->index, col);
+}
+static int64_t pg_int(const store_row_t *r, int col) {
+  return strtoll(pg_text(r, col), NULL, 10);
+}
+static double pg_real(const store_row_t *r, int col) {
+  return strtod(pg_text(r, col), NULL);
+}
+static void pg_close(void *conn) {
+  if (conn) PQfinish(conn);
+}
+
+static const store_engine_ops_t pg_ops = {.name = "postgresql",
+                                          .id_type = "BIGSERIAL PRIMARY KEY",
+                                          .without_rowid = "",
+                                          .query = pg_query,
+                                          .insert_rows = pg_insert_rows,
+                                          .begin = pg_begin,
+                                          .lock_schema = pg_lock_schema,
+                                          .is_null = pg_is_null,
+                                          .get_int = pg_int,
+                                          .get_real = pg_real,
+                                          .get_text = pg_text,
+                                          .close = pg_close};
+
+int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
+                  etk_error_t *err) {
+  PGconn *c = PQconnectdb(uri);
+  if (!c)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (PQstatus(c) != CONNECTION_OK) {
+    int rc = pg_fail(c, NULL, err, "cannot connect");
+    PQfinish(c);
+    return rc;
+  }
+  /* quiet NOTICEs ("relation already exists, skipping") */
+  if (pg_exec(c, "SET client_min_messages = warning", err) != ETK_OK) {
+    PQfinish(c);
+    return ETK_E_IO;
+  }
+  *ops = &pg_ops;
+  *conn = c;
+  return ETK_OK;
+}
+
+#else
+
+int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
+                  etk_error_t *err) {
+  (void)uri;
+  (void)ops;
+  (void)conn;
+  return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                       "this etkit was built without libpq: PostgreSQL "
+                       "databases are not available");
+}
+
+#endif

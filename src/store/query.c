@@ -1,0 +1,372 @@
+/*
+ * query.c - the store's read queries that return tables: runs, show (one
+ * run's operators) and trend (one operator, module or method across runs),
+ * and prune.
+ *
+ * HOW THE QUERIES USE THE INDEXES
+ *   - run selection (--where): run_tags_key_value (key, value, run_id);
+ *   - trend --op: operators_name (name, run_id), then each operator's
+ *     samples by the samples primary key (run_id, op, k), a range scan;
+ *   - trend --module: operators_module (module, run_id);
+ *   - show: the operators and samples primary keys of one run_id.
+ *   Aggregation (median, mean, ...) happens here, in C, on the rows the
+ *   database returns in (run_id, op, k) order: both engines give the same
+ *   numbers because they return the same doubles.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+/* ------------------------------------------------------------- runs */
+
+static const char *const run_headers[] = {
+    "id",     "added", "digest", "model",     "device",  "backend", "commit",
+    "branch", "tags",  "blocks", "operators", "samples", "source"};
+#define RUN_COLS 13
+static const char *const known_tags[5] = {"model", "device", "backend",
+                                          "commit", "branch"};
+
+typedef struct runs_ctx {
+  etk_store_table_t *t;
+  int failed;
+} runs_ctx_t;
+
+static int run_row(void *ctx, const store_row_t *row) {
+  runs_ctx_t *c = ctx;
+  const store_engine_ops_t *o = row->ops;
+  etk_cell_t *cells = store_table_row(c->t);
+  char when[32];
+  if (!cells) return c->failed = ETK_E_NO_MEMORY;
+  etk_cell_set_int(&cells[0], o->get_int(row, 0));
+  store_format_time(o->get_int(row, 1), when, sizeof when);
+  bool ok = store_cell_text(&cells[1], when);
+  char digest[17];
+  snprintf(digest, sizeof digest, "%s", o->get_text(row, 2));
+  ok = ok && store_cell_text(&cells[2], digest);
+  for (int i = 0; i < 3; i++)
+    etk_cell_set_int(&cells[9 + i], o->get_int(row, 3 + i));
+  ok = ok && store_cell_text(&cells[12], o->get_text(row, 6));
+  return ok ? 0 : (c->failed = ETK_E_NO_MEMORY);
+}
+
+/* Fills the tag columns of run row `r` (found by id) from one tag row. */
+static int tag_row(void *ctx, const store_row_t *row) {
+  runs_ctx_t *c = ctx;
+  etk_store_table_t *t = c->t;
+  int64_t id = row->ops->get_int(row, 0);
+  const char *key = row->ops->get_text(row, 1);
+  const char *value = row->ops->get_text(row, 2);
+  for (size_t r = 0; r < t->rows; r++) {
+    etk_cell_t *cells = t->cells + r * t->cols;
+    if (cells[0].i != id) continue;
+    size_t col = 8;
+    for (size_t k = 0; k < 5; k++)
+      if (strcmp(key, known_tags[k]) == 0) col = 3 + k;
+    if (col != 8) return store_cell_text(&cells[col], value) ? 0 : 1;
+    etk_strbuf_t b = {0};
+    if (cells[8].kind == ETK_CELL_TEXT)
+      etk_strbuf_printf(&b, "%s; ", cells[8].text);
+    etk_strbuf_printf(&b, "%s=%s", key, value);
+    if (cells[8].kind == ETK_CELL_TEXT) free((char *)cells[8].text);
+    etk_cell_set_none(&cells[8]);
+    bool ok = !b.failed && store_cell_text(&cells[8], b.data);
+    etk_strbuf_free(&b);
+    return ok ? 0 : (c->failed = ETK_E_NO_MEMORY);
+  }
+  return 0;
+}
+
+int etk_store_runs(etk_store_t *st, const etk_store_where_t *where,
+                   etk_store_table_t *out, etk_error_t *err) {
+  if (!st || !out) return ETK_E_INVALID_ARGUMENT;
+  if (store_table_init(out, run_headers, RUN_COLS))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  store_sql_t sel = {0};
+  etk_strbuf_appends(&sel.text,
+                     "SELECT r.id, r.added_at, r.digest, r.blocks, "
+                     "r.operators, r.samples, r.source FROM runs r WHERE 1 = "
+                     "1");
+  int rc = store_where_sql(st, where, &sel, err);
+  runs_ctx_t c = {out, 0};
+  if (rc == ETK_OK) {
+    etk_strbuf_appends(&sel.text, " ORDER BY r.id");
+    rc = store_q(st, sel.text.data, sel.params, sel.count, run_row, &c, err);
+  }
+  if (rc == ETK_OK && out->rows) {
+    store_sql_t tags = {0};
+    etk_strbuf_appends(&tags.text,
+                       "SELECT t.run_id, t.key, t.value FROM run_tags t WHERE "
+                       "t.run_id IN (SELECT r.id FROM runs r WHERE 1 = 1");
+    rc = store_where_sql(st, where, &tags, err);
+    etk_strbuf_appends(&tags.text, ") ORDER BY t.run_id, t.key");
+    if (rc == ETK_OK)
+      rc = store_q(st, tags.text.data, tags.params, tags.count, tag_row, &c,
+                   err);
+    store_sql_free(&tags);
+  }
+  store_sql_free(&sel);
+  if (rc == ETK_OK && c.failed)
+    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (rc) etk_store_table_free(out);
+  return rc;
+}
+
+/* ------------------------------------------------------------- show */
+
+static const char *const show_headers[] = {
+    "block",   "operator", "instruction_id", "op_type", "delegate", "module",
+    "samples", "median",   "mean",           "min",     "max"};
+#define SHOW_COLS 11
+
+typedef struct show_ctx {
+  etk_store_table_t *t;
+  int64_t op;
+  store_doubles_t v;
+  int failed;
+} show_ctx_t;
+
+static void show_finish(show_ctx_t *c) {
+  if (c->t->rows == 0 || c->op < 0) return;
+  etk_cell_t *cells = c->t->cells + (c->t->rows - 1) * c->t->cols;
+  store_summary_t s;
+  store_summarize(c->v.items, c->v.count, &s);
+  etk_cell_set_int(&cells[6], (int64_t)s.count);
+  etk_cell_set_float(&cells[7], s.median);
+  etk_cell_set_float(&cells[8], s.mean);
+  etk_cell_set_float(&cells[9], s.min);
+  etk_cell_set_float(&cells[10], s.max);
+  c->v.count = 0;
+}
+
+static int show_row(void *ctx, const store_row_t *row) {
+  show_ctx_t *c = ctx;
+  const store_engine_ops_t *o = row->ops;
+  int64_t op = o->get_int(row, 0);
+  if (op != c->op) {
+    show_finish(c);
+    c->op = op;
+    etk_cell_t *cells = store_table_row(c->t);
+    if (!cells) return c->failed = ETK_E_NO_MEMORY;
+    bool ok = store_cell_text(&cells[0], o->get_text(row, 1)) &&
+              store_cell_text(&cells[1], o->get_text(row, 2));
+    etk_cell_set_int(&cells[2], o->get_int(row, 3));
+    for (int i = 0; i < 3 && ok; i++)
+      ok = store_cell_text(&cells[3 + i], o->is_null(row, 4 + i)
+                                              ? NULL
+                                              : o->get_text(row, 4 + i));
+    if (!ok) return c->failed = ETK_E_NO_MEMORY;
+  }
+  if (!o->is_null(row, 7) && !store_doubles_push(&c->v, o->get_real(row, 7)))
+    return c->failed = ETK_E_NO_MEMORY;
+  return 0;
+}
+
+int etk_store_show(etk_store_t *st, int64_t run_id, etk_store_table_t *out,
+                   etk_error_t *err) {
+  if (!st || !out) return ETK_E_INVALID_ARGUMENT;
+  store_value_t id = store_int(run_id);
+  if (store_table_init(out, show_headers, SHOW_COLS))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  show_ctx_t c = {out, -1, {0}, 0};
+  int rc = ETK_OK;
+  if (rc == ETK_OK)
+    rc = store_q(st,
+                 "SELECT o.op, b.name, o.name, o.instruction_id, o.op_type, "
+                 "o.delegate, o.module, s.duration FROM operators o JOIN "
+                 "blocks b ON b.run_id = o.run_id AND b.block = o.block JOIN "
+                 "samples s ON s.run_id = o.run_id AND s.op = o.op WHERE "
+                 "o.run_id = $1 ORDER BY o.op, s.k",
+                 &id, 1, show_row, &c, err);
+  show_finish(&c);
+  free(c.v.items);
+  if (rc == ETK_OK && c.failed)
+    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (rc == ETK_OK && out->rows == 0)
+    rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                       "no run %lld with samples in this store",
+                       (long long)run_id);
+  if (rc) etk_store_table_free(out);
+  return rc;
+}
+
+/* ------------------------------------------------------------- trend */
+
+static const char *const trend_headers[] = {
+    "run",  "added", "commit", "samples",      "median",
+    "mean", "min",   "max",    "per_execution"};
+#define TREND_COLS 9
+
+typedef struct trend_ctx {
+  etk_store_table_t *t;
+  int64_t run;
+  store_doubles_t v;
+  int64_t executions; /* distinct (op instance, execution) counted once */
+  int64_t last_exec;
+  int failed;
+} trend_ctx_t;
+
+static void trend_finish(trend_ctx_t *c) {
+  if (c->t->rows == 0 || c->run < 0) return;
+  etk_cell_t *cells = c->t->cells + (c->t->rows - 1) * c->t->cols;
+  store_summary_t s;
+  store_summarize(c->v.items, c->v.count, &s);
+  etk_cell_set_int(&cells[3], (int64_t)s.count);
+  etk_cell_set_float(&cells[4], s.median);
+  etk_cell_set_float(&cells[5], s.mean);
+  etk_cell_set_float(&cells[6], s.min);
+  etk_cell_set_float(&cells[7], s.max);
+  etk_cell_set_float(&cells[8],
+                     c->executions ? s.sum / (double)c->executions : NAN);
+  c->v.count = 0;
+}
+
+static int trend_row(void *ctx, const store_row_t *row) {
+  trend_ctx_t *c = ctx;
+  const store_engine_ops_t *o = row->ops;
+  int64_t run = o->get_int(row, 0);
+  if (run != c->run) {
+    trend_finish(c);
+    c->run = run;
+    etk_cell_t *cells = store_table_row(c->t);
+    if (!cells) return c->failed = ETK_E_NO_MEMORY;
+    char when[32];
+    store_format_time(o->get_int(row, 1), when, sizeof when);
+    etk_cell_set_int(&cells[0], run);
+    if (!store_cell_text(&cells[1], when) ||
+        !store_cell_text(&cells[2],
+                         o->is_null(row, 2) ? NULL : o->get_text(row, 2)))
+      return c->failed = ETK_E_NO_MEMORY;
+    c->executions = 0;
+    c->last_exec = -1;
+  }
+  /* rows come ordered by execution within a run */
+  int64_t exec = o->get_int(row, 4);
+  if (exec != c->last_exec) c->executions++, c->last_exec = exec;
+  if (!o->is_null(row, 3) && !store_doubles_push(&c->v, o->get_real(row, 3)))
+    return c->failed = ETK_E_NO_MEMORY;
+  return 0;
+}
+
+static void trend_filter(etk_store_trend_kind_t kind, const char *name,
+                         store_sql_t *sql) {
+  switch (kind) {
+    case ETK_STORE_TREND_MODULE:
+      etk_strbuf_appends(&sql->text, " AND (o.module = ");
+      store_sql_param(sql, store_text(name));
+      etk_strbuf_appends(&sql->text, " OR substr(o.module, 1, length(CAST(");
+      store_sql_param(sql, store_text(name));
+      etk_strbuf_appends(&sql->text, " AS TEXT)) + 1) = ");
+      store_sql_param(sql, store_text(name));
+      etk_strbuf_appends(&sql->text, " || '.')");
+      break;
+    case ETK_STORE_TREND_METHOD:
+      etk_strbuf_appends(&sql->text,
+                         " AND o.name = 'Method::execute' AND EXISTS (SELECT "
+                         "1 FROM blocks b WHERE b.run_id = o.run_id AND "
+                         "b.block = o.block AND (b.name = ");
+      store_sql_param(sql, store_text(name));
+      etk_strbuf_appends(&sql->text, " OR b.method = ");
+      store_sql_param(sql, store_text(name));
+      etk_strbuf_appends(&sql->text, "))");
+      break;
+    default:
+      etk_strbuf_appends(&sql->text, " AND o.name = ");
+      store_sql_param(sql, store_text(name));
+      break;
+  }
+}
+
+int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
+                    const char *name, const etk_store_where_t *where,
+                    etk_store_table_t *out, etk_error_t *err) {
+  if (!st || !name || !out) return ETK_E_INVALID_ARGUMENT;
+  if (store_table_init(out, trend_headers, TREND_COLS))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  store_sql_t sql = {0};
+  etk_strbuf_appends(
+      &sql.text,
+      "SELECT r.id, r.added_at, (SELECT t.value FROM run_tags t WHERE "
+      "t.run_id = r.id AND t.key = 'commit'), s.duration, s.execution FROM "
+      "runs r JOIN operators o ON o.run_id = r.id JOIN samples s ON "
+      "s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
+  trend_filter(kind, name, &sql);
+  int rc = store_where_sql(st, where, &sql, err);
+  trend_ctx_t c = {out, -1, {0}, 0, -1, 0};
+  etk_strbuf_appends(&sql.text, " ORDER BY r.id, s.execution, o.op, s.k");
+  if (rc == ETK_OK)
+    rc = store_q(st, sql.text.data, sql.params, sql.count, trend_row, &c, err);
+  trend_finish(&c);
+  free(c.v.items);
+  store_sql_free(&sql);
+  if (rc == ETK_OK && c.failed)
+    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (rc) etk_store_table_free(out);
+  return rc;
+}
+
+/* ------------------------------------------------------------- prune */
+
+typedef struct id_list {
+  int64_t *ids;
+  size_t count, cap;
+  int failed;
+} id_list_t;
+
+static int id_list_row(void *ctx, const store_row_t *row) {
+  id_list_t *l = ctx;
+  if (l->count == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    int64_t *p = realloc(l->ids, cap * sizeof *p);
+    if (!p) return l->failed = ETK_E_NO_MEMORY;
+    l->ids = p;
+    l->cap = cap;
+  }
+  l->ids[l->count++] = row->ops->get_int(row, 0);
+  return 0;
+}
+
+static int delete_run(etk_store_t *st, int64_t id, etk_error_t *err) {
+  static const char *const tables[] = {"samples", "operators", "blocks",
+                                       "run_tags", "memory_plan"};
+  store_value_t p = store_int(id);
+  char sql[64];
+  for (size_t i = 0; i < 5; i++) {
+    snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", tables[i]);
+    int rc = store_q(st, sql, &p, 1, NULL, NULL, err);
+    if (rc) return rc;
+  }
+  return store_q(st, "DELETE FROM runs WHERE id = $1", &p, 1, NULL, NULL, err);
+}
+
+int etk_store_prune(etk_store_t *st, const etk_store_where_t *where,
+                    size_t keep_last, size_t *deleted, etk_error_t *err) {
+  if (deleted) *deleted = 0;
+  if (!st) return ETK_E_INVALID_ARGUMENT;
+  if ((!where || where->count == 0) && keep_last == 0)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "prune needs --where or --keep-last (it never "
+                         "deletes every run by default)");
+  store_sql_t sql = {0};
+  etk_strbuf_appends(&sql.text, "SELECT r.id FROM runs r WHERE 1 = 1");
+  int rc = store_where_sql(st, where, &sql, err);
+  etk_strbuf_appends(&sql.text, " ORDER BY r.id DESC");
+  id_list_t ids = {0};
+  if (rc == ETK_OK && (rc = store_begin(st, err)) == ETK_OK) {
+    rc = store_q(st, sql.text.data, sql.params, sql.count, id_list_row, &ids,
+                 err);
+    if (rc == ETK_OK && ids.failed)
+      rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+    for (size_t i = keep_last; rc == ETK_OK && i < ids.count; i++)
+      rc = delete_run(st, ids.ids[i], err);
+    if (rc == ETK_OK) rc = store_commit(st, err);
+    if (rc) store_rollback(st);
+  }
+  if (rc == ETK_OK && deleted && ids.count > keep_last)
+    *deleted = ids.count - keep_last;
+  free(ids.ids);
+  store_sql_free(&sql);
+  return rc;
+}

@@ -1,0 +1,302 @@
+/*
+ * report.c - etk_store_report: one self-contained page (HTML with inline
+ * SVG, no network) or a Markdown summary for a CI comment, comparing two
+ * sets of runs of a store.
+ *
+ * CONTENT, IN ORDER
+ *   1. the regressions (and improvements): every significant change of
+ *      etk_store_compare with operator, instruction, module, source line,
+ *      medians, delta and its interval, q;
+ *   2. trend plots: each method's Method::execute and the top operators
+ *      (largest significant changes first, then largest |delta|): a point
+ *      per run (its median), the baseline runs then the candidate runs;
+ *   3. the run series of the newest candidate run: Method::execute of each
+ *      execution in order (warm-up and drift show there).
+ *   Markdown keeps 1 and lists 2 as numbers (a CI comment has no SVG).
+ *
+ * SVG
+ *   Plots are polylines in a 640 x 180 box scaled to the data's range;
+ *   every text is escaped (etk_html_texts), nothing is fetched.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+#define TOP_OPERATORS 5
+#define PLOT_W 640.0
+#define PLOT_H 180.0
+#define PLOT_PAD 36.0
+
+typedef struct series {
+  const double *y;
+  size_t n, x0; /* points x0 .. x0 + n - 1 on the run axis */
+  const char *color, *label;
+} series_t;
+
+static void svg_plot(etk_render_sink_t *s, const char *title,
+                     const series_t *sv, size_t ns) {
+  double lo = INFINITY, hi = -INFINITY;
+  size_t maxn = 1;
+  for (size_t k = 0; k < ns; k++) {
+    if (sv[k].x0 + sv[k].n > maxn) maxn = sv[k].x0 + sv[k].n;
+    for (size_t i = 0; i < sv[k].n; i++)
+      if (isfinite(sv[k].y[i])) {
+        lo = fmin(lo, sv[k].y[i]);
+        hi = fmax(hi, sv[k].y[i]);
+      }
+  }
+  etk_render_puts(s, "<figure><figcaption>");
+  etk_html_texts(s, title);
+  etk_render_puts(s, "</figcaption>\n");
+  if (!(lo <= hi)) {
+    etk_render_puts(s, "<p>no samples</p></figure>\n");
+    return;
+  }
+  if (hi == lo) hi = lo + 1e-9;
+  etk_render_printf(s,
+                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
+                    "height=\"%g\" role=\"img\">\n<rect x=\"%g\" y=\"4\" "
+                    "width=\"%g\" height=\"%g\" fill=\"none\" "
+                    "stroke=\"#bbb\"/>\n",
+                    PLOT_W, PLOT_H + 24, PLOT_PAD, PLOT_W - PLOT_PAD - 4,
+                    PLOT_H - 4);
+  etk_render_printf(s,
+                    "<text x=\"2\" y=\"14\" font-size=\"10\">%.4g</text>"
+                    "<text x=\"2\" y=\"%g\" font-size=\"10\">%.4g</text>\n",
+                    hi, PLOT_H, lo);
+  double w = PLOT_W - PLOT_PAD - 8, h = PLOT_H - 12;
+  for (size_t k = 0; k < ns; k++) {
+    etk_render_printf(s,
+                      "<polyline fill=\"none\" stroke=\"%s\" "
+                      "stroke-width=\"1.5\" points=\"",
+                      sv[k].color);
+    for (size_t i = 0; i < sv[k].n; i++) {
+      if (!isfinite(sv[k].y[i])) continue;
+      double at = (double)(sv[k].x0 + i);
+      double x = PLOT_PAD + 2 + w * (maxn > 1 ? at / (double)(maxn - 1) : 0.5);
+      double y = 8 + h * (1.0 - (sv[k].y[i] - lo) / (hi - lo));
+      etk_render_printf(s, "%.1f,%.1f ", x, y);
+    }
+    etk_render_printf(s,
+                      "\"/>\n<text x=\"%g\" y=\"%g\" font-size=\"11\" "
+                      "fill=\"%s\">",
+                      PLOT_PAD + 4 + 160.0 * (double)k, PLOT_H + 18,
+                      sv[k].color);
+    etk_html_texts(s, sv[k].label);
+    etk_render_puts(s, "</text>\n");
+  }
+  etk_render_puts(s, "</svg></figure>\n");
+}
+
+/* Column `col` (a float column) of a table as an array (NaN for None). */
+static double *column(const etk_store_table_t *t, size_t col) {
+  double *v = malloc((t->rows ? t->rows : 1) * sizeof *v);
+  for (size_t r = 0; v && r < t->rows; r++) {
+    const etk_cell_t *c = &t->cells[r * t->cols + col];
+    v[r] = c->kind == ETK_CELL_FLOAT ? c->f : NAN;
+  }
+  return v;
+}
+
+typedef struct report {
+  etk_store_t *st;
+  const etk_store_where_t *base, *cand;
+  const etk_store_comparison_t *cmp;
+  int markdown;
+  etk_render_sink_t *s;
+  etk_error_t *err;
+} report_t;
+
+/* Trend of one operator or method on both sides, as a plot or a line. */
+static int trend_both(report_t *r, etk_store_trend_kind_t kind,
+                      const char *name, const char *title) {
+  etk_store_table_t t[2];
+  int rc = etk_store_trend(r->st, kind, name, r->base, &t[0], r->err);
+  if (rc) return rc;
+  if ((rc = etk_store_trend(r->st, kind, name, r->cand, &t[1], r->err))) {
+    etk_store_table_free(&t[0]);
+    return rc;
+  }
+  double *y[2] = {column(&t[0], 4), column(&t[1], 4)};
+  if (y[0] && y[1] && !r->markdown) {
+    series_t sv[2] = {
+        {y[0], t[0].rows, 0, "#1f77b4", "baseline runs (median of each)"},
+        {y[1], t[1].rows, t[0].rows, "#d62728", "candidate runs"}};
+    svg_plot(r->s, title, sv, 2);
+  } else if (y[0] && y[1]) {
+    etk_render_printf(r->s, "- `%s`: %zu baseline runs, %zu candidate runs\n",
+                      title, t[0].rows, t[1].rows);
+  }
+  free(y[0]);
+  free(y[1]);
+  etk_store_table_free(&t[0]);
+  etk_store_table_free(&t[1]);
+  return ETK_OK;
+}
+
+static void md_cell(etk_render_sink_t *s, const char *text) {
+  for (const char *p = text ? text : ""; *p; p++) {
+    if (*p == '|' || *p == '`' || *p == '<' || *p == '*' || *p == '_')
+      etk_render_putc(s, '\\');
+    etk_render_putc(s, *p == '\n' ? ' ' : *p);
+  }
+}
+
+static void change_row(report_t *r, const etk_store_change_t *c) {
+  char nums[160];
+  snprintf(nums, sizeof nums, "%.4g|%.4g|%+.1f %% [%+.1f, %+.1f]|%.2g",
+           c->shift.baseline, c->shift.candidate, c->delta_pct, c->ci_low_pct,
+           c->ci_high_pct, c->q_value);
+  const char *text[4] = {c->name, c->module, c->source, c->method};
+  if (r->markdown) {
+    etk_render_puts(r->s, "| ");
+    for (int i = 0; i < 4; i++) {
+      md_cell(r->s, text[i]);
+      etk_render_puts(r->s, " | ");
+    }
+    for (char *p = nums; *p; p++)
+      if (*p == '|')
+        etk_render_puts(r->s, " | ");
+      else
+        etk_render_putc(r->s, *p);
+    etk_render_puts(r->s, " |\n");
+    return;
+  }
+  etk_render_printf(r->s, "<tr class=\"%s\">",
+                    etk_change_direction_name(c->direction));
+  for (int i = 0; i < 4; i++) {
+    etk_render_puts(r->s, "<td>");
+    etk_html_texts(r->s, text[i] ? text[i] : "");
+    etk_render_puts(r->s, "</td>");
+  }
+  etk_render_puts(r->s, "<td>");
+  for (char *p = nums; *p; p++)
+    if (*p == '|')
+      etk_render_puts(r->s, "</td><td>");
+    else
+      etk_html_text(r->s, p, 1);
+  etk_render_puts(r->s, "</td></tr>\n");
+}
+
+static void changes_section(report_t *r) {
+  static const char *const head[] = {
+      "operator",    "module",       "source",          "method",
+      "baseline ms", "candidate ms", "delta [95 % CI]", "q"};
+  size_t n = 0;
+  for (size_t i = 0; i < r->cmp->count; i++)
+    n += r->cmp->changes[i].significant;
+  etk_render_printf(r->s,
+                    r->markdown ? "\n### Changes (%zu significant of %zu "
+                                  "operators)\n\n"
+                                : "<h2>Changes (%zu significant of %zu "
+                                  "operators)</h2>\n",
+                    n, r->cmp->count);
+  if (n == 0) {
+    etk_render_puts(r->s, r->markdown ? "No significant change.\n"
+                                      : "<p>No significant change.</p>\n");
+    return;
+  }
+  etk_render_puts(r->s, r->markdown ? "|" : "<table><tr>");
+  for (int i = 0; i < 8; i++)
+    etk_render_printf(r->s, r->markdown ? " %s |" : "<th>%s</th>", head[i]);
+  etk_render_puts(
+      r->s, r->markdown ? "\n|---|---|---|---|---|---|---|---|\n" : "</tr>\n");
+  for (size_t i = 0; i < r->cmp->count; i++)
+    if (r->cmp->changes[i].significant) change_row(r, &r->cmp->changes[i]);
+  if (!r->markdown) etk_render_puts(r->s, "</table>\n");
+}
+
+typedef struct exec_ctx {
+  store_doubles_t v;
+} exec_ctx_t;
+
+static int exec_row(void *ctx, const store_row_t *row) {
+  exec_ctx_t *c = ctx;
+  if (!row->ops->is_null(row, 0))
+    store_doubles_push(&c->v, row->ops->get_real(row, 0));
+  return 0;
+}
+
+/* Method::execute of every execution of the newest candidate run. */
+static int run_series(report_t *r) {
+  store_sql_t sql = {0};
+  etk_strbuf_appends(&sql.text,
+                     "SELECT s.duration FROM operators o JOIN samples s ON "
+                     "s.run_id = o.run_id AND s.op = o.op WHERE o.name = "
+                     "'Method::execute' AND o.run_id = (SELECT max(r.id) FROM "
+                     "runs r WHERE 1 = 1");
+  int rc = store_where_sql(r->st, r->cand, &sql, r->err);
+  etk_strbuf_appends(&sql.text, ") ORDER BY s.execution, o.op");
+  exec_ctx_t c = {{0}};
+  if (rc == ETK_OK)
+    rc = store_q(r->st, sql.text.data, sql.params, sql.count, exec_row, &c,
+                 r->err);
+  store_sql_free(&sql);
+  if (rc == ETK_OK && !r->markdown) {
+    etk_render_puts(r->s, "<h2>Run series of the newest candidate run</h2>\n");
+    series_t sv = {c.v.items, c.v.count, 0, "#2ca02c",
+                   "Method::execute per execution"};
+    svg_plot(r->s, "Method::execute, in execution order (ms)", &sv, 1);
+  }
+  free(c.v.items);
+  return rc;
+}
+
+static int trends_section(report_t *r) {
+  etk_render_puts(r->s, r->markdown ? "\n### Trends\n\n" : "<h2>Trends</h2>\n");
+  int rc = ETK_OK;
+  for (size_t i = 0; rc == ETK_OK && i < r->cmp->count; i++)
+    if (strcmp(r->cmp->changes[i].name, "Method::execute") == 0)
+      rc = trend_both(r, ETK_STORE_TREND_METHOD, r->cmp->changes[i].method,
+                      r->cmp->changes[i].method);
+  size_t shown = 0;
+  for (size_t i = 0; rc == ETK_OK && i < r->cmp->count && shown < TOP_OPERATORS;
+       i++) {
+    const char *name = r->cmp->changes[i].name;
+    if (strcmp(name, "Method::execute") == 0) continue;
+    rc = trend_both(r, ETK_STORE_TREND_OP, name, name);
+    shown++;
+  }
+  return rc;
+}
+
+static const char *const css =
+    "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
+    "collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
+    "tr.slower td{background:#fde0e0}tr.faster td{background:#e0f5e0}"
+    "figure{margin:1em 0}</style>\n";
+
+int etk_store_report(etk_store_t *st, const etk_store_where_t *baseline,
+                     const etk_store_where_t *candidate,
+                     const etk_change_rule_t *rule,
+                     etk_store_report_format_t format, etk_render_sink_t *sink,
+                     etk_error_t *err) {
+  if (!st || !sink) return ETK_E_INVALID_ARGUMENT;
+  etk_store_comparison_t cmp;
+  int rc = etk_store_compare(st, baseline, candidate, NULL, rule, &cmp, err);
+  if (rc) return rc;
+  report_t r = {
+      st,   baseline, candidate, &cmp, format == ETK_STORE_REPORT_MARKDOWN,
+      sink, err};
+  if (r.markdown)
+    etk_render_printf(sink,
+                      "## etkit store report\n\n%zu baseline runs, %zu "
+                      "candidate runs.\n",
+                      cmp.baseline_runs, cmp.candidate_runs);
+  else
+    etk_render_printf(sink,
+                      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                      "<title>etkit store report</title>\n%s</head><body>\n"
+                      "<h1>etkit store report</h1>\n<p>%zu baseline runs, "
+                      "%zu candidate runs.</p>\n",
+                      css, cmp.baseline_runs, cmp.candidate_runs);
+  changes_section(&r);
+  rc = trends_section(&r);
+  if (rc == ETK_OK) rc = run_series(&r);
+  if (!r.markdown) etk_render_puts(sink, "</body></html>\n");
+  etk_store_comparison_free(&cmp);
+  return rc;
+}

@@ -1,0 +1,388 @@
+/*
+ * store.c - opening a store, its schema and migrations, and the helpers the
+ * other files share (transactions, SQL with bound values, run selection,
+ * tags).
+ *
+ * SCHEMA (version 1; docs/store.md draws it)
+ *   etk_migrations(version, applied_at)   one row per applied migration
+ *   runs(id, digest UNIQUE, added_at, source, file_size, blocks, operators,
+ *        samples, etrecord, program)
+ *   run_tags(run_id, key, value)          PK (run_id, key); index (key,
+ *                                         value, run_id) for --where
+ *   blocks(run_id, block, name, method, executions)
+ *   operators(run_id, op, block, name, op_type, instruction_id, delegate,
+ *             is_delegated, module, source, samples)   index (name, run_id) and
+ *                                         (module, run_id) for trend
+ *   samples(run_id, op, k, execution, duration)  PK (run_id, op, k),
+ *                                         clustered (WITHOUT ROWID) in SQLite
+ *   memory_plan(run_id, method, mem_id, size, peak_bytes, tensors)
+ *   Child rows are keyed by (run_id, index) rather than by generated ids,
+ *   so an add needs no id round trip per row and batches its INSERTs.
+ *
+ * MIGRATIONS
+ *   `migrations[]` lists each version's statements; opening with
+ *   ETK_STORE_CREATE applies the missing ones in one write transaction
+ *   (under the engine's schema lock), recording each version.  A database
+ *   whose latest version is newer than ETK_STORE_SCHEMA_VERSION is refused.
+ *   Statements use "@ID" (the runs.id type) and "@CLUSTERED" (the suffix of
+ *   tables stored in key order), which the engine defines.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "etkit/utf8.h"
+#include "store_internal.h"
+
+static const char *const migration_1[] = {
+    "CREATE TABLE runs (id @ID, digest TEXT NOT NULL UNIQUE, "
+    "added_at BIGINT NOT NULL, source TEXT NOT NULL, file_size BIGINT NOT "
+    "NULL, blocks INTEGER NOT NULL, operators INTEGER NOT NULL, samples "
+    "BIGINT NOT NULL, etrecord TEXT, program TEXT)",
+    "CREATE TABLE run_tags (run_id BIGINT NOT NULL, key TEXT NOT NULL, "
+    "value TEXT NOT NULL, PRIMARY KEY (run_id, key))@CLUSTERED",
+    "CREATE INDEX run_tags_key_value ON run_tags (key, value, run_id)",
+    "CREATE TABLE blocks (run_id BIGINT NOT NULL, block INTEGER NOT NULL, "
+    "name TEXT NOT NULL, method TEXT, executions INTEGER NOT NULL, "
+    "PRIMARY KEY (run_id, block))@CLUSTERED",
+    "CREATE TABLE operators (run_id BIGINT NOT NULL, op INTEGER NOT NULL, "
+    "block INTEGER NOT NULL, name TEXT NOT NULL, op_type TEXT, "
+    "instruction_id INTEGER NOT NULL, delegate TEXT, is_delegated INTEGER "
+    "NOT NULL, module TEXT, source TEXT, samples INTEGER NOT NULL, "
+    "PRIMARY KEY (run_id, op))@CLUSTERED",
+    "CREATE INDEX operators_name ON operators (name, run_id)",
+    "CREATE INDEX operators_module ON operators (module, run_id)",
+    "CREATE TABLE samples (run_id BIGINT NOT NULL, op INTEGER NOT NULL, "
+    "k INTEGER NOT NULL, execution INTEGER NOT NULL, duration DOUBLE "
+    "PRECISION, PRIMARY KEY (run_id, op, k))@CLUSTERED",
+    "CREATE TABLE memory_plan (run_id BIGINT NOT NULL, method TEXT NOT "
+    "NULL, mem_id INTEGER NOT NULL, size BIGINT NOT NULL, peak_bytes BIGINT "
+    "NOT NULL, tensors BIGINT NOT NULL, PRIMARY KEY (run_id, method, "
+    "mem_id))@CLUSTERED",
+    NULL};
+
+static const char *const *const migrations[ETK_STORE_SCHEMA_VERSION] = {
+    migration_1};
+
+int store_q(etk_store_t *st, const char *sql, const store_value_t *params,
+            size_t n, store_row_fn fn, void *ctx, etk_error_t *err) {
+  return st->ops->query(st->conn, sql, params, n, fn, ctx, err);
+}
+
+int store_begin(etk_store_t *st, etk_error_t *err) {
+  return st->ops->begin(st->conn, err);
+}
+
+int store_commit(etk_store_t *st, etk_error_t *err) {
+  return store_q(st, "COMMIT", NULL, 0, NULL, NULL, err);
+}
+
+void store_rollback(etk_store_t *st) {
+  etk_error_t ignored;
+  etk_error_clear(&ignored);
+  store_q(st, "ROLLBACK", NULL, 0, NULL, NULL, &ignored);
+}
+
+/* Replaces the schema tokens and runs one migration statement. */
+static int run_ddl(etk_store_t *st, const char *ddl, etk_error_t *err) {
+  etk_strbuf_t b = {0};
+  for (const char *p = ddl; *p;) {
+    if (strncmp(p, "@ID", 3) == 0) {
+      etk_strbuf_appends(&b, st->ops->id_type);
+      p += 3;
+    } else if (strncmp(p, "@CLUSTERED", 10) == 0) {
+      etk_strbuf_appends(&b, st->ops->without_rowid);
+      p += 10;
+    } else {
+      etk_strbuf_appendc(&b, *p++);
+    }
+  }
+  int rc = b.failed ? etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                                    "out of memory")
+                    : store_q(st, b.data, NULL, 0, NULL, NULL, err);
+  etk_strbuf_free(&b);
+  return rc;
+}
+
+static int int_row(void *ctx, const store_row_t *row) {
+  *(int64_t *)ctx = row->ops->is_null(row, 0) ? 0 : row->ops->get_int(row, 0);
+  return 0;
+}
+
+/* 1 when the migrations table exists. */
+static int has_schema(etk_store_t *st, int *yes, etk_error_t *err) {
+  int64_t n = 0;
+  const char *sql =
+      strcmp(st->ops->name, "sqlite") == 0
+          ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+            "name = 'etk_migrations'"
+          : "SELECT count(*) FROM information_schema.tables WHERE "
+            "table_name = 'etk_migrations' AND table_schema = "
+            "current_schema()";
+  int rc = store_q(st, sql, NULL, 0, int_row, &n, err);
+  *yes = n > 0;
+  return rc;
+}
+
+static int schema_version(etk_store_t *st, int64_t *version, etk_error_t *err) {
+  *version = 0;
+  return store_q(st, "SELECT max(version) FROM etk_migrations", NULL, 0,
+                 int_row, version, err);
+}
+
+static int check_version(int64_t v, etk_error_t *err) {
+  if (v > ETK_STORE_SCHEMA_VERSION)
+    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                         "the store's schema is version %lld, newer than "
+                         "this etkit's %d: use a newer etkit",
+                         (long long)v, ETK_STORE_SCHEMA_VERSION);
+  return ETK_OK;
+}
+
+static int migrate_locked(etk_store_t *st, etk_error_t *err) {
+  int rc;
+  if (st->ops->lock_schema && (rc = st->ops->lock_schema(st->conn, err)))
+    return rc;
+  if ((rc = store_q(st,
+                    "CREATE TABLE IF NOT EXISTS etk_migrations (version "
+                    "INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+                    NULL, 0, NULL, NULL, err)))
+    return rc;
+  int64_t v;
+  if ((rc = schema_version(st, &v, err)) || (rc = check_version(v, err)))
+    return rc;
+  for (int64_t m = v; m < ETK_STORE_SCHEMA_VERSION; m++) {
+    for (const char *const *ddl = migrations[m]; *ddl; ddl++)
+      if ((rc = run_ddl(st, *ddl, err))) return rc;
+    store_value_t p[2] = {store_int(m + 1), store_int((int64_t)time(NULL))};
+    if ((rc = store_q(st,
+                      "INSERT INTO etk_migrations (version, applied_at) "
+                      "VALUES ($1, $2)",
+                      p, 2, NULL, NULL, err)))
+      return rc;
+  }
+  return ETK_OK;
+}
+
+static int migrate(etk_store_t *st, etk_error_t *err) {
+  int yes = 0, rc;
+  int64_t v = 0;
+  /* fast path: an up-to-date store needs no write transaction */
+  if ((rc = has_schema(st, &yes, err))) return rc;
+  if (yes) {
+    if ((rc = schema_version(st, &v, err)) || (rc = check_version(v, err)))
+      return rc;
+    if (v == ETK_STORE_SCHEMA_VERSION) return ETK_OK;
+  }
+  if ((rc = store_begin(st, err))) return rc;
+  if ((rc = migrate_locked(st, err)) || (rc = store_commit(st, err))) {
+    store_rollback(st);
+    return rc;
+  }
+  return ETK_OK;
+}
+
+/* A PostgreSQL URI, or a libpq keyword string ("host=/run dbname=x");
+ * "file:" URIs and plain paths are SQLite. */
+static int is_pg_uri(const char *uri) {
+  if (strncmp(uri, "postgresql://", 13) == 0 ||
+      strncmp(uri, "postgres://", 11) == 0)
+    return 1;
+  size_t word = strspn(uri, "abcdefghijklmnopqrstuvwxyz_");
+  return strncmp(uri, "file:", 5) != 0 && word > 0 && uri[word] == '=';
+}
+
+static int open_engine(etk_store_t *st, const char *uri, unsigned flags,
+                       etk_error_t *err) {
+  if (is_pg_uri(uri)) return store_pg_open(uri, &st->ops, &st->conn, err);
+  int create = (flags & ETK_STORE_CREATE) != 0;
+  if (!create && strncmp(uri, "file:", 5) != 0) {
+    FILE *fp = fopen(uri, "rb");
+    if (!fp)
+      return etk_error_set_where(err, uri, ETK_E_NOT_FOUND,
+                                 "no such store (add a run to create it)");
+    fclose(fp);
+  }
+  return store_sqlite_open(uri, create, (flags & ETK_STORE_READ_ONLY) != 0,
+                           &st->ops, &st->conn, err);
+}
+
+int etk_store_open(const char *uri, unsigned flags, etk_store_t **out,
+                   etk_error_t *err) {
+  if (!uri || !out) return ETK_E_INVALID_ARGUMENT;
+  *out = NULL;
+  etk_store_t *st = calloc(1, sizeof *st);
+  if (!st)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  st->read_only = (flags & ETK_STORE_READ_ONLY) != 0;
+  int rc = open_engine(st, uri, flags, err);
+  if (rc == ETK_OK) {
+    if (flags & ETK_STORE_CREATE) {
+      rc = migrate(st, err);
+    } else {
+      int yes = 0;
+      int64_t v = 0;
+      if ((rc = has_schema(st, &yes, err)) == ETK_OK && !yes)
+        rc = etk_error_set_where(err, uri, ETK_E_NOT_FOUND,
+                                 "not an etkit store (no etk_migrations "
+                                 "table)");
+      if (rc == ETK_OK && (rc = schema_version(st, &v, err)) == ETK_OK)
+        rc = check_version(v, err);
+    }
+  }
+  if (rc != ETK_OK) {
+    etk_store_close(st);
+    return rc;
+  }
+  *out = st;
+  return ETK_OK;
+}
+
+void etk_store_close(etk_store_t *st) {
+  if (!st) return;
+  if (st->ops) st->ops->close(st->conn);
+  free(st);
+}
+
+const char *etk_store_engine(const etk_store_t *st) {
+  return st && st->ops ? st->ops->name : "";
+}
+
+/* ------------------------------------------------------------- SQL text */
+
+void store_sql_free(store_sql_t *s) {
+  etk_strbuf_free(&s->text);
+  free(s->params);
+  memset(s, 0, sizeof *s);
+}
+
+bool store_sql_param(store_sql_t *s, store_value_t v) {
+  if (s->count == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 16;
+    store_value_t *p = realloc(s->params, cap * sizeof *p);
+    if (!p) {
+      s->text.failed = 1;
+      return false;
+    }
+    s->params = p;
+    s->cap = cap;
+  }
+  s->params[s->count++] = v;
+  etk_strbuf_printf(&s->text, "$%zu", s->count);
+  return true;
+}
+
+bool store_sql_ok(const store_sql_t *s) {
+  return !s->text.failed;
+}
+
+/* ------------------------------------------------------------- tags */
+
+int etk_store_tag_check(const etk_store_tag_t *tag, etk_error_t *err) {
+  if (!tag || !tag->key || !tag->value) return ETK_E_INVALID_ARGUMENT;
+  size_t kl = strlen(tag->key), vl = strlen(tag->value);
+  if (kl == 0 || kl > ETK_STORE_TAG_KEY_MAX)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "bad tag: a key has 1 to %d characters",
+                         ETK_STORE_TAG_KEY_MAX);
+  for (size_t i = 0; i < kl; i++) {
+    unsigned char c = (unsigned char)tag->key[i];
+    if (!isalnum(c) && c != '_' && c != '.' && c != '-')
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "bad tag key '%s': use letters, digits, '_', "
+                           "'.' and '-'",
+                           tag->key);
+  }
+  if (vl > ETK_STORE_TAG_VALUE_MAX)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "bad tag %s: the value is longer than %d bytes",
+                         tag->key, ETK_STORE_TAG_VALUE_MAX);
+  if (!etk_fb_utf8_valid(tag->value, vl))
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "bad tag %s: the value is not valid UTF-8", tag->key);
+  for (size_t i = 0; i < vl; i++)
+    if ((unsigned char)tag->value[i] < 0x20 || tag->value[i] == 0x7f)
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "bad tag %s: the value holds a control character",
+                           tag->key);
+  return ETK_OK;
+}
+
+int etk_store_tag_parse(char *text, etk_store_tag_t *out, etk_error_t *err) {
+  if (!text || !out) return ETK_E_INVALID_ARGUMENT;
+  char *eq = strchr(text, '=');
+  if (!eq)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "bad tag '%.80s': expected key=value", text);
+  *eq = '\0';
+  out->key = text;
+  out->value = eq + 1;
+  return etk_store_tag_check(out, err);
+}
+
+/* ------------------------------------------------------------- where */
+
+typedef struct key_list {
+  etk_strbuf_t names;
+  const char *wanted;
+  int found;
+} key_list_t;
+
+static int key_row(void *ctx, const store_row_t *row) {
+  key_list_t *k = ctx;
+  const char *key = row->ops->get_text(row, 0);
+  if (strcmp(key, k->wanted) == 0) k->found = 1;
+  etk_strbuf_printf(&k->names, "%s%s", k->names.len ? ", " : "", key);
+  return 0;
+}
+
+static int check_key(etk_store_t *st, const char *key, etk_error_t *err) {
+  key_list_t k = {{0}, key, 0};
+  int rc = store_q(st, "SELECT DISTINCT key FROM run_tags ORDER BY key", NULL,
+                   0, key_row, &k, err);
+  if (rc == ETK_OK && !k.found)
+    rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                       "unknown --where key '%.64s' (keys: id, digest%s%s)",
+                       key, k.names.len ? ", " : "",
+                       k.names.data ? k.names.data : "");
+  etk_strbuf_free(&k.names);
+  return rc;
+}
+
+int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
+                    store_sql_t *sql, etk_error_t *err) {
+  if (!where) return ETK_OK;
+  for (size_t i = 0; i < where->count; i++) {
+    const etk_store_tag_t *c = &where->conds[i];
+    int rc = etk_store_tag_check(c, err);
+    if (rc) return rc;
+    if (strcmp(c->key, "id") == 0) {
+      char *end;
+      long long id = strtoll(c->value, &end, 10);
+      if (!c->value[0] || *end)
+        return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                             "--where id=%.40s: not a run id", c->value);
+      etk_strbuf_appends(&sql->text, " AND r.id = ");
+      store_sql_param(sql, store_int(id));
+    } else if (strcmp(c->key, "digest") == 0) {
+      etk_strbuf_appends(&sql->text, " AND substr(r.digest, 1, length(CAST(");
+      store_sql_param(sql, store_text(c->value));
+      etk_strbuf_appends(&sql->text, " AS TEXT))) = ");
+      store_sql_param(sql, store_text(c->value));
+    } else {
+      if ((rc = check_key(st, c->key, err))) return rc;
+      etk_strbuf_appends(&sql->text,
+                         " AND EXISTS (SELECT 1 FROM run_tags t WHERE "
+                         "t.run_id = r.id AND t.key = ");
+      store_sql_param(sql, store_text(c->key));
+      etk_strbuf_appends(&sql->text, " AND t.value = ");
+      store_sql_param(sql, store_text(c->value));
+      etk_strbuf_appendc(&sql->text, ')');
+    }
+  }
+  return store_sql_ok(sql) ? ETK_OK
+                           : etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                                           "out of memory");
+}

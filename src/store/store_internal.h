@@ -1,0 +1,77 @@
+/*
+ * store_internal.h - what the files of src/store share: the store handle,
+ * transactions, SQL text with its bound values, run selection, result
+ * tables and the digest.
+ */
+#ifndef ETKIT_STORE_INTERNAL_H
+#define ETKIT_STORE_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "engine.h"
+#include "etkit/store.h"
+
+struct etk_store {
+  const store_engine_ops_t *ops;
+  void *conn;
+  int read_only;
+};
+
+/* Runs one statement (see store_engine_ops_t.query). */
+int store_q(etk_store_t *st, const char *sql, const store_value_t *params,
+            size_t n, store_row_fn fn, void *ctx, etk_error_t *err);
+
+/* Write transactions: begin, then commit or roll back (rollback never
+ * fails visibly: the engine discards the transaction either way). */
+int store_begin(etk_store_t *st, etk_error_t *err);
+int store_commit(etk_store_t *st, etk_error_t *err);
+void store_rollback(etk_store_t *st);
+
+/* SQL being built, with the values its $N placeholders bind. */
+typedef struct store_sql {
+  etk_strbuf_t text;
+  store_value_t *params;
+  size_t count, cap;
+} store_sql_t;
+
+void store_sql_free(store_sql_t *s);
+/* Appends a value and "$<its index>" to the text. */
+bool store_sql_param(store_sql_t *s, store_value_t v);
+/* false when an allocation failed (the SQL is then unusable). */
+bool store_sql_ok(const store_sql_t *s);
+
+/* Appends " AND <condition>" for each condition of `where` on runs
+ * aliased `r`.  Checks the keys (ETK_E_NOT_FOUND for an unknown key,
+ * ETK_E_INVALID_ARGUMENT for a bad value). */
+int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
+                    store_sql_t *sql, etk_error_t *err);
+
+/* Result-table building: store_table_init sets the headers; each
+ * store_table_row appends a row of cells set to None and returns it (NULL
+ * when out of memory); text setters copy. */
+int store_table_init(etk_store_table_t *t, const char *const *headers,
+                     size_t cols);
+etk_cell_t *store_table_row(etk_store_table_t *t);
+bool store_cell_text(etk_cell_t *c, const char *text);
+
+/* Statistics of one sample list, sorted in place: median, mean, min, max. */
+typedef struct store_summary {
+  size_t count;
+  double median, mean, min, max, sum;
+} store_summary_t;
+void store_summarize(double *v, size_t n, store_summary_t *out);
+
+/* "YYYY-MM-DD HH:MM:SS" (UTC) of unix seconds into out[20+]. */
+void store_format_time(int64_t t, char *out, size_t size);
+
+/* SHA-256 of data[0..len) as 64 lower-case hex digits and a NUL. */
+void store_sha256_hex(const uint8_t *data, size_t len, char out[65]);
+
+/* A growable list of doubles. */
+typedef struct store_doubles {
+  double *items;
+  size_t count, cap;
+} store_doubles_t;
+bool store_doubles_push(store_doubles_t *v, double x);
+
+#endif

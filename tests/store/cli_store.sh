@@ -1,0 +1,135 @@
+#!/bin/sh
+# cli_store.sh ETKIT MAKE_DUMPS DB_OR_URI: `etkit store` end to end on one
+# database (a SQLite path, or a postgresql:// URI): add, idempotent add,
+# runs/show/trend/compare/export/prune in every format, --fail-above's exit
+# status, and bad input (damaged dump, wrong file, bad tag, unknown --where
+# key, unreachable database, read-only and full SQLite files) each failing
+# with one line and leaving the database as it was.
+set -u
+etkit=$1
+make_dumps=$2
+db=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/etkit-store-cli.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "not ok: $*"; failures=$((failures + 1)); }
+# expect STATUS COMMAND...: runs COMMAND, checks its exit status; stdout in
+# $work/out, stderr in $work/err (one line when it failed)
+expect() {
+  want=$1
+  shift
+  "$@" >"$work/out" 2>"$work/err"
+  got=$?
+  [ "$got" = "$want" ] || fail "exit $got (wanted $want): $*: $(cat "$work/err")"
+  if [ "$want" != 0 ] && [ "$(wc -l <"$work/err")" != 1 ]; then
+    fail "not one line on stderr: $*: $(cat "$work/err")"
+  fi
+}
+contains() { grep -q -- "$1" "$work/out" || fail "output lacks '$1'"; }
+"$make_dumps" "$work" || exit 1
+case $db in
+  pg)
+    # under run_with_postgres.sh: a fresh database on its server
+    "$ETKIT_TEST_PG_BIN/psql" -q -h "$ETKIT_TEST_PG_HOST" -U "$ETKIT_TEST_PG_USER" \
+      -d postgres -c "DROP DATABASE IF EXISTS etk_cli" -c "CREATE DATABASE etk_cli" || exit 1
+    db="postgresql:///etk_cli?host=$ETKIT_TEST_PG_HOST&user=$ETKIT_TEST_PG_USER"
+    ;;
+  *) rm -f "$db" "$db-wal" "$db-shm" ;;
+esac
+count_runs() { "$etkit" store runs "$db" --format csv | tail -n +2 | wc -l; }
+
+expect 0 "$etkit" store add "$db" "$work/a1.etdp" "$work/a2.etdp" "$work/a3.etdp" \
+  "$work/a4.etdp" "$work/a5.etdp" --tag commit=a --tag model=m \
+  "--tag=note=x'); DROP TABLE runs;--"
+expect 0 "$etkit" store add "$db" "$work/b1.etdp" "$work/b2.etdp" "$work/b3.etdp" \
+  "$work/b4.etdp" "$work/b5.etdp" --tag commit=b --tag model=m
+expect 0 "$etkit" store add "$db" "$work/a1.etdp" --tag commit=a
+contains "already stored as run 1"
+[ "$(count_runs)" = 10 ] || fail "10 runs expected, got $(count_runs)"
+expect 0 "$etkit" store runs "$db" --where "note=x'); DROP TABLE runs;--" --format json
+contains "DROP TABLE runs"
+expect 0 "$etkit" store show "$db" 1 --format csv
+contains "op_007"
+for f in table csv json; do
+  expect 0 "$etkit" store trend "$db" --op op_007 --format $f
+  expect 0 "$etkit" store trend "$db" --method Execute --where commit=b --format $f
+done
+expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --format json
+for k in '"changes"' '"name": "op_007"' '"instruction_id": 7' '"op_type"' '"module"' \
+  '"baseline"' '"candidate"' '"delta_pct"' '"ci_low"' '"ci_high"' '"p_value"' \
+  '"significant": true' '"direction": "slower"'; do
+  contains "$k"
+done
+[ "$(grep -c '"significant": true' "$work/out")" = 1 ] || fail "more than one change reported"
+expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --format csv
+expect 1 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --fail-above 5
+expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --fail-above 50
+expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=a --fail-above 1
+expect 0 "$etkit" store export "$db" --format v3 -o "$work/v3.json"
+grep -q '"benchmark_values"' "$work/v3.json" || fail "v3 export lacks benchmark_values"
+expect 0 "$etkit" store export "$db" --format csv --where commit=b
+expect 0 "$etkit" store report "$db" --baseline commit=a --candidate commit=b -o "$work/r.md"
+grep -q '| op\\_007 |' "$work/r.md" || fail "the Markdown report lacks op_007's row"
+expect 0 "$etkit" store report "$db" --baseline commit=a --candidate commit=b -o "$work/r.html"
+grep -q '<svg' "$work/r.html" || fail "the HTML report has no SVG plot"
+grep -q 'https\?://[a-z]' "$work/r.html" && grep -v 'xmlns=' "$work/r.html" | grep -q 'https\?://' &&
+  fail "the HTML report refers to the network"
+expect 2 "$etkit" store report "$db" --baseline commit=a --candidate commit=b
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+case $db in
+  postgres*) ;;
+  *)
+    if [ -n "$browser" ]; then
+      # the page as a browser sees it: its SVG plots parsed, with their lines
+      sed 's|</body>|<script>document.title="P"+document.querySelectorAll("svg polyline").length+"R"+document.querySelectorAll("tr.slower").length</script></body>|' \
+        "$work/r.html" >"$work/measure.html"
+      dom=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+        --user-data-dir="$work/profile" --dump-dom "file://$work/measure.html" 2>/dev/null)
+      echo "$dom" | grep -q '<title>P[1-9][0-9]*R1</title>' ||
+        fail "Chromium did not render the report's plots and one regression row"
+    else
+      echo "note: no Chromium: the report was not opened in a browser"
+    fi
+    ;;
+esac
+
+# bad input: one line, non-zero exit, the database unchanged
+before=$("$etkit" store export "$db" --format csv | cksum)
+expect 1 "$etkit" store add "$db" "$work/damaged.etdp"
+expect 1 "$etkit" store add "$db" "$0"
+expect 2 "$etkit" store add "$db" "$work/b1.etdp" --tag "bad key=1"
+expect 2 "$etkit" store add "$db" "$work/b1.etdp" --tag novalue
+expect 1 "$etkit" store runs "$db" --where nosuchkey=1
+expect 1 "$etkit" store compare "$db" --baseline commit=zzz --candidate commit=b
+expect 2 "$etkit" store trend "$db"
+expect 2 "$etkit" store frobnicate "$db"
+expect 1 "$etkit" store runs "postgresql:///nosuchdb?host=$work/nosocket"
+expect 1 "$etkit" store runs "$work/missing.db"
+case $db in
+  postgres*) ;;
+  *)
+    expect 1 "$etkit" store add "file:$db?mode=ro" "$work/b1.etdp" --tag commit=c
+    # a full disk: the file size limit stops SQLite's writes (SIGXFSZ ignored)
+    cp "$db" "$work/full.db"
+    size=4 # blocks: the next write to the database or its WAL goes past it
+    runs_full=$("$etkit" store runs "$work/full.db" --format csv | wc -l)
+    (trap '' XFSZ; ulimit -f "$size"; "$etkit" store add "$work/full.db" \
+       "$work/b1.etdp" --tag commit=big >/dev/null 2>"$work/err"
+     [ $? != 0 ] || echo "full database: add succeeded" >"$work/full_ok")
+    [ -f "$work/full_ok" ] && fail "add into a full database did not fail"
+    [ "$("$etkit" store runs "$work/full.db" --format csv | wc -l)" = "$runs_full" ] ||
+      fail "a failed add into a full database changed it"
+    ;;
+esac
+after=$("$etkit" store export "$db" --format csv | cksum)
+[ "$before" = "$after" ] || fail "bad input changed the database"
+
+expect 0 "$etkit" store prune "$db" --where commit=a --keep-last 2
+contains "deleted 3 runs"
+expect 2 "$etkit" store prune "$db" --where
+[ "$(count_runs)" = 7 ] || fail "7 runs expected after prune"
+if [ "$failures" != 0 ]; then
+  echo "$failures failures"
+  exit 1
+fi
+echo "all store CLI checks passed on $db"

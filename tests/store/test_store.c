@@ -1,0 +1,380 @@
+/*
+ * test_store.c - the store (etkit/store.h) on a real database: a SQLite file
+ * by default, or, when ETKIT_TEST_PG_HOST names a PostgreSQL socket
+ * directory (run_with_postgres.sh starts a throw-away server and sets it),
+ * PostgreSQL.  The same cases run against both engines.
+ *
+ * Each case works on a fresh database (a new file, or a new PostgreSQL
+ * database created through libpq), and checks what it reads back through
+ * the store against the rows the engine itself counts.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <libpq-fe.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "etk_test.h"
+#include "etkit/status.h"
+#include "etkit/store.h"
+#include "store_dumps.h"
+
+static char uri_buf[1024];
+
+static const char *pg_host(void) {
+  return getenv("ETKIT_TEST_PG_HOST");
+}
+
+static const char *pg_user(void) {
+  const char *u = getenv("ETKIT_TEST_PG_USER");
+  return u ? u : "postgres";
+}
+
+/* A fresh, empty database; its URI (static buffer). */
+static const char *fresh_uri(const char *name) {
+  if (!pg_host()) {
+    snprintf(uri_buf, sizeof uri_buf, "%s", etk_test_temp_path(name));
+    return uri_buf;
+  }
+  char admin[600], sql[200];
+  snprintf(admin, sizeof admin, "host=%s user=%s dbname=postgres", pg_host(),
+           pg_user());
+  PGconn *c = PQconnectdb(admin);
+  snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", name);
+  PQclear(PQexec(c, sql));
+  snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+  PGresult *r = PQexec(c, sql);
+  if (PQresultStatus(r) != PGRES_COMMAND_OK)
+    printf("# create database: %s", PQerrorMessage(c));
+  PQclear(r);
+  PQfinish(c);
+  snprintf(uri_buf, sizeof uri_buf, "postgresql:///%s?host=%s&user=%s", name,
+           pg_host(), pg_user());
+  return uri_buf;
+}
+
+/* SELECT count(*) / sum(...) straight from the engine, not the store. */
+static long long engine_count(const char *uri, const char *sql) {
+  long long n = -1;
+  if (strncmp(uri, "postgresql:", 11) == 0) {
+    PGconn *c = PQconnectdb(uri);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK)
+      n = PQgetisnull(r, 0, 0) ? 0 : atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+    return n;
+  }
+  sqlite3 *db;
+  sqlite3_stmt *st;
+  if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
+static long long samples_in(const char *uri) {
+  return engine_count(uri, "SELECT count(*) FROM samples");
+}
+static long long runs_in(const char *uri) {
+  return engine_count(uri, "SELECT count(*) FROM runs");
+}
+/* Samples the runs say they have: equal to samples_in() when no half run
+ * exists. */
+static long long declared_samples(const char *uri) {
+  return engine_count(uri, "SELECT sum(samples) FROM runs");
+}
+
+static int add_spec(etk_store_t *st, const store_dump_spec_t *spec,
+                    const etk_store_tag_t *tags, size_t ntags,
+                    etk_store_add_result_t *res, etk_error_t *err) {
+  size_t len;
+  uint8_t *dump = store_dump_make(spec, &len);
+  if (!dump) return ETK_E_NO_MEMORY;
+  etk_store_add_options_t o;
+  etk_store_add_options_init(&o);
+  o.tags = tags;
+  o.tag_count = ntags;
+  o.source_name = "generated.etdp";
+  int rc = etk_store_add_memory(st, dump, len, &o, res, err);
+  free(dump);
+  return rc;
+}
+
+ETK_TEST(add_is_idempotent_and_keeps_every_sample) {
+  const char *uri = fresh_uri("etk_idem");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  CHECK_EQ_STR(etk_store_engine(st), pg_host() ? "postgresql" : "sqlite");
+  store_dump_spec_t spec = {1, 20, 10, 0.05, -1, 1.0};
+  etk_store_tag_t tags[] = {{"model", "mv2"}, {"commit", "abc"}};
+  etk_store_add_result_t a, b;
+  CHECK(add_spec(st, &spec, tags, 2, &a, &err) == ETK_OK);
+  CHECK(!a.existed && a.operators == 21 && a.samples == 210);
+  CHECK(add_spec(st, &spec, tags, 2, &b, &err) == ETK_OK);
+  CHECK(b.existed && b.run_id == a.run_id);
+  CHECK_EQ_STR(a.digest, b.digest);
+  CHECK_EQ_INT(runs_in(uri), 1);
+  CHECK_EQ_INT(samples_in(uri), 210);
+  etk_store_table_t t;
+  REQUIRE(etk_store_runs(st, NULL, &t, &err) == ETK_OK);
+  CHECK_EQ_INT(t.rows, 1);
+  CHECK_EQ_STR(t.cells[3].text, "mv2");
+  etk_store_table_free(&t);
+  REQUIRE(etk_store_show(st, a.run_id, &t, &err) == ETK_OK);
+  CHECK_EQ_INT(t.rows, 21);
+  etk_store_table_free(&t);
+  CHECK(etk_store_show(st, 999, &t, &err) == ETK_E_NOT_FOUND);
+  etk_store_close(st);
+  CHECK_EQ_INT(engine_count(uri, "SELECT max(version) FROM etk_migrations"),
+               ETK_STORE_SCHEMA_VERSION);
+}
+
+ETK_TEST(tags_are_bound_never_sql) {
+  const char *uri = fresh_uri("etk_tags");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  const char *evil = "x'); DROP TABLE runs;--";
+  etk_store_tag_t tags[] = {{"note", evil}};
+  store_dump_spec_t spec = {2, 5, 3, 0.05, -1, 1.0};
+  etk_store_add_result_t r;
+  REQUIRE(add_spec(st, &spec, tags, 1, &r, &err) == ETK_OK);
+  etk_store_where_t w = {tags, 1};
+  etk_store_table_t t;
+  REQUIRE(etk_store_runs(st, &w, &t, &err) == ETK_OK);
+  CHECK_EQ_INT(t.rows, 1);
+  CHECK(t.rows == 1 && strstr(t.cells[8].text, evil) != NULL);
+  etk_store_table_free(&t);
+  etk_store_close(st);
+  CHECK_EQ_INT(runs_in(uri), 1);
+}
+
+ETK_TEST(bad_input_leaves_the_database_unchanged) {
+  const char *uri = fresh_uri("etk_bad");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  store_dump_spec_t spec = {3, 10, 4, 0.05, -1, 1.0};
+  etk_store_add_result_t r;
+  REQUIRE(add_spec(st, &spec, NULL, 0, &r, &err) == ETK_OK);
+  long long runs = runs_in(uri), samples = samples_in(uri);
+  size_t len;
+  spec.seed = 4;
+  uint8_t *dump = store_dump_make(&spec, &len);
+  REQUIRE(dump);
+  etk_error_clear(&err); /* damaged: cut in the middle */
+  CHECK(etk_store_add_memory(st, dump, len / 2, NULL, &r, &err) != ETK_OK);
+  CHECK(err.message[0] != '\0');
+  etk_error_clear(&err); /* wrong kind of file */
+  CHECK(etk_store_add_memory(st, "not an etdump at all", 20, NULL, &r, &err) !=
+        ETK_OK);
+  etk_store_tag_t bad[] = {{"bad key", "v"}};
+  etk_store_add_options_t o;
+  etk_store_add_options_init(&o);
+  o.tags = bad;
+  o.tag_count = 1;
+  etk_error_clear(&err);
+  CHECK(etk_store_add_memory(st, dump, len, &o, &r, &err) ==
+        ETK_E_INVALID_ARGUMENT);
+  free(dump);
+  etk_store_tag_t unknown[] = {{"nosuchkey", "1"}};
+  etk_store_where_t w = {unknown, 1};
+  etk_store_table_t t;
+  etk_error_clear(&err);
+  CHECK(etk_store_runs(st, &w, &t, &err) == ETK_E_NOT_FOUND);
+  CHECK(strstr(err.message, "nosuchkey") != NULL);
+  etk_store_close(st);
+  CHECK_EQ_INT(runs_in(uri), runs);
+  CHECK_EQ_INT(samples_in(uri), samples);
+  etk_error_clear(&err);
+  const char *nowhere = pg_host() ? "postgresql:///nosuchdb?host=/nonexistent"
+                                  : "/nonexistent/dir/store.db";
+  CHECK(etk_store_open(nowhere, ETK_STORE_CREATE, &st, &err) != ETK_OK);
+  CHECK(err.message[0] != '\0');
+}
+
+ETK_TEST(compare_finds_the_planted_regression_and_trend) {
+  const char *uri = fresh_uri("etk_cmp");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  for (unsigned i = 0; i < 12; i++) {
+    store_dump_spec_t spec = {100 + i, 40, 8, 0.05, i < 6 ? -1 : 7, 1.10};
+    etk_store_tag_t tags[] = {{"commit", i < 6 ? "a" : "b"}};
+    etk_store_add_result_t r;
+    REQUIRE(add_spec(st, &spec, tags, 1, &r, &err) == ETK_OK);
+  }
+  etk_store_tag_t a[] = {{"commit", "a"}}, b[] = {{"commit", "b"}};
+  etk_store_where_t wa = {a, 1}, wb = {b, 1};
+  etk_store_comparison_t cmp;
+  REQUIRE(etk_store_compare(st, &wa, &wb, NULL, NULL, &cmp, &err) == ETK_OK);
+  CHECK_EQ_INT(cmp.count, 41);
+  CHECK(cmp.baseline_runs == 6 && cmp.candidate_runs == 6);
+  size_t significant = 0;
+  for (size_t i = 0; i < cmp.count; i++)
+    significant += cmp.changes[i].significant;
+  CHECK_EQ_INT(significant, 1);
+  CHECK_EQ_STR(cmp.changes[0].name, "op_007");
+  CHECK(cmp.changes[0].direction == ETK_CHANGE_SLOWER);
+  CHECK(cmp.changes[0].delta_pct > 7 && cmp.changes[0].delta_pct < 13);
+  CHECK(cmp.changes[0].ci_low_pct > 0);
+  CHECK(etk_store_comparison_fails(&cmp, 5.0) == 1);
+  CHECK(etk_store_comparison_fails(&cmp, 20.0) == 0);
+  etk_render_sink_t sink;
+  etk_render_sink_init_memory(&sink);
+  CHECK(etk_store_comparison_json(&cmp, &sink, &err) == ETK_OK);
+  size_t n;
+  char *json = etk_render_sink_take(&sink, &n);
+  CHECK_CONTAINS(json, "\"changes\"", "\"delta_pct\"", "\"ci_low\"",
+                 "\"ci_high\"", "\"p_value\"", "\"significant\": true",
+                 "\"direction\": \"slower\"", "\"instruction_id\": 7");
+  free(json);
+  etk_store_comparison_free(&cmp);
+  etk_store_table_t t;
+  REQUIRE(etk_store_trend(st, ETK_STORE_TREND_OP, "op_007", NULL, &t, &err) ==
+          ETK_OK);
+  CHECK_EQ_INT(t.rows, 12);
+  CHECK(t.rows == 12 && t.cells[3].i == 8 &&
+        t.cells[11 * 9 + 4].f > t.cells[4].f * 1.05);
+  etk_store_table_free(&t);
+  REQUIRE(etk_store_trend(st, ETK_STORE_TREND_METHOD, "Execute", &wb, &t,
+                          &err) == ETK_OK);
+  CHECK_EQ_INT(t.rows, 6);
+  etk_store_table_free(&t);
+  etk_store_close(st);
+}
+
+ETK_TEST(export_and_prune) {
+  const char *uri = fresh_uri("etk_export");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  for (unsigned i = 0; i < 4; i++) {
+    store_dump_spec_t spec = {200 + i, 3, 2, 0.05, -1, 1.0};
+    etk_store_tag_t tags[] = {{"model", "m"}, {"device", i < 2 ? "x" : "y"}};
+    etk_store_add_result_t r;
+    REQUIRE(add_spec(st, &spec, tags, 2, &r, &err) == ETK_OK);
+  }
+  etk_render_sink_t sink;
+  etk_render_sink_init_memory(&sink);
+  REQUIRE(etk_store_export(st, NULL, ETK_STORE_EXPORT_V3, &sink, &err) ==
+          ETK_OK);
+  size_t n;
+  char *v3 = etk_render_sink_take(&sink, &n);
+  CHECK_CONTAINS(v3, "\"benchmark\"", "\"model\"", "\"metric\"", "\"runners\"",
+                 "\"benchmark_values\"", "\"name\": \"m\"");
+  free(v3);
+  etk_render_sink_init_memory(&sink);
+  REQUIRE(etk_store_export(st, NULL, ETK_STORE_EXPORT_CSV, &sink, &err) ==
+          ETK_OK);
+  char *csv = etk_render_sink_take(&sink, &n);
+  size_t lines = 0;
+  for (size_t i = 0; i < n; i++) lines += csv[i] == '\n';
+  CHECK_EQ_INT(lines, 1 + 4 * 4); /* header + 4 runs x 4 operators */
+  free(csv);
+  etk_store_tag_t x[] = {{"device", "x"}};
+  etk_store_where_t wx = {x, 1};
+  size_t deleted = 0;
+  CHECK(etk_store_prune(st, NULL, 0, &deleted, &err) == ETK_E_INVALID_ARGUMENT);
+  REQUIRE(etk_store_prune(st, &wx, 0, &deleted, &err) == ETK_OK);
+  CHECK_EQ_INT(deleted, 2);
+  REQUIRE(etk_store_prune(st, NULL, 1, &deleted, &err) == ETK_OK);
+  CHECK_EQ_INT(deleted, 1);
+  etk_store_close(st);
+  CHECK_EQ_INT(runs_in(uri), 1);
+  CHECK_EQ_INT(samples_in(uri), declared_samples(uri));
+}
+
+#define WRITERS 8
+#define PER_WRITER 6
+
+/* 8 processes add PER_WRITER dumps each plus one dump they all share. */
+ETK_TEST(concurrent_writers) {
+  const char *uri = fresh_uri("etk_conc");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  etk_store_close(st);
+  fflush(stdout);
+  pid_t kids[WRITERS];
+  for (int w = 0; w < WRITERS; w++) {
+    kids[w] = fork();
+    if (kids[w] == 0) {
+      int bad = etk_store_open(uri, ETK_STORE_CREATE, &st, &err) != ETK_OK;
+      for (int i = 0; !bad && i <= PER_WRITER; i++) {
+        store_dump_spec_t spec = {
+            i == PER_WRITER ? 9999u : (unsigned)(1000 + w * 100 + i),
+            20,
+            5,
+            0.05,
+            -1,
+            1.0};
+        etk_store_add_result_t r;
+        if (add_spec(st, &spec, NULL, 0, &r, &err) != ETK_OK) {
+          char line[ETK_ERROR_LINE_SIZE];
+          printf("# writer %d: %s\n", w,
+                 etk_error_format(&err, line, sizeof line));
+          bad = 1;
+        }
+      }
+      if (!bad) etk_store_close(st);
+      _exit(bad);
+    }
+  }
+  int failures = 0;
+  for (int w = 0; w < WRITERS; w++) {
+    int status = 0;
+    waitpid(kids[w], &status, 0);
+    failures += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  CHECK_EQ_INT(failures, 0);
+  CHECK_EQ_INT(runs_in(uri), WRITERS * PER_WRITER + 1);
+  CHECK_EQ_INT(samples_in(uri), (WRITERS * PER_WRITER + 1) * 5 * 21);
+}
+
+/* A writer killed in the middle of a large add leaves either the whole run
+ * or none of it. */
+ETK_TEST(killed_writer_leaves_no_half_run) {
+  const char *uri = fresh_uri("etk_kill");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  etk_store_close(st);
+  store_dump_spec_t spec = {77, 200, 200, 0.05, -1, 1.0};
+  size_t len;
+  uint8_t *dump = store_dump_make(&spec, &len);
+  REQUIRE(dump);
+  fflush(stdout);
+  pid_t kid = fork();
+  if (kid == 0) {
+    if (etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK)
+      etk_store_add_memory(st, dump, len, NULL, NULL, &err);
+    _exit(0);
+  }
+  struct timespec pause = {0, 150 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  kill(kid, SIGKILL);
+  waitpid(kid, NULL, 0);
+  free(dump);
+  long long runs = runs_in(uri), samples = samples_in(uri);
+  printf("# after the kill: %lld runs, %lld samples\n", runs, samples);
+  CHECK(runs == 0 || runs == 1);
+  CHECK_EQ_INT(samples, runs ? 200 * 201 : 0);
+  CHECK_EQ_INT(samples, declared_samples(uri));
+}
+
+ETK_TEST_MAIN()
