@@ -776,6 +776,8 @@ class Inspector:
                 "Output Buffer not found. Tensor Debug Data will not be available.",
                 stacklevel=1,
             )
+        # the trace names its process after the file, as `etkit trace` does
+        self._etdump_name = None if etdump_path is None else os.fsdecode(etdump_path)
         self._handle = _etkit.open_inspector(
             etdump_path, etdump_data, source_time_scale.value,
             target_time_scale.value, debug_buffer, upstream_quirks, 0.0)
@@ -1016,7 +1018,7 @@ class Inspector:
     def save_trace(self, path: str) -> None:
         """Writes the Chrome/Perfetto trace of `etkit trace` to path."""
         path = _checks.fspath(path, "path")  # never an fd (save_trace(2))
-        data = self._handle.trace_json(None, True)
+        data = self._handle.trace_json(self._etdump_name, True)
         with open(path, "wb") as f:
             f.write(data)  # the UTF-8 bytes, without the GIL
 

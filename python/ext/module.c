@@ -705,6 +705,9 @@ static PyObject *h_trace(ext_inspector_t *self, PyObject *args) {
   etk_trace_options_t o;
   etk_trace_options_init(&o);
   o.source_time_scale = etk_inspector_source_time_scale(self->insp);
+  /* the process is named after the file, as `etkit trace` names it */
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  if (path) o.process_name = slash ? slash + 1 : path;
   etk_render_sink_t sink;
   etk_render_sink_init_memory(&sink);
   etk_error_t err;

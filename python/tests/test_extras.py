@@ -3,6 +3,7 @@ the issue end to end."""
 import io
 import json
 import os
+import subprocess
 import warnings
 
 import numpy as np
@@ -59,20 +60,51 @@ def test_op_summary_equals_cli(fixtures, cli):
     assert "op_type" in df.columns and len(df) > 0
 
 
-def test_save_trace_equals_cli(fixtures, tmp_path):
-    path = os.path.join(fixtures, "appendix_b.etdp")
-    quiet_inspector(etdump_path=path).save_trace(str(tmp_path / "t.json"))
-    doc = json.loads((tmp_path / "t.json").read_text())
-    assert doc["traceEvents"]
+@pytest.mark.parametrize("name", ["appendix_b.etdp", "delegates.etdp", "wrap.etdp"])
+def test_save_trace_equals_cli(fixtures, cli, tmp_path, name):
+    path = os.path.join(fixtures, name)
+    quiet_inspector(etdump_path=path).save_trace(str(tmp_path / "py.json"))
+    out = subprocess.run([cli, "trace", "--etdump_path", path, "-o",
+                          str(tmp_path / "cli.json")], capture_output=True)
+    assert out.returncode == 0, out.stderr.decode()
+    py = (tmp_path / "py.json").read_bytes()
+    assert py == (tmp_path / "cli.json").read_bytes()
+    doc = json.loads(py)
     slices = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
     assert slices
 
 
-def test_diff(fixtures, oracle_dumps):
-    a = quiet_inspector(etdump_path=os.path.join(fixtures, "appendix_b.etdp"))
-    df = etkit.diff(a, a)
-    assert {"block", "kind", "delta (ms)"} <= set(df.columns)
-    assert (df["delta (ms)"].fillna(0) == 0).all()
+def test_diff(fixtures, cli):
+    """Two different dumps: the frame equals `etkit diff`'s TSV cell for
+    cell (no fillna: an empty cell is NaN on both sides), and the deltas
+    are B - A of the two Inspectors' own per-operator figures."""
+    pa = os.path.join(fixtures, "appendix_b.etdp")
+    pb = os.path.join(fixtures, "delegates.etdp")
+    a, b = quiet_inspector(etdump_path=pa), quiet_inspector(etdump_path=pb)
+    df = etkit.diff(a, b)
+    out = subprocess.run([cli, "diff", pa, pb, "--format", "tsv", "--metric", "avg"],
+                         capture_output=True)
+    assert out.returncode == 0, out.stderr.decode()
+    want = pd.read_csv(io.StringIO(out.stdout.decode()), sep="\t",
+                       keep_default_na=False, na_values=[""])
+    pd.testing.assert_frame_equal(df, want)
+    delta = [c for c in df.columns if c.startswith("delta")][0]
+    assert df[delta].notna().any() and (df[delta].dropna() != 0).any()
+    # independently: a matched operator's values are each side's own avg
+    # (to_dataframe), its delta their difference
+    ops = df[(df["kind"] == "operator") & (df["match"] == "exact")]
+    assert len(ops)
+    fa, fb = a.to_dataframe(), b.to_dataframe()
+    for _, row in ops.iterrows():
+        va = [c for c in df.columns if c.startswith("avg_a")][0]
+        vb = [c for c in df.columns if c.startswith("avg_b")][0]
+        mine_a = fa[(fa.event_block_name == row["block"]) & (fa.event_name == row["event"])]
+        mine_b = fb[(fb.event_block_name == row["block"])
+                    & (fb.event_name == (row["event_b"] if isinstance(row["event_b"], str)
+                                         else row["event"]))]
+        assert np.isclose(row[va], mine_a["avg (ms)"].iloc[0])
+        assert np.isclose(row[vb], mine_b["avg (ms)"].iloc[0])
+        assert np.isclose(row[delta], row[vb] - row[va])
     with pytest.raises(TypeError):
         etkit.diff(a, "b")
 
