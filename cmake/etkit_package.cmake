@@ -62,6 +62,10 @@ function(etkit_package_libraries)
   # etkit.pc: Requires.private from the pkg-config modules found, plus -lm.
   get_property(ETKIT_PC_REQUIRES_PRIVATE GLOBAL PROPERTY ETKIT_PKG_MODULES)
   list(REMOVE_DUPLICATES ETKIT_PC_REQUIRES_PRIVATE)
+  get_property(ETKIT_PC_LIBS_PRIVATE GLOBAL PROPERTY ETKIT_PC_LIBS_PRIVATE)
+  list(APPEND ETKIT_PC_LIBS_PRIVATE -lm)
+  list(REMOVE_DUPLICATES ETKIT_PC_LIBS_PRIVATE)
+  string(REPLACE ";" " " ETKIT_PC_LIBS_PRIVATE "${ETKIT_PC_LIBS_PRIVATE}")
   string(REPLACE ";" " " ETKIT_PC_REQUIRES_PRIVATE
          "${ETKIT_PC_REQUIRES_PRIVATE}")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/etkit.pc.in
