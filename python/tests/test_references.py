@@ -353,3 +353,105 @@ def test_run_result_inspector(demo):
     assert len(ev.perf_data.raw) == 3
     np.testing.assert_array_equal(execute[0].run_output[0], r.outputs[0])
     assert r.inspector(target_time_scale="us")._target_time_scale == etkit.TimeScale.US
+
+
+# ---------------------------------------------------------------- report
+
+
+class _Tables:
+    """The report's sections as lists of (heading, rows of cell texts)."""
+
+    def __init__(self, html):
+        from html.parser import HTMLParser
+
+        self.sections = {}
+        parser = HTMLParser()
+        state = {"section": None, "heading": "", "in_h3": False, "row": None,
+                 "cell": None}
+
+        def start(tag, attrs):
+            attrs = dict(attrs)
+            if tag == "section":
+                state["section"] = attrs.get("id")
+                self.sections.setdefault(state["section"], [])
+            elif tag == "h3":
+                state["in_h3"], state["heading"] = True, ""
+            elif tag == "table" and state["section"]:
+                self.sections[state["section"]].append((state["heading"], []))
+            elif tag == "tr":
+                state["row"] = []
+            elif tag in ("td", "th") and state["row"] is not None:
+                state["cell"] = ""
+
+        def end(tag):
+            if tag == "h3":
+                state["in_h3"] = False
+            elif tag in ("td", "th") and state["cell"] is not None:
+                state["row"].append(state["cell"].strip())
+                state["cell"] = None
+            elif tag == "tr" and state["row"] is not None:
+                if state["section"] and self.sections[state["section"]]:
+                    self.sections[state["section"]][-1][1].append(state["row"])
+                state["row"] = None
+
+        def data(text):
+            if state["in_h3"]:
+                state["heading"] += text
+            if state["cell"] is not None:
+                state["cell"] += text
+
+        parser.handle_starttag, parser.handle_endtag = start, end
+        parser.handle_data = data
+        parser.feed(html)
+
+
+_UNITS = {"ns": 1e-6, "us": 1e-3, "\u00b5s": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def test_report_against_the_events_and_flatc(fixtures, cli, tmp_path, source_dir):
+    """The report's facts against flatc's own decoding of the dump, and its
+    per-block operator totals against numpy over the Inspector's events
+    (three significant digits, in the unit each column names)."""
+    import re
+    import shutil
+
+    path = os.path.join(fixtures, "appendix_b.etdp")
+    run(cli, "report", "--etdump_path", path, "-o", tmp_path / "r.html")
+    tables = _Tables((tmp_path / "r.html").read_text(encoding="utf-8"))
+    facts = dict((r[0], r[1]) for r in tables.sections["file"][0][1] if len(r) == 2)
+    ins = quiet_inspector(etdump_path=path)
+    assert int(facts["event blocks"]) == len(ins.event_blocks)
+    assert int(facts["Inspector events"]) == sum(len(b.events) for b in ins.event_blocks)
+    flatc = shutil.which("flatc")
+    if flatc:  # an independent decoding of the same bytes
+        out = subprocess.run(
+            [flatc, "--json", "--strict-json", "--raw-binary", "--size-prefixed",
+             "-o", str(tmp_path), os.path.join(source_dir, "schema/etdump_schema_flatcc.fbs"),
+             "--", path], capture_output=True)
+        assert out.returncode == 0, out.stderr.decode()
+        (decoded,) = glob.glob(str(tmp_path / "*.json"))
+        doc = json.loads(open(decoded).read())
+        runs = doc["run_data"]
+        assert int(facts["runs (RunData)"]) == len(runs)
+        kinds = [k for r in runs for e in r.get("events", []) for k in e]
+        assert int(facts["profile events"]) == kinds.count("profile_event")
+        assert int(facts["debug events"]) == kinds.count("debug_event")
+    checked = 0
+    for heading, rows in tables.sections["summary"]:
+        m = re.match(r"block (\d+):", heading)
+        assert m, heading
+        block = ins.event_blocks[int(m.group(1))]
+        header = rows[0]
+        unit = re.search(r"total \(([^)]+)\)", " ".join(header)).group(1)
+        to_ms = _UNITS[unit]
+        col = header.index(f"total ({unit})")
+        for cells in rows[1:]:
+            op = cells[0]
+            events = [e for e in block.events if e.perf_data is not None
+                      and e.name in (op, "native_call_" + op)]
+            if not events or op in ("Method::execute", "Program::load_method"):
+                continue
+            want = sum(np.mean(e.perf_data.raw) for e in events)
+            assert float(cells[col]) * to_ms == pytest.approx(want, rel=5e-3), (op, cells)
+            checked += 1
+    assert checked >= 3
