@@ -536,6 +536,8 @@ static PyObject *m_empty_cells(PyObject *mod, PyObject *args) {
 static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
   (void)unused;
   etk_inspector_t *insp = self->insp;
+  /* the GIL is handed over on the way: no linking meanwhile */
+  handle_lock(self);
   size_t n = etk_inspector_event_count(insp), max_samples = 1;
   for (size_t i = 0; i < n; i++) {
     etk_inspector_event_t e;
@@ -626,6 +628,7 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
         PyDict_SetItemString(out, "id_kind", id_kind) < 0)
       Py_CLEAR(out);
   }
+  handle_unlock(self);
   PyMem_Free(scratch);
   if (cache) name_cache_clear(cache);
   PyMem_Free(cache);

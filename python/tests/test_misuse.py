@@ -170,12 +170,11 @@ def test_method_name_not_utf8(plan_program, tmp_path):
     bad = name[:1] + b"\xff" + name[2:]
     damaged = tmp_path / "bad_name.pte"
     damaged.write_bytes(data.replace(name, bad))
-    try:
-        plan = etkit.memory_plan(damaged)
-    except ValueError as e:  # refused as a damaged program: a whole message
-        assert str(e)
-    else:
-        assert plan.method == bad.decode("utf-8", "replace")
+    # the plan is read; the name decoded with replacement (it used to
+    # raise UnicodeDecodeError)
+    plan = etkit.memory_plan(damaged)
+    assert plan.method == bad.decode("utf-8", "replace")
+    assert "\ufffd" in plan.method and "\ufffd" in repr(plan)
 
 
 # ---------------------------------------------------------------- run()
@@ -255,27 +254,32 @@ def wide(python_fixtures):
     return quiet_inspector(etdump_path=os.path.join(python_fixtures, "wide.etdp"))
 
 
+# A call that holds the GIL throughout lets the ticker run at most once or
+# twice (at its edges); these calls take tens of milliseconds or more.
+MIN_TICKS = 5
+
+
 def test_rendering_lets_other_threads_run(wide, tmp_path):
-    # the C rendering alone (no Python work inside): before, zero ticks
-    ticks, took = _ticks_during(lambda: wide._handle.render(0, 0, True, False))
-    assert ticks >= 20, (ticks, took)
+    # the C rendering alone (no Python work inside): before, no tick
+    ticks, took = _ticks_during(lambda: wide._handle.render(1, 0, True, False))
+    assert ticks >= MIN_TICKS, (ticks, took)
     ticks, took = _ticks_during(lambda: wide.print_data_tabular(file=io.StringIO()))
-    assert ticks >= 20, (ticks, took)
+    assert ticks >= MIN_TICKS, (ticks, took)
     ticks, took = _ticks_during(lambda: wide.save_trace(tmp_path / "t.json"))
-    assert ticks >= 20, (ticks, took)
+    assert ticks >= MIN_TICKS, (ticks, took)
 
 
 def test_dataframe_columns_let_other_threads_run(wide):
     ticks, took = _ticks_during(wide._handle.columns)
-    assert ticks >= 20, (ticks, took)
+    assert ticks >= MIN_TICKS, (ticks, took)
     ticks, took = _ticks_during(wide.to_dataframe)
-    assert ticks >= 20, (ticks, took)
+    assert ticks >= MIN_TICKS, (ticks, took)
 
 
 def test_run_lets_other_threads_run_and_stops_on_ctrl_c(demo_model):
     ticks, took = _ticks_during(
         lambda: etkit.run(demo_model, [DEMO_INPUT], iterations=3000))
-    assert ticks >= 20, (ticks, took)
+    assert ticks >= MIN_TICKS, (ticks, took)
     per_run = took / 3000
     n = int(min(300000, max(3000, 20.0 / per_run)))  # about 20 s of runs
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
