@@ -15,7 +15,8 @@
  *                one database: every run present once, every sample there.
  *
  * Usage: bench_store [RUNS [WRITER_DUMPS]] (smaller numbers for a quick
- * look).  Dumps come from tests/store/store_dumps.c.
+ * look; ETKIT_BENCH_SCALE_ONLY=1 runs the scale case alone).  Dumps come from
+ * tests/store/store_dumps.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -231,6 +232,11 @@ static void bench_writers(const char *engine, const char *uri, size_t per) {
 static void bench_engine(const char *engine, const char *(*uri)(const char *),
                          size_t runs, size_t per) {
   const char *u;
+  if (getenv("ETKIT_BENCH_SCALE_ONLY")) {
+    if ((u = uri("etk_bench_scale"))) bench_scale(engine, u, runs);
+    uri("etk_bench_scale");
+    return;
+  }
   /* each database is made fresh, and emptied again afterwards (calling
    * uri() again recreates it empty) */
   if ((u = uri("etk_bench_ingest"))) bench_ingest(engine, u);

@@ -20,10 +20,10 @@
  * rule "a change is reported only when it is significant AND larger than a
  * threshold", which is what keeps run-to-run noise from being reported.
  *
- * Cost: O((nx+ny) log(nx+ny)) for the test; O(nx*ny) time and memory for
- * the shift and its interval, capped at ETK_SHIFT_MAX_PAIRS differences
- * (larger sides are thinned to evenly spaced order statistics, which keeps
- * their distribution; the p-value always uses every sample).
+ * Cost: O((nx+ny) log(nx+ny)) for the test; the shift and its interval
+ * are exact order statistics of the nx*ny differences, found without
+ * forming them in O((nx+ny) x 64) time on typical data and O(nx+ny)
+ * memory, so 10^5 samples a side cost milliseconds.
  *
  * Everything is pure computation on caller arrays: no I/O, thread-safe.
  */
@@ -35,9 +35,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Most pairwise differences the shift and its interval use. */
-#define ETK_SHIFT_MAX_PAIRS ((size_t)4000000)
 
 typedef struct etk_shift {
   size_t n_baseline, n_candidate; /* samples used (NaN dropped) */

@@ -104,15 +104,19 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
   etk_strbuf_appends(
       &sql.text,
       "SELECT b.name, o.name, o.instruction_id, o.op_type, o.module, "
-      "s.duration, o.source FROM runs r JOIN operators o ON o.run_id = r.id "
-      "JOIN "
-      "blocks b ON b.run_id = o.run_id AND b.block = o.block JOIN samples s "
-      "ON s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
+      "s.duration, o.source FROM operators o JOIN blocks b ON b.run_id = "
+      "o.run_id AND b.block = o.block JOIN samples s ON s.run_id = o.run_id "
+      "AND s.op = o.op WHERE 1 = 1");
   if (op) {
     etk_strbuf_appends(&sql.text, " AND o.name = ");
     store_sql_param(&sql, store_text(op));
   }
+  /* the runs as a set the operators are looked up in: the planner then
+   * starts from operators_name when an operator is named */
+  etk_strbuf_appends(&sql.text,
+                     " AND o.run_id IN (SELECT r.id FROM runs r WHERE 1 = 1");
   rc = store_where_sql(st, where, &sql, err);
+  etk_strbuf_appendc(&sql.text, ')');
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, cmp_row, c, err);
   store_sql_free(&sql);

@@ -288,14 +288,18 @@ int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
   store_sql_t sql = {0};
   etk_strbuf_appends(
       &sql.text,
-      "SELECT r.id, r.added_at, (SELECT t.value FROM run_tags t WHERE "
-      "t.run_id = r.id AND t.key = 'commit'), s.duration, s.execution FROM "
-      "runs r JOIN operators o ON o.run_id = r.id JOIN samples s ON "
-      "s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
+      "SELECT o.run_id, (SELECT r2.added_at FROM runs r2 WHERE r2.id = "
+      "o.run_id), (SELECT t.value FROM run_tags t WHERE t.run_id = o.run_id "
+      "AND t.key = 'commit'), s.duration, s.execution FROM operators o JOIN "
+      "samples s ON s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
   trend_filter(kind, name, &sql);
+  /* the runs as a set: the planner starts from the operators' index */
+  etk_strbuf_appends(&sql.text,
+                     " AND o.run_id IN (SELECT r.id FROM runs r WHERE 1 = 1");
   int rc = store_where_sql(st, where, &sql, err);
+  etk_strbuf_appendc(&sql.text, ')');
   trend_ctx_t c = {out, -1, {0}, 0, -1, 0};
-  etk_strbuf_appends(&sql.text, " ORDER BY r.id, s.execution, o.op, s.k");
+  etk_strbuf_appends(&sql.text, " ORDER BY o.run_id, s.execution, o.op, s.k");
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, trend_row, &c, err);
   trend_finish(&c);

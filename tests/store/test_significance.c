@@ -53,6 +53,35 @@ ETK_TEST(hand_checked_case) {
   CHECK(fabs(etk_normal_quantile_two_sided(0.95) - 1.959964) < 1e-6);
 }
 
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The shift and interval are exact order statistics: the same as sorting
+ * all nx * ny differences, here with many ties (values rounded to 0.01). */
+ETK_TEST(order_statistics_match_sorting) {
+  enum { NX = 301, NY = 400 };
+  static double x[NX], y[NY], d[NX * NY];
+  uint64_t st = 42;
+  for (size_t i = 0; i < NX; i++)
+    x[i] = round(100 * (1.0 + 0.1 * store_dump_gauss(&st))) / 100;
+  for (size_t j = 0; j < NY; j++)
+    y[j] = round(100 * (1.03 + 0.1 * store_dump_gauss(&st))) / 100;
+  size_t n = 0;
+  for (size_t j = 0; j < NY; j++)
+    for (size_t i = 0; i < NX; i++) d[n++] = y[j] - x[i];
+  qsort(d, n, sizeof *d, cmp_d);
+  etk_shift_t s;
+  REQUIRE(etk_shift_estimate(x, NX, y, NY, 0.9, &s) == ETK_OK);
+  CHECK(s.shift == 0.5 * (d[n / 2 - 1] + d[n / 2]));
+  double z = etk_normal_quantile_two_sided(0.9);
+  size_t k =
+      (size_t)floor((double)n / 2 - z * sqrt((double)n * (NX + NY + 1) / 12.0));
+  CHECK(s.ci_low == d[k]);
+  CHECK(s.ci_high == d[n - 1 - k]);
+}
+
 ETK_TEST(benjamini_hochberg) {
   double q[N(ref_bh_p)];
   REQUIRE(etk_fdr_bh(ref_bh_p, N(ref_bh_p), q) == ETK_OK);
