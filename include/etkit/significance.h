@@ -97,6 +97,49 @@ etk_change_direction_t etk_change_classify(const etk_shift_t *s, double q,
                                            double *ci_low_pct,
                                            double *ci_high_pct);
 
+/* ------------------------------------------------ pooled comparisons
+ *
+ * Many comparisons at once, as `etkit store compare` and `etkit diff A...
+ * --vs B...` make them: samples arrive one by one with a key (an
+ * operator's identity, any bytes) and a side (0 baseline, 1 candidate);
+ * etk_pooled_compare then runs etk_shift_estimate for every key present on
+ * both sides, Benjamini-Hochberg over all of them, and the rule. */
+
+typedef struct etk_pooled etk_pooled_t;
+
+/* A new, empty pool (NULL when out of memory). */
+etk_pooled_t *etk_pooled_new(void);
+void etk_pooled_free(etk_pooled_t *p);
+
+/* Adds one sample (NaN is ignored by the comparison) for key[0..len) on
+ * `side` (0 or 1).  *id (may be NULL) receives the key's dense id (first
+ * insertion order).  ETK_E_NO_MEMORY, ETK_E_INVALID_ARGUMENT. */
+int etk_pooled_add(etk_pooled_t *p, int side, const void *key, size_t len,
+                   double sample, size_t *id);
+
+/* Keys added so far, and key `id` (NUL-terminated, owned by the pool). */
+size_t etk_pooled_count(const etk_pooled_t *p);
+const char *etk_pooled_key(const etk_pooled_t *p, size_t id, size_t *len);
+/* Samples of key `id` on `side`. */
+size_t etk_pooled_samples(const etk_pooled_t *p, size_t id, int side);
+
+/* One key compared. */
+typedef struct etk_pooled_change {
+  size_t id;         /* the key's id */
+  etk_shift_t shift; /* medians, shift, interval, U, p */
+  double q_value;    /* Benjamini-Hochberg over all compared keys */
+  double delta_pct, ci_low_pct, ci_high_pct; /* % of the baseline median */
+  int significant;
+  etk_change_direction_t direction;
+} etk_pooled_change_t;
+
+/* Compares every key with samples on both sides under `rule` (NULL =
+ * defaults).  *out (malloc'd, free() it) lists them significant first
+ * (largest slow-down first), then by |delta|, then by id; *count their
+ * number.  ETK_E_NO_MEMORY. */
+int etk_pooled_compare(const etk_pooled_t *p, const etk_change_rule_t *rule,
+                       etk_pooled_change_t **out, size_t *count);
+
 #ifdef __cplusplus
 }
 #endif
