@@ -32,6 +32,8 @@
 
 #include <stddef.h>
 
+#include "etkit/inspector_core.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -139,6 +141,38 @@ typedef struct etk_pooled_change {
  * number.  ETK_E_NO_MEMORY. */
 int etk_pooled_compare(const etk_pooled_t *p, const etk_change_rule_t *rule,
                        etk_pooled_change_t **out, size_t *count);
+
+/* ------------------------------------------------ sets of dumps
+ *
+ * `etkit diff A1 A2 ... --vs B1 B2 ...`: every timed event of the A dumps
+ * against the B dumps, keyed by (block name, event name, instruction id),
+ * all samples of a side pooled, compared with etk_pooled_compare. */
+
+typedef struct etk_dump_comparison {
+  etk_pooled_t *pool; /* keys "block\x1fname\x1finstruction id" */
+  etk_pooled_change_t *changes;
+  size_t count;
+} etk_dump_comparison_t;
+
+/* Compares a[0..na) (baseline) with b[0..nb) (candidate); `rule` may be
+ * NULL.  The inspectors are only read.  ETK_E_INVALID_ARGUMENT (an empty
+ * side), ETK_E_NO_MEMORY.  Free with etk_dump_comparison_free(). */
+int etk_dump_comparison_build(etk_inspector_t *const *a, size_t na,
+                              etk_inspector_t *const *b, size_t nb,
+                              const etk_change_rule_t *rule,
+                              etk_dump_comparison_t *out, etk_error_t *err);
+
+void etk_dump_comparison_free(etk_dump_comparison_t *c);
+
+/* Table/TSV/CSV/JSON rows: block, name, instruction_id, baseline,
+ * candidate (medians), delta_pct, ci_low, ci_high, p_value, q_value,
+ * significant, direction, baseline_samples, candidate_samples. */
+int etk_dump_comparison_render(const etk_dump_comparison_t *c,
+                               etk_inspect_format_t format,
+                               etk_render_sink_t *sink, etk_error_t *err);
+
+/* 1 when a significant slow-down is larger than pct percent. */
+int etk_dump_comparison_fails(const etk_dump_comparison_t *c, double pct);
 
 #ifdef __cplusplus
 }
