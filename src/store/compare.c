@@ -111,12 +111,8 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
     etk_strbuf_appends(&sql.text, " AND o.name = ");
     store_sql_param(&sql, store_text(op));
   }
-  /* the runs as a set the operators are looked up in: the planner then
-   * starts from operators_name when an operator is named */
-  etk_strbuf_appends(&sql.text,
-                     " AND o.run_id IN (SELECT r.id FROM runs r WHERE 1 = 1");
-  rc = store_where_sql(st, where, &sql, err);
-  etk_strbuf_appendc(&sql.text, ')');
+  etk_strbuf_appends(&sql.text, " AND");
+  rc = store_runs_in(st, "o.run_id", where, &sql, err);
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, cmp_row, c, err);
   store_sql_free(&sql);
@@ -264,14 +260,6 @@ int etk_store_comparison_table(const etk_store_comparison_t *c,
   return ETK_OK;
 }
 
-static void json_num(etk_json_t *j, const char *key, double v) {
-  etk_json_key(j, key);
-  if (isfinite(v))
-    etk_json_double(j, v);
-  else
-    etk_json_cstring(j, NULL);
-}
-
 int etk_store_comparison_json(const etk_store_comparison_t *c,
                               etk_render_sink_t *sink, etk_error_t *err) {
   (void)err;
@@ -300,13 +288,13 @@ int etk_store_comparison_json(const etk_store_comparison_t *c,
     etk_json_cstring(&j, ch->method);
     etk_json_key(&j, "source");
     etk_json_cstring(&j, ch->source);
-    json_num(&j, "baseline", ch->shift.baseline);
-    json_num(&j, "candidate", ch->shift.candidate);
-    json_num(&j, "delta_pct", ch->delta_pct);
-    json_num(&j, "ci_low", ch->ci_low_pct);
-    json_num(&j, "ci_high", ch->ci_high_pct);
-    json_num(&j, "p_value", ch->shift.p_value);
-    json_num(&j, "q_value", ch->q_value);
+    store_json_number(&j, "baseline", ch->shift.baseline);
+    store_json_number(&j, "candidate", ch->shift.candidate);
+    store_json_number(&j, "delta_pct", ch->delta_pct);
+    store_json_number(&j, "ci_low", ch->ci_low_pct);
+    store_json_number(&j, "ci_high", ch->ci_high_pct);
+    store_json_number(&j, "p_value", ch->shift.p_value);
+    store_json_number(&j, "q_value", ch->q_value);
     etk_json_key(&j, "significant");
     etk_json_bool(&j, ch->significant);
     etk_json_key(&j, "direction");
