@@ -15,7 +15,9 @@
  *                one database: every run present once, every sample there.
  *
  * Usage: bench_store [RUNS [WRITER_DUMPS]] (smaller numbers for a quick
- * look).  Dumps come from tests/store/store_dumps.c.
+ * look; ETKIT_BENCH_SCALE_ONLY=1 runs the scale case alone, and
+ * ETKIT_BENCH_KEEP=1 then keeps its database for EXPLAIN).  Dumps come from
+ * tests/store/store_dumps.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -154,29 +156,37 @@ static void bench_scale(const char *engine, const char *uri, size_t runs) {
          (double)runs / fill);
   etk_store_tag_t a = {"commit", "a"}, b = {"commit", "b"};
   etk_store_where_t wa = {&a, 1}, wb = {&b, 1};
-  double trend[5], cmp[5];
+  double trend[5], cmp[5], trend_cpu[5], cmp_cpu[5];
   size_t rows = 0, changes = 0;
   for (int k = 0; k < 5; k++) {
     etk_error_t err;
     etk_error_clear(&err);
     etk_store_table_t t;
     t0 = bench_wall_seconds();
+    double c0 = bench_cpu_seconds();
     etk_store_trend(st, ETK_STORE_TREND_OP, "op_100", NULL, &t, &err);
     trend[k] = bench_wall_seconds() - t0;
+    trend_cpu[k] = bench_cpu_seconds() - c0;
     rows = t.rows;
     etk_store_table_free(&t);
     etk_store_comparison_t c;
     t0 = bench_wall_seconds();
+    c0 = bench_cpu_seconds();
     if (etk_store_compare(st, &wa, &wb, "op_100", NULL, &c, &err) == ETK_OK) {
       changes = c.count;
       etk_store_comparison_free(&c);
     }
     cmp[k] = bench_wall_seconds() - t0;
+    cmp_cpu[k] = bench_cpu_seconds() - c0;
   }
-  printf("%s_trend_one_op_%zu_runs %.1f ms (%zu rows)\n", engine, runs,
-         median5(trend) * 1e3, rows);
-  printf("%s_compare_one_op_%zu_runs %.1f ms (%zu operators)\n", engine, runs,
-         median5(cmp) * 1e3, changes);
+  /* CPU: this process (SQLite runs inside it; PostgreSQL's server does
+   * not count) */
+  printf("%s_trend_one_op_%zu_runs %.1f ms (%zu rows; CPU here %.1f ms)\n",
+         engine, runs, median5(trend) * 1e3, rows, median5(trend_cpu) * 1e3);
+  printf(
+      "%s_compare_one_op_%zu_runs %.1f ms (%zu operators; CPU here %.1f "
+      "ms)\n",
+      engine, runs, median5(cmp) * 1e3, changes, median5(cmp_cpu) * 1e3);
   etk_store_close(st);
   struct stat sb;
   if (strncmp(uri, "postgres", 8) != 0 && stat(uri, &sb) == 0)
@@ -231,6 +241,11 @@ static void bench_writers(const char *engine, const char *uri, size_t per) {
 static void bench_engine(const char *engine, const char *(*uri)(const char *),
                          size_t runs, size_t per) {
   const char *u;
+  if (getenv("ETKIT_BENCH_SCALE_ONLY")) {
+    if ((u = uri("etk_bench_scale"))) bench_scale(engine, u, runs);
+    if (!getenv("ETKIT_BENCH_KEEP")) uri("etk_bench_scale");
+    return;
+  }
   /* each database is made fresh, and emptied again afterwards (calling
    * uri() again recreates it empty) */
   if ((u = uri("etk_bench_ingest"))) bench_ingest(engine, u);

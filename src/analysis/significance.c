@@ -9,9 +9,9 @@
  *   malloc'd block and sorts each side.  The ranks of the U test come from
  *   one merge of the two sorted sides (tie groups get their average rank,
  *   and sum(t^3 - t) over groups feeds the variance correction).  The
- *   shift needs every difference y_j - x_i: they go into a second block of
- *   at most ETK_SHIFT_MAX_PAIRS doubles, sorted once; its median and the
- *   two interval ends are order statistics of it.
+ *   shift and its interval are order statistics of the nx * ny differences
+ *   y_j - x_i, found without forming them: bisection on the value with a
+ *   two-pointer count of the differences below it (O(nx + ny) per step).
  *
  * INVARIANTS
  *   - Every statistic is computed from the samples as given (no outlier
@@ -19,8 +19,8 @@
  *     discarding data.
  *   - p is clipped to [0, 1]; with every value tied the variance is 0 and
  *     p is 1 (nothing can be concluded), never NaN.
- *   - A thinned side keeps evenly spaced order statistics of the sorted
- *     samples (its distribution), so the interval only gets wider.
+ *   - The order statistics are exact elements of the set of differences,
+ *     the values sorting all of them would give.
  */
 #include "etkit/significance.h"
 
@@ -30,10 +30,6 @@
 #include <string.h>
 
 #include "etkit/status.h"
-
-/* Sides above this many samples (when the product is too large) are thinned
- * to it: 2000 x 2000 = ETK_SHIFT_MAX_PAIRS. */
-#define THIN_SIDE 2000u
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -99,43 +95,64 @@ static void mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
   out->p_value = p > 1.0 ? 1.0 : (p < 0.0 ? 0.0 : p);
 }
 
-/* k evenly spaced order statistics of sorted v[0..n) into dst. */
-static void thin(const double *v, size_t n, size_t k, double *dst) {
-  for (size_t i = 0; i < k; i++)
-    dst[i] = v[(size_t)(((double)i + 0.5) * (double)n / (double)k)];
+/* Number of differences y_j - x_i <= t (x, y ascending): for each x_i
+ * the y_j <= x_i + t form a prefix that only grows with i. */
+static uint64_t count_at_most(const double *x, size_t nx, const double *y,
+                              size_t ny, double t) {
+  uint64_t count = 0;
+  size_t j = 0;
+  for (size_t i = 0; i < nx; i++) {
+    while (j < ny && y[j] - x[i] <= t) j++;
+    count += j;
+  }
+  return count;
 }
 
-static int hodges_lehmann(const double *x, size_t nx, const double *y,
-                          size_t ny, double confidence, etk_shift_t *out) {
-  size_t kx = nx, ky = ny;
-  if (kx > ETK_SHIFT_MAX_PAIRS / ky) {
-    if (ky <= THIN_SIDE)
-      kx = ETK_SHIFT_MAX_PAIRS / ky;
-    else if (kx <= THIN_SIDE)
-      ky = ETK_SHIFT_MAX_PAIRS / kx;
-    else
-      kx = ky = THIN_SIDE;
+/* The largest difference y_j - x_i that is <= t (one exists). */
+static double largest_at_most(const double *x, size_t nx, const double *y,
+                              size_t ny, double t) {
+  double best = -INFINITY;
+  size_t j = 0;
+  for (size_t i = 0; i < nx; i++) { /* as in count_at_most */
+    while (j < ny && y[j] - x[i] <= t) j++;
+    if (j && y[j - 1] - x[i] > best) best = y[j - 1] - x[i];
   }
-  size_t pairs = kx * ky;
-  double *d = malloc((pairs + kx + ky) * sizeof *d);
-  if (!d) return ETK_E_NO_MEMORY;
-  double *tx = d + pairs, *ty = tx + kx;
-  thin(x, nx, kx, tx);
-  thin(y, ny, ky, ty);
-  size_t k = 0;
-  for (size_t j = 0; j < ky; j++)
-    for (size_t i = 0; i < kx; i++) d[k++] = ty[j] - tx[i];
-  qsort(d, pairs, sizeof *d, cmp_double);
-  out->shift = median_sorted(d, pairs);
+  return best;
+}
+
+/* The k-th smallest (0-based) of the nx * ny differences, exactly, without
+ * forming them: bisect the value range until no double lies between the
+ * bounds, keeping count(<= lo) <= k < count(<= hi), then take the largest
+ * difference <= hi. */
+static double kth_difference(const double *x, size_t nx, const double *y,
+                             size_t ny, uint64_t k) {
+  double lo = y[0] - x[nx - 1], hi = y[ny - 1] - x[0];
+  if (count_at_most(x, nx, y, ny, lo) > k) return lo;
+  for (int it = 0; it < 2100; it++) {
+    double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    if (count_at_most(x, nx, y, ny, mid) > k)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return largest_at_most(x, nx, y, ny, hi);
+}
+
+static void hodges_lehmann(const double *x, size_t nx, const double *y,
+                           size_t ny, double confidence, etk_shift_t *out) {
+  uint64_t pairs = (uint64_t)nx * ny;
+  out->shift = kth_difference(x, nx, y, ny, pairs / 2);
+  if (pairs % 2 == 0)
+    out->shift =
+        0.5 * (out->shift + kth_difference(x, nx, y, ny, pairs / 2 - 1));
   double z = etk_normal_quantile_two_sided(confidence);
   double n = (double)pairs;
-  double c = floor(n / 2.0 - z * sqrt(n * ((double)(kx + ky) + 1.0) / 12.0));
-  size_t lo = c > 0.0 ? (size_t)c : 0;
+  double c = floor(n / 2.0 - z * sqrt(n * ((double)(nx + ny) + 1.0) / 12.0));
+  uint64_t lo = c > 0.0 ? (uint64_t)c : 0;
   if (lo > (pairs - 1) / 2) lo = (pairs - 1) / 2;
-  out->ci_low = d[lo];
-  out->ci_high = d[pairs - 1 - lo];
-  free(d);
-  return ETK_OK;
+  out->ci_low = kth_difference(x, nx, y, ny, lo);
+  out->ci_high = kth_difference(x, nx, y, ny, pairs - 1 - lo);
 }
 
 int etk_shift_estimate(const double *baseline, size_t nb,
@@ -163,9 +180,9 @@ int etk_shift_estimate(const double *baseline, size_t nb,
   out->baseline = median_sorted(x, nx);
   out->candidate = median_sorted(y, ny);
   mann_whitney(x, nx, y, ny, out);
-  int rc = hodges_lehmann(x, nx, y, ny, confidence, out);
+  hodges_lehmann(x, nx, y, ny, confidence, out);
   free(x);
-  return rc;
+  return ETK_OK;
 }
 
 typedef struct ranked {

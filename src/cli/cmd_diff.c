@@ -13,6 +13,7 @@
 #include "cli_args.h"
 #include "cli_link.h"
 #include "commands.h"
+#include "diff_sets.h"
 
 #define CMD "diff"
 
@@ -44,11 +45,19 @@ static const char *const usage_text =
     "  --target_time_scale UNIT    unit of the reported times (ms)\n"
     "  --clock-hz HZ               convert cycles to time\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
-    "  -h, --help                  this help\n";
+    "  -h, --help                  this help\n"
+    "\n"
+    "etkit diff A1.etdp A2.etdp ... --vs B1.etdp B2.etdp ...: several runs\n"
+    "per side, compared with medians, the Hodges-Lehmann delta and its 95 %\n"
+    "interval, Mann-Whitney p and Benjamini-Hochberg q (docs/store.md);\n"
+    "--format, -o, --threshold PCT (2), --fail-above PCT (exit 3) apply.\n";
 
 typedef struct diff_cli {
   const char *path[2];
   size_t npaths;
+  const char *sides[2][DIFF_SETS_MAX]; /* A... --vs B... (diff_sets.c) */
+  size_t nsides[2];
+  int vs;
   const char *output, *etrecord[2];
   double fail_above;
   int has_fail_above;
@@ -67,6 +76,7 @@ enum {
   OPT_FAIL_ABOVE,
   OPT_ALL_ROWS,
   OPT_JSON_INDENT,
+  OPT_VS,
 };
 
 static const etk_cli_option_t options[] = {
@@ -81,6 +91,7 @@ static const etk_cli_option_t options[] = {
     {"all_rows", 0, ETK_CLI_NO_VALUE, OPT_ALL_ROWS, 0},
     ETK_CLI_TIME_OPTIONS,
     {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+    {"vs", 0, ETK_CLI_NO_VALUE, OPT_VS, 0},
 };
 
 /* A value >= 0 (a percentage or a delta); 0 or an exit status. */
@@ -104,10 +115,14 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   if (t) return t < 0 ? 2 : 0;
   switch (id) {
     case ETK_CLI_POSITIONAL:
-      if (c->npaths == 2)
-        return etk_cli_usage(CMD, "unexpected argument '%s' (two ETDumps only)",
-                             v);
-      c->path[c->npaths++] = v;
+      if (c->nsides[c->vs] == DIFF_SETS_MAX)
+        return etk_cli_usage(CMD, "too many ETDumps ('%s')", v);
+      c->sides[c->vs][c->nsides[c->vs]++] = v;
+      if (!c->vs && c->npaths < 2) c->path[c->npaths] = v;
+      if (!c->vs) c->npaths++;
+      return 0;
+    case OPT_VS:
+      c->vs = 1;
       return 0;
     case OPT_FORMAT:
       return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
@@ -145,7 +160,10 @@ static int parse_args(int argc, char **argv, diff_cli_t *c) {
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
                          argv, apply_option, c);
   if (rc) return rc;
-  if (c->npaths != 2)
+  if (c->vs && (!c->nsides[0] || !c->nsides[1]))
+    return etk_cli_usage(CMD, "%s",
+                         "A... --vs B... needs ETDumps on both sides");
+  if (!c->vs && c->npaths != 2)
     return etk_cli_usage(CMD, "%s", "two ETDumps are required: A.etdp B.etdp");
   if (etk_cli_time_check(CMD, &c->io)) return 1;
   if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
@@ -198,6 +216,11 @@ int etk_cmd_diff(int argc, char **argv) {
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;
   if (prc > 0) return prc;
+  if (c.vs)
+    return cli_diff_sets(c.sides[0], c.nsides[0], c.sides[1], c.nsides[1],
+                         &c.io, c.ro.format, c.output,
+                         c.ro.threshold_pct > 0 ? c.ro.threshold_pct : -1,
+                         c.has_fail_above ? c.fail_above : -1);
   c.ro.label_a = c.path[0];
   c.ro.label_b = c.path[1];
   etk_error_t err;

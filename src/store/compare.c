@@ -4,36 +4,34 @@
  *
  * DATA LAYOUT
  *   An operator is identified across runs by (method, name, instruction
- *   id): the key string "method\x1fname\x1fid" maps through one etk_hash_t
- *   to a dense id, and op_t[id] keeps its descriptive columns and the raw
- *   samples of each side (every sample of every selected run, pooled).
- *   Both sides stream through the same row callback, side 0 then side 1.
+ *   id): the key "method\x1fname\x1fid" goes into an etk_pooled_t with
+ *   every raw sample of every selected run of its side, and op_t[id]
+ *   keeps its descriptive columns.  Both sides stream through the same row
+ *   callback, side 0 then side 1.
  *
  * STATISTICS
- *   For each operator present on both sides: etk_shift_estimate (medians,
- *   Hodges-Lehmann shift and interval, Mann-Whitney p); then one
- *   Benjamini-Hochberg pass over all of the comparison's p-values; then
- *   etk_change_classify (significant AND at least rule->min_pct).  The
- *   result lists significant changes first (largest slow-down first), then
- *   the rest by |delta|.
+ *   etk_pooled_compare (etkit/significance.h): per operator present on
+ *   both sides the medians, Hodges-Lehmann shift and interval and the
+ *   Mann-Whitney p; Benjamini-Hochberg over all of them; significant AND
+ *   at least rule->min_pct.  Significant changes first (largest slow-down
+ *   first), then the rest by |delta|.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/hash.h"
 #include "store_internal.h"
 
+/* What a compared operator shows besides its numbers (first row seen). */
 typedef struct op {
   char *method, *name, *op_type, *module, *source;
   int64_t instruction_id;
-  store_doubles_t side[2];
 } op_t;
 
 typedef struct cmp_ctx {
-  etk_hash_t keys;
-  op_t *ops;
+  etk_pooled_t *pool;
+  op_t *ops; /* by pool id */
   size_t cap;
   int side;
   etk_strbuf_t key;
@@ -45,37 +43,39 @@ static char *dup_or_null(const store_row_t *row, int col) {
                                      : strdup(row->ops->get_text(row, col));
 }
 
+/* Keeps the descriptive columns of a key seen for the first time. */
+static int describe(cmp_ctx_t *c, size_t id, const store_row_t *row) {
+  const store_engine_ops_t *o = row->ops;
+  while (id >= c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 64;
+    op_t *p = realloc(c->ops, cap * sizeof *p);
+    if (!p) return ETK_E_NO_MEMORY;
+    memset(p + c->cap, 0, (cap - c->cap) * sizeof *p);
+    c->ops = p;
+    c->cap = cap;
+  }
+  op_t *op = &c->ops[id];
+  if (op->name) return ETK_OK;
+  op->method = strdup(o->get_text(row, 0));
+  op->name = strdup(o->get_text(row, 1));
+  op->instruction_id = o->get_int(row, 2);
+  op->op_type = dup_or_null(row, 3);
+  op->module = dup_or_null(row, 4);
+  op->source = dup_or_null(row, 6);
+  return op->method && op->name ? ETK_OK : ETK_E_NO_MEMORY;
+}
+
 static int cmp_row(void *ctx, const store_row_t *row) {
   cmp_ctx_t *c = ctx;
   const store_engine_ops_t *o = row->ops;
   etk_strbuf_clear(&c->key);
   etk_strbuf_printf(&c->key, "%s\x1f%s\x1f%lld", o->get_text(row, 0),
                     o->get_text(row, 1), (long long)o->get_int(row, 2));
-  uint32_t id;
-  bool is_new = false;
+  size_t id;
+  double v = o->is_null(row, 5) ? NAN : o->get_real(row, 5);
   if (c->key.failed ||
-      etk_hash_put(&c->keys, c->key.data, c->key.len, &id, &is_new) != ETK_OK)
-    return c->failed = ETK_E_NO_MEMORY;
-  if (is_new) {
-    if (id >= c->cap) {
-      size_t cap = c->cap ? c->cap * 2 : 64;
-      op_t *p = realloc(c->ops, cap * sizeof *p);
-      if (!p) return c->failed = ETK_E_NO_MEMORY;
-      c->ops = p;
-      c->cap = cap;
-    }
-    op_t *op = &c->ops[id];
-    memset(op, 0, sizeof *op);
-    op->method = strdup(o->get_text(row, 0));
-    op->name = strdup(o->get_text(row, 1));
-    op->instruction_id = o->get_int(row, 2);
-    op->op_type = dup_or_null(row, 3);
-    op->module = dup_or_null(row, 4);
-    op->source = dup_or_null(row, 6);
-    if (!op->method || !op->name) return c->failed = ETK_E_NO_MEMORY;
-  }
-  if (!o->is_null(row, 5) &&
-      !store_doubles_push(&c->ops[id].side[c->side], o->get_real(row, 5)))
+      etk_pooled_add(c->pool, c->side, c->key.data, c->key.len, v, &id) ||
+      describe(c, id, row))
     return c->failed = ETK_E_NO_MEMORY;
   return 0;
 }
@@ -104,15 +104,15 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
   etk_strbuf_appends(
       &sql.text,
       "SELECT b.name, o.name, o.instruction_id, o.op_type, o.module, "
-      "s.duration, o.source FROM runs r JOIN operators o ON o.run_id = r.id "
-      "JOIN "
-      "blocks b ON b.run_id = o.run_id AND b.block = o.block JOIN samples s "
-      "ON s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
+      "s.duration, o.source FROM operators o JOIN blocks b ON b.run_id = "
+      "o.run_id AND b.block = o.block JOIN samples s ON s.run_id = o.run_id "
+      "AND s.op = o.op WHERE 1 = 1");
   if (op) {
     etk_strbuf_appends(&sql.text, " AND o.name = ");
     store_sql_param(&sql, store_text(op));
   }
-  rc = store_where_sql(st, where, &sql, err);
+  etk_strbuf_appends(&sql.text, " AND");
+  rc = store_runs_in(st, "o.run_id", where, &sql, err);
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, cmp_row, c, err);
   store_sql_free(&sql);
@@ -121,38 +121,26 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
   return rc;
 }
 
-static int cmp_change(const void *a, const void *b) {
-  const etk_store_change_t *x = a, *y = b;
-  if (x->significant != y->significant) return y->significant - x->significant;
-  double dx = x->significant ? x->delta_pct : fabs(x->delta_pct);
-  double dy = y->significant ? y->delta_pct : fabs(y->delta_pct);
-  if (isnan(dx) || isnan(dy)) return isnan(dx) - isnan(dy);
-  if (dx != dy) return dx < dy ? 1 : -1;
-  return strcmp(x->name, y->name);
-}
-
-/* Moves the operators present on both sides into out->changes. */
+/* Moves the pool's comparison into out->changes. */
 static int build_changes(cmp_ctx_t *c, const etk_change_rule_t *rule,
                          etk_store_comparison_t *out) {
-  size_t n = etk_hash_count(&c->keys);
+  etk_pooled_change_t *pc = NULL;
+  size_t n = 0;
+  int rc = etk_pooled_compare(c->pool, rule, &pc, &n);
   out->changes = calloc(n ? n : 1, sizeof *out->changes);
-  double *p = malloc((n ? n : 1) * sizeof *p);
-  if (!out->changes || !p) {
-    free(p);
+  if (rc || !out->changes) {
+    free(pc);
     return ETK_E_NO_MEMORY;
   }
+  for (size_t i = 0; i < etk_pooled_count(c->pool); i++) {
+    size_t nb = etk_pooled_samples(c->pool, i, 0);
+    size_t nc = etk_pooled_samples(c->pool, i, 1);
+    out->only_baseline += nb && !nc;
+    out->only_candidate += nc && !nb;
+  }
   for (size_t i = 0; i < n; i++) {
-    op_t *op = &c->ops[i];
-    if (!op->side[0].count || !op->side[1].count) {
-      if (op->side[0].count) out->only_baseline++;
-      if (op->side[1].count) out->only_candidate++;
-      continue;
-    }
-    etk_store_change_t *ch = &out->changes[out->count];
-    if (etk_shift_estimate(op->side[0].items, op->side[0].count,
-                           op->side[1].items, op->side[1].count,
-                           rule->confidence, &ch->shift) != ETK_OK)
-      continue; /* no finite sample on a side */
+    etk_store_change_t *ch = &out->changes[i];
+    op_t *op = &c->ops[pc[i].id];
     ch->method = op->method;
     ch->name = op->name;
     ch->op_type = op->op_type;
@@ -160,33 +148,29 @@ static int build_changes(cmp_ctx_t *c, const etk_change_rule_t *rule,
     ch->source = op->source;
     ch->instruction_id = op->instruction_id;
     op->method = op->name = op->op_type = op->module = op->source = NULL;
-    p[out->count++] = ch->shift.p_value;
+    ch->shift = pc[i].shift;
+    ch->q_value = pc[i].q_value;
+    ch->delta_pct = pc[i].delta_pct;
+    ch->ci_low_pct = pc[i].ci_low_pct;
+    ch->ci_high_pct = pc[i].ci_high_pct;
+    ch->significant = pc[i].significant;
+    ch->direction = pc[i].direction;
   }
-  int rc = etk_fdr_bh(p, out->count, p);
-  for (size_t i = 0; rc == ETK_OK && i < out->count; i++) {
-    etk_store_change_t *ch = &out->changes[i];
-    ch->q_value = p[i];
-    ch->direction =
-        etk_change_classify(&ch->shift, p[i], rule, &ch->significant,
-                            &ch->delta_pct, &ch->ci_low_pct, &ch->ci_high_pct);
-  }
-  free(p);
-  qsort(out->changes, out->count, sizeof *out->changes, cmp_change);
-  return rc;
+  out->count = n;
+  free(pc);
+  return ETK_OK;
 }
 
 static void free_ctx(cmp_ctx_t *c) {
-  for (size_t i = 0; i < etk_hash_count(&c->keys); i++) {
+  for (size_t i = 0; i < c->cap; i++) {
     free(c->ops[i].method);
     free(c->ops[i].name);
     free(c->ops[i].op_type);
     free(c->ops[i].module);
     free(c->ops[i].source);
-    free(c->ops[i].side[0].items);
-    free(c->ops[i].side[1].items);
   }
   free(c->ops);
-  etk_hash_free(&c->keys);
+  etk_pooled_free(c->pool);
   etk_strbuf_free(&c->key);
 }
 
@@ -203,7 +187,8 @@ int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
   }
   cmp_ctx_t c;
   memset(&c, 0, sizeof c);
-  etk_hash_init(&c.keys);
+  if (!(c.pool = etk_pooled_new()))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   int rc = load_side(st, baseline, op, &c, &out->baseline_runs, err);
   c.side = 1;
   if (rc == ETK_OK)
@@ -275,14 +260,6 @@ int etk_store_comparison_table(const etk_store_comparison_t *c,
   return ETK_OK;
 }
 
-static void json_num(etk_json_t *j, const char *key, double v) {
-  etk_json_key(j, key);
-  if (isfinite(v))
-    etk_json_double(j, v);
-  else
-    etk_json_cstring(j, NULL);
-}
-
 int etk_store_comparison_json(const etk_store_comparison_t *c,
                               etk_render_sink_t *sink, etk_error_t *err) {
   (void)err;
@@ -311,13 +288,13 @@ int etk_store_comparison_json(const etk_store_comparison_t *c,
     etk_json_cstring(&j, ch->method);
     etk_json_key(&j, "source");
     etk_json_cstring(&j, ch->source);
-    json_num(&j, "baseline", ch->shift.baseline);
-    json_num(&j, "candidate", ch->shift.candidate);
-    json_num(&j, "delta_pct", ch->delta_pct);
-    json_num(&j, "ci_low", ch->ci_low_pct);
-    json_num(&j, "ci_high", ch->ci_high_pct);
-    json_num(&j, "p_value", ch->shift.p_value);
-    json_num(&j, "q_value", ch->q_value);
+    store_json_number(&j, "baseline", ch->shift.baseline);
+    store_json_number(&j, "candidate", ch->shift.candidate);
+    store_json_number(&j, "delta_pct", ch->delta_pct);
+    store_json_number(&j, "ci_low", ch->ci_low_pct);
+    store_json_number(&j, "ci_high", ch->ci_high_pct);
+    store_json_number(&j, "p_value", ch->shift.p_value);
+    store_json_number(&j, "q_value", ch->q_value);
     etk_json_key(&j, "significant");
     etk_json_bool(&j, ch->significant);
     etk_json_key(&j, "direction");

@@ -66,11 +66,11 @@ typedef struct store_engine_ops {
    * go to fn (may be NULL).  ETK_E_IO with err set on a database error. */
   int (*query)(void *conn, const char *sql, const store_value_t *params,
                size_t n, store_row_fn fn, void *ctx, etk_error_t *err);
-  /* Inserts rows x cols values (row-major) with "<prefix>($1, ..., $cols)"
-   * (prefix: "INSERT INTO t (a, b) VALUES "), the way the engine does it
-   * fastest: SQLite steps one prepared single-row statement per row,
-   * PostgreSQL sends multi-row statements.  ETK_E_IO on a database error. */
-  int (*insert_rows)(void *conn, const char *prefix, size_t cols,
+  /* Inserts rows x cols values (row-major) into `target` ("table (a, b)",
+   * cols names), the way the engine does it fastest: SQLite steps one
+   * prepared INSERT per row, PostgreSQL streams one COPY.  ETK_E_IO on a
+   * database error. */
+  int (*insert_rows)(void *conn, const char *target, size_t cols,
                      const store_value_t *values, size_t rows,
                      etk_error_t *err);
   /* Starts a write transaction (SQLite: BEGIN IMMEDIATE, so writers queue

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/render.h"
+
 /* pg_advisory_xact_lock key of the schema: "etkstore" in ASCII. */
 #define SCHEMA_LOCK_KEY "7310593858889904741"
 
@@ -99,25 +101,68 @@ static int pg_exec(PGconn *c, const char *sql, etk_error_t *err) {
   return pg_query(c, sql, NULL, 0, NULL, NULL, err);
 }
 
-/* One multi-row INSERT: "(... $1 .. $cols), (...)" built from the counts
- * alone. */
-static int pg_insert_rows(void *conn, const char *prefix, size_t cols,
+/* Appends one value in COPY's text format: \N for NULL, backslash escapes
+ * for the delimiter, line ends and backslashes. */
+static void copy_value(etk_strbuf_t *b, const store_value_t *v) {
+  switch (v->kind) {
+    case STORE_INT:
+      etk_strbuf_printf(b, "%lld", (long long)v->i);
+      break;
+    case STORE_REAL:
+      etk_strbuf_printf(b, "%.17g", v->f);
+      break;
+    case STORE_TEXT:
+      for (const char *p = v->s; *p; p++) {
+        if (*p == '\\' || *p == '\t' || *p == '\n' || *p == '\r') {
+          etk_strbuf_appendc(b, '\\');
+          etk_strbuf_appendc(b, *p == '\t'   ? 't'
+                                : *p == '\n' ? 'n'
+                                : *p == '\r' ? 'r'
+                                             : '\\');
+        } else {
+          etk_strbuf_appendc(b, *p);
+        }
+      }
+      break;
+    default:
+      etk_strbuf_appends(b, "\\N");
+      break;
+  }
+}
+
+/* COPY target FROM STDIN with every row in one message. */
+static int pg_insert_rows(void *conn, const char *target, size_t cols,
                           const store_value_t *values, size_t rows,
                           etk_error_t *err) {
-  size_t cap = strlen(prefix) + rows * cols * 10 + rows * 4 + 1, len = 0;
-  char *sql = malloc(cap);
-  if (!sql)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  len = (size_t)snprintf(sql, cap, "%s", prefix);
-  size_t n = 0;
-  for (size_t r = 0; r < rows; r++) {
-    len += (size_t)snprintf(sql + len, cap - len, r ? ", (" : "(");
-    for (size_t c = 0; c < cols; c++)
-      len += (size_t)snprintf(sql + len, cap - len, c ? ", $%zu" : "$%zu", ++n);
-    len += (size_t)snprintf(sql + len, cap - len, ")");
+  PGconn *c = conn;
+  etk_strbuf_t data = {0};
+  for (size_t r = 0; r < rows; r++)
+    for (size_t k = 0; k < cols; k++) {
+      copy_value(&data, &values[r * cols + k]);
+      etk_strbuf_appendc(&data, k + 1 < cols ? '\t' : '\n');
+    }
+  char sql[512];
+  snprintf(sql, sizeof sql, "COPY %s FROM STDIN", target);
+  int rc = ETK_OK;
+  PGresult *res = data.failed ? NULL : PQexec(c, sql);
+  if (!res || PQresultStatus(res) != PGRES_COPY_IN) {
+    rc = data.failed ? etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                                     "out of memory")
+                     : pg_fail(c, res, err, "COPY failed");
+    PQclear(res);
+    etk_strbuf_free(&data);
+    return rc;
   }
-  int rc = pg_query(conn, sql, values, n, NULL, NULL, err);
-  free(sql);
+  PQclear(res);
+  if (PQputCopyData(c, data.data ? data.data : "", (int)data.len) != 1 ||
+      PQputCopyEnd(c, NULL) != 1)
+    rc = pg_fail(c, NULL, err, "COPY failed");
+  etk_strbuf_free(&data);
+  while ((res = PQgetResult(c)) != NULL) {
+    if (rc == ETK_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
+      rc = pg_fail(c, res, err, "COPY failed");
+    PQclear(res);
+  }
   return rc;
 }
 

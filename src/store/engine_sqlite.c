@@ -133,12 +133,13 @@ static int sq_query(void *conn, const char *sql, const store_value_t *params,
   return out;
 }
 
-static int sq_insert_rows(void *conn, const char *prefix, size_t cols,
+static int sq_insert_rows(void *conn, const char *target, size_t cols,
                           const store_value_t *values, size_t rows,
                           etk_error_t *err) {
   sqlite_conn_t *c = conn;
   char sql[1024];
-  size_t n = (size_t)snprintf(sql, sizeof sql, "%s(", prefix);
+  size_t n =
+      (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (", target);
   for (size_t i = 0; i < cols && n < sizeof sql; i++)
     n +=
         (size_t)snprintf(sql + n, sizeof sql - n, i ? ", $%zu" : "$%zu", i + 1);

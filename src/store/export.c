@@ -95,14 +95,6 @@ static const char *const export_cols[] = {
     "min",    "max"};
 #define EXPORT_COLS 18
 
-static void json_num(etk_json_t *j, const char *key, double v) {
-  etk_json_key(j, key);
-  if (isfinite(v))
-    etk_json_double(j, v);
-  else
-    etk_json_cstring(j, NULL);
-}
-
 static void emit_flat(export_ctx_t *c, const store_summary_t *s) {
   char when[32], num[32];
   store_format_time(c->added, when, sizeof when);
@@ -152,7 +144,8 @@ static void emit_flat(export_ctx_t *c, const store_summary_t *s) {
   }
   etk_json_key(j, "samples");
   etk_json_uint(j, s->count);
-  for (int i = 0; i < 4; i++) json_num(j, export_cols[14 + i], stats[i]);
+  for (int i = 0; i < 4; i++)
+    store_json_number(j, export_cols[14 + i], stats[i]);
   etk_json_end_object(j);
 }
 
@@ -211,7 +204,7 @@ static void emit_v3(export_ctx_t *c, const store_summary_t *s) {
   etk_json_cstring(j, c->op_type);
   etk_json_key(j, "module");
   etk_json_cstring(j, c->module);
-  json_num(j, "median", s->median);
+  store_json_number(j, "median", s->median);
   etk_json_end_object(j);
   etk_json_end_object(j);
   etk_json_key(j, "runners");
@@ -286,10 +279,9 @@ static int run_export(etk_store_t *st, const etk_store_where_t *where,
                       export_ctx_t *c, etk_error_t *err) {
   store_sql_t sql = {0};
   etk_strbuf_appends(&sql.text,
-                     "SELECT t.run_id, t.key, t.value FROM run_tags t WHERE "
-                     "t.run_id IN (SELECT r.id FROM runs r WHERE 1 = 1");
-  int rc = store_where_sql(st, where, &sql, err);
-  etk_strbuf_appends(&sql.text, ") ORDER BY t.run_id, t.key");
+                     "SELECT t.run_id, t.key, t.value FROM run_tags t WHERE");
+  int rc = store_runs_in(st, "t.run_id", where, &sql, err);
+  etk_strbuf_appends(&sql.text, " ORDER BY t.run_id, t.key");
   if (rc == ETK_OK)
     rc =
         store_q(st, sql.text.data, sql.params, sql.count, tag_item_row, c, err);

@@ -30,14 +30,13 @@
 #include "etkit/memory_plan.h"
 #include "store_internal.h"
 
-/* Rows per INSERT: 500 x 6 values stays far below both engines' limits on
- * bound parameters (SQLite 32766, PostgreSQL 65535). */
-#define BATCH_ROWS 500
+/* Rows handed to the engine at once (one COPY for PostgreSQL). */
+#define BATCH_ROWS 2000
 #define BATCH_MAX_COLS 11
 
 typedef struct batch {
   etk_store_t *st;
-  const char *prefix; /* "INSERT INTO t (a, b) VALUES " */
+  const char *target; /* "table (a, b)" */
   size_t cols, rows;
   store_value_t vals[BATCH_ROWS * BATCH_MAX_COLS];
   char *owned[BATCH_ROWS * BATCH_MAX_COLS];
@@ -47,7 +46,7 @@ typedef struct batch {
 static int batch_flush(batch_t *b, etk_error_t *err) {
   int rc = ETK_OK;
   if (b->rows)
-    rc = b->st->ops->insert_rows(b->st->conn, b->prefix, b->cols, b->vals,
+    rc = b->st->ops->insert_rows(b->st->conn, b->target, b->cols, b->vals,
                                  b->rows, err);
   for (size_t i = 0; i < b->owned_count; i++) free(b->owned[i]);
   b->owned_count = 0;
@@ -55,10 +54,10 @@ static int batch_flush(batch_t *b, etk_error_t *err) {
   return rc;
 }
 
-static void batch_start(batch_t *b, etk_store_t *st, const char *prefix,
+static void batch_start(batch_t *b, etk_store_t *st, const char *target,
                         size_t cols) {
   b->st = st;
-  b->prefix = prefix;
+  b->target = target;
   b->cols = cols;
   b->rows = 0;
 }
@@ -135,8 +134,7 @@ static int insert_run(ingest_t *in, const char *digest, size_t file_size,
 }
 
 static int insert_tags(ingest_t *in, etk_error_t *err) {
-  batch_start(in->b, in->st,
-              "INSERT INTO run_tags (run_id, key, value) VALUES ", 3);
+  batch_start(in->b, in->st, "run_tags (run_id, key, value)", 3);
   const etk_store_add_options_t *o = in->opt;
   for (size_t i = 0; i < o->tag_count; i++) {
     int later = 0; /* the last of equal keys wins */
@@ -152,9 +150,7 @@ static int insert_tags(ingest_t *in, etk_error_t *err) {
 }
 
 static int insert_blocks(ingest_t *in, etk_error_t *err) {
-  batch_start(in->b, in->st,
-              "INSERT INTO blocks (run_id, block, name, method, executions) "
-              "VALUES ",
+  batch_start(in->b, in->st, "blocks (run_id, block, name, method, executions)",
               5);
   for (size_t i = 0; i < in->blocks; i++) {
     etk_inspector_block_t blk;
@@ -218,9 +214,8 @@ static int insert_operator(ingest_t *in, size_t e, int64_t op,
 
 static int insert_operators(ingest_t *in, etk_error_t *err) {
   batch_start(in->b, in->st,
-              "INSERT INTO operators (run_id, op, block, name, op_type, "
-              "instruction_id, delegate, is_delegated, module, source, "
-              "samples) VALUES ",
+              "operators (run_id, op, block, name, op_type, instruction_id, "
+              "delegate, is_delegated, module, source, samples)",
               11);
   int64_t op = 0;
   for (size_t e = 0; e < etk_inspector_event_count(in->insp); e++) {
@@ -235,10 +230,7 @@ static int insert_operators(ingest_t *in, etk_error_t *err) {
 }
 
 static int insert_samples(ingest_t *in, etk_error_t *err) {
-  batch_start(in->b, in->st,
-              "INSERT INTO samples (run_id, op, k, execution, duration) "
-              "VALUES ",
-              5);
+  batch_start(in->b, in->st, "samples (run_id, op, k, execution, duration)", 5);
   int64_t op = 0;
   for (size_t e = 0; e < etk_inspector_event_count(in->insp); e++) {
     etk_inspector_event_t ev;
@@ -263,8 +255,8 @@ static int insert_samples(ingest_t *in, etk_error_t *err) {
 static int insert_plan(ingest_t *in, etk_error_t *err) {
   if (!in->plan) return ETK_OK;
   batch_start(in->b, in->st,
-              "INSERT INTO memory_plan (run_id, method, mem_id, size, "
-              "peak_bytes, tensors) VALUES ",
+              "memory_plan (run_id, method, mem_id, size, peak_bytes, "
+              "tensors)",
               6);
   for (size_t i = 0; i < in->plan->buffer_count; i++) {
     const etk_memory_plan_buffer_t *buf = &in->plan->buffers[i];

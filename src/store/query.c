@@ -98,10 +98,9 @@ int etk_store_runs(etk_store_t *st, const etk_store_where_t *where,
   if (rc == ETK_OK && out->rows) {
     store_sql_t tags = {0};
     etk_strbuf_appends(&tags.text,
-                       "SELECT t.run_id, t.key, t.value FROM run_tags t WHERE "
-                       "t.run_id IN (SELECT r.id FROM runs r WHERE 1 = 1");
-    rc = store_where_sql(st, where, &tags, err);
-    etk_strbuf_appends(&tags.text, ") ORDER BY t.run_id, t.key");
+                       "SELECT t.run_id, t.key, t.value FROM run_tags t WHERE");
+    rc = store_runs_in(st, "t.run_id", where, &tags, err);
+    etk_strbuf_appends(&tags.text, " ORDER BY t.run_id, t.key");
     if (rc == ETK_OK)
       rc = store_q(st, tags.text.data, tags.params, tags.count, tag_row, &c,
                    err);
@@ -288,14 +287,15 @@ int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
   store_sql_t sql = {0};
   etk_strbuf_appends(
       &sql.text,
-      "SELECT r.id, r.added_at, (SELECT t.value FROM run_tags t WHERE "
-      "t.run_id = r.id AND t.key = 'commit'), s.duration, s.execution FROM "
-      "runs r JOIN operators o ON o.run_id = r.id JOIN samples s ON "
-      "s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
+      "SELECT o.run_id, (SELECT r2.added_at FROM runs r2 WHERE r2.id = "
+      "o.run_id), (SELECT t.value FROM run_tags t WHERE t.run_id = o.run_id "
+      "AND t.key = 'commit'), s.duration, s.execution FROM operators o JOIN "
+      "samples s ON s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
   trend_filter(kind, name, &sql);
-  int rc = store_where_sql(st, where, &sql, err);
+  etk_strbuf_appends(&sql.text, " AND");
+  int rc = store_runs_in(st, "o.run_id", where, &sql, err);
   trend_ctx_t c = {out, -1, {0}, 0, -1, 0};
-  etk_strbuf_appends(&sql.text, " ORDER BY r.id, s.execution, o.op, s.k");
+  etk_strbuf_appends(&sql.text, " ORDER BY o.run_id, s.execution, o.op, s.k");
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, trend_row, &c, err);
   trend_finish(&c);

@@ -29,6 +29,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -385,4 +386,22 @@ int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
   return store_sql_ok(sql) ? ETK_OK
                            : etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                                            "out of memory");
+}
+
+int store_runs_in(etk_store_t *st, const char *column,
+                  const etk_store_where_t *where, store_sql_t *sql,
+                  etk_error_t *err) {
+  etk_strbuf_printf(&sql->text, " %s IN (SELECT r.id FROM runs r WHERE 1 = 1",
+                    column);
+  int rc = store_where_sql(st, where, sql, err);
+  etk_strbuf_appendc(&sql->text, ')');
+  return rc;
+}
+
+void store_json_number(etk_json_t *j, const char *key, double v) {
+  etk_json_key(j, key);
+  if (isfinite(v))
+    etk_json_double(j, v);
+  else
+    etk_json_cstring(j, NULL);
 }

@@ -46,6 +46,16 @@ bool store_sql_ok(const store_sql_t *s);
 int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
                     store_sql_t *sql, etk_error_t *err);
 
+/* Appends " <column> IN (SELECT r.id FROM runs r WHERE <where>)": the
+ * selected runs as a set, so the planner starts from the other table's
+ * index (operators_name for an operator, run_tags' key for tags). */
+int store_runs_in(etk_store_t *st, const char *column,
+                  const etk_store_where_t *where, store_sql_t *sql,
+                  etk_error_t *err);
+
+/* "key": v, or null when v is not finite (NaN, infinity). */
+void store_json_number(etk_json_t *j, const char *key, double v);
+
 /* Result-table building: store_table_init sets the headers; each
  * store_table_row appends a row of cells set to None and returns it (NULL
  * when out of memory); text setters copy. */

@@ -93,6 +93,17 @@ case $db in
     ;;
 esac
 
+# etkit diff with several dumps per side uses the same engine
+expect 3 "$etkit" diff "$work/a1.etdp" "$work/a2.etdp" "$work/a3.etdp" "$work/a4.etdp" \
+  "$work/a5.etdp" --vs "$work/b1.etdp" "$work/b2.etdp" "$work/b3.etdp" "$work/b4.etdp" \
+  "$work/b5.etdp" --fail-above 5 --format csv
+contains "Execute,op_007,7,"
+[ "$(grep -c ',True,slower,' "$work/out")" = 1 ] || fail "diff --vs: not exactly op_007 flagged"
+expect 0 "$etkit" diff "$work/a1.etdp" "$work/a2.etdp" --vs "$work/a3.etdp" "$work/a4.etdp" \
+  --fail-above 5 --format json
+contains '"direction": "same"'
+expect 2 "$etkit" diff "$work/a1.etdp" --vs
+
 # bad input: one line, non-zero exit, the database unchanged
 before=$("$etkit" store export "$db" --format csv | cksum)
 expect 1 "$etkit" store add "$db" "$work/damaged.etdp"

@@ -4,6 +4,7 @@ Python standard library give for them, computed independently of
 src/analysis/significance.c (ranks by numpy sorting, the normal quantile by
 statistics.NormalDist, p by math.erfc).  Run from this folder:
     /usr/bin/python3 make_significance_reference.py > significance_reference.h
+    clang-format -i significance_reference.h
 """
 import math
 import statistics

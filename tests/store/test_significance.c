@@ -53,6 +53,35 @@ ETK_TEST(hand_checked_case) {
   CHECK(fabs(etk_normal_quantile_two_sided(0.95) - 1.959964) < 1e-6);
 }
 
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The shift and interval are exact order statistics: the same as sorting
+ * all nx * ny differences, here with many ties (values rounded to 0.01). */
+ETK_TEST(order_statistics_match_sorting) {
+  enum { NX = 301, NY = 400 };
+  static double x[NX], y[NY], d[NX * NY];
+  uint64_t st = 42;
+  for (size_t i = 0; i < NX; i++)
+    x[i] = round(100 * (1.0 + 0.1 * store_dump_gauss(&st))) / 100;
+  for (size_t j = 0; j < NY; j++)
+    y[j] = round(100 * (1.03 + 0.1 * store_dump_gauss(&st))) / 100;
+  size_t n = 0;
+  for (size_t j = 0; j < NY; j++)
+    for (size_t i = 0; i < NX; i++) d[n++] = y[j] - x[i];
+  qsort(d, n, sizeof *d, cmp_d);
+  etk_shift_t s;
+  REQUIRE(etk_shift_estimate(x, NX, y, NY, 0.9, &s) == ETK_OK);
+  CHECK(s.shift == 0.5 * (d[n / 2 - 1] + d[n / 2]));
+  double z = etk_normal_quantile_two_sided(0.9);
+  size_t k =
+      (size_t)floor((double)n / 2 - z * sqrt((double)n * (NX + NY + 1) / 12.0));
+  CHECK(s.ci_low == d[k]);
+  CHECK(s.ci_high == d[n - 1 - k]);
+}
+
 ETK_TEST(benjamini_hochberg) {
   double q[N(ref_bh_p)];
   REQUIRE(etk_fdr_bh(ref_bh_p, N(ref_bh_p), q) == ETK_OK);
@@ -82,44 +111,40 @@ ETK_TEST(edge_cases) {
 
 /* `ops` operators, n samples per side: log-normal noise (sigma) with 2 %
  * of samples 3x slower (outliers), operator `slow` 10 % slower in the
- * candidate.  Returns the number of operators reported; *found says whether
- * `slow` was reported as slower. */
+ * candidate, compared through etk_pooled_compare (the engine of `etkit store
+ * compare`).  Returns the number of other operators reported; *found says
+ * whether `slow` was reported as slower. */
 static size_t flagged(uint64_t seed, size_t ops, size_t n, double sigma,
                       int slow, int *found) {
-  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-  double *p = malloc(ops * sizeof *p);
-  etk_shift_t *s = malloc(ops * sizeof *s);
+  etk_pooled_t *pool = etk_pooled_new();
   uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
-  size_t count = 0;
   *found = 0;
   for (size_t o = 0; o < ops; o++) {
     double base = 0.01 + 0.0005 * (double)o;
     for (size_t i = 0; i < n; i++) {
-      x[i] = base * exp(sigma * store_dump_gauss(&st));
-      y[i] = base * exp(sigma * store_dump_gauss(&st)) *
-             ((int)o == slow ? 1.10 : 1.0);
-      if (store_dump_gauss(&st) > 2.054) x[i] *= 3.0; /* ~2 % outliers */
-      if (store_dump_gauss(&st) > 2.054) y[i] *= 3.0;
+      double x = base * exp(sigma * store_dump_gauss(&st));
+      double y = base * exp(sigma * store_dump_gauss(&st)) *
+                 ((int)o == slow ? 1.10 : 1.0);
+      if (store_dump_gauss(&st) > 2.054) x *= 3.0; /* ~2 % outliers */
+      if (store_dump_gauss(&st) > 2.054) y *= 3.0;
+      etk_pooled_add(pool, 0, &o, sizeof o, x, NULL);
+      etk_pooled_add(pool, 1, &o, sizeof o, y, NULL);
     }
-    etk_shift_estimate(x, n, y, n, 0.95, &s[o]);
-    p[o] = s[o].p_value;
   }
-  etk_fdr_bh(p, ops, p);
-  for (size_t o = 0; o < ops; o++) {
-    int sig;
-    etk_change_direction_t d =
-        etk_change_classify(&s[o], p[o], NULL, &sig, NULL, NULL, NULL);
-    if (!sig) continue;
-    if ((int)o == slow && d == ETK_CHANGE_SLOWER)
+  etk_pooled_change_t *ch = NULL;
+  size_t count = 0, others = 0;
+  if (etk_pooled_compare(pool, NULL, &ch, &count) != ETK_OK || count != ops)
+    others = ops; /* fails the callers' checks */
+  for (size_t i = 0; i < count; i++) {
+    if (!ch[i].significant) continue;
+    if ((int)ch[i].id == slow && ch[i].direction == ETK_CHANGE_SLOWER)
       *found = 1;
     else
-      count++;
+      others++;
   }
-  free(x);
-  free(y);
-  free(p);
-  free(s);
-  return count;
+  free(ch);
+  etk_pooled_free(pool);
+  return others;
 }
 
 ETK_TEST(planted_regression_found_alone) {

@@ -143,7 +143,7 @@ ETK_TEST(tags_are_bound_never_sql) {
   etk_error_t err;
   etk_error_clear(&err);
   REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
-  const char *evil = "x'); DROP TABLE runs;--";
+  const char *evil = "x'); DROP TABLE runs;-- \\N \\";
   etk_store_tag_t tags[] = {{"note", evil}};
   store_dump_spec_t spec = {2, 5, 3, 0.05, -1, 1.0};
   etk_store_add_result_t r;

@@ -1,0 +1,72 @@
+/*
+ * diff_sets.c - `etkit diff A1 A2 ... --vs B1 B2 ...`: opens every dump,
+ * hands both sides to etk_dump_comparison_build (the noise-aware engine
+ * of etkit/significance.h) and prints its table; with --fail-above, exit 3
+ * names the worst significant slow-down, as the two-dump diff does.
+ */
+#include "diff_sets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli_args.h"
+#include "commands.h"
+#include "etkit/significance.h"
+
+#define CMD "diff"
+
+typedef struct sets_out {
+  const etk_dump_comparison_t *cmp;
+  etk_inspect_format_t format;
+} sets_out_t;
+
+static int render_sets(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  const sets_out_t *o = ctx;
+  return etk_dump_comparison_render(o->cmp, o->format, sink, err);
+}
+
+int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
+                  size_t nb, const etk_inspector_options_t *io,
+                  etk_inspect_format_t format, const char *output,
+                  double threshold_pct, double fail_above) {
+  etk_inspector_t **insp = calloc(na + nb, sizeof *insp);
+  if (!insp) return etk_cli_fail(CMD, "out of memory");
+  etk_error_t err;
+  int status = 0;
+  for (size_t i = 0; i < na + nb && status == 0; i++) {
+    etk_error_clear(&err);
+    const char *path = i < na ? a[i] : b[i - na];
+    if (etk_inspector_open_path(path, io, &insp[i], &err) != ETK_OK)
+      status = etk_cli_fail_error(CMD, &err);
+  }
+  etk_change_rule_t rule;
+  etk_change_rule_init(&rule);
+  if (threshold_pct >= 0) rule.min_pct = threshold_pct;
+  etk_dump_comparison_t cmp = {0};
+  etk_error_clear(&err);
+  if (status == 0 && etk_dump_comparison_build(insp, na, insp + na, nb, &rule,
+                                               &cmp, &err) != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  sets_out_t out = {&cmp, format};
+  if (status == 0 &&
+      etk_cli_write_output(output ? output : "-", render_sets, &out, &err))
+    status = etk_cli_fail_error(CMD, &err);
+  if (status == 0 && fail_above >= 0 &&
+      etk_dump_comparison_fails(&cmp, fail_above)) {
+    const etk_pooled_change_t *c = &cmp.changes[0]; /* worst first */
+    char name[256];
+    snprintf(name, sizeof name, "%s", etk_pooled_key(cmp.pool, c->id, NULL));
+    for (char *p = name; *p; p++)
+      if (*p == '\x1f') *p = '/'; /* block/name/instruction */
+    fprintf(stderr,
+            "etkit diff: %s is %.1f %% slower [%.1f, %.1f] (q %.2g), above "
+            "--fail-above %g\n",
+            name, c->delta_pct, c->ci_low_pct, c->ci_high_pct, c->q_value,
+            fail_above);
+    status = 3;
+  }
+  etk_dump_comparison_free(&cmp);
+  for (size_t i = 0; i < na + nb; i++) etk_inspector_close(insp[i]);
+  free(insp);
+  return status;
+}
