@@ -263,10 +263,13 @@ int main(int argc, char **argv) {
       usage();
     }
   }
+  memset(&cur, 0, sizeof cur);
+  memset(&f, 0, sizeof f);
   have_cycles = etk_recorder_cycle_clock_init(&cycle_clock) == ETK_OK;
 
 #ifdef ETKIT_BENCH_BASELINE
   bench_figures_t base;
+  memset(&base, 0, sizeof base);
   for (int r = 0; r < repeat; r++) {
     current_measure(&f);
     keep_best(&cur, &f, r == 0);
