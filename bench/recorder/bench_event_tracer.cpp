@@ -47,12 +47,15 @@ class NullTracer final : public EventTracer {
   EventTracerEntry start_profiling(
       const char *, executorch::runtime::ChainID c,
       executorch::runtime::DebugHandle h) override {
+    /* written as two 16-byte halves, as the adapter writes its entries
+     * (field by field the caller's 16-byte copy stalls: see
+     * event_tracer_pair_null_tracer_fields) */
     EventTracerEntry e;
-    e.event_id = 1;
-    e.chain_id = c;
-    e.debug_handle = h;
-    e.start_time = ++ticks_null;
-    e.delegate_event_id_type = executorch::runtime::DelegateDebugIdType::kNone;
+    typedef uint64_t u64x2 __attribute__((vector_size(16)));
+    u64x2 halves[2] = {{1, static_cast<uint32_t>(c) |
+                               static_cast<uint64_t>(h) << 32},
+                       {++ticks_null, 0}};
+    std::memcpy(static_cast<void *>(&e), halves, sizeof halves);
     return e;
   }
   EventTracerEntry start_profiling_delegate(const char *n, int32_t) override {
