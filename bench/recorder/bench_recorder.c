@@ -183,7 +183,7 @@ static int figures_list(const bench_figures_t *f, figure_t *out) {
 }
 
 static void print_figure(FILE *to, const char *prefix, const figure_t *g) {
-  if (strcmp(g->unit, "Hz") == 0)
+  if (strcmp(g->unit, "Hz") == 0 || strncmp(g->name, "upstream_", 9) == 0)
     fprintf(to, "%s%s %.0f %s\n", prefix, g->name, g->value, g->unit);
   else
     fprintf(to, "%s%s %.2f %s\n", prefix, g->name, g->value, g->unit);
