@@ -183,7 +183,7 @@ static int figures_list(const bench_figures_t *f, figure_t *out) {
 }
 
 static void print_figure(FILE *to, const char *prefix, const figure_t *g) {
-  if (strcmp(g->unit, "Hz") == 0)
+  if (strcmp(g->unit, "Hz") == 0 || strncmp(g->name, "upstream_", 9) == 0)
     fprintf(to, "%s%s %.0f %s\n", prefix, g->name, g->value, g->unit);
   else
     fprintf(to, "%s%s %.2f %s\n", prefix, g->name, g->value, g->unit);
@@ -263,10 +263,13 @@ int main(int argc, char **argv) {
       usage();
     }
   }
+  memset(&cur, 0, sizeof cur);
+  memset(&f, 0, sizeof f);
   have_cycles = etk_recorder_cycle_clock_init(&cycle_clock) == ETK_OK;
 
 #ifdef ETKIT_BENCH_BASELINE
   bench_figures_t base;
+  memset(&base, 0, sizeof base);
   for (int r = 0; r < repeat; r++) {
     current_measure(&f);
     keep_best(&cur, &f, r == 0);

@@ -151,12 +151,22 @@ Error error_of(const Result<bool> &r) {
   return r.ok() ? Error::Ok : r.error();
 }
 
-/* The dump passes etkit's verifier and, where installed, flatc decodes it. */
+/* The dump passes etkit's verifier and flatc decodes it.  Without flatc
+ * (not found by CMake) only the verifier runs, which is said once; under
+ * CI=true flatc is required. */
 bool verified(const void *buf, size_t len) {
+  static bool said;
   json_t *j = nullptr;
   int ok = rt_check_dump(static_cast<const uint8_t *>(buf), len, &j);
   if (j != nullptr) json_decref(j);
-  return ok && (j != nullptr || !rt_have_flatc());
+  if (!rt_have_flatc()) {
+    const char *ci = std::getenv("CI");
+    if (ci != nullptr && std::strcmp(ci, "true") == 0) return false;
+    if (!said) std::printf("# flatc not found: etkit's verifier only\n");
+    said = true;
+    return ok != 0;
+  }
+  return ok && j != nullptr;
 }
 
 /* The shared scenario through upstream's interface. */

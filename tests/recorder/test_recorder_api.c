@@ -423,6 +423,32 @@ ETK_TEST(bundled_input_index_is_written) {
   }
 }
 
+ETK_TEST(dropped_events_counted_by_a_wrapper) {
+  etk_recorder_t *rec = fresh();
+  const uint8_t *out;
+  size_t len;
+  REQUIRE(rec != NULL);
+  etk_recorder_count_dropped(NULL, 3); /* no-op */
+  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
+  etk_recorder_count_dropped(rec, 5);
+  CHECK_EQ_INT(etk_recorder_dropped(rec), 5);
+  etk_recorder_count_dropped(rec, UINT32_MAX); /* saturates */
+  CHECK_EQ_U64(etk_recorder_dropped(rec), UINT32_MAX);
+  REQUIRE(etk_recorder_finish(rec, &out, &len) == ETK_OK);
+  CHECK_EQ_INT(rt_verify(out, len, NULL), ETK_OK);
+  /* a fresh dump starts from 0; the marker carries the count */
+  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
+  CHECK_EQ_INT(etk_recorder_dropped(rec), 0);
+  etk_recorder_count_dropped(rec, 7);
+  {
+    json_t *j = finish_json(rec);
+    if (j) {
+      CHECK_EQ_STR(rt_json_str(j, "run_data/1/name"), "etkit:dropped_events=7");
+      json_decref(j);
+    }
+  }
+}
+
 ETK_TEST(repeated_finish_and_fresh_dumps) {
   etk_recorder_t *rec = fresh();
   etk_recorder_scope_t s;
