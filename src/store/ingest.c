@@ -54,6 +54,13 @@ static int batch_flush(batch_t *b, etk_error_t *err) {
   return rc;
 }
 
+/* Drops the pending rows (after a failure) and the copies they used. */
+static void batch_discard(batch_t *b) {
+  for (size_t i = 0; i < b->owned_count; i++) free(b->owned[i]);
+  b->owned_count = 0;
+  b->rows = 0;
+}
+
 static void batch_start(batch_t *b, etk_store_t *st, const char *target,
                         size_t cols) {
   b->st = st;
@@ -291,7 +298,7 @@ static int write_run(ingest_t *in, const char *digest, size_t len,
   if (rc == ETK_OK) rc = insert_plan(in, err);
   if (rc == ETK_OK) rc = store_commit(in->st, err);
   if (rc != ETK_OK) {
-    batch_flush(in->b, NULL); /* frees copies; fails harmlessly */
+    batch_discard(in->b);
     store_rollback(in->st);
     return rc;
   }
@@ -357,6 +364,8 @@ int etk_store_add_memory(etk_store_t *st, const void *data, size_t len,
     if (!in.b) {
       rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
     } else {
+      in.b->st = st;
+      in.b->rows = 0;
       in.b->owned_count = 0;
       rc = write_run(&in, result->digest, len, result, err);
       free(in.b);

@@ -103,6 +103,12 @@ expect 0 "$etkit" diff "$work/a1.etdp" "$work/a2.etdp" --vs "$work/a3.etdp" "$wo
   --fail-above 5 --format json
 contains '"direction": "same"'
 expect 2 "$etkit" diff "$work/a1.etdp" --vs
+# the run series of one dump
+expect 0 "$etkit" inspect --etdump_path "$work/a1.etdp" --runs --format csv
+contains "Execute,steady,8,0,"
+expect 0 "$etkit" inspect --etdump_path "$work/a1.etdp" --runs --prompt-tokens 4 --format json
+contains '"ms_per_decode_token"'
+expect 2 "$etkit" inspect --etdump_path "$work/a1.etdp" --runs --prompt-tokens 0
 
 # bad input: one line, non-zero exit, the database unchanged
 before=$("$etkit" store export "$db" --format csv | cksum)
