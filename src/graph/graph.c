@@ -60,10 +60,10 @@ int etk_graph_load(etk_etrecord_t *rec, const etk_graph_options_t *opts,
   const etk_etrecord_program_t *prog;
   etk_error_t local;
   etk_error_clear(&local);
-  int rc = opts->graph_name
-               ? etk_etrecord_graph_load(rec, opts->graph_name, &prog, &local)
-               : etk_etrecord_edge_program_load(rec, opts->method, &prog,
-                                                &local);
+  int rc =
+      opts->graph_name
+          ? etk_etrecord_graph_load(rec, opts->graph_name, &prog, &local)
+          : etk_etrecord_edge_program_load(rec, opts->method, &prog, &local);
   if (rc == ETK_E_NOT_FOUND) list_programs(rec, &local);
   if (rc != ETK_OK) {
     if (err && err->code == ETK_OK) *err = local;
