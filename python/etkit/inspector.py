@@ -799,6 +799,14 @@ class Inspector:
         self._enable_module_hierarchy = enable_module_hierarchy
         self._reference_graph_name = reference_graph_name
         if self._etrecord is not None:
+            # upstream's gen_graphs_from_etrecord: the edge program under
+            # its key, then every graph_map entry; the reference graph must
+            # be one of them (KeyError otherwise, as upstream)
+            graphs = {EDGE_DIALECT_GRAPH_KEY: self._etrecord.edge_dialect_program}
+            graphs.update(self._etrecord.graph_map)
+            if reference_graph_name not in graphs:
+                raise KeyError(reference_graph_name)
+            self.op_graph_dict = graphs
             notes = self._handle.link_etrecord(self._etrecord._handle, upstream_quirks)
             for _, line in notes:
                 warnings.warn(line, stacklevel=2)

@@ -148,3 +148,12 @@ def test_compare_results_free_function(capsys):
     assert res["mse"] == [round(float(np.mean(np.square(a - a * np.float32(1.1)))), 2)]
     assert "snr\n--------------------\n0    " in capsys.readouterr().out
     assert etkit.compare_results([a], [a], metrics=["mse"]) == {"mse": [0.0]}
+
+
+def test_op_graph_dict_and_reference_graph_name(demo):
+    insp = inspector(demo)
+    assert list(insp.op_graph_dict) == ["edge_dialect_graph_module"]
+    assert len(insp.op_graph_dict["edge_dialect_graph_module"].nodes) == 9
+    with pytest.raises(KeyError):
+        Inspector(etdump_path=demo["etdump"], etrecord=demo["etrecord"],
+                  debug_buffer_path=demo["buffer"], reference_graph_name="nope")
