@@ -47,13 +47,13 @@ class Graph:
         self.lines.append(f"weight {ph} {key} {self.model}_w_{key}")
         return ph
 
-    def node(self, op, shape, **args):
+    def node(gr, op, shape, **args):  # noqa: N805 - "self" is an argument name
         short = op.split(".")[1]
-        k = self.count.get(short, 0)
-        self.count[short] = k + 1
+        k = gr.count.get(short, 0)
+        gr.count[short] = k + 1
         name = f"aten_{short}_{k}"
-        self.handle += 1
-        self.save(name, np.zeros(shape, np.float32))  # shape and dtype only
+        gr.handle += 1
+        gr.save(name, np.zeros(shape, np.float32))  # shape and dtype only
         toks = []
         for a, v in args.items():
             if isinstance(v, str):
@@ -66,7 +66,7 @@ class Graph:
                 toks.append(f"{a}=d:{v!r}")
             else:
                 toks.append(f"{a}=l:" + ",".join(str(x) for x in v))
-        self.lines.append(f"node {name} {op} {self.handle} {name} " + " ".join(toks))
+        gr.lines.append(f"node {name} {op} {gr.handle} {name} " + " ".join(toks))
         return name
 
     def finish(self, out):
