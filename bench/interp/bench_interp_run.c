@@ -16,7 +16,7 @@
 
 #include "etkit/graph.h"
 #include "etkit/interp.h"
-#include "graph_fixture.h"
+#include "interp_fixture.h"
 
 static double now(void) {
   struct timespec ts;

@@ -222,9 +222,11 @@ int etk_memory_plan_name_from_etrecord(struct etk_memory_plan *plan,
 
 typedef struct etk_graph_node_figures {
   bool reached;       /* at least one event covers this node */
-  size_t event_count; /* events that cover it */
-  bool shared;        /* one of them covers other nodes too (a delegate
-                         call, a decomposed op): its time is the event's */
+  size_t event_count; /* timed events counted for it: those covering the
+                         fewest nodes (a delegated op's own event wins
+                         over the DELEGATE_CALL covering its partition) */
+  bool shared;        /* a counted event covers other nodes too (a
+                         decomposed op): its time is the event's */
   uint64_t count;     /* runs: the largest sample count of its events */
   /* Per run, in the Inspector's time unit (ms by default): the sum over
    * its events of their mean and of their median durations.  NaN when no
@@ -235,8 +237,11 @@ typedef struct etk_graph_node_figures {
   double share;
   /* Numerical error of its outputs (the worst output: the largest MSE),
    * against the run given as `against` (A = this run is the reference,
-   * as `etkit numerics`) or the caller's reference values; NaN and
-   * has_error false when nothing was compared. */
+   * as `etkit numerics`) or the caller's reference values; without
+   * either, with a debug buffer: the program outputs against the
+   * ETRecord's reference_outputs (compare_results' pairs), given to the
+   * nodes producing the user outputs.  NaN and has_error false when
+   * nothing was compared. */
   bool has_error;
   double mse, snr, max_abs, cosine;
 } etk_graph_node_figures_t;
@@ -249,8 +254,11 @@ typedef int (*etk_graph_reference_fn)(void *ctx, size_t node, uint32_t output,
                                       etk_numerics_tensor_t *out);
 
 typedef struct etk_graph_figures_options {
-  /* Blocks: ETK_GRAPH_NONE = every block whose method (etk_etrecord_
-   * block_method()) is the graph's method; else only that block. */
+  /* The event block: ETK_GRAPH_NONE = the first block whose method
+   * (etk_etrecord_block_method()) is the graph's method and that has an
+   * event other than Method::init and Program::load_method (the first
+   * "Execute" block); else that block (an etk_inspector_block_get()
+   * index). */
   size_t block;
   /* The debug buffer of `insp`'s run (for numerical error), or NULL. */
   const uint8_t *debug_buffer;

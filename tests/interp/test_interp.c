@@ -16,7 +16,7 @@
 #include "etk_test.h"
 #include "etkit/graph.h"
 #include "etkit/interp.h"
-#include "graph_fixture.h"
+#include "interp_fixture.h"
 
 static char g_path[256];
 

@@ -1,5 +1,5 @@
 /*
- * graph_fixture.c - turns a reference graph description (tests/interp/
+ * interp_fixture.c - turns a reference graph description (tests/interp/
  * reference/<model>.graph, made by make_graphs.py) into an ETRecord with
  * etkit's own writer: one edge-dialect node per line with its arguments,
  * the TensorMeta of every value (shapes and dtypes of the PyTorch-made
@@ -10,7 +10,7 @@
  * (fixed arrays sized for the test models; a description that does not fit
  * fails to load rather than growing them).
  */
-#include "graph_fixture.h"
+#include "interp_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>

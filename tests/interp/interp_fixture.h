@@ -1,9 +1,9 @@
 /*
- * graph_fixture.h - reference graphs (tests/interp/reference/NAME.graph and
+ * interp_fixture.h - reference graphs (tests/interp/reference/NAME.graph and
  * their PyTorch-made .npy files) written as ETRecords by etkit's writer.
  */
-#ifndef ETKIT_TESTS_GRAPH_FIXTURE_H
-#define ETKIT_TESTS_GRAPH_FIXTURE_H
+#ifndef ETKIT_TESTS_INTERP_FIXTURE_H
+#define ETKIT_TESTS_INTERP_FIXTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
