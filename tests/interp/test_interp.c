@@ -185,7 +185,8 @@ ETK_TEST(a_malformed_argument_fails_its_node_only) {
     const etk_interp_node_t *n = etk_interp_nodes(l.r);
     printf("# %s\n", n[0].message);
     CHECK(n[0].status == ETK_INTERP_FAILED);
-    CHECK(strstr(n[0].message, "'stride' is as_string, expected an int list") != NULL);
+    CHECK(strstr(n[0].message, "'stride' is as_string, expected an int list") !=
+          NULL);
     CHECK(n[1].status == ETK_INTERP_NO_REFERENCE);
     CHECK(strstr(n[1].message, "aten_convolution_default") != NULL);
   }
