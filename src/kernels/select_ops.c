@@ -166,7 +166,7 @@ ETK_KERNEL_DEFINE(gather_out, "aten::gather.out") {
     int64_t n = etk_view_numel(&vx);
     int64_t limit = in->dim ? in->sizes[dim] : 1;
     for (int64_t lin = 0; lin < n; lin++) {
-      int64_t k, soff = 0, rest = lin;
+      int64_t k = 0, soff = 0, rest = lin;
       if ((rc = read_index(op, &vx,
                            linear_to_offset(lin, vx.dim, vx.sizes, vx.strides),
                            limit, &k)))
@@ -333,7 +333,7 @@ ETK_KERNEL_DEFINE(index_tensor_out, "aten::index.Tensor_out") {
         }
       }
       for (size_t k = 0; k < count; k++) {
-        int64_t v;
+        int64_t v = 0;
         if (!p.has[k]) continue;
         if ((rc = read_index(op, &p.idx[k], boff[k], in->sizes[k], &v)))
           return rc;
