@@ -239,17 +239,17 @@ static void demo_weights_free(demo_weights_t *dw) {
 }
 
 /* One node argument of the demo graph. */
-static etk_etrecord_input_desc_t arg_tensor(const char *name, const char *t) {
-  etk_etrecord_input_desc_t a;
+static etk_etrecord_arg_desc_t arg_tensor(const char *name, const char *t) {
+  etk_etrecord_arg_desc_t a;
   memset(&a, 0, sizeof a);
   a.arg = name;
   a.tensor = t;
   return a;
 }
 
-static etk_etrecord_input_desc_t arg_ints(const char *name, const int64_t *v,
-                                          size_t n) {
-  etk_etrecord_input_desc_t a;
+static etk_etrecord_arg_desc_t arg_ints(const char *name, const int64_t *v,
+                                        size_t n) {
+  etk_etrecord_arg_desc_t a;
   memset(&a, 0, sizeof a);
   a.arg = name;
   a.kind = ETK_ETRECORD_IN_INTS;
@@ -258,10 +258,10 @@ static etk_etrecord_input_desc_t arg_ints(const char *name, const int64_t *v,
   return a;
 }
 
-static etk_etrecord_input_desc_t arg_scalar(const char *name,
-                                            etk_etrecord_input_kind_t kind,
-                                            int64_t i) {
-  etk_etrecord_input_desc_t a;
+static etk_etrecord_arg_desc_t arg_scalar(const char *name,
+                                          etk_etrecord_input_kind_t kind,
+                                          int64_t i) {
+  etk_etrecord_arg_desc_t a;
   memset(&a, 0, sizeof a);
   a.arg = name;
   a.kind = kind;
@@ -273,7 +273,7 @@ enum { DEMO_NODES = 9, DEMO_MAX_ARGS = 9 };
 
 /* The graph's node arguments, in schema order (defaults written out, as
  * export does for the arguments a module passes). */
-static void demo_node_args(etk_etrecord_input_desc_t (*a)[DEMO_MAX_ARGS],
+static void demo_node_args(etk_etrecord_arg_desc_t (*a)[DEMO_MAX_ARGS],
                            size_t *count, const char *const *names) {
   static const int64_t one2[2] = {1, 1}, zero2[2] = {0, 0}, two2[2] = {2, 2};
   static const int64_t perm[4] = {0, 2, 3, 1}, view[2] = {1, 32};
@@ -317,7 +317,7 @@ static void demo_node_args(etk_etrecord_input_desc_t (*a)[DEMO_MAX_ARGS],
 typedef struct demo_graph {
   char targets[DEMO_NODES][128];
   etk_etrecord_node_desc_t nodes[DEMO_NODES];
-  etk_etrecord_input_desc_t args[DEMO_NODES][DEMO_MAX_ARGS];
+  etk_etrecord_arg_desc_t args[DEMO_NODES][DEMO_MAX_ARGS];
   size_t arg_count[DEMO_NODES];
   etk_etrecord_module_desc_t stacks[DEMO_NODES][2];
   const char *outs[DEMO_NODES][1];
@@ -379,8 +379,8 @@ static void demo_graph_nodes(demo_graph_t *g) {
     g->nodes[k].stack_trace = traces[k];
     g->nodes[k].module_stack = g->stacks[k];
     g->nodes[k].module_stack_count = modules[k][0][0] ? 2 : 1;
-    g->nodes[k].inputs = g->args[k];
-    g->nodes[k].input_count = g->arg_count[k];
+    g->nodes[k].args = g->args[k];
+    g->nodes[k].arg_count = g->arg_count[k];
     g->nodes[k].outputs = g->outs[k];
     g->nodes[k].output_count = 1;
   }

@@ -61,8 +61,8 @@ typedef struct etk_etrecord_module_desc {
   const char *type; /* qualified class name, e.g. "torch.nn.Linear" */
 } etk_etrecord_module_desc_t;
 
-/* The kind of a node argument (export serde's Argument tags).  The zero
- * value is a tensor, so {arg, tensor} initialisers keep working. */
+/* The kind of a node argument (export serde's Argument tags); the zero
+ * value is a tensor. */
 typedef enum etk_etrecord_input_kind {
   ETK_ETRECORD_IN_TENSOR = 0,   /* as_tensor: `tensor` */
   ETK_ETRECORD_IN_NONE,         /* as_none */
@@ -79,10 +79,17 @@ typedef enum etk_etrecord_input_kind {
   ETK_ETRECORD_IN_MEMORY_FORMAT /* as_memory_format: i (serde numbering) */
 } etk_etrecord_input_kind_t;
 
-/* One argument of a node: schema argument name and its value.  Arguments
- * are written in the order given (schema order, defaults may be left
- * out as export's serializer does). */
+/* One tensor input of a node: schema argument name and value name. */
 typedef struct etk_etrecord_input_desc {
+  const char *arg;    /* schema argument name ("self"); NULL = "arg<i>" */
+  const char *tensor; /* value name (a graph input or another node's output) */
+} etk_etrecord_input_desc_t;
+
+/* One argument of any kind: schema argument name and its value (the
+ * structured form of etk_etrecord_input_desc_t).  Arguments are written
+ * in the order given (schema order; defaults may be left out as export's
+ * serializer does). */
+typedef struct etk_etrecord_arg_desc {
   const char *arg;    /* schema argument name ("self"); NULL = "arg<i>" */
   const char *tensor; /* TENSOR: value name (a graph input or another
                          node's output) */
@@ -95,7 +102,7 @@ typedef struct etk_etrecord_input_desc {
   const double *floats;
   const char *const *tensors; /* TENSORS / OPT_TENSORS value names */
   size_t count;
-} etk_etrecord_input_desc_t;
+} etk_etrecord_arg_desc_t;
 
 typedef struct etk_etrecord_node_desc {
   const char *name;   /* unique within the method; required */
@@ -107,6 +114,10 @@ typedef struct etk_etrecord_node_desc {
   const char *source_fn_stack; /* raw "name,fn;..." or NULL */
   const etk_etrecord_input_desc_t *inputs;
   size_t input_count;
+  /* Arguments of any kind (NULL = `inputs`, tensors only): when set,
+   * `inputs` is ignored. */
+  const etk_etrecord_arg_desc_t *args;
+  size_t arg_count;
   const char *const *outputs; /* output value names (at least one is
                                  usual; none writes an as_none output) */
   size_t output_count;

@@ -267,7 +267,8 @@ def calculate_numeric_gap(inspector, distance, disable_debug_handle_valdiation=F
     if etrecord is None:
         raise ValueError(
             "Missing etrecord or missing representative inputs within etrecord, both of "
-            "which are required for calculating numerical gap")
+            "which are required for calculating numerical gap (the Inspector was made "
+            "without an ETRecord)")
     graph = resolve_reference_graph(etrecord, reference_graph)
     aot, aot_names, aot_traces = aot_intermediate_outputs(etrecord, graph)
     if not aot or not aot_names:

@@ -176,6 +176,17 @@ class Event:
         Callable[[Union[int, str], Union[int, float]], Union[int, float]]
     ] = None
     _start_time: Optional[List[Union[int, float]]] = None
+    # set when a field is assigned after construction: the Inspector's
+    # tables are then built from the Event objects (upstream's way)
+    _edited: bool = dataclasses.field(default=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_track", True)
+
+    def __setattr__(self, key, value):
+        if key != "_edited" and self.__dict__.get("_track"):
+            object.__setattr__(self, "_edited", True)
+        object.__setattr__(self, key, value)
 
     @cached_property
     def delegate_debug_metadatas(self) -> Union[List[str], Dict[str, Any]]:
@@ -291,6 +302,10 @@ class _LazyEvents(Sequence):
 
     def __add__(self, other):
         return list(self) + list(other)
+
+    def edited(self) -> bool:
+        """Whether a built event has had a field assigned."""
+        return any(ev is not None and ev._edited for ev in self._cache)
 
 
 # ---------------------------------------------------------------- DataFrames
@@ -488,7 +503,8 @@ class EventBlock:
 
         units = " (" + self.target_time_scale.value + ")" if include_units else ""
         ins = self._inspector
-        if ins is not None and isinstance(self.events, _LazyEvents):
+        if ins is not None and isinstance(self.events, _LazyEvents) and \
+                not self.events.edited():
             lo = self.events._first
             hi = lo + len(self.events)
             if hi == lo:
@@ -809,6 +825,14 @@ class Inspector:
         self._enable_module_hierarchy = enable_module_hierarchy
         self._reference_graph_name = reference_graph_name
         if self._etrecord is not None:
+            # upstream's gen_graphs_from_etrecord: the edge program under
+            # its key, then every graph_map entry; the reference graph must
+            # be one of them (KeyError otherwise, as upstream)
+            graphs = {EDGE_DIALECT_GRAPH_KEY: self._etrecord.edge_dialect_program}
+            graphs.update(self._etrecord.graph_map)
+            if reference_graph_name not in graphs:
+                raise KeyError(reference_graph_name)
+            self.op_graph_dict = graphs
             notes = self._handle.link_etrecord(self._etrecord._handle, upstream_quirks)
             for _, line in notes:
                 warnings.warn(line, stacklevel=2)
@@ -879,9 +903,11 @@ class Inspector:
         for block in self.event_blocks:
             if len(block.events) == 0:
                 raise ValueError("No objects to concatenate")
-        if include_delegate_debug_data:
-            # metadata columns are a union over blocks: build per block
-            frames = [b.to_dataframe(include_units, True) for b in self.event_blocks]
+        if include_delegate_debug_data or not self._pristine():
+            # metadata columns are a union over blocks, and edited blocks or
+            # events are read from their objects: build per block
+            frames = [b.to_dataframe(include_units, include_delegate_debug_data)
+                      for b in self.event_blocks]
             return pd.concat(frames, ignore_index=True)
         blocks = [(b.name, b.events._first, b.events._first + len(b.events))
                   for b in self.event_blocks]
@@ -892,7 +918,7 @@ class Inspector:
         # upstream concatenates one frame per block (and per event)
         if not self.event_blocks or any(len(b.events) == 0 for b in self.event_blocks):
             raise ValueError("No objects to concatenate")
-        if self._custom_durations(include_delegate_debug_data):
+        if self._custom_durations(include_delegate_debug_data) or not self._pristine():
             df = self._prepare_dataframe(include_units, include_delegate_debug_data)
             if fmt == _FORMAT_TSV:
                 text = df.to_csv(sep="\t")
@@ -903,6 +929,21 @@ class Inspector:
         return self._handle.render(fmt, _VIEW_EVENTS, include_units,
                                    include_delegate_debug_data, False, False, 0,
                                    as_bytes)
+
+    def _pristine(self) -> bool:
+        """event_blocks as the Inspector made them (blocks in order with
+        their lazy events, no event field assigned; renaming a block is
+        fine): the C library renders them.  Otherwise the tables are built
+        from the Python objects, as upstream always does."""
+        at = None
+        for b in self.event_blocks:
+            ev = b.events
+            if not isinstance(ev, _LazyEvents) or ev.edited() or \
+                    (at is not None and ev._first != at) or \
+                    b.name != self._handle.block(b._index)[0]:
+                return False
+            at = ev._first + len(ev)
+        return True
 
     def _custom_durations(self, include_delegate_debug_data=False) -> bool:
         """A converter (or a parser, when metadata is shown) changes cells

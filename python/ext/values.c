@@ -463,14 +463,15 @@ static PyObject *pickle_to_python(const etk_pickle_value_t *v, int depth) {
   }
 }
 
-/* reference_outputs() -> {method: [case outputs, ...]} or None */
-static PyObject *etrecord_reference_outputs(ext_etrecord_t *self,
-                                            PyObject *unused) {
-  (void)unused;
+typedef int (*archive_open_fn)(etk_etrecord_t *, const etk_pickle_limits_t *,
+                               etk_torch_archive_t **, etk_error_t *);
+
+/* A torch.save member decoded into Python values, or None when absent. */
+static PyObject *archive_member(ext_etrecord_t *self, archive_open_fn open) {
   etk_error_t err;
   etk_error_clear(&err);
   etk_torch_archive_t *a = NULL;
-  int rc = etk_etrecord_reference_outputs_open(self->rec, NULL, &a, &err);
+  int rc = open(self->rec, NULL, &a, &err);
   if (rc == ETK_E_NOT_FOUND) Py_RETURN_NONE;
   if (rc != ETK_OK) return ext_raise(&err);
   PyObject *out = pickle_to_python(etk_torch_archive_root(a), 0);
@@ -478,19 +479,18 @@ static PyObject *etrecord_reference_outputs(ext_etrecord_t *self,
   return out;
 }
 
+/* reference_outputs() -> {method: [case outputs, ...]} or None */
+static PyObject *etrecord_reference_outputs(ext_etrecord_t *self,
+                                            PyObject *unused) {
+  (void)unused;
+  return archive_member(self, etk_etrecord_reference_outputs_open);
+}
+
 /* representative_inputs() -> the decoded list, or None when absent */
 static PyObject *etrecord_representative_inputs(ext_etrecord_t *self,
                                                 PyObject *unused) {
   (void)unused;
-  etk_error_t err;
-  etk_error_clear(&err);
-  etk_torch_archive_t *a = NULL;
-  int rc = etk_etrecord_representative_inputs_open(self->rec, NULL, &a, &err);
-  if (rc == ETK_E_NOT_FOUND) Py_RETURN_NONE;
-  if (rc != ETK_OK) return ext_raise(&err);
-  PyObject *out = pickle_to_python(etk_torch_archive_root(a), 0);
-  etk_torch_archive_close(a);
-  return out;
+  return archive_member(self, etk_etrecord_representative_inputs_open);
 }
 
 static PyMethodDef etrecord_methods_def[] = {

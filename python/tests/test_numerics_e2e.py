@@ -148,3 +148,41 @@ def test_compare_results_free_function(capsys):
     assert res["mse"] == [round(float(np.mean(np.square(a - a * np.float32(1.1)))), 2)]
     assert "snr\n--------------------\n0    " in capsys.readouterr().out
     assert etkit.compare_results([a], [a], metrics=["mse"]) == {"mse": [0.0]}
+
+
+def test_op_graph_dict_and_reference_graph_name(demo):
+    insp = inspector(demo)
+    assert list(insp.op_graph_dict) == ["edge_dialect_graph_module"]
+    assert len(insp.op_graph_dict["edge_dialect_graph_module"].nodes) == 9
+    with pytest.raises(KeyError):
+        Inspector(etdump_path=demo["etdump"], etrecord=demo["etrecord"],
+                  debug_buffer_path=demo["buffer"], reference_graph_name="nope")
+
+
+def test_event_block_edits_reach_the_tables(demo, tmp_path):
+    import io
+
+    insp = inspector(demo)
+    full = insp.to_dataframe()
+    # rename a block, keep only its operator events, drop the other block
+    execute = [b for b in insp.event_blocks if b.name == "Execute"][0]
+    execute.name = "Renamed"
+    execute.events = [e for e in execute.events if e.name.startswith("native_call")]
+    insp.event_blocks = [execute]
+    df = insp.to_dataframe()
+    assert set(df["event_block_name"]) == {"Renamed"}
+    assert len(df) == len(execute.events) < len(full)
+    assert all(n.startswith("native_call") for n in df["event_name"])
+    tsv = io.StringIO()
+    insp.save_data_to_tsv(tsv)
+    assert "Renamed" in tsv.getvalue() and "OPERATOR_CALL" not in tsv.getvalue()
+    text = io.StringIO()
+    insp.print_data_tabular(text)
+    assert "Renamed" in text.getvalue() and "Method::execute" not in text.getvalue()
+    # an assigned field of one event reaches the frame too
+    insp2 = inspector(demo)
+    ev = insp2.event_blocks[1].events[2]
+    ev.name = "edited_name"
+    assert "edited_name" in list(insp2.to_dataframe()["event_name"])
+    # untouched inspectors keep the C tables
+    assert inspector(demo)._pristine()

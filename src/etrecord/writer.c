@@ -143,7 +143,7 @@ static void check_module_entry(checker_t *c,
 }
 
 /* One node argument: its name, and the fields its kind reads. */
-static void check_input(checker_t *c, const etk_etrecord_input_desc_t *in,
+static void check_input(checker_t *c, const etk_etrecord_arg_desc_t *in,
                         const char *nctx) {
   text_ok(c, in->arg, false, "input argument name", nctx);
   switch (in->kind) {
@@ -257,8 +257,14 @@ static void check_method(checker_t *c, const etk_etrecord_method_desc_t *m,
           "%s: an array is NULL but its count is not 0", nctx);
     for (size_t k = 0; k < n->module_stack_count && c->rc == ETK_OK; k++)
       check_module_entry(c, &n->module_stack[k], nctx);
-    for (size_t k = 0; k < n->input_count && c->rc == ETK_OK; k++)
-      check_input(c, &n->inputs[k], nctx);
+    for (size_t k = 0; k < n->input_count && !n->args && c->rc == ETK_OK; k++) {
+      text_ok(c, n->inputs[k].arg, false, "input argument name", nctx);
+      text_ok(c, n->inputs[k].tensor, true, "input tensor", nctx);
+    }
+    if (n->arg_count && !n->args)
+      bad(c, ETK_E_INVALID_ARGUMENT, "%s: args is NULL", nctx);
+    for (size_t k = 0; k < n->arg_count && n->args && c->rc == ETK_OK; k++)
+      check_input(c, &n->args[k], nctx);
     for (size_t k = 0; k < n->output_count && c->rc == ETK_OK; k++)
       text_ok(c, n->outputs[k], true, "output", nctx);
   }
@@ -470,8 +476,7 @@ static char *module_stack_text(const etk_etrecord_node_desc_t *n) {
 
 /* A list of tensor references ({"name": x}, or as_none for a NULL item of
  * an optional list: serde's OptionalTensorArgument). */
-static json_t *tensor_refs_json(builder_t *b,
-                                const etk_etrecord_input_desc_t *in,
+static json_t *tensor_refs_json(builder_t *b, const etk_etrecord_arg_desc_t *in,
                                 bool optional) {
   json_t *arr = jb_check(b, json_array());
   for (size_t k = 0; k < in->count; k++) {
@@ -491,7 +496,7 @@ static json_t *tensor_refs_json(builder_t *b,
 }
 
 /* The serde Argument of one node input: {"as_<kind>": value}. */
-static json_t *arg_json(builder_t *b, const etk_etrecord_input_desc_t *in) {
+static json_t *arg_json(builder_t *b, const etk_etrecord_arg_desc_t *in) {
   json_t *o = jb_check(b, json_object());
   json_t *arr;
   switch (in->kind) {
@@ -546,17 +551,22 @@ static json_t *node_json(builder_t *b, const etk_etrecord_node_desc_t *n) {
   jb_set(b, node, "name", json_string(n->name));
   jb_set(b, node, "target", json_string(n->target));
   json_t *inputs = jb_check(b, json_array());
-  for (size_t i = 0; i < n->input_count; i++) {
+  size_t count = n->args ? n->arg_count : n->input_count;
+  for (size_t i = 0; i < count; i++) {
     char arg[32];
-    const char *arg_name = n->inputs[i].arg;
+    const char *arg_name = n->args ? n->args[i].arg : n->inputs[i].arg;
     if (!arg_name) {
       snprintf(arg, sizeof arg, "arg%zu", i);
       arg_name = arg;
     }
     json_t *named = jb_check(b, json_object());
     jb_set(b, named, "name", json_string(arg_name));
-    jb_set(b, named, "arg", arg_json(b, &n->inputs[i]));
-    jb_set(b, named, "kind", json_integer(n->inputs[i].keyword ? 2 : 1));
+    if (n->args) {
+      jb_set(b, named, "arg", arg_json(b, &n->args[i]));
+      jb_set(b, named, "kind", json_integer(n->args[i].keyword ? 2 : 1));
+    } else {
+      jb_set(b, named, "arg", tagged_name(b, "as_tensor", n->inputs[i].tensor));
+    }
     jb_push(b, inputs, named);
   }
   jb_set(b, node, "inputs", inputs);

@@ -230,6 +230,30 @@ static int tensor_list_val(call_state_t *cs, const etk_graph_arg_t *g,
   return idx;
 }
 
+/* A schema kind in words, for messages. */
+static const char *kind_words(const char *k) {
+  static const char *const table[][2] = {{"T", "a tensor"},
+                                         {"T?", "a tensor or None"},
+                                         {"TL", "a tensor list"},
+                                         {"OTL", "a list of optional tensors"},
+                                         {"I", "an int"},
+                                         {"I?", "an int or None"},
+                                         {"D", "a float"},
+                                         {"D?", "a float or None"},
+                                         {"B", "a bool"},
+                                         {"S", "a scalar"},
+                                         {"S?", "a scalar or None"},
+                                         {"L", "an int list"},
+                                         {"L?", "an int list or None"},
+                                         {"str", "a string"},
+                                         {"str?", "a string or None"},
+                                         {"dtype", "a dtype"},
+                                         {"dtype?", "a dtype or None"}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i][0], k) == 0) return table[i][1];
+  return k;
+}
+
 /* The frame value of one present argument `g` for schema argument `a`. */
 static int arg_val(call_state_t *cs, const schema_arg_t *a,
                    const etk_graph_arg_t *g, arg_fail_t *fail) {
@@ -286,9 +310,8 @@ static int arg_val(call_state_t *cs, const schema_arg_t *a,
              g->kind == ETK_GRAPH_ARG_SCALAR_TYPE && g->dtype >= 0) {
     if ((idx = new_val(f, ETK_VALUE_INT)) >= 0) f->vals[idx].u.i = g->dtype;
   } else {
-    snprintf(cs->why, sizeof cs->why,
-             "argument '%.31s' is %.24s, expected %.7s", a->name,
-             etk_graph_arg_kind_name(g->kind), k);
+    snprintf(cs->why, sizeof cs->why, "argument '%.31s' is %.24s, expected %s",
+             a->name, etk_graph_arg_kind_name(g->kind), kind_words(k));
     *fail = ARG_BAD;
     return -1;
   }

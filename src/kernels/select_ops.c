@@ -166,7 +166,7 @@ ETK_KERNEL_DEFINE(gather_out, "aten::gather.out") {
     int64_t n = etk_view_numel(&vx);
     int64_t limit = in->dim ? in->sizes[dim] : 1;
     for (int64_t lin = 0; lin < n; lin++) {
-      int64_t k, soff = 0, rest = lin;
+      int64_t k = 0, soff = 0, rest = lin;
       if ((rc = read_index(op, &vx,
                            linear_to_offset(lin, vx.dim, vx.sizes, vx.strides),
                            limit, &k)))
@@ -333,7 +333,7 @@ ETK_KERNEL_DEFINE(index_tensor_out, "aten::index.Tensor_out") {
         }
       }
       for (size_t k = 0; k < count; k++) {
-        int64_t v;
+        int64_t v = 0;
         if (!p.has[k]) continue;
         if ((rc = read_index(op, &p.idx[k], boff[k], in->sizes[k], &v)))
           return rc;
@@ -386,6 +386,22 @@ static int split_into(etk_op_t *op, etk_tensor_t *in, int32_t dim,
   return ETK_OK;
 }
 
+/* The arguments both splits share, (self, <second>, dim, out): self of a
+ * basic dtype and at least 1-D (when running), dim wrapped. */
+static int split_begin(etk_op_t *op, etk_arg_t second, etk_tensor_t **in,
+                       int64_t *dim64, int32_t *dim) {
+  const etk_arg_t args[] = {ETK_ARG_TENSOR("self", in), second,
+                            ETK_ARG_INT("dim", dim64), ETK_ARG_LATER("out")};
+  int rc;
+  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args))) ||
+      (rc = etk_op_check_dtype(op, *in, "self", ETK_DTYPES_BASIC)) ||
+      op->checking)
+    return rc;
+  if ((*in)->dim == 0)
+    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "self must not be 0-D");
+  return etk_op_wrap_dim(op, *dim64, (*in)->dim, "dim", dim);
+}
+
 /* split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0,
  *   *, Tensor(a!)[] out) -> () */
 ETK_KERNEL_DEFINE(split_with_sizes_copy_out,
@@ -395,17 +411,10 @@ ETK_KERNEL_DEFINE(split_with_sizes_copy_out,
   int32_t dim;
   size_t parts;
   int rc;
-  const etk_arg_t args[] = {ETK_ARG_TENSOR("self", &in),
-                            ETK_ARG_LATER("split_sizes"),
-                            ETK_ARG_INT("dim", &dim64), ETK_ARG_LATER("out")};
-  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args)))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "self", ETK_DTYPES_BASIC)) ||
+  if ((rc = split_begin(op, ETK_ARG_LATER("split_sizes"), &in, &dim64, &dim)) ||
       op->checking)
     return rc;
-  if (in->dim == 0)
-    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "self must not be 0-D");
-  if ((rc = etk_op_wrap_dim(op, dim64, in->dim, "dim", &dim)) ||
-      (rc = etk_op_int_list(op, 1, "split_sizes", lens, SPLIT_MAX_PARTS,
+  if ((rc = etk_op_int_list(op, 1, "split_sizes", lens, SPLIT_MAX_PARTS,
                             &parts)))
     return rc;
   for (size_t k = 0; k < parts; k++) {
@@ -429,16 +438,10 @@ ETK_KERNEL_DEFINE(split_copy_tensor_out, "aten::split_copy.Tensor_out") {
   int32_t dim;
   size_t parts = 0;
   int rc;
-  const etk_arg_t args[] = {ETK_ARG_TENSOR("self", &in),
-                            ETK_ARG_INT("split_size", &size),
-                            ETK_ARG_INT("dim", &dim64), ETK_ARG_LATER("out")};
-  if ((rc = etk_op_read_args(op, 4, args, ETK_ARG_COUNT(args)))) return rc;
-  if ((rc = etk_op_check_dtype(op, in, "self", ETK_DTYPES_BASIC)) ||
+  if ((rc = split_begin(op, ETK_ARG_INT("split_size", &size), &in, &dim64,
+                        &dim)) ||
       op->checking)
     return rc;
-  if (in->dim == 0)
-    return etk_op_fail(op, ETK_E_INVALID_ARGUMENT, "self must not be 0-D");
-  if ((rc = etk_op_wrap_dim(op, dim64, in->dim, "dim", &dim))) return rc;
   left = in->sizes[dim];
   if (size <= 0 && left > 0)
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,

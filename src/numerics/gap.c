@@ -580,8 +580,11 @@ static void render_json(const etk_gap_t *g, etk_render_sink_t *s) {
     json_str(s, r->runtime_ops);
     etk_render_puts(s, ", \"shape\": ");
     json_str(s, r->shape);
-    if (r->gap != r->gap || isinf(r->gap))
-      etk_render_printf(s, ", \"gap\": null");
+    if (r->gap != r->gap || isinf(r->gap)) /* JSON has no NaN nor inf */
+      etk_render_printf(s, ", \"gap\": \"%s\"",
+                        r->gap != r->gap ? "nan"
+                        : r->gap > 0     ? "inf"
+                                         : "-inf");
     else
       etk_render_printf(s, ", \"gap\": %.17g", r->gap);
     etk_render_puts(s, ", \"note\": ");

@@ -16,7 +16,7 @@
 #include "etk_test.h"
 #include "etkit/graph.h"
 #include "etkit/interp.h"
-#include "graph_fixture.h"
+#include "interp_fixture.h"
 
 static char g_path[256];
 
@@ -167,6 +167,29 @@ ETK_TEST(unsupported_op_is_reported_and_downstream_has_no_reference) {
     }
   }
   CHECK_EQ_U64(etk_interp_status_count(l.r, ETK_INTERP_OK), bad + 1);
+  unload(&l);
+  gf_free(m);
+}
+
+ETK_TEST(a_malformed_argument_fails_its_node_only) {
+  gf_model_t *m = NULL;
+  loaded_t l;
+  REQUIRE(gf_load("convnet", &m) == 0);
+  /* the first convolution's stride as a string: that node fails with the
+   * reason, the nodes that need it have no reference, nothing crashes */
+  m->gnodes[0].args[3].kind = ETK_ETRECORD_IN_STRING;
+  m->gnodes[0].args[3].s = "wide";
+  run_record(&l, write_record(m, true), NULL);
+  REQUIRE(l.rc == ETK_OK);
+  {
+    const etk_interp_node_t *n = etk_interp_nodes(l.r);
+    printf("# %s\n", n[0].message);
+    CHECK(n[0].status == ETK_INTERP_FAILED);
+    CHECK(strstr(n[0].message, "'stride' is as_string, expected an int list") !=
+          NULL);
+    CHECK(n[1].status == ETK_INTERP_NO_REFERENCE);
+    CHECK(strstr(n[1].message, "aten_convolution_default") != NULL);
+  }
   unload(&l);
   gf_free(m);
 }

@@ -26,7 +26,7 @@ endif()
 foreach(re "native_call_addmm\\.out[^\n]* fc +aten\\.addmm\\.default"
         "convolution #0 \\[EtkitMicroBackend\\][^\n]* conv2 +aten\\.convolution\\.default"
         "relu #1 \\[EtkitMicroBackend\\][^\n]* relu2 +aten\\.relu\\.default"
-        "Execute[^\n]*aten\\.max_pool2d_with_indices\\.default[^\n]* 2 ")
+        "Execute[^\n]*aten\\.max_pool2d\\.default[^\n]* 2 ")
   if(NOT out MATCHES "${re}")
     message(FATAL_ERROR "demo output does not match '${re}':\n${out}")
   endif()

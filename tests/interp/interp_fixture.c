@@ -1,5 +1,5 @@
 /*
- * graph_fixture.c - turns a reference graph description (tests/interp/
+ * interp_fixture.c - turns a reference graph description (tests/interp/
  * reference/<model>.graph, made by make_graphs.py) into an ETRecord with
  * etkit's own writer: one edge-dialect node per line with its arguments,
  * the TensorMeta of every value (shapes and dtypes of the PyTorch-made
@@ -10,13 +10,13 @@
  * (fixed arrays sized for the test models; a description that does not fit
  * fails to load rather than growing them).
  */
-#include "graph_fixture.h"
+#include "interp_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REF_DIR ETKIT_SOURCE_DIR "/tests/interp/reference/"
+#define REF_DIR ETKIT_SOURCE_DIR "/tests/interp/reference"
 
 static int serde_dtype(int scalar_type) {
   switch (scalar_type) {
@@ -33,12 +33,16 @@ static int serde_dtype(int scalar_type) {
   }
 }
 
-etk_npy_t *gf_npy(const char *file) {
-  char path[512];
+static etk_npy_t *npy_in(const char *dir, const char *file) {
+  char path[1024];
   etk_npy_t *n = NULL;
-  snprintf(path, sizeof path, REF_DIR "%s.npy", file);
+  snprintf(path, sizeof path, "%s/%s.npy", dir, file);
   if (etk_npy_read_file(path, &n, NULL) != ETK_OK) return NULL;
   return n;
+}
+
+etk_npy_t *gf_npy(const char *file) {
+  return npy_in(REF_DIR, file);
 }
 
 /* Records the TensorMeta of value `name` from an npy. */
@@ -55,7 +59,7 @@ static int add_meta(gf_model_t *m, const char *name, const etk_npy_t *n) {
 }
 
 static etk_npy_t *keep_npy(gf_model_t *m, const char *file) {
-  etk_npy_t *n = gf_npy(file);
+  etk_npy_t *n = npy_in(m->dir, file);
   if (!n || m->nnpy >= GF_MAX_VALUES) {
     etk_npy_free(n);
     return NULL;
@@ -77,7 +81,7 @@ static char *keep_str(gf_model_t *m, const char *s, size_t len) {
 }
 
 /* One argument token "name=kind:value" into `in`. */
-static int parse_arg(gf_model_t *m, char *tok, etk_etrecord_input_desc_t *in) {
+static int parse_arg(gf_model_t *m, char *tok, etk_etrecord_arg_desc_t *in) {
   char *eq = strchr(tok, '='), *val;
   memset(in, 0, sizeof *in);
   if (!eq) return -1;
@@ -167,8 +171,8 @@ static int parse_node(gf_model_t *m, char *line) {
     rest += len;
     while (*rest == ' ') rest++;
   }
-  nd->inputs = gn->args;
-  nd->input_count = gn->nargs;
+  nd->args = gn->args;
+  nd->arg_count = gn->nargs;
   return 0;
 }
 
@@ -192,14 +196,19 @@ static int parse_weight(gf_model_t *m) {
 }
 
 int gf_load(const char *model, gf_model_t **out) {
-  char path[512], line[4096];
+  return gf_load_from(REF_DIR, model, out);
+}
+
+int gf_load_from(const char *dir, const char *model, gf_model_t **out) {
+  char path[1024], line[4096];
   FILE *f;
   gf_model_t *m = calloc(1, sizeof *m);
   int rc = 0;
   *out = NULL;
   if (!m) return -1;
   snprintf(m->model, sizeof m->model, "%s", model);
-  snprintf(path, sizeof path, REF_DIR "%s.graph", model);
+  snprintf(m->dir, sizeof m->dir, "%s", dir);
+  snprintf(path, sizeof path, "%s/%s.graph", dir, model);
   f = fopen(path, "r");
   if (!f) {
     free(m);

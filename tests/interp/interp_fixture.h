@@ -1,9 +1,9 @@
 /*
- * graph_fixture.h - reference graphs (tests/interp/reference/NAME.graph and
+ * interp_fixture.h - reference graphs (tests/interp/reference/NAME.graph and
  * their PyTorch-made .npy files) written as ETRecords by etkit's writer.
  */
-#ifndef ETKIT_TESTS_GRAPH_FIXTURE_H
-#define ETKIT_TESTS_GRAPH_FIXTURE_H
+#ifndef ETKIT_TESTS_INTERP_FIXTURE_H
+#define ETKIT_TESTS_INTERP_FIXTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,11 +20,11 @@
 #define GF_MAX_OUTS 4
 #define GF_MAX_INTS 1024
 #define GF_MAX_LISTS 256
-#define GF_MAX_STRINGS 1024
+#define GF_MAX_STRINGS 4096
 
 typedef struct gf_node {
   char target[160];
-  etk_etrecord_input_desc_t args[GF_MAX_ARGS];
+  etk_etrecord_arg_desc_t args[GF_MAX_ARGS];
   size_t nargs;
   const char *outs[GF_MAX_OUTS];
   etk_npy_t *expect[GF_MAX_OUTS]; /* PyTorch's outputs */
@@ -39,6 +39,7 @@ typedef struct gf_value {
 
 typedef struct gf_model {
   char model[64];
+  char dir[512];
   etk_etrecord_node_desc_t nodes[GF_MAX_NODES];
   gf_node_t gnodes[GF_MAX_NODES];
   size_t nnodes;
@@ -67,6 +68,8 @@ typedef struct gf_model {
 
 /* Reads reference/<model>.graph and its .npy files; 0 or -1. */
 int gf_load(const char *model, gf_model_t **out);
+/* The same from another folder (benchmarks write their own graphs). */
+int gf_load_from(const char *dir, const char *model, gf_model_t **out);
 void gf_free(gf_model_t *m);
 /* Reads reference/<file>.npy (NULL on failure). */
 etk_npy_t *gf_npy(const char *file);
