@@ -4,6 +4,8 @@
 # Used by `make format-check` and the CMake target format-check.
 file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR}
      ${SOURCE_DIR}/src/*.c ${SOURCE_DIR}/src/*.h ${SOURCE_DIR}/include/*.h
+     ${SOURCE_DIR}/src/*.cpp ${SOURCE_DIR}/include/*.hpp
+     ${SOURCE_DIR}/tests/*.cpp ${SOURCE_DIR}/bench/*.cpp
      ${SOURCE_DIR}/tests/*.c ${SOURCE_DIR}/tests/*.h
      ${SOURCE_DIR}/bench/*.c ${SOURCE_DIR}/bench/*.h
      ${SOURCE_DIR}/fuzz/*.c ${SOURCE_DIR}/fuzz/*.h
