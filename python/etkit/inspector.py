@@ -541,6 +541,30 @@ def parse_etrecord(etrecord_path: str) -> ETRecord:
     return ETRecord(_etkit.open_etrecord(etrecord_path))
 
 
+def _refuse_output_is_input(path, inputs) -> None:
+    """Raises ValueError when the existing file `path` is one of `inputs`
+    ((argument name, path) pairs): the same file, also through hard or
+    symbolic links (same device and inode), as `etkit` refuses it."""
+    import os
+
+    try:
+        out = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return
+    for name, given in inputs:
+        if given is None or not isinstance(given, (str, bytes, os.PathLike)):
+            continue
+        try:
+            st = os.stat(given)
+        except (OSError, ValueError):
+            continue
+        if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+            raise ValueError(
+                f"{os.fsdecode(path)}: the output is the same file as the input "
+                f"{name}={os.fsdecode(given)!r}: refusing to overwrite it "
+                "(choose another output name)")
+
+
 @dataclass
 class GraphNode:
     """One call_function node of an ETRecord program."""
@@ -675,6 +699,9 @@ class Inspector:
             raise ValueError(
                 "Expecting exactly one of etdump_path or etdump_data to be specified."
             )
+        self._inputs = [("etdump_path", etdump_path),
+                        ("debug_buffer_path", debug_buffer_path),
+                        ("etrecord", getattr(self._etrecord, "path", None))]
         if debug_buffer_path is not None:
             with open(debug_buffer_path, "rb") as f:
                 debug_buffer = f.read()
@@ -900,7 +927,9 @@ class Inspector:
         return pd.read_csv(io.StringIO(text), sep="\t", index_col=0)
 
     def save_trace(self, path: str) -> None:
-        """Writes the Chrome/Perfetto trace of `etkit trace` to path."""
+        """Writes the Chrome/Perfetto trace of `etkit trace` to path (never
+        over one of this Inspector's input files)."""
+        _refuse_output_is_input(path, self._inputs)
         text = self._handle.trace_json(None)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)

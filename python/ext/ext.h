@@ -50,6 +50,10 @@ int ext_etrecord_register(PyObject *module);
 /* Registers etkit.run (run.c) in `module`. */
 int ext_run_register(PyObject *module);
 
+/* Registers _etkit.program_info (program.c, etkit.Program) in `module`;
+ * ext_run_register calls it. */
+int ext_program_register(PyObject *module);
+
 /* Registers etkit.memory_plan (memory.c) in `module`. */
 int ext_memory_register(PyObject *module);
 

@@ -74,7 +74,7 @@ def test_diff(fixtures, oracle_dumps):
     assert {"block", "kind", "delta (ms)"} <= set(df.columns)
     assert (df["delta (ms)"].fillna(0) == 0).all()
     with pytest.raises(TypeError):
-        etkit.diff(a, "b")
+        etkit.diff(a, 3)  # paths are taken (test_cli_parity), numbers not
 
 
 def test_repr_html(fixtures):

@@ -103,9 +103,9 @@ static int parse_args(int argc, char **argv, memory_cli_t *c) {
   if (!c->etdump && !c->file)
     return etk_cli_usage(CMD, "%s",
                          "give a program (.pte) or --etdump_path FILE");
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
-  if (c->trace && etk_cli_check_output(CMD, c->trace)) return 1;
-  if (c->html && etk_cli_check_output(CMD, c->html)) return 1;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
+  if ((rc = etk_cli_check_output(CMD, c->trace))) return rc;
+  if ((rc = etk_cli_check_output(CMD, c->html))) return rc;
   return 0;
 }
 

@@ -178,7 +178,7 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
         CMD, "%s",
         "timestamps in cycles need --clock-hz HZ (or --raw-ticks "
         "to write raw ticks, clearly labelled)");
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
   return 0;
 }
 

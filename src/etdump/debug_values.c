@@ -257,6 +257,12 @@ int etk_etdump_check_debug_buffer(const etk_etdump_t *d, const uint8_t *buf,
                          "etk_etdump_check_debug_buffer: NULL argument");
   static const uint8_t empty[1] = {0};
   if (!buf) buf = empty;
+  /* an ETDump, a program...: say what it is rather than what misfits */
+  int kind = etk_file_kind_expect(NULL, buf, len, ETK_FILE_DEBUG_BUFFER, err);
+  if (kind != ETK_OK) {
+    etk_error_where(err, "debug buffer");
+    return kind;
+  }
   for (size_t i = 0; i < d->event_count; i++) {
     if ((d->flags[i] & ETK_ETDUMP_KIND_MASK) != ETK_ETDUMP_EVENT_DEBUG)
       continue;
