@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import quiet_inspector
+from conftest import quiet_inspector, run_cli
 
 
 def test_save_trace_refuses_its_input(fixtures, tmp_path):
@@ -128,3 +128,17 @@ def test_etrecord_of_another_program_warns(conformance):
         warnings.simplefilter("always")
         etkit.Inspector(etdump_path=dump, etrecord=record)
     assert any("matches nothing in the ETDump" in str(w.message) for w in caught)
+
+
+def test_print_data_tabular_blank_for_events_without_perf_data(oracle_dumps, cli):
+    """tabulate prints None as an empty cell: events without perf data show
+    empty statistics (never `nan`), in Python as in the CLI."""
+    import io
+
+    path = os.path.join(oracle_dumps, "nan_mixed.etdp")
+    buf = io.StringIO()
+    quiet_inspector(etdump_path=path).print_data_tabular(file=buf)
+    text = buf.getvalue()
+    assert " nan " not in text
+    assert "│ named_debug         │            │" in text
+    assert text == run_cli(cli, "--etdump_path", path).decode()

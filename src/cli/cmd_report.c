@@ -173,6 +173,13 @@ static int compare_outputs(report_cli_t *c, etk_etrecord_t *rec,
   return status;
 }
 
+/* An ETRecord without the plan's method: the plan keeps value names. */
+static void plan_note(void *ctx, int is_warning, const char *line) {
+  (void)ctx;
+  (void)is_warning;
+  fprintf(stderr, "etkit report: note: %s; tensors keep value names\n", line);
+}
+
 int etk_cmd_report(int argc, char **argv) {
   report_cli_t c;
   memset(&c, 0, sizeof c);
@@ -225,6 +232,21 @@ int etk_cmd_report(int argc, char **argv) {
       goto done;
     }
     c.ro.memory_plan = c.plan;
+    etk_error_clear(&err);
+    if (rec && etk_memory_plan_name_from_etrecord(c.plan, rec, plan_note, NULL,
+                                                  &err) != ETK_OK) {
+      status = etk_cli_fail_error(CMD, &err); /* names as `memory --etrecord` */
+      goto done;
+    }
+    int32_t largest;
+    size_t foreign = etk_memory_plan_foreign_events(c.plan, c.insp, &largest);
+    if (foreign)
+      fprintf(stderr,
+              "etkit report: warning: %s is not the ETDump's program? %zu "
+              "operator event(s) name instructions up to %d, but method %s "
+              "has %llu\n",
+              c.program, foreign, largest, c.plan->method,
+              (unsigned long long)c.plan->num_instructions);
   }
   c.ro.title = c.title;
   c.ro.etdump_path = c.etdump;
