@@ -382,3 +382,14 @@ int etk_cli_write_output(const char *path, etk_cli_render_fn fn, void *ctx,
   }
   return etk_outfile_commit(&of, err);
 }
+
+void etk_cli_warn_unused_buffer(const char *cmd, const char *path,
+                                const etk_inspector_t *insp, size_t len) {
+  if (!path || !insp || len == 0) return;
+  if (etk_etdump_logged_tensor_count(etk_inspector_etdump(insp)) == 0)
+    fprintf(stderr,
+            "etkit %s: warning: %s is not used: the ETDump logs no tensor "
+            "values (a debug buffer of another run, or a run without "
+            "--debug-level?)\n",
+            cmd, path);
+}

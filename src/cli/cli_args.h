@@ -178,6 +178,12 @@ int etk_cli_positive_size_value(const etk_cli_parser_t *p, size_t *out);
  * is written. */
 int etk_cli_check_output(const char *cmd, const char *path);
 
+/* Prints "etkit <cmd>: warning: <path> is not used ..." when a debug buffer
+ * of `len` > 0 bytes was given with an ETDump that logs no tensor values
+ * (a buffer of another run): its values would silently be ignored. */
+void etk_cli_warn_unused_buffer(const char *cmd, const char *path,
+                                const etk_inspector_t *insp, size_t len);
+
 /* Writes `path` ("-" = stdout) all-or-nothing: `fn` renders into a sink on
  * a temporary file that is renamed over `path` only when everything
  * succeeded (etk_outfile_*); on failure nothing is left behind and `err`

@@ -207,6 +207,7 @@ int etk_cmd_inspect(int argc, char **argv) {
     free(dbuf);
     return fail_err(&err);
   }
+  etk_cli_warn_unused_buffer(CMD, c.debug_buffer, insp, dlen);
   etk_etrecord_t *rec = NULL;
   if (c.etrecord && link_etrecord(&c, insp, &rec, &err) != ETK_OK) {
     etk_etrecord_close(rec);

@@ -222,6 +222,8 @@ int etk_cmd_numerics(int argc, char **argv) {
                              &err) != ETK_OK ||
         etk_inspector_open_path(c.etdump[s], &io, &insp[s], &err) != ETK_OK)
       status = etk_cli_fail_error(CMD, &err);
+    else
+      etk_cli_warn_unused_buffer(CMD, c.buffer[s], insp[s], len[s]);
   }
   if (!status && etk_numerics_ab_build(insp[0], buf[0], len[0], insp[1], buf[1],
                                        len[1], &c.opt, &c.ab, &err) != ETK_OK) {

@@ -209,6 +209,7 @@ int etk_cmd_report(int argc, char **argv) {
     status = etk_cli_fail_error(CMD, &err);
     goto done;
   }
+  etk_cli_warn_unused_buffer(CMD, c.debug_buffer, c.insp, dlen);
   etk_error_clear(&err); /* a successful open may leave err.where set */
   etk_etdump_bytes(etk_inspector_etdump(c.insp), &blen);
   if (c.etrecord) {

@@ -261,3 +261,30 @@ run(0 report ${E} --program ${P} -o ${DIR}/right.html)
 if(err MATCHES "not the ETDump's program")
   message(FATAL_ERROR "report --program of its own model warns:\n${err}")
 endif()
+
+# A dump without event blocks: trace fails as inspect does (upstream's
+# Inspector cannot tabulate it), never an empty timeline with exit 0.
+set(EMPTY ${CONFORMANCE}/golden_empty_block.etdp)
+if(EXISTS ${EMPTY})
+  run(1 inspect ${EMPTY})
+  run(1 trace ${EMPTY} -o ${DIR}/empty.json)
+  if(NOT err MATCHES "has no event blocks" OR EXISTS ${DIR}/empty.json)
+    message(FATAL_ERROR "trace of a dump without event blocks:\n${err}")
+  endif()
+endif()
+
+# A debug buffer given with an ETDump that logs no values (another run's):
+# warned, in inspect, report and numerics; the right pair is not.
+run(0 run ${P} --etdump ${DIR}/plain.etdp)
+foreach(args "inspect;${DIR}/plain.etdp;--debug_buffer_path;${B}"
+        "report;${DIR}/plain.etdp;--debug_buffer_path;${B};-o;${DIR}/u.html"
+        "numerics;${DIR}/plain.etdp;${E};--debug_buffer_path;${B};--against-debug-buffer;${B}")
+  run(0 ${args})
+  if(NOT err MATCHES "warning: [^\n]*debug_buffer.bin is not used: the ETDump logs no tensor values")
+    message(FATAL_ERROR "etkit ${args}: no warning about the unused debug buffer:\n${err}")
+  endif()
+endforeach()
+run(0 inspect ${E} --debug_buffer_path ${B})
+if(err MATCHES "is not used")
+  message(FATAL_ERROR "the demo's own debug buffer is called unused:\n${err}")
+endif()
