@@ -715,7 +715,11 @@ class Inspector:
         self._handle = _etkit.open_inspector(
             etdump_path, etdump_data, source_time_scale.value,
             target_time_scale.value, debug_buffer, upstream_quirks, 0.0)
-        mismatches, _, _ = self._handle.counts()
+        mismatches, _, _, logged = self._handle.counts()
+        if debug_buffer and not logged:  # as `etkit inspect` warns
+            warnings.warn(
+                "the debug buffer is not used: the ETDump logs no tensor "
+                "values (a debug buffer of another run?)", stacklevel=2)
         if mismatches:
             warnings.warn(
                 f"{mismatches} debug value(s) differ between merged runs "

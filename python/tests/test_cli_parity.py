@@ -142,3 +142,16 @@ def test_print_data_tabular_blank_for_events_without_perf_data(oracle_dumps, cli
     assert " nan " not in text
     assert "│ named_debug         │            │" in text
     assert text == run_cli(cli, "--etdump_path", path).decode()
+
+
+def test_unused_debug_buffer_warns(conformance, fixtures):
+    """A debug buffer given with a dump that logs no values (another
+    run's) is warned about, as `etkit inspect` warns."""
+    import warnings
+    import etkit
+
+    dump = os.path.join(conformance, "etdump_tutorial.etdp")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        etkit.Inspector(etdump_path=dump, debug_buffer=b"\0" * 64)
+    assert any("debug buffer is not used" in str(w.message) for w in caught)
