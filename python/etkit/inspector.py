@@ -848,6 +848,7 @@ class Inspector:
         """The events table as TSV (byte-identical to `etkit inspect --tsv_path`)."""
         text = self._render(_FORMAT_TSV, include_units, include_delegate_debug_data)
         if isinstance(file, str):
+            _refuse_output_is_input(file, self._inputs)
             with open(file, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         else:

@@ -23,6 +23,9 @@ def test_save_trace_refuses_its_input(fixtures, tmp_path):
             ins.save_trace(str(tmp_path / target))
         assert dump.read_bytes() == before
     assert not [p for p in os.listdir(tmp_path) if ".tmp" in p]
+    with pytest.raises(ValueError, match="same file as the input etdump_path"):
+        ins.save_data_to_tsv(str(tmp_path / "hard.etdp"))
+    assert dump.read_bytes() == before
     ins.save_trace(str(tmp_path / "t.json"))  # another file is fine
     assert (tmp_path / "t.json").stat().st_size > 0
 
