@@ -158,3 +158,36 @@ def test_unused_debug_buffer_warns(conformance, fixtures):
         warnings.simplefilter("always")
         etkit.Inspector(etdump_path=dump, debug_buffer=b"\0" * 64)
     assert any("debug buffer is not used" in str(w.message) for w in caught)
+
+
+def test_cli_catches_sigint_and_sigterm_and_dies_of_them(cli, tmp_path):
+    """`etkit` installs the handler that removes NAME.tmp.<pid> files on
+    SIGINT/SIGTERM (the handler itself: common_files_test) and still dies
+    of the signal."""
+    import signal
+    import subprocess
+    import time
+
+    fifo = tmp_path / "in.etdp"
+    os.mkfifo(fifo)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        proc = subprocess.Popen([cli, "inspect", str(fifo), "-o",
+                                 str(tmp_path / "out.txt")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            caught = 0
+            for _ in range(200):  # until main() has run (it blocks on the FIFO)
+                with open(f"/proc/{proc.pid}/status") as f:
+                    line = [l for l in f if l.startswith("SigCgt:")][0]
+                caught = int(line.split()[1], 16)
+                if caught & (1 << (sig - 1)):
+                    break
+                time.sleep(0.01)
+            assert caught & (1 << (signal.SIGINT - 1))
+            assert caught & (1 << (signal.SIGTERM - 1))
+            proc.send_signal(sig)
+            assert proc.wait(timeout=10) == -sig
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert not [p for p in os.listdir(tmp_path) if ".tmp." in p]
