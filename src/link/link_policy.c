@@ -44,16 +44,13 @@ static void policy_warn(const etk_link_policy_t *p, const char *fmt, ...) {
 /* "forward, decode" into buf. */
 static const char *method_list(const etk_etrecord_t *rec, char *buf,
                                size_t size) {
-  size_t at = 0;
-  buf[0] = 0;
+  /* whole names only, then "and N more": never cut mid-word */
+  etk_name_list_t names;
+  etk_name_list_init(&names, buf, size > 160 ? 160 : size);
   const char *m;
-  for (size_t i = 0; (m = etk_etrecord_method_at(rec, i)) != NULL && at < size;
-       i++) {
-    int k = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", m);
-    if (k < 0) break;
-    at += (size_t)k;
-  }
-  return buf[0] ? buf : "none";
+  for (size_t i = 0; (m = etk_etrecord_method_at(rec, i)) != NULL; i++)
+    etk_name_list_add(&names, m, strlen(m));
+  return etk_name_list_text(&names);
 }
 
 void etk_etrecord_error_where(etk_error_t *err, const char *path) {

@@ -85,4 +85,23 @@ ETK_TEST(directories_and_empty_files) {
   CHECK_EQ_INT(etk_file_kind_of_path("/no/such/file"), ETK_FILE_UNKNOWN);
 }
 
+/* Lists of names in messages: whole names, then how many more (a method
+ * list was cut mid-word). */
+ETK_TEST(name_list_never_cuts_a_name) {
+  char buf[48];
+  etk_name_list_t l;
+  etk_name_list_init(&l, buf, sizeof buf);
+  CHECK_EQ_STR(etk_name_list_text(&l), "none");
+  etk_name_list_init(&l, buf, sizeof buf);
+  etk_name_list_add(&l, "forward", 7);
+  etk_name_list_add(&l, "encode", 6);
+  CHECK_EQ_STR(etk_name_list_text(&l), "forward, encode");
+  etk_name_list_init(&l, buf, sizeof buf);
+  static const char *const names[] = {"forward", "encode", "decode",
+                                      "method_with_a_long_name", "x"};
+  for (int i = 0; i < 5; i++) etk_name_list_add(&l, names[i], strlen(names[i]));
+  CHECK_EQ_STR(etk_name_list_text(&l), "forward, encode and 3 more");
+  CHECK(strlen(buf) < sizeof buf);
+}
+
 ETK_TEST_MAIN()
