@@ -128,9 +128,84 @@ int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err);
 int etk_outfile_commit(etk_outfile_t *of, etk_error_t *err);
 void etk_outfile_abort(etk_outfile_t *of);
 
+/* Removes the temporary files of open etk_outfile_t writes when the process
+ * gets SIGINT, SIGTERM or SIGHUP, then dies of that signal as it would have.
+ * Installs the handler only for signals whose disposition is still the
+ * default (a program's own handler, or Python's SIGINT, is left alone).
+ * Call it once, early (the `etkit` command does in main). */
+void etk_outfile_cleanup_on_signals(void);
+
+/* 1 when `a` and `b` name the same existing file (same device and inode,
+ * so also through hard or symbolic links), else 0 (also when either is
+ * NULL or does not exist). */
+int etk_same_file(const char *a, const char *b);
+
 /* Writes `len` bytes to `path` atomically (temp file + rename). */
 int etk_write_file(const char *path, const void *data, size_t len,
                    etk_error_t *err);
+
+/* ------------------------------------------------------------ name lists */
+
+/* A list of names for a message ("forward, encode and 25 more"): names are
+ * added whole or not at all, so the text is never cut mid-word, and the
+ * ones that did not fit are counted.  The buffer must outlive the list. */
+typedef struct etk_name_list {
+  char *out;
+  size_t size, used;
+  size_t shown, more;
+} etk_name_list_t;
+
+/* Starts an empty list in out[0..size) (size >= 32 leaves room for the
+ * count of names left out). */
+void etk_name_list_init(etk_name_list_t *l, char *out, size_t size);
+/* Adds the `len` bytes at `name` (NULL: "") as one entry. */
+void etk_name_list_add(etk_name_list_t *l, const char *name, size_t len);
+/* The text: "a, b, c", "a, b and 3 more", or "none".  Returns out. */
+const char *etk_name_list_text(etk_name_list_t *l);
+
+/* ------------------------------------------------------------ file kinds */
+
+/* The kinds of file etkit reads, told apart by their first bytes
+ * (etk_file_kind_detect) or, for directories and empty files, by stat
+ * (etk_file_kind_of_path). */
+typedef enum etk_file_kind {
+  ETK_FILE_UNKNOWN = 0,
+  ETK_FILE_PTE,               /* "ET12" at bytes 4..7 */
+  ETK_FILE_PTE_OTHER,         /* "ET??": a program of another version */
+  ETK_FILE_BPTE,              /* "BP08" at bytes 4..7 */
+  ETK_FILE_ETDUMP,            /* "ED00" at bytes 8..11 (size-prefixed) */
+  ETK_FILE_NPY,               /* "\x93NUMPY" */
+  ETK_FILE_ZIP,               /* "PK\3\4": a ZIP archive, as ETRecords are */
+  ETK_FILE_ETDUMP_UNPREFIXED, /* "ED00" at bytes 4..7: no size prefix */
+  ETK_FILE_DIRECTORY,         /* (etk_file_kind_of_path only) */
+  ETK_FILE_EMPTY,             /* zero bytes */
+  ETK_FILE_DEBUG_BUFFER       /* never detected (no header): for _expect */
+} etk_file_kind_t;
+
+/* Guesses a file's kind from its first bytes (needs at most 12).  Reads
+ * only inside data[0..len).  `data` may be NULL when len is 0 (UNKNOWN). */
+etk_file_kind_t etk_file_kind_detect(const uint8_t *data, size_t len);
+
+/* The kind of the file at `path`: DIRECTORY, EMPTY, or what its first
+ * bytes say; UNKNOWN when it cannot be read or is not a regular file. */
+etk_file_kind_t etk_file_kind_of_path(const char *path);
+
+/* "an ExecuTorch program (.pte)", and where that kind goes ("a program goes
+ * to `etkit run` ... or --program"): static strings. */
+const char *etk_file_kind_describe(etk_file_kind_t kind);
+const char *etk_file_kind_hint(etk_file_kind_t kind);
+
+/* ETK_OK when the file (its first bytes data[0..len), or when `data` is
+ * NULL the file at `path`) is of kind `want`, or of no kind etkit knows
+ * (then the reader explains what it found).  Otherwise fills `err` with
+ * one line naming what the file is, what was expected and which option
+ * takes it ("this is an ExecuTorch program (.pte), not an ETDump: a
+ * program goes to ..."; err->where = `path` when non-NULL) and returns
+ * ETK_E_BAD_IDENTIFIER (ETK_E_IO for a directory).  With `want`
+ * ETK_FILE_DEBUG_BUFFER every known kind is refused (a debug buffer has no
+ * header). */
+int etk_file_kind_expect(const char *path, const uint8_t *data, size_t len,
+                         etk_file_kind_t want, etk_error_t *err);
 
 #ifdef __cplusplus
 }

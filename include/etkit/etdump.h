@@ -365,6 +365,11 @@ int etk_etdump_tensor_data(const etk_etdump_tensor_t *t, const uint8_t *buf,
                            size_t len, const uint8_t **data, uint64_t *nbytes,
                            etk_error_t *err);
 
+/* How many tensors the debug events of `dump` log (each tensor of a list
+ * counts): 0 means a debug buffer given with the dump is not used (it is
+ * from another run, or the run logged nothing).  0 for NULL. */
+size_t etk_etdump_logged_tensor_count(const etk_etdump_t *dump);
+
 /* Checks that `buf` (len bytes) can serve as the dump's debug buffer, the
  * way upstream's Inspector inflates every logged tensor when it is given
  * one: each tensor of each debug event (single or in a list) must have an

@@ -130,10 +130,12 @@ void etk_link_policy_init(etk_link_policy_t *policy);
 /* Links every block of `insp` with `rec` under `policy` (NULL = defaults).
  * Warnings: a record that names no method (nothing is linked), a block
  * whose method cannot be chosen, delegated events without a delegate_map
- * entry.  Errors: ETK_E_NOT_FOUND (a chosen method the record lacks,
- * listing the record's methods), ETK_E_INVALID_ARGUMENT (a block choice
- * that names no block), and those of etk_etrecord_inspector_link_block()
- * (err->where then starts with record_name). */
+ * entry, a record that links none of the dump's events (an ETRecord of
+ * another program) or links handles naming no node.  Errors: ETK_E_NOT_FOUND (a
+ * chosen method the record lacks, listing the record's methods),
+ * ETK_E_INVALID_ARGUMENT (a block choice that names no block), and those of
+ * etk_etrecord_inspector_link_block() (err->where then starts with
+ * record_name). */
 int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
                                   const etk_link_policy_t *policy,
                                   etk_etrecord_link_summary_t *summary,

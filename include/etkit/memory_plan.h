@@ -183,6 +183,15 @@ int etk_memory_plan_set_names(etk_memory_plan_t *plan, size_t tensor,
                               const char *source, const char *location,
                               etk_error_t *err);
 
+/* How many operator events of the ETDump opened as `insp` (profiled, not
+ * delegated, with an instruction id) name an instruction the plan's method
+ * does not have (id >= num_instructions): more than 0 means the program is
+ * not the one that made the dump.  *largest (may be NULL) receives the
+ * largest such id (-1 when none). */
+size_t etk_memory_plan_foreign_events(const etk_memory_plan_t *plan,
+                                      const struct etk_inspector *insp,
+                                      int32_t *largest);
+
 /* Fills plan->runtime from the allocation events of an ETDump opened as an
  * Inspector: one row per allocator, planned buffers matched by the
  * runtime's "planned_memory_<mem_id>" allocator names. */

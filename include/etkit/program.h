@@ -56,20 +56,8 @@
 extern "C" {
 #endif
 
-/* ------------------------------------------------------------ file kinds */
-
-typedef enum etk_file_kind {
-  ETK_FILE_UNKNOWN = 0,
-  ETK_FILE_PTE,       /* "ET12" at bytes 4..7 */
-  ETK_FILE_PTE_OTHER, /* "ET??": a program of another schema version */
-  ETK_FILE_BPTE,      /* "BP08" at bytes 4..7 */
-  ETK_FILE_ETDUMP,    /* "ED00" at bytes 8..11 (size-prefixed) */
-  ETK_FILE_NPY        /* "\x93NUMPY" */
-} etk_file_kind_t;
-
-/* Guesses a file's kind from its first bytes (needs at most 12).  Reads
- * only inside data[0..len).  `data` may be NULL when len is 0. */
-etk_file_kind_t etk_file_kind_detect(const uint8_t *data, size_t len);
+/* File kinds (etk_file_kind_t, etk_file_kind_detect) are in
+ * etkit/common.h. */
 
 /* --------------------------------------------------------- .pte framing */
 

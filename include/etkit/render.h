@@ -188,14 +188,14 @@ size_t etk_format_double_g(double x, char *out);
 const char *etk_duration_unit(double seconds, double *per_second);
 
 /* Writes `seconds` in the unit of `per_second` with 3 significant digits
- * and no exponent ("12.3", "0.512", "1234", "-4.50" stays "-4.5"); "nan",
- * "inf" as etk_format_double_g.  `out` holds ETK_FORMAT_DOUBLE_MAX bytes;
- * returns the length. */
+ * and no exponent ("12.3", "0.512", "0.0096", "1234", "-4.50" stays
+ * "-4.5"; a non-zero value is never "0" or "-0", only magnitudes below
+ * 1e-15 take an exponent); "nan", "inf" as etk_format_double_g.  `out` holds
+ * ETK_FORMAT_DOUBLE_MAX bytes; returns the length. */
 size_t etk_format_duration_in(double seconds, double per_second, char *out);
 
-/* `v` rounded to 3 significant digits (at most 3 decimals, the integer
- * part kept): what etk_format_duration_in() prints, as a number for
- * cells. */
+/* `v` rounded to 3 significant digits (the integer part kept; -0 becomes
+ * 0): what etk_format_duration_in() prints, as a number for cells. */
 double etk_duration_round(double v);
 
 /* Seconds in one "ns", "us", "ms" or "s"; 0 for anything else (cycles). */

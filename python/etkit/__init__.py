@@ -7,11 +7,13 @@ Migrating a script from upstream is one line::
 See docs/python.md.  Beyond upstream: Inspector.op_summary(),
 Inspector.save_trace(path), Inspector.compare_results(), etkit.diff(a, b)
 etkit.run(program, inputs) (the reference runtime, returning the ETDump
-bytes that Inspector(etdump_data=...) reads), etkit.memory_plan(program)
-(a program's memory plan as DataFrames), etkit.model_explorer(etrecord,
-graph_path, node_data_path, inspector) (Model Explorer's graph and node-data
-files) and etkit.Store(url) (the run history of `etkit store`: add, runs,
-trend, compare as DataFrames).
+bytes that Inspector(etdump_data=...) reads), etkit.Program(path) (a
+program's methods with their input and output dtypes and shapes, as
+`etkit info`), etkit.memory_plan(program) (a program's memory plan as
+DataFrames), etkit.model_explorer(etrecord, graph_path, node_data_path,
+inspector) (Model Explorer's graph and node-data files) and
+etkit.Store(url) (the run history of `etkit store`: add, runs, trend,
+compare as DataFrames).
 """
 
 from . import _etkit
@@ -29,6 +31,7 @@ from .inspector import (
 )
 from .memory import MemoryPlan, memory_plan
 from .graph import model_explorer
+from .program import Program, _program_inputs
 from .store import Store
 from . import inspector as _inspector, memory as _memory
 
@@ -44,20 +47,38 @@ __all__ = [
     "Store",
     "run",
     "RunResult",
+    "Program",
 ]
 
 
+def _as_inspector(x, side):
+    """An Inspector, or one opened (quietly) on an ETDump path, as
+    `etkit diff A.etdp B.etdp` takes them."""
+    import os
+    import warnings
+
+    if isinstance(x, Inspector):
+        return x
+    if isinstance(x, (str, bytes, os.PathLike)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Output Buffer not found"
+            return Inspector(etdump_path=os.fsdecode(x))
+    raise TypeError(
+        f"etkit.diff takes Inspector objects or ETDump paths; {side} is "
+        f"{type(x).__name__}")
+
+
 def diff(a, b, metric: str = "avg"):
-    """`etkit diff` of two Inspectors (A = baseline) as a DataFrame: per
-    block the totals (method, operators, delegate and framework overhead),
-    then every operator matched by name and instruction, with delta and
-    change %."""
+    """`etkit diff` of two Inspectors or ETDump paths (A = baseline) as a
+    DataFrame: per block the totals (method, operators, delegate and
+    framework overhead), then every operator matched by name and
+    instruction, with delta and change %."""
     import io
 
     import pandas as pd
 
-    if not isinstance(a, Inspector) or not isinstance(b, Inspector):
-        raise TypeError("etkit.diff takes two Inspector objects")
+    a = _as_inspector(a, "a")
+    b = _as_inspector(b, "b")
     text = _etkit.diff(a._handle, b._handle, metric)
     return pd.read_csv(io.StringIO(text), sep="\t", keep_default_na=False,
                        na_values=[""])
@@ -83,19 +104,24 @@ class RunResult:
         return iter((self.outputs, self.etdump, self.debug_buffer))
 
     def __repr__(self):
+        debug = ("None" if self.debug_buffer is None
+                 else f"{len(self.debug_buffer)} bytes")
         return (f"RunResult(outputs={len(self.outputs)}, etdump={len(self.etdump)} "
-                f"bytes, debug_buffer={None if self.debug_buffer is None else len(self.debug_buffer)} "
-                f"bytes, dropped={self.dropped})")
+                f"bytes, debug_buffer={debug}, dropped={self.dropped})")
 
 
 _DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2,
                  0: 0, 1: 1, 2: 2}
 
 
-def run(program_path: str, inputs=(), iterations: int = 1, debug_level="none",
+def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
         method: str = None, allocation_events: bool = True) -> RunResult:
     """Runs `method` (default forward) of a .pte with etkit's reference
     runtime `iterations` times on `inputs` (numpy arrays or scalars), traced.
+    Without inputs, as `etkit run`: tensors of ones of each input's dtype and
+    shape, and the values traced into the program for scalars.  An array of
+    another dtype than the program's is refused (as `etkit run --input`
+    refuses it), never cast.
 
     debug_level: "none", "outputs" (program outputs logged into the debug
     buffer) or "intermediates" (every instruction's outputs).
@@ -108,9 +134,10 @@ def run(program_path: str, inputs=(), iterations: int = 1, debug_level="none",
 
     # iterations as given: the extension refuses what is not an int in
     # 1..1000000 (int() would truncate 2.5 and accept "3")
+    program_path = _checks.fspath(program_path, "program_path")
+    inputs = _program_inputs(program_path, method, inputs)
     outs, etdump, debug, dropped = _etkit.run(
-        _checks.fspath(program_path, "program_path"), list(inputs), iterations,
-        level, method, allocation_events)
+        program_path, inputs, iterations, level, method, allocation_events)
     if dropped:
         import warnings
         warnings.warn(f"the recorder dropped {dropped} events", stacklevel=2)

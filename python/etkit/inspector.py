@@ -642,6 +642,30 @@ def parse_etrecord(etrecord_path: str) -> ETRecord:
     return ETRecord(_etkit.open_etrecord(path))
 
 
+def _refuse_output_is_input(path, inputs) -> None:
+    """Raises ValueError when the existing file `path` is one of `inputs`
+    ((argument name, path) pairs): the same file, also through hard or
+    symbolic links (same device and inode), as `etkit` refuses it."""
+    import os
+
+    try:
+        out = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return
+    for name, given in inputs:
+        if given is None or not isinstance(given, (str, bytes, os.PathLike)):
+            continue
+        try:
+            st = os.stat(given)
+        except (OSError, ValueError):
+            continue
+        if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+            raise ValueError(
+                f"{os.fsdecode(path)}: the output is the same file as the input "
+                f"{name}={os.fsdecode(given)!r}: refusing to overwrite it "
+                "(choose another output name)")
+
+
 @dataclass
 class GraphNode:
     """One call_function node of an ETRecord program."""
@@ -784,6 +808,10 @@ class Inspector:
             raise TypeError(
                 "Unsupported ETRecord type: an ETRecord or a path (str, bytes or "
                 f"os.PathLike), not {type(etrecord).__name__}")
+        # files an output must never overwrite (save_trace, save_data_to_tsv)
+        self._inputs = [("etdump_path", etdump_path),
+                        ("debug_buffer_path", debug_buffer_path),
+                        ("etrecord", getattr(self._etrecord, "path", None))]
 
         if debug_buffer_path is not None:
             debug_buffer = _checks.read_file(debug_buffer_path, "debug buffer")
@@ -797,7 +825,11 @@ class Inspector:
         self._handle = _etkit.open_inspector(
             etdump_path, etdump_data, source_time_scale.value,
             target_time_scale.value, debug_buffer, upstream_quirks, 0.0)
-        mismatches, _, _ = self._handle.counts()
+        mismatches, _, _, logged = self._handle.counts()
+        if debug_buffer and not logged:  # as `etkit inspect` warns
+            warnings.warn(
+                "the debug buffer is not used: the ETDump logs no tensor "
+                "values (a debug buffer of another run?)", stacklevel=2)
         if mismatches:
             warnings.warn(
                 f"{mismatches} debug value(s) differ between merged runs "
@@ -972,6 +1004,7 @@ class Inspector:
         """The events table as TSV (byte-identical to `etkit inspect --tsv_path`)."""
         if not hasattr(file, "write"):
             file = _checks.fspath(file, "file")  # a path, never an fd
+            _refuse_output_is_input(file, self._inputs)
         data = self._render(_FORMAT_TSV, include_units,
                             include_delegate_debug_data, as_bytes=True)
         if not hasattr(file, "write"):
@@ -1059,6 +1092,7 @@ class Inspector:
     def save_trace(self, path: str) -> None:
         """Writes the Chrome/Perfetto trace of `etkit trace` to path."""
         path = _checks.fspath(path, "path")  # never an fd (save_trace(2))
+        _refuse_output_is_input(path, self._inputs)
         data = self._handle.trace_json(self._etdump_name, True)
         with open(path, "wb") as f:
             f.write(data)  # the UTF-8 bytes, without the GIL

@@ -53,6 +53,10 @@ int ext_run_register(PyObject *module);
 /* Registers interp and torch_save (interp.c) in `module`. */
 int ext_interp_register(PyObject *module);
 
+/* Registers _etkit.program_info (program.c, etkit.Program) in `module`;
+ * ext_run_register calls it. */
+int ext_program_register(PyObject *module);
+
 /* Registers etkit.memory_plan (memory.c) in `module`. */
 int ext_memory_register(PyObject *module);
 

@@ -738,9 +738,11 @@ static PyObject *h_module_total(ext_inspector_t *self, PyObject *args) {
 static PyObject *h_counts(ext_inspector_t *self, PyObject *unused) {
   (void)unused;
   return Py_BuildValue(
-      "(nnd)", (Py_ssize_t)etk_inspector_debug_mismatch_count(self->insp),
+      "(nndn)", (Py_ssize_t)etk_inspector_debug_mismatch_count(self->insp),
       (Py_ssize_t)etk_inspector_allocator_count(self->insp),
-      etk_inspector_scale_factor(self->insp));
+      etk_inspector_scale_factor(self->insp),
+      (Py_ssize_t)etk_etdump_logged_tensor_count(
+          etk_inspector_etdump(self->insp)));
 }
 
 /* ------------------------------------------------------------ ETRecord */

@@ -347,5 +347,6 @@ int ext_run_register(PyObject *module) {
   /* the example delegate, as `etkit run` has it (a static library's
    * constructor is not linked in unless referenced) */
   (void)etk_backend_register_builtin(etk_micro_backend());
+  if (ext_program_register(module) < 0) return -1;
   return PyModule_AddFunctions(module, run_functions);
 }

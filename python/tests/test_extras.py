@@ -106,7 +106,7 @@ def test_diff(fixtures, cli):
         assert np.isclose(row[vb], mine_b["avg (ms)"].iloc[0])
         assert np.isclose(row[delta], row[vb] - row[va])
     with pytest.raises(TypeError):
-        etkit.diff(a, "b")
+        etkit.diff(a, 3)  # paths are taken (test_cli_parity), numbers not
 
 
 def test_repr_html(fixtures):

@@ -9,7 +9,8 @@
  *   call per row and pass of the renderer (etk_render_table_rows,
  *   etk_render_delimited_rows) builds the row's cells from the public row
  *   (ana_diff_row).  Durations of the
- *   table are in a readable unit per column, rounded to 3 digits (a value
+ *   table are in one readable unit per table (A, B and delta compared in
+ *   the same unit), with 3 significant digits (a value
  *   repeated along a row, as a one-run event's statistics are, is rounded
  *   once).
  */
@@ -65,18 +66,19 @@ typedef struct column_max {
   double max[7];
 } column_max_t;
 
-/* A readable unit per duration column of a table whose largest values
- * are `m`. */
+/* One readable unit for every duration column of a table whose largest
+ * values are `m`: A, B and their delta are one compared quantity, and
+ * avg beside p50 reads wrong when the two are in different units. */
 static void view_units(view_t *v, const char *unit, const column_max_t *m) {
-  double sec = etk_seconds_per_unit(unit);
+  double sec = etk_seconds_per_unit(unit), largest = 0;
+  for (int c = 0; c < 7; c++)
+    if (m->max[c] > largest) largest = m->max[c];
+  double per_second = 0;
+  const char *shown =
+      sec > 0 ? etk_duration_unit(largest * sec, &per_second) : unit;
   for (int c = 10; c <= 16; c++) {
-    v->unit[c] = unit;
-    v->scale[c] = 0;
-    if (sec > 0) {
-      double per_second;
-      v->unit[c] = etk_duration_unit(m->max[c - 10] * sec, &per_second);
-      v->scale[c] = sec * per_second;
-    }
+    v->unit[c] = shown;
+    v->scale[c] = sec > 0 ? sec * per_second : 0;
   }
 }
 
@@ -316,7 +318,7 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
   etk_render_puts(sink, w->lb);
   etk_render_printf(sink,
                     "\ncompared: %s; delta = B - A; change = delta / A; "
-                    "durations in a unit per column\n\n",
+                    "durations in one unit per table\n\n",
                     metric);
   view_t v = {.d = d, .rows = vis, .n = ntot, .totals = 1};
   view_units(&v, unit, &w->max_totals);

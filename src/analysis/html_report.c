@@ -885,14 +885,15 @@ static int section_events(report_t *r) {
   v.r = r;
   v.rows = rows;
   v.st_row = SIZE_MAX;
-  /* one readable unit per statistics column, from its largest value */
-  double max[4] = {0, 0, 0, 0};
+  /* one readable unit for the four statistics (one quantity), from their
+   * largest value */
+  double max = 0;
   for (size_t i = 0; i < n; i++) {
     etk_stats_t st;
     if (etk_inspector_event_stats(r->insp, rows[i], &st) != ETK_OK) continue;
     double x[4] = {st.avg, st.p50, st.min, st.max};
     for (int c = 0; c < 4; c++)
-      if (fabs(x[c]) > max[c]) max[c] = fabs(x[c]);
+      if (fabs(x[c]) > max) max = fabs(x[c]);
   }
   char h[4][40];
   const char *headers[11] = {"block",    "event",    "instruction",
@@ -900,7 +901,7 @@ static int section_events(report_t *r) {
                              "runs"};
   static const char *const stat_names[4] = {"avg", "p50", "min", "max"};
   for (int i = 0; i < 4; i++) {
-    const char *u = col_unit(r, max[i], &v.scale[i]);
+    const char *u = col_unit(r, max, &v.scale[i]);
     snprintf(h[i], sizeof h[i], "%s (%s)", stat_names[i], u);
     headers[7 + i] = h[i];
   }
@@ -1010,6 +1011,27 @@ static void section_memory(report_t *r) {
 
 /* ------------------------------------------------------- entry point */
 
+/* The nav bar: a link to each section the page has, in the page's order
+ * (etk_report_write_html writes them in this order). */
+static void write_nav(report_t *r) {
+  static const struct {
+    const char *id, *label;
+  } sections[] = {{"file", "file"},         {"summary", "operator types"},
+                  {"graph", "graph"},       {"numerics", "numerics"},
+                  {"modules", "modules"},   {"timeline", "timeline"},
+                  {"events", "events"},     {"memory", "memory"},
+                  {"memory-plan", "memory plan"}};
+  etk_render_puts(r->s, "<nav>");
+  for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+    const char *id = sections[i].id;
+    if (strcmp(id, "numerics") == 0 && !r->o->comparison_count) continue;
+    if (strcmp(id, "memory-plan") == 0 && !r->o->memory_plan) continue;
+    if (strcmp(id, "graph") == 0 && !r->o->graph_section) continue;
+    etk_render_printf(r->s, "<a href=\"#%s\">%s</a>", id, sections[i].label);
+  }
+  etk_render_puts(r->s, "</nav>\n<main>\n");
+}
+
 int etk_report_write_html(etk_inspector_t *insp,
                           const etk_report_options_t *options,
                           etk_render_sink_t *sink, etk_error_t *err) {
@@ -1053,18 +1075,8 @@ int etk_report_write_html(etk_inspector_t *insp,
       etk_html_texts(sink, o->etdump_path);
     else
       etk_render_puts(sink, "ETDump");
-    etk_render_puts(sink,
-                    "</p></header>\n<nav><a href=\"#file\">file</a>"
-                    "<a href=\"#summary\">operator types</a>"
-                    "<a href=\"#modules\">modules</a>"
-                    "<a href=\"#numerics\">numerics</a>"
-                    "<a href=\"#timeline\">timeline</a>"
-                    "<a href=\"#events\">events</a>"
-                    "<a href=\"#memory\">memory</a>");
-    if (o->memory_plan)
-      etk_render_puts(sink, "<a href=\"#memory-plan\">memory plan</a>");
-    if (o->graph_section) etk_render_puts(sink, "<a href=\"#graph\">graph</a>");
-    etk_render_puts(sink, "</nav>\n<main>\n");
+    etk_render_puts(sink, "</p></header>\n");
+    write_nav(&r);
     section_facts(&r, &dropped);
     section_summary(&r);
     if (o->graph_section) {

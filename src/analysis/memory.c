@@ -224,13 +224,15 @@ int etk_memory_report_build(const etk_inspector_t *insp, size_t top,
   ana_intern_init(&m->pool);
   const etk_etdump_t *dump = etk_inspector_etdump(insp);
   etk_dropped_marker_find(dump, &m->dropped);
-  m->top_cap = top ? top : 10;
-  m->top = calloc(m->top_cap, sizeof *m->top);
-  int rc = m->top ? ETK_OK : ETK_E_NO_MEMORY;
-
   /* every allocation event of the dump, blocks or not */
   etk_etdump_columns_t cols;
   etk_etdump_columns(dump, &cols);
+  /* a huge `top` means all: never more slots than the dump has events */
+  m->top_cap = top ? top : 10;
+  if (m->top_cap > cols.count) m->top_cap = cols.count ? cols.count : 1;
+  m->top = calloc(m->top_cap, sizeof *m->top);
+  int rc = m->top ? ETK_OK : ETK_E_NO_MEMORY;
+
   for (size_t i = 0; i < cols.count; i++)
     if ((cols.flags[i] & ETK_ETDUMP_KIND_MASK) == ETK_ETDUMP_EVENT_ALLOCATION)
       m->events++;

@@ -575,20 +575,17 @@ static int find_method(reader_t *r, etk_fb_table_t program, const char *method,
       return r->in->pub.method ? ETK_OK : oom(r);
     }
   }
-  char list[256] = "";
-  size_t used = 0;
-  for (uint32_t i = 0; i < plans.count && used + 4 < sizeof list; i++) {
+  char list[160];
+  etk_name_list_t names;
+  etk_name_list_init(&names, list, sizeof list);
+  for (uint32_t i = 0; i < plans.count; i++) {
     etk_fb_string_t name = etk_fb_get_string(
         etk_fb_vector_table(r->buf, plans, i), ETK_PTE_PLAN_NAME);
-    int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                     name.data ? name.data : "");
-    if (w > 0) used += (size_t)w;
+    etk_name_list_add(&names, name.data, name.data ? name.len : 0);
   }
-  if (used >= sizeof list) used = sizeof list - 1;
-  list[used] = '\0';
   return etk_error_set(r->err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                       "no method named '%s' in the program (methods: %s)",
-                       method, list);
+                       "no method named '%.64s' in the program (methods: %s)",
+                       method, etk_name_list_text(&names));
 }
 
 static int analyse(reader_t *r, uint32_t root, const char *method) {
@@ -642,6 +639,9 @@ static int parse_header(const uint8_t *data, size_t len, uint64_t *region,
   if (len < 8)
     return etk_error_set(err, ETK_E_TRUNCATED, len,
                          "file is %zu bytes, too short for a program", len);
+  if (memcmp(data + 4, ETK_PTE_IDENTIFIER, 4) != 0 &&
+      etk_file_kind_expect(NULL, data, len, ETK_FILE_PTE, err) != ETK_OK)
+    return ETK_E_BAD_IDENTIFIER; /* a bundled program, an ETDump...: said */
   if (memcmp(data + 4, ETK_PTE_IDENTIFIER, 4) != 0)
     return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 4,
                          "not an ExecuTorch program (identifier is not '%s')",

@@ -80,7 +80,10 @@ static void tensor_rect(etk_render_sink_t *s, const scale_t *c,
   double x0 = sx(c, (double)t->first), x1 = sx(c, (double)t->last + 1.0);
   double y0 = sy(c, (double)t->offset);
   double y1 = sy(c, (double)(t->offset + t->nbytes));
-  if (y1 - y0 < 0.5) y1 = y0 + 0.5;
+  /* a small tensor in a big buffer stays visible (and hoverable): at
+   * least 2 px each way */
+  if (y1 - y0 < 2.0) y1 = y0 + 2.0;
+  if (x1 - x0 < 2.0) x1 = x0 + 2.0;
   size_t li = legend_index(l, t->op);
   etk_render_printf(s,
                     "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
@@ -272,12 +275,15 @@ int etk_memory_plan_render_html_body(const etk_memory_plan_t *p,
                     p->buffer_count);
   for (size_t k = 0; k < p->buffer_count; k++) {
     const etk_memory_plan_buffer_t *b = &p->buffers[k];
+    char at[24] = "&ndash;"; /* no peak: JSON null, the text table's - */
+    if (b->peak_instruction >= 0)
+      snprintf(at, sizeof at, "%lld", (long long)b->peak_instruction);
     etk_render_printf(
         s,
-        "<tr><td>%u</td><td>%llu</td><td>%llu</td><td>%lld"
+        "<tr><td>%u</td><td>%llu</td><td>%llu</td><td>%s"
         "</td><td>%.1f%%</td></tr>\n",
         b->mem_id, (unsigned long long)b->size,
-        (unsigned long long)b->peak_bytes, (long long)b->peak_instruction,
+        (unsigned long long)b->peak_bytes, at,
         b->size ? 100.0 * (double)b->peak_bytes / (double)b->size : 0.0);
   }
   uint64_t problems = p->overlap_total + p->invalid_count;

@@ -98,3 +98,24 @@ int etk_memory_plan_attach_etdump(etk_memory_plan_t *plan,
   plan->runtime_count = count;
   return ETK_OK;
 }
+
+size_t etk_memory_plan_foreign_events(const etk_memory_plan_t *plan,
+                                      const struct etk_inspector *insp,
+                                      int32_t *largest) {
+  if (largest) *largest = -1;
+  if (!plan || !insp) return 0;
+  size_t beyond = 0;
+  size_t n = etk_inspector_event_count(insp);
+  for (size_t i = 0; i < n; i++) {
+    etk_inspector_event_t ev;
+    if (etk_inspector_event_get_basic(insp, i, &ev) != ETK_OK) continue;
+    /* operators of the method: profiled, not delegated, with an id */
+    if (ev.instruction_id < 0 || ev.is_delegated_op || !ev.sample_count)
+      continue;
+    if ((uint64_t)ev.instruction_id >= plan->num_instructions) {
+      beyond++;
+      if (largest && ev.instruction_id > *largest) *largest = ev.instruction_id;
+    }
+  }
+  return beyond;
+}

@@ -233,6 +233,8 @@ static void print_lifetime(etk_render_sink_t *s,
 static void print_peak_tensors(const etk_memory_plan_t *p,
                                const etk_memory_plan_buffer_t *b, size_t top,
                                etk_render_sink_t *s) {
+  /* a huge --top means all: never more slots than the plan has tensors */
+  if (top > p->tensor_count) top = p->tensor_count ? p->tensor_count : 1;
   uint32_t *ids = malloc(top * sizeof *ids);
   if (!ids) {
     s->status = ETK_E_NO_MEMORY;

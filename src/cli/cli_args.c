@@ -38,9 +38,22 @@ static int names_match(const char *names, const char *written, size_t n) {
   return 0;
 }
 
+/* The command line of the last walk, which etk_cli_check_output() compares
+ * outputs with (one command runs per process). */
+static struct {
+  const etk_cli_option_t *options;
+  size_t option_count;
+  int argc;
+  char **argv;
+} walked;
+
 void etk_cli_parser_init(etk_cli_parser_t *p, const char *cmd,
                          const char *usage, const etk_cli_option_t *options,
                          size_t option_count, int argc, char **argv) {
+  walked.options = options;
+  walked.option_count = option_count;
+  walked.argc = argc;
+  walked.argv = argv;
   memset(p, 0, sizeof *p);
   p->cmd = cmd;
   p->usage = usage;
@@ -268,8 +281,59 @@ int etk_cli_positive_size_value(const etk_cli_parser_t *p, size_t *out) {
   return ETK_CLI_ERROR;
 }
 
+/* 2 after printing why, when the regular file `path` is also named by
+ * another argument of the command line (an input, or a second output):
+ * writing it would destroy that file.  `path` itself (a pointer into argv)
+ * is skipped. */
+static int check_not_an_input(const char *cmd, const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  for (int i = 1; i < walked.argc; i++) {
+    const char *a = walked.argv[i];
+    size_t alen = strlen(a);
+    if (path >= a && path <= a + alen) continue; /* the output itself */
+    const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+    const char *file = eq ? eq + 1 : a;
+    if (!eq && a[0] == '-') continue; /* an option's name, or "-" */
+    if (!etk_same_file(path, file)) continue;
+    const char *given = NULL;
+    if (eq) {
+      given = a;
+    } else if (i > 1 && walked.argv[i - 1][0] == '-') {
+      const char *o = walked.argv[i - 1] + 1;
+      int is_long = *o == '-';
+      o += is_long;
+      const etk_cli_option_t *row = NULL;
+      etk_cli_parser_t q;
+      q.options = walked.options;
+      q.option_count = walked.option_count;
+      if (!strchr(o, '=')) row = find_option(&q, o, strlen(o), is_long);
+      if (row && row->arity == ETK_CLI_VALUE) given = walked.argv[i - 1];
+    }
+    if (given && eq)
+      fprintf(stderr,
+              "etkit %s: %s: the output is the same file as the input %s: "
+              "refusing to overwrite it (choose another output name)\n",
+              cmd, path, given);
+    else if (given)
+      fprintf(stderr,
+              "etkit %s: %s: the output is the same file as the input %s "
+              "%s: refusing to overwrite it (choose another output name)\n",
+              cmd, path, given, file);
+    else
+      fprintf(stderr,
+              "etkit %s: %s: the output is the same file as the input %s: "
+              "refusing to overwrite it (choose another output name)\n",
+              cmd, path, file);
+    return 2;
+  }
+  return 0;
+}
+
 int etk_cli_check_output(const char *cmd, const char *path) {
-  if (strcmp(path, "-") == 0) return 0;
+  if (!path || strcmp(path, "-") == 0) return 0;
+  int rc = check_not_an_input(cmd, path);
+  if (rc) return rc;
   etk_error_t err;
   etk_error_clear(&err);
   struct stat st;
@@ -317,4 +381,15 @@ int etk_cli_write_output(const char *path, etk_cli_render_fn fn, void *ctx,
     return rc;
   }
   return etk_outfile_commit(&of, err);
+}
+
+void etk_cli_warn_unused_buffer(const char *cmd, const char *path,
+                                const etk_inspector_t *insp, size_t len) {
+  if (!path || !insp || len == 0) return;
+  if (etk_etdump_logged_tensor_count(etk_inspector_etdump(insp)) == 0)
+    fprintf(stderr,
+            "etkit %s: warning: %s is not used: the ETDump logs no tensor "
+            "values (a debug buffer of another run, or a run without "
+            "--debug-level?)\n",
+            cmd, path);
 }

@@ -129,7 +129,8 @@ int etk_cli_time_option(const etk_cli_parser_t *p, int id,
                         double *clock_hz);
 
 /* Checks that source and target scales can be converted (cycles need a
- * clock); prints the reason and returns 1 when not, else 0. */
+ * clock); prints the reason and returns 1 when not, else 0 (the commands
+ * exit 2: a usage mistake). */
 int etk_cli_time_check(const char *cmd, const etk_inspector_options_t *io);
 
 /* When `value` is NULL prints "etkit <cmd>: the following argument is
@@ -166,11 +167,22 @@ int etk_cli_format_value(const etk_cli_parser_t *p, etk_inspect_format_t *out);
 int etk_cli_json_indent_value(const etk_cli_parser_t *p, int *out);
 int etk_cli_positive_size_value(const etk_cli_parser_t *p, size_t *out);
 
-/* Checks, before any work, that `path` ("-" = stdout, always fine) can be
+/* Checks, before any work, that `path` (NULL: none; "-" = stdout, always
+ * fine) can be
  * written: its directory accepts a new file (a temporary file is created
  * and removed), or it is an existing writable device/FIFO (not opened).
- * Prints "etkit <cmd>: <path>: <reason>" and returns 1 when not. */
+ * Prints "etkit <cmd>: <path>: <reason>" and returns 1 when not.  An
+ * existing file that another argument of the command line also names
+ * (the same file, also through hard or symbolic links: an input, or a
+ * second output) is refused with one line, returning 2, before anything
+ * is written. */
 int etk_cli_check_output(const char *cmd, const char *path);
+
+/* Prints "etkit <cmd>: warning: <path> is not used ..." when a debug buffer
+ * of `len` > 0 bytes was given with an ETDump that logs no tensor values
+ * (a buffer of another run): its values would silently be ignored. */
+void etk_cli_warn_unused_buffer(const char *cmd, const char *path,
+                                const etk_inspector_t *insp, size_t len);
 
 /* Writes `path` ("-" = stdout) all-or-nothing: `fn` renders into a sink on
  * a temporary file that is renamed over `path` only when everything

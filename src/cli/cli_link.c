@@ -1,9 +1,9 @@
 /*
  * cli_link.c - `--etrecord` for trace, diff and report (see cli_link.h):
  * etk_etrecord_link_with_policy() with etkit's default rules, its notes
- * printed as "etkit <cmd>: warning: ...", and one warning when the record
- * links nothing, so that an ETRecord of another model never gives a
- * silently unlinked view.
+ * printed as "etkit <cmd>: warning: ..." (among them the library's one
+ * warning when the record links nothing, so that an ETRecord of another
+ * model never gives a silently unlinked view).
  */
 #include "cli_link.h"
 
@@ -36,18 +36,5 @@ int cli_link_etrecord(const char *cmd, const char *path, etk_inspector_t *insp,
   if (etk_etrecord_link_with_policy(*rec, insp, &policy, summary, err) !=
       ETK_OK)
     return 1;
-  if (summary->events && summary->linked == 0)
-    fprintf(stderr,
-            "etkit %s: warning: %s matches nothing in the ETDump: none of "
-            "the ETDump's %zu events has an instruction id or delegate "
-            "debug id in the ETRecord's debug-handle and delegate maps (an "
-            "ETRecord of another program?); the view is not linked\n",
-            cmd, path, summary->events);
-  else if (summary->linked && summary->with_nodes == 0)
-    fprintf(stderr,
-            "etkit %s: warning: %s: %zu events got debug handles but no "
-            "debug handle names a node of its edge program: no op types, "
-            "modules or stack traces\n",
-            cmd, path, summary->linked);
   return 0;
 }

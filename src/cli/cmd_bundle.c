@@ -35,7 +35,8 @@ static const char *const usage_text =
     "  --input FILE.npy     an input, once per method input (default: ones)\n"
     "  --expected FILE.npy  an expected output, once per method output\n"
     "                       (default: computed with the reference runtime)\n"
-    "  --no-expected        store no expected outputs (profiling only)\n"
+    "  --no-expected        store no expected outputs (profiling only): the\n"
+    "                       program is not run, so any program can be bundled\n"
     "  --max-memory BYTES   most memory a method may take to compute expected\n"
     "                       outputs (suffix K, M, G; default 1G)\n"
     "  -h, --help           this help\n";
@@ -176,6 +177,70 @@ done:
   return status;
 }
 
+/* --no-expected: a case's inputs from the program's own description of
+ * the method (the .npy files, or ones of each input's dtype and shape):
+ * no kernel is resolved and nothing runs, so programs the reference
+ * runtime cannot run are bundled too. */
+static int prepare_case_unrun(const etk_program_t *prog, const case_args_t *ca,
+                              case_data_t *d, etk_bundled_case_spec_t *spec) {
+  const char *method = ca->method ? ca->method : "forward";
+  memset(spec, 0, sizeof *spec);
+  spec->method_name = method;
+  const etk_program_plan_t *plan = etk_program_find_plan(prog, method);
+  if (!plan) return etk_cli_fail(CMD, "no method '%s' in the program", method);
+  uint32_t nin = plan->input_count;
+  if ((ca->input_count && ca->input_count != nin) || nin > MAX_VALUES)
+    return etk_cli_fail(CMD, "method '%s' takes %u inputs, %u --input given",
+                        method, nin, ca->input_count);
+  etk_error_t err;
+  etk_error_clear(&err);
+  for (uint32_t i = 0; i < nin; i++) {
+    const etk_program_value_t *v = &plan->values[plan->inputs[i]];
+    etk_tensor_data_t *t = &d->inputs[i];
+    memset(t, 0, sizeof *t);
+    if (v->tag == ETK_VALUE_TENSOR && ca->input_count) {
+      etk_npy_t *npy;
+      if (etk_npy_read_file(ca->inputs[i], &npy, &err))
+        return etk_cli_fail_error(CMD, &err);
+      d->npys[d->npy_count++] = npy;
+      tensor_from_npy(npy, t);
+    } else if (v->tag == ETK_VALUE_TENSOR) {
+      const etk_program_tensor_t *pt = v->u.tensor;
+      uint64_t numel = 1;
+      if (pt->dim > ETK_MAX_DIMS)
+        return etk_cli_fail(CMD, "input %u of '%s' has %u dimensions", i,
+                            method, pt->dim);
+      for (uint32_t k = 0; k < pt->dim; k++) {
+        d->sizes[i][k] = pt->sizes[k];
+        numel *= (uint64_t)pt->sizes[k];
+      }
+      void *ones = pt->nbytes <= ((uint64_t)1 << 32)
+                       ? cli_ones(pt->scalar_type, (size_t)numel)
+                       : NULL;
+      if (!ones)
+        return etk_cli_fail(CMD, "input %u of '%s': no memory for %llu bytes",
+                            i, method, (unsigned long long)pt->nbytes);
+      d->owned[d->owned_count++] = ones;
+      t->tag = ETK_BUNDLED_TENSOR;
+      t->scalar_type = pt->scalar_type;
+      t->dim = pt->dim;
+      t->sizes = d->sizes[i];
+      t->data = ones;
+      t->nbytes = pt->nbytes;
+    } else {
+      t->tag = v->tag == ETK_VALUE_INT    ? ETK_BUNDLED_INT
+               : v->tag == ETK_VALUE_BOOL ? ETK_BUNDLED_BOOL
+                                          : ETK_BUNDLED_DOUBLE;
+      t->i = v->tag == ETK_VALUE_INT ? v->u.i : 0;
+      t->b = v->tag == ETK_VALUE_BOOL ? v->u.b : 0;
+      t->d = v->tag == ETK_VALUE_DOUBLE ? v->u.d : 0;
+    }
+  }
+  spec->inputs = d->inputs;
+  spec->input_count = nin;
+  return 0;
+}
+
 typedef struct bundle_cli {
   const char *program, *out, *extract_from;
   case_args_t *cases;
@@ -259,7 +324,8 @@ int etk_cmd_bundle(int argc, char **argv) {
   if (!b.extract_from && !program)
     return etk_cli_usage(CMD, "%s",
                          "the following argument is required: PROGRAM.pte");
-  if (etk_cli_check_output(CMD, out)) return 1;
+  int bad = etk_cli_check_output(CMD, out);
+  if (bad) return bad;
   if (b.extract_from) return extract(b.extract_from, out);
   etk_error_t err;
   etk_error_clear(&err);
@@ -279,7 +345,10 @@ int etk_cmd_bundle(int argc, char **argv) {
   size_t prepared = 0;
   for (size_t c = 0; c < ncases && status == 0; c++, prepared++) {
     memset(&data[c], 0, sizeof data[c]);
-    status = prepare_case(prog, &cases[c], b.max_memory, &data[c], &specs[c]);
+    status =
+        cases[c].no_expected && !cases[c].expected_count
+            ? prepare_case_unrun(prog, &cases[c], &data[c], &specs[c])
+            : prepare_case(prog, &cases[c], b.max_memory, &data[c], &specs[c]);
   }
   if (status == 0) {
     uint8_t *bpte = NULL;

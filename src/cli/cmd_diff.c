@@ -165,8 +165,8 @@ static int parse_args(int argc, char **argv, diff_cli_t *c) {
                          "A... --vs B... needs ETDumps on both sides");
   if (!c->vs && c->npaths != 2)
     return etk_cli_usage(CMD, "%s", "two ETDumps are required: A.etdp B.etdp");
-  if (etk_cli_time_check(CMD, &c->io)) return 1;
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if (etk_cli_time_check(CMD, &c->io)) return 2;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
   return 0;
 }
 

@@ -175,15 +175,15 @@ int etk_cmd_inspect(int argc, char **argv) {
   /* --compare_results reads program outputs from the debug buffer: refuse
    * before printing anything (upstream would compare zeros) */
   if (c.compare && !c.debug_buffer)
-    return etk_cli_fail("inspect",
-                        "--compare_results needs --debug_buffer_path "
-                        "(the program outputs are in the debug "
-                        "buffer)");
+    return etk_cli_usage("inspect", "%s",
+                         "--compare_results needs --debug_buffer_path "
+                         "(the program outputs are in the debug "
+                         "buffer)");
   if (c.compare && !c.reference && !c.etrecord)
-    return etk_cli_fail("inspect",
-                        "--compare_results needs reference outputs: "
-                        "--etrecord_path (with reference_outputs) or "
-                        "--reference FILE.bpte");
+    return etk_cli_usage("inspect", "%s",
+                         "--compare_results needs reference outputs: "
+                         "--etrecord_path (with reference_outputs) or "
+                         "--reference FILE.bpte");
 
   etk_error_t err;
   etk_error_clear(&err);
@@ -193,6 +193,11 @@ int etk_cmd_inspect(int argc, char **argv) {
   if (c.debug_buffer) {
     if (etk_read_file(c.debug_buffer, 0, &dbuf, &dlen, &err) != ETK_OK)
       return fail_err(&err);
+    if (etk_file_kind_expect(c.debug_buffer, dbuf, dlen, ETK_FILE_DEBUG_BUFFER,
+                             &err) != ETK_OK) {
+      free(dbuf);
+      return fail_err(&err);
+    }
     c.opt.debug_buffer = dbuf;
     c.opt.debug_buffer_len = dlen;
   }
@@ -202,6 +207,7 @@ int etk_cmd_inspect(int argc, char **argv) {
     free(dbuf);
     return fail_err(&err);
   }
+  etk_cli_warn_unused_buffer(CMD, c.debug_buffer, insp, dlen);
   if (c.runs) { /* the per-run series instead of the events table */
     int status = cli_inspect_runs(&c, insp);
     etk_inspector_close(insp);

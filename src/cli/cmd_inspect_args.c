@@ -16,7 +16,7 @@
 #include "cli_args.h"
 
 static const char *const usage_text =
-    "usage: etkit inspect --etdump_path FILE [options]\n"
+    "usage: etkit inspect [--etdump_path] FILE [options]\n"
     "\n"
     "Reads an ETDump and prints upstream's Inspector table "
     "(print_data_tabular).\n"
@@ -225,8 +225,12 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
                               &c->opt.target_time_scale, &c->opt.clock_hz);
   if (t) return t < 0 ? 2 : 0;
   switch (id) {
-    case ETK_CLI_POSITIONAL:
-      return etk_cli_usage(CMD, "unknown argument '%s'", v);
+    case ETK_CLI_POSITIONAL: /* the ETDump, as trace and memory take it */
+      if (c->etdump)
+        return etk_cli_usage(CMD, "unexpected argument '%s' (the ETDump is %s)",
+                             v, c->etdump);
+      c->etdump = v;
+      return 0;
     case OPT_FORMAT:
       return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
     case OPT_SUMMARY:
@@ -290,9 +294,9 @@ int cli_inspect_parse_args(int argc, char **argv, cli_t *c) {
     return etk_cli_usage(CMD, "%s",
                          "--module-total cannot be combined with --summary, "
                          "--by-module or --allocations");
-  if (etk_cli_time_check(CMD, &c->opt)) return 1;
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
-  if (c->tsv_path && etk_cli_check_output(CMD, c->tsv_path)) return 1;
+  if (etk_cli_time_check(CMD, &c->opt)) return 2;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
+  if ((rc = etk_cli_check_output(CMD, c->tsv_path))) return rc;
   return 0;
 }
 

@@ -103,9 +103,9 @@ static int parse_args(int argc, char **argv, memory_cli_t *c) {
   if (!c->etdump && !c->file)
     return etk_cli_usage(CMD, "%s",
                          "give a program (.pte) or --etdump_path FILE");
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
-  if (c->trace && etk_cli_check_output(CMD, c->trace)) return 1;
-  if (c->html && etk_cli_check_output(CMD, c->html)) return 1;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
+  if ((rc = etk_cli_check_output(CMD, c->trace))) return rc;
+  if ((rc = etk_cli_check_output(CMD, c->html))) return rc;
   return 0;
 }
 
@@ -152,6 +152,15 @@ static int run_program(memory_cli_t *c, etk_error_t *err) {
     if (rc == ETK_OK) {
       etk_error_clear(err);
       rc = etk_memory_plan_attach_etdump(c->plan, insp, err);
+      int32_t largest;
+      size_t foreign = etk_memory_plan_foreign_events(c->plan, insp, &largest);
+      if (rc == ETK_OK && foreign)
+        fprintf(stderr,
+                "etkit memory: warning: %s is not the program of %s? %zu "
+                "operator event(s) name instructions up to %d, but method "
+                "%s has %llu\n",
+                c->file, c->etdump, foreign, largest, c->plan->method,
+                (unsigned long long)c->plan->num_instructions);
     }
     etk_inspector_close(insp);
   }

@@ -38,8 +38,8 @@
 #define CMD "numerics"
 
 static const char *const usage_text =
-    "usage: etkit numerics --etdump_path A.etdp --debug_buffer_path A.bin\n"
-    "                      --against B.etdp --against-debug-buffer B.bin "
+    "usage: etkit numerics [--etdump_path] A.etdp --debug_buffer_path A.bin\n"
+    "                      [--against] B.etdp --against-debug-buffer B.bin "
     "[options]\n"
     "\n"
     "Compares the values two traced runs of the same program logged (e.g. "
@@ -108,8 +108,11 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   numerics_cli_t *c = ctx;
   const char *v = p->value;
   switch (id) {
-    case ETK_CLI_POSITIONAL:
-      return etk_cli_usage(CMD, "unexpected argument '%s'", v);
+    case ETK_CLI_POSITIONAL: /* A.etdp then B.etdp, as diff takes them */
+      if (c->etdump[0] && c->etdump[1])
+        return etk_cli_usage(CMD, "unexpected argument '%s'", v);
+      c->etdump[c->etdump[0] ? 1 : 0] = v;
+      return 0;
     case OPT_FORMAT:
       return etk_cli_format_value(p, &c->ro.format) ? 2 : 0;
     case OPT_MIN_SNR:
@@ -141,7 +144,7 @@ static int parse_args(int argc, char **argv, numerics_cli_t *c) {
                          "in them");
   if (c->method && !c->etrecord)
     return etk_cli_usage(CMD, "%s", "--method needs --etrecord_path");
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
   return 0;
 }
 
@@ -155,6 +158,7 @@ static int link_rows(numerics_cli_t *c, etk_etrecord_t *rec, etk_error_t *err) {
   if (rc != ETK_OK) return rc;
   etk_strbuf_t text;
   etk_strbuf_init(&text);
+  size_t tried = 0, linked = 0;
   for (size_t i = 0; i < etk_numerics_ab_row_count(c->ab) && rc == ETK_OK;
        i++) {
     etk_numerics_row_t r;
@@ -171,8 +175,10 @@ static int link_rows(numerics_cli_t *c, etk_etrecord_t *rec, etk_error_t *err) {
                                    r.delegate_debug_id_int,
                                    r.delegate_debug_id_str};
     etk_etrecord_event_link_t link;
+    tried++;
     rc = etk_etrecord_linker_resolve(linker, &ev, &link, err);
     if (rc != ETK_OK || link.node_count == 0) continue;
+    linked++;
     etk_strbuf_clear(&text);
     for (size_t k = 0; k < link.node_count; k++) {
       if (k) etk_strbuf_appends(&text, ", ");
@@ -184,6 +190,13 @@ static int link_rows(numerics_cli_t *c, etk_etrecord_t *rec, etk_error_t *err) {
   }
   etk_strbuf_free(&text);
   etk_etrecord_linker_destroy(linker);
+  if (rc == ETK_OK && tried && !linked) /* as inspect, trace, diff warn */
+    fprintf(stderr,
+            "etkit numerics: warning: %s matches nothing in the ETDump: "
+            "none of the %zu compared values has an instruction in the "
+            "ETRecord's maps (an ETRecord of another program?); no op "
+            "types\n",
+            c->etrecord, tried);
   return rc;
 }
 
@@ -216,8 +229,12 @@ int etk_cmd_numerics(int argc, char **argv) {
     etk_inspector_options_t io;
     etk_inspector_options_init(&io);
     if (etk_read_file(c.buffer[s], 0, &buf[s], &len[s], &err) != ETK_OK ||
+        etk_file_kind_expect(c.buffer[s], buf[s], len[s], ETK_FILE_DEBUG_BUFFER,
+                             &err) != ETK_OK ||
         etk_inspector_open_path(c.etdump[s], &io, &insp[s], &err) != ETK_OK)
       status = etk_cli_fail_error(CMD, &err);
+    else
+      etk_cli_warn_unused_buffer(CMD, c.buffer[s], insp[s], len[s]);
   }
   if (!status && etk_numerics_ab_build(insp[0], buf[0], len[0], insp[1], buf[1],
                                        len[1], &c.opt, &c.ab, &err) != ETK_OK) {

@@ -220,9 +220,9 @@ int etk_cmd_record_demo(int argc, char **argv) {
   if (status) return status < 0 ? 0 : status;
   output = cli.output;
   debug_output = cli.debug_output;
-  if (etk_cli_check_output("record-demo", output) ||
-      (debug_output && etk_cli_check_output("record-demo", debug_output)))
-    return 1;
+  if ((status = etk_cli_check_output("record-demo", output)) ||
+      (status = etk_cli_check_output("record-demo", debug_output)))
+    return status;
 
   clk.now = 1000000;
   etk_recorder_config_init(&cfg);

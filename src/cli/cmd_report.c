@@ -20,7 +20,7 @@
 #define CMD "report"
 
 static const char *const usage_text =
-    "usage: etkit report --etdump_path FILE [--etrecord_path FILE]\n"
+    "usage: etkit report [--etdump_path] FILE [--etrecord_path FILE]\n"
     "                    [--program FILE.pte] -o report.html\n"
     "\n"
     "Writes one self-contained HTML page (no scripts, no network): file "
@@ -93,8 +93,12 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
                               &c->io.target_time_scale, &c->io.clock_hz);
   if (t) return t < 0 ? 2 : 0;
   switch (id) {
-    case ETK_CLI_POSITIONAL:
-      return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+    case ETK_CLI_POSITIONAL: /* the ETDump, as trace and memory take it */
+      if (c->etdump)
+        return etk_cli_usage(CMD, "unexpected argument '%s' (the ETDump is %s)",
+                             p->value, c->etdump);
+      c->etdump = p->value;
+      return 0;
     case OPT_MAX_ROWS:
       return etk_cli_positive_size_value(p, &c->ro.max_event_rows) ? 2 : 0;
     case OPT_MAX_TIMELINE:
@@ -113,8 +117,8 @@ static int parse_args(int argc, char **argv, report_cli_t *c) {
   if (etk_cli_require(CMD, c->etdump, "--etdump_path")) return 2;
   if (c->method && !c->program)
     return etk_cli_usage(CMD, "%s", "--method needs --program");
-  if (etk_cli_time_check(CMD, &c->io)) return 1;
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if (etk_cli_time_check(CMD, &c->io)) return 2;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
   return 0;
 }
 
@@ -216,6 +220,13 @@ static int compare_outputs(report_cli_t *c, etk_etrecord_t *rec,
   return status;
 }
 
+/* An ETRecord without the plan's method: the plan keeps value names. */
+static void plan_note(void *ctx, int is_warning, const char *line) {
+  (void)ctx;
+  (void)is_warning;
+  fprintf(stderr, "etkit report: note: %s; tensors keep value names\n", line);
+}
+
 int etk_cmd_report(int argc, char **argv) {
   report_cli_t c;
   memset(&c, 0, sizeof c);
@@ -233,6 +244,11 @@ int etk_cmd_report(int argc, char **argv) {
   if (c.debug_buffer) {
     if (etk_read_file(c.debug_buffer, 0, &dbuf, &dlen, &err) != ETK_OK)
       return etk_cli_fail_error(CMD, &err);
+    if (etk_file_kind_expect(c.debug_buffer, dbuf, dlen, ETK_FILE_DEBUG_BUFFER,
+                             &err) != ETK_OK) {
+      free(dbuf);
+      return etk_cli_fail_error(CMD, &err);
+    }
     c.io.debug_buffer = dbuf;
     c.io.debug_buffer_len = dlen;
   }
@@ -240,6 +256,7 @@ int etk_cmd_report(int argc, char **argv) {
     status = etk_cli_fail_error(CMD, &err);
     goto done;
   }
+  etk_cli_warn_unused_buffer(CMD, c.debug_buffer, c.insp, dlen);
   etk_error_clear(&err); /* a successful open may leave err.where set */
   etk_etdump_bytes(etk_inspector_etdump(c.insp), &blen);
   if (c.etrecord) {
@@ -264,6 +281,21 @@ int etk_cmd_report(int argc, char **argv) {
       goto done;
     }
     c.ro.memory_plan = c.plan;
+    etk_error_clear(&err);
+    if (rec && etk_memory_plan_name_from_etrecord(c.plan, rec, plan_note, NULL,
+                                                  &err) != ETK_OK) {
+      status = etk_cli_fail_error(CMD, &err); /* names as `memory --etrecord` */
+      goto done;
+    }
+    int32_t largest;
+    size_t foreign = etk_memory_plan_foreign_events(c.plan, c.insp, &largest);
+    if (foreign)
+      fprintf(stderr,
+              "etkit report: warning: %s is not the ETDump's program? %zu "
+              "operator event(s) name instructions up to %d, but method %s "
+              "has %llu\n",
+              c.program, foreign, largest, c.plan->method,
+              (unsigned long long)c.plan->num_instructions);
   }
   c.ro.title = c.title;
   c.ro.etdump_path = c.etdump;

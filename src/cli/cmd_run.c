@@ -194,8 +194,15 @@ int etk_cmd_run(int argc, char **argv) {
   if (!plan && !o.method) plan = etk_program_find_plan(prog, NULL);
   int status = 0;
   if (!plan) {
-    status = etk_cli_fail(CMD, "%s: no method named '%s'", o.program,
-                          o.method ? o.method : "forward");
+    char list[160];
+    etk_name_list_t names;
+    etk_name_list_init(&names, list, sizeof list);
+    for (uint32_t k = 0; k < prog->plan_count; k++)
+      etk_name_list_add(&names, prog->plans[k].name,
+                        prog->plans[k].name ? strlen(prog->plans[k].name) : 0);
+    status = etk_cli_fail(CMD, "%s: no method named '%s' (methods: %s)",
+                          o.program, o.method ? o.method : "forward",
+                          etk_name_list_text(&names));
     goto out;
   }
   cli_recorder_t rec;

@@ -166,6 +166,6 @@ int cli_run_parse_args(int argc, char **argv, options_t *o) {
   }
   const char *outputs[] = {o->etdump, o->debug_buffer};
   for (int i = 0; i < 2; i++)
-    if (outputs[i] && etk_cli_check_output(CMD, outputs[i])) return 1;
+    if ((rc = etk_cli_check_output(CMD, outputs[i]))) return rc;
   return 0;
 }

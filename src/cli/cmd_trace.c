@@ -178,13 +178,21 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
         CMD, "%s",
         "timestamps in cycles need --clock-hz HZ (or --raw-ticks "
         "to write raw ticks, clearly labelled)");
-  if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
+  if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
   return 0;
 }
 
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   trace_cli_t *c = ctx;
-  return etk_trace_write_json_files(c->in, c->n, &c->opt, sink, err);
+  int rc = etk_trace_write_json_files(c->in, c->n, &c->opt, sink, err);
+  /* a dump without event blocks fails as `etkit inspect` (and upstream's
+   * Inspector) fail on it, never an empty timeline with exit 0 */
+  for (size_t i = 0; rc == ETK_OK && i < c->n; i++)
+    if (c->in[i].stats.runs == 0)
+      rc = etk_error_set_where(err, c->in[i].path, ETK_E_NOT_FOUND, "%s",
+                               "the ETDump has no event blocks (no run has "
+                               "an events vector): nothing to draw");
+  return rc;
 }
 
 int etk_cmd_trace(int argc, char **argv) {

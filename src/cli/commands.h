@@ -27,6 +27,7 @@ int etk_cmd_graph(int argc, char **argv);
 int etk_cmd_graph_view(int argc, char **argv);
 int etk_cmd_inspect(int argc, char **argv);
 int etk_cmd_run(int argc, char **argv);
+int etk_cmd_info(int argc, char **argv); /* cmd_info.c */
 int etk_cmd_bundle(int argc, char **argv);
 int etk_cmd_demo(int argc, char **argv);
 /* Analyses (cmd_trace.c, cmd_diff.c, cmd_report.c, cmd_memory.c);

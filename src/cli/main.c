@@ -12,6 +12,7 @@
 #endif
 
 #include "commands.h"
+#include "etkit/common.h"
 
 static const etk_command_t commands[] = {
     {"version", etk_cmd_version, "print the etkit version"},
@@ -21,6 +22,8 @@ static const etk_command_t commands[] = {
      "list the edge program of an ETRecord (ops, handles, modules, sources)"},
     {"inspect", etk_cmd_inspect,
      "tabulate an ETDump like upstream's Inspector (table, TSV, CSV, JSON)"},
+    {"info", etk_cmd_info,
+     "what a file is; a program's methods with input/output dtypes, shapes"},
     {"run", etk_cmd_run,
      "run a .pte (or the test cases of a .bpte) on the reference runtime"},
     {"bundle", etk_cmd_bundle, "make a bundled program (.bpte) from a .pte"},
@@ -33,7 +36,8 @@ static const etk_command_t commands[] = {
     {"report", etk_cmd_report,
      "write a self-contained HTML report of an ETDump"},
     {"memory", etk_cmd_memory,
-     "summarise allocation events per block and allocator"},
+     "a program's memory plan (map, peak, lifetimes, overlaps) or an "
+     "ETDump's allocation events"},
     {"numerics", etk_cmd_numerics,
      "compare the values two traced runs logged (MSE, SNR per instruction)"},
     {"store", etk_cmd_store,
@@ -65,8 +69,19 @@ int main(int argc, char **argv) {
    * resident after they are freed. */
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
+  etk_outfile_cleanup_on_signals(); /* no NAME.tmp.<pid> left on Ctrl-C */
   if (argc < 2) {
     usage(stderr);
+    return 2;
+  }
+  if (strcmp(argv[1], "help") == 0 && argc > 2) { /* etkit help inspect */
+    char help[] = "--help";
+    char *args[] = {argv[2], help, NULL};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+      if (strcmp(argv[2], commands[i].name) == 0)
+        return commands[i].run(2, args);
+    fprintf(stderr, "etkit: unknown command '%s' (try 'etkit --help')\n",
+            argv[2]);
     return 2;
   }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

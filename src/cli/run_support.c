@@ -245,6 +245,14 @@ static void fill_one(void *p, int st, size_t k) {
     if (floats[i].type == st) memcpy(b, floats[i].bytes, e);
 }
 
+void *cli_ones(int scalar_type, size_t n) {
+  size_t e = etk_scalar_type_size(scalar_type);
+  size_t bytes = e && n <= SIZE_MAX / e ? n * e : SIZE_MAX;
+  void *p = bytes == SIZE_MAX ? NULL : malloc(bytes > 0 ? bytes : 1);
+  for (size_t k = 0; p && k < n; k++) fill_one(p, scalar_type, k);
+  return p;
+}
+
 int cli_set_input(etk_method_t *m, size_t i, const char *path, etk_npy_t **keep,
                   void **ones, etk_error_t *err) {
   const etk_value_t *in = etk_method_input(m, i);

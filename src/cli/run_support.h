@@ -45,6 +45,10 @@ int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
 int cli_set_input(etk_method_t *m, size_t i, const char *path, etk_npy_t **keep,
                   void **ones, etk_error_t *err);
 
+/* `n` elements of `scalar_type` holding one (malloc'd, freed by the
+ * caller), or NULL when out of memory or the type has no size. */
+void *cli_ones(int scalar_type, size_t n);
+
 /* Writes output i to "<dir>/<prefix>output_<i>.npy". */
 int cli_write_output(const etk_method_t *m, size_t i, const char *dir,
                      const char *prefix, etk_error_t *err);

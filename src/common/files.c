@@ -4,9 +4,21 @@
  * Output files are written under a temporary name in the same directory and
  * renamed into place only when complete, so an interrupted or failed command
  * never leaves a file that looks finished.
+ *
+ * Temporary names on a signal: every open temporary file's name sits in one
+ * of the fixed slots of `live` (a plain char array, filled before its
+ * `used` flag is raised and dropped after the file is renamed or removed).
+ * etk_outfile_cleanup_on_signals() installs a SIGINT/SIGTERM/SIGHUP handler
+ * (only where the disposition is still the default) that unlinks the names
+ * of the raised slots and re-raises the signal with the default action: it
+ * calls only unlink(), sigaction() and raise(), which are async-signal-safe,
+ * and reads nothing that a half-done update could leave inconsistent (a slot
+ * is used only when its name is complete).  A name that does not fit a slot
+ * is simply not cleaned up on a signal.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +40,13 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
     etk_error_where(err, path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
                          "cannot open input file: %s", strerror(errno));
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
+                         "this is a directory, not a file: give a file");
   }
   size_t cap = 1 << 16, n = 0;
   uint8_t *buf = malloc(cap + 1);
@@ -70,6 +89,70 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
   return ETK_OK;
 }
 
+/* ----------------------------------------------- temporary names on signals */
+
+#define LIVE_SLOTS 8
+
+static struct {
+  volatile sig_atomic_t used;
+  char path[4096];
+} live[LIVE_SLOTS];
+
+/* Remembers `tmp` for the signal handler; returns its slot or -1. */
+static int live_add(const char *tmp) {
+  for (int i = 0; i < LIVE_SLOTS; i++)
+    if (!live[i].used && strlen(tmp) < sizeof live[i].path) {
+      memcpy(live[i].path, tmp, strlen(tmp) + 1);
+      live[i].used = 1;
+      return i;
+    }
+  return -1;
+}
+
+static void live_drop(const char *tmp) {
+  for (int i = 0; i < LIVE_SLOTS; i++)
+    if (live[i].used && strcmp(live[i].path, tmp) == 0) {
+      live[i].used = 0;
+      return;
+    }
+}
+
+static void cleanup_and_reraise(int sig) {
+  for (int i = 0; i < LIVE_SLOTS; i++)
+    if (live[i].used) unlink(live[i].path);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, NULL);
+  raise(sig);
+}
+
+void etk_outfile_cleanup_on_signals(void) {
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old;
+    if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+        (old.sa_flags & SA_SIGINFO))
+      continue; /* someone else handles (or ignores) it */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cleanup_and_reraise;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+/* ------------------------------------------------------------ same file */
+
+int etk_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* ---------------------------------------------------------- output files */
+
 int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
   if (!of || !path)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
@@ -102,8 +185,10 @@ int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err) {
   }
   snprintf(of->tmp_path, sizeof of->tmp_path, "%s.tmp.%ld", path,
            (long)getpid());
+  live_add(of->tmp_path);
   of->fp = fopen(of->tmp_path, "wb");
   if (!of->fp) {
+    live_drop(of->tmp_path);
     etk_error_where(err, path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
                          "cannot create output file: %s", strerror(errno));
@@ -132,10 +217,12 @@ int etk_outfile_commit(etk_outfile_t *of, etk_error_t *err) {
   if (bad || rename(of->tmp_path, of->path) != 0) {
     int e = errno;
     remove(of->tmp_path);
+    live_drop(of->tmp_path);
     etk_error_where(err, of->path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
                          "cannot write output file: %s", strerror(e));
   }
+  live_drop(of->tmp_path);
   return ETK_OK;
 }
 
@@ -143,7 +230,10 @@ void etk_outfile_abort(etk_outfile_t *of) {
   if (!of || !of->fp) return;
   if (!of->is_stdout) {
     fclose(of->fp);
-    if (!of->is_special) remove(of->tmp_path);
+    if (!of->is_special) {
+      remove(of->tmp_path);
+      live_drop(of->tmp_path);
+    }
   }
   of->fp = NULL;
 }

@@ -257,6 +257,12 @@ int etk_etdump_check_debug_buffer(const etk_etdump_t *d, const uint8_t *buf,
                          "etk_etdump_check_debug_buffer: NULL argument");
   static const uint8_t empty[1] = {0};
   if (!buf) buf = empty;
+  /* an ETDump, a program...: say what it is rather than what misfits */
+  int kind = etk_file_kind_expect(NULL, buf, len, ETK_FILE_DEBUG_BUFFER, err);
+  if (kind != ETK_OK) {
+    etk_error_where(err, "debug buffer");
+    return kind;
+  }
   for (size_t i = 0; i < d->event_count; i++) {
     if ((d->flags[i] & ETK_ETDUMP_KIND_MASK) != ETK_ETDUMP_EVENT_DEBUG)
       continue;
@@ -276,4 +282,19 @@ int etk_etdump_check_debug_buffer(const etk_etdump_t *d, const uint8_t *buf,
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;
+}
+
+size_t etk_etdump_logged_tensor_count(const etk_etdump_t *d) {
+  if (!d) return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < d->event_count; i++) {
+    if ((d->flags[i] & ETK_ETDUMP_KIND_MASK) != ETK_ETDUMP_EVENT_DEBUG)
+      continue;
+    etk_etdump_value_t v;
+    if (etk_etdump_event_value(d, i, &v) != ETK_OK || !v.member_present)
+      continue;
+    if (v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR) n++;
+    if (v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST) n += v.tensor_count;
+  }
+  return n;
 }

@@ -420,6 +420,8 @@ static int check_header(const uint8_t *buf, size_t len, etk_error_t *err) {
           "identifier \"ED00\" is at byte 4 instead of 8: the size prefix "
           "is missing (upstream's Inspector reads only size-prefixed "
           "ETDumps, as the runtime writes them)");
+    int rc = etk_file_kind_expect(NULL, buf, len, ETK_FILE_ETDUMP, err);
+    if (rc != ETK_OK) return rc; /* a program, an ETRecord...: say so */
     char got[24];
     describe_ident(buf + 8, got, sizeof got);
     return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 8,
@@ -693,8 +695,12 @@ static int decode_profile(decoder_t *x, tbl_t t, event_values_t *v) {
   return ETK_OK;
 }
 
-/* A debug event's fields (its name is decoded by the caller). */
-static int decode_debug(decoder_t *x, tbl_t t, event_values_t *v) {
+/* A debug event's fields (its name is decoded by the caller); event
+ * `index` of run `r` names it in errors.  A value whose type says Tensor
+ * (TensorList) without the tensor (tensor_list) table is a damaged file:
+ * refused, not shown as if nothing was logged. */
+static int decode_debug(decoder_t *x, tbl_t t, uint32_t r, uint32_t index,
+                        event_values_t *v) {
   const uint8_t *buf = x->d->buf;
   v->chain_magnitude = get_u64(buf, t, ETK_ETDUMP_DEBUG_EVENT_CHAIN_INDEX);
   v->iid = get_i32(buf, t, ETK_ETDUMP_DEBUG_EVENT_INSTRUCTION_ID, -1);
@@ -708,6 +714,19 @@ static int decode_debug(decoder_t *x, tbl_t t, event_values_t *v) {
   if (!vpos) return ETK_OK;
   v->flags |= ETK_ETDUMP_FLAG_HAS_ENTRY;
   tbl_t value = tbl_at(buf, follow(buf, vpos));
+  uint32_t tp = tbl_field(buf, value, ETK_ETDUMP_VALUE_VAL);
+  int type = tp ? (int8_t)buf[tp] : 0;
+  if ((type == ETK_ETDUMP_VALUE_TYPE_TENSOR &&
+       !tbl_field(buf, value, ETK_ETDUMP_VALUE_TENSOR)) ||
+      (type == ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST &&
+       !tbl_field(buf, value, ETK_ETDUMP_VALUE_TENSOR_LIST)))
+    return etk_error_set(
+        x->err, ETK_E_FORMAT, follow(buf, vpos),
+        "debug event %u of run %u: its value says %s but has "
+        "no %s table (the file is damaged)",
+        (unsigned)index, (unsigned)r,
+        type == ETK_ETDUMP_VALUE_TYPE_TENSOR ? "Tensor" : "TensorList",
+        type == ETK_ETDUMP_VALUE_TYPE_TENSOR ? "tensor" : "tensor_list");
   uint32_t op = tbl_field(buf, value, ETK_ETDUMP_VALUE_OUTPUT);
   if (op) {
     tbl_t bo = tbl_at(buf, follow(buf, op));
@@ -737,7 +756,7 @@ static int decode_event(decoder_t *x, const pending_t *p, uint32_t r,
   if (rc == ETK_OK && p->kind == ETK_ETDUMP_EVENT_PROFILE)
     rc = decode_profile(x, t, &v);
   else if (rc == ETK_OK && p->kind == ETK_ETDUMP_EVENT_DEBUG)
-    rc = decode_debug(x, t, &v);
+    rc = decode_debug(x, t, r, index, &v);
   else if (rc == ETK_OK)
     v.iid = get_i32(d->buf, t, ETK_ETDUMP_ALLOCATION_EVENT_ALLOCATOR_ID, 0);
   if (rc != ETK_OK) return rc;

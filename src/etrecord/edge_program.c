@@ -903,9 +903,20 @@ int etk_etrecord_edge_program_load(etk_etrecord_t *rec, const char *method,
   *out = NULL;
   size_t i = find_edge(rec, method);
   if (i == SIZE_MAX) {
+    char list[160];
+    etk_name_list_t names;
+    etk_name_list_init(&names, list, sizeof list);
+    for (size_t k = 0; k < rec->program_count; k++)
+      if (rec->programs[k].ref.kind == ETK_ETRECORD_PROGRAM_EDGE)
+        etk_name_list_add(&names, rec->programs[k].ref.method,
+                          rec->programs[k].ref.method
+                              ? strlen(rec->programs[k].ref.method)
+                              : 0);
     return etk_error_set_where(err, EDGE_NAME, ETK_E_NOT_FOUND,
-                               "no edge-dialect program for method '%s'",
-                               method ? method : "forward");
+                               "no edge-dialect program for method '%.64s' "
+                               "(methods: %s)",
+                               method ? method : "forward",
+                               etk_name_list_text(&names));
   }
   return etk_etrecord_program_load(rec, i, out, err);
 }

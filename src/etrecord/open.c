@@ -82,6 +82,11 @@ int etk_etrecord_open_file(const char *path,
   size_t len = 0;
   int rc = etk_read_file(path, lim.max_archive_bytes, &data, &len, err);
   if (rc != ETK_OK) return rc;
+  rc = etk_file_kind_expect(path, data, len, ETK_FILE_ZIP, err);
+  if (rc != ETK_OK) { /* a program, an ETDump...: say so */
+    free(data);
+    return rc;
+  }
   etk_error_t local;
   etk_error_clear(&local);
   rc = open_owned(data, len, &lim, out, &local);

@@ -191,10 +191,10 @@ static inline int event_cell_fast(plan_t *p, size_t row, int c,
     case COL_MIN:
     case COL_MAX:
       if (!p->stats_done) row_stats(p);
+      /* an event without perf data has None statistics: an empty cell,
+       * as tabulate prints None (docs/compatibility.md) */
       if (p->has_stats)
         etk_cell_set_float(out, p->stat_vals[c - COL_P10]);
-      else if (p->any_perf)
-        etk_cell_set_float(out, (double)NAN);
       else
         etk_cell_set_none(out);
       return 1;

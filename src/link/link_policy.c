@@ -44,16 +44,13 @@ static void policy_warn(const etk_link_policy_t *p, const char *fmt, ...) {
 /* "forward, decode" into buf. */
 static const char *method_list(const etk_etrecord_t *rec, char *buf,
                                size_t size) {
-  size_t at = 0;
-  buf[0] = 0;
+  /* whole names only, then "and N more": never cut mid-word */
+  etk_name_list_t names;
+  etk_name_list_init(&names, buf, size > 160 ? 160 : size);
   const char *m;
-  for (size_t i = 0; (m = etk_etrecord_method_at(rec, i)) != NULL && at < size;
-       i++) {
-    int k = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", m);
-    if (k < 0) break;
-    at += (size_t)k;
-  }
-  return buf[0] ? buf : "none";
+  for (size_t i = 0; (m = etk_etrecord_method_at(rec, i)) != NULL; i++)
+    etk_name_list_add(&names, m, strlen(m));
+  return etk_name_list_text(&names);
 }
 
 void etk_etrecord_error_where(etk_error_t *err, const char *path) {
@@ -179,6 +176,20 @@ int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
                 "instruction (upstream: \"No delegate mapping found\"); they "
                 "get the instruction's debug handles",
                 sum.no_delegate_mapping);
+  /* an ETRecord of another program links nothing: never silently */
+  if (sum.events && sum.linked == 0)
+    policy_warn(p,
+                "%s matches nothing in the ETDump: none of the ETDump's %zu "
+                "events has an instruction id or delegate debug id in the "
+                "ETRecord's debug-handle and delegate maps (an ETRecord of "
+                "another program?); the view is not linked",
+                record, sum.events);
+  else if (sum.linked && sum.with_nodes == 0)
+    policy_warn(p,
+                "%s: %zu events got debug handles but no debug handle names "
+                "a node of its edge program: no op types, modules or stack "
+                "traces",
+                record, sum.linked);
   if (summary) *summary = sum;
   return ETK_OK;
 }

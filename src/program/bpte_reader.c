@@ -151,9 +151,8 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
                            "incompatible bundled program version '%.4s' (etkit "
                            "reads 'BP08')",
                            (const char *)data + 4);
-    if (memcmp(data + 4, "ET12", 4) == 0)
-      return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 4,
-                           "this is a program (.pte), not a bundled program");
+    int rc = etk_file_kind_expect(NULL, data, len, ETK_FILE_BPTE, err);
+    if (rc != ETK_OK) return rc; /* a program, an ETDump...: say so */
     return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 4,
                          "not a bundled program: expected identifier 'BP08'");
   }

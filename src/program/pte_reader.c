@@ -103,18 +103,6 @@ int etk_program_verify_buffer(const uint8_t *buf, size_t len, const char *ident,
   return rc;
 }
 
-/* -------------------------------------------------------------- file kind */
-
-etk_file_kind_t etk_file_kind_detect(const uint8_t *data, size_t len) {
-  if (!data) return ETK_FILE_UNKNOWN;
-  if (len >= 6 && memcmp(data, "\x93NUMPY", 6) == 0) return ETK_FILE_NPY;
-  if (len >= 8 && memcmp(data + 4, "ET12", 4) == 0) return ETK_FILE_PTE;
-  if (len >= 8 && memcmp(data + 4, "BP08", 4) == 0) return ETK_FILE_BPTE;
-  if (len >= 12 && memcmp(data + 8, "ED00", 4) == 0) return ETK_FILE_ETDUMP;
-  if (len >= 8 && data[4] == 'E' && data[5] == 'T') return ETK_FILE_PTE_OTHER;
-  return ETK_FILE_UNKNOWN;
-}
-
 /* ---------------------------------------------------------------- header */
 
 static int printable4(const uint8_t *p) {
@@ -141,9 +129,8 @@ int etk_pte_header_parse(const uint8_t *data, size_t len, etk_pte_header_t *out,
                            "incompatible program version '%.4s' (etkit reads "
                            "'ET12' programs)",
                            (const char *)id);
-    if (memcmp(id, "BP08", 4) == 0)
-      return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 4,
-                           "this is a bundled program (.bpte), not a .pte");
+    int rc = etk_file_kind_expect(NULL, data, len, ETK_FILE_PTE, err);
+    if (rc != ETK_OK) return rc; /* a bundled program, an ETDump...: say so */
     if (printable4(id))
       return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 4,
                            "not an ExecuTorch program: identifier '%.4s', "

@@ -605,12 +605,25 @@ const char *etk_duration_unit(double seconds, double *per_second) {
   return units[i].name;
 }
 
+/* Decimals that show 3 significant digits of a magnitude (never fewer
+ * than the integer part; 17 at most, below which %g takes over). */
+static int duration_decimals(double mag) {
+  if (mag >= 99.95) return 0;
+  if (mag >= 9.995) return 1;
+  int d = 2;
+  for (double lim = 0.9995; mag > 0 && mag < lim && d < 17; lim /= 10) d++;
+  return d;
+}
+
 size_t etk_format_duration_in(double seconds, double per_second, char *out) {
   double v = seconds * per_second;
   if (v != v || v - v != 0) return etk_format_double_g(v, out);
   double mag = fabs(v);
-  /* 3 significant digits, never fewer than the integer part */
-  int decimals = mag >= 99.95 ? 0 : mag >= 9.995 ? 1 : mag >= 0.9995 ? 2 : 3;
+  int decimals = duration_decimals(mag);
+  if (mag > 0 && mag < 1e-15) {
+    int n = snprintf(out, ETK_FORMAT_DOUBLE_MAX, "%.3g", v);
+    return n < 0 ? 0 : (size_t)n;
+  }
   int n = snprintf(out, ETK_FORMAT_DOUBLE_MAX, "%.*f", decimals, v);
   if (n < 0) n = 0;
   /* drop trailing zeros after the point ("4.50" -> "4.5", "2.00" -> "2") */
@@ -619,7 +632,7 @@ size_t etk_format_duration_in(double seconds, double per_second, char *out) {
     if (n > 0 && out[n - 1] == '.') n--;
     out[n] = 0;
   }
-  if (n == 2 && strcmp(out, "-0") == 0) {
+  if (n == 2 && strcmp(out, "-0") == 0) { /* only -0.0 itself gets here */
     out[0] = '0';
     out[1] = 0;
     n = 1;
@@ -628,9 +641,12 @@ size_t etk_format_duration_in(double seconds, double per_second, char *out) {
 }
 
 double etk_duration_round(double v) {
+  if (!(v == v && v - v == 0)) return v;
   double mag = fabs(v);
-  double p = mag >= 99.95 ? 1 : mag >= 9.995 ? 10 : mag >= 0.9995 ? 100 : 1000;
-  return v == v && v - v == 0 ? round(v * p) / p : v;
+  if (mag > 0 && mag < 1e-15) return v;
+  double p = pow(10.0, duration_decimals(mag));
+  double r = round(v * p) / p;
+  return r == 0 ? 0.0 : r; /* no -0 */
 }
 
 double etk_seconds_per_unit(const char *unit) {

@@ -453,9 +453,17 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
   if (!plan) {
     etk_recorder_scope_t s = etk_recorder_begin(rec, ev_load);
     (void)etk_recorder_end(rec, &s);
+    char list[160];
+    etk_name_list_t names;
+    etk_name_list_init(&names, list, sizeof list);
+    for (uint32_t k = 0; k < program->plan_count; k++)
+      etk_name_list_add(
+          &names, program->plans[k].name,
+          program->plans[k].name ? strlen(program->plans[k].name) : 0);
     return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                         "no method named '%s' in the program",
-                         method_name ? method_name : "(first)");
+                         "no method named '%.64s' in the program (methods: %s)",
+                         method_name ? method_name : "(first)",
+                         etk_name_list_text(&names));
   }
   /* Allocators must precede every event of the block. */
   uint32_t method_alloc = 0; /* allocator ids stay 0 when not tracked */
@@ -588,6 +596,15 @@ uint64_t etk_method_executed_instructions(const etk_method_t *m) {
 
 /* -------------------------------------------------------------- set_input */
 
+/* "[1, 3, 224, 224]" (bounded: sizes of at most ETK_MAX_DIMS dims). */
+static void shape_text(char *out, size_t size, const int32_t *sizes,
+                       int32_t dim) {
+  size_t n = (size_t)snprintf(out, size, "[");
+  for (int32_t d = 0; d < dim && d < ETK_MAX_DIMS && n < size; d++)
+    n += (size_t)snprintf(out + n, size - n, "%s%d", d ? ", " : "", sizes[d]);
+  if (n < size) snprintf(out + n, size - n, "]");
+}
+
 int etk_method_set_input(etk_method_t *m, size_t i, const etk_value_t *value,
                          struct etk_error *err) {
   if (!m || !value)
@@ -639,15 +656,23 @@ int etk_method_set_input(etk_method_t *m, size_t i, const etk_value_t *value,
   if (!src)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL tensor");
-  if (src->scalar_type != t->scalar_type)
+  const etk_program_tensor_t *pt = m->plan->values[m->plan->inputs[i]].u.tensor;
+  bool fits = src->scalar_type == t->scalar_type && src->dim == t->dim;
+  for (int32_t d = 0; fits && d < src->dim; d++)
+    fits = pt->shape_dynamism == 0
+               ? src->sizes[d] == pt->sizes[d]
+               : src->sizes[d] >= 0 && src->sizes[d] <= pt->sizes[d];
+  if (!fits) { /* the whole given and expected dtype and shape */
+    char got[ETK_MAX_DIMS * 16 + 4], want[ETK_MAX_DIMS * 16 + 4];
+    shape_text(got, sizeof got, src->sizes, src->dim);
+    shape_text(want, sizeof want, pt->sizes, (int32_t)pt->dim);
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "method '%s' input %zu: dtype %s, expected %s", name,
-                         i, etk_scalar_type_name(src->scalar_type),
-                         etk_scalar_type_name(t->scalar_type));
-  if (src->dim != t->dim)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "method '%s' input %zu: rank %d, expected %d", name, i,
-                         src->dim, t->dim);
+                         "method '%s' input %zu is %s %s; the method takes "
+                         "%s %s%s",
+                         name, i, etk_scalar_type_name(src->scalar_type), got,
+                         etk_scalar_type_name(t->scalar_type),
+                         pt->shape_dynamism ? "at most " : "", want);
+  }
   bool order_given = false;
   for (int32_t d = 0; d < src->dim; d++) order_given |= src->dim_order[d] != 0;
   for (int32_t d = 0; order_given && d < src->dim; d++)
@@ -656,18 +681,6 @@ int etk_method_set_input(etk_method_t *m, size_t i, const etk_value_t *value,
                            "method '%s' input %zu: dim_order differs from the "
                            "program's",
                            name, i);
-  const etk_program_tensor_t *pt = m->plan->values[m->plan->inputs[i]].u.tensor;
-  for (int32_t d = 0; d < src->dim; d++) {
-    bool ok = pt->shape_dynamism == 0
-                  ? src->sizes[d] == pt->sizes[d]
-                  : src->sizes[d] >= 0 && src->sizes[d] <= pt->sizes[d];
-    if (!ok)
-      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                           "method '%s' input %zu: size %d in dimension %d, "
-                           "expected %s%d",
-                           name, i, src->sizes[d], d,
-                           pt->shape_dynamism ? "at most " : "", pt->sizes[d]);
-  }
   uint64_t nbytes =
       (uint64_t)etk_tensor_numel(src) * etk_scalar_type_size(src->scalar_type);
   if (src->nbytes < nbytes || (nbytes && !src->data))

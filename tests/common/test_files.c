@@ -3,6 +3,7 @@
  * whole-file reads of src/common/files.c.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,6 +89,92 @@ ETK_TEST(outfile_writes_fifo_in_place) {
   REQUIRE(stat(path, &st) == 0);
   CHECK(S_ISFIFO(st.st_mode));
   remove(path);
+}
+
+/* SIGTERM or SIGINT in the middle of a write: the process dies of the
+ * signal as before, and its NAME.tmp.<pid> is gone. */
+static void interrupt_a_write(int sig) {
+  const char *path = etk_test_temp_path(sig == SIGINT ? "int.out" : "term.out");
+  char tmp[4200];
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(sig, SIG_DFL);
+    etk_outfile_cleanup_on_signals();
+    etk_outfile_t of;
+    etk_error_t err;
+    etk_error_clear(&err);
+    if (etk_outfile_open(&of, path, &err) != ETK_OK) _exit(3);
+    fputs("partial", of.fp);
+    fflush(of.fp);
+    ssize_t w = write(fds[1], of.tmp_path, strlen(of.tmp_path) + 1);
+    (void)w;
+    for (;;) pause(); /* "writing" until the signal comes */
+  }
+  close(fds[1]);
+  ssize_t n = read(fds[0], tmp, sizeof tmp);
+  close(fds[0]);
+  REQUIRE(n > 0);
+  CHECK(file_exists(tmp)); /* the child's temporary file, mid-write */
+  kill(child, sig);
+  int status = 0;
+  waitpid(child, &status, 0);
+  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+  CHECK(!file_exists(tmp));
+  CHECK(!file_exists(path));
+  remove(tmp);
+}
+
+ETK_TEST(outfile_temp_removed_on_sigterm) {
+  interrupt_a_write(SIGTERM);
+}
+ETK_TEST(outfile_temp_removed_on_sigint) {
+  interrupt_a_write(SIGINT);
+}
+
+/* A program's own handler is kept: the cleanup is installed only where the
+ * signal still has its default action. */
+static void own_handler(int sig) {
+  (void)sig;
+}
+ETK_TEST(outfile_cleanup_keeps_a_programs_handler) {
+  struct sigaction sa, old, now;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = own_handler;
+  sigemptyset(&sa.sa_mask);
+  REQUIRE(sigaction(SIGHUP, &sa, &old) == 0);
+  etk_outfile_cleanup_on_signals();
+  REQUIRE(sigaction(SIGHUP, &old, &now) == 0);
+  CHECK(now.sa_handler == own_handler);
+}
+
+/* Hard and symbolic links name the same file; a copy does not. */
+ETK_TEST(same_file_through_links) {
+  const char *a = etk_test_temp_path("same_a");
+  char hard[4200], soft[4200], other[4200];
+  snprintf(hard, sizeof hard, "%s.hard", a);
+  snprintf(soft, sizeof soft, "%s.soft", a);
+  snprintf(other, sizeof other, "%s.other", a);
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_write_file(a, "x", 1, &err) == ETK_OK);
+  REQUIRE(etk_write_file(other, "x", 1, &err) == ETK_OK);
+  remove(hard);
+  remove(soft);
+  REQUIRE(link(a, hard) == 0);
+  REQUIRE(symlink(a, soft) == 0);
+  CHECK(etk_same_file(a, a));
+  CHECK(etk_same_file(a, hard));
+  CHECK(etk_same_file(soft, a));
+  CHECK(!etk_same_file(a, other));
+  CHECK(!etk_same_file(a, NULL));
+  CHECK(!etk_same_file(a, "/no/such/file"));
+  remove(hard);
+  remove(soft);
+  remove(other);
+  remove(a);
 }
 
 ETK_TEST(read_file_limit_and_missing) {

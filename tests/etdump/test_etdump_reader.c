@@ -250,6 +250,39 @@ ETK_TEST(upstream_rejected_dumps_are_read) {
   etw_free(w);
 }
 
+/* A debug value whose type says Tensor (TensorList) without its table is
+ * a damaged file: refused in one line naming the run and the event (it
+ * was shown as if nothing had been logged). */
+ETK_TEST(tensor_value_without_its_table_is_refused) {
+  for (int kind = ETW_VALUE_TENSOR; kind <= ETW_VALUE_TENSOR_LIST; kind++) {
+    etw_t *w = etw_new(1 << 14);
+    etw_run_begin(w, "r", -1);
+    etw_profile_simple(w, "op", 0, 0, 10, 20);
+    static const int64_t sizes[1] = {2};
+    etw_debug_t d = etw_tensor_debug(3, 6, sizes, 1, 0);
+    d.kind = kind;
+    d.omit_member = 1;
+    etw_debug(w, &d);
+    etw_run_end(w);
+    size_t len;
+    const uint8_t *bytes = etw_finish(w, &len);
+    REQUIRE(bytes != NULL);
+    etk_etdump_t *dump = NULL;
+    etk_error_t err;
+    etk_error_clear(&err);
+    CHECK_EQ_INT(etk_etdump_open_memory(bytes, len, NULL, &dump, &err),
+                 ETK_E_FORMAT);
+    CHECK(dump == NULL);
+    CHECK(strstr(err.message, "debug event 1 of run 0") != NULL);
+    CHECK(strstr(err.message, kind == ETW_VALUE_TENSOR
+                                  ? "says Tensor but has no tensor table"
+                                  : "says TensorList but has no tensor_list "
+                                    "table") != NULL);
+    etk_etdump_close(dump);
+    etw_free(w);
+  }
+}
+
 ETK_TEST(memory_is_borrowed_or_copied) {
   etw_t *w = etw_new(1 << 14);
   etw_run_begin(w, "r", -1);

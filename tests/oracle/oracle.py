@@ -271,25 +271,25 @@ def prepared_frame(blocks, target, include_units, include_metadata):
     df = df.drop(columns=EXCLUDED_COLUMNS)
     df = df[~df["event_name"].str.contains("OPERATOR_CALL")]
     df.reset_index(drop=True, inplace=True)
-    return df, like_recent_pandas(df, units)
+    return df, like_pandas_1_5(df, units)
 
 
-def like_recent_pandas(df, units):
-    """pandas 2 ignores the all-None statistics of events without perf data
-    when it concatenates them with events that have some: the columns
-    become float64 and those cells NaN ("nan" in the table).  pandas 1.5
-    keeps object columns holding None (empty cells) when the per-event
-    frames also hold a bool column, as upstream's do.  etkit follows recent
-    pandas (docs/compatibility.md); with pandas < 2 the oracle converts
-    such columns the way pandas 2 would.  Returns the number of columns
-    converted."""
-    if int(pd.__version__.split(".")[0]) >= 2:
+def like_pandas_1_5(df, units):
+    """The statistics of events without perf data are None.  pandas 1.5
+    (Debian's, the one upstream's users ran) keeps them in object columns
+    when the per-event frames also hold a bool column, as upstream's do:
+    tabulate prints empty cells.  pandas 2 ignores those all-None cells
+    when it concatenates and makes the columns float64 (NaN, "nan" in the
+    table).  etkit prints empty cells, as tabulate does for None
+    (docs/compatibility.md); under pandas >= 2 the oracle turns such NaN
+    cells back into None.  Returns the number of columns converted."""
+    if int(pd.__version__.split(".")[0]) < 2:
         return 0
     converted = 0
     for stat in ("p10", "p50", "p90", "avg", "min", "max"):
         col = stat + units
-        if df[col].dtype == object and df[col].notna().any():
-            df[col] = df[col].astype("float64")
+        if df[col].dtype != object and df[col].isna().any():
+            df[col] = df[col].astype(object).where(df[col].notna(), None)
             converted += 1
     return converted
 
@@ -509,7 +509,7 @@ def main():
     jsondir = os.path.join(a.workdir, "json")
     os.makedirs(jsondir, exist_ok=True)
 
-    failures, deviations, checked = 0, {"table": 0, "tsv": 0, "pandas2": 0}, 0
+    failures, deviations, checked = 0, {"table": 0, "tsv": 0, "pandas1": 0}, 0
     if a.format_numbers:
         failures += check_numbers(a.format_numbers, a.numbers)
     decoded = {}
@@ -527,7 +527,7 @@ def main():
             link_from_etkit(a.etkit, args, a.workdir, blocks)
         df, converted = prepared_frame(blocks, target, "--no-units" not in opts,
                                        "--include-delegate-debug-data" in opts)
-        deviations["pandas2"] += converted
+        deviations["pandas1"] += converted
 
         expected_table, escaped = table_text(df)
         expected_tsv, quoted_tsv = delimited_text(df, "\t")
@@ -564,9 +564,9 @@ def main():
                 name, kind, first_difference(want, have), stem))
     print("oracle: %d comparisons, %d differences; documented deviations "
           "applied: %d escaped table cells, %d TSV/CSV outputs with a quoted "
-          "'\\r', %d statistics columns typed as pandas 2 does" % (
+          "'\\r', %d statistics columns typed as pandas 1.5 does" % (
               checked, failures, deviations["table"], deviations["tsv"],
-              deviations["pandas2"]))
+              deviations["pandas1"]))
     return 1 if failures else 0
 
 

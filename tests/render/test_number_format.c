@@ -256,4 +256,29 @@ ETK_TEST(decimal_repr_is_the_repr_of_the_quotient) {
   CHECK_EQ_U64(etk_format_decimal_repr(1, 16, out), 0);
 }
 
+/* Readable durations keep 3 significant digits and never show a non-zero
+ * value as 0 or -0 (issue 24: relu's 0.0096 ms was "0.01"). */
+ETK_TEST(duration_keeps_three_significant_digits) {
+  static const struct {
+    double v;
+    const char *want;
+  } cases[] = {{0.0096, "0.0096"},   {0.002, "0.002"}, {0.00123456, "0.00123"},
+               {-0.0004, "-0.0004"}, {12.34, "12.3"},  {1234.6, "1235"},
+               {0.5, "0.5"},         {0.9996, "1"},    {0.0, "0"},
+               {-0.0, "0"},          {4.5, "4.5"},     {1e-9, "0.000000001"}};
+  char out[ETK_FORMAT_DOUBLE_MAX];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    etk_format_duration_in(cases[i].v, 1.0, out);
+    CHECK_EQ_STR(out, cases[i].want);
+  }
+  CHECK(etk_duration_round(0.0096) == 0.0096);
+  CHECK(etk_duration_round(0.00123456) == 0.00123);
+  CHECK(etk_duration_round(-0.0004) == -0.0004);
+  CHECK(etk_duration_round(12.34) == 12.3);
+  double z = etk_duration_round(-0.0);
+  CHECK(z == 0 && !signbit(z));
+  etk_format_duration_in(-1e-20, 1.0, out);
+  CHECK(strcmp(out, "0") != 0 && strcmp(out, "-0") != 0);
+}
+
 ETK_TEST_MAIN()

@@ -154,14 +154,17 @@ ETK_TEST(input_checks) {
   etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_method_set_input(m, 0, &v, &err), ETK_E_INVALID_ARGUMENT);
-  CHECK(strstr(err.message, "dtype INT, expected FLOAT") != NULL);
+  CHECK(strstr(err.message, "input 0 is INT [4]; the method takes FLOAT [4]") !=
+        NULL);
   /* wrong size of a static dimension */
   t.scalar_type = ETK_FLOAT;
   t.sizes[0] = 5;
   t.nbytes = 20;
   etk_error_clear(&err);
   CHECK_EQ_INT(etk_method_set_input(m, 0, &v, &err), ETK_E_INVALID_ARGUMENT);
-  CHECK(strstr(err.message, "size 5") != NULL);
+  /* the whole shape and dtype, given and expected (issue 24) */
+  CHECK(strstr(err.message,
+               "input 0 is FLOAT [5]; the method takes FLOAT [4]") != NULL);
   /* too few bytes */
   t.sizes[0] = 4;
   t.nbytes = 8;

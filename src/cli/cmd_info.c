@@ -1,0 +1,124 @@
+/*
+ * cmd_info.c - `etkit info FILE`: what a file is, and for a program (.pte,
+ * or the program inside a .bpte) every method with the dtype and shape of
+ * each input and output, so that inputs can be made without guessing.
+ * Any other etkit file kind gets one line naming it and the option that
+ * takes it (etk_file_kind_* of etkit/common.h).  etkit.Program(path) is
+ * the same listing in Python.
+ *
+ * Exit status: 0 success, 1 failure (one line on stderr), 2 usage error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_args.h"
+#include "commands.h"
+#include "etkit/program.h"
+#include "etkit/runtime.h"
+#include "run_support.h"
+
+#define CMD "info"
+
+static const char *const usage_text =
+    "usage: etkit info FILE\n"
+    "\n"
+    "Says what FILE is.  For a program (.pte) or a bundled program (.bpte)\n"
+    "lists every method with the dtype and shape of each input and output\n"
+    "(\"at most\" before a dynamic shape's upper bound), and a scalar's "
+    "traced\n"
+    "value.\n"
+    "\n"
+    "options:\n"
+    "  -h, --help  this help\n";
+
+typedef struct info_cli {
+  const char *path;
+} info_cli_t;
+
+static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
+  info_cli_t *c = ctx;
+  if (id != ETK_CLI_POSITIONAL) return 0;
+  if (c->path) return etk_cli_usage(CMD, "unexpected argument '%s'", p->value);
+  c->path = p->value;
+  return 0;
+}
+
+/* "Float [1, 3, 8, 8]", "Int 4", "Bool true", "None". */
+static void print_value(const etk_program_plan_t *plan, int32_t index) {
+  const etk_program_value_t *v = &plan->values[index];
+  switch (v->tag) {
+    case ETK_VALUE_TENSOR: {
+      const etk_program_tensor_t *t = v->u.tensor;
+      printf("%s %s[", etk_scalar_type_name(t->scalar_type),
+             t->shape_dynamism ? "at most " : "");
+      for (uint32_t d = 0; d < t->dim; d++)
+        printf("%s%d", d ? ", " : "", t->sizes[d]);
+      printf("]");
+      return;
+    }
+    case ETK_VALUE_INT:
+      printf("Int %lld", (long long)v->u.i);
+      return;
+    case ETK_VALUE_DOUBLE:
+      printf("Double %.17g", v->u.d);
+      return;
+    case ETK_VALUE_BOOL:
+      printf("Bool %s", v->u.b ? "true" : "false");
+      return;
+    default:
+      printf("%s", etk_program_tag_name(v->tag));
+  }
+}
+
+static void print_methods(const etk_program_t *p) {
+  for (uint32_t k = 0; k < p->plan_count; k++) {
+    const etk_program_plan_t *plan = &p->plans[k];
+    printf("method %s: %u input%s, %u output%s\n", plan->name ? plan->name : "",
+           plan->input_count, plan->input_count == 1 ? "" : "s",
+           plan->output_count, plan->output_count == 1 ? "" : "s");
+    for (uint32_t i = 0; i < plan->input_count; i++) {
+      printf("  input %-3u ", i);
+      print_value(plan, plan->inputs[i]);
+      putchar('\n');
+    }
+    for (uint32_t i = 0; i < plan->output_count; i++) {
+      printf("  output %-2u ", i);
+      print_value(plan, plan->outputs[i]);
+      putchar('\n');
+    }
+  }
+}
+
+int etk_cmd_info(int argc, char **argv) {
+  info_cli_t c = {NULL};
+  int rc =
+      etk_cli_parse(CMD, usage_text, NULL, 0, argc, argv, apply_option, &c);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (etk_cli_require(CMD, c.path, "FILE")) return 2;
+  etk_file_kind_t kind = etk_file_kind_of_path(c.path);
+  if (kind != ETK_FILE_PTE && kind != ETK_FILE_BPTE &&
+      kind != ETK_FILE_UNKNOWN) {
+    printf("%s: %s (%s)\n", c.path, etk_file_kind_describe(kind),
+           etk_file_kind_hint(kind));
+    return 0;
+  }
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_program_t *prog = NULL;
+  etk_bundled_program_t *bp = NULL;
+  if (cli_program_open(c.path, &prog, &bp, &err))
+    return etk_cli_fail_error(CMD, &err);
+  printf("%s: %s, %u method%s", c.path, etk_file_kind_describe(kind),
+         prog->plan_count, prog->plan_count == 1 ? "" : "s");
+  if (bp) {
+    size_t cases = 0;
+    for (uint32_t s = 0; s < bp->suite_count; s++)
+      cases += bp->suites[s].case_count;
+    printf(", %zu test case%s", cases, cases == 1 ? "" : "s");
+  }
+  printf("\n");
+  print_methods(prog);
+  cli_program_close(prog, bp);
+  return fflush(stdout) == 0 ? 0 : etk_cli_fail(CMD, "error writing output");
+}
