@@ -130,7 +130,6 @@ static int open_run(const view_cli_t *c, int s, run_t *r) {
   return 0;
 }
 
-#ifdef ETKIT_HAVE_GRAPH_FIGURES
 static void print_note(void *ctx, int is_warning, const char *line) {
   (void)ctx;
   fprintf(stderr, "etkit " CMD ": %s%s\n", is_warning ? "warning: " : "", line);
@@ -156,17 +155,6 @@ static int figures(const view_cli_t *c, etk_graph_t *g, run_t *r,
     return etk_cli_fail_error(CMD, &err);
   return 0;
 }
-#else
-/* Built without the ETDump join of etkit/link.h. */
-static int figures(const view_cli_t *c, etk_graph_t *g, run_t *r,
-                   const run_t *other, bool warn) {
-  (void)c, (void)g, (void)r, (void)other, (void)warn;
-  return etk_cli_fail(CMD,
-                      "this build has no per-node figures "
-                      "(etk_graph_figures_compute)");
-}
-#define etk_graph_figures_free(f) ((void)(f))
-#endif
 
 typedef struct page_ctx {
   const etk_graph_t *g;

@@ -134,7 +134,9 @@ const char gv_page_script[] =
     "if(a==='fit')fit(true);else "
     "sec.querySelectorAll('.gg').forEach(function(g){"
     "g.classList.toggle('closed',a==='close');});});\n"
-    " fit(H<1.5*W);sec.setAttribute('data-ready','1');\n"
+    " var r0=svg.getBoundingClientRect();"
+    "fit(Math.min(((r0.width||800)-20)/W,((r0.height||600)-20)/H)>=0.6);"
+    "sec.setAttribute('data-ready','1');\n"
     "}\n"
     "document.querySelectorAll('section.gv').forEach(own);\n"
     "})();\n";
