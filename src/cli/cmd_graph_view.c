@@ -227,8 +227,12 @@ int etk_cmd_graph_view(int argc, char **argv) {
   int status = 0;
   if (etk_etrecord_open_file(c.path, NULL, &rec, &err) != ETK_OK ||
       etk_graph_load(rec, &go, &g, &err) != ETK_OK) {
-    if (!err.where[0]) etk_error_where(&err, c.path);
-    status = etk_cli_fail_error(CMD, &err);
+    char line[ETK_ERROR_LINE_SIZE];
+    etk_error_format(&err, line, sizeof line);
+    if (strcmp(err.where, c.path) == 0)
+      status = etk_cli_fail(CMD, "%s", line);
+    else
+      status = etk_cli_fail(CMD, "%s: %s", c.path, line);
   }
   for (int s = 0; s < 2 && !status; s++)
     if (c.etdump[s]) status = open_run(&c, s, &runs[s]);
