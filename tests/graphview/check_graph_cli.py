@@ -13,6 +13,7 @@ the other commands' own outputs for the same files.
   are the median (p50) change A->B of the same events of two runs;
 - Model Explorer files: one graph node per drawn node, node data equal
   to the page's values;
+- `etkit report --etrecord_path`: the same nodes and values;
 - upstream's etrecord_toy_mul.bin and a generated ETRecord render;
 - bad input: one line on stderr, exit 1 (2 for usage), no output file;
   an ETDump of another program: the other commands' warning and an
@@ -210,6 +211,11 @@ def demo_checks():
         other_nodes, _ = page_nodes(out)
         check(other_nodes and all(v is None for v, _ in other_nodes.values()),
               "other program coloured")
+    # the HTML report gains the same graph section, with the same values
+    report = os.path.join(WORK, "report.html")
+    run("report", "--etdump_path", dump, "--etrecord_path", rec, "-o", report)
+    in_report, _ = page_nodes(report)
+    check(in_report == nodes, "the report's graph section differs from the page")
     if PAGES:
         os.makedirs(PAGES, exist_ok=True)
         shutil.copy(html, os.path.join(PAGES, "demo.html"))
