@@ -81,7 +81,7 @@ typedef struct etk_graph_view_node {
   const char *module;  /* module path, for the tooltip */
   const char *source;  /* "file:line", for the tooltip */
   const char *shape;   /* output shape(s), for the tooltip */
-  const char *figures; /* more tooltip lines ("\n"-separated), may be NULL */
+  const char *figures; /* more tooltip lines (" | "-separated), may be NULL */
   size_t group;        /* innermost group or ETK_GRAPH_VIEW_NONE */
   bool has_value;      /* false: "no event" (drawn hatched, no data-value) */
   double value;        /* the overlay value (the change, with `against`) */
