@@ -33,18 +33,7 @@ static const char *const kNames[] = {
 #define MAX_CHUNKS (sizeof kNames / sizeof kNames[0])
 
 static uint8_t *zip_chunks(const uint8_t *data, size_t size, size_t *out_len) {
-  fixture_member_t members[1 + MAX_CHUNKS] = {{.name = "ETRECORD_V0"}};
-  size_t start = 0, count = 1;
-  for (size_t i = 0; i <= size && count < 1 + MAX_CHUNKS; i++) {
-    if (i < size && data[i] != 0) continue;
-    members[count] = (fixture_member_t){.name = kNames[count - 1],
-                                        .data = data + start,
-                                        .len = i - start,
-                                        .deflate = true};
-    count++;
-    start = i + 1;
-  }
-  return fixture_zip(members, count, out_len);
+  return fixture_zip_chunks(data, size, kNames, MAX_CHUNKS, out_len);
 }
 
 static void walk_program(const etk_etrecord_program_t *p) {
@@ -114,15 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                      sizeof out);
 
   etk_etrecord_limits_t lim;
-  etk_etrecord_limits_default(&lim);
-  lim.max_archive_bytes = 4u << 20;
-  lim.max_members = 64;
-  lim.max_member_bytes = 4u << 20;
-  lim.max_total_bytes = 16u << 20;
-  lim.max_json_depth = 64;
-  lim.max_string_bytes = 1u << 20;
-  lim.max_graph_depth = 4;
-  lim.max_nodes = 10000;
+  fixture_fuzz_limits(&lim);
 
   uint8_t *zip = NULL;
   size_t zip_len = size;

@@ -63,6 +63,13 @@
  *   (node_data_builder.py), with node ids equal to the FX node names
  *   that Model Explorer's own PyTorch adapter uses.
  *
+ * WITH AN ETDUMP
+ *   Per-node figures (time, share of Method::execute, runs, numerical
+ *   error) come from joining a graph with an Inspector, which this
+ *   library does not see: etk_graph_figures_compute() in etkit/link.h.
+ *   Its etk_graph_figures_overlay() gives the values that
+ *   etk_graph_node_data_t below takes.
+ *
  * MEMORY AND OWNERSHIP
  *   A graph borrows its record: `rec` must outlive it.  Every pointer a
  *   graph hands out stays valid until etk_graph_free().  Strings are

@@ -237,8 +237,11 @@ typedef struct etk_graph_node_figures {
   double share;
   /* Numerical error of its outputs (the worst output: the largest MSE),
    * against the run given as `against` (A = this run is the reference,
-   * as `etkit numerics`) or the caller's reference values; NaN and
-   * has_error false when nothing was compared. */
+   * as `etkit numerics`) or the caller's reference values; without
+   * either, with a debug buffer: the program outputs against the
+   * ETRecord's reference_outputs (compare_results' pairs), given to the
+   * nodes producing the user outputs.  NaN and has_error false when
+   * nothing was compared. */
   bool has_error;
   double mse, snr, max_abs, cosine;
 } etk_graph_node_figures_t;

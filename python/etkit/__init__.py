@@ -7,8 +7,10 @@ Migrating a script from upstream is one line::
 See docs/python.md.  Beyond upstream: Inspector.op_summary(),
 Inspector.save_trace(path), Inspector.compare_results(), etkit.diff(a, b)
 etkit.run(program, inputs) (the reference runtime, returning the ETDump
-bytes that Inspector(etdump_data=...) reads) and etkit.memory_plan(program)
-(a program's memory plan as DataFrames).
+bytes that Inspector(etdump_data=...) reads), etkit.memory_plan(program)
+(a program's memory plan as DataFrames) and etkit.model_explorer(etrecord,
+graph_path, node_data_path, inspector) (Model Explorer's graph and node-data
+files).
 """
 
 from . import _etkit
@@ -25,6 +27,7 @@ from .inspector import (
     parse_etrecord,
 )
 from .memory import MemoryPlan, memory_plan
+from .graph import model_explorer
 from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
@@ -35,6 +38,7 @@ __all__ = [
     "GraphView",
     "diff",
     *_memory.__all__,
+    "model_explorer",
     "run",
     "RunResult",
 ]

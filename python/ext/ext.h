@@ -63,6 +63,14 @@ etk_inspector_t *ext_inspector_of(PyObject *o);
 /* Its debug buffer (NULL, 0 when it has none). */
 void ext_inspector_debug(PyObject *o, const uint8_t **data, size_t *len);
 
+/* Registers graph_model_explorer (graph.c: etkit.model_explorer). */
+int ext_graph_register(PyObject *module);
+
+/* The inspector inside an InspectorHandle and the debug buffer it was
+ * opened with (*dbuf NULL when none); NULL when `obj` is not one. */
+etk_inspector_t *ext_inspector_of(PyObject *obj, const uint8_t **dbuf,
+                                  size_t *dlen);
+
 /* The text of a memory sink as a str (the sink is freed); raises `err`
  * when rc is not ETK_OK. */
 PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err);

@@ -809,6 +809,19 @@ static PyObject *m_diff(PyObject *mod, PyObject *args) {
   return ext_sink_text(&sink, rc, &err);
 }
 
+etk_inspector_t *ext_inspector_of(PyObject *obj, const uint8_t **dbuf,
+                                  size_t *dlen) {
+  *dbuf = NULL;
+  *dlen = 0;
+  if (!obj || !PyObject_TypeCheck(obj, &ext_inspector_type)) return NULL;
+  ext_inspector_t *h = (ext_inspector_t *)obj;
+  if (h->debug) {
+    *dbuf = (const uint8_t *)PyBytes_AS_STRING(h->debug);
+    *dlen = (size_t)PyBytes_GET_SIZE(h->debug);
+  }
+  return h->insp;
+}
+
 static PyMethodDef module_functions[] = {
     {"open_inspector", inspector_open, METH_VARARGS,
      "open_inspector(path, data, source, target, debug, quirks, clock_hz)"},
@@ -833,7 +846,7 @@ PyMODINIT_FUNC PyInit__etkit(void) {
   if (!m) return NULL;
   if (PyType_Ready(&ext_inspector_type) < 0 || ext_etrecord_register(m) < 0 ||
       ext_run_register(m) < 0 || ext_memory_register(m) < 0 ||
-      ext_graph_view_register(m) < 0) {
+      ext_graph_view_register(m) < 0 || ext_graph_register(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

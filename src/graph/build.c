@@ -682,27 +682,19 @@ static int attach_meta(builder_t *b, size_t gi,
   return ETK_OK;
 }
 
+/* Kinds by upstream's tag (the names etk_graph_*_kind_name() give). */
 static etk_graph_input_kind_t input_kind(const char *tag) {
-  static const char *const tags[] = {"",       "user_input",      "parameter",
-                                     "buffer", "tensor_constant", "custom_obj",
-                                     "token",  "constant_input"};
-  for (size_t k = 1; k < sizeof tags / sizeof tags[0]; k++)
-    if (strcmp(tags[k], tag) == 0) return (etk_graph_input_kind_t)k;
+  for (int k = 1; k <= (int)ETK_GRAPH_INPUT_CONSTANT; k++)
+    if (strcmp(etk_graph_input_kind_name((etk_graph_input_kind_t)k), tag) == 0)
+      return (etk_graph_input_kind_t)k;
   return ETK_GRAPH_INPUT_UNKNOWN;
 }
 
 static etk_graph_output_kind_t output_kind(const char *tag) {
-  static const char *const tags[] = {"",
-                                     "user_output",
-                                     "loss_output",
-                                     "buffer_mutation",
-                                     "gradient_to_parameter",
-                                     "gradient_to_user_input",
-                                     "user_input_mutation",
-                                     "token",
-                                     "parameter_mutation"};
-  for (size_t k = 1; k < sizeof tags / sizeof tags[0]; k++)
-    if (strcmp(tags[k], tag) == 0) return (etk_graph_output_kind_t)k;
+  for (int k = 1; k <= (int)ETK_GRAPH_OUTPUT_PARAMETER_MUTATION; k++)
+    if (strcmp(etk_graph_output_kind_name((etk_graph_output_kind_t)k), tag) ==
+        0)
+      return (etk_graph_output_kind_t)k;
   return ETK_GRAPH_OUTPUT_UNKNOWN;
 }
 

@@ -30,6 +30,24 @@ static const char *pick_method(const etk_graph_options_t *o,
   return "forward";
 }
 
+/* Appends "; the ETRecord has: a, b" (its program members) to a
+ * not-found message. */
+static void list_programs(const etk_etrecord_t *rec, etk_error_t *e) {
+  size_t len = strlen(e->message);
+  const char *sep = "; the ETRecord has: ";
+  const etk_etrecord_program_ref_t *p;
+  for (size_t i = 0; (p = etk_etrecord_program_at(rec, i)) != NULL; i++) {
+    int n = snprintf(e->message + len, sizeof e->message - len, "%s%s", sep,
+                     p->member);
+    if (n < 0 || (size_t)n >= sizeof e->message - len) break;
+    len += (size_t)n;
+    sep = ", ";
+  }
+  if (*sep == ';')
+    snprintf(e->message + len, sizeof e->message - len,
+             "; the ETRecord has no program");
+}
+
 int etk_graph_load(etk_etrecord_t *rec, const etk_graph_options_t *opts,
                    etk_graph_t **out, etk_error_t *err) {
   if (out) *out = NULL;
@@ -40,10 +58,17 @@ int etk_graph_load(etk_etrecord_t *rec, const etk_graph_options_t *opts,
   etk_graph_options_default(&defaults);
   if (!opts) opts = &defaults;
   const etk_etrecord_program_t *prog;
-  int rc = opts->graph_name
-               ? etk_etrecord_graph_load(rec, opts->graph_name, &prog, err)
-               : etk_etrecord_edge_program_load(rec, opts->method, &prog, err);
-  if (rc != ETK_OK) return rc;
+  etk_error_t local;
+  etk_error_clear(&local);
+  int rc =
+      opts->graph_name
+          ? etk_etrecord_graph_load(rec, opts->graph_name, &prog, &local)
+          : etk_etrecord_edge_program_load(rec, opts->method, &prog, &local);
+  if (rc == ETK_E_NOT_FOUND) list_programs(rec, &local);
+  if (rc != ETK_OK) {
+    if (err && err->code == ETK_OK) *err = local;
+    return rc;
+  }
   etk_graph_t *g = calloc(1, sizeof *g);
   if (!g)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");

@@ -377,19 +377,25 @@ int etk_graph_model_explorer_json(const etk_graph_t *g,
   return rc;
 }
 
+/* Writes a finished text (when rc is ETK_OK) to `path` atomically and
+ * frees it. */
+static int write_whole(const char *path, int rc, char *buf, size_t len,
+                       etk_error_t *err) {
+  if (rc == ETK_OK) rc = etk_write_file(path, buf, len, err);
+  free(buf);
+  return rc;
+}
+
 int etk_graph_write_model_explorer(const etk_graph_t *g,
                                    const etk_graph_me_options_t *opts,
                                    const char *path, etk_error_t *err) {
   if (!path)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL path");
-  char *buf;
-  size_t len;
+  char *buf = NULL;
+  size_t len = 0;
   int rc = etk_graph_model_explorer_json(g, opts, &buf, &len, err);
-  if (rc != ETK_OK) return rc;
-  rc = etk_write_file(path, buf, len, err);
-  free(buf);
-  return rc;
+  return write_whole(path, rc, buf, len, err);
 }
 
 /* ------------------------------------------------------------- node data */
@@ -453,11 +459,8 @@ int etk_graph_write_node_data(const etk_graph_t *g,
   if (!path)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL path");
-  char *buf;
-  size_t len;
+  char *buf = NULL;
+  size_t len = 0;
   int rc = etk_graph_node_data_json(g, data, 2, &buf, &len, err);
-  if (rc != ETK_OK) return rc;
-  rc = etk_write_file(path, buf, len, err);
-  free(buf);
-  return rc;
+  return write_whole(path, rc, buf, len, err);
 }

@@ -270,7 +270,7 @@ static int select_case(etk_graph_t *g, etk_graph_recording_t which,
 size_t etk_graph_recorded_case_count(etk_graph_t *g,
                                      etk_graph_recording_t which) {
   if (!g) return 0;
-  const etk_pickle_value_t *root;
+  const etk_pickle_value_t *root = NULL;
   if (open_recording(g, which, &root, NULL) != ETK_OK) return 0;
   if (which == ETK_GRAPH_EXAMPLE_INPUTS) return 1;
   if (which == ETK_GRAPH_REPRESENTATIVE_INPUTS)
@@ -293,7 +293,7 @@ int etk_graph_recorded(etk_graph_t *g, etk_graph_recording_t which,
       *count = r->count;
       return ETK_OK;
     }
-  const etk_pickle_value_t *root, *sel;
+  const etk_pickle_value_t *root = NULL, *sel = NULL;
   int rc = open_recording(g, which, &root, err);
   if (rc == ETK_OK) rc = select_case(g, which, root, index, &sel, err);
   if (rc != ETK_OK) return rc;

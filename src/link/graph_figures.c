@@ -14,11 +14,14 @@
  * time is not counted twice.  Figures start as NaN and reached false: a
  * node no event covers stays so, never 0.
  *
- * Numerical error comes either from a second run (`against`: the rows of
+ * Numerical error comes from a second run (`against`: the rows of
  * etk_numerics_ab_build(), A = this run as the reference, the figures of
- * `etkit numerics`) or from reference values the caller supplies per node
- * output (compared with etk_numerics_compare(), reference first).  Each
- * node keeps its worst output (the largest MSE).
+ * `etkit numerics`), from reference values the caller supplies per node
+ * output (compared with etk_numerics_compare(), reference first), or,
+ * with only a debug buffer, from the program outputs against the
+ * ETRecord's reference_outputs (compare_results' pairs) for the nodes
+ * producing the user outputs.  Each node keeps its worst output (the
+ * largest MSE).
  */
 #include <math.h>
 #include <stdio.h>
@@ -247,6 +250,74 @@ static int errors_reference(join_t *j) {
   return ETK_OK;
 }
 
+/* A view of a recorded tensor, for etk_numerics_compare(). */
+static bool tensor_view(const etk_graph_tensor_t *t, etk_numerics_tensor_t *v) {
+  if (t->dtype < 0 || t->dim > ETK_NUMERICS_MAX_DIMS) return false;
+  memset(v, 0, sizeof *v);
+  v->scalar_type = t->dtype;
+  v->dim = t->dim;
+  v->sizes = t->sizes;
+  v->data = t->data;
+  v->data_len = t->nbytes;
+  return true;
+}
+
+/* Numerical error of the program outputs against the ETRecord's
+ * reference_outputs, given to the nodes that produce the user outputs
+ * (upstream's compare_results pairs: run output k with reference k). */
+static int errors_outputs(join_t *j) {
+  size_t blocks = etk_inspector_block_count(j->insp), b = 0;
+  while (b < blocks && !j->block_ok[b]) b++;
+  etk_inspector_block_t blk;
+  if (b == blocks || etk_inspector_block_get(j->insp, b, &blk) != ETK_OK ||
+      blk.output_count == 0)
+    return ETK_OK;
+  const etk_graph_tensor_t *refs;
+  size_t ref_count;
+  etk_error_t local;
+  etk_error_clear(&local);
+  int64_t index = blk.bundled_input_index >= 0 ? blk.bundled_input_index : -1;
+  if (etk_graph_recorded(j->g, ETK_GRAPH_REFERENCE_OUTPUTS, index, &refs,
+                         &ref_count, &local) != ETK_OK)
+    return ETK_OK; /* no reference outputs: nothing to compare */
+  const etk_graph_graph_t *top = &etk_graph_graphs(j->g)[0];
+  const etk_graph_node_t *out = &etk_graph_nodes(j->g)[top->output_node];
+  const etk_graph_value_t *values = etk_graph_values(j->g);
+  const etk_etdump_t *dump = etk_inspector_etdump(j->insp);
+  size_t k = 0; /* user output index */
+  for (size_t a = 0; a < out->arg_count; a++) {
+    bool user = top->output_spec_count == 0 ||
+                (a < top->output_spec_count &&
+                 top->output_specs[a].kind == ETK_GRAPH_OUTPUT_USER);
+    if (!user) continue;
+    size_t idx = k++;
+    const etk_graph_arg_t *arg = &out->args[a];
+    if (idx >= ref_count || idx >= blk.output_count || !arg->values ||
+        arg->count != 1 || arg->values[0] == ETK_GRAPH_NONE)
+      continue;
+    etk_numerics_value_t value;
+    etk_numerics_tensor_t run, ref;
+    if (etk_numerics_debug_value(dump, j->o->debug_buffer,
+                                 j->o->debug_buffer_len, blk.outputs[idx], 0,
+                                 &value, &local) != ETK_OK ||
+        !etk_numerics_value_view(&value, &run) ||
+        !tensor_view(&refs[idx], &ref))
+      continue;
+    double m[4];
+    const etk_numerics_metric_t which[4] = {ETK_NUMERICS_MSE, ETK_NUMERICS_SNR,
+                                            ETK_NUMERICS_MAX_ABS,
+                                            ETK_NUMERICS_COSINE};
+    bool ok = true;
+    for (int q = 0; q < 4 && ok; q++)
+      ok = etk_numerics_compare(&ref, &run, which[q], 0, &m[q], &local) ==
+           ETK_OK;
+    if (ok)
+      add_error(&j->nodes[values[arg->values[0]].producer], m[0], m[1], m[2],
+                m[3]);
+  }
+  return ETK_OK;
+}
+
 static int choose_blocks(join_t *j) {
   size_t blocks = etk_inspector_block_count(j->insp);
   j->block_ok = calloc(blocks ? blocks : 1, sizeof *j->block_ok);
@@ -315,6 +386,8 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
   if (rc == ETK_OK && opts->against) rc = errors_against(&j);
   if (rc == ETK_OK && !opts->against && opts->reference)
     rc = errors_reference(&j);
+  else if (rc == ETK_OK && !opts->against && opts->debug_buffer)
+    rc = errors_outputs(&j);
   etk_etrecord_linker_destroy(j.linker);
   free(j.cover);
   free(j.block_ok);

@@ -137,3 +137,36 @@ etk_etrecord_t *fixture_open_ok(const fixture_member_t *members, size_t count) {
   printf("# %s\n", line);
   return NULL;
 }
+
+uint8_t *fixture_zip_chunks(const uint8_t *data, size_t size,
+                            const char *const *names, size_t name_count,
+                            size_t *out_len) {
+  fixture_member_t *members = calloc(name_count + 1, sizeof *members);
+  if (!members) return NULL;
+  members[0].name = "ETRECORD_V0";
+  size_t start = 0, count = 1;
+  for (size_t i = 0; i <= size && count < 1 + name_count; i++) {
+    if (i < size && data[i] != 0) continue;
+    members[count] = (fixture_member_t){.name = names[count - 1],
+                                        .data = data + start,
+                                        .len = i - start,
+                                        .deflate = true};
+    count++;
+    start = i + 1;
+  }
+  uint8_t *zip = fixture_zip(members, count, out_len);
+  free(members);
+  return zip;
+}
+
+void fixture_fuzz_limits(etk_etrecord_limits_t *lim) {
+  etk_etrecord_limits_default(lim);
+  lim->max_archive_bytes = 4u << 20;
+  lim->max_members = 64;
+  lim->max_member_bytes = 4u << 20;
+  lim->max_total_bytes = 16u << 20;
+  lim->max_json_depth = 64;
+  lim->max_string_bytes = 1u << 20;
+  lim->max_graph_depth = 4;
+  lim->max_nodes = 10000;
+}

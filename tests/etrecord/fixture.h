@@ -40,6 +40,18 @@ int fixture_open(const fixture_member_t *members, size_t count,
  * after printing the error line as a TAP note. */
 etk_etrecord_t *fixture_open_ok(const fixture_member_t *members, size_t count);
 
+/* For the fuzz targets: data[0..size) split on NUL bytes into at most
+ * `name_count` members (deflated) named names[0], names[1], ..., zipped
+ * after an ETRECORD_V0 marker, so that mutations reach the members' texts
+ * past their CRCs.  malloc'd; NULL on failure. */
+uint8_t *fixture_zip_chunks(const uint8_t *data, size_t size,
+                            const char *const *names, size_t name_count,
+                            size_t *out_len);
+
+/* The fuzz targets' tight limits (small archives, shallow JSON, at most
+ * 10000 nodes), so that each run stays small. */
+void fixture_fuzz_limits(etk_etrecord_limits_t *lim);
+
 /* Formats an error into a static buffer. */
 const char *fixture_error_line(const etk_error_t *err);
 

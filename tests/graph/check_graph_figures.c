@@ -189,6 +189,32 @@ ETK_TEST(numerical_error_against_itself) {
   demo_close(&b);
 }
 
+ETK_TEST(program_outputs_against_reference_outputs) {
+  demo_t d;
+  REQUIRE(demo_open(&d));
+  etk_graph_figures_options_t o;
+  etk_graph_figures_options_init(&o);
+  o.debug_buffer = d.dbuf;
+  o.debug_buffer_len = d.dlen;
+  etk_graph_figures_t *f;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_graph_figures_compute(d.g, d.insp, &o, &f, &err) == ETK_OK);
+  CHECK(f->has_error);
+  /* the demo's reference outputs are its own run: rounding level at most */
+  size_t fc = etk_graph_find_node(d.g, 0, "aten_addmm_default");
+  REQUIRE(fc != ETK_GRAPH_NONE);
+  CHECK(f->nodes[fc].has_error);
+  CHECK(f->nodes[fc].mse < 1e-9);
+  CHECK(f->nodes[fc].cosine > 0.999999);
+  size_t with_error = 0;
+  for (size_t i = 0; i < f->node_count; i++)
+    with_error += f->nodes[i].has_error;
+  CHECK_EQ_INT(with_error, 1);
+  etk_graph_figures_free(f);
+  demo_close(&d);
+}
+
 ETK_TEST(etdump_of_another_program) {
   demo_t d;
   REQUIRE(demo_open(&d));

@@ -456,6 +456,8 @@ ETK_TEST(upstream_sample_2023_layout) {
   etk_graph_free(g);
   o.graph_name = "exported_program";
   CHECK_EQ_INT(etk_graph_load(rec, &o, &g, &err), ETK_E_NOT_FOUND);
+  CHECK_CONTAINS(err.message, "the ETRecord has: aten_dialect_output/forward",
+                 "edge_dialect_exported_program");
   etk_etrecord_close(rec);
 }
 
