@@ -56,13 +56,6 @@ int ext_memory_register(PyObject *module);
 /* Registers graph_html (graph_view.c) in `module`. */
 int ext_graph_view_register(PyObject *module);
 
-/* The C Inspector inside an InspectorHandle, or NULL (no exception set)
- * when `o` is not one. */
-etk_inspector_t *ext_inspector_of(PyObject *o);
-
-/* Its debug buffer (NULL, 0 when it has none). */
-void ext_inspector_debug(PyObject *o, const uint8_t **data, size_t *len);
-
 /* Registers graph_model_explorer (graph.c: etkit.model_explorer). */
 int ext_graph_register(PyObject *module);
 

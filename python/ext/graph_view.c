@@ -42,15 +42,15 @@ static etk_graph_figures_t *figures_of(etk_graph_t *g, PyObject *insp,
                                        etk_error_t *err) {
   etk_graph_figures_options_t fo;
   etk_graph_figures_options_init(&fo);
-  ext_inspector_debug(insp, &fo.debug_buffer, &fo.debug_buffer_len);
-  if (other) {
-    fo.against = ext_inspector_of(other);
-    ext_inspector_debug(other, &fo.against_buffer, &fo.against_buffer_len);
-  }
+  etk_inspector_t *a =
+      ext_inspector_of(insp, &fo.debug_buffer, &fo.debug_buffer_len);
+  if (other)
+    fo.against =
+        ext_inspector_of(other, &fo.against_buffer, &fo.against_buffer_len);
   fo.note = keep_note;
   fo.note_ctx = notes;
   etk_graph_figures_t *f = NULL;
-  *rc = etk_graph_figures_compute(g, ext_inspector_of(insp), &fo, &f, err);
+  *rc = etk_graph_figures_compute(g, a, &fo, &f, err);
   return *rc == ETK_OK ? f : NULL;
 }
 
@@ -62,8 +62,10 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "O!OzOp|zz", &ext_etrecord_type, &rec_obj, &insp,
                         &overlay, &against, &fragment, &title, &method))
     return NULL;
-  if ((insp != Py_None && !ext_inspector_of(insp)) ||
-      (against != Py_None && !ext_inspector_of(against)))
+  const uint8_t *unused;
+  size_t unused_len;
+  if ((insp != Py_None && !ext_inspector_of(insp, &unused, &unused_len)) ||
+      (against != Py_None && !ext_inspector_of(against, &unused, &unused_len)))
     return PyErr_Format(PyExc_TypeError, "expected an Inspector handle");
   etk_error_t err;
   etk_error_clear(&err);

@@ -42,22 +42,6 @@ typedef struct {
 
 static PyTypeObject ext_inspector_type;
 
-etk_inspector_t *ext_inspector_of(PyObject *o) {
-  if (!o || !PyObject_TypeCheck(o, &ext_inspector_type)) return NULL;
-  return ((ext_inspector_t *)o)->insp;
-}
-
-void ext_inspector_debug(PyObject *o, const uint8_t **data, size_t *len) {
-  *data = NULL;
-  *len = 0;
-  if (!ext_inspector_of(o)) return;
-  PyObject *d = ((ext_inspector_t *)o)->debug;
-  if (d && PyBytes_Check(d)) {
-    *data = (const uint8_t *)PyBytes_AS_STRING(d);
-    *len = (size_t)PyBytes_GET_SIZE(d);
-  }
-}
-
 static void inspector_dealloc(ext_inspector_t *self) {
   etk_inspector_close(self->insp);
   Py_XDECREF(self->data);

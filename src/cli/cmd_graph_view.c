@@ -37,7 +37,9 @@ static const char *const usage_text =
     "  --etdump_path FILE        ETDump whose figures colour the nodes\n"
     "  --debug_buffer_path FILE  its debug buffer (numerical error)\n"
     "  --against FILE            a second ETDump: colour by the change A->B\n"
-    "  --against-debug-buffer F  its debug buffer (--overlay error)\n"
+    "  --against-debug-buffer F  its debug buffer (--overlay error: compare\n"
+    "                            with B; without --against, with the\n"
+    "                            ETRecord's reference outputs)\n"
     "  --overlay NAME            time (default), share, count, error, snr,\n"
     "                            memory (output bytes; no ETDump needed)\n"
     "  --method NAME             method (default: forward, or the only one)\n"
@@ -97,10 +99,15 @@ static int check_usage(const view_cli_t *c) {
     return etk_cli_usage(CMD,
                          "--node-data needs --etdump_path (or "
                          "--overlay memory)");
-  if (error && !(c->buffer[0] && c->buffer[1]))
+  if (error && !c->buffer[0])
     return etk_cli_usage(CMD,
-                         "--overlay %s compares two runs' values: give "
-                         "--debug_buffer_path, --against and "
+                         "--overlay %s needs --debug_buffer_path (its "
+                         "values are compared with --against's, or "
+                         "with the ETRecord's reference outputs)",
+                         c->overlay);
+  if (error && c->etdump[1] && !c->buffer[1])
+    return etk_cli_usage(CMD,
+                         "--overlay %s with --against needs "
                          "--against-debug-buffer",
                          c->overlay);
   const char *outs[3] = {c->html, c->me, c->node_data};
@@ -238,7 +245,8 @@ int etk_cmd_graph_view(int argc, char **argv) {
     if (c.etdump[s]) status = open_run(&c, s, &runs[s]);
   bool error = c.overlay && strcmp(c.overlay, "error") == 0;
   if (!status && c.etdump[0])
-    status = figures(&c, g, &runs[0], error ? &runs[1] : NULL, true);
+    status =
+        figures(&c, g, &runs[0], error && c.etdump[1] ? &runs[1] : NULL, true);
   if (!status && c.etdump[1] && !error)
     status = figures(&c, g, &runs[1], NULL, true);
   if (!status) {

@@ -186,6 +186,17 @@ def demo_checks():
         else:
             check(value is None, f"{name}: a change without both runs")
     check("data-fa=" in text_ab and "data-fb=" in text_ab, "A/B values missing")
+    # numerical error: two runs of the same input agree exactly, so every
+    # node with values has MSE 0 (a value, not "no event")
+    html_err = os.path.join(WORK, "demo_error.html")
+    run("graph", rec, "--html", html_err, "--overlay", "error", "--etdump_path", dump,
+        "--debug_buffer_path", os.path.join(d1, "debug_buffer.bin"), "--against", dump2,
+        "--against-debug-buffer", os.path.join(d2, "debug_buffer.bin"))
+    err_nodes, text_err = page_nodes(html_err)
+    compared = [v for v, _ in err_nodes.values() if v is not None]
+    check(len(compared) >= 8 and all(v == 0 for v in compared),
+          f"error overlay values {compared}")
+    check("numerical error (MSE)" in text_err, "error legend")
     # Model Explorer files
     me, nd = os.path.join(WORK, "graph.json"), os.path.join(WORK, "data.json")
     run("graph", rec, "--model-explorer", me, "--node-data", nd, "--etdump_path", dump)
@@ -270,7 +281,7 @@ def bad_inputs(rec, dump):
     refused([rec, "--html", out, "--overlay", "nosuch"], 2, "unknown overlay")
     refused([rec, "--html", out, "--against", dump], 2, "--against without A")
     refused([rec, "--html", out, "--overlay", "error", "--etdump_path", dump], 2,
-            "error without buffers")
+            "error without a debug buffer")
     refused([rec, "--html", os.path.join(WORK, "no", "dir", "x.html")], 1,
             "output folder missing")
 
