@@ -59,17 +59,26 @@ static const char *source_id(const etk_graph_t *g, size_t v) {
 
 /* Position of `target` among the ME users of a source: a getitem value's
  * users, or a producer's (its getitem nodes when it has some). */
+static size_t position_in(const size_t *sorted, size_t n, size_t target) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sorted[mid] < target)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && sorted[lo] == target ? lo : 0;
+}
+
+/* Position of `target` among the ME users of a source: a getitem value's
+ * users, or a producer's (its getitem nodes when it has some).  Users are
+ * in node order, so a binary search finds it. */
 static size_t user_position(const etk_graph_t *g, size_t v, size_t target) {
   const etk_graph_value_t *val = &g->values[v];
   const etk_graph_node_t *p = &g->nodes[val->producer];
-  if (has_getitems(p)) {
-    for (size_t k = 0; k < val->user_count; k++)
-      if (val->users[k] == target) return k;
-    return 0;
-  }
-  for (size_t k = 0; k < p->user_count; k++)
-    if (p->users[k] == target) return k;
-  return 0;
+  if (has_getitems(p)) return position_in(val->users, val->user_count, target);
+  return position_in(p->users, p->user_count, target);
 }
 
 static void write_label(etk_json_t *j, const etk_graph_node_t *n) {
@@ -200,34 +209,57 @@ static bool collect_values(const etk_graph_arg_t *arg, size_t **vals,
   return true;
 }
 
+/* A source of an edge: a getitem value (odd keys) or a producer node. */
+typedef struct source_ref {
+  size_t key, pos;
+} source_ref_t;
+
+static int cmp_source(const void *a, const void *b) {
+  const source_ref_t *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static size_t source_key(const etk_graph_t *g, size_t v) {
+  size_t producer = g->values[v].producer;
+  return has_getitems(&g->nodes[producer]) ? v * 2 + 1 : producer * 2;
+}
+
 /* incomingEdges of a node: one per distinct ME source, first-use order
- * (the order of FX's all_input_nodes). */
+ * (the order of FX's all_input_nodes).  Duplicates are found by sorting
+ * (source, position), so a node with many inputs costs O(k log k). */
 static void write_edges(const etk_graph_t *g, etk_json_t *j, size_t index) {
   const etk_graph_node_t *n = &g->nodes[index];
   size_t *vals = NULL, count = 0, cap = 0;
   bool ok = true;
   for (size_t a = 0; a < n->arg_count && ok; a++)
     ok = collect_values(&n->args[a], &vals, &count, &cap);
+  source_ref_t *refs = ok && count ? malloc(count * sizeof *refs) : NULL;
+  bool *first = ok && count ? calloc(count, sizeof *first) : NULL;
+  if (count && (!refs || !first)) ok = false;
   if (!ok && j->sink->status == ETK_OK) j->sink->status = ETK_E_NO_MEMORY;
+  for (size_t k = 0; ok && k < count; k++)
+    refs[k] = (source_ref_t){source_key(g, vals[k]), k};
+  if (ok && count) qsort(refs, count, sizeof *refs, cmp_source);
+  for (size_t k = 0; ok && k < count; k++)
+    first[refs[k].pos] = k == 0 || refs[k].key != refs[k - 1].key;
   etk_json_key(j, "incomingEdges");
   etk_json_begin_array(j);
   size_t input = 0;
   for (size_t k = 0; ok && k < count; k++) {
-    const char *src = source_id(g, vals[k]);
-    bool dup = false;
-    for (size_t e = 0; e < k && !dup; e++)
-      dup = strcmp(source_id(g, vals[e]), src) == 0;
-    if (dup) continue;
+    if (!first[k]) continue;
     char out_id[32], in_id[32];
     snprintf(out_id, sizeof out_id, "%zu", user_position(g, vals[k], index));
     snprintf(in_id, sizeof in_id, "%zu", input++);
     etk_json_begin_object(j);
-    etk_json_kv_cstring(j, "sourceNodeId", src);
+    etk_json_kv_cstring(j, "sourceNodeId", source_id(g, vals[k]));
     etk_json_kv_cstring(j, "sourceNodeOutputId", out_id);
     etk_json_kv_cstring(j, "targetNodeInputId", in_id);
     etk_json_end_object(j);
   }
   etk_json_end_array(j);
+  free(refs);
+  free(first);
   free(vals);
 }
 
@@ -264,11 +296,15 @@ static void write_node(const etk_graph_t *g, etk_json_t *j, size_t index,
   if (subgraph_prefix) {
     etk_json_key(j, "subgraphIds");
     etk_json_begin_array(j);
-    for (size_t gi = 1; gi < g->graph_count; gi++)
-      if (g->graphs[gi].owner == index) {
+    /* the graphs it owns follow it, deeper; each ends with its output
+     * node, whose parent is this node */
+    for (size_t k = index + 1;
+         k < g->node_count && g->nodes[k].depth > n->depth; k++)
+      if (g->nodes[k].kind == ETK_GRAPH_NODE_OUTPUT &&
+          g->nodes[k].parent == index) {
         char id[600];
         snprintf(id, sizeof id, "%.300s/%.280s", subgraph_prefix,
-                 g->graphs[gi].name);
+                 g->graphs[g->nodes[k].graph].name);
         etk_json_cstring(j, id);
       }
     etk_json_end_array(j);

@@ -38,6 +38,11 @@ static int cmp_ref(const void *a, const void *b) {
   return (x->node > y->node) - (x->node < y->node);
 }
 
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
@@ -197,21 +202,31 @@ static int map_partition(etk_graph_t *g, size_t *cap,
         return ETK_OK;
       }
   }
-  size_t count = 0;
-  for (size_t i = 0; i < g->node_count; i++) {
-    const etk_graph_node_t *n = &g->nodes[i];
-    if (n->kind != ETK_GRAPH_NODE_CALL || n->graph != 0 ||
-        n->partition != ETK_GRAPH_NONE)
-      continue;
-    for (size_t k = 0; k < n->debug_handle_count; k++)
-      if (has_handle(handles, hcount, n->debug_handles[k])) {
-        count++;
-        break;
-      }
-  }
-  if (count == 0) return ETK_OK;
-  size_t *nodes = etk_arena_array(&g->arena, count, sizeof *nodes);
+  /* the top graph's unassigned call nodes with one of the handles, found
+   * through the handle index (sorted, unique after the sort below) */
+  size_t total = 0;
+  for (size_t h = 0; h < hcount; h++)
+    total += etk_graph_nodes_for_handle(g, handles[h], NULL);
+  if (total == 0) return ETK_OK;
+  size_t *nodes = etk_arena_array(&g->arena, total, sizeof *nodes);
   if (!nodes) return ETK_E_NO_MEMORY;
+  size_t k = 0;
+  for (size_t h = 0; h < hcount; h++) {
+    const size_t *found;
+    size_t c = etk_graph_nodes_for_handle(g, handles[h], &found);
+    for (size_t i = 0; i < c; i++) {
+      const etk_graph_node_t *n = &g->nodes[found[i]];
+      if (n->kind == ETK_GRAPH_NODE_CALL && n->graph == 0 &&
+          n->partition == ETK_GRAPH_NONE)
+        nodes[k++] = found[i];
+    }
+  }
+  qsort(nodes, k, sizeof *nodes, cmp_size);
+  size_t u = 0;
+  for (size_t i = 0; i < k; i++)
+    if (u == 0 || nodes[u - 1] != nodes[i]) nodes[u++] = nodes[i];
+  k = u;
+  if (k == 0) return ETK_OK;
   size_t pi = g->partition_count;
   etk_graph_partition_t *p = new_partition(g, cap);
   if (!p) return ETK_E_NO_MEMORY;
@@ -223,19 +238,7 @@ static int map_partition(etk_graph_t *g, size_t *cap,
   p->name = etk_arena_strdup(&g->arena, name);
   if (!p->name) return ETK_E_NO_MEMORY;
   p->instruction_id = e->instruction_id;
-  size_t k = 0;
-  for (size_t i = 0; i < g->node_count; i++) {
-    etk_graph_node_t *n = &g->nodes[i];
-    if (n->kind != ETK_GRAPH_NODE_CALL || n->graph != 0 ||
-        n->partition != ETK_GRAPH_NONE)
-      continue;
-    for (size_t j = 0; j < n->debug_handle_count; j++)
-      if (has_handle(handles, hcount, n->debug_handles[j])) {
-        nodes[k++] = i;
-        n->partition = pi;
-        break;
-      }
-  }
+  for (size_t i = 0; i < k; i++) g->nodes[nodes[i]].partition = pi;
   p->nodes = nodes;
   p->node_count = k;
   return node_handles(g, nodes, k, &p->debug_handles, &p->debug_handle_count);

@@ -39,6 +39,8 @@ typedef struct join {
   etk_etrecord_linker_t *linker;
   etk_graph_node_figures_t *nodes;
   size_t *cover; /* per node: size of the smallest cover seen */
+  size_t *stamp; /* per node: the event that listed it last, plus 1 */
+  size_t event;  /* events resolved so far (for `stamp`) */
   bool *block_ok;
   etk_error_t *err;
 } join_t;
@@ -78,15 +80,15 @@ static int event_nodes(join_t *j, const etk_inspector_event_t *ev,
   if (!list)
     return etk_error_set(j->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory");
-  size_t n = 0;
+  size_t n = 0, mark = ++j->event;
   for (size_t h = 0; h < link.debug_handle_count; h++) {
     const size_t *nodes;
     size_t c = etk_graph_nodes_for_handle(j->g, link.debug_handles[h], &nodes);
-    for (size_t k = 0; k < c; k++) {
-      bool dup = false;
-      for (size_t e = 0; e < n && !dup; e++) dup = list[e] == nodes[k];
-      if (!dup) list[n++] = nodes[k];
-    }
+    for (size_t k = 0; k < c; k++)
+      if (j->stamp[nodes[k]] != mark) {
+        j->stamp[nodes[k]] = mark;
+        list[n++] = nodes[k];
+      }
   }
   *out = list;
   *count = n;
@@ -362,14 +364,20 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
   etk_graph_info_t info;
   etk_graph_info_get(g, &info);
   size_t n = etk_graph_node_count(g);
-  join_t j = {
-      g,  etk_graph_record(g), insp, opts, info.method, NULL, NULL, NULL, NULL,
-      err};
+  join_t j;
+  memset(&j, 0, sizeof j);
+  j.g = g;
+  j.rec = etk_graph_record(g);
+  j.insp = insp;
+  j.o = opts;
+  j.method = info.method;
+  j.err = err;
   etk_graph_figures_t *f = calloc(1, sizeof *f);
   j.nodes = calloc(n ? n : 1, sizeof *j.nodes);
   j.cover = malloc((n ? n : 1) * sizeof *j.cover);
+  j.stamp = calloc(n ? n : 1, sizeof *j.stamp);
   int rc =
-      f && j.nodes && j.cover
+      f && j.nodes && j.cover && j.stamp
           ? ETK_OK
           : etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   for (size_t i = 0; rc == ETK_OK && i < n; i++) {
@@ -390,6 +398,7 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
     rc = errors_outputs(&j);
   etk_etrecord_linker_destroy(j.linker);
   free(j.cover);
+  free(j.stamp);
   free(j.block_ok);
   if (rc != ETK_OK) {
     free(j.nodes);
