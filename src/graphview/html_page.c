@@ -189,13 +189,12 @@ static void write_group(page_t *p, size_t gi) {
   etk_html_texts(p->sink, gr->label);
   etk_render_printf(p->sink, " (%zu)</text>", total);
   if (!is_lazy(p, gi)) write_inside(p, gi);
-  etk_render_printf(
-      p->sink,
-      "<rect class=\"gc\" y=\"%.1f\" width=\"%.1f\" "
-      "height=\"%.1f\" rx=\"4\"/><text class=\"gct\" x=\"10\" "
-      "y=\"%.1f\">%zu node%s \xE2\x80\x94 click to open</text></g>\n",
-      GV_HEADER, b->w, b->h - GV_HEADER, GV_HEADER + 18.0, total,
-      total == 1 ? "" : "s");
+  etk_render_printf(p->sink,
+                    "<rect class=\"gc\" y=\"%.1f\" width=\"%.1f\" "
+                    "height=\"%.1f\" rx=\"4\"/><text class=\"gct\" x=\"10\" "
+                    "y=\"%.1f\">%zu node%s \xE2\x96\xB8</text></g>\n",
+                    GV_HEADER, b->w, b->h - GV_HEADER, GV_HEADER + 18.0, total,
+                    total == 1 ? "" : "s");
 }
 
 /* The insides of lazy groups, after the SVG: one inert <template> each
