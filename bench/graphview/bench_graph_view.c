@@ -5,6 +5,7 @@
  * RSS is that size's own:
  *
  *   bench_graph_view NODES [OUT.html] [--against]
+ *   bench_graph_view NODES --dot OUT.dot | --json OUT.json
  *
  * prints "graph_view_<NODES>_seconds S s", "..._page_bytes B bytes" and
  * "..._peak_rss R MB".  bench/graphview/run_bench.sh runs the sizes of
@@ -26,7 +27,68 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The same graph for other layout engines (docs/graph-view.md, "Why
+ * Graphviz, per group"): one DOT file with nested clusters (`dot -Tplain`
+ * times a single whole-graph layout), or plain JSON for elkjs. */
+static void write_dot(const transformer_graph_t *t, FILE *fp) {
+  fprintf(fp, "digraph g {\n node [shape=box,width=1.5,height=0.47];\n");
+  size_t n = t->view.node_count, ng = t->view.group_count;
+  /* groups nest parents first; close each cluster after its last child */
+  size_t *open = calloc(ng + 1, sizeof *open), depth = 0;
+  for (size_t g = 0; g <= ng && open; g++) {
+    size_t parent = g < ng ? t->groups[g].parent : ETK_GRAPH_VIEW_NONE;
+    while (depth > 0 && open[depth - 1] != parent) {
+      fprintf(fp, "}\n");
+      depth--;
+    }
+    if (g == ng) break;
+    fprintf(fp, "subgraph cluster_%zu {\n", g);
+    for (size_t i = 0; i < n; i++)
+      if (t->nodes[i].group == g) fprintf(fp, "n%zu;\n", i);
+    open[depth++] = g;
+  }
+  free(open);
+  for (size_t i = 0; i < n; i++)
+    if (t->nodes[i].group == ETK_GRAPH_VIEW_NONE) fprintf(fp, "n%zu;\n", i);
+  for (size_t e = 0; e < t->view.edge_count; e++)
+    fprintf(fp, "n%zu -> n%zu;\n", t->edges[e].from, t->edges[e].to);
+  fprintf(fp, "}\n");
+}
+
+static void write_json(const transformer_graph_t *t, FILE *fp) {
+  fprintf(fp, "{\"groups\":[");
+  for (size_t g = 0; g < t->view.group_count; g++)
+    fprintf(fp, "%s%lld", g ? "," : "",
+            t->groups[g].parent == ETK_GRAPH_VIEW_NONE
+                ? -1LL
+                : (long long)t->groups[g].parent);
+  fprintf(fp, "],\"nodes\":[");
+  for (size_t i = 0; i < t->view.node_count; i++)
+    fprintf(fp, "%s%lld", i ? "," : "",
+            t->nodes[i].group == ETK_GRAPH_VIEW_NONE
+                ? -1LL
+                : (long long)t->nodes[i].group);
+  fprintf(fp, "],\"edges\":[");
+  for (size_t e = 0; e < t->view.edge_count; e++)
+    fprintf(fp, "%s[%zu,%zu]", e ? "," : "", t->edges[e].from, t->edges[e].to);
+  fprintf(fp, "]}\n");
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 &&
+      (strcmp(argv[2], "--dot") == 0 || strcmp(argv[2], "--json") == 0)) {
+    transformer_graph_t t;
+    FILE *fp = fopen(argv[3], "w");
+    if (!fp ||
+        transformer_graph_make((size_t)strtoull(argv[1], NULL, 10), 0, &t) != 0)
+      return 1;
+    if (argv[2][2] == 'd')
+      write_dot(&t, fp);
+    else
+      write_json(&t, fp);
+    transformer_graph_free(&t);
+    return fclose(fp) == 0 ? 0 : 1;
+  }
   if (argc < 2) {
     fprintf(stderr, "usage: bench_graph_view NODES [OUT.html] [--against]\n");
     return 2;

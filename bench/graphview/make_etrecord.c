@@ -29,7 +29,8 @@ int main(int argc, char **argv) {
   if (transformer_graph_make((size_t)strtoull(argv[1], NULL, 10), 0, &t) != 0)
     return 1;
   size_t n = t.view.node_count, ng = t.view.group_count;
-  char **paths = calloc(ng + 1, sizeof *paths), **keys = calloc(ng + 1, sizeof *keys);
+  char **paths = calloc(ng + 1, sizeof *paths),
+       **keys = calloc(ng + 1, sizeof *keys);
   etk_etrecord_node_desc_t *nodes = calloc(n, sizeof *nodes);
   etk_etrecord_module_desc_t *mods = calloc(n * (MAX_DEPTH + 1), sizeof *mods);
   etk_etrecord_input_desc_t *ins = calloc(t.view.edge_count + 1, sizeof *ins);
@@ -43,10 +44,12 @@ int main(int argc, char **argv) {
   for (size_t g = 0; g < ng; g++) {
     const etk_graph_view_group_t *gr = &t.groups[g];
     size_t p = gr->parent;
-    while (p != ETK_GRAPH_VIEW_NONE && t.groups[p].kind != ETK_GRAPH_VIEW_MODULE)
+    while (p != ETK_GRAPH_VIEW_NONE &&
+           t.groups[p].kind != ETK_GRAPH_VIEW_MODULE)
       p = t.groups[p].parent;
     char buf[512];
-    snprintf(buf, sizeof buf, "%s%s%s", p == ETK_GRAPH_VIEW_NONE ? "" : paths[p],
+    snprintf(buf, sizeof buf, "%s%s%s",
+             p == ETK_GRAPH_VIEW_NONE ? "" : paths[p],
              p == ETK_GRAPH_VIEW_NONE ? "" : ".", gr->label);
     paths[g] = strdup(buf);
     for (char *c = buf; *c; c++)
@@ -70,12 +73,15 @@ int main(int argc, char **argv) {
     }
     nodes[i].name = v->name;
     char target[200];
-    snprintf(target, sizeof target, "executorch.exir.dialects.edge.ops.%s", v->op);
+    snprintf(target, sizeof target, "executorch.exir.dialects.edge.ops.%s",
+             v->op);
     nodes[i].target = strdup(target);
     nodes[i].debug_handle = (int64_t)i + 1;
     char trace[200];
-    snprintf(trace, sizeof trace, "  File \"model.py\", line %zu, in forward\n"
-             "    x = layer(x)\n", 10 + i % 97);
+    snprintf(trace, sizeof trace,
+             "  File \"model.py\", line %zu, in forward\n"
+             "    x = layer(x)\n",
+             10 + i % 97);
     traces[i] = strdup(trace);
     nodes[i].stack_trace = traces[i];
     nodes[i].module_stack = m;
@@ -100,12 +106,17 @@ int main(int argc, char **argv) {
   nodes[0].inputs = &first;
   nodes[0].input_count = 1;
   const char *graph_out[] = {t.nodes[n - 1].name};
-  etk_etrecord_method_desc_t method = {
-      .name = "forward", .nodes = nodes, .node_count = n,
-      .graph_inputs = graph_in, .graph_input_count = 1,
-      .graph_outputs = graph_out, .graph_output_count = 1,
-      .tensors = tens, .tensor_count = n,
-      .handles = handles, .handle_count = n};
+  etk_etrecord_method_desc_t method = {.name = "forward",
+                                       .nodes = nodes,
+                                       .node_count = n,
+                                       .graph_inputs = graph_in,
+                                       .graph_input_count = 1,
+                                       .graph_outputs = graph_out,
+                                       .graph_output_count = 1,
+                                       .tensors = tens,
+                                       .tensor_count = n,
+                                       .handles = handles,
+                                       .handle_count = n};
   etk_etrecord_desc_t desc = {.methods = &method, .method_count = 1};
   etk_error_t err;
   etk_error_clear(&err);

@@ -81,7 +81,7 @@ typedef struct etk_graph_view_node {
   const char *module;  /* module path, for the tooltip */
   const char *source;  /* "file:line", for the tooltip */
   const char *shape;   /* output shape(s), for the tooltip */
-  const char *figures; /* more tooltip lines ("\n"-separated), may be NULL */
+  const char *figures; /* more tooltip lines (" | "-separated), may be NULL */
   size_t group;        /* innermost group or ETK_GRAPH_VIEW_NONE */
   bool has_value;      /* false: "no event" (drawn hatched, no data-value) */
   double value;        /* the overlay value (the change, with `against`) */
@@ -209,9 +209,10 @@ void etk_graph_view_output_bytes(const etk_graph_t *g, double *values,
 
 typedef struct etk_graph_view_page {
   /* "time" (avg per run, the default), "share" (% of Method::execute),
-   * "count" (runs), "error" (MSE, needs figures computed with a second
-   * run and debug buffers), "snr", or "memory" (output bytes, from the
-   * graph alone); NULL = "time" with figures, else no colour. */
+   * "count" (runs), "error" (MSE, needs figures computed with a debug
+   * buffer: against a second run's values or the ETRecord's reference
+   * outputs), "snr", or "memory" (output bytes, from the graph alone);
+   * NULL = "time" with figures, else no colour. */
   const char *overlay;
   const etk_graph_figures_t *a; /* the run's figures, or NULL */
   /* Run B (`--against`): colour = change from A to B of the overlay's

@@ -38,13 +38,11 @@ static void keep_note(void *ctx, int is_warning, const char *line) {
 /* Figures of `insp` (against `other` for numerical error), or NULL with
  * *rc set. */
 static etk_graph_figures_t *figures_of(etk_graph_t *g, PyObject *insp,
-                                       PyObject *other, notes_t *notes,
-                                       int *rc, etk_error_t *err) {
+                                       PyObject *other, notes_t *notes, int *rc,
+                                       etk_error_t *err) {
   etk_graph_figures_options_t fo;
-  memset(&fo, 0, sizeof fo);
-#ifdef ETKIT_HAVE_GRAPH_FIGURES
   etk_graph_figures_options_init(&fo);
-#endif
+  etk_inspector_t *a = ext_inspector_of(insp);
   ext_inspector_debug(insp, &fo.debug_buffer, &fo.debug_buffer_len);
   if (other) {
     fo.against = ext_inspector_of(other);
@@ -53,13 +51,7 @@ static etk_graph_figures_t *figures_of(etk_graph_t *g, PyObject *insp,
   fo.note = keep_note;
   fo.note_ctx = notes;
   etk_graph_figures_t *f = NULL;
-#ifdef ETKIT_HAVE_GRAPH_FIGURES
-  *rc = etk_graph_figures_compute(g, ext_inspector_of(insp), &fo, &f, err);
-#else
-  (void)g;
-  *rc = etk_error_set(err, ETK_E_UNSUPPORTED, 0,
-                      "this build has no per-node figures");
-#endif
+  *rc = etk_graph_figures_compute(g, a, &fo, &f, err);
   return *rc == ETK_OK ? f : NULL;
 }
 
@@ -78,9 +70,9 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   etk_error_clear(&err);
   if (etk_graph_view_overlay_check(overlay, &err) != ETK_OK)
     return PyErr_Format(PyExc_ValueError, "%s", err.message);
-  bool error = overlay && (strcmp(overlay, "error") == 0 ||
-                           strcmp(overlay, "mse") == 0 ||
-                           strcmp(overlay, "snr") == 0);
+  bool error =
+      overlay && (strcmp(overlay, "error") == 0 ||
+                  strcmp(overlay, "mse") == 0 || strcmp(overlay, "snr") == 0);
   etk_etrecord_t *rec = ((ext_etrecord_t *)rec_obj)->rec;
   etk_graph_options_t go;
   etk_graph_options_default(&go);
@@ -103,9 +95,10 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
     page.a = fa && fa->linked ? fa : NULL;
     page.b = fb && fb->linked ? fb : NULL;
     if (fa && !page.a)
-      page.view.note = "the ETDump matches nothing in this ETRecord (an "
-                       "ETDump of another program?): the graph is not "
-                       "coloured";
+      page.view.note =
+          "the ETDump matches nothing in this ETRecord (an "
+          "ETDump of another program?): the graph is not "
+          "coloured";
     page.view.title = title ? title : "etkit graph";
     page.view.fragment = fragment;
     page.view.label_a = "A";
@@ -118,10 +111,8 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   } else {
     ext_raise(&err);
   }
-#ifdef ETKIT_HAVE_GRAPH_FIGURES
   etk_graph_figures_free(fa);
   etk_graph_figures_free(fb);
-#endif
   etk_graph_free(g);
   if (!text) {
     Py_DECREF(notes.list);

@@ -338,11 +338,7 @@ static bool wants_view(int argc, char **argv) {
 }
 
 int etk_cmd_graph(int argc, char **argv) {
-#ifdef ETKIT_HAVE_GRAPH_VIEW
   if (wants_view(argc, argv)) return etk_cmd_graph_view(argc, argv);
-#else
-  (void)wants_view;
-#endif
   graph_cli_t c;
   memset(&c, 0, sizeof c);
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,

@@ -37,7 +37,9 @@ static const char *const usage_text =
     "  --etdump_path FILE        ETDump whose figures colour the nodes\n"
     "  --debug_buffer_path FILE  its debug buffer (numerical error)\n"
     "  --against FILE            a second ETDump: colour by the change A->B\n"
-    "  --against-debug-buffer F  its debug buffer (--overlay error)\n"
+    "  --against-debug-buffer F  its debug buffer (--overlay error: compare\n"
+    "                            with B; without --against, with the\n"
+    "                            ETRecord's reference outputs)\n"
     "  --overlay NAME            time (default), share, count, error, snr,\n"
     "                            memory (output bytes; no ETDump needed)\n"
     "  --method NAME             method (default: forward, or the only one)\n"
@@ -97,10 +99,15 @@ static int check_usage(const view_cli_t *c) {
     return etk_cli_usage(CMD,
                          "--node-data needs --etdump_path (or "
                          "--overlay memory)");
-  if (error && !(c->buffer[0] && c->buffer[1]))
+  if (error && !c->buffer[0])
     return etk_cli_usage(CMD,
-                         "--overlay %s compares two runs' values: give "
-                         "--debug_buffer_path, --against and "
+                         "--overlay %s needs --debug_buffer_path (its "
+                         "values are compared with --against's, or "
+                         "with the ETRecord's reference outputs)",
+                         c->overlay);
+  if (error && c->etdump[1] && !c->buffer[1])
+    return etk_cli_usage(CMD,
+                         "--overlay %s with --against needs "
                          "--against-debug-buffer",
                          c->overlay);
   const char *outs[3] = {c->html, c->me, c->node_data};
@@ -130,7 +137,6 @@ static int open_run(const view_cli_t *c, int s, run_t *r) {
   return 0;
 }
 
-#ifdef ETKIT_HAVE_GRAPH_FIGURES
 static void print_note(void *ctx, int is_warning, const char *line) {
   (void)ctx;
   fprintf(stderr, "etkit " CMD ": %s%s\n", is_warning ? "warning: " : "", line);
@@ -156,17 +162,6 @@ static int figures(const view_cli_t *c, etk_graph_t *g, run_t *r,
     return etk_cli_fail_error(CMD, &err);
   return 0;
 }
-#else
-/* Built without the ETDump join of etkit/link.h. */
-static int figures(const view_cli_t *c, etk_graph_t *g, run_t *r,
-                   const run_t *other, bool warn) {
-  (void)c, (void)g, (void)r, (void)other, (void)warn;
-  return etk_cli_fail(CMD,
-                      "this build has no per-node figures "
-                      "(etk_graph_figures_compute)");
-}
-#define etk_graph_figures_free(f) ((void)(f))
-#endif
 
 typedef struct page_ctx {
   const etk_graph_t *g;
@@ -239,14 +234,19 @@ int etk_cmd_graph_view(int argc, char **argv) {
   int status = 0;
   if (etk_etrecord_open_file(c.path, NULL, &rec, &err) != ETK_OK ||
       etk_graph_load(rec, &go, &g, &err) != ETK_OK) {
-    if (!err.where[0]) etk_error_where(&err, c.path);
-    status = etk_cli_fail_error(CMD, &err);
+    char line[ETK_ERROR_LINE_SIZE];
+    etk_error_format(&err, line, sizeof line);
+    if (strcmp(err.where, c.path) == 0)
+      status = etk_cli_fail(CMD, "%s", line);
+    else
+      status = etk_cli_fail(CMD, "%s: %s", c.path, line);
   }
   for (int s = 0; s < 2 && !status; s++)
     if (c.etdump[s]) status = open_run(&c, s, &runs[s]);
   bool error = c.overlay && strcmp(c.overlay, "error") == 0;
   if (!status && c.etdump[0])
-    status = figures(&c, g, &runs[0], error ? &runs[1] : NULL, true);
+    status =
+        figures(&c, g, &runs[0], error && c.etdump[1] ? &runs[1] : NULL, true);
   if (!status && c.etdump[1] && !error)
     status = figures(&c, g, &runs[1], NULL, true);
   if (!status) {

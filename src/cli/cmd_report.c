@@ -149,7 +149,6 @@ static void prepare_graph(report_cli_t *c, etk_etrecord_t *rec) {
     return;
   }
   etk_graph_view_page_init(&c->page);
-#ifdef ETKIT_HAVE_GRAPH_FIGURES
   etk_graph_figures_options_t fo;
   etk_graph_figures_options_init(&fo);
   fo.note = NULL; /* the link above already warned */
@@ -160,9 +159,6 @@ static void prepare_graph(report_cli_t *c, etk_etrecord_t *rec) {
     print_note(NULL, 1, "no per-node figures in the graph section");
   else if (c->figures->linked)
     c->page.a = c->figures;
-#else
-  (void)print_note;
-#endif
   c->page.view.title = "Graph";
   c->page.view.subtitle = c->etrecord;
   c->page.view.fragment = true;
@@ -306,9 +302,7 @@ int etk_cmd_report(int argc, char **argv) {
       ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
 done:
-#ifdef ETKIT_HAVE_GRAPH_FIGURES
   etk_graph_figures_free(c.figures);
-#endif
   etk_graph_free(c.graph);
   etk_memory_plan_free(c.plan);
   etk_inspector_close(c.insp);

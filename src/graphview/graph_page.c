@@ -14,6 +14,7 @@
  * and A is above 0.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,11 +159,29 @@ int etk_graph_view_values(const etk_graph_t *g, const etk_graph_view_page_t *p,
   return ETK_OK;
 }
 
-/* The tooltip's lines of figures for node i. */
+/* Appends to a fixed buffer; the text is cut at its end, never overrun. */
+typedef struct text_buf {
+  char data[512];
+  size_t len;
+} text_buf_t;
+
+static void append(text_buf_t *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void append(text_buf_t *t, const char *fmt, ...) {
+  if (t->len + 1 >= sizeof t->data) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->data + t->len, sizeof t->data - t->len, fmt, ap);
+  va_end(ap);
+  if (n > 0) t->len += (size_t)n;
+  if (t->len >= sizeof t->data) t->len = sizeof t->data - 1;
+}
+
+/* The tooltip's lines of figures for node i, separated by " | " (the
+ * page's escaping shows a newline as the two characters \\n). */
 static char *figure_text(const etk_graph_view_page_t *p, size_t i,
                          const char *unit) {
-  char buf[512];
-  size_t len = 0;
+  text_buf_t t = {.len = 0};
   const etk_graph_figures_t *runs[2] = {p->a, p->b};
   for (int r = 0; r < 2; r++) {
     const etk_graph_figures_t *f = runs[r];
@@ -170,33 +189,26 @@ static char *figure_text(const etk_graph_view_page_t *p, size_t i,
     const etk_graph_node_figures_t *x = &f->nodes[i];
     const char *who = p->b ? (r ? "B: " : "A: ") : "";
     if (!x->reached) {
-      len += (size_t)snprintf(buf + len, sizeof buf - len, "%sno event\n", who);
-    } else {
-      if (isfinite(x->avg))
-        len += (size_t)snprintf(buf + len, sizeof buf - len,
-                                "%savg %.4g %s, p50 %.4g %s, %llu run%s\n", who,
-                                x->avg, unit, x->p50, unit,
-                                (unsigned long long)x->count,
-                                x->count == 1 ? "" : "s");
-      if (isfinite(x->share) && len < sizeof buf)
-        len +=
-            (size_t)snprintf(buf + len, sizeof buf - len,
-                             "%s%.3g %% of Method::execute\n", who, x->share);
-      if (x->shared && len < sizeof buf)
-        len += (size_t)snprintf(buf + len, sizeof buf - len,
-                                "%sits event covers other nodes too\n", who);
-      if (x->has_error && len < sizeof buf)
-        len += (size_t)snprintf(buf + len, sizeof buf - len,
-                                "%sMSE %.4g, SNR %.4g dB, max |diff| %.4g\n",
-                                who, x->mse, x->snr, x->max_abs);
+      append(&t, "%sno event | ", who);
+      continue;
     }
-    if (len >= sizeof buf) len = sizeof buf - 1;
+    if (isfinite(x->avg))
+      append(&t, "%savg %.4g %s, p50 %.4g %s, %llu run%s | ", who, x->avg, unit,
+             x->p50, unit, (unsigned long long)x->count,
+             x->count == 1 ? "" : "s");
+    if (isfinite(x->share))
+      append(&t, "%s%.3g %% of Method::execute | ", who, x->share);
+    if (x->shared) append(&t, "%sits event covers other nodes too | ", who);
+    if (x->has_error)
+      append(&t, "%sMSE %.4g, SNR %.4g dB, max abs diff %.4g | ", who, x->mse,
+             x->snr, x->max_abs);
   }
-  while (len > 0 && buf[len - 1] == '\n') len--;
+  size_t len = t.len;
+  while (len >= 3 && memcmp(t.data + len - 3, " | ", 3) == 0) len -= 3;
   if (!len) return NULL;
   char *s = malloc(len + 1);
   if (s) {
-    memcpy(s, buf, len);
+    memcpy(s, t.data, len);
     s[len] = 0;
   }
   return s;

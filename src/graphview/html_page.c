@@ -8,11 +8,14 @@
  *       <rect class="gb"/> box   <rect class="gh"/> header (click)
  *       <text class="gl"/> label <g class="gi"> the inside (a unit) </g>
  *       <rect class="gc"/><text class="gct"/> the cover of a closed group
+ *   A large graph's closed top-level groups carry data-lazy="k" instead of
+ *   their inside, which follows the SVG in <template data-lazy="k">.
  *     <path class="ge"/>                  edges of this unit
  *     <g class="gn" data-node="NAME" [data-value="V"] data-op ...>
- * Each node is drawn exactly once.  A node without a value is drawn
- * hatched ("no event") and has no data-value.  Every text from the
- * description goes through etk_html_text(), in attributes and content.
+ * Each node is written exactly once (in the SVG or in a template).  A node
+ * without a value is drawn hatched ("no event") and has no data-value.  Every
+ * text from the description goes through etk_html_text(), in attributes and
+ * content.
  *
  * Colours: the value is scaled between the smallest and largest value of
  * the graph (sequential, light to dark red), or with `against` between
@@ -143,16 +146,35 @@ static void write_path(page_t *p, const gv_edge_path_t *e) {
 
 static void write_unit(page_t *p, size_t u);
 
+static bool starts_closed(const page_t *p, size_t gi) {
+  return p->g->node_count > p->close_above &&
+         (p->g->groups[gi].parent == ETK_GRAPH_VIEW_NONE ||
+          p->l->node_total[gi + 1] > p->close_above);
+}
+
+/* A closed top-level group of a large graph: its inside is written later,
+ * in a <template> (see write_lazy), and only built when opened. */
+static bool is_lazy(const page_t *p, size_t gi) {
+  return starts_closed(p, gi) && p->g->groups[gi].parent == ETK_GRAPH_VIEW_NONE;
+}
+
+static void write_inside(page_t *p, size_t gi) {
+  etk_render_printf(p->sink,
+                    "<g class=\"gi\" transform=\"translate(%.1f,%.1f)\">\n",
+                    GV_PAD, GV_HEADER);
+  write_unit(p, gi + 1);
+  etk_render_puts(p->sink, "</g>");
+}
+
 static void write_group(page_t *p, size_t gi) {
   const etk_graph_view_group_t *gr = &p->g->groups[gi];
   const gv_box_t *b = &p->l->group_box[gi];
   size_t total = p->l->node_total[gi + 1];
-  bool closed = p->g->node_count > p->close_above &&
-                (gr->parent == ETK_GRAPH_VIEW_NONE || total > p->close_above);
   etk_render_printf(p->sink, "<g class=\"gg%s%s\"",
                     gr->kind == ETK_GRAPH_VIEW_PARTITION ? " part" : "",
-                    closed ? " closed" : "");
+                    starts_closed(p, gi) ? " closed" : "");
   attr(p, "data-group", gr->label ? gr->label : "");
+  if (is_lazy(p, gi)) etk_render_printf(p->sink, " data-lazy=\"%zu\"", gi);
   etk_render_printf(p->sink, " transform=\"translate(%.1f,%.1f)\"><title>",
                     b->x, b->y);
   etk_html_texts(p->sink, gr->detail ? gr->detail : gr->label);
@@ -165,18 +187,33 @@ static void write_group(page_t *p, size_t gi) {
   if (gr->kind == ETK_GRAPH_VIEW_PARTITION)
     etk_render_puts(p->sink, "delegated to ");
   etk_html_texts(p->sink, gr->label);
+  etk_render_printf(p->sink, " (%zu)</text>", total);
+  if (!is_lazy(p, gi)) write_inside(p, gi);
   etk_render_printf(p->sink,
-                    " (%zu)</text><g class=\"gi\" "
-                    "transform=\"translate(%.1f,%.1f)\">\n",
-                    total, GV_PAD, GV_HEADER);
-  write_unit(p, gi + 1);
-  etk_render_printf(
-      p->sink,
-      "</g><rect class=\"gc\" y=\"%.1f\" width=\"%.1f\" "
-      "height=\"%.1f\" rx=\"4\"/><text class=\"gct\" x=\"10\" "
-      "y=\"%.1f\">%zu node%s \xE2\x80\x94 click to open</text></g>\n",
-      GV_HEADER, b->w, b->h - GV_HEADER, GV_HEADER + 18.0, total,
-      total == 1 ? "" : "s");
+                    "<rect class=\"gc\" y=\"%.1f\" width=\"%.1f\" "
+                    "height=\"%.1f\" rx=\"4\"/><text class=\"gct\" x=\"10\" "
+                    "y=\"%.1f\">%zu node%s \xE2\x96\xB8</text></g>\n",
+                    GV_HEADER, b->w, b->h - GV_HEADER, GV_HEADER + 18.0, total,
+                    total == 1 ? "" : "s");
+}
+
+/* The insides of lazy groups, after the SVG: one inert <template> each
+ * (wrapped in <svg> so that its elements are SVG ones).  The browser
+ * parses them without styling or laying them out, which is most of the
+ * cost of a large page; the script moves one into its group when the
+ * group opens or a search finds a node in it. */
+static void write_lazy(page_t *p) {
+  const gv_layout_t *l = p->l;
+  for (size_t k = l->group_start[0]; k < l->group_start[1]; k++) {
+    size_t gi = l->group_ids[k];
+    if (!is_lazy(p, gi)) continue;
+    etk_render_printf(p->sink,
+                      "<template class=\"gv-lazy\" data-lazy=\"%zu\"><svg "
+                      "xmlns=\"http://www.w3.org/2000/svg\">",
+                      gi);
+    write_inside(p, gi);
+    etk_render_puts(p->sink, "</svg></template>\n");
+  }
 }
 
 static void write_unit(page_t *p, size_t u) {
@@ -277,9 +314,9 @@ static void write_section(page_t *p) {
                     "<g class=\"gv-vp\">\n",
                     w > 1 ? w : 1, h > 1 ? h : 1);
   write_unit(p, 0);
-  etk_render_puts(p->sink,
-                  "</g></svg><div class=\"gv-tip\"></div></div>"
-                  "</section>\n");
+  etk_render_puts(p->sink, "</g></svg><div class=\"gv-tip\"></div></div>");
+  write_lazy(p);
+  etk_render_puts(p->sink, "</section>\n");
 }
 
 void etk_graph_view_options_init(etk_graph_view_options_t *o) {
@@ -332,7 +369,9 @@ int etk_graph_view_write_html(const etk_graph_view_t *g,
   etk_render_puts(sink, gv_page_style);
   etk_render_puts(sink, o->fragment ? "</style>\n" : "</style></head><body>\n");
   write_section(&p);
-  etk_render_printf(sink, "<script>\n%s</script>\n", gv_page_script);
+  etk_render_puts(sink, "<script>\n");
+  etk_render_puts(sink, gv_page_script); /* longer than a printf */
+  etk_render_puts(sink, "</script>\n");
   if (!o->fragment) etk_render_puts(sink, "</body></html>\n");
   gv_layout_free(&l);
   return ETK_OK;

@@ -20,7 +20,7 @@
  * flipped to y down and shifted so that each unit's content starts at 0.
  *
  * Memory: arrays linear in nodes + groups + drawn edges; one Graphviz
- * graph alive at a time.
+ * graph alive at a time, in one Graphviz context kept for the process.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -342,6 +342,19 @@ done:
   return rc;
 }
 
+/* One Graphviz context for the process: made on first use (loading the
+ * layout plugins once) and kept, never freed; Graphviz 2.43 loses a few
+ * kilobytes in every context it frees.  Graphviz is not thread-safe, and
+ * neither is this library's layout. */
+static GVC_t *shared_context(void) {
+  static GVC_t *gvc;
+  if (!gvc) {
+    agseterr(AGERR); /* Graphviz warnings are not the user's business */
+    gvc = gvContext();
+  }
+  return gvc;
+}
+
 void gv_layout_free(gv_layout_t *l) {
   free(l->node_box);
   free(l->group_box);
@@ -381,8 +394,7 @@ int gv_layout_run(const etk_graph_view_t *g, gv_layout_t *l, etk_error_t *err) {
     goto done;
   }
   c.pair_start = l->path_start;
-  agseterr(AGERR); /* Graphviz warnings are not the user's business */
-  c.gvc = gvContext();
+  c.gvc = shared_context();
   if (!c.gvc) {
     rc = ETK_E_INTERNAL;
     goto done;
@@ -398,7 +410,6 @@ int gv_layout_run(const etk_graph_view_t *g, gv_layout_t *l, etk_error_t *err) {
       l->group_box[u - 1].h = l->unit_h[u] + GV_HEADER + GV_PAD;
     }
   }
-  gvFreeContext(c.gvc);
 done:
   if (c.pair_start == l->path_start) c.pair_start = NULL;
   free(c.pairs);

@@ -7,10 +7,11 @@
  * (drag) and zoom (wheel, at the pointer) by one transform on the
  * viewport group; a click on a group's header or on a closed group's
  * cover opens or closes it (class "closed" hides the inside, positions
- * never change); the tooltip is built from the node's data-* attributes
- * with textContent (never innerHTML of file text); the search box marks
- * nodes whose name or op type contains the text, opens the groups around
- * them and centres the first.  Everything it reads was written by
+ * never change; a large graph's closed top-level groups are filled from
+ * their <template> on first opening); the tooltip is built from the node's
+ * data-* attributes with textContent (never innerHTML of file text); the search
+ * box marks nodes whose name or op type contains the text, opens the groups
+ * around them and centres the first.  Everything it reads was written by
  * html_page.c; nothing here knows about ETRecords.
  */
 #include "graph_view_internal.h"
@@ -91,9 +92,16 @@ const char gv_page_script[] =
     "if(Math.abs(dx)+Math.abs(dy)>3)moved=true;"
     "tx=drag.tx+dx;ty=drag.ty+dy;put();});\n"
     " window.addEventListener('mouseup',function(){drag=null;});\n"
+    " function fill(g){var k=g.getAttribute('data-lazy');if(k===null)return;"
+    "var t=sec.querySelector('template.gv-lazy[data-lazy=\"'+k+'\"]');"
+    "g.removeAttribute('data-lazy');if(!t)return;"
+    "g.insertBefore(document.importNode(t.content.firstChild.firstChild,true),"
+    "g.querySelector(':scope>.gc'));t.remove();}\n"
+    " function open(g){fill(g);g.classList.remove('closed');}\n"
     " svg.addEventListener('click',function(e){if(moved)return;"
-    "var t=e.target.closest('.gh,.gc');if(!t)return;"
-    "t.parentNode.classList.toggle('closed');});\n"
+    "var t=e.target.closest('.gh,.gc');if(!t)return;var g=t.parentNode;"
+    "if(g.classList.contains('closed'))open(g);"
+    "else g.classList.add('closed');});\n"
     " function line(b,k,v){if(!v)return;var d=document.createElement('div');"
     "if(k){var i=document.createElement('span');i.style.color='#57606a';"
     "i.textContent=k+' ';d.appendChild(i);}"
@@ -108,7 +116,8 @@ const char gv_page_script[] =
     "a.fa||sec.dataset.missing);line(tip,sec.dataset.lb+':',"
     "a.fb||sec.dataset.missing);}if(sec.dataset.vname)"
     "line(tip,sec.dataset.vname+':',a.fmt||sec.dataset.missing);"
-    "line(tip,'',a.fig);tip.style.display='block';});\n"
+    "(a.fig||'').split(' | "
+    "').forEach(function(x){line(tip,'',x);});tip.style.display='block';});\n"
     " svg.addEventListener('mousemove',function(e){"
     "if(tip.style.display!=='block')return;var r=st.getBoundingClientRect(),"
     "x=e.clientX-r.left+14,y=e.clientY-r.top+14;"
@@ -121,7 +130,13 @@ const char gv_page_script[] =
     " function find(){var t=q.value.trim().toLowerCase(),first=null,k=0;"
     "sec.querySelectorAll('.gn.hit').forEach(function(n){"
     "n.classList.remove('hit');});"
-    "if(t){sec.querySelectorAll('.gn').forEach(function(n){"
+    "if(t){sec.querySelectorAll('template.gv-lazy').forEach(function(m){"
+    "var hit=false;m.content.querySelectorAll('.gn').forEach(function(n){"
+    "var a=n.dataset;if(a.node.toLowerCase().indexOf(t)>=0||"
+    "(a.op||'').toLowerCase().indexOf(t)>=0)hit=true;});if(hit){"
+    "var g=vp.querySelector('.gg[data-lazy=\"'+m.getAttribute('data-lazy')+"
+    "'\"]');if(g)fill(g);}});"
+    "sec.querySelectorAll('.gv-vp .gn').forEach(function(n){"
     "var a=n.dataset;if(a.node.toLowerCase().indexOf(t)<0&&"
     "(a.op||'').toLowerCase().indexOf(t)<0)return;n.classList.add('hit');k++;"
     "for(var p=n.parentNode;p&&p!==vp;p=p.parentNode)"
@@ -131,10 +146,12 @@ const char gv_page_script[] =
     " q.addEventListener('input',find);\n"
     " sec.querySelector('.gv-bar').addEventListener('click',function(e){"
     "var b=e.target.closest('button');if(!b)return;var a=b.dataset.act;"
-    "if(a==='fit')fit(true);else "
-    "sec.querySelectorAll('.gg').forEach(function(g){"
-    "g.classList.toggle('closed',a==='close');});});\n"
-    " fit(H<1.5*W);sec.setAttribute('data-ready','1');\n"
+    "if(a==='fit')fit(true);else sec.querySelectorAll('.gv-vp .gg')"
+    ".forEach(function(g){if(a==='close')g.classList.add('closed');"
+    "else open(g);});});\n"
+    " var r0=svg.getBoundingClientRect();"
+    "fit(Math.min(((r0.width||800)-20)/W,((r0.height||600)-20)/H)>=0.6);"
+    "sec.setAttribute('data-ready','1');\n"
     "}\n"
     "document.querySelectorAll('section.gv').forEach(own);\n"
     "})();\n";

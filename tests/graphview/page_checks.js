@@ -8,12 +8,16 @@
   var t0 = performance.now();
   var sec = document.querySelector('section.gv');
   expect(sec && sec.getAttribute('data-ready') === '1', 'the page script did not run');
-  var nodes = sec.querySelectorAll('.gn');
+  // every node once: in the SVG, or in the template of a closed group of
+  // a large graph (built when the group opens)
   var want = +sec.getAttribute('data-nodes');
-  expect(nodes.length === want, 'drawn nodes ' + nodes.length + ' != ' + want);
-  var seen = {}, dup = 0;
-  nodes.forEach(function (n) { var k = n.dataset.node; if (seen[k]) dup++; seen[k] = 1; });
-  expect(dup === 0, dup + ' node names drawn twice');
+  var seen = {}, dup = 0, total = 0;
+  function tally(n) { var k = n.dataset.node; if (seen[k]) dup++; seen[k] = 1; total++; }
+  sec.querySelectorAll('.gv-vp .gn').forEach(tally);
+  var lazy = sec.querySelectorAll('template.gv-lazy');
+  lazy.forEach(function (t) { t.content.querySelectorAll('.gn').forEach(tally); });
+  expect(total === want, 'written nodes ' + total + ' != ' + want);
+  expect(dup === 0, dup + ' node names written twice');
   // legend: a gradient with numbers at both ends
   var lg = sec.querySelector('.gv-legend');
   var vname = sec.dataset.vname;
@@ -29,15 +33,33 @@
   var g = sec.querySelector('.gg.closed');
   var opened = 'none closed';
   if (g) {
+    var before = g.querySelectorAll('.gn').length;
     g.querySelector(':scope > .gc').dispatchEvent(new MouseEvent('click', {bubbles: true}));
-    var isOpen = !g.classList.contains('closed');
+    var isOpen = !g.classList.contains('closed') && g.querySelectorAll('.gn').length > 0;
+    if (lazy.length) expect(before === 0, 'a lazy group held nodes before opening');
     g.querySelector(':scope > .gh').dispatchEvent(new MouseEvent('click', {bubbles: true}));
     expect(isOpen && g.classList.contains('closed'), 'a group did not open and close');
     opened = 'toggled';
   }
+  // search reaches into a closed group that was never opened
+  var q = sec.querySelector('.gv-q');
+  var left = sec.querySelectorAll('template.gv-lazy');
+  if (left.length) {
+    var last = left[left.length - 1];
+    var name = last.content.querySelector('.gn').dataset.node;
+    q.value = name;
+    q.dispatchEvent(new Event('input'));
+    var found = sec.querySelector('.gv-vp .gn.hit[data-node="' + CSS.escape(name) + '"]');
+    expect(found && !last.isConnected, 'search did not reach a closed group');
+    q.value = '';
+    q.dispatchEvent(new Event('input'));
+  }
   // open everything: every node then has a box on screen
   sec.querySelector('button[data-act=open]').click();
   expect(sec.querySelectorAll('.gg.closed').length === 0, 'open all left groups closed');
+  expect(sec.querySelectorAll('template.gv-lazy').length === 0, 'open all left templates');
+  var nodes = sec.querySelectorAll('.gv-vp .gn');
+  expect(nodes.length === want, 'drawn nodes ' + nodes.length + ' != ' + want);
   var empty = 0;
   nodes.forEach(function (n) { var b = n.getBoundingClientRect(); if (!(b.width > 0 && b.height > 0)) empty++; });
   expect(empty === 0, empty + ' nodes have no box after open all');
@@ -67,7 +89,6 @@
     expect(hover(nodes[0]).indexOf(nodes[0].dataset.node) >= 0, 'tooltip lacks the node name');
   }
   // search
-  var q = sec.querySelector('.gv-q');
   var op = nodes[nodes.length - 1].dataset.op;
   var term = op.split('.').length > 1 ? op.split('.')[1] : op;
   q.value = term;
@@ -81,7 +102,8 @@
   var values = [];
   nodes.forEach(function (n) { if (n.dataset.value !== undefined) values.push(n.dataset.node + '=' + n.dataset.value); });
   document.title = fail.length ? 'GVTEST FAIL: ' + fail.join('; ')
-    : 'GVTEST ok nodes=' + nodes.length + ' closed=' + closed + ' ' + opened +
+    : 'GVTEST ok nodes=' + nodes.length + ' closed=' + closed + ' lazy=' + lazy.length +
+      ' ' + opened +
       ' values=' + values.length + ' ready_ms=' + Math.round(t0) +
       ' checks_ms=' + Math.round(performance.now() - t0);
   var pre = document.createElement('pre');

@@ -76,6 +76,11 @@ ETK_TEST(small_graph_nodes_values_escaping) {
   char *html = render(&g, &o, &rc, &err);
   REQUIRE(rc == ETK_OK && html);
   CHECK(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+  /* the whole script, then the end of the page */
+  CHECK(strstr(html, "sec.setAttribute('data-ready','1');") != NULL);
+  const char *end = "})();\n</script>\n</body></html>\n";
+  size_t len = strlen(html), end_len = strlen(end);
+  CHECK(len > end_len && strcmp(html + len - end_len, end) == 0);
   CHECK(count(html, "data-node=\"") == 3);
   CHECK(count(html, "data-node=\"x\"") == 1);
   CHECK(count(html, "data-node=\"add\"") == 1);
