@@ -544,19 +544,31 @@ class ETRecord:
     def methods(self) -> List[str]:
         return self._handle.methods()
 
+    def _program(self, member):
+        """The handle's program `member` (None: the edge program); a
+        damaged one raises ValueError naming this file, as every other
+        ETRecord error does."""
+        try:
+            return self._handle.program(member)
+        except ValueError as e:
+            text = str(e)
+            if text.startswith(self.path + ": "):
+                raise
+            raise ValueError(f"{self.path}: {text}") from None
+
     @property
     def graph_map(self) -> Dict[str, "ExportedProgram"]:
         out = {}
         for member, module, method, kind in self._handle.programs():
             if kind == 2:  # ETK_ETRECORD_PROGRAM_EXTRA
-                prog = self._handle.program(member)
+                prog = self._program(member)
                 if prog is not None:
                     out[member] = ExportedProgram(prog)
         return out
 
     @property
     def edge_dialect_program(self):
-        prog = self._handle.program(None)
+        prog = self._program(None)
         return ExportedProgram(prog) if prog is not None else None
 
     @property

@@ -200,7 +200,11 @@ def test_run_refuses_iterations(demo_model, iterations, error):
 
 
 def test_run_refuses_inputs_a_cast_would_change(demo_model):
-    assert etkit.run(demo_model, [DEMO_INPUT.astype(np.float64) / 3]).outputs
+    # float64 for a float32 input is refused as the CLI refuses it (§7):
+    # etkit never casts
+    with pytest.raises(TypeError, match="float64"):
+        etkit.run(demo_model, [DEMO_INPUT.astype(np.float64) / 3])
+    assert etkit.run(demo_model, [DEMO_INPUT.astype(np.float32) / 3]).outputs
     with pytest.raises(TypeError, match="input 0"):
         etkit.run(demo_model, ["not a tensor"])
     with pytest.raises(TypeError, match="input 0"):

@@ -285,7 +285,7 @@ def test_npy_reader_versions_and_dtypes(demo, cli, tmp_path):
     err = subprocess.run([cli, "run", demo / "model.pte", "--input", tmp_path / "wrong.npy"],
                          capture_output=True)
     assert err.returncode == 1, err.stderr
-    assert b"input 0: dtype LONG, expected FLOAT" in err.stderr, err.stderr
+    assert b"input 0 is LONG [1, 1, 8, 8]; the method takes FLOAT [1, 1, 8, 8]" in err.stderr, err.stderr
 
 
 # ---------------------------------------------------------------- bundle, graph
