@@ -1016,10 +1016,14 @@ static void section_memory(report_t *r) {
 static void write_nav(report_t *r) {
   static const struct {
     const char *id, *label;
-  } sections[] = {{"file", "file"},         {"summary", "operator types"},
-                  {"graph", "graph"},       {"numerics", "numerics"},
-                  {"modules", "modules"},   {"timeline", "timeline"},
-                  {"events", "events"},     {"memory", "memory"},
+  } sections[] = {{"file", "file"},
+                  {"summary", "operator types"},
+                  {"graph", "graph"},
+                  {"numerics", "numerics"},
+                  {"modules", "modules"},
+                  {"timeline", "timeline"},
+                  {"events", "events"},
+                  {"memory", "memory"},
                   {"memory-plan", "memory plan"}};
   etk_render_puts(r->s, "<nav>");
   for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
