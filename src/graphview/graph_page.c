@@ -65,7 +65,7 @@ int etk_graph_view_overlay_check(const char *overlay, etk_error_t *err) {
   etk_graph_view_page_t p;
   etk_graph_view_page_init(&p);
   p.overlay = overlay;
-  overlay_kind_t k;
+  overlay_kind_t k = OV_TIME; /* parse() sets it on success */
   return parse(&p, &k, err);
 }
 
@@ -131,7 +131,7 @@ int etk_graph_view_values(const etk_graph_t *g, const etk_graph_view_page_t *p,
                           const char **unit, etk_error_t *err) {
   if (!g || !p || !values || !has_value)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, 0, "graph view values");
-  overlay_kind_t k;
+  overlay_kind_t k = OV_TIME; /* parse() sets it on success */
   int rc = parse(p, &k, err);
   if (rc != ETK_OK) return rc;
   size_t n = etk_graph_node_count(g);
@@ -232,7 +232,7 @@ int etk_graph_view_write_graph(const etk_graph_t *g,
     rc = etk_error_set(err, ETK_E_NO_MEMORY, 0, "graph view page");
     goto done;
   }
-  overlay_kind_t k;
+  overlay_kind_t k = OV_TIME; /* parse() sets it on success */
   if ((rc = parse(p, &k, err)) != ETK_OK) goto done;
   rc = etk_graph_view_values(g, p, values, flags, &o.value_name, &o.unit, err);
   if (rc != ETK_OK) goto done;
