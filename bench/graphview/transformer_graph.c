@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/common.h"
+
 typedef struct builder {
   transformer_graph_t *t;
   size_t cap, against;
@@ -19,6 +21,7 @@ typedef struct builder {
   int failed;
 } builder_t;
 
+static char *text(builder_t *b, const char *fmt, ...) ETK_PRINTF_LIKE(2, 3);
 static char *text(builder_t *b, const char *fmt, ...) {
   char buf[256];
   va_list ap;

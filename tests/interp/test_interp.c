@@ -71,7 +71,10 @@ static double output_error(const etk_interp_tensor_t *t, const etk_npy_t *n) {
     return memcmp(t->data, n->data, (size_t)n->nbytes) ? INFINITY : 0.0;
   count = n->nbytes / 4;
   for (uint64_t k = 0; k < count; k++) {
-    double a = ((const float *)t->data)[k], b = ((const float *)n->data)[k];
+    float fa, fb; /* .npy data need not be aligned: copied, not cast */
+    memcpy(&fa, (const uint8_t *)t->data + 4 * k, 4);
+    memcpy(&fb, (const uint8_t *)n->data + 4 * k, 4);
+    double a = fa, b = fb;
     double e = fabs(a - b) / (1.0 + fabs(b));
     if (!(e <= worst)) worst = e;
   }

@@ -173,6 +173,35 @@ static int token_value(ref_case_t *c, char *tok) {
 }
 
 /* Compares the out tensor of value v with its expected npy. */
+
+/* Element k of a tensor's bytes as a double; the .npy data need not be
+ * aligned, so it is copied out rather than read through a cast. */
+static double element_at(const void *data, int scalar_type, uint64_t k) {
+  const uint8_t *p = data;
+  switch (scalar_type) {
+    case ETK_FLOAT: {
+      float v;
+      memcpy(&v, p + k * sizeof v, sizeof v);
+      return v;
+    }
+    case ETK_LONG: {
+      int64_t v;
+      memcpy(&v, p + k * sizeof v, sizeof v);
+      return (double)v;
+    }
+    case ETK_INT: {
+      int32_t v;
+      memcpy(&v, p + k * sizeof v, sizeof v);
+      return v;
+    }
+    default: {
+      int8_t v;
+      memcpy(&v, p + k * sizeof v, sizeof v);
+      return v;
+    }
+  }
+}
+
 static int compare_out(const ref_case_t *c, int v, double tol,
                        const char *name) {
   const etk_npy_t *e = c->npy[c->expect_of[v]];
@@ -186,18 +215,10 @@ static int compare_out(const ref_case_t *c, int v, double tol,
   }
   for (uint64_t k = 0; k < n && bad < 3; k++) {
     double got, want;
-    if (e->scalar_type == ETK_FLOAT) {
-      got = ((const float *)t->data)[k];
-      want = ((const float *)e->data)[k];
-    } else if (e->scalar_type == ETK_LONG) {
-      got = (double)((const int64_t *)t->data)[k];
-      want = (double)((const int64_t *)e->data)[k];
-    } else if (e->scalar_type == ETK_INT) {
-      got = ((const int32_t *)t->data)[k];
-      want = ((const int32_t *)e->data)[k];
-    } else if (e->scalar_type == ETK_CHAR) {
-      got = ((const int8_t *)t->data)[k];
-      want = ((const int8_t *)e->data)[k];
+    if (e->scalar_type == ETK_FLOAT || e->scalar_type == ETK_LONG ||
+        e->scalar_type == ETK_INT || e->scalar_type == ETK_CHAR) {
+      got = element_at(t->data, e->scalar_type, k);
+      want = element_at(e->data, e->scalar_type, k);
     } else {
       got = memcmp((const uint8_t *)t->data + k * esz, e->data + k * esz, esz);
       want = 0;
