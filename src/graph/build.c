@@ -77,51 +77,6 @@ static int bad(builder_t *b, int code, const char *fmt, ...) {
   return code;
 }
 
-/* ------------------------------------------------------------ name tables */
-
-static size_t key_build(char *buf, size_t cap, size_t graph, const char *name,
-                        size_t *len) {
-  size_t n = strlen(name);
-  *len = sizeof graph + n;
-  if (*len > cap) return 0;
-  memcpy(buf, &graph, sizeof graph);
-  memcpy(buf + sizeof graph, name, n);
-  return *len;
-}
-
-size_t graph_name_find(const etk_hash_t *h, const size_t *of_id, size_t graph,
-                       const char *name) {
-  char small[256];
-  size_t len;
-  char *key = small;
-  size_t n = strlen(name) + sizeof graph;
-  if (n > sizeof small && !(key = malloc(n))) return ETK_GRAPH_NONE;
-  key_build(key, n > sizeof small ? n : sizeof small, graph, name, &len);
-  uint32_t id = etk_hash_find(h, key, len);
-  if (key != small) free(key);
-  return id == ETK_HASH_NONE ? ETK_GRAPH_NONE : of_id[id];
-}
-
-int graph_name_add(etk_hash_t *h, size_t **of_id, size_t *cap, size_t graph,
-                   const char *name, size_t index, bool *is_new) {
-  char small[256];
-  size_t len;
-  char *key = small;
-  size_t n = strlen(name) + sizeof graph;
-  if (n > sizeof small && !(key = malloc(n))) return ETK_E_NO_MEMORY;
-  key_build(key, n > sizeof small ? n : sizeof small, graph, name, &len);
-  /* room for the id first, so that a failure leaves both unchanged */
-  if (!ETK_VEC_RESERVE(*of_id, *cap, etk_hash_count(h) + 1)) {
-    if (key != small) free(key);
-    return ETK_E_NO_MEMORY;
-  }
-  uint32_t id;
-  int rc = etk_hash_put(h, key, len, &id, is_new);
-  if (key != small) free(key);
-  if (rc == ETK_OK && *is_new) (*of_id)[id] = index;
-  return rc;
-}
-
 /* ------------------------------------------------------------- arguments */
 
 static int convert_arg(builder_t *b, const etk_etrecord_arg_t *in,

@@ -15,6 +15,7 @@
 #include "common/hash.h"
 #include "common/vec.h"
 #include "etkit/graph.h"
+#include "names.h"
 
 /* One decoded recording case, cached. */
 typedef struct graph_recording {
@@ -63,22 +64,6 @@ int graph_build(etk_graph_t *g, unsigned flags, etk_error_t *err);
 
 /* Assigns partitions and builds the handle index (partitions.c). */
 int graph_partitions(etk_graph_t *g, etk_error_t *err);
-
-/* Looks up (graph, name) in a name table; ETK_GRAPH_NONE when absent. */
-size_t graph_name_find(const etk_hash_t *h, const size_t *of_id, size_t graph,
-                       const char *name);
-
-/* Adds (graph, name) -> index; *is_new false when it was there (index
- * unchanged).  ETK_E_NO_MEMORY / ETK_E_LIMIT. */
-int graph_name_add(etk_hash_t *h, size_t **of_id, size_t *cap, size_t graph,
-                   const char *name, size_t index, bool *is_new);
-
-/* etk_scalar_type code of a serde ScalarType, -1 when unknown. */
-int32_t graph_dtype_from_serde(int64_t serde);
-
-/* "torch.float32"-style name of an etk_scalar_type code, or of a serde
- * code when the first is -1; never NULL. */
-const char *graph_torch_dtype_name(int32_t dtype, int32_t serde);
 
 /* Frees the decoded archives and recordings (weights.c). */
 void graph_weights_free(etk_graph_t *g);

@@ -263,3 +263,22 @@ int graph_partitions(etk_graph_t *g, etk_error_t *err) {
                                "out of memory assigning partitions");
   return ETK_OK;
 }
+
+size_t etk_graph_nodes_for_handle(const etk_graph_t *g, int64_t handle,
+                                  const size_t **nodes) {
+  if (nodes) *nodes = NULL;
+  if (!g) return 0;
+  size_t lo = 0, hi = g->handle_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->handle_keys[mid] < handle)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < g->handle_count && g->handle_keys[end] == handle) end++;
+  if (end == lo) return 0;
+  if (nodes) *nodes = &g->handle_nodes[lo];
+  return end - lo;
+}

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp_internal.h"
+#include "call.h"
+#include "op_table.h"
+#include "state.h"
 
 #define FRAME_VALUES 512
 #define FRAME_INTS 2048
@@ -504,7 +506,7 @@ static void node_not_run(call_state_t *cs, arg_fail_t fail) {
   if (fail == ARG_NO_REFERENCE) {
     size_t v = cs->missing_value, src = r->values[v].failed_node;
     const etk_interp_node_t *why =
-        src != ETK_GRAPH_NONE ? etk_interp_node_for(r, src) : NULL;
+        src != ETK_GRAPH_NONE ? interp_node_result(r, src) : NULL;
     root = src != ETK_GRAPH_NONE ? src : root;
     interp_node_message(r, cs->k, ETK_INTERP_NO_REFERENCE,
                         "no reference: input '%s' comes from '%s' (%s)",

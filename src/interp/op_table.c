@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "interp_internal.h"
+#include "op_table.h"
 
 #define T INTERP_OUT_TENSORS
 #define LIST INTERP_OUT_LIST
