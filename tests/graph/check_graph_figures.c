@@ -21,6 +21,7 @@
 #include "etk_test.h"
 #include "etkit/inspector.h"
 #include "etkit/link.h"
+#include "graph_fixture.h"
 
 static const char *g_dir;
 static int g_warnings;
@@ -241,22 +242,19 @@ ETK_TEST(etdump_of_another_program) {
                                   .handles = handles,
                                   .handle_count = 1};
   etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
-  uint8_t *zip;
-  size_t len;
-  etk_error_t err;
-  etk_error_clear(&err);
-  REQUIRE(etk_etrecord_write_memory(&desc, &zip, &len, &err) == ETK_OK);
   etk_etrecord_t *other;
-  REQUIRE(etk_etrecord_open_memory(zip, len, NULL, &other, &err) == ETK_OK);
-  free(zip);
   etk_graph_t *g;
-  REQUIRE(etk_graph_load(other, NULL, &g, &err) == ETK_OK);
+  char line[256];
+  REQUIRE(graph_fixture_load_desc(&desc, &other, &g, line, sizeof line) ==
+          ETK_OK);
   etk_graph_figures_options_t o;
   etk_graph_figures_options_init(&o);
   o.note = note;
   o.record_name = "other.etrecord";
   g_warnings = 0;
   etk_graph_figures_t *f;
+  etk_error_t err;
+  etk_error_clear(&err);
   REQUIRE(etk_graph_figures_compute(g, d.insp, &o, &f, &err) == ETK_OK);
   CHECK(!f->linked);
   CHECK(!f->has_timing);

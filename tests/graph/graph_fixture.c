@@ -184,6 +184,18 @@ uint8_t *graph_fixture_record(const char *program, size_t *len) {
   return zip;
 }
 
+/* Opens an ETRecord zip and loads its graph with `flags`. */
+static int open_and_load(const uint8_t *zip, size_t len, unsigned flags,
+                         etk_etrecord_t **rec, etk_graph_t **g,
+                         etk_error_t *err) {
+  int rc = etk_etrecord_open_memory(zip, len, NULL, rec, err);
+  if (rc != ETK_OK) return rc;
+  etk_graph_options_t o;
+  etk_graph_options_default(&o);
+  o.flags = flags;
+  return etk_graph_load(*rec, &o, g, err);
+}
+
 int graph_fixture_load(const char *program, unsigned flags,
                        etk_etrecord_t **rec, etk_graph_t **g, char *line,
                        size_t line_size) {
@@ -197,13 +209,25 @@ int graph_fixture_load(const char *program, unsigned flags,
   }
   etk_error_t err;
   etk_error_clear(&err);
-  int rc = etk_etrecord_open_memory(zip, len, NULL, rec, &err);
+  int rc = open_and_load(zip, len, flags, rec, g, &err);
   free(zip);
+  if (rc != ETK_OK) etk_error_format(&err, line, line_size);
+  return rc;
+}
+
+int graph_fixture_load_desc(const etk_etrecord_desc_t *desc,
+                            etk_etrecord_t **rec, etk_graph_t **g, char *line,
+                            size_t line_size) {
+  *rec = NULL;
+  *g = NULL;
+  uint8_t *zip;
+  size_t len;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_etrecord_write_memory(desc, &zip, &len, &err);
   if (rc == ETK_OK) {
-    etk_graph_options_t o;
-    etk_graph_options_default(&o);
-    o.flags = flags;
-    rc = etk_graph_load(*rec, &o, g, &err);
+    rc = open_and_load(zip, len, 0, rec, g, &err);
+    free(zip);
   }
   if (rc != ETK_OK) etk_error_format(&err, line, line_size);
   return rc;

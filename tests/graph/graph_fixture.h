@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etkit/etrecord_writer.h"
 #include "etkit/graph.h"
 
 /* The values the fixture stores, for byte comparisons. */
@@ -35,5 +36,13 @@ uint8_t *graph_fixture_record(const char *program, size_t *len);
 int graph_fixture_load(const char *program, unsigned flags,
                        etk_etrecord_t **rec, etk_graph_t **g, char *line,
                        size_t line_size);
+
+/* Writes `desc` with etkit's ETRecord writer, opens it and loads its
+ * graph (default options).  Returns the status; on failure *rec and *g
+ * may be NULL or the record alone (close what is not NULL) and `line`
+ * receives the error text.  The caller frees *g, then closes *rec. */
+int graph_fixture_load_desc(const etk_etrecord_desc_t *desc,
+                            etk_etrecord_t **rec, etk_graph_t **g, char *line,
+                            size_t line_size);
 
 #endif
