@@ -22,6 +22,7 @@
 #define GV_NODE_H 34.0
 #define GV_CHAR_W 7.0
 #define GV_LABEL_CHARS 26 /* drawn label text is cut to this many */
+#define GV_CLOSED_H 50.0  /* a closed group: its header and its cover */
 
 typedef struct gv_box {
   double x, y, w, h; /* top-left corner and size, in the owner's frame */
@@ -37,6 +38,8 @@ typedef struct gv_layout {
   size_t unit_count;       /* group_count + 1 */
   gv_box_t *node_box;      /* per node, in its unit's frame */
   gv_box_t *group_box;     /* per group, in its parent unit's frame */
+  double *closed_w;        /* per group: its width when closed (its header
+                              text and cover fit; at most group_box.w) */
   double *unit_w, *unit_h; /* content size per unit */
   size_t *node_total;      /* per unit: nodes inside, at any depth */
   double *points;          /* x, y pairs */

@@ -4,7 +4,9 @@
  *
  * SVG structure (what the script and the tests rely on):
  *   <g class="gv-vp">                     the pan/zoom viewport
- *     <g class="gg [part] [closed]" data-group="label" transform=...>
+ *     <g class="gg [part] [closed]" data-group="label" data-cw="closed
+ *        width" transform=...>     (sizes: the layout's, every group open;
+ *                                    the script shrinks closed ones)
  *       <rect class="gb"/> box   <rect class="gh"/> header (click)
  *       <text class="gl"/> label <g class="gi"> the inside (a unit) </g>
  *       <rect class="gc"/><text class="gct"/> the cover of a closed group
@@ -174,6 +176,7 @@ static void write_group(page_t *p, size_t gi) {
                     gr->kind == ETK_GRAPH_VIEW_PARTITION ? " part" : "",
                     starts_closed(p, gi) ? " closed" : "");
   attr(p, "data-group", gr->label ? gr->label : "");
+  etk_render_printf(p->sink, " data-cw=\"%.1f\"", p->l->closed_w[gi]);
   if (is_lazy(p, gi)) etk_render_printf(p->sink, " data-lazy=\"%zu\"", gi);
   etk_render_printf(p->sink, " transform=\"translate(%.1f,%.1f)\"><title>",
                     b->x, b->y);

@@ -9,9 +9,12 @@
  * alone, with its direct nodes as fixed-size boxes and its child groups as
  * boxes of their own finished size; units are done children first
  * (groups list parents before children, so in reverse order), the top
- * level last.  The result is a nested drawing: closing a group in the
- * page hides its inside and keeps every other position (no re-layout, so
- * the picture does not jump).
+ * level last.  The result is a nested drawing of the graph with every
+ * group open.  A closed group shrinks to its header and cover
+ * (closed_w x GV_CLOSED_H); the page's script then compacts each unit
+ * around it (page_assets.c): the strips of the unit that only the open
+ * group covered are cut out, so dot's order, ranks and routes stay and
+ * nothing overlaps.
  *
  * Edges: an edge u -> v is drawn in the innermost unit holding both ends,
  * between that unit's two items containing u and v (found by walking the
@@ -271,6 +274,16 @@ static double group_label_width(const etk_graph_view_group_t *gr,
   return (part ? 7.8 : GV_CHAR_W) * (double)(chars + 1) + 2 * GV_PAD;
 }
 
+/* Width of a closed group: its header text, and its cover's "N nodes"
+ * text, at most the open width. */
+static double closed_width(double open_w, double label_w, size_t total) {
+  size_t chars = 9; /* " nodes >" and a margin */
+  for (; total >= 10; total /= 10) chars++;
+  double w = GV_CHAR_W * (double)(chars + 1) + 2 * GV_PAD;
+  if (w < label_w) w = label_w;
+  return w < open_w ? w : open_w;
+}
+
 /* Lays out unit u (its children are done). */
 static int layout_unit(layout_ctx_t *c, size_t u, size_t *point_cap) {
   const etk_graph_view_t *g = c->g;
@@ -358,6 +371,7 @@ static GVC_t *shared_context(void) {
 void gv_layout_free(gv_layout_t *l) {
   free(l->node_box);
   free(l->group_box);
+  free(l->closed_w);
   free(l->unit_w);
   free(l->unit_h);
   free(l->node_total);
@@ -378,10 +392,12 @@ int gv_layout_run(const etk_graph_view_t *g, gv_layout_t *l, etk_error_t *err) {
   l->unit_count = g->group_count + 1;
   l->node_box = calloc(g->node_count + 1, sizeof *l->node_box);
   l->group_box = calloc(g->group_count + 1, sizeof *l->group_box);
+  l->closed_w = calloc(g->group_count + 1, sizeof *l->closed_w);
   l->unit_w = calloc(l->unit_count, sizeof *l->unit_w);
   l->unit_h = calloc(l->unit_count, sizeof *l->unit_h);
   int rc = ETK_E_NO_MEMORY;
-  if (!l->node_box || !l->group_box || !l->unit_w || !l->unit_h) goto done;
+  if (!l->node_box || !l->group_box || !l->closed_w || !l->unit_w || !l->unit_h)
+    goto done;
   rc = build_children(&c);
   if (rc == ETK_OK) rc = build_pairs(&c);
   if (rc != ETK_OK) goto done;
@@ -408,6 +424,8 @@ int gv_layout_run(const etk_graph_view_t *g, gv_layout_t *l, etk_error_t *err) {
              lw = group_label_width(gr, l->node_total[u]);
       l->group_box[u - 1].w = w < lw ? lw : w;
       l->group_box[u - 1].h = l->unit_h[u] + GV_HEADER + GV_PAD;
+      l->closed_w[u - 1] =
+          closed_width(l->group_box[u - 1].w, lw, l->node_total[u]);
     }
   }
 done:

@@ -6,15 +6,30 @@
  * <section class="gv"> of the page (the HTML report embeds one): pan
  * (drag) and zoom (wheel, at the pointer) by one transform on the
  * viewport group; a click on a group's header or on a closed group's
- * cover opens or closes it (class "closed" hides the inside, positions
- * never change; a large graph's closed top-level groups are filled from
- * their <template> on first opening); the tooltip is built from the node's
+ * cover opens or closes it (class "closed" hides the inside; a large
+ * graph's closed top-level groups are filled from their <template> on
+ * first opening); the tooltip is built from the node's
  * data-* attributes with textContent (never innerHTML of file text); the search
  * box marks nodes whose name or op type contains the text, opens the groups
  * around them and centres the first.  Everything it reads was written by
  * html_page.c; nothing here knows about ETRecords.
+ *
+ * Re-layout on open and close (relayout()): the page holds the layout of
+ * every group open.  Each box ("unit": the viewport or a group's .gi) is
+ * read once into the items' open boxes and its edges' points.  After
+ * every change, bottom-up, a closed group takes its closed size
+ * (data-cw x GV_CLOSED_H, centred on its open box) and an open one the
+ * size of its compacted inside; then in each unit the x and y strips that
+ * an open box covered and no box covers now are cut out (squeeze(): a
+ * monotone map, the same for boxes and edge points, so items that did not
+ * overlap still do not, dot's order and routes stay, and an edge still
+ * ends on its box).  With everything open the map is the identity.
  */
 #include "graph_view_internal.h"
+
+/* A geometry constant of the layout as a JavaScript number. */
+#define GV_JS_(x) #x
+#define GV_JS(x) GV_JS_(x)
 
 const char gv_page_style[] =
     "section.gv{font:13px/1.35 system-ui,-apple-system,'Segoe UI',sans-serif;"
@@ -71,7 +86,9 @@ const char gv_page_script[] =
     " var svg=sec.querySelector('svg.gv-svg'),vp=sec.querySelector('.gv-vp'),"
     "tip=sec.querySelector('.gv-tip'),st=sec.querySelector('.gv-stage');\n"
     " var W=+svg.getAttribute('data-w'),H=+svg.getAttribute('data-h'),"
-    "s=1,tx=0,ty=0,drag=null,moved=false;\n"
+    "W0=W,H0=H,s=1,tx=0,ty=0,drag=null,moved=false;\n"
+    " var PAD=" GV_JS(GV_PAD) ",HEAD=" GV_JS(GV_HEADER) ",CH=" GV_JS(
+        GV_CLOSED_H) ";\n"
     " function put(){vp.setAttribute('transform','translate('+tx+','+ty+') "
     "scale('+s+')');}\n"
     " function fit(all){var r=svg.getBoundingClientRect(),w=r.width||800,"
@@ -98,10 +115,45 @@ const char gv_page_script[] =
     "g.insertBefore(document.importNode(t.content.firstChild.firstChild,true),"
     "g.querySelector(':scope>.gc'));t.remove();}\n"
     " function open(g){fill(g);g.classList.remove('closed');}\n"
+    " function xy(e){var m=/translate\\(([-\\d.e]+),([-\\d.e]+)\\)/.exec(e.getAttribute('transform')||'');return m?[+m[1],+m[2]]:[0,0];}\n"
+    " function unit(inn){if(inn._gv)return inn._gv;var u={it:[],pa:[]};\n"
+    "  for(var c=inn.firstElementChild;c;c=c.nextElementSibling){var k=c.classList;\n"
+    "   if(k.contains('gn')||k.contains('gg')){var p=xy(c),r=c.querySelector(':scope>rect');\n"
+    "    u.it.push({e:c,x:p[0],y:p[1],w:+r.getAttribute('width'),h:+r.getAttribute('height'),g:k.contains('gg')});}\n"
+    "   else if(k.contains('ge'))u.pa.push({e:c,d:c.getAttribute('d').match(/[A-Z]|-?[\\d.]+(e[-+]?\\d+)?/g)});}\n"
+    "  return inn._gv=u;}\n"
+    " function merge(s){s=s.slice().sort(function(a,b){return a[0]-b[0];});var o=[];\n"
+    "  s.forEach(function(v){var l=o[o.length-1];if(l&&v[0]<=l[1]){if(v[1]>l[1])l[1]=v[1];}else o.push([v[0],v[1]]);});return o;}\n"
+    " function squeeze(was,now){var a=merge(was),b=merge(now),cut=[],j=0;\n"
+    "  a.forEach(function(v){var p=v[0];while(j<b.length&&b[j][1]<=p)j++;\n"
+    "   for(var k=j;k<b.length&&b[k][0]<v[1];k++){if(b[k][0]>p)cut.push([p,b[k][0]]);if(b[k][1]>p)p=b[k][1];}\n"
+    "   if(p<v[1])cut.push([p,v[1]]);});\n"
+    "  return function(x){var d=0;for(var i=0;i<cut.length&&cut[i][0]<x;i++)d+=Math.min(x,cut[i][1])-cut[i][0];return x-d;};}\n"
+    " function set(e,n,v){v=typeof v==='number'?v.toFixed(1):v;if(e.getAttribute(n)!==v)e.setAttribute(n,v);}\n"
+    " function size(t){var g=t.e,cw=Math.min(t.w,+g.getAttribute('data-cw')||t.w);\n"
+    "  if(g.classList.contains('closed'))return [cw,Math.min(t.h,CH)];\n"
+    "  var inn=g.querySelector(':scope>.gi');if(!inn)return [t.w,t.h];\n"
+    "  var s=place(unit(inn),t.w-2*PAD,t.h-HEAD-PAD);return [Math.max(s[0]+2*PAD,cw),s[1]+HEAD+PAD];}\n"
+    " function place(u,w0,h0){var sz=[],wx=[],wy=[],nx=[],ny=[];\n"
+    "  u.it.forEach(function(t,i){var s=t.g?size(t):[t.w,t.h],x=t.x+(t.w-s[0])/2;sz.push(s);\n"
+    "   wx.push([t.x,t.x+t.w]);wy.push([t.y,t.y+t.h]);nx.push([x,x+s[0]]);ny.push([t.y,t.y+s[1]]);});\n"
+    "  var fx=squeeze(wx,nx),fy=squeeze(wy,ny);\n"
+    "  u.it.forEach(function(t,i){var s=sz[i];\n"
+    "   set(t.e,'transform','translate('+fx(nx[i][0]).toFixed(1)+','+fy(t.y).toFixed(1)+')');\n"
+    "   if(t.g)t.e.querySelectorAll(':scope>.gb,:scope>.gh,:scope>.gc').forEach(function(r){\n"
+    "    set(r,'width',s[0]);var k=r.getAttribute('class');\n"
+    "    if(k==='gb')set(r,'height',s[1]);else if(k==='gc')set(r,'height',s[1]-HEAD);});});\n"
+    "  u.pa.forEach(function(p){var d=p.d,o='';for(var i=0;i<d.length;i++){\n"
+    "   if(/[A-Z]/.test(d[i])){o+=d[i];continue;}\n"
+    "   if(o&&!/[A-Z]$/.test(o))o+=' ';o+=fx(+d[i]).toFixed(1)+' '+fy(+d[++i]).toFixed(1);}\n"
+    "   set(p.e,'d',o);});\n"
+    "  return [fx(w0),fy(h0)];}\n"
+    " function relayout(){var s=place(unit(vp),W0,H0);W=s[0];H=s[1];}\n"
+
     " svg.addEventListener('click',function(e){if(moved)return;"
     "var t=e.target.closest('.gh,.gc');if(!t)return;var g=t.parentNode;"
     "if(g.classList.contains('closed'))open(g);"
-    "else g.classList.add('closed');});\n"
+    "else g.classList.add('closed');relayout();});\n"
     " function line(b,k,v){if(!v)return;var d=document.createElement('div');"
     "if(k){var i=document.createElement('span');i.style.color='#57606a';"
     "i.textContent=k+' ';d.appendChild(i);}"
@@ -142,13 +194,14 @@ const char gv_page_script[] =
     "for(var p=n.parentNode;p&&p!==vp;p=p.parentNode)"
     "if(p.classList&&p.classList.contains('gg'))p.classList.remove('closed');"
     "if(!first)first=n;});}"
-    "cnt.textContent=t?k+' found':'';if(first)centre(first);}\n"
+    "cnt.textContent=t?k+' found':'';relayout();if(first)centre(first);}\n"
     " q.addEventListener('input',find);\n"
     " sec.querySelector('.gv-bar').addEventListener('click',function(e){"
     "var b=e.target.closest('button');if(!b)return;var a=b.dataset.act;"
     "if(a==='fit')fit(true);else sec.querySelectorAll('.gv-vp .gg')"
     ".forEach(function(g){if(a==='close')g.classList.add('closed');"
-    "else open(g);});});\n"
+    "else open(g);});if(a!=='fit')relayout();});\n"
+    " if(sec.querySelector('.gv-vp .gg.closed'))relayout();\n"
     " var r0=svg.getBoundingClientRect();"
     "fit(Math.min(((r0.width||800)-20)/W,((r0.height||600)-20)/H)>=0.6);"
     "sec.setAttribute('data-ready','1');\n"

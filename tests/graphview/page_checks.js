@@ -27,9 +27,14 @@
     expect(lo && /\d/.test(lo.textContent) && hi && /\d/.test(hi.textContent),
            'legend ends without numbers');
   }
+  // a group closed at load is drawn at its closed size, not its open one
+  var closed = sec.querySelectorAll('.gg.closed').length;
+  sec.querySelectorAll('.gv-vp .gg.closed').forEach(function (c) {
+    expect(+c.querySelector(':scope > .gb').getAttribute('height') <= 50,
+           'a group closed at load keeps its open height');
+  });
   // collapse / expand: a closed group opens on a click of its cover and
   // closes on a click of its header
-  var closed = sec.querySelectorAll('.gg.closed').length;
   var g = sec.querySelector('.gg.closed');
   var opened = 'none closed';
   if (g) {
@@ -63,6 +68,71 @@
   var empty = 0;
   nodes.forEach(function (n) { var b = n.getBoundingClientRect(); if (!(b.width > 0 && b.height > 0)) empty++; });
   expect(empty === 0, empty + ' nodes have no box after open all');
+  // closing a group shrinks it: its box becomes its header and cover, what
+  // lay below it in its parent box moves up, the whole drawing gets
+  // shorter, nothing of the parent box overlaps; opening it restores all
+  var vp = sec.querySelector('.gv-vp');
+  function rectOf(e) { return e.querySelector(':scope > rect').getBoundingClientRect(); }
+  function items(inn) {
+    var out = [];
+    for (var c = inn.firstElementChild; c; c = c.nextElementSibling)
+      if (c.classList.contains('gn') || c.classList.contains('gg')) out.push(c);
+    return out;
+  }
+  function overlapping(inn) {
+    var r = items(inn).map(rectOf), bad = 0;
+    for (var i = 0; i < r.length; i++)
+      for (var j = i + 1; j < r.length; j++)
+        if (r[i].left < r[j].right - 0.5 && r[j].left < r[i].right - 0.5 &&
+            r[i].top < r[j].bottom - 0.5 && r[j].top < r[i].bottom - 0.5) bad++;
+    return bad;
+  }
+  // every edge of a box ends on one of the box's items (its tip is the
+  // last point of the path, in the box's own frame)
+  function loose(inn) {
+    var boxes = items(inn).map(function (c) {
+      var m = /translate\(([-\d.e]+),([-\d.e]+)\)/.exec(c.getAttribute('transform'));
+      var r = c.querySelector(':scope > rect');
+      return [+m[1], +m[2], +r.getAttribute('width'), +r.getAttribute('height')];
+    }), bad = 0;
+    for (var c = inn.firstElementChild; c; c = c.nextElementSibling) {
+      if (!c.classList.contains('ge')) continue;
+      var v = c.getAttribute('d').match(/-?[\d.]+/g), x = +v[v.length - 2], y = +v[v.length - 1];
+      if (!boxes.some(function (b) { return x >= b[0] - 2 && x <= b[0] + b[2] + 2 && y >= b[1] - 2 && y <= b[1] + b[3] + 2; })) bad++;
+    }
+    return bad;
+  }
+  var tall = null;
+  sec.querySelectorAll('.gv-vp .gg').forEach(function (c) {
+    var h = +c.querySelector(':scope > .gb').getAttribute('height');
+    if (h > 60 && (!tall || h > tall.h)) tall = {g: c, h: h};
+  });
+  if (tall) {
+    var g2 = tall.g, parent = g2.parentNode, gb = g2.querySelector(':scope > .gb');
+    var r0 = rectOf(g2), below = [];
+    items(parent).forEach(function (c) { var r = rectOf(c); if (c !== g2 && r.top >= r0.bottom - 0.5) below.push([c, r.top]); });
+    var h0 = vp.getBBox().height, w0 = gb.getAttribute('width');
+    expect(loose(parent) === 0, loose(parent) + ' edges end beside their boxes in the open layout');
+    g2.querySelector(':scope > .gh').dispatchEvent(new MouseEvent('click', {bubbles: true}));
+    expect(+gb.getAttribute('height') === 50, 'a closed group keeps its open height ' + gb.getAttribute('height'));
+    expect(+gb.getAttribute('width') <= +w0, 'a closed group grew wider');
+    expect(vp.getBBox().height < h0 - 1, 'closing a group left the drawing as tall');
+    var up = 0;
+    below.forEach(function (b) { if (rectOf(b[0]).top < b[1] - 0.5) up++; });
+    expect(up === below.length, (below.length - up) + ' of ' + below.length + ' boxes below a closed group did not move up');
+    expect(loose(parent) === 0, loose(parent) + ' edges end beside the boxes around a closed group');
+    expect(overlapping(parent) === 0, 'boxes overlap around a closed group');
+    expect(overlapping(vp) === 0, 'top-level boxes overlap after a close');
+    g2.querySelector(':scope > .gc').dispatchEvent(new MouseEvent('click', {bubbles: true}));
+    expect(+gb.getAttribute('height') === tall.h && gb.getAttribute('width') === w0,
+           'a reopened group did not get its open size back');
+    expect(Math.abs(vp.getBBox().height - h0) < 1, 'reopening did not restore the drawing');
+    opened += ' shrunk=' + Math.round(tall.h) + '->50';
+  }
+  // close all: the top-level boxes shrink and never overlap
+  sec.querySelector('button[data-act=close]').click();
+  expect(overlapping(vp) === 0, 'top-level boxes overlap after close all');
+  sec.querySelector('button[data-act=open]').click();
   // tooltips
   var tip = sec.querySelector('.gv-tip');
   function hover(n) {
