@@ -227,6 +227,12 @@ typedef struct etk_graph_view_page {
 /* Sets the defaults (no figures, overlay NULL). */
 void etk_graph_view_page_init(etk_graph_view_page_t *p);
 
+/* The overlay that run figures `a` (NULL allowed) support best, for a
+ * page whose user chose none: "error" when they hold numerical error
+ * (computed with a debug buffer), "time" when they reached any node,
+ * else NULL (no colour).  A static string; never fails. */
+const char *etk_graph_view_overlay_for(const etk_graph_figures_t *a);
+
 /* Checks an overlay name; ETK_OK, or ETK_E_NOT_FOUND with a message
  * listing the names. */
 int etk_graph_view_overlay_check(const char *overlay, etk_error_t *err);

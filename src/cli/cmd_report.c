@@ -38,6 +38,10 @@ static const char *const usage_text =
     "                              (program outputs against the ETRecord's\n"
     "                              reference outputs, or --reference's)\n"
     "  --reference FILE.bpte       reference outputs from a bundled program\n"
+    "  --overlay NAME              colour of the graph section (with\n"
+    "                              --etrecord_path): time, share, count,\n"
+    "                              error, snr, memory; default: error with a\n"
+    "                              debug buffer, else time\n"
     "  --program FILE.pte          the program that ran: adds its memory map\n"
     "  --method NAME               the program's method (default: the first)\n"
     "  -o, --output FILE           the HTML file (atomically; default stdout)\n"
@@ -54,7 +58,7 @@ static const char *const usage_text =
 
 typedef struct report_cli {
   const char *etdump, *etrecord, *output, *title, *debug_buffer, *reference;
-  const char *program, *method;
+  const char *program, *method, *overlay;
   etk_memory_plan_t *plan;
   etk_report_comparison_t comparisons[MAX_COMPARISONS];
   size_t ncomparisons;
@@ -78,6 +82,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("reference", 0, report_cli_t, reference),
     ETK_CLI_STRING("program", 0, report_cli_t, program),
     ETK_CLI_STRING("method", 0, report_cli_t, method),
+    ETK_CLI_STRING("overlay", 0, report_cli_t, overlay),
     ETK_CLI_STRING("output", 'o', report_cli_t, output),
     ETK_CLI_STRING("title", 0, report_cli_t, title),
     ETK_CLI_TIME_OPTIONS,
@@ -109,6 +114,28 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   return 0;
 }
 
+/* --overlay: a name `etkit graph` knows, for the graph section of an
+ * ETRecord; error and snr compare a debug buffer.  0 or 2. */
+static int check_overlay(const report_cli_t *c) {
+  if (!c->overlay) return 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_graph_view_overlay_check(c->overlay, &err) != ETK_OK)
+    return etk_cli_usage(CMD, "%s", err.message);
+  if (!c->etrecord)
+    return etk_cli_usage(CMD, "%s",
+                         "--overlay needs --etrecord_path (the graph section)");
+  bool numerical = strcmp(c->overlay, "error") == 0 ||
+                   strcmp(c->overlay, "mse") == 0 ||
+                   strcmp(c->overlay, "snr") == 0;
+  if (numerical && !c->debug_buffer)
+    return etk_cli_usage(CMD,
+                         "--overlay %s needs --debug_buffer_path (its values "
+                         "are compared with the ETRecord's reference outputs)",
+                         c->overlay);
+  return 0;
+}
+
 /* -1 after --help, 0 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, report_cli_t *c) {
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
@@ -118,6 +145,7 @@ static int parse_args(int argc, char **argv, report_cli_t *c) {
   if (c->method && !c->program)
     return etk_cli_usage(CMD, "%s", "--method needs --program");
   if (etk_cli_time_check(CMD, &c->io)) return 2;
+  if ((rc = check_overlay(c))) return rc;
   if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
   return 0;
 }
@@ -137,8 +165,9 @@ static void print_note(void *ctx, int is_warning, const char *line) {
   fprintf(stderr, "etkit " CMD ": %s%s\n", is_warning ? "warning: " : "", line);
 }
 
-/* The graph section: the ETRecord's graph coloured by this ETDump's
- * per-node times.  A record without a graph only loses the section. */
+/* The graph section: the ETRecord's graph coloured by --overlay, or by
+ * what the data holds (numerical error with a debug buffer, else times).
+ * A record without a graph only loses the section. */
 static void prepare_graph(report_cli_t *c, etk_etrecord_t *rec) {
   etk_error_t err;
   etk_error_clear(&err);
@@ -153,12 +182,16 @@ static void prepare_graph(report_cli_t *c, etk_etrecord_t *rec) {
   etk_graph_figures_options_init(&fo);
   fo.note = NULL; /* the link above already warned */
   fo.record_name = c->etrecord;
+  fo.debug_buffer = c->io.debug_buffer;
+  fo.debug_buffer_len = c->io.debug_buffer_len;
   etk_error_clear(&err);
   if (etk_graph_figures_compute(c->graph, c->insp, &fo, &c->figures, &err) !=
       ETK_OK)
     print_note(NULL, 1, "no per-node figures in the graph section");
   else if (c->figures->linked)
     c->page.a = c->figures;
+  c->page.overlay =
+      c->overlay ? c->overlay : etk_graph_view_overlay_for(c->page.a);
   c->page.view.title = "Graph";
   c->page.view.subtitle = c->etrecord;
   c->page.view.fragment = true;

@@ -61,6 +61,11 @@ void etk_graph_view_page_init(etk_graph_view_page_t *p) {
   etk_graph_view_options_init(&p->view);
 }
 
+const char *etk_graph_view_overlay_for(const etk_graph_figures_t *a) {
+  if (!a || !a->linked) return NULL;
+  return a->has_error ? "error" : "time";
+}
+
 int etk_graph_view_overlay_check(const char *overlay, etk_error_t *err) {
   etk_graph_view_page_t p;
   etk_graph_view_page_init(&p);
@@ -240,6 +245,8 @@ int etk_graph_view_write_graph(const etk_graph_t *g,
   if (k == OV_NONE) v.value = NULL;
   o.against = with_change(p, k);
   if (k == OV_MEMORY && !o.missing_label) o.missing_label = "no size recorded";
+  if ((k == OV_ERROR || k == OV_SNR) && !o.missing_label)
+    o.missing_label = "not compared";
   if (o.against) {
     for (size_t i = 0; i < n; i++) {
       ab[i] = figure(&p->a->nodes[i], k, true);

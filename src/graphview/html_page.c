@@ -258,10 +258,11 @@ static void write_legend(page_t *p) {
     write_gradient(p);
     etk_render_puts(p->sink, "<span class=\"gv-hi\">");
     etk_html_texts(p->sink, hi);
-    etk_render_printf(p->sink,
-                      "</span><span><span class=\"gv-sw noev\">"
-                      "</span> no event (%zu)</span>",
-                      p->unvalued);
+    etk_render_puts(p->sink,
+                    "</span><span><span class=\"gv-sw noev\"></span> ");
+    etk_html_texts(p->sink,
+                   p->o->missing_label ? p->o->missing_label : "no event");
+    etk_render_printf(p->sink, " (%zu)</span>", p->unvalued);
   }
   bool parts = false;
   for (size_t i = 0; i < p->g->group_count; i++)

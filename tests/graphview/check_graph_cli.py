@@ -13,7 +13,8 @@ the other commands' own outputs for the same files.
   are the median (p50) change A->B of the same events of two runs;
 - Model Explorer files: one graph node per drawn node, node data equal
   to the page's values;
-- `etkit report --etrecord_path`: the same nodes and values;
+- `etkit report --etrecord_path`: the same nodes and values; with a
+  debug buffer the error overlay, or the one --overlay names;
 - upstream's etrecord_toy_mul.bin and a generated ETRecord render;
 - bad input: one line on stderr, exit 1 (2 for usage), no output file;
   an ETDump of another program: the other commands' warning and an
@@ -230,6 +231,39 @@ def demo_checks():
     run("report", "--etdump_path", dump, "--etrecord_path", rec, "-o", report)
     in_report, _ = page_nodes(report)
     check(in_report == nodes, "the report's graph section differs from the page")
+    # ... which follows the data: with a debug buffer, the numerical error
+    # against the ETRecord's reference outputs (the page of `etkit graph
+    # --overlay error` with the same files); --overlay chooses as in
+    # `etkit graph`, and is refused (exit 2, no output) as there
+    buf = os.path.join(d1, "debug_buffer.bin")
+    for overlay in (None, "share", "memory"):
+        extra = ["--overlay", overlay] if overlay else []
+        report_o = os.path.join(WORK, f"report_{overlay or 'auto'}.html")
+        page_o = os.path.join(WORK, f"page_{overlay or 'auto'}.html")
+        run("report", "--etdump_path", dump, "--etrecord_path", rec,
+            "--debug_buffer_path", buf, *extra, "-o", report_o)
+        run("graph", rec, "--html", page_o, "--etdump_path", dump,
+            "--debug_buffer_path", buf, "--overlay", overlay or "error")
+        got, got_text = page_nodes(report_o)
+        want_o, _ = page_nodes(page_o)
+        check(got == want_o and any(v is not None for v, _ in got.values()),
+              f"report --overlay {overlay}: section differs from etkit graph's")
+        if not overlay:
+            check("numerical error (MSE)" in got_text and
+                  "avg time per run" not in got_text,
+                  "a report with a debug buffer is not coloured by the error")
+    for args, what in ((["--overlay", "nosuch"], "unknown overlay"),
+                       (["--overlay", "snr"], "snr without a debug buffer"),
+                       (["--overlay", "time", "--etrecord_path", None],
+                        "overlay without an ETRecord")):
+        argv = ["--etdump_path", dump, "--etrecord_path", rec]
+        if None in args:
+            argv, args = ["--etdump_path", dump], args[:2]
+        bad_report = os.path.join(WORK, "bad_report.html")
+        p = run("report", *argv, *args, "-o", bad_report, ok=False)
+        check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and
+              not os.path.exists(bad_report),
+              f"report {what}: exit {p.returncode}, {p.stderr!r}")
     if PAGES:
         os.makedirs(PAGES, exist_ok=True)
         shutil.copy(html, os.path.join(PAGES, "demo.html"))
