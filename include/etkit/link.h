@@ -29,6 +29,14 @@ typedef struct etk_etrecord_link_summary {
   size_t linked;              /* events that received debug handles */
   size_t with_nodes;          /* events that received at least one graph node */
   size_t no_delegate_mapping; /* upstream's "No delegate mapping found" */
+  /* How well the ETRecord fits (an ETRecord of another program?): */
+  size_t with_ids;          /* events with an instruction id or a delegate
+                               debug id (framework events have neither) */
+  size_t unlinked_ids;      /* of those, events that got no debug handle */
+  size_t beyond;            /* of those, events naming an instruction past
+                               the last one of the method's maps */
+  int64_t last_instruction; /* that last instruction (the largest over the
+                               linked methods; 0 when none) */
 } etk_etrecord_link_summary_t;
 
 /* Links every event of `insp` to `rec` (etk_etrecord_linker_resolve() with

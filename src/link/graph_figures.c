@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "etkit/link.h"
+#include "link_match.h"
 
 typedef struct join {
   etk_graph_t *g;
@@ -42,6 +43,7 @@ typedef struct join {
   size_t *stamp; /* per node: the event that listed it last, plus 1 */
   size_t event;  /* events resolved so far (for `stamp`) */
   bool *block_ok;
+  etk_etrecord_link_summary_t fit; /* how well the record fits (link_match) */
   etk_error_t *err;
 } join_t;
 
@@ -144,6 +146,7 @@ static int walk_events(join_t *j, etk_graph_figures_t *out) {
   double exec_sum = 0;
   size_t exec_n = 0;
   size_t count = etk_inspector_event_count(j->insp);
+  int64_t last = link_last_instruction(j->rec, j->method);
   for (size_t i = 0; i < count; i++) {
     etk_inspector_event_t ev;
     if (etk_inspector_event_get(j->insp, i, &ev) != ETK_OK) continue;
@@ -162,6 +165,7 @@ static int walk_events(join_t *j, etk_graph_figures_t *out) {
     size_t *nodes, n;
     int rc = event_nodes(j, &ev, name, &nodes, &n);
     if (rc != ETK_OK) return rc;
+    link_count_event(&j->fit, &ev, last, n > 0);
     if (n) {
       out->linked_events++;
       add_timing(j, nodes, n, timed ? &st : NULL, ev.sample_count);
@@ -414,16 +418,12 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
     }
     if (nf->has_error) f->has_error = true;
   }
-  if (!f->linked && f->events && opts->note) {
-    char line[512];
-    snprintf(line, sizeof line,
-             "%s matches nothing in the ETDump: none of the ETDump's %zu "
-             "events has an instruction id or delegate debug id in the "
-             "ETRecord's debug-handle and delegate maps (an ETRecord of "
-             "another program?); the graph has no figures",
-             opts->record_name ? opts->record_name : "the ETRecord", f->events);
+  char line[1024];
+  if (opts->note &&
+      link_mismatch_line(&j.fit, !f->linked, f->events, opts->record_name,
+                         "the graph has no figures",
+                         "those events colour no node", line, sizeof line))
     opts->note(opts->note_ctx, 1, line);
-  }
   f->node_count = n;
   f->nodes = j.nodes;
   f->time_unit = etk_time_scale_name(etk_inspector_target_time_scale(insp));

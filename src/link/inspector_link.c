@@ -40,6 +40,7 @@
 
 #include "common/vec.h"
 #include "etkit/link.h"
+#include "link_match.h"
 
 typedef struct scratch {
   const char **ops;
@@ -161,11 +162,12 @@ static int fill_origins(scratch_t *s, const etk_etrecord_event_link_t *l) {
   return ETK_OK;
 }
 
-/* Links events first..first+count of `insp`. */
+/* Links events first..first+count of `insp`; `last`: the method's last
+ * mapped instruction (link_last_instruction()), for the summary. */
 static int link_events(etk_etrecord_linker_t *linker, etk_inspector_t *insp,
                        size_t first, size_t count, const char *method,
-                       scratch_t *s, etk_etrecord_link_summary_t *summary,
-                       etk_error_t *err) {
+                       int64_t last, scratch_t *s,
+                       etk_etrecord_link_summary_t *summary, etk_error_t *err) {
   int rc = ETK_OK;
   for (size_t i = first; i < first + count && rc == ETK_OK; i++) {
     etk_inspector_event_t ev;
@@ -196,6 +198,7 @@ static int link_events(etk_etrecord_linker_t *linker, etk_inspector_t *insp,
       summary->linked += link.has_debug_handles;
       summary->with_nodes += link.node_count > 0;
       summary->no_delegate_mapping += link.no_delegate_mapping;
+      link_count_event(summary, &ev, last, link.has_debug_handles);
     }
     if (!link.has_debug_handles && !link.delegate_backend_name &&
         link.num_outputs == 1)
@@ -238,8 +241,8 @@ int etk_etrecord_inspector_link(etk_etrecord_t *rec, etk_inspector_t *insp,
   int rc = etk_etrecord_linker_create(rec, flags, &linker, err);
   if (rc != ETK_OK) return rc;
   scratch_t s = {0};
-  rc = link_events(linker, insp, 0, etk_inspector_event_count(insp), method, &s,
-                   summary, err);
+  rc = link_events(linker, insp, 0, etk_inspector_event_count(insp), method,
+                   link_last_instruction(rec, method), &s, summary, err);
   scratch_free(&s);
   etk_etrecord_linker_destroy(linker);
   return rc;
@@ -310,8 +313,8 @@ int etk_etrecord_inspector_link_block(etk_etrecord_t *rec,
   int rc = etk_etrecord_linker_create(rec, flags, &linker, err);
   if (rc != ETK_OK) return rc;
   scratch_t s = {0};
-  rc = link_events(linker, insp, b.first_event, b.event_count, method, &s,
-                   summary, err);
+  rc = link_events(linker, insp, b.first_event, b.event_count, method,
+                   link_last_instruction(rec, method), &s, summary, err);
   scratch_free(&s);
   etk_etrecord_linker_destroy(linker);
   return rc;

@@ -23,6 +23,7 @@
 #include "etkit/etrecord.h"
 #include "etkit/inspector_core.h"
 #include "etkit/link.h"
+#include "link_match.h"
 
 void etk_link_policy_init(etk_link_policy_t *policy) {
   memset(policy, 0, sizeof *policy);
@@ -176,15 +177,14 @@ int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
                 "instruction (upstream: \"No delegate mapping found\"); they "
                 "get the instruction's debug handles",
                 sum.no_delegate_mapping);
-  /* an ETRecord of another program links nothing: never silently */
-  if (sum.events && sum.linked == 0)
-    policy_warn(p,
-                "%s matches nothing in the ETDump: none of the ETDump's %zu "
-                "events has an instruction id or delegate debug id in the "
-                "ETRecord's debug-handle and delegate maps (an ETRecord of "
-                "another program?); the view is not linked",
-                record, sum.events);
-  else if (sum.linked && sum.with_nodes == 0)
+  /* an ETRecord of another program links nothing, or only part of the
+   * events: never silently */
+  char line[1024];
+  if (link_mismatch_line(&sum, sum.linked == 0, sum.events, record,
+                         "the view is not linked",
+                         "those events are not linked", line, sizeof line))
+    policy_warn(p, "%s", line);
+  if (sum.linked && sum.with_nodes == 0)
     policy_warn(p,
                 "%s: %zu events got debug handles but no debug handle names "
                 "a node of its edge program: no op types, modules or stack "

@@ -216,10 +216,10 @@ ETK_TEST(program_outputs_against_reference_outputs) {
   demo_close(&d);
 }
 
-ETK_TEST(etdump_of_another_program) {
-  demo_t d;
-  REQUIRE(demo_open(&d));
-  /* an ETRecord whose maps name no instruction of the demo's dump */
+/* A one-node ETRecord whose debug-handle map gives handle 1 to each of
+ * the `n` instruction ids; its graph in *g.  NULL on failure. */
+static etk_etrecord_t *record_for(const int64_t *ids, size_t n,
+                                  etk_graph_t **g) {
   etk_etrecord_input_desc_t in[] = {{"self", "x"}};
   const char *outs[] = {"y"}, *ins[] = {"x"};
   etk_etrecord_node_desc_t nodes[] = {
@@ -231,7 +231,9 @@ ETK_TEST(etdump_of_another_program) {
        .outputs = outs,
        .output_count = 1}};
   int64_t h[] = {1};
-  etk_etrecord_handle_desc_t handles[] = {{4000, h, 1, false}};
+  etk_etrecord_handle_desc_t handles[4];
+  for (size_t i = 0; i < n && i < 4; i++)
+    handles[i] = (etk_etrecord_handle_desc_t){ids[i], h, 1, false};
   etk_etrecord_method_desc_t m = {.name = "forward",
                                   .nodes = nodes,
                                   .node_count = 1,
@@ -240,13 +242,59 @@ ETK_TEST(etdump_of_another_program) {
                                   .graph_outputs = outs,
                                   .graph_output_count = 1,
                                   .handles = handles,
-                                  .handle_count = 1};
+                                  .handle_count = n < 4 ? n : 4};
   etk_etrecord_desc_t desc = {.methods = &m, .method_count = 1};
-  etk_etrecord_t *other;
-  etk_graph_t *g;
+  etk_etrecord_t *rec;
   char line[256];
-  REQUIRE(graph_fixture_load_desc(&desc, &other, &g, line, sizeof line) ==
-          ETK_OK);
+  if (graph_fixture_load_desc(&desc, &rec, g, line, sizeof line) != ETK_OK) {
+    printf("# %s\n", line);
+    if (rec) etk_etrecord_close(rec);
+    return NULL;
+  }
+  return rec;
+}
+
+static char g_last[1024];
+
+static void keep_note(void *ctx, int is_warning, const char *line) {
+  note(ctx, is_warning, line);
+  if (is_warning) snprintf(g_last, sizeof g_last, "%s", line);
+}
+
+/* Warnings of linking the demo's dump with `rec` the way `etkit inspect`
+ * does (policy) and of the graph figures; the last one in g_last. */
+static int fit_warnings(etk_etrecord_t *rec, etk_graph_t *g,
+                        etk_etrecord_link_summary_t *sum) {
+  demo_t d;
+  if (!demo_open(&d)) return -1;
+  g_warnings = 0;
+  g_last[0] = 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_link_policy_t p;
+  etk_link_policy_init(&p);
+  p.record_name = "other.etrecord";
+  p.note = keep_note;
+  etk_graph_figures_options_t o;
+  etk_graph_figures_options_init(&o);
+  o.note = keep_note;
+  o.record_name = "other.etrecord";
+  etk_graph_figures_t *f = NULL;
+  int rc = etk_etrecord_link_with_policy(rec, d.insp, &p, sum, &err);
+  if (rc == ETK_OK) rc = etk_graph_figures_compute(g, d.insp, &o, &f, &err);
+  etk_graph_figures_free(f);
+  demo_close(&d);
+  return rc == ETK_OK ? g_warnings : -1;
+}
+
+ETK_TEST(etdump_of_another_program) {
+  demo_t d;
+  REQUIRE(demo_open(&d));
+  /* an ETRecord whose maps name no instruction of the demo's dump */
+  int64_t ids[] = {4000};
+  etk_graph_t *g;
+  etk_etrecord_t *other = record_for(ids, 1, &g);
+  REQUIRE(other);
   etk_graph_figures_options_t o;
   etk_graph_figures_options_init(&o);
   o.note = note;
@@ -267,6 +315,79 @@ ETK_TEST(etdump_of_another_program) {
   etk_graph_free(g);
   etk_etrecord_close(other);
   demo_close(&d);
+}
+
+/* The demo's first operator instruction with an event, or -1. */
+static int64_t first_operator_instruction(void) {
+  demo_t d;
+  if (!demo_open(&d)) return -1;
+  int64_t id = -1;
+  for (size_t e = 0; e < etk_inspector_event_count(d.insp) && id < 0; e++) {
+    etk_inspector_event_t ev;
+    if (etk_inspector_event_get(d.insp, e, &ev) == ETK_OK &&
+        ev.instruction_id >= 0 && !ev.is_delegated_op)
+      id = ev.instruction_id;
+  }
+  demo_close(&d);
+  return id;
+}
+
+ETK_TEST(the_demos_own_record_fits) {
+  demo_t d;
+  REQUIRE(demo_open(&d));
+  etk_etrecord_t *rec = d.rec;
+  etk_graph_t *g = d.g;
+  d.rec = NULL;
+  d.g = NULL;
+  demo_close(&d);
+  etk_etrecord_link_summary_t sum;
+  CHECK_EQ_INT(fit_warnings(rec, g, &sum), 0);
+  CHECK(sum.with_ids >= 8);
+  CHECK_EQ_INT(sum.beyond, 0);
+  CHECK(sum.unlinked_ids * 2 <= sum.with_ids);
+  etk_graph_free(g);
+  etk_etrecord_close(rec);
+}
+
+ETK_TEST(a_record_of_a_shorter_program_fits_in_part) {
+  /* the maps know the first operator's instruction only: the dump's later
+   * instructions lie past the end of the record's program */
+  int64_t first = first_operator_instruction();
+  REQUIRE(first >= 0);
+  etk_graph_t *g;
+  etk_etrecord_t *rec = record_for(&first, 1, &g);
+  REQUIRE(rec);
+  etk_etrecord_link_summary_t sum;
+  CHECK_EQ_INT(fit_warnings(rec, g, &sum), 2); /* policy, then figures */
+  CHECK(sum.linked > 0);
+  CHECK(sum.beyond > 0);
+  CHECK_EQ_INT(sum.last_instruction, first);
+  CHECK(strstr(g_last, "other.etrecord matches the ETDump only in part") ==
+        g_last);
+  CHECK(strstr(g_last, "past the last one") != NULL);
+  CHECK(strstr(g_last, "(an ETRecord of another program?)") != NULL);
+  etk_graph_free(g);
+  etk_etrecord_close(rec);
+}
+
+ETK_TEST(a_record_that_links_few_events_fits_in_part) {
+  /* the first operator's instruction and one far past the dump's end:
+   * nothing lies beyond the maps, but most events get no handle */
+  int64_t ids[] = {first_operator_instruction(), 4000};
+  REQUIRE(ids[0] >= 0);
+  etk_graph_t *g;
+  etk_etrecord_t *rec = record_for(ids, 2, &g);
+  REQUIRE(rec);
+  etk_etrecord_link_summary_t sum;
+  CHECK_EQ_INT(fit_warnings(rec, g, &sum), 2);
+  CHECK_EQ_INT(sum.beyond, 0);
+  CHECK(sum.linked > 0 && sum.unlinked_ids * 2 > sum.with_ids);
+  CHECK(strstr(g_last, "only in part") != NULL);
+  CHECK(strstr(g_last,
+               "are not in the ETRecord's debug-handle and delegate "
+               "maps (an ETRecord of another program?)") != NULL);
+  etk_graph_free(g);
+  etk_etrecord_close(rec);
 }
 
 int main(int argc, char **argv) {
