@@ -5,8 +5,9 @@
 # RSS (/usr/bin/time), the page size, and the time to interactive in
 # headless Chromium (a copy of the page whose last script puts
 # performance.now() into the title: the page's own script has then laid
-# out the view).  Prints "<name> <value> <unit>" lines; never fails on a
-# figure.
+# out the view), and after "open all" the time to close one nested box
+# and to open it again (the page's re-layout).  Prints "<name> <value>
+# <unit>" lines; never fails on a figure.
 set -eu
 build=${1:-build}
 [ $# -gt 0 ] && shift
@@ -33,5 +34,16 @@ for n in $sizes; do
       --dump-dom "file://$tmp/tti$n.html" 2>/dev/null |
       sed -n 's|.*<title>TTI \([0-9]*\)</title>.*|\1|p')
     echo "graph_html_${n}_time_to_interactive ${tti:-?} ms"
+    # one box closed and opened again after "open all": the re-layout of
+    # the boxes around it plus the browser's own style and layout
+    sed 's|</body>|<script>var s=document.querySelector("section.gv");s.querySelector("button[data-act=open]").click();var g=s.querySelector(".gv-vp .gg .gg"),c=function(e){g.querySelector(":scope>"+e).dispatchEvent(new MouseEvent("click",{bubbles:true}));document.body.getBoundingClientRect();};document.body.getBoundingClientRect();var t0=performance.now();c(".gh");var t1=performance.now();c(".gc");document.title="TOG "+Math.round(t1-t0)+" "+Math.round(performance.now()-t1)</script></body>|' \
+      "$tmp/g$n.html" > "$tmp/tog$n.html"
+    tog=$("$browser" --headless --no-sandbox --disable-gpu --disable-quic \
+      --no-first-run --disable-background-networking --disable-component-update \
+      --disable-sync --window-size=1400,900 --user-data-dir="$tmp/profile$n" \
+      --dump-dom "file://$tmp/tog$n.html" 2>/dev/null |
+      sed -n 's|.*<title>TOG \([0-9]*\) \([0-9]*\)</title>.*|\1 \2|p')
+    echo "graph_html_${n}_close_one_box ${tog%% *} ms"
+    echo "graph_html_${n}_open_it_again ${tog##* } ms"
   fi
 done

@@ -23,7 +23,11 @@
  * an open box covered and no box covers now are cut out (squeeze(): a
  * monotone map, the same for boxes and edge points, so items that did not
  * overlap still do not, dot's order and routes stay, and an edge still
- * ends on its box).  With everything open the map is the identity.
+ * ends on its box).  With everything open the map is the identity.  Each
+ * unit keeps its result until a toggle inside it or below it (dirty()
+ * walks up from the toggled group) or a bulk change (open/close all,
+ * search: a new generation) invalidates it, so one click re-places only
+ * the boxes around the clicked one.
  */
 #include "graph_view_internal.h"
 
@@ -134,7 +138,8 @@ const char gv_page_script[] =
     "  if(g.classList.contains('closed'))return [cw,Math.min(t.h,CH)];\n"
     "  var inn=g.querySelector(':scope>.gi');if(!inn)return [t.w,t.h];\n"
     "  var s=place(unit(inn),t.w-2*PAD,t.h-HEAD-PAD);return [Math.max(s[0]+2*PAD,cw),s[1]+HEAD+PAD];}\n"
-    " function place(u,w0,h0){var sz=[],wx=[],wy=[],nx=[],ny=[];\n"
+    " function place(u,w0,h0){if(u.gen===gen)return u.sz;"
+    "var sz=[],wx=[],wy=[],nx=[],ny=[];\n"
     "  u.it.forEach(function(t,i){var s=t.g?size(t):[t.w,t.h],x=t.x+(t.w-s[0])/2;sz.push(s);\n"
     "   wx.push([t.x,t.x+t.w]);wy.push([t.y,t.y+t.h]);nx.push([x,x+s[0]]);ny.push([t.y,t.y+s[1]]);});\n"
     "  var fx=squeeze(wx,nx),fy=squeeze(wy,ny);\n"
@@ -147,13 +152,16 @@ const char gv_page_script[] =
     "   if(/[A-Z]/.test(d[i])){o+=d[i];continue;}\n"
     "   if(o&&!/[A-Z]$/.test(o))o+=' ';o+=fx(+d[i]).toFixed(1)+' '+fy(+d[++i]).toFixed(1);}\n"
     "   set(p.e,'d',o);});\n"
-    "  return [fx(w0),fy(h0)];}\n"
-    " function relayout(){var s=place(unit(vp),W0,H0);W=s[0];H=s[1];}\n"
+    "  u.gen=gen;return u.sz=[fx(w0),fy(h0)];}\n"
+    " var gen=1;function dirty(e){for(;e&&e!==svg;e=e.parentNode)"
+    "if(e._gv)e._gv.gen=0;}\n"
+    " function relayout(all){if(all)gen++;"
+    "var s=place(unit(vp),W0,H0);W=s[0];H=s[1];}\n"
 
     " svg.addEventListener('click',function(e){if(moved)return;"
     "var t=e.target.closest('.gh,.gc');if(!t)return;var g=t.parentNode;"
     "if(g.classList.contains('closed'))open(g);"
-    "else g.classList.add('closed');relayout();});\n"
+    "else g.classList.add('closed');dirty(g);relayout();});\n"
     " function line(b,k,v){if(!v)return;var d=document.createElement('div');"
     "if(k){var i=document.createElement('span');i.style.color='#57606a';"
     "i.textContent=k+' ';d.appendChild(i);}"
@@ -194,13 +202,13 @@ const char gv_page_script[] =
     "for(var p=n.parentNode;p&&p!==vp;p=p.parentNode)"
     "if(p.classList&&p.classList.contains('gg'))p.classList.remove('closed');"
     "if(!first)first=n;});}"
-    "cnt.textContent=t?k+' found':'';relayout();if(first)centre(first);}\n"
+    "cnt.textContent=t?k+' found':'';relayout(1);if(first)centre(first);}\n"
     " q.addEventListener('input',find);\n"
     " sec.querySelector('.gv-bar').addEventListener('click',function(e){"
     "var b=e.target.closest('button');if(!b)return;var a=b.dataset.act;"
     "if(a==='fit')fit(true);else sec.querySelectorAll('.gv-vp .gg')"
     ".forEach(function(g){if(a==='close')g.classList.add('closed');"
-    "else open(g);});if(a!=='fit')relayout();});\n"
+    "else open(g);});if(a!=='fit')relayout(1);});\n"
     " if(sec.querySelector('.gv-vp .gg.closed'))relayout();\n"
     " var r0=svg.getBoundingClientRect();"
     "fit(Math.min(((r0.width||800)-20)/W,((r0.height||600)-20)/H)>=0.6);"
