@@ -227,6 +227,11 @@ typedef struct etk_graph_view_page {
 /* Sets the defaults (no figures, overlay NULL). */
 void etk_graph_view_page_init(etk_graph_view_page_t *p);
 
+/* True when overlay `overlay` (a name etk_graph_view_overlay_check()
+ * accepts) compares a debug buffer's values ("error", "mse", "snr");
+ * false for the others, NULL and unknown names. */
+bool etk_graph_view_overlay_numerical(const char *overlay);
+
 /* The overlay that run figures `a` (NULL allowed) support best, for a
  * page whose user chose none: "error" when they hold numerical error
  * (computed with a debug buffer), "time" when they reached any node,

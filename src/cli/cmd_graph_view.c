@@ -86,9 +86,7 @@ static int check_usage(const view_cli_t *c) {
   if (c->overlay && etk_graph_view_overlay_check(c->overlay, &err) != ETK_OK)
     return etk_cli_usage(CMD, "%s", err.message);
   bool memory = c->overlay && strcmp(c->overlay, "memory") == 0;
-  bool error = c->overlay && (strcmp(c->overlay, "error") == 0 ||
-                              strcmp(c->overlay, "mse") == 0 ||
-                              strcmp(c->overlay, "snr") == 0);
+  bool error = etk_graph_view_overlay_numerical(c->overlay);
   if (c->etdump[1] && !c->etdump[0])
     return etk_cli_usage(CMD, "--against needs --etdump_path");
   if (c->buffer[0] && !c->etdump[0])

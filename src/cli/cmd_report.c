@@ -125,10 +125,7 @@ static int check_overlay(const report_cli_t *c) {
   if (!c->etrecord)
     return etk_cli_usage(CMD, "%s",
                          "--overlay needs --etrecord_path (the graph section)");
-  bool numerical = strcmp(c->overlay, "error") == 0 ||
-                   strcmp(c->overlay, "mse") == 0 ||
-                   strcmp(c->overlay, "snr") == 0;
-  if (numerical && !c->debug_buffer)
+  if (etk_graph_view_overlay_numerical(c->overlay) && !c->debug_buffer)
     return etk_cli_usage(CMD,
                          "--overlay %s needs --debug_buffer_path (its values "
                          "are compared with the ETRecord's reference outputs)",

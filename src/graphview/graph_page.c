@@ -61,6 +61,15 @@ void etk_graph_view_page_init(etk_graph_view_page_t *p) {
   etk_graph_view_options_init(&p->view);
 }
 
+bool etk_graph_view_overlay_numerical(const char *overlay) {
+  etk_graph_view_page_t p;
+  etk_graph_view_page_init(&p);
+  p.overlay = overlay;
+  overlay_kind_t k = OV_NONE;
+  return overlay && parse(&p, &k, NULL) == ETK_OK &&
+         (k == OV_ERROR || k == OV_SNR);
+}
+
 const char *etk_graph_view_overlay_for(const etk_graph_figures_t *a) {
   if (!a || !a->linked) return NULL;
   return a->has_error ? "error" : "time";

@@ -3,8 +3,9 @@
  * hand-made and generated descriptions: every node drawn exactly once with
  * its data-node, overlay values in data-value (none for "no event" nodes,
  * which are hatched), escaping of every text, groups and partitions,
- * closed groups on large graphs, the A/B view, the report fragment, and
- * every bad description refused with nothing written.
+ * closed groups on large graphs, the A/B view, the report fragment,
+ * every bad description refused with nothing written, and the overlay a
+ * page picks from the figures it is given.
  */
 #include <math.h>
 #include <stdio.h>
@@ -232,5 +233,26 @@ ETK_TEST(against_view_and_fragment) {
   free(html);
   transformer_graph_free(&t);
 }
+
+#ifdef ETKIT_HAVE_GRAPH_FIGURES
+ETK_TEST(overlay_follows_the_figures) {
+  CHECK(etk_graph_view_overlay_numerical("error"));
+  CHECK(etk_graph_view_overlay_numerical("mse"));
+  CHECK(etk_graph_view_overlay_numerical("snr"));
+  CHECK(!etk_graph_view_overlay_numerical("time"));
+  CHECK(!etk_graph_view_overlay_numerical("memory"));
+  CHECK(!etk_graph_view_overlay_numerical("nosuch"));
+  CHECK(!etk_graph_view_overlay_numerical(NULL));
+  etk_graph_figures_t f;
+  memset(&f, 0, sizeof f);
+  CHECK(etk_graph_view_overlay_for(NULL) == NULL);
+  CHECK(etk_graph_view_overlay_for(&f) == NULL); /* nothing linked */
+  f.linked = true;
+  f.has_timing = true;
+  CHECK_EQ_STR(etk_graph_view_overlay_for(&f), "time");
+  f.has_error = true; /* figures computed with a debug buffer */
+  CHECK_EQ_STR(etk_graph_view_overlay_for(&f), "error");
+}
+#endif
 
 ETK_TEST_MAIN()
