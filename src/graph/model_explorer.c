@@ -414,10 +414,14 @@ int etk_graph_model_explorer_json(const etk_graph_t *g,
 }
 
 /* Writes a finished text (when rc is ETK_OK) to `path` atomically and
- * frees it. */
+ * frees it.  A NULL path is ETK_E_INVALID_ARGUMENT (the callers then make
+ * no text). */
 static int write_whole(const char *path, int rc, char *buf, size_t len,
                        etk_error_t *err) {
-  if (rc == ETK_OK) rc = etk_write_file(path, buf, len, err);
+  if (!path)
+    rc = etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET, "NULL path");
+  else if (rc == ETK_OK)
+    rc = etk_write_file(path, buf, len, err);
   free(buf);
   return rc;
 }
@@ -425,12 +429,10 @@ static int write_whole(const char *path, int rc, char *buf, size_t len,
 int etk_graph_write_model_explorer(const etk_graph_t *g,
                                    const etk_graph_me_options_t *opts,
                                    const char *path, etk_error_t *err) {
-  if (!path)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "NULL path");
   char *buf = NULL;
   size_t len = 0;
-  int rc = etk_graph_model_explorer_json(g, opts, &buf, &len, err);
+  int rc =
+      path ? etk_graph_model_explorer_json(g, opts, &buf, &len, err) : ETK_OK;
   return write_whole(path, rc, buf, len, err);
 }
 
@@ -492,11 +494,9 @@ int etk_graph_node_data_json(const etk_graph_t *g,
 int etk_graph_write_node_data(const etk_graph_t *g,
                               const etk_graph_node_data_t *data,
                               const char *path, etk_error_t *err) {
-  if (!path)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "NULL path");
   char *buf = NULL;
   size_t len = 0;
-  int rc = etk_graph_node_data_json(g, data, 2, &buf, &len, err);
+  int rc =
+      path ? etk_graph_node_data_json(g, data, 2, &buf, &len, err) : ETK_OK;
   return write_whole(path, rc, buf, len, err);
 }

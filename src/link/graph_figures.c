@@ -142,6 +142,24 @@ static void add_error(etk_graph_node_figures_t *f, double mse, double snr,
   f->cosine = cosine;
 }
 
+/* Compares a run's tensor with its reference (MSE, SNR, max abs diff,
+ * cosine) into the node's error; a pair that cannot be compared is
+ * skipped. */
+static void add_compared(etk_graph_node_figures_t *f,
+                         const etk_numerics_tensor_t *ref,
+                         const etk_numerics_tensor_t *run) {
+  static const etk_numerics_metric_t which[4] = {
+      ETK_NUMERICS_MSE, ETK_NUMERICS_SNR, ETK_NUMERICS_MAX_ABS,
+      ETK_NUMERICS_COSINE};
+  double m[4];
+  etk_error_t local;
+  etk_error_clear(&local);
+  for (int q = 0; q < 4; q++)
+    if (etk_numerics_compare(ref, run, which[q], 0, &m[q], &local) != ETK_OK)
+      return;
+  add_error(f, m[0], m[1], m[2], m[3]);
+}
+
 static int walk_events(join_t *j, etk_graph_figures_t *out) {
   double exec_sum = 0;
   size_t exec_n = 0;
@@ -242,15 +260,7 @@ static int errors_reference(join_t *j) {
         return etk_error_set(j->err, rc, ETK_NO_OFFSET,
                              "the reference of node %zu output %zu failed",
                              node, k);
-      double m[4];
-      etk_numerics_metric_t which[4] = {ETK_NUMERICS_MSE, ETK_NUMERICS_SNR,
-                                        ETK_NUMERICS_MAX_ABS,
-                                        ETK_NUMERICS_COSINE};
-      bool ok = true;
-      for (int q = 0; q < 4 && ok; q++)
-        ok = etk_numerics_compare(&ref, &run, which[q], 0, &m[q], &local) ==
-             ETK_OK;
-      if (ok) add_error(&j->nodes[node], m[0], m[1], m[2], m[3]);
+      add_compared(&j->nodes[node], &ref, &run);
     }
   }
   return ETK_OK;
@@ -309,17 +319,7 @@ static int errors_outputs(join_t *j) {
         !etk_numerics_value_view(&value, &run) ||
         !tensor_view(&refs[idx], &ref))
       continue;
-    double m[4];
-    const etk_numerics_metric_t which[4] = {ETK_NUMERICS_MSE, ETK_NUMERICS_SNR,
-                                            ETK_NUMERICS_MAX_ABS,
-                                            ETK_NUMERICS_COSINE};
-    bool ok = true;
-    for (int q = 0; q < 4 && ok; q++)
-      ok = etk_numerics_compare(&ref, &run, which[q], 0, &m[q], &local) ==
-           ETK_OK;
-    if (ok)
-      add_error(&j->nodes[values[arg->values[0]].producer], m[0], m[1], m[2],
-                m[3]);
+    add_compared(&j->nodes[values[arg->values[0]].producer], &ref, &run);
   }
   return ETK_OK;
 }
