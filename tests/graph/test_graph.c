@@ -577,6 +577,15 @@ ETK_TEST(model_explorer_json) {
   nd.node_count = 3;
   CHECK_EQ_INT(etk_graph_node_data_json(g, &nd, 0, &js, &len, &err),
                ETK_E_INVALID_ARGUMENT);
+  /* the file writers refuse a NULL path before making any text */
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_graph_write_node_data(g, &nd, NULL, &err),
+               ETK_E_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "NULL path") != NULL);
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_graph_write_model_explorer(g, NULL, NULL, &err),
+               ETK_E_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "NULL path") != NULL);
   free(values);
   free(has);
   etk_graph_free(g);
