@@ -111,16 +111,11 @@ etk_recorder_scope_t unpack(const EventTracerEntry &e) {
   return s;
 }
 
-EventTracerEntry entry_of(const etk_recorder_scope_t &s,
-                          DelegateDebugIdType type) {
+/* An entry from its fields (see DATA LAYOUT). */
+inline EventTracerEntry make_entry(int64_t id, int32_t chain,
+                                   uint32_t debug_handle, uint64_t start,
+                                   DelegateDebugIdType type) {
   EventTracerEntry e;
-  int64_t id;
-  if (s.kind < 0)
-    id = s.kind;
-  else if (type == DelegateDebugIdType::kInt)
-    id = pack(s.serial, static_cast<uint32_t>(s.delegate_index));
-  else
-    id = pack(s.serial, s.name);
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
   /* The caller copies the returned entry with 16-byte loads to pass it by
    * value to end_profiling; written field by field (4- and 8-byte stores)
@@ -134,18 +129,39 @@ EventTracerEntry entry_of(const etk_recorder_scope_t &s,
                     offsetof(EventTracerEntry, delegate_event_id_type) == 24,
                 "EventTracerEntry layout");
   u64x2 halves[2] = {{static_cast<uint64_t>(id),
-                      static_cast<uint32_t>(s.chain) |
-                          static_cast<uint64_t>(s.debug_handle) << 32},
-                     {s.start, static_cast<uint32_t>(type)}};
+                      static_cast<uint32_t>(chain) |
+                          static_cast<uint64_t>(debug_handle) << 32},
+                     {start, static_cast<uint32_t>(type)}};
   std::memcpy(static_cast<void *>(&e), halves, sizeof halves);
 #else
   e.event_id = id;
-  e.chain_id = s.chain;
-  e.debug_handle = s.debug_handle;
-  e.start_time = s.start;
+  e.chain_id = chain;
+  e.debug_handle = debug_handle;
+  e.start_time = start;
   e.delegate_event_id_type = type;
 #endif
   return e;
+}
+
+EventTracerEntry entry_of(const etk_recorder_scope_t &s,
+                          DelegateDebugIdType type) {
+  int64_t id;
+  if (s.kind < 0)
+    id = s.kind;
+  else if (type == DelegateDebugIdType::kInt)
+    id = pack(s.serial, static_cast<uint32_t>(s.delegate_index));
+  else
+    id = pack(s.serial, s.name);
+  return make_entry(id, s.chain, s.debug_handle, s.start, type);
+}
+
+/* Whether the NUL-terminated `s` is the interned `text` (len bytes and a
+ * NUL, no NUL before).  Byte by byte: it stops at the first difference,
+ * so it never reads past the end of `s`. */
+inline bool same_text(const char *s, const char *text, uint32_t len) {
+  for (uint32_t i = 0; i <= len; i++)
+    if (s[i] != text[i]) return false;
+  return true;
 }
 
 }  // namespace
@@ -198,7 +214,7 @@ void ETDumpTracer::init() {
   init_error_ = Error::Ok;
   synced_chain_ = kUnsetChainId;
   synced_handle_ = executorch::runtime::kUnsetDebugHandle;
-  block_name_[0] = '\0';
+  for (NameSlot &e : name_cache_) e = NameSlot(); /* ids of the old one */
 }
 
 void ETDumpTracer::reset() {
@@ -217,24 +233,24 @@ void ETDumpTracer::sync_chain_now() {
   synced_handle_ = debug_handle_;
 }
 
-/* Ring mode: a full arena discards the dump so far (its events counted as
- * dropped in the next one) and starts a fresh dump with the current block
- * name; true when the caller should retry its call once. */
-bool ETDumpTracer::wrap_when_full(int status) {
+/* Ring mode: a call that failed for lack of space makes room by discarding
+ * the oldest events (an eighth of them on the first attempt, then a
+ * quarter, a half, all) and is repeated; true when the caller should
+ * repeat it.  When the name table is full, discarding cannot help: one
+ * attempt only. */
+bool ETDumpTracer::wrap_when_full(int status, int attempt) {
   etk_recorder_stats_t st;
-  uint64_t lost;
   if (status != ETK_E_FULL || config_.when_full != WhenFull::kRing ||
-      block_name_[0] == '\0')
+      attempt >= 4)
     return false;
   etk_recorder_stats(rec_, &st);
-  if (st.events == 0) return false; /* a fresh dump cannot hold it either */
-  /* the call that failed is retried: not lost */
-  lost = static_cast<uint64_t>(st.events) + st.dropped_events - 1u;
-  if (etk_recorder_finish(rec_, nullptr, nullptr) != ETK_OK) return false;
-  if (etk_recorder_begin_block(rec_, block_name_) != ETK_OK) return false;
-  etk_recorder_count_dropped(
-      rec_, lost > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(lost));
-  return true;
+  uint32_t max_strings = config_.max_strings != 0
+                             ? config_.max_strings
+                             : ETK_RECORDER_DEFAULT_MAX_STRINGS;
+  if (st.events == 0 || (attempt > 0 && st.strings >= max_strings))
+    return false;
+  uint32_t n = attempt == 3 ? st.events : st.events >> (3 - attempt);
+  return etk_recorder_discard_oldest(rec_, n != 0 ? n : 1u, 1) == ETK_OK;
 }
 
 /* ------------------------------------------------------------ blocks */
@@ -242,14 +258,11 @@ bool ETDumpTracer::wrap_when_full(int status) {
 void ETDumpTracer::create_event_block(const char *name) {
   if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
   if (name == nullptr) return fail(ETK_E_INVALID_ARGUMENT);
-  size_t n = std::strlen(name);
-  if (n < sizeof block_name_) {
-    std::memcpy(block_name_, name, n + 1);
-  } else {
-    block_name_[0] = '\0'; /* too long to repeat: ring mode stops instead */
-  }
   etk_recorder_set_bundled_input_index(rec_, bundled_input_index_);
-  fail(etk_recorder_begin_block(rec_, name));
+  int status = etk_recorder_begin_block(rec_, name);
+  for (int a = 0; wrap_when_full(status, a); a++)
+    status = etk_recorder_begin_block(rec_, name);
+  fail(status);
 }
 
 size_t ETDumpTracer::get_num_blocks() const {
@@ -261,39 +274,48 @@ size_t ETDumpTracer::get_num_blocks() const {
 EventTracerEntry ETDumpTracer::start_profiling(const char *name,
                                                ChainID chain_id,
                                                DebugHandle debug_handle) {
-  etk_recorder_scope_t s;
-  if (rec_ == nullptr) {
-    s.kind = ETK_E_INVALID_STATE;
-    s.chain = chain_id;
-    s.debug_handle = debug_handle;
-    s.start = 0;
-    return entry_of(s, DelegateDebugIdType::kNone);
-  }
   if (chain_id == kUnsetChainId) {
-    /* upstream: the current chain AND handle; the recorder takes them from
-     * its own copy when given -1 */
-    sync_chain();
+    /* upstream: the current chain AND handle */
+    chain_id = chain_id_;
+    debug_handle = debug_handle_;
   }
-  if (config_.when_full == WhenFull::kRing || chain_id != kUnsetChainId)
-    return start_profiling_ring(name, chain_id, debug_handle);
-  /* Nothing but `this` lives across this call.  The chain and handle are
-   * then read from the tracer, not from the scope just written: read from
-   * there the compiler merges them into one 8-byte load of two fresh
-   * 4-byte stores, which cannot be forwarded (a stall per event). */
-  s = etk_recorder_begin_named(rec_, name, kUnsetChainId, 0);
-  s.chain = chain_id_;
-  s.debug_handle = debug_handle_;
-  return entry_of(s, DelegateDebugIdType::kNone);
+  if (rec_ != nullptr) {
+    uint32_t id = 0;
+    if (name != nullptr) {
+      const NameSlot &e = name_cache_[name_slot(name)];
+      if (e.key != name || !same_text(name, e.text, e.len))
+        return start_profiling_slow(name, chain_id, debug_handle);
+      id = e.id;
+    }
+    /* the usual case: a cached name, then one call (scope tracked for the
+     * second-end check, clock read); nothing else lives across it */
+    etk_recorder_mark_t m = etk_recorder_begin_mark(rec_);
+    return make_entry(pack(m.serial, id), chain_id, debug_handle, m.start,
+                      DelegateDebugIdType::kNone);
+  }
+  return make_entry(ETK_E_INVALID_STATE, chain_id, debug_handle, 0,
+                    DelegateDebugIdType::kNone);
 }
 
-/* start_profiling with an explicit chain, or in ring mode. */
-EventTracerEntry ETDumpTracer::start_profiling_ring(const char *name,
+/* start_profiling of a name not in the cache: interned by the recorder
+ * (errors carried in the entry, a full arena wrapped in ring mode), then
+ * cached. */
+EventTracerEntry ETDumpTracer::start_profiling_slow(const char *name,
                                                     ChainID chain_id,
                                                     DebugHandle debug_handle) {
   etk_recorder_scope_t s =
       etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
-  if (s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL))
+  for (int a = 0; s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a); a++)
     s = etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
+  if (s.kind > 0 && s.name != 0) {
+    size_t len = 0;
+    const char *text = etk_recorder_name_string(rec_, s.name, &len);
+    NameSlot &e = name_cache_[name_slot(name)];
+    e.key = name;
+    e.text = text;
+    e.id = s.name;
+    e.len = static_cast<uint32_t>(len);
+  }
   return entry_of(s, DelegateDebugIdType::kNone);
 }
 
@@ -302,37 +324,48 @@ int ETDumpTracer::end_scope(const etk_recorder_scope_t &scope, bool delegate,
   int status =
       delegate ? etk_recorder_end_delegate(rec_, &scope, metadata, metadata_len)
                : etk_recorder_end(rec_, &scope);
-  if (status == ETK_E_FULL && scope.kind > 0 && wrap_when_full(status)) {
+  if (scope.kind > 0) {
     /* the failed end closed the scope: end it again untracked */
     etk_recorder_scope_t again = scope;
     again.serial = 0;
-    status = delegate ? etk_recorder_end_delegate(rec_, &again, metadata,
-                                                  metadata_len)
-                      : etk_recorder_end(rec_, &again);
+    for (int a = 0; status == ETK_E_FULL && wrap_when_full(status, a); a++)
+      status = delegate ? etk_recorder_end_delegate(rec_, &again, metadata,
+                                                    metadata_len)
+                        : etk_recorder_end(rec_, &again);
   }
   return status;
 }
 
 void ETDumpTracer::end_profiling(EventTracerEntry prof_entry) {
-  etk_recorder_scope_t s;
-  int status;
   if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
   /* upstream aborts on a delegate entry */
   if (prof_entry.delegate_event_id_type != DelegateDebugIdType::kNone)
     return fail(ETK_E_INVALID_ARGUMENT);
-  s = unpack(prof_entry);
-  /* the usual case in one call; ring retries and errors out of line */
-  status = etk_recorder_end(rec_, &s);
-  if (status != ETK_OK) end_failed(s, status);
+  if (prof_entry.event_id < 0 && prof_entry.event_id >= kEntryErrorFloor)
+    return end_failed(prof_entry, ETK_OK); /* the begin failed */
+  /* the usual case in one call, with the entry's fields in registers */
+  uint64_t bits = static_cast<uint64_t>(prof_entry.event_id);
+  etk_recorder_mark_t m;
+  m.start = prof_entry.start_time;
+  m.serial = static_cast<uint32_t>(bits >> 32);
+  int status = etk_recorder_end_mark(rec_, static_cast<uint32_t>(bits),
+                                     prof_entry.chain_id,
+                                     prof_entry.debug_handle, m);
+  if (status != ETK_OK) end_failed(prof_entry, status);
 }
 
-void ETDumpTracer::end_failed(const etk_recorder_scope_t &scope, int status) {
-  if (status == ETK_E_FULL && scope.kind > 0 && wrap_when_full(status)) {
-    /* the failed end closed the scope: end it again untracked */
-    etk_recorder_scope_t again = scope;
-    again.serial = 0;
-    status = etk_recorder_end(rec_, &again);
+/* end_profiling off the hot path: an entry carrying its begin's error
+ * (status ETK_OK: not tried yet), or an end that failed (a full arena is
+ * wrapped in ring mode). */
+void ETDumpTracer::end_failed(const EventTracerEntry &entry, int status) {
+  etk_recorder_scope_t s = unpack(entry);
+  if (s.kind < 0) {
+    fail(etk_recorder_end(rec_, &s)); /* counts a drop for ETK_E_FULL */
+    return;
   }
+  s.serial = 0; /* the failed end closed the scope */
+  for (int a = 0; status == ETK_E_FULL && wrap_when_full(status, a); a++)
+    status = etk_recorder_end(rec_, &s);
   fail(status);
 }
 
@@ -346,7 +379,7 @@ EventTracerEntry ETDumpTracer::start_profiling_delegate(
   } else {
     sync_chain();
     s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
-    if (s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL))
+    for (int a = 0; s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a); a++)
       s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
   }
   if (s.kind < 0) {
@@ -383,7 +416,7 @@ void ETDumpTracer::log_profiling_delegate(
   status =
       etk_recorder_log_delegate(rec_, name, delegate_debug_index, start_time,
                                 end_time, metadata, metadata_len);
-  if (wrap_when_full(status))
+  for (int a = 0; wrap_when_full(status, a); a++)
     status =
         etk_recorder_log_delegate(rec_, name, delegate_debug_index, start_time,
                                   end_time, metadata, metadata_len);
@@ -396,7 +429,7 @@ void ETDumpTracer::track_allocation(AllocatorID id, size_t size) {
   int status;
   if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
   status = etk_recorder_track_allocation(rec_, id, size);
-  if (wrap_when_full(status))
+  for (int a = 0; wrap_when_full(status, a); a++)
     status = etk_recorder_track_allocation(rec_, id, size);
   fail(status);
 }
@@ -423,7 +456,7 @@ ETDumpTracer::Result<bool> ETDumpTracer::log_value(
   sync_chain();
   status = delegate ? etk_recorder_log_delegate_value(rec_, name, index, &value)
                     : etk_recorder_log_value(rec_, &value, type);
-  if (wrap_when_full(status))
+  for (int a = 0; wrap_when_full(status, a); a++)
     status = delegate
                  ? etk_recorder_log_delegate_value(rec_, name, index, &value)
                  : etk_recorder_log_value(rec_, &value, type);

@@ -438,6 +438,41 @@ static inline uint32_t rec_event_out(unsigned event_shape) {
   return rec_table_bound(event_shape) + 4u;
 }
 
+/* ------------------------------------------------------------ budget
+ *
+ * What a record is charged (record.c "BUDGET"): the append functions and
+ * ring.c (which charges kept records again after discarding the oldest)
+ * use the same helpers.  The *_cost helpers fill c completely. */
+typedef struct rec_cost {
+  uint32_t records; /* bytes appended to the records area */
+  uint32_t scratch; /* finish scratch growth */
+  uint32_t output;  /* output bytes other than vtables and strings */
+  uint32_t vtables; /* vtable bytes if none were shared */
+  uint64_t shapes;  /* shapes the record's tables use */
+  etk_recorder_name_t names[2]; /* strings referenced (0 = none) */
+} rec_cost_t;
+
+void rec_block_cost(uint8_t flags, uint32_t allocators,
+                    etk_recorder_name_t name, rec_cost_t *c);
+void rec_allocator_cost(const etk_recorder_t *rec, etk_recorder_name_t name,
+                        rec_cost_t *c);
+void rec_profile_cost(const etk_recorder_t *rec, etk_recorder_name_t name,
+                      int32_t chain, rec_cost_t *c);
+void rec_delegate_cost(const etk_recorder_t *rec, int is_str, uint32_t id,
+                       int32_t chain, uint32_t len, rec_cost_t *c);
+void rec_allocation_cost(const etk_recorder_t *rec, rec_cost_t *c);
+/* c must be cleared by the caller; 0 when a bound passes 2^31 - 1. */
+int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
+                   uint64_t dims, unsigned debug_shape, int *is_output,
+                   rec_cost_t *c);
+/* Takes c from the budget: ETK_OK, or ETK_E_FULL (latches `full`). */
+int rec_budget_take(etk_recorder_t *rec, const rec_cost_t *c);
+/* Forgets every record's reservation (records_end back to the start) and
+ * starts a new string generation; counters are the caller's business. */
+void rec_budget_reset(etk_recorder_t *rec);
+uint32_t rec_output_reserved(const etk_recorder_t *rec);
+uint64_t rec_pool_floor(const etk_recorder_t *rec);
+
 /* ------------------------------------------------------------ layout */
 
 /* Arena layout of a config: offsets of the slots, entries, records. */
