@@ -348,9 +348,9 @@ void ETDumpTracer::end_profiling(EventTracerEntry prof_entry) {
   etk_recorder_mark_t m;
   m.start = prof_entry.start_time;
   m.serial = static_cast<uint32_t>(bits >> 32);
-  int status = etk_recorder_end_mark(rec_, static_cast<uint32_t>(bits),
-                                     prof_entry.chain_id,
-                                     prof_entry.debug_handle, m);
+  int status =
+      etk_recorder_end_mark(rec_, static_cast<uint32_t>(bits),
+                            prof_entry.chain_id, prof_entry.debug_handle, m);
   if (status != ETK_OK) end_failed(prof_entry, status);
 }
 
@@ -506,10 +506,10 @@ ETDumpTracer::Result<bool> ETDumpTracer::log_evalue(
     return Error::InvalidArgument;
   switch (evalue.tag) {
     case Tag::Tensor: {
-      Result<Tensor> t = evalue.tryToTensor();
-      if (!t.ok()) return t.error();
-      return log_tensors(nullptr, kUnsetDelegateDebugIntId, &t.get(), 1, false,
-                         false, output);
+      /* the tag is checked: a reference, no Result copy */
+      const Tensor &t = evalue.toTensor();
+      return log_tensors(nullptr, kUnsetDelegateDebugIntId, &t, 1, false, false,
+                         output);
     }
     case Tag::ListTensor: {
       auto list = evalue.tryToTensorList();

@@ -189,7 +189,8 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
   {
     rec_block_t b;
     memcpy(&b, base + block, sizeof b);
-    head = (uint32_t)sizeof b + b.allocators * (uint32_t)sizeof(rec_allocator_t);
+    head =
+        (uint32_t)sizeof b + b.allocators * (uint32_t)sizeof(rec_allocator_t);
   }
   tail = rec->records_end - first;
   memmove(base + rec->records_begin, base + block, head);
