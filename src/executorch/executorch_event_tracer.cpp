@@ -155,6 +155,36 @@ EventTracerEntry entry_of(const etk_recorder_scope_t &s,
   return make_entry(id, s.chain, s.debug_handle, s.start, type);
 }
 
+/* t.nbytes() without its out-of-line call for the dtypes ETDump holds
+ * (numel is inline); other dtypes ask the tensor (the recorder refuses
+ * them anyway). */
+size_t tensor_nbytes(const executorch::aten::Tensor &t) {
+  size_t element;
+  switch (t.scalar_type()) {
+    case executorch::aten::ScalarType::Byte:
+    case executorch::aten::ScalarType::Char:
+    case executorch::aten::ScalarType::Bool:
+      element = 1;
+      break;
+    case executorch::aten::ScalarType::Short:
+    case executorch::aten::ScalarType::Bits16:
+    case executorch::aten::ScalarType::UInt16:
+      element = 2;
+      break;
+    case executorch::aten::ScalarType::Int:
+    case executorch::aten::ScalarType::Float:
+      element = 4;
+      break;
+    case executorch::aten::ScalarType::Long:
+    case executorch::aten::ScalarType::Double:
+      element = 8;
+      break;
+    default:
+      return t.nbytes();
+  }
+  return static_cast<size_t>(t.numel()) * element;
+}
+
 /* Whether the NUL-terminated `s` is the interned `text` (len bytes and a
  * NUL, no NUL before).  Byte by byte: it stops at the first difference,
  * so it never reads past the end of `s`. */
@@ -487,7 +517,7 @@ ETDumpTracer::Result<bool> ETDumpTracer::log_tensors(
     out->sizes = &dims_[2 * used];
     out->strides = &dims_[2 * used + dim];
     out->data = t.const_data_ptr();
-    out->nbytes = t.nbytes();
+    out->nbytes = tensor_nbytes(t);
     used += dim;
   }
   value = list ? etk_value_tensor_list(tensors_, count)
