@@ -1209,9 +1209,10 @@ static int sink_write(etk_recorder_t *rec, const void *data, size_t len,
  * caller cleared: record bytes, output and vtable bounds, shapes and
  * scratch.  *is_output is cleared for scalars (upstream never flags them).
  * Returns 0 when a bound passes 2^31 - 1 (the event is then dropped). */
-int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
-                   uint64_t dims, unsigned debug_shape, int *is_output,
-                   rec_cost_t *c) {
+static inline int debug_cost(const etk_recorder_t *rec, int kind,
+                             uint64_t count, uint64_t dims,
+                             unsigned debug_shape, int *is_output,
+                             rec_cost_t *c) {
   uint64_t size = sizeof(rec_debug_t), output, vtables;
   output = rec_table_bound(debug_shape) + rec_event_out(SH_EVENT_DEBUG);
   vtables = rec_shape_vtable(debug_shape) + rec_shape_vtable(SH_EVENT_DEBUG);
@@ -1268,6 +1269,12 @@ int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
   c->output = (uint32_t)output;
   c->vtables = (uint32_t)vtables;
   return 1;
+}
+
+int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
+                   uint64_t dims, unsigned debug_shape, int *is_output,
+                   rec_cost_t *c) {
+  return debug_cost(rec, kind, count, dims, debug_shape, is_output, c);
 }
 
 /* Writes the `count` tensors of v: their bytes to the sink, their headers
@@ -1356,7 +1363,7 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
     for (size_t i = 0; i < count; i++) dims += v->tensors[i].dim;
   }
   cost_clear(&c);
-  if (!rec_debug_cost(rec, v->kind, count, dims, debug_shape, &is_output, &c))
+  if (!debug_cost(rec, v->kind, count, dims, debug_shape, &is_output, &c))
     return drop_event(rec);
   c.scratch += item_scratch(rec, rec->block_events);
   c.names[0] = id_kind == 2u ? id : 0;

@@ -758,6 +758,33 @@ ETK_TEST(ring_across_blocks_and_values) {
   etk_etdump_close(d);
 }
 
+/* start_profiling caches names by address: a buffer reused with another
+ * text (longer, shorter, same prefix) still records the text it holds. */
+ETK_TEST(names_by_address_are_checked) {
+  etkit::ETDumpTracer t(arena_a, sizeof arena_a, counted(&ticks_a));
+  t.create_event_block("Execute");
+  char name[32];
+  const char *texts[] = {"conv", "relu", "conv_longer", "con", "conv", ""};
+  for (const char *text : texts) {
+    std::strcpy(name, text);
+    t.end_profiling(t.start_profiling(name));
+    t.end_profiling(t.start_profiling("conv")); /* another address */
+  }
+  CHECK_EQ_INT(t.error_count(), 0);
+  etkit::ETDumpResult out = t.get_etdump_data();
+  etk_etdump_t *d = open_dump(out.buf, out.size);
+  REQUIRE(d != nullptr);
+  REQUIRE(etk_etdump_event_count(d) == 12);
+  for (size_t i = 0; i < 12; i++) {
+    etk_etdump_event_t ev;
+    REQUIRE(etk_etdump_event_get(d, i, &ev) == ETK_OK);
+    std::string got =
+        ev.name.data ? std::string(ev.name.data, ev.name.len) : std::string();
+    CHECK(got == (i % 2 ? std::string("conv") : std::string(texts[i / 2])));
+  }
+  etk_etdump_close(d);
+}
+
 ETK_TEST(new_dump_after_get_and_heap_mode) {
   etkit::ETDumpTracer t; /* heap mode, as ETDumpGen's default */
   REQUIRE(t.init_error() == Error::Ok);
