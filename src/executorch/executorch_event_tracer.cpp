@@ -21,14 +21,33 @@
  *   event_id instead, and the end returns it (a full recorder counts the
  *   event as dropped).  The tensors of one log call are converted into the
  *   tracer's own arrays (tensors_, dims_: sizes then strides as int64).
+ *   name_cache_ maps the addresses of names start_profiling met to their
+ *   ids and interned text (64 slots, direct-mapped, cleared with the
+ *   recorder); a slot is used only when the text at the address still
+ *   equals the interned text.
+ *
+ * HOT PATH
+ *   A plain begin/end pair is two recorder calls: start_profiling resolves
+ *   the name (cache), then etk_recorder_begin_mark tracks the scope and
+ *   reads the clock; end_profiling passes the entry's fields to
+ *   etk_recorder_end_mark (etk_recorder_end without a scope in memory).
+ *   Everything else (a cache miss, an error entry, a failed end, ring
+ *   mode's discarding) is out of line.
+ *
+ * RING MODE
+ *   A call that fails with ETK_E_FULL discards the oldest events
+ *   (etk_recorder_discard_oldest: an eighth, then a quarter, a half, all)
+ *   and is repeated, its own drop taken back: the dump keeps the newest
+ *   events and counts the others.
  *
  * INVARIANTS
  *   - Nothing here aborts: misuse returns Error::InvalidArgument or
  *     Error::InvalidState (void methods count it in error_count() and keep
  *     it in last_error()); a full arena drops and counts the event.
  *   - The chain and debug handle live in the base class (its setters are
- *     not virtual); they are copied into the recorder (sync_chain) before
- *     every call that records the current values.
+ *     not virtual); plain profiling passes them to the recorder with each
+ *     event, every other call that records the current values copies them
+ *     into the recorder first (sync_chain).
  *   - A valid entry's event_id is never in [-64, -1] (a serial of 2^32 - 1
  *     is stored as 0, "untracked"), so errors and entries cannot be mixed.
  */
