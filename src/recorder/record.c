@@ -61,8 +61,6 @@
 #include "etkit/checked.h"
 #include "recorder_internal.h"
 
-#define SHAPE_BIT(s) ((uint64_t)1 << (s))
-
 /* ------------------------------------------------------------ helpers */
 
 /* The last n (1..7) bytes of a string as one little word (no read past
@@ -314,21 +312,8 @@ int rec_budget_take(etk_recorder_t *rec, const rec_cost_t *c) {
   return budget_take(rec, c);
 }
 
-/* Scratch for one more event (or allocator) in the current block. */
-static uint32_t item_scratch(const etk_recorder_t *rec, uint32_t items) {
-  return items + 1u > rec->max_items ? 4u : 0u;
-}
-
 static void note_item(etk_recorder_t *rec, uint32_t items) {
   if (items > rec->max_items) rec->max_items = items;
-}
-
-static unsigned run_data_shape(uint8_t flags, uint32_t allocators) {
-  unsigned s = SH_RUN_DATA;
-  if (flags & BLOCK_HAS_BUNDLED) s += SH_RUN_DATA_BUNDLED;
-  if (allocators) s += SH_RUN_DATA_ALLOCATORS;
-  if (flags & BLOCK_EVENTS_OPEN) s += SH_RUN_DATA_EVENTS;
-  return s;
 }
 
 static rec_block_t load_block(const etk_recorder_t *rec) {
@@ -353,7 +338,7 @@ static int events_open(etk_recorder_t *rec) {
     rec_cost_t c;
     cost_clear(&c);
     b.flags |= BLOCK_EVENTS_OPEN;
-    c.shapes = SHAPE_BIT(run_data_shape(b.flags, b.allocators));
+    c.shapes = SHAPE_BIT(rec_run_data_shape(b.flags, b.allocators));
     if (budget_take(rec, &c) == ETK_OK) store_block(rec, &b);
   }
   return ETK_OK;
@@ -501,69 +486,6 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
 }
 
 /* ------------------------------------------------------------ blocks */
-
-/* ------------------------------------------------------------ costs
- *
- * What each record kind is charged (BUDGET above); shared by the append
- * functions and by ring.c, which charges the records it keeps again. */
-
-void rec_block_cost(uint8_t flags, uint32_t allocators,
-                    etk_recorder_name_t name, rec_cost_t *c) {
-  cost_clear(c);
-  c->records = (uint32_t)sizeof(rec_block_t);
-  c->scratch = 4u;
-  c->output = rec_block_out();
-  c->vtables = rec_shape_vtable(SH_RUN_DATA + 7u);
-  c->shapes = SHAPE_BIT(run_data_shape(flags, allocators));
-  c->names[0] = name;
-}
-
-void rec_allocator_cost(const etk_recorder_t *rec, etk_recorder_name_t name,
-                        rec_cost_t *c) {
-  cost_clear(c);
-  c->records = (uint32_t)sizeof(rec_allocator_t);
-  c->scratch = item_scratch(rec, rec->block_allocators);
-  c->output = rec_table_bound(SH_ALLOCATOR) + 4u;
-  c->vtables = rec_shape_vtable(SH_ALLOCATOR);
-  c->shapes = SHAPE_BIT(SH_ALLOCATOR);
-  c->names[0] = name;
-}
-
-void rec_profile_cost(const etk_recorder_t *rec, etk_recorder_name_t name,
-                      int32_t chain, rec_cost_t *c) {
-  unsigned shape = rec_profile_shape(name != 0, chain);
-  cost_clear(c);
-  c->records = (uint32_t)sizeof(rec_profile_t);
-  c->scratch = item_scratch(rec, rec->block_events);
-  c->output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE);
-  c->vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
-  c->shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
-  c->names[0] = name;
-}
-
-void rec_delegate_cost(const etk_recorder_t *rec, int is_str, uint32_t id,
-                       int32_t chain, uint32_t len, rec_cost_t *c) {
-  unsigned shape = rec_delegate_shape(is_str, chain);
-  cost_clear(c);
-  c->records = (uint32_t)sizeof(rec_delegate_t) + rec_round8(len);
-  c->scratch = item_scratch(rec, rec->block_events);
-  c->output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE) +
-              rec_vector_bound(len, 1);
-  c->vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
-  c->shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
-  c->names[0] = is_str ? id : 0;
-}
-
-void rec_allocation_cost(const etk_recorder_t *rec, rec_cost_t *c) {
-  cost_clear(c);
-  c->records = (uint32_t)sizeof(rec_allocation_t);
-  c->scratch = item_scratch(rec, rec->block_events);
-  c->output =
-      rec_table_bound(SH_ALLOCATION) + rec_event_out(SH_EVENT_ALLOCATION);
-  c->vtables =
-      rec_shape_vtable(SH_ALLOCATION) + rec_shape_vtable(SH_EVENT_ALLOCATION);
-  c->shapes = SHAPE_BIT(SH_ALLOCATION) | SHAPE_BIT(SH_EVENT_ALLOCATION);
-}
 
 /* A block that does not fit: its events will be dropped too (the recorder
  * is latched full), but the state machine moves on as upstream's would. */
@@ -1062,7 +984,7 @@ int etk_recorder_track_allocator(etk_recorder_t *rec, const char *name,
   if (status != ETK_OK) return status;
   b = load_block(rec);
   rec_allocator_cost(rec, name_id, &c);
-  c.shapes |= SHAPE_BIT(run_data_shape(b.flags, b.allocators + 1u));
+  c.shapes |= SHAPE_BIT(rec_run_data_shape(b.flags, b.allocators + 1u));
   if (budget_take(rec, &c) != ETK_OK) {
     count_up(&rec->dropped_allocators);
     return ETK_E_FULL;
@@ -1365,7 +1287,7 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   cost_clear(&c);
   if (!debug_cost(rec, v->kind, count, dims, debug_shape, &is_output, &c))
     return drop_event(rec);
-  c.scratch += item_scratch(rec, rec->block_events);
+  c.scratch += rec_item_scratch(rec, rec->block_events);
   c.names[0] = id_kind == 2u ? id : 0;
   if (!budget_check(rec, &c, &plan)) {
     rec_set_full(rec);

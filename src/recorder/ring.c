@@ -110,7 +110,7 @@ static int event_cost(const etk_recorder_t *rec, const uint8_t *p,
       if (!rec_debug_cost(rec, r.value_kind, r.tensor_count, dims,
                           rec_debug_shape(r.chain, id_kind), &is_output, c))
         return 0;
-      c->scratch += rec->block_events + 1u > rec->max_items ? 4u : 0u;
+      c->scratch += rec_item_scratch(rec, rec->block_events);
       c->names[0] = id_kind == 2u ? r.delegate_id : 0;
       return 1;
     }
