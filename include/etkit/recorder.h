@@ -587,9 +587,8 @@ uint32_t etk_recorder_dropped(const etk_recorder_t *rec);
 
 /* Adds `events` to the dropped-events count of the current dump
  * (saturating at UINT32_MAX), so that the "etkit:dropped_events=N" marker
- * also counts events a wrapper discarded on its own (the C++ adapter's
- * ring mode starts a fresh dump when the arena is full and counts the
- * events of the discarded one here).  NULL does nothing. */
+ * also counts events a wrapper discarded on its own
+ * (etk_recorder_discard_oldest counts its own).  NULL does nothing. */
 void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events);
 
 /* Ring support: discards the `events` oldest events of the current dump
@@ -598,6 +597,9 @@ void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events);
  * latch, so that recording goes on with the newest events.  Blocks whose
  * events are all discarded go too, except the current one; the block of
  * the oldest kept event keeps its name, bundled index and allocators.
+ * When the current block itself was dropped (the recorder was full when
+ * it began), the last kept block becomes current again with its events
+ * open: events go into it, allocators are refused until the next block.
  * `refund` != 0 takes back the drop counted for the call that just
  * failed with ETK_E_FULL, for a caller that repeats it (an event's drop,
  * or a block's when that call began a block).  The space freed
@@ -606,8 +608,9 @@ void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events);
  * ETK_E_INVALID_ARGUMENT (NULL), ETK_E_INVALID_STATE (the recorder is not
  * full - a data sink that is full is not helped by discarding records -,
  * no block, no event to discard, or called from a data sink's write
- * callback),
- * ETK_E_INTERNAL (a reservation bug; the dump is then empty).  Cost: one
+ * callback), ETK_E_INTERNAL (a reservation bug; the records are then
+ * forgotten and the recorder waits for a block, as before the first
+ * one).  Cost: one
  * pass over the records (a memmove and their costs charged again), so
  * discard many at once: a ring that discards an eighth of its events
  * when full costs about eight record copies per event. */

@@ -62,6 +62,19 @@ static void find_cut(const etk_recorder_t *rec, uint32_t n, uint32_t *first,
     *block = rec->block_record;
 }
 
+/* Offset of the last block record in [records_begin, end). */
+static uint32_t last_block(const etk_recorder_t *rec, uint32_t end) {
+  const uint8_t *base = rec_base(rec);
+  uint32_t at = rec->records_begin, last = rec->records_begin;
+  while (at < end) {
+    uint32_t size = rec_record_size(base + at);
+    if (base[at] == REC_BLOCK) last = at;
+    if (size == 0) break;
+    at += size;
+  }
+  return last;
+}
+
 /* Tensors and dimensions of a debug record at p (its headers follow it). */
 static void debug_dims(const uint8_t *p, uint32_t count, uint64_t *dims) {
   uint32_t at = (uint32_t)sizeof(rec_debug_t);
@@ -174,7 +187,7 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
                                 int refund) {
   uint32_t first, block, head, tail, shift, n;
   uint8_t *base;
-  int status;
+  int status, dropped_current;
   if (rec == NULL) return ETK_E_INVALID_ARGUMENT;
   if (rec->state != REC_STATE_BLOCK && rec->state != REC_STATE_ALLOCATORS &&
       rec->state != REC_STATE_EVENTS)
@@ -182,6 +195,7 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
   /* only a full recorder has anything to make room for (a data sink that
    * is full is not helped by discarding records) */
   if (!rec->full || rec->event_count == 0) return ETK_E_INVALID_STATE;
+  dropped_current = rec->block_record == 0;
   n = events == 0 ? 1u : events;
   if (n > rec->event_count) n = rec->event_count;
   find_cut(rec, n, &first, &block);
@@ -196,12 +210,22 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
   memmove(base + rec->records_begin, base + block, head);
   memmove(base + rec->records_begin + head, base + first, tail);
   shift = first - (rec->records_begin + head);
-  /* the current block is the kept head or moved with the tail (0: the
-   * current block was dropped and stays so) */
-  if (rec->block_record == block)
+  /* the current block is the kept head or moved with the tail */
+  if (dropped_current) {
+    /* the current block was dropped (nothing after it could be recorded):
+     * the last kept block is current again, with its events open, so that
+     * the state machine never sees a block it cannot write to; allocators
+     * are refused until a block is begun */
+    rec_block_t b;
+    rec->block_record = last_block(rec, rec->records_begin + head + tail);
+    memcpy(&b, base + rec->block_record, sizeof b);
+    b.flags |= BLOCK_EVENTS_OPEN;
+    memcpy(base + rec->block_record, &b, sizeof b);
+  } else if (rec->block_record == block) {
     rec->block_record = rec->records_begin;
-  else if (rec->block_record != 0)
+  } else {
     rec->block_record -= shift;
+  }
   status = charge_again(rec, rec->records_begin + head + tail);
   if (status != ETK_OK) {
     /* cannot happen (the kept records fitted before); never a wrong dump */
@@ -212,11 +236,12 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
     return ETK_E_INTERNAL;
   }
   rec->full = 0;
-  rec->hot = 0; /* the next append re-arms it through the slow path */
+  /* the next append re-arms the hot path through the slow path */
+  rec_set_state(rec, dropped_current ? REC_STATE_EVENTS : rec->state);
   if (refund != 0) {
-    /* the call being repeated began a block (now the dropped current
-     * block) or logged an event */
-    if (rec->block_record == 0 && rec->dropped_blocks != 0)
+    /* the call being repeated began a block (the dropped current block)
+     * or logged an event */
+    if (dropped_current && rec->dropped_blocks != 0)
       rec->dropped_blocks--;
     else if (rec->dropped_events != 0)
       rec->dropped_events--;

@@ -600,4 +600,60 @@ ETK_TEST(ring_keeps_exactly_the_newest_events) {
   CHECK_EQ_INT(etk_recorder_discard_oldest(NULL, 1, 0), ETK_E_INVALID_ARGUMENT);
 }
 
+/* The block being begun is what did not fit: after the discard the last
+ * kept block is current again (allocators refused, nothing written out of
+ * place), and repeating the block works; the marker counts events only. */
+ETK_TEST(ring_when_the_block_itself_did_not_fit) {
+  rt_clock_t c;
+  etk_recorder_t *rec = make(8192, 0, &c);
+  etk_recorder_name_t op;
+  uint32_t events = 0, alloc = 0;
+  int status = ETK_OK;
+  json_t *j = NULL;
+  char marker[64];
+  REQUIRE(rec != NULL);
+  op = etk_recorder_intern(rec, "OPERATOR_CALL");
+  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
+  /* fill the arena to the last event that fits */
+  while (status == ETK_OK) {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    status = etk_recorder_end(rec, &s);
+    events += status == ETK_OK;
+  }
+  REQUIRE(events > 8);
+  REQUIRE(etk_recorder_discard_oldest(rec, 1, 1) == ETK_OK);
+  {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    REQUIRE(etk_recorder_end(rec, &s) == ETK_OK);
+  }
+  /* a block with a long new name does not fit now */
+  status = etk_recorder_begin_block(
+      rec,
+      "a_block_name_long_enough_not_to_fit_in_the_room_left_by_one_event_"
+      "and_then_some_more_characters");
+  REQUIRE(status == ETK_E_FULL);
+  REQUIRE(etk_recorder_discard_oldest(rec, events / 2u, 1) == ETK_OK);
+  /* not repeated yet: the last block is current, allocators are refused */
+  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "late", &alloc),
+               ETK_E_INVALID_STATE);
+  CHECK_EQ_INT(etk_recorder_begin_block(rec, "Second"), ETK_OK);
+  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "planned", &alloc), ETK_OK);
+  {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
+  }
+  REQUIRE(rt_finish_check(rec, &j));
+  if (j != NULL) {
+    /* Execute keeps the newest events, Second holds its one event */
+    CHECK_EQ_STR(rt_json_str(j, "run_data/0/name"), "Execute");
+    CHECK_EQ_STR(rt_json_str(j, "run_data/1/name"), "Second");
+    CHECK_EQ_U64(rt_json_len(j, "run_data/1/events"), 1);
+    CHECK_EQ_U64(rt_json_len(j, "run_data/1/allocators"), 1);
+    snprintf(marker, sizeof marker, "etkit:dropped_events=%u",
+             (unsigned)(events + 1u - rt_json_len(j, "run_data/0/events")));
+    CHECK_EQ_STR(rt_json_str(j, "run_data/2/name"), marker);
+    json_decref(j);
+  }
+}
+
 ETK_TEST_MAIN()
