@@ -231,7 +231,7 @@ class ETDumpTracer final : public executorch::runtime::EventTracer {
   void end_failed(const EventTracerEntry &entry, int status);
   EventTracerEntry start_profiling_slow(const char *name, ChainID chain_id,
                                         DebugHandle debug_handle);
-  bool wrap_when_full(int status, int attempt);
+  bool wrap_when_full(int status, int attempt, bool counted = true);
   int end_scope(const etk_recorder_scope_t &scope, bool delegate,
                 const void *metadata, size_t metadata_len);
   Result<bool> log_value(const char *name, DelegateDebugIntId index,

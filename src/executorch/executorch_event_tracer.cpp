@@ -286,8 +286,10 @@ void ETDumpTracer::sync_chain_now() {
  * the oldest events (an eighth of them on the first attempt, then a
  * quarter, a half, all) and is repeated; true when the caller should
  * repeat it.  When the name table is full, discarding cannot help: one
- * attempt only. */
-bool ETDumpTracer::wrap_when_full(int status, int attempt) {
+ * attempt only.  `counted`: the failed call counted its drop (ends and
+ * logs do; a begin that could not intern its name counts nothing until
+ * its end), which the repeat takes back. */
+bool ETDumpTracer::wrap_when_full(int status, int attempt, bool counted) {
   etk_recorder_stats_t st;
   if (status != ETK_E_FULL || config_.when_full != WhenFull::kRing ||
       attempt >= 4)
@@ -296,10 +298,15 @@ bool ETDumpTracer::wrap_when_full(int status, int attempt) {
   uint32_t max_strings = config_.max_strings != 0
                              ? config_.max_strings
                              : ETK_RECORDER_DEFAULT_MAX_STRINGS;
-  if (st.events == 0 || (attempt > 0 && st.strings >= max_strings))
+  /* a full name table is not helped by discarding events: a begin that
+   * could not intern its name gives up at once, other calls after one
+   * attempt */
+  if (st.events == 0 ||
+      ((attempt > 0 || !counted) && st.strings >= max_strings))
     return false;
   uint32_t n = attempt == 3 ? st.events : st.events >> (3 - attempt);
-  return etk_recorder_discard_oldest(rec_, n != 0 ? n : 1u, 1) == ETK_OK;
+  return etk_recorder_discard_oldest(rec_, n != 0 ? n : 1u, counted ? 1 : 0) ==
+         ETK_OK;
 }
 
 /* ------------------------------------------------------------ blocks */
@@ -354,7 +361,8 @@ EventTracerEntry ETDumpTracer::start_profiling_slow(const char *name,
                                                     DebugHandle debug_handle) {
   etk_recorder_scope_t s =
       etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
-  for (int a = 0; s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a); a++)
+  for (int a = 0; s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a, false);
+       a++)
     s = etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
   if (s.kind > 0 && s.name != 0) {
     size_t len = 0;
@@ -428,7 +436,8 @@ EventTracerEntry ETDumpTracer::start_profiling_delegate(
   } else {
     sync_chain();
     s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
-    for (int a = 0; s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a); a++)
+    for (int a = 0;
+         s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a, false); a++)
       s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
   }
   if (s.kind < 0) {
