@@ -20,8 +20,8 @@
  *   every event goes).  Both pieces move down with memmove (destination
  *   never above source), then every kept record is charged again from the
  *   start (rec_budget_reset, the same cost helpers as the append
- *   functions), which also recounts blocks, events, allocators and the
- *   finish scratch.
+ *   functions, their sum taken from the budget at once), which also
+ *   recounts blocks, events, allocators and the finish scratch.
  *
  * INVARIANTS
  *   - The reservation after the call is exactly what recording the kept
@@ -130,11 +130,39 @@ static int event_cost(const etk_recorder_t *rec, const uint8_t *p,
   }
 }
 
+/* The costs of many records, summed: what budget_check would add up one
+ * record at a time, taken from the budget once.  Names are charged on
+ * their first use here (and marked used in this generation at once). */
+typedef struct cost_sum {
+  uint64_t records, scratch, output, vtables, shapes;
+} cost_sum_t;
+
+static int cost_add(etk_recorder_t *rec, const rec_cost_t *c, cost_sum_t *sum) {
+  sum->records += c->records;
+  sum->scratch += c->scratch;
+  sum->output += c->output;
+  sum->vtables += c->vtables;
+  sum->shapes |= c->shapes;
+  for (int i = 0; i < 2; i++) {
+    etk_recorder_name_t id = c->names[i];
+    if (id == 0) continue;
+    if (id > rec->string_count) return 0;
+    if (rec_string(rec, id)->gen != rec->gen) {
+      sum->output += rec_string_bound(rec_string(rec, id)->len);
+      rec_string(rec, id)->gen = rec->gen;
+    }
+  }
+  return 1;
+}
+
 /* Charges every record in [records_begin, end) again, in order, and
  * recounts blocks, items and lists.  ETK_OK or ETK_E_INTERNAL. */
 static int charge_again(etk_recorder_t *rec, uint32_t end) {
   const uint8_t *base = rec_base(rec);
   uint32_t at = rec->records_begin;
+  cost_sum_t sum;
+  rec_cost_t total;
+  memset(&sum, 0, sizeof sum);
   rec_budget_reset(rec);
   rec->block_count = 0;
   rec->event_count = 0;
@@ -158,7 +186,7 @@ static int charge_again(etk_recorder_t *rec, uint32_t end) {
     } else if (!event_cost(rec, p, &c)) {
       return ETK_E_INTERNAL;
     }
-    if (size == 0 || c.records != size || rec_budget_take(rec, &c) != ETK_OK)
+    if (size == 0 || c.records != size || !cost_add(rec, &c, &sum))
       return ETK_E_INTERNAL;
     if (p[0] == REC_BLOCK) {
       rec->block_count++;
@@ -180,7 +208,16 @@ static int charge_again(etk_recorder_t *rec, uint32_t end) {
     }
     at += size;
   }
-  return ETK_OK;
+  if (sum.records > 0x7FFFFFFFu || sum.scratch > 0x7FFFFFFFu ||
+      sum.output > 0x7FFFFFFFu || sum.vtables > 0x7FFFFFFFu)
+    return ETK_E_INTERNAL;
+  memset(&total, 0, sizeof total);
+  total.records = (uint32_t)sum.records;
+  total.scratch = (uint32_t)sum.scratch;
+  total.output = (uint32_t)sum.output;
+  total.vtables = (uint32_t)sum.vtables;
+  total.shapes = sum.shapes;
+  return rec_budget_take(rec, &total) == ETK_OK ? ETK_OK : ETK_E_INTERNAL;
 }
 
 int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
