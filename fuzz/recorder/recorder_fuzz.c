@@ -243,7 +243,21 @@ static void set_filter(fuzz_state_t *s, input_t *in) {
   }
 }
 
-/* One opcode (0..23) with its operands. */
+/* Opcode 25: a scope by mark (name id, chain and handle from the input),
+ * ended once or twice (the second end must be refused). */
+static void mark_scope(fuzz_state_t *s, input_t *in) {
+  etk_recorder_mark_t m = etk_recorder_begin_mark(s->rec);
+  etk_recorder_name_t name = take8(in) % 24u;
+  int32_t chain = (int8_t)take8(in);
+  uint32_t handle = take8(in);
+  int twice = take8(in) & 1u;
+  int status = etk_recorder_end_mark(s->rec, name, chain, handle, m);
+  if (twice && status == ETK_OK && m.serial != 0 &&
+      etk_recorder_end_mark(s->rec, name, chain, handle, m) == ETK_OK)
+    abort(); /* a second end recorded a second event */
+}
+
+/* One opcode (0..25) with its operands. */
 static void run_op(fuzz_state_t *s, uint8_t op, input_t *in) {
   etk_recorder_t *rec = s->rec;
   switch (op) {
@@ -308,6 +322,12 @@ static void run_op(fuzz_state_t *s, uint8_t op, input_t *in) {
     case 22:
       set_sink(s, in);
       break;
+    case 24: /* a ring's step: discard the oldest events when full */
+      etk_recorder_discard_oldest(rec, take8(in), take8(in) & 1u);
+      break;
+    case 25:
+      mark_scope(s, in);
+      break;
     default: {
       etk_recorder_stats_t st;
       etk_recorder_stats(rec, &st);
@@ -328,7 +348,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   s.rec = start_recorder(&in);
   if (s.rec == NULL) return 0;
   etk_filter_init(&s.filter);
-  while (in.n > 0) run_op(&s, take8(&in) % 24u, &in);
+  while (in.n > 0) run_op(&s, take8(&in) % 26u, &in);
   check_dump(s.rec);
   /* a second finish rebuilds the same dump */
   check_dump(s.rec);

@@ -33,9 +33,9 @@
  * (ETDumpTracerConfig::heap_arena_bytes, 8 MiB by default) at construction
  * and a copy of the dump in get_etdump_data() (which the caller frees, as
  * with ETDumpGen).  Either way the arena is bounded: when it is full the
- * tracer stops and counts (kStop, default) or discards what it recorded and
- * goes on in a fresh dump (kRing: the dump then holds the newest events and
- * the count of the discarded ones).
+ * tracer stops and counts (kStop, default) or discards its oldest events
+ * and goes on (kRing: the dump then holds the newest events and the count
+ * of the discarded ones).
  *
  * Threads: one tracer per thread, as ETDumpGen (no locks).
  */
@@ -74,8 +74,8 @@ class DataSink {
 /* What to do when the arena is full. */
 enum class WhenFull {
   kStop, /* keep the dump recorded so far, count every later event */
-  kRing  /* discard the dump recorded so far (counted) and go on in a fresh
-            one with the same block name: the dump holds the newest events */
+  kRing  /* discard the oldest events (an eighth at a time, counted) and go
+            on: the dump holds the newest events */
 };
 
 struct ETDumpTracerConfig {
@@ -228,10 +228,10 @@ class ETDumpTracer final : public executorch::runtime::EventTracer {
       sync_chain_now();
   }
   void sync_chain_now();
-  void end_failed(const etk_recorder_scope_t &scope, int status);
-  EventTracerEntry start_profiling_ring(const char *name, ChainID chain_id,
+  void end_failed(const EventTracerEntry &entry, int status);
+  EventTracerEntry start_profiling_slow(const char *name, ChainID chain_id,
                                         DebugHandle debug_handle);
-  bool wrap_when_full(int status);
+  bool wrap_when_full(int status, int attempt, bool counted = true);
   int end_scope(const etk_recorder_scope_t &scope, bool delegate,
                 const void *metadata, size_t metadata_len);
   Result<bool> log_value(const char *name, DelegateDebugIntId index,
@@ -261,7 +261,20 @@ class ETDumpTracer final : public executorch::runtime::EventTracer {
   executorch::runtime::EventTracerFilterBase *filter_ = nullptr;
   int32_t synced_chain_ = executorch::runtime::kUnsetChainId;
   uint32_t synced_handle_ = executorch::runtime::kUnsetDebugHandle;
-  char block_name_[128] = {0};
+  /* Names start_profiling met, by address (direct-mapped): a hit whose
+   * text still matches the interned one skips the recorder's hashing. */
+  struct NameSlot {
+    const char *key = nullptr;  /* the caller's pointer */
+    const char *text = nullptr; /* the interned copy (in the arena) */
+    uint32_t id = 0;
+    uint32_t len = 0;
+  };
+  static constexpr size_t kNameSlots = 64;
+  static size_t name_slot(const char *name) {
+    uintptr_t p = reinterpret_cast<uintptr_t>(name);
+    return (p ^ (p >> 6) ^ (p >> 12)) & (kNameSlots - 1);
+  }
+  NameSlot name_cache_[kNameSlots];
   etk_recorder_tensor_t tensors_[kMaxListTensors];
   int64_t dims_[2 * kMaxListDims];
 };

@@ -439,6 +439,24 @@ etk_recorder_scope_t etk_recorder_begin_named(etk_recorder_t *rec,
  * read, a bounds check, a 32-byte record; no FlatBuffers work. */
 int etk_recorder_end(etk_recorder_t *rec, const etk_recorder_scope_t *scope);
 
+/* A plain scope for a wrapper that carries the scope's other fields (name,
+ * chain, debug handle) in its own token, such as the C++ adapter's
+ * EventTracerEntry: begin_mark opens it (tracked for the second-end check,
+ * like etk_recorder_begin) and reads the clock; end_mark is exactly
+ * etk_recorder_end of the scope {start, name, chain, debug_handle, serial}
+ * (same checks, same errors, same hot path), with everything passed in
+ * registers.  A NULL `rec` gives {0, 0}, and end_mark returns
+ * ETK_E_INVALID_ARGUMENT. */
+typedef struct etk_recorder_mark {
+  uint64_t start;  /* ticks at begin */
+  uint32_t serial; /* identifies the open scope; 0 = untracked */
+} etk_recorder_mark_t;
+
+etk_recorder_mark_t etk_recorder_begin_mark(etk_recorder_t *rec);
+int etk_recorder_end_mark(etk_recorder_t *rec, etk_recorder_name_t name,
+                          int32_t chain, uint32_t debug_handle,
+                          etk_recorder_mark_t mark);
+
 /* Operator scopes (upstream EventTracerProfileOpScope): like begin/end but
  * only recorded when the profiling level is ETK_PROFILING_ALL_EVENTS, both
  * at begin and at end.  NULL `rec` is allowed (nothing happens, end_op
@@ -569,10 +587,35 @@ uint32_t etk_recorder_dropped(const etk_recorder_t *rec);
 
 /* Adds `events` to the dropped-events count of the current dump
  * (saturating at UINT32_MAX), so that the "etkit:dropped_events=N" marker
- * also counts events a wrapper discarded on its own (the C++ adapter's
- * ring mode starts a fresh dump when the arena is full and counts the
- * events of the discarded one here).  NULL does nothing. */
+ * also counts events a wrapper discarded on its own
+ * (etk_recorder_discard_oldest counts its own).  NULL does nothing. */
 void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events);
+
+/* Ring support: discards the `events` oldest events of the current dump
+ * (all of them when it holds fewer; at least one), counts them as dropped
+ * (the "etkit:dropped_events=N" marker) and clears the stop-and-count
+ * latch, so that recording goes on with the newest events.  Blocks whose
+ * events are all discarded go too, except the current one; the block of
+ * the oldest kept event keeps its name, bundled index and allocators.
+ * When the current block itself was dropped (the recorder was full when
+ * it began), the last kept block becomes current again with its events
+ * open: events go into it, allocators are refused until the next block.
+ * `refund` != 0 takes back the drop counted for the call that just
+ * failed with ETK_E_FULL, for a caller that repeats it (an event's drop,
+ * or a block's when that call began a block).  The space freed
+ * is the records' own and the output they had reserved, never interned
+ * names (a name table that is full stays full).  Errors:
+ * ETK_E_INVALID_ARGUMENT (NULL), ETK_E_INVALID_STATE (the recorder is not
+ * full - a data sink that is full is not helped by discarding records -,
+ * no block, no event to discard, or called from a data sink's write
+ * callback), ETK_E_INTERNAL (a reservation bug; the records are then
+ * forgotten and the recorder waits for a block, as before the first
+ * one).  Cost: one
+ * pass over the records (a memmove and their costs charged again), so
+ * discard many at once: a ring that discards an eighth of its events
+ * when full costs about eight record copies per event. */
+int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
+                                int refund);
 
 /* Worst-case bytes the next finish writes (its reservation). */
 size_t etk_recorder_output_bound(const etk_recorder_t *rec);

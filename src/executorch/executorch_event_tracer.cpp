@@ -21,14 +21,33 @@
  *   event_id instead, and the end returns it (a full recorder counts the
  *   event as dropped).  The tensors of one log call are converted into the
  *   tracer's own arrays (tensors_, dims_: sizes then strides as int64).
+ *   name_cache_ maps the addresses of names start_profiling met to their
+ *   ids and interned text (64 slots, direct-mapped, cleared with the
+ *   recorder); a slot is used only when the text at the address still
+ *   equals the interned text.
+ *
+ * HOT PATH
+ *   A plain begin/end pair is two recorder calls: start_profiling resolves
+ *   the name (cache), then etk_recorder_begin_mark tracks the scope and
+ *   reads the clock; end_profiling passes the entry's fields to
+ *   etk_recorder_end_mark (etk_recorder_end without a scope in memory).
+ *   Everything else (a cache miss, an error entry, a failed end, ring
+ *   mode's discarding) is out of line.
+ *
+ * RING MODE
+ *   A call that fails with ETK_E_FULL discards the oldest events
+ *   (etk_recorder_discard_oldest: an eighth, then a quarter, a half, all)
+ *   and is repeated, its own drop taken back: the dump keeps the newest
+ *   events and counts the others.
  *
  * INVARIANTS
  *   - Nothing here aborts: misuse returns Error::InvalidArgument or
  *     Error::InvalidState (void methods count it in error_count() and keep
  *     it in last_error()); a full arena drops and counts the event.
  *   - The chain and debug handle live in the base class (its setters are
- *     not virtual); they are copied into the recorder (sync_chain) before
- *     every call that records the current values.
+ *     not virtual); plain profiling passes them to the recorder with each
+ *     event, every other call that records the current values copies them
+ *     into the recorder first (sync_chain).
  *   - A valid entry's event_id is never in [-64, -1] (a serial of 2^32 - 1
  *     is stored as 0, "untracked"), so errors and entries cannot be mixed.
  */
@@ -111,16 +130,11 @@ etk_recorder_scope_t unpack(const EventTracerEntry &e) {
   return s;
 }
 
-EventTracerEntry entry_of(const etk_recorder_scope_t &s,
-                          DelegateDebugIdType type) {
+/* An entry from its fields (see DATA LAYOUT). */
+inline EventTracerEntry make_entry(int64_t id, int32_t chain,
+                                   uint32_t debug_handle, uint64_t start,
+                                   DelegateDebugIdType type) {
   EventTracerEntry e;
-  int64_t id;
-  if (s.kind < 0)
-    id = s.kind;
-  else if (type == DelegateDebugIdType::kInt)
-    id = pack(s.serial, static_cast<uint32_t>(s.delegate_index));
-  else
-    id = pack(s.serial, s.name);
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
   /* The caller copies the returned entry with 16-byte loads to pass it by
    * value to end_profiling; written field by field (4- and 8-byte stores)
@@ -134,18 +148,69 @@ EventTracerEntry entry_of(const etk_recorder_scope_t &s,
                     offsetof(EventTracerEntry, delegate_event_id_type) == 24,
                 "EventTracerEntry layout");
   u64x2 halves[2] = {{static_cast<uint64_t>(id),
-                      static_cast<uint32_t>(s.chain) |
-                          static_cast<uint64_t>(s.debug_handle) << 32},
-                     {s.start, static_cast<uint32_t>(type)}};
+                      static_cast<uint32_t>(chain) |
+                          static_cast<uint64_t>(debug_handle) << 32},
+                     {start, static_cast<uint32_t>(type)}};
   std::memcpy(static_cast<void *>(&e), halves, sizeof halves);
 #else
   e.event_id = id;
-  e.chain_id = s.chain;
-  e.debug_handle = s.debug_handle;
-  e.start_time = s.start;
+  e.chain_id = chain;
+  e.debug_handle = debug_handle;
+  e.start_time = start;
   e.delegate_event_id_type = type;
 #endif
   return e;
+}
+
+EventTracerEntry entry_of(const etk_recorder_scope_t &s,
+                          DelegateDebugIdType type) {
+  int64_t id;
+  if (s.kind < 0)
+    id = s.kind;
+  else if (type == DelegateDebugIdType::kInt)
+    id = pack(s.serial, static_cast<uint32_t>(s.delegate_index));
+  else
+    id = pack(s.serial, s.name);
+  return make_entry(id, s.chain, s.debug_handle, s.start, type);
+}
+
+/* t.nbytes() without its out-of-line call for the dtypes ETDump holds
+ * (numel is inline); other dtypes ask the tensor (the recorder refuses
+ * them anyway). */
+size_t tensor_nbytes(const executorch::aten::Tensor &t) {
+  size_t element;
+  switch (t.scalar_type()) {
+    case executorch::aten::ScalarType::Byte:
+    case executorch::aten::ScalarType::Char:
+    case executorch::aten::ScalarType::Bool:
+      element = 1;
+      break;
+    case executorch::aten::ScalarType::Short:
+    case executorch::aten::ScalarType::Bits16:
+    case executorch::aten::ScalarType::UInt16:
+      element = 2;
+      break;
+    case executorch::aten::ScalarType::Int:
+    case executorch::aten::ScalarType::Float:
+      element = 4;
+      break;
+    case executorch::aten::ScalarType::Long:
+    case executorch::aten::ScalarType::Double:
+      element = 8;
+      break;
+    default:
+      return t.nbytes();
+  }
+  return static_cast<size_t>(t.numel()) * element;
+}
+
+/* Whether the NUL-terminated `s` is the interned `text` (len bytes and a
+ * NUL, no NUL before).  Byte by byte: it stops at the first difference,
+ * so it never reads past the end of `s`. */
+inline bool same_text(const char *s, const char *text, uint32_t len) {
+  for (uint32_t i = 0; i <= len; i++)
+    if (s[i] != text[i]) return false;
+  return true;
 }
 
 }  // namespace
@@ -198,7 +263,7 @@ void ETDumpTracer::init() {
   init_error_ = Error::Ok;
   synced_chain_ = kUnsetChainId;
   synced_handle_ = executorch::runtime::kUnsetDebugHandle;
-  block_name_[0] = '\0';
+  for (NameSlot &e : name_cache_) e = NameSlot(); /* ids of the old one */
 }
 
 void ETDumpTracer::reset() {
@@ -217,24 +282,31 @@ void ETDumpTracer::sync_chain_now() {
   synced_handle_ = debug_handle_;
 }
 
-/* Ring mode: a full arena discards the dump so far (its events counted as
- * dropped in the next one) and starts a fresh dump with the current block
- * name; true when the caller should retry its call once. */
-bool ETDumpTracer::wrap_when_full(int status) {
+/* Ring mode: a call that failed for lack of space makes room by discarding
+ * the oldest events (an eighth of them on the first attempt, then a
+ * quarter, a half, all) and is repeated; true when the caller should
+ * repeat it.  When the name table is full, discarding cannot help: one
+ * attempt only.  `counted`: the failed call counted its drop (ends and
+ * logs do; a begin that could not intern its name counts nothing until
+ * its end), which the repeat takes back. */
+bool ETDumpTracer::wrap_when_full(int status, int attempt, bool counted) {
   etk_recorder_stats_t st;
-  uint64_t lost;
   if (status != ETK_E_FULL || config_.when_full != WhenFull::kRing ||
-      block_name_[0] == '\0')
+      attempt >= 4)
     return false;
   etk_recorder_stats(rec_, &st);
-  if (st.events == 0) return false; /* a fresh dump cannot hold it either */
-  /* the call that failed is retried: not lost */
-  lost = static_cast<uint64_t>(st.events) + st.dropped_events - 1u;
-  if (etk_recorder_finish(rec_, nullptr, nullptr) != ETK_OK) return false;
-  if (etk_recorder_begin_block(rec_, block_name_) != ETK_OK) return false;
-  etk_recorder_count_dropped(
-      rec_, lost > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(lost));
-  return true;
+  uint32_t max_strings = config_.max_strings != 0
+                             ? config_.max_strings
+                             : ETK_RECORDER_DEFAULT_MAX_STRINGS;
+  /* a full name table is not helped by discarding events: a begin that
+   * could not intern its name gives up at once, other calls after one
+   * attempt */
+  if (st.events == 0 ||
+      ((attempt > 0 || !counted) && st.strings >= max_strings))
+    return false;
+  uint32_t n = attempt == 3 ? st.events : st.events >> (3 - attempt);
+  return etk_recorder_discard_oldest(rec_, n != 0 ? n : 1u, counted ? 1 : 0) ==
+         ETK_OK;
 }
 
 /* ------------------------------------------------------------ blocks */
@@ -242,14 +314,11 @@ bool ETDumpTracer::wrap_when_full(int status) {
 void ETDumpTracer::create_event_block(const char *name) {
   if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
   if (name == nullptr) return fail(ETK_E_INVALID_ARGUMENT);
-  size_t n = std::strlen(name);
-  if (n < sizeof block_name_) {
-    std::memcpy(block_name_, name, n + 1);
-  } else {
-    block_name_[0] = '\0'; /* too long to repeat: ring mode stops instead */
-  }
   etk_recorder_set_bundled_input_index(rec_, bundled_input_index_);
-  fail(etk_recorder_begin_block(rec_, name));
+  int status = etk_recorder_begin_block(rec_, name);
+  for (int a = 0; wrap_when_full(status, a); a++)
+    status = etk_recorder_begin_block(rec_, name);
+  fail(status);
 }
 
 size_t ETDumpTracer::get_num_blocks() const {
@@ -261,39 +330,49 @@ size_t ETDumpTracer::get_num_blocks() const {
 EventTracerEntry ETDumpTracer::start_profiling(const char *name,
                                                ChainID chain_id,
                                                DebugHandle debug_handle) {
-  etk_recorder_scope_t s;
-  if (rec_ == nullptr) {
-    s.kind = ETK_E_INVALID_STATE;
-    s.chain = chain_id;
-    s.debug_handle = debug_handle;
-    s.start = 0;
-    return entry_of(s, DelegateDebugIdType::kNone);
-  }
   if (chain_id == kUnsetChainId) {
-    /* upstream: the current chain AND handle; the recorder takes them from
-     * its own copy when given -1 */
-    sync_chain();
+    /* upstream: the current chain AND handle */
+    chain_id = chain_id_;
+    debug_handle = debug_handle_;
   }
-  if (config_.when_full == WhenFull::kRing || chain_id != kUnsetChainId)
-    return start_profiling_ring(name, chain_id, debug_handle);
-  /* Nothing but `this` lives across this call.  The chain and handle are
-   * then read from the tracer, not from the scope just written: read from
-   * there the compiler merges them into one 8-byte load of two fresh
-   * 4-byte stores, which cannot be forwarded (a stall per event). */
-  s = etk_recorder_begin_named(rec_, name, kUnsetChainId, 0);
-  s.chain = chain_id_;
-  s.debug_handle = debug_handle_;
-  return entry_of(s, DelegateDebugIdType::kNone);
+  if (rec_ != nullptr) {
+    uint32_t id = 0;
+    if (name != nullptr) {
+      const NameSlot &e = name_cache_[name_slot(name)];
+      if (e.key != name || !same_text(name, e.text, e.len))
+        return start_profiling_slow(name, chain_id, debug_handle);
+      id = e.id;
+    }
+    /* the usual case: a cached name, then one call (scope tracked for the
+     * second-end check, clock read); nothing else lives across it */
+    etk_recorder_mark_t m = etk_recorder_begin_mark(rec_);
+    return make_entry(pack(m.serial, id), chain_id, debug_handle, m.start,
+                      DelegateDebugIdType::kNone);
+  }
+  return make_entry(ETK_E_INVALID_STATE, chain_id, debug_handle, 0,
+                    DelegateDebugIdType::kNone);
 }
 
-/* start_profiling with an explicit chain, or in ring mode. */
-EventTracerEntry ETDumpTracer::start_profiling_ring(const char *name,
+/* start_profiling of a name not in the cache: interned by the recorder
+ * (errors carried in the entry, a full arena wrapped in ring mode), then
+ * cached. */
+EventTracerEntry ETDumpTracer::start_profiling_slow(const char *name,
                                                     ChainID chain_id,
                                                     DebugHandle debug_handle) {
   etk_recorder_scope_t s =
       etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
-  if (s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL))
+  for (int a = 0; s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a, false);
+       a++)
     s = etk_recorder_begin_named(rec_, name, chain_id, debug_handle);
+  if (s.kind > 0 && s.name != 0) {
+    size_t len = 0;
+    const char *text = etk_recorder_name_string(rec_, s.name, &len);
+    NameSlot &e = name_cache_[name_slot(name)];
+    e.key = name;
+    e.text = text;
+    e.id = s.name;
+    e.len = static_cast<uint32_t>(len);
+  }
   return entry_of(s, DelegateDebugIdType::kNone);
 }
 
@@ -302,37 +381,48 @@ int ETDumpTracer::end_scope(const etk_recorder_scope_t &scope, bool delegate,
   int status =
       delegate ? etk_recorder_end_delegate(rec_, &scope, metadata, metadata_len)
                : etk_recorder_end(rec_, &scope);
-  if (status == ETK_E_FULL && scope.kind > 0 && wrap_when_full(status)) {
+  if (scope.kind > 0) {
     /* the failed end closed the scope: end it again untracked */
     etk_recorder_scope_t again = scope;
     again.serial = 0;
-    status = delegate ? etk_recorder_end_delegate(rec_, &again, metadata,
-                                                  metadata_len)
-                      : etk_recorder_end(rec_, &again);
+    for (int a = 0; status == ETK_E_FULL && wrap_when_full(status, a); a++)
+      status = delegate ? etk_recorder_end_delegate(rec_, &again, metadata,
+                                                    metadata_len)
+                        : etk_recorder_end(rec_, &again);
   }
   return status;
 }
 
 void ETDumpTracer::end_profiling(EventTracerEntry prof_entry) {
-  etk_recorder_scope_t s;
-  int status;
   if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
   /* upstream aborts on a delegate entry */
   if (prof_entry.delegate_event_id_type != DelegateDebugIdType::kNone)
     return fail(ETK_E_INVALID_ARGUMENT);
-  s = unpack(prof_entry);
-  /* the usual case in one call; ring retries and errors out of line */
-  status = etk_recorder_end(rec_, &s);
-  if (status != ETK_OK) end_failed(s, status);
+  if (prof_entry.event_id < 0 && prof_entry.event_id >= kEntryErrorFloor)
+    return end_failed(prof_entry, ETK_OK); /* the begin failed */
+  /* the usual case in one call, with the entry's fields in registers */
+  uint64_t bits = static_cast<uint64_t>(prof_entry.event_id);
+  etk_recorder_mark_t m;
+  m.start = prof_entry.start_time;
+  m.serial = static_cast<uint32_t>(bits >> 32);
+  int status =
+      etk_recorder_end_mark(rec_, static_cast<uint32_t>(bits),
+                            prof_entry.chain_id, prof_entry.debug_handle, m);
+  if (status != ETK_OK) end_failed(prof_entry, status);
 }
 
-void ETDumpTracer::end_failed(const etk_recorder_scope_t &scope, int status) {
-  if (status == ETK_E_FULL && scope.kind > 0 && wrap_when_full(status)) {
-    /* the failed end closed the scope: end it again untracked */
-    etk_recorder_scope_t again = scope;
-    again.serial = 0;
-    status = etk_recorder_end(rec_, &again);
+/* end_profiling off the hot path: an entry carrying its begin's error
+ * (status ETK_OK: not tried yet), or an end that failed (a full arena is
+ * wrapped in ring mode). */
+void ETDumpTracer::end_failed(const EventTracerEntry &entry, int status) {
+  etk_recorder_scope_t s = unpack(entry);
+  if (s.kind < 0) {
+    fail(etk_recorder_end(rec_, &s)); /* counts a drop for ETK_E_FULL */
+    return;
   }
+  s.serial = 0; /* the failed end closed the scope */
+  for (int a = 0; status == ETK_E_FULL && wrap_when_full(status, a); a++)
+    status = etk_recorder_end(rec_, &s);
   fail(status);
 }
 
@@ -346,7 +436,8 @@ EventTracerEntry ETDumpTracer::start_profiling_delegate(
   } else {
     sync_chain();
     s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
-    if (s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL))
+    for (int a = 0;
+         s.kind == ETK_E_FULL && wrap_when_full(ETK_E_FULL, a, false); a++)
       s = etk_recorder_begin_delegate(rec_, name, delegate_debug_index);
   }
   if (s.kind < 0) {
@@ -383,7 +474,7 @@ void ETDumpTracer::log_profiling_delegate(
   status =
       etk_recorder_log_delegate(rec_, name, delegate_debug_index, start_time,
                                 end_time, metadata, metadata_len);
-  if (wrap_when_full(status))
+  for (int a = 0; wrap_when_full(status, a); a++)
     status =
         etk_recorder_log_delegate(rec_, name, delegate_debug_index, start_time,
                                   end_time, metadata, metadata_len);
@@ -396,7 +487,7 @@ void ETDumpTracer::track_allocation(AllocatorID id, size_t size) {
   int status;
   if (rec_ == nullptr) return fail(ETK_E_INVALID_STATE);
   status = etk_recorder_track_allocation(rec_, id, size);
-  if (wrap_when_full(status))
+  for (int a = 0; wrap_when_full(status, a); a++)
     status = etk_recorder_track_allocation(rec_, id, size);
   fail(status);
 }
@@ -423,7 +514,7 @@ ETDumpTracer::Result<bool> ETDumpTracer::log_value(
   sync_chain();
   status = delegate ? etk_recorder_log_delegate_value(rec_, name, index, &value)
                     : etk_recorder_log_value(rec_, &value, type);
-  if (wrap_when_full(status))
+  for (int a = 0; wrap_when_full(status, a); a++)
     status = delegate
                  ? etk_recorder_log_delegate_value(rec_, name, index, &value)
                  : etk_recorder_log_value(rec_, &value, type);
@@ -454,7 +545,7 @@ ETDumpTracer::Result<bool> ETDumpTracer::log_tensors(
     out->sizes = &dims_[2 * used];
     out->strides = &dims_[2 * used + dim];
     out->data = t.const_data_ptr();
-    out->nbytes = t.nbytes();
+    out->nbytes = tensor_nbytes(t);
     used += dim;
   }
   value = list ? etk_value_tensor_list(tensors_, count)
@@ -473,10 +564,10 @@ ETDumpTracer::Result<bool> ETDumpTracer::log_evalue(
     return Error::InvalidArgument;
   switch (evalue.tag) {
     case Tag::Tensor: {
-      Result<Tensor> t = evalue.tryToTensor();
-      if (!t.ok()) return t.error();
-      return log_tensors(nullptr, kUnsetDelegateDebugIntId, &t.get(), 1, false,
-                         false, output);
+      /* the tag is checked: a reference, no Result copy */
+      const Tensor &t = evalue.toTensor();
+      return log_tensors(nullptr, kUnsetDelegateDebugIntId, &t, 1, false, false,
+                         output);
     }
     case Tag::ListTensor: {
       auto list = evalue.tryToTensorList();

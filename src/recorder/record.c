@@ -61,8 +61,6 @@
 #include "etkit/checked.h"
 #include "recorder_internal.h"
 
-#define SHAPE_BIT(s) ((uint64_t)1 << (s))
-
 /* ------------------------------------------------------------ helpers */
 
 /* The last n (1..7) bytes of a string as one little word (no read past
@@ -133,6 +131,14 @@ static uint64_t pool_floor(const etk_recorder_t *rec) {
   return floor;
 }
 
+uint32_t rec_output_reserved(const etk_recorder_t *rec) {
+  return output_reserved(rec);
+}
+
+uint64_t rec_pool_floor(const etk_recorder_t *rec) {
+  return pool_floor(rec);
+}
+
 /* Recomputes the fast path's view of the budget (see arena_room): the
  * arena and output bytes still free.  Called after every change of the
  * reservation or of the string pool. */
@@ -186,22 +192,9 @@ static int drop_event(etk_recorder_t *rec) {
 /* Starts a fresh dump: forgets the records and every per-dump counter, and
  * reserves what every dump needs (header, root, dropped marker). */
 static void dump_reset(etk_recorder_t *rec) {
-  rec->records_end = rec->records_begin;
-  rec->scratch_bytes = rec_fixed_scratch();
-  rec->output_base = rec_fixed_out();
-  rec->shapes = SHAPE_BIT(SH_ETDUMP) | SHAPE_BIT(SH_RUN_DATA);
-  rec->shape_count = 2;
-  rec->vtables_all =
-      rec_shape_vtable(SH_ETDUMP) + rec_shape_vtable(SH_RUN_DATA);
-  rec->vtables_shared = rec->vtables_all;
+  rec_budget_reset(rec);
   rec_set_state(rec, REC_STATE_INIT);
   rec->full = 0;
-  if (++rec->gen == 0) {
-    /* 2^32 dumps: clear the marks so that no stale gen can match */
-    rec_string_t *e = rec_strings(rec);
-    for (uint32_t i = 0; i < rec->string_count; i++) e[i].gen = 0;
-    rec->gen = 1;
-  }
   rec->block_record = 0;
   rec->block_count = 0;
   rec->event_count = 0;
@@ -214,20 +207,31 @@ static void dump_reset(etk_recorder_t *rec) {
   rec->dropped_blocks = 0;
   rec->dropped_allocators = 0;
   rec->last_output_len = 0;
+}
+
+/* Forgets the records and their reservation (what every dump needs stays
+ * reserved: header, root, dropped marker) and starts a new string
+ * generation, so that names are charged again when next referenced. */
+void rec_budget_reset(etk_recorder_t *rec) {
+  rec->records_end = rec->records_begin;
+  rec->scratch_bytes = rec_fixed_scratch();
+  rec->output_base = rec_fixed_out();
+  rec->shapes = SHAPE_BIT(SH_ETDUMP) | SHAPE_BIT(SH_RUN_DATA);
+  rec->shape_count = 2;
+  rec->vtables_all =
+      rec_shape_vtable(SH_ETDUMP) + rec_shape_vtable(SH_RUN_DATA);
+  rec->vtables_shared = rec->vtables_all;
+  if (++rec->gen == 0) {
+    /* 2^32 dumps: clear the marks so that no stale gen can match */
+    rec_string_t *e = rec_strings(rec);
+    for (uint32_t i = 0; i < rec->string_count; i++) e[i].gen = 0;
+    rec->gen = 1;
+  }
   rooms_refresh(rec);
   profile_costs_refresh(rec);
 }
 
 /* ------------------------------------------------------------ budget */
-
-typedef struct rec_cost {
-  uint32_t records; /* bytes appended to the records area */
-  uint32_t scratch; /* finish scratch growth */
-  uint32_t output;  /* output bytes other than vtables and strings */
-  uint32_t vtables; /* vtable bytes if none were shared */
-  uint64_t shapes;  /* shapes the record's tables use */
-  etk_recorder_name_t names[2]; /* strings referenced (0 = none) */
-} rec_cost_t;
 
 typedef struct rec_plan {
   uint32_t output_base;
@@ -304,21 +308,12 @@ static int budget_take(etk_recorder_t *rec, const rec_cost_t *c) {
   return ETK_OK;
 }
 
-/* Scratch for one more event (or allocator) in the current block. */
-static uint32_t item_scratch(const etk_recorder_t *rec, uint32_t items) {
-  return items + 1u > rec->max_items ? 4u : 0u;
+int rec_budget_take(etk_recorder_t *rec, const rec_cost_t *c) {
+  return budget_take(rec, c);
 }
 
 static void note_item(etk_recorder_t *rec, uint32_t items) {
   if (items > rec->max_items) rec->max_items = items;
-}
-
-static unsigned run_data_shape(uint8_t flags, uint32_t allocators) {
-  unsigned s = SH_RUN_DATA;
-  if (flags & BLOCK_HAS_BUNDLED) s += SH_RUN_DATA_BUNDLED;
-  if (allocators) s += SH_RUN_DATA_ALLOCATORS;
-  if (flags & BLOCK_EVENTS_OPEN) s += SH_RUN_DATA_EVENTS;
-  return s;
 }
 
 static rec_block_t load_block(const etk_recorder_t *rec) {
@@ -343,7 +338,7 @@ static int events_open(etk_recorder_t *rec) {
     rec_cost_t c;
     cost_clear(&c);
     b.flags |= BLOCK_EVENTS_OPEN;
-    c.shapes = SHAPE_BIT(run_data_shape(b.flags, b.allocators));
+    c.shapes = SHAPE_BIT(rec_run_data_shape(b.flags, b.allocators));
     if (budget_take(rec, &c) == ETK_OK) store_block(rec, &b);
   }
   return ETK_OK;
@@ -517,13 +512,7 @@ int etk_recorder_begin_block_id(etk_recorder_t *rec, etk_recorder_name_t name) {
   b.bundled_input_index = rec->bundled_input_index;
   if (rec->bundled_input_index != ETK_BUNDLED_INPUT_INDEX_UNSET)
     b.flags |= BLOCK_HAS_BUNDLED;
-  cost_clear(&c);
-  c.records = (uint32_t)sizeof b;
-  c.scratch = 4u;
-  c.output = rec_block_out();
-  c.vtables = rec_shape_vtable(SH_RUN_DATA + 7u);
-  c.shapes = SHAPE_BIT(run_data_shape(b.flags, 0));
-  c.names[0] = name;
+  rec_block_cost(b.flags, 0, name, &c);
   if (budget_take(rec, &c) != ETK_OK) return block_dropped(rec);
   rec_set_state(rec, REC_STATE_BLOCK);
   rec->block_events = 0;
@@ -635,6 +624,19 @@ etk_recorder_scope_t etk_recorder_begin(etk_recorder_t *rec,
   return s;
 }
 
+etk_recorder_mark_t etk_recorder_begin_mark(etk_recorder_t *rec) {
+  etk_recorder_mark_t m;
+  if (rec == NULL) {
+    m.start = 0;
+    m.serial = 0;
+    return m;
+  }
+  (void)scope_track(rec);
+  m.start = rec->clock(rec->clock_ctx);
+  m.serial = scope_last_tracked(rec);
+  return m;
+}
+
 etk_recorder_scope_t etk_recorder_begin_at(etk_recorder_t *rec,
                                            etk_recorder_name_t name,
                                            int32_t chain,
@@ -677,7 +679,6 @@ static int append_profile_slow(etk_recorder_t *rec, etk_recorder_name_t name,
                                uint64_t start, uint64_t end) {
   rec_profile_t r;
   rec_cost_t c;
-  unsigned shape;
   if (rec->state != REC_STATE_EVENTS) {
     int status = events_open(rec);
     if (status != ETK_OK) return status;
@@ -685,14 +686,7 @@ static int append_profile_slow(etk_recorder_t *rec, etk_recorder_name_t name,
   if (rec->full) return drop_event(rec);
   rec->hot = 1; /* EVENTS and not full: later events may take the fast path */
   if (name > rec->string_count) return ETK_E_INVALID_ARGUMENT;
-  shape = rec_profile_shape(name != 0, chain);
-  cost_clear(&c);
-  c.records = (uint32_t)sizeof r;
-  c.scratch = rec->block_events >= rec->max_items ? 4u : 0u;
-  c.output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE);
-  c.vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
-  c.shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
-  c.names[0] = name;
+  rec_profile_cost(rec, name, chain, &c);
   if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
   memset(&r, 0, sizeof r);
   r.kind = REC_PROFILE;
@@ -778,14 +772,28 @@ static int end_unusual(etk_recorder_t *rec, const etk_recorder_scope_t *s) {
 __attribute__((noinline, cold))
 #endif
 static int
-end_checked(etk_recorder_t *rec, const etk_recorder_scope_t *scope,
+end_checked(etk_recorder_t *rec, etk_recorder_name_t name, int32_t chain,
+            uint32_t debug_handle, uint64_t start, uint32_t serial,
             uint64_t end) {
   int status;
   if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
-  status = scope_close(rec, scope->serial);
+  status = scope_close(rec, serial);
   if (status != ETK_OK) return status;
-  return append_profile(rec, scope->name, scope->chain, scope->debug_handle,
-                        scope->start, end);
+  return append_profile(rec, name, chain, debug_handle, start, end);
+}
+
+/* The end of a plain scope given by its fields, the clock read. */
+static inline int end_plain(etk_recorder_t *rec, etk_recorder_name_t name,
+                            int32_t chain, uint32_t debug_handle,
+                            uint64_t start, uint32_t serial, uint64_t end) {
+  /* `hot` is never set while a sink callback runs (write_tensors clears
+   * it), so together with the innermost-scope test it stands for both
+   * misuse checks; anything else takes end_checked */
+  if (!rec->hot || !scope_close_top(rec, serial))
+    return end_checked(rec, name, chain, debug_handle, start, serial, end);
+  if (append_profile_fast(rec, name, chain, debug_handle, start, end))
+    return ETK_OK;
+  return append_profile_slow(rec, name, chain, debug_handle, start, end);
 }
 
 int etk_recorder_end(etk_recorder_t *rec, const etk_recorder_scope_t *scope) {
@@ -793,16 +801,18 @@ int etk_recorder_end(etk_recorder_t *rec, const etk_recorder_scope_t *scope) {
   if (rec == NULL || scope == NULL) return ETK_E_INVALID_ARGUMENT;
   end = rec->clock(rec->clock_ctx);
   if (scope->kind != ETK_SCOPE_PLAIN) return end_unusual(rec, scope);
-  /* `hot` is never set while a sink callback runs (write_tensors clears
-   * it), so together with the innermost-scope test it stands for both
-   * misuse checks; anything else takes end_checked */
-  if (!rec->hot || !scope_close_top(rec, scope->serial))
-    return end_checked(rec, scope, end);
-  if (append_profile_fast(rec, scope->name, scope->chain, scope->debug_handle,
-                          scope->start, end))
-    return ETK_OK;
-  return append_profile_slow(rec, scope->name, scope->chain,
-                             scope->debug_handle, scope->start, end);
+  return end_plain(rec, scope->name, scope->chain, scope->debug_handle,
+                   scope->start, scope->serial, end);
+}
+
+int etk_recorder_end_mark(etk_recorder_t *rec, etk_recorder_name_t name,
+                          int32_t chain, uint32_t debug_handle,
+                          etk_recorder_mark_t mark) {
+  uint64_t end;
+  if (rec == NULL) return ETK_E_INVALID_ARGUMENT;
+  end = rec->clock(rec->clock_ctx);
+  return end_plain(rec, name, chain, debug_handle, mark.start, mark.serial,
+                   end);
 }
 
 etk_recorder_scope_t etk_recorder_begin_op(etk_recorder_t *rec,
@@ -875,22 +885,13 @@ static int append_delegate(etk_recorder_t *rec, int is_str, uint32_t id,
                            size_t len) {
   rec_delegate_t r;
   rec_cost_t c;
-  unsigned shape;
   uint32_t offset;
   int status = events_open(rec);
   if (status != ETK_OK) return status;
   if (rec->full) return drop_event(rec);
   if (is_str && (id == 0 || id > rec->string_count))
     return ETK_E_INVALID_ARGUMENT;
-  shape = rec_delegate_shape(is_str, rec->chain);
-  cost_clear(&c);
-  c.records = (uint32_t)sizeof r + rec_round8((uint32_t)len);
-  c.scratch = item_scratch(rec, rec->block_events);
-  c.output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE) +
-             rec_vector_bound((uint32_t)len, 1);
-  c.vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
-  c.shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
-  c.names[0] = is_str ? id : 0;
+  rec_delegate_cost(rec, is_str, id, rec->chain, (uint32_t)len, &c);
   if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
   offset = rec->records_end - c.records;
   memset(&r, 0, sizeof r);
@@ -982,14 +983,8 @@ int etk_recorder_track_allocator(etk_recorder_t *rec, const char *name,
   }
   if (status != ETK_OK) return status;
   b = load_block(rec);
-  cost_clear(&c);
-  c.records = (uint32_t)sizeof r;
-  c.scratch = item_scratch(rec, rec->block_allocators);
-  c.output = rec_table_bound(SH_ALLOCATOR) + 4u;
-  c.vtables = rec_shape_vtable(SH_ALLOCATOR);
-  c.shapes = SHAPE_BIT(SH_ALLOCATOR) |
-             SHAPE_BIT(run_data_shape(b.flags, b.allocators + 1u));
-  c.names[0] = name_id;
+  rec_allocator_cost(rec, name_id, &c);
+  c.shapes |= SHAPE_BIT(rec_run_data_shape(b.flags, b.allocators + 1u));
   if (budget_take(rec, &c) != ETK_OK) {
     count_up(&rec->dropped_allocators);
     return ETK_E_FULL;
@@ -1016,14 +1011,7 @@ int etk_recorder_track_allocation(etk_recorder_t *rec, uint32_t allocator_id,
   status = events_open(rec);
   if (status != ETK_OK) return status;
   if (rec->full) return drop_event(rec);
-  cost_clear(&c);
-  c.records = (uint32_t)sizeof r;
-  c.scratch = item_scratch(rec, rec->block_events);
-  c.output =
-      rec_table_bound(SH_ALLOCATION) + rec_event_out(SH_EVENT_ALLOCATION);
-  c.vtables =
-      rec_shape_vtable(SH_ALLOCATION) + rec_shape_vtable(SH_EVENT_ALLOCATION);
-  c.shapes = SHAPE_BIT(SH_ALLOCATION) | SHAPE_BIT(SH_EVENT_ALLOCATION);
+  rec_allocation_cost(rec, &c);
   if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
   memset(&r, 0, sizeof r);
   r.kind = REC_ALLOCATION;
@@ -1138,29 +1126,30 @@ static int sink_write(etk_recorder_t *rec, const void *data, size_t len,
   return rec->sink.write(rec->sink.ctx, data, len, offset);
 }
 
-/* The cost of a DebugEvent of value v (shape debug_shape) into c, which
- * the caller cleared: record bytes, output and vtable bounds, shapes and
- * scratch.  *is_output is cleared for scalars (upstream never flags them);
- * *count receives the number of tensors.  Returns 0 when a bound passes
- * 2^31 - 1 (the event is then dropped). */
-static int debug_cost(const etk_recorder_t *rec, const etk_recorder_value_t *v,
-                      unsigned debug_shape, int *is_output, size_t *count,
-                      rec_cost_t *c) {
+/* The cost of a DebugEvent (shape debug_shape) of a value of `kind`
+ * holding `count` tensors with `dims` dimensions in all into c, which the
+ * caller cleared: record bytes, output and vtable bounds, shapes and
+ * scratch.  *is_output is cleared for scalars (upstream never flags them).
+ * Returns 0 when a bound passes 2^31 - 1 (the event is then dropped). */
+static inline int debug_cost(const etk_recorder_t *rec, int kind,
+                             uint64_t count, uint64_t dims,
+                             unsigned debug_shape, int *is_output,
+                             rec_cost_t *c) {
   uint64_t size = sizeof(rec_debug_t), output, vtables;
   output = rec_table_bound(debug_shape) + rec_event_out(SH_EVENT_DEBUG);
   vtables = rec_shape_vtable(debug_shape) + rec_shape_vtable(SH_EVENT_DEBUG);
   c->shapes = SHAPE_BIT(debug_shape) | SHAPE_BIT(SH_EVENT_DEBUG);
-  switch (v->kind) {
+  switch (kind) {
     case ETK_RECORDER_VALUE_INT:
     case ETK_RECORDER_VALUE_DOUBLE:
     case ETK_RECORDER_VALUE_BOOL: {
-      unsigned value_shape = v->kind == ETK_RECORDER_VALUE_INT ? SH_VALUE_INT
-                             : v->kind == ETK_RECORDER_VALUE_DOUBLE
+      unsigned value_shape = kind == ETK_RECORDER_VALUE_INT ? SH_VALUE_INT
+                             : kind == ETK_RECORDER_VALUE_DOUBLE
                                  ? SH_VALUE_DOUBLE
                                  : SH_VALUE_BOOL;
-      unsigned payload = v->kind == ETK_RECORDER_VALUE_INT      ? SH_INT
-                         : v->kind == ETK_RECORDER_VALUE_DOUBLE ? SH_DOUBLE
-                                                                : SH_BOOL;
+      unsigned payload = kind == ETK_RECORDER_VALUE_INT      ? SH_INT
+                         : kind == ETK_RECORDER_VALUE_DOUBLE ? SH_DOUBLE
+                                                             : SH_BOOL;
       *is_output = 0; /* upstream never flags scalars */
       output += rec_table_bound(value_shape) + rec_table_bound(payload);
       vtables += rec_shape_vtable(value_shape) + rec_shape_vtable(payload);
@@ -1168,27 +1157,25 @@ static int debug_cost(const etk_recorder_t *rec, const etk_recorder_value_t *v,
       break;
     }
     default: {
-      int list = v->kind == ETK_RECORDER_VALUE_TENSOR_LIST;
+      int list = kind == ETK_RECORDER_VALUE_TENSOR_LIST;
       unsigned value_shape =
           list ? (*is_output ? SH_VALUE_LIST_OUT : SH_VALUE_LIST)
                : (*is_output ? SH_VALUE_TENSOR_OUT : SH_VALUE_TENSOR);
-      *count = list ? v->tensor_count : 1u;
       output += rec_table_bound(value_shape);
       vtables += rec_shape_vtable(value_shape);
       c->shapes |= SHAPE_BIT(value_shape);
-      if (*count) c->shapes |= SHAPE_BIT(SH_TENSOR);
-      for (size_t i = 0; i < *count; i++) {
-        output += rec_tensor_out(v->tensors[i].dim);
-        vtables += rec_shape_vtable(SH_TENSOR);
-        size += sizeof(rec_tensor_t) + 16u * (uint64_t)v->tensors[i].dim;
-      }
+      if (count) c->shapes |= SHAPE_BIT(SH_TENSOR);
+      /* a tensor's bounds are linear in its dims (rec_tensor_out) */
+      output += count * rec_tensor_out(0) + 16u * dims;
+      vtables += count * rec_shape_vtable(SH_TENSOR);
+      size += count * sizeof(rec_tensor_t) + 16u * dims;
       if (list) {
         output += rec_table_bound(SH_TENSOR_LIST) +
-                  rec_vector_bound(4u * (uint32_t)*count, 4);
+                  rec_vector_bound(4u * (uint32_t)count, 4);
         vtables += rec_shape_vtable(SH_TENSOR_LIST);
         c->shapes |= SHAPE_BIT(SH_TENSOR_LIST);
-        if (*count > rec->max_list)
-          c->scratch += 4u * (uint32_t)(*count - rec->max_list);
+        if (count > rec->max_list)
+          c->scratch += 4u * (uint32_t)(count - rec->max_list);
       }
       if (*is_output) {
         output += rec_table_bound(SH_BOOL);
@@ -1204,6 +1191,12 @@ static int debug_cost(const etk_recorder_t *rec, const etk_recorder_value_t *v,
   c->output = (uint32_t)output;
   c->vtables = (uint32_t)vtables;
   return 1;
+}
+
+int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
+                   uint64_t dims, unsigned debug_shape, int *is_output,
+                   rec_cost_t *c) {
+  return debug_cost(rec, kind, count, dims, debug_shape, is_output, c);
 }
 
 /* Writes the `count` tensors of v: their bytes to the sink, their headers
@@ -1280,15 +1273,21 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   unsigned debug_shape = rec_debug_shape(rec->chain, id_kind);
   int is_output = (flags & DEBUG_OUTPUT) != 0;
   size_t count = 0;
+  uint64_t dims = 0;
   uint32_t offset;
   int status = events_open(rec);
   if (status != ETK_OK) return status;
   if (rec->full) return drop_event(rec);
 
+  if (v->kind == ETK_RECORDER_VALUE_TENSOR ||
+      v->kind == ETK_RECORDER_VALUE_TENSOR_LIST) {
+    count = v->kind == ETK_RECORDER_VALUE_TENSOR ? 1u : v->tensor_count;
+    for (size_t i = 0; i < count; i++) dims += v->tensors[i].dim;
+  }
   cost_clear(&c);
-  if (!debug_cost(rec, v, debug_shape, &is_output, &count, &c))
+  if (!debug_cost(rec, v->kind, count, dims, debug_shape, &is_output, &c))
     return drop_event(rec);
-  c.scratch += item_scratch(rec, rec->block_events);
+  c.scratch += rec_item_scratch(rec, rec->block_events);
   c.names[0] = id_kind == 2u ? id : 0;
   if (!budget_check(rec, &c, &plan)) {
     rec_set_full(rec);
@@ -1377,115 +1376,4 @@ int etk_recorder_log_delegate_value(etk_recorder_t *rec, const char *name,
     return append_debug(rec, v, DEBUG_DELEGATE_STR, id);
   }
   return append_debug(rec, v, DEBUG_DELEGATE_INT, (uint32_t)delegate_index);
-}
-
-/* ------------------------------------------------------------ settings */
-
-void etk_recorder_set_debug_level(etk_recorder_t *rec, etk_debug_level_t l) {
-  if (rec != NULL && (unsigned)l <= ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS)
-    rec->debug_level = (uint8_t)l;
-}
-
-etk_debug_level_t etk_recorder_debug_level(const etk_recorder_t *rec) {
-  return rec != NULL ? (etk_debug_level_t)rec->debug_level
-                     : ETK_DEBUG_LEVEL_NONE;
-}
-
-void etk_recorder_set_profiling_level(etk_recorder_t *rec,
-                                      etk_profiling_level_t l) {
-  if (rec != NULL && (unsigned)l <= ETK_PROFILING_ALL_EVENTS)
-    rec->profiling_level = (uint8_t)l;
-}
-
-etk_profiling_level_t etk_recorder_profiling_level(const etk_recorder_t *rec) {
-  return rec != NULL ? (etk_profiling_level_t)rec->profiling_level
-                     : ETK_PROFILING_ALL_EVENTS;
-}
-
-void etk_recorder_set_bundled_input_index(etk_recorder_t *rec, int32_t index) {
-  if (rec != NULL) rec->bundled_input_index = index;
-}
-
-int32_t etk_recorder_bundled_input_index(const etk_recorder_t *rec) {
-  return rec != NULL ? rec->bundled_input_index : ETK_BUNDLED_INPUT_INDEX_UNSET;
-}
-
-void etk_recorder_set_data_sink(etk_recorder_t *rec,
-                                const etk_data_sink_t *sink) {
-  if (rec == NULL || rec->state == REC_STATE_IN_SINK) return;
-  rec->has_debug_buffer = 0;
-  if (sink != NULL && sink->write != NULL) {
-    rec->sink = *sink;
-  } else {
-    rec->sink.write = NULL;
-    rec->sink.ctx = NULL;
-  }
-}
-
-int etk_recorder_set_debug_buffer(etk_recorder_t *rec, void *buf, size_t cap) {
-  int status;
-  if (rec == NULL) return ETK_E_INVALID_ARGUMENT;
-  if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
-  status = etk_buffer_sink_init(&rec->debug_buffer, buf, cap,
-                                ETK_BUFFER_SINK_DEFAULT_ALIGNMENT);
-  if (status != ETK_OK) return status;
-  rec->has_debug_buffer = 1;
-  rec->sink.write = NULL;
-  rec->sink.ctx = NULL;
-  return ETK_OK;
-}
-
-size_t etk_recorder_debug_buffer_used(const etk_recorder_t *rec) {
-  return rec != NULL && rec->has_debug_buffer ? rec->debug_buffer.used : 0;
-}
-
-void etk_recorder_set_filter(etk_recorder_t *rec, const etk_filter_t *f) {
-  if (rec != NULL) rec->filter = f;
-}
-
-/* ------------------------------------------------------------ queries */
-
-uint32_t etk_recorder_dropped(const etk_recorder_t *rec) {
-  return rec != NULL ? rec->dropped_events : 0;
-}
-
-void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events) {
-  if (rec == NULL) return;
-  rec->dropped_events = events > UINT32_MAX - rec->dropped_events
-                            ? UINT32_MAX
-                            : rec->dropped_events + events;
-}
-
-size_t etk_recorder_output_bound(const etk_recorder_t *rec) {
-  return rec != NULL ? output_reserved(rec) : 0;
-}
-
-void etk_recorder_stats(const etk_recorder_t *rec, etk_recorder_stats_t *out) {
-  if (out == NULL) return;
-  memset(out, 0, sizeof *out);
-  if (rec == NULL) return;
-  out->blocks = rec->block_count;
-  out->events = rec->event_count;
-  out->allocators = rec->allocator_count;
-  out->dropped_events = rec->dropped_events;
-  out->dropped_blocks = rec->dropped_blocks;
-  out->dropped_allocators = rec->dropped_allocators;
-  out->strings = rec->string_count;
-  out->string_bytes = rec->arena_size - rec->strings_low;
-  out->record_bytes = rec->records_end - rec->records_begin;
-  out->output_reserved = output_reserved(rec);
-  out->scratch_bytes = rec->scratch_bytes;
-  {
-    uint64_t floor = pool_floor(rec);
-    out->arena_free =
-        floor < rec->strings_low ? (size_t)(rec->strings_low - floor) : 0;
-  }
-  if (rec->output != NULL) {
-    uint32_t reserved = output_reserved(rec);
-    out->output_free =
-        reserved < rec->output_capacity ? rec->output_capacity - reserved : 0;
-  }
-  out->vtable_shapes = rec->shape_count;
-  out->vtables_conservative = rec->shape_count > ETK_FB_VTABLE_CACHE;
-  out->last_output_bytes = rec->last_output_len;
 }

@@ -438,6 +438,109 @@ static inline uint32_t rec_event_out(unsigned event_shape) {
   return rec_table_bound(event_shape) + 4u;
 }
 
+/* ------------------------------------------------------------ budget
+ *
+ * What a record is charged (record.c "BUDGET"): the append functions and
+ * ring.c (which charges kept records again after discarding the oldest)
+ * use the same helpers.  The *_cost helpers fill c completely. */
+typedef struct rec_cost {
+  uint32_t records; /* bytes appended to the records area */
+  uint32_t scratch; /* finish scratch growth */
+  uint32_t output;  /* output bytes other than vtables and strings */
+  uint32_t vtables; /* vtable bytes if none were shared */
+  uint64_t shapes;  /* shapes the record's tables use */
+  etk_recorder_name_t names[2]; /* strings referenced (0 = none) */
+} rec_cost_t;
+
+#define SHAPE_BIT(s) ((uint64_t)1 << (s))
+
+/* Scratch for one more event (or allocator) in the current block. */
+static inline uint32_t rec_item_scratch(const etk_recorder_t *rec,
+                                        uint32_t items) {
+  return items + 1u > rec->max_items ? 4u : 0u;
+}
+
+static inline unsigned rec_run_data_shape(uint8_t flags, uint32_t allocators) {
+  unsigned s = SH_RUN_DATA;
+  if (flags & BLOCK_HAS_BUNDLED) s += SH_RUN_DATA_BUNDLED;
+  if (allocators) s += SH_RUN_DATA_ALLOCATORS;
+  if (flags & BLOCK_EVENTS_OPEN) s += SH_RUN_DATA_EVENTS;
+  return s;
+}
+
+static inline void rec_block_cost(uint8_t flags, uint32_t allocators,
+                                  etk_recorder_name_t name, rec_cost_t *c) {
+  memset(c, 0, sizeof *c);
+  c->records = (uint32_t)sizeof(rec_block_t);
+  c->scratch = 4u;
+  c->output = rec_block_out();
+  c->vtables = rec_shape_vtable(SH_RUN_DATA + 7u);
+  c->shapes = SHAPE_BIT(rec_run_data_shape(flags, allocators));
+  c->names[0] = name;
+}
+
+static inline void rec_allocator_cost(const etk_recorder_t *rec,
+                                      etk_recorder_name_t name, rec_cost_t *c) {
+  memset(c, 0, sizeof *c);
+  c->records = (uint32_t)sizeof(rec_allocator_t);
+  c->scratch = rec_item_scratch(rec, rec->block_allocators);
+  c->output = rec_table_bound(SH_ALLOCATOR) + 4u;
+  c->vtables = rec_shape_vtable(SH_ALLOCATOR);
+  c->shapes = SHAPE_BIT(SH_ALLOCATOR);
+  c->names[0] = name;
+}
+
+static inline void rec_profile_cost(const etk_recorder_t *rec,
+                                    etk_recorder_name_t name, int32_t chain,
+                                    rec_cost_t *c) {
+  unsigned shape = rec_profile_shape(name != 0, chain);
+  memset(c, 0, sizeof *c);
+  c->records = (uint32_t)sizeof(rec_profile_t);
+  c->scratch = rec_item_scratch(rec, rec->block_events);
+  c->output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE);
+  c->vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
+  c->shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
+  c->names[0] = name;
+}
+
+static inline void rec_delegate_cost(const etk_recorder_t *rec, int is_str,
+                                     uint32_t id, int32_t chain, uint32_t len,
+                                     rec_cost_t *c) {
+  unsigned shape = rec_delegate_shape(is_str, chain);
+  memset(c, 0, sizeof *c);
+  c->records = (uint32_t)sizeof(rec_delegate_t) + rec_round8(len);
+  c->scratch = rec_item_scratch(rec, rec->block_events);
+  c->output = rec_table_bound(shape) + rec_event_out(SH_EVENT_PROFILE) +
+              rec_vector_bound(len, 1);
+  c->vtables = rec_shape_vtable(shape) + rec_shape_vtable(SH_EVENT_PROFILE);
+  c->shapes = SHAPE_BIT(shape) | SHAPE_BIT(SH_EVENT_PROFILE);
+  c->names[0] = is_str ? id : 0;
+}
+
+static inline void rec_allocation_cost(const etk_recorder_t *rec,
+                                       rec_cost_t *c) {
+  memset(c, 0, sizeof *c);
+  c->records = (uint32_t)sizeof(rec_allocation_t);
+  c->scratch = rec_item_scratch(rec, rec->block_events);
+  c->output =
+      rec_table_bound(SH_ALLOCATION) + rec_event_out(SH_EVENT_ALLOCATION);
+  c->vtables =
+      rec_shape_vtable(SH_ALLOCATION) + rec_shape_vtable(SH_EVENT_ALLOCATION);
+  c->shapes = SHAPE_BIT(SH_ALLOCATION) | SHAPE_BIT(SH_EVENT_ALLOCATION);
+}
+
+/* c must be cleared by the caller; 0 when a bound passes 2^31 - 1. */
+int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
+                   uint64_t dims, unsigned debug_shape, int *is_output,
+                   rec_cost_t *c);
+/* Takes c from the budget: ETK_OK, or ETK_E_FULL (latches `full`). */
+int rec_budget_take(etk_recorder_t *rec, const rec_cost_t *c);
+/* Forgets every record's reservation (records_end back to the start) and
+ * starts a new string generation; counters are the caller's business. */
+void rec_budget_reset(etk_recorder_t *rec);
+uint32_t rec_output_reserved(const etk_recorder_t *rec);
+uint64_t rec_pool_floor(const etk_recorder_t *rec);
+
 /* ------------------------------------------------------------ layout */
 
 /* Arena layout of a config: offsets of the slots, entries, records. */

@@ -649,10 +649,32 @@ ETK_TEST(full_buffer_gives_a_valid_truncated_dump) {
             .find("OPERATOR_CALL") != std::string::npos);
 }
 
+/* Instruction ids of the profile events of run `r`, in order. */
+std::vector<int32_t> run_instructions(const etk_etdump_t *d, size_t r) {
+  std::vector<int32_t> ids;
+  etk_etdump_run_t run;
+  if (etk_etdump_run_get(d, r, &run) != ETK_OK) return ids;
+  for (uint32_t i = 0; i < run.event_count; i++) {
+    etk_etdump_event_t ev;
+    if (etk_etdump_event_get(d, run.first_event + i, &ev) != ETK_OK) break;
+    ids.push_back(ev.instruction_id);
+  }
+  return ids;
+}
+
 ETK_TEST(ring_keeps_the_newest_events) {
   static uint8_t small[24 * 1024];
   etkit::ETDumpTracerConfig c = counted(&ticks_a);
   c.max_strings = 16;
+  /* what the arena holds when it stops (the same arena, stop mode) */
+  uint32_t capacity;
+  {
+    etkit::ETDumpTracer stop(Span<uint8_t>(small, sizeof small), c);
+    stop.create_event_block("Execute");
+    for (uint32_t i = 0; i < 2000; i++)
+      stop.end_profiling(stop.start_profiling("OPERATOR_CALL"));
+    capacity = 2000 - stop.dropped_events();
+  }
   c.when_full = etkit::WhenFull::kRing;
   etkit::ETDumpTracer t(Span<uint8_t>(small, sizeof small), c);
   t.create_event_block("Execute");
@@ -661,18 +683,121 @@ ETK_TEST(ring_keeps_the_newest_events) {
     t.set_chain_debug_handle(0, i);
     t.end_profiling(t.start_profiling("OPERATOR_CALL"));
   }
+  /* names first met when the arena is full: the begin makes room (and
+   * counts nothing itself); each one's event is the newest */
+  std::vector<std::string> late;
+  for (uint32_t i = 0; i < 10; i++) { /* 12 of the 16 names */
+    late.push_back("late_operator_name_number_" + std::to_string(i));
+    t.set_chain_debug_handle(0, n + i);
+    t.end_profiling(t.start_profiling(late.back().c_str()));
+  }
+  CHECK_EQ_INT(t.error_count(), 0); /* every event was taken */
   etkit::ETDumpResult out = t.get_etdump_data();
+  REQUIRE(verified(out.buf, out.size));
   etk_etdump_t *d = open_dump(out.buf, out.size);
   REQUIRE(d != nullptr);
   REQUIRE(etk_etdump_run_count(d) == 2);
-  etk_etdump_run_t run;
-  REQUIRE(etk_etdump_run_get(d, 0, &run) == ETK_OK);
   CHECK(run_name(d, 0) == "Execute");
-  etk_etdump_event_t last;
-  REQUIRE(etk_etdump_event_get(d, run.event_count - 1, &last) == ETK_OK);
-  CHECK_EQ_INT(last.instruction_id, n - 1); /* the newest is kept */
+  {
+    etk_etdump_event_t ev;
+    REQUIRE(etk_etdump_event_get(d, etk_etdump_event_count(d) - 1, &ev) ==
+            ETK_OK);
+    CHECK(std::string(ev.name.data, ev.name.len) == late.back());
+  }
+  /* exactly the newest events, in order, and the count of the others; a
+   * ring discards an eighth at a time, so it holds at least 7/8 of what
+   * the arena holds */
+  std::vector<int32_t> ids = run_instructions(d, 0);
+  const uint32_t total = n + 10;
+  REQUIRE(!ids.empty());
+  CHECK(ids.size() >= capacity * 3 / 4 && ids.size() <= capacity);
+  bool consecutive = true;
+  for (size_t i = 0; i < ids.size(); i++)
+    if (ids[i] != static_cast<int32_t>(total - ids.size() + i))
+      consecutive = false;
+  CHECK(consecutive);
   CHECK(run_name(d, 1) ==
-        "etkit:dropped_events=" + std::to_string(n - run.event_count));
+        "etkit:dropped_events=" + std::to_string(total - ids.size()));
+  etk_etdump_close(d);
+}
+
+ETK_TEST(ring_across_blocks_and_values) {
+  static uint8_t small[32 * 1024];
+  alignas(64) static uint8_t debug[64 * 1024];
+  TensorFactory<ScalarType::Float> tf;
+  Tensor a = tf.make({2, 2}, {1, 2, 3, 4});
+  etkit::ETDumpTracerConfig c = counted(&ticks_a);
+  c.max_strings = 16;
+  c.when_full = etkit::WhenFull::kRing;
+  etkit::ETDumpTracer t(Span<uint8_t>(small, sizeof small), c);
+  REQUIRE(t.set_debug_buffer(Span<uint8_t>(debug, sizeof debug)) == Error::Ok);
+  uint32_t logged_events = 0;
+  for (uint32_t b = 0; b < 6; b++) {
+    t.create_event_block(b % 2 == 0 ? "Method::init" : "Method::execute");
+    for (uint32_t i = 0; i < 150; i++) {
+      t.set_chain_debug_handle(0, b * 1000 + i);
+      t.end_profiling(t.start_profiling("OPERATOR_CALL"));
+      logged_events++;
+      if (i % 10 == 0 && b >= 3) {
+        CHECK(logged(
+            t.log_evalue(EValue(a), LoggedEValueType::kIntermediateOutput)));
+        logged_events++;
+      }
+    }
+  }
+  CHECK_EQ_INT(t.error_count(), 0);
+  etkit::ETDumpResult out = t.get_etdump_data();
+  REQUIRE(verified(out.buf, out.size));
+  json_t *j = nullptr;
+  REQUIRE(rt_check_dump(static_cast<const uint8_t *>(out.buf), out.size, &j));
+  if (j != nullptr) json_decref(j);
+  etk_etdump_t *d = open_dump(out.buf, out.size);
+  REQUIRE(d != nullptr);
+  size_t runs = etk_etdump_run_count(d);
+  REQUIRE(runs >= 2);
+  /* the last block is whole and last; the marker counts every other event */
+  CHECK(run_name(d, runs - 2) == "Method::execute");
+  size_t kept = etk_etdump_event_count(d);
+  CHECK(kept > 0 && kept < logged_events); /* it did wrap */
+  CHECK(runs < 7);                         /* whole old blocks went */
+  CHECK(run_name(d, runs - 1) ==
+        "etkit:dropped_events=" + std::to_string(logged_events - kept));
+  std::vector<int32_t> last = run_instructions(d, runs - 2);
+  REQUIRE(!last.empty());
+  CHECK_EQ_INT(last.back(), 5149);
+  /* the first kept event is the oldest kept: every later one is newer */
+  etk_etdump_event_t first;
+  REQUIRE(etk_etdump_event_get(d, 0, &first) == ETK_OK);
+  CHECK(first.instruction_id >= 0);
+  CHECK(inspector_tsv(out.buf, out.size, ETK_INSPECT_VIEW_EVENTS)
+            .find("OPERATOR_CALL") != std::string::npos);
+  etk_etdump_close(d);
+}
+
+/* start_profiling caches names by address: a buffer reused with another
+ * text (longer, shorter, same prefix) still records the text it holds. */
+ETK_TEST(names_by_address_are_checked) {
+  etkit::ETDumpTracer t(arena_a, sizeof arena_a, counted(&ticks_a));
+  t.create_event_block("Execute");
+  char name[32];
+  const char *texts[] = {"conv", "relu", "conv_longer", "con", "conv", ""};
+  for (const char *text : texts) {
+    std::strcpy(name, text);
+    t.end_profiling(t.start_profiling(name));
+    t.end_profiling(t.start_profiling("conv")); /* another address */
+  }
+  CHECK_EQ_INT(t.error_count(), 0);
+  etkit::ETDumpResult out = t.get_etdump_data();
+  etk_etdump_t *d = open_dump(out.buf, out.size);
+  REQUIRE(d != nullptr);
+  REQUIRE(etk_etdump_event_count(d) == 12);
+  for (size_t i = 0; i < 12; i++) {
+    etk_etdump_event_t ev;
+    REQUIRE(etk_etdump_event_get(d, i, &ev) == ETK_OK);
+    std::string got =
+        ev.name.data ? std::string(ev.name.data, ev.name.len) : std::string();
+    CHECK(got == (i % 2 ? std::string("conv") : std::string(texts[i / 2])));
+  }
   etk_etdump_close(d);
 }
 

@@ -2,7 +2,8 @@
 # calls into every public library, the ETRecord API included) four ways and
 # runs each: `pkg-config --libs etkit` (the shared libetkit), `pkg-config
 # --static` (libetkit.a), find_package(etkit) with etkit::etkit (shared) and
-# with etkit::etkit_static.
+# with etkit::etkit_static.  With -DPART=executorch it checks the C++
+# adapter instead (check_install_executorch.cmake), after the same install.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -16,10 +17,14 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+if(PART STREQUAL "executorch")
+  include(${CMAKE_CURRENT_LIST_DIR}/check_install_executorch.cmake)
+  return()
+endif()
 
 # pkg-config, as a user types it: `cc app.c $(pkg-config --cflags --libs
 # etkit)` links the shared libetkit and nothing else of etkit's.
-set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
 # The same compiler flags as the build (sanitizer builds need them to link).
 separate_arguments(c_flags UNIX_COMMAND "${C_FLAGS}")
 run(pkg-config --cflags --libs etkit)

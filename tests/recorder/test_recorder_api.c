@@ -206,6 +206,52 @@ ETK_TEST(begin_at_uses_current_ids_only_for_unset_chain) {
   CHECK_EQ_INT(s.debug_handle, 44);
 }
 
+/* begin_mark / end_mark: etk_recorder_begin / end with the name, chain
+ * and handle kept by the caller; the same event, the same checks. */
+ETK_TEST(mark_scopes_are_plain_scopes) {
+  etk_recorder_t *rec = fresh_in_block();
+  etk_recorder_name_t op;
+  etk_recorder_mark_t outer, inner, m;
+  json_t *j;
+  REQUIRE(rec != NULL);
+  op = etk_recorder_intern(rec, "OPERATOR_CALL");
+  outer = etk_recorder_begin_mark(rec);
+  inner = etk_recorder_begin_mark(rec);
+  CHECK(inner.start > outer.start);
+  CHECK(inner.serial != 0 && inner.serial != outer.serial);
+  CHECK_EQ_INT(etk_recorder_end_mark(rec, op, 4, 17, inner), ETK_OK);
+  /* a second end of the same scope records nothing */
+  CHECK_EQ_INT(etk_recorder_end_mark(rec, op, 4, 17, inner),
+               ETK_E_INVALID_STATE);
+  CHECK_EQ_INT(etk_recorder_end_mark(rec, 0, 1, 2, outer), ETK_OK);
+  /* an unknown name id is refused */
+  m = etk_recorder_begin_mark(rec);
+  CHECK_EQ_INT(etk_recorder_end_mark(rec, 999, 0, 0, m),
+               ETK_E_INVALID_ARGUMENT);
+  /* NULL */
+  m = etk_recorder_begin_mark(NULL);
+  CHECK_EQ_U64(m.start, 0);
+  CHECK_EQ_INT(m.serial, 0);
+  CHECK_EQ_INT(etk_recorder_end_mark(NULL, op, 0, 0, m),
+               ETK_E_INVALID_ARGUMENT);
+  j = finish_json(rec);
+  if (j) {
+    CHECK_EQ_U64(rt_json_len(j, "run_data/0/events"), 2);
+    CHECK_EQ_STR(rt_json_str(j, "run_data/0/events/0/profile_event/name"),
+                 "OPERATOR_CALL");
+    CHECK_EQ_INT(
+        rt_json_int(j, "run_data/0/events/0/profile_event/chain_index", -9), 4);
+    CHECK_EQ_INT(
+        rt_json_int(j, "run_data/0/events/0/profile_event/instruction_id", -9),
+        17);
+    CHECK(!rt_json_has(j, "run_data/0/events/1/profile_event/name"));
+    CHECK_EQ_INT(
+        rt_json_int(j, "run_data/0/events/1/profile_event/instruction_id", -9),
+        2);
+    json_decref(j);
+  }
+}
+
 ETK_TEST(delegate_events_take_ids_at_end_time) {
   etk_recorder_t *rec = fresh_in_block();
   etk_recorder_scope_t s;

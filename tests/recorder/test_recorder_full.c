@@ -500,4 +500,160 @@ ETK_TEST(tiny_arena_still_gives_a_valid_dump) {
   printf("# smallest arena: %zu bytes\n", size);
 }
 
+/* A ring over the recorder: every call that reports ETK_E_FULL is
+ * repeated after discarding the oldest eighth of the events (the C++
+ * adapter's WhenFull::kRing).  Event i is a profile event with instruction
+ * id i, or, every 7th, a tensor debug event, every 5th a delegate event
+ * with metadata, every 11th an allocation: whatever the arena size, the
+ * dump is valid, its events are exactly the newest ones in order, and the
+ * marker counts the others. */
+static int ring_call(etk_recorder_t *rec, int status, int *discards) {
+  etk_recorder_stats_t st;
+  if (status != ETK_E_FULL) return 0;
+  etk_recorder_stats(rec, &st);
+  if (etk_recorder_discard_oldest(rec, st.events / 8u, 1) != ETK_OK) return 0;
+  (*discards)++;
+  return 1;
+}
+
+static int ring_event(etk_recorder_t *rec, uint32_t i) {
+  static const float data[4] = {1, 2, 3, 4};
+  static const int64_t s4[1] = {4};
+  static const uint8_t meta[5] = {1, 2, 3, 4, 5};
+  etk_recorder_set_chain_debug_handle(rec, 0, i);
+  if (i % 7 == 3) {
+    etk_recorder_tensor_t t =
+        rt_tensor(ETK_SCALAR_TYPE_FLOAT, 1, s4, data, sizeof data);
+    etk_recorder_value_t v = etk_value_tensor(&t);
+    return etk_recorder_log_value(rec, &v, ETK_LOGGED_INTERMEDIATE_OUTPUT);
+  }
+  if (i % 5 == 1)
+    return etk_recorder_log_delegate(rec, "dsp", -1, i, i + 1, meta,
+                                     sizeof meta);
+  if (i % 11 == 2) return etk_recorder_track_allocation(rec, 1, i);
+  {
+    etk_recorder_scope_t s = etk_recorder_begin_named(
+        rec, i % 2 ? "OPERATOR_CALL" : "native_call_add.out", -1, 0);
+    if (s.kind == ETK_E_FULL) return ETK_E_FULL;
+    return etk_recorder_end(rec, &s);
+  }
+}
+
+ETK_TEST(ring_keeps_exactly_the_newest_events) {
+  const uint32_t n = 600;
+  size_t size;
+  int sizes = 0, wrapped = 0;
+  for (size = 6144; size <= MAX_ARENA; size += 1032) {
+    rt_clock_t c;
+    etk_recorder_t *rec = make(size, 0, &c);
+    uint32_t alloc = 0, taken = 0;
+    int discards = 0, status;
+    json_t *j = NULL;
+    REQUIRE(rec != NULL);
+    etk_recorder_set_debug_buffer(rec, debug, sizeof debug);
+    REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
+    REQUIRE(etk_recorder_track_allocator(rec, "planned", &alloc) == ETK_OK);
+    for (uint32_t i = 0; i < n; i++) {
+      int tries = 0;
+      status = ring_event(rec, i);
+      while (tries++ < 4 && ring_call(rec, status, &discards))
+        status = ring_event(rec, i);
+      taken += status == ETK_OK;
+      if (status != ETK_OK) break;
+    }
+    CHECK_EQ_INT(taken, n); /* nothing refused for good */
+    /* not full: nothing to discard */
+    CHECK_EQ_INT(etk_recorder_discard_oldest(rec, 1, 0), ETK_E_INVALID_STATE);
+    REQUIRE(rt_finish_check(rec, &j));
+    sizes++;
+    if (discards > 0) wrapped++;
+    if (j != NULL) {
+      size_t kept = rt_json_len(j, "run_data/0/events");
+      char path[96], marker[64];
+      int in_order = 1;
+      for (size_t e = 0; e < kept; e++) {
+        json_t *ev;
+        long long id;
+        snprintf(path, sizeof path, "run_data/0/events/%zu", e);
+        ev = rt_json(j, path);
+        id = rt_json_int(ev, "profile_event/instruction_id", -1);
+        if (id < 0) id = rt_json_int(ev, "debug_event/instruction_id", -1);
+        if (id < 0)
+          id = rt_json_int(ev, "allocation_event/allocation_size", -1);
+        if (id != (long long)(n - kept + e)) in_order = 0;
+      }
+      CHECK(in_order);
+      CHECK_EQ_STR(rt_json_str(j, "run_data/0/name"), "Execute");
+      CHECK_EQ_U64(rt_json_len(j, "run_data/0/allocators"), 1);
+      if (kept < n) {
+        snprintf(marker, sizeof marker, "etkit:dropped_events=%u",
+                 (unsigned)(n - kept));
+        CHECK_EQ_STR(rt_json_str(j, "run_data/1/name"), marker);
+      } else {
+        CHECK_EQ_U64(rt_json_len(j, "run_data"), 1);
+      }
+      json_decref(j);
+    }
+  }
+  CHECK(sizes > 10 && wrapped > 10);
+  /* misuse */
+  CHECK_EQ_INT(etk_recorder_discard_oldest(NULL, 1, 0), ETK_E_INVALID_ARGUMENT);
+}
+
+/* The block being begun is what did not fit: after the discard the last
+ * kept block is current again (allocators refused, nothing written out of
+ * place), and repeating the block works; the marker counts events only. */
+ETK_TEST(ring_when_the_block_itself_did_not_fit) {
+  rt_clock_t c;
+  etk_recorder_t *rec = make(8192, 0, &c);
+  etk_recorder_name_t op;
+  uint32_t events = 0, alloc = 0;
+  int status = ETK_OK;
+  json_t *j = NULL;
+  char marker[64];
+  REQUIRE(rec != NULL);
+  op = etk_recorder_intern(rec, "OPERATOR_CALL");
+  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
+  /* fill the arena to the last event that fits */
+  while (status == ETK_OK) {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    status = etk_recorder_end(rec, &s);
+    events += status == ETK_OK;
+  }
+  REQUIRE(events > 8);
+  REQUIRE(etk_recorder_discard_oldest(rec, 1, 1) == ETK_OK);
+  {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    REQUIRE(etk_recorder_end(rec, &s) == ETK_OK);
+  }
+  /* a block with a long new name does not fit now */
+  status = etk_recorder_begin_block(
+      rec,
+      "a_block_name_long_enough_not_to_fit_in_the_room_left_by_one_event_"
+      "and_then_some_more_characters");
+  REQUIRE(status == ETK_E_FULL);
+  REQUIRE(etk_recorder_discard_oldest(rec, events / 2u, 1) == ETK_OK);
+  /* not repeated yet: the last block is current, allocators are refused */
+  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "late", &alloc),
+               ETK_E_INVALID_STATE);
+  CHECK_EQ_INT(etk_recorder_begin_block(rec, "Second"), ETK_OK);
+  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "planned", &alloc), ETK_OK);
+  {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
+  }
+  REQUIRE(rt_finish_check(rec, &j));
+  if (j != NULL) {
+    /* Execute keeps the newest events, Second holds its one event */
+    CHECK_EQ_STR(rt_json_str(j, "run_data/0/name"), "Execute");
+    CHECK_EQ_STR(rt_json_str(j, "run_data/1/name"), "Second");
+    CHECK_EQ_U64(rt_json_len(j, "run_data/1/events"), 1);
+    CHECK_EQ_U64(rt_json_len(j, "run_data/1/allocators"), 1);
+    snprintf(marker, sizeof marker, "etkit:dropped_events=%u",
+             (unsigned)(events + 1u - rt_json_len(j, "run_data/0/events")));
+    CHECK_EQ_STR(rt_json_str(j, "run_data/2/name"), marker);
+    json_decref(j);
+  }
+}
+
 ETK_TEST_MAIN()
