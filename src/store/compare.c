@@ -18,6 +18,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ typedef struct cmp_ctx {
   size_t cap;
   int side;
   etk_strbuf_t key;
+  store_samples_t s;
   int failed;
 } cmp_ctx_t;
 
@@ -61,7 +63,7 @@ static int describe(cmp_ctx_t *c, size_t id, const store_row_t *row) {
   op->instruction_id = o->get_int(row, 2);
   op->op_type = dup_or_null(row, 3);
   op->module = dup_or_null(row, 4);
-  op->source = dup_or_null(row, 6);
+  op->source = dup_or_null(row, 7);
   return op->method && op->name ? ETK_OK : ETK_E_NO_MEMORY;
 }
 
@@ -71,11 +73,15 @@ static int cmp_row(void *ctx, const store_row_t *row) {
   etk_strbuf_clear(&c->key);
   etk_strbuf_printf(&c->key, "%s\x1f%s\x1f%lld", o->get_text(row, 0),
                     o->get_text(row, 1), (long long)o->get_int(row, 2));
-  size_t id;
-  double v = o->is_null(row, 5) ? NAN : o->get_real(row, 5);
-  if (c->key.failed ||
-      etk_pooled_add(c->pool, c->side, c->key.data, c->key.len, v, &id) ||
-      describe(c, id, row))
+  size_t id = SIZE_MAX;
+  int rc = store_read_samples(row, 5, &c->s);
+  if (rc) return c->failed = rc;
+  if (c->key.failed) return c->failed = ETK_E_NO_MEMORY;
+  for (size_t i = 0; i < c->s.count; i++)
+    if (etk_pooled_add(c->pool, c->side, c->key.data, c->key.len,
+                       c->s.durations[i], &id))
+      return c->failed = ETK_E_NO_MEMORY;
+  if (id != SIZE_MAX && describe(c, id, row))
     return c->failed = ETK_E_NO_MEMORY;
   return 0;
 }
@@ -104,9 +110,8 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
   etk_strbuf_appends(
       &sql.text,
       "SELECT b.name, o.name, o.instruction_id, o.op_type, o.module, "
-      "s.duration, o.source FROM operators o JOIN blocks b ON b.run_id = "
-      "o.run_id AND b.block = o.block JOIN samples s ON s.run_id = o.run_id "
-      "AND s.op = o.op WHERE 1 = 1");
+      "o.durations, o.executions, o.source FROM operators o JOIN blocks b "
+      "ON b.run_id = o.run_id AND b.block = o.block WHERE 1 = 1");
   if (op) {
     etk_strbuf_appends(&sql.text, " AND o.name = ");
     store_sql_param(&sql, store_text(op));
@@ -116,8 +121,7 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, cmp_row, c, err);
   store_sql_free(&sql);
-  if (rc == ETK_OK && c->failed)
-    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (rc == c->failed && c->failed) rc = store_samples_error(c->failed, err);
   return rc;
 }
 
@@ -172,6 +176,7 @@ static void free_ctx(cmp_ctx_t *c) {
   free(c->ops);
   etk_pooled_free(c->pool);
   etk_strbuf_free(&c->key);
+  store_samples_free(&c->s);
 }
 
 int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
@@ -213,13 +218,17 @@ void etk_store_comparison_free(etk_store_comparison_t *c) {
   memset(c, 0, sizeof *c);
 }
 
-int etk_store_comparison_fails(const etk_store_comparison_t *c, double pct) {
+const etk_store_change_t *etk_store_comparison_failing(
+    const etk_store_comparison_t *c, double pct) {
   for (size_t i = 0; c && i < c->count; i++)
-    if (c->changes[i].significant &&
-        c->changes[i].direction == ETK_CHANGE_SLOWER &&
-        c->changes[i].delta_pct > pct)
-      return 1;
-  return 0;
+    if (etk_change_fails(c->changes[i].significant, c->changes[i].direction,
+                         c->changes[i].delta_pct, pct))
+      return &c->changes[i];
+  return NULL;
+}
+
+int etk_store_comparison_fails(const etk_store_comparison_t *c, double pct) {
+  return etk_store_comparison_failing(c, pct) != NULL;
 }
 
 static const char *const cmp_headers[] = {

@@ -126,6 +126,11 @@ case $db in
   postgres*) ;;
   *)
     expect 1 "$etkit" store add "file:$db?mode=ro" "$work/b1.etdp" --tag commit=c
+    # a failed add into a new store leaves no file behind
+    expect 1 "$etkit" store add "$work/new.db" "$work/damaged.etdp"
+    [ -e "$work/new.db" ] && fail "a failed add left a new store file"
+    expect 1 "$etkit" store add "$work/new.db" "$work/a1.etdp" "$work/damaged.etdp"
+    [ -e "$work/new.db" ] || fail "an add that stored a run left no store"
     # a full disk: the file size limit stops SQLite's writes (SIGXFSZ ignored)
     cp "$db" "$work/full.db"
     size=4 # blocks: the next write to the database or its WAL goes past it
