@@ -15,8 +15,8 @@
  *                one database: every run present once, every sample there.
  *
  * Usage: bench_store [RUNS [WRITER_DUMPS]] (smaller numbers for a quick
- * look; ETKIT_BENCH_SCALE_ONLY=1 runs the scale case alone, and
- * ETKIT_BENCH_KEEP=1 then keeps its database for EXPLAIN).  Dumps come from
+ * look; ETKIT_BENCH_ONLY=ingest|big|scale|writers runs one case, and
+ * ETKIT_BENCH_KEEP=1 keeps its database, for EXPLAIN).  Dumps come from
  * tests/store/store_dumps.c.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -238,24 +238,35 @@ static void bench_writers(const char *engine, const char *uri, size_t per) {
       8 * per * 105, bad);
 }
 
+/* Whether case `name` runs: all of them, or the one ETKIT_BENCH_ONLY
+ * names. */
+static int wanted(const char *name) {
+  const char *only = getenv("ETKIT_BENCH_ONLY");
+  return !only || strcmp(only, name) == 0;
+}
+
 static void bench_engine(const char *engine, const char *(*uri)(const char *),
                          size_t runs, size_t per) {
-  const char *u;
-  if (getenv("ETKIT_BENCH_SCALE_ONLY")) {
-    if ((u = uri("etk_bench_scale"))) bench_scale(engine, u, runs);
-    if (!getenv("ETKIT_BENCH_KEEP")) uri("etk_bench_scale");
-    return;
-  }
   /* each database is made fresh, and emptied again afterwards (calling
-   * uri() again recreates it empty) */
-  if ((u = uri("etk_bench_ingest"))) bench_ingest(engine, u);
-  uri("etk_bench_ingest");
-  if ((u = uri("etk_bench_big"))) bench_big(engine, u);
-  uri("etk_bench_big");
-  if ((u = uri("etk_bench_scale"))) bench_scale(engine, u, runs);
-  uri("etk_bench_scale");
-  if ((u = uri("etk_bench_writers"))) bench_writers(engine, u, per);
-  uri("etk_bench_writers");
+   * uri() again recreates it empty) unless ETKIT_BENCH_KEEP is set */
+  int keep = getenv("ETKIT_BENCH_KEEP") != NULL;
+  const char *u;
+  if (wanted("ingest") && (u = uri("etk_bench_ingest"))) {
+    bench_ingest(engine, u);
+    if (!keep) uri("etk_bench_ingest");
+  }
+  if (wanted("big") && (u = uri("etk_bench_big"))) {
+    bench_big(engine, u);
+    if (!keep) uri("etk_bench_big");
+  }
+  if (wanted("scale") && (u = uri("etk_bench_scale"))) {
+    bench_scale(engine, u, runs);
+    if (!keep) uri("etk_bench_scale");
+  }
+  if (wanted("writers") && (u = uri("etk_bench_writers"))) {
+    bench_writers(engine, u, per);
+    if (!keep) uri("etk_bench_writers");
+  }
 }
 
 static char sqlite_buf[4096];

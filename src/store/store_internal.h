@@ -76,6 +76,8 @@ void store_format_time(int64_t t, char *out, size_t size);
 
 /* SHA-256 of data[0..len) as 64 lower-case hex digits and a NUL. */
 void store_sha256_hex(const uint8_t *data, size_t len, char out[65]);
+/* The same without the processor's SHA instructions (for the tests). */
+void store_sha256_hex_portable(const uint8_t *data, size_t len, char out[65]);
 
 /* Makes room for one more item in a growable array of `size`-byte items
  * (*items, *cap; count in use), doubling it; false when out of memory. */

@@ -482,4 +482,48 @@ ETK_TEST(a_version_1_store_is_migrated_on_add) {
   etk_store_close(st);
 }
 
+/* The dump digest (src/store/sha256.c, internal): both the processor's
+ * SHA instructions (when it has them) and the portable rounds. */
+void store_sha256_hex(const uint8_t *data, size_t len, char out[65]);
+void store_sha256_hex_portable(const uint8_t *data, size_t len, char out[65]);
+
+ETK_TEST(sha256_matches_fips_and_both_paths_agree) {
+  static const struct {
+    const char *text;
+    const char *hex;
+  } fips[] = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc",
+       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"}};
+  char a[65], b[65];
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = strlen(fips[i].text);
+    store_sha256_hex((const uint8_t *)fips[i].text, n, a);
+    store_sha256_hex_portable((const uint8_t *)fips[i].text, n, b);
+    CHECK_EQ_STR(a, fips[i].hex);
+    CHECK_EQ_STR(b, fips[i].hex);
+  }
+  size_t big = 1000000; /* a million 'a': the FIPS long example */
+  uint8_t *m = malloc(big);
+  REQUIRE(m != NULL);
+  memset(m, 'a', big);
+  store_sha256_hex(m, big, a);
+  CHECK_EQ_STR(
+      a, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  unsigned x = 12345; /* every tail length, and a large random buffer */
+  for (size_t i = 0; i < big; i++)
+    m[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
+  for (size_t n = 0; n <= 300; n++) {
+    store_sha256_hex(m, n, a);
+    store_sha256_hex_portable(m, n, b);
+    CHECK_EQ_STR(a, b);
+  }
+  store_sha256_hex(m, big, a);
+  store_sha256_hex_portable(m, big, b);
+  CHECK_EQ_STR(a, b);
+  free(m);
+}
+
 ETK_TEST_MAIN()
