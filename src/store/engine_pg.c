@@ -279,9 +279,12 @@ int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
     PQfinish(c);
     return rc;
   }
-  /* quiet NOTICEs ("relation already exists, skipping"); bytea as hex */
+  /* quiet NOTICEs ("relation already exists, skipping"); bytea as hex;
+   * no JIT: the store's queries are index lookups of a few thousand rows,
+   * where compiling costs more (30 ms) than it saves */
   if (pg_exec(c, "SET client_min_messages = warning", err) != ETK_OK ||
-      pg_exec(c, "SET bytea_output = hex", err) != ETK_OK) {
+      pg_exec(c, "SET bytea_output = hex", err) != ETK_OK ||
+      pg_exec(c, "SET jit = off", err) != ETK_OK) {
     PQfinish(c);
     return ETK_E_IO;
   }

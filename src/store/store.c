@@ -374,9 +374,16 @@ static int key_row(void *ctx, const store_row_t *row) {
 }
 
 static int check_key(etk_store_t *st, const char *key, etk_error_t *err) {
+  /* a known key costs one probe of run_tags_key_value; only an unknown
+   * one lists them all for the message */
+  int64_t known = 0;
+  store_value_t p = store_text(key);
+  int rc = store_q(st, "SELECT 1 FROM run_tags WHERE key = $1 LIMIT 1", &p, 1,
+                   int_row, &known, err);
+  if (rc || known) return rc;
   key_list_t k = {{0}, key, 0};
-  int rc = store_q(st, "SELECT DISTINCT key FROM run_tags ORDER BY key", NULL,
-                   0, key_row, &k, err);
+  rc = store_q(st, "SELECT DISTINCT key FROM run_tags ORDER BY key", NULL, 0,
+               key_row, &k, err);
   if (rc == ETK_OK && !k.found)
     rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
                        "unknown --where key '%.64s' (keys: id, digest%s%s)",
