@@ -61,20 +61,6 @@ static etk_store_t *open_store(const char *uri) {
   return st;
 }
 
-static void add_or_die(etk_store_t *st, const uint8_t *dump, size_t len,
-                       const etk_store_tag_t *tags, size_t ntags) {
-  etk_store_add_options_t o;
-  etk_store_add_options_init(&o);
-  o.tags = tags;
-  o.tag_count = ntags;
-  etk_error_t err;
-  etk_error_clear(&err);
-  if (etk_store_add_memory(st, dump, len, &o, NULL, &err) != ETK_OK) {
-    fprintf(stderr, "bench_store: add: %s\n", err.message);
-    exit(1);
-  }
-}
-
 /* Bytes the store takes: the SQLite file (checkpointed at close), or
  * PostgreSQL's tables with their indexes and TOAST; -1 when unknown. */
 static double store_bytes(const char *uri) {
@@ -130,16 +116,21 @@ static char *dump_file(const char *dir, const store_dump_spec_t *spec) {
   return path;
 }
 
-static void add_files_or_die(etk_store_t *st, char *const *paths, size_t n,
-                             const etk_store_tag_t *tags, size_t ntags) {
+/* Adds a dump in memory (paths NULL) or the files paths[0..n); exits on
+ * failure. */
+static void add_or_die(etk_store_t *st, const uint8_t *dump, size_t len,
+                       char *const *paths, size_t n,
+                       const etk_store_tag_t *tags, size_t ntags) {
   etk_store_add_options_t o;
   etk_store_add_options_init(&o);
   o.tags = tags;
   o.tag_count = ntags;
   etk_error_t err;
   etk_error_clear(&err);
-  if (etk_store_add_files(st, (const char *const *)paths, n, &o, NULL, NULL,
-                          &err) != ETK_OK) {
+  int rc = paths ? etk_store_add_files(st, (const char *const *)paths, n, &o,
+                                       NULL, NULL, &err)
+                 : etk_store_add_memory(st, dump, len, &o, NULL, &err);
+  if (rc != ETK_OK) {
     fprintf(stderr, "bench_store: add: %s\n", err.message);
     exit(1);
   }
@@ -166,7 +157,7 @@ static void bench_ingest(const char *engine, const char *uri) {
   }
   double t0 = bench_wall_seconds();
   for (unsigned i = 0; i < DUMPS; i++)
-    add_or_die(st, dumps[i], lens[i], NULL, 0);
+    add_or_die(st, dumps[i], lens[i], NULL, 0, NULL, 0);
   double dt = bench_wall_seconds() - t0;
   printf("%s_ingest_1k_event_dumps_one_per_transaction %.1f dumps/s\n", engine,
          DUMPS / dt);
@@ -178,7 +169,7 @@ static void bench_ingest(const char *engine, const char *uri) {
     paths[i] = dump_file(dir, &spec);
   }
   t0 = bench_wall_seconds();
-  add_files_or_die(st, paths, DUMPS, NULL, 0);
+  add_or_die(st, NULL, 0, paths, DUMPS, NULL, 0);
   dt = bench_wall_seconds() - t0;
   printf("%s_ingest_1k_event_dumps_batched %.1f dumps/s\n", engine, DUMPS / dt);
   remove_files(paths, DUMPS);
@@ -215,7 +206,7 @@ static void bench_big(const char *engine, const char *uri) {
   double inspect = bench_wall_seconds() - t0;
   etk_store_t *st = open_store(uri);
   t0 = bench_wall_seconds();
-  add_or_die(st, dump, len, NULL, 0);
+  add_or_die(st, dump, len, NULL, 0, NULL, 0);
   double add = bench_wall_seconds() - t0;
   etk_store_close(st);
   free(dump);
@@ -253,8 +244,8 @@ static void bench_scale(const char *engine, const char *uri, size_t runs) {
     size_t half = i < runs / 2 ? (runs / 2 - i < n ? runs / 2 - i : n) : 0;
     etk_store_tag_t ta = {"commit", "a"}, tb = {"commit", "b"};
     double t0 = bench_wall_seconds();
-    if (half) add_files_or_die(st, paths, half, &ta, 1);
-    if (n > half) add_files_or_die(st, paths + half, n - half, &tb, 1);
+    if (half) add_or_die(st, NULL, 0, paths, half, &ta, 1);
+    if (n > half) add_or_die(st, NULL, 0, paths + half, n - half, &tb, 1);
     fill += bench_wall_seconds() - t0;
     remove_files(paths, n);
   }
@@ -321,10 +312,10 @@ static void writer(const char *uri, int w, size_t per, char **shared) {
     paths[n] = shared[2 * (i / 20) + (size_t)flip];
     paths[n + 1] = shared[2 * (i / 20) + (size_t)!flip];
     if (w % 2 == 0) {
-      add_files_or_die(st, paths, n + 2, NULL, 0);
+      add_or_die(st, NULL, 0, paths, n + 2, NULL, 0);
     } else {
       for (size_t j = 0; j < n + 2; j++)
-        add_files_or_die(st, paths + j, 1, NULL, 0);
+        add_or_die(st, NULL, 0, paths + j, 1, NULL, 0);
     }
     remove_files(paths, n);
   }
