@@ -24,15 +24,18 @@
  *   A batch_t holds its rows' bound values and the memory they point to
  *   that does not outlive an Inspector call (a delegate id's decimal name,
  *   the packed samples) until it is flushed.  A dump_t is one read dump
- *   waiting for its transaction (its bytes, Inspector, link, plan).
+ *   waiting for its transaction (its Inspector, which maps a file's bytes,
+ *   link, plan; `data` only when the bytes had to be read).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "etkit/etdump.h"
 #include "etkit/inspector_core.h"
 #include "etkit/link.h"
 #include "etkit/memory_plan.h"
@@ -402,17 +405,44 @@ static void dump_free(dump_t *d) {
   memset(d, 0, sizeof *d);
 }
 
+/* The checks of step 1 once the Inspector has the dump; data[0..d->len)
+ * are the file's bytes. */
+static int dump_check(dump_t *d, const void *data,
+                      const etk_store_add_options_t *o, etk_error_t *err) {
+  int rc = open_extras(d, o, err);
+  if (rc) return rc;
+  count_rows(d);
+  store_sha256_hex(data, d->len, d->digest);
+  return ETK_OK;
+}
+
 /* Reads and checks d->data[0..d->len) (step 1). */
 static int dump_read(dump_t *d, const void *data,
                      const etk_store_add_options_t *o, etk_error_t *err) {
   etk_inspector_options_t io;
   etk_inspector_options_init(&io);
   int rc = etk_inspector_open_memory(data, d->len, &io, &d->insp, err);
-  if (rc == ETK_OK) rc = open_extras(d, o, err);
+  return rc ? rc : dump_check(d, data, o, err);
+}
+
+/* Reads and checks the file at `path` (step 1): the Inspector maps it,
+ * and the digest is taken from the mapped bytes when they are the whole
+ * file (else the file is read for it). */
+static int dump_open(dump_t *d, const char *path,
+                     const etk_store_add_options_t *o, etk_error_t *err) {
+  etk_inspector_options_t io;
+  etk_inspector_options_init(&io);
+  int rc = etk_inspector_open_path(path, &io, &d->insp, err);
   if (rc) return rc;
-  count_rows(d);
-  store_sha256_hex(data, d->len, d->digest);
-  return ETK_OK;
+  size_t len = 0;
+  const uint8_t *bytes = etk_etdump_bytes(etk_inspector_etdump(d->insp), &len);
+  struct stat sb;
+  if (bytes && stat(path, &sb) == 0 && (uint64_t)sb.st_size == len) {
+    d->len = len;
+    return dump_check(d, bytes, o, err);
+  }
+  rc = etk_read_file(path, 0, &d->data, &d->len, err);
+  return rc ? rc : dump_check(d, d->data, o, err);
 }
 
 static void dump_result(const dump_t *d, etk_store_add_result_t *r) {
@@ -535,9 +565,7 @@ int etk_store_add_files(etk_store_t *st, const char *const *paths, size_t n,
     dump_t *d = &dumps[pending];
     memset(d, 0, sizeof *d);
     d->source = paths[i];
-    rc = etk_read_file(paths[i], 0, &d->data, &d->len, err);
-    if (rc == ETK_OK) rc = dump_read(d, d->data, options, err);
-    if (rc) {
+    if ((rc = dump_open(d, paths[i], options, err))) {
       etk_error_where(err, paths[i]);
       dump_free(d);
       break;
