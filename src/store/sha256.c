@@ -11,10 +11,10 @@
  *   A dump of a million events is some 50 MB, and the portable rounds hash
  *   it at about 170 MB/s, as long as the Inspector takes to read it.  On
  *   x86-64 processors with the SHA extensions (checked at run time with
- *   __builtin_cpu_supports) the whole blocks go through the SHA-NI
- *   instructions instead, about ten times faster: the state lives in two
- *   registers, ABEF and CDGH, sha256rnds2 does two rounds, and
- *   sha256msg1/msg2 extend the message schedule four words at a time.
+ *   CPUID) the whole blocks go through the SHA-NI instructions instead,
+ *   about ten times faster: the state lives in two registers, ABEF and
+ *   CDGH, sha256rnds2 does two rounds, and sha256msg1/msg2 extend the
+ *   message schedule four words at a time.
  *
  * INVARIANTS
  *   Pure and stateless: the input is read once, front to back, and never
@@ -28,6 +28,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SHA_NI 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -95,8 +96,8 @@ SHA_NI_TARGET static void compress_ni(uint32_t h[8], const uint8_t *data,
                                       size_t blocks) {
   const __m128i swap =
       _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
-  __m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
-  __m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
+  __m128i dcba = _mm_loadu_si128((const void *)&h[0]);
+  __m128i hgfe = _mm_loadu_si128((const void *)&h[4]);
   __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
   __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
   __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
@@ -104,11 +105,11 @@ SHA_NI_TARGET static void compress_ni(uint32_t h[8], const uint8_t *data,
   for (size_t b = 0; b < blocks; b++, data += 64) {
     __m128i abef0 = abef, cdgh0 = cdgh, w[4];
     for (int i = 0; i < 4; i++)
-      w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * i)),
+      w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const void *)(data + 16 * i)),
                               swap);
     for (int g = 0; g < 16; g++) {
       __m128i wk = _mm_add_epi32(
-          w[g & 3], _mm_loadu_si128((const __m128i *)&round_k[4 * g]));
+          w[g & 3], _mm_loadu_si128((const void *)&round_k[4 * g]));
       cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
       abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E));
       if (g < 12) /* w[t..t+3] from w[t-16..t-1] */
@@ -122,8 +123,19 @@ SHA_NI_TARGET static void compress_ni(uint32_t h[8], const uint8_t *data,
   }
   __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
   __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
-  _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
-  _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+  _mm_storeu_si128((void *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0));
+  _mm_storeu_si128((void *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+#endif
+
+#ifdef SHA_NI
+/* CPUID: SHA (leaf 7, EBX bit 29), SSE4.1 (leaf 1, ECX bit 19) and SSSE3
+ * (leaf 1, ECX bit 9). */
+static int have_sha_ni(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 19)) || !(c & (1u << 9)))
+    return 0;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
 }
 #endif
 
@@ -131,8 +143,7 @@ SHA_NI_TARGET static void compress_ni(uint32_t h[8], const uint8_t *data,
 static void compress_blocks(uint32_t h[8], const uint8_t *data, size_t blocks,
                             int portable) {
 #ifdef SHA_NI
-  if (!portable && __builtin_cpu_supports("sha") &&
-      __builtin_cpu_supports("sse4.1")) {
+  if (!portable && have_sha_ni()) {
     compress_ni(h, data, blocks);
     return;
   }
