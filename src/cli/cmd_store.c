@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_args.h"
 #include "cmd_store_compare.h"
@@ -178,7 +179,10 @@ static int cmd_add(store_cli_t *c) {
   const char *created = new_store_file(c->db);
   etk_store_t *st = store_cli_open(c, ETK_STORE_CREATE);
   if (!st) {
-    if (created) remove_new_store(created);
+    /* the schema was never committed: the file is still empty */
+    struct stat sb;
+    if (created && stat(created, &sb) == 0 && sb.st_size == 0)
+      remove_new_store(created);
     return 1;
   }
   etk_store_add_options_t o;
