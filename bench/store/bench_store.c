@@ -5,9 +5,12 @@
  * tests/store/run_with_postgres.sh), for PostgreSQL over that Unix socket.
  *
  *   ingest:      dumps of ~1k events (100 operators x 10 executions) added
- *                one transaction each: dumps/s;
+ *                one transaction each from memory, then as files in
+ *                batches (etk_store_add_files, as `etkit store add`):
+ *                dumps/s, and the store's bytes per sample;
  *   big dump:    one dump of ~1M events added, against opening it with the
- *                Inspector and writing its TSV (what `etkit inspect` does);
+ *                Inspector and writing its TSV (what `etkit inspect` does),
+ *                three of each, medians;
  *   scale:       RUNS runs x 200 operators (default 10,000), then trend and
  *                compare on one operator (median of 5 timings each) and the
  *                store's bytes per sample (SQLite: file size);
@@ -15,8 +18,9 @@
  *                one database: every run present once, every sample there.
  *
  * Usage: bench_store [RUNS [WRITER_DUMPS]] (smaller numbers for a quick
- * look; ETKIT_BENCH_SCALE_ONLY=1 runs the scale case alone, and
- * ETKIT_BENCH_KEEP=1 then keeps its database for EXPLAIN).  Dumps come from
+ * look; ETKIT_BENCH_ONLY=ingest|big|scale|writers runs one case,
+ * ETKIT_BENCH_ENGINE=sqlite|postgresql one engine, and ETKIT_BENCH_KEEP=1
+ * keeps the databases, for EXPLAIN).  Dumps come from
  * tests/store/store_dumps.c.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -60,7 +64,65 @@ static etk_store_t *open_store(const char *uri) {
   return st;
 }
 
+/* Bytes the store takes: the SQLite file (checkpointed at close), or
+ * PostgreSQL's tables with their indexes and TOAST; -1 when unknown. */
+static double store_bytes(const char *uri) {
+  if (strncmp(uri, "postgres", 8) != 0) {
+    struct stat sb;
+    return stat(uri, &sb) == 0 ? (double)sb.st_size : -1;
+  }
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "%s/psql '%s' -At -c \"SELECT sum(pg_total_relation_size(c.oid)) "
+           "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+           "WHERE n.nspname = current_schema() AND c.relkind = 'r'\"",
+           getenv("ETKIT_TEST_PG_BIN"), uri);
+  FILE *p = popen(cmd, "r");
+  double bytes = -1;
+  if (p && fscanf(p, "%lf", &bytes) != 1) bytes = -1;
+  if (p) pclose(p);
+  return bytes;
+}
+
+static void print_size(const char *engine, const char *what, const char *uri,
+                       double samples) {
+  double bytes = store_bytes(uri);
+  if (bytes > 0)
+    printf("%s_%s_bytes_per_sample %.1f bytes (%.1f MB for %.0f samples)\n",
+           engine, what, bytes / samples, bytes / 1e6, samples);
+}
+
+static char dir_buf[4096];
+
+/* A fresh directory for dump files. */
+static const char *dump_dir(void) {
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  snprintf(dir_buf, sizeof dir_buf, "%s/etk-bench-store-%d", tmp,
+           (int)getpid());
+  mkdir(dir_buf, 0700);
+  return dir_buf;
+}
+
+/* Writes the dump of `spec` to dir/name; returns a malloc'd path. */
+static char *dump_file(const char *dir, const store_dump_spec_t *spec) {
+  size_t len;
+  uint8_t *dump = store_dump_make(spec, &len);
+  char *path = malloc(strlen(dir) + 32);
+  if (!dump || !path) exit(1);
+  sprintf(path, "%s/d%u.etdp", dir, spec->seed);
+  FILE *fp = fopen(path, "wb");
+  if (!fp || fwrite(dump, 1, len, fp) != len || fclose(fp) != 0) {
+    fprintf(stderr, "bench_store: cannot write %s\n", path);
+    exit(1);
+  }
+  free(dump);
+  return path;
+}
+
+/* Adds a dump in memory (paths NULL) or the files paths[0..n); exits on
+ * failure. */
 static void add_or_die(etk_store_t *st, const uint8_t *dump, size_t len,
+                       char *const *paths, size_t n,
                        const etk_store_tag_t *tags, size_t ntags) {
   etk_store_add_options_t o;
   etk_store_add_options_init(&o);
@@ -68,15 +130,28 @@ static void add_or_die(etk_store_t *st, const uint8_t *dump, size_t len,
   o.tag_count = ntags;
   etk_error_t err;
   etk_error_clear(&err);
-  if (etk_store_add_memory(st, dump, len, &o, NULL, &err) != ETK_OK) {
+  int rc = paths ? etk_store_add_files(st, (const char *const *)paths, n, &o,
+                                       NULL, NULL, &err)
+                 : etk_store_add_memory(st, dump, len, &o, NULL, &err);
+  if (rc != ETK_OK) {
     fprintf(stderr, "bench_store: add: %s\n", err.message);
     exit(1);
   }
 }
 
+static void remove_files(char **paths, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unlink(paths[i]);
+    free(paths[i]);
+  }
+}
+
+/* 1k-event dumps: one add (one transaction) per dump from memory, then the
+ * same number of other dumps from files, ETK_STORE_BATCH_DUMPS a
+ * transaction (`etkit store add DB FILE...`), file reading included. */
 static void bench_ingest(const char *engine, const char *uri) {
   etk_store_t *st = open_store(uri);
-  enum { DUMPS = 200 };
+  enum { DUMPS = 320 };
   uint8_t *dumps[DUMPS];
   size_t lens[DUMPS];
   for (unsigned i = 0; i < DUMPS; i++) {
@@ -85,11 +160,25 @@ static void bench_ingest(const char *engine, const char *uri) {
   }
   double t0 = bench_wall_seconds();
   for (unsigned i = 0; i < DUMPS; i++)
-    add_or_die(st, dumps[i], lens[i], NULL, 0);
+    add_or_die(st, dumps[i], lens[i], NULL, 0, NULL, 0);
   double dt = bench_wall_seconds() - t0;
-  printf("%s_ingest_1k_event_dumps %.1f dumps/s\n", engine, DUMPS / dt);
+  printf("%s_ingest_1k_event_dumps_one_per_transaction %.1f dumps/s\n", engine,
+         DUMPS / dt);
   for (unsigned i = 0; i < DUMPS; i++) free(dumps[i]);
+  const char *dir = dump_dir();
+  char *paths[DUMPS];
+  for (unsigned i = 0; i < DUMPS; i++) {
+    store_dump_spec_t spec = {1000 + i, 100, 10, 0.05, -1, 1.0};
+    paths[i] = dump_file(dir, &spec);
+  }
+  t0 = bench_wall_seconds();
+  add_or_die(st, NULL, 0, paths, DUMPS, NULL, 0);
+  dt = bench_wall_seconds() - t0;
+  printf("%s_ingest_1k_event_dumps_batched %.1f dumps/s\n", engine, DUMPS / dt);
+  remove_files(paths, DUMPS);
+  rmdir(dir);
   etk_store_close(st);
+  print_size(engine, "ingest", uri, 2.0 * DUMPS * 101 * 10);
 }
 
 static int null_write(void *ctx, const char *data, size_t len) {
@@ -99,10 +188,9 @@ static int null_write(void *ctx, const char *data, size_t len) {
   return 0;
 }
 
-static void bench_big(const char *engine, const char *uri) {
-  store_dump_spec_t spec = {7, 1000, 1000, 0.05, -1, 1.0}; /* ~1M events */
-  size_t len;
-  uint8_t *dump = store_dump_make(&spec, &len);
+/* Opening the dump with the Inspector and writing its TSV, as `etkit
+ * inspect` does: wall seconds. */
+static double inspect_seconds(const uint8_t *dump, size_t len) {
   double t0 = bench_wall_seconds();
   etk_inspector_t *insp;
   etk_error_t err;
@@ -117,16 +205,40 @@ static void bench_big(const char *engine, const char *uri) {
     etk_render_sink_flush(&sink);
     etk_inspector_close(insp);
   }
-  double inspect = bench_wall_seconds() - t0;
-  etk_store_t *st = open_store(uri);
-  t0 = bench_wall_seconds();
-  add_or_die(st, dump, len, NULL, 0);
-  double add = bench_wall_seconds() - t0;
-  etk_store_close(st);
+  return bench_wall_seconds() - t0;
+}
+
+static double median3(double *v) {
+  double lo = v[0] < v[1] ? v[0] : v[1], hi = v[0] < v[1] ? v[1] : v[0];
+  return v[2] < lo ? lo : v[2] > hi ? hi : v[2];
+}
+
+/* A 1M-event dump (1000 operators x 1000 executions) added to an empty
+ * store, against inspect_seconds on it; three of each, alternating (the
+ * store is made empty again before each add), medians. */
+static void bench_big(const char *engine, const char *(*uri)(const char *)) {
+  store_dump_spec_t spec = {7, 1000, 1000, 0.05, -1, 1.0};
+  size_t len;
+  uint8_t *dump = store_dump_make(&spec, &len);
+  double add[3], cpu[3], inspect[3];
+  const char *u = NULL;
+  for (int k = 0; k < 3; k++) {
+    inspect[k] = inspect_seconds(dump, len);
+    if (!(u = uri("etk_bench_big"))) exit(1);
+    etk_store_t *st = open_store(u);
+    double t0 = bench_wall_seconds(), c0 = bench_cpu_seconds();
+    add_or_die(st, dump, len, NULL, 0, NULL, 0);
+    add[k] = bench_wall_seconds() - t0;
+    cpu[k] = bench_cpu_seconds() - c0;
+    etk_store_close(st);
+  }
   free(dump);
-  printf("%s_1m_event_dump_add %.2f s\n", engine, add);
-  printf("%s_1m_event_dump_inspect_tsv %.2f s\n", engine, inspect);
-  printf("%s_1m_event_dump_add_over_inspect %.2f x\n", engine, add / inspect);
+  print_size(engine, "1m_event_dump", u, 1001.0 * 1000.0);
+  double a = median3(add), i = median3(inspect);
+  printf("%s_1m_event_dump_add %.2f s (CPU here %.2f s)\n", engine, a,
+         median3(cpu));
+  printf("%s_1m_event_dump_inspect_tsv %.2f s\n", engine, i);
+  printf("%s_1m_event_dump_add_over_inspect %.2f x\n", engine, a / i);
 }
 
 static double median5(double *v) {
@@ -142,18 +254,30 @@ static double median5(double *v) {
 
 static void bench_scale(const char *engine, const char *uri, size_t runs) {
   etk_store_t *st = open_store(uri);
-  double t0 = bench_wall_seconds();
-  for (size_t i = 0; i < runs; i++) {
-    store_dump_spec_t spec = {(unsigned)(100000 + i), 200, 1, 0.05, -1, 1.0};
-    size_t len;
-    uint8_t *dump = store_dump_make(&spec, &len);
-    etk_store_tag_t tag = {"commit", i < runs / 2 ? "a" : "b"};
-    add_or_die(st, dump, len, &tag, 1);
-    free(dump);
+  const char *dir = dump_dir();
+  enum { CHUNK = 256 };
+  char *paths[CHUNK];
+  double fill = 0;
+  for (size_t i = 0; i < runs; i += CHUNK) {
+    size_t n = runs - i < CHUNK ? runs - i : CHUNK;
+    for (size_t j = 0; j < n; j++) {
+      store_dump_spec_t spec = {
+          (unsigned)(100000 + i + j), 200, 1, 0.05, -1, 1.0};
+      paths[j] = dump_file(dir, &spec);
+    }
+    /* the first half commit=a, the second commit=b */
+    size_t half = i < runs / 2 ? (runs / 2 - i < n ? runs / 2 - i : n) : 0;
+    etk_store_tag_t ta = {"commit", "a"}, tb = {"commit", "b"};
+    double t0 = bench_wall_seconds();
+    if (half) add_or_die(st, NULL, 0, paths, half, &ta, 1);
+    if (n > half) add_or_die(st, NULL, 0, paths + half, n - half, &tb, 1);
+    fill += bench_wall_seconds() - t0;
+    remove_files(paths, n);
   }
-  double fill = bench_wall_seconds() - t0;
-  printf("%s_scale_fill_%zu_runs %.1f s (%.0f dumps/s)\n", engine, runs, fill,
-         (double)runs / fill);
+  rmdir(dir);
+  printf("%s_scale_fill_%zu_runs %.1f s (%.0f dumps/s, batched)\n", engine,
+         runs, fill, (double)runs / fill);
+  double t0;
   etk_store_tag_t a = {"commit", "a"}, b = {"commit", "b"};
   etk_store_where_t wa = {&a, 1}, wb = {&b, 1};
   double trend[5], cmp[5], trend_cpu[5], cmp_cpu[5];
@@ -188,28 +312,56 @@ static void bench_scale(const char *engine, const char *uri, size_t runs) {
       "ms)\n",
       engine, runs, median5(cmp) * 1e3, changes, median5(cmp_cpu) * 1e3);
   etk_store_close(st);
-  struct stat sb;
-  if (strncmp(uri, "postgres", 8) != 0 && stat(uri, &sb) == 0)
-    printf("%s_bytes_per_sample %.1f bytes\n", engine,
-           (double)sb.st_size / ((double)runs * 201.0));
+  print_size(engine, "scale", uri, (double)runs * 201.0);
+}
+
+/* Writer w's work: `per` dumps of its own, and after each 20 the two
+ * shared dumps of that group, which every writer adds too (so runs race on
+ * the same digests).  Even writers add files in batches (own 20 + the two
+ * shared, in an order that differs between writers), odd writers add one
+ * dump a transaction. */
+static void writer(const char *uri, int w, size_t per, char **shared) {
+  etk_store_t *st = open_store(uri);
+  char dir[sizeof dir_buf + 16];
+  snprintf(dir, sizeof dir, "%s/w%d", dir_buf, w);
+  mkdir(dir, 0700);
+  char *paths[22];
+  for (size_t i = 0; i < per; i += 20) {
+    size_t n = per - i < 20 ? per - i : 20;
+    for (size_t j = 0; j < n; j++) {
+      store_dump_spec_t spec = {
+          (unsigned)(200000 + w * 10000 + i + j), 20, 5, 0.05, -1, 1.0};
+      paths[j] = dump_file(dir, &spec);
+    }
+    int flip = (w / 2) % 2;
+    paths[n] = shared[2 * (i / 20) + (size_t)flip];
+    paths[n + 1] = shared[2 * (i / 20) + (size_t)!flip];
+    if (w % 2 == 0) {
+      add_or_die(st, NULL, 0, paths, n + 2, NULL, 0);
+    } else {
+      for (size_t j = 0; j < n + 2; j++)
+        add_or_die(st, NULL, 0, paths + j, 1, NULL, 0);
+    }
+    remove_files(paths, n);
+  }
+  rmdir(dir);
+  etk_store_close(st);
 }
 
 static void bench_writers(const char *engine, const char *uri, size_t per) {
   etk_store_close(open_store(uri));
+  const char *dir = dump_dir();
+  size_t nshared = 2 * ((per + 19) / 20);
+  char **shared = malloc(nshared * sizeof *shared);
+  for (size_t i = 0; shared && i < nshared; i++) {
+    store_dump_spec_t spec = {(unsigned)(900000 + i), 20, 5, 0.05, -1, 1.0};
+    shared[i] = dump_file(dir, &spec);
+  }
   double t0 = bench_wall_seconds();
   pid_t kids[8];
   for (int w = 0; w < 8; w++) {
     if ((kids[w] = fork()) != 0) continue;
-    etk_store_t *st = open_store(uri);
-    for (size_t i = 0; i < per; i++) {
-      store_dump_spec_t spec = {
-          (unsigned)(200000 + w * 10000 + i), 20, 5, 0.05, -1, 1.0};
-      size_t len;
-      uint8_t *dump = store_dump_make(&spec, &len);
-      add_or_die(st, dump, len, NULL, 0);
-      free(dump);
-    }
-    etk_store_close(st);
+    writer(uri, w, per, shared);
     _exit(0);
   }
   int bad = 0;
@@ -234,28 +386,42 @@ static void bench_writers(const char *engine, const char *uri, size_t per) {
   printf(
       "%s_8_writers_x_%zu %.1f s (%.0f dumps/s), %zu runs of %zu, "
       "%lld samples of %zu, %d failed writers\n",
-      engine, per, dt, 8.0 * (double)per / dt, runs, 8 * per, samples,
-      8 * per * 105, bad);
+      engine, per, dt, 8.0 * (double)(per + nshared) / dt, runs,
+      8 * per + nshared, samples, (8 * per + nshared) * 105, bad);
+  if (shared) remove_files(shared, nshared);
+  free(shared);
+  rmdir(dir);
+}
+
+/* Whether case `name` runs: all of them, or the one ETKIT_BENCH_ONLY
+ * names. */
+static int wanted(const char *name) {
+  const char *only = getenv("ETKIT_BENCH_ONLY");
+  return !only || strcmp(only, name) == 0;
 }
 
 static void bench_engine(const char *engine, const char *(*uri)(const char *),
                          size_t runs, size_t per) {
-  const char *u;
-  if (getenv("ETKIT_BENCH_SCALE_ONLY")) {
-    if ((u = uri("etk_bench_scale"))) bench_scale(engine, u, runs);
-    if (!getenv("ETKIT_BENCH_KEEP")) uri("etk_bench_scale");
-    return;
-  }
   /* each database is made fresh, and emptied again afterwards (calling
-   * uri() again recreates it empty) */
-  if ((u = uri("etk_bench_ingest"))) bench_ingest(engine, u);
-  uri("etk_bench_ingest");
-  if ((u = uri("etk_bench_big"))) bench_big(engine, u);
-  uri("etk_bench_big");
-  if ((u = uri("etk_bench_scale"))) bench_scale(engine, u, runs);
-  uri("etk_bench_scale");
-  if ((u = uri("etk_bench_writers"))) bench_writers(engine, u, per);
-  uri("etk_bench_writers");
+   * uri() again recreates it empty) unless ETKIT_BENCH_KEEP is set */
+  int keep = getenv("ETKIT_BENCH_KEEP") != NULL;
+  const char *u;
+  if (wanted("ingest") && (u = uri("etk_bench_ingest"))) {
+    bench_ingest(engine, u);
+    if (!keep) uri("etk_bench_ingest");
+  }
+  if (wanted("big")) {
+    bench_big(engine, uri);
+    if (!keep) uri("etk_bench_big");
+  }
+  if (wanted("scale") && (u = uri("etk_bench_scale"))) {
+    bench_scale(engine, u, runs);
+    if (!keep) uri("etk_bench_scale");
+  }
+  if (wanted("writers") && (u = uri("etk_bench_writers"))) {
+    bench_writers(engine, u, per);
+    if (!keep) uri("etk_bench_writers");
+  }
 }
 
 static char sqlite_buf[4096];
@@ -276,8 +442,11 @@ static const char *sqlite_uri(const char *name) {
 int main(int argc, char **argv) {
   size_t runs = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000;
   size_t per = argc > 2 ? strtoul(argv[2], NULL, 10) : 200;
-  bench_engine("sqlite", sqlite_uri, runs, per);
-  if (getenv("ETKIT_TEST_PG_HOST"))
+  const char *only = getenv("ETKIT_BENCH_ENGINE"); /* sqlite|postgresql */
+  if (!only || strcmp(only, "sqlite") == 0)
+    bench_engine("sqlite", sqlite_uri, runs, per);
+  if (getenv("ETKIT_TEST_PG_HOST") &&
+      (!only || strcmp(only, "postgresql") == 0))
     bench_engine("postgresql", pg_uri, runs, per);
   return 0;
 }

@@ -86,6 +86,13 @@ typedef enum etk_change_direction {
 /* "same", "slower", "faster". */
 const char *etk_change_direction_name(etk_change_direction_t d);
 
+/* The one rule of every --fail-above gate (`etkit diff A... --vs B...`,
+ * `etkit store compare`): 1 when a change is significant, a slow-down, and
+ * larger than pct percent of its baseline; else 0 (a NaN delta never
+ * fails). */
+int etk_change_fails(int significant, etk_change_direction_t direction,
+                     double delta_pct, double pct);
+
 /* Applies the rule to one comparison and its q-value: significant when
  * q <= alpha, the interval excludes 0 and |shift| is at least min_pct % of
  * the baseline median (an interval entirely inside the threshold is noise
@@ -152,6 +159,10 @@ typedef struct etk_dump_comparison {
   etk_pooled_t *pool; /* keys "block\x1fname\x1finstruction id" */
   etk_pooled_change_t *changes;
   size_t count;
+  /* per pool key id: the op types ("a,b") and module path of the first
+   * dump that linked the event to an ETRecord (NULL when none did) */
+  char **op_types, **modules;
+  size_t described;
 } etk_dump_comparison_t;
 
 /* Compares a[0..na) (baseline) with b[0..nb) (candidate); `rule` may be
@@ -166,7 +177,8 @@ void etk_dump_comparison_free(etk_dump_comparison_t *c);
 
 /* Table/TSV/CSV/JSON rows: block, name, instruction_id, baseline,
  * candidate (medians), delta_pct, ci_low, ci_high, p_value, q_value,
- * significant, direction, baseline_samples, candidate_samples. */
+ * significant, direction, baseline_samples, candidate_samples, op_type,
+ * module (None unless the dumps were linked to an ETRecord). */
 int etk_dump_comparison_render(const etk_dump_comparison_t *c,
                                etk_inspect_format_t format,
                                etk_render_sink_t *sink, etk_error_t *err);

@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /* The schema version this etkit writes (the migrations table's latest). */
-#define ETK_STORE_SCHEMA_VERSION 1
+#define ETK_STORE_SCHEMA_VERSION 2
 
 /* Longest tag key and value, in bytes. */
 #define ETK_STORE_TAG_KEY_MAX 64
@@ -125,6 +125,26 @@ int etk_store_add(etk_store_t *st, const char *path,
 int etk_store_add_memory(etk_store_t *st, const void *data, size_t len,
                          const etk_store_add_options_t *options,
                          etk_store_add_result_t *result, etk_error_t *err);
+
+/* Called by etk_store_add_files for each file once its run is committed
+ * (or found already stored), in the order of the files. */
+typedef void (*etk_store_added_fn)(void *ctx, const char *path,
+                                   const etk_store_add_result_t *result);
+
+/* Adds paths[0..n) with the same options, several dumps per transaction
+ * (up to ETK_STORE_BATCH_DUMPS, fewer when they hold many samples): each
+ * batch's dumps are read and checked first, then written together in one
+ * transaction (one COPY per table on PostgreSQL).  Same-digest dumps are
+ * one run, as with etk_store_add.  Stops at the first file that cannot be
+ * read or stored: the files before it are stored (and reported to `fn`,
+ * which may be NULL), it and the files after it are not; `err` names it.
+ * `options->source_name` is ignored (each file's path is recorded). */
+int etk_store_add_files(etk_store_t *st, const char *const *paths, size_t n,
+                        const etk_store_add_options_t *options,
+                        etk_store_added_fn fn, void *ctx, etk_error_t *err);
+
+/* Most dumps etk_store_add_files writes in one transaction. */
+#define ETK_STORE_BATCH_DUMPS 32
 
 /* ------------------------------------------------------------- results */
 
@@ -232,8 +252,13 @@ int etk_store_comparison_table(const etk_store_comparison_t *c,
 int etk_store_comparison_json(const etk_store_comparison_t *c,
                               etk_render_sink_t *sink, etk_error_t *err);
 
-/* 1 when a significant slow-down exceeds pct percent. */
+/* 1 when a significant slow-down exceeds pct percent (etk_change_fails). */
 int etk_store_comparison_fails(const etk_store_comparison_t *c, double pct);
+
+/* The first change that fails --fail-above pct (the changes are sorted
+ * largest slow-down first, so the worst), or NULL; owned by `c`. */
+const etk_store_change_t *etk_store_comparison_failing(
+    const etk_store_comparison_t *c, double pct);
 
 /* ------------------------------------------------------------- export */
 

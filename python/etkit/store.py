@@ -47,7 +47,7 @@ class Store:
 
     def runs(self, **where):
         """The runs matching every key=value condition, oldest first."""
-        return _frame(_etkit.store_runs(self.url, _strings(where)))
+        return _frame(_etkit.store_query(self.url, "runs", "", _strings(where)))
 
     def trend(self, op=None, module=None, method=None, **where):
         """One row per matching run: the statistics of one operator (op),
@@ -57,7 +57,7 @@ class Store:
         if len(chosen) != 1:
             raise ValueError("trend takes exactly one of op, module, method")
         kind, name = chosen[0]
-        return _frame(_etkit.store_trend(self.url, kind, str(name),
+        return _frame(_etkit.store_query(self.url, kind, str(name),
                                          _strings(where)))
 
     def compare(self, baseline, candidate, op=None, threshold=2.0, alpha=0.05):

@@ -5,7 +5,8 @@
  *
  *   store_add(url, path, tags, etrecord, program)
  *       -> (run_id, existed, operators, samples, digest)
- *   store_runs(url, where) / store_trend(url, kind, name, where)
+ *   store_query(url, kind, name, where): kind "runs" (name unused), or
+ *       "op", "module", "method" for a trend
  *   store_compare(url, baseline, candidate, op, threshold, alpha)
  *       -> {column: list}, the query's table column by column (the Python
  *          layer makes the DataFrame)
@@ -119,29 +120,15 @@ static PyObject *s_add(PyObject *self, PyObject *args) {
                        (unsigned long long)r.samples, r.digest);
 }
 
-static PyObject *s_runs(PyObject *self, PyObject *args) {
-  (void)self;
-  const char *url;
-  PyObject *where_obj = NULL;
-  if (!PyArg_ParseTuple(args, "sO", &url, &where_obj)) return NULL;
-  etk_store_tag_t conds[MAX_TAGS];
-  etk_store_where_t w = {conds, 0};
-  if (tags_from(where_obj, conds, &w.count) < 0) return NULL;
-  etk_error_t err;
-  etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
-  if (!st) return NULL;
-  etk_store_table_t t;
-  int rc = etk_store_runs(st, &w, &t, &err);
-  etk_store_close(st);
-  return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
-}
-
-static PyObject *s_trend(PyObject *self, PyObject *args) {
+/* store_query(url, kind, name, where): kind "runs" lists the runs (name
+ * unused); "op", "module" or "method" is the trend of that name. */
+static PyObject *s_query(PyObject *self, PyObject *args) {
   (void)self;
   const char *url, *kind, *name;
   PyObject *where_obj = NULL;
   if (!PyArg_ParseTuple(args, "sssO", &url, &kind, &name, &where_obj))
     return NULL;
+  int runs = strcmp(kind, "runs") == 0;
   etk_store_trend_kind_t k =
       strcmp(kind, "module") == 0   ? ETK_STORE_TREND_MODULE
       : strcmp(kind, "method") == 0 ? ETK_STORE_TREND_METHOD
@@ -153,7 +140,8 @@ static PyObject *s_trend(PyObject *self, PyObject *args) {
   etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
   if (!st) return NULL;
   etk_store_table_t t;
-  int rc = etk_store_trend(st, k, name, &w, &t, &err);
+  int rc = runs ? etk_store_runs(st, &w, &t, &err)
+                : etk_store_trend(st, k, name, &w, &t, &err);
   etk_store_close(st);
   return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
 }
@@ -189,8 +177,7 @@ static PyObject *s_compare(PyObject *self, PyObject *args) {
 
 static PyMethodDef store_functions[] = {
     {"store_add", s_add, METH_VARARGS, NULL},
-    {"store_runs", s_runs, METH_VARARGS, NULL},
-    {"store_trend", s_trend, METH_VARARGS, NULL},
+    {"store_query", s_query, METH_VARARGS, NULL},
     {"store_compare", s_compare, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 

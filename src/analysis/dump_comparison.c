@@ -6,17 +6,55 @@
  *   Every sample with a duration of every event of every dump goes into one
  *   etk_pooled_t under the key "block\x1fname\x1finstruction id" (the
  *   delegate id's text names delegated events), side 0 for A, 1 for B.
- *   Rendering splits the key back into its three columns.
+ *   Rendering splits the key back into its three columns.  op_types[id]
+ *   and modules[id] (grown with the pool's ids) keep what an ETRecord link
+ *   gave the key's event in the first dump that had it.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etkit/significance.h"
 
-static int add_dump(etk_pooled_t *pool, int side, const etk_inspector_t *insp,
-                    etk_strbuf_t *key) {
+/* Keeps key `id`'s op types and module from a linked event (the first
+ * dump that has them wins). */
+static int describe(etk_dump_comparison_t *c, size_t id,
+                    const etk_inspector_t *insp, size_t e) {
+  if (id >= c->described) {
+    size_t n = id + 1 > 2 * c->described ? id + 1 : 2 * c->described;
+    char **t = realloc(c->op_types, n * sizeof *t);
+    if (t) c->op_types = t;
+    char **m = t ? realloc(c->modules, n * sizeof *m) : NULL;
+    if (!t || !m) return ETK_E_NO_MEMORY;
+    c->modules = m;
+    memset(t + c->described, 0, (n - c->described) * sizeof *t);
+    memset(m + c->described, 0, (n - c->described) * sizeof *m);
+    c->described = n;
+  }
+  etk_inspector_event_link_t link;
+  const etk_inspector_module_t *mods = NULL;
+  size_t nmods = 0;
+  if (!c->op_types[id] && etk_inspector_event_link(insp, e, &link) == ETK_OK &&
+      link.op_type_count) {
+    etk_strbuf_t b = {0};
+    for (size_t i = 0; i < link.op_type_count; i++)
+      etk_strbuf_printf(&b, "%s%s", i ? "," : "", link.op_types[i]);
+    if (b.failed) return ETK_E_NO_MEMORY;
+    c->op_types[id] = b.data;
+  }
+  if (!c->modules[id] &&
+      etk_inspector_event_module(insp, e, &mods, &nmods) == ETK_OK && nmods &&
+      mods[nmods - 1].normalized &&
+      !(c->modules[id] = strdup(mods[nmods - 1].normalized)))
+    return ETK_E_NO_MEMORY;
+  return ETK_OK;
+}
+
+static int add_dump(etk_dump_comparison_t *c, int side,
+                    const etk_inspector_t *insp, etk_strbuf_t *key) {
   for (size_t e = 0; e < etk_inspector_event_count(insp); e++) {
     etk_inspector_event_t ev;
     etk_inspector_block_t blk;
@@ -28,13 +66,15 @@ static int add_dump(etk_pooled_t *pool, int side, const etk_inspector_t *insp,
     etk_strbuf_printf(key, "%s\x1f%s\x1f%d", blk.name, ev.name,
                       (int)ev.instruction_id);
     if (key->failed) return ETK_E_NO_MEMORY;
+    size_t id = SIZE_MAX;
     for (size_t k = 0; k < ev.sample_count; k++) {
       etk_inspector_sample_t s;
       if (etk_inspector_event_sample(insp, e, k, &s) != ETK_OK) continue;
       int rc =
-          etk_pooled_add(pool, side, key->data, key->len, s.duration, NULL);
+          etk_pooled_add(c->pool, side, key->data, key->len, s.duration, &id);
       if (rc) return rc;
     }
+    if (id != SIZE_MAX && describe(c, id, insp, e)) return ETK_E_NO_MEMORY;
   }
   return ETK_OK;
 }
@@ -52,7 +92,7 @@ int etk_dump_comparison_build(etk_inspector_t *const *a, size_t na,
   etk_strbuf_t key = {0};
   int rc = out->pool ? ETK_OK : ETK_E_NO_MEMORY;
   for (size_t i = 0; rc == ETK_OK && i < na + nb; i++)
-    rc = add_dump(out->pool, i >= na, i < na ? a[i] : b[i - na], &key);
+    rc = add_dump(out, i >= na, i < na ? a[i] : b[i - na], &key);
   etk_strbuf_free(&key);
   if (rc == ETK_OK)
     rc = etk_pooled_compare(out->pool, rule, &out->changes, &out->count);
@@ -67,14 +107,19 @@ void etk_dump_comparison_free(etk_dump_comparison_t *c) {
   if (!c) return;
   etk_pooled_free(c->pool);
   free(c->changes);
+  for (size_t i = 0; i < c->described; i++) {
+    free(c->op_types[i]);
+    free(c->modules[i]);
+  }
+  free(c->op_types);
+  free(c->modules);
   memset(c, 0, sizeof *c);
 }
 
 int etk_dump_comparison_fails(const etk_dump_comparison_t *c, double pct) {
   for (size_t i = 0; c && i < c->count; i++)
-    if (c->changes[i].significant &&
-        c->changes[i].direction == ETK_CHANGE_SLOWER &&
-        c->changes[i].delta_pct > pct)
+    if (etk_change_fails(c->changes[i].significant, c->changes[i].direction,
+                         c->changes[i].delta_pct, pct))
       return 1;
   return 0;
 }
@@ -92,8 +137,10 @@ static const char *const headers[] = {"block",
                                       "significant",
                                       "direction",
                                       "baseline_samples",
-                                      "candidate_samples"};
-#define COLS 14
+                                      "candidate_samples",
+                                      "op_type",
+                                      "module"};
+#define COLS 16
 
 /* Part `i` (0..2) of a key "block\x1fname\x1fid". */
 static const char *key_part(const char *key, int i, size_t *len) {
@@ -138,6 +185,16 @@ static int cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       etk_cell_set_int(
           out, (int64_t)etk_pooled_samples(c->pool, ch->id, (int)col - 12));
       break;
+    case 14:
+    case 15: {
+      char *const *texts = col == 14 ? c->op_types : c->modules;
+      const char *t = ch->id < c->described ? texts[ch->id] : NULL;
+      if (t)
+        etk_cell_set_text(out, t, strlen(t));
+      else
+        etk_cell_set_none(out);
+      break;
+    }
     default:
       if (isnan(v[col - 3]))
         etk_cell_set_none(out);

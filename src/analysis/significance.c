@@ -229,6 +229,11 @@ void etk_change_rule_init(etk_change_rule_t *rule) {
   rule->min_pct = 2.0;
 }
 
+int etk_change_fails(int significant, etk_change_direction_t direction,
+                     double delta_pct, double pct) {
+  return significant && direction == ETK_CHANGE_SLOWER && delta_pct > pct;
+}
+
 const char *etk_change_direction_name(etk_change_direction_t d) {
   switch (d) {
     case ETK_CHANGE_SLOWER:

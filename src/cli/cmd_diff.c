@@ -216,11 +216,15 @@ int etk_cmd_diff(int argc, char **argv) {
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;
   if (prc > 0) return prc;
-  if (c.vs)
-    return cli_diff_sets(c.sides[0], c.nsides[0], c.sides[1], c.nsides[1],
-                         &c.io, c.ro.format, c.output,
-                         c.ro.threshold_pct > 0 ? c.ro.threshold_pct : -1,
-                         c.has_fail_above ? c.fail_above : -1);
+  if (c.vs) {
+    diff_sets_options_t so = {&c.io,
+                              c.ro.format,
+                              c.output,
+                              {c.etrecord[0], c.etrecord[1]},
+                              c.ro.threshold_pct > 0 ? c.ro.threshold_pct : -1,
+                              c.has_fail_above ? c.fail_above : -1};
+    return cli_diff_sets(c.sides[0], c.nsides[0], c.sides[1], c.nsides[1], &so);
+  }
   c.ro.label_a = c.path[0];
   c.ro.label_b = c.path[1];
   etk_error_t err;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli_args.h"
-#include "cmd_store.h"
+#include "cmd_store_compare.h"
 
 #define CMD "store"
 
@@ -48,20 +48,16 @@ int store_cli_compare(store_cli_t *c) {
   rc = etk_cli_write_output(c->output ? c->output : "-", render_compare, &out,
                             &err);
   int status = rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
-  if (status == 0 && c->has_fail_above &&
-      etk_store_comparison_fails(&cmp, c->fail_above)) {
-    for (size_t i = 0; i < cmp.count; i++)
-      if (cmp.changes[i].significant &&
-          cmp.changes[i].direction == ETK_CHANGE_SLOWER &&
-          cmp.changes[i].delta_pct > c->fail_above) {
-        fprintf(stderr,
-                "etkit store: %s (instruction %lld) is %.1f %% slower "
-                "[%.1f, %.1f], above --fail-above %g\n",
-                cmp.changes[i].name, (long long)cmp.changes[i].instruction_id,
-                cmp.changes[i].delta_pct, cmp.changes[i].ci_low_pct,
-                cmp.changes[i].ci_high_pct, c->fail_above);
-        break;
-      }
+  const etk_store_change_t *worst =
+      status == 0 && c->has_fail_above
+          ? etk_store_comparison_failing(&cmp, c->fail_above)
+          : NULL;
+  if (worst) {
+    fprintf(stderr,
+            "etkit store: %s (instruction %lld) is %.1f %% slower [%.1f, "
+            "%.1f], above --fail-above %g\n",
+            worst->name, (long long)worst->instruction_id, worst->delta_pct,
+            worst->ci_low_pct, worst->ci_high_pct, c->fail_above);
     status = 1;
   }
   etk_store_comparison_free(&cmp);

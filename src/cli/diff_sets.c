@@ -1,6 +1,7 @@
 /*
  * diff_sets.c - `etkit diff A1 A2 ... --vs B1 B2 ...`: opens every dump,
- * hands both sides to etk_dump_comparison_build (the noise-aware engine
+ * links each with --etrecord (A's; --etrecord-b for B's when given), hands
+ * both sides to etk_dump_comparison_build (the noise-aware engine
  * of etkit/significance.h) and prints its table; with --fail-above, exit 3
  * names the worst significant slow-down, as the two-dump diff does.
  */
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 
 #include "cli_args.h"
+#include "cli_link.h"
 #include "commands.h"
 #include "etkit/significance.h"
 
@@ -25,31 +27,46 @@ static int render_sets(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   return etk_dump_comparison_render(o->cmp, o->format, sink, err);
 }
 
+/* Opens dump i (of A then B) and links it with its side's ETRecord. */
+static int open_dump(const char *path, int side, const diff_sets_options_t *o,
+                     etk_inspector_t **insp, etk_etrecord_t **rec) {
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (etk_inspector_open_path(path, o->io, insp, &err) != ETK_OK)
+    return etk_cli_fail_error(CMD, &err);
+  const char *record = o->etrecord[side] ? o->etrecord[side] : o->etrecord[0];
+  etk_error_clear(&err);
+  if (record && cli_link_etrecord(CMD, record, *insp, rec, NULL, &err))
+    return etk_cli_fail_error(CMD, &err);
+  return 0;
+}
+
 int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
-                  size_t nb, const etk_inspector_options_t *io,
-                  etk_inspect_format_t format, const char *output,
-                  double threshold_pct, double fail_above) {
+                  size_t nb, const diff_sets_options_t *o) {
   etk_inspector_t **insp = calloc(na + nb, sizeof *insp);
-  if (!insp) return etk_cli_fail(CMD, "out of memory");
+  etk_etrecord_t **recs = calloc(na + nb, sizeof *recs);
+  if (!insp || !recs) {
+    free(insp);
+    free(recs);
+    return etk_cli_fail(CMD, "out of memory");
+  }
   etk_error_t err;
   int status = 0;
-  for (size_t i = 0; i < na + nb && status == 0; i++) {
-    etk_error_clear(&err);
-    const char *path = i < na ? a[i] : b[i - na];
-    if (etk_inspector_open_path(path, io, &insp[i], &err) != ETK_OK)
-      status = etk_cli_fail_error(CMD, &err);
-  }
+  for (size_t i = 0; i < na + nb && status == 0; i++)
+    status =
+        open_dump(i < na ? a[i] : b[i - na], i >= na, o, &insp[i], &recs[i]);
+  double fail_above = o->fail_above;
   etk_change_rule_t rule;
   etk_change_rule_init(&rule);
-  if (threshold_pct >= 0) rule.min_pct = threshold_pct;
+  if (o->threshold_pct >= 0) rule.min_pct = o->threshold_pct;
   etk_dump_comparison_t cmp = {0};
   etk_error_clear(&err);
   if (status == 0 && etk_dump_comparison_build(insp, na, insp + na, nb, &rule,
                                                &cmp, &err) != ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
-  sets_out_t out = {&cmp, format};
-  if (status == 0 &&
-      etk_cli_write_output(output ? output : "-", render_sets, &out, &err))
+  sets_out_t out = {&cmp, o->format};
+  if (status == 0 && etk_cli_write_output(o->output ? o->output : "-",
+                                          render_sets, &out, &err))
     status = etk_cli_fail_error(CMD, &err);
   if (status == 0 && fail_above >= 0 &&
       etk_dump_comparison_fails(&cmp, fail_above)) {
@@ -66,7 +83,11 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
     status = 3;
   }
   etk_dump_comparison_free(&cmp);
-  for (size_t i = 0; i < na + nb; i++) etk_inspector_close(insp[i]);
+  for (size_t i = 0; i < na + nb; i++) {
+    etk_inspector_close(insp[i]);
+    etk_etrecord_close(recs[i]);
+  }
   free(insp);
+  free(recs);
   return status;
 }

@@ -12,13 +12,19 @@
 /* Most ETDumps per side. */
 #define DIFF_SETS_MAX 256
 
-/* Opens every dump with `io`, compares side A with side B and prints the
- * result in `format` to `output` (NULL = stdout).  threshold_pct < 0 keeps
- * the default (2 %); fail_above >= 0 makes a significant slow-down above it
- * exit 3.  Returns the exit status. */
+typedef struct diff_sets_options {
+  const etk_inspector_options_t *io; /* how each dump is opened */
+  etk_inspect_format_t format;
+  const char *output;      /* NULL = stdout */
+  const char *etrecord[2]; /* links A's and B's dumps (NULL = none) */
+  double threshold_pct;    /* < 0: the default (2 %) */
+  double fail_above;       /* >= 0: a significant slow-down above it exits 3 */
+} diff_sets_options_t;
+
+/* Opens every dump, links it with its side's ETRecord (op types and
+ * modules, as the two-dump diff does), compares side A with side B and
+ * prints the result.  Returns the exit status. */
 int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
-                  size_t nb, const etk_inspector_options_t *io,
-                  etk_inspect_format_t format, const char *output,
-                  double threshold_pct, double fail_above);
+                  size_t nb, const diff_sets_options_t *o);
 
 #endif

@@ -6,8 +6,9 @@
  *   An operator is identified across runs by (method, name, instruction
  *   id): the key "method\x1fname\x1fid" goes into an etk_pooled_t with
  *   every raw sample of every selected run of its side, and op_t[id]
- *   keeps its descriptive columns.  Both sides stream through the same row
- *   callback, side 0 then side 1.
+ *   keeps its descriptive columns.  Both sides stream in one query (each
+ *   operator row read once, with a flag per side saying whose runs hold
+ *   it), so a run on both sides (an A/A comparison) feeds both.
  *
  * STATISTICS
  *   etk_pooled_compare (etkit/significance.h): per operator present on
@@ -18,6 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +35,8 @@ typedef struct cmp_ctx {
   etk_pooled_t *pool;
   op_t *ops; /* by pool id */
   size_t cap;
-  int side;
   etk_strbuf_t key;
+  store_samples_t s;
   int failed;
 } cmp_ctx_t;
 
@@ -61,21 +63,30 @@ static int describe(cmp_ctx_t *c, size_t id, const store_row_t *row) {
   op->instruction_id = o->get_int(row, 2);
   op->op_type = dup_or_null(row, 3);
   op->module = dup_or_null(row, 4);
-  op->source = dup_or_null(row, 6);
+  op->source = dup_or_null(row, 7);
   return op->method && op->name ? ETK_OK : ETK_E_NO_MEMORY;
 }
 
+/* One operator row of the selected runs: its samples go to each side
+ * whose runs include it (columns 8 and 9; both in an A/A comparison). */
 static int cmp_row(void *ctx, const store_row_t *row) {
   cmp_ctx_t *c = ctx;
   const store_engine_ops_t *o = row->ops;
   etk_strbuf_clear(&c->key);
   etk_strbuf_printf(&c->key, "%s\x1f%s\x1f%lld", o->get_text(row, 0),
                     o->get_text(row, 1), (long long)o->get_int(row, 2));
-  size_t id;
-  double v = o->is_null(row, 5) ? NAN : o->get_real(row, 5);
-  if (c->key.failed ||
-      etk_pooled_add(c->pool, c->side, c->key.data, c->key.len, v, &id) ||
-      describe(c, id, row))
+  size_t id = SIZE_MAX;
+  int rc = store_read_samples(row, 5, &c->s);
+  if (rc) return c->failed = rc;
+  if (c->key.failed) return c->failed = ETK_E_NO_MEMORY;
+  for (int side = 0; side < 2; side++) {
+    if (!o->get_int(row, 8 + side)) continue;
+    for (size_t i = 0; i < c->s.count; i++)
+      if (etk_pooled_add(c->pool, side, c->key.data, c->key.len,
+                         c->s.durations[i], &id))
+        return c->failed = ETK_E_NO_MEMORY;
+  }
+  if (id != SIZE_MAX && describe(c, id, row))
     return c->failed = ETK_E_NO_MEMORY;
   return 0;
 }
@@ -85,10 +96,10 @@ static int count_row(void *ctx, const store_row_t *row) {
   return 0;
 }
 
-/* Streams one side's samples into the context; *runs gets its run count. */
-static int load_side(etk_store_t *st, const etk_store_where_t *where,
-                     const char *op, cmp_ctx_t *c, size_t *runs,
-                     etk_error_t *err) {
+/* *runs gets the number of runs `where` selects (ETK_E_NOT_FOUND for
+ * none). */
+static int count_side(etk_store_t *st, const etk_store_where_t *where, int side,
+                      size_t *runs, etk_error_t *err) {
   store_sql_t sql = {0};
   etk_strbuf_appends(&sql.text, "SELECT count(*) FROM runs r WHERE 1 = 1");
   int rc = store_where_sql(st, where, &sql, err);
@@ -99,25 +110,41 @@ static int load_side(etk_store_t *st, const etk_store_where_t *where,
   if (rc == ETK_OK && *runs == 0)
     rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
                        "no run matches the %s conditions",
-                       c->side ? "--candidate" : "--baseline");
-  if (rc) return rc;
-  etk_strbuf_appends(
-      &sql.text,
-      "SELECT b.name, o.name, o.instruction_id, o.op_type, o.module, "
-      "s.duration, o.source FROM operators o JOIN blocks b ON b.run_id = "
-      "o.run_id AND b.block = o.block JOIN samples s ON s.run_id = o.run_id "
-      "AND s.op = o.op WHERE 1 = 1");
+                       side ? "--candidate" : "--baseline");
+  return rc;
+}
+
+/* Streams both sides' operators in one query, so each operator row is
+ * read once even when it is on both sides: the selected runs are two IN
+ * sets, and each row says which of them holds it. */
+static int load_sides(etk_store_t *st, const etk_store_where_t *const w[2],
+                      const char *op, cmp_ctx_t *c, etk_error_t *err) {
+  store_sql_t sql = {0};
+  etk_strbuf_appends(&sql.text,
+                     "SELECT b.name, o.name, o.instruction_id, o.op_type, "
+                     "o.module, o.durations, o.executions, o.source");
+  int rc = ETK_OK;
+  for (int side = 0; side < 2 && rc == ETK_OK; side++) {
+    etk_strbuf_appends(&sql.text, ", CASE WHEN");
+    rc = store_runs_in(st, "o.run_id", w[side], &sql, err);
+    etk_strbuf_appends(&sql.text, " THEN 1 ELSE 0 END");
+  }
+  etk_strbuf_appends(&sql.text,
+                     " FROM operators o JOIN blocks b ON b.run_id = o.run_id "
+                     "AND b.block = o.block WHERE 1 = 1");
   if (op) {
     etk_strbuf_appends(&sql.text, " AND o.name = ");
     store_sql_param(&sql, store_text(op));
   }
-  etk_strbuf_appends(&sql.text, " AND");
-  rc = store_runs_in(st, "o.run_id", where, &sql, err);
+  etk_strbuf_appends(&sql.text, " AND (");
+  if (rc == ETK_OK) rc = store_runs_in(st, "o.run_id", w[0], &sql, err);
+  etk_strbuf_appends(&sql.text, " OR");
+  if (rc == ETK_OK) rc = store_runs_in(st, "o.run_id", w[1], &sql, err);
+  etk_strbuf_appendc(&sql.text, ')');
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, cmp_row, c, err);
   store_sql_free(&sql);
-  if (rc == ETK_OK && c->failed)
-    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (rc == c->failed && c->failed) rc = store_samples_error(c->failed, err);
   return rc;
 }
 
@@ -172,6 +199,7 @@ static void free_ctx(cmp_ctx_t *c) {
   free(c->ops);
   etk_pooled_free(c->pool);
   etk_strbuf_free(&c->key);
+  store_samples_free(&c->s);
 }
 
 int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
@@ -189,10 +217,11 @@ int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
   memset(&c, 0, sizeof c);
   if (!(c.pool = etk_pooled_new()))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  int rc = load_side(st, baseline, op, &c, &out->baseline_runs, err);
-  c.side = 1;
+  const etk_store_where_t *const w[2] = {baseline, candidate};
+  int rc = count_side(st, baseline, 0, &out->baseline_runs, err);
   if (rc == ETK_OK)
-    rc = load_side(st, candidate, op, &c, &out->candidate_runs, err);
+    rc = count_side(st, candidate, 1, &out->candidate_runs, err);
+  if (rc == ETK_OK) rc = load_sides(st, w, op, &c, err);
   if (rc == ETK_OK && build_changes(&c, rule, out) != ETK_OK)
     rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   free_ctx(&c);
@@ -213,13 +242,17 @@ void etk_store_comparison_free(etk_store_comparison_t *c) {
   memset(c, 0, sizeof *c);
 }
 
-int etk_store_comparison_fails(const etk_store_comparison_t *c, double pct) {
+const etk_store_change_t *etk_store_comparison_failing(
+    const etk_store_comparison_t *c, double pct) {
   for (size_t i = 0; c && i < c->count; i++)
-    if (c->changes[i].significant &&
-        c->changes[i].direction == ETK_CHANGE_SLOWER &&
-        c->changes[i].delta_pct > pct)
-      return 1;
-  return 0;
+    if (etk_change_fails(c->changes[i].significant, c->changes[i].direction,
+                         c->changes[i].delta_pct, pct))
+      return &c->changes[i];
+  return NULL;
+}
+
+int etk_store_comparison_fails(const etk_store_comparison_t *c, double pct) {
+  return etk_store_comparison_failing(c, pct) != NULL;
 }
 
 static const char *const cmp_headers[] = {

@@ -6,8 +6,8 @@
  * SQL is written once for both: parameters are $1, $2, ... (PostgreSQL's
  * syntax; the SQLite engine rewrites them to ?1, ?2, ... which bind the
  * same indices), and the schema's few differences are tokens the engine
- * fills in (store_engine_ops_t.id_type, .without_rowid).  User text only
- * ever reaches the database as a bound parameter.
+ * fills in (store_engine_ops_t.id_type, .without_rowid, .blob_type).  User text
+ * only ever reaches the database as a bound parameter.
  */
 #ifndef ETKIT_STORE_ENGINE_H
 #define ETKIT_STORE_ENGINE_H
@@ -21,16 +21,24 @@ typedef enum store_kind {
   STORE_NULL = 0,
   STORE_INT,
   STORE_REAL,
-  STORE_TEXT
+  STORE_TEXT,
+  STORE_BLOB
 } store_kind_t;
 
-/* A bound parameter.  Text is borrowed for the call and must be UTF-8. */
+/* A bound parameter.  Text and blobs are borrowed for the call; text must
+ * be UTF-8; a blob is s[0..i) (BLOB in SQLite, bytea in PostgreSQL). */
 typedef struct store_value {
   int kind; /* store_kind_t */
   int64_t i;
   double f;
   const char *s;
 } store_value_t;
+
+/* Bytes read back from a blob column (grown by the engine, reused). */
+typedef struct store_bytes {
+  uint8_t *data;
+  size_t len, cap;
+} store_bytes_t;
 
 static inline store_value_t store_int(int64_t i) {
   store_value_t v = {STORE_INT, i, 0.0, NULL};
@@ -42,6 +50,12 @@ static inline store_value_t store_real(double f) {
 }
 static inline store_value_t store_text(const char *s) {
   store_value_t v = {s ? STORE_TEXT : STORE_NULL, 0, 0.0, s};
+  return v;
+}
+/* NULL data is SQL NULL. */
+static inline store_value_t store_blob(const void *data, size_t len) {
+  store_value_t v = {data ? STORE_BLOB : STORE_NULL, (int64_t)len, 0.0,
+                     (const char *)data};
   return v;
 }
 
@@ -62,6 +76,7 @@ typedef struct store_engine_ops {
   const char *name;          /* "sqlite" or "postgresql" */
   const char *id_type;       /* the runs.id column type */
   const char *without_rowid; /* suffix of clustered tables ("" or ...) */
+  const char *blob_type;     /* "BLOB" or "BYTEA" */
   /* Runs one statement with params[0..n) bound as $1..$n; rows (if any)
    * go to fn (may be NULL).  ETK_E_IO with err set on a database error. */
   int (*query)(void *conn, const char *sql, const store_value_t *params,
@@ -84,6 +99,9 @@ typedef struct store_engine_ops {
   int64_t (*get_int)(const store_row_t *row, int col);
   double (*get_real)(const store_row_t *row, int col);
   const char *(*get_text)(const store_row_t *row, int col); /* "" for NULL */
+  /* A blob column's bytes into *out (replacing its contents; NULL gives
+   * 0 bytes).  ETK_E_NO_MEMORY, ETK_E_FORMAT (PostgreSQL: not hex). */
+  int (*get_blob)(const store_row_t *row, int col, store_bytes_t *out);
   void (*close)(void *conn);
 } store_engine_ops_t;
 

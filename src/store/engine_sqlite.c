@@ -103,6 +103,10 @@ static int bind(sqlite3_stmt *stmt, const store_value_t *p, size_t n) {
       case STORE_TEXT:
         rc = sqlite3_bind_text(stmt, idx, p[i].s, -1, SQLITE_STATIC);
         break;
+      case STORE_BLOB:
+        rc = sqlite3_bind_blob64(stmt, idx, p[i].s, (sqlite3_uint64)p[i].i,
+                                 SQLITE_STATIC);
+        break;
       default:
         rc = sqlite3_bind_null(stmt, idx);
         break;
@@ -186,6 +190,22 @@ static const char *sq_text(const store_row_t *r, int col) {
   return t ? (const char *)t : "";
 }
 
+static int sq_blob(const store_row_t *r, int col, store_bytes_t *out) {
+  const void *p = sqlite3_column_blob(r->handle, col);
+  size_t n = (size_t)sqlite3_column_bytes(r->handle, col);
+  out->len = 0;
+  if (!p || !n) return ETK_OK;
+  if (n > out->cap) {
+    uint8_t *d = realloc(out->data, n);
+    if (!d) return ETK_E_NO_MEMORY;
+    out->data = d;
+    out->cap = n;
+  }
+  memcpy(out->data, p, n);
+  out->len = n;
+  return ETK_OK;
+}
+
 static void sq_close(void *conn) {
   sqlite_conn_t *c = conn;
   if (!c) return;
@@ -201,6 +221,7 @@ static void sq_close(void *conn) {
 static const store_engine_ops_t sqlite_ops = {.name = "sqlite",
                                               .id_type = "INTEGER PRIMARY KEY",
                                               .without_rowid = " WITHOUT ROWID",
+                                              .blob_type = "BLOB",
                                               .query = sq_query,
                                               .insert_rows = sq_insert_rows,
                                               .begin = sq_begin,
@@ -209,6 +230,7 @@ static const store_engine_ops_t sqlite_ops = {.name = "sqlite",
                                               .get_int = sq_int,
                                               .get_real = sq_real,
                                               .get_text = sq_text,
+                                              .get_blob = sq_blob,
                                               .close = sq_close};
 
 int store_sqlite_open(const char *path, int create, int read_only,

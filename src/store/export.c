@@ -5,10 +5,10 @@
  *
  * DATA LAYOUT
  *   The selected runs' tags are read first into one array ordered by run
- *   id; the samples then stream ordered by (run, op, k), and each
- *   (run, op) group becomes one output row or record when the next group
- *   starts.  A cursor walks the tag array alongside, since both are in run
- *   id order.
+ *   id; the operators then stream ordered by (run, op), each row with its
+ *   packed samples, and each (run, op) becomes one output row or record
+ *   when the next one starts.  A cursor walks the tag array alongside, since
+ * both are in run id order.
  *
  * v3 RECORDS
  *   One record per (run, operator): benchmark {name "etkit", mode
@@ -43,6 +43,7 @@ typedef struct export_ctx {
   char *digest, *method, *name, *op_type, *module;
   int64_t added, instruction_id;
   store_doubles_t v;
+  store_samples_t s;
   size_t groups;
   int failed;
 } export_ctx_t;
@@ -270,8 +271,9 @@ static int export_row(void *ctx, const store_row_t *row) {
     if (!c->digest || !c->method || !c->name)
       return c->failed = ETK_E_NO_MEMORY;
   }
-  if (!o->is_null(row, 9) && !store_doubles_push(&c->v, o->get_real(row, 9)))
-    return c->failed = ETK_E_NO_MEMORY;
+  int rc = store_read_samples(row, 9, &c->s);
+  if (rc || !store_samples_append(&c->s, &c->v))
+    return c->failed = rc ? rc : ETK_E_NO_MEMORY;
   return 0;
 }
 
@@ -290,12 +292,11 @@ static int run_export(etk_store_t *st, const etk_store_where_t *where,
   etk_strbuf_appends(
       &sql.text,
       "SELECT r.id, r.digest, r.added_at, b.name, o.op, o.name, "
-      "o.instruction_id, o.op_type, o.module, s.duration FROM runs r JOIN "
-      "operators o ON o.run_id = r.id JOIN blocks b ON b.run_id = o.run_id "
-      "AND b.block = o.block JOIN samples s ON s.run_id = o.run_id AND s.op "
-      "= o.op WHERE 1 = 1");
+      "o.instruction_id, o.op_type, o.module, o.durations, o.executions "
+      "FROM runs r JOIN operators o ON o.run_id = r.id JOIN blocks b ON "
+      "b.run_id = o.run_id AND b.block = o.block WHERE 1 = 1");
   rc = store_where_sql(st, where, &sql, err);
-  etk_strbuf_appends(&sql.text, " ORDER BY r.id, o.op, s.k");
+  etk_strbuf_appends(&sql.text, " ORDER BY r.id, o.op");
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, export_row, c, err);
   store_sql_free(&sql);
@@ -327,12 +328,12 @@ int etk_store_export(etk_store_t *st, const etk_store_where_t *where,
   }
   clear_group(&c);
   free(c.v.items);
+  store_samples_free(&c.s);
   for (size_t i = 0; i < c.tag_count; i++) {
     free(c.tags[i].key);
     free(c.tags[i].value);
   }
   free(c.tags);
-  if (rc == ETK_OK && c.failed)
-    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (c.failed) rc = store_samples_error(c.failed, err);
   return rc;
 }

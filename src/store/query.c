@@ -5,13 +5,13 @@
  *
  * HOW THE QUERIES USE THE INDEXES
  *   - run selection (--where): run_tags_key_value (key, value, run_id);
- *   - trend --op: operators_name (name, run_id), then each operator's
- *     samples by the samples primary key (run_id, op, k), a range scan;
+ *   - trend --op: operators_name (name, run_id), then each operator's row
+ *     (its samples are packed in it, packed.c);
  *   - trend --module: operators_module (module, run_id);
- *   - show: the operators and samples primary keys of one run_id.
+ *   - show: the operators primary key of one run_id.
  *   Aggregation (median, mean, ...) happens here, in C, on the rows the
- *   database returns in (run_id, op, k) order: both engines give the same
- *   numbers because they return the same doubles.
+ *   database returns in (run_id, op) order: both engines give the same
+ *   numbers because they store the same doubles, bit for bit.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -124,6 +124,7 @@ typedef struct show_ctx {
   etk_store_table_t *t;
   int64_t op;
   store_doubles_t v;
+  store_samples_t s;
   int failed;
 } show_ctx_t;
 
@@ -158,8 +159,9 @@ static int show_row(void *ctx, const store_row_t *row) {
                                               : o->get_text(row, 4 + i));
     if (!ok) return c->failed = ETK_E_NO_MEMORY;
   }
-  if (!o->is_null(row, 7) && !store_doubles_push(&c->v, o->get_real(row, 7)))
-    return c->failed = ETK_E_NO_MEMORY;
+  int rc = store_read_samples(row, 7, &c->s);
+  if (rc || !store_samples_append(&c->s, &c->v))
+    return c->failed = rc ? rc : ETK_E_NO_MEMORY;
   return 0;
 }
 
@@ -169,20 +171,17 @@ int etk_store_show(etk_store_t *st, int64_t run_id, etk_store_table_t *out,
   store_value_t id = store_int(run_id);
   if (store_table_init(out, show_headers, SHOW_COLS))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  show_ctx_t c = {out, -1, {0}, 0};
-  int rc = ETK_OK;
-  if (rc == ETK_OK)
-    rc = store_q(st,
-                 "SELECT o.op, b.name, o.name, o.instruction_id, o.op_type, "
-                 "o.delegate, o.module, s.duration FROM operators o JOIN "
-                 "blocks b ON b.run_id = o.run_id AND b.block = o.block JOIN "
-                 "samples s ON s.run_id = o.run_id AND s.op = o.op WHERE "
-                 "o.run_id = $1 ORDER BY o.op, s.k",
-                 &id, 1, show_row, &c, err);
+  show_ctx_t c = {out, -1, {0}, {0}, 0};
+  int rc = store_q(st,
+                   "SELECT o.op, b.name, o.name, o.instruction_id, o.op_type, "
+                   "o.delegate, o.module, o.durations, o.executions FROM "
+                   "operators o JOIN blocks b ON b.run_id = o.run_id AND "
+                   "b.block = o.block WHERE o.run_id = $1 ORDER BY o.op",
+                   &id, 1, show_row, &c, err);
   show_finish(&c);
   free(c.v.items);
-  if (rc == ETK_OK && c.failed)
-    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  store_samples_free(&c.s);
+  if (rc == c.failed && c.failed) rc = store_samples_error(c.failed, err);
   if (rc == ETK_OK && out->rows == 0)
     rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
                        "no run %lld with samples in this store",
@@ -202,10 +201,24 @@ typedef struct trend_ctx {
   etk_store_table_t *t;
   int64_t run;
   store_doubles_t v;
-  int64_t executions; /* distinct (op instance, execution) counted once */
-  int64_t last_exec;
+  store_ids_t execs; /* the run's execution indices, each sample's */
+  store_samples_t s;
   int failed;
 } trend_ctx_t;
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Distinct values of the run's execution indices. */
+static size_t distinct_executions(store_ids_t *e) {
+  qsort(e->items, e->count, sizeof *e->items, cmp_i64);
+  size_t n = 0;
+  for (size_t i = 0; i < e->count; i++)
+    n += i == 0 || e->items[i] != e->items[i - 1];
+  return n;
+}
 
 static void trend_finish(trend_ctx_t *c) {
   if (c->t->rows == 0 || c->run < 0) return;
@@ -217,9 +230,10 @@ static void trend_finish(trend_ctx_t *c) {
   etk_cell_set_float(&cells[5], s.mean);
   etk_cell_set_float(&cells[6], s.min);
   etk_cell_set_float(&cells[7], s.max);
-  etk_cell_set_float(&cells[8],
-                     c->executions ? s.sum / (double)c->executions : NAN);
+  size_t executions = distinct_executions(&c->execs);
+  etk_cell_set_float(&cells[8], executions ? s.sum / (double)executions : NAN);
   c->v.count = 0;
+  c->execs.count = 0;
 }
 
 static int trend_row(void *ctx, const store_row_t *row) {
@@ -238,14 +252,13 @@ static int trend_row(void *ctx, const store_row_t *row) {
         !store_cell_text(&cells[2],
                          o->is_null(row, 2) ? NULL : o->get_text(row, 2)))
       return c->failed = ETK_E_NO_MEMORY;
-    c->executions = 0;
-    c->last_exec = -1;
   }
-  /* rows come ordered by execution within a run */
-  int64_t exec = o->get_int(row, 4);
-  if (exec != c->last_exec) c->executions++, c->last_exec = exec;
-  if (!o->is_null(row, 3) && !store_doubles_push(&c->v, o->get_real(row, 3)))
-    return c->failed = ETK_E_NO_MEMORY;
+  int rc = store_read_samples(row, 3, &c->s);
+  if (rc || !store_samples_append(&c->s, &c->v))
+    return c->failed = rc ? rc : ETK_E_NO_MEMORY;
+  for (size_t i = 0; i < c->s.count; i++)
+    if (!store_ids_push(&c->execs, c->s.executions[i]))
+      return c->failed = ETK_E_NO_MEMORY;
   return 0;
 }
 
@@ -289,51 +302,33 @@ int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
       &sql.text,
       "SELECT o.run_id, (SELECT r2.added_at FROM runs r2 WHERE r2.id = "
       "o.run_id), (SELECT t.value FROM run_tags t WHERE t.run_id = o.run_id "
-      "AND t.key = 'commit'), s.duration, s.execution FROM operators o JOIN "
-      "samples s ON s.run_id = o.run_id AND s.op = o.op WHERE 1 = 1");
+      "AND t.key = 'commit'), o.durations, o.executions FROM operators o "
+      "WHERE 1 = 1");
   trend_filter(kind, name, &sql);
   etk_strbuf_appends(&sql.text, " AND");
   int rc = store_runs_in(st, "o.run_id", where, &sql, err);
-  trend_ctx_t c = {out, -1, {0}, 0, -1, 0};
-  etk_strbuf_appends(&sql.text, " ORDER BY o.run_id, s.execution, o.op, s.k");
+  trend_ctx_t c = {out, -1, {0}, {0}, {0}, 0};
+  etk_strbuf_appends(&sql.text, " ORDER BY o.run_id, o.op");
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, trend_row, &c, err);
   trend_finish(&c);
   free(c.v.items);
+  free(c.execs.items);
+  store_samples_free(&c.s);
   store_sql_free(&sql);
-  if (rc == ETK_OK && c.failed)
-    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (rc == c.failed && c.failed) rc = store_samples_error(c.failed, err);
   if (rc) etk_store_table_free(out);
   return rc;
 }
 
 /* ------------------------------------------------------------- prune */
 
-typedef struct id_list {
-  int64_t *ids;
-  size_t count, cap;
-  int failed;
-} id_list_t;
-
-static int id_list_row(void *ctx, const store_row_t *row) {
-  id_list_t *l = ctx;
-  if (l->count == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 64;
-    int64_t *p = realloc(l->ids, cap * sizeof *p);
-    if (!p) return l->failed = ETK_E_NO_MEMORY;
-    l->ids = p;
-    l->cap = cap;
-  }
-  l->ids[l->count++] = row->ops->get_int(row, 0);
-  return 0;
-}
-
 static int delete_run(etk_store_t *st, int64_t id, etk_error_t *err) {
-  static const char *const tables[] = {"samples", "operators", "blocks",
-                                       "run_tags", "memory_plan"};
+  static const char *const tables[] = {"operators", "blocks", "run_tags",
+                                       "memory_plan"};
   store_value_t p = store_int(id);
   char sql[64];
-  for (size_t i = 0; i < 5; i++) {
+  for (size_t i = 0; i < 4; i++) {
     snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", tables[i]);
     int rc = store_q(st, sql, &p, 1, NULL, NULL, err);
     if (rc) return rc;
@@ -353,20 +348,20 @@ int etk_store_prune(etk_store_t *st, const etk_store_where_t *where,
   etk_strbuf_appends(&sql.text, "SELECT r.id FROM runs r WHERE 1 = 1");
   int rc = store_where_sql(st, where, &sql, err);
   etk_strbuf_appends(&sql.text, " ORDER BY r.id DESC");
-  id_list_t ids = {0};
+  store_ids_t ids = {0};
   if (rc == ETK_OK && (rc = store_begin(st, err)) == ETK_OK) {
-    rc = store_q(st, sql.text.data, sql.params, sql.count, id_list_row, &ids,
+    rc = store_q(st, sql.text.data, sql.params, sql.count, store_ids_row, &ids,
                  err);
-    if (rc == ETK_OK && ids.failed)
-      rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+    if (rc == ETK_E_NO_MEMORY)
+      rc = etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
     for (size_t i = keep_last; rc == ETK_OK && i < ids.count; i++)
-      rc = delete_run(st, ids.ids[i], err);
+      rc = delete_run(st, ids.items[i], err);
     if (rc == ETK_OK) rc = store_commit(st, err);
     if (rc) store_rollback(st);
   }
   if (rc == ETK_OK && deleted && ids.count > keep_last)
     *deleted = ids.count - keep_last;
-  free(ids.ids);
+  free(ids.items);
   store_sql_free(&sql);
   return rc;
 }

@@ -209,39 +209,71 @@ static void changes_section(report_t *r) {
   if (!r->markdown) etk_render_puts(r->s, "</table>\n");
 }
 
+/* One Method::execute sample: its execution, operator and duration. */
+typedef struct exec_item {
+  int64_t execution, op;
+  double duration;
+} exec_item_t;
+
 typedef struct exec_ctx {
-  store_doubles_t v;
+  exec_item_t *items;
+  size_t count, cap;
+  store_samples_t s;
+  int failed;
 } exec_ctx_t;
 
 static int exec_row(void *ctx, const store_row_t *row) {
   exec_ctx_t *c = ctx;
-  if (!row->ops->is_null(row, 0))
-    store_doubles_push(&c->v, row->ops->get_real(row, 0));
+  int rc = store_read_samples(row, 1, &c->s);
+  if (rc) return c->failed = rc;
+  for (size_t i = 0; i < c->s.count; i++) {
+    if (isnan(c->s.durations[i])) continue;
+    if (!store_grow((void **)&c->items, &c->cap, c->count, sizeof *c->items))
+      return c->failed = ETK_E_NO_MEMORY;
+    exec_item_t it = {c->s.executions[i], row->ops->get_int(row, 0),
+                      c->s.durations[i]};
+    c->items[c->count++] = it;
+  }
   return 0;
+}
+
+/* Execution order, then operator order. */
+static int by_execution(const void *a, const void *b) {
+  const exec_item_t *x = a, *y = b;
+  if (x->execution != y->execution) return x->execution < y->execution ? -1 : 1;
+  return (x->op > y->op) - (x->op < y->op);
 }
 
 /* Method::execute of every execution of the newest candidate run. */
 static int run_series(report_t *r) {
   store_sql_t sql = {0};
   etk_strbuf_appends(&sql.text,
-                     "SELECT s.duration FROM operators o JOIN samples s ON "
-                     "s.run_id = o.run_id AND s.op = o.op WHERE o.name = "
-                     "'Method::execute' AND o.run_id = (SELECT max(r.id) FROM "
-                     "runs r WHERE 1 = 1");
+                     "SELECT o.op, o.durations, o.executions FROM operators o "
+                     "WHERE o.name = 'Method::execute' AND o.run_id = (SELECT "
+                     "max(r.id) FROM runs r WHERE 1 = 1");
   int rc = store_where_sql(r->st, r->cand, &sql, r->err);
-  etk_strbuf_appends(&sql.text, ") ORDER BY s.execution, o.op");
-  exec_ctx_t c = {{0}};
+  etk_strbuf_appends(&sql.text, ")");
+  exec_ctx_t c;
+  memset(&c, 0, sizeof c);
   if (rc == ETK_OK)
     rc = store_q(r->st, sql.text.data, sql.params, sql.count, exec_row, &c,
                  r->err);
   store_sql_free(&sql);
+  if (c.failed) rc = store_samples_error(c.failed, r->err);
+  double *v = rc == ETK_OK ? malloc((c.count ? c.count : 1) * sizeof *v) : NULL;
+  if (rc == ETK_OK && !v) rc = store_samples_error(ETK_E_NO_MEMORY, r->err);
+  if (rc == ETK_OK) {
+    qsort(c.items, c.count, sizeof *c.items, by_execution);
+    for (size_t i = 0; i < c.count; i++) v[i] = c.items[i].duration;
+  }
   if (rc == ETK_OK && !r->markdown) {
     etk_render_puts(r->s, "<h2>Run series of the newest candidate run</h2>\n");
-    series_t sv = {c.v.items, c.v.count, 0, "#2ca02c",
-                   "Method::execute per execution"};
+    series_t sv = {v, c.count, 0, "#2ca02c", "Method::execute per execution"};
     svg_plot(r->s, "Method::execute, in execution order (ms)", &sv, 1);
   }
-  free(c.v.items);
+  free(v);
+  free(c.items);
+  store_samples_free(&c.s);
   return rc;
 }
 

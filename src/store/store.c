@@ -3,7 +3,7 @@
  * other files share (transactions, SQL with bound values, run selection,
  * tags).
  *
- * SCHEMA (version 1; docs/store.md draws it)
+ * SCHEMA (version 2; docs/store.md draws it)
  *   etk_migrations(version, applied_at)   one row per applied migration
  *   runs(id, digest UNIQUE, added_at, source, file_size, blocks, operators,
  *        samples, etrecord, program)
@@ -11,10 +11,12 @@
  *                                         value, run_id) for --where
  *   blocks(run_id, block, name, method, executions)
  *   operators(run_id, op, block, name, op_type, instruction_id, delegate,
- *             is_delegated, module, source, samples)   index (name, run_id) and
- *                                         (module, run_id) for trend
- *   samples(run_id, op, k, execution, duration)  PK (run_id, op, k),
- *                                         clustered (WITHOUT ROWID) in SQLite
+ *             is_delegated, module, source, samples, durations, executions)
+ *                                         index (name, run_id) and
+ *                                         (module, run_id) for trend; the
+ *                                         samples packed (packed.c)
+ *   (version 1 had samples(run_id, op, k, execution, duration), one row a
+ *   sample; migration 2 packs them into operators and drops it)
  *   memory_plan(run_id, method, mem_id, size, peak_bytes, tensors)
  *   Child rows are keyed by (run_id, index) rather than by generated ids,
  *   so an add needs no id round trip per row and batches its INSERTs.
@@ -24,8 +26,10 @@
  *   ETK_STORE_CREATE applies the missing ones in one write transaction
  *   (under the engine's schema lock), recording each version.  A database
  *   whose latest version is newer than ETK_STORE_SCHEMA_VERSION is refused.
- *   Statements use "@ID" (the runs.id type) and "@CLUSTERED" (the suffix of
- *   tables stored in key order), which the engine defines.
+ *   Statements use "@ID" (the runs.id type), "@BLOB" (the binary type) and
+ *   "@CLUSTERED" (the suffix of tables stored in key order), which the
+ *   engine defines; "@PACK" is a step written in C, "@PG " marks a
+ *   PostgreSQL-only statement.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -64,8 +68,21 @@ static const char *const migration_1[] = {
     "mem_id))@CLUSTERED",
     NULL};
 
+/* Version 2: each operator's samples packed into two columns of its row
+ * (packed.c), the per-sample table dropped.  "@PACK" runs
+ * store_migrate_pack; "@PG " statements run on PostgreSQL only (EXTERNAL
+ * storage: packed doubles barely compress, so skip trying). */
+static const char *const migration_2[] = {
+    "ALTER TABLE operators ADD COLUMN durations @BLOB",
+    "ALTER TABLE operators ADD COLUMN executions @BLOB",
+    "@PACK",
+    "DROP TABLE samples",
+    "@PG ALTER TABLE operators ALTER COLUMN durations SET STORAGE EXTERNAL",
+    "@PG ALTER TABLE operators ALTER COLUMN executions SET STORAGE EXTERNAL",
+    NULL};
+
 static const char *const *const migrations[ETK_STORE_SCHEMA_VERSION] = {
-    migration_1};
+    migration_1, migration_2};
 
 int store_q(etk_store_t *st, const char *sql, const store_value_t *params,
             size_t n, store_row_fn fn, void *ctx, etk_error_t *err) {
@@ -88,11 +105,19 @@ void store_rollback(etk_store_t *st) {
 
 /* Replaces the schema tokens and runs one migration statement. */
 static int run_ddl(etk_store_t *st, const char *ddl, etk_error_t *err) {
+  if (strcmp(ddl, "@PACK") == 0) return store_migrate_pack(st, err);
+  if (strncmp(ddl, "@PG ", 4) == 0) {
+    if (strcmp(st->ops->name, "postgresql") != 0) return ETK_OK;
+    ddl += 4;
+  }
   etk_strbuf_t b = {0};
   for (const char *p = ddl; *p;) {
     if (strncmp(p, "@ID", 3) == 0) {
       etk_strbuf_appends(&b, st->ops->id_type);
       p += 3;
+    } else if (strncmp(p, "@BLOB", 5) == 0) {
+      etk_strbuf_appends(&b, st->ops->blob_type);
+      p += 5;
     } else if (strncmp(p, "@CLUSTERED", 10) == 0) {
       etk_strbuf_appends(&b, st->ops->without_rowid);
       p += 10;
@@ -231,6 +256,15 @@ int etk_store_open(const char *uri, unsigned flags, etk_store_t **out,
                                  "table)");
       if (rc == ETK_OK && (rc = schema_version(st, &v, err)) == ETK_OK)
         rc = check_version(v, err);
+      if (rc == ETK_OK && v < ETK_STORE_SCHEMA_VERSION)
+        rc = st->read_only
+                 ? etk_error_set_where(
+                       err, uri, ETK_E_UNSUPPORTED,
+                       "the store's schema is version %lld, older than this "
+                       "etkit's %d: add a run to it (etkit store add) to "
+                       "migrate it",
+                       (long long)v, ETK_STORE_SCHEMA_VERSION)
+                 : migrate(st, err);
     }
   }
   if (rc != ETK_OK) {
@@ -340,9 +374,16 @@ static int key_row(void *ctx, const store_row_t *row) {
 }
 
 static int check_key(etk_store_t *st, const char *key, etk_error_t *err) {
+  /* a known key costs one probe of run_tags_key_value; only an unknown
+   * one lists them all for the message */
+  int64_t known = 0;
+  store_value_t p = store_text(key);
+  int rc = store_q(st, "SELECT 1 FROM run_tags WHERE key = $1 LIMIT 1", &p, 1,
+                   int_row, &known, err);
+  if (rc || known) return rc;
   key_list_t k = {{0}, key, 0};
-  int rc = store_q(st, "SELECT DISTINCT key FROM run_tags ORDER BY key", NULL,
-                   0, key_row, &k, err);
+  rc = store_q(st, "SELECT DISTINCT key FROM run_tags ORDER BY key", NULL, 0,
+               key_row, &k, err);
   if (rc == ETK_OK && !k.found)
     rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
                        "unknown --where key '%.64s' (keys: id, digest%s%s)",

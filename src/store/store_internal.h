@@ -76,6 +76,12 @@ void store_format_time(int64_t t, char *out, size_t size);
 
 /* SHA-256 of data[0..len) as 64 lower-case hex digits and a NUL. */
 void store_sha256_hex(const uint8_t *data, size_t len, char out[65]);
+/* The same without the processor's SHA instructions (for the tests). */
+void store_sha256_hex_portable(const uint8_t *data, size_t len, char out[65]);
+
+/* Makes room for one more item in a growable array of `size`-byte items
+ * (*items, *cap; count in use), doubling it; false when out of memory. */
+bool store_grow(void **items, size_t *cap, size_t count, size_t size);
 
 /* A growable list of doubles. */
 typedef struct store_doubles {
@@ -83,5 +89,42 @@ typedef struct store_doubles {
   size_t count, cap;
 } store_doubles_t;
 bool store_doubles_push(store_doubles_t *v, double x);
+
+/* A growable list of run ids. */
+typedef struct store_ids {
+  int64_t *items;
+  size_t count, cap;
+} store_ids_t;
+bool store_ids_push(store_ids_t *v, int64_t x);
+/* Row callback: appends column 0 to the store_ids_t ctx (ETK_E_NO_MEMORY
+ * stops the query). */
+int store_ids_row(void *ctx, const store_row_t *row);
+
+/* ---- packed samples (packed.c; schema version 2) */
+
+/* n values as little-endian binary64 / int64 into out[0..8n). */
+void store_pack_f64(const double *v, size_t n, uint8_t *out);
+void store_pack_i64(const int64_t *v, size_t n, uint8_t *out);
+
+/* One operator's samples read back: durations (ms, NaN where the dump had
+ * none) and the execution index of each. */
+typedef struct store_samples {
+  double *durations;
+  int64_t *executions;
+  size_t count, cap;
+  store_bytes_t raw; /* scratch */
+} store_samples_t;
+
+/* Reads the packed durations in column `col` and executions in `col + 1`
+ * of a row (replacing s's contents).  ETK_E_NO_MEMORY, ETK_E_FORMAT. */
+int store_read_samples(const store_row_t *row, int col, store_samples_t *s);
+void store_samples_free(store_samples_t *s);
+/* Appends s's durations that are not NaN to v; false when out of memory. */
+bool store_samples_append(const store_samples_t *s, store_doubles_t *v);
+/* Sets err for a store_read_samples failure; returns rc. */
+int store_samples_error(int rc, etk_error_t *err);
+
+/* Migration 1 -> 2: packs every v1 `samples` row into its operator. */
+int store_migrate_pack(etk_store_t *st, etk_error_t *err);
 
 #endif

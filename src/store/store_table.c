@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -172,14 +173,30 @@ void store_format_time(int64_t t, char *out, size_t size) {
     snprintf(out, size, "%lld", (long long)t);
 }
 
+bool store_grow(void **items, size_t *cap, size_t count, size_t size) {
+  if (count < *cap) return true;
+  size_t n = *cap ? *cap * 2 : 64;
+  void *p = n <= SIZE_MAX / size ? realloc(*items, n * size) : NULL;
+  if (!p) return false;
+  *items = p;
+  *cap = n;
+  return true;
+}
+
 bool store_doubles_push(store_doubles_t *v, double x) {
-  if (v->count == v->cap) {
-    size_t cap = v->cap ? v->cap * 2 : 16;
-    double *p = realloc(v->items, cap * sizeof *p);
-    if (!p) return false;
-    v->items = p;
-    v->cap = cap;
-  }
+  if (!store_grow((void **)&v->items, &v->cap, v->count, sizeof x))
+    return false;
   v->items[v->count++] = x;
   return true;
+}
+
+bool store_ids_push(store_ids_t *v, int64_t x) {
+  if (!store_grow((void **)&v->items, &v->cap, v->count, sizeof x))
+    return false;
+  v->items[v->count++] = x;
+  return true;
+}
+
+int store_ids_row(void *ctx, const store_row_t *row) {
+  return store_ids_push(ctx, row->ops->get_int(row, 0)) ? 0 : ETK_E_NO_MEMORY;
 }

@@ -234,6 +234,11 @@ run(0 diff ${E} ${DIR}/r.etdp --etrecord ${R} --format tsv)
 if(NOT out MATCHES "\taten.addmm.default\t")
   message(FATAL_ERROR "diff --etrecord: no op types\n${out}")
 endif()
+# ... and so do sets of dumps (A... --vs B...): op types and modules.
+run(0 diff ${E} ${DIR}/r.etdp --vs ${DIR}/r.etdp ${E} --etrecord ${R} --format csv)
+if(NOT out MATCHES ",op_type,module\n" OR NOT out MATCHES ",aten.addmm.default,fc\n")
+  message(FATAL_ERROR "diff A... --vs B... --etrecord: no op types or modules\n${out}")
+endif()
 
 # The demo's hints are commands that run as printed (paths with spaces are
 # quoted): the "next:" block goes through the shell as it is.

@@ -46,6 +46,11 @@ expect 0 "$etkit" store add "$db" "$work/b1.etdp" "$work/b2.etdp" "$work/b3.etdp
 expect 0 "$etkit" store add "$db" "$work/a1.etdp" --tag commit=a
 contains "already stored as run 1"
 [ "$(count_runs)" = 10 ] || fail "10 runs expected, got $(count_runs)"
+# the digest is the SHA-256 of the file's bytes, as sha256sum says
+digest=$(sha256sum "$work/a2.etdp" | cut -c1-64)
+expect 0 "$etkit" store runs "$db" --where "digest=$digest" --format csv
+[ "$(tail -n +2 "$work/out" | wc -l)" = 1 ] || fail "no run has a2's SHA-256 as its digest"
+contains "a2.etdp"
 expect 0 "$etkit" store runs "$db" --where "note=x'); DROP TABLE runs;--" --format json
 contains "DROP TABLE runs"
 expect 0 "$etkit" store show "$db" 1 --format csv
@@ -126,6 +131,11 @@ case $db in
   postgres*) ;;
   *)
     expect 1 "$etkit" store add "file:$db?mode=ro" "$work/b1.etdp" --tag commit=c
+    # a failed add into a new store leaves no file behind
+    expect 1 "$etkit" store add "$work/new.db" "$work/damaged.etdp"
+    [ -e "$work/new.db" ] && fail "a failed add left a new store file"
+    expect 1 "$etkit" store add "$work/new.db" "$work/a1.etdp" "$work/damaged.etdp"
+    [ -e "$work/new.db" ] || fail "an add that stored a run left no store"
     # a full disk: the file size limit stops SQLite's writes (SIGXFSZ ignored)
     cp "$db" "$work/full.db"
     size=4 # blocks: the next write to the database or its WAL goes past it

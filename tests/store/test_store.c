@@ -79,7 +79,7 @@ static long long engine_count(const char *uri, const char *sql) {
 }
 
 static long long samples_in(const char *uri) {
-  return engine_count(uri, "SELECT count(*) FROM samples");
+  return engine_count(uri, "SELECT sum(length(durations)) / 8 FROM operators");
 }
 static long long runs_in(const char *uri) {
   return engine_count(uri, "SELECT count(*) FROM runs");
@@ -375,6 +375,155 @@ ETK_TEST(killed_writer_leaves_no_half_run) {
   CHECK(runs == 0 || runs == 1);
   CHECK_EQ_INT(samples, runs ? 200 * 201 : 0);
   CHECK_EQ_INT(samples, declared_samples(uri));
+}
+
+/* Runs statements straight on the engine; 0 when all succeeded. */
+static int engine_exec(const char *uri, const char *const *sql, size_t n) {
+  int bad = 0;
+  if (strncmp(uri, "postgresql:", 11) == 0) {
+    PGconn *c = PQconnectdb(uri);
+    for (size_t i = 0; i < n; i++) {
+      PGresult *r = PQexec(c, sql[i]);
+      if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        printf("# %s: %s", sql[i], PQerrorMessage(c)), bad = 1;
+      PQclear(r);
+    }
+    PQfinish(c);
+    return bad;
+  }
+  sqlite3 *db;
+  if (sqlite3_open(uri, &db) != SQLITE_OK) bad = 1;
+  for (size_t i = 0; !bad && i < n; i++)
+    if (sqlite3_exec(db, sql[i], NULL, NULL, NULL) != SQLITE_OK)
+      printf("# %s: %s\n", sql[i], sqlite3_errmsg(db)), bad = 1;
+  sqlite3_close(db);
+  return bad;
+}
+
+/* A store as etkit wrote it with schema version 1 (one row per sample),
+ * holding one run: conv (executions 0, 1, 2; the third sample without a
+ * duration) and relu (two samples of execution 0). */
+ETK_TEST(a_version_1_store_is_migrated_on_add) {
+  const char *uri = fresh_uri("etk_v1");
+  int pg = pg_host() != NULL;
+  char runs[256];
+  snprintf(runs, sizeof runs,
+           "CREATE TABLE runs (id %s, digest TEXT NOT NULL UNIQUE, added_at "
+           "BIGINT NOT NULL, source TEXT NOT NULL, file_size BIGINT NOT NULL, "
+           "blocks INTEGER NOT NULL, operators INTEGER NOT NULL, samples "
+           "BIGINT NOT NULL, etrecord TEXT, program TEXT)",
+           pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY");
+  const char *const v1[] = {
+      "CREATE TABLE etk_migrations (version INTEGER PRIMARY KEY, "
+      "applied_at BIGINT NOT NULL)",
+      "INSERT INTO etk_migrations VALUES (1, 0)",
+      runs,
+      "CREATE TABLE run_tags (run_id BIGINT, key TEXT, value TEXT, "
+      "PRIMARY KEY (run_id, key))",
+      "CREATE INDEX run_tags_key_value ON run_tags (key, value, run_id)",
+      "CREATE TABLE blocks (run_id BIGINT, block INTEGER, name TEXT, "
+      "method TEXT, executions INTEGER, PRIMARY KEY (run_id, block))",
+      "CREATE TABLE operators (run_id BIGINT, op INTEGER, block INTEGER, "
+      "name TEXT NOT NULL, op_type TEXT, instruction_id INTEGER, delegate "
+      "TEXT, is_delegated INTEGER, module TEXT, source TEXT, samples "
+      "INTEGER, PRIMARY KEY (run_id, op))",
+      "CREATE INDEX operators_name ON operators (name, run_id)",
+      "CREATE INDEX operators_module ON operators (module, run_id)",
+      "CREATE TABLE samples (run_id BIGINT, op INTEGER, k INTEGER, "
+      "execution INTEGER, duration DOUBLE PRECISION, PRIMARY KEY (run_id, "
+      "op, k))",
+      "CREATE TABLE memory_plan (run_id BIGINT, method TEXT, mem_id "
+      "INTEGER, size BIGINT, peak_bytes BIGINT, tensors BIGINT, PRIMARY "
+      "KEY (run_id, method, mem_id))",
+      "INSERT INTO runs (digest, added_at, source, file_size, blocks, "
+      "operators, samples) VALUES ('00ff', 1, 'old.etdp', 10, 1, 2, 5)",
+      "INSERT INTO run_tags VALUES (1, 'commit', 'v1')",
+      "INSERT INTO blocks VALUES (1, 0, 'Execute', NULL, 3)",
+      "INSERT INTO operators VALUES (1, 0, 0, 'conv', NULL, 0, NULL, 0, "
+      "NULL, NULL, 3), (1, 1, 0, 'relu', NULL, 1, NULL, 0, NULL, NULL, 2)",
+      "INSERT INTO samples VALUES (1, 0, 0, 0, 1.5), (1, 0, 1, 1, 2.5), "
+      "(1, 0, 2, 2, NULL), (1, 1, 0, 0, 0.25), (1, 1, 1, 0, 0.75)"};
+  REQUIRE(engine_exec(uri, v1, sizeof v1 / sizeof *v1) == 0);
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  /* a read-only open refuses it, saying how to migrate; an add migrates */
+  CHECK(etk_store_open(uri, ETK_STORE_READ_ONLY, &st, &err) ==
+        ETK_E_UNSUPPORTED);
+  CHECK(strstr(err.message, "version 1") != NULL);
+  CHECK_EQ_INT(engine_count(uri, "SELECT count(*) FROM samples"), 5);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  store_dump_spec_t spec = {1, 4, 3, 0.05, -1, 1.0};
+  etk_store_add_result_t a;
+  CHECK(add_spec(st, &spec, NULL, 0, &a, &err) == ETK_OK);
+  CHECK_EQ_INT(a.run_id, 2);
+  CHECK_EQ_INT(engine_count(uri, "SELECT max(version) FROM etk_migrations"), 2);
+  CHECK_EQ_INT(engine_count(uri, "SELECT count(*) FROM samples"), -1);
+  CHECK_EQ_INT(samples_in(uri), declared_samples(uri));
+  CHECK_EQ_INT(engine_count(uri,
+                            "SELECT count(*) FROM operators WHERE "
+                            "run_id = 1 AND executions IS NULL"),
+               1); /* conv's are 0, 1, 2: not stored */
+  etk_store_table_t t;
+  REQUIRE(etk_store_show(st, 1, &t, &err) == ETK_OK);
+  REQUIRE(t.rows == 2);
+  CHECK_EQ_STR(t.cells[1].text, "conv");
+  CHECK_EQ_INT(t.cells[6].i, 2); /* the sample without a duration */
+  CHECK(t.cells[7].f == 2.0);
+  CHECK(t.cells[t.cols + 7].f == 0.5);
+  etk_store_table_free(&t);
+  etk_store_tag_t v1_tag = {"commit", "v1"};
+  etk_store_where_t w = {&v1_tag, 1};
+  REQUIRE(etk_store_trend(st, ETK_STORE_TREND_OP, "relu", &w, &t, &err) ==
+          ETK_OK);
+  REQUIRE(t.rows == 1);
+  CHECK(t.cells[8].f == 1.0); /* 0.25 + 0.75 in one execution */
+  etk_store_table_free(&t);
+  etk_store_close(st);
+}
+
+/* The dump digest (src/store/sha256.c, internal): both the processor's
+ * SHA instructions (when it has them) and the portable rounds. */
+void store_sha256_hex(const uint8_t *data, size_t len, char out[65]);
+void store_sha256_hex_portable(const uint8_t *data, size_t len, char out[65]);
+
+ETK_TEST(sha256_matches_fips_and_both_paths_agree) {
+  static const struct {
+    const char *text;
+    const char *hex;
+  } fips[] = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc",
+       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"}};
+  char a[65], b[65];
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = strlen(fips[i].text);
+    store_sha256_hex((const uint8_t *)fips[i].text, n, a);
+    store_sha256_hex_portable((const uint8_t *)fips[i].text, n, b);
+    CHECK_EQ_STR(a, fips[i].hex);
+    CHECK_EQ_STR(b, fips[i].hex);
+  }
+  size_t big = 1000000; /* a million 'a': the FIPS long example */
+  uint8_t *m = malloc(big);
+  REQUIRE(m != NULL);
+  memset(m, 'a', big);
+  store_sha256_hex(m, big, a);
+  CHECK_EQ_STR(
+      a, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  unsigned x = 12345; /* every tail length, and a large random buffer */
+  for (size_t i = 0; i < big; i++)
+    m[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
+  for (size_t n = 0; n <= 300; n++) {
+    store_sha256_hex(m, n, a);
+    store_sha256_hex_portable(m, n, b);
+    CHECK_EQ_STR(a, b);
+  }
+  store_sha256_hex(m, big, a);
+  store_sha256_hex_portable(m, big, b);
+  CHECK_EQ_STR(a, b);
+  free(m);
 }
 
 ETK_TEST_MAIN()

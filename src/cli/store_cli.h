@@ -1,10 +1,12 @@
 /*
- * cmd_store.h - what the two files of `etkit store` share: the parsed
- * command line (cmd_store.c parses it and runs add, runs, show, trend and
- * prune; cmd_store_compare.c runs compare and export).
+ * store_cli.h - the bottom of `etkit store`'s three files: the parsed
+ * command line and the two helpers every subcommand uses (store_cli.c).
+ * cmd_store.c parses the command line and runs add, runs, show, trend and
+ * prune; cmd_store_compare.c (cmd_store_compare.h) runs compare, export
+ * and report.  Both include this header; neither includes the other's.
  */
-#ifndef ETKIT_CLI_CMD_STORE_H
-#define ETKIT_CLI_CMD_STORE_H
+#ifndef ETKIT_CLI_STORE_CLI_H
+#define ETKIT_CLI_STORE_CLI_H
 
 #include "etkit/store.h"
 
@@ -29,12 +31,6 @@ typedef struct store_cli {
   size_t keep_last;
   etk_store_format_t format;
 } store_cli_t;
-
-/* `etkit store compare` and `etkit store export`; exit status. */
-int store_cli_compare(store_cli_t *c);
-int store_cli_export(store_cli_t *c);
-/* `etkit store report`: HTML, or Markdown when -o ends in ".md". */
-int store_cli_report(store_cli_t *c);
 
 /* Opens c->db for queries (read-only); prints the error; NULL on failure. */
 etk_store_t *store_cli_open(const store_cli_t *c, unsigned flags);

@@ -1,0 +1,16 @@
+/*
+ * cmd_store_compare.h - the subcommands of `etkit store` that
+ * cmd_store_compare.c runs once cmd_store.c has parsed the command line.
+ */
+#ifndef ETKIT_CLI_CMD_STORE_COMPARE_H
+#define ETKIT_CLI_CMD_STORE_COMPARE_H
+
+#include "store_cli.h"
+
+/* `etkit store compare` and `etkit store export`; exit status. */
+int store_cli_compare(store_cli_t *c);
+int store_cli_export(store_cli_t *c);
+/* `etkit store report`: HTML, or Markdown when -o ends in ".md". */
+int store_cli_report(store_cli_t *c);
+
+#endif
