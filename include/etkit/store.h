@@ -59,6 +59,12 @@ typedef struct etk_store etk_store_t;
 /* etk_store_open flags. */
 #define ETK_STORE_CREATE 0x1u    /* create the file / schema when missing */
 #define ETK_STORE_READ_ONLY 0x2u /* queries only (SQLite opens read-only) */
+/* With ETK_STORE_CREATE: a SQLite file that this open creates is removed
+ * again (with its -wal, -shm and -journal files) when the open fails, and
+ * by etk_store_close() when no run was stored in it, so a failed first
+ * add leaves nothing behind.  No effect on an existing file, a "file:"
+ * URI or a PostgreSQL URI. */
+#define ETK_STORE_DROP_NEW_EMPTY 0x4u
 
 /* Opens (and with ETK_STORE_CREATE creates and migrates) the store at
  * `uri`.  Without CREATE, a missing SQLite file or a database without the
@@ -68,7 +74,7 @@ typedef struct etk_store etk_store_t;
 int etk_store_open(const char *uri, unsigned flags, etk_store_t **out,
                    etk_error_t *err);
 
-/* Closes the store (NULL is a no-op). */
+/* Closes the store (NULL is a no-op); see ETK_STORE_DROP_NEW_EMPTY. */
 void etk_store_close(etk_store_t *st);
 
 /* "sqlite" or "postgresql". */

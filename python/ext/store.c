@@ -108,7 +108,8 @@ static PyObject *s_add(PyObject *self, PyObject *args) {
   o.etrecord_path = etrecord;
   o.program_path = program;
   etk_error_t err;
-  etk_store_t *st = open_store(url, ETK_STORE_CREATE, &err);
+  etk_store_t *st =
+      open_store(url, ETK_STORE_CREATE | ETK_STORE_DROP_NEW_EMPTY, &err);
   if (!st) return NULL;
   etk_store_add_result_t r;
   int rc;

@@ -68,3 +68,19 @@ def test_bad_queries_raise(store, tmp_path):
         etkit.Store(tmp_path / "missing.db").runs()
     with pytest.raises(Exception):
         store.add(tmp_path / "missing.etdp")
+
+
+def test_failed_first_add_leaves_no_file(tmp_path, dumps):
+    """A failed add into a store that did not exist creates no file (the
+    CLI and Python share the library's rule); a good add keeps it."""
+    bad = tmp_path / "bad.etdp"
+    bad.write_bytes(b"not an etdump at all")
+    new = tmp_path / "new.db"
+    with pytest.raises(ValueError):
+        etkit.Store(new).add(bad)
+    assert sorted(os.listdir(tmp_path)) == ["bad.etdp"]
+    etkit.Store(new).add(dumps / "a1.etdp")
+    assert new.exists()
+    with pytest.raises(ValueError):
+        etkit.Store(new).add(bad)
+    assert len(etkit.Store(new).runs()) == 1

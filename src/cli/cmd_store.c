@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli_args.h"
 #include "cmd_store_compare.h"
@@ -151,40 +150,13 @@ static void print_added(void *ctx, const char *path,
            (long long)res->run_id, res->operators, res->samples);
 }
 
-/* A SQLite store file this add would create (NULL for an existing file, a
- * "file:" URI or a server URI). */
-static const char *new_store_file(const char *db) {
-  if (strncmp(db, "file:", 5) == 0 || strstr(db, "://") || strchr(db, '='))
-    return NULL;
-  FILE *fp = fopen(db, "rb");
-  if (fp) fclose(fp);
-  return fp ? NULL : db;
-}
-
-/* Removes a store file created by an add that stored nothing, with the
- * WAL and shared-memory files SQLite keeps beside it. */
-static void remove_new_store(const char *path) {
-  static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-  for (size_t i = 0; i < 4; i++) {
-    char name[4096];
-    if ((size_t)snprintf(name, sizeof name, "%s%s", path, suffixes[i]) <
-        sizeof name)
-      remove(name);
-  }
-}
-
 static int cmd_add(store_cli_t *c) {
   if (c->nfiles == 0)
     return etk_cli_usage(CMD, "add needs at least one ETDump");
-  const char *created = new_store_file(c->db);
-  etk_store_t *st = store_cli_open(c, ETK_STORE_CREATE);
-  if (!st) {
-    /* the schema was never committed: the file is still empty */
-    struct stat sb;
-    if (created && stat(created, &sb) == 0 && sb.st_size == 0)
-      remove_new_store(created);
-    return 1;
-  }
+  /* a failed add into a new file leaves no file behind */
+  etk_store_t *st =
+      store_cli_open(c, ETK_STORE_CREATE | ETK_STORE_DROP_NEW_EMPTY);
+  if (!st) return 1;
   etk_store_add_options_t o;
   etk_store_add_options_init(&o);
   o.tags = c->tags.items;
@@ -198,15 +170,7 @@ static int cmd_add(store_cli_t *c) {
   if (etk_store_add_files(st, c->files, c->nfiles, &o, print_added, &stored,
                           &err) != ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
-  /* a failed add into a new file leaves no file behind (unless another
-   * writer has stored runs in it meanwhile) */
-  etk_store_table_t runs;
-  memset(&runs, 0, sizeof runs);
-  int empty = status && created && stored == 0 &&
-              etk_store_runs(st, NULL, &runs, &err) == ETK_OK && runs.rows == 0;
-  etk_store_table_free(&runs);
   etk_store_close(st);
-  if (empty) remove_new_store(created);
   return status;
 }
 

@@ -33,6 +33,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,17 +221,24 @@ static int is_pg_uri(const char *uri) {
   return strncmp(uri, "file:", 5) != 0 && word > 0 && uri[word] == '=';
 }
 
+static int file_exists(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (fp) fclose(fp);
+  return fp != NULL;
+}
+
 static int open_engine(etk_store_t *st, const char *uri, unsigned flags,
                        etk_error_t *err) {
   if (is_pg_uri(uri)) return store_pg_open(uri, &st->ops, &st->conn, err);
   int create = (flags & ETK_STORE_CREATE) != 0;
-  if (!create && strncmp(uri, "file:", 5) != 0) {
-    FILE *fp = fopen(uri, "rb");
-    if (!fp)
-      return etk_error_set_where(err, uri, ETK_E_NOT_FOUND,
-                                 "no such store (add a run to create it)");
-    fclose(fp);
-  }
+  int plain = strncmp(uri, "file:", 5) != 0;
+  if (!create && plain && !file_exists(uri))
+    return etk_error_set_where(err, uri, ETK_E_NOT_FOUND,
+                               "no such store (add a run to create it)");
+  if (create && plain && (flags & ETK_STORE_DROP_NEW_EMPTY) &&
+      !(flags & ETK_STORE_READ_ONLY) && !file_exists(uri) &&
+      !(st->created = strdup(uri)))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   return store_sqlite_open(uri, create, (flags & ETK_STORE_READ_ONLY) != 0,
                            &st->ops, &st->conn, err);
 }
@@ -275,9 +283,33 @@ int etk_store_open(const char *uri, unsigned flags, etk_store_t **out,
   return ETK_OK;
 }
 
+/* Removes a store file this handle created and nothing was stored in,
+ * with the files SQLite keeps beside it.  A store another writer has
+ * meanwhile added runs to stays; one whose schema never got committed (a
+ * failed open) holds no runs table and goes. */
+static void drop_if_new_and_empty(etk_store_t *st) {
+  int64_t runs = 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (st->ops && store_q(st, "SELECT count(*) FROM runs", NULL, 0, int_row,
+                         &runs, &err) == ETK_OK && runs > 0)
+    return;
+  if (st->ops) st->ops->close(st->conn);
+  st->ops = NULL;
+  static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+  for (size_t i = 0; i < 4; i++) {
+    char name[4096];
+    if ((size_t)snprintf(name, sizeof name, "%s%s", st->created,
+                         suffixes[i]) < sizeof name)
+      remove(name);
+  }
+}
+
 void etk_store_close(etk_store_t *st) {
   if (!st) return;
+  if (st->created) drop_if_new_and_empty(st);
   if (st->ops) st->ops->close(st->conn);
+  free(st->created);
   free(st);
 }
 

@@ -15,6 +15,7 @@ struct etk_store {
   const store_engine_ops_t *ops;
   void *conn;
   int read_only;
+  char *created; /* ETK_STORE_DROP_NEW_EMPTY: the file this open made */
 };
 
 /* Runs one statement (see store_engine_ops_t.query). */
