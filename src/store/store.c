@@ -291,16 +291,18 @@ static void drop_if_new_and_empty(etk_store_t *st) {
   int64_t runs = 0;
   etk_error_t err;
   etk_error_clear(&err);
-  if (st->ops && store_q(st, "SELECT count(*) FROM runs", NULL, 0, int_row,
-                         &runs, &err) == ETK_OK && runs > 0)
+  if (st->ops &&
+      store_q(st, "SELECT count(*) FROM runs", NULL, 0, int_row, &runs, &err) ==
+          ETK_OK &&
+      runs > 0)
     return;
   if (st->ops) st->ops->close(st->conn);
   st->ops = NULL;
   static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
   for (size_t i = 0; i < 4; i++) {
     char name[4096];
-    if ((size_t)snprintf(name, sizeof name, "%s%s", st->created,
-                         suffixes[i]) < sizeof name)
+    if ((size_t)snprintf(name, sizeof name, "%s%s", st->created, suffixes[i]) <
+        sizeof name)
       remove(name);
   }
 }
