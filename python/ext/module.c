@@ -605,11 +605,12 @@ static PyObject *none_ref(void) {
   return Py_None;
 }
 
-/* Fills entry k with event i: every cell a new reference of its own (the
- * empty lists and dicts too: upstream's per-event default_factory, so an
- * append to one cell changes no other cell and no later frame); names and
- * durations shared through the caches (immutable).  0, or -1 with an
- * exception set. */
+/* The columns whose cells start as new empty lists or dicts. */
+#define OBJ_IS_EMPTY(j) ((j) >= OBJ_OPS && (j) <= OBJ_DEBUG)
+
+/* Fills entry k with event i, all but the empty cells: names and
+ * durations shared through the caches (immutable), the rest new
+ * references.  0, or -1 with an exception set. */
 static int columns_event(columns_t *c, etk_inspector_t *insp, size_t i,
                          size_t k) {
   etk_inspector_event_t e;
@@ -639,20 +640,35 @@ static int columns_event(columns_t *c, etk_inspector_t *insp, size_t i,
     Py_CLEAR(cell[OBJ_RAW]);
     Py_CLEAR(cell[OBJ_START]);
   }
-  cell[OBJ_OPS] = PyList_New(0);
-  cell[OBJ_TRACES] = PyDict_New();
-  cell[OBJ_MODULES] = PyDict_New();
-  cell[OBJ_DEBUG] = PyList_New(0);
   cell[OBJ_BACKEND] = none_ref();
   int ok = 1;
-  for (int j = 0; j < OBJ_COUNT; j++) ok = ok && cell[j];
+  for (int j = 0; j < OBJ_COUNT; j++) ok = ok && (cell[j] || OBJ_IS_EMPTY(j));
   for (int j = 0; j < OBJ_COUNT; j++) {
+    if (OBJ_IS_EMPTY(j)) continue;
     if (ok)
       objects_set(c->objects[j], k, cell[j]);
     else
       Py_XDECREF(cell[j]);
   }
   return ok ? 0 : -1;
+}
+
+/* Fills the columns of empty cells, a column at a time: each cell a new
+ * list or dict of its own (upstream's per-event default_factory, so an
+ * append to one cell changes no other cell and no later frame).  One
+ * column's cells then lie side by side, and freeing the frame walks the
+ * memory in order.  0, or -1 with an exception set. */
+static int columns_empty_cells(columns_t *c, size_t n) {
+  for (int j = OBJ_OPS; j <= OBJ_DEBUG; j++) {
+    int dict = j == OBJ_TRACES || j == OBJ_MODULES;
+    for (size_t k = 0; k < n; k++) {
+      if (k % COLUMNS_YIELD == COLUMNS_YIELD - 1 && yield_gil() < 0) return -1;
+      PyObject *v = dict ? PyDict_New() : PyList_New(0);
+      if (!v) return -1;
+      objects_set(c->objects[j], k, v);
+    }
+  }
+  return 0;
 }
 
 /* While columns() runs, each arena (1 MiB) that CPython's small-object
@@ -733,6 +749,7 @@ static PyObject *h_columns(ext_inspector_t *self, PyObject *args) {
     if (k % COLUMNS_YIELD == COLUMNS_YIELD - 1 && yield_gil() < 0) ok = 0;
     if (ok) ok = columns_event(&c, insp, (size_t)lo + k, k) == 0;
   }
+  if (ok) ok = columns_empty_cells(&c, n) == 0;
   populate_end();
   handle_unlock(self);
   PyObject *out = ok ? PyDict_New() : NULL;
