@@ -5,7 +5,7 @@ Python side's memory goes.
 
     bench_python.py --etkit BUILD/src/cli/etkit --generator BUILD/bench/inspector/bench_inspector
                     --pythonpath BUILD/python [--events 1000000] [--python /usr/bin/python3]
-                    [--slack-mb 40]
+                    [--slack-mb 25]
 
 Each side runs in its own child process; the figures are its wall time,
 CPU time (user + system: steadier on a loaded machine) and peak RSS
@@ -125,7 +125,7 @@ def main():
     ap.add_argument("--pythonpath", required=True)
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--events", type=int, default=1000000)
-    ap.add_argument("--slack-mb", type=float, default=40.0,
+    ap.add_argument("--slack-mb", type=float, default=25.0,
                     help="allowed Python peak above interpreter + Inspector + frame floor")
     a = ap.parse_args()
     mb = 1024.0 * 1024.0
