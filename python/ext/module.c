@@ -9,11 +9,11 @@
  *                      and debug buffer, returns an InspectorHandle;
  *   InspectorHandle    per-block and per-event accessors (tuples of plain
  *                      values, read on demand: nothing is materialised per
- *                      event until Python asks), columns() (every event at
- *                      once as numpy arrays and shared lists, for
- *                      DataFrames), render() (table, TSV, CSV, JSON text
- *                      exactly as `etkit inspect` writes it), ETRecord
- *                      linking, module totals, compare_results, trace;
+ *                      event until Python asks), columns() (a range of
+ *                      events as numpy arrays, every DataFrame column
+ *                      filled in C), render() (table, TSV, CSV, JSON as
+ *                      `etkit inspect` writes it), ETRecord linking,
+ *                      module totals, compare_results, trace;
  *   diff()             etkit diff of two handles as TSV text.
  *
  * OWNERSHIP
@@ -27,12 +27,13 @@
  *   Long C work runs without the GIL (rendering, the trace, diff), and
  *   columns() lets the interpreter switch threads and run signal handlers
  *   (Ctrl-C) every COLUMNS_YIELD events, as between two Python calls, so
- *   other Python threads keep running.  The C
- *   inspector allows concurrent read-only calls but not two renderings or
- *   linkings at once (etkit/inspector_core.h, THREADS): those hold the
- *   handle's lock, taken without the GIL so that a waiting thread never
- *   blocks the one that owns it.  Sort options live in the callers' frames
- *   (etk_sort_r), so two handles render in parallel.
+ *   other Python threads keep running.  The C inspector allows concurrent
+ *   read-only calls but not two renderings or linkings at once
+ *   (etkit/inspector_core.h, THREADS): those hold the handle's lock, taken
+ *   without the GIL so that a waiting thread never blocks the one that
+ *   owns it.  Sort options live in the callers' frames (etk_sort_r), so
+ *   two handles render in parallel.  While columns() runs, new arenas of
+ *   CPython's small-object allocator are faulted in at once (below).
  */
 #include "ext.h"
 #include "handle.h"
@@ -500,8 +501,8 @@ static int sample_lists(etk_inspector_t *insp, size_t i, size_t n,
   return 0;
 }
 
-/* columns() and empty_cells() give other threads their turn (and check
- * for Ctrl-C) every COLUMNS_YIELD events: well under a millisecond. */
+/* columns() gives other threads their turn (and checks for Ctrl-C) every
+ * COLUMNS_YIELD cells of a column: well under a millisecond of work. */
 #define COLUMNS_YIELD 4096
 
 /* "lambda: None", made once by ext_inspector_register. */
