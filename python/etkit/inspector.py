@@ -14,6 +14,7 @@ lazy sequence (events are built when first touched).
 
 import dataclasses
 import gc
+import operator
 import os
 import sys
 import warnings
@@ -269,24 +270,27 @@ def _event_from_handle(handle, index, parser, converter, scale_factor) -> Event:
 
 
 class _LazyEvents(Sequence):
-    """The events of one block, each built on first access and then kept."""
+    """The events of one block, each built on first access and then kept
+    (only those: a million untouched events cost nothing here)."""
 
     def __init__(self, owner, first, count):
         self._owner = owner
         self._first = first
-        self._cache = [None] * count
+        self._count = count
+        self._cache = {}
 
     def __len__(self):
-        return len(self._cache)
+        return self._count
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self._cache)))]
+            return [self[k] for k in range(*i.indices(self._count))]
+        i = operator.index(i)  # a TypeError for what a list refuses
         if i < 0:
-            i += len(self._cache)
-        if not 0 <= i < len(self._cache):
+            i += self._count
+        if not 0 <= i < self._count:
             raise IndexError("event index out of range")
-        ev = self._cache[i]
+        ev = self._cache.get(i)
         if ev is None:
             ev = self._owner._event(self._first + i)
             self._cache[i] = ev
@@ -305,7 +309,7 @@ class _LazyEvents(Sequence):
 
     def edited(self) -> bool:
         """Whether a built event has had a field assigned."""
-        return any(ev is not None and ev._edited for ev in self._cache)
+        return any(ev._edited for ev in self._cache.values())
 
 
 # ---------------------------------------------------------------- DataFrames
@@ -314,19 +318,18 @@ class _LazyEvents(Sequence):
 _STATS = ("p10", "p50", "p90", "avg", "min", "max")
 
 
-def _signatures(cols, sl, backends):
+def _signatures(cols, backends):
     """Per event, what decides the dtypes pandas gives upstream's frames:
-    perf data or not, delegate id None/int/str, backend None/str."""
-    # int8 (values 0..11): a byte per event, not eight
-    sig = cols["id_kind"][sl] * np.int8(2)
-    sig += cols["has_perf"][sl]
-    for k in np.nonzero(cols["linked"][sl])[0]:
+    perf data or not, delegate id None/int/str, backend None/str (int8
+    values 0..11: a byte per event)."""
+    sig = cols["sig"]
+    for k in np.flatnonzero(cols["linked"]):
         if backends[k] is not None:
             sig[k] += 6
     return sig
 
 
-def _prototype(handle, blocks, cols, sigs, lo, units, parser, converter):
+def _prototype(handle, blocks, sigs, lo, units, parser, converter):
     """Upstream's own construction (Event.to_dataframe per event, concat per
     block, insert the block name, concat the blocks) on one event per
     signature and block: its dtypes are those of the full frame, because
@@ -336,9 +339,11 @@ def _prototype(handle, blocks, cols, sigs, lo, units, parser, converter):
     frames = []
     for name, b_lo, b_hi in blocks:
         seg = sigs[b_lo - lo:b_hi - lo]
-        _, first = np.unique(seg, return_index=True)
-        rows = [_event_from_handle(handle, b_lo + int(k), parser, converter, 1.0)
-                for k in sorted(first)]
+        # the first event of each signature (a byte-sized mask per value,
+        # not np.unique's sort of the whole column)
+        first = [int(np.argmax(seg == v)) for v in range(12)]
+        rows = [_event_from_handle(handle, b_lo + k, parser, converter, 1.0)
+                for k in sorted(k for v, k in enumerate(first) if seg[k] == v)]
         df = pd.concat([e.to_dataframe(units) for e in rows], ignore_index=True)
         df.insert(0, "event_block_name", np.asarray([name] * len(rows)),
                   allow_duplicates=True)
@@ -357,56 +362,43 @@ def _typed(values, dtype):
     return np.array(values, dtype=dtype)
 
 
-def _shared(n, value):
-    """An object column holding one shared object n times."""
-    out = np.empty(n, dtype=object)
-    out.fill(value)
-    return out
-
-
 def _frame(handle, blocks, units, include_ddd, parser, converter):
     """The DataFrame of the events of `blocks` ((name, lo, hi) ranges that
-    follow each other), built from C arrays: Event objects are made only
-    for events that need per-event data (links, debug data, a converter)
-    and for one prototype event per dtype signature."""
+    follow each other), built from the C handle's columns of that range:
+    Event objects are made only for events that need per-event data
+    (links, debug data, a converter) and for one prototype event per dtype
+    signature."""
     import pandas as pd
 
-    cols = handle.columns()
     lo, hi = blocks[0][1], blocks[-1][2]
-    sl = slice(lo, hi)
     n = hi - lo
-    has = cols["has_perf"][sl]
-    deleg = cols["is_delegated"][sl]
-    raw = cols["raw"][sl]
-    start = cols["start_time"][sl]
-    stats = {k: cols[k][sl] for k in _STATS}
-    # every cell its own empty list or dict (upstream's default_factory per
-    # event): appending to one cell changes nothing else
-    op_types = _etkit.empty_cells(n, 0)
-    traces = _etkit.empty_cells(n, 1)
-    modules = _etkit.empty_cells(n, 1)
-    backends = _shared(n, None)
-    debug = _etkit.empty_cells(n, 0)
-    for k in np.nonzero(cols["linked"][sl])[0]:
+    # every cell a new object of its own, the empty lists and dicts too
+    # (upstream's default_factory per event): appending to one cell
+    # changes nothing else
+    cols = handle.columns(lo, hi)
+    has, deleg = cols["has_perf"], cols["is_delegated"]
+    raw, start = cols["raw"], cols["start_time"]
+    stats = {k: cols[k] for k in _STATS}
+    op_types, traces = cols["op_types"], cols["stack_traces"]
+    modules, backends = cols["module_hierarchy"], cols["delegate_backend_name"]
+    debug = cols["debug_data"]
+    event_names, delegate_ids = cols["name"], cols["delegate_id"]
+    for k in np.flatnonzero(cols["linked"]):
         _, _, backend, ops, st, mh = handle.link(lo + int(k))
         op_types[k] = ops if len(ops) < 5 else _truncated_list(ops)
         traces[k], modules[k], backends[k] = st, mh, backend
-    for k in np.nonzero(cols["debug_count"][sl])[0]:
+    for k in np.flatnonzero(cols["has_debug"]):
         debug[k] = handle.debug_data(lo + int(k))
     if converter is not None and deleg.any():
         # the user's converter decides delegated durations: recompute those
-        stats = {k: v.copy() for k, v in stats.items()}
-        raw = raw.copy()
-        for k in np.nonzero(deleg & has)[0]:
+        for k in np.flatnonzero(deleg & has):
             ev = _event_from_handle(handle, lo + int(k), parser, converter, 1.0)
             raw[k] = ev.perf_data.raw
             for s in stats:
                 stats[s][k] = getattr(ev.perf_data, s)
-    sigs = _signatures(cols, sl, backends)
-    proto = _prototype(handle, blocks, cols, sigs, lo, units, parser, converter)
-    event_names, delegate_ids = cols["name"][sl], cols["delegate_id"][sl]
-    # what only decided the dtypes and the per-event lookups goes before the
-    # frame is built (about 30 MB at a million events)
+    sigs = _signatures(cols, backends)
+    proto = _prototype(handle, blocks, sigs, lo, units, parser, converter)
+    # the flags only steered the lookups and the dtypes
     del sigs, cols
     names = np.empty(n, dtype=object)
     for name, b_lo, b_hi in blocks:

@@ -44,6 +44,14 @@ PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
  * BITS16, UINT16); -1 for any other. */
 int ext_numpy_type(int scalar_type);
 
+/* Each file's part of the module: init.c (PyInit__etkit) calls these in
+ * turn; none of them calls another file's.  Each returns 0, or -1 with an
+ * exception set. */
+
+/* Registers the InspectorHandle type, open_inspector, diff and
+ * empty_cells (module.c); first, as it loads numpy's API for all files. */
+int ext_inspector_register(PyObject *module);
+
 /* Registers the ETRecord type and its functions in `module`. */
 int ext_etrecord_register(PyObject *module);
 
@@ -65,13 +73,6 @@ int ext_graph_register(PyObject *module);
 
 /* Registers graph_html (graph_view.c) in `module`. */
 int ext_graph_view_register(PyObject *module);
-
-/* The C Inspector inside an InspectorHandle, or NULL (no exception set)
- * when `o` is not one. */
-etk_inspector_t *ext_inspector_of(PyObject *o);
-
-/* Its debug buffer (NULL, 0 when it has none). */
-void ext_inspector_debug(PyObject *o, const uint8_t **data, size_t *len);
 
 /* Registers the etkit.Store functions (store.c) in `module`. */
 int ext_store_register(PyObject *module);

@@ -6,7 +6,7 @@
  * program) are returned as a list of strings for the Python layer to warn
  * with.
  */
-#include "ext.h"
+#include "handle.h"
 
 typedef struct notes {
   PyObject *list;

@@ -13,7 +13,7 @@
  * program) come back as Python warnings from the caller's package code,
  * through the list returned with the page.
  */
-#include "ext.h"
+#include "handle.h"
 
 #include <string.h>
 

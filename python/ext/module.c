@@ -1,18 +1,19 @@
 /*
- * module.c - the _etkit extension module: an Inspector handle over
- * etk_inspector_t, and the analyses (render, diff, trace, compare_results)
- * as functions returning Python values.
+ * module.c - the Inspector part of the _etkit extension module (init.c
+ * creates the module): an Inspector handle over etk_inspector_t, and the
+ * analyses (render, diff, trace, compare_results) as functions returning
+ * Python values.  Other files reach a handle's C object through handle.h.
  *
  * LAYOUT
  *   open_inspector()   opens an ETDump (path or bytes) with the time scales
  *                      and debug buffer, returns an InspectorHandle;
  *   InspectorHandle    per-block and per-event accessors (tuples of plain
  *                      values, read on demand: nothing is materialised per
- *                      event until Python asks), columns() (every event at
- *                      once as numpy arrays and shared lists, for
- *                      DataFrames), render() (table, TSV, CSV, JSON text
- *                      exactly as `etkit inspect` writes it), ETRecord
- *                      linking, module totals, compare_results, trace;
+ *                      event until Python asks), columns() (a range of
+ *                      events as numpy arrays, every DataFrame column
+ *                      filled in C), render() (table, TSV, CSV, JSON as
+ *                      `etkit inspect` writes it), ETRecord linking,
+ *                      module totals, compare_results, trace;
  *   diff()             etkit diff of two handles as TSV text.
  *
  * OWNERSHIP
@@ -24,15 +25,18 @@
  *
  * THREADS
  *   Long C work runs without the GIL (rendering, the trace, diff), and
- *   columns() hands the GIL over every COLUMNS_YIELD events, checking for
- *   signals (Ctrl-C) there, so other Python threads keep running.  The C
- *   inspector allows concurrent read-only calls but not two renderings or
- *   linkings at once (etkit/inspector_core.h, THREADS): those hold the
- *   handle's lock, taken without the GIL so that a waiting thread never
- *   blocks the one that owns it.  Sort options live in the callers' frames
- *   (etk_sort_r), so two handles render in parallel.
+ *   columns() lets the interpreter switch threads and run signal handlers
+ *   (Ctrl-C) every COLUMNS_YIELD events, as between two Python calls, so
+ *   other Python threads keep running.  The C inspector allows concurrent
+ *   read-only calls but not two renderings or linkings at once
+ *   (etkit/inspector_core.h, THREADS): those hold the handle's lock, taken
+ *   without the GIL so that a waiting thread never blocks the one that
+ *   owns it.  Sort options live in the callers' frames (etk_sort_r), so
+ *   two handles render in parallel.  While columns() runs, new arenas of
+ *   CPython's small-object allocator are faulted in at once (below).
  */
 #include "ext.h"
+#include "handle.h"
 
 #define PY_ARRAY_UNIQUE_SYMBOL etkit_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -40,7 +44,7 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
+#include <sys/mman.h>
 
 #include "etkit/render.h"
 
@@ -497,162 +501,269 @@ static int sample_lists(etk_inspector_t *insp, size_t i, size_t n,
   return 0;
 }
 
-/* columns() gives other threads the GIL (and checks for Ctrl-C) every
- * COLUMNS_YIELD events: about a millisecond of work. */
+/* columns() gives other threads their turn (and checks for Ctrl-C) every
+ * COLUMNS_YIELD cells of a column: well under a millisecond of work. */
 #define COLUMNS_YIELD 4096
 
-/* Lets a waiting thread run, then runs pending signal handlers; -1 with
- * the handler's exception (KeyboardInterrupt) set.  A bare release and
- * re-take hands nothing over: the waiter wakes after this thread has taken
- * the GIL back, and CPython's forced switch only starts after a waiter
- * has seen no switch for 5 ms.  A 50 us pause without the GIL lets the
- * woken waiter take it (about 3 ms per million events). */
+/* "lambda: None", made once by ext_inspector_register. */
+static PyObject *interpreter_turn;
+
+/* Does between two events what the interpreter does between two Python
+ * calls: calling an empty Python function enters its evaluation loop,
+ * which at a function's start hands the GIL to a thread that has waited
+ * for it a switch interval (sys.getswitchinterval(), 5 ms) and runs
+ * pending signal handlers.  So a waiting thread gets its turn as it would
+ * beside Python code, and when none waits this costs one call (tens of
+ * nanoseconds), never a pause.  -1 with the exception of a signal handler
+ * (KeyboardInterrupt) set. */
 static int yield_gil(void) {
-  Py_BEGIN_ALLOW_THREADS struct timespec pause = {0, 50000};
-  nanosleep(&pause, NULL);
-  Py_END_ALLOW_THREADS return PyErr_CheckSignals();
+  PyObject *r = PyObject_CallObject(interpreter_turn, NULL);
+  if (!r) return -1;
+  Py_DECREF(r);
+  return PyErr_CheckSignals();
 }
 
-/* empty_cells(n, kind) -> object array of n new empty lists (kind 0) or
- * dicts (kind 1): every DataFrame cell its own object, as upstream's
- * per-event default_factory gives (a shared one would change every row,
- * and every later frame, when a user appends to one cell). */
-static PyObject *m_empty_cells(PyObject *mod, PyObject *args) {
-  (void)mod;
-  Py_ssize_t n;
-  int kind;
-  if (!PyArg_ParseTuple(args, "ni", &n, &kind)) return NULL;
-  if (n < 0) return PyErr_Format(PyExc_ValueError, "negative count");
-  PyObject *out = new_objects((size_t)n);
-  for (Py_ssize_t i = 0; out && i < n; i++) {
-    if (i % (16 * COLUMNS_YIELD) == 16 * COLUMNS_YIELD - 1 && yield_gil() < 0)
-      Py_CLEAR(out);
-    PyObject *v = !out ? NULL : kind ? PyDict_New() : PyList_New(0);
-    if (!v)
-      Py_CLEAR(out);
-    else
-      objects_set(out, (size_t)i, v);
+/* What columns() fills: one entry per event of the range in each array.
+ * Object arrays hold the frame's cells; the flags and `sig` only steer the
+ * Python side (which rows need a per-event call, which dtypes pandas
+ * picks) and are small (a byte per event). */
+enum {
+  OBJ_NAME,
+  OBJ_ID,
+  OBJ_RAW,
+  OBJ_START,
+  OBJ_OPS,
+  OBJ_TRACES,
+  OBJ_MODULES,
+  OBJ_DEBUG,
+  OBJ_BACKEND,
+  OBJ_COUNT
+};
+static const char *const object_keys[OBJ_COUNT] = {"name",
+                                                   "delegate_id",
+                                                   "raw",
+                                                   "start_time",
+                                                   "op_types",
+                                                   "stack_traces",
+                                                   "module_hierarchy",
+                                                   "debug_data",
+                                                   "delegate_backend_name"};
+enum { FLAG_PERF, FLAG_DELEGATED, FLAG_LINKED, FLAG_DEBUG, FLAG_COUNT };
+static const char *const flag_keys[FLAG_COUNT] = {"has_perf", "is_delegated",
+                                                  "linked", "has_debug"};
+static const char *const stat_keys[6] = {"p10", "p50", "p90",
+                                         "avg", "min", "max"};
+
+typedef struct columns {
+  PyObject *objects[OBJ_COUNT];
+  PyObject *flags[FLAG_COUNT];
+  PyObject *stats[6];
+  PyObject *sig; /* int8: delegate id kind (0 none, 1 int, 2 str) * 2 +
+                    has perf data; Python adds 6 where a backend is linked */
+  npy_bool *flag[FLAG_COUNT];
+  double *st[6];
+  int8_t *sigs;
+  double *scratch; /* one event's durations */
+  name_cache_t *names;
+  float_cache_t *floats;
+} columns_t;
+
+static void columns_free(columns_t *c) {
+  for (int k = 0; k < OBJ_COUNT; k++) Py_XDECREF(c->objects[k]);
+  for (int k = 0; k < FLAG_COUNT; k++) Py_XDECREF(c->flags[k]);
+  for (int k = 0; k < 6; k++) Py_XDECREF(c->stats[k]);
+  Py_XDECREF(c->sig);
+  PyMem_Free(c->scratch);
+  if (c->names) name_cache_clear(c->names);
+  PyMem_Free(c->names);
+  if (c->floats) float_cache_clear(c->floats);
+  PyMem_Free(c->floats);
+}
+
+/* Allocates every array for n events (exact sizes) and the caches; 0, or
+ * -1 (what was made is freed by columns_free). */
+static int columns_alloc(columns_t *c, size_t n, size_t max_samples) {
+  npy_intp dims[1] = {(npy_intp)n};
+  c->scratch = PyMem_Malloc(max_samples * sizeof *c->scratch);
+  c->names = PyMem_Calloc(1, sizeof *c->names);
+  c->floats = PyMem_Calloc(1, sizeof *c->floats);
+  if (!c->scratch || !c->names || !c->floats) return -1;
+  for (int k = 0; k < OBJ_COUNT; k++)
+    if (!(c->objects[k] = new_objects(n))) return -1;
+  for (int k = 0; k < FLAG_COUNT; k++) {
+    if (!(c->flags[k] = PyArray_SimpleNew(1, dims, NPY_BOOL))) return -1;
+    c->flag[k] = (npy_bool *)PyArray_DATA((PyArrayObject *)c->flags[k]);
   }
-  return out;
+  for (int k = 0; k < 6; k++)
+    if (!(c->stats[k] = new_doubles(n, &c->st[k]))) return -1;
+  if (!(c->sig = PyArray_SimpleNew(1, dims, NPY_INT8))) return -1;
+  c->sigs = (int8_t *)PyArray_DATA((PyArrayObject *)c->sig);
+  return 0;
 }
 
-/* columns() -> dict of every event's DataFrame fields: block (int64),
- * p10..max (float64, NaN without perf data), has_perf, is_delegated
- * (bool), name, delegate_id, raw, start_time (lists), linked (bool: the
- * event has an ETRecord link). */
-static PyObject *h_columns(ext_inspector_t *self, PyObject *unused) {
-  (void)unused;
+static PyObject *none_ref(void) {
+  Py_INCREF(Py_None);
+  return Py_None;
+}
+
+/* The columns whose cells start as new empty lists or dicts. */
+#define OBJ_IS_EMPTY(j) ((j) >= OBJ_OPS && (j) <= OBJ_DEBUG)
+
+/* Fills entry k with event i, all but the empty cells: names and
+ * durations shared through the caches (immutable), the rest new
+ * references.  0, or -1 with an exception set. */
+static int columns_event(columns_t *c, etk_inspector_t *insp, size_t i,
+                         size_t k) {
+  etk_inspector_event_t e;
+  etk_inspector_event_get(insp, i, &e);
+  etk_inspector_event_link_t l;
+  etk_inspector_event_link(insp, i, &l);
+  etk_stats_t s;
+  int perf = etk_inspector_event_stats(insp, i, &s) == ETK_OK;
+  c->flag[FLAG_PERF][k] = perf != 0;
+  c->flag[FLAG_DELEGATED][k] = e.is_delegated_op != 0;
+  c->flag[FLAG_LINKED][k] = l.has_debug_handles || l.node_count ||
+                            l.op_type_count || l.delegate_backend_name ||
+                            l.num_outputs != 1;
+  c->flag[FLAG_DEBUG][k] = e.debug_count != 0;
+  double v[6] = {s.p10, s.p50, s.p90, s.avg, s.min, s.max};
+  for (int j = 0; j < 6; j++) c->st[j][k] = perf ? v[j] : NAN;
+  int id_kind = !e.is_delegated_op ? 0 : e.delegate_id_is_int ? 1 : 2;
+  c->sigs[k] = (int8_t)(id_kind * 2 + (perf != 0));
+  PyObject *cell[OBJ_COUNT] = {0};
+  cell[OBJ_NAME] = event_name(c->names, &e);
+  cell[OBJ_ID] = delegate_id(&e);
+  if (!perf) {
+    cell[OBJ_RAW] = none_ref();
+    cell[OBJ_START] = none_ref();
+  } else if (sample_lists(insp, i, e.sample_count, c->scratch, c->floats,
+                          &cell[OBJ_RAW], &cell[OBJ_START]) < 0) {
+    Py_CLEAR(cell[OBJ_RAW]);
+    Py_CLEAR(cell[OBJ_START]);
+  }
+  cell[OBJ_BACKEND] = none_ref();
+  int ok = 1;
+  for (int j = 0; j < OBJ_COUNT; j++) ok = ok && (cell[j] || OBJ_IS_EMPTY(j));
+  for (int j = 0; j < OBJ_COUNT; j++) {
+    if (OBJ_IS_EMPTY(j)) continue;
+    if (ok)
+      objects_set(c->objects[j], k, cell[j]);
+    else
+      Py_XDECREF(cell[j]);
+  }
+  return ok ? 0 : -1;
+}
+
+/* Fills the columns of empty cells, a column at a time: each cell a new
+ * list or dict of its own (upstream's per-event default_factory, so an
+ * append to one cell changes no other cell and no later frame).  One
+ * column's cells then lie side by side, and freeing the frame walks the
+ * memory in order.  0, or -1 with an exception set. */
+static int columns_empty_cells(columns_t *c, size_t n) {
+  for (int j = OBJ_OPS; j <= OBJ_DEBUG; j++) {
+    int dict = j == OBJ_TRACES || j == OBJ_MODULES;
+    for (size_t k = 0; k < n; k++) {
+      if (k % COLUMNS_YIELD == COLUMNS_YIELD - 1 && yield_gil() < 0) return -1;
+      PyObject *v = dict ? PyDict_New() : PyList_New(0);
+      if (!v) return -1;
+      objects_set(c->objects[j], k, v);
+    }
+  }
+  return 0;
+}
+
+/* While columns() runs, each arena (1 MiB) that CPython's small-object
+ * allocator takes is faulted in at once (MADV_POPULATE_WRITE: one system
+ * call instead of a page fault per 4 KiB page, which on a virtual machine
+ * costs several microseconds each).  The wrapper only adds that to the
+ * allocator in place, so arenas stay the previous allocator's to free; it
+ * is installed by the outermost columns() call only (the GIL makes the
+ * count safe).  The cost: pool pages the allocator has not handed out
+ * yet are resident too (under a megabyte; a quarter less CPU time at a
+ * million events, docs/python.md). */
+static PyObjectArenaAllocator previous_arenas;
+static int populating;
+
+/* The allocator carves an arena into pools aligned to their size (16 KiB
+ * in CPython 3.10+) and never touches the pieces before the first and
+ * after the last: only the whole pools are faulted in. */
+#define ARENA_POOL 16384u
+
+static void *populated_arena(void *ctx, size_t size) {
+  (void)ctx;
+  void *p = previous_arenas.alloc(previous_arenas.ctx, size);
+#ifdef MADV_POPULATE_WRITE
+  uintptr_t lo = ((uintptr_t)p + ARENA_POOL - 1) & ~(uintptr_t)(ARENA_POOL - 1);
+  uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(ARENA_POOL - 1);
+  if (p && lo < hi) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
+  return p;
+}
+
+static void populated_free(void *ctx, void *p, size_t size) {
+  (void)ctx;
+  previous_arenas.free(previous_arenas.ctx, p, size);
+}
+
+static void populate_begin(void) {
+  if (populating++) return;
+  PyObjectArenaAllocator mine = {NULL, populated_arena, populated_free};
+  PyObjectArenaAllocator now;
+  PyObject_GetArenaAllocator(&now);
+  /* still ours (another library restored it after we did): keep the
+   * allocator it wraps, never wrap ourselves */
+  if (now.alloc != populated_arena) previous_arenas = now;
+  PyObject_SetArenaAllocator(&mine);
+}
+
+static void populate_end(void) {
+  if (--populating == 0) PyObject_SetArenaAllocator(&previous_arenas);
+}
+
+/* columns(lo, hi) -> dict of the DataFrame fields of events lo..hi-1:
+ * p10..max (float64, NaN without perf data); name, delegate_id, raw,
+ * start_time (None without perf data), op_types, stack_traces,
+ * module_hierarchy, debug_data (each cell a new empty list or dict),
+ * delegate_backend_name (None) as object arrays; has_perf, is_delegated,
+ * linked (an ETRecord link: the Python side fills those rows' cells),
+ * has_debug (debug values to fetch) as bool; sig (int8, above). */
+static PyObject *h_columns(ext_inspector_t *self, PyObject *args) {
+  Py_ssize_t lo, hi;
+  if (!PyArg_ParseTuple(args, "nn", &lo, &hi)) return NULL;
   etk_inspector_t *insp = self->insp;
+  size_t count = etk_inspector_event_count(insp), max_samples = 1;
+  if (lo < 0 || hi < lo || (size_t)hi > count)
+    return PyErr_Format(PyExc_IndexError, "event range %zd..%zd of %zu", lo, hi,
+                        count);
   /* the GIL is handed over on the way: no linking meanwhile */
   handle_lock(self);
-  size_t n = etk_inspector_event_count(insp), max_samples = 1;
-  for (size_t i = 0; i < n; i++) {
+  for (Py_ssize_t i = lo; i < hi; i++) {
     etk_inspector_event_t e;
-    etk_inspector_event_get(insp, i, &e);
+    etk_inspector_event_get(insp, (size_t)i, &e);
     if (e.sample_count > max_samples) max_samples = e.sample_count;
   }
-  double *st[6], *scratch = PyMem_Malloc(max_samples * sizeof *scratch);
-  PyObject *stats[6] = {0}, *out = NULL;
-  name_cache_t *cache = PyMem_Calloc(1, sizeof *cache);
-  float_cache_t *floats = PyMem_Calloc(1, sizeof *floats);
-  npy_intp dims[1] = {(npy_intp)n};
-  PyObject *block = PyArray_SimpleNew(1, dims, NPY_INT64);
-  PyObject *has = PyArray_SimpleNew(1, dims, NPY_BOOL);
-  PyObject *deleg = PyArray_SimpleNew(1, dims, NPY_BOOL);
-  PyObject *linked = PyArray_SimpleNew(1, dims, NPY_BOOL);
-  PyObject *dcount = PyArray_SimpleNew(1, dims, NPY_INT64);
-  PyObject *id_kind = PyArray_SimpleNew(1, dims, NPY_INT8);
-  PyObject *names = new_objects(n), *ids = new_objects(n);
-  PyObject *raws = new_objects(n), *starts = new_objects(n);
-  int ok = scratch && cache && floats && block && has && deleg && linked &&
-           dcount && id_kind && names && ids && raws && starts;
-  for (int k = 0; ok && k < 6; k++)
-    ok = (stats[k] = new_doubles(n, &st[k])) != NULL;
-  for (size_t i = 0; ok && i < n; i++) {
-    if (i % COLUMNS_YIELD == COLUMNS_YIELD - 1 && yield_gil() < 0) {
-      ok = 0;
-      break;
-    }
-    etk_inspector_event_t e;
-    etk_inspector_event_get(insp, i, &e);
-    ((int64_t *)PyArray_DATA((PyArrayObject *)block))[i] = (int64_t)e.block;
-    ((int64_t *)PyArray_DATA((PyArrayObject *)dcount))[i] =
-        (int64_t)e.debug_count;
-    ((npy_bool *)PyArray_DATA((PyArrayObject *)deleg))[i] =
-        e.is_delegated_op != 0;
-    etk_inspector_event_link_t l;
-    etk_inspector_event_link(insp, i, &l);
-    ((npy_bool *)PyArray_DATA((PyArrayObject *)linked))[i] =
-        l.has_debug_handles || l.node_count || l.op_type_count ||
-        l.delegate_backend_name || l.num_outputs != 1;
-    etk_stats_t s;
-    int perf = etk_inspector_event_stats(insp, i, &s) == ETK_OK;
-    ((npy_bool *)PyArray_DATA((PyArrayObject *)has))[i] = perf != 0;
-    double v[6] = {s.p10, s.p50, s.p90, s.avg, s.min, s.max};
-    for (int k = 0; k < 6; k++) st[k][i] = perf ? v[k] : NAN;
-    ((int8_t *)PyArray_DATA((PyArrayObject *)id_kind))[i] =
-        (int8_t)(!e.is_delegated_op     ? 0
-                 : e.delegate_id_is_int ? 1
-                                        : 2);
-    PyObject *name = event_name(cache, &e);
-    PyObject *id = delegate_id(&e);
-    PyObject *raw = NULL, *start = NULL;
-    if (perf) {
-      if (sample_lists(insp, i, e.sample_count, scratch, floats, &raw, &start) <
-          0) {
-        Py_XDECREF(raw);
-        Py_XDECREF(start);
-        raw = start = NULL;
-      }
-    } else {
-      raw = Py_None;
-      start = Py_None;
-      Py_INCREF(raw);
-      Py_INCREF(start);
-    }
-    if (!name || !id || !raw || !start) {
-      Py_XDECREF(name);
-      Py_XDECREF(id);
-      Py_XDECREF(raw);
-      Py_XDECREF(start);
-      ok = 0;
-      break;
-    }
-    objects_set(names, i, name);
-    objects_set(ids, i, id);
-    objects_set(raws, i, raw);
-    objects_set(starts, i, start);
+  columns_t c = {0};
+  size_t n = (size_t)(hi - lo);
+  populate_begin();
+  int ok = columns_alloc(&c, n, max_samples) == 0;
+  for (size_t k = 0; ok && k < n; k++) {
+    if (k % COLUMNS_YIELD == COLUMNS_YIELD - 1 && yield_gil() < 0) ok = 0;
+    if (ok) ok = columns_event(&c, insp, (size_t)lo + k, k) == 0;
   }
-  if (ok)
-    out = Py_BuildValue(
-        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "block", block,
-        "has_perf", has, "is_delegated", deleg, "linked", linked, "name", names,
-        "delegate_id", ids, "raw", raws, "start_time", starts, "p10", stats[0],
-        "p50", stats[1], "p90", stats[2], "avg", stats[3], "min", stats[4]);
-  if (out) {
-    if (PyDict_SetItemString(out, "max", stats[5]) < 0 ||
-        PyDict_SetItemString(out, "debug_count", dcount) < 0 ||
-        PyDict_SetItemString(out, "id_kind", id_kind) < 0)
-      Py_CLEAR(out);
-  }
+  if (ok) ok = columns_empty_cells(&c, n) == 0;
+  populate_end();
   handle_unlock(self);
-  PyMem_Free(scratch);
-  if (cache) name_cache_clear(cache);
-  PyMem_Free(cache);
-  if (floats) float_cache_clear(floats);
-  PyMem_Free(floats);
-  Py_XDECREF(id_kind);
-  Py_XDECREF(block);
-  Py_XDECREF(has);
-  Py_XDECREF(deleg);
-  Py_XDECREF(linked);
-  Py_XDECREF(dcount);
-  Py_XDECREF(names);
-  Py_XDECREF(ids);
-  Py_XDECREF(raws);
-  Py_XDECREF(starts);
-  for (int k = 0; k < 6; k++) Py_XDECREF(stats[k]);
-  if (!ok && !PyErr_Occurred()) PyErr_NoMemory();
+  PyObject *out = ok ? PyDict_New() : NULL;
+  for (int k = 0; out && k < OBJ_COUNT; k++)
+    if (PyDict_SetItemString(out, object_keys[k], c.objects[k]) < 0)
+      Py_CLEAR(out);
+  for (int k = 0; out && k < FLAG_COUNT; k++)
+    if (PyDict_SetItemString(out, flag_keys[k], c.flags[k]) < 0) Py_CLEAR(out);
+  for (int k = 0; out && k < 6; k++)
+    if (PyDict_SetItemString(out, stat_keys[k], c.stats[k]) < 0) Py_CLEAR(out);
+  if (out && PyDict_SetItemString(out, "sig", c.sig) < 0) Py_CLEAR(out);
+  columns_free(&c);
+  if (!out && !PyErr_Occurred()) PyErr_NoMemory();
   return out;
 }
 
@@ -875,7 +986,7 @@ static PyMethodDef inspector_methods[] = {
     {"debug_data", (PyCFunction)h_debug_data, METH_O, NULL},
     {"value", (PyCFunction)h_value, METH_O, NULL},
     {"link", (PyCFunction)h_link, METH_O, NULL},
-    {"columns", (PyCFunction)h_columns, METH_NOARGS, NULL},
+    {"columns", (PyCFunction)h_columns, METH_VARARGS, NULL},
     {"render", (PyCFunction)h_render, METH_VARARGS, NULL},
     {"trace_json", (PyCFunction)h_trace, METH_VARARGS, NULL},
     {"module_total", (PyCFunction)h_module_total, METH_VARARGS, NULL},
@@ -932,34 +1043,30 @@ static PyMethodDef module_functions[] = {
     {"open_inspector", inspector_open, METH_VARARGS,
      "open_inspector(path, data, source, target, debug, quirks, clock_hz)"},
     {"diff", m_diff, METH_VARARGS, "diff(a, b, metric='avg') -> TSV text"},
-    {"empty_cells", m_empty_cells, METH_VARARGS,
-     "empty_cells(n, kind) -> n new empty lists (0) or dicts (1)"},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT,
-    "_etkit",
-    "etkit C extension (use the etkit package, not this module)",
-    -1,
-    module_functions,
-    NULL,
-    NULL,
-    NULL,
-    NULL};
-
-PyMODINIT_FUNC PyInit__etkit(void);
-PyMODINIT_FUNC PyInit__etkit(void) {
-  import_array();
-  PyObject *m = PyModule_Create(&module_def);
-  if (!m) return NULL;
-  if (PyType_Ready(&ext_inspector_type) < 0 || ext_etrecord_register(m) < 0 ||
-      ext_run_register(m) < 0 || ext_memory_register(m) < 0 ||
-      ext_graph_register(m) < 0 || ext_interp_register(m) < 0 ||
-      ext_graph_view_register(m) < 0 || ext_store_register(m) < 0) {
-    Py_DECREF(m);
-    return NULL;
+int ext_inspector_register(PyObject *module) {
+  /* this file holds the numpy API table the others share
+   * (PY_ARRAY_UNIQUE_SYMBOL): fill it before anything else uses numpy */
+  import_array1(-1);
+  PyObject *globals = PyDict_New();
+  if (!globals ||
+      PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) < 0) {
+    Py_XDECREF(globals);
+    return -1;
   }
+  interpreter_turn =
+      PyRun_String("lambda: None", Py_eval_input, globals, globals);
+  Py_DECREF(globals);
+  if (!interpreter_turn) return -1;
+  if (PyType_Ready(&ext_inspector_type) < 0 ||
+      PyModule_AddFunctions(module, module_functions) < 0)
+    return -1;
   Py_INCREF(&ext_inspector_type);
-  PyModule_AddObject(m, "InspectorHandle", (PyObject *)&ext_inspector_type);
-  return m;
+  if (PyModule_AddObject(module, "InspectorHandle",
+                         (PyObject *)&ext_inspector_type) < 0) {
+    Py_DECREF(&ext_inspector_type);
+    return -1;
+  }
+  return 0;
 }

@@ -27,21 +27,46 @@ from conftest import quiet_inspector
 
 def test_empty_cells_are_each_their_own(fixtures):
     path = os.path.join(fixtures, "appendix_b.etdp")
-    first = quiet_inspector(etdump_path=path).to_dataframe()
-    assert len(first) > 2
-    for column, kind in (("op_types", list), ("stack_traces", dict),
-                         ("module_hierarchy", dict), ("debug_data", list)):
-        cells = list(first[column])
-        assert all(type(c) is kind and len(c) == 0 for c in cells), column
-        assert len({id(c) for c in cells}) == len(cells), column
+    owner = quiet_inspector(etdump_path=path)
+    first = owner.to_dataframe()
+    block = max(owner.event_blocks, key=lambda b: len(b.events)).to_dataframe()
+    assert len(first) > 2 and len(block) > 1
+    cells_seen = set()
+    for frame in (first, block):
+        for column, kind in (("op_types", list), ("stack_traces", dict),
+                             ("module_hierarchy", dict), ("debug_data", list)):
+            cells = list(frame[column])
+            assert all(type(c) is kind and len(c) == 0 for c in cells), column
+            ids = {id(c) for c in cells}
+            assert len(ids) == len(cells), column
+            assert not ids & cells_seen, column  # nor shared between columns or frames
+            cells_seen |= ids
     first["op_types"][0].append("mine")
     first["stack_traces"][0]["k"] = "v"
+    first["module_hierarchy"][1]["m"] = {}
+    first["debug_data"][1].append(0)
     assert first["op_types"][1] == [] and first["stack_traces"][1] == {}
-    # a later frame, of this Inspector and of another, is untouched
-    for ins in (quiet_inspector(etdump_path=path),
+    assert first["module_hierarchy"][0] == {} and first["debug_data"][0] == []
+    assert block["op_types"][0] == [] and block["stack_traces"][0] == {}
+    # a later frame, of this Inspector and of others, is untouched
+    for ins in (owner, quiet_inspector(etdump_path=path),
                 quiet_inspector(etdump_path=os.path.join(fixtures, "delegates.etdp"))):
         later = ins.to_dataframe()
         assert later["op_types"][0] == [] and later["stack_traces"][0] == {}
+        assert later["module_hierarchy"][1] == {} and later["debug_data"][1] == []
+
+
+def test_columns_take_a_range(fixtures):
+    handle = quiet_inspector(
+        etdump_path=os.path.join(fixtures, "appendix_b.etdp"))._handle
+    count = handle.event_count()
+    whole = handle.columns(0, count)
+    part = handle.columns(1, count - 1)
+    assert len(whole["name"]) == count and len(part["name"]) == count - 2
+    assert list(part["name"]) == list(whole["name"][1:count - 1])
+    for lo, hi in ((-1, 1), (2, 1), (0, count + 1)):
+        with pytest.raises(IndexError):
+            handle.columns(lo, hi)
 
 
 # ---------------------------------------------------------------- paths
@@ -274,7 +299,8 @@ def test_rendering_lets_other_threads_run(wide, tmp_path):
 
 
 def test_dataframe_columns_let_other_threads_run(wide):
-    ticks, took = _ticks_during(wide._handle.columns)
+    count = wide._handle.event_count()
+    ticks, took = _ticks_during(lambda: wide._handle.columns(0, count))
     assert ticks >= MIN_TICKS, (ticks, took)
     ticks, took = _ticks_during(wide.to_dataframe)
     assert ticks >= MIN_TICKS, (ticks, took)
