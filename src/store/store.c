@@ -1,7 +1,7 @@
 /*
  * store.c - opening a store, its schema and migrations, and the helpers the
- * other files share (transactions, SQL with bound values, run selection,
- * tags).
+ * other files share (run selection, tags).  Statements, transactions and
+ * SQL text with bound values are sql.c's.
  *
  * SCHEMA (version 2; docs/store.md draws it)
  *   etk_migrations(version, applied_at)   one row per applied migration
@@ -84,25 +84,6 @@ static const char *const migration_2[] = {
 
 static const char *const *const migrations[ETK_STORE_SCHEMA_VERSION] = {
     migration_1, migration_2};
-
-int store_q(etk_store_t *st, const char *sql, const store_value_t *params,
-            size_t n, store_row_fn fn, void *ctx, etk_error_t *err) {
-  return st->ops->query(st->conn, sql, params, n, fn, ctx, err);
-}
-
-int store_begin(etk_store_t *st, etk_error_t *err) {
-  return st->ops->begin(st->conn, err);
-}
-
-int store_commit(etk_store_t *st, etk_error_t *err) {
-  return store_q(st, "COMMIT", NULL, 0, NULL, NULL, err);
-}
-
-void store_rollback(etk_store_t *st) {
-  etk_error_t ignored;
-  etk_error_clear(&ignored);
-  store_q(st, "ROLLBACK", NULL, 0, NULL, NULL, &ignored);
-}
 
 /* Replaces the schema tokens and runs one migration statement. */
 static int run_ddl(etk_store_t *st, const char *ddl, etk_error_t *err) {
@@ -317,34 +298,6 @@ void etk_store_close(etk_store_t *st) {
 
 const char *etk_store_engine(const etk_store_t *st) {
   return st && st->ops ? st->ops->name : "";
-}
-
-/* ------------------------------------------------------------- SQL text */
-
-void store_sql_free(store_sql_t *s) {
-  etk_strbuf_free(&s->text);
-  free(s->params);
-  memset(s, 0, sizeof *s);
-}
-
-bool store_sql_param(store_sql_t *s, store_value_t v) {
-  if (s->count == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    store_value_t *p = realloc(s->params, cap * sizeof *p);
-    if (!p) {
-      s->text.failed = 1;
-      return false;
-    }
-    s->params = p;
-    s->cap = cap;
-  }
-  s->params[s->count++] = v;
-  etk_strbuf_printf(&s->text, "$%zu", s->count);
-  return true;
-}
-
-bool store_sql_ok(const store_sql_t *s) {
-  return !s->text.failed;
 }
 
 /* ------------------------------------------------------------- tags */
