@@ -1,22 +1,6 @@
 # check_contract.cmake: runs every `etkit` subcommand against the CLI
 # contract.  -DETKIT=<etkit> -DDIR=<scratch directory>.
-file(REMOVE_RECURSE ${DIR})
-file(MAKE_DIRECTORY ${DIR})
-
-# run(<expected exit> <args...>): sets out/err; fails on another status
-macro(run want)
-  execute_process(COMMAND ${ETKIT} ${ARGN} RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc STREQUAL "${want}")
-    message(FATAL_ERROR "etkit ${ARGN}: exit ${rc}, expected ${want}\n${out}${err}")
-  endif()
-endmacro()
-
-run(0 demo --output-dir ${DIR}/d --runs 2)
-set(E ${DIR}/d/etdump.etdp)
-set(B ${DIR}/d/debug_buffer.bin)
-set(R ${DIR}/d/model.etrecord)
-set(P ${DIR}/d/model.pte)
+include(${CMAKE_CURRENT_LIST_DIR}/demo_fixture.cmake)
 
 set(commands version record-demo graph inspect run bundle demo trace diff
     report memory numerics)
