@@ -196,6 +196,18 @@ static void dump_reset(etk_recorder_t *rec) {
   rec_set_state(rec, REC_STATE_INIT);
   rec->full = 0;
   rec->block_record = 0;
+  rec->dropped_events = 0;
+  rec->dropped_blocks = 0;
+  rec->dropped_allocators = 0;
+  rec->last_output_len = 0;
+}
+
+/* Forgets the records, their reservation (what every dump needs stays
+ * reserved: header, root, dropped marker) and the tallies of them, and
+ * starts a new string generation, so that names are charged again when
+ * next referenced. */
+void rec_budget_reset(etk_recorder_t *rec) {
+  rec->records_end = rec->records_begin;
   rec->block_count = 0;
   rec->event_count = 0;
   rec->allocator_count = 0;
@@ -203,17 +215,6 @@ static void dump_reset(etk_recorder_t *rec) {
   rec->block_allocators = 0;
   rec->max_items = 0;
   rec->max_list = 0;
-  rec->dropped_events = 0;
-  rec->dropped_blocks = 0;
-  rec->dropped_allocators = 0;
-  rec->last_output_len = 0;
-}
-
-/* Forgets the records and their reservation (what every dump needs stays
- * reserved: header, root, dropped marker) and starts a new string
- * generation, so that names are charged again when next referenced. */
-void rec_budget_reset(etk_recorder_t *rec) {
-  rec->records_end = rec->records_begin;
   rec->scratch_bytes = rec_fixed_scratch();
   rec->output_base = rec_fixed_out();
   rec->shapes = SHAPE_BIT(SH_ETDUMP) | SHAPE_BIT(SH_RUN_DATA);

@@ -536,7 +536,9 @@ int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
 /* Takes c from the budget: ETK_OK, or ETK_E_FULL (latches `full`). */
 int rec_budget_take(etk_recorder_t *rec, const rec_cost_t *c);
 /* Forgets every record's reservation (records_end back to the start) and
- * starts a new string generation; counters are the caller's business. */
+ * the tallies of the records (blocks, events, allocators, the current
+ * block's, the largest list), and starts a new string generation; the
+ * state, the drop counters and the current block are the caller's. */
 void rec_budget_reset(etk_recorder_t *rec);
 uint32_t rec_output_reserved(const etk_recorder_t *rec);
 uint64_t rec_pool_floor(const etk_recorder_t *rec);

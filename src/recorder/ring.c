@@ -164,13 +164,6 @@ static int charge_again(etk_recorder_t *rec, uint32_t end) {
   rec_cost_t total;
   memset(&sum, 0, sizeof sum);
   rec_budget_reset(rec);
-  rec->block_count = 0;
-  rec->event_count = 0;
-  rec->allocator_count = 0;
-  rec->block_events = 0;
-  rec->block_allocators = 0;
-  rec->max_items = 0;
-  rec->max_list = 0;
   while (at < end) {
     const uint8_t *p = base + at;
     uint32_t size = rec_record_size(p);
@@ -268,7 +261,6 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
     /* cannot happen (the kept records fitted before); never a wrong dump */
     rec_budget_reset(rec);
     rec->block_record = 0;
-    rec->block_count = rec->event_count = rec->allocator_count = 0;
     rec_set_state(rec, REC_STATE_INIT);
     return ETK_E_INTERNAL;
   }
