@@ -604,7 +604,12 @@ void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events);
  * failed with ETK_E_FULL, for a caller that repeats it (an event's drop,
  * or a block's when that call began a block).  The space freed
  * is the records' own and the output they had reserved, never interned
- * names (a name table that is full stays full).  Errors:
+ * names (a name table that is full stays full).  So when the call failed
+ * because the name table was full (max_strings names), nothing is
+ * discarded: the latch is cleared (later calls with known names are
+ * recorded), the failed call stays dropped and counted, and the return is
+ * ETK_E_LIMIT ("do not repeat the call"); a ring thus keeps at least what
+ * a stopped recorder keeps.  Errors:
  * ETK_E_INVALID_ARGUMENT (NULL), ETK_E_INVALID_STATE (the recorder is not
  * full - a data sink that is full is not helped by discarding records -,
  * no block, no event to discard, or called from a data sink's write

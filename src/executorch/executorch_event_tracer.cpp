@@ -38,7 +38,9 @@
  *   A call that fails with ETK_E_FULL discards the oldest events
  *   (etk_recorder_discard_oldest: an eighth, then a quarter, a half, all)
  *   and is repeated, its own drop taken back: the dump keeps the newest
- *   events and counts the others.
+ *   events and counts the others.  A call that failed on a full name table
+ *   is not repeated (the recorder discards nothing then and answers
+ *   ETK_E_LIMIT), so a ring keeps at least what stop mode keeps.
  *
  * INVARIANTS
  *   - Nothing here aborts: misuse returns Error::InvalidArgument or
@@ -285,25 +287,18 @@ void ETDumpTracer::sync_chain_now() {
 /* Ring mode: a call that failed for lack of space makes room by discarding
  * the oldest events (an eighth of them on the first attempt, then a
  * quarter, a half, all) and is repeated; true when the caller should
- * repeat it.  When the name table is full, discarding cannot help: one
- * attempt only.  `counted`: the failed call counted its drop (ends and
- * logs do; a begin that could not intern its name counts nothing until
- * its end), which the repeat takes back. */
+ * repeat it.  When the call failed because the name table is full,
+ * discarding cannot help: the recorder discards nothing, clears its latch
+ * and answers ETK_E_LIMIT (no repeat; the event stays dropped).
+ * `counted`: the failed call counted its drop (ends and logs do; a begin
+ * that could not intern its name counts nothing until its end), which the
+ * repeat takes back. */
 bool ETDumpTracer::wrap_when_full(int status, int attempt, bool counted) {
   etk_recorder_stats_t st;
   if (status != ETK_E_FULL || config_.when_full != WhenFull::kRing ||
       attempt >= 4)
     return false;
   etk_recorder_stats(rec_, &st);
-  uint32_t max_strings = config_.max_strings != 0
-                             ? config_.max_strings
-                             : ETK_RECORDER_DEFAULT_MAX_STRINGS;
-  /* a full name table is not helped by discarding events: a begin that
-   * could not intern its name gives up at once, other calls after one
-   * attempt */
-  if (st.events == 0 ||
-      ((attempt > 0 || !counted) && st.strings >= max_strings))
-    return false;
   uint32_t n = attempt == 3 ? st.events : st.events >> (3 - attempt);
   return etk_recorder_discard_oldest(rec_, n != 0 ? n : 1u, counted ? 1 : 0) ==
          ETK_OK;

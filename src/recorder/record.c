@@ -195,6 +195,7 @@ static void dump_reset(etk_recorder_t *rec) {
   rec_budget_reset(rec);
   rec_set_state(rec, REC_STATE_INIT);
   rec->full = 0;
+  rec->full_names = 0;
   rec->block_record = 0;
   rec->dropped_events = 0;
   rec->dropped_blocks = 0;
@@ -405,7 +406,11 @@ etk_recorder_name_t etk_recorder_intern(etk_recorder_t *rec, const char *s) {
 static int intern_for_event(etk_recorder_t *rec, const char *s,
                             etk_recorder_name_t *out) {
   int status = intern_status(rec, s, strlen(s), out);
-  if (status == ETK_E_FULL) rec_set_full(rec);
+  if (status == ETK_E_FULL) {
+    rec_set_full(rec);
+    /* the count is checked first: at the limit, that was the cause */
+    rec->full_names = rec->string_count >= rec->max_strings;
+  }
   return status;
 }
 

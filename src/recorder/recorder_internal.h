@@ -86,9 +86,11 @@ struct etk_recorder {
   void *clock_ctx;
 
   uint8_t state;
-  uint8_t full; /* stop-and-count latch */
-  uint8_t hot;  /* 1 only while state == EVENTS and !full: the fast path's
-                 * single check; cleared by every state or latch change */
+  uint8_t full;       /* stop-and-count latch */
+  uint8_t full_names; /* the latch was set by a name the table had no room
+                       * for (max_strings): discarding events cannot help */
+  uint8_t hot;        /* 1 only while state == EVENTS and !full: the fast path's
+                       * single check; cleared by every state or latch change */
   uint8_t profile_ready; /* bit v: profile variant v needs no new shape */
   uint8_t debug_level;
   uint8_t profiling_level;
@@ -133,6 +135,7 @@ static inline void rec_set_state(etk_recorder_t *rec, uint8_t state) {
 
 static inline void rec_set_full(etk_recorder_t *rec) {
   rec->full = 1;
+  rec->full_names = 0;
   rec->hot = 0;
 }
 

@@ -32,6 +32,9 @@
  *     life); only record bytes and their output reservation are.
  *   - Open scopes (serials) are unaffected: a scope begun before the
  *     discard ends normally.
+ *   - A latch set by a full name table (full_names) discards nothing:
+ *     names_full clears it and answers ETK_E_LIMIT, so a ring never holds
+ *     fewer events than a stopped recorder.
  */
 #include <string.h>
 
@@ -213,6 +216,38 @@ static int charge_again(etk_recorder_t *rec, uint32_t end) {
   return rec_budget_take(rec, &total) == ETK_OK ? ETK_OK : ETK_E_INTERNAL;
 }
 
+/* Makes the last block record in [records_begin, end) current again with
+ * its events open (the block being begun was dropped), so that the state
+ * machine never sees a block it cannot write to; allocators are refused
+ * until a block is begun. */
+static void reopen_last_block(etk_recorder_t *rec, uint32_t end) {
+  uint8_t *base = rec_base(rec);
+  rec_block_t b;
+  rec->block_record = last_block(rec, end);
+  memcpy(&b, base + rec->block_record, sizeof b);
+  b.flags |= BLOCK_EVENTS_OPEN;
+  memcpy(base + rec->block_record, &b, sizeof b);
+}
+
+/* The latch was set by a name the table had no room for.  Names are never
+ * freed, so discarding events cannot make room for that call: nothing is
+ * discarded, the failed call stays dropped and counted, and the latch is
+ * cleared so that later calls whose names are known (or need no name) are
+ * recorded.  Were events discarded instead, every later failing call
+ * would discard more and a ring would end with less than a stopped
+ * recorder keeps.  ETK_E_LIMIT tells the caller not to repeat the call. */
+static int names_full(etk_recorder_t *rec) {
+  if (rec->block_record == 0) {
+    if (rec->block_count == 0) return ETK_E_LIMIT; /* nowhere to record */
+    reopen_last_block(rec, rec->records_end);
+    rec_set_state(rec, REC_STATE_EVENTS);
+  }
+  rec->full = 0;
+  rec->full_names = 0;
+  rec_set_state(rec, rec->state); /* re-armed through the slow path */
+  return ETK_E_LIMIT;
+}
+
 int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
                                 int refund) {
   uint32_t first, block, head, tail, shift, n;
@@ -224,7 +259,9 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
     return ETK_E_INVALID_STATE; /* IN_SINK, no block, finished */
   /* only a full recorder has anything to make room for (a data sink that
    * is full is not helped by discarding records) */
-  if (!rec->full || rec->event_count == 0) return ETK_E_INVALID_STATE;
+  if (!rec->full) return ETK_E_INVALID_STATE;
+  if (rec->full_names) return names_full(rec);
+  if (rec->event_count == 0) return ETK_E_INVALID_STATE;
   dropped_current = rec->block_record == 0;
   n = events == 0 ? 1u : events;
   if (n > rec->event_count) n = rec->event_count;
@@ -246,11 +283,7 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
      * the last kept block is current again, with its events open, so that
      * the state machine never sees a block it cannot write to; allocators
      * are refused until a block is begun */
-    rec_block_t b;
-    rec->block_record = last_block(rec, rec->records_begin + head + tail);
-    memcpy(&b, base + rec->block_record, sizeof b);
-    b.flags |= BLOCK_EVENTS_OPEN;
-    memcpy(base + rec->block_record, &b, sizeof b);
+    reopen_last_block(rec, rec->records_begin + head + tail);
   } else if (rec->block_record == block) {
     rec->block_record = rec->records_begin;
   } else {

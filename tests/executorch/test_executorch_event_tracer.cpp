@@ -774,6 +774,55 @@ ETK_TEST(ring_across_blocks_and_values) {
   etk_etdump_close(d);
 }
 
+/* Issue 28: when the name table is full, a ring discarded an eighth of its
+ * events for every call with a new name (discarding frees no name), so
+ * 1,000 events and 2,000 delegate names left an empty dump where a stopped
+ * recorder keeps 2,022 events.  A ring keeps at least what stop keeps, and
+ * goes on recording events whose names it knows. */
+static size_t names_run_out(etkit::WhenFull when_full, std::string *last) {
+  etkit::ETDumpTracerConfig c = counted(&ticks_a);
+  c.when_full = when_full; /* 8 MiB heap arena, 1,024 names */
+  etkit::ETDumpTracer t(c);
+  t.create_event_block("Execute");
+  for (uint32_t i = 0; i < 1000; i++)
+    t.end_profiling(t.start_profiling("OPERATOR_CALL"));
+  for (uint32_t i = 0; i < 2000; i++) {
+    std::string name = "delegate_" + std::to_string(i);
+    t.log_profiling_delegate(name.c_str(), -1, i, i + 1);
+  }
+  for (uint32_t i = 0; i < 5; i++) { /* a known name: recorded by a ring */
+    t.set_chain_debug_handle(0, 7000 + i);
+    t.end_profiling(t.start_profiling("OPERATOR_CALL"));
+  }
+  etkit::ETDumpResult out = t.get_etdump_data();
+  if (out.buf == nullptr || !verified(out.buf, out.size)) {
+    std::free(out.buf);
+    return 0;
+  }
+  etk_etdump_t *d = open_dump(out.buf, out.size);
+  size_t kept = 0;
+  if (d != nullptr) {
+    etk_etdump_event_t ev;
+    kept = etk_etdump_event_count(d);
+    if (kept > 0 && etk_etdump_event_get(d, kept - 1, &ev) == ETK_OK)
+      *last = std::string(ev.name.data, ev.name.len) + "@" +
+              std::to_string(ev.instruction_id);
+    etk_etdump_close(d);
+  }
+  std::free(out.buf);
+  return kept;
+}
+
+ETK_TEST(ring_keeps_what_stop_keeps_when_names_run_out) {
+  std::string stop_last, ring_last;
+  size_t stop = names_run_out(etkit::WhenFull::kStop, &stop_last);
+  size_t ring = names_run_out(etkit::WhenFull::kRing, &ring_last);
+  CHECK_EQ_INT(stop, 2022); /* 1,000 + the 1,022 names that fit */
+  CHECK(ring >= stop);
+  CHECK_EQ_INT(ring, stop + 5);
+  CHECK(ring_last == "OPERATOR_CALL@7004");
+}
+
 /* start_profiling caches names by address: a buffer reused with another
  * text (longer, shorter, same prefix) still records the text it holds. */
 ETK_TEST(names_by_address_are_checked) {

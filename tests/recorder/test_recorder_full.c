@@ -656,4 +656,65 @@ ETK_TEST(ring_when_the_block_itself_did_not_fit) {
   }
 }
 
+/* Issue 28: a full name table is not helped by discarding events (names
+ * are never freed).  A ring used to discard an eighth of its events for
+ * every later call and ended with an empty dump; now the discard answers
+ * ETK_E_LIMIT, discards nothing and clears the latch, so a ring keeps what
+ * a stopped recorder keeps plus the later events whose names it knows. */
+static size_t names_run_out(int ring, int *limit_seen) {
+  rt_clock_t c;
+  etk_recorder_t *rec = make(MAX_ARENA, 0, &c); /* 16 names */
+  etk_recorder_name_t op;
+  json_t *j = NULL;
+  size_t kept = 0;
+  if (rec == NULL) return 0;
+  op = etk_recorder_intern(rec, "OPERATOR_CALL");
+  if (etk_recorder_begin_block(rec, "Execute") != ETK_OK) return 0;
+  for (uint32_t i = 0; i < 100; i++) {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    etk_recorder_end(rec, &s);
+  }
+  for (uint32_t i = 0; i < 200; i++) {
+    char name[32];
+    int status, tries = 0;
+    snprintf(name, sizeof name, "delegate_%u", (unsigned)i);
+    status = etk_recorder_log_delegate(rec, name, -1, i, i + 1, NULL, 0);
+    while (ring && status == ETK_E_FULL && tries++ < 4) {
+      etk_recorder_stats_t st;
+      etk_recorder_stats(rec, &st);
+      status = etk_recorder_discard_oldest(rec, st.events / 8u, 1);
+      if (status == ETK_E_LIMIT) (*limit_seen)++;
+      if (status != ETK_OK) break;
+      status = etk_recorder_log_delegate(rec, name, -1, i, i + 1, NULL, 0);
+    }
+  }
+  for (uint32_t i = 0; i < 5; i++) { /* a known name */
+    etk_recorder_scope_t s;
+    etk_recorder_set_chain_debug_handle(rec, 0, 7000 + i);
+    s = etk_recorder_begin(rec, op);
+    etk_recorder_end(rec, &s);
+  }
+  if (!rt_finish_check(rec, &j) || j == NULL) return 0;
+  kept = rt_json_len(j, "run_data/0/events");
+  if (ring && kept > 0) {
+    char path[64];
+    snprintf(path, sizeof path, "run_data/0/events/%zu", kept - 1);
+    if (rt_json_int(rt_json(j, path), "profile_event/instruction_id", -1) !=
+        7004)
+      kept = 0;
+  }
+  json_decref(j);
+  return kept;
+}
+
+ETK_TEST(ring_keeps_what_stop_keeps_when_names_run_out) {
+  int limits = 0, unused = 0;
+  size_t stop = names_run_out(0, &unused);
+  size_t ring = names_run_out(1, &limits);
+  CHECK_EQ_U64(stop, 100 + 14); /* 16 names: OPERATOR_CALL, Execute, 14 */
+  CHECK(ring >= stop);
+  CHECK_EQ_U64(ring, stop + 5);
+  CHECK_EQ_INT(limits, 200 - 14); /* each new name: nothing to discard */
+}
+
 ETK_TEST_MAIN()
