@@ -13,7 +13,12 @@
  * "etkit:dropped_events=N" block at its end), and writes the bundled-input
  * index that ETDumpGen loses.
  *
- * The swap, where a runner used ETDumpGen:
+ * Upstream's own spelling (executorch::etdump::ETDumpGen, BufferDataSink,
+ * FileDataSink, ETDumpFilter, at upstream's header paths) is this class
+ * with upstream's return types: src/executorch/include/executorch/devtools/
+ * etdump/etdump_flatcc.h, installed with etkit-executorch.
+ *
+ * The swap to the native name, where a runner used ETDumpGen:
  *
  *   #include <etkit/executorch_event_tracer.hpp>   // was etdump_flatcc.h
  *   etkit::ETDumpTracer etdump_gen;                 // was ETDumpGen
@@ -91,7 +96,7 @@ struct ETDumpTracerConfig {
   void *clock_ctx = nullptr;
 };
 
-class ETDumpTracer final : public executorch::runtime::EventTracer {
+class ETDumpTracer : public executorch::runtime::EventTracer {
  public:
   using AllocatorID = executorch::runtime::AllocatorID;
   using ChainID = executorch::runtime::ChainID;
@@ -147,7 +152,8 @@ class ETDumpTracer final : public executorch::runtime::EventTracer {
   AllocatorID track_allocator(const char *name) override;
   Result<bool> log_evalue(
       const executorch::runtime::EValue &evalue,
-      executorch::runtime::LoggedEValueType evalue_type) override;
+      executorch::runtime::LoggedEValueType evalue_type =
+          executorch::runtime::LoggedEValueType::kIntermediateOutput) override;
   Result<bool> log_intermediate_output_delegate(
       const char *name, DelegateDebugIntId delegate_debug_index,
       const Tensor &output) override;
@@ -188,6 +194,11 @@ class ETDumpTracer final : public executorch::runtime::EventTracer {
   /* Forgets everything recorded and the data sink (upstream reset()); keeps
    * the levels, the filter, the chain and the handle. */
   void reset();
+  /* Upstream declares clear_builder() without defining it (a call does not
+   * link there); here it is reset(). */
+  void clear_builder() {
+    reset();
+  }
 
   /* ---- etkit's own ---- */
   /* Streaming sink for tensor bytes: write(ctx, data, len, &offset), for
