@@ -2,7 +2,8 @@
 #   make demo    build, then build a model, run it with tracing, inspect it
 #   make check   formatting, then build and run every test (also under
 #                ASan+UBSan), the warning-free builds CI needs (gcc -O3 and
-#                clang, -Werror), then the Cortex-M cross build
+#                clang, -Werror), then the Cortex-M cross build and the
+#                C++ adapter's device builds (Cortex-M, aarch64)
 # After each test run a summary says how many tests ran and why any was
 # skipped; under CI=true a skipped test fails the run.
 # Also: make update-goldens (rewrite the CLI golden files from the current
@@ -10,7 +11,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build demo check test test-asan build-release build-clang cross bench clean update-goldens format-check
+.PHONY: all deps build demo check test test-asan build-release build-clang cross cross-adapter bench clean update-goldens format-check
 
 all: build
 
@@ -52,7 +53,11 @@ build-clang: deps
 cross: deps
 	./scripts/cross-build.sh
 
-check: format-check test test-asan build-release build-clang cross
+# The C++ ExecuTorch adapter in device builds (Cortex-M, aarch64-linux-gnu)
+cross-adapter: deps
+	./scripts/cross-build-adapter.sh
+
+check: format-check test test-asan build-release build-clang cross cross-adapter
 
 update-goldens: build
 	cmake -DBUILD=build -P tests/cmake/update_goldens.cmake
@@ -65,4 +70,4 @@ bench: build
 
 clean:
 	rm -rf build build-asan build-ubsan build-fuzz build-cortex-m build-release \
-	  build-ci-release build-ci-clang
+	  build-ci-release build-ci-clang build-cortex-m-adapter build-aarch64-adapter

@@ -10,6 +10,10 @@
 #   clang builds   clang libclang-rt-14-dev (CI's clang -Werror build and
 #                  the libFuzzer targets)
 #   Cortex-M       gcc-arm-none-eabi libnewlib-arm-none-eabi
+#                  libstdc++-arm-none-eabi-newlib (the C++ adapter's
+#                  Cortex-M build, scripts/cross-build-adapter.sh)
+#   aarch64        g++-aarch64-linux-gnu (the adapter's Linux/Android-like
+#                  cross build there; Debian has no Android NDK)
 #   Python         python3 python3-dev python3-numpy python3-pandas
 #                  python3-pytest (the package and its tests, for
 #                  /usr/bin/python3); python3-tabulate (the renderers'
@@ -25,7 +29,8 @@ libzip-dev libjansson-dev zlib1g-dev libgraphviz-dev
 libsqlite3-dev libpq-dev postgresql
 flatbuffers-compiler
 clang libclang-rt-14-dev
-gcc-arm-none-eabi libnewlib-arm-none-eabi
+gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
+g++-aarch64-linux-gnu
 python3 python3-dev python3-numpy python3-pandas python3-pytest python3-tabulate
 chromium fonts-dejavu-core"
 
