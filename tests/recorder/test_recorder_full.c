@@ -717,4 +717,40 @@ ETK_TEST(ring_keeps_what_stop_keeps_when_names_run_out) {
   CHECK_EQ_INT(limits, 200 - 14); /* each new name: nothing to discard */
 }
 
+/* The same when the name that does not fit is a new block's: nothing is
+ * discarded, the last kept block is current again (events go into it,
+ * allocators are refused until a block begins) and the dump stays valid. */
+ETK_TEST(ring_when_a_block_name_does_not_fit) {
+  rt_clock_t c;
+  etk_recorder_t *rec = make(MAX_ARENA, 0, &c); /* 16 names */
+  etk_recorder_name_t op;
+  uint32_t alloc = 0;
+  json_t *j = NULL;
+  REQUIRE(rec != NULL);
+  op = etk_recorder_intern(rec, "OPERATOR_CALL");
+  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
+  for (uint32_t i = 0; i < 14; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "delegate_%u", (unsigned)i);
+    REQUIRE(etk_recorder_log_delegate(rec, name, -1, i, i + 1, NULL, 0) ==
+            ETK_OK);
+  }
+  CHECK_EQ_INT(etk_recorder_begin_block(rec, "Second"), ETK_E_FULL);
+  CHECK_EQ_INT(etk_recorder_discard_oldest(rec, 1, 1), ETK_E_LIMIT);
+  CHECK_EQ_INT(etk_recorder_track_allocator(rec, "late", &alloc),
+               ETK_E_INVALID_STATE);
+  {
+    etk_recorder_scope_t s = etk_recorder_begin(rec, op);
+    CHECK_EQ_INT(etk_recorder_end(rec, &s), ETK_OK);
+  }
+  REQUIRE(rt_finish_check(rec, &j));
+  if (j != NULL) {
+    CHECK_EQ_STR(rt_json_str(j, "run_data/0/name"), "Execute");
+    CHECK_EQ_U64(rt_json_len(j, "run_data/0/events"), 15);
+    CHECK_EQ_STR(rt_json_str(j, "run_data/1/name"),
+                 "etkit:dropped_events=0,blocks=1");
+    json_decref(j);
+  }
+}
+
 ETK_TEST_MAIN()
