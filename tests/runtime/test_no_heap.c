@@ -2,7 +2,8 @@
  * test_no_heap.c - execution never touches the heap.  The executable is
  * linked with -Wl,--wrap for malloc, calloc, realloc, free, aligned_alloc
  * and posix_memalign, so every call from any object linked in (the
- * executor, kernels, backends, recorder) goes through the counters below.
+ * executor, kernels, backends, recorder) goes through the counter of
+ * harness/heap_count.h.
  * Loading may allocate (etk_method_load_alloc does); set_input and
  * execute, traced at every level and with a delegate, must not.
  */
@@ -10,50 +11,11 @@
 #include <string.h>
 
 #include "etk_test.h"
+#include "heap_count.h"
 #include "etkit/program.h"
 #include "etkit/runtime.h"
 #include "program_testutil.h"
 #include "trace_testutil.h"
-
-static unsigned long heap_calls;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__real_aligned_alloc(size_t a, size_t n);
-int __real_posix_memalign(void **p, size_t a, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-void *__wrap_aligned_alloc(size_t a, size_t n);
-int __wrap_posix_memalign(void **p, size_t a, size_t n);
-
-void *__wrap_malloc(size_t n) {
-  heap_calls++;
-  return __real_malloc(n);
-}
-void *__wrap_calloc(size_t a, size_t b) {
-  heap_calls++;
-  return __real_calloc(a, b);
-}
-void *__wrap_realloc(void *p, size_t n) {
-  heap_calls++;
-  return __real_realloc(p, n);
-}
-void __wrap_free(void *p) {
-  if (p) heap_calls++;
-  __real_free(p);
-}
-void *__wrap_aligned_alloc(size_t a, size_t n) {
-  heap_calls++;
-  return __real_aligned_alloc(a, n);
-}
-int __wrap_posix_memalign(void **p, size_t a, size_t n) {
-  heap_calls++;
-  return __real_posix_memalign(p, a, n);
-}
 
 static etk_program_t *delegated_program(uint8_t **keep) {
   uint8_t payload[512];
@@ -92,18 +54,18 @@ ETK_TEST(execute_does_not_allocate) {
     REQUIRE(etk_method_load_alloc(p, "forward", rec, &m, &err) == ETK_OK);
     float x[16];
     for (int k = 0; k < 16; k++) x[k] = (float)k;
-    unsigned long before = heap_calls;
+    unsigned long before = etk_heap_calls;
     for (int r = 0; r < 50; r++) {
       CHECK_EQ_INT(ttu_set_float_input(m, 0, x, 16, &err), ETK_OK);
       CHECK_EQ_INT(etk_method_execute(m, &err), ETK_OK);
     }
-    CHECK_EQ_U64(heap_calls, before);
+    CHECK_EQ_U64(etk_heap_calls, before);
     const float *o = etk_method_output(m, 0)->u.tensor->data;
     CHECK(o[0] == 8 && o[15] == 0);
     etk_method_free(m);
     ttu_recorder_free(rec);
   }
-  CHECK(heap_calls > 0); /* the wrapping is in effect */
+  CHECK(etk_heap_calls > 0); /* the wrapping is in effect */
   etk_program_free(p);
   free(d);
 }
