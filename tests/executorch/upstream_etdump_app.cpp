@@ -1,8 +1,9 @@
 /*
  * upstream_etdump_app.cpp - an application written for upstream's
- * ETDumpGen, as docs/source/etdump.md ("Using the Low-Level Runtime API")
- * and docs/source/developer-tools.md show it, built against etkit's
- * executorch/devtools/etdump headers without an edit.
+ * ETDumpGen, as upstream's docs/source/etdump.md shows it ("Using the
+ * Low-Level Runtime API" and the Module API's unique_ptr + dynamic_cast),
+ * built against etkit's executorch/devtools/etdump headers without an
+ * edit.
  *
  * Upstream's Program and Method are not in the runtime subset the tests
  * build with (../shared/third_party/executorch-runtime), so
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include <executorch/devtools/etdump/data_sinks/buffer_data_sink.h>
@@ -107,6 +109,24 @@ int main(int argc, char **argv) {
       fwrite((uint8_t *)result.buf, 1, result.size, f);
       fclose(f);
       free(result.buf);
+    }
+  }
+
+  /* 1b. The Module API's way (etdump.md): owned as a unique_ptr, found
+   *     again with dynamic_cast, the dump freed by a guard. */
+  {
+    std::unique_ptr<EventTracer> tracer = std::make_unique<ETDumpGen>();
+    execute_like_method(tracer.get(), out);
+    if (auto *etdump = dynamic_cast<ETDumpGen *>(tracer.get())) {
+      const auto trace = etdump->get_etdump_data();
+      EXPECT(trace.buf && trace.size > 0);
+      if (trace.buf && trace.size > 0) {
+        std::unique_ptr<void, decltype(&free)> guard(trace.buf, free);
+        EXPECT(std::memcmp(static_cast<const uint8_t *>(trace.buf) + 8, "ED00",
+                           4) == 0);
+      }
+    } else {
+      EXPECT(false);
     }
   }
 
