@@ -54,6 +54,12 @@ struct etk_gap {
   char **texts;
   size_t ntexts, cap_texts;
   size_t unreferenced;
+  char why_unreferenced[320]; /* the first node the interpreter could not
+                                 run: name, op, its message */
+  etk_gap_inputs_t inputs;    /* what the first rows say about the inputs */
+  /* the first row's pair, kept to compare it again on other inputs */
+  gap_entry_t first_rt;
+  size_t first_neg, first_node;
   /* runtime entries before merging (their names are the runtime ops) */
   gap_entry_t *pre;
   size_t npre, cap_pre;
@@ -130,6 +136,14 @@ static bool merge_tuples(etk_gap_t *g, size_t a0, size_t an, size_t b0,
   return ok;
 }
 
+/* An event upstream takes runtime values from: linked (op types and
+ * debug handles), not an OPERATOR_CALL wrapper. */
+static bool op_event(const etk_inspector_event_t *ev,
+                     const etk_inspector_event_link_t *l) {
+  return l->op_type_count && l->has_debug_handles && l->debug_handle_count &&
+         !(ev->name_len == 13 && memcmp(ev->name, "OPERATOR_CALL", 13) == 0);
+}
+
 /* Step 4 of upstream: one pre-merge entry per exact handle tuple. */
 static int collect_runtime(etk_gap_t *g, const etk_inspector_t *insp) {
   size_t n = etk_inspector_event_count(insp);
@@ -139,9 +153,7 @@ static int collect_runtime(etk_gap_t *g, const etk_inspector_t *insp) {
     gap_entry_t *e = NULL;
     etk_inspector_event_get(insp, i, &ev);
     etk_inspector_event_link(insp, i, &l);
-    if (!l.op_type_count || !l.has_debug_handles || !l.debug_handle_count ||
-        (ev.name_len == 13 && memcmp(ev.name, "OPERATOR_CALL", 13) == 0))
-      continue;
+    if (!op_event(&ev, &l)) continue;
     /* a DELEGATE_CALL covered by inner delegated events is skipped */
     if (ev.name_len == 13 && memcmp(ev.name, "DELEGATE_CALL", 13) == 0) {
       bool covered = false;
@@ -225,7 +237,9 @@ static int collect_aot(etk_gap_t *g, const etk_interp_t *r) {
     gap_entry_t *e;
     if (!n->debug_handle_count || strstr(n->name, "getitem")) continue;
     if (n->status != ETK_INTERP_OK) {
-      g->unreferenced++;
+      if (!g->unreferenced++)
+        snprintf(g->why_unreferenced, sizeof g->why_unreferenced, "%s (%s): %s",
+                 n->name, n->op, n->message);
       continue;
     }
     if (!grow((void **)&g->e, &g->cap_e, g->ne + 1, sizeof *g->e))
@@ -339,6 +353,11 @@ static int add_row(etk_gap_t *g, const etk_inspector_t *insp,
   memset(row, 0, sizeof *row);
   row->order = g->nrows;
   row->handles = NULL;
+  if (g->nrows == 0) {
+    g->first_rt = *rt;
+    g->first_neg = neg;
+    g->first_node = aot_e->node->node;
+  }
   row->handle_count = rt->hn;
   row->aot_ops = op_names(g, g->e, 0, g->naot, g->pool + rt->h0, rt->hn);
   row->runtime_ops = op_names(g, g->pre, 0, g->npre, g->pool + rt->h0, rt->hn);
@@ -441,23 +460,168 @@ static int row_cmp(const void *pa, const void *pb) {
 }
 
 /* Thresholds, the first diverging row, pointers into the pool, order. */
-static void finish_rows(etk_gap_t *g) {
+static void resolve_threshold(etk_gap_t *g) {
   double t = g->opts.threshold;
-  size_t first = SIZE_MAX;
   if (t != t)
     t = g->opts.metric == ETK_NUMERICS_SNR  ? 40.0
         : g->opts.metric == ETK_NUMERICS_L1 ? 1e-3
                                             : 1e-6;
   g->opts.threshold = t;
+}
+
+static bool worse(const etk_gap_t *g, double gap) {
+  return badness(g->opts.metric, gap) >
+         badness(g->opts.metric, g->opts.threshold);
+}
+
+static void finish_rows(etk_gap_t *g) {
+  size_t first = SIZE_MAX;
   for (size_t k = 0; k < g->nrows; k++) {
     etk_gap_row_t *r = &g->rows[k];
     r->handles = g->pool + (size_t)(uintptr_t)r->handles;
-    r->over = badness(g->opts.metric, r->gap) > badness(g->opts.metric, t);
+    r->over = worse(g, r->gap);
     if (r->over && first == SIZE_MAX) first = k;
   }
   if (first != SIZE_MAX) g->rows[first].first_diverging = true;
   g_sort_metric = g->opts.metric;
   qsort(g->rows, g->nrows, sizeof *g->rows, row_cmp);
+}
+
+/* The operator events collect_runtime would read, and how many of them
+ * logged a value: none means the run was traced without intermediate
+ * outputs, which nothing can be paired with. */
+static int check_logged(const etk_inspector_t *insp, etk_error_t *err) {
+  size_t n = etk_inspector_event_count(insp), ops = 0, logged = 0;
+  for (size_t i = 0; i < n; i++) {
+    etk_inspector_event_t ev;
+    etk_inspector_event_link_t l;
+    etk_inspector_event_get(insp, i, &ev);
+    etk_inspector_event_link(insp, i, &l);
+    if (!op_event(&ev, &l)) continue;
+    ops++;
+    logged += ev.debug_count > 0;
+  }
+  if (ops == 0 || logged > 0) return ETK_OK;
+  return etk_error_set(
+      err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+      "the ETDump logged no intermediate outputs (%zu operator events, none "
+      "with a value); record them with `etkit run PROGRAM --etdump D "
+      "--debug-level intermediates` (upstream: ETDumpGen::set_debug_buffer "
+      "and EventTracerDebugLogLevel::kIntermediateOutputs)",
+      ops);
+}
+
+/* Writes the value 1 of `dtype` into each of `numel` elements of `out`;
+ * false for a dtype it does not know. */
+static bool fill_ones(int32_t dtype, void *out, uint64_t numel) {
+  for (uint64_t k = 0; k < numel; k++) switch (dtype) {
+      case 0:  /* uint8 */
+      case 1:  /* int8 */
+      case 11: /* bool */
+        ((uint8_t *)out)[k] = 1;
+        break;
+      case 2:
+        ((int16_t *)out)[k] = 1;
+        break;
+      case 3:
+        ((int32_t *)out)[k] = 1;
+        break;
+      case 4:
+        ((int64_t *)out)[k] = 1;
+        break;
+      case 5: /* half */
+        ((uint16_t *)out)[k] = 0x3c00;
+        break;
+      case 15: /* bfloat16 */
+        ((uint16_t *)out)[k] = 0x3f80;
+        break;
+      case 6:
+        ((float *)out)[k] = 1.0f;
+        break;
+      case 7:
+        ((double *)out)[k] = 1.0;
+        break;
+      default:
+        return false;
+    }
+  return true;
+}
+
+/* The graph run again on inputs of ones of the representative inputs'
+ * shapes (what `etkit run` feeds by default); NULL when that cannot be
+ * done (no representative inputs, a dtype without a 1, memory). */
+static etk_interp_t *run_on_ones(etk_graph_t *graph, uint64_t max_memory) {
+  const etk_graph_tensor_t *items = NULL;
+  size_t count = 0;
+  etk_interp_tensor_t *in;
+  etk_interp_options_t io;
+  etk_interp_t *r = NULL;
+  bool ok = true;
+  if (etk_graph_recorded(graph, ETK_GRAPH_REPRESENTATIVE_INPUTS, 0, &items,
+                         &count, NULL) != ETK_OK ||
+      count == 0 || !(in = calloc(count, sizeof *in)))
+    return NULL;
+  for (size_t k = 0; k < count && ok; k++) {
+    void *data = malloc(items[k].nbytes ? (size_t)items[k].nbytes : 1);
+    in[k] = (etk_interp_tensor_t){items[k].dtype, items[k].dim, items[k].sizes,
+                                  data, items[k].nbytes};
+    ok = data && fill_ones(items[k].dtype, data, items[k].numel);
+  }
+  etk_interp_options_default(&io);
+  io.max_memory = max_memory;
+  io.inputs = in;
+  io.input_count = count;
+  if (ok && etk_interp_run(graph, &io, &r, NULL) != ETK_OK) r = NULL;
+  for (size_t k = 0; k < count; k++) free((void *)in[k].data);
+  free(in);
+  return r;
+}
+
+/* When the first pair (in graph order: an operator near the program's
+ * inputs) already diverges, the run may have had other inputs than the
+ * ETRecord's representative ones.  The dump has no value of the program
+ * input to compare (upstream logs none), so the first pair is compared
+ * again with the graph run on ones, `etkit run`'s default input. */
+static void check_inputs(etk_gap_t *g, const etk_inspector_t *insp,
+                         const uint8_t *buf, size_t len, etk_graph_t *graph) {
+  const etk_interp_node_t *n;
+  etk_interp_t *r;
+  etk_numerics_value_t v;
+  etk_numerics_tensor_t ta, tb;
+  double gap;
+  g->inputs = ETK_GAP_INPUTS_AGREE;
+  if (g->nrows == 0 || !worse(g, g->rows[0].gap)) return;
+  g->inputs = ETK_GAP_INPUTS_FIRST_DIVERGES;
+  r = run_on_ones(graph, g->opts.max_memory);
+  n = r ? etk_interp_node_for(r, g->first_node) : NULL;
+  if (n && n->status == ETK_INTERP_OK && n->output_count) {
+    const etk_interp_tensor_t *a = &n->outputs[0];
+    ta = (etk_numerics_tensor_t){a->dtype, a->dim,  a->sizes, NULL,
+                                 0,        a->data, a->nbytes};
+    if (pick_runtime(insp, buf, len, &g->first_rt, g->first_neg, a, &v, NULL) ==
+            ETK_OK &&
+        etk_numerics_value_view(&v, &tb) &&
+        etk_numerics_compare(&ta, &tb, g->opts.metric, 0, &gap, NULL) ==
+            ETK_OK &&
+        !worse(g, gap))
+      g->inputs = ETK_GAP_INPUTS_ONES;
+  }
+  etk_interp_free(r);
+}
+
+/* No row: why, in one line (the interpreter's first failure when it could
+ * not run a node, else what the two sides hold). */
+static int no_rows(const etk_gap_t *g, etk_error_t *err) {
+  if (g->unreferenced)
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "no AOT output to pair: the interpreter could not "
+                         "run %zu node(s), the first %s",
+                         g->unreferenced, g->why_unreferenced);
+  return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                       "no AOT output pairs with a logged runtime value (%zu "
+                       "AOT nodes, %zu runtime handle groups; is the ETDump "
+                       "linked to this ETRecord?)",
+                       g->naot, g->ne - g->naot);
 }
 
 int etk_gap_build(const etk_inspector_t *insp, const uint8_t *buf, size_t len,
@@ -471,6 +635,7 @@ int etk_gap_build(const etk_inspector_t *insp, const uint8_t *buf, size_t len,
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "NULL argument");
   *out = NULL;
+  if ((rc = check_logged(insp, err)) != ETK_OK) return rc;
   g = calloc(1, sizeof *g);
   if (!g)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
@@ -478,6 +643,7 @@ int etk_gap_build(const etk_inspector_t *insp, const uint8_t *buf, size_t len,
     g->opts = *opts;
   else
     etk_gap_options_init(&g->opts);
+  resolve_threshold(g);
   etk_interp_options_default(&io);
   io.max_memory = g->opts.max_memory;
   rc = etk_interp_run(graph, &io, &r, err);
@@ -490,18 +656,13 @@ int etk_gap_build(const etk_inspector_t *insp, const uint8_t *buf, size_t len,
     else
       rc = pair(g, insp, buf, len, err);
   }
-  if (rc == ETK_OK && g->nrows == 0)
-    rc = etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
-                       "no AOT output pairs with a logged runtime value (%zu "
-                       "AOT nodes, %zu runtime handle groups; was the run "
-                       "traced with intermediate outputs and the ETDump "
-                       "linked to this ETRecord?)",
-                       g->naot, g->ne - g->naot);
+  if (rc == ETK_OK && g->nrows == 0) rc = no_rows(g, err);
   etk_interp_free(r); /* rows keep no pointer into the run */
   if (rc != ETK_OK) {
     etk_gap_free(g);
     return rc;
   }
+  check_inputs(g, insp, buf, len, graph);
   finish_rows(g);
   *out = g;
   return ETK_OK;
@@ -529,6 +690,9 @@ size_t etk_gap_unreferenced(const etk_gap_t *g) {
 }
 double etk_gap_threshold(const etk_gap_t *g) {
   return g ? g->opts.threshold : NAN;
+}
+etk_gap_inputs_t etk_gap_inputs(const etk_gap_t *g) {
+  return g ? g->inputs : ETK_GAP_INPUTS_AGREE;
 }
 
 /* ------------------------------------------------------------ output */

@@ -1,0 +1,61 @@
+# check_gap_inputs.cmake - `etkit numerics --gap` says what went wrong with
+# the run it is given, on `etkit demo`'s program and ETRecord:
+#   1. a run traced without intermediate outputs (--debug-level outputs):
+#      exit 2, one line saying so and how to record them, no table;
+#   2. a run on etkit run's default inputs (ones) instead of the ETRecord's
+#      representative inputs: the table, and a warning naming all-ones
+#      inputs and `etkit run --inputs-from`;
+#   3. a run with `etkit run --inputs-from ETRECORD`: every gap is 0, no
+#      warning; --inputs-from with --input is a usage error (exit 2).
+#   -DETKIT=<etkit> -DDIR=<scratch dir>
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_demo.cmake)
+etk_run_demo(1)
+
+function(etkit expect_rc)
+  execute_process(COMMAND ${ETKIT} ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "etkit ${ARGN}: exit ${rc}, wanted ${expect_rc}\n"
+                        "${out}${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(run_and_gap name)
+  etkit(0 run ${DIR}/model.pte --etdump ${DIR}/${name}.etdp
+        --debug-buffer ${DIR}/${name}.bin ${ARGN})
+  execute_process(COMMAND ${ETKIT} numerics --gap mse
+                    --etdump_path ${DIR}/${name}.etdp
+                    --debug_buffer_path ${DIR}/${name}.bin
+                    --etrecord_path ${DIR}/model.etrecord
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(rc "${rc}" PARENT_SCOPE)
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+run_and_gap(outputs --debug-level outputs)
+if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR
+   NOT err MATCHES "^etkit numerics: the ETDump logged no intermediate outputs [^\n]*--debug-level intermediates[^\n]*\n$")
+  message(FATAL_ERROR "a dump without intermediate outputs: exit ${rc}\n"
+                      "${out}${err}")
+endif()
+
+run_and_gap(ones --debug-level intermediates)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "first divergence" OR
+   NOT err MATCHES "^etkit numerics: warning: [^\n]*all-ones inputs[^\n]*--inputs-from [^\n]*model.etrecord[^\n]*\n$")
+  message(FATAL_ERROR "a run on ones: exit ${rc}\n${out}${err}")
+endif()
+
+run_and_gap(rep --debug-level intermediates --inputs-from
+            ${DIR}/model.etrecord)
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "" OR out MATCHES "first divergence" OR
+   NOT out MATCHES "\n9 pairs, MSE above 1e-06 is a divergence\n")
+  message(FATAL_ERROR "a run on the representative inputs: exit ${rc}\n"
+                      "${out}${err}")
+endif()
+
+etkit(2 run ${DIR}/model.pte --inputs-from ${DIR}/model.etrecord
+      --input ${DIR}/x.npy)
+etkit(2 run ${DIR}/model.pte --inputs-from ${DIR}/model.pte)
