@@ -166,8 +166,13 @@ static int build(gap_cli_t *c, etk_error_t *err) {
   etk_graph_options_default(&go);
   go.graph_name = c->graph;
   /* every failure here is trouble (exit 2), not a gap over the bound */
-  if (etk_read_file(c->buffer, 0, &buf, &len, err) != ETK_OK ||
-      etk_inspector_open_path(c->etdump, &io, &insp, err) != ETK_OK)
+  if (etk_read_file(c->buffer, 0, &buf, &len, err) != ETK_OK)
+    return 1 + etk_cli_fail_error(CMD, err);
+  /* the inspector checks every logged value against the buffer, as
+   * `etkit inspect` does: a buffer too short for the dump is refused */
+  io.debug_buffer = buf;
+  io.debug_buffer_len = len;
+  if (etk_inspector_open_path(c->etdump, &io, &insp, err) != ETK_OK)
     status = 1 + etk_cli_fail_error(CMD, err);
   else if (cli_link_etrecord(CMD, c->etrecord, insp, &rec, NULL, err) != 0)
     status = 1 + etk_cli_fail_error(CMD, err);

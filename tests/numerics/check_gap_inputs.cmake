@@ -6,7 +6,9 @@
 #      representative inputs: the table, and a warning naming all-ones
 #      inputs and `etkit run --inputs-from`;
 #   3. a run with `etkit run --inputs-from ETRECORD`: every gap is 0, no
-#      warning; --inputs-from with --input is a usage error (exit 2).
+#      warning; --inputs-from with --input is a usage error (exit 2);
+#   4. a debug buffer too short for the dump is refused (exit 2) as
+#      `etkit inspect` refuses it, not tabulated as NaN rows.
 #   -DETKIT=<etkit> -DDIR=<scratch dir>
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_demo.cmake)
 etk_run_demo(1)
@@ -59,3 +61,14 @@ endif()
 etkit(2 run ${DIR}/model.pte --inputs-from ${DIR}/model.etrecord
       --input ${DIR}/x.npy)
 etkit(2 run ${DIR}/model.pte --inputs-from ${DIR}/model.pte)
+
+# the "outputs" run's buffer holds the program output only
+execute_process(COMMAND ${ETKIT} numerics --gap mse
+                  --etdump_path ${DIR}/rep.etdp
+                  --debug_buffer_path ${DIR}/outputs.bin
+                  --etrecord_path ${DIR}/model.etrecord
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR
+   NOT err MATCHES "^etkit numerics: [^\n]*lie outside the debug buffer of [0-9]+ bytes[^\n]*\n$")
+  message(FATAL_ERROR "a debug buffer too short: exit ${rc}\n${out}${err}")
+endif()
