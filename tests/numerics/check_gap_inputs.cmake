@@ -8,7 +8,10 @@
 #   3. a run with `etkit run --inputs-from ETRECORD`: every gap is 0, no
 #      warning; --inputs-from with --input is a usage error (exit 2);
 #   4. a debug buffer too short for the dump is refused (exit 2) as
-#      `etkit inspect` refuses it, not tabulated as NaN rows.
+#      `etkit inspect` refuses it, not tabulated as NaN rows;
+#   5. an ETRecord whose convolutions the interpreter cannot run (the op
+#      renamed): the error names the node, its op and the interpreter's
+#      message, not "was the run traced with intermediate outputs?".
 #   -DETKIT=<etkit> -DDIR=<scratch dir>
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_demo.cmake)
 etk_run_demo(1)
@@ -71,4 +74,28 @@ execute_process(COMMAND ${ETKIT} numerics --gap mse
 if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR
    NOT err MATCHES "^etkit numerics: [^\n]*lie outside the debug buffer of [0-9]+ bytes[^\n]*\n$")
   message(FATAL_ERROR "a debug buffer too short: exit ${rc}\n${out}${err}")
+endif()
+
+set(x ${DIR}/unpacked)
+file(REMOVE_RECURSE ${x})
+file(MAKE_DIRECTORY ${x})
+execute_process(COMMAND ${CMAKE_COMMAND} -E tar xf ${DIR}/model.etrecord
+                WORKING_DIRECTORY ${x} RESULT_VARIABLE rc)
+set(program ${x}/edge_dialect_exported_program/forward)
+file(READ ${program} text)
+string(REPLACE "aten.convolution.default" "aten.frobnicate.default" text "${text}")
+file(WRITE ${program} "${text}")
+file(GLOB_RECURSE members RELATIVE ${x} ${x}/*)
+execute_process(COMMAND ${CMAKE_COMMAND} -E tar cf ${DIR}/frobnicate.etrecord
+                  --format=zip ${members}
+                WORKING_DIRECTORY ${x} RESULT_VARIABLE zip_rc)
+execute_process(COMMAND ${ETKIT} numerics --gap mse
+                  --etdump_path ${DIR}/rep.etdp
+                  --debug_buffer_path ${DIR}/rep.bin
+                  --etrecord_path ${DIR}/frobnicate.etrecord
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT zip_rc EQUAL 0 OR NOT rc EQUAL 2 OR
+   NOT err MATCHES "^etkit numerics: no AOT output to pair: the interpreter could not run 9 node\\(s\\), the first aten_convolution_default \\(aten.frobnicate.default\\): unsupported op aten.frobnicate.default\n$")
+  message(FATAL_ERROR "an ETRecord with an op the interpreter lacks: exit "
+                      "${rc}\n${out}${err}")
 endif()
