@@ -183,6 +183,18 @@ static void print_ratio(const char *row, const job_t *a, const job_t *flatc,
   printf("table_%s_vs_flatc_wall %.3f x\n", row, median(r, a->done));
 }
 
+/* Each inspect path's peak RSS against the same goal: file + 24 MB. */
+static void print_memory(const job_t *const *js, size_t n, double file_bytes) {
+  double mb = 1048576.0;
+  for (size_t k = 0; k < n; k++) {
+    if (js[k]->skip) continue;
+    double rss = median(js[k]->rss, js[k]->done);
+    printf("table_%s_peak_rss_mb %.1f MB (goal <= %.1f: file + 24; %s)\n",
+           js[k]->label, rss / mb, file_bytes / mb + 24,
+           rss <= file_bytes + 24 * mb ? "met" : "NOT met");
+  }
+}
+
 int main(int argc, char **argv) {
   size_t events = 1000000;
   int runs = 3;
@@ -324,17 +336,10 @@ int main(int argc, char **argv) {
         "table_diff_wide_peak_rss_mb %.1f MB (goal <= %.1f: 2 x file + "
         "40)\n",
         median(jobs[DIFF_WIDE].rss, runs) / mb, (2 * wide_bytes) / mb + 40);
-  /* every inspect path against the same memory goal: file + 24 MB */
-  const int inspect_jobs[] = {TSV_WIDE, TSV_PATH_WIDE, JSON_WIDE,
-                              JSON_FILE_WIDE};
-  for (size_t k = 0; k < sizeof inspect_jobs / sizeof inspect_jobs[0]; k++) {
-    const job_t *j = &jobs[inspect_jobs[k]];
-    if (j->skip) continue;
-    double rss = median(j->rss, j->done);
-    printf("table_%s_peak_rss_mb %.1f MB (goal <= %.1f: file + 24; %s)\n",
-           j->label, rss / mb, wide_bytes / mb + 24,
-           rss <= wide_bytes + 24 * mb ? "met" : "NOT met");
-  }
+  const job_t *inspect_jobs[] = {&jobs[TSV_WIDE], &jobs[TSV_PATH_WIDE],
+                                 &jobs[JSON_WIDE], &jobs[JSON_FILE_WIDE]};
+  print_memory(inspect_jobs, sizeof inspect_jobs / sizeof inspect_jobs[0],
+               wide_bytes);
   if (jobs[TSV_WIDE].skip) return 0;
   printf("table_inspect_wide_peak_rss_mb %.1f MB (goal <= %.1f: file + 24)\n",
          median(jobs[TSV_WIDE].rss, runs) / mb, wide_bytes / mb + 24);
