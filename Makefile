@@ -11,7 +11,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build demo check test test-asan build-release build-clang cross cross-adapter bench clean update-goldens format-check
+.PHONY: all deps build demo check test test-asan build-release build-clang cross cross-adapter bench clean update-goldens format-check fuzz-smoke
 
 all: build
 
@@ -57,7 +57,15 @@ cross: deps
 cross-adapter: deps
 	./scripts/cross-build-adapter.sh
 
-check: format-check test test-asan build-release build-clang cross cross-adapter
+# Each libFuzzer target mutates its corpus for FUZZ_SECONDS (clang; the
+# corpora are also replayed by ctest under every compiler).
+FUZZ_SECONDS ?= 6
+fuzz-smoke: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets
+	./scripts/fuzz-smoke.sh build-fuzz $(FUZZ_SECONDS)
+
+check: format-check test test-asan build-release build-clang cross cross-adapter fuzz-smoke
 
 update-goldens: build
 	cmake -DBUILD=build -P tests/cmake/update_goldens.cmake

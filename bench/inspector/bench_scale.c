@@ -14,7 +14,11 @@
  *           SCHEMA -- FILE                           (repeat and wide)
  *     etkit inspect --format tsv  --etdump_path repeat
  *     etkit inspect --format tsv  --etdump_path wide
+ *     etkit inspect --etdump_path wide --tsv_path DIR/wide.tsv
+ *                                  (upstream's CLI: the table on stdout and
+ *                                   the TSV file, written like flatc's)
  *     etkit inspect --format json --etdump_path wide
+ *     etkit inspect --format json --etdump_path wide -o DIR/wide.json
  *     etkit trace wide
  *     etkit diff wide wide
  *
@@ -22,8 +26,10 @@
  *   wait4(), its wall time from the clock; output goes to /dev/null (flatc
  *   writes its JSON file into a temporary directory, removed after each
  *   run: writing it is part of its decode).  The median over the rounds is
- *   printed, then the ratios to flatc and the memory figures with their
- *   goals, one "<name> <value> <unit>" line per figure.
+ *   printed, then for each inspect path its CPU-time ratio to flatc and its
+ *   peak resident set, each against its goal (TSV 0.15x, JSON 0.30x, file
+ *   + 24 MB), one "<name> <value> <unit>" line per figure.  The files the
+ *   jobs write are removed after each run.
  *
  * USAGE
  *   bench_scale [--events N] [--runs R] [--etkit PATH] [--flatc PATH]
@@ -177,6 +183,18 @@ static void print_ratio(const char *row, const job_t *a, const job_t *flatc,
   printf("table_%s_vs_flatc_wall %.3f x\n", row, median(r, a->done));
 }
 
+/* Each inspect path's peak RSS against the same goal: file + 24 MB. */
+static void print_memory(const job_t *const *js, size_t n, double file_bytes) {
+  double mb = 1048576.0;
+  for (size_t k = 0; k < n; k++) {
+    if (js[k]->skip) continue;
+    double rss = median(js[k]->rss, js[k]->done);
+    printf("table_%s_peak_rss_mb %.1f MB (goal <= %.1f: file + 24; %s)\n",
+           js[k]->label, rss / mb, file_bytes / mb + 24,
+           rss <= file_bytes + 24 * mb ? "met" : "NOT met");
+  }
+}
+
 int main(int argc, char **argv) {
   size_t events = 1000000;
   int runs = 3;
@@ -208,7 +226,7 @@ int main(int argc, char **argv) {
   if (runs < 1) runs = 1;
   if (runs > MAX_RUNS) runs = MAX_RUNS;
   const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir;
-  char dir[512], repeat[600], wide[600];
+  char dir[512], repeat[600], wide[600], tsv_out[600], json_out[640];
   if (keep)
     snprintf(dir, sizeof dir, "%s", keep);
   else
@@ -218,6 +236,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   snprintf(repeat, sizeof repeat, "%s/repeat.etdp", dir);
+  snprintf(tsv_out, sizeof tsv_out, "%s/wide.tsv", dir);
+  snprintf(json_out, sizeof json_out, "%s/wide.inspect.json", dir);
   snprintf(wide, sizeof wide, "%s/wide.etdp", dir);
   double repeat_bytes = 0, wide_bytes = 0;
   if (write_dump(ETDUMP_SHAPE_REPEAT, events, repeat, &repeat_bytes) ||
@@ -241,9 +261,15 @@ int main(int argc, char **argv) {
       {.label = "tsv_wide",
        .argv = {etkit, "inspect", "--format", "tsv", "--etdump_path", wide,
                 NULL}},
+      {.label = "tsv_path_wide",
+       .argv = {etkit, "inspect", "--etdump_path", wide, "--tsv_path", tsv_out,
+                NULL}},
       {.label = "json_wide",
        .argv = {etkit, "inspect", "--format", "json", "--etdump_path", wide,
                 NULL}},
+      {.label = "json_file_wide",
+       .argv = {etkit, "inspect", "--format", "json", "--etdump_path", wide,
+                "-o", json_out, NULL}},
       {.label = "trace_wide", .argv = {etkit, "trace", "-q", wide, NULL}},
       {.label = "diff_wide", .argv = {etkit, "diff", wide, wide, NULL}},
   };
@@ -252,7 +278,9 @@ int main(int argc, char **argv) {
     FLATC_WIDE,
     TSV_REPEAT,
     TSV_WIDE,
+    TSV_PATH_WIDE,
     JSON_WIDE,
+    JSON_FILE_WIDE,
     TRACE_WIDE,
     DIFF_WIDE,
     NJOBS
@@ -265,6 +293,8 @@ int main(int argc, char **argv) {
     for (int k = 0; k < NJOBS && !bad; k++) {
       if (jobs[k].skip) continue;
       bad |= run_job(&jobs[k]);
+      remove(tsv_out);
+      remove(json_out);
       if (k <= FLATC_WIDE) { /* flatc's JSON: not kept */
         char out[700];
         snprintf(out, sizeof out, "%s/%s.json", dir,
@@ -290,7 +320,11 @@ int main(int argc, char **argv) {
     print_ratio("inspect_tsv_repeat", &jobs[TSV_REPEAT], &jobs[FLATC_REPEAT],
                 0.15);
     print_ratio("inspect_tsv_wide", &jobs[TSV_WIDE], &jobs[FLATC_WIDE], 0.15);
+    print_ratio("inspect_tsv_path_wide", &jobs[TSV_PATH_WIDE],
+                &jobs[FLATC_WIDE], 0.15);
     print_ratio("inspect_json_wide", &jobs[JSON_WIDE], &jobs[FLATC_WIDE], 0.30);
+    print_ratio("inspect_json_file_wide", &jobs[JSON_FILE_WIDE],
+                &jobs[FLATC_WIDE], 0.30);
     print_ratio("trace_wide", &jobs[TRACE_WIDE], &jobs[FLATC_WIDE], 0.30);
     print_ratio("diff_wide", &jobs[DIFF_WIDE], &jobs[FLATC_WIDE], 0.50);
   } else {
@@ -302,6 +336,10 @@ int main(int argc, char **argv) {
         "table_diff_wide_peak_rss_mb %.1f MB (goal <= %.1f: 2 x file + "
         "40)\n",
         median(jobs[DIFF_WIDE].rss, runs) / mb, (2 * wide_bytes) / mb + 40);
+  const job_t *inspect_jobs[] = {&jobs[TSV_WIDE], &jobs[TSV_PATH_WIDE],
+                                 &jobs[JSON_WIDE], &jobs[JSON_FILE_WIDE]};
+  print_memory(inspect_jobs, sizeof inspect_jobs / sizeof inspect_jobs[0],
+               wide_bytes);
   if (jobs[TSV_WIDE].skip) return 0;
   printf("table_inspect_wide_peak_rss_mb %.1f MB (goal <= %.1f: file + 24)\n",
          median(jobs[TSV_WIDE].rss, runs) / mb, wide_bytes / mb + 24);

@@ -339,8 +339,10 @@ typedef struct etk_gap etk_gap_t;
  * Errors: the interpreter's run-level errors (missing representative
  * inputs, memory bound, ...), ETK_E_INVALID_ARGUMENT (a component with
  * two runtime entries, upstream's "Expected only one runtime debug
- * handle"), ETK_E_NOT_FOUND (no AOT output or no runtime value to pair:
- * "no rows"), ETK_E_NO_MEMORY. */
+ * handle"), ETK_E_NOT_FOUND (the dump logged no intermediate outputs
+ * at all, checked before anything runs; no AOT output or no runtime value
+ * to pair: "no rows", naming the interpreter's first failure when it
+ * could not run a node), ETK_E_NO_MEMORY. */
 int etk_gap_build(const etk_inspector_t *insp, const uint8_t *buf, size_t len,
                   etk_graph_t *g, const etk_gap_options_t *opts,
                   etk_gap_t **out, etk_error_t *err);
@@ -355,6 +357,20 @@ const etk_gap_row_t *etk_gap_rows(const etk_gap_t *gap);
 size_t etk_gap_unreferenced(const etk_gap_t *gap);
 /* The threshold used (after defaults). */
 double etk_gap_threshold(const etk_gap_t *gap);
+
+/* What the first pair (in graph order, an operator near the program's
+ * inputs) says about the run's inputs.  The ETDump holds no value of the
+ * program input, so when that pair diverges it is compared again with the
+ * graph run on inputs of ones (`etkit run`'s default input): a match
+ * there means the run was not made on the ETRecord's representative
+ * inputs, and every later row diverges for that reason alone. */
+typedef enum etk_gap_inputs {
+  ETK_GAP_INPUTS_AGREE = 0,      /* the first pair is within the threshold */
+  ETK_GAP_INPUTS_FIRST_DIVERGES, /* it diverges, also against ones */
+  ETK_GAP_INPUTS_ONES            /* it diverges, and matches ones: the run
+                                    used all-ones inputs */
+} etk_gap_inputs_t;
+etk_gap_inputs_t etk_gap_inputs(const etk_gap_t *gap);
 
 typedef enum etk_gap_format {
   ETK_GAP_TABLE = 0,

@@ -110,12 +110,28 @@ class RunResult:
                 f"bytes, debug_buffer={debug}, dropped={self.dropped})")
 
 
+def _inputs_from(etrecord, inputs):
+    """The representative inputs of `etrecord` (an ETRecord or a path)."""
+    if inputs is not None:
+        raise ValueError("inputs and inputs_from both give the inputs: choose one")
+    if not isinstance(etrecord, ETRecord):
+        from . import _checks
+
+        etrecord = parse_etrecord(_checks.fspath(etrecord, "inputs_from"))
+    items = etrecord._representative_inputs
+    if not items:
+        raise ValueError(f"{etrecord.path}: the ETRecord has no representative inputs "
+                         "(upstream: ETRecord.update_representative_inputs)")
+    return list(items)
+
+
 _DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2,
                  0: 0, 1: 1, 2: 2}
 
 
 def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
-        method: str = None, allocation_events: bool = True) -> RunResult:
+        method: str = None, allocation_events: bool = True,
+        inputs_from=None) -> RunResult:
     """Runs `method` (default forward) of a .pte with etkit's reference
     runtime `iterations` times on `inputs` (numpy arrays or scalars), traced.
     Without inputs, as `etkit run`: tensors of ones of each input's dtype and
@@ -125,6 +141,11 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
 
     debug_level: "none", "outputs" (program outputs logged into the debug
     buffer) or "intermediates" (every instruction's outputs).
+
+    inputs_from: an ETRecord (or its path) whose representative inputs to
+    run on instead of `inputs`, as `etkit run --inputs-from`: the inputs
+    calculate_numeric_gap runs the graph on, so that its rows compare like
+    with like.
     """
     level = _DEBUG_LEVELS.get(debug_level)
     if level is None:
@@ -135,6 +156,8 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     # iterations as given: the extension refuses what is not an int in
     # 1..1000000 (int() would truncate 2.5 and accept "3")
     program_path = _checks.fspath(program_path, "program_path")
+    if inputs_from is not None:
+        inputs = _inputs_from(inputs_from, inputs)
     inputs = _program_inputs(program_path, method, inputs)
     outs, etdump, debug, dropped = _etkit.run(
         program_path, inputs, iterations, level, method, allocation_events)

@@ -7,6 +7,7 @@ overlapping AOT/runtime handles, the output picked by negative index).
 """
 
 import logging
+import warnings
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Dict, List, Optional, Tuple
@@ -207,9 +208,11 @@ def resolve_reference_graph(etrecord, reference_graph: Optional[str]) -> str:
     """The ETRecord member to run, with upstream's names and errors."""
     if reference_graph is None or reference_graph == ATEN_NAME:
         if reference_graph is None:
-            log.warning("Either ATen dialect exported program is not in ETRecord, or "
-                        "debug handle backpropagation failed. Falling back to "
-                        "'edge_dialect_exported_program'.")
+            # upstream logs this on every call; a warning is shown once
+            # per call site and can be filtered
+            warnings.warn("Either ATen dialect exported program is not in ETRecord, or "
+                          "debug handle backpropagation failed. Falling back to "
+                          "'edge_dialect_exported_program'.", UserWarning, stacklevel=4)
             return EDGE_NAME
         raise ValueError(
             "Cannot use 'exported_program': Debug handle backpropagation failed or exported "
@@ -248,6 +251,71 @@ def aot_intermediate_outputs(etrecord, graph_name: str, max_memory: int = 0):
     return outputs, names, traces
 
 
+def check_logged(event_blocks) -> None:
+    """Raises ValueError when the run logged no intermediate output at all
+    (traced without them): nothing could be paired, and upstream fails
+    later with an IndexError."""
+    ops = [ev for block in event_blocks for ev in block.events
+           if ev.name not in EXCLUDED_EVENTS_FOR_INTERMEDIATE_OUTPUT and ev.op_types
+           and ev.debug_handles is not None]
+    if ops and not any(ev.debug_data for ev in ops):
+        raise ValueError(
+            f"the ETDump logged no intermediate outputs ({len(ops)} operator events, "
+            "none with a value); record them with etkit.run(program, "
+            "debug_level='intermediates') or `etkit run PROGRAM --etdump D "
+            "--debug-level intermediates` (upstream: ETDumpGen.set_debug_buffer and "
+            "EventTracerDebugLogLevel.kIntermediateOutputs)")
+
+
+# How far a gap may be from the truth before the row diverges (etkit
+# numerics --gap's defaults); SNR diverges below its bound.
+_BOUNDS = {MSEComparator: (1e-6, False), L1Comparator: (1e-3, False),
+           SNRComparator: (40.0, True)}
+
+
+def _first_gap_worse(df, comparator) -> Optional[bool]:
+    bound = _BOUNDS.get(type(comparator))
+    if bound is None or len(df) == 0:
+        return None
+    gap = df.iloc[0]["gap"]
+    gap = float(gap[0] if isinstance(gap, (list, tuple)) else gap)
+    if gap != gap:
+        return True
+    return gap < bound[0] if bound[1] else gap > bound[0]
+
+
+def warn_if_ones(etrecord, graph, df, runtime, aot_names, runtime_names, comparator):
+    """When the first row (in graph order: an operator near the program's
+    inputs) diverges, compares it again with the graph run on ones (what
+    etkit.run and `etkit run` feed by default): a match there means the run
+    was not made on the ETRecord's representative inputs, and warns."""
+    if not _first_gap_worse(df, comparator):
+        return
+    try:
+        base = etrecord._representative_inputs
+        ones = [np.ones_like(np.asarray(x)) for x in base] if base else None
+        if not ones:
+            return
+        member = None if graph == EDGE_NAME else graph
+        nodes = _etkit.interp(etrecord._handle, member, 0, ones)
+    except (AttributeError, TypeError, ValueError, RuntimeError):
+        return  # best effort: the table stands as it is
+    aot = {}
+    for name, op, handles, status, message, outs, is_list, trace in nodes:
+        if handles and "getitem" not in name and status == "ok":
+            aot[tuple(handles)] = _hashable(list(outs) if is_list or len(outs) != 1
+                                            else outs[0])
+    again = comparator.compare(map_runtime_aot_intermediate_outputs(aot, runtime),
+                               aot_names, runtime_names)
+    if _first_gap_worse(again, comparator) is False:
+        warnings.warn(
+            "the run's values are those of all-ones inputs (etkit.run's default), not "
+            "of the ETRecord's representative inputs, so every operator diverges; run "
+            "again with etkit.run(program, inputs_from=etrecord, "
+            "debug_level='intermediates') or `etkit run PROGRAM --inputs-from "
+            "ETRECORD`", UserWarning, stacklevel=4)
+
+
 def make_comparator(distance, inspector) -> NumericalComparatorBase:
     if isinstance(distance, NumericalComparatorBase):
         if distance.inspector is None:
@@ -270,6 +338,7 @@ def calculate_numeric_gap(inspector, distance, disable_debug_handle_valdiation=F
             "which are required for calculating numerical gap (the Inspector was made "
             "without an ETRecord)")
     graph = resolve_reference_graph(etrecord, reference_graph)
+    check_logged(inspector.event_blocks)
     aot, aot_names, aot_traces = aot_intermediate_outputs(etrecord, graph)
     if not aot or not aot_names:
         raise ValueError(
@@ -279,6 +348,7 @@ def calculate_numeric_gap(inspector, distance, disable_debug_handle_valdiation=F
     mapping = map_runtime_aot_intermediate_outputs(aot, runtime)
     comparator = make_comparator(distance, inspector)
     df = comparator.compare(mapping, aot_names, runtime_names)
+    warn_if_ones(etrecord, graph, df, runtime, aot_names, runtime_names, comparator)
 
     def stacktraces(aot_ops):
         out: Dict[str, Optional[str]] = {}

@@ -186,3 +186,53 @@ def test_event_block_edits_reach_the_tables(demo, tmp_path):
     assert "edited_name" in list(insp2.to_dataframe()["event_name"])
     # untouched inspectors keep the C tables
     assert inspector(demo)._pristine()
+
+
+def _traced(demo, name, **kw):
+    res = etkit.run(str(demo["dir"] / "model.pte"), **kw)
+    etdump, buf = demo["dir"] / f"{name}.etdp", demo["dir"] / f"{name}.bin"
+    etdump.write_bytes(res.etdump)
+    buf.write_bytes(res.debug_buffer or b"")
+    return Inspector(etdump_path=str(etdump), etrecord=demo["etrecord"],
+                     debug_buffer_path=str(buf))
+
+
+def test_a_run_without_intermediate_outputs_says_so(demo):
+    insp = _traced(demo, "outputs_only", debug_level="outputs")
+    with pytest.raises(ValueError, match="logged no intermediate outputs .*"
+                                         "debug_level='intermediates'"):
+        insp.calculate_numeric_gap("MSE")
+
+
+def test_a_run_on_ones_warns_and_inputs_from_fixes_it(demo, recwarn):
+    import warnings
+
+    ones = _traced(demo, "ones", debug_level="intermediates")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        df = ones.calculate_numeric_gap("MSE")
+    texts = [str(w.message) for w in seen]
+    assert any("all-ones inputs" in t and "inputs_from=etrecord" in t for t in texts), texts
+    assert (df["gap"].apply(lambda g: g[0]) > 1e-6).all()
+    rec = etkit.parse_etrecord(demo["etrecord"])
+    for source in (rec, demo["etrecord"]):
+        fixed = _traced(demo, "rep", debug_level="intermediates", inputs_from=source)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            df = fixed.calculate_numeric_gap("MSE")
+        assert not [w for w in seen if "all-ones" in str(w.message)]
+        assert (df["gap"].apply(lambda g: g[0]) == 0).all() and len(df) == 9
+    with pytest.raises(ValueError, match="choose one"):
+        etkit.run(str(demo["dir"] / "model.pte"), inputs=[np.ones((1, 1, 8, 8))],
+                  inputs_from=rec)
+
+
+def test_falling_back_is_a_warning_not_a_log_line(demo, caplog):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        inspector(demo).calculate_numeric_gap("MSE")
+    assert any("Falling back to 'edge_dialect_exported_program'" in str(w.message)
+               and w.category is UserWarning for w in seen)
+    assert "Falling back" not in caplog.text

@@ -288,6 +288,8 @@ int cli_inspect_parse_args(int argc, char **argv, cli_t *c) {
     return etk_cli_usage(CMD, "%s needs --etrecord_path", c->needs_etrecord);
   if (c->reference && !c->compare)
     return etk_cli_usage(CMD, "%s", "--reference needs --compare_results");
+  if (c->prompt_tokens && !c->runs)
+    return etk_cli_usage(CMD, "%s", "--prompt-tokens needs --runs");
   if ((c->exact_module || c->module_match >= 0) && !c->total_count)
     return etk_cli_usage(CMD, "%s", "--exact-module needs --module-total");
   if (c->total_count && c->ro.view != ETK_INSPECT_VIEW_EVENTS)

@@ -11,8 +11,11 @@
  * output with the runtime's logged value of the same debug handles gets a
  * gap (etk_gap_* in etkit/numerics.h).  The table is sorted worst first
  * with the first diverging node (in graph order) marked.  Exit status: 0,
- * 1 on failure, 2 on usage errors, 3 with --fail-above when a pair is
- * worse than X (above it for mse/l1, below it for snr).
+ * 2 on trouble (usage, unreadable files, a dump without intermediate
+ * outputs, nothing to pair), 3 with --fail-above when a pair is worse than
+ * X (above it for mse/l1, below it for snr).  When the first pair
+ * diverges, a warning says whether the run looks made on all-ones inputs
+ * instead of the ETRecord's representative inputs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -131,6 +134,24 @@ static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   return etk_gap_render(c->result, (etk_gap_format_t)c->format, sink, err);
 }
 
+/* One line when the first pair says the run had other inputs. */
+static void warn_inputs(const gap_cli_t *c) {
+  etk_gap_inputs_t in = etk_gap_inputs(c->result);
+  if (in == ETK_GAP_INPUTS_ONES)
+    fprintf(stderr,
+            "etkit %s: warning: the run's values are those of all-ones inputs "
+            "(etkit run's default), not of the ETRecord's representative "
+            "inputs, so every operator diverges; run again with `etkit run "
+            "PROGRAM --inputs-from %s --debug-level intermediates ...`\n",
+            CMD, c->etrecord);
+  else if (in == ETK_GAP_INPUTS_FIRST_DIVERGES)
+    fprintf(stderr,
+            "etkit %s: warning: the first operator already diverges: was the "
+            "run made on the ETRecord's representative inputs? (`etkit run "
+            "PROGRAM --inputs-from %s ...` uses them)\n",
+            CMD, c->etrecord);
+}
+
 /* Opens everything, builds the rows; 0 or an exit status. */
 static int build(gap_cli_t *c, etk_error_t *err) {
   etk_inspector_options_t io;
@@ -144,14 +165,22 @@ static int build(gap_cli_t *c, etk_error_t *err) {
   etk_inspector_options_init(&io);
   etk_graph_options_default(&go);
   go.graph_name = c->graph;
-  if (etk_read_file(c->buffer, 0, &buf, &len, err) != ETK_OK ||
-      etk_inspector_open_path(c->etdump, &io, &insp, err) != ETK_OK)
-    status = etk_cli_fail_error(CMD, err);
+  /* every failure here is trouble (exit 2), not a gap over the bound */
+  if (etk_read_file(c->buffer, 0, &buf, &len, err) != ETK_OK)
+    return 1 + etk_cli_fail_error(CMD, err);
+  /* the inspector checks every logged value against the buffer, as
+   * `etkit inspect` does: a buffer too short for the dump is refused */
+  io.debug_buffer = buf;
+  io.debug_buffer_len = len;
+  if (etk_inspector_open_path(c->etdump, &io, &insp, err) != ETK_OK)
+    status = 1 + etk_cli_fail_error(CMD, err);
   else if (cli_link_etrecord(CMD, c->etrecord, insp, &rec, NULL, err) != 0)
-    status = etk_cli_fail_error(CMD, err);
+    status = 1 + etk_cli_fail_error(CMD, err);
   else if (etk_graph_load(rec, &go, &g, err) != ETK_OK ||
            etk_gap_build(insp, buf, len, g, &c->opt, &c->result, err) != ETK_OK)
-    status = etk_cli_fail_error(CMD, err);
+    status = 1 + etk_cli_fail_error(CMD, err);
+  else
+    warn_inputs(c);
   etk_graph_free(g);
   etk_etrecord_close(rec);
   etk_inspector_close(insp);

@@ -5,7 +5,9 @@
  *
  * A .pte runs --iterations times on inputs from --input FILE.npy (one per
  * method input, in order) or on tensors of ones, like upstream's
- * executor_runner.  A .bpte runs each test case of the method's suite
+ * executor_runner, or on an ETRecord's representative inputs with
+ * --inputs-from (cmd_run_inputs.c).  A .bpte runs each test case of the
+ * method's suite
  * (--iterations times each) and compares the outputs with the expected
  * ones by upstream's rules; --verify turns a mismatch into exit status 1.
  * Every output file is written all-or-nothing after the runs succeeded.
@@ -22,6 +24,7 @@
 #include "commands.h"
 #include "etkit/program.h"
 #include "etkit/runtime.h"
+#include "cmd_run_inputs.h"
 #include "run_support.h"
 
 /* Load settings shared by .pte and .bpte runs. */
@@ -182,12 +185,18 @@ int etk_cmd_run(int argc, char **argv) {
   etk_bundled_program_t *bp = NULL;
   if (cli_program_open(o.program, &prog, &bp, &err))
     return etk_cli_fail_error(CMD, &err);
-  if ((o.verify && !bp) || (bp && o.input_count)) {
+  if ((o.verify && !bp) || (bp && (o.input_count || o.inputs_from))) {
     cli_program_close(prog, bp);
     return etk_cli_usage(CMD, "%s",
-                         bp ? "a .bpte brings its own inputs; --input is for "
-                              ".pte files"
+                         bp ? "a .bpte brings its own inputs; --input and "
+                              "--inputs-from are for .pte files"
                             : "--verify needs a bundled program (.bpte)");
+  }
+  cli_run_inputs_t from;
+  memset(&from, 0, sizeof from);
+  if (o.inputs_from && cli_run_inputs_from(&o, &from)) {
+    cli_program_close(prog, bp);
+    return 2;
   }
   const etk_program_plan_t *plan =
       etk_program_find_plan(prog, o.method ? o.method : "forward");
@@ -246,6 +255,7 @@ int etk_cmd_run(int argc, char **argv) {
                           "outputs",
                           mismatches, mismatches == 1 ? "" : "s");
 out:
+  cli_run_inputs_free(&from);
   cli_program_close(prog, bp);
   return status;
 }

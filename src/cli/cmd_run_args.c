@@ -24,6 +24,8 @@ static const char *const usage_text =
     "  --iterations N         executions (per test case for a .bpte; default "
     "1)\n"
     "  --input FILE.npy       an input, once per method input (default: ones)\n"
+    "  --inputs-from ETRECORD the ETRecord's representative inputs (those\n"
+    "                         `etkit numerics --gap` compares against)\n"
     "  --output-dir DIR       write the outputs as .npy files into DIR\n"
     "  --etdump FILE          trace the runs into an ETDump (.etdp)\n"
     "  --debug-buffer FILE    write logged tensor bytes to FILE (default with "
@@ -58,6 +60,7 @@ static const etk_cli_option_t options[] = {
     {"warmup|warm_up", 0, ETK_CLI_VALUE, OPT_WARMUP, 0},
     ETK_CLI_FLAG("allocation_events", 0, options_t, allocation_events),
     {"input", 0, ETK_CLI_VALUE, OPT_INPUT, 0},
+    ETK_CLI_STRING("inputs_from", 0, options_t, inputs_from),
     ETK_CLI_STRING("output_dir", 0, options_t, output_dir),
     ETK_CLI_STRING("etdump|etdump_path", 0, options_t, etdump),
     ETK_CLI_STRING("debug_buffer|debug_buffer_path", 0, options_t,
@@ -148,6 +151,10 @@ int cli_run_parse_args(int argc, char **argv, options_t *o) {
                          argv, apply_option, o);
   if (rc) return rc;
   if (etk_cli_require(CMD, o->program, "PROGRAM")) return 2;
+  if (o->inputs_from && o->input_count)
+    return etk_cli_usage(CMD, "%s",
+                         "--inputs-from and --input both give the inputs: "
+                         "choose one");
   if (o->debug_level < 0)
     o->debug_level = o->debug_buffer ? CLI_DEBUG_OUTPUTS : CLI_DEBUG_NONE;
   if (o->debug_level > CLI_DEBUG_NONE && !o->etdump)

@@ -16,6 +16,7 @@
 
 typedef struct options {
   const char *program, *method, *output_dir, *etdump, *debug_buffer;
+  const char *inputs_from; /* --inputs-from ETRECORD */
   const char *inputs[MAX_INPUTS];
   size_t input_count;
   unsigned long iterations, warmup;

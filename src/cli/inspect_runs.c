@@ -7,6 +7,7 @@
 
 #include "cli_args.h"
 #include "cmd_inspect_args.h"
+#include "commands.h"
 #include "etkit/run_series.h"
 
 typedef struct runs_out {
@@ -31,6 +32,13 @@ int cli_inspect_runs(const cli_t *c, const etk_inspector_t *insp) {
   etk_error_clear(&err);
   if (etk_run_series_build(insp, &opt, &series, &err) != ETK_OK)
     return etk_cli_fail_error(CMD, &err);
+  if (series.count == 0) {
+    /* an empty table would pass for "no runs to report" in a script */
+    etk_run_series_free(&series);
+    return etk_cli_fail(CMD,
+                        "--runs: no block of the ETDump has a run with a "
+                        "duration (nothing to report)");
+  }
   runs_out_t out = {&series, c->ro.format};
   int rc = etk_cli_write_output(c->output ? c->output : "-", render_runs, &out,
                                 &err);

@@ -902,7 +902,6 @@ static int check_duplicate_keys(vm_t *vm) {
 /* Opcodes of framing and the stack: PROTO, FRAME, STOP, MARK, POP,
  * POP_MARK, DUP. */
 static int op_frame(vm_t *vm, uint8_t op, bool *stop) {
-  size_t n = 0;
   int rc;
   uint64_t u;
   (void)op;
@@ -942,8 +941,10 @@ static int op_frame(vm_t *vm, uint8_t op, bool *stop) {
       if (vm->mark_count == 0) return pop(vm) ? ETK_OK : ETK_E_FORMAT;
       vm->mark_count--;
       return ETK_OK;
-    case '1': /* POP_MARK */
-      return pop_mark(vm, &n, &n);
+    case '1': { /* POP_MARK: the values above the mark are dropped */
+      size_t first = 0, count = 0;
+      return pop_mark(vm, &first, &count);
+    }
     case '2': { /* DUP */
       tk_node_t *t = top(vm);
       return t ? push(vm, t) : ETK_E_FORMAT;

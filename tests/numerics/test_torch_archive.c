@@ -587,6 +587,25 @@ ETK_TEST(hostile_pickles) {
   }
 }
 
+/* POP_MARK drops the values above the innermost mark and nothing else: the
+ * stack pointer returns to the mark (it once became the count of dropped
+ * values, so a later APPENDS read the stack at a file-chosen index). */
+ETK_TEST(pop_mark_restores_the_stack_to_its_mark) {
+  static const char kBytes[] = "\x80\x02](N(NNN1e.";
+  etk_torch_archive_t *a = NULL;
+  etk_error_t err;
+  etk_error_clear(&err);
+  CHECK_EQ_INT(etk_pickle_load((const uint8_t *)kBytes, sizeof kBytes - 1, NULL,
+                               "pm", &a, &err),
+               ETK_OK);
+  REQUIRE(a);
+  const etk_pickle_value_t *root = etk_torch_archive_root(a);
+  /* [None]: the None between the two marks, the three after it dropped */
+  CHECK(root->kind == ETK_PICKLE_LIST && root->count == 1);
+  if (root->count == 1) CHECK(root->items[0]->kind == ETK_PICKLE_NONE);
+  etk_torch_archive_close(a);
+}
+
 ETK_TEST(every_truncation_of_a_good_archive_fails_cleanly) {
   size_t len;
   unsigned char *data = read_fixture("nested.pt", &len);
