@@ -323,12 +323,13 @@ static void take_chunk(etk_capture_t *cap, cap_file_t *f, const frame_t *fr) {
     return;
   }
   if (fr->seq > f->next_seq) {
-    cap_range_t r = {f->next_seq, fr->seq - 1, cap->damaged_since_good > 0};
+    cap_range_t r = {f->next_seq, fr->seq - 1, f->damage_pending};
     if (!ETK_VEC_PUSH(f->missing, r)) stop(cap, ETK_E_NO_MEMORY);
     f->failed = true;
     f->hole = true;
   }
   f->next_seq = fr->seq + 1;
+  f->damage_pending = false;
   if (!f->hole && fr->offset != f->size) {
     cap_file_problem(cap, f, "chunk %u at offset %u, expected %zu",
                      (unsigned)fr->seq, (unsigned)fr->offset, f->size);
@@ -412,6 +413,8 @@ static void end_frame(etk_capture_t *cap) {
   cap->stats.bad_frames++;
   cap->damaged_since_good++;
   cap->last_damage = cap->frame_start;
+  for (size_t i = 0; i < cap->open.count; i++)
+    cap->open.items[i]->damage_pending = true;
   cap_problem(cap, "damaged frame at stream byte %llu (%zu bytes): %s",
               (unsigned long long)cap->frame_start, cap->frame_len, why);
 }
@@ -534,6 +537,11 @@ int etk_capture_finish(etk_capture_t *cap) {
   cap_arm_finish(cap);
   while (cap->open.count > 0) {
     cap_file_t *f = cap->open.items[cap->open.count - 1];
+    if (f->damage_pending)
+      cap_file_problem(cap, f,
+                       "chunk %u or later damaged or lost (a frame "
+                       "failed its check)",
+                       (unsigned)f->next_seq);
     cap_file_problem(cap, f,
                      "no end-of-file frame: the stream stopped after "
                      "%u chunks (%zu bytes kept)",

@@ -35,8 +35,9 @@ typedef struct cap_file {
   uint64_t expected;
   uint64_t stream_offset;
   uint32_t next_seq;
-  bool hole;   /* data stopped being appended */
-  bool failed; /* a problem was named */
+  bool hole;           /* data stopped being appended */
+  bool failed;         /* a problem was named */
+  bool damage_pending; /* a damaged frame came after its last good chunk */
   ETK_VEC(char *) problems;
   size_t problems_dropped;
   ETK_VEC(cap_range_t) missing;
