@@ -18,25 +18,7 @@
 
 #include "etkit/capture.h"
 #include "etkit/transport.h"
-
-typedef struct buf {
-  uint8_t *p;
-  size_t len, cap;
-} buf_t;
-
-static int buf_write(void *ctx, const void *bytes, size_t n) {
-  buf_t *b = ctx;
-  if (b->len + n > b->cap) {
-    size_t cap = (b->len + n) * 2;
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) return -1;
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, bytes, n);
-  b->len += n;
-  return 0;
-}
+#include "stream_edit.h" /* buf_t, buf_write (tests/capture) */
 
 static int count_only(void *ctx, const void *bytes, size_t n) {
   (void)bytes;

@@ -152,3 +152,45 @@ def test_bad_source():
     with pytest.raises(TypeError):
         etkit.capture(12)
     assert not etkit.capture(b"just text\n").ok
+
+
+def _serial_capture(cli, stream, out, extra=()):
+    """`etkit capture` on the slave side of a pseudo-terminal (a serial
+    device as far as termios is concerned), fed through the master."""
+    import pty
+    import time
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [cli, "capture", os.ttyname(slave), "--baud", "921600",
+             "--output-dir", str(out), *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)  # raw mode first: a cooked line would echo bytes
+        for i in range(0, len(stream), 4096):
+            os.write(master, stream[i:i + 4096])
+        stdout, stderr = proc.communicate(timeout=30)
+        return proc.returncode, stdout, stderr
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_serial_device_stops_at_end_marker(demo, cli, tmp_path):
+    dump, dbg = demo
+    stream = b"boot\r\n" + b"".join(_frames(1, b"etdump.etdp", dump))
+    stream += b"log\r\n" + b"".join(_frames(2, b"debug_buffer.bin", dbg))
+    stream += b"".join(_frames(0, b"", b""))  # end of stream
+    rc, out, err = _serial_capture(cli, stream, tmp_path / "a",
+                                   ("--timeout", "20"))
+    assert rc == 0, err
+    assert (tmp_path / "a" / "etdump.etdp").read_bytes() == dump
+    assert (tmp_path / "a" / "debug_buffer.bin").read_bytes() == dbg
+    # without the end marker: silence ends it, the cut file is partial
+    cut = b"".join(_frames(1, b"etdump.etdp", dump)[:-1])
+    rc, out, err = _serial_capture(cli, cut, tmp_path / "b",
+                                   ("--timeout", "1"))
+    assert rc == 1
+    assert "no end-of-file frame" in err
+    assert (tmp_path / "b" / "etdump.etdp.partial").exists()
+    assert not (tmp_path / "b" / "etdump.etdp").exists()

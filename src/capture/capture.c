@@ -111,25 +111,37 @@ void cap_file_free(cap_file_t *f) {
   free(f);
 }
 
-static bool name_used(const etk_capture_t *cap, const char *name) {
-  for (size_t i = 0; i < cap->done_names.count; i++)
-    if (strcmp(cap->done_names.items[i], name) == 0) return true;
-  return false;
+/* Records `name` as given; false when it already was (or on no memory). */
+static bool claim(etk_capture_t *cap, const char *name, uint32_t *id) {
+  bool is_new = false;
+  if (etk_hash_put(&cap->out_names, name, strlen(name), id, &is_new) != ETK_OK)
+    return false;
+  if (is_new && !(ETK_VEC_RESERVE(cap->next_suffix.items, cap->next_suffix.cap,
+                                  (size_t)*id + 1))) {
+    stop(cap, ETK_E_NO_MEMORY);
+    return false;
+  }
+  if (is_new) {
+    cap->next_suffix.items[*id] = 2;
+    cap->next_suffix.count = (size_t)*id + 1;
+  }
+  return is_new;
 }
 
-/* "etdump.bin", then "etdump-2.bin", "etdump-3.bin"... */
+/* "etdump.bin", then "etdump-2.bin", "etdump-3.bin"... (each name keeps
+ * the next suffix to try, so many files of one name cost no search). */
 static void unique_name(etk_capture_t *cap, const char *name, char *out,
                         size_t size) {
   snprintf(out, size, "%s", name);
+  uint32_t id, other;
+  if (claim(cap, name, &id) || cap->stopped != ETK_OK) return;
   const char *dot = strrchr(name, '.');
   int stem = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
-  for (unsigned k = 2; name_used(cap, out) && k < 1000000u; k++)
-    snprintf(out, size, "%.*s-%u%s", stem, name, k, name + stem);
-  char *copy = malloc(strlen(out) + 1);
-  if (copy && ETK_VEC_PUSH(cap->done_names, copy))
-    strcpy(copy, out);
-  else
-    free(copy);
+  for (;;) {
+    uint32_t k = cap->next_suffix.items[id]++;
+    snprintf(out, size, "%.*s-%u%s", stem, name, (unsigned)k, name + stem);
+    if (claim(cap, out, &other) || cap->stopped != ETK_OK) return;
+  }
 }
 
 void cap_file_emit(etk_capture_t *cap, cap_file_t *f) {
@@ -261,27 +273,32 @@ static void close_open(etk_capture_t *cap, size_t i) {
                        (unsigned)r->hi, what);
   }
   char key[ETK_TX_NAME_MAX + 8];
-  snprintf(key, sizeof key, "%d:%s", f->kind, f->name);
-  char *copy = malloc(strlen(key) + 1);
-  if (copy && ETK_VEC_PUSH(cap->done_framed, copy))
-    strcpy(copy, key);
-  else
-    free(copy);
+  int n = snprintf(key, sizeof key, "%d:%s", f->kind, f->name);
+  uint32_t id;
+  if (etk_hash_put(&cap->done_framed, key, (size_t)n, &id, NULL) != ETK_OK)
+    stop(cap, ETK_E_NO_MEMORY);
   cap_file_emit(cap, f);
 }
 
 static bool done_framed(const etk_capture_t *cap, const frame_t *fr) {
   char key[ETK_TX_NAME_MAX + 8];
-  snprintf(key, sizeof key, "%d:%.*s", fr->kind, (int)fr->name_len, fr->name);
-  for (size_t i = 0; i < cap->done_framed.count; i++)
-    if (strcmp(cap->done_framed.items[i], key) == 0) return true;
-  return false;
+  int n = snprintf(key, sizeof key, "%d:%.*s", fr->kind, (int)fr->name_len,
+                   fr->name);
+  return etk_hash_find(&cap->done_framed, key, (size_t)n) != ETK_HASH_NONE;
 }
 
 static cap_file_t *open_file(etk_capture_t *cap, const frame_t *fr) {
   char name[ETK_TX_NAME_MAX + 1];
   memcpy(name, fr->name, fr->name_len);
   name[fr->name_len] = '\0';
+  if (cap->open.count >= CAP_OPEN_MAX) {
+    /* the oldest goes: a stream with that many files at once is damaged */
+    cap_file_problem(cap, cap->open.items[0],
+                     "closed unfinished: more than "
+                     "%d files were being sent at once",
+                     CAP_OPEN_MAX);
+    close_open(cap, 0);
+  }
   cap_file_t *f =
       cap_file_new(cap, fr->kind, ETK_CAPTURE_FRAMED, name, cap->frame_start);
   if (f == NULL) return NULL;
@@ -518,6 +535,8 @@ int etk_capture_new(const etk_capture_callbacks_t *cb, etk_capture_t **out) {
     return ETK_E_NO_MEMORY;
   }
   cap->cb = *cb;
+  etk_hash_init(&cap->out_names);
+  etk_hash_init(&cap->done_framed);
   *out = cap;
   return ETK_OK;
 }
@@ -568,12 +587,9 @@ void etk_capture_free(etk_capture_t *cap) {
   for (size_t i = 0; i < cap->open.count; i++)
     cap_file_free(cap->open.items[i]);
   ETK_VEC_FREE(cap->open);
-  for (size_t i = 0; i < cap->done_names.count; i++)
-    free(cap->done_names.items[i]);
-  ETK_VEC_FREE(cap->done_names);
-  for (size_t i = 0; i < cap->done_framed.count; i++)
-    free(cap->done_framed.items[i]);
-  ETK_VEC_FREE(cap->done_framed);
+  etk_hash_free(&cap->out_names);
+  ETK_VEC_FREE(cap->next_suffix);
+  etk_hash_free(&cap->done_framed);
   cap_arm_free(cap);
   free(cap->frame);
   free(cap->decoded);

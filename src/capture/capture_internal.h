@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hash.h"
 #include "common/vec.h"
 #include "etkit/capture.h"
 
@@ -20,6 +21,7 @@
 #define CAP_FRAME_MAX (CAP_PAYLOAD_MAX + CAP_PAYLOAD_MAX / 254 + 2)
 #define CAP_LINE_MAX 256
 #define CAP_PROBLEMS_MAX 32 /* per file; then one "... more" line */
+#define CAP_OPEN_MAX 64     /* framed files assembled at once */
 
 typedef struct cap_range {
   uint32_t lo, hi; /* missing sequence numbers lo..hi */
@@ -85,9 +87,10 @@ struct etk_capture {
   uint64_t frame_start; /* stream offset of the frame's marker */
   uint64_t damaged_since_good;
   uint64_t last_damage;
-  ETK_VEC(cap_file_t *) open;  /* framed files in progress */
-  ETK_VEC(char *) done_names;  /* out names used, and framed names done */
-  ETK_VEC(char *) done_framed; /* "kind:name" of finished framed files */
+  ETK_VEC(cap_file_t *) open;    /* framed files in progress */
+  etk_hash_t out_names;          /* out names given, ids index: */
+  ETK_VEC(uint32_t) next_suffix; /* the next "-N" to try for a name */
+  etk_hash_t done_framed;        /* "kind:name" of finished framed files */
   etk_capture_stats_t stats;
   arm_log_t arm;
 };

@@ -332,6 +332,39 @@ ETK_TEST(garbage_never_complete) {
   }
 }
 
+/* Many files of one name get -2, -3, ...; a stream with more files open
+ * at once than the capture assembles closes the oldest as incomplete. */
+ETK_TEST(same_names_and_too_many_open) {
+  buf_t b = {0};
+  etk_tx_t tx;
+  etk_tx_init(&tx, buf_write, &b);
+  for (int i = 0; i < 5; i++)
+    etk_tx_send_file(&tx, ETK_TX_KIND_OUTPUT, "out.bin", "x", 1);
+  seen_t s;
+  REQUIRE(capture(&b, 0, &s) == ETK_OK);
+  CHECK_EQ_INT(s.files, 5);
+  CHECK_EQ_INT(s.complete, 5);
+  CHECK_EQ_STR(s.names[0], "out.bin");
+  CHECK_EQ_STR(s.names[1], "out-2.bin");
+  CHECK_EQ_STR(s.names[4], "out-5.bin");
+  seen_free(&s);
+  b.len = 0;
+  for (int i = 0; i < 70; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "f%d", i);
+    etk_tx_open(&tx, ETK_TX_KIND_LOG, name);
+    uint8_t big[300] = {1};
+    etk_tx_write(&tx, big, sizeof big); /* one frame, the file stays open */
+    tx.open = 0;                        /* and is never closed */
+  }
+  REQUIRE(capture(&b, 0, &s) == ETK_OK);
+  CHECK_EQ_INT(s.files, 70);
+  CHECK_EQ_INT(s.complete, 0);
+  CHECK(strstr(s.problems, "more than 64 files were being sent at once"));
+  seen_free(&s);
+  free(b.p);
+}
+
 ETK_TEST(bad_arguments) {
   etk_capture_t *cap = (etk_capture_t *)1;
   CHECK(etk_capture_new(NULL, &cap) == ETK_E_INVALID_ARGUMENT);
