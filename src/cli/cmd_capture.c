@@ -79,19 +79,17 @@ typedef struct writer {
 
 static int write_one(void *ctx, const etk_capture_file_t *f) {
   writer_t *w = ctx;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s%s", w->dir, f->out_name,
+  char name[ETK_TX_NAME_MAX + 32], path[4096];
+  snprintf(name, sizeof name, "%s%s", f->out_name,
            f->complete ? "" : ".partial");
+  snprintf(path, sizeof path, "%s/%s", w->dir, name);
   etk_error_t err;
   etk_error_clear(&err);
   if (etk_write_file(path, f->data, f->size, &err) != ETK_OK) {
     etk_cli_fail_error(CMD, &err);
     w->trouble = 1;
   }
-  printf("%s%-*s %10zu bytes  %s (%s%s)\n", f->out_name,
-         f->complete ? 24 - (int)strlen(f->out_name)
-                     : 16 - (int)strlen(f->out_name),
-         f->complete ? "" : ".partial", f->size,
+  printf("%-28s %10zu bytes  %s (%s%s)\n", name, f->size,
          f->complete ? "complete" : "partial", etk_capture_kind_name(f->kind),
          f->source == ETK_CAPTURE_ARM_LOG ? ", Arm log" : "");
   for (size_t i = 0; i < f->problem_count; i++)
