@@ -82,10 +82,13 @@ static int write_one(void *ctx, const etk_capture_file_t *f) {
   char name[ETK_TX_NAME_MAX + 32], path[4096];
   snprintf(name, sizeof name, "%s%s", f->out_name,
            f->complete ? "" : ".partial");
-  snprintf(path, sizeof path, "%s/%s", w->dir, name);
+  int n = snprintf(path, sizeof path, "%s/%s", w->dir, name);
   etk_error_t err;
   etk_error_clear(&err);
-  if (etk_write_file(path, f->data, f->size, &err) != ETK_OK) {
+  if (n < 0 || (size_t)n >= sizeof path) {
+    etk_cli_fail(CMD, "%s/%s: path too long", w->dir, name);
+    w->trouble = 1;
+  } else if (etk_write_file(path, f->data, f->size, &err) != ETK_OK) {
     etk_cli_fail_error(CMD, &err);
     w->trouble = 1;
   }
