@@ -167,7 +167,7 @@ static void tail_end(etk_capture_t *cap) {
   bool ok = !a->line_long &&
             sscanf(a->line, " | base64 -d >%65[^ \t]%n", name, &used) == 1 &&
             (size_t)used == n && etk_tx_name_ok(name, strlen(name));
-  if (f && ok) snprintf(f->name, sizeof f->name, "%s", name);
+  if (f && ok) memcpy(f->name, name, strlen(name) + 1); /* <= 64 bytes */
   if (f && !ok)
     cap_file_problem(cap, f,
                      "echo line at line %llu does not end in "
@@ -210,7 +210,7 @@ static void line_end(etk_capture_t *cap) {
   int used = 0;
   if (sscanf(a->line, "# Writing %65s [base64]%n", hint, &used) == 1 &&
       (size_t)used == n && etk_tx_name_ok(hint, strlen(hint)))
-    snprintf(a->hint, sizeof a->hint, "%s", hint);
+    memcpy(a->hint, hint, strlen(hint) + 1); /* checked: <= 64 bytes */
 }
 
 /* One base64 character of an echo line. */

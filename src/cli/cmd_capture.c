@@ -32,6 +32,7 @@
 
 static const char *const usage_text =
     "usage: etkit capture SOURCE --output-dir DIR [--baud N] [--timeout S]\n"
+    "                     [--keep-log FILE]\n"
     "\n"
     "Finds every file a device sent (etkit transport frames, or upstream's\n"
     "Arm runner blocks '#[RUN THIS]' ... 'echo \"<base64>\" | base64 -d "
@@ -47,19 +48,21 @@ static const char *const usage_text =
     "  --baud N          serial speed (default 115200)\n"
     "  --timeout S       seconds of silence that end a serial or stdin read\n"
     "                    (default: 10 for a serial device, none otherwise)\n"
+    "  --keep-log FILE   also write every byte read (frames and text) to FILE\n"
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 all files complete, 1 something damaged, incomplete or\n"
     "nothing found, 2 trouble (usage, unreadable source).\n";
 
 typedef struct capture_cli {
-  const char *source, *dir, *baud, *timeout;
+  const char *source, *dir, *baud, *timeout, *keep_log;
 } capture_cli_t;
 
 static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("output_dir|output", 'o', capture_cli_t, dir),
     ETK_CLI_STRING("baud", 0, capture_cli_t, baud),
     ETK_CLI_STRING("timeout", 0, capture_cli_t, timeout),
+    ETK_CLI_STRING("keep_log", 0, capture_cli_t, keep_log),
 };
 
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
@@ -155,7 +158,7 @@ static int setup_serial(int fd, const char *path, unsigned long baud) {
 /* Reads fd into the capture until EOF, `timeout_ms` of silence (< 0: no
  * limit) or, when `stop_at_end`, an end marker.  1 on a read error. */
 static int pump(int fd, const char *path, etk_capture_t *cap, int timeout_ms,
-                int stop_at_end) {
+                int stop_at_end, FILE *keep) {
   static unsigned char buf[1 << 16];
   for (;;) {
     if (timeout_ms >= 0) {
@@ -175,6 +178,10 @@ static int pump(int fd, const char *path, etk_capture_t *cap, int timeout_ms,
       return 1;
     }
     if (n == 0) return 0;
+    if (keep && fwrite(buf, 1, (size_t)n, keep) != (size_t)n) {
+      etk_cli_fail(CMD, "cannot write the kept log: %s", strerror(errno));
+      return 1;
+    }
     int rc = etk_capture_feed(cap, buf, (size_t)n);
     if (rc != ETK_OK) {
       etk_cli_fail(CMD, "%s", etk_status_name(rc));
@@ -253,7 +260,16 @@ int etk_cmd_capture(int argc, char **argv) {
     return etk_cli_fail(CMD, "out of memory") + 1;
   }
   int timeout_ms = timeout < 0 ? -1 : (int)(timeout * 1000 + 0.5);
-  int read_failed = pump(fd, c.source, cap, timeout_ms, serial);
+  FILE *keep = c.keep_log ? fopen(c.keep_log, "wb") : NULL;
+  int read_failed = c.keep_log && keep == NULL;
+  if (read_failed)
+    etk_cli_fail(CMD, "cannot create %s: %s", c.keep_log, strerror(errno));
+  else
+    read_failed = pump(fd, c.source, cap, timeout_ms, serial, keep);
+  if (keep && fclose(keep) != 0 && !read_failed) {
+    etk_cli_fail(CMD, "cannot write %s: %s", c.keep_log, strerror(errno));
+    read_failed = 1;
+  }
   if (fd != STDIN_FILENO) close(fd);
   int fin = etk_capture_finish(cap);
   etk_capture_stats_t st;
