@@ -417,6 +417,18 @@ static void good_frame(etk_capture_t *cap, const frame_t *fr) {
   if (fr->flags & ETK_TX_FLAG_LAST) end_of_file(cap, i, fr);
 }
 
+/* What a frame that failed its CRC says it is, when its header still
+ * reads as one (a flipped data byte leaves it whole): " (by its header,
+ * chunk 3 of etdump.etdp)"; the header is not trusted beyond a message. */
+static void header_guess(const uint8_t *p, size_t n, char *out, size_t size) {
+  if (n < ETK_TX_PAYLOAD_FIXED || p[0] != ETK_TX_VERSION ||
+      p[1] > ETK_TX_KIND_OTHER || n < (size_t)4 + p[3] + 8 ||
+      !etk_tx_name_ok((const char *)p + 4, p[3]))
+    return;
+  snprintf(out, size, " (by its header, chunk %u of %.*s)",
+           (unsigned)rd32(p + 4 + p[3]), (int)p[3], (const char *)p + 4);
+}
+
 static void end_frame(etk_capture_t *cap) {
   size_t start = 0;
   frame_t fr;
@@ -432,8 +444,12 @@ static void end_frame(etk_capture_t *cap) {
   cap->last_damage = cap->frame_start;
   for (size_t i = 0; i < cap->open.count; i++)
     cap->open.items[i]->damage_pending = true;
-  cap_problem(cap, "damaged frame at stream byte %llu (%zu bytes): %s",
-              (unsigned long long)cap->frame_start, cap->frame_len, why);
+  char guess[ETK_TX_NAME_MAX + 48] = "";
+  if (why != NULL && start < cap->frame_len)
+    header_guess(cap->decoded + start, cap->frame_len - start, guess,
+                 sizeof guess);
+  cap_problem(cap, "damaged frame at stream byte %llu (%zu bytes): %s%s",
+              (unsigned long long)cap->frame_start, cap->frame_len, why, guess);
 }
 
 /* ------------------------------------------------------------ the stream */
