@@ -132,6 +132,13 @@ int main(int argc, char **argv) {
     etk_tx_close(&tx);
     printf("wire_overhead_streamed_1kb_tensors %.3f %%\n",
            100.0 * (double)(wire - MB) / MB);
+    wire = 0;
+    etk_tx_set_exclusive(&tx, 1);
+    etk_tx_open(&tx, ETK_TX_KIND_DEBUG_BUFFER, "debug_buffer.bin");
+    for (size_t i = 0; i < MB; i += 64) etk_tx_write(&tx, mb + i, 64);
+    etk_tx_close(&tx);
+    printf("wire_overhead_streamed_exclusive_64b_writes %.3f %%\n",
+           100.0 * (double)(wire - MB) / MB);
   }
   /* a framed stream: FILES x 1 MB with a log line between frames */
   buf_t s = {0};

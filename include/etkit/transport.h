@@ -28,8 +28,8 @@
  *
  * RAM AND WIRE COST
  *   etk_tx_t is the writer's whole state: at most 256 bytes (checked at
- *   compile time; 208 on Cortex-M), ETK_TX_STAGE of them staging small
- *   streamed writes.  Code: about 2.3 KB of flash with the CRC table.
+ *   compile time; 220 on Cortex-M), ETK_TX_STAGE of them staging small
+ *   streamed writes.  Code: about 2.6 KB of flash with the CRC table.
  *   A chunk carries up to `chunk_bytes` (default 4,096) data bytes for 23
  *   bytes plus its name; with rCOBS's 1 byte per 254 non-zero bytes, the
  *   wire carries about 0.6% to 1% more than the file (bench/capture).
@@ -66,6 +66,9 @@
  *   none open.  Every call writes whole frames (small writes wait in the
  *   staging area), so the firmware may print log lines between calls,
  *   never from inside `write`.  The name is borrowed until etk_tx_close.
+ *   Many small writes cost a frame each past ETK_TX_STAGE bytes; when the
+ *   pipe carries nothing else until etk_tx_close, etk_tx_set_exclusive()
+ *   keeps each chunk's frame open across writes instead (full chunks).
  *
  * ERRORS
  *   ETK_E_INVALID_ARGUMENT (NULL, a bad name or kind), ETK_E_INVALID_STATE
@@ -128,6 +131,11 @@ typedef struct etk_tx {
   uint8_t name_len;
   uint8_t open;
   uint8_t failed;
+  uint8_t exclusive; /* etk_tx_set_exclusive */
+  uint8_t in_frame;  /* exclusive mode: a chunk's frame is open */
+  uint8_t run;       /* its rCOBS run */
+  uint16_t fill;     /* its data bytes so far */
+  uint32_t frame_crc;
   uint8_t stage[ETK_TX_STAGE];
 } etk_tx_t;
 
@@ -138,6 +146,14 @@ int etk_tx_init(etk_tx_t *tx, etk_tx_write_fn write, void *ctx);
 /* Data bytes per chunk, 1..ETK_TX_CHUNK_MAX (larger chunks cost less wire,
  * lose more on a damaged byte; RAM is the same).  No file may be open. */
 int etk_tx_set_chunk_bytes(etk_tx_t *tx, size_t bytes);
+
+/* Exclusive mode (on != 0) for a pipe that carries nothing else while a
+ * file is streamed: a chunk's frame stays open across etk_tx_write calls
+ * until it holds chunk_bytes, so writes of any size cost what a whole file
+ * costs (~1%) instead of a frame per write; but text printed before
+ * etk_tx_close lands inside a frame and damages that chunk.  Whole files
+ * (etk_tx_send_file) are the same in both modes.  No file may be open. */
+int etk_tx_set_exclusive(etk_tx_t *tx, int on);
 
 /* Whether `name` can name a file: 1..ETK_TX_NAME_MAX bytes of [A-Za-z0-9._+-],
  * not starting with '.' (a host writes it under its output folder as is). */

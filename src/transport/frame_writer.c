@@ -28,6 +28,9 @@
  *     data bytes of the open file already framed, staged bytes excluded.
  *   - After a failed write, every call fails with ETK_E_IO until
  *     etk_tx_init: the host has a hole and must see the file incomplete.
+ *   - Exclusive mode (etk_tx_set_exclusive) is the one exception to whole
+ *     frames per call: a streamed chunk's frame stays open (tx->in_frame,
+ *     its CRC and rCOBS run in tx) until it is full or the file closes.
  */
 #include <string.h>
 
@@ -160,37 +163,78 @@ typedef struct chunk {
   uint32_t total, file_crc; /* with last */
 } chunk_t;
 
-static int send_frame(etk_tx_t *tx, const chunk_t *c) {
-  enc_t e = {tx, 0, 0, ETK_OK};
+/* The opening bytes and the header of the open file's next chunk. */
+static void frame_begin(enc_t *e, int last) {
+  etk_tx_t *tx = e->tx;
   uint8_t head[4] = {ETK_TX_VERSION, tx->kind,
-                     (uint8_t)(c->last ? ETK_TX_FLAG_LAST : 0), tx->name_len};
-  uint8_t open[1 + ETK_TX_MARKER_LEN] = {0x00, 0xff, 'E', 'T'};
-  if (tx->failed) return ETK_E_IO;
-  raw(&e, open, sizeof open);
-  put(&e, head, sizeof head);
-  put(&e, tx->name, tx->name_len);
-  put_u32(&e, tx->seq);
-  put_u32(&e, tx->sent);
-  put(&e, c->a, c->na);
-  put(&e, c->b, c->nb);
-  put_u16(&e, (uint32_t)(c->na + c->nb));
-  if (c->last) {
-    put_u32(&e, c->total);
-    put_u32(&e, c->file_crc);
+                     (uint8_t)(last ? ETK_TX_FLAG_LAST : 0), tx->name_len};
+  static const uint8_t open[1 + ETK_TX_MARKER_LEN] = {0x00, 0xff, 'E', 'T'};
+  raw(e, open, sizeof open);
+  put(e, head, sizeof head);
+  put(e, tx->name, tx->name_len);
+  put_u32(e, tx->seq);
+  put_u32(e, tx->sent);
+}
+
+/* The trailer after `len` data bytes, the CRC, the last code, 0x00; then
+ * the chunk counts as sent (or the writer as failed). */
+static int frame_end(enc_t *e, size_t len, const chunk_t *last) {
+  static const uint8_t close = 0x00;
+  etk_tx_t *tx = e->tx;
+  put_u16(e, (uint32_t)len);
+  if (last) {
+    put_u32(e, last->total);
+    put_u32(e, last->file_crc);
   }
-  put_u32(&e, e.crc);
-  code(&e);
-  {
-    uint8_t close = 0x00;
-    raw(&e, &close, 1);
-  }
-  if (e.rc != ETK_OK) {
+  put_u32(e, e->crc);
+  code(e);
+  raw(e, &close, 1);
+  e->crc = 0;
+  if (e->rc != ETK_OK) {
     tx->failed = 1;
-    return e.rc;
+    return e->rc;
   }
   tx->seq++;
-  tx->sent += (uint32_t)(c->na + c->nb);
+  tx->sent += (uint32_t)len;
   return ETK_OK;
+}
+
+static int send_frame(etk_tx_t *tx, const chunk_t *c) {
+  enc_t e = {tx, 0, 0, ETK_OK};
+  if (tx->failed) return ETK_E_IO;
+  frame_begin(&e, c->last);
+  put(&e, c->a, c->na);
+  put(&e, c->b, c->nb);
+  return frame_end(&e, c->na + c->nb, c->last ? c : NULL);
+}
+
+/* Exclusive mode: the chunk's frame stays open across calls, its encoder
+ * state (CRC, run) kept in tx, and closes when the chunk is full. */
+static int write_held(etk_tx_t *tx, const uint8_t *p, size_t n) {
+  enc_t e = {tx, tx->frame_crc, tx->run, ETK_OK};
+  int rc = ETK_OK;
+  while (n > 0 && rc == ETK_OK && e.rc == ETK_OK) {
+    if (!tx->in_frame) {
+      frame_begin(&e, 0);
+      tx->in_frame = 1;
+      tx->fill = 0;
+    }
+    size_t take = (size_t)(tx->chunk_bytes - tx->fill);
+    if (take > n) take = n;
+    put(&e, p, take);
+    tx->file_crc = etk_crc32(tx->file_crc, p, take);
+    tx->fill = (uint16_t)(tx->fill + take);
+    p += take;
+    n -= take;
+    if (tx->fill == tx->chunk_bytes) {
+      tx->in_frame = 0;
+      rc = frame_end(&e, tx->fill, NULL);
+    }
+  }
+  tx->frame_crc = e.crc;
+  tx->run = (uint8_t)e.run;
+  if (e.rc != ETK_OK) tx->failed = 1;
+  return rc != ETK_OK ? rc : e.rc;
 }
 
 /* ------------------------------------------------------ the public calls */
@@ -209,6 +253,13 @@ int etk_tx_set_chunk_bytes(etk_tx_t *tx, size_t bytes) {
     return ETK_E_INVALID_ARGUMENT;
   if (tx->open) return ETK_E_INVALID_STATE;
   tx->chunk_bytes = (uint16_t)bytes;
+  return ETK_OK;
+}
+
+int etk_tx_set_exclusive(etk_tx_t *tx, int on) {
+  if (tx == NULL) return ETK_E_INVALID_ARGUMENT;
+  if (tx->open) return ETK_E_INVALID_STATE;
+  tx->exclusive = on != 0;
   return ETK_OK;
 }
 
@@ -240,6 +291,10 @@ int etk_tx_open(etk_tx_t *tx, etk_tx_kind_t kind, const char *name) {
   tx->sent = 0;
   tx->staged = 0;
   tx->file_crc = 0;
+  tx->in_frame = 0;
+  tx->fill = 0;
+  tx->frame_crc = 0;
+  tx->run = 0;
   tx->open = 1;
   return ETK_OK;
 }
@@ -250,7 +305,8 @@ int etk_tx_write(void *ctx, const void *bytes, size_t n) {
   if (tx == NULL || (p == NULL && n > 0)) return ETK_E_INVALID_ARGUMENT;
   if (!tx->open) return ETK_E_INVALID_STATE;
   if (tx->failed) return ETK_E_IO;
-  if (n > UINT32_MAX - tx->sent - tx->staged) return ETK_E_LIMIT;
+  if (n > UINT32_MAX - tx->sent - tx->staged - tx->fill) return ETK_E_LIMIT;
+  if (tx->exclusive) return write_held(tx, p, n);
   size_t cap = tx->chunk_bytes < ETK_TX_STAGE ? tx->chunk_bytes : ETK_TX_STAGE;
   while (n > 0) {
     if (tx->staged + n <= cap) {
@@ -276,6 +332,14 @@ int etk_tx_close(etk_tx_t *tx) {
   if (tx == NULL) return ETK_E_INVALID_ARGUMENT;
   if (!tx->open) return ETK_E_INVALID_STATE;
   tx->open = 0;
+  if (tx->failed) return ETK_E_IO;
+  if (tx->in_frame) { /* its header said "not last": end it, then an empty last
+                       */
+    enc_t e = {tx, tx->frame_crc, tx->run, ETK_OK};
+    tx->in_frame = 0;
+    int rc = frame_end(&e, tx->fill, NULL);
+    if (rc != ETK_OK) return rc;
+  }
   tx->file_crc = etk_crc32(tx->file_crc, tx->stage, tx->staged);
   chunk_t c = {tx->stage,   NULL, tx->staged, 0, 1, tx->sent + tx->staged,
                tx->file_crc};

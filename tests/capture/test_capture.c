@@ -202,6 +202,43 @@ ETK_TEST(lost_first_chunk) {
   damaged(lose_first, "etdump.etdp: chunk 0 missing", 1);
 }
 
+/* Exclusive mode: a streamed file in writes of any size costs full
+ * chunks, and still decodes byte for byte; text printed meanwhile lands
+ * inside a frame and is caught. */
+ETK_TEST(exclusive_streaming) {
+  fill();
+  for (int texted = 0; texted < 2; texted++) {
+    buf_t b = {0};
+    etk_tx_t tx;
+    etk_tx_init(&tx, buf_write, &b);
+    REQUIRE(etk_tx_set_exclusive(&tx, 1) == ETK_OK);
+    REQUIRE(etk_tx_open(&tx, ETK_TX_KIND_DEBUG_BUFFER, "db.bin") == ETK_OK);
+    CHECK(etk_tx_set_exclusive(&tx, 0) == ETK_E_INVALID_STATE);
+    for (size_t off = 0, k = 1; off < sizeof data_a; k = k * 3 % 997) {
+      size_t n = k < sizeof data_a - off ? k : sizeof data_a - off;
+      REQUIRE(etk_tx_write(&tx, data_a + off, n) == ETK_OK);
+      if (texted && off > 5000 && off < 5600) buf_text(&b, "printf!\n");
+      off += n;
+    }
+    REQUIRE(etk_tx_close(&tx) == ETK_OK);
+    size_t end;
+    int frames = 0;
+    while (frame_at(&b, frames, &end), end != 0) frames++;
+    CHECK_EQ_INT(frames, 5 + 1); /* 20000 / 4096 -> 5, then the empty last */
+    seen_t s;
+    REQUIRE(capture(&b, 11, &s) == ETK_OK);
+    CHECK_EQ_INT(s.files, 1);
+    CHECK_EQ_INT(s.complete, texted ? 0 : 1);
+    if (!texted)
+      CHECK(s.size[0] == sizeof data_a &&
+            memcmp(s.data[0], data_a, sizeof data_a) == 0);
+    else
+      CHECK(strstr(s.problems, "db.bin: chunk 1 damaged") != NULL);
+    seen_free(&s);
+    free(b.p);
+  }
+}
+
 ETK_TEST(stream_end_seen) {
   buf_t b;
   clean_stream(&b);

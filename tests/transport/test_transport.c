@@ -177,6 +177,35 @@ ETK_TEST(recorder_stream_sink_through_writer) {
   CHECK_EQ_U64(count_frames(&s), 2);
 }
 
+/* Exclusive mode: one frame per full chunk whatever the write sizes; a
+ * failure mid-frame sticks and close reports it without writing more. */
+ETK_TEST(exclusive_mode) {
+  static sink_t s;
+  memset(&s, 0, sizeof s);
+  etk_tx_t tx;
+  etk_tx_init(&tx, sink_write, &s);
+  etk_tx_set_chunk_bytes(&tx, 1000);
+  REQUIRE(etk_tx_set_exclusive(&tx, 1) == ETK_OK);
+  REQUIRE(etk_tx_open(&tx, ETK_TX_KIND_DEBUG_BUFFER, "db.bin") == ETK_OK);
+  uint8_t piece[7] = {1, 2, 0, 4, 5, 0, 7};
+  for (int i = 0; i < 300; i++) CHECK(etk_tx_write(&tx, piece, 7) == ETK_OK);
+  /* 2100 bytes: two full chunks, the third frame open */
+  CHECK_EQ_U64(count_frames(&s), 3);
+  CHECK(s.buf[s.len - 1] != 0);
+  CHECK(etk_tx_close(&tx) == ETK_OK);
+  CHECK_EQ_U64(count_frames(&s), 4); /* it closes, then an empty last */
+  s.len = 0;
+  s.fail_after = 500;
+  REQUIRE(etk_tx_open(&tx, ETK_TX_KIND_DEBUG_BUFFER, "db.bin") == ETK_OK);
+  int rc = ETK_OK;
+  for (int i = 0; i < 300 && rc == ETK_OK; i++)
+    rc = etk_tx_write(&tx, piece, 7);
+  CHECK(rc == ETK_E_IO);
+  size_t calls = s.calls;
+  CHECK(etk_tx_close(&tx) == ETK_E_IO);
+  CHECK_EQ_U64(s.calls, calls);
+}
+
 ETK_TEST(write_failure_sticks) {
   static sink_t s;
   memset(&s, 0, sizeof s);
