@@ -44,6 +44,8 @@ static void run(const uint8_t *data, size_t size, size_t piece, tally_t *t) {
   etk_capture_free(cap);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0) return 0;
   tally_t whole, pieces;
