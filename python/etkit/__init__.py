@@ -13,7 +13,8 @@ program's methods with their input and output dtypes and shapes, as
 DataFrames), etkit.model_explorer(etrecord, graph_path, node_data_path,
 inspector) (Model Explorer's graph and node-data files) and
 etkit.Store(url) (the run history of `etkit store`: add, runs, trend,
-compare as DataFrames).
+compare as DataFrames) and etkit.capture(source, output_dir) (the
+files a device sent over a UART or in a log, as `etkit capture`).
 """
 
 from . import _etkit
@@ -33,6 +34,7 @@ from .memory import MemoryPlan, memory_plan
 from .graph import model_explorer
 from .program import Program, _program_inputs
 from .store import Store
+from .capture import CaptureResult, CapturedFile, capture
 from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
@@ -48,6 +50,9 @@ __all__ = [
     "run",
     "RunResult",
     "Program",
+    "capture",
+    "CapturedFile",
+    "CaptureResult",
 ]
 
 

@@ -77,6 +77,9 @@ int ext_graph_view_register(PyObject *module);
 /* Registers the etkit.Store functions (store.c) in `module`. */
 int ext_store_register(PyObject *module);
 
+/* Registers capture_bytes (capture.c: etkit.capture) in `module`. */
+int ext_capture_register(PyObject *module);
+
 /* The text of a memory sink as a str (the sink is freed); raises `err`
  * when rc is not ETK_OK. */
 PyObject *ext_sink_text(etk_render_sink_t *sink, int rc, etk_error_t *err);

@@ -50,6 +50,10 @@ int etk_cmd_numerics_gap(int argc, char **argv);
  * `compare --fail-above` returns 1 on a significant slow-down. */
 int etk_cmd_store(int argc, char **argv);
 
+/* `etkit capture SOURCE --output-dir DIR` (cmd_capture.c): files sent over
+ * a byte pipe (etkit/capture.h); 1 when one is damaged or incomplete. */
+int etk_cmd_capture(int argc, char **argv);
+
 /* Prints "etkit <cmd>: <message>\n" to stderr; returns 1. */
 int etk_cli_fail(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -42,6 +42,8 @@ static const etk_command_t commands[] = {
      "compare the values two traced runs logged (MSE, SNR per instruction)"},
     {"store", etk_cmd_store,
      "keep runs in SQLite/PostgreSQL; trends and noise-aware comparisons"},
+    {"capture", etk_cmd_capture,
+     "recover ETDumps, debug buffers, outputs sent over a UART or in a log"},
 };
 
 int etk_cli_fail(const char *cmd, const char *fmt, ...) {
