@@ -71,6 +71,11 @@ typedef struct etk_graph_view_group {
   size_t parent;      /* index of the enclosing group, which must come
                          before this one, or ETK_GRAPH_VIEW_NONE */
   etk_graph_view_group_kind_t kind;
+  /* The group's own value, shown on its closed cover and coloured like a
+   * node (a partition's DELEGATE_CALL time); without it, the options'
+   * `aggregate` of what it holds. */
+  bool has_value;
+  double value;
 } etk_graph_view_group_t;
 
 /* A node.  Strings are borrowed for the call; NULL reads as absent. */
@@ -87,6 +92,9 @@ typedef struct etk_graph_view_node {
   double value;        /* the overlay value (the change, with `against`) */
   bool has_a, has_b;   /* `against`: the two runs' values for the tooltip */
   double a, b;
+  bool io;    /* a graph input or output: drawn plain, never "no event" */
+  bool faint; /* `against`: the change is not significant: drawn neutral
+                 (its value stays in data-value and the tooltip) */
 } etk_graph_view_node_t;
 
 /* A data edge from node `from` to node `to` (indices into the nodes). */
@@ -102,6 +110,13 @@ typedef struct etk_graph_view {
   const etk_graph_view_group_t *groups;
   size_t group_count;
 } etk_graph_view_t;
+
+typedef enum etk_graph_view_aggregate {
+  ETK_GRAPH_VIEW_AGG_NONE = 0,
+  ETK_GRAPH_VIEW_AGG_SUM,
+  ETK_GRAPH_VIEW_AGG_MAX,
+  ETK_GRAPH_VIEW_AGG_MIN
+} etk_graph_view_aggregate_t;
 
 typedef struct etk_graph_view_options {
   const char *title;      /* page title; default "etkit graph" */
@@ -125,6 +140,15 @@ typedef struct etk_graph_view_options {
   /* Writes a <section> to embed into another page (the HTML report)
    * instead of a whole document. */
   bool fragment;
+  /* Which end of the scale is better, said in the legend: -1 lower
+   * (time, error), +1 higher (SNR: its colours run the other way, dark =
+   * low), 0 neither.  With `against`, lower (faster) is better. */
+  int better;
+  /* A closed group's value when it has none of its own: the sum, the
+   * largest or the smallest of its nodes' and child groups' values. */
+  etk_graph_view_aggregate_t aggregate;
+  /* One more line of legend text (the A/B rule); may be NULL. */
+  const char *legend_note;
 } etk_graph_view_options_t;
 
 /* Sets every option to its default. */
@@ -170,6 +194,10 @@ typedef struct etk_graph_view_values {
   const double *a, *b;   /* `against`: both runs' values for the tooltip */
   const bool *has_a, *has_b;
   const char *const *figures; /* tooltip lines per node (or NULL entries) */
+  const bool *faint;          /* `against`: not significant (NULL = none) */
+  /* Per node, the time of the DELEGATE_CALL event around it (NaN when
+   * none): a partition group's own value is its nodes' (NULL = none). */
+  const double *call_value;
 } etk_graph_view_values_t;
 
 typedef struct etk_graph_view_build {
@@ -219,6 +247,11 @@ typedef struct etk_graph_view_page {
    * median-based figure (p50 for time, as `etkit diff`), both values in
    * the tooltip.  Ignored for error/snr/memory.  NULL = none. */
   const etk_graph_figures_t *b;
+  /* More dumps of each side, pooled with `a` and `b` for the A/B test
+   * (etk_graph_figures_compare: every run of every dump one sample);
+   * NULL entries are skipped. */
+  const etk_graph_figures_t *const *more_a, *const *more_b;
+  size_t more_a_count, more_b_count;
   /* title, subtitle, note, labels, fragment, collapse_above; value_name,
    * unit and against are set from the overlay */
   etk_graph_view_options_t view;
@@ -250,6 +283,14 @@ int etk_graph_view_overlay_check(const char *overlay, etk_error_t *err);
 int etk_graph_view_values(const etk_graph_t *g, const etk_graph_view_page_t *p,
                           double *values, bool *has_value, const char **name,
                           const char **unit, etk_error_t *err);
+
+/* The A/B change per node as the page colours it (etk_graph_figures_compare
+ * of a and more_a against b and more_b): values[] the change (0.1 = +10 %)
+ * where both sides have samples, significant[] whether it is significant.
+ * ETK_E_INVALID_ARGUMENT without both sides, ETK_E_NO_MEMORY. */
+int etk_graph_view_changes(const etk_graph_t *g, const etk_graph_view_page_t *p,
+                           double *values, bool *has_value, bool *significant,
+                           etk_error_t *err);
 
 /* Builds the description of `g` with `p`'s overlay and writes the page
  * (etk_graph_view_write_html).  Errors: those of the calls it makes. */

@@ -40,8 +40,9 @@ static size_t count(const char *hay, const char *needle) {
 
 /* x -> mul (in module "blk") -> add (in partition "Xnn" inside "blk") */
 static etk_graph_view_group_t groups3[] = {
-    {"blk", "blk (Block)", ETK_GRAPH_VIEW_NONE, ETK_GRAPH_VIEW_MODULE},
-    {"Xnn", NULL, 0, ETK_GRAPH_VIEW_PARTITION}};
+    {"blk", "blk (Block)", ETK_GRAPH_VIEW_NONE, ETK_GRAPH_VIEW_MODULE, false,
+     0},
+    {"Xnn", NULL, 0, ETK_GRAPH_VIEW_PARTITION, false, 0}};
 static etk_graph_view_edge_t edges3[] = {{0, 1}, {1, 2}, {0, 2}};
 
 static void nodes3(etk_graph_view_node_t n[3]) {
@@ -161,7 +162,8 @@ ETK_TEST(bad_descriptions_are_refused_before_writing) {
   etk_graph_view_edge_t self[] = {{1, 1}};
   g = (etk_graph_view_t){n, 3, self, 1, groups3, 2};
   expect_refused(&g, "to itself");
-  etk_graph_view_group_t late[] = {{"a", NULL, 1, 0}, {"b", NULL, 0, 0}};
+  etk_graph_view_group_t late[] = {{"a", NULL, 1, 0, false, 0},
+                                   {"b", NULL, 0, 0, false, 0}};
   g = (etk_graph_view_t){n, 3, edges3, 3, late, 2};
   expect_refused(&g, "does not come before it");
   n[0].group = 9;
