@@ -228,11 +228,12 @@ static int write_outputs(const view_cli_t *c, etk_graph_t *g,
     size_t n = etk_graph_node_count(g);
     double *values = calloc(n + 1, sizeof *values);
     bool *has = calloc(n + 1, sizeof *has);
-    int rc = values && has
-                 ? etk_graph_view_values(g, page, values, has, NULL, NULL, &err)
-                 : etk_error_set(&err, ETK_E_NO_MEMORY, 0, "values");
+    const char *unit = NULL;
+    int rc = values && has ? etk_graph_view_values(g, page, values, has, NULL,
+                                                   &unit, &err)
+                           : etk_error_set(&err, ETK_E_NO_MEMORY, 0, "values");
     etk_graph_node_data_t nd = {
-        .values = values, .has_value = has, .node_count = n};
+        .values = values, .has_value = has, .node_count = n, .unit = unit};
     if (rc == ETK_OK)
       rc = etk_graph_write_node_data(g, &nd, c->node_data, &err);
     free(values);

@@ -145,7 +145,7 @@ ETK_TEST(timing_per_node) {
   size_t present = 0;
   for (size_t i = 0; i < f->node_count; i++) present += has[i];
   CHECK_EQ_INT(present, reached);
-  etk_graph_node_data_t nd = {values, has, f->node_count, NULL, 0, NULL};
+  etk_graph_node_data_t nd = {values, has, f->node_count, NULL, 0, NULL, NULL};
   char *js;
   size_t len;
   REQUIRE(etk_graph_node_data_json(d.g, &nd, 0, &js, &len, &err) == ETK_OK);
