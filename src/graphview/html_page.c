@@ -373,6 +373,16 @@ static void write_section(page_t *p) {
     etk_html_texts(p->sink, o->note);
     etk_render_puts(p->sink, "</p>");
   }
+  if (p->l->plain_units)
+    etk_render_printf(p->sink,
+                      "<p class=\"gv-note gv-plain\">%zu box%s of more than "
+                      "%u items (the largest: %zu) laid out in plain rows "
+                      "(each item ranked by its longest path from an input) "
+                      "instead of by Graphviz, which is too slow and too "
+                      "deeply recursive for so many; a graph exported with "
+                      "its module hierarchy is drawn in nested boxes.</p>",
+                      p->l->plain_units, p->l->plain_units == 1 ? "" : "es",
+                      (unsigned)GV_DOT_MAX_ITEMS, p->l->plain_items);
   etk_render_puts(p->sink,
                   "<div class=\"gv-bar\"><input class=\"gv-q\" type=\"search\" "
                   "placeholder=\"search node name or op type\">"

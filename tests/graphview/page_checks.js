@@ -17,6 +17,21 @@
   var lazy = sec.querySelectorAll('template.gv-lazy');
   lazy.forEach(function (t) { t.content.querySelectorAll('.gn').forEach(tally); });
   expect(total === want, 'written nodes ' + total + ' != ' + want);
+  // a box too large for dot is said to be laid out in plain rows, and
+  // its nodes do not overlap
+  if (sec.querySelector('.gv-plain')) {
+    var rows = {}, clash = 0;
+    sec.querySelectorAll('.gv-vp > .gn').forEach(function (n) {
+      var m = /translate\(([-\d.]+),([-\d.]+)\)/.exec(n.getAttribute('transform'));
+      var key = m[2];
+      (rows[key] = rows[key] || []).push([+m[1], +n.querySelector('rect').getAttribute('width')]);
+    });
+    Object.keys(rows).forEach(function (k) {
+      var r = rows[k].sort(function (a, b) { return a[0] - b[0]; });
+      for (var i = 1; i < r.length; i++) if (r[i][0] < r[i - 1][0] + r[i - 1][1]) clash++;
+    });
+    expect(clash === 0, clash + ' overlapping nodes in the plain layout');
+  }
   // a small graph opens readable (node text at least 11 px on screen)
   // and centred in the stage
   var svgEl = sec.querySelector('.gv-svg'), vpEl = sec.querySelector('.gv-vp');
