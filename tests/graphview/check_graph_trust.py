@@ -20,7 +20,8 @@ random numbers) with intermediate outputs, and A traced twice more:
   nothing below 0.001 in the legend), memory in B/KiB/MiB, node data's
   "unit"; the partition's closed box shows its DELEGATE_CALL time;
   inputs are not "no event";
-- usage: `--overlay share` without an ETDump and `--html --help`;
+- usage: `--overlay share` without an ETDump and `--html --help`; `report
+  --help` no longer says "no scripts";
 - `etkit graph` prints control characters of node names escaped.
 """
 import json
@@ -196,6 +197,10 @@ def main():
     p = run("graph", "--html", "--help", ok=False)
     check(p.returncode == 0 and b"--model-explorer" in p.stdout,
           f"--html --help: exit {p.returncode} {p.stderr!r}")
+
+    p = run("report", "--help")
+    check(b"no scripts" not in p.stdout and b"script" in p.stdout,
+          "report --help still says the page has no scripts")
 
     # control characters of node names are escaped in the listing
     hostile = os.path.join(WORK, "hostile.etrecord")
