@@ -236,16 +236,17 @@ void etk_graph_view_output_bytes(const etk_graph_t *g, double *values,
  * figures (etkit/link.h, etk_graph_figures_compute()). */
 
 typedef struct etk_graph_view_page {
-  /* "time" (avg per run, the default), "share" (% of Method::execute),
-   * "count" (runs), "error" (MSE, needs figures computed with a debug
-   * buffer: against a second run's values or the ETRecord's reference
-   * outputs), "snr", or "memory" (output bytes, from the graph alone);
-   * NULL = "time" with figures, else no colour. */
+  /* "time" (median (p50) per run, the default), "share" (% of
+   * Method::execute), "count" (runs), "error" (MSE, needs figures
+   * computed with a debug buffer: against a second run's values or the
+   * ETRecord's reference outputs), "snr", or "memory" (output bytes, from
+   * the graph alone); NULL = "time" with figures, else no colour. */
   const char *overlay;
   const etk_graph_figures_t *a; /* the run's figures, or NULL */
-  /* Run B (`--against`): colour = change from A to B of the overlay's
-   * median-based figure (p50 for time, as `etkit diff`), both values in
-   * the tooltip.  Ignored for error/snr/memory.  NULL = none. */
+  /* Run B (`--against`): colour = the significant changes from A to B
+   * of the node's time (etk_graph_figures_compare; time, share and count
+   * overlays), both medians in the tooltip.  Ignored for
+   * error/snr/memory.  NULL = none. */
   const etk_graph_figures_t *b;
   /* More dumps of each side, pooled with `a` and `b` for the A/B test
    * (etk_graph_figures_compare: every run of every dump one sample);
@@ -276,10 +277,12 @@ const char *etk_graph_view_overlay_for(const etk_graph_figures_t *a);
 int etk_graph_view_overlay_check(const char *overlay, etk_error_t *err);
 
 /* The overlay's value per graph node (values[] and has_value[]: caller
- * arrays of etk_graph_node_count() entries), as the page colours them:
- * has_value false for a node no event reached (never 0).  *name and
- * *unit (may be NULL) receive the legend's words.  Errors:
- * ETK_E_INVALID_ARGUMENT, ETK_E_NOT_FOUND (overlay name). */
+ * arrays of etk_graph_node_count() entries), as the page colours them, in
+ * the page's unit: has_value false for a node no event reached (never 0)
+ * and, with `b`, for a change that is not significant.  *name and *unit
+ * (may be NULL) receive the legend's words ("µs", "KiB", "dB", "%"; NULL
+ * for counts, MSE and changes).  Errors: ETK_E_INVALID_ARGUMENT,
+ * ETK_E_NOT_FOUND (overlay name), ETK_E_NO_MEMORY. */
 int etk_graph_view_values(const etk_graph_t *g, const etk_graph_view_page_t *p,
                           double *values, bool *has_value, const char **name,
                           const char **unit, etk_error_t *err);

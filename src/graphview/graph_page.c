@@ -1,17 +1,25 @@
 /*
  * graph_page.c - an ETRecord graph with an ETDump's per-node figures as a
  * graph view page (etk_graph_view_write_graph): picks the overlay's value
- * per node, the change from run A to run B for `against`, and the
- * tooltip's figure lines, then hands the description to the writer.
+ * per node, the change from run set A to run set B for `against`, the
+ * unit, the legend's words and the tooltip's figure lines, then hands the
+ * description to the writer.
  *
- * Values: time = avg per run, share = % of Method::execute, count = runs
- * (all from etk_graph_node_figures_t), error = MSE and snr = SNR (present
- * only where the figures compared values), memory = output bytes (from
- * the graph's TensorMeta, no ETDump).  A node no event reached keeps
- * has_value false: the page draws it as "no event", never as 0.  The
- * change of `against` is (B - A) / A of the median-based figure (p50 for
- * time, as `etkit diff`), defined only where both runs reached the node
- * and A is above 0.
+ * Values: time = median (p50) per run (as the A/B view and `etkit diff`),
+ * share = % of Method::execute, count = runs (all from
+ * etk_graph_node_figures_t), error = MSE and snr = SNR (present only where
+ * the figures compared float values; +inf SNR for identical ones is a
+ * value), memory = output bytes (from the graph's TensorMeta, no ETDump).
+ * A node no event reached keeps has_value false: the page draws it as "no
+ * event", never as 0.  Times and sizes are shown in one unit per page,
+ * chosen from the largest value (s/ms/µs/ns, B/KiB/MiB/GiB), as the report
+ * chooses a column's.  The change of `against` is etk_graph_figures_compare()
+ * of all dumps of A against all dumps of B (the Hodges-Lehmann shift over
+ * the baseline median, with significance); a change that is not
+ * significant is kept for the tooltip but drawn neutral (faint), and is no
+ * value for the node data.  A partition's own value is the DELEGATE_CALL
+ * time around it; modules sum (time, share, size) or take the worst
+ * (error, SNR) of what they hold.
  */
 #include <math.h>
 #include <stdarg.h>

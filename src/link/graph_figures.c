@@ -21,7 +21,15 @@
  * with only a debug buffer, from the program outputs against the
  * ETRecord's reference_outputs (compare_results' pairs) for the nodes
  * producing the user outputs.  Each node keeps its worst output (the
- * largest MSE).
+ * largest MSE) of its most specific event.  Against a second run, integer
+ * and bool values (indices, flags) are counted as mismatching elements,
+ * never averaged into an MSE, and a delegate call's logged inputs and
+ * constant weights are left out: the runtime logs every argument of the
+ * call, and only its last num_outs values are its outputs.
+ *
+ * For the A/B test (graph_change.c), each node also keeps its samples:
+ * its counted events' durations added run by run, found by a second pass
+ * over the events once the smallest covers are known.
  */
 #include <math.h>
 #include <stdio.h>
