@@ -35,7 +35,9 @@ typedef struct reader {
   size_t n, at;
 } reader_t;
 
-static unsigned byte(reader_t *r) { return r->at < r->n ? r->p[r->at++] : 0; }
+static unsigned byte(reader_t *r) {
+  return r->at < r->n ? r->p[r->at++] : 0;
+}
 
 static void drop_page(const etk_graph_view_t *g,
                       const etk_graph_view_options_t *o) {
