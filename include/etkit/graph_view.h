@@ -125,7 +125,9 @@ typedef struct etk_graph_view_options {
                              NULL */
   const char *value_name; /* what the value is ("p50 time"); NULL = no
                              overlay (an uncoloured graph, no legend) */
-  const char *unit;       /* appended to numbers ("ms", "%"); may be NULL */
+  const char *unit;       /* appended to numbers ("ms", "%"); with
+                             `against`, to the two runs' values only (the
+                             change is a percentage); may be NULL */
   /* The value is the change from run A to run B, a fraction (0.1 = +10 %):
    * a diverging colour scale centred on 0, and the tooltip shows `a` and
    * `b` with label_a and label_b (default "A" and "B"). */

@@ -468,7 +468,7 @@ int etk_graph_view_write_graph(const etk_graph_t *g,
     v.has_a = a.flags + n;
     v.has_b = a.flags + 2 * n;
     v.faint = a.sig;
-    o.unit = NULL;
+    o.unit = t.unit; /* of the medians A and B in the tooltip */
     o.legend_note =
         shown ? "coloured: significant changes only (q \xE2\x89\xA4 "
                 "0.05, interval excluding 0, |change| \xE2\x89\xA5 2 %)"

@@ -302,7 +302,7 @@ static void write_legend(page_t *p) {
     if (p->o->against) etk_render_puts(p->sink, "change of ");
     etk_html_texts(p->sink, p->o->value_name);
     etk_render_puts(p->sink, "</b>");
-    if (p->o->unit && p->o->unit[0]) {
+    if (p->o->unit && p->o->unit[0] && !p->o->against) {
       etk_render_puts(p->sink, " <span class=\"gv-unit\">(");
       etk_html_texts(p->sink, p->o->unit);
       etk_render_puts(p->sink, ")</span>");
@@ -356,7 +356,7 @@ static void write_section(page_t *p) {
   const etk_graph_view_options_t *o = p->o;
   etk_render_puts(p->sink, "<section class=\"gv\"");
   attr(p, "data-vname", o->value_name);
-  attr(p, "data-unit", o->unit);
+  attr(p, "data-unit", o->against ? NULL : o->unit);
   attr(p, "data-missing", o->missing_label ? o->missing_label : "no event");
   attr(p, "data-la", o->label_a ? o->label_a : "A");
   attr(p, "data-lb", o->label_b ? o->label_b : "B");
