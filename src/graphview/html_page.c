@@ -308,7 +308,7 @@ static void write_legend(page_t *p) {
       etk_render_puts(p->sink, ")</span>");
     }
     char lo[64] = "", hi[64] = "";
-    if (p->valued && isfinite(p->lo) && (!p->o->against || p->hi > 0)) {
+    if (p->valued && (!p->o->against || p->hi > 0)) {
       format_value(p, p->lo, p->o->against, lo, sizeof lo);
       format_value(p, p->hi, p->o->against, hi, sizeof hi);
     }
@@ -468,6 +468,7 @@ int etk_graph_view_write_html(const etk_graph_view_t *g,
   page_t p = {
       .g = g, .o = o, .l = &l, .sink = sink, .lo = INFINITY, .hi = -INFINITY};
   p.close_above = o->collapse_above ? o->collapse_above : 300;
+  double only_inf = NAN; /* an infinite value, if all are */
   for (size_t i = 0; i < g->node_count; i++) {
     const etk_graph_view_node_t *n = &g->nodes[i];
     if (!n->has_value || isnan(n->value)) {
@@ -475,6 +476,7 @@ int etk_graph_view_write_html(const etk_graph_view_t *g,
       continue;
     }
     p.valued++;
+    if (isinf(n->value) && !o->against) only_inf = n->value;
     if (!isfinite(n->value) || (o->against && n->faint)) continue;
     double v = o->against ? fabs(n->value) : n->value;
     if (o->against) {
@@ -485,9 +487,8 @@ int etk_graph_view_write_html(const etk_graph_view_t *g,
     }
   }
   if (o->against) p.lo = p.hi > 0 ? -p.hi : 0;
-  if (!(p.hi >= p.lo)) { /* no finite value: +inf SNRs only, or none */
-    p.lo = p.hi = 0;
-  }
+  if (!(p.hi >= p.lo)) /* no finite value: infinite SNRs only, or none */
+    p.lo = p.hi = isnan(only_inf) ? 0 : only_inf;
   if (o->against && !(p.hi > 0)) p.hi = p.lo = 0;
   p.group_value = malloc((g->group_count + 1) * sizeof *p.group_value);
   if (!p.group_value) {

@@ -319,6 +319,12 @@ ETK_TEST(higher_is_better_runs_the_other_way) {
   CHECK(strstr(html, "data-value=\"Infinity\"") != NULL);
   CHECK(strstr(html, "higher is better") != NULL);
   free(html);
+  /* identical values everywhere: all equal, at +inf, not at 0 */
+  n[0].value = n[1].value = INFINITY;
+  html = render(&g, &o, &rc, &err);
+  REQUIRE(rc == ETK_OK && html);
+  CHECK(strstr(html, "all equal: \xE2\x88\x9E dB") != NULL);
+  free(html);
 }
 
 /* Against: a change that is not significant is drawn neutral and does not
