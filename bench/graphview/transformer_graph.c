@@ -41,8 +41,8 @@ static size_t group(builder_t *b, size_t parent, const char *label,
                     etk_graph_view_group_kind_t kind) {
   transformer_graph_t *t = b->t;
   size_t i = t->view.group_count++;
-  t->groups[i] =
-      (etk_graph_view_group_t){text(b, "%s", label), NULL, parent, kind};
+  t->groups[i] = (etk_graph_view_group_t){
+      .label = text(b, "%s", label), .parent = parent, .kind = kind};
   return i;
 }
 

@@ -67,7 +67,7 @@ static void walk_graph(etk_graph_t *g) {
   double *values = malloc((nodes ? nodes : 1) * sizeof *values);
   if (values) {
     for (size_t i = 0; i < nodes; i++) values[i] = i % 3 ? (double)i : NAN;
-    etk_graph_node_data_t nd = {values, NULL, nodes, NULL, 0, NULL};
+    etk_graph_node_data_t nd = {values, NULL, nodes, NULL, 0, NULL, NULL};
     if (etk_graph_node_data_json(g, &nd, 1, &js, &len, NULL) == ETK_OK)
       free(js);
     free(values);

@@ -635,10 +635,15 @@ typedef struct etk_graph_node_data {
   const etk_graph_me_stop_t *gradient; /* NULL = a default white-to-red */
   size_t gradient_count;
   const char *graph_id; /* NULL = as etk_graph_me_options_t's default */
+  /* The values' unit ("µs", "KiB", "dB", "%"), written as the graph
+   * entry's "unit" (etkit's addition; Model Explorer ignores it); NULL =
+   * none written. */
+  const char *unit;
 } etk_graph_node_data_t;
 
 /* Writes Model Explorer's node-data JSON: {graph_id: {"results":
- * {node_id: {"value": x}}, "gradient": [{"stop": s, "bgColor": c}...]}}
+ * {node_id: {"value": x}}, "gradient": [{"stop": s, "bgColor": c}...],
+ * "unit": u}}
  * (a ModelNodeData's graphsData), node ids as in the graph JSON.
  * Non-finite values are left out (JSON has no NaN).  Into a malloc'd
  * buffer (free()).  ETK_E_INVALID_ARGUMENT when node_count differs from

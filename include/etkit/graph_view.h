@@ -71,6 +71,11 @@ typedef struct etk_graph_view_group {
   size_t parent;      /* index of the enclosing group, which must come
                          before this one, or ETK_GRAPH_VIEW_NONE */
   etk_graph_view_group_kind_t kind;
+  /* The group's own value, shown on its closed cover and coloured like a
+   * node (a partition's DELEGATE_CALL time); without it, the options'
+   * `aggregate` of what it holds. */
+  bool has_value;
+  double value;
 } etk_graph_view_group_t;
 
 /* A node.  Strings are borrowed for the call; NULL reads as absent. */
@@ -87,6 +92,9 @@ typedef struct etk_graph_view_node {
   double value;        /* the overlay value (the change, with `against`) */
   bool has_a, has_b;   /* `against`: the two runs' values for the tooltip */
   double a, b;
+  bool io;    /* a graph input or output: drawn plain, never "no event" */
+  bool faint; /* `against`: the change is not significant: drawn neutral
+                 (its value stays in data-value and the tooltip) */
 } etk_graph_view_node_t;
 
 /* A data edge from node `from` to node `to` (indices into the nodes). */
@@ -103,6 +111,13 @@ typedef struct etk_graph_view {
   size_t group_count;
 } etk_graph_view_t;
 
+typedef enum etk_graph_view_aggregate {
+  ETK_GRAPH_VIEW_AGG_NONE = 0,
+  ETK_GRAPH_VIEW_AGG_SUM,
+  ETK_GRAPH_VIEW_AGG_MAX,
+  ETK_GRAPH_VIEW_AGG_MIN
+} etk_graph_view_aggregate_t;
+
 typedef struct etk_graph_view_options {
   const char *title;      /* page title; default "etkit graph" */
   const char *subtitle;   /* one line under it (files, method); may be NULL */
@@ -110,7 +125,9 @@ typedef struct etk_graph_view_options {
                              NULL */
   const char *value_name; /* what the value is ("p50 time"); NULL = no
                              overlay (an uncoloured graph, no legend) */
-  const char *unit;       /* appended to numbers ("ms", "%"); may be NULL */
+  const char *unit;       /* appended to numbers ("ms", "%"); with
+                             `against`, to the two runs' values only (the
+                             change is a percentage); may be NULL */
   /* The value is the change from run A to run B, a fraction (0.1 = +10 %):
    * a diverging colour scale centred on 0, and the tooltip shows `a` and
    * `b` with label_a and label_b (default "A" and "B"). */
@@ -125,6 +142,15 @@ typedef struct etk_graph_view_options {
   /* Writes a <section> to embed into another page (the HTML report)
    * instead of a whole document. */
   bool fragment;
+  /* Which end of the scale is better, said in the legend: -1 lower
+   * (time, error), +1 higher (SNR: its colours run the other way, dark =
+   * low), 0 neither.  With `against`, lower (faster) is better. */
+  int better;
+  /* A closed group's value when it has none of its own: the sum, the
+   * largest or the smallest of its nodes' and child groups' values. */
+  etk_graph_view_aggregate_t aggregate;
+  /* One more line of legend text (the A/B rule); may be NULL. */
+  const char *legend_note;
 } etk_graph_view_options_t;
 
 /* Sets every option to its default. */
@@ -170,6 +196,10 @@ typedef struct etk_graph_view_values {
   const double *a, *b;   /* `against`: both runs' values for the tooltip */
   const bool *has_a, *has_b;
   const char *const *figures; /* tooltip lines per node (or NULL entries) */
+  const bool *faint;          /* `against`: not significant (NULL = none) */
+  /* Per node, the time of the DELEGATE_CALL event around it (NaN when
+   * none): a partition group's own value is its nodes' (NULL = none). */
+  const double *call_value;
 } etk_graph_view_values_t;
 
 typedef struct etk_graph_view_build {
@@ -208,17 +238,23 @@ void etk_graph_view_output_bytes(const etk_graph_t *g, double *values,
  * figures (etkit/link.h, etk_graph_figures_compute()). */
 
 typedef struct etk_graph_view_page {
-  /* "time" (avg per run, the default), "share" (% of Method::execute),
-   * "count" (runs), "error" (MSE, needs figures computed with a debug
-   * buffer: against a second run's values or the ETRecord's reference
-   * outputs), "snr", or "memory" (output bytes, from the graph alone);
-   * NULL = "time" with figures, else no colour. */
+  /* "time" (median (p50) per run, the default), "share" (% of
+   * Method::execute), "count" (runs), "error" (MSE, needs figures
+   * computed with a debug buffer: against a second run's values or the
+   * ETRecord's reference outputs), "snr", or "memory" (output bytes, from
+   * the graph alone); NULL = "time" with figures, else no colour. */
   const char *overlay;
   const etk_graph_figures_t *a; /* the run's figures, or NULL */
-  /* Run B (`--against`): colour = change from A to B of the overlay's
-   * median-based figure (p50 for time, as `etkit diff`), both values in
-   * the tooltip.  Ignored for error/snr/memory.  NULL = none. */
+  /* Run B (`--against`): colour = the significant changes from A to B
+   * of the node's time (etk_graph_figures_compare; time, share and count
+   * overlays), both medians in the tooltip.  Ignored for
+   * error/snr/memory.  NULL = none. */
   const etk_graph_figures_t *b;
+  /* More dumps of each side, pooled with `a` and `b` for the A/B test
+   * (etk_graph_figures_compare: every run of every dump one sample);
+   * NULL entries are skipped. */
+  const etk_graph_figures_t *const *more_a, *const *more_b;
+  size_t more_a_count, more_b_count;
   /* title, subtitle, note, labels, fragment, collapse_above; value_name,
    * unit and against are set from the overlay */
   etk_graph_view_options_t view;
@@ -243,13 +279,23 @@ const char *etk_graph_view_overlay_for(const etk_graph_figures_t *a);
 int etk_graph_view_overlay_check(const char *overlay, etk_error_t *err);
 
 /* The overlay's value per graph node (values[] and has_value[]: caller
- * arrays of etk_graph_node_count() entries), as the page colours them:
- * has_value false for a node no event reached (never 0).  *name and
- * *unit (may be NULL) receive the legend's words.  Errors:
- * ETK_E_INVALID_ARGUMENT, ETK_E_NOT_FOUND (overlay name). */
+ * arrays of etk_graph_node_count() entries), as the page colours them, in
+ * the page's unit: has_value false for a node no event reached (never 0)
+ * and, with `b`, for a change that is not significant.  *name and *unit
+ * (may be NULL) receive the legend's words ("µs", "KiB", "dB", "%"; NULL
+ * for counts, MSE and changes).  Errors: ETK_E_INVALID_ARGUMENT,
+ * ETK_E_NOT_FOUND (overlay name), ETK_E_NO_MEMORY. */
 int etk_graph_view_values(const etk_graph_t *g, const etk_graph_view_page_t *p,
                           double *values, bool *has_value, const char **name,
                           const char **unit, etk_error_t *err);
+
+/* The A/B change per node as the page colours it (etk_graph_figures_compare
+ * of a and more_a against b and more_b): values[] the change (0.1 = +10 %)
+ * where both sides have samples, significant[] whether it is significant.
+ * ETK_E_INVALID_ARGUMENT without both sides, ETK_E_NO_MEMORY. */
+int etk_graph_view_changes(const etk_graph_t *g, const etk_graph_view_page_t *p,
+                           double *values, bool *has_value, bool *significant,
+                           etk_error_t *err);
 
 /* Builds the description of `g` with `p`'s overlay and writes the page
  * (etk_graph_view_write_html).  Errors: those of the calls it makes. */

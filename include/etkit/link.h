@@ -13,6 +13,7 @@
 #include "etkit/graph.h"
 #include "etkit/inspector_core.h"
 #include "etkit/numerics.h"
+#include "etkit/significance.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -254,6 +255,16 @@ typedef struct etk_graph_node_figures {
    * nothing was compared. */
   bool has_error;
   double mse, snr, max_abs, cosine;
+  /* Integer and bool outputs (indices, flags: max_pool's argmax) against
+   * `against`: elements compared and those that differ (exact match, not
+   * an MSE; they stay out of mse/snr).  A delegate call's logged inputs
+   * and constant arguments are left out: only its last num_outs values
+   * (instruction_id_to_num_outs_map) are its outputs. */
+  uint64_t int_compared, int_mismatches;
+  /* The mean and median per run of the DELEGATE_CALL event whose
+   * partition holds this node (NaN when none): a delegated partition's
+   * own time, overhead included. */
+  double call_avg, call_p50;
 } etk_graph_node_figures_t;
 
 /* Caller-supplied reference value of output `output` of graph node `node`
@@ -302,6 +313,11 @@ typedef struct etk_graph_figures {
   double execute_avg;    /* mean Method::execute duration, NaN when none */
   const char *time_unit; /* "ms", "us", ... */
   size_t events, linked_events;
+  /* Per node i, its timed events' durations added run by run (run k of
+   * each counted event), in time_unit: samples[sample_start[i] ..
+   * sample_start[i + 1]) (count entries; none without timing). */
+  const double *samples;
+  const size_t *sample_start;
 } etk_graph_figures_t;
 
 /* Computes the figures of every node of `g` from `insp` (borrowed, not
@@ -316,6 +332,31 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
 
 /* Frees figures (NULL is a no-op). */
 void etk_graph_figures_free(etk_graph_figures_t *f);
+
+/* The change of each node's time from run set A to run set B, tested as
+ * `etkit diff A... --vs B...` and `store compare` do (etkit/
+ * significance.h): all samples of a side pooled (every run of every
+ * dump), medians, the Hodges-Lehmann shift with its interval, the
+ * Mann-Whitney p, Benjamini-Hochberg over the compared nodes, and the
+ * rule (q <= alpha, the interval excludes 0, |shift| >= min_pct). */
+typedef struct etk_graph_node_change {
+  bool compared;              /* samples on both sides */
+  bool significant;           /* a change by the rule */
+  double baseline, candidate; /* medians (time_unit) */
+  double delta;               /* shift / baseline median (0.1 = +10 %) */
+  double ci_low, ci_high;     /* its interval, same scale */
+  double q_value;
+} etk_graph_node_change_t;
+
+/* Fills out[0..node_count) (caller array) from a[0..na) and b[0..nb) of
+ * one graph (NULL entries skipped); rule NULL = etk_change_rule_init().
+ * Nodes without samples on a side have compared false and NaN figures.
+ * ETK_E_INVALID_ARGUMENT (no figures on a side, node counts differ),
+ * ETK_E_NO_MEMORY. */
+int etk_graph_figures_compare(const etk_graph_figures_t *const *a, size_t na,
+                              const etk_graph_figures_t *const *b, size_t nb,
+                              const etk_change_rule_t *rule,
+                              etk_graph_node_change_t *out, etk_error_t *err);
 
 /* Overlays of the figures as one value per node, for
  * etk_graph_node_data_t (Model Explorer node data) and the HTML view. */

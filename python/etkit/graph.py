@@ -15,7 +15,8 @@ from .inspector import ETRecord, Inspector, parse_etrecord
 
 __all__ = ["model_explorer"]
 
-_OVERLAYS = ("time", "share", "count", "mse", "snr")
+# the names of `etkit graph --overlay` (etk_graph_view_overlay_check)
+_OVERLAYS = ("time", "share", "count", "error", "mse", "snr", "memory")
 
 
 def model_explorer(etrecord, graph_path: str, node_data_path: Optional[str] = None,
@@ -30,9 +31,12 @@ def model_explorer(etrecord, graph_path: str, node_data_path: Optional[str] = No
     inspector: the Inspector whose per-node figures the node data holds;
       nodes no event reached are left out (never written as 0).  An ETDump
       of another program gives a warning and empty results.
-    overlay: "time" (mean per run, the Inspector's unit), "share" (% of
-      Method::execute), "count" (runs), "mse" or "snr" (numerical error;
-      needs reference values, see docs/graph.md).
+    overlay: the names of `etkit graph --overlay`: "time" (median per
+      run, in the unit the file's "unit" names), "share" (% of
+      Method::execute), "count" (runs), "error" (or "mse") and "snr"
+      (numerical error of the program outputs against the ETRecord's
+      reference outputs; needs the Inspector's debug buffer), "memory"
+      (output bytes, from the ETRecord alone: no inspector needed).
     reference_graph: another recorded graph ("exported_program",
       "aten_dialect_output", ...); default the edge dialect program.
     method: the method (default "forward", or the only one).
@@ -46,8 +50,9 @@ def model_explorer(etrecord, graph_path: str, node_data_path: Optional[str] = No
         raise TypeError("etrecord must be a path or an etkit ETRecord")
     if overlay not in _OVERLAYS:
         raise ValueError(f"overlay must be one of {', '.join(_OVERLAYS)}, not {overlay!r}")
-    if node_data_path is not None and inspector is None:
-        raise ValueError("node_data_path needs an inspector (the figures come from its ETDump)")
+    if node_data_path is not None and inspector is None and overlay != "memory":
+        raise ValueError("node_data_path needs an inspector (the figures come from its "
+                         "ETDump), except with overlay=\"memory\"")
     if inspector is not None and not isinstance(inspector, Inspector):
         raise TypeError("inspector must be an etkit Inspector")
     handle = inspector._handle if inspector is not None else None

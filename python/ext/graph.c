@@ -6,6 +6,7 @@
  * program) are returned as a list of strings for the Python layer to warn
  * with.
  */
+#include "etkit/graph_view.h"
 #include "handle.h"
 
 typedef struct notes {
@@ -21,42 +22,47 @@ static void collect_note(void *ctx, int is_warning, const char *line) {
   Py_XDECREF(s);
 }
 
-/* Node data of one overlay of `insp` for `g`, written to `path`. */
+/* Node data of one overlay of `insp` (None for "memory") for `g`, written
+ * to `path`: the values and unit of `etkit graph --node-data`
+ * (etk_graph_view_values), so the overlay names are the CLI's. */
 static int write_node_data(etk_graph_t *g, PyObject *insp_obj, const char *path,
                            const char *overlay_name, notes_t *notes,
                            const char *record_name, etk_error_t *err) {
-  etk_graph_overlay_t overlay;
-  if (etk_graph_overlay_parse(overlay_name, &overlay) != ETK_OK)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "unknown overlay '%s' (time, share, count, mse, "
-                         "snr)",
-                         overlay_name);
-  const uint8_t *dbuf;
-  size_t dlen;
-  etk_inspector_t *insp = ext_inspector_of(insp_obj);
-  ext_inspector_debug(insp_obj, &dbuf, &dlen);
-  if (!insp)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "inspector is not an etkit Inspector");
-  etk_graph_figures_options_t o;
-  etk_graph_figures_options_init(&o);
-  o.debug_buffer = dbuf;
-  o.debug_buffer_len = dlen;
-  o.note = collect_note;
-  o.note_ctx = notes;
-  o.record_name = record_name;
-  etk_graph_figures_t *f;
-  int rc = etk_graph_figures_compute(g, insp, &o, &f, err);
-  if (rc != ETK_OK) return rc;
-  size_t n = f->node_count;
+  int rc = etk_graph_view_overlay_check(overlay_name, err);
+  if (rc != ETK_OK) return ETK_E_INVALID_ARGUMENT;
+  etk_graph_figures_t *f = NULL;
+  if (insp_obj != Py_None) {
+    const uint8_t *dbuf;
+    size_t dlen;
+    etk_inspector_t *insp = ext_inspector_of(insp_obj);
+    ext_inspector_debug(insp_obj, &dbuf, &dlen);
+    if (!insp)
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "inspector is not an etkit Inspector");
+    etk_graph_figures_options_t o;
+    etk_graph_figures_options_init(&o);
+    o.debug_buffer = dbuf;
+    o.debug_buffer_len = dlen;
+    o.note = collect_note;
+    o.note_ctx = notes;
+    o.record_name = record_name;
+    rc = etk_graph_figures_compute(g, insp, &o, &f, err);
+    if (rc != ETK_OK) return rc;
+  }
+  size_t n = etk_graph_node_count(g);
   double *values = calloc(n ? n : 1, sizeof *values);
   bool *has = calloc(n ? n : 1, sizeof *has);
+  etk_graph_view_page_t page;
+  etk_graph_view_page_init(&page);
+  page.overlay = overlay_name;
+  page.a = f && f->linked ? f : NULL;
+  const char *unit = NULL;
   if (!values || !has) {
     rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   } else {
-    etk_graph_figures_overlay(f, overlay, values, has);
-    etk_graph_node_data_t nd = {values, has, n, NULL, 0, NULL};
-    rc = etk_graph_write_node_data(g, &nd, path, err);
+    rc = etk_graph_view_values(g, &page, values, has, NULL, &unit, err);
+    etk_graph_node_data_t nd = {values, has, n, NULL, 0, NULL, unit};
+    if (rc == ETK_OK) rc = etk_graph_write_node_data(g, &nd, path, err);
   }
   free(values);
   free(has);

@@ -101,6 +101,10 @@ GRAPH_NODE_DATA = {
     "hideAggregatedStats": (("opt", ("list", ("enum", ("min", "max", "sum", "avg")))), False),
     "showExpandedSummaryOnGroupNode": (bool, False),
     "showLabelCountColumnsInChildrenStatsTable": (bool, False),
+    # etkit's one addition (not in Model Explorer's dataclasses): the
+    # values' unit.  Model Explorer reads the fields above by name and
+    # never looks at others, so a file with it loads unchanged.
+    "unit": (str, False),
 }
 
 

@@ -122,3 +122,29 @@ def test_arguments_are_checked(tmp_path, source_dir):
         etkit.model_explorer(record, tmp_path / "g.json",
                              reference_graph="exported_program")
     assert not (tmp_path / "g.json").exists()
+
+
+def test_overlay_names_are_the_cli_ones(demo, tmp_path, cli):
+    """Every `etkit graph --overlay` name works in Python (issue 28: "error"
+    was refused), and the node data equals the CLI's, unit field included."""
+    rec = str(demo / "model.etrecord")
+    dump, buf = str(demo / "etdump.etdp"), str(demo / "debug_buffer.bin")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        insp = etkit.Inspector(etdump_path=dump, etrecord=rec, debug_buffer_path=buf)
+    for overlay in ("time", "share", "count", "error", "mse", "snr", "memory"):
+        mine = tmp_path / f"py_{overlay}.json"
+        theirs = tmp_path / f"cli_{overlay}.json"
+        etkit.model_explorer(rec, tmp_path / "g.json", mine,
+                             inspector=None if overlay == "memory" else insp,
+                             overlay=overlay)
+        args = [cli, "graph", rec, "--node-data", str(theirs), "--overlay", overlay]
+        if overlay != "memory":
+            args += ["--etdump_path", dump, "--debug_buffer_path", buf]
+        run = subprocess.run(args, capture_output=True)
+        assert run.returncode == 0, run.stderr.decode()
+        assert _load(mine) == _load(theirs), overlay
+        assert validate_node_data(_load(mine)) == []
+    time_data = _load(tmp_path / "py_time.json")["graph"]
+    assert time_data["unit"] in ("s", "ms", "\u00b5s", "ns")
+    assert _load(tmp_path / "py_memory.json")["graph"]["unit"] in ("B", "KiB", "MiB")

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_term.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
 
@@ -64,15 +65,12 @@ static void table_row(table_t *t, const char *const *values) {
   }
   char **row = &t->cells[t->rows * t->cols];
   for (size_t c = 0; c < t->cols; c++) {
-    const char *v = values[c] ? values[c] : "";
-    size_t n = strlen(v);
-    row[c] = malloc(n + 1);
+    row[c] = etk_cli_term_text(values[c] ? values[c] : "");
     if (!row[c]) {
       for (size_t k = 0; k < c; k++) free(row[k]);
       t->failed = true;
       return;
     }
-    memcpy(row[c], v, n + 1);
   }
   t->rows++;
 }
@@ -225,7 +223,8 @@ static int print_maps(etk_etrecord_t *rec, const char *method) {
     table_free(&t);
     return etk_cli_fail(CMD, "out of memory");
   }
-  printf("method %s\n\n", m->method);
+  etk_cli_print_term("method ", m->method);
+  printf("\n\n");
   bool printed = table_print(&t);
   table_free(&t);
   return printed ? 0 : etk_cli_fail(CMD, "out of memory");
@@ -236,20 +235,24 @@ static int list_program(const char *path, etk_etrecord_t *rec,
                         bool full_paths) {
   etk_etrecord_info_t info;
   etk_etrecord_info_get(rec, &info);
-  printf("etrecord  %s\n", path);
+  etk_cli_print_term("etrecord  ", path);
+  printf("\n");
   printf("layout    %s\n", etk_etrecord_layout_name(info.layout));
   char schema[64];
   etk_etrecord_program_schema_version(p, schema, sizeof schema);
-  printf("program   %s (method %s; schema %s; unions: %s%s%s)\n", p->ref.member,
-         p->ref.method[0] ? p->ref.method : "-", schema,
-         dialect_name(p->dialect), p->verifiers[0] ? "; verifiers " : "",
-         p->verifiers);
+  char line[1024];
+  snprintf(line, sizeof line, "%s (method %s; schema %s; unions: %s%s%s)",
+           p->ref.member, p->ref.method[0] ? p->ref.method : "-", schema,
+           dialect_name(p->dialect), p->verifiers[0] ? "; verifiers " : "",
+           p->verifiers);
+  etk_cli_print_term("program   ", line);
+  printf("\n");
   printf("inputs    ");
   for (size_t i = 0; i < p->input_count; i++)
-    printf("%s%s", i ? ", " : "", p->inputs[i]);
+    etk_cli_print_term(i ? ", " : "", p->inputs[i]);
   printf("\noutputs   ");
   for (size_t i = 0; i < p->output_count; i++)
-    printf("%s%s", i ? ", " : "", p->outputs[i]);
+    etk_cli_print_term(i ? ", " : "", p->outputs[i]);
   printf("\nnodes     %zu\n\n", p->node_count);
 
   table_t t = {.cols = with_args ? 6 : 5};

@@ -34,9 +34,13 @@ static const char *const usage_text =
     "  --html FILE               the page\n"
     "  --model-explorer FILE     Model Explorer graph JSON\n"
     "  --node-data FILE          Model Explorer node data of the overlay\n"
-    "  --etdump_path FILE        ETDump whose figures colour the nodes\n"
+    "  --etdump_path FILE        ETDump whose figures colour the nodes (A);\n"
+    "                            repeat it to pool several dumps of A\n"
     "  --debug_buffer_path FILE  its debug buffer (numerical error)\n"
     "  --against FILE            a second ETDump: colour by the change A->B\n"
+    "                            of the median time, only where it is\n"
+    "                            significant (as `etkit diff A.. --vs B..`);\n"
+    "                            repeat it to pool several dumps of B\n"
     "  --against-debug-buffer F  its debug buffer (--overlay error: compare\n"
     "                            with B; without --against, with the\n"
     "                            ETRecord's reference outputs)\n"
@@ -48,10 +52,17 @@ static const char *const usage_text =
     "  --title TEXT              page title\n"
     "  -h, --help                this help\n";
 
+#define MAX_DUMPS 64 /* per side */
+
 typedef struct view_cli {
   const char *path, *method, *graph, *html, *me, *node_data, *title;
   const char *etdump[2], *buffer[2], *overlay;
+  const char
+      *dumps[2][MAX_DUMPS]; /* every dump of a side; [s][0] = etdump[s] */
+  size_t dump_count[2];
 } view_cli_t;
+
+enum { OPT_ETDUMP = 1, OPT_AGAINST };
 
 static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("method", 0, view_cli_t, method),
@@ -60,15 +71,22 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("model_explorer", 0, view_cli_t, me),
     ETK_CLI_STRING("node_data", 0, view_cli_t, node_data),
     ETK_CLI_STRING("title", 0, view_cli_t, title),
-    ETK_CLI_STRING("etdump_path|etdump", 0, view_cli_t, etdump[0]),
+    {"etdump_path|etdump", 0, ETK_CLI_VALUE, OPT_ETDUMP, 0},
     ETK_CLI_STRING("debug_buffer_path|debug_buffer", 0, view_cli_t, buffer[0]),
-    ETK_CLI_STRING("against", 0, view_cli_t, etdump[1]),
+    {"against", 0, ETK_CLI_VALUE, OPT_AGAINST, 0},
     ETK_CLI_STRING("against_debug_buffer", 0, view_cli_t, buffer[1]),
     ETK_CLI_STRING("overlay", 0, view_cli_t, overlay),
 };
 
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   view_cli_t *c = ctx;
+  if (id == OPT_ETDUMP || id == OPT_AGAINST) {
+    int s = id == OPT_AGAINST;
+    if (c->dump_count[s] == MAX_DUMPS)
+      return etk_cli_usage(CMD, "at most %d dumps per side", MAX_DUMPS);
+    c->dumps[s][c->dump_count[s]++] = p->value;
+    c->etdump[s] = c->dumps[s][0];
+  }
   if (id == ETK_CLI_POSITIONAL) {
     if (c->path) return etk_cli_usage(CMD, "more than one ETRecord given");
     c->path = p->value;
@@ -93,6 +111,12 @@ static int check_usage(const view_cli_t *c) {
     return etk_cli_usage(CMD, "--debug_buffer_path needs --etdump_path");
   if (c->buffer[1] && !c->etdump[1])
     return etk_cli_usage(CMD, "--against-debug-buffer needs --against");
+  if (c->overlay && !c->etdump[0] && !memory)
+    return etk_cli_usage(CMD,
+                         "--overlay %s needs --etdump_path (only "
+                         "--overlay memory is drawn from the ETRecord "
+                         "alone)",
+                         c->overlay);
   if (c->node_data && !c->etdump[0] && !memory)
     return etk_cli_usage(CMD,
                          "--node-data needs --etdump_path (or "
@@ -121,18 +145,24 @@ typedef struct run {
   etk_graph_figures_t *figures;
 } run_t;
 
-/* Opens run s (ETDump and debug buffer); 0 or 1 (reported). */
-static int open_run(const view_cli_t *c, int s, run_t *r) {
+/* Opens an ETDump and its debug buffer (may be NULL); 0 or 1 (reported). */
+static int open_run(const char *etdump, const char *buffer, run_t *r) {
   etk_error_t err;
   etk_error_clear(&err);
   etk_inspector_options_t io;
   etk_inspector_options_init(&io);
-  if (c->buffer[s] && etk_read_file(c->buffer[s], 0, &r->buffer, &r->buffer_len,
-                                    &err) != ETK_OK)
+  if (buffer &&
+      etk_read_file(buffer, 0, &r->buffer, &r->buffer_len, &err) != ETK_OK)
     return etk_cli_fail_error(CMD, &err);
-  if (etk_inspector_open_path(c->etdump[s], &io, &r->insp, &err) != ETK_OK)
+  if (etk_inspector_open_path(etdump, &io, &r->insp, &err) != ETK_OK)
     return etk_cli_fail_error(CMD, &err);
   return 0;
+}
+
+static void close_run(run_t *r) {
+  etk_graph_figures_free(r->figures);
+  if (r->insp) etk_inspector_close(r->insp);
+  free(r->buffer);
 }
 
 static void print_note(void *ctx, int is_warning, const char *line) {
@@ -198,11 +228,12 @@ static int write_outputs(const view_cli_t *c, etk_graph_t *g,
     size_t n = etk_graph_node_count(g);
     double *values = calloc(n + 1, sizeof *values);
     bool *has = calloc(n + 1, sizeof *has);
-    int rc = values && has
-                 ? etk_graph_view_values(g, page, values, has, NULL, NULL, &err)
-                 : etk_error_set(&err, ETK_E_NO_MEMORY, 0, "values");
+    const char *unit = NULL;
+    int rc = values && has ? etk_graph_view_values(g, page, values, has, NULL,
+                                                   &unit, &err)
+                           : etk_error_set(&err, ETK_E_NO_MEMORY, 0, "values");
     etk_graph_node_data_t nd = {
-        .values = values, .has_value = has, .node_count = n};
+        .values = values, .has_value = has, .node_count = n, .unit = unit};
     if (rc == ETK_OK)
       rc = etk_graph_write_node_data(g, &nd, c->node_data, &err);
     free(values);
@@ -212,7 +243,20 @@ static int write_outputs(const view_cli_t *c, etk_graph_t *g,
   return 0;
 }
 
+/* True when -h or --help appears before a "--", even where the parser
+ * would take it as an option's value (`etkit graph --html --help`). */
+static bool asks_help(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+      return true;
+  return false;
+}
+
 int etk_cmd_graph_view(int argc, char **argv) {
+  if (asks_help(argc, argv)) {
+    fputs(usage_text, stdout);
+    return 0;
+  }
   view_cli_t c;
   memset(&c, 0, sizeof c);
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
@@ -223,7 +267,9 @@ int etk_cmd_graph_view(int argc, char **argv) {
   etk_error_clear(&err);
   etk_etrecord_t *rec = NULL;
   etk_graph_t *g = NULL;
-  run_t runs[2];
+  /* runs[s][0]: the first dump of side s (with its debug buffer); the
+   * others are pooled with it for the A/B test */
+  run_t runs[2][MAX_DUMPS];
   memset(runs, 0, sizeof runs);
   etk_graph_options_t go;
   etk_graph_options_default(&go);
@@ -240,21 +286,32 @@ int etk_cmd_graph_view(int argc, char **argv) {
       status = etk_cli_fail(CMD, "%s: %s", c.path, line);
   }
   for (int s = 0; s < 2 && !status; s++)
-    if (c.etdump[s]) status = open_run(&c, s, &runs[s]);
-  bool error = c.overlay && strcmp(c.overlay, "error") == 0;
+    for (size_t k = 0; k < c.dump_count[s] && !status; k++)
+      status = open_run(c.dumps[s][k], k ? NULL : c.buffer[s], &runs[s][k]);
+  /* error and snr compare A's values with B's: B has no figures of its own */
+  bool error = etk_graph_view_overlay_numerical(c.overlay);
   if (!status && c.etdump[0])
-    status =
-        figures(&c, g, &runs[0], error && c.etdump[1] ? &runs[1] : NULL, true);
-  if (!status && c.etdump[1] && !error)
-    status = figures(&c, g, &runs[1], NULL, true);
+    status = figures(&c, g, &runs[0][0],
+                     error && c.etdump[1] ? &runs[1][0] : NULL, true);
+  for (int s = 0; s < 2 && !error; s++)
+    for (size_t k = s ? 0 : 1; k < c.dump_count[s] && !status; k++)
+      status = figures(&c, g, &runs[s][k], NULL, true);
+  const etk_graph_figures_t *more[2][MAX_DUMPS];
+  for (int s = 0; s < 2; s++)
+    for (size_t k = 0; k < MAX_DUMPS; k++)
+      more[s][k] = runs[s][k].figures && runs[s][k].figures->linked
+                       ? runs[s][k].figures
+                       : NULL;
   if (!status) {
     etk_graph_view_page_t page;
     etk_graph_view_page_init(&page);
     page.overlay = c.overlay;
-    page.a =
-        runs[0].figures && runs[0].figures->linked ? runs[0].figures : NULL;
-    page.b =
-        runs[1].figures && runs[1].figures->linked ? runs[1].figures : NULL;
+    page.a = more[0][0];
+    page.b = error ? NULL : more[1][0];
+    page.more_a = &more[0][1];
+    page.more_a_count = c.dump_count[0] > 1 ? c.dump_count[0] - 1 : 0;
+    page.more_b = &more[1][1];
+    page.more_b_count = c.dump_count[1] > 1 ? c.dump_count[1] - 1 : 0;
     bool memory = c.overlay && strcmp(c.overlay, "memory") == 0;
     if (c.etdump[0] && !page.a && !memory)
       page.view.note =
@@ -267,11 +324,8 @@ int etk_cmd_graph_view(int argc, char **argv) {
           "ETRecord: coloured by the first run only";
     status = write_outputs(&c, g, &page);
   }
-  for (int s = 0; s < 2; s++) {
-    etk_graph_figures_free(runs[s].figures);
-    if (runs[s].insp) etk_inspector_close(runs[s].insp);
-    free(runs[s].buffer);
-  }
+  for (int s = 0; s < 2; s++)
+    for (size_t k = 0; k < c.dump_count[s]; k++) close_run(&runs[s][k]);
   etk_graph_free(g);
   if (rec) etk_etrecord_close(rec);
   return status;

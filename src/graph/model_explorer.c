@@ -484,6 +484,7 @@ int etk_graph_node_data_json(const etk_graph_t *g,
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);
+  if (data->unit) etk_json_kv_cstring(&j, "unit", data->unit);
   etk_json_end_object(&j);
   etk_json_end_object(&j);
   int rc = finish(s, &j, out, out_len, err);

@@ -89,8 +89,8 @@ static size_t group_for(builder_t *c, const char *key, size_t parent,
     return ETK_GRAPH_VIEW_NONE;
   }
   if (is_new)
-    c->b->groups_[c->b->view.group_count++] =
-        (etk_graph_view_group_t){label, detail, parent, kind};
+    c->b->groups_[c->b->view.group_count++] = (etk_graph_view_group_t){
+        .label = label, .detail = detail, .parent = parent, .kind = kind};
   return id;
 }
 
@@ -262,6 +262,8 @@ static void fill_node(builder_t *c, size_t i, const etk_graph_view_values_t *v,
   out->op = n->op;
   if (n->kind == ETK_GRAPH_NODE_PLACEHOLDER) out->label = "input";
   if (n->kind == ETK_GRAPH_NODE_OUTPUT) out->label = "output";
+  out->io =
+      n->kind == ETK_GRAPH_NODE_PLACEHOLDER || n->kind == ETK_GRAPH_NODE_OUTPUT;
   if (n->module_path && n->module_path[0]) {
     out->module = n->module_path;
     if (n->module_type && n->module_type[0]) {
@@ -275,9 +277,11 @@ static void fill_node(builder_t *c, size_t i, const etk_graph_view_values_t *v,
   if (!v) return;
   if (v->value) {
     out->value = v->value[i];
+    /* +inf is a value (the SNR of identical outputs), NaN is none */
     out->has_value =
-        (v->has_value ? v->has_value[i] : true) && isfinite(v->value[i]);
+        (v->has_value ? v->has_value[i] : true) && !isnan(v->value[i]);
   }
+  if (v->faint) out->faint = v->faint[i];
   if (v->a) {
     out->a = v->a[i];
     out->has_a = (v->has_a ? v->has_a[i] : true) && isfinite(v->a[i]);
@@ -335,6 +339,18 @@ static int build(builder_t *c, const etk_graph_view_values_t *v) {
       b->graph_node[k] = i;
       fill_node(c, i, v, &b->nodes_[k]);
     }
+  /* a partition's own value: the DELEGATE_CALL around its nodes */
+  for (size_t i = 0; v && v->call_value && i < n; i++) {
+    size_t part = c->part_of[i];
+    if (part == ETK_GRAPH_NONE || part >= parts || isnan(v->call_value[i]) ||
+        c->part_group[part] == ETK_GRAPH_VIEW_NONE)
+      continue;
+    etk_graph_view_group_t *gr = &b->groups_[c->part_group[part]];
+    if (!gr->has_value) {
+      gr->has_value = true;
+      gr->value = v->call_value[i];
+    }
+  }
   for (size_t i = 0; i < n; i++) {
     if (view_index[i] == ETK_GRAPH_VIEW_NONE) continue;
     for (size_t k = 0; k < c->gn[i].input_count; k++) {

@@ -51,7 +51,16 @@ typedef struct gv_layout {
   size_t *node_start, *node_ids;
   size_t *group_start, *group_ids;
   size_t *path_start, *path_ids; /* edges drawn in unit u */
+  /* units of more than GV_DOT_MAX_ITEMS items, placed by layout.c's own
+   * layered layout instead of dot, and the largest such unit's items */
+  size_t plain_units, plain_items;
 } gv_layout_t;
+
+/* dot's ranking recurses once per rank and its placement grows faster
+ * than linearly: a flat 10,000-node chain took 3.8 s and 60,000 overflowed
+ * an 8 MiB stack.  A unit with more items is laid out by layout.c's
+ * plain layered layout (linear, no recursion). */
+#define GV_DOT_MAX_ITEMS 2500
 
 /* Unit of a node or group's parent: 0 for the top level, else group + 1. */
 static inline size_t gv_unit_of(size_t group) {

@@ -284,6 +284,137 @@ static double closed_width(double open_w, double label_w, size_t total) {
   return w < open_w ? w : open_w;
 }
 
+/* The plain layered layout of a unit too large for dot: each item's rank
+ * is its longest path from a source (Kahn's order; an item left in a cycle
+ * starts a new source, lowest index first), items of one rank side by side
+ * in index order, the rows centred; each edge one cubic curve from the
+ * bottom of its source to the top of its target.  Linear in items and
+ * edges, no recursion. */
+static int plain_unit(layout_ctx_t *c, size_t u, size_t items, const double *w,
+                      const double *h, size_t *point_cap) {
+  gv_layout_t *l = c->l;
+  size_t np = c->pair_start[u + 1] - c->pair_start[u];
+  size_t *rank = calloc(items, sizeof *rank),
+         *indeg = calloc(items, sizeof *indeg);
+  size_t *out_start = calloc(items + 2, sizeof *out_start);
+  size_t *out = malloc((np + 1) * sizeof *out),
+         *queue = malloc(items * sizeof *queue);
+  double *row_w = NULL, *row_h = NULL, *row_x = NULL, *row_y = NULL;
+  int rc = ETK_E_NO_MEMORY;
+  if (!rank || !indeg || !out_start || !out || !queue) goto done;
+  const pair_edge_t *pairs = c->pairs;
+  const size_t *ids = c->pair_ids + c->pair_start[u];
+  for (size_t k = 0; k < np; k++) {
+    out_start[c->item_local[pairs[ids[k]].from] + 2]++;
+    indeg[c->item_local[pairs[ids[k]].to]]++;
+  }
+  for (size_t k = 2; k < items + 2; k++) out_start[k] += out_start[k - 1];
+  for (size_t k = 0; k < np; k++)
+    out[out_start[c->item_local[pairs[ids[k]].from] + 1]++] =
+        c->item_local[pairs[ids[k]].to];
+  size_t head = 0, tail = 0, next = 0, ranks = 1;
+  bool *done_item = calloc(items, sizeof *done_item);
+  if (!done_item) goto done;
+  for (size_t k = 0; k < items; k++)
+    if (!indeg[k]) queue[tail++] = k, done_item[k] = true;
+  while (head < items) {
+    if (head == tail) { /* a cycle: its lowest item starts again */
+      while (done_item[next]) next++;
+      queue[tail++] = next;
+      done_item[next] = true;
+    }
+    size_t v = queue[head++];
+    if (rank[v] + 1 > ranks) ranks = rank[v] + 1;
+    for (size_t e = out_start[v]; e < out_start[v + 1]; e++) {
+      size_t t = out[e];
+      if (done_item[t]) continue;
+      if (rank[t] < rank[v] + 1) rank[t] = rank[v] + 1;
+      if (--indeg[t] == 0) queue[tail++] = t, done_item[t] = true;
+    }
+  }
+  free(done_item);
+  row_w = calloc(ranks, sizeof *row_w);
+  row_h = calloc(ranks, sizeof *row_h);
+  row_x = calloc(ranks, sizeof *row_x);
+  row_y = calloc(ranks + 1, sizeof *row_y);
+  if (!row_w || !row_h || !row_x || !row_y) goto done;
+  const double gap_x = 13, gap_y = 20;
+  for (size_t k = 0; k < items; k++) {
+    row_w[rank[k]] += (row_w[rank[k]] > 0 ? gap_x : 0) + w[k];
+    if (h[k] > row_h[rank[k]]) row_h[rank[k]] = h[k];
+  }
+  double width = 0;
+  for (size_t r = 0; r < ranks; r++) {
+    if (row_w[r] > width) width = row_w[r];
+    row_y[r + 1] = row_y[r] + row_h[r] + (r + 1 < ranks ? gap_y : 0);
+  }
+  for (size_t r = 0; r < ranks; r++) row_x[r] = (width - row_w[r]) / 2;
+  size_t nodes = l->node_start[u + 1] - l->node_start[u];
+  gv_box_t *box = malloc(items * sizeof *box);
+  if (!box) goto done;
+  for (size_t k = 0; k < items; k++) {
+    size_t r = rank[k];
+    box[k] = (gv_box_t){row_x[r], row_y[r] + (row_h[r] - h[k]) / 2, w[k], h[k]};
+    row_x[r] += w[k] + gap_x;
+    if (k < nodes)
+      l->node_box[l->node_ids[l->node_start[u] + k]] = box[k];
+    else
+      l->group_box[l->group_ids[l->group_start[u] + k - nodes]] = box[k];
+  }
+  l->unit_w[u] = width;
+  l->unit_h[u] = row_y[ranks];
+  rc = ETK_OK;
+  for (size_t k = 0; k < np && rc == ETK_OK; k++) {
+    const gv_box_t *a = &box[c->item_local[pairs[ids[k]].from]];
+    const gv_box_t *b = &box[c->item_local[pairs[ids[k]].to]];
+    gv_edge_path_t *path = &l->paths[l->path_count];
+    l->path_ids[c->pair_start[u] + k] = l->path_count++;
+    if ((rc = add_points(l, 5, point_cap)) != ETK_OK) break;
+    double x1 = a->x + a->w / 2, y1 = a->y + a->h;
+    double x2 = b->x + b->w / 2, y2 = b->y, dy = (y2 - y1) / 2;
+    if (dy < 10) dy = 10;
+    double pts[10] = {x1, y1, x1, y1 + dy, x2, y2 - dy, x2, y2 - 6, x2, y2};
+    *path = (gv_edge_path_t){u, l->point_count, 5};
+    memcpy(&l->points[2 * l->point_count], pts, sizeof pts);
+    l->point_count += 5;
+  }
+  free(box);
+  l->plain_units++;
+  if (items > l->plain_items) l->plain_items = items;
+done:
+  free(rank);
+  free(indeg);
+  free(out_start);
+  free(out);
+  free(queue);
+  free(row_w);
+  free(row_h);
+  free(row_x);
+  free(row_y);
+  return rc;
+}
+
+/* Item sizes of unit u, then its plain layout. */
+static int plain_layout(layout_ctx_t *c, size_t u, size_t nodes, size_t items,
+                        size_t *point_cap) {
+  double *w = malloc(2 * items * sizeof *w);
+  if (!w) return ETK_E_NO_MEMORY;
+  for (size_t k = 0; k < items; k++) {
+    if (k < nodes) {
+      w[k] = node_width(&c->g->nodes[c->l->node_ids[c->l->node_start[u] + k]]);
+      w[items + k] = GV_NODE_H;
+    } else {
+      const gv_box_t *b =
+          &c->l->group_box[c->l->group_ids[c->l->group_start[u] + k - nodes]];
+      w[k] = b->w;
+      w[items + k] = b->h;
+    }
+  }
+  int rc = plain_unit(c, u, items, w, w + items, point_cap);
+  free(w);
+  return rc;
+}
+
 /* Lays out unit u (its children are done). */
 static int layout_unit(layout_ctx_t *c, size_t u, size_t *point_cap) {
   const etk_graph_view_t *g = c->g;
@@ -297,6 +428,8 @@ static int layout_unit(layout_ctx_t *c, size_t u, size_t *point_cap) {
     l->unit_h[u] = 10;
     return ETK_OK;
   }
+  if (items > GV_DOT_MAX_ITEMS)
+    return plain_layout(c, u, nodes, items, point_cap);
   Agnode_t **nv = malloc(items * sizeof *nv);
   Agedge_t **ev = malloc((npairs + 1) * sizeof *ev);
   Agraph_t *G = agopen("unit", Agdirected, NULL);

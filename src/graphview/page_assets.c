@@ -95,9 +95,13 @@ const char gv_page_script[] =
         GV_CLOSED_H) ";\n"
     " function put(){vp.setAttribute('transform','translate('+tx+','+ty+') "
     "scale('+s+')');}\n"
+    /* fit(true): everything in view; fit(false), at opening: in view when
+       that keeps the text readable (scale >= 1), else as wide as the
+       stage allows at scale 1 at most, from the top; centred either way */
     " function fit(all){var r=svg.getBoundingClientRect(),w=r.width||800,"
-    "h=r.height||600;s=Math.min((w-20)/W,all?(h-20)/H:1,1.5);"
-    "if(!(s>0))s=1;tx=(w-W*s)/2;ty=10;put();}\n"
+    "h=r.height||600,fw=(w-20)/W,fh=(h-20)/H;s=Math.min(fw,fh,1.5);"
+    "if(!all&&s<1)s=Math.min(fw,1);"
+    "if(!(s>0))s=1;tx=(w-W*s)/2;ty=H*s<h?(h-H*s)/2:10;put();}\n"
     " function centre(n){var r=svg.getBoundingClientRect(),b=n.getBBox(),"
     "m=n.getCTM(),v=vp.getCTM();if(!m||!v)return;"
     "var p=v.inverse().multiply(m);var x=p.e+b.width/2,y=p.f+b.height/2;"
@@ -210,8 +214,7 @@ const char gv_page_script[] =
     ".forEach(function(g){if(a==='close')g.classList.add('closed');"
     "else open(g);});if(a!=='fit')relayout(1);});\n"
     " if(sec.querySelector('.gv-vp .gg.closed'))relayout();\n"
-    " var r0=svg.getBoundingClientRect();"
-    "fit(Math.min(((r0.width||800)-20)/W,((r0.height||600)-20)/H)>=0.6);"
+    "fit(false);"
     "sec.setAttribute('data-ready','1');\n"
     "}\n"
     "document.querySelectorAll('section.gv').forEach(own);\n"

@@ -21,7 +21,15 @@
  * with only a debug buffer, from the program outputs against the
  * ETRecord's reference_outputs (compare_results' pairs) for the nodes
  * producing the user outputs.  Each node keeps its worst output (the
- * largest MSE).
+ * largest MSE) of its most specific event.  Against a second run, integer
+ * and bool values (indices, flags) are counted as mismatching elements,
+ * never averaged into an MSE, and a delegate call's logged inputs and
+ * constant weights are left out: the runtime logs every argument of the
+ * call, and only its last num_outs values are its outputs.
+ *
+ * For the A/B test (graph_change.c), each node also keeps its samples:
+ * its counted events' durations added run by run, found by a second pass
+ * over the events once the smallest covers are known.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,9 +47,10 @@ typedef struct join {
   const char *method;
   etk_etrecord_linker_t *linker;
   etk_graph_node_figures_t *nodes;
-  size_t *cover; /* per node: size of the smallest cover seen */
-  size_t *stamp; /* per node: the event that listed it last, plus 1 */
-  size_t event;  /* events resolved so far (for `stamp`) */
+  size_t *cover;  /* per node: size of the smallest cover seen */
+  size_t *ecover; /* per node: the same for the compared values */
+  size_t *stamp;  /* per node: the event that listed it last, plus 1 */
+  size_t event;   /* events resolved so far (for `stamp`) */
   bool *block_ok;
   etk_etrecord_link_summary_t fit; /* how well the record fits (link_match) */
   etk_error_t *err;
@@ -55,6 +64,8 @@ void etk_graph_figures_options_init(etk_graph_figures_options_t *opts) {
 void etk_graph_figures_free(etk_graph_figures_t *f) {
   if (!f) return;
   free((void *)f->nodes);
+  free((void *)f->samples);
+  free((void *)f->sample_start);
   free(f);
 }
 
@@ -188,13 +199,171 @@ static int walk_events(join_t *j, etk_graph_figures_t *out) {
       out->linked_events++;
       add_timing(j, nodes, n, timed ? &st : NULL, ev.sample_count);
     }
+    for (size_t k = 0; timed && k < n && strcmp(name, "DELEGATE_CALL") == 0;
+         k++) {
+      etk_graph_node_figures_t *f = &j->nodes[nodes[k]];
+      f->call_avg = isnan(f->call_avg) ? st.avg : f->call_avg + st.avg;
+      f->call_p50 = isnan(f->call_p50) ? st.p50 : f->call_p50 + st.p50;
+    }
     free(nodes);
   }
   out->execute_avg = exec_n ? exec_sum / (double)exec_n : NAN;
   return ETK_OK;
 }
 
-/* Numerical error against a second run (`etkit numerics` rows). */
+/* Per node, its counted events' durations summed run by run (run k of
+ * every event it keeps): the samples etk_graph_figures_compare() tests.
+ * A second pass over the events, once the smallest covers are known. */
+static int collect_samples(join_t *j, etk_graph_figures_t *out, size_t n) {
+  size_t *start = malloc((n + 1) * sizeof *start);
+  if (!start)
+    return etk_error_set(j->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory");
+  start[0] = 0;
+  for (size_t i = 0; i < n; i++)
+    start[i + 1] = start[i] + (isnan(j->nodes[i].avg) ? 0 : j->nodes[i].count);
+  double *sum = calloc(start[n] + 1, sizeof *sum);
+  double *raw = NULL;
+  size_t raw_cap = 0;
+  int rc = sum ? ETK_OK
+               : etk_error_set(j->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                               "out of memory");
+  size_t count = etk_inspector_event_count(j->insp);
+  for (size_t e = 0; e < count && rc == ETK_OK; e++) {
+    etk_inspector_event_t ev;
+    if (etk_inspector_event_get(j->insp, e, &ev) != ETK_OK ||
+        !j->block_ok[ev.block] || !ev.sample_count)
+      continue;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)ev.name_len, ev.name);
+    if (is_framework(name)) continue;
+    size_t *nodes, c, got = 0;
+    if ((rc = event_nodes(j, &ev, name, &nodes, &c)) != ETK_OK) break;
+    if (c && ev.sample_count > raw_cap) {
+      double *bigger = realloc(raw, ev.sample_count * sizeof *raw);
+      if (!bigger) {
+        free(nodes);
+        rc = etk_error_set(j->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+        break;
+      }
+      raw = bigger;
+      raw_cap = ev.sample_count;
+    }
+    if (c && etk_inspector_event_durations(j->insp, e, raw, &got) != ETK_OK)
+      got = 0;
+    for (size_t k = 0; k < c; k++) {
+      size_t i = nodes[k], have = start[i + 1] - start[i];
+      if (j->cover[i] != c) continue;
+      for (size_t r = 0; r < got && r < have; r++) sum[start[i] + r] += raw[r];
+    }
+    free(nodes);
+  }
+  free(raw);
+  if (rc != ETK_OK) {
+    free(start);
+    free(sum);
+    return rc;
+  }
+  out->sample_start = start;
+  out->samples = sum;
+  return ETK_OK;
+}
+
+/* True for the integer and bool element types: their values are indices
+ * or flags (max_pool's argmax), compared as exact matches, never as an
+ * MSE. */
+static bool integer_dtype(const char *dtype) {
+  return dtype &&
+         (strncmp(dtype, "int", 3) == 0 || strncmp(dtype, "uint", 4) == 0 ||
+          strcmp(dtype, "bool") == 0);
+}
+
+/* Elements of an integer row whose values differ between A and B (byte
+ * compare per element: equal integers of one type have equal bytes);
+ * false when a side cannot be read. */
+static bool count_mismatches(join_t *j, const etk_numerics_row_t *row,
+                             uint64_t *mismatches, uint64_t *numel) {
+  const etk_inspector_t *side[2] = {j->insp, j->o->against};
+  const uint8_t *buf[2] = {j->o->debug_buffer, j->o->against_buffer};
+  size_t len[2] = {j->o->debug_buffer_len, j->o->against_buffer_len};
+  uint32_t ev[2] = {row->event_a, row->event_b};
+  etk_numerics_value_t v[2];
+  uint32_t item = row->list_item < 0 ? 0 : (uint32_t)row->list_item;
+  for (int k = 0; k < 2; k++) {
+    etk_error_t local;
+    etk_error_clear(&local);
+    if (etk_numerics_debug_value(etk_inspector_etdump(side[k]), buf[k], len[k],
+                                 ev[k], item, &v[k], &local) != ETK_OK ||
+        v[k].kind != ETK_NUMERICS_VALUE_TENSOR)
+      return false;
+  }
+  size_t es = etk_numerics_element_size(v[0].scalar_type);
+  if (!es || v[0].scalar_type != v[1].scalar_type || v[0].nbytes != v[1].nbytes)
+    return false;
+  uint64_t n = v[0].nbytes / es, bad = 0;
+  for (uint64_t e = 0; e < n; e++)
+    bad += memcmp(v[0].data + e * es, v[1].data + e * es, es) != 0;
+  *mismatches = bad;
+  *numel = n;
+  return true;
+}
+
+/* Rows of one delegate call's logged arguments (no delegate debug id,
+ * an instruction of the delegate map): the runtime logs every argument of
+ * the call, inputs and constant weights first and its outputs last, so
+ * only the last num_outs rows (the ETRecord's instruction_id_to_num_outs
+ * map, 1 when absent, as upstream's Inspector) are the call's outputs. */
+static bool delegate_input(const etk_etrecord_method_maps_t *maps,
+                           const etk_numerics_row_t *row, size_t group_size,
+                           size_t position) {
+  if (row->delegate_debug_id_int >= 0 || row->delegate_debug_id_str ||
+      !etk_etrecord_maps_delegate(maps, row->instruction_id))
+    return false;
+  int64_t outs = etk_etrecord_maps_num_outputs(maps, row->instruction_id, 1);
+  return outs >= 0 && (uint64_t)position + (uint64_t)outs < group_size;
+}
+
+/* Adds one compared row to the nodes of its event; the most specific
+ * event wins (as for time): a delegated op's own value over the
+ * DELEGATE_CALL's. */
+static int add_row(join_t *j, const etk_numerics_row_t *row) {
+  etk_inspector_event_t ev;
+  memset(&ev, 0, sizeof ev);
+  ev.chain_index = row->chain_index < 0 ? 0 : row->chain_index;
+  ev.instruction_id = row->instruction_id;
+  ev.delegate_id_is_int = row->delegate_debug_id_int >= 0;
+  ev.delegate_debug_id_int = row->delegate_debug_id_int;
+  ev.delegate_debug_id_str = row->delegate_debug_id_str;
+  size_t *nodes, n;
+  int rc = event_nodes(j, &ev, row->name, &nodes, &n);
+  bool integer = integer_dtype(row->dtype_a) || integer_dtype(row->dtype_b);
+  uint64_t bad = 0, numel = 0;
+  if (rc == ETK_OK && n && integer && !count_mismatches(j, row, &bad, &numel))
+    n = 0;
+  for (size_t k = 0; k < n; k++) {
+    etk_graph_node_figures_t *f = &j->nodes[nodes[k]];
+    if (n > j->ecover[nodes[k]]) continue;
+    if (n < j->ecover[nodes[k]]) {
+      j->ecover[nodes[k]] = n;
+      f->has_error = false;
+      f->mse = f->snr = f->max_abs = f->cosine = NAN;
+      f->int_compared = f->int_mismatches = 0;
+    }
+    if (integer) {
+      f->int_compared += numel;
+      f->int_mismatches += bad;
+    } else {
+      add_error(f, row->mse, row->snr, row->max_abs, row->cosine);
+    }
+  }
+  free(nodes);
+  return rc;
+}
+
+/* Numerical error against a second run (`etkit numerics` rows): float
+ * values by MSE/SNR, integer ones as mismatch counts, a delegate call's
+ * inputs and constant arguments left out. */
 static int errors_against(join_t *j) {
   etk_numerics_ab_options_t abo = {1};
   etk_numerics_ab_t *ab;
@@ -202,24 +371,32 @@ static int errors_against(join_t *j) {
       j->insp, j->o->debug_buffer, j->o->debug_buffer_len, j->o->against,
       j->o->against_buffer, j->o->against_buffer_len, &abo, &ab, j->err);
   if (rc != ETK_OK) return rc;
-  for (size_t r = 0; r < etk_numerics_ab_row_count(ab) && rc == ETK_OK; r++) {
-    etk_numerics_row_t row;
-    if (etk_numerics_ab_row_get(ab, r, &row) != ETK_OK) continue;
-    if (row.status != ETK_NUMERICS_MATCHED || row.is_output ||
-        row.block_a == SIZE_MAX || !j->block_ok[row.block_a])
-      continue;
-    etk_inspector_event_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.chain_index = row.chain_index < 0 ? 0 : row.chain_index;
-    ev.instruction_id = row.instruction_id;
-    ev.delegate_id_is_int = row.delegate_debug_id_int >= 0;
-    ev.delegate_debug_id_int = row.delegate_debug_id_int;
-    ev.delegate_debug_id_str = row.delegate_debug_id_str;
-    size_t *nodes, n;
-    rc = event_nodes(j, &ev, row.name, &nodes, &n);
-    for (size_t k = 0; k < n; k++)
-      add_error(&j->nodes[nodes[k]], row.mse, row.snr, row.max_abs, row.cosine);
-    free(nodes);
+  const etk_etrecord_method_maps_t *maps =
+      etk_etrecord_maps_find(j->rec, j->method);
+  size_t rows = etk_numerics_ab_row_count(ab);
+  for (size_t r = 0; r < rows && rc == ETK_OK;) {
+    /* one group: the rows of one (block, instruction, delegate id) */
+    etk_numerics_row_t first, row;
+    if (etk_numerics_ab_row_get(ab, r, &first) != ETK_OK) break;
+    size_t end = r + 1;
+    while (
+        end < rows && etk_numerics_ab_row_get(ab, end, &row) == ETK_OK &&
+        row.block_a == first.block_a && !row.is_output == !first.is_output &&
+        row.instruction_id == first.instruction_id &&
+        row.delegate_debug_id_int == first.delegate_debug_id_int &&
+        !row.delegate_debug_id_str == !first.delegate_debug_id_str &&
+        (!row.delegate_debug_id_str ||
+         strcmp(row.delegate_debug_id_str, first.delegate_debug_id_str) == 0))
+      end++;
+    for (size_t k = r; k < end && rc == ETK_OK; k++) {
+      if (etk_numerics_ab_row_get(ab, k, &row) != ETK_OK) continue;
+      if (row.status != ETK_NUMERICS_MATCHED || row.is_output ||
+          row.block_a == SIZE_MAX || !j->block_ok[row.block_a] ||
+          delegate_input(maps, &row, end - r, k - r))
+        continue;
+      rc = add_row(j, &row);
+    }
+    r = end;
   }
   etk_numerics_ab_free(ab);
   return rc;
@@ -379,22 +556,25 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
   etk_graph_figures_t *f = calloc(1, sizeof *f);
   j.nodes = calloc(n ? n : 1, sizeof *j.nodes);
   j.cover = malloc((n ? n : 1) * sizeof *j.cover);
+  j.ecover = malloc((n ? n : 1) * sizeof *j.ecover);
   j.stamp = calloc(n ? n : 1, sizeof *j.stamp);
   int rc =
-      f && j.nodes && j.cover && j.stamp
+      f && j.nodes && j.cover && j.ecover && j.stamp
           ? ETK_OK
           : etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   for (size_t i = 0; rc == ETK_OK && i < n; i++) {
-    j.cover[i] = SIZE_MAX;
+    j.cover[i] = j.ecover[i] = SIZE_MAX;
     j.nodes[i].avg = j.nodes[i].p50 = j.nodes[i].share = NAN;
     j.nodes[i].mse = j.nodes[i].snr = NAN;
     j.nodes[i].max_abs = j.nodes[i].cosine = NAN;
+    j.nodes[i].call_avg = j.nodes[i].call_p50 = NAN;
   }
   if (rc == ETK_OK) rc = choose_blocks(&j);
   if (rc == ETK_OK)
     rc = etk_etrecord_linker_create(j.rec, ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY,
                                     &j.linker, err);
   if (rc == ETK_OK) rc = walk_events(&j, f);
+  if (rc == ETK_OK) rc = collect_samples(&j, f, n);
   if (rc == ETK_OK && opts->against) rc = errors_against(&j);
   if (rc == ETK_OK && !opts->against && opts->reference)
     rc = errors_reference(&j);
@@ -402,11 +582,12 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
     rc = errors_outputs(&j);
   etk_etrecord_linker_destroy(j.linker);
   free(j.cover);
+  free(j.ecover);
   free(j.stamp);
   free(j.block_ok);
   if (rc != ETK_OK) {
     free(j.nodes);
-    free(f);
+    etk_graph_figures_free(f);
     return rc;
   }
   for (size_t i = 0; i < n; i++) {
@@ -416,7 +597,7 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
       f->has_timing = true;
       if (f->execute_avg > 0) nf->share = nf->avg / f->execute_avg * 100.0;
     }
-    if (nf->has_error) f->has_error = true;
+    if (nf->has_error || nf->int_compared) f->has_error = true;
   }
   char line[1024];
   if (opts->note &&

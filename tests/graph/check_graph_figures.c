@@ -129,6 +129,15 @@ ETK_TEST(timing_per_node) {
     if (f->nodes[node].event_count != 1 || f->nodes[node].shared) continue;
     CHECK(fabs(f->nodes[node].avg - st.avg) < 1e-12);
     CHECK(fabs(f->nodes[node].p50 - st.p50) < 1e-12);
+    /* its per-run samples (the A/B test's) are the event's durations */
+    double raw[64];
+    size_t got = 0;
+    REQUIRE(ev.sample_count <= 64);
+    REQUIRE(etk_inspector_event_durations(d.insp, e, raw, &got) == ETK_OK);
+    size_t from = f->sample_start[node], to = f->sample_start[node + 1];
+    CHECK_EQ_INT(to - from, f->nodes[node].count);
+    for (size_t k = 0; k < got && from + k < to; k++)
+      CHECK(f->samples[from + k] == raw[k]);
     checked++;
   }
   CHECK(checked >= 5);
@@ -145,7 +154,7 @@ ETK_TEST(timing_per_node) {
   size_t present = 0;
   for (size_t i = 0; i < f->node_count; i++) present += has[i];
   CHECK_EQ_INT(present, reached);
-  etk_graph_node_data_t nd = {values, has, f->node_count, NULL, 0, NULL};
+  etk_graph_node_data_t nd = {values, has, f->node_count, NULL, 0, NULL, NULL};
   char *js;
   size_t len;
   REQUIRE(etk_graph_node_data_json(d.g, &nd, 0, &js, &len, &err) == ETK_OK);

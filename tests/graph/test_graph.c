@@ -567,7 +567,7 @@ ETK_TEST(model_explorer_json) {
   size_t conv = node_named(g, "aten_convolution_default");
   values[conv] = 1.25;
   has[conv] = true;
-  etk_graph_node_data_t nd = {values, has, count, NULL, 0, NULL};
+  etk_graph_node_data_t nd = {values, has, count, NULL, 0, NULL, NULL};
   REQUIRE(etk_graph_node_data_json(g, &nd, 0, &js, &len, &err) == ETK_OK);
   CHECK_EQ_STR(js,
                "{\"graph\":{\"results\":{\"aten_convolution_default\":{"

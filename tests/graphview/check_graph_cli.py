@@ -8,9 +8,11 @@ the other commands' own outputs for the same files.
   the delegated partition is the backend `etkit graph --maps` names, and
   holds the nodes of its debug handles; each node's data-value is the
   mean time per run of the events `etkit inspect --format json` gives its
-  debug handle (the most specific events, OPERATOR_CALL wrappers left
-  out); nodes without events have no value; the --against page's values
-  are the median (p50) change A->B of the same events of two runs;
+  debug handle (the median per run, in the page's data-unit; the most
+  specific events, OPERATOR_CALL wrappers left out); nodes without events
+  have no value, inputs and outputs are drawn plain; the --against page's
+  values are the change A->B of `etkit diff A.. --vs B..` for the same
+  events (the Hodges-Lehmann shift), coloured only where significant;
 - Model Explorer files: one graph node per drawn node, node data equal
   to the page's values;
 - `etkit report --etrecord_path`: the same nodes and values; with a
@@ -136,6 +138,14 @@ def close(a, b):
     return abs(a - b) <= 1e-9 + 1e-6 * abs(b)
 
 
+UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
+
+
+def page_unit(text):
+    m = re.search(r'<section class="gv"[^>]* data-unit="([^"]*)"', text)
+    return m.group(1) if m else None
+
+
 def demo_checks():
     d1, d2 = os.path.join(WORK, "d1"), os.path.join(WORK, "d2")
     for d in (d1, d2):
@@ -167,11 +177,16 @@ def demo_checks():
           "aten_convolution_default is not in the conv1 group")
     # values against `etkit inspect --format json`
     events = inspect_events(dump, rec)
-    want = expected(events, rows, "avg (ms)")
+    want = expected(events, rows, "p50 (ms)")
+    unit = page_unit(text)
+    check(unit in UNITS, f"page unit {unit}")
+    per_ms = 1e-3 / UNITS.get(unit, 1e-3)
     for name, (value, cls) in nodes.items():
         if name in want:
-            check(value is not None and close(value, want[name]),
-                  f"{name}: page {value} != inspect {want[name]}")
+            check(value is not None and close(value, want[name] * per_ms),
+                  f"{name}: page {value} != inspect {want[name]} ms")
+        elif name in inputs or name == "output":
+            check(value is None and "io" in cls.split(), f"{name}: input drawn {cls}")
         else:
             check(value is None and "nv" in cls.split(), f"{name}: no event but {value}")
     check(len(want) >= 8, f"only {len(want)} nodes have events")
@@ -180,15 +195,29 @@ def demo_checks():
     dump2 = os.path.join(d2, "etdump.etdp")
     run("graph", rec, "--html", html_ab, "--etdump_path", dump, "--against", dump2)
     ab, text_ab = page_nodes(html_ab)
-    pa = expected(events, rows, "p50 (ms)")
-    pb = expected(inspect_events(dump2, rec), rows, "p50 (ms)")
-    for name, (value, _) in ab.items():
-        if name in pa and name in pb and pa[name] > 0:
-            change = (pb[name] - pa[name]) / pa[name]
-            check(value is not None and close(value, change),
-                  f"{name}: change {value} != {change}")
-        else:
-            check(value is None, f"{name}: a change without both runs")
+    # the shift of `etkit diff` (pooling a dump twice leaves the
+    # Hodges-Lehmann shift as it is) for the nodes of one event each
+    diff = json.loads(run("diff", dump, dump, "--vs", dump2, dump2,
+                          "--format", "json").stdout)["changes"]
+    one = {}
+    for e in events:
+        hs = e["debug_handles"]
+        hs = hs if isinstance(hs, list) else [hs]
+        names = [n for n, h in rows.items() if h in hs]
+        if len(names) == 1 and e["event_name"] != "OPERATOR_CALL":
+            one.setdefault(names[0], []).append(e)
+    compared = 0
+    for name, (value, cls) in ab.items():
+        evs = one.get(name, [])
+        if len(evs) != 1:
+            continue
+        d = [c for c in diff if c["name"] == evs[0]["event_name"] and
+             c["instruction_id"] == evs[0]["instruction_id"] and c["block"] == "Execute"]
+        if d:
+            compared += 1
+            check(value is not None and close(value, d[0]["delta_pct"] / 100),
+                  f"{name}: change {value} != diff {d[0]['delta_pct']} %")
+    check(compared >= 6, f"only {compared} A/B nodes checked against diff")
     check("data-fa=" in text_ab and "data-fb=" in text_ab, "A/B values missing")
     # numerical error: two runs of the same input agree exactly, so every
     # node with values has MSE 0 (a value, not "no event")

@@ -17,15 +17,59 @@
   var lazy = sec.querySelectorAll('template.gv-lazy');
   lazy.forEach(function (t) { t.content.querySelectorAll('.gn').forEach(tally); });
   expect(total === want, 'written nodes ' + total + ' != ' + want);
+  // a box too large for dot is said to be laid out in plain rows, and
+  // its nodes do not overlap
+  if (sec.querySelector('.gv-plain')) {
+    var rows = {}, clash = 0;
+    sec.querySelectorAll('.gv-vp > .gn').forEach(function (n) {
+      var m = /translate\(([-\d.]+),([-\d.]+)\)/.exec(n.getAttribute('transform'));
+      var key = m[2];
+      (rows[key] = rows[key] || []).push([+m[1], +n.querySelector('rect').getAttribute('width')]);
+    });
+    Object.keys(rows).forEach(function (k) {
+      var r = rows[k].sort(function (a, b) { return a[0] - b[0]; });
+      for (var i = 1; i < r.length; i++) if (r[i][0] < r[i - 1][0] + r[i - 1][1]) clash++;
+    });
+    expect(clash === 0, clash + ' overlapping nodes in the plain layout');
+  }
+  // a small graph opens readable (node text at least 11 px on screen)
+  // and centred in the stage
+  var svgEl = sec.querySelector('.gv-svg'), vpEl = sec.querySelector('.gv-vp');
+  var first = sec.querySelector('.gv-vp .gn text');
+  if (want <= 60 && first) {
+    var px = first.getBoundingClientRect().height;
+    expect(px >= 11, 'node text drawn ' + px.toFixed(1) + ' px high');
+    var sr = svgEl.getBoundingClientRect(), dr = vpEl.getBoundingClientRect();
+    var left = dr.left - sr.left, right = sr.right - dr.right;
+    expect(Math.abs(left - right) <= 2 || dr.width > sr.width,
+           'drawing not centred: ' + Math.round(left) + ' px left, ' + Math.round(right) + ' right');
+  }
   expect(dup === 0, dup + ' node names written twice');
   // legend: a gradient with numbers at both ends
   var lg = sec.querySelector('.gv-legend');
   var vname = sec.dataset.vname;
   if (vname) {
-    expect(sec.querySelector('.gv-legend .gv-grad'), 'no legend gradient');
+    // a gradient with numbers at both ends, or one of the two states
+    // without a scale: every value equal, or no significant change (A/B)
+    var eq = sec.querySelector('.gv-eq'), rule = sec.querySelector('.gv-rule');
+    var noChange = rule && /no significant change/.test(rule.textContent);
+    expect(sec.querySelector('.gv-legend .gv-grad') || eq, 'no legend gradient');
     var lo = sec.querySelector('.gv-lo'), hi = sec.querySelector('.gv-hi');
-    expect(lo && /\d/.test(lo.textContent) && hi && /\d/.test(hi.textContent),
+    expect(eq ? /all equal/.test(eq.textContent) :
+           noChange || (lo && /\d/.test(lo.textContent) && hi && /\d/.test(hi.textContent)),
            'legend ends without numbers');
+    // A/B: only significant changes are coloured
+    sec.querySelectorAll('.gn.ns').forEach(function (n) {
+      var f = n.querySelector('rect').getAttribute('fill');
+      expect(f === '#f7f7f7', n.dataset.node + ': not significant but filled ' + f);
+    });
+    if (noChange)
+      expect(!sec.querySelector('.gn[data-value]:not(.ns)'), 'no significant change, yet coloured');
+    // graph inputs and outputs are never "no event"
+    sec.querySelectorAll('.gn.io').forEach(function (n) {
+      expect(n.querySelector('rect').getAttribute('fill').indexOf('hatch') < 0,
+             n.dataset.node + ': an input drawn as no event');
+    });
   }
   // a group closed at load is drawn at its closed size, not its open one
   var closed = sec.querySelectorAll('.gg.closed').length;

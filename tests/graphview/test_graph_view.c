@@ -40,8 +40,9 @@ static size_t count(const char *hay, const char *needle) {
 
 /* x -> mul (in module "blk") -> add (in partition "Xnn" inside "blk") */
 static etk_graph_view_group_t groups3[] = {
-    {"blk", "blk (Block)", ETK_GRAPH_VIEW_NONE, ETK_GRAPH_VIEW_MODULE},
-    {"Xnn", NULL, 0, ETK_GRAPH_VIEW_PARTITION}};
+    {"blk", "blk (Block)", ETK_GRAPH_VIEW_NONE, ETK_GRAPH_VIEW_MODULE, false,
+     0},
+    {"Xnn", NULL, 0, ETK_GRAPH_VIEW_PARTITION, false, 0}};
 static etk_graph_view_edge_t edges3[] = {{0, 1}, {1, 2}, {0, 2}};
 
 static void nodes3(etk_graph_view_node_t n[3]) {
@@ -161,7 +162,8 @@ ETK_TEST(bad_descriptions_are_refused_before_writing) {
   etk_graph_view_edge_t self[] = {{1, 1}};
   g = (etk_graph_view_t){n, 3, self, 1, groups3, 2};
   expect_refused(&g, "to itself");
-  etk_graph_view_group_t late[] = {{"a", NULL, 1, 0}, {"b", NULL, 0, 0}};
+  etk_graph_view_group_t late[] = {{"a", NULL, 1, 0, false, 0},
+                                   {"b", NULL, 0, 0, false, 0}};
   g = (etk_graph_view_t){n, 3, edges3, 3, late, 2};
   expect_refused(&g, "does not come before it");
   n[0].group = 9;
@@ -252,6 +254,162 @@ ETK_TEST(overlay_follows_the_figures) {
   CHECK_EQ_STR(etk_graph_view_overlay_for(&f), "time");
   f.has_error = true; /* figures computed with a debug buffer */
   CHECK_EQ_STR(etk_graph_view_overlay_for(&f), "error");
+}
+#endif
+
+/* Fill of the node `name` in `html` ("" when absent). */
+static void fill_of(const char *html, const char *name, char out[16]) {
+  char key[96];
+  snprintf(key, sizeof key, "data-node=\"%s\"", name);
+  const char *at = strstr(html, key);
+  const char *f = at ? strstr(at, "fill=\"") : NULL;
+  out[0] = 0;
+  if (f) snprintf(out, 16, "%.*s", (int)strcspn(f + 6, "\""), f + 6);
+}
+
+/* Issue 28: equal values (an MSE of 0 everywhere) have no scale: one
+ * neutral colour, never the darkest, and "all equal" in the legend. */
+ETK_TEST(all_equal_values_are_neutral) {
+  etk_graph_view_node_t n[3];
+  nodes3(n);
+  for (int i = 0; i < 3; i++) n[i].has_value = true, n[i].value = 0;
+  etk_graph_view_t g = {n, 3, edges3, 3, groups3, 2};
+  etk_graph_view_options_t o;
+  etk_graph_view_options_init(&o);
+  o.value_name = "numerical error (MSE)";
+  o.better = -1;
+  int rc;
+  etk_error_t err;
+  char *html = render(&g, &o, &rc, &err);
+  REQUIRE(rc == ETK_OK && html);
+  char a[16], b[16];
+  fill_of(html, n[0].name, a);
+  fill_of(html, n[2].name, b);
+  CHECK(strcmp(a, b) == 0 && strcmp(a, "#7f0000") != 0 && a[0] == '#');
+  CHECK(strstr(html, "all equal: 0") != NULL);
+  CHECK(strstr(html, "lower is better") != NULL);
+  free(html);
+}
+
+/* An SNR, where higher is better: the highest value is the lightest, the
+ * lowest the darkest, +inf (identical values) a value at the good end. */
+ETK_TEST(higher_is_better_runs_the_other_way) {
+  etk_graph_view_node_t n[3];
+  nodes3(n);
+  double v[3] = {3.0, 30.0, INFINITY};
+  for (int i = 0; i < 3; i++) n[i].has_value = true, n[i].value = v[i];
+  n[1].name = "mul";
+  etk_graph_view_t g = {n, 3, edges3, 3, groups3, 2};
+  etk_graph_view_options_t o;
+  etk_graph_view_options_init(&o);
+  o.value_name = "SNR";
+  o.unit = "dB";
+  o.better = 1;
+  int rc;
+  etk_error_t err;
+  char *html = render(&g, &o, &rc, &err);
+  REQUIRE(rc == ETK_OK && html);
+  char lo[16], hi[16], inf[16];
+  fill_of(html, n[0].name, lo);
+  fill_of(html, n[1].name, hi);
+  fill_of(html, n[2].name, inf);
+  CHECK_EQ_STR(lo, "#7f0000");
+  CHECK_EQ_STR(hi, "#fff5d6");
+  CHECK_EQ_STR(inf, "#fff5d6");
+  CHECK(strstr(html, "data-value=\"Infinity\"") != NULL);
+  CHECK(strstr(html, "higher is better") != NULL);
+  free(html);
+  /* identical values everywhere: all equal, at +inf, not at 0 */
+  n[0].value = n[1].value = INFINITY;
+  html = render(&g, &o, &rc, &err);
+  REQUIRE(rc == ETK_OK && html);
+  CHECK(strstr(html, "all equal: \xE2\x88\x9E dB") != NULL);
+  free(html);
+}
+
+/* Against: a change that is not significant is drawn neutral and does not
+ * set the scale; a closed group shows its value (own or aggregate). */
+ETK_TEST(faint_changes_and_group_values) {
+  etk_graph_view_node_t n[3];
+  nodes3(n);
+  double v[3] = {0.9, 0.1, -0.2};
+  for (int i = 0; i < 3; i++) n[i].has_value = true, n[i].value = v[i];
+  n[0].faint = true; /* the largest change, but noise */
+  etk_graph_view_group_t gr[2];
+  memcpy(gr, groups3, sizeof gr);
+  gr[1].has_value = true;
+  gr[1].value = 0.15;
+  etk_graph_view_t g = {n, 3, edges3, 3, gr, 2};
+  etk_graph_view_options_t o;
+  etk_graph_view_options_init(&o);
+  o.value_name = "p50 time";
+  o.against = true;
+  int rc;
+  etk_error_t err;
+  char *html = render(&g, &o, &rc, &err);
+  REQUIRE(rc == ETK_OK && html);
+  char f[16];
+  fill_of(html, n[0].name, f);
+  CHECK_EQ_STR(f, "#f7f7f7");
+  CHECK(strstr(html, "<span class=\"gv-hi\">+20 %</span>") != NULL);
+  CHECK(strstr(html, "data-gvalue=\"0.15\"") != NULL);
+  free(html);
+  /* time: a module's closed cover sums what it holds */
+  o.against = false;
+  o.aggregate = ETK_GRAPH_VIEW_AGG_SUM;
+  o.unit = "\xC2\xB5s";
+  for (int i = 0; i < 3; i++) n[i].faint = false, n[i].value = i + 1.0;
+  gr[1].has_value = false;
+  html = render(&g, &o, &rc, &err);
+  REQUIRE(rc == ETK_OK && html);
+  /* blk holds mul (2) and the partition with add (3) */
+  CHECK(strstr(html, "data-group=\"blk\" data-gvalue=\"5\"") != NULL);
+  CHECK(strstr(html, "2 nodes \xC2\xB7 5 \xC2\xB5s") != NULL);
+  free(html);
+}
+
+#ifdef ETKIT_HAVE_GRAPH_FIGURES
+/* Run sets A and B, as etkit diff compares them: a node 50 % slower in
+ * every run of B is a significant change, a node with the same samples is
+ * not, a node without samples on one side is not compared. */
+ETK_TEST(figures_compare_tests_significance) {
+  etk_graph_node_figures_t nodes[3];
+  memset(nodes, 0, sizeof nodes);
+  double sa[10], sb[10];
+  for (int k = 0; k < 5; k++) {
+    sa[k] = 1.0 + 0.01 * k; /* node 0 in A */
+    sb[k] = 1.5 + 0.01 * k; /* node 0 in B: +50 % */
+    sa[5 + k] = 2.0 + 0.02 * (k % 3);
+    sb[5 + k] = 2.0 + 0.02 * ((k + 1) % 3); /* node 1: the same samples */
+  }
+  size_t start[4] = {0, 5, 10, 10};
+  etk_graph_figures_t a = {
+      .node_count = 3, .nodes = nodes, .samples = sa, .sample_start = start};
+  etk_graph_figures_t b = a;
+  b.samples = sb;
+  const etk_graph_figures_t *as[2] = {&a, &a}, *bs[2] = {&b, &b};
+  etk_graph_node_change_t out[3];
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_graph_figures_compare(as, 2, bs, 2, NULL, out, &err) == ETK_OK);
+  CHECK(out[0].compared && out[0].significant);
+  /* the shift (0.5) over the baseline median (1.02) */
+  CHECK(fabs(out[0].delta - 0.5 / 1.02) < 1e-9);
+  CHECK(out[0].ci_low > 0.4 && out[0].ci_high < 0.6);
+  CHECK(out[1].compared && !out[1].significant);
+  CHECK(fabs(out[1].delta) < 1e-9);
+  CHECK(!out[2].compared && isnan(out[2].delta));
+  /* one dump of one run per side: no interval, never significant */
+  size_t one[4] = {0, 1, 1, 1};
+  a.sample_start = b.sample_start = one;
+  REQUIRE(etk_graph_figures_compare(as, 1, bs, 1, NULL, out, &err) == ETK_OK);
+  CHECK(out[0].compared && !out[0].significant);
+  /* figures of different graphs are refused */
+  etk_graph_figures_t other = a;
+  other.node_count = 2;
+  const etk_graph_figures_t *os[1] = {&other};
+  CHECK(etk_graph_figures_compare(as, 1, os, 1, NULL, out, &err) ==
+        ETK_E_INVALID_ARGUMENT);
 }
 #endif
 

@@ -1,0 +1,51 @@
+/*
+ * cli_term.c - text from a file made safe for a terminal.  Names in
+ * ETRecords and ETDumps are the file's bytes: a node named with an escape
+ * sequence would otherwise set the window title or move the cursor when
+ * `etkit graph` lists it.  Control and bidi characters are printed as
+ * visible escapes instead, as the tables of etkit/render.h do.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_term.h"
+
+/* A copy of `v` safe to print on a terminal: C0 controls, DEL, C1
+ * controls and the bidi controls (U+202A..U+202E, U+2066..U+2069) as
+ * visible escapes (\n, \t, \x1b, \u202e), so a node name cannot set the
+ * window title, move the cursor or reorder the line; malloc'd. */
+char *etk_cli_term_text(const char *v) {
+  size_t n = strlen(v);
+  char *out = malloc(6 * n + 1), *o = out;
+  if (!out) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)v[i];
+    unsigned char c1 = i + 1 < n ? (unsigned char)v[i + 1] : 0;
+    unsigned char c2 = i + 2 < n ? (unsigned char)v[i + 2] : 0;
+    if (c == '\n' || c == '\t' || c == '\r') {
+      *o++ = '\\';
+      *o++ = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+    } else if (c < 0x20 || c == 0x7f) {
+      o += sprintf(o, "\\x%02x", c);
+    } else if (c == 0xc2 && c1 >= 0x80 && c1 <= 0x9f) { /* C1 */
+      o += sprintf(o, "\\x%02x", c1);
+      i++;
+    } else if (c == 0xe2 && ((c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae) ||
+                             (c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9))) {
+      o += sprintf(o, "\\u%04x", 0x2000 + ((c1 & 0x3f) << 6) + (c2 & 0x3f));
+      i += 2;
+    } else {
+      *o++ = (char)c;
+    }
+  }
+  *o = 0;
+  return out;
+}
+
+/* Prints `sep` and `v` escaped (etk_cli_term_text). */
+void etk_cli_print_term(const char *sep, const char *v) {
+  char *t = etk_cli_term_text(v ? v : "");
+  printf("%s%s", sep, t ? t : "?");
+  free(t);
+}
