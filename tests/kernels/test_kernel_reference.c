@@ -3,6 +3,9 @@
  * (made by make_reference.py with PyTorch, checked in as .npy) run through
  * the kernel registry and compared with PyTorch's outputs.
  *
+ * cases_cortex_m.txt (make_cortex_m.py, numpy only) does the same for the
+ * cortex_m:: kernels against CMSIS-NN's integer formulas, with tolerance 0.
+ *
  * A case line is `name|kernel|tolerance|tokens`; each token is one kernel
  * argument in schema order (see the script's header).  Inputs are read with
  * etkit's .npy reader; outputs are tensors of the expected shape and dtype
@@ -58,8 +61,11 @@ static int new_value(ref_case_t *c) {
 }
 
 /* A tensor value over the npy's data (input) or over a fresh poisoned
- * buffer of its shape (output). */
-static int tensor_value(ref_case_t *c, const char *name, int is_out) {
+ * buffer of its shape (output).  `nhwc`: the npy holds the channels-last
+ * memory [N, H, W, C] of a logical [N, C, H, W] tensor (dim order 0,2,3,1),
+ * as upstream's Cortex-M programs lay out their activations. */
+static int tensor_value_as(ref_case_t *c, const char *name, int is_out,
+                           int nhwc) {
   etk_npy_t *n = load_npy(c, name);
   int v = new_value(c);
   etk_tensor_t *t;
@@ -71,6 +77,13 @@ static int tensor_value(ref_case_t *c, const char *name, int is_out) {
   for (uint32_t d = 0; d < n->dim; d++) {
     t->sizes[d] = n->sizes[d];
     t->dim_order[d] = (uint8_t)d;
+  }
+  if (nhwc && n->dim == 4) {
+    static const uint8_t order[4] = {0, 2, 3, 1};
+    for (int d = 0; d < 4; d++) {
+      t->dim_order[d] = order[d];
+      t->sizes[order[d]] = n->sizes[d];
+    }
   }
   etk_tensor_update_strides(t);
   if (is_out) {
@@ -86,6 +99,10 @@ static int tensor_value(ref_case_t *c, const char *name, int is_out) {
   c->values[v].tag = ETK_VALUE_TENSOR;
   c->values[v].u.tensor = t;
   return v;
+}
+
+static int tensor_value(ref_case_t *c, const char *name, int is_out) {
+  return tensor_value_as(c, name, is_out, 0);
 }
 
 /* The comma-separated tensors of a list token (`-` = None). */
@@ -140,6 +157,8 @@ static int token_value(ref_case_t *c, char *tok) {
   }
   if (strncmp(tok, "t:", 2) == 0) return tensor_value(c, tok + 2, 0);
   if (strncmp(tok, "o:", 2) == 0) return tensor_value(c, tok + 2, 1);
+  if (strncmp(tok, "tcl:", 4) == 0) return tensor_value_as(c, tok + 4, 0, 1);
+  if (strncmp(tok, "ocl:", 4) == 0) return tensor_value_as(c, tok + 4, 1, 1);
   if (strncmp(tok, "tl:", 3) == 0) return list_value(c, tok + 3, 0, 0);
   if (strncmp(tok, "ol:", 3) == 0) return list_value(c, tok + 3, 1, 0);
   if (strncmp(tok, "otl:", 4) == 0) return list_value(c, tok + 4, 0, 1);
@@ -285,11 +304,16 @@ static int run_case(char *line) {
   return ok;
 }
 
-ETK_TEST(every_case_matches_pytorch) {
-  FILE *f = fopen(REF_DIR "cases.txt", "r");
+/* Runs every case of one manifest; returns the number of cases and adds
+ * the failures to *failed. */
+static int run_manifest(const char *path, int *failed) {
+  FILE *f = fopen(path, "r");
   char line[4096];
-  int cases = 0, failed = 0;
-  REQUIRE(f != NULL);
+  int cases = 0;
+  if (!f) {
+    printf("# cannot open %s\n", path);
+    return 0;
+  }
   while (fgets(line, sizeof line, f)) {
     char name[64];
     if (line[0] == '\n' || line[0] == '#') continue;
@@ -297,12 +321,26 @@ ETK_TEST(every_case_matches_pytorch) {
     cases++;
     if (!run_case(line)) {
       printf("# case %s FAILED\n", name);
-      failed++;
+      (*failed)++;
     }
   }
   fclose(f);
+  return cases;
+}
+
+ETK_TEST(every_case_matches_pytorch) {
+  int failed = 0, cases = run_manifest(REF_DIR "cases.txt", &failed);
   printf("# %d reference cases, %d failed\n", cases, failed);
   CHECK(cases >= 50);
+  CHECK_EQ_INT(failed, 0);
+}
+
+/* cases_cortex_m.txt (make_cortex_m.py): the cortex_m:: kernels against
+ * CMSIS-NN's integer formulas, exactly. */
+ETK_TEST(every_cortex_m_case_matches_cmsis_nn) {
+  int failed = 0, cases = run_manifest(REF_DIR "cases_cortex_m.txt", &failed);
+  printf("# %d cortex_m cases, %d failed\n", cases, failed);
+  CHECK(cases >= 22);
   CHECK_EQ_INT(failed, 0);
 }
 
@@ -310,6 +348,16 @@ ETK_TEST(a_wrong_answer_is_caught) {
   /* the comparison itself can fail: relu's expected output against the
    * input (which has negative values) must not match */
   char line[] = "relu_vs_input|aten::relu.out|1e-6|t:relu_in0 o:relu_in0 =1";
+  CHECK(run_case(line) == 0);
+}
+
+ETK_TEST(a_wrong_cortex_m_answer_is_caught) {
+  /* the depthwise case with input_offset 16 instead of 17: one unit of
+   * offset must change some requantized output */
+  char line[] =
+      "cm_dw_off|cortex_m::quantized_depthwise_conv2d.out|0|tcl:cm_dw_in0 "
+      "t:cm_dw_in1 t:cm_dw_in2 l:2,1 l:1,2 l:1,2 i:3 i:16 i:-20 t:cm_dw_in3 "
+      "t:cm_dw_in4 i:-128 i:100 n ocl:cm_dw_out0 =14";
   CHECK(run_case(line) == 0);
 }
 
