@@ -58,35 +58,49 @@ def make_input():
     return x.astype(np.float32).reshape(1, 1, 49, 10)
 
 
-def run(x):
+def run(x, layers=None):
+    """The program on x; `layers`, when a list, receives (kind, params,
+    output) per instruction for the interpreter's reference graph."""
     g = Lcg(29)
+    note = layers.append if layers is not None else (lambda item: None)
     inv = np.float32(1.0) / np.float32(IN_SCALE)
     q = np.clip(np.rint(x * inv) + IN_ZP, -128, 127).astype(np.int8)
+    note(("quantize", {}, q))
     # depthwise 10x4, stride 2, padding (5, 1), depth multiplier 64
     w = g.int8s(10 * 4 * CH).reshape(1, 10, 4, CH)
     b = g.biases(CH, 200)
     m, s = g.mults(CH), np.full(CH, -6, np.int32)
     acc = ref.depthwise(q, w, b, (2, 2), (5, 1), (1, 1), -IN_ZP, CH)
     h = ref.per_channel(acc, m, s, -128, -128, 127)
+    note(("dw1", dict(w=w, b=b, m=m, s=s), h))
+    note(("clone", {}, h))
     for _ in range(BLOCKS):
         w = g.int8s(3 * 3 * CH).reshape(1, 3, 3, CH)
         b = g.biases(CH, 200)
         m, s = g.mults(CH), np.full(CH, -6, np.int32)
         acc = ref.depthwise(h, w, b, (1, 1), (1, 1), (1, 1), 128, 1)
         h = ref.per_channel(acc, m, s, -128, -128, 127)
+        note(("dw", dict(w=w, b=b, m=m, s=s), h))
         w = g.int8s(CH * CH).reshape(CH, 1, 1, CH)
         b = g.biases(CH, 200)
         m, s = g.mults(CH), np.full(CH, -8, np.int32)
         acc = ref.conv(h, w, b, (1, 1), (0, 0), (1, 1), 128)
         h = ref.per_channel(acc, m, s, -128, -128, 127)
+        note(("pw", dict(w=w, b=b, m=m, s=s), h))
+    note(("clone", {}, h))
+    note(("pad", {}, h))
     p = ref.pool(h, (24, 5), (24, 5), (0, 0), False, False)
+    note(("avg", {}, p))
+    note(("view", {}, p.reshape(1, CH)))
     w = g.int8s(12 * CH).reshape(12, CH)
     b = g.biases(12, 5000)
     mult = int(g.mults(12)[0])  # kws_model.c draws one per output
     logits = ref.linear(p.reshape(1, CH), w, b, None, 128, 0, OUT_ZP, mult, -10,
                         127, -128)
+    note(("linear", dict(w=w, b=b, mult=mult), logits))
     out = ((logits.astype(np.int32) - OUT_ZP).astype(np.float32) *
            np.float32(OUT_SCALE))
+    note(("dequantize", {}, out))
     return logits, out
 
 
