@@ -103,7 +103,7 @@ static void draw_layer(kws_t *k, const int32_t *wsizes, size_t n, size_t nout,
     k->shift[i] = shift;
   }
   one[0] = (int32_t)nout;
-  vals[0] = constant(k, T_CHAR, wsizes[4], wsizes, k->w);
+  vals[0] = constant(k, T_CHAR, (uint32_t)wsizes[4], wsizes, k->w);
   vals[1] = constant(k, ETK_BUILDER_INT, 1, one, k->bias);
   vals[2] = constant(k, ETK_BUILDER_INT, 1, one, k->mult);
   vals[3] = constant(k, ETK_BUILDER_INT, 1, one, k->shift);
@@ -147,7 +147,7 @@ static int clone_to(kws_t *k, int in, uint64_t out_off) {
 
 /* quantize, the first depthwise convolution and the four blocks; returns
  * the last block's output (at offset 0). */
-static int build_features(kws_t *k, int *input) {
+static int build_features(kws_t *k, int32_t *input) {
   static const int32_t in_sizes[4] = {1, 1, 49, 10};
   static const uint8_t in_order[4] = {0, 2, 1, 3}; /* as upstream's */
   static const int32_t w1[5] = {1, 10, 4, CH, 4}, wdw[5] = {1, 3, 3, CH, 4};
@@ -262,7 +262,8 @@ static int build_head(kws_t *k, int h) {
 int etk_kws_model_build(uint8_t **pte, size_t *len, etk_error_t *err) {
   static const int64_t ones[2] = {1, 1}, zeros[2] = {0, 0};
   kws_t *k = calloc(1, sizeof *k);
-  int input, output, rc;
+  int32_t input, output;
+  int rc;
   *pte = NULL;
   if (!k || !(k->b = etk_program_builder_new("forward"))) {
     free(k);
