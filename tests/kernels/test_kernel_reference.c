@@ -257,6 +257,8 @@ static void free_case(ref_case_t *c) {
   for (size_t k = 0; k < c->nvalues; k++) free(c->out_data[k]);
 }
 
+static char g_message[256]; /* the last kernel failure's message */
+
 /* Runs one manifest line; returns 1 on success. */
 static int run_case(char *line) {
   static ref_case_t c;
@@ -295,6 +297,7 @@ static int run_case(char *line) {
   if (rc == ETK_OK) rc = k->fn(&ctx, c.args, c.nargs);
   if (rc != ETK_OK) {
     printf("# %s: %s failed: %s\n", name, kernel, ctx.message);
+    snprintf(g_message, sizeof g_message, "%s", ctx.message);
     ok = 0;
   }
   for (size_t v = 0; ok && v < c.nvalues; v++)
@@ -359,6 +362,56 @@ ETK_TEST(a_wrong_cortex_m_answer_is_caught) {
       "t:cm_dw_in1 t:cm_dw_in2 l:2,1 l:1,2 l:1,2 i:3 i:16 i:-20 t:cm_dw_in3 "
       "t:cm_dw_in4 i:-128 i:100 n ocl:cm_dw_out0 =14";
   CHECK(run_case(line) == 0);
+}
+
+/* Runs a case the kernel must refuse with a message containing `want`. */
+static int refused(const char *text, const char *want) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s", text);
+  g_message[0] = 0;
+  if (run_case(line)) return 0;
+  if (!strstr(g_message, want)) {
+    printf("# expected \"%s\" in \"%s\"\n", want, g_message);
+    return 0;
+  }
+  return 1;
+}
+
+ETK_TEST(cortex_m_kernels_refuse_bad_arguments) {
+  /* a requantization shift CMSIS-NN cannot apply */
+  CHECK(
+      refused("bad|cortex_m::quantized_mul.out|0|tcl:cm_add_in0 i:4 "
+              "tcl:cm_add_in1 i:-6 i:7 i:1000 i:40 ocl:cm_mul_out0 =7",
+              "output_shift 40 is outside [-31, 31]"));
+  /* per-channel tables of the wrong length (the conv has 4 channels) */
+  CHECK(
+      refused("bad|cortex_m::quantized_conv2d.out|0|tcl:cm_conv2d_in0 "
+              "t:cm_conv2d_in1 t:cm_conv2d_in2 l:2,1 l:1,1 l:1,2 i:5 i:-7 "
+              "t:cm_dw_in3 t:cm_dw_in4 i:-100 i:110 n ocl:cm_conv2d_out0 "
+              "=13",
+              "need 4 items"));
+  /* a depth multiplier the weight does not have */
+  CHECK(
+      refused("bad|cortex_m::quantized_depthwise_conv2d.out|0|"
+              "tcl:cm_dw_in0 t:cm_dw_in1 t:cm_dw_in2 l:2,1 l:1,2 l:1,2 i:2 "
+              "i:17 i:-20 t:cm_dw_in3 t:cm_dw_in4 i:-128 i:100 n "
+              "ocl:cm_dw_out0 =14",
+              "depth_multiplier 2"));
+  /* pad needs 4-item lists; softmax CMSIS-NN's output zero point */
+  CHECK(
+      refused("bad|cortex_m::pad.out|0|t:cm_pad3_in0 l:0,1,0 l:0,0,2,1 i:5 "
+              "o:cm_pad3_out0 =4",
+              "4-item pre_pad"));
+  CHECK(
+      refused("bad|cortex_m::softmax.out|0|t:cm_softmax_in0 i:-1 i:0 i:0 "
+              "i:1717986918 i:23 i:-128 o:cm_softmax_out0 =7",
+              "output_zero_point must be -128"));
+  /* an int8 kernel refuses float tensors before running */
+  CHECK(
+      refused("bad|cortex_m::quantized_linear.out|0|t:cm_quant_in0 "
+              "t:cm_linear_in1 n n i:0 i:0 i:0 l:1 l:0 i:127 i:-128 "
+              "o:cm_linear_out0 =11",
+              "dtype"));
 }
 
 ETK_TEST_MAIN()
