@@ -61,8 +61,8 @@ typedef struct kws {
   uint32_t seed;
   int op_dw, op_conv, op_clone;
   int one2, zero2, off128, off_m128, amin, amax, dw_cm1;
-  int8_t w[CH * CH]; /* the largest weight tensor */
-  int32_t bias[CH], mult[CH], shift[CH];
+  int next_layer;
+  etk_kws_layer_t layer; /* the one being added */
 } kws_t;
 
 static const uint8_t CHANNELS_LAST[4] = {0, 2, 3, 1};
@@ -87,38 +87,69 @@ static int constant(kws_t *k, int type, uint32_t dim, const int32_t *sizes,
                                         ETK_BUILDER_CONSTANT, data);
 }
 
-/* Draws n weights, then nout biases in [-span, span] and nout multipliers,
- * and adds the four constant tensors: weights of sizes wsizes[0..dim) with
- * dim = wsizes[4], biases, multipliers and shifts (all `shift`). */
-static void draw_layer(kws_t *k, const int32_t *wsizes, size_t n, size_t nout,
-                       int32_t span, int32_t shift, int *vals) {
-  int32_t one[1];
-  for (size_t i = 0; i < n; i++)
-    k->w[i] = (int8_t)((int32_t)(lcg(&k->seed) >> 24) - 128);
-  for (size_t i = 0; i < nout; i++)
-    k->bias[i] =
-        (int32_t)((lcg(&k->seed) >> 16) % (uint32_t)(2 * span + 1)) - span;
-  for (size_t i = 0; i < nout; i++) {
-    k->mult[i] = (int32_t)((1u << 30) + (lcg(&k->seed) >> 2));
-    k->shift[i] = shift;
+/* The ten layers in program order: weight sizes (and rank), bias span,
+ * shift.  Layer 0 is the 10x4 depthwise convolution, 1..8 alternate 3x3
+ * depthwise and 1x1 pointwise, 9 is the linear layer. */
+typedef struct layer_spec {
+  int32_t wsizes[4];
+  uint32_t wdim;
+  size_t nout;
+  int32_t span, shift;
+} layer_spec_t;
+#define DW3 \
+  { {1, 3, 3, CH}, 4, CH, 200, -6 }
+#define PW1 \
+  { {CH, 1, 1, CH}, 4, CH, 200, -8 }
+static const layer_spec_t kLayers[ETK_KWS_MODEL_LAYERS] = {
+    {{1, 10, 4, CH}, 4, CH, 200, -6},  DW3, PW1, DW3, PW1, DW3, PW1, DW3, PW1,
+    {{12, CH, 1, 1}, 2, 12, 5000, -10}};
+
+/* Draws layer `idx`: its weights, then nout biases in [-span, span] and
+ * nout multipliers (shifts all the spec's). */
+static void draw(uint32_t *seed, int idx, etk_kws_layer_t *l) {
+  const layer_spec_t *sp = &kLayers[idx];
+  memcpy(l->wsizes, sp->wsizes, sizeof l->wsizes);
+  l->wdim = sp->wdim;
+  l->nout = sp->nout;
+  l->n = (size_t)sp->wsizes[0] * (size_t)sp->wsizes[1] * (size_t)sp->wsizes[2] *
+         (size_t)sp->wsizes[3];
+  for (size_t i = 0; i < l->n; i++)
+    l->w[i] = (int8_t)((int32_t)(lcg(seed) >> 24) - 128);
+  for (size_t i = 0; i < l->nout; i++)
+    l->bias[i] =
+        (int32_t)((lcg(seed) >> 16) % (uint32_t)(2 * sp->span + 1)) - sp->span;
+  for (size_t i = 0; i < l->nout; i++) {
+    l->mult[i] = (int32_t)((1u << 30) + (lcg(seed) >> 2));
+    l->shift[i] = sp->shift;
   }
-  one[0] = (int32_t)nout;
-  vals[0] = constant(k, T_CHAR, (uint32_t)wsizes[4], wsizes, k->w);
-  vals[1] = constant(k, ETK_BUILDER_INT, 1, one, k->bias);
-  vals[2] = constant(k, ETK_BUILDER_INT, 1, one, k->mult);
-  vals[3] = constant(k, ETK_BUILDER_INT, 1, one, k->shift);
+}
+
+void etk_kws_model_layers(etk_kws_layer_t *layers) {
+  uint32_t seed = 29u;
+  for (int k = 0; k < ETK_KWS_MODEL_LAYERS; k++) draw(&seed, k, &layers[k]);
+}
+
+/* Draws the next layer and adds its four constant tensors (weights,
+ * biases, multipliers, shifts) into vals. */
+static void draw_layer(kws_t *k, int *vals) {
+  etk_kws_layer_t *l = &k->layer;
+  int32_t one[1];
+  draw(&k->seed, k->next_layer++, l);
+  one[0] = (int32_t)l->nout;
+  vals[0] = constant(k, T_CHAR, l->wdim, l->wsizes, l->w);
+  vals[1] = constant(k, ETK_BUILDER_INT, 1, one, l->bias);
+  vals[2] = constant(k, ETK_BUILDER_INT, 1, one, l->mult);
+  vals[3] = constant(k, ETK_BUILDER_INT, 1, one, l->shift);
 }
 
 /* depthwise (cm = channel multiplier value) or pointwise convolution from
  * `in` to a new activation at `out_off`; returns the output value. */
-static int conv_layer(kws_t *k, int in, bool depthwise, const int32_t *wsizes,
-                      int stride, int pad, int cm, int in_off, int32_t shift,
-                      uint64_t scratch_off, uint64_t out_off) {
+static int conv_layer(kws_t *k, int in, bool depthwise, int stride, int pad,
+                      int cm, int in_off, uint64_t scratch_off,
+                      uint64_t out_off) {
   static const int32_t empty[1] = {0};
   int c[4], out, scratch;
-  size_t n = (size_t)wsizes[0] * (size_t)wsizes[1] * (size_t)wsizes[2] *
-             (size_t)wsizes[3];
-  draw_layer(k, wsizes, n, CH, 200, shift, c);
+  draw_layer(k, c);
   scratch = planned(k, T_BYTE, 1, empty, NULL, scratch_off);
   out = activation(k, out_off);
   if (depthwise) {
@@ -150,8 +181,6 @@ static int clone_to(kws_t *k, int in, uint64_t out_off) {
 static int build_features(kws_t *k, int32_t *input) {
   static const int32_t in_sizes[4] = {1, 1, 49, 10};
   static const uint8_t in_order[4] = {0, 2, 1, 3}; /* as upstream's */
-  static const int32_t w1[5] = {1, 10, 4, CH, 4}, wdw[5] = {1, 3, 3, CH, 4};
-  static const int32_t wpw[5] = {CH, 1, 1, CH, 4};
   static const int64_t two2[2] = {2, 2}, pad1[2] = {5, 1}, ones[2] = {1, 1};
   etk_program_builder_t *b = k->b;
   int x = planned(k, ETK_BUILDER_FLOAT, 4, in_sizes, in_order, 0);
@@ -168,16 +197,16 @@ static int build_features(kws_t *k, int32_t *input) {
                       q};
   int h, stride1 = etk_program_builder_add_int_list(b, ones, 2);
   etk_program_builder_kernel_call(b, op_q, qargs, 8);
-  h = conv_layer(k, q, true, w1, etk_program_builder_add_int_list(b, two2, 2),
+  h = conv_layer(k, q, true, etk_program_builder_add_int_list(b, two2, 2),
                  etk_program_builder_add_int_list(b, pad1, 2),
                  etk_program_builder_add_int(b, CH),
-                 etk_program_builder_add_int(b, -68), -6, 2464, 8000);
+                 etk_program_builder_add_int(b, -68), 2464, 8000);
   h = clone_to(k, h, 0);
   for (int blk = 0; blk < BLOCKS; blk++) {
-    h = conv_layer(k, h, true, wdw, stride1, stride1, k->dw_cm1, k->off128, -6,
-                   8000, 8000);
-    h = conv_layer(k, h, false, wpw, stride1, k->zero2, k->dw_cm1, k->off128,
-                   -8, 8000, 0);
+    h = conv_layer(k, h, true, stride1, stride1, k->dw_cm1, k->off128, 8000,
+                   8000);
+    h = conv_layer(k, h, false, stride1, k->zero2, k->dw_cm1, k->off128, 8000,
+                   0);
   }
   *input = x;
   return h;
@@ -188,7 +217,6 @@ static int build_head(kws_t *k, int h) {
   static const int64_t zeros4[4] = {0, 0, 0, 0}, win[2] = {24, 5};
   static const int32_t pooled[4] = {1, CH, 1, 1}, flat[2] = {1, CH};
   static const int32_t logits_sz[2] = {1, 12}, scratch_sz[1] = {256};
-  static const int32_t lw[5] = {12, CH, 1, 1, 2}; /* dim 2 */
   etk_program_builder_t *b = k->b;
   int c[4], lin_in, logits, out, p, pool_out, pool_scratch;
   int64_t mult, shift = -10;
@@ -226,8 +254,8 @@ static int build_head(kws_t *k, int h) {
   }
   lin_in = planned(k, T_CHAR, 2, flat, NULL, 8256); /* the same bytes */
   logits = planned(k, T_CHAR, 2, logits_sz, NULL, 48);
-  draw_layer(k, lw, 12 * CH, 12, 5000, -10, c);
-  mult = k->mult[0];
+  draw_layer(k, c);
+  mult = k->layer.mult[0];
   {
     int32_t args[13] = {lin_in,
                         c[0],

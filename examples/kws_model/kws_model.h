@@ -25,6 +25,27 @@
  * fills *err and leaves *pte NULL. */
 int etk_kws_model_build(uint8_t **pte, size_t *len, etk_error_t *err);
 
+/* One layer's constants as the program holds them (weights int8 of sizes
+ * wsizes[0..wdim), nout int32 biases, multipliers and shifts). */
+#define ETK_KWS_MODEL_LAYERS 10
+typedef struct etk_kws_layer {
+  int8_t w[64 * 64];
+  int32_t bias[64], mult[64], shift[64];
+  int32_t wsizes[4];
+  uint32_t wdim;
+  size_t n, nout;
+} etk_kws_layer_t;
+
+/* The ten layers' constants in program order: the first depthwise
+ * convolution, four (depthwise, pointwise) pairs, the linear layer. */
+void etk_kws_model_layers(etk_kws_layer_t *layers);
+
+/* Writes the program's ETRecord (its graph as cortex_m:: edge nodes with
+ * debug handles, the instruction -> handle map, the weights and the
+ * reference input) to `path`.  Returns ETK_OK, or a status with *err
+ * filled and no file left behind. */
+int etk_kws_model_write_etrecord(const char *path, etk_error_t *err);
+
 /* Fills x[0..n) with the fixed reference input (a pseudo-random sequence
  * in [-100, 100), exact in float32 on every target). */
 void etk_kws_model_fill_input(float *x, size_t n);

@@ -1,7 +1,8 @@
 /*
  * write_kws_model.c - writes the KWS-shaped example program and its
- * reference input: `etkit_kws_model DIR` makes DIR/kws.pte and
- * DIR/kws_input.npy (the input examples/kws_model/input.npy holds too).
+ * reference input: `etkit_kws_model DIR` makes DIR/kws.pte,
+ * DIR/kws_input.npy (the input examples/kws_model/input.npy holds too) and
+ * DIR/kws.etrecord (the graph, for `etkit numerics --gap`).
  * Run it with `etkit run DIR/kws.pte --input DIR/kws_input.npy`; the
  * output must equal examples/kws_model/expected_output.npy exactly.
  *
@@ -58,6 +59,16 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/kws_input.npy", argv[1]);
   if (etk_npy_write_file(path, ETK_BUILDER_FLOAT, 4, sizes, x, sizeof x,
                          &err) != ETK_OK) {
+    fprintf(stderr, "etkit_kws_model: %s\n", err.message);
+    return 2;
+  }
+  snprintf(path, sizeof path, "%s/kws.etrecord", argv[1]);
+  if (etk_kws_model_write_etrecord(path, &err) != ETK_OK) {
+    fprintf(stderr, "etkit_kws_model: %s\n", err.message);
+    return 2;
+  }
+  snprintf(path, sizeof path, "%s/kws.etrecord", argv[1]);
+  if (etk_kws_model_write_etrecord(path, &err) != ETK_OK) {
     fprintf(stderr, "etkit_kws_model: %s\n", err.message);
     return 2;
   }
