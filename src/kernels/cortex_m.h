@@ -95,6 +95,18 @@ static inline int32_t etk_cm_requantize(int32_t val, int32_t multiplier,
                          right);
 }
 
+/* acc + (x + off) * w in CMSIS-NN's int32 accumulator, wrapping (unsigned
+ * arithmetic: defined in C, and 32-bit multiplies on a Cortex-M). */
+static inline uint32_t etk_cm_mac(uint32_t acc, int32_t x, int32_t off,
+                                  int32_t w) {
+  return acc + ((uint32_t)x + (uint32_t)off) * (uint32_t)w;
+}
+
+/* The int32 value of a wrapped accumulator. */
+static inline int32_t etk_cm_acc(uint32_t acc) {
+  return etk_cm_wrap32((int64_t)acc);
+}
+
 static inline int32_t etk_cm_clamp(int32_t v, int32_t lo, int32_t hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }

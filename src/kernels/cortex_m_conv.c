@@ -148,7 +148,7 @@ static int32_t conv_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
   const int8_t *in = c->in->data, *w = c->w->data;
   int64_t kh = c->w->sizes[1], kw = c->w->sizes[2], kin = c->w->sizes[3];
   int64_t h = c->in->sizes[2], wd = c->in->sizes[3];
-  int64_t acc = conv_bias(c, o);
+  uint32_t acc = (uint32_t)conv_bias(c, o);
   for (int64_t i = 0; i < kh; i++) {
     int64_t iy = y * c->stride[0] - c->pad[0] + i * c->dil[0];
     if (iy < 0 || iy >= h) continue;
@@ -159,10 +159,10 @@ static int32_t conv_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
       px = in + n * c->is[0] + first * c->is[1] + iy * c->is[2] + ix * c->is[3];
       pw = w + o * c->ws[0] + i * c->ws[1] + j * c->ws[2];
       for (int64_t ci = 0; ci < kin; ci++)
-        acc += (int64_t)(px[ci * c->is[1]] + c->in_off) * pw[ci * c->ws[3]];
+        acc = etk_cm_mac(acc, px[ci * c->is[1]], c->in_off, pw[ci * c->ws[3]]);
     }
   }
-  return etk_cm_wrap32(acc);
+  return etk_cm_acc(acc);
 }
 
 /* quantized_conv2d.out(Tensor input, Tensor weight, Tensor? bias,
@@ -205,20 +205,19 @@ static int32_t dw_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
                         int64_t x) {
   const int8_t *in = c->in->data, *w = c->w->data;
   int64_t kh = c->w->sizes[1], kw = c->w->sizes[2], ci = o / c->ch_mult;
-  int64_t acc = conv_bias(c, o);
+  uint32_t acc = (uint32_t)conv_bias(c, o);
   for (int64_t i = 0; i < kh; i++) {
     int64_t iy = y * c->stride[0] - c->pad[0] + i * c->dil[0];
     if (iy < 0 || iy >= c->in->sizes[2]) continue;
     for (int64_t j = 0; j < kw; j++) {
       int64_t ix = x * c->stride[1] - c->pad[1] + j * c->dil[1];
       if (ix < 0 || ix >= c->in->sizes[3]) continue;
-      acc += (int64_t)(in[n * c->is[0] + ci * c->is[1] + iy * c->is[2] +
-                          ix * c->is[3]] +
-                       c->in_off) *
-             w[i * c->ws[1] + j * c->ws[2] + o * c->ws[3]];
+      acc = etk_cm_mac(
+          acc, in[n * c->is[0] + ci * c->is[1] + iy * c->is[2] + ix * c->is[3]],
+          c->in_off, w[i * c->ws[1] + j * c->ws[2] + o * c->ws[3]]);
     }
   }
-  return etk_cm_wrap32(acc);
+  return etk_cm_acc(acc);
 }
 
 /* quantized_depthwise_conv2d.out(Tensor input, Tensor weight, Tensor? bias,
@@ -258,7 +257,7 @@ static int32_t tconv_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
                            int64_t x) {
   const int8_t *in = c->in->data, *w = c->w->data;
   int64_t kh = c->w->sizes[1], kw = c->w->sizes[2], kin = c->w->sizes[3];
-  int64_t acc = conv_bias(c, o);
+  uint32_t acc = (uint32_t)conv_bias(c, o);
   for (int64_t i = 0; i < kh; i++) {
     int64_t ty = y + c->pad[0] - i * c->dil[0], iy = ty / c->stride[0];
     if (ty < 0 || ty % c->stride[0] != 0 || iy >= c->in->sizes[2]) continue;
@@ -269,10 +268,10 @@ static int32_t tconv_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
       px = in + n * c->is[0] + iy * c->is[2] + ix * c->is[3];
       pw = w + o * c->ws[0] + i * c->ws[1] + j * c->ws[2];
       for (int64_t ci = 0; ci < kin; ci++)
-        acc += (int64_t)(px[ci * c->is[1]] + c->in_off) * pw[ci * c->ws[3]];
+        acc = etk_cm_mac(acc, px[ci * c->is[1]], c->in_off, pw[ci * c->ws[3]]);
     }
   }
-  return etk_cm_wrap32(acc);
+  return etk_cm_acc(acc);
 }
 
 /* quantized_transpose_conv2d.out(Tensor input, Tensor weight, Tensor? bias,
@@ -379,20 +378,20 @@ ETK_KERNEL_DEFINE(cm_quantized_linear_out, "cortex_m::quantized_linear.out") {
     for (int64_t o = 0; o < m; o++) {
       const int8_t *x = (const int8_t *)in->data + ib;
       const int8_t *wr = (const int8_t *)w->data + o * ws[0];
-      int64_t acc = 0, xsum = 0;
+      uint32_t acc = 0, xsum = 0;
       int32_t y;
       for (int64_t j = 0; j < k; j++) {
         int32_t xv = x[j * is[in->dim - 1]], wv = wr[j * ws[1]];
         if (ksum) {
-          acc += (int64_t)xv * wv;
-          xsum += xv;
+          acc = etk_cm_mac(acc, xv, 0, wv);
+          xsum += (uint32_t)xv;
         } else {
-          acc += (int64_t)(xv + in_off) * (wv + f_off);
+          acc = etk_cm_mac(acc, xv, in_off, etk_cm_wrap32((int64_t)wv + f_off));
         }
       }
-      acc += ksum ? (int64_t)f_off * xsum + etk_cm_i32_at(ksum, o)
-                  : (bias ? etk_cm_i32_at(bias, o) : 0);
-      y = etk_cm_requantize(etk_cm_wrap32(acc), mult, shift);
+      acc += ksum ? (uint32_t)f_off * xsum + (uint32_t)etk_cm_i32_at(ksum, o)
+                  : (bias ? (uint32_t)etk_cm_i32_at(bias, o) : 0u);
+      y = etk_cm_requantize(etk_cm_acc(acc), mult, shift);
       y = etk_cm_clamp(etk_cm_wrap32((int64_t)y + out_off), amin, amax);
       ((int8_t *)out->data)[ob + o * os[out->dim - 1]] = (int8_t)y;
     }
@@ -442,11 +441,12 @@ ETK_KERNEL_DEFINE(cm_quantized_batch_matmul_out,
       for (int64_t j = 0; j < osz[2]; j++) {
         const int8_t *pa = (const int8_t *)a->data + n * as[0] + i * as[1];
         const int8_t *pb = (const int8_t *)b->data + n * bs[0] + j * bs[1];
-        int64_t acc = 0;
+        uint32_t acc = 0;
         int32_t y;
         for (int64_t k = 0; k < a->sizes[2]; k++)
-          acc += (int64_t)(pa[k * as[2]] + a_off) * (pb[k * bs[2]] + b_off);
-        y = etk_cm_requantize(etk_cm_wrap32(acc), mult, shift);
+          acc = etk_cm_mac(acc, pa[k * as[2]], a_off,
+                           etk_cm_wrap32((int64_t)pb[k * bs[2]] + b_off));
+        y = etk_cm_requantize(etk_cm_acc(acc), mult, shift);
         y = etk_cm_clamp(etk_cm_wrap32((int64_t)y + out_off), -128, 127);
         ((int8_t *)out->data)[n * os[0] + i * os[1] + j * os[2]] = (int8_t)y;
       }
