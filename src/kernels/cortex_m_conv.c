@@ -142,6 +142,16 @@ static int32_t conv_bias(const cm_conv_t *c, int64_t o) {
   return c->bias ? etk_cm_i32_at(c->bias, o) : 0;
 }
 
+/* acc + sum over n of (x[k * xs] + off) * w[k * ws]: the inner product
+ * over input channels, in native-width strides (the kernel's hot loop;
+ * tensor extents fit memory, so ptrdiff_t holds them). */
+static uint32_t dot(uint32_t acc, const int8_t *x, ptrdiff_t xs,
+                    const int8_t *w, ptrdiff_t ws, int64_t n, int32_t off) {
+  for (int64_t k = 0; k < n; k++, x += xs, w += ws)
+    acc = etk_cm_mac(acc, *x, off, *w);
+  return acc;
+}
+
 /* One output of a (grouped) convolution: channels [g*kin, (g+1)*kin). */
 static int32_t conv_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
                           int64_t x, int64_t first) {
@@ -158,8 +168,8 @@ static int32_t conv_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
       if (ix < 0 || ix >= wd) continue;
       px = in + n * c->is[0] + first * c->is[1] + iy * c->is[2] + ix * c->is[3];
       pw = w + o * c->ws[0] + i * c->ws[1] + j * c->ws[2];
-      for (int64_t ci = 0; ci < kin; ci++)
-        acc = etk_cm_mac(acc, px[ci * c->is[1]], c->in_off, pw[ci * c->ws[3]]);
+      acc = dot(acc, px, (ptrdiff_t)c->is[1], pw, (ptrdiff_t)c->ws[3], kin,
+                c->in_off);
     }
   }
   return etk_cm_acc(acc);
@@ -267,8 +277,8 @@ static int32_t tconv_point(const cm_conv_t *c, int64_t n, int64_t o, int64_t y,
       if (tx < 0 || tx % c->stride[1] != 0 || ix >= c->in->sizes[3]) continue;
       px = in + n * c->is[0] + iy * c->is[2] + ix * c->is[3];
       pw = w + o * c->ws[0] + i * c->ws[1] + j * c->ws[2];
-      for (int64_t ci = 0; ci < kin; ci++)
-        acc = etk_cm_mac(acc, px[ci * c->is[1]], c->in_off, pw[ci * c->ws[3]]);
+      acc = dot(acc, px, (ptrdiff_t)c->is[1], pw, (ptrdiff_t)c->ws[3], kin,
+                c->in_off);
     }
   }
   return etk_cm_acc(acc);
@@ -380,15 +390,13 @@ ETK_KERNEL_DEFINE(cm_quantized_linear_out, "cortex_m::quantized_linear.out") {
       const int8_t *wr = (const int8_t *)w->data + o * ws[0];
       uint32_t acc = 0, xsum = 0;
       int32_t y;
-      for (int64_t j = 0; j < k; j++) {
-        int32_t xv = x[j * is[in->dim - 1]], wv = wr[j * ws[1]];
-        if (ksum) {
-          acc = etk_cm_mac(acc, xv, 0, wv);
-          xsum += (uint32_t)xv;
-        } else {
-          acc = etk_cm_mac(acc, xv, in_off, etk_cm_wrap32((int64_t)wv + f_off));
-        }
-      }
+      ptrdiff_t xs = (ptrdiff_t)is[in->dim - 1], wst = (ptrdiff_t)ws[1];
+      if (ksum || f_off == 0)
+        acc = dot(0, x, xs, wr, wst, k, ksum ? 0 : in_off);
+      for (int64_t j = 0; ksum && j < k; j++) xsum += (uint32_t)x[j * xs];
+      for (int64_t j = 0; !ksum && f_off != 0 && j < k; j++)
+        acc = etk_cm_mac(acc, x[j * xs], in_off,
+                         etk_cm_wrap32((int64_t)wr[j * wst] + f_off));
       acc += ksum ? (uint32_t)f_off * xsum + (uint32_t)etk_cm_i32_at(ksum, o)
                   : (bias ? (uint32_t)etk_cm_i32_at(bias, o) : 0u);
       y = etk_cm_requantize(etk_cm_acc(acc), mult, shift);

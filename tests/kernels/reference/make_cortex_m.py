@@ -347,6 +347,12 @@ def matmul_cases(rng):
          "t:" + save("cm_linear_ksum_in0", ksum), "i:9", "i:0", "i:-5",
          "l:1300000000", "l:-9", "i:100", "i:-90",
          "o:" + save("cm_linear_ksum_out0", y), "=11")
+    # a filter offset (no new random draws: the same x, w and b)
+    y = linear(x, w, b, None, 7, 3, 2, 1200000000, -9, 127, -128)
+    case("cm_linear_filter_offset", "cortex_m::quantized_linear.out",
+         "t:cm_linear_in0", "t:cm_linear_in1", "t:cm_linear_in2", "n", "i:7",
+         "i:3", "i:2", "l:1200000000", "l:-9", "i:127", "i:-128",
+         "o:" + save("cm_linear_foff_out0", y), "=11")
     a, bt = i8(rng, 2, 3, 8), i8(rng, 2, 4, 8)
     acc = np.einsum("bmk,bnk->bmn", a.astype(np.int64) + 3, bt.astype(np.int64) - 2)
     y = requant_out(acc, 1400000000, -8, -4, -128, 127).astype(np.int8)
