@@ -46,6 +46,17 @@
 #define QUANT                                                         \
   "input:T scale:D zero_point:I quant_min:I quant_max:I dtype:dtype " \
   "out_dtype:X=None"
+/* The interpreter keeps every value in contiguous (logical) order, so a
+ * dim-order copy is a plain copy there: its dim_order goes to the kernel
+ * as None (the out's own, contiguous, order).  Values do not depend on
+ * the memory layout; the runtime honours the program's dim orders. */
+#define DIM_ORDER_KARGS "self non_blocking #N"
+/* upstream's backends/cortex_m (operators.py) */
+#define CM_QUANT \
+  "input:T scale:D zero_point:I quant_min:I quant_max:I dtype:dtype"
+#define CM_CONV_TAIL                                         \
+  "input_offset:I output_offset:I requantize_multipliers:T " \
+  "requantize_shifts:T activation_min:I activation_max:I scratch:T?=None"
 #define BATCH_NORM_EVAL \
   "input:T weight:T? bias:T? running_mean:T running_var:T momentum:D eps:D"
 
@@ -226,14 +237,80 @@ static const interp_op_t kOps[] = {
      0, -1},
     {"aten.where.self", "aten::where.self_out", "condition:T self:T other:T",
      NULL, T, 0, -1},
+    {"cortex_m.dequantize_per_tensor.default",
+     "cortex_m::dequantize_per_tensor.out", CM_QUANT, NULL, T, 0, -1},
+    {"cortex_m.maximum.default", "cortex_m::maximum.out", BIN_T, NULL, T, 0,
+     -1},
+    {"cortex_m.minimum.default", "cortex_m::minimum.out", BIN_T, NULL, T, 0,
+     -1},
+    {"cortex_m.pad.default", "cortex_m::pad.out",
+     "input:T pre_pad:L post_pad:L pad_value:I", NULL, T, 0, -1},
+    {"cortex_m.quantize_per_tensor.default",
+     "cortex_m::quantize_per_tensor.out", CM_QUANT, NULL, T, 0, -1},
+    {"cortex_m.quantized_activation.default",
+     "cortex_m::quantized_activation.out", "input:T lut:T", NULL, T, 0, -1},
+    {"cortex_m.quantized_add.default", "cortex_m::quantized_add.out",
+     "self:T self_zero_point:I self_multiplier:I self_shift:I other:T "
+     "other_zero_point:I other_multiplier:I other_shift:I "
+     "output_zero_point:I output_multiplier:I output_shift:I "
+     "activation_min:I activation_max:I",
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_avg_pool2d.default",
+     "cortex_m::quantized_avg_pool2d.out",
+     "input:T kernel_size:L stride:L padding:L ceil_mode:B zero_point:I "
+     "multiplier:I shift:I scratch:T?=None",
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_batch_matmul.default",
+     "cortex_m::quantized_batch_matmul.out",
+     "lhs:T lhs_zero_point:I rhs_transposed:T rhs_zero_point:I "
+     "output_zero_point:I output_multiplier:I output_shift:I scratch:T?=None",
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_conv2d.default", "cortex_m::quantized_conv2d.out",
+     "input:T weight:T bias:T? stride:L padding:L dilation:L " CM_CONV_TAIL,
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_depthwise_conv2d.default",
+     "cortex_m::quantized_depthwise_conv2d.out",
+     "input:T weight:T bias:T? stride:L padding:L dilation:L "
+     "depth_multiplier:I " CM_CONV_TAIL,
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_div.default", "cortex_m::quantized_div.out",
+     "self:T self_zero_point:I other:T other_zero_point:I "
+     "output_zero_point:I output_scale:D",
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_linear.default", "cortex_m::quantized_linear.out",
+     "input:T weights:T bias:T? kernel_sum:T? input_offset:I "
+     "filter_offset:I output_offset:I requantize_multipliers:L "
+     "requantize_shifts:L activation_max:I activation_min:I",
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_max_pool2d.default",
+     "cortex_m::quantized_max_pool2d.out",
+     "input:T kernel_size:L stride:L padding:L dilation:L ceil_mode:B "
+     "input_zero_point:I output_zero_point:I activation_min:I "
+     "activation_max:I",
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_mul.default", "cortex_m::quantized_mul.out",
+     "self:T self_zero_point:I other:T other_zero_point:I "
+     "output_zero_point:I output_multiplier:I output_shift:I",
+     NULL, T, 0, -1},
+    {"cortex_m.quantized_transpose_conv2d.default",
+     "cortex_m::quantized_transpose_conv2d.out",
+     "input:T weight:T bias:T? stride:L padding:L output_padding:L "
+     "dilation:L " CM_CONV_TAIL " output_scratch:T?=None",
+     NULL, T, 0, -1},
+    {"cortex_m.softmax.default", "cortex_m::softmax.out",
+     "input:T dim:I input_zero_point:I output_zero_point:I "
+     "input_multiplier:I input_shift:I diff_min:I",
+     NULL, T, 0, -1},
+    {"cortex_m.transpose.default", "cortex_m::transpose.out", "input:T perm:L",
+     NULL, T, 0, -1},
     {"dim_order_ops._clone_dim_order.default",
      "dim_order_ops::_clone_dim_order.out",
-     "self:T non_blocking:B=0 dim_order:L?=None", NULL, T, 0, -1},
+     "self:T non_blocking:B=0 dim_order:L?=None", DIM_ORDER_KARGS, T, 0, -1},
     {"dim_order_ops._to_dim_order_copy.default",
      "dim_order_ops::_to_dim_order_copy.out",
      "self:T dtype:X=None layout:X=None device:X=None pin_memory:X=None "
      "non_blocking:B=0 dim_order:L?=None",
-     NULL, T, 0, -1},
+     DIM_ORDER_KARGS, T, 0, -1},
     {"quantized_decomposed.dequantize_per_tensor.default",
      "quantized_decomposed::dequantize_per_tensor.out", QUANT, NULL, T, 0, -1},
     {"quantized_decomposed.quantize_per_tensor.default",

@@ -104,6 +104,26 @@
   X(view_copy_out, "aten::view_copy.out")                                     \
   X(where_self_out, "aten::where.self_out")                                   \
   X(zeros_out, "aten::zeros.out")                                             \
+  X(cm_dequantize_per_tensor_out, "cortex_m::dequantize_per_tensor.out")      \
+  X(cm_maximum_out, "cortex_m::maximum.out")                                  \
+  X(cm_minimum_out, "cortex_m::minimum.out")                                  \
+  X(cm_pad_out, "cortex_m::pad.out")                                          \
+  X(cm_quantize_per_tensor_out, "cortex_m::quantize_per_tensor.out")          \
+  X(cm_quantized_activation_out, "cortex_m::quantized_activation.out")        \
+  X(cm_quantized_add_out, "cortex_m::quantized_add.out")                      \
+  X(cm_quantized_avg_pool2d_out, "cortex_m::quantized_avg_pool2d.out")        \
+  X(cm_quantized_batch_matmul_out, "cortex_m::quantized_batch_matmul.out")    \
+  X(cm_quantized_conv2d_out, "cortex_m::quantized_conv2d.out")                \
+  X(cm_quantized_depthwise_conv2d_out,                                        \
+    "cortex_m::quantized_depthwise_conv2d.out")                               \
+  X(cm_quantized_div_out, "cortex_m::quantized_div.out")                      \
+  X(cm_quantized_linear_out, "cortex_m::quantized_linear.out")                \
+  X(cm_quantized_max_pool2d_out, "cortex_m::quantized_max_pool2d.out")        \
+  X(cm_quantized_mul_out, "cortex_m::quantized_mul.out")                      \
+  X(cm_quantized_transpose_conv2d_out,                                        \
+    "cortex_m::quantized_transpose_conv2d.out")                               \
+  X(cm_softmax_out, "cortex_m::softmax.out")                                  \
+  X(cm_transpose_out, "cortex_m::transpose.out")                              \
   X(clone_dim_order_out, "dim_order_ops::_clone_dim_order.out")               \
   X(to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out")           \
   X(prim_add_scalar, "executorch_prim::add.Scalar")                           \

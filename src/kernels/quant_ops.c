@@ -3,6 +3,11 @@
  * decomposed ops define it: quantized_decomposed::quantize_per_tensor.out
  * and quantized_decomposed::dequantize_per_tensor.out.
  *
+ * Upstream's Cortex-M backend has its own pair, cortex_m::quantize_per_tensor
+ * and cortex_m::dequantize_per_tensor (same schemas): the same formulas
+ * with the reciprocal taken in float, 1.0f / (float)scale, as its kernel
+ * does, on FLOAT and int8/int16 tensors only.
+ *
  * quantize: q = clamp(round_half_even(x * inv_scale) + zero_point,
  * quant_min, quant_max), with inv_scale = 1 / scale rounded to float and
  * the product taken in float, exactly as PyTorch's decomposition
@@ -63,9 +68,10 @@ static int64_t load_quant(int dtype, const void *data, int64_t off) {
 }
 
 /* quantize_per_tensor.out(Tensor input, float scale, int zero_point,
- *   int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) */
-ETK_KERNEL_DEFINE(quantize_per_tensor_out,
-                  "quantized_decomposed::quantize_per_tensor.out") {
+ *   int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out)
+ * `cmsis`: upstream's Cortex-M kernel, which takes the reciprocal in float
+ * (1.0f / (float)scale) and accepts FLOAT input and CHAR/SHORT out only. */
+static int quantize_body(etk_op_t *op, bool cmsis) {
   etk_tensor_t *in, *out;
   quant_params_t q;
   etk_view_t vi, vo;
@@ -76,10 +82,13 @@ ETK_KERNEL_DEFINE(quantize_per_tensor_out,
       (rc = etk_op_tensor(op, 0, "input", &in)) ||
       (rc = etk_op_tensor(op, 6, "out", &out)) || (rc = quant_read(op, &q)))
     return rc;
-  if ((rc = etk_op_check_dtype(
-           op, in, "input",
-           ETK_DTYPE_BIT(ETK_FLOAT) | ETK_DTYPE_BIT(ETK_DOUBLE))) ||
-      (rc = etk_op_check_dtype(op, out, "out", QUANT_INT_DTYPES)))
+  if ((rc = etk_op_check_dtype(op, in, "input",
+                               ETK_DTYPE_BIT(ETK_FLOAT) |
+                                   (cmsis ? 0u : ETK_DTYPE_BIT(ETK_DOUBLE)))) ||
+      (rc = etk_op_check_dtype(
+           op, out, "out",
+           cmsis ? ETK_DTYPE_BIT(ETK_CHAR) | ETK_DTYPE_BIT(ETK_SHORT)
+                 : QUANT_INT_DTYPES)))
     return rc;
   if (out->scalar_type != q.dtype)
     return etk_op_fail(
@@ -87,7 +96,7 @@ ETK_KERNEL_DEFINE(quantize_per_tensor_out,
         etk_scalar_type_name(out->scalar_type), (long long)q.dtype);
   if (op->checking) return ETK_OK;
   if ((rc = quant_walk(op, in, out, &vi, &vo, &w))) return rc;
-  inv = (float)(1.0 / q.scale);
+  inv = cmsis ? 1.0f / (float)q.scale : (float)(1.0 / q.scale);
   for (int64_t r = 0; r < w.rows; r++, etk_walk_next_row(&w))
     for (int64_t j = 0; j < w.inner; j++) {
       float x = (float)etk_load_f64(vi.dtype, vi.data,
@@ -108,29 +117,41 @@ ETK_KERNEL_DEFINE(quantize_per_tensor_out,
   return ETK_OK;
 }
 
+ETK_KERNEL_DEFINE(quantize_per_tensor_out,
+                  "quantized_decomposed::quantize_per_tensor.out") {
+  return quantize_body(op, false);
+}
+
+ETK_KERNEL_DEFINE(cm_quantize_per_tensor_out,
+                  "cortex_m::quantize_per_tensor.out") {
+  return quantize_body(op, true);
+}
+
 /* dequantize_per_tensor.out(Tensor input, float scale, int zero_point,
  *   int quant_min, int quant_max, ScalarType dtype, *,
  *   [ScalarType? out_dtype=None,] Tensor(a!) out) */
-ETK_KERNEL_DEFINE(dequantize_per_tensor_out,
-                  "quantized_decomposed::dequantize_per_tensor.out") {
+static int dequantize_body(etk_op_t *op, bool cmsis) {
   etk_tensor_t *in, *out;
   quant_params_t q;
   etk_view_t vi, vo;
   etk_walk_t w;
-  size_t out_at = op->nargs == 9 ? 7 : 6;
+  size_t out_at = op->nargs == 9 && !cmsis ? 7 : 6;
   float scale;
   int rc;
-  if (op->nargs != 8 && op->nargs != 9)
+  if (op->nargs != 8 && (op->nargs != 9 || cmsis))
     return etk_op_fail(op, ETK_E_INVALID_ARGUMENT,
                        "expected 8 or 9 arguments, got %zu", op->nargs);
   if ((rc = etk_op_tensor(op, 0, "input", &in)) ||
       (rc = etk_op_tensor(op, out_at, "out", &out)) ||
       (rc = quant_read(op, &q)))
     return rc;
-  if ((rc = etk_op_check_dtype(op, in, "input", QUANT_INT_DTYPES)) ||
-      (rc = etk_op_check_dtype(
-           op, out, "out",
-           ETK_DTYPE_BIT(ETK_FLOAT) | ETK_DTYPE_BIT(ETK_DOUBLE))))
+  if ((rc = etk_op_check_dtype(
+           op, in, "input",
+           cmsis ? ETK_DTYPE_BIT(ETK_CHAR) | ETK_DTYPE_BIT(ETK_SHORT)
+                 : QUANT_INT_DTYPES)) ||
+      (rc = etk_op_check_dtype(op, out, "out",
+                               ETK_DTYPE_BIT(ETK_FLOAT) |
+                                   (cmsis ? 0u : ETK_DTYPE_BIT(ETK_DOUBLE)))))
     return rc;
   if (in->scalar_type != q.dtype)
     return etk_op_fail(
@@ -147,4 +168,14 @@ ETK_KERNEL_DEFINE(dequantize_per_tensor_out,
       etk_store_f64(vo.dtype, vo.data, w.off[0] + j * w.inner_stride[0], d);
     }
   return ETK_OK;
+}
+
+ETK_KERNEL_DEFINE(dequantize_per_tensor_out,
+                  "quantized_decomposed::dequantize_per_tensor.out") {
+  return dequantize_body(op, false);
+}
+
+ETK_KERNEL_DEFINE(cm_dequantize_per_tensor_out,
+                  "cortex_m::dequantize_per_tensor.out") {
+  return dequantize_body(op, true);
 }

@@ -24,6 +24,8 @@ static int serde_dtype(int scalar_type) {
       return 7;
     case ETK_SCALAR_TYPE_LONG:
       return 5;
+    case ETK_SCALAR_TYPE_CHAR:
+      return 2;
     case ETK_SCALAR_TYPE_INT:
       return 4;
     case ETK_SCALAR_TYPE_BOOL:
@@ -98,6 +100,9 @@ static int parse_arg(gf_model_t *m, char *tok, etk_etrecord_arg_desc_t *in) {
   } else if (val[0] == 'd') {
     in->kind = ETK_ETRECORD_IN_FLOAT;
     in->f = strtod(val + 2, NULL);
+  } else if (strncmp(val, "st:", 3) == 0) { /* a ScalarType, serde codes */
+    in->kind = ETK_ETRECORD_IN_SCALAR_TYPE;
+    in->i = strtoll(val + 3, NULL, 10);
   } else if (val[0] == 's') {
     in->kind = ETK_ETRECORD_IN_STRING;
     in->s = keep_str(m, val + 2, strlen(val + 2));

@@ -15,8 +15,8 @@
 
 #define GF_MAX_NODES 64
 #define GF_MAX_VALUES 160
-#define GF_MAX_WEIGHTS 32
-#define GF_MAX_ARGS 12
+#define GF_MAX_WEIGHTS 48
+#define GF_MAX_ARGS 16
 #define GF_MAX_OUTS 4
 #define GF_MAX_INTS 1024
 #define GF_MAX_LISTS 256

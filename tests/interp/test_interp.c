@@ -1,7 +1,9 @@
 /*
  * test_interp.c - the interpreter on whole graphs written by etkit's own
  * ETRecord writer (a small convnet and a transformer block, from
- * reference/NAME.graph) against PyTorch's intermediate outputs, and on the bad
+ * reference/NAME.graph) against PyTorch's intermediate outputs, a
+ * KWS-shaped graph of upstream's cortex_m:: ops against CMSIS-NN's integer
+ * formulas (numpy), and on the bad
  * inputs of issue 20: unsupported ops (reported per node, everything
  * downstream without reference), missing representative inputs, caller
  * inputs of the wrong shape, graphs naming missing values, absurd sizes
@@ -129,6 +131,13 @@ ETK_TEST(convnet_matches_pytorch) {
 
 ETK_TEST(transformer_block_matches_pytorch) {
   check_model("transformer", 1e-5);
+}
+
+/* upstream's Cortex-M ops (examples/kws_model as a graph of cortex_m::
+ * nodes, reference from make_kws_graph.py): integer outputs exactly, the
+ * dequantized output to the bit */
+ETK_TEST(cortex_m_kws_graph_matches_cmsis_nn) {
+  check_model("kws", 0.0);
 }
 
 ETK_TEST(op_table_is_sorted_and_every_row_has_its_kernel) {

@@ -3,6 +3,9 @@
  * (made by make_reference.py with PyTorch, checked in as .npy) run through
  * the kernel registry and compared with PyTorch's outputs.
  *
+ * cases_cortex_m.txt (make_cortex_m.py, numpy only) does the same for the
+ * cortex_m:: kernels against CMSIS-NN's integer formulas, with tolerance 0.
+ *
  * A case line is `name|kernel|tolerance|tokens`; each token is one kernel
  * argument in schema order (see the script's header).  Inputs are read with
  * etkit's .npy reader; outputs are tensors of the expected shape and dtype
@@ -58,8 +61,11 @@ static int new_value(ref_case_t *c) {
 }
 
 /* A tensor value over the npy's data (input) or over a fresh poisoned
- * buffer of its shape (output). */
-static int tensor_value(ref_case_t *c, const char *name, int is_out) {
+ * buffer of its shape (output).  `nhwc`: the npy holds the channels-last
+ * memory [N, H, W, C] of a logical [N, C, H, W] tensor (dim order 0,2,3,1),
+ * as upstream's Cortex-M programs lay out their activations. */
+static int tensor_value_as(ref_case_t *c, const char *name, int is_out,
+                           int nhwc) {
   etk_npy_t *n = load_npy(c, name);
   int v = new_value(c);
   etk_tensor_t *t;
@@ -71,6 +77,13 @@ static int tensor_value(ref_case_t *c, const char *name, int is_out) {
   for (uint32_t d = 0; d < n->dim; d++) {
     t->sizes[d] = n->sizes[d];
     t->dim_order[d] = (uint8_t)d;
+  }
+  if (nhwc && n->dim == 4) {
+    static const uint8_t order[4] = {0, 2, 3, 1};
+    for (int d = 0; d < 4; d++) {
+      t->dim_order[d] = order[d];
+      t->sizes[order[d]] = n->sizes[d];
+    }
   }
   etk_tensor_update_strides(t);
   if (is_out) {
@@ -86,6 +99,10 @@ static int tensor_value(ref_case_t *c, const char *name, int is_out) {
   c->values[v].tag = ETK_VALUE_TENSOR;
   c->values[v].u.tensor = t;
   return v;
+}
+
+static int tensor_value(ref_case_t *c, const char *name, int is_out) {
+  return tensor_value_as(c, name, is_out, 0);
 }
 
 /* The comma-separated tensors of a list token (`-` = None). */
@@ -140,6 +157,8 @@ static int token_value(ref_case_t *c, char *tok) {
   }
   if (strncmp(tok, "t:", 2) == 0) return tensor_value(c, tok + 2, 0);
   if (strncmp(tok, "o:", 2) == 0) return tensor_value(c, tok + 2, 1);
+  if (strncmp(tok, "tcl:", 4) == 0) return tensor_value_as(c, tok + 4, 0, 1);
+  if (strncmp(tok, "ocl:", 4) == 0) return tensor_value_as(c, tok + 4, 1, 1);
   if (strncmp(tok, "tl:", 3) == 0) return list_value(c, tok + 3, 0, 0);
   if (strncmp(tok, "ol:", 3) == 0) return list_value(c, tok + 3, 1, 0);
   if (strncmp(tok, "otl:", 4) == 0) return list_value(c, tok + 4, 0, 1);
@@ -238,6 +257,8 @@ static void free_case(ref_case_t *c) {
   for (size_t k = 0; k < c->nvalues; k++) free(c->out_data[k]);
 }
 
+static char g_message[256]; /* the last kernel failure's message */
+
 /* Runs one manifest line; returns 1 on success. */
 static int run_case(char *line) {
   static ref_case_t c;
@@ -276,6 +297,7 @@ static int run_case(char *line) {
   if (rc == ETK_OK) rc = k->fn(&ctx, c.args, c.nargs);
   if (rc != ETK_OK) {
     printf("# %s: %s failed: %s\n", name, kernel, ctx.message);
+    snprintf(g_message, sizeof g_message, "%s", ctx.message);
     ok = 0;
   }
   for (size_t v = 0; ok && v < c.nvalues; v++)
@@ -285,11 +307,16 @@ static int run_case(char *line) {
   return ok;
 }
 
-ETK_TEST(every_case_matches_pytorch) {
-  FILE *f = fopen(REF_DIR "cases.txt", "r");
+/* Runs every case of one manifest; returns the number of cases and adds
+ * the failures to *failed. */
+static int run_manifest(const char *path, int *failed) {
+  FILE *f = fopen(path, "r");
   char line[4096];
-  int cases = 0, failed = 0;
-  REQUIRE(f != NULL);
+  int cases = 0;
+  if (!f) {
+    printf("# cannot open %s\n", path);
+    return 0;
+  }
   while (fgets(line, sizeof line, f)) {
     char name[64];
     if (line[0] == '\n' || line[0] == '#') continue;
@@ -297,12 +324,26 @@ ETK_TEST(every_case_matches_pytorch) {
     cases++;
     if (!run_case(line)) {
       printf("# case %s FAILED\n", name);
-      failed++;
+      (*failed)++;
     }
   }
   fclose(f);
+  return cases;
+}
+
+ETK_TEST(every_case_matches_pytorch) {
+  int failed = 0, cases = run_manifest(REF_DIR "cases.txt", &failed);
   printf("# %d reference cases, %d failed\n", cases, failed);
   CHECK(cases >= 50);
+  CHECK_EQ_INT(failed, 0);
+}
+
+/* cases_cortex_m.txt (make_cortex_m.py): the cortex_m:: kernels against
+ * CMSIS-NN's integer formulas, exactly. */
+ETK_TEST(every_cortex_m_case_matches_cmsis_nn) {
+  int failed = 0, cases = run_manifest(REF_DIR "cases_cortex_m.txt", &failed);
+  printf("# %d cortex_m cases, %d failed\n", cases, failed);
+  CHECK(cases >= 22);
   CHECK_EQ_INT(failed, 0);
 }
 
@@ -311,6 +352,66 @@ ETK_TEST(a_wrong_answer_is_caught) {
    * input (which has negative values) must not match */
   char line[] = "relu_vs_input|aten::relu.out|1e-6|t:relu_in0 o:relu_in0 =1";
   CHECK(run_case(line) == 0);
+}
+
+ETK_TEST(a_wrong_cortex_m_answer_is_caught) {
+  /* the depthwise case with input_offset 16 instead of 17: one unit of
+   * offset must change some requantized output */
+  char line[] =
+      "cm_dw_off|cortex_m::quantized_depthwise_conv2d.out|0|tcl:cm_dw_in0 "
+      "t:cm_dw_in1 t:cm_dw_in2 l:2,1 l:1,2 l:1,2 i:3 i:16 i:-20 t:cm_dw_in3 "
+      "t:cm_dw_in4 i:-128 i:100 n ocl:cm_dw_out0 =14";
+  CHECK(run_case(line) == 0);
+}
+
+/* Runs a case the kernel must refuse with a message containing `want`. */
+static int refused(const char *text, const char *want) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s", text);
+  g_message[0] = 0;
+  if (run_case(line)) return 0;
+  if (!strstr(g_message, want)) {
+    printf("# expected \"%s\" in \"%s\"\n", want, g_message);
+    return 0;
+  }
+  return 1;
+}
+
+ETK_TEST(cortex_m_kernels_refuse_bad_arguments) {
+  /* a requantization shift CMSIS-NN cannot apply */
+  CHECK(
+      refused("bad|cortex_m::quantized_mul.out|0|tcl:cm_add_in0 i:4 "
+              "tcl:cm_add_in1 i:-6 i:7 i:1000 i:40 ocl:cm_mul_out0 =7",
+              "output_shift 40 is outside [-31, 31]"));
+  /* per-channel tables of the wrong length (the conv has 4 channels) */
+  CHECK(
+      refused("bad|cortex_m::quantized_conv2d.out|0|tcl:cm_conv2d_in0 "
+              "t:cm_conv2d_in1 t:cm_conv2d_in2 l:2,1 l:1,1 l:1,2 i:5 i:-7 "
+              "t:cm_dw_in3 t:cm_dw_in4 i:-100 i:110 n ocl:cm_conv2d_out0 "
+              "=13",
+              "need 4 items"));
+  /* a depth multiplier the weight does not have */
+  CHECK(
+      refused("bad|cortex_m::quantized_depthwise_conv2d.out|0|"
+              "tcl:cm_dw_in0 t:cm_dw_in1 t:cm_dw_in2 l:2,1 l:1,2 l:1,2 i:2 "
+              "i:17 i:-20 t:cm_dw_in3 t:cm_dw_in4 i:-128 i:100 n "
+              "ocl:cm_dw_out0 =14",
+              "depth_multiplier 2"));
+  /* pad needs 4-item lists; softmax CMSIS-NN's output zero point */
+  CHECK(
+      refused("bad|cortex_m::pad.out|0|t:cm_pad3_in0 l:0,1,0 l:0,0,2,1 i:5 "
+              "o:cm_pad3_out0 =4",
+              "4-item pre_pad"));
+  CHECK(
+      refused("bad|cortex_m::softmax.out|0|t:cm_softmax_in0 i:-1 i:0 i:0 "
+              "i:1717986918 i:23 i:-128 o:cm_softmax_out0 =7",
+              "output_zero_point must be -128"));
+  /* an int8 kernel refuses float tensors before running */
+  CHECK(
+      refused("bad|cortex_m::quantized_linear.out|0|t:cm_quant_in0 "
+              "t:cm_linear_in1 n n i:0 i:0 i:0 l:1 l:0 i:127 i:-128 "
+              "o:cm_linear_out0 =11",
+              "dtype"));
 }
 
 ETK_TEST_MAIN()
