@@ -66,6 +66,11 @@ typedef struct etk_store etk_store_t;
  * URI or a PostgreSQL URI. */
 #define ETK_STORE_DROP_NEW_EMPTY 0x4u
 
+/* Copies a store's name into out[0..size) with the password of a
+ * PostgreSQL connection string (user:PW@ of a URI, password=PW) replaced by
+ * "***": what messages and reprs show.  Returns the length written. */
+size_t etk_store_redact(const char *uri, char *out, size_t size);
+
 /* Opens (and with ETK_STORE_CREATE creates and migrates) the store at
  * `uri`.  Without CREATE, a missing SQLite file or a database without the
  * schema is ETK_E_NOT_FOUND.  A schema newer than this etkit is
@@ -235,14 +240,31 @@ typedef struct etk_store_comparison {
   size_t only_baseline, only_candidate; /* operators on one side only */
 } etk_store_comparison_t;
 
-/* Compares every operator (or only those named `op`, may be NULL) of the
- * runs matching `baseline` with those matching `candidate`, pooling each
- * side's raw samples; `rule` may be NULL (etk_change_rule_init).
- * ETK_E_NOT_FOUND when a side matches no run. */
+/* Which operators a comparison takes (a zeroed struct, or NULL: every
+ * operator but the OPERATOR_CALL wrappers, as `etkit diff` shows them). */
+typedef struct etk_store_ops {
+  const char *name;       /* only operators of this name (NULL: all) */
+  int64_t instruction_id; /* with has_instruction: only this instruction */
+  int has_instruction;
+  int all_rows; /* also the OPERATOR_CALL wrappers of each kernel */
+} etk_store_ops_t;
+
+/* Compares the operators `ops` selects (may be NULL) of the runs matching
+ * `baseline` with those matching `candidate`, pooling each side's raw
+ * samples; `rule` may be NULL (etk_change_rule_init).  ETK_E_NOT_FOUND
+ * when a side matches no run. */
 int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
-                      const etk_store_where_t *candidate, const char *op,
-                      const etk_change_rule_t *rule,
+                      const etk_store_where_t *candidate,
+                      const etk_store_ops_t *ops, const etk_change_rule_t *rule,
                       etk_store_comparison_t *out, etk_error_t *err);
+
+/* For the message of an --op, --module or --method (`kind`) that matches
+ * nothing: the (at most 3) distinct operator names, module paths or block
+ * names of the store closest to `name` by edit distance, ", "-separated
+ * into buf[0..size) (empty when the store has none).  ETK_OK or the
+ * database's error. */
+int etk_store_closest_names(etk_store_t *st, int kind, const char *name,
+                            char *buf, size_t size, etk_error_t *err);
 
 void etk_store_comparison_free(etk_store_comparison_t *c);
 

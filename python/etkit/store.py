@@ -21,8 +21,18 @@ def _frame(columns):
     return pd.DataFrame(columns)
 
 
-def _strings(d):
-    return {str(k): str(v) for k, v in (d or {}).items()}
+def _strings(d, conditions=False):
+    out = {}
+    for k, v in (d or {}).items():
+        k, v = str(k), str(v)
+        if "\x00" in k or "\x00" in v:
+            raise ValueError(f"tag {k!r}={v!r} contains a NUL character")
+        if conditions and v == "":
+            raise ValueError(
+                f"the condition {k}= has an empty value; it would select "
+                "every run")
+        out[k] = v
+    return out
 
 
 class Store:
@@ -32,7 +42,8 @@ class Store:
         self.url = str(url)
 
     def __repr__(self):
-        return f"Store({self.url!r})"
+        # never the password of a postgresql:// URL
+        return f"Store({_etkit.store_redact(self.url)!r})"
 
     def add(self, etdump, etrecord=None, program=None, tags=None, **more_tags):
         """Adds one ETDump (a path) with its tags; returns the run id (the
@@ -47,7 +58,8 @@ class Store:
 
     def runs(self, **where):
         """The runs matching every key=value condition, oldest first."""
-        return _frame(_etkit.store_query(self.url, "runs", "", _strings(where)))
+        return _frame(_etkit.store_query(self.url, "runs", "",
+                                         _strings(where, True)))
 
     def trend(self, op=None, module=None, method=None, **where):
         """One row per matching run: the statistics of one operator (op),
@@ -58,12 +70,12 @@ class Store:
             raise ValueError("trend takes exactly one of op, module, method")
         kind, name = chosen[0]
         return _frame(_etkit.store_query(self.url, kind, str(name),
-                                         _strings(where)))
+                                         _strings(where, True)))
 
     def compare(self, baseline, candidate, op=None, threshold=2.0, alpha=0.05):
         """Every operator of the baseline runs against the candidate runs:
         medians, Hodges-Lehmann delta % with its confidence interval,
         Mann-Whitney p, Benjamini-Hochberg q, significant, direction."""
         return _frame(_etkit.store_compare(
-            self.url, _strings(baseline), _strings(candidate),
+            self.url, _strings(baseline, True), _strings(candidate, True),
             op, float(threshold), float(alpha)))

@@ -166,8 +166,9 @@ static PyObject *s_compare(PyObject *self, PyObject *args) {
   if (!st) return NULL;
   etk_store_comparison_t cmp;
   int rc;
+  etk_store_ops_t ops = {op, 0, 0, 0};
   Py_BEGIN_ALLOW_THREADS rc =
-      etk_store_compare(st, &wb, &wc, op, &rule, &cmp, &err);
+      etk_store_compare(st, &wb, &wc, &ops, &rule, &cmp, &err);
   Py_END_ALLOW_THREADS etk_store_close(st);
   if (rc != ETK_OK) return ext_raise(&err);
   etk_store_table_t t;
@@ -176,8 +177,19 @@ static PyObject *s_compare(PyObject *self, PyObject *args) {
   return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
 }
 
+/* store_redact(url): the url with its password replaced by "***". */
+static PyObject *s_redact(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url;
+  if (!PyArg_ParseTuple(args, "s", &url)) return NULL;
+  char out[4096];
+  etk_store_redact(url, out, sizeof out);
+  return PyUnicode_FromString(out);
+}
+
 static PyMethodDef store_functions[] = {
     {"store_add", s_add, METH_VARARGS, NULL},
+    {"store_redact", s_redact, METH_VARARGS, NULL},
     {"store_query", s_query, METH_VARARGS, NULL},
     {"store_compare", s_compare, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};

@@ -84,3 +84,23 @@ def test_failed_first_add_leaves_no_file(tmp_path, dumps):
     with pytest.raises(ValueError):
         etkit.Store(new).add(bad)
     assert len(etkit.Store(new).runs()) == 1
+
+
+def test_nul_and_empty_conditions_are_refused(store, dumps):
+    # a NUL used to cut the tag at it ('a\x00b' stored as 'a'); an empty
+    # condition (an unset variable) selected every run
+    with pytest.raises(ValueError, match="NUL"):
+        store.add(dumps / "a1.etdp", tags={"k": "a\x00b"})
+    with pytest.raises(ValueError, match="NUL"):
+        store.runs(**{"co\x00mmit": "a"})
+    with pytest.raises(ValueError, match="empty value"):
+        store.runs(digest="")
+    with pytest.raises(ValueError, match="empty value"):
+        store.compare({"commit": ""}, {"commit": "b"})
+
+
+def test_repr_hides_the_password():
+    s = etkit.Store("postgresql://ci:s3cret@db.example/runs?password=other")
+    text = repr(s)
+    assert "s3cret" not in text and "other" not in text
+    assert "postgresql://ci:***@db.example/runs" in text

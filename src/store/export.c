@@ -236,7 +236,7 @@ static void finish_group(export_ctx_t *c) {
     clear_group(c);
     return;
   }
-  memcpy(copy, c->v.items, c->v.count * sizeof *copy);
+  if (c->v.count) memcpy(copy, c->v.items, c->v.count * sizeof *copy);
   store_summary_t s;
   store_summarize(copy, c->v.count, &s);
   free(copy);

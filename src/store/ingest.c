@@ -465,6 +465,14 @@ static int check_add(etk_store_t *st, const etk_store_add_options_t *o,
   for (size_t i = 0; i < o->tag_count; i++) {
     int rc = etk_store_tag_check(&o->tags[i], err);
     if (rc) return rc;
+    /* --where id=/digest= select the run's own columns: a tag of that name
+     * could never be selected */
+    if (strcmp(o->tags[i].key, "id") == 0 ||
+        strcmp(o->tags[i].key, "digest") == 0)
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "the tag name \"%s\" is reserved (--where %s= "
+                           "selects the run's own %s)",
+                           o->tags[i].key, o->tags[i].key, o->tags[i].key);
   }
   return ETK_OK;
 }

@@ -263,7 +263,7 @@ static int run_series(report_t *r) {
   double *v = rc == ETK_OK ? malloc((c.count ? c.count : 1) * sizeof *v) : NULL;
   if (rc == ETK_OK && !v) rc = store_samples_error(ETK_E_NO_MEMORY, r->err);
   if (rc == ETK_OK) {
-    qsort(c.items, c.count, sizeof *c.items, by_execution);
+    if (c.count) qsort(c.items, c.count, sizeof *c.items, by_execution);
     for (size_t i = 0; i < c.count; i++) v[i] = c.items[i].duration;
   }
   if (rc == ETK_OK && !r->markdown) {

@@ -34,6 +34,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdio.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,8 +225,94 @@ static int open_engine(etk_store_t *st, const char *uri, unsigned flags,
                            &st->ops, &st->conn, err);
 }
 
+/* ---------------------------------------------- redacted connections
+ *
+ * A PostgreSQL connection string may hold a password (user:PW@host in a
+ * URI, password=PW as a parameter or keyword).  No message, error or repr
+ * may show it: etk_store_redact copies a string with every such value
+ * replaced by "***", and scrub() does the same to an error whose text
+ * came from libpq or names the store. */
+
+/* The next secret at or after uri[from]: *len bytes at the returned
+ * offset; SIZE_MAX when there is none. */
+static size_t next_secret(const char *uri, size_t from, size_t *len) {
+  const char *scheme = strstr(uri, "://");
+  if (scheme && from <= (size_t)(scheme - uri) + 3) {
+    const char *auth = scheme + 3;
+    size_t n = strcspn(auth, "/?#");
+    const char *at = memchr(auth, '@', n);
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (colon && at > colon + 1) {
+      *len = (size_t)(at - colon - 1);
+      return (size_t)(colon + 1 - uri);
+    }
+  }
+  for (const char *p = uri + from; (p = strstr(p, "password=")) != NULL;
+       p += 9) {
+    if (p > uri && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+    const char *v = p + 9;
+    size_t n = *v == '\'' ? strcspn(v + 1, "'") + 2 : strcspn(v, "& \t#");
+    if (n > strlen(v)) n = strlen(v);
+    if (n == 0) continue;
+    *len = n;
+    return (size_t)(v - uri);
+  }
+  return SIZE_MAX;
+}
+
+size_t etk_store_redact(const char *uri, char *out, size_t size) {
+  size_t used = 0, from = 0, len = 0, at;
+  if (!out || size == 0) return 0;
+  out[0] = '\0';
+  if (!uri) return 0;
+  while ((at = next_secret(uri, from, &len)) != SIZE_MAX || uri[from]) {
+    size_t plain = at == SIZE_MAX ? strlen(uri + from) : at - from;
+    int n = snprintf(out + used, size - used, "%.*s%s", (int)plain, uri + from,
+                     at == SIZE_MAX ? "" : "***");
+    if (n < 0 || (size_t)n >= size - used) return size - 1;
+    used += (size_t)n;
+    if (at == SIZE_MAX) break;
+    from = at + len;
+  }
+  return used;
+}
+
+/* Replaces every copy of `uri`'s secrets in text[0..size) by "***". */
+static void scrub_text(char *text, size_t size, const char *uri) {
+  size_t from = 0, len = 0, at;
+  while ((at = next_secret(uri, from, &len)) != SIZE_MAX) {
+    char secret[256];
+    from = at + len;
+    if (len >= sizeof secret) continue;
+    memcpy(secret, uri + at, len);
+    secret[len] = '\0';
+    for (char *hit; (hit = strstr(text, secret)) != NULL;) {
+      size_t tail = strlen(hit + len) + 1;
+      if (len < 3 && (size_t)(hit - text) + 3 + tail > size) break;
+      memmove(hit + 3, hit + len, tail);
+      memcpy(hit, "***", 3);
+    }
+  }
+}
+
+static void scrub(etk_error_t *err, const char *uri) {
+  if (!err || !uri) return;
+  scrub_text(err->message, sizeof err->message, uri);
+  scrub_text(err->where, sizeof err->where, uri);
+}
+
+static int open_store(const char *uri, unsigned flags, etk_store_t **out,
+                      etk_error_t *err);
+
 int etk_store_open(const char *uri, unsigned flags, etk_store_t **out,
                    etk_error_t *err) {
+  int rc = open_store(uri, flags, out, err);
+  if (rc != ETK_OK) scrub(err, uri);
+  return rc;
+}
+
+static int open_store(const char *uri, unsigned flags, etk_store_t **out,
+                      etk_error_t *err) {
   if (!uri || !out) return ETK_E_INVALID_ARGUMENT;
   *out = NULL;
   etk_store_t *st = calloc(1, sizeof *st);
@@ -387,12 +474,20 @@ int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
     const etk_store_tag_t *c = &where->conds[i];
     int rc = etk_store_tag_check(c, err);
     if (rc) return rc;
+    /* an unset shell variable (--where digest=$D) must not select (and
+     * prune) every run */
+    if (!c->value[0])
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "the condition %.40s= has an empty value (an unset "
+                           "variable?); it would select every run",
+                           c->key);
     if (strcmp(c->key, "id") == 0) {
       char *end;
+      errno = 0;
       long long id = strtoll(c->value, &end, 10);
-      if (!c->value[0] || *end)
+      if (*end || errno == ERANGE || id < 1)
         return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                             "--where id=%.40s: not a run id", c->value);
+                             "id=%.40s: not a run id", c->value);
       etk_strbuf_appends(&sql->text, " AND r.id = ");
       store_sql_param(sql, store_int(id));
     } else if (strcmp(c->key, "digest") == 0) {

@@ -70,6 +70,13 @@ expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b -
 expect 1 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --fail-above 5
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --fail-above 50
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=a --fail-above 1
+# wrappers are hidden, --op picks one instruction, a misspelled --op is 2
+expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --op op_007 --instruction 7 --format csv
+[ "$(tail -n +2 "$work/out" | wc -l)" = 1 ] || fail "--op op_007 --instruction 7: not one row"
+expect 2 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --op op_x07
+grep -q "closest: op_007" "$work/err" || fail "a misspelled --op does not name the closest: $(cat "$work/err")"
+expect 2 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --op op_007 --instruction 8 --fail-above 1
+expect 2 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --instruction x
 expect 0 "$etkit" store export "$db" --format v3 -o "$work/v3.json"
 grep -q '"benchmark_values"' "$work/v3.json" || fail "v3 export lacks benchmark_values"
 expect 0 "$etkit" store export "$db" --format csv --where commit=b
@@ -99,7 +106,7 @@ case $db in
 esac
 
 # etkit diff with several dumps per side uses the same engine
-expect 3 "$etkit" diff "$work/a1.etdp" "$work/a2.etdp" "$work/a3.etdp" "$work/a4.etdp" \
+expect 1 "$etkit" diff "$work/a1.etdp" "$work/a2.etdp" "$work/a3.etdp" "$work/a4.etdp" \
   "$work/a5.etdp" --vs "$work/b1.etdp" "$work/b2.etdp" "$work/b3.etdp" "$work/b4.etdp" \
   "$work/b5.etdp" --fail-above 5 --format csv
 contains "Execute,op_007,7,"
@@ -108,6 +115,12 @@ expect 0 "$etkit" diff "$work/a1.etdp" "$work/a2.etdp" --vs "$work/a3.etdp" "$wo
   --fail-above 5 --format json
 contains '"direction": "same"'
 expect 2 "$etkit" diff "$work/a1.etdp" --vs
+expect 2 "$etkit" diff "$work/a1.etdp" --vs "$work/a2.etdp" --vs "$work/a3.etdp"
+# a candidate of another program shares only Method::execute: a gate that
+# compared no operator is trouble (2), never a pass
+expect 0 "$etkit" record-demo --output "$work/other.etdp"
+expect 2 "$etkit" diff "$work/a1.etdp" "$work/a2.etdp" --vs "$work/other.etdp" --fail-above 1
+grep -q "compared nothing" "$work/err" || fail "diff --vs another program: $(cat "$work/err")"
 # the run series of one dump
 expect 0 "$etkit" inspect --etdump_path "$work/a1.etdp" --runs --format csv
 contains "Execute,steady,8,0,"
@@ -122,7 +135,7 @@ expect 1 "$etkit" store add "$db" "$0"
 expect 2 "$etkit" store add "$db" "$work/b1.etdp" --tag "bad key=1"
 expect 2 "$etkit" store add "$db" "$work/b1.etdp" --tag novalue
 expect 1 "$etkit" store runs "$db" --where nosuchkey=1
-expect 1 "$etkit" store compare "$db" --baseline commit=zzz --candidate commit=b
+expect 2 "$etkit" store compare "$db" --baseline commit=zzz --candidate commit=b
 expect 2 "$etkit" store trend "$db"
 expect 2 "$etkit" store frobnicate "$db"
 expect 1 "$etkit" store runs "postgresql:///nosuchdb?host=$work/nosocket"
@@ -151,10 +164,41 @@ esac
 after=$("$etkit" store export "$db" --format csv | cksum)
 [ "$before" = "$after" ] || fail "bad input changed the database"
 
+# an empty condition (an unset variable) never selects every run
+for sub in runs export; do
+  expect 2 "$etkit" store $sub "$db" --where digest=
+done
+expect 2 "$etkit" store prune "$db" --where digest=
+expect 2 "$etkit" store compare "$db" --baseline commit= --candidate commit=b
+expect 2 "$etkit" store show "$db" 99999999999999999999
+expect 1 "$etkit" store runs "$db" --where id=99999999999999999999
+expect 1 "$etkit" store add "$db" "$work/b1.etdp" --tag id=3
+expect 1 "$etkit" store add "$db" "$work/b1.etdp" --tag digest=abc
+[ "$(count_runs)" = 10 ] || fail "10 runs expected before prune"
+expect 0 "$etkit" store prune "$db" --where commit=a --keep-last 2 --dry-run
+contains "would delete 3 runs: 1 2 3"
+[ "$(count_runs)" = 10 ] || fail "prune --dry-run deleted runs"
 expect 0 "$etkit" store prune "$db" --where commit=a --keep-last 2
 contains "deleted 3 runs"
 expect 2 "$etkit" store prune "$db" --where
 [ "$(count_runs)" = 7 ] || fail "7 runs expected after prune"
+# a run of another program shares only Method::execute with the others
+expect 0 "$etkit" store add "$db" "$work/other.etdp" --tag commit=other
+expect 2 "$etkit" store compare "$db" --baseline commit=b --candidate commit=other --fail-above 1
+grep -q "compared nothing" "$work/err" || fail "compare with another program: $(cat "$work/err")"
+case $db in
+  postgres*)
+    # a password in the URI never shows in a message
+    # (the server trusts its socket, so the password is not checked: the
+    # database "postgres" is reached and is not an etkit store)
+    pw_uri="postgresql://x:hunter2secret@/postgres?host=$ETKIT_TEST_PG_HOST&user=$ETKIT_TEST_PG_USER&password=hunter2secret"
+    expect 1 "$etkit" store runs "$pw_uri"
+    grep -q "not an etkit store" "$work/err" || fail "postgres: $(cat "$work/err")"
+    grep -q hunter2secret "$work/err" && fail "the password is in the message: $(cat "$work/err")"
+    expect 1 "$etkit" store runs "postgresql://u:hunter2secret@%zz/x"
+    grep -q hunter2secret "$work/err" && fail "the password is in libpq's message: $(cat "$work/err")"
+    ;;
+esac
 if [ "$failures" != 0 ]; then
   echo "$failures failures"
   exit 1
