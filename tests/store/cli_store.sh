@@ -159,6 +159,18 @@ case $db in
     [ -f "$work/full_ok" ] && fail "add into a full database did not fail"
     [ "$("$etkit" store runs "$work/full.db" --format csv | wc -l)" = "$runs_full" ] ||
       fail "a failed add into a full database changed it"
+    # an archived store, in a directory its reader may not write: the
+    # read-only commands work (root writes anywhere, so it reads as nobody)
+    mkdir "$work/archive" && cp "$db" "$work/archive/a.db"
+    chmod 755 "$work" && chmod 644 "$work/archive/a.db" && chmod 555 "$work/archive"
+    reader=
+    [ "$(id -u)" = 0 ] && reader="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    for uri in "$work/archive/a.db" "file:$work/archive/a.db?mode=ro"; do
+      expect 0 $reader "$etkit" store runs "$uri" --format csv
+      [ "$(tail -n +2 "$work/out" | wc -l)" = 10 ] || fail "archived store: not 10 runs"
+      expect 0 $reader "$etkit" store compare "$uri" --baseline commit=a --candidate commit=b
+    done
+    chmod 755 "$work/archive"
     ;;
 esac
 after=$("$etkit" store export "$db" --format csv | cksum)

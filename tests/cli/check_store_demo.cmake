@@ -1,0 +1,37 @@
+# check_store_demo.cmake - `etkit store` on the demo's files, where its
+# figures can be checked against the inspector's: `store trend --module M`
+# per execution equals `inspect --by-module`'s total for every module (a
+# kernel and its OPERATOR_CALL wrapper hold the same time and count once).
+# -DETKIT=<etkit> -DDIR=<scratch dir>
+include(${CMAKE_CURRENT_LIST_DIR}/demo_fixture.cmake)
+set(DB ${DIR}/runs.db)
+run(0 store add ${DB} ${E} --etrecord ${R} --tag commit=a)
+run(0 inspect --etdump_path ${E} --etrecord_path ${R} --by-module --format csv)
+string(REPLACE "\n" ";" rows "${out}")
+set(checked 0)
+foreach(row IN LISTS rows)
+  string(REPLACE "," ";" cells "${row}")
+  list(LENGTH cells n)
+  if(n LESS 7)
+    continue()
+  endif()
+  list(GET cells 2 depth)
+  list(GET cells 3 module)
+  list(GET cells 6 total)
+  if(NOT depth STREQUAL "1")
+    continue()
+  endif()
+  run(0 store trend ${DB} --module ${module} --format csv)
+  string(STRIP "${out}" trend)
+  string(REPLACE "\n" ";" trend "${trend}")
+  list(GET trend 1 line)
+  string(REGEX REPLACE "^.*," "" per_execution "${line}")
+  if(NOT per_execution STREQUAL total)
+    message(FATAL_ERROR "module ${module}: store trend says ${per_execution} ms "
+                        "per execution, inspect --by-module ${total} ms")
+  endif()
+  math(EXPR checked "${checked} + 1")
+endforeach()
+if(checked LESS 5)
+  message(FATAL_ERROR "only ${checked} modules compared:\n${out}")
+endif()
