@@ -32,13 +32,18 @@
  *   PostgreSQL-only statement.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock() next to POSIX */
 #include <ctype.h>
-#include <stdio.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "etkit/utf8.h"
 #include "store_internal.h"
@@ -209,6 +214,38 @@ static int file_exists(const char *path) {
   return fp != NULL;
 }
 
+/* A writer of a SQLite file holds a shared flock on it for as long as it
+ * is open, so that a failed first add deletes the new file only when it
+ * can take the lock exclusively: nobody else is writing it
+ * (drop_if_new_and_empty).  The lock is taken on the file itself and only
+ * then is the path checked to still name it (a dropper may have removed
+ * it meanwhile; then the open starts over and creates a new one).  BSD
+ * locks are apart from SQLite's POSIX ones, and this descriptor is closed
+ * only after SQLite's connection, so it never drops SQLite's locks.
+ * Sets *made when this call created the file.  0 or an errno. */
+static int lock_writer(etk_store_t *st, const char *path, int *made) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    *made = 1;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
+    if (fd < 0 && errno == EEXIST) {
+      *made = 0;
+      fd = open(path, O_RDWR);
+    }
+    if (fd < 0) {
+      if (errno == ENOENT) continue; /* removed between the two opens */
+      return errno;
+    }
+    struct stat a, b;
+    if (flock(fd, LOCK_SH) == 0 && fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+      st->lock_fd = fd;
+      return 0;
+    }
+    close(fd); /* the file was dropped while we waited: start over */
+  }
+  return EAGAIN;
+}
+
 static int open_engine(etk_store_t *st, const char *uri, unsigned flags,
                        etk_error_t *err) {
   if (is_pg_uri(uri)) return store_pg_open(uri, &st->ops, &st->conn, err);
@@ -217,8 +254,14 @@ static int open_engine(etk_store_t *st, const char *uri, unsigned flags,
   if (!create && plain && !file_exists(uri))
     return etk_error_set_where(err, uri, ETK_E_NOT_FOUND,
                                "no such store (add a run to create it)");
-  if (create && plain && (flags & ETK_STORE_DROP_NEW_EMPTY) &&
-      !(flags & ETK_STORE_READ_ONLY) && !file_exists(uri) &&
+  int made = 0;
+  if (create && plain && !(flags & ETK_STORE_READ_ONLY)) {
+    int e = lock_writer(st, uri, &made);
+    if (e)
+      return etk_error_set_where(err, uri, ETK_E_IO,
+                                 "cannot create the store: %s", strerror(e));
+  }
+  if (made && (flags & ETK_STORE_DROP_NEW_EMPTY) &&
       !(st->created = strdup(uri)))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   return store_sqlite_open(uri, create, (flags & ETK_STORE_READ_ONLY) != 0,
@@ -319,6 +362,7 @@ static int open_store(const char *uri, unsigned flags, etk_store_t **out,
   if (!st)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   st->read_only = (flags & ETK_STORE_READ_ONLY) != 0;
+  st->lock_fd = -1;
   int rc = open_engine(st, uri, flags, err);
   if (rc == ETK_OK) {
     if (flags & ETK_STORE_CREATE) {
@@ -359,6 +403,8 @@ static void drop_if_new_and_empty(etk_store_t *st) {
   int64_t runs = 0;
   etk_error_t err;
   etk_error_clear(&err);
+  /* another writer has it open (it holds its shared lock): it stays */
+  if (st->lock_fd < 0 || flock(st->lock_fd, LOCK_EX | LOCK_NB) != 0) return;
   if (st->ops &&
       store_q(st, "SELECT count(*) FROM runs", NULL, 0, int_row, &runs, &err) ==
           ETK_OK &&
@@ -379,6 +425,7 @@ void etk_store_close(etk_store_t *st) {
   if (!st) return;
   if (st->created) drop_if_new_and_empty(st);
   if (st->ops) st->ops->close(st->conn);
+  if (st->lock_fd >= 0) close(st->lock_fd); /* after SQLite's own */
   free(st->created);
   free(st);
 }

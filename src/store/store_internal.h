@@ -16,6 +16,7 @@ struct etk_store {
   void *conn;
   int read_only;
   char *created; /* ETK_STORE_DROP_NEW_EMPTY: the file this open made */
+  int lock_fd;   /* a writer's flock(LOCK_SH) on its SQLite file, or -1 */
 };
 
 /* Runs one statement (see store_engine_ops_t.query). */

@@ -149,6 +149,20 @@ case $db in
     [ -e "$work/new.db" ] && fail "a failed add left a new store file"
     expect 1 "$etkit" store add "$work/new.db" "$work/a1.etdp" "$work/damaged.etdp"
     [ -e "$work/new.db" ] || fail "an add that stored a run left no store"
+    # racing first adds: failed ones (a damaged dump) never remove the new
+    # store another add is still writing; every add that said ok is kept
+    for round in 1 2 3 4 5 6; do
+      rm -f "$work/race.db" "$work/race.db-wal" "$work/race.db-shm" "$work/race.ok"
+      for i in 1 2 3 4 5; do
+        "$etkit" store add "$work/race.db" "$work/damaged.etdp" >/dev/null 2>&1 &
+        ("$etkit" store add "$work/race.db" "$work/a$i.etdp" >/dev/null 2>&1 &&
+           echo ok >>"$work/race.ok") &
+      done
+      wait
+      ok=$(cat "$work/race.ok" 2>/dev/null | wc -l)
+      stored=$("$etkit" store runs "$work/race.db" --format csv 2>/dev/null | tail -n +2 | wc -l)
+      [ "$ok" = "$stored" ] || fail "racing adds: $ok said ok, $stored stored (round $round)"
+    done
     # a full disk: the file size limit stops SQLite's writes (SIGXFSZ ignored)
     cp "$db" "$work/full.db"
     size=4 # blocks: the next write to the database or its WAL goes past it
