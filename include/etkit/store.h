@@ -117,7 +117,10 @@ void etk_store_add_options_init(etk_store_add_options_t *o);
 
 typedef struct etk_store_add_result {
   int64_t run_id;
-  int existed; /* the same dump was already stored: nothing changed */
+  int existed; /* the same dump was already stored: only new tags added */
+  /* existed: the tags added to the stored run (keys it had not) and those
+   * left as they were (a key it has with another value) */
+  size_t tags_added, tags_kept;
   size_t blocks, operators, samples;
   char digest[65]; /* SHA-256 of the dump's bytes, lower-case hex */
 } etk_store_add_result_t;

@@ -168,7 +168,12 @@ static void print_added(void *ctx, const char *path,
                         const etk_store_add_result_t *res) {
   size_t *stored = ctx;
   (*stored)++;
-  if (res->existed)
+  if (res->existed && (res->tags_added || res->tags_kept))
+    printf("%s: already stored as run %lld; %zu new tag(s) added%s\n", path,
+           (long long)res->run_id, res->tags_added,
+           res->tags_kept ? ", tags it has with another value kept as stored"
+                          : "");
+  else if (res->existed)
     printf("%s: already stored as run %lld\n", path, (long long)res->run_id);
   else
     printf("%s: run %lld (%zu operators, %zu samples)\n", path,

@@ -288,6 +288,25 @@ static int reopen_immutable(sqlite_conn_t *c) {
   return SQLITE_OK;
 }
 
+/* 1 when the database holds tables but none is etkit's etk_migrations:
+ * another program's database, which an add must not fill with its tables
+ * nor switch to WAL. */
+static int foreign_database(sqlite_conn_t *c) {
+  sqlite3_stmt *st = NULL;
+  int tables = 0, ours = 0;
+  if (sqlite3_prepare_v2(c->db,
+                         "SELECT count(*), coalesce(sum(name = "
+                         "'etk_migrations'), 0) FROM sqlite_master WHERE "
+                         "type = 'table' AND name NOT LIKE 'sqlite_%'",
+                         -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    tables = sqlite3_column_int(st, 0);
+    ours = sqlite3_column_int(st, 1);
+  }
+  sqlite3_finalize(st);
+  return tables > 0 && !ours;
+}
+
 int store_sqlite_open(const char *path, int create, int read_only,
                       const store_engine_ops_t **ops, void **conn,
                       etk_error_t *err) {
@@ -315,6 +334,13 @@ int store_sqlite_open(const char *path, int create, int read_only,
   /* WAL lets readers run beside the one writer; NORMAL sync is durable at
    * every checkpoint and never corrupts (a crash may lose the last
    * commits, never half of one). */
+  if (!read_only && foreign_database(c)) {
+    sq_close(c);
+    return etk_error_set_where(err, path, ETK_E_FORMAT,
+                               "not an etkit store: the database holds other "
+                               "tables (no etk_migrations table); nothing "
+                               "was added to it");
+  }
   if (!read_only && (sq_exec(c, "PRAGMA journal_mode=WAL", err) != ETK_OK ||
                      sq_exec(c, "PRAGMA synchronous=NORMAL", err) != ETK_OK)) {
     sq_close(c);

@@ -1,7 +1,8 @@
 # check_store_demo.cmake - `etkit store` on the demo's files, where its
 # figures can be checked against the inspector's: `store trend --module M`
 # per execution equals `inspect --by-module`'s total for every module (a
-# kernel and its OPERATOR_CALL wrapper hold the same time and count once).
+# kernel and its OPERATOR_CALL wrapper hold the same time and count once);
+# `store report`'s plots measured in headless Chromium (measure_plots.js).
 # -DETKIT=<etkit> -DDIR=<scratch dir>
 include(${CMAKE_CURRENT_LIST_DIR}/demo_fixture.cmake)
 set(DB ${DIR}/runs.db)
@@ -34,4 +35,55 @@ foreach(row IN LISTS rows)
 endforeach()
 if(checked LESS 5)
   message(FATAL_ERROR "only ${checked} modules compared:\n${out}")
+endif()
+
+# `store report`'s plots in a real browser: baseline and candidate drawn as
+# series (a dot per run), an x axis of run ids, a y axis with its unit, a
+# legend whose items do not overlap.
+foreach(i 1 2 3 4)
+  run(0 run ${P} --etdump ${DIR}/run${i}.etdp --iterations 3)
+endforeach()
+run(0 store add ${DB} ${DIR}/run1.etdp ${DIR}/run2.etdp --tag side=base)
+run(0 store add ${DB} ${DIR}/run3.etdp ${DIR}/run4.etdp --tag side=cand)
+run(0 store report ${DB} --baseline side=base --candidate side=cand
+    -o ${DIR}/report.html)
+find_program(BROWSER NAMES chromium chromium-browser google-chrome
+             google-chrome-stable)
+if(NOT BROWSER)
+  message("SKIPPED: no Chromium or Chrome found for the report's plots")
+  return()
+endif()
+set(flags --headless --no-sandbox --disable-gpu --window-size=1000,1400
+    --user-data-dir=${DIR}/profile)
+execute_process(COMMAND ${BROWSER} ${flags} --screenshot=${DIR}/report.png
+                  file://${DIR}/report.html
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
+file(SIZE ${DIR}/report.png png_size)
+if(NOT rc EQUAL 0 OR png_size LESS 10000)
+  message(FATAL_ERROR "no screenshot of the store report (${rc}, ${png_size} bytes)")
+endif()
+file(READ ${DIR}/report.html page)
+file(READ ${CMAKE_CURRENT_LIST_DIR}/measure_plots.js js)
+string(REPLACE "</body>" "<script>${js}</script></body>" page "${page}")
+file(WRITE ${DIR}/measure.html "${page}")
+execute_process(COMMAND ${BROWSER} ${flags} --dump-dom file://${DIR}/measure.html
+                RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_QUIET TIMEOUT 120)
+if(NOT dom MATCHES "<title>S([0-9:,]+)</title>")
+  message(FATAL_ERROR "the browser did not measure the report (${rc})")
+endif()
+string(REPLACE "," ";" plots "${CMAKE_MATCH_1}")
+list(LENGTH plots nplots)
+if(nplots LESS 3)
+  message(FATAL_ERROR "the store report has ${nplots} plots: ${CMAKE_MATCH_1}")
+endif()
+list(POP_BACK plots series) # the run series: one series
+foreach(p IN LISTS plots)
+  # two series with a dot per run (2 + 2) and two in the legend, no overlap
+  if(NOT p MATCHES "^2:([0-9]+):0:1:1$" OR CMAKE_MATCH_1 LESS 6)
+    message(FATAL_ERROR "a trend plot of the store report: ${p} "
+                        "(series:dots:overlaps:unit:x title)")
+  endif()
+endforeach()
+if(NOT series MATCHES "^1:[1-9][0-9]*:0:1:1$")
+  message(FATAL_ERROR "the run series plot of the store report: ${series}")
 endif()

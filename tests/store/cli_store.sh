@@ -45,6 +45,19 @@ expect 0 "$etkit" store add "$db" "$work/b1.etdp" "$work/b2.etdp" "$work/b3.etdp
   "$work/b4.etdp" "$work/b5.etdp" --tag commit=b --tag model=m
 expect 0 "$etkit" store add "$db" "$work/a1.etdp" --tag commit=a
 contains "already stored as run 1"
+# a stored dump given a new tag gets it (and says so); a tag it has with
+# another value stays as stored
+expect 0 "$etkit" store add "$db" "$work/a1.etdp" --tag branch=feature --tag commit=zz
+contains "already stored as run 1; 1 new tag(s) added, tags it has with another value kept"
+expect 0 "$etkit" store runs "$db" --where branch=feature --format csv
+[ "$(tail -n +2 "$work/out" | wc -l)" = 1 ] || fail "the re-added dump's new tag was dropped"
+expect 0 "$etkit" store runs "$db" --where commit=zz --format csv
+[ "$(tail -n +2 "$work/out" | wc -l)" = 0 ] || fail "a re-add changed a tag's value"
+# an error of --program or --etrecord names that file, not the dump
+expect 1 "$etkit" store add "$db" "$work/b1.etdp" --program "$work/nope.pte"
+grep -q "^etkit store: $work/nope.pte: " "$work/err" || fail "bad --program: $(cat "$work/err")"
+expect 1 "$etkit" store add "$db" "$work/b1.etdp" --etrecord "$work/nope.etrecord"
+grep -q "^etkit store: $work/nope.etrecord: " "$work/err" || fail "bad --etrecord: $(cat "$work/err")"
 [ "$(count_runs)" = 10 ] || fail "10 runs expected, got $(count_runs)"
 # the digest is the SHA-256 of the file's bytes, as sha256sum says
 digest=$(sha256sum "$work/a2.etdp" | cut -c1-64)
@@ -144,6 +157,17 @@ case $db in
   postgres*) ;;
   *)
     expect 1 "$etkit" store add "file:$db?mode=ro" "$work/b1.etdp" --tag commit=c
+    # another program's SQLite database: refused, left as it was (no etkit
+    # tables, still in its own journal mode)
+    if command -v sqlite3 >/dev/null; then
+      sqlite3 "$work/foreign.db" "CREATE TABLE notes (x TEXT)"
+      expect 1 "$etkit" store add "$work/foreign.db" "$work/b1.etdp"
+      grep -q "not an etkit store" "$work/err" || fail "foreign database: $(cat "$work/err")"
+      [ "$(sqlite3 "$work/foreign.db" "SELECT count(*) FROM sqlite_master")" = 1 ] ||
+        fail "store add put its tables into a foreign database"
+      [ "$(sqlite3 "$work/foreign.db" "PRAGMA journal_mode")" = delete ] ||
+        fail "store add switched a foreign database to WAL"
+    fi
     # a failed add into a new store leaves no file behind
     expect 1 "$etkit" store add "$work/new.db" "$work/damaged.etdp"
     [ -e "$work/new.db" ] && fail "a failed add left a new store file"
