@@ -29,7 +29,10 @@ static int render_compare(void *ctx, etk_render_sink_t *sink,
   if (o->c->format == ETK_STORE_FORMAT_JSON)
     return etk_store_comparison_json(o->cmp, sink, err);
   etk_store_table_t t;
-  int rc = etk_store_comparison_table(o->cmp, &t, err);
+  /* a terminal's table fits 120 columns; CSV keeps every column */
+  int rc = o->c->format == ETK_STORE_FORMAT_TABLE
+               ? etk_store_comparison_table_narrow(o->cmp, &t, err)
+               : etk_store_comparison_table(o->cmp, &t, err);
   if (rc == ETK_OK) rc = etk_store_table_render(&t, o->c->format, sink, err);
   etk_store_table_free(&t);
   return rc;

@@ -302,6 +302,47 @@ int etk_store_comparison_table(const etk_store_comparison_t *c,
   return ETK_OK;
 }
 
+static const char *const narrow_headers[] = {"name",    "instr",    "base ms",
+                                             "cand ms", "delta %",  "95 % CI",
+                                             "q",       "direction"};
+#define NARROW_COLS 8
+#define NARROW_NAME 30
+
+int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,
+                                      etk_store_table_t *out,
+                                      etk_error_t *err) {
+  if (!c || !out) return ETK_E_INVALID_ARGUMENT;
+  if (store_table_init(out, narrow_headers, NARROW_COLS))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  for (size_t i = 0; i < c->count; i++) {
+    const etk_store_change_t *ch = &c->changes[i];
+    char name[NARROW_NAME + 4], ci[48], delta[24], q[16];
+    size_t n = strlen(ch->name);
+    if (n > NARROW_NAME) /* the end tells kernels apart: keep it */
+      snprintf(name, sizeof name, "...%s", ch->name + n - (NARROW_NAME - 3));
+    else
+      snprintf(name, sizeof name, "%s", ch->name);
+    snprintf(delta, sizeof delta, "%+.1f", ch->delta_pct);
+    snprintf(ci, sizeof ci, "[%+.1f, %+.1f]", ch->ci_low_pct, ch->ci_high_pct);
+    snprintf(q, sizeof q, "%.2g", ch->q_value);
+    etk_cell_t *cells = store_table_row(out);
+    bool ok =
+        cells && store_cell_text(&cells[0], name) &&
+        store_cell_text(&cells[4], delta) && store_cell_text(&cells[5], ci) &&
+        store_cell_text(&cells[6], q) &&
+        store_cell_text(&cells[7], etk_change_direction_name(ch->direction));
+    if (!ok) {
+      etk_store_table_free(out);
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+    }
+    etk_cell_set_int(&cells[1], ch->instruction_id);
+    etk_cell_set_float(&cells[2], ch->shift.baseline);
+    etk_cell_set_float(&cells[3], ch->shift.candidate);
+  }
+  return ETK_OK;
+}
+
 int etk_store_comparison_json(const etk_store_comparison_t *c,
                               etk_render_sink_t *sink, etk_error_t *err) {
   (void)err;

@@ -43,8 +43,14 @@ endif()
 foreach(i 1 2 3 4)
   run(0 run ${P} --etdump ${DIR}/run${i}.etdp --iterations 3)
 endforeach()
-run(0 store add ${DB} ${DIR}/run1.etdp ${DIR}/run2.etdp --tag side=base)
+run(0 store add ${DB} ${DIR}/run1.etdp ${DIR}/run2.etdp --etrecord ${R}
+    --tag side=base)
 run(0 store add ${DB} ${DIR}/run3.etdp ${DIR}/run4.etdp --tag side=cand)
+# v3 records name the program's method (forward), not the event block
+run(0 store export ${DB} --format v3 --where side=base)
+if(NOT out MATCHES "\"method\": \"forward\"" OR out MATCHES "\"method\": \"Execute\"")
+  message(FATAL_ERROR "v3 export's method is not the program's method")
+endif()
 run(0 store report ${DB} --baseline side=base --candidate side=cand
     -o ${DIR}/report.html)
 find_program(BROWSER NAMES chromium chromium-browser google-chrome

@@ -80,6 +80,11 @@ for k in '"changes"' '"name": "op_007"' '"instruction_id": 7' '"op_type"' '"modu
 done
 [ "$(grep -c '"significant": true' "$work/out")" = 1 ] || fail "more than one change reported"
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --format csv
+# the default table fits a 120-column terminal
+expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b
+width=$(LC_ALL=C.UTF-8 wc -L <"$work/out")
+[ "$width" -le 120 ] || fail "store compare's table is $width columns wide"
+contains "op_007"
 expect 1 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --fail-above 5
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --fail-above 50
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=a --fail-above 1
