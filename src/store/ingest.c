@@ -521,11 +521,13 @@ static int check_add(etk_store_t *st, const etk_store_add_options_t *o,
     /* --where id=/digest= select the run's own columns: a tag of that name
      * could never be selected */
     if (strcmp(o->tags[i].key, "id") == 0 ||
-        strcmp(o->tags[i].key, "digest") == 0)
+        strcmp(o->tags[i].key, "digest") == 0 ||
+        strcmp(o->tags[i].key, "last") == 0 ||
+        strcmp(o->tags[i].key, "since") == 0)
       return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                            "the tag name \"%s\" is reserved (--where %s= "
-                           "selects the run's own %s)",
-                           o->tags[i].key, o->tags[i].key, o->tags[i].key);
+                           "is a selector: id, digest, last N, since DATE)",
+                           o->tags[i].key, o->tags[i].key);
   }
   return ETK_OK;
 }

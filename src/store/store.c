@@ -514,9 +514,31 @@ static int check_key(etk_store_t *st, const char *key, etk_error_t *err) {
   return rc;
 }
 
-int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
-                    store_sql_t *sql, etk_error_t *err) {
-  if (!where) return ETK_OK;
+/* Seconds since 1970 (UTC) of "YYYY-MM-DD[( |T)HH:MM[:SS]]"; 0 when the
+ * text is not such a time. */
+static int parse_utc(const char *s, int64_t *out) {
+  int y, mo, d, h = 0, mi = 0, se = 0, n = 0;
+  char sep = 0;
+  int k = sscanf(s, "%4d-%2d-%2d%n%c%2d:%2d%n:%2d%n", &y, &mo, &d, &n, &sep, &h,
+                 &mi, &n, &se, &n);
+  if (k < 3 || s[n] || (k > 3 && sep != ' ' && sep != 'T') || (k > 3 && k < 6))
+    return 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 ||
+      y < 1970 || h < 0 || mi < 0 || se < 0)
+    return 0;
+  /* days from the civil date (Howard Hinnant's algorithm) */
+  int64_t yy = y - (mo <= 2);
+  int64_t era = yy / 400, yoe = yy - era * 400;
+  int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  int64_t days = era * 146097 + doe - 719468;
+  *out = days * 86400 + h * 3600 + mi * 60 + se;
+  return 1;
+}
+
+/* The conditions but `last` (which takes the newest runs of the others). */
+static int where_conds(etk_store_t *st, const etk_store_where_t *where,
+                       store_sql_t *sql, etk_error_t *err) {
   for (size_t i = 0; i < where->count; i++) {
     const etk_store_tag_t *c = &where->conds[i];
     int rc = etk_store_tag_check(c, err);
@@ -537,6 +559,17 @@ int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
                              "id=%.40s: not a run id", c->value);
       etk_strbuf_appends(&sql->text, " AND r.id = ");
       store_sql_param(sql, store_int(id));
+    } else if (strcmp(c->key, "last") == 0) {
+      continue; /* store_where_sql */
+    } else if (strcmp(c->key, "since") == 0) {
+      int64_t t;
+      if (!parse_utc(c->value, &t))
+        return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                             "since=%.40s: not a date (YYYY-MM-DD or "
+                             "YYYY-MM-DD HH:MM[:SS], UTC)",
+                             c->value);
+      etk_strbuf_appends(&sql->text, " AND r.added_at >= ");
+      store_sql_param(sql, store_int(t));
     } else if (strcmp(c->key, "digest") == 0) {
       etk_strbuf_appends(&sql->text, " AND substr(r.digest, 1, length(CAST(");
       store_sql_param(sql, store_text(c->value));
@@ -553,6 +586,32 @@ int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
       etk_strbuf_appendc(&sql->text, ')');
     }
   }
+  return ETK_OK;
+}
+
+int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
+                    store_sql_t *sql, etk_error_t *err) {
+  if (!where) return ETK_OK;
+  int rc = where_conds(st, where, sql, err);
+  const char *last = NULL;
+  for (size_t i = 0; i < where->count; i++)
+    if (strcmp(where->conds[i].key, "last") == 0) last = where->conds[i].value;
+  if (rc == ETK_OK && last) {
+    /* the newest N of the runs the other conditions select */
+    char *end;
+    errno = 0;
+    long long n = strtoll(last, &end, 10);
+    if (*end || errno == ERANGE || n < 1)
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "last=%.40s: not a count of runs", last);
+    etk_strbuf_appends(&sql->text,
+                       " AND r.id IN (SELECT r.id FROM runs r WHERE 1 = 1");
+    rc = where_conds(st, where, sql, err);
+    etk_strbuf_appends(&sql->text, " ORDER BY r.id DESC LIMIT ");
+    store_sql_param(sql, store_int(n));
+    etk_strbuf_appendc(&sql->text, ')');
+  }
+  if (rc) return rc;
   return store_sql_ok(sql) ? ETK_OK
                            : etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                                            "out of memory");

@@ -80,6 +80,18 @@ for k in '"changes"' '"name": "op_007"' '"instruction_id": 7' '"op_type"' '"modu
 done
 [ "$(grep -c '"significant": true' "$work/out")" = 1 ] || fail "more than one change reported"
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b --format csv
+# selectors CI needs: the newest N runs of a branch, runs since a date
+expect 0 "$etkit" store runs "$db" --where commit=a --where last=2 --format csv
+[ "$(tail -n +2 "$work/out" | cut -d, -f1 | tr '\n' ' ')" = "4 5 " ] ||
+  fail "last=2 of commit=a: $(cat "$work/out")"
+expect 0 "$etkit" store compare "$db" --baseline commit=a --baseline last=3 --candidate commit=b --format json
+contains '"baseline_runs": 3'
+expect 0 "$etkit" store runs "$db" --where since=2000-01-01 --format csv
+[ "$(tail -n +2 "$work/out" | wc -l)" = 10 ] || fail "since=2000-01-01: not every run"
+expect 0 "$etkit" store runs "$db" --where "since=2999-01-01 00:00" --format csv
+[ "$(tail -n +2 "$work/out" | wc -l)" = 0 ] || fail "since=2999-01-01: runs selected"
+expect 1 "$etkit" store runs "$db" --where since=yesterday
+expect 1 "$etkit" store runs "$db" --where last=0
 # the default table fits a 120-column terminal
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b
 width=$(LC_ALL=C.UTF-8 wc -L <"$work/out")
