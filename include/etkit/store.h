@@ -204,6 +204,12 @@ int etk_store_runs(etk_store_t *st, const etk_store_where_t *where,
 /* One run's operators with statistics of their samples (ms): block,
  * operator, instruction_id, op_type, delegate, module, samples, median,
  * mean, min, max.  ETK_E_NOT_FOUND for an unknown run. */
+/* `etkit store show --format json`: {"run": {the run's row of
+ * etk_store_runs: id, added, digest, tags...}, "operators": [{the columns
+ * of etk_store_show, "durations": [every sample, ms], "executions": [the
+ * execution index of each]}]}.  Errors of etk_store_show. */
+int etk_store_show_json(etk_store_t *st, int64_t run_id,
+                        etk_render_sink_t *sink, etk_error_t *err);
 int etk_store_show(etk_store_t *st, int64_t run_id, etk_store_table_t *out,
                    etk_error_t *err);
 

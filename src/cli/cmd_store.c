@@ -222,6 +222,28 @@ static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, err);
 }
 
+typedef struct show_out {
+  etk_store_t *st;
+  int64_t id;
+} show_out_t;
+
+static int render_show_json(void *ctx, etk_render_sink_t *sink,
+                            etk_error_t *err) {
+  const show_out_t *o = ctx;
+  return etk_store_show_json(o->st, o->id, sink, err);
+}
+
+/* show --format json: the run's header and every operator's samples. */
+static int show_json(store_cli_t *c, etk_store_t *st, int64_t id) {
+  show_out_t o = {st, id};
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_cli_write_output(c->output ? c->output : "-", render_show_json,
+                                &o, &err);
+  etk_store_close(st);
+  return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+}
+
 static int cmd_query(store_cli_t *c) {
   etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
   if (!st) return 1;
@@ -241,6 +263,7 @@ static int cmd_query(store_cli_t *c) {
       etk_store_close(st);
       return etk_cli_usage(CMD, "show needs a run id, not '%s'", c->files[0]);
     }
+    if (c->format == ETK_STORE_FORMAT_JSON) return show_json(c, st, id);
     rc = etk_store_show(st, id, &t, &err);
   } else {
     etk_store_trend_kind_t kind = c->op       ? ETK_STORE_TREND_OP
@@ -248,6 +271,12 @@ static int cmd_query(store_cli_t *c) {
                                               : ETK_STORE_TREND_METHOD;
     const char *name = c->op ? c->op : c->module ? c->module : c->method;
     rc = etk_store_trend(st, kind, name, &w, &t, &err);
+    /* a misspelled name is trouble, never an empty trend */
+    if (rc == ETK_OK && t.rows == 0 && store_cli_check_name(st, c, 0)) {
+      etk_store_table_free(&t);
+      etk_store_close(st);
+      return 2;
+    }
   }
   int status = print_table(c, rc, &t, &err);
   etk_store_close(st);

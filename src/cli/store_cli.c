@@ -6,6 +6,8 @@
  */
 #include "store_cli.h"
 
+#include <string.h>
+
 #include "cli_args.h"
 #include "commands.h"
 
@@ -39,7 +41,11 @@ int store_cli_check_name(etk_store_t *st, const store_cli_t *c, int matched) {
   etk_error_clear(&err);
   if (etk_store_closest_names(st, kind, name, near, sizeof near, &err))
     near[0] = '\0';
-  if (c->instruction)
+  size_t n = strlen(name);
+  if (strncmp(near, name, n) == 0 && (near[n] == ',' || !near[n]))
+    etk_cli_fail(CMD, "%s %.80s: no run the conditions select has it", opt,
+                 name);
+  else if (c->instruction)
     etk_cli_fail(CMD,
                  "%s %.80s --instruction %.20s matches nothing in the "
                  "selected runs%s%s%s",

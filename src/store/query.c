@@ -190,6 +190,86 @@ int etk_store_show(etk_store_t *st, int64_t run_id, etk_store_table_t *out,
   return rc;
 }
 
+typedef struct show_json {
+  etk_json_t *j;
+  const etk_store_table_t *t;
+  size_t row;
+  store_samples_t s;
+  int failed;
+} show_json_t;
+
+/* One operator: the show table's row (same order: by o.op) and its raw
+ * samples. */
+static int show_json_row(void *ctx, const store_row_t *row) {
+  show_json_t *c = ctx;
+  if (c->row >= c->t->rows) return 0;
+  int rc = store_read_samples(row, 0, &c->s);
+  if (rc) return c->failed = rc;
+  etk_json_begin_object(c->j);
+  for (size_t k = 0; k < c->t->cols; k++) {
+    etk_json_key(c->j, c->t->headers[k]);
+    store_json_cell(c->j, &c->t->cells[c->row * c->t->cols + k]);
+  }
+  etk_json_key(c->j, "durations");
+  etk_json_begin_array(c->j);
+  for (size_t i = 0; i < c->s.count; i++)
+    if (isfinite(c->s.durations[i]))
+      etk_json_double(c->j, c->s.durations[i]);
+    else
+      etk_json_null(c->j);
+  etk_json_end_array(c->j);
+  etk_json_key(c->j, "executions");
+  etk_json_begin_array(c->j);
+  for (size_t i = 0; i < c->s.count; i++)
+    etk_json_int(c->j, c->s.executions[i]);
+  etk_json_end_array(c->j);
+  etk_json_end_object(c->j);
+  c->row++;
+  return 0;
+}
+
+int etk_store_show_json(etk_store_t *st, int64_t run_id,
+                        etk_render_sink_t *sink, etk_error_t *err) {
+  if (!st || !sink) return ETK_E_INVALID_ARGUMENT;
+  etk_store_table_t ops, run;
+  int rc = etk_store_show(st, run_id, &ops, err);
+  if (rc) return rc;
+  char id[32];
+  snprintf(id, sizeof id, "%lld", (long long)run_id);
+  etk_store_tag_t cond = {"id", id};
+  etk_store_where_t w = {&cond, 1};
+  if ((rc = etk_store_runs(st, &w, &run, err))) {
+    etk_store_table_free(&ops);
+    return rc;
+  }
+  etk_json_t j;
+  etk_json_init(&j, sink, 2);
+  etk_json_begin_object(&j);
+  etk_json_key(&j, "run");
+  etk_json_begin_object(&j);
+  for (size_t k = 0; run.rows && k < run.cols; k++) {
+    etk_json_key(&j, run.headers[k]);
+    store_json_cell(&j, &run.cells[k]);
+  }
+  etk_json_end_object(&j);
+  etk_json_key(&j, "operators");
+  etk_json_begin_array(&j);
+  show_json_t c = {&j, &ops, 0, {0}, 0};
+  store_value_t p = store_int(run_id);
+  rc = store_q(st,
+               "SELECT o.durations, o.executions FROM operators o WHERE "
+               "o.run_id = $1 ORDER BY o.op",
+               &p, 1, show_json_row, &c, err);
+  if (rc == c.failed && c.failed) rc = store_samples_error(c.failed, err);
+  etk_json_end_array(&j);
+  etk_json_end_object(&j);
+  etk_render_putc(sink, '\n');
+  store_samples_free(&c.s);
+  etk_store_table_free(&ops);
+  etk_store_table_free(&run);
+  return rc;
+}
+
 /* ------------------------------------------------------------- trend */
 
 static const char *const trend_headers[] = {

@@ -126,6 +126,9 @@ bool store_samples_append(const store_samples_t *s, store_doubles_t *v);
 /* Sets err for a store_read_samples failure; returns rc. */
 int store_samples_error(int rc, etk_error_t *err);
 
+/* One table cell as a JSON value (NaN and None as null). */
+void store_json_cell(etk_json_t *j, const etk_cell_t *c);
+
 /* Migration 1 -> 2: packs every v1 `samples` row into its operator. */
 int store_migrate_pack(etk_store_t *st, etk_error_t *err);
 

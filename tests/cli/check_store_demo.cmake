@@ -36,6 +36,11 @@ endforeach()
 if(checked LESS 5)
   message(FATAL_ERROR "only ${checked} modules compared:\n${out}")
 endif()
+# a misspelled module is trouble (2) naming the closest
+run(2 store trend ${DB} --module conv)
+if(NOT err MATCHES "closest: conv1, conv2")
+  message(FATAL_ERROR "trend --module conv: ${err}")
+endif()
 
 # `store report`'s plots in a real browser: baseline and candidate drawn as
 # series (a dot per run), an x axis of run ids, a y axis with its unit, a

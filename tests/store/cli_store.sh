@@ -68,6 +68,14 @@ expect 0 "$etkit" store runs "$db" --where "note=x'); DROP TABLE runs;--" --form
 contains "DROP TABLE runs"
 expect 0 "$etkit" store show "$db" 1 --format csv
 contains "op_007"
+# JSON: the run's header and every raw sample, as docs/store.md says
+expect 0 "$etkit" store show "$db" 1 --format json
+for k in '"run": {' '"digest": ' '"commit": "a"' '"operators": \[' '"durations": \[' '"executions": \['; do
+  contains "$k"
+done
+# a misspelled --op/--module is trouble (2) naming the closest names
+expect 2 "$etkit" store trend "$db" --op op_x07
+grep -q "closest: op_007" "$work/err" || fail "trend --op op_x07: $(cat "$work/err")"
 for f in table csv json; do
   expect 0 "$etkit" store trend "$db" --op op_007 --format $f
   expect 0 "$etkit" store trend "$db" --method Execute --where commit=b --format $f
