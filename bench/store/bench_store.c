@@ -296,7 +296,8 @@ static void bench_scale(const char *engine, const char *uri, size_t runs) {
     etk_store_comparison_t c;
     t0 = bench_wall_seconds();
     c0 = bench_cpu_seconds();
-    if (etk_store_compare(st, &wa, &wb, "op_100", NULL, &c, &err) == ETK_OK) {
+    etk_store_ops_t ops = {"op_100", 0, 0, 0};
+    if (etk_store_compare(st, &wa, &wb, &ops, NULL, &c, &err) == ETK_OK) {
       changes = c.count;
       etk_store_comparison_free(&c);
     }

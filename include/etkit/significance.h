@@ -72,6 +72,12 @@ typedef struct etk_change_rule {
   double confidence; /* of the shift's interval (0.95) */
   double alpha;      /* false-discovery rate for the q-values (0.05) */
   double min_pct;    /* smallest |shift| reported, % of baseline (2.0) */
+  double min_delta;  /* smallest |shift| reported, in the samples' unit (0) */
+  /* the timer's step in the samples' unit: a change whose medians differ
+   * by less than one step is quantisation, not a change.  0 (default):
+   * etk_pooled_compare takes each key's smallest gap between distinct
+   * samples (10 for a 10-ns timer); a negative value turns it off. */
+  double resolution;
 } etk_change_rule_t;
 
 /* Fills the defaults shown above. */
@@ -94,12 +100,13 @@ int etk_change_fails(int significant, etk_change_direction_t direction,
                      double delta_pct, double pct);
 
 /* Applies the rule to one comparison and its q-value: significant when
- * q <= alpha, the interval excludes 0 and |shift| is at least min_pct % of
+ * q <= alpha, the interval excludes 0, |shift| is at least min_pct % of
  * the baseline median (an interval entirely inside the threshold is noise
- * however small its p).  *delta_pct, *ci_low_pct, *ci_high_pct (each may be
- * NULL) receive the shift and its interval in % of the baseline median
- * (NaN when that median is 0).  Returns the direction (SAME when not
- * significant); *significant (may be NULL) receives 0/1. */
+ * however small its p) and at least min_delta, and (resolution > 0) the
+ * medians differ by at least one timer step.  *delta_pct, *ci_low_pct,
+ * *ci_high_pct (each may be NULL) receive the shift and its interval in % of
+ * the baseline median (NaN when that median is 0).  Returns the direction (SAME
+ * when not significant); *significant (may be NULL) receives 0/1. */
 etk_change_direction_t etk_change_classify(const etk_shift_t *s, double q,
                                            const etk_change_rule_t *rule,
                                            int *significant, double *delta_pct,

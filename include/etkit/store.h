@@ -66,6 +66,11 @@ typedef struct etk_store etk_store_t;
  * URI or a PostgreSQL URI. */
 #define ETK_STORE_DROP_NEW_EMPTY 0x4u
 
+/* Copies a store's name into out[0..size) with the password of a
+ * PostgreSQL connection string (user:PW@ of a URI, password=PW) replaced by
+ * "***": what messages and reprs show.  Returns the length written. */
+size_t etk_store_redact(const char *uri, char *out, size_t size);
+
 /* Opens (and with ETK_STORE_CREATE creates and migrates) the store at
  * `uri`.  Without CREATE, a missing SQLite file or a database without the
  * schema is ETK_E_NOT_FOUND.  A schema newer than this etkit is
@@ -112,7 +117,10 @@ void etk_store_add_options_init(etk_store_add_options_t *o);
 
 typedef struct etk_store_add_result {
   int64_t run_id;
-  int existed; /* the same dump was already stored: nothing changed */
+  int existed; /* the same dump was already stored: only new tags added */
+  /* existed: the tags added to the stored run (keys it had not) and those
+   * left as they were (a key it has with another value) */
+  size_t tags_added, tags_kept;
   size_t blocks, operators, samples;
   char digest[65]; /* SHA-256 of the dump's bytes, lower-case hex */
 } etk_store_add_result_t;
@@ -196,6 +204,12 @@ int etk_store_runs(etk_store_t *st, const etk_store_where_t *where,
 /* One run's operators with statistics of their samples (ms): block,
  * operator, instruction_id, op_type, delegate, module, samples, median,
  * mean, min, max.  ETK_E_NOT_FOUND for an unknown run. */
+/* `etkit store show --format json`: {"run": {the run's row of
+ * etk_store_runs: id, added, digest, tags...}, "operators": [{the columns
+ * of etk_store_show, "durations": [every sample, ms], "executions": [the
+ * execution index of each]}]}.  Errors of etk_store_show. */
+int etk_store_show_json(etk_store_t *st, int64_t run_id,
+                        etk_render_sink_t *sink, etk_error_t *err);
 int etk_store_show(etk_store_t *st, int64_t run_id, etk_store_table_t *out,
                    etk_error_t *err);
 
@@ -235,14 +249,31 @@ typedef struct etk_store_comparison {
   size_t only_baseline, only_candidate; /* operators on one side only */
 } etk_store_comparison_t;
 
-/* Compares every operator (or only those named `op`, may be NULL) of the
- * runs matching `baseline` with those matching `candidate`, pooling each
- * side's raw samples; `rule` may be NULL (etk_change_rule_init).
- * ETK_E_NOT_FOUND when a side matches no run. */
+/* Which operators a comparison takes (a zeroed struct, or NULL: every
+ * operator but the OPERATOR_CALL wrappers, as `etkit diff` shows them). */
+typedef struct etk_store_ops {
+  const char *name;       /* only operators of this name (NULL: all) */
+  int64_t instruction_id; /* with has_instruction: only this instruction */
+  int has_instruction;
+  int all_rows; /* also the OPERATOR_CALL wrappers of each kernel */
+} etk_store_ops_t;
+
+/* Compares the operators `ops` selects (may be NULL) of the runs matching
+ * `baseline` with those matching `candidate`, pooling each side's raw
+ * samples; `rule` may be NULL (etk_change_rule_init).  ETK_E_NOT_FOUND
+ * when a side matches no run. */
 int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
-                      const etk_store_where_t *candidate, const char *op,
-                      const etk_change_rule_t *rule,
+                      const etk_store_where_t *candidate,
+                      const etk_store_ops_t *ops, const etk_change_rule_t *rule,
                       etk_store_comparison_t *out, etk_error_t *err);
+
+/* For the message of an --op, --module or --method (`kind`) that matches
+ * nothing: the (at most 3) distinct operator names, module paths or block
+ * names of the store closest to `name` by edit distance, ", "-separated
+ * into buf[0..size) (empty when the store has none).  ETK_OK or the
+ * database's error. */
+int etk_store_closest_names(etk_store_t *st, int kind, const char *name,
+                            char *buf, size_t size, etk_error_t *err);
 
 void etk_store_comparison_free(etk_store_comparison_t *c);
 
@@ -251,6 +282,13 @@ void etk_store_comparison_free(etk_store_comparison_t *c);
  * q_value, significant, direction). */
 int etk_store_comparison_table(const etk_store_comparison_t *c,
                                etk_store_table_t *out, etk_error_t *err);
+
+/* The comparison for a terminal (`store compare`'s default table, within
+ * 120 columns): name (its last 30 characters), instr, base ms (baseline
+ * median), cand ms (candidate median), delta %, 95 % CI, q, direction; --format
+ * csv|json keep every column. */
+int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,
+                                      etk_store_table_t *out, etk_error_t *err);
 
 /* The comparison as JSON: {"baseline_runs", "candidate_runs", "changes":
  * [{name, instruction_id, op_type, module, baseline, candidate, delta_pct,

@@ -13,8 +13,10 @@
  * Tags and conditions are dicts of str to str.  Errors raise through
  * ext_raise (ValueError for bad input, OSError for the database).
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "etkit/render.h"
 #include "etkit/store.h"
 #include "ext.h"
 
@@ -129,7 +131,7 @@ static PyObject *s_query(PyObject *self, PyObject *args) {
   PyObject *where_obj = NULL;
   if (!PyArg_ParseTuple(args, "sssO", &url, &kind, &name, &where_obj))
     return NULL;
-  int runs = strcmp(kind, "runs") == 0;
+  int runs = strcmp(kind, "runs") == 0, show = strcmp(kind, "show") == 0;
   etk_store_trend_kind_t k =
       strcmp(kind, "module") == 0   ? ETK_STORE_TREND_MODULE
       : strcmp(kind, "method") == 0 ? ETK_STORE_TREND_METHOD
@@ -141,8 +143,9 @@ static PyObject *s_query(PyObject *self, PyObject *args) {
   etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
   if (!st) return NULL;
   etk_store_table_t t;
-  int rc = runs ? etk_store_runs(st, &w, &t, &err)
-                : etk_store_trend(st, k, name, &w, &t, &err);
+  int rc = runs   ? etk_store_runs(st, &w, &t, &err)
+           : show ? etk_store_show(st, strtoll(name, NULL, 10), &t, &err)
+                  : etk_store_trend(st, k, name, &w, &t, &err);
   etk_store_close(st);
   return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
 }
@@ -166,8 +169,9 @@ static PyObject *s_compare(PyObject *self, PyObject *args) {
   if (!st) return NULL;
   etk_store_comparison_t cmp;
   int rc;
+  etk_store_ops_t ops = {op, 0, 0, 0};
   Py_BEGIN_ALLOW_THREADS rc =
-      etk_store_compare(st, &wb, &wc, op, &rule, &cmp, &err);
+      etk_store_compare(st, &wb, &wc, &ops, &rule, &cmp, &err);
   Py_END_ALLOW_THREADS etk_store_close(st);
   if (rc != ETK_OK) return ext_raise(&err);
   etk_store_table_t t;
@@ -176,8 +180,113 @@ static PyObject *s_compare(PyObject *self, PyObject *args) {
   return rc == ETK_OK ? table_dict(&t) : ext_raise(&err);
 }
 
+/* The text a render wrote into a memory sink, as str (NULL + error set). */
+static PyObject *sink_text(etk_render_sink_t *sink, int rc,
+                           const etk_error_t *err) {
+  size_t n = 0;
+  char *text = etk_render_sink_take(sink, &n);
+  if (rc != ETK_OK) {
+    free(text);
+    return ext_raise(err);
+  }
+  PyObject *out =
+      PyUnicode_DecodeUTF8(text ? text : "", (Py_ssize_t)n, "replace");
+  free(text);
+  return out;
+}
+
+/* store_export(url, format, where): "csv", "json" or "v3" text. */
+static PyObject *s_export(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url, *format;
+  PyObject *where_obj;
+  if (!PyArg_ParseTuple(args, "ssO", &url, &format, &where_obj)) return NULL;
+  etk_store_export_format_t f =
+      strcmp(format, "json") == 0 ? ETK_STORE_EXPORT_JSON
+      : strcmp(format, "v3") == 0 ? ETK_STORE_EXPORT_V3
+                                  : ETK_STORE_EXPORT_CSV;
+  etk_store_tag_t conds[MAX_TAGS];
+  etk_store_where_t w = {conds, 0};
+  if (tags_from(where_obj, conds, &w.count) < 0) return NULL;
+  etk_error_t err;
+  etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
+  if (!st) return NULL;
+  etk_render_sink_t sink;
+  etk_render_sink_init_memory(&sink);
+  int rc;
+  Py_BEGIN_ALLOW_THREADS rc = etk_store_export(st, &w, f, &sink, &err);
+  Py_END_ALLOW_THREADS etk_store_close(st);
+  return sink_text(&sink, rc, &err);
+}
+
+/* store_report(url, baseline, candidate, markdown, threshold, alpha). */
+static PyObject *s_report(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url;
+  PyObject *base_obj, *cand_obj;
+  int markdown;
+  etk_change_rule_t rule;
+  etk_change_rule_init(&rule);
+  if (!PyArg_ParseTuple(args, "sOOpdd", &url, &base_obj, &cand_obj, &markdown,
+                        &rule.min_pct, &rule.alpha))
+    return NULL;
+  etk_store_tag_t b[MAX_TAGS], c[MAX_TAGS];
+  etk_store_where_t wb = {b, 0}, wc = {c, 0};
+  if (tags_from(base_obj, b, &wb.count) < 0 ||
+      tags_from(cand_obj, c, &wc.count) < 0)
+    return NULL;
+  etk_error_t err;
+  etk_store_t *st = open_store(url, ETK_STORE_READ_ONLY, &err);
+  if (!st) return NULL;
+  etk_render_sink_t sink;
+  etk_render_sink_init_memory(&sink);
+  int rc;
+  Py_BEGIN_ALLOW_THREADS rc = etk_store_report(
+      st, &wb, &wc, &rule,
+      markdown ? ETK_STORE_REPORT_MARKDOWN : ETK_STORE_REPORT_HTML, &sink,
+      &err);
+  Py_END_ALLOW_THREADS etk_store_close(st);
+  return sink_text(&sink, rc, &err);
+}
+
+/* store_prune(url, where, keep_last): the number of runs deleted. */
+static PyObject *s_prune(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url;
+  PyObject *where_obj;
+  unsigned long long keep_last;
+  if (!PyArg_ParseTuple(args, "sOK", &url, &where_obj, &keep_last)) return NULL;
+  etk_store_tag_t conds[MAX_TAGS];
+  etk_store_where_t w = {conds, 0};
+  if (tags_from(where_obj, conds, &w.count) < 0) return NULL;
+  etk_error_t err;
+  etk_store_t *st = open_store(url, 0, &err);
+  if (!st) return NULL;
+  size_t deleted = 0;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS rc =
+      etk_store_prune(st, &w, (size_t)keep_last, &deleted, &err);
+  Py_END_ALLOW_THREADS etk_store_close(st);
+  if (rc != ETK_OK) return ext_raise(&err);
+  return PyLong_FromSize_t(deleted);
+}
+
+/* store_redact(url): the url with its password replaced by "***". */
+static PyObject *s_redact(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *url;
+  if (!PyArg_ParseTuple(args, "s", &url)) return NULL;
+  char out[4096];
+  etk_store_redact(url, out, sizeof out);
+  return PyUnicode_FromString(out);
+}
+
 static PyMethodDef store_functions[] = {
     {"store_add", s_add, METH_VARARGS, NULL},
+    {"store_redact", s_redact, METH_VARARGS, NULL},
+    {"store_export", s_export, METH_VARARGS, NULL},
+    {"store_report", s_report, METH_VARARGS, NULL},
+    {"store_prune", s_prune, METH_VARARGS, NULL},
     {"store_query", s_query, METH_VARARGS, NULL},
     {"store_compare", s_compare, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};

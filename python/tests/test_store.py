@@ -84,3 +84,45 @@ def test_failed_first_add_leaves_no_file(tmp_path, dumps):
     with pytest.raises(ValueError):
         etkit.Store(new).add(bad)
     assert len(etkit.Store(new).runs()) == 1
+
+
+def test_nul_and_empty_conditions_are_refused(store, dumps):
+    # a NUL used to cut the tag at it ('a\x00b' stored as 'a'); an empty
+    # condition (an unset variable) selected every run
+    with pytest.raises(ValueError, match="NUL"):
+        store.add(dumps / "a1.etdp", tags={"k": "a\x00b"})
+    with pytest.raises(ValueError, match="NUL"):
+        store.runs(**{"co\x00mmit": "a"})
+    with pytest.raises(ValueError, match="empty value"):
+        store.runs(digest="")
+    with pytest.raises(ValueError, match="empty value"):
+        store.compare({"commit": ""}, {"commit": "b"})
+
+
+def test_repr_hides_the_password():
+    s = etkit.Store("postgresql://ci:s3cret@db.example/runs?password=other")
+    text = repr(s)
+    assert "s3cret" not in text and "other" not in text
+    assert "postgresql://ci:***@db.example/runs" in text
+
+
+def test_show_export_report_prune(store, tmp_path):
+    runs = store.runs()
+    assert str(runs["added"].dtype).startswith("datetime64")
+    shown = store.show(int(runs["id"][0]))
+    assert "op_007" in set(shown["operator"])
+    with pytest.raises(ValueError):
+        store.show("1")
+    v3 = store.export("v3", commit="b")
+    assert '"benchmark_values"' in v3
+    assert store.export("csv", commit="a").count("\n") > 5
+    page = tmp_path / "r.md"
+    assert store.report({"commit": "a"}, {"commit": "b"}, page) is None
+    assert "op\\_007" in page.read_text()
+    assert "<svg" in store.report({"commit": "a"}, {"commit": "b"})
+    assert store.prune(commit="a", keep_last=2, dry_run=True) == [1, 3, 5]
+    assert len(store.runs()) == 10
+    assert store.prune(commit="a", keep_last=2) == 3
+    assert len(store.runs()) == 7
+    with pytest.raises(ValueError):
+        store.prune()

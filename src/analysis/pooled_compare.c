@@ -103,6 +103,29 @@ static int cmp_change(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The timer's step as the key's samples show it: the smallest gap between
+ * two distinct finite samples of either side (0 when fewer than two
+ * distinct values, or no memory). */
+static double sample_step(const side_t *s) {
+  size_t n = s[0].n + s[1].n;
+  double *v = malloc(n * sizeof *v), step = 0;
+  if (!v) return 0;
+  memcpy(v, s[0].v, s[0].n * sizeof *v);
+  memcpy(v + s[0].n, s[1].v, s[1].n * sizeof *v);
+  qsort(v, n, sizeof *v, cmp_double);
+  for (size_t i = 1; i < n; i++) {
+    double g = v[i] - v[i - 1];
+    if (g > 0 && isfinite(g) && (step == 0 || g < step)) step = g;
+  }
+  free(v);
+  return step;
+}
+
 int etk_pooled_compare(const etk_pooled_t *p, const etk_change_rule_t *rule,
                        etk_pooled_change_t **out, size_t *count) {
   if (!p || !out || !count) return ETK_E_INVALID_ARGUMENT;
@@ -139,9 +162,11 @@ int etk_pooled_compare(const etk_pooled_t *p, const etk_change_rule_t *rule,
   }
   int rc = etk_fdr_bh(q, m, q);
   for (size_t i = 0; rc == ETK_OK && i < m; i++) {
+    etk_change_rule_t r = *rule;
+    if (r.resolution == 0) r.resolution = sample_step(p->sides[ch[i].id]);
     ch[i].q_value = q[i];
     ch[i].direction = etk_change_classify(
-        &ch[i].shift, q[i], rule, &ch[i].significant, &ch[i].delta_pct,
+        &ch[i].shift, q[i], &r, &ch[i].significant, &ch[i].delta_pct,
         &ch[i].ci_low_pct, &ch[i].ci_high_pct);
   }
   free(q);

@@ -227,6 +227,8 @@ void etk_change_rule_init(etk_change_rule_t *rule) {
   rule->confidence = 0.95;
   rule->alpha = 0.05;
   rule->min_pct = 2.0;
+  rule->min_delta = 0.0;
+  rule->resolution = 0.0;
 }
 
 int etk_change_fails(int significant, etk_change_direction_t direction,
@@ -262,7 +264,9 @@ etk_change_direction_t etk_change_classify(const etk_shift_t *s, double q,
   if (ci_low_pct) *ci_low_pct = s ? s->ci_low * scale : NAN;
   if (ci_high_pct) *ci_high_pct = s ? s->ci_high * scale : NAN;
   int sig = s && q <= rule->alpha && (s->ci_low > 0.0 || s->ci_high < 0.0) &&
-            fabs(d) >= rule->min_pct;
+            fabs(d) >= rule->min_pct && fabs(s->shift) >= rule->min_delta &&
+            !(rule->resolution > 0 &&
+              fabs(s->candidate - s->baseline) < rule->resolution);
   if (significant) *significant = sig;
   if (!sig) return ETK_CHANGE_SAME;
   return s->shift > 0.0 ? ETK_CHANGE_SLOWER : ETK_CHANGE_FASTER;

@@ -2,9 +2,10 @@
  * cmd_diff.c - `etkit diff A.etdp B.etdp`: per-operator A/B comparison of
  * two ETDumps (etk_diff_build / etk_diff_render in etkit/inspector.h).
  *
- * Exit status: 0 success, 1 failure, 2 usage error, 3 with --fail-above PCT
- * when some matched operator got slower by more than PCT percent (the
- * comparison is still printed; one line on stderr names the worst ones).
+ * A gate (docs/exit-status.md): 0 holds, 1 with --fail-above PCT when some
+ * matched operator got slower by more than PCT percent (the comparison is
+ * still printed; one line on stderr names the worst ones), 2 trouble
+ * (usage, an unreadable dump, a gate that compared nothing).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ static const char *const usage_text =
     "  --threshold PCT             hide matched operators whose |change| < PCT "
     "%\n"
     "  --min-delta VALUE           ... or whose |delta| < VALUE (target unit)\n"
-    "  --fail-above PCT            exit 3 when an operator is slower by more "
+    "  --fail-above PCT            exit 1 when an operator is slower by more "
     "than\n"
     "                              PCT % (and by at least --min-delta): for "
     "CI\n"
@@ -50,7 +51,10 @@ static const char *const usage_text =
     "etkit diff A1.etdp A2.etdp ... --vs B1.etdp B2.etdp ...: several runs\n"
     "per side, compared with medians, the Hodges-Lehmann delta and its 95 %\n"
     "interval, Mann-Whitney p and Benjamini-Hochberg q (docs/store.md);\n"
-    "--format, -o, --threshold PCT (2), --fail-above PCT (exit 3) apply.\n";
+    "--format, -o, --threshold PCT (2), --fail-above PCT (exit 1) apply.\n"
+    "\n"
+    "exit status: 0 the gate holds, 1 --fail-above failed, 2 trouble (usage,\n"
+    "an unreadable dump, nothing compared): docs/exit-status.md\n";
 
 typedef struct diff_cli {
   const char *path[2];
@@ -122,6 +126,10 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
       if (!c->vs) c->npaths++;
       return 0;
     case OPT_VS:
+      if (c->vs)
+        return etk_cli_usage(CMD, "%s",
+                             "--vs is given once: A... --vs B... compares two "
+                             "sides");
       c->vs = 1;
       return 0;
     case OPT_FORMAT:
@@ -215,7 +223,7 @@ int etk_cmd_diff(int argc, char **argv) {
   etk_diff_render_options_init(&c.ro);
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;
-  if (prc > 0) return prc;
+  if (prc > 0) return ETK_EXIT_TROUBLE;
   if (c.vs) {
     diff_sets_options_t so = {&c.io,
                               c.ro.format,
@@ -230,7 +238,7 @@ int etk_cmd_diff(int argc, char **argv) {
   etk_error_t err;
   etk_error_clear(&err);
   etk_inspector_t *a = NULL, *b = NULL;
-  int status = 0;
+  int status = 0, failed = 0;
   /* each step starts with a clear error: a successful open may leave the
    * file name in err.where */
   etk_etrecord_t *rec[2] = {NULL, NULL};
@@ -275,7 +283,7 @@ int etk_cmd_diff(int argc, char **argv) {
     size_t n = etk_diff_regression_count(c.diff, c.fail_above, c.ro.min_delta);
     if (n) {
       report_regressions(&c, n);
-      status = 3;
+      failed = 1;
     }
   }
   etk_diff_free(c.diff);
@@ -283,5 +291,5 @@ int etk_cmd_diff(int argc, char **argv) {
   etk_etrecord_close(rec[1]);
   etk_inspector_close(a);
   etk_inspector_close(b);
-  return status;
+  return etk_cli_gate_exit(status, failed);
 }

@@ -26,7 +26,9 @@
  * cmd_inspect_args.c; this file opens, links, renders and prints.
  *
  * Exit status: 0 success, 1 failure (one line on stderr: "etkit inspect:
- * <what>"), 2 usage error.  Output files are written atomically.
+ * <what>"), 2 usage error.  With --compare_results the command is a gate
+ * (docs/exit-status.md): 0, 1 when --min-snr DB finds an output below DB,
+ * 2 on any trouble.  Output files are written atomically.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -118,15 +120,32 @@ static int link_etrecord(const cli_t *c, etk_inspector_t *insp,
   return etk_etrecord_link_with_policy(*rec_out, insp, &policy, NULL, err);
 }
 
+/* --min-snr: counts the compared outputs and those below the floor. */
+typedef struct snr_gate {
+  double min_db;
+  size_t compared, below;
+} snr_gate_t;
+
+static void gate_block(void *ctx, size_t block, size_t count,
+                       const double *values) {
+  snr_gate_t *g = ctx;
+  (void)block;
+  for (size_t i = 0; i < count; i++) {
+    double snr = values[ETK_COMPARE_SNR * count + i];
+    g->compared++;
+    if (!(snr >= g->min_db)) g->below++; /* NaN fails too */
+  }
+}
+
 /* Prints upstream's compare_results text on stdout. */
 static int compare_results(const etk_reference_outputs_t *ref,
                            const etk_inspector_t *insp, const uint8_t *dbuf,
-                           size_t dlen, etk_error_t *err) {
+                           size_t dlen, snr_gate_t *gate, etk_error_t *err) {
   etk_render_sink_t *sink = malloc(sizeof *sink);
   if (!sink)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   etk_render_sink_init_file(sink, stdout);
-  etk_compare_report_t report = {print_note, NULL, NULL};
+  etk_compare_report_t report = {print_note, gate_block, gate};
   int rc =
       etk_compare_results_inspector(ref, insp, dbuf, dlen, sink, &report, err);
   int frc = etk_render_sink_flush(sink);
@@ -167,11 +186,10 @@ static int check_module_totals(const cli_t *c, etk_inspector_t *insp) {
   return etk_cli_fail(CMD, "no --module-total name matched a module");
 }
 
-int etk_cmd_inspect(int argc, char **argv) {
-  cli_t c;
-  int prc = cli_inspect_parse_args(argc, argv, &c);
-  if (prc < 0) return 0;
-  if (prc > 0) return prc;
+/* Everything after the parse; 0 or the exit status of a failure.  Sets
+ * *failed when --min-snr's gate fails. */
+static int inspect(cli_t *cp, int *failed) {
+  cli_t c = *cp;
   /* --compare_results reads program outputs from the debug buffer: refuse
    * before printing anything (upstream would compare zeros) */
   if (c.compare && !c.debug_buffer)
@@ -265,11 +283,34 @@ int etk_cmd_inspect(int argc, char **argv) {
     rc = render_to(insp, &tsv, NULL, c.tsv_path, 0, &err);
   }
   /* upstream's inspector_cli: the table, the TSV, then compare_results */
-  if (rc == ETK_OK && ref) rc = compare_results(ref, insp, dbuf, dlen, &err);
+  snr_gate_t gate = {c.min_snr_db, 0, 0};
+  if (rc == ETK_OK && ref)
+    rc = compare_results(ref, insp, dbuf, dlen, &gate, &err);
   etk_reference_outputs_free(ref);
   etk_inspector_close(insp);
   etk_etrecord_close(rec);
   free(dbuf);
   if (rc != ETK_OK) return fail_err(&err);
+  if (!c.min_snr) return 0;
+  if (gate.compared == 0)
+    return etk_cli_fail(CMD,
+                        "--min-snr compared nothing: no program output "
+                        "was compared");
+  if (gate.below) {
+    fprintf(stderr, "etkit inspect: %zu output(s) have an SNR below %g dB\n",
+            gate.below, c.min_snr_db);
+    *failed = 1;
+  }
   return 0;
+}
+
+int etk_cmd_inspect(int argc, char **argv) {
+  cli_t c;
+  int prc = cli_inspect_parse_args(argc, argv, &c);
+  if (prc < 0) return 0;
+  if (prc > 0) return c.compare ? ETK_EXIT_TROUBLE : prc;
+  int failed = 0;
+  int status = inspect(&c, &failed);
+  /* --compare_results is a gate: every failure is trouble (2) */
+  return c.compare ? etk_cli_gate_exit(status, failed) : status;
 }

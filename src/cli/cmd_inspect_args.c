@@ -76,6 +76,10 @@ static const char *const usage_text =
     "  --reference FILE.bpte       --compare_results against the expected "
     "outputs of\n"
     "                              this bundled program's test cases instead\n"
+    "  --min-snr DB                --compare_results as a gate: exit 1 when "
+    "an\n"
+    "                              output's SNR is below DB, 2 on trouble\n"
+    "                              (docs/exit-status.md)\n"
     "\n"
     "ETRecord options (need --etrecord_path):\n"
     "  --method NAME|BLOCK=NAME    link blocks with method NAME (all, or block "
@@ -134,6 +138,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("runs", 0, cli_t, runs),
     ETK_CLI_STRING("prompt_tokens", 0, cli_t, prompt_tokens),
     ETK_CLI_STRING("reference", 0, cli_t, reference),
+    ETK_CLI_STRING("min_snr", 0, cli_t, min_snr),
     {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
     ETK_CLI_STRING("output", 'o', cli_t, output),
     {"summary|by_op_type", 0, ETK_CLI_NO_VALUE, OPT_SUMMARY, 0},
@@ -290,6 +295,11 @@ int cli_inspect_parse_args(int argc, char **argv, cli_t *c) {
     return etk_cli_usage(CMD, "%s", "--reference needs --compare_results");
   if (c->prompt_tokens && !c->runs)
     return etk_cli_usage(CMD, "%s", "--prompt-tokens needs --runs");
+  if (c->min_snr && !c->compare)
+    return etk_cli_usage(CMD, "%s", "--min-snr needs --compare_results");
+  if (c->min_snr && !etk_cli_parse_double(c->min_snr, &c->min_snr_db))
+    return etk_cli_usage(CMD, "--min-snr needs a number of dB, not '%s'",
+                         c->min_snr);
   if ((c->exact_module || c->module_match >= 0) && !c->total_count)
     return etk_cli_usage(CMD, "%s", "--exact-module needs --module-total");
   if (c->total_count && c->ro.view != ETK_INSPECT_VIEW_EVENTS)

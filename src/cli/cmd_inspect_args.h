@@ -17,6 +17,8 @@ typedef struct cli {
   const char *etdump, *etrecord, *debug_buffer, *tsv_path, *output;
   int compare;
   const char *reference; /* --reference FILE.bpte */
+  const char *min_snr;   /* --min-snr DB: the gate of --compare_results */
+  double min_snr_db;
   int quirks;
   etk_inspector_options_t opt;
   etk_inspector_render_options_t ro;

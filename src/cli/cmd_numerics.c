@@ -16,9 +16,10 @@
  *   (upstream's compare_results for `etkit inspect --compare_results` lives
  *   in src/link/compare_outputs.c.)
  *
- * Exit status of `etkit numerics`: 0 success, 1 failure, 2 usage error, 3
- * with --min-snr DB when a matched value has an SNR below DB (the table is
- * still written; one line on stderr counts them).
+ * `etkit numerics` is a gate (docs/exit-status.md): 0 holds, 1 with
+ * --min-snr DB when a matched value has an SNR below DB (the table is
+ * still written; one line on stderr counts them), 2 trouble (usage, an
+ * unreadable file, a gate that compared nothing).
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,10 +69,13 @@ static const char *const usage_text =
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
     "  --no-outputs                leave program outputs out\n"
-    "  --min-snr DB                exit 3 when a matched value has an SNR "
+    "  --min-snr DB                exit 1 when a matched value has an SNR "
     "below DB\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
-    "  -h, --help                  this help\n";
+    "  -h, --help                  this help\n"
+    "\n"
+    "exit status: 0 the gate holds, 1 --min-snr failed, 2 trouble (usage,\n"
+    "an unreadable file, nothing compared): docs/exit-status.md\n";
 
 typedef struct numerics_cli {
   const char *etdump[2], *buffer[2], *etrecord, *method, *output;
@@ -214,7 +218,7 @@ int etk_cmd_numerics(int argc, char **argv) {
   etk_numerics_render_options_init(&c.ro);
   int prc = parse_args(argc, argv, &c);
   if (prc < 0) return 0;
-  if (prc > 0) return prc;
+  if (prc > 0) return ETK_EXIT_TROUBLE;
   c.ro.label_a = c.etdump[0];
   c.ro.label_b = c.etdump[1];
 
@@ -224,7 +228,7 @@ int etk_cmd_numerics(int argc, char **argv) {
   size_t len[2] = {0, 0};
   etk_inspector_t *insp[2] = {NULL, NULL};
   etk_etrecord_t *rec = NULL;
-  int status = 0;
+  int status = 0, failed = 0;
   for (int s = 0; s < 2 && !status; s++) {
     etk_inspector_options_t io;
     etk_inspector_options_init(&io);
@@ -286,7 +290,7 @@ int etk_cmd_numerics(int argc, char **argv) {
     } else if (below) {
       fprintf(stderr, "etkit numerics: %zu value(s) have an SNR below %g dB\n",
               below, c.min_snr);
-      status = 3;
+      failed = 1;
     }
   }
   etk_numerics_ab_free(c.ab);
@@ -295,5 +299,5 @@ int etk_cmd_numerics(int argc, char **argv) {
     etk_inspector_close(insp[s]);
     free(buf[s]);
   }
-  return status;
+  return etk_cli_gate_exit(status, failed);
 }

@@ -10,12 +10,12 @@
  * inputs, the ETDump is linked to the ETRecord, and every pair of an AOT
  * output with the runtime's logged value of the same debug handles gets a
  * gap (etk_gap_* in etkit/numerics.h).  The table is sorted worst first
- * with the first diverging node (in graph order) marked.  Exit status: 0,
- * 2 on trouble (usage, unreadable files, a dump without intermediate
- * outputs, nothing to pair), 3 with --fail-above when a pair is worse than
- * X (above it for mse/l1, below it for snr).  When the first pair
- * diverges, a warning says whether the run looks made on all-ones inputs
- * instead of the ETRecord's representative inputs.
+ * with the first diverging node (in graph order) marked.  A gate
+ * (docs/exit-status.md): 0 holds, 1 with --fail-above when a pair is worse
+ * than X (above it for mse/l1, below it for snr), 2 trouble (usage,
+ * unreadable files, a dump without intermediate outputs, nothing to pair).
+ * When the first pair diverges, a warning says whether the run looks made
+ * on all-ones inputs instead of the ETRecord's representative inputs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -50,8 +50,9 @@ static const char *const usage_text =
     "  --graph NAME              reference graph (default: the edge "
     "program)\n"
     "  --format table|csv|json   output format (table)\n"
-    "  --fail-above X            exit 3 when a pair is worse than X (snr: "
-    "below X dB)\n"
+    "  --fail-above X            exit 1 when a pair is worse than X (snr: "
+    "below X dB;\n"
+    "                            2 on trouble: docs/exit-status.md)\n"
     "  --max-memory BYTES        bound on the interpreter's tensors (2 GiB)\n"
     "  -o, --output FILE         write there (atomically) instead of stdout\n"
     "  -h, --help                this help\n";
@@ -191,12 +192,12 @@ static int build(gap_cli_t *c, etk_error_t *err) {
 int etk_cmd_numerics_gap(int argc, char **argv) {
   gap_cli_t c;
   etk_error_t err;
-  int status;
+  int status, failed = 0;
   memset(&c, 0, sizeof c);
   etk_gap_options_init(&c.opt);
   status = parse_args(argc, argv, &c);
   if (status < 0) return 0;
-  if (status > 0) return status;
+  if (status > 0) return ETK_EXIT_TROUBLE;
   etk_error_clear(&err);
   status = build(&c, &err);
   if (!status && etk_cli_write_output(c.output ? c.output : "-", render, &c,
@@ -209,9 +210,9 @@ int etk_cmd_numerics_gap(int argc, char **argv) {
     if (over) {
       fprintf(stderr, "etkit numerics: %zu pair(s) worse than %g\n", over,
               c.opt.threshold);
-      status = 3;
+      failed = 1;
     }
   }
   etk_gap_free(c.result);
-  return status;
+  return etk_cli_gate_exit(status, failed);
 }

@@ -5,6 +5,7 @@
  * export.  Every query takes --format table|csv|json and -o FILE (written
  * atomically).  Errors: one line on stderr, exit 1 (2 for usage).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,20 +26,29 @@ static const char *const usage_text =
     "  runs DB [--where k=v]...\n"
     "  show DB RUN\n"
     "  trend DB --op NAME|--module PATH|--method NAME [--where k=v]...\n"
-    "  compare DB --baseline k=v... --candidate k=v... [--op NAME]\n"
-    "          [--fail-above PCT] [--threshold PCT] [--alpha Q]\n"
+    "  compare DB --baseline k=v... --candidate k=v... [--op NAME\n"
+    "          [--instruction ID]] [--fail-above PCT] [--threshold PCT]\n"
+    "          [--min-delta MS] [--alpha Q] [--all-rows]\n"
     "  export DB --format csv|json|v3 [--where k=v]...\n"
     "  report DB --baseline k=v... --candidate k=v... -o report.html|.md\n"
-    "  prune DB [--where k=v]... [--keep-last N]\n"
+    "  prune DB [--where k=v]... [--keep-last N] [--dry-run]\n"
     "\n"
     "options:\n"
     "  --format table|csv|json     output of queries (table)\n"
     "  -o, --output FILE           write there (atomically), not stdout\n"
     "  --threshold PCT             smallest change compare reports (2)\n"
+    "  --min-delta MS              ... and smallest shift, in ms (0); a\n"
+    "                              change under one timer step never counts\n"
     "  --alpha Q                   false-discovery rate of compare (0.05)\n"
+    "  --all-rows                  also compare OPERATOR_CALL wrappers\n"
     "  --fail-above PCT            exit 1 when a significant slow-down\n"
     "                              exceeds PCT %\n"
-    "  -h, --help                  this help\n";
+    "  --dry-run                   prune: list the runs, delete nothing\n"
+    "  -h, --help                  this help\n"
+    "\n"
+    "compare is a gate: exit 0 holds, 1 --fail-above failed, 2 trouble (no\n"
+    "matching run, an --op that names nothing, nothing compared, a database\n"
+    "error): docs/exit-status.md.  Other subcommands exit 1 on errors.\n";
 
 enum {
   OPT_TAG = 1,
@@ -49,6 +59,7 @@ enum {
   OPT_THRESHOLD,
   OPT_ALPHA,
   OPT_KEEP_LAST,
+  OPT_MIN_DELTA,
 };
 
 static const etk_cli_option_t options[] = {
@@ -67,10 +78,15 @@ static const etk_cli_option_t options[] = {
     {"threshold", 0, ETK_CLI_VALUE, OPT_THRESHOLD, 0},
     {"alpha", 0, ETK_CLI_VALUE, OPT_ALPHA, 0},
     {"keep_last", 0, ETK_CLI_VALUE, OPT_KEEP_LAST, 0},
+    {"min_delta", 0, ETK_CLI_VALUE, OPT_MIN_DELTA, 0},
+    ETK_CLI_FLAG("all_rows", 0, store_cli_t, all_rows),
+    ETK_CLI_FLAG("dry_run", 0, store_cli_t, dry_run),
+    ETK_CLI_STRING("instruction", 0, store_cli_t, instruction),
 };
 
-/* "k=v" into the list (the key is copied; the value stays in argv). */
-static int add_tag(store_cli_tags_t *t, const etk_cli_parser_t *p) {
+/* "k=v" into the list (the key is copied; the value stays in argv); `cond`:
+ * a selection (--where, --baseline, --candidate), not a --tag. */
+static int add_tag(store_cli_tags_t *t, const etk_cli_parser_t *p, int cond) {
   const char *eq = strchr(p->value, '=');
   size_t kl = eq ? (size_t)(eq - p->value) : 0;
   if (t->count == STORE_CLI_MAX_TAGS)
@@ -79,6 +95,13 @@ static int add_tag(store_cli_tags_t *t, const etk_cli_parser_t *p) {
   if (!eq || kl > ETK_STORE_TAG_KEY_MAX)
     return etk_cli_usage(CMD, "%s needs key=value, not '%.80s'", p->arg,
                          p->value);
+  /* a condition with an empty value (an unset shell variable) would
+   * select every run: prune would delete them all */
+  if (cond && !eq[1])
+    return etk_cli_usage(CMD,
+                         "%s %.80s has an empty value (an unset variable?); "
+                         "it would select every run",
+                         p->arg, p->value);
   memcpy(t->keys[t->count], p->value, kl);
   t->keys[t->count][kl] = '\0';
   etk_store_tag_t *tag = &t->items[t->count];
@@ -112,18 +135,20 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
         c->files[c->nfiles++] = p->value;
       return 0;
     case OPT_TAG:
-      return add_tag(&c->tags, p);
+      return add_tag(&c->tags, p, 0);
     case OPT_WHERE:
-      return add_tag(&c->where, p);
+      return add_tag(&c->where, p, 1);
     case OPT_BASELINE:
-      return add_tag(&c->baseline, p);
+      return add_tag(&c->baseline, p, 1);
     case OPT_CANDIDATE:
-      return add_tag(&c->candidate, p);
+      return add_tag(&c->candidate, p, 1);
     case OPT_FAIL_ABOVE:
       c->has_fail_above = 1;
       return percent(p, &c->fail_above);
     case OPT_THRESHOLD:
       return percent(p, &c->threshold);
+    case OPT_MIN_DELTA:
+      return percent(p, &c->min_delta);
     case OPT_ALPHA:
       if (etk_cli_parse_double(p->value, &c->alpha) && c->alpha > 0 &&
           c->alpha < 1)
@@ -143,7 +168,12 @@ static void print_added(void *ctx, const char *path,
                         const etk_store_add_result_t *res) {
   size_t *stored = ctx;
   (*stored)++;
-  if (res->existed)
+  if (res->existed && (res->tags_added || res->tags_kept))
+    printf("%s: already stored as run %lld; %zu new tag(s) added%s\n", path,
+           (long long)res->run_id, res->tags_added,
+           res->tags_kept ? ", tags it has with another value kept as stored"
+                          : "");
+  else if (res->existed)
     printf("%s: already stored as run %lld\n", path, (long long)res->run_id);
   else
     printf("%s: run %lld (%zu operators, %zu samples)\n", path,
@@ -192,6 +222,28 @@ static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, err);
 }
 
+typedef struct show_out {
+  etk_store_t *st;
+  int64_t id;
+} show_out_t;
+
+static int render_show_json(void *ctx, etk_render_sink_t *sink,
+                            etk_error_t *err) {
+  const show_out_t *o = ctx;
+  return etk_store_show_json(o->st, o->id, sink, err);
+}
+
+/* show --format json: the run's header and every operator's samples. */
+static int show_json(store_cli_t *c, etk_store_t *st, int64_t id) {
+  show_out_t o = {st, id};
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_cli_write_output(c->output ? c->output : "-", render_show_json,
+                                &o, &err);
+  etk_store_close(st);
+  return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+}
+
 static int cmd_query(store_cli_t *c) {
   etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
   if (!st) return 1;
@@ -205,11 +257,13 @@ static int cmd_query(store_cli_t *c) {
     rc = etk_store_runs(st, &w, &t, &err);
   } else if (strcmp(c->sub, "show") == 0) {
     char *end;
+    errno = 0;
     long long id = strtoll(c->files[0], &end, 10);
-    if (*end || !c->files[0][0]) {
+    if (*end || !c->files[0][0] || errno == ERANGE || id < 1) {
       etk_store_close(st);
       return etk_cli_usage(CMD, "show needs a run id, not '%s'", c->files[0]);
     }
+    if (c->format == ETK_STORE_FORMAT_JSON) return show_json(c, st, id);
     rc = etk_store_show(st, id, &t, &err);
   } else {
     etk_store_trend_kind_t kind = c->op       ? ETK_STORE_TREND_OP
@@ -217,13 +271,47 @@ static int cmd_query(store_cli_t *c) {
                                               : ETK_STORE_TREND_METHOD;
     const char *name = c->op ? c->op : c->module ? c->module : c->method;
     rc = etk_store_trend(st, kind, name, &w, &t, &err);
+    /* a misspelled name is trouble, never an empty trend */
+    if (rc == ETK_OK && t.rows == 0 && store_cli_check_name(st, c, 0)) {
+      etk_store_table_free(&t);
+      etk_store_close(st);
+      return 2;
+    }
   }
   int status = print_table(c, rc, &t, &err);
   etk_store_close(st);
   return status;
 }
 
+/* prune --dry-run: the runs prune would delete (all matching ones but the
+ * newest --keep-last), one line, nothing deleted. */
+static int prune_dry_run(store_cli_t *c) {
+  etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_store_where_t w = store_cli_where(&c->where);
+  etk_store_table_t t;
+  memset(&t, 0, sizeof t);
+  int status = 0;
+  if (w.count == 0 && c->keep_last == 0)
+    status = etk_cli_usage(CMD, "prune needs --where or --keep-last");
+  else if (etk_store_runs(st, &w, &t, &err) != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  else {
+    size_t n = t.rows > c->keep_last ? t.rows - c->keep_last : 0;
+    printf("would delete %zu runs", n);
+    for (size_t i = 0; i < n; i++) /* rows are oldest (lowest id) first */
+      printf("%s%lld", i ? " " : ": ", (long long)t.cells[i * t.cols].i);
+    printf(" (--dry-run: nothing deleted)\n");
+  }
+  etk_store_table_free(&t);
+  etk_store_close(st);
+  return status;
+}
+
 static int cmd_prune(store_cli_t *c) {
+  if (c->dry_run) return prune_dry_run(c);
   etk_store_t *st = store_cli_open(c, 0);
   if (!st) return 1;
   etk_error_t err;

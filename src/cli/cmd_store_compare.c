@@ -1,14 +1,20 @@
 /*
  * cmd_store_compare.c - `etkit store compare`, `export` and `report`
  * (the command line is parsed by cmd_store.c).  compare prints the
- * comparison (table, CSV, or JSON with its `changes` array) and with
- * --fail-above PCT exits 1 when a significant slow-down exceeds PCT %.
+ * comparison (table, CSV, or JSON with its `changes` array) and is a gate
+ * (docs/exit-status.md): 0 holds, 1 with --fail-above PCT when a
+ * significant slow-down exceeds PCT %, 2 trouble (a database error, a side
+ * that matches no run, an --op that names nothing, a gate that compared
+ * no operator).
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_args.h"
 #include "cmd_store_compare.h"
+#include "commands.h"
 
 #define CMD "store"
 
@@ -23,27 +29,73 @@ static int render_compare(void *ctx, etk_render_sink_t *sink,
   if (o->c->format == ETK_STORE_FORMAT_JSON)
     return etk_store_comparison_json(o->cmp, sink, err);
   etk_store_table_t t;
-  int rc = etk_store_comparison_table(o->cmp, &t, err);
+  /* a terminal's table fits 120 columns; CSV keeps every column */
+  int rc = o->c->format == ETK_STORE_FORMAT_TABLE
+               ? etk_store_comparison_table_narrow(o->cmp, &t, err)
+               : etk_store_comparison_table(o->cmp, &t, err);
   if (rc == ETK_OK) rc = etk_store_table_render(&t, o->c->format, sink, err);
   etk_store_table_free(&t);
   return rc;
 }
 
+/* Compared operators; framework events (Method::execute, ...) are in the
+ * runs of any program, so they alone mean nothing was compared. */
+static size_t operators_compared(const etk_store_comparison_t *cmp) {
+  size_t n = 0;
+  for (size_t i = 0; i < cmp->count; i++) {
+    n += !etk_cli_framework_event(cmp->changes[i].name);
+  }
+  return n;
+}
+
 int store_cli_compare(store_cli_t *c) {
   etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
-  if (!st) return 1;
+  if (!st) return ETK_EXIT_TROUBLE;
   etk_change_rule_t rule;
   etk_change_rule_init(&rule);
   if (c->threshold >= 0) rule.min_pct = c->threshold;
   if (c->alpha > 0) rule.alpha = c->alpha;
+  rule.min_delta = c->min_delta;
+  etk_store_ops_t ops = {c->op, 0, 0, c->all_rows};
+  if (c->instruction) {
+    char *end;
+    long long id = strtoll(c->instruction, &end, 10);
+    if (*end || !c->instruction[0] || id < 0 || id == LLONG_MAX) {
+      etk_store_close(st);
+      return etk_cli_usage(CMD,
+                           "--instruction needs an instruction id, not "
+                           "'%.40s'",
+                           c->instruction);
+    }
+    ops.instruction_id = id;
+    ops.has_instruction = 1;
+  }
   etk_store_where_t base = store_cli_where(&c->baseline);
   etk_store_where_t cand = store_cli_where(&c->candidate);
   etk_store_comparison_t cmp;
   etk_error_t err;
   etk_error_clear(&err);
-  int rc = etk_store_compare(st, &base, &cand, c->op, &rule, &cmp, &err);
+  int rc = etk_store_compare(st, &base, &cand, &ops, &rule, &cmp, &err);
+  if (rc != ETK_OK) {
+    etk_store_close(st);
+    etk_cli_fail_error(CMD, &err);
+    return ETK_EXIT_TROUBLE;
+  }
+  /* a misspelled --op is trouble, never an empty table that passes */
+  int named = cmp.count + cmp.only_baseline + cmp.only_candidate > 0;
+  rc = store_cli_check_name(st, c, named);
   etk_store_close(st);
-  if (rc != ETK_OK) return etk_cli_fail_error(CMD, &err);
+  if (rc) {
+    etk_store_comparison_free(&cmp);
+    return rc;
+  }
+  if (c->has_fail_above && operators_compared(&cmp) == 0) {
+    etk_store_comparison_free(&cmp);
+    etk_cli_fail(CMD,
+                 "--fail-above compared nothing: no operator is in both the "
+                 "baseline and the candidate runs (another program?)");
+    return ETK_EXIT_TROUBLE;
+  }
   compare_out_t out = {c, &cmp};
   rc = etk_cli_write_output(c->output ? c->output : "-", render_compare, &out,
                             &err);
@@ -58,10 +110,9 @@ int store_cli_compare(store_cli_t *c) {
             "%.1f], above --fail-above %g\n",
             worst->name, (long long)worst->instruction_id, worst->delta_pct,
             worst->ci_low_pct, worst->ci_high_pct, c->fail_above);
-    status = 1;
   }
   etk_store_comparison_free(&cmp);
-  return status;
+  return etk_cli_gate_exit(status, worst != NULL);
 }
 
 typedef struct export_out {

@@ -2,13 +2,15 @@
  * diff_sets.c - `etkit diff A1 A2 ... --vs B1 B2 ...`: opens every dump,
  * links each with --etrecord (A's; --etrecord-b for B's when given), hands
  * both sides to etk_dump_comparison_build (the noise-aware engine
- * of etkit/significance.h) and prints its table; with --fail-above, exit 3
- * names the worst significant slow-down, as the two-dump diff does.
+ * of etkit/significance.h) and prints its table; with --fail-above, exit 1
+ * names the worst significant slow-down, as the two-dump diff does, and a
+ * gate that compared nothing (no event on both sides) is trouble (2).
  */
 #include "diff_sets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli_args.h"
 #include "cli_link.h"
@@ -41,6 +43,20 @@ static int open_dump(const char *path, int side, const diff_sets_options_t *o,
   return 0;
 }
 
+/* How many compared keys are operators: framework events (Method::execute,
+ * Program::load_method, ...) are in every dump of any program, so they
+ * alone mean nothing was compared. */
+static size_t operators_compared(const etk_dump_comparison_t *cmp) {
+  size_t n = 0;
+  for (size_t i = 0; i < cmp->count; i++) {
+    const char *key = etk_pooled_key(cmp->pool, cmp->changes[i].id, NULL);
+    const char *name = strchr(key, '\x1f');
+    name = name ? name + 1 : key;
+    n += !etk_cli_framework_event(name);
+  }
+  return n;
+}
+
 int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
                   size_t nb, const diff_sets_options_t *o) {
   etk_inspector_t **insp = calloc(na + nb, sizeof *insp);
@@ -48,10 +64,10 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
   if (!insp || !recs) {
     free(insp);
     free(recs);
-    return etk_cli_fail(CMD, "out of memory");
+    return etk_cli_fail(CMD, "out of memory") ? ETK_EXIT_TROUBLE : 0;
   }
   etk_error_t err;
-  int status = 0;
+  int status = 0, failed = 0;
   for (size_t i = 0; i < na + nb && status == 0; i++)
     status =
         open_dump(i < na ? a[i] : b[i - na], i >= na, o, &insp[i], &recs[i]);
@@ -64,6 +80,11 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
   if (status == 0 && etk_dump_comparison_build(insp, na, insp + na, nb, &rule,
                                                &cmp, &err) != ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
+  if (status == 0 && fail_above >= 0 && operators_compared(&cmp) == 0)
+    status = etk_cli_fail(CMD,
+                          "--fail-above compared nothing: no operator of the "
+                          "A dumps is in the B dumps (by block, name and "
+                          "instruction id; another program?)");
   sets_out_t out = {&cmp, o->format};
   if (status == 0 && etk_cli_write_output(o->output ? o->output : "-",
                                           render_sets, &out, &err))
@@ -80,7 +101,7 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
             "--fail-above %g\n",
             name, c->delta_pct, c->ci_low_pct, c->ci_high_pct, c->q_value,
             fail_above);
-    status = 3;
+    failed = 1;
   }
   etk_dump_comparison_free(&cmp);
   for (size_t i = 0; i < na + nb; i++) {
@@ -89,5 +110,5 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
   }
   free(insp);
   free(recs);
-  return status;
+  return etk_cli_gate_exit(status, failed);
 }

@@ -56,11 +56,25 @@ int etk_cli_fail(const char *cmd, const char *fmt, ...) {
   return 1;
 }
 
+int etk_cli_gate_exit(int status, int gate_failed) {
+  if (status) return ETK_EXIT_TROUBLE;
+  return gate_failed ? ETK_EXIT_DIFFER : ETK_EXIT_OK;
+}
+
+int etk_cli_framework_event(const char *name) {
+  return strncmp(name, "Method::", 8) == 0 ||
+         strncmp(name, "Program::", 9) == 0;
+}
+
 static void usage(FILE *out) {
   fprintf(out, "usage: etkit <command> [options]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-  fprintf(out, "\n'etkit <command> --help' describes a command.\n");
+  fprintf(out,
+          "\n'etkit <command> --help' describes a command.  Gates (diff, "
+          "numerics,\nstore compare, inspect --compare_results, run --verify) "
+          "exit 0 when the\ncheck holds, 1 when it fails, 2 on trouble "
+          "(docs/exit-status.md).\n");
 }
 
 int main(int argc, char **argv) {

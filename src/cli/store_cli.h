@@ -26,14 +26,20 @@ typedef struct store_cli {
   const char *etrecord, *program, *output, *format_name;
   const char *op, *module, *method;
   store_cli_tags_t tags, where, baseline, candidate;
-  double fail_above, threshold, alpha;
-  int has_fail_above;
+  double fail_above, threshold, alpha, min_delta;
+  int has_fail_above, all_rows, dry_run;
+  const char *instruction; /* --instruction ID: with --op, one of them */
   size_t keep_last;
   etk_store_format_t format;
 } store_cli_t;
 
 /* Opens c->db for queries (read-only); prints the error; NULL on failure. */
 etk_store_t *store_cli_open(const store_cli_t *c, unsigned flags);
+
+/* With --op/--module/--method NAME: when `matched` is 0, prints "NAME
+ * matches nothing in DB (closest: ...)" and returns ETK_EXIT_TROUBLE;
+ * else 0. */
+int store_cli_check_name(etk_store_t *st, const store_cli_t *c, int matched);
 
 /* The where-conditions of a tag list. */
 etk_store_where_t store_cli_where(const store_cli_tags_t *t);

@@ -118,7 +118,8 @@ static int count_side(etk_store_t *st, const etk_store_where_t *where, int side,
  * read once even when it is on both sides: the selected runs are two IN
  * sets, and each row says which of them holds it. */
 static int load_sides(etk_store_t *st, const etk_store_where_t *const w[2],
-                      const char *op, cmp_ctx_t *c, etk_error_t *err) {
+                      const etk_store_ops_t *ops, cmp_ctx_t *c,
+                      etk_error_t *err) {
   store_sql_t sql = {0};
   etk_strbuf_appends(&sql.text,
                      "SELECT b.name, o.name, o.instruction_id, o.op_type, "
@@ -132,9 +133,15 @@ static int load_sides(etk_store_t *st, const etk_store_where_t *const w[2],
   etk_strbuf_appends(&sql.text,
                      " FROM operators o JOIN blocks b ON b.run_id = o.run_id "
                      "AND b.block = o.block WHERE 1 = 1");
-  if (op) {
+  if (ops->name) {
     etk_strbuf_appends(&sql.text, " AND o.name = ");
-    store_sql_param(&sql, store_text(op));
+    store_sql_param(&sql, store_text(ops->name));
+  } else if (!ops->all_rows) {
+    etk_strbuf_appends(&sql.text, " AND o.name <> 'OPERATOR_CALL'");
+  }
+  if (ops->has_instruction) {
+    etk_strbuf_appends(&sql.text, " AND o.instruction_id = ");
+    store_sql_param(&sql, store_int(ops->instruction_id));
   }
   etk_strbuf_appends(&sql.text, " AND (");
   if (rc == ETK_OK) rc = store_runs_in(st, "o.run_id", w[0], &sql, err);
@@ -203,11 +210,13 @@ static void free_ctx(cmp_ctx_t *c) {
 }
 
 int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
-                      const etk_store_where_t *candidate, const char *op,
-                      const etk_change_rule_t *rule,
+                      const etk_store_where_t *candidate,
+                      const etk_store_ops_t *ops, const etk_change_rule_t *rule,
                       etk_store_comparison_t *out, etk_error_t *err) {
   if (!st || !out) return ETK_E_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
+  etk_store_ops_t every = {0};
+  if (!ops) ops = &every;
   etk_change_rule_t def;
   if (!rule) {
     etk_change_rule_init(&def);
@@ -221,7 +230,7 @@ int etk_store_compare(etk_store_t *st, const etk_store_where_t *baseline,
   int rc = count_side(st, baseline, 0, &out->baseline_runs, err);
   if (rc == ETK_OK)
     rc = count_side(st, candidate, 1, &out->candidate_runs, err);
-  if (rc == ETK_OK) rc = load_sides(st, w, op, &c, err);
+  if (rc == ETK_OK) rc = load_sides(st, w, ops, &c, err);
   if (rc == ETK_OK && build_changes(&c, rule, out) != ETK_OK)
     rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   free_ctx(&c);
@@ -289,6 +298,47 @@ int etk_store_comparison_table(const etk_store_comparison_t *c,
     etk_cell_set_float(&cells[10], ch->shift.p_value);
     etk_cell_set_float(&cells[11], ch->q_value);
     etk_cell_set_bool(&cells[12], ch->significant);
+  }
+  return ETK_OK;
+}
+
+static const char *const narrow_headers[] = {"name",    "instr",    "base ms",
+                                             "cand ms", "delta %",  "95 % CI",
+                                             "q",       "direction"};
+#define NARROW_COLS 8
+#define NARROW_NAME 30
+
+int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,
+                                      etk_store_table_t *out,
+                                      etk_error_t *err) {
+  if (!c || !out) return ETK_E_INVALID_ARGUMENT;
+  if (store_table_init(out, narrow_headers, NARROW_COLS))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  for (size_t i = 0; i < c->count; i++) {
+    const etk_store_change_t *ch = &c->changes[i];
+    char name[NARROW_NAME + 4], ci[48], delta[24], q[16];
+    size_t n = strlen(ch->name);
+    if (n > NARROW_NAME) /* the end tells kernels apart: keep it */
+      snprintf(name, sizeof name, "...%s", ch->name + n - (NARROW_NAME - 3));
+    else
+      snprintf(name, sizeof name, "%s", ch->name);
+    snprintf(delta, sizeof delta, "%+.1f", ch->delta_pct);
+    snprintf(ci, sizeof ci, "[%+.1f, %+.1f]", ch->ci_low_pct, ch->ci_high_pct);
+    snprintf(q, sizeof q, "%.2g", ch->q_value);
+    etk_cell_t *cells = store_table_row(out);
+    bool ok =
+        cells && store_cell_text(&cells[0], name) &&
+        store_cell_text(&cells[4], delta) && store_cell_text(&cells[5], ci) &&
+        store_cell_text(&cells[6], q) &&
+        store_cell_text(&cells[7], etk_change_direction_name(ch->direction));
+    if (!ok) {
+      etk_store_table_free(out);
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+    }
+    etk_cell_set_int(&cells[1], ch->instruction_id);
+    etk_cell_set_float(&cells[2], ch->shift.baseline);
+    etk_cell_set_float(&cells[3], ch->shift.candidate);
   }
   return ETK_OK;
 }

@@ -269,6 +269,13 @@ static const store_engine_ops_t pg_ops = {.name = "postgresql",
                                           .get_blob = pg_blob,
                                           .close = pg_close};
 
+/* libpq prints a server's NOTICE on stderr by default: a second line
+ * after etkit's one-line message.  Errors still come back as results. */
+static void pg_quiet(void *arg, const char *message) {
+  (void)arg;
+  (void)message;
+}
+
 int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
                   etk_error_t *err) {
   PGconn *c = PQconnectdb(uri);
@@ -279,6 +286,7 @@ int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
     PQfinish(c);
     return rc;
   }
+  PQsetNoticeProcessor(c, pg_quiet, NULL);
   /* quiet NOTICEs ("relation already exists, skipping"); bytea as hex;
    * no JIT: the store's queries are index lookups of a few thousand rows,
    * where compiling costs more (30 ms) than it saves */
@@ -294,6 +302,13 @@ int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
 }
 
 #else
+
+/* libpq prints a server's NOTICE on stderr by default: a second line
+ * after etkit's one-line message.  Errors still come back as results. */
+static void pg_quiet(void *arg, const char *message) {
+  (void)arg;
+  (void)message;
+}
 
 int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
                   etk_error_t *err) {

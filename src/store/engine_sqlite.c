@@ -233,6 +233,80 @@ static const store_engine_ops_t sqlite_ops = {.name = "sqlite",
                                               .get_blob = sq_blob,
                                               .close = sq_close};
 
+/* "file:PATH?immutable=1" (or PATH's own "file:" URI with the parameter
+ * added), PATH's '?', '#' and '%' percent-encoded; NULL when out of
+ * memory. */
+static char *immutable_uri(const char *path) {
+  int is_uri = strncmp(path, "file:", 5) == 0;
+  size_t n = strlen(path);
+  char *u = malloc(3 * n + 32);
+  if (!u) return NULL;
+  char *o = u;
+  if (is_uri) {
+    memcpy(o, path, n);
+    o += n;
+  } else {
+    memcpy(o, "file:", 5);
+    o += 5;
+    for (const char *p = path; *p; p++) {
+      if (*p == '?' || *p == '#' || *p == '%') {
+        static const char hex[] = "0123456789ABCDEF";
+        *o++ = '%';
+        *o++ = hex[(unsigned char)*p >> 4];
+        *o++ = hex[*p & 15];
+      } else {
+        *o++ = *p;
+      }
+    }
+  }
+  strcpy(o, is_uri && strchr(path, '?') ? "&immutable=1" : "?immutable=1");
+  return u;
+}
+
+/* A read-only store in a directory nobody may write (an archive): a WAL
+ * database cannot make its -shm file there and every read fails with
+ * "attempt to write a readonly database".  Opened as immutable (no locks,
+ * no shared memory), it reads: an archive does not change underneath. */
+static int reopen_immutable(sqlite_conn_t *c) {
+  int rc = sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+                        NULL);
+  if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
+    return SQLITE_OK;
+  char *uri = immutable_uri(c->path);
+  if (!uri) return SQLITE_NOMEM;
+  sqlite3 *db = NULL;
+  rc = sqlite3_open_v2(
+      uri, &db, SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY,
+      NULL);
+  free(uri);
+  if (rc != SQLITE_OK) {
+    sqlite3_close(db);
+    return SQLITE_OK; /* keep the first connection: its error is the one */
+  }
+  sqlite3_close(c->db);
+  c->db = db;
+  return SQLITE_OK;
+}
+
+/* 1 when the database holds tables but none is etkit's etk_migrations:
+ * another program's database, which an add must not fill with its tables
+ * nor switch to WAL. */
+static int foreign_database(sqlite_conn_t *c) {
+  sqlite3_stmt *st = NULL;
+  int tables = 0, ours = 0;
+  if (sqlite3_prepare_v2(c->db,
+                         "SELECT count(*), coalesce(sum(name = "
+                         "'etk_migrations'), 0) FROM sqlite_master WHERE "
+                         "type = 'table' AND name NOT LIKE 'sqlite_%'",
+                         -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    tables = sqlite3_column_int(st, 0);
+    ours = sqlite3_column_int(st, 1);
+  }
+  sqlite3_finalize(st);
+  return tables > 0 && !ours;
+}
+
 int store_sqlite_open(const char *path, int create, int read_only,
                       const store_engine_ops_t **ops, void **conn,
                       etk_error_t *err) {
@@ -251,11 +325,22 @@ int store_sqlite_open(const char *path, int create, int read_only,
     sq_close(c);
     return rc;
   }
+  if (read_only && reopen_immutable(c) == SQLITE_NOMEM) {
+    sq_close(c);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
   sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes(c->db, 1);
   /* WAL lets readers run beside the one writer; NORMAL sync is durable at
    * every checkpoint and never corrupts (a crash may lose the last
    * commits, never half of one). */
+  if (!read_only && foreign_database(c)) {
+    sq_close(c);
+    return etk_error_set_where(err, path, ETK_E_FORMAT,
+                               "not an etkit store: the database holds other "
+                               "tables (no etk_migrations table); nothing "
+                               "was added to it");
+  }
   if (!read_only && (sq_exec(c, "PRAGMA journal_mode=WAL", err) != ETK_OK ||
                      sq_exec(c, "PRAGMA synchronous=NORMAL", err) != ETK_OK)) {
     sq_close(c);

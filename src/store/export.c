@@ -236,7 +236,7 @@ static void finish_group(export_ctx_t *c) {
     clear_group(c);
     return;
   }
-  memcpy(copy, c->v.items, c->v.count * sizeof *copy);
+  if (c->v.count) memcpy(copy, c->v.items, c->v.count * sizeof *copy);
   store_summary_t s;
   store_summarize(copy, c->v.count, &s);
   free(copy);
@@ -291,7 +291,8 @@ static int run_export(etk_store_t *st, const etk_store_where_t *where,
   if (rc) return rc;
   etk_strbuf_appends(
       &sql.text,
-      "SELECT r.id, r.digest, r.added_at, b.name, o.op, o.name, "
+      "SELECT r.id, r.digest, r.added_at, coalesce(b.method, b.name), o.op, "
+      "o.name, "
       "o.instruction_id, o.op_type, o.module, o.durations, o.executions "
       "FROM runs r JOIN operators o ON o.run_id = r.id JOIN blocks b ON "
       "b.run_id = o.run_id AND b.block = o.block WHERE 1 = 1");

@@ -117,6 +117,7 @@ typedef struct dump {
   etk_memory_plan_t *plan;
   int64_t run_id;
   int inserted;
+  size_t tags_added, tags_kept; /* a stored dump given new tags */
   size_t blocks, operators, samples;
   char digest[65];
 } dump_t;
@@ -183,6 +184,47 @@ static int insert_tags(ingest_t *in, etk_error_t *err) {
                           store_text(o->tags[i].value)};
     int rc = batch_add(in->b, v, err);
     if (rc) return rc;
+  }
+  return ETK_OK;
+}
+
+static int count_row(void *ctx, const store_row_t *row) {
+  *(int64_t *)ctx = row->ops->get_int(row, 0);
+  return 0;
+}
+
+/* A dump already stored, given again with tags: a key the run lacks is
+ * added, one it has with another value stays (counted in tags_kept). */
+static int add_new_tags(ingest_t *in, dump_t *d, etk_error_t *err) {
+  const etk_store_add_options_t *o = in->opt;
+  for (size_t i = 0; i < o->tag_count; i++) {
+    int later = 0; /* the last of equal keys wins */
+    for (size_t j = i + 1; j < o->tag_count; j++)
+      if (strcmp(o->tags[i].key, o->tags[j].key) == 0) later = 1;
+    if (later) continue;
+    store_value_t v[3] = {store_int(d->run_id), store_text(o->tags[i].key),
+                          store_text(o->tags[i].value)};
+    int64_t any = 0;
+    int rc = store_q(in->st,
+                     "SELECT count(*) FROM run_tags WHERE run_id = $1 AND key "
+                     "= $2",
+                     v, 2, count_row, &any, err);
+    int64_t same = any;
+    if (rc == ETK_OK && any)
+      rc = store_q(in->st,
+                   "SELECT count(*) FROM run_tags WHERE run_id = $1 AND key = "
+                   "$2 AND value = $3",
+                   v, 3, count_row, &same, err);
+    if (rc == ETK_OK && !any)
+      rc = store_q(in->st,
+                   "INSERT INTO run_tags (run_id, key, value) VALUES ($1, $2, "
+                   "$3)",
+                   v, 3, NULL, NULL, err);
+    if (rc) return rc;
+    if (!any)
+      d->tags_added++;
+    else if (!same)
+      d->tags_kept++;
   }
   return ETK_OK;
 }
@@ -356,8 +398,11 @@ static int write_dumps(ingest_t *in, dump_t *dumps, size_t n,
                        etk_error_t *err) {
   int rc = store_begin(in->st, err);
   if (rc == ETK_OK) rc = lock_digests(in, dumps, n, err);
-  for (size_t i = 0; rc == ETK_OK && i < n; i++)
+  for (size_t i = 0; rc == ETK_OK && i < n; i++) {
     rc = insert_run(in, &dumps[i], err);
+    if (rc == ETK_OK && !dumps[i].inserted)
+      rc = add_new_tags(in, &dumps[i], err);
+  }
   for (size_t t = 0; rc == ETK_OK && t < sizeof tables / sizeof *tables; t++) {
     batch_start(in->b, tables[t].target, tables[t].cols);
     for (size_t i = 0; rc == ETK_OK && i < n; i++) {
@@ -381,6 +426,9 @@ void etk_store_add_options_init(etk_store_add_options_t *o) {
 /* Reads the ETRecord and program given with the dump. */
 static int open_extras(dump_t *d, const etk_store_add_options_t *o,
                        etk_error_t *err) {
+  /* the dump's open may leave its name in err: an error of the ETRecord
+   * or the program names that file, not the dump */
+  etk_error_clear(err);
   if (o->etrecord_path) {
     if (etk_etrecord_open_file(o->etrecord_path, NULL, &d->rec, err)) {
       etk_etrecord_error_where(err, o->etrecord_path);
@@ -392,8 +440,11 @@ static int open_extras(dump_t *d, const etk_store_add_options_t *o,
     int rc = etk_etrecord_link_with_policy(d->rec, d->insp, &policy, NULL, err);
     if (rc) return rc;
   }
-  if (o->program_path)
-    return etk_memory_plan_open_file(o->program_path, NULL, &d->plan, err);
+  if (o->program_path &&
+      etk_memory_plan_open_file(o->program_path, NULL, &d->plan, err)) {
+    etk_error_where(err, o->program_path);
+    return err ? err->code : ETK_E_FORMAT;
+  }
   return ETK_OK;
 }
 
@@ -449,6 +500,8 @@ static void dump_result(const dump_t *d, etk_store_add_result_t *r) {
   memset(r, 0, sizeof *r);
   r->run_id = d->run_id;
   r->existed = !d->inserted;
+  r->tags_added = d->tags_added;
+  r->tags_kept = d->tags_kept;
   memcpy(r->digest, d->digest, sizeof r->digest);
   if (d->inserted) {
     r->blocks = d->blocks;
@@ -465,6 +518,16 @@ static int check_add(etk_store_t *st, const etk_store_add_options_t *o,
   for (size_t i = 0; i < o->tag_count; i++) {
     int rc = etk_store_tag_check(&o->tags[i], err);
     if (rc) return rc;
+    /* --where id=/digest= select the run's own columns: a tag of that name
+     * could never be selected */
+    if (strcmp(o->tags[i].key, "id") == 0 ||
+        strcmp(o->tags[i].key, "digest") == 0 ||
+        strcmp(o->tags[i].key, "last") == 0 ||
+        strcmp(o->tags[i].key, "since") == 0)
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "the tag name \"%s\" is reserved (--where %s= "
+                           "is a selector: id, digest, last N, since DATE)",
+                           o->tags[i].key, o->tags[i].key);
   }
   return ETK_OK;
 }
@@ -534,6 +597,7 @@ int etk_store_add(etk_store_t *st, const char *path,
 static int flush_files(ingest_t *in, dump_t *dumps, size_t *n,
                        const char *const *paths, etk_store_added_fn fn,
                        void *ctx, etk_error_t *err) {
+  etk_error_clear(err); /* a database error names no dump */
   int rc = *n ? write_dumps(in, dumps, *n, err) : ETK_OK;
   for (size_t i = 0; i < *n; i++) {
     if (rc == ETK_OK && fn) {

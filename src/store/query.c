@@ -190,6 +190,86 @@ int etk_store_show(etk_store_t *st, int64_t run_id, etk_store_table_t *out,
   return rc;
 }
 
+typedef struct show_json {
+  etk_json_t *j;
+  const etk_store_table_t *t;
+  size_t row;
+  store_samples_t s;
+  int failed;
+} show_json_t;
+
+/* One operator: the show table's row (same order: by o.op) and its raw
+ * samples. */
+static int show_json_row(void *ctx, const store_row_t *row) {
+  show_json_t *c = ctx;
+  if (c->row >= c->t->rows) return 0;
+  int rc = store_read_samples(row, 0, &c->s);
+  if (rc) return c->failed = rc;
+  etk_json_begin_object(c->j);
+  for (size_t k = 0; k < c->t->cols; k++) {
+    etk_json_key(c->j, c->t->headers[k]);
+    store_json_cell(c->j, &c->t->cells[c->row * c->t->cols + k]);
+  }
+  etk_json_key(c->j, "durations");
+  etk_json_begin_array(c->j);
+  for (size_t i = 0; i < c->s.count; i++)
+    if (isfinite(c->s.durations[i]))
+      etk_json_double(c->j, c->s.durations[i]);
+    else
+      etk_json_null(c->j);
+  etk_json_end_array(c->j);
+  etk_json_key(c->j, "executions");
+  etk_json_begin_array(c->j);
+  for (size_t i = 0; i < c->s.count; i++)
+    etk_json_int(c->j, c->s.executions[i]);
+  etk_json_end_array(c->j);
+  etk_json_end_object(c->j);
+  c->row++;
+  return 0;
+}
+
+int etk_store_show_json(etk_store_t *st, int64_t run_id,
+                        etk_render_sink_t *sink, etk_error_t *err) {
+  if (!st || !sink) return ETK_E_INVALID_ARGUMENT;
+  etk_store_table_t ops, run;
+  int rc = etk_store_show(st, run_id, &ops, err);
+  if (rc) return rc;
+  char id[32];
+  snprintf(id, sizeof id, "%lld", (long long)run_id);
+  etk_store_tag_t cond = {"id", id};
+  etk_store_where_t w = {&cond, 1};
+  if ((rc = etk_store_runs(st, &w, &run, err))) {
+    etk_store_table_free(&ops);
+    return rc;
+  }
+  etk_json_t j;
+  etk_json_init(&j, sink, 2);
+  etk_json_begin_object(&j);
+  etk_json_key(&j, "run");
+  etk_json_begin_object(&j);
+  for (size_t k = 0; run.rows && k < run.cols; k++) {
+    etk_json_key(&j, run.headers[k]);
+    store_json_cell(&j, &run.cells[k]);
+  }
+  etk_json_end_object(&j);
+  etk_json_key(&j, "operators");
+  etk_json_begin_array(&j);
+  show_json_t c = {&j, &ops, 0, {0}, 0};
+  store_value_t p = store_int(run_id);
+  rc = store_q(st,
+               "SELECT o.durations, o.executions FROM operators o WHERE "
+               "o.run_id = $1 ORDER BY o.op",
+               &p, 1, show_json_row, &c, err);
+  if (rc == c.failed && c.failed) rc = store_samples_error(c.failed, err);
+  etk_json_end_array(&j);
+  etk_json_end_object(&j);
+  etk_render_putc(sink, '\n');
+  store_samples_free(&c.s);
+  etk_store_table_free(&ops);
+  etk_store_table_free(&run);
+  return rc;
+}
+
 /* ------------------------------------------------------------- trend */
 
 static const char *const trend_headers[] = {
@@ -213,7 +293,7 @@ static int cmp_i64(const void *a, const void *b) {
 
 /* Distinct values of the run's execution indices. */
 static size_t distinct_executions(store_ids_t *e) {
-  qsort(e->items, e->count, sizeof *e->items, cmp_i64);
+  if (e->count) qsort(e->items, e->count, sizeof *e->items, cmp_i64);
   size_t n = 0;
   for (size_t i = 0; i < e->count; i++)
     n += i == 0 || e->items[i] != e->items[i - 1];
@@ -273,6 +353,14 @@ static void trend_filter(etk_store_trend_kind_t kind, const char *name,
       etk_strbuf_appends(&sql->text, " AS TEXT)) + 1) = ");
       store_sql_param(sql, store_text(name));
       etk_strbuf_appends(&sql->text, " || '.')");
+      /* a kernel's OPERATOR_CALL wrapper holds the same time: counting
+       * both would double the module (the inspector counts it once) */
+      etk_strbuf_appends(&sql->text,
+                         " AND NOT (o.name = 'OPERATOR_CALL' AND EXISTS "
+                         "(SELECT 1 FROM operators k WHERE k.run_id = "
+                         "o.run_id AND k.block = o.block AND "
+                         "k.instruction_id = o.instruction_id AND k.name <> "
+                         "'OPERATOR_CALL'))");
       break;
     case ETK_STORE_TREND_METHOD:
       etk_strbuf_appends(&sql->text,
@@ -318,6 +406,80 @@ int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
   store_sql_free(&sql);
   if (rc == c.failed && c.failed) rc = store_samples_error(c.failed, err);
   if (rc) etk_store_table_free(out);
+  return rc;
+}
+
+/* ------------------------------------------------ closest names */
+
+#define CLOSEST_MAX 3
+
+typedef struct closest_ctx {
+  const char *name;
+  char *best[CLOSEST_MAX];
+  size_t dist[CLOSEST_MAX];
+  int failed;
+} closest_ctx_t;
+
+/* Levenshtein distance of a and b, each cut at 64 bytes (plenty to rank
+ * a misspelling). */
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strnlen(a, 64), lb = strnlen(b, 64), row[65];
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t v = diag + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < v) v = row[j] + 1;
+      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+      row[j] = v;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+static int closest_row(void *ctx, const store_row_t *row) {
+  closest_ctx_t *c = ctx;
+  if (row->ops->is_null(row, 0)) return 0;
+  const char *v = row->ops->get_text(row, 0);
+  size_t d = edit_distance(c->name, v);
+  size_t k = CLOSEST_MAX;
+  while (k > 0 && (!c->best[k - 1] || d < c->dist[k - 1])) k--;
+  if (k == CLOSEST_MAX) return 0;
+  char *copy = strdup(v);
+  if (!copy) return c->failed = ETK_E_NO_MEMORY;
+  free(c->best[CLOSEST_MAX - 1]);
+  memmove(&c->best[k + 1], &c->best[k],
+          (CLOSEST_MAX - 1 - k) * sizeof c->best[0]);
+  memmove(&c->dist[k + 1], &c->dist[k],
+          (CLOSEST_MAX - 1 - k) * sizeof c->dist[0]);
+  c->best[k] = copy;
+  c->dist[k] = d;
+  return 0;
+}
+
+int etk_store_closest_names(etk_store_t *st, int kind, const char *name,
+                            char *buf, size_t size, etk_error_t *err) {
+  if (!st || !name || !buf || size == 0) return ETK_E_INVALID_ARGUMENT;
+  buf[0] = '\0';
+  const char *sql =
+      kind == ETK_STORE_TREND_MODULE   ? "SELECT DISTINCT module FROM operators"
+      : kind == ETK_STORE_TREND_METHOD ? "SELECT DISTINCT name FROM blocks"
+                                       : "SELECT DISTINCT name FROM operators";
+  closest_ctx_t c;
+  memset(&c, 0, sizeof c);
+  c.name = name;
+  int rc = store_q(st, sql, NULL, 0, closest_row, &c, err);
+  if (rc == c.failed && c.failed)
+    rc = etk_error_set(err, rc, ETK_NO_OFFSET, "out of memory");
+  size_t used = 0;
+  for (size_t k = 0; k < CLOSEST_MAX && c.best[k]; k++) {
+    int n = snprintf(buf + used, size - used, "%s%s", k ? ", " : "", c.best[k]);
+    if (n > 0) used += (size_t)n < size - used ? (size_t)n : size - used - 1;
+    free(c.best[k]);
+  }
   return rc;
 }
 

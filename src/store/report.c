@@ -15,8 +15,11 @@
  *   Markdown keeps 1 and lists 2 as numbers (a CI comment has no SVG).
  *
  * SVG
- *   Plots are polylines in a 640 x 180 box scaled to the data's range;
- *   every text is escaped (etk_html_texts), nothing is fetched.
+ *   Plots are a 640 x 240 box: a polyline with a dot per point per series
+ *   (one point is still drawn), y ticks with the unit in the y title, x
+ *   ticks labelled with run ids (or execution index), the legend in a row
+ *   above the plot with each item as wide as its text; every text is
+ *   escaped (etk_html_texts), nothing is fetched.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -26,17 +29,85 @@
 #include "store_internal.h"
 
 #define TOP_OPERATORS 5
-#define PLOT_W 640.0
-#define PLOT_H 180.0
-#define PLOT_PAD 36.0
+#define PLOT_W 640.0 /* the whole SVG */
+#define PLOT_H 240.0
+#define PLOT_LEFT 70.0 /* room for the y ticks and the y title */
+#define PLOT_TOP 28.0  /* the legend's row */
+#define PLOT_RIGHT 14.0
+#define PLOT_BOTTOM 44.0 /* x ticks and the x title */
 
 typedef struct series {
   const double *y;
-  size_t n, x0; /* points x0 .. x0 + n - 1 on the run axis */
+  size_t n, x0; /* points x0 .. x0 + n - 1 on the x axis */
   const char *color, *label;
 } series_t;
 
-static void svg_plot(etk_render_sink_t *s, const char *title,
+/* The axes of a plot: titles, and the label of each x position (run ids;
+ * NULL: the position itself). */
+typedef struct axes {
+  const char *x_title, *y_title;
+  const int64_t *x_labels;
+} axes_t;
+
+/* Legend items in a row above the plot, each as wide as its text (about
+ * 6.6 px a character at 11 px): they never overlap. */
+static void svg_legend(etk_render_sink_t *s, const series_t *sv, size_t ns) {
+  double x = PLOT_LEFT;
+  for (size_t k = 0; k < ns; k++) {
+    etk_render_printf(s,
+                      "<line x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"14\" "
+                      "stroke=\"%s\" stroke-width=\"2\"/><circle cx=\"%.1f\" "
+                      "cy=\"14\" r=\"3\" fill=\"%s\"/><text x=\"%.1f\" "
+                      "y=\"18\" font-size=\"11\">",
+                      x, x + 18, sv[k].color, x + 9, sv[k].color, x + 24);
+    etk_html_texts(s, sv[k].label);
+    etk_render_puts(s, "</text>\n");
+    x += 24 + 6.6 * (double)strlen(sv[k].label) + 18;
+  }
+}
+
+/* The y ticks (lowest, middle, highest value) and the x ticks (at most
+ * about 12 labels), with the axis titles. */
+static void svg_axes(etk_render_sink_t *s, const axes_t *ax, double lo,
+                     double hi, size_t maxn, double w, double h) {
+  for (int i = 0; i <= 2; i++) {
+    double v = lo + (hi - lo) * i / 2.0;
+    double y = PLOT_TOP + h * (1.0 - i / 2.0);
+    etk_render_printf(s,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                      "y2=\"%.1f\" stroke=\"#eee\"/><text x=\"%.1f\" "
+                      "y=\"%.1f\" font-size=\"10\" "
+                      "text-anchor=\"end\">%.4g</text>\n",
+                      PLOT_LEFT, y, PLOT_LEFT + w, y, PLOT_LEFT - 4, y + 3, v);
+  }
+  size_t step = maxn > 12 ? (maxn + 11) / 12 : 1;
+  for (size_t i = 0; i < maxn; i += step) {
+    double x =
+        PLOT_LEFT + (maxn > 1 ? w * (double)i / (double)(maxn - 1) : w / 2);
+    long long label = ax->x_labels ? (long long)ax->x_labels[i] : (long long)i;
+    etk_render_printf(s,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                      "y2=\"%.1f\" stroke=\"#999\"/><text x=\"%.1f\" "
+                      "y=\"%.1f\" font-size=\"10\" "
+                      "text-anchor=\"middle\">%lld</text>\n",
+                      x, PLOT_TOP + h, x, PLOT_TOP + h + 4, x,
+                      PLOT_TOP + h + 15, label);
+  }
+  etk_render_printf(s,
+                    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+                    "text-anchor=\"middle\">",
+                    PLOT_LEFT + w / 2, PLOT_H - 6);
+  etk_html_texts(s, ax->x_title);
+  etk_render_printf(s,
+                    "</text>\n<text transform=\"translate(14,%.1f) "
+                    "rotate(-90)\" font-size=\"11\" "
+                    "text-anchor=\"middle\">",
+                    PLOT_TOP + h / 2);
+  etk_html_texts(s, ax->y_title);
+  etk_render_puts(s, "</text>\n");
+}
+
+static void svg_plot(etk_render_sink_t *s, const char *title, const axes_t *ax,
                      const series_t *sv, size_t ns) {
   double lo = INFINITY, hi = -INFINITY;
   size_t maxn = 1;
@@ -55,38 +126,42 @@ static void svg_plot(etk_render_sink_t *s, const char *title,
     etk_render_puts(s, "<p>no samples</p></figure>\n");
     return;
   }
-  if (hi == lo) hi = lo + 1e-9;
+  if (hi == lo) { /* one value: centre it */
+    double d = lo != 0 ? fabs(lo) * 0.05 : 1e-9;
+    lo -= d;
+    hi += d;
+  }
+  double w = PLOT_W - PLOT_LEFT - PLOT_RIGHT;
+  double h = PLOT_H - PLOT_TOP - PLOT_BOTTOM;
   etk_render_printf(s,
                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
-                    "height=\"%g\" role=\"img\">\n<rect x=\"%g\" y=\"4\" "
-                    "width=\"%g\" height=\"%g\" fill=\"none\" "
-                    "stroke=\"#bbb\"/>\n",
-                    PLOT_W, PLOT_H + 24, PLOT_PAD, PLOT_W - PLOT_PAD - 4,
-                    PLOT_H - 4);
-  etk_render_printf(s,
-                    "<text x=\"2\" y=\"14\" font-size=\"10\">%.4g</text>"
-                    "<text x=\"2\" y=\"%g\" font-size=\"10\">%.4g</text>\n",
-                    hi, PLOT_H, lo);
-  double w = PLOT_W - PLOT_PAD - 8, h = PLOT_H - 12;
+                    "height=\"%g\" role=\"img\" font-family=\"sans-serif\">"
+                    "\n<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" "
+                    "fill=\"none\" stroke=\"#bbb\"/>\n",
+                    PLOT_W, PLOT_H, PLOT_LEFT, PLOT_TOP, w, h);
+  svg_axes(s, ax, lo, hi, maxn, w, h);
+  svg_legend(s, sv, ns);
   for (size_t k = 0; k < ns; k++) {
     etk_render_printf(s,
-                      "<polyline fill=\"none\" stroke=\"%s\" "
-                      "stroke-width=\"1.5\" points=\"",
+                      "<polyline class=\"series\" fill=\"none\" "
+                      "stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                       sv[k].color);
+    etk_strbuf_t dots = {0};
     for (size_t i = 0; i < sv[k].n; i++) {
       if (!isfinite(sv[k].y[i])) continue;
       double at = (double)(sv[k].x0 + i);
-      double x = PLOT_PAD + 2 + w * (maxn > 1 ? at / (double)(maxn - 1) : 0.5);
-      double y = 8 + h * (1.0 - (sv[k].y[i] - lo) / (hi - lo));
+      double x = PLOT_LEFT + (maxn > 1 ? w * at / (double)(maxn - 1) : w / 2);
+      double y = PLOT_TOP + h * (1.0 - (sv[k].y[i] - lo) / (hi - lo));
       etk_render_printf(s, "%.1f,%.1f ", x, y);
+      etk_strbuf_printf(&dots,
+                        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+                        "fill=\"%s\"/>",
+                        x, y, sv[k].color);
     }
-    etk_render_printf(s,
-                      "\"/>\n<text x=\"%g\" y=\"%g\" font-size=\"11\" "
-                      "fill=\"%s\">",
-                      PLOT_PAD + 4 + 160.0 * (double)k, PLOT_H + 18,
-                      sv[k].color);
-    etk_html_texts(s, sv[k].label);
-    etk_render_puts(s, "</text>\n");
+    etk_render_puts(s, "\"/>\n");
+    if (dots.data) etk_render_puts(s, dots.data);
+    etk_render_puts(s, "\n");
+    etk_strbuf_free(&dots);
   }
   etk_render_puts(s, "</svg></figure>\n");
 }
@@ -110,6 +185,15 @@ typedef struct report {
   etk_error_t *err;
 } report_t;
 
+/* A Markdown cell or list item: the characters Markdown would read as
+ * markup are escaped, line breaks become spaces. */
+static void md_cell(etk_render_sink_t *s, const char *text) {
+  for (const char *p = text ? text : ""; *p; p++) {
+    if (strchr("|`<*_[]\\#", *p)) etk_render_putc(s, '\\');
+    etk_render_putc(s, *p == '\n' ? ' ' : *p);
+  }
+}
+
 /* Trend of one operator or method on both sides, as a plot or a line. */
 static int trend_both(report_t *r, etk_store_trend_kind_t kind,
                       const char *name, const char *title) {
@@ -121,28 +205,31 @@ static int trend_both(report_t *r, etk_store_trend_kind_t kind,
     return rc;
   }
   double *y[2] = {column(&t[0], 4), column(&t[1], 4)};
-  if (y[0] && y[1] && !r->markdown) {
+  size_t n = t[0].rows + t[1].rows;
+  int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+  for (size_t i = 0; ids && i < n; i++) /* baseline runs, then candidate */
+    ids[i] = i < t[0].rows ? t[0].cells[i * t[0].cols].i
+                           : t[1].cells[(i - t[0].rows) * t[1].cols].i;
+  if (y[0] && y[1] && ids && !r->markdown) {
     series_t sv[2] = {
         {y[0], t[0].rows, 0, "#1f77b4", "baseline runs (median of each)"},
-        {y[1], t[1].rows, t[0].rows, "#d62728", "candidate runs"}};
-    svg_plot(r->s, title, sv, 2);
+        {y[1], t[1].rows, t[0].rows, "#d62728",
+         "candidate runs (median of each)"}};
+    axes_t ax = {"run id (baseline runs, then candidate runs)", "median (ms)",
+                 ids};
+    svg_plot(r->s, title, &ax, sv, 2);
   } else if (y[0] && y[1]) {
-    etk_render_printf(r->s, "- `%s`: %zu baseline runs, %zu candidate runs\n",
-                      title, t[0].rows, t[1].rows);
+    etk_render_puts(r->s, "- "); /* a name is text, never Markdown */
+    md_cell(r->s, title);
+    etk_render_printf(r->s, ": %zu baseline runs, %zu candidate runs\n",
+                      t[0].rows, t[1].rows);
   }
+  free(ids);
   free(y[0]);
   free(y[1]);
   etk_store_table_free(&t[0]);
   etk_store_table_free(&t[1]);
   return ETK_OK;
-}
-
-static void md_cell(etk_render_sink_t *s, const char *text) {
-  for (const char *p = text ? text : ""; *p; p++) {
-    if (*p == '|' || *p == '`' || *p == '<' || *p == '*' || *p == '_')
-      etk_render_putc(s, '\\');
-    etk_render_putc(s, *p == '\n' ? ' ' : *p);
-  }
 }
 
 static void change_row(report_t *r, const etk_store_change_t *c) {
@@ -263,13 +350,14 @@ static int run_series(report_t *r) {
   double *v = rc == ETK_OK ? malloc((c.count ? c.count : 1) * sizeof *v) : NULL;
   if (rc == ETK_OK && !v) rc = store_samples_error(ETK_E_NO_MEMORY, r->err);
   if (rc == ETK_OK) {
-    qsort(c.items, c.count, sizeof *c.items, by_execution);
+    if (c.count) qsort(c.items, c.count, sizeof *c.items, by_execution);
     for (size_t i = 0; i < c.count; i++) v[i] = c.items[i].duration;
   }
   if (rc == ETK_OK && !r->markdown) {
     etk_render_puts(r->s, "<h2>Run series of the newest candidate run</h2>\n");
     series_t sv = {v, c.count, 0, "#2ca02c", "Method::execute per execution"};
-    svg_plot(r->s, "Method::execute, in execution order (ms)", &sv, 1);
+    axes_t ax = {"execution", "Method::execute (ms)", NULL};
+    svg_plot(r->s, "Method::execute, in execution order", &ax, &sv, 1);
   }
   free(v);
   free(c.items);
@@ -288,7 +376,9 @@ static int trends_section(report_t *r) {
   for (size_t i = 0; rc == ETK_OK && i < r->cmp->count && shown < TOP_OPERATORS;
        i++) {
     const char *name = r->cmp->changes[i].name;
-    if (strcmp(name, "Method::execute") == 0) continue;
+    /* operators only: Method::init, Program::load_method are not */
+    if (strncmp(name, "Method::", 8) == 0 || strncmp(name, "Program::", 9) == 0)
+      continue;
     rc = trend_both(r, ETK_STORE_TREND_OP, name, name);
     shown++;
   }

@@ -32,12 +32,18 @@
  *   PostgreSQL-only statement.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock() next to POSIX */
 #include <ctype.h>
-#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "etkit/utf8.h"
 #include "store_internal.h"
@@ -208,6 +214,38 @@ static int file_exists(const char *path) {
   return fp != NULL;
 }
 
+/* A writer of a SQLite file holds a shared flock on it for as long as it
+ * is open, so that a failed first add deletes the new file only when it
+ * can take the lock exclusively: nobody else is writing it
+ * (drop_if_new_and_empty).  The lock is taken on the file itself and only
+ * then is the path checked to still name it (a dropper may have removed
+ * it meanwhile; then the open starts over and creates a new one).  BSD
+ * locks are apart from SQLite's POSIX ones, and this descriptor is closed
+ * only after SQLite's connection, so it never drops SQLite's locks.
+ * Sets *made when this call created the file.  0 or an errno. */
+static int lock_writer(etk_store_t *st, const char *path, int *made) {
+  for (int attempt = 0; attempt < 100; attempt++) {
+    *made = 1;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
+    if (fd < 0 && errno == EEXIST) {
+      *made = 0;
+      fd = open(path, O_RDWR);
+    }
+    if (fd < 0) {
+      if (errno == ENOENT) continue; /* removed between the two opens */
+      return errno;
+    }
+    struct stat a, b;
+    if (flock(fd, LOCK_SH) == 0 && fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+      st->lock_fd = fd;
+      return 0;
+    }
+    close(fd); /* the file was dropped while we waited: start over */
+  }
+  return EAGAIN;
+}
+
 static int open_engine(etk_store_t *st, const char *uri, unsigned flags,
                        etk_error_t *err) {
   if (is_pg_uri(uri)) return store_pg_open(uri, &st->ops, &st->conn, err);
@@ -216,22 +254,115 @@ static int open_engine(etk_store_t *st, const char *uri, unsigned flags,
   if (!create && plain && !file_exists(uri))
     return etk_error_set_where(err, uri, ETK_E_NOT_FOUND,
                                "no such store (add a run to create it)");
-  if (create && plain && (flags & ETK_STORE_DROP_NEW_EMPTY) &&
-      !(flags & ETK_STORE_READ_ONLY) && !file_exists(uri) &&
+  int made = 0;
+  if (create && plain && !(flags & ETK_STORE_READ_ONLY)) {
+    int e = lock_writer(st, uri, &made);
+    if (e)
+      return etk_error_set_where(err, uri, ETK_E_IO,
+                                 "cannot create the store: %s", strerror(e));
+  }
+  if (made && (flags & ETK_STORE_DROP_NEW_EMPTY) &&
       !(st->created = strdup(uri)))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   return store_sqlite_open(uri, create, (flags & ETK_STORE_READ_ONLY) != 0,
                            &st->ops, &st->conn, err);
 }
 
+/* ---------------------------------------------- redacted connections
+ *
+ * A PostgreSQL connection string may hold a password (user:PW@host in a
+ * URI, password=PW as a parameter or keyword).  No message, error or repr
+ * may show it: etk_store_redact copies a string with every such value
+ * replaced by "***", and scrub() does the same to an error whose text
+ * came from libpq or names the store. */
+
+/* The next secret at or after uri[from]: *len bytes at the returned
+ * offset; SIZE_MAX when there is none. */
+static size_t next_secret(const char *uri, size_t from, size_t *len) {
+  const char *scheme = strstr(uri, "://");
+  if (scheme && from <= (size_t)(scheme - uri) + 3) {
+    const char *auth = scheme + 3;
+    size_t n = strcspn(auth, "/?#");
+    const char *at = memchr(auth, '@', n);
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (colon && at > colon + 1) {
+      *len = (size_t)(at - colon - 1);
+      return (size_t)(colon + 1 - uri);
+    }
+  }
+  for (const char *p = uri + from; (p = strstr(p, "password=")) != NULL;
+       p += 9) {
+    if (p > uri && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+    const char *v = p + 9;
+    size_t n = *v == '\'' ? strcspn(v + 1, "'") + 2 : strcspn(v, "& \t#");
+    if (n > strlen(v)) n = strlen(v);
+    if (n == 0) continue;
+    *len = n;
+    return (size_t)(v - uri);
+  }
+  return SIZE_MAX;
+}
+
+size_t etk_store_redact(const char *uri, char *out, size_t size) {
+  size_t used = 0, from = 0, len = 0, at;
+  if (!out || size == 0) return 0;
+  out[0] = '\0';
+  if (!uri) return 0;
+  while ((at = next_secret(uri, from, &len)) != SIZE_MAX || uri[from]) {
+    size_t plain = at == SIZE_MAX ? strlen(uri + from) : at - from;
+    int n = snprintf(out + used, size - used, "%.*s%s", (int)plain, uri + from,
+                     at == SIZE_MAX ? "" : "***");
+    if (n < 0 || (size_t)n >= size - used) return size - 1;
+    used += (size_t)n;
+    if (at == SIZE_MAX) break;
+    from = at + len;
+  }
+  return used;
+}
+
+/* Replaces every copy of `uri`'s secrets in text[0..size) by "***". */
+static void scrub_text(char *text, size_t size, const char *uri) {
+  size_t from = 0, len = 0, at;
+  while ((at = next_secret(uri, from, &len)) != SIZE_MAX) {
+    char secret[256];
+    from = at + len;
+    if (len >= sizeof secret) continue;
+    memcpy(secret, uri + at, len);
+    secret[len] = '\0';
+    for (char *hit; (hit = strstr(text, secret)) != NULL;) {
+      size_t tail = strlen(hit + len) + 1;
+      if (len < 3 && (size_t)(hit - text) + 3 + tail > size) break;
+      memmove(hit + 3, hit + len, tail);
+      memcpy(hit, "***", 3);
+    }
+  }
+}
+
+static void scrub(etk_error_t *err, const char *uri) {
+  if (!err || !uri) return;
+  scrub_text(err->message, sizeof err->message, uri);
+  scrub_text(err->where, sizeof err->where, uri);
+}
+
+static int open_store(const char *uri, unsigned flags, etk_store_t **out,
+                      etk_error_t *err);
+
 int etk_store_open(const char *uri, unsigned flags, etk_store_t **out,
                    etk_error_t *err) {
+  int rc = open_store(uri, flags, out, err);
+  if (rc != ETK_OK) scrub(err, uri);
+  return rc;
+}
+
+static int open_store(const char *uri, unsigned flags, etk_store_t **out,
+                      etk_error_t *err) {
   if (!uri || !out) return ETK_E_INVALID_ARGUMENT;
   *out = NULL;
   etk_store_t *st = calloc(1, sizeof *st);
   if (!st)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   st->read_only = (flags & ETK_STORE_READ_ONLY) != 0;
+  st->lock_fd = -1;
   int rc = open_engine(st, uri, flags, err);
   if (rc == ETK_OK) {
     if (flags & ETK_STORE_CREATE) {
@@ -272,6 +403,8 @@ static void drop_if_new_and_empty(etk_store_t *st) {
   int64_t runs = 0;
   etk_error_t err;
   etk_error_clear(&err);
+  /* another writer has it open (it holds its shared lock): it stays */
+  if (st->lock_fd < 0 || flock(st->lock_fd, LOCK_EX | LOCK_NB) != 0) return;
   if (st->ops &&
       store_q(st, "SELECT count(*) FROM runs", NULL, 0, int_row, &runs, &err) ==
           ETK_OK &&
@@ -292,6 +425,7 @@ void etk_store_close(etk_store_t *st) {
   if (!st) return;
   if (st->created) drop_if_new_and_empty(st);
   if (st->ops) st->ops->close(st->conn);
+  if (st->lock_fd >= 0) close(st->lock_fd); /* after SQLite's own */
   free(st->created);
   free(st);
 }
@@ -380,21 +514,62 @@ static int check_key(etk_store_t *st, const char *key, etk_error_t *err) {
   return rc;
 }
 
-int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
-                    store_sql_t *sql, etk_error_t *err) {
-  if (!where) return ETK_OK;
+/* Seconds since 1970 (UTC) of "YYYY-MM-DD[( |T)HH:MM[:SS]]"; 0 when the
+ * text is not such a time. */
+static int parse_utc(const char *s, int64_t *out) {
+  int y, mo, d, h = 0, mi = 0, se = 0, n = 0;
+  char sep = 0;
+  int k = sscanf(s, "%4d-%2d-%2d%n%c%2d:%2d%n:%2d%n", &y, &mo, &d, &n, &sep, &h,
+                 &mi, &n, &se, &n);
+  if (k < 3 || s[n] || (k > 3 && sep != ' ' && sep != 'T') || (k > 3 && k < 6))
+    return 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 ||
+      y < 1970 || h < 0 || mi < 0 || se < 0)
+    return 0;
+  /* days from the civil date (Howard Hinnant's algorithm) */
+  int64_t yy = y - (mo <= 2);
+  int64_t era = yy / 400, yoe = yy - era * 400;
+  int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  int64_t days = era * 146097 + doe - 719468;
+  *out = days * 86400 + h * 3600 + mi * 60 + se;
+  return 1;
+}
+
+/* The conditions but `last` (which takes the newest runs of the others). */
+static int where_conds(etk_store_t *st, const etk_store_where_t *where,
+                       store_sql_t *sql, etk_error_t *err) {
   for (size_t i = 0; i < where->count; i++) {
     const etk_store_tag_t *c = &where->conds[i];
     int rc = etk_store_tag_check(c, err);
     if (rc) return rc;
+    /* an unset shell variable (--where digest=$D) must not select (and
+     * prune) every run */
+    if (!c->value[0])
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "the condition %.40s= has an empty value (an unset "
+                           "variable?); it would select every run",
+                           c->key);
     if (strcmp(c->key, "id") == 0) {
       char *end;
+      errno = 0;
       long long id = strtoll(c->value, &end, 10);
-      if (!c->value[0] || *end)
+      if (*end || errno == ERANGE || id < 1)
         return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                             "--where id=%.40s: not a run id", c->value);
+                             "id=%.40s: not a run id", c->value);
       etk_strbuf_appends(&sql->text, " AND r.id = ");
       store_sql_param(sql, store_int(id));
+    } else if (strcmp(c->key, "last") == 0) {
+      continue; /* store_where_sql */
+    } else if (strcmp(c->key, "since") == 0) {
+      int64_t t;
+      if (!parse_utc(c->value, &t))
+        return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                             "since=%.40s: not a date (YYYY-MM-DD or "
+                             "YYYY-MM-DD HH:MM[:SS], UTC)",
+                             c->value);
+      etk_strbuf_appends(&sql->text, " AND r.added_at >= ");
+      store_sql_param(sql, store_int(t));
     } else if (strcmp(c->key, "digest") == 0) {
       etk_strbuf_appends(&sql->text, " AND substr(r.digest, 1, length(CAST(");
       store_sql_param(sql, store_text(c->value));
@@ -411,6 +586,32 @@ int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
       etk_strbuf_appendc(&sql->text, ')');
     }
   }
+  return ETK_OK;
+}
+
+int store_where_sql(etk_store_t *st, const etk_store_where_t *where,
+                    store_sql_t *sql, etk_error_t *err) {
+  if (!where) return ETK_OK;
+  int rc = where_conds(st, where, sql, err);
+  const char *last = NULL;
+  for (size_t i = 0; i < where->count; i++)
+    if (strcmp(where->conds[i].key, "last") == 0) last = where->conds[i].value;
+  if (rc == ETK_OK && last) {
+    /* the newest N of the runs the other conditions select */
+    char *end;
+    errno = 0;
+    long long n = strtoll(last, &end, 10);
+    if (*end || errno == ERANGE || n < 1)
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "last=%.40s: not a count of runs", last);
+    etk_strbuf_appends(&sql->text,
+                       " AND r.id IN (SELECT r.id FROM runs r WHERE 1 = 1");
+    rc = where_conds(st, where, sql, err);
+    etk_strbuf_appends(&sql->text, " ORDER BY r.id DESC LIMIT ");
+    store_sql_param(sql, store_int(n));
+    etk_strbuf_appendc(&sql->text, ')');
+  }
+  if (rc) return rc;
   return store_sql_ok(sql) ? ETK_OK
                            : etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                                            "out of memory");

@@ -16,6 +16,7 @@ struct etk_store {
   void *conn;
   int read_only;
   char *created; /* ETK_STORE_DROP_NEW_EMPTY: the file this open made */
+  int lock_fd;   /* a writer's flock(LOCK_SH) on its SQLite file, or -1 */
 };
 
 /* Runs one statement (see store_engine_ops_t.query). */
@@ -124,6 +125,9 @@ void store_samples_free(store_samples_t *s);
 bool store_samples_append(const store_samples_t *s, store_doubles_t *v);
 /* Sets err for a store_read_samples failure; returns rc. */
 int store_samples_error(int rc, etk_error_t *err);
+
+/* One table cell as a JSON value (NaN and None as null). */
+void store_json_cell(etk_json_t *j, const etk_cell_t *c);
 
 /* Migration 1 -> 2: packs every v1 `samples` row into its operator. */
 int store_migrate_pack(etk_store_t *st, etk_error_t *err);

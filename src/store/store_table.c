@@ -92,7 +92,7 @@ static int table_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   return ETK_OK;
 }
 
-static void json_cell(etk_json_t *j, const etk_cell_t *c) {
+void store_json_cell(etk_json_t *j, const etk_cell_t *c) {
   switch (c->kind) {
     case ETK_CELL_FLOAT:
       if (isfinite(c->f))
@@ -127,7 +127,7 @@ int etk_store_table_render(const etk_store_table_t *t, etk_store_format_t f,
       etk_json_begin_object(&j);
       for (size_t c = 0; c < t->cols; c++) {
         etk_json_key(&j, t->headers[c]);
-        json_cell(&j, &t->cells[r * t->cols + c]);
+        store_json_cell(&j, &t->cells[r * t->cols + c]);
       }
       etk_json_end_object(&j);
     }

@@ -2,8 +2,8 @@
 # files: the demo's ETRecord carries the whole graph, its weights and the
 # input the demo ran, so the interpreter's outputs equal the runtime's and
 # every gap is 0 (MSE, L1) or inf (SNR); one row per operator of the demo;
-# CSV and JSON; --fail-above exits 3 when a pair is worse; usage errors
-# exit 2.  -DETKIT=<etkit> -DDIR=<scratch dir>
+# CSV and JSON; --fail-above exits 1 when a pair is worse; usage errors
+# and unreadable files exit 2 (docs/exit-status.md).  -DETKIT=<etkit> -DDIR=<scratch dir>
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_demo.cmake)
 etk_run_demo(1)
 set(files --etdump_path ${DIR}/etdump.etdp --debug_buffer_path
@@ -45,13 +45,14 @@ if(NOT out MATCHES "\"metric\": \"L1\"" OR NOT out MATCHES "\"gap\": 0," OR
 endif()
 
 # every MSE of 0 is worse than -1: a CI gate that fails, first row marked
-gap(3 --gap mse --fail-above -1)
+gap(1 --gap mse --fail-above -1)
 if(NOT err MATCHES "9 pair\\(s\\) worse than -1" OR
    NOT out MATCHES "aten_convolution_default [^\n]*<- first divergence")
   message(FATAL_ERROR "--fail-above -1:\n${out}${err}")
 endif()
 
 gap(2 --gap cosine)
+gap(2 --gap mse --fail-above 1 --debug_buffer_path ${DIR}/nonexistent.bin)
 gap(2 --gap mse --format xml)
 execute_process(COMMAND ${ETKIT} numerics --gap mse --etdump_path
                   ${DIR}/etdump.etdp

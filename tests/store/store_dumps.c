@@ -27,6 +27,11 @@ double store_dump_gauss(uint64_t *state) {
 }
 
 uint8_t *store_dump_make(const store_dump_spec_t *spec, size_t *len) {
+  return store_dump_make_named(spec, NULL, len);
+}
+
+uint8_t *store_dump_make_named(const store_dump_spec_t *spec,
+                               const char *prefix, size_t *len) {
   size_t cap = (spec->ops + 2) * spec->runs * 96 + 65536;
   etw_t *w = etw_new(cap);
   if (!w) return NULL;
@@ -42,7 +47,7 @@ uint8_t *store_dump_make(const store_dump_spec_t *spec, size_t *len) {
       if ((int)i == spec->slow_op) base *= spec->slow_factor;
       double d = base * exp(spec->noise * store_dump_gauss(&rng));
       uint64_t dur = (uint64_t)(d < 1.0 ? 1.0 : d);
-      snprintf(name, sizeof name, "op_%03zu", i);
+      snprintf(name, sizeof name, "%s%03zu", prefix ? prefix : "op_", i);
       etw_profile_simple(w, name, 0, (int32_t)i, t, t + dur);
       t += dur + 5;
     }

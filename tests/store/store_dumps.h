@@ -21,6 +21,9 @@ typedef struct store_dump_spec {
 /* A size-prefixed ETDump (malloc'd, *len bytes); NULL when out of
  * memory. */
 uint8_t *store_dump_make(const store_dump_spec_t *spec, size_t *len);
+/* The same with operator names "<prefix>000" ... (NULL: "op_"). */
+uint8_t *store_dump_make_named(const store_dump_spec_t *spec,
+                               const char *prefix, size_t *len);
 
 /* A normal deviate from a xorshift state (Box-Muller). */
 double store_dump_gauss(uint64_t *state);

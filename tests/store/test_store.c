@@ -255,6 +255,44 @@ ETK_TEST(compare_finds_the_planted_regression_and_trend) {
   etk_store_close(st);
 }
 
+/* Operator names are text in the Markdown report, in its table and in its
+ * list of trends: Markdown's markup characters are escaped. */
+ETK_TEST(markdown_report_escapes_names) {
+  const char *uri = fresh_uri("etk_md");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  for (unsigned i = 0; i < 12; i++) {
+    store_dump_spec_t spec = {300 + i, 10, 8, 0.05, i < 6 ? -1 : 7, 1.20};
+    size_t len;
+    uint8_t *dump = store_dump_make_named(&spec, "`x|*_[", &len);
+    REQUIRE(dump != NULL);
+    etk_store_tag_t tags[] = {{"commit", i < 6 ? "a" : "b"}};
+    etk_store_add_options_t o;
+    etk_store_add_options_init(&o);
+    o.tags = tags;
+    o.tag_count = 1;
+    etk_store_add_result_t r;
+    int rc = etk_store_add_memory(st, dump, len, &o, &r, &err);
+    free(dump);
+    REQUIRE(rc == ETK_OK);
+  }
+  etk_store_tag_t a[] = {{"commit", "a"}}, b[] = {{"commit", "b"}};
+  etk_store_where_t wa = {a, 1}, wb = {b, 1};
+  etk_render_sink_t sink;
+  etk_render_sink_init_memory(&sink);
+  CHECK(etk_store_report(st, &wa, &wb, NULL, ETK_STORE_REPORT_MARKDOWN, &sink,
+                         &err) == ETK_OK);
+  size_t n;
+  char *md = etk_render_sink_take(&sink, &n);
+  CHECK_CONTAINS(md, "| \\`x\\|\\*\\_\\[007 |",
+                 "- \\`x\\|\\*\\_\\[007: 6 baseline runs");
+  CHECK(strstr(md, "`x|") == NULL);
+  free(md);
+  etk_store_close(st);
+}
+
 ETK_TEST(export_and_prune) {
   const char *uri = fresh_uri("etk_export");
   etk_store_t *st;

@@ -1,0 +1,78 @@
+# check_gates.cmake - the exit-status rule of every gating command
+# (docs/exit-status.md) on the demo fixture: 0 the gate holds, 1 it failed,
+# 2 trouble (usage, unreadable input, a gate that compared nothing).  `store
+# compare`'s three outcomes are in tests/store/cli_store.sh (SQLite and
+# PostgreSQL), `diff A B`'s in tests/analysis, `numerics`' in tests/numerics.
+# -DETKIT=<etkit> -DDIR=<scratch dir>
+include(${CMAKE_CURRENT_LIST_DIR}/demo_fixture.cmake)
+set(BP ${DIR}/d/model.bpte)
+set(absent ${DIR}/absent.etdp)
+
+# expected outputs that are wrong: a float [1, 10] .npy of 100s (sh's
+# printf writes the NUL bytes CMake strings cannot hold)
+set(H "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 10), }")
+execute_process(COMMAND sh -c "printf '\\223NUMPY\\001\\000\\166\\000%s%57s\\n' \"$1\" '' >\"$2\"; for i in 1 2 3 4 5 6 7 8 9 10; do printf '\\000\\000\\310\\102' >>\"$2\"; done"
+                sh "${H}" ${DIR}/wrong.npy RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "could not write wrong.npy")
+endif()
+run(0 bundle ${P} --expected ${DIR}/wrong.npy -o ${DIR}/wrong.bpte)
+
+# run --verify
+run(0 run ${BP} --verify)
+run(1 run ${DIR}/wrong.bpte --verify)
+if(NOT err MATCHES "1 test case did not match")
+  message(FATAL_ERROR "run --verify: ${err}")
+endif()
+run(2 run ${DIR}/absent.bpte --verify)
+run(2 run ${P} --verify) # a .pte has no expected outputs: usage
+run(1 run ${DIR}/absent.bpte) # not a gate without --verify: a failure is 1
+
+# inspect --compare_results [--min-snr DB]
+set(CR inspect --etdump_path ${E} --debug_buffer_path ${B} --compare_results)
+run(0 ${CR} --reference ${BP} --min-snr 10)
+run(0 ${CR} --reference ${DIR}/wrong.bpte) # no gate: it only reports
+run(1 ${CR} --reference ${DIR}/wrong.bpte --min-snr 10)
+if(NOT err MATCHES "1 output\\(s\\) have an SNR below 10 dB")
+  message(FATAL_ERROR "compare_results --min-snr: ${err}")
+endif()
+run(2 ${CR} --reference ${DIR}/absent.bpte --min-snr 10)
+run(2 ${CR} --reference ${BP} --min-snr lots)
+run(2 inspect --etdump_path ${E} --min-snr 10) # needs --compare_results
+
+# numerics: identical runs hold any SNR floor; trouble is 2
+set(AB numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${E}
+    --against-debug-buffer ${B})
+run(0 ${AB} --min-snr 100)
+run(2 numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${absent}
+    --against-debug-buffer ${B} --min-snr 100)
+
+# diff: one dump against itself holds; --vs once; trouble is 2
+run(0 diff ${E} ${E} --fail-above 1)
+run(2 diff ${E} ${absent} --fail-above 1)
+run(2 diff ${E} --vs ${E} --vs ${E})
+if(NOT err MATCHES "--vs is given once")
+  message(FATAL_ERROR "diff --vs --vs: ${err}")
+endif()
+run(0 diff ${E} --vs ${E} --fail-above 1)
+run(2 diff ${E} --vs ${absent} --fail-above 1)
+# (a candidate of another program: tests/store/cli_store.sh)
+
+# every gate's --help points to the rule
+foreach(cmd diff numerics store)
+  run(0 ${cmd} --help)
+  if(NOT out MATCHES "exit-status.md")
+    message(FATAL_ERROR "etkit ${cmd} --help does not point to docs/exit-status.md")
+  endif()
+endforeach()
+run(0 inspect --help)
+run(0 run --help)
+foreach(text "${out}")
+  if(NOT text MATCHES "exit-status.md")
+    message(FATAL_ERROR "etkit run --help does not point to docs/exit-status.md")
+  endif()
+endforeach()
+run(0 --help)
+if(NOT out MATCHES "exit-status.md")
+  message(FATAL_ERROR "etkit --help does not state the exit-status rule")
+endif()
