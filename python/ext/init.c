@@ -25,7 +25,8 @@ PyMODINIT_FUNC PyInit__etkit(void) {
   if (ext_inspector_register(m) < 0 || ext_etrecord_register(m) < 0 ||
       ext_run_register(m) < 0 || ext_memory_register(m) < 0 ||
       ext_graph_register(m) < 0 || ext_interp_register(m) < 0 ||
-      ext_graph_view_register(m) < 0 || ext_store_register(m) < 0) {
+      ext_graph_view_register(m) < 0 || ext_store_register(m) < 0 ||
+      ext_bundled_register(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }
