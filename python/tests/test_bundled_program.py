@@ -20,13 +20,6 @@ from etkit.bundled_program.serialize import (
 )
 
 
-@pytest.fixture(scope="module")
-def demo(cli, tmp_path_factory):
-    d = tmp_path_factory.mktemp("demo")
-    subprocess.run([cli, "demo", "--output-dir", str(d), "--runs", "1"], check=True,
-                   capture_output=True)
-    return d
-
 
 class Manager:
     """Stands for upstream's ExecutorchProgramManager: only .buffer."""
