@@ -101,6 +101,96 @@ void etk_program_sizes_free(etk_program_sizes_t *s);
  * returns the module's length. */
 size_t etk_program_fqn_module(const char *fqn, char *out, size_t cap);
 
+/* ----------------------------------------------------------------- diff */
+
+/* Metadata fields of a tensor that differ (etk_program_diff_tensor_t). */
+#define ETK_PDIFF_DTYPE 0x001u
+#define ETK_PDIFF_SIZES 0x002u
+#define ETK_PDIFF_DIM_ORDER 0x004u
+#define ETK_PDIFF_STORAGE_OFFSET 0x008u
+#define ETK_PDIFF_REQUIRES_GRAD 0x010u
+#define ETK_PDIFF_LAYOUT 0x020u
+#define ETK_PDIFF_BUFFER_INDEX 0x040u /* data_buffer_idx */
+#define ETK_PDIFF_ALLOCATION 0x080u   /* planned, memory id or offset */
+#define ETK_PDIFF_DYNAMISM 0x100u     /* shape_dynamism */
+#define ETK_PDIFF_NAME 0x200u         /* fully qualified name */
+#define ETK_PDIFF_EXTERNAL 0x400u     /* data location */
+
+/* A tensor value at the same index of the same method that differs. */
+typedef struct etk_program_diff_tensor {
+  uint32_t plan, value;
+  const etk_program_tensor_t *a, *b; /* borrowed from the programs */
+  unsigned fields;                   /* ETK_PDIFF_* */
+  bool has_data;      /* either side has constant or initial data */
+  bool bytes_differ;  /* the data bytes differ (or one side has none) */
+  uint64_t elements;  /* compared (the smaller side's) */
+  uint64_t differing; /* elements whose bits differ */
+  uint64_t nan;       /* differing elements with a NaN on one side */
+  double max_abs;     /* max |a - b| over differing finite elements */
+  double mean_abs;    /* mean |a - b| over them (upstream's mean_abs_diff) */
+  double max_rel;     /* max |a - b| / max(|a|, |b|) (0..2) */
+} etk_program_diff_tensor_t;
+
+/* A non-tensor value (or a tensor against another kind) that differs. */
+typedef struct etk_program_diff_value {
+  uint32_t plan, value;
+  int32_t tag_a, tag_b; /* KernelTypes codes */
+} etk_program_diff_value_t;
+
+typedef struct etk_program_diff_plan {
+  uint32_t index;
+  const char *name_a, *name_b;
+  bool name_differs, buffers_differ; /* non_const_buffer_sizes */
+  uint32_t values_a, values_b, instructions_a, instructions_b;
+  /* multiset differences of operator names and delegate ids, sorted */
+  const char **ops_only_a, **ops_only_b, **delegates_only_a, **delegates_only_b;
+  size_t ops_only_a_count, ops_only_b_count, delegates_only_a_count,
+      delegates_only_b_count;
+  size_t first_tensor, tensor_count; /* into etk_program_diff_t.tensors */
+  size_t first_value, value_count;   /* into etk_program_diff_t.values */
+  uint32_t extra_tensors_a, extra_tensors_b; /* tensors past the shorter
+                                                value table */
+} etk_program_diff_plan_t;
+
+typedef struct etk_program_diff {
+  bool bitwise_equal;
+  bool differs; /* any difference below (0 = identical in structure and
+                   constants, even when the bytes are not) */
+  uint64_t size_a, size_b;
+  uint32_t version_a, version_b;
+  uint32_t segments_a, segments_b;
+  uint64_t segment_bytes_a, segment_bytes_b;
+  etk_program_diff_plan_t *plans; /* methods compared by index */
+  size_t plan_count;
+  const char **extra_plans_a, **extra_plans_b; /* methods past the shorter */
+  size_t extra_plans_a_count, extra_plans_b_count;
+  const char **named_only_a, **named_only_b; /* named data keys */
+  size_t named_only_a_count, named_only_b_count;
+  etk_program_diff_tensor_t *tensors;
+  size_t tensor_count;
+  etk_program_diff_value_t *values;
+  size_t value_count;
+  uint64_t constant_bytes; /* constant data bytes compared */
+  void *internal_;
+} etk_program_diff_t;
+
+/* Compares two loaded programs as upstream's diff_pte.py does: version,
+ * methods by index (name, operators and delegates as multisets,
+ * non_const_buffer_sizes, value and instruction counts, every value: a
+ * tensor's metadata and its data, element by element in its dtype, other
+ * values by kind and contents), extra methods, named data keys, and
+ * segments.  The programs must outlive *out. */
+int etk_program_diff_build(const etk_program_t *a, const etk_program_t *b,
+                           etk_program_diff_t *out, etk_error_t *err);
+void etk_program_diff_free(etk_program_diff_t *d);
+
+/* The element statistics of two constant buffers of one dtype (the
+ * tensor fields elements .. max_rel are set; bytes beyond the shorter are
+ * not compared).  Exposed for the benchmark. */
+void etk_program_diff_data(int32_t scalar_type, const uint8_t *a,
+                           uint64_t len_a, const uint8_t *b, uint64_t len_b,
+                           etk_program_diff_tensor_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -175,3 +175,71 @@ def test_info_on_a_dump_and_a_record(demo, cli):
     r = subprocess.run([cli, "info", str(demo / "model.pte")], capture_output=True, text=True)
     assert "delegates:\n  forward delegate 0: backend EtkitMicroBackend" in r.stdout
     assert "planned memory of forward:" in r.stdout
+
+
+def _segment_base(data):
+    """The constant segment's file offset of a .pte with an extended header."""
+    import struct
+    assert data[8:12] == b"eh00"
+    return struct.unpack_from("<Q", data, 24)[0]
+
+
+def test_program_diff_reports_changed_constants(demo, cli, tmp_path):
+    import numpy as np
+
+    a = demo / "model.pte"
+    data = bytearray(a.read_bytes())
+    base = _segment_base(data)
+    # the first constant buffer: change two of its float elements
+    first = np.frombuffer(bytes(data[base:base + 64]), np.float32).copy()
+    changed = first.copy()
+    changed[0] += 1.0
+    changed[3] = -changed[3] * 2
+    data[base:base + 64] = changed.tobytes()
+    b = tmp_path / "b.pte"
+    b.write_bytes(bytes(data))
+    r = subprocess.run([cli, "diff", str(a), str(a)], capture_output=True, text=True)
+    assert r.returncode == 0 and "bitwise equal" in r.stdout
+    r = subprocess.run([cli, "diff", str(a), str(b), "--format", "json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["differ"] and not doc["bitwise_equal"]
+    (plan,) = doc["plan_diffs"]
+    assert plan["operators_only_in_a"] == [] and plan["value_count_a"] == plan["value_count_b"]
+    (t,) = plan["tensor_diffs"]
+    assert t["fields"] == [] and t["bytes_differ"]
+    d = np.abs(first.astype(np.float64) - changed.astype(np.float64))
+    assert t["num_differing"] == 2
+    assert t["max_abs_diff"] == pytest.approx(d.max(), rel=1e-12)
+    assert t["mean_abs_diff"] == pytest.approx(d[d > 0].mean(), rel=1e-12)
+    rel = d / np.maximum(np.abs(first), np.abs(changed))
+    assert t["max_rel_diff"] == pytest.approx(np.nanmax(rel), rel=1e-12)
+    # text: upstream's wording
+    r = subprocess.run([cli, "diff", str(a), str(b)], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "Differing tensors (1):" in r.stdout and "2 / " in r.stdout
+    # trouble is 2
+    r = subprocess.run([cli, "diff", str(a), str(tmp_path / "missing.pte")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    bad = tmp_path / "bad.pte"
+    bad.write_bytes(bytes(data[:200]))
+    r = subprocess.run([cli, "diff", str(a), str(bad)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+
+
+def test_program_diff_structure(demo, cli, conformance):
+    a = os.path.join(conformance, "add.pte")
+    b = os.path.join(conformance, "module_linear_inline_constants.pte")
+    r = subprocess.run([cli, "diff", a, b, "--format", "json"], capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    (plan,) = doc["plan_diffs"]
+    assert plan["operators_only_in_a"] == [] and plan["operators_only_in_b"] == ["aten::mul.out"]
+    assert plan["instruction_count_a"] == 1 and plan["instruction_count_b"] == 2
+    assert plan["value_count_a"] != plan["value_count_b"]
+    # a bundled program against its own program: identical structure
+    r = subprocess.run([cli, "diff", str(demo / "model.pte"), str(demo / "model.bpte")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout
