@@ -34,6 +34,8 @@ from .graph import model_explorer
 from .program import Program, _program_inputs
 from .store import Store
 from .bundled_program import BundledProgram
+from .delegation import (DelegationBreakdown, get_delegation_info,
+                         print_delegation_info)
 from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
@@ -50,6 +52,9 @@ __all__ = [
     "RunResult",
     "Program",
     "BundledProgram",
+    "DelegationBreakdown",
+    "get_delegation_info",
+    "print_delegation_info",
 ]
 
 

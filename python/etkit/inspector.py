@@ -744,6 +744,13 @@ class ExportedProgram:
             rows.append(row + ([n["args"] or ""] if with_args else []))
         return "\n".join(head + _listing(rows)) + "\n"
 
+    @property
+    def graph_module(self) -> "ExportedProgram":
+        """The program itself: etkit has no torch GraphModule, and what
+        upstream passes as ep.graph_module (get_delegation_info) etkit
+        reads from the program."""
+        return self
+
     def __str__(self):
         return self.listing().rstrip("\n")
 

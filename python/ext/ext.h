@@ -78,6 +78,9 @@ int ext_graph_view_register(PyObject *module);
  * etkit.bundled_program) in `module`. */
 int ext_bundled_register(PyObject *module);
 
+/* Registers delegation_info (delegation.c: etkit.get_delegation_info). */
+int ext_delegation_register(PyObject *module);
+
 /* Registers the etkit.Store functions (store.c) in `module`. */
 int ext_store_register(PyObject *module);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cmd_graph_delegation.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
 
@@ -339,6 +340,8 @@ static bool wants_view(int argc, char **argv) {
 
 int etk_cmd_graph(int argc, char **argv) {
   if (wants_view(argc, argv)) return etk_cmd_graph_view(argc, argv);
+  if (cli_graph_wants_delegation(argc, argv))
+    return cli_graph_delegation(argc, argv);
   graph_cli_t c;
   memset(&c, 0, sizeof c);
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
