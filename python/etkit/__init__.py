@@ -19,6 +19,7 @@ compare as DataFrames).
 from . import _etkit
 from .inspector import (
     ETRecord,
+    ETRecordError,
     Event,
     EventBlock,
     ExportedProgram,
