@@ -117,7 +117,8 @@ static void print_methods(const etk_program_t *p) {
 }
 
 int etk_cmd_info(int argc, char **argv) {
-  info_cli_t c = {NULL};
+  info_cli_t c;
+  memset(&c, 0, sizeof c);
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
                          argv, apply_option, &c);
   if (rc) return rc < 0 ? 0 : rc;
