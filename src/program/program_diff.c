@@ -48,7 +48,8 @@ static void note(etk_program_diff_tensor_t *o, double x, double y,
   *sum += d;
   if (d > o->max_abs) o->max_abs = d;
   double m = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
-  if (m > 0 && d / m > o->max_rel) o->max_rel = d / m;
+  /* divide only when the ratio can beat the maximum so far */
+  if (m > 0 && d > o->max_rel * m) o->max_rel = d / m;
 }
 
 static void diff_float(const uint8_t *a, const uint8_t *b, uint64_t n,
