@@ -243,3 +243,30 @@ def test_program_diff_structure(demo, cli, conformance):
     r = subprocess.run([cli, "diff", str(demo / "model.pte"), str(demo / "model.bpte")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
+
+
+def test_sizes_with_the_etrecord(demo, cli):
+    r = subprocess.run([cli, "info", "--sizes", str(demo / "model.pte"), "--etrecord",
+                        str(demo / "model.etrecord")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    fig = dict(zip(*[iter(lines[1].split())] * 2))
+    start = next(i for i, l in enumerate(lines) if l.startswith("tensor_data (ETRecord"))
+    rows = []
+    for l in lines[start + 1:]:
+        if l.startswith("total_tensor_data_size (ETRecord)"):
+            total = int(l.split()[-1])
+            break
+        cells = l.split()
+        rows.append((int(cells[0]), cells[-1]))
+    # the ETRecord's parameters (from its JSON) weigh what the program's
+    # constants (from the flatbuffer) weigh
+    assert total == sum(b for b, _ in rows) == int(fig["total_tensor_data_size"])
+    modules = {}
+    for b, key in rows:
+        modules[key.rsplit(".", 1)[0]] = modules.get(key.rsplit(".", 1)[0], 0) + b
+    for mod, b in modules.items():
+        assert any(l.split()[:2] == [mod, str(b)] for l in lines[start:]), (mod, b)
+    r = subprocess.run([cli, "info", str(demo / "model.pte"), "--etrecord",
+                        str(demo / "model.etrecord")], capture_output=True, text=True)
+    assert r.returncode == 2

@@ -42,6 +42,8 @@ static const char *const usage_text =
     "                          etkit's runtime has a kernel for it\n"
     "  --sizes                 constant tensors, bytes per module, delegate\n"
     "                          payloads, planned buffers (size_analysis_tool)\n"
+    "  --etrecord FILE         with --sizes: also the ETRecord's parameters\n"
+    "                          and buffers, and their bytes per module\n"
     "  --selective-build YAML  write selected_operators.yaml for upstream's\n"
     "                          selective build (as gen_oplist.py "
     "--model_file_path)\n"
@@ -50,13 +52,14 @@ static const char *const usage_text =
 typedef struct info_cli {
   const char *path;
   int ops, sizes;
-  const char *selective_build;
+  const char *selective_build, *etrecord;
 } info_cli_t;
 
 static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("ops", 0, info_cli_t, ops),
     ETK_CLI_FLAG("sizes", 0, info_cli_t, sizes),
     ETK_CLI_STRING("selective_build", 0, info_cli_t, selective_build),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, info_cli_t, etrecord),
 };
 
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
@@ -131,6 +134,8 @@ int etk_cmd_info(int argc, char **argv) {
                          "--ops, --sizes and --selective-build take a "
                          "program (.pte or .bpte), not %s",
                          etk_file_kind_describe(kind));
+  if (c.etrecord && !c.sizes)
+    return etk_cli_usage(CMD, "--etrecord goes with --sizes");
   if (kind == ETK_FILE_ETDUMP) return cli_info_etdump(c.path);
   if (kind == ETK_FILE_ZIP) return cli_info_etrecord(c.path);
   if (kind != ETK_FILE_PTE && kind != ETK_FILE_BPTE &&
@@ -159,9 +164,10 @@ int etk_cmd_info(int argc, char **argv) {
     status = cli_info_selective_build(prog, c.path, c.selective_build);
   else if (c.ops)
     cli_info_ops(prog);
-  else if (c.sizes)
+  else if (c.sizes) {
     status = cli_info_sizes(prog);
-  else {
+    if (!status && c.etrecord) status = cli_info_etrecord_sizes(c.etrecord);
+  } else {
     print_methods(prog);
     cli_info_program_layout(prog);
   }

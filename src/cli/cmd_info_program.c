@@ -16,6 +16,7 @@
 #include "cli_args.h"
 #include "cmd_info.h"
 #include "commands.h"
+#include "etkit/graph.h"
 #include "etkit/program_tools.h"
 #include "etkit/runtime.h"
 
@@ -166,6 +167,62 @@ int cli_info_sizes(const etk_program_t *p) {
            b->tensors == 1 ? "" : "s");
   }
   etk_program_sizes_free(&s);
+  return 0;
+}
+
+/* --sizes --etrecord: the ETRecord's constants as upstream's tool lists
+ * them (each parameter, buffer and lifted constant placeholder of the edge
+ * program: node name, dtype, shape, bytes, state-dict key), then bytes per
+ * module by that key's prefix. */
+int cli_info_etrecord_sizes(const char *path) {
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_etrecord_t *rec = NULL;
+  etk_graph_t *g = NULL;
+  if (etk_etrecord_open_file(path, NULL, &rec, &err) != ETK_OK ||
+      etk_graph_load(rec, NULL, &g, &err) != ETK_OK) {
+    etk_etrecord_close(rec);
+    return etk_cli_fail_error(CMD, &err);
+  }
+  const etk_graph_graph_t *top = &etk_graph_graphs(g)[0];
+  const etk_graph_value_t *values = etk_graph_values(g);
+  const etk_graph_node_t *nodes = etk_graph_nodes(g);
+  etk_program_sizes_t s;
+  memset(&s, 0, sizeof s);
+  s.tensors = calloc(top->input_spec_count ? top->input_spec_count : 1,
+                     sizeof *s.tensors);
+  if (!s.tensors) {
+    etk_graph_free(g);
+    etk_etrecord_close(rec);
+    return etk_cli_fail(CMD, "out of memory");
+  }
+  uint64_t total = 0;
+  printf("tensor_data (ETRecord %s):\n", path);
+  for (size_t i = 0; i < top->input_spec_count; i++) {
+    const etk_graph_input_spec_t *in = &top->input_specs[i];
+    if ((in->kind != ETK_GRAPH_INPUT_PARAMETER &&
+         in->kind != ETK_GRAPH_INPUT_BUFFER &&
+         in->kind != ETK_GRAPH_INPUT_TENSOR_CONSTANT) ||
+        in->value == ETK_GRAPH_NONE || !values[in->value].has_meta)
+      continue;
+    const etk_graph_tensor_meta_t *m = &values[in->value].meta;
+    uint64_t bytes = m->numel * etk_scalar_type_size(m->dtype);
+    total += bytes;
+    etk_program_size_tensor_t *t = &s.tensors[s.tensor_count++];
+    t->name = in->target;
+    t->nbytes = bytes;
+    printf("  %12" PRIu64 "  %-8s [", bytes, etk_scalar_type_name(m->dtype));
+    for (uint32_t d = 0; d < m->dim; d++)
+      printf("%s%" PRId64, d ? ", " : "", m->sizes[d]);
+    printf("]  %s  %s\n",
+           in->node != ETK_GRAPH_NONE ? nodes[in->node].name : "-",
+           in->target ? in->target : "-");
+  }
+  printf("total_tensor_data_size (ETRecord) %" PRIu64 "\n", total);
+  print_modules(&s);
+  free(s.tensors);
+  etk_graph_free(g);
+  etk_etrecord_close(rec);
   return 0;
 }
 
