@@ -223,6 +223,10 @@ def test_program_diff_reports_changed_constants(demo, cli, tmp_path):
     r = subprocess.run([cli, "diff", str(a), str(tmp_path / "missing.pte")],
                        capture_output=True, text=True)
     assert r.returncode == 2
+    # one program among ETDumps is the ETDump diff's (it refuses the program)
+    r = subprocess.run([cli, "diff", str(a), str(demo / "etdump.etdp")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "program" in r.stderr
     bad = tmp_path / "bad.pte"
     bad.write_bytes(bytes(data[:200]))
     r = subprocess.run([cli, "diff", str(a), str(bad)], capture_output=True, text=True)

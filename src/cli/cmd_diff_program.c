@@ -279,13 +279,14 @@ static int print_json(const etk_program_diff_t *d, const char *const *path) {
 }
 
 int cli_diff_is_programs(int argc, char **argv) {
+  int programs = 0;
   for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-') continue;
     etk_file_kind_t k = etk_file_kind_of_path(argv[i]);
     if (k == ETK_FILE_PTE || k == ETK_FILE_BPTE || k == ETK_FILE_PTE_OTHER)
-      return 1;
+      programs++;
   }
-  return 0;
+  return programs >= 2;
 }
 
 int cli_diff_programs(int argc, char **argv) {
