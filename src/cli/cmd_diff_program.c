@@ -279,14 +279,15 @@ static int print_json(const etk_program_diff_t *d, const char *const *path) {
 }
 
 int cli_diff_is_programs(int argc, char **argv) {
-  int programs = 0;
+  int programs = 0, dumps = 0;
   for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-') continue;
     etk_file_kind_t k = etk_file_kind_of_path(argv[i]);
-    if (k == ETK_FILE_PTE || k == ETK_FILE_BPTE || k == ETK_FILE_PTE_OTHER)
-      programs++;
+    programs +=
+        k == ETK_FILE_PTE || k == ETK_FILE_BPTE || k == ETK_FILE_PTE_OTHER;
+    dumps += k == ETK_FILE_ETDUMP || k == ETK_FILE_ETDUMP_UNPREFIXED;
   }
-  return programs >= 2;
+  return programs > 0 && dumps == 0;
 }
 
 int cli_diff_programs(int argc, char **argv) {

@@ -6,9 +6,9 @@
 #ifndef ETKIT_CLI_CMD_DIFF_PROGRAM_H
 #define ETKIT_CLI_CMD_DIFF_PROGRAM_H
 
-/* True when two arguments of argv[1..argc) that are not options name
- * programs (.pte, .bpte) by their bytes (one program among ETDumps, as
- * the value of -o, is not enough). */
+/* True when an argument of argv[1..argc) that is not an option names a
+ * program (.pte, .bpte) by its bytes and none names an ETDump (a program
+ * among ETDumps, as the value of -o, leaves it an ETDump diff). */
 int cli_diff_is_programs(int argc, char **argv);
 
 /* `etkit diff A.pte B.pte [--format text|json]`; the gate's exit status:
