@@ -17,7 +17,8 @@
 #   Python         python3 python3-dev python3-numpy python3-pandas
 #                  python3-pytest (the package and its tests, for
 #                  /usr/bin/python3); python3-tabulate (the renderers'
-#                  oracle: upstream's table is tabulate's)
+#                  oracle: upstream's table is tabulate's); python3-yaml
+#                  (the selective-build oracle: yaml.safe_dump)
 #   run history    libsqlite3-dev libpq-dev postgresql (etkit store; its
 #                  PostgreSQL tests start a throw-away server)
 #   graph view     libgraphviz-dev (libgvc: the graph view's layout)
@@ -31,7 +32,7 @@ flatbuffers-compiler
 clang libclang-rt-14-dev
 gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
 g++-aarch64-linux-gnu
-python3 python3-dev python3-numpy python3-pandas python3-pytest python3-tabulate
+python3 python3-dev python3-numpy python3-pandas python3-pytest python3-tabulate python3-yaml
 chromium fonts-dejavu-core"
 
 missing=""

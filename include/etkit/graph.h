@@ -657,6 +657,38 @@ int etk_graph_write_node_data(const etk_graph_t *g,
                               const etk_graph_node_data_t *data,
                               const char *path, etk_error_t *err);
 
+/* ============================================================ delegation */
+
+/* Upstream's delegation summary (devtools/backend_debug/delegation_info.py,
+ * get_delegation_info): per op type (node name without "_<digits>") its
+ * occurrences inside lowered modules (delegated) and in the top graph
+ * (non_delegated), the number of lowered modules, and, beyond upstream,
+ * per backend its subgraphs and delegated nodes. */
+typedef struct etk_graph_delegation_op {
+  const char *op_type;
+  size_t delegated, non_delegated;
+} etk_graph_delegation_op_t;
+
+typedef struct etk_graph_delegation_backend {
+  const char *backend; /* backend id ("" unnamed); the graph's string */
+  size_t subgraphs, delegated_nodes;
+} etk_graph_delegation_backend_t;
+
+typedef struct etk_graph_delegation {
+  size_t num_delegated_subgraphs;
+  size_t num_delegated_nodes, num_non_delegated_nodes;
+  etk_graph_delegation_op_t *ops; /* sorted by op_type */
+  size_t op_count;
+  etk_graph_delegation_backend_t *backends; /* first-seen order */
+  size_t backend_count;
+} etk_graph_delegation_t;
+
+/* Fills *out (free with etk_graph_delegation_free; the graph must outlive
+ * it).  ETK_E_NO_MEMORY is the only error. */
+int etk_graph_delegation_build(const etk_graph_t *g,
+                               etk_graph_delegation_t *out, etk_error_t *err);
+void etk_graph_delegation_free(etk_graph_delegation_t *d);
+
 #ifdef __cplusplus
 }
 #endif

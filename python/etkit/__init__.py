@@ -20,6 +20,7 @@ files a device sent over a UART or in a log, as `etkit capture`).
 from . import _etkit
 from .inspector import (
     ETRecord,
+    ETRecordError,
     Event,
     EventBlock,
     ExportedProgram,
@@ -35,6 +36,9 @@ from .graph import model_explorer
 from .program import Program, _program_inputs
 from .store import Store
 from .capture import CaptureResult, CapturedFile, capture
+from .bundled_program import BundledProgram
+from .delegation import (DelegationBreakdown, get_delegation_info,
+                         print_delegation_info)
 from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
@@ -53,6 +57,10 @@ __all__ = [
     "capture",
     "CapturedFile",
     "CaptureResult",
+    "BundledProgram",
+    "DelegationBreakdown",
+    "get_delegation_info",
+    "print_delegation_info",
 ]
 
 
@@ -135,17 +143,20 @@ _DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2,
 
 
 def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
-        method: str = None, allocation_events: bool = True,
-        inputs_from=None) -> RunResult:
-    """Runs `method` (default forward) of a .pte with etkit's reference
-    runtime `iterations` times on `inputs` (numpy arrays or scalars), traced.
-    Without inputs, as `etkit run`: tensors of ones of each input's dtype and
-    shape, and the values traced into the program for scalars.  An array of
-    another dtype than the program's is refused (as `etkit run --input`
-    refuses it), never cast.
+        method: str = None, allocation_events: bool = False,
+        warmup: int = 0, inputs_from=None) -> RunResult:
+    """Runs `method` (default forward) of a .pte or .bpte with etkit's
+    reference runtime `iterations` times on `inputs` (numpy arrays or
+    scalars), traced, after `warmup` untraced runs.  Without inputs, as
+    `etkit run`: a .bpte's first test case of the method, else tensors of
+    ones of each input's dtype and shape and the values traced into the
+    program for scalars.  An array of another dtype than the program's is
+    refused (as `etkit run --input` refuses it), never cast.
 
     debug_level: "none", "outputs" (program outputs logged into the debug
     buffer) or "intermediates" (every instruction's outputs).
+    allocation_events: record allocators and allocations (off by default,
+    as `etkit run`: upstream's Inspector stops on them).
 
     inputs_from: an ETRecord (or its path) whose representative inputs to
     run on instead of `inputs`, as `etkit run --inputs-from`: the inputs
@@ -161,12 +172,36 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     # iterations as given: the extension refuses what is not an int in
     # 1..1000000 (int() would truncate 2.5 and accept "3")
     program_path = _checks.fspath(program_path, "program_path")
+    if type(warmup) is not int or not 0 <= warmup <= 1000000:
+        raise ValueError(f"warmup must be an int in 0..1000000, not {warmup!r}")
     if inputs_from is not None:
         inputs = _inputs_from(inputs_from, inputs)
+    if inputs is None:
+        inputs = _bundled_inputs(program_path, method)
     inputs = _program_inputs(program_path, method, inputs)
     outs, etdump, debug, dropped = _etkit.run(
-        program_path, inputs, iterations, level, method, allocation_events)
+        program_path, inputs, iterations, level, method,
+        bool(allocation_events), warmup)
     if dropped:
         import warnings
         warnings.warn(f"the recorder dropped {dropped} events", stacklevel=2)
     return RunResult(outs, etdump, debug, dropped)
+
+
+def _bundled_inputs(path, method):
+    """The first test case's inputs of `method` (forward, else the first
+    suite) when `path` is a .bpte, else None."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if head[4:8] != b"BP08":
+        return None
+    from .bundled_program import core
+
+    with open(path, "rb") as f:
+        suites = _etkit.bundled_read(f.read())[2]
+    names = [n for n, _ in suites]
+    want = method or ("forward" if "forward" in names or not names else names[0])
+    for name, cases in suites:
+        if name == want and cases:
+            return [core._input_object(v) for v in cases[0][0]]
+    return None

@@ -40,6 +40,7 @@ __all__ = [
     "TimeScale",
     "ETRecord",
     "parse_etrecord",
+    "ETRecordError",
     "compare_results",
 ]
 
@@ -147,6 +148,21 @@ def _elapsed(start_time, end_time):
     return end_time - start_time
 
 
+def _converted_elapsed(converter, name, start, end, quirks):
+    """A delegated event's duration through delegate_time_scale_converter.
+    With upstream_quirks, upstream's: both stamps converted, then its wrap
+    rule on the converted values (which adds the raw 2^32 - 1 to converted
+    times: 4294963000.034 ms for a 1296-tick wrap converted to ms).  Without,
+    etkit's: a 32-bit wrap is undone on the raw ticks (end + 2^32) before
+    converting, so the duration is the converter's of the true ticks
+    (0.001296 ms)."""
+    if quirks:
+        return _elapsed(converter(name, start), converter(name, end))
+    if start > end and start <= 2**32 - 1 and end <= 2**32 - 1:
+        end += 2**32
+    return _elapsed(converter(name, start), converter(name, end))
+
+
 # ---------------------------------------------------------------- Event
 
 
@@ -235,14 +251,15 @@ class Event:
         }
 
 
-def _event_from_handle(handle, index, parser, converter, scale_factor) -> Event:
+def _event_from_handle(handle, index, parser, converter, scale_factor,
+                       quirks=False) -> Event:
     """Builds the Event of C event `index` (one C call per field group)."""
     _, name, iid, delegated, delegate_id, samples, debug_count, _ = handle.event(index)
     perf, start, metas = None, None, []
     if samples:
         raw, start, end, meta = handle.samples(index)
         if delegated and converter is not None:
-            raw = [_elapsed(converter(name, s), converter(name, e))
+            raw = [_converted_elapsed(converter, name, s, e, quirks)
                    for s, e in zip(start, end)]
         if raw:  # all samples without an end time: no perf data (etkit)
             perf = PerfData(raw)
@@ -329,7 +346,7 @@ def _signatures(cols, backends):
     return sig
 
 
-def _prototype(handle, blocks, sigs, lo, units, parser, converter):
+def _prototype(handle, blocks, sigs, lo, units, parser, converter, quirks=False):
     """Upstream's own construction (Event.to_dataframe per event, concat per
     block, insert the block name, concat the blocks) on one event per
     signature and block: its dtypes are those of the full frame, because
@@ -342,7 +359,7 @@ def _prototype(handle, blocks, sigs, lo, units, parser, converter):
         # the first event of each signature (a byte-sized mask per value,
         # not np.unique's sort of the whole column)
         first = [int(np.argmax(seg == v)) for v in range(12)]
-        rows = [_event_from_handle(handle, b_lo + k, parser, converter, 1.0)
+        rows = [_event_from_handle(handle, b_lo + k, parser, converter, 1.0, quirks)
                 for k in sorted(k for v, k in enumerate(first) if seg[k] == v)]
         df = pd.concat([e.to_dataframe(units) for e in rows], ignore_index=True)
         df.insert(0, "event_block_name", np.asarray([name] * len(rows)),
@@ -362,7 +379,7 @@ def _typed(values, dtype):
     return np.array(values, dtype=dtype)
 
 
-def _frame(handle, blocks, units, include_ddd, parser, converter):
+def _frame(handle, blocks, units, include_ddd, parser, converter, quirks=False):
     """The DataFrame of the events of `blocks` ((name, lo, hi) ranges that
     follow each other), built from the C handle's columns of that range:
     Event objects are made only for events that need per-event data
@@ -392,12 +409,12 @@ def _frame(handle, blocks, units, include_ddd, parser, converter):
     if converter is not None and deleg.any():
         # the user's converter decides delegated durations: recompute those
         for k in np.flatnonzero(deleg & has):
-            ev = _event_from_handle(handle, lo + int(k), parser, converter, 1.0)
+            ev = _event_from_handle(handle, lo + int(k), parser, converter, 1.0, quirks)
             raw[k] = ev.perf_data.raw
             for s in stats:
                 stats[s][k] = getattr(ev.perf_data, s)
     sigs = _signatures(cols, backends)
-    proto = _prototype(handle, blocks, sigs, lo, units, parser, converter)
+    proto = _prototype(handle, blocks, sigs, lo, units, parser, converter, quirks)
     # the flags only steered the lookups and the dtypes
     del sigs, cols
     names = np.empty(n, dtype=object)
@@ -518,16 +535,84 @@ class EventBlock:
 # ---------------------------------------------------------------- ETRecord
 
 
-class ETRecord:
-    """An ETRecord read by etkit's C reader (etkit.parse_etrecord), with
-    upstream's attributes: exported_program, export_graph_id,
-    edge_dialect_program, graph_map, _debug_handle_map, _delegate_map,
-    _representative_inputs and _reference_outputs (numpy arrays)."""
+_EXECUTORCH_MEMBERS = ("debug_handle_map", "delegate_map",
+                       "instruction_id_to_num_outs_map", "reference_outputs",
+                       "representative_inputs")
+_COMPANIONS = ("", "_state_dict", "_constants", "_example_inputs")
 
-    def __init__(self, handle):
-        self._handle = handle
-        self._inputs_override = None  # update_representative_inputs()
-        self.export_graph_id = 0
+
+class ETRecordError(RuntimeError, ValueError):
+    """A file parse_etrecord cannot read as an ETRecord: a RuntimeError as
+    upstream raises ("Invalid etrecord file passed in."), and a ValueError
+    as etkit's other readers raise."""
+
+
+class ETRecord:
+    """An ETRecord with upstream's attributes: exported_program,
+    export_graph_id, edge_dialect_program (one program, or {method: program}
+    for several methods), graph_map, _debug_handle_map, _delegate_map,
+    _instruction_id_to_num_outs_map, _reference_outputs and
+    _representative_inputs (numpy arrays).
+
+    parse_etrecord(path) reads one with etkit's C reader.  ETRecord(...)
+    builds one from parts, with upstream's arguments: programs are etkit
+    ExportedProgram objects (from another ETRecord), maps are dicts,
+    references numpy arrays.  Edits (update_*, copy()) are kept until
+    save(path or file object) writes them."""
+
+    def __init__(self, exported_program=None, export_graph_id=None,
+                 edge_dialect_program=None, graph_map=None,
+                 _debug_handle_map=None, _delegate_map=None,
+                 _instruction_id_to_num_outs_map=None, _reference_outputs=None,
+                 _representative_inputs=None, *, _handle=None):
+        self._h = _handle
+        self._members = {}  # name -> bytes (written) or None (dropped)
+        self._tmp = None  # the file a record built from parts is read from
+        self.export_graph_id = 0 if _handle is not None else export_graph_id
+        if _handle is not None:
+            return
+        if exported_program is not None:
+            self._put_program("exported_program", exported_program)
+        if isinstance(edge_dialect_program, ExportedProgram):
+            edge_dialect_program = {"forward": edge_dialect_program}
+        if edge_dialect_program is not None and not isinstance(edge_dialect_program, dict):
+            raise TypeError("edge_dialect_program must be an etkit ExportedProgram or "
+                            f"{{method: ExportedProgram}}, not "
+                            f"{type(edge_dialect_program).__name__}")
+        for method, ep in (edge_dialect_program or {}).items():
+            self._put_program(f"edge_dialect_exported_program/{method}", ep)
+        for name, ep in (graph_map or {}).items():
+            self._put_program(name if "/" in name else f"{name}/forward", ep)
+        for name, value in (("debug_handle_map", _debug_handle_map),
+                            ("delegate_map", _delegate_map),
+                            ("instruction_id_to_num_outs_map",
+                             _instruction_id_to_num_outs_map)):
+            if value is not None:
+                self._put_json(name, value)
+        if export_graph_id is not None:
+            self._put_json("export_graph_id", export_graph_id)
+        if _reference_outputs is not None:
+            self.update_reference_outputs(_reference_outputs)
+        if _representative_inputs is not None:
+            self.update_representative_inputs(_representative_inputs)
+
+    # -- the C reader over the record as edited
+
+    @property
+    def _handle(self):
+        """The C record: the parsed file, or (built from parts) the parts
+        written to a private temporary file on first use."""
+        if self._h is None:
+            import tempfile
+            import weakref
+
+            fd, tmp = tempfile.mkstemp(prefix="etkit-etrecord-", suffix=".bin")
+            os.close(fd)
+            weakref.finalize(self, os.unlink, tmp)
+            self._write_zip(tmp)
+            self._tmp = tmp
+            self._h = _etkit.open_etrecord(tmp)
+        return self._h
 
     @property
     def path(self) -> str:
@@ -535,6 +620,34 @@ class ETRecord:
 
     def methods(self) -> List[str]:
         return self._handle.methods()
+
+    def _member(self, name):
+        """A member's bytes as edited (None when absent or dropped)."""
+        import zipfile
+
+        if name in self._members:
+            return self._members[name]
+        if self._h is None:
+            return None
+        with zipfile.ZipFile(self._h.path) as z:
+            return z.read(name) if name in z.namelist() else None
+
+    def _put_json(self, name, value):
+        import json
+
+        self._members[name] = json.dumps(value).encode()
+
+    def _put_program(self, name, ep):
+        import zipfile
+
+        if not isinstance(ep, ExportedProgram):
+            raise TypeError(f"{name}: expected an etkit ExportedProgram (from an "
+                            f"ETRecord), not {type(ep).__name__}")
+        with zipfile.ZipFile(ep._prog["path"]) as z:
+            names = set(z.namelist())
+            for suffix in _COMPANIONS:
+                if ep.member + suffix in names:
+                    self._members[name + suffix] = z.read(ep.member + suffix)
 
     def _program(self, member):
         """The handle's program `member` (None: the edge program); a
@@ -558,10 +671,22 @@ class ETRecord:
                     out[member] = ExportedProgram(prog)
         return out
 
-    @property
-    def edge_dialect_program(self):
+    def _edge_program(self):
+        """forward's edge program (or the only one): the Inspector's
+        reference graph."""
         prog = self._program(None)
         return ExportedProgram(prog) if prog is not None else None
+
+    @property
+    def edge_dialect_program(self):
+        """The edge program; {method: program} when the record holds
+        several methods' (upstream's parse_etrecord)."""
+        edges = [(member, method) for member, module, method, kind
+                 in self._handle.programs() if kind == 0]
+        if len(edges) > 1:
+            return {method: ExportedProgram(self._program(member))
+                    for member, method in edges}
+        return self._edge_program()
 
     @property
     def exported_program(self):
@@ -574,76 +699,184 @@ class ETRecord:
 
     def _json_member(self, name):
         import json
-        import zipfile
 
-        with zipfile.ZipFile(self.path) as z:
-            if name not in z.namelist():
-                return None
-            text = z.read(name)
+        text = self._member(name)
         return json.loads(text) if text else None
 
-    @cached_property
+    @property
     def _debug_handle_map(self):
         return self._json_member("debug_handle_map")
 
-    @cached_property
+    @property
     def _delegate_map(self):
         return self._json_member("delegate_map")
+
+    @property
+    def _instruction_id_to_num_outs_map(self):
+        return self._json_member("instruction_id_to_num_outs_map")
 
     @property
     def _representative_inputs(self):
         """The inputs calculate_numeric_gap runs the graph on (a list of
         numpy arrays), or None."""
-        if self._inputs_override is not None:
-            return list(self._inputs_override)
+        if "representative_inputs" in self._members:
+            data = self._members["representative_inputs"]
+            return None if data is None else list(self._edited_inputs)
         return self._handle.representative_inputs()
 
     @property
     def _reference_outputs(self):
+        if "reference_outputs" in self._members:
+            data = self._members["reference_outputs"]
+            return None if data is None else dict(self._edited_outputs)
         return self._handle.reference_outputs()
 
-    def update_representative_inputs(self, representative_inputs) -> None:
-        """Sets the inputs (a sequence of arrays, or a list of such
-        sequences: the first is used); save() writes them."""
-        items = list(representative_inputs)
-        if items and isinstance(items[0], (list, tuple)):
-            items = list(items[0])
-        self._inputs_override = [np.ascontiguousarray(np.asarray(x)) for x in items]
+    @property
+    def _inputs_override(self):
+        """The edited representative inputs (numpy arrays), or None."""
+        if self._members.get("representative_inputs") is None:
+            return None
+        return list(self._edited_inputs)
 
-    def save(self, path: str) -> None:
-        """Writes the ETRecord to `path` (all members copied; the
-        representative inputs replaced when updated), all or nothing."""
-        import os
-        import tempfile
+    def update_representative_inputs(self, representative_inputs) -> None:
+        """Sets the inputs: a sequence of arrays (or a list of such
+        sequences: the first is used), or an etkit BundledProgram (its
+        forward method's first test case, as upstream)."""
+        from .bundled_program import BundledProgram
+
+        if isinstance(representative_inputs, BundledProgram):
+            items = None
+            for suite in representative_inputs.method_test_suites:
+                if suite.method_name == "forward":
+                    if not suite.test_cases:
+                        raise ValueError("The 'forward' method is defined, but no "
+                                         "corresponding input test cases are provided.")
+                    items = list(suite.test_cases[0].inputs)
+            if items is None:
+                self._members["representative_inputs"] = None
+                return
+        else:
+            items = list(representative_inputs)
+            if items and isinstance(items[0], (list, tuple)):
+                items = list(items[0])
+        self._edited_inputs = [_as_array(x) for x in items]
+        self._members["representative_inputs"] = _etkit.torch_save_tree(
+            list(self._edited_inputs))
+
+    def update_reference_outputs(self, reference_outputs) -> None:
+        """Sets the reference outputs: {method: [outputs of case 0, of case
+        1, ...]}, a list (forward's), or an etkit BundledProgram (every
+        case's expected outputs per method), as upstream."""
+        from .bundled_program import BundledProgram
+
+        if isinstance(reference_outputs, BundledProgram):
+            outputs = {}
+            for suite in reference_outputs.method_test_suites:
+                outputs[suite.method_name] = []
+                for case in suite.test_cases:
+                    if not case.expected_outputs:
+                        raise ValueError("Missing at least one set of expected outputs "
+                                         f"for method {suite.method_name}.")
+                    outputs[suite.method_name].append(list(case.expected_outputs))
+        elif isinstance(reference_outputs, list):
+            outputs = {"forward": reference_outputs}
+        elif isinstance(reference_outputs, dict):
+            outputs = reference_outputs
+        else:
+            raise TypeError("reference_outputs must be a dict, a list or a "
+                            f"BundledProgram, not {type(reference_outputs).__name__}")
+        edited = {}
+        for method, cases in outputs.items():
+            edited[str(method)] = [
+                [_as_array(x) for x in (case if isinstance(case, (list, tuple)) else [case])]
+                for case in cases]
+        self._edited_outputs = edited
+        self._members["reference_outputs"] = _etkit.torch_save_tree(edited)
+
+    def copy(self) -> "ETRecord":
+        """A copy with the same programs and without the executorch data
+        (maps, reference outputs, representative inputs), as upstream's."""
+        other = ETRecord.__new__(ETRecord)
+        other._h = self._handle
+        other._members = dict(self._members)
+        other._tmp = None
+        other.export_graph_id = self.export_graph_id
+        for name in _EXECUTORCH_MEMBERS:
+            other._members[name] = None
+        return other
+
+    def _write_zip(self, target) -> None:
         import zipfile
 
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as dst:
+            written = set()
+            if self._h is not None:
+                with zipfile.ZipFile(self._h.path) as src:
+                    for info in src.infolist():
+                        if info.filename in self._members or info.filename in written:
+                            continue
+                        dst.writestr(info, src.read(info.filename))
+                        written.add(info.filename)
+            elif "ETRECORD_V0" not in self._members:
+                dst.writestr("ETRECORD_V0", b"")
+            for name, data in self._members.items():
+                if data is not None and name not in written:
+                    dst.writestr(name, data)
+
+    def save(self, path) -> None:
+        """Writes the ETRecord (every member, edits applied) to a path (all
+        or nothing: a temporary file renamed at the end) or to a binary file
+        object.  As upstream, a record without an edge program and a debug
+        handle map is refused (RuntimeError)."""
+        import io
+        import tempfile
+
+        has_edge = any(kind == 0 for _, _, _, kind in self._handle.programs())
+        if not (has_edge and self._debug_handle_map):
+            raise RuntimeError("ETRecord must contain edge dialect program and "
+                               "executorch program to be saved")
+        if hasattr(path, "write"):
+            buf = io.BytesIO()
+            self._write_zip(buf)
+            path.write(buf.getvalue())
+            return
+        path = os.fspath(path)
         tmp_dir = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=".etrecord.", dir=tmp_dir)
         os.close(fd)
         try:
-            with zipfile.ZipFile(self.path) as src, \
-                    zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as dst:
-                for info in src.infolist():
-                    if self._inputs_override is not None and \
-                            info.filename == "representative_inputs":
-                        continue
-                    dst.writestr(info, src.read(info.filename))
-                if self._inputs_override is not None:
-                    dst.writestr("representative_inputs",
-                                 _etkit.torch_save(list(self._inputs_override)))
+            self._write_zip(tmp)
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)
             raise
 
     def __repr__(self):
+        if self._h is None:
+            return f"ETRecord({len(self._members)} members, not saved)"
         return f"ETRecord({self.path!r})"
 
 
+def _as_array(x):
+    """A numpy array of an input or output (a torch tensor through
+    .detach().cpu().numpy(); a Python scalar stays a scalar)."""
+    if type(x) in (int, float, bool) or x is None:
+        return x
+    if hasattr(x, "detach") and hasattr(x, "numpy"):
+        x = x.detach().cpu().numpy()
+    return np.ascontiguousarray(np.asarray(x))
+
+
 def parse_etrecord(etrecord_path: str) -> ETRecord:
-    """Reads an ETRecord file (any layout etkit knows: 2023 to current)."""
+    """Reads an ETRecord file (any layout etkit knows: 2023 to current).
+    A file that is not one raises ETRecordError (a RuntimeError, as
+    upstream, and a ValueError); a missing file FileNotFoundError."""
     path = _checks.fspath(etrecord_path, "etrecord_path")
-    return ETRecord(_etkit.open_etrecord(path))
+    try:
+        handle = _etkit.open_etrecord(path)
+    except ValueError as e:
+        raise ETRecordError(str(e)) from None
+    return ETRecord(_handle=handle)
 
 
 def _refuse_output_is_input(path, inputs) -> None:
@@ -744,6 +977,13 @@ class ExportedProgram:
             rows.append(row + ([n["args"] or ""] if with_args else []))
         return "\n".join(head + _listing(rows)) + "\n"
 
+    @property
+    def graph_module(self) -> "ExportedProgram":
+        """The program itself: etkit has no torch GraphModule, and what
+        upstream passes as ep.graph_module (get_delegation_info) etkit
+        reads from the program."""
+        return self
+
     def __str__(self):
         return self.listing().rstrip("\n")
 
@@ -790,6 +1030,7 @@ class Inspector:
         self._target_time_scale = target_time_scale
         self._delegate_metadata_parser = delegate_metadata_parser
         self._delegate_time_scale_converter = delegate_time_scale_converter
+        self._upstream_quirks = bool(upstream_quirks)
 
         if (etdump_path is None) == (etdump_data is None):
             raise ValueError(
@@ -864,7 +1105,7 @@ class Inspector:
             # upstream's gen_graphs_from_etrecord: the edge program under
             # its key, then every graph_map entry; the reference graph must
             # be one of them (KeyError otherwise, as upstream)
-            graphs = {EDGE_DIALECT_GRAPH_KEY: self._etrecord.edge_dialect_program}
+            graphs = {EDGE_DIALECT_GRAPH_KEY: self._etrecord._edge_program()}
             graphs.update(self._etrecord.graph_map)
             if reference_graph_name not in graphs:
                 raise KeyError(reference_graph_name)
@@ -911,7 +1152,7 @@ class Inspector:
     def _event(self, index: int) -> Event:
         return _event_from_handle(
             self._handle, index, self._delegate_metadata_parser,
-            self._delegate_time_scale_converter, 1.0)
+            self._delegate_time_scale_converter, 1.0, self._upstream_quirks)
 
     def _frame(self, blocks, units, include_ddd):
         # millions of new lists would run the cyclic collector over and over
@@ -921,7 +1162,8 @@ class Inspector:
         try:
             return _frame(self._handle, blocks, units, include_ddd,
                           self._delegate_metadata_parser,
-                          self._delegate_time_scale_converter)
+                          self._delegate_time_scale_converter,
+                          self._upstream_quirks)
         finally:
             if enabled:
                 gc.enable()
@@ -1018,8 +1260,24 @@ class Inspector:
             _write_pieces(file, data)
 
     def find_total_for_module(self, module_name: str) -> float:
-        """Sum of avg of the events inside modules whose key contains module_name."""
-        return self._handle.module_total(module_name)
+        """Sum of avg of the events inside modules whose key contains
+        module_name (OPERATOR_CALL events left out, as upstream).  The C
+        library sums the events as the Inspector made them; once events or
+        blocks are edited, the sum is upstream's loop over the Python
+        objects."""
+        if self._pristine() and not self._custom_durations():
+            return self._handle.module_total(module_name)
+        total = 0.0
+        for block in self.event_blocks:
+            for event in block.events:
+                if event.name == "OPERATOR_CALL":
+                    continue
+                for hierarchy in (event.module_hierarchy or {}).values():
+                    if hierarchy and any(module_name in key for key in hierarchy):
+                        if event.perf_data is not None:
+                            total += event.perf_data.avg
+                        break
+        return total
 
     def get_op_list(self, event_block: str, show_delegated_ops: Optional[bool] = True):
         return {}
@@ -1036,7 +1294,7 @@ class Inspector:
                 "was provided at the time of Inspector construction")
             return None
         if graph is None:
-            return self._etrecord.edge_dialect_program
+            return self._etrecord._edge_program()
         prog = self._etrecord._handle.program(graph)
         return ExportedProgram(prog) if prog is not None else None
 

@@ -74,6 +74,16 @@ int ext_graph_register(PyObject *module);
 /* Registers graph_html (graph_view.c) in `module`. */
 int ext_graph_view_register(PyObject *module);
 
+/* Registers bundled_write and bundled_read (bundled.c:
+ * etkit.bundled_program) in `module`. */
+int ext_bundled_register(PyObject *module);
+
+/* Registers delegation_info (delegation.c: etkit.get_delegation_info). */
+int ext_delegation_register(PyObject *module);
+
+/* Registers torch_save_tree (torch_tree.c: ETRecord editing). */
+int ext_torch_tree_register(PyObject *module);
+
 /* Registers the etkit.Store functions (store.c) in `module`. */
 int ext_store_register(PyObject *module);
 

@@ -26,6 +26,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "etkit/program.h"
@@ -243,18 +244,57 @@ static PyObject *run_method(etk_method_t *m, PyObject *inputs,
   return outs;
 }
 
-/* run(path, inputs, iterations, debug_level, method, allocation_events)
- *   -> (outputs, etdump bytes, debug bytes or None, dropped) */
+/* The program of a .pte, or of a .bpte (*bp set, its program inside). */
+static int load_program(const char *path, etk_program_t **prog,
+                        etk_bundled_program_t **bp, etk_error_t *err) {
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+  int rc = etk_read_file(path, 0, &bytes, &len, err);
+  if (rc == ETK_OK)
+    rc = etk_file_kind_detect(bytes, len) == ETK_FILE_BPTE
+             ? etk_bundled_program_load(bytes, len, NULL, bp, err)
+             : etk_program_load(bytes, len, NULL, prog, err);
+  free(bytes);
+  if (rc != ETK_OK) etk_error_where(err, path);
+  return rc;
+}
+
+/* `warmup` runs on an untraced instance, so that the ETDump holds the
+ * measured runs only (as `etkit run --warmup`); 0, or -1 with an
+ * exception set (or err filled). */
+static int warm_up(const etk_program_t *prog, const char *method,
+                   PyObject *inputs, unsigned long warmup, etk_error_t *err) {
+  etk_method_config_t load;
+  memset(&load, 0, sizeof load);
+  load.no_allocation_events = 1;
+  etk_method_t *w = NULL;
+  if (etk_method_load_alloc_with(prog, method, &load, &w, err) != ETK_OK)
+    return -1;
+  PyObject *outs = run_method(w, inputs, warmup);
+  etk_method_free(w);
+  if (!outs) return -1;
+  Py_DECREF(outs);
+  return 0;
+}
+
+/* run(path, inputs, iterations, debug_level, method, allocation_events,
+ *     warmup) -> (outputs, etdump bytes, debug bytes or None, dropped) */
 static PyObject *m_run(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *path_obj, *inputs_obj, *iter_obj;
   unsigned long iterations = 1;
-  int debug_level = 0, alloc_events = 1;
+  int debug_level = 0, alloc_events = 0;
+  unsigned long warmup = 0;
   const char *method = NULL;
-  if (!PyArg_ParseTuple(args, "O&OOiz|p", PyUnicode_FSConverter, &path_obj,
+  if (!PyArg_ParseTuple(args, "O&OOiz|pk", PyUnicode_FSConverter, &path_obj,
                         &inputs_obj, &iter_obj, &debug_level, &method,
-                        &alloc_events))
+                        &alloc_events, &warmup))
     return NULL;
+  if (warmup > 1000000) {
+    Py_DECREF(path_obj);
+    return PyErr_Format(PyExc_ValueError, "warmup must be 0..1000000, not %lu",
+                        warmup);
+  }
   if (!PyLong_Check(iter_obj) || PyBool_Check(iter_obj)) {
     Py_DECREF(path_obj);
     return PyErr_Format(PyExc_TypeError, "iterations must be an int, not %s",
@@ -280,16 +320,17 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   }
   etk_error_t err;
   etk_error_clear(&err);
-  etk_program_t *prog = NULL;
+  etk_program_t *prog = NULL, *loaded = NULL;
+  etk_bundled_program_t *bp = NULL;
   etk_method_t *m = NULL;
   etk_trace_session_t s;
   memset(&s, 0, sizeof s);
   PyObject *result = NULL, *outs = NULL;
-  if (etk_program_load_file(PyBytes_AS_STRING(path_obj), NULL, &prog, &err) !=
-      ETK_OK) {
+  if (load_program(PyBytes_AS_STRING(path_obj), &loaded, &bp, &err) != ETK_OK) {
     ext_raise(&err);
     goto done;
   }
+  prog = bp ? bp->program : loaded;
   const etk_program_plan_t *plan =
       etk_program_find_plan(prog, method ? method : "forward");
   if (!plan && !method) plan = etk_program_find_plan(prog, NULL);
@@ -312,6 +353,10 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
     ext_raise(&err);
     goto done;
   }
+  if (warmup && warm_up(prog, plan->name, inputs, warmup, &err) < 0) {
+    if (!PyErr_Occurred()) ext_raise(&err);
+    goto done;
+  }
   if (!(outs = run_method(m, inputs, iterations))) goto done;
   const uint8_t *dump, *debug;
   size_t dump_len, debug_len;
@@ -332,7 +377,8 @@ done:
   Py_XDECREF(outs);
   etk_method_free(m);
   etk_trace_session_free(&s);
-  etk_program_free(prog);
+  etk_program_free(loaded);
+  etk_bundled_program_free(bp);
   Py_DECREF(inputs);
   Py_DECREF(path_obj);
   return result;
@@ -340,7 +386,8 @@ done:
 
 static PyMethodDef run_functions[] = {
     {"run", m_run, METH_VARARGS,
-     "run(path, inputs, iterations, debug_level, method, allocation_events)"},
+     "run(path, inputs, iterations, debug_level, method, allocation_events, "
+     "warmup)"},
     {NULL, NULL, 0, NULL}};
 
 int ext_run_register(PyObject *module) {

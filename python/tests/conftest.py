@@ -79,3 +79,13 @@ def quiet_inspector(**kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return etkit.Inspector(**kwargs)
+
+
+@pytest.fixture(scope="session")
+def demo(cli, tmp_path_factory):
+    """`etkit demo --runs 2`'s files (model.pte, model.bpte, model.etrecord,
+    etdump.etdp, debug_buffer.bin) in a temporary directory."""
+    d = tmp_path_factory.mktemp("demo")
+    subprocess.run([cli, "demo", "--output-dir", str(d), "--runs", "2"], check=True,
+                   capture_output=True)
+    return d

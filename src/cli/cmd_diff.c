@@ -13,6 +13,7 @@
 
 #include "cli_args.h"
 #include "cli_link.h"
+#include "cmd_diff_program.h"
 #include "commands.h"
 #include "diff_sets.h"
 
@@ -215,6 +216,8 @@ static int any_matched(const etk_diff_t *diff) {
 }
 
 int etk_cmd_diff(int argc, char **argv) {
+  /* two programs: their own diff (cmd_diff_program.c) */
+  if (cli_diff_is_programs(argc, argv)) return cli_diff_programs(argc, argv);
   diff_cli_t c;
   memset(&c, 0, sizeof c);
   etk_inspector_options_init(&c.io);

@@ -18,6 +18,7 @@
 
 #include "cli_args.h"
 #include "cli_term.h"
+#include "cmd_graph_delegation.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
 
@@ -342,6 +343,8 @@ static bool wants_view(int argc, char **argv) {
 
 int etk_cmd_graph(int argc, char **argv) {
   if (wants_view(argc, argv)) return etk_cmd_graph_view(argc, argv);
+  if (cli_graph_wants_delegation(argc, argv))
+    return cli_graph_delegation(argc, argv);
   graph_cli_t c;
   memset(&c, 0, sizeof c);
   int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,

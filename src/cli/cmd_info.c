@@ -2,9 +2,12 @@
  * cmd_info.c - `etkit info FILE`: what a file is, and for a program (.pte,
  * or the program inside a .bpte) every method with the dtype and shape of
  * each input and output, so that inputs can be made without guessing.
- * Any other etkit file kind gets one line naming it and the option that
- * takes it (etk_file_kind_* of etkit/common.h).  etkit.Program(path) is
- * the same listing in Python.
+ * then its delegates, segments and planned memory; --ops, --sizes and
+ * --selective-build FILE say what operators and bytes are in it
+ * (cmd_info_program.c).  An ETDump or an ETRecord gets its summary
+ * (cmd_info_files.c); any other etkit file kind one line naming it and
+ * the option that takes it (etk_file_kind_* of etkit/common.h).
+ * etkit.Program(path) is the method listing in Python.
  *
  * Exit status: 0 success, 1 failure (one line on stderr), 2 usage error.
  */
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cmd_info.h"
 #include "commands.h"
 #include "etkit/program.h"
 #include "etkit/runtime.h"
@@ -21,20 +25,42 @@
 #define CMD "info"
 
 static const char *const usage_text =
-    "usage: etkit info FILE\n"
+    "usage: etkit info FILE [--ops] [--sizes] [--selective-build YAML]\n"
     "\n"
     "Says what FILE is.  For a program (.pte) or a bundled program (.bpte)\n"
     "lists every method with the dtype and shape of each input and output\n"
-    "(\"at most\" before a dynamic shape's upper bound), and a scalar's "
+    "(\"at most\" before a dynamic shape's upper bound) and a scalar's "
     "traced\n"
-    "value.\n"
+    "value, then its delegates, segments and planned memory.  For an "
+    "ETDump:\n"
+    "version, runs, event blocks, events per kind, dropped events.  For an\n"
+    "ETRecord: layout, programs, methods, nodes, delegates, and whether it\n"
+    "holds representative inputs and reference outputs.\n"
     "\n"
-    "options:\n"
-    "  -h, --help  this help\n";
+    "options (programs):\n"
+    "  --ops                   each operator per method: calls, and whether\n"
+    "                          etkit's runtime has a kernel for it\n"
+    "  --sizes                 constant tensors, bytes per module, delegate\n"
+    "                          payloads, planned buffers (size_analysis_tool)\n"
+    "  --etrecord FILE         with --sizes: also the ETRecord's parameters\n"
+    "                          and buffers, and their bytes per module\n"
+    "  --selective-build YAML  write selected_operators.yaml for upstream's\n"
+    "                          selective build (as gen_oplist.py "
+    "--model_file_path)\n"
+    "  -h, --help              this help\n";
 
 typedef struct info_cli {
   const char *path;
+  int ops, sizes;
+  const char *selective_build, *etrecord;
 } info_cli_t;
+
+static const etk_cli_option_t options[] = {
+    ETK_CLI_FLAG("ops", 0, info_cli_t, ops),
+    ETK_CLI_FLAG("sizes", 0, info_cli_t, sizes),
+    ETK_CLI_STRING("selective_build", 0, info_cli_t, selective_build),
+    ETK_CLI_STRING("etrecord|etrecord_path", 0, info_cli_t, etrecord),
+};
 
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   info_cli_t *c = ctx;
@@ -66,6 +92,9 @@ static void print_value(const etk_program_plan_t *plan, int32_t index) {
     case ETK_VALUE_BOOL:
       printf("Bool %s", v->u.b ? "true" : "false");
       return;
+    case ETK_VALUE_STRING:
+      printf("String \"%.*s\"", (int)v->u.string.len, v->u.string.data);
+      return;
     default:
       printf("%s", etk_program_tag_name(v->tag));
   }
@@ -91,12 +120,24 @@ static void print_methods(const etk_program_t *p) {
 }
 
 int etk_cmd_info(int argc, char **argv) {
-  info_cli_t c = {NULL};
-  int rc =
-      etk_cli_parse(CMD, usage_text, NULL, 0, argc, argv, apply_option, &c);
+  info_cli_t c;
+  memset(&c, 0, sizeof c);
+  int rc = etk_cli_parse(CMD, usage_text, options, ETK_CLI_COUNT(options), argc,
+                         argv, apply_option, &c);
   if (rc) return rc < 0 ? 0 : rc;
   if (etk_cli_require(CMD, c.path, "FILE")) return 2;
   etk_file_kind_t kind = etk_file_kind_of_path(c.path);
+  bool program_only = c.ops || c.sizes || c.selective_build;
+  if (program_only && kind != ETK_FILE_PTE && kind != ETK_FILE_BPTE &&
+      kind != ETK_FILE_UNKNOWN)
+    return etk_cli_usage(CMD,
+                         "--ops, --sizes and --selective-build take a "
+                         "program (.pte or .bpte), not %s",
+                         etk_file_kind_describe(kind));
+  if (c.etrecord && !c.sizes)
+    return etk_cli_usage(CMD, "--etrecord goes with --sizes");
+  if (kind == ETK_FILE_ETDUMP) return cli_info_etdump(c.path);
+  if (kind == ETK_FILE_ZIP) return cli_info_etrecord(c.path);
   if (kind != ETK_FILE_PTE && kind != ETK_FILE_BPTE &&
       kind != ETK_FILE_UNKNOWN) {
     printf("%s: %s (%s)\n", c.path, etk_file_kind_describe(kind),
@@ -118,7 +159,19 @@ int etk_cmd_info(int argc, char **argv) {
     printf(", %zu test case%s", cases, cases == 1 ? "" : "s");
   }
   printf("\n");
-  print_methods(prog);
+  int status = 0;
+  if (c.selective_build)
+    status = cli_info_selective_build(prog, c.path, c.selective_build);
+  else if (c.ops)
+    cli_info_ops(prog);
+  else if (c.sizes) {
+    status = cli_info_sizes(prog);
+    if (!status && c.etrecord) status = cli_info_etrecord_sizes(c.etrecord);
+  } else {
+    print_methods(prog);
+    cli_info_program_layout(prog);
+  }
   cli_program_close(prog, bp);
+  if (status) return status;
   return fflush(stdout) == 0 ? 0 : etk_cli_fail(CMD, "error writing output");
 }

@@ -68,4 +68,9 @@ int graph_partitions(etk_graph_t *g, etk_error_t *err);
 /* Frees the decoded archives and recordings (weights.c). */
 void graph_weights_free(etk_graph_t *g);
 
+/* Does torch's deserialisation give this node one getitem node per
+ * produced value (several outputs, or one list output)?  (delegation.c;
+ * Model Explorer's ids and the delegation summary count them.) */
+bool graph_node_has_getitems(const etk_graph_node_t *n);
+
 #endif /* ETKIT_GRAPH_INTERNAL_H */

@@ -32,22 +32,8 @@ void etk_graph_me_options_default(etk_graph_me_options_t *opts) {
   opts->nested_graphs = true;
 }
 
-/* Does deserialisation give this node getitem nodes for its values? */
 static bool has_getitems(const etk_graph_node_t *n) {
-  if (n->kind != ETK_GRAPH_NODE_CALL || n->output_value_count == 0)
-    return false;
-  if (n->output_count > 1) return true;
-  switch (n->outputs[0].kind) {
-    case ETK_GRAPH_ARG_TENSORS:
-    case ETK_GRAPH_ARG_OPTIONAL_TENSORS:
-    case ETK_GRAPH_ARG_SYM_INTS:
-    case ETK_GRAPH_ARG_SYM_BOOLS:
-    case ETK_GRAPH_ARG_SYM_FLOATS:
-    case ETK_GRAPH_ARG_NESTED_TENSORS:
-      return true;
-    default:
-      return false;
-  }
+  return graph_node_has_getitems(n);
 }
 
 /* The ME node id a value comes from: its getitem node or its producer. */

@@ -111,6 +111,9 @@ static int check_case(const etk_program_t *p, const etk_bundled_case_spec_t *cs,
         &plan->values[input ? plan->inputs[j] : plan->outputs[j]];
     rc = etk_bundled_value_fits(&v, pv, input, cs->method_name, (uint32_t)c, j,
                                 err);
+    /* the case is in no file yet: no byte offset to name (v.offset, a
+     * uint32_t, would read as byte 4294967295) */
+    if (rc != ETK_OK && err) err->offset = ETK_NO_OFFSET;
     if (rc != ETK_OK) return rc;
   }
   return ETK_OK;

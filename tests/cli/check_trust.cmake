@@ -135,7 +135,7 @@ run(0 report --etdump_path ${E} --program ${P} --top 18446744073709551615
     -o ${DIR}/top.html)
 
 # etkit info: a program's methods with the dtype and shape of each input
-# and output; any other kind of file is named with the option that takes it.
+# and output; an ETDump's summary (runs, blocks, events per kind, drops).
 run(0 info ${P})
 if(NOT out MATCHES "model.pte: an ExecuTorch program [(].pte[)], 1 method\nmethod forward: 1 input, 1 output\n  input 0   FLOAT \\[1, [0-9]+, [0-9]+, [0-9]+\\]\n  output 0  FLOAT \\[1, [0-9]+\\]\n")
   message(FATAL_ERROR "etkit info ${P}:\n${out}")
@@ -145,7 +145,7 @@ if(NOT out MATCHES "a bundled program [(].bpte[)], 1 method, 1 test case\nmethod
   message(FATAL_ERROR "etkit info ${BP}:\n${out}")
 endif()
 run(0 info ${E})
-if(NOT out MATCHES "etdump.etdp: an ETDump [(]an ETDump goes to --etdump_path[)]")
+if(NOT out MATCHES "etdump.etdp: an ETDump, schema version [0-9]+\nruns: [0-9]+ in [0-9]+ event blocks?\n.*events: [0-9]+ [(][0-9]+ profile, [0-9]+ debug, [0-9]+ allocation[)]\n.*dropped: none\n")
   message(FATAL_ERROR "etkit info ${E}:\n${out}")
 endif()
 

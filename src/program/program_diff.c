@@ -1,0 +1,412 @@
+/*
+ * program_diff.c - what changed between two programs, as upstream's
+ * devtools/pte_tool/diff_pte.py reports it.
+ *
+ * WHAT IS COMPARED
+ *   The version; the methods pairwise by index (their names; operators
+ *   "name.overload" and delegate ids as multisets, each side's surplus
+ *   sorted; non_const_buffer_sizes; value and instruction counts; every
+ *   value of the shorter value table: tensors field by field and by their
+ *   data, other values by kind and contents); the methods one side has
+ *   beyond the other; the named-data keys only one side has; and, beyond
+ *   upstream, the segment count and bytes.
+ *
+ * CONSTANT DATA
+ *   A tensor's data is its constant bytes or the initial value of a
+ *   planned tensor (what the loader resolved into etk_program_tensor_t
+ *   .data).  Equal bytes are found with memcmp; when they differ, the
+ *   elements are read in the tensor's dtype: float32 in a tight loop,
+ *   other dtypes through etk_scalar_type_read (a dtype with no numeric
+ *   reading counts differing bytes, as upstream).  Statistics follow
+ *   upstream (number differing, max and mean absolute difference over the
+ *   differing elements) plus the max relative difference |a-b|/max(|a|,|b|)
+ *   (bounded, symmetric) and the count of differing elements with a NaN.
+ *   bench/program/bench_program_diff.c measures the rate.
+ *
+ * Every array is allocated once at its final size after a counting pass
+ * (the counts are bounded by the programs' own tables).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etkit/program_schema.h"
+#include "etkit/program_tools.h"
+#include "etkit/scalar_type.h"
+
+/* ------------------------------------------------------- element stats */
+
+static void note(etk_program_diff_tensor_t *o, double x, double y,
+                 double *sum) {
+  o->differing++;
+  if (isnan(x) || isnan(y)) {
+    o->nan++;
+    return;
+  }
+  double d = fabs(x - y);
+  if (isinf(d)) d = INFINITY;
+  *sum += d;
+  if (d > o->max_abs) o->max_abs = d;
+  double m = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+  /* divide only when the ratio can beat the maximum so far */
+  if (m > 0 && d > o->max_rel * m) o->max_rel = d / m;
+}
+
+static void diff_float(const uint8_t *a, const uint8_t *b, uint64_t n,
+                       etk_program_diff_tensor_t *o, double *sum) {
+  /* blocks of 64 elements: memcmp skips the equal ones at memory speed */
+  for (uint64_t start = 0; start < n; start += 64) {
+    uint64_t end = start + 64 < n ? start + 64 : n;
+    if (memcmp(a + start * 4, b + start * 4, (size_t)(end - start) * 4) == 0)
+      continue;
+    for (uint64_t i = start; i < end; i++) {
+      float x, y;
+      memcpy(&x, a + i * 4, 4);
+      memcpy(&y, b + i * 4, 4);
+      uint32_t bx, by;
+      memcpy(&bx, &x, 4);
+      memcpy(&by, &y, 4);
+      if (bx != by) note(o, x, y, sum);
+    }
+  }
+}
+
+void etk_program_diff_data(int32_t scalar_type, const uint8_t *a,
+                           uint64_t len_a, const uint8_t *b, uint64_t len_b,
+                           etk_program_diff_tensor_t *o) {
+  o->elements = o->differing = o->nan = 0;
+  o->max_abs = o->mean_abs = o->max_rel = 0;
+  uint64_t len = len_a < len_b ? len_a : len_b;
+  size_t elem = etk_scalar_type_size(scalar_type);
+  double probe, sum = 0;
+  if (!a || !b || len == 0) return;
+  if (elem == 0 || !etk_scalar_type_read(scalar_type, a, &probe)) {
+    o->elements = len; /* bytes, as upstream for unknown formats */
+    for (uint64_t i = 0; i < len; i++) o->differing += a[i] != b[i];
+    return;
+  }
+  uint64_t n = len / elem;
+  o->elements = n;
+  if (memcmp(a, b, (size_t)(n * elem)) == 0) return;
+  if (scalar_type == ETK_SCALAR_TYPE_FLOAT) {
+    diff_float(a, b, n, o, &sum);
+  } else {
+    for (uint64_t i = 0; i < n; i++) {
+      const uint8_t *pa = a + i * elem, *pb = b + i * elem;
+      if (memcmp(pa, pb, elem) == 0) continue;
+      double x = 0, y = 0;
+      etk_scalar_type_read(scalar_type, pa, &x);
+      etk_scalar_type_read(scalar_type, pb, &y);
+      note(o, x, y, &sum);
+    }
+  }
+  uint64_t finite = o->differing - o->nan;
+  o->mean_abs = finite ? sum / (double)finite : 0;
+}
+
+/* ------------------------------------------------------- tensor fields */
+
+static bool same_str(const char *x, const char *y) {
+  if (!x || !y) return x == y;
+  return strcmp(x, y) == 0;
+}
+
+static unsigned tensor_fields(const etk_program_tensor_t *x,
+                              const etk_program_tensor_t *y) {
+  unsigned f = 0;
+  if (x->scalar_type != y->scalar_type) f |= ETK_PDIFF_DTYPE;
+  if (x->dim != y->dim ||
+      (x->dim && memcmp(x->sizes, y->sizes, x->dim * sizeof *x->sizes)))
+    f |= ETK_PDIFF_SIZES;
+  if (x->dim != y->dim ||
+      (x->dim && memcmp(x->dim_order, y->dim_order, x->dim)))
+    f |= ETK_PDIFF_DIM_ORDER;
+  if (x->storage_offset != y->storage_offset) f |= ETK_PDIFF_STORAGE_OFFSET;
+  if (x->requires_grad != y->requires_grad) f |= ETK_PDIFF_REQUIRES_GRAD;
+  if (x->layout != y->layout) f |= ETK_PDIFF_LAYOUT;
+  if (x->data_buffer_idx != y->data_buffer_idx) f |= ETK_PDIFF_BUFFER_INDEX;
+  if (x->planned != y->planned ||
+      (x->planned &&
+       (x->memory_id != y->memory_id || x->memory_offset != y->memory_offset)))
+    f |= ETK_PDIFF_ALLOCATION;
+  if (x->shape_dynamism != y->shape_dynamism) f |= ETK_PDIFF_DYNAMISM;
+  if (!same_str(x->fully_qualified_name, y->fully_qualified_name))
+    f |= ETK_PDIFF_NAME;
+  if (x->external != y->external) f |= ETK_PDIFF_EXTERNAL;
+  return f;
+}
+
+/* Fills *o for the tensors at one index; returns whether they differ. */
+static bool diff_tensor(const etk_program_tensor_t *x,
+                        const etk_program_tensor_t *y,
+                        etk_program_diff_tensor_t *o, uint64_t *compared) {
+  o->a = x;
+  o->b = y;
+  o->fields = tensor_fields(x, y);
+  o->has_data = x->data || y->data;
+  bool same_data = x->data && y->data && x->nbytes == y->nbytes &&
+                   memcmp(x->data, y->data, (size_t)x->nbytes) == 0;
+  if (x->data && y->data) *compared += x->nbytes;
+  o->bytes_differ = o->has_data && !same_data;
+  if (!o->fields && !o->bytes_differ) return false;
+  if (o->bytes_differ && x->data && y->data)
+    etk_program_diff_data(x->scalar_type, x->data, x->nbytes, y->data,
+                          y->nbytes, o);
+  return true;
+}
+
+/* Whether two non-tensor values differ (kind or contents). */
+static bool value_differs(const etk_program_value_t *x,
+                          const etk_program_value_t *y) {
+  if (x->tag != y->tag) return true;
+  switch (x->tag) {
+    case ETK_PTE_KT_INT:
+      return x->u.i != y->u.i;
+    case ETK_PTE_KT_BOOL:
+      return x->u.b != y->u.b;
+    case ETK_PTE_KT_DOUBLE:
+      return memcmp(&x->u.d, &y->u.d, sizeof x->u.d) != 0 && x->u.d != y->u.d;
+    case ETK_PTE_KT_STRING:
+      return x->u.string.len != y->u.string.len ||
+             memcmp(x->u.string.data, y->u.string.data, x->u.string.len);
+    case ETK_PTE_KT_INT_LIST:
+      return x->u.int_list.count != y->u.int_list.count ||
+             memcmp(x->u.int_list.items, y->u.int_list.items,
+                    x->u.int_list.count * sizeof *x->u.int_list.items);
+    case ETK_PTE_KT_DOUBLE_LIST:
+      for (uint32_t i = 0; i < x->u.double_list.count; i++)
+        if (x->u.double_list.items[i] != y->u.double_list.items[i]) return true;
+      return x->u.double_list.count != y->u.double_list.count;
+    case ETK_PTE_KT_BOOL_LIST:
+      return x->u.bool_list.count != y->u.bool_list.count ||
+             memcmp(x->u.bool_list.items, y->u.bool_list.items,
+                    x->u.bool_list.count);
+    case ETK_PTE_KT_TENSOR_LIST:
+    case ETK_PTE_KT_OPTIONAL_TENSOR_LIST:
+      return x->u.tensor_list.count != y->u.tensor_list.count ||
+             memcmp(x->u.tensor_list.items, y->u.tensor_list.items,
+                    x->u.tensor_list.count * sizeof *x->u.tensor_list.items);
+    default:
+      return false;
+  }
+}
+
+/* ------------------------------------------------------ name multisets */
+
+static int cmp_name(const void *x, const void *y) {
+  return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Sorted surplus of a over b and of b over a (both arrays sorted in
+ * place).  Output arrays hold at least na and nb entries. */
+static void multiset_diff(const char **a, size_t na, const char **b, size_t nb,
+                          const char **only_a, size_t *ca, const char **only_b,
+                          size_t *cb) {
+  if (na) qsort(a, na, sizeof *a, cmp_name);
+  if (nb) qsort(b, nb, sizeof *b, cmp_name);
+  size_t i = 0, j = 0;
+  *ca = *cb = 0;
+  while (i < na || j < nb) {
+    int c = i == na ? 1 : j == nb ? -1 : strcmp(a[i], b[j]);
+    if (c == 0) {
+      i++;
+      j++;
+    } else if (c < 0) {
+      only_a[(*ca)++] = a[i++];
+    } else {
+      only_b[(*cb)++] = b[j++];
+    }
+  }
+}
+
+/* ------------------------------------------------------------- building */
+
+/* Storage for every name list: one array of pointers, carved up. */
+typedef struct names_pool {
+  const char **items;
+  size_t used, cap;
+} names_pool_t;
+
+static const char **pool_take(names_pool_t *p, size_t n) {
+  const char **r = p->items + p->used;
+  p->used += n;
+  return r;
+}
+
+static uint32_t instruction_count(const etk_program_plan_t *p) {
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < p->chain_count; c++)
+    n += p->chains[c].instruction_count;
+  return n;
+}
+
+static void diff_names(names_pool_t *pool, const char **scratch_a,
+                       const char **scratch_b, size_t na, size_t nb,
+                       const char ***only_a, size_t *ca, const char ***only_b,
+                       size_t *cb) {
+  *only_a = pool_take(pool, na);
+  *only_b = pool_take(pool, nb);
+  multiset_diff(scratch_a, na, scratch_b, nb, *only_a, ca, *only_b, cb);
+}
+
+static bool diff_plan(const etk_program_plan_t *x, const etk_program_plan_t *y,
+                      etk_program_diff_t *d, etk_program_diff_plan_t *o,
+                      names_pool_t *pool, const char **sa, const char **sb) {
+  o->name_a = x->name;
+  o->name_b = y->name;
+  o->name_differs = !same_str(x->name, y->name);
+  o->buffers_differ = x->buffer_size_count != y->buffer_size_count ||
+                      (x->buffer_size_count &&
+                       memcmp(x->buffer_sizes, y->buffer_sizes,
+                              x->buffer_size_count * sizeof *x->buffer_sizes));
+  o->values_a = x->value_count;
+  o->values_b = y->value_count;
+  o->instructions_a = instruction_count(x);
+  o->instructions_b = instruction_count(y);
+  for (uint32_t k = 0; k < x->operator_count; k++)
+    sa[k] = x->operators[k].full_name;
+  for (uint32_t k = 0; k < y->operator_count; k++)
+    sb[k] = y->operators[k].full_name;
+  diff_names(pool, sa, sb, x->operator_count, y->operator_count, &o->ops_only_a,
+             &o->ops_only_a_count, &o->ops_only_b, &o->ops_only_b_count);
+  for (uint32_t k = 0; k < x->delegate_count; k++)
+    sa[k] = x->delegates[k].id ? x->delegates[k].id : "";
+  for (uint32_t k = 0; k < y->delegate_count; k++)
+    sb[k] = y->delegates[k].id ? y->delegates[k].id : "";
+  diff_names(pool, sa, sb, x->delegate_count, y->delegate_count,
+             &o->delegates_only_a, &o->delegates_only_a_count,
+             &o->delegates_only_b, &o->delegates_only_b_count);
+  uint32_t n =
+      x->value_count < y->value_count ? x->value_count : y->value_count;
+  o->first_tensor = d->tensor_count;
+  o->first_value = d->value_count;
+  for (uint32_t v = 0; v < n; v++) {
+    const etk_program_value_t *vx = &x->values[v], *vy = &y->values[v];
+    if (vx->tag == ETK_PTE_KT_TENSOR && vy->tag == ETK_PTE_KT_TENSOR) {
+      etk_program_diff_tensor_t *t = &d->tensors[d->tensor_count];
+      memset(t, 0, sizeof *t);
+      t->plan = o->index;
+      t->value = v;
+      if (diff_tensor(vx->u.tensor, vy->u.tensor, t, &d->constant_bytes))
+        d->tensor_count++;
+    } else if (value_differs(vx, vy)) {
+      etk_program_diff_value_t *e = &d->values[d->value_count++];
+      e->plan = o->index;
+      e->value = v;
+      e->tag_a = vx->tag;
+      e->tag_b = vy->tag;
+    }
+  }
+  o->tensor_count = d->tensor_count - o->first_tensor;
+  o->value_count = d->value_count - o->first_value;
+  for (uint32_t v = n; v < x->value_count; v++)
+    o->extra_tensors_a += x->values[v].tag == ETK_PTE_KT_TENSOR;
+  for (uint32_t v = n; v < y->value_count; v++)
+    o->extra_tensors_b += y->values[v].tag == ETK_PTE_KT_TENSOR;
+  return o->name_differs || o->buffers_differ || o->values_a != o->values_b ||
+         o->instructions_a != o->instructions_b || o->ops_only_a_count ||
+         o->ops_only_b_count || o->delegates_only_a_count ||
+         o->delegates_only_b_count || o->tensor_count || o->value_count;
+}
+
+static uint64_t segment_bytes(const etk_program_t *p) {
+  uint64_t n = 0;
+  for (uint32_t s = 0; s < p->segment_count; s++) n += p->segments[s].size;
+  return n;
+}
+
+static void diff_named(const etk_program_t *a, const etk_program_t *b,
+                       etk_program_diff_t *d, names_pool_t *pool,
+                       const char **sa, const char **sb) {
+  for (uint32_t k = 0; k < a->named_data_count; k++)
+    sa[k] = a->named_data[k].key ? a->named_data[k].key : "";
+  for (uint32_t k = 0; k < b->named_data_count; k++)
+    sb[k] = b->named_data[k].key ? b->named_data[k].key : "";
+  diff_names(pool, sa, sb, a->named_data_count, b->named_data_count,
+             &d->named_only_a, &d->named_only_a_count, &d->named_only_b,
+             &d->named_only_b_count);
+}
+
+/* The largest name list of either program, and the pool all lists need. */
+static void sizes_needed(const etk_program_t *a, const etk_program_t *b,
+                         size_t *scratch, size_t *pool, size_t *values) {
+  size_t s = a->named_data_count > b->named_data_count ? a->named_data_count
+                                                       : b->named_data_count;
+  size_t p =
+      a->named_data_count + b->named_data_count + a->plan_count + b->plan_count;
+  size_t v = 0;
+  const etk_program_t *both[2] = {a, b};
+  for (int side = 0; side < 2; side++)
+    for (uint32_t k = 0; k < both[side]->plan_count; k++) {
+      const etk_program_plan_t *pl = &both[side]->plans[k];
+      if (pl->operator_count > s) s = pl->operator_count;
+      if (pl->delegate_count > s) s = pl->delegate_count;
+      p += pl->operator_count + pl->delegate_count;
+      if (side == 0) v += pl->value_count;
+    }
+  *scratch = s ? s : 1;
+  *pool = p ? p : 1;
+  *values = v ? v : 1;
+}
+
+int etk_program_diff_build(const etk_program_t *a, const etk_program_t *b,
+                           etk_program_diff_t *d, etk_error_t *err) {
+  memset(d, 0, sizeof *d);
+  d->size_a = a->size;
+  d->size_b = b->size;
+  d->bitwise_equal =
+      a->size == b->size && memcmp(a->data, b->data, a->size) == 0;
+  d->version_a = a->version;
+  d->version_b = b->version;
+  d->segments_a = a->segment_count;
+  d->segments_b = b->segment_count;
+  d->segment_bytes_a = segment_bytes(a);
+  d->segment_bytes_b = segment_bytes(b);
+  size_t nscratch, npool, nvalues;
+  sizes_needed(a, b, &nscratch, &npool, &nvalues);
+  size_t nplans = a->plan_count < b->plan_count ? a->plan_count : b->plan_count;
+  names_pool_t pool = {calloc(npool, sizeof(char *)), 0, npool};
+  const char **sa = calloc(nscratch, sizeof *sa);
+  const char **sb = calloc(nscratch, sizeof *sb);
+  d->plans = calloc(nplans ? nplans : 1, sizeof *d->plans);
+  d->tensors = calloc(nvalues, sizeof *d->tensors);
+  d->values = calloc(nvalues, sizeof *d->values);
+  d->internal_ = pool.items;
+  if (!pool.items || !sa || !sb || !d->plans || !d->tensors || !d->values) {
+    free(sa);
+    free(sb);
+    etk_program_diff_free(d);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory comparing the programs");
+  }
+  bool differs = a->version != b->version || a->plan_count != b->plan_count ||
+                 d->segments_a != d->segments_b ||
+                 d->segment_bytes_a != d->segment_bytes_b;
+  for (size_t k = 0; k < nplans; k++) {
+    d->plans[k].index = (uint32_t)k;
+    if (diff_plan(&a->plans[k], &b->plans[k], d, &d->plans[k], &pool, sa, sb))
+      differs = true;
+  }
+  d->plan_count = nplans;
+  d->extra_plans_a = pool_take(&pool, a->plan_count - nplans);
+  d->extra_plans_b = pool_take(&pool, b->plan_count - nplans);
+  for (size_t k = nplans; k < a->plan_count; k++)
+    d->extra_plans_a[d->extra_plans_a_count++] = a->plans[k].name;
+  for (size_t k = nplans; k < b->plan_count; k++)
+    d->extra_plans_b[d->extra_plans_b_count++] = b->plans[k].name;
+  diff_named(a, b, d, &pool, sa, sb);
+  if (d->named_only_a_count || d->named_only_b_count) differs = true;
+  free(sa);
+  free(sb);
+  d->differs = differs;
+  return ETK_OK;
+}
+
+void etk_program_diff_free(etk_program_diff_t *d) {
+  if (!d) return;
+  free(d->internal_);
+  free(d->plans);
+  free(d->tensors);
+  free(d->values);
+  memset(d, 0, sizeof *d);
+}
