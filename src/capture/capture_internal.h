@@ -1,7 +1,8 @@
 /*
  * capture_internal.h - the capture's state, shared by capture.c (the
- * stream, frames, framed files, reporting) and arm_log.c (upstream's Arm
- * runner log blocks).  Private to src/capture/.
+ * stream, frames, framed files), arm_log.c (upstream's Arm runner log
+ * blocks) and capture_file.c (files being assembled, problems, reporting),
+ * which both parsers call.  Private to src/capture/.
  */
 #ifndef ETKIT_CAPTURE_INTERNAL_H
 #define ETKIT_CAPTURE_INTERNAL_H
@@ -95,7 +96,8 @@ struct etk_capture {
   arm_log_t arm;
 };
 
-/* capture.c */
+/* capture_file.c: the files being assembled, and the stop of a capture. */
+void cap_stop(etk_capture_t *cap, int rc);
 cap_file_t *cap_file_new(etk_capture_t *cap, int kind, int source,
                          const char *name, uint64_t stream_offset);
 bool cap_file_append(etk_capture_t *cap, cap_file_t *f, const uint8_t *p,
