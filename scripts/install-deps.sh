@@ -19,6 +19,8 @@
 #                  /usr/bin/python3); python3-tabulate (the renderers'
 #                  oracle: upstream's table is tabulate's); python3-yaml
 #                  (the selective-build oracle: yaml.safe_dump)
+#   emulated boards qemu-system-arm (the firmware's Cortex-M boards
+#                  mps2-an385/386 and mps3-an547, run by etkit run --target)
 #   run history    libsqlite3-dev libpq-dev postgresql (etkit store; its
 #                  PostgreSQL tests start a throw-away server)
 #   graph view     libgraphviz-dev (libgvc: the graph view's layout)
@@ -32,6 +34,7 @@ flatbuffers-compiler
 clang libclang-rt-14-dev
 gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
 g++-aarch64-linux-gnu
+qemu-system-arm
 python3 python3-dev python3-numpy python3-pandas python3-pytest python3-tabulate python3-yaml
 chromium fonts-dejavu-core"
 
