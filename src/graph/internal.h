@@ -57,6 +57,10 @@ struct etk_graph {
   etk_torch_archive_t *representative_inputs, *reference_outputs;
   bool state_tried, constants_tried;
   graph_recording_t *recordings;
+
+  /* A program's graph (from_program.c; rec and prog are then NULL), in the
+   * arena; NULL for an ETRecord's. */
+  etk_graph_program_t *program;
 };
 
 /* Builds nodes, values, graphs and edges (build.c). */

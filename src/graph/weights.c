@@ -37,6 +37,14 @@ void graph_weights_free(etk_graph_t *g) {
   g->recordings = NULL;
 }
 
+/* A program's graph (etk_graph_from_program) has no ETRecord to read
+ * weights or recordings from. */
+static int no_record(etk_error_t *err) {
+  return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                       "a program's graph has no ETRecord: no weights or "
+                       "recorded tensors");
+}
+
 /* Opens "<program member><suffix>" as a torch.save archive into *slot.
  * ETK_E_NOT_FOUND (quietly, err untouched when `quiet`) when the member
  * is absent or empty. */
@@ -114,6 +122,7 @@ int etk_graph_state_tensor(etk_graph_t *g, const char *key,
   if (!g || !key || !out)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_graph_state_tensor: NULL argument");
+  if (!g->rec) return no_record(err);
   int rc_sd = open_member(g, "_state_dict", &g->state_dict, true, err);
   if (rc_sd != ETK_OK && rc_sd != ETK_E_NOT_FOUND) return rc_sd;
   int rc_c = open_member(g, "_constants", &g->constants, true, err);
@@ -214,6 +223,7 @@ static size_t representative_cases(const etk_pickle_value_t *root) {
 
 static int open_recording(etk_graph_t *g, etk_graph_recording_t which,
                           const etk_pickle_value_t **root, etk_error_t *err) {
+  if (!g->rec) return no_record(err);
   int rc = ETK_OK;
   etk_torch_archive_t **slot;
   switch (which) {
