@@ -524,13 +524,17 @@ size_t etk_graph_value_shape(const etk_graph_t *g, size_t value, char *out,
  * Constants (tensors with constant data, or data in a .ptd file) are
  * folded: not nodes, not values; the argument naming one has value
  * ETK_GRAPH_NONE and its value name ("v3"), and the program itself
- * (etk_graph_program()) describes it.  A value read before anything
- * wrote it (a mutable buffer's initial contents) is value-less the same
- * way.  Each DelegateCall is a partition of one node (its call node), with
- * the backend id, named "<backend>#<instruction>", instruction_id set.
- * There are no debug handles, modules, nested graphs, weights or
- * recordings (those calls give ETK_E_NOT_FOUND); an ETDump joins by
- * instruction id instead (etk_graph_figures_compute(), etkit/link.h).
+ * (etk_graph_program()) describes it.  A planned tensor read before
+ * anything wrote it, without initial data, placed where a tensor of the
+ * same dtype and size was last written, is that tensor's value (the
+ * emitter removes view_copy and the like by planning the output onto the
+ * input); any other value read before anything wrote it (a mutable
+ * buffer's initial contents, scratch memory) is value-less the same way.  Each
+ * DelegateCall is a partition of one node (its call node), with the backend id,
+ * named "<backend>#<instruction>", instruction_id set. There are no debug
+ * handles, modules, nested graphs, weights or recordings (those calls give
+ * ETK_E_NOT_FOUND); an ETDump joins by instruction id instead
+ * (etk_graph_figures_compute(), etkit/link.h).
  *
  *     etk_program_t *p;  etk_graph_t *g;
  *     if (etk_program_load_file(path, NULL, &p, &err) != ETK_OK ||

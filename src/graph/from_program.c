@@ -28,6 +28,7 @@
 
 #include "etkit/program.h"
 #include "etkit/program_schema.h"
+#include "etkit/scalar_type.h"
 #include "internal.h"
 
 typedef struct use {
@@ -44,6 +45,11 @@ typedef struct pbuild {
   size_t value_cap;
   ETK_VEC(use_t) value_users;
   ETK_VEC(use_t) node_inputs;
+  /* planned memory (memory id, offset) -> the last graph value written
+   * there, for the views the emitter turned into shared memory */
+  etk_hash_t placed;
+  size_t *placed_value;
+  size_t placed_cap;
 } pbuild_t;
 
 static int oom(pbuild_t *b) {
@@ -75,6 +81,56 @@ static bool is_constant(const etk_program_value_t *v) {
   if (v->tag != ETK_PTE_KT_TENSOR || !v->u.tensor) return false;
   const etk_program_tensor_t *t = v->u.tensor;
   return t->external || (t->data_buffer_idx > 0 && !t->planned);
+}
+
+/* The key of a planned tensor's place. */
+static size_t place_key(const etk_program_tensor_t *t, uint8_t key[12]) {
+  memcpy(key, &t->memory_id, 4);
+  memcpy(key + 4, &t->memory_offset, 8);
+  return 12;
+}
+
+static const etk_program_tensor_t *planned_tensor(const pbuild_t *b,
+                                                  uint32_t pv) {
+  const etk_program_value_t *v = &b->plan->values[pv];
+  if (v->tag != ETK_PTE_KT_TENSOR || !v->u.tensor || !v->u.tensor->planned)
+    return NULL;
+  return v->u.tensor;
+}
+
+/* Program value pv's graph value.  A planned tensor that nothing wrote and
+ * that has no initial data, placed where a tensor of the same dtype and
+ * size was last written, is that tensor: the emitter removes view_copy
+ * and similar ops by planning their output onto their input. */
+static size_t current_of(pbuild_t *b, uint32_t pv) {
+  if (b->current[pv] != ETK_GRAPH_NONE) return b->current[pv];
+  const etk_program_tensor_t *t = planned_tensor(b, pv);
+  if (!t || t->data) return ETK_GRAPH_NONE;
+  uint8_t key[12];
+  uint32_t id = etk_hash_find(&b->placed, key, place_key(t, key));
+  if (id == ETK_HASH_NONE) return ETK_GRAPH_NONE;
+  size_t v = b->placed_value[id];
+  const etk_graph_value_t *gv = &b->g->values[v];
+  if (!gv->has_meta || gv->meta.dtype != t->scalar_type ||
+      gv->meta.numel * etk_scalar_type_size(t->scalar_type) != t->nbytes)
+    return ETK_GRAPH_NONE;
+  b->current[pv] = v;
+  return v;
+}
+
+/* Remembers where graph value v (program value pv) was written. */
+static int place(pbuild_t *b, uint32_t pv, size_t v) {
+  const etk_program_tensor_t *t = planned_tensor(b, pv);
+  if (!t) return ETK_OK;
+  uint8_t key[12];
+  uint32_t id;
+  bool is_new;
+  if (!ETK_VEC_RESERVE(b->placed_value, b->placed_cap,
+                       etk_hash_count(&b->placed) + 1) ||
+      etk_hash_put(&b->placed, key, place_key(t, key), &id, &is_new) != ETK_OK)
+    return oom(b);
+  b->placed_value[id] = v;
+  return ETK_OK;
 }
 
 static etk_graph_value_kind_t kind_of(int32_t tag) {
@@ -164,13 +220,13 @@ static int new_value(pbuild_t *b, uint32_t pv, size_t node, uint32_t index,
   g->value_count++;
   b->current[pv] = id;
   *out = id;
-  return ETK_OK;
+  return place(b, pv, id);
 }
 
 /* The name a value argument shows: the current value's, or "v<pv>" for a
  * constant or a value nothing wrote yet. */
 static const char *value_name(pbuild_t *b, uint32_t pv) {
-  size_t cur = b->current[pv];
+  size_t cur = current_of(b, pv);
   if (cur != ETK_GRAPH_NONE) return b->g->values[cur].name;
   char name[24];
   snprintf(name, sizeof name, "v%" PRIu32, pv);
@@ -180,7 +236,7 @@ static const char *value_name(pbuild_t *b, uint32_t pv) {
 /* Records that `node` reads program value pv (when it holds a value;
  * `node` NONE: an out argument naming what was written, no edge). */
 static int use(pbuild_t *b, size_t node, uint32_t pv, size_t *value) {
-  size_t cur = b->current[pv];
+  size_t cur = current_of(b, pv);
   *value = cur;
   if (cur == ETK_GRAPH_NONE || node == ETK_GRAPH_NONE) return ETK_OK;
   use_t vu = {cur, node}, nu = {b->g->values[cur].producer, node};
@@ -218,7 +274,7 @@ static int input_arg(pbuild_t *b, size_t node, uint32_t k, uint32_t pv,
   size_t *vals;
   const char **names;
   int rc = ETK_OK;
-  bool produced = b->current[pv] != ETK_GRAPH_NONE;
+  bool produced = current_of(b, pv) != ETK_GRAPH_NONE;
   switch (v->tag) {
     case ETK_PTE_KT_TENSOR:
     case ETK_PTE_KT_INT:
@@ -784,6 +840,8 @@ int etk_graph_from_program(const etk_program_t *program,
   free(b.writes);
   ETK_VEC_FREE(b.value_users);
   ETK_VEC_FREE(b.node_inputs);
+  etk_hash_free(&b.placed);
+  free(b.placed_value);
   if (rc != ETK_OK) {
     etk_graph_free(g);
     return rc;

@@ -277,6 +277,8 @@ static void fill_node(builder_t *c, size_t i, const etk_graph_view_values_t *v,
   /* a program's graph: its folded constants and literals */
   char *args = etk_graph_program(c->g) ? gv_program_args(c->g, i) : NULL;
   if (args) out->args = keep(c, args);
+  char *label = etk_graph_program(c->g) ? gv_program_label(c->g, i) : NULL;
+  if (label) out->label = keep(c, label);
   if (!v) return;
   if (v->value) {
     out->value = v->value[i];

@@ -74,6 +74,11 @@ static inline size_t gv_unit_of(size_t group) {
  * memory. */
 char *gv_program_args(const etk_graph_t *g, size_t i);
 
+/* The drawn label of node i of a program's graph: the operator without
+ * its namespace and its ".out" overload ("quantized_conv2d"), "delegate"
+ * for a delegate call; malloc'd, NULL otherwise. */
+char *gv_program_label(const etk_graph_t *g, size_t i);
+
 void gv_node_text(const etk_graph_view_node_t *n, char *out, size_t size);
 
 /* Lays the (checked) graph out.  ETK_E_NO_MEMORY, ETK_E_INTERNAL. */

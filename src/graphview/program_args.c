@@ -100,3 +100,21 @@ char *gv_program_args(const etk_graph_t *g, size_t i) {
   }
   return s;
 }
+
+char *gv_program_label(const etk_graph_t *g, size_t i) {
+  if (!etk_graph_program(g) || i >= etk_graph_node_count(g)) return NULL;
+  const etk_graph_node_t *n = &etk_graph_nodes(g)[i];
+  if (n->kind != ETK_GRAPH_NODE_CALL || !n->target) return NULL;
+  /* "cortex_m::quantized_conv2d.out" -> "quantized_conv2d": the namespace
+   * and the usual ".out" overload say nothing (the tooltip has them) */
+  const char *start = n->partition != ETK_GRAPH_NONE ? "delegate" : n->target;
+  for (const char *s = start; (s = strstr(s, "::")) != NULL;) start = s += 2;
+  size_t len = strlen(start);
+  if (len > 4 && strcmp(start + len - 4, ".out") == 0) len -= 4;
+  char *out = malloc(len + 1);
+  if (out) {
+    memcpy(out, start, len);
+    out[len] = 0;
+  }
+  return out;
+}
