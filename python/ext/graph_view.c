@@ -79,8 +79,7 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   bool error =
       overlay && (strcmp(overlay, "error") == 0 ||
                   strcmp(overlay, "mse") == 0 || strcmp(overlay, "snr") == 0);
-  etk_etrecord_t *rec =
-      program_path ? NULL : ((ext_etrecord_t *)rec_obj)->rec;
+  etk_etrecord_t *rec = program_path ? NULL : ((ext_etrecord_t *)rec_obj)->rec;
   ext_program_graph_t pg = {0};
   etk_graph_options_t go;
   etk_graph_options_default(&go);
@@ -89,8 +88,9 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   etk_graph_figures_t *fa = NULL, *fb = NULL;
   notes_t notes = {PyList_New(0)};
   if (!notes.list) return NULL;
-  int rc = program_path ? ext_program_graph_load(program_path, method, &pg, &err)
-                        : etk_graph_load(rec, &go, &g, &err);
+  int rc = program_path
+               ? ext_program_graph_load(program_path, method, &pg, &err)
+               : etk_graph_load(rec, &go, &g, &err);
   if (program_path) g = pg.graph;
   PyObject *text = NULL;
   if (rc == ETK_OK && insp != Py_None)
