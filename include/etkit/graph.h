@@ -521,27 +521,21 @@ size_t etk_graph_value_shape(const etk_graph_t *g, size_t value, char *out,
  *           yet (its inputs and constants come first, its outputs last);
  *   source  "file:line" of the instruction's innermost stack frame when
  *           the exporter recorded stack traces.
- * Constants (tensors with constant data, or data in a .ptd file) are
- * folded: not nodes, not values; the argument naming one has value
- * ETK_GRAPH_NONE and its value name ("v3"), and the program itself
- * (etk_graph_program()) describes it.  A planned tensor read before
- * anything wrote it, without initial data, placed where a tensor of the
- * same dtype and size was last written, is that tensor's value (the
- * emitter removes view_copy and the like by planning the output onto the
- * input); any other value read before anything wrote it (a mutable
- * buffer's initial contents, scratch memory) is value-less the same way.  Each
- * DelegateCall is a partition of one node (its call node), with the backend id,
- * named "<backend>#<instruction>", instruction_id set. There are no debug
- * handles, modules, nested graphs, weights or recordings (those calls give
- * ETK_E_NOT_FOUND); an ETDump joins by instruction id instead
- * (etk_graph_figures_compute(), etkit/link.h).
+ * Constants (constant data, or in a .ptd file) are folded: no node, no
+ * value; the argument naming one has value ETK_GRAPH_NONE and its name
+ * ("v3").  A planned tensor read before anything wrote it, without
+ * initial data, placed where a tensor of the same dtype and size was last
+ * written, is that tensor (the emitter plans a removed view_copy's output
+ * onto its input); other values read unwritten are value-less too.  Each
+ * DelegateCall is a partition of its node (backend id, name
+ * "<backend>#<instruction>", instruction_id).  No debug handles, modules,
+ * weights or recordings (ETK_E_NOT_FOUND; a bundled program's expected
+ * outputs are its reference outputs); an ETDump joins by instruction id
+ * (etk_graph_figures_compute(), etkit/link.h).  docs/graph-view.md.
  *
- *     etk_program_t *p;  etk_graph_t *g;
  *     if (etk_program_load_file(path, NULL, &p, &err) != ETK_OK ||
  *         etk_graph_from_program(p, NULL, &g, &err) != ETK_OK) { ... }
- *     ... the accessors above, etk_graph_view_write_graph() ...
- *     etk_graph_free(g);
- *     etk_program_free(p);
+ *     ... etk_graph_free(g); etk_program_free(p);
  */
 
 /* MoveCall, FreeCall and JumpFalseCall instructions are nodes too (op
@@ -549,9 +543,15 @@ size_t etk_graph_value_shape(const etk_graph_t *g, size_t value, char *out,
  * continues the source's value) and frees and jumps are left out. */
 #define ETK_GRAPH_PROGRAM_ALL_INSTRUCTIONS 0x1u
 
+struct etk_bundled_program;
 typedef struct etk_graph_program_options {
   const char *method; /* NULL = "forward", else the first plan */
   unsigned flags;     /* ETK_GRAPH_PROGRAM_* */
+  /* The bundled program `program` is the program of (borrowed, or NULL):
+   * the expected outputs of its test cases for the method are the graph's
+   * ETK_GRAPH_REFERENCE_OUTPUTS (case k = test case k; index -1 the
+   * last), so the numerical error of the outputs needs no second run. */
+  const struct etk_bundled_program *bundled;
 } etk_graph_program_options_t;
 
 /* Fills *opts with the defaults (NULL, 0).  `opts` must not be NULL. */
@@ -573,7 +573,8 @@ int etk_graph_from_program(const struct etk_program *program,
  * maps (owned by the graph). */
 typedef struct etk_graph_program {
   const struct etk_program *program;
-  const struct etk_program_plan *plan; /* the method */
+  const struct etk_program_plan *plan;       /* the method */
+  const struct etk_bundled_program *bundled; /* or NULL */
   uint32_t chain_count;
   /* Instruction I of chain C is entry chain_first[C] + I of
    * instruction_node (chain_count + 1 entries, the last the total). */

@@ -26,6 +26,7 @@ int ext_program_graph_load(const char *path, const char *method,
   etk_graph_program_options_t o;
   etk_graph_program_options_default(&o);
   o.method = method;
+  o.bundled = out->bundled;
   if (rc == ETK_OK) rc = etk_graph_from_program(program, &o, &out->graph, err);
   if (rc != ETK_OK) ext_program_graph_free(out);
   return rc;

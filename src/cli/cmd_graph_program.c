@@ -65,6 +65,7 @@ int cli_program_graph_load(const char *cmd, const char *path,
   etk_graph_program_options_default(&o);
   o.method = method;
   o.flags = all ? ETK_GRAPH_PROGRAM_ALL_INSTRUCTIONS : 0;
+  o.bundled = out->bundled; /* its expected outputs: the reference */
   if (rc == ETK_OK) rc = etk_graph_from_program(program, &o, &out->graph, &err);
   if (rc == ETK_OK) return 0;
   cli_program_graph_free(out);

@@ -133,11 +133,13 @@ static int check_usage(const view_cli_t *c) {
                          "values are compared with --against's, or "
                          "with the ETRecord's reference outputs)",
                          c->overlay);
-  if (error && !c->etdump[1] && cli_graph_is_program(c->path))
+  if (error && !c->etdump[1] && cli_graph_is_program(c->path) &&
+      etk_file_kind_of_path(c->path) != ETK_FILE_BPTE)
     return etk_cli_usage(CMD,
                          "--overlay %s on a program needs --against and "
                          "--against-debug-buffer (a program has no "
-                         "reference outputs)",
+                         "reference outputs; a bundled program's expected "
+                         "outputs are)",
                          c->overlay);
   if (error && c->etdump[1] && !c->buffer[1])
     return etk_cli_usage(CMD,

@@ -280,6 +280,7 @@ static int select_case(etk_graph_t *g, etk_graph_recording_t which,
 size_t etk_graph_recorded_case_count(etk_graph_t *g,
                                      etk_graph_recording_t which) {
   if (!g) return 0;
+  if (!g->rec) return graph_program_case_count(g, which);
   const etk_pickle_value_t *root = NULL;
   if (open_recording(g, which, &root, NULL) != ETK_OK) return 0;
   if (which == ETK_GRAPH_EXAMPLE_INPUTS) return 1;
@@ -297,6 +298,8 @@ int etk_graph_recorded(etk_graph_t *g, etk_graph_recording_t which,
                          "etk_graph_recorded: NULL argument");
   *items = NULL;
   *count = 0;
+  if (!g->rec)
+    return graph_program_recorded(g, which, index, items, count, err);
   for (graph_recording_t *r = g->recordings; r; r = r->next)
     if (r->which == which && r->index == index) {
       *items = r->items;

@@ -15,7 +15,8 @@ for the same files.
   out), in the page's data-unit; the Model Explorer node data holds the
   same values; --against colours by change; --overlay memory needs no
   ETDump; --overlay error against a second run (the KWS example, whose
-  integer outputs are exact matches);
+  integer outputs are exact matches) or, for a .bpte, against its
+  expected outputs;
 - the demo (`etkit demo`), the KWS example (etkit_kws_model) run with
   `etkit run --etdump`, and upstream's programs of ../shared/conformance;
 - bad input: usage mistakes exit 2, a missing method 1, one line each and
@@ -209,6 +210,19 @@ def demo():
     bnodes, _, _ = structure(os.path.join(d1, "model.bpte"),
                              os.path.join(WORK, "demo_bpte.html"))
     check(set(bnodes) == set(nodes), "the .bpte's graph differs from the .pte's")
+    # the .bpte's expected outputs are the reference of the error overlay:
+    # the node writing the output (the last addmm) is compared, nothing else
+    bpte = os.path.join(d1, "model.bpte")
+    bdump, bbuf = os.path.join(WORK, "bp.etdp"), os.path.join(WORK, "bp.bin")
+    run("run", bpte, "--etdump", bdump, "--debug-level", "outputs",
+        "--debug-buffer", bbuf)
+    err = os.path.join(WORK, "demo_bpte_error.html")
+    run("graph", bpte, "--html", err, "--overlay", "error", "--etdump_path",
+        bdump, "--debug_buffer_path", bbuf)
+    enodes, etext = page_nodes(err)
+    valued = {n: v for n, (v, _) in enodes.items() if v is not None}
+    check(valued == {"#7": 0.0} and "MSE 0" in etext,
+          f"bundled error overlay: {valued}")
     if PAGES:
         shutil.copy(page, os.path.join(PAGES, "demo_program.html"))
     return pte, dump
