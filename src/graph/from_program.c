@@ -592,15 +592,22 @@ static int instruction(pbuild_t *b, uint32_t c, uint32_t i, size_t *slot) {
   return rc;
 }
 
-/* Users and inputs from the collected pairs (unique, in order). */
+/* Users and inputs from the collected pairs (unique, in order); in the
+ * `to` grouping the values are node indices below `groups`. */
 static int csr(pbuild_t *b, use_t *pairs, size_t count, size_t groups,
                bool by_from, size_t **start_out, size_t **list_out) {
   etk_arena_t *ar = &b->g->arena;
   size_t *start = etk_arena_array(ar, groups + 1, sizeof *start);
   size_t *list = etk_arena_array(ar, count ? count : 1, sizeof *list);
   size_t *fill = calloc(groups + 1, sizeof *fill);
-  if (!start || !list || !fill) {
+  /* duplicates: grouped by `from`, a group's values come in increasing
+   * order (pairs are appended in node order), so a duplicate is the last
+   * entry; grouped by `to` (a node's inputs, appended together), a stamp
+   * per value marks those the current node already has */
+  size_t *stamp = by_from ? NULL : calloc(groups + 1, sizeof *stamp);
+  if (!start || !list || !fill || (!by_from && !stamp)) {
     free(fill);
+    free(stamp);
     return oom(b);
   }
   for (size_t k = 0; k < count; k++)
@@ -610,10 +617,16 @@ static int csr(pbuild_t *b, use_t *pairs, size_t count, size_t groups,
     size_t key = by_from ? pairs[k].from : pairs[k].to;
     size_t val = by_from ? pairs[k].to : pairs[k].from;
     size_t s = start[key], e = s + fill[key];
-    bool seen = false;
-    for (size_t q = s; q < e && !seen; q++) seen = list[q] == val;
+    bool seen;
+    if (by_from) {
+      seen = e > s && list[e - 1] == val;
+    } else {
+      seen = stamp[val] == key + 1;
+      stamp[val] = key + 1;
+    }
     if (!seen) list[start[key] + fill[key]++] = val;
   }
+  free(stamp);
   /* compact out the duplicates' room: each group keeps fill[] entries */
   size_t w = 0;
   for (size_t gi = 0; gi < groups; gi++) {
