@@ -284,8 +284,10 @@ static int input_arg(pbuild_t *b, size_t node, uint32_t k, uint32_t pv,
         a->kind = v->tag == ETK_PTE_KT_INT    ? ETK_GRAPH_ARG_INT
                   : v->tag == ETK_PTE_KT_BOOL ? ETK_GRAPH_ARG_BOOL
                                               : ETK_GRAPH_ARG_FLOAT;
-        a->i = v->tag == ETK_PTE_KT_INT ? v->u.i : v->u.b;
-        a->f = v->u.d;
+        /* only the union member of the tag is read */
+        if (v->tag == ETK_PTE_KT_INT) a->i = v->u.i;
+        if (v->tag == ETK_PTE_KT_BOOL) a->i = v->u.b;
+        if (v->tag == ETK_PTE_KT_DOUBLE) a->f = v->u.d;
         break;
       }
       a->kind = v->tag == ETK_PTE_KT_TENSOR ? ETK_GRAPH_ARG_TENSOR
