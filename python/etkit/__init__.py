@@ -32,7 +32,7 @@ from .inspector import (
     parse_etrecord,
 )
 from .memory import MemoryPlan, memory_plan
-from .graph import model_explorer
+from .graph import graph_view, model_explorer
 from .program import Program, _program_inputs
 from .store import Store
 from .capture import CaptureResult, CapturedFile, capture
@@ -50,6 +50,7 @@ __all__ = [
     "diff",
     *_memory.__all__,
     "model_explorer",
+    "graph_view",
     "Store",
     "run",
     "RunResult",
