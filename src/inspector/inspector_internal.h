@@ -143,6 +143,9 @@ struct etk_inspector {
   insp_stats_memo_t *stats_memo; /* NULL until the first statistics */
   double *scratch;               /* 2 * max samples per event */
   size_t scratch_cap;
+  /* options.compensate: ticks to take from each ETDump event's duration
+   * (compensation.c), NULL otherwise */
+  double *compensation;
   char name_buf[32]; /* decimal delegate ids */
 };
 
@@ -206,6 +209,12 @@ int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
 /* The same from the event's start and end ticks. */
 int insp_duration_of(const etk_inspector_t *insp, uint64_t start, uint64_t end,
                      int delegated, double *out);
+/* What compensation takes from ETDump event ev's duration, in the target
+ * unit (0 without options.compensate). */
+static inline double insp_compensation(const etk_inspector_t *insp,
+                                       uint32_t ev) {
+  return insp->compensation ? insp->compensation[ev] / insp->factor : 0.0;
+}
 /* Durations of an event into raw (>= run_count entries); returns count. */
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw);
 /* The same when the event's block index is known; `starts` (NULL or
