@@ -70,6 +70,17 @@ int etk_compensation_compute(const etk_etdump_t *dump,
                              const etk_calibration_t *cal, double *out,
                              etk_error_t *err);
 
+/* Side by side, for etkit's own views: the average duration of Inspector
+ * event `event` over its merged runs, raw (*raw_avg) and compensated
+ * (*comp_avg), in the target unit, from options.compensate's figures or
+ * else the dump's calibration (computed once, on first use).  Either
+ * output may be NULL.  ETK_E_NOT_FOUND when the dump carries no
+ * calibration (and the inspector does not compensate) or the event has no
+ * durations; ETK_E_INVALID_ARGUMENT for NULL or an index out of range. */
+struct etk_inspector;
+int etk_inspector_event_compensation(struct etk_inspector *insp, size_t event,
+                                     double *raw_avg, double *comp_avg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,6 +146,11 @@ struct etk_inspector {
   /* options.compensate: ticks to take from each ETDump event's duration
    * (compensation.c), NULL otherwise */
   double *compensation;
+  /* the same from the dump's calibration for side-by-side views, computed
+   * on first use (compensation_view.c): side_state 0 not yet, 1 none, 2
+   * side_compensation holds it */
+  double *side_compensation;
+  int side_state;
   char name_buf[32]; /* decimal delegate ids */
 };
 
@@ -232,6 +237,13 @@ int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
 /* The chain index etk_inspector_event_t reports for chain id `chain`. */
 int32_t insp_chain_index(const etk_etdump_t *dump, uint32_t chain);
+
+/* Side-by-side compensation (compensation_view.c): per ETDump event ticks
+ * (insp->compensation, else the dump's calibration), NULL without one. */
+const double *insp_side_compensation(etk_inspector_t *insp);
+/* The mean of comp[] over an event's samples, in the target unit. */
+double insp_event_mean_compensation(const etk_inspector_t *insp,
+                                    const double *comp, size_t event);
 
 /* ETRecord origins (event_origins.c, module_tree.c). */
 void insp_origins_free(etk_inspector_t *insp);

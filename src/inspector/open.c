@@ -39,6 +39,7 @@ void etk_inspector_close(etk_inspector_t *insp) {
   insp_origins_free(insp);
   free(insp->scratch);
   free(insp->compensation);
+  free(insp->side_compensation);
   free(insp->stats_memo);
   etk_etdump_close(insp->owned_dump);
   free(insp);
