@@ -236,10 +236,22 @@ typedef struct etk_numerics_row {
   const char *dtype_a, *dtype_b; /* "float32", ... (NULL when absent) */
   const char *shape_a, *shape_b; /* "[1, 4, 8, 8]" (NULL when absent) */
   uint64_t numel;                /* elements compared */
-  double mse, snr, max_abs, cosine; /* NaN unless MATCHED (A = reference) */
+  double mse, snr, max_abs, cosine; /* NaN unless MATCHED (A = reference);
+                                       mse, snr and cosine NaN when exact */
   const char *op_types;             /* set by etk_numerics_ab_set_op_types(),
                                        NULL when none */
+  int exact;           /* MATCHED integer or bool values (indices, flags,
+                          integer-quantized data): compared as exact
+                          matches, never ranked by MSE/SNR */
+  uint64_t mismatches; /* exact rows: elements that differ */
 } etk_numerics_row_t;
+
+/* True for the element types compared as exact matches (a mismatch count)
+ * rather than by MSE/SNR: the signed and unsigned integers and bool.  The
+ * graph view's error overlay follows the same rule. */
+int etk_numerics_is_exact_type(int scalar_type);
+/* The same rule on a numpy dtype name ("int64", "bool", ...). */
+int etk_numerics_is_exact_dtype(const char *dtype);
 
 typedef struct etk_numerics_ab_options {
   int skip_outputs; /* leave program outputs out */
@@ -286,11 +298,12 @@ void etk_numerics_render_options_init(etk_numerics_render_options_t *o);
 
 /* Columns: event_block_name, instruction, delegate_debug_id, output,
  * event_name, op_types, dtype, shape, mse, snr (dB), max_abs_error,
- * cosine, status.  dtype and shape show "A | B" when the sides differ;
+ * cosine, status (an exact row: "exact: K of N differ", mse/snr/cosine
+ * empty).  dtype and shape show "A | B" when the sides differ;
  * instruction is "output" for program outputs; output is "k" or "k[i]"
  * (item i of a TensorList).  json: {"a", "b", "unpaired_blocks_a",
  * "unpaired_blocks_b", "rows": [...]} with typed values (NaN/inf as
- * null). */
+ * null) and, per row, "exact" and "mismatches" (null unless exact). */
 int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
                            const etk_numerics_render_options_t *o,
                            etk_render_sink_t *sink, etk_error_t *err);

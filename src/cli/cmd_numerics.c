@@ -17,7 +17,8 @@
  *   in src/link/compare_outputs.c.)
  *
  * `etkit numerics` is a gate (docs/exit-status.md): 0 holds, 1 with
- * --min-snr DB when a matched value has an SNR below DB (the table is
+ * --min-snr DB when a matched value has an SNR below DB or an integer
+ * value (compared exactly) differs (the table is
  * still written; one line on stderr counts them), 2 trouble (usage, an
  * unreadable file, a gate that compared nothing).
  */
@@ -71,6 +72,8 @@ static const char *const usage_text =
     "  --no-outputs                leave program outputs out\n"
     "  --min-snr DB                exit 1 when a matched value has an SNR "
     "below DB\n"
+    "                              or an integer value (compared exactly)\n"
+    "                              differs\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
     "  -h, --help                  this help\n"
     "\n"
@@ -274,23 +277,33 @@ int etk_cmd_numerics(int argc, char **argv) {
       status = etk_cli_fail_error(CMD, &err);
   }
   if (!status && c.has_min_snr) {
-    size_t below = 0, matched = 0;
+    size_t below = 0, differ = 0, matched = 0;
     for (size_t i = 0; i < etk_numerics_ab_row_count(c.ab); i++) {
       etk_numerics_row_t r;
       etk_numerics_ab_row_get(c.ab, i, &r);
       if (r.status != ETK_NUMERICS_MATCHED) continue;
       matched++;
-      if (r.snr < c.min_snr) below++;
+      if (r.exact)
+        differ += r.mismatches != 0; /* indices, flags: equal or not */
+      else if (r.snr < c.min_snr)
+        below++;
     }
     if (matched == 0) {
       /* a check that compared nothing is an error, not a pass */
       status = etk_cli_fail(CMD,
                             "--min-snr compared nothing: no logged value of "
                             "A could be compared with one of B");
-    } else if (below) {
-      fprintf(stderr, "etkit numerics: %zu value(s) have an SNR below %g dB\n",
-              below, c.min_snr);
-      failed = 1;
+    } else {
+      if (below)
+        fprintf(stderr,
+                "etkit numerics: %zu value(s) have an SNR below %g dB\n", below,
+                c.min_snr);
+      if (differ)
+        fprintf(stderr,
+                "etkit numerics: %zu integer value(s) differ (exact "
+                "comparison)\n",
+                differ);
+      failed = below || differ;
     }
   }
   etk_numerics_ab_free(c.ab);

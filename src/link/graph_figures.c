@@ -290,45 +290,6 @@ static int collect_samples(join_t *j, etk_graph_figures_t *out, size_t n) {
   return ETK_OK;
 }
 
-/* True for the integer and bool element types: their values are indices
- * or flags (max_pool's argmax), compared as exact matches, never as an
- * MSE. */
-static bool integer_dtype(const char *dtype) {
-  return dtype &&
-         (strncmp(dtype, "int", 3) == 0 || strncmp(dtype, "uint", 4) == 0 ||
-          strcmp(dtype, "bool") == 0);
-}
-
-/* Elements of an integer row whose values differ between A and B (byte
- * compare per element: equal integers of one type have equal bytes);
- * false when a side cannot be read. */
-static bool count_mismatches(join_t *j, const etk_numerics_row_t *row,
-                             uint64_t *mismatches, uint64_t *numel) {
-  const etk_inspector_t *side[2] = {j->insp, j->o->against};
-  const uint8_t *buf[2] = {j->o->debug_buffer, j->o->against_buffer};
-  size_t len[2] = {j->o->debug_buffer_len, j->o->against_buffer_len};
-  uint32_t ev[2] = {row->event_a, row->event_b};
-  etk_numerics_value_t v[2];
-  uint32_t item = row->list_item < 0 ? 0 : (uint32_t)row->list_item;
-  for (int k = 0; k < 2; k++) {
-    etk_error_t local;
-    etk_error_clear(&local);
-    if (etk_numerics_debug_value(etk_inspector_etdump(side[k]), buf[k], len[k],
-                                 ev[k], item, &v[k], &local) != ETK_OK ||
-        v[k].kind != ETK_NUMERICS_VALUE_TENSOR)
-      return false;
-  }
-  size_t es = etk_numerics_element_size(v[0].scalar_type);
-  if (!es || v[0].scalar_type != v[1].scalar_type || v[0].nbytes != v[1].nbytes)
-    return false;
-  uint64_t n = v[0].nbytes / es, bad = 0;
-  for (uint64_t e = 0; e < n; e++)
-    bad += memcmp(v[0].data + e * es, v[1].data + e * es, es) != 0;
-  *mismatches = bad;
-  *numel = n;
-  return true;
-}
-
 /* Rows of one delegate call's logged arguments (no delegate debug id,
  * an instruction of the delegate map): the runtime logs every argument of
  * the call, inputs and constant weights first and its outputs last, so
@@ -366,9 +327,12 @@ static int add_row(join_t *j, const etk_numerics_row_t *row) {
   ev.delegate_debug_id_str = row->delegate_debug_id_str;
   size_t *nodes, n;
   int rc = event_nodes(j, &ev, row->name, &nodes, &n);
-  bool integer = integer_dtype(row->dtype_a) || integer_dtype(row->dtype_b);
-  uint64_t bad = 0, numel = 0;
-  if (rc == ETK_OK && n && integer && !count_mismatches(j, row, &bad, &numel))
+  bool integer = etk_numerics_is_exact_dtype(row->dtype_a) ||
+                 etk_numerics_is_exact_dtype(row->dtype_b);
+  /* integer values: the mismatch count the A/B comparison made */
+  uint64_t bad = row->mismatches, numel = row->numel;
+  if (rc == ETK_OK && n && integer &&
+      !(row->status == ETK_NUMERICS_MATCHED && row->exact))
     n = 0;
   for (size_t k = 0; k < n; k++) {
     etk_graph_node_figures_t *f = &j->nodes[nodes[k]];

@@ -82,6 +82,29 @@ static float rd32(int st, const uint8_t *p) {
   }
 }
 
+int etk_numerics_is_exact_type(int st) {
+  switch (st) {
+    case ETK_SCALAR_TYPE_BYTE:
+    case ETK_SCALAR_TYPE_CHAR:
+    case ETK_SCALAR_TYPE_SHORT:
+    case ETK_SCALAR_TYPE_INT:
+    case ETK_SCALAR_TYPE_LONG:
+    case ETK_SCALAR_TYPE_BOOL:
+    case ETK_SCALAR_TYPE_UINT16:
+    case ETK_SCALAR_TYPE_UINT32:
+    case ETK_SCALAR_TYPE_UINT64:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+int etk_numerics_is_exact_dtype(const char *dtype) {
+  return dtype &&
+         (strncmp(dtype, "int", 3) == 0 || strncmp(dtype, "uint", 4) == 0 ||
+          strcmp(dtype, "bool") == 0);
+}
+
 static bool is_floating(int st) {
   return st == ETK_SCALAR_TYPE_HALF || st == ETK_SCALAR_TYPE_FLOAT ||
          st == ETK_SCALAR_TYPE_DOUBLE || st == ETK_SCALAR_TYPE_BFLOAT16;
@@ -701,6 +724,8 @@ typedef struct ab_row {
   uint64_t numel;
   double mse, snr, max_abs, cosine;
   char *op_types;
+  int exact;
+  uint64_t mismatches;
 } ab_row_t;
 
 typedef struct ab_pair {
@@ -941,6 +966,34 @@ static void describe(etk_numerics_ab_t *ab, const etk_numerics_value_t *v,
   }
 }
 
+/* An integer or bool tensor, or an Int/Bool scalar. */
+static bool exact_values(const etk_numerics_value_t *v) {
+  if (v->kind == ETK_NUMERICS_VALUE_SCALAR)
+    return v->value_type == ETK_ETDUMP_VALUE_TYPE_INT ||
+           v->value_type == ETK_ETDUMP_VALUE_TYPE_BOOL;
+  return v->kind == ETK_NUMERICS_VALUE_TENSOR &&
+         etk_numerics_is_exact_type(v->scalar_type);
+}
+
+/* Elements of two checked views of equal shape (both C-contiguous: value
+ * views) whose values differ; 64-bit integers compared as integers. */
+static uint64_t count_mismatches(const etk_numerics_tensor_t *a,
+                                 const etk_numerics_tensor_t *b,
+                                 uint64_t numel) {
+  size_t ea = etk_numerics_element_size(a->scalar_type);
+  size_t eb = etk_numerics_element_size(b->scalar_type);
+  const uint8_t *pa = (const uint8_t *)a->data + a->offset * ea;
+  const uint8_t *pb = (const uint8_t *)b->data + b->offset * eb;
+  uint64_t bad = 0;
+  for (uint64_t e = 0; e < numel; e++, pa += ea, pb += eb) {
+    if (a->scalar_type == b->scalar_type)
+      bad += memcmp(pa, pb, ea) != 0;
+    else
+      bad += rd64(a->scalar_type, pa) != rd64(b->scalar_type, pb);
+  }
+  return bad;
+}
+
 static void compare_row(ab_row_t *r, const etk_numerics_value_t *va,
                         const etk_numerics_value_t *vb) {
   etk_numerics_tensor_t a, b;
@@ -967,6 +1020,14 @@ static void compare_row(ab_row_t *r, const etk_numerics_value_t *va,
   }
   r->status = ETK_NUMERICS_MATCHED;
   r->numel = numel;
+  if (exact_values(va) && exact_values(vb)) {
+    /* indices and flags: how many differ, and by how much at most */
+    r->exact = 1;
+    r->mismatches = count_mismatches(&a, &b, numel);
+    etk_numerics_compare(&a, &b, ETK_NUMERICS_MAX_ABS,
+                         ETK_NUMERICS_NO_BROADCAST, &r->max_abs, NULL);
+    return;
+  }
   etk_numerics_compare(&a, &b, ETK_NUMERICS_MSE, ETK_NUMERICS_NO_BROADCAST,
                        &r->mse, NULL);
   etk_numerics_compare(&a, &b, ETK_NUMERICS_SNR, ETK_NUMERICS_NO_BROADCAST,
@@ -1156,6 +1217,8 @@ int etk_numerics_ab_row_get(const etk_numerics_ab_t *ab, size_t index,
   out->max_abs = r->max_abs;
   out->cosine = r->cosine;
   out->op_types = r->op_types;
+  out->exact = r->exact;
+  out->mismatches = r->mismatches;
   return ETK_OK;
 }
 
@@ -1267,12 +1330,20 @@ static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                  : col == 9  ? r.snr
                  : col == 10 ? r.max_abs
                              : r.cosine;
-      if (matched)
+      if (matched && (!r.exact || col == 10))
         etk_cell_set_float(out, v);
       else
         etk_cell_set_none(out);
     } break;
     default: {
+      if (matched && r.exact) {
+        etk_strbuf_printf(scratch, "exact: %llu of %llu differ",
+                          (unsigned long long)r.mismatches,
+                          (unsigned long long)r.numel);
+        if (scratch->failed) return ETK_E_NO_MEMORY;
+        etk_cell_set_text(out, scratch->data, scratch->len);
+        break;
+      }
       const char *s = etk_numerics_status_name(r.status);
       etk_cell_set_text(out, s, strlen(s));
     }
@@ -1368,10 +1439,17 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
     etk_json_cstring(&j, r.shape_b);
     etk_json_key(&j, "numel");
     etk_json_uint(&j, r.numel);
-    json_number(&j, "mse", r.mse, m);
-    json_number(&j, "snr", r.snr, m);
+    json_number(&j, "mse", r.mse, m && !r.exact);
+    json_number(&j, "snr", r.snr, m && !r.exact);
     json_number(&j, "max_abs_error", r.max_abs, m);
-    json_number(&j, "cosine", r.cosine, m);
+    json_number(&j, "cosine", r.cosine, m && !r.exact);
+    etk_json_key(&j, "exact");
+    etk_json_bool(&j, m && r.exact);
+    etk_json_key(&j, "mismatches");
+    if (m && r.exact)
+      etk_json_uint(&j, r.mismatches);
+    else
+      etk_json_null(&j);
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);
