@@ -13,12 +13,20 @@
  * CPU seconds, steadier on a shared machine; MB of peak RSS).
  *
  *   bench_graph [N ...]      N = 1000 5000 20000 by default
+ *   bench_graph --memory [N ...]   peak RSS of etk_graph_load in a child
+ *                            process against the record's file size
+ *                            (N = 200000 by default; goal <= 4x)
+ *   bench_graph --write N FILE    writes the record of N nodes (to profile
+ *                            `bench_graph --load FILE` by hand)
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "etkit/graph.h"
@@ -169,8 +177,94 @@ static int run(size_t n) {
   return 0;
 }
 
+/* Peak resident set of this process image (VmHWM: since the exec, unlike
+ * wait4()'s ru_maxrss, which counts the pages of the parent a fork
+ * shared), in MB; -1 when unknown. */
+static double own_peak_mb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  double kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "VmHWM:", 6) == 0) kb = strtod(line + 6, NULL);
+  if (f) fclose(f);
+  return kb < 0 ? -1 : kb / 1024.0;
+}
+
+/* Child mode: opens FILE and loads its graph in a fresh process image and
+ * prints the load's time and peak memory against the file's size (label
+ * N).  Goal: at most 4 times the file. */
+static int load_only(const char *path, const char *label) {
+  etk_etrecord_t *rec;
+  etk_graph_t *g;
+  etk_error_t err;
+  etk_error_clear(&err);
+  double t0 = now();
+  if (etk_etrecord_open_file(path, NULL, &rec, &err) != ETK_OK ||
+      etk_graph_load(rec, NULL, &g, &err) != ETK_OK) {
+    char line[512];
+    fprintf(stderr, "bench_graph: %s\n",
+            etk_error_format(&err, line, sizeof line));
+    return 1;
+  }
+  double t1 = now(), mb = own_peak_mb();
+  etk_graph_free(g);
+  etk_etrecord_close(rec);
+  struct stat st;
+  if (!label || stat(path, &st) != 0) return 0;
+  double file_mb = (double)st.st_size / 1048576.0;
+  printf("graph_%s_file_bytes %lld bytes\n", label, (long long)st.st_size);
+  printf("graph_%s_load_seconds %.3f s\n", label, t1 - t0);
+  printf("graph_%s_load_peak_rss %.1f MB\n", label, mb);
+  printf("graph_%s_load_memory_ratio %.2f x\n", label, mb / file_mb);
+  return 0;
+}
+
+/* The record of n nodes written to a file and loaded by a child (this
+ * program with --load), which prints the figures. */
+static int memory(const char *self, size_t n) {
+  uint8_t *zip;
+  size_t len;
+  char path[] = "/tmp/bench_graph.XXXXXX", label[32];
+  if (build(n, &zip, &len)) return 1;
+  int fd = mkstemp(path);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+  int bad = !f || fwrite(zip, 1, len, f) != len;
+  if (f && fclose(f) != 0) bad = 1;
+  free(zip);
+  if (bad) return 1;
+  snprintf(label, sizeof label, "%zu", n);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(self, self, "--load", path, label, (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  bad = pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0;
+  remove(path);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   size_t defaults[3] = {1000, 5000, 20000};
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "--load") == 0)
+    return load_only(argv[2], argc == 4 ? argv[3] : NULL);
+  if (argc == 4 && strcmp(argv[1], "--write") == 0) {
+    uint8_t *zip;
+    size_t len;
+    if (build((size_t)strtoull(argv[2], NULL, 10), &zip, &len)) return 1;
+    FILE *f = fopen(argv[3], "wb");
+    int bad = !f || fwrite(zip, 1, len, f) != len;
+    if (f && fclose(f) != 0) bad = 1;
+    free(zip);
+    return bad;
+  }
+  if (argc > 1 && strcmp(argv[1], "--memory") == 0) {
+    for (int i = 2; i < argc; i++)
+      if (memory(argv[0], (size_t)strtoull(argv[i], NULL, 10))) return 1;
+    return argc > 2 ? 0 : memory(argv[0], 200000);
+  }
   if (argc > 1) {
     for (int i = 1; i < argc; i++)
       if (run((size_t)strtoull(argv[i], NULL, 10))) return 1;

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "internal.h"
 
 #define EDGE_NAME "edge_dialect_exported_program"
@@ -73,7 +74,18 @@ typedef struct walker {
   const char *text;
   etr_json_span_t nodes_span, values_span;
   bool lazy, has_values, lazy_retry;
+  /* nn_module_stack texts seen -> their one copy and decoding (nodes of
+   * one module share them: interned_stack) */
+  etk_hash_t stacks;
+  struct stack_entry *stack_v;
+  size_t stack_cap;
 } walker_t;
+
+typedef struct stack_entry {
+  const char *text;
+  etk_etrecord_module_entry_t *mods; /* NULL: the text does not decode */
+  size_t count;
+} stack_entry_t;
 
 static int oom(walker_t *w) {
   etk_error_where(w->err, w->member);
@@ -383,6 +395,36 @@ static bool is_delegate_op(const char *op) {
 /* The node's metadata as key/value text (strings and integers), with the
  * fields the linker reads picked out, and its module and source-function
  * stacks decoded (a stack that does not decode keeps only its raw text). */
+/* The node's nn_module_stack from the walker's table: decoded once per
+ * distinct text, the copy and the entries shared by every node with it. */
+static int interned_stack(walker_t *w, etk_etrecord_node_t *n,
+                          const char *value, size_t len, const char **copy) {
+  etr_arena_t *arena = &w->prog->arena;
+  uint32_t id;
+  bool fresh;
+  if (etk_hash_put(&w->stacks, value, len, &id, &fresh) != ETK_OK)
+    return oom(w);
+  if (fresh) {
+    if (!ETK_VEC_RESERVE(w->stack_v, w->stack_cap, (size_t)id + 1))
+      return oom(w);
+    stack_entry_t *e = &w->stack_v[id];
+    memset(e, 0, sizeof *e);
+    e->text = etr_arena_strndup(arena, value, len);
+    if (!e->text) return oom(w);
+    int drc = etr_module_stack_decode(arena, e->text, &e->mods, &e->count);
+    if (drc == ETK_E_NO_MEMORY) return oom(w);
+    if (drc != ETK_OK) e->mods = NULL;
+  }
+  const stack_entry_t *e = &w->stack_v[id];
+  *copy = e->text;
+  n->nn_module_stack = e->text;
+  if (e->mods) {
+    n->modules = e->mods;
+    n->module_count = e->count;
+  }
+  return ETK_OK;
+}
+
 static int node_metadata(walker_t *w, etk_etrecord_node_t *n, json_t *meta) {
   etr_arena_t *arena = &w->prog->arena;
   if (json_is_object(meta) && json_object_size(meta)) {
@@ -407,7 +449,13 @@ static int node_metadata(walker_t *w, etk_etrecord_node_t *n, json_t *meta) {
         continue;
       }
       kv[k].key = etr_arena_strdup(arena, key);
-      kv[k].value = etr_arena_strndup(arena, value, value_len);
+      if (strcmp(key, "nn_module_stack") == 0 &&
+          value == json_string_value(v)) {
+        int src = interned_stack(w, n, value, value_len, &kv[k].value);
+        if (src != ETK_OK) return src;
+      } else {
+        kv[k].value = etr_arena_strndup(arena, value, value_len);
+      }
       if (!kv[k].key || !kv[k].value) return oom(w);
       if (strcmp(key, "debug_handle") == 0) {
         int64_t h;
@@ -417,8 +465,6 @@ static int node_metadata(walker_t *w, etk_etrecord_node_t *n, json_t *meta) {
         }
       } else if (strcmp(key, "stack_trace") == 0) {
         n->stack_trace = kv[k].value;
-      } else if (strcmp(key, "nn_module_stack") == 0) {
-        n->nn_module_stack = kv[k].value;
       } else if (strcmp(key, "source_fn_stack") == 0) {
         n->source_fn_stack = kv[k].value;
       } else if (strcmp(key, "torch_fn") == 0) {
@@ -431,17 +477,7 @@ static int node_metadata(walker_t *w, etk_etrecord_node_t *n, json_t *meta) {
     n->metadata = kv;
     n->metadata_count = k;
   }
-  /* A stack that does not decode keeps only its raw text. */
-  if (n->nn_module_stack) {
-    etk_etrecord_module_entry_t *mods;
-    size_t count;
-    int drc = etr_module_stack_decode(arena, n->nn_module_stack, &mods, &count);
-    if (drc == ETK_E_NO_MEMORY) return oom(w);
-    if (drc == ETK_OK) {
-      n->modules = mods;
-      n->module_count = count;
-    }
-  }
+  /* A stack that does not decode keeps only its raw text (interned_stack) */
   if (n->source_fn_stack) {
     etk_etrecord_source_fn_t *fns;
     size_t count;
@@ -974,6 +1010,8 @@ static int parse_root(etk_etrecord_t *rec, const etr_program_slot_t *slot,
   prog->pub.graphs = w.graphs;
   prog->pub.graph_count = w.graph_count;
   lz->lazy_retry = w.lazy_retry;
+  etk_hash_free(&w.stacks);
+  free(w.stack_v);
   if (rc == ETK_OK) rc = build_index(&w);
   if (rc != ETK_OK) {
     etr_program_free(prog);

@@ -18,6 +18,7 @@
  *   source_fn_stack  "name,fn;name,fn".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -362,9 +363,12 @@ int etr_module_stack_decode(etr_arena_t *arena, const char *text,
   if (etk_etrecord_module_stack_split(text, len, NULL, 0, &n) != ETK_OK)
     return ETK_E_FORMAT;
   if (n == 0) return ETK_OK;
-  etk_etrecord_module_span_t *spans = etr_arena_calloc(arena, n, sizeof *spans);
+  etk_etrecord_module_span_t *spans = calloc(n, sizeof *spans);
   etk_etrecord_module_entry_t *e = etr_arena_calloc(arena, n, sizeof *e);
-  if (!spans || !e) return ETK_E_NO_MEMORY;
+  if (!spans || !e) {
+    free(spans);
+    return ETK_E_NO_MEMORY;
+  }
   etk_etrecord_module_stack_split(text, len, spans, n, &n);
   for (size_t i = 0; i < n; i++) {
     e[i].key = etr_arena_strndup(arena, spans[i].key.ptr, spans[i].key.len);
@@ -373,11 +377,15 @@ int etr_module_stack_decode(etr_arena_t *arena, const char *text,
     size_t need = etk_etrecord_module_path_normalize(
         spans[i].path.ptr, spans[i].path.len, NULL, 0);
     char *norm = etr_arena_alloc(arena, need + 1);
-    if (!e[i].key || !e[i].path || !e[i].type || !norm) return ETK_E_NO_MEMORY;
+    if (!e[i].key || !e[i].path || !e[i].type || !norm) {
+      free(spans);
+      return ETK_E_NO_MEMORY;
+    }
     etk_etrecord_module_path_normalize(spans[i].path.ptr, spans[i].path.len,
                                        norm, need + 1);
     e[i].normalized = norm;
   }
+  free(spans);
   *entries = e;
   *count = n;
   return ETK_OK;

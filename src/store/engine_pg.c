@@ -21,12 +21,111 @@
 
 #ifdef ETKIT_HAVE_LIBPQ
 
+#include <dlfcn.h>
 #include <libpq-fe.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etkit/render.h"
+
+/* libpq is opened at the first PostgreSQL store (pq_load), not linked:
+ * every other command starts without loading it and the libraries it
+ * pulls in (TLS, Kerberos, LDAP), a few milliseconds and megabytes each
+ * run.  The header gives the types; these are the functions used. */
+static struct {
+  void (*clear)(PGresult *);
+  ExecStatusType (*result_status)(const PGresult *);
+  void (*finish)(PGconn *);
+  PGresult *(*exec_params)(PGconn *, const char *, int, const Oid *,
+                           const char *const *, const int *, const int *, int);
+  int (*get_is_null)(const PGresult *, int, int);
+  ConnStatusType (*status)(const PGconn *);
+  PQnoticeProcessor (*set_notice_processor)(PGconn *, PQnoticeProcessor,
+                                            void *);
+  char *(*result_error_message)(const PGresult *);
+  int (*put_copy_end)(PGconn *, const char *);
+  int (*put_copy_data)(PGconn *, const char *, int);
+  int (*ntuples)(const PGresult *);
+  char *(*get_value)(const PGresult *, int, int);
+  int (*get_length)(const PGresult *, int, int);
+  PGresult *(*get_result)(PGconn *);
+  PGresult *(*exec)(PGconn *, const char *);
+  char *(*error_message)(const PGconn *);
+  PGconn *(*connectdb)(const char *);
+} g_pq;
+static bool g_pq_loaded;
+
+#define PQclear g_pq.clear
+#define PQresultStatus g_pq.result_status
+#define PQfinish g_pq.finish
+#define PQexecParams g_pq.exec_params
+#define PQgetisnull g_pq.get_is_null
+#define PQstatus g_pq.status
+#define PQsetNoticeProcessor g_pq.set_notice_processor
+#define PQresultErrorMessage g_pq.result_error_message
+#define PQputCopyEnd g_pq.put_copy_end
+#define PQputCopyData g_pq.put_copy_data
+#define PQntuples g_pq.ntuples
+#define PQgetvalue g_pq.get_value
+#define PQgetlength g_pq.get_length
+#define PQgetResult g_pq.get_result
+#define PQexec g_pq.exec
+#define PQerrorMessage g_pq.error_message
+#define PQconnectdb g_pq.connectdb
+
+/* Looks `name` up into the function pointer at `slot` (copied as bytes:
+ * ISO C has no conversion from dlsym's void * to a function pointer). */
+static bool pq_sym(void *lib, const char *name, void *slot, size_t size) {
+  void *p = dlsym(lib, name);
+  if (!p || size != sizeof p) return false;
+  memcpy(slot, &p, sizeof p);
+  return true;
+}
+
+static int pq_load(etk_error_t *err) {
+  if (g_pq_loaded) return ETK_OK;
+  void *lib = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) lib = dlopen("libpq.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                         "cannot load the PostgreSQL client library "
+                         "(libpq.so.5): %s",
+                         dlerror());
+  bool ok =
+      pq_sym(lib, "PQclear", &g_pq.clear, sizeof g_pq.clear) &&
+      pq_sym(lib, "PQresultStatus", &g_pq.result_status,
+             sizeof g_pq.result_status) &&
+      pq_sym(lib, "PQfinish", &g_pq.finish, sizeof g_pq.finish) &&
+      pq_sym(lib, "PQexecParams", &g_pq.exec_params, sizeof g_pq.exec_params) &&
+      pq_sym(lib, "PQgetisnull", &g_pq.get_is_null, sizeof g_pq.get_is_null) &&
+      pq_sym(lib, "PQstatus", &g_pq.status, sizeof g_pq.status) &&
+      pq_sym(lib, "PQsetNoticeProcessor", &g_pq.set_notice_processor,
+             sizeof g_pq.set_notice_processor) &&
+      pq_sym(lib, "PQresultErrorMessage", &g_pq.result_error_message,
+             sizeof g_pq.result_error_message) &&
+      pq_sym(lib, "PQputCopyEnd", &g_pq.put_copy_end,
+             sizeof g_pq.put_copy_end) &&
+      pq_sym(lib, "PQputCopyData", &g_pq.put_copy_data,
+             sizeof g_pq.put_copy_data) &&
+      pq_sym(lib, "PQntuples", &g_pq.ntuples, sizeof g_pq.ntuples) &&
+      pq_sym(lib, "PQgetvalue", &g_pq.get_value, sizeof g_pq.get_value) &&
+      pq_sym(lib, "PQgetlength", &g_pq.get_length, sizeof g_pq.get_length) &&
+      pq_sym(lib, "PQgetResult", &g_pq.get_result, sizeof g_pq.get_result) &&
+      pq_sym(lib, "PQexec", &g_pq.exec, sizeof g_pq.exec) &&
+      pq_sym(lib, "PQerrorMessage", &g_pq.error_message,
+             sizeof g_pq.error_message) &&
+      pq_sym(lib, "PQconnectdb", &g_pq.connectdb, sizeof g_pq.connectdb);
+  if (!ok) {
+    dlclose(lib);
+    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                         "the PostgreSQL client library lacks a function "
+                         "etkit needs (libpq 10 or later is)");
+  }
+  g_pq_loaded = true; /* kept loaded until exit */
+  return ETK_OK;
+}
 
 /* pg_advisory_xact_lock key of the schema: "etkstore" in ASCII. */
 #define SCHEMA_LOCK_KEY "7310593858889904741"
@@ -278,6 +377,8 @@ static void pg_quiet(void *arg, const char *message) {
 
 int store_pg_open(const char *uri, const store_engine_ops_t **ops, void **conn,
                   etk_error_t *err) {
+  int lrc = pq_load(err);
+  if (lrc != ETK_OK) return lrc;
   PGconn *c = PQconnectdb(uri);
   if (!c)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
