@@ -360,7 +360,8 @@ void etk_trace_session_free(etk_trace_session_t *s);
 /* The same session in the caller's memory (no heap: the firmware's way).
  * etk_trace_session_size gives the bytes the recorder arena and the debug
  * buffer need for `runs` executions (*debug_size is SIZE_MAX past 2 GiB);
- * etk_trace_session_start starts the recorder in arena[0..arena_size) and,
+ * etk_trace_session_start starts the recorder in arena[0..arena_size)
+ * with `clock` (NULL: the host clock, host builds only) and,
  * when debug_buffer is not NULL, attaches it.  Too small a buffer fails
  * with one ETK_E_NO_MEMORY error naming both sizes, before anything runs.
  * Nothing needs freeing. */
@@ -371,7 +372,8 @@ int etk_trace_session_size(const struct etk_program_plan *plan, unsigned runs,
 int etk_trace_session_start(const struct etk_program_plan *plan, unsigned runs,
                             int debug_level, int profile_level, void *arena,
                             size_t arena_size, uint8_t *debug_buffer,
-                            size_t debug_size, etk_trace_session_t *out,
+                            size_t debug_size, etk_recorder_clock_fn clock,
+                            void *clock_ctx, etk_trace_session_t *out,
                             struct etk_error *err);
 
 #ifdef __cplusplus

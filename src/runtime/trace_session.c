@@ -154,7 +154,8 @@ int etk_trace_session_size(const etk_program_plan_t *plan, unsigned runs,
 int etk_trace_session_start(const etk_program_plan_t *plan, unsigned runs,
                             int debug_level, int profile_level, void *arena,
                             size_t arena_size, uint8_t *debug_buffer,
-                            size_t debug_size, etk_trace_session_t *out,
+                            size_t debug_size, etk_recorder_clock_fn clock,
+                            void *clock_ctx, etk_trace_session_t *out,
                             etk_error_t *err) {
   memset(out, 0, sizeof *out);
   etk_recorder_config_t cfg;
@@ -175,6 +176,8 @@ int etk_trace_session_start(const etk_program_plan_t *plan, unsigned runs,
                          "has %zu",
                          need_debug, runs ? runs : 1, debug_size);
   out->arena = arena;
+  cfg.clock = clock;
+  cfg.clock_ctx = clock_ctx;
   rc = etk_recorder_init(&out->rec, arena, arena_size, &cfg);
   if (rc != ETK_OK)
     return etk_error_set(err, rc, ETK_NO_OFFSET,

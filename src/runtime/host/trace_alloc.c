@@ -31,7 +31,8 @@ int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
                                : "out of memory for the recorder");
   }
   rc = etk_trace_session_start(plan, runs, debug_level, profile_level, arena,
-                               arena_size, debug, debug_size, out, err);
+                               arena_size, debug, debug_size, NULL, NULL, out,
+                               err);
   if (rc != ETK_OK) {
     free(arena);
     free(debug);
