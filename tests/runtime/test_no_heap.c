@@ -235,4 +235,85 @@ ETK_TEST(trace_session_too_small_is_one_error) {
   free(d);
 }
 
+/* A bundled program parses into one arena (its embedded program takes the
+ * rest), loads its case and verifies, without a heap call. */
+static uint8_t bundle_copy[32768] __attribute__((aligned(64)));
+
+ETK_TEST(bundled_program_in_an_arena) {
+  uint8_t *d;
+  etk_program_t *hp = delegated_program(&d);
+  REQUIRE(hp);
+  size_t len = hp->size;
+  etk_program_free(hp);
+  float x[16], y[16];
+  int32_t sz[2] = {4, 4};
+  for (int k = 0; k < 16; k++) {
+    x[k] = (float)k;
+    float t = -((float)k + (float)k - 8); /* neg(x + w) */
+    y[k] = t > 0 ? t : 0;
+  }
+  etk_tensor_data_t in = {ETK_BUNDLED_TENSOR, ETK_FLOAT, 2,     sz, NULL, x,
+                          sizeof x,           0,         false, 0};
+  etk_tensor_data_t out = in;
+  out.data = y;
+  etk_bundled_case_spec_t cs = {"forward", &in, 1, &out, 1};
+  uint8_t *b = NULL;
+  size_t blen = 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_bundled_write(d, len, &cs, 1, &b, &blen, &err) == ETK_OK);
+  free(d);
+  REQUIRE(blen <= sizeof bundle_copy);
+  memcpy(bundle_copy, b, blen);
+  free(b);
+
+  unsigned long before = etk_heap_calls;
+  etk_program_options_t po = {0};
+  po.borrow = 1;
+  po.arena = parse_mem;
+  po.arena_size = sizeof parse_mem;
+  etk_bundled_program_t *bp = NULL;
+  REQUIRE(etk_bundled_program_load(bundle_copy, blen, &po, &bp, &err) ==
+          ETK_OK);
+  CHECK_EQ_INT(etk_bundled_check(bp, &err), ETK_OK);
+  size_t msz = 0;
+  REQUIRE(etk_method_memory_size(bp->program, NULL, &msz, &err) == ETK_OK);
+  size_t np = etk_method_planned_count(bp->program, NULL);
+  REQUIRE(msz <= sizeof method_mem && np <= 4);
+  void *planned[4];
+  size_t sizes[4];
+  for (size_t k = 0; k < np; k++) {
+    sizes[k] = etk_method_planned_size(bp->program, NULL, k);
+    planned[k] = planned_mem[k];
+  }
+  etk_method_config_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.arena = method_mem;
+  cfg.arena_size = msz;
+  cfg.planned_buffers = planned;
+  cfg.planned_sizes = sizes;
+  cfg.planned_count = np;
+  etk_method_t *m = NULL;
+  REQUIRE(etk_method_load(bp->program, NULL, &cfg, &m, &err) == ETK_OK);
+  CHECK_EQ_INT(etk_bundled_load_input(m, bp, 0, &err), ETK_OK);
+  CHECK_EQ_INT(etk_method_execute(m, &err), ETK_OK);
+  etk_bundled_result_t res;
+  CHECK_EQ_INT(etk_bundled_verify_outputs(m, bp, 0, 1e-5, 1e-8, &res, &err),
+               ETK_OK);
+  CHECK(res.passed);
+  etk_method_destroy(m);
+  etk_bundled_program_free(bp);
+  CHECK_EQ_U64(etk_heap_calls, before);
+
+  /* too small: one error naming the arena, no heap call either */
+  etk_error_clear(&err);
+  po.arena_size = 1024;
+  bp = NULL;
+  CHECK_EQ_INT(etk_bundled_program_load(bundle_copy, blen, &po, &bp, &err),
+               ETK_E_NO_MEMORY);
+  CHECK(bp == NULL);
+  CHECK(strstr(err.message, "arena") != NULL);
+  CHECK_EQ_U64(etk_heap_calls, before);
+}
+
 ETK_TEST_MAIN()
