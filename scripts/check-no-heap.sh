@@ -29,3 +29,8 @@ if [ -n "$bad" ]; then
   exit 1
 fi
 echo "check-no-heap: runtime, program reader and kernels (-DETK_NO_HEAP=1) call no heap, file or OS function"
+echo "check-no-heap: object code (bytes, -mcpu=cortex-m4 -Os, before --gc-sections):"
+for group in program runtime kernels common; do
+  arm-none-eabi-size -t "$out"/src_${group}_*.o | awk -v g="$group" \
+    'END { printf "  %-10s text %7d  data %4d  bss %4d\n", g, $1, $2, $3 }'
+done
