@@ -57,6 +57,9 @@ for sym in $undefined; do
 done
 echo "cross-build: external symbols:$external"
 
+# The runtime's no-heap core (what the firmware links) on the same target.
+./scripts/check-no-heap.sh "$build"
+
 # What a profiling-only firmware really links (--gc-sections).
 elf="$build/mcu_footprint.elf"
 arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -Os -ffunction-sections \

@@ -228,8 +228,14 @@ int etk_method_load_alloc_with(const struct etk_program *program,
                                etk_method_t **out, struct etk_error *err);
 
 /* Destroys the delegates and frees what etk_method_load_alloc allocated.
- * NULL is a no-op. */
+ * NULL is a no-op.  Host builds (src/runtime/host/). */
 void etk_method_free(etk_method_t *method);
+
+/* Ends a method loaded by etk_method_load into the caller's memory: its
+ * delegates release what they hold; the arena and planned buffers stay
+ * the caller's.  NULL is a no-op.  The no-heap core's counterpart of
+ * etk_method_free. */
+void etk_method_destroy(etk_method_t *method);
 
 const char *etk_method_name(const etk_method_t *method);
 size_t etk_method_input_count(const etk_method_t *method);
@@ -352,8 +358,29 @@ int etk_trace_session_finish(etk_trace_session_t *s, const uint8_t **etdump,
  * recorder's. */
 int etk_trace_session_calibrate(etk_trace_session_t *s, struct etk_error *err);
 
-/* Frees the arena and debug buffer; the session is zeroed (NULL: no-op). */
+/* Frees the arena and debug buffer of a session made by
+ * etk_trace_session_create; the session is zeroed (NULL: no-op).  Host
+ * builds only (src/runtime/host/). */
 void etk_trace_session_free(etk_trace_session_t *s);
+
+/* The same session in the caller's memory (no heap: the firmware's way).
+ * etk_trace_session_size gives the bytes the recorder arena and the debug
+ * buffer need for `runs` executions (*debug_size is SIZE_MAX past 2 GiB);
+ * etk_trace_session_start starts the recorder in arena[0..arena_size)
+ * with `clock` (NULL: the host clock, host builds only) and,
+ * when debug_buffer is not NULL, attaches it.  Too small a buffer fails
+ * with one ETK_E_NO_MEMORY error naming both sizes, before anything runs.
+ * Nothing needs freeing. */
+int etk_trace_session_size(const struct etk_program_plan *plan, unsigned runs,
+                           int debug_level, int profile_level,
+                           size_t *arena_size, size_t *debug_size,
+                           struct etk_error *err);
+int etk_trace_session_start(const struct etk_program_plan *plan, unsigned runs,
+                            int debug_level, int profile_level, void *arena,
+                            size_t arena_size, uint8_t *debug_buffer,
+                            size_t debug_size, etk_recorder_clock_fn clock,
+                            void *clock_ctx, etk_trace_session_t *out,
+                            struct etk_error *err);
 
 #ifdef __cplusplus
 }

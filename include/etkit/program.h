@@ -269,6 +269,14 @@ typedef struct etk_program_options {
   /* 1: use the caller's bytes in place instead of copying them; they must
    * be 16-byte aligned and outlive the program. */
   int borrow;
+  /* Caller's memory for everything the parse makes (structs, names and,
+   * without `borrow`, the copy of the bytes), 16-byte aligned or not: with
+   * it the reader calls no malloc and etk_program_free releases nothing of
+   * it.  A program that does not fit fails with one ETK_E_NO_MEMORY error
+   * naming the arena's size.  NULL: the heap (host builds only; a no-heap
+   * build, ETK_NO_HEAP=1, needs it). */
+  void *arena;
+  size_t arena_size;
 } etk_program_options_t;
 
 /* Loads and fully checks a .pte held in data[0..len).  On success *out

@@ -78,6 +78,7 @@ typedef struct case_data {
   size_t npy_count;
   etk_tensor_data_t inputs[MAX_VALUES], expected[MAX_VALUES];
   int32_t sizes[2 * MAX_VALUES][ETK_MAX_DIMS];
+  uint8_t orders[MAX_VALUES][ETK_MAX_DIMS]; /* the method's input dim orders */
   void *owned[2 * MAX_VALUES];
   size_t owned_count;
 } case_data_t;
@@ -139,6 +140,17 @@ static int prepare_case(const etk_program_t *prog, const case_args_t *ca,
       t->b = iv->u.b;
       t->d = iv->u.d;
     }
+  }
+  /* The bytes were run in the method's layout (set_input copies them as
+   * they are): the case records that dim order, which the reader's check
+   * then finds equal to the method's (a channels-last input, for one). */
+  for (size_t i = 0; i < nin; i++) {
+    const etk_value_t *iv = etk_method_input(m, i);
+    if (d->inputs[i].tag != ETK_BUNDLED_TENSOR || iv->tag != ETK_VALUE_TENSOR ||
+        d->inputs[i].dim != (uint32_t)iv->u.tensor->dim)
+      continue;
+    memcpy(d->orders[i], iv->u.tensor->dim_order, sizeof d->orders[i]);
+    d->inputs[i].dim_order = d->orders[i];
   }
   spec->inputs = d->inputs;
   spec->input_count = (uint32_t)nin;

@@ -11,6 +11,9 @@
  * private arena: a failed parse returns all of its memory at once.
  * Invariant: block->used <= block->cap and block->used is a multiple of
  * 16, so the next allocation is aligned.
+ * A fixed arena (etk_arena_init_fixed) is one block in the caller's memory,
+ * which is all it ever hands out: the no-heap build (ETK_NO_HEAP=1, the
+ * firmware's) compiles only this part and no malloc path at all.
  *
  * Text.  `buf` always holds a NUL after `len` bytes once anything was
  * added.  Appends that would pass `cap` are truncated and set `cut` (the
@@ -50,7 +53,15 @@ void *etk_arena_alloc(etk_arena_t *a, size_t n) {
   size_t need = (n + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
   if (need == 0) need = ARENA_ALIGN;
   etk_arena_block_t *b = a->head;
+  if (a->fixed && (!b || b->cap - b->used < need)) {
+    a->exhausted = 1;
+    a->wanted += need;
+    return NULL;
+  }
   if (!b || b->cap - b->used < need) {
+#if ETK_NO_HEAP
+    return NULL;
+#else
     size_t cap = need > ARENA_MIN_BLOCK ? need : ARENA_MIN_BLOCK;
     etk_arena_block_t *nb = malloc(BLOCK_HEADER + cap);
     if (!nb) return NULL;
@@ -66,6 +77,7 @@ void *etk_arena_alloc(etk_arena_t *a, size_t n) {
       a->head = nb;
     }
     b = nb;
+#endif
   }
   void *p = block_data(b) + b->used;
   b->used += need;
@@ -90,17 +102,45 @@ char *etk_arena_strdup(etk_arena_t *a, const char *s) {
   return etk_arena_strndup(a, s, strlen(s));
 }
 
+bool etk_arena_init_fixed(etk_arena_t *a, void *mem, size_t size) {
+  memset(a, 0, sizeof *a);
+  a->fixed = 1;
+  uintptr_t base =
+      ((uintptr_t)mem + ARENA_ALIGN - 1) & ~(uintptr_t)(ARENA_ALIGN - 1);
+  size_t skip = (size_t)(base - (uintptr_t)mem);
+  if (!mem || size < skip + BLOCK_HEADER) return false;
+  etk_arena_block_t *b = (etk_arena_block_t *)base;
+  b->next = NULL;
+  b->used = 0;
+  b->cap = (size - skip - BLOCK_HEADER) & ~(ARENA_ALIGN - 1);
+  a->head = b;
+  return true;
+}
+
+size_t etk_arena_fixed_left(const etk_arena_t *a) {
+  if (!a || !a->fixed || !a->head) return 0;
+  return a->head->cap - a->head->used;
+}
+
 void etk_arena_free(etk_arena_t *a) {
   if (!a) return;
+  if (a->fixed) {
+    memset(a, 0, sizeof *a);
+    return;
+  }
+#if !ETK_NO_HEAP
   etk_arena_block_t *b = a->head;
   while (b) {
     etk_arena_block_t *next = b->next;
     free(b);
     b = next;
   }
+#endif
   a->head = NULL;
   a->total = 0;
 }
+
+#if !ETK_NO_HEAP
 
 void etr_text_init(etr_text_t *t, size_t cap) {
   memset(t, 0, sizeof *t);
@@ -157,3 +197,4 @@ void etr_text_free(etr_text_t *t) {
   free(t->buf);
   memset(t, 0, sizeof *t);
 }
+#endif /* !ETK_NO_HEAP */

@@ -19,7 +19,19 @@ typedef struct etk_arena_block etk_arena_block_t;
 typedef struct etk_arena {
   etk_arena_block_t *head;
   size_t total; /* bytes handed out, for statistics */
+  /* Fixed arenas (etk_arena_init_fixed) hand out the caller's memory and
+   * never call malloc; `exhausted` is set by the first request that did
+   * not fit, `wanted` adds up the bytes of the requests refused. */
+  int fixed, exhausted;
+  size_t wanted;
 } etk_arena_t;
+
+/* An arena over the caller's mem[0..size): no block is ever malloc'd and
+ * etk_arena_free() releases nothing.  False when `size` cannot hold the
+ * arena's header (32 bytes plus alignment). */
+bool etk_arena_init_fixed(etk_arena_t *a, void *mem, size_t size);
+/* Bytes still free in a fixed arena (0 for a malloc'd one). */
+size_t etk_arena_fixed_left(const etk_arena_t *a);
 
 /* n bytes (n may be 0: a valid unique pointer is still returned), or NULL
  * on overflow or out of memory. */

@@ -16,11 +16,21 @@
  * that a .pte given as an ETDump says so instead of quoting identifiers.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "etkit/common.h"
+
+/* The no-heap build (ETK_NO_HEAP=1, the firmware's program reader) has no
+ * files: only the bytes are told apart there. */
+#if defined(ETK_NO_HEAP) && ETK_NO_HEAP
+#define ETK_FILE_KIND_PATHS 0
+#else
+#define ETK_FILE_KIND_PATHS 1
+#endif
+#if ETK_FILE_KIND_PATHS
+#include <stdio.h>
+#include <sys/stat.h>
+#endif
 
 etk_file_kind_t etk_file_kind_detect(const uint8_t *data, size_t len) {
   if (!data || len == 0) return ETK_FILE_UNKNOWN;
@@ -36,6 +46,7 @@ etk_file_kind_t etk_file_kind_detect(const uint8_t *data, size_t len) {
   return ETK_FILE_UNKNOWN;
 }
 
+#if ETK_FILE_KIND_PATHS
 etk_file_kind_t etk_file_kind_of_path(const char *path) {
   struct stat st;
   if (!path || stat(path, &st) != 0) return ETK_FILE_UNKNOWN;
@@ -49,6 +60,7 @@ etk_file_kind_t etk_file_kind_of_path(const char *path) {
   fclose(f);
   return etk_file_kind_detect(head, n);
 }
+#endif
 
 /* What each kind is, and where it goes (the CLI option, and Python's name
  * where it differs). */
@@ -95,8 +107,13 @@ const char *etk_file_kind_hint(etk_file_kind_t kind) {
 
 int etk_file_kind_expect(const char *path, const uint8_t *data, size_t len,
                          etk_file_kind_t want, etk_error_t *err) {
+#if ETK_FILE_KIND_PATHS
   etk_file_kind_t got =
       data ? etk_file_kind_detect(data, len) : etk_file_kind_of_path(path);
+#else
+  etk_file_kind_t got =
+      data ? etk_file_kind_detect(data, len) : ETK_FILE_UNKNOWN;
+#endif
   if (data && len == 0) got = ETK_FILE_EMPTY;
   if (got == want) return ETK_OK;
   if (want == ETK_FILE_DEBUG_BUFFER) {

@@ -30,10 +30,7 @@
 #include "etkit/schema.h"
 #include "program_internal.h"
 
-typedef struct bundled_owner {
-  etk_arena_t arena;
-  uint8_t *owned;
-} bundled_owner_t;
+typedef etk_program_owner_t bundled_owner_t;
 
 static int decode_value(etk_fb_table_t vt, const uint8_t *buf, uint32_t si,
                         uint32_t ci, const char *what, uint32_t k,
@@ -125,10 +122,7 @@ void etk_bundled_program_free(etk_bundled_program_t *bp) {
   if (!bp) return;
   bundled_owner_t *owner = bp->internal_;
   etk_program_free(bp->program);
-  uint8_t *owned = owner->owned;
-  etk_arena_free(&owner->arena);
-  etk_aligned_free(owned);
-  free(owner);
+  etk_program_owner_free(owner); /* `bp` lives in the owner's arena */
 }
 
 int etk_bundled_program_load(const uint8_t *data, size_t len,
@@ -156,22 +150,28 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
     return etk_error_set(err, ETK_E_BAD_IDENTIFIER, 4,
                          "not a bundled program: expected identifier 'BP08'");
   }
-  bundled_owner_t *owner = calloc(1, sizeof *owner);
-  if (!owner)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  owner->owned = etk_aligned_malloc(len);
+  etk_program_options_t bo = {0};
+  if (options) bo = *options;
+  bundled_owner_t *owner = etk_program_owner_new(&bo, err);
+  if (!owner) return err ? err->code : ETK_E_NO_MEMORY;
+  const uint8_t *buf = data;
+  if (!bo.borrow || ((uintptr_t)data & 15u) != 0)
+    buf = etk_program_owner_copy(owner, data, len, err);
   etk_bundled_program_t *bp =
-      owner->owned ? etk_arena_alloc(&owner->arena, sizeof *bp) : NULL;
+      buf ? etk_arena_alloc(&owner->arena, sizeof *bp) : NULL;
   if (!bp) {
-    etk_aligned_free(owner->owned);
-    free(owner);
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+    int rc = buf ? etk_program_owner_status(
+                       owner,
+                       etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                                     "out of memory"),
+                       "bundled program", err)
+                 : (err ? err->code : ETK_E_NO_MEMORY);
+    etk_program_owner_free(owner);
+    return rc;
   }
-  memcpy(owner->owned, data, len);
   bp->internal_ = owner;
-  bp->data = owner->owned;
+  bp->data = buf;
   bp->size = len;
-  const uint8_t *buf = owner->owned;
 
   uint32_t root = 0;
   int rc =
@@ -236,6 +236,7 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
   bp->suites = sv;
   bp->suite_count = ns;
   if (rc != ETK_OK) {
+    rc = etk_program_owner_status(owner, rc, "bundled program", err);
     etk_bundled_program_free(bp);
     return rc;
   }
@@ -244,6 +245,20 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
   etk_program_options_t po = {0};
   if (options) po = *options;
   po.borrow = ((uintptr_t)bp->program_data & 15u) == 0;
+  /* In the caller's arena, the embedded program takes what is left. */
+  po.arena = NULL;
+  po.arena_size = 0;
+  if (owner->in_arena) {
+    size_t left = etk_arena_fixed_left(&owner->arena);
+    po.arena = left ? etk_arena_alloc(&owner->arena, left) : NULL;
+    po.arena_size = po.arena ? left : 0;
+    if (!po.arena) {
+      rc = etk_program_owner_status(owner, ETK_E_NO_MEMORY, "bundled program",
+                                    err);
+      etk_bundled_program_free(bp);
+      return rc;
+    }
+  }
   etk_error_t perr;
   etk_error_clear(&perr);
   rc = etk_program_load(bp->program_data, bp->program_size, &po, &bp->program,
@@ -258,21 +273,6 @@ int etk_bundled_program_load(const uint8_t *data, size_t len,
   }
   *out = bp;
   return ETK_OK;
-}
-
-int etk_bundled_program_load_file(const char *path,
-                                  const etk_program_options_t *options,
-                                  etk_bundled_program_t **out,
-                                  etk_error_t *err) {
-  uint8_t *data;
-  size_t len;
-  int rc =
-      etk_read_file(path, etk_program_max_file_size(options), &data, &len, err);
-  if (rc != ETK_OK) return rc;
-  rc = etk_bundled_program_load(data, len, options, out, err);
-  free(data);
-  if (rc != ETK_OK) etk_error_where(err, path);
-  return rc;
 }
 
 const etk_bundled_suite_t *etk_bundled_find_suite(

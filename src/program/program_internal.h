@@ -43,7 +43,23 @@ int etk_program_verify_buffer(const uint8_t *buf, size_t len, const char *ident,
 typedef struct etk_program_owner {
   etk_arena_t arena;
   uint8_t *owned; /* aligned copy of the file, or NULL when borrowed */
+  int in_arena;   /* the owner and `owned` live in options->arena */
+  size_t arena_size;
 } etk_program_owner_t;
+
+/* A parse's owner: inside options->arena when given (the arena then serves
+ * every allocation), else malloc'd.  NULL with the one error. */
+etk_program_owner_t *etk_program_owner_new(const etk_program_options_t *opt,
+                                           etk_error_t *err);
+/* A copy of data[0..len), 64-byte aligned, in the owner's arena or on the
+ * heap (set as owner->owned); NULL with the one error. */
+uint8_t *etk_program_owner_copy(etk_program_owner_t *o, const uint8_t *data,
+                                size_t len, etk_error_t *err);
+/* rc, or ETK_E_NO_MEMORY naming the arena when it ran out (replacing the
+ * error the reader set when it saw a NULL allocation). */
+int etk_program_owner_status(const etk_program_owner_t *o, int rc,
+                             const char *what, etk_error_t *err);
+void etk_program_owner_free(etk_program_owner_t *o);
 
 /* Whether bundled value `v` fits program value `pv` (a method input when
  * `input`, an expected output otherwise); ETK_E_MISMATCH naming method,

@@ -1114,41 +1114,39 @@ int etk_program_load(const uint8_t *data, size_t len,
                          "program region of %llu bytes is too large",
                          (unsigned long long)program_size);
 
-  etk_program_owner_t *owner = calloc(1, sizeof *owner);
-  if (!owner)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  etk_program_owner_t *owner = etk_program_owner_new(&opt, err);
+  if (!owner) return err ? err->code : ETK_E_NO_MEMORY;
   const uint8_t *buf = data;
   if (opt.borrow) {
     if (((uintptr_t)data & 15u) != 0) {
-      free(owner);
+      etk_program_owner_free(owner);
       return etk_error_set(err, ETK_E_BAD_ALIGNMENT, ETK_NO_OFFSET,
                            "borrowed program bytes must be 16-byte aligned");
     }
   } else {
-    owner->owned = etk_aligned_malloc(len ? len : 1);
-    if (!owner->owned) {
-      free(owner);
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "out of memory copying the program");
+    buf = etk_program_owner_copy(owner, data, len, err);
+    if (!buf) {
+      etk_program_owner_free(owner);
+      return err ? err->code : ETK_E_NO_MEMORY;
     }
-    if (len) memcpy(owner->owned, data, len);
-    buf = owner->owned;
   }
 
   uint32_t root = 0;
   rc = etk_program_verify_buffer(buf, (size_t)program_size, ETK_PTE_IDENTIFIER,
                                  &etk_pte_schema, "program", &root, err);
   if (rc != ETK_OK) {
-    etk_aligned_free(owner->owned);
-    free(owner);
+    etk_program_owner_free(owner);
     return rc;
   }
 
   etk_program_t *p = etk_arena_alloc(&owner->arena, sizeof *p);
   if (!p) {
-    etk_aligned_free(owner->owned);
-    free(owner);
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+    rc = etk_program_owner_status(
+        owner,
+        etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory"),
+        "program", err);
+    etk_program_owner_free(owner);
+    return rc;
   }
   p->data = buf;
   p->size = len;
@@ -1169,6 +1167,7 @@ int etk_program_load(const uint8_t *data, size_t len,
   r.max_instructions = opt.max_instructions;
   rc = decode_program(&r, root);
   if (rc != ETK_OK) {
+    rc = etk_program_owner_status(owner, rc, "program", err);
     etk_program_free(p);
     return rc;
   }
@@ -1176,30 +1175,10 @@ int etk_program_load(const uint8_t *data, size_t len,
   return ETK_OK;
 }
 
-int etk_program_load_file(const char *path,
-                          const etk_program_options_t *options,
-                          etk_program_t **out, etk_error_t *err) {
-  uint8_t *data;
-  size_t len;
-  int rc =
-      etk_read_file(path, etk_program_max_file_size(options), &data, &len, err);
-  if (rc != ETK_OK) return rc;
-  etk_program_options_t opt = {0};
-  if (options) opt = *options;
-  opt.borrow = 0;
-  rc = etk_program_load(data, len, &opt, out, err);
-  free(data);
-  if (rc != ETK_OK) etk_error_where(err, path);
-  return rc;
-}
-
 void etk_program_free(etk_program_t *program) {
   if (!program) return;
-  etk_program_owner_t *owner = program->internal_;
-  uint8_t *owned = owner->owned;
-  etk_arena_free(&owner->arena); /* `program` itself lives in the arena */
-  etk_aligned_free(owned);
-  free(owner);
+  /* `program` itself lives in the owner's arena */
+  etk_program_owner_free(program->internal_);
 }
 
 const etk_program_plan_t *etk_program_find_plan(const etk_program_t *program,

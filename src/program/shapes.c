@@ -10,6 +10,7 @@
 #include "etkit/checked.h"
 #include "program_internal.h"
 
+#if !(defined(ETK_NO_HEAP) && ETK_NO_HEAP)
 void *etk_aligned_malloc(size_t n) {
   /* 64-byte alignment also suits cache lines and the 32-byte .bpte rule. */
   size_t rounded = (n + 63) & ~(size_t)63;
@@ -21,6 +22,7 @@ void *etk_aligned_malloc(size_t n) {
 void etk_aligned_free(void *p) {
   free(p);
 }
+#endif
 
 int etk_shape_numel(const int32_t *sizes, uint32_t dim, uint64_t *numel) {
   uint64_t n = 1;

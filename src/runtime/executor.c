@@ -559,16 +559,8 @@ int etk_method_load(const struct etk_program *program, const char *method_name,
   return ETK_OK;
 }
 
-void etk_method_free(etk_method_t *method) {
-  if (!method) return;
-  destroy_delegates(method);
-  void *arena = method->owned_arena;
-  void **planned = method->owned_planned;
-  size_t np = method->owned_planned_count;
-  /* `method` lives in the arena: read everything before freeing it. */
-  for (size_t k = 0; planned && k < np; k++) free(planned[k]);
-  free(planned);
-  free(arena);
+void etk_method_destroy(etk_method_t *method) {
+  if (method) destroy_delegates(method);
 }
 
 /* -------------------------------------------------------------- accessors */

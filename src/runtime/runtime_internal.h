@@ -120,4 +120,7 @@ int etk_logged_value_init(etk_logged_value_t *out, const etk_value_t *v,
                           etk_recorder_tensor_t *list, int64_t *list_dims,
                           size_t list_capacity);
 
+/* The one ETK_E_LIMIT error for a debug buffer past 2 GiB. */
+int etk_trace_debug_too_big(unsigned runs, struct etk_error *err);
+
 #endif

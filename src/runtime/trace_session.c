@@ -12,15 +12,17 @@
  * is sized the same way from the tensors' planned byte sizes plus the
  * 64-byte alignment of each write.  Should an estimate still be short, the
  * recorder drops and counts (never corrupts), and the caller reports the
- * count.  The arena and debug buffer are heap blocks owned by the session.
+ * count.  The arena and debug buffer are the caller's memory
+ * (etk_trace_session_start: the firmware's static buffers) or heap blocks
+ * owned by the session (etk_trace_session_create, host/trace_alloc.c).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "etkit/program.h"
 #include "etkit/recorder.h"
 #include "etkit/recorder_calibration.h"
 #include "etkit/method.h"
+#include "runtime_internal.h"
 
 /* Bytes and tensor count value v would log. */
 static void value_cost(const etk_program_plan_t *plan, int32_t v,
@@ -40,10 +42,12 @@ static void value_cost(const etk_program_plan_t *plan, int32_t v,
   }
 }
 
-int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
-                             int debug_level, int profile_level, int want_debug,
-                             etk_trace_session_t *out, etk_error_t *err) {
-  memset(out, 0, sizeof *out);
+/* The recorder configuration, arena size and debug-buffer size for `runs`
+ * executions of `plan`. */
+static int session_plan(const etk_program_plan_t *plan, unsigned runs,
+                        int debug_level, int profile_level,
+                        etk_recorder_config_t *cfg_out, size_t *arena_size,
+                        size_t *debug_size, etk_error_t *err) {
   if (runs == 0) runs = 1;
   uint64_t prof = 1, deleg = 0, dbg_t = 0, dbg_s = 0, dbg_bytes = 0;
   uint64_t strings = 32, string_bytes = 512;
@@ -120,16 +124,65 @@ int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
                          "use fewer iterations",
                          runs);
   size += size / 4 + 4096 + ETK_RECORDER_CALIBRATION_BYTES;
-  out->arena = aligned_alloc(64, (size + 63) & ~(size_t)63);
-  if (!out->arena)
+  uint64_t cap = dbg_bytes * r + 4096;
+  *cfg_out = cfg;
+  *arena_size = (size + 63) & ~(size_t)63;
+  /* SIZE_MAX: more than 2 GiB, an error only for a caller that wants it */
+  *debug_size = cap > ((uint64_t)1 << 31) ? SIZE_MAX : (size_t)cap;
+  return ETK_OK;
+}
+
+int etk_trace_debug_too_big(unsigned runs, etk_error_t *err) {
+  return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
+                       "the debug buffer of %u runs would exceed 2 GiB; use "
+                       "fewer iterations",
+                       runs ? runs : 1);
+}
+
+int etk_trace_session_size(const etk_program_plan_t *plan, unsigned runs,
+                           int debug_level, int profile_level,
+                           size_t *arena_size, size_t *debug_size,
+                           etk_error_t *err) {
+  etk_recorder_config_t cfg;
+  size_t a = 0, d = 0;
+  int rc =
+      session_plan(plan, runs, debug_level, profile_level, &cfg, &a, &d, err);
+  if (arena_size) *arena_size = a;
+  if (debug_size) *debug_size = d;
+  return rc;
+}
+
+int etk_trace_session_start(const etk_program_plan_t *plan, unsigned runs,
+                            int debug_level, int profile_level, void *arena,
+                            size_t arena_size, uint8_t *debug_buffer,
+                            size_t debug_size, etk_recorder_clock_fn clock,
+                            void *clock_ctx, etk_trace_session_t *out,
+                            etk_error_t *err) {
+  memset(out, 0, sizeof *out);
+  etk_recorder_config_t cfg;
+  size_t need = 0, need_debug = 0;
+  int rc = session_plan(plan, runs, debug_level, profile_level, &cfg, &need,
+                        &need_debug, err);
+  if (rc != ETK_OK) return rc;
+  if (!arena || arena_size < need)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                         "out of memory for the recorder");
-  int rc = etk_recorder_init(&out->rec, out->arena, size, &cfg);
-  if (rc != ETK_OK) {
-    etk_trace_session_free(out);
+                         "the recorder needs %zu bytes for %u run(s), the "
+                         "arena has %zu",
+                         need, runs ? runs : 1, arena ? arena_size : 0);
+  if (debug_buffer && need_debug == SIZE_MAX)
+    return etk_trace_debug_too_big(runs, err);
+  if (debug_buffer && debug_size < need_debug)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "the debug buffer needs %zu bytes for %u run(s), it "
+                         "has %zu",
+                         need_debug, runs ? runs : 1, debug_size);
+  out->arena = arena;
+  cfg.clock = clock;
+  cfg.clock_ctx = clock_ctx;
+  rc = etk_recorder_init(&out->rec, arena, arena_size, &cfg);
+  if (rc != ETK_OK)
     return etk_error_set(err, rc, ETK_NO_OFFSET,
                          "cannot start the recorder: %s", etk_strerror(rc));
-  }
   etk_recorder_set_debug_level(
       out->rec, debug_level == ETK_TRACE_DEBUG_NONE ? ETK_DEBUG_LEVEL_NONE
                 : debug_level == ETK_TRACE_DEBUG_OUTPUTS
@@ -139,48 +192,12 @@ int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
                                    profile_level == ETK_TRACE_PROFILE_METHOD
                                        ? ETK_PROFILING_METHOD_ONLY
                                        : ETK_PROFILING_ALL_EVENTS);
-  if (want_debug) {
-    uint64_t cap = dbg_bytes * r + 4096;
-    if (cap > ((uint64_t)1 << 31)) {
-      etk_trace_session_free(out);
-      return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,
-                           "the debug buffer of %u runs would exceed 2 GiB; "
-                           "use fewer iterations",
-                           runs);
-    }
-    out->debug_capacity = (size_t)cap;
-    out->debug_buffer =
-        aligned_alloc(64, (out->debug_capacity + 63) & ~(size_t)63);
-    if (!out->debug_buffer) {
-      etk_trace_session_free(out);
-      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                           "out of memory for the debug buffer");
-    }
-    etk_recorder_set_debug_buffer(out->rec, out->debug_buffer,
-                                  out->debug_capacity);
+  if (debug_buffer) {
+    out->debug_buffer = debug_buffer;
+    out->debug_capacity = debug_size;
+    etk_recorder_set_debug_buffer(out->rec, debug_buffer, debug_size);
   }
   return ETK_OK;
-}
-
-int etk_trace_session_calibrate(etk_trace_session_t *s, etk_error_t *err) {
-  size_t size = etk_recorder_calibration_scratch_size(0);
-  void *scratch = malloc(size);
-  if (!scratch)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                         "out of memory for the recorder's calibration");
-  int rc = etk_recorder_calibrate(s->rec, scratch, size, 0, NULL);
-  free(scratch);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET,
-                         "cannot calibrate the recorder: %s", etk_strerror(rc));
-  return ETK_OK;
-}
-
-void etk_trace_session_free(etk_trace_session_t *r) {
-  if (!r) return;
-  free(r->arena);
-  free(r->debug_buffer);
-  memset(r, 0, sizeof *r);
 }
 
 int etk_trace_session_finish(etk_trace_session_t *s, const uint8_t **etdump,

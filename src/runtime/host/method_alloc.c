@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "etkit/checked.h"
-#include "runtime_internal.h"
+#include "../runtime_internal.h"
 
 #define ALIGN16(n) (((n) + 15u) & ~(size_t)15u)
 
@@ -107,4 +107,16 @@ int etk_method_load_alloc_with(const struct etk_program *program,
   m->owned_planned_count = np;
   *out = m;
   return ETK_OK;
+}
+
+void etk_method_free(etk_method_t *method) {
+  if (!method) return;
+  void *arena = method->owned_arena;
+  void **planned = method->owned_planned;
+  size_t np = method->owned_planned_count;
+  etk_method_destroy(method);
+  /* `method` lives in the arena: everything was read before freeing it. */
+  for (size_t k = 0; planned && k < np; k++) free(planned[k]);
+  free(planned);
+  free(arena);
 }
