@@ -18,8 +18,8 @@
  *                               tensor + tensor_kib * bytes(V) / 1024
  *   so it is what a run recording E alone would show: E's own clock reads
  *   stay in, and so do the runtime's hooks, which such a run still calls
- *   and skips (`skipped`, 0 when the marker has none).  "Inside" is time containment:
- *   D.start >= E.start and D.end <= E.end (equal intervals: the one
+ *   and skips (`skipped`, 0 when the marker has none).  "Inside" is time
+ * containment: D.start >= E.start and D.end <= E.end (equal intervals: the one
  *   recorded later, the parent in end order, contains the other).  A debug
  *   event has no time: it is placed at the end of the last profile event
  *   recorded before it in its run (or at the run's earliest start when
