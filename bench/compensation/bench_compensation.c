@@ -9,7 +9,7 @@
  *                                        against it (%, signed)
  *   compensation_<prog>_events           events inside one Method::execute
  *   calibration_pair, _inner, _clock,    the recorder's figures (ns)
- *   calibration_tensor, _tensor_kib
+ *   calibration_skipped, _tensor, _tensor_kib
  *
  * Programs: "demo" (the demo CNN with its delegated part, ~10 us) and
  * "adds" (200 aten::add.out on one float: the worst case, tracing costs
@@ -19,7 +19,9 @@
  * events, read back from its ETDump (the recorder's own times, as etkit
  * inspect reads them).  argv[1] (optional) is RUNS (default 31); the
  * whole comparison is repeated ROUNDS times and the median round printed.
- * Nothing here is a test.
+ * `--parts demo|adds` runs the same comparison's pieces once for
+ * callgrind_residual.sh (instruction counts: the deterministic stand-in
+ * for a board).  Nothing here is a test.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -216,7 +218,109 @@ static int report(const char *name, etk_program_t *p, size_t runs,
   return 0;
 }
 
+/* ---------------------------------------------- --parts (callgrind) */
+
+/* What calibrate.c times, with instruction counts instead of a clock:
+ * callgrind_residual.sh reads each function's inclusive instructions. */
+#define PART_WORK_STEPS 64u
+__attribute__((noinline)) static uint32_t part_busy(uint32_t x) {
+  for (uint32_t k = 0; k < PART_WORK_STEPS; k++) x = x * 1664525u + 1013904223u;
+  return x;
+}
+
+__attribute__((noinline)) static uint32_t part_pairs_around_work(
+    etk_recorder_t *r, uint32_t k) {
+  etk_recorder_name_t a = etk_recorder_intern(r, "OPERATOR_CALL");
+  etk_recorder_name_t b = etk_recorder_intern(r, "aten::calibration.out");
+  uint32_t x = 1;
+  for (uint32_t i = 0; i < k; i++) {
+    etk_recorder_scope_t sa = etk_recorder_begin_op(r, a);
+    etk_recorder_scope_t sb = etk_recorder_begin_op(r, b);
+    x = part_busy(x);
+    (void)etk_recorder_end_op(r, &sb);
+    (void)etk_recorder_end_op(r, &sa);
+  }
+  return x;
+}
+
+/* The same hooks skipped: a recorder at method level, as a method-level
+ * run calls them. */
+__attribute__((noinline)) static uint32_t part_skipped_around_work(
+    etk_recorder_t *r, uint32_t k) {
+  etk_recorder_name_t a = etk_recorder_intern(r, "OPERATOR_CALL");
+  uint32_t x = 3;
+  for (uint32_t i = 0; i < k; i++) {
+    etk_recorder_scope_t sa = etk_recorder_begin_op(r, a);
+    etk_recorder_scope_t sb = etk_recorder_begin_op(r, a);
+    x = part_busy(x);
+    (void)etk_recorder_end_op(r, &sb);
+    (void)etk_recorder_end_op(r, &sa);
+  }
+  return x;
+}
+
+__attribute__((noinline)) static uint32_t part_work_only(uint32_t k) {
+  uint32_t x = 1;
+  for (uint32_t i = 0; i < k; i++) x = part_busy(x);
+  return x;
+}
+
+__attribute__((noinline)) static int part_full_runs(etk_method_t *m, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (etk_method_execute(m, NULL)) return 1;
+  return 0;
+}
+
+__attribute__((noinline)) static int part_method_runs(etk_method_t *m,
+                                                      size_t n) {
+  /* differs from part_full_runs, so no pass folds the two */
+  for (size_t i = n; i-- > 0;)
+    if (etk_method_execute(m, NULL)) return 1;
+  return 0;
+}
+
+/* Runs the parts for `prog` (demo or adds); prints the events per run. */
+static int parts(etk_program_t *p, size_t runs) {
+  static float x[4096];
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) x[i] = 1.0f;
+  void *a1, *a2, *a3;
+  etk_recorder_t *full = recorder_new(1, &a1), *only = recorder_new(0, &a2);
+  etk_recorder_t *cal = recorder_new(1, &a3);
+  etk_method_t *mf = full ? prepare(p, full, x, 4096) : NULL;
+  etk_method_t *mm = only ? prepare(p, only, x, 4096) : NULL;
+  if (!mf || !mm || !cal || etk_recorder_begin_block(cal, "c") != ETK_OK)
+    return 1;
+  /* warm: the first runs intern names and use new table shapes */
+  if (part_full_runs(mf, 2) || part_method_runs(mm, 2)) return 1;
+  (void)part_pairs_around_work(cal, 2);
+  static double t[MAX_RUNS];
+  size_t events = 0;
+  execute_times(full, 0, t, MAX_RUNS, &events, NULL);
+  (void)etk_recorder_finish(only, NULL, NULL);
+  volatile uint32_t sink = part_pairs_around_work(cal, 1000);
+  sink += part_skipped_around_work(only, 1000);
+  sink += part_work_only(1000);
+  (void)sink;
+  if (part_full_runs(mf, runs) || part_method_runs(mm, runs)) return 1;
+  printf("parts_events %zu events\n", events);
+  printf("parts_runs %zu runs\n", runs);
+  printf("parts_pairs %u pairs\n", 2000u);
+  etk_method_free(mf);
+  etk_method_free(mm);
+  free(a1);
+  free(a2);
+  free(a3);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 2 && strcmp(argv[1], "--parts") == 0) {
+    etk_program_t *p =
+        strcmp(argv[2], "demo") == 0 ? build_demo() : build_adds();
+    int rc = p ? parts(p, 31) : 1;
+    etk_program_free(p);
+    return rc;
+  }
   size_t runs = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 31;
   if (runs == 0 || runs > MAX_RUNS) {
     fprintf(stderr, "bench_compensation: RUNS must be 1..%d\n", MAX_RUNS);
@@ -234,6 +338,7 @@ int main(int argc, char **argv) {
     printf("calibration_pair %.3f ns\n", cal.pair);
     printf("calibration_inner %.3f ns\n", cal.inner);
     printf("calibration_clock %.3f ns\n", cal.clock);
+    printf("calibration_skipped %.3f ns\n", cal.skipped);
     printf("calibration_tensor %.3f ns\n", cal.tensor);
     printf("calibration_tensor_kib %.3f ns\n", cal.tensor_kib);
   }

@@ -12,12 +12,14 @@
  * COMPENSATION
  *   The compensated duration of a profile event E is its recorded duration
  *   less the cost of every event recorded inside it, in the same run:
- *     E.compensated = E.raw - sum over profile events D inside E of pair
+ *     E.compensated = E.raw - sum over profile events D inside E of
+ *                               (pair - skipped)
  *                           - sum over debug events V inside E of
  *                               tensor + tensor_kib * bytes(V) / 1024
- *   so it is what a run recording E alone would show (E's own clock reads
- *   stay in, as they do in that run).  "Inside" is time containment:
- *   D.start >= E.start and D.end <= E.end (equal intervals: the one
+ *   so it is what a run recording E alone would show: E's own clock reads
+ *   stay in, and so do the runtime's hooks, which such a run still calls
+ *   and skips (`skipped`, 0 when the marker has none).  "Inside" is time
+ * containment: D.start >= E.start and D.end <= E.end (equal intervals: the one
  *   recorded later, the parent in end order, contains the other).  A debug
  *   event has no time: it is placed at the end of the last profile event
  *   recorded before it in its run (or at the run's earliest start when
@@ -48,6 +50,7 @@ typedef struct etk_calibration {
   double clock;      /* one clock read */
   double tensor;     /* a tensor log, fixed part */
   double tensor_kib; /* a tensor log, per 1024 bytes */
+  double skipped;    /* an event's hooks when the level skips them */
   uint64_t repetitions;
 } etk_calibration_t;
 

@@ -14,7 +14,10 @@
  *   clock       one read of the recorder's clock hook;
  *   tensor      a tensor log (etk_recorder_log_value of one BYTE tensor
  *               into a buffer sink): the fixed part ...
- *   tensor_kib  ... and the part per 1024 bytes of tensor data.
+ *   tensor_kib  ... and the part per 1024 bytes of tensor data;
+ *   skipped     an operator event's begin_op/end_op when the profiling
+ *               level skips it (ETK_PROFILING_METHOD_ONLY): what a
+ *               method-level run still spends per hook.
  * The measurement runs on a scratch recorder placed in caller memory or in
  * the arena's free space, with the recorder's own clock hook; the
  * recorder's records and settings are not touched.
@@ -22,7 +25,8 @@
  * IN THE DUMP
  *   finish writes, after the blocks and before the dropped-events marker,
  *   a RunData with no events named
- *     "etkit:calibration=pair=P,inner=I,clock=C,tensor=T,tensor_kib=K,reps=N"
+ *     "etkit:calibration=pair=P,inner=I,clock=C,tensor=T,tensor_kib=K,
+ *      skipped=S,reps=N"
  *   (values in ticks with three decimals).  Upstream's Inspector skips runs
  *   without events, as it does the dropped-events marker; etkit's readers
  *   parse it (etkit/compensation.h).  It costs at most
@@ -63,6 +67,8 @@ typedef struct etk_recorder_calibration {
   uint64_t clock_mt;      /* one clock read */
   uint64_t tensor_mt;     /* a tensor log, fixed part */
   uint64_t tensor_kib_mt; /* a tensor log, per 1024 bytes */
+  uint64_t skipped_mt;    /* one event's hooks when the profiling level
+                           * skips them (a method-level run) */
   uint32_t repetitions;   /* batches behind each median */
 } etk_recorder_calibration_t;
 

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "etkit/program.h"
+#include "etkit/recorder_calibration.h"
 #include "etkit/runtime.h"
 #include "etkit/schema.h"
 
@@ -344,8 +345,21 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   memset(&load, 0, sizeof load);
   if (etk_trace_session_create(plan, (unsigned)iterations, debug_level,
                                ETK_TRACE_PROFILE_ALL, debug_level > 0, &s,
-                               &err) != ETK_OK ||
-      (calibrate && etk_trace_session_calibrate(&s, &err) != ETK_OK)) {
+                               &err) != ETK_OK) {
+    ext_raise(&err);
+    goto done;
+  }
+  /* the recorder's own cost, for Inspector(..., compensate=True) */
+  size_t cal_size = etk_recorder_calibration_scratch_size(0);
+  void *cal_scratch = calibrate ? malloc(cal_size) : NULL;
+  int cal_rc = !calibrate     ? ETK_OK
+               : !cal_scratch ? ETK_E_NO_MEMORY
+                              : etk_recorder_calibrate(s.rec, cal_scratch,
+                                                       cal_size, 0, NULL);
+  free(cal_scratch);
+  if (cal_rc != ETK_OK) {
+    etk_error_set(&err, cal_rc, ETK_NO_OFFSET,
+                  "cannot calibrate the recorder: %s", etk_strerror(cal_rc));
     ext_raise(&err);
     goto done;
   }

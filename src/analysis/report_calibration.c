@@ -32,12 +32,15 @@ void ana_report_calibration(etk_inspector_t *insp, etk_render_sink_t *s,
                   " batches, in the dump's clock ticks). Compensated = raw "
                   "less the cost of the events recorded inside "
                   "(docs/inspector.md).</p>\n<table class=\"facts\">\n");
-  static const char *const names[5] = {
-      "begin+end pair", "empty event's own duration", "clock read",
-      "tensor log, fixed", "tensor log, per KiB"};
-  const double v[5] = {cal.pair, cal.inner, cal.clock, cal.tensor,
-                       cal.tensor_kib};
-  for (int i = 0; i < 5; i++) {
+  static const char *const names[6] = {"begin+end pair",
+                                       "the same, skipped (method level)",
+                                       "empty event's own duration",
+                                       "clock read",
+                                       "tensor log, fixed",
+                                       "tensor log, per KiB"};
+  const double v[6] = {cal.pair,  cal.skipped, cal.inner,
+                       cal.clock, cal.tensor,  cal.tensor_kib};
+  for (int i = 0; i < 6; i++) {
     etk_render_puts(s, "<tr><th>");
     etk_html_texts(s, names[i]);
     etk_render_puts(s, "</th>");

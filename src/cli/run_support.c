@@ -20,11 +20,25 @@
 
 #include "etkit/inspector.h"
 #include "etkit/recorder.h"
+#include "etkit/recorder_calibration.h"
 #include "etkit/render.h"
 #include "etkit/runtime.h"
 #include "run_support.h"
 
 /* ---------------------------------------------------------------- recorder */
+
+int cli_recorder_calibrate(cli_recorder_t *r, etk_error_t *err) {
+  /* the arena is sized for the runs: the measurement's scratch is its own */
+  size_t size = etk_recorder_calibration_scratch_size(0);
+  void *scratch = malloc(size);
+  int rc = scratch ? etk_recorder_calibrate(r->rec, scratch, size, 0, NULL)
+                   : ETK_E_NO_MEMORY;
+  free(scratch);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "cannot calibrate the recorder: %s", etk_strerror(rc));
+  return ETK_OK;
+}
 
 int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
                        const char *debug_path, uint32_t *dropped,

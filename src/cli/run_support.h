@@ -35,6 +35,12 @@ enum {
 /* Finishes the dump and writes it to etdump_path (if non-NULL) and the
  * used debug bytes to debug_path (if non-NULL).  *dropped (optional)
  * receives the recorder's dropped-event count. */
+/* Measures the recorder's own cost (etk_recorder_calibrate, scratch on the
+ * heap) so that the ETDump carries it (etkit/recorder_calibration.h); call
+ * it before the traced runs.  The marker's bytes come from the session's
+ * slack (size / 4 + 4 KiB, more than ETK_RECORDER_CALIBRATION_BYTES). */
+int cli_recorder_calibrate(cli_recorder_t *r, etk_error_t *err);
+
 int cli_recorder_write(cli_recorder_t *r, const char *etdump_path,
                        const char *debug_path, uint32_t *dropped,
                        etk_error_t *err);

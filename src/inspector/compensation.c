@@ -84,6 +84,8 @@ int etk_calibration_parse(const char *name, size_t len,
       c.tensor = v;
     } else if (key_is(k, key_len, "tensor_kib")) {
       c.tensor_kib = v;
+    } else if (key_is(k, key_len, "skipped")) {
+      c.skipped = v;
     } else if (key_is(k, key_len, "reps")) {
       c.repetitions = v > 1e18 ? (uint64_t)1e18 : (uint64_t)v;
     }
@@ -177,7 +179,7 @@ static size_t run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
       if (e.flags & ETK_ETDUMP_FLAG_END_BEFORE_START) continue;
       it->start = e.start_time;
       it->end = e.end_time;
-      it->cost = cal->pair;
+      it->cost = cal->pair > cal->skipped ? cal->pair - cal->skipped : 0;
       last_end = e.end_time;
       have_last = 1;
       if (e.start_time < earliest) earliest = e.start_time;

@@ -20,7 +20,6 @@
 
 #include "etkit/program.h"
 #include "etkit/recorder.h"
-#include "etkit/recorder_calibration.h"
 #include "etkit/method.h"
 #include "runtime_internal.h"
 
@@ -123,7 +122,7 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
                          "the trace of %u runs would need more than 1 GiB; "
                          "use fewer iterations",
                          runs);
-  size += size / 4 + 4096 + ETK_RECORDER_CALIBRATION_BYTES;
+  size += size / 4 + 4096;
   uint64_t cap = dbg_bytes * r + 4096;
   *cfg_out = cfg;
   *arena_size = (size + 63) & ~(size_t)63;

@@ -16,19 +16,19 @@
 #include "etkit/compensation.h"
 #include "etkit/inspector_core.h"
 
-#define P 10.0   /* pair */
+#define P 9.0    /* pair less skipped */
 #define T 3.0    /* tensor, fixed part */
 #define K 2048.0 /* tensor, per KiB: 2 ticks per byte */
 #define MARKER                                                          \
   "etkit:calibration=pair=10.000,inner=4.000,clock=2.000,tensor=3.000," \
-  "tensor_kib=2048.000,reps=31"
+  "tensor_kib=2048.000,skipped=1.000,reps=31"
 
 ETK_TEST(parse_marker) {
   etk_calibration_t c;
   CHECK(etk_calibration_parse(MARKER, strlen(MARKER), &c));
   CHECK(c.present);
-  CHECK(c.pair == P && c.inner == 4 && c.clock == 2 && c.tensor == T &&
-        c.tensor_kib == K);
+  CHECK(c.pair == 10 && c.skipped == 1 && c.inner == 4 && c.clock == 2 &&
+        c.tensor == T && c.tensor_kib == K);
   CHECK_EQ_U64(c.repetitions, 31);
   /* unknown keys are skipped; only pair is required */
   const char *later = "etkit:calibration=pair=1.5,future=7";

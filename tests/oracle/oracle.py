@@ -445,6 +445,7 @@ CASES = [
     # etkit fixes upstream's wrap-around formula unless asked not to
     ("wrap", "wrap.etdp", ["--target_time_scale", "ns", "--upstream-quirks"]),
     ("op_types", "op_types.etdp", ["--etrecord_path", "op_types.etrecord"]),
+    ("calibrated", "calibrated.etdp", []),
 ]
 
 

@@ -20,7 +20,7 @@ static uint64_t scratch[32u * 1024u / 8u];
 
 static const char counted_marker[] =
     "etkit:calibration=pair=2.000,inner=1.000,clock=1.000,tensor=0.000,"
-    "tensor_kib=0.000,reps=31";
+    "tensor_kib=0.000,skipped=0.000,reps=31";
 
 /* One Execute block with two operator events. */
 static void record_two_ops(etk_recorder_t *rec) {
@@ -46,6 +46,7 @@ ETK_TEST(counting_clock_gives_the_constructed_figures) {
   CHECK_EQ_U64(cal.inner_mt, 1000);
   CHECK_EQ_U64(cal.tensor_mt, 0);
   CHECK_EQ_U64(cal.tensor_kib_mt, 0);
+  CHECK_EQ_U64(cal.skipped_mt, 0); /* a skipped hook reads no clock */
   CHECK_EQ_INT(cal.repetitions, ETK_RECORDER_CALIBRATION_DEFAULT_REPS);
   etk_recorder_calibration_t got;
   CHECK_EQ_INT(etk_recorder_get_calibration(rec, &got), 1);

@@ -1,8 +1,7 @@
 /*
  * trace_alloc.c - the trace session's host layer: the recorder arena and
  * the debug buffer on the heap (etk_trace_session_create), released by
- * etk_trace_session_free; the calibration's scratch memory
- * (etk_trace_session_calibrate).  Sizing and starting are the core's
+ * etk_trace_session_free.  Sizing and starting are the core's
  * (trace_session.c, caller memory).
  */
 #include <stdlib.h>
@@ -10,7 +9,6 @@
 
 #include "../runtime_internal.h"
 #include "etkit/method.h"
-#include "etkit/recorder_calibration.h"
 
 int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
                              int debug_level, int profile_level, int want_debug,
@@ -48,18 +46,4 @@ void etk_trace_session_free(etk_trace_session_t *r) {
   free(r->arena);
   free(r->debug_buffer);
   memset(r, 0, sizeof *r);
-}
-
-int etk_trace_session_calibrate(etk_trace_session_t *s, etk_error_t *err) {
-  size_t size = etk_recorder_calibration_scratch_size(0);
-  void *scratch = malloc(size);
-  if (!scratch)
-    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
-                         "out of memory for the recorder's calibration");
-  int rc = etk_recorder_calibrate(s->rec, scratch, size, 0, NULL);
-  free(scratch);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET,
-                         "cannot calibrate the recorder: %s", etk_strerror(rc));
-  return ETK_OK;
 }
