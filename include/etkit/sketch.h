@@ -144,6 +144,49 @@ etk_status_t etk_sketch_serialize(const etk_sketch_t *s, uint8_t *out,
 etk_status_t etk_sketch_deserialize(etk_sketch_t *s, const uint8_t *in,
                                     size_t len, size_t *used);
 
+/* ------------------------------------------------------ latency table */
+
+/* A fixed table of sketches in caller memory, one per (block, event name,
+ * instruction id, delegate id): what a stats-mode recorder keeps instead of
+ * every event (src/recorder/latency.c).  Names are the caller's ids (the
+ * recorder's interned names); the table never grows: a key beyond the
+ * capacity is refused and counted. */
+typedef struct etk_latency_entry {
+  uint32_t block, name, instruction;
+  int32_t used; /* 1 when the slot holds a key */
+  int64_t delegate_id;
+  etk_sketch_t sketch;
+} etk_latency_entry_t;
+
+typedef struct etk_latency_table {
+  uint32_t capacity, entries;
+  uint64_t refused; /* durations whose key found no free slot */
+  double relative_error;
+  etk_latency_entry_t *slots; /* points into the caller's memory */
+} etk_latency_table_t;
+
+/* Bytes etk_latency_table_init needs for `capacity` keys. */
+size_t etk_latency_table_size(uint32_t capacity);
+
+/* Lays a table for `capacity` keys (> 0) in mem[0..len) (8-aligned, at
+ * least etk_latency_table_size(capacity)); relative_error as
+ * etk_sketch_init.  ETK_E_INVALID_ARGUMENT / ETK_E_FULL (too small). */
+etk_status_t etk_latency_table_init(etk_latency_table_t *t, void *mem,
+                                    size_t len, uint32_t capacity,
+                                    double relative_error);
+
+/* Adds one duration under its key.  ETK_E_FULL: no slot left for a new
+ * key (counted in t->refused); ETK_E_INVALID_ARGUMENT as etk_sketch_add. */
+etk_status_t etk_latency_table_add(etk_latency_table_t *t, uint32_t block,
+                                   uint32_t name, uint32_t instruction,
+                                   int64_t delegate_id, double duration);
+
+/* The sketch of a key, or NULL when the table has none. */
+const etk_sketch_t *etk_latency_table_find(const etk_latency_table_t *t,
+                                           uint32_t block, uint32_t name,
+                                           uint32_t instruction,
+                                           int64_t delegate_id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -251,4 +251,30 @@ ETK_TEST(bytes_round_trip_and_refusals) {
   CHECK(t.count == 0);
 }
 
+ETK_TEST(latency_table_keys_and_capacity) {
+  static uint64_t mem[4 * sizeof(etk_latency_entry_t) / 8];
+  etk_latency_table_t t;
+  CHECK_EQ_INT(etk_latency_table_init(&t, mem, sizeof mem - 1, 4, 0.0),
+               ETK_E_FULL);
+  CHECK_EQ_INT(etk_latency_table_init(&t, mem, sizeof mem, 4, 0.0), ETK_OK);
+  /* instruction ids 0..3 of one operator name, and a delegate event */
+  for (int run = 0; run < 100; run++)
+    for (uint32_t i = 0; i < 3; i++)
+      CHECK_EQ_INT(
+          etk_latency_table_add(&t, 1, 2, i, -1, 1000.0 * (i + 1) + run),
+          ETK_OK);
+  CHECK_EQ_INT(etk_latency_table_add(&t, 1, 3, 0, 7, 50.0), ETK_OK);
+  CHECK(t.entries == 4);
+  CHECK_EQ_INT(etk_latency_table_add(&t, 1, 3, 0, 8, 50.0), ETK_E_FULL);
+  CHECK(t.refused == 1);
+  const etk_sketch_t *s = etk_latency_table_find(&t, 1, 2, 1, -1);
+  CHECK(s != NULL && etk_sketch_count(s) == 100);
+  CHECK(etk_sketch_min(s) == 2000.0 && etk_sketch_max(s) == 2099.0);
+  CHECK(etk_latency_table_find(&t, 1, 2, 9, -1) == NULL);
+  CHECK(etk_latency_table_find(&t, 1, 3, 0, 7) != NULL);
+  CHECK(etk_latency_table_find(&t, 1, 3, 0, 8) == NULL);
+  CHECK_EQ_INT(etk_latency_table_init(&t, mem, sizeof mem, 0, 0.0),
+               ETK_E_INVALID_ARGUMENT);
+}
+
 ETK_TEST_MAIN()
