@@ -20,7 +20,6 @@ etk_status_t etk_latency_table_init(etk_latency_table_t *t, void *mem,
                                     double relative_error) {
   etk_sketch_t probe;
   if (t == NULL || mem == NULL || capacity == 0 || ((uintptr_t)mem & 7u) != 0 ||
-      capacity > SIZE_MAX / sizeof(etk_latency_entry_t) ||
       etk_sketch_init(&probe, relative_error) != ETK_OK)
     return ETK_E_INVALID_ARGUMENT;
   if ((uint64_t)capacity * sizeof(etk_latency_entry_t) > (uint64_t)len)
