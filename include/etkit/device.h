@@ -49,6 +49,7 @@ typedef struct etk_device_job {
   unsigned long iterations, warmup;
   const char *etdump, *debug_buffer, *output_dir; /* NULL: none */
   int debug_level, profile_level, verify;
+  int transport; /* 0 files over semihosting, 1 framed over the UART */
   double rtol, atol;
 } etk_device_job_t;
 

@@ -14,6 +14,8 @@
  *   verify N            1: a mismatching bundled case exits 1
  *   rtol X / atol X     bundled comparison tolerances
  *   output_dir PATH     outputs as PATH/[caseK_]output_N.npy
+ *   transport N         0 semihosting files, 1 framed over the UART
+ *                       (etkit/transport.h; the paths' last parts name them)
  */
 #ifndef ETKIT_BOARDS_FIRMWARE_JOB_H
 #define ETKIT_BOARDS_FIRMWARE_JOB_H
@@ -29,7 +31,7 @@ typedef struct fw_job {
   char inputs[FW_JOB_MAX_INPUTS][FW_JOB_PATH];
   size_t input_count;
   unsigned long iterations, warmup;
-  int debug_level, profile_level, verify;
+  int debug_level, profile_level, verify, transport;
   double rtol, atol;
 } fw_job_t;
 

@@ -16,10 +16,12 @@
 #include <string.h>
 
 #include "board_clock.h"
+#include "board_uart.h"
 #include "etkit/backend_micro.h"
 #include "etkit/method.h"
 #include "etkit/program.h"
 #include "etkit/runtime.h"
+#include "etkit/transport.h"
 #include "firmware_job.h"
 #include "semihost.h"
 
@@ -31,6 +33,7 @@ typedef struct bump {
 
 static bump_t arena;
 static fw_job_t job;
+static etk_tx_t tx; /* job.transport: the UART's framing */
 
 static int fail(const char *fmt, ...) {
   char line[320];
@@ -111,6 +114,19 @@ static int write_file(const char *path, const void *a, size_t alen,
   return left ? fail("%s: short write", path) : 0;
 }
 
+/* A file for the host: over semihosting to `path`, or framed over the UART
+ * named by the path's last part. */
+static int emit(etk_tx_kind_t kind, const char *path, const void *a,
+                size_t alen, const void *b, size_t blen) {
+  if (!job.transport) return write_file(path, a, alen, b, blen);
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  if (etk_tx_open(&tx, kind, name) || etk_tx_write(&tx, a, alen) ||
+      (blen && etk_tx_write(&tx, b, blen)) || etk_tx_close(&tx))
+    return fail("%s: cannot send over the UART", name);
+  return 0;
+}
+
 static const char *npy_descr(int type) {
   switch (type) {
     case ETK_SCALAR_TYPE_BYTE:
@@ -164,7 +180,7 @@ static int write_output(const etk_method_t *m, size_t k, const char *prefix) {
   char path[300];
   snprintf(path, sizeof path, "%s/%soutput_%lu.npy", job.output_dir, prefix,
            (unsigned long)k);
-  return write_file(path, header, padded, t->data, t->nbytes);
+  return emit(ETK_TX_KIND_OUTPUT, path, header, padded, t->data, t->nbytes);
 }
 
 static int write_outputs(const etk_method_t *m, const char *prefix) {
@@ -356,6 +372,10 @@ int main(void) {
   static char cmdline[512];
   arena.next = __arena_start;
   arena.end = __arena_end;
+  /* the UART is set up whatever the transport, so that the runs of both
+   * transports count the same cycles */
+  board_uart_init();
+  etk_tx_init(&tx, board_uart_write, NULL);
   int dwt = board_clock_init();
   (void)etk_backend_register_builtin(etk_micro_backend());
   const char *job_path = "etkit-job.txt";
@@ -465,15 +485,16 @@ int main(void) {
     if (etk_trace_session_finish(&ts, &dump, &dump_len, &debug, &debug_len,
                                  &dropped, &err))
       return fail("%s", err.message);
-    if (write_file(job.etdump, dump, dump_len, NULL, 0)) return 2;
-    if (job.debug_buffer[0] &&
-        write_file(job.debug_buffer, debug, debug_len, NULL, 0))
+    if (emit(ETK_TX_KIND_ETDUMP, job.etdump, dump, dump_len, NULL, 0)) return 2;
+    if (job.debug_buffer[0] && emit(ETK_TX_KIND_DEBUG_BUFFER, job.debug_buffer,
+                                    debug, debug_len, NULL, 0))
       return 2;
     if (dropped)
       say("etkit firmware: warning: the recorder dropped %lu events\n",
           (unsigned long)dropped);
   }
   etk_method_destroy(m);
+  if (job.transport) etk_tx_end_stream(&tx);
   say("etkit firmware: arena %lu of %lu bytes used\n",
       (unsigned long)(arena.next - __arena_start),
       (unsigned long)(__arena_end - __arena_start));

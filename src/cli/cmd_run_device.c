@@ -13,6 +13,7 @@
 #include "cmd_run_device.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@
 #define DEFAULT_TIMEOUT_S 60.0
 
 typedef struct device_options {
-  const char *target, *firmware;
+  const char *target, *firmware, *keep_log;
+  int uart; /* --transport uart */
   double timeout_s;
 } device_options_t;
 
@@ -49,9 +51,10 @@ static int take_device_options(int *argc, char **argv, device_options_t *d) {
   d->timeout_s = DEFAULT_TIMEOUT_S;
   for (int k = 1; k < *argc; k++) {
     const char *a = argv[k], *v = NULL;
-    static const char *const names[] = {"--target", "--timeout", "--firmware"};
+    static const char *const names[] = {"--target", "--timeout", "--firmware",
+                                        "--transport", "--keep-log"};
     int which = -1;
-    for (int n = 0; n < 3; n++) {
+    for (int n = 0; n < 5; n++) {
       size_t len = strlen(names[n]);
       if (!strncmp(a, names[n], len) && (a[len] == 0 || a[len] == '=')) {
         which = n;
@@ -69,6 +72,13 @@ static int take_device_options(int *argc, char **argv, device_options_t *d) {
     }
     if (which == 0) d->target = v;
     if (which == 2) d->firmware = v;
+    if (which == 4) d->keep_log = v;
+    if (which == 3) {
+      if (strcmp(v, "uart") && strcmp(v, "semihosting"))
+        return etk_cli_usage(CMD,
+                             "--transport is uart or semihosting, not '%s'", v);
+      d->uart = !strcmp(v, "uart");
+    }
     if (which == 1) {
       char *end;
       d->timeout_s = strtod(v, &end);
@@ -185,6 +195,7 @@ static int run_on_board(const options_t *o, const device_options_t *d,
                         const char *tmp) {
   char program[PATH_MAX], inputs[ETK_DEVICE_MAX_INPUTS][PATH_MAX];
   char job_path[PATH_MAX], etdump[PATH_MAX], debug[PATH_MAX], outdir[PATH_MAX];
+  char log[PATH_MAX];
   etk_error_t err;
   etk_error_clear(&err);
   etk_device_job_t job;
@@ -211,7 +222,8 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   if (join(etdump, sizeof etdump, tmp, "/etdump.etdp") ||
       join(debug, sizeof debug, tmp, "/debug.bin") ||
       join(outdir, sizeof outdir, tmp, "/out") ||
-      join(job_path, sizeof job_path, tmp, "/job.txt"))
+      join(job_path, sizeof job_path, tmp, "/job.txt") ||
+      join(log, sizeof log, tmp, "/uart.log"))
     return etk_cli_fail(CMD, "%s: temporary folder path too long", tmp);
   if (o->etdump) job.etdump = etdump;
   if (o->etdump && o->debug_buffer) job.debug_buffer = debug;
@@ -219,9 +231,6 @@ static int run_on_board(const options_t *o, const device_options_t *d,
     if (cli_make_dir(outdir, &err)) return etk_cli_fail_error(CMD, &err);
     job.output_dir = outdir;
   }
-  if (etk_device_write_job(job_path, &job, &err))
-    return etk_cli_fail_error(CMD, &err);
-
   etk_device_run_t run;
   memset(&run, 0, sizeof run);
   run.board = board;
@@ -229,8 +238,18 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   run.job_path = job_path;
   run.timeout_s = d->timeout_s;
   run.console_fd = -1;
+  job.transport = d->uart;
+  if (d->uart &&
+      (run.console_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+    return etk_cli_fail(CMD, "%s: cannot create", log);
+  if (etk_device_write_job(job_path, &job, &err))
+    return etk_cli_fail_error(CMD, &err);
   etk_device_result_t res;
-  if (etk_device_run(&run, &res, &err)) return etk_cli_fail_error(CMD, &err);
+  int ran = etk_device_run(&run, &res, &err);
+  if (run.console_fd >= 0) close(run.console_fd);
+  if (d->uart && d->keep_log && copy_file(log, d->keep_log, &err))
+    return etk_cli_fail_error(CMD, &err);
+  if (ran) return etk_cli_fail_error(CMD, &err);
   if (res.timed_out)
     return etk_cli_fail(CMD,
                         "the firmware on %s did not finish within %g s "
@@ -243,6 +262,9 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   if (res.status != 0 && res.status != 1)
     return etk_cli_fail(CMD, "the run on %s failed (firmware status %d)",
                         board->name, res.status);
+  char problem[320];
+  if (d->uart && cli_device_collect_uart(log, tmp, problem, sizeof problem))
+    return etk_cli_fail(CMD, "%s", problem);
   int rc = ETK_OK;
   if (o->etdump) rc = copy_file(etdump, o->etdump, &err);
   if (rc == ETK_OK && o->etdump && o->debug_buffer)

@@ -8,7 +8,8 @@
 # - the KWS-shaped int8 program on M4F and M55: outputs == the host's, bit
 #   for bit;
 # - errors: an unknown board, no QEMU on PATH, a hang past --timeout, a
-#   trace that does not fit the firmware's arena; none leaves an output.
+#   trace that does not fit the firmware's arena; none leaves an output;
+# - --transport uart --keep-log: the files equal the semihosting run's.
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
 
@@ -84,6 +85,24 @@ endforeach()
 # arithmetic is the same IEEE single precision (M4F, M55 and x86-64 SSE)
 same(${DIR}/mps2-an386_1.bin ${DIR}/host.bin)
 same(${DIR}/mps3-an547_1.bin ${DIR}/host.bin)
+
+# --transport uart: the same files, framed over the board's UART and
+# decoded by the capture library; the kept log decodes the same again
+foreach(t uart semihosting)
+  run(0 ${ETKIT} run ${D}/model.pte --target mps2-an386 --transport ${t}
+      --firmware ${FIRMWARE}/mps2-an386.elf --keep-log ${DIR}/${t}.log
+      --etdump ${DIR}/${t}.etdp --debug-level intermediates
+      --debug-buffer ${DIR}/${t}.bin --output-dir ${DIR}/${t}_out)
+  if(t STREQUAL "uart")
+    expect_text("3 files over the UART")
+  endif()
+endforeach()
+same(${DIR}/uart.etdp ${DIR}/semihosting.etdp)
+same(${DIR}/uart.bin ${DIR}/semihosting.bin)
+same(${DIR}/uart_out/output_0.npy ${DIR}/semihosting_out/output_0.npy)
+run(0 ${ETKIT} capture ${DIR}/uart.log --output-dir ${DIR}/captured)
+same(${DIR}/captured/etdump.etdp ${DIR}/uart.etdp)
+run(2 ${ETKIT} run ${D}/model.pte --target mps2-an386 --transport radio)
 
 # the KWS-shaped int8 program: bit for bit
 set(K ${DIR}/kws)
