@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "etkit/program.h"
 #include "etkit/runtime.h"
+#include "cmd_run_device.h"
 #include "cmd_run_inputs.h"
 #include "run_support.h"
 
@@ -265,6 +266,8 @@ out:
 }
 
 int etk_cmd_run(int argc, char **argv) {
+  /* --target BOARD: on an emulated Cortex-M (cmd_run_device.c) */
+  if (cli_run_wants_device(argc, argv)) return etk_cmd_run_device(argc, argv);
   options_t o;
   int rc = cli_run_parse_args(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : rc;

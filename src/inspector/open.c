@@ -71,6 +71,21 @@ static int compensation_open(etk_inspector_t *insp, etk_error_t *err) {
   return etk_compensation_compute(insp->dump, &cal, insp->compensation, err);
 }
 
+/* 1 when the dump carries the marker block "etkit:time_scale=cycles"
+ * (etkit's firmware: its timestamps are CPU cycles, docs/device.md). */
+static int dump_counts_cycles(const etk_etdump_t *dump) {
+  static const char marker[] = "etkit:time_scale=cycles";
+  size_t n = etk_etdump_run_count(dump);
+  for (size_t k = n; k-- > 0;) {
+    etk_etdump_run_t run;
+    if (etk_etdump_run_get(dump, k, &run) == ETK_OK && run.name.data &&
+        run.name.len == sizeof marker - 1 &&
+        !memcmp(run.name.data, marker, sizeof marker - 1))
+      return 1;
+  }
+  return 0;
+}
+
 int etk_inspector_open(const etk_etdump_t *dump,
                        const etk_inspector_options_t *options,
                        etk_inspector_t **out, etk_error_t *err) {
@@ -85,6 +100,13 @@ int etk_inspector_open(const etk_etdump_t *dump,
     insp->options = *options;
   else
     etk_inspector_options_init(&insp->options);
+  /* a dump in cycles read with the default scales (ns -> ms) is shown in
+   * cycles, as `--source_time_scale cycles --target_time_scale cycles` */
+  if (insp->options.source_time_scale == ETK_TIME_NS &&
+      insp->options.target_time_scale == ETK_TIME_MS &&
+      insp->options.clock_hz <= 0 && dump_counts_cycles(dump))
+    insp->options.source_time_scale = insp->options.target_time_scale =
+        ETK_TIME_CYCLES;
   insp->dump = dump;
   etk_etdump_columns(dump, &insp->cols);
   for (size_t i = 0; i < insp->cols.count; i++)
