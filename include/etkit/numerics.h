@@ -6,6 +6,7 @@
 #ifndef ETKIT_NUMERICS_H
 #define ETKIT_NUMERICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,24 @@ size_t etk_numerics_element_size(int scalar_type);
  * (an element outside the data), ETK_E_OVERFLOW. */
 int etk_numerics_tensor_check(const etk_numerics_tensor_t *t, uint64_t *numel,
                               etk_error_t *err);
+
+/* True for the element types whose values are indices, counts or flags:
+ * BOOL, INT (int32), LONG (int64), UINT32, UINT64.  Their values are
+ * compared as exact matches (etk_numerics_count_mismatches), never ranked
+ * by MSE or SNR.  The 8- and 16-bit integer types are quantized
+ * activations: upstream's comparators read them as numbers (float64), and
+ * so does etkit. */
+bool etk_numerics_is_integer_type(int scalar_type);
+
+/* Exact comparison of two views of equal shape (no broadcasting): the
+ * number of elements whose values differ (integers compared as integers,
+ * other types by value; NaN never equals), and the element count.  Either
+ * output may be NULL.  Errors: those of etk_numerics_tensor_check(),
+ * ETK_E_MISMATCH (shapes differ). */
+int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
+                                  const etk_numerics_tensor_t *b,
+                                  uint64_t *mismatches, uint64_t *numel,
+                                  etk_error_t *err);
 
 /* Writes "[2, 3]" (Python's list repr of the sizes) into out; snprintf
  * style. */
@@ -169,8 +188,11 @@ typedef enum etk_numerics_value_kind {
 } etk_numerics_value_kind_t;
 
 /* A logged debug value, inflated as upstream's Inspector does (notes
- * 8.1): the tensor's bytes at its offset in the debug buffer, read as
- * contiguous in `sizes` order (strides are ignored, as upstream). */
+ * 8.1): the tensor's bytes at its offset in the debug buffer.  When the
+ * logged strides describe a dense layout other than the contiguous one (a
+ * channels-last dim order), the view reads the elements through them, so
+ * values compare in logical order (upstream reads every tensor as
+ * contiguous; docs/compatibility.md). */
 typedef struct etk_numerics_value {
   int kind;            /* etk_numerics_value_kind_t */
   int value_type;      /* etk_etdump_value_type_t of the Value */
@@ -181,6 +203,8 @@ typedef struct etk_numerics_value {
   int64_t sizes[ETK_NUMERICS_MAX_DIMS];
   const uint8_t *data; /* into the debug buffer (NULL when empty) */
   uint64_t nbytes;
+  int strided; /* strides[0..dim) hold a dense non-contiguous layout */
+  int64_t strides[ETK_NUMERICS_MAX_DIMS]; /* in elements, when strided */
 } etk_numerics_value_t;
 
 /* Inflates the value of debug event `etdump_event` of `dump` from the debug
@@ -208,11 +232,14 @@ typedef enum etk_numerics_status {
   ETK_NUMERICS_ONLY_B,         /* logged in B only */
   ETK_NUMERICS_SHAPE_MISMATCH, /* both, different shapes: no metrics */
   ETK_NUMERICS_KIND_MISMATCH,  /* tensor vs scalar / list / None */
-  ETK_NUMERICS_NOT_NUMERIC     /* None values, or a type that cannot be read */
+  ETK_NUMERICS_NOT_NUMERIC,    /* None values, or a type that cannot be read */
+  ETK_NUMERICS_ARGUMENT        /* an input or constant argument of a delegate
+                                  call (etk_numerics_ab_mark_arguments):
+                                  metrics computed, but not its output */
 } etk_numerics_status_t;
 
 /* "matched", "only in A", "only in B", "shape mismatch", "kind mismatch",
- * "not numeric". */
+ * "not numeric", "delegate argument". */
 const char *etk_numerics_status_name(etk_numerics_status_t status);
 
 typedef struct etk_numerics_row {
@@ -236,7 +263,12 @@ typedef struct etk_numerics_row {
   const char *dtype_a, *dtype_b; /* "float32", ... (NULL when absent) */
   const char *shape_a, *shape_b; /* "[1, 4, 8, 8]" (NULL when absent) */
   uint64_t numel;                /* elements compared */
-  double mse, snr, max_abs, cosine; /* NaN unless MATCHED (A = reference) */
+  double mse, snr, max_abs, cosine; /* NaN unless MATCHED or ARGUMENT (A =
+                                       reference), NaN for exact rows */
+  int exact;           /* integer or bool values on both sides
+                          (etk_numerics_is_integer_type, Int/Bool scalars):
+                          compared as exact matches, no MSE/SNR */
+  uint64_t mismatches; /* exact rows: elements that differ */
   const char *op_types;             /* set by etk_numerics_ab_set_op_types(),
                                        NULL when none */
 } etk_numerics_row_t;
@@ -275,6 +307,24 @@ size_t etk_numerics_ab_unpaired_blocks(const etk_numerics_ab_t *ab, int of_b);
  * from an ETRecord link).  NULL clears it. */
 int etk_numerics_ab_set_op_types(etk_numerics_ab_t *ab, size_t index,
                                  const char *op_types);
+
+/* How many of the values an instruction logged are its outputs: > 0 for a
+ * delegate call (the runtime logs every argument of the call, inputs and
+ * constant weights first, outputs last), 0 when it is not a delegate call,
+ * -1 when the callback does not know.  `block` is the row's block name. */
+typedef int64_t (*etk_numerics_outputs_fn)(void *ctx, const char *block,
+                                           int32_t instruction_id);
+
+/* Marks the rows of delegate-call arguments ETK_NUMERICS_ARGUMENT: per
+ * (block pair, instruction) without a delegate debug id, the values logged
+ * before the last `outputs` ones (as upstream's Inspector keeps the last
+ * num_outs values of an instruction).  `outputs` may be NULL; where it is
+ * NULL or answers -1, an instruction whose event is named DELEGATE_CALL
+ * has 1 output (upstream's default when the ETRecord has no
+ * instruction_id_to_num_outs map).  Returns the number of rows marked. */
+size_t etk_numerics_ab_mark_arguments(etk_numerics_ab_t *ab,
+                                      etk_numerics_outputs_fn outputs,
+                                      void *ctx);
 
 typedef struct etk_numerics_render_options {
   etk_inspect_format_t format;   /* table, tsv, csv, json */

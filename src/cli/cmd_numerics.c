@@ -71,6 +71,9 @@ static const char *const usage_text =
     "  --no-outputs                leave program outputs out\n"
     "  --min-snr DB                exit 1 when a matched value has an SNR "
     "below DB\n"
+    "                              or an integer value (indices, flags: "
+    "compared\n"
+    "                              exactly) differs\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
     "  -h, --help                  this help\n"
     "\n"
@@ -204,6 +207,26 @@ static int link_rows(numerics_cli_t *c, etk_etrecord_t *rec, etk_error_t *err) {
   return rc;
 }
 
+/* etk_numerics_outputs_fn over the ETRecord's delegate map and
+ * instruction_id_to_num_outs (NULL record: unknown, the library's
+ * DELEGATE_CALL rule). */
+typedef struct outs_ctx {
+  const etk_etrecord_t *rec;
+  const char *method;
+} outs_ctx_t;
+
+static int64_t delegate_outputs(void *ctx, const char *block, int32_t iid) {
+  outs_ctx_t *o = ctx;
+  if (!o->rec) return -1;
+  const char *method =
+      o->method ? o->method : etk_etrecord_block_method(o->rec, block);
+  const etk_etrecord_method_maps_t *maps =
+      method ? etk_etrecord_maps_find(o->rec, method) : NULL;
+  if (!maps) return -1;
+  if (!etk_etrecord_maps_delegate(maps, iid)) return 0;
+  return etk_etrecord_maps_num_outputs(maps, iid, 1);
+}
+
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   numerics_cli_t *c = ctx;
   return etk_numerics_ab_render(c->ab, &c->ro, sink, err);
@@ -262,6 +285,9 @@ int etk_cmd_numerics(int argc, char **argv) {
     }
   }
   if (!status) {
+    /* a delegate call's inputs and constant weights are not its error */
+    outs_ctx_t oc = {rec, c.method};
+    etk_numerics_ab_mark_arguments(c.ab, delegate_outputs, &oc);
     if (etk_numerics_ab_unpaired_blocks(c.ab, 0) ||
         etk_numerics_ab_unpaired_blocks(c.ab, 1))
       fprintf(stderr,
@@ -274,22 +300,32 @@ int etk_cmd_numerics(int argc, char **argv) {
       status = etk_cli_fail_error(CMD, &err);
   }
   if (!status && c.has_min_snr) {
-    size_t below = 0, matched = 0;
+    size_t below = 0, matched = 0, differ = 0;
     for (size_t i = 0; i < etk_numerics_ab_row_count(c.ab); i++) {
       etk_numerics_row_t r;
       etk_numerics_ab_row_get(c.ab, i, &r);
       if (r.status != ETK_NUMERICS_MATCHED) continue;
       matched++;
-      if (r.snr < c.min_snr) below++;
+      if (r.exact)
+        differ += r.mismatches != 0; /* indices: any difference fails */
+      else if (r.snr < c.min_snr)
+        below++;
     }
     if (matched == 0) {
       /* a check that compared nothing is an error, not a pass */
       status = etk_cli_fail(CMD,
                             "--min-snr compared nothing: no logged value of "
                             "A could be compared with one of B");
-    } else if (below) {
-      fprintf(stderr, "etkit numerics: %zu value(s) have an SNR below %g dB\n",
-              below, c.min_snr);
+    } else if (below || differ) {
+      if (below)
+        fprintf(stderr,
+                "etkit numerics: %zu value(s) have an SNR below %g dB\n",
+                below, c.min_snr);
+      if (differ)
+        fprintf(stderr,
+                "etkit numerics: %zu integer value(s) differ (compared "
+                "exactly)\n",
+                differ);
       failed = 1;
     }
   }

@@ -342,6 +342,67 @@ static bool has_nan(const etk_numerics_tensor_t *t) {
   return found;
 }
 
+bool etk_numerics_is_integer_type(int st) {
+  return st == ETK_SCALAR_TYPE_BOOL || st == ETK_SCALAR_TYPE_INT ||
+         st == ETK_SCALAR_TYPE_LONG || st == ETK_SCALAR_TYPE_UINT32 ||
+         st == ETK_SCALAR_TYPE_UINT64;
+}
+
+/* An integer element as (negative, magnitude bits): exact for every
+ * integer type, int64 and uint64 alike. */
+static bool rd_int(int st, const uint8_t *p, bool *neg, uint64_t *mag) {
+  uint64_t u = 0;
+  int64_t s = 0;
+  switch (st) {
+    case ETK_SCALAR_TYPE_UINT64:
+      memcpy(&u, p, 8);
+      *neg = false;
+      *mag = u;
+      return true;
+    case ETK_SCALAR_TYPE_LONG:
+      memcpy(&s, p, 8);
+      break;
+    default: {
+      double v = rd64(st, p);
+      if (v != v) return false;
+      s = (int64_t)v; /* every other integer type is exact in double */
+    }
+  }
+  *neg = s < 0;
+  *mag = s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+  return true;
+}
+
+int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
+                                  const etk_numerics_tensor_t *b,
+                                  uint64_t *mismatches, uint64_t *numel,
+                                  etk_error_t *err) {
+  int rc = etk_numerics_tensor_check(a, NULL, err);
+  if (rc == ETK_OK) rc = etk_numerics_tensor_check(b, NULL, err);
+  if (rc != ETK_OK) return rc;
+  bcast_t it;
+  rc = bcast_init(&it, a, b, true, err);
+  if (rc != ETK_OK) return rc;
+  int sta = a->scalar_type, stb = b->scalar_type;
+  bool ints = etk_numerics_is_integer_type(sta) &&
+              etk_numerics_is_integer_type(stb);
+  size_t ea = etk_numerics_element_size(sta),
+         eb = etk_numerics_element_size(stb);
+  uint64_t bad = 0;
+  BCAST_FOR(&it, a, b, ea, eb, {
+    bool na, nb;
+    uint64_t ma, mb;
+    if (ints)
+      bad += !rd_int(sta, pa, &na, &ma) || !rd_int(stb, pb, &nb, &mb) ||
+             na != nb || ma != mb;
+    else
+      bad += !(rd64(sta, pa) == rd64(stb, pb));
+  });
+  if (mismatches) *mismatches = bad;
+  if (numel) *numel = it.numel;
+  return ETK_OK;
+}
+
 int etk_numerics_compare(const etk_numerics_tensor_t *a,
                          const etk_numerics_tensor_t *b,
                          etk_numerics_metric_t metric, unsigned flags,
@@ -573,6 +634,41 @@ int etk_compare_results_write(const etk_compare_pair_t *pairs, size_t count,
 /* ------------------------------------------------------------- logged values
  */
 
+/* Reads the logged strides into st when they describe a dense layout
+ * other than the contiguous one (a permutation of the dims: each stride,
+ * in increasing order, is the product of the sizes below it; dims of size
+ * 1 may have any stride).  Other strides are ignored: the bytes are then
+ * read as contiguous, as upstream does. */
+static int dense_strides(const etk_etdump_tensor_t *t, const int64_t *sizes,
+                         int64_t *st) {
+  if (t->dim < 2 || t->stride_count != t->dim) return 0;
+  bool contiguous = true, used[ETK_NUMERICS_MAX_DIMS] = {false};
+  int64_t want = 1;
+  for (uint32_t k = t->dim; k-- > 0;) {
+    st[k] = etk_etdump_tensor_stride(t, k);
+    if (sizes[k] == 0) return 0;
+    if (sizes[k] > 1 && st[k] != want) contiguous = false;
+    want *= sizes[k];
+  }
+  if (contiguous) return 0;
+  /* walk the dims of size > 1 from the smallest stride up */
+  int64_t p = 1;
+  for (uint32_t n = 0; n < t->dim; n++) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t k = 0; k < t->dim; k++)
+      if (!used[k] && sizes[k] > 1 && (best == UINT32_MAX || st[k] < st[best]))
+        best = k;
+    if (best == UINT32_MAX) break;
+    if (st[best] != p) return 0;
+    used[best] = true;
+    if (sizes[best] > INT64_MAX / p) return 0;
+    p *= sizes[best];
+  }
+  for (uint32_t k = 0; k < t->dim; k++)
+    if (sizes[k] <= 1) st[k] = 0;
+  return 1;
+}
+
 int etk_numerics_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
                              size_t len, size_t etdump_event, uint32_t item,
                              etk_numerics_value_t *out, etk_error_t *err) {
@@ -650,6 +746,7 @@ int etk_numerics_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
     out->sizes[k] = etk_etdump_tensor_dim(&t, k);
   out->data = data;
   out->nbytes = nbytes;
+  out->strided = dense_strides(&t, out->sizes, out->strides);
   return ETK_OK;
 }
 
@@ -667,6 +764,7 @@ int etk_numerics_value_view(const etk_numerics_value_t *v,
   view->scalar_type = v->scalar_type;
   view->dim = v->dim;
   view->sizes = v->sizes;
+  view->strides = v->strided ? v->strides : NULL;
   view->data = v->data;
   view->data_len = v->nbytes;
   return 1;
@@ -700,6 +798,8 @@ typedef struct ab_row {
   size_t shape_a, shape_b; /* offsets in the pool, SIZE_MAX = none */
   uint64_t numel;
   double mse, snr, max_abs, cosine;
+  int exact;
+  uint64_t mismatches;
   char *op_types;
 } ab_row_t;
 
@@ -732,6 +832,8 @@ const char *etk_numerics_status_name(etk_numerics_status_t s) {
       return "kind mismatch";
     case ETK_NUMERICS_NOT_NUMERIC:
       return "not numeric";
+    case ETK_NUMERICS_ARGUMENT:
+      return "delegate argument";
   }
   return "?";
 }
@@ -967,6 +1069,19 @@ static void compare_row(ab_row_t *r, const etk_numerics_value_t *va,
   }
   r->status = ETK_NUMERICS_MATCHED;
   r->numel = numel;
+  bool ia = va->kind == ETK_NUMERICS_VALUE_SCALAR
+                ? va->value_type != ETK_ETDUMP_VALUE_TYPE_FLOAT &&
+                      va->value_type != ETK_ETDUMP_VALUE_TYPE_DOUBLE
+                : etk_numerics_is_integer_type(va->scalar_type);
+  bool ib = vb->kind == ETK_NUMERICS_VALUE_SCALAR
+                ? vb->value_type != ETK_ETDUMP_VALUE_TYPE_FLOAT &&
+                      vb->value_type != ETK_ETDUMP_VALUE_TYPE_DOUBLE
+                : etk_numerics_is_integer_type(vb->scalar_type);
+  if (ia && ib) { /* indices and flags: exact matches, no MSE */
+    r->exact = 1;
+    etk_numerics_count_mismatches(&a, &b, &r->mismatches, NULL, NULL);
+    return;
+  }
   etk_numerics_compare(&a, &b, ETK_NUMERICS_MSE, ETK_NUMERICS_NO_BROADCAST,
                        &r->mse, NULL);
   etk_numerics_compare(&a, &b, ETK_NUMERICS_SNR, ETK_NUMERICS_NO_BROADCAST,
@@ -1155,6 +1270,8 @@ int etk_numerics_ab_row_get(const etk_numerics_ab_t *ab, size_t index,
   out->snr = r->snr;
   out->max_abs = r->max_abs;
   out->cosine = r->cosine;
+  out->exact = r->exact;
+  out->mismatches = r->mismatches;
   out->op_types = r->op_types;
   return ETK_OK;
 }
@@ -1171,6 +1288,43 @@ int etk_numerics_ab_set_op_types(etk_numerics_ab_t *ab, size_t index,
   free(ab->rows[index].op_types);
   ab->rows[index].op_types = copy;
   return ETK_OK;
+}
+
+size_t etk_numerics_ab_mark_arguments(etk_numerics_ab_t *ab,
+                                      etk_numerics_outputs_fn outputs,
+                                      void *ctx) {
+  size_t marked = 0;
+  if (!ab) return 0;
+  for (size_t r = 0; r < ab->count;) {
+    const ab_row_t *f = &ab->rows[r];
+    size_t end = r + 1;
+    uint32_t logged = f->out_index + 1;
+    while (end < ab->count && ab->rows[end].pair == f->pair &&
+           !ab->rows[end].is_output == !f->is_output &&
+           ab->rows[end].iid == f->iid &&
+           ab->rows[end].did_int == f->did_int &&
+           !ab->rows[end].did_str == !f->did_str &&
+           (!f->did_str || strcmp(ab->rows[end].did_str, f->did_str) == 0)) {
+      if (ab->rows[end].out_index + 1 > logged)
+        logged = ab->rows[end].out_index + 1;
+      end++;
+    }
+    if (!f->is_output && f->iid >= 0 && f->did_int < 0 && !f->did_str) {
+      const char *block = ab->pairs[f->pair].name;
+      int64_t outs = outputs ? outputs(ctx, block ? block : "", f->iid) : -1;
+      if (outs < 0)
+        outs = f->name && strcmp(f->name, "DELEGATE_CALL") == 0 ? 1 : 0;
+      for (size_t k = r; outs > 0 && k < end; k++)
+        if ((uint64_t)ab->rows[k].out_index + (uint64_t)outs <
+                (uint64_t)logged &&
+            ab->rows[k].status == ETK_NUMERICS_MATCHED) {
+          ab->rows[k].status = ETK_NUMERICS_ARGUMENT;
+          marked++;
+        }
+    }
+    r = end;
+  }
+  return marked;
 }
 
 /* ------------------------------------------------------------- rendering */
@@ -1212,7 +1366,9 @@ static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   const etk_numerics_ab_t *ab = ctx;
   etk_numerics_row_t r;
   if (etk_numerics_ab_row_get(ab, row, &r) != ETK_OK) return ETK_E_INTERNAL;
-  bool matched = r.status == ETK_NUMERICS_MATCHED;
+  bool matched = (r.status == ETK_NUMERICS_MATCHED ||
+                  r.status == ETK_NUMERICS_ARGUMENT) &&
+                 !r.exact;
   switch (col) {
     case 0:
       etk_cell_set_text(out, r.block, strlen(r.block));
@@ -1273,6 +1429,18 @@ static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
         etk_cell_set_none(out);
     } break;
     default: {
+      if (r.exact && r.status == ETK_NUMERICS_MATCHED) {
+        /* integer values: a mismatch count, not a distance */
+        if (r.mismatches)
+          etk_strbuf_printf(scratch, "%llu of %llu differ",
+                            (unsigned long long)r.mismatches,
+                            (unsigned long long)r.numel);
+        else
+          etk_strbuf_appends(scratch, "exact match");
+        if (scratch->failed) return ETK_E_NO_MEMORY;
+        etk_cell_set_text(out, scratch->data, scratch->len);
+        break;
+      }
       const char *s = etk_numerics_status_name(r.status);
       etk_cell_set_text(out, s, strlen(s));
     }
@@ -1322,7 +1490,9 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
   for (size_t i = 0; i < ab->count; i++) {
     etk_numerics_row_t r;
     etk_numerics_ab_row_get(ab, i, &r);
-    bool m = r.status == ETK_NUMERICS_MATCHED;
+    bool m = (r.status == ETK_NUMERICS_MATCHED ||
+              r.status == ETK_NUMERICS_ARGUMENT) &&
+             !r.exact;
     etk_json_begin_object(&j);
     etk_json_key(&j, "event_block_name");
     etk_json_cstring(&j, r.block);
@@ -1368,6 +1538,13 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
     etk_json_cstring(&j, r.shape_b);
     etk_json_key(&j, "numel");
     etk_json_uint(&j, r.numel);
+    etk_json_key(&j, "exact");
+    etk_json_bool(&j, r.exact);
+    etk_json_key(&j, "mismatches");
+    if (r.exact)
+      etk_json_uint(&j, r.mismatches);
+    else
+      etk_json_null(&j);
     json_number(&j, "mse", r.mse, m);
     json_number(&j, "snr", r.snr, m);
     json_number(&j, "max_abs_error", r.max_abs, m);
