@@ -112,6 +112,13 @@ typedef struct etk_etrecord_limits {
                                  bound).  Upstream stores members
                                  uncompressed; a higher ratio is a zip bomb,
                                  refused when the archive is opened. */
+  uint32_t max_json_memory_ratio; /* memory jansson may take to parse one
+                                 JSON document (a member, a node of a big
+                                 program, a lowered module): at most this
+                                 times the document's bytes, and at least
+                                 1 MiB (default 32; 0 = no bound).  A file
+                                 whose JSON would take more is refused
+                                 with ETK_E_LIMIT. */
 } etk_etrecord_limits_t;
 
 /* Fills *limits with the defaults above.  `limits` must not be NULL. */

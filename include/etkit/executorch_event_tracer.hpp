@@ -54,6 +54,7 @@
 #include <executorch/runtime/core/span.h>
 
 #include "etkit/recorder.h"
+#include "etkit/recorder_calibration.h"
 
 namespace etkit {
 
@@ -210,6 +211,15 @@ class ETDumpTracer : public executorch::runtime::EventTracer {
   Error write_etdump(etk_write_fn write, void *ctx);
   /* Events dropped in the current dump (also written into it). */
   uint32_t dropped_events() const;
+  /* Measures the recorder's own cost on this target with its clock
+   * (etk_recorder_calibrate, in the arena's free space: nothing recorded,
+   * no heap) so that every later dump carries it for `etkit inspect
+   * --compensate`; call it before the measured runs.  repetitions 0 = the
+   * default (31).  `out` (optional) receives the figures.  The figures are
+   * the C recorder's: the virtual calls into this tracer add a little on
+   * top. */
+  Error calibrate(uint32_t repetitions = 0,
+                  etk_recorder_calibration_t *out = nullptr);
   /* Errors met by calls that return void (create_event_block, end_*,
    * track_*, log_profiling_delegate), and the last of them. */
   uint32_t error_count() const {

@@ -495,6 +495,106 @@ size_t etk_graph_arg_format(const etk_graph_t *g, const etk_graph_arg_t *arg,
 size_t etk_graph_value_shape(const etk_graph_t *g, size_t value, char *out,
                              size_t out_size);
 
+/* ======================================================== from a program
+ *
+ * A program (.pte) alone, without its ETRecord, as the same graph object
+ * (src/graph/from_program.c): what Netron draws.  One call node per
+ * KernelCall and DelegateCall instruction of the method's chains, in
+ * instruction order; the method's inputs as placeholders ("input0", ...)
+ * and its outputs as the output node ("output"); values are the
+ * program's values as instructions write them: a value written again
+ * (a re-used slot, a loop, a MoveCall's target) is a new graph value
+ * ("v12", then "v12.1", ...), so the graph stays a DAG in instruction
+ * order.  Call nodes:
+ *   name    "#I" (instruction I of chain 0), "#C.I" in chain C > 0;
+ *   op      the operator with '.' for "::" ("aten.convolution.out",
+ *           "cortex_m.quantized_add.out"), or "executorch_call_delegate";
+ *   target  the operator's full name ("aten::convolution.out"), or the
+ *           delegate's backend id;
+ *   args    every argument of the instruction in order, named "arg0",
+ *           "arg1", ...: tensors and tensor lists name their values (an
+ *           Int/Double/Bool that an earlier instruction or an input
+ *           produced is a SYM_* argument naming its value), other
+ *           scalars and lists are literals;
+ *   outputs a KernelCall's out arguments (etk_program_call_outputs());
+ *           a DelegateCall's trailing arguments that nothing has written
+ *           yet (its inputs and constants come first, its outputs last);
+ *   source  "file:line" of the instruction's innermost stack frame when
+ *           the exporter recorded stack traces.
+ * Constants (constant data, or in a .ptd file) are folded: no node, no
+ * value; the argument naming one has value ETK_GRAPH_NONE and its name
+ * ("v3").  A planned tensor read before anything wrote it, without
+ * initial data, placed where a tensor of the same dtype and size was last
+ * written, is that tensor (the emitter plans a removed view_copy's output
+ * onto its input); other values read unwritten are value-less too.  Each
+ * DelegateCall is a partition of its node (backend id, name
+ * "<backend>#<instruction>", instruction_id).  No debug handles, modules,
+ * weights or recordings (ETK_E_NOT_FOUND; a bundled program's expected
+ * outputs are its reference outputs); an ETDump joins by instruction id
+ * (etk_graph_figures_compute(), etkit/link.h).  docs/graph-view.md.
+ *
+ *     if (etk_program_load_file(path, NULL, &p, &err) != ETK_OK ||
+ *         etk_graph_from_program(p, NULL, &g, &err) != ETK_OK) { ... }
+ *     ... etk_graph_free(g); etk_program_free(p);
+ */
+
+/* MoveCall, FreeCall and JumpFalseCall instructions are nodes too (op
+ * "move", "free", "jump_false"); by default a move is folded (its target
+ * continues the source's value) and frees and jumps are left out. */
+#define ETK_GRAPH_PROGRAM_ALL_INSTRUCTIONS 0x1u
+
+struct etk_bundled_program;
+typedef struct etk_graph_program_options {
+  const char *method; /* NULL = "forward", else the first plan */
+  unsigned flags;     /* ETK_GRAPH_PROGRAM_* */
+  /* The bundled program `program` is the program of (borrowed, or NULL):
+   * the expected outputs of its test cases for the method are the graph's
+   * ETK_GRAPH_REFERENCE_OUTPUTS (case k = test case k; index -1 the
+   * last), so the numerical error of the outputs needs no second run. */
+  const struct etk_bundled_program *bundled;
+} etk_graph_program_options_t;
+
+/* Fills *opts with the defaults (NULL, 0).  `opts` must not be NULL. */
+void etk_graph_program_options_default(etk_graph_program_options_t *opts);
+
+/* Builds the instruction graph of one method of `program` (borrowed: it
+ * must outlive the graph) into *out (free with etk_graph_free()).
+ * Errors: ETK_E_INVALID_ARGUMENT (NULL program/out), ETK_E_NOT_FOUND (no
+ * such method: the message lists the program's), ETK_E_LIMIT (more than
+ * ETK_GRAPH_PROGRAM_MAX_NODES nodes or values), ETK_E_NO_MEMORY.  *out
+ * is NULL on failure.  Cost: linear in instructions and arguments. */
+#define ETK_GRAPH_PROGRAM_MAX_NODES 4000000u
+struct etk_program;
+int etk_graph_from_program(const struct etk_program *program,
+                           const etk_graph_program_options_t *opts,
+                           etk_graph_t **out, etk_error_t *err);
+
+/* What a program's graph was built from, and its instruction <-> node
+ * maps (owned by the graph). */
+typedef struct etk_graph_program {
+  const struct etk_program *program;
+  const struct etk_program_plan *plan;       /* the method */
+  const struct etk_bundled_program *bundled; /* or NULL */
+  uint32_t chain_count;
+  /* Instruction I of chain C is entry chain_first[C] + I of
+   * instruction_node (chain_count + 1 entries, the last the total). */
+  const size_t *chain_first;
+  const size_t *instruction_node; /* its node, or ETK_GRAPH_NONE (folded) */
+  /* Per graph node: its chain and instruction, -1 for the placeholders
+   * and the output node. */
+  const int32_t *node_chain;
+  const int64_t *node_instruction;
+} etk_graph_program_t;
+
+/* The program a graph was built from, or NULL for an ETRecord's graph
+ * (and for NULL). */
+const etk_graph_program_t *etk_graph_program(const etk_graph_t *g);
+
+/* The node of instruction `instruction` of chain `chain`, or
+ * ETK_GRAPH_NONE (out of range, folded, an ETRecord's graph). */
+size_t etk_graph_instruction_node(const etk_graph_t *g, int64_t chain,
+                                  int64_t instruction);
+
 /* ================================================= weights and recordings */
 
 /* One decoded tensor (or a non-tensor leaf of a recorded list). */

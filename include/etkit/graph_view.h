@@ -87,6 +87,8 @@ typedef struct etk_graph_view_node {
   const char *source;  /* "file:line", for the tooltip */
   const char *shape;   /* output shape(s), for the tooltip */
   const char *figures; /* more tooltip lines (" | "-separated), may be NULL */
+  const char *args;    /* argument lines (" | "-separated; a program's
+                          constants and literals), may be NULL */
   size_t group;        /* innermost group or ETK_GRAPH_VIEW_NONE */
   bool has_value;      /* false: "no event" (drawn hatched, no data-value) */
   double value;        /* the overlay value (the change, with `against`) */

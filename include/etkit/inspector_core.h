@@ -167,6 +167,13 @@ typedef struct etk_inspector_options {
   size_t debug_buffer_len;
   /* Options for opening the ETDump (open_path/open_memory only). */
   etk_etdump_options_t etdump;
+  /* Nonzero: every profile event's duration loses what recording the
+   * events inside it cost (etkit/compensation.h), from the dump's
+   * calibration marker, or from event_cost_ns when that is > 0 (a begin+end
+   * pair, in ns; tensor logs then cost nothing).  A dump without marker
+   * and no event_cost_ns fails to open with ETK_E_NOT_FOUND. */
+  int compensate;
+  double event_cost_ns;
 } etk_inspector_options_t;
 
 /* Fills the defaults: ns -> ms, no clock, no quirks, no debug buffer. */

@@ -229,7 +229,16 @@ int etk_memory_plan_name_from_etrecord(struct etk_memory_plan *plan,
  * event is resolved with the ETRecord linker (the graph's method, top
  * graph and nested nodes) to debug handles and from them to the graph's
  * nodes; an event covers each node it names.  A node that no event
- * reaches has reached == false and NaN figures: it is never given a 0. */
+ * reaches has reached == false and NaN figures: it is never given a 0.
+ *
+ * A program's graph (etk_graph_from_program(), no ETRecord) joins by
+ * instruction id instead: an event covers the call node of its (chain,
+ * instruction) when its name fits the instruction (the operator's kernel
+ * event, DELEGATE_CALL at a delegate call); a delegate's own events are
+ * left out (the DELEGATE_CALL times the call).  Numerical error then
+ * needs `against` or `reference` (a program has no reference outputs),
+ * and only a delegate call's out arguments count as its outputs.
+ * record_name names the program in the warning. */
 
 typedef struct etk_graph_node_figures {
   bool reached;       /* at least one event covers this node */

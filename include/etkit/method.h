@@ -346,6 +346,12 @@ int etk_trace_session_finish(etk_trace_session_t *s, const uint8_t **etdump,
                              size_t *debug_len, uint32_t *dropped,
                              struct etk_error *err);
 
+/* Measures the recorder's own cost (etk_recorder_calibrate, scratch on the
+ * heap) so that the ETDump carries it (etkit/recorder_calibration.h).
+ * Call it before the traced runs.  Errors: ETK_E_NO_MEMORY, the
+ * recorder's. */
+int etk_trace_session_calibrate(etk_trace_session_t *s, struct etk_error *err);
+
 /* Frees the arena and debug buffer; the session is zeroed (NULL: no-op). */
 void etk_trace_session_free(etk_trace_session_t *s);
 

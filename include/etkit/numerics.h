@@ -6,7 +6,6 @@
 #ifndef ETKIT_NUMERICS_H
 #define ETKIT_NUMERICS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,24 +59,6 @@ size_t etk_numerics_element_size(int scalar_type);
  * (an element outside the data), ETK_E_OVERFLOW. */
 int etk_numerics_tensor_check(const etk_numerics_tensor_t *t, uint64_t *numel,
                               etk_error_t *err);
-
-/* True for the element types whose values are indices, counts or flags:
- * BOOL, INT (int32), LONG (int64), UINT32, UINT64.  Their values are
- * compared as exact matches (etk_numerics_count_mismatches), never ranked
- * by MSE or SNR.  The 8- and 16-bit integer types are quantized
- * activations: upstream's comparators read them as numbers (float64), and
- * so does etkit. */
-bool etk_numerics_is_integer_type(int scalar_type);
-
-/* Exact comparison of two views of equal shape (no broadcasting): the
- * number of elements whose values differ (integers compared as integers,
- * other types by value; NaN never equals), and the element count.  Either
- * output may be NULL.  Errors: those of etk_numerics_tensor_check(),
- * ETK_E_MISMATCH (shapes differ). */
-int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
-                                  const etk_numerics_tensor_t *b,
-                                  uint64_t *mismatches, uint64_t *numel,
-                                  etk_error_t *err);
 
 /* Writes "[2, 3]" (Python's list repr of the sizes) into out; snprintf
  * style. */
@@ -263,15 +244,34 @@ typedef struct etk_numerics_row {
   const char *dtype_a, *dtype_b; /* "float32", ... (NULL when absent) */
   const char *shape_a, *shape_b; /* "[1, 4, 8, 8]" (NULL when absent) */
   uint64_t numel;                /* elements compared */
-  double mse, snr, max_abs, cosine; /* NaN unless MATCHED or ARGUMENT (A =
-                                       reference), NaN for exact rows */
-  int exact;           /* integer or bool values on both sides
-                          (etk_numerics_is_integer_type, Int/Bool scalars):
-                          compared as exact matches, no MSE/SNR */
-  uint64_t mismatches; /* exact rows: elements that differ */
+  double mse, snr, max_abs, cosine; /* NaN unless MATCHED (A = reference);
+                                       mse, snr and cosine NaN when exact */
   const char *op_types;             /* set by etk_numerics_ab_set_op_types(),
                                        NULL when none */
+  int exact;           /* MATCHED integer or bool values (indices, flags,
+                          integer-quantized data): compared as exact
+                          matches, never ranked by MSE/SNR */
+  uint64_t mismatches; /* exact rows: elements that differ */
 } etk_numerics_row_t;
+
+/* True for the element types compared as exact matches (a mismatch count)
+ * rather than by MSE/SNR: bool and the 32- and 64-bit integers (indices,
+ * counts, flags).  The 8- and 16-bit integers are quantized activations:
+ * upstream's comparators read them as numbers (float64) and so does
+ * etkit.  The graph view's error overlay follows the same rule. */
+int etk_numerics_is_exact_type(int scalar_type);
+/* The same rule on a numpy dtype name ("int64", "bool", ...). */
+int etk_numerics_is_exact_dtype(const char *dtype);
+
+/* Exact comparison of two views of equal shape (no broadcasting; strided
+ * views read through their strides): the number of elements whose values
+ * differ (integers compared as integers, other types by value; NaN never
+ * equals) and the element count.  Either output may be NULL.  Errors:
+ * those of etk_numerics_tensor_check(), ETK_E_MISMATCH (shapes differ). */
+int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
+                                  const etk_numerics_tensor_t *b,
+                                  uint64_t *mismatches, uint64_t *numel,
+                                  etk_error_t *err);
 
 typedef struct etk_numerics_ab_options {
   int skip_outputs; /* leave program outputs out */
@@ -336,11 +336,12 @@ void etk_numerics_render_options_init(etk_numerics_render_options_t *o);
 
 /* Columns: event_block_name, instruction, delegate_debug_id, output,
  * event_name, op_types, dtype, shape, mse, snr (dB), max_abs_error,
- * cosine, status.  dtype and shape show "A | B" when the sides differ;
+ * cosine, status (an exact row: "exact: K of N differ", mse/snr/cosine
+ * empty).  dtype and shape show "A | B" when the sides differ;
  * instruction is "output" for program outputs; output is "k" or "k[i]"
  * (item i of a TensorList).  json: {"a", "b", "unpaired_blocks_a",
  * "unpaired_blocks_b", "rows": [...]} with typed values (NaN/inf as
- * null). */
+ * null) and, per row, "exact" and "mismatches" (null unless exact). */
 int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
                            const etk_numerics_render_options_t *o,
                            etk_render_sink_t *sink, etk_error_t *err);

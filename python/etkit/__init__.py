@@ -32,7 +32,7 @@ from .inspector import (
     parse_etrecord,
 )
 from .memory import MemoryPlan, memory_plan
-from .graph import model_explorer
+from .graph import graph_view, model_explorer
 from .program import Program, _program_inputs
 from .store import Store
 from .capture import CaptureResult, CapturedFile, capture
@@ -50,6 +50,7 @@ __all__ = [
     "diff",
     *_memory.__all__,
     "model_explorer",
+    "graph_view",
     "Store",
     "run",
     "RunResult",
@@ -144,7 +145,7 @@ _DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2,
 
 def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
         method: str = None, allocation_events: bool = False,
-        warmup: int = 0, inputs_from=None) -> RunResult:
+        warmup: int = 0, inputs_from=None, calibrate: bool = True) -> RunResult:
     """Runs `method` (default forward) of a .pte or .bpte with etkit's
     reference runtime `iterations` times on `inputs` (numpy arrays or
     scalars), traced, after `warmup` untraced runs.  Without inputs, as
@@ -162,6 +163,11 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     run on instead of `inputs`, as `etkit run --inputs-from`: the inputs
     calculate_numeric_gap runs the graph on, so that its rows compare like
     with like.
+
+    calibrate: measure the recorder's own cost first, as `etkit run` does,
+    so that Inspector(..., compensate=True) can take it out (the ETDump
+    gains an event-less "etkit:calibration=..." run that upstream's
+    Inspector skips).
     """
     level = _DEBUG_LEVELS.get(debug_level)
     if level is None:
@@ -181,7 +187,7 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     inputs = _program_inputs(program_path, method, inputs)
     outs, etdump, debug, dropped = _etkit.run(
         program_path, inputs, iterations, level, method,
-        bool(allocation_events), warmup)
+        bool(allocation_events), warmup, bool(calibrate))
     if dropped:
         import warnings
         warnings.warn(f"the recorder dropped {dropped} events", stacklevel=2)

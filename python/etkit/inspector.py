@@ -997,6 +997,12 @@ class Inspector:
     """APIs for examining model architecture and performance stats.
 
     Public attributes: ``event_blocks`` (list of EventBlock), ``op_graph_dict``.
+
+    etkit keywords: ``compensate=True`` takes from every event's durations
+    what recording the events inside it cost (the dump's calibration,
+    written by ``etkit run``; docs/inspector.md); ``event_cost_ns`` gives
+    that cost per event for a dump without calibration (upstream's).
+    Without them every output is upstream's.
     """
 
     def __init__(
@@ -1016,6 +1022,8 @@ class Inspector:
         *,
         debug_buffer: Optional[bytes] = None,
         upstream_quirks: bool = False,
+        compensate: bool = False,
+        event_cost_ns: Optional[float] = None,
     ) -> None:
         source_time_scale = _time_scale(source_time_scale, "source_time_scale")
         target_time_scale = _time_scale(target_time_scale, "target_time_scale")
@@ -1031,6 +1039,16 @@ class Inspector:
         self._delegate_metadata_parser = delegate_metadata_parser
         self._delegate_time_scale_converter = delegate_time_scale_converter
         self._upstream_quirks = bool(upstream_quirks)
+        # etkit: take the recorder's own cost out of every duration (the
+        # dump's calibration, or event_cost_ns per recorded event)
+        if event_cost_ns is not None:
+            if isinstance(event_cost_ns, bool) or not isinstance(
+                    event_cost_ns, (int, float)) or not event_cost_ns > 0:
+                raise ValueError(
+                    f"event_cost_ns must be a number of nanoseconds > 0, "
+                    f"not {event_cost_ns!r}")
+            compensate = True
+        self._compensate = bool(compensate)
 
         if (etdump_path is None) == (etdump_data is None):
             raise ValueError(
@@ -1069,7 +1087,8 @@ class Inspector:
         self._etdump_name = None if etdump_path is None else os.fsdecode(etdump_path)
         self._handle = _etkit.open_inspector(
             etdump_path, etdump_data, source_time_scale.value,
-            target_time_scale.value, debug_buffer, upstream_quirks, 0.0)
+            target_time_scale.value, debug_buffer, upstream_quirks, 0.0,
+            self._compensate, float(event_cost_ns or 0.0))
         mismatches, _, _, logged = self._handle.counts()
         if debug_buffer and not logged:  # as `etkit inspect` warns
             warnings.warn(

@@ -74,6 +74,20 @@ int ext_graph_register(PyObject *module);
 /* Registers graph_html (graph_view.c) in `module`. */
 int ext_graph_view_register(PyObject *module);
 
+/* A program's graph and what it was read from (graph_program.c): the
+ * graph functions' first argument is an ETRecord or a program's path. */
+struct etk_graph;
+struct etk_program;
+struct etk_bundled_program;
+typedef struct ext_program_graph {
+  struct etk_program *program;
+  struct etk_bundled_program *bundled;
+  struct etk_graph *graph;
+} ext_program_graph_t;
+int ext_program_graph_load(const char *path, const char *method,
+                           ext_program_graph_t *out, etk_error_t *err);
+void ext_program_graph_free(ext_program_graph_t *p);
+
 /* Registers bundled_write and bundled_read (bundled.c:
  * etkit.bundled_program) in `module`. */
 int ext_bundled_register(PyObject *module);

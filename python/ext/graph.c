@@ -77,15 +77,22 @@ static PyObject *graph_model_explorer(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *rec_obj, *insp_obj;
   const char *graph_path, *data_path, *overlay, *graph_name, *method;
-  if (!PyArg_ParseTuple(args, "O!szOszz", &ext_etrecord_type, &rec_obj,
-                        &graph_path, &data_path, &insp_obj, &overlay,
-                        &graph_name, &method))
+  if (!PyArg_ParseTuple(args, "OszOszz", &rec_obj, &graph_path, &data_path,
+                        &insp_obj, &overlay, &graph_name, &method))
     return NULL;
-  ext_etrecord_t *rec = (ext_etrecord_t *)rec_obj;
+  /* an ETRecord, or a program's path (.pte, .bpte: its instruction graph) */
+  const char *program_path =
+      PyUnicode_Check(rec_obj) ? PyUnicode_AsUTF8(rec_obj) : NULL;
+  if (!program_path && !PyObject_TypeCheck(rec_obj, &ext_etrecord_type))
+    return PyErr_Format(PyExc_TypeError,
+                        "expected an ETRecord handle or a program's path");
+  ext_etrecord_t *rec = program_path ? NULL : (ext_etrecord_t *)rec_obj;
   notes_t notes = {PyList_New(0), 0};
   if (!notes.list) return NULL;
-  const char *record_name =
-      PyUnicode_Check(rec->path) ? PyUnicode_AsUTF8(rec->path) : NULL;
+  const char *record_name = program_path;
+  if (rec && PyUnicode_Check(rec->path))
+    record_name = PyUnicode_AsUTF8(rec->path);
+  ext_program_graph_t pg = {0};
   etk_error_t err;
   etk_error_clear(&err);
   etk_graph_options_t o;
@@ -95,7 +102,12 @@ static PyObject *graph_model_explorer(PyObject *mod, PyObject *args) {
   etk_graph_t *g = NULL;
   int rc;
   Py_BEGIN_ALLOW_THREADS;
-  rc = etk_graph_load(rec->rec, &o, &g, &err);
+  if (program_path) {
+    rc = ext_program_graph_load(program_path, method, &pg, &err);
+    g = pg.graph;
+  } else {
+    rc = etk_graph_load(rec->rec, &o, &g, &err);
+  }
   if (rc == ETK_OK)
     rc = etk_graph_write_model_explorer(g, NULL, graph_path, &err);
   Py_END_ALLOW_THREADS;
@@ -111,7 +123,10 @@ static PyObject *graph_model_explorer(PyObject *mod, PyObject *args) {
     out = Py_BuildValue("(nnO)", (Py_ssize_t)info.node_count,
                         (Py_ssize_t)info.partition_count, notes.list);
   }
-  etk_graph_free(g);
+  if (program_path)
+    ext_program_graph_free(&pg);
+  else
+    etk_graph_free(g);
   Py_DECREF(notes.list);
   return out;
 }

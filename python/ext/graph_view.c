@@ -4,7 +4,8 @@
  *
  * graph_html(etrecord, inspector, overlay, against, fragment, title,
  *            method) -> str
- * loads the ETRecord's graph (etkit/graph.h), joins it with the
+ * loads the ETRecord's graph (etkit/graph.h; `etrecord` may instead be a
+ * program's path, .pte or .bpte: its instruction graph), joins it with the
  * Inspector's events (etk_graph_figures_compute, etkit/link.h; with
  * `against`, a second Inspector, for the A->B change or, with the error
  * overlay, the numerical error between the two runs' debug values) and
@@ -60,9 +61,14 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   PyObject *rec_obj, *insp = Py_None, *against = Py_None;
   const char *overlay = NULL, *title = NULL, *method = NULL;
   int fragment = 0;
-  if (!PyArg_ParseTuple(args, "O!OzOp|zz", &ext_etrecord_type, &rec_obj, &insp,
-                        &overlay, &against, &fragment, &title, &method))
+  if (!PyArg_ParseTuple(args, "OOzOp|zz", &rec_obj, &insp, &overlay, &against,
+                        &fragment, &title, &method))
     return NULL;
+  const char *program_path =
+      PyUnicode_Check(rec_obj) ? PyUnicode_AsUTF8(rec_obj) : NULL;
+  if (!program_path && !PyObject_TypeCheck(rec_obj, &ext_etrecord_type))
+    return PyErr_Format(PyExc_TypeError,
+                        "expected an ETRecord handle or a program's path");
   if ((insp != Py_None && !ext_inspector_of(insp)) ||
       (against != Py_None && !ext_inspector_of(against)))
     return PyErr_Format(PyExc_TypeError, "expected an Inspector handle");
@@ -73,7 +79,8 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   bool error =
       overlay && (strcmp(overlay, "error") == 0 ||
                   strcmp(overlay, "mse") == 0 || strcmp(overlay, "snr") == 0);
-  etk_etrecord_t *rec = ((ext_etrecord_t *)rec_obj)->rec;
+  etk_etrecord_t *rec = program_path ? NULL : ((ext_etrecord_t *)rec_obj)->rec;
+  ext_program_graph_t pg = {0};
   etk_graph_options_t go;
   etk_graph_options_default(&go);
   go.method = method;
@@ -81,7 +88,10 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   etk_graph_figures_t *fa = NULL, *fb = NULL;
   notes_t notes = {PyList_New(0)};
   if (!notes.list) return NULL;
-  int rc = etk_graph_load(rec, &go, &g, &err);
+  int rc = program_path
+               ? ext_program_graph_load(program_path, method, &pg, &err)
+               : etk_graph_load(rec, &go, &g, &err);
+  if (program_path) g = pg.graph;
   PyObject *text = NULL;
   if (rc == ETK_OK && insp != Py_None)
     fa = figures_of(g, insp, error && against != Py_None ? against : NULL,
@@ -95,10 +105,13 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
     page.a = fa && fa->linked ? fa : NULL;
     page.b = fb && fb->linked ? fb : NULL;
     if (fa && !page.a)
-      page.view.note =
-          "the ETDump matches nothing in this ETRecord (an "
-          "ETDump of another program?): the graph is not "
-          "coloured";
+      page.view.note = program_path
+                           ? "the ETDump matches nothing in this program (an "
+                             "ETDump of another program?): the graph is not "
+                             "coloured"
+                           : "the ETDump matches nothing in this ETRecord (an "
+                             "ETDump of another program?): the graph is not "
+                             "coloured";
     page.view.title = title ? title : "etkit graph";
     page.view.fragment = fragment;
     page.view.label_a = "A";
@@ -113,7 +126,10 @@ static PyObject *graph_html(PyObject *self, PyObject *args) {
   }
   etk_graph_figures_free(fa);
   etk_graph_figures_free(fb);
-  etk_graph_free(g);
+  if (program_path)
+    ext_program_graph_free(&pg);
+  else
+    etk_graph_free(g);
   if (!text) {
     Py_DECREF(notes.list);
     return NULL;

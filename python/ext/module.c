@@ -95,15 +95,17 @@ static void inspector_dealloc(ext_inspector_t *self) {
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* open_inspector(path, data, source, target, debug, quirks, clock_hz) */
+/* open_inspector(path, data, source, target, debug, quirks, clock_hz
+ *                [, compensate, event_cost_ns]) */
 static PyObject *inspector_open(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *path = NULL, *path_obj = NULL, *data = NULL, *debug = NULL;
   const char *source, *target;
-  int quirks = 0;
-  double clock_hz = 0;
-  if (!PyArg_ParseTuple(args, "OOssOpd", &path, &data, &source, &target, &debug,
-                        &quirks, &clock_hz))
+  int quirks = 0, compensate = 0;
+  double clock_hz = 0, event_cost_ns = 0;
+  if (!PyArg_ParseTuple(args, "OOssOpd|pd", &path, &data, &source, &target,
+                        &debug, &quirks, &clock_hz, &compensate,
+                        &event_cost_ns))
     return NULL;
   if (path != Py_None) {
     if (!PyUnicode_FSConverter(path, &path_obj)) return NULL;
@@ -121,6 +123,8 @@ static PyObject *inspector_open(PyObject *mod, PyObject *args) {
   }
   opt.clock_hz = clock_hz;
   opt.flags = quirks ? ETK_INSPECTOR_QUIRKS_ALL : 0;
+  opt.compensate = compensate;
+  opt.event_cost_ns = event_cost_ns;
   if (debug != Py_None) {
     if (!PyBytes_Check(debug)) {
       Py_XDECREF(path_obj);

@@ -278,17 +278,18 @@ static int warm_up(const etk_program_t *prog, const char *method,
 }
 
 /* run(path, inputs, iterations, debug_level, method, allocation_events,
- *     warmup) -> (outputs, etdump bytes, debug bytes or None, dropped) */
+ *     warmup, calibrate) -> (outputs, etdump bytes, debug bytes or None,
+ *     dropped) */
 static PyObject *m_run(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *path_obj, *inputs_obj, *iter_obj;
   unsigned long iterations = 1;
-  int debug_level = 0, alloc_events = 0;
+  int debug_level = 0, alloc_events = 0, calibrate = 0;
   unsigned long warmup = 0;
   const char *method = NULL;
-  if (!PyArg_ParseTuple(args, "O&OOiz|pk", PyUnicode_FSConverter, &path_obj,
+  if (!PyArg_ParseTuple(args, "O&OOiz|pkp", PyUnicode_FSConverter, &path_obj,
                         &inputs_obj, &iter_obj, &debug_level, &method,
-                        &alloc_events, &warmup))
+                        &alloc_events, &warmup, &calibrate))
     return NULL;
   if (warmup > 1000000) {
     Py_DECREF(path_obj);
@@ -343,7 +344,8 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   memset(&load, 0, sizeof load);
   if (etk_trace_session_create(plan, (unsigned)iterations, debug_level,
                                ETK_TRACE_PROFILE_ALL, debug_level > 0, &s,
-                               &err) != ETK_OK) {
+                               &err) != ETK_OK ||
+      (calibrate && etk_trace_session_calibrate(&s, &err) != ETK_OK)) {
     ext_raise(&err);
     goto done;
   }

@@ -213,6 +213,14 @@ def test_numerics_metrics_are_numpy_s(numerics_fixtures, cli):
         x = a[key].astype(np.float64).ravel()
         y = b[key].astype(np.float64).ravel()
         err = y - x
+        if row["exact"]:  # integers: a mismatch count, no MSE/SNR
+            assert a[key].dtype.kind in "iub"
+            assert row["mismatches"] == int(np.count_nonzero(a[key] != b[key]))
+            assert row["mse"] is None and row["snr"] is None
+            assert row["max_abs_error"] == np.max(np.abs(err))
+            checked += 1
+            continue
+        assert a[key].dtype.kind not in "iub"
         mse = np.mean(err ** 2)
         assert row["mse"] == pytest.approx(mse, rel=1e-9, abs=1e-15)
         assert row["max_abs_error"] == pytest.approx(np.max(np.abs(err)), rel=1e-9)

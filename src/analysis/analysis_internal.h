@@ -47,6 +47,11 @@ static inline const char *ana_intern_key(const ana_intern_t *m, uint32_t id,
 /* 1 when s[0..n) equals the C string `lit`. */
 int ana_is_name(const char *s, size_t n, const char *lit);
 
+/* The report's "Recorder cost" section (report_calibration.c): nothing
+ * for a dump without the recorder's calibration. */
+void ana_report_calibration(etk_inspector_t *insp, etk_render_sink_t *s,
+                            const char *unit);
+
 /* ---------------------------------------------------- timed profile events */
 
 /* Flags of an ana_item_t. */

@@ -1083,6 +1083,7 @@ int etk_report_write_html(etk_inspector_t *insp,
     write_nav(&r);
     section_facts(&r, &dropped);
     section_summary(&r);
+    ana_report_calibration(insp, sink, r.unit);
     if (o->graph_section) {
       etk_render_puts(sink, "<section id=\"graph\">\n");
       rc = o->graph_section(o->graph_section_ctx, sink, err);

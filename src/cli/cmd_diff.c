@@ -21,6 +21,8 @@
 
 static const char *const usage_text =
     "usage: etkit diff A.etdp B.etdp [options]\n"
+    "       etkit diff A.pte B.pte [--format text|json]   (two programs:\n"
+    "       structure and constants; 'etkit diff A.pte --help')\n"
     "\n"
     "Compares two ETDumps per operator: blocks paired by name, operators\n"
     "matched by event name + instruction id, then by name, then by operator\n"
@@ -217,7 +219,12 @@ static int any_matched(const etk_diff_t *diff) {
 
 int etk_cmd_diff(int argc, char **argv) {
   /* two programs: their own diff (cmd_diff_program.c) */
-  if (cli_diff_is_programs(argc, argv)) return cli_diff_programs(argc, argv);
+  int kinds = cli_diff_is_programs(argc, argv);
+  if (kinds < 0)
+    return etk_cli_usage(CMD,
+                         "a program and an ETDump cannot be compared: give "
+                         "two programs or two ETDumps");
+  if (kinds) return cli_diff_programs(argc, argv);
   diff_cli_t c;
   memset(&c, 0, sizeof c);
   etk_inspector_options_init(&c.io);

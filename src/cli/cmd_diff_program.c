@@ -281,13 +281,18 @@ static int print_json(const etk_program_diff_t *d, const char *const *path) {
 int cli_diff_is_programs(int argc, char **argv) {
   int programs = 0, dumps = 0;
   for (int i = 1; i < argc; i++) {
-    if (argv[i][0] == '-') continue;
+    if (argv[i][0] == '-') {
+      /* -o's value is written, not compared */
+      if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) i++;
+      continue;
+    }
     etk_file_kind_t k = etk_file_kind_of_path(argv[i]);
     programs +=
         k == ETK_FILE_PTE || k == ETK_FILE_BPTE || k == ETK_FILE_PTE_OTHER;
     dumps += k == ETK_FILE_ETDUMP || k == ETK_FILE_ETDUMP_UNPREFIXED;
   }
-  return programs > 0 && dumps == 0;
+  if (programs > 0 && dumps > 0) return -1;
+  return programs > 0;
 }
 
 int cli_diff_programs(int argc, char **argv) {

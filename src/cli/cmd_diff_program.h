@@ -6,9 +6,10 @@
 #ifndef ETKIT_CLI_CMD_DIFF_PROGRAM_H
 #define ETKIT_CLI_CMD_DIFF_PROGRAM_H
 
-/* True when an argument of argv[1..argc) that is not an option names a
+/* 1 when an argument of argv[1..argc) that is not an option names a
  * program (.pte, .bpte) by its bytes and none names an ETDump (a program
- * among ETDumps, as the value of -o, leaves it an ETDump diff). */
+ * and an ETDump both: -1, a usage error for the caller; the value of -o
+ * is not looked at). */
 int cli_diff_is_programs(int argc, char **argv);
 
 /* `etkit diff A.pte B.pte [--format text|json]`; the gate's exit status:

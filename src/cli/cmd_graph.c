@@ -19,6 +19,7 @@
 #include "cli_args.h"
 #include "cli_term.h"
 #include "cmd_graph_delegation.h"
+#include "cmd_graph_program.h"
 #include "commands.h"
 #include "etkit/etrecord.h"
 
@@ -26,9 +27,11 @@
 
 static const char *const usage_text =
     "usage: etkit graph ETRECORD [options]\n"
+    "       etkit graph PROGRAM.pte|.bpte [options]  (without the ETRecord)\n"
     "\n"
     "Lists the edge-dialect program recorded in an ETRecord: each node's\n"
-    "name, op, debug handle, module path and source line.\n"
+    "name, op, debug handle, module path and source line.  Given a\n"
+    "program, its instruction graph (`etkit graph PROGRAM -h`).\n"
     "\n"
     "options:\n"
     "  --method NAME   method to list (default: forward, or the only one)\n"
@@ -343,6 +346,7 @@ static bool wants_view(int argc, char **argv) {
 
 int etk_cmd_graph(int argc, char **argv) {
   if (wants_view(argc, argv)) return etk_cmd_graph_view(argc, argv);
+  if (cli_graph_names_program(argc, argv)) return cli_graph_program(argc, argv);
   if (cli_graph_wants_delegation(argc, argv))
     return cli_graph_delegation(argc, argv);
   graph_cli_t c;

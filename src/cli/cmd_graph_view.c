@@ -16,19 +16,22 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cmd_graph_program.h"
 #include "commands.h"
 #include "etkit/graph_view.h"
 
 #define CMD "graph"
 
 static const char *const usage_text =
-    "usage: etkit graph ETRECORD --html OUT.html [options]\n"
-    "       etkit graph ETRECORD --model-explorer GRAPH.json\n"
+    "usage: etkit graph ETRECORD|PROGRAM --html OUT.html [options]\n"
+    "       etkit graph ETRECORD|PROGRAM --model-explorer GRAPH.json\n"
     "                            [--node-data DATA.json] [options]\n"
     "\n"
     "Draws the ETRecord's graph as one self-contained HTML page (module\n"
     "groups, delegated partitions, nodes coloured by what an ETDump\n"
     "measured), or writes Model Explorer's graph and node-data JSON.\n"
+    "Given a program (.pte, .bpte) instead, draws its instruction graph\n"
+    "(constants folded, delegate calls boxed), joined by instruction id.\n"
     "\n"
     "options:\n"
     "  --html FILE               the page\n"
@@ -49,6 +52,7 @@ static const char *const usage_text =
     "  --method NAME             method (default: forward, or the only one)\n"
     "  --graph NAME              another recorded graph, e.g. "
     "exported_program\n"
+    "  --all-instructions        (a program) moves, frees, jumps as nodes\n"
     "  --title TEXT              page title\n"
     "  -h, --help                this help\n";
 
@@ -60,6 +64,7 @@ typedef struct view_cli {
   const char
       *dumps[2][MAX_DUMPS]; /* every dump of a side; [s][0] = etdump[s] */
   size_t dump_count[2];
+  int all; /* --all-instructions */
 } view_cli_t;
 
 enum { OPT_ETDUMP = 1, OPT_AGAINST };
@@ -76,6 +81,7 @@ static const etk_cli_option_t options[] = {
     {"against", 0, ETK_CLI_VALUE, OPT_AGAINST, 0},
     ETK_CLI_STRING("against_debug_buffer", 0, view_cli_t, buffer[1]),
     ETK_CLI_STRING("overlay", 0, view_cli_t, overlay),
+    ETK_CLI_FLAG("all_instructions", 0, view_cli_t, all),
 };
 
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
@@ -96,7 +102,7 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
 
 /* Usage rules; 0 or 2. */
 static int check_usage(const view_cli_t *c) {
-  if (etk_cli_require(CMD, c->path, "ETRECORD")) return 2;
+  if (etk_cli_require(CMD, c->path, "ETRECORD or PROGRAM")) return 2;
   if (!c->html && !c->me && !c->node_data)
     return etk_cli_usage(CMD, "give --html, --model-explorer or --node-data");
   etk_error_t err;
@@ -126,6 +132,14 @@ static int check_usage(const view_cli_t *c) {
                          "--overlay %s needs --debug_buffer_path (its "
                          "values are compared with --against's, or "
                          "with the ETRecord's reference outputs)",
+                         c->overlay);
+  if (error && !c->etdump[1] && cli_graph_is_program(c->path) &&
+      etk_file_kind_of_path(c->path) != ETK_FILE_BPTE)
+    return etk_cli_usage(CMD,
+                         "--overlay %s on a program needs --against and "
+                         "--against-debug-buffer (a program has no "
+                         "reference outputs; a bundled program's expected "
+                         "outputs are)",
                          c->overlay);
   if (error && c->etdump[1] && !c->buffer[1])
     return etk_cli_usage(CMD,
@@ -276,8 +290,19 @@ int etk_cmd_graph_view(int argc, char **argv) {
   go.method = c.method;
   go.graph_name = c.graph;
   int status = 0;
-  if (etk_etrecord_open_file(c.path, NULL, &rec, &err) != ETK_OK ||
-      etk_graph_load(rec, &go, &g, &err) != ETK_OK) {
+  bool program = cli_graph_is_program(c.path);
+  cli_program_graph_t pg = {0};
+  if (program) {
+    if (c.graph)
+      status = etk_cli_usage(CMD,
+                             "--graph names an ETRecord's graph; %s is "
+                             "a program",
+                             c.path);
+    else if ((status = cli_program_graph_load(CMD, c.path, c.method, c.all,
+                                              &pg)) == 0)
+      g = pg.graph;
+  } else if (etk_etrecord_open_file(c.path, NULL, &rec, &err) != ETK_OK ||
+             etk_graph_load(rec, &go, &g, &err) != ETK_OK) {
     char line[ETK_ERROR_LINE_SIZE];
     etk_error_format(&err, line, sizeof line);
     if (strcmp(err.where, c.path) == 0)
@@ -314,19 +339,25 @@ int etk_cmd_graph_view(int argc, char **argv) {
     page.more_b_count = c.dump_count[1] > 1 ? c.dump_count[1] - 1 : 0;
     bool memory = c.overlay && strcmp(c.overlay, "memory") == 0;
     if (c.etdump[0] && !page.a && !memory)
-      page.view.note =
-          "the ETDump matches nothing in this ETRecord (an "
-          "ETDump of another program?): the graph is not "
-          "coloured";
+      page.view.note = program ? "the ETDump matches nothing in this program "
+                                 "(an ETDump of another program?): the graph "
+                                 "is not coloured"
+                               : "the ETDump matches nothing in this ETRecord "
+                                 "(an ETDump of another program?): the graph "
+                                 "is not coloured";
     else if (c.etdump[1] && !page.b && !error && !memory)
-      page.view.note =
-          "the --against ETDump matches nothing in this "
-          "ETRecord: coloured by the first run only";
+      page.view.note = program ? "the --against ETDump matches nothing in this "
+                                 "program: coloured by the first run only"
+                               : "the --against ETDump matches nothing in this "
+                                 "ETRecord: coloured by the first run only";
     status = write_outputs(&c, g, &page);
   }
   for (int s = 0; s < 2; s++)
     for (size_t k = 0; k < c.dump_count[s]; k++) close_run(&runs[s][k]);
-  etk_graph_free(g);
+  if (program)
+    cli_program_graph_free(&pg);
+  else
+    etk_graph_free(g);
   if (rec) etk_etrecord_close(rec);
   return status;
 }

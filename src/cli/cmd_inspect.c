@@ -221,8 +221,17 @@ static int inspect(cli_t *cp, int *failed) {
   }
 
   etk_inspector_t *insp;
-  if (etk_inspector_open_path(c.etdump, &c.opt, &insp, &err) != ETK_OK) {
+  int rc;
+  if ((rc = etk_inspector_open_path(c.etdump, &c.opt, &insp, &err)) != ETK_OK) {
     free(dbuf);
+    if (rc == ETK_E_NOT_FOUND && c.opt.compensate) {
+      fprintf(stderr,
+              "etkit inspect: %s carries no recorder calibration (etkit run "
+              "writes one, upstream's runtime does not): give --event-cost "
+              "NS, the cost of one recorded event\n",
+              c.etdump);
+      return 2;
+    }
     return fail_err(&err);
   }
   etk_cli_warn_unused_buffer(CMD, c.debug_buffer, insp, dlen);
@@ -271,8 +280,8 @@ static int inspect(cli_t *cp, int *failed) {
   int with_allocs = c.ro.format == ETK_INSPECT_FORMAT_TABLE &&
                     c.ro.view == ETK_INSPECT_VIEW_EVENTS &&
                     etk_inspector_allocator_count(insp) > 0;
-  int rc = render_to(insp, &c.ro, c.total_count ? &c : NULL,
-                     c.output ? c.output : "-", with_allocs, &err);
+  rc = render_to(insp, &c.ro, c.total_count ? &c : NULL,
+                 c.output ? c.output : "-", with_allocs, &err);
   if (rc == ETK_OK && c.tsv_path) {
     etk_inspector_render_options_t tsv;
     etk_inspector_render_options_init(&tsv);

@@ -11,6 +11,7 @@
 #include "cmd_inspect_args.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_args.h"
@@ -49,6 +50,11 @@ static const char *const usage_text =
     "total,\n"
     "                              average, % of the method time, framework "
     "overhead\n"
+    "  --compensate                take from every event what recording the\n"
+    "                              events inside it cost (the ETDump's\n"
+    "                              calibration, written by etkit run)\n"
+    "  --event-cost NS             with --compensate: the cost of one event\n"
+    "                              (for a dump without calibration)\n"
     "  --allocations               allocation events per allocator\n"
     "  --runs                      per-run series of each block: warm-up,\n"
     "                              drift, outliers, LLM prefill/decode phases\n"
@@ -128,6 +134,7 @@ enum {
   OPT_SOURCE,
   OPT_LINK_COLUMNS,
   OPT_JSON_INDENT,
+  OPT_EVENT_COST,
 };
 
 static const etk_cli_option_t options[] = {
@@ -162,6 +169,8 @@ static const etk_cli_option_t options[] = {
     {"source", 0, ETK_CLI_OPTIONAL_VALUE, OPT_SOURCE, 0},
     {"link_columns", 0, ETK_CLI_NO_VALUE, OPT_LINK_COLUMNS, 0},
     {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+    ETK_CLI_FLAG("compensate", 0, cli_t, opt.compensate),
+    {"event_cost", 0, ETK_CLI_VALUE, OPT_EVENT_COST, 0},
 };
 
 /* --block INDEX|NAME */
@@ -241,6 +250,16 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
     case OPT_SUMMARY:
       c->ro.view = ETK_INSPECT_VIEW_SUMMARY;
       return 0;
+    case OPT_EVENT_COST: {
+      char *end;
+      double ns = strtod(v, &end);
+      if (end == v || *end || !(ns > 0 && ns < 1e12))
+        return etk_cli_usage(CMD,
+                             "--event-cost needs nanoseconds > 0, not '%s'", v);
+      c->opt.event_cost_ns = ns;
+      c->opt.compensate = 1;
+      return 0;
+    }
     case OPT_ALLOCATIONS:
       c->ro.view = ETK_INSPECT_VIEW_ALLOCATIONS;
       return 0;

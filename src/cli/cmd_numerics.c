@@ -17,7 +17,8 @@
  *   in src/link/compare_outputs.c.)
  *
  * `etkit numerics` is a gate (docs/exit-status.md): 0 holds, 1 with
- * --min-snr DB when a matched value has an SNR below DB (the table is
+ * --min-snr DB when a matched value has an SNR below DB or an integer
+ * value (compared exactly) differs (the table is
  * still written; one line on stderr counts them), 2 trouble (usage, an
  * unreadable file, a gate that compared nothing).
  */
@@ -69,11 +70,15 @@ static const char *const usage_text =
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
     "  --no-outputs                leave program outputs out\n"
+    "                              (a delegate call's inputs and constant "
+    "weights\n"
+    "                              are rows with status 'delegate "
+    "argument', never\n"
+    "                              gated)\n"
     "  --min-snr DB                exit 1 when a matched value has an SNR "
     "below DB\n"
-    "                              or an integer value (indices, flags: "
-    "compared\n"
-    "                              exactly) differs\n"
+    "                              or an integer value (compared exactly)\n"
+    "                              differs\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
     "  -h, --help                  this help\n"
     "\n"
@@ -208,7 +213,7 @@ static int link_rows(numerics_cli_t *c, etk_etrecord_t *rec, etk_error_t *err) {
 }
 
 /* etk_numerics_outputs_fn over the ETRecord's delegate map and
- * instruction_id_to_num_outs (NULL record: unknown, the library's
+ * instruction_id_to_num_outs (no record: unknown, the library's
  * DELEGATE_CALL rule). */
 typedef struct outs_ctx {
   const etk_etrecord_t *rec;
@@ -300,14 +305,14 @@ int etk_cmd_numerics(int argc, char **argv) {
       status = etk_cli_fail_error(CMD, &err);
   }
   if (!status && c.has_min_snr) {
-    size_t below = 0, matched = 0, differ = 0;
+    size_t below = 0, differ = 0, matched = 0;
     for (size_t i = 0; i < etk_numerics_ab_row_count(c.ab); i++) {
       etk_numerics_row_t r;
       etk_numerics_ab_row_get(c.ab, i, &r);
       if (r.status != ETK_NUMERICS_MATCHED) continue;
       matched++;
       if (r.exact)
-        differ += r.mismatches != 0; /* indices: any difference fails */
+        differ += r.mismatches != 0; /* indices, flags: equal or not */
       else if (r.snr < c.min_snr)
         below++;
     }
@@ -316,17 +321,17 @@ int etk_cmd_numerics(int argc, char **argv) {
       status = etk_cli_fail(CMD,
                             "--min-snr compared nothing: no logged value of "
                             "A could be compared with one of B");
-    } else if (below || differ) {
+    } else {
       if (below)
         fprintf(stderr,
-                "etkit numerics: %zu value(s) have an SNR below %g dB\n",
-                below, c.min_snr);
+                "etkit numerics: %zu value(s) have an SNR below %g dB\n", below,
+                c.min_snr);
       if (differ)
         fprintf(stderr,
-                "etkit numerics: %zu integer value(s) differ (compared "
-                "exactly)\n",
+                "etkit numerics: %zu integer value(s) differ (exact "
+                "comparison)\n",
                 differ);
-      failed = 1;
+      failed = below || differ;
     }
   }
   etk_numerics_ab_free(c.ab);

@@ -225,7 +225,9 @@ static int run(options_t *op, int *failed) {
     }
     if (cli_recorder_create(plan, (unsigned)runs, o.debug_level,
                             o.profile_level, o.debug_buffer != NULL, &rec,
-                            &err)) {
+                            &err) ||
+        (!o.no_calibrate && etk_trace_session_calibrate(&rec, &err))) {
+      cli_recorder_free(&rec);
       status = etk_cli_fail_error(CMD, &err);
       goto out;
     }

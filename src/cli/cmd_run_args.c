@@ -34,6 +34,9 @@ static const char *const usage_text =
     "  --debug-level L        none | outputs | intermediates (default: none,\n"
     "                         or outputs when --debug-buffer is given)\n"
     "  --profile-level L      method | all (default: all)\n"
+    "  --no-calibrate         skip measuring the recorder's own cost (by\n"
+    "                         default the ETDump carries it for `etkit\n"
+    "                         inspect --compensate`)\n"
     "  --warmup N             untimed, untraced runs first (default 0)\n"
     "  --allocation-events    record allocators and allocations (default:\n"
     "                         none, as upstream; its Inspector stops on them)\n"
@@ -70,6 +73,7 @@ static const etk_cli_option_t options[] = {
     {"profile_level", 0, ETK_CLI_VALUE, OPT_PROFILE_LEVEL, 0},
     ETK_CLI_FLAG("no_allocation_events", 0, options_t, no_allocation_events),
     ETK_CLI_FLAG("verify", 0, options_t, verify),
+    ETK_CLI_FLAG("no_calibrate", 0, options_t, no_calibrate),
     {"rtol", 0, ETK_CLI_VALUE, OPT_RTOL, 0},
     {"atol", 0, ETK_CLI_VALUE, OPT_ATOL, 0},
     {"max_memory", 0, ETK_CLI_VALUE, OPT_MAX_MEMORY, 0},

@@ -21,6 +21,7 @@ typedef struct options {
   size_t input_count;
   unsigned long iterations, warmup;
   int allocation_events; /* --allocation-events (ETK_CLI_FLAG) */
+  int no_calibrate;      /* --no-calibrate (ETK_CLI_FLAG) */
   int auto_debug_buffer; /* the debug buffer path was derived */
   char debug_path[4096]; /* the derived one */
   int debug_level, profile_level, verify, no_allocation_events;

@@ -32,7 +32,7 @@ static const etk_command_t commands[] = {
     {"trace", etk_cmd_trace,
      "write an ETDump timeline for Perfetto / chrome://tracing (JSON)"},
     {"diff", etk_cmd_diff,
-     "compare two ETDumps per operator (A/B, CI exit status)"},
+     "compare two ETDumps per operator, or two programs (CI exit status)"},
     {"report", etk_cmd_report,
      "write a self-contained HTML report of an ETDump"},
     {"memory", etk_cmd_memory,

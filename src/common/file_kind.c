@@ -60,8 +60,8 @@ static const struct {
                           "--debug_buffer_path"},
     [ETK_FILE_PTE] = {"an ExecuTorch program (.pte)",
                       "a program goes to `etkit run`, `etkit info`, "
-                      "`etkit memory` or --program (Python: etkit.run, "
-                      "etkit.Program)"},
+                      "`etkit memory`, `etkit graph` or --program (Python: "
+                      "etkit.run, etkit.Program)"},
     [ETK_FILE_PTE_OTHER] = {"an ExecuTorch program of another version",
                             "programs go to `etkit run` or --program"},
     [ETK_FILE_BPTE] = {"a bundled program (.bpte)",

@@ -42,13 +42,19 @@ int etk_read_file(const char *path, uint64_t max_len, uint8_t **data,
                          "cannot open input file: %s", strerror(errno));
   }
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+  int have_st = fstat(fileno(f), &st) == 0;
+  if (have_st && S_ISDIR(st.st_mode)) {
     fclose(f);
     etk_error_where(err, path);
     return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET,
                          "this is a directory, not a file: give a file");
   }
   size_t cap = 1 << 16, n = 0;
+  /* a regular file: its size plus one, so that the end is seen without
+   * growing (a file that grows meanwhile still doubles the buffer) */
+  if (have_st && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size < max_len && (uint64_t)st.st_size < SIZE_MAX / 2)
+    cap = (size_t)st.st_size + 1;
   uint8_t *buf = malloc(cap + 1);
   for (;;) {
     if (!buf) {

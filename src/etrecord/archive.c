@@ -46,6 +46,7 @@ void etk_etrecord_limits_default(etk_etrecord_limits_t *limits) {
   limits->max_graph_depth = 16;
   limits->max_nodes = (uint64_t)4 << 20;
   limits->max_compression_ratio = 100;
+  limits->max_json_memory_ratio = 32;
 }
 
 /* Fails when compressed member `m` declares more uncompressed bytes than
@@ -418,6 +419,13 @@ int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err) {
   m->len = (size_t)size;
   m->loaded = true;
   return ETK_OK;
+}
+
+void etr_member_unload(etr_member_t *m) {
+  free(m->data);
+  m->data = NULL;
+  m->len = 0;
+  m->loaded = false;
 }
 
 /* Opens an archive whose malloc'd bytes `owned` are handed over. */

@@ -67,6 +67,12 @@ typedef struct walker {
   etk_error_t *err;
   etk_etrecord_graph_t *graphs; /* malloc'd, grows during the walk */
   size_t graph_count, graph_cap;
+  /* lazy: the top graph's nodes and tensor_values are read from the
+   * member's text one element at a time (json_lazy.c); lazy_retry: text
+   * the scanner or jansson refused there, parse the whole member */
+  const char *text;
+  etr_json_span_t nodes_span, values_span;
+  bool lazy, has_values, lazy_retry;
 } walker_t;
 
 static int oom(walker_t *w) {
@@ -663,6 +669,41 @@ static int walk_node(walker_t *w, json_t *node, size_t position, uint32_t depth,
   return rc;
 }
 
+/* The top graph's tensor_values and nodes from their text spans, one
+ * element's tree at a time. */
+static int walk_top_lazy(walker_t *w, etr_serde_t *s, size_t gi) {
+  etk_etrecord_limits_t *lim = &w->rec->limits;
+  if (w->has_values) {
+    int vrc = etr_serde_tensor_values_lazy(s, w->text, w->values_span, lim,
+                                           w->member, &w->graphs[gi]);
+    if (vrc < 0) return oom(w);
+    if (vrc > 0) {
+      w->lazy_retry = true;
+      return ETK_E_FORMAT;
+    }
+  }
+  etr_json_iter_t it;
+  etr_json_span_t v;
+  size_t i = 0;
+  etr_json_iter_init(w->text, w->nodes_span, '[', &it);
+  while (etr_json_next(w->text, &it, NULL, &v)) {
+    json_t *node;
+    if (etr_json_parse(w->text + v.start, v.end - v.start, lim, w->member, NULL,
+                       &node, NULL) != ETK_OK) {
+      w->lazy_retry = true;
+      return ETK_E_FORMAT;
+    }
+    int rc = walk_node(w, node, i++, 0, ETK_ETRECORD_NO_PARENT, gi);
+    json_decref(node);
+    if (rc != ETK_OK) return rc;
+  }
+  if (it.bad) {
+    w->lazy_retry = true;
+    return ETK_E_FORMAT;
+  }
+  return ETK_OK;
+}
+
 static int walk_graph(walker_t *w, json_t *graph, uint32_t depth, size_t parent,
                       const graph_origin_t *origin) {
   uint32_t max_depth = w->rec->limits.max_graph_depth;
@@ -686,6 +727,7 @@ static int walk_graph(walker_t *w, json_t *graph, uint32_t depth, size_t parent,
   if (!g->name) return oom(w);
   etr_serde_t s = {&w->prog->arena, &w->prog->pub.dialect, false};
   if (etr_serde_graph(&s, graph, origin->signature, g) != 0) return oom(w);
+  if (w->lazy && gi == 0) return walk_top_lazy(w, &s, gi);
   json_t *nodes = json_object_get(graph, "nodes");
   if (!nodes) return ETK_OK;
   if (!json_is_array(nodes))
@@ -764,6 +806,61 @@ void etr_program_free(etr_program_t *prog) {
   free(prog);
 }
 
+/* Members from this size on are read lazily (walk_top_lazy). */
+#define LAZY_MIN_BYTES ((size_t)1 << 16)
+
+/* For a big member: the document with the top graph's nodes and
+ * tensor_values left out (as [] and {}), parsed into *root, and their spans
+ * in *lz.  false: parse the whole member instead (a small member, or text
+ * the scanner or jansson refuses: the whole parse then reports it). */
+static bool lazy_root(etk_etrecord_t *rec, const etr_member_t *m,
+                      const char *member, walker_t *lz, json_t **root) {
+  const char *t = (const char *)m->data;
+  size_t len = m->len;
+  etr_json_span_t r, gm, g, *a = &lz->nodes_span, *b = &lz->values_span;
+  if (len < LAZY_MIN_BYTES ||
+      etr_json_check(t, len, &rec->limits, member, NULL) != ETK_OK ||
+      !etr_json_root(t, len, &r) ||
+      !etr_json_member(t, r, "graph_module", &gm) ||
+      !etr_json_member(t, gm, "graph", &g) ||
+      !etr_json_member(t, g, "nodes", a) || t[a->start] != '[')
+    return false;
+  lz->has_values =
+      etr_json_member(t, g, "tensor_values", b) && t[b->start] == '{';
+  if (!lz->has_values) *b = (etr_json_span_t){a->end, a->end};
+  if (b->start < a->start) {
+    a = &lz->values_span;
+    b = &lz->nodes_span;
+  }
+  size_t cut = (a->end - a->start) + (b->end - b->start), n = 0;
+  char *sk = malloc(len - cut + 5);
+  if (!sk) return false;
+  memcpy(sk, t, a->start);
+  n = a->start;
+  memcpy(sk + n, t[a->start] == '[' ? "[]" : "{}", 2);
+  n += 2;
+  memcpy(sk + n, t + a->end, b->start - a->end);
+  n += b->start - a->end;
+  if (b->end > b->start) {
+    memcpy(sk + n, t[b->start] == '[' ? "[]" : "{}", 2);
+    n += 2;
+  }
+  memcpy(sk + n, t + b->end, len - b->end);
+  n += len - b->end;
+  bool ok =
+      etr_json_parse(sk, n, &rec->limits, member, NULL, root, NULL) == ETK_OK;
+  free(sk);
+  lz->text = t;
+  lz->lazy = ok;
+  return ok;
+}
+
+static int parse_root(etk_etrecord_t *rec, const etr_program_slot_t *slot,
+                      json_t *root, walker_t *lz, etr_program_t **out,
+                      etk_error_t *err);
+static int parse_member(etk_etrecord_t *rec, const etr_program_slot_t *slot,
+                        etr_member_t *m, etr_program_t **out, etk_error_t *err);
+
 int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
                       etr_program_t **out, etk_error_t *err) {
   *out = NULL;
@@ -772,12 +869,47 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
   if (!pub) {
     return etk_error_set_where(err, member, ETK_E_NOT_FOUND, "no such member");
   }
-  json_t *root;
-  int rc = etr_member_load_json(rec, pub, member, &root, err);
+  etr_member_t *m = (etr_member_t *)(void *)pub; /* pub is the first field */
+  bool cached = m->loaded; /* someone may hold its bytes: keep them */
+  int rc = etr_member_load(rec, m, err);
   if (rc != ETK_OK) return rc;
+  rc = parse_member(rec, slot, m, out, err);
+  if (!cached) etr_member_unload(m); /* the program owns copies */
+  return rc;
+}
 
+static int parse_member(etk_etrecord_t *rec, const etr_program_slot_t *slot,
+                        etr_member_t *m, etr_program_t **out,
+                        etk_error_t *err) {
+  const char *member = slot->ref.member;
+  const etk_etrecord_member_t *pub = &m->pub;
+  json_t *root;
+  int rc;
+  walker_t lz;
+  memset(&lz, 0, sizeof lz);
+  if (lazy_root(rec, m, member, &lz, &root)) {
+    rc = parse_root(rec, slot, root, &lz, out, err);
+    if (rc == ETK_OK || !lz.lazy_retry) return rc;
+    memset(&lz, 0, sizeof lz);
+  }
+  rc = etr_member_load_json(rec, pub, member, &root, err);
+  if (rc != ETK_OK) return rc;
+  return parse_root(rec, slot, root, &lz, out, err);
+}
+
+/* The program of a parsed member (root is consumed); lz: lazy spans or
+ * all zero. */
+static int parse_root(etk_etrecord_t *rec, const etr_program_slot_t *slot,
+                      json_t *root, walker_t *lz, etr_program_t **out,
+                      etk_error_t *err) {
+  const char *member = slot->ref.member;
+  int rc = ETK_OK;
   etr_program_t *prog = calloc(1, sizeof *prog);
-  walker_t w = {rec, prog, member, NULL, 0, 0, err, NULL, 0, 0};
+  walker_t w = *lz;
+  w.rec = rec;
+  w.prog = prog;
+  w.member = member;
+  w.err = err;
   if (!prog) {
     json_decref(root);
     return oom(&w);
@@ -841,6 +973,7 @@ int etr_program_parse(etk_etrecord_t *rec, const etr_program_slot_t *slot,
   prog->graphs = w.graphs;
   prog->pub.graphs = w.graphs;
   prog->pub.graph_count = w.graph_count;
+  lz->lazy_retry = w.lazy_retry;
   if (rc == ETK_OK) rc = build_index(&w);
   if (rc != ETK_OK) {
     etr_program_free(prog);

@@ -39,6 +39,42 @@ int etr_json_parse(const char *text, size_t len,
                    const etk_etrecord_limits_t *limits, const char *where,
                    const char *context, json_t **out, etk_error_t *err);
 
+/* json_lazy.c: the memory bound of one parse (limits->max_json_memory_ratio
+ * times its text, at least ETR_JSON_MIN_BUDGET) and a scanner of byte
+ * spans (no tree) for reading big containers one element at a time. */
+#define ETR_JSON_MIN_BUDGET ((size_t)1 << 20)
+void etr_json_budget_begin(const etk_etrecord_limits_t *limits, size_t len);
+/* Ends the budget; true when an allocation was refused (*limit: the bound). */
+bool etr_json_budget_end(size_t *limit);
+
+typedef struct etr_json_span {
+  size_t start, end; /* text[start .. end) */
+} etr_json_span_t;
+
+typedef struct etr_json_iter {
+  size_t at, end;
+  char close;
+  bool need_value, bad;
+} etr_json_iter_t;
+
+/* The checks etr_json_parse makes before jansson (UTF-8, depth, string
+ * sizes) over a whole document, without parsing it. */
+int etr_json_check(const char *text, size_t len,
+                   const etk_etrecord_limits_t *limits, const char *where,
+                   etk_error_t *err);
+/* The document's one value (blanks around it allowed). */
+bool etr_json_root(const char *t, size_t len, etr_json_span_t *out);
+/* The value of key `name` (written without escapes) in object `obj`. */
+bool etr_json_member(const char *t, etr_json_span_t obj, const char *name,
+                     etr_json_span_t *out);
+/* Iterates over a list (open '[', key NULL) or an object (open '{'). */
+bool etr_json_iter_init(const char *t, etr_json_span_t span, char open,
+                        etr_json_iter_t *it);
+/* The next element; false at the end or on text it does not understand
+ * (then it->bad). */
+bool etr_json_next(const char *t, etr_json_iter_t *it, etr_json_span_t *key,
+                   etr_json_span_t *value);
+
 /* 1 for +Infinity, -1 for -Infinity, 2 for NaN, 0 for anything else. */
 int etr_json_special(const json_t *value);
 
@@ -100,6 +136,9 @@ struct etk_etrecord {
 
 /* Reads a member by index into its cache (limits enforced). */
 int etr_member_load(etk_etrecord_t *rec, etr_member_t *m, etk_error_t *err);
+/* Frees the loaded bytes of `m` (nobody may hold them); a later
+ * etr_member_load reads them again. */
+void etr_member_unload(etr_member_t *m);
 
 /* Loads the member `pub` (as etr_member_load) and parses it as JSON into
  * *root, which the caller then owns.  Errors name `member`. */
@@ -158,6 +197,13 @@ int etr_serde_args(etr_serde_t *s, json_t *list, bool named,
  * names and (when `signature` is an object) its specs. */
 int etr_serde_graph(etr_serde_t *s, json_t *graph, json_t *signature,
                     etk_etrecord_graph_t *g);
+/* The tensor_values object of a graph read from its text span one entry
+ * at a time (json_lazy.c): 0 done, -1 out of memory, 1 text jansson
+ * refuses (the caller parses the whole document instead). */
+int etr_serde_tensor_values_lazy(etr_serde_t *s, const char *text,
+                                 etr_json_span_t span,
+                                 const etk_etrecord_limits_t *limits,
+                                 const char *where, etk_etrecord_graph_t *g);
 
 /* Parses a debug_handle metadata text ("7", "[7, 8]", "(7,)") into an
  * arena array.  ETK_E_FORMAT (nothing set) when it is none of these. */

@@ -297,9 +297,17 @@ int etr_json_parse(const char *text, size_t len,
     input = rewritten;
   }
   json_error_t je;
+  size_t budget;
+  etr_json_budget_begin(limits, input_len);
   json_t *root =
       json_loadb(input, input_len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
-  if (!root) {
+  if (etr_json_budget_end(&budget) && !root) {
+    rc = etk_error_set_where(
+        err, where, ETK_E_LIMIT,
+        "%sparsing %zu bytes of JSON takes more than %zu bytes of memory "
+        "(limit: %u times the text, max_json_memory_ratio)",
+        prefix, len, budget, (unsigned)limits->max_json_memory_ratio);
+  } else if (!root) {
     size_t pos = je.position > 0 ? (size_t)je.position : 0;
     if (pos > input_len) pos = input_len;
     /* jansson reports the position after the offending token ("... near
@@ -319,6 +327,15 @@ int etr_json_parse(const char *text, size_t len,
     *out = root;
   }
   free(rewritten);
+  free(edits.items);
+  return rc;
+}
+
+int etr_json_check(const char *text, size_t len,
+                   const etk_etrecord_limits_t *limits, const char *where,
+                   etk_error_t *err) {
+  json_edits_t edits = {0};
+  int rc = prescan(text, len, limits, where, "", &edits, err);
   free(edits.items);
   return rc;
 }

@@ -653,6 +653,69 @@ int etr_serde_graph(etr_serde_t *s, json_t *graph, json_t *signature,
   return s->failed ? -1 : 0;
 }
 
+/* One key token (quotes included) as a NUL-terminated string: copied
+ * when it has no escapes, else decoded by jansson.  malloc'd; NULL with
+ * *bad set when jansson refuses it. */
+static char *key_text(const char *t, etr_json_span_t k,
+                      const etk_etrecord_limits_t *limits, const char *where,
+                      bool *bad) {
+  size_t n = k.end - k.start - 2;
+  const char *body = t + k.start + 1;
+  if (!memchr(body, '\\', n)) {
+    char *c = malloc(n + 1);
+    if (c) {
+      memcpy(c, body, n);
+      c[n] = 0;
+    }
+    return c;
+  }
+  json_t *v;
+  if (etr_json_parse(t + k.start, k.end - k.start, limits, where, NULL, &v,
+                     NULL) != ETK_OK ||
+      !json_is_string(v)) {
+    if (v) json_decref(v);
+    *bad = true;
+    return NULL;
+  }
+  size_t len = json_string_length(v);
+  char *c = malloc(len + 1);
+  if (c) memcpy(c, json_string_value(v), len + 1);
+  json_decref(v);
+  return c;
+}
+
+int etr_serde_tensor_values_lazy(etr_serde_t *s, const char *text,
+                                 etr_json_span_t span,
+                                 const etk_etrecord_limits_t *limits,
+                                 const char *where, etk_etrecord_graph_t *g) {
+  etr_json_iter_t it;
+  etr_json_span_t k, v;
+  size_t n = 0, at = 0;
+  if (!etr_json_iter_init(text, span, '{', &it)) return 1;
+  while (etr_json_next(text, &it, &k, &v)) n++;
+  if (it.bad) return 1;
+  if (!n) return 0;
+  etk_etrecord_tensor_meta_t *metas = arena_array(s, n, sizeof *metas);
+  if (!metas) return -1;
+  etr_json_iter_init(text, span, '{', &it);
+  while (at < n && etr_json_next(text, &it, &k, &v)) {
+    bool bad = false;
+    json_t *m = NULL;
+    char *key = key_text(text, k, limits, where, &bad);
+    if (key && etr_json_parse(text + v.start, v.end - v.start, limits, where,
+                              NULL, &m, NULL) != ETK_OK)
+      bad = true;
+    if (key && m) tensor_meta(s, key, m, &metas[at++]);
+    free(key);
+    if (m) json_decref(m);
+    if (bad) return 1;
+    if (!key || s->failed) return -1;
+  }
+  g->tensor_values = metas;
+  g->tensor_value_count = at;
+  return 0;
+}
+
 /* ------------------------------------------------------- debug handles */
 
 int etr_serde_debug_handles(etr_arena_t *arena, const char *text, int64_t **out,

@@ -725,4 +725,10 @@ uint32_t ETDumpTracer::dropped_events() const {
   return etk_recorder_dropped(rec_);
 }
 
+ETDumpTracer::Error ETDumpTracer::calibrate(uint32_t repetitions,
+                                            etk_recorder_calibration_t *out) {
+  if (rec_ == nullptr) return init_error_;
+  return to_error(etk_recorder_calibrate(rec_, nullptr, 0, repetitions, out));
+}
+
 }  // namespace etkit

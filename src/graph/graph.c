@@ -105,10 +105,11 @@ void etk_graph_free(etk_graph_t *g) {
 
 void etk_graph_info_get(const etk_graph_t *g, etk_graph_info_t *info) {
   memset(info, 0, sizeof *info);
-  info->member = g->prog->ref.member;
+  /* a program's graph (etk_graph_from_program) has no ETRecord member */
+  info->member = g->prog ? g->prog->ref.member : "";
   info->method = g->method;
-  info->program_kind = g->prog->ref.kind;
-  info->verifiers = g->prog->verifiers ? g->prog->verifiers : "";
+  info->program_kind = g->prog ? g->prog->ref.kind : ETK_ETRECORD_PROGRAM_EDGE;
+  info->verifiers = g->prog && g->prog->verifiers ? g->prog->verifiers : "";
   info->node_count = g->node_count;
   info->value_count = g->value_count;
   info->graph_count = g->graph_count;

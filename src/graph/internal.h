@@ -57,7 +57,19 @@ struct etk_graph {
   etk_torch_archive_t *representative_inputs, *reference_outputs;
   bool state_tried, constants_tried;
   graph_recording_t *recordings;
+
+  /* A program's graph (from_program.c; rec and prog are then NULL), in the
+   * arena; NULL for an ETRecord's. */
+  etk_graph_program_t *program;
 };
+
+/* A program's graph's recordings: its bundled program's expected outputs
+ * (from_program.c); ETK_E_NOT_FOUND for the rest. */
+int graph_program_recorded(etk_graph_t *g, etk_graph_recording_t which,
+                           int64_t index, const etk_graph_tensor_t **items,
+                           size_t *count, etk_error_t *err);
+size_t graph_program_case_count(const etk_graph_t *g,
+                                etk_graph_recording_t which);
 
 /* Builds nodes, values, graphs and edges (build.c). */
 int graph_build(etk_graph_t *g, unsigned flags, etk_error_t *err);

@@ -37,6 +37,14 @@ void graph_weights_free(etk_graph_t *g) {
   g->recordings = NULL;
 }
 
+/* A program's graph (etk_graph_from_program) has no ETRecord to read
+ * weights or recordings from. */
+static int no_record(etk_error_t *err) {
+  return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                       "a program's graph has no ETRecord: no weights or "
+                       "recorded tensors");
+}
+
 /* Opens "<program member><suffix>" as a torch.save archive into *slot.
  * ETK_E_NOT_FOUND (quietly, err untouched when `quiet`) when the member
  * is absent or empty. */
@@ -114,6 +122,7 @@ int etk_graph_state_tensor(etk_graph_t *g, const char *key,
   if (!g || !key || !out)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_graph_state_tensor: NULL argument");
+  if (!g->rec) return no_record(err);
   int rc_sd = open_member(g, "_state_dict", &g->state_dict, true, err);
   if (rc_sd != ETK_OK && rc_sd != ETK_E_NOT_FOUND) return rc_sd;
   int rc_c = open_member(g, "_constants", &g->constants, true, err);
@@ -214,6 +223,7 @@ static size_t representative_cases(const etk_pickle_value_t *root) {
 
 static int open_recording(etk_graph_t *g, etk_graph_recording_t which,
                           const etk_pickle_value_t **root, etk_error_t *err) {
+  if (!g->rec) return no_record(err);
   int rc = ETK_OK;
   etk_torch_archive_t **slot;
   switch (which) {
@@ -270,6 +280,7 @@ static int select_case(etk_graph_t *g, etk_graph_recording_t which,
 size_t etk_graph_recorded_case_count(etk_graph_t *g,
                                      etk_graph_recording_t which) {
   if (!g) return 0;
+  if (!g->rec) return graph_program_case_count(g, which);
   const etk_pickle_value_t *root = NULL;
   if (open_recording(g, which, &root, NULL) != ETK_OK) return 0;
   if (which == ETK_GRAPH_EXAMPLE_INPUTS) return 1;
@@ -287,6 +298,8 @@ int etk_graph_recorded(etk_graph_t *g, etk_graph_recording_t which,
                          "etk_graph_recorded: NULL argument");
   *items = NULL;
   *count = 0;
+  if (!g->rec)
+    return graph_program_recorded(g, which, index, items, count, err);
   for (graph_recording_t *r = g->recordings; r; r = r->next)
     if (r->which == which && r->index == index) {
       *items = r->items;

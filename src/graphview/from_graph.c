@@ -274,6 +274,11 @@ static void fill_node(builder_t *c, size_t i, const etk_graph_view_values_t *v,
   out->source = n->source && n->source[0] ? n->source : NULL;
   out->shape = shape_text(c, n);
   out->group = c->node_group[i];
+  /* a program's graph: its folded constants and literals */
+  char *args = etk_graph_program(c->g) ? gv_program_args(c->g, i) : NULL;
+  if (args) out->args = keep(c, args);
+  char *label = etk_graph_program(c->g) ? gv_program_label(c->g, i) : NULL;
+  if (label) out->label = keep(c, label);
   if (!v) return;
   if (v->value) {
     out->value = v->value[i];

@@ -69,6 +69,16 @@ static inline size_t gv_unit_of(size_t group) {
 
 /* The drawn text of a node (its label, or the op shortened), at most
  * GV_LABEL_CHARS code points plus an ellipsis, into `out`. */
+/* The argument lines of node i of a program's graph (program_args.c):
+ * malloc'd, " | "-separated; NULL for other nodes and graphs, or out of
+ * memory. */
+char *gv_program_args(const etk_graph_t *g, size_t i);
+
+/* The drawn label of node i of a program's graph: the operator without
+ * its namespace and its ".out" overload ("quantized_conv2d"), "delegate"
+ * for a delegate call; malloc'd, NULL otherwise. */
+char *gv_program_label(const etk_graph_t *g, size_t i);
+
 void gv_node_text(const etk_graph_view_node_t *n, char *out, size_t size);
 
 /* Lays the (checked) graph out.  ETK_E_NO_MEMORY, ETK_E_INTERNAL. */

@@ -139,6 +139,7 @@ static void write_node(page_t *p, size_t i) {
   attr(p, "data-src", n->source);
   attr(p, "data-shape", n->shape);
   attr(p, "data-fig", n->figures);
+  attr(p, "data-args", n->args);
   if (p->o->against) {
     if (n->has_a) format_value(p, n->a, false, buf, sizeof buf);
     attr(p, "data-fa", n->has_a ? buf : NULL);

@@ -264,6 +264,23 @@ static int read_unit(layout_ctx_t *c, size_t u, Agraph_t *G, Agnode_t **items,
   return ETK_OK;
 }
 
+/* Moves everything unit u holds right by dx and widens it by 2 dx: a
+ * group whose header is wider than its inside shows the inside centred
+ * under the header, not at its left edge. */
+static void center_unit(layout_ctx_t *c, size_t u, double dx) {
+  gv_layout_t *l = c->l;
+  for (size_t k = l->node_start[u]; k < l->node_start[u + 1]; k++)
+    l->node_box[l->node_ids[k]].x += dx;
+  for (size_t k = l->group_start[u]; k < l->group_start[u + 1]; k++)
+    l->group_box[l->group_ids[k]].x += dx;
+  for (size_t k = c->pair_start[u]; k < c->pair_start[u + 1]; k++) {
+    const gv_edge_path_t *path = &l->paths[l->path_ids[k]];
+    for (size_t q = 0; q < path->count; q++)
+      l->points[2 * (path->first + q)] += dx;
+  }
+  l->unit_w[u] += 2 * dx;
+}
+
 /* Width of a group's header text: "[delegated to ]LABEL (N)" (bold for
  * partitions, so a little wider per character). */
 static double group_label_width(const etk_graph_view_group_t *gr,
@@ -555,6 +572,7 @@ int gv_layout_run(const etk_graph_view_t *g, gv_layout_t *l, etk_error_t *err) {
       const etk_graph_view_group_t *gr = &g->groups[u - 1];
       double w = l->unit_w[u] + 2 * GV_PAD,
              lw = group_label_width(gr, l->node_total[u]);
+      if (w < lw) center_unit(&c, u, (lw - w) / 2);
       l->group_box[u - 1].w = w < lw ? lw : w;
       l->group_box[u - 1].h = l->unit_h[u] + GV_HEADER + GV_PAD;
       l->closed_w[u - 1] =

@@ -135,7 +135,9 @@ int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
                   double *out) {
   uint64_t s, e;
   etk_etdump_event_times(insp->dump, ev, &s, &e);
-  return insp_duration_of(insp, s, e, delegated, out);
+  int rc = insp_duration_of(insp, s, e, delegated, out);
+  if (rc == 0) *out -= insp_compensation(insp, ev);
+  return rc;
 }
 
 int insp_duration_of(const etk_inspector_t *insp, uint64_t s, uint64_t e,
@@ -187,9 +189,11 @@ size_t insp_event_raw_in(const etk_inspector_t *insp, size_t event,
   for (uint32_t j = 0; j < bk->run_count; j++) {
     uint64_t st, en;
     double d;
-    etk_etdump_event_times(insp->dump, insp_sample(insp, s + j), &st, &en);
+    const uint32_t ev = insp_sample(insp, s + j);
+    etk_etdump_event_times(insp->dump, ev, &st, &en);
     if (starts) starts[j] = st;
-    if (insp_duration_of(insp, st, en, delegated, &d) == 0) raw[n++] = d;
+    if (insp_duration_of(insp, st, en, delegated, &d) == 0)
+      raw[n++] = d - insp_compensation(insp, ev);
   }
   return n;
 }
@@ -357,14 +361,14 @@ int insp_event_stats(etk_inspector_t *insp, size_t event, size_t block,
     if (!insp_event_has_perf(insp, event)) return ETK_E_NOT_FOUND;
     uint64_t st, en;
     double d;
-    etk_etdump_event_times(
-        insp->dump, insp_sample(insp, insp_sample_index(bk, event)), &st, &en);
+    const uint32_t ev = insp_sample(insp, insp_sample_index(bk, event));
+    etk_etdump_event_times(insp->dump, ev, &st, &en);
     if (starts) starts[0] = st;
     int delegated =
         sig ? insp_event_is_delegated(sig) : insp_event_delegated(insp, event);
     if (insp_duration_of(insp, st, en, delegated, &d) != 0)
       return ETK_E_NOT_FOUND;
-    insp_stats_single(d, out);
+    insp_stats_single(d - insp_compensation(insp, ev), out);
     return ETK_OK;
   }
   if (insp_scratch_reserve(insp, bk->run_count ? bk->run_count : 1) != ETK_OK)

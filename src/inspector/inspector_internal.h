@@ -143,6 +143,14 @@ struct etk_inspector {
   insp_stats_memo_t *stats_memo; /* NULL until the first statistics */
   double *scratch;               /* 2 * max samples per event */
   size_t scratch_cap;
+  /* options.compensate: ticks to take from each ETDump event's duration
+   * (compensation.c), NULL otherwise */
+  double *compensation;
+  /* the same from the dump's calibration for side-by-side views, computed
+   * on first use (compensation_view.c): side_state 0 not yet, 1 none, 2
+   * side_compensation holds it */
+  double *side_compensation;
+  int side_state;
   char name_buf[32]; /* decimal delegate ids */
 };
 
@@ -206,6 +214,12 @@ int insp_duration(const etk_inspector_t *insp, uint32_t ev, int delegated,
 /* The same from the event's start and end ticks. */
 int insp_duration_of(const etk_inspector_t *insp, uint64_t start, uint64_t end,
                      int delegated, double *out);
+/* What compensation takes from ETDump event ev's duration, in the target
+ * unit (0 without options.compensate). */
+static inline double insp_compensation(const etk_inspector_t *insp,
+                                       uint32_t ev) {
+  return insp->compensation ? insp->compensation[ev] / insp->factor : 0.0;
+}
 /* Durations of an event into raw (>= run_count entries); returns count. */
 size_t insp_event_raw(const etk_inspector_t *insp, size_t event, double *raw);
 /* The same when the event's block index is known; `starts` (NULL or
@@ -223,6 +237,13 @@ int insp_scratch_reserve(etk_inspector_t *insp, size_t n);
 int insp_event_has_metadata(const etk_inspector_t *insp, size_t event);
 /* The chain index etk_inspector_event_t reports for chain id `chain`. */
 int32_t insp_chain_index(const etk_etdump_t *dump, uint32_t chain);
+
+/* Side-by-side compensation (compensation_view.c): per ETDump event ticks
+ * (insp->compensation, else the dump's calibration), NULL without one. */
+const double *insp_side_compensation(etk_inspector_t *insp);
+/* The mean of comp[] over an event's samples, in the target unit. */
+double insp_event_mean_compensation(const etk_inspector_t *insp,
+                                    const double *comp, size_t event);
 
 /* ETRecord origins (event_origins.c, module_tree.c). */
 void insp_origins_free(etk_inspector_t *insp);

@@ -38,6 +38,7 @@ typedef struct sum_row {
   size_t key_off, key_len;
   uint64_t count;
   double total;
+  double comp_total; /* compensated (with a calibration) */
 } sum_row_t;
 
 typedef struct summary {
@@ -46,9 +47,15 @@ typedef struct summary {
   size_t nrows, cap;
   etk_strbuf_t keys;
   double *method_time; /* per block, NaN when none */
+  double *method_comp; /* compensated method time per block */
+  /* per ETDump event compensation ticks when the dump carries a
+   * calibration (insp_side_compensation): two more columns, compensated
+   * total and % of the compensated method, beside the raw ones */
+  const double *comp;
+  size_t ncols;
   const char **method_name;
-  char header_buf[2][48];
-  const char *headers[6];
+  char header_buf[3][48];
+  const char *headers[8];
   /* table: total and avg in a readable unit per column (value * scale,
    * 3 digits) and the share with 3 digits; 0 = raw target units */
   double scale[2];
@@ -115,7 +122,7 @@ static int sum_slots_grow(summary_t *s) {
 /* Adds v to the row (block, kind, key), creating it (rows keep their
  * first-seen order). */
 static int sum_add(summary_t *s, uint32_t block, int kind, const char *key,
-                   size_t len, double v, uint64_t count) {
+                   size_t len, double v, double cv, uint64_t count) {
   if ((s->nrows + 1) * 2 > s->slot_cap && sum_slots_grow(s) != ETK_OK)
     return ETK_E_NO_MEMORY;
   size_t i = (size_t)sum_hash(block, kind, key, len) & (s->slot_cap - 1);
@@ -124,6 +131,7 @@ static int sum_add(summary_t *s, uint32_t block, int kind, const char *key,
     if (r->block == block && r->kind == kind && r->key_len == len &&
         memcmp(s->keys.data + r->key_off, key, len) == 0) {
       r->total += v;
+      r->comp_total += cv;
       r->count += count;
       return ETK_OK;
     }
@@ -139,6 +147,7 @@ static int sum_add(summary_t *s, uint32_t block, int kind, const char *key,
   etk_strbuf_append(&s->keys, key, len);
   if (s->keys.failed) return ETK_E_NO_MEMORY;
   r->total = v;
+  r->comp_total = cv;
   r->count = count;
   return ETK_OK;
 }
@@ -226,6 +235,21 @@ static int summary_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
             out, s->scale[1] > 0 ? etk_duration_round(avg * s->scale[1]) : avg);
       }
       break;
+    case 6:
+      etk_cell_set_float(
+          out, s->scale[0] > 0 ? etk_duration_round(r->comp_total * s->scale[0])
+                               : r->comp_total);
+      break;
+    case 7:
+      method = s->method_comp[r->block];
+      if (method != method || method == 0) {
+        etk_cell_set_none(out);
+      } else {
+        double pct = r->comp_total / method * 100.0;
+        etk_cell_set_float(out,
+                           s->round_percent ? etk_duration_round(pct) : pct);
+      }
+      break;
     default:
       if (method != method || method == 0) {
         etk_cell_set_none(out);
@@ -295,6 +319,7 @@ static int delegate_ids_load(delegate_ids_t *d, etk_inspector_t *insp,
 /* What one block's events add up to besides the operator rows. */
 typedef struct block_totals {
   double load_time, ops_total, delegate_total;
+  double load_comp, ops_comp, delegate_comp; /* compensated */
 } block_totals_t;
 
 /* Adds event `e` of block `bi` to the summary: an operator row, the
@@ -305,6 +330,10 @@ static int summary_add_event(summary_t *s, size_t bi, uint32_t e,
   const insp_event_t evs = insp_event_at(insp, e), *ev = &evs;
   etk_stats_t st;
   if (etk_inspector_event_stats(insp, e, &st) != ETK_OK) return ETK_OK;
+  /* raw and compensated averages (the mean is linear: the compensated
+   * average is the raw one less the mean compensation) */
+  double m = insp_event_mean_compensation(insp, s->comp, e);
+  double raw = insp->compensation ? st.avg + m : st.avg, comp = raw - m;
   char buf[32];
   size_t len;
   const char *name = insp_event_name(insp, ev, buf, &len);
@@ -312,26 +341,32 @@ static int summary_add_event(summary_t *s, size_t bi, uint32_t e,
   if (!delegated && is_name(name, len, "OPERATOR_CALL")) return ETK_OK;
   if (!delegated && is_name(name, len, "Method::execute")) {
     if (s->method_time[bi] != s->method_time[bi]) {
-      s->method_time[bi] = st.avg;
+      s->method_time[bi] = raw;
+      s->method_comp[bi] = comp;
       s->method_name[bi] = "Method::execute";
     }
     return ETK_OK;
   }
   if (!delegated && is_name(name, len, "Program::load_method")) {
-    if (t->load_time != t->load_time) t->load_time = st.avg;
+    if (t->load_time != t->load_time) {
+      t->load_time = raw;
+      t->load_comp = comp;
+    }
     return ETK_OK;
   }
   if (!delegated && is_name(name, len, "DELEGATE_CALL") && ev->iid >= 0 &&
       bsearch(&ev->iid, d->inner, d->inner_count, sizeof *d->inner, cmp_i32)) {
     d->wrapped[d->wrapped_count++] = ev->iid;
-    t->delegate_total += st.avg;
+    t->delegate_total += raw;
+    t->delegate_comp += comp;
     return ETK_OK;
   }
   const char *key;
   size_t klen;
   op_key(insp, e, buf, &key, &klen);
-  t->ops_total += st.avg;
-  return sum_add(s, (uint32_t)bi, 0, key, klen, st.avg, 1);
+  t->ops_total += raw;
+  t->ops_comp += comp;
+  return sum_add(s, (uint32_t)bi, 0, key, klen, raw, comp, 1);
 }
 
 /* The rows of block `bi`: its operators sorted and cut to --top, then the
@@ -342,16 +377,20 @@ static int summary_collect_block(summary_t *s, size_t bi, delegate_ids_t *d) {
   const insp_block_t *bk = &insp->blocks[bi];
   size_t block_start = s->nrows;
   int rc = delegate_ids_load(d, insp, bk);
-  block_totals_t t = {(double)NAN, 0, 0};
+  block_totals_t t = {(double)NAN, 0, 0, (double)NAN, 0, 0};
   for (uint32_t e = bk->first_event;
        e < bk->first_event + bk->event_count && rc == ETK_OK; e++)
     rc = summary_add_event(s, bi, e, d, &t);
   if (rc != ETK_OK) return rc;
-  if (d->wrapped_count)
-    t.delegate_total -=
-        delegated_inside(insp, bk, d->wrapped, d->wrapped_count);
+  if (d->wrapped_count) {
+    /* the delegated per-op events contain nothing: raw = compensated */
+    double inside = delegated_inside(insp, bk, d->wrapped, d->wrapped_count);
+    t.delegate_total -= inside;
+    t.delegate_comp -= inside;
+  }
   if (s->method_time[bi] != s->method_time[bi] && t.load_time == t.load_time) {
     s->method_time[bi] = t.load_time;
+    s->method_comp[bi] = t.load_comp;
     s->method_name[bi] = "Program::load_method";
   }
   /* sort this block's op rows, then --top */
@@ -370,13 +409,15 @@ static int summary_collect_block(summary_t *s, size_t bi, delegate_ids_t *d) {
   if (s->method_time[bi] != s->method_time[bi]) return ETK_OK;
   if (d->wrapped_count)
     rc = sum_add(s, (uint32_t)bi, 3, "delegate overhead", 17, t.delegate_total,
-                 d->wrapped_count);
+                 t.delegate_comp, d->wrapped_count);
   if (rc == ETK_OK)
     rc = sum_add(s, (uint32_t)bi, 1, "framework overhead", 18,
-                 s->method_time[bi] - t.ops_total - t.delegate_total, 0);
+                 s->method_time[bi] - t.ops_total - t.delegate_total,
+                 s->method_comp[bi] - t.ops_comp - t.delegate_comp, 0);
   if (rc == ETK_OK)
     rc = sum_add(s, (uint32_t)bi, 2, s->method_name[bi],
-                 strlen(s->method_name[bi]), s->method_time[bi], 1);
+                 strlen(s->method_name[bi]), s->method_time[bi],
+                 s->method_comp[bi], 1);
   return rc;
 }
 
@@ -411,6 +452,11 @@ static void summary_set_headers(summary_t *s, const char *unit) {
   s->headers[3] = s->header_buf[0];
   s->headers[4] = s->header_buf[1];
   s->headers[5] = "% of method";
+  snprintf(s->header_buf[2], sizeof s->header_buf[2],
+           o->include_units ? "compensated total (%s)" : "compensated total",
+           units[0]);
+  s->headers[6] = s->header_buf[2];
+  s->headers[7] = "compensated % of method";
 }
 
 static int summary_write_json(summary_t *s, const char *unit,
@@ -428,7 +474,7 @@ static int summary_write_json(summary_t *s, const char *unit,
     etk_json_begin_object(&j);
     etk_json_kv_uint(&j, "event_block_index", r->block);
     etk_json_kv_cstring(&j, "kind", kinds[r->kind]);
-    for (size_t c = 0; c < 6; c++) {
+    for (size_t c = 0; c < s->ncols; c++) {
       etk_cell_t cell;
       memset(&cell, 0, sizeof cell);
       summary_cell(s, i, c, &cell, NULL);
@@ -450,11 +496,14 @@ int insp_render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
   int rc = ETK_OK;
   size_t nblocks = insp->block_count ? insp->block_count : 1;
   s.method_time = malloc(nblocks * sizeof(double));
+  s.method_comp = malloc(nblocks * sizeof(double));
   s.method_name = calloc(nblocks, sizeof(char *));
-  if (!s.method_time || !s.method_name) rc = ETK_E_NO_MEMORY;
+  if (!s.method_time || !s.method_comp || !s.method_name) rc = ETK_E_NO_MEMORY;
+  s.comp = insp_side_compensation(insp);
+  s.ncols = s.comp ? 8 : 6;
   delegate_ids_t d = {NULL, NULL, 0, 0};
   for (size_t bi = 0; bi < insp->block_count && rc == ETK_OK; bi++) {
-    s.method_time[bi] = (double)NAN;
+    s.method_time[bi] = s.method_comp[bi] = (double)NAN;
     if (p->selected[bi]) rc = summary_collect_block(&s, bi, &d);
   }
   free(d.inner);
@@ -466,7 +515,7 @@ int insp_render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     if (p->o->format == ETK_INSPECT_FORMAT_JSON) {
       rc = summary_write_json(&s, unit, sink);
     } else {
-      etk_frame_t f = {s.nrows, 6, s.headers, summary_cell, &s, 1};
+      etk_frame_t f = {s.nrows, s.ncols, s.headers, summary_cell, &s, 1};
       rc = insp_emit_frame(&f, p->o->format, sink, err);
     }
   }
@@ -474,6 +523,7 @@ int insp_render_summary(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
   free(s.slots);
   etk_strbuf_free(&s.keys);
   free(s.method_time);
+  free(s.method_comp);
   free(s.method_name);
   if (rc != ETK_OK)
     return etk_error_set(err, rc, ETK_NO_OFFSET,

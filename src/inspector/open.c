@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/compensation.h"
 #include "inspector_internal.h"
 
 int insp_build_blocks(etk_inspector_t *insp, etk_error_t *err);
@@ -37,9 +38,37 @@ void etk_inspector_close(etk_inspector_t *insp) {
   }
   insp_origins_free(insp);
   free(insp->scratch);
+  free(insp->compensation);
+  free(insp->side_compensation);
   free(insp->stats_memo);
   etk_etdump_close(insp->owned_dump);
   free(insp);
+}
+
+/* The per-event compensation of options.compensate (compensation.h). */
+static int compensation_open(etk_inspector_t *insp, etk_error_t *err) {
+  etk_calibration_t cal;
+  const etk_inspector_options_t *o = &insp->options;
+  int found = etk_calibration_find(insp->dump, &cal);
+  if (o->event_cost_ns > 0) {
+    double per_ns; /* source ticks per ns */
+    int rc = etk_time_scale_factor(o->source_time_scale, ETK_TIME_NS,
+                                   o->clock_hz, &per_ns, err);
+    if (rc != ETK_OK) return rc;
+    memset(&cal, 0, sizeof cal);
+    cal.present = 1;
+    cal.pair = o->event_cost_ns * per_ns;
+  } else if (!found) {
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "the ETDump carries no recorder calibration "
+                         "(etkit run writes one; give the cost of an "
+                         "event instead)");
+  }
+  size_t n = etk_etdump_event_count(insp->dump);
+  insp->compensation = malloc((n ? n : 1) * sizeof *insp->compensation);
+  if (!insp->compensation)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  return etk_compensation_compute(insp->dump, &cal, insp->compensation, err);
 }
 
 int etk_inspector_open(const etk_etdump_t *dump,
@@ -70,6 +99,8 @@ int etk_inspector_open(const etk_etdump_t *dump,
   if (rc == ETK_OK && insp->options.debug_buffer)
     rc = etk_etdump_check_debug_buffer(dump, insp->options.debug_buffer,
                                        insp->options.debug_buffer_len, err);
+  if (rc == ETK_OK && insp->options.compensate)
+    rc = compensation_open(insp, err);
   if (rc == ETK_OK) rc = insp_build_blocks(insp, err);
   if (rc != ETK_OK) {
     etk_inspector_close(insp);

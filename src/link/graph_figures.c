@@ -38,6 +38,7 @@
 
 #include "etkit/link.h"
 #include "link_match.h"
+#include "program_join.h"
 
 typedef struct join {
   etk_graph_t *g;
@@ -53,6 +54,7 @@ typedef struct join {
   size_t event;   /* events resolved so far (for `stamp`) */
   bool *block_ok;
   etk_etrecord_link_summary_t fit; /* how well the record fits (link_match) */
+  program_fit_t program_fit;       /* the same for a program's graph */
   etk_error_t *err;
 } join_t;
 
@@ -69,11 +71,26 @@ void etk_graph_figures_free(etk_graph_figures_t *f) {
   free(f);
 }
 
+/* A program's graph (no ETRecord): the node of the event's instruction
+ * (program_join.c), as a list of at most one. */
+static int program_nodes(join_t *j, const etk_inspector_event_t *ev,
+                         const char *name, size_t **out, size_t *count) {
+  size_t node = program_event_node(j->g, ev, name, NULL);
+  if (node == ETK_GRAPH_NONE) return ETK_OK;
+  if (!(*out = malloc(sizeof **out)))
+    return etk_error_set(j->err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory");
+  (*out)[0] = node;
+  *count = 1;
+  return ETK_OK;
+}
+
 /* The graph call nodes an event covers (malloc'd list, *count). */
 static int event_nodes(join_t *j, const etk_inspector_event_t *ev,
                        const char *name, size_t **out, size_t *count) {
   *out = NULL;
   *count = 0;
+  if (!j->rec) return program_nodes(j, ev, name, out, count);
   etk_etrecord_event_ref_t ref = {
       j->method,
       name,
@@ -175,7 +192,7 @@ static int walk_events(join_t *j, etk_graph_figures_t *out) {
   double exec_sum = 0;
   size_t exec_n = 0;
   size_t count = etk_inspector_event_count(j->insp);
-  int64_t last = link_last_instruction(j->rec, j->method);
+  int64_t last = j->rec ? link_last_instruction(j->rec, j->method) : -1;
   for (size_t i = 0; i < count; i++) {
     etk_inspector_event_t ev;
     if (etk_inspector_event_get(j->insp, i, &ev) != ETK_OK) continue;
@@ -194,7 +211,10 @@ static int walk_events(join_t *j, etk_graph_figures_t *out) {
     size_t *nodes, n;
     int rc = event_nodes(j, &ev, name, &nodes, &n);
     if (rc != ETK_OK) return rc;
-    link_count_event(&j->fit, &ev, last, n > 0);
+    if (j->rec)
+      link_count_event(&j->fit, &ev, last, n > 0);
+    else
+      program_event_node(j->g, &ev, name, &j->program_fit);
     if (n) {
       out->linked_events++;
       add_timing(j, nodes, n, timed ? &st : NULL, ev.sample_count);
@@ -270,57 +290,27 @@ static int collect_samples(join_t *j, etk_graph_figures_t *out, size_t n) {
   return ETK_OK;
 }
 
-/* True for the integer and bool element types: their values are indices
- * or flags (max_pool's argmax), compared as exact matches, never as an
- * MSE. */
-static bool integer_dtype(const char *dtype) {
-  return dtype &&
-         (strncmp(dtype, "int", 3) == 0 || strncmp(dtype, "uint", 4) == 0 ||
-          strcmp(dtype, "bool") == 0);
-}
-
-/* Elements of an integer row whose values differ between A and B (byte
- * compare per element: equal integers of one type have equal bytes);
- * false when a side cannot be read. */
-static bool count_mismatches(join_t *j, const etk_numerics_row_t *row,
-                             uint64_t *mismatches, uint64_t *numel) {
-  const etk_inspector_t *side[2] = {j->insp, j->o->against};
-  const uint8_t *buf[2] = {j->o->debug_buffer, j->o->against_buffer};
-  size_t len[2] = {j->o->debug_buffer_len, j->o->against_buffer_len};
-  uint32_t ev[2] = {row->event_a, row->event_b};
-  etk_numerics_value_t v[2];
-  uint32_t item = row->list_item < 0 ? 0 : (uint32_t)row->list_item;
-  for (int k = 0; k < 2; k++) {
-    etk_error_t local;
-    etk_error_clear(&local);
-    if (etk_numerics_debug_value(etk_inspector_etdump(side[k]), buf[k], len[k],
-                                 ev[k], item, &v[k], &local) != ETK_OK ||
-        v[k].kind != ETK_NUMERICS_VALUE_TENSOR)
-      return false;
-  }
-  size_t es = etk_numerics_element_size(v[0].scalar_type);
-  if (!es || v[0].scalar_type != v[1].scalar_type || v[0].nbytes != v[1].nbytes)
-    return false;
-  uint64_t n = v[0].nbytes / es, bad = 0;
-  for (uint64_t e = 0; e < n; e++)
-    bad += memcmp(v[0].data + e * es, v[1].data + e * es, es) != 0;
-  *mismatches = bad;
-  *numel = n;
-  return true;
-}
-
 /* Rows of one delegate call's logged arguments (no delegate debug id,
  * an instruction of the delegate map): the runtime logs every argument of
  * the call, inputs and constant weights first and its outputs last, so
  * only the last num_outs rows (the ETRecord's instruction_id_to_num_outs
  * map, 1 when absent, as upstream's Inspector) are the call's outputs. */
-static bool delegate_input(const etk_etrecord_method_maps_t *maps,
+static bool delegate_input(const join_t *j,
+                           const etk_etrecord_method_maps_t *maps,
                            const etk_numerics_row_t *row, size_t group_size,
                            size_t position) {
-  if (row->delegate_debug_id_int >= 0 || row->delegate_debug_id_str ||
-      !etk_etrecord_maps_delegate(maps, row->instruction_id))
+  if (row->delegate_debug_id_int >= 0 || row->delegate_debug_id_str)
     return false;
-  int64_t outs = etk_etrecord_maps_num_outputs(maps, row->instruction_id, 1);
+  int64_t outs;
+  if (!j->rec) { /* a program's graph: the call's out arguments */
+    outs = program_delegate_outputs(
+        j->g, row->chain_index < 0 ? 0 : row->chain_index, row->instruction_id);
+    if (outs < 0) return false;
+  } else if (!etk_etrecord_maps_delegate(maps, row->instruction_id)) {
+    return false;
+  } else {
+    outs = etk_etrecord_maps_num_outputs(maps, row->instruction_id, 1);
+  }
   return outs >= 0 && (uint64_t)position + (uint64_t)outs < group_size;
 }
 
@@ -337,9 +327,12 @@ static int add_row(join_t *j, const etk_numerics_row_t *row) {
   ev.delegate_debug_id_str = row->delegate_debug_id_str;
   size_t *nodes, n;
   int rc = event_nodes(j, &ev, row->name, &nodes, &n);
-  bool integer = integer_dtype(row->dtype_a) || integer_dtype(row->dtype_b);
-  uint64_t bad = 0, numel = 0;
-  if (rc == ETK_OK && n && integer && !count_mismatches(j, row, &bad, &numel))
+  bool integer = etk_numerics_is_exact_dtype(row->dtype_a) ||
+                 etk_numerics_is_exact_dtype(row->dtype_b);
+  /* integer values: the mismatch count the A/B comparison made */
+  uint64_t bad = row->mismatches, numel = row->numel;
+  if (rc == ETK_OK && n && integer &&
+      !(row->status == ETK_NUMERICS_MATCHED && row->exact))
     n = 0;
   for (size_t k = 0; k < n; k++) {
     etk_graph_node_figures_t *f = &j->nodes[nodes[k]];
@@ -372,7 +365,7 @@ static int errors_against(join_t *j) {
       j->o->against_buffer, j->o->against_buffer_len, &abo, &ab, j->err);
   if (rc != ETK_OK) return rc;
   const etk_etrecord_method_maps_t *maps =
-      etk_etrecord_maps_find(j->rec, j->method);
+      j->rec ? etk_etrecord_maps_find(j->rec, j->method) : NULL;
   size_t rows = etk_numerics_ab_row_count(ab);
   for (size_t r = 0; r < rows && rc == ETK_OK;) {
     /* one group: the rows of one (block, instruction, delegate id) */
@@ -392,7 +385,7 @@ static int errors_against(join_t *j) {
       if (etk_numerics_ab_row_get(ab, k, &row) != ETK_OK) continue;
       if (row.status != ETK_NUMERICS_MATCHED || row.is_output ||
           row.block_a == SIZE_MAX || !j->block_ok[row.block_a] ||
-          delegate_input(maps, &row, end - r, k - r))
+          delegate_input(j, maps, &row, end - r, k - r))
         continue;
       rc = add_row(j, &row);
     }
@@ -514,9 +507,11 @@ static int choose_blocks(join_t *j) {
     }
     etk_inspector_block_t blk;
     if (etk_inspector_block_get(j->insp, b, &blk) != ETK_OK) continue;
-    const char *m =
-        etk_etrecord_block_method(j->rec, blk.name_present ? blk.name : NULL);
-    if (!m || strcmp(m, j->method) != 0) continue;
+    const char *bname = blk.name_present ? blk.name : NULL;
+    const char *m = j->rec ? etk_etrecord_block_method(j->rec, bname) : NULL;
+    if (j->rec ? !m || strcmp(m, j->method) != 0
+               : !program_block_ran_method(j->g, bname))
+      continue;
     /* the first block that ran something (not the load-time block) */
     for (size_t e = blk.first_event; e < blk.first_event + blk.event_count;
          e++) {
@@ -570,7 +565,7 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
     j.nodes[i].call_avg = j.nodes[i].call_p50 = NAN;
   }
   if (rc == ETK_OK) rc = choose_blocks(&j);
-  if (rc == ETK_OK)
+  if (rc == ETK_OK && j.rec) /* a program's graph joins by instruction */
     rc = etk_etrecord_linker_create(j.rec, ETK_ETRECORD_LINK_INSTRUCTIONS_ONLY,
                                     &j.linker, err);
   if (rc == ETK_OK) rc = walk_events(&j, f);
@@ -600,11 +595,14 @@ int etk_graph_figures_compute(etk_graph_t *g, etk_inspector_t *insp,
     if (nf->has_error || nf->int_compared) f->has_error = true;
   }
   char line[1024];
-  if (opts->note &&
-      link_mismatch_line(&j.fit, !f->linked, f->events, opts->record_name,
-                         "the graph has no figures",
-                         "those events colour no node", line, sizeof line))
-    opts->note(opts->note_ctx, 1, line);
+  bool mismatch =
+      j.rec
+          ? link_mismatch_line(&j.fit, !f->linked, f->events, opts->record_name,
+                               "the graph has no figures",
+                               "those events colour no node", line, sizeof line)
+          : program_mismatch_line(&j.program_fit, !f->linked, f->events,
+                                  opts->record_name, line, sizeof line);
+  if (opts->note && mismatch) opts->note(opts->note_ctx, 1, line);
   f->node_count = n;
   f->nodes = j.nodes;
   f->time_unit = etk_time_scale_name(etk_inspector_target_time_scale(insp));

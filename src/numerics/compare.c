@@ -82,6 +82,25 @@ static float rd32(int st, const uint8_t *p) {
   }
 }
 
+int etk_numerics_is_exact_type(int st) {
+  switch (st) {
+    case ETK_SCALAR_TYPE_INT:
+    case ETK_SCALAR_TYPE_LONG:
+    case ETK_SCALAR_TYPE_BOOL:
+    case ETK_SCALAR_TYPE_UINT32:
+    case ETK_SCALAR_TYPE_UINT64:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+int etk_numerics_is_exact_dtype(const char *dtype) {
+  return dtype && (strcmp(dtype, "int32") == 0 || strcmp(dtype, "int64") == 0 ||
+                   strcmp(dtype, "uint32") == 0 ||
+                   strcmp(dtype, "uint64") == 0 || strcmp(dtype, "bool") == 0);
+}
+
 static bool is_floating(int st) {
   return st == ETK_SCALAR_TYPE_HALF || st == ETK_SCALAR_TYPE_FLOAT ||
          st == ETK_SCALAR_TYPE_DOUBLE || st == ETK_SCALAR_TYPE_BFLOAT16;
@@ -342,14 +361,8 @@ static bool has_nan(const etk_numerics_tensor_t *t) {
   return found;
 }
 
-bool etk_numerics_is_integer_type(int st) {
-  return st == ETK_SCALAR_TYPE_BOOL || st == ETK_SCALAR_TYPE_INT ||
-         st == ETK_SCALAR_TYPE_LONG || st == ETK_SCALAR_TYPE_UINT32 ||
-         st == ETK_SCALAR_TYPE_UINT64;
-}
-
-/* An integer element as (negative, magnitude bits): exact for every
- * integer type, int64 and uint64 alike. */
+/* An integer element as (negative, magnitude): exact for every integer
+ * type, int64 and uint64 alike. */
 static bool rd_int(int st, const uint8_t *p, bool *neg, uint64_t *mag) {
   uint64_t u = 0;
   int64_t s = 0;
@@ -384,8 +397,8 @@ int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
   rc = bcast_init(&it, a, b, true, err);
   if (rc != ETK_OK) return rc;
   int sta = a->scalar_type, stb = b->scalar_type;
-  bool ints = etk_numerics_is_integer_type(sta) &&
-              etk_numerics_is_integer_type(stb);
+  bool ints =
+      !is_floating(sta) && !is_floating(stb) && sta != ETK_SCALAR_TYPE_BITS16;
   size_t ea = etk_numerics_element_size(sta),
          eb = etk_numerics_element_size(stb);
   uint64_t bad = 0;
@@ -798,9 +811,9 @@ typedef struct ab_row {
   size_t shape_a, shape_b; /* offsets in the pool, SIZE_MAX = none */
   uint64_t numel;
   double mse, snr, max_abs, cosine;
+  char *op_types;
   int exact;
   uint64_t mismatches;
-  char *op_types;
 } ab_row_t;
 
 typedef struct ab_pair {
@@ -1043,6 +1056,15 @@ static void describe(etk_numerics_ab_t *ab, const etk_numerics_value_t *v,
   }
 }
 
+/* An integer or bool tensor, or an Int/Bool scalar. */
+static bool exact_values(const etk_numerics_value_t *v) {
+  if (v->kind == ETK_NUMERICS_VALUE_SCALAR)
+    return v->value_type == ETK_ETDUMP_VALUE_TYPE_INT ||
+           v->value_type == ETK_ETDUMP_VALUE_TYPE_BOOL;
+  return v->kind == ETK_NUMERICS_VALUE_TENSOR &&
+         etk_numerics_is_exact_type(v->scalar_type);
+}
+
 static void compare_row(ab_row_t *r, const etk_numerics_value_t *va,
                         const etk_numerics_value_t *vb) {
   etk_numerics_tensor_t a, b;
@@ -1069,17 +1091,12 @@ static void compare_row(ab_row_t *r, const etk_numerics_value_t *va,
   }
   r->status = ETK_NUMERICS_MATCHED;
   r->numel = numel;
-  bool ia = va->kind == ETK_NUMERICS_VALUE_SCALAR
-                ? va->value_type != ETK_ETDUMP_VALUE_TYPE_FLOAT &&
-                      va->value_type != ETK_ETDUMP_VALUE_TYPE_DOUBLE
-                : etk_numerics_is_integer_type(va->scalar_type);
-  bool ib = vb->kind == ETK_NUMERICS_VALUE_SCALAR
-                ? vb->value_type != ETK_ETDUMP_VALUE_TYPE_FLOAT &&
-                      vb->value_type != ETK_ETDUMP_VALUE_TYPE_DOUBLE
-                : etk_numerics_is_integer_type(vb->scalar_type);
-  if (ia && ib) { /* indices and flags: exact matches, no MSE */
+  if (exact_values(va) && exact_values(vb)) {
+    /* indices and flags: how many differ, and by how much at most */
     r->exact = 1;
     etk_numerics_count_mismatches(&a, &b, &r->mismatches, NULL, NULL);
+    etk_numerics_compare(&a, &b, ETK_NUMERICS_MAX_ABS,
+                         ETK_NUMERICS_NO_BROADCAST, &r->max_abs, NULL);
     return;
   }
   etk_numerics_compare(&a, &b, ETK_NUMERICS_MSE, ETK_NUMERICS_NO_BROADCAST,
@@ -1270,9 +1287,9 @@ int etk_numerics_ab_row_get(const etk_numerics_ab_t *ab, size_t index,
   out->snr = r->snr;
   out->max_abs = r->max_abs;
   out->cosine = r->cosine;
+  out->op_types = r->op_types;
   out->exact = r->exact;
   out->mismatches = r->mismatches;
-  out->op_types = r->op_types;
   return ETK_OK;
 }
 
@@ -1301,8 +1318,7 @@ size_t etk_numerics_ab_mark_arguments(etk_numerics_ab_t *ab,
     uint32_t logged = f->out_index + 1;
     while (end < ab->count && ab->rows[end].pair == f->pair &&
            !ab->rows[end].is_output == !f->is_output &&
-           ab->rows[end].iid == f->iid &&
-           ab->rows[end].did_int == f->did_int &&
+           ab->rows[end].iid == f->iid && ab->rows[end].did_int == f->did_int &&
            !ab->rows[end].did_str == !f->did_str &&
            (!f->did_str || strcmp(ab->rows[end].did_str, f->did_str) == 0)) {
       if (ab->rows[end].out_index + 1 > logged)
@@ -1366,9 +1382,8 @@ static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   const etk_numerics_ab_t *ab = ctx;
   etk_numerics_row_t r;
   if (etk_numerics_ab_row_get(ab, row, &r) != ETK_OK) return ETK_E_INTERNAL;
-  bool matched = (r.status == ETK_NUMERICS_MATCHED ||
-                  r.status == ETK_NUMERICS_ARGUMENT) &&
-                 !r.exact;
+  bool matched =
+      r.status == ETK_NUMERICS_MATCHED || r.status == ETK_NUMERICS_ARGUMENT;
   switch (col) {
     case 0:
       etk_cell_set_text(out, r.block, strlen(r.block));
@@ -1423,20 +1438,16 @@ static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                  : col == 9  ? r.snr
                  : col == 10 ? r.max_abs
                              : r.cosine;
-      if (matched)
+      if (matched && (!r.exact || col == 10))
         etk_cell_set_float(out, v);
       else
         etk_cell_set_none(out);
     } break;
     default: {
-      if (r.exact && r.status == ETK_NUMERICS_MATCHED) {
-        /* integer values: a mismatch count, not a distance */
-        if (r.mismatches)
-          etk_strbuf_printf(scratch, "%llu of %llu differ",
-                            (unsigned long long)r.mismatches,
-                            (unsigned long long)r.numel);
-        else
-          etk_strbuf_appends(scratch, "exact match");
+      if (r.status == ETK_NUMERICS_MATCHED && r.exact) {
+        etk_strbuf_printf(scratch, "exact: %llu of %llu differ",
+                          (unsigned long long)r.mismatches,
+                          (unsigned long long)r.numel);
         if (scratch->failed) return ETK_E_NO_MEMORY;
         etk_cell_set_text(out, scratch->data, scratch->len);
         break;
@@ -1490,9 +1501,8 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
   for (size_t i = 0; i < ab->count; i++) {
     etk_numerics_row_t r;
     etk_numerics_ab_row_get(ab, i, &r);
-    bool m = (r.status == ETK_NUMERICS_MATCHED ||
-              r.status == ETK_NUMERICS_ARGUMENT) &&
-             !r.exact;
+    bool m =
+        r.status == ETK_NUMERICS_MATCHED || r.status == ETK_NUMERICS_ARGUMENT;
     etk_json_begin_object(&j);
     etk_json_key(&j, "event_block_name");
     etk_json_cstring(&j, r.block);
@@ -1538,17 +1548,17 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
     etk_json_cstring(&j, r.shape_b);
     etk_json_key(&j, "numel");
     etk_json_uint(&j, r.numel);
+    json_number(&j, "mse", r.mse, m && !r.exact);
+    json_number(&j, "snr", r.snr, m && !r.exact);
+    json_number(&j, "max_abs_error", r.max_abs, m);
+    json_number(&j, "cosine", r.cosine, m && !r.exact);
     etk_json_key(&j, "exact");
-    etk_json_bool(&j, r.exact);
+    etk_json_bool(&j, m && r.exact);
     etk_json_key(&j, "mismatches");
-    if (r.exact)
+    if (m && r.exact)
       etk_json_uint(&j, r.mismatches);
     else
       etk_json_null(&j);
-    json_number(&j, "mse", r.mse, m);
-    json_number(&j, "snr", r.snr, m);
-    json_number(&j, "max_abs_error", r.max_abs, m);
-    json_number(&j, "cosine", r.cosine, m);
     etk_json_end_object(&j);
   }
   etk_json_end_array(&j);

@@ -218,6 +218,10 @@ void rec_budget_reset(etk_recorder_t *rec) {
   rec->max_list = 0;
   rec->scratch_bytes = rec_fixed_scratch();
   rec->output_base = rec_fixed_out();
+  if (rec->calibrated) {
+    rec->scratch_bytes += 4u;
+    rec->output_base += rec_calibration_out();
+  }
   rec->shapes = SHAPE_BIT(SH_ETDUMP) | SHAPE_BIT(SH_RUN_DATA);
   rec->shape_count = 2;
   rec->vtables_all =

@@ -14,6 +14,7 @@
 
 #include "etkit/flatbuf.h"
 #include "etkit/recorder.h"
+#include "etkit/recorder_calibration.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -126,6 +127,11 @@ struct etk_recorder {
   uint32_t next_serial;
   uint32_t open_count;
   uint32_t open_serials[ETK_RECORDER_TRACKED_SCOPES];
+
+  /* Self-measurement (calibrate.c): written by finish as a marker block
+   * when `calibrated`; its output is reserved by rec_budget_reset. */
+  uint8_t calibrated;
+  etk_recorder_calibration_t calibration;
 };
 
 static inline void rec_set_state(etk_recorder_t *rec, uint8_t state) {
@@ -409,6 +415,19 @@ static inline uint32_t rec_vector_bound(uint32_t bytes, uint32_t align) {
 /* Longest dropped marker name: "etkit:dropped_events=" + 10 digits +
  * ",blocks=" + 10 digits + ",allocators=" + 10 digits. */
 #define REC_MARKER_MAX 72u
+
+/* Longest calibration marker name (calibrate.c): "etkit:calibration=" and
+ * six ",key=" parts of at most 16 digits and a point. */
+#define REC_CALIB_MAX 200u
+
+/* Output of the calibration marker: its name, RunData and run_data slot
+ * (plus 4 bytes of finish scratch, charged with it). */
+static inline uint32_t rec_calibration_out(void) {
+  return rec_string_bound(REC_CALIB_MAX) + rec_table_bound(SH_RUN_DATA) + 4u;
+}
+
+/* Writes the calibration marker's RunData (calibrate.c); 0 if none. */
+etk_fb_ref_t rec_calibration_emit(etk_recorder_t *rec, etk_fb_builder_t *b);
 
 /* One tensor: sizes + strides vectors and the Tensor table. */
 static inline uint32_t rec_tensor_out(uint32_t dim) {

@@ -19,6 +19,7 @@
 
 #include "etkit/program.h"
 #include "etkit/recorder.h"
+#include "etkit/recorder_calibration.h"
 #include "etkit/method.h"
 
 /* Bytes and tensor count value v would log. */
@@ -118,7 +119,7 @@ int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
                          "the trace of %u runs would need more than 1 GiB; "
                          "use fewer iterations",
                          runs);
-  size += size / 4 + 4096;
+  size += size / 4 + 4096 + ETK_RECORDER_CALIBRATION_BYTES;
   out->arena = aligned_alloc(64, (size + 63) & ~(size_t)63);
   if (!out->arena)
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
@@ -158,6 +159,20 @@ int etk_trace_session_create(const etk_program_plan_t *plan, unsigned runs,
     etk_recorder_set_debug_buffer(out->rec, out->debug_buffer,
                                   out->debug_capacity);
   }
+  return ETK_OK;
+}
+
+int etk_trace_session_calibrate(etk_trace_session_t *s, etk_error_t *err) {
+  size_t size = etk_recorder_calibration_scratch_size(0);
+  void *scratch = malloc(size);
+  if (!scratch)
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory for the recorder's calibration");
+  int rc = etk_recorder_calibrate(s->rec, scratch, size, 0, NULL);
+  free(scratch);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "cannot calibrate the recorder: %s", etk_strerror(rc));
   return ETK_OK;
 }
 

@@ -44,6 +44,18 @@ run(2 inspect --etdump_path ${E} --min-snr 10) # needs --compare_results
 set(AB numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${E}
     --against-debug-buffer ${B})
 run(0 ${AB} --min-snr 100)
+# the demo's DELEGATE_CALL logs its input and two constant weights before
+# its output: three rows "delegate argument", never gated; max_pool's int64
+# indices are exact matches
+run(0 ${AB} --etrecord_path ${R} --format tsv)
+string(REGEX MATCHALL "\tdelegate argument" args "${out}")
+list(LENGTH args nargs)
+if(NOT nargs EQUAL 3 OR NOT out MATCHES "\tDELEGATE_CALL\t[^\n]*\t.1, 8, 4, 4.\t0.0\tinf\t0.0\t1.0\tmatched")
+  message(FATAL_ERROR "numerics: delegate arguments not marked (${nargs}):\n${out}")
+endif()
+if(NOT out MATCHES "int64\t[^\n]*exact: 0 of 64 differ")
+  message(FATAL_ERROR "numerics: int64 indices not an exact match:\n${out}")
+endif()
 run(2 numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${absent}
     --against-debug-buffer ${B} --min-snr 100)
 
@@ -57,6 +69,41 @@ endif()
 run(0 diff ${E} --vs ${E} --fail-above 1)
 run(2 diff ${E} --vs ${absent} --fail-above 1)
 # (a candidate of another program: tests/store/cli_store.sh)
+
+# diff of two programs: the same program (also inside its .bpte) holds,
+# another differs, a program against an ETDump is trouble
+run(0 diff ${P} ${P})
+run(0 diff ${P} ${BP})
+if(KWS_WRITER)
+  file(MAKE_DIRECTORY ${DIR}/kws)
+  execute_process(COMMAND ${KWS_WRITER} ${DIR}/kws RESULT_VARIABLE krc)
+  if(NOT krc STREQUAL "0")
+    message(FATAL_ERROR "etkit_kws_model ${DIR}/kws: exit ${krc}")
+  endif()
+  run(1 diff ${P} ${DIR}/kws/kws.pte)
+  run(1 diff ${P} ${DIR}/kws/kws.pte --format json)
+  if(NOT out MATCHES "^[ \n]*{")
+    message(FATAL_ERROR "etkit diff A.pte B.pte --format json: ${out}")
+  endif()
+else()
+  message(FATAL_ERROR "KWS_WRITER (build/examples/etkit_kws_model) not given")
+endif()
+run(2 diff ${P} ${E})
+if(NOT err MATCHES "a program and an ETDump cannot be compared")
+  message(FATAL_ERROR "etkit diff A.pte B.etdp: ${err}")
+endif()
+run(2 diff ${E} ${P})
+run(2 diff ${P} ${absent})
+run(2 diff ${P})
+run(0 diff ${E} ${E} -o ${DIR}/out.pte) # -o's value is not compared
+run(0 diff ${P} --help)
+if(NOT out MATCHES "usage: etkit diff A.pte B.pte")
+  message(FATAL_ERROR "etkit diff A.pte --help: ${out}")
+endif()
+run(0 diff --help)
+if(NOT out MATCHES "etkit diff A.pte B.pte")
+  message(FATAL_ERROR "etkit diff --help does not mention the program diff")
+endif()
 
 # every gate's --help points to the rule
 foreach(cmd diff numerics store)

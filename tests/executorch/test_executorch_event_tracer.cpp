@@ -618,6 +618,28 @@ ETK_TEST(bad_input) {
   etk_etdump_close(d);
 }
 
+/* calibrate(): the counting clock gives the figures the C recorder's test
+ * derives (a clock read 1 tick, a pair 2); the dump carries the marker
+ * after the blocks, and the events recorded are only the run's. */
+ETK_TEST(calibrate_writes_the_marker) {
+  etkit::ETDumpTracer t(arena_a, sizeof arena_a, counted(&ticks_a));
+  etk_recorder_calibration_t cal;
+  CHECK(t.calibrate(0, &cal) == etkit::ETDumpTracer::Error::Ok);
+  CHECK_EQ_U64(cal.clock_mt, 1000);
+  CHECK_EQ_U64(cal.pair_mt, 2000);
+  t.create_event_block("Execute");
+  EventTracerEntry e = t.start_profiling("op", 0, 1);
+  t.end_profiling(e);
+  etkit::ETDumpResult out = t.get_etdump_data();
+  REQUIRE(verified(out.buf, out.size));
+  etk_etdump_t *d = open_dump(out.buf, out.size);
+  REQUIRE(d != nullptr);
+  CHECK_EQ_U64(etk_etdump_run_count(d), 2);
+  CHECK_EQ_U64(etk_etdump_event_count(d), 1);
+  CHECK(run_name(d, 1).rfind("etkit:calibration=pair=2.000,", 0) == 0);
+  etk_etdump_close(d);
+}
+
 ETK_TEST(full_buffer_gives_a_valid_truncated_dump) {
   static uint8_t small[24 * 1024];
   etkit::ETDumpTracerConfig c = counted(&ticks_a);

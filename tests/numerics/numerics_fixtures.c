@@ -91,7 +91,8 @@ int nf_ab_dump(int side, nf_dump_t *out) {
   static const float relu[4] = {0, 2, 0, 4};
   static const float lin[2][2] = {{0.5f, -0.5f}, {0.5f, -0.25f}};
   static const float pool[2][2] = {{3, 4}, {3, 4.5f}};
-  static const int64_t idx[2] = {1, 3};
+  /* max_pool's indices: one of two differs in B (an exact comparison) */
+  static const int64_t idx[2][2] = {{1, 3}, {1, 2}};
   static const float ones[2] = {1, 1}, two[1] = {2}, nine[1] = {9};
   static const float three[3] = {1, 2, 3}, four[4] = {1, 2, 3, 4};
   static const float zeros[2] = {0, 0};
@@ -107,7 +108,7 @@ int nf_ab_dump(int side, nf_dump_t *out) {
   tensor_event(w, 2, "linear #0", f32(&b, lin[side], s2, 1, 2), 0);
   profile(w, "native_call_max_pool2d_with_indices.out", 3, 1400);
   tensor_event(w, 3, NULL, f32(&b, pool[side], s2, 1, 2), 0);
-  tensor_event(w, 3, NULL, i64(&b, idx, s2, 1, 2), 0);
+  tensor_event(w, 3, NULL, i64(&b, idx[side], s2, 1, 2), 0);
   profile(w, "native_call_split.out", 4, 1500);
   etw_tensor_t list[2] = {f32(&b, ones, s2, 1, 2), f32(&b, two, s1, 1, 1)};
   etw_debug(w, &(etw_debug_t){.chain = 0,

@@ -378,9 +378,8 @@ ETK_TEST(ab_rows_sorted_by_instruction) {
        10 * log10(0.25 / 0.03125), 0.25, 0.9486832980505138},
       {"native_call_max_pool2d_with_indices.out", 3, 0, -1,
        ETK_NUMERICS_MATCHED, 0.125, 20, 0.5, 0.9984603532054123},
-      /* int64 indices: an exact row, no distance */
       {"native_call_max_pool2d_with_indices.out", 3, 1, -1,
-       ETK_NUMERICS_MATCHED, N, N, N, N},
+       ETK_NUMERICS_MATCHED, N, N, 1, N}, /* int64: exact, 1 of 2 differs */
       {"native_call_split.out", 4, 0, 0, ETK_NUMERICS_MATCHED, 0, I, 0, 1},
       {"native_call_split.out", 4, 0, 1, ETK_NUMERICS_ONLY_A, N, N, N, N},
       {"", 5, 0, -1, ETK_NUMERICS_ONLY_A, N, N, N, N},
@@ -415,6 +414,12 @@ ETK_TEST(ab_rows_sorted_by_instruction) {
     }
   }
   etk_numerics_row_t r;
+  for (size_t i = 0; i < etk_numerics_ab_row_count(ab); i++) {
+    etk_numerics_ab_row_get(ab, i, &r);
+    /* only the int64 indices are compared exactly */
+    CHECK_EQ_INT(r.exact, i == 4);
+    CHECK_EQ_INT(r.mismatches, i == 4 ? 1 : 0);
+  }
   etk_numerics_ab_row_get(ab, 2, &r);
   CHECK_EQ_STR(r.delegate_debug_id_str, "linear #0");
   etk_numerics_ab_row_get(ab, 9, &r);
@@ -458,12 +463,12 @@ static int64_t outputs_of_3(void *ctx, const char *block, int32_t iid) {
 }
 
 ETK_TEST(integer_values_exact_and_delegate_arguments) {
-  CHECK(etk_numerics_is_integer_type(ETK_SCALAR_TYPE_LONG));
-  CHECK(etk_numerics_is_integer_type(ETK_SCALAR_TYPE_BOOL));
-  CHECK(etk_numerics_is_integer_type(ETK_SCALAR_TYPE_INT));
-  CHECK(!etk_numerics_is_integer_type(ETK_SCALAR_TYPE_CHAR)); /* int8 */
-  CHECK(!etk_numerics_is_integer_type(ETK_SCALAR_TYPE_BYTE));
-  CHECK(!etk_numerics_is_integer_type(ETK_SCALAR_TYPE_FLOAT));
+  CHECK(etk_numerics_is_exact_type(ETK_SCALAR_TYPE_LONG));
+  CHECK(etk_numerics_is_exact_type(ETK_SCALAR_TYPE_BOOL));
+  CHECK(etk_numerics_is_exact_type(ETK_SCALAR_TYPE_INT));
+  CHECK(!etk_numerics_is_exact_type(ETK_SCALAR_TYPE_CHAR)); /* int8 */
+  CHECK(!etk_numerics_is_exact_type(ETK_SCALAR_TYPE_BYTE));
+  CHECK(!etk_numerics_is_exact_type(ETK_SCALAR_TYPE_FLOAT));
 
   /* int64 compared as integers: 2^60 and 2^60 + 1 are equal as doubles */
   static const int64_t x[4] = {1, 2, (int64_t)1 << 60, 4},
@@ -480,8 +485,8 @@ ETK_TEST(integer_values_exact_and_delegate_arguments) {
   /* a transposed view of x against x read in that order */
   static const int64_t xt[4] = {1, (int64_t)1 << 60, 2, 4};
   etk_numerics_tensor_t at = {ETK_SCALAR_TYPE_LONG, 2, s22, tr, 0, x, sizeof x};
-  etk_numerics_tensor_t bt = {ETK_SCALAR_TYPE_LONG, 2, s22, NULL, 0, xt,
-                              sizeof xt};
+  etk_numerics_tensor_t bt = {
+      ETK_SCALAR_TYPE_LONG, 2, s22, NULL, 0, xt, sizeof xt};
   REQUIRE(etk_numerics_count_mismatches(&at, &bt, &bad, NULL, NULL) == ETK_OK);
   CHECK_EQ_INT(bad, 0);
   CHECK_EQ_INT(etk_numerics_count_mismatches(&a, &at, &bad, NULL, NULL),
@@ -504,8 +509,10 @@ ETK_TEST(integer_values_exact_and_delegate_arguments) {
   REQUIRE(idx != SIZE_MAX);
   etk_numerics_ab_row_get(ab, idx, &r);
   CHECK(r.exact);
-  CHECK_EQ_INT(r.mismatches, 0);
+  CHECK_EQ_INT(r.mismatches, 1); /* {1, 3} against {1, 2} */
   CHECK(isnan(r.mse) && isnan(r.snr));
+  CHECK(!etk_numerics_is_exact_dtype("int8"));
+  CHECK(etk_numerics_is_exact_dtype("int64"));
   /* instruction 3 as a delegate call with one output: value 0 is an
    * argument, value 1 (the last) its output */
   CHECK_EQ_INT(etk_numerics_ab_mark_arguments(ab, outputs_of_3, NULL), 1);

@@ -1,0 +1,243 @@
+/*
+ * bench_compensation.c - does compensation give back an untraced run's
+ * Method::execute?  One "<name> <value> <unit>" line per figure:
+ *
+ *   compensation_<prog>_method_only      median Method::execute of a run
+ *                                        traced at method level (us)
+ *   compensation_<prog>_raw_overhead     full trace's median against it (%)
+ *   compensation_<prog>_residual         compensated full trace's median
+ *                                        against it (%, signed)
+ *   compensation_<prog>_events           events inside one Method::execute
+ *   calibration_pair, _inner, _clock,    the recorder's figures (ns)
+ *   calibration_tensor, _tensor_kib
+ *
+ * Programs: "demo" (the demo CNN with its delegated part, ~10 us) and
+ * "adds" (200 aten::add.out on one float: the worst case, tracing costs
+ * as much as the kernels).  RUNS executions each of the full trace and the
+ * method-level trace alternate, so that drift of the shared machine hits
+ * both; each side's figure is the median of its RUNS Method::execute
+ * events, read back from its ETDump (the recorder's own times, as etkit
+ * inspect reads them).  argv[1] (optional) is RUNS (default 31); the
+ * whole comparison is repeated ROUNDS times and the median round printed.
+ * Nothing here is a test.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demo_model/demo_model.h"
+#include "etkit/compensation.h"
+#include "etkit/program.h"
+#include "etkit/recorder.h"
+#include "etkit/recorder_calibration.h"
+#include "etkit/runtime.h"
+
+#define MAX_RUNS 1001
+#define ROUNDS 5
+#define WARMUP 5
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static etk_recorder_t *recorder_new(int all, void **arena) {
+  size_t size = (size_t)64 << 20;
+  etk_recorder_t *r = NULL;
+  etk_recorder_config_t cfg;
+  etk_recorder_config_init(&cfg);
+  cfg.max_strings = 256;
+  *arena = aligned_alloc(64, size);
+  if (*arena) memset(*arena, 0, size);
+  if (!*arena || etk_recorder_init(&r, *arena, size, &cfg) != ETK_OK)
+    return NULL;
+  etk_recorder_set_profiling_level(
+      r, all ? ETK_PROFILING_ALL_EVENTS : ETK_PROFILING_METHOD_ONLY);
+  return r;
+}
+
+static etk_program_t *build_adds(void) {
+  etk_program_builder_t *b = etk_program_builder_new("forward");
+  int32_t sz[1] = {1};
+  int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int o = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
+                                         ETK_BUILDER_PLANNED, NULL);
+  int alpha = etk_program_builder_add_int(b, 1);
+  int add = etk_program_builder_add_operator(b, "aten::add", "out");
+  int32_t args[5] = {x, o, alpha, o, o};
+  for (int k = 0; k < 200; k++)
+    etk_program_builder_kernel_call(b, add, args, 5);
+  etk_program_builder_set_inputs(b, &x, 1);
+  etk_program_builder_set_outputs(b, &o, 1);
+  uint8_t *d;
+  size_t len;
+  etk_program_t *p = NULL;
+  if (etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK) {
+    etk_program_load(d, len, NULL, &p, NULL);
+    free(d);
+  }
+  etk_program_builder_free(b);
+  return p;
+}
+
+static etk_program_t *build_demo(void) {
+  uint8_t *pte;
+  size_t len;
+  etk_program_t *p = NULL;
+  if (etk_demo_model_build(&pte, &len, NULL) != ETK_OK) return NULL;
+  etk_program_load(pte, len, NULL, &p, NULL);
+  free(pte);
+  return p;
+}
+
+/* A method on `rec` with every float input filled (ones, or the demo's
+ * ramp: any values do). */
+static etk_method_t *prepare(etk_program_t *p, etk_recorder_t *rec, float *x,
+                             size_t n) {
+  etk_method_t *m;
+  if (etk_method_load_alloc(p, "forward", rec, &m, NULL) != ETK_OK) return NULL;
+  etk_tensor_t t = *etk_method_input(m, 0)->u.tensor;
+  if (t.nbytes > n * sizeof *x) return NULL;
+  t.data = x;
+  etk_value_t v = {ETK_VALUE_TENSOR, {.tensor = &t}};
+  if (etk_method_set_input(m, 0, &v, NULL) != ETK_OK) return NULL;
+  return m;
+}
+
+/* Method::execute durations (ticks, compensated when `cal`) of a dump;
+ * returns their count, *inside the events one contains (the first). */
+static size_t execute_times(etk_recorder_t *rec, int compensate, double *out,
+                            size_t cap, size_t *inside,
+                            etk_calibration_t *cal_out) {
+  const uint8_t *data;
+  size_t len, n = 0;
+  etk_etdump_t *d;
+  if (etk_recorder_finish(rec, &data, &len) != ETK_OK ||
+      etk_etdump_open_memory(data, len, NULL, &d, NULL) != ETK_OK)
+    return 0;
+  size_t events = etk_etdump_event_count(d);
+  double *sub = calloc(events ? events : 1, sizeof *sub);
+  etk_calibration_t cal;
+  memset(&cal, 0, sizeof cal);
+  if (compensate && etk_calibration_find(d, &cal))
+    etk_compensation_compute(d, &cal, sub, NULL);
+  if (cal_out) *cal_out = cal;
+  for (size_t i = 0; i < events && n < cap; i++) {
+    etk_etdump_event_t e;
+    etk_etdump_event_get(d, i, &e);
+    if (e.kind != ETK_ETDUMP_EVENT_PROFILE || !e.name.data ||
+        strcmp(e.name.data, "Method::execute") != 0)
+      continue;
+    if (n == 0 && inside) {
+      etk_etdump_run_t run;
+      etk_etdump_run_get(d, e.run, &run);
+      *inside = run.event_count - 1;
+    }
+    out[n++] = (double)(e.end_time - e.start_time) - sub[i];
+  }
+  free(sub);
+  etk_etdump_close(d);
+  return n;
+}
+
+typedef struct figures {
+  double method_only, raw_overhead, residual;
+  size_t events;
+} figures_t;
+
+static int compare_round(etk_program_t *p, size_t runs, figures_t *f,
+                         etk_calibration_t *cal) {
+  static float x[4096];
+  static double full_raw[MAX_RUNS], full_comp[MAX_RUNS], meth[MAX_RUNS];
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) x[i] = 1.0f;
+  void *a1, *a2;
+  etk_recorder_t *full = recorder_new(1, &a1), *only = recorder_new(0, &a2);
+  etk_method_t *mf = full ? prepare(p, full, x, 4096) : NULL;
+  etk_method_t *mm = only ? prepare(p, only, x, 4096) : NULL;
+  int rc = -1;
+  if (!mf || !mm || etk_recorder_calibrate(full, NULL, 0, 0, NULL) != ETK_OK)
+    goto out;
+  for (int w = 0; w < WARMUP; w++)
+    if (etk_method_execute(mf, NULL) || etk_method_execute(mm, NULL)) goto out;
+  /* a fresh dump of the measured runs only */
+  (void)etk_recorder_finish(full, NULL, NULL);
+  (void)etk_recorder_finish(only, NULL, NULL);
+  for (size_t r = 0; r < runs; r++) {
+    /* alternate which side goes first, so neither always runs warm */
+    etk_method_t *first = r % 2 ? mm : mf, *second = r % 2 ? mf : mm;
+    if (etk_method_execute(first, NULL) || etk_method_execute(second, NULL))
+      goto out;
+  }
+  size_t n1 = execute_times(full, 0, full_raw, runs, &f->events, NULL);
+  /* finish again rebuilds the same dump: read it compensated */
+  size_t n2 = execute_times(full, 1, full_comp, runs, NULL, cal);
+  size_t n3 = execute_times(only, 0, meth, runs, NULL, NULL);
+  if (n1 != runs || n2 != runs || n3 != runs) goto out;
+  double base = median(meth, runs);
+  f->method_only = base;
+  f->raw_overhead = 100.0 * (median(full_raw, runs) - base) / base;
+  f->residual = 100.0 * (median(full_comp, runs) - base) / base;
+  rc = 0;
+out:
+  etk_method_free(mf);
+  etk_method_free(mm);
+  free(a1);
+  free(a2);
+  return rc;
+}
+
+static int report(const char *name, etk_program_t *p, size_t runs,
+                  etk_calibration_t *cal) {
+  figures_t f[ROUNDS];
+  double residual[ROUNDS];
+  for (int k = 0; k < ROUNDS; k++) {
+    if (compare_round(p, runs, &f[k], cal)) {
+      fprintf(stderr, "bench_compensation: %s: a run failed\n", name);
+      return 1;
+    }
+    residual[k] = f[k].residual;
+  }
+  /* the round whose residual is the median one */
+  double mid = median(residual, ROUNDS);
+  int k = 0;
+  while (k < ROUNDS - 1 && f[k].residual != mid) k++;
+  printf("compensation_%s_method_only %.3f us\n", name, f[k].method_only / 1e3);
+  printf("compensation_%s_raw_overhead %.2f %%\n", name, f[k].raw_overhead);
+  printf("compensation_%s_residual %.2f %%\n", name, f[k].residual);
+  printf("compensation_%s_events %zu events\n", name, f[k].events);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  size_t runs = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 31;
+  if (runs == 0 || runs > MAX_RUNS) {
+    fprintf(stderr, "bench_compensation: RUNS must be 1..%d\n", MAX_RUNS);
+    return 2;
+  }
+  etk_program_t *demo = build_demo(), *adds = build_adds();
+  if (!demo || !adds) {
+    fprintf(stderr, "bench_compensation: cannot build the programs\n");
+    return 1;
+  }
+  etk_calibration_t cal;
+  memset(&cal, 0, sizeof cal);
+  int rc = report("demo", demo, runs, &cal) || report("adds", adds, runs, &cal);
+  if (rc == 0) {
+    printf("calibration_pair %.3f ns\n", cal.pair);
+    printf("calibration_inner %.3f ns\n", cal.inner);
+    printf("calibration_clock %.3f ns\n", cal.clock);
+    printf("calibration_tensor %.3f ns\n", cal.tensor);
+    printf("calibration_tensor_kib %.3f ns\n", cal.tensor_kib);
+  }
+  etk_program_free(demo);
+  etk_program_free(adds);
+  return rc;
+}
