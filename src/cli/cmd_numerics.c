@@ -258,6 +258,7 @@ int etk_cmd_numerics(int argc, char **argv) {
   etk_etrecord_t *rec = NULL;
   int status = 0, failed = 0;
   for (int s = 0; s < 2 && !status; s++) {
+    etk_error_clear(&err); /* each side's error names its own file */
     etk_inspector_options_t io;
     etk_inspector_options_init(&io);
     if (etk_read_file(c.buffer[s], 0, &buf[s], &len[s], &err) != ETK_OK ||

@@ -266,8 +266,10 @@ out:
 
 int etk_cmd_run(int argc, char **argv) {
   options_t o;
+  memset(&o, 0, sizeof o);
   int rc = cli_run_parse_args(argc, argv, &o);
-  if (rc) return rc < 0 ? 0 : rc;
+  /* an output that cannot be written is trouble for the gate too */
+  if (rc) return rc < 0 ? 0 : o.verify ? etk_cli_gate_exit(rc, 0) : rc;
   int failed = 0;
   int status = run(&o, &failed);
   /* --verify is a gate (docs/exit-status.md): any failure is trouble */

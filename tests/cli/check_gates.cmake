@@ -26,6 +26,7 @@ if(NOT err MATCHES "1 test case did not match")
 endif()
 run(2 run ${DIR}/absent.bpte --verify)
 run(2 run ${P} --verify) # a .pte has no expected outputs: usage
+run(2 run ${BP} --verify --etdump ${DIR}/no/such/dir/x.etdp) # unwritable: trouble
 run(1 run ${DIR}/absent.bpte) # not a gate without --verify: a failure is 1
 
 # inspect --compare_results [--min-snr DB]
@@ -58,6 +59,13 @@ if(NOT out MATCHES "int64\t[^\n]*exact: 0 of 64 differ")
 endif()
 run(2 numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${absent}
     --against-debug-buffer ${B} --min-snr 100)
+# a damaged B is named as B, not as A
+file(WRITE ${DIR}/cut.etdp "not an ETDump: a file of text, 40 bytes")
+run(2 numerics ${E} ${DIR}/cut.etdp --debug_buffer_path ${B}
+    --against-debug-buffer ${B} --min-snr 100)
+if(NOT err MATCHES "cut.etdp: " OR err MATCHES "etdump.etdp: ")
+  message(FATAL_ERROR "numerics names the wrong file: ${err}")
+endif()
 
 # diff: one dump against itself holds; --vs once; trouble is 2
 run(0 diff ${E} ${E} --fail-above 1)
