@@ -169,8 +169,11 @@ typedef enum etk_numerics_value_kind {
 } etk_numerics_value_kind_t;
 
 /* A logged debug value, inflated as upstream's Inspector does (notes
- * 8.1): the tensor's bytes at its offset in the debug buffer, read as
- * contiguous in `sizes` order (strides are ignored, as upstream). */
+ * 8.1): the tensor's bytes at its offset in the debug buffer.  When the
+ * logged strides describe a dense layout other than the contiguous one (a
+ * channels-last dim order), the view reads the elements through them, so
+ * values compare in logical order (upstream reads every tensor as
+ * contiguous; docs/compatibility.md). */
 typedef struct etk_numerics_value {
   int kind;            /* etk_numerics_value_kind_t */
   int value_type;      /* etk_etdump_value_type_t of the Value */
@@ -181,6 +184,8 @@ typedef struct etk_numerics_value {
   int64_t sizes[ETK_NUMERICS_MAX_DIMS];
   const uint8_t *data; /* into the debug buffer (NULL when empty) */
   uint64_t nbytes;
+  int strided; /* strides[0..dim) hold a dense non-contiguous layout */
+  int64_t strides[ETK_NUMERICS_MAX_DIMS]; /* in elements, when strided */
 } etk_numerics_value_t;
 
 /* Inflates the value of debug event `etdump_event` of `dump` from the debug
@@ -208,11 +213,14 @@ typedef enum etk_numerics_status {
   ETK_NUMERICS_ONLY_B,         /* logged in B only */
   ETK_NUMERICS_SHAPE_MISMATCH, /* both, different shapes: no metrics */
   ETK_NUMERICS_KIND_MISMATCH,  /* tensor vs scalar / list / None */
-  ETK_NUMERICS_NOT_NUMERIC     /* None values, or a type that cannot be read */
+  ETK_NUMERICS_NOT_NUMERIC,    /* None values, or a type that cannot be read */
+  ETK_NUMERICS_ARGUMENT        /* an input or constant argument of a delegate
+                                  call (etk_numerics_ab_mark_arguments):
+                                  metrics computed, but not its output */
 } etk_numerics_status_t;
 
 /* "matched", "only in A", "only in B", "shape mismatch", "kind mismatch",
- * "not numeric". */
+ * "not numeric", "delegate argument". */
 const char *etk_numerics_status_name(etk_numerics_status_t status);
 
 typedef struct etk_numerics_row {
@@ -247,11 +255,23 @@ typedef struct etk_numerics_row {
 } etk_numerics_row_t;
 
 /* True for the element types compared as exact matches (a mismatch count)
- * rather than by MSE/SNR: the signed and unsigned integers and bool.  The
- * graph view's error overlay follows the same rule. */
+ * rather than by MSE/SNR: bool and the 32- and 64-bit integers (indices,
+ * counts, flags).  The 8- and 16-bit integers are quantized activations:
+ * upstream's comparators read them as numbers (float64) and so does
+ * etkit.  The graph view's error overlay follows the same rule. */
 int etk_numerics_is_exact_type(int scalar_type);
 /* The same rule on a numpy dtype name ("int64", "bool", ...). */
 int etk_numerics_is_exact_dtype(const char *dtype);
+
+/* Exact comparison of two views of equal shape (no broadcasting; strided
+ * views read through their strides): the number of elements whose values
+ * differ (integers compared as integers, other types by value; NaN never
+ * equals) and the element count.  Either output may be NULL.  Errors:
+ * those of etk_numerics_tensor_check(), ETK_E_MISMATCH (shapes differ). */
+int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
+                                  const etk_numerics_tensor_t *b,
+                                  uint64_t *mismatches, uint64_t *numel,
+                                  etk_error_t *err);
 
 typedef struct etk_numerics_ab_options {
   int skip_outputs; /* leave program outputs out */
@@ -287,6 +307,24 @@ size_t etk_numerics_ab_unpaired_blocks(const etk_numerics_ab_t *ab, int of_b);
  * from an ETRecord link).  NULL clears it. */
 int etk_numerics_ab_set_op_types(etk_numerics_ab_t *ab, size_t index,
                                  const char *op_types);
+
+/* How many of the values an instruction logged are its outputs: > 0 for a
+ * delegate call (the runtime logs every argument of the call, inputs and
+ * constant weights first, outputs last), 0 when it is not a delegate call,
+ * -1 when the callback does not know.  `block` is the row's block name. */
+typedef int64_t (*etk_numerics_outputs_fn)(void *ctx, const char *block,
+                                           int32_t instruction_id);
+
+/* Marks the rows of delegate-call arguments ETK_NUMERICS_ARGUMENT: per
+ * (block pair, instruction) without a delegate debug id, the values logged
+ * before the last `outputs` ones (as upstream's Inspector keeps the last
+ * num_outs values of an instruction).  `outputs` may be NULL; where it is
+ * NULL or answers -1, an instruction whose event is named DELEGATE_CALL
+ * has 1 output (upstream's default when the ETRecord has no
+ * instruction_id_to_num_outs map).  Returns the number of rows marked. */
+size_t etk_numerics_ab_mark_arguments(etk_numerics_ab_t *ab,
+                                      etk_numerics_outputs_fn outputs,
+                                      void *ctx);
 
 typedef struct etk_numerics_render_options {
   etk_inspect_format_t format;   /* table, tsv, csv, json */

@@ -70,6 +70,11 @@ static const char *const usage_text =
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
     "  --no-outputs                leave program outputs out\n"
+    "                              (a delegate call's inputs and constant "
+    "weights\n"
+    "                              are rows with status 'delegate "
+    "argument', never\n"
+    "                              gated)\n"
     "  --min-snr DB                exit 1 when a matched value has an SNR "
     "below DB\n"
     "                              or an integer value (compared exactly)\n"
@@ -207,6 +212,26 @@ static int link_rows(numerics_cli_t *c, etk_etrecord_t *rec, etk_error_t *err) {
   return rc;
 }
 
+/* etk_numerics_outputs_fn over the ETRecord's delegate map and
+ * instruction_id_to_num_outs (no record: unknown, the library's
+ * DELEGATE_CALL rule). */
+typedef struct outs_ctx {
+  const etk_etrecord_t *rec;
+  const char *method;
+} outs_ctx_t;
+
+static int64_t delegate_outputs(void *ctx, const char *block, int32_t iid) {
+  outs_ctx_t *o = ctx;
+  if (!o->rec) return -1;
+  const char *method =
+      o->method ? o->method : etk_etrecord_block_method(o->rec, block);
+  const etk_etrecord_method_maps_t *maps =
+      method ? etk_etrecord_maps_find(o->rec, method) : NULL;
+  if (!maps) return -1;
+  if (!etk_etrecord_maps_delegate(maps, iid)) return 0;
+  return etk_etrecord_maps_num_outputs(maps, iid, 1);
+}
+
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   numerics_cli_t *c = ctx;
   return etk_numerics_ab_render(c->ab, &c->ro, sink, err);
@@ -233,6 +258,7 @@ int etk_cmd_numerics(int argc, char **argv) {
   etk_etrecord_t *rec = NULL;
   int status = 0, failed = 0;
   for (int s = 0; s < 2 && !status; s++) {
+    etk_error_clear(&err); /* each side's error names its own file */
     etk_inspector_options_t io;
     etk_inspector_options_init(&io);
     if (etk_read_file(c.buffer[s], 0, &buf[s], &len[s], &err) != ETK_OK ||
@@ -265,6 +291,9 @@ int etk_cmd_numerics(int argc, char **argv) {
     }
   }
   if (!status) {
+    /* a delegate call's inputs and constant weights are not its error */
+    outs_ctx_t oc = {rec, c.method};
+    etk_numerics_ab_mark_arguments(c.ab, delegate_outputs, &oc);
     if (etk_numerics_ab_unpaired_blocks(c.ab, 0) ||
         etk_numerics_ab_unpaired_blocks(c.ab, 1))
       fprintf(stderr,

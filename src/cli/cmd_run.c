@@ -269,8 +269,10 @@ int etk_cmd_run(int argc, char **argv) {
   /* --target BOARD: on an emulated Cortex-M (cmd_run_device.c) */
   if (cli_run_wants_device(argc, argv)) return etk_cmd_run_device(argc, argv);
   options_t o;
+  memset(&o, 0, sizeof o);
   int rc = cli_run_parse_args(argc, argv, &o);
-  if (rc) return rc < 0 ? 0 : rc;
+  /* an output that cannot be written is trouble for the gate too */
+  if (rc) return rc < 0 ? 0 : o.verify ? etk_cli_gate_exit(rc, 0) : rc;
   int failed = 0;
   int status = run(&o, &failed);
   /* --verify is a gate (docs/exit-status.md): any failure is trouble */

@@ -84,13 +84,9 @@ static float rd32(int st, const uint8_t *p) {
 
 int etk_numerics_is_exact_type(int st) {
   switch (st) {
-    case ETK_SCALAR_TYPE_BYTE:
-    case ETK_SCALAR_TYPE_CHAR:
-    case ETK_SCALAR_TYPE_SHORT:
     case ETK_SCALAR_TYPE_INT:
     case ETK_SCALAR_TYPE_LONG:
     case ETK_SCALAR_TYPE_BOOL:
-    case ETK_SCALAR_TYPE_UINT16:
     case ETK_SCALAR_TYPE_UINT32:
     case ETK_SCALAR_TYPE_UINT64:
       return 1;
@@ -100,9 +96,9 @@ int etk_numerics_is_exact_type(int st) {
 }
 
 int etk_numerics_is_exact_dtype(const char *dtype) {
-  return dtype &&
-         (strncmp(dtype, "int", 3) == 0 || strncmp(dtype, "uint", 4) == 0 ||
-          strcmp(dtype, "bool") == 0);
+  return dtype && (strcmp(dtype, "int32") == 0 || strcmp(dtype, "int64") == 0 ||
+                   strcmp(dtype, "uint32") == 0 ||
+                   strcmp(dtype, "uint64") == 0 || strcmp(dtype, "bool") == 0);
 }
 
 static bool is_floating(int st) {
@@ -365,6 +361,61 @@ static bool has_nan(const etk_numerics_tensor_t *t) {
   return found;
 }
 
+/* An integer element as (negative, magnitude): exact for every integer
+ * type, int64 and uint64 alike. */
+static bool rd_int(int st, const uint8_t *p, bool *neg, uint64_t *mag) {
+  uint64_t u = 0;
+  int64_t s = 0;
+  switch (st) {
+    case ETK_SCALAR_TYPE_UINT64:
+      memcpy(&u, p, 8);
+      *neg = false;
+      *mag = u;
+      return true;
+    case ETK_SCALAR_TYPE_LONG:
+      memcpy(&s, p, 8);
+      break;
+    default: {
+      double v = rd64(st, p);
+      if (v != v) return false;
+      s = (int64_t)v; /* every other integer type is exact in double */
+    }
+  }
+  *neg = s < 0;
+  *mag = s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+  return true;
+}
+
+int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
+                                  const etk_numerics_tensor_t *b,
+                                  uint64_t *mismatches, uint64_t *numel,
+                                  etk_error_t *err) {
+  int rc = etk_numerics_tensor_check(a, NULL, err);
+  if (rc == ETK_OK) rc = etk_numerics_tensor_check(b, NULL, err);
+  if (rc != ETK_OK) return rc;
+  bcast_t it;
+  rc = bcast_init(&it, a, b, true, err);
+  if (rc != ETK_OK) return rc;
+  int sta = a->scalar_type, stb = b->scalar_type;
+  bool ints =
+      !is_floating(sta) && !is_floating(stb) && sta != ETK_SCALAR_TYPE_BITS16;
+  size_t ea = etk_numerics_element_size(sta),
+         eb = etk_numerics_element_size(stb);
+  uint64_t bad = 0;
+  BCAST_FOR(&it, a, b, ea, eb, {
+    bool na, nb;
+    uint64_t ma, mb;
+    if (ints)
+      bad += !rd_int(sta, pa, &na, &ma) || !rd_int(stb, pb, &nb, &mb) ||
+             na != nb || ma != mb;
+    else
+      bad += !(rd64(sta, pa) == rd64(stb, pb));
+  });
+  if (mismatches) *mismatches = bad;
+  if (numel) *numel = it.numel;
+  return ETK_OK;
+}
+
 int etk_numerics_compare(const etk_numerics_tensor_t *a,
                          const etk_numerics_tensor_t *b,
                          etk_numerics_metric_t metric, unsigned flags,
@@ -596,6 +647,41 @@ int etk_compare_results_write(const etk_compare_pair_t *pairs, size_t count,
 /* ------------------------------------------------------------- logged values
  */
 
+/* Reads the logged strides into st when they describe a dense layout
+ * other than the contiguous one (a permutation of the dims: each stride,
+ * in increasing order, is the product of the sizes below it; dims of size
+ * 1 may have any stride).  Other strides are ignored: the bytes are then
+ * read as contiguous, as upstream does. */
+static int dense_strides(const etk_etdump_tensor_t *t, const int64_t *sizes,
+                         int64_t *st) {
+  if (t->dim < 2 || t->stride_count != t->dim) return 0;
+  bool contiguous = true, used[ETK_NUMERICS_MAX_DIMS] = {false};
+  int64_t want = 1;
+  for (uint32_t k = t->dim; k-- > 0;) {
+    st[k] = etk_etdump_tensor_stride(t, k);
+    if (sizes[k] == 0) return 0;
+    if (sizes[k] > 1 && st[k] != want) contiguous = false;
+    want *= sizes[k];
+  }
+  if (contiguous) return 0;
+  /* walk the dims of size > 1 from the smallest stride up */
+  int64_t p = 1;
+  for (uint32_t n = 0; n < t->dim; n++) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t k = 0; k < t->dim; k++)
+      if (!used[k] && sizes[k] > 1 && (best == UINT32_MAX || st[k] < st[best]))
+        best = k;
+    if (best == UINT32_MAX) break;
+    if (st[best] != p) return 0;
+    used[best] = true;
+    if (sizes[best] > INT64_MAX / p) return 0;
+    p *= sizes[best];
+  }
+  for (uint32_t k = 0; k < t->dim; k++)
+    if (sizes[k] <= 1) st[k] = 0;
+  return 1;
+}
+
 int etk_numerics_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
                              size_t len, size_t etdump_event, uint32_t item,
                              etk_numerics_value_t *out, etk_error_t *err) {
@@ -673,6 +759,7 @@ int etk_numerics_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
     out->sizes[k] = etk_etdump_tensor_dim(&t, k);
   out->data = data;
   out->nbytes = nbytes;
+  out->strided = dense_strides(&t, out->sizes, out->strides);
   return ETK_OK;
 }
 
@@ -690,6 +777,7 @@ int etk_numerics_value_view(const etk_numerics_value_t *v,
   view->scalar_type = v->scalar_type;
   view->dim = v->dim;
   view->sizes = v->sizes;
+  view->strides = v->strided ? v->strides : NULL;
   view->data = v->data;
   view->data_len = v->nbytes;
   return 1;
@@ -757,6 +845,8 @@ const char *etk_numerics_status_name(etk_numerics_status_t s) {
       return "kind mismatch";
     case ETK_NUMERICS_NOT_NUMERIC:
       return "not numeric";
+    case ETK_NUMERICS_ARGUMENT:
+      return "delegate argument";
   }
   return "?";
 }
@@ -975,25 +1065,6 @@ static bool exact_values(const etk_numerics_value_t *v) {
          etk_numerics_is_exact_type(v->scalar_type);
 }
 
-/* Elements of two checked views of equal shape (both C-contiguous: value
- * views) whose values differ; 64-bit integers compared as integers. */
-static uint64_t count_mismatches(const etk_numerics_tensor_t *a,
-                                 const etk_numerics_tensor_t *b,
-                                 uint64_t numel) {
-  size_t ea = etk_numerics_element_size(a->scalar_type);
-  size_t eb = etk_numerics_element_size(b->scalar_type);
-  const uint8_t *pa = (const uint8_t *)a->data + a->offset * ea;
-  const uint8_t *pb = (const uint8_t *)b->data + b->offset * eb;
-  uint64_t bad = 0;
-  for (uint64_t e = 0; e < numel; e++, pa += ea, pb += eb) {
-    if (a->scalar_type == b->scalar_type)
-      bad += memcmp(pa, pb, ea) != 0;
-    else
-      bad += rd64(a->scalar_type, pa) != rd64(b->scalar_type, pb);
-  }
-  return bad;
-}
-
 static void compare_row(ab_row_t *r, const etk_numerics_value_t *va,
                         const etk_numerics_value_t *vb) {
   etk_numerics_tensor_t a, b;
@@ -1023,7 +1094,7 @@ static void compare_row(ab_row_t *r, const etk_numerics_value_t *va,
   if (exact_values(va) && exact_values(vb)) {
     /* indices and flags: how many differ, and by how much at most */
     r->exact = 1;
-    r->mismatches = count_mismatches(&a, &b, numel);
+    etk_numerics_count_mismatches(&a, &b, &r->mismatches, NULL, NULL);
     etk_numerics_compare(&a, &b, ETK_NUMERICS_MAX_ABS,
                          ETK_NUMERICS_NO_BROADCAST, &r->max_abs, NULL);
     return;
@@ -1236,227 +1307,38 @@ int etk_numerics_ab_set_op_types(etk_numerics_ab_t *ab, size_t index,
   return ETK_OK;
 }
 
-/* ------------------------------------------------------------- rendering */
-
-void etk_numerics_render_options_init(etk_numerics_render_options_t *o) {
-  memset(o, 0, sizeof *o);
-  o->format = ETK_INSPECT_FORMAT_TABLE;
-  o->json_indent = 2;
-}
-
-static const char *const kHeaders[] = {"event_block_name",
-                                       "instruction",
-                                       "delegate_debug_id",
-                                       "output",
-                                       "event_name",
-                                       "op_types",
-                                       "dtype",
-                                       "shape",
-                                       "mse",
-                                       "snr (dB)",
-                                       "max_abs_error",
-                                       "cosine",
-                                       "status"};
-#define NCOLS (sizeof kHeaders / sizeof kHeaders[0])
-
-/* "x" or "x | y" (NULL sides as "-") */
-static void both(etk_strbuf_t *s, const char *x, const char *y) {
-  if (x && y && strcmp(x, y) == 0) {
-    etk_strbuf_appends(s, x);
-    return;
-  }
-  etk_strbuf_appends(s, x ? x : "-");
-  etk_strbuf_appends(s, " | ");
-  etk_strbuf_appends(s, y ? y : "-");
-}
-
-static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
-                   etk_strbuf_t *scratch) {
-  const etk_numerics_ab_t *ab = ctx;
-  etk_numerics_row_t r;
-  if (etk_numerics_ab_row_get(ab, row, &r) != ETK_OK) return ETK_E_INTERNAL;
-  bool matched = r.status == ETK_NUMERICS_MATCHED;
-  switch (col) {
-    case 0:
-      etk_cell_set_text(out, r.block, strlen(r.block));
-      break;
-    case 1:
-      if (r.is_output)
-        etk_cell_set_text(out, "output", 6);
-      else if (r.instruction_id < 0)
-        etk_cell_set_none(out);
-      else
-        etk_cell_set_int(out, r.instruction_id);
-      break;
-    case 2:
-      if (r.delegate_debug_id_int >= 0)
-        etk_cell_set_int(out, r.delegate_debug_id_int);
-      else if (r.delegate_debug_id_str)
-        etk_cell_set_text(out, r.delegate_debug_id_str,
-                          strlen(r.delegate_debug_id_str));
-      else
-        etk_cell_set_none(out);
-      break;
-    case 3:
-      if (r.list_item < 0) {
-        etk_cell_set_int(out, r.output_index);
-      } else {
-        etk_strbuf_printf(scratch, "%u[%d]", r.output_index, (int)r.list_item);
-        etk_cell_set_object(out, scratch->data, scratch->len);
-      }
-      break;
-    case 4:
-      etk_cell_set_text(out, r.name, strlen(r.name));
-      break;
-    case 5:
-      if (r.op_types)
-        etk_cell_set_object(out, r.op_types, strlen(r.op_types));
-      else
-        etk_cell_set_none(out);
-      break;
-    case 6:
-    case 7:
-      both(scratch, col == 6 ? r.dtype_a : r.shape_a,
-           col == 6 ? r.dtype_b : r.shape_b);
-      if (scratch->failed) return ETK_E_NO_MEMORY;
-      etk_cell_set_object(out, scratch->data ? scratch->data : "",
-                          scratch->len);
-      break;
-    case 8:
-    case 9:
-    case 10:
-    case 11: {
-      double v = col == 8    ? r.mse
-                 : col == 9  ? r.snr
-                 : col == 10 ? r.max_abs
-                             : r.cosine;
-      if (matched && (!r.exact || col == 10))
-        etk_cell_set_float(out, v);
-      else
-        etk_cell_set_none(out);
-    } break;
-    default: {
-      if (matched && r.exact) {
-        etk_strbuf_printf(scratch, "exact: %llu of %llu differ",
-                          (unsigned long long)r.mismatches,
-                          (unsigned long long)r.numel);
-        if (scratch->failed) return ETK_E_NO_MEMORY;
-        etk_cell_set_text(out, scratch->data, scratch->len);
-        break;
-      }
-      const char *s = etk_numerics_status_name(r.status);
-      etk_cell_set_text(out, s, strlen(s));
+size_t etk_numerics_ab_mark_arguments(etk_numerics_ab_t *ab,
+                                      etk_numerics_outputs_fn outputs,
+                                      void *ctx) {
+  size_t marked = 0;
+  if (!ab) return 0;
+  for (size_t r = 0; r < ab->count;) {
+    const ab_row_t *f = &ab->rows[r];
+    size_t end = r + 1;
+    uint32_t logged = f->out_index + 1;
+    while (end < ab->count && ab->rows[end].pair == f->pair &&
+           !ab->rows[end].is_output == !f->is_output &&
+           ab->rows[end].iid == f->iid && ab->rows[end].did_int == f->did_int &&
+           !ab->rows[end].did_str == !f->did_str &&
+           (!f->did_str || strcmp(ab->rows[end].did_str, f->did_str) == 0)) {
+      if (ab->rows[end].out_index + 1 > logged)
+        logged = ab->rows[end].out_index + 1;
+      end++;
     }
+    if (!f->is_output && f->iid >= 0 && f->did_int < 0 && !f->did_str) {
+      const char *block = ab->pairs[f->pair].name;
+      int64_t outs = outputs ? outputs(ctx, block ? block : "", f->iid) : -1;
+      if (outs < 0)
+        outs = f->name && strcmp(f->name, "DELEGATE_CALL") == 0 ? 1 : 0;
+      for (size_t k = r; outs > 0 && k < end; k++)
+        if ((uint64_t)ab->rows[k].out_index + (uint64_t)outs <
+                (uint64_t)logged &&
+            ab->rows[k].status == ETK_NUMERICS_MATCHED) {
+          ab->rows[k].status = ETK_NUMERICS_ARGUMENT;
+          marked++;
+        }
+    }
+    r = end;
   }
-  return ETK_OK;
-}
-
-static void json_number(etk_json_t *j, const char *key, double v, bool on) {
-  etk_json_key(j, key);
-  if (on)
-    etk_json_double(j, v);
-  else
-    etk_json_null(j);
-}
-
-int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
-                           const etk_numerics_render_options_t *o,
-                           etk_render_sink_t *sink, etk_error_t *err) {
-  if (!ab || !sink)
-    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
-                         "NULL argument");
-  etk_numerics_render_options_t def;
-  if (!o) {
-    etk_numerics_render_options_init(&def);
-    o = &def;
-  }
-  if (o->format != ETK_INSPECT_FORMAT_JSON) {
-    etk_frame_t f = {ab->count, NCOLS, kHeaders, ab_cell, (void *)ab, 0};
-    if (o->format == ETK_INSPECT_FORMAT_TABLE)
-      return etk_render_table(&f, sink, err);
-    return etk_render_delimited(
-        &f, o->format == ETK_INSPECT_FORMAT_TSV ? '\t' : ',', sink, err);
-  }
-  etk_json_t j;
-  etk_json_init(&j, sink, o->json_indent);
-  etk_json_begin_object(&j);
-  etk_json_key(&j, "a");
-  etk_json_cstring(&j, o->label_a ? o->label_a : "A");
-  etk_json_key(&j, "b");
-  etk_json_cstring(&j, o->label_b ? o->label_b : "B");
-  etk_json_key(&j, "unpaired_blocks_a");
-  etk_json_uint(&j, ab->unpaired_a);
-  etk_json_key(&j, "unpaired_blocks_b");
-  etk_json_uint(&j, ab->unpaired_b);
-  etk_json_key(&j, "rows");
-  etk_json_begin_array(&j);
-  for (size_t i = 0; i < ab->count; i++) {
-    etk_numerics_row_t r;
-    etk_numerics_ab_row_get(ab, i, &r);
-    bool m = r.status == ETK_NUMERICS_MATCHED;
-    etk_json_begin_object(&j);
-    etk_json_key(&j, "event_block_name");
-    etk_json_cstring(&j, r.block);
-    etk_json_key(&j, "block_occurrence");
-    etk_json_uint(&j, r.block_occurrence);
-    etk_json_key(&j, "is_output");
-    etk_json_bool(&j, r.is_output);
-    etk_json_key(&j, "instruction");
-    if (r.is_output || r.instruction_id < 0)
-      etk_json_null(&j); /* absent: null, never a sentinel */
-    else
-      etk_json_int(&j, r.instruction_id);
-    etk_json_key(&j, "chain_index");
-    if (r.chain_index < 0)
-      etk_json_null(&j);
-    else
-      etk_json_int(&j, r.chain_index);
-    etk_json_key(&j, "delegate_debug_id");
-    if (r.delegate_debug_id_int >= 0)
-      etk_json_int(&j, r.delegate_debug_id_int);
-    else
-      etk_json_cstring(&j, r.delegate_debug_id_str);
-    etk_json_key(&j, "output_index");
-    etk_json_uint(&j, r.output_index);
-    etk_json_key(&j, "list_item");
-    if (r.list_item < 0)
-      etk_json_null(&j);
-    else
-      etk_json_int(&j, r.list_item);
-    etk_json_key(&j, "event_name");
-    etk_json_cstring(&j, r.name);
-    etk_json_key(&j, "op_types");
-    etk_json_cstring(&j, r.op_types);
-    etk_json_key(&j, "status");
-    etk_json_cstring(&j, etk_numerics_status_name(r.status));
-    etk_json_key(&j, "dtype_a");
-    etk_json_cstring(&j, r.dtype_a);
-    etk_json_key(&j, "dtype_b");
-    etk_json_cstring(&j, r.dtype_b);
-    etk_json_key(&j, "shape_a");
-    etk_json_cstring(&j, r.shape_a);
-    etk_json_key(&j, "shape_b");
-    etk_json_cstring(&j, r.shape_b);
-    etk_json_key(&j, "numel");
-    etk_json_uint(&j, r.numel);
-    json_number(&j, "mse", r.mse, m && !r.exact);
-    json_number(&j, "snr", r.snr, m && !r.exact);
-    json_number(&j, "max_abs_error", r.max_abs, m);
-    json_number(&j, "cosine", r.cosine, m && !r.exact);
-    etk_json_key(&j, "exact");
-    etk_json_bool(&j, m && r.exact);
-    etk_json_key(&j, "mismatches");
-    if (m && r.exact)
-      etk_json_uint(&j, r.mismatches);
-    else
-      etk_json_null(&j);
-    etk_json_end_object(&j);
-  }
-  etk_json_end_array(&j);
-  etk_json_end_object(&j);
-  int rc = etk_json_finish(&j);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed: %s",
-                         etk_strerror(rc));
-  return ETK_OK;
+  return marked;
 }

@@ -26,6 +26,7 @@ if(NOT err MATCHES "1 test case did not match")
 endif()
 run(2 run ${DIR}/absent.bpte --verify)
 run(2 run ${P} --verify) # a .pte has no expected outputs: usage
+run(2 run ${BP} --verify --etdump ${DIR}/no/such/dir/x.etdp) # unwritable: trouble
 run(1 run ${DIR}/absent.bpte) # not a gate without --verify: a failure is 1
 
 # inspect --compare_results [--min-snr DB]
@@ -44,8 +45,27 @@ run(2 inspect --etdump_path ${E} --min-snr 10) # needs --compare_results
 set(AB numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${E}
     --against-debug-buffer ${B})
 run(0 ${AB} --min-snr 100)
+# the demo's DELEGATE_CALL logs its input and two constant weights before
+# its output: three rows "delegate argument", never gated; max_pool's int64
+# indices are exact matches
+run(0 ${AB} --etrecord_path ${R} --format tsv)
+string(REGEX MATCHALL "\tdelegate argument" args "${out}")
+list(LENGTH args nargs)
+if(NOT nargs EQUAL 3 OR NOT out MATCHES "\tDELEGATE_CALL\t[^\n]*\t.1, 8, 4, 4.\t0.0\tinf\t0.0\t1.0\tmatched")
+  message(FATAL_ERROR "numerics: delegate arguments not marked (${nargs}):\n${out}")
+endif()
+if(NOT out MATCHES "int64\t[^\n]*exact: 0 of 64 differ")
+  message(FATAL_ERROR "numerics: int64 indices not an exact match:\n${out}")
+endif()
 run(2 numerics --etdump_path ${E} --debug_buffer_path ${B} --against ${absent}
     --against-debug-buffer ${B} --min-snr 100)
+# a damaged B is named as B, not as A
+file(WRITE ${DIR}/cut.etdp "not an ETDump: a file of text, 40 bytes")
+run(2 numerics ${E} ${DIR}/cut.etdp --debug_buffer_path ${B}
+    --against-debug-buffer ${B} --min-snr 100)
+if(NOT err MATCHES "cut.etdp: " OR err MATCHES "etdump.etdp: ")
+  message(FATAL_ERROR "numerics names the wrong file: ${err}")
+endif()
 
 # diff: one dump against itself holds; --vs once; trouble is 2
 run(0 diff ${E} ${E} --fail-above 1)

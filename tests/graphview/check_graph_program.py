@@ -252,8 +252,10 @@ def kws(demo_pte, demo_dump):
     compared = [v for n, (v, _) in enodes.items() if v is not None]
     check(compared and all(v == 0 for v in compared),
           f"kws A/A error: {compared}")
-    check("0 of " in etext and "elements differ" in etext,
-          "kws A/A: no exact match of the int8 outputs")
+    # int8 activations are quantized values: compared by MSE as upstream's
+    # comparators do, never as exact matches (docs/numerics.md)
+    check("elements differ" not in etext,
+          "kws A/A: int8 outputs counted as exact matches")
     # another program's ETDump: warned, drawn without colour
     other = os.path.join(WORK, "kws_other.html")
     p = run("graph", pte, "--html", other, "--etdump_path", demo_dump)

@@ -456,4 +456,81 @@ ETK_TEST(ab_rows_sorted_by_instruction) {
   nf_dump_free(&db);
 }
 
+static int64_t outputs_of_3(void *ctx, const char *block, int32_t iid) {
+  (void)ctx;
+  (void)block;
+  return iid == 3 ? 1 : 0; /* instruction 3 as a delegate call, 1 output */
+}
+
+ETK_TEST(integer_values_exact_and_delegate_arguments) {
+  CHECK(etk_numerics_is_exact_type(ETK_SCALAR_TYPE_LONG));
+  CHECK(etk_numerics_is_exact_type(ETK_SCALAR_TYPE_BOOL));
+  CHECK(etk_numerics_is_exact_type(ETK_SCALAR_TYPE_INT));
+  CHECK(!etk_numerics_is_exact_type(ETK_SCALAR_TYPE_CHAR)); /* int8 */
+  CHECK(!etk_numerics_is_exact_type(ETK_SCALAR_TYPE_BYTE));
+  CHECK(!etk_numerics_is_exact_type(ETK_SCALAR_TYPE_FLOAT));
+
+  /* int64 compared as integers: 2^60 and 2^60 + 1 are equal as doubles */
+  static const int64_t x[4] = {1, 2, (int64_t)1 << 60, 4},
+                       y[4] = {1, 5, ((int64_t)1 << 60) + 1, 4};
+  static const int64_t s4[1] = {4}, s22[2] = {2, 2}, tr[2] = {1, 2};
+  etk_numerics_tensor_t a = {ETK_SCALAR_TYPE_LONG, 1, s4, NULL, 0, x, sizeof x};
+  etk_numerics_tensor_t b = {ETK_SCALAR_TYPE_LONG, 1, s4, NULL, 0, y, sizeof y};
+  uint64_t bad = 99, n = 0;
+  REQUIRE(etk_numerics_count_mismatches(&a, &b, &bad, &n, NULL) == ETK_OK);
+  CHECK_EQ_INT(bad, 2);
+  CHECK_EQ_INT(n, 4);
+  REQUIRE(etk_numerics_count_mismatches(&a, &a, &bad, NULL, NULL) == ETK_OK);
+  CHECK_EQ_INT(bad, 0);
+  /* a transposed view of x against x read in that order */
+  static const int64_t xt[4] = {1, (int64_t)1 << 60, 2, 4};
+  etk_numerics_tensor_t at = {ETK_SCALAR_TYPE_LONG, 2, s22, tr, 0, x, sizeof x};
+  etk_numerics_tensor_t bt = {
+      ETK_SCALAR_TYPE_LONG, 2, s22, NULL, 0, xt, sizeof xt};
+  REQUIRE(etk_numerics_count_mismatches(&at, &bt, &bad, NULL, NULL) == ETK_OK);
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(etk_numerics_count_mismatches(&a, &at, &bad, NULL, NULL),
+               ETK_E_MISMATCH);
+
+  /* the fixtures: max_pool's int64 indices are an exact row */
+  nf_dump_t da, db;
+  REQUIRE(nf_ab_dump(0, &da) == 0 && nf_ab_dump(1, &db) == 0);
+  etk_inspector_t *ia = open_dump(&da), *ib = open_dump(&db);
+  REQUIRE(ia && ib);
+  etk_numerics_ab_t *ab = NULL;
+  REQUIRE(etk_numerics_ab_build(ia, da.buf, da.buf_len, ib, db.buf, db.buf_len,
+                                NULL, &ab, NULL) == ETK_OK);
+  etk_numerics_row_t r;
+  size_t idx = SIZE_MAX;
+  for (size_t i = 0; i < etk_numerics_ab_row_count(ab); i++) {
+    etk_numerics_ab_row_get(ab, i, &r);
+    if (r.dtype_a && strcmp(r.dtype_a, "int64") == 0) idx = i;
+  }
+  REQUIRE(idx != SIZE_MAX);
+  etk_numerics_ab_row_get(ab, idx, &r);
+  CHECK(r.exact);
+  CHECK_EQ_INT(r.mismatches, 1); /* {1, 3} against {1, 2} */
+  CHECK(isnan(r.mse) && isnan(r.snr));
+  CHECK(!etk_numerics_is_exact_dtype("int8"));
+  CHECK(etk_numerics_is_exact_dtype("int64"));
+  /* instruction 3 as a delegate call with one output: value 0 is an
+   * argument, value 1 (the last) its output */
+  CHECK_EQ_INT(etk_numerics_ab_mark_arguments(ab, outputs_of_3, NULL), 1);
+  etk_numerics_ab_row_get(ab, idx - 1, &r);
+  CHECK_EQ_INT(r.instruction_id, 3);
+  CHECK_EQ_INT(r.status, ETK_NUMERICS_ARGUMENT);
+  etk_numerics_ab_row_get(ab, idx, &r);
+  CHECK_EQ_INT(r.status, ETK_NUMERICS_MATCHED);
+  /* without a callback only DELEGATE_CALL events count: none here */
+  etk_numerics_ab_free(ab);
+  REQUIRE(etk_numerics_ab_build(ia, da.buf, da.buf_len, ib, db.buf, db.buf_len,
+                                NULL, &ab, NULL) == ETK_OK);
+  CHECK_EQ_INT(etk_numerics_ab_mark_arguments(ab, NULL, NULL), 0);
+  etk_numerics_ab_free(ab);
+  etk_inspector_close(ia);
+  etk_inspector_close(ib);
+  nf_dump_free(&da);
+  nf_dump_free(&db);
+}
+
 ETK_TEST_MAIN()
