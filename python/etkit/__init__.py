@@ -18,6 +18,7 @@ files a device sent over a UART or in a log, as `etkit capture`).
 """
 
 from . import _etkit
+from ._etkit import LatencySketch
 from .inspector import (
     ETRecord,
     ETRecordError,
@@ -61,6 +62,7 @@ __all__ = [
     "DelegationBreakdown",
     "get_delegation_info",
     "print_delegation_info",
+    "LatencySketch",
 ]
 
 

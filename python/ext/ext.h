@@ -84,6 +84,12 @@ int ext_delegation_register(PyObject *module);
 /* Registers torch_save_tree (torch_tree.c: ETRecord editing). */
 int ext_torch_tree_register(PyObject *module);
 
+/* Registers the LatencySketch type (sketch.c). */
+int ext_sketch_register(PyObject *module);
+
+/* Registers tensor_stats (tensor_stats.c). */
+int ext_tensor_stats_register(PyObject *module);
+
 /* Registers the etkit.Store functions (store.c) in `module`. */
 int ext_store_register(PyObject *module);
 

@@ -27,7 +27,8 @@ PyMODINIT_FUNC PyInit__etkit(void) {
       ext_graph_register(m) < 0 || ext_interp_register(m) < 0 ||
       ext_graph_view_register(m) < 0 || ext_store_register(m) < 0 ||
       ext_capture_register(m) < 0 || ext_bundled_register(m) < 0 ||
-      ext_delegation_register(m) < 0 || ext_torch_tree_register(m) < 0) {
+      ext_delegation_register(m) < 0 || ext_torch_tree_register(m) < 0 ||
+      ext_sketch_register(m) < 0 || ext_tensor_stats_register(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

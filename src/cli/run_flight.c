@@ -124,6 +124,8 @@ int cli_flight_start(cli_flight_t *f, const cli_flight_options_t *o,
   cfg.trigger_spacing = (uint32_t)o->trigger_spacing;
   cfg.write = write_snapshot;
   cfg.write_ctx = f;
+  cfg.sketches = f->sketches;
+  cfg.sketch_count = ETK_FLIGHT_MAX_TRIGGERS;
   f->dir = o->snapshot_dir;
   int rc = etk_flight_init(&f->flight, rec, &cfg);
   if (rc != ETK_OK)
@@ -137,11 +139,7 @@ int cli_flight_start(cli_flight_t *f, const cli_flight_options_t *o,
     if (rc != ETK_OK) {
       (void)etk_flight_finish(&f->flight);
       return etk_error_set(err, rc, ETK_NO_OFFSET, "--trigger '%s': %s",
-                           o->triggers[i],
-                           rc == ETK_E_UNSUPPORTED
-                               ? "p99 triggers need etkit's latency sketches, "
-                                 "not in this build"
-                               : etk_strerror(rc)) != 0;
+                           o->triggers[i], etk_strerror(rc)) != 0;
     }
   }
   f->active = 1;

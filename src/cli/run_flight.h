@@ -12,6 +12,7 @@
 
 #include "cli_args.h"
 #include "etkit/common.h"
+#include "etkit/sketch.h"
 #include "etkit/trigger.h"
 
 typedef struct cli_flight_options {
@@ -71,6 +72,7 @@ unsigned long cli_flight_runs(const cli_flight_options_t *o,
 
 typedef struct cli_flight {
   etk_flight_t flight;
+  etk_sketch_t sketches[ETK_FLIGHT_MAX_TRIGGERS]; /* for p99 triggers */
   int active;
   const char *dir;
   unsigned written;

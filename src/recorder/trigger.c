@@ -29,14 +29,8 @@
 
 #include <string.h>
 
-#include "recorder_internal.h"
-
-#if defined(__has_include)
-#if __has_include("etkit/sketch.h")
 #include "etkit/sketch.h"
-#define ETK_FLIGHT_HAVE_SKETCH 1
-#endif
-#endif
+#include "recorder_internal.h"
 
 /* ------------------------------------------------------------ parsing */
 
@@ -209,16 +203,12 @@ int etk_flight_add_trigger(etk_flight_t *f, const etk_trigger_t *t) {
     return ETK_E_INVALID_ARGUMENT;
   if (f->trigger_count == ETK_FLIGHT_MAX_TRIGGERS) return ETK_E_LIMIT;
   if (t->kind == ETK_TRIGGER_P99) {
-#ifdef ETK_FLIGHT_HAVE_SKETCH
     etk_sketch_t *s;
     if (f->p99_count >= f->cfg.sketch_count || f->cfg.sketches == NULL)
       return ETK_E_LIMIT;
     s = (etk_sketch_t *)f->cfg.sketches + f->p99_count;
     if (etk_sketch_init(s, 0.0) != ETK_OK) return ETK_E_INVALID_ARGUMENT;
     f->sketch_of[f->trigger_count] = (uint8_t)f->p99_count++;
-#else
-    return ETK_E_UNSUPPORTED;
-#endif
   }
   f->triggers[f->trigger_count++] = *t;
   memset(f->name_cache, 0, sizeof f->name_cache);
@@ -327,14 +317,12 @@ static void check_duration(etk_flight_t *f, firing_t *x, uint16_t bits,
     if (t->kind == ETK_TRIGGER_DURATION) {
       if (ns > t->threshold_ns) note_firing(x, i, ns, name);
     } else {
-#ifdef ETK_FLIGHT_HAVE_SKETCH
       etk_sketch_t *s = (etk_sketch_t *)f->cfg.sketches + f->sketch_of[i];
       double p99;
       if (etk_sketch_count(s) >= f->cfg.min_samples &&
           etk_sketch_quantile(s, 0.99, &p99) == ETK_OK && ns > t->factor * p99)
         note_firing(x, i, ns, name);
       (void)etk_sketch_add(s, ns);
-#endif
     }
   }
 }

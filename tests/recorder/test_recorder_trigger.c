@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "etkit/sketch.h"
 #include "etkit/trigger.h"
 #include "recorder_testutil.h"
 
 static uint64_t arena[256 * 1024 / 8];
 static uint8_t debug_buf[64 * 1024];
 static uint64_t now; /* the fake clock */
+static etk_sketch_t sketches[2];
 
 static uint64_t fake_clock(void *ctx) {
   (void)ctx;
@@ -66,6 +68,8 @@ static int setup(fixture_t *fx, uint32_t keep_runs, uint32_t keep_after,
   fc.trigger_spacing = spacing;
   fc.write = keep_snapshot;
   fc.write_ctx = &snaps;
+  fc.sketches = sketches;
+  fc.sketch_count = 2;
   if (etk_flight_init(&fx->flight, fx->rec, &fc) != ETK_OK) return 0;
   for (size_t i = 0; exprs && exprs[i]; i++) {
     etk_trigger_t t;
@@ -326,6 +330,28 @@ ETK_TEST(manual_and_mismatch) {
   }
   CHECK_EQ_INT(etk_flight_finish(&fx.flight), ETK_OK);
   CHECK_EQ_INT(etk_recorder_trigger(fx.rec), ETK_E_INVALID_STATE);
+}
+
+ETK_TEST(p99_from_the_sketch_after_min_samples) {
+  static const char *const exprs[] = {"Method::execute>3*p99", NULL};
+  fixture_t fx;
+  REQUIRE(setup(&fx, 2, 0, 0, 0, exprs));
+  for (unsigned run = 0; run < 200; run++) {
+    /* ~1 us runs (spread over 64 ns); 5 us at run 50 (too early: fewer than
+     * 100 durations seen), 3.5 us at run 150 (above 3 x p99 ~ 3.2 us), 3
+     * us at run 170 (below) */
+    uint64_t extra = (run * 37u) % 64u;
+    if (run == 50) extra = 4000;
+    if (run == 150) extra = 2500;
+    if (run == 170) extra = 1900;
+    one_run(&fx, run, 700, extra);
+    CHECK_EQ_INT(etk_flight_run_end(&fx.flight), ETK_OK);
+    CHECK_EQ_INT(snaps.count, run < 150 ? 0 : 1);
+  }
+  REQUIRE(snaps.count == 1);
+  static const long long want[] = {149, 150};
+  check_snapshot(0, want, 2, "etkit:trigger=run=150,snapshot=0,after=0");
+  CHECK_EQ_INT(etk_flight_finish(&fx.flight), ETK_OK);
 }
 
 ETK_TEST(parse_good_and_bad) {
