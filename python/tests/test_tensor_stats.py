@@ -83,3 +83,9 @@ def test_empty_and_unsupported():
     assert got["nan_count"] == 0 and np.isnan(got["mean"])
     with pytest.raises(TypeError):
         _etkit.tensor_stats(np.zeros(3, dtype=np.complex64))
+
+
+def test_doubles_beyond_float_range_become_infinities():
+    got = _etkit.tensor_stats(np.array([1e39, -1e300, 2.0, 3.4e38]))
+    assert got["inf_count"] == 2 and got["max"] == np.inf
+    assert got["min"] == -np.inf

@@ -28,6 +28,12 @@ const char *etk_tensor_stat_name(unsigned i) {
 static float element(int32_t type, const uint8_t *base, size_t size, size_t i) {
   double d = 0.0;
   etk_scalar_type_read(type, base + i * size, &d);
+  /* beyond float's range the cast is undefined in C: give the infinity
+   * that IEEE rounding (and upstream's float32 cast) gives */
+  if (d >= 3.4028236692093846e38 || d <= -3.4028236692093846e38) {
+    float inf = 1e30f * 1e30f;
+    return d > 0 ? inf : -inf;
+  }
   return (float)d;
 }
 
