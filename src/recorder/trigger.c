@@ -34,6 +34,13 @@
 
 /* ------------------------------------------------------------ parsing */
 
+/* strcmp(a, b) == 0 without the C library's strcmp (the MCU build links
+ * only memcpy, memmove, memset and strlen). */
+static int same_text(const char *a, const char *b) {
+  size_t n = strlen(a);
+  return n == strlen(b) && memcmp(a, b, n) == 0;
+}
+
 static int is_word(const char *s, size_t n, const char *w) {
   return strlen(w) == n && memcmp(s, w, n) == 0;
 }
@@ -517,7 +524,7 @@ int etk_flight_run_end(etk_flight_t *f) {
     for (uint32_t i = 0; i < f->trigger_count; i++)
       if ((f->triggers[i].kind == ETK_TRIGGER_MANUAL ||
            f->triggers[i].kind == ETK_TRIGGER_MISMATCH) &&
-          strcmp(f->triggers[i].text, f->manual_reason) == 0)
+          same_text(f->triggers[i].text, f->manual_reason))
         note_firing(&x, i, 0.0, 0);
     f->manual = 0;
   }
@@ -555,7 +562,7 @@ int etk_flight_fire(etk_flight_t *f, const char *reason) {
   for (uint32_t i = 0; i < f->trigger_count; i++) {
     const etk_trigger_t *t = &f->triggers[i];
     if ((t->kind == ETK_TRIGGER_MANUAL || t->kind == ETK_TRIGGER_MISMATCH) &&
-        strcmp(t->text, reason) == 0) {
+        same_text(t->text, reason)) {
       f->manual = 1;
       memcpy(f->manual_reason, reason, n + 1u);
       return ETK_OK;
