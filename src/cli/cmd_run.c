@@ -29,6 +29,10 @@
 #include "cmd_run_inputs.h"
 #include "run_support.h"
 
+/* The run's flight recorder (run_flight.h): started once the method is
+ * loaded, so that runs count executions. */
+static cli_flight_t flight;
+
 /* Load settings shared by .pte and .bpte runs. */
 static etk_method_config_t method_options(const options_t *o,
                                           cli_recorder_t *rec) {
@@ -74,6 +78,10 @@ static int run_program(const options_t *o, const etk_program_t *prog,
     etk_error_where(&err, o->program);
     return etk_cli_fail_error(CMD, &err);
   }
+  if (rec && cli_flight_start(&flight, &o->flight, rec->rec, &err)) {
+    etk_method_free(m);
+    return etk_cli_fail_error(CMD, &err);
+  }
   size_t nin = etk_method_input_count(m), nout = etk_method_output_count(m);
   int status = 0;
   cli_run_source_t src;
@@ -91,7 +99,8 @@ static int run_program(const options_t *o, const etk_program_t *prog,
            warm_up(o, prog, method, NULL, m, rec != NULL, &err))
     status = etk_cli_fail_error(CMD, &err);
   for (size_t it = 0; it < o->iterations && status == 0; it++)
-    if (cli_execute_once(m, &src, &timing, &err))
+    if (cli_execute_once(m, &src, &timing, &err) ||
+        cli_flight_run_end(&flight, &err))
       status = etk_cli_fail_error(CMD, &err);
   if (status == 0) {
     printf("method %s: %zu input%s, %zu output%s; ", etk_method_name(m), nin,
@@ -131,6 +140,10 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
     etk_error_where(&err, o->program);
     return etk_cli_fail_error(CMD, &err);
   }
+  if (rec && cli_flight_start(&flight, &o->flight, rec->rec, &err)) {
+    etk_method_free(m);
+    return etk_cli_fail_error(CMD, &err);
+  }
   printf("method %s: %u test case%s, %lu run%s each (rtol %g, atol %g)\n",
          method, suite->case_count, suite->case_count == 1 ? "" : "s",
          o->iterations, o->iterations == 1 ? "" : "s", o->rtol, o->atol);
@@ -144,14 +157,22 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
     cli_run_source_t src;
     cli_run_source_init(&src, bp, c, NULL, 0);
     timing.count = 0;
+    /* the last run's end waits for the verdict (a mismatch trigger fires
+     * at the run that produced the outputs) */
     for (unsigned long it = 0; it < o->iterations && status == 0; it++)
-      if (cli_execute_once(m, &src, &timing, &err))
+      if (cli_execute_once(m, &src, &timing, &err) ||
+          (it + 1 < o->iterations && cli_flight_run_end(&flight, &err)))
         status = etk_cli_fail_error(CMD, &err);
     if (status) break;
     etk_bundled_result_t r;
     etk_error_t verr;
     etk_error_clear(&verr);
     int rc = etk_bundled_verify_outputs(m, bp, c, o->rtol, o->atol, &r, &verr);
+    if (r.has_expected && !r.passed) cli_flight_mismatch(&flight);
+    if (cli_flight_run_end(&flight, &err)) {
+      status = etk_cli_fail_error(CMD, &err);
+      break;
+    }
     if (!r.has_expected && rc == ETK_OK) {
       printf("case %u: ran (no expected outputs)  ", c);
     } else {
@@ -218,12 +239,14 @@ static int run(options_t *op, int *failed) {
   }
   cli_recorder_t rec;
   memset(&rec, 0, sizeof rec);
-  if (o.etdump) {
+  int traced = o.etdump || cli_flight_wanted(&o.flight);
+  if (traced) {
     unsigned long runs = o.iterations;
     if (bp) {
       const etk_bundled_suite_t *s = etk_bundled_find_suite(bp, plan->name);
       runs *= s && s->case_count ? s->case_count : 1;
     }
+    runs = cli_flight_runs(&o.flight, runs);
     if (cli_recorder_create(plan, (unsigned)runs, o.debug_level,
                             o.profile_level, o.debug_buffer != NULL, &rec,
                             &err) ||
@@ -235,8 +258,10 @@ static int run(options_t *op, int *failed) {
   }
   int mismatches = 0;
   status =
-      bp ? run_bundled(&o, bp, plan->name, o.etdump ? &rec : NULL, &mismatches)
-         : run_program(&o, prog, plan->name, o.etdump ? &rec : NULL);
+      bp ? run_bundled(&o, bp, plan->name, traced ? &rec : NULL, &mismatches)
+         : run_program(&o, prog, plan->name, traced ? &rec : NULL);
+  if (cli_flight_finish(&flight, &err) && status == 0)
+    status = etk_cli_fail_error(CMD, &err);
   if (status == 0 && o.etdump) {
     uint32_t dropped = 0;
     if (cli_recorder_write(&rec, o.etdump, o.debug_buffer, &dropped, &err))

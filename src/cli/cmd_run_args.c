@@ -44,8 +44,8 @@ static const char *const usage_text =
     "                         match, 2 on trouble (docs/exit-status.md)\n"
     "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n"
     "  --max-memory BYTES     most memory the method may take (planned\n"
-    "                         buffers and arena; suffix K, M, G; default 1G)\n"
-    "  -h, --help             this help\n";
+    "                         buffers and arena; suffix K, M, G; default "
+    "1G)\n" CLI_FLIGHT_USAGE "  -h, --help             this help\n";
 
 enum {
   OPT_ITERATIONS = 1,
@@ -77,6 +77,7 @@ static const etk_cli_option_t options[] = {
     {"rtol", 0, ETK_CLI_VALUE, OPT_RTOL, 0},
     {"atol", 0, ETK_CLI_VALUE, OPT_ATOL, 0},
     {"max_memory", 0, ETK_CLI_VALUE, OPT_MAX_MEMORY, 0},
+    CLI_FLIGHT_OPTIONS,
 };
 
 /* The index of `v` in the NULL-terminated `names`, or -1. */
@@ -94,6 +95,8 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   options_t *o = ctx;
   const char *v = p->value;
   size_t n;
+  if (id >= CLI_FLIGHT_OPT_MODE && id <= CLI_FLIGHT_OPT_SNAPSHOT_DIR)
+    return cli_flight_option(CMD, &o->flight, id, p->arg, v);
   switch (id) {
     case ETK_CLI_POSITIONAL:
       if (o->program) return etk_cli_usage(CMD, "more than one program given");
@@ -176,6 +179,7 @@ int cli_run_parse_args(int argc, char **argv, options_t *o) {
     o->debug_buffer = o->debug_path;
     o->auto_debug_buffer = 1;
   }
+  if ((rc = cli_flight_check(CMD, &o->flight, o->etdump != NULL))) return rc;
   const char *outputs[] = {o->etdump, o->debug_buffer};
   for (int i = 0; i < 2; i++)
     if ((rc = etk_cli_check_output(CMD, outputs[i]))) return rc;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "run_flight.h"
 #include "run_support.h"
 
 #define CMD "run"
@@ -27,6 +28,7 @@ typedef struct options {
   int debug_level, profile_level, verify, no_allocation_events;
   double rtol, atol;
   uint64_t max_memory;
+  cli_flight_options_t flight; /* run_flight.h */
 } options_t;
 
 /* Parses argv into *o (which it initialises first) and derives the debug

@@ -26,7 +26,9 @@
  *     RunData named "etkit:dropped_events=N[,blocks=M][,allocators=K]" with
  *     no events (upstream's Inspector skips runs without events); before
  *     it, when the recorder holds a calibration, the RunData
- *     "etkit:calibration=..." (calibrate.c), also without events.
+ *     "etkit:calibration=..." (calibrate.c), also without events, and,
+ *     in a flight-recorder snapshot, the RunData "etkit:trigger=..."
+ *     (trigger.c), also without events.
  *   - ProfileEvent: start_time, end_time, chain_index (skipped when 0),
  *     instruction_id (always), name (if any); delegate events add
  *     delegate_debug_id_int or _str and always delegate_debug_metadata.
@@ -340,7 +342,8 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
   f.b = (etk_fb_builder_t *)(void *)(base + scratch_at);
   f.block_refs = (uint32_t *)(void *)(base + scratch_at +
                                       rec_round8((uint32_t)sizeof *f.b));
-  f.items = f.block_refs + rec->block_count + 1u + rec->calibrated;
+  f.items = f.block_refs + rec->block_count + 1u + rec->calibrated +
+            rec->note_reserved;
   f.list = f.items + rec->max_items;
   if (rec->output != NULL) {
     region = rec->output;
@@ -402,6 +405,15 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
   }
   if (ob.open) f.block_refs[blocks++] = block_close(&f, &ob);
   if (rec->calibrated) f.block_refs[blocks++] = rec_calibration_emit(rec, f.b);
+  if (rec->note_reserved && rec->note_len != 0) {
+    /* a flight-recorder snapshot says why it was taken (trigger.c) */
+    etk_fb_ref_t name = etk_fb_create_string(
+        f.b, rec->note,
+        rec->note_len > REC_NOTE_MAX ? REC_NOTE_MAX : rec->note_len);
+    etk_fb_table_start(f.b);
+    etk_fb_add_ref(f.b, ETK_ETDUMP_RUN_DATA_NAME, name);
+    f.block_refs[blocks++] = etk_fb_table_end(f.b);
+  }
   if (rec->dropped_events || rec->dropped_blocks || rec->dropped_allocators) {
     char text[REC_MARKER_MAX];
     size_t n = marker_name(rec, text);

@@ -227,6 +227,10 @@ void rec_budget_reset(etk_recorder_t *rec) {
   rec->vtables_all =
       rec_shape_vtable(SH_ETDUMP) + rec_shape_vtable(SH_RUN_DATA);
   rec->vtables_shared = rec->vtables_all;
+  if (rec->note_reserved) {
+    rec->scratch_bytes += 4u;
+    rec->output_base += rec_note_out();
+  }
   if (++rec->gen == 0) {
     /* 2^32 dumps: clear the marks so that no stale gen can match */
     rec_string_t *e = rec_strings(rec);

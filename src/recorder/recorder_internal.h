@@ -132,6 +132,14 @@ struct etk_recorder {
    * when `calibrated`; its output is reserved by rec_budget_reset. */
   uint8_t calibrated;
   etk_recorder_calibration_t calibration;
+  /* Flight recorder (trigger.c): the attached one (borrowed, for
+   * etk_recorder_trigger) and the snapshot note finish writes as an
+   * event-less RunData while note_len != 0; its output is reserved by
+   * rec_budget_reset while note_reserved. */
+  struct etk_flight *flight;
+  const char *note;
+  uint32_t note_len;
+  uint8_t note_reserved;
 };
 
 static inline void rec_set_state(etk_recorder_t *rec, uint8_t state) {
@@ -429,6 +437,13 @@ static inline uint32_t rec_calibration_out(void) {
 /* Writes the calibration marker's RunData (calibrate.c); 0 if none. */
 etk_fb_ref_t rec_calibration_emit(etk_recorder_t *rec, etk_fb_builder_t *b);
 
+/* Longest snapshot note (trigger.c; ETK_FLIGHT_NOTE_MAX) and its output:
+ * its name, RunData and run_data slot (plus 4 bytes of finish scratch). */
+#define REC_NOTE_MAX 192u
+static inline uint32_t rec_note_out(void) {
+  return rec_string_bound(REC_NOTE_MAX) + rec_table_bound(SH_RUN_DATA) + 4u;
+}
+
 /* One tensor: sizes + strides vectors and the Tensor table. */
 static inline uint32_t rec_tensor_out(uint32_t dim) {
   return 2u * rec_vector_bound(8u * dim, 8u) + rec_table_bound(SH_TENSOR);
@@ -563,6 +578,9 @@ int rec_budget_take(etk_recorder_t *rec, const rec_cost_t *c);
  * state, the drop counters and the current block are the caller's. */
 void rec_budget_reset(etk_recorder_t *rec);
 uint32_t rec_output_reserved(const etk_recorder_t *rec);
+/* Charges every record in [records_begin, end) again and recounts them
+ * (ring.c): ETK_OK or ETK_E_INTERNAL. */
+int rec_charge_again(etk_recorder_t *rec, uint32_t end);
 uint64_t rec_pool_floor(const etk_recorder_t *rec);
 
 /* ------------------------------------------------------------ layout */

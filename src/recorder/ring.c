@@ -160,7 +160,7 @@ static int cost_add(etk_recorder_t *rec, const rec_cost_t *c, cost_sum_t *sum) {
 
 /* Charges every record in [records_begin, end) again, in order, and
  * recounts blocks, items and lists.  ETK_OK or ETK_E_INTERNAL. */
-static int charge_again(etk_recorder_t *rec, uint32_t end) {
+int rec_charge_again(etk_recorder_t *rec, uint32_t end) {
   const uint8_t *base = rec_base(rec);
   uint32_t at = rec->records_begin;
   cost_sum_t sum;
@@ -289,7 +289,7 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
   } else {
     rec->block_record -= shift;
   }
-  status = charge_again(rec, rec->records_begin + head + tail);
+  status = rec_charge_again(rec, rec->records_begin + head + tail);
   if (status != ETK_OK) {
     /* cannot happen (the kept records fitted before); never a wrong dump */
     rec_budget_reset(rec);

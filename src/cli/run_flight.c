@@ -1,0 +1,180 @@
+/*
+ * run_flight.c - the flight recorder of `etkit run` (run_flight.h): parses
+ * and checks the options, attaches etkit/trigger.h's flight recorder to the
+ * run's recorder, and writes each snapshot as DIR/snapshot-NNN.etdp
+ * (atomically: a temp name renamed) the moment it is taken.
+ */
+#include "run_flight.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "run_support.h"
+
+int cli_flight_option(const char *cmd, cli_flight_options_t *o, int id,
+                      const char *arg, const char *value) {
+  size_t n;
+  switch (id) {
+    case CLI_FLIGHT_OPT_MODE:
+      if (strcmp(value, "ring") == 0)
+        o->ring = 1;
+      else if (strcmp(value, "full") == 0)
+        o->ring = 0;
+      else
+        return etk_cli_usage(cmd,
+                             "invalid profile mode '%s' (choose from full, "
+                             "ring)",
+                             value);
+      return 0;
+    case CLI_FLIGHT_OPT_TRIGGER: {
+      etk_trigger_t t;
+      const char *why = NULL;
+      if (o->trigger_count == ETK_FLIGHT_MAX_TRIGGERS)
+        return etk_cli_usage(cmd, "at most %d --trigger options",
+                             ETK_FLIGHT_MAX_TRIGGERS);
+      if (etk_trigger_parse(value, &t, &why) != ETK_OK)
+        return etk_cli_usage(cmd, "bad --trigger '%s': %s", value,
+                             why ? why : "not understood");
+      o->triggers[o->trigger_count++] = value;
+      return 0;
+    }
+    case CLI_FLIGHT_OPT_SNAPSHOT_DIR:
+      o->snapshot_dir = value;
+      return 0;
+    case CLI_FLIGHT_OPT_KEEP_RUNS:
+    case CLI_FLIGHT_OPT_KEEP_AFTER:
+    case CLI_FLIGHT_OPT_LIMIT:
+    case CLI_FLIGHT_OPT_SPACING: {
+      unsigned long *field = id == CLI_FLIGHT_OPT_KEEP_RUNS    ? &o->keep_runs
+                             : id == CLI_FLIGHT_OPT_KEEP_AFTER ? &o->keep_after
+                             : id == CLI_FLIGHT_OPT_LIMIT ? &o->trigger_limit
+                                                          : &o->trigger_spacing;
+      if (!etk_cli_parse_size(value, &n) || n > 1000000 ||
+          (n == 0 && id == CLI_FLIGHT_OPT_KEEP_RUNS))
+        return etk_cli_usage(cmd,
+                             "%s needs a count from %d to 1000000, not '%s'",
+                             arg, id == CLI_FLIGHT_OPT_KEEP_RUNS, value);
+      *field = (unsigned long)n;
+      if (id == CLI_FLIGHT_OPT_KEEP_RUNS) o->keep_runs_given = 1;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+int cli_flight_wanted(const cli_flight_options_t *o) {
+  return o->ring || o->trigger_count != 0;
+}
+
+int cli_flight_check(const char *cmd, const cli_flight_options_t *o,
+                     int have_etdump) {
+  if (o->keep_runs_given && !o->ring)
+    return etk_cli_usage(cmd, "%s", "--keep-runs needs --profile-mode ring");
+  if (o->trigger_count && !o->snapshot_dir)
+    return etk_cli_usage(cmd, "%s",
+                         "--trigger needs --snapshot-dir DIR (where the "
+                         "snapshots go)");
+  if (!o->trigger_count && (o->snapshot_dir || o->keep_after ||
+                            o->trigger_limit || o->trigger_spacing))
+    return etk_cli_usage(cmd, "%s",
+                         "--snapshot-dir, --keep-after, --trigger-limit and "
+                         "--trigger-spacing need a --trigger");
+  if (o->ring && !have_etdump && !o->trigger_count)
+    return etk_cli_usage(cmd, "%s",
+                         "--profile-mode ring needs --etdump FILE or a "
+                         "--trigger");
+  return 0;
+}
+
+unsigned long cli_flight_runs(const cli_flight_options_t *o,
+                              unsigned long runs) {
+  unsigned long k = o->keep_runs ? o->keep_runs : 8;
+  if (!o->ring) return runs;
+  k += o->keep_after + 2;
+  return k < runs ? k : runs;
+}
+
+static int write_snapshot(void *ctx, const void *data, size_t len) {
+  cli_flight_t *f = ctx;
+  char path[4096];
+  etk_error_t err;
+  etk_error_clear(&err);
+  int n =
+      snprintf(path, sizeof path, "%s/snapshot-%03u.etdp", f->dir, f->written);
+  if (n < 0 || (size_t)n >= sizeof path) return -1;
+  if (etk_write_file(path, data, len, &err) != ETK_OK) {
+    f->write_failed = 1;
+    return -1;
+  }
+  f->written++;
+  fprintf(stderr, "etkit run: snapshot %s\n", path);
+  return 0;
+}
+
+int cli_flight_start(cli_flight_t *f, const cli_flight_options_t *o,
+                     etk_recorder_t *rec, etk_error_t *err) {
+  etk_flight_config_t cfg;
+  memset(f, 0, sizeof *f);
+  if (!cli_flight_wanted(o)) return 0;
+  if (o->snapshot_dir && cli_make_dir(o->snapshot_dir, err)) return 1;
+  etk_flight_config_init(&cfg);
+  cfg.keep_runs = o->ring ? (uint32_t)(o->keep_runs ? o->keep_runs : 8) : 0;
+  cfg.keep_after = (uint32_t)o->keep_after;
+  cfg.trigger_limit = (uint32_t)o->trigger_limit;
+  cfg.trigger_spacing = (uint32_t)o->trigger_spacing;
+  cfg.write = write_snapshot;
+  cfg.write_ctx = f;
+  cfg.sketches = f->sketches;
+  cfg.sketch_count = ETK_FLIGHT_MAX_TRIGGERS;
+  f->dir = o->snapshot_dir;
+  int rc = etk_flight_init(&f->flight, rec, &cfg);
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "cannot start the flight recorder: %s",
+                         etk_strerror(rc)) != 0;
+  for (size_t i = 0; i < o->trigger_count; i++) {
+    etk_trigger_t t;
+    (void)etk_trigger_parse(o->triggers[i], &t, NULL);
+    rc = etk_flight_add_trigger(&f->flight, &t);
+    if (rc != ETK_OK) {
+      (void)etk_flight_finish(&f->flight);
+      return etk_error_set(err, rc, ETK_NO_OFFSET, "--trigger '%s': %s",
+                           o->triggers[i], etk_strerror(rc)) != 0;
+    }
+  }
+  f->active = 1;
+  return 0;
+}
+
+int cli_flight_run_end(cli_flight_t *f, etk_error_t *err) {
+  if (!f || !f->active) return 0;
+  int rc = etk_flight_run_end(&f->flight);
+  if (rc != ETK_OK)
+    return etk_error_set(
+               err, rc, ETK_NO_OFFSET, "a snapshot could not be %s: %s",
+               f->write_failed ? "written" : "taken", etk_strerror(rc)) != 0;
+  return 0;
+}
+
+void cli_flight_mismatch(cli_flight_t *f) {
+  if (f && f->active) (void)etk_flight_fire(&f->flight, "mismatch");
+}
+
+int cli_flight_finish(cli_flight_t *f, etk_error_t *err) {
+  if (!f || !f->active) return 0;
+  uint32_t suppressed = f->flight.suppressed;
+  uint64_t runs = f->flight.runs;
+  int rc = etk_flight_finish(&f->flight);
+  f->active = 0;
+  if (rc != ETK_OK)
+    return etk_error_set(err, rc, ETK_NO_OFFSET,
+                         "a snapshot could not be written: %s",
+                         etk_strerror(rc)) != 0;
+  if (f->dir)
+    fprintf(stderr,
+            "etkit run: %u snapshot%s in %s (%llu runs watched, %u "
+            "trigger%s not taken: limit, spacing or keep-after)\n",
+            f->written, f->written == 1 ? "" : "s", f->dir,
+            (unsigned long long)runs, suppressed, suppressed == 1 ? "" : "s");
+  return 0;
+}
