@@ -140,20 +140,6 @@ static int view_column(const view_t *v, size_t col) {
                       : operator_columns[col];
 }
 
-/* Cuts the text to COMPACT_NAME_MAX code points, the last one an
- * ellipsis, when it is longer. */
-static void cut_name(etk_strbuf_t *b) {
-  size_t points = 0, keep = 0;
-  for (size_t i = 0; i < b->len; i++) {
-    if (((unsigned char)b->data[i] & 0xc0u) == 0x80u) continue;
-    if (points == COMPACT_NAME_MAX - 1) keep = i;
-    points++;
-  }
-  if (points <= COMPACT_NAME_MAX) return;
-  b->len = keep;
-  etk_strbuf_printf(b, "%s", "\xe2\x80\xa6");
-}
-
 /* Text cells of a row: block, kind, event, event_b, op_type, match. */
 static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
                       uint32_t shown) {
@@ -166,7 +152,7 @@ static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
       etk_strbuf_printf(&v->text, "%s -> %s", r->name, r->name_b);
     else
       etk_strbuf_printf(&v->text, "%s", r->name);
-    if (v->compact) cut_name(&v->text);
+    if (v->compact) etk_strbuf_cut(&v->text, COMPACT_NAME_MAX);
     if (v->text.failed) return ETK_E_NO_MEMORY;
     etk_cell_set_text(c[2], v->text.data, v->text.len);
   } else {
