@@ -41,3 +41,18 @@ def test_diff_table_fits(cli, ab):
     tsv = etkit(cli, "diff", ab["a"], ab["b"], "--format", "tsv")
     header = tsv.splitlines()[0].split("\t")
     assert "avg_a (ms)" in header and "p50_a (ms)" in header and len(header) == 18
+
+
+def test_numerics_table_fits(cli, ab):
+    args = ["numerics", ab["a"], "--debug_buffer_path", ab["a_buf"], ab["b"],
+            "--against-debug-buffer", ab["b_buf"], "--etrecord_path", ab["etrecord"]]
+    table = etkit(cli, *args)
+    assert "native_call_" in table and "snr (dB)" in table
+    assert width(table) <= WIDTH
+    wide = etkit(cli, *args, "--wide")
+    assert width(wide) > WIDTH
+    for column in ("delegate_debug_id", "op_types", "dtype", "mse"):
+        assert column in wide and column not in table
+    assert "native_call_max_pool2d_with_indices.out" in wide
+    tsv = etkit(cli, *args, "--format", "tsv")
+    assert len(tsv.splitlines()[0].split("\t")) == 13

@@ -70,6 +70,9 @@ static const char *const usage_text =
     "  --format table|tsv|csv|json output format (table)\n"
     "  -o, --output FILE           write there (atomically) instead of stdout\n"
     "  --no-outputs                leave program outputs out\n"
+    "  --wide                      table: every column (delegate debug id,\n"
+    "                              op types, dtype, mse) and whole names; by\n"
+    "                              default the table fits 120 columns\n"
     "  --min-snr DB                exit 1 when a matched value has an SNR "
     "below DB\n"
     "                              or an integer value (compared exactly)\n"
@@ -106,6 +109,7 @@ static const etk_cli_option_t options[] = {
     {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
     ETK_CLI_STRING("output", 'o', numerics_cli_t, output),
     ETK_CLI_FLAG("no_outputs", 0, numerics_cli_t, opt.skip_outputs),
+    ETK_CLI_FLAG("wide", 0, numerics_cli_t, ro.wide),
     {"min_snr", 0, ETK_CLI_VALUE, OPT_MIN_SNR, 0},
     {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
 };
