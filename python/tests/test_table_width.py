@@ -56,3 +56,13 @@ def test_numerics_table_fits(cli, ab):
     assert "native_call_max_pool2d_with_indices.out" in wide
     tsv = etkit(cli, *args, "--format", "tsv")
     assert len(tsv.splitlines()[0].split("\t")) == 13
+
+
+def test_store_compare_table_fits(cli, ab, tmp_path):
+    db = str(tmp_path / "runs.db")
+    etkit(cli, "store", "add", db, ab["a"], "--tag", "v=a")
+    etkit(cli, "store", "add", db, ab["b"], "--tag", "v=b")
+    table = etkit(cli, "store", "compare", db, "--baseline", "v=a", "--candidate", "v=b",
+                  "--threshold", "0")
+    assert "native_call_" in table or "...max_pool2d" in table
+    assert width(table) <= WIDTH

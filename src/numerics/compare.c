@@ -1273,8 +1273,7 @@ static void both(etk_strbuf_t *s, const char *x, const char *y) {
 static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                    etk_strbuf_t *scratch);
 
-/* The compact table (not wide): columns of kHeaders it shows, its headers
- * and the longest event name it prints. */
+/* The compact table (not wide): its kHeaders columns, headers, name cut. */
 static const size_t kCompactColumns[] = {0, 1, 3, 4, 7, 9, 10, 11, 12};
 static const char *const kCompactHeaders[] = {"block",   "iid",    "out",
                                               "event",   "shape",  "snr (dB)",
