@@ -232,6 +232,9 @@ typedef struct etk_diff_render_options {
   double min_delta;              /* ... or whose |delta| is below this */
   int json_indent;               /* default 2 */
   const char *label_a, *label_b; /* e.g. file names; NULL = "A", "B" */
+  int wide; /* table: every operator column (avg and p50 both) and whole
+               event names; 0: the compared metric only, short headers and
+               event names cut to 30 characters, to fit 120 columns */
 } etk_diff_render_options_t;
 
 void etk_diff_render_options_init(etk_diff_render_options_t *o);

@@ -330,6 +330,10 @@ typedef struct etk_numerics_render_options {
   etk_inspect_format_t format;   /* table, tsv, csv, json */
   int json_indent;               /* default 2 */
   const char *label_a, *label_b; /* JSON "a"/"b" (NULL = "A", "B") */
+  int wide; /* table: every column; 0: block, iid, out, event (cut to 20
+               characters), shape, snr, max abs, cosine, status ("K/N
+               differ" for exact rows), to fit 120 columns (TSV, CSV and
+               JSON keep every column) */
 } etk_numerics_render_options_t;
 
 void etk_numerics_render_options_init(etk_numerics_render_options_t *o);

@@ -146,6 +146,9 @@ void etk_strbuf_appends(etk_strbuf_t *b, const char *str);
 void etk_strbuf_appendc(etk_strbuf_t *b, char c);
 void etk_strbuf_printf(etk_strbuf_t *b, const char *fmt, ...)
     ETK_PRINTF_LIKE(2, 3);
+/* Cuts the UTF-8 text to max_points code points (>= 1), the last one an
+ * ellipsis, when it has more; compact tables use it for long names. */
+void etk_strbuf_cut(etk_strbuf_t *b, size_t max_points);
 
 /* ------------------------------------------------------ number formatting */
 

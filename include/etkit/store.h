@@ -284,7 +284,7 @@ int etk_store_comparison_table(const etk_store_comparison_t *c,
                                etk_store_table_t *out, etk_error_t *err);
 
 /* The comparison for a terminal (`store compare`'s default table, within
- * 120 columns): name (its last 30 characters), instr, base ms (baseline
+ * 120 columns): name (its last 26 characters), instr, base ms (baseline
  * median), cand ms (candidate median), delta %, 95 % CI, q, direction; --format
  * csv|json keep every column. */
 int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,

@@ -46,8 +46,10 @@ typedef struct view {
   const etk_diff_t *d;
   const uint32_t *rows; /* visible row indices (NULL: rows first ..) */
   size_t first, n;
-  int totals; /* table: the totals table */
-  int single; /* tsv/csv: one table with every column */
+  int totals;   /* table: the totals table */
+  int single;   /* tsv/csv: one table with every column */
+  int compact;  /* table operators: compact_columns, names cut */
+  char iid[48]; /* compact: the iid cell of the last row built */
   /* table: durations of column c (10..16) in a readable unit: value *
    * scale[c], rounded to 3 digits (scale 0: raw target units) */
   double scale[18];
@@ -123,12 +125,19 @@ static const char *kind_name(int kind) {
 static const int totals_columns[] = {0, 2, 8, 9, 14, 15, 16, 17};
 static const int operator_columns[] = {0,  2,  5,  6,  7,  8, 9,
                                        10, 11, 12, 13, 16, 17};
+/* operators, not wide: block, event, iid ("A" or "A/B" when they differ),
+ * match, n A, n B, value A, value B (the compared metric), delta, change %. */
+static const int compact_columns[] = {0, 2, 5, 7, 8, 9, 14, 15, 16, 17};
+#define COMPACT_COLUMNS (sizeof compact_columns / sizeof *compact_columns)
+/* Code points of an event name in the compact table. */
+#define COMPACT_NAME_MAX 28
 
 /* The column of the single table that column `col` of the view shows. */
 static int view_column(const view_t *v, size_t col) {
-  return v->single   ? (int)col
-         : v->totals ? totals_columns[col]
-                     : operator_columns[col];
+  return v->single    ? (int)col
+         : v->totals  ? totals_columns[col]
+         : v->compact ? compact_columns[col]
+                      : operator_columns[col];
 }
 
 /* Text cells of a row: block, kind, event, event_b, op_type, match. */
@@ -137,9 +146,13 @@ static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
   etk_cell_set_text(c[0], r->block, strlen(r->block));
   if (shown & (1u << 1))
     etk_cell_set_text(c[1], kind_name(r->kind), strlen(kind_name(r->kind)));
-  if (!v->single && r->name_b) {
+  if (!v->single && (r->name_b || v->compact)) {
     etk_strbuf_clear(&v->text);
-    etk_strbuf_printf(&v->text, "%s -> %s", r->name, r->name_b);
+    if (r->name_b)
+      etk_strbuf_printf(&v->text, "%s -> %s", r->name, r->name_b);
+    else
+      etk_strbuf_printf(&v->text, "%s", r->name);
+    if (v->compact) etk_strbuf_cut(&v->text, COMPACT_NAME_MAX);
     if (v->text.failed) return ETK_E_NO_MEMORY;
     etk_cell_set_text(c[2], v->text.data, v->text.len);
   } else {
@@ -179,6 +192,19 @@ static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
     else
       etk_cell_set_int(c[8 + k], (int64_t)(k ? r->count_b : r->count_a));
   }
+  if (v->compact) {
+    int has_a = r->event_a != SIZE_MAX, has_b = r->event_b != SIZE_MAX;
+    if (has_a && has_b && r->instruction_id_a != r->instruction_id_b)
+      snprintf(v->iid, sizeof v->iid, "%lld/%lld",
+               (long long)r->instruction_id_a, (long long)r->instruction_id_b);
+    else if (has_a || has_b)
+      snprintf(v->iid, sizeof v->iid, "%lld",
+               (long long)(has_a ? r->instruction_id_a : r->instruction_id_b));
+    if (has_a || has_b)
+      etk_cell_set_text(c[5], v->iid, strlen(v->iid));
+    else
+      etk_cell_set_none(c[5]);
+  }
   const double durations[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
                                r->value_a, r->value_b, r->delta};
   /* one-run events repeat a value along the row: rounded once */
@@ -209,7 +235,10 @@ static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
 static int view_cells(void *ctx, size_t row, etk_cell_t *cells) {
   view_t *v = ctx;
   if (cells != v->base) { /* the renderer keeps one array: set up once */
-    size_t ncols = v->single ? 18 : v->totals ? 8 : 13;
+    size_t ncols = v->single    ? 18
+                   : v->totals  ? 8
+                   : v->compact ? COMPACT_COLUMNS
+                                : 13;
     v->shown = 0;
     for (int k = 0; k < 18; k++) v->slot[k] = &v->spare;
     for (size_t k = 0; k < ncols; k++) {
@@ -317,7 +346,8 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
   etk_render_puts(sink, "\nB: ");
   etk_render_puts(sink, w->lb);
   etk_render_printf(sink,
-                    "\ncompared: %s; delta = B - A; change = delta / A; "
+                    "\ncompared: %s; delta (\xce\x94) = B - A; change "
+                    "(\xce\x94 %%) = delta / A; "
                     "durations in one unit per table\n\n",
                     metric);
   view_t v = {.d = d, .rows = vis, .n = ntot, .totals = 1};
@@ -356,8 +386,25 @@ static int render_table(const etk_diff_t *d, const etk_diff_render_options_t *o,
     }
     if (ana_diff_metric(d) != ETK_DIFF_METRIC_AVG)
       snprintf(h[11], sizeof h[11], "delta %s (%s)", metric, vo.unit[16]);
+    if (!o->wide) {
+      /* the compared metric only, short headers (the line above names
+       * the metric; --wide shows avg and p50 both) */
+      static const char *const short_names[COMPACT_COLUMNS] = {
+          "block", "event", "iid", "match",    "n A",
+          "n B",   "A",     "B",   "\xce\x94", "\xce\x94 %"};
+      vo.compact = 1;
+      for (size_t i = 0; i < COMPACT_COLUMNS; i++) {
+        if (i >= 6 && i <= 8)
+          snprintf(h[i], sizeof h[i], "%s (%s)", short_names[i],
+                   vo.unit[compact_columns[i]]);
+        else
+          snprintf(h[i], sizeof h[i], "%s", short_names[i]);
+        hp[i] = h[i];
+      }
+    }
     etk_render_puts(sink, ntot ? "\noperators:\n" : "operators:\n");
-    etk_frame_t f = {nvis - ntot, 13, hp, NULL, &vo, 0};
+    etk_frame_t f = {
+        nvis - ntot, o->wide ? 13 : COMPACT_COLUMNS, hp, NULL, &vo, 0};
     rc = etk_render_table_rows(&f, view_cells, sink, err);
     etk_strbuf_free(&vo.text);
   }

@@ -45,6 +45,9 @@ static const char *const usage_text =
     "                              PCT % (and by at least --min-delta): for "
     "CI\n"
     "  --all-rows                  also compare OPERATOR_CALL wrappers\n"
+    "  --wide                      table: every column (avg and p50) and\n"
+    "                              whole event names; by default the table\n"
+    "                              fits 120 columns\n"
     "  --source_time_scale UNIT    unit of the raw timestamps (ns)\n"
     "  --target_time_scale UNIT    unit of the reported times (ms)\n"
     "  --clock-hz HZ               convert cycles to time\n"
@@ -96,6 +99,7 @@ static const etk_cli_option_t options[] = {
     {"min_delta", 0, ETK_CLI_VALUE, OPT_MIN_DELTA, 0},
     {"fail_above", 0, ETK_CLI_VALUE, OPT_FAIL_ABOVE, 0},
     {"all_rows", 0, ETK_CLI_NO_VALUE, OPT_ALL_ROWS, 0},
+    ETK_CLI_FLAG("wide", 0, diff_cli_t, ro.wide),
     ETK_CLI_TIME_OPTIONS,
     {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
     {"vs", 0, ETK_CLI_NO_VALUE, OPT_VS, 0},

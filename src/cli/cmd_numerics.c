@@ -75,6 +75,9 @@ static const char *const usage_text =
     "                              are rows with status 'delegate "
     "argument', never\n"
     "                              gated)\n"
+    "  --wide                      table: every column (delegate debug id,\n"
+    "                              op types, dtype, mse) and whole names; by\n"
+    "                              default the table fits 120 columns\n"
     "  --min-snr DB                exit 1 when a matched value has an SNR "
     "below DB\n"
     "                              or an integer value (compared exactly)\n"
@@ -111,6 +114,7 @@ static const etk_cli_option_t options[] = {
     {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
     ETK_CLI_STRING("output", 'o', numerics_cli_t, output),
     ETK_CLI_FLAG("no_outputs", 0, numerics_cli_t, opt.skip_outputs),
+    ETK_CLI_FLAG("wide", 0, numerics_cli_t, ro.wide),
     {"min_snr", 0, ETK_CLI_VALUE, OPT_MIN_SNR, 0},
     {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
 };

@@ -47,6 +47,39 @@ static void both(etk_strbuf_t *s, const char *x, const char *y) {
 }
 
 static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                   etk_strbuf_t *scratch);
+
+/* The compact table (not wide): its kHeaders columns, headers, name cut. */
+static const size_t kCompactColumns[] = {0, 1, 3, 4, 7, 9, 10, 11, 12};
+static const char *const kCompactHeaders[] = {"block",   "iid",    "out",
+                                              "event",   "shape",  "snr (dB)",
+                                              "max abs", "cosine", "status"};
+#define NCOMPACT (sizeof kCompactColumns / sizeof kCompactColumns[0])
+#define COMPACT_NAME_MAX 20
+
+static int ab_compact_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                           etk_strbuf_t *scratch) {
+  const etk_numerics_ab_t *ab = ctx;
+  size_t full = kCompactColumns[col];
+  etk_numerics_row_t r;
+  if (etk_numerics_ab_row_get(ab, row, &r) != ETK_OK) return ETK_E_INTERNAL;
+  if (full == 12 && r.status == ETK_NUMERICS_MATCHED && r.exact) {
+    etk_strbuf_printf(scratch, "%llu/%llu differ",
+                      (unsigned long long)r.mismatches,
+                      (unsigned long long)r.numel);
+    if (scratch->failed) return ETK_E_NO_MEMORY;
+    etk_cell_set_text(out, scratch->data, scratch->len);
+    return ETK_OK;
+  }
+  if (full != 4) return ab_cell(ctx, row, full, out, scratch);
+  etk_strbuf_appends(scratch, r.name);
+  etk_strbuf_cut(scratch, COMPACT_NAME_MAX);
+  if (scratch->failed) return ETK_E_NO_MEMORY;
+  etk_cell_set_text(out, scratch->data ? scratch->data : "", scratch->len);
+  return ETK_OK;
+}
+
+static int ab_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
                    etk_strbuf_t *scratch) {
   const etk_numerics_ab_t *ab = ctx;
   etk_numerics_row_t r;
@@ -150,6 +183,15 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
   if (o->format != ETK_INSPECT_FORMAT_JSON) {
     etk_frame_t f = {
         etk_numerics_ab_row_count(ab), NCOLS, kHeaders, ab_cell, (void *)ab, 0};
+    if (o->format == ETK_INSPECT_FORMAT_TABLE && !o->wide) {
+      etk_frame_t c = {etk_numerics_ab_row_count(ab),
+                       NCOMPACT,
+                       kCompactHeaders,
+                       ab_compact_cell,
+                       (void *)ab,
+                       0};
+      return etk_render_table(&c, sink, err);
+    }
     if (o->format == ETK_INSPECT_FORMAT_TABLE)
       return etk_render_table(&f, sink, err);
     return etk_render_delimited(

@@ -241,3 +241,17 @@ void etk_strbuf_printf(etk_strbuf_t *b, const char *fmt, ...) {
   va_end(ap2);
   b->len += (size_t)n;
 }
+
+void etk_strbuf_cut(etk_strbuf_t *b, size_t max_points) {
+  if (!b || b->failed || !b->data || max_points == 0) return;
+  size_t points = 0, keep = 0;
+  for (size_t i = 0; i < b->len; i++) {
+    if (((unsigned char)b->data[i] & 0xc0u) == 0x80u) continue;
+    if (points == max_points - 1) keep = i;
+    points++;
+  }
+  if (points <= max_points) return;
+  b->len = keep;
+  b->data[keep] = '\0';
+  etk_strbuf_appends(b, "\xe2\x80\xa6");
+}

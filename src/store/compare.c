@@ -306,7 +306,7 @@ static const char *const narrow_headers[] = {"name",    "instr",    "base ms",
                                              "cand ms", "delta %",  "95 % CI",
                                              "q",       "direction"};
 #define NARROW_COLS 8
-#define NARROW_NAME 30
+#define NARROW_NAME 26
 
 int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,
                                       etk_store_table_t *out,

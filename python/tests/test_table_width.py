@@ -1,0 +1,68 @@
+"""The CLI's comparison tables fit 120 columns by default on the demo's
+files (an A/B of two runs of the demo program); --wide shows every column
+and TSV keeps them all."""
+import subprocess
+
+import pytest
+
+WIDTH = 120
+
+
+def width(text):
+    return max(len(line) for line in text.splitlines())
+
+
+def etkit(cli, *args, cwd=None):
+    out = subprocess.run([cli, *args], capture_output=True, cwd=cwd)
+    assert out.returncode == 0, out.stderr.decode()
+    return out.stdout.decode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def ab(cli, demo, tmp_path_factory):
+    d = tmp_path_factory.mktemp("ab")
+    etkit(cli, "run", str(demo / "model.pte"), "--debug-level", "intermediates",
+          "--etdump", str(d / "b.etdp"), "--debug-buffer", str(d / "b.bin"))
+    return {"a": str(demo / "etdump.etdp"), "a_buf": str(demo / "debug_buffer.bin"),
+            "b": str(d / "b.etdp"), "b_buf": str(d / "b.bin"),
+            "etrecord": str(demo / "model.etrecord")}
+
+
+def test_diff_table_fits(cli, ab):
+    table = etkit(cli, "diff", ab["a"], ab["b"])
+    assert "operators:" in table and "native_call_" in table
+    assert width(table) <= WIDTH
+    wide = etkit(cli, "diff", ab["a"], ab["b"], "--wide")
+    assert width(wide) > WIDTH
+    assert "avg A" in wide and "p50 A" in wide and "avg A" not in table
+    # whole names only in the wide table; a cut one ends in an ellipsis
+    assert "native_call_max_pool2d_with_indices.out" in wide
+    assert "native_call_max_pool2d_with\u2026" in table
+    tsv = etkit(cli, "diff", ab["a"], ab["b"], "--format", "tsv")
+    header = tsv.splitlines()[0].split("\t")
+    assert "avg_a (ms)" in header and "p50_a (ms)" in header and len(header) == 18
+
+
+def test_numerics_table_fits(cli, ab):
+    args = ["numerics", ab["a"], "--debug_buffer_path", ab["a_buf"], ab["b"],
+            "--against-debug-buffer", ab["b_buf"], "--etrecord_path", ab["etrecord"]]
+    table = etkit(cli, *args)
+    assert "native_call_" in table and "snr (dB)" in table
+    assert width(table) <= WIDTH
+    wide = etkit(cli, *args, "--wide")
+    assert width(wide) > WIDTH
+    for column in ("delegate_debug_id", "op_types", "dtype", "mse"):
+        assert column in wide and column not in table
+    assert "native_call_max_pool2d_with_indices.out" in wide
+    tsv = etkit(cli, *args, "--format", "tsv")
+    assert len(tsv.splitlines()[0].split("\t")) == 13
+
+
+def test_store_compare_table_fits(cli, ab, tmp_path):
+    db = str(tmp_path / "runs.db")
+    etkit(cli, "store", "add", db, ab["a"], "--tag", "v=a")
+    etkit(cli, "store", "add", db, ab["b"], "--tag", "v=b")
+    table = etkit(cli, "store", "compare", db, "--baseline", "v=a", "--candidate", "v=b",
+                  "--threshold", "0")
+    assert "native_call_" in table or "...max_pool2d" in table
+    assert width(table) <= WIDTH
