@@ -122,6 +122,7 @@ typedef struct etk_outfile {
   char tmp_path[4096];
   int is_stdout;
   int is_special; /* an existing device/FIFO, written in place */
+  char *buf;      /* fp's 1 MiB stdio buffer (NULL: the default one) */
 } etk_outfile_t;
 
 int etk_outfile_open(etk_outfile_t *of, const char *path, etk_error_t *err);

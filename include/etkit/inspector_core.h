@@ -448,6 +448,20 @@ int etk_inspector_render(etk_inspector_t *insp,
                          const etk_inspector_render_options_t *options,
                          etk_render_sink_t *sink, etk_error_t *err);
 
+/* etk_inspector_render() of the events table (options->format TABLE,
+ * view EVENTS) into `sink`, writing at the same time into `tsv_sink` the
+ * TSV etk_inspector_render() gives for the same options with format TSV
+ * (upstream's save_data_to_tsv beside print_data_tabular): each row is
+ * computed once for both, in the table's measuring pass.  Both sinks get
+ * their bytes in full only when ETK_OK is returned.  The same errors,
+ * and ETK_E_INVALID_ARGUMENT for another format or view, or all_columns
+ * with the source column (where the table's columns differ). */
+int etk_inspector_render_with_tsv(etk_inspector_t *insp,
+                                  const etk_inspector_render_options_t *options,
+                                  etk_render_sink_t *sink,
+                                  etk_render_sink_t *tsv_sink,
+                                  etk_error_t *err);
+
 /* ====================================================================
  * ETRecord origins: module time and source lines (etkit additions)
  *

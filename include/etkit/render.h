@@ -341,6 +341,22 @@ int etk_render_delimited_rows(const etk_frame_t *f, etk_frame_row_fn row,
                               char sep, etk_render_sink_t *sink,
                               etk_error_t *err);
 
+/* etk_render_delimited() driven by the caller, one row at a time, for a
+ * caller that computes the rows for another output too (the Inspector's
+ * table and TSV from one computation).  etk_delimited_open() writes the
+ * header of `f` (f->rows, f->cell and f->ctx are not used; `f` must stay
+ * valid until the close) and returns NULL when out of memory;
+ * etk_delimited_put_row() appends the next row (cells[0..f->cols), the
+ * index counted from 0 when f->show_index); etk_delimited_close() writes
+ * what is left when `ok` (else discards it), frees the writer and returns
+ * ETK_OK or the sink's error.  The bytes are those etk_render_delimited()
+ * writes for the same cells. */
+typedef struct etk_delimited_writer etk_delimited_writer_t;
+etk_delimited_writer_t *etk_delimited_open(const etk_frame_t *f, char sep,
+                                           etk_render_sink_t *sink);
+int etk_delimited_put_row(etk_delimited_writer_t *w, const etk_cell_t *cells);
+int etk_delimited_close(etk_delimited_writer_t *w, int ok);
+
 /* ------------------------------------------------------------- JSON */
 
 #define ETK_JSON_MAX_DEPTH 32

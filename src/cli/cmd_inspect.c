@@ -57,6 +57,7 @@ typedef struct render_job {
   const etk_inspector_render_options_t *ro;
   const cli_t *totals;
   int with_allocs;
+  etk_render_sink_t *tsv; /* also the TSV of the table's rows, or NULL */
 } render_job_t;
 
 static int render_job(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
@@ -66,6 +67,8 @@ static int render_job(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
     rc = etk_inspector_render_module_totals(
         job->insp, job->totals->totals, job->totals->total_count,
         cli_inspect_module_match(job->totals), job->ro, sink, err);
+  else if (job->tsv)
+    rc = etk_inspector_render_with_tsv(job->insp, job->ro, sink, job->tsv, err);
   else
     rc = etk_inspector_render(job->insp, job->ro, sink, err);
   if (rc == ETK_OK && job->with_allocs) {
@@ -84,8 +87,38 @@ static int render_to(etk_inspector_t *insp,
                      const etk_inspector_render_options_t *ro,
                      const cli_t *totals, const char *path, int with_allocs,
                      etk_error_t *err) {
-  render_job_t job = {insp, ro, totals, with_allocs};
+  render_job_t job = {insp, ro, totals, with_allocs, NULL};
   return etk_cli_write_output(path, render_job, &job, err);
+}
+
+/* --tsv_path beside a table of the same rows and columns: the TSV file is
+ * open while the table goes to `path`, and each row the table computes is
+ * written to the TSV too (render_job with job->tsv). */
+typedef struct tee_job {
+  render_job_t table;
+  const char *path;
+} tee_job_t;
+
+static int tee_tsv(void *ctx, etk_render_sink_t *tsv, etk_error_t *err) {
+  tee_job_t *job = ctx;
+  job->table.tsv = tsv;
+  return etk_cli_write_output(job->path, render_job, &job->table, err);
+}
+
+/* Whether the TSV `tsv` has the rows and columns of the table `ro`: then
+ * one computation of each row serves both. */
+static int tsv_is_table(const etk_inspector_render_options_t *ro,
+                        const etk_inspector_render_options_t *tsv,
+                        const cli_t *c) {
+  return !c->total_count && ro->format == ETK_INSPECT_FORMAT_TABLE &&
+         ro->view == tsv->view && ro->all_rows == tsv->all_rows &&
+         ro->all_columns == tsv->all_columns && ro->sort == tsv->sort &&
+         ro->top == tsv->top && ro->columns == tsv->columns &&
+         ro->include_units == tsv->include_units &&
+         ro->include_delegate_debug_data == tsv->include_delegate_debug_data &&
+         ro->allow_empty == tsv->allow_empty && ro->select_index_count == 0 &&
+         ro->select_name_count == 0 && tsv->select_index_count == 0 &&
+         tsv->select_name_count == 0;
 }
 
 /* Prints a library note or warning as "etkit inspect: warning: ...". */
@@ -280,16 +313,21 @@ static int inspect(cli_t *cp, int *failed) {
   int with_allocs = c.ro.format == ETK_INSPECT_FORMAT_TABLE &&
                     c.ro.view == ETK_INSPECT_VIEW_EVENTS &&
                     etk_inspector_allocator_count(insp) > 0;
-  rc = render_to(insp, &c.ro, c.total_count ? &c : NULL,
-                 c.output ? c.output : "-", with_allocs, &err);
-  if (rc == ETK_OK && c.tsv_path) {
-    etk_inspector_render_options_t tsv;
-    etk_inspector_render_options_init(&tsv);
-    tsv.format = ETK_INSPECT_FORMAT_TSV;
-    tsv.include_units = c.ro.include_units;
-    tsv.include_delegate_debug_data = c.ro.include_delegate_debug_data;
-    tsv.allow_empty = c.ro.allow_empty;
-    rc = render_to(insp, &tsv, NULL, c.tsv_path, 0, &err);
+  etk_inspector_render_options_t tsv;
+  etk_inspector_render_options_init(&tsv);
+  tsv.format = ETK_INSPECT_FORMAT_TSV;
+  tsv.include_units = c.ro.include_units;
+  tsv.include_delegate_debug_data = c.ro.include_delegate_debug_data;
+  tsv.allow_empty = c.ro.allow_empty;
+  const char *out = c.output ? c.output : "-";
+  if (c.tsv_path && tsv_is_table(&c.ro, &tsv, &c)) {
+    tee_job_t job = {{insp, &c.ro, NULL, with_allocs, NULL}, out};
+    rc = etk_cli_write_output(c.tsv_path, tee_tsv, &job, &err);
+  } else {
+    rc = render_to(insp, &c.ro, c.total_count ? &c : NULL, out, with_allocs,
+                   &err);
+    if (rc == ETK_OK && c.tsv_path)
+      rc = render_to(insp, &tsv, NULL, c.tsv_path, 0, &err);
   }
   /* upstream's inspector_cli: the table, the TSV, then compare_results */
   snr_gate_t gate = {c.min_snr_db, 0, 0};

@@ -455,3 +455,67 @@ int etk_inspector_render(etk_inspector_t *insp,
   plan_free(&p);
   return rc;
 }
+
+/* ------------------------------------------------------- table + TSV */
+
+/* The table's row callback writing each row as TSV the first time it is
+ * computed: the measuring pass asks for rows 0, 1, ... in order, so every
+ * row is written once, before the output pass asks for it again. */
+typedef struct tee {
+  plan_t *p;
+  etk_delimited_writer_t *tsv;
+  size_t next; /* the next row the TSV needs */
+} tee_t;
+
+static int tee_row(void *ctx, size_t row, etk_cell_t *cells) {
+  tee_t *t = ctx;
+  int rc = insp_plan_event_row(t->p, row, cells);
+  if (rc != ETK_OK || row != t->next) return rc;
+  t->next++;
+  return etk_delimited_put_row(t->tsv, cells);
+}
+
+int etk_inspector_render_with_tsv(etk_inspector_t *insp,
+                                  const etk_inspector_render_options_t *options,
+                                  etk_render_sink_t *sink,
+                                  etk_render_sink_t *tsv_sink,
+                                  etk_error_t *err) {
+  if (!insp || !options || !sink || !tsv_sink)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_inspector_render_with_tsv: NULL argument");
+  if (options->format != ETK_INSPECT_FORMAT_TABLE ||
+      options->view != ETK_INSPECT_VIEW_EVENTS ||
+      (options->all_columns && (options->columns & ETK_INSPECT_COLUMN_SOURCE)))
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_inspector_render_with_tsv: only the events "
+                         "table has the TSV's columns");
+  plan_t p;
+  memset(&p, 0, sizeof p);
+  p.insp = insp;
+  p.o = options;
+  int rc = select_blocks(&p, err);
+  if (rc == ETK_OK) rc = build_rows(&p, !options->all_rows, err);
+  if (rc != ETK_OK) {
+    plan_free(&p);
+    return rc;
+  }
+  event_columns(&p, options->all_columns);
+  tee_t t = {&p, NULL, 0};
+  etk_frame_t f = {p.nrows, p.ncols, p.headers, insp_plan_event_cell, &t, 1};
+  etk_frame_t tf = {p.nrows, p.ncols, p.headers, insp_plan_event_cell, &p, 1};
+  t.tsv = etk_delimited_open(&tf, '\t', tsv_sink);
+  if (!t.tsv) {
+    plan_free(&p);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
+  rc = etk_render_table_rows(&f, tee_row, sink, err);
+  etk_cell_t cells[sizeof p.cols / sizeof p.cols[0]];
+  while (rc == ETK_OK && t.next < p.nrows) /* rows the table did not ask */
+    rc = tee_row(&t, t.next, cells);
+  int crc = etk_delimited_close(t.tsv, rc == ETK_OK);
+  if (rc == ETK_OK && crc != ETK_OK)
+    rc = etk_error_set(err, crc, ETK_NO_OFFSET, "writing the TSV failed: %s",
+                       etk_strerror(crc));
+  plan_free(&p);
+  return rc;
+}

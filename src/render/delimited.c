@@ -182,22 +182,10 @@ static inline void put_cell(etk_line_t *line, const etk_cell_t *cell, int first,
   }
 }
 
-/* The cells of row r, from the frame's row callback (into `cells`, room
- * reserved once for the row) or one cell callback at a time; the room
- * includes the newline ending the row. */
-static int put_row_cells(const etk_frame_t *f, etk_frame_row_fn row, size_t r,
-                         char sep, etk_cell_t *cells, etk_strbuf_t *scratch,
-                         etk_line_t *line, float_memo_t *memo) {
-  if (row) {
-    int rc = row(f->ctx, r, cells);
-    if (rc != ETK_OK) return rc;
-    size_t need = 1;
-    for (size_t c = 0; c < f->cols; c++) need += cell_room(&cells[c]);
-    if (!etk_line_reserve(line, need)) return ETK_E_NO_MEMORY;
-    for (size_t c = 0; c < f->cols; c++)
-      put_cell(line, &cells[c], c == 0 && !f->show_index, sep, memo);
-    return ETK_OK;
-  }
+/* The cells of row r from the frame's cell callback, one at a time. */
+static int put_row_cells(const etk_frame_t *f, size_t r, char sep,
+                         etk_strbuf_t *scratch, etk_line_t *line,
+                         float_memo_t *memo) {
   for (size_t c = 0; c < f->cols; c++) {
     etk_cell_t cell;
     memset(&cell, 0, sizeof cell);
@@ -216,6 +204,83 @@ int etk_render_delimited(const etk_frame_t *f, char sep,
   return etk_render_delimited_rows(f, NULL, sep, sink, err);
 }
 
+/* An open delimited output (etk_delimited_open): the line being batched,
+ * the float memo and the next index. */
+struct etk_delimited_writer {
+  const etk_frame_t *f;
+  char sep;
+  etk_render_sink_t *sink;
+  etk_line_t line;
+  float_memo_t memo;
+  decimal_t index;
+};
+
+etk_delimited_writer_t *etk_delimited_open(const etk_frame_t *f, char sep,
+                                           etk_render_sink_t *sink) {
+  if (!f || !sink) return NULL;
+  etk_delimited_writer_t *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  w->f = f;
+  w->sep = sep;
+  w->sink = sink;
+  w->index.text[0] = '0';
+  w->index.len = 1;
+  for (size_t c = 0; c < f->cols; c++) {
+    const char *h = f->headers && f->headers[c] ? f->headers[c] : "";
+    size_t n = strlen(h);
+    if (!etk_line_reserve(&w->line, 2 * n + 4)) goto oom;
+    if (c > 0 || f->show_index) etk_line_putc(&w->line, sep);
+    put_field(&w->line, h, n, sep);
+  }
+  if (!etk_line_reserve(&w->line, 1)) goto oom;
+  etk_line_putc(&w->line, '\n');
+  return w;
+oom:
+  free(w->line.p);
+  free(w);
+  return NULL;
+}
+
+/* The row's index (when shown), as counted up rather than formatted. */
+static int put_index(etk_delimited_writer_t *w) {
+  if (!etk_line_reserve(&w->line, sizeof w->index)) return ETK_E_NO_MEMORY;
+  if (w->f->show_index) {
+    memcpy(w->line.p + w->line.len, w->index.text, sizeof w->index.text);
+    w->line.len += w->index.len;
+    decimal_increment(&w->index);
+  }
+  return ETK_OK;
+}
+
+/* The row's end; rows are batched: a put of 4 sink buffers or more
+ * bypasses the sink's buffer, saving a copy of the whole output. */
+static int end_row(etk_delimited_writer_t *w) {
+  if (!etk_line_reserve(&w->line, 1)) return ETK_E_NO_MEMORY;
+  etk_line_putc(&w->line, '\n');
+  return etk_line_drain(&w->line, w->sink, 4 * ETK_RENDER_SINK_BUFFER);
+}
+
+int etk_delimited_put_row(etk_delimited_writer_t *w, const etk_cell_t *cells) {
+  if (!w || (!cells && w->f->cols)) return ETK_E_INVALID_ARGUMENT;
+  int rc = put_index(w);
+  if (rc != ETK_OK) return rc;
+  size_t need = 1;
+  for (size_t c = 0; c < w->f->cols; c++) need += cell_room(&cells[c]);
+  if (!etk_line_reserve(&w->line, need)) return ETK_E_NO_MEMORY;
+  for (size_t c = 0; c < w->f->cols; c++)
+    put_cell(&w->line, &cells[c], c == 0 && !w->f->show_index, w->sep,
+             &w->memo);
+  return end_row(w);
+}
+
+int etk_delimited_close(etk_delimited_writer_t *w, int ok) {
+  if (!w) return ETK_E_INVALID_ARGUMENT;
+  int rc = ok ? etk_line_drain(&w->line, w->sink, 0) : ETK_OK;
+  free(w->line.p);
+  free(w);
+  return rc;
+}
+
 int etk_render_delimited_rows(const etk_frame_t *f, etk_frame_row_fn row,
                               char sep, etk_render_sink_t *sink,
                               etk_error_t *err) {
@@ -224,50 +289,27 @@ int etk_render_delimited_rows(const etk_frame_t *f, etk_frame_row_fn row,
                          "etk_render_delimited: NULL argument");
   etk_strbuf_t scratch;
   etk_strbuf_init(&scratch);
-  etk_line_t line = {0};
-  float_memo_t memo;
-  memset(&memo, 0, sizeof memo);
-  decimal_t index = {"0", 1};
   etk_cell_t *cells = NULL;
   int rc = ETK_OK;
-
-  if (row && !(cells = malloc((f->cols ? f->cols : 1) * sizeof *cells)))
-    goto oom;
-  for (size_t c = 0; c < f->cols; c++) {
-    const char *h = f->headers && f->headers[c] ? f->headers[c] : "";
-    size_t n = strlen(h);
-    if (!etk_line_reserve(&line, 2 * n + 4)) goto oom;
-    if (c > 0 || f->show_index) etk_line_putc(&line, sep);
-    put_field(&line, h, n, sep);
-  }
-  if (!etk_line_reserve(&line, 1)) goto oom;
-  etk_line_putc(&line, '\n');
-
-  /* rows are batched: a put of 4 sink buffers or more bypasses the sink's
-   * buffer, saving a copy of the whole output */
-  for (size_t r = 0; r < f->rows; r++) {
-    if (!etk_line_reserve(&line, sizeof index)) goto oom;
-    if (f->show_index) { /* r in decimal, counted up rather than formatted */
-      memcpy(line.p + line.len, index.text, sizeof index.text);
-      line.len += index.len;
-      decimal_increment(&index);
+  etk_delimited_writer_t *w = etk_delimited_open(f, sep, sink);
+  if (!w || (row && !(cells = malloc((f->cols ? f->cols : 1) * sizeof *cells))))
+    rc = ETK_E_NO_MEMORY;
+  for (size_t r = 0; r < f->rows && rc == ETK_OK; r++) {
+    if (row) {
+      if ((rc = row(f->ctx, r, cells)) == ETK_OK)
+        rc = etk_delimited_put_row(w, cells);
+      continue;
     }
-    rc = put_row_cells(f, row, r, sep, cells, &scratch, &line, &memo);
-    if (rc != ETK_OK) goto done;
-    if (!etk_line_reserve(&line, 1)) goto oom;
-    etk_line_putc(&line, '\n');
-    if (etk_line_drain(&line, sink, 4 * ETK_RENDER_SINK_BUFFER) != ETK_OK)
-      break;
+    if ((rc = put_index(w)) == ETK_OK)
+      rc = put_row_cells(f, r, sep, &scratch, &w->line, &w->memo);
+    if (rc == ETK_OK) rc = end_row(w);
   }
-  rc = etk_line_drain(&line, sink, 0);
-  goto done;
-
-oom:
-  rc = ETK_E_NO_MEMORY;
-done:
+  if (w) {
+    int crc = etk_delimited_close(w, rc == ETK_OK);
+    if (rc == ETK_OK) rc = crc;
+  }
   etk_strbuf_free(&scratch);
   free(cells);
-  free(line.p);
   if (rc != ETK_OK && err && err->code == ETK_OK)
     etk_error_set(err, rc, ETK_NO_OFFSET, "writing the table failed: %s",
                   etk_strerror(rc));
