@@ -71,6 +71,11 @@ static int ab_compact_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
     etk_cell_set_text(out, scratch->data, scratch->len);
     return ETK_OK;
   }
+  if (full == 12 && r.status == ETK_NUMERICS_ARGUMENT) {
+    etk_cell_set_text(out, "argument", 8); /* the wide table's "delegate
+                                              argument", shortened */
+    return ETK_OK;
+  }
   if (full != 4) return ab_cell(ctx, row, full, out, scratch);
   etk_strbuf_appends(scratch, r.name);
   etk_strbuf_cut(scratch, COMPACT_NAME_MAX);
