@@ -45,7 +45,18 @@ static const char *const usage_text =
     "  --rtol X, --atol Y     tolerances (default 1e-05 and 1e-08)\n"
     "  --max-memory BYTES     most memory the method may take (planned\n"
     "                         buffers and arena; suffix K, M, G; default "
-    "1G)\n" CLI_FLIGHT_USAGE "  -h, --help             this help\n";
+    "1G)\n" CLI_FLIGHT_USAGE
+    "on an emulated Cortex-M board (QEMU; docs/device.md):\n"
+    "  --target BOARD         run there: mps2-an385 (M3), mps2-an386 (M4F),\n"
+    "                         mps3-an547 (M55); 'help' lists them; times\n"
+    "                         are emulated CPU cycles\n"
+    "  --timeout S            kill QEMU after S seconds (exit 2)\n"
+    "  --firmware ELF         another firmware image than the installed one\n"
+    "  --transport T          semihosting (default) | uart (framed dumps over\n"
+    "                         the board's UART, decoded as etkit capture "
+    "does)\n"
+    "  --keep-log FILE        keep the raw serial bytes\n"
+    "  -h, --help             this help\n";
 
 enum {
   OPT_ITERATIONS = 1,
