@@ -178,6 +178,30 @@ static uint64_t recorded_ticks(const etk_recorder_t *t,
   return sum;
 }
 
+/* BATCH_EVENTS / 2 pairs of op events, `outer` around `inner`, around the
+ * busy work, then the same work alone: both durations in milli-ticks. */
+static void nested_batch(calib_t *c, etk_recorder_t *t,
+                         etk_recorder_name_t outer, etk_recorder_name_t inner,
+                         volatile uint32_t *sink, uint64_t *with,
+                         uint64_t *without) {
+  uint64_t t0, t1, t2, t3, x = *sink;
+  t0 = c->clock(c->clock_ctx);
+  for (uint32_t k = 0; k < BATCH_EVENTS / 2u; k++) {
+    etk_recorder_scope_t a = etk_recorder_begin_op(t, outer);
+    etk_recorder_scope_t b = etk_recorder_begin_op(t, inner);
+    x = busy((uint32_t)x);
+    (void)etk_recorder_end_op(t, &b);
+    (void)etk_recorder_end_op(t, &a);
+  }
+  t1 = c->clock(c->clock_ctx);
+  t2 = c->clock(c->clock_ctx);
+  for (uint32_t k = 0; k < BATCH_EVENTS / 2u; k++) x = busy((uint32_t)x);
+  t3 = c->clock(c->clock_ctx);
+  *sink = (uint32_t)x;
+  *with = (t1 - t0) * 1000u;
+  *without = (t3 - t2) * 1000u;
+}
+
 /* Milli-ticks per event of the runtime's hooks when the profiling level
  * skips them (a method-level run still calls them): begin_op/end_op pairs
  * at ETK_PROFILING_METHOD_ONLY around the same work, the work taken off. */
@@ -186,24 +210,11 @@ static int measure_skipped(calib_t *c, uint64_t *skipped) {
   for (uint32_t r = 0; r <= c->reps; r++) {
     etk_recorder_name_t name;
     etk_recorder_t *t = scratch_open(c, &name);
-    uint64_t t0, t1, t2, t3, x = sink;
     if (t == NULL) return ETK_E_NO_MEMORY;
     etk_recorder_set_profiling_level(t, ETK_PROFILING_METHOD_ONLY);
-    t0 = c->clock(c->clock_ctx);
-    for (uint32_t k = 0; k < BATCH_EVENTS / 2u; k++) {
-      etk_recorder_scope_t a = etk_recorder_begin_op(t, name);
-      etk_recorder_scope_t b = etk_recorder_begin_op(t, name);
-      x = busy((uint32_t)x);
-      (void)etk_recorder_end_op(t, &b);
-      (void)etk_recorder_end_op(t, &a);
-    }
-    t1 = c->clock(c->clock_ctx);
-    t2 = c->clock(c->clock_ctx);
-    for (uint32_t k = 0; k < BATCH_EVENTS / 2u; k++) x = busy((uint32_t)x);
-    t3 = c->clock(c->clock_ctx);
-    sink = (uint32_t)x;
+    uint64_t with, without;
+    nested_batch(c, t, name, name, &sink, &with, &without);
     if (r > 0) {
-      uint64_t with = (t1 - t0) * 1000u, without = (t3 - t2) * 1000u;
       c->samples[r - 1] = with > without ? (with - without) / BATCH_EVENTS : 0;
     }
   }
@@ -216,26 +227,13 @@ static int measure_pairs(calib_t *c, uint64_t *pair, uint64_t *inner) {
   for (uint32_t r = 0; r <= c->reps; r++) {
     etk_recorder_name_t outer, name;
     etk_recorder_t *t = scratch_open(c, &name);
-    uint64_t t0, t1, t2, t3, x = sink;
     if (t == NULL || scratch_warm(t, name) != ETK_OK) return ETK_E_NO_MEMORY;
     outer = etk_recorder_intern(t, "OPERATOR_CALL");
     if (outer == 0) return ETK_E_NO_MEMORY;
-    t0 = c->clock(c->clock_ctx);
-    for (uint32_t k = 0; k < BATCH_EVENTS / 2u; k++) {
-      etk_recorder_scope_t a = etk_recorder_begin_op(t, outer);
-      etk_recorder_scope_t b = etk_recorder_begin_op(t, name);
-      x = busy((uint32_t)x);
-      (void)etk_recorder_end_op(t, &b);
-      (void)etk_recorder_end_op(t, &a);
-    }
-    t1 = c->clock(c->clock_ctx);
-    t2 = c->clock(c->clock_ctx);
-    for (uint32_t k = 0; k < BATCH_EVENTS / 2u; k++) x = busy((uint32_t)x);
-    t3 = c->clock(c->clock_ctx);
-    sink = (uint32_t)x;
+    uint64_t with, without;
+    nested_batch(c, t, outer, name, &sink, &with, &without);
     if (t->event_count != BATCH_EVENTS + 1u) return ETK_E_INTERNAL;
     if (r > 0) {
-      uint64_t with = (t1 - t0) * 1000u, without = (t3 - t2) * 1000u;
       uint64_t recorded = recorded_ticks(t, name) * 1000u;
       /* the work alone, without the brackets' clock read */
       uint64_t work = without > c->clock_mt ? without - c->clock_mt : 0;
