@@ -21,7 +21,9 @@
  * whole comparison is repeated ROUNDS times and the median round printed.
  * `--parts demo|adds` runs the same comparison's pieces once for
  * callgrind_residual.sh (instruction counts: the deterministic stand-in
- * for a board).  Nothing here is a test.
+ * for a board).  `--write-adds PATH` writes the 200-add chain as a .pte
+ * (board_residual.py runs it on the emulated boards).  Nothing here is a
+ * test.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -65,7 +67,8 @@ static etk_recorder_t *recorder_new(int all, void **arena) {
   return r;
 }
 
-static etk_program_t *build_adds(void) {
+/* The 200-add chain as a .pte (etk_program_builder_finish's bytes). */
+static int adds_bytes(uint8_t **d, size_t *len) {
   etk_program_builder_t *b = etk_program_builder_new("forward");
   int32_t sz[1] = {1};
   int x = etk_program_builder_add_tensor(b, ETK_FLOAT, 1, sz, NULL,
@@ -79,15 +82,34 @@ static etk_program_t *build_adds(void) {
     etk_program_builder_kernel_call(b, add, args, 5);
   etk_program_builder_set_inputs(b, &x, 1);
   etk_program_builder_set_outputs(b, &o, 1);
+  int rc = etk_program_builder_finish(b, d, len, NULL);
+  etk_program_builder_free(b);
+  return rc;
+}
+
+static etk_program_t *build_adds(void) {
   uint8_t *d;
   size_t len;
   etk_program_t *p = NULL;
-  if (etk_program_builder_finish(b, &d, &len, NULL) == ETK_OK) {
+  if (adds_bytes(&d, &len) == ETK_OK) {
     etk_program_load(d, len, NULL, &p, NULL);
     free(d);
   }
-  etk_program_builder_free(b);
   return p;
+}
+
+/* --write-adds PATH: the chain for a board run (board_residual.py). */
+static int write_adds(const char *path) {
+  uint8_t *d;
+  size_t len;
+  FILE *f;
+  if (adds_bytes(&d, &len) != ETK_OK) return 1;
+  f = fopen(path, "wb");
+  int rc = !f || fwrite(d, 1, len, f) != len;
+  if (f && fclose(f)) rc = 1;
+  free(d);
+  if (rc) fprintf(stderr, "bench_compensation: cannot write %s\n", path);
+  return rc;
 }
 
 static etk_program_t *build_demo(void) {
@@ -314,6 +336,8 @@ static int parts(etk_program_t *p, size_t runs) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 2 && strcmp(argv[1], "--write-adds") == 0)
+    return write_adds(argv[2]);
   if (argc > 2 && strcmp(argv[1], "--parts") == 0) {
     etk_program_t *p =
         strcmp(argv[2], "demo") == 0 ? build_demo() : build_adds();

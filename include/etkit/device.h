@@ -51,6 +51,8 @@ typedef struct etk_device_job {
   int debug_level, profile_level, verify;
   int transport; /* 0 files over semihosting, 1 framed over the UART */
   double rtol, atol;
+  int calibrate; /* 1: the firmware measures the recorder's own cost into
+                  * the ETDump (etkit/recorder_calibration.h) */
 } etk_device_job_t;
 
 void etk_device_job_init(etk_device_job_t *job);

@@ -58,7 +58,8 @@ static int parse_line(char *line, fw_job_t *job, char *why, size_t ws) {
     const char *key;
     unsigned long max;
   } nums[] = {{"iterations", 1000000}, {"warmup", 1000000}, {"debug_level", 2},
-              {"profile_level", 1},    {"verify", 1},       {"transport", 1}};
+              {"profile_level", 1},    {"verify", 1},       {"transport", 1},
+              {"calibrate", 1}};
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
     if (strcmp(line, nums[k].key)) continue;
     if (number(v, nums[k].max, &n)) {
@@ -82,8 +83,11 @@ static int parse_line(char *line, fw_job_t *job, char *why, size_t ws) {
       case 4:
         job->verify = (int)n;
         break;
-      default:
+      case 5:
         job->transport = (int)n;
+        break;
+      default:
+        job->calibrate = (int)n;
         break;
     }
     return 0;

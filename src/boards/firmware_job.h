@@ -16,6 +16,8 @@
  *   output_dir PATH     outputs as PATH/[caseK_]output_N.npy
  *   transport N         0 semihosting files, 1 framed over the UART
  *                       (etkit/transport.h; the paths' last parts name them)
+ *   calibrate N         1: measure the recorder's own cost on the board into
+ *                       the ETDump (etkit/recorder_calibration.h), default 0
  */
 #ifndef ETKIT_BOARDS_FIRMWARE_JOB_H
 #define ETKIT_BOARDS_FIRMWARE_JOB_H
@@ -31,7 +33,7 @@ typedef struct fw_job {
   char inputs[FW_JOB_MAX_INPUTS][FW_JOB_PATH];
   size_t input_count;
   unsigned long iterations, warmup;
-  int debug_level, profile_level, verify, transport;
+  int debug_level, profile_level, verify, transport, calibrate;
   double rtol, atol;
 } fw_job_t;
 

@@ -20,6 +20,7 @@
 #include "etkit/backend_micro.h"
 #include "etkit/method.h"
 #include "etkit/program.h"
+#include "etkit/recorder_calibration.h"
 #include "etkit/runtime.h"
 #include "etkit/transport.h"
 #include "firmware_job.h"
@@ -266,6 +267,20 @@ static int set_input(etk_method_t *m, size_t i, const char *path) {
   return 0;
 }
 
+/* Measures the recorder's own cost on this board (its clock, its code)
+ * into the ETDump; the scratch recorder's bytes are given back. */
+static int calibrate(etk_recorder_t *rec) {
+  uint8_t *mark = arena.next;
+  size_t size = etk_recorder_calibration_scratch_size(0);
+  void *scratch = take(size);
+  if (!scratch) return no_room("the recorder's calibration", size);
+  int rc = etk_recorder_calibrate(rec, scratch, size, 0, NULL);
+  arena.next = mark;
+  if (rc != ETK_OK)
+    return fail("cannot calibrate the recorder: %s", etk_strerror(rc));
+  return 0;
+}
+
 /* Loads `method` of `prog` into arena memory, traced into `rec` or not. */
 static int load_method(const etk_program_t *prog, const char *method,
                        etk_recorder_t *rec, etk_method_t **out) {
@@ -429,6 +444,8 @@ int main(void) {
                                job.profile_level, &arena_size, &debug_size,
                                &err))
       return fail("%s", err.message);
+    /* a calibration's marker is reserved on top of the runs' estimate */
+    if (job.calibrate) arena_size += ETK_RECORDER_CALIBRATION_BYTES;
     void *ra = take(arena_size);
     /* the recorder aligns logged tensors to 64-byte addresses: a 64-byte
      * aligned buffer makes the bytes independent of where it lies */
@@ -440,6 +457,7 @@ int main(void) {
                                 want_debug ? debug_size : 0, board_clock_ticks,
                                 NULL, &ts, &err))
       return fail("%s", err.message);
+    if (job.calibrate && calibrate(ts.rec)) return 2;
   }
   etk_method_t *m = NULL;
   if (load_method(prog, method, ts.rec, &m)) return 2;

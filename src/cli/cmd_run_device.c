@@ -219,6 +219,7 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   job.verify = o->verify;
   job.rtol = o->rtol;
   job.atol = o->atol;
+  job.calibrate = !o->no_calibrate;
   if (join(etdump, sizeof etdump, tmp, "/etdump.etdp") ||
       join(debug, sizeof debug, tmp, "/debug.bin") ||
       join(outdir, sizeof outdir, tmp, "/out") ||

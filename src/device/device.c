@@ -75,9 +75,10 @@ int etk_device_write_job(const char *path, const etk_device_job_t *job,
   }
   fprintf(of.fp,
           "iterations %lu\nwarmup %lu\ndebug_level %d\nprofile_level %d\n"
-          "verify %d\ntransport %d\nrtol %.17g\natol %.17g\n",
+          "verify %d\ntransport %d\nrtol %.17g\natol %.17g\ncalibrate %d\n",
           job->iterations, job->warmup, job->debug_level, job->profile_level,
-          job->verify ? 1 : 0, job->transport ? 1 : 0, job->rtol, job->atol);
+          job->verify ? 1 : 0, job->transport ? 1 : 0, job->rtol, job->atol,
+          job->calibrate ? 1 : 0);
   return etk_outfile_commit(&of, err);
 }
 
