@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "etkit/device.h"
 #include "etkit/program.h"
+#include "etkit/scalar_type.h"
 #include "run_support.h"
 
 #define DEFAULT_TIMEOUT_S 60.0
@@ -189,13 +190,92 @@ static void remove_tree(const char *dir) {
   rmdir(dir);
 }
 
+/* The last "etkit firmware: " line of the console file, without that
+ * prefix, in why ("" when none). */
+static void console_error(const char *path, char *why, size_t size) {
+  static const char prefix[] = "etkit firmware: ";
+  why[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, prefix, sizeof prefix - 1) != 0) continue;
+    line[strcspn(line, "\r\n")] = '\0';
+    snprintf(why, size, "%.300s", line + sizeof prefix - 1);
+  }
+  fclose(f);
+}
+
+/* A run that went well: the firmware's report lines as they came. */
+static void print_console(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, stderr);
+  fclose(f);
+}
+
+/* "DTYPE [a, b]" of a tensor. */
+static void dtype_shape(char *out, size_t size, int type, const int32_t *sizes,
+                        uint32_t dim) {
+  int n = snprintf(out, size, "%s [", etk_scalar_type_name(type));
+  for (uint32_t d = 0; d < dim && n > 0 && (size_t)n < size; d++)
+    n += snprintf(out + n, size - (size_t)n, "%s%d", d ? ", " : "",
+                  (int)sizes[d]);
+  if (n > 0 && (size_t)n < size) snprintf(out + n, size - (size_t)n, "]");
+}
+
+/* The --input files against the method's inputs, on the host before QEMU
+ * starts: a wrong dtype or shape is the host run's one line, not a
+ * firmware error.  0, or the message in why. */
+static int check_inputs(const options_t *o, char *why, size_t size) {
+  if (o->input_count == 0) return 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_program_t *prog = NULL;
+  if (etk_program_load_file(o->program, NULL, &prog, &err) != ETK_OK)
+    return 0; /* not a plain program (a .bpte): the firmware checks */
+  const etk_program_plan_t *plan = etk_program_find_plan(prog, o->method);
+  int bad = 0;
+  for (size_t k = 0; plan && !bad && k < o->input_count; k++) {
+    etk_npy_t *npy = NULL;
+    if (etk_npy_read_file(o->inputs[k], &npy, &err) != ETK_OK) {
+      snprintf(why, size, "%s: %s", o->inputs[k], err.message);
+      bad = 1;
+      break;
+    }
+    const etk_program_value_t *v =
+        k < plan->input_count ? &plan->values[plan->inputs[k]] : NULL;
+    const etk_program_tensor_t *t =
+        v && v->tag == ETK_VALUE_TENSOR ? v->u.tensor : NULL;
+    bool fits = t && t->scalar_type == npy->scalar_type && t->dim == npy->dim;
+    for (uint32_t d = 0; fits && d < npy->dim; d++)
+      fits = t->shape_dynamism == 0 ? npy->sizes[d] == t->sizes[d]
+                                    : npy->sizes[d] <= t->sizes[d];
+    if (t && !fits) {
+      char got[ETK_PROGRAM_MAX_DIMS * 12 + 24], want[sizeof got];
+      dtype_shape(got, sizeof got, npy->scalar_type, npy->sizes, npy->dim);
+      dtype_shape(want, sizeof want, t->scalar_type, t->sizes, t->dim);
+      snprintf(why, size,
+               "%s: method '%s' input %zu is %s; the method takes %s%s",
+               o->inputs[k], plan->name ? plan->name : "?", k, got,
+               t->shape_dynamism ? "at most " : "", want);
+      bad = 1;
+    }
+    etk_npy_free(npy);
+  }
+  etk_program_free(prog);
+  return bad;
+}
+
 /* The job in `tmp`, the run, the files copied: the exit status. */
 static int run_on_board(const options_t *o, const device_options_t *d,
                         const etk_device_board_t *board, const char *firmware,
                         const char *tmp) {
   char program[PATH_MAX], inputs[ETK_DEVICE_MAX_INPUTS][PATH_MAX];
   char job_path[PATH_MAX], etdump[PATH_MAX], debug[PATH_MAX], outdir[PATH_MAX];
-  char log[PATH_MAX];
+  char log[PATH_MAX], console[PATH_MAX];
   etk_error_t err;
   etk_error_clear(&err);
   etk_device_job_t job;
@@ -203,6 +283,9 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   if (absolute(o->program, program, sizeof program))
     return etk_cli_fail(CMD, "%s: cannot open", o->program);
   job.program = program;
+  char why_in[512];
+  if (check_inputs(o, why_in, sizeof why_in))
+    return etk_cli_fail(CMD, "%s", why_in);
   if (o->input_count > ETK_DEVICE_MAX_INPUTS)
     return etk_cli_fail(CMD, "the firmware takes at most %d inputs",
                         ETK_DEVICE_MAX_INPUTS);
@@ -223,7 +306,8 @@ static int run_on_board(const options_t *o, const device_options_t *d,
       join(debug, sizeof debug, tmp, "/debug.bin") ||
       join(outdir, sizeof outdir, tmp, "/out") ||
       join(job_path, sizeof job_path, tmp, "/job.txt") ||
-      join(log, sizeof log, tmp, "/uart.log"))
+      join(log, sizeof log, tmp, "/uart.log") ||
+      join(console, sizeof console, tmp, "/console.txt"))
     return etk_cli_fail(CMD, "%s: temporary folder path too long", tmp);
   if (o->etdump) job.etdump = etdump;
   if (o->etdump && o->debug_buffer) job.debug_buffer = debug;
@@ -238,6 +322,7 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   run.job_path = job_path;
   run.timeout_s = d->timeout_s;
   run.console_fd = -1;
+  run.console_err_path = console;
   job.transport = d->uart;
   if (d->uart &&
       (run.console_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
@@ -257,11 +342,19 @@ static int run_on_board(const options_t *o, const device_options_t *d,
                         board->name, d->timeout_s);
   if (res.signal)
     return etk_cli_fail(CMD, "qemu-system-arm died of signal %d", res.signal);
+  /* the firmware's report lines; on failure only its error line, folded
+   * into the one line this command prints */
+  char why[320];
+  console_error(console, why, sizeof why);
   if (res.status == 3)
-    return etk_cli_fail(CMD, "the firmware faulted on %s", board->name);
+    return etk_cli_fail(CMD, "the firmware faulted on %s%s%s", board->name,
+                        why[0] ? ": " : "", why);
+  if (res.status != 0 && res.status != 1 && why[0])
+    return etk_cli_fail(CMD, "%s: %s", board->name, why);
   if (res.status != 0 && res.status != 1)
     return etk_cli_fail(CMD, "the run on %s failed (firmware status %d)",
                         board->name, res.status);
+  print_console(console);
   char problem[320];
   if (d->uart && cli_device_collect_uart(log, tmp, problem, sizeof problem))
     return etk_cli_fail(CMD, "%s", problem);
