@@ -33,7 +33,7 @@
  * RAM AND WIRE COST
  *   etk_tx_t is the writer's whole state: at most 256 bytes (checked at
  *   compile time; 220 on Cortex-M), ETK_TX_STAGE of them staging small
- *   streamed writes.  Code: about 2.7 KB of flash with the CRC table.
+ *   streamed writes.  Code: about 2.9 KB of flash with the CRC table.
  *   A file costs 15 bytes plus its name, and each further chunk of
  *   `chunk_bytes` (default 4,096) 14 to 18; with rCOBS's 1 byte per 254
  *   non-zero bytes, the wire carries about 0.2% to 1% more than the files
