@@ -74,6 +74,10 @@ typedef struct etk_device_run {
   /* Where the firmware's console (semihosting and UART) goes: a file
    * descriptor, -1 for this process's stdout. */
   int console_fd;
+  /* Where QEMU's stderr (the firmware's semihosting console: its report
+   * lines and error line) goes: a file created there, or NULL for this
+   * process's stderr. */
+  const char *console_err_path;
 } etk_device_run_t;
 
 typedef struct etk_device_result {

@@ -18,21 +18,26 @@
  *
  *     0x00  0xFF 'E' 'T'  rCOBS(payload)  0x00
  *
- *   payload = version, kind, flags, name length, name, sequence number,
- *   offset, data, data length, [total length, whole-file CRC-32 on the
- *   last chunk], CRC-32 of everything before it (little-endian).  rCOBS is
- *   COBS with each group's code byte after the group instead of before
- *   it, so the writer needs no look-ahead buffer; the payload has no 0x00
- *   on the wire and 0x00 delimits frames.  Text lines (which never hold
- *   0x00 or 0xFF) printed between two writer calls land between frames.
+ *   payload = version, flags (FIRST, LAST), the file's id (1..255, given
+ *   by the writer), then on the first chunk the kind and the name, on the
+ *   others the sequence number and the offset (LEB128), then the data,
+ *   then on the last of several chunks the whole-file CRC-32 (the file's
+ *   length is that chunk's offset plus its length), then the CRC-32 of
+ * everything before it (little-endian).  The name goes once per file; a file of
+ * one chunk needs no trailer (the frame's CRC covers it whole).  rCOBS is COBS
+ * with each group's code byte after the group instead of before it, so the
+ * writer needs no look-ahead buffer; the payload has no 0x00 on the wire and
+ * 0x00 delimits frames.  Text lines (which never hold 0x00 or 0xFF) printed
+ *   between two writer calls land between frames.
  *
  * RAM AND WIRE COST
  *   etk_tx_t is the writer's whole state: at most 256 bytes (checked at
  *   compile time; 220 on Cortex-M), ETK_TX_STAGE of them staging small
- *   streamed writes.  Code: about 2.6 KB of flash with the CRC table.
- *   A chunk carries up to `chunk_bytes` (default 4,096) data bytes for 23
- *   bytes plus its name; with rCOBS's 1 byte per 254 non-zero bytes, the
- *   wire carries about 0.6% to 1% more than the file (bench/capture).
+ *   streamed writes.  Code: about 2.9 KB of flash with the CRC table.
+ *   A file costs 15 bytes plus its name, and each further chunk of
+ *   `chunk_bytes` (default 4,096) 14 to 18; with rCOBS's 1 byte per 254
+ *   non-zero bytes, the wire carries about 0.2% to 1% more than the files
+ *   (bench/capture).
  *
  * SENDING A WHOLE FILE (the ETDump in RAM after etk_recorder_finish)
  *
@@ -50,6 +55,8 @@
  *     etk_tx_send_file(&tx, ETK_TX_KIND_ETDUMP, "etdump.etdp", dump, len);
  *     etk_tx_send_file(&tx, ETK_TX_KIND_DEBUG_BUFFER, "debug_buffer.bin",
  *                      debug_buf, etk_recorder_debug_buffer_used(rec));
+ *     etk_tx_part_t npy[2] = {{header, header_len}, {tensor, nbytes}};
+ *     etk_tx_send_parts(&tx, ETK_TX_KIND_OUTPUT, "output_0.npy", npy, 2);
  *     etk_tx_end_stream(&tx);    // tells `etkit capture` to stop
  *
  * STREAMING A FILE (the debug buffer as the recorder logs tensors)
@@ -60,10 +67,11 @@
  *     etk_data_sink_t ds = etk_stream_sink_as_data_sink(&sink);
  *     etk_recorder_set_data_sink(rec, &ds);
  *     ... run the model; every logged tensor goes out as it is logged ...
- *     etk_tx_close(&tx);       // last chunk: total length and file CRC
+ *     etk_tx_close(&tx);       // last chunk: the file's CRC
  *
  *   Only one file is open at a time per writer; etk_tx_send_file() needs
- *   none open.  Every call writes whole frames (small writes wait in the
+ *   none open.  Several writers must not share one pipe (their file ids
+ *   would collide).  Every call writes whole frames (small writes wait in the
  *   staging area), so the firmware may print log lines between calls,
  *   never from inside `write`.  The name is borrowed until etk_tx_close.
  *   Many small writes cost a frame each past ETK_TX_STAGE bytes; when the
@@ -102,14 +110,18 @@ typedef enum etk_tx_kind {
 } etk_tx_kind_t;
 
 enum {
-  ETK_TX_VERSION = 1,
+  ETK_TX_VERSION = 2,
   ETK_TX_STAGE = 176,          /* bytes of staging in etk_tx_t */
   ETK_TX_NAME_MAX = 64,        /* bytes of a file name */
   ETK_TX_CHUNK_DEFAULT = 4096, /* data bytes per chunk */
   ETK_TX_CHUNK_MAX = 65535,    /* the largest chunk the format carries */
-  ETK_TX_FLAG_LAST = 1,        /* flags bit: total length + file CRC follow */
-  /* payload bytes besides the name and the data; the last chunk adds 8 */
-  ETK_TX_PAYLOAD_FIXED = 18,
+  ETK_TX_FLAG_FIRST = 1,       /* flags bit: kind and name follow the id */
+  ETK_TX_FLAG_LAST = 2,        /* flags bit: the file ends with this chunk */
+  /* payload bytes of every frame: version, flags, id, CRC-32 */
+  ETK_TX_PAYLOAD_FIXED = 7,
+  /* the most a frame adds besides those, the name and the data: kind and
+   * name length, or sequence number and offset (5 + 5) and file CRC (4) */
+  ETK_TX_PAYLOAD_VAR_MAX = 14,
   ETK_TX_MARKER_LEN = 3
 };
 
@@ -129,6 +141,7 @@ typedef struct etk_tx {
   uint16_t staged;      /* bytes waiting in stage[] */
   uint8_t kind;
   uint8_t name_len;
+  uint8_t id; /* the open file's id, 1..255 */
   uint8_t open;
   uint8_t failed;
   uint8_t exclusive; /* etk_tx_set_exclusive */
@@ -160,9 +173,22 @@ int etk_tx_set_exclusive(etk_tx_t *tx, int on);
 int etk_tx_name_ok(const char *name, size_t len);
 
 /* Sends `len` bytes as one file: ceil(len / chunk_bytes) frames (one for an
- * empty file), the last carrying the total length and the file's CRC. */
+ * empty file), the first naming it, the last of several carrying the
+ * whole file's CRC. */
 int etk_tx_send_file(etk_tx_t *tx, etk_tx_kind_t kind, const char *name,
                      const void *data, size_t len);
+
+/* A piece of a file for etk_tx_send_parts. */
+typedef struct etk_tx_part {
+  const void *data;
+  size_t len;
+} etk_tx_part_t;
+
+/* Sends the concatenation of nparts pieces as one file, as
+ * etk_tx_send_file would send it whole (e.g. a .npy header and the
+ * tensor's bytes, without copying them together). */
+int etk_tx_send_parts(etk_tx_t *tx, etk_tx_kind_t kind, const char *name,
+                      const etk_tx_part_t *parts, size_t nparts);
 
 /* Streams a file: open, any number of writes, close. */
 int etk_tx_open(etk_tx_t *tx, etk_tx_kind_t kind, const char *name);
@@ -172,7 +198,8 @@ int etk_tx_write(void *ctx, const void *bytes, size_t n);
 /* Sends what is staged as the last chunk (empty when nothing is). */
 int etk_tx_close(etk_tx_t *tx);
 
-/* Sends the end-of-stream frame (kind 0, no name, no data): a capture that
+/* Sends the end-of-stream frame (FIRST and LAST, id 0, kind 0, no name,
+ * no data): a capture that
  * reads a serial line stops there.  No file may be open. */
 int etk_tx_end_stream(etk_tx_t *tx);
 

@@ -31,20 +31,43 @@ def _rcobs(data: bytes) -> bytes:
     return bytes(out)
 
 
+def _leb(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((v & 0x7F) | (0x80 if v >> 7 else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+
+
+_ids = iter(range(1, 1 << 30))
+
+
 def _frames(kind: int, name: bytes, data: bytes, chunk=4096):
-    """The frames of one file, as docs/transport.md describes them."""
-    frames, seq = [], 0
+    """The frames of one file, as docs/transport.md describes them: the
+    first chunk names the file, the others give sequence and offset, the
+    last of several the whole file's CRC."""
+    if kind == 0:  # end of stream: FIRST|LAST, id 0, kind 0, no name
+        p = bytes([2, 3, 0, 0, 0])
+        return [b"\x00\xffET" + _rcobs(p + struct.pack("<I", zlib.crc32(p)))
+                + b"\x00"]
+    fid = next(_ids) % 255 + 1
+    frames = []
     offsets = list(range(0, len(data), chunk)) or [0]
-    for off in offsets:
+    for seq, off in enumerate(offsets):
         part = data[off:off + chunk]
         last = off == offsets[-1]
-        p = bytes([1, kind, 1 if last else 0, len(name)]) + name
-        p += struct.pack("<II", seq, off) + part + struct.pack("<H", len(part))
-        if last:
-            p += struct.pack("<II", len(data), zlib.crc32(data))
+        flags = (1 if seq == 0 else 0) | (2 if last else 0)
+        p = bytes([2, flags, fid])
+        if seq == 0:
+            p += bytes([kind, len(name)]) + name
+        else:
+            p += _leb(seq) + _leb(off)
+        p += part
+        if last and seq > 0:
+            p += struct.pack("<I", zlib.crc32(data))
         p += struct.pack("<I", zlib.crc32(p))
         frames.append(b"\x00\xffET" + _rcobs(p) + b"\x00")
-        seq += 1
     return frames
 
 

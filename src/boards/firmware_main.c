@@ -122,8 +122,8 @@ static int emit(etk_tx_kind_t kind, const char *path, const void *a,
   if (!job.transport) return write_file(path, a, alen, b, blen);
   const char *slash = strrchr(path, '/');
   const char *name = slash ? slash + 1 : path;
-  if (etk_tx_open(&tx, kind, name) || etk_tx_write(&tx, a, alen) ||
-      (blen && etk_tx_write(&tx, b, blen)) || etk_tx_close(&tx))
+  etk_tx_part_t parts[2] = {{a, alen}, {b, blen}};
+  if (etk_tx_send_parts(&tx, kind, name, parts, 2))
     return fail("%s: cannot send over the UART", name);
   return 0;
 }
@@ -391,6 +391,8 @@ int main(void) {
    * transports count the same cycles */
   board_uart_init();
   etk_tx_init(&tx, board_uart_write, NULL);
+  /* fewer frames per file (wire overhead); host memory bounds a chunk */
+  etk_tx_set_chunk_bytes(&tx, 16384);
   int dwt = board_clock_init();
   (void)etk_backend_register_builtin(etk_micro_backend());
   const char *job_path = "etkit-job.txt";

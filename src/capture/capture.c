@@ -22,7 +22,8 @@
  *   buffer besides the files is one frame.
  *
  * FILES
- *   A framed file is keyed by kind and name.  Its bytes are the good
+ *   A framed file is keyed by the id its writer gave it; its first chunk
+ *   names it.  Its bytes are the good
  *   prefix: data stops being appended at the first hole, so memory follows
  *   the bytes that arrived, never an offset a frame claims.  Missing
  *   sequence numbers are kept as ranges, so that a late chunk is named
@@ -37,18 +38,33 @@
 /* ------------------------------------------------------------ frames */
 
 typedef struct frame {
-  int version, kind, flags;
-  const char *name;
+  int version, kind, flags, id;
+  const char *name; /* FIRST only */
   size_t name_len;
   uint32_t seq, offset;
   const uint8_t *data;
   size_t len;
-  uint32_t total, file_crc;
+  uint32_t total, file_crc; /* LAST */
 } frame_t;
 
 static uint32_t rd32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
          (uint32_t)p[3] << 24;
+}
+
+/* An unsigned LEB128 number of at most 32 bits from p[*at..end). */
+static bool rd_var(const uint8_t *p, size_t end, size_t *at, uint32_t *v) {
+  uint64_t x = 0;
+  for (unsigned shift = 0; shift < 35; shift += 7) {
+    if (*at >= end) return false;
+    uint8_t b = p[(*at)++];
+    x |= (uint64_t)(b & 0x7fu) << shift;
+    if (!(b & 0x80u)) {
+      *v = (uint32_t)x;
+      return x <= UINT32_MAX;
+    }
+  }
+  return false;
 }
 
 /* rCOBS from the end: enc[0..m) into out (room for m), the payload is
@@ -71,53 +87,79 @@ static bool rcobs_decode(const uint8_t *enc, size_t m, uint8_t *out,
   return true;
 }
 
+/* The header of a decoded payload p[0..n) (CRC unchecked): the reason
+ * when it does not read as one. */
+static const char *parse_header(const uint8_t *p, size_t n, frame_t *fr) {
+  memset(fr, 0, sizeof *fr);
+  if (n < ETK_TX_PAYLOAD_FIXED) return "shorter than a frame header";
+  size_t end = n - 4, at = 3;
+  fr->version = p[0];
+  fr->flags = p[1];
+  fr->id = p[2];
+  if (fr->version != ETK_TX_VERSION) return "unknown version";
+  if (fr->flags & ~(ETK_TX_FLAG_FIRST | ETK_TX_FLAG_LAST))
+    return "unknown flags";
+  if (fr->flags & ETK_TX_FLAG_FIRST) {
+    if (end - at < 2 || p[at + 1] > end - at - 2)
+      return "header longer than the frame";
+    fr->kind = p[at];
+    fr->name_len = p[at + 1];
+    fr->name = (const char *)p + at + 2;
+    at += 2 + fr->name_len;
+    if (fr->kind > ETK_TX_KIND_OTHER) return "unknown kind";
+    if (fr->kind == ETK_TX_KIND_END_STREAM) {
+      if (fr->name_len != 0 || fr->id != 0 || at != end ||
+          !(fr->flags & ETK_TX_FLAG_LAST))
+        return "malformed end-of-stream";
+    } else if (fr->id == 0 || !etk_tx_name_ok(fr->name, fr->name_len)) {
+      return fr->id == 0 ? "file id 0" : "bad file name";
+    }
+  } else {
+    if (fr->id == 0) return "file id 0";
+    if (!rd_var(p, end, &at, &fr->seq) || !rd_var(p, end, &at, &fr->offset))
+      return "header longer than the frame";
+    if (fr->seq == 0) return "chunk 0 without the FIRST flag";
+  }
+  fr->data = p + at;
+  fr->len = end - at;
+  return NULL;
+}
+
 /* Checks a decoded payload; the reason when it is not a frame. */
 static const char *parse_frame(const uint8_t *p, size_t n, frame_t *fr) {
   if (n < ETK_TX_PAYLOAD_FIXED) return "shorter than a frame header";
   if (etk_crc32(0, p, n - 4) != rd32(p + n - 4)) return "CRC mismatch";
-  memset(fr, 0, sizeof *fr);
-  fr->version = p[0];
-  fr->kind = p[1];
-  fr->flags = p[2];
-  fr->name_len = p[3];
-  if (fr->version != ETK_TX_VERSION) return "unknown version";
-  if (fr->kind > ETK_TX_KIND_OTHER) return "unknown kind";
-  if (fr->flags & ~ETK_TX_FLAG_LAST) return "unknown flags";
-  size_t tail = 6 + (fr->flags & ETK_TX_FLAG_LAST ? 8u : 0u);
-  if (4 + fr->name_len + 8 + tail > n) return "header longer than the frame";
-  fr->name = (const char *)p + 4;
-  const uint8_t *q = p + 4 + fr->name_len;
-  fr->seq = rd32(q);
-  fr->offset = rd32(q + 4);
-  fr->data = q + 8;
-  fr->len = n - (4 + fr->name_len + 8 + tail);
-  const uint8_t *t = fr->data + fr->len;
-  if ((size_t)(t[0] | t[1] << 8) != fr->len) return "length mismatch";
-  if (fr->flags & ETK_TX_FLAG_LAST) {
-    fr->total = rd32(t + 2);
-    fr->file_crc = rd32(t + 6);
-  }
-  if (fr->kind == ETK_TX_KIND_END_STREAM) {
-    if (fr->name_len != 0 || fr->len != 0) return "malformed end-of-stream";
-  } else if (!etk_tx_name_ok(fr->name, fr->name_len)) {
-    return "bad file name";
+  const char *why = parse_header(p, n, fr);
+  if (why) return why;
+  if ((fr->flags & ETK_TX_FLAG_LAST) && !(fr->flags & ETK_TX_FLAG_FIRST)) {
+    /* the trailer: the whole file's CRC; its length is offset + len */
+    if (fr->len < 4) return "trailer longer than the frame";
+    fr->len -= 4;
+    fr->file_crc = rd32(fr->data + fr->len);
+    if ((uint64_t)fr->offset + fr->len > UINT32_MAX)
+      return "file longer than 4 GiB";
+    fr->total = fr->offset + (uint32_t)fr->len;
+  } else if (fr->flags & ETK_TX_FLAG_LAST) {
+    fr->total = (uint32_t)fr->len;
+    fr->file_crc = etk_crc32(0, fr->data, fr->len);
   }
   return NULL;
 }
 
-static size_t find_open(const etk_capture_t *cap, const frame_t *fr) {
-  for (size_t i = 0; i < cap->open.count; i++) {
-    const cap_file_t *f = cap->open.items[i];
-    if (f->kind == fr->kind && strlen(f->name) == fr->name_len &&
-        memcmp(f->name, fr->name, fr->name_len) == 0)
-      return i;
-  }
+static size_t find_open(const etk_capture_t *cap, int id) {
+  for (size_t i = 0; i < cap->open.count; i++)
+    if (cap->open.items[i]->id == id) return i;
   return SIZE_MAX;
 }
 
 static void close_open(etk_capture_t *cap, size_t i) {
   cap_file_t *f = cap->open.items[i];
   cap->open.items[i] = cap->open.items[--cap->open.count];
+  if (f->unnamed)
+    cap_file_problem(cap, f,
+                     "its first chunk, which names it, never arrived "
+                     "(file id %d)",
+                     f->id);
   for (size_t k = 0; k < f->missing.count; k++) {
     const cap_range_t *r = &f->missing.items[k];
     const char *what =
@@ -128,25 +170,24 @@ static void close_open(etk_capture_t *cap, size_t i) {
       cap_file_problem(cap, f, "chunks %u-%u %s", (unsigned)r->lo,
                        (unsigned)r->hi, what);
   }
-  char key[ETK_TX_NAME_MAX + 8];
-  int n = snprintf(key, sizeof key, "%d:%s", f->kind, f->name);
-  uint32_t id;
-  if (etk_hash_put(&cap->done_framed, key, (size_t)n, &id, NULL) != ETK_OK)
-    cap_stop(cap, ETK_E_NO_MEMORY);
+  snprintf(cap->done_name[f->id & 0xff], sizeof cap->done_name[0], "%s",
+           f->name);
   cap_file_emit(cap, f);
 }
 
-static bool done_framed(const etk_capture_t *cap, const frame_t *fr) {
-  char key[ETK_TX_NAME_MAX + 8];
-  int n = snprintf(key, sizeof key, "%d:%.*s", fr->kind, (int)fr->name_len,
-                   fr->name);
-  return etk_hash_find(&cap->done_framed, key, (size_t)n) != ETK_HASH_NONE;
-}
-
+/* A new file of id fr->id: named by its first chunk, or, when that chunk
+ * was lost, "unnamed-ID" (kind other) so that its loss is still reported
+ * as a file. */
 static cap_file_t *open_file(etk_capture_t *cap, const frame_t *fr) {
   char name[ETK_TX_NAME_MAX + 1];
-  memcpy(name, fr->name, fr->name_len);
-  name[fr->name_len] = '\0';
+  int kind = fr->kind;
+  if (fr->flags & ETK_TX_FLAG_FIRST) {
+    memcpy(name, fr->name, fr->name_len);
+    name[fr->name_len] = '\0';
+  } else {
+    snprintf(name, sizeof name, "unnamed-%d", fr->id);
+    kind = ETK_TX_KIND_OTHER;
+  }
   if (cap->open.count >= CAP_OPEN_MAX) {
     /* the oldest goes: a stream with that many files at once is damaged */
     cap_file_problem(cap, cap->open.items[0],
@@ -156,13 +197,16 @@ static cap_file_t *open_file(etk_capture_t *cap, const frame_t *fr) {
     close_open(cap, 0);
   }
   cap_file_t *f =
-      cap_file_new(cap, fr->kind, ETK_CAPTURE_FRAMED, name, cap->frame_start);
+      cap_file_new(cap, kind, ETK_CAPTURE_FRAMED, name, cap->frame_start);
   if (f == NULL) return NULL;
+  f->id = fr->id;
+  cap->done_name[fr->id & 0xff][0] = '\0';
   if (!ETK_VEC_PUSH(cap->open, f)) {
     cap_file_free(f);
     cap_stop(cap, ETK_E_NO_MEMORY);
     return NULL;
   }
+  f->unnamed = !(fr->flags & ETK_TX_FLAG_FIRST);
   return f;
 }
 
@@ -231,41 +275,54 @@ static bool missing(const cap_file_t *f, uint32_t seq) {
   return false;
 }
 
+static bool same_name(const cap_file_t *f, const frame_t *fr) {
+  return f->kind == fr->kind && strlen(f->name) == fr->name_len &&
+         memcmp(f->name, fr->name, fr->name_len) == 0;
+}
+
 static void good_frame(etk_capture_t *cap, const frame_t *fr) {
   cap->stats.frames++;
-  if (fr->kind == ETK_TX_KIND_END_STREAM) {
+  if (fr->kind == ETK_TX_KIND_END_STREAM && (fr->flags & ETK_TX_FLAG_FIRST)) {
     cap->stats.ended = 1;
     cap->damaged_since_good = 0;
     return;
   }
-  size_t i = find_open(cap, fr);
+  size_t i = find_open(cap, fr->id);
   cap_file_t *f = i == SIZE_MAX ? NULL : cap->open.items[i];
-  if (fr->seq == 0 && f != NULL && f->next_seq > 0 && !missing(f, 0)) {
-    bool same = !f->hole && f->size >= fr->len &&
-                memcmp(f->data, fr->data, fr->len) == 0;
+  if ((fr->flags & ETK_TX_FLAG_FIRST) && f != NULL && f->unnamed) {
+    /* its first chunk, late: the file gets its name (chunk 0 reordered) */
+    memcpy(f->name, fr->name, fr->name_len);
+    f->name[fr->name_len] = '\0';
+    f->kind = fr->kind;
+    f->unnamed = false;
+  } else if ((fr->flags & ETK_TX_FLAG_FIRST) && f != NULL) {
+    bool same = same_name(f, fr) && !missing(f, 0) && !f->hole &&
+                f->size >= fr->len && memcmp(f->data, fr->data, fr->len) == 0;
     if (same) {
       cap_file_problem(cap, f, "chunk 0 duplicated");
       cap->damaged_since_good = 0;
       return;
     }
     cap_file_problem(cap, f,
-                     "a new start of %s came before its end-of-file "
-                     "frame",
-                     f->name);
+                     "a new file (%.*s) came before its end-of-file frame",
+                     (int)fr->name_len, fr->name);
     close_open(cap, i);
     f = NULL;
   }
   if (f == NULL) {
-    if (fr->seq != 0 && done_framed(cap, fr)) {
+    const char *done = cap->done_name[fr->id & 0xff];
+    if (!(fr->flags & ETK_TX_FLAG_FIRST) && done[0] != '\0') {
       cap_problem(cap,
-                  "chunk %u of %.*s arrived after its end-of-file frame "
+                  "chunk %u of %s arrived after its end-of-file frame "
                   "(duplicated or reordered)",
-                  (unsigned)fr->seq, (int)fr->name_len, fr->name);
+                  (unsigned)fr->seq, done);
       cap->damaged_since_good = 0;
       return;
     }
+    bool damage = cap->damaged_since_good > 0;
     f = open_file(cap, fr);
     if (f == NULL) return;
+    f->damage_pending = damage;
     i = cap->open.count - 1;
   }
   take_chunk(cap, f, fr);
@@ -276,13 +333,23 @@ static void good_frame(etk_capture_t *cap, const frame_t *fr) {
 /* What a frame that failed its CRC says it is, when its header still
  * reads as one (a flipped data byte leaves it whole): " (by its header,
  * chunk 3 of etdump.etdp)"; the header is not trusted beyond a message. */
-static void header_guess(const uint8_t *p, size_t n, char *out, size_t size) {
-  if (n < ETK_TX_PAYLOAD_FIXED || p[0] != ETK_TX_VERSION ||
-      p[1] > ETK_TX_KIND_OTHER || n < (size_t)4 + p[3] + 8 ||
-      !etk_tx_name_ok((const char *)p + 4, p[3]))
+static void header_guess(const etk_capture_t *cap, const uint8_t *p, size_t n,
+                         char *out, size_t size) {
+  frame_t fr;
+  if (parse_header(p, n, &fr) != NULL) return;
+  if (fr.flags & ETK_TX_FLAG_FIRST) {
+    if (fr.kind != ETK_TX_KIND_END_STREAM)
+      snprintf(out, size, " (by its header, chunk 0 of %.*s)", (int)fr.name_len,
+               fr.name);
     return;
-  snprintf(out, size, " (by its header, chunk %u of %.*s)",
-           (unsigned)rd32(p + 4 + p[3]), (int)p[3], (const char *)p + 4);
+  }
+  size_t i = find_open(cap, fr.id);
+  if (i != SIZE_MAX)
+    snprintf(out, size, " (by its header, chunk %u of %s)", (unsigned)fr.seq,
+             cap->open.items[i]->name);
+  else
+    snprintf(out, size, " (by its header, chunk %u of file id %d)",
+             (unsigned)fr.seq, fr.id);
 }
 
 static void end_frame(etk_capture_t *cap) {
@@ -301,8 +368,8 @@ static void end_frame(etk_capture_t *cap) {
   for (size_t i = 0; i < cap->open.count; i++)
     cap->open.items[i]->damage_pending = true;
   char guess[ETK_TX_NAME_MAX + 48] = "";
-  if (why != NULL && start < cap->frame_len)
-    header_guess(cap->decoded + start, cap->frame_len - start, guess,
+  if (start < cap->frame_len)
+    header_guess(cap, cap->decoded + start, cap->frame_len - start, guess,
                  sizeof guess);
   cap_problem(cap, "damaged frame at stream byte %llu (%zu bytes): %s%s",
               (unsigned long long)cap->frame_start, cap->frame_len, why, guess);
@@ -408,7 +475,6 @@ int etk_capture_new(const etk_capture_callbacks_t *cb, etk_capture_t **out) {
   }
   cap->cb = *cb;
   etk_hash_init(&cap->out_names);
-  etk_hash_init(&cap->done_framed);
   *out = cap;
   return ETK_OK;
 }
@@ -461,7 +527,6 @@ void etk_capture_free(etk_capture_t *cap) {
   ETK_VEC_FREE(cap->open);
   etk_hash_free(&cap->out_names);
   ETK_VEC_FREE(cap->next_suffix);
-  etk_hash_free(&cap->done_framed);
   cap_arm_free(cap);
   free(cap->frame);
   free(cap->decoded);

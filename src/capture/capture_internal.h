@@ -17,8 +17,9 @@
 
 /* Encoded bytes of the largest frame: marker excluded, payload of the
  * largest chunk with the longest name, one code per 254 bytes, the last. */
-#define CAP_PAYLOAD_MAX \
-  (ETK_TX_PAYLOAD_FIXED + ETK_TX_NAME_MAX + ETK_TX_CHUNK_MAX + 8)
+#define CAP_PAYLOAD_MAX                                              \
+  (ETK_TX_PAYLOAD_FIXED + ETK_TX_PAYLOAD_VAR_MAX + ETK_TX_NAME_MAX + \
+   ETK_TX_CHUNK_MAX)
 #define CAP_FRAME_MAX (CAP_PAYLOAD_MAX + CAP_PAYLOAD_MAX / 254 + 2)
 #define CAP_LINE_MAX 256
 #define CAP_PROBLEMS_MAX 32 /* per file; then one "... more" line */
@@ -33,11 +34,13 @@ typedef struct cap_range {
 typedef struct cap_file {
   char name[ETK_TX_NAME_MAX + 1];
   int kind, source;
+  int id;        /* framed: the writer's file id */
   uint8_t *data; /* the good prefix */
   size_t size, cap;
   uint64_t expected;
   uint64_t stream_offset;
   uint32_t next_seq;
+  bool unnamed;        /* framed: its first chunk has not arrived */
   bool hole;           /* data stopped being appended */
   bool failed;         /* a problem was named */
   bool damage_pending; /* a damaged frame came after its last good chunk */
@@ -91,7 +94,8 @@ struct etk_capture {
   ETK_VEC(cap_file_t *) open;    /* framed files in progress */
   etk_hash_t out_names;          /* out names given, ids index: */
   ETK_VEC(uint32_t) next_suffix; /* the next "-N" to try for a name */
-  etk_hash_t done_framed;        /* "kind:name" of finished framed files */
+  /* by file id: the name of the file that id last finished ("" none) */
+  char done_name[256][ETK_TX_NAME_MAX + 1];
   etk_capture_stats_t stats;
   arm_log_t arm;
 };

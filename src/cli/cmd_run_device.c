@@ -189,13 +189,39 @@ static void remove_tree(const char *dir) {
   rmdir(dir);
 }
 
+/* The last "etkit firmware: " line of the console file, without that
+ * prefix, in why ("" when none). */
+static void console_error(const char *path, char *why, size_t size) {
+  static const char prefix[] = "etkit firmware: ";
+  why[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, prefix, sizeof prefix - 1) != 0) continue;
+    line[strcspn(line, "\r\n")] = '\0';
+    snprintf(why, size, "%.300s", line + sizeof prefix - 1);
+  }
+  fclose(f);
+}
+
+/* A run that went well: the firmware's report lines as they came. */
+static void print_console(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, stderr);
+  fclose(f);
+}
+
 /* The job in `tmp`, the run, the files copied: the exit status. */
 static int run_on_board(const options_t *o, const device_options_t *d,
                         const etk_device_board_t *board, const char *firmware,
                         const char *tmp) {
   char program[PATH_MAX], inputs[ETK_DEVICE_MAX_INPUTS][PATH_MAX];
   char job_path[PATH_MAX], etdump[PATH_MAX], debug[PATH_MAX], outdir[PATH_MAX];
-  char log[PATH_MAX];
+  char log[PATH_MAX], console[PATH_MAX];
   etk_error_t err;
   etk_error_clear(&err);
   etk_device_job_t job;
@@ -203,6 +229,9 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   if (absolute(o->program, program, sizeof program))
     return etk_cli_fail(CMD, "%s: cannot open", o->program);
   job.program = program;
+  char why_in[512];
+  if (cli_device_check_inputs(o, why_in, sizeof why_in))
+    return etk_cli_fail(CMD, "%s", why_in);
   if (o->input_count > ETK_DEVICE_MAX_INPUTS)
     return etk_cli_fail(CMD, "the firmware takes at most %d inputs",
                         ETK_DEVICE_MAX_INPUTS);
@@ -224,7 +253,8 @@ static int run_on_board(const options_t *o, const device_options_t *d,
       join(debug, sizeof debug, tmp, "/debug.bin") ||
       join(outdir, sizeof outdir, tmp, "/out") ||
       join(job_path, sizeof job_path, tmp, "/job.txt") ||
-      join(log, sizeof log, tmp, "/uart.log"))
+      join(log, sizeof log, tmp, "/uart.log") ||
+      join(console, sizeof console, tmp, "/console.txt"))
     return etk_cli_fail(CMD, "%s: temporary folder path too long", tmp);
   if (o->etdump) job.etdump = etdump;
   if (o->etdump && o->debug_buffer) job.debug_buffer = debug;
@@ -239,6 +269,7 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   run.job_path = job_path;
   run.timeout_s = d->timeout_s;
   run.console_fd = -1;
+  run.console_err_path = console;
   job.transport = d->uart;
   if (d->uart &&
       (run.console_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
@@ -258,11 +289,19 @@ static int run_on_board(const options_t *o, const device_options_t *d,
                         board->name, d->timeout_s);
   if (res.signal)
     return etk_cli_fail(CMD, "qemu-system-arm died of signal %d", res.signal);
+  /* the firmware's report lines; on failure only its error line, folded
+   * into the one line this command prints */
+  char why[320];
+  console_error(console, why, sizeof why);
   if (res.status == 3)
-    return etk_cli_fail(CMD, "the firmware faulted on %s", board->name);
+    return etk_cli_fail(CMD, "the firmware faulted on %s%s%s", board->name,
+                        why[0] ? ": " : "", why);
+  if (res.status != 0 && res.status != 1 && why[0])
+    return etk_cli_fail(CMD, "%s: %s", board->name, why);
   if (res.status != 0 && res.status != 1)
     return etk_cli_fail(CMD, "the run on %s failed (firmware status %d)",
                         board->name, res.status);
+  print_console(console);
   char problem[320];
   if (d->uart && cli_device_collect_uart(log, tmp, problem, sizeof problem))
     return etk_cli_fail(CMD, "%s", problem);

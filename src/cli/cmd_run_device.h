@@ -16,4 +16,9 @@ int etk_cmd_run_device(int argc, char **argv);
 int cli_device_collect_uart(const char *log, const char *dir, char *problem,
                             size_t problem_size);
 
+struct options;
+/* The --input files against the method's inputs (cmd_run_device_inputs.c):
+ * 0, or 1 with the one-line message in why. */
+int cli_device_check_inputs(const struct options *o, char *why, size_t size);
+
 #endif

@@ -151,6 +151,10 @@ int etk_device_run(const etk_device_run_t *run, etk_device_result_t *res,
     int in = open("/dev/null", O_RDONLY);
     if (in >= 0) dup2(in, 0);
     if (run->console_fd >= 0) dup2(run->console_fd, 1);
+    if (run->console_err_path) {
+      int e = open(run->console_err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (e >= 0) dup2(e, 2);
+    }
     execv(qemu, argv);
     fprintf(stderr, "etkit: cannot run %s: %s\n", qemu, strerror(errno));
     _exit(127);

@@ -144,48 +144,62 @@ static void put(enc_t *e, const void *bytes, size_t n) {
   }
 }
 
-static void put_u16(enc_t *e, uint32_t v) {
-  uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-  put(e, b, 2);
-}
-
 static void put_u32(enc_t *e, uint32_t v) {
   uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
                   (uint8_t)(v >> 24)};
   put(e, b, 4);
 }
 
-/* One chunk of the open file: data a[0..na) then b[0..nb). */
+/* An unsigned LEB128 number: 7 bits a byte, low first, high bit = more. */
+static void put_var(enc_t *e, uint32_t v) {
+  uint8_t b[5];
+  size_t n = 0;
+  do {
+    b[n] = (uint8_t)(v & 0x7fu);
+    v >>= 7;
+    if (v) b[n] |= 0x80u;
+    n++;
+  } while (v);
+  put(e, b, n);
+}
+
+/* One chunk of the open file: the parts' bytes [from, from + len). */
 typedef struct chunk {
-  const uint8_t *a, *b;
-  size_t na, nb;
+  const etk_tx_part_t *parts;
+  size_t nparts;
+  size_t from, len;
   int last;
   uint32_t total, file_crc; /* with last */
 } chunk_t;
 
-/* The opening bytes and the header of the open file's next chunk. */
+/* The opening bytes and the header of the open file's next chunk: the
+ * first chunk names the file, the others give its id, sequence number
+ * and offset. */
 static void frame_begin(enc_t *e, int last) {
   etk_tx_t *tx = e->tx;
-  uint8_t head[4] = {ETK_TX_VERSION, tx->kind,
-                     (uint8_t)(last ? ETK_TX_FLAG_LAST : 0), tx->name_len};
   static const uint8_t open[1 + ETK_TX_MARKER_LEN] = {0x00, 0xff, 'E', 'T'};
+  uint8_t flags = (uint8_t)((tx->seq == 0 ? ETK_TX_FLAG_FIRST : 0) |
+                            (last ? ETK_TX_FLAG_LAST : 0));
+  uint8_t head[3] = {ETK_TX_VERSION, flags, tx->id};
   raw(e, open, sizeof open);
   put(e, head, sizeof head);
-  put(e, tx->name, tx->name_len);
-  put_u32(e, tx->seq);
-  put_u32(e, tx->sent);
+  if (tx->seq == 0) {
+    uint8_t kn[2] = {tx->kind, tx->name_len};
+    put(e, kn, sizeof kn);
+    put(e, tx->name, tx->name_len);
+  } else {
+    put_var(e, tx->seq);
+    put_var(e, tx->sent);
+  }
 }
 
 /* The trailer after `len` data bytes, the CRC, the last code, 0x00; then
- * the chunk counts as sent (or the writer as failed). */
+ * the chunk counts as sent (or the writer as failed).  A file's only
+ * chunk needs no trailer: its length is the frame's, its CRC the frame's. */
 static int frame_end(enc_t *e, size_t len, const chunk_t *last) {
   static const uint8_t close = 0x00;
   etk_tx_t *tx = e->tx;
-  put_u16(e, (uint32_t)len);
-  if (last) {
-    put_u32(e, last->total);
-    put_u32(e, last->file_crc);
-  }
+  if (last && tx->seq > 0) put_u32(e, last->file_crc);
   put_u32(e, e->crc);
   code(e);
   raw(e, &close, 1);
@@ -199,13 +213,28 @@ static int frame_end(enc_t *e, size_t len, const chunk_t *last) {
   return ETK_OK;
 }
 
+/* The parts' bytes [from, from + len) through the encoder. */
+static void put_parts(enc_t *e, const etk_tx_part_t *parts, size_t nparts,
+                      size_t from, size_t len) {
+  for (size_t i = 0; i < nparts && len > 0; i++) {
+    if (from >= parts[i].len) {
+      from -= parts[i].len;
+      continue;
+    }
+    size_t take = parts[i].len - from;
+    if (take > len) take = len;
+    put(e, (const uint8_t *)parts[i].data + from, take);
+    from = 0;
+    len -= take;
+  }
+}
+
 static int send_frame(etk_tx_t *tx, const chunk_t *c) {
   enc_t e = {tx, 0, 0, ETK_OK};
   if (tx->failed) return ETK_E_IO;
   frame_begin(&e, c->last);
-  put(&e, c->a, c->na);
-  put(&e, c->b, c->nb);
-  return frame_end(&e, c->na + c->nb, c->last ? c : NULL);
+  put_parts(&e, c->parts, c->nparts, c->from, c->len);
+  return frame_end(&e, c->len, c->last ? c : NULL);
 }
 
 /* Exclusive mode: the chunk's frame stays open across calls, its encoder
@@ -287,6 +316,7 @@ int etk_tx_open(etk_tx_t *tx, etk_tx_kind_t kind, const char *name) {
   tx->name = name;
   tx->name_len = (uint8_t)len;
   tx->kind = (uint8_t)kind;
+  tx->id = (uint8_t)(tx->id % 255u + 1u); /* 1..255: 0 is the stream's end */
   tx->seq = 0;
   tx->sent = 0;
   tx->staged = 0;
@@ -316,7 +346,8 @@ int etk_tx_write(void *ctx, const void *bytes, size_t n) {
     }
     size_t take = tx->chunk_bytes - tx->staged;
     if (take > n) take = n;
-    chunk_t c = {tx->stage, p, tx->staged, take, 0, 0, 0};
+    etk_tx_part_t parts[2] = {{tx->stage, tx->staged}, {p, take}};
+    chunk_t c = {parts, 2, 0, tx->staged + take, 0, 0, 0};
     tx->file_crc = etk_crc32(tx->file_crc, tx->stage, tx->staged);
     tx->file_crc = etk_crc32(tx->file_crc, p, take);
     int rc = send_frame(tx, &c);
@@ -333,35 +364,42 @@ int etk_tx_close(etk_tx_t *tx) {
   if (!tx->open) return ETK_E_INVALID_STATE;
   tx->open = 0;
   if (tx->failed) return ETK_E_IO;
-  if (tx->in_frame) { /* its header said "not last": end it, then an empty last
-                       */
+  if (tx->in_frame) { /* its header said "not last": end it, then a last */
     enc_t e = {tx, tx->frame_crc, tx->run, ETK_OK};
     tx->in_frame = 0;
     int rc = frame_end(&e, tx->fill, NULL);
     if (rc != ETK_OK) return rc;
   }
   tx->file_crc = etk_crc32(tx->file_crc, tx->stage, tx->staged);
-  chunk_t c = {tx->stage,   NULL, tx->staged, 0, 1, tx->sent + tx->staged,
-               tx->file_crc};
+  etk_tx_part_t part = {tx->stage, tx->staged};
+  chunk_t c = {&part, 1, 0, tx->staged, 1, tx->sent + tx->staged, tx->file_crc};
   int rc = send_frame(tx, &c);
   tx->staged = 0;
   return rc;
 }
 
-int etk_tx_send_file(etk_tx_t *tx, etk_tx_kind_t kind, const char *name,
-                     const void *data, size_t len) {
-  const uint8_t *p = (const uint8_t *)data;
-  if (tx == NULL || (p == NULL && len > 0)) return ETK_E_INVALID_ARGUMENT;
-  if (len > UINT32_MAX) return ETK_E_LIMIT;
+int etk_tx_send_parts(etk_tx_t *tx, etk_tx_kind_t kind, const char *name,
+                      const etk_tx_part_t *parts, size_t nparts) {
+  if (tx == NULL || (parts == NULL && nparts > 0))
+    return ETK_E_INVALID_ARGUMENT;
+  size_t len = 0;
+  uint32_t crc = 0;
+  for (size_t i = 0; i < nparts; i++) {
+    if (parts[i].data == NULL && parts[i].len > 0)
+      return ETK_E_INVALID_ARGUMENT;
+    if (parts[i].len > UINT32_MAX - len) return ETK_E_LIMIT;
+    len += parts[i].len;
+  }
   int rc = etk_tx_open(tx, kind, name);
   if (rc != ETK_OK) return rc;
-  uint32_t crc = etk_crc32(0, p, len);
+  for (size_t i = 0; i < nparts; i++)
+    crc = etk_crc32(crc, parts[i].data, parts[i].len);
   size_t done = 0;
   do {
     size_t take = len - done;
     int last = take <= tx->chunk_bytes;
     if (!last) take = tx->chunk_bytes;
-    chunk_t c = {p + done, NULL, take, 0, last, (uint32_t)len, crc};
+    chunk_t c = {parts, nparts, done, take, last, (uint32_t)len, crc};
     rc = send_frame(tx, &c);
     done += take;
   } while (rc == ETK_OK && done < len);
@@ -369,23 +407,38 @@ int etk_tx_send_file(etk_tx_t *tx, etk_tx_kind_t kind, const char *name,
   return rc;
 }
 
+int etk_tx_send_file(etk_tx_t *tx, etk_tx_kind_t kind, const char *name,
+                     const void *data, size_t len) {
+  etk_tx_part_t part = {data, len};
+  if (data == NULL && len > 0) return ETK_E_INVALID_ARGUMENT;
+  if (len > UINT32_MAX) return ETK_E_LIMIT;
+  return etk_tx_send_parts(tx, kind, name, &part, 1);
+}
+
 int etk_tx_end_stream(etk_tx_t *tx) {
   if (tx == NULL) return ETK_E_INVALID_ARGUMENT;
   if (tx->open) return ETK_E_INVALID_STATE;
+  uint8_t id = tx->id;
   tx->kind = ETK_TX_KIND_END_STREAM;
   tx->name = "";
   tx->name_len = 0;
+  tx->id = 0;
   tx->seq = 0;
   tx->sent = 0;
-  chunk_t c = {NULL, NULL, 0, 0, 1, 0, 0};
-  return send_frame(tx, &c);
+  chunk_t c = {NULL, 0, 0, 0, 1, 0, 0};
+  int rc = send_frame(tx, &c);
+  tx->id = id;
+  return rc;
 }
 
 uint64_t etk_tx_wire_bound(size_t len, size_t name_len, size_t chunk_bytes) {
   if (chunk_bytes == 0) chunk_bytes = ETK_TX_CHUNK_DEFAULT;
   uint64_t chunks =
       len == 0 ? 1u : ((uint64_t)len + chunk_bytes - 1u) / chunk_bytes;
-  uint64_t payload = chunks * (ETK_TX_PAYLOAD_FIXED + name_len) + len + 8u;
+  /* the first chunk names the file; the others carry a sequence number and
+   * an offset (5 bytes each at most); the last of several the file's CRC */
+  uint64_t payload = chunks * ETK_TX_PAYLOAD_FIXED + 2u + name_len + len;
+  if (chunks > 1) payload += (chunks - 1u) * 10u + 4u;
   /* per frame: 0x00, marker, final code, 0x00; one code per 254 bytes */
   return payload + payload / 254u + chunks * (3u + ETK_TX_MARKER_LEN);
 }

@@ -176,6 +176,12 @@ static void lose_last_of_stream(buf_t *b) {
 static void lose_first(buf_t *b) {
   edit_lose(b, 0);
 }
+static void reorder_first(buf_t *b) {
+  edit_swap_next(b, 0);
+}
+static void duplicate_last(buf_t *b) {
+  edit_duplicate(b, 4); /* the ETDump's end-of-file frame */
+}
 
 ETK_TEST(flipped_byte) {
   damaged(flip, "etdump.etdp: chunk 2 damaged", 1);
@@ -199,7 +205,17 @@ ETK_TEST(lost_end_of_file_frame) {
   damaged(lose_last_of_stream, "debug_buffer.bin: no end-of-file frame", 1);
 }
 ETK_TEST(lost_first_chunk) {
-  damaged(lose_first, "etdump.etdp: chunk 0 missing", 1);
+  /* the chunk that names it is gone: the file is still reported */
+  damaged(lose_first, "unnamed-1: chunk 0 missing", 1);
+}
+
+ETK_TEST(reordered_first_chunk) {
+  /* the naming chunk comes late: the file has its name, not complete */
+  damaged(reorder_first, "etdump.etdp: chunk 0 arrived after chunk 1", 1);
+}
+ETK_TEST(duplicated_end_of_file_frame) {
+  damaged(duplicate_last,
+          "chunk 4 of etdump.etdp arrived after its end-of-file frame", 2);
 }
 
 /* Exclusive mode: a streamed file in writes of any size costs full

@@ -1,14 +1,17 @@
 # device_run.cmake - `etkit run --target BOARD` end to end on QEMU.
-#   cmake -DETKIT=etkit -DKWS=etkit_kws_model -DFIRMWARE=dir -DDIR=work
-#         -DPYTHON=python3 -P device_run.cmake
+#   cmake -DETKIT=etkit -DKWS=etkit_kws_model -DMAKE_BIG_PLAN=make_big_plan
+#         -DFIRMWARE=dir -DDIR=work -DPYTHON=python3 -P device_run.cmake
 # - the demo program on every board: two runs give byte-identical ETDumps;
 #   outputs and the intermediate values logged (--debug-level
 #   intermediates) equal the host run's;
 # - the demo's bundled program --verify on every board (exit 0);
 # - the KWS-shaped int8 program on M4F and M55: outputs == the host's, bit
 #   for bit;
-# - errors: an unknown board, no QEMU on PATH, a hang past --timeout, a
-#   trace that does not fit the firmware's arena; none leaves an output;
+# - errors: an unknown board, no QEMU on PATH, a firmware fault and a
+#   firmware hang (tests/device/probe_main.c), a run past --timeout, a
+#   program and a trace that do not fit the firmware's arena, inputs of the
+#   wrong dtype or shape (host and target): one line each, none leaves an
+#   output;
 # - --transport uart --keep-log: the files equal the semihosting run's.
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
@@ -93,15 +96,103 @@ foreach(board mps2-an386 mps3-an547)
   same(${K}/${board}/output_0.npy ${K}/host/output_0.npy)
 endforeach()
 
-# upstream's KeywordSpotting program, when its folder is given
-if(UPSTREAM AND EXISTS ${UPSTREAM}/kws.pte)
-  run(0 ${ETKIT} run ${UPSTREAM}/kws.pte --output-dir ${K}/up_host)
-  run(0 ${ETKIT} run ${UPSTREAM}/kws.pte --target mps2-an386
-      --firmware ${FIRMWARE}/mps2-an386.elf --output-dir ${K}/up_dev)
-  same(${K}/up_dev/output_0.npy ${K}/up_host/output_0.npy)
+# upstream's KeywordSpotting program (examples/arduino/examples/
+# KeywordSpotting/model.pte of pytorch/executorch), when the environment
+# variable ETKIT_UPSTREAM_EXAMPLES_DIR (read when the test runs, or at
+# configure time) names a folder holding it as kws.pte or model.pte: the
+# output of M4F and M55 equals the host's, bit for bit
+if("$ENV{ETKIT_UPSTREAM_EXAMPLES_DIR}" STREQUAL "")
+  set(UPSTREAM_DIR "${UPSTREAM}")
+else()
+  set(UPSTREAM_DIR "$ENV{ETKIT_UPSTREAM_EXAMPLES_DIR}")
+endif()
+set(UPSTREAM_PTE "")
+foreach(name kws.pte model.pte)
+  if(UPSTREAM_DIR AND NOT UPSTREAM_PTE AND EXISTS ${UPSTREAM_DIR}/${name})
+    set(UPSTREAM_PTE ${UPSTREAM_DIR}/${name})
+  endif()
+endforeach()
+if(UPSTREAM_DIR AND NOT UPSTREAM_PTE)
+  message(FATAL_ERROR "ETKIT_UPSTREAM_EXAMPLES_DIR=${UPSTREAM_DIR} holds "
+    "neither kws.pte nor model.pte")
+endif()
+if(UPSTREAM_PTE)
+  message(STATUS "upstream KeywordSpotting: ${UPSTREAM_PTE}")
+  run(0 ${ETKIT} run ${UPSTREAM_PTE} --output-dir ${K}/up_host)
+  foreach(board mps2-an386 mps3-an547)
+    run(0 ${ETKIT} run ${UPSTREAM_PTE} --target ${board}
+        --firmware ${FIRMWARE}/${board}.elf --output-dir ${K}/up_${board})
+    same(${K}/up_${board}/output_0.npy ${K}/up_host/output_0.npy)
+  endforeach()
 endif()
 
 # errors: exit 2, one line, no output left behind
+# one_line(): the last run printed exactly one line, on stderr
+macro(one_line)
+  string(STRIP "${err}" e)
+  string(FIND "${e}" "\n" nl)
+  if(NOT out STREQUAL "" OR NOT nl EQUAL -1 OR e STREQUAL "")
+    message(FATAL_ERROR "one error line expected, got:\n${out}${err}")
+  endif()
+endmacro()
+set(PROBES ${FIRMWARE}/test)
+# a firmware that faults (an undefined instruction): the fault named
+run(2 ${ETKIT} run ${D}/model.pte --target mps2-an386
+    --firmware ${PROBES}/probe-fault-mps2-an386.elf --etdump ${DIR}/f.etdp
+    --output-dir ${DIR}/fault)
+expect_text("the firmware faulted on mps2-an386: usage fault")
+one_line()
+absent(${DIR}/f.etdp)
+absent(${DIR}/fault/output_0.npy)
+# a firmware that never ends: --timeout bounds it
+string(TIMESTAMP t0 "%s")
+run(2 ${ETKIT} run ${D}/model.pte --target mps2-an386
+    --firmware ${PROBES}/probe-hang-mps2-an386.elf --timeout 2
+    --etdump ${DIR}/h.etdp --output-dir ${DIR}/hang2)
+string(TIMESTAMP t1 "%s")
+expect_text("did not finish within 2 s")
+one_line()
+math(EXPR took "${t1} - ${t0}")
+if(took GREATER 20)
+  message(FATAL_ERROR "--timeout 2 took ${took} s")
+endif()
+absent(${DIR}/h.etdp)
+# a program whose memory plan (128 MiB) no arena holds: refused before it
+# runs, in one line naming the bytes
+run(0 ${MAKE_BIG_PLAN} ${DIR}/big.pte)
+foreach(board mps2-an386 mps3-an547)
+  run(2 ${ETKIT} run ${DIR}/big.pte --target ${board}
+      --firmware ${FIRMWARE}/${board}.elf --etdump ${DIR}/bigplan.etdp)
+  expect_text("planned memory needs 134218847 bytes")
+  expect_text("arena has")
+  one_line()
+  absent(${DIR}/bigplan.etdp)
+endforeach()
+# inputs of the wrong dtype or shape: the host run's line, on the host and
+# before QEMU starts for a target
+execute_process(COMMAND ${PYTHON} -c "
+import numpy as np, sys
+np.save(sys.argv[1], np.zeros((1, 1, 8, 8), np.float64))
+np.save(sys.argv[2], np.zeros((1, 1, 4, 8), np.float32))"
+  ${DIR}/f64.npy ${DIR}/short.npy RESULT_VARIABLE perr)
+if(perr)
+  message(FATAL_ERROR "numpy could not write the inputs")
+endif()
+foreach(where host target)
+  if(where STREQUAL "target")
+    set(on --target mps2-an386 --firmware ${FIRMWARE}/mps2-an386.elf)
+    set(want 2)
+  else()
+    set(on)
+    set(want 1) # a host run's errors exit 1 (docs/exit-status.md)
+  endif()
+  run(${want} ${ETKIT} run ${D}/model.pte --input ${DIR}/f64.npy ${on})
+  expect_text("input 0 is DOUBLE [1, 1, 8, 8]; the method takes FLOAT [1, 1, 8, 8]")
+  one_line()
+  run(${want} ${ETKIT} run ${D}/model.pte --input ${DIR}/short.npy ${on})
+  expect_text("input 0 is FLOAT [1, 1, 4, 8]; the method takes FLOAT [1, 1, 8, 8]")
+  one_line()
+endforeach()
 run(2 ${ETKIT} run ${D}/model.pte --target nosuchboard)
 expect_text("unknown board 'nosuchboard'")
 run(0 ${ETKIT} run --target help)
