@@ -287,6 +287,23 @@ static int warm_up(const etk_program_t *prog, const char *method,
   return 0;
 }
 
+/* Measures the recorder's own cost into its dump; 0, or -1 with a Python
+ * error. */
+static int calibrate_recorder(etk_recorder_t *rec) {
+  size_t size = etk_recorder_calibration_scratch_size(0);
+  void *scratch = malloc(size);
+  int rc = !scratch ? ETK_E_NO_MEMORY
+                    : etk_recorder_calibrate(rec, scratch, size, 0, NULL);
+  free(scratch);
+  if (rc == ETK_OK) return 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_error_set(&err, rc, ETK_NO_OFFSET, "cannot calibrate the recorder: %s",
+                etk_strerror(rc));
+  ext_raise(&err);
+  return -1;
+}
+
 /* The flight recorder's sink: each snapshot appended to a list. */
 static int keep_snapshot(void *ctx, const void *data, size_t len) {
   PyObject *b = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
@@ -437,19 +454,7 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
     goto done;
   }
   /* the recorder's own cost, for Inspector(..., compensate=True) */
-  size_t cal_size = etk_recorder_calibration_scratch_size(0);
-  void *cal_scratch = calibrate ? malloc(cal_size) : NULL;
-  int cal_rc = !calibrate     ? ETK_OK
-               : !cal_scratch ? ETK_E_NO_MEMORY
-                              : etk_recorder_calibrate(s.rec, cal_scratch,
-                                                       cal_size, 0, NULL);
-  free(cal_scratch);
-  if (cal_rc != ETK_OK) {
-    etk_error_set(&err, cal_rc, ETK_NO_OFFSET,
-                  "cannot calibrate the recorder: %s", etk_strerror(cal_rc));
-    ext_raise(&err);
-    goto done;
-  }
+  if (calibrate && calibrate_recorder(s.rec) < 0) goto done;
   load.recorder = s.rec;
   load.no_allocation_events = !alloc_events;
   if (etk_method_load_alloc_with(prog, plan->name, &load, &m, &err) != ETK_OK) {
