@@ -8,6 +8,8 @@
  *   compensation_<prog>_residual         compensated full trace's median
  *                                        against it (%, signed)
  *   compensation_<prog>_events           events inside one Method::execute
+ *   compensation_<prog>_in_situ_event    what one of them added to it (ns):
+ *                                        the raw overhead per event
  *   calibration_pair, _inner, _clock,    the recorder's figures (ns)
  *   calibration_skipped, _tensor, _tensor_kib
  *
@@ -237,6 +239,12 @@ static int report(const char *name, etk_program_t *p, size_t runs,
   printf("compensation_%s_raw_overhead %.2f %%\n", name, f[k].raw_overhead);
   printf("compensation_%s_residual %.2f %%\n", name, f[k].residual);
   printf("compensation_%s_events %zu events\n", name, f[k].events);
+  /* what one event cost inside Method::execute, against the calibration's
+   * pair - skipped (calibration_pair, calibration_skipped) */
+  printf("compensation_%s_in_situ_event %.3f ns\n", name,
+         f[k].events ? f[k].method_only * f[k].raw_overhead / 100.0 /
+                           (double)f[k].events
+                     : 0.0);
   return 0;
 }
 

@@ -17,6 +17,8 @@ compare as DataFrames) and etkit.capture(source, output_dir) (the
 files a device sent over a UART or in a log, as `etkit capture`).
 """
 
+import os
+
 from . import _etkit
 from ._etkit import LatencySketch
 from .inspector import (
@@ -105,11 +107,18 @@ class RunResult:
     (bytes), debug_buffer (bytes or None) and dropped (events the recorder
     could not keep, normally 0)."""
 
-    def __init__(self, outputs, etdump, debug_buffer, dropped):
+    def __init__(self, outputs, etdump, debug_buffer, dropped, snapshots=(),
+                 snapshot_paths=(), suppressed=0):
         self.outputs = outputs
         self.etdump = etdump
         self.debug_buffer = debug_buffer
         self.dropped = dropped
+        # the flight recorder (trigger=): each snapshot a complete ETDump
+        # (bytes), the files written into snapshot_dir, and the firings not
+        # taken (limit, spacing, keep-after)
+        self.snapshots = list(snapshots)
+        self.snapshot_paths = list(snapshot_paths)
+        self.suppressed = suppressed
 
     def inspector(self, **kwargs) -> Inspector:
         """Inspector(etdump_data=self.etdump) with this run's debug buffer."""
@@ -147,7 +156,10 @@ _DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2,
 
 def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
         method: str = None, allocation_events: bool = False,
-        warmup: int = 0, inputs_from=None, calibrate: bool = True) -> RunResult:
+        warmup: int = 0, inputs_from=None, calibrate: bool = True,
+        profile_mode: str = "full", keep_runs: int = None, trigger=None,
+        keep_after: int = 0, trigger_limit: int = 0, trigger_spacing: int = 0,
+        snapshot_dir=None) -> RunResult:
     """Runs `method` (default forward) of a .pte or .bpte with etkit's
     reference runtime `iterations` times on `inputs` (numpy arrays or
     scalars), traced, after `warmup` untraced runs.  Without inputs, as
@@ -170,7 +182,32 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     so that Inspector(..., compensate=True) can take it out (the ETDump
     gains an event-less "etkit:calibration=..." run that upstream's
     Inspector skips).
+
+    The flight recorder, as `etkit run`'s options of the same names
+    (docs/triggers.md): profile_mode="ring" keeps the newest keep_runs
+    (default 8) runs only; trigger (an expression or a list of them:
+    "Method::execute>2ms", "aten.add*>3*p99", "nan") takes a snapshot, a
+    complete ETDump, keep_after runs after a run where one holds, at most
+    trigger_limit (0: no limit) and trigger_spacing runs apart.  The
+    snapshots are in RunResult.snapshots (bytes) and, with snapshot_dir, in
+    DIR/snapshot-NNN.etdp (RunResult.snapshot_paths).
     """
+    if profile_mode not in ("full", "ring"):
+        raise ValueError(f"profile_mode must be 'full' or 'ring', not {profile_mode!r}")
+    ring = profile_mode == "ring"
+    if keep_runs is not None and not ring:
+        raise ValueError("keep_runs needs profile_mode='ring'")
+    triggers = () if trigger is None else (
+        (trigger,) if isinstance(trigger, str) else tuple(trigger))
+    if not triggers and (keep_after or trigger_limit or trigger_spacing or
+                         snapshot_dir is not None):
+        raise ValueError("keep_after, trigger_limit, trigger_spacing and "
+                         "snapshot_dir need a trigger")
+    for name, v in (("keep_runs", 8 if keep_runs is None else keep_runs),
+                    ("keep_after", keep_after), ("trigger_limit", trigger_limit),
+                    ("trigger_spacing", trigger_spacing)):
+        if type(v) is not int:
+            raise TypeError(f"{name} must be an int, not {type(v).__name__}")
     level = _DEBUG_LEVELS.get(debug_level)
     if level is None:
         raise ValueError(
@@ -187,13 +224,33 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     if inputs is None:
         inputs = _bundled_inputs(program_path, method)
     inputs = _program_inputs(program_path, method, inputs)
-    outs, etdump, debug, dropped = _etkit.run(
+    outs, etdump, debug, dropped, snaps, suppressed = _etkit.run(
         program_path, inputs, iterations, level, method,
-        bool(allocation_events), warmup, bool(calibrate))
+        bool(allocation_events), warmup, bool(calibrate), ring, triggers,
+        8 if keep_runs is None else keep_runs, keep_after, trigger_limit,
+        trigger_spacing)
     if dropped:
         import warnings
         warnings.warn(f"the recorder dropped {dropped} events", stacklevel=2)
-    return RunResult(outs, etdump, debug, dropped)
+    paths = []
+    if snapshot_dir is not None:
+        paths = _write_snapshots(_checks.fspath(snapshot_dir, "snapshot_dir"), snaps)
+    return RunResult(outs, etdump, debug, dropped, snaps, paths, suppressed)
+
+
+def _write_snapshots(folder, snaps):
+    """DIR/snapshot-NNN.etdp for each snapshot (a temp name renamed, as
+    `etkit run --snapshot-dir` writes them); the paths."""
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for k, data in enumerate(snaps):
+        path = os.path.join(folder, f"snapshot-{k:03d}.etdp")
+        tmp = path + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        paths.append(path)
+    return paths
 
 
 def _bundled_inputs(path, method):

@@ -31,6 +31,8 @@
 
 #include "etkit/program.h"
 #include "etkit/recorder_calibration.h"
+#include "etkit/sketch.h"
+#include "etkit/trigger.h"
 #include "etkit/runtime.h"
 #include "etkit/schema.h"
 
@@ -201,7 +203,7 @@ static PyObject *output_value(const etk_method_t *m, size_t i) {
 
 /* Runs the iterations; returns the outputs of the last one. */
 static PyObject *run_method(etk_method_t *m, PyObject *inputs,
-                            unsigned long iterations) {
+                            unsigned long iterations, etk_flight_t *flight) {
   size_t nin = etk_method_input_count(m);
   Py_ssize_t given = PySequence_Fast_GET_SIZE(inputs);
   if ((size_t)given != nin)
@@ -225,6 +227,13 @@ static PyObject *run_method(etk_method_t *m, PyObject *inputs,
     }
     if (ok && rc != ETK_OK) {
       ext_raise(&err);
+      ok = 0;
+    }
+    /* the run's end: triggers, snapshots, the ring's trim */
+    if (ok && flight && (rc = etk_flight_run_end(flight)) != ETK_OK) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_RuntimeError, "a snapshot could not be taken: %s",
+                     etk_strerror(rc));
       ok = 0;
     }
     if (ok && PyErr_CheckSignals() < 0) ok = 0; /* Ctrl-C between runs */
@@ -271,27 +280,114 @@ static int warm_up(const etk_program_t *prog, const char *method,
   etk_method_t *w = NULL;
   if (etk_method_load_alloc_with(prog, method, &load, &w, err) != ETK_OK)
     return -1;
-  PyObject *outs = run_method(w, inputs, warmup);
+  PyObject *outs = run_method(w, inputs, warmup, NULL);
   etk_method_free(w);
   if (!outs) return -1;
   Py_DECREF(outs);
   return 0;
 }
 
+/* Measures the recorder's own cost into its dump; 0, or -1 with a Python
+ * error. */
+static int calibrate_recorder(etk_recorder_t *rec) {
+  size_t size = etk_recorder_calibration_scratch_size(0);
+  void *scratch = malloc(size);
+  int rc = !scratch ? ETK_E_NO_MEMORY
+                    : etk_recorder_calibrate(rec, scratch, size, 0, NULL);
+  free(scratch);
+  if (rc == ETK_OK) return 0;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_error_set(&err, rc, ETK_NO_OFFSET, "cannot calibrate the recorder: %s",
+                etk_strerror(rc));
+  ext_raise(&err);
+  return -1;
+}
+
+/* The flight recorder's sink: each snapshot appended to a list. */
+static int keep_snapshot(void *ctx, const void *data, size_t len) {
+  PyObject *b = PyBytes_FromStringAndSize(data, (Py_ssize_t)len);
+  int rc = b ? PyList_Append((PyObject *)ctx, b) : -1;
+  Py_XDECREF(b);
+  return rc;
+}
+
+/* Attaches a flight recorder (etkit/trigger.h) with `triggers` (a tuple of
+ * expressions); 0, or -1 with a Python error. */
+static int flight_start(etk_flight_t *f, etk_sketch_t *sketches,
+                        etk_recorder_t *rec, PyObject *triggers, int ring,
+                        const unsigned long limits[4], PyObject *snaps) {
+  etk_flight_config_t cfg;
+  etk_flight_config_init(&cfg);
+  cfg.keep_runs = ring ? (uint32_t)limits[0] : 0;
+  cfg.keep_after = (uint32_t)limits[1];
+  cfg.trigger_limit = (uint32_t)limits[2];
+  cfg.trigger_spacing = (uint32_t)limits[3];
+  cfg.write = keep_snapshot;
+  cfg.write_ctx = snaps;
+  cfg.sketches = sketches;
+  cfg.sketch_count = ETK_FLIGHT_MAX_TRIGGERS;
+  int rc = etk_flight_init(f, rec, &cfg);
+  if (rc != ETK_OK) {
+    PyErr_Format(PyExc_RuntimeError, "cannot start the flight recorder: %s",
+                 etk_strerror(rc));
+    return -1;
+  }
+  for (Py_ssize_t i = 0; triggers && i < PyTuple_GET_SIZE(triggers); i++) {
+    PyObject *o = PyTuple_GET_ITEM(triggers, i);
+    const char *text = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    const char *why = NULL;
+    etk_trigger_t t;
+    if (!text) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "a trigger must be a str, not %s",
+                     Py_TYPE(o)->tp_name);
+    } else if (i == ETK_FLIGHT_MAX_TRIGGERS) {
+      PyErr_Format(PyExc_ValueError, "at most %d triggers",
+                   ETK_FLIGHT_MAX_TRIGGERS);
+    } else if (etk_trigger_parse(text, &t, &why) != ETK_OK) {
+      PyErr_Format(PyExc_ValueError, "bad trigger '%s': %s", text,
+                   why ? why : "not understood");
+    } else if ((rc = etk_flight_add_trigger(f, &t)) != ETK_OK) {
+      PyErr_Format(PyExc_ValueError, "trigger '%s': %s", text,
+                   etk_strerror(rc));
+    }
+    if (PyErr_Occurred()) {
+      (void)etk_flight_finish(f);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* run(path, inputs, iterations, debug_level, method, allocation_events,
- *     warmup, calibrate) -> (outputs, etdump bytes, debug bytes or None,
- *     dropped) */
+ *     warmup, calibrate, ring, triggers, keep_runs, keep_after,
+ *     trigger_limit, trigger_spacing) -> (outputs, etdump bytes, debug
+ *     bytes or None, dropped, snapshots [bytes], firings not taken) */
 static PyObject *m_run(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *path_obj, *inputs_obj, *iter_obj;
   unsigned long iterations = 1;
-  int debug_level = 0, alloc_events = 0, calibrate = 0;
-  unsigned long warmup = 0;
+  int debug_level = 0, alloc_events = 0, calibrate = 0, ring = 0;
+  unsigned long warmup = 0, limits[4] = {8, 0, 0, 0};
   const char *method = NULL;
-  if (!PyArg_ParseTuple(args, "O&OOiz|pkp", PyUnicode_FSConverter, &path_obj,
-                        &inputs_obj, &iter_obj, &debug_level, &method,
-                        &alloc_events, &warmup, &calibrate))
+  PyObject *triggers = NULL;
+  if (!PyArg_ParseTuple(args, "O&OOiz|pkppO!kkkk", PyUnicode_FSConverter,
+                        &path_obj, &inputs_obj, &iter_obj, &debug_level,
+                        &method, &alloc_events, &warmup, &calibrate, &ring,
+                        &PyTuple_Type, &triggers, &limits[0], &limits[1],
+                        &limits[2], &limits[3]))
     return NULL;
+  int want_flight = ring || (triggers && PyTuple_GET_SIZE(triggers) > 0);
+  for (int k = 0; k < 4; k++)
+    if (limits[k] > 1000000 || (k == 0 && limits[k] == 0)) {
+      Py_DECREF(path_obj);
+      return PyErr_Format(PyExc_ValueError,
+                          "keep_runs, keep_after, trigger_limit and "
+                          "trigger_spacing must be counts up to 1000000 "
+                          "(keep_runs at least 1), not %lu",
+                          limits[k]);
+    }
   if (warmup > 1000000) {
     Py_DECREF(path_obj);
     return PyErr_Format(PyExc_ValueError, "warmup must be 0..1000000, not %lu",
@@ -327,7 +423,10 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   etk_method_t *m = NULL;
   etk_trace_session_t s;
   memset(&s, 0, sizeof s);
-  PyObject *result = NULL, *outs = NULL;
+  PyObject *result = NULL, *outs = NULL, *snaps = NULL;
+  etk_flight_t flight;
+  etk_sketch_t sketches[ETK_FLIGHT_MAX_TRIGGERS];
+  int flying = 0;
   if (load_program(PyBytes_AS_STRING(path_obj), &loaded, &bp, &err) != ETK_OK) {
     ext_raise(&err);
     goto done;
@@ -343,26 +442,19 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   }
   etk_method_config_t load;
   memset(&load, 0, sizeof load);
-  if (etk_trace_session_create(plan, (unsigned)iterations, debug_level,
+  /* a ring holds its K runs, the M after a firing and two more (as `etkit
+   * run` sizes it) */
+  unsigned long sized = iterations;
+  if (ring && limits[0] + limits[1] + 2u < sized)
+    sized = limits[0] + limits[1] + 2u;
+  if (etk_trace_session_create(plan, (unsigned)sized, debug_level,
                                ETK_TRACE_PROFILE_ALL, debug_level > 0, &s,
                                &err) != ETK_OK) {
     ext_raise(&err);
     goto done;
   }
   /* the recorder's own cost, for Inspector(..., compensate=True) */
-  size_t cal_size = etk_recorder_calibration_scratch_size(0);
-  void *cal_scratch = calibrate ? malloc(cal_size) : NULL;
-  int cal_rc = !calibrate     ? ETK_OK
-               : !cal_scratch ? ETK_E_NO_MEMORY
-                              : etk_recorder_calibrate(s.rec, cal_scratch,
-                                                       cal_size, 0, NULL);
-  free(cal_scratch);
-  if (cal_rc != ETK_OK) {
-    etk_error_set(&err, cal_rc, ETK_NO_OFFSET,
-                  "cannot calibrate the recorder: %s", etk_strerror(cal_rc));
-    ext_raise(&err);
-    goto done;
-  }
+  if (calibrate && calibrate_recorder(s.rec) < 0) goto done;
   load.recorder = s.rec;
   load.no_allocation_events = !alloc_events;
   if (etk_method_load_alloc_with(prog, plan->name, &load, &m, &err) != ETK_OK) {
@@ -373,7 +465,26 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
     if (!PyErr_Occurred()) ext_raise(&err);
     goto done;
   }
-  if (!(outs = run_method(m, inputs, iterations))) goto done;
+  if (want_flight) {
+    if (!(snaps = PyList_New(0)) ||
+        flight_start(&flight, sketches, s.rec, triggers, ring, limits, snaps) <
+            0)
+      goto done;
+    flying = 1;
+  }
+  if (!(outs = run_method(m, inputs, iterations, flying ? &flight : NULL)))
+    goto done;
+  uint32_t suppressed = flying ? flight.suppressed : 0;
+  if (flying) {
+    int frc = etk_flight_finish(&flight);
+    flying = 0;
+    if (frc != ETK_OK) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_RuntimeError, "a snapshot could not be written: %s",
+                     etk_strerror(frc));
+      goto done;
+    }
+  }
   const uint8_t *dump, *debug;
   size_t dump_len, debug_len;
   uint32_t dropped = 0;
@@ -385,11 +496,14 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   PyObject *dbg = debug ? PyBytes_FromStringAndSize((const char *)debug,
                                                     (Py_ssize_t)debug_len)
                         : (Py_INCREF(Py_None), Py_None);
+  if (!snaps && !(snaps = PyList_New(0))) goto done;
   result = Py_BuildValue(
-      "(ONNk)", outs,
+      "(ONNkOk)", outs,
       PyBytes_FromStringAndSize((const char *)dump, (Py_ssize_t)dump_len), dbg,
-      (unsigned long)dropped);
+      (unsigned long)dropped, snaps, (unsigned long)suppressed);
 done:
+  if (flying) (void)etk_flight_finish(&flight);
+  Py_XDECREF(snaps);
   Py_XDECREF(outs);
   etk_method_free(m);
   etk_trace_session_free(&s);

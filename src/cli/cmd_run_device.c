@@ -347,6 +347,10 @@ int etk_cmd_run_device(int argc, char **argv) {
     return etk_cli_usage(CMD, "%s",
                          "--inputs-from, --method, --allocation-events and "
                          "--max-memory are for host runs (not --target)");
+  if (cli_flight_wanted(&o.flight))
+    return etk_cli_usage(CMD, "%s",
+                         "--profile-mode ring and --trigger are for host runs "
+                         "(the firmware does not take them yet)");
   etk_file_kind_t kind = etk_file_kind_of_path(o.program);
   if (o.verify && kind != ETK_FILE_BPTE)
     return etk_cli_usage(CMD, "%s", "--verify needs a bundled program (.bpte)");

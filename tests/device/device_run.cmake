@@ -210,3 +210,22 @@ run(2 ${ETKIT} run ${D}/model.pte --target mps2-an386
     --etdump ${DIR}/big.etdp --debug-level intermediates)
 expect_text("arena has")
 absent(${DIR}/big.etdp)
+# the flight recorder is a host run's: refused with --target, nothing left
+run(2 ${ETKIT} run ${D}/model.pte --target mps2-an386
+    --firmware ${FIRMWARE}/mps2-an386.elf --trigger "Method::execute>1ms"
+    --snapshot-dir ${DIR}/snaps)
+expect_text("are for host runs")
+absent(${DIR}/snaps)
+# the board calibrates by default; --no-calibrate leaves the marker out
+run(0 ${ETKIT} run ${D}/model.pte --target mps2-an386
+    --firmware ${FIRMWARE}/mps2-an386.elf --etdump ${DIR}/nocal.etdp
+    --no-calibrate)
+file(READ ${DIR}/nocal.etdp nocal HEX)
+file(READ ${DIR}/mps2-an386_1.etdp withcal HEX)
+string(HEX "etkit:calibration=" marker)
+string(FIND "${nocal}" "${marker}" at_nocal)
+string(FIND "${withcal}" "${marker}" at_withcal)
+if(NOT at_nocal EQUAL -1 OR at_withcal EQUAL -1)
+  message(FATAL_ERROR "the board's calibration marker: ${at_withcal} by "
+                      "default, ${at_nocal} with --no-calibrate")
+endif()
