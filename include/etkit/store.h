@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /* The schema version this etkit writes (the migrations table's latest). */
-#define ETK_STORE_SCHEMA_VERSION 2
+#define ETK_STORE_SCHEMA_VERSION 3
 
 /* Longest tag key and value, in bytes. */
 #define ETK_STORE_TAG_KEY_MAX 64
@@ -111,7 +111,17 @@ typedef struct etk_store_add_options {
   const char *program_path;  /* record the .pte's memory plan (NULL) */
   const char *source_name;   /* recorded file name (NULL = the path) */
   int64_t added_at;          /* unix seconds (0 = now) */
+  /* the run's own time (when it was made), unix seconds UTC; stored only
+   * when has_run_time (else NULL: an ETDump carries no wall-clock time) */
+  int64_t run_time;
+  int has_run_time;
 } etk_store_add_options_t;
+
+/* Unix seconds (UTC) of an ISO 8601 time: "YYYY-MM-DD", then optionally
+ * "THH:MM[:SS[.fraction]]" (or a space for the T) and a zone "Z",
+ * "+HH:MM", "+HHMM" or "+HH" (UTC when none; the fraction is dropped).
+ * 1 when the text is such a time (from 1970 on), else 0. */
+int etk_store_time_parse(const char *text, int64_t *out);
 
 void etk_store_add_options_init(etk_store_add_options_t *o);
 
@@ -195,7 +205,8 @@ typedef struct etk_store_where {
   size_t count;
 } etk_store_where_t;
 
-/* The runs (oldest first): id, added (UTC), digest, model, device,
+/* The runs (oldest first): id, added (UTC), run_time (the run's own
+ * time, UTC, None when unknown), digest, model, device,
  * backend, commit, branch, tags (the other tags, "k=v; ..."), blocks,
  * operators, samples, source. */
 int etk_store_runs(etk_store_t *st, const etk_store_where_t *where,

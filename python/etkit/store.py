@@ -39,6 +39,23 @@ def _strings(d, conditions=False):
     return out
 
 
+def _iso_time(when):
+    """run_time as the ISO 8601 text the store parses (None stays None)."""
+    import datetime
+
+    if when is None:
+        return None
+    if isinstance(when, datetime.datetime):  # pandas Timestamp included
+        return when.isoformat(timespec="seconds")
+    if isinstance(when, datetime.date):
+        return when.isoformat()
+    if isinstance(when, str):
+        if "\x00" in when:
+            raise ValueError("run_time contains a NUL character")
+        return when
+    raise ValueError(f"run_time must be a str or a datetime, not {when!r}")
+
+
 class Store:
     """A run-history database: a SQLite file path or a postgresql:// URI."""
 
@@ -49,26 +66,32 @@ class Store:
         # never the password of a postgresql:// URL
         return f"Store({_etkit.store_redact(self.url)!r})"
 
-    def add(self, etdump, etrecord=None, program=None, tags=None, **more_tags):
+    def add(self, etdump, etrecord=None, program=None, tags=None,
+            run_time=None, **more_tags):
         """Adds one ETDump (a path) with its tags; returns the run id (the
-        existing one when the same dump is already stored)."""
+        existing one when the same dump is already stored).  run_time: when
+        the run was made (an ISO 8601 str, a datetime or a pandas
+        Timestamp; naive means UTC), stored beside the time of the add."""
         all_tags = _strings(tags)
         all_tags.update(_strings(more_tags))
         run_id, _existed, _ops, _samples, _digest = _etkit.store_add(
             self.url, str(etdump), all_tags,
             None if etrecord is None else str(etrecord),
-            None if program is None else str(program))
+            None if program is None else str(program),
+            _iso_time(run_time))
         return run_id
 
     def runs(self, **where):
         """The runs matching every key=value condition, oldest first; the
-        `added` column is a datetime64 (UTC)."""
+        `added` (when stored) and `run_time` (when the run was made, NaT when
+        unknown) columns are datetime64 (UTC)."""
         import pandas as pd
 
         frame = _frame(_etkit.store_query(self.url, "runs", "",
                                           _strings(where, True)))
-        if "added" in frame:
-            frame["added"] = pd.to_datetime(frame["added"], utc=True)
+        for col in ("added", "run_time"):
+            if col in frame:
+                frame[col] = pd.to_datetime(frame[col], utc=True)
         return frame
 
     def show(self, run):

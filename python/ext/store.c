@@ -3,7 +3,7 @@
  * opens the store named by its URI, does one thing and closes it again, so
  * no C object outlives a call.
  *
- *   store_add(url, path, tags, etrecord, program)
+ *   store_add(url, path, tags, etrecord, program, run_time)
  *       -> (run_id, existed, operators, samples, digest)
  *   store_query(url, kind, name, where): kind "runs" (name unused), or
  *       "op", "module", "method" for a trend
@@ -97,11 +97,19 @@ static PyObject *table_dict(etk_store_table_t *t) {
 
 static PyObject *s_add(PyObject *self, PyObject *args) {
   (void)self;
-  const char *url, *path, *etrecord = NULL, *program = NULL;
+  const char *url, *path, *etrecord = NULL, *program = NULL, *when = NULL;
   PyObject *tags_obj = NULL;
-  if (!PyArg_ParseTuple(args, "ssO|zz", &url, &path, &tags_obj, &etrecord,
-                        &program))
+  if (!PyArg_ParseTuple(args, "ssO|zzz", &url, &path, &tags_obj, &etrecord,
+                        &program, &when))
     return NULL;
+  int64_t run_time = 0;
+  if (when && !etk_store_time_parse(when, &run_time)) {
+    PyErr_Format(PyExc_ValueError,
+                 "run_time needs an ISO 8601 time "
+                 "(YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]), not %.80s",
+                 when);
+    return NULL;
+  }
   etk_store_tag_t tags[MAX_TAGS];
   etk_store_add_options_t o;
   etk_store_add_options_init(&o);
@@ -109,6 +117,8 @@ static PyObject *s_add(PyObject *self, PyObject *args) {
   o.tags = tags;
   o.etrecord_path = etrecord;
   o.program_path = program;
+  o.run_time = run_time;
+  o.has_run_time = when != NULL;
   etk_error_t err;
   etk_store_t *st =
       open_store(url, ETK_STORE_CREATE | ETK_STORE_DROP_NEW_EMPTY, &err);

@@ -126,3 +126,27 @@ def test_show_export_report_prune(store, tmp_path):
     assert len(store.runs()) == 7
     with pytest.raises(ValueError):
         store.prune()
+
+
+def test_run_time_is_a_datetime64(tmp_path, dumps):
+    import datetime
+
+    import pandas as pd
+
+    s = etkit.Store(str(tmp_path / "timed.db"))
+    s.add(dumps / "a1.etdp", run_time="2026-01-02T03:04:05+01:00")
+    s.add(dumps / "a2.etdp",
+          run_time=datetime.datetime(2026, 1, 3, 4, 5, 6))  # naive: UTC
+    s.add(dumps / "a3.etdp")
+    runs = s.runs()
+    assert str(runs["run_time"].dtype).startswith("datetime64")
+    assert runs["run_time"][0] == pd.Timestamp("2026-01-02 02:04:05", tz="UTC")
+    assert runs["run_time"][1] == pd.Timestamp("2026-01-03 04:05:06", tz="UTC")
+    assert pd.isna(runs["run_time"][2])
+    # since= selects on the run's own time when it has one
+    assert list(s.runs(since="2026-01-03")["id"]) == [2, 3]
+    assert "run_time" in s.export("csv").splitlines()[0].split(",")
+    with pytest.raises(ValueError):
+        s.add(dumps / "a4.etdp", run_time="yesterday")
+    with pytest.raises(ValueError):
+        s.add(dumps / "a4.etdp", run_time=12)

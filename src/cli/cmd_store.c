@@ -23,6 +23,7 @@ static const char *const usage_text =
     "DB is a SQLite file (created by add) or a postgresql:// URI.\n"
     "\n"
     "  add DB FILE.etdp... [--etrecord E] [--program P] [--tag k=v]...\n"
+    "          [--run-time T]\n"
     "  runs DB [--where k=v]...\n"
     "  show DB RUN\n"
     "  trend DB --op NAME|--module PATH|--method NAME [--where k=v]...\n"
@@ -44,6 +45,9 @@ static const char *const usage_text =
     "  --fail-above PCT            exit 1 when a significant slow-down\n"
     "                              exceeds PCT %\n"
     "  --dry-run                   prune: list the runs, delete nothing\n"
+    "  --run-time T                add: when the run was made (ISO 8601,\n"
+    "                              UTC unless it has a zone); since=\n"
+    "                              selects on it, else on the add's time\n"
     "  -h, --help                  this help\n"
     "\n"
     "compare is a gate: exit 0 holds, 1 --fail-above failed, 2 trouble (no\n"
@@ -82,6 +86,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("all_rows", 0, store_cli_t, all_rows),
     ETK_CLI_FLAG("dry_run", 0, store_cli_t, dry_run),
     ETK_CLI_STRING("instruction", 0, store_cli_t, instruction),
+    ETK_CLI_STRING("run_time", 0, store_cli_t, run_time),
 };
 
 /* "k=v" into the list (the key is copied; the value stays in argv); `cond`:
@@ -183,6 +188,12 @@ static void print_added(void *ctx, const char *path,
 static int cmd_add(store_cli_t *c) {
   if (c->nfiles == 0)
     return etk_cli_usage(CMD, "add needs at least one ETDump");
+  int64_t run_time = 0;
+  if (c->run_time && !etk_store_time_parse(c->run_time, &run_time))
+    return etk_cli_usage(CMD,
+                         "--run-time needs an ISO 8601 time "
+                         "(YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]), not '%.80s'",
+                         c->run_time);
   /* a failed add into a new file leaves no file behind */
   etk_store_t *st =
       store_cli_open(c, ETK_STORE_CREATE | ETK_STORE_DROP_NEW_EMPTY);
@@ -193,6 +204,8 @@ static int cmd_add(store_cli_t *c) {
   o.tag_count = c->tags.count;
   o.etrecord_path = c->etrecord;
   o.program_path = c->program;
+  o.run_time = run_time;
+  o.has_run_time = c->run_time != NULL;
   etk_error_t err;
   etk_error_clear(&err);
   size_t stored = 0;

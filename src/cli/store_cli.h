@@ -29,6 +29,7 @@ typedef struct store_cli {
   double fail_above, threshold, alpha, min_delta;
   int has_fail_above, all_rows, dry_run;
   const char *instruction; /* --instruction ID: with --op, one of them */
+  const char *run_time;    /* add --run-time T: the run's own time */
   size_t keep_last;
   etk_store_format_t format;
 } store_cli_t;

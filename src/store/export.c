@@ -41,7 +41,8 @@ typedef struct export_ctx {
   /* current group */
   int64_t run, op;
   char *digest, *method, *name, *op_type, *module;
-  int64_t added, instruction_id;
+  int64_t added, instruction_id, run_time;
+  int has_run_time;
   store_doubles_t v;
   store_samples_t s;
   size_t groups;
@@ -89,36 +90,46 @@ static void csv_field(etk_render_sink_t *s, const char *text) {
 }
 
 static const char *const export_cols[] = {
-    "run",    "digest",   "added",          "model",
-    "device", "backend",  "commit",         "branch",
-    "method", "operator", "instruction_id", "op_type",
-    "module", "samples",  "median",         "mean",
-    "min",    "max"};
-#define EXPORT_COLS 18
+    "run",      "digest",         "added",   "run_time", "model",
+    "device",   "backend",        "commit",  "branch",   "method",
+    "operator", "instruction_id", "op_type", "module",   "samples",
+    "median",   "mean",           "min",     "max"};
+#define EXPORT_COLS 19
+#define EXPORT_TEXT 14 /* the columns before samples */
+#define EXPORT_IID 11  /* instruction_id, the one integer among them */
+
+/* The run's own time as "YYYY-MM-DD HH:MM:SS" into out, or NULL. */
+static const char *run_time_text(const export_ctx_t *c, char *out,
+                                 size_t size) {
+  if (!c->has_run_time) return NULL;
+  store_format_time(c->run_time, out, size);
+  return out;
+}
 
 static void emit_flat(export_ctx_t *c, const store_summary_t *s) {
-  char when[32], num[32];
+  char when[32], num[32], made[32];
   store_format_time(c->added, when, sizeof when);
-  const char *text[13] = {NULL,
-                          c->digest,
-                          when,
-                          tag_of(c, "model"),
-                          tag_of(c, "device"),
-                          tag_of(c, "backend"),
-                          tag_of(c, "commit"),
-                          tag_of(c, "branch"),
-                          c->method,
-                          c->name,
-                          NULL,
-                          c->op_type,
-                          c->module};
+  const char *text[EXPORT_TEXT] = {NULL,
+                                   c->digest,
+                                   when,
+                                   run_time_text(c, made, sizeof made),
+                                   tag_of(c, "model"),
+                                   tag_of(c, "device"),
+                                   tag_of(c, "backend"),
+                                   tag_of(c, "commit"),
+                                   tag_of(c, "branch"),
+                                   c->method,
+                                   c->name,
+                                   NULL,
+                                   c->op_type,
+                                   c->module};
   double stats[4] = {s->median, s->mean, s->min, s->max};
   if (c->format == ETK_STORE_EXPORT_CSV) {
     snprintf(num, sizeof num, "%lld", (long long)c->run);
     csv_field(c->sink, num);
-    for (int i = 1; i < 13; i++) {
+    for (int i = 1; i < EXPORT_TEXT; i++) {
       etk_render_putc(c->sink, ',');
-      if (i == 10)
+      if (i == EXPORT_IID)
         etk_render_printf(c->sink, "%lld", (long long)c->instruction_id);
       else
         csv_field(c->sink, text[i]);
@@ -136,9 +147,9 @@ static void emit_flat(export_ctx_t *c, const store_summary_t *s) {
   etk_json_begin_object(j);
   etk_json_key(j, "run");
   etk_json_int(j, c->run);
-  for (int i = 1; i < 13; i++) {
+  for (int i = 1; i < EXPORT_TEXT; i++) {
     etk_json_key(j, export_cols[i]);
-    if (i == 10)
+    if (i == EXPORT_IID)
       etk_json_int(j, c->instruction_id);
     else
       etk_json_cstring(j, text[i]);
@@ -146,7 +157,7 @@ static void emit_flat(export_ctx_t *c, const store_summary_t *s) {
   etk_json_key(j, "samples");
   etk_json_uint(j, s->count);
   for (int i = 0; i < 4; i++)
-    store_json_number(j, export_cols[14 + i], stats[i]);
+    store_json_number(j, export_cols[EXPORT_TEXT + 1 + i], stats[i]);
   etk_json_end_object(j);
 }
 
@@ -171,6 +182,9 @@ static void emit_v3(export_ctx_t *c, const store_summary_t *s) {
   json_text(j, "method", c->method);
   json_text(j, "commit", tag_of(c, "commit"));
   json_text(j, "branch", tag_of(c, "branch"));
+  char made[32];
+  etk_json_key(j, "run_time"); /* the run's own time (UTC), or null */
+  etk_json_cstring(j, run_time_text(c, made, sizeof made));
   etk_json_end_object(j);
   etk_json_end_object(j);
   etk_json_key(j, "model");
@@ -268,6 +282,8 @@ static int export_row(void *ctx, const store_row_t *row) {
     c->instruction_id = o->get_int(row, 6);
     c->op_type = text_or_null(row, 7);
     c->module = text_or_null(row, 8);
+    c->has_run_time = !o->is_null(row, 11);
+    c->run_time = c->has_run_time ? o->get_int(row, 11) : 0;
     if (!c->digest || !c->method || !c->name)
       return c->failed = ETK_E_NO_MEMORY;
   }
@@ -289,13 +305,13 @@ static int run_export(etk_store_t *st, const etk_store_where_t *where,
         store_q(st, sql.text.data, sql.params, sql.count, tag_item_row, c, err);
   store_sql_free(&sql);
   if (rc) return rc;
-  etk_strbuf_appends(
+  etk_strbuf_printf(
       &sql.text,
       "SELECT r.id, r.digest, r.added_at, coalesce(b.method, b.name), o.op, "
-      "o.name, "
-      "o.instruction_id, o.op_type, o.module, o.durations, o.executions "
-      "FROM runs r JOIN operators o ON o.run_id = r.id JOIN blocks b ON "
-      "b.run_id = o.run_id AND b.block = o.block WHERE 1 = 1");
+      "o.name, o.instruction_id, o.op_type, o.module, o.durations, "
+      "o.executions, %s FROM runs r JOIN operators o ON o.run_id = r.id JOIN "
+      "blocks b ON b.run_id = o.run_id AND b.block = o.block WHERE 1 = 1",
+      store_run_time_sql(st));
   rc = store_where_sql(st, where, &sql, err);
   etk_strbuf_appends(&sql.text, " ORDER BY r.id, o.op");
   if (rc == ETK_OK)

@@ -150,26 +150,37 @@ static int id_row(void *ctx, const store_row_t *row) {
  * (d->run_id is then the stored run's). */
 static int insert_run(ingest_t *in, dump_t *d, etk_error_t *err) {
   int64_t when = in->opt->added_at ? in->opt->added_at : (int64_t)time(NULL);
-  store_value_t p[9] = {store_text(d->digest),
-                        store_int(when),
-                        store_text(d->source),
-                        store_int((int64_t)d->len),
-                        store_int((int64_t)d->blocks),
-                        store_int((int64_t)d->operators),
-                        store_int((int64_t)d->samples),
-                        store_text(in->opt->etrecord_path),
-                        store_text(in->opt->program_path)};
+  store_value_t none = {STORE_NULL, 0, 0.0, NULL};
+  store_value_t p[10] = {
+      store_text(d->digest),
+      store_int(when),
+      store_text(d->source),
+      store_int((int64_t)d->len),
+      store_int((int64_t)d->blocks),
+      store_int((int64_t)d->operators),
+      store_int((int64_t)d->samples),
+      store_text(in->opt->etrecord_path),
+      store_text(in->opt->program_path),
+      in->opt->has_run_time ? store_int(in->opt->run_time) : none};
   d->run_id = -1;
   int rc = store_q(in->st,
                    "INSERT INTO runs (digest, added_at, source, file_size, "
-                   "blocks, operators, samples, etrecord, program) VALUES "
-                   "($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT "
-                   "(digest) DO NOTHING RETURNING id",
-                   p, 9, id_row, &d->run_id, err);
+                   "blocks, operators, samples, etrecord, program, run_time) "
+                   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON "
+                   "CONFLICT (digest) DO NOTHING RETURNING id",
+                   p, 10, id_row, &d->run_id, err);
   d->inserted = d->run_id >= 0;
   if (rc == ETK_OK && !d->inserted)
     rc = store_q(in->st, "SELECT id FROM runs WHERE digest = $1", p, 1, id_row,
                  &d->run_id, err);
+  if (rc == ETK_OK && !d->inserted && in->opt->has_run_time) {
+    /* a stored run without a time gets the one given now */
+    store_value_t u[2] = {store_int(in->opt->run_time), store_int(d->run_id)};
+    rc = store_q(in->st,
+                 "UPDATE runs SET run_time = $1 WHERE id = $2 AND run_time "
+                 "IS NULL",
+                 u, 2, NULL, NULL, err);
+  }
   return rc;
 }
 

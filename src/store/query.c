@@ -23,9 +23,10 @@
 /* ------------------------------------------------------------- runs */
 
 static const char *const run_headers[] = {
-    "id",     "added", "digest", "model",     "device",  "backend", "commit",
-    "branch", "tags",  "blocks", "operators", "samples", "source"};
-#define RUN_COLS 13
+    "id",     "added",  "run_time", "digest", "model",     "device",  "backend",
+    "commit", "branch", "tags",     "blocks", "operators", "samples", "source"};
+#define RUN_COLS 14
+#define RUN_TAGS 9 /* the "tags" column; the five known tags before it */
 static const char *const known_tags[5] = {"model", "device", "backend",
                                           "commit", "branch"};
 
@@ -45,10 +46,14 @@ static int run_row(void *ctx, const store_row_t *row) {
   bool ok = store_cell_text(&cells[1], when);
   char digest[17];
   snprintf(digest, sizeof digest, "%s", o->get_text(row, 2));
-  ok = ok && store_cell_text(&cells[2], digest);
+  ok = ok && store_cell_text(&cells[3], digest);
   for (int i = 0; i < 3; i++)
-    etk_cell_set_int(&cells[9 + i], o->get_int(row, 3 + i));
-  ok = ok && store_cell_text(&cells[12], o->get_text(row, 6));
+    etk_cell_set_int(&cells[RUN_TAGS + 1 + i], o->get_int(row, 3 + i));
+  ok = ok && store_cell_text(&cells[RUN_COLS - 1], o->get_text(row, 6));
+  if (!o->is_null(row, 7)) { /* the run's own time, when known */
+    store_format_time(o->get_int(row, 7), when, sizeof when);
+    ok = ok && store_cell_text(&cells[2], when);
+  }
   return ok ? 0 : (c->failed = ETK_E_NO_MEMORY);
 }
 
@@ -62,17 +67,18 @@ static int tag_row(void *ctx, const store_row_t *row) {
   for (size_t r = 0; r < t->rows; r++) {
     etk_cell_t *cells = t->cells + r * t->cols;
     if (cells[0].i != id) continue;
-    size_t col = 8;
+    size_t col = RUN_TAGS;
     for (size_t k = 0; k < 5; k++)
-      if (strcmp(key, known_tags[k]) == 0) col = 3 + k;
-    if (col != 8) return store_cell_text(&cells[col], value) ? 0 : 1;
+      if (strcmp(key, known_tags[k]) == 0) col = RUN_TAGS - 5 + k;
+    if (col != RUN_TAGS) return store_cell_text(&cells[col], value) ? 0 : 1;
+    etk_cell_t *other = &cells[RUN_TAGS];
     etk_strbuf_t b = {0};
-    if (cells[8].kind == ETK_CELL_TEXT)
-      etk_strbuf_printf(&b, "%s; ", cells[8].text);
+    if (other->kind == ETK_CELL_TEXT)
+      etk_strbuf_printf(&b, "%s; ", other->text);
     etk_strbuf_printf(&b, "%s=%s", key, value);
-    if (cells[8].kind == ETK_CELL_TEXT) free((char *)cells[8].text);
-    etk_cell_set_none(&cells[8]);
-    bool ok = !b.failed && store_cell_text(&cells[8], b.data);
+    if (other->kind == ETK_CELL_TEXT) free((char *)other->text);
+    etk_cell_set_none(other);
+    bool ok = !b.failed && store_cell_text(other, b.data);
     etk_strbuf_free(&b);
     return ok ? 0 : (c->failed = ETK_E_NO_MEMORY);
   }
@@ -85,10 +91,11 @@ int etk_store_runs(etk_store_t *st, const etk_store_where_t *where,
   if (store_table_init(out, run_headers, RUN_COLS))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   store_sql_t sel = {0};
-  etk_strbuf_appends(&sel.text,
-                     "SELECT r.id, r.added_at, r.digest, r.blocks, "
-                     "r.operators, r.samples, r.source FROM runs r WHERE 1 = "
-                     "1");
+  etk_strbuf_printf(&sel.text,
+                    "SELECT r.id, r.added_at, r.digest, r.blocks, "
+                    "r.operators, r.samples, r.source, %s FROM runs r WHERE "
+                    "1 = 1",
+                    store_run_time_sql(st));
   int rc = store_where_sql(st, where, &sel, err);
   runs_ctx_t c = {out, 0};
   if (rc == ETK_OK) {

@@ -3,10 +3,10 @@
  * other files share (run selection, tags).  Statements, transactions and
  * SQL text with bound values are sql.c's.
  *
- * SCHEMA (version 2; docs/store.md draws it)
+ * SCHEMA (version 3; docs/store.md draws it)
  *   etk_migrations(version, applied_at)   one row per applied migration
  *   runs(id, digest UNIQUE, added_at, source, file_size, blocks, operators,
- *        samples, etrecord, program)
+ *        samples, etrecord, program, run_time)  run_time: version 3
  *   run_tags(run_id, key, value)          PK (run_id, key); index (key,
  *                                         value, run_id) for --where
  *   blocks(run_id, block, name, method, executions)
@@ -88,8 +88,24 @@ static const char *const migration_2[] = {
     "@PG ALTER TABLE operators ALTER COLUMN executions SET STORAGE EXTERNAL",
     NULL};
 
+/* Version 3: the run's own time (unix seconds, UTC; NULL when unknown)
+ * beside added_at, the time it was stored.  A version-2 store opened
+ * read-only is read as it is (store_run_time_sql gives NULL). */
+static const char *const migration_3[] = {
+    "ALTER TABLE runs ADD COLUMN run_time BIGINT", NULL};
+
+/* One list of statements per version step, in order: migrations[v - 1]
+ * takes a version v-1 store to version v. */
 static const char *const *const migrations[ETK_STORE_SCHEMA_VERSION] = {
-    migration_1, migration_2};
+    migration_1, migration_2, migration_3};
+
+/* Oldest schema a read-only open reads without migrating: version 2 has
+ * the packed samples; it lacks only runs.run_time. */
+#define READABLE_VERSION 2
+
+const char *store_run_time_sql(const etk_store_t *st) {
+  return st->version >= 3 ? "r.run_time" : "CAST(NULL AS BIGINT)";
+}
 
 /* Replaces the schema tokens and runs one migration statement. */
 static int run_ddl(etk_store_t *st, const char *ddl, etk_error_t *err) {
@@ -376,7 +392,9 @@ static int open_store(const char *uri, unsigned flags, etk_store_t **out,
                                  "table)");
       if (rc == ETK_OK && (rc = schema_version(st, &v, err)) == ETK_OK)
         rc = check_version(v, err);
-      if (rc == ETK_OK && v < ETK_STORE_SCHEMA_VERSION)
+      st->version = v;
+      if (rc == ETK_OK && v < ETK_STORE_SCHEMA_VERSION &&
+          !(st->read_only && v >= READABLE_VERSION))
         rc = st->read_only
                  ? etk_error_set_where(
                        err, uri, ETK_E_UNSUPPORTED,
@@ -387,6 +405,8 @@ static int open_store(const char *uri, unsigned flags, etk_store_t **out,
                  : migrate(st, err);
     }
   }
+  if (rc == ETK_OK && ((flags & ETK_STORE_CREATE) || !st->read_only))
+    st->version = ETK_STORE_SCHEMA_VERSION; /* migrated */
   if (rc != ETK_OK) {
     etk_store_close(st);
     return rc;
@@ -514,25 +534,68 @@ static int check_key(etk_store_t *st, const char *key, etk_error_t *err) {
   return rc;
 }
 
-/* Seconds since 1970 (UTC) of "YYYY-MM-DD[( |T)HH:MM[:SS]]"; 0 when the
- * text is not such a time. */
-static int parse_utc(const char *s, int64_t *out) {
-  int y, mo, d, h = 0, mi = 0, se = 0, n = 0;
-  char sep = 0;
-  int k = sscanf(s, "%4d-%2d-%2d%n%c%2d:%2d%n:%2d%n", &y, &mo, &d, &n, &sep, &h,
-                 &mi, &n, &se, &n);
-  if (k < 3 || s[n] || (k > 3 && sep != ' ' && sep != 'T') || (k > 3 && k < 6))
-    return 0;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 ||
-      y < 1970 || h < 0 || mi < 0 || se < 0)
-    return 0;
-  /* days from the civil date (Howard Hinnant's algorithm) */
+/* Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm). */
+static int64_t civil_days(int64_t y, int mo, int d) {
   int64_t yy = y - (mo <= 2);
   int64_t era = yy / 400, yoe = yy - era * 400;
   int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  int64_t days = era * 146097 + doe - 719468;
-  *out = days * 86400 + h * 3600 + mi * 60 + se;
+  return era * 146097 + doe - 719468;
+}
+
+/* n decimal digits at s into *out; 0 when they are not all digits. */
+static int digits(const char *s, int n, int *out) {
+  *out = 0;
+  for (int i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    *out = *out * 10 + (s[i] - '0');
+  }
+  return 1;
+}
+
+/* A zone suffix: "", "Z", "+HH:MM", "+HHMM", "+HH" (or '-'); its offset
+ * east of UTC in seconds into *off.  0 when malformed. */
+static int zone_offset(const char *s, int64_t *off) {
+  int h = 0, m = 0;
+  *off = 0;
+  if (!*s) return 1;
+  if ((s[0] == 'Z' || s[0] == 'z') && !s[1]) return 1;
+  if ((s[0] != '+' && s[0] != '-') || !digits(s + 1, 2, &h)) return 0;
+  const char *p = s + 3;
+  if (*p == ':') p++;
+  if (*p && (!digits(p, 2, &m) || p[2])) return 0;
+  if (h > 23 || m > 59) return 0;
+  *off = (s[0] == '-' ? -1 : 1) * (int64_t)(h * 3600 + m * 60);
+  return 1;
+}
+
+int etk_store_time_parse(const char *s, int64_t *out) {
+  int y, mo, d, h = 0, mi = 0, se = 0;
+  if (!s || !out || !digits(s, 4, &y) || s[4] != '-' ||
+      !digits(s + 5, 2, &mo) || s[7] != '-' || !digits(s + 8, 2, &d))
+    return 0;
+  const char *p = s + 10;
+  if (*p == 'T' || *p == 't' || *p == ' ') {
+    if (!digits(p + 1, 2, &h) || p[3] != ':' || !digits(p + 4, 2, &mi))
+      return 0;
+    p += 6;
+    if (*p == ':') {
+      if (!digits(p + 1, 2, &se)) return 0;
+      p += 3;
+      if (*p == '.' || *p == ',') { /* a fraction: whole seconds kept */
+        if (p[1] < '0' || p[1] > '9') return 0;
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+        }
+      }
+    }
+  }
+  int64_t off;
+  if (!zone_offset(p, &off)) return 0;
+  static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 ||
+      se > 60 || y < 1970)
+    return 0;
+  *out = civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
   return 1;
 }
 
@@ -563,12 +626,15 @@ static int where_conds(etk_store_t *st, const etk_store_where_t *where,
       continue; /* store_where_sql */
     } else if (strcmp(c->key, "since") == 0) {
       int64_t t;
-      if (!parse_utc(c->value, &t))
+      if (!etk_store_time_parse(c->value, &t))
         return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                              "since=%.40s: not a date (YYYY-MM-DD or "
-                             "YYYY-MM-DD HH:MM[:SS], UTC)",
+                             "YYYY-MM-DD HH:MM[:SS][Z|+HH:MM], UTC when no "
+                             "zone)",
                              c->value);
-      etk_strbuf_appends(&sql->text, " AND r.added_at >= ");
+      /* the run's own time when it has one, else when it was added */
+      etk_strbuf_printf(&sql->text, " AND coalesce(%s, r.added_at) >= ",
+                        store_run_time_sql(st));
       store_sql_param(sql, store_int(t));
     } else if (strcmp(c->key, "digest") == 0) {
       etk_strbuf_appends(&sql->text, " AND substr(r.digest, 1, length(CAST(");

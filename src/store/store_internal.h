@@ -17,7 +17,12 @@ struct etk_store {
   int read_only;
   char *created; /* ETK_STORE_DROP_NEW_EMPTY: the file this open made */
   int lock_fd;   /* a writer's flock(LOCK_SH) on its SQLite file, or -1 */
+  int64_t version; /* the schema version of the open store */
 };
+
+/* The SQL of the run's own time of runs aliased `r`: "r.run_time", or a
+ * NULL on a version-2 store read without migrating. */
+const char *store_run_time_sql(const etk_store_t *st);
 
 /* Runs one statement (see store_engine_ops_t.query). */
 int store_q(etk_store_t *st, const char *sql, const store_value_t *params,

@@ -99,6 +99,14 @@ expect 0 "$etkit" store runs "$db" --where since=2000-01-01 --format csv
 expect 0 "$etkit" store runs "$db" --where "since=2999-01-01 00:00" --format csv
 [ "$(tail -n +2 "$work/out" | wc -l)" = 0 ] || fail "since=2999-01-01: runs selected"
 expect 1 "$etkit" store runs "$db" --where since=yesterday
+# the run's own time: a column of runs, a bad --run-time a usage error
+expect 0 "$etkit" store runs "$db" --format csv
+head -n 1 "$work/out" | grep -q '^id,added,run_time,digest,' || fail "runs has no run_time column"
+expect 2 "$etkit" store add "$db" "$work/b1.etdp" --run-time 2026-02-30x
+grep -q "needs an ISO 8601 time" "$work/err" || fail "bad --run-time: $(cat "$work/err")"
+expect 0 "$etkit" store add "$db" "$work/a1.etdp" --run-time 2026-01-02T03:04:05+01:00
+expect 0 "$etkit" store runs "$db" --where id=1 --format csv
+contains ',2026-01-02 02:04:05,'
 expect 1 "$etkit" store runs "$db" --where last=0
 # the default table fits a 120-column terminal
 expect 0 "$etkit" store compare "$db" --baseline commit=a --candidate commit=b

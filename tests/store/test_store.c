@@ -126,7 +126,9 @@ ETK_TEST(add_is_idempotent_and_keeps_every_sample) {
   etk_store_table_t t;
   REQUIRE(etk_store_runs(st, NULL, &t, &err) == ETK_OK);
   CHECK_EQ_INT(t.rows, 1);
-  CHECK_EQ_STR(t.cells[3].text, "mv2");
+  CHECK_EQ_STR(t.headers[4], "model");
+  CHECK_EQ_STR(t.cells[4].text, "mv2");
+  CHECK_EQ_INT(t.cells[2].kind, ETK_CELL_NONE); /* no run time given */
   etk_store_table_free(&t);
   REQUIRE(etk_store_show(st, a.run_id, &t, &err) == ETK_OK);
   CHECK_EQ_INT(t.rows, 21);
@@ -152,7 +154,7 @@ ETK_TEST(tags_are_bound_never_sql) {
   etk_store_table_t t;
   REQUIRE(etk_store_runs(st, &w, &t, &err) == ETK_OK);
   CHECK_EQ_INT(t.rows, 1);
-  CHECK(t.rows == 1 && strstr(t.cells[8].text, evil) != NULL);
+  CHECK(t.rows == 1 && strstr(t.cells[9].text, evil) != NULL);
   etk_store_table_free(&t);
   etk_store_close(st);
   CHECK_EQ_INT(runs_in(uri), 1);
@@ -495,7 +497,8 @@ ETK_TEST(a_version_1_store_is_migrated_on_add) {
   etk_store_add_result_t a;
   CHECK(add_spec(st, &spec, NULL, 0, &a, &err) == ETK_OK);
   CHECK_EQ_INT(a.run_id, 2);
-  CHECK_EQ_INT(engine_count(uri, "SELECT max(version) FROM etk_migrations"), 2);
+  CHECK_EQ_INT(engine_count(uri, "SELECT max(version) FROM etk_migrations"),
+               ETK_STORE_SCHEMA_VERSION);
   CHECK_EQ_INT(engine_count(uri, "SELECT count(*) FROM samples"), -1);
   CHECK_EQ_INT(samples_in(uri), declared_samples(uri));
   CHECK_EQ_INT(engine_count(uri,
@@ -518,6 +521,159 @@ ETK_TEST(a_version_1_store_is_migrated_on_add) {
   CHECK(t.cells[8].f == 1.0); /* 0.25 + 0.75 in one execution */
   etk_store_table_free(&t);
   etk_store_close(st);
+}
+
+/* The run's own time (schema version 3): given at add (ISO 8601 with a
+ * zone), shown by runs and export, NULL when unknown, set on a re-add of a
+ * run without one, and what since= selects on (else the add's time). */
+ETK_TEST(run_time_is_stored_shown_and_selected) {
+  int64_t t = 0;
+  CHECK(etk_store_time_parse("2026-01-02T03:04:05+01:00", &t) &&
+        t == 1767319445);
+  CHECK(etk_store_time_parse("2026-01-02 02:04:05.75Z", &t) && t == 1767319445);
+  CHECK(etk_store_time_parse("2026-01-02", &t) && t == 1767312000);
+  CHECK(etk_store_time_parse("2026-01-02T04:34-0230", &t) && t == 1767337440);
+  CHECK(!etk_store_time_parse("2026-13-02", &t));
+  CHECK(!etk_store_time_parse("2026-01-02T03", &t));
+  CHECK(!etk_store_time_parse("2026-01-02T03:04:05+1", &t));
+  CHECK(!etk_store_time_parse("yesterday", &t));
+  const char *uri = fresh_uri("etk_runtime");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  store_dump_spec_t old = {1, 3, 2, 0.05, -1, 1.0},
+                    fresh = {2, 3, 2, 0.05, -1, 1.0},
+                    later = {3, 3, 2, 0.05, -1, 1.0};
+  etk_store_add_options_t o;
+  etk_store_add_options_init(&o);
+  o.source_name = "timed.etdp";
+  o.added_at = 1900000000; /* stored in 2030 */
+  o.run_time = 1767319445; /* made on 2026-01-02 02:04:05 */
+  o.has_run_time = 1;
+  etk_store_add_result_t r;
+  size_t len;
+  uint8_t *dump = store_dump_make(&old, &len);
+  REQUIRE(dump != NULL);
+  CHECK(etk_store_add_memory(st, dump, len, &o, &r, &err) == ETK_OK);
+  free(dump);
+  o.has_run_time = 0;      /* unknown: since= falls back to added_at */
+  o.added_at = 1767225600; /* 2026-01-01 */
+  REQUIRE((dump = store_dump_make(&fresh, &len)) != NULL);
+  CHECK(etk_store_add_memory(st, dump, len, &o, &r, &err) == ETK_OK);
+  /* a re-add with a time sets it on the run that had none */
+  o.has_run_time = 1;
+  o.run_time = 1767400000;
+  CHECK(etk_store_add_memory(st, dump, len, &o, &r, &err) == ETK_OK);
+  CHECK(r.existed && r.run_id == 2);
+  o.run_time = 1767500000; /* ... and never replaces one */
+  CHECK(etk_store_add_memory(st, dump, len, &o, &r, &err) == ETK_OK);
+  free(dump);
+  o.has_run_time = 0;
+  o.added_at = 1767225600;
+  REQUIRE((dump = store_dump_make(&later, &len)) != NULL);
+  CHECK(etk_store_add_memory(st, dump, len, &o, &r, &err) == ETK_OK);
+  free(dump);
+  CHECK_EQ_INT(engine_count(uri, "SELECT run_time FROM runs WHERE id = 2"),
+               1767400000);
+  CHECK_EQ_INT(engine_count(uri,
+                            "SELECT count(*) FROM runs WHERE run_time "
+                            "IS NULL"),
+               1);
+  etk_store_table_t tb;
+  REQUIRE(etk_store_runs(st, NULL, &tb, &err) == ETK_OK);
+  REQUIRE(tb.rows == 3);
+  CHECK_EQ_STR(tb.headers[2], "run_time");
+  CHECK_EQ_STR(tb.cells[2].text, "2026-01-02 02:04:05");
+  CHECK_EQ_STR(tb.cells[1].text, "2030-03-17 17:46:40");
+  CHECK_EQ_INT(tb.cells[2 * tb.cols + 2].kind, ETK_CELL_NONE);
+  etk_store_table_free(&tb);
+  /* since= takes the run's time: run 1 (made 2026-01-02, added 2030) is
+   * not since 2026-01-03; run 3 (no time, added 2026-01-01) neither */
+  etk_store_tag_t since = {"since", "2026-01-02T02:04:05Z"};
+  etk_store_where_t w = {&since, 1};
+  REQUIRE(etk_store_runs(st, &w, &tb, &err) == ETK_OK);
+  CHECK_EQ_INT(tb.rows, 2); /* runs 1 and 2 */
+  etk_store_table_free(&tb);
+  since.value = "2026-01-02T02:04:06Z";
+  REQUIRE(etk_store_runs(st, &w, &tb, &err) == ETK_OK);
+  REQUIRE(tb.rows == 1);
+  CHECK_EQ_INT(tb.cells[0].i, 2);
+  etk_store_table_free(&tb);
+  since.value = "2026-01-01T00:29:59+00:30"; /* 23:59:59 UTC */
+  REQUIRE(etk_store_runs(st, &w, &tb, &err) == ETK_OK);
+  CHECK_EQ_INT(tb.rows, 3);
+  etk_store_table_free(&tb);
+  /* export: a run_time column, and the v3 record's extra_info */
+  etk_render_sink_t sink;
+  size_t n;
+  etk_render_sink_init_memory(&sink);
+  CHECK(etk_store_export(st, NULL, ETK_STORE_EXPORT_CSV, &sink, &err) ==
+        ETK_OK);
+  char *text = etk_render_sink_take(&sink, &n);
+  REQUIRE(text != NULL);
+  CHECK(strncmp(text, "run,digest,added,run_time,model,", 32) == 0);
+  CHECK(strstr(text, ",2030-03-17 17:46:40,2026-01-02 02:04:05,") != NULL);
+  free(text);
+  etk_render_sink_init_memory(&sink);
+  CHECK(etk_store_export(st, NULL, ETK_STORE_EXPORT_V3, &sink, &err) == ETK_OK);
+  text = etk_render_sink_take(&sink, &n);
+  REQUIRE(text != NULL);
+  CHECK_CONTAINS(text, "\"run_time\": \"2026-01-02 02:04:05\"",
+                 "\"run_time\": null");
+  free(text);
+  etk_store_close(st);
+}
+
+/* A version-2 store (before run_time) is read as it is by a read-only open
+ * (an archive that cannot be migrated), then migrated in place by an add. */
+ETK_TEST(a_version_2_store_is_read_read_only_and_migrated_on_add) {
+  const char *uri = fresh_uri("etk_v2");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  store_dump_spec_t spec = {1, 4, 3, 0.05, -1, 1.0};
+  etk_store_tag_t tag = {"commit", "v2"};
+  etk_store_add_result_t a;
+  CHECK(add_spec(st, &spec, &tag, 1, &a, &err) == ETK_OK);
+  etk_store_close(st);
+  const char *const back[] = {"ALTER TABLE runs DROP COLUMN run_time",
+                              "DELETE FROM etk_migrations WHERE version = 3"};
+  REQUIRE(engine_exec(uri, back, 2) == 0);
+  REQUIRE(engine_count(uri, "SELECT max(version) FROM etk_migrations") == 2);
+  REQUIRE(etk_store_open(uri, ETK_STORE_READ_ONLY, &st, &err) == ETK_OK);
+  etk_store_table_t t;
+  REQUIRE(etk_store_runs(st, NULL, &t, &err) == ETK_OK);
+  REQUIRE(t.rows == 1);
+  CHECK_EQ_INT(t.cells[2].kind, ETK_CELL_NONE);
+  etk_store_table_free(&t);
+  etk_store_tag_t since = {"since", "2000-01-01"};
+  etk_store_where_t w = {&since, 1};
+  REQUIRE(etk_store_runs(st, &w, &t, &err) == ETK_OK);
+  CHECK_EQ_INT(t.rows, 1);
+  etk_store_table_free(&t);
+  etk_render_sink_t sink;
+  size_t n;
+  etk_render_sink_init_memory(&sink);
+  CHECK(etk_store_export(st, NULL, ETK_STORE_EXPORT_CSV, &sink, &err) ==
+        ETK_OK);
+  char *text = etk_render_sink_take(&sink, &n);
+  CHECK(text != NULL && strstr(text, ",run_time,") != NULL);
+  free(text);
+  etk_store_close(st);
+  /* nothing was migrated by reading */
+  CHECK_EQ_INT(engine_count(uri, "SELECT max(version) FROM etk_migrations"), 2);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  spec.seed = 2;
+  CHECK(add_spec(st, &spec, &tag, 1, &a, &err) == ETK_OK);
+  etk_store_close(st);
+  CHECK_EQ_INT(engine_count(uri, "SELECT max(version) FROM etk_migrations"), 3);
+  CHECK_EQ_INT(engine_count(uri,
+                            "SELECT count(*) FROM runs WHERE run_time "
+                            "IS NULL"),
+               2);
+  CHECK_EQ_INT(samples_in(uri), declared_samples(uri));
 }
 
 /* The dump digest (src/store/sha256.c, internal): both the processor's
