@@ -15,8 +15,8 @@ struct etk_store {
   const store_engine_ops_t *ops;
   void *conn;
   int read_only;
-  char *created; /* ETK_STORE_DROP_NEW_EMPTY: the file this open made */
-  int lock_fd;   /* a writer's flock(LOCK_SH) on its SQLite file, or -1 */
+  char *created;   /* ETK_STORE_DROP_NEW_EMPTY: the file this open made */
+  int lock_fd;     /* a writer's flock(LOCK_SH) on its SQLite file, or -1 */
   int64_t version; /* the schema version of the open store */
 };
 
