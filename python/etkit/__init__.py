@@ -42,6 +42,8 @@ from .capture import CaptureResult, CapturedFile, capture
 from .bundled_program import BundledProgram
 from .delegation import (DelegationBreakdown, get_delegation_info,
                          print_delegation_info)
+from .vgf_neural_statistics import (parse_vgf_neural_statistics_delegate_metadata,
+                                    parse_vgf_neural_statistics_metadata)
 from . import inspector as _inspector, memory as _memory
 
 __version__ = "0.1.0"
@@ -66,6 +68,8 @@ __all__ = [
     "get_delegation_info",
     "print_delegation_info",
     "LatencySketch",
+    "parse_vgf_neural_statistics_delegate_metadata",
+    "parse_vgf_neural_statistics_metadata",
 ]
 
 

@@ -567,30 +567,22 @@ class ETRecord:
                  _representative_inputs=None, *, _handle=None):
         self._h = _handle
         self._members = {}  # name -> bytes (written) or None (dropped)
+        self._built = {}  # the members the C record `_h` was written with
         self._tmp = None  # the file a record built from parts is read from
-        self.export_graph_id = 0 if _handle is not None else export_graph_id
+        self._parsed = _handle is not None
         if _handle is not None:
             return
         if exported_program is not None:
             self._put_program("exported_program", exported_program)
-        if isinstance(edge_dialect_program, ExportedProgram):
-            edge_dialect_program = {"forward": edge_dialect_program}
-        if edge_dialect_program is not None and not isinstance(edge_dialect_program, dict):
-            raise TypeError("edge_dialect_program must be an etkit ExportedProgram or "
-                            f"{{method: ExportedProgram}}, not "
-                            f"{type(edge_dialect_program).__name__}")
-        for method, ep in (edge_dialect_program or {}).items():
-            self._put_program(f"edge_dialect_exported_program/{method}", ep)
-        for name, ep in (graph_map or {}).items():
-            self._put_program(name if "/" in name else f"{name}/forward", ep)
+        self._put_edges(edge_dialect_program)
+        self._put_graph_map(graph_map)
         for name, value in (("debug_handle_map", _debug_handle_map),
                             ("delegate_map", _delegate_map),
                             ("instruction_id_to_num_outs_map",
                              _instruction_id_to_num_outs_map)):
             if value is not None:
                 self._put_json(name, value)
-        if export_graph_id is not None:
-            self._put_json("export_graph_id", export_graph_id)
+        self.export_graph_id = export_graph_id
         if _reference_outputs is not None:
             self.update_reference_outputs(_reference_outputs)
         if _representative_inputs is not None:
@@ -600,18 +592,22 @@ class ETRecord:
 
     @property
     def _handle(self):
-        """The C record: the parsed file, or (built from parts) the parts
-        written to a private temporary file on first use."""
-        if self._h is None:
+        """The C record: the parsed file, or (built from parts, or edited
+        since) the record as it is now, written to a private temporary
+        file when first needed, so the Inspector, graphs and etkit's
+        readers see every edit (upstream's record is in memory)."""
+        if self._h is None or self._members != self._built:
             import tempfile
             import weakref
 
             fd, tmp = tempfile.mkstemp(prefix="etkit-etrecord-", suffix=".bin")
             os.close(fd)
             weakref.finalize(self, os.unlink, tmp)
+            built = dict(self._members)
             self._write_zip(tmp)
             self._tmp = tmp
             self._h = _etkit.open_etrecord(tmp)
+            self._built = built
         return self._h
 
     @property
@@ -633,9 +629,33 @@ class ETRecord:
             return z.read(name) if name in z.namelist() else None
 
     def _put_json(self, name, value):
+        """Sets a JSON member (None: drops it, as upstream's save() leaves
+        out a None attribute)."""
         import json
 
-        self._members[name] = json.dumps(value).encode()
+        self._members[name] = None if value is None else json.dumps(value).encode()
+
+    def _drop_programs(self, kinds):
+        """Drops every program member of the given kinds (0 edge, 1 ATen,
+        2 graph_map; etk_etrecord_program_kind_t) with its companions."""
+        for member, _, _, kind in self._handle.programs():
+            if kind in kinds:
+                for suffix in _COMPANIONS:
+                    self._members[member + suffix] = None
+
+    def _put_edges(self, edge_dialect_program):
+        if isinstance(edge_dialect_program, ExportedProgram):
+            edge_dialect_program = {"forward": edge_dialect_program}
+        if edge_dialect_program is not None and not isinstance(edge_dialect_program, dict):
+            raise TypeError("edge_dialect_program must be an etkit ExportedProgram or "
+                            f"{{method: ExportedProgram}}, not "
+                            f"{type(edge_dialect_program).__name__}")
+        for method, ep in (edge_dialect_program or {}).items():
+            self._put_program(f"edge_dialect_exported_program/{method}", ep)
+
+    def _put_graph_map(self, graph_map):
+        for name, ep in (graph_map or {}).items():
+            self._put_program(name if "/" in name else f"{name}/forward", ep)
 
     def _put_program(self, name, ep):
         import zipfile
@@ -671,6 +691,12 @@ class ETRecord:
                     out[member] = ExportedProgram(prog)
         return out
 
+    @graph_map.setter
+    def graph_map(self, value):
+        self._check_programs(value, "graph_map", dict)
+        self._drop_programs((2,))
+        self._put_graph_map(value)
+
     def _edge_program(self):
         """forward's edge program (or the only one): the Inspector's
         reference graph."""
@@ -688,6 +714,12 @@ class ETRecord:
                     for member, method in edges}
         return self._edge_program()
 
+    @edge_dialect_program.setter
+    def edge_dialect_program(self, value):
+        self._check_programs(value, "edge_dialect_program", (dict, ExportedProgram))
+        self._drop_programs((0, 3))
+        self._put_edges(value)
+
     @property
     def exported_program(self):
         """The ATen program (member "exported_program"), or None."""
@@ -697,23 +729,72 @@ class ETRecord:
             return None
         return ExportedProgram(prog) if prog is not None else None
 
+    @exported_program.setter
+    def exported_program(self, value):
+        self._check_programs(value, "exported_program", ExportedProgram)
+        self._drop_programs((1,))
+        if value is not None:
+            self._put_program("exported_program", value)
+
+    @staticmethod
+    def _check_programs(value, what, types):
+        """Checks an assigned program (or dict of them) before anything
+        is dropped: etkit ExportedProgram objects only (no torch)."""
+        if value is None:
+            return
+        if not isinstance(value, types):
+            raise TypeError(f"{what}: expected an etkit ExportedProgram (from an "
+                            f"ETRecord), not {type(value).__name__}")
+        for ep in (value.values() if isinstance(value, dict) else [value]):
+            if not isinstance(ep, ExportedProgram):
+                raise TypeError(f"{what}: expected an etkit ExportedProgram (from an "
+                                f"ETRecord), not {type(ep).__name__}")
+
+    @property
+    def export_graph_id(self):
+        """The member export_graph_id; 0 when a parsed file has none (as
+        upstream's parse_etrecord), None for parts built without one."""
+        value = self._json_member("export_graph_id")
+        if value is None and self._parsed and "export_graph_id" not in self._members:
+            return 0
+        return value
+
+    @export_graph_id.setter
+    def export_graph_id(self, value):
+        self._put_json("export_graph_id", value)
+
     def _json_member(self, name):
         import json
 
         text = self._member(name)
         return json.loads(text) if text else None
 
+    # the maps and references are assignable, as upstream's attributes;
+    # None drops the member
+
     @property
     def _debug_handle_map(self):
         return self._json_member("debug_handle_map")
+
+    @_debug_handle_map.setter
+    def _debug_handle_map(self, value):
+        self._put_json("debug_handle_map", value)
 
     @property
     def _delegate_map(self):
         return self._json_member("delegate_map")
 
+    @_delegate_map.setter
+    def _delegate_map(self, value):
+        self._put_json("delegate_map", value)
+
     @property
     def _instruction_id_to_num_outs_map(self):
         return self._json_member("instruction_id_to_num_outs_map")
+
+    @_instruction_id_to_num_outs_map.setter
+    def _instruction_id_to_num_outs_map(self, value):
+        self._put_json("instruction_id_to_num_outs_map", value)
 
     @property
     def _representative_inputs(self):
@@ -724,12 +805,26 @@ class ETRecord:
             return None if data is None else list(self._edited_inputs)
         return self._handle.representative_inputs()
 
+    @_representative_inputs.setter
+    def _representative_inputs(self, value):
+        if value is None:
+            self._members["representative_inputs"] = None
+        else:
+            self.update_representative_inputs(value)
+
     @property
     def _reference_outputs(self):
         if "reference_outputs" in self._members:
             data = self._members["reference_outputs"]
             return None if data is None else dict(self._edited_outputs)
         return self._handle.reference_outputs()
+
+    @_reference_outputs.setter
+    def _reference_outputs(self, value):
+        if value is None:
+            self._members["reference_outputs"] = None
+        else:
+            self.update_reference_outputs(value)
 
     @property
     def _inputs_override(self):
@@ -798,8 +893,10 @@ class ETRecord:
         (maps, reference outputs, representative inputs), as upstream's."""
         other = ETRecord.__new__(ETRecord)
         other._h = self._handle
+        other._built = dict(self._built)
         other._members = dict(self._members)
         other._tmp = None
+        other._parsed = self._parsed
         other.export_graph_id = self.export_graph_id
         for name in _EXECUTORCH_MEMBERS:
             other._members[name] = None
@@ -1298,6 +1395,20 @@ class Inspector:
                         break
         return total
 
+    def get_vgf_neural_statistics(self) -> List[Dict[str, Any]]:
+        """The VGF neural-accelerator statistics records (Arm's VGF
+        backend) found in every event's raw delegate debug metadata, parsed
+        as parse_vgf_neural_statistics_delegate_metadata does (upstream's
+        method)."""
+        from .vgf_neural_statistics import parse_vgf_neural_statistics_delegate_metadata
+
+        records: List[Dict[str, Any]] = []
+        for block in self.event_blocks:
+            for event in block.events:
+                records.extend(parse_vgf_neural_statistics_delegate_metadata(
+                    event.raw_delegate_debug_metadatas))
+        return records
+
     def get_op_list(self, event_block: str, show_delegated_ops: Optional[bool] = True):
         return {}
 
@@ -1313,7 +1424,9 @@ class Inspector:
                 "was provided at the time of Inspector construction")
             return None
         if graph is None:
-            return self._etrecord._edge_program()
+            # the attribute, as upstream: {method: program} for a record
+            # holding several methods' edge programs
+            return self._etrecord.edge_dialect_program
         prog = self._etrecord._handle.program(graph)
         return ExportedProgram(prog) if prog is not None else None
 

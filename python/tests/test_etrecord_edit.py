@@ -126,9 +126,12 @@ def test_multi_method_edge_programs(fixtures):
     for method, prog in ep.items():
         assert prog.member.endswith("/" + method)
     # the Inspector's reference graph stays forward's
-    assert quiet(etdump_path=os.path.join(fixtures, "quirks.etdp"),
-                 etrecord=rec).op_graph_dict["edge_dialect_graph_module"].member == \
-        ep["forward"].member
+    ins = quiet(etdump_path=os.path.join(fixtures, "quirks.etdp"), etrecord=rec)
+    assert ins.op_graph_dict["edge_dialect_graph_module"].member == ep["forward"].member
+    # get_exported_program() is the attribute, as upstream's
+    got = ins.get_exported_program()
+    assert isinstance(got, dict) and {m: p.member for m, p in got.items()} == \
+        {m: p.member for m, p in ep.items()}
 
 
 def test_converter_wrap_is_undone_before_converting(fixtures):
@@ -171,3 +174,49 @@ def test_find_total_for_module_sees_edited_events(fixtures):
     old = ev.perf_data.avg
     ev.perf_data = etkit.PerfData([old + 1000.0])  # an edit, as upstream allows
     assert ins.find_total_for_module(name) == pytest.approx(before + 1000.0, rel=1e-12)
+
+
+def test_attributes_are_assignable_and_reach_the_inspector(demo, tmp_path):
+    """Upstream's ETRecord attributes are plain attributes: assigned values
+    are what save() writes and what an Inspector given the (unsaved) record
+    links with."""
+    rec = etkit.parse_etrecord(str(demo / "model.etrecord"))
+    assert rec.export_graph_id == 0  # the file has none: upstream's default
+    y = np.full((1, 10), 3.0, np.float32)
+    before = quiet(etdump_path=str(demo / "etdump.etdp"), etrecord=rec)
+    old = [b.reference_output for b in before.event_blocks if b.name == "Execute"]
+    assert old and not np.array_equal(old[0][0], y)
+    rec._reference_outputs = {"forward": [[y]]}
+    rec.export_graph_id = 5
+    edge = rec.edge_dialect_program
+    rec.graph_map = {"extra": edge}  # "<module>" means "<module>/forward"
+    rec._delegate_map = None
+    after = quiet(etdump_path=str(demo / "etdump.etdp"), etrecord=rec)
+    refs = [b.reference_output for b in after.event_blocks if b.name == "Execute"]
+    np.testing.assert_array_equal(refs[0][0], y)
+    assert set(after.op_graph_dict) == {"edge_dialect_graph_module", "extra/forward"}
+    assert list(rec.graph_map) == ["extra/forward"] and rec._delegate_map is None
+    buf = io.BytesIO()
+    rec.save(buf)
+    saved = members(buf.getvalue())
+    assert "delegate_map" not in saved and json.loads(saved["export_graph_id"]) == 5
+    assert saved["extra/forward"] == saved["edge_dialect_exported_program/forward"]
+    back = etkit.parse_etrecord(str(demo / "model.etrecord"))
+    assert back._delegate_map is not None  # the file itself is unchanged
+    path = tmp_path / "assigned.etrecord"
+    path.write_bytes(buf.getvalue())
+    back = etkit.parse_etrecord(str(path))
+    assert back.export_graph_id == 5 and list(back.graph_map) == ["extra/forward"]
+    # programs: replaced, dropped, and refused when not etkit programs
+    back.graph_map = None
+    back.edge_dialect_program = {"forward": edge, "other": edge}
+    assert sorted(back.edge_dialect_program) == ["forward", "other"]
+    assert back.graph_map == {}
+    with pytest.raises(TypeError):
+        back.exported_program = "a torch program"
+    with pytest.raises(TypeError):
+        back.edge_dialect_program = {"forward": 1}
+    assert sorted(back.edge_dialect_program) == ["forward", "other"]  # unchanged
+    back._debug_handle_map = None
+    with pytest.raises(RuntimeError, match="edge dialect program"):
+        back.save(tmp_path / "no_map.etrecord")
