@@ -153,6 +153,51 @@ def test_sizes_against_flatc(demo, cli, source_dir, tmp_path):
             assert f"planned memory: {planned} bytes" in r.stdout
 
 
+def test_sizes_json_has_upstreams_shape(demo, cli, source_dir, tmp_path):
+    """--sizes --format json: upstream's model_size_information.json shape
+    (a list of {tensor_data, delegate_blob_data, overview}), its entries
+    checked against flatc's reading of the program and the text figures."""
+    numpy_name = {"FLOAT": "float32", "DOUBLE": "float64", "INT": "int32", "LONG": "int64",
+                  "CHAR": "int8", "BYTE": "uint8", "BOOL": "bool", "SHORT": "int16",
+                  "HALF": "float16"}
+    for path in programs(demo):
+        doc = flatc_program(source_dir, path, tmp_path)
+        r = subprocess.run([cli, "info", "--sizes", "--format", "json", path],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        (info,) = json.loads(r.stdout)  # nothing but the document on stdout
+        assert set(info) >= {"tensor_data", "delegate_blob_data", "overview"}
+        text = subprocess.run([cli, "info", "--sizes", path], capture_output=True,
+                              text=True).stdout
+        fig = dict(zip(*[iter(text.splitlines()[1].split())] * 2))
+        assert info["overview"] == {k: int(v) for k, v in fig.items()}
+        ov = info["overview"]
+        assert ov["model_size"] == os.path.getsize(path)
+        assert ov["total_tensor_data_size"] == sum(
+            t["num_bytes"] for t in info["tensor_data"] if not t["shared"])
+        nbytes = [t["num_bytes"] for t in info["tensor_data"]]
+        assert nbytes == sorted(nbytes, reverse=True)  # largest first, as upstream
+        for t in info["tensor_data"]:
+            plan = next(p for p in doc["execution_plan"] if p["name"] == t["method"])
+            want = plan["values"][t["value"]]["val"]
+            assert t["shape"] == want.get("sizes", [])
+            assert t["dtype"] == numpy_name[want["scalar_type"]]
+            assert t["num_bytes"] == t["numel"] * t["element_size"]
+            assert t["name"] == want.get("extra_tensor_info", {}).get(
+                "fully_qualified_name", f"value_{t['value']}")
+        delegates = sum(len(p.get("delegates", [])) for p in doc["execution_plan"])
+        assert len(info["delegate_blob_data"]) == delegates
+        for d in info["delegate_blob_data"]:
+            assert d["name"].startswith("lowered_module_") and d["backend_id"]
+        assert ov["total_delegate_blob_data_size"] == sum(
+            d["num_bytes"] for d in info["delegate_blob_data"])
+    for bad in (["--format", "json"], ["--sizes", "--format", "yaml"],
+                ["--sizes", "--format", "json", "--ops"]):
+        r = subprocess.run([cli, "info", *bad, str(demo / "model.pte")], capture_output=True,
+                           text=True)
+        assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+
+
 def test_info_on_a_dump_and_a_record(demo, cli):
     r = subprocess.run([cli, "info", str(demo / "etdump.etdp")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -272,8 +272,7 @@ static int print_json(const etk_program_diff_t *d, const char *const *path) {
   json_names(&j, "named_data_only_in_b", d->named_only_b,
              d->named_only_b_count);
   etk_json_end_object(&j);
-  int rc = etk_json_finish(&j);
-  etk_render_puts(&sink, "\n");
+  int rc = etk_json_finish(&j); /* ends with a newline */
   if (etk_render_sink_flush(&sink) != 0) rc = -1;
   return rc;
 }

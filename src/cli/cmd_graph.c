@@ -42,6 +42,9 @@ static const char *const usage_text =
     "  --members       list the archive members instead\n"
     "  --maps          print the method's debug-handle, delegate and\n"
     "                  output-count maps instead\n"
+    "  --delegation    how much was delegated, as upstream's\n"
+    "                  print_delegation_info (`etkit graph X --delegation "
+    "-h`)\n"
     "  --html FILE     draw the graph as an HTML page instead, coloured by\n"
     "                  an ETDump; --model-explorer / --node-data write\n"
     "                  Model Explorer files (`etkit graph X --html F -h`)\n"
@@ -346,7 +349,15 @@ static bool wants_view(int argc, char **argv) {
 
 int etk_cmd_graph(int argc, char **argv) {
   if (wants_view(argc, argv)) return etk_cmd_graph_view(argc, argv);
-  if (cli_graph_names_program(argc, argv)) return cli_graph_program(argc, argv);
+  if (cli_graph_names_program(argc, argv)) {
+    /* a program holds delegate calls, not the delegated nodes upstream's
+     * summary counts */
+    if (cli_graph_wants_delegation(argc, argv))
+      return etk_cli_usage(CMD,
+                           "--delegation needs the program's ETRecord (a "
+                           ".pte does not hold the delegated graph)");
+    return cli_graph_program(argc, argv);
+  }
   if (cli_graph_wants_delegation(argc, argv))
     return cli_graph_delegation(argc, argv);
   graph_cli_t c;

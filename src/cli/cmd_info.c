@@ -25,7 +25,8 @@
 #define CMD "info"
 
 static const char *const usage_text =
-    "usage: etkit info FILE [--ops] [--sizes] [--selective-build YAML]\n"
+    "usage: etkit info FILE [--ops] [--sizes [--format json]] "
+    "[--selective-build YAML]\n"
     "\n"
     "Says what FILE is.  For a program (.pte) or a bundled program (.bpte)\n"
     "lists every method with the dtype and shape of each input and output\n"
@@ -44,6 +45,9 @@ static const char *const usage_text =
     "                          payloads, planned buffers (size_analysis_tool)\n"
     "  --etrecord FILE         with --sizes: also the ETRecord's parameters\n"
     "                          and buffers, and their bytes per module\n"
+    "  --format json           with --sizes: upstream's size_analysis_tool\n"
+    "                          JSON (tensor_data, delegate_blob_data,\n"
+    "                          overview) on stdout\n"
     "  --selective-build YAML  write selected_operators.yaml for upstream's\n"
     "                          selective build (as gen_oplist.py "
     "--model_file_path)\n"
@@ -52,7 +56,7 @@ static const char *const usage_text =
 typedef struct info_cli {
   const char *path;
   int ops, sizes;
-  const char *selective_build, *etrecord;
+  const char *selective_build, *etrecord, *format;
 } info_cli_t;
 
 static const etk_cli_option_t options[] = {
@@ -60,6 +64,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("sizes", 0, info_cli_t, sizes),
     ETK_CLI_STRING("selective_build", 0, info_cli_t, selective_build),
     ETK_CLI_STRING("etrecord|etrecord_path", 0, info_cli_t, etrecord),
+    ETK_CLI_STRING("format", 0, info_cli_t, format),
 };
 
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
@@ -136,6 +141,14 @@ int etk_cmd_info(int argc, char **argv) {
                          etk_file_kind_describe(kind));
   if (c.etrecord && !c.sizes)
     return etk_cli_usage(CMD, "--etrecord goes with --sizes");
+  bool json = c.format && strcmp(c.format, "json") == 0;
+  if (c.format && !json && strcmp(c.format, "text") != 0)
+    return etk_cli_usage(CMD, "--format takes text or json, not '%s'",
+                         c.format);
+  if (json && (!c.sizes || c.etrecord || c.ops || c.selective_build))
+    return etk_cli_usage(CMD,
+                         "--format json goes with --sizes alone (without "
+                         "--etrecord, --ops or --selective-build)");
   if (kind == ETK_FILE_ETDUMP) return cli_info_etdump(c.path);
   if (kind == ETK_FILE_ZIP) return cli_info_etrecord(c.path);
   if (kind != ETK_FILE_PTE && kind != ETK_FILE_BPTE &&
@@ -150,6 +163,11 @@ int etk_cmd_info(int argc, char **argv) {
   etk_bundled_program_t *bp = NULL;
   if (cli_program_open(c.path, &prog, &bp, &err))
     return etk_cli_fail_error(CMD, &err);
+  if (json) {
+    int status = cli_info_sizes_json(prog);
+    cli_program_close(prog, bp);
+    return status;
+  }
   printf("%s: %s, %u method%s", c.path, etk_file_kind_describe(kind),
          prog->plan_count, prog->plan_count == 1 ? "" : "s");
   if (bp) {

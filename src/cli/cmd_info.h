@@ -21,6 +21,9 @@ void cli_info_program_layout(const etk_program_t *p);
 void cli_info_ops(const etk_program_t *p);
 /* `--sizes`: upstream's size_analysis_tool figures. */
 int cli_info_sizes(const etk_program_t *p);
+/* --sizes --format json: upstream's size_analysis_tool file on stdout
+ * (cmd_info_sizes_json.c). */
+int cli_info_sizes_json(const etk_program_t *p);
 /* `--sizes --etrecord FILE`: the ETRecord's constants and bytes per
  * module (its state-dict keys' prefixes). */
 int cli_info_etrecord_sizes(const char *path);
