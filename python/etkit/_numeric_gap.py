@@ -7,6 +7,7 @@ overlapping AOT/runtime handles, the output picked by negative index).
 """
 
 import logging
+import sys
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
@@ -204,15 +205,48 @@ def map_runtime_aot_intermediate_outputs(aot: Dict[DebugHandle, Any],
 
 # ------------------------------------------------------------ the AOT side
 
+_SHOWN_AT: set = set()
+
+
+def _filter_action(message: str, category, module: str, lineno: int) -> str:
+    """The action of the first filter of warnings.filters that matches, as
+    warnings.warn_explicit picks it (its default when none does)."""
+    for action, msg, cat, mod, ln in warnings.filters:
+        if ((msg is None or msg.match(message)) and issubclass(category, cat)
+                and (mod is None or mod.match(module)) and (ln == 0 or ln == lineno)):
+            return action
+    return warnings.defaultaction
+
+
+def warn_once_per_site(message: str, stacklevel: int) -> None:
+    """warnings.warn(message, UserWarning, stacklevel), shown once per call
+    site under the "default" action as Python promises.  Python's own
+    registry forgets what it showed whenever a filter changes, and pandas
+    (and subprocess) change filters inside their calls, so the reminder
+    came back on every call; this registry is kept here instead.  The
+    "always" and "error" actions (and "ignore") are left to warnings."""
+    frame = sys._getframe(stacklevel)
+    site = (frame.f_code.co_filename, frame.f_lineno)
+    module = frame.f_globals.get("__name__", "")
+    action = _filter_action(message, UserWarning, module, site[1])
+    if action in ("default", "module", "once"):
+        key = (message,) + (site if action == "default" else
+                            (site[0],) if action == "module" else ())
+        if key in _SHOWN_AT:
+            return
+        _SHOWN_AT.add(key)
+    warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
 def resolve_reference_graph(etrecord, reference_graph: Optional[str]) -> str:
     """The ETRecord member to run, with upstream's names and errors."""
     if reference_graph is None or reference_graph == ATEN_NAME:
         if reference_graph is None:
             # upstream logs this on every call; a warning is shown once
             # per call site and can be filtered
-            warnings.warn("Either ATen dialect exported program is not in ETRecord, or "
-                          "debug handle backpropagation failed. Falling back to "
-                          "'edge_dialect_exported_program'.", UserWarning, stacklevel=4)
+            warn_once_per_site("Either ATen dialect exported program is not in ETRecord, "
+                               "or debug handle backpropagation failed. Falling back to "
+                               "'edge_dialect_exported_program'.", stacklevel=4)
             return EDGE_NAME
         raise ValueError(
             "Cannot use 'exported_program': Debug handle backpropagation failed or exported "

@@ -7,6 +7,7 @@ upstream's attributes."""
 
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -236,3 +237,27 @@ def test_falling_back_is_a_warning_not_a_log_line(demo, caplog):
     assert any("Falling back to 'edge_dialect_exported_program'" in str(w.message)
                and w.category is UserWarning for w in seen)
     assert "Falling back" not in caplog.text
+
+
+def test_falling_back_is_shown_once_per_call_site(demo):
+    # Python's own registry forgets what it showed whenever a filter
+    # changes (pandas changes filters inside DataFrame calls), so the
+    # reminder came back on every call; a fresh interpreter keeps the
+    # default filters
+    script = (
+        "import etkit, sys\n"
+        "i = etkit.Inspector(etdump_path=sys.argv[1], etrecord=sys.argv[2],\n"
+        "                    debug_buffer_path=sys.argv[3])\n"
+        "for _ in range(3):\n"
+        "    i.calculate_numeric_gap('MSE')\n"
+        "i.calculate_numeric_gap('MSE')\n")
+    args = [demo["etdump"], demo["etrecord"], demo["buffer"]]
+
+    def shown(*flags):
+        res = subprocess.run([sys.executable, *flags, "-c", script, *args],
+                             capture_output=True, text=True, check=True)
+        return res.stderr.count("Falling back to 'edge_dialect_exported_program'")
+
+    assert shown() == 2  # the loop's line once, the last line once
+    assert shown("-W", "always::UserWarning") == 4
+    assert shown("-W", "ignore::UserWarning") == 0

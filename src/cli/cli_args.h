@@ -193,4 +193,11 @@ typedef int (*etk_cli_render_fn)(void *ctx, etk_render_sink_t *sink,
 int etk_cli_write_output(const char *path, etk_cli_render_fn fn, void *ctx,
                          etk_error_t *err);
 
+/* After a file was written: one line on stderr, "etkit <cmd>: wrote
+ * <path>" and, when `fmt` is not NULL, ": " and the details (what it
+ * holds), as `etkit trace` says it.  Nothing for NULL or "-" (stdout):
+ * machine-readable stdout stays as it is. */
+void etk_cli_say_wrote(const char *cmd, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

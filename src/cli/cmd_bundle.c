@@ -58,7 +58,7 @@ static int extract(const char *in, const char *out) {
   int rc = etk_write_file(out, bp->program_data, size, &err);
   etk_bundled_program_free(bp);
   if (rc) return etk_cli_fail_error(CMD, &err);
-  printf("%s: %zu-byte program extracted\n", out, size);
+  etk_cli_say_wrote(CMD, out, "the %zu-byte program", size);
   return 0;
 }
 
@@ -369,8 +369,8 @@ int etk_cmd_bundle(int argc, char **argv) {
         etk_write_file(out, bpte, len, &err)) {
       status = etk_cli_fail_error(CMD, &err);
     } else {
-      printf("%s: %zu test case%s, %zu bytes\n", out, ncases,
-             ncases == 1 ? "" : "s", len);
+      etk_cli_say_wrote(CMD, out, "%zu test case%s, %zu bytes", ncases,
+                        ncases == 1 ? "" : "s", len);
     }
     free(bpte);
   }

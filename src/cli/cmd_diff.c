@@ -290,6 +290,7 @@ int etk_cmd_diff(int argc, char **argv) {
   if (rc == ETK_OK) {
     etk_error_clear(&err);
     rc = etk_cli_write_output(c.output ? c.output : "-", render, &c, &err);
+    if (rc == ETK_OK) etk_cli_say_wrote(CMD, c.output, NULL);
   }
   if (rc != ETK_OK) {
     status = etk_cli_fail_error(CMD, &err);

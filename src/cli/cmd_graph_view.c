@@ -232,11 +232,14 @@ static int write_outputs(const view_cli_t *c, etk_graph_t *g,
   if (c->html &&
       etk_cli_write_output(c->html, render_page, &pc, &err) != ETK_OK)
     return etk_cli_fail_error(CMD, &err);
+  etk_cli_say_wrote(CMD, c->html, "%zu node(s)", etk_graph_node_count(g));
   if (c->me) {
     etk_graph_me_options_t mo;
     etk_graph_me_options_default(&mo);
     if (etk_graph_write_model_explorer(g, &mo, c->me, &err) != ETK_OK)
       return etk_cli_fail_error(CMD, &err);
+    etk_cli_say_wrote(CMD, c->me, "Model Explorer graph, %zu node(s)",
+                      etk_graph_node_count(g));
   }
   if (c->node_data) {
     size_t n = etk_graph_node_count(g);
@@ -253,6 +256,7 @@ static int write_outputs(const view_cli_t *c, etk_graph_t *g,
     free(values);
     free(has);
     if (rc != ETK_OK) return etk_cli_fail_error(CMD, &err);
+    etk_cli_say_wrote(CMD, c->node_data, "Model Explorer node data");
   }
   return 0;
 }

@@ -238,6 +238,6 @@ int cli_info_selective_build(const etk_program_t *p, const char *model_path,
     return etk_cli_fail_error(CMD, &err);
   }
   free(yaml);
-  fprintf(stderr, "etkit info: wrote %s (selected operators)\n", out_path);
+  etk_cli_say_wrote(CMD, out_path, "selected operators");
   return 0;
 }

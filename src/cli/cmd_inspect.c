@@ -329,6 +329,10 @@ static int inspect(cli_t *cp, int *failed) {
     if (rc == ETK_OK && c.tsv_path)
       rc = render_to(insp, &tsv, NULL, c.tsv_path, 0, &err);
   }
+  if (rc == ETK_OK) {
+    etk_cli_say_wrote("inspect", c.output, NULL);
+    etk_cli_say_wrote("inspect", c.tsv_path, "TSV of the events table");
+  }
   /* upstream's inspector_cli: the table, the TSV, then compare_results */
   snr_gate_t gate = {c.min_snr_db, 0, 0};
   if (rc == ETK_OK && ref)

@@ -164,14 +164,22 @@ static int run_program(memory_cli_t *c, etk_error_t *err) {
     }
     etk_inspector_close(insp);
   }
-  if (rc == ETK_OK && c->trace)
+  if (rc == ETK_OK && c->trace) {
     rc = etk_cli_write_output(c->trace, render_trace, c, err);
-  if (rc == ETK_OK && c->html)
+    if (rc == ETK_OK)
+      etk_cli_say_wrote(CMD, c->trace, "memory-plan trace (Perfetto JSON)");
+  }
+  if (rc == ETK_OK && c->html) {
     rc = etk_cli_write_output(c->html, render_html, c, err);
-  if (rc != ETK_OK || !c->check)
-    return rc == ETK_OK ? etk_cli_write_output(c->output ? c->output : "-",
-                                               render_plan, c, err)
-                        : rc;
+    if (rc == ETK_OK) etk_cli_say_wrote(CMD, c->html, "memory map page");
+  }
+  if (rc != ETK_OK || !c->check) {
+    if (rc == ETK_OK)
+      rc = etk_cli_write_output(c->output ? c->output : "-", render_plan, c,
+                                err);
+    if (rc == ETK_OK) etk_cli_say_wrote(CMD, c->output, NULL);
+    return rc;
+  }
   etk_render_sink_t sink;
   etk_render_sink_init_file(&sink, stdout);
   c->problems = etk_memory_plan_render_problems(c->plan, &sink);
@@ -247,7 +255,10 @@ int etk_cmd_memory(int argc, char **argv) {
   }
   if (rc == ETK_OK)
     rc = etk_cli_write_output(c.output ? c.output : "-", render, &c, &err);
-  if (rc != ETK_OK) status = etk_cli_fail_error(CMD, &err);
+  if (rc != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  else
+    etk_cli_say_wrote(CMD, c.output, NULL);
   etk_memory_report_free(c.report);
   etk_inspector_close(insp);
   return status;

@@ -308,6 +308,9 @@ int etk_cmd_numerics(int argc, char **argv) {
     if (etk_cli_write_output(c.output ? c.output : "-", render, &c, &err) !=
         ETK_OK)
       status = etk_cli_fail_error(CMD, &err);
+    else
+      etk_cli_say_wrote(CMD, c.output, "%zu compared value(s)",
+                        etk_numerics_ab_row_count(c.ab));
   }
   if (!status && c.has_min_snr) {
     size_t below = 0, differ = 0, matched = 0;

@@ -203,6 +203,9 @@ int etk_cmd_numerics_gap(int argc, char **argv) {
   if (!status && etk_cli_write_output(c.output ? c.output : "-", render, &c,
                                       &err) != ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
+  else if (!status)
+    etk_cli_say_wrote(CMD, c.output, "%zu pair(s)",
+                      etk_gap_row_count(c.result));
   if (!status && c.has_fail) {
     size_t over = 0;
     for (size_t k = 0; k < etk_gap_row_count(c.result); k++)

@@ -331,6 +331,8 @@ int etk_cmd_report(int argc, char **argv) {
   if (etk_cli_write_output(c.output ? c.output : "-", render, &c, &err) !=
       ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
+  else
+    etk_cli_say_wrote(CMD, c.output, NULL);
 done:
   etk_graph_figures_free(c.figures);
   etk_graph_free(c.graph);

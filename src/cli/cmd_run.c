@@ -114,6 +114,9 @@ static int run_program(const options_t *o, const etk_program_t *prog,
     }
     if (o->output_dir && cli_write_outputs(m, o->output_dir, NULL, &err))
       status = etk_cli_fail_error(CMD, &err);
+    else if (o->output_dir)
+      etk_cli_say_wrote(CMD, o->output_dir, "%zu output(s), output_K.npy",
+                        nout);
   }
   cli_timing_free(&timing);
   cli_run_source_free(&src);
@@ -192,6 +195,10 @@ static int run_bundled(const options_t *o, const etk_bundled_program_t *bp,
   if (status == 0)
     printf("%u of %u checked case%s passed\n", passed, checked,
            checked == 1 ? "" : "s");
+  if (status == 0 && o->output_dir)
+    etk_cli_say_wrote(CMD, o->output_dir,
+                      "the outputs of %u case(s), caseC_output_K.npy",
+                      (unsigned)suite->case_count);
   *mismatches = (int)(checked - passed);
   cli_timing_free(&timing);
   etk_method_free(m);
@@ -268,9 +275,14 @@ static int run(options_t *op, int *failed) {
       status = etk_cli_fail_error(CMD, &err);
     else if (o.auto_debug_buffer)
       fprintf(stderr,
-              "etkit run: the logged tensors are in %s (sized for the "
-              "method; --debug-buffer FILE to choose)\n",
-              o.debug_buffer);
+              "etkit run: wrote %s: ETDump; the logged tensors are in %s "
+              "(sized for the method; --debug-buffer FILE to choose)\n",
+              o.etdump, o.debug_buffer);
+    else if (o.debug_buffer)
+      etk_cli_say_wrote(CMD, o.etdump, "ETDump; the logged tensors in %s",
+                        o.debug_buffer);
+    else
+      etk_cli_say_wrote(CMD, o.etdump, "ETDump");
     if (status == 0 && dropped)
       fprintf(stderr,
               "etkit run: warning: the recorder dropped %u events "

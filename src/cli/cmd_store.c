@@ -230,6 +230,7 @@ static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
     void *ctx[2] = {c, t};
     rc = etk_cli_write_output(c->output ? c->output : "-", render_table, ctx,
                               err);
+    if (rc == ETK_OK) etk_cli_say_wrote(CMD, c->output, "%zu row(s)", t->rows);
   }
   etk_store_table_free(t);
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, err);
@@ -254,6 +255,8 @@ static int show_json(store_cli_t *c, etk_store_t *st, int64_t id) {
   int rc = etk_cli_write_output(c->output ? c->output : "-", render_show_json,
                                 &o, &err);
   etk_store_close(st);
+  if (rc == ETK_OK)
+    etk_cli_say_wrote(CMD, c->output, "run %lld", (long long)id);
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
 }
 

@@ -100,6 +100,8 @@ int store_cli_compare(store_cli_t *c) {
   rc = etk_cli_write_output(c->output ? c->output : "-", render_compare, &out,
                             &err);
   int status = rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+  if (status == 0)
+    etk_cli_say_wrote(CMD, c->output, "%zu compared operator(s)", cmp.count);
   const etk_store_change_t *worst =
       status == 0 && c->has_fail_above
           ? etk_store_comparison_failing(&cmp, c->fail_above)
@@ -146,6 +148,7 @@ int store_cli_export(store_cli_t *c) {
   int rc = etk_cli_write_output(c->output ? c->output : "-", render_export, &o,
                                 &err);
   etk_store_close(o.st);
+  if (rc == ETK_OK) etk_cli_say_wrote(CMD, c->output, NULL);
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
 }
 
@@ -179,5 +182,6 @@ int store_cli_report(store_cli_t *c) {
   etk_error_clear(&err);
   int rc = etk_cli_write_output(c->output, render_report, &o, &err);
   etk_store_close(o.st);
+  if (rc == ETK_OK) etk_cli_say_wrote(CMD, c->output, NULL);
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
 }

@@ -89,6 +89,8 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
   if (status == 0 && etk_cli_write_output(o->output ? o->output : "-",
                                           render_sets, &out, &err))
     status = etk_cli_fail_error(CMD, &err);
+  else if (status == 0)
+    etk_cli_say_wrote(CMD, o->output, "%zu compared event(s)", cmp.count);
   if (status == 0 && fail_above >= 0 &&
       etk_dump_comparison_fails(&cmp, fail_above)) {
     const etk_pooled_change_t *c = &cmp.changes[0]; /* worst first */

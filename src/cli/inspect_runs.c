@@ -43,5 +43,6 @@ int cli_inspect_runs(const cli_t *c, const etk_inspector_t *insp) {
   int rc = etk_cli_write_output(c->output ? c->output : "-", render_runs, &out,
                                 &err);
   etk_run_series_free(&series);
+  if (rc == ETK_OK) etk_cli_say_wrote(CMD, c->output, NULL);
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
 }
