@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import etkit
+from conftest import quiet_inspector
 from test_tensor_stats import NAMES, reference
 
 
@@ -78,7 +79,7 @@ def test_upstream_shaped_outputs_keep_working(demo):
     # the marker RunData has no events: no block of its name
     assert all(not b.name.startswith("etkit:") for b in insp.event_blocks)
     # without the debug buffer each STATS value is a dict of None
-    no_buf = etkit.Inspector(etdump_data=stats.etdump)
+    no_buf = quiet_inspector(etdump_data=stats.etdump)
     vals = [v for b in no_buf.event_blocks for e in b.events
             for v in (e.debug_data or []) if isinstance(v, dict)]
     assert vals and all(x is None for v in vals for x in v.values())
@@ -106,3 +107,73 @@ def test_cli_run_and_inspect_json(cli, demo, tmp_path):
         ref = reference(w)
         # JSON has no NaN: non-finite values are null
         close({k: (np.nan if g[k] is None else g[k]) for k in NAMES}, ref, "json")
+
+
+def stats_files(cli, demo, tmp_path):
+    """`etkit run --debug-level stats` and `intermediates` of the demo
+    program on the ETRecord's inputs: {level: (etdump, buffer)}."""
+    pte, rec = str(demo / "model.pte"), str(demo / "model.etrecord")
+    files = {}
+    for level in ("stats", "intermediates"):
+        d, b = str(tmp_path / f"{level}.etdp"), str(tmp_path / f"{level}.bin")
+        subprocess.run([cli, "run", pte, "--inputs-from", rec, "--etdump", d,
+                        "--debug-buffer", b, "--debug-level", level],
+                       check=True, capture_output=True)
+        files[level] = (d, b)
+    return files
+
+
+def numerics(cli, *args):
+    return subprocess.run([cli, "numerics", *args], capture_output=True, text=True)
+
+
+def test_numerics_against_the_graph(cli, demo, tmp_path):
+    d, b = stats_files(cli, demo, tmp_path)["stats"]
+    rec = str(demo / "model.etrecord")
+    out = numerics(cli, "--gap", "stats", "--etdump_path", d, "--debug_buffer_path", b,
+                   "--etrecord_path", rec, "--format", "json", "--fail-above", "1e-6")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["reducer_name"] == "STATS" and doc["compared"] == len(doc["rows"]) >= 8
+    assert doc["drifting"] == 0
+    for row in doc["rows"]:
+        for f in NAMES:  # the interpreter's and the runtime's kernels agree
+            assert row["rt"][f] == pytest.approx(row["aot"][f], rel=1e-5, abs=1e-6), f
+    csv = numerics(cli, "--gap", "stats", "--etdump_path", d, "--debug_buffer_path", b,
+                   "--etrecord_path", rec, "--format", "csv")
+    header = csv.stdout.splitlines()[0].split(",")
+    assert header[4:7] == ["node_name", "op_target", "reducer_name"]
+    assert header[7:9] == ["aot_min", "rt_min"] and "rt_p99_abs" in header
+    # a stats dump with a full-tensor metric: trouble, one line
+    bad = numerics(cli, "--gap", "mse", "--etdump_path", d, "--debug_buffer_path", b,
+                   "--etrecord_path", rec)
+    assert bad.returncode == 2 and "use --gap stats" in bad.stderr
+
+
+def test_numerics_against_another_run_and_a_planted_nan(cli, demo, tmp_path):
+    files = stats_files(cli, demo, tmp_path)
+    (fd, fb), (sd, sb) = files["intermediates"], files["stats"]
+    out = numerics(cli, fd, "--debug_buffer_path", fb, "--against", sd,
+                   "--against-debug-buffer", sb, "--format", "json",
+                   "--max-p99-shift", "0")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["compared"] >= 8 and doc["drifting"] == 0
+    # plant a NaN in the first STATS vector of the stats run
+    buf = bytearray(open(sb, "rb").read())
+    vec = np.frombuffer(bytes(buf[:104]), dtype=np.float64).copy()
+    vec[NAMES.index("nan_count")] = 1
+    vec[NAMES.index("min")] = vec[NAMES.index("p99_abs")] = np.nan
+    buf[:104] = vec.tobytes()
+    planted = tmp_path / "planted.bin"
+    planted.write_bytes(bytes(buf))
+    out = numerics(cli, fd, "--debug_buffer_path", fb, "--against", sd,
+                   "--against-debug-buffer", str(planted), "--format", "json",
+                   "--max-p99-shift", "0.5")
+    assert out.returncode == 1, out.stderr
+    assert "drift" in out.stderr
+    rows = [r for r in json.loads(out.stdout)["rows"] if r["drift"]]
+    assert len(rows) == 1 and rows[0]["nan_inf_appears"] and rows[0]["instruction"] == 0
+    # --min-snr does not apply to STATS
+    assert numerics(cli, fd, "--debug_buffer_path", fb, "--against", sd,
+                    "--against-debug-buffer", sb, "--min-snr", "20").returncode == 2
