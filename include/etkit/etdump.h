@@ -381,6 +381,27 @@ size_t etk_etdump_logged_tensor_count(const etk_etdump_t *dump);
 int etk_etdump_check_debug_buffer(const etk_etdump_t *dump, const uint8_t *buf,
                                   size_t len, etk_error_t *err);
 
+/* ----------------------------------------------------- STATS debug values
+ * A dump recorded at ETK_DEBUG_LEVEL_STATS (etkit/recorder.h) carries an
+ * event-less RunData named ETK_TENSOR_STATS_MARKER (etkit/tensor_stats.h);
+ * in it every logged tensor with data (offset >= 0) is the 13-value STATS
+ * vector of the tensor the program produced: DOUBLE, sizes [13]. */
+
+/* 1 when `dump` carries the marker (0 for NULL). */
+int etk_etdump_has_tensor_stats(const etk_etdump_t *dump);
+
+/* 1 when tensor `t` of `dump` is a STATS vector (the marker, DOUBLE, one
+ * dimension of 13, an offset >= 0). */
+int etk_etdump_tensor_is_stats(const etk_etdump_t *dump,
+                               const etk_etdump_tensor_t *t);
+
+/* Reads the STATS vector `t` from the debug buffer into out[13] (in
+ * etk_tensor_stat_t order).  Errors: ETK_E_INVALID_ARGUMENT (not a STATS
+ * vector), those of etk_etdump_tensor_data. */
+int etk_etdump_tensor_stats(const etk_etdump_t *dump,
+                            const etk_etdump_tensor_t *t, const uint8_t *buf,
+                            size_t len, double out[13], etk_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

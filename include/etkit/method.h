@@ -320,9 +320,11 @@ int etk_bundled_run_all(etk_method_t *method,
  * and Python's etkit.run() trace into (src/runtime/trace_session.c). */
 
 enum {
-  ETK_TRACE_DEBUG_NONE = 0,         /* no values logged */
-  ETK_TRACE_DEBUG_OUTPUTS = 1,      /* program outputs */
-  ETK_TRACE_DEBUG_INTERMEDIATES = 2 /* every instruction's outputs */
+  ETK_TRACE_DEBUG_NONE = 0,          /* no values logged */
+  ETK_TRACE_DEBUG_OUTPUTS = 1,       /* program outputs */
+  ETK_TRACE_DEBUG_INTERMEDIATES = 2, /* every instruction's outputs */
+  ETK_TRACE_DEBUG_STATS = 3          /* the same, tensors as STATS vectors
+                                      * (ETK_DEBUG_LEVEL_STATS) */
 };
 enum { ETK_TRACE_PROFILE_METHOD = 0, ETK_TRACE_PROFILE_ALL = 1 };
 

@@ -385,6 +385,12 @@ typedef struct etk_gap_row {
   const char *note;        /* why gap is NaN ("" otherwise) */
   bool over;               /* worse than the threshold */
   bool first_diverging;    /* the first row (in order) that is over */
+  /* the runtime value is a STATS vector (a dump recorded at debug level
+   * "stats"): aot_stats are the STATS of the AOT output, rt_stats the
+   * logged ones (etk_tensor_stat_t order), gap the relative p99_abs shift
+   * |rt - aot| / |aot| (etk_stats_p99_shift) */
+  bool stats;
+  double aot_stats[13], rt_stats[13];
 } etk_gap_row_t;
 
 typedef struct etk_gap etk_gap_t;
@@ -437,6 +443,71 @@ typedef enum etk_gap_format {
  * row marked with "<- first divergence"), CSV or JSON. */
 int etk_gap_render(const etk_gap_t *gap, etk_gap_format_t format,
                    etk_render_sink_t *sink, etk_error_t *err);
+
+/* ------------------------------------------------ STATS comparisons
+ * (src/numerics/stats_cmp.c): a run recorded at debug level "stats"
+ * (etkit/recorder.h ETK_DEBUG_LEVEL_STATS) against the ETRecord's graph run
+ * by the interpreter (from etk_gap_build's rows) or against another run
+ * (STATS or full tensors, from etk_numerics_ab_build's pairing).  Per
+ * value: both STATS vectors (upstream's compare_aot_runtime_dataframe
+ * aot_<field> and rt_<field> columns, the reference as "aot"), the
+ * relative p99_abs shift and whether NaN or Inf appears. */
+
+/* |rt - ref| / |ref| of p99_abs (0 when equal, +inf when ref is 0 and rt
+ * is not, NaN when either is NaN). */
+double etk_stats_p99_shift(const double ref[13], const double rt[13]);
+
+typedef struct etk_stats_row {
+  const char *block;        /* block name ("" for graph rows) */
+  int32_t instruction_id;   /* -1 for program outputs and graph rows */
+  int is_output;            /* a program output */
+  const char *debug_handle; /* graph rows: "5" or "[5, 6]", else NULL */
+  uint32_t output_index;    /* n-th value of the instruction / output */
+  int32_t list_item;        /* TensorList item, -1 for a single value */
+  const char *node_name;    /* graph: AOT node names; runs: event name */
+  const char *op_target;    /* graph: runtime op names; runs: op types */
+  int has_aot, has_rt;      /* which sides have a STATS vector */
+  double aot[13], rt[13];   /* the reference's and the run's */
+  const char *note;         /* why a side has none ("" otherwise) */
+  double p99_shift;         /* etk_stats_p99_shift (NaN: a side missing) */
+  int nan_inf_appears;      /* rt counts NaN or Inf, the reference none */
+  int drift;                /* nan_inf_appears or p99_shift > threshold */
+} etk_stats_row_t;
+
+typedef struct etk_stats_cmp etk_stats_cmp_t;
+
+/* The STATS rows of a gap built on a stats dump (rows with `stats`; the
+ * others are not comparable and get a note).  `threshold` is the p99_abs
+ * shift above which a row drifts (NaN = 0.1).  Errors: ETK_E_NO_MEMORY. */
+int etk_stats_cmp_from_gap(const etk_gap_t *gap, double threshold,
+                           etk_stats_cmp_t **out, etk_error_t *err);
+
+/* The STATS rows of an A/B pairing: each side's value as a STATS vector
+ * (read from a stats dump, or computed from a full tensor).  A is the
+ * reference.  Errors: ETK_E_NO_MEMORY. */
+int etk_stats_cmp_from_runs(const etk_numerics_ab_t *ab,
+                            const etk_inspector_t *a, const uint8_t *a_buf,
+                            size_t a_len, const etk_inspector_t *b,
+                            const uint8_t *b_buf, size_t b_len,
+                            double threshold, etk_stats_cmp_t **out,
+                            etk_error_t *err);
+void etk_stats_cmp_free(etk_stats_cmp_t *c);
+size_t etk_stats_cmp_row_count(const etk_stats_cmp_t *c);
+const etk_stats_row_t *etk_stats_cmp_rows(const etk_stats_cmp_t *c);
+/* Rows with both sides (compared) and rows that drift. */
+size_t etk_stats_cmp_compared(const etk_stats_cmp_t *c);
+size_t etk_stats_cmp_drifting(const etk_stats_cmp_t *c);
+double etk_stats_cmp_threshold(const etk_stats_cmp_t *c);
+
+/* Table (compact: instruction or handle, node, the run's min, max, mean,
+ * std, both p99_abs, the shift, NaN/Inf, status), TSV/CSV (every column:
+ * event_block_name, instruction, debug_handle, output_index, node_name,
+ * op_target, reducer_name, aot_<f> and rt_<f> per field, p99_shift,
+ * nan_inf_appears, drift, note) or JSON ({"threshold", "rows": [...]},
+ * "aot" and "rt" objects of the 13 fields, NaN/inf as null). */
+int etk_stats_cmp_render(const etk_stats_cmp_t *c, etk_inspect_format_t format,
+                         int json_indent, etk_render_sink_t *sink,
+                         etk_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -153,7 +153,14 @@ typedef int (*etk_write_fn)(void *ctx, const void *data, size_t len);
 typedef enum etk_debug_level {
   ETK_DEBUG_LEVEL_NONE = 0, /* default */
   ETK_DEBUG_LEVEL_PROGRAM_OUTPUTS = 1,
-  ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS = 2
+  ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS = 2,
+  /* etkit's: logs what INTERMEDIATE_OUTPUTS logs, but every tensor that
+   * has data is recorded as its STATS vector (etkit/tensor_stats.h: 13
+   * DOUBLE values, sizes [13]) instead of its bytes, and the dump gets the
+   * event-less RunData ETK_TENSOR_STATS_MARKER (docs/compatibility.md)
+   * so readers know.  Unlike the other levels it IS consulted by the log
+   * calls.  Tensors without data (nbytes 0) are logged as they are. */
+  ETK_DEBUG_LEVEL_STATS = 3
 } etk_debug_level_t;
 
 /* Profiling level, ordered (upstream EventTracerProfilingLevel).  Only
@@ -282,6 +289,9 @@ typedef struct etk_recorder_workload {
   uint32_t tensor_dims;        /* dimensions of all logged tensors */
   uint32_t strings;            /* distinct names (blocks, events, ids) */
   uint32_t string_bytes;       /* their total length */
+  uint32_t tensor_stats;       /* nonzero: tensors are logged as STATS vectors
+                                * (ETK_DEBUG_LEVEL_STATS; count them with one
+                                * dimension each); reserves the marker */
 } etk_recorder_workload_t;
 
 typedef struct etk_recorder_stats {

@@ -42,6 +42,13 @@ extern "C" {
 
 #define ETK_TENSOR_STATS_COUNT 13
 
+/* Name of the event-less RunData a dump recorded at ETK_DEBUG_LEVEL_STATS
+ * carries (etkit/recorder.h): every tensor debug value with data in that
+ * dump is a STATS vector, DOUBLE, sizes [13], in this order. */
+#define ETK_TENSOR_STATS_MARKER                                       \
+  "etkit:tensor_stats=min,max,mean,abs_max,abs_mean,std,rms,l1_norm," \
+  "l2_norm,nan_count,inf_count,zero_count,p99_abs"
+
 typedef enum etk_tensor_stat {
   ETK_STAT_MIN,
   ETK_STAT_MAX,

@@ -36,7 +36,10 @@
  *                      durations were seen)
  *   nan                a NaN or Inf in a logged double, or in a FLOAT or
  *                      DOUBLE tensor logged to the recorder's own debug
- *                      buffer (etk_recorder_set_debug_buffer)
+ *                      buffer (etk_recorder_set_debug_buffer), or, at
+ *                      ETK_DEBUG_LEVEL_STATS, a STATS vector whose
+ *                      nan_count or inf_count is above 0 (of a tensor of
+ *                      any numeric type)
  *   mismatch           fired by the host with etk_flight_fire(f, "mismatch")
  *                      when a bundled output does not match
  *   manual             etk_recorder_trigger() / etk_flight_fire()

@@ -154,8 +154,8 @@ def _inputs_from(etrecord, inputs):
     return list(items)
 
 
-_DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2,
-                 0: 0, 1: 1, 2: 2}
+_DEBUG_LEVELS = {"none": 0, "outputs": 1, "intermediates": 2, "stats": 3,
+                 0: 0, 1: 1, 2: 2, 3: 3}
 
 
 def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
@@ -173,7 +173,9 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     refused (as `etkit run --input` refuses it), never cast.
 
     debug_level: "none", "outputs" (program outputs logged into the debug
-    buffer) or "intermediates" (every instruction's outputs).
+    buffer), "intermediates" (every instruction's outputs) or "stats" (the
+    same values, each tensor as its 13-value STATS vector: the Inspector
+    gives a dict {"min": ..., "p99_abs": ...} per such debug value).
     allocation_events: record allocators and allocations (off by default,
     as `etkit run`: upstream's Inspector stops on them).
 
@@ -215,7 +217,8 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     level = _DEBUG_LEVELS.get(debug_level)
     if level is None:
         raise ValueError(
-            f"debug_level must be 'none', 'outputs' or 'intermediates', not {debug_level!r}")
+            "debug_level must be 'none', 'outputs', 'intermediates' or 'stats', "
+            f"not {debug_level!r}")
     from . import _checks
 
     # iterations as given: the extension refuses what is not an int in

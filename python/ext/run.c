@@ -406,9 +406,9 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
                         "iterations must be 1..1000000, not %S", iter_obj);
   }
   iterations = (unsigned long)want;
-  if (debug_level < 0 || debug_level > 2) {
+  if (debug_level < 0 || debug_level > 3) {
     Py_DECREF(path_obj);
-    return PyErr_Format(PyExc_ValueError, "debug_level must be 0..2, not %d",
+    return PyErr_Format(PyExc_ValueError, "debug_level must be 0..3, not %d",
                         debug_level);
   }
   PyObject *inputs = PySequence_Fast(inputs_obj, "inputs must be a sequence");

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "etkit/schema.h"
+#include "etkit/tensor_stats.h"
 
 PyObject *ext_text(const char *s, size_t len) {
   if (!s) Py_RETURN_NONE;
@@ -176,6 +177,46 @@ static PyObject *tensor_array(const etk_etdump_tensor_t *t, const uint8_t *buf,
   return a;
 }
 
+/* A STATS vector (a dump recorded at debug level "stats") as a dict
+ * {"min": float, ..., "nan_count": int, ..., "p99_abs": float}; every
+ * value None without a debug buffer. */
+static PyObject *stats_dict(const etk_etdump_t *dump,
+                            const etk_etdump_tensor_t *t, const uint8_t *buf,
+                            size_t len) {
+  double st[ETK_TENSOR_STATS_COUNT];
+  etk_error_t err;
+  etk_error_clear(&err);
+  if (buf && etk_etdump_tensor_stats(dump, t, buf, len, st, &err) != ETK_OK)
+    return ext_raise(&err);
+  PyObject *d = PyDict_New();
+  for (unsigned i = 0; d && i < ETK_TENSOR_STATS_COUNT; i++) {
+    PyObject *x;
+    if (!buf) {
+      x = Py_None;
+      Py_INCREF(x);
+    } else if (i >= ETK_STAT_NAN_COUNT && i <= ETK_STAT_ZERO_COUNT) {
+      x = PyLong_FromLongLong((long long)st[i]);
+    } else {
+      x = PyFloat_FromDouble(st[i]);
+    }
+    if (!x || PyDict_SetItemString(d, etk_tensor_stat_name(i), x) < 0) {
+      Py_XDECREF(x);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(x);
+  }
+  return d;
+}
+
+/* A logged tensor: its STATS dict or its array. */
+static PyObject *logged_tensor(const etk_etdump_t *dump,
+                               const etk_etdump_tensor_t *t, const uint8_t *buf,
+                               size_t len) {
+  return etk_etdump_tensor_is_stats(dump, t) ? stats_dict(dump, t, buf, len)
+                                             : tensor_array(t, buf, len);
+}
+
 PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
                           size_t len, uint32_t event) {
   etk_etdump_value_t v;
@@ -205,14 +246,14 @@ PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
         PyErr_SetString(PyExc_ValueError, "Tensor cannot be None");
         return NULL;
       }
-      return tensor_array(&v.tensor, buf, len);
+      return logged_tensor(dump, &v.tensor, buf, len);
     case ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST: {
       PyObject *list = PyList_New(v.tensor_count);
       for (uint32_t i = 0; list && i < v.tensor_count; i++) {
         etk_etdump_tensor_t t;
         PyObject *a = NULL;
         if (etk_etdump_value_tensor(dump, &v, i, &t) == ETK_OK)
-          a = tensor_array(&t, buf, len);
+          a = logged_tensor(dump, &t, buf, len);
         else
           PyErr_SetString(PyExc_ValueError, "Tensor cannot be None");
         if (!a) {

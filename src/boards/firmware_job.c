@@ -57,7 +57,7 @@ static int parse_line(char *line, fw_job_t *job, char *why, size_t ws) {
   static const struct {
     const char *key;
     unsigned long max;
-  } nums[] = {{"iterations", 1000000}, {"warmup", 1000000}, {"debug_level", 2},
+  } nums[] = {{"iterations", 1000000}, {"warmup", 1000000}, {"debug_level", 3},
               {"profile_level", 1},    {"verify", 1},       {"transport", 1},
               {"calibrate", 1}};
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {

@@ -9,7 +9,7 @@
  *   warmup N            untraced runs first, default 0
  *   etdump PATH         ETDump to write ("" none)
  *   debug_buffer PATH   debug buffer to write
- *   debug_level N       0 none, 1 outputs, 2 intermediates
+ *   debug_level N       0 none, 1 outputs, 2 intermediates, 3 stats
  *   profile_level N     0 method, 1 all
  *   verify N            1: a mismatching bundled case exits 1
  *   rtol X / atol X     bundled comparison tolerances

@@ -82,16 +82,34 @@ static const char *const usage_text =
     "below DB\n"
     "                              or an integer value (compared exactly)\n"
     "                              differs\n"
+    "  --max-p99-shift R           runs recorded with --debug-level stats "
+    "(either\n"
+    "                              side; the other may hold full tensors): "
+    "exit 1\n"
+    "                              when NaN/Inf appears in B or a p99_abs "
+    "moves by\n"
+    "                              more than R (relative; the drift column "
+    "uses\n"
+    "                              0.1 without it)\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
     "  -h, --help                  this help\n"
     "\n"
-    "exit status: 0 the gate holds, 1 --min-snr failed, 2 trouble (usage,\n"
+    "When either ETDump was recorded with --debug-level stats, the STATS "
+    "of each\n"
+    "value are compared instead (upstream's compare_aot_runtime_dataframe "
+    "columns,\n"
+    "A as aot_, B as rt_).\n"
+    "\n"
+    "exit status: 0 the gate holds, 1 --min-snr or --max-p99-shift failed, "
+    "2\n"
+    "trouble (usage,\n"
     "an unreadable file, nothing compared): docs/exit-status.md\n";
 
 typedef struct numerics_cli {
   const char *etdump[2], *buffer[2], *etrecord, *method, *output;
-  double min_snr;
-  int has_min_snr;
+  double min_snr, max_shift;
+  int has_min_snr, has_max_shift, stats;
+  etk_stats_cmp_t *stats_rows;
   etk_numerics_ab_options_t opt;
   etk_numerics_render_options_t ro;
   etk_numerics_ab_t *ab;
@@ -101,6 +119,7 @@ enum {
   OPT_FORMAT = 1,
   OPT_MIN_SNR,
   OPT_JSON_INDENT,
+  OPT_MAX_SHIFT,
 };
 
 static const etk_cli_option_t options[] = {
@@ -117,6 +136,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("wide", 0, numerics_cli_t, ro.wide),
     {"min_snr", 0, ETK_CLI_VALUE, OPT_MIN_SNR, 0},
     {"json_indent", 0, ETK_CLI_VALUE, OPT_JSON_INDENT, 0},
+    {"max_p99_shift", 0, ETK_CLI_VALUE, OPT_MAX_SHIFT, 0},
 };
 
 /* One option; 0 or an exit status. */
@@ -136,6 +156,12 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
         return etk_cli_usage(CMD, "--min-snr needs a number of dB, not '%s'",
                              v);
       c->has_min_snr = 1;
+      return 0;
+    case OPT_MAX_SHIFT:
+      if (!etk_cli_parse_double(v, &c->max_shift) || !(c->max_shift >= 0))
+        return etk_cli_usage(
+            CMD, "--max-p99-shift needs a number >= 0, not '%s'", v);
+      c->has_max_shift = 1;
       return 0;
     case OPT_JSON_INDENT:
       return etk_cli_json_indent_value(p, &c->ro.json_indent) ? 2 : 0;
@@ -238,6 +264,9 @@ static int64_t delegate_outputs(void *ctx, const char *block, int32_t iid) {
 
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   numerics_cli_t *c = ctx;
+  if (c->stats)
+    return etk_stats_cmp_render(c->stats_rows, c->ro.format, c->ro.json_indent,
+                                sink, err);
   return etk_numerics_ab_render(c->ab, &c->ro, sink, err);
 }
 
@@ -298,6 +327,23 @@ int etk_cmd_numerics(int argc, char **argv) {
     /* a delegate call's inputs and constant weights are not its error */
     outs_ctx_t oc = {rec, c.method};
     etk_numerics_ab_mark_arguments(c.ab, delegate_outputs, &oc);
+    c.stats = etk_etdump_has_tensor_stats(etk_inspector_etdump(insp[0])) ||
+              etk_etdump_has_tensor_stats(etk_inspector_etdump(insp[1]));
+    if (c.stats && c.has_min_snr)
+      status = etk_cli_fail(CMD, "%s",
+                            "--min-snr does not apply to STATS vectors "
+                            "(--debug-level stats): use --max-p99-shift");
+    else if (!c.stats && c.has_max_shift)
+      status = etk_cli_fail(CMD, "%s",
+                            "--max-p99-shift needs a run recorded with "
+                            "--debug-level stats");
+    else if (c.stats && etk_stats_cmp_from_runs(
+                            c.ab, insp[0], buf[0], len[0], insp[1], buf[1],
+                            len[1], c.has_max_shift ? c.max_shift : NAN,
+                            &c.stats_rows, &err) != ETK_OK)
+      status = etk_cli_fail_error(CMD, &err);
+  }
+  if (!status) {
     if (etk_numerics_ab_unpaired_blocks(c.ab, 0) ||
         etk_numerics_ab_unpaired_blocks(c.ab, 1))
       fprintf(stderr,
@@ -311,6 +357,20 @@ int etk_cmd_numerics(int argc, char **argv) {
     else
       etk_cli_say_wrote(CMD, c.output, "%zu compared value(s)",
                         etk_numerics_ab_row_count(c.ab));
+  }
+  if (!status && c.has_max_shift) {
+    size_t n = etk_stats_cmp_drifting(c.stats_rows);
+    if (etk_stats_cmp_compared(c.stats_rows) == 0) {
+      status = etk_cli_fail(CMD, "%s",
+                            "--max-p99-shift compared nothing: no logged "
+                            "tensor of A could be paired with one of B");
+    } else if (n) {
+      fprintf(stderr,
+              "etkit numerics: %zu value(s) drift (NaN/Inf appears in B, or "
+              "a p99_abs shift above %g)\n",
+              n, c.max_shift);
+      failed = 1;
+    }
   }
   if (!status && c.has_min_snr) {
     size_t below = 0, differ = 0, matched = 0;
@@ -342,6 +402,7 @@ int etk_cmd_numerics(int argc, char **argv) {
       failed = below || differ;
     }
   }
+  etk_stats_cmp_free(c.stats_rows);
   etk_numerics_ab_free(c.ab);
   etk_etrecord_close(rec);
   for (int s = 0; s < 2; s++) {

@@ -46,13 +46,19 @@ static const char *const usage_text =
     "  --debug_buffer_path FILE  its debug buffer (intermediate outputs)\n"
     "  --etrecord_path FILE      the ETRecord (graph, weights, "
     "representative inputs)\n"
-    "  --gap mse|l1|snr          the distance (upstream's MSE, L1, SNR)\n"
+    "  --gap mse|l1|snr|stats    the distance (upstream's MSE, L1, SNR), or\n"
+    "                            stats: a run recorded with --debug-level "
+    "stats,\n"
+    "                            its STATS against the graph's (upstream's\n"
+    "                            compare_aot_runtime_dataframe columns)\n"
     "  --graph NAME              reference graph (default: the edge "
     "program)\n"
     "  --format table|csv|json   output format (table)\n"
     "  --fail-above X            exit 1 when a pair is worse than X (snr: "
     "below X dB;\n"
-    "                            2 on trouble: docs/exit-status.md)\n"
+    "                            stats: a p99_abs shift above X, or NaN/Inf\n"
+    "                            appearing; 2 on trouble: "
+    "docs/exit-status.md)\n"
     "  --max-memory BYTES        bound on the interpreter's tensors (2 GiB)\n"
     "  -o, --output FILE         write there (atomically) instead of stdout\n"
     "  -h, --help                this help\n";
@@ -62,7 +68,9 @@ typedef struct gap_cli {
   int format;
   etk_gap_options_t opt;
   int has_fail;
+  int stats; /* --gap stats */
   etk_gap_t *result;
+  etk_stats_cmp_t *stats_rows;
 } gap_cli_t;
 
 enum { OPT_FORMAT = 1, OPT_FAIL_ABOVE, OPT_MAX_MEMORY };
@@ -123,15 +131,24 @@ static int parse_args(int argc, char **argv, gap_cli_t *c) {
     return etk_cli_usage(CMD, "%s",
                          "--gap needs --etdump_path, --debug_buffer_path and "
                          "--etrecord_path");
-  if (etk_numerics_metric_parse(c->gap, &c->opt.metric) != ETK_OK ||
-      c->opt.metric > ETK_NUMERICS_SNR)
-    return etk_cli_usage(CMD, "--gap must be mse, l1 or snr, not '%s'", c->gap);
+  c->stats = strcmp(c->gap, "stats") == 0;
+  if (!c->stats &&
+      (etk_numerics_metric_parse(c->gap, &c->opt.metric) != ETK_OK ||
+       c->opt.metric > ETK_NUMERICS_SNR))
+    return etk_cli_usage(CMD, "--gap must be mse, l1, snr or stats, not '%s'",
+                         c->gap);
   if (c->output && etk_cli_check_output(CMD, c->output)) return 1;
   return 0;
 }
 
 static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   gap_cli_t *c = ctx;
+  static const etk_inspect_format_t formats[] = {ETK_INSPECT_FORMAT_TABLE,
+                                                 ETK_INSPECT_FORMAT_CSV,
+                                                 ETK_INSPECT_FORMAT_JSON};
+  if (c->stats)
+    return etk_stats_cmp_render(c->stats_rows, formats[c->format], 2, sink,
+                                err);
   return etk_gap_render(c->result, (etk_gap_format_t)c->format, sink, err);
 }
 
@@ -175,12 +192,23 @@ static int build(gap_cli_t *c, etk_error_t *err) {
   io.debug_buffer_len = len;
   if (etk_inspector_open_path(c->etdump, &io, &insp, err) != ETK_OK)
     status = 1 + etk_cli_fail_error(CMD, err);
+  else if (etk_etdump_has_tensor_stats(etk_inspector_etdump(insp)) != c->stats)
+    status = 1 + etk_cli_fail(CMD,
+                              c->stats ? "%s holds no STATS vectors: record "
+                                         "it with --debug-level stats"
+                                       : "%s holds STATS vectors (--debug-"
+                                         "level stats): use --gap stats",
+                              c->etdump);
   else if (cli_link_etrecord(CMD, c->etrecord, insp, &rec, NULL, err) != 0)
     status = 1 + etk_cli_fail_error(CMD, err);
   else if (etk_graph_load(rec, &go, &g, err) != ETK_OK ||
            etk_gap_build(insp, buf, len, g, &c->opt, &c->result, err) != ETK_OK)
     status = 1 + etk_cli_fail_error(CMD, err);
-  else
+  else if (c->stats && etk_stats_cmp_from_gap(
+                           c->result, c->has_fail ? c->opt.threshold : NAN,
+                           &c->stats_rows, err) != ETK_OK)
+    status = 1 + etk_cli_fail_error(CMD, err);
+  else if (!c->stats)
     warn_inputs(c);
   etk_graph_free(g);
   etk_etrecord_close(rec);
@@ -204,9 +232,23 @@ int etk_cmd_numerics_gap(int argc, char **argv) {
                                       &err) != ETK_OK)
     status = etk_cli_fail_error(CMD, &err);
   else if (!status)
-    etk_cli_say_wrote(CMD, c.output, "%zu pair(s)",
-                      etk_gap_row_count(c.result));
-  if (!status && c.has_fail) {
+    etk_cli_say_wrote(CMD, c.output, "%zu row(s)",
+                      c.stats ? etk_stats_cmp_row_count(c.stats_rows)
+                              : etk_gap_row_count(c.result));
+  if (!status && c.has_fail && c.stats) {
+    size_t n = etk_stats_cmp_drifting(c.stats_rows);
+    if (etk_stats_cmp_compared(c.stats_rows) == 0) {
+      status = etk_cli_fail(CMD, "%s",
+                            "--fail-above compared nothing: no STATS vector "
+                            "could be paired with a graph output");
+    } else if (n) {
+      fprintf(stderr,
+              "etkit numerics: %zu value(s) drift (NaN/Inf appears, or a "
+              "p99_abs shift above %g)\n",
+              n, c.opt.threshold);
+      failed = 1;
+    }
+  } else if (!status && c.has_fail) {
     size_t over = 0;
     for (size_t k = 0; k < etk_gap_row_count(c.result); k++)
       over += etk_gap_rows(c.result)[k].over;
@@ -216,6 +258,7 @@ int etk_cmd_numerics_gap(int argc, char **argv) {
       failed = 1;
     }
   }
+  etk_stats_cmp_free(c.stats_rows);
   etk_gap_free(c.result);
   return etk_cli_gate_exit(status, failed);
 }

@@ -101,7 +101,7 @@ static int choice(const char *v, const char *const *names) {
 /* One option; 0 or an exit status. */
 static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   static const char *const debug_levels[] = {"none", "outputs", "intermediates",
-                                             NULL};
+                                             "stats", NULL};
   static const char *const profile_levels[] = {"method", "all", NULL};
   options_t *o = ctx;
   const char *v = p->value;
@@ -131,7 +131,7 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
       if (o->debug_level < 0)
         return etk_cli_usage(CMD,
                              "invalid debug level '%s' (choose from none, "
-                             "outputs, intermediates)",
+                             "outputs, intermediates, stats)",
                              v);
       return 0;
     case OPT_PROFILE_LEVEL:

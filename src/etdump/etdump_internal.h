@@ -72,10 +72,16 @@ struct etk_etdump {
   /* interned chain values */
   size_t chain_count, chain_cap;
   etdump_chain_t *chains;
+
+  /* an event-less RunData named ETK_TENSOR_STATS_MARKER is present */
+  int tensor_stats;
 };
 
 /* Offset of event `index`'s member table (index < event_count); the
  * reader finds it again from the run's events vector. */
 uint32_t etdump_event_member(const etk_etdump_t *dump, size_t index);
+
+/* 1 when string `name_id` is ETK_TENSOR_STATS_MARKER (stats_values.c). */
+int etdump_is_stats_marker(const etk_etdump_t *dump, uint32_t name_id);
 
 #endif

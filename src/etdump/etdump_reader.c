@@ -840,6 +840,8 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
     d->runs[r].has_events = ep != 0;
     d->runs[r].events_vec = ep ? follow(buf, ep) : 0;
     if (ep && rc == ETK_OK) rc = decode_run_events(&x, r, follow(buf, ep));
+    if (rc == ETK_OK && !ep)
+      d->tensor_stats |= etdump_is_stats_marker(d, d->runs[r].name_id);
   }
   decoder_free(&x);
   return rc;

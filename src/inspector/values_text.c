@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "etkit/schema.h"
+#include "etkit/tensor_stats.h"
 #include "values_text.h"
 
 /* Element i of a tensor's bytes as a double (exact for ints up to 2^53) or
@@ -185,6 +186,44 @@ static void tensor_text(etk_strbuf_t *b, const etk_etdump_tensor_t *t,
   etk_strbuf_appendc(b, ')');
 }
 
+/* A STATS vector (etk_etdump_tensor_is_stats) as
+ * "stats(min=-3, max=7, ..., p99_abs=7)"; counts as integers. */
+static void stats_text(etk_strbuf_t *b, const etk_etdump_t *d,
+                       const etk_etdump_tensor_t *t, const uint8_t *buf,
+                       size_t len) {
+  double st[ETK_TENSOR_STATS_COUNT];
+  if (!buf) {
+    etk_strbuf_appends(b, "stats(no debug buffer)");
+    return;
+  }
+  if (etk_etdump_tensor_stats(d, t, buf, len, st, NULL) != ETK_OK) {
+    etk_strbuf_appends(b, "<stats outside the debug buffer>");
+    return;
+  }
+  etk_strbuf_appends(b, "stats(");
+  for (unsigned i = 0; i < ETK_TENSOR_STATS_COUNT; i++) {
+    double x = st[i];
+    etk_strbuf_printf(b, "%s%s=", i ? ", " : "", etk_tensor_stat_name(i));
+    if (x != x)
+      etk_strbuf_appends(b, "nan");
+    else if (isinf(x))
+      etk_strbuf_appends(b, x > 0 ? "inf" : "-inf");
+    else
+      etk_strbuf_printf(b, "%.6g", x);
+  }
+  etk_strbuf_appendc(b, ')');
+}
+
+/* A tensor of a value: its STATS or its elements. */
+static void any_tensor_text(etk_strbuf_t *b, const etk_etdump_t *d,
+                            const etk_etdump_tensor_t *t, const uint8_t *buf,
+                            size_t len) {
+  if (etk_etdump_tensor_is_stats(d, t))
+    stats_text(b, d, t, buf, len);
+  else
+    tensor_text(b, t, buf, len);
+}
+
 void insp_value_text(etk_strbuf_t *b, const etk_etdump_t *d, uint32_t event,
                      const uint8_t *buf, size_t len) {
   etk_etdump_value_t v;
@@ -207,7 +246,7 @@ void insp_value_text(etk_strbuf_t *b, const etk_etdump_t *d, uint32_t event,
       break;
     case ETK_ETDUMP_VALUE_TYPE_TENSOR:
       if (v.member_present)
-        tensor_text(b, &v.tensor, buf, len);
+        any_tensor_text(b, d, &v.tensor, buf, len);
       else
         etk_strbuf_appends(b, "None");
       break;
@@ -217,7 +256,7 @@ void insp_value_text(etk_strbuf_t *b, const etk_etdump_t *d, uint32_t event,
         etk_etdump_tensor_t t;
         if (i) etk_strbuf_appends(b, ", ");
         if (etk_etdump_value_tensor(d, &v, i, &t) == ETK_OK)
-          tensor_text(b, &t, buf, len);
+          any_tensor_text(b, d, &t, buf, len);
       }
       etk_strbuf_appendc(b, ']');
       break;
@@ -286,6 +325,46 @@ static void tensor_json(etk_json_t *j, const etk_etdump_tensor_t *t,
   etk_json_end_object(j);
 }
 
+/* A STATS vector as {"stats": {"min": ..., ..., "p99_abs": ...}} (counts
+ * as integers, NaN and infinities null as every JSON number here), or
+ * {"stats": null} without a debug buffer (plus "error" when unreadable). */
+static void stats_json(etk_json_t *j, const etk_etdump_t *d,
+                       const etk_etdump_tensor_t *t, const uint8_t *buf,
+                       size_t len) {
+  double st[ETK_TENSOR_STATS_COUNT];
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_json_begin_object(j);
+  etk_json_key(j, "stats");
+  if (!buf) {
+    etk_json_null(j);
+  } else if (etk_etdump_tensor_stats(d, t, buf, len, st, &err) != ETK_OK) {
+    etk_json_null(j);
+    etk_json_key(j, "error");
+    etk_json_cstring(j, err.message);
+  } else {
+    etk_json_begin_object(j);
+    for (unsigned i = 0; i < ETK_TENSOR_STATS_COUNT; i++) {
+      etk_json_key(j, etk_tensor_stat_name(i));
+      if (i >= ETK_STAT_NAN_COUNT && i <= ETK_STAT_ZERO_COUNT)
+        etk_json_int(j, (int64_t)st[i]);
+      else
+        etk_json_double(j, st[i]);
+    }
+    etk_json_end_object(j);
+  }
+  etk_json_end_object(j);
+}
+
+static void any_tensor_json(etk_json_t *j, const etk_etdump_t *d,
+                            const etk_etdump_tensor_t *t, const uint8_t *buf,
+                            size_t len, size_t max_values) {
+  if (etk_etdump_tensor_is_stats(d, t))
+    stats_json(j, d, t, buf, len);
+  else
+    tensor_json(j, t, buf, len, max_values);
+}
+
 void insp_value_json(etk_json_t *j, const etk_etdump_t *d, uint32_t event,
                      const uint8_t *buf, size_t len, size_t max_values) {
   etk_etdump_value_t v;
@@ -297,7 +376,7 @@ void insp_value_json(etk_json_t *j, const etk_etdump_t *d, uint32_t event,
   switch (v.type) {
     case ETK_ETDUMP_VALUE_TYPE_TENSOR:
       if (v.member_present) {
-        tensor_json(j, &v.tensor, buf, len, max_values);
+        any_tensor_json(j, d, &v.tensor, buf, len, max_values);
         return;
       }
       break;
@@ -310,7 +389,7 @@ void insp_value_json(etk_json_t *j, const etk_etdump_t *d, uint32_t event,
       for (uint32_t i = 0; i < v.tensor_count; i++) {
         etk_etdump_tensor_t t;
         if (etk_etdump_value_tensor(d, &v, i, &t) == ETK_OK)
-          tensor_json(j, &t, buf, len, max_values);
+          any_tensor_json(j, d, &t, buf, len, max_values);
       }
       etk_json_end_array(j);
       etk_json_end_object(j);

@@ -27,6 +27,9 @@
 #include <string.h>
 
 #include "etkit/numerics.h"
+#include "etkit/scalar_type.h"
+#include "etkit/schema.h"
+#include "etkit/tensor_stats.h"
 #include "gap_index.h"
 
 #define GAP_MAX_OUTPUTS 16
@@ -427,6 +430,76 @@ static int pick_runtime(const etk_inspector_t *insp, const uint8_t *buf,
   return etk_numerics_debug_value(dump, buf, len, entry, 0, out, err);
 }
 
+/* A STATS vector logged as entry k of the runtime event, into st. */
+static bool logged_stats(const etk_inspector_t *insp, const uint8_t *buf,
+                         size_t len, size_t event, size_t k,
+                         double st[ETK_TENSOR_STATS_COUNT]) {
+  etk_numerics_value_t v;
+  uint32_t entry;
+  if (etk_inspector_event_debug_entry(insp, event, k, &entry) != ETK_OK ||
+      etk_numerics_debug_value(etk_inspector_etdump(insp), buf, len, entry, 0,
+                               &v, NULL) != ETK_OK ||
+      v.kind != ETK_NUMERICS_VALUE_TENSOR ||
+      v.scalar_type != ETK_SCALAR_TYPE_DOUBLE || v.dim != 1 ||
+      v.sizes[0] != ETK_TENSOR_STATS_COUNT ||
+      v.nbytes != 8u * ETK_TENSOR_STATS_COUNT || !v.data)
+    return false;
+  memcpy(st, v.data, 8u * ETK_TENSOR_STATS_COUNT);
+  return true;
+}
+
+/* How far STATS b is from a: relative differences of min, max, mean and
+ * p99_abs (NaN counts as infinitely far). */
+static double stats_distance(const double *a, const double *b) {
+  static const int k[] = {ETK_STAT_MIN, ETK_STAT_MAX, ETK_STAT_MEAN,
+                          ETK_STAT_P99_ABS};
+  double d = 0;
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    double x = a[k[i]], y = b[k[i]];
+    if (x == y) continue;
+    double r = fabs(y - x) / (fabs(x) + 1e-30);
+    d += r == r ? r : INFINITY;
+  }
+  return d;
+}
+
+/* When the dump holds STATS vectors: fills the row's STATS (the AOT
+ * output's computed, the logged ones read) and its gap, the relative
+ * p99_abs shift; 1 when it did.  The logged value is values[neg]; with one
+ * output declared and several logged, the STATS closest to the AOT
+ * output's (upstream picks by shape and dtype, which a STATS vector no
+ * longer has: docs/compatibility.md). */
+static bool stats_row(const etk_inspector_t *insp, const uint8_t *buf,
+                      size_t len, const gap_entry_t *rt, size_t neg,
+                      const etk_interp_tensor_t *a, etk_gap_row_t *row) {
+  etk_inspector_event_t ev;
+  size_t es = etk_scalar_type_size(a->dtype);
+  double st[ETK_TENSOR_STATS_COUNT], best = INFINITY;
+  if (!etk_etdump_has_tensor_stats(etk_inspector_etdump(insp)) || es == 0 ||
+      etk_tensor_stats_compute(a->dtype, a->data, a->nbytes / es,
+                               row->aot_stats) != ETK_OK)
+    return false;
+  etk_inspector_event_get(insp, rt->event, &ev);
+  if (ev.debug_count == 0 || neg > ev.debug_count) return false;
+  if (rt->num_outputs != 1 || ev.debug_count == 1)
+    return logged_stats(insp, buf, len, rt->event, ev.debug_count - neg,
+                        row->rt_stats) &&
+           (row->stats = true,
+            row->gap = etk_stats_p99_shift(row->aot_stats, row->rt_stats),
+            true);
+  for (size_t k = 0; k < ev.debug_count; k++) {
+    if (!logged_stats(insp, buf, len, rt->event, k, st)) continue;
+    double d = stats_distance(row->aot_stats, st);
+    if (!row->stats || d < best) {
+      best = d;
+      memcpy(row->rt_stats, st, sizeof st);
+      row->stats = true;
+    }
+  }
+  if (row->stats) row->gap = etk_stats_p99_shift(row->aot_stats, row->rt_stats);
+  return row->stats;
+}
+
 /* One row: AOT output `aot` against runtime value `neg` of `rt`. */
 static int add_row(etk_gap_t *g, const etk_inspector_t *insp,
                    const uint8_t *buf, size_t len, const gap_entry_t *rt,
@@ -455,10 +528,12 @@ static int add_row(etk_gap_t *g, const etk_inspector_t *insp,
   row->note = "";
   etk_numerics_shape_text(&ta, row->shape, sizeof row->shape);
   etk_error_clear(&e);
-  if (pick_runtime(insp, buf, len, rt, neg, a, &v, &e) != ETK_OK ||
-      !etk_numerics_value_view(&v, &tb) ||
-      etk_numerics_compare(&ta, &tb, g->opts.metric, 0, &row->gap, &e) !=
-          ETK_OK) {
+  if (stats_row(insp, buf, len, rt, neg, a, row)) {
+    /* a STATS vector: the AOT output reduced the same way */
+  } else if (pick_runtime(insp, buf, len, rt, neg, a, &v, &e) != ETK_OK ||
+             !etk_numerics_value_view(&v, &tb) ||
+             etk_numerics_compare(&ta, &tb, g->opts.metric, 0, &row->gap, &e) !=
+                 ETK_OK) {
     row->gap = NAN;
     row->note = keep_text(g, e.message[0] ? e.message : "not comparable");
   }

@@ -25,7 +25,9 @@
  *     opened (possibly empty)}; then, if anything was dropped, a last
  *     RunData named "etkit:dropped_events=N[,blocks=M][,allocators=K]" with
  *     no events (upstream's Inspector skips runs without events); before
- *     it, when the recorder holds a calibration, the RunData
+ *     it, when a record holds a STATS vector, the RunData named
+ *     ETK_TENSOR_STATS_MARKER (debug_stats.c), when the recorder holds a
+ *     calibration, the RunData
  *     "etkit:calibration=..." (calibrate.c), also without events, and,
  *     in a flight-recorder snapshot, the RunData "etkit:trigger=..."
  *     (trigger.c), also without events.
@@ -343,7 +345,7 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
   f.block_refs = (uint32_t *)(void *)(base + scratch_at +
                                       rec_round8((uint32_t)sizeof *f.b));
   f.items = f.block_refs + rec->block_count + 1u + rec->calibrated +
-            rec->note_reserved;
+            rec->note_reserved + rec->stats_marker;
   f.list = f.items + rec->max_items;
   if (rec->output != NULL) {
     region = rec->output;
@@ -404,6 +406,7 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
     at += size;
   }
   if (ob.open) f.block_refs[blocks++] = block_close(&f, &ob);
+  if (rec->stats_marker) f.block_refs[blocks++] = rec_stats_marker_emit(f.b);
   if (rec->calibrated) f.block_refs[blocks++] = rec_calibration_emit(rec, f.b);
   if (rec->note_reserved && rec->note_len != 0) {
     /* a flight-recorder snapshot says why it was taken (trigger.c) */

@@ -59,6 +59,7 @@
 #include <string.h>
 
 #include "etkit/checked.h"
+#include "etkit/tensor_stats.h"
 #include "recorder_internal.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -231,6 +232,7 @@ void rec_budget_reset(etk_recorder_t *rec) {
     rec->scratch_bytes += 4u;
     rec->output_base += rec_note_out();
   }
+  rec->stats_marker = 0; /* charged again with the next STATS record */
   if (++rec->gen == 0) {
     /* 2^32 dumps: clear the marks so that no stale gen can match */
     rec_string_t *e = rec_strings(rec);
@@ -1218,12 +1220,30 @@ int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,
  * the event's plan reserves but does not yet own.  On a sink failure the
  * event is counted as dropped and the sink's status returned. */
 static int write_tensors(etk_recorder_t *rec, const etk_recorder_value_t *v,
-                         size_t count, uint32_t at) {
+                         size_t count, uint32_t at, int stats) {
   size_t sink_used = rec->debug_buffer.used;
   for (size_t i = 0; i < count; i++) {
+    etk_recorder_tensor_t t_stats;
     const etk_recorder_tensor_t *t = &v->tensors[i];
     rec_tensor_t h;
     uint64_t sink_offset = 0;
+    double st[ETK_TENSOR_STATS_COUNT];
+    if (stats && t->nbytes != 0) {
+      /* ETK_DEBUG_LEVEL_STATS: the tensor's 13 STATS values go to the sink
+       * in place of its bytes (debug_stats.c); its type was checked */
+      static const int64_t stats_sizes[1] = {ETK_TENSOR_STATS_COUNT};
+      static const int64_t stats_strides[1] = {1};
+      (void)etk_tensor_stats_compute(t->scalar_type, t->data,
+                                     t->nbytes / element_size(t->scalar_type),
+                                     st);
+      t_stats.scalar_type = 7; /* DOUBLE */
+      t_stats.dim = 1;
+      t_stats.sizes = stats_sizes;
+      t_stats.strides = stats_strides;
+      t_stats.data = st;
+      t_stats.nbytes = sizeof st;
+      t = &t_stats;
+    }
     h.scalar_type = t->scalar_type;
     h.dim = t->dim;
     if (t->nbytes == 0) {
@@ -1296,13 +1316,20 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   if (v->kind == ETK_RECORDER_VALUE_TENSOR ||
       v->kind == ETK_RECORDER_VALUE_TENSOR_LIST) {
     count = v->kind == ETK_RECORDER_VALUE_TENSOR ? 1u : v->tensor_count;
-    for (size_t i = 0; i < count; i++) dims += v->tensors[i].dim;
+    for (size_t i = 0; i < count; i++) {
+      /* a STATS vector has one dimension */
+      int reduce =
+          rec->debug_level == ETK_DEBUG_LEVEL_STATS && v->tensors[i].nbytes;
+      dims += reduce ? 1u : v->tensors[i].dim;
+      if (reduce) flags |= DEBUG_STATS;
+    }
   }
   cost_clear(&c);
   if (!debug_cost(rec, v->kind, count, dims, debug_shape, &is_output, &c))
     return drop_event(rec);
   c.scratch += rec_item_scratch(rec, rec->block_events);
   c.names[0] = id_kind == 2u ? id : 0;
+  if (flags & DEBUG_STATS) rec_stats_marker_cost(rec, &c);
   if (!budget_check(rec, &c, &plan)) {
     rec_set_full(rec);
     return drop_event(rec);
@@ -1310,7 +1337,8 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
 
   /* It fits: write the tensors, then the record in front of them. */
   offset = rec->records_end;
-  status = write_tensors(rec, v, count, offset + (uint32_t)sizeof r);
+  status = write_tensors(rec, v, count, offset + (uint32_t)sizeof r,
+                         (flags & DEBUG_STATS) != 0);
   if (status != ETK_OK) return status;
   memset(&r, 0, sizeof r);
   r.kind = REC_DEBUG;
@@ -1329,6 +1357,7 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
     r.value.u = v->bool_value != 0;
   memcpy(rec_base(rec) + offset, &r, sizeof r);
   budget_commit(rec, &c, &plan);
+  if (flags & DEBUG_STATS) rec->stats_marker = 1;
   if (v->kind == ETK_RECORDER_VALUE_TENSOR_LIST && count > rec->max_list)
     rec->max_list = (uint32_t)count;
   rec->block_events++;

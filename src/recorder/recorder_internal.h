@@ -140,6 +140,10 @@ struct etk_recorder {
   const char *note;
   uint32_t note_len;
   uint8_t note_reserved;
+  /* ETK_DEBUG_LEVEL_STATS: a record of this dump holds a STATS vector, so
+   * finish writes the ETK_TENSOR_STATS_MARKER RunData (its output was
+   * charged with that record; rec_budget_reset clears it). */
+  uint8_t stats_marker;
 };
 
 static inline void rec_set_state(etk_recorder_t *rec, uint8_t state) {
@@ -237,6 +241,7 @@ typedef struct rec_allocation {
 #define DEBUG_OUTPUT 1u
 #define DEBUG_DELEGATE_INT 2u
 #define DEBUG_DELEGATE_STR 4u
+#define DEBUG_STATS 8u /* its tensors with data are STATS vectors */
 typedef struct rec_debug {
   uint8_t kind;
   uint8_t value_kind; /* etk_value_kind_t */
@@ -444,6 +449,13 @@ static inline uint32_t rec_note_out(void) {
   return rec_string_bound(REC_NOTE_MAX) + rec_table_bound(SH_RUN_DATA) + 4u;
 }
 
+/* Output of the STATS marker (ETK_TENSOR_STATS_MARKER): its name, RunData
+ * and run_data slot (plus 4 bytes of finish scratch, charged with it). */
+uint32_t rec_stats_marker_out(void);
+
+/* Writes the STATS marker's RunData (record.c). */
+etk_fb_ref_t rec_stats_marker_emit(etk_fb_builder_t *b);
+
 /* One tensor: sizes + strides vectors and the Tensor table. */
 static inline uint32_t rec_tensor_out(uint32_t dim) {
   return 2u * rec_vector_bound(8u * dim, 8u) + rec_table_bound(SH_TENSOR);
@@ -565,6 +577,11 @@ static inline void rec_allocation_cost(const etk_recorder_t *rec,
       rec_shape_vtable(SH_ALLOCATION) + rec_shape_vtable(SH_EVENT_ALLOCATION);
   c->shapes = SHAPE_BIT(SH_ALLOCATION) | SHAPE_BIT(SH_EVENT_ALLOCATION);
 }
+
+/* Adds the STATS marker's output and scratch to c when the dump does not
+ * hold it yet (record.c, ring.c: the caller sets rec->stats_marker once
+ * the record's cost is taken). */
+void rec_stats_marker_cost(const etk_recorder_t *rec, rec_cost_t *c);
 
 /* c must be cleared by the caller; 0 when a bound passes 2^31 - 1. */
 int rec_debug_cost(const etk_recorder_t *rec, int kind, uint64_t count,

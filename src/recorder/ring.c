@@ -181,6 +181,9 @@ int rec_charge_again(etk_recorder_t *rec, uint32_t end) {
       rec_allocator_cost(rec, a.name, &c);
     } else if (!event_cost(rec, p, &c)) {
       return ETK_E_INTERNAL;
+    } else if (p[0] == REC_DEBUG && (p[2] & DEBUG_STATS)) {
+      rec_stats_marker_cost(rec, &c); /* with the first STATS record */
+      rec->stats_marker = 1;
     }
     if (size == 0 || c.records != size || !cost_add(rec, &c, &sum))
       return ETK_E_INTERNAL;

@@ -24,7 +24,7 @@
 /* ------------------------------------------------------------ settings */
 
 void etk_recorder_set_debug_level(etk_recorder_t *rec, etk_debug_level_t l) {
-  if (rec != NULL && (unsigned)l <= ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS)
+  if (rec != NULL && (unsigned)l <= ETK_DEBUG_LEVEL_STATS)
     rec->debug_level = (uint8_t)l;
 }
 

@@ -74,6 +74,7 @@ static uint64_t estimate_output(const etk_recorder_workload_t *w) {
   out += 4u * (uint64_t)w->list_tensors;
   out += tensors * rec_tensor_out(0) + dims * 16u;
   out += (uint64_t)w->strings * rec_string_bound(0) + w->string_bytes;
+  if (w->tensor_stats) out += rec_stats_marker_out();
   return out;
 }
 
@@ -99,7 +100,7 @@ static uint64_t estimate_records(const etk_recorder_workload_t *w) {
     uint64_t items = w->max_block_events ? w->max_block_events : events;
     if (w->allocators > items) items = w->allocators;
     r += rec_fixed_scratch() + 4u * (uint64_t)w->blocks + 4u * items +
-         4u * (uint64_t)w->list_tensors;
+         4u * (uint64_t)w->list_tensors + (w->tensor_stats ? 4u : 0u);
   }
   /* string pool: bytes plus a NUL each */
   r += (uint64_t)w->string_bytes + w->strings;

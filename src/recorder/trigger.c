@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "etkit/sketch.h"
+#include "etkit/tensor_stats.h"
 #include "recorder_internal.h"
 
 /* ------------------------------------------------------------ parsing */
@@ -299,6 +300,19 @@ static int tensor_not_finite(const etk_recorder_t *rec, const rec_tensor_t *t,
   return 0;
 }
 
+/* 1 when the STATS vector of t (ETK_DEBUG_LEVEL_STATS: DOUBLE [13] in the
+ * debug buffer) counts a NaN or an infinity.  Its own values may be NaN
+ * without that (an empty tensor's min), so the counts decide. */
+static int stats_not_finite(const etk_recorder_t *rec, const rec_tensor_t *t) {
+  double counts[2];
+  uint64_t at = (uint64_t)t->offset + 8u * ETK_STAT_NAN_COUNT;
+  if (!rec->has_debug_buffer || t->offset < 0 || t->scalar_type != 7 ||
+      t->dim != 1 || at + sizeof counts > rec->debug_buffer.used)
+    return 0;
+  memcpy(counts, rec->debug_buffer.buf + at, sizeof counts);
+  return counts[0] > 0.0 || counts[1] > 0.0; /* nan_count, inf_count */
+}
+
 static int debug_not_finite(const etk_recorder_t *rec, const uint8_t *p) {
   rec_debug_t r;
   uint32_t at = (uint32_t)sizeof r;
@@ -310,7 +324,10 @@ static int debug_not_finite(const etk_recorder_t *rec, const uint8_t *p) {
   for (uint32_t i = 0; i < r.tensor_count; i++) {
     rec_tensor_t t;
     memcpy(&t, p + at, sizeof t);
-    if (tensor_not_finite(rec, &t, p + at + sizeof t)) return 1;
+    if ((r.flags & DEBUG_STATS) && t.offset >= 0
+            ? stats_not_finite(rec, &t)
+            : tensor_not_finite(rec, &t, p + at + sizeof t))
+      return 1;
     at += (uint32_t)sizeof t + 16u * t.dim;
   }
   return 0;

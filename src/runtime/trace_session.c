@@ -20,20 +20,27 @@
 
 #include "etkit/program.h"
 #include "etkit/recorder.h"
+#include "etkit/tensor_stats.h"
 #include "etkit/method.h"
 #include "runtime_internal.h"
 
+/* Debug-buffer bytes of one logged tensor of `nbytes`: its bytes, or its
+ * STATS vector at ETK_TRACE_DEBUG_STATS (`stats`), plus the alignment. */
+static uint64_t logged_bytes(uint64_t nbytes, int stats) {
+  return (stats ? 8u * ETK_TENSOR_STATS_COUNT : nbytes) + 64;
+}
+
 /* Bytes and tensor count value v would log. */
-static void value_cost(const etk_program_plan_t *plan, int32_t v,
+static void value_cost(const etk_program_plan_t *plan, int32_t v, int stats,
                        uint64_t *bytes, uint64_t *tensors, uint64_t *scalars) {
   const etk_program_value_t *pv = &plan->values[v];
   if (pv->tag == ETK_VALUE_TENSOR) {
-    *bytes += pv->u.tensor->nbytes + 64;
+    *bytes += logged_bytes(pv->u.tensor->nbytes, stats);
     *tensors += 1;
   } else if (pv->tag == ETK_VALUE_TENSOR_LIST) {
     for (uint32_t k = 0; k < pv->u.tensor_list.count; k++) {
       int32_t item = pv->u.tensor_list.items[k];
-      *bytes += plan->values[item].u.tensor->nbytes + 64;
+      *bytes += logged_bytes(plan->values[item].u.tensor->nbytes, stats);
       *tensors += 1;
     }
   } else {
@@ -48,6 +55,7 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
                         etk_recorder_config_t *cfg_out, size_t *arena_size,
                         size_t *debug_size, etk_error_t *err) {
   if (runs == 0) runs = 1;
+  int stats = debug_level == ETK_TRACE_DEBUG_STATS;
   uint64_t prof = 1, deleg = 0, dbg_t = 0, dbg_s = 0, dbg_bytes = 0;
   uint64_t strings = 32, string_bytes = 512;
   for (uint32_t i = 0; i < plan->operator_count; i++) {
@@ -63,7 +71,8 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
           uint32_t first, count;
           etk_program_call_outputs(x->args, x->arg_count, &first, &count);
           for (uint32_t k = 0; k < count; k++)
-            value_cost(plan, x->args[first + k], &dbg_bytes, &dbg_t, &dbg_s);
+            value_cost(plan, x->args[first + k], stats, &dbg_bytes, &dbg_t,
+                       &dbg_s);
         }
       } else if (x->kind == ETK_INSTR_DELEGATE_CALL) {
         prof += 1;
@@ -76,12 +85,12 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
         string_bytes += ops * 48;
         if (debug_level >= ETK_TRACE_DEBUG_INTERMEDIATES) {
           for (uint32_t k = 0; k < x->arg_count; k++)
-            value_cost(plan, x->args[k], &dbg_bytes, &dbg_t, &dbg_s);
+            value_cost(plan, x->args[k], stats, &dbg_bytes, &dbg_t, &dbg_s);
           /* delegate intermediate outputs: bounded by the payload's
            * scratch plus the outputs, counted generously */
           dbg_t += ops;
-          dbg_bytes += ops * 64;
-          if (d->size >= 12 && memcmp(d->data, "EMB1", 4) == 0)
+          dbg_bytes += ops * logged_bytes(0, stats);
+          if (!stats && d->size >= 12 && memcmp(d->data, "EMB1", 4) == 0)
             dbg_bytes += (uint64_t)d->data[8] | (uint64_t)d->data[9] << 8 |
                          (uint64_t)d->data[10] << 16 |
                          (uint64_t)d->data[11] << 24;
@@ -92,7 +101,7 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
     }
   if (debug_level >= ETK_TRACE_DEBUG_OUTPUTS)
     for (uint32_t k = 0; k < plan->output_count; k++)
-      value_cost(plan, plan->outputs[k], &dbg_bytes, &dbg_t, &dbg_s);
+      value_cost(plan, plan->outputs[k], stats, &dbg_bytes, &dbg_t, &dbg_s);
   if (profile_level == ETK_TRACE_PROFILE_METHOD) prof = 1;
 
   etk_recorder_workload_t w;
@@ -109,6 +118,7 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
   w.debug_scalars = CLAMP(dbg_s * r);
   w.debug_tensors = CLAMP(dbg_t * r);
   w.tensor_dims = CLAMP(dbg_t * r * 8);
+  w.tensor_stats = (uint32_t)stats;
   w.strings = CLAMP(strings + nplanned);
   w.string_bytes = CLAMP(string_bytes + nplanned * 24);
   etk_recorder_config_t cfg;
@@ -186,6 +196,8 @@ int etk_trace_session_start(const etk_program_plan_t *plan, unsigned runs,
       out->rec, debug_level == ETK_TRACE_DEBUG_NONE ? ETK_DEBUG_LEVEL_NONE
                 : debug_level == ETK_TRACE_DEBUG_OUTPUTS
                     ? ETK_DEBUG_LEVEL_PROGRAM_OUTPUTS
+                : debug_level == ETK_TRACE_DEBUG_STATS
+                    ? ETK_DEBUG_LEVEL_STATS
                     : ETK_DEBUG_LEVEL_INTERMEDIATE_OUTPUTS);
   etk_recorder_set_profiling_level(out->rec,
                                    profile_level == ETK_TRACE_PROFILE_METHOD

@@ -266,6 +266,15 @@ ETK_TEST(firing_while_waiting_is_suppressed_and_finish_writes_pending) {
   check_snapshot(0, want, 3, "etkit:trigger=run=0,snapshot=0,after=2");
 }
 
+/* Whether snapshot i holds the bytes of `text` (a marker found without
+ * flatc, which prints a logged infinity as "inf", not JSON). */
+static int snapshot_has(int i, const char *text) {
+  size_t n = strlen(text);
+  for (size_t k = 0; k + n <= snaps.len[i]; k++)
+    if (memcmp(snaps.data[i] + k, text, n) == 0) return 1;
+  return 0;
+}
+
 ETK_TEST(nan_in_a_logged_tensor_or_double) {
   static const char *const exprs[] = {"nan", NULL};
   fixture_t fx;
@@ -295,13 +304,36 @@ ETK_TEST(nan_in_a_logged_tensor_or_double) {
   /* flatc prints the logged infinity as "inf", which is not JSON: the
    * second snapshot is verified and its marker found in the bytes */
   CHECK_EQ_INT(rt_verify(snaps.data[1], snaps.len[1], NULL), ETK_OK);
-  {
-    static const char want[] = "etkit:trigger=run=6,snapshot=1,after=0";
-    int found = 0;
-    for (size_t i = 0; i + sizeof want - 1 <= snaps.len[1]; i++)
-      if (memcmp(snaps.data[1] + i, want, sizeof want - 1) == 0) found = 1;
-    CHECK(found);
+  CHECK(snapshot_has(1, "etkit:trigger=run=6,snapshot=1,after=0"));
+  CHECK_EQ_INT(etk_flight_finish(&fx.flight), ETK_OK);
+}
+
+ETK_TEST(nan_in_a_stats_vector) {
+  /* at ETK_DEBUG_LEVEL_STATS the trigger reads the STATS counts
+   * (inf_count of the float tensor at run 4); the integer tensor and the
+   * empty one (no data: logged as it is) never fire */
+  static const char *const exprs[] = {"nan", NULL};
+  fixture_t fx;
+  REQUIRE(setup(&fx, 2, 0, 0, 0, exprs));
+  etk_recorder_set_debug_level(fx.rec, ETK_DEBUG_LEVEL_STATS);
+  static const int64_t sizes[1] = {4}, empty[1] = {0};
+  for (unsigned run = 0; run < 6; run++) {
+    float data[4] = {1.0f, -2.0f, 3.0f, 4.0f};
+    int32_t ints[4] = {7, 8, 9, 10};
+    volatile float big = 3e38f;
+    if (run == 4) data[1] = big * 10.0f;
+    one_run(&fx, run, 50, 0);
+    etk_recorder_tensor_t t[3] = {rt_tensor(6, 1, sizes, data, sizeof data),
+                                  rt_tensor(3, 1, sizes, ints, sizeof ints),
+                                  rt_tensor(6, 1, empty, NULL, 0)};
+    etk_recorder_value_t v = etk_value_tensor_list(t, 3);
+    CHECK_EQ_INT(etk_recorder_log_value(fx.rec, &v, ETK_LOGGED_PROGRAM_OUTPUT),
+                 ETK_OK);
+    CHECK_EQ_INT(etk_flight_run_end(&fx.flight), ETK_OK);
+    CHECK_EQ_INT(snaps.count, run < 4 ? 0 : 1);
   }
+  CHECK_EQ_INT(rt_verify(snaps.data[0], snaps.len[0], NULL), ETK_OK);
+  CHECK(snapshot_has(0, "etkit:trigger=run=4,snapshot=0,after=0"));
   CHECK_EQ_INT(etk_flight_finish(&fx.flight), ETK_OK);
 }
 

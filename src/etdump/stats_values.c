@@ -1,0 +1,48 @@
+/*
+ * stats_values.c - STATS debug values (etkit/etdump.h): the marker a dump
+ * recorded at ETK_DEBUG_LEVEL_STATS carries, and the 13 values of a STATS
+ * vector read from the debug buffer.
+ */
+#include <string.h>
+
+#include "etdump_internal.h"
+#include "etkit/schema.h"
+#include "etkit/tensor_stats.h"
+
+int etdump_is_stats_marker(const etk_etdump_t *d, uint32_t name_id) {
+  static const char m[] = ETK_TENSOR_STATS_MARKER;
+  etk_etdump_str_t s = etk_etdump_string(d, name_id);
+  return s.data != NULL && s.len == sizeof m - 1 &&
+         memcmp(s.data, m, sizeof m - 1) == 0;
+}
+
+int etk_etdump_has_tensor_stats(const etk_etdump_t *d) {
+  return d != NULL && d->tensor_stats;
+}
+
+int etk_etdump_tensor_is_stats(const etk_etdump_t *d,
+                               const etk_etdump_tensor_t *t) {
+  return etk_etdump_has_tensor_stats(d) && t != NULL &&
+         t->scalar_type == ETK_SCALAR_TYPE_DOUBLE && t->dim == 1 &&
+         etk_etdump_tensor_dim(t, 0) == ETK_TENSOR_STATS_COUNT &&
+         t->offset >= 0;
+}
+
+int etk_etdump_tensor_stats(const etk_etdump_t *d, const etk_etdump_tensor_t *t,
+                            const uint8_t *buf, size_t len,
+                            double out[ETK_TENSOR_STATS_COUNT],
+                            etk_error_t *err) {
+  const uint8_t *data = NULL;
+  uint64_t nbytes = 0;
+  if (!etk_etdump_tensor_is_stats(d, t) || out == NULL)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "not a STATS vector");
+  int rc = etk_etdump_tensor_data(t, buf, len, &data, &nbytes, err);
+  if (rc != ETK_OK) return rc;
+  if (nbytes != 8u * ETK_TENSOR_STATS_COUNT || data == NULL)
+    return etk_error_set(err, ETK_E_FORMAT, ETK_NO_OFFSET,
+                         "a STATS vector of %llu bytes",
+                         (unsigned long long)nbytes);
+  memcpy(out, data, 8u * ETK_TENSOR_STATS_COUNT); /* host order, as written */
+  return ETK_OK;
+}
