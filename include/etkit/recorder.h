@@ -191,7 +191,57 @@ typedef struct etk_recorder_config {
    * free space and the arena must also hold the worst-case output. */
   void *output;
   size_t output_capacity;
+  /* Profile mode (etk_profile_mode_t, 0 = ETK_PROFILE_MODE_FULL).  STATS
+   * keeps, instead of every profiling event, one latency sketch per key
+   * (block, event name, chain and instruction, delegate id) in a table of
+   * `stats_keys` keys (0 = ETK_RECORDER_DEFAULT_STATS_KEYS) placed in the
+   * arena, at `stats_error` relative error (0 = 1%; see etkit/sketch.h):
+   * the dump's size no longer grows with the number of runs.  See
+   * "STATS MODE" below. */
+  int profile_mode;
+  uint32_t stats_keys;
+  double stats_error;
 } etk_recorder_config_t;
+
+/* Profile modes (etk_recorder_config_t.profile_mode). */
+typedef enum etk_profile_mode {
+  ETK_PROFILE_MODE_FULL = 0, /* every event (upstream's behaviour) */
+  ETK_PROFILE_MODE_STATS = 1 /* a latency sketch per key */
+} etk_profile_mode_t;
+
+/* Latency-table keys of a STATS recorder when stats_keys is 0. */
+#ifndef ETK_RECORDER_DEFAULT_STATS_KEYS
+#define ETK_RECORDER_DEFAULT_STATS_KEYS 64u
+#endif
+
+/* STATS MODE
+ *   Each profiling event (etk_recorder_end, end_delegate, log_delegate)
+ *   adds its duration (end - start ticks) to the sketch of its key and
+ *   appends nothing.  A block begun again under the name of a block of the
+ *   current dump continues that block (no new RunData): its events open,
+ *   allocators are refused (ETK_E_INVALID_STATE); allocation and debug
+ *   events are appended to it as in FULL mode while it is the dump's last
+ *   block, and dropped and counted otherwise.  A new key costs its
+ *   worst-case output at once (about 1.9 KiB); a key that finds no slot
+ *   or no room is refused: its durations are dropped and counted in the
+ *   "etkit:dropped_events=N" marker, never latching the recorder (known
+ *   keys go on being measured).  finish writes, for each block, one
+ *   ProfileEvent per key after its recorded events (start_time 0, end_time
+ *   the median duration in ticks, the key's name, chain, instruction and
+ *   delegate id, empty delegate metadata), then, after every block, one
+ *   RunData named "etkit:latency_sketches=version=1,keys=K,error=E" with no
+ *   events whose allocators are the sketches, one per key, each named
+ *   "r=R,e=E,s=BASE64": R the RunData index and E the event index of the
+ *   key's ProfileEvent, BASE64 (RFC 4648, padded) the sketch's bytes
+ *   (etk_sketch_serialize).  Upstream's Inspector skips the sketches
+ *   (no events) and shows the medians (docs/compatibility.md). */
+
+/* The profile mode a recorder was made with (FULL for NULL). */
+etk_profile_mode_t etk_recorder_profile_mode(const etk_recorder_t *rec);
+
+/* A STATS recorder's latency table (read-only; NULL for NULL or FULL). */
+const struct etk_latency_table *etk_recorder_latency_table(
+    const etk_recorder_t *rec);
 
 /* A tensor to log (a view: nothing is retained after the call). */
 typedef struct etk_recorder_tensor {

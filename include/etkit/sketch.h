@@ -150,7 +150,10 @@ etk_status_t etk_sketch_deserialize(etk_sketch_t *s, const uint8_t *in,
  * instruction id, delegate id): what a stats-mode recorder keeps instead of
  * every event (src/recorder/latency.c).  Names are the caller's ids (the
  * recorder's interned names); the table never grows: a key beyond the
- * capacity is refused and counted. */
+ * capacity is refused and counted.  Entries are kept in the order their
+ * keys were first added: slots[0 .. entries). */
+#define ETK_LATENCY_MAX_KEYS 65536u
+
 typedef struct etk_latency_entry {
   uint32_t block, name, instruction;
   int32_t used; /* 1 when the slot holds a key */
@@ -163,9 +166,14 @@ typedef struct etk_latency_table {
   uint64_t refused; /* durations whose key found no free slot */
   double relative_error;
   etk_latency_entry_t *slots; /* points into the caller's memory */
+  uint32_t *index;            /* hash index, after the slots */
+  uint32_t index_mask;
+  uint32_t reserved;
 } etk_latency_table_t;
 
-/* Bytes etk_latency_table_init needs for `capacity` keys. */
+/* Bytes etk_latency_table_init needs for `capacity` keys (1 ..
+ * ETK_LATENCY_MAX_KEYS; 0 outside): the entries and a hash index of
+ * 2 x capacity rounded up to a power of two 32-bit slots. */
 size_t etk_latency_table_size(uint32_t capacity);
 
 /* Lays a table for `capacity` keys (> 0) in mem[0..len) (8-aligned, at
@@ -175,11 +183,22 @@ etk_status_t etk_latency_table_init(etk_latency_table_t *t, void *mem,
                                     size_t len, uint32_t capacity,
                                     double relative_error);
 
+/* Forgets every key (capacity and error kept; `refused` back to 0). */
+void etk_latency_table_clear(etk_latency_table_t *t);
+
 /* Adds one duration under its key.  ETK_E_FULL: no slot left for a new
  * key (counted in t->refused); ETK_E_INVALID_ARGUMENT as etk_sketch_add. */
 etk_status_t etk_latency_table_add(etk_latency_table_t *t, uint32_t block,
                                    uint32_t name, uint32_t instruction,
                                    int64_t delegate_id, double duration);
+
+/* The entry of a key; when absent and `create` != 0 a new empty entry (a
+ * sketch at the table's error), or NULL when the table is full (counted in
+ * t->refused).  NULL for a NULL or uninitialised table. */
+etk_latency_entry_t *etk_latency_table_key(etk_latency_table_t *t,
+                                           uint32_t block, uint32_t name,
+                                           uint32_t instruction,
+                                           int64_t delegate_id, int create);
 
 /* The sketch of a key, or NULL when the table has none. */
 const etk_sketch_t *etk_latency_table_find(const etk_latency_table_t *t,

@@ -160,7 +160,8 @@ void etk_flight_config_init(etk_flight_config_t *cfg);
  * the snapshot note's output in the recorder's budget.  Errors:
  * ETK_E_INVALID_ARGUMENT (NULL, ticks_per_ns <= 0), ETK_E_INVALID_STATE
  * (another flight recorder is attached), ETK_E_NO_MEMORY (the recorder has
- * no room for the note's reservation; nothing changes). */
+ * no room for the note's reservation; nothing changes), ETK_E_UNSUPPORTED
+ * (a stats-mode recorder: it keeps no runs to snapshot). */
 int etk_flight_init(etk_flight_t *f, etk_recorder_t *rec,
                     const etk_flight_config_t *cfg);
 

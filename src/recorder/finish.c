@@ -31,6 +31,10 @@
  *     "etkit:calibration=..." (calibrate.c), also without events, and,
  *     in a flight-recorder snapshot, the RunData "etkit:trigger=..."
  *     (trigger.c), also without events.
+ *   - Stats mode (stats.c): each block's RunData ends with one
+ *     ProfileEvent per latency key of the block (start 0, end the median),
+ *     and after the blocks comes "etkit:latency_sketches=..." whose
+ *     Allocators carry the sketches (etkit/recorder.h "STATS MODE").
  *   - ProfileEvent: start_time, end_time, chain_index (skipped when 0),
  *     instruction_id (always), name (if any); delegate events add
  *     delegate_debug_id_int or _str and always delegate_debug_metadata.
@@ -64,6 +68,12 @@ typedef struct finish_ctx {
   uint32_t *block_refs;
   uint32_t *items;
   uint32_t *list;
+  /* stats mode: per key, the RunData and event index of its
+   * representative ProfileEvent; the serialisation and text buffers */
+  uint32_t *where;
+  uint8_t *sketch_bytes;
+  char *text;
+  uint32_t run_index; /* RunData index of the block being closed */
 } finish_ctx_t;
 
 static etk_fb_ref_t name_ref(finish_ctx_t *f, etk_recorder_name_t id) {
@@ -288,6 +298,127 @@ static size_t marker_name(const etk_recorder_t *rec, char *out) {
   return n;
 }
 
+/* ------------------------------------------------------------ stats mode */
+
+/* A key's representative ProfileEvent: start 0, end the median duration
+ * (ticks), the key's chain, instruction, name or delegate id; the shapes
+ * are those rec_stats_key_cost charged. */
+static etk_fb_ref_t emit_representative(finish_ctx_t *f,
+                                        const etk_latency_entry_t *e) {
+  etk_fb_builder_t *b = f->b;
+  int32_t chain = (int32_t)(e->block >> 16) - 1;
+  double p50 = 0.0;
+  uint64_t end;
+  etk_fb_ref_t pe;
+  (void)etk_sketch_quantile(&e->sketch, 0.5, &p50);
+  end = !(p50 > 0.0)                    ? 0u
+        : p50 >= 18446744073709549568.0 ? UINT64_MAX
+                                        : (uint64_t)(p50 + 0.5);
+  if (e->delegate_id == ETK_DELEGATE_ID_UNSET) {
+    etk_fb_ref_t name = name_ref(f, e->name);
+    etk_fb_table_start(b);
+    add_profile_fields(b, 0, end, chain, e->instruction);
+    if (name != 0) etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_NAME, name);
+    pe = etk_fb_table_end(b);
+  } else {
+    static const uint8_t none[1] = {0};
+    int is_str = e->delegate_id == REC_STATS_DELEGATE_STR;
+    etk_fb_ref_t id_str = is_str ? name_ref(f, e->name) : 0;
+    etk_fb_ref_t metadata = etk_fb_create_vector(b, none, 0, 1, 1);
+    etk_fb_table_start(b);
+    add_profile_fields(b, 0, end, chain, e->instruction);
+    if (is_str)
+      etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_STR, id_str);
+    else
+      etk_fb_add_i32(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT,
+                     (int32_t)e->delegate_id,
+                     ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_ID_INT_DEFAULT,
+                     ETK_FB_FORCE);
+    etk_fb_add_ref(b, ETK_ETDUMP_PROFILE_EVENT_DELEGATE_DEBUG_METADATA,
+                   metadata);
+    pe = etk_fb_table_end(b);
+  }
+  return event_wrap(f, ETK_ETDUMP_EVENT_PROFILE_EVENT, pe);
+}
+
+/* Appends the representatives of the keys of block `name` to the items
+ * (from *events on) and notes where each went. */
+static void stats_block_events(finish_ctx_t *f, etk_recorder_name_t name,
+                               uint32_t *events) {
+  const etk_latency_table_t *t = &f->rec->latency;
+  for (uint32_t i = 0; i < t->entries; i++) {
+    const etk_latency_entry_t *e = &t->slots[i];
+    if ((e->block & 0xFFFFu) != name || f->where[2u * i] != UINT32_MAX)
+      continue;
+    f->where[2u * i] = f->run_index;
+    f->where[2u * i + 1u] = *events;
+    f->items[(*events)++] = emit_representative(f, e);
+  }
+}
+
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* RFC 4648 base64 (padded) of in[0..n) at out; returns the length. */
+static size_t base64(char *out, const uint8_t *in, size_t n) {
+  size_t o = 0, i = 0;
+  for (; i + 3u <= n; i += 3u) {
+    uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1u] << 8 | in[i + 2u];
+    out[o++] = b64[v >> 18];
+    out[o++] = b64[(v >> 12) & 63u];
+    out[o++] = b64[(v >> 6) & 63u];
+    out[o++] = b64[v & 63u];
+  }
+  if (i < n) {
+    uint32_t v = (uint32_t)in[i] << 16;
+    if (i + 1u < n) v |= (uint32_t)in[i + 1u] << 8;
+    out[o++] = b64[v >> 18];
+    out[o++] = b64[(v >> 12) & 63u];
+    out[o++] = i + 1u < n ? b64[(v >> 6) & 63u] : '=';
+    out[o++] = '=';
+  }
+  return o;
+}
+
+/* The RunData "etkit:latency_sketches=..." (no events; one Allocator per
+ * key named "r=R,e=E,s=BASE64"). */
+static etk_fb_ref_t emit_sketches(finish_ctx_t *f) {
+  const etk_latency_table_t *t = &f->rec->latency;
+  etk_fb_builder_t *b = f->b;
+  etk_fb_ref_t vec, name;
+  uint32_t n = 0;
+  size_t len;
+  for (uint32_t i = 0; i < t->entries; i++) {
+    size_t bytes = 0;
+    etk_fb_ref_t text;
+    if (f->where[2u * i] == UINT32_MAX) continue; /* NEVER: no block */
+    (void)etk_sketch_serialize(&t->slots[i].sketch, f->sketch_bytes,
+                               ETK_SKETCH_MAX_BYTES, &bytes);
+    len = append_text(f->text, 0, "r=");
+    len += format_u32(f->text + len, f->where[2u * i]);
+    len = append_text(f->text, len, ",e=");
+    len += format_u32(f->text + len, f->where[2u * i + 1u]);
+    len = append_text(f->text, len, ",s=");
+    len += base64(f->text + len, f->sketch_bytes, bytes);
+    text = etk_fb_create_string(b, f->text, len);
+    etk_fb_table_start(b);
+    etk_fb_add_ref(b, ETK_ETDUMP_ALLOCATOR_NAME, text);
+    f->items[n++] = etk_fb_table_end(b);
+  }
+  vec = etk_fb_create_offset_vector(b, f->items, n);
+  len = append_text(f->text, 0, REC_SKETCHES_PREFIX "version=1,keys=");
+  len += format_u32(f->text + len, n);
+  len = append_text(f->text, len, ",refused=");
+  len +=
+      format_u32(f->text + len,
+                 t->refused > UINT32_MAX ? UINT32_MAX : (uint32_t)t->refused);
+  name = etk_fb_create_string(b, f->text, len);
+  etk_fb_table_start(b);
+  etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_NAME, name);
+  etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_ALLOCATORS, vec);
+  return etk_fb_table_end(b);
+}
+
 typedef struct open_block {
   int open;
   rec_block_t rec;
@@ -305,6 +436,8 @@ static etk_fb_ref_t block_close(finish_ctx_t *f, open_block_t *ob) {
   etk_fb_builder_t *b = f->b;
   etk_fb_ref_t name, events = 0;
   allocators_close(f, ob);
+  if (f->rec->stats && (ob->rec.flags & BLOCK_EVENTS_OPEN))
+    stats_block_events(f, ob->rec.name, &ob->events);
   if (ob->rec.flags & BLOCK_EVENTS_OPEN)
     events = etk_fb_create_offset_vector(b, f->items, ob->events);
   name = name_ref(f, ob->rec.name);
@@ -345,8 +478,18 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
   f.block_refs = (uint32_t *)(void *)(base + scratch_at +
                                       rec_round8((uint32_t)sizeof *f.b));
   f.items = f.block_refs + rec->block_count + 1u + rec->calibrated +
-            rec->note_reserved + rec->stats_marker;
-  f.list = f.items + rec->max_items;
+            rec->note_reserved + rec->stats_marker + rec->stats_record;
+  f.list = f.items + rec->max_items + (rec->stats ? rec->latency.entries : 0u);
+  f.where = f.list + rec->max_list;
+  f.sketch_bytes = NULL;
+  f.text = NULL;
+  f.run_index = 0;
+  if (rec->stats_record) {
+    f.sketch_bytes = (uint8_t *)(f.where + 2u * rec->latency.entries);
+    f.text = (char *)f.sketch_bytes + rec_round8(ETK_SKETCH_MAX_BYTES);
+    for (uint32_t i = 0; i < 2u * rec->latency.entries; i++)
+      f.where[i] = UINT32_MAX;
+  }
   if (rec->output != NULL) {
     region = rec->output;
     region_size = rec->output_capacity;
@@ -365,6 +508,7 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
     if (size == 0 || size > rec->records_end - at) return ETK_E_INTERNAL;
     switch (p[0]) {
       case REC_BLOCK:
+        f.run_index = blocks;
         if (ob.open) f.block_refs[blocks++] = block_close(&f, &ob);
         memset(&ob, 0, sizeof ob);
         memcpy(&ob.rec, p, sizeof ob.rec);
@@ -405,8 +549,10 @@ int etk_recorder_finish(etk_recorder_t *rec, const uint8_t **data,
     }
     at += size;
   }
+  f.run_index = blocks;
   if (ob.open) f.block_refs[blocks++] = block_close(&f, &ob);
   if (rec->stats_marker) f.block_refs[blocks++] = rec_stats_marker_emit(f.b);
+  if (rec->stats_record) f.block_refs[blocks++] = emit_sketches(&f);
   if (rec->calibrated) f.block_refs[blocks++] = rec_calibration_emit(rec, f.b);
   if (rec->note_reserved && rec->note_len != 0) {
     /* a flight-recorder snapshot says why it was taken (trigger.c) */

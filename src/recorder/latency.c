@@ -2,34 +2,53 @@
  * latency.c - the latency table (etkit/sketch.h): sketches keyed by
  * (block, name, instruction, delegate id) in caller memory.
  *
- * Layout: `capacity` slots after nothing else (the table struct is the
- * caller's); open addressing with linear probing on a hash of the key.
- * Slots are never removed, so a probe ends at the key or at the first
- * unused slot; the table refuses a new key when every slot is used.
+ * Layout: [etk_latency_entry_t x capacity][u32 index x slots], slots the
+ * power of two >= 2 x capacity.  Entries fill in insertion order (so a
+ * reader lists keys in the order they were first seen); the index is open
+ * addressing with linear probing on a hash of the key, 0 = empty, else
+ * entry number + 1.  Keys are never removed, so a probe ends at the key or
+ * at an empty slot; the table refuses a new key when every entry is used.
  */
 #include <string.h>
 
 #include "etkit/sketch.h"
 
+static uint32_t index_slots(uint32_t capacity) {
+  uint32_t n = 2;
+  while (n < 2u * capacity && n < 0x80000000u) n <<= 1;
+  return n;
+}
+
 size_t etk_latency_table_size(uint32_t capacity) {
-  return (size_t)capacity * sizeof(etk_latency_entry_t);
+  if (capacity == 0 || capacity > ETK_LATENCY_MAX_KEYS) return 0;
+  return (size_t)capacity * sizeof(etk_latency_entry_t) +
+         4u * (size_t)index_slots(capacity);
 }
 
 etk_status_t etk_latency_table_init(etk_latency_table_t *t, void *mem,
                                     size_t len, uint32_t capacity,
                                     double relative_error) {
   etk_sketch_t probe;
-  if (t == NULL || mem == NULL || capacity == 0 || ((uintptr_t)mem & 7u) != 0 ||
+  if (t == NULL || mem == NULL || capacity == 0 ||
+      capacity > ETK_LATENCY_MAX_KEYS || ((uintptr_t)mem & 7u) != 0 ||
       etk_sketch_init(&probe, relative_error) != ETK_OK)
     return ETK_E_INVALID_ARGUMENT;
-  if ((uint64_t)capacity * sizeof(etk_latency_entry_t) > (uint64_t)len)
-    return ETK_E_FULL;
+  if (etk_latency_table_size(capacity) > len) return ETK_E_FULL;
   memset(t, 0, sizeof *t);
   t->capacity = capacity;
   t->relative_error = probe.relative_error;
   t->slots = mem;
-  memset(mem, 0, etk_latency_table_size(capacity));
+  t->index = (uint32_t *)(void *)(t->slots + capacity);
+  t->index_mask = index_slots(capacity) - 1u;
+  memset(t->index, 0, 4u * (size_t)(t->index_mask + 1u));
   return ETK_OK;
+}
+
+void etk_latency_table_clear(etk_latency_table_t *t) {
+  if (t == NULL || t->slots == NULL) return;
+  memset(t->index, 0, 4u * (size_t)(t->index_mask + 1u));
+  t->entries = 0;
+  t->refused = 0;
 }
 
 static uint32_t hash(uint32_t block, uint32_t name, uint32_t instruction,
@@ -42,39 +61,57 @@ static uint32_t hash(uint32_t block, uint32_t name, uint32_t instruction,
   return (uint32_t)(h ^ (h >> 32));
 }
 
-static etk_latency_entry_t *slot_of(const etk_latency_table_t *t,
-                                    uint32_t block, uint32_t name,
-                                    uint32_t instruction, int64_t delegate_id) {
-  uint32_t i = hash(block, name, instruction, delegate_id) % t->capacity;
-  for (uint32_t n = 0; n < t->capacity; n++) {
-    etk_latency_entry_t *e = &t->slots[i];
-    if (!e->used ||
-        (e->block == block && e->name == name &&
-         e->instruction == instruction && e->delegate_id == delegate_id))
-      return e;
-    i = i + 1 == t->capacity ? 0 : i + 1;
+/* The index slot of the key: holding it, or the empty one ending its
+ * probe (the index always has an empty slot: it is twice the capacity). */
+static uint32_t *slot_of(const etk_latency_table_t *t, uint32_t block,
+                         uint32_t name, uint32_t instruction,
+                         int64_t delegate_id) {
+  uint32_t i = hash(block, name, instruction, delegate_id) & t->index_mask;
+  for (;;) {
+    uint32_t *s = &t->index[i];
+    const etk_latency_entry_t *e;
+    if (*s == 0) return s;
+    e = &t->slots[*s - 1u];
+    if (e->block == block && e->name == name && e->instruction == instruction &&
+        e->delegate_id == delegate_id)
+      return s;
+    i = (i + 1u) & t->index_mask;
   }
-  return NULL; /* full and the key absent */
+}
+
+etk_latency_entry_t *etk_latency_table_key(etk_latency_table_t *t,
+                                           uint32_t block, uint32_t name,
+                                           uint32_t instruction,
+                                           int64_t delegate_id, int create) {
+  uint32_t *s;
+  etk_latency_entry_t *e;
+  if (t == NULL || t->slots == NULL) return NULL;
+  s = slot_of(t, block, name, instruction, delegate_id);
+  if (*s != 0) return &t->slots[*s - 1u];
+  if (!create) return NULL;
+  if (t->entries == t->capacity) {
+    t->refused++;
+    return NULL;
+  }
+  e = &t->slots[t->entries];
+  memset(e, 0, sizeof *e - sizeof e->sketch);
+  e->used = 1;
+  e->block = block;
+  e->name = name;
+  e->instruction = instruction;
+  e->delegate_id = delegate_id;
+  (void)etk_sketch_init(&e->sketch, t->relative_error);
+  *s = ++t->entries;
+  return e;
 }
 
 etk_status_t etk_latency_table_add(etk_latency_table_t *t, uint32_t block,
                                    uint32_t name, uint32_t instruction,
                                    int64_t delegate_id, double duration) {
+  etk_latency_entry_t *e;
   if (t == NULL || t->slots == NULL) return ETK_E_INVALID_ARGUMENT;
-  etk_latency_entry_t *e = slot_of(t, block, name, instruction, delegate_id);
-  if (e == NULL) {
-    t->refused++;
-    return ETK_E_FULL;
-  }
-  if (!e->used) {
-    e->used = 1;
-    e->block = block;
-    e->name = name;
-    e->instruction = instruction;
-    e->delegate_id = delegate_id;
-    etk_sketch_init(&e->sketch, t->relative_error);
-    t->entries++;
-  }
+  e = etk_latency_table_key(t, block, name, instruction, delegate_id, 1);
+  if (e == NULL) return ETK_E_FULL;
   return etk_sketch_add(&e->sketch, duration);
 }
 
@@ -82,8 +119,8 @@ const etk_sketch_t *etk_latency_table_find(const etk_latency_table_t *t,
                                            uint32_t block, uint32_t name,
                                            uint32_t instruction,
                                            int64_t delegate_id) {
-  if (t == NULL || t->slots == NULL) return NULL;
   const etk_latency_entry_t *e =
-      slot_of(t, block, name, instruction, delegate_id);
-  return e && e->used ? &e->sketch : NULL;
+      etk_latency_table_key((etk_latency_table_t *)(uintptr_t)t, block, name,
+                            instruction, delegate_id, 0);
+  return e ? &e->sketch : NULL;
 }

@@ -190,6 +190,10 @@ static int drop_event(etk_recorder_t *rec) {
   return ETK_E_FULL;
 }
 
+void rec_count_drop(etk_recorder_t *rec) {
+  count_up(&rec->dropped_events);
+}
+
 /* Starts a fresh dump: forgets the records and every per-dump counter, and
  * reserves what every dump needs (header, root, dropped marker). */
 static void dump_reset(etk_recorder_t *rec) {
@@ -202,6 +206,8 @@ static void dump_reset(etk_recorder_t *rec) {
   rec->dropped_blocks = 0;
   rec->dropped_allocators = 0;
   rec->last_output_len = 0;
+  rec->stats_detached = 0;
+  if (rec->stats) etk_latency_table_clear(&rec->latency);
 }
 
 /* Forgets the records, their reservation (what every dump needs stays
@@ -228,6 +234,7 @@ void rec_budget_reset(etk_recorder_t *rec) {
   rec->vtables_all =
       rec_shape_vtable(SH_ETDUMP) + rec_shape_vtable(SH_RUN_DATA);
   rec->vtables_shared = rec->vtables_all;
+  rec->stats_record = 0; /* rec_stats_charge_again reserves it again */
   if (rec->note_reserved) {
     rec->scratch_bytes += 4u;
     rec->output_base += rec_note_out();
@@ -322,6 +329,13 @@ static int budget_take(etk_recorder_t *rec, const rec_cost_t *c) {
 
 int rec_budget_take(etk_recorder_t *rec, const rec_cost_t *c) {
   return budget_take(rec, c);
+}
+
+int rec_budget_try(etk_recorder_t *rec, const rec_cost_t *c) {
+  rec_plan_t plan;
+  if (!budget_check(rec, c, &plan)) return ETK_E_FULL;
+  budget_commit(rec, c, &plan);
+  return ETK_OK;
 }
 
 static void note_item(etk_recorder_t *rec, uint32_t items) {
@@ -444,6 +458,7 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
   etk_recorder_config_t defaults;
   rec_layout_t layout;
   etk_recorder_t *rec;
+  uint64_t latency_offset = 0;
   size_t pad;
   int status;
   if (out == NULL) return ETK_E_INVALID_ARGUMENT;
@@ -455,11 +470,24 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
   }
   if (cfg->output != NULL && cfg->output_capacity == 0)
     return ETK_E_INVALID_ARGUMENT;
+  if (cfg->profile_mode != ETK_PROFILE_MODE_FULL &&
+      cfg->profile_mode != ETK_PROFILE_MODE_STATS)
+    return ETK_E_INVALID_ARGUMENT;
 #if !ETK_RECORDER_HOST
   if (cfg->clock == NULL) return ETK_E_INVALID_ARGUMENT;
 #endif
   status = rec_layout_for(cfg->max_strings, &layout);
   if (status != ETK_OK) return status;
+  if (cfg->profile_mode == ETK_PROFILE_MODE_STATS) {
+    etk_sketch_t probe;
+    uint32_t keys =
+        cfg->stats_keys ? cfg->stats_keys : ETK_RECORDER_DEFAULT_STATS_KEYS;
+    if (keys > ETK_LATENCY_MAX_KEYS ||
+        etk_sketch_init(&probe, cfg->stats_error) != ETK_OK)
+      return ETK_E_INVALID_ARGUMENT;
+    latency_offset = layout.records_begin;
+    layout.records_begin += rec_round8((uint32_t)etk_latency_table_size(keys));
+  }
   pad = (size_t)(0u - (uintptr_t)mem) & 7u;
   if (size < pad) return ETK_E_NO_MEMORY;
   size -= pad;
@@ -493,6 +521,14 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
   rec->debug_handle = ETK_DEBUG_HANDLE_UNSET;
   rec->bundled_input_index = ETK_BUNDLED_INPUT_INDEX_UNSET;
   rec->gen = 0;
+  if (latency_offset != 0) {
+    uint32_t keys =
+        cfg->stats_keys ? cfg->stats_keys : ETK_RECORDER_DEFAULT_STATS_KEYS;
+    rec->stats = 1;
+    (void)etk_latency_table_init(&rec->latency, rec_base(rec) + latency_offset,
+                                 etk_latency_table_size(keys), keys,
+                                 cfg->stats_error);
+  }
   dump_reset(rec);
   if (pool_floor(rec) > rec->strings_low) return ETK_E_NO_MEMORY;
   if (rec->output != NULL && output_reserved(rec) > rec->output_capacity)
@@ -514,6 +550,39 @@ static int block_dropped(etk_recorder_t *rec) {
   return ETK_E_FULL;
 }
 
+/* Stats mode: the record of the block named `name` in this dump, 0 if
+ * none, and in *last whether it is the dump's last block. */
+static uint32_t stats_find_block(const etk_recorder_t *rec,
+                                 etk_recorder_name_t name, int *last) {
+  const uint8_t *base = rec_base(rec);
+  uint32_t at = rec->records_begin, found = 0, final = 0;
+  while (at < rec->records_end) {
+    uint32_t size = rec_record_size(base + at);
+    if (size == 0) break;
+    if (base[at] == REC_BLOCK) {
+      rec_block_t b;
+      memcpy(&b, base + at, sizeof b);
+      if (b.name == name && found == 0) found = at;
+      final = at;
+    }
+    at += size;
+  }
+  *last = found != 0 && found == final;
+  return found;
+}
+
+/* Stats mode: a block begun again continues its record (stats.c). */
+static int stats_continue_block(etk_recorder_t *rec, uint32_t at, int last) {
+  rec->block_record = at;
+  rec->stats_detached = (uint8_t)!last;
+  if (!last) {
+    rec->block_events = 0;
+    rec->block_allocators = 0;
+  }
+  rec_set_state(rec, REC_STATE_ALLOCATORS);
+  return events_open(rec);
+}
+
 int etk_recorder_begin_block_id(etk_recorder_t *rec, etk_recorder_name_t name) {
   rec_block_t b;
   rec_cost_t c;
@@ -521,6 +590,12 @@ int etk_recorder_begin_block_id(etk_recorder_t *rec, etk_recorder_name_t name) {
   if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
   if (name == 0 || name > rec->string_count) return ETK_E_INVALID_ARGUMENT;
   if (rec->state == REC_STATE_DONE) dump_reset(rec);
+  if (rec->stats && rec->state != REC_STATE_INIT) {
+    int last;
+    uint32_t at = stats_find_block(rec, name, &last);
+    if (at != 0) return stats_continue_block(rec, at, last);
+  }
+  rec->stats_detached = 0;
   if (rec->full) return block_dropped(rec);
   memset(&b, 0, sizeof b);
   b.kind = REC_BLOCK;
@@ -545,7 +620,7 @@ int etk_recorder_begin_block(etk_recorder_t *rec, const char *name) {
   if (rec == NULL || name == NULL) return ETK_E_INVALID_ARGUMENT;
   if (rec->state == REC_STATE_IN_SINK) return ETK_E_INVALID_STATE;
   if (rec->state == REC_STATE_DONE) dump_reset(rec);
-  if (rec->full) return block_dropped(rec);
+  if (rec->full && !rec->stats) return block_dropped(rec);
   status = intern_for_event(rec, name, &id);
   if (status == ETK_E_FULL) return block_dropped(rec);
   if (status != ETK_OK) return status;
@@ -699,6 +774,10 @@ static int append_profile_slow(etk_recorder_t *rec, etk_recorder_name_t name,
     int status = events_open(rec);
     if (status != ETK_OK) return status;
   }
+  /* stats mode never sets `hot`: every end comes here (stats.c) */
+  if (rec->stats)
+    return rec_stats_add(rec, name, chain, instruction, ETK_DELEGATE_ID_UNSET,
+                         start, end);
   if (rec->full) return drop_event(rec);
   rec->hot = 1; /* EVENTS and not full: later events may take the fast path */
   if (name > rec->string_count) return ETK_E_INVALID_ARGUMENT;
@@ -883,7 +962,7 @@ etk_recorder_scope_t etk_recorder_begin_delegate(etk_recorder_t *rec,
   if (status != ETK_OK) return scope_error(status);
   s.name = 0;
   if (name != NULL) {
-    if (rec->full) return scope_error(ETK_E_FULL);
+    if (rec->full && !rec->stats) return scope_error(ETK_E_FULL);
     status = intern_for_event(rec, name, &s.name);
     if (status != ETK_OK) return scope_error(status);
   }
@@ -904,9 +983,13 @@ static int append_delegate(etk_recorder_t *rec, int is_str, uint32_t id,
   uint32_t offset;
   int status = events_open(rec);
   if (status != ETK_OK) return status;
-  if (rec->full) return drop_event(rec);
   if (is_str && (id == 0 || id > rec->string_count))
     return ETK_E_INVALID_ARGUMENT;
+  if (rec->stats)
+    return rec_stats_add(rec, is_str ? id : 0, rec->chain, rec->debug_handle,
+                         is_str ? REC_STATS_DELEGATE_STR : (int64_t)(int32_t)id,
+                         start, end);
+  if (rec->full) return drop_event(rec);
   rec_delegate_cost(rec, is_str, id, rec->chain, (uint32_t)len, &c);
   if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
   offset = rec->records_end - c.records;
@@ -963,7 +1046,7 @@ int etk_recorder_log_delegate(etk_recorder_t *rec, const char *name,
   if (len > ETK_RECORDER_MAX_METADATA) return ETK_E_LIMIT;
   status = events_open(rec);
   if (status != ETK_OK) return status;
-  if (rec->full) return drop_event(rec);
+  if (rec->full && !rec->stats) return drop_event(rec);
   if (name != NULL) {
     status = intern_for_event(rec, name, &id);
     if (status == ETK_E_FULL) return drop_event(rec);
@@ -1026,7 +1109,7 @@ int etk_recorder_track_allocation(etk_recorder_t *rec, uint32_t allocator_id,
   if (rec == NULL) return ETK_E_INVALID_ARGUMENT;
   status = events_open(rec);
   if (status != ETK_OK) return status;
-  if (rec->full) return drop_event(rec);
+  if (rec->full || rec->stats_detached) return drop_event(rec);
   rec_allocation_cost(rec, &c);
   if (budget_take(rec, &c) != ETK_OK) return drop_event(rec);
   memset(&r, 0, sizeof r);
@@ -1311,7 +1394,7 @@ static int append_debug(etk_recorder_t *rec, const etk_recorder_value_t *v,
   uint32_t offset;
   int status = events_open(rec);
   if (status != ETK_OK) return status;
-  if (rec->full) return drop_event(rec);
+  if (rec->full || rec->stats_detached) return drop_event(rec);
 
   if (v->kind == ETK_RECORDER_VALUE_TENSOR ||
       v->kind == ETK_RECORDER_VALUE_TENSOR_LIST) {

@@ -15,6 +15,7 @@
 #include "etkit/flatbuf.h"
 #include "etkit/recorder.h"
 #include "etkit/recorder_calibration.h"
+#include "etkit/sketch.h"
 
 /* ------------------------------------------------------------ state */
 
@@ -144,6 +145,16 @@ struct etk_recorder {
    * finish writes the ETK_TENSOR_STATS_MARKER RunData (its output was
    * charged with that record; rec_budget_reset clears it). */
   uint8_t stats_marker;
+
+  /* Stats profile mode (stats.c): the latency table (slots in the arena
+   * between the string entries and the records), whether the current
+   * block is a continued one that is not the dump's last block (records
+   * other than sketches are then refused), and whether the sketches
+   * RunData is reserved in this dump. */
+  uint8_t stats;
+  uint8_t stats_detached;
+  uint8_t stats_record;
+  etk_latency_table_t latency;
 };
 
 static inline void rec_set_state(etk_recorder_t *rec, uint8_t state) {
@@ -455,6 +466,17 @@ uint32_t rec_stats_marker_out(void);
 
 /* Writes the STATS marker's RunData (record.c). */
 etk_fb_ref_t rec_stats_marker_emit(etk_fb_builder_t *b);
+/* Stats mode (stats.c).  The sketches RunData's name
+ * "etkit:latency_sketches=version=1,keys=K,error=E" is at most
+ * REC_SKETCHES_NAME_MAX bytes; one sketch's allocator name
+ * "r=R,e=E,s=BASE64" at most REC_SKETCH_TEXT_MAX. */
+#define REC_SKETCHES_PREFIX "etkit:latency_sketches="
+#define REC_SKETCHES_NAME_MAX 96u
+#define REC_SKETCH_TEXT_MAX \
+  (8u + 2u * 10u + 4u * ((ETK_SKETCH_MAX_BYTES + 2u) / 3u))
+/* Delegate ids in latency keys: a string id keys with its name and this
+ * delegate_id; a plain event has ETK_DELEGATE_ID_UNSET. */
+#define REC_STATS_DELEGATE_STR ((int64_t)INT32_MIN - 1)
 
 /* One tensor: sizes + strides vectors and the Tensor table. */
 static inline uint32_t rec_tensor_out(uint32_t dim) {
@@ -612,5 +634,24 @@ typedef struct rec_layout {
  * default).  ETK_OK, or ETK_E_LIMIT beyond ETK_RECORDER_MAX_STRINGS
  * (sizing.c). */
 int rec_layout_for(uint32_t max_strings, rec_layout_t *l);
+
+/* ------------------------------------------------------------ stats */
+
+/* The stats-mode path of a profiling event: adds end - start to the key's
+ * sketch (a new key charged first).  ETK_OK or ETK_E_FULL (counted). */
+int rec_stats_add(etk_recorder_t *rec, etk_recorder_name_t name, int32_t chain,
+                  uint32_t instruction, int64_t delegate_id, uint64_t start,
+                  uint64_t end);
+/* What a new key of the current dump costs (first key: the sketches
+ * RunData too).  Fills c completely. */
+void rec_stats_key_cost(const etk_recorder_t *rec, etk_recorder_name_t name,
+                        int32_t chain, int64_t delegate_id, rec_cost_t *c);
+/* Charges every key of the table again (after rec_budget_reset by a
+ * fresh charge of the records): ETK_OK or ETK_E_INTERNAL. */
+int rec_stats_charge_again(etk_recorder_t *rec);
+/* Budget check and commit without latching `full` (record.c). */
+int rec_budget_try(etk_recorder_t *rec, const rec_cost_t *c);
+/* Counts one dropped event (saturating). */
+void rec_count_drop(etk_recorder_t *rec);
 
 #endif /* ETKIT_RECORDER_INTERNAL_H */

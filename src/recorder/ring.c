@@ -216,7 +216,8 @@ int rec_charge_again(etk_recorder_t *rec, uint32_t end) {
   total.output = (uint32_t)sum.output;
   total.vtables = (uint32_t)sum.vtables;
   total.shapes = sum.shapes;
-  return rec_budget_take(rec, &total) == ETK_OK ? ETK_OK : ETK_E_INTERNAL;
+  if (rec_budget_take(rec, &total) != ETK_OK) return ETK_E_INTERNAL;
+  return rec->stats ? rec_stats_charge_again(rec) : ETK_OK;
 }
 
 /* Makes the last block record in [records_begin, end) current again with
@@ -260,6 +261,8 @@ int etk_recorder_discard_oldest(etk_recorder_t *rec, uint32_t events,
   if (rec->state != REC_STATE_BLOCK && rec->state != REC_STATE_ALLOCATORS &&
       rec->state != REC_STATE_EVENTS)
     return ETK_E_INVALID_STATE; /* IN_SINK, no block, finished */
+  /* stats mode: keys refer to blocks by name; a ring has nothing to gain */
+  if (rec->stats) return ETK_E_INVALID_STATE;
   /* only a full recorder has anything to make room for (a data sink that
    * is full is not helped by discarding records) */
   if (!rec->full) return ETK_E_INVALID_STATE;

@@ -21,6 +21,8 @@
  *   Every total is computed in 64 bits and reported as 0 beyond the
  *   builder's 2 GiB limit.
  */
+#include <string.h>
+
 #include "recorder_internal.h"
 
 /* Arena layout of a config: offsets of the slots, entries, records. */
@@ -112,12 +114,35 @@ size_t etk_recorder_estimate_output_size(const etk_recorder_workload_t *w) {
   return out > 0x7FFFFFF0u ? 0 : (size_t)out;
 }
 
+/* Stats mode: the latency table, and the worst-case scratch and output of
+ * every key (rec_stats_key_cost for a key of the largest shape). */
+static uint64_t estimate_stats(const etk_recorder_config_t *cfg,
+                               uint64_t *output) {
+  etk_recorder_t probe;
+  rec_cost_t first, next;
+  uint32_t keys;
+  if (cfg == NULL || cfg->profile_mode != ETK_PROFILE_MODE_STATS) return 0;
+  keys = cfg->stats_keys ? cfg->stats_keys : ETK_RECORDER_DEFAULT_STATS_KEYS;
+  if (keys > ETK_LATENCY_MAX_KEYS) return 0;
+  memset(&probe, 0, sizeof probe);
+  rec_stats_key_cost(&probe, 1, 1, REC_STATS_DELEGATE_STR, &first);
+  probe.stats_record = 1;
+  rec_stats_key_cost(&probe, 1, 1, REC_STATS_DELEGATE_STR, &next);
+  *output = first.output + first.vtables +
+            (uint64_t)(keys - 1u) * (next.output + next.vtables) +
+            (uint64_t)keys * rec_string_bound(0);
+  return rec_round8((uint32_t)etk_latency_table_size(keys)) + first.scratch +
+         (uint64_t)(keys - 1u) * next.scratch;
+}
+
 size_t etk_recorder_estimate_size(const etk_recorder_config_t *cfg,
                                   const etk_recorder_workload_t *w) {
   rec_layout_t layout;
-  uint64_t total;
+  uint64_t total, stats_output = 0;
   if (rec_layout_for(cfg ? cfg->max_strings : 0, &layout) != ETK_OK) return 0;
   total = layout.records_begin + estimate_records(w) + 7u; /* + alignment */
-  if (cfg == NULL || cfg->output == NULL) total += estimate_output(w);
+  total += estimate_stats(cfg, &stats_output);
+  if (cfg == NULL || cfg->output == NULL)
+    total += estimate_output(w) + stats_output;
   return total > 0x7FFFFFF0u ? 0 : (size_t)total;
 }

@@ -179,6 +179,7 @@ int etk_flight_init(etk_flight_t *f, etk_recorder_t *rec,
   if (f == NULL || rec == NULL) return ETK_E_INVALID_ARGUMENT;
   if (cfg != NULL && !(cfg->ticks_per_ns > 0.0)) return ETK_E_INVALID_ARGUMENT;
   if (rec->flight != NULL) return ETK_E_INVALID_STATE;
+  if (rec->stats) return ETK_E_UNSUPPORTED; /* stats mode keeps no runs */
   memset(f, 0, sizeof *f);
   if (cfg != NULL)
     f->cfg = *cfg;

@@ -252,11 +252,12 @@ ETK_TEST(bytes_round_trip_and_refusals) {
 }
 
 ETK_TEST(latency_table_keys_and_capacity) {
-  static uint64_t mem[4 * sizeof(etk_latency_entry_t) / 8];
+  static uint64_t mem[(4 * sizeof(etk_latency_entry_t) + 64) / 8];
   etk_latency_table_t t;
-  CHECK_EQ_INT(etk_latency_table_init(&t, mem, sizeof mem - 1, 4, 0.0),
-               ETK_E_FULL);
-  CHECK_EQ_INT(etk_latency_table_init(&t, mem, sizeof mem, 4, 0.0), ETK_OK);
+  size_t need = etk_latency_table_size(4);
+  CHECK(need > 0 && need <= sizeof mem);
+  CHECK_EQ_INT(etk_latency_table_init(&t, mem, need - 1, 4, 0.0), ETK_E_FULL);
+  CHECK_EQ_INT(etk_latency_table_init(&t, mem, need, 4, 0.0), ETK_OK);
   /* instruction ids 0..3 of one operator name, and a delegate event */
   for (int run = 0; run < 100; run++)
     for (uint32_t i = 0; i < 3; i++)
@@ -273,6 +274,12 @@ ETK_TEST(latency_table_keys_and_capacity) {
   CHECK(etk_latency_table_find(&t, 1, 2, 9, -1) == NULL);
   CHECK(etk_latency_table_find(&t, 1, 3, 0, 7) != NULL);
   CHECK(etk_latency_table_find(&t, 1, 3, 0, 8) == NULL);
+  /* entries are listed in the order their keys first came */
+  CHECK(t.slots[0].instruction == 0 && t.slots[2].instruction == 2);
+  CHECK(t.slots[3].delegate_id == 7);
+  etk_latency_table_clear(&t);
+  CHECK(t.entries == 0 && etk_latency_table_find(&t, 1, 2, 1, -1) == NULL);
+  CHECK_EQ_INT(etk_latency_table_add(&t, 1, 3, 0, 8, 50.0), ETK_OK);
   CHECK_EQ_INT(etk_latency_table_init(&t, mem, sizeof mem, 0, 0.0),
                ETK_E_INVALID_ARGUMENT);
 }
