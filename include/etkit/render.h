@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "etkit/common.h"
 
@@ -166,6 +167,45 @@ void etk_strbuf_cut(etk_strbuf_t *b, size_t max_points);
  * (where long double has a 64-bit significand), snprintf/strtod for
  * subnormals, far exponents and the rare too-close-to-call value. */
 size_t etk_format_double_repr(double x, char *out);
+
+/* Texts of recent doubles' repr, by their bits: rows of a million events
+ * repeat a few hundred durations (six equal statistics of a one-sample
+ * event, the same few ticks), whose text is then copied instead of
+ * formatted again.  Direct-mapped (ETK_REPR_MEMO_SLOTS slots, 10 KB), the
+ * last slot used checked first.  Zero-fill before use (memset, calloc);
+ * etk_repr_memo_text() returns v's repr text (not NUL-terminated, but
+ * ETK_FORMAT_DOUBLE_MAX bytes readable) and stores its length in *len. */
+#define ETK_REPR_MEMO_SLOTS 256
+typedef struct etk_repr_memo {
+  struct {
+    uint64_t bits;
+    uint32_t len; /* 0: empty slot (a double's text is never empty) */
+    char text[ETK_FORMAT_DOUBLE_MAX + 4];
+  } slot[ETK_REPR_MEMO_SLOTS];
+  size_t last; /* slot of the last double asked for */
+} etk_repr_memo_t;
+
+static inline const char *etk_repr_memo_text(etk_repr_memo_t *m, double v,
+                                             size_t *len) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  size_t k = m->last;
+  if (m->slot[k].bits != bits || m->slot[k].len == 0) {
+    /* the bits mixed before their top byte is taken: durations in
+     * microseconds share many of their low and high bits */
+    uint64_t h = bits ^ (bits >> 32);
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    k = (size_t)(h >> 56);
+    if (m->slot[k].len == 0 || m->slot[k].bits != bits) {
+      m->slot[k].len = (uint32_t)etk_format_double_repr(v, m->slot[k].text);
+      m->slot[k].bits = bits;
+    }
+    m->last = k;
+  }
+  *len = m->slot[k].len;
+  return m->slot[k].text;
+}
 
 /* What etk_format_double_repr() writes for the double nearest to
  * v / 10^k, formatted from the integers (no floating point): "1.256",

@@ -91,7 +91,8 @@ enum {
 typedef struct json_fast {
   int enabled; /* every fragment fits */
   fragment_t frag[FRAG_COUNT];
-  size_t plain_block; /* a block whose name needs no escaping, or SIZE_MAX */
+  size_t plain_block;    /* a block whose name needs no escaping, or SIZE_MAX */
+  etk_repr_memo_t *memo; /* texts of recent doubles (json_events_t's) */
 } json_fast_t;
 
 /* What one document's events share: the statistic keys ("p10 (ms)", ...,
@@ -104,6 +105,8 @@ typedef struct json_events {
   json_fast_t fast;
   uint64_t *starts; /* start ticks of one event's samples */
   size_t starts_cap;
+  etk_repr_memo_t memo; /* a wide dump's million events share a few hundred
+                           durations: each is formatted once */
 } json_events_t;
 
 static void json_events_init(json_events_t *x, plan_t *p) {
@@ -412,21 +415,25 @@ static inline char *put_plain(char *q, const char *s, size_t len) {
   return q;
 }
 
-static inline char *put_number(etk_json_t *j, char *q, double v) {
+/* A double as etk_json_double() writes it, its text from the memo. */
+static inline char *put_number(const json_fast_t *f, char *q, double v) {
   if (v != v || v - v != 0) return put_text(q, "null", 4);
-  return q + etk_json_format_double(j, v, q);
+  size_t n;
+  const char *text = etk_repr_memo_text(f->memo, v, &n);
+  memcpy(q, text, ETK_FORMAT_DOUBLE_MAX); /* fixed size: no call */
+  return q + n;
 }
 
 /* An array of n values (n > 0) put by `kind`: doubles, unsigned or signed
  * integers. */
 enum { ITEMS_DOUBLE, ITEMS_UINT, ITEMS_INT };
-static char *put_items(etk_json_t *j, const json_fast_t *f, char *q,
-                       const void *items, size_t n, int kind) {
+static char *put_items(const json_fast_t *f, char *q, const void *items,
+                       size_t n, int kind) {
   q = put_fragment(q, f, FRAG_OPEN_ARRAY);
   for (size_t k = 0; k < n; k++) {
     if (k) q = put_fragment(q, f, FRAG_NEXT_ITEM);
     if (kind == ITEMS_DOUBLE)
-      q = put_number(j, q, ((const double *)items)[k]);
+      q = put_number(f, q, ((const double *)items)[k]);
     else if (kind == ITEMS_UINT)
       q += etk_format_uint(((const uint64_t *)items)[k], q);
     else
@@ -514,19 +521,19 @@ static int fast_event_read(json_events_t *x, uint32_t e, fast_event_t *fe) {
 }
 
 /* The samples, statistics and link members of a read event. */
-static char *fast_event_middle(etk_json_t *j, const json_fast_t *f, char *q,
+static char *fast_event_middle(const json_fast_t *f, char *q,
                                const etk_inspector_t *insp,
                                const fast_event_t *fe) {
   q = put_fragment(q, f, FRAG_RAW);
   if (fe->raw_count)
-    q = put_items(j, f, q, insp->scratch, fe->raw_count, ITEMS_DOUBLE);
+    q = put_items(f, q, insp->scratch, fe->raw_count, ITEMS_DOUBLE);
   else
     q = put_text(q, "null", 4);
   const double v[6] = {fe->st.p10, fe->st.p50, fe->st.p90,
                        fe->st.avg, fe->st.min, fe->st.max};
   for (int i = 0; i < 6; i++) {
     q = put_fragment(q, f, FRAG_STAT + i);
-    q = fe->has_stats ? put_number(j, q, v[i]) : put_text(q, "null", 4);
+    q = fe->has_stats ? put_number(f, q, v[i]) : put_text(q, "null", 4);
   }
   q = put_text(put_fragment(q, f, FRAG_OP_TYPES), "[]", 2);
   q = put_fragment(q, f, FRAG_DELEGATE_ID);
@@ -564,7 +571,7 @@ static int json_fast_event(etk_json_t *j, json_events_t *x, size_t row) {
   q = fe.block_name.data ? put_plain(q, fe.block_name.data, fe.block_name.len)
                          : put_text(q, "null", 4);
   q = put_plain(put_fragment(q, f, FRAG_EVENT_NAME), fe.name, fe.name_len);
-  q = fast_event_middle(j, f, q, insp, &fe);
+  q = fast_event_middle(f, q, insp, &fe);
   q = put_text(put_fragment(q, f, FRAG_DEBUG), "[]", 2);
   q = put_fragment(q, f, FRAG_START);
   if (fe.ev.pname == INSP_NONE)
@@ -572,7 +579,7 @@ static int json_fast_event(etk_json_t *j, json_events_t *x, size_t row) {
   else if (bk->run_count == 0)
     q = put_text(q, "[]", 2);
   else
-    q = put_items(j, f, q, x->starts, bk->run_count, ITEMS_UINT);
+    q = put_items(f, q, x->starts, bk->run_count, ITEMS_UINT);
   q = put_text(put_fragment(q, f, FRAG_METADATA), "[]", 2);
   q = put_fragment(q, f, FRAG_IID);
   q += etk_format_int(fe.ev.iid, q);
@@ -585,7 +592,7 @@ static int json_fast_event(etk_json_t *j, json_events_t *x, size_t row) {
   else if (l->debug_handle_count == 0)
     q = put_text(q, "[]", 2);
   else
-    q = put_items(j, f, q, l->debug_handles, l->debug_handle_count, ITEMS_INT);
+    q = put_items(f, q, l->debug_handles, l->debug_handle_count, ITEMS_INT);
   q = put_fragment(q, f, FRAG_NUM_OUTPUTS);
   q += etk_format_int(l->num_outputs, q);
   q = put_fragment(q, f, FRAG_CLOSE_EVENT);
@@ -642,6 +649,7 @@ int insp_render_json(plan_t *p, etk_render_sink_t *sink, etk_error_t *err) {
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   json_events_init(x, p);
   json_fast_init(&x->fast, x, &j);
+  x->fast.memo = &x->memo;
   int rc = ETK_OK;
   for (size_t r = 0; r < p->nrows && rc == ETK_OK && j.status == ETK_OK &&
                      sink->status == ETK_OK;

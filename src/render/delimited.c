@@ -93,41 +93,15 @@ quoted:
   etk_line_putc(l, '"');
 }
 
-/* Texts of recent floats, by their bits: rows often repeat a value (six
- * equal statistics of a one-sample event, durations of the same few
- * ticks), whose text is then copied instead of formatted again. */
-#define FLOAT_MEMO_SLOTS 256 /* direct-mapped by the top byte of a hash */
-typedef struct float_memo {
-  struct {
-    uint64_t bits;
-    uint32_t len; /* 0: empty slot (a float's text is never empty) */
-    char text[ETK_FORMAT_DOUBLE_MAX + 4];
-  } slot[FLOAT_MEMO_SLOTS];
-  size_t last; /* slot of the last float written (checked first) */
-} float_memo_t;
-
-static void put_float(etk_line_t *line, double f, float_memo_t *memo) {
-  uint64_t bits;
-  memcpy(&bits, &f, sizeof bits);
-  size_t k = memo->last;
-  if (memo->slot[k].bits != bits || memo->slot[k].len == 0) {
-    /* the bits mixed before their top byte is taken: floats such as
-     * durations in microseconds share many of their low and high bits */
-    uint64_t h = bits ^ (bits >> 32);
-    h *= 0xD6E8FEB86659FD93ull;
-    h ^= h >> 32;
-    k = (size_t)(h >> 56);
-    if (memo->slot[k].len == 0 || memo->slot[k].bits != bits) {
-      memo->slot[k].len =
-          (uint32_t)etk_format_double_repr(f, memo->slot[k].text);
-      memo->slot[k].bits = bits;
-    }
-    memo->last = k;
-  }
+/* A float's repr, through the memo of recent texts (etk_repr_memo_t):
+ * rows often repeat a value. */
+static void put_float(etk_line_t *line, double f, etk_repr_memo_t *memo) {
+  size_t n;
+  const char *text = etk_repr_memo_text(memo, f, &n);
   /* a fixed-size copy (no call): the cell's room holds
-   * ETK_FORMAT_DOUBLE_MAX bytes, and only len of them are kept */
-  memcpy(line->p + line->len, memo->slot[k].text, ETK_FORMAT_DOUBLE_MAX);
-  line->len += memo->slot[k].len;
+   * ETK_FORMAT_DOUBLE_MAX bytes, and only n of them are kept */
+  memcpy(line->p + line->len, text, ETK_FORMAT_DOUBLE_MAX);
+  line->len += n;
 }
 
 /* A row index as decimal text (at most 20 digits). */
@@ -158,7 +132,7 @@ static inline size_t cell_room(const etk_cell_t *cell) {
 /* Appends the separator (unless first) and one cell, within room the
  * caller reserved (cell_room). */
 static inline void put_cell(etk_line_t *line, const etk_cell_t *cell, int first,
-                            char sep, float_memo_t *memo) {
+                            char sep, etk_repr_memo_t *memo) {
   if (!first) etk_line_putc(line, sep);
   switch (cell->kind) {
     case ETK_CELL_NONE:
@@ -185,7 +159,7 @@ static inline void put_cell(etk_line_t *line, const etk_cell_t *cell, int first,
 /* The cells of row r from the frame's cell callback, one at a time. */
 static int put_row_cells(const etk_frame_t *f, size_t r, char sep,
                          etk_strbuf_t *scratch, etk_line_t *line,
-                         float_memo_t *memo) {
+                         etk_repr_memo_t *memo) {
   for (size_t c = 0; c < f->cols; c++) {
     etk_cell_t cell;
     memset(&cell, 0, sizeof cell);
@@ -211,7 +185,7 @@ struct etk_delimited_writer {
   char sep;
   etk_render_sink_t *sink;
   etk_line_t line;
-  float_memo_t memo;
+  etk_repr_memo_t memo;
   decimal_t index;
 };
 

@@ -65,32 +65,33 @@ static const char digit_pairs[201] =
     "8081828384858687888990919293949596979899";
 
 /* Writes the decimal digits of v < 10^8 backwards ending at end; returns
- * the new start.  32-bit arithmetic: divisions by 100 become multiplies. */
+ * the new start.  32-bit arithmetic: divisions by 100 become multiplies;
+ * each pair of digits is one two-byte store. */
 static inline char *digits32_back(uint32_t v, char *end) {
   while (v >= 100) {
     uint32_t r = v % 100;
     v /= 100;
-    *--end = digit_pairs[2 * r + 1];
-    *--end = digit_pairs[2 * r];
+    end -= 2;
+    memcpy(end, digit_pairs + 2 * r, 2);
   }
   if (v >= 10) {
-    *--end = digit_pairs[2 * v + 1];
-    *--end = digit_pairs[2 * v];
+    end -= 2;
+    memcpy(end, digit_pairs + 2 * v, 2);
   } else {
     *--end = (char)('0' + v);
   }
   return end;
 }
 
-/* Exactly 8 digits of v < 10^8 (leading zeros kept) ending at end. */
+/* Exactly 8 digits of v < 10^8 (leading zeros kept) ending at end: two
+ * halves of four digits, whose pairs do not wait for one another. */
 static char *digits8_back(uint32_t v, char *end) {
-  for (int i = 0; i < 4; i++) {
-    uint32_t r = v % 100;
-    v /= 100;
-    *--end = digit_pairs[2 * r + 1];
-    *--end = digit_pairs[2 * r];
-  }
-  return end;
+  uint32_t hi = v / 10000, lo = v % 10000;
+  memcpy(end - 8, digit_pairs + 2 * (hi / 100), 2);
+  memcpy(end - 6, digit_pairs + 2 * (hi % 100), 2);
+  memcpy(end - 4, digit_pairs + 2 * (lo / 100), 2);
+  memcpy(end - 2, digit_pairs + 2 * (lo % 100), 2);
+  return end - 8;
 }
 
 /* Number of decimal digits of v. */

@@ -127,7 +127,9 @@ typedef struct table_ctx {
    * one-sample event's equal statistics), and each is needed in both
    * passes */
   g_entry_t *g_cache;
-  int g_shift; /* 64 - log2 of its size */
+  int g_shift;             /* 64 - log2 of its size */
+  const g_entry_t *g_last; /* the entry of the last "g" text asked for: a
+                              one-sample row's six statistics are equal */
 } table_ctx_t;
 
 /* Top bits of the bytes of w that are outside printable ASCII (0x20..0x7e),
@@ -282,10 +284,15 @@ static int g_afterpoint(const char *s, size_t n) {
   return after;
 }
 
-/* format(v, "g"), from the cache or formatted into it. */
+/* format(v, "g"), from the last entry, the cache or formatted into it. */
 static inline void g_text(table_ctx_t *t, double v, cell_text_t *out) {
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
+  const g_entry_t *l = t->g_last;
+  if (l->bits == bits && l->valid) {
+    *out = (cell_text_t){l->text, l->len, l->len, l->after};
+    return;
+  }
   g_entry_t *g = &t->g_cache[(bits * 0x9E3779B97F4A7C15ull) >> t->g_shift];
   if (!g->valid || g->bits != bits) {
     size_t n = etk_format_double_g(v, g->text); /* < ETK_FORMAT_DOUBLE_MAX */
@@ -294,6 +301,7 @@ static inline void g_text(table_ctx_t *t, double v, cell_text_t *out) {
     g->len = (uint8_t)n;
     g->after = (int8_t)g_afterpoint(g->text, n);
   }
+  t->g_last = g;
   *out = (cell_text_t){g->text, g->len, g->len, g->after};
 }
 
@@ -787,6 +795,7 @@ int etk_render_table_rows(const etk_frame_t *f, etk_frame_row_fn row,
   int g_bits = f->rows >= 1024 ? G_CACHE_BITS_LONG : G_CACHE_BITS_SHORT;
   t.g_shift = 64 - g_bits;
   t.g_cache = calloc((size_t)1 << g_bits, sizeof *t.g_cache);
+  t.g_last = t.g_cache; /* invalid until filled */
   t.cells = calloc(ncols ? ncols : 1, sizeof *t.cells);
   if (!cols || !t.g_cache || !t.cells) {
     free(cols);

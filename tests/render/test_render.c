@@ -536,6 +536,76 @@ ETK_TEST(table_and_tsv_format_floats_like_python) {
   check_golden(&f, 0, "float_formats.tsv");
 }
 
+/* Values for the memo tests: runs of one value (a one-sample event's six
+ * statistics), values alternating, and more distinct values than any memo
+ * or cache has slots (so slots are taken over by others). */
+static double memo_value(size_t i) {
+  size_t k = i % 7 < 3 ? i / 7 : (i * 2654435761u) % 1500;
+  return (double)(200 + k % 97) / 1e6 + (double)(k / 97) * 0.25;
+}
+
+ETK_TEST(repr_memo_gives_each_value_its_own_text) {
+  etk_repr_memo_t *m = calloc(1, sizeof *m);
+  char want[ETK_FORMAT_DOUBLE_MAX];
+  int bad = 0;
+  for (size_t i = 0; i < 20000; i++) {
+    double v = i % 11 == 5 ? from_bits(doubles[i % 33].bits) : memo_value(i);
+    size_t n, wn = etk_format_double_repr(v, want);
+    const char *got = etk_repr_memo_text(m, v, &n);
+    bad += n != wn || memcmp(got, want, n) != 0;
+  }
+  CHECK_EQ_INT(bad, 0);
+  free(m);
+}
+
+/* Every row's float cell in the table holds format(v, "g") and in the TSV
+ * repr(v), whatever the values before it (the texts are remembered). */
+ETK_TEST(table_and_tsv_texts_of_repeated_floats) {
+  enum { ROWS = 3000 };
+  etk_cell_t *cells = calloc(2 * ROWS, sizeof *cells);
+  for (size_t r = 0; r < ROWS; r++) {
+    cells[2 * r] = (etk_cell_t)FLT(memo_value(r));
+    cells[2 * r + 1] = (etk_cell_t)FLT(memo_value(r + 1));
+  }
+  static const char *const headers[] = {"a", "b"};
+  demo_t d = {cells, 2};
+  etk_frame_t f = {ROWS, 2, headers, demo_cell, &d, 0};
+  int bad = 0;
+  for (int table = 0; table <= 2; table++) {
+    char *out = render(&f, table, '\t');
+    CHECK(out != NULL);
+    if (!out) break;
+    /* the table's data rows start with U+2502 after the header's bottom
+     * border (U+255E), the TSV's after its header line */
+    char *line = table ? strstr(out, "\xe2\x95\x9e") : out;
+    if (!line) line = out;
+    line = strchr(line, '\n') + 1;
+    size_t r = 0;
+    for (char *next; *line && r < ROWS; line = next) {
+      next = strchr(line, '\n');
+      next = next ? next + 1 : line + strlen(line);
+      if (table && strncmp(line, "\xe2\x94\x82", 3) != 0) continue;
+      char want[2][ETK_FORMAT_DOUBLE_MAX], got[2][64];
+      for (int c = 0; c < 2; c++) {
+        if (table)
+          etk_format_double_g(memo_value(r + (size_t)c), want[c]);
+        else
+          etk_format_double_repr(memo_value(r + (size_t)c), want[c]);
+      }
+      int n = table ? sscanf(line, "\xe2\x94\x82 %63s \xe2\x94\x82 %63s",
+                             got[0], got[1])
+                    : sscanf(line, "%63s\t%63s", got[0], got[1]);
+      bad += n != 2 || strcmp(got[0], want[0]) != 0 ||
+             strcmp(got[1], want[1]) != 0;
+      r++;
+    }
+    bad += r != ROWS;
+    free(out);
+  }
+  CHECK_EQ_INT(bad, 0);
+  free(cells);
+}
+
 ETK_TEST(table_measures_floats_seen_before_text) {
   /* Column v turns text at its third cell: its floats print their repr and
    * must count in its width.  Column w mixes bools, ints and a float: a
