@@ -67,6 +67,54 @@ def merge_runtime_overlapping_debug_handles(runtime: Dict[DebugHandle, Tuple[int
     return merged
 
 
+def _through_strides(value, strides):
+    """A logged array read through the strides the ETDump records (a
+    channels-last tensor is stored in its dim order; debug_data, as
+    upstream's, lays the bytes out in the shape's order).  Values the
+    strides cannot describe are kept as they are."""
+    if isinstance(value, list) and isinstance(strides, list):
+        return [_through_strides(v, s) for v, s in zip(value, strides)]
+    if not isinstance(value, np.ndarray) or not isinstance(strides, tuple) or \
+            len(strides) != value.ndim or value.size == 0 or min(strides, default=0) < 0:
+        return value
+    dense, step = [], 1
+    for d in reversed(value.shape):
+        dense.insert(0, step)
+        step *= d
+    if list(strides) == dense:
+        return value
+    if sum((d - 1) * s for d, s in zip(value.shape, strides)) >= value.size:
+        return value
+    flat = np.ascontiguousarray(value).reshape(-1)
+    return np.lib.stride_tricks.as_strided(
+        flat, shape=value.shape,
+        strides=[s * flat.itemsize for s in strides]).copy()
+
+
+def _layout(values):
+    if isinstance(values, list):
+        return [_layout(v) for v in values]
+    return (values.shape, values.dtype) if isinstance(values, np.ndarray) else None
+
+
+def _logged_values(block, k, ev):
+    """ev.debug_data, each array read through its recorded strides, for an
+    event of the Inspector's blocks whose values still have the logged
+    shapes (values assigned in another layout are kept as they are)."""
+    events = getattr(block, "events", None)
+    handle = getattr(getattr(events, "_owner", None), "_handle", None)
+    first = getattr(events, "_first", None)
+    data = ev.debug_data
+    if handle is None or first is None or not hasattr(handle, "debug_strides") or \
+            not isinstance(data, list):
+        return data
+    strides = handle.debug_strides(first + k)
+    if len(strides) != len(data) or \
+            _layout(data) != _layout(handle.debug_data(first + k)):
+        return data
+    return [_through_strides(v, s) for v, s in zip(data, strides)]
+
+
 def runtime_intermediate_outputs(event_blocks):
     """(handle -> (debug_data, num_outputs), handle -> [event name]) from
     the events, as upstream's _get_runtime_intermediate_outputs_and_op_names."""
@@ -80,7 +128,7 @@ def runtime_intermediate_outputs(event_blocks):
     outputs: Dict[DebugHandle, Tuple[int, Any, int]] = {}
     names: Dict[DebugHandle, List[str]] = {}
     for block in event_blocks:
-        for ev in block.events:
+        for k, ev in enumerate(block.events):
             if ev.name in EXCLUDED_EVENTS_FOR_INTERMEDIATE_OUTPUT or not ev.op_types:
                 continue
             hs = ev.debug_handles
@@ -91,7 +139,8 @@ def runtime_intermediate_outputs(event_blocks):
                     continue
             current = outputs.get(handle, (-1, None, ev.num_outputs))
             if ev._instruction_id > current[0]:
-                outputs[handle] = (ev._instruction_id, ev.debug_data, ev.num_outputs)
+                outputs[handle] = (ev._instruction_id, _logged_values(block, k, ev),
+                                   ev.num_outputs)
                 names[handle] = [ev.name]
     merged = merge_runtime_overlapping_debug_handles(outputs)
     return {k: (v[1], v[2]) for k, v in merged.items()}, names

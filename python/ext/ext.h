@@ -39,6 +39,13 @@ PyObject *ext_raise(const etk_error_t *err);
 PyObject *ext_debug_value(const etk_etdump_t *dump, const uint8_t *buf,
                           size_t len, uint32_t event);
 
+/* The strides (in elements) the ETDump records for event `event`'s
+ * value: a tuple for a Tensor, a list of tuples for a TensorList, None for
+ * anything else.  Upstream's Inspector ignores them (debug_data is the
+ * buffer's bytes in the shape's order); calculate_numeric_gap reads the
+ * values through them, as `etkit numerics` does. */
+PyObject *ext_debug_strides(const etk_etdump_t *dump, uint32_t event);
+
 /* numpy type number of an etkit scalar type that upstream inflates and
  * numpy holds (BYTE, CHAR, SHORT, INT, LONG, HALF, FLOAT, DOUBLE, BOOL,
  * BITS16, UINT16); -1 for any other. */

@@ -301,6 +301,27 @@ static PyObject *h_debug_data(ext_inspector_t *self, PyObject *arg) {
   return list;
 }
 
+/* debug_strides(i) -> per debug value, the strides the ETDump records
+ * (ext_debug_strides) */
+static PyObject *h_debug_strides(ext_inspector_t *self, PyObject *arg) {
+  size_t i;
+  etk_inspector_event_t e;
+  if (event_arg(self, arg, &i) < 0) return NULL;
+  etk_inspector_event_get(self->insp, i, &e);
+  const etk_etdump_t *dump = etk_inspector_etdump(self->insp);
+  PyObject *list = PyList_New((Py_ssize_t)e.debug_count);
+  for (size_t k = 0; list && k < e.debug_count; k++) {
+    uint32_t ev;
+    etk_inspector_event_debug_entry(self->insp, i, k, &ev);
+    PyObject *v = ext_debug_strides(dump, ev);
+    if (!v)
+      Py_CLEAR(list);
+    else
+      PyList_SET_ITEM(list, (Py_ssize_t)k, v);
+  }
+  return list;
+}
+
 /* value(etdump_event) -> the inflated value of one debug event */
 static PyObject *h_value(ext_inspector_t *self, PyObject *arg) {
   unsigned long ev = PyLong_AsUnsignedLong(arg);
@@ -988,6 +1009,7 @@ static PyMethodDef inspector_methods[] = {
     {"event", (PyCFunction)h_event, METH_O, NULL},
     {"samples", (PyCFunction)h_samples, METH_O, NULL},
     {"debug_data", (PyCFunction)h_debug_data, METH_O, NULL},
+    {"debug_strides", (PyCFunction)h_debug_strides, METH_O, NULL},
     {"value", (PyCFunction)h_value, METH_O, NULL},
     {"link", (PyCFunction)h_link, METH_O, NULL},
     {"columns", (PyCFunction)h_columns, METH_VARARGS, NULL},

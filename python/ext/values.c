@@ -574,3 +574,38 @@ int ext_etrecord_register(PyObject *module) {
   }
   return PyModule_AddFunctions(module, etrecord_functions);
 }
+
+static PyObject *tensor_strides(const etk_etdump_tensor_t *t) {
+  PyObject *tuple = PyTuple_New((Py_ssize_t)t->stride_count);
+  for (uint32_t i = 0; tuple && i < t->stride_count; i++) {
+    PyObject *v = PyLong_FromLongLong(etk_etdump_tensor_stride(t, i));
+    if (!v) {
+      Py_CLEAR(tuple);
+      break;
+    }
+    PyTuple_SET_ITEM(tuple, i, v);
+  }
+  return tuple;
+}
+
+PyObject *ext_debug_strides(const etk_etdump_t *dump, uint32_t event) {
+  etk_etdump_value_t v;
+  if (etk_etdump_event_value(dump, event, &v) != ETK_OK || !v.present ||
+      !v.member_present)
+    Py_RETURN_NONE;
+  if (v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR) return tensor_strides(&v.tensor);
+  if (v.type != ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST) Py_RETURN_NONE;
+  PyObject *list = PyList_New(v.tensor_count);
+  for (uint32_t i = 0; list && i < v.tensor_count; i++) {
+    etk_etdump_tensor_t t;
+    PyObject *a = etk_etdump_value_tensor(dump, &v, i, &t) == ETK_OK
+                      ? tensor_strides(&t)
+                      : (Py_INCREF(Py_None), Py_None);
+    if (!a) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, i, a);
+  }
+  return list;
+}

@@ -30,6 +30,7 @@ oracle_dumps = _env_fixture("oracle_dumps", "ETKIT_ORACLE_DUMPS")
 numerics_fixtures = _env_fixture("numerics_fixtures", "ETKIT_NUMERICS_FIXTURES")
 python_fixtures = _env_fixture("python_fixtures", "ETKIT_PYTHON_FIXTURES")
 source_dir = _env_fixture("source_dir", "ETKIT_SOURCE_DIR")
+kws_model = _env_fixture("kws_model", "ETKIT_KWS_MODEL")
 
 
 def conformance_present():

@@ -222,3 +222,16 @@ def test_no_rows_gives_an_empty_frame(monkeypatch):
     with_aot(monkeypatch, {(0,): np.ones(1)}, {(0,): ["a"]})
     df = ng.calculate_numeric_gap(fake_inspector([event("b", 7, [np.ones(1)], 1)]), "MSE")
     assert len(df) == 0 and list(df.columns) == []
+
+
+def test_values_are_read_through_recorded_strides():
+    # a channels-last tensor: stored in dim order (0, 2, 3, 1), shown by
+    # debug_data in the shape's order as upstream inflates it
+    x = np.arange(1 * 3 * 2 * 2, dtype=np.int8).reshape(1, 3, 2, 2)
+    logged = x.transpose(0, 2, 3, 1).copy().reshape(-1).reshape(x.shape)
+    back = ng._through_strides(logged, (12, 1, 6, 3))
+    assert np.array_equal(back, x) and not np.array_equal(logged, x)
+    assert ng._through_strides(x, (12, 4, 2, 1)) is x  # dense: unchanged
+    assert ng._through_strides(x, (12, 4, 2)) is x  # strides that do not fit
+    assert ng._through_strides(x, (12, 1, 6, 99)) is x  # outside the data
+    assert np.array_equal(ng._through_strides([logged, 3], [(12, 1, 6, 3), None])[0], x)

@@ -261,3 +261,25 @@ def test_falling_back_is_shown_once_per_call_site(demo):
     assert shown() == 2  # the loop's line once, the last line once
     assert shown("-W", "always::UserWarning") == 4
     assert shown("-W", "ignore::UserWarning") == 0
+
+
+def test_channels_last_values_are_read_through_their_strides(cli, kws_model, tmp_path):
+    # the KWS model's activations are channels-last: the ETDump records
+    # their strides, debug_data (as upstream's) lays the bytes out in the
+    # shape's order, so the gap compared permuted values (MSE in the
+    # thousands on int8 codes) where `etkit numerics --gap` finds 0
+    subprocess.run([kws_model, str(tmp_path)], check=True, capture_output=True)
+    rec = str(tmp_path / "kws.etrecord")
+    dump, buf = str(tmp_path / "r.etdp"), str(tmp_path / "r.bin")
+    subprocess.run([cli, "run", str(tmp_path / "kws.pte"), "--etdump", dump,
+                    "--debug-buffer", buf, "--debug-level", "intermediates",
+                    "--inputs-from", rec], check=True, capture_output=True)
+    df = Inspector(etdump_path=dump, etrecord=rec,
+                   debug_buffer_path=buf).calculate_numeric_gap("MSE")
+    gaps = df["gap"].apply(lambda g: g[0])
+    strided = [o for o in df["runtime_intermediate_output"] if o.ndim == 4 and o.shape[1] == 64]
+    assert len(df) == 16 and strided and (gaps == 0).all(), gaps.tolist()
+    cli_gap = subprocess.run([cli, "numerics", "--gap", "mse", "--etdump_path", dump,
+                              "--debug_buffer_path", buf, "--etrecord_path", rec,
+                              "--format", "csv"], capture_output=True, text=True, check=True)
+    assert cli_gap.stdout.count("\n") == len(df) + 1

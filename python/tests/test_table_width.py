@@ -66,3 +66,38 @@ def test_store_compare_table_fits(cli, ab, tmp_path):
                   "--threshold", "0")
     assert "native_call_" in table or "...max_pool2d" in table
     assert width(table) <= WIDTH
+    # the store keeps milliseconds; a table shows the demo's µs figures in
+    # µs with the unit in the header, CSV keeps the raw milliseconds
+    assert "base (µs)" in table and "cand (µs)" in table and "base ms" not in table
+    trend = etkit(cli, "store", "trend", db, "--op", "native_call_addmm.out")
+    assert "median (µs)" in trend and "per_execution (µs)" in trend
+    csv = etkit(cli, "store", "trend", db, "--op", "native_call_addmm.out", "--format", "csv")
+    assert csv.splitlines()[0].split(",")[4] == "median"
+    row = [ln for ln in trend.splitlines() if ln.startswith("│     1 ")][0]
+    median_ms = float(csv.splitlines()[1].split(",")[4])
+    shown = float(row.split("│")[5])
+    assert abs(shown - median_ms * 1000) <= 0.005 * median_ms * 1000, (shown, median_ms)
+    assert "median (µs)" in etkit(cli, "store", "show", db, "1")
+
+
+def test_diff_of_sets_table_fits(cli, ab):
+    # several dumps per side: medians, interval and q in 120 columns, the
+    # OPERATOR_CALL wrappers hidden as the two-dump diff hides them
+    args = ["diff", ab["a"], ab["a"], "--vs", ab["b"], ab["b"]]
+    table = etkit(cli, *args)
+    assert "95 % CI" in table and "native_call_" in table
+    assert width(table) <= WIDTH
+    assert "OPERATOR_CALL" not in table.split("╛")[0]
+    assert "wrapper row(s) hidden (--all-rows shows them)" in table
+    assert "native_call_max_pool2d\u2026" in table  # cut as diff cuts names
+    # durations in one unit named in the header (the demo's are µs)
+    assert "A (µs)" in table and "B (µs)" in table
+    wide = etkit(cli, *args, "--wide")
+    assert width(wide) > WIDTH and "native_call_max_pool2d_with_indices.out" in wide
+    assert "baseline_samples" in wide and "baseline_samples" not in table
+    every = etkit(cli, *args, "--all-rows", "--format", "csv")
+    assert ",OPERATOR_CALL," in every
+    csv = etkit(cli, *args, "--format", "csv")
+    assert ",OPERATOR_CALL," not in csv
+    assert len(csv.splitlines()[0].split(",")) == 16
+

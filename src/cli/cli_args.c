@@ -383,20 +383,6 @@ int etk_cli_write_output(const char *path, etk_cli_render_fn fn, void *ctx,
   return etk_outfile_commit(&of, err);
 }
 
-void etk_cli_say_wrote(const char *cmd, const char *path, const char *fmt,
-                       ...) {
-  if (!path || strcmp(path, "-") == 0) return;
-  fprintf(stderr, "etkit %s: wrote %s", cmd, path);
-  if (fmt) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-  }
-  fputc('\n', stderr);
-}
-
 void etk_cli_warn_unused_buffer(const char *cmd, const char *path,
                                 const etk_inspector_t *insp, size_t len) {
   if (!path || !insp || len == 0) return;

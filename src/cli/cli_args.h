@@ -196,7 +196,7 @@ int etk_cli_write_output(const char *path, etk_cli_render_fn fn, void *ctx,
 /* After a file was written: one line on stderr, "etkit <cmd>: wrote
  * <path>" and, when `fmt` is not NULL, ": " and the details (what it
  * holds), as `etkit trace` says it.  Nothing for NULL or "-" (stdout):
- * machine-readable stdout stays as it is. */
+ * machine-readable stdout stays as it is.  (cli_term.c) */
 void etk_cli_say_wrote(const char *cmd, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -3,12 +3,15 @@
  * ETRecords and ETDumps are the file's bytes: a node named with an escape
  * sequence would otherwise set the window title or move the cursor when
  * `etkit graph` lists it.  Control and bidi characters are printed as
- * visible escapes instead, as the tables of etkit/render.h do.
+ * visible escapes instead, as the tables of etkit/render.h do.  Also the
+ * one line on stderr that names a file a command wrote.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "cli_term.h"
 
 /* A copy of `v` safe to print on a terminal: C0 controls, DEL, C1
@@ -48,4 +51,18 @@ void etk_cli_print_term(const char *sep, const char *v) {
   char *t = etk_cli_term_text(v ? v : "");
   printf("%s%s", sep, t ? t : "?");
   free(t);
+}
+
+void etk_cli_say_wrote(const char *cmd, const char *path, const char *fmt,
+                       ...) {
+  if (!path || strcmp(path, "-") == 0) return;
+  fprintf(stderr, "etkit %s: wrote %s", cmd, path);
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+  }
+  fputc('\n', stderr);
 }

@@ -57,7 +57,8 @@ static const char *const usage_text =
     "etkit diff A1.etdp A2.etdp ... --vs B1.etdp B2.etdp ...: several runs\n"
     "per side, compared with medians, the Hodges-Lehmann delta and its 95 %\n"
     "interval, Mann-Whitney p and Benjamini-Hochberg q (docs/store.md);\n"
-    "--format, -o, --threshold PCT (2), --fail-above PCT (exit 1) apply.\n"
+    "--format, -o, --threshold PCT (2), --fail-above PCT (exit 1),\n"
+    "--all-rows and --wide apply.\n"
     "\n"
     "exit status: 0 the gate holds, 1 --fail-above failed, 2 trouble (usage,\n"
     "an unreadable dump, nothing compared): docs/exit-status.md\n";
@@ -244,7 +245,9 @@ int etk_cmd_diff(int argc, char **argv) {
                               c.output,
                               {c.etrecord[0], c.etrecord[1]},
                               c.ro.threshold_pct > 0 ? c.ro.threshold_pct : -1,
-                              c.has_fail_above ? c.fail_above : -1};
+                              c.has_fail_above ? c.fail_above : -1,
+                              c.dopt.all_rows,
+                              c.ro.wide};
     return cli_diff_sets(c.sides[0], c.nsides[0], c.sides[1], c.nsides[1], &so);
   }
   c.ro.label_a = c.path[0];

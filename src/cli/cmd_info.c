@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_term.h"
 #include "cmd_info.h"
 #include "commands.h"
 #include "etkit/program.h"
@@ -97,9 +98,19 @@ static void print_value(const etk_program_plan_t *plan, int32_t index) {
     case ETK_VALUE_BOOL:
       printf("Bool %s", v->u.b ? "true" : "false");
       return;
-    case ETK_VALUE_STRING:
-      printf("String \"%.*s\"", (int)v->u.string.len, v->u.string.data);
+    case ETK_VALUE_STRING: {
+      /* the file's text, escaped: it cannot retitle or drive a terminal */
+      char *raw = malloc(v->u.string.len + 1);
+      if (raw) {
+        memcpy(raw, v->u.string.data, v->u.string.len);
+        raw[v->u.string.len] = '\0';
+      }
+      fputs("String \"", stdout);
+      etk_cli_print_term("", raw ? raw : "?");
+      putchar('"');
+      free(raw);
       return;
+    }
     default:
       printf("%s", etk_program_tag_name(v->tag));
   }

@@ -226,6 +226,9 @@ static int render_table(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
 /* Prints a query's table (or its error); frees it. */
 static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
                        etk_error_t *err) {
+  if (rc == ETK_OK && c->format == ETK_STORE_FORMAT_TABLE &&
+      store_cli_readable_units(t) != ETK_OK)
+    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   if (rc == ETK_OK) {
     void *ctx[2] = {c, t};
     rc = etk_cli_write_output(c->output ? c->output : "-", render_table, ctx,

@@ -33,6 +33,9 @@ static int render_compare(void *ctx, etk_render_sink_t *sink,
   int rc = o->c->format == ETK_STORE_FORMAT_TABLE
                ? etk_store_comparison_table_narrow(o->cmp, &t, err)
                : etk_store_comparison_table(o->cmp, &t, err);
+  if (rc == ETK_OK && o->c->format == ETK_STORE_FORMAT_TABLE &&
+      store_cli_readable_units(&t) != ETK_OK)
+    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   if (rc == ETK_OK) rc = etk_store_table_render(&t, o->c->format, sink, err);
   etk_store_table_free(&t);
   return rc;

@@ -8,6 +8,7 @@
  */
 #include "diff_sets.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,142 @@
 typedef struct sets_out {
   const etk_dump_comparison_t *cmp;
   etk_inspect_format_t format;
+  int wide;
+  size_t hidden;     /* wrapper rows left out */
+  double per_second; /* the table's unit: how many make one second */
+  double unit_sec;   /* seconds in one raw (target time scale) unit */
+  const char *unit;
 } sets_out_t;
 
-static int render_sets(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+/* The 120-column table: block, name (cut with an ellipsis), instruction id, the
+ * medians of A (baseline) and B in one readable unit, change and its 95 %
+ * interval, q, direction. */
+static const char *const narrow_names[] = {
+    "block", "name", "iid", "A", "B", "delta %", "95 % CI", "q", "direction"};
+#define NARROW_COLS 9
+#define NARROW_NAME 23
+#define NARROW_BLOCK 12
+
+static void cut_text(etk_cell_t *out, etk_strbuf_t *scratch, const char *s,
+                     size_t n, size_t most) {
+  if (n <= most) {
+    etk_cell_set_text(out, s, n);
+    return;
+  }
+  etk_strbuf_clear(scratch); /* cut as the two-dump diff cuts: "name…" */
+  size_t keep = most - 1;
+  while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80) keep--;
+  etk_strbuf_printf(scratch, "%.*s\xE2\x80\xA6", (int)keep, s);
+  etk_cell_set_text(out, scratch->data, scratch->len);
+}
+
+static int narrow_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
+                       etk_strbuf_t *scratch) {
   const sets_out_t *o = ctx;
-  return etk_dump_comparison_render(o->cmp, o->format, sink, err);
+  const etk_pooled_change_t *ch = &o->cmp->changes[row];
+  const char *key = etk_pooled_key(o->cmp->pool, ch->id, NULL);
+  const char *sep = strchr(key, '\x1f');
+  size_t block_len = sep ? (size_t)(sep - key) : strlen(key);
+  const char *name = sep ? sep + 1 : key + block_len;
+  const char *id = strchr(name, '\x1f');
+  size_t name_len = id ? (size_t)(id - name) : strlen(name);
+  double scale = o->unit_sec * o->per_second;
+  switch (col) {
+    case 0:
+      cut_text(out, scratch, key, block_len, NARROW_BLOCK);
+      break;
+    case 1:
+      cut_text(out, scratch, name, name_len, NARROW_NAME);
+      break;
+    case 2:
+      etk_cell_set_int(out, id ? strtoll(id + 1, NULL, 10) : -1);
+      break;
+    case 3:
+    case 4: {
+      double v = col == 3 ? ch->shift.baseline : ch->shift.candidate;
+      if (isnan(v))
+        etk_cell_set_none(out);
+      else
+        etk_cell_set_float(out, scale > 0 ? etk_duration_round(v * scale) : v);
+      break;
+    }
+    case 5:
+    case 6:
+    case 7:
+      etk_strbuf_clear(scratch);
+      if (col == 5)
+        etk_strbuf_printf(scratch, "%+.1f", ch->delta_pct);
+      else if (col == 6)
+        etk_strbuf_printf(scratch, "[%+.1f, %+.1f]", ch->ci_low_pct,
+                          ch->ci_high_pct);
+      else
+        etk_strbuf_printf(scratch, "%.2g", ch->q_value);
+      etk_cell_set_text(out, scratch->data, scratch->len);
+      break;
+    default: {
+      const char *dir = etk_change_direction_name(ch->direction);
+      etk_cell_set_text(out, dir, strlen(dir));
+    }
+  }
+  return ETK_OK;
+}
+
+static int render_sets(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  sets_out_t *o = ctx;
+  int rc;
+  if (o->format != ETK_INSPECT_FORMAT_TABLE || o->wide) {
+    rc = etk_dump_comparison_render(o->cmp, o->format, sink, err);
+  } else {
+    char h[2][32];
+    const char *headers[NARROW_COLS];
+    memcpy(headers, narrow_names, sizeof headers);
+    snprintf(h[0], sizeof h[0], "A (%s)", o->unit);
+    snprintf(h[1], sizeof h[1], "B (%s)", o->unit);
+    headers[3] = h[0];
+    headers[4] = h[1];
+    etk_frame_t f = {o->cmp->count, NARROW_COLS, headers, narrow_cell, o, 0};
+    rc = etk_render_table(&f, sink, err);
+  }
+  if (rc == ETK_OK && o->format == ETK_INSPECT_FORMAT_TABLE && o->hidden)
+    etk_render_printf(sink,
+                      "%zu OPERATOR_CALL wrapper row(s) hidden (--all-rows "
+                      "shows them)\n",
+                      o->hidden);
+  return rc;
+}
+
+/* Leaves the OPERATOR_CALL wrappers out (each times the kernel event it
+ * wraps, as the two-dump diff and `store compare` hide them); returns how
+ * many went. */
+static size_t hide_wrappers(etk_dump_comparison_t *cmp) {
+  size_t kept = 0;
+  for (size_t i = 0; i < cmp->count; i++) {
+    const char *key = etk_pooled_key(cmp->pool, cmp->changes[i].id, NULL);
+    const char *name = strchr(key, '\x1f');
+    name = name ? name + 1 : key;
+    if (strncmp(name, "OPERATOR_CALL\x1f", 14) == 0) continue;
+    cmp->changes[kept++] = cmp->changes[i];
+  }
+  size_t hidden = cmp->count - kept;
+  cmp->count = kept;
+  return hidden;
+}
+
+/* The table's unit: the one etk_duration_unit picks for its largest
+ * median (the raw unit when the time scale is not a time, cycles). */
+static void choose_unit(sets_out_t *o, etk_time_scale_t scale) {
+  o->unit = etk_time_scale_name(scale);
+  o->unit_sec = etk_seconds_per_unit(o->unit);
+  o->per_second = 0;
+  if (o->unit_sec <= 0) return;
+  double largest = 0;
+  for (size_t i = 0; i < o->cmp->count; i++) {
+    const etk_pooled_change_t *ch = &o->cmp->changes[i];
+    if (fabs(ch->shift.baseline) > largest) largest = fabs(ch->shift.baseline);
+    if (fabs(ch->shift.candidate) > largest)
+      largest = fabs(ch->shift.candidate);
+  }
+  o->unit = etk_duration_unit(largest * o->unit_sec, &o->per_second);
 }
 
 /* Opens dump i (of A then B) and links it with its side's ETRecord. */
@@ -85,7 +217,9 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
                           "--fail-above compared nothing: no operator of the "
                           "A dumps is in the B dumps (by block, name and "
                           "instruction id; another program?)");
-  sets_out_t out = {&cmp, o->format};
+  sets_out_t out = {&cmp, o->format, o->wide, 0, 0, 0, NULL};
+  if (status == 0 && !o->all_rows) out.hidden = hide_wrappers(&cmp);
+  choose_unit(&out, o->io->target_time_scale);
   if (status == 0 && etk_cli_write_output(o->output ? o->output : "-",
                                           render_sets, &out, &err))
     status = etk_cli_fail_error(CMD, &err);

@@ -19,6 +19,8 @@ typedef struct diff_sets_options {
   const char *etrecord[2]; /* links A's and B's dumps (NULL = none) */
   double threshold_pct;    /* < 0: the default (2 %) */
   double fail_above;       /* >= 0: a significant slow-down above it exits 3 */
+  int all_rows;            /* also the OPERATOR_CALL wrappers (hidden) */
+  int wide;                /* table: every column, not the 120-column one */
 } diff_sets_options_t;
 
 /* Opens every dump, links it with its side's ETRecord (op types and

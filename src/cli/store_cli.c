@@ -6,6 +6,9 @@
  */
 #include "store_cli.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_args.h"
@@ -56,4 +59,46 @@ int store_cli_check_name(etk_store_t *st, const store_cli_t *c, int matched) {
                  opt, name, near[0] ? " (closest: " : "", near,
                  near[0] ? ")" : "");
   return ETK_EXIT_TROUBLE;
+}
+
+/* The header of a duration column without its unit ("median", "base"),
+ * or NULL for another column. */
+static const char *duration_column(const char *h) {
+  static const char *const names[] = {"median", "mean", "min", "max",
+                                      "per_execution"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (strcmp(h, names[k]) == 0) return names[k];
+  if (strcmp(h, "base ms") == 0) return "base";
+  if (strcmp(h, "cand ms") == 0) return "cand";
+  return NULL;
+}
+
+int store_cli_readable_units(etk_store_table_t *t) {
+  double largest = 0;
+  for (size_t c = 0; c < t->cols; c++) {
+    if (!duration_column(t->headers[c])) continue;
+    for (size_t r = 0; r < t->rows; r++) {
+      const etk_cell_t *cell = &t->cells[r * t->cols + c];
+      if (cell->kind == ETK_CELL_FLOAT && fabs(cell->f) > largest)
+        largest = fabs(cell->f);
+    }
+  }
+  double per_second;
+  const char *unit = etk_duration_unit(largest * 1e-3, &per_second);
+  for (size_t c = 0; c < t->cols; c++) {
+    const char *name = duration_column(t->headers[c]);
+    if (!name) continue;
+    size_t n = strlen(name) + strlen(unit) + 4;
+    char *h = malloc(n);
+    if (!h) return ETK_E_NO_MEMORY;
+    snprintf(h, n, "%s (%s)", name, unit);
+    free(t->headers[c]);
+    t->headers[c] = h;
+    for (size_t r = 0; r < t->rows; r++) {
+      etk_cell_t *cell = &t->cells[r * t->cols + c];
+      if (cell->kind == ETK_CELL_FLOAT)
+        cell->f = etk_duration_round(cell->f * 1e-3 * per_second);
+    }
+  }
+  return ETK_OK;
 }

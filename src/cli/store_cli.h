@@ -45,4 +45,11 @@ int store_cli_check_name(etk_store_t *st, const store_cli_t *c, int matched);
 /* The where-conditions of a tag list. */
 etk_store_where_t store_cli_where(const store_cli_tags_t *t);
 
+/* A box table's durations (the store keeps milliseconds) in one readable
+ * unit for the whole table, as `etkit diff` prints them: the columns
+ * median, mean, min, max, per_execution ("median (µs)") and compare's
+ * "base ms"/"cand ms" ("base (µs)"), values rounded to 3 digits.  CSV and
+ * JSON keep milliseconds.  ETK_E_NO_MEMORY. */
+int store_cli_readable_units(etk_store_table_t *t);
+
 #endif
