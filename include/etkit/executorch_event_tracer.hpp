@@ -35,9 +35,11 @@
  *
  * Memory: constructed over a caller's buffer (Span or pointer + size) the
  * tracer allocates nothing, ever; default-constructed it allocates one arena
- * (ETDumpTracerConfig::heap_arena_bytes, 8 MiB by default) at construction
- * and a copy of the dump in get_etdump_data() (which the caller frees, as
- * with ETDumpGen).  Either way the arena is bounded: when it is full the
+ * (ETDumpTracerConfig::heap_arena_bytes, 8 MiB by default; on a heap
+ * without that much, the largest of its halves down to 64 KiB that fits,
+ * halved once more to leave room for the copy) at construction and a copy
+ * of the dump in get_etdump_data() (which the caller frees, as with
+ * ETDumpGen).  Either way the arena is bounded: when it is full the
  * tracer stops and counts (kStop, default) or discards its oldest events
  * and goes on (kRing: the dump then holds the newest events and the count
  * of the discarded ones).
@@ -235,6 +237,7 @@ class ETDumpTracer : public executorch::runtime::EventTracer {
 
  private:
   void init();
+  size_t heap_mode_arena(uint8_t **out);
   /* Counts an error of a call returning void (ETK_OK and "filtered" are
    * not errors). */
   void fail(int status) {

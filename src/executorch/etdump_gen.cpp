@@ -70,11 +70,21 @@ Result<bool> ETDumpGen::set_debug_buffer(Span<uint8_t> buffer) {
   buffer_data_sink_ = std::move(sink.get());
   Error status = ETDumpTracer::set_data_sink(&buffer_data_sink_);
   if (status != Error::Ok) return status;
+  data_sink_ = &buffer_data_sink_;
   return true;
 }
 
 void ETDumpGen::set_data_sink(DataSinkBase *data_sink) {
-  (void)ETDumpTracer::set_data_sink(data_sink); /* counted when not ready */
+  /* counted when not ready */
+  if (ETDumpTracer::set_data_sink(data_sink) == Error::Ok)
+    data_sink_ = data_sink;
+}
+
+DataSinkBase *ETDumpGen::get_data_sink() {
+  /* nullptr once the tracer forgot it (reset) or took another sink through
+   * etkit's own overloads */
+  ::etkit::DataSink *current = ETDumpTracer::get_data_sink();
+  return current != nullptr && current == data_sink_ ? data_sink_ : nullptr;
 }
 
 /* ------------------------------------------------------- BufferDataSink */

@@ -232,8 +232,7 @@ ETDumpTracer::ETDumpTracer(uint8_t *buffer, size_t size,
                            const ETDumpTracerConfig &config)
     : config_(config) {
   if (buffer == nullptr || size == 0) {
-    size = config.heap_arena_bytes;
-    heap_arena_ = static_cast<uint8_t *>(std::malloc(size == 0 ? 1 : size));
+    size = heap_mode_arena(&heap_arena_);
     if (heap_arena_ == nullptr) {
       init_error_ = Error::MemoryAllocationFailed;
       return;
@@ -243,6 +242,38 @@ ETDumpTracer::ETDumpTracer(uint8_t *buffer, size_t size,
   arena_ = buffer;
   arena_size_ = size;
   init();
+}
+
+/* Heap mode's arena: config_.heap_arena_bytes, or on a heap that has not
+ * that much (a board's, where upstream's Arm runner default-constructs
+ * ETDumpGen) half as much at a time down to kMinHeapArena.  A reduced arena
+ * is halved once more, so the heap keeps room for get_etdump_data()'s copy,
+ * and the name table shrinks with it (a name per 128 bytes, as ETDumpGen
+ * sizes it for a caller's buffer).  *out is nullptr when even the minimum
+ * fails. */
+size_t ETDumpTracer::heap_mode_arena(uint8_t **out) {
+  static const size_t kMinHeapArena = size_t(64) << 10;
+  size_t want = config_.heap_arena_bytes == 0 ? 1 : config_.heap_arena_bytes;
+  size_t size = want;
+  void *p = std::malloc(size);
+  while (p == nullptr && size > kMinHeapArena) {
+    size = size / 2 < kMinHeapArena ? kMinHeapArena : size / 2;
+    p = std::malloc(size);
+  }
+  if (p != nullptr && size < want) {
+    if (size / 2 >= kMinHeapArena) {
+      void *smaller = std::realloc(p, size / 2);
+      if (smaller != nullptr) {
+        p = smaller;
+        size /= 2;
+      }
+    }
+    size_t names = size / 128;
+    if (names < config_.max_strings)
+      config_.max_strings = static_cast<uint32_t>(names < 16 ? 16 : names);
+  }
+  *out = static_cast<uint8_t *>(p);
+  return size;
 }
 
 ETDumpTracer::~ETDumpTracer() {

@@ -4,7 +4,8 @@
  * taken, reset) it never touches the heap; in heap mode (the default
  * constructor, as upstream's docs use it) it allocates its arena once at
  * construction and the dump once in get_etdump_data, which the caller
- * frees.  Linked with -Wl,--wrap for malloc, calloc, realloc, free,
+ * frees; on a small heap it takes a smaller arena and still records.
+ * Linked with -Wl,--wrap for malloc, calloc, realloc, free,
  * aligned_alloc and posix_memalign (harness/heap_count.h); operator new
  * and delete are replaced here, so allocations from C++ code are counted
  * too.
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include <executorch/devtools/etdump/etdump_flatcc.h>
@@ -117,6 +119,37 @@ int main() {
     std::free(r.buf);
   }
   EXPECT_EQ(etk_heap_calls, 4); /* the copy and the arena freed */
+
+  /* A board's heap (upstream's Arm runner default-constructs ETDumpGen):
+   * no 8 MiB block, yet the dump is recorded, in a halved arena that
+   * leaves room for the copy. */
+  etk_heap_limit = size_t(1) << 20;
+  etk_heap_calls = 0;
+  {
+    executorch::etdump::ETDumpGen gen;
+    /* 8, 4 and 2 MiB refused, 1 MiB taken, shrunk to 512 KiB */
+    EXPECT_EQ(etk_heap_calls, 5);
+    EXPECT_EQ(gen.is_static_etdump(), 0);
+    record(&gen, out);
+    EXPECT_EQ(gen.dropped_events(), 0);
+    executorch::etdump::ETDumpResult r = gen.get_etdump_data();
+    EXPECT_EQ(r.buf != nullptr && r.size > 16, 1);
+    if (r.buf != nullptr && r.size > 16)
+      EXPECT_EQ(std::memcmp(static_cast<uint8_t *>(r.buf) + 8, "ED00", 4), 0);
+    EXPECT_EQ(gen.get_num_blocks(), 1);
+    std::free(r.buf);
+  }
+  /* a heap without even 64 KiB: nothing recorded, nothing aborts */
+  etk_heap_limit = size_t(32) << 10;
+  etk_heap_calls = 0;
+  {
+    executorch::etdump::ETDumpGen gen;
+    EXPECT_EQ(etk_heap_calls, 8); /* 8 MiB down to 64 KiB, all refused */
+    record(&gen, out);
+    executorch::etdump::ETDumpResult r = gen.get_etdump_data();
+    EXPECT_EQ(r.buf == nullptr && r.size == 0, 1);
+  }
+  etk_heap_limit = 0;
 
   if (failures == 0) std::printf("ETDumpGen heap use: ok\n");
   return failures == 0 ? 0 : 1;

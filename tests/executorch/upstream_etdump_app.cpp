@@ -20,6 +20,15 @@
  * a FileDataSink to ETDUMP.file and FILE_SINK_BIN; exits 1 on a broken
  * promise of upstream's API (printed).
  */
+/* An application may name the sink class before including anything, as
+ * upstream's DataSinkBase is a class of its own. */
+namespace executorch {
+namespace etdump {
+class DataSinkBase;
+}  // namespace etdump
+}  // namespace executorch
+static executorch::etdump::DataSinkBase *g_sink_seen = nullptr;
+
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -197,6 +206,32 @@ int main(int argc, char **argv) {
     EXPECT(write_file(file_path.c_str(), result.buf, result.size));
     free(result.buf);
     sink.get().close();
+  }
+
+  /* 4. A sink of the application's own, derived from DataSinkBase. */
+  {
+    struct CountingSink : public executorch::etdump::DataSinkBase {
+      size_t used = 0;
+      Result<size_t> write(const void *ptr, size_t length) override {
+        if (ptr == nullptr && length != 0)
+          return executorch::runtime::Error::InvalidArgument;
+        size_t at = used;
+        used += length;
+        return at;
+      }
+      size_t get_used_bytes() const override {
+        return used;
+      }
+    } counting;
+    ETDumpGen etdump_gen;
+    etdump_gen.set_data_sink(&counting);
+    g_sink_seen = etdump_gen.get_data_sink();
+    EXPECT(g_sink_seen == &counting);
+    execute_like_method(&etdump_gen, out); /* logs the 2x2 float output */
+    EXPECT(counting.get_used_bytes() == 16);
+    etdump_gen.reset(); /* upstream's reset() forgets the sink */
+    EXPECT(etdump_gen.get_data_sink() == nullptr);
+    free(etdump_gen.get_etdump_data().buf);
   }
 
   /* 4. BufferDataSink on its own: alignment, padding, refusal when full */

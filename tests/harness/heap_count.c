@@ -5,6 +5,11 @@
 #include "heap_count.h"
 
 unsigned long etk_heap_calls;
+size_t etk_heap_limit;
+
+static int over_limit(size_t n) {
+  return etk_heap_limit != 0 && n > etk_heap_limit;
+}
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t a, size_t b);
@@ -19,15 +24,16 @@ int __wrap_posix_memalign(void **p, size_t a, size_t n);
 
 void *__wrap_malloc(size_t n) {
   etk_heap_calls++;
-  return __real_malloc(n);
+  return over_limit(n) ? NULL : __real_malloc(n);
 }
 void *__wrap_calloc(size_t a, size_t b) {
   etk_heap_calls++;
-  return __real_calloc(a, b);
+  if (b != 0 && a > (size_t)-1 / b) return NULL;
+  return over_limit(a * b) ? NULL : __real_calloc(a, b);
 }
 void *__wrap_realloc(void *p, size_t n) {
   etk_heap_calls++;
-  return __real_realloc(p, n);
+  return over_limit(n) ? NULL : __real_realloc(p, n);
 }
 void __wrap_free(void *p) {
   if (p) etk_heap_calls++;
@@ -35,7 +41,7 @@ void __wrap_free(void *p) {
 }
 void *__wrap_aligned_alloc(size_t a, size_t n) {
   etk_heap_calls++;
-  return __real_aligned_alloc(a, n);
+  return over_limit(n) ? NULL : __real_aligned_alloc(a, n);
 }
 int __wrap_posix_memalign(void **p, size_t a, size_t n) {
   etk_heap_calls++;

@@ -15,6 +15,9 @@ extern "C" {
 #endif
 
 extern unsigned long etk_heap_calls;
+/* When non-zero, malloc, calloc, realloc and aligned_alloc of more than
+ * this many bytes fail (return NULL; counted): a small heap, a board's. */
+extern size_t etk_heap_limit;
 
 void *__wrap_malloc(size_t n);
 void __wrap_free(void *p);

@@ -65,14 +65,17 @@ class ETDumpGen : public ::etkit::ETDumpTracer {
   Result<bool> set_debug_buffer(::executorch::runtime::Span<uint8_t> buffer);
   /* Tensor bytes to `data_sink` (borrowed; nullptr: none). */
   void set_data_sink(DataSinkBase *data_sink);
+  /* The sink set_debug_buffer() or set_data_sink() gave (nullptr after
+   * reset(), or when none). */
+  DataSinkBase *get_data_sink();
 
   /* Inherited with upstream's names: get_etdump_data(), get_num_blocks(),
-   * get_data_sink(), is_static_etdump(), reset(), clear_builder() and
-   * every EventTracer method (log_evalue's type defaults to
-   * kIntermediateOutput). */
+   * is_static_etdump(), reset(), clear_builder() and every EventTracer
+   * method (log_evalue's type defaults to kIntermediateOutput). */
 
  private:
   BufferDataSink buffer_data_sink_;
+  DataSinkBase *data_sink_ = nullptr; /* the tracer's, when it is still set */
 };
 
 }  // namespace etdump

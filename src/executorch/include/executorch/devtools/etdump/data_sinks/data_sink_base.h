@@ -1,8 +1,9 @@
 /*
- * data_sink_base.h - upstream's DataSinkBase at upstream's path, as etkit
- * spells it: executorch::etdump::DataSinkBase is etkit::DataSink (the same
- * two pure virtual methods, write() and get_used_bytes()), so a sink
- * written for upstream's ETDumpGen plugs into etkit's unchanged.
+ * data_sink_base.h - upstream's DataSinkBase at upstream's path: the class
+ * every ETDumpGen data sink derives from, with upstream's two pure virtual
+ * methods (write(), get_used_bytes()).  It is an etkit::DataSink too, so
+ * etkit's tracer writes through it; a sink written for upstream's
+ * ETDumpGen plugs in unchanged, and `class DataSinkBase;` declares it.
  */
 #ifndef ETKIT_UPSTREAM_DATA_SINK_BASE_H
 #define ETKIT_UPSTREAM_DATA_SINK_BASE_H
@@ -15,9 +16,15 @@
 namespace executorch {
 namespace etdump {
 
-/* write(ptr, length): stores the bytes, returns the offset a reader finds
- * them at (Error::OutOfResources when full); get_used_bytes(). */
-using DataSinkBase = ::etkit::DataSink;
+class DataSinkBase : public ::etkit::DataSink {
+ public:
+  ~DataSinkBase() override = default;
+  /* Stores the bytes and returns the offset a reader finds them at
+   * (Error::OutOfResources when full). */
+  ::executorch::runtime::Result<size_t> write(const void *ptr,
+                                              size_t length) override = 0;
+  size_t get_used_bytes() const override = 0;
+};
 
 }  // namespace etdump
 }  // namespace executorch
