@@ -80,6 +80,7 @@
 
 #include "etkit/common.h"
 #include "etkit/etdump.h"
+#include "etkit/sketch.h"
 #include "etkit/render.h"
 
 #ifdef __cplusplus
@@ -638,6 +639,42 @@ int etk_inspector_render_module_totals(
                                                 None without module stacks */
 #define ETK_INSPECT_COLUMN_DEBUG_HANDLES 0x4u /* 7 / [8, 9] (None: empty) */
 #define ETK_INSPECT_COLUMN_NUM_OUTPUTS 0x8u
+
+/* ------------------------------------------------- stats-mode dumps
+ *
+ * A dump of a stats-mode recorder (etkit/recorder.h "STATS MODE") carries
+ * a latency sketch per key (etkit/latency_dump.h).  Its events table shows
+ * one sample per key (the median); these give the sketch's figures. */
+struct etk_latency_dump_info;
+typedef struct etk_inspector_latency_row {
+  size_t run;   /* RunData index of the key's block */
+  size_t event; /* global event index of its representative event */
+  const char *block_name, *event_name; /* NULL when absent */
+  int32_t instruction_id;              /* -1 when absent */
+  int32_t delegate_debug_id_int;       /* -1 when absent */
+  const char *delegate_debug_id_str;   /* NULL when absent */
+  uint64_t count;                      /* exact */
+  double min, avg, max;                /* exact, target time scale */
+  double quantile[5];  /* p10, p50, p90, p99, p99.9, within error_bound */
+  double error_bound;  /* relative */
+  etk_sketch_t sketch; /* in source ticks */
+} etk_inspector_latency_row_t;
+
+/* Key `index` of the dump's sketches (info from etk_latency_dump_find on
+ * etk_inspector_etdump(insp)).  ETK_E_FORMAT for a bad key. */
+int etk_inspector_latency_rows(const etk_inspector_t *insp,
+                               const struct etk_latency_dump_info *info,
+                               size_t index, etk_inspector_latency_row_t *out,
+                               etk_error_t *err);
+
+/* Renders every key (format TABLE, TSV, CSV or JSON of `ro`; include_units
+ * and json_indent are honoured): columns event_block_name, event_name,
+ * instruction_id, delegate_debug_identifier, count, min, p10, p50, p90,
+ * p99, p99.9, avg, max (target time scale), error_bound.
+ * ETK_E_NOT_FOUND when the dump has no sketches. */
+int etk_inspector_render_latency(etk_inspector_t *insp,
+                                 const etk_inspector_render_options_t *ro,
+                                 etk_render_sink_t *sink, etk_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /* The schema version this etkit writes (the migrations table's latest). */
-#define ETK_STORE_SCHEMA_VERSION 3
+#define ETK_STORE_SCHEMA_VERSION 4
 
 /* Longest tag key and value, in bytes. */
 #define ETK_STORE_TAG_KEY_MAX 64
@@ -237,6 +237,19 @@ typedef enum etk_store_trend_kind {
 int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
                     const char *name, const etk_store_where_t *where,
                     etk_store_table_t *out, etk_error_t *err);
+
+/* Stats-mode runs (etkit run --profile-mode stats): each operator's
+ * latency sketches merged across the selected runs, whatever device they
+ * ran on (schema version 4; exact: the sketch of every duration of every
+ * run).  One row per (operator name, instruction id) in first-seen order
+ * (`name` NULL: every operator): name, instruction_id, runs, count (exact),
+ * min, p10, p50, p90, p99, p99.9, mean, max (ms; min, mean, max exact, the
+ * quantiles within error_bound, relative).  Runs stored without sketches
+ * add nothing; sketches of different tick rates or relative errors stay in
+ * separate rows.  ETK_E_FORMAT for a damaged stored sketch. */
+int etk_store_latency(etk_store_t *st, const char *name,
+                      const etk_store_where_t *where, etk_store_table_t *out,
+                      etk_error_t *err);
 
 /* One operator compared between the two sets of runs. */
 typedef struct etk_store_change {

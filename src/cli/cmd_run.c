@@ -254,9 +254,10 @@ static int run(options_t *op, int *failed) {
       runs *= s && s->case_count ? s->case_count : 1;
     }
     runs = cli_flight_runs(&o.flight, runs);
-    if (cli_recorder_create(plan, (unsigned)runs, o.debug_level,
-                            o.profile_level, o.debug_buffer != NULL, &rec,
-                            &err) ||
+    if (cli_recorder_create(
+            plan, (unsigned)runs, o.debug_level,
+            cli_flight_profile_level(&o.flight, o.profile_level),
+            o.debug_buffer != NULL, &rec, &err) ||
         (!o.no_calibrate && cli_recorder_calibrate(&rec, &err))) {
       cli_recorder_free(&rec);
       status = etk_cli_fail_error(CMD, &err);

@@ -106,7 +106,7 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
   options_t *o = ctx;
   const char *v = p->value;
   size_t n;
-  if (id >= CLI_FLIGHT_OPT_MODE && id <= CLI_FLIGHT_OPT_SNAPSHOT_DIR)
+  if (id >= CLI_FLIGHT_OPT_MODE && id <= CLI_FLIGHT_OPT_STATS_ERROR)
     return cli_flight_option(CMD, &o->flight, id, p->arg, v);
   switch (id) {
     case ETK_CLI_POSITIONAL:

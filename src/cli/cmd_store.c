@@ -27,6 +27,8 @@ static const char *const usage_text =
     "  runs DB [--where k=v]...\n"
     "  show DB RUN\n"
     "  trend DB --op NAME|--module PATH|--method NAME [--where k=v]...\n"
+    "  latency DB [--op NAME] [--where k=v]...   stats-mode runs' sketches\n"
+    "          merged (count, quantiles, error bound)\n"
     "  compare DB --baseline k=v... --candidate k=v... [--op NAME\n"
     "          [--instruction ID]] [--fail-above PCT] [--threshold PCT]\n"
     "          [--min-delta MS] [--alpha Q] [--all-rows]\n"
@@ -284,6 +286,8 @@ static int cmd_query(store_cli_t *c) {
     }
     if (c->format == ETK_STORE_FORMAT_JSON) return show_json(c, st, id);
     rc = etk_store_show(st, id, &t, &err);
+  } else if (strcmp(c->sub, "latency") == 0) {
+    rc = etk_store_latency(st, c->op, &w, &t, &err);
   } else {
     etk_store_trend_kind_t kind = c->op       ? ETK_STORE_TREND_OP
                                   : c->module ? ETK_STORE_TREND_MODULE
@@ -381,7 +385,7 @@ int etk_cmd_store(int argc, char **argv) {
   if ((rc = check_args(&c))) return rc;
   if (strcmp(c.sub, "add") == 0) return cmd_add(&c);
   if (strcmp(c.sub, "runs") == 0 || strcmp(c.sub, "show") == 0 ||
-      strcmp(c.sub, "trend") == 0)
+      strcmp(c.sub, "trend") == 0 || strcmp(c.sub, "latency") == 0)
     return cmd_query(&c);
   if (strcmp(c.sub, "compare") == 0) return store_cli_compare(&c);
   if (strcmp(c.sub, "export") == 0) return store_cli_export(&c);
@@ -389,6 +393,6 @@ int etk_cmd_store(int argc, char **argv) {
   if (strcmp(c.sub, "prune") == 0) return cmd_prune(&c);
   return etk_cli_usage(CMD,
                        "unknown subcommand '%s' (add, runs, show, trend, "
-                       "compare, export, prune)",
+                       "latency, compare, export, prune)",
                        c.sub);
 }

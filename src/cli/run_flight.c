@@ -7,7 +7,10 @@
 #include "run_flight.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "etkit/method.h"
 
 #include "run_support.h"
 
@@ -16,16 +19,27 @@ int cli_flight_option(const char *cmd, cli_flight_options_t *o, int id,
   size_t n;
   switch (id) {
     case CLI_FLIGHT_OPT_MODE:
-      if (strcmp(value, "ring") == 0)
-        o->ring = 1;
-      else if (strcmp(value, "full") == 0)
-        o->ring = 0;
-      else
+      o->ring = strcmp(value, "ring") == 0;
+      o->stats = strcmp(value, "stats") == 0;
+      if (!o->ring && !o->stats && strcmp(value, "full") != 0)
         return etk_cli_usage(cmd,
                              "invalid profile mode '%s' (choose from full, "
-                             "ring)",
+                             "ring, stats)",
                              value);
       return 0;
+    case CLI_FLIGHT_OPT_STATS_ERROR: {
+      char *end = NULL;
+      double e = strtod(value, &end);
+      if (end == value || *end != 0 || !(e >= ETK_SKETCH_MIN_RELATIVE_ERROR) ||
+          !(e <= ETK_SKETCH_MAX_RELATIVE_ERROR))
+        return etk_cli_usage(cmd,
+                             "--stats-error needs a relative error from %g "
+                             "to %g, not '%s'",
+                             ETK_SKETCH_MIN_RELATIVE_ERROR,
+                             ETK_SKETCH_MAX_RELATIVE_ERROR, value);
+      o->stats_error = e;
+      return 0;
+    }
     case CLI_FLIGHT_OPT_TRIGGER: {
       etk_trigger_t t;
       const char *why = NULL;
@@ -66,8 +80,23 @@ int cli_flight_wanted(const cli_flight_options_t *o) {
   return o->ring || o->trigger_count != 0;
 }
 
+int cli_flight_profile_level(const cli_flight_options_t *o, int level) {
+  if (!o->stats) return level;
+  return o->stats_error > 0
+             ? ETK_TRACE_PROFILE_STATS_AT(o->stats_error * 1e6 + 0.5)
+             : ETK_TRACE_PROFILE_STATS;
+}
+
 int cli_flight_check(const char *cmd, const cli_flight_options_t *o,
                      int have_etdump) {
+  if (o->stats_error > 0 && !o->stats)
+    return etk_cli_usage(cmd, "%s", "--stats-error needs --profile-mode stats");
+  if (o->stats && o->trigger_count)
+    return etk_cli_usage(cmd, "%s",
+                         "--profile-mode stats keeps no runs to snapshot: "
+                         "drop --trigger (or use --profile-mode ring)");
+  if (o->stats && !have_etdump)
+    return etk_cli_usage(cmd, "%s", "--profile-mode stats needs --etdump FILE");
   if (o->keep_runs_given && !o->ring)
     return etk_cli_usage(cmd, "%s", "--keep-runs needs --profile-mode ring");
   if (o->trigger_count && !o->snapshot_dir)

@@ -16,7 +16,9 @@
 #include "etkit/trigger.h"
 
 typedef struct cli_flight_options {
-  int ring; /* --profile-mode ring */
+  int ring;           /* --profile-mode ring */
+  int stats;          /* --profile-mode stats */
+  double stats_error; /* --stats-error (0: the default 1%) */
   unsigned long keep_runs, keep_after, trigger_limit, trigger_spacing;
   int keep_runs_given;
   const char *snapshot_dir;
@@ -32,26 +34,31 @@ enum {
   CLI_FLIGHT_OPT_KEEP_AFTER,
   CLI_FLIGHT_OPT_LIMIT,
   CLI_FLIGHT_OPT_SPACING,
-  CLI_FLIGHT_OPT_SNAPSHOT_DIR
+  CLI_FLIGHT_OPT_SNAPSHOT_DIR,
+  CLI_FLIGHT_OPT_STATS_ERROR
 };
-#define CLI_FLIGHT_OPTIONS                                                \
-  {"profile_mode", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_MODE, 0},             \
-      {"keep_runs", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_KEEP_RUNS, 0},       \
-      {"trigger", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_TRIGGER, 0},           \
-      {"keep_after", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_KEEP_AFTER, 0},     \
-      {"trigger_limit", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_LIMIT, 0},       \
-      {"trigger_spacing", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_SPACING, 0}, { \
-    "snapshot_dir", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_SNAPSHOT_DIR, 0      \
+#define CLI_FLIGHT_OPTIONS                                                  \
+  {"profile_mode", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_MODE, 0},               \
+      {"keep_runs", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_KEEP_RUNS, 0},         \
+      {"trigger", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_TRIGGER, 0},             \
+      {"keep_after", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_KEEP_AFTER, 0},       \
+      {"trigger_limit", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_LIMIT, 0},         \
+      {"trigger_spacing", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_SPACING, 0},     \
+      {"snapshot_dir", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_SNAPSHOT_DIR, 0}, { \
+    "stats_error", 0, ETK_CLI_VALUE, CLI_FLIGHT_OPT_STATS_ERROR, 0          \
   }
-#define CLI_FLIGHT_USAGE                                                 \
-  "  --profile-mode M       full (default) | ring: keep the newest\n"    \
-  "                         --keep-runs runs only (docs/triggers.md)\n"  \
-  "  --keep-runs K          runs a ring keeps (default 8)\n"             \
-  "  --trigger EXPR         snapshot when EXPR holds (repeatable):\n"    \
-  "                         'NAME>2ms', 'NAME>3*p99', nan, mismatch\n"   \
-  "  --keep-after M         runs recorded after a trigger (default 0)\n" \
-  "  --trigger-limit N      most snapshots (default: no limit)\n"        \
-  "  --trigger-spacing R    least runs between two triggers\n"           \
+#define CLI_FLIGHT_USAGE                                                  \
+  "  --profile-mode M       full (default) | ring: keep the newest\n"     \
+  "                         --keep-runs runs only (docs/triggers.md) |\n" \
+  "                         stats: a latency sketch per event, fixed\n"   \
+  "                         size for any run count (docs/long-runs.md)\n" \
+  "  --stats-error E        stats mode's relative error (default 0.01)\n" \
+  "  --keep-runs K          runs a ring keeps (default 8)\n"              \
+  "  --trigger EXPR         snapshot when EXPR holds (repeatable):\n"     \
+  "                         'NAME>2ms', 'NAME>3*p99', nan, mismatch\n"    \
+  "  --keep-after M         runs recorded after a trigger (default 0)\n"  \
+  "  --trigger-limit N      most snapshots (default: no limit)\n"         \
+  "  --trigger-spacing R    least runs between two triggers\n"            \
   "  --snapshot-dir DIR     where snapshots go (snapshot-NNN.etdp)\n"
 
 /* One option of the table above: 0 or an exit status (2, message
@@ -62,6 +69,10 @@ int cli_flight_option(const char *cmd, cli_flight_options_t *o, int id,
 /* Checks between the options once all are parsed: 0 or 2. */
 int cli_flight_check(const char *cmd, const cli_flight_options_t *o,
                      int have_etdump);
+
+/* The trace session's profile level for `level` (ETK_TRACE_PROFILE_*)
+ * under these options: stats mode at its error, else `level`. */
+int cli_flight_profile_level(const cli_flight_options_t *o, int level);
 
 /* 1 when the options ask for a recorder (ring mode or a trigger). */
 int cli_flight_wanted(const cli_flight_options_t *o);

@@ -21,6 +21,7 @@
 #include "etkit/program.h"
 #include "etkit/recorder.h"
 #include "etkit/tensor_stats.h"
+#include "etkit/sketch.h"
 #include "etkit/method.h"
 #include "runtime_internal.h"
 
@@ -103,16 +104,20 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
     for (uint32_t k = 0; k < plan->output_count; k++)
       value_cost(plan, plan->outputs[k], stats, &dbg_bytes, &dbg_t, &dbg_s);
   if (profile_level == ETK_TRACE_PROFILE_METHOD) prof = 1;
+  int sketch = (profile_level & 0xFF) == ETK_TRACE_PROFILE_STATS;
+  /* stats mode: one key per timed event of a run (and the load's), no
+   * profile record at all, whatever the number of runs */
+  uint64_t keys = prof + deleg + 8;
 
   etk_recorder_workload_t w;
   memset(&w, 0, sizeof w);
   uint64_t r = runs;
   uint64_t nplanned = plan->buffer_size_count ? plan->buffer_size_count - 1 : 0;
 #define CLAMP(x) ((x) > 0x3FFFFFFFu ? 0x3FFFFFFFu : (uint32_t)(x))
-  w.blocks = CLAMP(r + 1);
-  w.profile_events = CLAMP(prof * r + 2);
-  w.delegate_events = CLAMP(deleg * r);
-  w.delegate_metadata_bytes = CLAMP(deleg * r * 32);
+  w.blocks = CLAMP(sketch ? 2 : r + 1);
+  w.profile_events = CLAMP(sketch ? 0 : prof * r + 2);
+  w.delegate_events = CLAMP(sketch ? 0 : deleg * r);
+  w.delegate_metadata_bytes = CLAMP(sketch ? 0 : deleg * r * 32);
   w.allocators = CLAMP(1 + nplanned);
   w.allocation_events = CLAMP(64 + nplanned);
   w.debug_scalars = CLAMP(dbg_s * r);
@@ -126,6 +131,19 @@ static int session_plan(const etk_program_plan_t *plan, unsigned runs,
   cfg.max_strings = w.strings + 16 > ETK_RECORDER_MAX_STRINGS
                         ? ETK_RECORDER_MAX_STRINGS
                         : w.strings + 16;
+  if (sketch) {
+    cfg.profile_mode = ETK_PROFILE_MODE_STATS;
+    cfg.stats_keys =
+        keys > ETK_LATENCY_MAX_KEYS ? ETK_LATENCY_MAX_KEYS : (uint32_t)keys;
+    cfg.stats_error = (double)((unsigned)profile_level >> 8) / 1e6;
+    if (cfg.stats_error != 0.0 &&
+        (cfg.stats_error < ETK_SKETCH_MIN_RELATIVE_ERROR ||
+         cfg.stats_error > ETK_SKETCH_MAX_RELATIVE_ERROR))
+      return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                           "stats error %g outside [%g, %g]", cfg.stats_error,
+                           ETK_SKETCH_MIN_RELATIVE_ERROR,
+                           ETK_SKETCH_MAX_RELATIVE_ERROR);
+  }
   size_t size = etk_recorder_estimate_size(&cfg, &w);
   if (size == 0 || size > ((size_t)1 << 30) - 4096)
     return etk_error_set(err, ETK_E_LIMIT, ETK_NO_OFFSET,

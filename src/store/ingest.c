@@ -37,6 +37,7 @@
 
 #include "etkit/etdump.h"
 #include "etkit/inspector_core.h"
+#include "etkit/latency_dump.h"
 #include "etkit/link.h"
 #include "etkit/memory_plan.h"
 #include "store_internal.h"
@@ -339,6 +340,62 @@ static int insert_operators(ingest_t *in, etk_error_t *err) {
   return ETK_OK;
 }
 
+/* A stats-mode dump's sketches (etkit/latency_dump.h), one row per
+ * operator row (the same op numbering as insert_operators) whose only
+ * sample is a key's representative event. */
+static int insert_latency(ingest_t *in, etk_error_t *err) {
+  etk_inspector_t *insp = in->d->insp;
+  const etk_etdump_t *dump = etk_inspector_etdump(insp);
+  etk_latency_dump_info_t info;
+  size_t events = etk_etdump_event_count(dump);
+  int64_t op = 0;
+  int rc = ETK_OK;
+  if (!etk_latency_dump_find(dump, &info) || info.keys == 0) return ETK_OK;
+  uint32_t *key_of = malloc((events ? events : 1) * sizeof *key_of);
+  etk_sketch_t *sketches = malloc(info.keys * sizeof *sketches);
+  if (!key_of || !sketches) {
+    free(key_of);
+    free(sketches);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  }
+  for (size_t i = 0; i < events; i++) key_of[i] = UINT32_MAX;
+  for (size_t k = 0; k < info.keys && rc == ETK_OK; k++) {
+    etk_latency_key_t key;
+    rc = etk_latency_dump_key(dump, &info, k, &key, err);
+    if (rc == ETK_OK) {
+      key_of[key.event] = (uint32_t)k;
+      sketches[k] = key.sketch;
+    }
+  }
+  for (size_t e = 0; rc == ETK_OK && e < etk_inspector_event_count(insp); e++) {
+    etk_inspector_event_t ev;
+    etk_inspector_sample_t smp;
+    if (etk_inspector_event_get(insp, e, &ev) != ETK_OK || ev.sample_count == 0)
+      continue;
+    int64_t this_op = op++;
+    if (ev.sample_count != 1 ||
+        etk_inspector_event_sample(insp, e, 0, &smp) != ETK_OK ||
+        smp.etdump_event >= events || key_of[smp.etdump_event] == UINT32_MAX)
+      continue;
+    const etk_sketch_t *sk = &sketches[key_of[smp.etdump_event]];
+    size_t n = etk_sketch_serialized_size(sk);
+    uint8_t *bytes = batch_alloc(in->b, n);
+    if (!bytes) {
+      rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+      break;
+    }
+    (void)etk_sketch_serialize(sk, bytes, n, NULL);
+    store_value_t v[5] = {store_int(in->d->run_id), store_int(this_op),
+                          store_int((int64_t)etk_sketch_count(sk)),
+                          store_real(etk_inspector_scale_factor(insp)),
+                          store_blob(bytes, n)};
+    rc = batch_add(in->b, v, err);
+  }
+  free(key_of);
+  free(sketches);
+  return rc;
+}
+
 static int insert_plan(ingest_t *in, etk_error_t *err) {
   const etk_memory_plan_t *plan = in->d->plan;
   for (size_t i = 0; plan && i < plan->buffer_count; i++) {
@@ -371,6 +428,8 @@ static const struct {
      13, insert_operators},
     {"memory_plan (run_id, method, mem_id, size, peak_bytes, tensors)", 6,
      insert_plan},
+    {"latency_sketches (run_id, op, count, ticks_per_ms, sketch)", 5,
+     insert_latency},
 };
 
 static int by_digest(const void *a, const void *b) {

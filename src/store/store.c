@@ -3,7 +3,7 @@
  * other files share (run selection, tags).  Statements, transactions and
  * SQL text with bound values are sql.c's.
  *
- * SCHEMA (version 3; docs/store.md draws it)
+ * SCHEMA (version 4; docs/store.md draws it)
  *   etk_migrations(version, applied_at)   one row per applied migration
  *   runs(id, digest UNIQUE, added_at, source, file_size, blocks, operators,
  *        samples, etrecord, program, run_time)  run_time: version 3
@@ -18,6 +18,8 @@
  *   (version 1 had samples(run_id, op, k, execution, duration), one row a
  *   sample; migration 2 packs them into operators and drops it)
  *   memory_plan(run_id, method, mem_id, size, peak_bytes, tensors)
+ *   latency_sketches(run_id, op, count, ticks_per_ms, sketch)  version 4:
+ *                                         a stats-mode dump's sketches
  *   Child rows are keyed by (run_id, index) rather than by generated ids,
  *   so an add needs no id round trip per row and batches its INSERTs.
  *
@@ -94,10 +96,19 @@ static const char *const migration_2[] = {
 static const char *const migration_3[] = {
     "ALTER TABLE runs ADD COLUMN run_time BIGINT", NULL};
 
+/* Version 4: the latency sketches of stats-mode dumps (etkit/sketch.h
+ * bytes, source ticks; ticks_per_ms converts them), one per operator row
+ * that has one (store_latency.c). */
+static const char *const migration_4[] = {
+    "CREATE TABLE latency_sketches (run_id BIGINT NOT NULL, op INTEGER NOT "
+    "NULL, count BIGINT NOT NULL, ticks_per_ms DOUBLE PRECISION NOT NULL, "
+    "sketch @BLOB NOT NULL, PRIMARY KEY (run_id, op))@CLUSTERED",
+    NULL};
+
 /* One list of statements per version step, in order: migrations[v - 1]
  * takes a version v-1 store to version v. */
 static const char *const *const migrations[ETK_STORE_SCHEMA_VERSION] = {
-    migration_1, migration_2, migration_3};
+    migration_1, migration_2, migration_3, migration_4};
 
 /* Oldest schema a read-only open reads without migrating: version 2 has
  * the packed samples; it lacks only runs.run_time. */

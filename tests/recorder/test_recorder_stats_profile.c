@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/latency_dump.h"
 #include "etkit/sketch.h"
 #include "recorder_testutil.h"
 
@@ -96,37 +97,18 @@ static int record_runs(etk_recorder_t *rec, script_clock_t *clk, uint64_t *ts,
   return rc;
 }
 
-static int b64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 /* Decodes "r=R,e=E,s=BASE64" into its parts and the sketch. */
 static int parse_entry(const char *text, unsigned *run, unsigned *event,
                        etk_sketch_t *s) {
   static uint8_t bytes[ETK_SKETCH_MAX_BYTES];
   size_t n = 0;
   const char *p;
-  uint32_t acc = 0;
-  int bits = 0;
   if (sscanf(text, "r=%u,e=%u,", run, event) != 2) return 0;
   p = strstr(text, ",s=");
-  if (p == NULL) return 0;
-  for (p += 3; *p && *p != '='; p++) {
-    int v = b64_value(*p);
-    if (v < 0) return 0;
-    acc = acc << 6 | (uint32_t)v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      if (n == sizeof bytes) return 0;
-      bytes[n++] = (uint8_t)(acc >> bits);
-    }
-  }
+  if (p == NULL ||
+      etk_base64_decode(p + 3, strlen(p + 3), bytes, sizeof bytes, &n) !=
+          ETK_OK)
+    return 0;
   return etk_sketch_deserialize(s, bytes, n, NULL) == ETK_OK;
 }
 

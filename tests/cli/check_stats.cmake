@@ -1,0 +1,72 @@
+# check_stats.cmake: `etkit run --profile-mode stats` end to end on the demo
+# model.  The dump of 10000 runs stays within 3x one of 10 (only the
+# sketches widen) and under 2% of a full dump of 1000 runs; flatc decodes
+# it with the ETDump
+# schema (the sketches RunData has no events, its allocators are the
+# sketches); `etkit inspect` shows count, quantiles and the error bound
+# (table and JSON); bad option combinations exit 2 with one line.
+include(${CMAKE_CURRENT_LIST_DIR}/demo_fixture.cmake)
+
+foreach(n 10 10000)
+  run(0 run ${P} --iterations ${n} --profile-mode stats --etdump ${DIR}/s${n}.etdp)
+  file(SIZE ${DIR}/s${n}.etdp size_${n})
+endforeach()
+run(0 run ${P} --iterations 1000 --etdump ${DIR}/full1000.etdp)
+file(SIZE ${DIR}/full1000.etdp size_full)
+math(EXPR limit "3 * ${size_10}")
+math(EXPR full_limit "${size_full} / 50")
+message(STATUS "stats: 10 runs ${size_10} B, 10000 runs ${size_10000} B; full 1000 runs ${size_full} B")
+if(size_10000 GREATER limit OR size_10000 GREATER full_limit)
+  message(FATAL_ERROR "stats dump grows with the runs: 10 runs ${size_10} B, "
+    "10000 runs ${size_10000} B (full, 1000 runs: ${size_full} B)")
+endif()
+
+run(0 inspect ${DIR}/s10000.etdp)
+foreach(col "count" "p99.9 \\(ms\\)" "p99 \\(ms\\)" "error_bound" "native_call_relu.out")
+  if(NOT out MATCHES "${col}")
+    message(FATAL_ERROR "inspect of a stats dump: no ${col}:\n${out}")
+  endif()
+endforeach()
+if(NOT out MATCHES "│ +10000 │")
+  message(FATAL_ERROR "inspect of a stats dump: no count of 10000:\n${out}")
+endif()
+run(0 inspect ${DIR}/s10000.etdp --format json)
+string(REGEX REPLACE "[ \n]" "" flat "${out}")
+if(NOT flat MATCHES "\"event_name\":\"native_call_relu.out\",\"instruction_id\":1,\"delegate_debug_identifier\":null,\"count\":10000,")
+  message(FATAL_ERROR "inspect --format json: no count per event:\n${out}")
+endif()
+run(0 inspect ${DIR}/s10.etdp --format csv)
+if(NOT out MATCHES ",count,min \\(ms\\),p10 \\(ms\\),p50 \\(ms\\),p90 \\(ms\\),p99 \\(ms\\),p99.9 \\(ms\\),avg \\(ms\\),max \\(ms\\),error_bound")
+  message(FATAL_ERROR "inspect --format csv: header:\n${out}")
+endif()
+
+if(FLATC)
+  execute_process(COMMAND ${FLATC} --json --strict-json --size-prefixed
+                    --raw-binary -o ${DIR}/json ${SCHEMA} -- ${DIR}/s10000.etdp
+                  RESULT_VARIABLE rc ERROR_VARIABLE e)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "flatc cannot decode the stats dump: ${e}")
+  endif()
+  file(READ ${DIR}/json/s10000.json j)
+  string(REGEX REPLACE "[ \n]" "" flat "${j}")
+  if(NOT flat MATCHES "{\"name\":\"etkit:latency_sketches=version=1,keys=[0-9]+,refused=0\",\"allocators\":\\[{\"name\":\"r=0,e=0,s=RVRLU")
+    message(FATAL_ERROR "flatc: no sketches RunData without events:\n${j}")
+  endif()
+  string(REGEX MATCHALL "\"name\":\"Execute\"" blocks "${flat}")
+  list(LENGTH blocks n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "stats dump: ${n} Execute blocks, expected 1")
+  endif()
+endif()
+
+run(2 run ${P} --stats-error 0.02 --etdump ${DIR}/x.etdp)
+run(2 run ${P} --profile-mode stats --stats-error 0.5 --etdump ${DIR}/x.etdp)
+run(2 run ${P} --profile-mode stats)
+run(2 run ${P} --profile-mode stats --etdump ${DIR}/x.etdp
+    --trigger "Method::execute>1ns" --snapshot-dir ${DIR}/snaps)
+run(2 run ${P} --profile-mode sketch --etdump ${DIR}/x.etdp)
+string(REGEX MATCHALL "\n" lines "${err}")
+list(LENGTH lines nl)
+if(NOT nl EQUAL 1)
+  message(FATAL_ERROR "a bad mode: not one line:\n${err}")
+endif()
