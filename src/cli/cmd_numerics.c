@@ -29,6 +29,7 @@
 
 #include "cli_args.h"
 #include "commands.h"
+#include "numerics_gates.h"
 #include "etkit/etrecord.h"
 #include "etkit/inspector.h"
 #include "etkit/program.h"
@@ -372,36 +373,8 @@ int etk_cmd_numerics(int argc, char **argv) {
       failed = 1;
     }
   }
-  if (!status && c.has_min_snr) {
-    size_t below = 0, differ = 0, matched = 0;
-    for (size_t i = 0; i < etk_numerics_ab_row_count(c.ab); i++) {
-      etk_numerics_row_t r;
-      etk_numerics_ab_row_get(c.ab, i, &r);
-      if (r.status != ETK_NUMERICS_MATCHED) continue;
-      matched++;
-      if (r.exact)
-        differ += r.mismatches != 0; /* indices, flags: equal or not */
-      else if (r.snr < c.min_snr)
-        below++;
-    }
-    if (matched == 0) {
-      /* a check that compared nothing is an error, not a pass */
-      status = etk_cli_fail(CMD,
-                            "--min-snr compared nothing: no logged value of "
-                            "A could be compared with one of B");
-    } else {
-      if (below)
-        fprintf(stderr,
-                "etkit numerics: %zu value(s) have an SNR below %g dB\n", below,
-                c.min_snr);
-      if (differ)
-        fprintf(stderr,
-                "etkit numerics: %zu integer value(s) differ (exact "
-                "comparison)\n",
-                differ);
-      failed = below || differ;
-    }
-  }
+  if (!status && c.has_min_snr)
+    status = etk_cli_numerics_snr_gate(CMD, c.ab, c.min_snr, &failed);
   etk_stats_cmp_free(c.stats_rows);
   etk_numerics_ab_free(c.ab);
   etk_etrecord_close(rec);

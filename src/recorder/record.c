@@ -459,6 +459,7 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
   rec_layout_t layout;
   etk_recorder_t *rec;
   uint64_t latency_offset = 0;
+  uint32_t keys = 0;
   size_t pad;
   int status;
   if (out == NULL) return ETK_E_INVALID_ARGUMENT;
@@ -480,8 +481,7 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
   if (status != ETK_OK) return status;
   if (cfg->profile_mode == ETK_PROFILE_MODE_STATS) {
     etk_sketch_t probe;
-    uint32_t keys =
-        cfg->stats_keys ? cfg->stats_keys : ETK_RECORDER_DEFAULT_STATS_KEYS;
+    keys = cfg->stats_keys ? cfg->stats_keys : ETK_RECORDER_DEFAULT_STATS_KEYS;
     if (keys > ETK_LATENCY_MAX_KEYS ||
         etk_sketch_init(&probe, cfg->stats_error) != ETK_OK)
       return ETK_E_INVALID_ARGUMENT;
@@ -522,8 +522,6 @@ int etk_recorder_init(etk_recorder_t **out, void *mem, size_t size,
   rec->bundled_input_index = ETK_BUNDLED_INPUT_INDEX_UNSET;
   rec->gen = 0;
   if (latency_offset != 0) {
-    uint32_t keys =
-        cfg->stats_keys ? cfg->stats_keys : ETK_RECORDER_DEFAULT_STATS_KEYS;
     rec->stats = 1;
     (void)etk_latency_table_init(&rec->latency, rec_base(rec) + latency_offset,
                                  etk_latency_table_size(keys), keys,
@@ -550,27 +548,6 @@ static int block_dropped(etk_recorder_t *rec) {
   return ETK_E_FULL;
 }
 
-/* Stats mode: the record of the block named `name` in this dump, 0 if
- * none, and in *last whether it is the dump's last block. */
-static uint32_t stats_find_block(const etk_recorder_t *rec,
-                                 etk_recorder_name_t name, int *last) {
-  const uint8_t *base = rec_base(rec);
-  uint32_t at = rec->records_begin, found = 0, final = 0;
-  while (at < rec->records_end) {
-    uint32_t size = rec_record_size(base + at);
-    if (size == 0) break;
-    if (base[at] == REC_BLOCK) {
-      rec_block_t b;
-      memcpy(&b, base + at, sizeof b);
-      if (b.name == name && found == 0) found = at;
-      final = at;
-    }
-    at += size;
-  }
-  *last = found != 0 && found == final;
-  return found;
-}
-
 /* Stats mode: a block begun again continues its record (stats.c). */
 static int stats_continue_block(etk_recorder_t *rec, uint32_t at, int last) {
   rec->block_record = at;
@@ -592,7 +569,7 @@ int etk_recorder_begin_block_id(etk_recorder_t *rec, etk_recorder_name_t name) {
   if (rec->state == REC_STATE_DONE) dump_reset(rec);
   if (rec->stats && rec->state != REC_STATE_INIT) {
     int last;
-    uint32_t at = stats_find_block(rec, name, &last);
+    uint32_t at = rec_stats_find_block(rec, name, &last);
     if (at != 0) return stats_continue_block(rec, at, last);
   }
   rec->stats_detached = 0;

@@ -477,6 +477,10 @@ etk_fb_ref_t rec_stats_marker_emit(etk_fb_builder_t *b);
 /* Delegate ids in latency keys: a string id keys with its name and this
  * delegate_id; a plain event has ETK_DELEGATE_ID_UNSET. */
 #define REC_STATS_DELEGATE_STR ((int64_t)INT32_MIN - 1)
+/* The record of the block named `name` in this dump, 0 if none; *last
+ * says whether it is the dump's last block (stats.c). */
+uint32_t rec_stats_find_block(const etk_recorder_t *rec,
+                              etk_recorder_name_t name, int *last);
 
 /* One tensor: sizes + strides vectors and the Tensor table. */
 static inline uint32_t rec_tensor_out(uint32_t dim) {

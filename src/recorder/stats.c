@@ -134,3 +134,24 @@ const struct etk_latency_table *etk_recorder_latency_table(
     const etk_recorder_t *rec) {
   return rec != NULL && rec->stats ? &rec->latency : NULL;
 }
+
+/* Stats mode: the record of the block named `name` in this dump, 0 if
+ * none, and in *last whether it is the dump's last block. */
+uint32_t rec_stats_find_block(const etk_recorder_t *rec,
+                              etk_recorder_name_t name, int *last) {
+  const uint8_t *base = rec_base(rec);
+  uint32_t at = rec->records_begin, found = 0, final = 0;
+  while (at < rec->records_end) {
+    uint32_t size = rec_record_size(base + at);
+    if (size == 0) break;
+    if (base[at] == REC_BLOCK) {
+      rec_block_t b;
+      memcpy(&b, base + at, sizeof b);
+      if (b.name == name && found == 0) found = at;
+      final = at;
+    }
+    at += size;
+  }
+  *last = found != 0 && found == final;
+  return found;
+}

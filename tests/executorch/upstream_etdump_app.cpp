@@ -91,6 +91,61 @@ static int write_file(const char *path, const void *buf, size_t size) {
   return std::fclose(f) == 0 && n == size;
 }
 
+/* 4-5. Sinks an application writes or makes itself, and a buffer too small
+ * for upstream. */
+static void sinks_of_their_own(Tensor &out) {
+  /* 4. A sink of the application's own, derived from DataSinkBase. */
+  {
+    struct CountingSink : public executorch::etdump::DataSinkBase {
+      size_t used = 0;
+      Result<size_t> write(const void *ptr, size_t length) override {
+        if (ptr == nullptr && length != 0)
+          return executorch::runtime::Error::InvalidArgument;
+        size_t at = used;
+        used += length;
+        return at;
+      }
+      size_t get_used_bytes() const override {
+        return used;
+      }
+    } counting;
+    ETDumpGen etdump_gen;
+    etdump_gen.set_data_sink(&counting);
+    g_sink_seen = etdump_gen.get_data_sink();
+    EXPECT(g_sink_seen == &counting);
+    execute_like_method(&etdump_gen, out); /* logs the 2x2 float output */
+    EXPECT(counting.get_used_bytes() == 16);
+    etdump_gen.reset(); /* upstream's reset() forgets the sink */
+    EXPECT(etdump_gen.get_data_sink() == nullptr);
+    free(etdump_gen.get_etdump_data().buf);
+  }
+
+  /* 4. BufferDataSink on its own: alignment, padding, refusal when full */
+  {
+    alignas(64) static uint8_t buf[200];
+    EXPECT(!BufferDataSink::create(buf, sizeof buf, 3).ok());
+    Result<BufferDataSink> s = BufferDataSink::create(buf, sizeof buf);
+    EXPECT(s.ok());
+    const char bytes[10] = "abcdefghi";
+    Result<size_t> a = s.get().write(bytes, 10);
+    Result<size_t> b = s.get().write(bytes, 10);
+    EXPECT(a.ok() && a.get() == 0 && b.ok() && b.get() == 64);
+    EXPECT(s.get().get_used_bytes() == 74);
+    EXPECT(s.get().write(bytes, 100).error() ==
+           executorch::runtime::Error::OutOfResources);
+    EXPECT(s.get().get_storage_size().get() == sizeof buf);
+  }
+
+  /* 5. Where upstream aborts, etkit goes on: a tiny static buffer. */
+  {
+    static uint8_t tiny[4096];
+    ETDumpGen etdump_gen(Span<uint8_t>(tiny, sizeof tiny));
+    execute_like_method(&etdump_gen, out);
+    ETDumpResult r = etdump_gen.get_etdump_data();
+    EXPECT(r.buf != nullptr && r.size > 0); /* a valid, truncated dump */
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 4) {
     std::fprintf(stderr, "usage: %s ETDUMP DEBUG_BIN FILE_SINK_BIN\n", argv[0]);
@@ -208,56 +263,7 @@ int main(int argc, char **argv) {
     sink.get().close();
   }
 
-  /* 4. A sink of the application's own, derived from DataSinkBase. */
-  {
-    struct CountingSink : public executorch::etdump::DataSinkBase {
-      size_t used = 0;
-      Result<size_t> write(const void *ptr, size_t length) override {
-        if (ptr == nullptr && length != 0)
-          return executorch::runtime::Error::InvalidArgument;
-        size_t at = used;
-        used += length;
-        return at;
-      }
-      size_t get_used_bytes() const override {
-        return used;
-      }
-    } counting;
-    ETDumpGen etdump_gen;
-    etdump_gen.set_data_sink(&counting);
-    g_sink_seen = etdump_gen.get_data_sink();
-    EXPECT(g_sink_seen == &counting);
-    execute_like_method(&etdump_gen, out); /* logs the 2x2 float output */
-    EXPECT(counting.get_used_bytes() == 16);
-    etdump_gen.reset(); /* upstream's reset() forgets the sink */
-    EXPECT(etdump_gen.get_data_sink() == nullptr);
-    free(etdump_gen.get_etdump_data().buf);
-  }
-
-  /* 4. BufferDataSink on its own: alignment, padding, refusal when full */
-  {
-    alignas(64) static uint8_t buf[200];
-    EXPECT(!BufferDataSink::create(buf, sizeof buf, 3).ok());
-    Result<BufferDataSink> s = BufferDataSink::create(buf, sizeof buf);
-    EXPECT(s.ok());
-    const char bytes[10] = "abcdefghi";
-    Result<size_t> a = s.get().write(bytes, 10);
-    Result<size_t> b = s.get().write(bytes, 10);
-    EXPECT(a.ok() && a.get() == 0 && b.ok() && b.get() == 64);
-    EXPECT(s.get().get_used_bytes() == 74);
-    EXPECT(s.get().write(bytes, 100).error() ==
-           executorch::runtime::Error::OutOfResources);
-    EXPECT(s.get().get_storage_size().get() == sizeof buf);
-  }
-
-  /* 5. Where upstream aborts, etkit goes on: a tiny static buffer. */
-  {
-    static uint8_t tiny[4096];
-    ETDumpGen etdump_gen(Span<uint8_t>(tiny, sizeof tiny));
-    execute_like_method(&etdump_gen, out);
-    ETDumpResult r = etdump_gen.get_etdump_data();
-    EXPECT(r.buf != nullptr && r.size > 0); /* a valid, truncated dump */
-  }
+  sinks_of_their_own(out);
 
   if (failures == 0) std::printf("upstream ETDumpGen app: ok\n");
   return failures == 0 ? 0 : 1;

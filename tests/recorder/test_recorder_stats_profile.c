@@ -105,9 +105,8 @@ static int parse_entry(const char *text, unsigned *run, unsigned *event,
   const char *p;
   if (sscanf(text, "r=%u,e=%u,", run, event) != 2) return 0;
   p = strstr(text, ",s=");
-  if (p == NULL ||
-      etk_base64_decode(p + 3, strlen(p + 3), bytes, sizeof bytes, &n) !=
-          ETK_OK)
+  if (p == NULL || etk_base64_decode(p + 3, strlen(p + 3), bytes, sizeof bytes,
+                                     &n) != ETK_OK)
     return 0;
   return etk_sketch_deserialize(s, bytes, n, NULL) == ETK_OK;
 }
