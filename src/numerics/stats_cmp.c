@@ -97,7 +97,7 @@ int etk_stats_cmp_from_gap(const etk_gap_t *gap, double threshold,
                            etk_stats_cmp_t **out, etk_error_t *err) {
   size_t n = etk_gap_row_count(gap);
   const etk_gap_row_t *g = etk_gap_rows(gap);
-  etk_stats_cmp_t *c;
+  etk_stats_cmp_t *c = NULL;
   int rc = cmp_alloc(n, threshold, &c, err);
   if (rc != ETK_OK) return rc;
   /* upstream's row order (the gap keeps its rows worst first) */
@@ -175,7 +175,7 @@ int etk_stats_cmp_from_runs(const etk_numerics_ab_t *ab,
                             double threshold, etk_stats_cmp_t **out,
                             etk_error_t *err) {
   size_t n = etk_numerics_ab_row_count(ab);
-  etk_stats_cmp_t *c;
+  etk_stats_cmp_t *c = NULL;
   int rc = cmp_alloc(n, threshold, &c, err);
   if (rc != ETK_OK) return rc;
   for (size_t i = 0; i < n; i++) {

@@ -207,7 +207,7 @@ static size_t stats_size(int runs, size_t *bound) {
 }
 
 ETK_TEST(stats_dump_size_does_not_grow_with_runs) {
-  size_t b10, b1000, b10000;
+  size_t b10 = 0, b1000 = 0, b10000 = 0;
   size_t s10 = stats_size(10, &b10);
   size_t s1000 = stats_size(1000, &b1000);
   size_t s10000 = stats_size(10000, &b10000);
