@@ -163,7 +163,7 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
         warmup: int = 0, inputs_from=None, calibrate: bool = True,
         profile_mode: str = "full", keep_runs: int = None, trigger=None,
         keep_after: int = 0, trigger_limit: int = 0, trigger_spacing: int = 0,
-        snapshot_dir=None) -> RunResult:
+        snapshot_dir=None, stats_error: float = None) -> RunResult:
     """Runs `method` (default forward) of a .pte or .bpte with etkit's
     reference runtime `iterations` times on `inputs` (numpy arrays or
     scalars), traced, after `warmup` untraced runs.  Without inputs, as
@@ -197,10 +197,30 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
     trigger_limit (0: no limit) and trigger_spacing runs apart.  The
     snapshots are in RunResult.snapshots (bytes) and, with snapshot_dir, in
     DIR/snapshot-NNN.etdp (RunResult.snapshot_paths).
+
+    profile_mode="stats" (`etkit run --profile-mode stats`,
+    docs/long-runs.md) keeps one latency sketch per event instead of every
+    run: the ETDump's size no longer grows with `iterations`.  Its
+    quantiles are within stats_error (relative, default 0.01, 0.0001 to
+    0.2) while an event's times span two decades (the bound widens beyond,
+    and says so).  Inspector(...).latency_stats() reads them.
     """
-    if profile_mode not in ("full", "ring"):
-        raise ValueError(f"profile_mode must be 'full' or 'ring', not {profile_mode!r}")
+    if profile_mode not in ("full", "ring", "stats"):
+        raise ValueError(
+            f"profile_mode must be 'full', 'ring' or 'stats', not {profile_mode!r}")
     ring = profile_mode == "ring"
+    profile_level = 1  # ETK_TRACE_PROFILE_ALL
+    if stats_error is not None and profile_mode != "stats":
+        raise ValueError("stats_error needs profile_mode='stats'")
+    if profile_mode == "stats":
+        if trigger is not None:
+            raise ValueError("profile_mode='stats' keeps no runs to snapshot: "
+                             "no trigger")
+        err = 0.01 if stats_error is None else stats_error
+        if isinstance(err, bool) or not isinstance(err, (int, float)) or \
+                not 0.0001 <= err <= 0.2:
+            raise ValueError(f"stats_error must be 0.0001..0.2, not {stats_error!r}")
+        profile_level = 2 | (int(round(err * 1e6)) << 8)  # STATS_AT(ppm)
     if keep_runs is not None and not ring:
         raise ValueError("keep_runs needs profile_mode='ring'")
     triggers = () if trigger is None else (
@@ -235,7 +255,7 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
         program_path, inputs, iterations, level, method,
         bool(allocation_events), warmup, bool(calibrate), ring, triggers,
         8 if keep_runs is None else keep_runs, keep_after, trigger_limit,
-        trigger_spacing)
+        trigger_spacing, profile_level)
     if dropped:
         import warnings
         warnings.warn(f"the recorder dropped {dropped} events", stacklevel=2)

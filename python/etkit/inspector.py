@@ -1473,6 +1473,40 @@ class Inspector:
         df.attrs["text"] = text
         return df
 
+    def latency_stats(self, include_units: bool = True):
+        """etkit addition: the latency sketches of a stats-mode ETDump
+        (`etkit run --profile-mode stats`, docs/long-runs.md) as a
+        DataFrame, one row per event: event_block_name, event_name,
+        instruction_id, delegate_debug_identifier, count (exact), min,
+        p10, p50, p90, p99, p99.9, avg, max (the target time scale; min,
+        avg, max exact, the quantiles within error_bound, relative) and
+        error_bound: what `etkit inspect` shows for such a dump.  None for
+        a dump without sketches.  (to_dataframe() of a stats-mode dump
+        shows upstream's columns with one sample per event, the median.)"""
+        got = self._handle.latency()
+        if got is None:
+            return None
+        import pandas as pd
+
+        unit = f" ({self._target_time_scale.value})" if include_units else ""
+        timed = ["min", "p10", "p50", "p90", "p99", "p99.9", "avg", "max"]
+        cols = (["event_block_name", "event_name", "instruction_id",
+                 "delegate_debug_identifier", "count"] +
+                [c + unit for c in timed] + ["error_bound"])
+        return pd.DataFrame([row[:14] for row in got[2]], columns=cols)
+
+    def latency_sketches(self):
+        """etkit addition: {(event_block_name, event_name, instruction_id,
+        delegate_debug_identifier): LatencySketch} of a stats-mode ETDump,
+        in source ticks (merge them across dumps with
+        LatencySketch.merge); {} for a dump without sketches."""
+        from . import LatencySketch
+
+        got = self._handle.latency()
+        if got is None:
+            return {}
+        return {row[:4]: LatencySketch.from_bytes(row[14]) for row in got[2]}
+
     def op_summary(self):
         """Per operator type and block: count, total, share, delegate and
         framework overhead (the `etkit inspect --summary` table) as a

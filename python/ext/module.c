@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "etkit/latency_dump.h"
 #include "etkit/render.h"
 
 typedef struct {
@@ -888,6 +889,56 @@ static PyObject *h_counts(ext_inspector_t *self, PyObject *unused) {
           etk_inspector_etdump(self->insp)));
 }
 
+/* latency() -> None (not a stats-mode dump) or (keys, refused, [(block,
+ * event name, instruction_id, delegate id (int, str or None), count, min,
+ * p10, p50, p90, p99, p99.9, avg, max (target time scale), error_bound,
+ * sketch bytes)]) */
+static PyObject *h_latency(ext_inspector_t *self, PyObject *unused) {
+  (void)unused;
+  etk_latency_dump_info_t info;
+  if (!etk_latency_dump_find(etk_inspector_etdump(self->insp), &info))
+    Py_RETURN_NONE;
+  PyObject *rows = PyList_New(0);
+  if (!rows) return NULL;
+  for (size_t k = 0; k < info.keys; k++) {
+    etk_inspector_latency_row_t r;
+    etk_error_t err;
+    uint8_t bytes[ETK_SKETCH_MAX_BYTES];
+    size_t n = 0;
+    etk_error_clear(&err);
+    if (etk_inspector_latency_rows(self->insp, &info, k, &r, &err) != ETK_OK) {
+      Py_DECREF(rows);
+      ext_raise(&err);
+      return NULL;
+    }
+    (void)etk_sketch_serialize(&r.sketch, bytes, sizeof bytes, &n);
+    PyObject *delegate =
+        r.delegate_debug_id_str
+            ? ext_text(r.delegate_debug_id_str, strlen(r.delegate_debug_id_str))
+        : r.delegate_debug_id_int != -1
+            ? PyLong_FromLong(r.delegate_debug_id_int)
+            : Py_NewRef(Py_None);
+    PyObject *t = Py_BuildValue(
+        "(NNiNKdddddddddy#)",
+        r.block_name ? ext_text(r.block_name, strlen(r.block_name))
+                     : Py_NewRef(Py_None),
+        r.event_name ? ext_text(r.event_name, strlen(r.event_name))
+                     : Py_NewRef(Py_None),
+        (int)r.instruction_id, delegate, (unsigned long long)r.count, r.min,
+        r.quantile[0], r.quantile[1], r.quantile[2], r.quantile[3],
+        r.quantile[4], r.avg, r.max, r.error_bound, (const char *)bytes,
+        (Py_ssize_t)n);
+    if (!t || PyList_Append(rows, t) < 0) {
+      Py_XDECREF(t);
+      Py_DECREF(rows);
+      return NULL;
+    }
+    Py_DECREF(t);
+  }
+  return Py_BuildValue("(nKN)", (Py_ssize_t)info.keys,
+                       (unsigned long long)info.refused, rows);
+}
+
 /* ------------------------------------------------------------ ETRecord */
 
 static void note_to_list(void *ctx, int is_warning, const char *line) {
@@ -1017,6 +1068,7 @@ static PyMethodDef inspector_methods[] = {
     {"trace_json", (PyCFunction)h_trace, METH_VARARGS, NULL},
     {"module_total", (PyCFunction)h_module_total, METH_VARARGS, NULL},
     {"counts", (PyCFunction)h_counts, METH_NOARGS, NULL},
+    {"latency", (PyCFunction)h_latency, METH_NOARGS, NULL},
     {"link_etrecord", (PyCFunction)h_link_etrecord, METH_VARARGS, NULL},
     {"compare_results", (PyCFunction)h_compare, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};

@@ -362,7 +362,8 @@ static int flight_start(etk_flight_t *f, etk_sketch_t *sketches,
 
 /* run(path, inputs, iterations, debug_level, method, allocation_events,
  *     warmup, calibrate, ring, triggers, keep_runs, keep_after,
- *     trigger_limit, trigger_spacing) -> (outputs, etdump bytes, debug
+ *     trigger_limit, trigger_spacing, profile_level) -> (outputs, etdump
+ *     bytes, debug
  *     bytes or None, dropped, snapshots [bytes], firings not taken) */
 static PyObject *m_run(PyObject *mod, PyObject *args) {
   (void)mod;
@@ -372,11 +373,14 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   unsigned long warmup = 0, limits[4] = {8, 0, 0, 0};
   const char *method = NULL;
   PyObject *triggers = NULL;
-  if (!PyArg_ParseTuple(args, "O&OOiz|pkppO!kkkk", PyUnicode_FSConverter,
+  /* ETK_TRACE_PROFILE_ALL, or the stats mode at its error
+   * (ETK_TRACE_PROFILE_STATS_AT) */
+  int profile_level = ETK_TRACE_PROFILE_ALL;
+  if (!PyArg_ParseTuple(args, "O&OOiz|pkppO!kkkki", PyUnicode_FSConverter,
                         &path_obj, &inputs_obj, &iter_obj, &debug_level,
                         &method, &alloc_events, &warmup, &calibrate, &ring,
                         &PyTuple_Type, &triggers, &limits[0], &limits[1],
-                        &limits[2], &limits[3]))
+                        &limits[2], &limits[3], &profile_level))
     return NULL;
   int want_flight = ring || (triggers && PyTuple_GET_SIZE(triggers) > 0);
   for (int k = 0; k < 4; k++)
@@ -448,7 +452,7 @@ static PyObject *m_run(PyObject *mod, PyObject *args) {
   if (ring && limits[0] + limits[1] + 2u < sized)
     sized = limits[0] + limits[1] + 2u;
   if (etk_trace_session_create(plan, (unsigned)sized, debug_level,
-                               ETK_TRACE_PROFILE_ALL, debug_level > 0, &s,
+                               profile_level, debug_level > 0, &s,
                                &err) != ETK_OK) {
     ext_raise(&err);
     goto done;
