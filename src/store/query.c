@@ -494,10 +494,11 @@ int etk_store_closest_names(etk_store_t *st, int kind, const char *name,
 
 static int delete_run(etk_store_t *st, int64_t id, etk_error_t *err) {
   static const char *const tables[] = {"operators", "blocks", "run_tags",
-                                       "memory_plan"};
+                                       "memory_plan", "tensor_stats"};
   store_value_t p = store_int(id);
   char sql[64];
-  for (size_t i = 0; i < 4; i++) {
+  /* tensor_stats: schema version 4 */
+  for (size_t i = 0; i < (st->version >= 4 ? 5u : 4u); i++) {
     snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", tables[i]);
     int rc = store_q(st, sql, &p, 1, NULL, NULL, err);
     if (rc) return rc;

@@ -94,10 +94,24 @@ static const char *const migration_2[] = {
 static const char *const migration_3[] = {
     "ALTER TABLE runs ADD COLUMN run_time BIGINT", NULL};
 
+/* Version 4: the STATS vectors of runs recorded at debug level "stats"
+ * (added with their debug buffer), one row per logged tensor: its key
+ * (block name, instruction, output index, list item), p99_abs and the
+ * NaN/Inf counts as columns for queries, the 13 values packed (little-
+ * endian doubles, etkit/tensor_stats.h order).  Self-contained: a store
+ * without the table (read-only open of version 3) has no STATS. */
+static const char *const migration_4[] = {
+    "CREATE TABLE tensor_stats (run_id BIGINT NOT NULL, k INTEGER NOT NULL, "
+    "block TEXT NOT NULL, name TEXT NOT NULL, instruction_id INTEGER NOT "
+    "NULL, output_index INTEGER NOT NULL, item INTEGER NOT NULL, p99_abs "
+    "DOUBLE PRECISION, nan_count BIGINT NOT NULL, inf_count BIGINT NOT "
+    "NULL, stats @BLOB NOT NULL, PRIMARY KEY (run_id, k))@CLUSTERED",
+    NULL};
+
 /* One list of statements per version step, in order: migrations[v - 1]
  * takes a version v-1 store to version v. */
 static const char *const *const migrations[ETK_STORE_SCHEMA_VERSION] = {
-    migration_1, migration_2, migration_3};
+    migration_1, migration_2, migration_3, migration_4};
 
 /* Oldest schema a read-only open reads without migrating: version 2 has
  * the packed samples; it lacks only runs.run_time. */
