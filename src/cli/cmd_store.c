@@ -23,7 +23,7 @@ static const char *const usage_text =
     "DB is a SQLite file (created by add) or a postgresql:// URI.\n"
     "\n"
     "  add DB FILE.etdp... [--etrecord E] [--program P] [--tag k=v]...\n"
-    "          [--run-time T]\n"
+    "          [--run-time T] [--debug-buffer B]\n"
     "  runs DB [--where k=v]...\n"
     "  show DB RUN\n"
     "  trend DB --op NAME|--module PATH|--method NAME [--where k=v]...\n"
@@ -35,6 +35,9 @@ static const char *const usage_text =
     "  export DB --format csv|json|v3 [--where k=v]...\n"
     "  report DB --baseline k=v... --candidate k=v... -o report.html|.md\n"
     "  prune DB [--where k=v]... [--keep-last N] [--dry-run]\n"
+    "  drift DB --baseline k=v... --candidate k=v... [--threshold PCT]\n"
+    "          [--fail-above PCT]  STATS of runs added with --debug-buffer\n"
+    "          (--debug-level stats): NaN/Inf appearing, p99_abs shifts\n"
     "\n"
     "options:\n"
     "  --format table|csv|json     output of queries (table)\n"
@@ -52,7 +55,8 @@ static const char *const usage_text =
     "                              selects on it, else on the add's time\n"
     "  -h, --help                  this help\n"
     "\n"
-    "compare is a gate: exit 0 holds, 1 --fail-above failed, 2 trouble (no\n"
+    "compare and drift are gates: exit 0 holds, 1 --fail-above failed, 2\n"
+    "trouble (no\n"
     "matching run, an --op that names nothing, nothing compared, a database\n"
     "error): docs/exit-status.md.  Other subcommands exit 1 on errors.\n";
 
@@ -89,6 +93,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("dry_run", 0, store_cli_t, dry_run),
     ETK_CLI_STRING("instruction", 0, store_cli_t, instruction),
     ETK_CLI_STRING("run_time", 0, store_cli_t, run_time),
+    ETK_CLI_STRING("debug_buffer", 0, store_cli_t, debug_buffer),
 };
 
 /* "k=v" into the list (the key is copied; the value stays in argv); `cond`:
@@ -208,6 +213,7 @@ static int cmd_add(store_cli_t *c) {
   o.program_path = c->program;
   o.run_time = run_time;
   o.has_run_time = c->run_time != NULL;
+  o.debug_buffer_path = c->debug_buffer;
   etk_error_t err;
   etk_error_clear(&err);
   size_t stored = 0;
@@ -365,7 +371,8 @@ static int check_args(store_cli_t *c) {
       (!!c->op + !!c->module + !!c->method) != 1)
     return etk_cli_usage(CMD, "trend needs one of --op, --module, --method");
   int is_report = strcmp(c->sub, "report") == 0;
-  if ((is_report || strcmp(c->sub, "compare") == 0) &&
+  if ((is_report || strcmp(c->sub, "compare") == 0 ||
+       strcmp(c->sub, "drift") == 0) &&
       (c->baseline.count == 0 || c->candidate.count == 0))
     return etk_cli_usage(CMD, "%s needs --baseline and --candidate", c->sub);
   if (is_report && !c->output)
@@ -390,9 +397,10 @@ int etk_cmd_store(int argc, char **argv) {
   if (strcmp(c.sub, "compare") == 0) return store_cli_compare(&c);
   if (strcmp(c.sub, "export") == 0) return store_cli_export(&c);
   if (strcmp(c.sub, "report") == 0) return store_cli_report(&c);
+  if (strcmp(c.sub, "drift") == 0) return store_cli_drift(&c);
   if (strcmp(c.sub, "prune") == 0) return cmd_prune(&c);
   return etk_cli_usage(CMD,
                        "unknown subcommand '%s' (add, runs, show, trend, "
-                       "latency, compare, export, prune)",
+                       "latency, compare, export, report, prune, drift)",
                        c.sub);
 }
