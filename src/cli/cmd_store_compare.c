@@ -1,6 +1,6 @@
 /*
- * cmd_store_compare.c - `etkit store compare`, `export` and `report`
- * (the command line is parsed by cmd_store.c).  compare prints the
+ * cmd_store_compare.c - `etkit store compare`, `export`, `report`, `drift`
+ * and `prune` (the command line is parsed by cmd_store.c).  compare prints the
  * comparison (table, CSV, or JSON with its `changes` array) and is a gate
  * (docs/exit-status.md): 0 holds, 1 with --fail-above PCT when a
  * significant slow-down exceeds PCT %, 2 trouble (a database error, a side
@@ -235,4 +235,48 @@ int store_cli_drift(store_cli_t *c) {
   int failed = c->has_fail_above && d.drifting;
   etk_store_drift_free(&d);
   return etk_cli_gate_exit(status, failed);
+}
+
+/* prune --dry-run: the runs prune would delete (all matching ones but the
+ * newest --keep-last), one line, nothing deleted. */
+static int prune_dry_run(store_cli_t *c) {
+  etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_store_where_t w = store_cli_where(&c->where);
+  etk_store_table_t t;
+  memset(&t, 0, sizeof t);
+  int status = 0;
+  if (w.count == 0 && c->keep_last == 0)
+    status = etk_cli_usage(CMD, "prune needs --where or --keep-last");
+  else if (etk_store_runs(st, &w, &t, &err) != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  else {
+    size_t n = t.rows > c->keep_last ? t.rows - c->keep_last : 0;
+    printf("would delete %zu runs", n);
+    for (size_t i = 0; i < n; i++) /* rows are oldest (lowest id) first */
+      printf("%s%lld", i ? " " : ": ", (long long)t.cells[i * t.cols].i);
+    printf(" (--dry-run: nothing deleted)\n");
+  }
+  etk_store_table_free(&t);
+  etk_store_close(st);
+  return status;
+}
+
+int store_cli_prune(store_cli_t *c) {
+  if (c->dry_run) return prune_dry_run(c);
+  etk_store_t *st = store_cli_open(c, 0);
+  if (!st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_store_where_t w = store_cli_where(&c->where);
+  size_t deleted = 0;
+  int status = 0;
+  if (etk_store_prune(st, &w, c->keep_last, &deleted, &err) != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  else
+    printf("deleted %zu runs\n", deleted);
+  etk_store_close(st);
+  return status;
 }

@@ -493,9 +493,9 @@ int etk_store_closest_names(etk_store_t *st, int kind, const char *name,
 /* ------------------------------------------------------------- prune */
 
 static int delete_run(etk_store_t *st, int64_t id, etk_error_t *err) {
-  static const char *const tables[] = {"operators", "blocks", "run_tags",
-                                       "memory_plan", "latency_sketches",
-                                       "tensor_stats"};
+  static const char *const tables[] = {"operators",        "blocks",
+                                       "run_tags",         "memory_plan",
+                                       "latency_sketches", "tensor_stats"};
   store_value_t p = store_int(id);
   char sql[64];
   size_t n = st->version >= 5 ? 6u : st->version >= 4 ? 5u : 4u;
