@@ -30,6 +30,27 @@ endforeach()
 if(NOT out MATCHES "│ +10000 │")
   message(FATAL_ERROR "inspect of a stats dump: no count of 10000:\n${out}")
 endif()
+# etkit info says it is a stats dump and how many executions it holds
+# (its events are one median each), and names the calibration.
+run(0 info ${DIR}/s10000.etdp)
+if(NOT out MATCHES "profile mode: stats: [0-9]+ latency sketches [(]run [0-9]+[)], 10000 executions of Method::execute, quantiles within [0-9.]+%, 0 duration[(]s[)] refused"
+   OR NOT out MATCHES "\ncalibration: begin[+]end pair [0-9.]+ ticks")
+  message(FATAL_ERROR "etkit info of a stats dump:\n${out}")
+endif()
+# Views that need a duration per run or a timeline refuse a stats dump in
+# one line (its events are medians at time 0), writing nothing.
+run(1 inspect ${DIR}/s10.etdp --runs)
+if(NOT err MATCHES "stats-mode dump.*no duration per run")
+  message(FATAL_ERROR "inspect --runs of a stats dump:\n${err}")
+endif()
+run(1 trace ${DIR}/s10.etdp -o ${DIR}/s10.trace.json)
+if(NOT err MATCHES "stats-mode dump.*not a timeline" OR EXISTS ${DIR}/s10.trace.json)
+  message(FATAL_ERROR "trace of a stats dump:\n${err}")
+endif()
+run(0 info ${DIR}/full1000.etdp)
+if(NOT out MATCHES "\nprofile mode: events\n")
+  message(FATAL_ERROR "etkit info of a full dump:\n${out}")
+endif()
 run(0 inspect ${DIR}/s10000.etdp --format json)
 string(REGEX REPLACE "[ \n]" "" flat "${out}")
 if(NOT flat MATCHES "\"event_name\":\"native_call_relu.out\",\"instruction_id\":1,\"delegate_debug_identifier\":null,\"count\":10000,")
