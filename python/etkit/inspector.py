@@ -283,6 +283,9 @@ def _event_from_handle(handle, index, parser, converter, scale_factor,
     if link is not None:
         (ev.debug_handles, ev.num_outputs, ev.delegate_backend_name,
          ev.op_types, ev.stack_traces, ev.module_hierarchy) = link
+        # filling the link fields is not a user edit: without this every
+        # linked event would send the tables down the edited (slow) path
+        object.__setattr__(ev, "_edited", False)
     return ev
 
 
