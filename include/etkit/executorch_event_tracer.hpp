@@ -287,8 +287,9 @@ class ETDumpTracer : public executorch::runtime::EventTracer {
    * Error::InvalidState once something was recorded.  Error::InvalidArgument
    * for a bad mode, error or key count; Error::OutOfResources when the
    * arena has no room for the table (the mode is then unchanged).  For a
-   * tracer a runner made (upstream's Module default-constructs ETDumpGen),
-   * where the config cannot be passed. */
+   * default-constructed tracer (upstream's docs give Module
+   * std::make_unique<ETDumpGen>(), runners make one): call it before
+   * load_method, whose "Default" block is the first block. */
   Error set_profile_mode(ProfileMode mode, double relative_error = 0.0,
                          uint32_t keys = 0);
   ProfileMode profile_mode() const {

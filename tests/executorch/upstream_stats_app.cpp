@@ -14,13 +14,14 @@
  * (set_chain_debug_handle), the OPERATOR_CALL scope (only above
  * kProfileMethodOnly), the kernel's "native_call_<op>" scope with the
  * kernel run inside it and its output logged at kIntermediateOutputs, then
- * the program output at kProgramOutputs.  The kernels compute real
+ * the program output at kProgramOutputs; before the runs, load_method's
+ * "Default" block and its "Method::init" scope.  The kernels compute real
  * tensors (mul, add, relu, gt) from an input that changes every run.
  *
  *   upstream_stats_app DIR
  * writes into DIR (check_upstream_stats.cmake reads them):
  *   gen_N.etdp      ETDumpGen default-constructed (heap, as upstream's
- *                   Module makes it), set_profile_mode(kStats), N runs
+ *                   docs give Module one), set_profile_mode(kStats), N runs
  *   static_N.etdp   ETDumpGen over a static buffer with the native config
  *                   (kStats at 2%), N runs: nothing allocated
  *   native_N.etdp   etkit::ETDumpTracer, kStats from its config, N runs
@@ -188,7 +189,11 @@ std::string path_of(const char *dir, const std::string &name) {
   return std::string(dir) + "/" + name;
 }
 
+/* Program::load_method's calls (the "Default" block, Method::init), then
+ * `runs` executes. */
 void run(MethodLike &m, EventTracer *t, uint32_t runs, TensorLog *log) {
+  t->create_event_block("Default");
+  t->end_profiling(t->start_profiling("Method::init"));
   for (uint32_t r = 0; r < runs; r++) {
     m.set_input(r);
     m.execute(t, log);
@@ -225,12 +230,13 @@ void stats_profiles(MethodLike &m, const char *dir) {
     size_t *b = bound[at++];
     std::string tag = std::to_string(n) + ".etdp";
     {
-      ETDumpGen etdump_gen; /* upstream's Module: default-constructed */
+      ETDumpGen etdump_gen; /* as upstream's docs give Module one */
       EXPECT(etdump_gen.set_profile_mode(etkit::ProfileMode::kStats, 0.01) ==
              executorch::runtime::Error::Ok);
       EXPECT(etdump_gen.profile_mode() == etkit::ProfileMode::kStats);
       run(m, &etdump_gen, n, nullptr);
-      EXPECT(etdump_gen.get_num_blocks() == 1); /* one Execute, continued */
+      /* Default, and one Execute continued by every run */
+      EXPECT(etdump_gen.get_num_blocks() == 2);
       finish(etdump_gen, dir, "gen_" + tag, true, &b[0]);
     }
     {

@@ -27,9 +27,10 @@
  *
  * etkit-only additions (no upstream signature changes; docs/long-runs.md):
  * the stats profile mode, from a second constructor taking the native
- * config or, on a default-constructed ETDumpGen (upstream's Module makes
- * one), from set_profile_mode(etkit::ProfileMode::kStats, error) before
- * the first run; the STATS debug level through upstream's own setter,
+ * config or, on a default-constructed ETDumpGen (as upstream's docs give
+ * Module one), from set_profile_mode(etkit::ProfileMode::kStats, error)
+ * before load_method (its "Default" block is the first); the STATS debug level
+ * through upstream's own setter,
  * set_event_tracer_debug_level(etkit::kEventTracerDebugStats), or
  * set_debug_level(etkit::DebugLevel::kStats).
  */
