@@ -152,6 +152,21 @@ static int render(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   return etk_gap_render(c->result, (etk_gap_format_t)c->format, sink, err);
 }
 
+int etk_cli_stats_gate(const etk_stats_cmp_t *rows, const char *option,
+                       const char *what, int *failed) {
+  size_t n = etk_stats_cmp_drifting(rows);
+  if (etk_stats_cmp_compared(rows) == 0)
+    return etk_cli_fail(CMD, "%s compared nothing: %s", option, what);
+  if (n) {
+    fprintf(stderr,
+            "etkit numerics: %zu value(s) drift (NaN/Inf appears in the run, "
+            "or a p99_abs shift above %g)\n",
+            n, etk_stats_cmp_threshold(rows));
+    *failed = 1;
+  }
+  return 0;
+}
+
 /* One line when the first pair says the run had other inputs. */
 static void warn_inputs(const gap_cli_t *c) {
   etk_gap_inputs_t in = etk_gap_inputs(c->result);
@@ -236,18 +251,10 @@ int etk_cmd_numerics_gap(int argc, char **argv) {
                       c.stats ? etk_stats_cmp_row_count(c.stats_rows)
                               : etk_gap_row_count(c.result));
   if (!status && c.has_fail && c.stats) {
-    size_t n = etk_stats_cmp_drifting(c.stats_rows);
-    if (etk_stats_cmp_compared(c.stats_rows) == 0) {
-      status = etk_cli_fail(CMD, "%s",
-                            "--fail-above compared nothing: no STATS vector "
-                            "could be paired with a graph output");
-    } else if (n) {
-      fprintf(stderr,
-              "etkit numerics: %zu value(s) drift (NaN/Inf appears, or a "
-              "p99_abs shift above %g)\n",
-              n, c.opt.threshold);
-      failed = 1;
-    }
+    status = etk_cli_stats_gate(c.stats_rows, "--fail-above",
+                                "no STATS vector could be paired with a "
+                                "graph output",
+                                &failed);
   } else if (!status && c.has_fail) {
     size_t over = 0;
     for (size_t k = 0; k < etk_gap_row_count(c.result); k++)
