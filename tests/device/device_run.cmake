@@ -5,6 +5,7 @@
 #   outputs and the intermediate values logged (--debug-level
 #   intermediates) equal the host run's;
 # - the demo's bundled program --verify on every board (exit 0);
+# - --debug-level stats on M4F: STATS equal the host's, bytes and all;
 # - the KWS-shaped int8 program on M4F and M55: outputs == the host's, bit
 #   for bit;
 # - errors: an unknown board, no QEMU on PATH, a firmware fault and a
@@ -64,6 +65,29 @@ endforeach()
 # arithmetic is the same IEEE single precision (M4F, M55 and x86-64 SSE)
 same(${DIR}/mps2-an386_1.bin ${DIR}/host.bin)
 same(${DIR}/mps3-an547_1.bin ${DIR}/host.bin)
+
+# --debug-level stats on the board: each logged tensor reduced to its
+# STATS vector in the firmware; they equal the STATS of the host's full
+# tensors (no drift at a relative p99_abs shift of 0), in a debug buffer
+# of 128 bytes per tensor, and the host's own stats run gives the same bytes
+run(0 ${ETKIT} run ${D}/model.pte --target mps2-an386
+    --firmware ${FIRMWARE}/mps2-an386.elf --iterations 2
+    --etdump ${DIR}/board_stats.etdp --debug-level stats
+    --debug-buffer ${DIR}/board_stats.bin)
+run(0 ${ETKIT} numerics ${DIR}/host.etdp --debug_buffer_path ${DIR}/host.bin
+    --against ${DIR}/board_stats.etdp
+    --against-debug-buffer ${DIR}/board_stats.bin --max-p99-shift 0
+    --format csv)
+expect_text("aot_p99_abs,rt_p99_abs")
+run(0 ${ETKIT} run ${D}/model.pte --iterations 2
+    --etdump ${DIR}/host_stats.etdp --debug-level stats
+    --debug-buffer ${DIR}/host_stats.bin)
+same(${DIR}/board_stats.bin ${DIR}/host_stats.bin)
+file(SIZE ${DIR}/board_stats.bin stats_size)
+file(SIZE ${DIR}/host.bin full_size)
+if(NOT stats_size LESS full_size)
+  message(FATAL_ERROR "STATS buffer ${stats_size} B, full ${full_size} B")
+endif()
 
 # --transport uart: the same files, framed over the board's UART and
 # decoded by the capture library; the kept log decodes the same again
