@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /* The schema version this etkit writes (the migrations table's latest). */
-#define ETK_STORE_SCHEMA_VERSION 4
+#define ETK_STORE_SCHEMA_VERSION 5
 
 /* Longest tag key and value, in bytes. */
 #define ETK_STORE_TAG_KEY_MAX 64
@@ -115,6 +115,10 @@ typedef struct etk_store_add_options {
    * when has_run_time (else NULL: an ETDump carries no wall-clock time) */
   int64_t run_time;
   int has_run_time;
+  /* the debug buffer of the dump (NULL: none; only with one dump): the
+   * STATS vectors of a dump recorded at debug level "stats" are stored
+   * (table tensor_stats), for etk_store_drift */
+  const char *debug_buffer_path;
 } etk_store_add_options_t;
 
 /* Unix seconds (UTC) of an ISO 8601 time: "YYYY-MM-DD", then optionally
@@ -327,6 +331,30 @@ int etk_store_comparison_fails(const etk_store_comparison_t *c, double pct);
  * largest slow-down first, so the worst), or NULL; owned by `c`. */
 const etk_store_change_t *etk_store_comparison_failing(
     const etk_store_comparison_t *c, double pct);
+
+/* ------------------------------------------------------------ STATS drift */
+
+/* The STATS vectors (debug level "stats", added with --debug-buffer) of
+ * the newest run of each side that holds them, paired by block name,
+ * instruction, output index and list item.  The table: block,
+ * instruction, output, item, name, baseline_p99_abs, candidate_p99_abs,
+ * p99_shift (relative), baseline_nan, candidate_nan, baseline_inf,
+ * candidate_inf, nan_inf_appears (the candidate counts NaN or Inf, the
+ * baseline none), drift (that, or a p99_shift above max_shift), status
+ * ("ok", "drift: ...", "only in baseline", "only in candidate"). */
+typedef struct etk_store_drift {
+  int64_t baseline_run, candidate_run;
+  size_t compared, drifting; /* pairs, and those that drift */
+  double max_shift;          /* the threshold used */
+  etk_store_table_t table;
+} etk_store_drift_t;
+
+/* max_shift: NaN = 0.1.  Errors: ETK_E_NOT_FOUND (a side with no run
+ * holding STATS, a store older than schema version 5), the store's. */
+int etk_store_drift(etk_store_t *st, const etk_store_where_t *baseline,
+                    const etk_store_where_t *candidate, double max_shift,
+                    etk_store_drift_t *out, etk_error_t *err);
+void etk_store_drift_free(etk_store_drift_t *d);
 
 /* ------------------------------------------------------------- export */
 

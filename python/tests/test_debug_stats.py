@@ -177,3 +177,58 @@ def test_numerics_against_another_run_and_a_planted_nan(cli, demo, tmp_path):
     # --min-snr does not apply to STATS
     assert numerics(cli, fd, "--debug_buffer_path", fb, "--against", sd,
                     "--against-debug-buffer", sb, "--min-snr", "20").returncode == 2
+
+
+def test_store_keeps_stats_and_flags_drift(cli, demo, tmp_path):
+    files = stats_files(cli, demo, tmp_path)
+    sd, sb = files["stats"]
+    db = str(tmp_path / "runs.db")
+
+    def store(*args):
+        return subprocess.run([cli, "store", *args], capture_output=True, text=True)
+
+    assert store("add", db, sd, "--debug-buffer", sb, "--tag", "commit=a").returncode == 0
+    # the same program again, with a NaN planted in instruction 2's second
+    # value (max_pool2d's indices) and a p99_abs shift in instruction 0's
+    pte, rec = str(demo / "model.pte"), str(demo / "model.etrecord")
+    d2, b2 = str(tmp_path / "c.etdp"), str(tmp_path / "c.bin")
+    subprocess.run([cli, "run", pte, "--inputs-from", rec, "--etdump", d2,
+                    "--debug-buffer", b2, "--debug-level", "stats", "--iterations", "2"],
+                   check=True, capture_output=True)
+    assert store("add", db, d2, "--debug-buffer", b2, "--tag", "commit=b").returncode == 0
+    out = store("drift", db, "--baseline", "commit=a", "--candidate", "commit=b",
+                "--fail-above", "0", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert len(rows) >= 8 and all(r["status"] == "ok" for r in rows)
+    # a third run (another digest), its buffer planted: the first STATS
+    # vectors are instruction 0's output and instruction 1's (128-byte
+    # slots, in logging order)
+    d3, b3 = tmp_path / "planted.etdp", tmp_path / "planted.bin"
+    subprocess.run([cli, "run", pte, "--inputs-from", rec, "--etdump", str(d3),
+                    "--debug-buffer", str(b3), "--debug-level", "stats",
+                    "--iterations", "3"], check=True, capture_output=True)
+    buf = bytearray(b3.read_bytes())
+    for slot, field, value in ((0, "p99_abs", None), (1, "nan_count", 3.0)):
+        vec = np.frombuffer(bytes(buf[128 * slot:128 * slot + 104]), np.float64).copy()
+        vec[NAMES.index(field)] = vec[NAMES.index(field)] * 1.5 if value is None else value
+        buf[128 * slot:128 * slot + 104] = vec.tobytes()
+    b3.write_bytes(bytes(buf))
+    p2 = b3
+    assert store("add", db, str(d3), "--debug-buffer", str(p2), "--tag",
+                 "commit=c").returncode == 0
+    out = store("drift", db, "--baseline", "commit=a", "--candidate", "commit=c",
+                "--fail-above", "20", "--format", "json")
+    assert out.returncode == 1, out.stderr
+    drifting = [r for r in json.loads(out.stdout) if r["drift"]]
+    assert [(r["instruction"], r["status"]) for r in drifting] == [
+        (0, "drift: p99_abs shift"), (1, "drift: NaN/Inf appears")]
+    assert "2 of" in out.stderr
+    # below the gate's threshold the shift is not drift, the NaN still is
+    out = store("drift", db, "--baseline", "commit=a", "--candidate", "commit=c",
+                "--fail-above", "60", "--format", "json")
+    assert out.returncode == 1 and sum(r["drift"] for r in json.loads(out.stdout)) == 1
+    # a run added without its debug buffer holds no STATS: trouble
+    assert store("add", db, sd, "--tag", "commit=d").returncode == 0  # already stored
+    out = store("drift", db, "--baseline", "commit=a", "--candidate", "commit=zzz")
+    assert out.returncode == 2

@@ -54,12 +54,20 @@ static int parse_line(char *line, fw_job_t *job, char *why, size_t ws) {
     *(line[0] == 'r' ? &job->rtol : &job->atol) = d;
     return 0;
   }
-  static const struct {
+  const struct {
     const char *key;
     unsigned long max;
-  } nums[] = {{"iterations", 1000000}, {"warmup", 1000000}, {"debug_level", 3},
-              {"profile_level", 1},    {"verify", 1},       {"transport", 1},
-              {"calibrate", 1}};
+    unsigned long *ul; /* the field: one of the two */
+    int *i;
+  } nums[] = {{"iterations", 1000000, &job->iterations, NULL},
+              {"warmup", 1000000, &job->warmup, NULL},
+              {"debug_level", 3, NULL, &job->debug_level},
+              {"profile_level", 1, NULL, &job->profile_level},
+              {"verify", 1, NULL, &job->verify},
+              {"transport", 1, NULL, &job->transport},
+              {"calibrate", 1, NULL, &job->calibrate},
+              {"profile_mode", 1, NULL, &job->profile_mode},
+              {"stats_error_ppm", 200000, &job->stats_error_ppm, NULL}};
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
     if (strcmp(line, nums[k].key)) continue;
     if (number(v, nums[k].max, &n)) {
@@ -67,29 +75,10 @@ static int parse_line(char *line, fw_job_t *job, char *why, size_t ws) {
                v);
       return -1;
     }
-    switch (k) {
-      case 0:
-        job->iterations = n;
-        break;
-      case 1:
-        job->warmup = n;
-        break;
-      case 2:
-        job->debug_level = (int)n;
-        break;
-      case 3:
-        job->profile_level = (int)n;
-        break;
-      case 4:
-        job->verify = (int)n;
-        break;
-      case 5:
-        job->transport = (int)n;
-        break;
-      default:
-        job->calibrate = (int)n;
-        break;
-    }
+    if (nums[k].ul)
+      *nums[k].ul = n;
+    else
+      *nums[k].i = (int)n;
     return 0;
   }
   snprintf(why, ws, "unknown key '%.40s'", line);

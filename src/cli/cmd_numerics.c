@@ -83,28 +83,18 @@ static const char *const usage_text =
     "below DB\n"
     "                              or an integer value (compared exactly)\n"
     "                              differs\n"
-    "  --max-p99-shift R           runs recorded with --debug-level stats "
-    "(either\n"
-    "                              side; the other may hold full tensors): "
-    "exit 1\n"
-    "                              when NaN/Inf appears in B or a p99_abs "
-    "moves by\n"
-    "                              more than R (relative; the drift column "
-    "uses\n"
-    "                              0.1 without it)\n"
+    "  --max-p99-shift R           STATS: exit 1 when NaN/Inf appears in B or "
+    "a\n"
+    "                              p99_abs moves by more than R (relative)\n"
     "  --json-indent N             JSON indentation (2; 0 = compact)\n"
     "  -h, --help                  this help\n"
     "\n"
-    "When either ETDump was recorded with --debug-level stats, the STATS "
-    "of each\n"
-    "value are compared instead (upstream's compare_aot_runtime_dataframe "
-    "columns,\n"
-    "A as aot_, B as rt_).\n"
+    "A run recorded with --debug-level stats (either side) compares STATS:\n"
+    "upstream's compare_aot_runtime_dataframe columns, A as aot_, B as rt_.\n"
     "\n"
-    "exit status: 0 the gate holds, 1 --min-snr or --max-p99-shift failed, "
-    "2\n"
-    "trouble (usage,\n"
-    "an unreadable file, nothing compared): docs/exit-status.md\n";
+    "exit status: 0 the gate holds, 1 --min-snr or --max-p99-shift failed,\n"
+    "2 trouble (usage, an unreadable file, nothing compared): "
+    "docs/exit-status.md\n";
 
 typedef struct numerics_cli {
   const char *etdump[2], *buffer[2], *etrecord, *method, *output;
@@ -359,20 +349,11 @@ int etk_cmd_numerics(int argc, char **argv) {
       etk_cli_say_wrote(CMD, c.output, "%zu compared value(s)",
                         etk_numerics_ab_row_count(c.ab));
   }
-  if (!status && c.has_max_shift) {
-    size_t n = etk_stats_cmp_drifting(c.stats_rows);
-    if (etk_stats_cmp_compared(c.stats_rows) == 0) {
-      status = etk_cli_fail(CMD, "%s",
-                            "--max-p99-shift compared nothing: no logged "
-                            "tensor of A could be paired with one of B");
-    } else if (n) {
-      fprintf(stderr,
-              "etkit numerics: %zu value(s) drift (NaN/Inf appears in B, or "
-              "a p99_abs shift above %g)\n",
-              n, c.max_shift);
-      failed = 1;
-    }
-  }
+  if (!status && c.has_max_shift)
+    status = etk_cli_stats_gate(c.stats_rows, "--max-p99-shift",
+                                "no logged tensor of A could be paired with "
+                                "one of B",
+                                &failed);
   if (!status && c.has_min_snr)
     status = etk_cli_numerics_snr_gate(CMD, c.ab, c.min_snr, &failed);
   etk_stats_cmp_free(c.stats_rows);

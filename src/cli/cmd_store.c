@@ -1,9 +1,8 @@
 /*
- * cmd_store.c - `etkit store add|runs|show|trend|compare|export|prune`: the
- * run history of etkit/store.h.  This file parses the command line and runs
- * add, runs, show, trend and prune; cmd_store_compare.c runs compare and
- * export.  Every query takes --format table|csv|json and -o FILE (written
- * atomically).  Errors: one line on stderr, exit 1 (2 for usage).
+ * cmd_store.c - `etkit store SUBCOMMAND`: the run history of etkit/store.h.
+ * This file parses the command line and runs add, runs, show, trend and
+ * latency; cmd_store_compare.c runs compare, export, report, drift and
+ * prune.  Queries take --format table|csv|json and -o FILE (atomic).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,18 +22,19 @@ static const char *const usage_text =
     "DB is a SQLite file (created by add) or a postgresql:// URI.\n"
     "\n"
     "  add DB FILE.etdp... [--etrecord E] [--program P] [--tag k=v]...\n"
-    "          [--run-time T]\n"
+    "          [--run-time T] [--debug-buffer B]\n"
     "  runs DB [--where k=v]...\n"
     "  show DB RUN\n"
     "  trend DB --op NAME|--module PATH|--method NAME [--where k=v]...\n"
-    "  latency DB [--op NAME] [--where k=v]...   stats-mode runs' sketches\n"
-    "          merged (count, quantiles, error bound)\n"
+    "  latency DB [--op NAME] [--where k=v]...  stats-mode sketches merged\n"
     "  compare DB --baseline k=v... --candidate k=v... [--op NAME\n"
     "          [--instruction ID]] [--fail-above PCT] [--threshold PCT]\n"
     "          [--min-delta MS] [--alpha Q] [--all-rows]\n"
     "  export DB --format csv|json|v3 [--where k=v]...\n"
     "  report DB --baseline k=v... --candidate k=v... -o report.html|.md\n"
     "  prune DB [--where k=v]... [--keep-last N] [--dry-run]\n"
+    "  drift DB --baseline k=v... --candidate k=v... [--fail-above PCT]\n"
+    "          STATS (added with --debug-buffer): NaN/Inf, p99_abs shift\n"
     "\n"
     "options:\n"
     "  --format table|csv|json     output of queries (table)\n"
@@ -52,9 +52,9 @@ static const char *const usage_text =
     "                              selects on it, else on the add's time\n"
     "  -h, --help                  this help\n"
     "\n"
-    "compare is a gate: exit 0 holds, 1 --fail-above failed, 2 trouble (no\n"
-    "matching run, an --op that names nothing, nothing compared, a database\n"
-    "error): docs/exit-status.md.  Other subcommands exit 1 on errors.\n";
+    "compare and drift are gates: exit 0 holds, 1 --fail-above failed, 2\n"
+    "trouble (no matching run, an --op naming nothing, nothing compared, a\n"
+    "database error): docs/exit-status.md.  Others exit 1 on errors.\n";
 
 enum {
   OPT_TAG = 1,
@@ -89,6 +89,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("dry_run", 0, store_cli_t, dry_run),
     ETK_CLI_STRING("instruction", 0, store_cli_t, instruction),
     ETK_CLI_STRING("run_time", 0, store_cli_t, run_time),
+    ETK_CLI_STRING("debug_buffer", 0, store_cli_t, debug_buffer),
 };
 
 /* "k=v" into the list (the key is copied; the value stays in argv); `cond`:
@@ -208,6 +209,7 @@ static int cmd_add(store_cli_t *c) {
   o.program_path = c->program;
   o.run_time = run_time;
   o.has_run_time = c->run_time != NULL;
+  o.debug_buffer_path = c->debug_buffer;
   etk_error_t err;
   etk_error_clear(&err);
   size_t stored = 0;
@@ -306,50 +308,6 @@ static int cmd_query(store_cli_t *c) {
   return status;
 }
 
-/* prune --dry-run: the runs prune would delete (all matching ones but the
- * newest --keep-last), one line, nothing deleted. */
-static int prune_dry_run(store_cli_t *c) {
-  etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
-  if (!st) return 1;
-  etk_error_t err;
-  etk_error_clear(&err);
-  etk_store_where_t w = store_cli_where(&c->where);
-  etk_store_table_t t;
-  memset(&t, 0, sizeof t);
-  int status = 0;
-  if (w.count == 0 && c->keep_last == 0)
-    status = etk_cli_usage(CMD, "prune needs --where or --keep-last");
-  else if (etk_store_runs(st, &w, &t, &err) != ETK_OK)
-    status = etk_cli_fail_error(CMD, &err);
-  else {
-    size_t n = t.rows > c->keep_last ? t.rows - c->keep_last : 0;
-    printf("would delete %zu runs", n);
-    for (size_t i = 0; i < n; i++) /* rows are oldest (lowest id) first */
-      printf("%s%lld", i ? " " : ": ", (long long)t.cells[i * t.cols].i);
-    printf(" (--dry-run: nothing deleted)\n");
-  }
-  etk_store_table_free(&t);
-  etk_store_close(st);
-  return status;
-}
-
-static int cmd_prune(store_cli_t *c) {
-  if (c->dry_run) return prune_dry_run(c);
-  etk_store_t *st = store_cli_open(c, 0);
-  if (!st) return 1;
-  etk_error_t err;
-  etk_error_clear(&err);
-  etk_store_where_t w = store_cli_where(&c->where);
-  size_t deleted = 0;
-  int status = 0;
-  if (etk_store_prune(st, &w, c->keep_last, &deleted, &err) != ETK_OK)
-    status = etk_cli_fail_error(CMD, &err);
-  else
-    printf("deleted %zu runs\n", deleted);
-  etk_store_close(st);
-  return status;
-}
-
 /* Checks the arguments each subcommand needs; 0 or exit status 2. */
 static int check_args(store_cli_t *c) {
   if (!c->sub) return etk_cli_usage(CMD, "a subcommand is required");
@@ -365,7 +323,8 @@ static int check_args(store_cli_t *c) {
       (!!c->op + !!c->module + !!c->method) != 1)
     return etk_cli_usage(CMD, "trend needs one of --op, --module, --method");
   int is_report = strcmp(c->sub, "report") == 0;
-  if ((is_report || strcmp(c->sub, "compare") == 0) &&
+  if ((is_report || strcmp(c->sub, "compare") == 0 ||
+       strcmp(c->sub, "drift") == 0) &&
       (c->baseline.count == 0 || c->candidate.count == 0))
     return etk_cli_usage(CMD, "%s needs --baseline and --candidate", c->sub);
   if (is_report && !c->output)
@@ -390,9 +349,10 @@ int etk_cmd_store(int argc, char **argv) {
   if (strcmp(c.sub, "compare") == 0) return store_cli_compare(&c);
   if (strcmp(c.sub, "export") == 0) return store_cli_export(&c);
   if (strcmp(c.sub, "report") == 0) return store_cli_report(&c);
-  if (strcmp(c.sub, "prune") == 0) return cmd_prune(&c);
+  if (strcmp(c.sub, "drift") == 0) return store_cli_drift(&c);
+  if (strcmp(c.sub, "prune") == 0) return store_cli_prune(&c);
   return etk_cli_usage(CMD,
                        "unknown subcommand '%s' (add, runs, show, trend, "
-                       "latency, compare, export, prune)",
+                       "latency, compare, export, report, prune, drift)",
                        c.sub);
 }

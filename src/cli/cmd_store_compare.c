@@ -1,6 +1,6 @@
 /*
- * cmd_store_compare.c - `etkit store compare`, `export` and `report`
- * (the command line is parsed by cmd_store.c).  compare prints the
+ * cmd_store_compare.c - `etkit store compare`, `export`, `report`, `drift`
+ * and `prune` (the command line is parsed by cmd_store.c).  compare prints the
  * comparison (table, CSV, or JSON with its `changes` array) and is a gate
  * (docs/exit-status.md): 0 holds, 1 with --fail-above PCT when a
  * significant slow-down exceeds PCT %, 2 trouble (a database error, a side
@@ -187,4 +187,96 @@ int store_cli_report(store_cli_t *c) {
   etk_store_close(o.st);
   if (rc == ETK_OK) etk_cli_say_wrote(CMD, c->output, NULL);
   return rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+}
+
+static int render_drift(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
+  const void *const *p = ctx;
+  const store_cli_t *c = p[0];
+  const etk_store_drift_t *d = p[1];
+  return etk_store_table_render(&d->table, c->format, sink, err);
+}
+
+int store_cli_drift(store_cli_t *c) {
+  etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!st) return ETK_EXIT_TROUBLE;
+  /* --fail-above PCT is the gate's shift; --threshold PCT the column's */
+  double pct = c->has_fail_above   ? c->fail_above
+               : c->threshold >= 0 ? c->threshold
+                                   : 10.0;
+  etk_store_where_t base = store_cli_where(&c->baseline);
+  etk_store_where_t cand = store_cli_where(&c->candidate);
+  etk_store_drift_t d;
+  etk_error_t err;
+  etk_error_clear(&err);
+  int rc = etk_store_drift(st, &base, &cand, pct / 100.0, &d, &err);
+  etk_store_close(st);
+  if (rc != ETK_OK) {
+    etk_cli_fail_error(CMD, &err);
+    return ETK_EXIT_TROUBLE;
+  }
+  if (c->has_fail_above && d.compared == 0) {
+    etk_store_drift_free(&d);
+    etk_cli_fail(CMD,
+                 "--fail-above compared nothing: runs %lld and %lld share no "
+                 "logged value (another program?)",
+                 (long long)d.baseline_run, (long long)d.candidate_run);
+    return ETK_EXIT_TROUBLE;
+  }
+  const void *ctx[2] = {c, &d};
+  rc = etk_cli_write_output(c->output ? c->output : "-", render_drift,
+                            (void *)ctx, &err);
+  int status = rc == ETK_OK ? 0 : etk_cli_fail_error(CMD, &err);
+  if (status == 0 && c->has_fail_above && d.drifting)
+    fprintf(stderr,
+            "etkit store: %zu of %zu value(s) drift from run %lld to run "
+            "%lld (NaN/Inf appears, or a p99_abs shift above %g %%)\n",
+            d.drifting, d.compared, (long long)d.baseline_run,
+            (long long)d.candidate_run, pct);
+  int failed = c->has_fail_above && d.drifting;
+  etk_store_drift_free(&d);
+  return etk_cli_gate_exit(status, failed);
+}
+
+/* prune --dry-run: the runs prune would delete (all matching ones but the
+ * newest --keep-last), one line, nothing deleted. */
+static int prune_dry_run(store_cli_t *c) {
+  etk_store_t *st = store_cli_open(c, ETK_STORE_READ_ONLY);
+  if (!st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_store_where_t w = store_cli_where(&c->where);
+  etk_store_table_t t;
+  memset(&t, 0, sizeof t);
+  int status = 0;
+  if (w.count == 0 && c->keep_last == 0)
+    status = etk_cli_usage(CMD, "prune needs --where or --keep-last");
+  else if (etk_store_runs(st, &w, &t, &err) != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  else {
+    size_t n = t.rows > c->keep_last ? t.rows - c->keep_last : 0;
+    printf("would delete %zu runs", n);
+    for (size_t i = 0; i < n; i++) /* rows are oldest (lowest id) first */
+      printf("%s%lld", i ? " " : ": ", (long long)t.cells[i * t.cols].i);
+    printf(" (--dry-run: nothing deleted)\n");
+  }
+  etk_store_table_free(&t);
+  etk_store_close(st);
+  return status;
+}
+
+int store_cli_prune(store_cli_t *c) {
+  if (c->dry_run) return prune_dry_run(c);
+  etk_store_t *st = store_cli_open(c, 0);
+  if (!st) return 1;
+  etk_error_t err;
+  etk_error_clear(&err);
+  etk_store_where_t w = store_cli_where(&c->where);
+  size_t deleted = 0;
+  int status = 0;
+  if (etk_store_prune(st, &w, c->keep_last, &deleted, &err) != ETK_OK)
+    status = etk_cli_fail_error(CMD, &err);
+  else
+    printf("deleted %zu runs\n", deleted);
+  etk_store_close(st);
+  return status;
 }

@@ -69,6 +69,14 @@ int etk_cmd_numerics(int argc, char **argv);
  * --fail-above. */
 int etk_cmd_numerics_gap(int argc, char **argv);
 
+/* The STATS drift gate of both `etkit numerics` forms (cmd_numerics_gap.c):
+ * 1 (one line: nothing compared, with `option` and `what` the pairing
+ * that found nothing) when no value was compared, else 0 and *failed = 1
+ * (one line counting them) when a row drifts. */
+struct etk_stats_cmp;
+int etk_cli_stats_gate(const struct etk_stats_cmp *rows, const char *option,
+                       const char *what, int *failed);
+
 /* Run history (cmd_store.c, cmd_store_compare.c): `etkit store ...`;
  * `compare` is a gate (ETK_EXIT_DIFFER: a significant slow-down above
  * --fail-above). */

@@ -28,8 +28,9 @@ typedef struct store_cli {
   store_cli_tags_t tags, where, baseline, candidate;
   double fail_above, threshold, alpha, min_delta;
   int has_fail_above, all_rows, dry_run;
-  const char *instruction; /* --instruction ID: with --op, one of them */
-  const char *run_time;    /* add --run-time T: the run's own time */
+  const char *instruction;  /* --instruction ID: with --op, one of them */
+  const char *run_time;     /* add --run-time T: the run's own time */
+  const char *debug_buffer; /* add --debug-buffer B: its STATS are kept */
   size_t keep_last;
   etk_store_format_t format;
 } store_cli_t;

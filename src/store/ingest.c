@@ -40,6 +40,8 @@
 #include "etkit/latency_dump.h"
 #include "etkit/link.h"
 #include "etkit/memory_plan.h"
+#include "etkit/schema.h"
+#include "etkit/tensor_stats.h"
 #include "store_internal.h"
 
 /* Rows handed to the engine at once (one COPY for PostgreSQL), and the
@@ -116,6 +118,8 @@ typedef struct dump {
   etk_inspector_t *insp;
   etk_etrecord_t *rec;
   etk_memory_plan_t *plan;
+  uint8_t *debug; /* the debug buffer given with the dump (owned) */
+  size_t debug_len;
   int64_t run_id;
   int inserted;
   size_t tags_added, tags_kept; /* a stored dump given new tags */
@@ -412,6 +416,69 @@ static int insert_plan(ingest_t *in, etk_error_t *err) {
   return ETK_OK;
 }
 
+/* The STATS vectors of a dump recorded at debug level "stats" (its debug
+ * buffer given): one row per logged tensor of every event (the Inspector's
+ * first run of each block), keyed by block name, instruction, output
+ * index and list item. */
+static int insert_stats(ingest_t *in, etk_error_t *err) {
+  etk_inspector_t *insp = in->d->insp;
+  const etk_etdump_t *dump = etk_inspector_etdump(insp);
+  int64_t k = 0;
+  if (!in->d->debug || !etk_etdump_has_tensor_stats(dump)) return ETK_OK;
+  for (size_t e = 0; e < etk_inspector_event_count(insp); e++) {
+    etk_inspector_event_t ev;
+    etk_inspector_block_t blk;
+    etk_inspector_event_get(insp, e, &ev);
+    /* the OPERATOR_CALL wrapper carries its operator's values again */
+    if (ev.name && strcmp(ev.name, "OPERATOR_CALL") == 0) continue;
+    etk_inspector_block_get(insp, ev.block, &blk);
+    for (size_t j = 0; j < ev.debug_count; j++) {
+      uint32_t de;
+      etk_etdump_value_t v;
+      etk_inspector_event_debug_entry(insp, e, j, &de);
+      if (etk_etdump_event_value(dump, de, &v) != ETK_OK || !v.present)
+        continue;
+      uint32_t n = v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST ? v.tensor_count
+                   : v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR    ? 1u
+                                                               : 0u;
+      for (uint32_t i = 0; i < n; i++) {
+        etk_etdump_tensor_t t = v.tensor;
+        double s[ETK_TENSOR_STATS_COUNT];
+        if ((n > 1 || v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST) &&
+            etk_etdump_value_tensor(dump, &v, i, &t) != ETK_OK)
+          continue;
+        if (etk_etdump_tensor_stats(dump, &t, in->d->debug, in->d->debug_len, s,
+                                    NULL) != ETK_OK)
+          continue;
+        uint8_t *blob = batch_alloc(in->b, sizeof s);
+        const char *name = batch_keep(in->b, ev.name);
+        const char *block = batch_keep(in->b, blk.name ? blk.name : "");
+        if (!blob || !name || !block)
+          return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                               "out of memory");
+        store_pack_f64(s, ETK_TENSOR_STATS_COUNT, blob);
+        double p99 = s[ETK_STAT_P99_ABS];
+        store_value_t row[11] = {
+            store_int(in->d->run_id),
+            store_int(k++),
+            store_text(block),
+            store_text(name),
+            store_int(ev.instruction_id),
+            store_int((int64_t)j),
+            store_int(v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST ? (int64_t)i
+                                                                  : -1),
+            p99 == p99 ? store_real(p99) : store_text(NULL),
+            store_int((int64_t)s[ETK_STAT_NAN_COUNT]),
+            store_int((int64_t)s[ETK_STAT_INF_COUNT]),
+            store_blob(blob, sizeof s)};
+        int rc = batch_add(in->b, row, err);
+        if (rc) return rc;
+      }
+    }
+  }
+  return ETK_OK;
+}
+
 typedef int (*insert_fn)(ingest_t *in, etk_error_t *err);
 
 /* One table's rows for every new run of the batch. */
@@ -430,6 +497,9 @@ static const struct {
      insert_plan},
     {"latency_sketches (run_id, op, count, ticks_per_ms, sketch)", 5,
      insert_latency},
+    {"tensor_stats (run_id, k, block, name, instruction_id, output_index, "
+     "item, p99_abs, nan_count, inf_count, stats)",
+     11, insert_stats},
 };
 
 static int by_digest(const void *a, const void *b) {
@@ -515,11 +585,17 @@ static int open_extras(dump_t *d, const etk_store_add_options_t *o,
     etk_error_where(err, o->program_path);
     return err ? err->code : ETK_E_FORMAT;
   }
+  if (o->debug_buffer_path &&
+      etk_read_file(o->debug_buffer_path, 0, &d->debug, &d->debug_len, err)) {
+    etk_error_where(err, o->debug_buffer_path);
+    return err ? err->code : ETK_E_IO;
+  }
   return ETK_OK;
 }
 
 static void dump_free(dump_t *d) {
   etk_memory_plan_free(d->plan);
+  free(d->debug);
   etk_etrecord_close(d->rec);
   etk_inspector_close(d->insp);
   free(d->data);
@@ -690,6 +766,9 @@ int etk_store_add_files(etk_store_t *st, const char *const *paths, size_t n,
     options = &defaults;
   }
   if (!st || (!paths && n)) return ETK_E_INVALID_ARGUMENT;
+  if (options->debug_buffer_path && n > 1)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "a debug buffer goes with one ETDump, not %zu", n);
   int rc = check_add(st, options, err);
   ingest_t in;
   if (rc || (rc = ingest_start(&in, st, options, err))) return rc;

@@ -493,11 +493,13 @@ int etk_store_closest_names(etk_store_t *st, int kind, const char *name,
 /* ------------------------------------------------------------- prune */
 
 static int delete_run(etk_store_t *st, int64_t id, etk_error_t *err) {
-  static const char *const tables[] = {"operators", "blocks", "run_tags",
-                                       "memory_plan", "latency_sketches"};
+  static const char *const tables[] = {"operators",        "blocks",
+                                       "run_tags",         "memory_plan",
+                                       "latency_sketches", "tensor_stats"};
   store_value_t p = store_int(id);
   char sql[64];
-  for (size_t i = 0; i < (st->version >= 4 ? 5u : 4u); i++) {
+  size_t n = st->version >= 5 ? 6u : st->version >= 4 ? 5u : 4u;
+  for (size_t i = 0; i < n; i++) {
     snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", tables[i]);
     int rc = store_q(st, sql, &p, 1, NULL, NULL, err);
     if (rc) return rc;

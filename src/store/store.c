@@ -3,7 +3,7 @@
  * other files share (run selection, tags).  Statements, transactions and
  * SQL text with bound values are sql.c's.
  *
- * SCHEMA (version 4; docs/store.md draws it)
+ * SCHEMA (version 5; docs/store.md draws it)
  *   etk_migrations(version, applied_at)   one row per applied migration
  *   runs(id, digest UNIQUE, added_at, source, file_size, blocks, operators,
  *        samples, etrecord, program, run_time)  run_time: version 3
@@ -20,6 +20,9 @@
  *   memory_plan(run_id, method, mem_id, size, peak_bytes, tensors)
  *   latency_sketches(run_id, op, count, ticks_per_ms, sketch)  version 4:
  *                                         a stats-mode dump's sketches
+ *   tensor_stats(run_id, k, block, name, instruction_id, output_index,
+ *                item, p99_abs, nan_count, inf_count, stats)  version 5:
+ *                                         STATS vectors (debug level stats)
  *   Child rows are keyed by (run_id, index) rather than by generated ids,
  *   so an add needs no id round trip per row and batches its INSERTs.
  *
@@ -105,10 +108,24 @@ static const char *const migration_4[] = {
     "sketch @BLOB NOT NULL, PRIMARY KEY (run_id, op))@CLUSTERED",
     NULL};
 
+/* Version 5: the STATS vectors of runs recorded at debug level "stats"
+ * (added with their debug buffer), one row per logged tensor: its key
+ * (block name, instruction, output index, list item), p99_abs and the
+ * NaN/Inf counts as columns for queries, the 13 values packed (little-
+ * endian doubles, etkit/tensor_stats.h order).  Self-contained: a store
+ * without the table (read-only open of version 4) has no STATS. */
+static const char *const migration_5[] = {
+    "CREATE TABLE tensor_stats (run_id BIGINT NOT NULL, k INTEGER NOT NULL, "
+    "block TEXT NOT NULL, name TEXT NOT NULL, instruction_id INTEGER NOT "
+    "NULL, output_index INTEGER NOT NULL, item INTEGER NOT NULL, p99_abs "
+    "DOUBLE PRECISION, nan_count BIGINT NOT NULL, inf_count BIGINT NOT "
+    "NULL, stats @BLOB NOT NULL, PRIMARY KEY (run_id, k))@CLUSTERED",
+    NULL};
+
 /* One list of statements per version step, in order: migrations[v - 1]
  * takes a version v-1 store to version v. */
 static const char *const *const migrations[ETK_STORE_SCHEMA_VERSION] = {
-    migration_1, migration_2, migration_3, migration_4};
+    migration_1, migration_2, migration_3, migration_4, migration_5};
 
 /* Oldest schema a read-only open reads without migrating: version 2 has
  * the packed samples; it lacks only runs.run_time. */

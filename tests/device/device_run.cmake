@@ -5,6 +5,7 @@
 #   outputs and the intermediate values logged (--debug-level
 #   intermediates) equal the host run's;
 # - the demo's bundled program --verify on every board (exit 0);
+# - --debug-level stats on M4F: STATS equal the host's, bytes and all;
 # - the KWS-shaped int8 program on M4F and M55: outputs == the host's, bit
 #   for bit;
 # - errors: an unknown board, no QEMU on PATH, a firmware fault and a
@@ -65,6 +66,29 @@ endforeach()
 same(${DIR}/mps2-an386_1.bin ${DIR}/host.bin)
 same(${DIR}/mps3-an547_1.bin ${DIR}/host.bin)
 
+# --debug-level stats on the board: each logged tensor reduced to its
+# STATS vector in the firmware; they equal the STATS of the host's full
+# tensors (no drift at a relative p99_abs shift of 0), in a debug buffer
+# of 128 bytes per tensor, and the host's own stats run gives the same bytes
+run(0 ${ETKIT} run ${D}/model.pte --target mps2-an386
+    --firmware ${FIRMWARE}/mps2-an386.elf --iterations 2
+    --etdump ${DIR}/board_stats.etdp --debug-level stats
+    --debug-buffer ${DIR}/board_stats.bin)
+run(0 ${ETKIT} numerics ${DIR}/host.etdp --debug_buffer_path ${DIR}/host.bin
+    --against ${DIR}/board_stats.etdp
+    --against-debug-buffer ${DIR}/board_stats.bin --max-p99-shift 0
+    --format csv)
+expect_text("aot_p99_abs,rt_p99_abs")
+run(0 ${ETKIT} run ${D}/model.pte --iterations 2
+    --etdump ${DIR}/host_stats.etdp --debug-level stats
+    --debug-buffer ${DIR}/host_stats.bin)
+same(${DIR}/board_stats.bin ${DIR}/host_stats.bin)
+file(SIZE ${DIR}/board_stats.bin stats_size)
+file(SIZE ${DIR}/host.bin full_size)
+if(NOT stats_size LESS full_size)
+  message(FATAL_ERROR "STATS buffer ${stats_size} B, full ${full_size} B")
+endif()
+
 # --transport uart: the same files, framed over the board's UART and
 # decoded by the capture library; the kept log decodes the same again
 foreach(t uart semihosting)
@@ -96,26 +120,10 @@ foreach(board mps2-an386 mps3-an547)
   same(${K}/${board}/output_0.npy ${K}/host/output_0.npy)
 endforeach()
 
-# upstream's KeywordSpotting program (examples/arduino/examples/
-# KeywordSpotting/model.pte of pytorch/executorch), when the environment
-# variable ETKIT_UPSTREAM_EXAMPLES_DIR (read when the test runs, or at
-# configure time) names a folder holding it as kws.pte or model.pte: the
-# output of M4F and M55 equals the host's, bit for bit
-if("$ENV{ETKIT_UPSTREAM_EXAMPLES_DIR}" STREQUAL "")
-  set(UPSTREAM_DIR "${UPSTREAM}")
-else()
-  set(UPSTREAM_DIR "$ENV{ETKIT_UPSTREAM_EXAMPLES_DIR}")
-endif()
-set(UPSTREAM_PTE "")
-foreach(name kws.pte model.pte)
-  if(UPSTREAM_DIR AND NOT UPSTREAM_PTE AND EXISTS ${UPSTREAM_DIR}/${name})
-    set(UPSTREAM_PTE ${UPSTREAM_DIR}/${name})
-  endif()
-endforeach()
-if(UPSTREAM_DIR AND NOT UPSTREAM_PTE)
-  message(FATAL_ERROR "ETKIT_UPSTREAM_EXAMPLES_DIR=${UPSTREAM_DIR} holds "
-    "neither kws.pte nor model.pte")
-endif()
+# upstream's KeywordSpotting program (upstream_kws.cmake) when
+# ETKIT_UPSTREAM_EXAMPLES_DIR holds it: the output of M4F and M55 equals
+# the host's, bit for bit
+include(${CMAKE_CURRENT_LIST_DIR}/upstream_kws.cmake)
 if(UPSTREAM_PTE)
   message(STATUS "upstream KeywordSpotting: ${UPSTREAM_PTE}")
   run(0 ${ETKIT} run ${UPSTREAM_PTE} --output-dir ${K}/up_host)
