@@ -202,7 +202,8 @@ static int cut_column(etk_store_table_t *t, size_t c, size_t keep,
   return ETK_OK;
 }
 
-/* Keeps columns cols[0..n) of t (in that order, headers renamed). */
+/* Keeps columns cols[0..n) of t (in that order, headers renamed);
+ * ETK_E_INVALID_ARGUMENT, t unchanged, when one of them is not in t. */
 static int keep_columns(etk_store_table_t *t, const fit_col_t *cols, size_t n) {
   size_t from[16];
   for (size_t k = 0; k < n; k++) {
@@ -250,6 +251,8 @@ int store_cli_fit(etk_store_table_t *t, const char *sub) {
   size_t n = runs ? sizeof runs_cols / sizeof *runs_cols
                   : sizeof show_cols / sizeof *show_cols;
   int rc = keep_columns(t, cols, n);
+  if (rc == ETK_E_INVALID_ARGUMENT) /* not the columns known here */
+    return store_cli_readable_units(t);
   if (rc == ETK_OK) rc = store_cli_readable_units(t);
   if (rc != ETK_OK) return rc;
   size_t rows = t->rows;
