@@ -165,6 +165,12 @@ static size_t put_int(char *out, int64_t x) {
   return len;
 }
 
+/* etk_duration_round(x), without its pow() for the zeros an unchanged
+ * row has (delta, change): round(0 * 10^d) / 10^d is +0 for +-0. */
+static inline double round_dur(double x) {
+  return x == 0 ? 0.0 : etk_duration_round(x);
+}
+
 /* Text cells of a row: block, kind, event, event_b, op_type, match. */
 static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
                       uint32_t shown) {
@@ -254,12 +260,11 @@ static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
     memcpy(&bits, &y, sizeof bits);
     if (bits != last_in || last_out != last_out) {
       last_in = bits;
-      last_out = etk_duration_round(y);
+      last_out = round_dur(y);
     }
     etk_cell_set_float(c[10 + k], last_out);
   }
-  cell_num(c[17],
-           v->single ? r->change_pct : etk_duration_round(r->change_pct));
+  cell_num(c[17], v->single ? r->change_pct : round_dur(r->change_pct));
   return rc;
 }
 

@@ -47,6 +47,8 @@ static const char *const usage_text =
     "  --fail-above PCT            exit 1 when a significant slow-down\n"
     "                              exceeds PCT %\n"
     "  --dry-run                   prune: list the runs, delete nothing\n"
+    "  --wide                      runs, show: every column, whole texts\n"
+    "                              (the table fits 120 columns without)\n"
     "  --run-time T                add: when the run was made (ISO 8601,\n"
     "                              UTC unless it has a zone); since=\n"
     "                              selects on it, else on the add's time\n"
@@ -87,6 +89,7 @@ static const etk_cli_option_t options[] = {
     {"min_delta", 0, ETK_CLI_VALUE, OPT_MIN_DELTA, 0},
     ETK_CLI_FLAG("all_rows", 0, store_cli_t, all_rows),
     ETK_CLI_FLAG("dry_run", 0, store_cli_t, dry_run),
+    ETK_CLI_FLAG("wide", 0, store_cli_t, wide),
     ETK_CLI_STRING("instruction", 0, store_cli_t, instruction),
     ETK_CLI_STRING("run_time", 0, store_cli_t, run_time),
     ETK_CLI_STRING("debug_buffer", 0, store_cli_t, debug_buffer),
@@ -230,8 +233,10 @@ static int render_table(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
 /* Prints a query's table (or its error); frees it. */
 static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
                        etk_error_t *err) {
+  int fit =
+      !c->wide && (strcmp(c->sub, "runs") == 0 || strcmp(c->sub, "show") == 0);
   if (rc == ETK_OK && c->format == ETK_STORE_FORMAT_TABLE &&
-      store_cli_readable_units(t) != ETK_OK)
+      (fit ? store_cli_fit(t, c->sub) : store_cli_readable_units(t)) != ETK_OK)
     rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   if (rc == ETK_OK) {
     void *ctx[2] = {c, t};
