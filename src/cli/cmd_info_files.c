@@ -49,6 +49,19 @@ static void print_events(const etk_etdump_t *dump) {
     printf("time: profile timestamps span %" PRIu64 " ticks (%" PRIu64
            "..%" PRIu64 ")\n",
            last - first, first, last);
+  static const char cycles[] = "etkit:time_scale=cycles";
+  for (size_t r = 0; r < etk_etdump_run_count(dump); r++) {
+    etk_etdump_run_t run;
+    if (etk_etdump_run_get(dump, r, &run) == ETK_OK && run.name.data &&
+        run.name.len == sizeof cycles - 1 &&
+        memcmp(run.name.data, cycles, sizeof cycles - 1) == 0) {
+      printf(
+          "time scale: CPU cycles (run %zu, etkit's firmware marker: "
+          "etkit's readers show cycles)\n",
+          r);
+      return;
+    }
+  }
   printf(
       "time scale: not stored in an ETDump (readers take "
       "--source_time_scale, default ns; etkit's host recorder writes "

@@ -57,6 +57,8 @@ foreach(board mps2-an385 mps2-an386 mps3-an547)
       --debug_buffer_path ${B}_1.bin)
   # the dump says its unit: cycles without --source_time_scale
   expect_text("(cycles)")
+  run(0 ${ETKIT} info ${B}_1.etdp)
+  expect_text("time scale: CPU cycles")
   run(0 ${ETKIT} run ${D}/model.bpte --target ${board}
       --firmware ${FIRMWARE}/${board}.elf --verify)
   expect_text("case 0: pass")
