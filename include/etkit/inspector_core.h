@@ -649,12 +649,15 @@ struct etk_latency_dump_info;
 typedef struct etk_inspector_latency_row {
   size_t run;   /* RunData index of the key's block */
   size_t event; /* global event index of its representative event */
+  /* event_name: as the events table names it (a delegate's event by its
+   * debug identifier, an integer one as text in delegate_id_text) */
   const char *block_name, *event_name; /* NULL when absent */
-  int32_t instruction_id;              /* -1 when absent */
-  int32_t delegate_debug_id_int;       /* -1 when absent */
-  const char *delegate_debug_id_str;   /* NULL when absent */
-  uint64_t count;                      /* exact */
-  double min, avg, max;                /* exact, target time scale */
+  char delegate_id_text[24];
+  int32_t instruction_id;            /* -1 when absent */
+  int32_t delegate_debug_id_int;     /* -1 when absent */
+  const char *delegate_debug_id_str; /* NULL when absent */
+  uint64_t count;                    /* exact */
+  double min, avg, max;              /* exact, target time scale */
   double quantile[5];  /* p10, p50, p90, p99, p99.9, within error_bound */
   double error_bound;  /* relative */
   etk_sketch_t sketch; /* in source ticks */

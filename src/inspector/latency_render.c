@@ -52,6 +52,15 @@ int etk_inspector_latency_rows(const etk_inspector_t *insp,
   out->event = key.event;
   out->block_name = run.name.data;
   out->event_name = ev.name.data;
+  /* the events table's rule (insp_event_name): a delegate's event goes by
+   * its debug identifier */
+  if (ev.delegate_debug_id_int != -1) {
+    size_t n = etk_format_int(ev.delegate_debug_id_int, out->delegate_id_text);
+    out->delegate_id_text[n] = '\0';
+    out->event_name = out->delegate_id_text;
+  } else if (ev.delegate_debug_id_str.data != NULL) {
+    out->event_name = ev.delegate_debug_id_str.data;
+  }
   out->instruction_id = ev.instruction_id;
   out->delegate_debug_id_int = ev.delegate_debug_id_int;
   out->delegate_debug_id_str = ev.delegate_debug_id_str.data;
