@@ -85,7 +85,8 @@ static int scan_scalar(const uint8_t *pa, const uint8_t *pb, size_t from,
     memcpy(&by, pb + k * 4, 4);
     memcpy(&fx, &bx, 4);
     memcpy(&fy, &by, 4);
-    int ne = bx != by, either_nan = f32_bits_nan(bx) | f32_bits_nan(by);
+    int ne = bx != by;
+    int either_nan = (int)f32_bits_nan(bx) | (int)f32_bits_nan(by);
     *nd += (uint64_t)ne;
     *nn += (uint64_t)(ne & either_nan);
     double x = fx, y = fy;
@@ -157,7 +158,7 @@ static int scan_block(const uint8_t *pa, const uint8_t *pb, size_t len,
       uint32_t bx, by;
       memcpy(&bx, pa + k * 4, 4);
       memcpy(&by, pb + k * 4, 4);
-      nan |= (uint64_t)(f32_bits_nan(bx) | f32_bits_nan(by)) << k;
+      nan |= (uint64_t)((int)f32_bits_nan(bx) | (int)f32_bits_nan(by)) << k;
     }
   *nd += bits64(ne);
   *nn += bits64(ne & nan);
