@@ -44,6 +44,7 @@ static const char *const usage_text =
     "                              change under one timer step never counts\n"
     "  --alpha Q                   false-discovery rate of compare (0.05)\n"
     "  --all-rows                  also compare OPERATOR_CALL wrappers\n"
+    "  --wide                      trend/compare tables with every column\n"
     "  --fail-above PCT            exit 1 when a significant slow-down\n"
     "                              exceeds PCT %\n"
     "  --dry-run                   prune: list the runs, delete nothing\n"
@@ -54,7 +55,9 @@ static const char *const usage_text =
     "\n"
     "compare and drift are gates: exit 0 holds, 1 --fail-above failed, 2\n"
     "trouble (no matching run, an --op naming nothing, nothing compared, a\n"
-    "database error): docs/exit-status.md.  Others exit 1 on errors.\n";
+    "database error): docs/exit-status.md.  Others exit 1 on errors.\n"
+    "trend and compare read stats-mode runs (etkit run --profile-mode stats)\n"
+    "from their latency sketches (docs/store.md).\n";
 
 enum {
   OPT_TAG = 1,
@@ -87,6 +90,7 @@ static const etk_cli_option_t options[] = {
     {"min_delta", 0, ETK_CLI_VALUE, OPT_MIN_DELTA, 0},
     ETK_CLI_FLAG("all_rows", 0, store_cli_t, all_rows),
     ETK_CLI_FLAG("dry_run", 0, store_cli_t, dry_run),
+    ETK_CLI_FLAG("wide", 0, store_cli_t, wide),
     ETK_CLI_STRING("instruction", 0, store_cli_t, instruction),
     ETK_CLI_STRING("run_time", 0, store_cli_t, run_time),
     ETK_CLI_STRING("debug_buffer", 0, store_cli_t, debug_buffer),
@@ -301,6 +305,13 @@ static int cmd_query(store_cli_t *c) {
       etk_store_table_free(&t);
       etk_store_close(st);
       return 2;
+    }
+    /* a terminal's table fits 120 columns; --wide and CSV/JSON keep all */
+    etk_store_table_t narrow;
+    if (rc == ETK_OK && c->format == ETK_STORE_FORMAT_TABLE && !c->wide) {
+      rc = etk_store_trend_table_narrow(&t, &narrow, &err);
+      etk_store_table_free(&t);
+      if (rc == ETK_OK) t = narrow;
     }
   }
   int status = print_table(c, rc, &t, &err);

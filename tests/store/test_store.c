@@ -248,7 +248,7 @@ ETK_TEST(compare_finds_the_planted_regression_and_trend) {
           ETK_OK);
   CHECK_EQ_INT(t.rows, 12);
   CHECK(t.rows == 12 && t.cells[3].i == 8 &&
-        t.cells[11 * 9 + 4].f > t.cells[4].f * 1.05);
+        t.cells[11 * t.cols + 4].f > t.cells[4].f * 1.05);
   etk_store_table_free(&t);
   REQUIRE(etk_store_trend(st, ETK_STORE_TREND_METHOD, "Execute", &wb, &t,
                           &err) == ETK_OK);
