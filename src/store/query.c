@@ -485,8 +485,10 @@ int etk_store_trend_table_narrow(const etk_store_table_t *trend,
         strlen(cells[2].text) > TREND_NARROW_COMMIT) {
       /* a commit's first characters name it; the ellipsis says it is cut */
       char cut[TREND_NARROW_COMMIT + 4];
-      snprintf(cut, sizeof cut, "%.*s\u2026", TREND_NARROW_COMMIT - 1,
-               cells[2].text);
+      int keep = TREND_NARROW_COMMIT - 1; /* never inside a UTF-8 sequence */
+      while (keep > 0 && ((unsigned char)cells[2].text[keep] & 0xC0) == 0x80)
+        keep--;
+      snprintf(cut, sizeof cut, "%.*s\u2026", keep, cells[2].text);
       free((char *)cells[2].text);
       etk_cell_set_none(&cells[2]);
       ok = store_cell_text(&cells[2], cut);
