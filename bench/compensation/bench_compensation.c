@@ -7,6 +7,7 @@
  *   compensation_<prog>_raw_overhead     full trace's median against it (%)
  *   compensation_<prog>_residual         compensated full trace's median
  *                                        against it (%, signed)
+ *   compensation_<prog>_residual_lo, _hi the lowest and highest of the rounds'
  *   compensation_<prog>_events           events inside one Method::execute
  *   compensation_<prog>_in_situ_event    what one of them added to it (ns):
  *                                        the raw overhead per event
@@ -60,8 +61,9 @@ static etk_recorder_t *recorder_new(int all, void **arena) {
   etk_recorder_config_t cfg;
   etk_recorder_config_init(&cfg);
   cfg.max_strings = 256;
+  /* fresh memory, as etkit run's arena (src/runtime/host/trace_alloc.c):
+   * its pages are mapped at first touch, by the calibration */
   *arena = aligned_alloc(64, size);
-  if (*arena) memset(*arena, 0, size);
   if (!*arena || etk_recorder_init(&r, *arena, size, &cfg) != ETK_OK)
     return NULL;
   etk_recorder_set_profiling_level(
@@ -238,6 +240,9 @@ static int report(const char *name, etk_program_t *p, size_t runs,
   printf("compensation_%s_method_only %.3f us\n", name, f[k].method_only / 1e3);
   printf("compensation_%s_raw_overhead %.2f %%\n", name, f[k].raw_overhead);
   printf("compensation_%s_residual %.2f %%\n", name, f[k].residual);
+  /* the rounds' spread: the shared machine's state moves the residual */
+  printf("compensation_%s_residual_lo %.2f %%\n", name, residual[0]);
+  printf("compensation_%s_residual_hi %.2f %%\n", name, residual[ROUNDS - 1]);
   printf("compensation_%s_events %zu events\n", name, f[k].events);
   /* what one event cost inside Method::execute, against the calibration's
    * pair - skipped (calibration_pair, calibration_skipped) */

@@ -68,7 +68,9 @@ int etk_calibration_find(const etk_etdump_t *dump, etk_calibration_t *out);
  * every i < etk_etdump_event_count(dump); 0 for events that contain
  * nothing and for non-profile events.  `cal` must not be NULL (its
  * `present` is not consulted).  Errors: ETK_E_NO_MEMORY,
- * ETK_E_INVALID_ARGUMENT (NULL dump, cal or out with events). */
+ * ETK_E_INVALID_ARGUMENT (NULL dump, cal or out with events),
+ * ETK_E_UNSUPPORTED for a stats-mode dump (etkit/latency_dump.h: its
+ * events are medians, not nested in time). */
 int etk_compensation_compute(const etk_etdump_t *dump,
                              const etk_calibration_t *cal, double *out,
                              etk_error_t *err);

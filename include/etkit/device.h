@@ -51,8 +51,12 @@ typedef struct etk_device_job {
   int debug_level, profile_level, verify;
   int transport; /* 0 files over semihosting, 1 framed over the UART */
   double rtol, atol;
-  int calibrate; /* 1: the firmware measures the recorder's own cost into
-                  * the ETDump (etkit/recorder_calibration.h) */
+  int calibrate;    /* 1: the firmware measures the recorder's own cost into
+                     * the ETDump (etkit/recorder_calibration.h) */
+  int profile_mode; /* 0 every event, 1 the recorder's stats mode (a
+                     * latency sketch per event key, docs/long-runs.md) */
+  unsigned long stats_error_ppm; /* stats mode's relative error in parts
+                                  * per million (100..200000), 0: 1% */
 } etk_device_job_t;
 
 void etk_device_job_init(etk_device_job_t *job);

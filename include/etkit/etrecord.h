@@ -635,6 +635,17 @@ typedef struct etk_etrecord_linker etk_etrecord_linker_t;
 int etk_etrecord_linker_create(etk_etrecord_t *rec, unsigned flags,
                                etk_etrecord_linker_t **out, etk_error_t *err);
 
+/* Makes every later resolve take its nodes from the graph `name` (any name
+ * etk_etrecord_graph_load() accepts: "edge_dialect_graph_module", a
+ * graph-map member "<module>/<method>", "exported_program", ...) instead
+ * of the event's method's edge program: upstream's
+ * Inspector(reference_graph_name=...).  The debug handles still come from
+ * the method's maps.  NULL goes back to the edge programs.  Errors:
+ * ETK_E_INVALID_ARGUMENT (NULL linker), ETK_E_NOT_FOUND (no such graph),
+ * the program's load errors; the linker is unchanged on error. */
+int etk_etrecord_linker_set_graph(etk_etrecord_linker_t *linker,
+                                  const char *name, etk_error_t *err);
+
 /* Resolves one event into *out (see etk_etrecord_event_link_t):
  *   1. no instruction id (or chain < 0 with INSTRUCTIONS_ONLY), or an id
  *      absent from debug_handle_map[method]: nothing (handles None);
@@ -646,7 +657,8 @@ int etk_etrecord_linker_create(etk_etrecord_t *rec, unsigned flags,
  *   5. delegated with an entry: backend name, handles from
  *      etk_etrecord_delegate_resolve() (None when nothing matches);
  *   6. then, except for "Method::init", "Program::load_method" and
- *      "Method::execute", the edge program's nodes of every handle.
+ *      "Method::execute", the edge program's nodes of every handle (or
+ *      the reference graph's, etk_etrecord_linker_set_graph()).
  * The edge program of the method is loaded on first use; its load errors
  * are returned (ETK_E_NOT_FOUND is not an error: the event just gets no
  * nodes).  `ev` and `out` must not be NULL. */

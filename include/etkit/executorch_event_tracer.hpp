@@ -44,6 +44,20 @@
  * and goes on (kRing: the dump then holds the newest events and the count
  * of the discarded ones).
  *
+ * Long runs (docs/long-runs.md): ProfileMode::kStats keeps one latency
+ * sketch per operator key instead of every event, in a fixed table inside
+ * that same arena, so the dump of a million runs is the size of the dump
+ * of ten; DebugLevel::kStats (upstream's setter takes it as
+ * kEventTracerDebugStats) logs each tensor's 13-value STATS vector instead
+ * of its bytes.  Either from the config or, on a tracer someone else made,
+ * with set_profile_mode() / set_debug_level():
+ *
+ *   etkit::ETDumpTracerConfig cfg;
+ *   cfg.profile_mode = etkit::ProfileMode::kStats;
+ *   cfg.stats_error = 0.01;
+ *   etkit::ETDumpTracer tracer(Span<uint8_t>(buf, size), cfg);
+ *   tracer.set_debug_level(etkit::DebugLevel::kStats);   // optional
+ *
  * Threads: one tracer per thread, as ETDumpGen (no locks).
  */
 #ifndef ETKIT_EXECUTORCH_EVENT_TRACER_HPP
@@ -86,6 +100,36 @@ enum class WhenFull {
             on: the dump holds the newest events */
 };
 
+/* Profile modes (etkit/recorder.h "STATS MODE"). */
+enum class ProfileMode {
+  kFull, /* every profiling event, as ETDumpGen (the default) */
+  kStats /* one latency sketch per key (block, name, chain, instruction,
+            delegate id): the dump's size no longer grows with the runs */
+};
+
+/* Debug levels: upstream's EventTracerDebugLogLevel and etkit's kStats,
+ * with upstream's values (kStats = 3, one past upstream's last). */
+enum class DebugLevel {
+  kNone = 0,
+  kProgramOutputs = 1,
+  kIntermediateOutputs = 2,
+  /* logs what kIntermediateOutputs logs (a runtime compares the level with
+   * upstream's, and 3 >= kIntermediateOutputs), but every tensor with data
+   * is recorded as its 13-value STATS vector (etkit/tensor_stats.h: DOUBLE,
+   * sizes [13], 104 bytes in the data sink) instead of its bytes */
+  kStats = 3
+};
+
+/* etkit's STATS level in upstream's enum, for a runner that only knows
+ * upstream's setter: tracer.set_event_tracer_debug_level(
+ * etkit::kEventTracerDebugStats) is tracer.set_debug_level(
+ * DebugLevel::kStats).  Upstream's enum has a fixed underlying type, so
+ * the value is well defined; upstream's runtime only compares levels with
+ * >=, so it logs intermediate and program outputs at this level. */
+constexpr executorch::runtime::EventTracerDebugLogLevel kEventTracerDebugStats =
+    static_cast<executorch::runtime::EventTracerDebugLogLevel>(
+        static_cast<int>(DebugLevel::kStats));
+
 struct ETDumpTracerConfig {
   /* Arena of a default-constructed tracer (ignored with a caller buffer). */
   size_t heap_arena_bytes = size_t(8) << 20;
@@ -97,6 +141,19 @@ struct ETDumpTracerConfig {
    * ticks ETDumpGen records (and log_profiling_delegate callers pass). */
   etk_recorder_clock_fn clock = nullptr;
   void *clock_ctx = nullptr;
+  /* kStats: a latency sketch per key instead of every profiling event
+   * (also set_profile_mode()).  The sketch table is placed in the arena
+   * (the caller's buffer, or the heap arena) when the tracer is made. */
+  ProfileMode profile_mode = ProfileMode::kFull;
+  /* kStats: relative error of the sketches (0 = 1%; else within
+   * [ETK_SKETCH_MIN_RELATIVE_ERROR, ETK_SKETCH_MAX_RELATIVE_ERROR]). */
+  double stats_error = 0.0;
+  /* kStats: keys the table holds (0 = one per 6 KiB of arena, 1 to 1024;
+   * at most ETK_LATENCY_MAX_KEYS).  About 1 KiB of arena each, plus about
+   * 2 KiB of reserved output for each key used.  The durations of a key
+   * that finds no slot or no room are dropped and counted (never an
+   * abort; dropped_events() and the dump's markers say how many). */
+  uint32_t stats_keys = 0;
 };
 
 class ETDumpTracer : public executorch::runtime::EventTracer {
@@ -222,6 +279,31 @@ class ETDumpTracer : public executorch::runtime::EventTracer {
    * top. */
   Error calibrate(uint32_t repetitions = 0,
                   etk_recorder_calibration_t *out = nullptr);
+  /* Switches to profile mode `mode` (kStats: sketches of
+   * `relative_error`, 0 = 1%, in a table of `keys` keys, 0 = the config
+   * default) by making the recorder again in the same arena: the data
+   * sink, the levels and the filter are kept, a calibration is not (call
+   * calibrate() after).  Only before the first block, or after reset():
+   * Error::InvalidState once something was recorded.  Error::InvalidArgument
+   * for a bad mode, error or key count; Error::OutOfResources when the
+   * arena has no room for the table (the mode is then unchanged).  For a
+   * default-constructed tracer (upstream's docs give Module
+   * std::make_unique<ETDumpGen>(), runners make one): call it before
+   * load_method, whose "Default" block is the first block. */
+  Error set_profile_mode(ProfileMode mode, double relative_error = 0.0,
+                         uint32_t keys = 0);
+  ProfileMode profile_mode() const {
+    return config_.profile_mode;
+  }
+  /* upstream's set_event_tracer_debug_level with etkit's kStats too (the
+   * two setters are one: the level lives in upstream's base class) */
+  void set_debug_level(DebugLevel level) {
+    set_event_tracer_debug_level(
+        static_cast<executorch::runtime::EventTracerDebugLogLevel>(level));
+  }
+  DebugLevel debug_level() const {
+    return static_cast<DebugLevel>(event_tracer_debug_level_);
+  }
   /* Errors met by calls that return void (create_event_block, end_*,
    * track_*, log_profiling_delegate), and the last of them. */
   uint32_t error_count() const {
@@ -237,6 +319,15 @@ class ETDumpTracer : public executorch::runtime::EventTracer {
 
  private:
   void init();
+  void restore_sink();
+  /* Puts the recorder at ETK_DEBUG_LEVEL_STATS when upstream's level is
+   * kEventTracerDebugStats, and back when it is not (a log call's first
+   * step: upstream's setter is not virtual). */
+  void sync_debug_level() {
+    bool stats = event_tracer_debug_level_ == kEventTracerDebugStats;
+    if (stats != recorder_stats_) sync_debug_level_now(stats);
+  }
+  void sync_debug_level_now(bool stats);
   size_t heap_mode_arena(uint8_t **out);
   /* Counts an error of a call returning void (ETK_OK and "filtered" are
    * not errors). */
@@ -282,6 +373,13 @@ class ETDumpTracer : public executorch::runtime::EventTracer {
   Error last_error_ = Error::Ok;
   uint32_t error_count_ = 0;
   DataSink *user_sink_ = nullptr;
+  /* The sink last given, to give it again to a recorder made anew
+   * (set_profile_mode): which kind, a C sink's struct, a debug buffer. */
+  enum class SinkKind { kNone, kUser, kC, kBuffer };
+  SinkKind sink_kind_ = SinkKind::kNone;
+  etk_data_sink_t c_sink_ = {nullptr, nullptr};
+  executorch::runtime::Span<uint8_t> debug_span_;
+  bool recorder_stats_ = false; /* the recorder is at ETK_DEBUG_LEVEL_STATS */
   executorch::runtime::EventTracerFilterBase *filter_ = nullptr;
   int32_t synced_chain_ = executorch::runtime::kUnsetChainId;
   uint32_t synced_handle_ = executorch::runtime::kUnsetDebugHandle;

@@ -106,6 +106,17 @@ int etk_etrecord_inspector_link_block(etk_etrecord_t *rec,
                                       etk_etrecord_link_summary_t *summary,
                                       etk_error_t *err);
 
+/* etk_etrecord_inspector_link_block() with the nodes taken from the graph
+ * `graph` (etk_etrecord_linker_set_graph(): upstream's
+ * reference_graph_name) instead of the method's edge program; NULL =
+ * etk_etrecord_inspector_link_block().  The debug handles still come from
+ * `method`'s maps.  Errors: those of etk_etrecord_inspector_link_block(),
+ * ETK_E_NOT_FOUND (no such graph) and the graph's load errors. */
+int etk_etrecord_inspector_link_block_graph(
+    etk_etrecord_t *rec, etk_inspector_t *insp, size_t block,
+    const char *method, const char *graph, unsigned flags,
+    etk_etrecord_link_summary_t *summary, etk_error_t *err);
+
 /* ------------------------------------------- link policy (etkit inspect)
  *
  * What `etkit inspect --etrecord_path` and the Python Inspector do with an
@@ -129,7 +140,14 @@ typedef struct etk_link_policy {
   const char *method_block[ETK_LINK_POLICY_MAX_METHODS];
   const char *method_name[ETK_LINK_POLICY_MAX_METHODS];
   const char *record_name; /* names the ETRecord in messages (a path) */
-  etk_note_fn note;        /* warnings (may be NULL) */
+  /* upstream's reference_graph_name: the graph whose nodes give every
+   * event its op types, stack traces and module hierarchy (a graph-map
+   * member "<module>/<method>", "<module>" for "<module>/forward",
+   * "exported_program", ...; etk_etrecord_graph_load()).  NULL or
+   * "edge_dialect_graph_module" (upstream's default): each block's
+   * method's edge program. */
+  const char *reference_graph;
+  etk_note_fn note; /* warnings (may be NULL) */
   void *note_ctx;
 } etk_link_policy_t;
 
@@ -142,6 +160,8 @@ void etk_link_policy_init(etk_link_policy_t *policy);
  * entry, a record that links none of the dump's events (an ETRecord of
  * another program) or links handles naming no node.  Errors: ETK_E_NOT_FOUND (a
  * chosen method the record lacks, listing the record's methods),
+ * ETK_E_NOT_FOUND (a reference_graph the record lacks: "reference graph
+ * 'X' is not in the ETRecord (graphs: ...)", nothing linked),
  * ETK_E_INVALID_ARGUMENT (a block choice that names no block), and those of
  * etk_etrecord_inspector_link_block() (err->where then starts with
  * record_name). */

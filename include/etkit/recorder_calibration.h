@@ -20,7 +20,11 @@
  *               method-level run still spends per hook.
  * The measurement runs on a scratch recorder placed in caller memory or in
  * the arena's free space, with the recorder's own clock hook; the
- * recorder's records and settings are not touched.
+ * recorder's records and settings are not touched.  First it reads and
+ * writes back one byte of every 4 KiB of what recording will write (the
+ * arena past the records, a debug buffer's free part): a host maps those
+ * pages then, not at a record (a first-touch fault per 128 records, which
+ * no measurement on scratch sees); the bytes are unchanged.
  *
  * IN THE DUMP
  *   finish writes, after the blocks and before the dropped-events marker,
@@ -82,7 +86,8 @@ size_t etk_recorder_calibration_scratch_size(uint32_t repetitions);
  * be at least etk_recorder_calibration_scratch_size() beyond what is
  * reserved.  `out` (optional) receives the figures.  Call it outside a
  * measured run (it records nothing, but it takes time: about 30 x
- * repetitions begin/end pairs, clock reads and tensor logs).
+ * repetitions begin/end pairs, clock reads and tensor logs, and a page
+ * fault per 4 KiB of a fresh arena).
  * Errors: ETK_E_INVALID_ARGUMENT (NULL rec, repetitions above
  * ETK_RECORDER_CALIBRATION_MAX_REPS), ETK_E_INVALID_STATE (from a data
  * sink's write callback), ETK_E_NO_MEMORY (scratch too small), ETK_E_FULL

@@ -283,6 +283,9 @@ def _event_from_handle(handle, index, parser, converter, scale_factor,
     if link is not None:
         (ev.debug_handles, ev.num_outputs, ev.delegate_backend_name,
          ev.op_types, ev.stack_traces, ev.module_hierarchy) = link
+        # filling the link fields is not a user edit: without this every
+        # linked event would send the tables down the edited (slow) path
+        object.__setattr__(ev, "_edited", False)
     return ev
 
 
@@ -1218,15 +1221,20 @@ class Inspector:
         self._enable_module_hierarchy = enable_module_hierarchy
         self._reference_graph_name = reference_graph_name
         if self._etrecord is not None:
-            # upstream's gen_graphs_from_etrecord: the edge program under
-            # its key, then every graph_map entry; the reference graph must
-            # be one of them (KeyError otherwise, as upstream)
-            graphs = {EDGE_DIALECT_GRAPH_KEY: self._etrecord._edge_program()}
-            graphs.update(self._etrecord.graph_map)
+            # upstream's gen_graphs_from_etrecord: every graph_map entry,
+            # then the edge program under its key; the reference graph must
+            # be one of them (KeyError otherwise, as upstream).  Its nodes
+            # give the events their op types, stack traces and modules (the
+            # default: each block's method's edge program)
+            graphs = dict(self._etrecord.graph_map)
+            graphs[EDGE_DIALECT_GRAPH_KEY] = self._etrecord._edge_program()
             if reference_graph_name not in graphs:
                 raise KeyError(reference_graph_name)
             self.op_graph_dict = graphs
-            notes = self._handle.link_etrecord(self._etrecord._handle, upstream_quirks)
+            notes = self._handle.link_etrecord(
+                self._etrecord._handle, upstream_quirks,
+                None if reference_graph_name == EDGE_DIALECT_GRAPH_KEY
+                else reference_graph_name)
             for _, line in notes:
                 warnings.warn(line, stacklevel=2)
             self._attach_reference_outputs()

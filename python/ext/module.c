@@ -951,11 +951,13 @@ static void note_to_list(void *ctx, int is_warning, const char *line) {
   }
 }
 
-/* link(record, quirks) -> list of (is_warning, line) */
+/* link(record, quirks, reference_graph=None) -> list of (is_warning, line) */
 static PyObject *h_link_etrecord(ext_inspector_t *self, PyObject *args) {
   ext_etrecord_t *rec;
   int quirks = 0;
-  if (!PyArg_ParseTuple(args, "O!p", &ext_etrecord_type, &rec, &quirks))
+  const char *graph = NULL;
+  if (!PyArg_ParseTuple(args, "O!p|z", &ext_etrecord_type, &rec, &quirks,
+                        &graph))
     return NULL;
   PyObject *notes = PyList_New(0);
   if (!notes) return NULL;
@@ -968,6 +970,7 @@ static PyObject *h_link_etrecord(ext_inspector_t *self, PyObject *args) {
   etk_link_policy_init(&p);
   p.upstream_quirks = quirks;
   p.record_name = PyBytes_AS_STRING(path);
+  p.reference_graph = graph;
   p.note = note_to_list;
   p.note_ctx = notes;
   etk_error_t err;

@@ -9,7 +9,9 @@
  *                               raise ValueError, nothing of the call added
  *   .merge(other)               exact; ValueError for another error
  *   .quantile(q)                float, within .error_bound of the value of
- *                               rank floor(q * (count - 1)); None if empty
+ *                               rank floor(q * (count - 1)); None if empty;
+ *                               an array of q gives an array (NaN if empty)
+ *   ==, pickle, copy            through the bytes
  *   .count .min .max .sum .relative_error .error_bound
  *   .to_bytes() / LatencySketch.from_bytes(b)
  */
@@ -19,6 +21,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL etkit_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <math.h>
 #include <string.h>
 
 #include "etkit/sketch.h"
@@ -34,9 +37,10 @@ static int sketch_init(PyObject *self, PyObject *args, PyObject *kw) {
   double a = ETK_SKETCH_DEFAULT_RELATIVE_ERROR;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|d", names, &a)) return -1;
   if (etk_sketch_init(&((sketch_object_t *)self)->s, a) != ETK_OK) {
-    PyErr_Format(
-        PyExc_ValueError, "relative_error must lie in [%g, %g], got %g",
-        ETK_SKETCH_MIN_RELATIVE_ERROR, ETK_SKETCH_MAX_RELATIVE_ERROR, a);
+    char text[96];
+    snprintf(text, sizeof text, "relative_error must lie in [%g, %g], got %g",
+             ETK_SKETCH_MIN_RELATIVE_ERROR, ETK_SKETCH_MAX_RELATIVE_ERROR, a);
+    PyErr_SetString(PyExc_ValueError, text);
     return -1;
   }
   return 0;
@@ -76,17 +80,54 @@ static PyObject *sketch_merge(PyObject *self, PyObject *other) {
   Py_RETURN_NONE;
 }
 
+/* One quantile into *out; 0, 1 when the sketch is empty, -1 with an error
+ * set. */
+static int quantile_one(const etk_sketch_t *s, double q, double *out) {
+  int rc = etk_sketch_quantile(s, q, out);
+  if (rc == ETK_E_NOT_FOUND) return 1;
+  if (rc == ETK_OK) return 0;
+  char text[80];
+  snprintf(text, sizeof text, "quantile(): q must lie in [0, 1], got %g", q);
+  PyErr_SetString(PyExc_ValueError, text);
+  return -1;
+}
+
+/* quantile(q): a float (None if empty) for a scalar q; a float64 array of
+ * the same shape for an array-like q (NaN where the sketch is empty). */
 static PyObject *sketch_quantile(PyObject *self, PyObject *arg) {
-  double q = PyFloat_AsDouble(arg);
-  if (q == -1.0 && PyErr_Occurred()) return NULL;
+  const etk_sketch_t *s = &((sketch_object_t *)self)->s;
   double out;
-  int rc = etk_sketch_quantile(&((sketch_object_t *)self)->s, q, &out);
-  if (rc == ETK_E_NOT_FOUND) Py_RETURN_NONE;
-  if (rc != ETK_OK) {
-    PyErr_Format(PyExc_ValueError, "quantile(): q must lie in [0, 1]");
+  if (PyFloat_Check(arg) || PyLong_Check(arg) ||
+      PyArray_IsScalar(arg, Number)) {
+    double q = PyFloat_AsDouble(arg);
+    if (q == -1.0 && PyErr_Occurred()) return NULL;
+    int rc = quantile_one(s, q, &out);
+    if (rc < 0) return NULL;
+    if (rc > 0) Py_RETURN_NONE;
+    return PyFloat_FromDouble(out);
+  }
+  PyArrayObject *qs = (PyArrayObject *)PyArray_FROMANY(
+      arg, NPY_DOUBLE, 0, 0, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+  if (!qs) return NULL;
+  PyArrayObject *res = (PyArrayObject *)PyArray_SimpleNew(
+      PyArray_NDIM(qs), PyArray_DIMS(qs), NPY_DOUBLE);
+  if (!res) {
+    Py_DECREF(qs);
     return NULL;
   }
-  return PyFloat_FromDouble(out);
+  const double *q = (const double *)PyArray_DATA(qs);
+  double *r = (double *)PyArray_DATA(res);
+  for (npy_intp i = 0; i < PyArray_SIZE(qs); i++) {
+    int rc = quantile_one(s, q[i], &r[i]);
+    if (rc < 0) {
+      Py_DECREF(qs);
+      Py_DECREF(res);
+      return NULL;
+    }
+    if (rc > 0) r[i] = NAN;
+  }
+  Py_DECREF(qs);
+  return (PyObject *)res;
 }
 
 static PyObject *sketch_to_bytes(PyObject *self, PyObject *unused) {
@@ -142,6 +183,32 @@ static PyObject *get_max(PyObject *self, void *closure) {
   return PyFloat_FromDouble(etk_sketch_max(s));
 }
 
+/* pickle and copy: LatencySketch.from_bytes(to_bytes()) */
+static PyObject *sketch_reduce(PyObject *self, PyObject *unused) {
+  PyObject *bytes = sketch_to_bytes(self, unused);
+  if (!bytes) return NULL;
+  PyObject *ctor =
+      PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
+  if (!ctor) {
+    Py_DECREF(bytes);
+    return NULL;
+  }
+  return Py_BuildValue("(N(N))", ctor, bytes);
+}
+
+/* Two sketches are equal when their bytes are: the same relative error,
+ * the same counts in every bucket, the same count, sum, min and max. */
+static PyObject *sketch_richcompare(PyObject *a, PyObject *b, int op) {
+  if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, &sketch_type))
+    Py_RETURN_NOTIMPLEMENTED;
+  PyObject *x = sketch_to_bytes(a, NULL),
+           *y = x ? sketch_to_bytes(b, NULL) : NULL;
+  PyObject *r = y ? PyObject_RichCompare(x, y, op) : NULL;
+  Py_XDECREF(x);
+  Py_XDECREF(y);
+  return r;
+}
+
 static PyObject *sketch_repr(PyObject *self) {
   const etk_sketch_t *s = &((sketch_object_t *)self)->s;
   char text[128];
@@ -158,6 +225,7 @@ static PyMethodDef sketch_methods[] = {
     {"to_bytes", sketch_to_bytes, METH_NOARGS, "the recorder's ETKS bytes"},
     {"from_bytes", sketch_from_bytes, METH_O | METH_CLASS,
      "a sketch from ETKS bytes"},
+    {"__reduce__", sketch_reduce, METH_NOARGS, "pickle through the bytes"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef sketch_getset[] = {
@@ -180,6 +248,8 @@ static PyTypeObject sketch_type = {
     .tp_new = PyType_GenericNew,
     .tp_init = sketch_init,
     .tp_repr = sketch_repr,
+    .tp_richcompare = sketch_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
     .tp_methods = sketch_methods,
     .tp_getset = sketch_getset,
 };

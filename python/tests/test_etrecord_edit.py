@@ -176,6 +176,22 @@ def test_find_total_for_module_sees_edited_events(fixtures):
     assert ins.find_total_for_module(name) == pytest.approx(before + 1000.0, rel=1e-12)
 
 
+def test_linked_events_are_not_edited_until_the_user_assigns(fixtures):
+    """Filling an event's link fields (debug handles, op types, stacks,
+    module hierarchy) is the Inspector's doing, not a user edit: the tables
+    keep the C path until a field is really assigned."""
+    ins = quiet(etdump_path=os.path.join(fixtures, "modules.etdp"),
+                etrecord=os.path.join(fixtures, "modules.etrecord"))
+    linked = [e for b in ins.event_blocks for e in b.events if e.module_hierarchy]
+    assert linked  # the record links these events
+    assert not any(e._edited for e in linked)
+    assert not any(b.events.edited() for b in ins.event_blocks)
+    assert ins._pristine()
+    linked[0].op_types = ["edited"]
+    assert linked[0]._edited and not ins._pristine()
+    assert "edited" in str(list(ins.to_dataframe()["op_types"]))
+
+
 def test_attributes_are_assignable_and_reach_the_inspector(demo, tmp_path):
     """Upstream's ETRecord attributes are plain attributes: assigned values
     are what save() writes and what an Inspector given the (unsaved) record

@@ -96,3 +96,11 @@ def test_stats_error_is_honoured_and_checked(demo):
                   trigger="Method::execute>1ms")
     with pytest.raises(ValueError):
         etkit.run(str(demo / "model.pte"), profile_mode="sketch")
+
+
+def test_a_stats_dump_is_not_compensated(demo, stats):
+    # its events are medians at time 0: nothing says which ran inside which
+    with pytest.raises(RuntimeError, match="cannot be compensated"):
+        _inspector(stats[10].etdump, compensate=True)
+    full = etkit.run(str(demo / "model.pte"), iterations=10)
+    assert _inspector(full.etdump, compensate=True).event_blocks

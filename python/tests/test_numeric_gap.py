@@ -118,6 +118,26 @@ def test_l1_gap_two_rows(monkeypatch):
     assert df.iloc[0]["stacktraces"] == {"op_0": None}
 
 
+def test_exact_int_and_bool_outputs_keep_upstreams_float64_distances(monkeypatch):
+    # upstream's comparators turn every value into a float64 tensor, so an
+    # index or a flag gets an MSE/L1/SNR like any number; the Python method
+    # keeps that (etkit's CLI numerics count mismatches instead:
+    # docs/compatibility.md)
+    aot = {(0,): np.array([1, 5, 3, 9], np.int64), (1,): np.array([True, False, True, True])}
+    with_aot(monkeypatch, aot, {(0,): ["argmax"], (1,): ["gt"]})
+    rt = [np.array([1, 2, 3, 7], np.int64), np.array([True, True, False, True])]
+    insp = fake_inspector([event("argmax", 0, [rt[0]], 1), event("gt", 1, [rt[1]], 2)])
+    mse = ng.calculate_numeric_gap(insp, "MSE")
+    assert list(mse["gap"]) == [[(9 + 4) / 4], [2 / 4]]  # mean squared difference
+    l1 = ng.calculate_numeric_gap(insp, "L1")
+    assert list(l1["gap"]) == [[5.0], [2.0]]  # sum of absolute differences
+    snr = ng.calculate_numeric_gap(insp, "SNR")
+    # 10 log10(sum a^2 / sum (a - b)^2), a = AOT: 116/13 and 3/2
+    assert snr["gap"][0][0] == pytest.approx(10 * np.log10(116 / 13), rel=1e-12)
+    assert snr["gap"][1][0] == pytest.approx(10 * np.log10(3 / 2), rel=1e-12)
+    assert all(isinstance(g[0], float) for g in mse["gap"])
+
+
 def test_fused_runtime_handles_pair_with_the_last_aot_node(monkeypatch):
     # runtime fused nodes 1..3 into one instruction: the AOT output of the
     # last handle (3) is compared, the row's AOT handle is the runtime's

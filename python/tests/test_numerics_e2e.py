@@ -5,6 +5,7 @@ one runtime value is found at its node; upstream's debugging tutorial
 (steps 1, 4 and 5: import changed only) runs; the ETRecord object has
 upstream's attributes."""
 
+import io
 import os
 import subprocess
 import sys
@@ -158,6 +159,79 @@ def test_op_graph_dict_and_reference_graph_name(demo):
     with pytest.raises(KeyError):
         Inspector(etdump_path=demo["etdump"], etrecord=demo["etrecord"],
                   debug_buffer_path=demo["buffer"], reference_graph_name="nope")
+
+
+def test_reference_graph_name_selects_the_linked_graph(demo, conformance):
+    """upstream's _consume_etrecord: the events' op types, stack traces and
+    modules come from op_graph_dict[reference_graph_name]'s nodes with
+    their debug handles; calculate_numeric_gap pairs only events that have
+    op types.  The demo's record gets a graph_map entry: the toy record's
+    edge program, one aten.mul.Tensor node with debug handle 2."""
+    toy = etkit.parse_etrecord(os.path.join(conformance, "etrecord_toy_mul.bin"))
+    rec = etkit.parse_etrecord(demo["etrecord"])
+    rec.graph_map = {"toy": toy.edge_dialect_program}
+
+    def linked(name):
+        insp = Inspector(etdump_path=demo["etdump"], etrecord=rec,
+                         debug_buffer_path=demo["buffer"], reference_graph_name=name)
+        return insp, [(e.name, e.debug_handles, e.op_types, list(e.stack_traces))
+                      for b in insp.event_blocks for e in b.events if e.op_types]
+
+    insp, edge = linked("edge_dialect_graph_module")
+    assert list(insp.op_graph_dict) == ["toy/forward", "edge_dialect_graph_module"]
+    assert ("native_call_relu.out", 2, ["aten.relu.default"],
+            ["aten_relu_default_"]) in edge
+    assert len(insp.calculate_numeric_gap("MSE")) == 9
+    insp, toy_linked = linked("toy/forward")
+    assert toy_linked == [
+        ("native_call_relu.out", 2, ["aten.mul.Tensor"], ["aten_mul_tensor_"]),
+        ("OPERATOR_CALL", 2, ["aten.mul.Tensor"], ["aten_mul_tensor_"])]
+    ev = [e for b in insp.event_blocks for e in b.events if e.op_types][0]
+    assert "model.py" in ev.stack_traces["aten_mul_tensor_"]
+    # the debug handles are still the record's maps'
+    assert any(e.debug_handles == 9 for b in insp.event_blocks for e in b.events)
+    df = insp.calculate_numeric_gap("MSE")
+    assert [h for h in df["aot_debug_handle"]] == [(2,)]
+    assert list(df["runtime_ops"]) == [["native_call_relu.out"]]
+    # upstream's op_graph_dict[name]: the graph_map key, "/forward" included
+    with pytest.raises(KeyError, match="toy"):
+        Inspector(etdump_path=demo["etdump"], etrecord=rec,
+                  debug_buffer_path=demo["buffer"], reference_graph_name="toy")
+
+
+def test_reference_graph_on_the_command_line(demo, conformance, cli, tmp_path):
+    """etkit inspect / numerics --reference-graph: the same linking."""
+    toy = etkit.parse_etrecord(os.path.join(conformance, "etrecord_toy_mul.bin"))
+    rec = etkit.parse_etrecord(demo["etrecord"])
+    rec.graph_map = {"toy": toy.edge_dialect_program}
+    path = str(tmp_path / "two.etrecord")
+    rec.save(path)
+    files = ["--etdump_path", demo["etdump"], "--etrecord_path", path]
+
+    def run(*args):
+        return subprocess.run([cli, *args], capture_output=True, text=True)
+
+    def op_types(*extra):
+        out = run("inspect", *files, "--format", "tsv", *extra)
+        assert out.returncode == 0, out.stderr
+        df = pd.read_csv(io.StringIO(out.stdout), sep="\t")
+        return [(n, t) for n, t in zip(df["event_name"], df["op_types"]) if t != "[]"]
+
+    assert ("native_call_relu.out", "['aten.relu.default']") in op_types()
+    assert len(op_types()) == len(op_types("--reference-graph", "edge_dialect_graph_module")) > 2
+    assert op_types("--reference-graph", "toy") == [
+        ("native_call_relu.out", "['aten.mul.Tensor']")]
+    assert op_types("--reference-graph", "toy/forward") == op_types("--reference-graph", "toy")
+    bad = run("inspect", *files, "--reference-graph", "nope")
+    assert bad.returncode != 0 and bad.stdout == ""
+    assert bad.stderr.strip().splitlines() == [
+        f"etkit inspect: {path}: reference graph 'nope' is not in the ETRecord "
+        "(graphs: edge_dialect_graph_module, toy/forward)"]
+    gap = run("numerics", *files, "--debug_buffer_path", demo["buffer"], "--gap", "mse",
+              "--format", "csv", "--reference-graph", "toy")
+    assert gap.returncode == 0, gap.stderr
+    rows = list(pd.read_csv(io.StringIO(gap.stdout))["debug_handle"])
+    assert rows == [2]
 
 
 def test_event_block_edits_reach_the_tables(demo, tmp_path):

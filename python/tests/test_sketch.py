@@ -107,3 +107,35 @@ def test_refusals():
     sk.add(5.0)
     with pytest.raises(ValueError):
         sk.quantile(1.5)
+
+
+def test_quantile_of_an_array_equals_each_quantile():
+    r = np.random.default_rng(7)
+    sk = etkit.LatencySketch()
+    sk.add(1e4 * 100.0 ** r.random(50000))
+    got = sk.quantile(QS)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64
+    assert got.tolist() == [sk.quantile(q) for q in QS]
+    grid = sk.quantile(np.array([[0.0, 0.5], [0.9, 1.0]]))
+    assert grid.shape == (2, 2) and grid[0, 0] == sk.min and grid[1, 1] == sk.max
+    assert isinstance(sk.quantile(np.float32(0.5)), float)
+    assert np.isnan(etkit.LatencySketch().quantile([0.5])).all()
+    with pytest.raises(ValueError, match="got 2"):
+        sk.quantile([0.5, 2.0])
+
+
+def test_equality_pickle_and_copy_go_through_the_bytes():
+    import copy
+    import pickle
+
+    sk = etkit.LatencySketch(relative_error=0.02)
+    sk.add(np.linspace(1e3, 1e5, 1000))
+    for other in (pickle.loads(pickle.dumps(sk)), copy.deepcopy(sk), copy.copy(sk)):
+        assert other is not sk and other == sk and not (other != sk)
+        assert other.relative_error == 0.02 and other.to_bytes() == sk.to_bytes()
+    twin = copy.copy(sk)
+    twin.add(7.0)
+    assert twin != sk and sk.count == 1000  # a copy, not a view
+    assert (sk == 1) is False
+    with pytest.raises(TypeError):
+        hash(sk)

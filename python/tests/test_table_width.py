@@ -107,3 +107,37 @@ def test_diff_of_sets_table_fits(cli, ab):
     assert ",OPERATOR_CALL," not in csv
     assert len(csv.splitlines()[0].split(",")) == 16
 
+
+
+def test_store_runs_and_show_tables_fit(cli, ab, tmp_path):
+    db = str(tmp_path / "runs.db")
+    long_model = "a-model-name-much-longer-than-any-column-should-be"
+    etkit(cli, "store", "add", db, ab["a"], "--etrecord", ab["etrecord"], "--tag",
+          f"model={long_model}", "--tag", "device=a-board-with-a-long-device-name",
+          "--tag", "commit=0123456789abcdef0123456789abcdef", "--tag",
+          "notes=several-words-of-free-text-in-a-tag", "--tag", "branch=main")
+    etkit(cli, "store", "add", db, ab["b"], "--etrecord", ab["etrecord"], "--tag", "v=b")
+    runs = etkit(cli, "store", "runs", db)
+    assert width(runs) <= WIDTH
+    assert "\u2026" in runs and long_model not in runs  # cut with an ellipsis
+    assert " ops " in runs.splitlines()[1] and " operators " not in runs
+    wide = etkit(cli, "store", "runs", db, "--wide")
+    assert width(wide) > WIDTH
+    assert long_model in wide and "run_time" in wide and "branch" in wide
+    assert "run_time" not in runs and "branch" not in runs
+    csv = etkit(cli, "store", "runs", db, "--format", "csv")
+    assert long_model in csv and "run_time" in csv.splitlines()[0]
+    show = etkit(cli, "store", "show", db, "1")
+    assert width(show) <= WIDTH
+    assert "iid" in show and "median (µs)" in show and "op_type" not in show
+    assert "native_call_" in show
+    show_wide = etkit(cli, "store", "show", db, "1", "--wide")
+    assert width(show_wide) > WIDTH
+    assert "instruction_id" in show_wide and "op_type" in show_wide
+    assert "native_call_max_pool2d_with_indices.out" in show_wide
+    # each operator of the wide table is in the narrow one, whole or cut
+    names = [ln.split("│")[2].strip() for ln in show_wide.splitlines() if ln.startswith("│ Ex")]
+    cut = [ln.split("│")[2].strip() for ln in show.splitlines() if ln.startswith("│ Ex")]
+    assert len(names) == len(cut) and names
+    for whole, shown in zip(names, cut):
+        assert shown == whole or (shown.endswith("\u2026") and whole.startswith(shown[:-1]))

@@ -140,23 +140,58 @@ static int view_column(const view_t *v, size_t col) {
                       : operator_columns[col];
 }
 
+/* Whether a name of `len` bytes has at most COMPACT_NAME_MAX code points
+ * (then the compact table shows it as it is). */
+static int fits_compact(const char *s, size_t len) {
+  if (len <= COMPACT_NAME_MAX) return 1;
+  size_t points = 0;
+  for (size_t i = 0; i < len; i++)
+    if ((((unsigned char)s[i] & 0xc0u) != 0x80u) && ++points > COMPACT_NAME_MAX)
+      return 0;
+  return 1;
+}
+
+/* Writes x in decimal at out (room for 20 characters); returns its length. */
+static size_t put_int(char *out, int64_t x) {
+  char tmp[24];
+  size_t n = 0, len = 0;
+  uint64_t u = x < 0 ? 0u - (uint64_t)x : (uint64_t)x;
+  do {
+    tmp[n++] = (char)('0' + u % 10u);
+    u /= 10u;
+  } while (u);
+  if (x < 0) out[len++] = '-';
+  while (n) out[len++] = tmp[--n];
+  return len;
+}
+
+/* etk_duration_round(x), without its pow() for the zeros an unchanged
+ * row has (delta, change): round(0 * 10^d) / 10^d is +0 for +-0. */
+static inline double round_dur(double x) {
+  return x == 0 ? 0.0 : etk_duration_round(x);
+}
+
 /* Text cells of a row: block, kind, event, event_b, op_type, match. */
 static int view_texts(view_t *v, const etk_diff_row_t *r, etk_cell_t **c,
                       uint32_t shown) {
   etk_cell_set_text(c[0], r->block, strlen(r->block));
   if (shown & (1u << 1))
     etk_cell_set_text(c[1], kind_name(r->kind), strlen(kind_name(r->kind)));
-  if (!v->single && (r->name_b || v->compact)) {
+  size_t name_len = strlen(r->name);
+  if (!v->single &&
+      (r->name_b || (v->compact && !fits_compact(r->name, name_len)))) {
+    /* appended, not printed: this runs twice per row of a 1M-event diff */
     etk_strbuf_clear(&v->text);
-    if (r->name_b)
-      etk_strbuf_printf(&v->text, "%s -> %s", r->name, r->name_b);
-    else
-      etk_strbuf_printf(&v->text, "%s", r->name);
+    etk_strbuf_append(&v->text, r->name, name_len);
+    if (r->name_b) {
+      etk_strbuf_append(&v->text, " -> ", 4);
+      etk_strbuf_appends(&v->text, r->name_b);
+    }
     if (v->compact) etk_strbuf_cut(&v->text, COMPACT_NAME_MAX);
     if (v->text.failed) return ETK_E_NO_MEMORY;
     etk_cell_set_text(c[2], v->text.data, v->text.len);
   } else {
-    etk_cell_set_text(c[2], r->name, strlen(r->name));
+    etk_cell_set_text(c[2], r->name, name_len);
   }
   if (!r->name_b)
     etk_cell_set_none(c[3]);
@@ -193,17 +228,20 @@ static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
       etk_cell_set_int(c[8 + k], (int64_t)(k ? r->count_b : r->count_a));
   }
   if (v->compact) {
+    /* one id is an int cell, as the table prints the text "12" (no
+     * formatting and no parsing back per row); two differing ids are the
+     * text "A/B" */
     int has_a = r->event_a != SIZE_MAX, has_b = r->event_b != SIZE_MAX;
-    if (has_a && has_b && r->instruction_id_a != r->instruction_id_b)
-      snprintf(v->iid, sizeof v->iid, "%lld/%lld",
-               (long long)r->instruction_id_a, (long long)r->instruction_id_b);
-    else if (has_a || has_b)
-      snprintf(v->iid, sizeof v->iid, "%lld",
-               (long long)(has_a ? r->instruction_id_a : r->instruction_id_b));
-    if (has_a || has_b)
-      etk_cell_set_text(c[5], v->iid, strlen(v->iid));
-    else
+    if (has_a && has_b && r->instruction_id_a != r->instruction_id_b) {
+      size_t n = put_int(v->iid, r->instruction_id_a);
+      v->iid[n++] = '/';
+      n += put_int(v->iid + n, r->instruction_id_b);
+      etk_cell_set_text(c[5], v->iid, n);
+    } else if (has_a || has_b) {
+      etk_cell_set_int(c[5], has_a ? r->instruction_id_a : r->instruction_id_b);
+    } else {
       etk_cell_set_none(c[5]);
+    }
   }
   const double durations[7] = {r->avg_a,   r->avg_b,   r->p50_a, r->p50_b,
                                r->value_a, r->value_b, r->delta};
@@ -222,12 +260,11 @@ static int view_row(view_t *v, size_t row, etk_cell_t **c, uint32_t shown) {
     memcpy(&bits, &y, sizeof bits);
     if (bits != last_in || last_out != last_out) {
       last_in = bits;
-      last_out = etk_duration_round(y);
+      last_out = round_dur(y);
     }
     etk_cell_set_float(c[10 + k], last_out);
   }
-  cell_num(c[17],
-           v->single ? r->change_pct : etk_duration_round(r->change_pct));
+  cell_num(c[17], v->single ? r->change_pct : round_dur(r->change_pct));
   return rc;
 }
 

@@ -3,6 +3,7 @@
  */
 #include "firmware_job.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +55,22 @@ static int parse_line(char *line, fw_job_t *job, char *why, size_t ws) {
     *(line[0] == 'r' ? &job->rtol : &job->atol) = d;
     return 0;
   }
+  /* the field's offset in fw_job_t; `wide` an unsigned long, else an int */
   static const struct {
     const char *key;
     unsigned long max;
-  } nums[] = {{"iterations", 1000000}, {"warmup", 1000000}, {"debug_level", 3},
-              {"profile_level", 1},    {"verify", 1},       {"transport", 1},
-              {"calibrate", 1}};
+    size_t at;
+    int wide;
+  } nums[] = {
+      {"iterations", 1000000, offsetof(fw_job_t, iterations), 1},
+      {"warmup", 1000000, offsetof(fw_job_t, warmup), 1},
+      {"debug_level", 3, offsetof(fw_job_t, debug_level), 0},
+      {"profile_level", 1, offsetof(fw_job_t, profile_level), 0},
+      {"verify", 1, offsetof(fw_job_t, verify), 0},
+      {"transport", 1, offsetof(fw_job_t, transport), 0},
+      {"calibrate", 1, offsetof(fw_job_t, calibrate), 0},
+      {"profile_mode", 1, offsetof(fw_job_t, profile_mode), 0},
+      {"stats_error_ppm", 200000, offsetof(fw_job_t, stats_error_ppm), 1}};
   for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
     if (strcmp(line, nums[k].key)) continue;
     if (number(v, nums[k].max, &n)) {
@@ -67,29 +78,11 @@ static int parse_line(char *line, fw_job_t *job, char *why, size_t ws) {
                v);
       return -1;
     }
-    switch (k) {
-      case 0:
-        job->iterations = n;
-        break;
-      case 1:
-        job->warmup = n;
-        break;
-      case 2:
-        job->debug_level = (int)n;
-        break;
-      case 3:
-        job->profile_level = (int)n;
-        break;
-      case 4:
-        job->verify = (int)n;
-        break;
-      case 5:
-        job->transport = (int)n;
-        break;
-      default:
-        job->calibrate = (int)n;
-        break;
-    }
+    char *field = (char *)job + nums[k].at;
+    if (nums[k].wide)
+      *(unsigned long *)(void *)field = n;
+    else
+      *(int *)(void *)field = (int)n;
     return 0;
   }
   snprintf(why, ws, "unknown key '%.40s'", line);

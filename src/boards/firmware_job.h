@@ -18,6 +18,10 @@
  *                       (etkit/transport.h; the paths' last parts name them)
  *   calibrate N         1: measure the recorder's own cost on the board into
  *                       the ETDump (etkit/recorder_calibration.h), default 0
+ *   profile_mode N      0 every event, 1 the recorder's stats mode: a latency
+ *                       sketch per event key, an arena the same for any N
+ *   stats_error_ppm N   stats mode's relative error in parts per million
+ *                       (100 to 200000), 0 the default 1%
  */
 #ifndef ETKIT_BOARDS_FIRMWARE_JOB_H
 #define ETKIT_BOARDS_FIRMWARE_JOB_H
@@ -32,8 +36,8 @@ typedef struct fw_job {
   char output_dir[FW_JOB_PATH];
   char inputs[FW_JOB_MAX_INPUTS][FW_JOB_PATH];
   size_t input_count;
-  unsigned long iterations, warmup;
-  int debug_level, profile_level, verify, transport, calibrate;
+  unsigned long iterations, warmup, stats_error_ppm;
+  int debug_level, profile_level, verify, transport, calibrate, profile_mode;
   double rtol, atol;
 } fw_job_t;
 

@@ -344,7 +344,11 @@ static int run_runs(etk_method_t *m, const etk_bundled_program_t *bp,
   etk_error_t err;
   etk_error_clear(&err);
   uint64_t min = UINT64_MAX, sum = 0, cy;
+  /* each run's inputs take the previous run's arena bytes: the arena used
+   * is the same for any number of runs */
+  uint8_t *mark = arena.next;
   for (unsigned long it = 0; it < job.iterations; it++) {
+    arena.next = mark;
     if (bp) {
       if (etk_bundled_load_input(m, bp, c, &err))
         return fail("case %lu: %s", (unsigned long)c, err.message);
@@ -439,12 +443,18 @@ int main(void) {
 
   etk_trace_session_t ts;
   memset(&ts, 0, sizeof ts);
+  size_t rec_bytes = 0;
+  /* stats mode: a latency sketch per event key, the recorder's arena sized
+   * from the program alone (the same for any number of runs) */
+  int profile = !job.profile_mode ? job.profile_level
+                : job.stats_error_ppm
+                    ? ETK_TRACE_PROFILE_STATS_AT(job.stats_error_ppm)
+                    : ETK_TRACE_PROFILE_STATS;
   if (job.etdump[0]) {
     size_t arena_size = 0, debug_size = 0;
     int want_debug = job.debug_buffer[0] != 0;
-    if (etk_trace_session_size(plan, (unsigned)runs, job.debug_level,
-                               job.profile_level, &arena_size, &debug_size,
-                               &err))
+    if (etk_trace_session_size(plan, (unsigned)runs, job.debug_level, profile,
+                               &arena_size, &debug_size, &err))
       return fail("%s", err.message);
     /* a calibration's marker is reserved on top of the runs' estimate */
     if (job.calibrate) arena_size += ETK_RECORDER_CALIBRATION_BYTES;
@@ -454,17 +464,21 @@ int main(void) {
     uint8_t *db = want_debug ? take_aligned(debug_size, 64) : NULL;
     if (!ra || (want_debug && !db))
       return no_room("the trace", arena_size + (want_debug ? debug_size : 0));
-    if (etk_trace_session_start(plan, (unsigned)runs, job.debug_level,
-                                job.profile_level, ra, arena_size, db,
-                                want_debug ? debug_size : 0, board_clock_ticks,
-                                NULL, &ts, &err))
+    if (etk_trace_session_start(plan, (unsigned)runs, job.debug_level, profile,
+                                ra, arena_size, db, want_debug ? debug_size : 0,
+                                board_clock_ticks, NULL, &ts, &err))
       return fail("%s", err.message);
     if (job.calibrate && calibrate(ts.rec)) return 2;
+    rec_bytes = arena_size;
   }
   etk_method_t *m = NULL;
   if (load_method(prog, method, ts.rec, &m)) return 2;
   say("etkit firmware: %s on %s, clock %s\n", method, FIRMWARE_BOARD,
       dwt ? "DWT CYCCNT" : "SysTick");
+  if (job.etdump[0])
+    say("  recorder: %lu bytes, %s\n", (unsigned long)rec_bytes,
+        job.profile_mode ? "stats mode (a latency sketch per event key)"
+                         : "every event");
   if (warm_up(prog, method, bp)) return 2;
   int mismatches = 0;
   if (!bp) {

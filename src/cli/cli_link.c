@@ -18,6 +18,14 @@ static void print_note(void *ctx, int is_warning, const char *line) {
 int cli_link_etrecord(const char *cmd, const char *path, etk_inspector_t *insp,
                       etk_etrecord_t **rec,
                       etk_etrecord_link_summary_t *summary, etk_error_t *err) {
+  return cli_link_etrecord_graph(cmd, path, NULL, insp, rec, summary, err);
+}
+
+int cli_link_etrecord_graph(const char *cmd, const char *path,
+                            const char *graph, etk_inspector_t *insp,
+                            etk_etrecord_t **rec,
+                            etk_etrecord_link_summary_t *summary,
+                            etk_error_t *err) {
   etk_etrecord_link_summary_t local;
   if (!summary) summary = &local;
   memset(summary, 0, sizeof *summary);
@@ -30,6 +38,7 @@ int cli_link_etrecord(const char *cmd, const char *path, etk_inspector_t *insp,
   etk_link_policy_t policy;
   etk_link_policy_init(&policy);
   policy.record_name = path;
+  policy.reference_graph = graph;
   policy.note = print_note;
   policy.note_ctx = (void *)cmd;
   etk_error_clear(err);

@@ -20,4 +20,13 @@ int cli_link_etrecord(const char *cmd, const char *path, etk_inspector_t *insp,
                       etk_etrecord_t **rec,
                       etk_etrecord_link_summary_t *summary, etk_error_t *err);
 
+/* cli_link_etrecord() with the op types, stack traces and modules taken
+ * from the graph `graph` (--reference-graph: upstream's
+ * reference_graph_name; NULL = each method's edge program). */
+int cli_link_etrecord_graph(const char *cmd, const char *path,
+                            const char *graph, etk_inspector_t *insp,
+                            etk_etrecord_t **rec,
+                            etk_etrecord_link_summary_t *summary,
+                            etk_error_t *err);
+
 #endif

@@ -3,10 +3,12 @@
  *
  * ETDump: schema version, runs (RunData), the event blocks the Inspector
  * groups them into, events of each kind (profile, debug, allocation), the
- * span of the profile timestamps, and the recorder's dropped-event marker
- * when the recorder ran out of room.  An ETDump stores no time unit: the
- * ticks are what the recorder's clock gave (etkit's host clock: ns), and
- * readers take --source_time_scale (default ns), as upstream's Inspector.
+ * span of the profile timestamps, the profile mode (a stats-mode dump's
+ * sketches: how many executions they hold), the recorder's calibration and
+ * its dropped-event marker when the recorder ran out of room.  An ETDump stores
+ * no time unit: the ticks are what the recorder's clock gave (etkit's host
+ * clock: ns), and readers take --source_time_scale (default ns), as upstream's
+ * Inspector.
  *
  * ETRecord: the layout (which writer generation), its programs and
  * methods with their node counts, the representative inputs and reference
@@ -20,9 +22,11 @@
 #include "cmd_info.h"
 #include "commands.h"
 #include "etkit/analysis.h"
+#include "etkit/compensation.h"
 #include "etkit/etdump.h"
 #include "etkit/etrecord.h"
 #include "etkit/inspector.h"
+#include "etkit/latency_dump.h"
 
 #define CMD "info"
 
@@ -45,10 +49,58 @@ static void print_events(const etk_etdump_t *dump) {
     printf("time: profile timestamps span %" PRIu64 " ticks (%" PRIu64
            "..%" PRIu64 ")\n",
            last - first, first, last);
+  static const char cycles[] = "etkit:time_scale=cycles";
+  for (size_t r = 0; r < etk_etdump_run_count(dump); r++) {
+    etk_etdump_run_t run;
+    if (etk_etdump_run_get(dump, r, &run) == ETK_OK && run.name.data &&
+        run.name.len == sizeof cycles - 1 &&
+        memcmp(run.name.data, cycles, sizeof cycles - 1) == 0) {
+      printf(
+          "time scale: CPU cycles (run %zu, etkit's firmware marker: "
+          "etkit's readers show cycles)\n",
+          r);
+      return;
+    }
+  }
   printf(
       "time scale: not stored in an ETDump (readers take "
       "--source_time_scale, default ns; etkit's host recorder writes "
       "ns)\n");
+}
+
+/* A stats-mode dump (--profile-mode stats): its events are one median per
+ * key, so say how many runs its sketches hold (the Execute block's
+ * Method::execute count) and where the full figures are. */
+static void print_stats_mode(const etk_etdump_t *dump) {
+  etk_latency_dump_info_t info;
+  if (!etk_latency_dump_find(dump, &info)) {
+    printf("profile mode: events\n");
+    return;
+  }
+  uint64_t runs = 0;
+  double error = 0;
+  for (size_t k = 0; k < info.keys; k++) {
+    etk_latency_key_t key;
+    etk_etdump_event_t e;
+    etk_error_t err;
+    etk_error_clear(&err);
+    if (etk_latency_dump_key(dump, &info, k, &key, &err) != ETK_OK) {
+      printf("profile mode: stats, latency sketch %zu unreadable: %s\n", k,
+             err.message);
+      return;
+    }
+    if (etk_sketch_error_bound(&key.sketch) > error)
+      error = etk_sketch_error_bound(&key.sketch);
+    if (etk_etdump_event_get(dump, key.event, &e) == ETK_OK &&
+        e.name.len == 15 && memcmp(e.name.data, "Method::execute", 15) == 0 &&
+        etk_sketch_count(&key.sketch) > runs)
+      runs = etk_sketch_count(&key.sketch);
+  }
+  printf("profile mode: stats: %zu latency sketches (run %zu), %" PRIu64
+         " executions of Method::execute, quantiles within %.3g%%, %" PRIu64
+         " duration(s) refused; each event holds its key's median (etkit "
+         "inspect shows count and quantiles)\n",
+         info.keys, info.run, runs, error * 100.0, info.refused);
 }
 
 int cli_info_etdump(const char *path) {
@@ -83,6 +135,15 @@ int cli_info_etdump(const char *path) {
     putchar('\n');
   }
   print_events(dump);
+  print_stats_mode(dump);
+  etk_calibration_t cal;
+  if (etk_calibration_find(dump, &cal))
+    printf(
+        "calibration: begin+end pair %.1f ticks, clock read %.1f, tensor "
+        "log %.1f + %.1f per KiB (run %u; inspect --compensate uses it)\n",
+        cal.pair, cal.clock, cal.tensor, cal.tensor_kib, cal.run);
+  else
+    printf("calibration: none (inspect --compensate needs --event-cost)\n");
   etk_dropped_marker_t m;
   if (etk_dropped_marker_find(dump, &m))
     printf("dropped: %" PRIu64 " events, %" PRIu64 " blocks, %" PRIu64

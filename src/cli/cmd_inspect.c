@@ -142,7 +142,7 @@ static void print_note(void *ctx, int is_warning, const char *line) {
 }
 
 /* Opens the ETRecord and links every block (etk_etrecord_link_with_policy
- * with the --method choices and --upstream-quirks). */
+ * with the --method choices, --reference-graph and --upstream-quirks). */
 static int link_etrecord(const cli_t *c, etk_inspector_t *insp,
                          etk_etrecord_t **rec_out, etk_error_t *err) {
   etk_error_clear(err);
@@ -162,6 +162,7 @@ static int link_etrecord(const cli_t *c, etk_inspector_t *insp,
     policy.method_name[i] = c->method_name[i];
   }
   policy.record_name = c->etrecord;
+  policy.reference_graph = c->reference_graph;
   policy.note = print_note;
   return etk_etrecord_link_with_policy(*rec_out, insp, &policy, NULL, err);
 }

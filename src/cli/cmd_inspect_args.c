@@ -94,6 +94,13 @@ static const char *const usage_text =
     "method named\n"
     "                              like the block, else forward, else the only "
     "one\n"
+    "  --reference-graph NAME      take op types, stack traces and modules "
+    "from this\n"
+    "                              graph of the ETRecord (a graph_map name; "
+    "upstream's\n"
+    "                              reference_graph_name); default: each "
+    "method's edge\n"
+    "                              program\n"
     "  --by-module                 operator time per nn.Module, as a tree\n"
     "  --module-total NAME         the time of module NAME (dotted path or "
     "key) as\n"
@@ -135,6 +142,7 @@ enum {
   OPT_LINK_COLUMNS,
   OPT_JSON_INDENT,
   OPT_EVENT_COST,
+  OPT_REFERENCE_GRAPH,
 };
 
 static const etk_cli_option_t options[] = {
@@ -162,6 +170,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_FLAG("allow_empty", 0, cli_t, ro.allow_empty),
     {"upstream_quirks", 0, ETK_CLI_NO_VALUE, OPT_QUIRKS, 0},
     {"method", 0, ETK_CLI_VALUE, OPT_METHOD, 0},
+    {"reference_graph", 0, ETK_CLI_VALUE, OPT_REFERENCE_GRAPH, 0},
     {"by_module", 0, ETK_CLI_NO_VALUE, OPT_BY_MODULE, 0},
     {"module_total", 0, ETK_CLI_VALUE, OPT_MODULE_TOTAL, 0},
     ETK_CLI_FLAG("exact_module", 0, cli_t, exact_module),
@@ -207,6 +216,11 @@ static int apply_link_option(cli_t *c, const etk_cli_parser_t *p, int id) {
   switch (id) {
     case OPT_METHOD:
       return add_method(c, v);
+    case OPT_REFERENCE_GRAPH:
+      if (!*v)
+        return etk_cli_usage(CMD, "%s", "--reference-graph needs a graph name");
+      c->reference_graph = v;
+      return 0;
     case OPT_BY_MODULE:
       c->ro.view = ETK_INSPECT_VIEW_MODULES;
       return 0;

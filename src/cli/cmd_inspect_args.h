@@ -22,8 +22,10 @@ typedef struct cli {
   int quirks;
   etk_inspector_options_t opt;
   etk_inspector_render_options_t ro;
-  /* ETRecord: --method (block NULL = every block), --module-total */
+  /* ETRecord: --method (block NULL = every block), --reference-graph,
+   * --module-total */
   const char *method_all;
+  const char *reference_graph; /* --reference-graph NAME */
   size_t method_count;
   char method_block[MAX_LIST][64];
   const char *method_name[MAX_LIST];

@@ -4,7 +4,8 @@
  *
  *   etkit numerics --etdump_path D --debug_buffer_path B --etrecord_path E
  *                  --gap mse [--format table|csv|json] [--fail-above X]
- *                  [--graph NAME] [--max-memory BYTES] [-o FILE]
+ *                  [--graph NAME] [--reference-graph NAME]
+ *                  [--max-memory BYTES] [-o FILE]
  *
  * The ETRecord's graph is run by etkit's interpreter on its representative
  * inputs, the ETDump is linked to the ETRecord, and every pair of an AOT
@@ -53,6 +54,11 @@ static const char *const usage_text =
     "                            compare_aot_runtime_dataframe columns)\n"
     "  --graph NAME              reference graph (default: the edge "
     "program)\n"
+    "  --reference-graph NAME    graph whose nodes the events link to (their "
+    "op types;\n"
+    "                            upstream's reference_graph_name; default: "
+    "the edge\n"
+    "                            program)\n"
     "  --format table|csv|json   output format (table)\n"
     "  --fail-above X            exit 1 when a pair is worse than X (snr: "
     "below X dB;\n"
@@ -65,6 +71,7 @@ static const char *const usage_text =
 
 typedef struct gap_cli {
   const char *etdump, *buffer, *etrecord, *graph, *output, *gap;
+  const char *reference_graph; /* --reference-graph: the linked graph */
   int format;
   etk_gap_options_t opt;
   int has_fail;
@@ -81,6 +88,7 @@ static const etk_cli_option_t options[] = {
     ETK_CLI_STRING("etrecord_path|etrecord", 0, gap_cli_t, etrecord),
     ETK_CLI_STRING("gap", 0, gap_cli_t, gap),
     ETK_CLI_STRING("graph", 0, gap_cli_t, graph),
+    ETK_CLI_STRING("reference_graph", 0, gap_cli_t, reference_graph),
     ETK_CLI_STRING("output", 'o', gap_cli_t, output),
     {"format", 0, ETK_CLI_VALUE, OPT_FORMAT, 0},
     {"fail_above", 0, ETK_CLI_VALUE, OPT_FAIL_ABOVE, 0},
@@ -214,7 +222,8 @@ static int build(gap_cli_t *c, etk_error_t *err) {
                                        : "%s holds STATS vectors (--debug-"
                                          "level stats): use --gap stats",
                               c->etdump);
-  else if (cli_link_etrecord(CMD, c->etrecord, insp, &rec, NULL, err) != 0)
+  else if (cli_link_etrecord_graph(CMD, c->etrecord, c->reference_graph, insp,
+                                   &rec, NULL, err) != 0)
     status = 1 + etk_cli_fail_error(CMD, err);
   else if (etk_graph_load(rec, &go, &g, err) != ETK_OK ||
            etk_gap_build(insp, buf, len, g, &c->opt, &c->result, err) != ETK_OK)

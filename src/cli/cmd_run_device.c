@@ -249,6 +249,11 @@ static int run_on_board(const options_t *o, const device_options_t *d,
   job.rtol = o->rtol;
   job.atol = o->atol;
   job.calibrate = !o->no_calibrate;
+  /* --profile-mode stats [--stats-error E], checked by the host's parse */
+  job.profile_mode = o->flight.stats;
+  job.stats_error_ppm = o->flight.stats_error > 0
+                            ? (unsigned long)(o->flight.stats_error * 1e6 + 0.5)
+                            : 0;
   if (join(etdump, sizeof etdump, tmp, "/etdump.etdp") ||
       join(debug, sizeof debug, tmp, "/debug.bin") ||
       join(outdir, sizeof outdir, tmp, "/out") ||

@@ -44,10 +44,12 @@ static const char *const usage_text =
     "                              change under one timer step never counts\n"
     "  --alpha Q                   false-discovery rate of compare (0.05)\n"
     "  --all-rows                  also compare OPERATOR_CALL wrappers\n"
-    "  --wide                      trend/compare tables with every column\n"
     "  --fail-above PCT            exit 1 when a significant slow-down\n"
     "                              exceeds PCT %\n"
     "  --dry-run                   prune: list the runs, delete nothing\n"
+    "  --wide                      runs, show, trend, compare: every\n"
+    "                              column, whole texts (the tables fit 120\n"
+    "                              columns without)\n"
     "  --run-time T                add: when the run was made (ISO 8601,\n"
     "                              UTC unless it has a zone); since=\n"
     "                              selects on it, else on the add's time\n"
@@ -234,8 +236,10 @@ static int render_table(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
 /* Prints a query's table (or its error); frees it. */
 static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
                        etk_error_t *err) {
+  int fit =
+      !c->wide && (strcmp(c->sub, "runs") == 0 || strcmp(c->sub, "show") == 0);
   if (rc == ETK_OK && c->format == ETK_STORE_FORMAT_TABLE &&
-      store_cli_readable_units(t) != ETK_OK)
+      (fit ? store_cli_fit(t, c->sub) : store_cli_readable_units(t)) != ETK_OK)
     rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   if (rc == ETK_OK) {
     void *ctx[2] = {c, t};

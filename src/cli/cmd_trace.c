@@ -17,6 +17,7 @@
 #include "cli_args.h"
 #include "cli_link.h"
 #include "commands.h"
+#include "etkit/latency_dump.h"
 
 #define CMD "trace"
 #define MAX_INPUTS 64
@@ -212,6 +213,16 @@ int etk_cmd_trace(int argc, char **argv) {
     if (etk_etdump_open_path(c->in[i].path, NULL, &c->dump[i], &err) !=
         ETK_OK) {
       status = etk_cli_fail_error(CMD, &err);
+      rc = 1;
+      break;
+    }
+    if (etk_latency_dump_find(c->dump[i], NULL)) {
+      /* its events are medians at time 0: a timeline would be fiction */
+      status = etk_cli_fail(CMD,
+                            "%s is a stats-mode dump (--profile-mode stats): "
+                            "it keeps latency sketches, not a timeline "
+                            "(etkit inspect shows them)",
+                            c->in[i].path);
       rc = 1;
       break;
     }

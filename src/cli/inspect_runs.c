@@ -8,6 +8,7 @@
 #include "cli_args.h"
 #include "cmd_inspect_args.h"
 #include "commands.h"
+#include "etkit/latency_dump.h"
 #include "etkit/run_series.h"
 
 typedef struct runs_out {
@@ -27,6 +28,12 @@ int cli_inspect_runs(const cli_t *c, const etk_inspector_t *insp) {
        opt.prompt_tokens == 0))
     return etk_cli_usage(CMD, "--prompt-tokens needs a count > 0, not '%s'",
                          c->prompt_tokens);
+  if (etk_latency_dump_find(etk_inspector_etdump(insp), NULL))
+    return etk_cli_fail(CMD,
+                        "--runs: %s is a stats-mode dump (--profile-mode "
+                        "stats): it keeps no duration per run; etkit inspect "
+                        "shows each key's count and quantiles",
+                        c->etdump);
   etk_run_series_t series;
   etk_error_t err;
   etk_error_clear(&err);

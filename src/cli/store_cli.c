@@ -106,3 +106,195 @@ int store_cli_readable_units(etk_store_table_t *t) {
   }
   return ETK_OK;
 }
+
+/* ------------------------------------------------- tables in 120 columns */
+
+/* A column of a fitted table: the store's header, the one shown, and the
+ * fewest code points its texts are cut to (0: never cut). */
+typedef struct fit_col {
+  const char *name, *shown;
+  size_t floor;
+} fit_col_t;
+
+/* runs and show in a terminal: the columns most runs tell apart (--wide
+ * adds run_time, backend, branch, blocks; show's op_type, delegate). */
+static const fit_col_t runs_cols[] = {
+    {"id", "id", 0},         {"added", "added", 0},   {"digest", "digest", 0},
+    {"model", "model", 6},   {"device", "device", 6}, {"commit", "commit", 6},
+    {"tags", "tags", 6},     {"operators", "ops", 0}, {"samples", "samples", 0},
+    {"source", "source", 10}};
+static const fit_col_t show_cols[] = {{"block", "block", 8},
+                                      {"operator", "operator", 16},
+                                      {"instruction_id", "iid", 0},
+                                      {"module", "module", 12},
+                                      {"samples", "samples", 0},
+                                      {"median", "median", 0},
+                                      {"mean", "mean", 0},
+                                      {"min", "min", 0},
+                                      {"max", "max", 0}};
+
+/* Counts the widest line of what is rendered (code points). */
+typedef struct line_width {
+  size_t line, widest;
+} line_width_t;
+
+static int count_width(void *ctx, const char *data, size_t len) {
+  line_width_t *w = ctx;
+  for (size_t i = 0; i < len; i++) {
+    if (data[i] == '\n') {
+      w->line = 0;
+    } else if (((unsigned char)data[i] & 0xc0u) != 0x80u &&
+               ++w->line > w->widest) {
+      w->widest = w->line;
+    }
+  }
+  return 0;
+}
+
+static size_t points(const char *s, size_t len) {
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) n += ((unsigned char)s[i] & 0xc0u) != 0x80u;
+  return n;
+}
+
+/* The widest text of column c (header included), in code points. */
+static size_t column_points(const etk_store_table_t *t, size_t c) {
+  size_t w = points(t->headers[c], strlen(t->headers[c]));
+  for (size_t r = 0; r < t->rows; r++) {
+    const etk_cell_t *cell = &t->cells[r * t->cols + c];
+    if (cell->kind == ETK_CELL_TEXT) {
+      size_t n = points(cell->text, cell->len);
+      if (n > w) w = n;
+    }
+  }
+  return w;
+}
+
+/* Cuts every text of column c to `keep` code points, the last one an
+ * ellipsis (a source path keeps its end: "…/run/etdump.etdp"). */
+static int cut_column(etk_store_table_t *t, size_t c, size_t keep,
+                      int keep_end) {
+  for (size_t r = 0; r < t->rows; r++) {
+    etk_cell_t *cell = &t->cells[r * t->cols + c];
+    if (cell->kind != ETK_CELL_TEXT || points(cell->text, cell->len) <= keep)
+      continue;
+    size_t cut = 0, seen = 0; /* bytes of the keep - 1 code points kept */
+    if (keep_end) {
+      for (cut = cell->len; cut > 0 && seen < keep - 1;)
+        seen += ((unsigned char)cell->text[--cut] & 0xc0u) != 0x80u;
+    } else {
+      for (; cut < cell->len; cut++)
+        if (((unsigned char)cell->text[cut] & 0xc0u) != 0x80u &&
+            seen++ == keep - 1)
+          break;
+    }
+    size_t part = keep_end ? cell->len - cut : cut;
+    char *s = malloc(part + 4);
+    if (!s) return ETK_E_NO_MEMORY;
+    if (keep_end) {
+      memcpy(s, "\xe2\x80\xa6", 3);
+      memcpy(s + 3, cell->text + cut, part);
+    } else {
+      memcpy(s, cell->text, part);
+      memcpy(s + part, "\xe2\x80\xa6", 3);
+    }
+    s[part + 3] = '\0';
+    free((char *)cell->text);
+    cell->text = s;
+    cell->len = part + 3;
+  }
+  return ETK_OK;
+}
+
+/* Keeps columns cols[0..n) of t (in that order, headers renamed);
+ * ETK_E_INVALID_ARGUMENT, t unchanged, when one of them is not in t. */
+static int keep_columns(etk_store_table_t *t, const fit_col_t *cols, size_t n) {
+  size_t from[16];
+  for (size_t k = 0; k < n; k++) {
+    from[k] = SIZE_MAX;
+    for (size_t c = 0; c < t->cols; c++)
+      if (strcmp(t->headers[c], cols[k].name) == 0) from[k] = c;
+    if (from[k] == SIZE_MAX) return ETK_E_INVALID_ARGUMENT;
+  }
+  etk_cell_t *cells = malloc((t->rows ? t->rows : 1) * n * sizeof *cells);
+  char **headers = malloc(n * sizeof *headers);
+  if (!cells || !headers) {
+    free(cells);
+    free(headers);
+    return ETK_E_NO_MEMORY;
+  }
+  for (size_t k = 0; k < n; k++) {
+    size_t len = strlen(cols[k].shown) + 1;
+    headers[k] = malloc(len);
+    if (headers[k]) memcpy(headers[k], cols[k].shown, len);
+    if (!headers[k]) {
+      while (k) free(headers[--k]);
+      free(cells);
+      free(headers);
+      return ETK_E_NO_MEMORY;
+    }
+  }
+  for (size_t r = 0; r < t->rows; r++)
+    for (size_t k = 0; k < n; k++) {
+      etk_cell_t *src = &t->cells[r * t->cols + from[k]];
+      cells[r * n + k] = *src;
+      src->kind = ETK_CELL_NONE; /* moved: not freed with the rest */
+    }
+  size_t rows = t->rows;
+  etk_store_table_free(t);
+  t->rows = t->cap = rows;
+  t->cells = cells;
+  t->headers = headers;
+  t->cols = n;
+  return ETK_OK;
+}
+
+int store_cli_fit(etk_store_table_t *t, const char *sub) {
+  int runs = strcmp(sub, "runs") == 0;
+  const fit_col_t *cols = runs ? runs_cols : show_cols;
+  size_t n = runs ? sizeof runs_cols / sizeof *runs_cols
+                  : sizeof show_cols / sizeof *show_cols;
+  int rc = keep_columns(t, cols, n);
+  if (rc == ETK_E_INVALID_ARGUMENT) /* not the columns known here */
+    return store_cli_readable_units(t);
+  if (rc == ETK_OK) rc = store_cli_readable_units(t);
+  if (rc != ETK_OK) return rc;
+  size_t rows = t->rows;
+  if (runs) /* digests are told apart by 8 hex digits, times by minutes */
+    for (size_t r = 0; r < rows; r++) {
+      etk_cell_t *d = &t->cells[r * n + 2], *a = &t->cells[r * n + 1];
+      if (d->kind == ETK_CELL_TEXT && d->len > 8) d->len = 8;
+      if (a->kind == ETK_CELL_TEXT && a->len > 16) a->len = 16;
+    }
+  /* measure, then cut the widest cuttable columns down by the excess
+   * (never below their floor); the numbers' widths do not change */
+  for (int round = 0; round < 4; round++) {
+    line_width_t w = {0, 0};
+    etk_render_sink_t s;
+    etk_render_sink_init(&s, count_width, &w);
+    etk_error_t err;
+    etk_error_clear(&err);
+    rc = etk_store_table_render(t, ETK_STORE_FORMAT_TABLE, &s, &err);
+    if (rc == ETK_OK) rc = etk_render_sink_flush(&s);
+    if (rc != ETK_OK || w.widest <= STORE_CLI_WIDTH) return rc;
+    size_t excess = w.widest - STORE_CLI_WIDTH, width[16];
+    for (size_t k = 0; k < n; k++)
+      width[k] = cols[k].floor ? column_points(t, k) : 0;
+    while (excess) { /* one code point off the widest column above floor */
+      size_t best = SIZE_MAX;
+      for (size_t k = 0; k < n; k++)
+        if (cols[k].floor && width[k] > cols[k].floor &&
+            (best == SIZE_MAX || width[k] > width[best]))
+          best = k;
+      if (best == SIZE_MAX) break; /* every column at its floor */
+      width[best]--;
+      excess--;
+    }
+    for (size_t k = 0; k < n && rc == ETK_OK; k++)
+      if (cols[k].floor && width[k] < column_points(t, k))
+        rc = cut_column(t, k, width[k],
+                        runs && strcmp(cols[k].name, "source") == 0);
+    if (rc != ETK_OK || excess) return rc;
+  }
+  return ETK_OK;
+}

@@ -28,7 +28,7 @@ typedef struct store_cli {
   store_cli_tags_t tags, where, baseline, candidate;
   double fail_above, threshold, alpha, min_delta;
   int has_fail_above, all_rows, dry_run;
-  int wide;                 /* --wide: trend/compare tables with every column */
+  int wide; /* --wide: every column of runs, show, trend and compare */
   const char *instruction;  /* --instruction ID: with --op, one of them */
   const char *run_time;     /* add --run-time T: the run's own time */
   const char *debug_buffer; /* add --debug-buffer B: its STATS are kept */
@@ -54,5 +54,17 @@ etk_store_where_t store_cli_where(const store_cli_tags_t *t);
  * "base ms"/"cand ms" ("base (µs)"), values rounded to 3 digits.  CSV and
  * JSON keep milliseconds.  ETK_E_NO_MEMORY. */
 int store_cli_readable_units(etk_store_table_t *t);
+
+/* Columns of a terminal's table */
+#define STORE_CLI_WIDTH 120
+
+/* `store runs` and `store show` (`sub`) as a box table within
+ * STORE_CLI_WIDTH columns: the columns that tell runs or operators apart
+ * (operators shown as "ops", instruction_id as "iid"), durations in one
+ * readable unit (store_cli_readable_units), digests cut to 8 hex digits and
+ * times to the minute, then the widest texts (names, modules, tags, the
+ * source's start) cut with an ellipsis until the table fits.  --wide skips
+ * this. ETK_E_NO_MEMORY. */
+int store_cli_fit(etk_store_table_t *t, const char *sub);
 
 #endif

@@ -75,10 +75,12 @@ int etk_device_write_job(const char *path, const etk_device_job_t *job,
   }
   fprintf(of.fp,
           "iterations %lu\nwarmup %lu\ndebug_level %d\nprofile_level %d\n"
-          "verify %d\ntransport %d\nrtol %.17g\natol %.17g\ncalibrate %d\n",
+          "verify %d\ntransport %d\nrtol %.17g\natol %.17g\ncalibrate %d\n"
+          "profile_mode %d\nstats_error_ppm %lu\n",
           job->iterations, job->warmup, job->debug_level, job->profile_level,
           job->verify ? 1 : 0, job->transport ? 1 : 0, job->rtol, job->atol,
-          job->calibrate ? 1 : 0);
+          job->calibrate ? 1 : 0, job->profile_mode ? 1 : 0,
+          job->stats_error_ppm);
   return etk_outfile_commit(&of, err);
 }
 

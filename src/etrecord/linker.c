@@ -20,6 +20,10 @@
  * behaviour is not kept by default: upstream uses the "forward" maps for
  * every method; here the event's method is used unless
  * ETK_ETRECORD_LINK_FORWARD_ONLY is set.
+ *
+ * Reference graph (upstream's Inspector(reference_graph_name=...)): the
+ * maps always come from the event's method, the nodes from its edge
+ * program, or from the one graph etk_etrecord_linker_set_graph() named.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,9 @@ struct etk_etrecord_linker {
   char *method;
   const etk_etrecord_method_maps_t *maps;
   const etk_etrecord_program_t *program; /* NULL: no edge program */
+  /* etk_etrecord_linker_set_graph(): the graph whose nodes every method's
+   * handles name (NULL: each method's own edge program) */
+  const etk_etrecord_program_t *reference;
   /* scratch */
   const etk_etrecord_node_t **nodes;
   size_t node_cap;
@@ -86,6 +93,22 @@ static int select_method(etk_etrecord_linker_t *l, const char *method,
   return ETK_OK;
 }
 
+int etk_etrecord_linker_set_graph(etk_etrecord_linker_t *l, const char *name,
+                                  etk_error_t *err) {
+  if (!l)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "NULL argument");
+  if (!name) {
+    l->reference = NULL;
+    return ETK_OK;
+  }
+  const etk_etrecord_program_t *prog;
+  int rc = etk_etrecord_graph_load(l->rec, name, &prog, err);
+  if (rc != ETK_OK) return rc;
+  l->reference = prog;
+  return ETK_OK;
+}
+
 static bool reserved_event(const char *name) {
   return name && (strcmp(name, "Method::init") == 0 ||
                   strcmp(name, "Program::load_method") == 0 ||
@@ -93,12 +116,13 @@ static bool reserved_event(const char *name) {
 }
 
 static int collect_nodes(etk_etrecord_linker_t *l,
+                         const etk_etrecord_program_t *program,
                          etk_etrecord_event_link_t *out, etk_error_t *err) {
   size_t count = 0, unique = 0;
   for (size_t h = 0; h < out->debug_handle_count; h++) {
     const etk_etrecord_node_t *const *nodes;
     size_t n = etk_etrecord_program_nodes_for_handle(
-        l->program, out->debug_handles[h], &nodes);
+        program, out->debug_handles[h], &nodes);
     if (n > SIZE_MAX - count ||
         !ETK_VEC_RESERVE(l->nodes, l->node_cap, count + n) ||
         !ETK_VEC_RESERVE(l->unique, l->unique_cap, unique + n))
@@ -173,9 +197,11 @@ int etk_etrecord_linker_resolve(etk_etrecord_linker_t *l,
       out->debug_handle_count = count;
     }
   }
-  if (!out->has_debug_handles || reserved_event(ev->name) || !l->program)
+  const etk_etrecord_program_t *program =
+      l->reference ? l->reference : l->program;
+  if (!out->has_debug_handles || reserved_event(ev->name) || !program)
     return ETK_OK;
-  return collect_nodes(l, out, err);
+  return collect_nodes(l, program, out, err);
 }
 
 bool etk_etrecord_link_in_module(const etk_etrecord_event_link_t *link,

@@ -60,6 +60,10 @@ namespace {
 ETDumpGen::ETDumpGen(Span<uint8_t> buffer)
     : ETDumpTracer(buffer, config_for(buffer)) {}
 
+ETDumpGen::ETDumpGen(Span<uint8_t> buffer,
+                     const ::etkit::ETDumpTracerConfig &config)
+    : ETDumpTracer(buffer, config) {}
+
 ETDumpGen::~ETDumpGen() = default;
 
 Result<bool> ETDumpGen::set_debug_buffer(Span<uint8_t> buffer) {

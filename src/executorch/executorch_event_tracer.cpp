@@ -42,6 +42,19 @@
  *   is not repeated (the recorder discards nothing then and answers
  *   ETK_E_LIMIT), so a ring keeps at least what stop mode keeps.
  *
+ * LONG RUNS
+ *   ProfileMode::kStats is the recorder's STATS MODE (etkit/recorder.h),
+ *   its table in the same arena (stats_keys, or a key per 6 KiB of it):
+ *   the profiling calls are the same, the recorder's checked end adds the
+ *   duration to its key's sketch, a key that finds no room is dropped and
+ *   counted (ETK_E_FULL without latching, so ring mode discards nothing for
+ *   it).  set_profile_mode makes the recorder again in the arena and gives
+ *   it the caller's sink again (sink_kind_).  DebugLevel::kStats is a value
+ *   of upstream's own level (kEventTracerDebugStats, 3): every log call
+ *   first puts the recorder at ETK_DEBUG_LEVEL_STATS when the base class
+ *   holds it and back to NONE when not (sync_debug_level; the recorder's
+ *   level is otherwise never consulted by its log calls).
+ *
  * INVARIANTS
  *   - Nothing here aborts: misuse returns Error::InvalidArgument or
  *     Error::InvalidState (void methods count it in error_count() and keep
@@ -60,6 +73,8 @@
 #include <cstring>
 
 #include <executorch/runtime/platform/platform.h>
+
+#include "etkit/sketch.h"
 
 namespace etkit {
 
@@ -215,6 +230,22 @@ inline bool same_text(const char *s, const char *text, uint32_t len) {
   return true;
 }
 
+/* Stats mode's default table: a key per 6 KiB of arena (its sketch,
+ * about 1 KiB, and the output reserved once it is used, about 2 KiB,
+ * leave half the arena to names and records), 1 to 1024 keys. */
+uint32_t default_stats_keys(size_t arena) {
+  size_t keys = arena / 6144;
+  return static_cast<uint32_t>(keys < 1 ? 1 : keys > 1024 ? 1024 : keys);
+}
+
+bool valid_profile(ProfileMode mode, double error, uint32_t keys) {
+  if (mode != ProfileMode::kFull && mode != ProfileMode::kStats) return false;
+  if (error != 0.0 && !(error >= ETK_SKETCH_MIN_RELATIVE_ERROR &&
+                        error <= ETK_SKETCH_MAX_RELATIVE_ERROR))
+    return false; /* NaN too */
+  return keys <= ETK_LATENCY_MAX_KEYS;
+}
+
 }  // namespace
 
 /* ------------------------------------------------------------ set-up */
@@ -286,7 +317,14 @@ void ETDumpTracer::init() {
   c.clock = config_.clock != nullptr ? config_.clock : pal_clock;
   c.clock_ctx = config_.clock != nullptr ? config_.clock_ctx : nullptr;
   c.max_strings = config_.max_strings;
+  if (config_.profile_mode == ProfileMode::kStats) {
+    c.profile_mode = ETK_PROFILE_MODE_STATS;
+    c.stats_error = config_.stats_error;
+    c.stats_keys = config_.stats_keys != 0 ? config_.stats_keys
+                                           : default_stats_keys(arena_size_);
+  }
   rec_ = nullptr;
+  recorder_stats_ = false; /* a new recorder starts at ETK_DEBUG_LEVEL_NONE */
   int status = etk_recorder_init(&rec_, arena_, arena_size_, &c);
   if (status != ETK_OK) {
     rec_ = nullptr;
@@ -301,7 +339,56 @@ void ETDumpTracer::init() {
 
 void ETDumpTracer::reset() {
   user_sink_ = nullptr;
+  sink_kind_ = SinkKind::kNone;
   if (arena_ != nullptr) init();
+}
+
+/* The sink the caller gave, to a recorder made anew. */
+void ETDumpTracer::restore_sink() {
+  etk_data_sink_t s = {sink_trampoline, this};
+  switch (sink_kind_) {
+    case SinkKind::kUser:
+      etk_recorder_set_data_sink(rec_, &s);
+      break;
+    case SinkKind::kC:
+      etk_recorder_set_data_sink(rec_, &c_sink_);
+      break;
+    case SinkKind::kBuffer:
+      etk_recorder_set_debug_buffer(rec_, debug_span_.data(),
+                                    debug_span_.size());
+      break;
+    case SinkKind::kNone:
+      break;
+  }
+}
+
+ETDumpTracer::Error ETDumpTracer::set_profile_mode(ProfileMode mode,
+                                                   double relative_error,
+                                                   uint32_t keys) {
+  if (arena_ == nullptr) return init_error_; /* no arena to make it in */
+  if (!valid_profile(mode, relative_error, keys)) return Error::InvalidArgument;
+  if (rec_ != nullptr &&
+      (etk_recorder_block_count(rec_) != 0 || etk_recorder_dropped(rec_) != 0))
+    return Error::InvalidState; /* it would lose what was recorded */
+  ETDumpTracerConfig before = config_;
+  config_.profile_mode = mode;
+  config_.stats_error = relative_error;
+  config_.stats_keys = keys;
+  init();
+  Error status = Error::Ok;
+  if (rec_ == nullptr) { /* no room for the table: the old mode again */
+    config_ = before;
+    init();
+    status = Error::OutOfResources;
+  }
+  restore_sink();
+  return status;
+}
+
+void ETDumpTracer::sync_debug_level_now(bool stats) {
+  etk_recorder_set_debug_level(
+      rec_, stats ? ETK_DEBUG_LEVEL_STATS : ETK_DEBUG_LEVEL_NONE);
+  recorder_stats_ = stats;
 }
 
 void ETDumpTracer::count_error(int status) {
@@ -538,6 +625,7 @@ ETDumpTracer::Result<bool> ETDumpTracer::log_value(
   int status;
   if (rec_ == nullptr) return init_error_;
   sync_chain();
+  sync_debug_level();
   status = delegate ? etk_recorder_log_delegate_value(rec_, name, index, &value)
                     : etk_recorder_log_value(rec_, &value, type);
   for (int a = 0; wrap_when_full(status, a); a++)
@@ -698,7 +786,11 @@ ETDumpTracer::Error ETDumpTracer::set_debug_buffer(
   if (rec_ == nullptr) return init_error_;
   int status =
       etk_recorder_set_debug_buffer(rec_, buffer.data(), buffer.size());
-  if (status == ETK_OK) user_sink_ = nullptr;
+  if (status == ETK_OK) {
+    user_sink_ = nullptr;
+    sink_kind_ = SinkKind::kBuffer;
+    debug_span_ = buffer;
+  }
   return to_error(status);
 }
 
@@ -706,6 +798,7 @@ ETDumpTracer::Error ETDumpTracer::set_data_sink(DataSink *sink) {
   etk_data_sink_t s = {sink_trampoline, this};
   if (rec_ == nullptr) return init_error_;
   user_sink_ = sink;
+  sink_kind_ = sink != nullptr ? SinkKind::kUser : SinkKind::kNone;
   etk_recorder_set_data_sink(rec_, sink != nullptr ? &s : nullptr);
   return Error::Ok;
 }
@@ -714,6 +807,8 @@ ETDumpTracer::Error ETDumpTracer::set_data_sink(const etk_data_sink_t &sink) {
   if (rec_ == nullptr) return init_error_;
   if (sink.write == nullptr) return Error::InvalidArgument;
   user_sink_ = nullptr;
+  sink_kind_ = SinkKind::kC;
+  c_sink_ = sink;
   etk_recorder_set_data_sink(rec_, &sink);
   return Error::Ok;
 }

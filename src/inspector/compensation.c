@@ -19,6 +19,7 @@
  *   item; events of different runs never interact.
  */
 #include "etkit/compensation.h"
+#include "etkit/latency_dump.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,13 @@ int etk_compensation_compute(const etk_etdump_t *dump,
                          "etk_compensation_compute: NULL argument");
   size_t events = etk_etdump_event_count(dump),
          runs = etk_etdump_run_count(dump);
+  if (etk_latency_dump_find(dump, NULL))
+    /* its events are one median per key, all starting at 0: which event
+     * ran inside which is not in the dump, so nothing can be taken off */
+    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+                         "a stats-mode dump (--profile-mode stats) cannot be "
+                         "compensated: its events are medians, not nested "
+                         "in time (record a full or ring trace)");
   if (events == 0) return ETK_OK;
   if (!out)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,

@@ -33,7 +33,9 @@
  * Methods of blocks: etk_etrecord_inspector_link() uses one method for
  * every event (upstream: "forward"); etk_etrecord_inspector_link_block()
  * links one block with the method etk_etrecord_block_method() picks for
- * it, or with the caller's choice (rules in etkit/etrecord.h).
+ * it, or with the caller's choice (rules in etkit/etrecord.h);
+ * etk_etrecord_inspector_link_block_graph() takes the nodes from one named
+ * graph instead (upstream's reference_graph_name).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +304,14 @@ int etk_etrecord_inspector_link_block(etk_etrecord_t *rec,
                                       const char *method, unsigned flags,
                                       etk_etrecord_link_summary_t *summary,
                                       etk_error_t *err) {
+  return etk_etrecord_inspector_link_block_graph(rec, insp, block, method, NULL,
+                                                 flags, summary, err);
+}
+
+int etk_etrecord_inspector_link_block_graph(
+    etk_etrecord_t *rec, etk_inspector_t *insp, size_t block,
+    const char *method, const char *graph, unsigned flags,
+    etk_etrecord_link_summary_t *summary, etk_error_t *err) {
   etk_inspector_block_t b;
   if (!rec || !insp || etk_inspector_block_get(insp, block, &b) != ETK_OK)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
@@ -309,9 +319,13 @@ int etk_etrecord_inspector_link_block(etk_etrecord_t *rec,
   if (!method)
     method = etk_etrecord_block_method(rec, b.name_present ? b.name : NULL);
   if (!method && !(flags & ETK_ETRECORD_LINK_FORWARD_ONLY)) return ETK_OK;
-  etk_etrecord_linker_t *linker;
+  etk_etrecord_linker_t *linker = NULL;
   int rc = etk_etrecord_linker_create(rec, flags, &linker, err);
-  if (rc != ETK_OK) return rc;
+  if (rc == ETK_OK) rc = etk_etrecord_linker_set_graph(linker, graph, err);
+  if (rc != ETK_OK) {
+    etk_etrecord_linker_destroy(linker);
+    return rc;
+  }
   scratch_t s = {0};
   rc = link_events(linker, insp, b.first_event, b.event_count, method,
                    link_last_instruction(rec, method), &s, summary, err);

@@ -11,8 +11,10 @@
  * then each block is linked with, in priority order, its last per-block
  * choice, the all-blocks choice, "forward" under upstream's quirks, or
  * etk_etrecord_block_method() (a block with events for which none can be
- * chosen stays unlinked, with a warning).  Errors name the record in
- * err->where ("<record>: <member>").
+ * chosen stays unlinked, with a warning).  A reference graph
+ * (upstream's reference_graph_name) must exist before anything is linked;
+ * it then gives every block's nodes, the method still its maps.  Errors name
+ * the record in err->where ("<record>: <member>").
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -65,6 +67,52 @@ void etk_etrecord_error_where(etk_error_t *err, const char *path) {
   if (n >= sizeof err->where) n = sizeof err->where - 1; /* keep the start */
   memcpy(err->where, joined, n);
   err->where[n] = 0;
+}
+
+/* "edge_dialect_graph_module, encoder/forward" into buf: the names
+ * upstream's Inspector(reference_graph_name=) accepts (its op_graph_dict
+ * keys), then "exported_program" when the record has it. */
+static const char *graph_list(const etk_etrecord_t *rec, char *buf,
+                              size_t size) {
+  etk_name_list_t names;
+  etk_name_list_init(&names, buf, size > 160 ? 160 : size);
+  static const char edge[] = "edge_dialect_graph_module";
+  etk_name_list_add(&names, edge, sizeof edge - 1);
+  const etk_etrecord_program_ref_t *p;
+  for (size_t i = 0; (p = etk_etrecord_program_at(rec, i)) != NULL; i++)
+    if (p->kind == ETK_ETRECORD_PROGRAM_EXTRA)
+      etk_name_list_add(&names, p->member, strlen(p->member));
+  for (size_t i = 0; (p = etk_etrecord_program_at(rec, i)) != NULL; i++)
+    if (p->kind == ETK_ETRECORD_PROGRAM_EXPORTED)
+      etk_name_list_add(&names, p->member, strlen(p->member));
+  return etk_name_list_text(&names);
+}
+
+/* The policy's reference graph: NULL for the default (each method's edge
+ * program); a name the record lacks is ETK_E_NOT_FOUND. */
+static int check_reference_graph(etk_etrecord_t *rec,
+                                 const etk_link_policy_t *p, const char **graph,
+                                 etk_error_t *err) {
+  *graph = p->reference_graph;
+  if (*graph && strcmp(*graph, "edge_dialect_graph_module") == 0) *graph = NULL;
+  if (!*graph) return ETK_OK;
+  const etk_etrecord_program_t *prog;
+  etk_error_t local;
+  etk_error_clear(&local);
+  int rc = etk_etrecord_graph_load(rec, *graph, &prog, &local);
+  if (rc == ETK_E_NOT_FOUND) {
+    char names[512];
+    etk_error_where(err, p->record_name);
+    return etk_error_set(err, ETK_E_NOT_FOUND, ETK_NO_OFFSET,
+                         "reference graph '%s' is not in the ETRecord "
+                         "(graphs: %s)",
+                         *graph, graph_list(rec, names, sizeof names));
+  }
+  if (rc != ETK_OK && err) {
+    *err = local;
+    etk_etrecord_error_where(err, p->record_name);
+  }
+  return rc;
 }
 
 /* The block a per-block choice names: a decimal index or an exact name. */
@@ -132,7 +180,9 @@ int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
                 record);
     return ETK_OK;
   }
+  const char *graph;
   int rc = check_choices(rec, insp, p, err);
+  if (rc == ETK_OK) rc = check_reference_graph(rec, p, &graph, err);
   if (rc != ETK_OK) return rc;
   /* etkit's rules by default; upstream's with quirks: top graph only,
    * framework events and substring delegate ids, and "forward" for every
@@ -164,8 +214,8 @@ int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
         continue;
       }
     }
-    rc = etk_etrecord_inspector_link_block(rec, insp, b, method, flags, &sum,
-                                           err);
+    rc = etk_etrecord_inspector_link_block_graph(rec, insp, b, method, graph,
+                                                 flags, &sum, err);
     if (rc != ETK_OK) {
       etk_etrecord_error_where(err, p->record_name);
       return rc;
@@ -184,7 +234,13 @@ int etk_etrecord_link_with_policy(etk_etrecord_t *rec, etk_inspector_t *insp,
                          "the view is not linked",
                          "those events are not linked", line, sizeof line))
     policy_warn(p, "%s", line);
-  if (sum.linked && sum.with_nodes == 0)
+  if (sum.linked && sum.with_nodes == 0 && graph)
+    policy_warn(p,
+                "%s: %zu events got debug handles but no debug handle names "
+                "a node of the reference graph '%s': no op types, modules or "
+                "stack traces",
+                record, sum.linked, graph);
+  else if (sum.linked && sum.with_nodes == 0)
     policy_warn(p,
                 "%s: %zu events got debug handles but no debug handle names "
                 "a node of its edge program: no op types, modules or stack "

@@ -57,6 +57,8 @@ foreach(board mps2-an385 mps2-an386 mps3-an547)
       --debug_buffer_path ${B}_1.bin)
   # the dump says its unit: cycles without --source_time_scale
   expect_text("(cycles)")
+  run(0 ${ETKIT} info ${B}_1.etdp)
+  expect_text("time scale: CPU cycles")
   run(0 ${ETKIT} run ${D}/model.bpte --target ${board}
       --firmware ${FIRMWARE}/${board}.elf --verify)
   expect_text("case 0: pass")
@@ -120,26 +122,10 @@ foreach(board mps2-an386 mps3-an547)
   same(${K}/${board}/output_0.npy ${K}/host/output_0.npy)
 endforeach()
 
-# upstream's KeywordSpotting program (examples/arduino/examples/
-# KeywordSpotting/model.pte of pytorch/executorch), when the environment
-# variable ETKIT_UPSTREAM_EXAMPLES_DIR (read when the test runs, or at
-# configure time) names a folder holding it as kws.pte or model.pte: the
-# output of M4F and M55 equals the host's, bit for bit
-if("$ENV{ETKIT_UPSTREAM_EXAMPLES_DIR}" STREQUAL "")
-  set(UPSTREAM_DIR "${UPSTREAM}")
-else()
-  set(UPSTREAM_DIR "$ENV{ETKIT_UPSTREAM_EXAMPLES_DIR}")
-endif()
-set(UPSTREAM_PTE "")
-foreach(name kws.pte model.pte)
-  if(UPSTREAM_DIR AND NOT UPSTREAM_PTE AND EXISTS ${UPSTREAM_DIR}/${name})
-    set(UPSTREAM_PTE ${UPSTREAM_DIR}/${name})
-  endif()
-endforeach()
-if(UPSTREAM_DIR AND NOT UPSTREAM_PTE)
-  message(FATAL_ERROR "ETKIT_UPSTREAM_EXAMPLES_DIR=${UPSTREAM_DIR} holds "
-    "neither kws.pte nor model.pte")
-endif()
+# upstream's KeywordSpotting program (upstream_kws.cmake) when
+# ETKIT_UPSTREAM_EXAMPLES_DIR holds it: the output of M4F and M55 equals
+# the host's, bit for bit
+include(${CMAKE_CURRENT_LIST_DIR}/upstream_kws.cmake)
 if(UPSTREAM_PTE)
   message(STATUS "upstream KeywordSpotting: ${UPSTREAM_PTE}")
   run(0 ${ETKIT} run ${UPSTREAM_PTE} --output-dir ${K}/up_host)

@@ -4,7 +4,8 @@
  * taken, reset) it never touches the heap; in heap mode (the default
  * constructor, as upstream's docs use it) it allocates its arena once at
  * construction and the dump once in get_etdump_data, which the caller
- * frees; on a small heap it takes a smaller arena and still records.
+ * frees; on a small heap it takes a smaller arena and still records.  The
+ * long-run modes (stats profile, STATS debug level) keep those promises.
  * Linked with -Wl,--wrap for malloc, calloc, realloc, free,
  * aligned_alloc and posix_memalign (harness/heap_count.h); operator new
  * and delete are replaced here, so allocations from C++ code are counted
@@ -107,6 +108,46 @@ int main() {
     (void)gen.get_etdump_data();
   }
   EXPECT_EQ(etk_heap_calls, 0); /* a caller's buffer: the heap never */
+
+  /* The long-run modes over a caller's buffer: the sketch table comes from
+   * it, so still no heap, whatever the number of runs (set_profile_mode,
+   * the config constructor, the STATS debug level). */
+  etk_heap_calls = 0;
+  {
+    executorch::etdump::ETDumpGen gen(Span<uint8_t>(buffer, sizeof buffer));
+    (void)gen.set_debug_buffer(Span<uint8_t>(debug, sizeof debug));
+    EXPECT_EQ(gen.set_profile_mode(etkit::ProfileMode::kStats, 0.02) ==
+                  executorch::runtime::Error::Ok,
+              1);
+    gen.set_event_tracer_debug_level(etkit::kEventTracerDebugStats);
+    /* 101 keys for a 42-key table, 5,050 STATS vectors for a 64 KiB
+     * debug buffer: what does not fit is dropped and counted */
+    for (int run = 0; run < 50; run++) record(&gen, out);
+    EXPECT_EQ(gen.get_num_blocks(), 1);
+    EXPECT_EQ(gen.dropped_events() > 0, 1);
+    EXPECT_EQ(gen.get_etdump_data().buf != nullptr, 1);
+    etkit::ETDumpTracerConfig cfg;
+    cfg.profile_mode = etkit::ProfileMode::kStats;
+    cfg.stats_keys = 8; /* fewer than the 100 instructions: counted drops */
+    executorch::etdump::ETDumpGen small(Span<uint8_t>(buffer, sizeof buffer),
+                                        cfg);
+    for (int run = 0; run < 3; run++) record(&small, out);
+    EXPECT_EQ(small.dropped_events() > 0, 1);
+    EXPECT_EQ(small.get_etdump_data().buf != nullptr, 1);
+  }
+  EXPECT_EQ(etk_heap_calls, 0);
+  /* heap mode's stats table is in the one arena it allocates */
+  etk_heap_calls = 0;
+  {
+    executorch::etdump::ETDumpGen gen;
+    EXPECT_EQ(gen.set_profile_mode(etkit::ProfileMode::kStats) ==
+                  executorch::runtime::Error::Ok,
+              1);
+    for (int run = 0; run < 50; run++) record(&gen, out);
+    EXPECT_EQ(etk_heap_calls, 1); /* the arena, at construction */
+    std::free(gen.get_etdump_data().buf);
+  }
+  EXPECT_EQ(etk_heap_calls, 4);
 
   etk_heap_calls = 0;
   {

@@ -30,6 +30,7 @@ extern "C" {
 #include "etkit/render.h"
 #include "recorder_testutil.h"
 }
+#include "tracer_testutil.h"
 
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
@@ -58,17 +59,6 @@ etkit::ETDumpTracerConfig counted(uint64_t *ticks) {
   c.clock_ctx = ticks;
   *ticks = 1000;
   return c;
-}
-
-/* Opens a dump with etkit's reader; NULL (and a failed check) on error. */
-etk_etdump_t *open_dump(const void *buf, size_t len) {
-  etk_etdump_t *d = nullptr;
-  etk_etdump_options_t o;
-  std::memset(&o, 0, sizeof o);
-  o.copy = 1;
-  if (etk_etdump_open_memory(buf, len, &o, &d, nullptr) != ETK_OK)
-    return nullptr;
-  return d;
 }
 
 std::string run_name(const etk_etdump_t *d, size_t i) {
@@ -151,24 +141,6 @@ Error error_of(const Result<bool> &r) {
   return r.ok() ? Error::Ok : r.error();
 }
 
-/* The dump passes etkit's verifier and flatc decodes it.  Without flatc
- * (not found by CMake) only the verifier runs, which is said once; under
- * CI=true flatc is required. */
-bool verified(const void *buf, size_t len) {
-  static bool said;
-  json_t *j = nullptr;
-  int ok = rt_check_dump(static_cast<const uint8_t *>(buf), len, &j);
-  if (j != nullptr) json_decref(j);
-  if (!rt_have_flatc()) {
-    const char *ci = std::getenv("CI");
-    if (ci != nullptr && std::strcmp(ci, "true") == 0) return false;
-    if (!said) std::printf("# flatc not found: etkit's verifier only\n");
-    said = true;
-    return ok != 0;
-  }
-  return ok && j != nullptr;
-}
-
 /* The shared scenario through upstream's interface. */
 void scenario_tracer(etkit::ETDumpTracer &t,
                      TensorFactory<ScalarType::Float> &tf,
@@ -211,23 +183,6 @@ void scenario_tracer(etkit::ETDumpTracer &t,
   t.end_profiling(m);
   t.set_bundled_input_index(-1);
   t.create_event_block("Empty");
-}
-
-/* The C recorder's tensor of an upstream tensor (sizes/strides into dims). */
-etk_recorder_tensor_t c_tensor(const Tensor &t, int64_t *dims) {
-  etk_recorder_tensor_t r;
-  size_t n = static_cast<size_t>(t.dim());
-  for (size_t i = 0; i < n; i++) {
-    dims[i] = t.sizes()[i];
-    dims[n + i] = t.strides()[i];
-  }
-  r.scalar_type = static_cast<int32_t>(t.scalar_type());
-  r.dim = static_cast<uint32_t>(n);
-  r.sizes = dims;
-  r.strides = dims + n;
-  r.data = t.const_data_ptr();
-  r.nbytes = t.nbytes();
-  return r;
 }
 
 /* The same scenario through the C recorder. */

@@ -45,6 +45,8 @@ static executorch::etdump::DataSinkBase *g_sink_seen = nullptr;
 #include <executorch/runtime/core/exec_aten/testing_util/tensor_factory.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#include "app_check.h"
+
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using executorch::etdump::BufferDataSink;
@@ -58,15 +60,6 @@ using executorch::runtime::Result;
 using executorch::runtime::Span;
 using executorch::runtime::testing::TensorFactory;
 using torch::executor::etdump_result;
-
-static int failures = 0;
-#define EXPECT(cond)                                        \
-  do {                                                      \
-    if (!(cond)) {                                          \
-      std::printf("FAILED line %d: %s\n", __LINE__, #cond); \
-      failures++;                                           \
-    }                                                       \
-  } while (0)
 
 /* What Method::execute does with the tracer load_method was given. */
 static void execute_like_method(EventTracer *tracer, const Tensor &out) {
@@ -82,13 +75,6 @@ static void execute_like_method(EventTracer *tracer, const Tensor &out) {
   tracer->end_profiling_delegate(d, nullptr, 0);
   tracer->log_evalue(EValue(out),
                      executorch::runtime::LoggedEValueType::kProgramOutput);
-}
-
-static int write_file(const char *path, const void *buf, size_t size) {
-  FILE *f = std::fopen(path, "w+");
-  if (f == nullptr) return 0;
-  size_t n = std::fwrite((const uint8_t *)buf, 1, size, f);
-  return std::fclose(f) == 0 && n == size;
 }
 
 /* 4-5. Sinks an application writes or makes itself, and a buffer too small

@@ -24,6 +24,15 @@
  * malloc'd and the caller frees it), and a full arena drops and counts
  * events instead of growing.  With a caller's buffer nothing is allocated
  * and result.buf points into that buffer (not to be freed), as upstream.
+ *
+ * etkit-only additions (no upstream signature changes; docs/long-runs.md):
+ * the stats profile mode, from a second constructor taking the native
+ * config or, on a default-constructed ETDumpGen (as upstream's docs give
+ * Module one), from set_profile_mode(etkit::ProfileMode::kStats, error)
+ * before load_method (its "Default" block is the first); the STATS debug level
+ * through upstream's own setter,
+ * set_event_tracer_debug_level(etkit::kEventTracerDebugStats), or
+ * set_debug_level(etkit::DebugLevel::kStats).
  */
 #ifndef ETKIT_UPSTREAM_ETDUMP_FLATCC_H
 #define ETKIT_UPSTREAM_ETDUMP_FLATCC_H
@@ -57,6 +66,12 @@ class ETDumpGen : public ::etkit::ETDumpTracer {
   /* An empty span (the default): heap mode.  Otherwise the caller's
    * buffer (borrowed) holds everything: no allocation, ever. */
   ETDumpGen(::executorch::runtime::Span<uint8_t> buffer = {nullptr, (size_t)0});
+  /* etkit's: the same, with the native tracer's config as given (its
+   * profile mode, sketch error and keys, name slots, clock, ring mode;
+   * max_strings is not sized to the buffer here).  An empty span: heap
+   * mode with config.heap_arena_bytes. */
+  ETDumpGen(::executorch::runtime::Span<uint8_t> buffer,
+            const ::etkit::ETDumpTracerConfig &config);
   ~ETDumpGen() override;
 
   /* Tensor bytes into `buffer` through a 64-byte aligned BufferDataSink,
