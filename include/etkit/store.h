@@ -235,12 +235,34 @@ typedef enum etk_store_trend_kind {
 } etk_store_trend_kind_t;
 
 /* One row per matching run (oldest first): run, added, commit, samples,
- * median, mean, min, max (ms, over the pooled samples), per_execution
- * (sum of the samples / executions of the run: the time the operator,
- * module or method costs per Method::execute). */
+ * median, mean, min, max (ms, over the run's durations), per_execution
+ * (their sum / the run's executions: the time the operator, module or
+ * method costs per Method::execute), p90, p99, error_bound, from.
+ *
+ * `from` says where the row's figures come from: "samples" (a full run:
+ * exact, error_bound 0; median, p90 and p99 interpolated between the
+ * sorted samples at rank q (n - 1), numpy's default, so the median is the
+ * middle sample or the mean of the two middle ones) or "sketch" (a stats-mode
+ * run, etkit run
+ * --profile-mode stats: the latency sketches of its matching operator rows
+ * merged exactly; samples, min, max, mean and per_execution exact, median
+ * = p50, p90 and p99 the sketch's (the element of rank floor(q (n - 1)),
+ * etkit/sketch.h) within error_bound, relative; the executions are the count of
+ * its block's Method::execute sketch).  Full and stats-mode runs mix in one
+ * table. ETK_E_MISMATCH: one run's sketches of different tick rates or relative
+ * errors (never written by etkit); ETK_E_FORMAT: a damaged row. */
 int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
                     const char *name, const etk_store_where_t *where,
                     etk_store_table_t *out, etk_error_t *err);
+
+/* A trend for a terminal (`store trend`'s default table, within 120
+ * columns): run, added (to the minute), commit (its first 7 characters
+ * and an ellipsis when longer than 8), count (samples), median, p90, p99,
+ * per exec (ms) and bound ("exact" for samples, "±E%" for a sketch's error
+ * bound).
+ * ETK_E_INVALID_ARGUMENT when `trend` is not etk_store_trend's table. */
+int etk_store_trend_table_narrow(const etk_store_table_t *trend,
+                                 etk_store_table_t *out, etk_error_t *err);
 
 /* Stats-mode runs (etkit run --profile-mode stats): each operator's
  * latency sketches merged across the selected runs, whatever device they
@@ -255,6 +277,10 @@ int etk_store_latency(etk_store_t *st, const char *name,
                       const etk_store_where_t *where, etk_store_table_t *out,
                       etk_error_t *err);
 
+/* Fewest durations a side needs for a change compared from sketches to be
+ * significant (the rank test of samples cannot flag fewer either). */
+#define ETK_STORE_SKETCH_MIN_COUNT 4
+
 /* One operator compared between the two sets of runs. */
 typedef struct etk_store_change {
   char *method; /* event block name */
@@ -268,6 +294,16 @@ typedef struct etk_store_change {
   double delta_pct, ci_low_pct, ci_high_pct;
   int significant;
   etk_change_direction_t direction;
+  /* 1: compared from latency sketches (a stats-mode run on either side):
+   * shift.baseline/candidate are the p50s, the interval (ci_*) the range
+   * of changes the two sides' quantile bounds allow, p and q NaN, and
+   * significant only when those bounds do not overlap and |delta| is at
+   * least the rule's min_pct and min_delta (docs/store.md) */
+  int from_sketch;
+  /* per side (0 baseline, 1 candidate): the relative error bound of its
+   * quantiles (0: exact, from samples), its p90 and p99 (ms) */
+  double bound[2], p90[2], p99[2];
+  size_t order; /* the operator's first appearance (the last sort key) */
 } etk_store_change_t;
 
 typedef struct etk_store_comparison {
@@ -307,14 +343,18 @@ void etk_store_comparison_free(etk_store_comparison_t *c);
 
 /* The comparison as a table (name, instruction_id, op_type, module,
  * method, baseline, candidate, delta_pct, ci_low, ci_high, p_value,
- * q_value, significant, direction). */
+ * q_value, significant, direction, rule ("mann-whitney" or
+ * "sketch-bounds"), baseline_bound, candidate_bound, baseline_p90,
+ * candidate_p90, baseline_p99, candidate_p99, baseline_samples,
+ * candidate_samples). */
 int etk_store_comparison_table(const etk_store_comparison_t *c,
                                etk_store_table_t *out, etk_error_t *err);
 
 /* The comparison for a terminal (`store compare`'s default table, within
  * 120 columns): name (its last 26 characters), instr, base ms (baseline
- * median), cand ms (candidate median), delta %, 95 % CI, q, direction; --format
- * csv|json keep every column. */
+ * median), cand ms (candidate median), delta %, 95 % CI (for a change
+ * compared from sketches: the range its bounds allow), q ("sketch" for
+ * those), direction; --format csv|json keep every column. */
 int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,
                                       etk_store_table_t *out, etk_error_t *err);
 

@@ -61,6 +61,29 @@ def test_compare_finds_only_the_planted_change(store):
         assert column in c.columns
 
 
+def test_stats_mode_runs_come_from_their_sketches(dumps, tmp_path):
+    # s1..s3: stats-mode dumps (a latency sketch per operator); t1..t3 the
+    # same with op_007 2x slower
+    s = etkit.Store(tmp_path / "stats.db")
+    for i in range(1, 4):
+        s.add(dumps / f"s{i}.etdp", commit="s")
+        s.add(dumps / f"t{i}.etdp", commit="t")
+        s.add(dumps / f"a{i}.etdp", commit="a")
+    t = s.trend(op="op_007")
+    assert list(t["from"]) == ["sketch", "sketch", "samples"] * 3
+    sketch = t[t["from"] == "sketch"]
+    assert (sketch["error_bound"] == 0.01).all() and (sketch["samples"] == 8).all()
+    assert (t["p90"] >= t["median"]).all() and (t["p99"] >= t["p90"]).all()
+    c = s.compare({"commit": "s"}, {"commit": "t"})
+    flagged = c[c["significant"] & (c["name"] == "op_007")]
+    assert len(flagged) == 1
+    row = flagged.iloc[0]
+    assert row["rule"] == "sketch-bounds" and 80 < row["delta_pct"] < 120
+    assert row["ci_low"] > 0 and row["q_value"] != row["q_value"]  # NaN
+    # full runs against full runs keep the rank test
+    assert set(s.compare({"commit": "a"}, {"commit": "a"})["rule"]) == {"mann-whitney"}
+
+
 def test_bad_queries_raise(store, tmp_path):
     with pytest.raises(ValueError, match="nosuchkey"):
         store.runs(nosuchkey="1")

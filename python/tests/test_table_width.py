@@ -70,7 +70,13 @@ def test_store_compare_table_fits(cli, ab, tmp_path):
     # µs with the unit in the header, CSV keeps the raw milliseconds
     assert "base (µs)" in table and "cand (µs)" in table and "base ms" not in table
     trend = etkit(cli, "store", "trend", db, "--op", "native_call_addmm.out")
-    assert "median (µs)" in trend and "per_execution (µs)" in trend
+    assert "median (µs)" in trend and "per exec (µs)" in trend and "p99 (µs)" in trend
+    assert width(trend) <= WIDTH and "exact" in trend
+    wide = etkit(cli, "store", "trend", db, "--op", "native_call_addmm.out", "--wide")
+    assert width(wide) > WIDTH and "per_execution (µs)" in wide and "from" in wide
+    wide_cmp = etkit(cli, "store", "compare", db, "--baseline", "v=a", "--candidate", "v=b",
+                     "--wide")
+    assert width(wide_cmp) > WIDTH and "p_value" in wide_cmp and "baseline (µs)" in wide_cmp
     csv = etkit(cli, "store", "trend", db, "--op", "native_call_addmm.out", "--format", "csv")
     assert csv.splitlines()[0].split(",")[4] == "median"
     row = [ln for ln in trend.splitlines() if ln.startswith("│     1 ")][0]

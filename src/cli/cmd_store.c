@@ -47,8 +47,9 @@ static const char *const usage_text =
     "  --fail-above PCT            exit 1 when a significant slow-down\n"
     "                              exceeds PCT %\n"
     "  --dry-run                   prune: list the runs, delete nothing\n"
-    "  --wide                      runs, show: every column, whole texts\n"
-    "                              (the table fits 120 columns without)\n"
+    "  --wide                      runs, show, trend, compare: every\n"
+    "                              column, whole texts (the tables fit 120\n"
+    "                              columns without)\n"
     "  --run-time T                add: when the run was made (ISO 8601,\n"
     "                              UTC unless it has a zone); since=\n"
     "                              selects on it, else on the add's time\n"
@@ -56,7 +57,9 @@ static const char *const usage_text =
     "\n"
     "compare and drift are gates: exit 0 holds, 1 --fail-above failed, 2\n"
     "trouble (no matching run, an --op naming nothing, nothing compared, a\n"
-    "database error): docs/exit-status.md.  Others exit 1 on errors.\n";
+    "database error): docs/exit-status.md.  Others exit 1 on errors.\n"
+    "trend and compare read stats-mode runs (etkit run --profile-mode stats)\n"
+    "from their latency sketches (docs/store.md).\n";
 
 enum {
   OPT_TAG = 1,
@@ -306,6 +309,13 @@ static int cmd_query(store_cli_t *c) {
       etk_store_table_free(&t);
       etk_store_close(st);
       return 2;
+    }
+    /* a terminal's table fits 120 columns; --wide and CSV/JSON keep all */
+    etk_store_table_t narrow;
+    if (rc == ETK_OK && c->format == ETK_STORE_FORMAT_TABLE && !c->wide) {
+      rc = etk_store_trend_table_narrow(&t, &narrow, &err);
+      etk_store_table_free(&t);
+      if (rc == ETK_OK) t = narrow;
     }
   }
   int status = print_table(c, rc, &t, &err);

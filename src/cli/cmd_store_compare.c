@@ -29,8 +29,8 @@ static int render_compare(void *ctx, etk_render_sink_t *sink,
   if (o->c->format == ETK_STORE_FORMAT_JSON)
     return etk_store_comparison_json(o->cmp, sink, err);
   etk_store_table_t t;
-  /* a terminal's table fits 120 columns; CSV keeps every column */
-  int rc = o->c->format == ETK_STORE_FORMAT_TABLE
+  /* a terminal's table fits 120 columns; --wide and CSV keep every column */
+  int rc = o->c->format == ETK_STORE_FORMAT_TABLE && !o->c->wide
                ? etk_store_comparison_table_narrow(o->cmp, &t, err)
                : etk_store_comparison_table(o->cmp, &t, err);
   if (rc == ETK_OK && o->c->format == ETK_STORE_FORMAT_TABLE &&

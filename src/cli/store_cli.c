@@ -64,8 +64,12 @@ int store_cli_check_name(etk_store_t *st, const store_cli_t *c, int matched) {
 /* The header of a duration column without its unit ("median", "base"),
  * or NULL for another column. */
 static const char *duration_column(const char *h) {
-  static const char *const names[] = {"median", "mean", "min", "max",
-                                      "per_execution"};
+  static const char *const names[] = {
+      "median",        "mean",         "min",           "max",
+      "per_execution", "per exec",     "p10",           "p50",
+      "p90",           "p99",          "p99.9",         "baseline",
+      "candidate",     "baseline_p90", "candidate_p90", "baseline_p99",
+      "candidate_p99"};
   for (size_t k = 0; k < sizeof names / sizeof *names; k++)
     if (strcmp(h, names[k]) == 0) return names[k];
   if (strcmp(h, "base ms") == 0) return "base";

@@ -28,7 +28,7 @@ typedef struct store_cli {
   store_cli_tags_t tags, where, baseline, candidate;
   double fail_above, threshold, alpha, min_delta;
   int has_fail_above, all_rows, dry_run;
-  int wide;                 /* runs/show: every column, no text cut */
+  int wide; /* --wide: every column of runs, show, trend and compare */
   const char *instruction;  /* --instruction ID: with --op, one of them */
   const char *run_time;     /* add --run-time T: the run's own time */
   const char *debug_buffer; /* add --debug-buffer B: its STATS are kept */
@@ -49,7 +49,8 @@ etk_store_where_t store_cli_where(const store_cli_tags_t *t);
 
 /* A box table's durations (the store keeps milliseconds) in one readable
  * unit for the whole table, as `etkit diff` prints them: the columns
- * median, mean, min, max, per_execution ("median (µs)") and compare's
+ * median, mean, min, max, per_execution, the quantiles (p10 ... p99.9),
+ * compare's baseline/candidate and their p90/p99 ("median (µs)") and
  * "base ms"/"cand ms" ("base (µs)"), values rounded to 3 digits.  CSV and
  * JSON keep milliseconds.  ETK_E_NO_MEMORY. */
 int store_cli_readable_units(etk_store_table_t *t);

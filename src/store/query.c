@@ -280,16 +280,18 @@ int etk_store_show_json(etk_store_t *st, int64_t run_id,
 /* ------------------------------------------------------------- trend */
 
 static const char *const trend_headers[] = {
-    "run",  "added", "commit", "samples",      "median",
-    "mean", "min",   "max",    "per_execution"};
-#define TREND_COLS 9
+    "run", "added",         "commit", "samples", "median",      "mean", "min",
+    "max", "per_execution", "p90",    "p99",     "error_bound", "from"};
+#define TREND_COLS 13
 
 typedef struct trend_ctx {
   etk_store_table_t *t;
   int64_t run;
-  store_doubles_t v;
-  store_ids_t execs; /* the run's execution indices, each sample's */
+  store_durations_t d;
+  store_ids_t execs;    /* the run's execution indices, each sample's */
+  int64_t sketch_execs; /* stats-mode runs: Method::execute's count */
   store_samples_t s;
+  store_bytes_t scratch;
   int failed;
 } trend_ctx_t;
 
@@ -310,17 +312,25 @@ static size_t distinct_executions(store_ids_t *e) {
 static void trend_finish(trend_ctx_t *c) {
   if (c->t->rows == 0 || c->run < 0) return;
   etk_cell_t *cells = c->t->cells + (c->t->rows - 1) * c->t->cols;
-  store_summary_t s;
-  store_summarize(c->v.items, c->v.count, &s);
+  store_quantiles_t s;
+  store_durations_summary(&c->d, &s);
   etk_cell_set_int(&cells[3], (int64_t)s.count);
   etk_cell_set_float(&cells[4], s.median);
   etk_cell_set_float(&cells[5], s.mean);
   etk_cell_set_float(&cells[6], s.min);
   etk_cell_set_float(&cells[7], s.max);
-  size_t executions = distinct_executions(&c->execs);
+  /* a stats-mode run keeps no execution index: its block's Method::execute
+   * sketch counts the executions */
+  size_t executions =
+      s.from_sketch ? (size_t)c->sketch_execs : distinct_executions(&c->execs);
   etk_cell_set_float(&cells[8], executions ? s.sum / (double)executions : NAN);
-  c->v.count = 0;
+  etk_cell_set_float(&cells[9], s.p90);
+  etk_cell_set_float(&cells[10], s.p99);
+  etk_cell_set_float(&cells[11], s.bound);
+  (void)store_cell_text(&cells[12], s.from_sketch ? "sketch" : "samples");
+  store_durations_clear(&c->d);
   c->execs.count = 0;
+  c->sketch_execs = 0;
 }
 
 static int trend_row(void *ctx, const store_row_t *row) {
@@ -340,12 +350,15 @@ static int trend_row(void *ctx, const store_row_t *row) {
                          o->is_null(row, 2) ? NULL : o->get_text(row, 2)))
       return c->failed = ETK_E_NO_MEMORY;
   }
-  int rc = store_read_samples(row, 3, &c->s);
-  if (rc || !store_samples_append(&c->s, &c->v))
-    return c->failed = rc ? rc : ETK_E_NO_MEMORY;
-  for (size_t i = 0; i < c->s.count; i++)
-    if (!store_ids_push(&c->execs, c->s.executions[i]))
-      return c->failed = ETK_E_NO_MEMORY;
+  size_t before = c->d.ms.count;
+  int rc = store_durations_row(&c->d, row, 3, 5, &c->s, &c->scratch);
+  if (rc) return c->failed = rc;
+  if (c->d.ms.count != before) /* a full run's samples */
+    for (size_t i = 0; i < c->s.count; i++)
+      if (!store_ids_push(&c->execs, c->s.executions[i]))
+        return c->failed = ETK_E_NO_MEMORY;
+  if (!o->is_null(row, 7) && o->get_int(row, 7) > c->sketch_execs)
+    c->sketch_execs = o->get_int(row, 7);
   return 0;
 }
 
@@ -397,23 +410,103 @@ int etk_store_trend(etk_store_t *st, etk_store_trend_kind_t kind,
       &sql.text,
       "SELECT o.run_id, (SELECT r2.added_at FROM runs r2 WHERE r2.id = "
       "o.run_id), (SELECT t.value FROM run_tags t WHERE t.run_id = o.run_id "
-      "AND t.key = 'commit'), o.durations, o.executions FROM operators o "
-      "WHERE 1 = 1");
+      "AND t.key = 'commit'), o.durations, o.executions, ");
+  /* a stats-mode run's sketch (schema version 4), and the count of its
+   * block's Method::execute sketch: the run's executions */
+  etk_strbuf_appends(
+      &sql.text,
+      st->version >= 4
+          ? "l.ticks_per_ms, l.sketch, CASE WHEN l.sketch IS NULL THEN NULL "
+            "ELSE (SELECT max(l2.count) FROM operators o2 JOIN "
+            "latency_sketches l2 ON l2.run_id = o2.run_id AND l2.op = o2.op "
+            "WHERE o2.run_id = o.run_id AND o2.block = o.block AND o2.name = "
+            "'Method::execute') END FROM operators o LEFT JOIN "
+            "latency_sketches l ON l.run_id = o.run_id AND l.op = o.op WHERE "
+            "1 = 1"
+          : "NULL, NULL, NULL FROM operators o WHERE 1 = 1");
   trend_filter(kind, name, &sql);
   etk_strbuf_appends(&sql.text, " AND");
   int rc = store_runs_in(st, "o.run_id", where, &sql, err);
-  trend_ctx_t c = {out, -1, {0}, {0}, {0}, 0};
+  trend_ctx_t c;
+  memset(&c, 0, sizeof c);
+  c.t = out;
+  c.run = -1;
   etk_strbuf_appends(&sql.text, " ORDER BY o.run_id, o.op");
   if (rc == ETK_OK)
     rc = store_q(st, sql.text.data, sql.params, sql.count, trend_row, &c, err);
   trend_finish(&c);
-  free(c.v.items);
+  store_durations_free(&c.d);
   free(c.execs.items);
+  free(c.scratch.data);
   store_samples_free(&c.s);
   store_sql_free(&sql);
-  if (rc == c.failed && c.failed) rc = store_samples_error(c.failed, err);
+  if (rc == c.failed && c.failed) rc = store_durations_error(c.failed, err);
   if (rc) etk_store_table_free(out);
   return rc;
+}
+
+/* The narrow trend's columns: run, added, commit (cut), count (samples),
+ * median,
+ * p90, p99, per_execution ("per exec"), error_bound as text. */
+static const char *const trend_narrow_headers[] = {
+    "run", "added", "commit",   "count", "median",
+    "p90", "p99",   "per exec", "bound"};
+static const size_t trend_narrow_from[] = {0, 1, 2, 3, 4, 9, 10, 8, 11};
+#define TREND_NARROW_COLS 9
+#define TREND_NARROW_COMMIT 8
+
+/* A copy of a cell (text duplicated); false when out of memory. */
+static bool copy_cell(etk_cell_t *to, const etk_cell_t *from) {
+  if (from->kind != ETK_CELL_TEXT) {
+    *to = *from;
+    return true;
+  }
+  return store_cell_text(to, from->text);
+}
+
+int etk_store_trend_table_narrow(const etk_store_table_t *trend,
+                                 etk_store_table_t *out, etk_error_t *err) {
+  if (!trend || !out || trend->cols != TREND_COLS)
+    return ETK_E_INVALID_ARGUMENT;
+  if (store_table_init(out, trend_narrow_headers, TREND_NARROW_COLS))
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  for (size_t r = 0; r < trend->rows; r++) {
+    const etk_cell_t *in = trend->cells + r * trend->cols;
+    etk_cell_t *cells = store_table_row(out);
+    bool ok = cells != NULL;
+    for (size_t k = 0; ok && k < TREND_NARROW_COLS - 1; k++)
+      ok = copy_cell(&cells[k], &in[trend_narrow_from[k]]);
+    /* to the minute: the seconds are in --wide */
+    if (ok && cells[1].kind == ETK_CELL_TEXT && cells[1].len == 19) {
+      ((char *)cells[1].text)[16] = '\0';
+      cells[1].len = 16;
+    }
+    if (ok && cells[2].kind == ETK_CELL_TEXT &&
+        strlen(cells[2].text) > TREND_NARROW_COMMIT) {
+      /* a commit's first characters name it; the ellipsis says it is cut */
+      char cut[TREND_NARROW_COMMIT + 4];
+      int keep = TREND_NARROW_COMMIT - 1; /* never inside a UTF-8 sequence */
+      while (keep > 0 && ((unsigned char)cells[2].text[keep] & 0xC0) == 0x80)
+        keep--;
+      snprintf(cut, sizeof cut, "%.*s\u2026", keep, cells[2].text);
+      free((char *)cells[2].text);
+      etk_cell_set_none(&cells[2]);
+      ok = store_cell_text(&cells[2], cut);
+    }
+    char bound[24];
+    const etk_cell_t *b = &in[11];
+    if (b->kind == ETK_CELL_FLOAT && b->f > 0)
+      snprintf(bound, sizeof bound, "\u00b1%.3g%%", b->f * 100.0);
+    else
+      snprintf(bound, sizeof bound, "exact");
+    ok = ok && store_cell_text(&cells[8], bound);
+    if (!ok) {
+      etk_store_table_free(out);
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory");
+    }
+  }
+  return ETK_OK;
 }
 
 /* ------------------------------------------------ closest names */

@@ -233,10 +233,12 @@ static int trend_both(report_t *r, etk_store_trend_kind_t kind,
 }
 
 static void change_row(report_t *r, const etk_store_change_t *c) {
-  char nums[160];
-  snprintf(nums, sizeof nums, "%.4g|%.4g|%+.1f %% [%+.1f, %+.1f]|%.2g",
+  char nums[160], q[16];
+  /* a change compared from latency sketches has no q: its bounds decided */
+  snprintf(q, sizeof q, c->from_sketch ? "sketch" : "%.2g", c->q_value);
+  snprintf(nums, sizeof nums, "%.4g|%.4g|%+.1f %% [%+.1f, %+.1f]|%s",
            c->shift.baseline, c->shift.candidate, c->delta_pct, c->ci_low_pct,
-           c->ci_high_pct, c->q_value);
+           c->ci_high_pct, q);
   const char *text[4] = {c->name, c->module, c->source, c->method};
   if (r->markdown) {
     etk_render_puts(r->s, "| ");

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "engine.h"
+#include "etkit/sketch.h"
 #include "etkit/store.h"
 
 struct etk_store {
@@ -133,6 +134,53 @@ int store_samples_error(int rc, etk_error_t *err);
 
 /* One table cell as a JSON value (NaN and None as null). */
 void store_json_cell(etk_json_t *j, const etk_cell_t *c);
+
+/* ---- durations of stored rows, full or stats-mode (store_durations.c) */
+
+/* The durations of some operator rows: the samples of rows without a
+ * latency sketch (ms) and the merged sketches of rows with one (ticks at
+ * ticks_per_ms).  Zero-initialise; store_durations_free releases it. */
+typedef struct store_durations {
+  store_doubles_t ms;
+  etk_sketch_t sketch;
+  double ticks_per_ms; /* of the merged sketches (0: none yet) */
+  size_t sketches;     /* sketches merged */
+} store_durations_t;
+
+/* Their summary.  Without a sketch: exact (bound 0), median = p50, p90
+ * and p99 interpolated between the sorted samples (numpy's default).
+ * With one: the
+ * samples added to the sketch, count/min/max/sum/mean exact, median = p50
+ * and p90/p99 the sketch's, each within `bound` (relative). */
+typedef struct store_quantiles {
+  size_t count;
+  double median, p50, p90, p99, mean, min, max, sum;
+  double bound;
+  int from_sketch;
+} store_quantiles_t;
+
+void store_durations_clear(store_durations_t *d);
+void store_durations_free(store_durations_t *d);
+/* The sketch of a row: ticks_per_ms in column `col`, the sketch's bytes in
+ * `col + 1` (both NULL: no sketch).  1 and *out, 0 for none,
+ * -ETK_E_FORMAT (damaged) or -ETK_E_NO_MEMORY. */
+int store_read_sketch(const store_row_t *row, int col, store_bytes_t *scratch,
+                      etk_sketch_t *out);
+/* Merges one sketch in.  ETK_E_MISMATCH: another tick rate or relative
+ * error than those merged so far (d unchanged). */
+int store_durations_merge(store_durations_t *d, const etk_sketch_t *s,
+                          double ticks_per_ms);
+/* Adds one operator row: its sketch (columns sketch_col, sketch_col + 1;
+ * sketch_col < 0: none) when it has one, else its packed samples (columns
+ * samples_col, samples_col + 1).  ETK_E_FORMAT, ETK_E_MISMATCH,
+ * ETK_E_NO_MEMORY. */
+int store_durations_row(store_durations_t *d, const store_row_t *row,
+                        int samples_col, int sketch_col, store_samples_t *s,
+                        store_bytes_t *scratch);
+/* Summarises d (sorting its samples; with a sketch, moving them into it). */
+void store_durations_summary(store_durations_t *d, store_quantiles_t *out);
+/* Sets err for a failure of store_durations_row; returns rc. */
+int store_durations_error(int rc, etk_error_t *err);
 
 /* Migration 1 -> 2: packs every v1 `samples` row into its operator. */
 int store_migrate_pack(etk_store_t *st, etk_error_t *err);

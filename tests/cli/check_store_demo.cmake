@@ -26,7 +26,8 @@ foreach(row IN LISTS rows)
   string(STRIP "${out}" trend)
   string(REPLACE "\n" ";" trend "${trend}")
   list(GET trend 1 line)
-  string(REGEX REPLACE "^.*," "" per_execution "${line}")
+  string(REPLACE "," ";" line "${line}")
+  list(GET line 8 per_execution) # the ninth column: per_execution
   if(NOT per_execution STREQUAL total)
     message(FATAL_ERROR "module ${module}: store trend says ${per_execution} ms "
                         "per execution, inspect --by-module ${total} ms")

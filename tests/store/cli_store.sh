@@ -174,6 +174,66 @@ expect 0 "$etkit" inspect --etdump_path "$work/a1.etdp" --runs --prompt-tokens 4
 contains '"ms_per_decode_token"'
 expect 2 "$etkit" inspect --etdump_path "$work/a1.etdp" --runs --prompt-tokens 0
 
+# stats-mode runs (a latency sketch per operator, no samples): trend's rows
+# and compare's gate come from the sketches, in a store that also holds
+# full runs; the demo program's own stats dumps (etkit run --profile-mode
+# stats) beside synthetic ones with a planted 2x slow-down
+stats_db=$db
+case $db in
+  postgres*) ;;
+  *) stats_db="$work/stats.db" ;;
+esac
+expect 0 "$etkit" store add "$stats_db" "$work/s1.etdp" "$work/s2.etdp" "$work/s3.etdp" --tag commit=s
+expect 0 "$etkit" store add "$stats_db" "$work/t1.etdp" "$work/t2.etdp" "$work/t3.etdp" --tag commit=t
+expect 0 "$etkit" store trend "$stats_db" --op op_007 --where commit=s --format csv
+head -n 1 "$work/out" | grep -q ',p90,p99,error_bound,from$' || fail "trend csv header: $(head -n 1 "$work/out")"
+[ "$(grep -c ',8,.*,0.01,sketch$' "$work/out")" = 3 ] || fail "trend of stats runs: $(cat "$work/out")"
+expect 0 "$etkit" store trend "$stats_db" --op op_007
+width=$(LC_ALL=C.UTF-8 wc -L <"$work/out")
+[ "$width" -le 120 ] || fail "store trend's table is $width columns wide"
+contains "±1%"
+expect 0 "$etkit" store trend "$stats_db" --op op_007 --wide
+contains "per_execution"
+expect 1 "$etkit" store compare "$stats_db" --baseline commit=s --candidate commit=t --fail-above 50
+grep -q "op_007 (instruction 7) is 9[0-9]\.[0-9] % slower\|op_007 (instruction 7) is 1[01][0-9]\.[0-9] % slower" "$work/err" ||
+  fail "the 2x slow-down is not named: $(cat "$work/err")"
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=s --candidate commit=t --fail-above 150
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=s --candidate commit=s --fail-above 1
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=s --candidate commit=t --format json
+for k in '"rule": "sketch-bounds"' '"baseline_bound": 0.01' '"q_value": null' '"candidate_p90"'; do
+  contains "$k"
+done
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=s --candidate commit=t --format csv
+head -n 1 "$work/out" | grep -q ',rule,baseline_bound,candidate_bound,' || fail "compare csv header: $(head -n 1 "$work/out")"
+grep -q '^op_007,7,.*,True,slower,sketch-bounds,0.01,0.01,' "$work/out" || fail "compare csv: $(cat "$work/out")"
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=s --candidate commit=t
+width=$(LC_ALL=C.UTF-8 wc -L <"$work/out")
+[ "$width" -le 120 ] || fail "store compare's table of sketches is $width columns wide"
+contains "sketch"
+# the demo program recorded in stats mode, twice: the same runs on both
+# sides hold exactly; two recordings of one program hold a generous gate
+"$etkit" demo --output-dir "$work/demo" >/dev/null 2>&1 || fail "etkit demo"
+for i in 1 2; do
+  expect 0 "$etkit" run "$work/demo/model.pte" --iterations 50 --profile-mode stats \
+    --etdump "$work/demo/stats$i.etdp"
+done
+expect 0 "$etkit" store add "$stats_db" "$work/demo/stats1.etdp" --tag commit=demo1
+expect 0 "$etkit" store add "$stats_db" "$work/demo/stats2.etdp" --tag commit=demo2
+expect 0 "$etkit" store add "$stats_db" "$work/demo/etdump.etdp" --tag commit=demofull
+expect 0 "$etkit" store trend "$stats_db" --op native_call_addmm.out --format csv
+[ "$(grep -c ',50,.*,sketch$' "$work/out")" = 2 ] || fail "demo stats trend: $(cat "$work/out")"
+grep -q ',samples$' "$work/out" || fail "demo full run missing from the trend: $(cat "$work/out")"
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=demo1 --candidate commit=demo1 --fail-above 1
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=demo1 --candidate commit=demo2 --fail-above 400
+expect 0 "$etkit" store compare "$stats_db" --baseline commit=demofull --candidate commit=demo1 --format json
+contains '"rule": "sketch-bounds"'
+# the stats runs leave the other checks' store as it was
+case $db in
+  postgres*) expect 0 "$etkit" store prune "$db" --where commit=s
+    expect 0 "$etkit" store prune "$db" --where commit=t
+    for c in demo1 demo2 demofull; do expect 0 "$etkit" store prune "$db" --where commit=$c; done ;;
+esac
+
 # bad input: one line, non-zero exit, the database unchanged
 before=$("$etkit" store export "$db" --format csv | cksum)
 expect 1 "$etkit" store add "$db" "$work/damaged.etdp"

@@ -25,6 +25,16 @@ uint8_t *store_dump_make(const store_dump_spec_t *spec, size_t *len);
 uint8_t *store_dump_make_named(const store_dump_spec_t *spec,
                                const char *prefix, size_t *len);
 
+/* The same run as store_dump_make (same durations for the same spec:
+ * operators op_000 ..., instruction i, and Method::execute per execution)
+ * recorded by the recorder library in stats mode (etkit run --profile-mode
+ * stats) with a scripted nanosecond clock: one latency sketch per operator
+ * at 1 % instead of every event.  When `durations` is not NULL it receives
+ * the spec->runs durations of operator `op` (ns, in order).  NULL when out
+ * of memory or the recorder refused. */
+uint8_t *store_stats_dump_make(const store_dump_spec_t *spec, int op,
+                               double *durations, size_t *len);
+
 /* A normal deviate from a xorshift state (Box-Muller). */
 double store_dump_gauss(uint64_t *state);
 

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <libpq-fe.h>
+#include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -248,12 +249,178 @@ ETK_TEST(compare_finds_the_planted_regression_and_trend) {
           ETK_OK);
   CHECK_EQ_INT(t.rows, 12);
   CHECK(t.rows == 12 && t.cells[3].i == 8 &&
-        t.cells[11 * 9 + 4].f > t.cells[4].f * 1.05);
+        t.cells[11 * t.cols + 4].f > t.cells[4].f * 1.05);
   etk_store_table_free(&t);
   REQUIRE(etk_store_trend(st, ETK_STORE_TREND_METHOD, "Execute", &wb, &t,
                           &err) == ETK_OK);
   CHECK_EQ_INT(t.rows, 6);
   etk_store_table_free(&t);
+  etk_store_close(st);
+}
+
+static int add_stats(etk_store_t *st, const store_dump_spec_t *spec,
+                     const char *commit, double *durations, etk_error_t *err) {
+  size_t len;
+  uint8_t *dump = store_stats_dump_make(spec, 7, durations, &len);
+  if (!dump) return ETK_E_NO_MEMORY;
+  etk_store_tag_t tag = {"commit", commit};
+  etk_store_add_options_t o;
+  etk_store_add_options_init(&o);
+  o.tags = &tag;
+  o.tag_count = 1;
+  etk_store_add_result_t res;
+  int rc = etk_store_add_memory(st, dump, len, &o, &res, err);
+  free(dump);
+  return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static const etk_store_change_t *find_change(const etk_store_comparison_t *c,
+                                             const char *name) {
+  for (size_t i = 0; i < c->count; i++)
+    if (strcmp(c->changes[i].name, name) == 0) return &c->changes[i];
+  return NULL;
+}
+
+/* Stats-mode runs (one latency sketch per operator, no samples) beside full
+ * runs: trend's rows come from the merged sketch (count, min, max, mean
+ * exact; p50/p90/p99 within the bound of the true quantiles), compare
+ * gates a planted 2x slow-down by the sketches' bounds and holds for an
+ * unchanged run, and never flags a change within the two bounds. */
+ETK_TEST(stats_mode_runs_trend_and_compare_from_their_sketches) {
+  const char *uri = fresh_uri("etk_sketch");
+  etk_store_t *st;
+  etk_error_t err;
+  etk_error_clear(&err);
+  REQUIRE(etk_store_open(uri, ETK_STORE_CREATE, &st, &err) == ETK_OK);
+  double d[3][8];
+  etk_store_add_result_t r;
+  for (unsigned i = 0; i < 3; i++) {
+    store_dump_spec_t full = {300 + i, 20, 8, 0.02, -1, 1.0};
+    store_dump_spec_t same = {310 + i, 20, 8, 0.02, -1, 1.0};
+    store_dump_spec_t again = {320 + i, 20, 8, 0.02, -1, 1.0};
+    store_dump_spec_t slow = {330 + i, 20, 8, 0.02, 7, 2.0};
+    etk_store_tag_t tag = {"commit", "full"};
+    REQUIRE(add_spec(st, &full, &tag, 1, &r, &err) == ETK_OK);
+    REQUIRE(add_stats(st, &same, "s", d[i], &err) == ETK_OK);
+    REQUIRE(add_stats(st, &again, "s2", NULL, &err) == ETK_OK);
+    REQUIRE(add_stats(st, &slow, "slow", NULL, &err) == ETK_OK);
+  }
+  /* trend: 3 full runs' rows from samples, the stats runs' from sketches */
+  etk_store_table_t t;
+  REQUIRE(etk_store_trend(st, ETK_STORE_TREND_OP, "op_007", NULL, &t, &err) ==
+          ETK_OK);
+  REQUIRE(t.rows == 12 && t.cols == 13);
+  CHECK_EQ_STR(t.headers[12], "from");
+  for (size_t row = 0; row < t.rows; row++) {
+    const etk_cell_t *c = &t.cells[row * t.cols];
+    int stats = row % 4 != 0; /* each round adds a full run, then 3 */
+    CHECK_EQ_STR(c[12].text, stats ? "sketch" : "samples");
+    CHECK(c[3].i == 8);
+    CHECK(stats ? c[11].f == 0.01 : c[11].f == 0.0);
+    CHECK(c[9].f >= c[4].f && c[10].f >= c[9].f);
+    /* one op_007 per execution: per_execution is the mean */
+    CHECK(fabs(c[8].f - c[5].f) <= 1e-12 * c[5].f);
+  }
+  for (size_t i = 0; i < 3; i++) { /* the "s" runs: rows 1, 5, 9 */
+    const etk_cell_t *c = &t.cells[(4 * i + 1) * t.cols];
+    double v[8], sum = 0;
+    memcpy(v, d[i], sizeof v);
+    qsort(v, 8, sizeof *v, cmp_double);
+    for (int k = 0; k < 8; k++) sum += v[k];
+    CHECK(c[6].f == v[0] / 1e6 && c[7].f == v[7] / 1e6);
+    CHECK(fabs(c[5].f - sum / 8 / 1e6) <= 1e-12 * c[5].f);
+    /* the sketch's quantile q is within its bound of the element of rank
+     * floor(q (n - 1)) */
+    const double qs[3] = {0.5, 0.9, 0.99};
+    const int col[3] = {4, 9, 10};
+    for (int q = 0; q < 3; q++) {
+      double truth = v[(size_t)(qs[q] * 7)] / 1e6;
+      CHECK(fabs(c[col[q]].f - truth) <= 0.01 * truth);
+    }
+  }
+  etk_store_table_free(&t);
+
+  etk_store_tag_t ts = {"commit", "s"}, ts2 = {"commit", "s2"},
+                  tslow = {"commit", "slow"}, tfull = {"commit", "full"};
+  etk_store_where_t ws = {&ts, 1}, ws2 = {&ts2, 1}, wslow = {&tslow, 1},
+                    wfull = {&tfull, 1};
+  etk_store_comparison_t cmp;
+  /* the planted 2x slow-down: the one significant change, gating */
+  REQUIRE(etk_store_compare(st, &ws, &wslow, NULL, NULL, &cmp, &err) == ETK_OK);
+  CHECK_EQ_INT(cmp.count, 21);
+  CHECK_EQ_STR(cmp.changes[0].name, "op_007");
+  CHECK(cmp.changes[0].from_sketch && cmp.changes[0].significant);
+  CHECK(cmp.changes[0].direction == ETK_CHANGE_SLOWER);
+  CHECK(cmp.changes[0].delta_pct > 90 && cmp.changes[0].delta_pct < 110);
+  CHECK(cmp.changes[0].ci_low_pct > 0 &&
+        cmp.changes[0].ci_low_pct < cmp.changes[0].delta_pct &&
+        cmp.changes[0].ci_high_pct > cmp.changes[0].delta_pct);
+  CHECK(isnan(cmp.changes[0].q_value) && isnan(cmp.changes[0].shift.p_value));
+  CHECK(cmp.changes[0].bound[0] == 0.01 && cmp.changes[0].bound[1] == 0.01);
+  CHECK(cmp.changes[0].shift.n_baseline == 24);
+  /* op_007's 13.5 us more also make Method::execute ~4.6 % slower: those
+   * two and no other operator */
+  size_t significant = 0;
+  for (size_t i = 0; i < cmp.count; i++)
+    significant += cmp.changes[i].significant;
+  CHECK_EQ_INT(significant, 2);
+  CHECK_EQ_STR(cmp.changes[1].name, "Method::execute");
+  CHECK(cmp.changes[1].delta_pct > 3 && cmp.changes[1].delta_pct < 6);
+  CHECK(etk_store_comparison_fails(&cmp, 50.0) == 1);
+  CHECK(etk_store_comparison_fails(&cmp, 150.0) == 0);
+  etk_render_sink_t sink;
+  etk_render_sink_init_memory(&sink);
+  CHECK(etk_store_comparison_json(&cmp, &sink, &err) == ETK_OK);
+  size_t n;
+  char *json = etk_render_sink_take(&sink, &n);
+  CHECK_CONTAINS(json, "\"rule\": \"sketch-bounds\"", "\"q_value\": null",
+                 "\"baseline_bound\": 0.01", "\"candidate_p99\"");
+  free(json);
+  etk_store_comparison_free(&cmp);
+
+  /* unchanged (other runs of the same distribution): holds; and with no
+   * threshold, a change within the two bounds combined never counts */
+  etk_change_rule_t rule;
+  etk_change_rule_init(&rule);
+  rule.min_pct = 0;
+  REQUIRE(etk_store_compare(st, &ws, &ws2, NULL, &rule, &cmp, &err) == ETK_OK);
+  CHECK_EQ_INT(cmp.count, 21);
+  CHECK(etk_store_comparison_fails(&cmp, 5.0) == 0);
+  size_t inside = 0;
+  for (size_t i = 0; i < cmp.count; i++) {
+    const etk_store_change_t *ch = &cmp.changes[i];
+    CHECK(ch->from_sketch);
+    if (fabs(ch->delta_pct) <= (ch->bound[0] + ch->bound[1]) * 100) {
+      inside++;
+      CHECK(!ch->significant);
+    }
+  }
+  CHECK(inside > 15);
+  etk_store_comparison_free(&cmp);
+  REQUIRE(etk_store_compare(st, &ws, &ws2, NULL, NULL, &cmp, &err) == ETK_OK);
+  for (size_t i = 0; i < cmp.count; i++) CHECK(!cmp.changes[i].significant);
+  etk_store_comparison_free(&cmp);
+
+  /* full runs against stats runs: samples' exact p50 against the sketch */
+  REQUIRE(etk_store_compare(st, &wfull, &wslow, NULL, NULL, &cmp, &err) ==
+          ETK_OK);
+  const etk_store_change_t *ch = find_change(&cmp, "op_007");
+  REQUIRE(ch != NULL);
+  CHECK(ch->from_sketch && ch->significant && ch->bound[0] == 0.0 &&
+        ch->bound[1] == 0.01 && ch->shift.n_baseline == 24);
+  CHECK(etk_store_comparison_failing(&cmp, 50.0) == ch);
+  etk_store_comparison_free(&cmp);
+  /* full against full still uses the rank test */
+  REQUIRE(etk_store_compare(st, &wfull, &wfull, NULL, NULL, &cmp, &err) ==
+          ETK_OK);
+  for (size_t i = 0; i < cmp.count; i++)
+    CHECK(!cmp.changes[i].from_sketch && !isnan(cmp.changes[i].q_value));
+  etk_store_comparison_free(&cmp);
   etk_store_close(st);
 }
 
