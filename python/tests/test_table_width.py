@@ -158,3 +158,24 @@ def test_store_runs_and_show_tables_fit(cli, ab, tmp_path):
     assert len(names) == len(cut) and names
     for whole, shown in zip(names, cut):
         assert shown == whole or (shown.endswith("\u2026") and whole.startswith(shown[:-1]))
+
+
+def test_store_latency_table_fits(cli, demo, tmp_path):
+    db = str(tmp_path / "runs.db")
+    for k in (1, 2):
+        f = str(tmp_path / f"s{k}.etdp")
+        etkit(cli, "run", str(demo / "model.pte"), "--iterations", "20",
+              "--profile-mode", "stats", "--etdump", f)
+        etkit(cli, "store", "add", db, f, "--tag", f"k={k}")
+    table = etkit(cli, "store", "latency", db)
+    assert width(table) <= WIDTH
+    u = unit(table, "p50")
+    assert unit(table, "p99") == u and unit(table, "max") == u
+    assert " iid " in table and " bound " in table and "p99.9" not in table
+    assert "native_call_convolu" in table  # a name cut with an ellipsis if need be
+    wide = etkit(cli, "store", "latency", db, "--wide")
+    assert width(wide) > WIDTH and "p99.9" in wide and "native_call_max_pool2d_with_indices.out" in wide
+    csv = etkit(cli, "store", "latency", db, "--format", "csv").splitlines()
+    assert csv[0].startswith("name,instruction_id,runs,count,min,p10,p50")
+    counts = [int(r.split(",")[3]) for r in csv[1:] if r.startswith("native_call_relu.out,")]
+    assert counts == [40]  # 20 runs of each stored dump, merged

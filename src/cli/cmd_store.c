@@ -237,7 +237,8 @@ static int render_table(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
 static int print_table(store_cli_t *c, int rc, etk_store_table_t *t,
                        etk_error_t *err) {
   int fit =
-      !c->wide && (strcmp(c->sub, "runs") == 0 || strcmp(c->sub, "show") == 0);
+      !c->wide && (strcmp(c->sub, "runs") == 0 || strcmp(c->sub, "show") == 0 ||
+                   strcmp(c->sub, "latency") == 0);
   if (rc == ETK_OK && c->format == ETK_STORE_FORMAT_TABLE &&
       (fit ? store_cli_fit(t, c->sub) : store_cli_readable_units(t)) != ETK_OK)
     rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");

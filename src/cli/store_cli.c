@@ -133,6 +133,15 @@ static const fit_col_t show_cols[] = {{"block", "block", 8},
                                       {"min", "min", 0},
                                       {"max", "max", 0}};
 
+/* latency: count, the median, the tail and the bound (--wide adds p10,
+ * p99.9, mean and the number of runs). */
+static const fit_col_t latency_cols[] = {
+    {"name", "name", 16},       {"instruction_id", "iid", 0},
+    {"count", "count", 0},      {"min", "min", 0},
+    {"p50", "p50", 0},          {"p90", "p90", 0},
+    {"p99", "p99", 0},          {"max", "max", 0},
+    {"error_bound", "bound", 0}};
+
 /* Counts the widest line of what is rendered (code points). */
 typedef struct line_width {
   size_t line, widest;
@@ -250,10 +259,11 @@ static int keep_columns(etk_store_table_t *t, const fit_col_t *cols, size_t n) {
 }
 
 int store_cli_fit(etk_store_table_t *t, const char *sub) {
-  int runs = strcmp(sub, "runs") == 0;
-  const fit_col_t *cols = runs ? runs_cols : show_cols;
-  size_t n = runs ? sizeof runs_cols / sizeof *runs_cols
-                  : sizeof show_cols / sizeof *show_cols;
+  int runs = strcmp(sub, "runs") == 0, latency = strcmp(sub, "latency") == 0;
+  const fit_col_t *cols = runs ? runs_cols : latency ? latency_cols : show_cols;
+  size_t n = runs      ? sizeof runs_cols / sizeof *runs_cols
+             : latency ? sizeof latency_cols / sizeof *latency_cols
+                       : sizeof show_cols / sizeof *show_cols;
   int rc = keep_columns(t, cols, n);
   if (rc == ETK_E_INVALID_ARGUMENT) /* not the columns known here */
     return store_cli_readable_units(t);
