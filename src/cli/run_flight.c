@@ -201,9 +201,10 @@ int cli_flight_finish(cli_flight_t *f, etk_error_t *err) {
                          etk_strerror(rc)) != 0;
   if (f->dir)
     fprintf(stderr,
-            "etkit run: %u snapshot%s in %s (%llu runs watched, %u "
+            "etkit run: %u snapshot%s in %s (%llu run%s watched, %u "
             "trigger%s not taken: limit, spacing or keep-after)\n",
             f->written, f->written == 1 ? "" : "s", f->dir,
-            (unsigned long long)runs, suppressed, suppressed == 1 ? "" : "s");
+            (unsigned long long)runs, runs == 1 ? "" : "s", suppressed,
+            suppressed == 1 ? "" : "s");
   return 0;
 }

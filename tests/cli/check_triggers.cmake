@@ -99,3 +99,17 @@ run(2 run ${P} --profile-mode circle --etdump ${DIR}/x.etdp)
 if(EXISTS ${DIR}/bad OR EXISTS ${DIR}/x.etdp)
   message(FATAL_ERROR "a refused command left output behind")
 endif()
+
+# --snapshot-dir naming an existing file: refused before the runs, in one
+# line naming the path (not an I/O error at the first snapshot)
+file(WRITE ${DIR}/afile "")
+run(1 run ${P} --iterations 3 --trigger "Method::execute>1ns"
+    --snapshot-dir ${DIR}/afile)
+if(NOT err MATCHES "^etkit run: [^\n]*afile[^\n]*not a directory\n$")
+  message(FATAL_ERROR "--snapshot-dir FILE: not one clear line: ${err}")
+endif()
+# one run watched, said in the singular
+run(0 run ${P} --trigger "Method::execute>1s" --snapshot-dir ${DIR}/one)
+if(NOT err MATCHES "\\(1 run watched, 0 triggers not taken")
+  message(FATAL_ERROR "summary of one run: ${err}")
+endif()
