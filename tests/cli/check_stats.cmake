@@ -115,3 +115,16 @@ run(0 numerics --gap stats --help)
 if(NOT out MATCHES "usage: [^\n]*\n[^\n]*--gap mse\\|l1\\|snr\\|stats \\[options\\]")
   message(FATAL_ERROR "numerics --gap --help usage omits stats:\n${out}")
 endif()
+
+# options the latency table does not apply are refused in one line (exit
+# 1, nothing on stdout) instead of being ignored: a --block that names no
+# block, a --sort/--top that would not sort or cut
+foreach(opt "--block;7" "--block;Execute" "--sort;p50" "--top;2" "--reverse"
+            "--all-columns" "--etrecord_path;${R}")
+  run(1 inspect ${DIR}/s10.etdp ${opt})
+  list(GET opt 0 name)
+  if(NOT err MATCHES "^etkit inspect: [^\n]*does not take ${name} [^\n]*\n$"
+     OR NOT out STREQUAL "")
+    message(FATAL_ERROR "inspect of a stats dump with ${opt}: ${out}${err}")
+  endif()
+endforeach()
