@@ -189,8 +189,33 @@ void cli_flight_mismatch(cli_flight_t *f) {
   if (f && f->active) (void)etk_flight_fire(&f->flight, "mismatch");
 }
 
+/* Warns about each duration trigger whose pattern matched none of the
+ * names the run recorded: such a trigger can never fire (a typo, or an
+ * operator named as in the graph, aten.*, where the runtime's events are
+ * native_call_*). */
+static void warn_unmatched(const etk_flight_t *fl) {
+  for (uint32_t i = 0; i < fl->trigger_count; i++) {
+    const etk_trigger_t *t = &fl->triggers[i];
+    char pattern[ETK_TRIGGER_TEXT_BYTES];
+    const char *name;
+    int matched = 0;
+    if (t->kind != ETK_TRIGGER_DURATION && t->kind != ETK_TRIGGER_P99) continue;
+    memcpy(pattern, t->text, t->pattern_len);
+    pattern[t->pattern_len] = 0;
+    for (etk_recorder_name_t id = 1;
+         !matched && (name = etk_recorder_name_string(fl->rec, id, NULL)); id++)
+      matched = etk_glob_match(pattern, name);
+    if (!matched)
+      fprintf(stderr,
+              "etkit run: warning: --trigger '%s' matched no event of the "
+              "run (event names: etkit inspect of an --etdump)\n",
+              t->text);
+  }
+}
+
 int cli_flight_finish(cli_flight_t *f, etk_error_t *err) {
   if (!f || !f->active) return 0;
+  warn_unmatched(&f->flight);
   uint32_t suppressed = f->flight.suppressed;
   uint64_t runs = f->flight.runs;
   int rc = etk_flight_finish(&f->flight);

@@ -113,3 +113,11 @@ run(0 run ${P} --trigger "Method::execute>1s" --snapshot-dir ${DIR}/one)
 if(NOT err MATCHES "\\(1 run watched, 0 triggers not taken")
   message(FATAL_ERROR "summary of one run: ${err}")
 endif()
+# a duration trigger whose pattern names no recorded event says so (it can
+# never fire); one that matches says nothing
+run(0 run ${P} --iterations 2 --trigger "aten.convolution*>0.5ms"
+    --trigger "native_call_convolution*>1s" --snapshot-dir ${DIR}/nomatch)
+if(NOT err MATCHES "warning: --trigger 'aten.convolution\\*>0.5ms' matched no event"
+   OR err MATCHES "native_call_convolution\\*>1s' matched")
+  message(FATAL_ERROR "unmatched trigger pattern: ${err}")
+endif()
