@@ -128,3 +128,12 @@ foreach(opt "--block;7" "--block;Execute" "--sort;p50" "--top;2" "--reverse"
     message(FATAL_ERROR "inspect of a stats dump with ${opt}: ${out}${err}")
   endif()
 endforeach()
+
+# --profile-level method cannot hold in stats mode (every event gets a
+# sketch): refused in one line, not silently widened to every operator
+run(2 run ${P} --iterations 3 --profile-mode stats --profile-level method
+    --etdump ${DIR}/pm.etdp)
+if(NOT err MATCHES "^etkit run: [^\n]*--profile-level method[^\n]*\n$"
+   OR EXISTS ${DIR}/pm.etdp)
+  message(FATAL_ERROR "stats with --profile-level method: ${err}")
+endif()
