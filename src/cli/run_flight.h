@@ -52,7 +52,9 @@ enum {
   "                         --keep-runs runs only (docs/triggers.md) |\n" \
   "                         stats: a latency sketch per event, fixed\n"   \
   "                         size for any run count (docs/long-runs.md)\n" \
-  "  --stats-error E        stats mode's relative error (default 0.01)\n" \
+  "  --stats-error E        stats mode's relative error, 0.0001 to 0.2\n" \
+  "                         (default 0.01; a smaller E spans fewer\n"     \
+  "                         decades before the bound doubles)\n"          \
   "  --keep-runs K          runs a ring keeps (default 8)\n"              \
   "  --trigger EXPR         snapshot when EXPR holds (repeatable):\n"     \
   "                         'NAME>2ms', 'NAME>3*p99', nan, mismatch\n"    \

@@ -137,3 +137,18 @@ if(NOT err MATCHES "^etkit run: [^\n]*--profile-level method[^\n]*\n$"
    OR EXISTS ${DIR}/pm.etdp)
   message(FATAL_ERROR "stats with --profile-level method: ${err}")
 endif()
+
+# --stats-error's range: the help names the one the parser enforces
+run(0 run --help)
+if(NOT out MATCHES "--stats-error E +stats mode's relative error, 0.0001 to 0.2")
+  message(FATAL_ERROR "run --help: no --stats-error range:\n${out}")
+endif()
+foreach(e 0.0001 0.2)
+  run(0 run ${P} --profile-mode stats --stats-error ${e} --etdump ${DIR}/e.etdp)
+endforeach()
+foreach(e 0.00009 0.21)
+  run(2 run ${P} --profile-mode stats --stats-error ${e} --etdump ${DIR}/e.etdp)
+  if(NOT err MATCHES "from 0.0001 to 0.2, not")
+    message(FATAL_ERROR "--stats-error ${e}: ${err}")
+  endif()
+endforeach()
