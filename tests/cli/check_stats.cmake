@@ -152,3 +152,17 @@ foreach(e 0.00009 0.21)
     message(FATAL_ERROR "--stats-error ${e}: ${err}")
   endif()
 endforeach()
+
+# --event-cost alone compensates (docs/inspector.md: it implies
+# --compensate), as the help says
+run(0 run ${P} --iterations 3 --no-calibrate --etdump ${DIR}/nc.etdp)
+run(0 inspect ${DIR}/nc.etdp --format csv)
+set(raw "${out}")
+run(0 inspect ${DIR}/nc.etdp --format csv --event-cost 50)
+if(out STREQUAL raw)
+  message(FATAL_ERROR "--event-cost without --compensate changed nothing")
+endif()
+run(0 inspect --help)
+if(NOT out MATCHES "--event-cost NS[^\n]*\n[^\n]*implies --compensate")
+  message(FATAL_ERROR "inspect --help: --event-cost does not say it implies --compensate:\n${out}")
+endif()
