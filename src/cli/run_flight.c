@@ -115,6 +115,29 @@ int cli_flight_check(const char *cmd, const cli_flight_options_t *o,
   return 0;
 }
 
+int cli_flight_check_kinds(const char *cmd, const cli_flight_options_t *o,
+                           int debug_level, int bundled) {
+  for (size_t i = 0; i < o->trigger_count; i++) {
+    etk_trigger_t t;
+    if (etk_trigger_parse(o->triggers[i], &t, NULL) != ETK_OK) continue;
+    if (t.kind == ETK_TRIGGER_NAN && debug_level == CLI_DEBUG_NONE)
+      return etk_cli_usage(cmd, "%s",
+                           "--trigger nan needs --debug-level outputs, "
+                           "intermediates or stats (without one no value "
+                           "is logged)");
+    if (t.kind == ETK_TRIGGER_MISMATCH && !bundled)
+      return etk_cli_usage(cmd, "%s",
+                           "--trigger mismatch needs a bundled program "
+                           "(.bpte): its expected outputs");
+    if (t.kind == ETK_TRIGGER_MANUAL)
+      return etk_cli_usage(cmd, "%s",
+                           "--trigger manual is for programs that call "
+                           "etk_recorder_trigger (C API): etkit run never "
+                           "does");
+  }
+  return 0;
+}
+
 unsigned long cli_flight_runs(const cli_flight_options_t *o,
                               unsigned long runs) {
   unsigned long k = o->keep_runs ? o->keep_runs : 8;

@@ -72,6 +72,12 @@ int cli_flight_option(const char *cmd, cli_flight_options_t *o, int id,
 int cli_flight_check(const char *cmd, const cli_flight_options_t *o,
                      int have_etdump);
 
+/* Checks each trigger against the run: nan without a debug level (no
+ * value is logged), mismatch without a bundled program, manual (the CLI
+ * never calls etk_recorder_trigger) can never fire.  0 or 2. */
+int cli_flight_check_kinds(const char *cmd, const cli_flight_options_t *o,
+                           int debug_level, int bundled);
+
 /* The trace session's profile level for `level` (ETK_TRACE_PROFILE_*)
  * under these options: stats mode at its error, else `level`. */
 int cli_flight_profile_level(const cli_flight_options_t *o, int level);

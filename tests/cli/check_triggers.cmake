@@ -121,3 +121,20 @@ if(NOT err MATCHES "warning: --trigger 'aten.convolution\\*>0.5ms' matched no ev
    OR err MATCHES "native_call_convolution\\*>1s' matched")
   message(FATAL_ERROR "unmatched trigger pattern: ${err}")
 endif()
+# triggers that could never fire in this run are refused in one line,
+# before the program runs: nan without a debug level (nothing is logged),
+# mismatch without a bundled program, manual (etkit run never calls
+# etk_recorder_trigger)
+foreach(kind nan mismatch manual)
+  run(2 run ${P} --trigger ${kind} --snapshot-dir ${DIR}/never_${kind})
+  if(NOT err MATCHES "^etkit run: --trigger ${kind} [^\n]*\n$"
+     OR EXISTS ${DIR}/never_${kind})
+    message(FATAL_ERROR "--trigger ${kind} that cannot fire: ${err}")
+  endif()
+endforeach()
+# with what it needs, nan is taken (and does not fire on finite values)
+run(0 run ${P} --debug-level outputs --etdump ${DIR}/nan.etdp --trigger nan
+    --snapshot-dir ${DIR}/nan_ok)
+if(NOT err MATCHES "0 snapshots in")
+  message(FATAL_ERROR "--trigger nan with a debug level: ${err}")
+endif()
