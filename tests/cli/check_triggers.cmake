@@ -138,3 +138,33 @@ run(0 run ${P} --debug-level outputs --etdump ${DIR}/nan.etdp --trigger nan
 if(NOT err MATCHES "0 snapshots in")
   message(FATAL_ERROR "--trigger nan with a debug level: ${err}")
 endif()
+# a ring with a debug level reclaims the discarded runs' tensor bytes as it
+# does their records: nothing is dropped after K + M + 2 runs, and `nan`
+# still sees the late runs' tensors (an input holding a NaN: every run
+# fires, spacing 20 takes runs 0, 20 and 40)
+execute_process(COMMAND /usr/bin/python3 -c
+  "import numpy as np; a = np.ones((1, 1, 8, 8), np.float32); a[0, 0, 0, 0] = np.nan; np.save('${DIR}/nan_in.npy', a)"
+  RESULT_VARIABLE rc)
+if(rc EQUAL 0)
+  run(0 run ${P} --input ${DIR}/nan_in.npy --iterations 50 --profile-mode ring
+      --keep-runs 2 --debug-level intermediates --etdump ${DIR}/ringdbg.etdp
+      --trigger nan --trigger-spacing 20 --snapshot-dir ${DIR}/ringnan)
+  if(err MATCHES "dropped")
+    message(FATAL_ERROR "ring with a debug level dropped events: ${err}")
+  endif()
+  foreach(i 0 1 2)
+    math(EXPR r "${i} * 20")
+    run(0 info ${DIR}/ringnan/snapshot-00${i}.etdp)
+    if(NOT out MATCHES "etkit:trigger=run=${r},")
+      message(FATAL_ERROR "ring nan snapshot ${i}: not run ${r}:\n${out}")
+    endif()
+  endforeach()
+  # the kept runs' tensors read back: the program output of the ring's last
+  # run equals a one-run trace's
+  run(0 run ${P} --iterations 30 --profile-mode ring --keep-runs 2
+      --debug-level outputs --etdump ${DIR}/ringout.etdp)
+  run(0 run ${P} --debug-level outputs --etdump ${DIR}/one1.etdp)
+  run(0 numerics ${DIR}/one1.etdp --debug_buffer_path ${DIR}/one1.debug.bin
+      --against ${DIR}/ringout.etdp --against-debug-buffer
+      ${DIR}/ringout.debug.bin --min-snr 200)
+endif()
