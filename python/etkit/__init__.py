@@ -239,6 +239,16 @@ def run(program_path: str, inputs=None, iterations: int = 1, debug_level="none",
         raise ValueError(
             "debug_level must be 'none', 'outputs', 'intermediates' or 'stats', "
             f"not {debug_level!r}")
+    # triggers that could never fire here, refused as `etkit run` does
+    for t in triggers:
+        if t == "nan" and level == 0:
+            raise ValueError("trigger 'nan' needs a debug_level (outputs, "
+                             "intermediates or stats): without one no value "
+                             "is logged")
+        if t in ("mismatch", "manual"):
+            raise ValueError(f"trigger {t!r} cannot fire in etkit.run "
+                             "(mismatch: `etkit run X.bpte --verify`; manual: "
+                             "the C API's etk_recorder_trigger)")
     from . import _checks
 
     # iterations as given: the extension refuses what is not an int in

@@ -95,6 +95,11 @@ def test_nan_trigger_on_logged_tensors(demo):
     (dict(snapshot_dir="s"), "need a trigger"),
     (dict(profile_mode="stats2"), "profile_mode must be"),
     (dict(profile_mode="ring", keep_runs=0), "keep_runs"),
+    # triggers that could never fire
+    (dict(trigger="nan"), "trigger 'nan' needs a debug_level"),
+    (dict(trigger=["Method::execute>2ms", "nan"]), "needs a debug_level"),
+    (dict(trigger="mismatch"), "cannot fire in etkit.run"),
+    (dict(trigger="manual"), "cannot fire in etkit.run"),
 ])
 def test_misuse(demo, kwargs, error):
     with pytest.raises(ValueError, match=re.escape(error)):

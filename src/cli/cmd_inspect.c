@@ -84,18 +84,6 @@ static int render_job(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
 }
 
 /* Renders into `path` ("-" = stdout) atomically. */
-/* A stats-mode dump's sketches (etk_inspector_render_latency). */
-typedef struct latency_job {
-  etk_inspector_t *insp;
-  etk_inspector_render_options_t ro;
-} latency_job_t;
-
-static int render_latency(void *ctx, etk_render_sink_t *sink,
-                          etk_error_t *err) {
-  latency_job_t *job = ctx;
-  return etk_inspector_render_latency(job->insp, &job->ro, sink, err);
-}
-
 static int render_to(etk_inspector_t *insp,
                      const etk_inspector_render_options_t *ro,
                      const cli_t *totals, const char *path, int with_allocs,
@@ -291,16 +279,10 @@ static int inspect(cli_t *cp, int *failed) {
   if (c.ro.view == ETK_INSPECT_VIEW_EVENTS && !c.total_count && !c.compare &&
       etk_latency_dump_find(etk_inspector_etdump(insp), NULL)) {
     /* a stats-mode dump: its sketches instead of one sample per event */
-    const char *out = c.output ? c.output : "-";
-    latency_job_t job = {insp, c.ro};
-    rc = etk_cli_write_output(out, render_latency, &job, &err);
-    if (rc == ETK_OK && c.tsv_path) {
-      job.ro.format = ETK_INSPECT_FORMAT_TSV;
-      rc = etk_cli_write_output(c.tsv_path, render_latency, &job, &err);
-    }
+    int status = cli_inspect_latency(&c, insp);
     etk_inspector_close(insp);
     free(dbuf);
-    return rc == ETK_OK ? 0 : fail_err(&err);
+    return status;
   }
   etk_etrecord_t *rec = NULL;
   if (c.etrecord && link_etrecord(&c, insp, &rec, &err) != ETK_OK) {

@@ -53,4 +53,9 @@ etk_inspector_module_match_t cli_inspect_module_match(const cli_t *c);
  * in c->ro.format to c->output or stdout; exit status (inspect_runs.c). */
 int cli_inspect_runs(const cli_t *c, const etk_inspector_t *insp);
 
+/* A stats-mode dump's latency table in c->ro.format to c->output or
+ * stdout (and --tsv_path); the options it does not apply are refused in
+ * one line.  Exit status (inspect_latency.c). */
+int cli_inspect_latency(const cli_t *c, etk_inspector_t *insp);
+
 #endif

@@ -34,7 +34,7 @@
 static const char *const usage_text =
     "usage: etkit numerics --etdump_path D --debug_buffer_path B "
     "--etrecord_path E\n"
-    "                      --gap mse|l1|snr [options]\n"
+    "                      --gap mse|l1|snr|stats [options]\n"
     "\n"
     "Upstream's calculate_numeric_gap without torch: runs the ETRecord's "
     "graph with\n"

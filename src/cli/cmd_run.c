@@ -222,6 +222,12 @@ static int run(options_t *op, int *failed) {
                               "--inputs-from are for .pte files"
                             : "--verify needs a bundled program (.bpte)");
   }
+  int bad_trigger =
+      cli_flight_check_kinds(CMD, &o.flight, o.debug_level, bp != NULL);
+  if (bad_trigger) {
+    cli_program_close(prog, bp);
+    return bad_trigger;
+  }
   cli_run_inputs_t from;
   memset(&from, 0, sizeof from);
   if (o.inputs_from && cli_run_inputs_from(&o, &from)) {

@@ -195,6 +195,10 @@ int cli_run_parse_args(int argc, char **argv, options_t *o) {
     o->auto_debug_buffer = 1;
   }
   if ((rc = cli_flight_check(CMD, &o->flight, o->etdump != NULL))) return rc;
+  if (o->flight.stats && o->profile_level == CLI_PROFILE_METHOD)
+    return etk_cli_usage(CMD, "%s",
+                         "--profile-mode stats keeps a sketch of every "
+                         "event: --profile-level method does not apply");
   const char *outputs[] = {o->etdump, o->debug_buffer};
   for (int i = 0; i < 2; i++)
     if ((rc = etk_cli_check_output(CMD, outputs[i]))) return rc;

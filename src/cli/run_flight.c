@@ -115,6 +115,29 @@ int cli_flight_check(const char *cmd, const cli_flight_options_t *o,
   return 0;
 }
 
+int cli_flight_check_kinds(const char *cmd, const cli_flight_options_t *o,
+                           int debug_level, int bundled) {
+  for (size_t i = 0; i < o->trigger_count; i++) {
+    etk_trigger_t t;
+    if (etk_trigger_parse(o->triggers[i], &t, NULL) != ETK_OK) continue;
+    if (t.kind == ETK_TRIGGER_NAN && debug_level == CLI_DEBUG_NONE)
+      return etk_cli_usage(cmd, "%s",
+                           "--trigger nan needs --debug-level outputs, "
+                           "intermediates or stats (without one no value "
+                           "is logged)");
+    if (t.kind == ETK_TRIGGER_MISMATCH && !bundled)
+      return etk_cli_usage(cmd, "%s",
+                           "--trigger mismatch needs a bundled program "
+                           "(.bpte): its expected outputs");
+    if (t.kind == ETK_TRIGGER_MANUAL)
+      return etk_cli_usage(cmd, "%s",
+                           "--trigger manual is for programs that call "
+                           "etk_recorder_trigger (C API): etkit run never "
+                           "does");
+  }
+  return 0;
+}
+
 unsigned long cli_flight_runs(const cli_flight_options_t *o,
                               unsigned long runs) {
   unsigned long k = o->keep_runs ? o->keep_runs : 8;
@@ -189,8 +212,33 @@ void cli_flight_mismatch(cli_flight_t *f) {
   if (f && f->active) (void)etk_flight_fire(&f->flight, "mismatch");
 }
 
+/* Warns about each duration trigger whose pattern matched none of the
+ * names the run recorded: such a trigger can never fire (a typo, or an
+ * operator named as in the graph, aten.*, where the runtime's events are
+ * native_call_*). */
+static void warn_unmatched(const etk_flight_t *fl) {
+  for (uint32_t i = 0; i < fl->trigger_count; i++) {
+    const etk_trigger_t *t = &fl->triggers[i];
+    char pattern[ETK_TRIGGER_TEXT_BYTES];
+    const char *name;
+    int matched = 0;
+    if (t->kind != ETK_TRIGGER_DURATION && t->kind != ETK_TRIGGER_P99) continue;
+    memcpy(pattern, t->text, t->pattern_len);
+    pattern[t->pattern_len] = 0;
+    for (etk_recorder_name_t id = 1;
+         !matched && (name = etk_recorder_name_string(fl->rec, id, NULL)); id++)
+      matched = etk_glob_match(pattern, name);
+    if (!matched)
+      fprintf(stderr,
+              "etkit run: warning: --trigger '%s' matched no event of the "
+              "run (event names: etkit inspect of an --etdump)\n",
+              t->text);
+  }
+}
+
 int cli_flight_finish(cli_flight_t *f, etk_error_t *err) {
   if (!f || !f->active) return 0;
+  warn_unmatched(&f->flight);
   uint32_t suppressed = f->flight.suppressed;
   uint64_t runs = f->flight.runs;
   int rc = etk_flight_finish(&f->flight);
@@ -201,9 +249,10 @@ int cli_flight_finish(cli_flight_t *f, etk_error_t *err) {
                          etk_strerror(rc)) != 0;
   if (f->dir)
     fprintf(stderr,
-            "etkit run: %u snapshot%s in %s (%llu runs watched, %u "
+            "etkit run: %u snapshot%s in %s (%llu run%s watched, %u "
             "trigger%s not taken: limit, spacing or keep-after)\n",
             f->written, f->written == 1 ? "" : "s", f->dir,
-            (unsigned long long)runs, suppressed, suppressed == 1 ? "" : "s");
+            (unsigned long long)runs, runs == 1 ? "" : "s", suppressed,
+            suppressed == 1 ? "" : "s");
   return 0;
 }

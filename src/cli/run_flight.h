@@ -52,7 +52,9 @@ enum {
   "                         --keep-runs runs only (docs/triggers.md) |\n" \
   "                         stats: a latency sketch per event, fixed\n"   \
   "                         size for any run count (docs/long-runs.md)\n" \
-  "  --stats-error E        stats mode's relative error (default 0.01)\n" \
+  "  --stats-error E        stats mode's relative error, 0.0001 to 0.2\n" \
+  "                         (default 0.01; a smaller E spans fewer\n"     \
+  "                         decades before the bound doubles)\n"          \
   "  --keep-runs K          runs a ring keeps (default 8)\n"              \
   "  --trigger EXPR         snapshot when EXPR holds (repeatable):\n"     \
   "                         'NAME>2ms', 'NAME>3*p99', nan, mismatch\n"    \
@@ -69,6 +71,12 @@ int cli_flight_option(const char *cmd, cli_flight_options_t *o, int id,
 /* Checks between the options once all are parsed: 0 or 2. */
 int cli_flight_check(const char *cmd, const cli_flight_options_t *o,
                      int have_etdump);
+
+/* Checks each trigger against the run: nan without a debug level (no
+ * value is logged), mismatch without a bundled program, manual (the CLI
+ * never calls etk_recorder_trigger) can never fire.  0 or 2. */
+int cli_flight_check_kinds(const char *cmd, const cli_flight_options_t *o,
+                           int debug_level, int bundled);
 
 /* The trace session's profile level for `level` (ETK_TRACE_PROFILE_*)
  * under these options: stats mode at its error, else `level`. */

@@ -235,6 +235,11 @@ int cli_make_dir(const char *dir, etk_error_t *err) {
     }
     path[i] = saved;
   }
+  struct stat st; /* an existing file of that name is not a directory */
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    etk_error_where(err, path);
+    return etk_error_set(err, ETK_E_IO, ETK_NO_OFFSET, "not a directory");
+  }
   return ETK_OK;
 }
 

@@ -109,3 +109,64 @@ list(LENGTH lines nl)
 if(NOT nl EQUAL 1)
   message(FATAL_ERROR "a bad mode: not one line:\n${err}")
 endif()
+
+# the numerics usage lines name the stats gap (--gap stats works)
+run(0 numerics --help)
+if(NOT out MATCHES "With --gap mse\\|l1\\|snr\\|stats and")
+  message(FATAL_ERROR "numerics --help does not name --gap stats:\n${out}")
+endif()
+run(0 numerics --gap stats --help)
+if(NOT out MATCHES "usage: [^\n]*\n[^\n]*--gap mse\\|l1\\|snr\\|stats \\[options\\]")
+  message(FATAL_ERROR "numerics --gap --help usage omits stats:\n${out}")
+endif()
+
+# options the latency table does not apply are refused in one line (exit
+# 1, nothing on stdout) instead of being ignored: a --block that names no
+# block, a --sort/--top that would not sort or cut
+foreach(opt "--block;7" "--block;Execute" "--sort;p50" "--top;2" "--reverse"
+            "--all-columns" "--etrecord_path;${R}")
+  run(1 inspect ${DIR}/s10.etdp ${opt})
+  list(GET opt 0 name)
+  if(NOT err MATCHES "^etkit inspect: [^\n]*does not take ${name} [^\n]*\n$"
+     OR NOT out STREQUAL "")
+    message(FATAL_ERROR "inspect of a stats dump with ${opt}: ${out}${err}")
+  endif()
+endforeach()
+
+# --profile-level method cannot hold in stats mode (every event gets a
+# sketch): refused in one line, not silently widened to every operator
+run(2 run ${P} --iterations 3 --profile-mode stats --profile-level method
+    --etdump ${DIR}/pm.etdp)
+if(NOT err MATCHES "^etkit run: [^\n]*--profile-level method[^\n]*\n$"
+   OR EXISTS ${DIR}/pm.etdp)
+  message(FATAL_ERROR "stats with --profile-level method: ${err}")
+endif()
+
+# --stats-error's range: the help names the one the parser enforces
+run(0 run --help)
+if(NOT out MATCHES "--stats-error E +stats mode's relative error, 0.0001 to 0.2")
+  message(FATAL_ERROR "run --help: no --stats-error range:\n${out}")
+endif()
+foreach(e 0.0001 0.2)
+  run(0 run ${P} --profile-mode stats --stats-error ${e} --etdump ${DIR}/e.etdp)
+endforeach()
+foreach(e 0.00009 0.21)
+  run(2 run ${P} --profile-mode stats --stats-error ${e} --etdump ${DIR}/e.etdp)
+  if(NOT err MATCHES "from 0.0001 to 0.2, not")
+    message(FATAL_ERROR "--stats-error ${e}: ${err}")
+  endif()
+endforeach()
+
+# --event-cost alone compensates (docs/inspector.md: it implies
+# --compensate), as the help says
+run(0 run ${P} --iterations 3 --no-calibrate --etdump ${DIR}/nc.etdp)
+run(0 inspect ${DIR}/nc.etdp --format csv)
+set(raw "${out}")
+run(0 inspect ${DIR}/nc.etdp --format csv --event-cost 50)
+if(out STREQUAL raw)
+  message(FATAL_ERROR "--event-cost without --compensate changed nothing")
+endif()
+run(0 inspect --help)
+if(NOT out MATCHES "--event-cost NS[^\n]*\n[^\n]*implies --compensate")
+  message(FATAL_ERROR "inspect --help: --event-cost does not say it implies --compensate:\n${out}")
+endif()

@@ -99,3 +99,72 @@ run(2 run ${P} --profile-mode circle --etdump ${DIR}/x.etdp)
 if(EXISTS ${DIR}/bad OR EXISTS ${DIR}/x.etdp)
   message(FATAL_ERROR "a refused command left output behind")
 endif()
+
+# --snapshot-dir naming an existing file: refused before the runs, in one
+# line naming the path (not an I/O error at the first snapshot)
+file(WRITE ${DIR}/afile "")
+run(1 run ${P} --iterations 3 --trigger "Method::execute>1ns"
+    --snapshot-dir ${DIR}/afile)
+if(NOT err MATCHES "^etkit run: [^\n]*afile[^\n]*not a directory\n$")
+  message(FATAL_ERROR "--snapshot-dir FILE: not one clear line: ${err}")
+endif()
+# one run watched, said in the singular
+run(0 run ${P} --trigger "Method::execute>1s" --snapshot-dir ${DIR}/one)
+if(NOT err MATCHES "\\(1 run watched, 0 triggers not taken")
+  message(FATAL_ERROR "summary of one run: ${err}")
+endif()
+# a duration trigger whose pattern names no recorded event says so (it can
+# never fire); one that matches says nothing
+run(0 run ${P} --iterations 2 --trigger "aten.convolution*>0.5ms"
+    --trigger "native_call_convolution*>1s" --snapshot-dir ${DIR}/nomatch)
+if(NOT err MATCHES "warning: --trigger 'aten.convolution\\*>0.5ms' matched no event"
+   OR err MATCHES "native_call_convolution\\*>1s' matched")
+  message(FATAL_ERROR "unmatched trigger pattern: ${err}")
+endif()
+# triggers that could never fire in this run are refused in one line,
+# before the program runs: nan without a debug level (nothing is logged),
+# mismatch without a bundled program, manual (etkit run never calls
+# etk_recorder_trigger)
+foreach(kind nan mismatch manual)
+  run(2 run ${P} --trigger ${kind} --snapshot-dir ${DIR}/never_${kind})
+  if(NOT err MATCHES "^etkit run: --trigger ${kind} [^\n]*\n$"
+     OR EXISTS ${DIR}/never_${kind})
+    message(FATAL_ERROR "--trigger ${kind} that cannot fire: ${err}")
+  endif()
+endforeach()
+# with what it needs, nan is taken (and does not fire on finite values)
+run(0 run ${P} --debug-level outputs --etdump ${DIR}/nan.etdp --trigger nan
+    --snapshot-dir ${DIR}/nan_ok)
+if(NOT err MATCHES "0 snapshots in")
+  message(FATAL_ERROR "--trigger nan with a debug level: ${err}")
+endif()
+# a ring with a debug level reclaims the discarded runs' tensor bytes as it
+# does their records: nothing is dropped after K + M + 2 runs, and `nan`
+# still sees the late runs' tensors (an input holding a NaN: every run
+# fires, spacing 20 takes runs 0, 20 and 40)
+execute_process(COMMAND /usr/bin/python3 -c
+  "import numpy as np; a = np.ones((1, 1, 8, 8), np.float32); a[0, 0, 0, 0] = np.nan; np.save('${DIR}/nan_in.npy', a)"
+  RESULT_VARIABLE rc)
+if(rc EQUAL 0)
+  run(0 run ${P} --input ${DIR}/nan_in.npy --iterations 50 --profile-mode ring
+      --keep-runs 2 --debug-level intermediates --etdump ${DIR}/ringdbg.etdp
+      --trigger nan --trigger-spacing 20 --snapshot-dir ${DIR}/ringnan)
+  if(err MATCHES "dropped")
+    message(FATAL_ERROR "ring with a debug level dropped events: ${err}")
+  endif()
+  foreach(i 0 1 2)
+    math(EXPR r "${i} * 20")
+    run(0 info ${DIR}/ringnan/snapshot-00${i}.etdp)
+    if(NOT out MATCHES "etkit:trigger=run=${r},")
+      message(FATAL_ERROR "ring nan snapshot ${i}: not run ${r}:\n${out}")
+    endif()
+  endforeach()
+  # the kept runs' tensors read back: the program output of the ring's last
+  # run equals a one-run trace's
+  run(0 run ${P} --iterations 30 --profile-mode ring --keep-runs 2
+      --debug-level outputs --etdump ${DIR}/ringout.etdp)
+  run(0 run ${P} --debug-level outputs --etdump ${DIR}/one1.etdp)
+  run(0 numerics ${DIR}/one1.etdp --debug_buffer_path ${DIR}/one1.debug.bin
+      --against ${DIR}/ringout.etdp --against-debug-buffer
+      ${DIR}/ringout.debug.bin --min-snr 200)
+endif()
