@@ -676,11 +676,12 @@ static int put_row(table_ctx_t *t, etk_line_t *line, const etk_line_t *tmpl,
   char *row = line->p + line->len + n - blank;
   line->len += n;
   int rc = row_begin(t, r);
+  const int whole = t->ready == ncols; /* row mode: no cell to fetch */
   for (size_t c = 0; c < ncols && rc == ETK_OK; c++) {
     const column_t *col = &cols[c];
-    const etk_cell_t *cell;
+    const etk_cell_t *cell = &t->cells[c];
     cell_text_t x;
-    if ((rc = cell_at(t, r, c, &cell)) != ETK_OK) break;
+    if (!whole && (rc = cell_at(t, r, c, &cell)) != ETK_OK) break;
     if (cell->kind == ETK_CELL_NONE) continue; /* "": the template's spaces */
     if ((rc = cell_output(t, col, cell, &x)) != ETK_OK) break;
     size_t at = col->start + 1, w = x.width;
@@ -704,11 +705,12 @@ static int measure_columns(table_ctx_t *t, column_t *cols, size_t ncols) {
     cols[c].rank = RANK_BOOL;
     cols[c].float_after = -1;
   }
+  const int whole = t->ready == ncols; /* row mode: no cell to fetch */
   for (size_t r = 0; r < f->rows && rc == ETK_OK; r++) {
     rc = row_begin(t, r);
     for (size_t c = 0; c < ncols && rc == ETK_OK; c++) {
-      const etk_cell_t *cell;
-      if ((rc = cell_at(t, r, c, &cell)) == ETK_OK)
+      const etk_cell_t *cell = &t->cells[c];
+      if (whole || (rc = cell_at(t, r, c, &cell)) == ETK_OK)
         rc = measure(t, &cols[c], cell);
     }
   }
