@@ -77,6 +77,8 @@ typedef struct column {
   size_t int_w;    /* as an int column: max width of str() */
   size_t text_w;   /* as another column: max stripped width of str() */
   int rescan;      /* a float's repr was not measured: text_w incomplete */
+  int plain;       /* every text cell so far is printable ASCII without
+                      leading or trailing spaces: pass 2 copies it as is */
   /* final layout */
   int mode;      /* MODE_*: MODE_INT and MODE_FLOAT are decimal-aligned */
   int max_after; /* decimal: afterpoint every string is padded to */
@@ -427,6 +429,7 @@ static int measure_text(table_ctx_t *t, column_t *col, const etk_cell_t *c) {
     }
   }
   strip_text(s, n, ascii, &x);
+  if (!ascii || x.len != n) col->plain = 0;
   if (x.width > col->text_w) col->text_w = x.width;
   return ETK_OK;
 }
@@ -655,9 +658,12 @@ static inline int cell_output(table_ctx_t *t, const column_t *col,
       return ETK_OK;
     case ETK_CELL_TEXT:
     case ETK_CELL_OBJECT:
-      if (col->mode != MODE_LEFT || !c->text ||
-          !printable_ascii(c->text, c->len))
-        break;
+      if (col->mode != MODE_LEFT || !c->text) break;
+      if (col->plain) { /* as pass 1 found it */
+        *x = (cell_text_t){c->text, c->len, c->len, -1};
+        return ETK_OK;
+      }
+      if (!printable_ascii(c->text, c->len)) break;
       strip_text(c->text, c->len, 1, x);
       return ETK_OK;
     default:
@@ -704,6 +710,7 @@ static int measure_columns(table_ctx_t *t, column_t *cols, size_t ncols) {
   for (size_t c = 0; c < ncols; c++) {
     cols[c].rank = RANK_BOOL;
     cols[c].float_after = -1;
+    cols[c].plain = 1;
   }
   const int whole = t->ready == ncols; /* row mode: no cell to fetch */
   for (size_t r = 0; r < f->rows && rc == ETK_OK; r++) {
