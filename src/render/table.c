@@ -642,8 +642,8 @@ static int row_rest(table_ctx_t *t, etk_line_t *line, size_t row_at,
 }
 
 /* Pass 2: the text of a cell of a common kind (an int, a float in a float
- * column, printable ASCII in a left-aligned column) in `col`, else that of
- * output_text(). */
+ * column, a bool outside one, printable ASCII in a left-aligned column) in
+ * `col`, else that of output_text(). */
 static inline int cell_output(table_ctx_t *t, const column_t *col,
                               const etk_cell_t *c, cell_text_t *x) {
   switch (c->kind) {
@@ -655,6 +655,11 @@ static inline int cell_output(table_ctx_t *t, const column_t *col,
       if (col->mode == MODE_FLOAT && (c->i <= -1000000 || c->i >= 1000000))
         break;
       int_text(t, c->i, x);
+      return ETK_OK;
+    case ETK_CELL_BOOL:
+      if (col->mode == MODE_FLOAT) break;
+      *x = c->i ? (cell_text_t){"True", 4, 4, -1}
+                : (cell_text_t){"False", 5, 5, -1};
       return ETK_OK;
     case ETK_CELL_TEXT:
     case ETK_CELL_OBJECT:
