@@ -255,8 +255,12 @@ static const int usual_cols[12] = {COL_BLOCK,        COL_NAME,    COL_P10,
  * again, for other columns, an event with a link or without a known
  * start. */
 static inline int usual_row(plan_t *p, size_t row, etk_cell_t *cells) {
-  if (p->ncols != 12 || memcmp(p->cols, usual_cols, sizeof usual_cols) != 0 ||
-      (p->insp->links && p->insp->links[plan_row(p, row)]))
+  if (!p->usual) /* the columns are set before the first row is asked */
+    p->usual =
+        p->ncols == 12 && memcmp(p->cols, usual_cols, sizeof usual_cols) == 0
+            ? 1
+            : 2;
+  if (p->usual != 1 || (p->insp->links && p->insp->links[plan_row(p, row)]))
     return 0;
   if (!p->stats_done) row_stats(p);
   if (!p->row_start_known) return 0;

@@ -63,6 +63,8 @@ typedef struct plan {
   /* frame */
   int cols[24];
   size_t ncols;
+  int usual; /* 0: not known yet, 1: the columns are upstream's 12, 2: not
+                (insp_plan_event_row, set by its first call) */
   const char *headers[24];
   char header_buf[24][48];
   /* row cache: the renderer asks for a row's cells one after the other */

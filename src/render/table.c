@@ -77,6 +77,8 @@ typedef struct column {
   size_t int_w;    /* as an int column: max width of str() */
   size_t text_w;   /* as another column: max stripped width of str() */
   int rescan;      /* a float's repr was not measured: text_w incomplete */
+  int plain;       /* every text cell so far is printable ASCII without
+                      leading or trailing spaces: pass 2 copies it as is */
   /* final layout */
   int mode;      /* MODE_*: MODE_INT and MODE_FLOAT are decimal-aligned */
   int max_after; /* decimal: afterpoint every string is padded to */
@@ -427,6 +429,7 @@ static int measure_text(table_ctx_t *t, column_t *col, const etk_cell_t *c) {
     }
   }
   strip_text(s, n, ascii, &x);
+  if (!ascii || x.len != n) col->plain = 0;
   if (x.width > col->text_w) col->text_w = x.width;
   return ETK_OK;
 }
@@ -639,8 +642,8 @@ static int row_rest(table_ctx_t *t, etk_line_t *line, size_t row_at,
 }
 
 /* Pass 2: the text of a cell of a common kind (an int, a float in a float
- * column, printable ASCII in a left-aligned column) in `col`, else that of
- * output_text(). */
+ * column, a bool outside one, printable ASCII in a left-aligned column) in
+ * `col`, else that of output_text(). */
 static inline int cell_output(table_ctx_t *t, const column_t *col,
                               const etk_cell_t *c, cell_text_t *x) {
   switch (c->kind) {
@@ -653,11 +656,19 @@ static inline int cell_output(table_ctx_t *t, const column_t *col,
         break;
       int_text(t, c->i, x);
       return ETK_OK;
+    case ETK_CELL_BOOL:
+      if (col->mode == MODE_FLOAT) break;
+      *x = c->i ? (cell_text_t){"True", 4, 4, -1}
+                : (cell_text_t){"False", 5, 5, -1};
+      return ETK_OK;
     case ETK_CELL_TEXT:
     case ETK_CELL_OBJECT:
-      if (col->mode != MODE_LEFT || !c->text ||
-          !printable_ascii(c->text, c->len))
-        break;
+      if (col->mode != MODE_LEFT || !c->text) break;
+      if (col->plain) { /* as pass 1 found it */
+        *x = (cell_text_t){c->text, c->len, c->len, -1};
+        return ETK_OK;
+      }
+      if (!printable_ascii(c->text, c->len)) break;
       strip_text(c->text, c->len, 1, x);
       return ETK_OK;
     default:
@@ -676,11 +687,12 @@ static int put_row(table_ctx_t *t, etk_line_t *line, const etk_line_t *tmpl,
   char *row = line->p + line->len + n - blank;
   line->len += n;
   int rc = row_begin(t, r);
+  const int whole = t->ready == ncols; /* row mode: no cell to fetch */
   for (size_t c = 0; c < ncols && rc == ETK_OK; c++) {
     const column_t *col = &cols[c];
-    const etk_cell_t *cell;
+    const etk_cell_t *cell = &t->cells[c];
     cell_text_t x;
-    if ((rc = cell_at(t, r, c, &cell)) != ETK_OK) break;
+    if (!whole && (rc = cell_at(t, r, c, &cell)) != ETK_OK) break;
     if (cell->kind == ETK_CELL_NONE) continue; /* "": the template's spaces */
     if ((rc = cell_output(t, col, cell, &x)) != ETK_OK) break;
     size_t at = col->start + 1, w = x.width;
@@ -703,12 +715,14 @@ static int measure_columns(table_ctx_t *t, column_t *cols, size_t ncols) {
   for (size_t c = 0; c < ncols; c++) {
     cols[c].rank = RANK_BOOL;
     cols[c].float_after = -1;
+    cols[c].plain = 1;
   }
+  const int whole = t->ready == ncols; /* row mode: no cell to fetch */
   for (size_t r = 0; r < f->rows && rc == ETK_OK; r++) {
     rc = row_begin(t, r);
     for (size_t c = 0; c < ncols && rc == ETK_OK; c++) {
-      const etk_cell_t *cell;
-      if ((rc = cell_at(t, r, c, &cell)) == ETK_OK)
+      const etk_cell_t *cell = &t->cells[c];
+      if (whole || (rc = cell_at(t, r, c, &cell)) == ETK_OK)
         rc = measure(t, &cols[c], cell);
     }
   }
