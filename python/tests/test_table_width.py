@@ -179,3 +179,8 @@ def test_store_latency_table_fits(cli, demo, tmp_path):
     assert csv[0].startswith("name,instruction_id,runs,count,min,p10,p50")
     counts = [int(r.split(",")[3]) for r in csv[1:] if r.startswith("native_call_relu.out,")]
     assert counts == [40]  # 20 runs of each stored dump, merged
+    # a selection without sketches is one line and exit 1, never an empty table
+    for args in (["--op", "nothing"], ["--where", "k=9"]):
+        out = subprocess.run([cli, "store", "latency", db, *args], capture_output=True, text=True)
+        assert out.returncode == 1 and out.stdout == "", (args, out)
+        assert len(out.stderr.splitlines()) == 1 and "no selected run holds latency sketches" in out.stderr

@@ -486,9 +486,10 @@ int main(void) {
       return fail("method '%s' takes %lu inputs, %lu --input given", method,
                   (unsigned long)etk_method_input_count(m),
                   (unsigned long)job.input_count);
-    say("method %s: %lu inputs, %lu outputs\n", method,
-        (unsigned long)etk_method_input_count(m),
-        (unsigned long)etk_method_output_count(m));
+    unsigned long ni = (unsigned long)etk_method_input_count(m),
+                  no = (unsigned long)etk_method_output_count(m);
+    say("method %s: %lu input%s, %lu output%s\n", method, ni,
+        ni == 1 ? "" : "s", no, no == 1 ? "" : "s");
     if (run_runs(m, NULL, 0) || write_outputs(m, "")) return 2;
   } else {
     for (uint32_t c = 0; c < suite->case_count; c++) {

@@ -299,6 +299,15 @@ static int cmd_query(store_cli_t *c) {
     rc = etk_store_show(st, id, &t, &err);
   } else if (strcmp(c->sub, "latency") == 0) {
     rc = etk_store_latency(st, c->op, &w, &t, &err);
+    if (rc == ETK_OK && t.rows == 0) { /* never an empty table: exit 1 */
+      etk_store_table_free(&t);
+      etk_store_close(st);
+      return etk_cli_fail(
+          CMD,
+          "latency: no selected run holds latency sketches%s%s"
+          " (runs recorded with --profile-mode stats have them)",
+          c->op ? " for --op " : "", c->op ? c->op : "");
+    }
   } else {
     etk_store_trend_kind_t kind = c->op       ? ETK_STORE_TREND_OP
                                   : c->module ? ETK_STORE_TREND_MODULE
