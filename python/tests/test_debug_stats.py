@@ -6,6 +6,7 @@ per debug value) and through `etkit inspect --format json`
 ({"stats": {...}}); the debug buffer stays small and upstream's
 Inspector-shaped outputs keep working."""
 import json
+import os
 import subprocess
 
 import numpy as np
@@ -232,3 +233,22 @@ def test_store_keeps_stats_and_flags_drift(cli, demo, tmp_path):
     assert store("add", db, sd, "--tag", "commit=d").returncode == 0  # already stored
     out = store("drift", db, "--baseline", "commit=a", "--candidate", "commit=zzz")
     assert out.returncode == 2
+
+
+def test_store_add_refuses_a_buffer_without_this_dumps_stats(cli, demo, tmp_path):
+    files = stats_files(cli, demo, tmp_path)
+    sd, sb = files["stats"]
+    fd, fb = files["intermediates"]
+    db = str(tmp_path / "refuse.db")
+
+    def add(*args):
+        return subprocess.run([cli, "store", "add", db, *args], capture_output=True, text=True)
+
+    # a dump with no STATS: its buffer would be dropped without a word
+    out = add(fd, "--debug-buffer", fb)
+    assert out.returncode == 1 and "logs no STATS vectors" in out.stderr
+    # another run's buffer (tensor bytes read as STATS): refused, nothing stored
+    out = add(sd, "--debug-buffer", fb)
+    assert out.returncode == 1 and "does not hold this ETDump's STATS" in out.stderr
+    assert not os.path.exists(db)
+    assert add(sd, "--debug-buffer", sb).returncode == 0

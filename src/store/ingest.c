@@ -420,6 +420,19 @@ static int insert_plan(ingest_t *in, etk_error_t *err) {
  * buffer given): one row per logged tensor of every event (the Inspector's
  * first run of each block), keyed by block name, instruction, output
  * index and list item. */
+/* A STATS vector's NaN, Inf and zero counts are whole numbers from 0 to
+ * 2^53: bytes of another buffer read as doubles almost never are. */
+static int counts_plausible(const double *s) {
+  static const int k[] = {ETK_STAT_NAN_COUNT, ETK_STAT_INF_COUNT,
+                          ETK_STAT_ZERO_COUNT};
+  for (size_t i = 0; i < 3; i++) {
+    double c = s[k[i]];
+    if (!(c >= 0 && c <= 9007199254740992.0) || c != (double)(uint64_t)c)
+      return 0;
+  }
+  return 1;
+}
+
 static int insert_stats(ingest_t *in, etk_error_t *err) {
   etk_inspector_t *insp = in->d->insp;
   const etk_etdump_t *dump = etk_inspector_etdump(insp);
@@ -447,9 +460,19 @@ static int insert_stats(ingest_t *in, etk_error_t *err) {
         if ((n > 1 || v.type == ETK_ETDUMP_VALUE_TYPE_TENSOR_LIST) &&
             etk_etdump_value_tensor(dump, &v, i, &t) != ETK_OK)
           continue;
+        if (!etk_etdump_tensor_is_stats(dump, &t)) continue; /* no data */
+        etk_error_t terr;
+        etk_error_clear(&terr);
         if (etk_etdump_tensor_stats(dump, &t, in->d->debug, in->d->debug_len, s,
-                                    NULL) != ETK_OK)
-          continue;
+                                    &terr) != ETK_OK ||
+            !counts_plausible(s))
+          /* never a run stored with part of its STATS, or another's */
+          return etk_error_set(
+              err, ETK_E_FORMAT, ETK_NO_OFFSET,
+              "the debug buffer does not hold this ETDump's STATS "
+              "(instruction %d: %s; another run's buffer?)",
+              (int)ev.instruction_id,
+              terr.message[0] ? terr.message : "its counts are not counts");
         uint8_t *blob = batch_alloc(in->b, sizeof s);
         const char *name = batch_keep(in->b, ev.name);
         const char *block = batch_keep(in->b, blk.name ? blk.name : "");
@@ -590,6 +613,15 @@ static int open_extras(dump_t *d, const etk_store_add_options_t *o,
     etk_error_where(err, o->debug_buffer_path);
     return err ? err->code : ETK_E_IO;
   }
+  /* the store keeps a debug buffer's STATS vectors only: a buffer given
+   * for a dump without them would be dropped without a word */
+  if (o->debug_buffer_path &&
+      !etk_etdump_has_tensor_stats(etk_inspector_etdump(d->insp)))
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "--debug-buffer %s: the ETDump logs no STATS vectors "
+                         "(the store keeps those of runs recorded with "
+                         "--debug-level stats)",
+                         o->debug_buffer_path);
   return ETK_OK;
 }
 
