@@ -110,6 +110,17 @@ etk_status_t etk_sketch_init(etk_sketch_t *s, double relative_error);
  * (nothing added). */
 etk_status_t etk_sketch_add(etk_sketch_t *s, double value);
 
+/* Adds an integer value (ticks, cycles, ns): the same sketch, bit for bit,
+ * as etk_sketch_add(s, (double)ticks), computed with integer arithmetic
+ * below 2^53 (cheap on an MCU without a double-precision FPU).
+ * ETK_E_INVALID_ARGUMENT: s NULL. */
+etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks);
+
+/* Empties s for model's relative error, copying its constants instead of
+ * computing them (etk_sketch_init's series costs ~20 K cycles in soft
+ * float); s == model empties model.  ETK_E_INVALID_ARGUMENT: NULL. */
+etk_status_t etk_sketch_init_like(etk_sketch_t *s, const etk_sketch_t *model);
+
 /* Adds every value of src to dst (src unchanged; dst == src is allowed and
  * doubles every count).  ETK_E_MISMATCH: different relative errors (dst
  * unchanged); ETK_E_INVALID_ARGUMENT: NULL. */
