@@ -85,6 +85,21 @@ static int32_t key_of(double multiplier, double x) {
  * path's key; otherwise (about one value in 10^6 at 1 %) the double path
  * decides.  tests/recorder/test_sketch_ticks.c checks every tick below
  * 2^24, both sides of every key boundary below 2^53 and random values. */
+/* The integer path is the one taken where doubles are soft float: 32-bit
+ * Arm without a double-precision FPU (Cortex-M0..M4F, M33 and M55 without
+ * one) and RISC-V without D.  -DETK_SKETCH_INTEGER_PATH=1 forces it (the
+ * equivalence test does, on the host). */
+#ifndef ETK_SKETCH_INTEGER_PATH
+#if defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))
+#define ETK_SKETCH_INTEGER_PATH 1
+#elif defined(__riscv) && !(defined(__riscv_flen) && __riscv_flen >= 64)
+#define ETK_SKETCH_INTEGER_PATH 1
+#else
+#define ETK_SKETCH_INTEGER_PATH 0
+#endif
+#endif
+
+#if ETK_SKETCH_INTEGER_PATH
 #define Q32(c) ((uint32_t)((c)*4294967296.0 + 0.5))
 static const uint32_t Q0U = Q32(Q0), Q1U = Q32(-(Q1)), Q2U = Q32(Q2),
                       Q3U = Q32(-(Q3));
@@ -130,6 +145,7 @@ static int32_t key_of_ticks(double multiplier, uint64_t t, double value) {
   if (frac > dist && frac < 0u - dist) return (int32_t)(y >> 32);
   return key_of(multiplier, value);
 }
+#endif
 
 /* 2^e for a normal exponent. */
 static double pow2(int32_t e) {
@@ -297,6 +313,9 @@ etk_status_t etk_sketch_add(etk_sketch_t *s, double value) {
 
 etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks) {
   if (s == NULL) return ETK_E_INVALID_ARGUMENT;
+#if !ETK_SKETCH_INTEGER_PATH
+  return etk_sketch_add(s, (double)ticks); /* double hardware: as fast */
+#else
   if (ticks == 0 || ticks >> 53 != 0) return etk_sketch_add(s, (double)ticks);
   /* the double of t, exact below 2^53, from its bits */
   unsigned e = top_bit(ticks);
@@ -325,6 +344,7 @@ etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks) {
   }
   add_key(s, k, s->shift, 1);
   return ETK_OK;
+#endif
 }
 
 etk_status_t etk_sketch_init_like(etk_sketch_t *s, const etk_sketch_t *model) {
