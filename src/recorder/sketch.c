@@ -123,6 +123,36 @@ static unsigned top_bit(uint64_t t) { /* t > 0 */
 #endif
 }
 
+#define FRACTION_BITS 0x000fffffffffffffull
+
+/* The bits of the double of 1 <= t < 2^53 (exact). */
+static uint64_t bits_of(uint64_t t) {
+  unsigned e = top_bit(t);
+  return ((uint64_t)(e + 1023u) << 52) | ((t << (52u - e)) & FRACTION_BITS);
+}
+
+/* *sum += t without soft float when *sum is a nonnegative integer and so is
+ * the result, both below 2^53: then the double addition is exact, so the
+ * integer sum's double is its result bit for bit.  0: not the case (the
+ * caller adds in double). */
+static int add_exact(double *sum, uint64_t t) {
+  uint64_t b, n = 0;
+  memcpy(&b, sum, sizeof b);
+  if (b != 0) {
+    unsigned ex = (unsigned)(b >> 52); /* a set sign makes it > 2047 */
+    if (ex < 1023u || ex > 1023u + 52u) return 0;
+    unsigned sh = 52u - (ex - 1023u);
+    uint64_t m = (b & FRACTION_BITS) | (1ull << 52);
+    if ((m & ((1ull << sh) - 1u)) != 0) return 0; /* not an integer */
+    n = m >> sh;
+  }
+  n += t;
+  if (n >> 53 != 0) return 0;
+  b = bits_of(n);
+  memcpy(sum, &b, sizeof b);
+  return 1;
+}
+
 /* The key at shift 0 of 1 <= t < 2^53, `value` being (double)t. */
 static int32_t key_of_ticks(double multiplier, uint64_t t, double value) {
   unsigned e = top_bit(t);
@@ -318,10 +348,7 @@ etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks) {
   return etk_sketch_add(s, (double)ticks); /* double hardware */
 #else
   if (ticks == 0 || ticks >> 53 != 0) return etk_sketch_add(s, (double)ticks);
-  /* the double of t, exact below 2^53, from its bits */
-  unsigned e = top_bit(ticks);
-  uint64_t bits = ((uint64_t)(e + 1023u) << 52) |
-                  ((ticks << (52u - e)) & 0x000fffffffffffffull);
+  uint64_t bits = bits_of(ticks);
   double value;
   memcpy(&value, &bits, sizeof value);
   /* min and max: nonnegative doubles order as their bits do */
@@ -335,7 +362,7 @@ etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks) {
     if (mx >> 63 != 0 || bits > mx) s->max = value; /* a negative max */
   }
   s->count++;
-  s->sum += value;
+  if (!add_exact(&s->sum, ticks)) s->sum += value;
   int32_t k = floor_shift(key_of_ticks(s->multiplier, ticks, value), s->shift);
   int32_t idx = k - s->base;
   if (occupied(s) && idx >= (int32_t)s->lo && idx <= (int32_t)s->hi &&

@@ -121,6 +121,7 @@ ETK_TEST(random_values) {
 /* Streams: the whole sketch and its bytes, after halvings, with a
  * negative value (the double path) among them. */
 ETK_TEST(streams) {
+  mismatches = 0;
   for (size_t i = 0; i < N_ERRORS; i++) {
     etk_sketch_t a, b;
     uint8_t ba[ETK_SKETCH_MAX_BYTES], bb[ETK_SKETCH_MAX_BYTES];
@@ -143,6 +144,26 @@ ETK_TEST(streams) {
     CHECK(na == nb && memcmp(ba, bb, na) == 0);
     CHECK(etk_sketch_min(&a) == -5.0);
   }
+  /* small ticks (an exact integer sum), then a fraction and a negative
+   * value in it (the double sum), then ticks again; and past 2^53 */
+  static const double odd[] = {0.5, -3.25, 1e300, -1e300};
+  for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+    etk_sketch_t a, b;
+    etk_sketch_init(&a, 0);
+    etk_sketch_init(&b, 0);
+    for (int j = 0; j < 3000; j++) {
+      uint64_t t = j < 2000 ? 1u + next() % 100000u : next() >> 11;
+      if (j == 1000) {
+        etk_sketch_add(&a, odd[i]);
+        etk_sketch_add(&b, odd[i]);
+      }
+      etk_sketch_add_ticks(&a, t);
+      etk_sketch_add(&b, (double)t);
+      if (memcmp(&a, &b, 64) != 0) mismatches++;
+    }
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+  }
+  CHECK_EQ_INT(mismatches, 0);
   /* a max that is negative, then a tick above it; -0.0 as min */
   etk_sketch_t a, b;
   etk_sketch_init(&a, 0);
