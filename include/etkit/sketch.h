@@ -50,7 +50,9 @@
  * COST
  *   etk_sketch_add: a few multiplies and no branch that depends on the
  *   value's size while the window holds it (about 5-8 ns on a desktop
- *   host; bench/recorder/bench_sketch).
+ *   host; bench/recorder/bench_sketch).  etk_sketch_add_ticks: the same
+ *   on the host; on 32-bit Arm integer arithmetic only (no soft-float key,
+ *   min or max; one double add for the sum).
  *
  * EXAMPLE
  *   etk_sketch_t s;

@@ -79,12 +79,13 @@ static int32_t key_of(double multiplier, double x) {
  * gives |P' - P(s)| < 8 (a3, a2, r < 4 each, weighted by s <= 1 and
  * s - s^2 <= 1/4; d < 3).  y' = multiplier (e + P') with the multiplier
  * truncated to Q32 (< 64 units for e < 64) and two truncations: |y' - y| <
- * 8 multiplier + 70 units, and the double path's own rounding is below
- * 2^-30 units.  When y' lies farther than D = 16 (floor(multiplier) + 1) +
- * 128 units (twice the budget) from an integer, floor(y') is the double
- * path's key; otherwise (about one value in 10^6 at 1 %) the double path
- * decides.  tests/recorder/test_sketch_ticks.c checks every tick below
- * 2^24, both sides of every key boundary below 2^53 and random values. */
+ * 8 multiplier + 70 units, and the double path's own rounding (y < 2^18,
+ * a dozen operations at 2^-53) is below 1 unit.  When y' lies farther than D =
+ * 16 (floor(multiplier) + 1) + 128 units (twice the budget) from an integer,
+ * floor(y') is the double path's key; otherwise (about one value in 3 x 10^6 at
+ * 1 %) the double path decides.  tests/recorder/test_sketch_ticks.c checks
+ * every tick below 2^24, both sides of every key boundary below 2^53 and random
+ * values. */
 /* The integer path is the one taken on 32-bit Arm (Cortex-M: soft-float
  * doubles without a double-precision FPU, and on M55's double FPU still a
  * little faster than the double path with its u64 -> double call) and on
@@ -121,36 +122,6 @@ static unsigned top_bit(uint64_t t) { /* t > 0 */
     }
   return e;
 #endif
-}
-
-#define FRACTION_BITS 0x000fffffffffffffull
-
-/* The bits of the double of 1 <= t < 2^53 (exact). */
-static uint64_t bits_of(uint64_t t) {
-  unsigned e = top_bit(t);
-  return ((uint64_t)(e + 1023u) << 52) | ((t << (52u - e)) & FRACTION_BITS);
-}
-
-/* *sum += t without soft float when *sum is a nonnegative integer and so is
- * the result, both below 2^53: then the double addition is exact, so the
- * integer sum's double is its result bit for bit.  0: not the case (the
- * caller adds in double). */
-static int add_exact(double *sum, uint64_t t) {
-  uint64_t b, n = 0;
-  memcpy(&b, sum, sizeof b);
-  if (b != 0) {
-    unsigned ex = (unsigned)(b >> 52); /* a set sign makes it > 2047 */
-    if (ex < 1023u || ex > 1023u + 52u) return 0;
-    unsigned sh = 52u - (ex - 1023u);
-    uint64_t m = (b & FRACTION_BITS) | (1ull << 52);
-    if ((m & ((1ull << sh) - 1u)) != 0) return 0; /* not an integer */
-    n = m >> sh;
-  }
-  n += t;
-  if (n >> 53 != 0) return 0;
-  b = bits_of(n);
-  memcpy(sum, &b, sizeof b);
-  return 1;
 }
 
 /* The key at shift 0 of 1 <= t < 2^53, `value` being (double)t. */
@@ -348,7 +319,10 @@ etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks) {
   return etk_sketch_add(s, (double)ticks); /* double hardware */
 #else
   if (ticks == 0 || ticks >> 53 != 0) return etk_sketch_add(s, (double)ticks);
-  uint64_t bits = bits_of(ticks);
+  /* the double of t, exact below 2^53, from its bits */
+  unsigned e = top_bit(ticks);
+  uint64_t bits = ((uint64_t)(e + 1023u) << 52) |
+                  ((ticks << (52u - e)) & 0x000fffffffffffffull);
   double value;
   memcpy(&value, &bits, sizeof value);
   /* min and max: nonnegative doubles order as their bits do */
@@ -362,7 +336,7 @@ etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks) {
     if (mx >> 63 != 0 || bits > mx) s->max = value; /* a negative max */
   }
   s->count++;
-  if (!add_exact(&s->sum, ticks)) s->sum += value;
+  s->sum += value;
   int32_t k = floor_shift(key_of_ticks(s->multiplier, ticks, value), s->shift);
   int32_t idx = k - s->base;
   if (occupied(s) && idx >= (int32_t)s->lo && idx <= (int32_t)s->hi &&
