@@ -50,7 +50,9 @@
  * COST
  *   etk_sketch_add: a few multiplies and no branch that depends on the
  *   value's size while the window holds it (about 5-8 ns on a desktop
- *   host; bench/recorder/bench_sketch).
+ *   host; bench/recorder/bench_sketch).  etk_sketch_add_ticks: the same
+ *   on the host; on 32-bit Arm integer arithmetic only (no soft-float key,
+ *   min or max; one double add for the sum).
  *
  * EXAMPLE
  *   etk_sketch_t s;
@@ -109,6 +111,17 @@ etk_status_t etk_sketch_init(etk_sketch_t *s, double relative_error);
 /* Adds one value.  ETK_E_INVALID_ARGUMENT: s NULL or value NaN/infinite
  * (nothing added). */
 etk_status_t etk_sketch_add(etk_sketch_t *s, double value);
+
+/* Adds an integer value (ticks, cycles, ns): the same sketch, bit for bit,
+ * as etk_sketch_add(s, (double)ticks), computed with integer arithmetic
+ * below 2^53 (cheap on an MCU without a double-precision FPU).
+ * ETK_E_INVALID_ARGUMENT: s NULL. */
+etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks);
+
+/* Empties s for model's relative error, copying its constants instead of
+ * computing them (etk_sketch_init's series costs ~20 K cycles in soft
+ * float); s == model empties model.  ETK_E_INVALID_ARGUMENT: NULL. */
+etk_status_t etk_sketch_init_like(etk_sketch_t *s, const etk_sketch_t *model);
 
 /* Adds every value of src to dst (src unchanged; dst == src is allowed and
  * doubles every count).  ETK_E_MISMATCH: different relative errors (dst

@@ -8,6 +8,8 @@
  * addressing with linear probing on a hash of the key, 0 = empty, else
  * entry number + 1.  Keys are never removed, so a probe ends at the key or
  * at an empty slot; the table refuses a new key when every entry is used.
+ * Slot 0's sketch always holds the table's constants (set at init, kept
+ * by every later empty or fill), so a new key costs no soft-float math.
  */
 #include <string.h>
 
@@ -38,6 +40,9 @@ etk_status_t etk_latency_table_init(etk_latency_table_t *t, void *mem,
   t->capacity = capacity;
   t->relative_error = probe.relative_error;
   t->slots = mem;
+  /* slot 0's sketch is the model every new key's sketch copies its
+   * constants from (computing them costs ~20 K cycles in soft float) */
+  (void)etk_sketch_init_like(&t->slots[0].sketch, &probe);
   t->index = (uint32_t *)(void *)(t->slots + capacity);
   t->index_mask = index_slots(capacity) - 1u;
   memset(t->index, 0, 4u * (size_t)(t->index_mask + 1u));
@@ -100,7 +105,10 @@ etk_latency_entry_t *etk_latency_table_key(etk_latency_table_t *t,
   e->name = name;
   e->instruction = instruction;
   e->delegate_id = delegate_id;
-  (void)etk_sketch_init(&e->sketch, t->relative_error);
+  if (etk_sketch_relative_error(&t->slots[0].sketch) == t->relative_error)
+    (void)etk_sketch_init_like(&e->sketch, &t->slots[0].sketch);
+  else /* NEVER unless the caller's memory was overwritten */
+    (void)etk_sketch_init(&e->sketch, t->relative_error);
   *s = ++t->entries;
   return e;
 }

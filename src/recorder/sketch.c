@@ -64,6 +64,91 @@ static int32_t key_of(double multiplier, double x) {
   return floor_to_int(multiplier * ((double)e + poly(m - 1.0)));
 }
 
+/* ------------------------------------------- the integer (ticks) path
+ *
+ * etk_sketch_add_ticks gives exactly what etk_sketch_add((double)t) gives,
+ * with integer arithmetic only (an MCU without a double FPU would run the
+ * double path in soft float: about 2,000 cycles a value on Cortex-M4F).
+ *
+ * The key: the same index e + P(s), in fixed point.  t = 2^e (1 + s) with
+ * e from count-leading-zeros; S = floor(s 2^32) (exact for t < 2^33, else
+ * truncated by < 1 unit).  P in Q32 with nonnegative terms only (Q1 and Q3
+ * are negative, so R(s) = Q0 - s (|Q1| - s (Q2 - s |Q3|)) and every partial
+ * result lies in [0, 1)), each product truncated.  Error budget, in units
+ * of 2^-32: S < 1, the coefficients < 0.5 each, each truncation < 1; that
+ * gives |P' - P(s)| < 8 (a3, a2, r < 4 each, weighted by s <= 1 and
+ * s - s^2 <= 1/4; d < 3).  y' = multiplier (e + P') with the multiplier
+ * truncated to Q32 (< 64 units for e < 64) and two truncations: |y' - y| <
+ * 8 multiplier + 70 units, and the double path's own rounding (y < 2^18,
+ * a dozen operations at 2^-53) is below 1 unit.  When y' lies farther than D =
+ * 16 (floor(multiplier) + 1) + 128 units (twice the budget) from an integer,
+ * floor(y') is the double path's key; otherwise (about one value in 3 x 10^6 at
+ * 1 %) the double path decides.  tests/recorder/test_sketch_ticks.c checks
+ * every tick below 2^24, both sides of every key boundary below 2^53 and random
+ * values. */
+/* The integer path is the one taken on 32-bit Arm (Cortex-M: soft-float
+ * doubles without a double-precision FPU, and on M55's double FPU still a
+ * little faster than the double path with its u64 -> double call) and on
+ * RISC-V without D.  -DETK_SKETCH_INTEGER_PATH=1 forces it (the
+ * equivalence test does, on the host, which takes the double path). */
+#ifndef ETK_SKETCH_INTEGER_PATH
+#if defined(__arm__)
+#define ETK_SKETCH_INTEGER_PATH 1
+#elif defined(__riscv) && !(defined(__riscv_flen) && __riscv_flen >= 64)
+#define ETK_SKETCH_INTEGER_PATH 1
+#else
+#define ETK_SKETCH_INTEGER_PATH 0
+#endif
+#endif
+
+#if ETK_SKETCH_INTEGER_PATH
+#define Q32(c) ((uint32_t)((c)*4294967296.0 + 0.5))
+static const uint32_t Q0U = Q32(Q0), Q1U = Q32(-(Q1)), Q2U = Q32(Q2),
+                      Q3U = Q32(-(Q3));
+
+static uint32_t mulhi(uint32_t a, uint32_t b) {
+  return (uint32_t)(((uint64_t)a * b) >> 32);
+}
+
+static unsigned top_bit(uint64_t t) { /* t > 0 */
+#if defined(__GNUC__) || defined(__clang__)
+  return 63u - (unsigned)__builtin_clzll(t);
+#else
+  unsigned e = 0;
+  for (unsigned w = 32; w != 0; w >>= 1)
+    if (t >> w) {
+      t >>= w;
+      e += w;
+    }
+  return e;
+#endif
+}
+
+/* The key at shift 0 of 1 <= t < 2^53, `value` being (double)t. */
+static int32_t key_of_ticks(double multiplier, uint64_t t, double value) {
+  unsigned e = top_bit(t);
+  uint32_t sq = e >= 32 ? (uint32_t)(t >> (e - 32)) : (uint32_t)(t << (32 - e));
+  uint32_t a3 = Q2U - mulhi(Q3U, sq);
+  uint32_t a2 = Q1U - mulhi(a3, sq);
+  uint32_t r = Q0U - mulhi(a2, sq);
+  uint32_t d = sq - mulhi(sq, sq);
+  uint64_t u = ((uint64_t)e << 32) + sq + mulhi(d, r);
+  /* the multiplier (1.7 .. 3500: its exponent is 0 .. 11) in Q32 */
+  uint64_t mb;
+  memcpy(&mb, &multiplier, sizeof mb);
+  unsigned me = (unsigned)((mb >> 52) & 0x7ffu) - 1023u;
+  uint64_t m =
+      ((mb & 0x000fffffffffffffull) | 0x0010000000000000ull) >> (20u - me);
+  uint32_t mh = (uint32_t)(m >> 32), ml = (uint32_t)m;
+  uint32_t uh = (uint32_t)(u >> 32), ul = (uint32_t)u;
+  uint64_t y = (uint64_t)mh * ul + ((uint64_t)mh * uh << 32) +
+               (uint64_t)ml * uh + mulhi(ml, ul);
+  uint32_t frac = (uint32_t)y, dist = 16u * (mh + 1u) + 128u;
+  if (frac > dist && frac < 0u - dist) return (int32_t)(y >> 32);
+  return key_of(multiplier, value);
+}
+#endif
+
 /* 2^e for a normal exponent. */
 static double pow2(int32_t e) {
   if (e < -1022) e = -1022;
@@ -225,6 +310,53 @@ etk_status_t etk_sketch_add(etk_sketch_t *s, double value) {
     return ETK_OK;
   }
   add_key(s, k, s->shift, 1);
+  return ETK_OK;
+}
+
+etk_status_t etk_sketch_add_ticks(etk_sketch_t *s, uint64_t ticks) {
+  if (s == NULL) return ETK_E_INVALID_ARGUMENT;
+#if !ETK_SKETCH_INTEGER_PATH
+  return etk_sketch_add(s, (double)ticks); /* double hardware */
+#else
+  if (ticks == 0 || ticks >> 53 != 0) return etk_sketch_add(s, (double)ticks);
+  /* the double of t, exact below 2^53, from its bits */
+  unsigned e = top_bit(ticks);
+  uint64_t bits = ((uint64_t)(e + 1023u) << 52) |
+                  ((ticks << (52u - e)) & 0x000fffffffffffffull);
+  double value;
+  memcpy(&value, &bits, sizeof value);
+  /* min and max: nonnegative doubles order as their bits do */
+  uint64_t mn, mx;
+  memcpy(&mn, &s->min, sizeof mn);
+  memcpy(&mx, &s->max, sizeof mx);
+  if (s->count == 0) {
+    s->min = s->max = value;
+  } else {
+    if (mn >> 63 == 0 && bits < mn) s->min = value;
+    if (mx >> 63 != 0 || bits > mx) s->max = value; /* a negative max */
+  }
+  s->count++;
+  s->sum += value;
+  int32_t k = floor_shift(key_of_ticks(s->multiplier, ticks, value), s->shift);
+  int32_t idx = k - s->base;
+  if (occupied(s) && idx >= (int32_t)s->lo && idx <= (int32_t)s->hi &&
+      s->counts[idx] < UINT32_MAX) {
+    s->counts[idx]++;
+    return ETK_OK;
+  }
+  add_key(s, k, s->shift, 1);
+  return ETK_OK;
+#endif
+}
+
+etk_status_t etk_sketch_init_like(etk_sketch_t *s, const etk_sketch_t *model) {
+  if (s == NULL || model == NULL) return ETK_E_INVALID_ARGUMENT;
+  double a = model->relative_error, m = model->multiplier;
+  memset(s, 0, sizeof *s);
+  s->relative_error = a;
+  s->multiplier = m;
+  s->lo = 1;
+  s->hi = 0;
   return ETK_OK;
 }
 

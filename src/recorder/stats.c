@@ -109,7 +109,7 @@ int rec_stats_add(etk_recorder_t *rec, etk_recorder_name_t name, int32_t chain,
                               delegate_id, 1);
     if (e == NULL) return ETK_E_INTERNAL; /* NEVER: a slot was free */
   }
-  return etk_sketch_add(&e->sketch, (double)(end - start));
+  return etk_sketch_add_ticks(&e->sketch, end - start);
 }
 
 int rec_stats_charge_again(etk_recorder_t *rec) {
