@@ -663,15 +663,20 @@ void etk_recorder_count_dropped(etk_recorder_t *rec, uint32_t events);
  * `refund` != 0 takes back the drop counted for the call that just
  * failed with ETK_E_FULL, for a caller that repeats it (an event's drop,
  * or a block's when that call began a block).  The space freed
- * is the records' own and the output they had reserved, never interned
- * names (a name table that is full stays full).  So when the call failed
+ * is the records' own and the output they had reserved, and in the
+ * recorder's own debug buffer (etk_recorder_set_debug_buffer) the bytes of
+ * the discarded tensors: the kept ones are moved to its front and their
+ * offsets rewritten, so a ring whose debug buffer fills first keeps the
+ * newest tensors too.  Never interned names (a name table that is full
+ * stays full).  So when the call failed
  * because the name table was full (max_strings names), nothing is
  * discarded: the latch is cleared (later calls with known names are
  * recorded), the failed call stays dropped and counted, and the return is
  * ETK_E_LIMIT ("do not repeat the call"); a ring thus keeps at least what
  * a stopped recorder keeps.  Errors:
- * ETK_E_INVALID_ARGUMENT (NULL), ETK_E_INVALID_STATE (the recorder is not
- * full - a data sink that is full is not helped by discarding records -,
+ * ETK_E_INVALID_ARGUMENT (NULL), ETK_E_INVALID_STATE (neither the records
+ * nor the own debug buffer are full - a data sink that is full is not
+ * helped by discarding records -,
  * no block, no event to discard, or called from a data sink's write
  * callback), ETK_E_INTERNAL (a reservation bug; the records are then
  * forgotten and the recorder waits for a block, as before the first

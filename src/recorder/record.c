@@ -201,6 +201,7 @@ static void dump_reset(etk_recorder_t *rec) {
   rec_set_state(rec, REC_STATE_INIT);
   rec->full = 0;
   rec->full_names = 0;
+  rec->debug_full = 0;
   rec->block_record = 0;
   rec->dropped_events = 0;
   rec->dropped_blocks = 0;
@@ -1328,7 +1329,10 @@ static int write_tensors(etk_recorder_t *rec, const etk_recorder_value_t *v,
         status = ETK_E_OVERFLOW; /* -1 would read as "no data" */
       if (status != ETK_OK) {
         /* our own buffer can forget the list's earlier tensors */
-        if (rec->has_debug_buffer) rec->debug_buffer.used = sink_used;
+        if (rec->has_debug_buffer) {
+          rec->debug_buffer.used = sink_used;
+          if (status == ETK_E_FULL) rec->debug_full = 1;
+        }
         count_up(&rec->dropped_events);
         return status;
       }

@@ -91,6 +91,8 @@ struct etk_recorder {
   uint8_t full;       /* stop-and-count latch */
   uint8_t full_names; /* the latch was set by a name the table had no room
                        * for (max_strings): discarding events cannot help */
+  uint8_t debug_full; /* a tensor found the own debug buffer full: a ring's
+                       * discard may make room there (ring.c) */
   uint8_t hot;        /* 1 only while state == EVENTS and !full: the fast path's
                        * single check; cleared by every state or latch change */
   uint8_t profile_ready; /* bit v: profile variant v needs no new shape */
@@ -624,6 +626,9 @@ uint32_t rec_output_reserved(const etk_recorder_t *rec);
 /* Charges every record in [records_begin, end) again and recounts them
  * (ring.c): ETK_OK or ETK_E_INTERNAL. */
 int rec_charge_again(etk_recorder_t *rec, uint32_t end);
+/* Moves the bytes the kept debug records refer to, in the recorder's own
+ * debug buffer, to its front and rewrites their offsets (ring.c). */
+void rec_compact_debug_buffer(etk_recorder_t *rec);
 uint64_t rec_pool_floor(const etk_recorder_t *rec);
 
 /* ------------------------------------------------------------ layout */

@@ -481,54 +481,6 @@ static int snapshot(etk_flight_t *f) {
 
 /* ------------------------------------------------------------ the ring */
 
-/* Moves the kept runs' tensor bytes to the front of the recorder's debug
- * buffer and rewrites their offsets, so that a ring with a debug level
- * reclaims the discarded runs' bytes as it does their records.  Only the
- * recorder's own buffer sink (etk_recorder_set_debug_buffer) can be moved;
- * bytes given to another data sink are gone.  Every write starts at an
- * aligned address, so moving by a multiple of the alignment keeps them
- * aligned. */
-static void compact_debug_buffer(etk_recorder_t *rec) {
-  etk_buffer_sink_t *s = &rec->debug_buffer;
-  const uint8_t *base = rec_base(rec);
-  size_t align = s->alignment ? s->alignment : 1u;
-  size_t start = (size_t)(((uintptr_t)s->buf) % align);
-  uint64_t lo = s->used, shift = 0;
-  uint32_t at;
-  if (!rec->has_debug_buffer || s->buf == NULL) return;
-  start = start ? align - start : 0u; /* the first aligned offset */
-  for (int pass = 0; pass < 2; pass++) {
-    for (at = rec->records_begin; at < rec->records_end;) {
-      uint8_t *p = (uint8_t *)base + at;
-      uint32_t size = rec_record_size(p);
-      if (size == 0) return;
-      if (p[0] == REC_DEBUG) {
-        rec_debug_t r;
-        uint32_t t_at = (uint32_t)sizeof r;
-        memcpy(&r, p, sizeof r);
-        for (uint32_t i = 0; i < r.tensor_count; i++) {
-          rec_tensor_t t;
-          memcpy(&t, p + t_at, sizeof t);
-          if (t.offset >= 0 && pass == 0 && (uint64_t)t.offset < lo)
-            lo = (uint64_t)t.offset;
-          if (t.offset >= 0 && pass == 1) {
-            t.offset -= (int64_t)shift;
-            memcpy(p + t_at, &t, sizeof t);
-          }
-          t_at += (uint32_t)sizeof t + 16u * t.dim;
-        }
-      }
-      at += size;
-    }
-    if (pass == 0) {
-      if (lo <= start || lo > s->used) return;
-      shift = lo - start;
-      memmove(s->buf + start, s->buf + lo, (size_t)(s->used - lo));
-      s->used -= (size_t)shift;
-    }
-  }
-}
-
 /* Discards the oldest blocks so that `keep` remain. */
 static int keep_newest(etk_flight_t *f, uint32_t keep) {
   etk_recorder_t *rec = f->rec;
@@ -550,9 +502,10 @@ static int keep_newest(etk_flight_t *f, uint32_t keep) {
   rec->block_record -= shift;
   status = rec_charge_again(rec, rec->records_begin + tail);
   if (status != ETK_OK) return status;
-  compact_debug_buffer(rec);
+  rec_compact_debug_buffer(rec);
   rec->full = 0;
   rec->full_names = 0;
+  rec->debug_full = 0;
   rec_set_state(rec, rec->state);
   return ETK_OK;
 }

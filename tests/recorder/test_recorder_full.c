@@ -600,6 +600,64 @@ ETK_TEST(ring_keeps_exactly_the_newest_events) {
   CHECK_EQ_INT(etk_recorder_discard_oldest(NULL, 1, 0), ETK_E_INVALID_ARGUMENT);
 }
 
+/* A ring whose own debug buffer fills before its records do: the discard
+ * frees the oldest tensors' bytes too (the buffer is compacted with the
+ * records and the kept offsets rewritten), so the newest events keep
+ * their tensors.  Before, the discard was refused (the records were not
+ * full) and every tensor after the buffer filled was dropped. */
+static int log_run_value(etk_recorder_t *rec, uint32_t i) {
+  float data[16];
+  static const int64_t s16[1] = {16};
+  for (int k = 0; k < 16; k++) data[k] = (float)i + (float)k / 16.0f;
+  etk_recorder_tensor_t t =
+      rt_tensor(ETK_SCALAR_TYPE_FLOAT, 1, s16, data, sizeof data);
+  etk_recorder_value_t v = etk_value_tensor(&t);
+  etk_recorder_set_chain_debug_handle(rec, 0, i);
+  return etk_recorder_log_value(rec, &v, ETK_LOGGED_INTERMEDIATE_OUTPUT);
+}
+
+ETK_TEST(ring_reclaims_the_debug_buffer) {
+  static uint8_t small[1024];
+  const uint32_t n = 200;
+  rt_clock_t c;
+  etk_recorder_t *rec = make(MAX_ARENA, 0, &c);
+  int discards = 0;
+  json_t *j = NULL;
+  REQUIRE(rec != NULL);
+  REQUIRE(etk_recorder_set_debug_buffer(rec, small, sizeof small) == ETK_OK);
+  REQUIRE(etk_recorder_begin_block(rec, "Execute") == ETK_OK);
+  for (uint32_t i = 0; i < n; i++) {
+    int tries = 0, status = log_run_value(rec, i);
+    while (tries++ < 4 && ring_call(rec, status, &discards))
+      status = log_run_value(rec, i);
+    CHECK_EQ_INT(status, ETK_OK);
+  }
+  CHECK(discards > 10);
+  REQUIRE(rt_finish_check(rec, &j));
+  if (j) {
+    size_t events = rt_json_len(j, "run_data/0/events");
+    CHECK(events >= 8 && events < n);
+    for (size_t e = 0; e < events; e++) {
+      char q[160];
+      snprintf(q, sizeof q,
+               "run_data/0/events/%zu/debug_event/debug_entry/tensor/offset",
+               e);
+      long long off = rt_json_int(j, q, -1);
+      snprintf(q, sizeof q, "run_data/0/events/%zu/debug_event/instruction_id",
+               e);
+      long long id = rt_json_int(j, q, -1);
+      /* the newest events, in order, each with its own bytes */
+      CHECK_EQ_INT(id, (long long)(n - events + e));
+      REQUIRE(off >= 0 && (size_t)off + 64u <= sizeof small);
+      float first, last;
+      memcpy(&first, small + off, sizeof first);
+      memcpy(&last, small + off + 60, sizeof last);
+      CHECK(first == (float)id && last == (float)id + 15.0f / 16.0f);
+    }
+    json_decref(j);
+  }
+}
+
 /* The block being begun is what did not fit: after the discard the last
  * kept block is current again (allocators refused, nothing written out of
  * place), and repeating the block works; the marker counts events only. */
