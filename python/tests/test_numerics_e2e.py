@@ -232,6 +232,30 @@ def test_reference_graph_on_the_command_line(demo, conformance, cli, tmp_path):
     assert gap.returncode == 0, gap.stderr
     rows = list(pd.read_csv(io.StringIO(gap.stdout))["debug_handle"])
     assert rows == [2]
+    # trace and report link the same way
+    import json
+
+    def trace_ops(*extra):
+        out_path = str(tmp_path / "t.json")
+        out = run("trace", demo["etdump"], "--etrecord", path, "-o", out_path, *extra)
+        assert out.returncode == 0, out.stderr
+        with open(out_path) as f:
+            events = json.load(f)["traceEvents"]
+        return sorted({str(e.get("args", {}).get("op_types")) for e in events
+                       if e.get("name") == "native_call_relu.out"})
+
+    assert "aten.mul.Tensor" in str(trace_ops("--reference-graph", "toy"))
+    assert "aten.mul.Tensor" not in str(trace_ops())
+    for cmd in (["trace", demo["etdump"], "--etrecord", path],
+                ["report", "--etdump_path", demo["etdump"], "--etrecord_path", path]):
+        bad = run(*cmd, "--reference-graph", "nope", "-o", str(tmp_path / "x.out"))
+        assert bad.returncode == 1 and "reference graph 'nope' is not in the ETRecord" in bad.stderr
+        assert not os.path.exists(tmp_path / "x.out")
+    alone = run("trace", demo["etdump"], "--reference-graph", "toy", "-o", str(tmp_path / "y"))
+    assert alone.returncode == 2 and "--reference-graph needs --etrecord" in alone.stderr
+    ok = run("report", "--etdump_path", demo["etdump"], "--etrecord_path", path,
+             "--reference-graph", "toy", "-o", str(tmp_path / "r.html"))
+    assert ok.returncode == 0, ok.stderr
 
 
 def test_event_block_edits_reach_the_tables(demo, tmp_path):

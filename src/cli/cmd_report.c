@@ -38,6 +38,8 @@ static const char *const usage_text =
     "                              (program outputs against the ETRecord's\n"
     "                              reference outputs, or --reference's)\n"
     "  --reference FILE.bpte       reference outputs from a bundled program\n"
+    "  --reference-graph NAME      the ETRecord graph the events take op\n"
+    "                              types and modules from (as inspect)\n"
     "  --overlay NAME              colour of the graph section (with\n"
     "                              --etrecord_path): time, share, count,\n"
     "                              error, snr, memory; default: error with a\n"
@@ -58,7 +60,7 @@ static const char *const usage_text =
 
 typedef struct report_cli {
   const char *etdump, *etrecord, *output, *title, *debug_buffer, *reference;
-  const char *program, *method, *overlay;
+  const char *program, *method, *overlay, *reference_graph;
   etk_memory_plan_t *plan;
   etk_report_comparison_t comparisons[MAX_COMPARISONS];
   size_t ncomparisons;
@@ -80,6 +82,7 @@ enum {
 static const etk_cli_option_t options[] = {
     ETK_CLI_INSPECTOR_FILES(report_cli_t),
     ETK_CLI_STRING("reference", 0, report_cli_t, reference),
+    ETK_CLI_STRING("reference_graph", 0, report_cli_t, reference_graph),
     ETK_CLI_STRING("program", 0, report_cli_t, program),
     ETK_CLI_STRING("method", 0, report_cli_t, method),
     ETK_CLI_STRING("overlay", 0, report_cli_t, overlay),
@@ -115,8 +118,11 @@ static int apply_option(void *ctx, const etk_cli_parser_t *p, int id) {
 }
 
 /* --overlay: a name `etkit graph` knows, for the graph section of an
- * ETRecord; error and snr compare a debug buffer.  0 or 2. */
+ * ETRecord; error and snr compare a debug buffer; --reference-graph needs
+ * the ETRecord too.  0 or 2. */
 static int check_overlay(const report_cli_t *c) {
+  if (c->reference_graph && !c->etrecord)
+    return etk_cli_usage(CMD, "%s", "--reference-graph needs --etrecord_path");
   if (!c->overlay) return 0;
   etk_error_t err;
   etk_error_clear(&err);
@@ -287,7 +293,8 @@ int etk_cmd_report(int argc, char **argv) {
   etk_etdump_bytes(etk_inspector_etdump(c.insp), &blen);
   if (c.etrecord) {
     etk_etrecord_link_summary_t sum;
-    if (cli_link_etrecord(CMD, c.etrecord, c.insp, &rec, &sum, &err)) {
+    if (cli_link_etrecord_graph(CMD, c.etrecord, c.reference_graph, c.insp,
+                                &rec, &sum, &err)) {
       status = etk_cli_fail_error(CMD, &err);
       goto done;
     }

@@ -38,6 +38,8 @@ static const char *const usage_text =
     "types,\n"
     "                              graph nodes, module, source line and stack\n"
     "                              trace in each slice's args\n"
+    "  --reference-graph NAME      the ETRecord graph those come from (as\n"
+    "                              inspect)\n"
     "  --source_time_scale UNIT    unit of the raw ticks: ns|us|ms|s|cycles "
     "(ns)\n"
     "  --clock-hz HZ               cycles per second (with cycles)\n"
@@ -66,7 +68,7 @@ typedef struct trace_cli {
   etk_inspector_t *insp[MAX_INPUTS];
   etk_etrecord_t *rec[MAX_INPUTS];
   size_t n;
-  const char *output, *etrecord;
+  const char *output, *etrecord, *reference_graph;
   int quiet;
   etk_trace_options_t opt;
   char *block_lists[MAX_INPUTS]; /* strdup'd --blocks values */
@@ -92,6 +94,7 @@ static const etk_cli_option_t options[] = {
     {"etdump_path|etdump", 0, ETK_CLI_VALUE, OPT_ETDUMP, 0},
     ETK_CLI_STRING("output", 'o', trace_cli_t, output),
     ETK_CLI_STRING("etrecord|etrecord_path", 0, trace_cli_t, etrecord),
+    ETK_CLI_STRING("reference_graph", 0, trace_cli_t, reference_graph),
     ETK_CLI_SOURCE_TIME_OPTION,
     ETK_CLI_CLOCK_OPTION,
     ETK_CLI_FLAG("raw_ticks", 0, trace_cli_t, opt.raw_ticks),
@@ -179,6 +182,8 @@ static int parse_args(int argc, char **argv, trace_cli_t *c) {
         CMD, "%s",
         "timestamps in cycles need --clock-hz HZ (or --raw-ticks "
         "to write raw ticks, clearly labelled)");
+  if (c->reference_graph && !c->etrecord)
+    return etk_cli_usage(CMD, "%s", "--reference-graph needs --etrecord");
   if ((rc = etk_cli_check_output(CMD, c->output))) return rc;
   return 0;
 }
@@ -241,8 +246,9 @@ int etk_cmd_trace(int argc, char **argv) {
               "(%s); tracks follow run names\n",
               c->in[i].path, etk_error_format(&ierr, line, sizeof line));
       c->insp[i] = NULL;
-    } else if (c->etrecord && cli_link_etrecord(CMD, c->etrecord, c->insp[i],
-                                                &c->rec[i], NULL, &err)) {
+    } else if (c->etrecord &&
+               cli_link_etrecord_graph(CMD, c->etrecord, c->reference_graph,
+                                       c->insp[i], &c->rec[i], NULL, &err)) {
       status = etk_cli_fail_error(CMD, &err);
       rc = 1;
       break;
