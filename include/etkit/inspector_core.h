@@ -213,6 +213,10 @@ const etk_etdump_t *etk_inspector_etdump(const etk_inspector_t *insp);
 /* The options in effect (scales, factor). */
 etk_time_scale_t etk_inspector_target_time_scale(const etk_inspector_t *insp);
 etk_time_scale_t etk_inspector_source_time_scale(const etk_inspector_t *insp);
+/* 1 when `dump` carries the marker block "etkit:time_scale=cycles"
+ * (etkit's firmware: its timestamps are CPU cycles, docs/device.md): an
+ * inspector opened with the default scales then reads it in cycles. */
+int etk_inspector_dump_in_cycles(const etk_etdump_t *dump);
 double etk_inspector_scale_factor(const etk_inspector_t *insp);
 
 /* ------------------------------------------------------------ blocks */

@@ -49,18 +49,11 @@ static void print_events(const etk_etdump_t *dump) {
     printf("time: profile timestamps span %" PRIu64 " ticks (%" PRIu64
            "..%" PRIu64 ")\n",
            last - first, first, last);
-  static const char cycles[] = "etkit:time_scale=cycles";
-  for (size_t r = 0; r < etk_etdump_run_count(dump); r++) {
-    etk_etdump_run_t run;
-    if (etk_etdump_run_get(dump, r, &run) == ETK_OK && run.name.data &&
-        run.name.len == sizeof cycles - 1 &&
-        memcmp(run.name.data, cycles, sizeof cycles - 1) == 0) {
-      printf(
-          "time scale: CPU cycles (run %zu, etkit's firmware marker: "
-          "etkit's readers show cycles)\n",
-          r);
-      return;
-    }
+  if (etk_inspector_dump_in_cycles(dump)) {
+    printf(
+        "time scale: CPU cycles (etkit's firmware marker: etkit's readers "
+        "show cycles)\n");
+    return;
   }
   printf(
       "time scale: not stored in an ETDump (readers take "
@@ -72,6 +65,7 @@ static void print_events(const etk_etdump_t *dump) {
  * key, so say how many runs its sketches hold (the Execute block's
  * Method::execute count) and where the full figures are. */
 static void print_stats_mode(const etk_etdump_t *dump) {
+  static const char execute[] = "Method::execute";
   etk_latency_dump_info_t info;
   if (!etk_latency_dump_find(dump, &info)) {
     printf("profile mode: events\n");
@@ -92,7 +86,8 @@ static void print_stats_mode(const etk_etdump_t *dump) {
     if (etk_sketch_error_bound(&key.sketch) > error)
       error = etk_sketch_error_bound(&key.sketch);
     if (etk_etdump_event_get(dump, key.event, &e) == ETK_OK &&
-        e.name.len == 15 && memcmp(e.name.data, "Method::execute", 15) == 0 &&
+        e.name.len == sizeof execute - 1 &&
+        memcmp(e.name.data, execute, sizeof execute - 1) == 0 &&
         etk_sketch_count(&key.sketch) > runs)
       runs = etk_sketch_count(&key.sketch);
   }

@@ -15,6 +15,7 @@
 #include "etkit/inspector_core.h"
 #include "etkit/latency_dump.h"
 #include "etkit/render.h"
+#include "inspector_internal.h"
 
 static const double quantiles[5] = {0.10, 0.50, 0.90, 0.99, 0.999};
 static const char *const quantile_names[5] = {"p10", "p50", "p90", "p99",
@@ -51,15 +52,15 @@ int etk_inspector_latency_rows(const etk_inspector_t *insp,
   out->run = key.run;
   out->event = key.event;
   out->block_name = run.name.data;
-  out->event_name = ev.name.data;
-  /* the events table's rule (insp_event_name): a delegate's event goes by
-   * its debug identifier */
-  if (ev.delegate_debug_id_int != -1) {
-    size_t n = etk_format_int(ev.delegate_debug_id_int, out->delegate_id_text);
-    out->delegate_id_text[n] = '\0';
-    out->event_name = out->delegate_id_text;
-  } else if (ev.delegate_debug_id_str.data != NULL) {
-    out->event_name = ev.delegate_debug_id_str.data;
+  {
+    /* named as the events table names it (insp_event_name: a delegate's
+     * event by its debug identifier, an integer one as text) */
+    insp_event_t sig =
+        insp_event_of(&insp->cols, (uint32_t)key.event, INSP_NONE);
+    size_t len = 0;
+    const char *name = insp_event_name(insp, &sig, out->delegate_id_text, &len);
+    if (name == out->delegate_id_text) out->delegate_id_text[len] = '\0';
+    out->event_name = len ? name : ev.name.data;
   }
   out->instruction_id = ev.instruction_id;
   out->delegate_debug_id_int = ev.delegate_debug_id_int;

@@ -71,9 +71,8 @@ static int compensation_open(etk_inspector_t *insp, etk_error_t *err) {
   return etk_compensation_compute(insp->dump, &cal, insp->compensation, err);
 }
 
-/* 1 when the dump carries the marker block "etkit:time_scale=cycles"
- * (etkit's firmware: its timestamps are CPU cycles, docs/device.md). */
-static int dump_counts_cycles(const etk_etdump_t *dump) {
+/* The marker is an event-less RunData; the newest one is looked at first. */
+int etk_inspector_dump_in_cycles(const etk_etdump_t *dump) {
   static const char marker[] = "etkit:time_scale=cycles";
   size_t n = etk_etdump_run_count(dump);
   for (size_t k = n; k-- > 0;) {
@@ -104,7 +103,7 @@ int etk_inspector_open(const etk_etdump_t *dump,
    * cycles, as `--source_time_scale cycles --target_time_scale cycles` */
   if (insp->options.source_time_scale == ETK_TIME_NS &&
       insp->options.target_time_scale == ETK_TIME_MS &&
-      insp->options.clock_hz <= 0 && dump_counts_cycles(dump))
+      insp->options.clock_hz <= 0 && etk_inspector_dump_in_cycles(dump))
     insp->options.source_time_scale = insp->options.target_time_scale =
         ETK_TIME_CYCLES;
   insp->dump = dump;
