@@ -52,13 +52,10 @@ static int latency_row(void *ctx, const store_row_t *row) {
   double tpm = o->get_real(row, 2);
   int64_t run = o->get_int(row, 4);
   etk_sketch_t s;
-  size_t used = 0;
-  int rc = o->get_blob(row, 3, &c->bytes);
-  if (rc) return c->failed = rc;
-  if (etk_sketch_deserialize(&s, c->bytes.data, c->bytes.len, &used) !=
-          ETK_OK ||
-      used != c->bytes.len || !(tpm > 0))
-    return c->failed = ETK_E_FORMAT;
+  /* ticks_per_ms and the sketch's bytes, columns 2 and 3 (never NULL) */
+  int rc = store_read_sketch(row, 2, &c->bytes, &s);
+  if (rc < 0) return c->failed = -rc;
+  if (rc == 0) return c->failed = ETK_E_FORMAT;
   for (size_t i = 0; i < c->count; i++) {
     latency_group_t *g = &c->groups[i];
     if (g->instruction_id != instr || g->ticks_per_ms != tpm ||
