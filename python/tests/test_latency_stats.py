@@ -100,7 +100,7 @@ def test_stats_error_is_honoured_and_checked(demo):
 
 def test_a_stats_dump_is_not_compensated(demo, stats):
     # its events are medians at time 0: nothing says which ran inside which
-    with pytest.raises(RuntimeError, match="cannot be compensated"):
+    with pytest.raises(ValueError, match="cannot be compensated"):
         _inspector(stats[10].etdump, compensate=True)
     full = etkit.run(str(demo / "model.pte"), iterations=10)
     assert _inspector(full.etdump, compensate=True).event_blocks

@@ -160,6 +160,10 @@ int etk_cmd_info(int argc, char **argv) {
     return etk_cli_usage(CMD,
                          "--format json goes with --sizes alone (without "
                          "--etrecord, --ops or --selective-build)");
+  /* nothing to describe: a failure, not a description (exit 1) */
+  if (kind == ETK_FILE_EMPTY || kind == ETK_FILE_DIRECTORY)
+    return etk_cli_fail(CMD, "%s: %s (%s)", c.path,
+                        etk_file_kind_describe(kind), etk_file_kind_hint(kind));
   if (kind == ETK_FILE_ETDUMP) return cli_info_etdump(c.path);
   if (kind == ETK_FILE_ZIP) return cli_info_etrecord(c.path);
   if (kind != ETK_FILE_PTE && kind != ETK_FILE_BPTE &&

@@ -26,10 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_args.h"
 #include "commands.h"
 #include "numerics_gates.h"
+#include "run_support.h"
 #include "etkit/etrecord.h"
 #include "etkit/inspector.h"
 #include "etkit/program.h"
@@ -60,9 +62,10 @@ static const char *const usage_text =
     "\n"
     "options:\n"
     "  --etdump_path FILE          ETDump A (the reference)\n"
-    "  --debug_buffer_path FILE    debug buffer of A\n"
+    "  --debug_buffer_path FILE    debug buffer of A (default: A.debug.bin\n"
+    "                              beside A.etdp, when it exists)\n"
     "  --against FILE              ETDump B\n"
-    "  --against-debug-buffer FILE debug buffer of B\n"
+    "  --against-debug-buffer FILE debug buffer of B (default: B.debug.bin)\n"
     "  --etrecord_path FILE        ETRecord of the program: adds op types\n"
     "  --method NAME               ETRecord method (default: the method "
     "named like\n"
@@ -104,6 +107,7 @@ typedef struct numerics_cli {
   etk_numerics_ab_options_t opt;
   etk_numerics_render_options_t ro;
   etk_numerics_ab_t *ab;
+  char beside[2][4096]; /* X.debug.bin found beside X.etdp */
 } numerics_cli_t;
 
 enum {
@@ -169,12 +173,25 @@ static int parse_args(int argc, char **argv, numerics_cli_t *c) {
     return etk_cli_usage(CMD, "%s",
                          "the following arguments are required: "
                          "--etdump_path, --against");
+  /* a side without its debug buffer takes the one `etkit run` writes
+   * beside its ETDump (X.debug.bin), and says so */
+  for (int k = 0; k < 2; k++) {
+    struct stat st;
+    if (c->buffer[k] ||
+        cli_debug_path_for(c->etdump[k], c->beside[k], sizeof c->beside[k]) ||
+        stat(c->beside[k], &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    c->buffer[k] = c->beside[k];
+    fprintf(stderr, "etkit numerics: debug buffer of %s: %s (beside it)\n",
+            c->etdump[k], c->beside[k]);
+  }
   if (!c->buffer[0] || !c->buffer[1])
     return etk_cli_usage(CMD, "%s",
                          "both debug buffers are needed "
                          "(--debug_buffer_path, "
-                         "--against-debug-buffer): the values are "
-                         "in them");
+                         "--against-debug-buffer, or X.debug.bin beside "
+                         "X.etdp as `etkit run` writes it): the values "
+                         "are in them");
   if (c->method && !c->etrecord)
     return etk_cli_usage(CMD, "%s", "--method needs --etrecord_path");
   if ((rc = etk_cli_check_output(CMD, c->output))) return rc;

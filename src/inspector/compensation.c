@@ -232,8 +232,10 @@ int etk_compensation_compute(const etk_etdump_t *dump,
          runs = etk_etdump_run_count(dump);
   if (etk_latency_dump_find(dump, NULL))
     /* its events are one median per key, all starting at 0: which event
-     * ran inside which is not in the dump, so nothing can be taken off */
-    return etk_error_set(err, ETK_E_UNSUPPORTED, ETK_NO_OFFSET,
+     * ran inside which is not in the dump, so nothing can be taken off
+     * (an invalid request for this dump, as compensating one without a
+     * calibration is: Python raises ValueError for both) */
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "a stats-mode dump (--profile-mode stats) cannot be "
                          "compensated: its events are medians, not nested "
                          "in time (record a full or ring trace)");

@@ -66,6 +66,20 @@ run(2 numerics ${E} ${DIR}/cut.etdp --debug_buffer_path ${B}
 if(NOT err MATCHES "cut.etdp: " OR err MATCHES "etdump.etdp: ")
   message(FATAL_ERROR "numerics names the wrong file: ${err}")
 endif()
+# a side without --debug_buffer_path takes X.debug.bin beside X.etdp (as
+# `etkit run` writes it) and says so; without one there it is a usage error
+run(0 run ${P} --etdump ${DIR}/r1.etdp --debug-level intermediates)
+run(0 run ${P} --etdump ${DIR}/r2.etdp --debug-level intermediates)
+run(0 numerics ${DIR}/r1.etdp --against ${DIR}/r2.etdp --min-snr 100)
+if(NOT err MATCHES "r1.debug.bin \\(beside it\\)" OR
+   NOT err MATCHES "r2.debug.bin \\(beside it\\)" OR NOT out MATCHES "snr")
+  message(FATAL_ERROR "numerics did not take the buffers beside the dumps:\n${out}${err}")
+endif()
+file(REMOVE ${DIR}/r2.debug.bin)
+run(2 numerics ${DIR}/r1.etdp --against ${DIR}/r2.etdp)
+if(NOT err MATCHES "both debug buffers are needed")
+  message(FATAL_ERROR "numerics without B's buffer: ${err}")
+endif()
 
 # diff: one dump against itself holds; --vs once; trouble is 2
 run(0 diff ${E} ${E} --fail-above 1)

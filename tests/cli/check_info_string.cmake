@@ -25,3 +25,20 @@ if(at EQUAL -1)
   message(FATAL_ERROR "etkit info does not show the String's value escaped:\n${out}")
 endif()
 message(STATUS "a String scalar's value, escaped")
+
+# An empty file or a directory has nothing to describe: one line on stderr,
+# exit 1, nothing on stdout (it once printed a description and exited 0).
+file(WRITE ${DIR}/empty.etdp "")
+foreach(path ${DIR}/empty.etdp ${DIR})
+  execute_process(COMMAND ${ETKIT} info ${path} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1 OR NOT out STREQUAL "")
+    message(FATAL_ERROR "etkit info ${path}: exit ${rc} (want 1), stdout '${out}'")
+  endif()
+  string(REGEX MATCHALL "\n" lines "${err}")
+  list(LENGTH lines nl)
+  if(NOT nl EQUAL 1 OR NOT err MATCHES "^etkit info: ")
+    message(FATAL_ERROR "etkit info ${path}: want one error line, got:\n${err}")
+  endif()
+endforeach()
+message(STATUS "an empty file and a directory: one error line, exit 1")
