@@ -500,6 +500,9 @@ void etk_json_kv_null(etk_json_t *j, const char *key);
 /* Ends the document (a final newline); returns the sticky status, or
  * ETK_E_INVALID_STATE when containers are still open. */
 int etk_json_finish(etk_json_t *j);
+/* etk_json_finish, and on failure `err` set to "writing JSON failed: "
+ * and the status's text; returns the status. */
+int etk_json_finish_or_error(etk_json_t *j, etk_error_t *err);
 
 /* ====================================================================
  * Analysis output formats: HTML and the Chrome Trace Event Format.

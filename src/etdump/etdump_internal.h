@@ -81,7 +81,4 @@ struct etk_etdump {
  * reader finds it again from the run's events vector. */
 uint32_t etdump_event_member(const etk_etdump_t *dump, size_t index);
 
-/* 1 when string `name_id` is ETK_TENSOR_STATS_MARKER (stats_values.c). */
-int etdump_is_stats_marker(const etk_etdump_t *dump, uint32_t name_id);
-
 #endif

@@ -68,6 +68,7 @@
 #include "common/vec.h"
 #include "etdump_internal.h"
 #include "etkit/schema.h"
+#include "etkit/tensor_stats.h"
 
 /* ------------------------------------------------------- buffer helpers */
 
@@ -815,6 +816,15 @@ static int decode_root(etk_etdump_t *d, uint64_t max_runs, uint32_t *runs_vec,
   return ETK_OK;
 }
 
+/* 1 when string `name_id` is ETK_TENSOR_STATS_MARKER: the event-less run
+ * a dump recorded at ETK_DEBUG_LEVEL_STATS carries. */
+static int is_stats_marker(const etk_etdump_t *d, uint32_t name_id) {
+  static const char m[] = ETK_TENSOR_STATS_MARKER;
+  etk_etdump_str_t s = etk_etdump_string(d, name_id);
+  return s.data != NULL && s.len == sizeof m - 1 &&
+         memcmp(s.data, m, sizeof m - 1) == 0;
+}
+
 static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
                   etk_error_t *err) {
   const uint8_t *buf = d->buf;
@@ -841,7 +851,7 @@ static int decode(etk_etdump_t *d, const etk_etdump_options_t *o,
     d->runs[r].events_vec = ep ? follow(buf, ep) : 0;
     if (ep && rc == ETK_OK) rc = decode_run_events(&x, r, follow(buf, ep));
     if (rc == ETK_OK && !ep)
-      d->tensor_stats |= etdump_is_stats_marker(d, d->runs[r].name_id);
+      d->tensor_stats |= is_stats_marker(d, d->runs[r].name_id);
   }
   decoder_free(&x);
   return rc;

@@ -1,20 +1,14 @@
 /*
- * stats_values.c - STATS debug values (etkit/etdump.h): the marker a dump
- * recorded at ETK_DEBUG_LEVEL_STATS carries, and the 13 values of a STATS
- * vector read from the debug buffer.
+ * stats_values.c - STATS debug values (etkit/etdump.h): whether a dump
+ * recorded at ETK_DEBUG_LEVEL_STATS (its marker, found by the reader at
+ * open) logged a tensor as a STATS vector, and the 13 values of one read
+ * from the debug buffer.
  */
 #include <string.h>
 
 #include "etdump_internal.h"
 #include "etkit/schema.h"
 #include "etkit/tensor_stats.h"
-
-int etdump_is_stats_marker(const etk_etdump_t *d, uint32_t name_id) {
-  static const char m[] = ETK_TENSOR_STATS_MARKER;
-  etk_etdump_str_t s = etk_etdump_string(d, name_id);
-  return s.data != NULL && s.len == sizeof m - 1 &&
-         memcmp(s.data, m, sizeof m - 1) == 0;
-}
 
 int etk_etdump_has_tensor_stats(const etk_etdump_t *d) {
   return d != NULL && d->tensor_stats;

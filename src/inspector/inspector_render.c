@@ -388,10 +388,7 @@ static int render_allocations(plan_t *p, etk_render_sink_t *sink,
     etk_json_key(&j, "allocations");
     insp_allocations_json(&j, insp);
     etk_json_end_object(&j);
-    int rc = etk_json_finish(&j);
-    return rc == ETK_OK
-               ? rc
-               : etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed");
+    return etk_json_finish_or_error(&j, err);
   }
   alloc_view_t v = {insp, NULL, 0};
   v.rows = malloc((insp->alloc_count ? insp->alloc_count : 1) * sizeof *v.rows);

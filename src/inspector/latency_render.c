@@ -229,9 +229,7 @@ int etk_inspector_render_latency(etk_inspector_t *insp,
     }
     etk_json_end_array(&j);
     etk_json_end_object(&j);
-    rc = etk_json_finish(&j);
-    if (rc != ETK_OK)
-      etk_error_set(err, rc, ETK_NO_OFFSET, "%s", "JSON writer misuse");
+    rc = etk_json_finish_or_error(&j, err);
   } else if (rc == ETK_OK) {
     etk_frame_t f;
     headers(text, unit, ro->include_units);

@@ -773,9 +773,7 @@ int etk_inspector_render_module_totals(
     }
     etk_json_end_array(&j);
     etk_json_end_object(&j);
-    rc = etk_json_finish(&j);
-    if (rc != ETK_OK)
-      etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed");
+    rc = etk_json_finish_or_error(&j, err);
   } else {
     etk_frame_t f = {count, 4, headers, totals_cell, &v, 1};
     rc = options->format == ETK_INSPECT_FORMAT_TABLE

@@ -280,9 +280,5 @@ int etk_numerics_ab_render(const etk_numerics_ab_t *ab,
   }
   etk_json_end_array(&j);
   etk_json_end_object(&j);
-  int rc = etk_json_finish(&j);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed: %s",
-                         etk_strerror(rc));
-  return ETK_OK;
+  return etk_json_finish_or_error(&j, err);
 }

@@ -39,6 +39,7 @@
 #include "common/vec.h"
 #include "etkit/numerics.h"
 #include "etkit/schema.h"
+#include "etkit/tensor_stats.h"
 
 /* ------------------------------------------------------------- elements */
 
@@ -414,6 +415,17 @@ int etk_numerics_count_mismatches(const etk_numerics_tensor_t *a,
   if (mismatches) *mismatches = bad;
   if (numel) *numel = it.numel;
   return ETK_OK;
+}
+
+/* The comparator of two STATS vectors (numerics STATS and the store's
+ * drift): their p99_abs's relative shift, as the gap view ranks it. */
+double etk_stats_p99_shift(const double ref[ETK_TENSOR_STATS_COUNT],
+                           const double rt[ETK_TENSOR_STATS_COUNT]) {
+  double a = ref[ETK_STAT_P99_ABS], b = rt[ETK_STAT_P99_ABS];
+  if (a != a || b != b) return NAN;
+  if (a == b) return 0.0;
+  if (a == 0.0 || isinf(a)) return INFINITY;
+  return fabs(b - a) / fabs(a);
 }
 
 int etk_numerics_compare(const etk_numerics_tensor_t *a,

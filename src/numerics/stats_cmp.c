@@ -32,14 +32,6 @@ struct etk_stats_cmp {
   char **texts; /* owned debug-handle texts, one per row (or NULL) */
 };
 
-double etk_stats_p99_shift(const double ref[NSTATS], const double rt[NSTATS]) {
-  double a = ref[ETK_STAT_P99_ABS], b = rt[ETK_STAT_P99_ABS];
-  if (a != a || b != b) return NAN;
-  if (a == b) return 0.0;
-  if (a == 0.0 || isinf(a)) return INFINITY;
-  return fabs(b - a) / fabs(a);
-}
-
 static int nonfinite(const double s[NSTATS]) {
   return s[ETK_STAT_NAN_COUNT] > 0 || s[ETK_STAT_INF_COUNT] > 0;
 }
@@ -490,11 +482,7 @@ static int render_json(const etk_stats_cmp_t *c, int indent,
   }
   etk_json_end_array(&j);
   etk_json_end_object(&j);
-  int rc = etk_json_finish(&j);
-  if (rc != ETK_OK)
-    return etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed: %s",
-                         etk_strerror(rc));
-  return ETK_OK;
+  return etk_json_finish_or_error(&j, err);
 }
 
 int etk_stats_cmp_render(const etk_stats_cmp_t *c, etk_inspect_format_t format,

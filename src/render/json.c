@@ -535,6 +535,14 @@ int etk_json_finish(etk_json_t *j) {
   return j->status;
 }
 
+int etk_json_finish_or_error(etk_json_t *j, etk_error_t *err) {
+  int rc = etk_json_finish(j);
+  if (rc != ETK_OK)
+    etk_error_set(err, rc, ETK_NO_OFFSET, "writing JSON failed: %s",
+                  etk_strerror(rc));
+  return rc;
+}
+
 void etk_json_cell(etk_json_t *j, const etk_cell_t *cell) {
   switch (cell->kind) {
     case ETK_CELL_TEXT:
