@@ -4,7 +4,8 @@
  * sequence would otherwise set the window title or move the cursor when
  * `etkit graph` lists it.  Control and bidi characters are printed as
  * visible escapes instead, as the tables of etkit/render.h do.  Also the
- * one line on stderr that names a file a command wrote.
+ * one line on stderr that names a file a command wrote, and the fit of a
+ * narrow table to the terminal's 120 columns (etk_cli_render_fitted).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,4 +66,45 @@ void etk_cli_say_wrote(const char *cmd, const char *path, const char *fmt,
     va_end(ap);
   }
   fputc('\n', stderr);
+}
+
+size_t etk_cli_text_width(const char *s, size_t len) {
+  size_t widest = 0, w = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '\n') {
+      if (w > widest) widest = w;
+      w = 0;
+    } else if ((c & 0xC0) != 0x80) { /* not a continuation byte */
+      w++;
+    }
+  }
+  return w > widest ? w : widest;
+}
+
+int etk_cli_render_fitted(etk_cli_named_table_fn render, void *ctx,
+                          size_t name_width, size_t min_name, size_t limit,
+                          etk_render_sink_t *sink, etk_error_t *err) {
+  for (;;) {
+    etk_render_sink_t mem;
+    etk_render_sink_init_memory(&mem);
+    int rc = render(ctx, name_width, &mem, err);
+    size_t len = 0;
+    char *text = rc == ETK_OK ? etk_render_sink_take(&mem, &len) : NULL;
+    etk_render_sink_free(&mem);
+    if (rc != ETK_OK) return rc;
+    if (!text)
+      return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                           "out of memory rendering a table");
+    size_t w = etk_cli_text_width(text, len);
+    if (w > limit && name_width > min_name) {
+      size_t cut = w - limit;
+      name_width = name_width - min_name > cut ? name_width - cut : min_name;
+      free(text);
+      continue;
+    }
+    etk_render_put(sink, text, len);
+    free(text);
+    return sink->status;
+  }
 }

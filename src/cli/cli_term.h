@@ -1,8 +1,13 @@
 /*
- * cli_term.h - text from a file made safe for a terminal (cli_term.c).
+ * cli_term.h - text from a file made safe for a terminal, and tables
+ * fitted to its width (cli_term.c).
  */
 #ifndef ETKIT_CLI_TERM_H
 #define ETKIT_CLI_TERM_H
+
+#include <stddef.h>
+
+#include "etkit/render.h"
 
 /* A malloc'd copy of `v` with C0 controls, DEL, C1 controls and the bidi
  * controls as visible escapes (\n, \t, \x1b, \u202e); NULL when out of
@@ -11,5 +16,22 @@ char *etk_cli_term_text(const char *v);
 
 /* Prints `sep`, then `v` escaped; "?" when out of memory. */
 void etk_cli_print_term(const char *sep, const char *v);
+
+/* The widest line of s[0..len), in code points (as a terminal shows the
+ * box-drawn tables). */
+size_t etk_cli_text_width(const char *s, size_t len);
+
+/* Renders a table whose name column is at most `name_width` code points
+ * (render(ctx, name_width, sink, err)) so that it fits `limit` columns:
+ * the table is made in memory, and while it is wider than `limit` the
+ * name column gives up the excess, down to `min_name`; then it goes to
+ * `sink`.  The other columns' widths follow their figures (a loaded
+ * machine's wider deltas), so a fixed name width cannot promise the fit. */
+typedef int (*etk_cli_named_table_fn)(void *ctx, size_t name_width,
+                                      etk_render_sink_t *sink,
+                                      etk_error_t *err);
+int etk_cli_render_fitted(etk_cli_named_table_fn render, void *ctx,
+                          size_t name_width, size_t min_name, size_t limit,
+                          etk_render_sink_t *sink, etk_error_t *err);
 
 #endif

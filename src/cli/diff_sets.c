@@ -15,6 +15,7 @@
 
 #include "cli_args.h"
 #include "cli_link.h"
+#include "cli_term.h"
 #include "commands.h"
 #include "etkit/significance.h"
 
@@ -28,6 +29,7 @@ typedef struct sets_out {
   double per_second; /* the table's unit: how many make one second */
   double unit_sec;   /* seconds in one raw (target time scale) unit */
   const char *unit;
+  size_t name_most; /* the narrow table's name column (etk_cli_render_fitted) */
 } sets_out_t;
 
 /* The 120-column table: block, name (cut with an ellipsis), instruction id, the
@@ -36,7 +38,9 @@ typedef struct sets_out {
 static const char *const narrow_names[] = {
     "block", "name", "iid", "A", "B", "delta %", "95 % CI", "q", "direction"};
 #define NARROW_COLS 9
-#define NARROW_NAME 23
+#define NARROW_NAME 23 /* at most: less when the figures are wide */
+#define NARROW_NAME_MIN 10
+#define NARROW_WIDTH 120
 #define NARROW_BLOCK 12
 
 static void cut_text(etk_cell_t *out, etk_strbuf_t *scratch, const char *s,
@@ -68,7 +72,7 @@ static int narrow_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
       cut_text(out, scratch, key, block_len, NARROW_BLOCK);
       break;
     case 1:
-      cut_text(out, scratch, name, name_len, NARROW_NAME);
+      cut_text(out, scratch, name, name_len, o->name_most);
       break;
     case 2:
       etk_cell_set_int(out, id ? strtoll(id + 1, NULL, 10) : -1);
@@ -103,22 +107,30 @@ static int narrow_cell(void *ctx, size_t row, size_t col, etk_cell_t *out,
   return ETK_OK;
 }
 
+/* The 120-column table with names cut to `name_most`. */
+static int narrow_table(void *ctx, size_t name_most, etk_render_sink_t *sink,
+                        etk_error_t *err) {
+  sets_out_t *o = ctx;
+  char h[2][32];
+  const char *headers[NARROW_COLS];
+  memcpy(headers, narrow_names, sizeof headers);
+  snprintf(h[0], sizeof h[0], "A (%s)", o->unit);
+  snprintf(h[1], sizeof h[1], "B (%s)", o->unit);
+  headers[3] = h[0];
+  headers[4] = h[1];
+  o->name_most = name_most;
+  etk_frame_t f = {o->cmp->count, NARROW_COLS, headers, narrow_cell, o, 0};
+  return etk_render_table(&f, sink, err);
+}
+
 static int render_sets(void *ctx, etk_render_sink_t *sink, etk_error_t *err) {
   sets_out_t *o = ctx;
   int rc;
-  if (o->format != ETK_INSPECT_FORMAT_TABLE || o->wide) {
+  if (o->format != ETK_INSPECT_FORMAT_TABLE || o->wide)
     rc = etk_dump_comparison_render(o->cmp, o->format, sink, err);
-  } else {
-    char h[2][32];
-    const char *headers[NARROW_COLS];
-    memcpy(headers, narrow_names, sizeof headers);
-    snprintf(h[0], sizeof h[0], "A (%s)", o->unit);
-    snprintf(h[1], sizeof h[1], "B (%s)", o->unit);
-    headers[3] = h[0];
-    headers[4] = h[1];
-    etk_frame_t f = {o->cmp->count, NARROW_COLS, headers, narrow_cell, o, 0};
-    rc = etk_render_table(&f, sink, err);
-  }
+  else
+    rc = etk_cli_render_fitted(narrow_table, o, NARROW_NAME, NARROW_NAME_MIN,
+                               NARROW_WIDTH, sink, err);
   if (rc == ETK_OK && o->format == ETK_INSPECT_FORMAT_TABLE && o->hidden)
     etk_render_printf(sink,
                       "%zu OPERATOR_CALL wrapper row(s) hidden (--all-rows "
@@ -217,7 +229,7 @@ int cli_diff_sets(const char *const *a, size_t na, const char *const *b,
                           "--fail-above compared nothing: no operator of the "
                           "A dumps is in the B dumps (by block, name and "
                           "instruction id; another program?)");
-  sets_out_t out = {&cmp, o->format, o->wide, 0, 0, 0, NULL};
+  sets_out_t out = {&cmp, o->format, o->wide, 0, 0, 0, NULL, 0};
   if (status == 0 && !o->all_rows) out.hidden = hide_wrappers(&cmp);
   choose_unit(&out, o->io->target_time_scale);
   if (status == 0 && etk_cli_write_output(o->output ? o->output : "-",
