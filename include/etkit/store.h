@@ -357,12 +357,6 @@ int etk_store_comparison_table(const etk_store_comparison_t *c,
  * those), direction; --format csv|json keep every column. */
 int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,
                                       etk_store_table_t *out, etk_error_t *err);
-/* The same with names cut to their last `name_width` characters (at least
- * 4; "..." and the end), for a caller that fits the table to a width. */
-int etk_store_comparison_table_narrow_cut(const etk_store_comparison_t *c,
-                                          size_t name_width,
-                                          etk_store_table_t *out,
-                                          etk_error_t *err);
 
 /* The comparison as JSON: {"baseline_runs", "candidate_runs", "changes":
  * [{name, instruction_id, op_type, module, baseline, candidate, delta_pct,

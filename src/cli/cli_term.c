@@ -68,24 +68,28 @@ void etk_cli_say_wrote(const char *cmd, const char *path, const char *fmt,
   fputc('\n', stderr);
 }
 
-size_t etk_cli_text_width(const char *s, size_t len) {
-  size_t widest = 0, w = 0;
+static int count_width(void *ctx, const char *data, size_t len) {
+  etk_cli_width_t *w = ctx;
   for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '\n') {
-      if (w > widest) widest = w;
-      w = 0;
-    } else if ((c & 0xC0) != 0x80) { /* not a continuation byte */
-      w++;
+    if (data[i] == '\n') {
+      w->line = 0;
+    } else if (((unsigned char)data[i] & 0xc0u) != 0x80u &&
+               ++w->line > w->widest) {
+      w->widest = w->line;
     }
   }
-  return w > widest ? w : widest;
+  return 0;
+}
+
+void etk_cli_width_sink_init(etk_render_sink_t *s, etk_cli_width_t *w) {
+  w->line = w->widest = 0;
+  etk_render_sink_init(s, count_width, w);
 }
 
 int etk_cli_render_fitted(etk_cli_named_table_fn render, void *ctx,
                           size_t name_width, size_t min_name, size_t limit,
                           etk_render_sink_t *sink, etk_error_t *err) {
-  for (;;) {
+  for (;;) { /* each try in memory, so the one that fits is rendered once */
     etk_render_sink_t mem;
     etk_render_sink_init_memory(&mem);
     int rc = render(ctx, name_width, &mem, err);
@@ -96,9 +100,10 @@ int etk_cli_render_fitted(etk_cli_named_table_fn render, void *ctx,
     if (!text)
       return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                            "out of memory rendering a table");
-    size_t w = etk_cli_text_width(text, len);
-    if (w > limit && name_width > min_name) {
-      size_t cut = w - limit;
+    etk_cli_width_t w = {0, 0};
+    (void)count_width(&w, text, len);
+    if (w.widest > limit && name_width > min_name) {
+      size_t cut = w.widest - limit;
       name_width = name_width - min_name > cut ? name_width - cut : min_name;
       free(text);
       continue;

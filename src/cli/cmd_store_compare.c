@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "cli_args.h"
-#include "cli_term.h"
 #include "cmd_store_compare.h"
 #include "commands.h"
 
@@ -24,32 +23,24 @@ typedef struct compare_out {
   const etk_store_comparison_t *cmp;
 } compare_out_t;
 
-/* The table with names cut to name_width (0: the wide table, every column). */
-static int compare_table(void *ctx, size_t name_width, etk_render_sink_t *sink,
-                         etk_error_t *err) {
-  const compare_out_t *o = ctx;
-  etk_store_table_t t;
-  int rc = name_width > 0 ? etk_store_comparison_table_narrow_cut(
-                                o->cmp, name_width, &t, err)
-                          : etk_store_comparison_table(o->cmp, &t, err);
-  if (rc == ETK_OK && o->c->format == ETK_STORE_FORMAT_TABLE &&
-      store_cli_readable_units(&t) != ETK_OK)
-    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
-  if (rc == ETK_OK) rc = etk_store_table_render(&t, o->c->format, sink, err);
-  etk_store_table_free(&t);
-  return rc;
-}
-
 static int render_compare(void *ctx, etk_render_sink_t *sink,
                           etk_error_t *err) {
   const compare_out_t *o = ctx;
   if (o->c->format == ETK_STORE_FORMAT_JSON)
     return etk_store_comparison_json(o->cmp, sink, err);
-  /* a terminal's table fits 120 columns (the names give up what wide
-   * figures take); --wide and CSV keep every column */
-  if (o->c->format == ETK_STORE_FORMAT_TABLE && !o->c->wide)
-    return etk_cli_render_fitted(compare_table, ctx, 26, 10, 120, sink, err);
-  return compare_table(ctx, 0, sink, err);
+  etk_store_table_t t;
+  /* a terminal's table fits 120 columns (store_cli_fit: the names give up
+   * what wide figures take); --wide and CSV keep every column */
+  int narrow = o->c->format == ETK_STORE_FORMAT_TABLE && !o->c->wide;
+  int rc = narrow ? etk_store_comparison_table_narrow(o->cmp, &t, err)
+                  : etk_store_comparison_table(o->cmp, &t, err);
+  if (rc == ETK_OK && o->c->format == ETK_STORE_FORMAT_TABLE &&
+      (narrow ? store_cli_fit(&t, "compare") : store_cli_readable_units(&t)) !=
+          ETK_OK)
+    rc = etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
+  if (rc == ETK_OK) rc = etk_store_table_render(&t, o->c->format, sink, err);
+  etk_store_table_free(&t);
+  return rc;
 }
 
 /* Compared operators; framework events (Method::execute, ...) are in the

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "cli_term.h"
 #include "commands.h"
 
 #define CMD "store"
@@ -109,56 +110,52 @@ int store_cli_readable_units(etk_store_table_t *t) {
 
 /* ------------------------------------------------- tables in 120 columns */
 
-/* A column of a fitted table: the store's header, the one shown, and the
- * fewest code points its texts are cut to (0: never cut). */
+/* A column of a fitted table: the store's header, the one shown, the
+ * fewest code points its texts are cut to (0: never cut) and whether a cut
+ * keeps the text's end (a path's file, a kernel's overload). */
 typedef struct fit_col {
   const char *name, *shown;
   size_t floor;
+  int keep_end;
 } fit_col_t;
 
 /* runs and show in a terminal: the columns most runs tell apart (--wide
  * adds run_time, backend, branch, blocks; show's op_type, delegate). */
 static const fit_col_t runs_cols[] = {
-    {"id", "id", 0},         {"added", "added", 0},   {"digest", "digest", 0},
-    {"model", "model", 6},   {"device", "device", 6}, {"commit", "commit", 6},
-    {"tags", "tags", 6},     {"operators", "ops", 0}, {"samples", "samples", 0},
-    {"source", "source", 10}};
-static const fit_col_t show_cols[] = {{"block", "block", 8},
-                                      {"operator", "operator", 16},
-                                      {"instruction_id", "iid", 0},
-                                      {"module", "module", 12},
-                                      {"samples", "samples", 0},
-                                      {"median", "median", 0},
-                                      {"mean", "mean", 0},
-                                      {"min", "min", 0},
-                                      {"max", "max", 0}};
+    {"id", "id", 0, 0},           {"added", "added", 0, 0},
+    {"digest", "digest", 0, 0},   {"model", "model", 6, 0},
+    {"device", "device", 6, 0},   {"commit", "commit", 6, 0},
+    {"tags", "tags", 6, 0},       {"operators", "ops", 0, 0},
+    {"samples", "samples", 0, 0}, {"source", "source", 10, 1}};
+static const fit_col_t show_cols[] = {{"block", "block", 8, 0},
+                                      {"operator", "operator", 16, 0},
+                                      {"instruction_id", "iid", 0, 0},
+                                      {"module", "module", 12, 0},
+                                      {"samples", "samples", 0, 0},
+                                      {"median", "median", 0, 0},
+                                      {"mean", "mean", 0, 0},
+                                      {"min", "min", 0, 0},
+                                      {"max", "max", 0, 0}};
 
 /* latency: count, the median, the tail and the bound (--wide adds p10,
  * p99.9, mean and the number of runs). */
 static const fit_col_t latency_cols[] = {
-    {"name", "name", 16},       {"instruction_id", "iid", 0},
-    {"count", "count", 0},      {"min", "min", 0},
-    {"p50", "p50", 0},          {"p90", "p90", 0},
-    {"p99", "p99", 0},          {"max", "max", 0},
-    {"error_bound", "bound", 0}};
+    {"name", "name", 16, 0},       {"instruction_id", "iid", 0, 0},
+    {"count", "count", 0, 0},      {"min", "min", 0, 0},
+    {"p50", "p50", 0, 0},          {"p90", "p90", 0, 0},
+    {"p99", "p99", 0, 0},          {"max", "max", 0, 0},
+    {"error_bound", "bound", 0, 0}};
 
-/* Counts the widest line of what is rendered (code points). */
-typedef struct line_width {
-  size_t line, widest;
-} line_width_t;
-
-static int count_width(void *ctx, const char *data, size_t len) {
-  line_width_t *w = ctx;
-  for (size_t i = 0; i < len; i++) {
-    if (data[i] == '\n') {
-      w->line = 0;
-    } else if (((unsigned char)data[i] & 0xc0u) != 0x80u &&
-               ++w->line > w->widest) {
-      w->widest = w->line;
-    }
-  }
-  return 0;
-}
+/* compare: etk_store_comparison_table_narrow's columns, the names (already
+ * their last 26 characters) cut further when wide figures need the room. */
+static const fit_col_t compare_cols[] = {{"name", "name", 10, 1},
+                                         {"instr", "instr", 0, 0},
+                                         {"base ms", "base ms", 0, 0},
+                                         {"cand ms", "cand ms", 0, 0},
+                                         {"delta %", "delta %", 0, 0},
+                                         {"95 % CI", "95 % CI", 0, 0},
+                                         {"q", "q", 0, 0},
+                                         {"direction", "direction", 0, 0}};
 
 static size_t points(const char *s, size_t len) {
   size_t n = 0;
@@ -259,10 +256,15 @@ static int keep_columns(etk_store_table_t *t, const fit_col_t *cols, size_t n) {
 }
 
 int store_cli_fit(etk_store_table_t *t, const char *sub) {
-  int runs = strcmp(sub, "runs") == 0, latency = strcmp(sub, "latency") == 0;
-  const fit_col_t *cols = runs ? runs_cols : latency ? latency_cols : show_cols;
+  int runs = strcmp(sub, "runs") == 0, latency = strcmp(sub, "latency") == 0,
+      compare = strcmp(sub, "compare") == 0;
+  const fit_col_t *cols = runs      ? runs_cols
+                          : latency ? latency_cols
+                          : compare ? compare_cols
+                                    : show_cols;
   size_t n = runs      ? sizeof runs_cols / sizeof *runs_cols
              : latency ? sizeof latency_cols / sizeof *latency_cols
+             : compare ? sizeof compare_cols / sizeof *compare_cols
                        : sizeof show_cols / sizeof *show_cols;
   int rc = keep_columns(t, cols, n);
   if (rc == ETK_E_INVALID_ARGUMENT) /* not the columns known here */
@@ -279,9 +281,9 @@ int store_cli_fit(etk_store_table_t *t, const char *sub) {
   /* measure, then cut the widest cuttable columns down by the excess
    * (never below their floor); the numbers' widths do not change */
   for (int round = 0; round < 4; round++) {
-    line_width_t w = {0, 0};
+    etk_cli_width_t w;
     etk_render_sink_t s;
-    etk_render_sink_init(&s, count_width, &w);
+    etk_cli_width_sink_init(&s, &w);
     etk_error_t err;
     etk_error_clear(&err);
     rc = etk_store_table_render(t, ETK_STORE_FORMAT_TABLE, &s, &err);
@@ -302,8 +304,7 @@ int store_cli_fit(etk_store_table_t *t, const char *sub) {
     }
     for (size_t k = 0; k < n && rc == ETK_OK; k++)
       if (cols[k].floor && width[k] < column_points(t, k))
-        rc = cut_column(t, k, width[k],
-                        runs && strcmp(cols[k].name, "source") == 0);
+        rc = cut_column(t, k, width[k], cols[k].keep_end);
     if (rc != ETK_OK || excess) return rc;
   }
   return ETK_OK;

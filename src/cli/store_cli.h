@@ -58,7 +58,8 @@ int store_cli_readable_units(etk_store_table_t *t);
 /* Columns of a terminal's table */
 #define STORE_CLI_WIDTH 120
 
-/* `store runs` and `store show` (`sub`) as a box table within
+/* `store runs`, `show`, `latency` and `compare` (`sub`; compare: its
+ * narrow table) as a box table within
  * STORE_CLI_WIDTH columns: the columns that tell runs or operators apart
  * (operators shown as "ops", instruction_id as "iid"), durations in one
  * readable unit (store_cli_readable_units), digests cut to 8 hex digits and

@@ -471,24 +471,15 @@ static const char *const narrow_headers[] = {"name",    "instr",    "base ms",
 int etk_store_comparison_table_narrow(const etk_store_comparison_t *c,
                                       etk_store_table_t *out,
                                       etk_error_t *err) {
-  return etk_store_comparison_table_narrow_cut(c, NARROW_NAME, out, err);
-}
-
-int etk_store_comparison_table_narrow_cut(const etk_store_comparison_t *c,
-                                          size_t name_width,
-                                          etk_store_table_t *out,
-                                          etk_error_t *err) {
   if (!c || !out) return ETK_E_INVALID_ARGUMENT;
-  if (name_width < 4) name_width = 4;
-  if (name_width > NARROW_NAME) name_width = NARROW_NAME;
   if (store_table_init(out, narrow_headers, NARROW_COLS))
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET, "out of memory");
   for (size_t i = 0; i < c->count; i++) {
     const etk_store_change_t *ch = &c->changes[i];
     char name[NARROW_NAME + 4], ci[48], delta[24], q[16];
     size_t n = strlen(ch->name);
-    if (n > name_width) /* the end tells kernels apart: keep it */
-      snprintf(name, sizeof name, "...%s", ch->name + n - (name_width - 3));
+    if (n > NARROW_NAME) /* the end tells kernels apart: keep it */
+      snprintf(name, sizeof name, "...%s", ch->name + n - (NARROW_NAME - 3));
     else
       snprintf(name, sizeof name, "%s", ch->name);
     snprintf(delta, sizeof delta, "%+.1f", ch->delta_pct);
