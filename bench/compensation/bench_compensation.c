@@ -8,6 +8,10 @@
  *   compensation_<prog>_residual         compensated full trace's median
  *                                        against it (%, signed)
  *   compensation_<prog>_residual_lo, _hi the lowest and highest of the rounds'
+ *   compensation_<prog>_residual_batch   the same with the calibration's
+ *                                        batch pair for every run (not each
+ *                                        run's own, etkit/compensation.h),
+ *                                        and its _lo, _hi
  *   compensation_<prog>_events           events inside one Method::execute
  *   compensation_<prog>_in_situ_event    what one of them added to it (ns):
  *                                        the raw overhead per event
@@ -140,8 +144,10 @@ static etk_method_t *prepare(etk_program_t *p, etk_recorder_t *rec, float *x,
   return m;
 }
 
-/* Method::execute durations (ticks, compensated when `cal`) of a dump;
- * returns their count, *inside the events one contains (the first). */
+/* Method::execute durations (ticks) of a dump, raw (compensate 0),
+ * compensated as the marker says (1: each run's own pair when it says
+ * adjacent=1) or with the marker's batch pair only (2); returns their
+ * count, *inside the events one contains (the first). */
 static size_t execute_times(etk_recorder_t *rec, int compensate, double *out,
                             size_t cap, size_t *inside,
                             etk_calibration_t *cal_out) {
@@ -155,8 +161,11 @@ static size_t execute_times(etk_recorder_t *rec, int compensate, double *out,
   double *sub = calloc(events ? events : 1, sizeof *sub);
   etk_calibration_t cal;
   memset(&cal, 0, sizeof cal);
-  if (compensate && etk_calibration_find(d, &cal))
-    etk_compensation_compute(d, &cal, sub, NULL);
+  if (compensate && etk_calibration_find(d, &cal)) {
+    etk_calibration_t use = cal;
+    if (compensate == 2) use.adjacent = 0;
+    etk_compensation_compute(d, &use, sub, NULL);
+  }
   if (cal_out) *cal_out = cal;
   for (size_t i = 0; i < events && n < cap; i++) {
     etk_etdump_event_t e;
@@ -177,21 +186,22 @@ static size_t execute_times(etk_recorder_t *rec, int compensate, double *out,
 }
 
 typedef struct figures {
-  double method_only, raw_overhead, residual;
+  double method_only, raw_overhead, residual, residual_batch;
   size_t events;
 } figures_t;
 
 static int compare_round(etk_program_t *p, size_t runs, figures_t *f,
                          etk_calibration_t *cal) {
   static float x[4096];
-  static double full_raw[MAX_RUNS], full_comp[MAX_RUNS], meth[MAX_RUNS];
+  static double full_raw[MAX_RUNS], full_comp[MAX_RUNS], meth[MAX_RUNS],
+      full_batch[MAX_RUNS];
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) x[i] = 1.0f;
   void *a1, *a2;
   etk_recorder_t *full = recorder_new(1, &a1), *only = recorder_new(0, &a2);
   etk_method_t *mf = full ? prepare(p, full, x, 4096) : NULL;
   etk_method_t *mm = only ? prepare(p, only, x, 4096) : NULL;
   int rc = -1;
-  if (!mf || !mm || etk_recorder_calibrate(full, NULL, 0, 0, NULL) != ETK_OK)
+  if (!mf || !mm || etk_method_calibrate(full, NULL, 0, 0, NULL) != ETK_OK)
     goto out;
   for (int w = 0; w < WARMUP; w++)
     if (etk_method_execute(mf, NULL) || etk_method_execute(mm, NULL)) goto out;
@@ -208,11 +218,13 @@ static int compare_round(etk_program_t *p, size_t runs, figures_t *f,
   /* finish again rebuilds the same dump: read it compensated */
   size_t n2 = execute_times(full, 1, full_comp, runs, NULL, cal);
   size_t n3 = execute_times(only, 0, meth, runs, NULL, NULL);
-  if (n1 != runs || n2 != runs || n3 != runs) goto out;
+  size_t n4 = execute_times(full, 2, full_batch, runs, NULL, NULL);
+  if (n1 != runs || n2 != runs || n3 != runs || n4 != runs) goto out;
   double base = median(meth, runs);
   f->method_only = base;
   f->raw_overhead = 100.0 * (median(full_raw, runs) - base) / base;
   f->residual = 100.0 * (median(full_comp, runs) - base) / base;
+  f->residual_batch = 100.0 * (median(full_batch, runs) - base) / base;
   rc = 0;
 out:
   etk_method_free(mf);
@@ -225,13 +237,14 @@ out:
 static int report(const char *name, etk_program_t *p, size_t runs,
                   etk_calibration_t *cal) {
   figures_t f[ROUNDS];
-  double residual[ROUNDS];
+  double residual[ROUNDS], batch[ROUNDS];
   for (int k = 0; k < ROUNDS; k++) {
     if (compare_round(p, runs, &f[k], cal)) {
       fprintf(stderr, "bench_compensation: %s: a run failed\n", name);
       return 1;
     }
     residual[k] = f[k].residual;
+    batch[k] = f[k].residual_batch;
   }
   /* the round whose residual is the median one */
   double mid = median(residual, ROUNDS);
@@ -243,6 +256,12 @@ static int report(const char *name, etk_program_t *p, size_t runs,
   /* the rounds' spread: the shared machine's state moves the residual */
   printf("compensation_%s_residual_lo %.2f %%\n", name, residual[0]);
   printf("compensation_%s_residual_hi %.2f %%\n", name, residual[ROUNDS - 1]);
+  /* the same rounds with the calibration's batch pair for every run */
+  double batch_mid = median(batch, ROUNDS);
+  printf("compensation_%s_residual_batch %.2f %%\n", name, batch_mid);
+  printf("compensation_%s_residual_batch_lo %.2f %%\n", name, batch[0]);
+  printf("compensation_%s_residual_batch_hi %.2f %%\n", name,
+         batch[ROUNDS - 1]);
   printf("compensation_%s_events %zu events\n", name, f[k].events);
   /* what one event cost inside Method::execute, against the calibration's
    * pair - skipped (calibration_pair, calibration_skipped) */

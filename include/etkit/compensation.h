@@ -7,7 +7,7 @@
  * records only Method::execute.  etkit's recorder measures that cost on the
  * target (etkit/recorder_calibration.h) and writes it as an event-less
  * RunData "etkit:calibration=pair=P,inner=I,clock=C,tensor=T,tensor_kib=K,
- * reps=N" (ticks); upstream's Inspector skips it.
+ * skipped=S,reps=N[,adjacent=1]" (ticks); upstream's Inspector skips it.
  *
  * COMPENSATION
  *   The compensated duration of a profile event E is its recorded duration
@@ -27,6 +27,21 @@
  *   events and wrapped (end < start) events cost nothing and contain
  *   nothing.  bytes(V) is prod(sizes) x element size of each logged tensor
  *   with data (a list costs `tensor` per tensor).
+ *
+ * RUN'S OWN PAIR
+ *   A marker with "adjacent=1" (etkit's executor, etk_method_calibrate)
+ *   says that each OPERATOR_CALL holds exactly one event, its kernel's,
+ *   begun right after it and ended right before it.  The two gaps then
+ *   hold one pair's worth of recording, measured where the run paid it:
+ *     gap = (kernel.start - call.start) + (call.end - kernel.end)
+ *   and `pair` above is, per run, the median gap of its OPERATOR_CALLs
+ *   that hold one profile event, when there are at least
+ *   ETK_COMPENSATION_MIN_WRAPPERS of them, the marker's pair is at least
+ *   ETK_COMPENSATION_MIN_PAIR_TICKS (a clock coarse enough to round a gap
+ *   to 0 or 1 keeps the batches' figure) and the median lies within a
+ *   factor of 4 of the marker's pair; else the marker's pair.  A host's
+ *   recording cost follows its load from one second to the next (docs/
+ *   inspector.md); a batch measured before the runs cannot.
  */
 #ifndef ETKIT_COMPENSATION_H
 #define ETKIT_COMPENSATION_H
@@ -41,6 +56,11 @@
 extern "C" {
 #endif
 
+/* Least OPERATOR_CALLs of a run that measure its own pair; least marker
+ * pair (ticks) for which a gap is fine enough to measure it. */
+#define ETK_COMPENSATION_MIN_WRAPPERS 4u
+#define ETK_COMPENSATION_MIN_PAIR_TICKS 16.0
+
 /* The figures of a calibration marker, in ticks of the dump's clock. */
 typedef struct etk_calibration {
   int present;       /* a marker was found (or the figures were given) */
@@ -52,6 +72,8 @@ typedef struct etk_calibration {
   double tensor_kib; /* a tensor log, per 1024 bytes */
   double skipped;    /* an event's hooks when the level skips them */
   uint64_t repetitions;
+  int adjacent; /* "adjacent=1": each run may measure its own pair (RUN'S
+                 * OWN PAIR above) */
 } etk_calibration_t;
 
 /* Parses a RunData name; 1 and *out (optional) filled when it is a

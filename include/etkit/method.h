@@ -12,6 +12,7 @@
 
 #include "etkit/kernels.h"
 #include "etkit/recorder.h"
+#include "etkit/recorder_calibration.h"
 #include "etkit/status.h"
 
 #ifdef __cplusplus
@@ -260,6 +261,15 @@ int etk_method_set_input(etk_method_t *method, size_t i,
  * never set, a kernel or delegate fails (its message is kept), a jump
  * condition is not a Bool, or more than max_instructions run. */
 int etk_method_execute(etk_method_t *method, struct etk_error *err);
+
+/* etk_recorder_calibrate (same arguments and errors) for a recorder this
+ * executor will trace into, marking the figures adjacent_wrappers: each
+ * KernelCall's OPERATOR_CALL holds its kernel's event with nothing of the
+ * executor's between, so a reader can measure every run's own recorder
+ * cost from the recorded times (etkit/compensation.h). */
+int etk_method_calibrate(etk_recorder_t *rec, void *scratch,
+                         size_t scratch_size, uint32_t repetitions,
+                         etk_recorder_calibration_t *out);
 
 /* Instructions executed by the last execute(). */
 uint64_t etk_method_executed_instructions(const etk_method_t *method);

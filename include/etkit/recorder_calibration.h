@@ -30,8 +30,9 @@
  *   finish writes, after the blocks and before the dropped-events marker,
  *   a RunData with no events named
  *     "etkit:calibration=pair=P,inner=I,clock=C,tensor=T,tensor_kib=K,
- *      skipped=S,reps=N"
- *   (values in ticks with three decimals).  Upstream's Inspector skips runs
+ *      skipped=S,reps=N[,adjacent=1]"
+ *   (values in ticks with three decimals; adjacent=1 when the runtime said
+ *   so: adjacent_wrappers below).  Upstream's Inspector skips runs
  *   without events, as it does the dropped-events marker; etkit's readers
  *   parse it (etkit/compensation.h).  It costs at most
  *   ETK_RECORDER_CALIBRATION_BYTES of arena (or output buffer) on top of
@@ -74,6 +75,14 @@ typedef struct etk_recorder_calibration {
   uint64_t skipped_mt;    /* one event's hooks when the profiling level
                            * skips them (a method-level run) */
   uint32_t repetitions;   /* batches behind each median */
+  /* Set by a runtime whose every OPERATOR_CALL holds exactly one event
+   * that begins right after it and ends right before it, with none of the
+   * runtime's own work between (etkit's executor: etk_method_calibrate):
+   * then each kernel call of a run measures a pair where it happens (the
+   * two gaps between the wrapper's and the kernel event's times), and a
+   * reader may take each run's own pair (etkit/compensation.h).  0 for
+   * etk_recorder_calibrate. */
+  uint32_t adjacent_wrappers;
 } etk_recorder_calibration_t;
 
 /* Scratch bytes etk_recorder_calibrate needs for `repetitions` (0 = the

@@ -274,7 +274,7 @@ static int calibrate(etk_recorder_t *rec) {
   size_t size = etk_recorder_calibration_scratch_size(0);
   void *scratch = take(size);
   if (!scratch) return no_room("the recorder's calibration", size);
-  int rc = etk_recorder_calibrate(rec, scratch, size, 0, NULL);
+  int rc = etk_method_calibrate(rec, scratch, size, 0, NULL);
   arena.next = mark;
   if (rc != ETK_OK)
     return fail("cannot calibrate the recorder: %s", etk_strerror(rc));

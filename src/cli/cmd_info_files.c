@@ -135,8 +135,9 @@ int cli_info_etdump(const char *path) {
   if (etk_calibration_find(dump, &cal))
     printf(
         "calibration: begin+end pair %.1f ticks, clock read %.1f, tensor "
-        "log %.1f + %.1f per KiB (run %u; inspect --compensate uses it)\n",
-        cal.pair, cal.clock, cal.tensor, cal.tensor_kib, cal.run);
+        "log %.1f + %.1f per KiB (run %u; inspect --compensate uses it%s)\n",
+        cal.pair, cal.clock, cal.tensor, cal.tensor_kib, cal.run,
+        cal.adjacent ? ", or each run's own pair from its kernel calls" : "");
   else
     printf("calibration: none (inspect --compensate needs --event-cost)\n");
   etk_dropped_marker_t m;

@@ -31,7 +31,7 @@ int cli_recorder_calibrate(cli_recorder_t *r, etk_error_t *err) {
   /* the arena is sized for the runs: the measurement's scratch is its own */
   size_t size = etk_recorder_calibration_scratch_size(0);
   void *scratch = malloc(size);
-  int rc = scratch ? etk_recorder_calibrate(r->rec, scratch, size, 0, NULL)
+  int rc = scratch ? etk_method_calibrate(r->rec, scratch, size, 0, NULL)
                    : ETK_E_NO_MEMORY;
   free(scratch);
   if (rc != ETK_OK)

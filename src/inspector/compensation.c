@@ -87,6 +87,8 @@ int etk_calibration_parse(const char *name, size_t len,
       c.tensor_kib = v;
     } else if (key_is(k, key_len, "skipped")) {
       c.skipped = v;
+    } else if (key_is(k, key_len, "adjacent")) {
+      c.adjacent = v != 0;
     } else if (key_is(k, key_len, "reps")) {
       c.repetitions = v > 1e18 ? (uint64_t)1e18 : (uint64_t)v;
     }
@@ -119,6 +121,7 @@ typedef struct item {
   uint64_t start, end; /* a point has end == start */
   uint32_t event;      /* event index in the dump */
   uint32_t point;      /* 1: a debug event */
+  uint32_t wrapper;    /* 1: an OPERATOR_CALL */
   double cost;         /* what recording it cost its containers */
   double inside;       /* what the items inside it cost */
 } item_t;
@@ -163,6 +166,8 @@ static double debug_cost(const etk_etdump_t *dump, size_t ev,
   return cost;
 }
 
+static const char wrapper_name[] = "OPERATOR_CALL";
+
 /* Items of run `run` into items[]; returns their count. */
 static size_t run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
                         const etk_calibration_t *cal, item_t *items) {
@@ -181,6 +186,8 @@ static size_t run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
       it->start = e.start_time;
       it->end = e.end_time;
       it->cost = cal->pair > cal->skipped ? cal->pair - cal->skipped : 0;
+      it->wrapper = e.name.len == sizeof wrapper_name - 1 &&
+                    memcmp(e.name.data, wrapper_name, e.name.len) == 0;
       last_end = e.end_time;
       have_last = 1;
       if (e.start_time < earliest) earliest = e.start_time;
@@ -202,9 +209,55 @@ static size_t run_items(const etk_etdump_t *dump, const etk_etdump_run_t *run,
   return n;
 }
 
+static int cmp_u64(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The pair this run's kernel calls measured (see RUN'S OWN PAIR in
+ * etkit/compensation.h), into *pair; 0 when it has too few of them or
+ * the figure is implausible against the calibrated one.  `items` sorted
+ * by item_order; gaps[] has room for n values. */
+static int run_pair(const item_t *items, size_t n, const etk_calibration_t *cal,
+                    uint64_t *gaps, double *pair) {
+  size_t count = 0;
+  for (size_t k = 0; k < n; k++) {
+    const item_t *w = &items[k], *c = NULL, *after = NULL;
+    if (!w->wrapper) continue;
+    size_t j = k + 1;
+    while (j < n && items[j].point) j++; /* debug points cost their own */
+    if (j < n) c = &items[j++];
+    while (j < n && items[j].point) j++;
+    if (j < n) after = &items[j];
+    /* exactly one profile event inside the wrapper */
+    if (!c || !contains(w, c) || (after && contains(w, after))) continue;
+    gaps[count++] = (c->start - w->start) + (w->end - c->end);
+  }
+  if (count < ETK_COMPENSATION_MIN_WRAPPERS) return 0;
+  qsort(gaps, count, sizeof *gaps, cmp_u64);
+  double m = count % 2 ? (double)gaps[count / 2]
+                       : ((double)gaps[count / 2 - 1] + gaps[count / 2]) / 2;
+  if (m < cal->pair / 4 || m > cal->pair * 4) return 0;
+  *pair = m;
+  return 1;
+}
+
+/* With a marker of adjacent wrappers and a clock fine enough, each profile
+ * item costs the run's own pair less skipped. */
+static void use_run_pair(item_t *items, size_t n, const etk_calibration_t *cal,
+                         uint64_t *gaps) {
+  double pair;
+  if (!cal->adjacent || cal->pair < ETK_COMPENSATION_MIN_PAIR_TICKS ||
+      !run_pair(items, n, cal, gaps, &pair))
+    return;
+  double cost = pair > cal->skipped ? pair - cal->skipped : 0;
+  for (size_t k = 0; k < n; k++)
+    if (!items[k].point) items[k].cost = cost;
+}
+
+/* items[] sorted by item_order. */
 static void sweep(item_t *items, size_t n, uint32_t *stack, double *out) {
   size_t depth = 0;
-  qsort(items, n, sizeof *items, item_order);
   for (size_t k = 0; k <= n; k++) {
     /* pop what does not contain item k (everything after the last item) */
     while (depth > 0 &&
@@ -254,9 +307,11 @@ int etk_compensation_compute(const etk_etdump_t *dump,
   if (largest == 0) return ETK_OK;
   item_t *items = malloc(largest * sizeof *items);
   uint32_t *stack = malloc(largest * sizeof *stack);
-  if (!items || !stack) {
+  uint64_t *gaps = cal->adjacent ? malloc(largest * sizeof *gaps) : NULL;
+  if (!items || !stack || (cal->adjacent && !gaps)) {
     free(items);
     free(stack);
+    free(gaps);
     return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
                          "out of memory for the compensation of %zu events",
                          largest);
@@ -265,9 +320,12 @@ int etk_compensation_compute(const etk_etdump_t *dump,
     etk_etdump_run_t run;
     if (etk_etdump_run_get(dump, r, &run) != ETK_OK) continue;
     size_t n = run_items(dump, &run, cal, items);
+    qsort(items, n, sizeof *items, item_order);
+    if (gaps) use_run_pair(items, n, cal, gaps);
     sweep(items, n, stack, out);
   }
   free(items);
   free(stack);
+  free(gaps);
   return ETK_OK;
 }

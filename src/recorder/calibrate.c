@@ -420,6 +420,7 @@ int etk_recorder_set_calibration(etk_recorder_t *rec,
   rec->calibration.tensor_mt = clamp_mt(cal->tensor_mt);
   rec->calibration.tensor_kib_mt = clamp_mt(cal->tensor_kib_mt);
   rec->calibration.skipped_mt = clamp_mt(cal->skipped_mt);
+  rec->calibration.adjacent_wrappers = cal->adjacent_wrappers ? 1u : 0u;
   return ETK_OK;
 }
 
@@ -474,6 +475,7 @@ etk_fb_ref_t rec_calibration_emit(etk_recorder_t *rec, etk_fb_builder_t *b) {
   n = put_field(text, n, "tensor_kib", c->tensor_kib_mt, 1);
   n = put_field(text, n, "skipped", c->skipped_mt, 1);
   n = put_field(text, n, "reps", c->repetitions, 0);
+  if (c->adjacent_wrappers) n = put_field(text, n, "adjacent", 1u, 0);
   name = etk_fb_create_string(b, text, n);
   etk_fb_table_start(b);
   etk_fb_add_ref(b, ETK_ETDUMP_RUN_DATA_NAME, name);

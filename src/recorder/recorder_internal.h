@@ -443,7 +443,8 @@ static inline uint32_t rec_vector_bound(uint32_t bytes, uint32_t align) {
 #define REC_MARKER_MAX 72u
 
 /* Longest calibration marker name (calibrate.c): "etkit:calibration=" and
- * seven ",key=" parts of at most 16 digits and a point (179 bytes). */
+ * seven ",key=" parts of at most 16 digits and a point (179 bytes), then
+ * ",adjacent=1" (190). */
 #define REC_CALIB_MAX 200u
 
 /* Output of the calibration marker: its name, RunData and run_data slot

@@ -725,6 +725,11 @@ static int cond_value(const etk_value_t *v, bool *out) {
   return ETK_E_INVALID_ARGUMENT;
 }
 
+/* A KernelCall records OPERATOR_CALL around the kernel's own event and
+ * nothing of the executor's runs between their hooks: etk_method_calibrate
+ * tells the dump so (adjacent_wrappers), and a reader measures each run's
+ * recorder cost from the gaps.  Keep the two begin_op and the two end_op
+ * calls next to each other. */
 static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
                            etk_error_t *err) {
   etk_recorder_t *rec = m->recorder;
@@ -805,6 +810,19 @@ static int run_instruction(etk_method_t *m, uint32_t c, uint32_t *pc,
                          m->plan->name, *pc, x->kind);
   }
   if (rc == ETK_OK) *pc = next;
+  return rc;
+}
+
+int etk_method_calibrate(etk_recorder_t *rec, void *scratch,
+                         size_t scratch_size, uint32_t repetitions,
+                         etk_recorder_calibration_t *out) {
+  etk_recorder_calibration_t cal;
+  int rc =
+      etk_recorder_calibrate(rec, scratch, scratch_size, repetitions, &cal);
+  if (rc != ETK_OK) return rc;
+  cal.adjacent_wrappers = 1; /* run_instruction's KernelCall */
+  rc = etk_recorder_set_calibration(rec, &cal);
+  if (rc == ETK_OK && out) *out = cal;
   return rc;
 }
 

@@ -184,4 +184,122 @@ ETK_TEST(inspector_option) {
   free(plain);
 }
 
+/* ---------------------------------------------------- a run's own pair */
+
+/* One kernel call at `at`: OPERATOR_CALL [at, at + 800] around its kernel
+ * event, the two gaps adding up to `gap`; `extra` puts a second event in
+ * the wrapper.  Returns the profile events written. */
+static uint64_t gap_divisor = 1; /* a coarser clock's gaps */
+
+static int kernel_call(etw_t *w, uint64_t at, uint64_t gap, int extra) {
+  gap /= gap_divisor;
+  uint64_t head = gap / 2, tail = gap - head;
+  etw_profile_simple(w, "native_call_add.out", 0, 0, at + head,
+                     at + 800 - tail - (extra ? 20 : 0));
+  if (extra)
+    etw_profile_simple(w, "native_call_mul.out", 0, 0, at + 800 - tail - 10,
+                       at + 800 - tail);
+  etw_profile_simple(w, "OPERATOR_CALL", 0, 0, at, at + 800);
+  return extra ? 3 : 2;
+}
+
+/* Method::execute around kernel calls of the given gaps (extra: which call
+ * holds two events, -1 none); *inside gets the events written inside. */
+static void run_of_calls(etw_t *w, const uint64_t *gaps, int n, int extra,
+                         int *inside) {
+  etw_run_begin(w, "Execute", -1);
+  *inside = 0;
+  for (int k = 0; k < n; k++)
+    *inside += kernel_call(w, 1000 + 1000 * (uint64_t)k, gaps[k], k == extra);
+  etw_profile_simple(w, "Method::execute", 0, -1, 0, 1000 + 1000 * (uint64_t)n);
+  etw_run_end(w);
+}
+
+enum { OWN, FEW, SHARED, FAR, OWN_RUNS };
+
+/* The four runs below, then `marker`. */
+static uint8_t *build_calls(const char *marker, int inside[OWN_RUNS],
+                            size_t *len) {
+  static const uint64_t own[5] = {120, 123, 121, 160, 122}; /* median 122 */
+  static const uint64_t few[3] = {120, 121, 122};
+  static const uint64_t far[4] = {500, 500, 500, 500};
+  etw_t *w = etw_new(1 << 16);
+  run_of_calls(w, own, 5, -1, &inside[OWN]);   /* its own pair: 122 */
+  run_of_calls(w, few, 3, -1, &inside[FEW]);   /* too few calls */
+  run_of_calls(w, own, 4, 1, &inside[SHARED]); /* one holds two: 3 count */
+  run_of_calls(w, far, 4, -1, &inside[FAR]);   /* 5x the marker's: refused */
+  etw_run_begin(w, marker, -1);
+  etw_run_without_events(w);
+  etw_run_end(w);
+  return etw_finish_copy(w, len);
+}
+
+/* Compensation of each run's Method::execute and of its first wrapper. */
+static void execute_costs(const char *marker, double exec[OWN_RUNS],
+                          double first_call[OWN_RUNS], int inside[OWN_RUNS]) {
+  size_t len;
+  uint8_t *bytes = build_calls(marker, inside, &len);
+  etk_etdump_t *d = NULL;
+  etk_calibration_t cal;
+  double out[64];
+  memset(out, 0, sizeof out);
+  if (!bytes || etk_etdump_open_memory(bytes, len, NULL, &d, NULL) != ETK_OK ||
+      etk_etdump_event_count(d) > 64 || !etk_calibration_find(d, &cal) ||
+      etk_compensation_compute(d, &cal, out, NULL) != ETK_OK) {
+    for (int r = 0; r < OWN_RUNS; r++) exec[r] = first_call[r] = NAN;
+  } else {
+    int run = 0, seen_call = 0;
+    for (size_t i = 0; i < etk_etdump_event_count(d); i++) {
+      etk_etdump_event_t e;
+      etk_etdump_event_get(d, i, &e);
+      if (e.kind != ETK_ETDUMP_EVENT_PROFILE) continue;
+      if (strcmp(e.name.data, "OPERATOR_CALL") == 0 && !seen_call) {
+        first_call[run] = out[i];
+        seen_call = 1;
+      } else if (strcmp(e.name.data, "Method::execute") == 0) {
+        exec[run++] = out[i];
+        seen_call = 0;
+      }
+    }
+  }
+  etk_etdump_close(d);
+  free(bytes);
+}
+
+#define ADJ_MARKER "etkit:calibration=pair=100.000,skipped=1.000,reps=31"
+
+ETK_TEST(each_run_measures_its_own_pair) {
+  etk_calibration_t c;
+  const char *m = ADJ_MARKER ",adjacent=1";
+  CHECK(etk_calibration_parse(m, strlen(m), &c) && c.adjacent);
+  CHECK(etk_calibration_parse(ADJ_MARKER, strlen(ADJ_MARKER), &c) &&
+        !c.adjacent);
+  double exec[OWN_RUNS], call[OWN_RUNS];
+  int inside[OWN_RUNS];
+  execute_costs(ADJ_MARKER ",adjacent=1", exec, call, inside);
+  /* the median gap less skipped, for every event of the run */
+  CHECK_EQ_INT(inside[OWN], 10);
+  CHECK(exec[OWN] == 10 * (122.0 - 1.0));
+  CHECK(call[OWN] == 122.0 - 1.0);
+  /* the others keep the marker's pair */
+  CHECK(exec[FEW] == inside[FEW] * 99.0);
+  CHECK_EQ_INT(inside[SHARED], 9);
+  CHECK(exec[SHARED] == 9 * 99.0);
+  CHECK(exec[FAR] == inside[FAR] * 99.0);
+  /* without adjacent=1 every run does */
+  execute_costs(ADJ_MARKER, exec, call, inside);
+  CHECK(exec[OWN] == 10 * 99.0);
+  CHECK(call[OWN] == 99.0);
+  /* nor with a clock too coarse for a gap (pair under 16 ticks): gaps of
+   * 15 against a pair of 12 */
+  gap_divisor = 8;
+  execute_costs("etkit:calibration=pair=12.000,skipped=1.000,adjacent=1", exec,
+                call, inside);
+  CHECK(exec[OWN] == 10 * 11.0);
+  execute_costs("etkit:calibration=pair=16.000,skipped=1.000,adjacent=1", exec,
+                call, inside);
+  CHECK(exec[OWN] == 10 * 14.0); /* 16 ticks: fine enough */
+  gap_divisor = 1;
+}
+
 ETK_TEST_MAIN()

@@ -185,6 +185,39 @@ ETK_TEST(refusals) {
   }
 }
 
+/* A runtime's "adjacent wrappers" ends the marker; the longest marker (every
+ * figure at its bound, adjacent=1) still fits its bound. */
+ETK_TEST(adjacent_wrappers_in_the_longest_marker) {
+  rt_clock_t c = {0};
+  etk_recorder_t *rec = rt_make(arena, sizeof arena, &c);
+  REQUIRE(rec != NULL);
+  etk_recorder_calibration_t cal = {
+      .pair_mt = UINT64_MAX,
+      .inner_mt = UINT64_MAX,
+      .clock_mt = UINT64_MAX,
+      .tensor_mt = UINT64_MAX,
+      .tensor_kib_mt = UINT64_MAX,
+      .skipped_mt = UINT64_MAX,
+      .repetitions = ETK_RECORDER_CALIBRATION_MAX_REPS,
+      .adjacent_wrappers = 7}; /* any non-zero: stored as 1 */
+  CHECK_EQ_INT(etk_recorder_set_calibration(rec, &cal), ETK_OK);
+  CHECK_EQ_INT(etk_recorder_get_calibration(rec, &cal), 1);
+  CHECK_EQ_INT(cal.adjacent_wrappers, 1);
+  record_two_ops(rec);
+  json_t *j = NULL;
+  REQUIRE(rt_finish_check(rec, &j));
+  if (j) {
+    const char *name = rt_json_str(j, "run_data/1/name");
+    size_t n = name ? strlen(name) : 0;
+    CHECK(n > 11 && strcmp(name + n - 11, ",adjacent=1") == 0);
+    json_decref(j);
+  }
+  /* etk_recorder_calibrate's own figures say nothing of wrappers */
+  REQUIRE(etk_recorder_calibrate(rec, scratch, sizeof scratch, 0, &cal) ==
+          ETK_OK);
+  CHECK_EQ_INT(cal.adjacent_wrappers, 0);
+}
+
 ETK_TEST(no_room_refuses_without_latching) {
   static uint64_t tiny[4u * 1024u / 8u];
   rt_clock_t c;

@@ -347,4 +347,68 @@ ETK_TEST(no_allocation_events_option) {
   traced_close(&t);
 }
 
+/* Each read one tick later than the one before: a gap counts clock reads. */
+static uint64_t counting_clock(void *ctx) {
+  return ++*(uint64_t *)ctx;
+}
+
+/* etk_method_calibrate marks the figures adjacent_wrappers, and the claim
+ * holds: every OPERATOR_CALL holds exactly its kernel's event, begun one
+ * clock read after it and ended one before it, so each gap pair counts one
+ * begin/end pair's two reads, the calibrated pair of a counting clock. */
+ETK_TEST(kernel_calls_have_adjacent_wrappers) {
+  static uint64_t arena[(4u << 20) / 8u];
+  static uint64_t scratch[(64u << 10) / 8u];
+  uint64_t ticks = 0;
+  uint8_t *bytes = NULL;
+  etk_program_t *p = build_load(build_linear, &bytes);
+  REQUIRE(p != NULL);
+  etk_recorder_config_t cfg;
+  etk_recorder_config_init(&cfg);
+  cfg.clock = counting_clock;
+  cfg.clock_ctx = &ticks;
+  etk_recorder_t *rec = NULL;
+  REQUIRE(etk_recorder_init(&rec, arena, sizeof arena, &cfg) == ETK_OK);
+  REQUIRE(etk_recorder_calibration_scratch_size(0) <= sizeof scratch);
+  etk_recorder_calibration_t cal;
+  REQUIRE(etk_method_calibrate(rec, scratch, sizeof scratch, 0, &cal) ==
+          ETK_OK);
+  CHECK_EQ_INT(cal.adjacent_wrappers, 1);
+  CHECK_EQ_U64(cal.pair_mt, 2000);
+  etk_method_t *m = load_traced(p, rec, 1);
+  REQUIRE(m != NULL);
+  run_linear(m, 2);
+  ttu_dump_t d;
+  REQUIRE(ttu_recorder_finish_parse(rec, &d) == ETK_OK);
+  int calls = 0;
+  for (uint32_t b = 0; b < d.block_count; b++) {
+    const ttu_block_t *blk = &d.blocks[b];
+    for (uint32_t e = 0; e < blk->event_count; e++) {
+      const ttu_event_t *w = &blk->events[e];
+      if (w->kind != 'P' || strcmp(w->name, "OPERATOR_CALL") != 0) continue;
+      const ttu_event_t *kernel = NULL;
+      int inside = 0;
+      for (uint32_t k = 0; k < blk->event_count; k++) {
+        const ttu_event_t *x = &blk->events[k];
+        if (k == e || x->kind != 'P' || x->start < w->start || x->end > w->end)
+          continue;
+        inside++;
+        kernel = x;
+      }
+      CHECK_EQ_INT(inside, 1);
+      if (inside == 1) {
+        CHECK(strncmp(kernel->name, "native_call_", 12) == 0);
+        CHECK_EQ_U64(kernel->start - w->start, 1);
+        CHECK_EQ_U64(w->end - kernel->end, 1);
+      }
+      calls++;
+    }
+  }
+  CHECK(calls >= 2); /* two runs of the linear program's kernel calls */
+  ttu_dump_free(&d);
+  etk_method_free(m);
+  etk_program_free(p);
+  free(bytes);
+}
+
 ETK_TEST_MAIN()
