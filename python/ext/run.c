@@ -293,7 +293,7 @@ static int calibrate_recorder(etk_recorder_t *rec) {
   size_t size = etk_recorder_calibration_scratch_size(0);
   void *scratch = malloc(size);
   int rc = !scratch ? ETK_E_NO_MEMORY
-                    : etk_recorder_calibrate(rec, scratch, size, 0, NULL);
+                    : etk_method_calibrate(rec, scratch, size, 0, NULL);
   free(scratch);
   if (rc == ETK_OK) return 0;
   etk_error_t err;
