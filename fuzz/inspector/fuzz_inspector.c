@@ -1,11 +1,11 @@
 /*
  * fuzz_inspector.c - libFuzzer target: the ETDump reader, event-block
  * grouping and every renderer (table, TSV, CSV, JSON, summary,
- * allocations) on arbitrary bytes.  Invalid input must fail cleanly; valid
- * input must render without crashing, leaking or reading out of bounds.
- * The first byte (when there is one more) selects a few options so that
- * time scales, quirks and sorting are exercised too; the rest is the dump,
- * optionally followed by a debug buffer (see below).
+ * allocations) and the compensation of a calibrated dump on arbitrary bytes.
+ * Invalid input must fail cleanly; valid input must render without crashing,
+ * leaking or reading out of bounds. The first byte (when there is one more)
+ * selects a few options so that time scales, quirks and sorting are exercised
+ * too; the rest is the dump, optionally followed by a debug buffer (see below).
  *
  * Built with -DETKIT_BUILD_FUZZ=ON (clang); its corpus is replayed as the
  * ordinary test inspector_fuzz_replay (fuzz/replay.c) under any compiler.
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etkit/compensation.h"
 #include "etkit/inspector.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -80,6 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     etk_stats_t st;
     etk_inspector_event_get(insp, i, &e);
     etk_inspector_event_stats(insp, i, &st);
+    /* raw and compensated, from the dump's calibration marker when it has
+     * one (each run's own pair with adjacent=1) */
+    double raw, comp;
+    etk_inspector_event_compensation(insp, i, &raw, &comp);
     for (size_t k = 0; k < e.sample_count && k < 4; k++) {
       etk_inspector_sample_t s;
       etk_inspector_event_sample(insp, i, k, &s);
