@@ -97,6 +97,26 @@ int etk_compensation_compute(const etk_etdump_t *dump,
                              const etk_calibration_t *cal, double *out,
                              etk_error_t *err);
 
+/* The pair (ticks, skipped not taken off) that compensation charges each
+ * profile event of run r: pairs[r] for every r < etk_etdump_run_count(dump),
+ * the run's own (RUN'S OWN PAIR) or the marker's; own[r] (optional) is 1
+ * for the former.  Errors as etk_compensation_compute's. */
+int etk_compensation_run_pairs(const etk_etdump_t *dump,
+                               const etk_calibration_t *cal, double *pairs,
+                               uint8_t *own, etk_error_t *err);
+
+/* Over the runs that measured their own pair: how many of how many runs
+ * with events, and the lowest, median and highest of those pairs (ticks;
+ * 0 when none did). */
+typedef struct etk_own_pairs {
+  size_t runs; /* runs with events */
+  size_t own;  /* of them, those that measured their own pair */
+  double min, median, max;
+} etk_own_pairs_t;
+int etk_compensation_own_pairs(const etk_etdump_t *dump,
+                               const etk_calibration_t *cal,
+                               etk_own_pairs_t *out, etk_error_t *err);
+
 /* Side by side, for etkit's own views: the average duration of Inspector
  * event `event` over its merged runs, raw (*raw_avg) and compensated
  * (*comp_avg), in the target unit, from options.compensate's figures or

@@ -47,6 +47,17 @@ void ana_report_calibration(etk_inspector_t *insp, etk_render_sink_t *s,
     cell(s, v[i]);
     etk_render_puts(s, "</tr>\n");
   }
+  etk_own_pairs_t own;
+  if (cal.adjacent &&
+      etk_compensation_own_pairs(dump, &cal, &own, NULL) == ETK_OK &&
+      own.own > 0) {
+    etk_render_printf(s,
+                      "<tr><th>begin+end pair in the runs (median of each "
+                      "run's kernel calls; %zu of %zu runs, %g .. %g)</th>",
+                      own.own, own.runs, own.min, own.max);
+    cell(s, own.median);
+    etk_render_puts(s, "</tr>\n");
+  }
   etk_render_printf(s,
                     "</table>\n<table><thead><tr><th>block</th><th>event</th>"
                     "<th>raw avg (%s)</th><th>compensated avg (%s)</th>"

@@ -132,13 +132,21 @@ int cli_info_etdump(const char *path) {
   print_events(dump);
   print_stats_mode(dump);
   etk_calibration_t cal;
-  if (etk_calibration_find(dump, &cal))
+  etk_own_pairs_t own;
+  if (etk_calibration_find(dump, &cal)) {
     printf(
         "calibration: begin+end pair %.1f ticks, clock read %.1f, tensor "
         "log %.1f + %.1f per KiB (run %u; inspect --compensate uses it%s)\n",
         cal.pair, cal.clock, cal.tensor, cal.tensor_kib, cal.run,
         cal.adjacent ? ", or each run's own pair from its kernel calls" : "");
-  else
+    if (cal.adjacent &&
+        etk_compensation_own_pairs(dump, &cal, &own, NULL) == ETK_OK &&
+        own.runs > 0)
+      printf(
+          "runs' own pairs: %zu of %zu runs, median %.1f ticks "
+          "(%.1f .. %.1f)\n",
+          own.own, own.runs, own.median, own.min, own.max);
+  } else
     printf("calibration: none (inspect --compensate needs --event-cost)\n");
   etk_dropped_marker_t m;
   if (etk_dropped_marker_find(dump, &m))

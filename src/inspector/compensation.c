@@ -243,16 +243,16 @@ static int run_pair(const item_t *items, size_t n, const etk_calibration_t *cal,
 }
 
 /* With a marker of adjacent wrappers and a clock fine enough, each profile
- * item costs the run's own pair less skipped. */
-static void use_run_pair(item_t *items, size_t n, const etk_calibration_t *cal,
-                         uint64_t *gaps) {
-  double pair;
+ * item costs the run's own pair less skipped: 1 and *pair set then. */
+static int use_run_pair(item_t *items, size_t n, const etk_calibration_t *cal,
+                        uint64_t *gaps, double *pair) {
   if (!cal->adjacent || cal->pair < ETK_COMPENSATION_MIN_PAIR_TICKS ||
-      !run_pair(items, n, cal, gaps, &pair))
-    return;
-  double cost = pair > cal->skipped ? pair - cal->skipped : 0;
+      !run_pair(items, n, cal, gaps, pair))
+    return 0;
+  double cost = *pair > cal->skipped ? *pair - cal->skipped : 0;
   for (size_t k = 0; k < n; k++)
     if (!items[k].point) items[k].cost = cost;
+  return 1;
 }
 
 /* items[] sorted by item_order. */
@@ -275,9 +275,11 @@ static void sweep(item_t *items, size_t n, uint32_t *stack, double *out) {
   }
 }
 
-int etk_compensation_compute(const etk_etdump_t *dump,
-                             const etk_calibration_t *cal, double *out,
-                             etk_error_t *err) {
+/* etk_compensation_compute (out) and etk_compensation_run_pairs (pairs,
+ * own): either may be NULL. */
+static int compensate(const etk_etdump_t *dump, const etk_calibration_t *cal,
+                      double *out, double *pairs, uint8_t *own,
+                      etk_error_t *err) {
   if (!dump || !cal)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_compensation_compute: NULL argument");
@@ -292,11 +294,15 @@ int etk_compensation_compute(const etk_etdump_t *dump,
                          "a stats-mode dump (--profile-mode stats) cannot be "
                          "compensated: its events are medians, not nested "
                          "in time (record a full or ring trace)");
+  for (size_t r = 0; r < runs; r++) {
+    if (pairs) pairs[r] = cal->pair;
+    if (own) own[r] = 0;
+  }
   if (events == 0) return ETK_OK;
-  if (!out)
+  if (!out && !pairs)
     return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
                          "etk_compensation_compute: NULL argument");
-  memset(out, 0, events * sizeof *out);
+  if (out) memset(out, 0, events * sizeof *out);
   size_t largest = 0;
   for (size_t r = 0; r < runs; r++) {
     etk_etdump_run_t run;
@@ -321,11 +327,76 @@ int etk_compensation_compute(const etk_etdump_t *dump,
     if (etk_etdump_run_get(dump, r, &run) != ETK_OK) continue;
     size_t n = run_items(dump, &run, cal, items);
     qsort(items, n, sizeof *items, item_order);
-    if (gaps) use_run_pair(items, n, cal, gaps);
-    sweep(items, n, stack, out);
+    double pair;
+    if (gaps && use_run_pair(items, n, cal, gaps, &pair)) {
+      if (pairs) pairs[r] = pair;
+      if (own) own[r] = 1;
+    }
+    if (out) sweep(items, n, stack, out);
   }
   free(items);
   free(stack);
   free(gaps);
   return ETK_OK;
+}
+
+int etk_compensation_compute(const etk_etdump_t *dump,
+                             const etk_calibration_t *cal, double *out,
+                             etk_error_t *err) {
+  if (dump && etk_etdump_event_count(dump) > 0 && !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_compensation_compute: NULL argument");
+  return compensate(dump, cal, out, NULL, NULL, err);
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+int etk_compensation_own_pairs(const etk_etdump_t *dump,
+                               const etk_calibration_t *cal,
+                               etk_own_pairs_t *out, etk_error_t *err) {
+  if (!dump || !cal || !out)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_compensation_own_pairs: NULL argument");
+  memset(out, 0, sizeof *out);
+  size_t runs = etk_etdump_run_count(dump);
+  if (runs == 0) return ETK_OK;
+  double *pairs = malloc(runs * sizeof *pairs);
+  uint8_t *own = malloc(runs);
+  if (!pairs || !own) {
+    free(pairs);
+    free(own);
+    return etk_error_set(err, ETK_E_NO_MEMORY, ETK_NO_OFFSET,
+                         "out of memory for %zu runs' pairs", runs);
+  }
+  int rc = etk_compensation_run_pairs(dump, cal, pairs, own, err);
+  size_t n = 0;
+  for (size_t r = 0; rc == ETK_OK && r < runs; r++) {
+    etk_etdump_run_t run;
+    if (etk_etdump_run_get(dump, r, &run) != ETK_OK || run.event_count == 0)
+      continue;
+    out->runs++;
+    if (own[r]) pairs[n++] = pairs[r];
+  }
+  if (rc == ETK_OK && n > 0) {
+    qsort(pairs, n, sizeof *pairs, cmp_double);
+    out->own = n;
+    out->min = pairs[0];
+    out->max = pairs[n - 1];
+    out->median = n % 2 ? pairs[n / 2] : (pairs[n / 2 - 1] + pairs[n / 2]) / 2;
+  }
+  free(pairs);
+  free(own);
+  return rc;
+}
+
+int etk_compensation_run_pairs(const etk_etdump_t *dump,
+                               const etk_calibration_t *cal, double *pairs,
+                               uint8_t *own, etk_error_t *err) {
+  if (dump && etk_etdump_run_count(dump) > 0 && !pairs)
+    return etk_error_set(err, ETK_E_INVALID_ARGUMENT, ETK_NO_OFFSET,
+                         "etk_compensation_run_pairs: NULL argument");
+  return compensate(dump, cal, NULL, pairs, own, err);
 }

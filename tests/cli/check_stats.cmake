@@ -37,6 +37,13 @@ if(NOT out MATCHES "profile mode: stats: [0-9]+ latency sketches [(]run [0-9]+[)
    OR NOT out MATCHES "\ncalibration: begin[+]end pair [0-9.]+ ticks")
   message(FATAL_ERROR "etkit info of a stats dump:\n${out}")
 endif()
+# A full trace of etkit's executor: each of its 1000 Execute runs measured
+# its own pair (docs/inspector.md); the Program load run has no kernel call.
+run(0 info ${DIR}/full1000.etdp)
+if(NOT out MATCHES "adjacent=1"
+   OR NOT out MATCHES "\nruns' own pairs: 1000 of 1001 runs, median [0-9.]+ ticks [(][0-9.]+ [.][.] [0-9.]+[)]\n")
+  message(FATAL_ERROR "etkit info of a full trace:\n${out}")
+endif()
 # Views that need a duration per run or a timeline refuse a stats dump in
 # one line (its events are medians at time 0), writing nothing.
 run(1 inspect ${DIR}/s10.etdp --runs)

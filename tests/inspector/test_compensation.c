@@ -286,6 +286,25 @@ ETK_TEST(each_run_measures_its_own_pair) {
   CHECK_EQ_INT(inside[SHARED], 9);
   CHECK(exec[SHARED] == 9 * 99.0);
   CHECK(exec[FAR] == inside[FAR] * 99.0);
+  /* the pairs charged per run, and their summary over the runs */
+  size_t len;
+  uint8_t *bytes = build_calls(ADJ_MARKER ",adjacent=1", inside, &len);
+  etk_etdump_t *d = NULL;
+  REQUIRE(bytes &&
+          etk_etdump_open_memory(bytes, len, NULL, &d, NULL) == ETK_OK);
+  REQUIRE(etk_calibration_find(d, &c));
+  double pairs[OWN_RUNS + 1];
+  uint8_t own[OWN_RUNS + 1];
+  REQUIRE(etk_etdump_run_count(d) == OWN_RUNS + 1); /* and the marker */
+  REQUIRE(etk_compensation_run_pairs(d, &c, pairs, own, NULL) == ETK_OK);
+  CHECK(own[OWN] == 1 && pairs[OWN] == 122.0);
+  for (int r = FEW; r <= OWN_RUNS; r++) CHECK(own[r] == 0 && pairs[r] == 100.0);
+  etk_own_pairs_t sum;
+  REQUIRE(etk_compensation_own_pairs(d, &c, &sum, NULL) == ETK_OK);
+  CHECK(sum.runs == OWN_RUNS && sum.own == 1);
+  CHECK(sum.min == 122.0 && sum.median == 122.0 && sum.max == 122.0);
+  etk_etdump_close(d);
+  free(bytes);
   /* without adjacent=1 every run does */
   execute_costs(ADJ_MARKER, exec, call, inside);
   CHECK(exec[OWN] == 10 * 99.0);
